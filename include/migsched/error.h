@@ -1,0 +1,32 @@
+/* error.h: how library functions report failure (code + message, never exit()). */
+#ifndef MIGSCHED_ERROR_H
+#define MIGSCHED_ERROR_H
+
+#include <stddef.h>
+
+#define MS_ERR_LEN 512
+
+/* Every fallible function returns 0 on success or one of these, and fills an ms_error. */
+enum ms_status {
+    MS_OK = 0,
+    MS_EINVAL = 1,   /* bad input: file contents, arguments */
+    MS_EIO = 2,      /* cannot read or write a file */
+    MS_ENOMEM = 3,
+    MS_EINFEASIBLE = 4, /* no valid schedule exists for this input */
+    MS_EBACKEND = 5, /* hardware/driver failure */
+    MS_EINTR = 6,    /* interrupted by a signal */
+};
+
+typedef struct ms_error {
+    int code;
+    char msg[MS_ERR_LEN];
+} ms_error;
+
+/* Fills err (may be NULL) with a printf-style message; returns code. */
+int ms_error_set(ms_error *err, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Prepends "prefix: " to an existing message (e.g. a file name). */
+void ms_error_prefix(ms_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,121 @@
+/* schedule.h: the schedule (plan) type, migsched-schedule/1 JSON, the validator,
+ * lower bounds, metrics and a text Gantt view. */
+#ifndef MIGSCHED_SCHEDULE_H
+#define MIGSCHED_SCHEDULE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "migsched/error.h"
+#include "migsched/gpu.h"
+#include "migsched/workload.h"
+
+/* Times are seconds; NAN stands for JSON null (an instance present before the plan has
+ * NAN create times, one alive at the end NAN destroy times). */
+typedef struct ms_sched_instance {
+    int id;
+    int gpu;
+    int profile;         /* index into the model's profiles */
+    int start_slot;
+    double create_start, create_end;
+    double destroy_start, destroy_end;
+} ms_sched_instance;
+
+typedef struct ms_sched_task {
+    int index;           /* position in the input workload */
+    int instance;        /* ms_sched_instance.id */
+    double start, end;
+} ms_sched_task;
+
+typedef struct ms_stat {
+    char key[MS_NAME_LEN];
+    double value;
+} ms_stat;
+
+#define MS_MAX_STATS 32
+
+typedef struct ms_schedule {
+    ms_gpu_model gpu;    /* a copy, so a schedule stands on its own */
+    int gpus;
+    char algorithm[MS_NAME_LEN];
+    int ninst, inst_cap;
+    ms_sched_instance *inst;  /* inst[k].id == k */
+    int ntasks, task_cap;
+    ms_sched_task *task;
+    int nstats;
+    ms_stat stats[MS_MAX_STATS];
+} ms_schedule;
+
+ms_schedule *ms_schedule_new(const ms_gpu_model *gpu, int gpus, const char *algorithm);
+void ms_schedule_free(ms_schedule *s);
+ms_schedule *ms_schedule_clone(const ms_schedule *s);
+/* Returns the new instance id (or -1 on allocation failure). */
+int ms_schedule_add_instance(ms_schedule *s, int gpu, int profile, int start_slot,
+                             double create_start, double create_end, double destroy_start,
+                             double destroy_end);
+int ms_schedule_add_task(ms_schedule *s, int index, int instance, double start, double end);
+void ms_schedule_set_stat(ms_schedule *s, const char *key, double value);
+/* NAN if absent. */
+double ms_schedule_stat(const ms_schedule *s, const char *key);
+/* Sorts tasks by (start, index) and keeps ids dense: deterministic output order. */
+void ms_schedule_normalize(ms_schedule *s);
+double ms_schedule_makespan(const ms_schedule *s);
+
+/* JSON (migsched-schedule/1). The writer fills makespan and the bounds from w. */
+int ms_schedule_write_json(const ms_schedule *s, const ms_workload *w, FILE *f, ms_error *err);
+/* gpu may be NULL: then the schedule's "gpu_model" must name a built-in model. */
+int ms_schedule_parse_json(const char *text, size_t len, const char *source,
+                           const ms_gpu_model *gpu, ms_schedule **out, ms_error *err);
+int ms_schedule_read_json(const char *path, const ms_gpu_model *gpu, ms_schedule **out,
+                          ms_error *err);
+
+/* Validator: every rule of DESIGN.md. Each violation names its rule. */
+typedef struct ms_violation {
+    char rule[MS_NAME_LEN];
+    char msg[384];
+} ms_violation;
+
+typedef struct ms_validation {
+    int n, cap;
+    ms_violation *v;
+} ms_validation;
+
+/* Returns the number of violations (0 = valid); out may be NULL. Call
+ * ms_validation_free on out afterwards. */
+int ms_schedule_validate(const ms_schedule *s, const ms_workload *w, ms_validation *out);
+void ms_validation_free(ms_validation *v);
+
+/* Rule names used by the validator. */
+#define MS_RULE_TASK_MISSING "task-missing"        /* an input task not scheduled */
+#define MS_RULE_TASK_DUPLICATE "task-duplicate"    /* scheduled more than once / bad index */
+#define MS_RULE_TASK_DURATION "task-duration"      /* end - start != time at the size */
+#define MS_RULE_PLACEMENT "placement"              /* not an allowed placement / bad gpu */
+#define MS_RULE_INSTANCE_OVERLAP "instance-overlap" /* two tasks overlap on one instance */
+#define MS_RULE_TASK_LIFETIME "task-lifetime"      /* task outside [create_end, destroy_start] */
+#define MS_RULE_SLOT_CONFLICT "slot-conflict"      /* overlapping slots, overlapping lifetimes */
+#define MS_RULE_RECONFIG_SERIAL "reconfig-serial"  /* two reconfigurations at once on a GPU */
+#define MS_RULE_RECONFIG_DURATION "reconfig-duration" /* shorter than the model's time */
+#define MS_RULE_DESTROY_BEFORE_TASK "destroy-before-task" /* destroyed before last task ends */
+#define MS_RULE_TIMES "times"                      /* NaN, negative or unordered times */
+
+/* Lower bounds (DESIGN.md, Lower bounds), for `gpus` GPUs of the model. */
+double ms_bound_baseline(const ms_workload *w, const ms_gpu_model *gpu, int gpus);
+double ms_bound_lbound(const ms_workload *w, const ms_gpu_model *gpu, int gpus);
+double ms_bound_lbound_paper(const ms_workload *w, const ms_gpu_model *gpu, int gpus);
+
+typedef struct ms_metrics {
+    double makespan;
+    double baseline, l_bound, l_bound_paper;
+    double rho;          /* makespan / baseline */
+    double p_opt;        /* (makespan / l_bound_paper - 1) * 100 */
+    int creations, destructions;
+    int reconfigurations; /* instances destroyed while tasks remain (repartitions) */
+    double utilization;  /* busy slice-seconds / (slices * gpus * makespan) */
+} ms_metrics;
+
+void ms_schedule_metrics(const ms_schedule *s, const ms_workload *w, ms_metrics *out);
+
+/* Text Gantt, one row per instance, `width` columns of time. */
+void ms_schedule_gantt(const ms_schedule *s, const ms_workload *w, FILE *f, int width);
+
+#endif

@@ -1,0 +1,119 @@
+/* cmd_gpus.c: `migsched gpus` and `migsched partitions`. */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "migsched/gpu.h"
+
+int cmd_gpus(int argc, char **argv)
+{
+    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        printf("usage: migsched gpus\n  Lists the built-in GPU models with their profiles.\n");
+        return 0;
+    }
+    if (argc > 1) {
+        fprintf(stderr, "migsched gpus: unexpected argument '%s'\n", argv[1]);
+        return 2;
+    }
+    for (int i = 0; i < ms_gpu_builtin_count(); i++) {
+        const ms_gpu_model *m = ms_gpu_builtin_at(i);
+        printf("%-11s slots=%d slices=%d partitions=%d profiles:", m->name, m->slots, m->slices,
+               m->npartitions);
+        for (int p = 0; p < m->nprofiles; p++)
+            printf(" %s", m->profiles[p].name);
+        printf("\n");
+    }
+    return 0;
+}
+
+static json_t *partition_json(const ms_gpu_model *m, const ms_partition *p)
+{
+    json_t *arr = json_array();
+    for (int k = 0; k < p->n; k++) {
+        const ms_profile *pr = &m->profiles[p->inst[k].profile];
+        json_array_append_new(arr, json_pack("{s:s, s:i, s:i, s:i}", "profile", pr->name,
+                                             "start_slot", p->inst[k].start, "size_slots",
+                                             pr->size_slots, "slices", pr->slices));
+    }
+    return arr;
+}
+
+static void partitions_usage(FILE *f)
+{
+    fprintf(f, "usage: migsched partitions --gpu MODEL [--canonical] [--keep-useless] [--json]\n"
+               "  Lists the valid partitions (maximal sets of instances of the smallest-memory\n"
+               "  profile per size). --canonical keeps one per class of equivalent ones\n"
+               "  (paper 001 Definition 1) and drops the useless ones unless --keep-useless.\n");
+}
+
+int cmd_partitions(int argc, char **argv)
+{
+    static const struct option opts[] = {{"gpu", required_argument, 0, 'g'},
+                                         {"canonical", no_argument, 0, 'c'},
+                                         {"keep-useless", no_argument, 0, 'k'},
+                                         {"json", no_argument, 0, 'j'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    const char *gpu = NULL;
+    int canonical = 0, keep_useless = 0, as_json = 0, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "g:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'g': gpu = optarg; break;
+        case 'c': canonical = 1; break;
+        case 'k': keep_useless = 1; break;
+        case 'j': as_json = 1; break;
+        case 'h': partitions_usage(stdout); return 0;
+        default: partitions_usage(stderr); return 2;
+        }
+    }
+    if (!gpu || optind < argc) {
+        partitions_usage(stderr);
+        return 2;
+    }
+    ms_gpu_model m;
+    ms_error err;
+    if (ms_gpu_lookup(gpu, &m, &err)) {
+        fprintf(stderr, "migsched partitions: %s\n", err.msg);
+        return 1;
+    }
+    int list[MS_MAX_PARTITIONS], n = 0;
+    ms_canon_set cs;
+    if (canonical) {
+        ms_gpu_canonical(&m, !keep_useless, &cs);
+        for (int i = 0; i < cs.n; i++)
+            list[n++] = cs.partition[i];
+    } else {
+        for (int i = 0; i < m.npartitions; i++)
+            list[n++] = i;
+    }
+    if (as_json) {
+        json_t *arr = json_array();
+        for (int i = 0; i < n; i++)
+            json_array_append_new(arr, partition_json(&m, &m.partitions[list[i]]));
+        json_t *root = json_pack("{s:s, s:o}", "gpu", m.name, "partitions", arr);
+        json_dumpf(root, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+        printf("\n");
+        json_decref(root);
+        return 0;
+    }
+    printf("%s: %d %spartitions\n", m.name, n, canonical ? "canonical " : "");
+    for (int i = 0; i < n; i++) {
+        const ms_partition *p = &m.partitions[list[i]];
+        char buf[64];
+        ms_partition_format(&m, p, buf, sizeof buf);
+        printf("%3d  %-16s", list[i] + 1, buf);
+        for (int k = 0; k < p->n; k++)
+            printf(" %s@%d", m.profiles[p->inst[k].profile].name, p->inst[k].start);
+        if (canonical) {
+            printf("   equivalent:");
+            for (int q = 0; q < m.npartitions; q++)
+                if (cs.canon_of[q] == i && q != list[i])
+                    printf(" %d", q + 1);
+        }
+        printf("\n");
+    }
+    return 0;
+}

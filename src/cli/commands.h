@@ -1,0 +1,9 @@
+/* commands.h: the migsched subcommands; each lives in its own cmd_*.c file. */
+#ifndef MIGSCHED_CLI_COMMANDS_H
+#define MIGSCHED_CLI_COMMANDS_H
+
+/* Each returns the process exit status; argv[0] is the subcommand name. */
+int cmd_gpus(int argc, char **argv);
+int cmd_partitions(int argc, char **argv);
+
+#endif

@@ -1,0 +1,41 @@
+/* main.c: the migsched command: dispatches to a subcommand. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+};
+
+static const struct command commands[] = {
+    {"gpus", cmd_gpus, "list the built-in GPU models"},
+    {"partitions", cmd_partitions, "list a GPU's valid MIG partitions"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: migsched COMMAND [options]   (migsched COMMAND --help for details)\n\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "migsched: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return 2;
+}

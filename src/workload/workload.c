@@ -1,0 +1,84 @@
+/* workload.c: the task list type and per-task helpers. */
+#include "migsched/workload.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+ms_workload *ms_workload_new(void) { return calloc(1, sizeof(ms_workload)); }
+
+void ms_workload_free(ms_workload *w)
+{
+    if (!w)
+        return;
+    for (int i = 0; i < w->n; i++) {
+        free(w->tasks[i].name);
+        free(w->tasks[i].command);
+        free(w->tasks[i].cwd);
+    }
+    free(w->tasks);
+    free(w);
+}
+
+static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
+
+int ms_workload_add(ms_workload *w, const char *name, const double *time, const char *command,
+                    const char *cwd, ms_error *err)
+{
+    if (w->n == w->cap) {
+        int cap = w->cap ? w->cap * 2 : 16;
+        ms_task *t = realloc(w->tasks, (size_t)cap * sizeof *t);
+        if (!t)
+            return ms_error_set(err, MS_ENOMEM, "out of memory adding task %d", w->n);
+        w->tasks = t;
+        w->cap = cap;
+    }
+    ms_task *t = &w->tasks[w->n];
+    memset(t, 0, sizeof *t);
+    t->name = strdup(name);
+    t->command = dup_or_null(command);
+    t->cwd = dup_or_null(cwd);
+    if (!t->name || (command && !t->command) || (cwd && !t->cwd)) {
+        free(t->name);
+        free(t->command);
+        free(t->cwd);
+        return ms_error_set(err, MS_ENOMEM, "out of memory adding task %d", w->n);
+    }
+    t->time[0] = INFINITY;
+    for (int s = 1; s <= MS_MAX_SLICES; s++)
+        t->time[s] = time[s];
+    w->n++;
+    return MS_OK;
+}
+
+ms_workload *ms_workload_slice(const ms_workload *w, int from, int count)
+{
+    ms_workload *out = ms_workload_new();
+    if (!out)
+        return NULL;
+    memcpy(out->gpu, w->gpu, sizeof out->gpu);
+    for (int i = from; i < from + count && i < w->n; i++) {
+        const ms_task *t = &w->tasks[i];
+        if (ms_workload_add(out, t->name, t->time, t->command, t->cwd, NULL)) {
+            ms_workload_free(out);
+            return NULL;
+        }
+    }
+    return out;
+}
+
+double ms_task_min_area(const ms_task *t, const ms_gpu_model *gpu, int *best_size)
+{
+    double best = INFINITY;
+    int arg = 0;
+    for (int k = 0; k < gpu->nsizes; k++) {
+        int s = gpu->sizes[k];
+        double a = s * t->time[s];
+        if (a < best) {  /* strict: ties keep the smaller size */
+            best = a;
+            arg = s;
+        }
+    }
+    if (best_size)
+        *best_size = arg;
+    return best;
+}
