@@ -1,0 +1,82 @@
+/* env.h: the MIG scheduling environment of paper 001 (state, actions, masks, rewards,
+ * canonical state), shared by RL training, RL inference and online batch scheduling. */
+#ifndef MIGSCHED_ENV_H
+#define MIGSCHED_ENV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "migsched/error.h"
+#include "migsched/gpu.h"
+#include "migsched/schedule.h"
+#include "migsched/workload.h"
+
+typedef enum ms_encoding {
+    MS_ENC_FLOAT = 0,   /* level / M per time (paper 001 6.4) */
+    MS_ENC_ONEHOT = 1,  /* M components per time, all zero for 0, all -1 for infinite */
+} ms_encoding;
+
+typedef struct ms_env_config {
+    int n_batch;          /* N: tasks visible at once */
+    int levels;           /* M: discretisation levels, 0 reserved for "free" */
+    ms_encoding encoding;
+    bool direct_reconfig; /* 6.5.2 DIRECT RECONFIG instead of 4.2 reconfiguration */
+    bool online;          /* a started task is replaced by the next queued one (section 3) */
+    bool keep_useless;    /* keep the configurations with 3g on slots 0-3 (dropped by default) */
+} ms_env_config;
+
+/* N = M = 14, FLOAT, direct reconfiguration, offline. */
+void ms_env_config_default(ms_env_config *c);
+
+typedef struct ms_env ms_env;
+
+ms_env *ms_env_new(const ms_gpu_model *gpu, const ms_env_config *cfg, ms_error *err);
+void ms_env_free(ms_env *e);
+
+/* Sizes: observation vector length and number of actions (1 + #configurations + N * K). */
+int ms_env_obs_size(const ms_env *e);
+int ms_env_num_actions(const ms_env *e);
+const ms_env_config *ms_env_get_config(const ms_env *e);
+const ms_gpu_model *ms_env_gpu(const ms_env *e);
+const ms_canon_set *ms_env_canon(const ms_env *e);
+
+/* Action numbering (paper 001 4.2): 0 = Advance, 1..C = (direct) reconfiguration to
+ * canonical configuration c-1, then 1 + C + j*K + m = run a task of class j on the m-th
+ * instance of the canonical configuration. */
+#define MS_ACTION_ADVANCE 0
+int ms_env_action_reconfig(const ms_env *e, int canon);
+int ms_env_action_exec(const ms_env *e, int task_class, int instance);
+
+/* Starts an episode on w (kept by the caller until the episode ends) from an empty GPU.
+ * All of w is the queue; the batch shows its first N tasks. Times are discretised against
+ * the largest finite task time of w. */
+int ms_env_reset(ms_env *e, const ms_workload *w, ms_error *err);
+
+/* mask[a] = 1 iff action a is allowed; never all zero before the episode ends. Returns the
+ * number of allowed actions. */
+int ms_env_mask(const ms_env *e, uint8_t *mask);
+/* Applies an allowed action, then every forced Advance (states where Advance is the only
+ * allowed action) so that the caller only sees real decisions. Returns the reward: minus the
+ * time spent, in units of the discretisation scale (the episode's return is -makespan/scale).
+ * Sets *done when every task has run to completion. */
+double ms_env_step(ms_env *e, int action, bool *done);
+/* Writes ms_env_obs_size floats. */
+void ms_env_observe(const ms_env *e, float *obs);
+
+bool ms_env_done(const ms_env *e);
+double ms_env_now(const ms_env *e);           /* seconds since the episode started */
+double ms_env_scale(const ms_env *e);         /* seconds represented by level M */
+int ms_env_canon_config(const ms_env *e);     /* current canonical configuration, -1 = empty */
+int ms_env_real_partition(const ms_env *e);   /* current model partition, -1 = empty */
+int ms_env_reconfigurations(const ms_env *e); /* reconfiguration actions taken */
+int ms_env_steps(const ms_env *e);            /* decisions taken (forced Advances excluded) */
+
+/* The episode so far as a schedule with real times (call when done for a full one). */
+int ms_env_to_schedule(const ms_env *e, const char *algorithm, ms_schedule **out,
+                       ms_error *err);
+
+/* Discretisation of a time t >= 0 against scale: 0 for 0, else the nearest of the levels
+ * 1..M (times above the scale map to M), M + 1 for infinity. */
+int ms_env_level(double t, double scale, int levels);
+
+#endif

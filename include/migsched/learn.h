@@ -1,0 +1,146 @@
+/* learn.h: small neural networks on OpenBLAS (MLP with policy and value heads), masked
+ * categorical policies, Adam, PPO over vectorised environments, model files, and the
+ * learned scheduler of paper 001. */
+#ifndef MIGSCHED_LEARN_H
+#define MIGSCHED_LEARN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "migsched/env.h"
+#include "migsched/error.h"
+#include "migsched/rng.h"
+#include "migsched/schedule.h"
+#include "migsched/workload.h"
+
+/* ---- MLP: tanh hidden layers shared by a policy head (logits) and a value head. ---- */
+#define MS_MLP_MAX_HIDDEN 4
+
+typedef struct ms_mlp {
+    int in, nact, nhidden;
+    int hidden[MS_MLP_MAX_HIDDEN];
+    size_t nparams;
+    float *params;        /* every layer: W (out x in, row-major) then b (out) */
+    size_t w_off[MS_MLP_MAX_HIDDEN + 2], b_off[MS_MLP_MAX_HIDDEN + 2];
+} ms_mlp;
+
+/* Scratch buffers for batches of up to cap rows. */
+typedef struct ms_mlp_work {
+    int cap;
+    float *act[MS_MLP_MAX_HIDDEN]; /* hidden activations (after tanh) */
+    float *delta[MS_MLP_MAX_HIDDEN];
+    float *logits, *value;
+} ms_mlp_work;
+
+int ms_mlp_init(ms_mlp *m, int in, int nhidden, const int *hidden, int nact, ms_rng *rng,
+                ms_error *err);
+void ms_mlp_destroy(ms_mlp *m);
+int ms_mlp_work_init(ms_mlp_work *w, const ms_mlp *m, int cap, ms_error *err);
+void ms_mlp_work_destroy(ms_mlp_work *w);
+/* x is rows x in; fills w->logits (rows x nact) and w->value (rows). */
+void ms_mlp_forward(const ms_mlp *m, ms_mlp_work *w, const float *x, int rows);
+/* After ms_mlp_forward on the same x: adds d(loss)/d(params) to grad given d(loss)/d(logits)
+ * and d(loss)/d(value). */
+void ms_mlp_backward(const ms_mlp *m, ms_mlp_work *w, const float *x, int rows,
+                     const float *dlogits, const float *dvalue, float *grad);
+
+/* ---- Masked categorical distribution over logits. ---- */
+/* logp[a] = log softmax over allowed actions (-INFINITY where mask[a] = 0); returns the
+ * entropy. */
+float ms_policy_logp(const float *logits, const uint8_t *mask, int n, float *logp);
+int ms_policy_sample(const float *logp, int n, ms_rng *rng);
+int ms_policy_argmax(const float *logits, const uint8_t *mask, int n);
+
+/* ---- Adam with global-norm gradient clipping. ---- */
+typedef struct ms_adam {
+    size_t n;
+    float *m, *v;
+    long t;
+    float lr, beta1, beta2, eps;
+} ms_adam;
+
+int ms_adam_init(ms_adam *a, size_t n, float lr, ms_error *err);
+void ms_adam_destroy(ms_adam *a);
+/* Scales grad to norm <= max_norm (if max_norm > 0), then updates params. Returns the norm
+ * before clipping. */
+float ms_adam_step(ms_adam *a, float *params, float *grad, float max_norm);
+
+/* ---- Environments seen by PPO: anything with these operations. ---- */
+typedef struct ms_rl_env_ops {
+    /* Starts a new episode (the rng draws its data). */
+    int (*reset)(void *env, ms_rng *rng, ms_error *err);
+    void (*observe)(void *env, float *obs);
+    int (*mask)(void *env, uint8_t *mask);
+    double (*step)(void *env, int action, bool *done);
+} ms_rl_env_ops;
+
+typedef struct ms_ppo_config {
+    int n_envs;          /* vectorised environments */
+    int n_steps;         /* steps per environment per rollout */
+    int n_epochs;
+    int minibatch;
+    int threads;         /* workers for rollouts and gradients (both cores by default) */
+    int nhidden;
+    int hidden[MS_MLP_MAX_HIDDEN];
+    float lr, gamma, gae_lambda, clip, vf_coef, max_grad_norm;
+    /* Entropy coefficient per quarter of the training steps (paper 001 6.5.1). */
+    float ent_coef[4];
+} ms_ppo_config;
+
+/* 256x256, 16 envs x 128 steps, 4 epochs of minibatches of 256, lr 3e-4, gamma 1,
+ * lambda 0.95, clip 0.2, vf 0.5, grad norm 0.5, entropy 0.01/0.0075/0.005/0. */
+void ms_ppo_config_default(ms_ppo_config *c);
+
+typedef struct ms_ppo_stats {
+    long steps;               /* environment steps so far */
+    int episodes;             /* finished in the last rollout */
+    double mean_return;       /* over those episodes (NAN if none) */
+    double mean_length;
+    float entropy, policy_loss, value_loss, grad_norm, approx_kl, clip_frac, ent_coef;
+} ms_ppo_stats;
+
+typedef struct ms_ppo ms_ppo;
+
+/* envs: n_envs environment objects sharing ops, each of obs_size / nact. total_steps sets
+ * the entropy schedule. */
+ms_ppo *ms_ppo_new(const ms_ppo_config *cfg, const ms_rl_env_ops *ops, void **envs,
+                   int obs_size, int nact, long total_steps, uint64_t seed, ms_error *err);
+void ms_ppo_free(ms_ppo *p);
+/* One rollout of n_envs x n_steps steps and its update. */
+int ms_ppo_iterate(ms_ppo *p, ms_ppo_stats *out, ms_error *err);
+ms_mlp *ms_ppo_mlp(ms_ppo *p);
+ms_adam *ms_ppo_adam(ms_ppo *p);
+long ms_ppo_steps(const ms_ppo *p);
+void ms_ppo_set_steps(ms_ppo *p, long steps);
+ms_rng *ms_ppo_rng(ms_ppo *p);
+
+/* ---- Model files: "MSRLMODL", version, JSON header, float32 parameters (+ Adam state). */
+#define MS_MODEL_VERSION 1
+
+typedef struct ms_rl_model {
+    ms_mlp mlp;
+    ms_env_config env;
+    char gpu[MS_NAME_LEN];
+    char preset[64];
+    long steps;
+    uint64_t seed;
+    char commit[32];
+    bool has_adam;
+    ms_adam adam;            /* only when has_adam (for --resume) */
+    ms_rng rng;              /* trainer state at the checkpoint */
+} ms_rl_model;
+
+int ms_model_save(const char *path, const ms_rl_model *m, ms_error *err);
+int ms_model_load(const char *path, ms_rl_model *out, ms_error *err);
+void ms_model_destroy(ms_rl_model *m);
+
+/* ---- The learned scheduler: greedy (argmax) actions of the policy on w. ---- */
+int ms_rl_schedule(const ms_rl_model *model, const ms_gpu_model *gpu, const ms_workload *w,
+                   bool online, ms_schedule **out, ms_error *err);
+/* Same, one batch of the environment's episode at a time for p_opt per batch (offline
+ * evaluation of paper 001 5.2): mean p_opt over the batches of w. */
+int ms_rl_eval_popt(const ms_rl_model *model, const ms_gpu_model *gpu, const ms_workload *w,
+                    double *mean_popt, ms_error *err);
+
+#endif

@@ -1,0 +1,76 @@
+/* batch.c: the batch as task classes sorted by Num (paper 001 4.1), its refill from the
+ * queue (offline and online, section 3) and the observation vector (FLOAT / ONE-HOT). */
+#include <math.h>
+#include <string.h>
+
+#include "env_internal.h"
+
+void env_rebuild_classes(ms_env *e)
+{
+    e->nclass = 0;
+    for (int b = 0; b < e->nbatch; b++) {
+        int t = e->batch[b], j = 0;
+        while (j < e->nclass && e->key[e->class_task[j]] != e->key[t])
+            j++;
+        if (j == e->nclass) {
+            e->class_task[j] = t;
+            e->class_count[j] = 0;
+            e->nclass++;
+        } else if (t < e->class_task[j]) {
+            e->class_task[j] = t; /* the earliest task of a class runs first */
+        }
+        e->class_count[j]++;
+    }
+    /* Insertion sort by Num, descending. */
+    for (int j = 1; j < e->nclass; j++) {
+        int t = e->class_task[j], c = e->class_count[j], i = j;
+        while (i > 0 && e->key[e->class_task[i - 1]] < e->key[t]) {
+            e->class_task[i] = e->class_task[i - 1];
+            e->class_count[i] = e->class_count[i - 1];
+            i--;
+        }
+        e->class_task[i] = t;
+        e->class_count[i] = c;
+    }
+}
+
+void env_refill(ms_env *e)
+{
+    int n = e->w->n;
+    if (e->cfg.online || e->nbatch == 0)
+        while (e->nbatch < e->cfg.n_batch && e->next_queued < n)
+            e->batch[e->nbatch++] = e->next_queued++;
+    env_rebuild_classes(e);
+}
+
+/* One discretised time: FLOAT writes 1 value, ONE-HOT writes M. */
+static float *put_level(const ms_env *e, float *o, int level)
+{
+    int M = e->cfg.levels;
+    if (e->cfg.encoding == MS_ENC_FLOAT) {
+        *o++ = level > M ? -1.0f : (float)level / (float)M;
+        return o;
+    }
+    for (int l = 1; l <= M; l++)
+        *o++ = level > M ? -1.0f : (float)(l == level);
+    return o;
+}
+
+void ms_env_observe(const ms_env *e, float *obs)
+{
+    float *o = obs;
+    int canon = ms_env_canon_config(e);
+    for (int c = 0; c <= e->C; c++)
+        *o++ = (float)(c == (canon < 0 ? e->C : canon));
+    const int *sigma = e->part < 0 ? e->ident : e->canon.sigma[e->part];
+    for (int i = 0; i < e->K; i++) {
+        double rem = e->free_at[sigma[i]] - e->now;
+        o = put_level(e, o, ms_env_level(rem, e->scale, e->cfg.levels));
+    }
+    for (int j = 0; j < e->cfg.n_batch; j++) {
+        for (int k = 0; k < e->S; k++)
+            o = put_level(e, o, j < e->nclass ? e->level[e->class_task[j] * e->S + k] : 0);
+        *o++ = j < e->nclass ? (float)e->class_count[j] / (float)e->cfg.n_batch : 0.0f;
+    }
+    *o++ = (float)e->last_reconfig;
+}

@@ -1,0 +1,368 @@
+/* env.c: the environment's episode dynamics: reset, action masks (paper 001 4.2 and
+ * 6.5.2), steps with their rewards (4.3) in real time, and forced Advances. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "env_internal.h"
+
+void ms_env_config_default(ms_env_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->n_batch = 14;
+    c->levels = 14;
+    c->encoding = MS_ENC_FLOAT;
+    c->direct_reconfig = true;
+}
+
+static int obs_size(const ms_env *e)
+{
+    int per_time = e->cfg.encoding == MS_ENC_ONEHOT ? e->cfg.levels : 1;
+    return (e->C + 1) + e->K * per_time + e->cfg.n_batch * (e->S * per_time + 1) + 1;
+}
+
+ms_env *ms_env_new(const ms_gpu_model *gpu, const ms_env_config *cfg, ms_error *err)
+{
+    if (cfg->n_batch < 1 || cfg->n_batch > ENV_MAX_N || cfg->levels < 1 || cfg->levels > 250) {
+        ms_error_set(err, MS_EINVAL, "environment: n_batch must be 1..%d and levels 1..250",
+                     ENV_MAX_N);
+        return NULL;
+    }
+    ms_env *e = calloc(1, sizeof *e);
+    if (!e) {
+        ms_error_set(err, MS_ENOMEM, "environment: out of memory");
+        return NULL;
+    }
+    e->gpu = *gpu;
+    e->cfg = *cfg;
+    ms_gpu_canonical(gpu, !cfg->keep_useless, &e->canon);
+    e->K = gpu->slices;
+    e->S = gpu->nsizes;
+    e->C = e->canon.n;
+    e->nact = 1 + e->C + cfg->n_batch * e->K;
+    e->obs_size = obs_size(e);
+    e->part = -1;
+    e->done = true;
+    if (env_build_tables(e, err)) {
+        free(e);
+        return NULL;
+    }
+    return e;
+}
+
+void ms_env_free(ms_env *e)
+{
+    if (!e)
+        return;
+    free(e->level);
+    free(e->key);
+    free(e->log);
+    free(e->tlog);
+    free(e);
+}
+
+int ms_env_obs_size(const ms_env *e) { return e->obs_size; }
+int ms_env_num_actions(const ms_env *e) { return e->nact; }
+const ms_env_config *ms_env_get_config(const ms_env *e) { return &e->cfg; }
+const ms_gpu_model *ms_env_gpu(const ms_env *e) { return &e->gpu; }
+const ms_canon_set *ms_env_canon(const ms_env *e) { return &e->canon; }
+int ms_env_action_reconfig(const ms_env *e, int canon) { return 1 + canon; }
+int ms_env_action_exec(const ms_env *e, int j, int m) { return 1 + e->C + j * e->K + m; }
+bool ms_env_done(const ms_env *e) { return e->done; }
+double ms_env_now(const ms_env *e) { return e->now; }
+double ms_env_scale(const ms_env *e) { return e->scale; }
+int ms_env_canon_config(const ms_env *e) { return e->part < 0 ? -1 : e->canon.canon_of[e->part]; }
+int ms_env_real_partition(const ms_env *e) { return e->part; }
+int ms_env_reconfigurations(const ms_env *e) { return e->nreconf; }
+int ms_env_steps(const ms_env *e) { return e->nsteps; }
+
+int ms_env_level(double t, double scale, int levels)
+{
+    if (!(t > 0))
+        return 0;
+    if (isinf(t))
+        return levels + 1;
+    long l = lround(t / scale * levels);
+    return l < 1 ? 1 : l > levels ? levels : (int)l;
+}
+
+static int grow_log(ms_env *e, int need)
+{
+    if (need <= e->log_cap)
+        return MS_OK;
+    int cap = e->log_cap * 2 > need ? e->log_cap * 2 : need;
+    env_log_inst *l = realloc(e->log, (size_t)cap * sizeof *l);
+    if (!l)
+        return MS_ENOMEM;
+    e->log = l;
+    e->log_cap = cap;
+    return MS_OK;
+}
+
+/* Per-task levels and Num keys (digits t(1), t(2), ... in base M + 2). */
+static void discretise(ms_env *e)
+{
+    const ms_workload *w = e->w;
+    e->scale = 0;
+    for (int i = 0; i < w->n; i++)
+        for (int k = 0; k < e->S; k++) {
+            double t = w->tasks[i].time[e->gpu.sizes[k]];
+            if (isfinite(t) && t > e->scale)
+                e->scale = t;
+        }
+    if (!(e->scale > 0))
+        e->scale = 1;
+    for (int i = 0; i < w->n; i++) {
+        uint64_t key = 0;
+        for (int k = 0; k < e->S; k++) {
+            int l = ms_env_level(w->tasks[i].time[e->gpu.sizes[k]], e->scale, e->cfg.levels);
+            e->level[i * e->S + k] = (uint8_t)l;
+            key = key * (uint64_t)(e->cfg.levels + 2) + (uint64_t)l;
+        }
+        e->key[i] = key;
+    }
+}
+
+int ms_env_reset(ms_env *e, const ms_workload *w, ms_error *err)
+{
+    if (w->n < 1)
+        return ms_error_set(err, MS_EINVAL, "environment: empty workload");
+    for (int i = 0; i < w->n; i++) {
+        bool runs = false;
+        for (int k = 0; k < e->S; k++)
+            runs |= w->tasks[i].time[e->gpu.sizes[k]] > 0 && isfinite(w->tasks[i].time[e->gpu.sizes[k]]);
+        if (!runs)
+            return ms_error_set(err, MS_EINVAL, "environment: task %d (%s) runs on no size of %s",
+                                i, w->tasks[i].name, e->gpu.name);
+    }
+    if (w->n > e->task_cap) {
+        free(e->level);
+        free(e->key);
+        free(e->tlog);
+        e->level = malloc((size_t)w->n * (size_t)e->S);
+        e->key = malloc((size_t)w->n * sizeof *e->key);
+        e->tlog = malloc((size_t)w->n * sizeof *e->tlog);
+        e->task_cap = e->level && e->key && e->tlog ? w->n : 0;
+        if (!e->task_cap)
+            return ms_error_set(err, MS_ENOMEM, "environment: out of memory");
+    }
+    if (grow_log(e, 16 + 8 * w->n))
+        return ms_error_set(err, MS_ENOMEM, "environment: out of memory");
+    e->w = w;
+    discretise(e);
+    e->part = -1;
+    e->now = e->reconfig_until = 0;
+    for (int i = 0; i < MS_MAX_SLICES; i++)
+        e->free_at[i] = 0;
+    e->last_reconfig = e->done = false;
+    e->nreconf = e->nsteps = e->nlog = 0;
+    e->next_queued = e->nbatch = 0;
+    for (int i = 0; i < w->n; i++)
+        e->tlog[i].inst = -1;
+    env_refill(e);
+    return MS_OK;
+}
+
+uint32_t env_busy_slices(const ms_env *e)
+{
+    uint32_t busy = 0;
+    for (int i = 0; i < e->K; i++)
+        if (e->free_at[i] > e->now)
+            busy |= 1u << i;
+    return busy;
+}
+
+static bool reconfig_allowed(const ms_env *e, int c, uint32_t busy)
+{
+    if (e->part >= 0 && e->canon.canon_of[e->part] == c)
+        return false;
+    const env_trans *t = &e->trans[e->part < 0 ? ENV_EMPTY : e->part][c];
+    return e->cfg.direct_reconfig || !(t->changed & busy);
+}
+
+static bool exec_allowed(const ms_env *e, int j, int m, uint32_t busy)
+{
+    if (e->part < 0 || j >= e->nclass || m >= e->ninst[e->part])
+        return false;
+    int k = e->cinst[e->part][m];
+    if (e->imask[e->part][k] & busy)
+        return false;
+    return isfinite(e->w->tasks[e->class_task[j]].time[e->isize[e->part][k]]);
+}
+
+int ms_env_mask(const ms_env *e, uint8_t *mask)
+{
+    memset(mask, 0, (size_t)e->nact);
+    if (e->done)
+        return 0;
+    uint32_t busy = env_busy_slices(e);
+    int n = 0;
+    if (busy)
+        n += mask[MS_ACTION_ADVANCE] = 1;
+    if (e->nbatch == 0)
+        return n;
+    if (!e->last_reconfig && e->nreconf <= e->w->n)
+        for (int c = 0; c < e->C; c++)
+            if (reconfig_allowed(e, c, busy))
+                n += mask[1 + c] = 1;
+    for (int j = 0; j < e->nclass; j++)
+        for (int m = 0; m < e->K; m++)
+            if (exec_allowed(e, j, m, busy))
+                n += mask[ms_env_action_exec(e, j, m)] = 1;
+    /* Nothing possible right after a reconfiguration (e.g. a direct one to sizes no task in
+     * the batch can use) or once the budget of reconfigurations (one per task, plus the
+     * first, which keeps episodes short) is spent: reconfiguring again is the way out. */
+    if (n == 0)
+        for (int c = 0; c < e->C; c++)
+            if (reconfig_allowed(e, c, busy))
+                n += mask[1 + c] = 1;
+    return n;
+}
+
+/* True if some action other than Advance is allowed (early exit). */
+static bool has_choice(const ms_env *e)
+{
+    if (e->nbatch == 0)
+        return false;
+    uint32_t busy = env_busy_slices(e);
+    if (!busy)
+        return true; /* the mask is never empty; Advance is not in it */
+    if (!e->last_reconfig && e->nreconf <= e->w->n)
+        for (int c = 0; c < e->C; c++)
+            if (reconfig_allowed(e, c, busy))
+                return true;
+    for (int j = 0; j < e->nclass; j++)
+        for (int m = 0; e->part >= 0 && m < e->ninst[e->part]; m++)
+            if (exec_allowed(e, j, m, busy))
+                return true;
+    return false;
+}
+
+static double advance(ms_env *e)
+{
+    double next = INFINITY;
+    for (int i = 0; i < e->K; i++)
+        if (e->free_at[i] > e->now && e->free_at[i] < next)
+            next = e->free_at[i];
+    double dt = next - e->now;
+    e->now = next;
+    return -dt / e->scale;
+}
+
+/* Destroys then creates one at a time (the driver serialises them, paper 000 2.1); a
+ * destruction waits for the instance's task to end (only possible with direct
+ * reconfiguration). Returns the time the last operation ends. */
+static double reconfigure(ms_env *e, const env_trans *t)
+{
+    const ms_gpu_model *m = &e->gpu;
+    double clock = e->now > e->reconfig_until ? e->now : e->reconfig_until;
+    int old = e->part;
+    int order[MS_MAX_INSTANCES];
+    double ready[MS_MAX_INSTANCES];
+    for (int d = 0; d < t->ndestroy; d++) {
+        int k = t->destroy[d];
+        ready[d] = 0;
+        for (int i = 0; i < e->K; i++)
+            if ((e->imask[old][k] & (1u << i)) && e->free_at[i] > ready[d])
+                ready[d] = e->free_at[i];
+        int pos = d;
+        while (pos > 0 && ready[order[pos - 1]] > ready[d]) {
+            order[pos] = order[pos - 1];
+            pos--;
+        }
+        order[pos] = d;
+    }
+    for (int d = 0; d < t->ndestroy; d++) {
+        int k = t->destroy[order[d]];
+        if (ready[order[d]] > clock)
+            clock = ready[order[d]];
+        env_log_inst *l = &e->log[e->live[k]];
+        l->destroy_start = clock;
+        clock += ms_gpu_destroy_time(m, e->isize[old][k]);
+        l->destroy_end = clock;
+        for (int i = 0; i < e->K; i++)
+            if (e->imask[old][k] & (1u << i))
+                e->free_at[i] = clock;
+    }
+    /* Kept instances move to their index in the target partition. */
+    int live[MS_MAX_INSTANCES];
+    const ms_partition *dst = &m->partitions[t->target];
+    for (int k = 0; k < dst->n; k++) {
+        live[k] = -1;
+        for (int j = 0; old >= 0 && j < m->partitions[old].n; j++)
+            if (m->partitions[old].inst[j].profile == dst->inst[k].profile &&
+                m->partitions[old].inst[j].start == dst->inst[k].start)
+                live[k] = e->live[j];
+    }
+    for (int c = 0; c < t->ncreate; c++) {
+        int k = t->create[c];
+        if (grow_log(e, e->nlog + 1))
+            abort(); /* cannot happen after the reservation at reset unless memory is gone */
+        env_log_inst *l = &e->log[e->nlog];
+        l->profile = dst->inst[k].profile;
+        l->start = dst->inst[k].start;
+        l->create_start = clock;
+        clock += ms_gpu_create_time(m, m->profiles[l->profile].slices);
+        l->create_end = clock;
+        l->destroy_start = l->destroy_end = NAN;
+        live[k] = e->nlog++;
+        uint32_t mask = ms_gpu_slice_mask(m, dst->inst[k]);
+        for (int i = 0; i < e->K; i++)
+            if (mask & (1u << i))
+                e->free_at[i] = clock;
+    }
+    memcpy(e->live, live, sizeof live);
+    e->part = t->target;
+    e->reconfig_until = clock;
+    return clock;
+}
+
+static void execute(ms_env *e, int j, int mi)
+{
+    int k = e->cinst[e->part][mi];
+    int task = e->class_task[j];
+    double end = e->now + e->w->tasks[task].time[e->isize[e->part][k]];
+    e->tlog[task] = (env_log_task){e->live[k], e->now, end};
+    for (int i = 0; i < e->K; i++)
+        if (e->imask[e->part][k] & (1u << i))
+            e->free_at[i] = end;
+    for (int b = 0; b < e->nbatch; b++)
+        if (e->batch[b] == task) {
+            e->batch[b] = e->batch[--e->nbatch];
+            break;
+        }
+    env_refill(e);
+}
+
+double ms_env_step(ms_env *e, int action, bool *done)
+{
+    double reward = 0;
+    e->nsteps++;
+    if (action == MS_ACTION_ADVANCE) {
+        reward += advance(e);
+        e->last_reconfig = false;
+    } else if (action <= e->C) {
+        const env_trans *t = &e->trans[e->part < 0 ? ENV_EMPTY : e->part][action - 1];
+        double end = reconfigure(e, t);
+        if (e->cfg.direct_reconfig) {
+            reward -= (end - e->now) / e->scale;
+            e->now = end;
+        }
+        e->last_reconfig = true;
+        e->nreconf++;
+    } else {
+        int a = action - 1 - e->C;
+        execute(e, a / e->K, a % e->K);
+        e->last_reconfig = false;
+    }
+    while (!has_choice(e)) {
+        if (e->nbatch == 0 && !env_busy_slices(e)) {
+            e->done = true;
+            break;
+        }
+        reward += advance(e);
+        e->last_reconfig = false;
+    }
+    *done = e->done;
+    return reward;
+}

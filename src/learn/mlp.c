@@ -1,0 +1,160 @@
+/* mlp.c: a multilayer perceptron (tanh hidden layers, policy and value heads) whose
+ * matrix products are OpenBLAS cblas_sgemm calls. */
+#include <cblas.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "migsched/learn.h"
+
+/* Layer l's input and output widths: hidden layers, then policy head, then value head. */
+static void layer_dims(const ms_mlp *m, int l, int *in, int *out)
+{
+    int last = m->hidden[m->nhidden - 1];
+    if (l < m->nhidden) {
+        *in = l == 0 ? m->in : m->hidden[l - 1];
+        *out = m->hidden[l];
+    } else {
+        *in = last;
+        *out = l == m->nhidden ? m->nact : 1;
+    }
+}
+
+int ms_mlp_init(ms_mlp *m, int in, int nhidden, const int *hidden, int nact, ms_rng *rng,
+                ms_error *err)
+{
+    memset(m, 0, sizeof *m);
+    if (in < 1 || nact < 1 || nhidden < 1 || nhidden > MS_MLP_MAX_HIDDEN)
+        return ms_error_set(err, MS_EINVAL, "mlp: need 1..%d hidden layers", MS_MLP_MAX_HIDDEN);
+    m->in = in;
+    m->nact = nact;
+    m->nhidden = nhidden;
+    for (int l = 0; l < nhidden; l++) {
+        if (hidden[l] < 1 || hidden[l] > 65536)
+            return ms_error_set(err, MS_EINVAL, "mlp: hidden width %d out of range", hidden[l]);
+        m->hidden[l] = hidden[l];
+    }
+    size_t n = 0;
+    for (int l = 0; l < nhidden + 2; l++) {
+        int a, b;
+        layer_dims(m, l, &a, &b);
+        m->w_off[l] = n;
+        n += (size_t)a * (size_t)b;
+        m->b_off[l] = n;
+        n += (size_t)b;
+    }
+    m->nparams = n;
+    m->params = calloc(n, sizeof(float));
+    if (!m->params)
+        return ms_error_set(err, MS_ENOMEM, "mlp: out of memory");
+    /* Scaled normal weights (gain sqrt(2) hidden, 0.01 policy, 1 value, as SB3 uses with
+     * orthogonal init); zero biases. */
+    for (int l = 0; l < nhidden + 2; l++) {
+        int a, b;
+        layer_dims(m, l, &a, &b);
+        double gain = l < nhidden ? sqrt(2.0) : l == nhidden ? 0.01 : 1.0;
+        double sd = gain / sqrt((double)a);
+        for (size_t i = 0; i < (size_t)a * (size_t)b; i++)
+            m->params[m->w_off[l] + i] = (float)ms_rng_normal(rng, 0, sd);
+    }
+    return MS_OK;
+}
+
+void ms_mlp_destroy(ms_mlp *m)
+{
+    free(m->params);
+    m->params = NULL;
+}
+
+int ms_mlp_work_init(ms_mlp_work *w, const ms_mlp *m, int cap, ms_error *err)
+{
+    memset(w, 0, sizeof *w);
+    w->cap = cap;
+    bool ok = true;
+    for (int l = 0; l < m->nhidden; l++) {
+        w->act[l] = malloc((size_t)cap * (size_t)m->hidden[l] * sizeof(float));
+        w->delta[l] = malloc((size_t)cap * (size_t)m->hidden[l] * sizeof(float));
+        ok &= w->act[l] && w->delta[l];
+    }
+    w->logits = malloc((size_t)cap * (size_t)m->nact * sizeof(float));
+    w->value = malloc((size_t)cap * sizeof(float));
+    if (!ok || !w->logits || !w->value) {
+        ms_mlp_work_destroy(w);
+        return ms_error_set(err, MS_ENOMEM, "mlp: out of memory");
+    }
+    return MS_OK;
+}
+
+void ms_mlp_work_destroy(ms_mlp_work *w)
+{
+    for (int l = 0; l < MS_MLP_MAX_HIDDEN; l++) {
+        free(w->act[l]);
+        free(w->delta[l]);
+    }
+    free(w->logits);
+    free(w->value);
+    memset(w, 0, sizeof *w);
+}
+
+/* y (rows x out) = x (rows x in) W^T + b. */
+static void affine(const ms_mlp *m, int l, const float *x, int rows, float *y)
+{
+    int in, out;
+    layer_dims(m, l, &in, &out);
+    const float *b = m->params + m->b_off[l];
+    for (int r = 0; r < rows; r++)
+        memcpy(y + (size_t)r * out, b, (size_t)out * sizeof(float));
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, out, in, 1.0f, x, in,
+                m->params + m->w_off[l], in, 1.0f, y, out);
+}
+
+void ms_mlp_forward(const ms_mlp *m, ms_mlp_work *w, const float *x, int rows)
+{
+    const float *h = x;
+    for (int l = 0; l < m->nhidden; l++) {
+        affine(m, l, h, rows, w->act[l]);
+        size_t n = (size_t)rows * (size_t)m->hidden[l];
+        for (size_t i = 0; i < n; i++)
+            w->act[l][i] = tanhf(w->act[l][i]);
+        h = w->act[l];
+    }
+    affine(m, m->nhidden, h, rows, w->logits);
+    affine(m, m->nhidden + 1, h, rows, w->value);
+}
+
+/* grad(W) += dy^T x, grad(b) += column sums of dy; dx (if not NULL) += dy W. */
+static void affine_back(const ms_mlp *m, int l, const float *x, const float *dy, int rows,
+                        float *grad, float *dx)
+{
+    int in, out;
+    layer_dims(m, l, &in, &out);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, out, in, rows, 1.0f, dy, out, x, in,
+                1.0f, grad + m->w_off[l], in);
+    float *gb = grad + m->b_off[l];
+    for (int r = 0; r < rows; r++)
+        for (int j = 0; j < out; j++)
+            gb[j] += dy[(size_t)r * out + j];
+    if (dx)
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, in, out, 1.0f, dy, out,
+                    m->params + m->w_off[l], in, 1.0f, dx, in);
+}
+
+void ms_mlp_backward(const ms_mlp *m, ms_mlp_work *w, const float *x, int rows,
+                     const float *dlogits, const float *dvalue, float *grad)
+{
+    int top = m->nhidden - 1;
+    memset(w->delta[top], 0, (size_t)rows * (size_t)m->hidden[top] * sizeof(float));
+    affine_back(m, m->nhidden, w->act[top], dlogits, rows, grad, w->delta[top]);
+    affine_back(m, m->nhidden + 1, w->act[top], dvalue, rows, grad, w->delta[top]);
+    for (int l = top; l >= 0; l--) {
+        size_t n = (size_t)rows * (size_t)m->hidden[l];
+        for (size_t i = 0; i < n; i++)
+            w->delta[l][i] *= 1.0f - w->act[l][i] * w->act[l][i];
+        float *dx = NULL;
+        if (l > 0) {
+            dx = w->delta[l - 1];
+            memset(dx, 0, (size_t)rows * (size_t)m->hidden[l - 1] * sizeof(float));
+        }
+        affine_back(m, l, l == 0 ? x : w->act[l - 1], w->delta[l], rows, grad, dx);
+    }
+}

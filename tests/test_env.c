@@ -1,0 +1,233 @@
+/* test_env.c: the scheduling environment: canonical tables, a hand-checked episode, and
+ * property tests over random policies (masks never empty, every schedule valid). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "migsched/env.h"
+#include "support.h"
+
+static ms_env *make_env(const char *gpu, bool direct, bool online, ms_encoding enc, int n)
+{
+    ms_env_config c;
+    ms_env_config_default(&c);
+    c.direct_reconfig = direct;
+    c.online = online;
+    c.encoding = enc;
+    c.n_batch = n;
+    ms_error err;
+    ms_env *e = ms_env_new(ms_gpu_builtin(gpu), &c, &err);
+    assert_non_null(e);
+    return e;
+}
+
+static void slice_vector(const ms_gpu_model *m, int p, int c[MS_MAX_SLICES])
+{
+    ms_partition_slice_vector(m, &m->partitions[p], c);
+}
+
+/* Every partition read through its σ is its representative; σ is a permutation. */
+static void test_canonical_roundtrip(void **state)
+{
+    const char *gpus[] = {"A30-24GB", "A100-40GB", "H100-80GB"};
+    const int expect[] = {4, 13, 13};
+    for (int g = 0; g < 3; g++) {
+        const ms_gpu_model *m = ms_gpu_builtin(gpus[g]);
+        ms_canon_set cs;
+        ms_gpu_canonical(m, true, &cs);
+        assert_int_equal(cs.n, expect[g]);
+        for (int p = 0; p < m->npartitions; p++) {
+            if (cs.canon_of[p] < 0)
+                continue;
+            int cp[MS_MAX_SLICES], cr[MS_MAX_SLICES], inv[MS_MAX_SLICES];
+            slice_vector(m, p, cp);
+            slice_vector(m, cs.partition[cs.canon_of[p]], cr);
+            for (int i = 0; i < m->slices; i++)
+                inv[i] = -1;
+            for (int i = 0; i < m->slices; i++) {
+                assert_int_equal(cp[cs.sigma[p][i]], cr[i]);
+                assert_int_equal(inv[cs.sigma[p][i]], -1);
+                inv[cs.sigma[p][i]] = i;
+            }
+            for (int i = 0; i < m->slices; i++)
+                assert_int_equal(cs.sigma[p][inv[i]], i);
+        }
+    }
+}
+
+static void test_equivalent_classes(void **state)
+{
+    const ms_gpu_model *m = ms_gpu_builtin("A100-40GB");
+    ms_canon_set cs;
+    ms_gpu_canonical(m, true, &cs);
+    int a = ms_partition_parse(m, "2-1-1-3"), b = ms_partition_parse(m, "1-1-2-3");
+    int c = ms_partition_parse(m, "2-2-1-1-1"), d = ms_partition_parse(m, "1-1-2-2-1");
+    assert_int_equal(cs.canon_of[a], cs.canon_of[b]);
+    assert_int_equal(cs.partition[cs.canon_of[b]], a); /* lexicographically highest */
+    assert_int_not_equal(cs.canon_of[c], cs.canon_of[d]);
+    assert_int_equal(cs.canon_of[ms_partition_parse(m, "3-2-1")], -1); /* useless, dropped */
+}
+
+static ms_workload *table2_workload(void)
+{
+    ms_workload *w = ms_workload_new();
+    double t1[MS_MAX_SLICES + 1], t2[MS_MAX_SLICES + 1];
+    for (int s = 0; s <= MS_MAX_SLICES; s++)
+        t1[s] = t2[s] = INFINITY;
+    t1[1] = 25, t1[2] = 10, t1[4] = 10;
+    t2[1] = 12, t2[2] = 5, t2[4] = 2;
+    assert_int_equal(ms_workload_add(w, "task1", t1, NULL, NULL, NULL), 0);
+    assert_int_equal(ms_workload_add(w, "task2", t2, NULL, NULL, NULL), 0);
+    assert_int_equal(ms_workload_add(w, "task3", t2, NULL, NULL, NULL), 0);
+    return w;
+}
+
+/* Paper 001 Table 2 on A30 with 2-2 (Fig. 2, right), checked by hand: creations 0.12 + 0.12
+ * one after the other, task1 on the first 2g (10 s), task2 then task3 on the second (5 s
+ * each): makespan 0.24 + 10 = 10.24. */
+static void test_table2_episode(void **state)
+{
+    ms_env *e = make_env("A30-24GB", true, false, MS_ENC_FLOAT, 14);
+    const ms_gpu_model *m = ms_env_gpu(e);
+    ms_workload *w = table2_workload();
+    assert_int_equal(ms_env_reset(e, w, NULL), 0);
+    assert_true(ms_env_scale(e) == 25);
+    uint8_t mask[256];
+    int n = ms_env_mask(e, mask);
+    assert_int_equal(n, 4); /* empty GPU: only the 4 canonical configurations */
+    int c22 = ms_env_canon(e)->canon_of[ms_partition_parse(m, "2-2")];
+    bool done;
+    double ret = ms_env_step(e, ms_env_action_reconfig(e, c22), &done);
+    assert_true(fabs(ms_env_now(e) - 0.24) < 1e-12);
+    ms_env_mask(e, mask);
+    assert_false(mask[MS_ACTION_ADVANCE]);                       /* GPU idle */
+    assert_false(mask[ms_env_action_reconfig(e, c22)]);          /* not twice in a row */
+    assert_true(mask[ms_env_action_exec(e, 0, 0)] && mask[ms_env_action_exec(e, 1, 1)]);
+    assert_false(mask[ms_env_action_exec(e, 2, 0)]);             /* padding */
+    assert_false(mask[ms_env_action_exec(e, 0, 2)]);             /* no third instance */
+    ret += ms_env_step(e, ms_env_action_exec(e, 0, 0), &done);   /* class 0 = task1 */
+    ret += ms_env_step(e, ms_env_action_exec(e, 0, 1), &done);   /* now task2/3 */
+    assert_false(done);
+    ms_env_mask(e, mask);
+    assert_false(mask[ms_env_action_exec(e, 0, 0)] || mask[ms_env_action_exec(e, 0, 1)]);
+    ret += ms_env_step(e, MS_ACTION_ADVANCE, &done);
+    assert_true(fabs(ms_env_now(e) - 5.24) < 1e-12);
+    ret += ms_env_step(e, ms_env_action_exec(e, 0, 1), &done);
+    assert_true(done);
+    assert_true(fabs(ms_env_now(e) - 10.24) < 1e-12);
+    assert_true(fabs(ret + 10.24 / 25) < 1e-12);
+    ms_schedule *s;
+    assert_int_equal(ms_env_to_schedule(e, "rl", &s, NULL), 0);
+    assert_int_equal(ms_schedule_validate(s, w, NULL), 0);
+    assert_true(fabs(ms_schedule_makespan(s) - 10.24) < 1e-12);
+    ms_schedule_free(s);
+    ms_workload_free(w);
+    ms_env_free(e);
+}
+
+/* Random tasks: times non-increasing in size, sometimes infinite on small sizes. */
+static ms_workload *random_workload(const ms_gpu_model *m, int n, ms_rng *rng)
+{
+    ms_workload *w = ms_workload_new();
+    for (int i = 0; i < n; i++) {
+        double t[MS_MAX_SLICES + 1];
+        for (int s = 0; s <= MS_MAX_SLICES; s++)
+            t[s] = INFINITY;
+        double cur = 1 + 99 * ms_rng_uniform(rng);
+        int inf_below = ms_rng_below(rng, 8) == 0 ? m->sizes[ms_rng_below(rng, m->nsizes)] : 0;
+        for (int k = 0; k < m->nsizes; k++) {
+            int s = m->sizes[k];
+            t[s] = s < inf_below ? INFINITY : cur;
+            cur *= 0.5 + 0.5 * ms_rng_uniform(rng);
+        }
+        char name[16];
+        snprintf(name, sizeof name, "t%d", i);
+        assert_int_equal(ms_workload_add(w, name, t, NULL, NULL, NULL), 0);
+    }
+    return w;
+}
+
+static void random_episodes(const char *gpu, bool direct, bool online, ms_encoding enc,
+                            int episodes, uint64_t seed)
+{
+    ms_env *e = make_env(gpu, direct, online, enc, online ? 5 : 7);
+    const ms_gpu_model *m = ms_env_gpu(e);
+    int A = ms_env_num_actions(e);
+    uint8_t *mask = malloc((size_t)A);
+    float *obs = malloc((size_t)ms_env_obs_size(e) * sizeof(float));
+    ms_rng rng;
+    ms_rng_seed(&rng, seed);
+    for (int ep = 0; ep < episodes; ep++) {
+        ms_workload *w = random_workload(m, 1 + (int)ms_rng_below(&rng, 20), &rng);
+        assert_int_equal(ms_env_reset(e, w, NULL), 0);
+        bool done = false;
+        double ret = 0;
+        int steps = 0;
+        while (!done) {
+            int n = ms_env_mask(e, mask);
+            assert_true(n >= 1);
+            ms_env_observe(e, obs);
+            int pick = (int)ms_rng_below(&rng, (uint64_t)n), a = 0;
+            for (a = 0; a < A; a++)
+                if (mask[a] && pick-- == 0)
+                    break;
+            ret += ms_env_step(e, a, &done);
+            assert_true(++steps < 100000);
+        }
+        assert_int_equal(ms_env_mask(e, mask), 0);
+        ms_schedule *s;
+        assert_int_equal(ms_env_to_schedule(e, "rl", &s, NULL), 0);
+        ms_validation v = {0};
+        int bad = ms_schedule_validate(s, w, &v);
+        if (bad)
+            fail_msg("%s direct=%d online=%d episode %d: %s: %s", gpu, direct, online, ep,
+                     v.v[0].rule, v.v[0].msg);
+        ms_validation_free(&v);
+        double mk = ms_schedule_makespan(s);
+        assert_true(fabs(mk - ms_env_now(e)) < 1e-9 * (1 + mk));
+        assert_true(fabs(ret + mk / ms_env_scale(e)) < 1e-9 * (1 + mk));
+        ms_schedule_free(s);
+        ms_workload_free(w);
+    }
+    free(mask);
+    free(obs);
+    ms_env_free(e);
+}
+
+static void test_random_policies(void **state)
+{
+    const char *gpus[] = {"A30-24GB", "A100-40GB", "H100-80GB"};
+    for (int g = 0; g < 3; g++)
+        for (int mode = 0; mode < 4; mode++)
+            random_episodes(gpus[g], mode & 1, mode & 2, mode & 1 ? MS_ENC_FLOAT : MS_ENC_ONEHOT,
+                            150, 17 + (uint64_t)(g * 4 + mode));
+}
+
+/* The observation is canonical: the same batch on equivalent real partitions reads the same. */
+static void test_observation_layout(void **state)
+{
+    ms_env *e = make_env("A100-40GB", true, false, MS_ENC_ONEHOT, 14);
+    assert_int_equal(ms_env_num_actions(e), 1 + 13 + 14 * 7);
+    assert_int_equal(ms_env_obs_size(e), 14 + 7 * 14 + 14 * (5 * 14 + 1) + 1);
+    ms_env_free(e);
+    e = make_env("A100-40GB", true, false, MS_ENC_FLOAT, 14);
+    assert_int_equal(ms_env_obs_size(e), 14 + 7 + 14 * 6 + 1);
+    ms_env_free(e);
+    assert_int_equal(ms_env_level(0, 10, 14), 0);
+    assert_int_equal(ms_env_level(0.01, 10, 14), 1);
+    assert_int_equal(ms_env_level(5, 10, 14), 7);
+    assert_int_equal(ms_env_level(50, 10, 14), 14);
+    assert_int_equal(ms_env_level(INFINITY, 10, 14), 15);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_canonical_roundtrip),
+        cmocka_unit_test(test_equivalent_classes),
+        cmocka_unit_test(test_table2_episode),
+        cmocka_unit_test(test_random_policies),
+        cmocka_unit_test(test_observation_layout),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
