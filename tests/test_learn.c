@@ -1,0 +1,189 @@
+/* test_learn.c: the network's gradients against finite differences, the masked policy,
+ * and PPO reaching the known optimum of a tiny two-step environment. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "migsched/learn.h"
+#include "support.h"
+
+/* loss = sum c .* logits + sum d .* value, so dloss/dlogits = c and dloss/dvalue = d. */
+static double loss_of(const ms_mlp *m, ms_mlp_work *w, const float *x, int rows,
+                      const float *c, const float *d)
+{
+    ms_mlp_forward(m, w, x, rows);
+    double l = 0;
+    for (int i = 0; i < rows * m->nact; i++)
+        l += (double)c[i] * w->logits[i];
+    for (int i = 0; i < rows; i++)
+        l += (double)d[i] * w->value[i];
+    return l;
+}
+
+static void test_gradient_check(void **state)
+{
+    ms_rng rng;
+    ms_rng_seed(&rng, 3);
+    ms_mlp m;
+    ms_mlp_work w;
+    int hidden[2] = {7, 6}, rows = 3, in = 5, nact = 4;
+    assert_int_equal(ms_mlp_init(&m, in, 2, hidden, nact, &rng, NULL), 0);
+    /* Larger head weights than the default init so every parameter matters. */
+    for (size_t i = 0; i < m.nparams; i++)
+        m.params[i] = (float)ms_rng_normal(&rng, 0, 0.5);
+    assert_int_equal(ms_mlp_work_init(&w, &m, rows, NULL), 0);
+    float x[15], c[12], d[3];
+    for (int i = 0; i < 15; i++)
+        x[i] = (float)ms_rng_normal(&rng, 0, 1);
+    for (int i = 0; i < 12; i++)
+        c[i] = (float)ms_rng_normal(&rng, 0, 1);
+    for (int i = 0; i < 3; i++)
+        d[i] = (float)ms_rng_normal(&rng, 0, 1);
+    float *grad = calloc(m.nparams, sizeof(float));
+    loss_of(&m, &w, x, rows, c, d);
+    ms_mlp_backward(&m, &w, x, rows, c, d, grad);
+    const float h = 1e-2f;
+    for (size_t i = 0; i < m.nparams; i++) {
+        float keep = m.params[i];
+        m.params[i] = keep + h;
+        double up = loss_of(&m, &w, x, rows, c, d);
+        m.params[i] = keep - h;
+        double down = loss_of(&m, &w, x, rows, c, d);
+        m.params[i] = keep;
+        double fd = (up - down) / (2 * h);
+        if (fabs(fd - grad[i]) > 2e-3 + 1e-2 * fabs(fd))
+            fail_msg("parameter %zu: backprop %g, finite difference %g", i, grad[i], fd);
+    }
+    free(grad);
+    ms_mlp_work_destroy(&w);
+    ms_mlp_destroy(&m);
+}
+
+static void test_masked_policy(void **state)
+{
+    float logits[4] = {5, 1, 1, -3}, logp[4];
+    uint8_t mask[4] = {0, 1, 1, 1};
+    float ent = ms_policy_logp(logits, mask, 4, logp);
+    assert_true(logp[0] == -INFINITY);
+    double sum = exp(logp[1]) + exp(logp[2]) + exp(logp[3]);
+    assert_true(fabs(sum - 1) < 1e-6);
+    assert_true(fabs(logp[1] - logp[2]) < 1e-7);
+    assert_true(ent > 0 && ent < logf(3.0f) + 1e-6f);
+    assert_int_equal(ms_policy_argmax(logits, mask, 4), 1);
+    ms_rng rng;
+    ms_rng_seed(&rng, 1);
+    for (int i = 0; i < 1000; i++)
+        assert_int_not_equal(ms_policy_sample(logp, 4, &rng), 0);
+}
+
+/* Two steps. From s0 action 1 pays 0.3 at once (the trap) and leads to s2 where the best is
+ * 0.2; action 0 pays nothing but leads to s1 where action 0 pays 1. Action 2 is always
+ * masked. Optimal return 1, greedy 0.5. */
+typedef struct toy {
+    int s;
+} toy;
+
+static int toy_reset(void *env, ms_rng *rng, ms_error *err)
+{
+    ((toy *)env)->s = 0;
+    return 0;
+}
+
+static void toy_observe(void *env, float *obs)
+{
+    for (int i = 0; i < 3; i++)
+        obs[i] = (float)(((toy *)env)->s == i);
+}
+
+static int toy_mask(void *env, uint8_t *mask)
+{
+    mask[0] = mask[1] = 1;
+    mask[2] = 0;
+    return 2;
+}
+
+static double toy_step(void *env, int a, bool *done)
+{
+    toy *t = env;
+    assert_true(a == 0 || a == 1);
+    if (t->s == 0) {
+        t->s = a == 0 ? 1 : 2;
+        *done = false;
+        return a == 0 ? 0 : 0.3;
+    }
+    *done = true;
+    return t->s == 1 ? (a == 0 ? 1 : 0) : (a == 1 ? 0.2 : 0);
+}
+
+static const ms_rl_env_ops toy_ops = {toy_reset, toy_observe, toy_mask, toy_step};
+
+static double greedy_return(ms_mlp *m)
+{
+    ms_mlp_work w;
+    assert_int_equal(ms_mlp_work_init(&w, m, 1, NULL), 0);
+    toy t;
+    toy_reset(&t, NULL, NULL);
+    bool done = false;
+    double ret = 0;
+    while (!done) {
+        float obs[3];
+        uint8_t mask[3];
+        toy_observe(&t, obs);
+        toy_mask(&t, mask);
+        ms_mlp_forward(m, &w, obs, 1);
+        ret += toy_step(&t, ms_policy_argmax(w.logits, mask, 3), &done);
+    }
+    ms_mlp_work_destroy(&w);
+    return ret;
+}
+
+static ms_ppo *toy_train(int threads, toy *envs, void **ptrs, int iters)
+{
+    ms_ppo_config c;
+    ms_ppo_config_default(&c);
+    c.n_envs = 4;
+    c.n_steps = 32;
+    c.minibatch = 32;
+    c.hidden[0] = c.hidden[1] = 16;
+    c.lr = 3e-3f;
+    c.threads = threads;
+    for (int i = 0; i < 4; i++)
+        ptrs[i] = &envs[i];
+    ms_ppo *p = ms_ppo_new(&c, &toy_ops, ptrs, 3, 3, (long)iters * 128, 11, NULL);
+    assert_non_null(p);
+    for (int i = 0; i < iters; i++) {
+        ms_ppo_stats st;
+        assert_int_equal(ms_ppo_iterate(p, &st, NULL), 0);
+        assert_true(isfinite(st.policy_loss) && isfinite(st.value_loss));
+    }
+    return p;
+}
+
+static void test_ppo_toy_optimum(void **state)
+{
+    toy envs[4];
+    void *ptrs[4];
+    ms_ppo *p = toy_train(2, envs, ptrs, 60);
+    assert_true(fabs(greedy_return(ms_ppo_mlp(p)) - 1.0) < 1e-9);
+    assert_int_equal(ms_ppo_steps(p), 60 * 128);
+    /* Same seed and threads: the same parameters. */
+    toy envs2[4];
+    void *ptrs2[4];
+    ms_ppo *q = toy_train(2, envs2, ptrs2, 5);
+    ms_ppo *r = toy_train(2, envs2, ptrs2, 5);
+    assert_memory_equal(ms_ppo_mlp(q)->params, ms_ppo_mlp(r)->params,
+                        ms_ppo_mlp(q)->nparams * sizeof(float));
+    ms_ppo_free(p);
+    ms_ppo_free(q);
+    ms_ppo_free(r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gradient_check),
+        cmocka_unit_test(test_masked_policy),
+        cmocka_unit_test(test_ppo_toy_optimum),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
