@@ -135,6 +135,29 @@ int ms_model_save(const char *path, const ms_rl_model *m, ms_error *err);
 int ms_model_load(const char *path, ms_rl_model *out, ms_error *err);
 void ms_model_destroy(ms_rl_model *m);
 
+/* ---- Training a scheduling policy on generated workloads (paper 001 6). ---- */
+typedef struct ms_train_config {
+    ms_env_config env;
+    ms_ppo_config ppo;
+    ms_gen_params gen;       /* workload generator of the training episodes */
+    char preset[64];
+    int tasks_per_episode;   /* 0 = N offline, 3N online */
+    long total_steps;
+    uint64_t seed;
+} ms_train_config;
+
+typedef struct ms_trainer ms_trainer;
+
+/* resume (may be NULL): a checkpoint whose parameters, Adam state, steps and RNG continue. */
+ms_trainer *ms_trainer_new(const ms_gpu_model *gpu, const ms_train_config *cfg,
+                           const ms_rl_model *resume, ms_error *err);
+void ms_trainer_free(ms_trainer *t);
+int ms_trainer_iterate(ms_trainer *t, ms_ppo_stats *out, ms_error *err);
+long ms_trainer_steps(const ms_trainer *t);
+/* A view of the current policy as a model (shares the trainer's memory: do not destroy). */
+void ms_trainer_model(ms_trainer *t, ms_rl_model *view);
+int ms_trainer_save(ms_trainer *t, const char *path, ms_error *err);
+
 /* ---- The learned scheduler: greedy (argmax) actions of the policy on w. ---- */
 int ms_rl_schedule(const ms_rl_model *model, const ms_gpu_model *gpu, const ms_workload *w,
                    bool online, ms_schedule **out, ms_error *err);

@@ -13,6 +13,7 @@ struct command {
 static const struct command commands[] = {
     {"gpus", cmd_gpus, "list the built-in GPU models"},
     {"partitions", cmd_partitions, "list a GPU's valid MIG partitions"},
+    {"train", cmd_train, "train a scheduling policy with PPO (paper 001)"},
 };
 
 static void usage(FILE *f)

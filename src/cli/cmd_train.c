@@ -1,0 +1,306 @@
+/* cmd_train.c: `migsched train`: PPO training of a scheduling policy (paper 001 6) with
+ * periodic evaluation (p_opt on a fixed set of generated datasets) and checkpoints. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "migsched/learn.h"
+
+static volatile sig_atomic_t stop_requested;
+static void on_signal(int sig) { stop_requested = 1; }
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: migsched train --preset P --steps S --out FILE [options]\n"
+            "  --gpu MODEL          GPU model or JSON file (default A100-40GB)\n"
+            "  --preset P           workload generator preset(s) of the training episodes\n"
+            "  --steps S            total environment steps to train for\n"
+            "  --out FILE           checkpoint written at every evaluation and at the end\n"
+            "  --n-batch N          tasks visible at once (default 14)\n"
+            "  --levels M           time discretisation levels (default 14)\n"
+            "  --encoding E         float (default) or one-hot\n"
+            "  --no-direct          reconfiguration of paper 001 4.2 instead of DIRECT RECONFIG\n"
+            "  --online             online batches (a started task is replaced)\n"
+            "  --hidden W,W         hidden layer widths (default 256,256)\n"
+            "  --envs E --rollout T --epochs K --minibatch B --lr X --threads N\n"
+            "                       PPO settings (defaults 16, 128, 4, 256, 3e-4, 2)\n"
+            "  --seed S             (default 1)\n"
+            "  --eval-every K       evaluate and checkpoint every K steps (default S/10)\n"
+            "  --eval-sets D --eval-tasks T   evaluation datasets (default 100 of 100 tasks)\n"
+            "  --resume             continue from the checkpoint in --out\n"
+            "  --slim               write the final file without the optimiser state\n");
+}
+
+typedef struct train_opts {
+    const char *gpu, *preset, *out;
+    long steps, eval_every;
+    int eval_sets, eval_tasks;
+    bool resume, slim;
+} train_opts;
+
+static int parse_hidden(const char *s, ms_ppo_config *p)
+{
+    p->nhidden = 0;
+    char *end;
+    while (*s && p->nhidden < MS_MLP_MAX_HIDDEN) {
+        long v = strtol(s, &end, 10);
+        if (end == s || v < 1 || v > 65536)
+            return -1;
+        p->hidden[p->nhidden++] = (int)v;
+        s = *end == ',' ? end + 1 : end;
+        if (*end && *end != ',')
+            return -1;
+    }
+    return *s || p->nhidden == 0 ? -1 : 0;
+}
+
+static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
+{
+    static const struct option longopts[] = {
+        {"gpu", 1, 0, 'g'},        {"preset", 1, 0, 'p'},    {"steps", 1, 0, 's'},
+        {"out", 1, 0, 'o'},        {"n-batch", 1, 0, 'N'},   {"levels", 1, 0, 'M'},
+        {"encoding", 1, 0, 'E'},   {"no-direct", 0, 0, 'D'}, {"online", 0, 0, 'O'},
+        {"hidden", 1, 0, 'H'},     {"envs", 1, 0, 'e'},      {"rollout", 1, 0, 'T'},
+        {"epochs", 1, 0, 'k'},     {"minibatch", 1, 0, 'b'}, {"lr", 1, 0, 'l'},
+        {"threads", 1, 0, 'j'},    {"seed", 1, 0, 'S'},      {"eval-every", 1, 0, 'v'},
+        {"eval-sets", 1, 0, 'd'},  {"eval-tasks", 1, 0, 't'}, {"resume", 0, 0, 'r'},
+        {"slim", 0, 0, 'L'},       {"help", 0, 0, 'h'},      {0, 0, 0, 0}};
+    optind = 1;
+    int ch;
+    while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        char *end = NULL;
+        long v = optarg ? strtol(optarg, &end, 10) : 0;
+        bool num_ok = optarg && *optarg && end && !*end && v >= 0;
+        switch (ch) {
+        case 'g': o->gpu = optarg; break;
+        case 'p': o->preset = optarg; break;
+        case 'o': o->out = optarg; break;
+        case 'D': c->env.direct_reconfig = false; break;
+        case 'O': c->env.online = true; break;
+        case 'r': o->resume = true; break;
+        case 'L': o->slim = true; break;
+        case 'E':
+            if (!strcmp(optarg, "float"))
+                c->env.encoding = MS_ENC_FLOAT;
+            else if (!strcmp(optarg, "one-hot"))
+                c->env.encoding = MS_ENC_ONEHOT;
+            else
+                goto bad;
+            break;
+        case 'H':
+            if (parse_hidden(optarg, &c->ppo))
+                goto bad;
+            break;
+        case 'l': {
+            double x = strtod(optarg, &end);
+            if (*end || !(x > 0 && x < 1))
+                goto bad;
+            c->ppo.lr = (float)x;
+            break;
+        }
+        case 'S':
+            errno = 0;
+            c->seed = strtoull(optarg, &end, 10);
+            if (*end || errno)
+                goto bad;
+            break;
+        case 's': case 'N': case 'M': case 'e': case 'T': case 'k': case 'b': case 'j':
+        case 'v': case 'd': case 't':
+            if (!num_ok || (v == 0 && ch != 'v'))
+                goto bad;
+            if (ch == 's') o->steps = v;
+            if (ch == 'N') c->env.n_batch = (int)v;
+            if (ch == 'M') c->env.levels = (int)v;
+            if (ch == 'e') c->ppo.n_envs = (int)v;
+            if (ch == 'T') c->ppo.n_steps = (int)v;
+            if (ch == 'k') c->ppo.n_epochs = (int)v;
+            if (ch == 'b') c->ppo.minibatch = (int)v;
+            if (ch == 'j') c->ppo.threads = (int)v;
+            if (ch == 'v') o->eval_every = v;
+            if (ch == 'd') o->eval_sets = (int)v;
+            if (ch == 't') o->eval_tasks = (int)v;
+            break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+        continue;
+    bad:
+        fprintf(stderr, "migsched train: bad value '%s' for an option\n", optarg);
+        return 2;
+    }
+    if (optind < argc || !o->preset || !o->out || o->steps <= 0) {
+        fprintf(stderr, "migsched train: --preset, --steps and --out are required\n");
+        usage(stderr);
+        return 2;
+    }
+    return -1;
+}
+
+/* The fixed evaluation datasets: drawn from the training preset with a derived seed. */
+static int make_eval_set(const ms_gpu_model *gpu, const ms_train_config *c, int sets,
+                         int tasks, ms_workload ***out, ms_error *err)
+{
+    ms_workload **ws = calloc((size_t)sets, sizeof *ws);
+    if (!ws)
+        return ms_error_set(err, MS_ENOMEM, "out of memory");
+    ms_rng rng;
+    ms_rng_seed(&rng, c->seed ^ 0x9e3779b97f4a7c15ull);
+    for (int i = 0; i < sets; i++)
+        if (ms_generate(gpu, &c->gen, tasks, &rng, &ws[i], err)) {
+            for (int j = 0; j < i; j++)
+                ms_workload_free(ws[j]);
+            free(ws);
+            return err->code;
+        }
+    *out = ws;
+    return MS_OK;
+}
+
+static double evaluate(ms_trainer *t, const ms_gpu_model *gpu, ms_workload **ws, int sets,
+                       ms_error *err)
+{
+    ms_rl_model view;
+    ms_trainer_model(t, &view);
+    double sum = 0;
+    for (int i = 0; i < sets; i++) {
+        double p;
+        if (ms_rl_eval_popt(&view, gpu, ws[i], &p, err))
+            return NAN;
+        sum += p;
+    }
+    return sum / sets;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int load_resume(const train_opts *o, ms_train_config *c, ms_rl_model *r, bool *have)
+{
+    ms_error err;
+    *have = false;
+    if (!o->resume || access(o->out, F_OK))
+        return 0;
+    if (ms_model_load(o->out, r, &err)) {
+        fprintf(stderr, "migsched train: %s\n", err.msg);
+        return 1;
+    }
+    *have = true;
+    c->env = r->env; /* the checkpoint's environment wins */
+    c->ppo.nhidden = r->mlp.nhidden;
+    memcpy(c->ppo.hidden, r->mlp.hidden, sizeof c->ppo.hidden);
+    fprintf(stderr, "resuming %s at %ld steps\n", o->out, r->steps);
+    return 0;
+}
+
+static int train_loop(ms_trainer *t, const train_opts *o, const ms_gpu_model *gpu,
+                      ms_workload **ws)
+{
+    ms_error err;
+    long every = o->eval_every ? o->eval_every : (o->steps + 9) / 10;
+    long next_eval = ms_trainer_steps(t) + every;
+    double t0 = now_s();
+    long s0 = ms_trainer_steps(t), last = s0;
+    double ret_sum = 0;
+    int ret_n = 0;
+    while (ms_trainer_steps(t) < o->steps && !stop_requested) {
+        ms_ppo_stats st;
+        if (ms_trainer_iterate(t, &st, &err)) {
+            fprintf(stderr, "migsched train: %s\n", err.msg);
+            return 1;
+        }
+        if (st.episodes) {
+            ret_sum += st.mean_return * st.episodes;
+            ret_n += st.episodes;
+        }
+        bool final = ms_trainer_steps(t) >= o->steps || stop_requested;
+        if (ms_trainer_steps(t) < next_eval && !final)
+            continue;
+        next_eval += every;
+        double el = now_s() - t0;
+        double popt = evaluate(t, gpu, ws, o->eval_sets, &err);
+        if (isnan(popt)) {
+            fprintf(stderr, "migsched train: evaluation: %s\n", err.msg);
+            return 1;
+        }
+        fprintf(stderr,
+                "steps %ld/%ld  %.0f steps/s  mean return %.4f (%d episodes)  entropy %.3f "
+                "(coef %.4f)  kl %.4f  p_opt %.2f%% on %d sets\n",
+                ms_trainer_steps(t), o->steps, (ms_trainer_steps(t) - s0) / (el > 0 ? el : 1),
+                ret_n ? ret_sum / ret_n : NAN, ret_n, st.entropy, st.ent_coef, st.approx_kl,
+                popt, o->eval_sets);
+        ret_sum = 0;
+        ret_n = 0;
+        last = ms_trainer_steps(t);
+        if (ms_trainer_save(t, o->out, &err)) {
+            fprintf(stderr, "migsched train: %s\n", err.msg);
+            return 1;
+        }
+    }
+    (void)last;
+    return stop_requested ? 130 : 0;
+}
+
+int cmd_train(int argc, char **argv)
+{
+    train_opts o = {.gpu = "A100-40GB", .eval_sets = 100, .eval_tasks = 100};
+    ms_train_config c;
+    memset(&c, 0, sizeof c);
+    ms_env_config_default(&c.env);
+    ms_ppo_config_default(&c.ppo);
+    c.seed = 1;
+    int rc = parse_args(argc, argv, &o, &c);
+    if (rc >= 0)
+        return rc;
+    ms_error err;
+    ms_gpu_model gpu;
+    if (ms_gpu_lookup(o.gpu, &gpu, &err) || ms_gen_preset(&gpu, o.preset, &c.gen, &err)) {
+        fprintf(stderr, "migsched train: %s\n", err.msg);
+        return 1;
+    }
+    snprintf(c.preset, sizeof c.preset, "%s", o.preset);
+    c.total_steps = o.steps;
+    ms_rl_model resume;
+    bool have = false;
+    if (load_resume(&o, &c, &resume, &have))
+        return 1;
+    ms_workload **ws = NULL;
+    ms_trainer *t = NULL;
+    rc = 1;
+    if (make_eval_set(&gpu, &c, o.eval_sets, o.eval_tasks, &ws, &err) ||
+        !(t = ms_trainer_new(&gpu, &c, have ? &resume : NULL, &err))) {
+        fprintf(stderr, "migsched train: %s\n", err.msg);
+        goto out;
+    }
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    rc = train_loop(t, &o, &gpu, ws);
+    if (rc != 1 && o.slim) {
+        ms_rl_model view;
+        ms_trainer_model(t, &view);
+        view.has_adam = false;
+        if (ms_model_save(o.out, &view, &err)) {
+            fprintf(stderr, "migsched train: %s\n", err.msg);
+            rc = 1;
+        }
+    }
+out:
+    ms_trainer_free(t);
+    for (int i = 0; ws && i < o.eval_sets; i++)
+        ms_workload_free(ws[i]);
+    free(ws);
+    if (have)
+        ms_model_destroy(&resume);
+    return rc;
+}

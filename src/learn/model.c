@@ -1,0 +1,196 @@
+/* model.c: policy files: the magic "MSRLMODL", a little-endian u32 version and u32 header
+ * length, a JSON header (architecture, environment, GPU, preset, steps, seed, commit), then
+ * the float32 parameters and, in checkpoints, Adam's moments. */
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "migsched/io.h"
+#include "migsched/learn.h"
+
+#ifndef MIGSCHED_GIT_COMMIT
+#define MIGSCHED_GIT_COMMIT "unknown"
+#endif
+
+static const char MAGIC[8] = {'M', 'S', 'R', 'L', 'M', 'O', 'D', 'L'};
+
+static json_t *header_json(const ms_rl_model *m)
+{
+    json_t *hidden = json_array();
+    for (int l = 0; l < m->mlp.nhidden; l++)
+        json_array_append_new(hidden, json_integer(m->mlp.hidden[l]));
+    char rng[4][24];
+    for (int i = 0; i < 4; i++)
+        snprintf(rng[i], sizeof rng[i], "%llu", (unsigned long long)m->rng.s[i]);
+    return json_pack(
+        "{s:s, s:{s:i, s:o, s:i, s:s}, s:{s:i, s:i, s:s, s:b, s:b, s:b}, s:s, s:s, s:I, s:s,"
+        " s:I, s:b, s:I, s:[s,s,s,s]}",
+        "format", "migsched-rl-model/1",
+        "arch", "in", m->mlp.in, "hidden", hidden, "actions", m->mlp.nact, "activation", "tanh",
+        "env", "n_batch", m->env.n_batch, "levels", m->env.levels, "encoding",
+        m->env.encoding == MS_ENC_ONEHOT ? "one-hot" : "float", "direct_reconfig",
+        m->env.direct_reconfig, "online", m->env.online, "keep_useless", m->env.keep_useless,
+        "gpu", m->gpu, "preset", m->preset, "steps", (json_int_t)m->steps, "git_commit",
+        m->commit[0] ? m->commit : MIGSCHED_GIT_COMMIT, "seed",
+        (json_int_t)m->seed, "adam", m->has_adam, "adam_t", (json_int_t)m->adam.t, "rng",
+        rng[0], rng[1], rng[2], rng[3]);
+}
+
+static bool put_u32(FILE *f, uint32_t v)
+{
+    unsigned char b[4] = {v & 255, (v >> 8) & 255, (v >> 16) & 255, v >> 24};
+    return fwrite(b, 1, 4, f) == 4;
+}
+
+int ms_model_save(const char *path, const ms_rl_model *m, ms_error *err)
+{
+    json_t *h = header_json(m);
+    char *text = h ? json_dumps(h, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
+    json_decref(h);
+    if (!text)
+        return ms_error_set(err, MS_ENOMEM, "%s: cannot build the model header", path);
+    ms_output o;
+    if (ms_output_open(&o, path, err)) {
+        free(text);
+        return err ? err->code : MS_EIO;
+    }
+    size_t n = m->mlp.nparams, len = strlen(text);
+    bool ok = fwrite(MAGIC, 1, 8, o.f) == 8 && put_u32(o.f, MS_MODEL_VERSION) &&
+              put_u32(o.f, (uint32_t)len) && fwrite(text, 1, len, o.f) == len &&
+              fwrite(m->mlp.params, sizeof(float), n, o.f) == n;
+    if (ok && m->has_adam)
+        ok = fwrite(m->adam.m, sizeof(float), n, o.f) == n &&
+             fwrite(m->adam.v, sizeof(float), n, o.f) == n;
+    free(text);
+    if (!ok) {
+        ms_output_abort(&o);
+        return ms_error_set(err, MS_EIO, "%s: write failed", path);
+    }
+    return ms_output_commit(&o, err);
+}
+
+static uint32_t get_u32(const unsigned char *b)
+{
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+static int parse_header(const char *path, json_t *h, ms_rl_model *m, ms_error *err)
+{
+    json_t *hidden = NULL;
+    const char *enc = NULL, *gpu = NULL, *preset = "", *commit = "", *rng[4] = {0};
+    json_int_t steps = 0, seed = 0, adam_t = 0;
+    int in = 0, nact = 0, direct = 0, online = 0, useless = 0, adam = 0;
+    json_error_t je;
+    if (json_unpack_ex(h, &je, 0,
+                       "{s:{s:i, s:o, s:i}, s:{s:i, s:i, s:s, s:b, s:b, s:b}, s:s, s?s, s:I,"
+                       " s?s, s:I, s:b, s?I, s?[ssss]}",
+                       "arch", "in", &in, "hidden", &hidden, "actions", &nact, "env", "n_batch",
+                       &m->env.n_batch, "levels", &m->env.levels, "encoding", &enc,
+                       "direct_reconfig", &direct, "online", &online, "keep_useless", &useless,
+                       "gpu", &gpu, "preset", &preset, "steps", &steps, "git_commit", &commit,
+                       "seed", &seed, "adam", &adam, "adam_t", &adam_t, "rng", &rng[0], &rng[1],
+                       &rng[2], &rng[3]))
+        return ms_error_set(err, MS_EINVAL, "%s: header: %s", path, je.text);
+    if (!json_is_array(hidden) || json_array_size(hidden) < 1 ||
+        json_array_size(hidden) > MS_MLP_MAX_HIDDEN)
+        return ms_error_set(err, MS_EINVAL, "%s: header: arch.hidden must list 1..%d widths",
+                            path, MS_MLP_MAX_HIDDEN);
+    if (strcmp(enc, "float") && strcmp(enc, "one-hot"))
+        return ms_error_set(err, MS_EINVAL, "%s: header: env.encoding '%s' is not float or "
+                                            "one-hot", path, enc);
+    m->env.encoding = strcmp(enc, "float") ? MS_ENC_ONEHOT : MS_ENC_FLOAT;
+    m->env.direct_reconfig = direct;
+    m->env.online = online;
+    m->env.keep_useless = useless;
+    snprintf(m->gpu, sizeof m->gpu, "%s", gpu);
+    snprintf(m->preset, sizeof m->preset, "%s", preset);
+    snprintf(m->commit, sizeof m->commit, "%s", commit);
+    m->steps = steps;
+    m->seed = (uint64_t)seed;
+    m->has_adam = adam;
+    for (int i = 0; i < 4; i++)
+        m->rng.s[i] = rng[i] ? strtoull(rng[i], NULL, 10) : 0;
+    int widths[MS_MLP_MAX_HIDDEN], nh = (int)json_array_size(hidden);
+    for (int l = 0; l < nh; l++) {
+        json_t *v = json_array_get(hidden, (size_t)l);
+        widths[l] = json_is_integer(v) ? (int)json_integer_value(v) : 0;
+    }
+    ms_rng dummy;
+    ms_rng_seed(&dummy, 0);
+    if (ms_mlp_init(&m->mlp, in, nh, widths, nact, &dummy, err)) {
+        ms_error_prefix(err, "%s: header", path);
+        return err ? err->code : MS_EINVAL;
+    }
+    if (m->has_adam) {
+        if (ms_adam_init(&m->adam, m->mlp.nparams, 3e-4f, err))
+            return err ? err->code : MS_ENOMEM;
+        m->adam.t = adam_t;
+    }
+    return MS_OK;
+}
+
+int ms_model_load(const char *path, ms_rl_model *m, ms_error *err)
+{
+    memset(m, 0, sizeof *m);
+    char *buf;
+    size_t len;
+    if (ms_read_file(path, &buf, &len, err))
+        return err ? err->code : MS_EIO;
+    int rc = MS_EINVAL;
+    const unsigned char *b = (const unsigned char *)buf;
+    if (len < 16 || memcmp(buf, MAGIC, 8)) {
+        ms_error_set(err, MS_EINVAL, "%s: not a migsched model file (bad magic)", path);
+        goto out;
+    }
+    uint32_t version = get_u32(b + 8), hlen = get_u32(b + 12);
+    if (version != MS_MODEL_VERSION) {
+        ms_error_set(err, MS_EINVAL, "%s: model version %u, this build reads %d", path, version,
+                     MS_MODEL_VERSION);
+        goto out;
+    }
+    if (hlen > len - 16) {
+        ms_error_set(err, MS_EINVAL, "%s: header length %u past the end of the file", path, hlen);
+        goto out;
+    }
+    json_error_t je;
+    json_t *h = json_loadb(buf + 16, hlen, 0, &je);
+    if (!h) {
+        ms_error_set(err, MS_EINVAL, "%s: header: %s", path, je.text);
+        goto out;
+    }
+    rc = parse_header(path, h, m, err);
+    json_decref(h);
+    if (rc)
+        goto out;
+    size_t n = m->mlp.nparams, body = (m->has_adam ? 3 : 1) * n * sizeof(float);
+    if (len - 16 - hlen != body) {
+        rc = ms_error_set(err, MS_EINVAL, "%s: %zu bytes of parameters, the header's "
+                                          "architecture needs %zu", path, len - 16 - hlen, body);
+        goto out;
+    }
+    const char *p = buf + 16 + hlen;
+    memcpy(m->mlp.params, p, n * sizeof(float));
+    if (m->has_adam) {
+        memcpy(m->adam.m, p + n * sizeof(float), n * sizeof(float));
+        memcpy(m->adam.v, p + 2 * n * sizeof(float), n * sizeof(float));
+    }
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(m->mlp.params[i])) {
+            rc = ms_error_set(err, MS_EINVAL, "%s: parameter %zu is not finite", path, i);
+            goto out;
+        }
+    rc = MS_OK;
+out:
+    free(buf);
+    if (rc)
+        ms_model_destroy(m);
+    return rc;
+}
+
+void ms_model_destroy(ms_rl_model *m)
+{
+    ms_mlp_destroy(&m->mlp);
+    if (m->has_adam)
+        ms_adam_destroy(&m->adam);
+}

@@ -1,0 +1,152 @@
+/* train.c: PPO on vectorised MIG scheduling environments whose episodes are generated
+ * workloads (paper 001 5.1.2-5.1.3), with checkpoints that resume where they stopped. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "migsched/learn.h"
+
+/* One vectorised environment: the scheduling environment and its current workload. */
+typedef struct mig_slot {
+    ms_env *env;
+    ms_workload *w;
+    const ms_gpu_model *gpu;
+    const ms_gen_params *gen;
+    int ntasks;
+} mig_slot;
+
+struct ms_trainer {
+    ms_gpu_model gpu;
+    ms_train_config cfg;
+    int n;
+    mig_slot *slots;
+    void **ptrs;
+    ms_ppo *ppo;
+};
+
+static int slot_reset(void *arg, ms_rng *rng, ms_error *err)
+{
+    mig_slot *s = arg;
+    ms_workload_free(s->w);
+    s->w = NULL;
+    if (ms_generate(s->gpu, s->gen, s->ntasks, rng, &s->w, err))
+        return err ? err->code : MS_EINVAL;
+    return ms_env_reset(s->env, s->w, err);
+}
+
+static void slot_observe(void *arg, float *obs) { ms_env_observe(((mig_slot *)arg)->env, obs); }
+static int slot_mask(void *arg, uint8_t *mask) { return ms_env_mask(((mig_slot *)arg)->env, mask); }
+static double slot_step(void *arg, int a, bool *done)
+{
+    return ms_env_step(((mig_slot *)arg)->env, a, done);
+}
+
+static const ms_rl_env_ops mig_ops = {slot_reset, slot_observe, slot_mask, slot_step};
+
+static bool same_arch(const ms_mlp *a, const ms_mlp *b)
+{
+    if (a->in != b->in || a->nact != b->nact || a->nhidden != b->nhidden)
+        return false;
+    for (int l = 0; l < a->nhidden; l++)
+        if (a->hidden[l] != b->hidden[l])
+            return false;
+    return true;
+}
+
+static int apply_resume(ms_trainer *t, const ms_rl_model *r, ms_error *err)
+{
+    ms_mlp *m = ms_ppo_mlp(t->ppo);
+    if (!same_arch(m, &r->mlp))
+        return ms_error_set(err, MS_EINVAL, "resume: the checkpoint's network does not match "
+                                            "the requested architecture and environment");
+    memcpy(m->params, r->mlp.params, m->nparams * sizeof(float));
+    if (r->has_adam) {
+        ms_adam *a = ms_ppo_adam(t->ppo);
+        memcpy(a->m, r->adam.m, m->nparams * sizeof(float));
+        memcpy(a->v, r->adam.v, m->nparams * sizeof(float));
+        a->t = r->adam.t;
+    }
+    ms_ppo_set_steps(t->ppo, r->steps);
+    if (r->rng.s[0] | r->rng.s[1] | r->rng.s[2] | r->rng.s[3])
+        *ms_ppo_rng(t->ppo) = r->rng;
+    return MS_OK;
+}
+
+ms_trainer *ms_trainer_new(const ms_gpu_model *gpu, const ms_train_config *cfg,
+                           const ms_rl_model *resume, ms_error *err)
+{
+    ms_trainer *t = calloc(1, sizeof *t);
+    if (!t) {
+        ms_error_set(err, MS_ENOMEM, "train: out of memory");
+        return NULL;
+    }
+    t->gpu = *gpu;
+    t->cfg = *cfg;
+    if (!t->cfg.tasks_per_episode)
+        t->cfg.tasks_per_episode = cfg->env.online ? 3 * cfg->env.n_batch : cfg->env.n_batch;
+    t->n = cfg->ppo.n_envs;
+    t->slots = calloc((size_t)t->n, sizeof *t->slots);
+    t->ptrs = calloc((size_t)t->n, sizeof *t->ptrs);
+    if (!t->slots || !t->ptrs) {
+        ms_error_set(err, MS_ENOMEM, "train: out of memory");
+        goto fail;
+    }
+    for (int i = 0; i < t->n; i++) {
+        mig_slot *s = &t->slots[i];
+        s->gpu = &t->gpu;
+        s->gen = &t->cfg.gen;
+        s->ntasks = t->cfg.tasks_per_episode;
+        if (!(s->env = ms_env_new(&t->gpu, &cfg->env, err)))
+            goto fail;
+        t->ptrs[i] = s;
+    }
+    t->ppo = ms_ppo_new(&cfg->ppo, &mig_ops, t->ptrs, ms_env_obs_size(t->slots[0].env),
+                        ms_env_num_actions(t->slots[0].env), cfg->total_steps, cfg->seed, err);
+    if (!t->ppo || (resume && apply_resume(t, resume, err)))
+        goto fail;
+    return t;
+fail:
+    ms_trainer_free(t);
+    return NULL;
+}
+
+void ms_trainer_free(ms_trainer *t)
+{
+    if (!t)
+        return;
+    ms_ppo_free(t->ppo);
+    for (int i = 0; t->slots && i < t->n; i++) {
+        ms_env_free(t->slots[i].env);
+        ms_workload_free(t->slots[i].w);
+    }
+    free(t->slots);
+    free(t->ptrs);
+    free(t);
+}
+
+int ms_trainer_iterate(ms_trainer *t, ms_ppo_stats *out, ms_error *err)
+{
+    return ms_ppo_iterate(t->ppo, out, err);
+}
+
+long ms_trainer_steps(const ms_trainer *t) { return ms_ppo_steps(t->ppo); }
+
+void ms_trainer_model(ms_trainer *t, ms_rl_model *view)
+{
+    memset(view, 0, sizeof *view);
+    view->mlp = *ms_ppo_mlp(t->ppo);
+    view->env = t->cfg.env;
+    snprintf(view->gpu, sizeof view->gpu, "%s", t->gpu.name);
+    snprintf(view->preset, sizeof view->preset, "%s", t->cfg.preset);
+    view->steps = ms_ppo_steps(t->ppo);
+    view->seed = t->cfg.seed;
+    view->has_adam = true;
+    view->adam = *ms_ppo_adam(t->ppo);
+    view->rng = *ms_ppo_rng(t->ppo);
+}
+
+int ms_trainer_save(ms_trainer *t, const char *path, ms_error *err)
+{
+    ms_rl_model view;
+    ms_trainer_model(t, &view);
+    return ms_model_save(path, &view, err);
+}
