@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "migsched/learn.h"
 #include "support.h"
@@ -178,12 +179,64 @@ static void test_ppo_toy_optimum(void **state)
     ms_ppo_free(r);
 }
 
+static void test_model_file(void **state)
+{
+    ms_rl_model m;
+    memset(&m, 0, sizeof m);
+    ms_rng rng;
+    ms_rng_seed(&rng, 5);
+    int hidden[2] = {8, 4};
+    assert_int_equal(ms_mlp_init(&m.mlp, 6, 2, hidden, 5, &rng, NULL), 0);
+    ms_env_config_default(&m.env);
+    m.env.encoding = MS_ENC_ONEHOT;
+    snprintf(m.gpu, sizeof m.gpu, "A30-24GB");
+    snprintf(m.preset, sizeof m.preset, "WIDETIMES");
+    m.steps = 12345;
+    m.seed = 77;
+    m.has_adam = true;
+    assert_int_equal(ms_adam_init(&m.adam, m.mlp.nparams, 1e-3f, NULL), 0);
+    m.adam.t = 9;
+    m.adam.m[3] = 0.5f;
+    char *path = test_write_temp("");
+    assert_int_equal(ms_model_save(path, &m, NULL), 0);
+    ms_rl_model r;
+    assert_int_equal(ms_model_load(path, &r, NULL), 0);
+    assert_int_equal(r.mlp.nparams, m.mlp.nparams);
+    assert_memory_equal(r.mlp.params, m.mlp.params, m.mlp.nparams * sizeof(float));
+    assert_true(r.has_adam && r.adam.t == 9 && r.adam.m[3] == 0.5f);
+    assert_int_equal(r.env.encoding, MS_ENC_ONEHOT);
+    assert_string_equal(r.gpu, "A30-24GB");
+    assert_int_equal(r.steps, 12345);
+    assert_int_equal(r.seed, 77);
+    ms_model_destroy(&r);
+
+    /* A truncated file and a foreign file are rejected with the path in the message. */
+    FILE *f = fopen(path, "r+b");
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fclose(f);
+    assert_int_equal(truncate(path, len - 4), 0);
+    ms_error err;
+    assert_int_equal(ms_model_load(path, &r, &err), MS_EINVAL);
+    assert_non_null(strstr(err.msg, path));
+    assert_non_null(strstr(err.msg, "parameters"));
+    f = fopen(path, "wb");
+    fputs("{\"not\": \"a model\"}", f);
+    fclose(f);
+    assert_int_equal(ms_model_load(path, &r, &err), MS_EINVAL);
+    assert_non_null(strstr(err.msg, "magic"));
+    unlink(path);
+    free(path);
+    ms_model_destroy(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gradient_check),
         cmocka_unit_test(test_masked_policy),
         cmocka_unit_test(test_ppo_toy_optimum),
+        cmocka_unit_test(test_model_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,146 @@
+/* bench_env.c: speed of the scheduling environment (one step), of one scheduling decision
+ * with a 256x256 policy, and of PPO training end to end (environment steps per second). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "migsched/learn.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Random-policy episodes: time of ms_env_step alone and of mask + observe + step. */
+static void bench_step(const ms_gpu_model *gpu, const ms_gen_params *gen)
+{
+    ms_env_config c;
+    ms_env_config_default(&c);
+    ms_env *e = ms_env_new(gpu, &c, NULL);
+    int A = ms_env_num_actions(e);
+    uint8_t *mask = malloc((size_t)A);
+    float *obs = malloc((size_t)ms_env_obs_size(e) * sizeof(float));
+    ms_rng rng;
+    ms_rng_seed(&rng, 1);
+    double t_step = 0, t_all = 0;
+    long steps = 0;
+    for (int ep = 0; ep < 2000; ep++) {
+        ms_workload *w;
+        ms_generate(gpu, gen, c.n_batch, &rng, &w, NULL);
+        ms_env_reset(e, w, NULL);
+        bool done = false;
+        while (!done) {
+            double t0 = now_s();
+            int n = ms_env_mask(e, mask);
+            ms_env_observe(e, obs);
+            int pick = (int)ms_rng_below(&rng, (uint64_t)n), a;
+            for (a = 0; a < A; a++)
+                if (mask[a] && pick-- == 0)
+                    break;
+            double t1 = now_s();
+            ms_env_step(e, a, &done);
+            double t2 = now_s();
+            t_step += t2 - t1;
+            t_all += t2 - t0;
+            steps++;
+        }
+        ms_workload_free(w);
+    }
+    printf("env step (A100-40GB, N=M=14, random policy): %ld steps, %.3f us/step, "
+           "%.3f us with mask + observation\n", steps, t_step / steps * 1e6, t_all / steps * 1e6);
+    free(mask);
+    free(obs);
+    ms_env_free(e);
+}
+
+/* One decision of the learned scheduler: observation, mask, forward pass, argmax. */
+static void bench_decision(const ms_gpu_model *gpu, const ms_gen_params *gen)
+{
+    ms_env_config c;
+    ms_env_config_default(&c);
+    ms_env *e = ms_env_new(gpu, &c, NULL);
+    ms_rng rng;
+    ms_rng_seed(&rng, 2);
+    ms_mlp m;
+    ms_mlp_work w;
+    int hidden[2] = {256, 256};
+    ms_mlp_init(&m, ms_env_obs_size(e), 2, hidden, ms_env_num_actions(e), &rng, NULL);
+    ms_mlp_work_init(&w, &m, 1, NULL);
+    float *obs = malloc((size_t)m.in * sizeof(float));
+    uint8_t *mask = malloc((size_t)m.nact);
+    ms_workload *wl;
+    ms_generate(gpu, gen, c.n_batch, &rng, &wl, NULL);
+    ms_env_reset(e, wl, NULL);
+    enum { REPS = 1000 };
+    double lat[REPS];
+    for (int i = 0; i < REPS; i++) {
+        double t0 = now_s();
+        ms_env_observe(e, obs);
+        ms_env_mask(e, mask);
+        ms_mlp_forward(&m, &w, obs, 1);
+        volatile int a = ms_policy_argmax(w.logits, mask, m.nact);
+        (void)a;
+        lat[i] = now_s() - t0;
+    }
+    double sum = 0;
+    for (int i = 0; i < REPS; i++)
+        sum += lat[i];
+    qsort(lat, REPS, sizeof lat[0], cmp_double);
+    printf("one decision (obs %d, 256x256, %d actions): mean %.1f us, p99 %.1f us over %d\n",
+           m.in, m.nact, sum / REPS * 1e6, lat[REPS * 99 / 100] * 1e6, REPS);
+    free(obs);
+    free(mask);
+    ms_workload_free(wl);
+    ms_mlp_work_destroy(&w);
+    ms_mlp_destroy(&m);
+    ms_env_free(e);
+}
+
+static void bench_training(const ms_gpu_model *gpu, const ms_gen_params *gen, int threads)
+{
+    ms_train_config c;
+    memset(&c, 0, sizeof c);
+    ms_env_config_default(&c.env);
+    ms_ppo_config_default(&c.ppo);
+    c.ppo.threads = threads;
+    c.gen = *gen;
+    c.total_steps = 1 << 20;
+    c.seed = 3;
+    ms_trainer *t = ms_trainer_new(gpu, &c, NULL, NULL);
+    ms_ppo_stats st;
+    ms_trainer_iterate(t, &st, NULL); /* warm-up */
+    double t0 = now_s();
+    long s0 = ms_trainer_steps(t);
+    for (int i = 0; i < 8; i++)
+        ms_trainer_iterate(t, &st, NULL);
+    double el = now_s() - t0;
+    printf("PPO training, 256x256, %d envs x %d steps, %d epochs, minibatch %d, %d thread(s): "
+           "%.0f env steps/s\n", c.ppo.n_envs, c.ppo.n_steps, c.ppo.n_epochs, c.ppo.minibatch,
+           threads, (ms_trainer_steps(t) - s0) / el);
+    ms_trainer_free(t);
+}
+
+int main(void)
+{
+    const ms_gpu_model *gpu = ms_gpu_builtin("A100-40GB");
+    ms_gen_params gen;
+    if (ms_gen_preset(gpu, "WIDETIMES", &gen, NULL)) {
+        fprintf(stderr, "bench_env: no WIDETIMES preset\n");
+        return 1;
+    }
+    bench_step(gpu, &gen);
+    bench_decision(gpu, &gen);
+    bench_training(gpu, &gen, 1);
+    bench_training(gpu, &gen, 2);
+    return 0;
+}
