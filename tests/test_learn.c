@@ -179,6 +179,79 @@ static void test_ppo_toy_optimum(void **state)
     ms_ppo_free(r);
 }
 
+/* The MIG environment on paper 001 Table 2 (A30): the optimum is 2-2 with task1 on one
+ * instance and tasks 2 and 3 one after the other on the other, makespan 0.24 + 10 = 10.24 s
+ * (task1 alone needs 10 s on 2 or 4 slices after a creation; see test_env). */
+typedef struct fixed_env {
+    ms_env *env;
+    ms_workload *w;
+} fixed_env;
+
+static int fixed_reset(void *arg, ms_rng *rng, ms_error *err)
+{
+    fixed_env *f = arg;
+    return ms_env_reset(f->env, f->w, err);
+}
+static void fixed_observe(void *arg, float *obs) { ms_env_observe(((fixed_env *)arg)->env, obs); }
+static int fixed_mask(void *arg, uint8_t *m) { return ms_env_mask(((fixed_env *)arg)->env, m); }
+static double fixed_step(void *arg, int a, bool *done)
+{
+    return ms_env_step(((fixed_env *)arg)->env, a, done);
+}
+
+static const ms_rl_env_ops fixed_ops = {fixed_reset, fixed_observe, fixed_mask, fixed_step};
+
+static void test_ppo_table2_optimum(void **state)
+{
+    ms_workload *w = ms_workload_new();
+    double t1[MS_MAX_SLICES + 1], t2[MS_MAX_SLICES + 1];
+    for (int s = 0; s <= MS_MAX_SLICES; s++)
+        t1[s] = t2[s] = INFINITY;
+    t1[1] = 25, t1[2] = 10, t1[4] = 10;
+    t2[1] = 12, t2[2] = 5, t2[4] = 2;
+    ms_workload_add(w, "task1", t1, NULL, NULL, NULL);
+    ms_workload_add(w, "task2", t2, NULL, NULL, NULL);
+    ms_workload_add(w, "task3", t2, NULL, NULL, NULL);
+    ms_env_config ec;
+    ms_env_config_default(&ec);
+    ec.n_batch = 3;
+    fixed_env envs[8];
+    void *ptrs[8];
+    for (int i = 0; i < 8; i++) {
+        envs[i].env = ms_env_new(ms_gpu_builtin("A30-24GB"), &ec, NULL);
+        envs[i].w = w;
+        ptrs[i] = &envs[i];
+    }
+    ms_ppo_config c;
+    ms_ppo_config_default(&c);
+    c.n_envs = 8;
+    c.n_steps = 32;
+    c.minibatch = 64;
+    c.hidden[0] = c.hidden[1] = 32;
+    c.lr = 1e-3f;
+    int obs_n = ms_env_obs_size(envs[0].env), nact = ms_env_num_actions(envs[0].env);
+    ms_ppo *p = ms_ppo_new(&c, &fixed_ops, ptrs, obs_n, nact, 80 * 256, 7, NULL);
+    assert_non_null(p);
+    for (int i = 0; i < 80; i++) {
+        ms_ppo_stats st;
+        assert_int_equal(ms_ppo_iterate(p, &st, NULL), 0);
+    }
+    /* The greedy policy reaches the optimum. */
+    ms_rl_model view;
+    memset(&view, 0, sizeof view);
+    view.mlp = *ms_ppo_mlp(p);
+    view.env = ec;
+    ms_schedule *s;
+    assert_int_equal(ms_rl_schedule(&view, ms_gpu_builtin("A30-24GB"), w, false, &s, NULL), 0);
+    assert_int_equal(ms_schedule_validate(s, w, NULL), 0);
+    assert_true(fabs(ms_schedule_makespan(s) - 10.24) < 1e-9);
+    ms_schedule_free(s);
+    ms_ppo_free(p);
+    for (int i = 0; i < 8; i++)
+        ms_env_free(envs[i].env);
+    ms_workload_free(w);
+}
+
 static void test_model_file(void **state)
 {
     ms_rl_model m;
@@ -236,6 +309,7 @@ int main(void)
         cmocka_unit_test(test_gradient_check),
         cmocka_unit_test(test_masked_policy),
         cmocka_unit_test(test_ppo_toy_optimum),
+        cmocka_unit_test(test_ppo_table2_optimum),
         cmocka_unit_test(test_model_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
