@@ -14,6 +14,7 @@ static const struct command commands[] = {
     {"gpus", cmd_gpus, "list the built-in GPU models"},
     {"partitions", cmd_partitions, "list a GPU's valid MIG partitions"},
     {"train", cmd_train, "train a scheduling policy with PPO (paper 001)"},
+    {"rl-eval", cmd_rl_eval, "p_opt of a trained policy on generated datasets"},
     {"generate", cmd_generate, "write a synthetic workload (paper presets)"},
 };
 
