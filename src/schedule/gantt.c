@@ -14,8 +14,10 @@ typedef struct axis {
 
 static int col(const axis *a, double t)
 {
-    long c = lround(t * a->scale);
-    return c < 0 ? 0 : c > a->width ? a->width : (int)c;
+    double x = t * a->scale;
+    if (!(x > 0)) /* also NaN */
+        return 0;
+    return x >= a->width ? a->width : (int)lround(x);
 }
 
 /* Fills [from, to) of row with ch (at least one cell, so short events stay visible). */
@@ -138,7 +140,7 @@ void ms_schedule_gantt(const ms_schedule *s, const ms_workload *w, FILE *f, int 
                 snprintf(name, sizeof name, "#%d", t->index);
             paint_task(row, &a, name, t->start, t->end);
         }
-        char label[LABEL_W + 8];
+        char label[MS_NAME_LEN + 32];
         snprintf(label, sizeof label, "g%d %s@%d", in->gpu, s->gpu.profiles[in->profile].name,
                  in->start_slot);
         int end = a.width;
