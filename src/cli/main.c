@@ -15,6 +15,7 @@ static const struct command commands[] = {
     {"partitions", cmd_partitions, "list a GPU's valid MIG partitions"},
     {"validate", cmd_validate, "check a schedule against its workload"},
     {"bounds", cmd_bounds, "makespan lower bounds of a workload"},
+    {"generate", cmd_generate, "write a synthetic workload (paper presets)"},
 };
 
 static void usage(FILE *f)
