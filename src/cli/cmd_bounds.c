@@ -49,7 +49,7 @@ int cmd_bounds(int argc, char **argv)
         fprintf(stderr, "migsched bounds: %s\n", err.msg);
         return 1;
     }
-    printf("%s: %d tasks on %d x %s\n", argv[optind], w->n, gpus, m.name);
+    printf("%s: %d task%s on %d x %s\n", argv[optind], w->n, w->n == 1 ? "" : "s", gpus, m.name);
     printf("baseline       %.6f  (least task area / (slices x GPUs), paper 000 6.4)\n",
            ms_bound_baseline(w, &m, gpus));
     printf("l_bound        %.6f  (paper 001 5.2 with creation times only: a lower bound)\n",
