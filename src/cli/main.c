@@ -15,6 +15,8 @@ static const struct command commands[] = {
     {"partitions", cmd_partitions, "list a GPU's valid MIG partitions"},
     {"train", cmd_train, "train a scheduling policy with PPO (paper 001)"},
     {"rl-eval", cmd_rl_eval, "p_opt of a trained policy on generated datasets"},
+    {"validate", cmd_validate, "check a schedule against its workload"},
+    {"bounds", cmd_bounds, "makespan lower bounds of a workload"},
     {"generate", cmd_generate, "write a synthetic workload (paper presets)"},
 };
 
