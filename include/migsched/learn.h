@@ -141,7 +141,9 @@ typedef struct ms_train_config {
     ms_ppo_config ppo;
     ms_gen_params gen;       /* workload generator of the training episodes */
     char preset[64];
-    int tasks_per_episode;   /* 0 = N offline, 3N online */
+    /* Tasks per training episode; 0 = half the episodes N (3N online), the other half
+     * uniform in 1..N (1..3N). */
+    int tasks_per_episode;
     long total_steps;
     uint64_t seed;
 } ms_train_config;

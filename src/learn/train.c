@@ -12,6 +12,7 @@ typedef struct mig_slot {
     const ms_gpu_model *gpu;
     const ms_gen_params *gen;
     int ntasks;
+    bool vary;
 } mig_slot;
 
 struct ms_trainer {
@@ -28,7 +29,12 @@ static int slot_reset(void *arg, ms_rng *rng, ms_error *err)
     mig_slot *s = arg;
     ms_workload_free(s->w);
     s->w = NULL;
-    if (ms_generate(s->gpu, s->gen, s->ntasks, rng, &s->w, err))
+    /* Half the episodes are shorter: evaluation batches are not all full (100 tasks make
+     * 7 batches of 14 and one of 2), and a policy that never saw a short batch fails it. */
+    int n = s->ntasks;
+    if (s->vary && ms_rng_below(rng, 2))
+        n = 1 + (int)ms_rng_below(rng, (uint64_t)s->ntasks);
+    if (ms_generate(s->gpu, s->gen, n, rng, &s->w, err))
         return err ? err->code : MS_EINVAL;
     return ms_env_reset(s->env, s->w, err);
 }
@@ -81,7 +87,8 @@ ms_trainer *ms_trainer_new(const ms_gpu_model *gpu, const ms_train_config *cfg,
     }
     t->gpu = *gpu;
     t->cfg = *cfg;
-    if (!t->cfg.tasks_per_episode)
+    bool vary = !cfg->tasks_per_episode;
+    if (vary)
         t->cfg.tasks_per_episode = cfg->env.online ? 3 * cfg->env.n_batch : cfg->env.n_batch;
     t->n = cfg->ppo.n_envs;
     t->slots = calloc((size_t)t->n, sizeof *t->slots);
@@ -95,6 +102,7 @@ ms_trainer *ms_trainer_new(const ms_gpu_model *gpu, const ms_train_config *cfg,
         s->gpu = &t->gpu;
         s->gen = &t->cfg.gen;
         s->ntasks = t->cfg.tasks_per_episode;
+        s->vary = vary;
         if (!(s->env = ms_env_new(&t->gpu, &cfg->env, err)))
             goto fail;
         t->ptrs[i] = s;
