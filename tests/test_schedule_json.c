@@ -307,6 +307,22 @@ static void test_metrics(void **st)
     /* present 2g: no creation charged for size 2, so l_bound <= the plain one */
     assert_true(m.l_bound <= ms_bound_lbound(w, A100(), 1) + 1e-12);
     ms_schedule_free(s);
+    /* two GPUs, a 7g on each running one task: everything divides by 7 * 2 */
+    const ms_gpu_model *g = A100();
+    s = ms_schedule_new(g, 2, "two");
+    int p7 = ms_gpu_profile_by_name(g, "7g.40gb");
+    ms_schedule_add_instance(s, 0, p7, 0, 0, 0.24, NAN, NAN);
+    ms_schedule_add_instance(s, 1, p7, 0, 0, 0.24, NAN, NAN);
+    ms_schedule_add_task(s, 0, 0, 0.24, 1.24);
+    ms_schedule_add_task(s, 1, 1, 0.24, 1.24);
+    assert_int_equal(ms_schedule_validate(s, w, NULL), 0);
+    ms_schedule_metrics(s, w, &m);
+    assert_float_equal(m.baseline, 8.0 / 14, 1e-12);
+    assert_float_equal(m.utilization, 14.0 / (14 * 1.24), 1e-12);
+    assert_int_equal(m.creations, 2);
+    assert_int_equal(m.destructions, 0);
+    assert_int_equal(m.reconfigurations, 0);
+    ms_schedule_free(s);
     ms_workload_free(w);
 }
 

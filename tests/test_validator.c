@@ -203,6 +203,47 @@ static void test_slot_conflict_initial(void **st)
     expect_only(s, MS_RULE_SLOT_CONFLICT, "1g.5gb@6");
 }
 
+/* 7g@0 and 4g@0 share four slots: one violation, not one per slot. */
+static void test_slot_conflict_reported_once(void **st)
+{
+    (void)st;
+    ms_schedule *s = ms_schedule_new(A100(), 1, "test");
+    ms_schedule_add_instance(s, 0, prof("7g.40gb"), 0, 0, 0.24, NAN, NAN);
+    ms_schedule_add_instance(s, 0, prof("4g.20gb"), 0, 0.24, 0.45, NAN, NAN);
+    ms_schedule_add_task(s, 0, 0, 0.24, 1.24);
+    ms_schedule_add_task(s, 1, 1, 0.45, 2.45);
+    ms_schedule_add_task(s, 2, 0, 1.24, 2.24);
+    expect_only(s, MS_RULE_SLOT_CONFLICT, "instance 0 (gpu 0, 7g.40gb@0) alive 0-end and instance 1");
+    ms_workload *w = workload3();
+    s = ms_schedule_new(A100(), 1, "test");
+    ms_schedule_add_instance(s, 0, prof("7g.40gb"), 0, 0, 0.24, NAN, NAN);
+    ms_schedule_add_instance(s, 0, prof("4g.20gb"), 0, 0.24, 0.45, NAN, NAN);
+    assert_int_equal(ms_schedule_validate(s, w, NULL), 3 + 1); /* 3 missing + 1 conflict */
+    ms_schedule_free(s);
+    ms_workload_free(w);
+}
+
+/* Thousands of violations: all counted, the first 1000 kept. */
+static void test_many_violations(void **st)
+{
+    (void)st;
+    ms_workload *w = ms_workload_new();
+    double t[MS_MAX_SLICES + 1];
+    for (int k = 0; k <= MS_MAX_SLICES; k++)
+        t[k] = 1;
+    for (int i = 0; i < 1500; i++)
+        ms_workload_add(w, "x", t, NULL, NULL, NULL);
+    ms_schedule *s = ms_schedule_new(A100(), 1, "test");
+    ms_validation v;
+    assert_int_equal(ms_schedule_validate(s, w, &v), 1500);
+    assert_int_equal(v.n, 1000);
+    assert_string_equal(v.v[999].rule, MS_RULE_TASK_MISSING);
+    assert_non_null(strstr(v.v[999].msg, "task 999 (x)"));
+    ms_validation_free(&v);
+    ms_schedule_free(s);
+    ms_workload_free(w);
+}
+
 static void test_reconfig_serial(void **st)
 {
     (void)st;
@@ -373,6 +414,8 @@ int main(void)
         cmocka_unit_test(test_lifetime_after_destruction),
         cmocka_unit_test(test_slot_conflict),
         cmocka_unit_test(test_slot_conflict_initial),
+        cmocka_unit_test(test_slot_conflict_reported_once),
+        cmocka_unit_test(test_many_violations),
         cmocka_unit_test(test_reconfig_serial),
         cmocka_unit_test(test_reconfig_serial_destroy),
         cmocka_unit_test(test_reconfig_duration),
