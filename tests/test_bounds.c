@@ -296,6 +296,13 @@ static void test_bruteforce_a100(void **st)
     check_bounds_against_optimum("A100-40GB", 400, 4, 100);
 }
 
+/* H100 has other reconfiguration times (larger creations), same geometry. */
+static void test_bruteforce_h100(void **st)
+{
+    (void)st;
+    check_bounds_against_optimum("H100-80GB", 200, 4, 200);
+}
+
 /* DESIGN.md: one 10 s task needing 7 slices on an A100 ends at 0.24 + 10 = 10.24 s, below
  * l_bound_paper = (70 + 7 * (0.24 + 0.22)) / 7 = 10.46 s; l_bound = 10.24 s is tight. */
 static void test_paper_bound_exceeds_optimum(void **st)
@@ -361,6 +368,7 @@ int main(void)
         cmocka_unit_test(test_pruning_sound),
         cmocka_unit_test(test_bruteforce_a30),
         cmocka_unit_test(test_bruteforce_a100),
+        cmocka_unit_test(test_bruteforce_h100),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
