@@ -397,6 +397,65 @@ static void test_large(void **st)
     ms_workload_free(w);
 }
 
+/* True when some violation of v has the rule. */
+static bool has_rule(const ms_validation *v, const char *rule)
+{
+    for (int i = 0; i < v->n; i++)
+        if (!strcmp(v->v[i].rule, rule))
+            return true;
+    return false;
+}
+
+/* Applies mutate(s, k) to a fresh base schedule for every k below count and checks that
+ * the rule is among the violations found. */
+static void mutate_all(int count, void (*mutate)(ms_schedule *, int), const char *rule)
+{
+    ms_workload *w = workload3();
+    for (int k = 0; k < count; k++) {
+        ms_schedule *s = base();
+        mutate(s, k);
+        ms_validation v;
+        ms_schedule_validate(s, w, &v);
+        if (!has_rule(&v, rule))
+            print_message("mutation %d: %s not found\n", k, rule);
+        assert_true(has_rule(&v, rule));
+        ms_validation_free(&v);
+        ms_schedule_free(s);
+    }
+    ms_workload_free(w);
+}
+
+static void longer_task(ms_schedule *s, int k) { s->task[k].end += 0.5; }
+static void early_task(ms_schedule *s, int k)
+{
+    s->task[k].start -= 0.1;
+    s->task[k].end -= 0.1;
+}
+static void drop_task(ms_schedule *s, int k) { s->task[k].index = 3; }
+static void short_creation(ms_schedule *s, int k)
+{
+    s->inst[k].create_end = s->inst[k].create_start + 0.05;
+}
+static void bad_slot(ms_schedule *s, int k) { s->inst[k].start_slot = 7; }
+static void early_destroy(ms_schedule *s, int k)
+{
+    s->inst[k].destroy_start = s->inst[k].create_end + 0.3;
+    s->inst[k].destroy_end = s->inst[k].destroy_start + 0.25;
+}
+
+/* Every single mutation of one kind, on every task or instance, is caught by its rule. */
+static void test_mutations(void **st)
+{
+    (void)st;
+    mutate_all(3, longer_task, MS_RULE_TASK_DURATION);
+    mutate_all(3, early_task, MS_RULE_TASK_LIFETIME);  /* every task starts at create_end */
+    mutate_all(3, drop_task, MS_RULE_TASK_MISSING);
+    mutate_all(3, drop_task, MS_RULE_TASK_DUPLICATE);
+    mutate_all(3, short_creation, MS_RULE_RECONFIG_DURATION);
+    mutate_all(3, bad_slot, MS_RULE_PLACEMENT);
+    mutate_all(3, early_destroy, MS_RULE_DESTROY_BEFORE_TASK);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -427,6 +486,7 @@ int main(void)
         cmocka_unit_test(test_initial_valid),
         cmocka_unit_test(test_two_gpus_valid),
         cmocka_unit_test(test_large),
+        cmocka_unit_test(test_mutations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
