@@ -213,7 +213,8 @@ static void test_slot_conflict_reported_once(void **st)
     ms_schedule_add_task(s, 0, 0, 0.24, 1.24);
     ms_schedule_add_task(s, 1, 1, 0.45, 2.45);
     ms_schedule_add_task(s, 2, 0, 1.24, 2.24);
-    expect_only(s, MS_RULE_SLOT_CONFLICT, "instance 0 (gpu 0, 7g.40gb@0) alive 0-end and instance 1");
+    expect_only(s, MS_RULE_SLOT_CONFLICT,
+                "instance 0 (gpu 0, 7g.40gb@0) alive 0-end and instance 1");
     ms_workload *w = workload3();
     s = ms_schedule_new(A100(), 1, "test");
     ms_schedule_add_instance(s, 0, prof("7g.40gb"), 0, 0, 0.24, NAN, NAN);
@@ -281,7 +282,8 @@ static void test_destroy_before_task(void **st)
     ms_schedule *s = base();
     s->inst[0].destroy_start = 1.10;  /* a runs until 1.21 */
     s->inst[0].destroy_end = 1.31;
-    expect_only(s, MS_RULE_DESTROY_BEFORE_TASK, "destroyed from 1.1 while task 0 (a) runs until 1.21");
+    expect_only(s, MS_RULE_DESTROY_BEFORE_TASK,
+                "destroyed from 1.1 while task 0 (a) runs until 1.21");
 }
 
 static void test_times_null_pair(void **st)
