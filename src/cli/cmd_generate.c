@@ -20,8 +20,14 @@ static void usage(FILE *f)
             "  (JSON with --json) to FILE or stdout; the same arguments give the same bytes.\n"
             "  --preset   comma-separated presets, later ones override what earlier ones set:\n"
             "             ");
-    for (const char *const *n = ms_gen_preset_names(); *n; n++)
-        fprintf(f, "%s%s", *n, n[1] ? ", " : "\n");
+    int col = 13;
+    for (const char *const *n = ms_gen_preset_names(); *n; n++) {
+        if (col + strlen(*n) > 78) {
+            fprintf(f, "\n             ");
+            col = 13;
+        }
+        col += fprintf(f, "%s%s", *n, n[1] ? ", " : "\n");
+    }
     fprintf(f,
             "             default: uniform shares, p_sup 0.5, times in [90, 100] s\n"
             "  --seed     random seed (default 1)\n"
