@@ -9,21 +9,6 @@
 
 #define EPS 1e-9
 
-/* cmocka here has no assert_double_equal. */
-#define assert_near(a, b, eps) near_impl((a), (b), (eps), #a, __FILE__, __LINE__)
-static void fail_near(const char *file, int line, const char *what, double a, double b)
-{
-    print_error("%s = %.12g, expected %.12g\n", what, a, b);
-    _fail(file, line);
-}
-
-static void near_impl(double a, double b, double eps, const char *what, const char *file,
-                      int line)
-{
-    if (!(fabs(a - b) <= eps) && !(a == b))
-        fail_near(file, line, what, a, b);
-}
-
 /* A task that runs only at one size (the family then has one allocation). */
 static void add_only(ms_workload *w, const char *name, int size, double t)
 {
