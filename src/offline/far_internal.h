@@ -25,6 +25,7 @@ typedef struct far_tree {
     uint32_t slots[MS_MAX_TREE_NODES]; /* memory-slot mask */
     uint32_t slices[MS_MAX_TREE_NODES];/* compute-slice mask */
     bool has_size[MS_MAX_SLICES + 1];  /* some node of this size exists */
+    int order[2][MS_MAX_TREE_NODES];   /* by depth then id; [1]: deepest first (reversed) */
 } far_tree;
 
 void far_tree_init(far_tree *t, const ms_gpu_model *gpu);
