@@ -198,7 +198,7 @@ int far_search_run(far_search *s, far_plan *p, int b, int first, int n, int *all
             break; /* areas only grow along the family: nothing later can win */
         if (fmax(hmax, area / capacity) < best) {
             ++*evaluated;
-            double ms = far_place(s, best);
+            double ms = far_place(s, area, best);
             if (ms < best) {
                 best = ms;
                 keep_best(s);
