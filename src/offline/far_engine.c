@@ -113,7 +113,7 @@ static int collect(far_engine *e, const far_plan *p, int b0, int b1)
         for (int g = 0; g < p->gpus; g++)
             for (int v = 0; v < t->n; v++)
                 total += far_plan_list((far_plan *)p, b, g, v)->n > 0;
-    if (reserve(e, total, b1 - b0))
+    if (reserve(e, total > 0 ? total : 1, b1 - b0))
         return MS_ENOMEM;
     int last[MS_MAX_SLOTS * 64];
     int *lastp = p->gpus <= 64 ? last : malloc((size_t)p->gpus * MS_MAX_SLOTS * sizeof *lastp);
