@@ -364,6 +364,24 @@ static void test_no_feasible_size_is_an_error(void **state)
     assert_int_not_equal(ms_offline_schedule("nope", w, ms_gpu_builtin("A30-24GB"), 1, &o, &s,
                                              &err), MS_OK);
     assert_non_null(strstr(err.msg, "far-norefine"));
+    add_only(w, "huge", 1, 1e300);
+    assert_int_equal(ms_offline_schedule("far", w, ms_gpu_builtin("A30-24GB"), 1, &o, &s, &err),
+                     MS_EINVAL);
+    assert_non_null(strstr(err.msg, "huge"));
+    assert_int_equal(ms_offline_schedule("far", w, ms_gpu_builtin("A30-24GB"), 65, &o, &s, &err),
+                     MS_EINVAL);
+    ms_workload_free(w);
+}
+
+/* An empty workload is an empty, valid schedule. */
+static void test_empty_workload(void **state)
+{
+    (void)state;
+    ms_workload *w = ms_workload_new();
+    ms_schedule *s = run("far", w, "H100-80GB", 2, NULL);
+    assert_int_equal(s->ntasks, 0);
+    assert_int_equal(s->ninst, 0);
+    ms_schedule_free(s);
     ms_workload_free(w);
 }
 
@@ -380,6 +398,7 @@ int main(void)
         cmocka_unit_test(test_batches_destroy_between),
         cmocka_unit_test(test_batches_reverse_overlaps),
         cmocka_unit_test(test_no_feasible_size_is_an_error),
+        cmocka_unit_test(test_empty_workload),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
