@@ -8,5 +8,6 @@ int cmd_partitions(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_bounds(int argc, char **argv);
 int cmd_generate(int argc, char **argv);
+int cmd_schedule(int argc, char **argv);
 
 #endif
