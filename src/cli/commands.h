@@ -6,5 +6,6 @@
 int cmd_gpus(int argc, char **argv);
 int cmd_partitions(int argc, char **argv);
 int cmd_online(int argc, char **argv);
+int cmd_generate(int argc, char **argv);
 
 #endif

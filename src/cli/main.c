@@ -14,6 +14,7 @@ static const struct command commands[] = {
     {"gpus", cmd_gpus, "list the built-in GPU models"},
     {"partitions", cmd_partitions, "list a GPU's valid MIG partitions"},
     {"online", cmd_online, "simulate online multi-GPU scheduling (paper 002)"},
+    {"generate", cmd_generate, "write a synthetic workload (paper presets)"},
 };
 
 static void usage(FILE *f)
