@@ -24,6 +24,34 @@ static void random_workload(const ms_gpu_model *m, ms_rng *rng, int n, double me
     assert_int_equal(ms_online_generate(m, &g, rng, w, NULL), 0);
 }
 
+/* With a static layout a job starts the moment it is dispatched, so FCFS per profile
+ * means jobs of one profile start in arrival order. */
+static void assert_fifo_per_profile(const ms_online_workload *w, const ms_online_result *r)
+{
+    double last[MS_MAX_PROFILES];
+    for (int p = 0; p < MS_MAX_PROFILES; p++)
+        last[p] = -1;
+    for (int j = 0; j < w->n; j++) {
+        int p = w->jobs[j].profile;
+        assert_true(r->start[j] >= last[p]);
+        last[p] = r->start[j];
+    }
+}
+
+static void assert_timeline(const ms_online_result *r)
+{
+    assert_true(r->nsamples > 0);
+    for (int i = 0; i < r->nsamples; i++) {
+        const ms_online_sample *s = &r->samples[i];
+        assert_true(s->frag >= 0 && s->frag <= 1);
+        assert_true(s->busy >= 0 && s->busy <= s->instances && s->queued >= 0);
+        if (i > 0)
+            assert_true(s->t > r->samples[i - 1].t);
+    }
+    assert_int_equal(r->samples[r->nsamples - 1].busy, 0);  /* everything done at the end */
+    assert_int_equal(r->nmig, r->total_migrations);
+}
+
 static void assert_sane(const ms_online_workload *w, const ms_online_result *r, double kappa)
 {
     for (int j = 0; j < w->n; j++) {
@@ -71,6 +99,10 @@ static void test_random_traces_keep_invariants(void **state)
                 if (rc)
                     fail_msg("%s, %d GPUs, variant %d: %s", m->name, gpus, v, err.msg);
                 assert_sane(&w, &r, c.kappa);
+                if (c.timeline)
+                    assert_timeline(&r);
+                if (c.policy == MS_POLICY_FF_STATIC)
+                    assert_fifo_per_profile(&w, &r);
                 if (!c.migration)
                     assert_int_equal(r.total_migrations, 0);
                 if (!c.dynamic)
@@ -123,6 +155,37 @@ static void test_contention_timing_by_hand(void **state)
     assert_float_equal(r.end[0] - r.start[0], 10.0, 1e-9);
     assert_float_equal(r.end[1] - r.start[1], 10.0, 1e-9);
     ms_online_result_free(&r);
+    ms_online_workload_free(&w);
+}
+
+/* Reconfiguration by hand on one A100-40GB: A (7g, 10 s) is created in 0.24 s and ends at
+ * 10.24; B (1g.5gb, arrives at 1) waits for the whole GPU, then the idle 7g is destroyed
+ * (0.22 s) and a 1g created (0.16 s): B runs 10.62-20.62. C (7g, at 30) destroys B's idle
+ * 1g (0.20 s) and creates a 7g (0.24 s): it starts at 30.44. */
+static void test_reconfiguration_timing_by_hand(void **state)
+{
+    (void)state;
+    const ms_gpu_model *m = ms_gpu_builtin("A100-40GB");
+    ms_online_workload w;
+    parse(m, "arrival,profile,work\n0,7g.40gb,10\n1,1g.5gb,10\n30,7g.40gb,5\n", &w);
+    for (int policy = MS_POLICY_FRAG; policy <= MS_POLICY_FF_DYNAMIC; policy += 2) {
+        ms_online_config c;
+        ms_online_config_defaults(&c);
+        c.policy = policy;
+        c.gpus = 1;
+        c.check = true;
+        ms_online_result r;
+        assert_int_equal(ms_online_simulate(m, &w, &c, &r, NULL), 0);
+        assert_float_equal(r.start[0], 0.24, 1e-9);
+        assert_float_equal(r.end[0], 10.24, 1e-9);
+        assert_float_equal(r.start[1], 10.62, 1e-9);
+        assert_float_equal(r.end[1], 20.62, 1e-9);
+        assert_float_equal(r.start[2], 30.44, 1e-9);
+        assert_int_equal(r.creations, 3);
+        assert_int_equal(r.destructions, 2);
+        assert_float_equal(r.mean_wait, (0.24 + 9.62 + 0.44) / 3, 1e-9);
+        ms_online_result_free(&r);
+    }
     ms_online_workload_free(&w);
 }
 
@@ -238,6 +301,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_traces_keep_invariants),
         cmocka_unit_test(test_contention_timing_by_hand),
+        cmocka_unit_test(test_reconfiguration_timing_by_hand),
         cmocka_unit_test(test_departure_migration_lowers_fragmentation),
         cmocka_unit_test(test_inter_gpu_migration_balances),
         cmocka_unit_test(test_static_layouts),

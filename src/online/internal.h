@@ -97,7 +97,8 @@ typedef struct msi_sim {
     msi_event *heap;
     int nheap, capheap;
     uint64_t seq;
-    double now, frag_sum, frag_area, last_t;
+    double now, frag_area, last_t;
+    int64_t frag_sum;                    /* sum of F(g) in units of 1e-12: exact updates */
     int next_arrival, done, instances, busy;
     bool static_layout;
     int failed;                          /* MS_ENOMEM once an allocation failed */
@@ -105,6 +106,7 @@ typedef struct msi_sim {
 } msi_sim;
 
 /* sim.c */
+double msi_system_frag(const msi_sim *s);
 void msi_push(msi_sim *s, double t, int kind, int id, int slot, uint32_t version);
 void msi_rerate(msi_sim *s, int g);
 void msi_gpu_changed(msi_sim *s, int g);

@@ -18,7 +18,7 @@ static void start_migration(msi_sim *s, int j, int tg, int tstart)
 {
     msi_job *jb = &s->job[j];
     int g = jb->gpu, p = s->w->jobs[j].profile;
-    double before = s->frag_sum / s->G, ready;
+    double before = msi_system_frag(s), ready;
     jb->tgpu = tg;
     jb->tslot = (int8_t)tstart;
     jb->mversion++;
@@ -46,7 +46,7 @@ static void start_migration(msi_sim *s, int j, int tg, int tstart)
         r->mig = n;
         r->cap_mig = cap;
     }
-    r->mig[r->nmig++] = (ms_online_migration){s->now, j, g, tg, before, s->frag_sum / s->G};
+    r->mig[r->nmig++] = (ms_online_migration){s->now, j, g, tg, before, msi_system_frag(s)};
 }
 
 /* The move of one running job of g to a free placement on g that lowers F(g) most. */

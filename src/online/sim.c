@@ -95,17 +95,19 @@ static void recount(msi_sim *s, int g)
     }
 }
 
+double msi_system_frag(const msi_sim *s) { return (double)s->frag_sum * 1e-12 / s->G; }
+
 void msi_gpu_changed(msi_sim *s, int g)
 {
     msi_gpu *gp = &s->gpu[g];
     s->instances -= gp->ninst;
     s->busy -= gp->nbusy;
-    s->frag_sum -= gp->frag;
+    s->frag_sum -= llround(gp->frag * 1e12);
     recount(s, g);
     gp->frag = msi_frag_with(s, g, 0, 0, 0, 0);
     s->instances += gp->ninst;
     s->busy += gp->nbusy;
-    s->frag_sum += gp->frag;
+    s->frag_sum += llround(gp->frag * 1e12);
     msi_update_keys(s, g);
 }
 
@@ -206,7 +208,7 @@ static void on_finish(msi_sim *s, int j)
 static void sample(msi_sim *s)
 {
     ms_online_result *r = s->r;
-    ms_online_sample v = {s->now, s->frag_sum / s->G, s->instances, s->busy, s->queued};
+    ms_online_sample v = {s->now, msi_system_frag(s), s->instances, s->busy, s->queued};
     if (r->nsamples > 0 && r->samples[r->nsamples - 1].t == s->now) {
         r->samples[r->nsamples - 1] = v;
         return;
@@ -259,7 +261,7 @@ static int run_loop(msi_sim *s, ms_error *err)
     s->last_t = s->w->n > 0 ? s->w->jobs[0].arrival : 0.0;
     while (s->nheap > 0 && !s->failed) {
         msi_event e = pop(s);
-        s->frag_area += s->frag_sum / s->G * (e.t - s->last_t);
+        s->frag_area += msi_system_frag(s) * (e.t - s->last_t);
         s->now = s->last_t = e.t;
         if (!handle(s, &e))
             continue;
@@ -341,7 +343,7 @@ int msi_run(const ms_gpu_model *m, const ms_online_workload *w, const ms_online_
     if (!rc)
         r->mean_frag = s.now > (w->n ? w->jobs[0].arrival : 0.0)
                            ? s.frag_area / (s.now - w->jobs[0].arrival)
-                           : s.frag_sum / s.G;
+                           : msi_system_frag(&s);
     sim_free(&s);
     return rc;
 }
