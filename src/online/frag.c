@@ -113,14 +113,14 @@ bool ms_online_best_placement(const ms_gpu_model *m, const ms_partition *busy,
 bool ms_online_best_move(const ms_gpu_model *m, const ms_partition *busy, int *which,
                          ms_placement *to, double *frag_after)
 {
-    double now = ms_online_frag(m, busy), best = now;
+    double best = ms_online_frag(m, busy);
     bool found = false;
+    uint32_t slots, slices;
+    partition_masks(m, busy, &slots, &slices);
     for (int i = 0; i < busy->n; i++) {
         ms_partition rest = *busy;
         memmove(&rest.inst[i], &rest.inst[i + 1], (size_t)(rest.n - i - 1) * sizeof rest.inst[0]);
         rest.n--;
-        uint32_t slots, slices;
-        partition_masks(m, busy, &slots, &slices);
         const ms_profile *pr = &m->profiles[busy->inst[i].profile];
         for (int j = 0; j < pr->nstarts; j++) {
             ms_placement p = {busy->inst[i].profile, pr->starts[j]};

@@ -109,8 +109,8 @@ static int run_one(const ms_gpu_model *m, const ms_online_workload *w, const ms_
 static int check_config(const ms_gpu_model *m, const ms_online_workload *w,
                         const ms_online_config *c, ms_error *err)
 {
-    if (c->gpus < 1 || c->gpus > (1 << 24))
-        return ms_error_set(err, MS_EINVAL, "--gpus must be between 1 and %d", 1 << 24);
+    if (c->gpus < 1 || c->gpus > (1 << 20))
+        return ms_error_set(err, MS_EINVAL, "--gpus must be between 1 and %d", 1 << 20);
     if (!(c->tau >= 0 && c->tau <= 1))
         return ms_error_set(err, MS_EINVAL, "--tau must be in [0, 1]");
     if (!(c->kappa >= 0 && c->kappa < 1e6) || !(c->migration_cost >= 0 && c->migration_cost < 1e9))

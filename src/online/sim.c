@@ -244,7 +244,8 @@ static bool handle(msi_sim *s, const msi_event *e)
         msi_migration_end(s, e->id);
         break;
     }
-    if (s->queued && e->kind != MSI_EV_ARRIVAL && e->kind != MSI_EV_FINISH)
+    /* a ready instance nobody waits for, or a migration's source, may serve a queued job */
+    if (s->queued && (e->kind == MSI_EV_RECONF_END || e->kind == MSI_EV_MIG_END))
         msi_dispatch_queue(s);
     return true;
 }
