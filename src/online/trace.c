@@ -153,7 +153,8 @@ int ms_online_trace_parse(const char *text, size_t len, const char *source,
         ms_online_workload_free(w);
         return rc;
     }
-    qsort(w->jobs, (size_t)w->n, sizeof *w->jobs, cmp_arrival);
+    if (w->n > 1)  /* qsort must not see the NULL of an empty list */
+        qsort(w->jobs, (size_t)w->n, sizeof *w->jobs, cmp_arrival);
     return MS_OK;
 }
 
@@ -254,7 +255,8 @@ int ms_online_alibaba_read(const char *path, const ms_gpu_model *m, int limit,
         ms_online_workload_free(w);
         return rc;
     }
-    qsort(w->jobs, (size_t)w->n, sizeof *w->jobs, cmp_arrival);
+    if (w->n > 1)  /* qsort must not see the NULL of an empty list */
+        qsort(w->jobs, (size_t)w->n, sizeof *w->jobs, cmp_arrival);
     double t0 = w->n ? w->jobs[0].arrival : 0;
     for (int j = 0; j < w->n; j++)
         w->jobs[j].arrival -= t0;
