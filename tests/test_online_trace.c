@@ -40,6 +40,23 @@ static void test_trace_ok(void **state)
     ms_online_workload_free(&w);
 }
 
+/* A header alone is an empty workload, and simulating it is not an error. */
+static void test_empty_trace(void **state)
+{
+    (void)state;
+    ms_online_workload w;
+    assert_int_equal(parse("arrival,profile,work\n", &w, NULL), 0);
+    assert_int_equal(w.n, 0);
+    ms_online_config c;
+    ms_online_config_defaults(&c);
+    c.check = true;
+    ms_online_result r;
+    assert_int_equal(ms_online_simulate(a100(), &w, &c, &r, NULL), 0);
+    assert_int_equal(r.events, 0);
+    ms_online_result_free(&r);
+    ms_online_workload_free(&w);
+}
+
 static void expect_error(const char *text, const char *needle)
 {
     ms_online_workload w;
@@ -97,6 +114,27 @@ static void test_alibaba_mapping_and_skips(void **state)
     ms_online_workload_free(&w);
     remove(path);
     free(path);
+}
+
+static void test_alibaba_errors(void **state)
+{
+    (void)state;
+    ms_online_workload w;
+    ms_error err;
+    const char *bad[][2] = {
+        {"name,num_gpu\n", "a.csv:1: header lacks"},
+        {"name,num_gpu,gpu_milli,creation_time,deletion_time\np,1,x,0,1\n",
+         "a.csv:2: num_gpu or gpu_milli"},
+        {"name,num_gpu,gpu_milli,creation_time,deletion_time\np,1,100,0\n",
+         "a.csv:2: expected 5 fields"},
+    };
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(ms_online_alibaba_parse(bad[i][0], strlen(bad[i][0]), "a.csv", a100(), 0,
+                                                 &w, &err), MS_EINVAL);
+        if (!strstr(err.msg, bad[i][1]))
+            fail_msg("'%s' lacks '%s'", err.msg, bad[i][1]);
+        assert_int_equal(w.n, 0);
+    }
 }
 
 /* The real trace: 6,989 pods ask for one GPU or part of one (shared/data/README.md). */
@@ -163,7 +201,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_trace_ok),
+        cmocka_unit_test(test_empty_trace),
         cmocka_unit_test(test_trace_errors_name_the_line),
+        cmocka_unit_test(test_alibaba_errors),
         cmocka_unit_test(test_alibaba_mapping_and_skips),
         cmocka_unit_test(test_alibaba_real_trace),
         cmocka_unit_test(test_generator_statistics),

@@ -70,6 +70,9 @@ int ms_online_trace_write(const char *path, const ms_gpu_model *m, const ms_onli
  * keeps the first `limit` jobs. */
 int ms_online_alibaba_read(const char *path, const ms_gpu_model *m, int limit,
                            ms_online_workload *w, ms_error *err);
+int ms_online_alibaba_parse(const char *text, size_t len, const char *source,
+                            const ms_gpu_model *m, int limit, ms_online_workload *w,
+                            ms_error *err);
 
 enum ms_online_service { MS_SERVICE_NORMAL = 0, MS_SERVICE_LONG = 1 };
 

@@ -214,15 +214,36 @@ static int column(char **f, int n, const char *name)
 int ms_online_alibaba_read(const char *path, const ms_gpu_model *m, int limit,
                            ms_online_workload *w, ms_error *err)
 {
-    char *text, *line, *f[ALI_MAX_COLS + 1];
+    char *text;
     size_t len;
     memset(w, 0, sizeof *w);
     int rc = ms_read_file(path, &text, &len, err);
     if (rc)
         return rc;
+    rc = ms_online_alibaba_parse(text, len, path, m, limit, w, err);
+    free(text);
+    return rc;
+}
+
+int ms_online_alibaba_parse(const char *data, size_t len, const char *path,
+                            const ms_gpu_model *m, int limit, ms_online_workload *w,
+                            ms_error *err)
+{
+    char *line, *f[ALI_MAX_COLS + 1];
+    memset(w, 0, sizeof *w);
+    char *text = malloc(len + 1);
+    if (!text)
+        return ms_error_set(err, MS_ENOMEM, "%s: out of memory", path);
+    memcpy(text, data, len);
+    text[len] = '\0';
+    int rc = MS_OK;
     char *cur = text;
     line = next_line(&cur, text + len);
     int nc = line ? split(line, f, ALI_MAX_COLS) : 0;
+    if (nc > ALI_MAX_COLS) {
+        free(text);
+        return ms_error_set(err, MS_EINVAL, "%s:1: more than %d columns", path, ALI_MAX_COLS);
+    }
     int c_name = column(f, nc, "name"), c_num = column(f, nc, "num_gpu");
     int c_milli = column(f, nc, "gpu_milli"), c_cre = column(f, nc, "creation_time");
     int c_del = column(f, nc, "deletion_time"), lineno = 1;
