@@ -31,7 +31,7 @@ int ms_online_write_jobs_csv(const char *path, const ms_gpu_model *m,
 
 #define SVG_W 900.0
 #define SVG_LEFT 60.0
-#define SVG_PLOT_W (SVG_W - SVG_LEFT - 20.0)
+#define SVG_PLOT_W (SVG_W - SVG_LEFT - 40.0)
 #define SVG_PANEL_H 200.0
 #define SVG_MAX_POINTS 4000  /* long runs are thinned to this many points per line */
 
@@ -87,7 +87,7 @@ static void write_svg(FILE *f, const ms_online_result *r, const char *title)
     for (int i = 0; i < r->nsamples; i++)
         for (int k = 1; k <= 3; k++)
             bot.ymax = field(&r->samples[i], k) > bot.ymax ? field(&r->samples[i], k) : bot.ymax;
-    double h = bot.top + SVG_PANEL_H + 40;
+    double h = bot.top + SVG_PANEL_H + 50;
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
                "font-family=\"sans-serif\" font-size=\"12\">\n", SVG_W, h);
     fprintf(f, "<text x=\"%.0f\" y=\"18\" font-size=\"14\">%s</text>\n", SVG_LEFT, title);
@@ -100,6 +100,13 @@ static void write_svg(FILE *f, const ms_online_result *r, const char *title)
         fprintf(f, "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"red\" "
                    "stroke-opacity=\"0.5\"/>\n", x, top.top + SVG_PANEL_H - 12, x,
                 top.top + SVG_PANEL_H);
+    }
+    for (int k = 0; k <= 5; k++) {  /* time ticks under both panels */
+        double t = top.t0 + (top.t1 - top.t0) * k / 5, x = sx(&top, t);
+        fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%.0f s</text>\n", x,
+                top.top + SVG_PANEL_H + 14, t);
+        fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%.0f s</text>\n", x,
+                bot.top + SVG_PANEL_H + 14, t);
     }
     polyline(f, &top, r, 0, "black");
     polyline(f, &bot, r, 1, "#1f77b4");
