@@ -102,7 +102,6 @@ typedef struct msi_sim {
     int next_arrival, done, instances, busy;
     bool static_layout;
     int failed;                          /* MS_ENOMEM once an allocation failed */
-    const ms_partition *layout;          /* per GPU, when static */
 } msi_sim;
 
 /* sim.c */
@@ -110,7 +109,6 @@ double msi_system_frag(const msi_sim *s);
 void msi_push(msi_sim *s, double t, int kind, int id, int slot, uint32_t version);
 void msi_rerate(msi_sim *s, int g);
 void msi_gpu_changed(msi_sim *s, int g);
-void msi_job_begin(msi_sim *s, int j);
 /* place.c */
 void msi_update_keys(msi_sim *s, int g);
 bool msi_lazy(const msi_sim *s, int g);

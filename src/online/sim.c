@@ -138,7 +138,7 @@ void msi_rerate(msi_sim *s, int g)
     }
 }
 
-void msi_job_begin(msi_sim *s, int j)
+static void job_begin(msi_sim *s, int j)
 {
     msi_job *jb = &s->job[j];
     jb->state = MSI_J_RUNNING;
@@ -231,7 +231,7 @@ static bool handle(msi_sim *s, const msi_event *e)
 {
     switch (e->kind) {
     case MSI_EV_ARRIVAL: on_arrival(s, e->id); break;
-    case MSI_EV_START: msi_job_begin(s, e->id); break;
+    case MSI_EV_START: job_begin(s, e->id); break;
     case MSI_EV_RECONF_END: on_reconf_end(s, e->id, e->slot); break;
     case MSI_EV_FINISH:
         if (s->job[e->id].state != MSI_J_RUNNING || s->job[e->id].version != e->version)
@@ -305,7 +305,6 @@ static int sim_init(msi_sim *s, const ms_gpu_model *m, const ms_online_workload 
     s->r = r;
     s->G = c->gpus;
     s->S = m->slices;
-    s->layout = layout;
     s->static_layout = layout != NULL;
     s->gpu = calloc((size_t)s->G, sizeof *s->gpu);
     s->job = malloc((size_t)(w->n ? w->n : 1) * sizeof *s->job);
