@@ -13,6 +13,7 @@ struct command {
 static const struct command commands[] = {
     {"gpus", cmd_gpus, "list the built-in GPU models"},
     {"partitions", cmd_partitions, "list a GPU's valid MIG partitions"},
+    {"online", cmd_online, "simulate online multi-GPU scheduling (paper 002)"},
     {"validate", cmd_validate, "check a schedule against its workload"},
     {"bounds", cmd_bounds, "makespan lower bounds of a workload"},
     {"generate", cmd_generate, "write a synthetic workload (paper presets)"},
