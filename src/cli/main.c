@@ -13,6 +13,8 @@ struct command {
 static const struct command commands[] = {
     {"gpus", cmd_gpus, "list the built-in GPU models"},
     {"partitions", cmd_partitions, "list a GPU's valid MIG partitions"},
+    {"compare", cmd_compare, "run every algorithm on a workload and compare their metrics"},
+    {"plot", cmd_plot, "draw a schedule as SVG or self-contained HTML"},
 };
 
 static void usage(FILE *f)
