@@ -7,5 +7,6 @@ int cmd_gpus(int argc, char **argv);
 int cmd_partitions(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
+int cmd_experiment(int argc, char **argv);
 
 #endif

@@ -14,6 +14,7 @@ static const struct command commands[] = {
     {"gpus", cmd_gpus, "list the built-in GPU models"},
     {"partitions", cmd_partitions, "list a GPU's valid MIG partitions"},
     {"compare", cmd_compare, "run every algorithm on a workload and compare their metrics"},
+    {"experiment", cmd_experiment, "run one of the papers' experiment tables (CSV)"},
     {"plot", cmd_plot, "draw a schedule as SVG or self-contained HTML"},
 };
 
