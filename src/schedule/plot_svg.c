@@ -251,5 +251,7 @@ void ms_plot_labels_from_workload(const ms_schedule *s, const ms_workload *w, ms
 {
     memset(out, 0, sizeof *out);
     out->w = w;
-    out->l_bound = ms_bound_lbound(w, &s->gpu, s->gpus);
+    ms_metrics m;
+    ms_schedule_metrics(s, w, &m);
+    out->l_bound = m.l_bound;
 }
