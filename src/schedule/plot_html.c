@@ -31,7 +31,7 @@ static const char SCRIPT[] =
 int ms_plot_html(const ms_schedule *s, const ms_plot_labels *lab, FILE *f, ms_error *err)
 {
     const char *title = lab->title ? lab->title : s->algorithm;
-    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>", f);
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>", f);
     ms_plot_escape(f, title);
     fputs(" - migsched schedule</title>\n", f);
     fputs(STYLE, f);

@@ -98,7 +98,7 @@ static void box(FILE *f, const char *cls, double x0, double x1, double y, double
                 const char *fill, const char *tip)
 {
     fprintf(f, "<rect class=\"%s\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"",
-            cls, x0, y, fmax(x1 - x0, 0.5), h, fill);
+            cls, x0, y, fmax(x1 - x0, 1.5), h, fill);
     fputs(" data-tip=\"", f);
     ms_plot_escape(f, tip);
     fputs("\"><title>", f);
