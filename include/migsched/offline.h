@@ -31,6 +31,9 @@ typedef struct ms_offline_options {
 } ms_offline_options;
 
 void ms_offline_options_init(ms_offline_options *o);
+/* "trivial", "reverse" or "overlap"; returns -1 for anything else. */
+int ms_concat_parse(const char *text);
+const char *ms_concat_name(ms_concat_mode m);
 
 /* One scheduling algorithm. A new one is one line in the table of offline.c. */
 typedef int (*ms_offline_fn)(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
@@ -45,14 +48,26 @@ typedef struct ms_offline_algo {
 int ms_offline_algo_count(void);
 const ms_offline_algo *ms_offline_algo_at(int i);
 const ms_offline_algo *ms_offline_find(const char *name);
-/* A name in the table or a parametrised baseline ("fixpart:4-2-1"). */
+/* A name in the table or a parametrised baseline ("fixpart:4-2-1", "fixpart:3"). */
 bool ms_offline_known(const char *name);
 
-/* Runs algorithm `algo` (e.g. "far", "miso", "fixpart:3-2-2") on `gpus` GPUs of the
- * model; opt may be NULL (defaults). The schedule carries the stat compute_seconds. */
+/* Runs algorithm `algo` (e.g. "far", "far-norefine", "miso", "fixpart:4-2-1") on `gpus` GPUs of the model. The
+ * schedule carries stats: compute_seconds and the algorithm's own counters. */
 int ms_offline_schedule(const char *algo, const ms_workload *w, const ms_gpu_model *gpu,
                         int gpus, const ms_offline_options *opt, ms_schedule **out,
                         ms_error *err);
+
+/* FAR itself (paper 000 sections 3-4); opt->refine chooses phase 3. Stats: allocations
+ * (family size), evaluated (allocations run through Algorithm 1), makespan_phase2, moves,
+ * swaps, refine_iterations; with batches also batches, makespan_trivial, makespan_reverse,
+ * p_rev and p_move_swap (percent, paper 000 6.7.1), concat_moves, concat_swaps. */
+int ms_far_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
+                    const ms_offline_options *opt, ms_schedule **out, ms_error *err);
+
+/* Paper 000's execution report: per GPU, the repartitioning tree with each instance's
+ * tasks and their end times, `Node(start=0, size=2, tasks=[...], ends=[...])`, children
+ * indented under their parent. Works for any schedule whose instances sit on the tree. */
+void ms_far_tree_print(const ms_schedule *s, const ms_workload *w, FILE *f);
 
 /* ---- Baselines (docs/baselines.md) ------------------------------------------------------
  * Each fills *out with a schedule that passes ms_schedule_validate, or returns
