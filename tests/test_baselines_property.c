@@ -103,10 +103,41 @@ static void random_times_every_model(void **state)
     print_message("%d random workloads checked\n", runs);
 }
 
+/* The papers' generator, every preset pair, every GPU model. */
+static void presets_every_model(void **state)
+{
+    static const char *const scalings[] = {"POORSCALING", "MIXEDSCALING", "GOODSCALING",
+                                           "MIXSCALINGEXTREME"};
+    static const char *const times[] = {"WIDETIMES", "NARROWTIMES"};
+    ms_rng r;
+    ms_rng_seed(&r, 7);
+    int runs = 0;
+    for (int g = 0; g < ms_gpu_builtin_count(); g++) {
+        const ms_gpu_model *gpu = ms_gpu_builtin_at(g);
+        for (int a = 0; a < 4; a++)
+            for (int b = 0; b < 2; b++)
+                for (int rep = 0; rep < 12; rep++) {
+                    char presets[64];
+                    snprintf(presets, sizeof presets, "%s,%s", scalings[a], times[b]);
+                    ms_gen_params p;
+                    ms_error err = {0};
+                    assert_int_equal(ms_gen_preset(gpu, presets, &p, &err), 0);
+                    ms_workload *w = NULL;
+                    int n = 1 + (int)ms_rng_below(&r, 40), gpus = 1 + (int)ms_rng_below(&r, 3);
+                    assert_int_equal(ms_generate(gpu, &p, n, &r, &w, &err), 0);
+                    check_all(w, gpu, gpus, &r);
+                    ms_workload_free(w);
+                    runs++;
+                }
+    }
+    print_message("%d generated workloads checked\n", runs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(random_times_every_model),
+        cmocka_unit_test(presets_every_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -224,7 +224,7 @@ int cmd_compare(int argc, char **argv)
         print_rows(rows, n, far, csv, timed);
         for (int i = 0; i < n; i++)
             if (!rows[i].s)
-                fprintf(stderr, "migsched compare: %s: %s\n", rows[i].algo, rows[i].why);
+                fprintf(stderr, "migsched compare: %s\n", rows[i].why);
         if (plot_dir)
             rc = write_plots(plot_dir, rows, n, w);
     }
