@@ -14,36 +14,13 @@ typedef struct far_totals {
     double phase2;           /* makespan before refinement (one batch) */
 } far_totals;
 
-/* Phase 3 on batch b, kept only when the exact makespan does not grow. */
-static int refine_batch(far_plan *p, int b, far_engine *e, far_plan *undo,
-                        const ms_offline_options *opt, far_totals *tot)
-{
-    int rc = far_engine_run(e, p, b, b + 1, false, true);
-    double before = e->makespan;
-    if (rc || (rc = far_plan_copy_batch(undo, 0, p, b)))
-        return rc;
-    far_refine_stats st;
-    if ((rc = far_refine_run(p, b, e, opt, &st)) || (rc = far_engine_run(e, p, b, b + 1, false, true)))
-        return rc;
-    if (e->makespan > before) /* rounding in the running sums: keep the phase 2 plan */
-        return far_plan_copy_batch(p, b, undo, 0);
-    tot->refine.moves += st.moves;
-    tot->refine.swaps += st.swaps;
-    tot->refine.iterations += st.iterations;
-    return MS_OK;
-}
-
 static int schedule_batches(far_plan *p, int per_batch, const ms_offline_options *opt,
                             far_engine *e, far_totals *tot, ms_error *err)
 {
     far_search *srch = far_search_new();
-    far_plan undo;
-    int rc = far_plan_init(&undo, p->w, p->gpu, p->gpus, 1);
-    if (!srch || rc) {
-        far_search_free(srch);
-        far_plan_free(&undo);
+    int rc = MS_OK;
+    if (!srch)
         return ms_error_set(err, MS_ENOMEM, "out of memory");
-    }
     for (int b = 0; b < p->batches && !rc; b++) {
         int first = b * per_batch, n = p->w->n - first < per_batch ? p->w->n - first : per_batch;
         int allocs, evals;
@@ -57,11 +34,16 @@ static int schedule_batches(far_plan *p, int per_batch, const ms_offline_options
                 break;
             tot->phase2 = e->makespan;
         }
-        if (opt->refine && (rc = refine_batch(p, b, e, &undo, opt, tot)))
+        far_refine_stats st;
+        if (opt->refine && (rc = far_refine_run(p, b, e, opt, &st)))
             ms_error_set(err, rc, "out of memory in refinement");
+        else if (opt->refine) {
+            tot->refine.moves += st.moves;
+            tot->refine.swaps += st.swaps;
+            tot->refine.iterations += st.iterations;
+        }
     }
     far_search_free(srch);
-    far_plan_free(&undo);
     return rc;
 }
 
@@ -122,7 +104,8 @@ int ms_far_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
     if (!rc && batches > 1)
         rc = far_concat_run(&p, &e, opt, s, err);
     else if (!rc) {
-        rc = far_engine_run(&e, &p, 0, 1, false, true);
+        if (opt->refine) /* else the engine still holds phase 2's exact run */
+            rc = far_engine_run(&e, &p, 0, 1, false, true);
         if (!rc)
             rc = far_engine_emit(&e, &p, s);
         if (rc)

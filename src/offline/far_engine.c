@@ -103,19 +103,6 @@ static int reserve(far_engine *e, int n, int batches)
     return MS_OK;
 }
 
-/* Nodes of one tree in precedence order: by depth (or reversed depth), then id. */
-static int tree_order(const far_tree *t, bool reversed, int *out)
-{
-    int k = 0;
-    for (int d = 0; d <= t->maxdepth; d++) {
-        int depth = reversed ? t->maxdepth - d : d;
-        for (int v = 0; v < t->n; v++)
-            if (t->depth[v] == depth)
-                out[k++] = v;
-    }
-    return k;
-}
-
 /* Collects the used nodes of batches [b0, b1) batch-major, and links each instance to the
  * instances it must wait for: per slot, the latest earlier instance holding it. */
 static int collect(far_engine *e, const far_plan *p, int b0, int b1)
@@ -134,15 +121,12 @@ static int collect(far_engine *e, const far_plan *p, int b0, int b1)
         return MS_ENOMEM;
     for (int i = 0; i < p->gpus * MS_MAX_SLOTS; i++)
         lastp[i] = -1;
-    int order[2][MS_MAX_TREE_NODES];
-    tree_order(t, false, order[0]);
-    tree_order(t, true, order[1]);
     e->n = 0;
     for (int b = b0; b < b1; b++) {
         e->held[(b - b0) * 2] = e->n;
         for (int g = 0; g < p->gpus; g++)
             for (int k = 0; k < t->n; k++) {
-                int v = order[p->reversed[b]][k];
+                int v = t->order[p->reversed[b]][k];
                 const far_list *l = far_plan_list((far_plan *)p, b, g, v);
                 if (l->n == 0)
                     continue;

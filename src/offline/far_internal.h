@@ -25,6 +25,7 @@ typedef struct far_tree {
     uint32_t slots[MS_MAX_TREE_NODES]; /* memory-slot mask */
     uint32_t slices[MS_MAX_TREE_NODES];/* compute-slice mask */
     bool has_size[MS_MAX_SLICES + 1];  /* some node of this size exists */
+    int order[2][MS_MAX_TREE_NODES];   /* by depth then id; [1]: deepest first (reversed) */
 } far_tree;
 
 void far_tree_init(far_tree *t, const ms_gpu_model *gpu);
@@ -118,9 +119,9 @@ void far_search_free(far_search *s);
 /* Fills batch b of p (tasks first..first+n-1) with the best allocation's task lists. */
 int far_search_run(far_search *s, far_plan *p, int b, int first, int n, int *allocations,
                    int *evaluated, ms_error *err);
-/* Algorithm 1 on the current allocation; gives up (returns INFINITY) as soon as a task
- * would end at or after `cutoff`. Fills s->node_of and s->order. */
-double far_place(far_search *s, double cutoff);
+/* Algorithm 1 on the current allocation (total area `area`); gives up (returns INFINITY)
+ * as soon as the makespan cannot stay below `cutoff`. Fills s->node_of and s->order. */
+double far_place(far_search *s, double area, double cutoff);
 static inline double far_search_time(const far_search *s, int i, int size)
 {
     return s->w->tasks[s->first + i].time[size];

@@ -56,7 +56,7 @@ static void pop(place_state *st)
         replace_top(st, last);
 }
 
-double far_place(far_search *s, double cutoff)
+double far_place(far_search *s, double area, double cutoff)
 {
     const far_tree *t = s->tree;
     enum { CAP = 64 * MS_MAX_TREE_NODES };
@@ -80,18 +80,31 @@ double far_place(far_search *s, double cutoff)
     }
     int remaining = s->n, placed = 0;
     double makespan = 0;
+    /* Everything still to run starts at or after the heap's top time `now`: the open
+     * instances' busy slice-seconds past now plus the unplaced area, spread over all slices,
+     * bound the makespan from below. work = sum of size * end over the heap, cover = sum of
+     * sizes; the margin keeps the running sums' rounding from cutting a winner. */
+    double capacity = (double)s->gpu->slices * s->gpus, work = 0, cover = t->size[0] * s->gpus;
+    double stop = cutoff * (1 + 1e-9) * capacity;
     while (st.nh > 0 && remaining > 0) {
         int k = st.heap[0], g = k / MS_MAX_TREE_NODES, v = k % MS_MAX_TREE_NODES;
         int size = t->size[v];
+        double now = end_small[k];
+        if (now * capacity + work - now * cover + area >= stop)
+            return INFINITY;
         const far_group *grp = &s->group[size];
         if (next[size] < grp->head + grp->n) {
             if (!used_small[k]) { /* lines 8-11: the instance's creation on the clock */
                 clock_small[g] = fmax(clock_small[g], end_small[k]) + s->gpu->create_s[size];
+                work += size * (clock_small[g] - end_small[k]);
                 end_small[k] = clock_small[g];
                 used_small[k] = 1;
             }
             int task = grp->task[next[size]++];
-            end_small[k] += far_search_time(s, task, size);
+            double d = far_search_time(s, task, size);
+            end_small[k] += d;
+            work += size * d;
+            area -= size * d;
             if (end_small[k] >= cutoff)
                 return INFINITY;
             if (end_small[k] > makespan)
@@ -102,6 +115,8 @@ double far_place(far_search *s, double cutoff)
             replace_top(&st, k);
         } else { /* lines 17-24: repartition into the children */
             pop(&st);
+            work -= size * end_small[k];
+            cover -= size;
             if (used_small[k])
                 clock_small[g] = fmax(clock_small[g], end_small[k]) + s->gpu->destroy_s[size];
             for (int c = v + 1; c < t->n; c++)
@@ -109,6 +124,8 @@ double far_place(far_search *s, double cutoff)
                     int ck = g * MS_MAX_TREE_NODES + c;
                     end_small[ck] = end_small[k];
                     used_small[ck] = 0;
+                    work += t->size[c] * end_small[k];
+                    cover += t->size[c];
                     push(&st, ck);
                 }
         }

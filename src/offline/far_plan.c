@@ -19,6 +19,14 @@ void far_tree_init(far_tree *t, const ms_gpu_model *gpu)
         t->slices[v] = ms_gpu_slice_mask(gpu, nd->at);
         t->has_size[t->size[v]] = true;
     }
+    int k[2] = {0, 0};
+    for (int d = 0; d <= t->maxdepth; d++)
+        for (int v = 0; v < t->n; v++) {
+            if (t->depth[v] == d)
+                t->order[0][k[0]++] = v;
+            if (t->depth[v] == t->maxdepth - d)
+                t->order[1][k[1]++] = v;
+        }
 }
 
 int far_plan_init(far_plan *p, const ms_workload *w, const ms_gpu_model *gpu, int gpus,

@@ -7,6 +7,10 @@
 
 #include "far_internal.h"
 
+/* The least relative gain an iteration must make; far above the rounding of the running
+ * sums, so that an accepted iteration also shortens the exactly summed schedule. */
+#define FAR_MIN_GAIN 1e-9
+
 int far_pick_move(const far_plan *p, const far_list *l, int node, double margin)
 {
     /* First position whose time is < margin (times decrease along the list). */
@@ -225,9 +229,9 @@ int far_refine_run(far_plan *p, int b, far_engine *e, const ms_offline_options *
             break;
         if ((rc = iterate(p, b, e, &rv, queue, opened, &it, &stop)))
             break;
-        if (!(rv.makespan < before)) { /* no gain: undo this iteration and stop */
-            if (!(rc = far_plan_copy_batch(p, b, &undo, 0)))
-                rc = far_view_update(&rv, e, p, b, b + 1);
+        /* No gain (beyond the rounding of running sums): undo this iteration and stop. */
+        if (!(rv.makespan < before * (1 - FAR_MIN_GAIN))) {
+            rc = far_plan_copy_batch(p, b, &undo, 0);
             break;
         }
         st->moves += it.moves;
