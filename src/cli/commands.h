@@ -5,15 +5,10 @@
 /* Each returns the process exit status; argv[0] is the subcommand name. */
 int cmd_gpus(int argc, char **argv);
 int cmd_partitions(int argc, char **argv);
-<<<<<<< HEAD
 int cmd_schedule(int argc, char **argv);
 int cmd_generate(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_experiment(int argc, char **argv);
-=======
-int cmd_generate(int argc, char **argv);
-int cmd_schedule(int argc, char **argv);
->>>>>>> far
 
 #endif
