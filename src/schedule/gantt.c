@@ -14,8 +14,10 @@ typedef struct axis {
 
 static int col(const axis *a, double t)
 {
-    long c = lround(t * a->scale);
-    return c < 0 ? 0 : c > a->width ? a->width : (int)c;
+    double x = t * a->scale;
+    if (!(x > 0)) /* also NaN */
+        return 0;
+    return x >= a->width ? a->width : (int)lround(x);
 }
 
 /* Fills [from, to) of row with ch (at least one cell, so short events stay visible). */
@@ -61,17 +63,30 @@ static int cmp_row(const void *pa, const void *pb, void *arg)
     return a->id - b->id;
 }
 
-/* Tick marks every 10 columns with their times underneath, and M at the makespan. */
+/* A round tick step (1, 2 or 5 times a power of ten) giving ticks at least 8 columns apart. */
+static double tick_step(const axis *a)
+{
+    double raw = 8.0 / a->scale, p = pow(10.0, floor(log10(raw)));
+    return raw <= p ? p : raw <= 2 * p ? 2 * p : raw <= 5 * p ? 5 * p : 10 * p;
+}
+
+/* Tick marks with their times underneath, and M at the makespan. */
 static void print_axis(FILE *f, const axis *a, double makespan)
 {
     char line[a->width + 2], nums[a->width + 32];
     memset(line, '-', (size_t)a->width + 1);
     memset(nums, ' ', (size_t)a->width + 31);
-    for (int c = 0; c <= a->width; c += 10) {
+    double step = tick_step(a);
+    int free_from = 0; /* first column a label may use */
+    for (int i = 0; col(a, i * step) < a->width || i == 0; i++) {
+        int c = col(a, i * step);
         line[c] = '+';
         char t[24];
-        int n = snprintf(t, sizeof t, "%.4g", c / a->scale);
-        memcpy(nums + c, t, (size_t)n);
+        int n = snprintf(t, sizeof t, "%g", i * step);
+        if (c >= free_from && c + n <= a->width + 30) {
+            memcpy(nums + c, t, (size_t)n);
+            free_from = c + n + 1;
+        }
     }
     line[col(a, makespan)] = 'M';
     line[a->width + 1] = '\0';
@@ -125,10 +140,13 @@ void ms_schedule_gantt(const ms_schedule *s, const ms_workload *w, FILE *f, int 
                 snprintf(name, sizeof name, "#%d", t->index);
             paint_task(row, &a, name, t->start, t->end);
         }
-        char label[LABEL_W + 8];
+        char label[MS_NAME_LEN + 32];
         snprintf(label, sizeof label, "g%d %s@%d", in->gpu, s->gpu.profiles[in->profile].name,
                  in->start_slot);
-        fprintf(f, "%-*.*s|%s\n", LABEL_W - 1, LABEL_W - 1, label, row);
+        int end = a.width;
+        while (end > 0 && row[end - 1] == ' ')
+            end--;
+        fprintf(f, "%-*.*s|%.*s\n", LABEL_W - 1, LABEL_W - 1, label, end, row);
     }
     print_axis(f, &a, makespan);
     fprintf(f, "legend: + creating  x destroying  [name] task  . idle  M makespan\n");

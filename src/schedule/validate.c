@@ -78,6 +78,15 @@ static const char *task_label(const vctx *c, int j, char *buf, size_t len)
     return buf;
 }
 
+/* A lifetime end for messages: null reads as "start" (present before the plan) or "end". */
+static const char *when(double t, const char *null_word, char *buf, size_t len)
+{
+    if (isnan(t))
+        return null_word;
+    snprintf(buf, len, "%.9g", t);
+    return buf;
+}
+
 static int inst_slices(const vctx *c, int k) { return c->s->gpu.profiles[c->s->inst[k].profile].slices; }
 
 /* Times: null pairs together, non-negative, ordered create <= create_end <= destroy. */
@@ -335,16 +344,17 @@ static int check_slot_conflicts(vctx *c)
         pairs[2 * i + 1] = a < b ? b : a;
     }
     qsort(pairs, (size_t)np, 2 * sizeof *pairs, cmp_pair);
-    char l1[96], l2[96];
+    char l1[96], l2[96], t[4][32];
     for (int i = 0; i < np; i++) {
         int a = pairs[2 * i], b = pairs[2 * i + 1];
         if (i && a == pairs[2 * i - 2] && b == pairs[2 * i - 1])
             continue;
         const ms_sched_instance *ia = &s->inst[a], *ib = &s->inst[b];
         report(c, MS_RULE_SLOT_CONFLICT,
-               "%s alive %.9g-%.9g and %s alive %.9g-%.9g share memory slots",
-               inst_label(c, a, l1, sizeof l1), ia->create_start, ia->destroy_end,
-               inst_label(c, b, l2, sizeof l2), ib->create_start, ib->destroy_end);
+               "%s alive %s-%s and %s alive %s-%s share memory slots",
+               inst_label(c, a, l1, sizeof l1), when(ia->create_start, "start", t[0], 32),
+               when(ia->destroy_end, "end", t[1], 32), inst_label(c, b, l2, sizeof l2),
+               when(ib->create_start, "start", t[2], 32), when(ib->destroy_end, "end", t[3], 32));
     }
     free(sp);
     free(pairs);
