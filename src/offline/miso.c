@@ -32,26 +32,14 @@ typedef struct choice {
     double score, reconfig;
 } choice;
 
-/* Size groups of a partition: distinct sizes, and their instances in slot order. */
+/* Size groups of a partition's instances that are free (not running a task at time t):
+ * distinct sizes, and their instances in slot order. */
 typedef struct groups {
-    int n;
+    int n, total;
     int size[MS_MAX_INSTANCES];
     int count[MS_MAX_INSTANCES];
     int inst[MS_MAX_INSTANCES][MS_MAX_INSTANCES];
 } groups;
-
-static void make_groups(const ms_gpu_model *gpu, const ms_partition *p, groups *g)
-{
-    memset(g, 0, sizeof *g);
-    for (int k = 0; k < p->n; k++) {
-        int s = gpu->profiles[p->inst[k].profile].slices, x = 0;
-        while (x < g->n && g->size[x] != s)
-            x++;
-        if (x == g->n)
-            g->size[g->n++] = s;
-        g->inst[x][g->count[x]++] = k;
-    }
-}
 
 /* Best assignment of tasks[0..m) to the partition's size groups (max summed speedup) by a
  * DP over tasks x used-counts; keeps the longest placeable prefix. */
@@ -107,12 +95,14 @@ static void best_assignment(const ms_workload *w, const ms_gpu_model *gpu, const
     }
 }
 
-/* Per GPU: when its last round ends and which instances are alive. */
+/* Per GPU: its alive instances, when each is busy until, when its last round ends and
+ * when its reconfigurations are done (the driver runs them one at a time). */
 typedef struct gpu_state {
-    double free_at;
+    double free_at, reconf_at;
     int nalive;
     ms_placement alive[MS_MAX_INSTANCES];
     int alive_id[MS_MAX_INSTANCES];
+    double busy_until[MS_MAX_INSTANCES];
 } gpu_state;
 
 static int find_alive(const gpu_state *g, ms_placement p)
@@ -123,12 +113,41 @@ static int find_alive(const gpu_state *g, ms_placement p)
     return -1;
 }
 
+static bool busy_at(const gpu_state *g, ms_placement p, double t)
+{
+    int a = find_alive(g, p);
+    return a >= 0 && g->busy_until[a] > t;
+}
+
 static bool in_partition(const ms_partition *p, ms_placement pl)
 {
     for (int k = 0; k < p->n; k++)
         if (p->inst[k].profile == pl.profile && p->inst[k].start == pl.start)
             return true;
     return false;
+}
+
+/* The partition's instances free at time t, by size; false when P would need an instance
+ * that is running a task to go. */
+static bool make_groups(const ms_gpu_model *gpu, const ms_partition *p, const gpu_state *g,
+                        double t, groups *gr)
+{
+    for (int a = 0; a < g->nalive; a++)
+        if (g->busy_until[a] > t && !in_partition(p, g->alive[a]))
+            return false;
+    memset(gr, 0, sizeof *gr);
+    for (int k = 0; k < p->n; k++) {
+        if (busy_at(g, p->inst[k], t))
+            continue;
+        int s = gpu->profiles[p->inst[k].profile].slices, x = 0;
+        while (x < gr->n && gr->size[x] != s)
+            x++;
+        if (x == gr->n)
+            gr->size[gr->n++] = s;
+        gr->inst[x][gr->count[x]++] = k;
+        gr->total++;
+    }
+    return true;
 }
 
 /* Seconds of destroying what leaves and creating what arrives (tie-break only). */
@@ -156,16 +175,19 @@ static bool better(const choice *a, const choice *b)
     return a->reconfig < b->reconfig - 1e-12;
 }
 
-static bool choose(const ms_workload *w, const ms_gpu_model *gpu, const gpu_state *g, int next,
-                   choice *out)
+/* The best partition for the next tasks given what runs at time t; false when the next
+ * task fits no free instance of any partition that keeps the running ones. */
+static bool choose(const ms_workload *w, const ms_gpu_model *gpu, const gpu_state *g, double t,
+                   int next, choice *out)
 {
     bool found = false;
     for (int k = 0; k < gpu->npartitions; k++) {
         const ms_partition *p = &gpu->partitions[k];
         groups gr;
-        make_groups(gpu, p, &gr);
+        if (!make_groups(gpu, p, g, t, &gr))
+            continue;
         choice c = {.part = k};
-        int m = w->n - next < p->n ? w->n - next : p->n;
+        int m = w->n - next < gr.total ? w->n - next : gr.total;
         best_assignment(w, gpu, &gr, next, m, &c);
         if (c.m == 0)
             continue;
@@ -178,23 +200,26 @@ static bool choose(const ms_workload *w, const ms_gpu_model *gpu, const gpu_stat
     return found;
 }
 
-/* Carries out one round on GPU g: destroy what leaves, create the used instances that are
- * new (slot order, one at a time), then start each task when its instance exists. */
-static int apply_round(ms_schedule *s, const ms_workload *w, const ms_gpu_model *gpu, int gi,
-                       gpu_state *g, int next, const choice *c)
+/* Carries out a decision at time t on GPU gi: destroy the idle instances that leave,
+ * create the used instances that are new (slot order, one at a time), start each task
+ * when its instance exists. Returns the last end among the tasks started. */
+static int apply(ms_schedule *s, const ms_workload *w, const ms_gpu_model *gpu, int gi,
+                 gpu_state *g, double t, int next, const choice *c, double *last_end)
 {
     const ms_partition *p = &gpu->partitions[c->part];
     groups gr;
-    make_groups(gpu, p, &gr);
-    double clock = g->free_at;
-    gpu_state keep = {.free_at = clock};
+    make_groups(gpu, p, g, t, &gr);
+    double clock = fmax(t, g->reconf_at);
+    gpu_state keep = *g;
+    keep.nalive = 0;
     for (int a = 0; a < g->nalive; a++) {
-        ms_sched_instance *in = &s->inst[g->alive_id[a]];
         if (in_partition(p, g->alive[a])) {
             keep.alive[keep.nalive] = g->alive[a];
+            keep.busy_until[keep.nalive] = g->busy_until[a];
             keep.alive_id[keep.nalive++] = g->alive_id[a];
             continue;
         }
+        ms_sched_instance *in = &s->inst[g->alive_id[a]];
         in->destroy_start = clock;
         clock += gpu->destroy_s[gpu->profiles[g->alive[a].profile].slices];
         in->destroy_end = clock;
@@ -215,36 +240,42 @@ static int apply_round(ms_schedule *s, const ms_workload *w, const ms_gpu_model 
         for (int i = 0; i < used[x]; i++)
             create[order[x][i]] = find_alive(&keep, p->inst[order[x][i]]) < 0;
     }
-    int id_of[MS_MAX_INSTANCES];
     double ready[MS_MAX_INSTANCES];
     for (int k = 0; k < p->n; k++) {
-        int a = find_alive(&keep, p->inst[k]);
-        id_of[k] = a >= 0 ? keep.alive_id[a] : -1;
-        ready[k] = g->free_at;
+        ready[k] = t;
         if (!create[k])
             continue;
         double t0 = clock;
         clock += gpu->create_s[gpu->profiles[p->inst[k].profile].slices];
-        id_of[k] = ms_schedule_add_instance(s, gi, p->inst[k].profile, p->inst[k].start, t0,
-                                            clock, NAN, NAN);
-        if (id_of[k] < 0)
+        int id = ms_schedule_add_instance(s, gi, p->inst[k].profile, p->inst[k].start, t0,
+                                          clock, NAN, NAN);
+        if (id < 0)
             return MS_ENOMEM;
         ready[k] = clock;
         keep.alive[keep.nalive] = p->inst[k];
-        keep.alive_id[keep.nalive++] = id_of[k];
+        keep.busy_until[keep.nalive] = -INFINITY;
+        keep.alive_id[keep.nalive++] = id;
     }
+    keep.reconf_at = clock;
     int taken[MS_MAX_INSTANCES] = {0};
-    double end = g->free_at;
+    *last_end = t;
     for (int j = 0; j < c->m; j++) {
-        int x = c->group[j], k = order[x][taken[x]++];
-        double t = w->tasks[next + j].time[gr.size[x]];
-        if (ms_schedule_add_task(s, next + j, id_of[k], ready[k], ready[k] + t))
+        int x = c->group[j], k = order[x][taken[x]++], a = find_alive(&keep, p->inst[k]);
+        double dur = w->tasks[next + j].time[gr.size[x]];
+        if (ms_schedule_add_task(s, next + j, keep.alive_id[a], ready[k], ready[k] + dur))
             return MS_ENOMEM;
-        end = fmax(end, ready[k] + t);
+        keep.busy_until[a] = ready[k] + dur;
+        *last_end = fmax(*last_end, ready[k] + dur);
     }
-    keep.free_at = end;
     *g = keep;
     return MS_OK;
+}
+
+static int no_fit(const ms_workload *w, const ms_gpu_model *gpu, int next, const char *algo,
+                  ms_error *err)
+{
+    return ms_error_set(err, MS_EINFEASIBLE, "%s: task %d (%s) fits no partition of %s", algo,
+                        next, w->tasks[next].name, gpu->name);
 }
 
 int ms_miso_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
@@ -265,15 +296,16 @@ int ms_miso_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
             if (st[x].free_at < st[gi].free_at)
                 gi = x;
         choice c;
-        if (!choose(w, gpu, &st[gi], next, &c)) {
-            rc = ms_error_set(err, MS_EINFEASIBLE, "miso: task %d (%s) fits no partition of %s",
-                              next, w->tasks[next].name, gpu->name);
+        if (!choose(w, gpu, &st[gi], st[gi].free_at, next, &c)) {
+            rc = no_fit(w, gpu, next, "miso", err);
             goto done;
         }
-        if (apply_round(s, w, gpu, gi, &st[gi], next, &c)) {
+        double end;
+        if (apply(s, w, gpu, gi, &st[gi], st[gi].free_at, next, &c, &end)) {
             rc = ms_error_set(err, MS_ENOMEM, "miso: out of memory");
             goto done;
         }
+        st[gi].free_at = end; /* the next round waits for this one */
         next += c.m;
     }
     ms_schedule_set_stat(s, "rounds", rounds);
