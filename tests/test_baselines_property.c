@@ -55,8 +55,8 @@ static void check_all(const ms_workload *w, const ms_gpu_model *gpu, int gpus, m
     snprintf(what, sizeof what, "%s x%d, n=%d", gpu->name, gpus, w->n);
     ms_schedule *s = NULL;
     ms_error err = {0};
-    const char *algos[] = {"miso", "nomig"};
-    for (int a = 0; a < 2; a++) {
+    const char *algos[] = {"miso", "miso-eager", "nomig"};
+    for (int a = 0; a < 3; a++) {
         int rc = ms_offline_schedule(algos[a], w, gpu, gpus, NULL, &s, &err);
         if (rc)
             fail_msg("%s on %s: %s", algos[a], what, err.msg);

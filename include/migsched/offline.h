@@ -91,8 +91,14 @@ int ms_nomig_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
  * instances that change, and ends when its tasks are done. Stat "rounds". */
 int ms_miso_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                      ms_schedule **out, ms_error *err);
+/* MISO as paper 001 words it, without rounds: whenever instances are free, the partition
+ * that keeps the running instances and maximises the summed speedups of the next tasks
+ * on its free instances; the head task waits when it fits none. Stat "decisions". */
+int ms_miso_eager_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
+                           ms_schedule **out, ms_error *err);
 
-/* By name: "miso", "nomig", "fixpartbest", "fixpart:4-2-1" or "fixpart:<1-based index>". */
+/* FIXPART by name: "fixpart:4-2-1" or "fixpart:<1-based index>" (the other baselines are
+ * in the table of ms_offline_find). */
 bool ms_baseline_known(const char *algo);
 int ms_baseline_schedule(const char *algo, const ms_workload *w, const ms_gpu_model *gpu,
                          int gpus, ms_schedule **out, ms_error *err);

@@ -1,4 +1,4 @@
-/* baselines.c: the baselines by name ("miso", "nomig", "fixpartbest", "fixpart:P"). */
+/* baselines.c: FIXPART by name ("fixpart:4-2-1", "fixpart:3"). */
 #include <string.h>
 
 #include "migsched/offline.h"
@@ -7,19 +7,12 @@ static const char FIXPART_PREFIX[] = "fixpart:";
 
 bool ms_baseline_known(const char *algo)
 {
-    return !strcmp(algo, "miso") || !strcmp(algo, "nomig") || !strcmp(algo, "fixpartbest") ||
-           !strncmp(algo, FIXPART_PREFIX, sizeof FIXPART_PREFIX - 1);
+    return !strncmp(algo, FIXPART_PREFIX, sizeof FIXPART_PREFIX - 1);
 }
 
 int ms_baseline_schedule(const char *algo, const ms_workload *w, const ms_gpu_model *gpu,
                          int gpus, ms_schedule **out, ms_error *err)
 {
-    if (!strcmp(algo, "miso"))
-        return ms_miso_schedule(w, gpu, gpus, out, err);
-    if (!strcmp(algo, "nomig"))
-        return ms_nomig_schedule(w, gpu, gpus, out, err);
-    if (!strcmp(algo, "fixpartbest"))
-        return ms_fixpartbest_schedule(w, gpu, gpus, out, err);
     if (!strncmp(algo, FIXPART_PREFIX, sizeof FIXPART_PREFIX - 1)) {
         const char *spec = algo + sizeof FIXPART_PREFIX - 1;
         int k = ms_partition_parse(gpu, spec);
@@ -30,5 +23,5 @@ int ms_baseline_schedule(const char *algo, const ms_workload *w, const ms_gpu_mo
                                 algo, spec, gpu->name);
         return ms_fixpart_schedule(w, gpu, gpus, k, out, err);
     }
-    return ms_error_set(err, MS_EINVAL, "unknown baseline '%s'", algo);
+    return ms_error_set(err, MS_EINVAL, "'%s' is not fixpart:P", algo);
 }

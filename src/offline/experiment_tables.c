@@ -73,13 +73,13 @@ static int unit_sigma(const ms_experiment *e, const ms_gen_params *p, int n, ms_
 {
     char ones[64], whole[32];
     fixpart_names(&e->gpu, ones, whole, sizeof ones);
-    const char *algos[] = {"far", "miso", ones, "fixpartbest", whole};
-    double ms[5];
+    const char *algos[] = {"far", "miso", ones, "fixpartbest", whole, "miso-eager"};
+    double ms[6];
     ms_workload *w = NULL;
     int rc = generate(e, p, n, rng, &w, err);
-    for (int a = 0; a < 5 && !rc; a++)
+    for (int a = 0; a < 6 && !rc; a++)
         rc = makespan_of(algos[a], w, &e->gpu, NULL, &ms[a], err);
-    for (int a = 1; a < 5 && !rc; a++)
+    for (int a = 1; a < 6 && !rc; a++)
         vals[a - 1] = ms[a] / ms[0];
     ms_workload_free(w);
     return rc;
@@ -188,6 +188,10 @@ static int unit_popt(const ms_experiment *e, const ms_gen_params *p, int n, ms_r
     }
     if (!rc)
         rc = dataset_fixbest(e, &bs, &vals[4], err);
+    if (!rc) {
+        double total;
+        rc = mean_popt("miso-eager", e, &bs, &vals[5], &total, err);
+    }
     batches_free(&bs);
     ms_workload_free(w);
     return rc;
@@ -238,9 +242,11 @@ static int unit_multibatch(const ms_experiment *e, const ms_gen_params *p, int n
 }
 
 static const char *const RHO_NAMES[] = {"rho"};
-static const char *const SIGMA_NAMES[] = {"miso", "fixpart_ones", "fixpartbest", "fixpart_whole"};
+static const char *const SIGMA_NAMES[] = {"miso", "fixpart_ones", "fixpartbest", "fixpart_whole",
+                                          "miso_eager"};
 static const char *const REFINE_NAMES[] = {"p_ref", "moves", "swaps"};
-static const char *const POPT_NAMES[] = {"far", "miso", "fixbest", "nomig", "fixbest_dataset"};
+static const char *const POPT_NAMES[] = {"far",   "miso",           "fixbest",
+                                         "nomig", "fixbest_dataset", "miso_eager"};
 static const char *const CONCAT_NAMES[] = {"p_rev", "p_move_swap", "moves", "swaps"};
 static const char *const MULTI_NAMES[] = {"p_multibatch"};
 
@@ -254,12 +260,12 @@ static const char *const MULTI_NAMES[] = {"p_multibatch"};
 
 static const exp_table TABLES[] = {
     {"rho", 1, RHO_NAMES, unit_rho, SCALINGS_WIDE, "10,15,20,25,30,35", 1000, 0, 0},
-    {"sigma", 4, SIGMA_NAMES, unit_sigma, SCALINGS_BOTH, "15", 1000, 0, 0},
+    {"sigma", 5, SIGMA_NAMES, unit_sigma, SCALINGS_BOTH, "15", 1000, 0, 0},
     {"refine", 3, REFINE_NAMES, unit_refine, SCALINGS_BOTH, "10,20,30", 1000, 0, 0},
     {"concat", 4, CONCAT_NAMES, unit_concat, SCALINGS_BOTH, "10,20,30", 1000, 0, 0},
     {"multibatch", 1, MULTI_NAMES, unit_multibatch, SCALINGS_WIDE, "10,15,20,25,30,35", 1, 0,
      1001},
-    {"popt", 5, POPT_NAMES, unit_popt, POPT_ROWS, "100", 1000, 14, 0},
+    {"popt", 6, POPT_NAMES, unit_popt, POPT_ROWS, "100", 1000, 14, 0},
 };
 
 const exp_table *exp_table_find(const char *name)

@@ -319,3 +319,56 @@ done:
     *out = s;
     return MS_OK;
 }
+
+/* The next time a task ends on any GPU after t (INFINITY if none runs). */
+static double next_event(const gpu_state *st, int gpus, double t)
+{
+    double nt = INFINITY;
+    for (int gi = 0; gi < gpus; gi++)
+        for (int a = 0; a < st[gi].nalive; a++)
+            if (st[gi].busy_until[a] > t)
+                nt = fmin(nt, st[gi].busy_until[a]);
+    return nt;
+}
+
+int ms_miso_eager_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
+                           ms_schedule **out, ms_error *err)
+{
+    if (gpus < 1)
+        return ms_error_set(err, MS_EINVAL, "miso-eager: need at least one GPU (got %d)", gpus);
+    ms_schedule *s = ms_schedule_new(gpu, gpus, "miso-eager");
+    gpu_state *st = calloc((size_t)gpus, sizeof *st);
+    int rc = MS_OK, decisions = 0, next = 0;
+    if (!s || !st) {
+        rc = ms_error_set(err, MS_ENOMEM, "miso-eager: out of memory");
+        goto done;
+    }
+    for (double t = 0; next < w->n; t = next_event(st, gpus, t)) {
+        if (isinf(t)) { /* nothing runs and the next task fits nowhere */
+            rc = no_fit(w, gpu, next, "miso-eager", err);
+            goto done;
+        }
+        for (int gi = 0; gi < gpus && next < w->n; gi++) {
+            choice c;
+            double end;
+            if (!choose(w, gpu, &st[gi], t, next, &c))
+                continue;
+            if (apply(s, w, gpu, gi, &st[gi], t, next, &c, &end)) {
+                rc = ms_error_set(err, MS_ENOMEM, "miso-eager: out of memory");
+                goto done;
+            }
+            next += c.m;
+            decisions++;
+        }
+    }
+    ms_schedule_set_stat(s, "decisions", decisions);
+    ms_schedule_normalize(s);
+done:
+    free(st);
+    if (rc) {
+        ms_schedule_free(s);
+        return rc;
+    }
+    *out = s;
+    return MS_OK;
+}

@@ -27,6 +27,12 @@ static int miso(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
     return ms_miso_schedule(w, gpu, gpus, out, err);
 }
 
+static int miso_eager(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
+                      const ms_offline_options *opt, ms_schedule **out, ms_error *err)
+{
+    return ms_miso_eager_schedule(w, gpu, gpus, out, err);
+}
+
 static int fixpartbest(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                        const ms_offline_options *opt, ms_schedule **out, ms_error *err)
 {
@@ -44,6 +50,8 @@ static const ms_offline_algo algos[] = {
     {"far", "FAR (paper 000): allocation family, repartitioning tree, refinement", far_refine},
     {"far-norefine", "FAR without phase 3 (refinement)", far_norefine},
     {"miso", "MISO-OPT: FIFO rounds on the partition maximising summed speedups", miso},
+    {"miso-eager", "MISO without rounds: tasks start as instances free up (paper 001's wording)",
+     miso_eager},
     {"fixpartbest", "best static partition, FIFO on the first free instance", fixpartbest},
     {"nomig", "whole GPU, no MIG, tasks one after another in FIFO order", nomig},
 };

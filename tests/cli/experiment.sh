@@ -9,7 +9,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 "$bin" experiment --table sigma --reps 4 --threads 3 -o "$tmp/3.csv"
 cmp -s "$tmp/1.csv" "$tmp/3.csv" || fail "results depend on --threads"
 [ "$(wc -l < "$tmp/1.csv")" = 7 ] || fail "sigma: expected 6 rows"
-head -1 "$tmp/1.csv" | grep -q '^table,gpu,workload,n,miso,fixpart_ones,fixpartbest,fixpart_whole,reps$' \
+head -1 "$tmp/1.csv" | grep -q '^table,gpu,workload,n,miso,fixpart_ones,fixpartbest,fixpart_whole,miso_eager,reps$' \
   || fail "sigma header"
 "$bin" experiment --table rho --presets 'POORSCALING,WIDETIMES' --n 5,9 --reps 3 --gpu A30 \
   --seed 9 > "$tmp/rho.csv"
