@@ -252,11 +252,11 @@ static void test_family_walk(void **state)
     ms_workload_free(w);
 }
 
-/* Two batches of one 4-slice task each on an A30 (create 4: 0.13, destroy 4: 0.10). Trivial:
- * batch 0's 4g (0-0.13) runs A to 5.13 and is destroyed 5.13-5.23 because batch 1 needs the
- * same slots; batch 1's 4g is created 5.23-5.36 and runs B to 8.36. Reversal changes nothing
- * with one instance per batch (p_rev = 0). */
-static void test_batches_trivial_concatenation(void **state)
+/* Two batches of one 4-slice task each on an A30 (create 4: 0.13). Batch 0's 4g (0-0.13)
+ * runs A to 5.13; batch 1 starts with the very same instance, so it is kept (no destroy and
+ * re-create) and runs B from 5.13 to 8.13: one instance in all. With one instance per batch
+ * reversal changes nothing (p_rev = 0) and no move or swap is possible. */
+static void test_batches_keep_the_shared_instance(void **state)
 {
     (void)state;
     ms_workload *w = ms_workload_new();
@@ -268,12 +268,79 @@ static void test_batches_trivial_concatenation(void **state)
     for (int mode = MS_CONCAT_TRIVIAL; mode <= MS_CONCAT_OVERLAP; mode++) {
         o.concat = (ms_concat_mode)mode;
         ms_schedule *s = run("far", w, "A30-24GB", 1, &o);
-        assert_near(ms_schedule_makespan(s), 8.36, EPS);
-        assert_near(task_of(s, 1)->start, 5.36, EPS);
+        assert_near(ms_schedule_makespan(s), 8.13, EPS);
+        assert_near(task_of(s, 1)->start, 5.13, EPS);
+        assert_int_equal(s->ninst, 1);
+        assert_true(isnan(s->inst[0].destroy_start));
         assert_near(ms_schedule_stat(s, "batches"), 2, 0);
-        assert_near(ms_schedule_stat(s, "makespan_trivial"), 8.36, EPS);
+        assert_near(ms_schedule_stat(s, "makespan_trivial"), 8.13, EPS);
         if (mode != MS_CONCAT_TRIVIAL)
             assert_near(ms_schedule_stat(s, "p_rev"), 0, EPS);
+        ms_schedule_free(s);
+    }
+    ms_workload_free(w);
+}
+
+/* Two batches on an A30: batch 0 = {A: 4 slices, 4 s}, batch 1 = {B: 2 slices, 3 s}.
+ * Trivial: 4g (0-0.13) runs A to 4.13 and is destroyed 4.13-4.23 (2g@0 needs its slots);
+ * batch 1 may start at 4.13 (the barrier): 2g@0 is created 4.23-4.35 and runs B to 7.35.
+ * Reversed batch 1 has the same single instance: the same plan. */
+static void test_batches_destroy_between(void **state)
+{
+    (void)state;
+    ms_workload *w = ms_workload_new();
+    add_only(w, "A", 4, 4);
+    add_only(w, "B", 2, 3);
+    ms_offline_options o;
+    ms_offline_options_init(&o);
+    o.batch = 1;
+    for (int mode = MS_CONCAT_TRIVIAL; mode <= MS_CONCAT_REVERSE; mode++) {
+        o.concat = (ms_concat_mode)mode;
+        ms_schedule *s = run("far", w, "A30-24GB", 1, &o);
+        assert_near(ms_schedule_makespan(s), 7.35, EPS);
+        const ms_sched_instance *four = instance_at(s, 0, 4, 0);
+        assert_near(four->destroy_start, 4.13, EPS);
+        assert_near(four->destroy_end, 4.23, EPS);
+        assert_near(instance_at(s, 0, 2, 0)->create_start, 4.23, EPS);
+        assert_near(task_of(s, 1)->start, 4.35, EPS);
+        ms_schedule_free(s);
+    }
+    ms_workload_free(w);
+}
+
+/* Two batches on an A30: batch 0 = {A: 2 slices, 5 s; C: 1 slice, 1 s}, batch 1 = {D: 2
+ * slices, 2 s; E: 1 slice, 4 s}. FAR puts each batch's 2-slice task on 2g@0 (0-0.12) and its
+ * 1-slice task on 1g@2 (0.12-0.23): batch 0 ends A at 5.12 and C at 1.23. Batch 1 uses the same
+ * two instances, which are kept. Trivial: batch 1 waits for 5.12, so D runs 5.12-7.12 and E
+ * 5.12-9.12: 9.12. Reverse (batch 1 leaves first, no barrier): E follows C at 1.23 and ends at
+ * 5.23, D follows A to 7.12: 7.12, p_rev = (9.12 / 7.12 - 1) * 100. Overlap tries moving E to
+ * 1g@3 (free from the start) but the pair still ends at 7.12: kept as reversed. */
+static void test_batches_reverse_overlaps(void **state)
+{
+    (void)state;
+    ms_workload *w = ms_workload_new();
+    add_only(w, "A", 2, 5);
+    add_only(w, "C", 1, 1);
+    add_only(w, "D", 2, 2);
+    add_only(w, "E", 1, 4);
+    ms_offline_options o;
+    ms_offline_options_init(&o);
+    o.batch = 2;
+    ms_schedule *s = run("far", w, "A30-24GB", 1, &o);
+    assert_near(ms_schedule_makespan(s), 9.12, EPS);
+    assert_near(task_of(s, 3)->start, 5.12, EPS);
+    assert_int_equal(s->ninst, 2);
+    ms_schedule_free(s);
+    for (int mode = MS_CONCAT_REVERSE; mode <= MS_CONCAT_OVERLAP; mode++) {
+        o.concat = (ms_concat_mode)mode;
+        s = run("far", w, "A30-24GB", 1, &o);
+        assert_near(ms_schedule_makespan(s), 7.12, EPS);
+        assert_near(task_of(s, 3)->start, 1.23, EPS);
+        assert_near(task_of(s, 2)->start, 5.12, EPS);
+        assert_near(ms_schedule_stat(s, "makespan_trivial"), 9.12, EPS);
+        assert_near(ms_schedule_stat(s, "p_rev"), (9.12 / 7.12 - 1) * 100, 1e-6);
+        if (mode == MS_CONCAT_OVERLAP)
+            assert_near(ms_schedule_stat(s, "p_move_swap"), (9.12 / 7.12 - 1) * 100, 1e-6);
         ms_schedule_free(s);
     }
     ms_workload_free(w);
@@ -297,6 +364,24 @@ static void test_no_feasible_size_is_an_error(void **state)
     assert_int_not_equal(ms_offline_schedule("nope", w, ms_gpu_builtin("A30-24GB"), 1, &o, &s,
                                              &err), MS_OK);
     assert_non_null(strstr(err.msg, "far-norefine"));
+    add_only(w, "huge", 1, 1e300);
+    assert_int_equal(ms_offline_schedule("far", w, ms_gpu_builtin("A30-24GB"), 1, &o, &s, &err),
+                     MS_EINVAL);
+    assert_non_null(strstr(err.msg, "huge"));
+    assert_int_equal(ms_offline_schedule("far", w, ms_gpu_builtin("A30-24GB"), 65, &o, &s, &err),
+                     MS_EINVAL);
+    ms_workload_free(w);
+}
+
+/* An empty workload is an empty, valid schedule. */
+static void test_empty_workload(void **state)
+{
+    (void)state;
+    ms_workload *w = ms_workload_new();
+    ms_schedule *s = run("far", w, "H100-80GB", 2, NULL);
+    assert_int_equal(s->ntasks, 0);
+    assert_int_equal(s->ninst, 0);
+    ms_schedule_free(s);
     ms_workload_free(w);
 }
 
@@ -309,8 +394,11 @@ int main(void)
         cmocka_unit_test(test_refinement_swaps),
         cmocka_unit_test(test_two_gpus_two_clocks),
         cmocka_unit_test(test_family_walk),
-        cmocka_unit_test(test_batches_trivial_concatenation),
+        cmocka_unit_test(test_batches_keep_the_shared_instance),
+        cmocka_unit_test(test_batches_destroy_between),
+        cmocka_unit_test(test_batches_reverse_overlaps),
         cmocka_unit_test(test_no_feasible_size_is_an_error),
+        cmocka_unit_test(test_empty_workload),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

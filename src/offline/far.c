@@ -7,6 +7,7 @@
 #include "far_internal.h"
 
 #define FAR_MAX_GPUS 64
+#define FAR_MAX_TIME 1e15
 
 typedef struct far_totals {
     int allocations, evaluated;
@@ -59,10 +60,15 @@ static int check_input(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
         return ms_error_set(err, MS_EINVAL, "FAR: GPU model %s has no repartitioning tree",
                             gpu->name);
     for (int i = 0; i < w->n; i++)
-        for (int k = 0; k < gpu->nsizes; k++)
-            if (w->tasks[i].time[gpu->sizes[k]] <= 0 || isnan(w->tasks[i].time[gpu->sizes[k]]))
-                return ms_error_set(err, MS_EINVAL, "FAR: task %d (%s): time at size %d must be positive",
-                                    i, w->tasks[i].name, gpu->sizes[k]);
+        for (int k = 0; k < gpu->nsizes; k++) {
+            double t = w->tasks[i].time[gpu->sizes[k]];
+            /* The cap keeps sums of areas finite; it is about 30 million years. */
+            if (!(t > 0) || (t > FAR_MAX_TIME && t != INFINITY))
+                return ms_error_set(err, MS_EINVAL,
+                                    "FAR: task %d (%s): time %g at size %d must be positive and "
+                                    "at most %g s, or inf", i, w->tasks[i].name, t, gpu->sizes[k],
+                                    FAR_MAX_TIME);
+        }
     return MS_OK;
 }
 

@@ -91,7 +91,6 @@ static int reserve(far_engine *e, int n, int batches)
         if (!in || !ss || !su || !h || !od)
             return MS_ENOMEM;
         e->cap = cap;
-        e->heap_cap = cap * 2;
     }
     if (batches * 2 > e->held_cap) { /* per batch: first instance, creations left */
         int *hd = realloc(e->held, (size_t)batches * 2 * sizeof *hd);
@@ -101,6 +100,26 @@ static int reserve(far_engine *e, int n, int batches)
         e->held_cap = batches * 2;
     }
     return MS_OK;
+}
+
+/* Where a batch starts with the very instance the previous batch ended with on those slots
+ * (same GPU and node, nothing else in between), the instance is kept instead of destroyed
+ * and re-created (paper 000 4.2: reversal can eliminate such reconfigurations). */
+static void link_continuations(far_engine *e)
+{
+    for (int i = 0; i < e->n; i++) {
+        far_inst *in = &e->inst[i];
+        if (in->npred != 1)
+            continue;
+        int x = in->pred[0];
+        far_inst *px = &e->inst[x];
+        if (px->gpu == in->gpu && px->node == in->node && px->batch < in->batch &&
+            e->succ_start[x + 1] - e->succ_start[x] == 1) {
+            in->cont = x;
+            px->cont_by = i;
+            px->has_succ = false;
+        }
+    }
 }
 
 /* Collects the used nodes of batches [b0, b1) batch-major, and links each instance to the
@@ -113,7 +132,7 @@ static int collect(far_engine *e, const far_plan *p, int b0, int b1)
         for (int g = 0; g < p->gpus; g++)
             for (int v = 0; v < t->n; v++)
                 total += far_plan_list((far_plan *)p, b, g, v)->n > 0;
-    if (reserve(e, total, b1 - b0))
+    if (reserve(e, total > 0 ? total : 1, b1 - b0))
         return MS_ENOMEM;
     int last[MS_MAX_SLOTS * 64];
     int *lastp = p->gpus <= 64 ? last : malloc((size_t)p->gpus * MS_MAX_SLOTS * sizeof *lastp);
@@ -133,6 +152,7 @@ static int collect(far_engine *e, const far_plan *p, int b0, int b1)
                 far_inst *in = &e->inst[e->n];
                 memset(in, 0, sizeof *in);
                 in->batch = b, in->gpu = g, in->node = v, in->list = l;
+                in->cont = in->cont_by = -1;
                 in->seq = (b - b0) * MS_MAX_TREE_NODES + (p->reversed[b] ? t->n - 1 - v : v);
                 int *lg = lastp + g * MS_MAX_SLOTS;
                 for (int s = 0; s < MS_MAX_SLOTS; s++) {
@@ -168,14 +188,15 @@ static int collect(far_engine *e, const far_plan *p, int b0, int b1)
     for (int i = 0; i < e->n; i++)
         for (int j = 0; j < e->inst[i].npred; j++)
             e->succ[ord[e->inst[i].pred[j]]++] = i;
+    link_continuations(e);
     return MS_OK;
 }
 
 static double run_tasks(const far_plan *p, const far_inst *in, bool exact)
 {
     if (!exact)
-        return in->create_end + in->list->sum;
-    double t = in->create_end;
+        return in->task_start + in->list->sum;
+    double t = in->task_start;
     for (int k = 0; k < in->list->n; k++)
         t += far_time(p, in->list->task[k], in->node);
     return t;
@@ -241,8 +262,13 @@ int far_engine_run(far_engine *e, const far_plan *p, int b0, int b1, bool barrie
         double *rc = &clock[op.gpu];
         int size = p->tree.size[in->node];
         if (!op.destroy) {
-            in->create_start = fmax(*rc, op.key);
-            in->create_end = *rc = in->create_start + gpu->create_s[size];
+            if (in->cont >= 0) { /* kept from the previous batch: no reconfiguration */
+                in->create_start = in->create_end = NAN;
+                in->task_start = op.key;
+            } else {
+                in->create_start = fmax(*rc, op.key);
+                in->task_start = in->create_end = *rc = in->create_start + gpu->create_s[size];
+            }
             in->end = run_tasks(p, in, exact);
             if (in->end > e->makespan)
                 e->makespan = in->end;
@@ -250,6 +276,12 @@ int far_engine_run(far_engine *e, const far_plan *p, int b0, int b1, bool barrie
                 heap_push(e->heap, &nh, (far_op){in->end, op.gpu, in->seq, op.inst, 1});
             else
                 in->destroy_start = in->destroy_end = NAN;
+            if (in->cont_by >= 0) {
+                far_inst *next = &e->inst[in->cont_by];
+                next->ready = in->end;
+                if (--next->pending == 0)
+                    ready(e, in->cont_by, barrier, done_batch, start_at, &nh);
+            }
             if (in->end > batch_end)
                 batch_end = in->end;
             if (barrier)
@@ -274,14 +306,23 @@ int far_engine_run(far_engine *e, const far_plan *p, int b0, int b1, bool barrie
 
 int far_engine_emit(const far_engine *e, const far_plan *p, ms_schedule *s)
 {
+    int *sid = e->order; /* schedule instance id per engine instance */
     for (int i = 0; i < e->n; i++) {
         const far_inst *in = &e->inst[i];
         const ms_placement at = p->gpu->tree.node[in->node].at;
-        int id = ms_schedule_add_instance(s, in->gpu, at.profile, at.start, in->create_start,
+        int id;
+        if (in->cont >= 0) { /* one instance: the continued one now ends as this one does */
+            id = sid[in->cont];
+            s->inst[id].destroy_start = in->destroy_start;
+            s->inst[id].destroy_end = in->destroy_end;
+        } else {
+            id = ms_schedule_add_instance(s, in->gpu, at.profile, at.start, in->create_start,
                                           in->create_end, in->destroy_start, in->destroy_end);
+        }
         if (id < 0)
             return MS_ENOMEM;
-        double t = in->create_end;
+        sid[i] = id;
+        double t = in->task_start;
         for (int k = 0; k < in->list->n; k++) {
             double d = far_time(p, in->list->task[k], in->node);
             if (ms_schedule_add_task(s, in->list->task[k], id, t, t + d))

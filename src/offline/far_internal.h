@@ -64,21 +64,22 @@ int far_plan_copy_batch(far_plan *dst, int db, const far_plan *src, int sb);
  * the previous batch's last task end (trivial concatenation). */
 typedef struct far_inst {
     int batch, gpu, node;
-    int rank, seq;                 /* precedence rank, tie-break order */
+    int seq;                       /* tie-break order (node id, reversed in reversed batches) */
     const far_list *list;
     int npred, pending;
     int pred[MS_MAX_SLOTS];
     bool has_succ;
+    int cont, cont_by;             /* same instance kept across batches: the one it continues,
+                                      the one continuing it (-1 if none) */
     double ready;                  /* latest last-task end among predecessors */
-    double create_start, create_end, end, destroy_start, destroy_end;
+    double create_start, create_end, task_start, end, destroy_start, destroy_end;
 } far_inst;
 
 typedef struct far_engine {
     int n, cap;
     far_inst *inst;
-    int *order;                    /* instances by (gpu, rank, seq) */
+    int *order;                    /* scratch: CSR fill pointers, emitted ids */
     int *succ_start, *succ;        /* CSR successor lists */
-    int heap_cap;
     struct far_op *heap;
     int *held;                     /* per batch: instances waiting for the barrier */
     int held_cap;

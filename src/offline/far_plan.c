@@ -118,7 +118,8 @@ int far_plan_copy_batch(far_plan *dst, int db, const far_plan *src, int sb)
         const far_list *s = &src->list[sb * per + i];
         if (list_reserve(d, s->n))
             return MS_ENOMEM;
-        memcpy(d->task, s->task, (size_t)s->n * sizeof *s->task);
+        if (s->n > 0)
+            memcpy(d->task, s->task, (size_t)s->n * sizeof *s->task);
         d->n = s->n;
         d->sum = s->sum;
     }
