@@ -218,12 +218,44 @@ static void miso_prefers_speedup_sum(void **state)
     ms_workload_free(w);
 }
 
+/* A30: a long poorly scaling task and four 1 s tasks. Both variants start with 1-1-1-1
+ * (speedup sum 4) created one by one (0.11 s each): a [0.11, 10.11], b..d start at 0.22,
+ * 0.33, 0.44. Rounds: e waits for a, then runs alone on 4 slices (speedup 1.25) after 4
+ * destructions (0.10 each) and a creation (0.13): 10.11 + 0.40 + 0.13 + 0.8 = 11.44.
+ * Eager: e takes b's freed instance at 1.22; the makespan is a's end, 10.11. */
+static void miso_rounds_vs_eager(void **state)
+{
+    const ms_gpu_model *gpu = ms_gpu_builtin("A30-24GB");
+    static const char *const names[] = {"a", "b", "c", "d", "e"};
+    static const double t[][MS_MAX_SLICES + 1] = {
+        {INF, 10, 9, INF, 8, INF, INF, INF, INF},  {INF, 1, 0.9, INF, 0.8, INF, INF, INF, INF},
+        {INF, 1, 0.9, INF, 0.8, INF, INF, INF, INF}, {INF, 1, 0.9, INF, 0.8, INF, INF, INF, INF},
+        {INF, 1, 0.9, INF, 0.8, INF, INF, INF, INF},
+    };
+    ms_workload *w = make(names, t, 5);
+    ms_schedule *s = NULL;
+    assert_int_equal(ms_miso_schedule(w, gpu, 1, &s, NULL), 0);
+    assert_valid(s, w);
+    assert_double_equal(ms_schedule_makespan(s), 10.11 + 0.40 + 0.13 + 0.8, 1e-9);
+    assert_int_equal((int)ms_schedule_stat(s, "rounds"), 2);
+    ms_schedule_free(s);
+    assert_int_equal(ms_miso_eager_schedule(w, gpu, 1, &s, NULL), 0);
+    assert_valid(s, w);
+    assert_double_equal(ms_schedule_makespan(s), 10.11, 1e-9);
+    assert_double_equal(task_of(s, 4)->start, 1.22, 1e-9);
+    assert_int_equal(task_of(s, 4)->instance, task_of(s, 1)->instance);
+    assert_int_equal(s->ninst, 4);
+    ms_schedule_free(s);
+    ms_workload_free(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(fixpart_first_free), cmocka_unit_test(fixpart_infeasible),
         cmocka_unit_test(nomig_sum),          cmocka_unit_test(fixpartbest_is_min),
         cmocka_unit_test(miso_rodinia),       cmocka_unit_test(miso_prefers_speedup_sum),
+        cmocka_unit_test(miso_rounds_vs_eager),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -27,6 +27,10 @@ PY
 grep -q '^fixpart:1-1-1-1 *infeasible' "$tmp/out" || fail "infeasible row missing"
 grep -q 'lavaMD' "$tmp/err" || fail "infeasible reason missing"
 grep -q '^fixpart:3 ' "$tmp/out" || fail "fixpart by index missing"
+# Several GPUs: every algorithm still validates (the command exits 1 otherwise).
+"$bin" compare "$w" --gpu A30-24GB --gpus 3 --algos far,miso,miso-eager,fixpartbest,nomig \
+  --no-time --csv > "$tmp/g3.csv"
+[ "$(wc -l < "$tmp/g3.csv")" = 6 ] || fail "--gpus 3 rows"
 # Plots, one per algorithm.
 "$bin" compare "$w" --gpu A30-24GB --algos far,miso,fixpart:2-1-1 --plot "$tmp/plots" > /dev/null
 for f in far miso fixpart_2-1-1; do [ -s "$tmp/plots/$f.html" ] || fail "no plot $f"; done
