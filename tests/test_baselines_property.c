@@ -49,7 +49,7 @@ static ms_workload *random_workload(const ms_gpu_model *gpu, int n, ms_rng *r)
     return w;
 }
 
-static void check_all(const ms_workload *w, const ms_gpu_model *gpu, int gpus, ms_rng *r)
+static void check_all(const ms_workload *w, const ms_gpu_model *gpu, int gpus)
 {
     char what[64];
     snprintf(what, sizeof what, "%s x%d, n=%d", gpu->name, gpus, w->n);
@@ -83,7 +83,6 @@ static void check_all(const ms_workload *w, const ms_gpu_model *gpu, int gpus, m
     assert_valid(s, w, what);
     assert_true(ms_schedule_makespan(s) == min);
     ms_schedule_free(s);
-    (void)r;
 }
 
 static void random_times_every_model(void **state)
@@ -96,7 +95,7 @@ static void random_times_every_model(void **state)
             const ms_gpu_model *gpu = ms_gpu_builtin_at(g);
             int n = (int)ms_rng_below(&r, 30), gpus = 1 + (int)ms_rng_below(&r, 3);
             ms_workload *w = random_workload(gpu, n, &r);
-            check_all(w, gpu, gpus, &r);
+            check_all(w, gpu, gpus);
             ms_workload_free(w);
             runs++;
         }
@@ -125,7 +124,7 @@ static void presets_every_model(void **state)
                     ms_workload *w = NULL;
                     int n = 1 + (int)ms_rng_below(&r, 40), gpus = 1 + (int)ms_rng_below(&r, 3);
                     assert_int_equal(ms_generate(gpu, &p, n, &r, &w, &err), 0);
-                    check_all(w, gpu, gpus, &r);
+                    check_all(w, gpu, gpus);
                     ms_workload_free(w);
                     runs++;
                 }

@@ -1,6 +1,7 @@
 /* experiment_tables.c: one repetition of each of the papers' experiments (paper 000
  * Tables 4-9, paper 001 Table 4 baselines), every schedule validated. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "experiment_internal.h"
@@ -109,22 +110,27 @@ static int unit_refine(const ms_experiment *e, const ms_gen_params *p, int n, ms
 /* One dataset cut into offline batches of e->batch tasks (paper 001 3 and 5.2). */
 typedef struct batches {
     int n;
-    ms_workload *b[64];
-    double lb[64];   /* l_bound_paper of each batch */
+    ms_workload **b;
+    double *lb;   /* l_bound_paper of each batch */
 } batches;
 
 static void batches_free(batches *bs)
 {
     for (int i = 0; i < bs->n; i++)
         ms_workload_free(bs->b[i]);
+    free(bs->b);
+    free(bs->lb);
 }
 
 static int cut_batches(const ms_experiment *e, const ms_workload *w, batches *bs, ms_error *err)
 {
+    int count = (w->n + e->batch - 1) / e->batch;
     bs->n = 0;
+    bs->b = calloc((size_t)count + 1, sizeof *bs->b);
+    bs->lb = calloc((size_t)count + 1, sizeof *bs->lb);
+    if (!bs->b || !bs->lb)
+        return ms_error_set(err, MS_ENOMEM, "out of memory");
     for (int from = 0; from < w->n; from += e->batch) {
-        if (bs->n == 64)
-            return ms_error_set(err, MS_EINVAL, "popt: more than 64 batches (n / batch)");
         bs->b[bs->n] = ms_workload_slice(w, from, w->n - from < e->batch ? w->n - from : e->batch);
         if (!bs->b[bs->n])
             return ms_error_set(err, MS_ENOMEM, "out of memory");
