@@ -100,7 +100,7 @@ int cmd_experiment(int argc, char **argv)
         case 'g': gpu = optarg; break;
         case 'p': presets = optarg; break;
         case 'n': ns = optarg; break;
-        case 'r': bad = parse_int("reps", optarg, 1, 10000000, &reps); break;
+        case 'r': bad = parse_int("reps", optarg, 1, 1000000, &reps); break;
         case 's': {
             char *end;
             seed = strtoull(optarg, &end, 10);
