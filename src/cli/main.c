@@ -14,10 +14,13 @@ static const struct command commands[] = {
     {"gpus", cmd_gpus, "list the built-in GPU models"},
     {"partitions", cmd_partitions, "list a GPU's valid MIG partitions"},
     {"online", cmd_online, "simulate online multi-GPU scheduling (paper 002)"},
+    {"schedule", cmd_schedule, "plan a workload with an offline scheduler (FAR, ...)"},
     {"validate", cmd_validate, "check a schedule against its workload"},
     {"bounds", cmd_bounds, "makespan lower bounds of a workload"},
     {"generate", cmd_generate, "write a synthetic workload (paper presets)"},
-    {"schedule", cmd_schedule, "plan a workload with an offline scheduler (FAR, ...)"},
+    {"compare", cmd_compare, "run every algorithm on a workload and compare their metrics"},
+    {"experiment", cmd_experiment, "run one of the papers' experiment tables (CSV)"},
+    {"plot", cmd_plot, "draw a schedule as SVG or self-contained HTML"},
 };
 
 static void usage(FILE *f)

@@ -111,12 +111,17 @@ static void sift_up(far_search *s, int i)
     heap_set(s, i, task);
 }
 
-static const far_search *sort_ctx;
-static int sort_size;
-static int cmp_lpt(const void *a, const void *b)
+/* qsort_r's context: no global state, so several threads can run FAR at once. */
+typedef struct lpt_ctx {
+    const far_search *s;
+    int size;
+} lpt_ctx;
+
+static int cmp_lpt(const void *a, const void *b, void *arg)
 {
+    const lpt_ctx *c = arg;
     int x = *(const int *)a, y = *(const int *)b;
-    return longer(sort_ctx, x, sort_size, y, sort_size) ? -1 : 1;
+    return longer(c->s, x, c->size, y, c->size) ? -1 : 1;
 }
 
 /* First allocation (a_i^1), the LPT groups and the heap of the longest tasks. */
@@ -138,10 +143,9 @@ static int first_allocation(far_search *s, double *area, ms_error *err)
         heap_set(s, i, i);
     }
     for (int z = 1; z <= MS_MAX_SLICES; z++) {
-        sort_ctx = s, sort_size = z;
-        qsort(s->group[z].task, (size_t)s->group[z].n, sizeof(int), cmp_lpt);
+        lpt_ctx c = {s, z};
+        qsort_r(s->group[z].task, (size_t)s->group[z].n, sizeof(int), cmp_lpt, &c);
     }
-    sort_ctx = NULL;
     for (int i = s->n / 2 - 1; i >= 0; i--)
         sift_down(s, i);
     return MS_OK;
