@@ -153,9 +153,10 @@ int ms_cosched_nonpreemptive(const ms_cosched_instance *in, const ms_cosched_lp 
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
         goto out;
     }
+    /* A loop counts: it is an edge to a private leaf (the task's time alone), so a task
+     * with time alone and one partner stays in G-hat (paper 003 4.2.2). */
     for (int k = 0; k < ne; k++)
-        if (e[k].a != e[k].b)
-            deg[e[k].a]++, deg[e[k].b]++;
+        deg[e[k].a]++, deg[e[k].b] += e[k].a != e[k].b;
     /* G-hat: edges between tasks of degree >= 2; the others hang as pendants. */
     for (int k = 0; k < ne; k++) {
         int a = e[k].a, b = e[k].b;

@@ -78,7 +78,13 @@ int ms_cosched_plp(const ms_cosched_instance *in, ms_cosched_lp *lp, ms_error *e
     glp_init_smcp(&parm);
     parm.presolve = GLP_ON;
     parm.msg_lev = GLP_MSG_OFF;
-    int rc = glp_simplex(P, &parm), status = glp_get_status(P);
+    int rc = glp_simplex(P, &parm);
+    /* The postsolved point can miss the equalities by ~1e-4 relative; a second pass from
+     * the recovered basis without presolve makes it exact (usually no pivot at all). */
+    parm.presolve = GLP_OFF;
+    if (!rc)
+        rc = glp_simplex(P, &parm);
+    int status = glp_get_status(P);
     if (rc || status != GLP_OPT) {
         glp_delete_prob(P);
         free(cols);
