@@ -3,6 +3,7 @@
 #ifndef MIGSCHED_COSCHED_H
 #define MIGSCHED_COSCHED_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "migsched/error.h"
@@ -160,6 +161,26 @@ int ms_cosched_three_partition(const int *a, int m, int B, ms_cosched_instance *
 ms_cosched_instance *ms_cosched_fig10(int k);
 /* Fig. 11: two wheels of size k (even) with exterior nodes, eps > 0. */
 ms_cosched_instance *ms_cosched_fig11(int k, double eps);
+
+/* Experiments of paper 003 6.3 (Figs. 13-15): for each n, `instances` instances of the
+ * setting, every algorithm run, validated and timed. Writes one CSV row per run, and when
+ * svg_prefix is set <prefix>-fig13.svg (CaterpillarSplit preemptions per task),
+ * -fig14.svg (non-preemptive makespan / PLP optimum), -fig15.svg (running time). */
+typedef struct ms_cosched_experiment {
+    int setting;
+    const int *ns;
+    int nn;
+    int instances;
+    uint64_t seed;
+    double direct_limit; /* seconds per DIRECTALG run */
+    int direct_max_n;    /* DIRECTALG only up to this n (0: never) */
+    const ms_cosched_instance *catalogue; /* NULL: the synthetic one from seed */
+    const char *csv_path;
+    const char *svg_prefix;
+    FILE *summary; /* per-n means (may be NULL) */
+    int progress;  /* progress lines on stderr */
+} ms_cosched_experiment;
+int ms_cosched_experiment_run(const ms_cosched_experiment *e, ms_error *err);
 
 /* Minimal SVG charts (self-contained writer). */
 typedef struct ms_svg_series {

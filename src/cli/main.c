@@ -13,6 +13,7 @@ struct command {
 static const struct command commands[] = {
     {"gpus", cmd_gpus, "list the built-in GPU models"},
     {"partitions", cmd_partitions, "list a GPU's valid MIG partitions"},
+    {"cosched", cmd_cosched, "two-stream co-scheduling with a speed matrix (paper 003)"},
 };
 
 static void usage(FILE *f)
