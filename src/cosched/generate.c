@@ -27,8 +27,19 @@ static int set_name(ms_cosched_instance *in, int i, const char *fmt, int a, int 
 }
 
 /* Each kernel has a resource demand a in [0,1]. Two kernels can co-run with probability
- * 1 - (a_k + a_l)/2 (one half on average, less for hungry kernels); when they can, k's speed
- * mixes a uniform draw with how little l takes: 0.6 u + 0.4 (1 - a_l), at least 0.01. */
+ * 1 - (a_k + a_l)/2 (one half on average, less for hungry kernels). When they can, k's speed
+ * is t = (u + (1 - a_l))/2 for a fresh uniform u, passed through the CDF of that triangular
+ * sum so that speeds are uniform on (0,1) while staying correlated with l's demand. */
+static double uniformize(double t)
+{
+    return t <= 0.5 ? 2 * t * t : 1 - 2 * (1 - t) * (1 - t);
+}
+
+static double corun_speed(double a_other, ms_rng *r)
+{
+    return fmax(uniformize((ms_rng_uniform(r) + 1 - a_other) / 2), 0.01);
+}
+
 ms_cosched_instance *ms_cosched_catalogue_synthetic(int k, ms_rng *r)
 {
     ms_cosched_instance *c = ms_cosched_instance_new(k);
@@ -51,10 +62,9 @@ ms_cosched_instance *ms_cosched_catalogue_synthetic(int k, ms_rng *r)
     for (int i = 0; i < k; i++)
         for (int j = i; j < k; j++) {
             int corun = ms_rng_uniform(r) < 1 - (a[i] + a[j]) / 2;
-            double sij = 0.6 * ms_rng_uniform(r) + 0.4 * (1 - a[j]);
-            double sji = 0.6 * ms_rng_uniform(r) + 0.4 * (1 - a[i]);
-            c->speed[(size_t)i * (size_t)k + (size_t)j] = corun ? fmax(sij, 0.01) : 0;
-            c->speed[(size_t)j * (size_t)k + (size_t)i] = corun ? fmax(i == j ? sij : sji, 0.01) : 0;
+            double sij = corun_speed(a[j], r), sji = corun_speed(a[i], r);
+            c->speed[(size_t)i * (size_t)k + (size_t)j] = corun ? sij : 0;
+            c->speed[(size_t)j * (size_t)k + (size_t)i] = corun ? (i == j ? sij : sji) : 0;
         }
     free(a);
     return c;
