@@ -179,6 +179,8 @@ static void test_three_partition_direct(void **state)
     double lower;
     int optimal;
     assert_int_equal(ms_cosched_direct(in, 20.0, &s, &lower, &optimal, &err), 0);
+    assert_true(optimal);
+    assert_true(fabs(lower - 100.0) < 1e-6);
     assert_int_equal(ms_cosched_validate(in, s, 1, &err), 0);
     assert_true(fabs(ms_cosched_makespan(s) - 100.0) < 1e-6);
     assert_int_equal(ms_cosched_preemptions(s, NULL), 0);
