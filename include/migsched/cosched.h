@@ -104,7 +104,8 @@ int ms_cosched_maxpair(const ms_cosched_instance *inst, ms_cosched_schedule **ou
 int ms_cosched_sequential(const ms_cosched_instance *inst, ms_cosched_schedule **out,
                           ms_error *err);
 /* DIRECTALG: the MILP of paper 003 5.4 with GLPK under a time limit (seconds), cutting the
- * cheapest edge of each cycle. *lower gets the MILP's best bound (may be NULL);
+ * cheapest edge of each cycle, started from NONPREEMPTIVEALG's schedule (or SEQUENTIAL if
+ * the LP fails) as first incumbent. *lower gets the MILP's best bound (may be NULL);
  * *optimal (may be NULL) is 1 when GLPK proved optimality within the limit. */
 int ms_cosched_direct(const ms_cosched_instance *inst, double time_limit,
                       ms_cosched_schedule **out, double *lower, int *optimal, ms_error *err);
@@ -126,6 +127,10 @@ typedef struct ms_cosched_cover {
 } ms_cosched_cover;
 int ms_cosched_cover_schedule(const ms_cosched_cover *c, ms_cosched_schedule **out,
                               ms_error *err);
+/* NONPREEMPTIVEALG's cover of an LP solution (ms_cosched_nonpreemptive schedules it). */
+int ms_cosched_nonpreemptive_cover(const ms_cosched_instance *inst, const ms_cosched_lp *lp,
+                                   ms_cosched_cover *c, ms_error *err);
+void ms_cosched_cover_free(ms_cosched_cover *c);
 
 /* Algorithms by name. */
 enum ms_cosched_algo {

@@ -17,6 +17,7 @@ typedef struct milp {
     int *arc_from, *arc_edge;
     int heur_done;
     double bound;
+    double *start; /* first incumbent, indexed by column */
 } milp;
 
 static int col_x(const milp *m, int k) { return 1 + k; }
@@ -133,7 +134,7 @@ static int build_problem(milp *m, glp_prob *P)
     return rc ? MS_ENOMEM : MS_OK;
 }
 
-/* Branch-and-cut callback: offer SEQUENTIAL as a first incumbent, track the best bound. */
+/* Branch-and-cut callback: offer the first incumbent, track the best bound. */
 static void callback(glp_tree *T, void *info)
 {
     milp *m = info;
@@ -146,15 +147,55 @@ static void callback(glp_tree *T, void *info)
     if (glp_ios_reason(T) != GLP_IHEUR || m->heur_done)
         return;
     m->heur_done = 1;
-    glp_prob *P = glp_ios_get_prob(T);
-    int ncols = glp_get_num_cols(P);
-    double *x = calloc((size_t)ncols + 1, sizeof(double));
-    if (!x)
-        return;
+    glp_ios_heur_sol(T, m->start);
+}
+
+/* Column values of a cover: spine edges are y edges, a pendant leaf pays (f) for its edge,
+ * time alone is a loop. The cover has no cycle, so it is feasible for the MILP. */
+static int cover_start(const milp *m, const ms_cosched_cover *c, double *x)
+{
+    int n = m->n, *idx = malloc(sizeof(int) * (size_t)n * (size_t)n + 1);
+    if (!idx)
+        return MS_ENOMEM;
+    for (int k = n; k < m->ne; k++)
+        idx[m->e[k].a * n + m->e[k].b] = idx[m->e[k].b * n + m->e[k].a] = k;
+    for (int i = 0; i < n; i++)
+        x[col_x(m, i)] = c->alone[i], x[col_y(m, i)] = c->alone[i] > 0;
+    for (int q = 0; q < c->nspine; q++) {
+        int k = idx[c->spine[q].a * n + c->spine[q].b];
+        x[col_x(m, k)] = c->spine[q].x, x[col_y(m, k)] = 1;
+    }
+    for (int q = 0; q < c->npend; q++) {
+        int leaf = c->pend[q].b, k = idx[c->pend[q].a * n + leaf];
+        x[col_x(m, k)] = c->pend[q].x;
+        x[col_f(m, 2 * (k - n) + (m->e[k].a == leaf ? 0 : 1))] = 1;
+    }
+    free(idx);
+    return MS_OK;
+}
+
+/* NONPREEMPTIVEALG's solution as first incumbent; SEQUENTIAL if that is not available. */
+static int warm_start(milp *m, int ncols)
+{
+    m->start = calloc((size_t)ncols + 1, sizeof(double));
+    if (!m->start)
+        return MS_ENOMEM;
+    ms_cosched_lp lp;
+    ms_cosched_cover c;
+    if (!ms_cosched_plp(m->in, &lp, NULL)) {
+        int ok = !ms_cosched_nonpreemptive_cover(m->in, &lp, &c, NULL);
+        if (ok && !cover_start(m, &c, m->start))
+            ok = 2;
+        if (ok)
+            ms_cosched_cover_free(&c);
+        ms_cosched_lp_free(&lp);
+        if (ok == 2)
+            return MS_OK;
+        memset(m->start, 0, sizeof(double) * ((size_t)ncols + 1));
+    }
     for (int i = 0; i < m->n; i++)
-        x[col_x(m, i)] = m->in->p[i], x[col_y(m, i)] = 1;
-    glp_ios_heur_sol(T, x);
-    free(x);
+        m->start[col_x(m, i)] = m->in->p[i], m->start[col_y(m, i)] = 1;
+    return MS_OK;
 }
 
 static int find(int *uf, int x)
@@ -228,13 +269,15 @@ static int to_cover(const milp *m, glp_prob *P, ms_cosched_cover *c)
 int ms_cosched_direct(const ms_cosched_instance *in, double time_limit,
                       ms_cosched_schedule **out, double *lower, int *optimal, ms_error *err)
 {
-    milp m = {in, 0, 0, 0, NULL, NULL, NULL, 0, 0};
+    milp m = {in, 0, 0, 0, NULL, NULL, NULL, 0, 0, NULL};
     ms_cosched_cover c = {in->n, 0, 0, NULL, NULL, calloc((size_t)in->n + 1, sizeof(double))};
     int rc = build_edges(&m);
     glp_term_out(GLP_OFF);
     glp_prob *P = glp_create_prob();
     if (!rc)
         rc = build_problem(&m, P);
+    if (!rc)
+        rc = warm_start(&m, glp_get_num_cols(P));
     c.spine = malloc(sizeof(ms_cosched_edge) * (size_t)(m.ne + 1));
     c.pend = malloc(sizeof(ms_cosched_edge) * (size_t)(m.ne + 1));
     if (rc || !c.spine || !c.pend || !c.alone) {
@@ -272,6 +315,7 @@ int ms_cosched_direct(const ms_cosched_instance *in, double time_limit,
         rc = ms_cosched_cover_schedule(&c, out, err);
 out:
     glp_delete_prob(P);
-    free(m.e), free(m.arc_from), free(m.arc_edge), free(c.spine), free(c.pend), free(c.alone);
+    free(m.e), free(m.arc_from), free(m.arc_edge), free(m.start);
+    ms_cosched_cover_free(&c);
     return rc;
 }

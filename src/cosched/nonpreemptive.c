@@ -138,18 +138,24 @@ out:
     return rc;
 }
 
-int ms_cosched_nonpreemptive(const ms_cosched_instance *in, const ms_cosched_lp *lp,
-                             ms_cosched_schedule **out, ms_error *err)
+void ms_cosched_cover_free(ms_cosched_cover *c)
+{
+    free(c->spine), free(c->pend), free(c->alone);
+    c->spine = c->pend = NULL, c->alone = NULL;
+}
+
+int ms_cosched_nonpreemptive_cover(const ms_cosched_instance *in, const ms_cosched_lp *lp,
+                                   ms_cosched_cover *c, ms_error *err)
 {
     int n = in->n, ne = lp->nedges, rc = MS_OK;
     const ms_cosched_edge *e = lp->e;
     int *deg = calloc((size_t)n + 1, sizeof(int)), *in_hat = calloc((size_t)ne + 1, sizeof(int));
     int *keep = calloc((size_t)ne + 1, sizeof(int));
     double *w = malloc(sizeof(double) * (size_t)(ne + 1));
-    ms_cosched_cover c = {n, 0, 0, malloc(sizeof(ms_cosched_edge) * (size_t)(ne + 1)),
-                          malloc(sizeof(ms_cosched_edge) * (size_t)(ne + 1)),
-                          calloc((size_t)n + 1, sizeof(double))};
-    if (!deg || !in_hat || !keep || !w || !c.spine || !c.pend || !c.alone) {
+    *c = (ms_cosched_cover){n, 0, 0, malloc(sizeof(ms_cosched_edge) * (size_t)(ne + 1)),
+                            malloc(sizeof(ms_cosched_edge) * (size_t)(ne + 1)),
+                            calloc((size_t)n + 1, sizeof(double))};
+    if (!deg || !in_hat || !keep || !w || !c->spine || !c->pend || !c->alone) {
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
         goto out;
     }
@@ -162,13 +168,13 @@ int ms_cosched_nonpreemptive(const ms_cosched_instance *in, const ms_cosched_lp 
         int a = e[k].a, b = e[k].b;
         w[k] = e[k].x * (ms_cosched_s(in, a, b) + ms_cosched_s(in, b, a) - 1);
         if (a == b)
-            c.alone[a] += e[k].x;
+            c->alone[a] += e[k].x;
         else if (deg[a] >= 2 && deg[b] >= 2)
             in_hat[k] = 1;
         else if (deg[a] >= 2 || (deg[b] == 1 && a < b))
-            c.pend[c.npend++] = (ms_cosched_edge){a, b, e[k].x};
+            c->pend[c->npend++] = (ms_cosched_edge){a, b, e[k].x};
         else
-            c.pend[c.npend++] = (ms_cosched_edge){b, a, e[k].x};
+            c->pend[c->npend++] = (ms_cosched_edge){b, a, e[k].x};
     }
     rc = path_cover(n, e, w, ne, in_hat, keep, err);
     for (int k = 0; k < ne && !rc; k++) {
@@ -176,15 +182,26 @@ int ms_cosched_nonpreemptive(const ms_cosched_instance *in, const ms_cosched_lp 
             continue;
         int a = e[k].a, b = e[k].b;
         if (keep[k])
-            c.spine[c.nspine++] = e[k];
+            c->spine[c->nspine++] = e[k];
         else { /* broken: each task runs alone for the work it did together */
-            c.alone[a] += e[k].x * ms_cosched_s(in, a, b);
-            c.alone[b] += e[k].x * ms_cosched_s(in, b, a);
+            c->alone[a] += e[k].x * ms_cosched_s(in, a, b);
+            c->alone[b] += e[k].x * ms_cosched_s(in, b, a);
         }
     }
+out:
+    free(deg), free(in_hat), free(keep), free(w);
+    if (rc)
+        ms_cosched_cover_free(c);
+    return rc;
+}
+
+int ms_cosched_nonpreemptive(const ms_cosched_instance *in, const ms_cosched_lp *lp,
+                             ms_cosched_schedule **out, ms_error *err)
+{
+    ms_cosched_cover c;
+    int rc = ms_cosched_nonpreemptive_cover(in, lp, &c, err);
     if (!rc)
         rc = ms_cosched_cover_schedule(&c, out, err);
-out:
-    free(deg), free(in_hat), free(keep), free(w), free(c.spine), free(c.pend), free(c.alone);
+    ms_cosched_cover_free(&c);
     return rc;
 }
