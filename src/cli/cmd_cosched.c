@@ -80,7 +80,7 @@ static int load_catalogue(const char *path, uint64_t seed, ms_cosched_instance *
     return *cat ? 0 : fail("out of memory");
 }
 
-static int cmd_generate(int argc, char **argv)
+static int cosched_generate(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"setting", required_argument, 0, 's'}, {"n", required_argument, 0, 'n'},
@@ -140,7 +140,7 @@ static int parse_sizes(char *list, int *ns, int max)
     return k;
 }
 
-static int cmd_experiment(int argc, char **argv)
+static int cosched_experiment(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"setting", required_argument, 0, 's'},   {"n", required_argument, 0, 'n'},
@@ -199,7 +199,7 @@ static int cmd_experiment(int argc, char **argv)
     return rc ? fail(err.msg) : 0;
 }
 
-static int cmd_schedule(int argc, char **argv)
+static int cosched_schedule(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"algo", required_argument, 0, 'a'}, {"json", no_argument, 0, 'j'},
@@ -265,8 +265,8 @@ int cmd_cosched(int argc, char **argv)
         return 0;
     }
     if (!strcmp(argv[1], "generate"))
-        return cmd_generate(argc - 1, argv + 1);
+        return cosched_generate(argc - 1, argv + 1);
     if (!strcmp(argv[1], "experiment"))
-        return cmd_experiment(argc - 1, argv + 1);
-    return cmd_schedule(argc, argv);
+        return cosched_experiment(argc - 1, argv + 1);
+    return cosched_schedule(argc, argv);
 }
