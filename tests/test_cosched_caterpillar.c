@@ -128,11 +128,78 @@ static void test_spiders(void **state)
     }
 }
 
+/* Paper 003 Algorithm 1, literally, on a tree given by parent pointers (root: parent -1):
+ * returns its number of caterpillars. An independent oracle for the dynamic program. */
+static int algorithm1(int n, const int *parent0)
+{
+    int parent[32], alive[32], height[32], caterpillars = 0;
+    for (int v = 0; v < n; v++)
+        parent[v] = parent0[v], alive[v] = 1;
+    for (;;) {
+        for (int v = 0; v < n; v++)
+            height[v] = 0;
+        for (int pass = 0; pass < n; pass++) /* heights by relaxation: n passes suffice */
+            for (int w = 0; w < n; w++)
+                if (alive[w] && parent[w] >= 0 && height[parent[w]] < height[w] + 1)
+                    height[parent[w]] = height[w] + 1;
+        int t = -1;
+        for (int v = 0; v < n && t < 0; v++)
+            if (alive[v] && height[v] == 2)
+                t = v;
+        if (t < 0)
+            break;
+        int h1[32], nh = 0;
+        for (int w = 0; w < n; w++)
+            if (alive[w] && parent[w] == t && height[w] == 1)
+                h1[nh++] = w;
+        if (nh == 1) { /* Lemma 4: merge t with its only child of height 1 */
+            for (int w = 0; w < n; w++)
+                if (alive[w] && parent[w] == h1[0])
+                    parent[w] = t;
+            alive[h1[0]] = 0;
+            continue;
+        }
+        /* Lemmas 2-3: caterpillar (u, t, v) with the leaves of u, v and t. */
+        caterpillars++;
+        for (int w = 0; w < n; w++)
+            if (alive[w] && (parent[w] == h1[0] || parent[w] == h1[1] || (parent[w] == t && height[w] == 0)))
+                alive[w] = 0;
+        alive[h1[0]] = alive[h1[1]] = 0;
+        if (nh == 2) /* Lemma 3: it also takes the edge from t to its parent */
+            alive[t] = 0;
+    }
+    for (int v = 0; v < n; v++)
+        if (alive[v] && parent[v] >= 0 && alive[parent[v]])
+            return caterpillars + 1;
+    return caterpillars;
+}
+
+static void test_algorithm1_agrees(void **state)
+{
+    (void)state;
+    ms_rng r;
+    ms_rng_seed(&r, 31);
+    for (int trial = 0; trial < 2000; trial++) {
+        int n = 2 + (int)ms_rng_below(&r, 24), parent[32], eu[32], ev[32];
+        parent[0] = -1;
+        for (int v = 1; v < n; v++) {
+            /* mix long paths and bushy nodes */
+            parent[v] = ms_rng_uniform(&r) < 0.5 ? v - 1 : (int)ms_rng_below(&r, (uint64_t)v);
+            eu[v - 1] = parent[v], ev[v - 1] = v;
+        }
+        int want = algorithm1(n, parent) - 1, got = ms_cosched_caterpillar_count(n, n - 1, eu, ev);
+        if (got != want)
+            print_message("trial %d: dynamic program %d, Algorithm 1 %d\n", trial, got, want);
+        assert_int_equal(got, want);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_paper_figure4),
         cmocka_unit_test(test_spiders),
+        cmocka_unit_test(test_algorithm1_agrees),
         cmocka_unit_test(test_random_pseudo_trees),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
