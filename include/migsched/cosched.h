@@ -3,6 +3,7 @@
 #ifndef MIGSCHED_COSCHED_H
 #define MIGSCHED_COSCHED_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -184,6 +185,7 @@ typedef struct ms_cosched_experiment {
     const char *svg_prefix;
     FILE *summary; /* per-n means (may be NULL) */
     int progress;  /* progress lines on stderr */
+    volatile sig_atomic_t *stop; /* when set (e.g. by SIGINT): stop, write nothing, MS_EINTR */
 } ms_cosched_experiment;
 int ms_cosched_experiment_run(const ms_cosched_experiment *e, ms_error *err);
 

@@ -1,5 +1,6 @@
 /* cmd_cosched.c: `migsched cosched`: generate instances, schedule one, run the experiments. */
 #include <errno.h>
+#include <signal.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,6 +130,9 @@ static int cosched_generate(int argc, char **argv)
     return rc ? fail(err.msg) : 0;
 }
 
+static volatile sig_atomic_t interrupted;
+static void on_signal(int sig) { interrupted = sig; }
+
 static int parse_sizes(char *list, int *ns, int max)
 {
     int k = 0;
@@ -150,7 +154,7 @@ static int cosched_experiment(int argc, char **argv)
         {"svg", required_argument, 0, 'g'},       {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     int ns[64], c;
-    ms_cosched_experiment e = {-1, ns, 0, 5, 1, 2.0, 30, NULL, "-", NULL, stderr, 0};
+    ms_cosched_experiment e = {-1, ns, 0, 5, 1, 2.0, 30, NULL, "-", NULL, stderr, 0, NULL};
     const char *catpath = NULL;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
@@ -194,6 +198,12 @@ static int cosched_experiment(int argc, char **argv)
         return 1;
     e.catalogue = cat;
     e.progress = isatty(2);
+    e.stop = &interrupted;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
     int rc = ms_cosched_experiment_run(&e, &err);
     ms_cosched_instance_free(cat);
     return rc ? fail(err.msg) : 0;

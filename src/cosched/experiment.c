@@ -123,6 +123,8 @@ static int run_size(const ms_cosched_experiment *e, const ms_cosched_instance *c
 {
     int n = e->ns[ni], rc = MS_OK;
     for (int inst = 0; inst < e->instances && !rc; inst++) {
+        if (e->stop && *e->stop)
+            return ms_error_set(err, MS_EINTR, "interrupted: nothing written");
         /* Each (n, instance) has its own stream: results do not depend on the other sizes. */
         ms_rng base, r;
         ms_rng_seed(&base, e->seed);
