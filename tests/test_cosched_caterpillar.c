@@ -128,6 +128,35 @@ static void test_spiders(void **state)
     }
 }
 
+/* On real PLP solutions of small generated instances (at most 8 intervals). */
+static void test_lp_solutions(void **state)
+{
+    (void)state;
+    ms_rng r;
+    ms_rng_seed(&r, 8);
+    ms_cosched_instance *cat = ms_cosched_catalogue_synthetic(12, &r);
+    int checked = 0, preempted = 0;
+    for (int trial = 0; trial < 400; trial++) {
+        ms_cosched_instance *in;
+        ms_cosched_lp lp;
+        assert_int_equal(ms_cosched_generate(cat, trial % 3, 3 + trial % 6, &r, &in, NULL), 0);
+        assert_int_equal(ms_cosched_plp(in, &lp, NULL), 0);
+        if (lp.nedges <= 8) {
+            ms_cosched_schedule *s;
+            assert_int_equal(ms_cosched_caterpillar(in, &lp, &s, NULL), 0);
+            assert_int_equal(ms_cosched_validate(in, s, 0, NULL), 0);
+            int got = ms_cosched_preemptions(s, NULL);
+            assert_int_equal(got, brute_min_preemptions(in->n, lp.e, lp.nedges));
+            checked++, preempted += got > 0;
+            ms_cosched_schedule_free(s);
+        }
+        ms_cosched_lp_free(&lp);
+        ms_cosched_instance_free(in);
+    }
+    assert_true(checked > 300);
+    assert_true(preempted > 10); /* instances that need preemptions were seen */
+}
+
 /* Paper 003 Algorithm 1, literally, on a tree given by parent pointers (root: parent -1):
  * returns its number of caterpillars. An independent oracle for the dynamic program. */
 static int algorithm1(int n, const int *parent0)
@@ -200,6 +229,7 @@ int main(void)
         cmocka_unit_test(test_paper_figure4),
         cmocka_unit_test(test_spiders),
         cmocka_unit_test(test_algorithm1_agrees),
+        cmocka_unit_test(test_lp_solutions),
         cmocka_unit_test(test_random_pseudo_trees),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
