@@ -153,6 +153,7 @@ static void test_lp_solutions(void **state)
         ms_cosched_lp_free(&lp);
         ms_cosched_instance_free(in);
     }
+    ms_cosched_instance_free(cat);
     assert_true(checked > 300);
     assert_true(preempted > 10); /* instances that need preemptions were seen */
 }
