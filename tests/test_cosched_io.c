@@ -131,6 +131,7 @@ static void test_csv_errors(void **state)
     expect_csv_error("name,p,a,b\na,1,1,0.5\nb,1,0.5,1\nb,1,0.5,1\n", "line 4: extra row");
     expect_csv_error("name,p,a\na,0,1\n", "positive");
     expect_csv_error("name,p,a\na,1,2\n", "diagonal must be 1");
+    expect_csv_error("name,p,\xff\n\xff,1,1\n", "not valid UTF-8");
 }
 
 static void test_read_errors(void **state)

@@ -1,4 +1,5 @@
 /* instance.c: co-scheduling instances (durations + speed matrix): allocation and validation. */
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,11 @@ int ms_cosched_instance_check(const ms_cosched_instance *in, int catalogue, ms_e
     for (int i = 0; i < in->n; i++) {
         if (!in->names[i] || !in->names[i][0])
             return ms_error_set(err, MS_EINVAL, "task %d: empty name", i);
+        /* Names go into JSON output: they must be valid UTF-8. */
+        json_t *js = json_string(in->names[i]);
+        if (!js)
+            return ms_error_set(err, MS_EINVAL, "task %d: name is not valid UTF-8", i);
+        json_decref(js);
         for (int k = 0; k < i; k++)
             if (!strcmp(in->names[k], in->names[i]))
                 return ms_error_set(err, MS_EINVAL, "task %d: duplicate name '%s'", i,

@@ -242,7 +242,7 @@ int ms_cosched_write_json(const ms_cosched_instance *in, const char *path, ms_er
         return rc;
     fprintf(o.f, "{\n  \"tasks\": [");
     for (int i = 0; i < in->n; i++) {
-        json_t *js = json_string(in->names[i]);
+        json_t *js = json_string(in->names[i]); /* valid UTF-8: checked when loaded */
         char *name = js ? json_dumps(js, JSON_ENCODE_ANY) : NULL;
         fprintf(o.f, "%s\n    {\"name\": %s, \"p\": %.17g}", i ? "," : "",
                 name ? name : "\"?\"", in->p[i]);
