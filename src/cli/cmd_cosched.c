@@ -24,7 +24,9 @@ static void usage(FILE *f)
             "  INSTANCE is JSON {\"tasks\":[{\"name\":..,\"p\":..}],\"speed\":[[..]]} or CSV\n"
             "  (header name,p,<task names>; one row per task: name,p,speeds).\n"
             "  --catalogue reads a measured kernel matrix in the same formats (p = standalone\n"
-            "  time, diagonal = two copies together); without it a synthetic catalogue is used.\n");
+            "  time, diagonal = two copies together); without it a synthetic catalogue is used.\n"
+            "  --time-limit (default 10) and --direct-limit (default 2) bound DIRECTALG in\n"
+            "  seconds; 0 means no limit.\n");
 }
 
 static int parse_int(const char *s, int lo, int hi, int *out)
