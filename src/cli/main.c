@@ -21,6 +21,8 @@ static const struct command commands[] = {
     {"compare", cmd_compare, "run every algorithm on a workload and compare their metrics"},
     {"experiment", cmd_experiment, "run one of the papers' experiment tables (CSV)"},
     {"plot", cmd_plot, "draw a schedule as SVG or self-contained HTML"},
+    {"schedule", cmd_schedule, "plan a workload with an offline scheduler (FAR, ...)"},
+    {"cosched", cmd_cosched, "two-stream co-scheduling with a speed matrix (paper 003)"},
 };
 
 static void usage(FILE *f)
