@@ -132,8 +132,50 @@ static void test_random_workloads(void **state)
     print_message("FAR property: %d random workloads checked\n", cases);
 }
 
+/* The refinement options: on workloads where FAR keeps several refinement iterations,
+ * --refine-iters 1 keeps exactly one (a makespan between the unrefined and the fully
+ * refined ones) and a minimum gain of 100 % stops after the first kept iteration too. */
+static void test_refine_options(void **state)
+{
+    (void)state;
+    const ms_gpu_model *gpu = ms_gpu_builtin("A100-40GB");
+    ms_rng rng;
+    ms_rng_seed(&rng, 99);
+    int found = 0;
+    for (int tries = 0; tries < 500 && found < 5; tries++) {
+        ms_gen_params params;
+        ms_workload *w = NULL;
+        ms_error err;
+        if (ms_gen_preset(gpu, "MIXEDSCALING,NARROWTIMES", &params, &err) ||
+            ms_generate(gpu, &params, 20 + (int)ms_rng_below(&rng, 20), &rng, &w, &err))
+            fail_msg("%s", err.msg);
+        ms_offline_options o;
+        ms_offline_options_init(&o);
+        ms_schedule *full = schedule("far", w, gpu, 1, &o, tries);
+        if (ms_schedule_stat(full, "refine_iterations") >= 2) {
+            found++;
+            o.refine_max_iters = 1;
+            ms_schedule *one = schedule("far", w, gpu, 1, &o, tries);
+            o.refine_max_iters = 0;
+            o.refine_min_gain = 1;
+            ms_schedule *gain = schedule("far", w, gpu, 1, &o, tries);
+            assert_int_equal((int)ms_schedule_stat(one, "refine_iterations"), 1);
+            assert_int_equal((int)ms_schedule_stat(gain, "refine_iterations"), 1);
+            assert_true(ms_schedule_makespan(one) < ms_schedule_stat(one, "makespan_phase2"));
+            assert_true(ms_schedule_makespan(full) < ms_schedule_makespan(one));
+            assert_true(ms_schedule_makespan(gain) == ms_schedule_makespan(one));
+            ms_schedule_free(one);
+            ms_schedule_free(gain);
+        }
+        ms_schedule_free(full);
+        ms_workload_free(w);
+    }
+    assert_int_equal(found, 5);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_random_workloads)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_random_workloads),
+                                       cmocka_unit_test(test_refine_options)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

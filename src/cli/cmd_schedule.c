@@ -66,9 +66,13 @@ static void print_text(const ms_schedule *s, const ms_workload *w, bool tree, FI
     fprintf(f, "reconfigurations  %d   (creations %d, destructions %d)\n", m.reconfigurations,
             m.creations, m.destructions);
     fprintf(f, "compute time      %.3f ms\n", ms_schedule_stat(s, "compute_seconds") * 1e3);
-    for (int i = 0; i < s->nstats; i++)
-        if (strcmp(s->stats[i].key, "compute_seconds"))
-            fprintf(f, "%-17s %g\n", s->stats[i].key, s->stats[i].value);
+    for (int i = 0; i < s->nstats; i++) {
+        const ms_stat *st = &s->stats[i];
+        if (!strcmp(st->key, "concat_used"))
+            fprintf(f, "%-17s %s\n", st->key, ms_concat_name((ms_concat_mode)st->value));
+        else if (strcmp(st->key, "compute_seconds"))
+            fprintf(f, "%-17s %g\n", st->key, st->value);
+    }
 }
 
 static int emit(const ms_schedule *s, const ms_workload *w, bool json, bool tree,
