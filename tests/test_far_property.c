@@ -2,7 +2,8 @@
  * built-in GPU model, 1-4 GPUs, one batch or several with each concatenation mode, random
  * infinite sizes and tied times): every schedule passes the validator, keeps every task and
  * ends no earlier than l_bound; refinement never worsens the makespan; reverse and overlap
- * concatenation never end later than trivial concatenation. MIGSCHED_PROPERTY_CASES
+ * concatenation never end later than trivial concatenation; every tenth plan is computed
+ * twice (same plan) and read back from its JSON. MIGSCHED_PROPERTY_CASES
  * overrides the count (the sanitizer build checks 2,000 unless told otherwise). */
 #include <math.h>
 #include <stdio.h>
@@ -78,6 +79,40 @@ static ms_schedule *schedule(const char *algo, const ms_workload *w, const ms_gp
     return s;
 }
 
+/* Every tenth case: a second run gives the same plan, and the plan survives its JSON form
+ * (written, read back, still valid, same makespan). */
+static void check_repeat_and_json(const ms_schedule *s, const char *algo, const ms_workload *w,
+                                  const ms_gpu_model *gpu, int gpus,
+                                  const ms_offline_options *o, int c)
+{
+    ms_schedule *again = NULL;
+    ms_error err;
+    if (ms_offline_schedule(algo, w, gpu, gpus, o, &again, &err))
+        fail_msg("case %d: %s", c, err.msg);
+    assert_int_equal(again->ntasks, s->ntasks);
+    assert_int_equal(again->ninst, s->ninst);
+    for (int i = 0; i < s->ntasks; i++) {
+        assert_int_equal(again->task[i].index, s->task[i].index);
+        assert_int_equal(again->task[i].instance, s->task[i].instance);
+        assert_true(again->task[i].start == s->task[i].start);
+    }
+    ms_schedule_free(again);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    assert_int_equal(ms_schedule_write_json(s, w, f, &err), MS_OK);
+    fclose(f);
+    ms_schedule *back = NULL;
+    if (ms_schedule_parse_json(buf, len, "far", gpu, &back, &err))
+        fail_msg("case %d: reading the JSON back: %s", c, err.msg);
+    assert_int_equal(ms_schedule_validate(back, w, NULL), 0);
+    assert_near(ms_schedule_makespan(back), ms_schedule_makespan(s),
+                1e-9 * ms_schedule_makespan(s));
+    ms_schedule_free(back);
+    free(buf);
+}
+
 static void check_case(int c, ms_rng *rng)
 {
     const ms_gpu_model *gpu = ms_gpu_builtin_at(c % ms_gpu_builtin_count());
@@ -98,6 +133,8 @@ static void check_case(int c, ms_rng *rng)
         ms_schedule *plain = schedule("far-norefine", w, gpu, gpus, &o, c);
         ms_schedule *refined = schedule("far", w, gpu, gpus, &o, c);
         assert_true(ms_schedule_makespan(refined) <= ms_schedule_makespan(plain));
+        if (c % 10 == 0)
+            check_repeat_and_json(refined, "far", w, gpu, gpus, &o, c);
         ms_schedule_free(plain);
         ms_schedule_free(refined);
     } else { /* several batches: each concatenation against trivial */
@@ -110,6 +147,8 @@ static void check_case(int c, ms_rng *rng)
             o.concat = (ms_concat_mode)m;
             ms_schedule *s = schedule(algo, w, gpu, gpus, &o, c);
             double ms = ms_schedule_makespan(s);
+            if (c % 10 == 1)
+                check_repeat_and_json(s, algo, w, gpu, gpus, &o, c);
             if (m == MS_CONCAT_TRIVIAL)
                 trivial = ms;
             else if (ms > trivial)
