@@ -32,7 +32,13 @@ static int reserve(far_search *s, int n)
     int cap = s->cap ? s->cap : 64;
     while (cap < n)
         cap *= 2;
-#define GROW(p) do { void *q_ = realloc(p, (size_t)cap * sizeof *(p)); if (!q_) return MS_ENOMEM; p = q_; } while (0)
+#define GROW(p)                                                                            \
+    do {                                                                                   \
+        void *q_ = realloc(p, (size_t)cap * sizeof *(p));                                  \
+        if (!q_)                                                                           \
+            return MS_ENOMEM;                                                              \
+        p = q_;                                                                            \
+    } while (0)
     GROW(s->alloc);
     GROW(s->heap);
     GROW(s->node_of);
