@@ -7,8 +7,15 @@ int cmd_gpus(int argc, char **argv);
 int cmd_partitions(int argc, char **argv);
 int cmd_train(int argc, char **argv);
 int cmd_rl_eval(int argc, char **argv);
+int cmd_online(int argc, char **argv);
+int cmd_schedule(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_bounds(int argc, char **argv);
 int cmd_generate(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
+int cmd_experiment(int argc, char **argv);
+int cmd_schedule(int argc, char **argv);
+int cmd_cosched(int argc, char **argv);
 
 #endif

@@ -15,9 +15,16 @@ static const struct command commands[] = {
     {"partitions", cmd_partitions, "list a GPU's valid MIG partitions"},
     {"train", cmd_train, "train a scheduling policy with PPO (paper 001)"},
     {"rl-eval", cmd_rl_eval, "p_opt of a trained policy on generated datasets"},
+    {"online", cmd_online, "simulate online multi-GPU scheduling (paper 002)"},
+    {"schedule", cmd_schedule, "plan a workload with an offline scheduler (FAR, ...)"},
     {"validate", cmd_validate, "check a schedule against its workload"},
     {"bounds", cmd_bounds, "makespan lower bounds of a workload"},
     {"generate", cmd_generate, "write a synthetic workload (paper presets)"},
+    {"compare", cmd_compare, "run every algorithm on a workload and compare their metrics"},
+    {"experiment", cmd_experiment, "run one of the papers' experiment tables (CSV)"},
+    {"plot", cmd_plot, "draw a schedule as SVG or self-contained HTML"},
+    {"schedule", cmd_schedule, "plan a workload with an offline scheduler (FAR, ...)"},
+    {"cosched", cmd_cosched, "two-stream co-scheduling with a speed matrix (paper 003)"},
 };
 
 static void usage(FILE *f)

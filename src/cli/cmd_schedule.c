@@ -1,0 +1,220 @@
+/* cmd_schedule.c: `migsched schedule`: plan a workload with an offline algorithm and show
+ * or write the schedule (text: tree, Gantt and metrics; or migsched-schedule/1 JSON). */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "migsched/io.h"
+#include "migsched/offline.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: migsched schedule WORKLOAD --gpu MODEL [--gpus G] [--algo NAME]\n"
+            "                         [--batch N --concat trivial|reverse|overlap]\n"
+            "                         [--refine-iters K] [--refine-min-gain X] [--seed S]\n"
+            "                         [--tree] [--json] [-o FILE]\n"
+            "  Plans WORKLOAD (CSV or JSON) on G GPUs (default 1) of MODEL (a built-in name or\n"
+            "  a JSON model file) and checks the plan with the validator.\n"
+            "  --algo NAME        offline algorithm (default far):");
+    for (int i = 0; i < ms_offline_algo_count(); i++)
+        fprintf(f, " %s", ms_offline_algo_at(i)->name);
+    fprintf(f,
+            "\n  --batch N          split the queue into batches of N tasks in input order\n"
+            "  --concat MODE      how batches are joined (default trivial)\n"
+            "  --refine-iters K   at most K refinement iterations (default: until no gain)\n"
+            "  --refine-min-gain X stop refining when an iteration gains less than X (fraction)\n"
+            "  --seed S           seed for randomised algorithms (FAR is deterministic)\n"
+            "  --tree             print the repartitioning tree with each instance's tasks\n"
+            "  --json             print the migsched-schedule/1 JSON instead of text\n"
+            "  -o FILE            write the output to FILE (all or nothing) instead of stdout\n");
+}
+
+static int parse_int(const char *opt, const char *text, int lo, int hi, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || *end || end == text || v < lo || v > hi) {
+        fprintf(stderr, "migsched schedule: %s must be an integer in %d..%d, not '%s'\n", opt,
+                lo, hi, text);
+        return 2;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+static void print_text(const ms_schedule *s, const ms_workload *w, bool tree, FILE *f)
+{
+    ms_metrics m;
+    ms_schedule_metrics(s, w, &m);
+    fprintf(f, "%s on %d x %s: %d tasks\n\n", s->algorithm, s->gpus, s->gpu.name, w->n);
+    if (tree) {
+        ms_far_tree_print(s, w, f);
+        fprintf(f, "\n");
+    }
+    ms_schedule_gantt(s, w, f, 72);
+    fprintf(f, "\nmakespan          %.3f s\n", m.makespan);
+    fprintf(f, "baseline          %.3f s\n", m.baseline);
+    fprintf(f, "l_bound           %.3f s\n", m.l_bound);
+    fprintf(f, "rho               %.4f   (makespan / baseline)\n", m.rho);
+    fprintf(f, "p_opt             %.2f %%  (makespan / l_bound_paper - 1)\n", m.p_opt);
+    fprintf(f, "reconfigurations  %d   (creations %d, destructions %d)\n", m.reconfigurations,
+            m.creations, m.destructions);
+    fprintf(f, "compute time      %.3f ms\n", ms_schedule_stat(s, "compute_seconds") * 1e3);
+    for (int i = 0; i < s->nstats; i++) {
+        const ms_stat *st = &s->stats[i];
+        if (!strcmp(st->key, "concat_used"))
+            fprintf(f, "%-17s %s\n", st->key, ms_concat_name((ms_concat_mode)st->value));
+        else if (strcmp(st->key, "compute_seconds"))
+            fprintf(f, "%-17s %g\n", st->key, st->value);
+    }
+}
+
+static int emit(const ms_schedule *s, const ms_workload *w, bool json, bool tree,
+                const char *path)
+{
+    ms_output out;
+    ms_error err;
+    if (ms_output_open(&out, path ? path : "-", &err)) {
+        fprintf(stderr, "migsched schedule: %s\n", err.msg);
+        return 1;
+    }
+    if (json) {
+        if (ms_schedule_write_json(s, w, out.f, &err)) {
+            ms_output_abort(&out);
+            fprintf(stderr, "migsched schedule: %s\n", err.msg);
+            return 1;
+        }
+    } else {
+        print_text(s, w, tree, out.f);
+    }
+    if (ms_output_commit(&out, &err)) {
+        fprintf(stderr, "migsched schedule: %s\n", err.msg);
+        return 1;
+    }
+    return 0;
+}
+
+/* A schedule that fails the validator is a bug: say so rather than print it. */
+static int check(const ms_schedule *s, const ms_workload *w)
+{
+    ms_validation v = {0};
+    int bad = ms_schedule_validate(s, w, &v);
+    for (int i = 0; i < v.n && i < 10; i++)
+        fprintf(stderr, "migsched schedule: invalid plan (%s): %s\n", v.v[i].rule, v.v[i].msg);
+    ms_validation_free(&v);
+    return bad ? 1 : 0;
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "migsched schedule: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n");
+    return 2;
+}
+
+static int parse_fraction(const char *text, double *out)
+{
+    char *end;
+    *out = strtod(text, &end);
+    if (*end || end == text || !(*out >= 0 && *out < 1))
+        return usage_error("--refine-min-gain must be a number in [0, 1), not '%s'", text);
+    return 0;
+}
+
+static int parse_seed(const char *text, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtoull(text, &end, 10);
+    if (errno || *end || end == text || *text == '-')
+        return usage_error("--seed must be a non-negative integer, not '%s'", text);
+    return 0;
+}
+
+typedef struct schedule_args {
+    const char *gpu, *algo, *out, *workload;
+    int gpus;
+    bool tree, json;
+    ms_offline_options opt;
+} schedule_args;
+
+/* Returns -1 when the arguments are good, else the exit status (0 after --help). */
+static int parse_args(int argc, char **argv, schedule_args *a)
+{
+    static const struct option opts[] = {
+        {"gpu", required_argument, 0, 'g'},   {"gpus", required_argument, 0, 'G'},
+        {"algo", required_argument, 0, 'a'},  {"batch", required_argument, 0, 'b'},
+        {"concat", required_argument, 0, 'c'}, {"refine-iters", required_argument, 0, 'k'},
+        {"refine-min-gain", required_argument, 0, 'm'}, {"seed", required_argument, 0, 's'},
+        {"tree", no_argument, 0, 't'},        {"json", no_argument, 0, 'j'},
+        {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
+    int c, bad = 0;
+    optind = 1;
+    while (!bad && (c = getopt_long(argc, argv, "g:o:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'g': a->gpu = optarg; break;
+        case 'G': bad = parse_int("--gpus", optarg, 1, 64, &a->gpus); break;
+        case 'a': a->algo = optarg; break;
+        case 'b': bad = parse_int("--batch", optarg, 1, INT_MAX, &a->opt.batch); break;
+        case 'k':
+            bad = parse_int("--refine-iters", optarg, 0, INT_MAX, &a->opt.refine_max_iters);
+            break;
+        case 'm': bad = parse_fraction(optarg, &a->opt.refine_min_gain); break;
+        case 's': bad = parse_seed(optarg, &a->opt.seed); break;
+        case 'c':
+            if ((c = ms_concat_parse(optarg)) < 0)
+                return usage_error("--concat must be trivial, reverse or overlap, not '%s'", optarg);
+            a->opt.concat = (ms_concat_mode)c;
+            break;
+        case 't': a->tree = true; break;
+        case 'j': a->json = true; break;
+        case 'o': a->out = optarg; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (bad)
+        return 2;
+    if (!a->gpu || optind != argc - 1) {
+        usage_error("%s", !a->gpu ? "--gpu MODEL is required" : "give exactly one WORKLOAD file");
+        usage(stderr);
+        return 2;
+    }
+    if (!ms_offline_find(a->algo))
+        return usage_error("unknown algorithm '%s' (see --help)", a->algo);
+    a->workload = argv[optind];
+    return -1;
+}
+
+int cmd_schedule(int argc, char **argv)
+{
+    schedule_args a = {.algo = "far", .gpus = 1};
+    ms_offline_options_init(&a.opt);
+    int rc = parse_args(argc, argv, &a);
+    if (rc >= 0)
+        return rc;
+    ms_gpu_model gpu;
+    ms_workload *w = NULL;
+    ms_schedule *s = NULL;
+    ms_error err;
+    if (ms_gpu_lookup(a.gpu, &gpu, &err) || ms_workload_read(a.workload, &gpu, &w, &err) ||
+        ms_offline_schedule(a.algo, w, &gpu, a.gpus, &a.opt, &s, &err)) {
+        fprintf(stderr, "migsched schedule: %s\n", err.msg);
+        ms_workload_free(w);
+        return 1;
+    }
+    rc = check(s, w);
+    if (!rc)
+        rc = emit(s, w, a.json, a.tree, a.out);
+    ms_schedule_free(s);
+    ms_workload_free(w);
+    return rc;
+}
