@@ -28,6 +28,8 @@ typedef struct ms_offline_options {
     ms_concat_mode concat;
     int concat_max_ops;          /* move/swap attempts per concatenation; 0 = default 64 */
     uint64_t seed;               /* for randomised algorithms (FAR is deterministic) */
+    const char *model;           /* "rl": the policy file (models/a100-*.bin) */
+    int online;                  /* "rl": online batches (paper 001 section 3) */
 } ms_offline_options;
 
 void ms_offline_options_init(ms_offline_options *o);
@@ -63,6 +65,11 @@ int ms_offline_schedule(const char *algo, const ms_workload *w, const ms_gpu_mod
  * p_rev and p_move_swap (percent, paper 000 6.7.1), concat_moves, concat_swaps. */
 int ms_far_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                     const ms_offline_options *opt, ms_schedule **out, ms_error *err);
+
+/* The learned scheduler of paper 001 (src/learn) on one GPU: opt->model names the policy
+ * file, opt->online picks online batches. Stats: reconfigurations, decisions. */
+int ms_rl_offline_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
+                           const ms_offline_options *opt, ms_schedule **out, ms_error *err);
 
 /* Paper 000's execution report: per GPU, the repartitioning tree with each instance's
  * tasks and their end times, `Node(start=0, size=2, tasks=[...], ends=[...])`, children

@@ -18,7 +18,7 @@ static void usage(FILE *f)
             "usage: migsched schedule WORKLOAD --gpu MODEL [--gpus G] [--algo NAME]\n"
             "                         [--batch N --concat trivial|reverse|overlap]\n"
             "                         [--refine-iters K] [--refine-min-gain X] [--seed S]\n"
-            "                         [--tree] [--json] [-o FILE]\n"
+            "                         [--model FILE [--online]] [--tree] [--json] [-o FILE]\n"
             "  Plans WORKLOAD (CSV or JSON) on G GPUs (default 1) of MODEL (a built-in name or\n"
             "  a JSON model file) and checks the plan with the validator.\n"
             "  --algo NAME        offline algorithm (default far):");
@@ -30,6 +30,8 @@ static void usage(FILE *f)
             "  --refine-iters K   at most K refinement iterations (default: until no gain)\n"
             "  --refine-min-gain X stop refining when an iteration gains less than X (fraction)\n"
             "  --seed S           seed for randomised algorithms (FAR is deterministic)\n"
+            "  --model FILE       policy file for --algo rl (models/README.md)\n"
+            "  --online           rl: online batches (a started task is replaced at once)\n"
             "  --tree             print the repartitioning tree with each instance's tasks\n"
             "  --json             print the migsched-schedule/1 JSON instead of text\n"
             "  -o FILE            write the output to FILE (all or nothing) instead of stdout\n");
@@ -155,6 +157,7 @@ static int parse_args(int argc, char **argv, schedule_args *a)
         {"concat", required_argument, 0, 'c'}, {"refine-iters", required_argument, 0, 'k'},
         {"refine-min-gain", required_argument, 0, 'm'}, {"seed", required_argument, 0, 's'},
         {"tree", no_argument, 0, 't'},        {"json", no_argument, 0, 'j'},
+        {"model", required_argument, 0, 'M'}, {"online", no_argument, 0, 'O'},
         {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
     int c, bad = 0;
     optind = 1;
@@ -175,6 +178,8 @@ static int parse_args(int argc, char **argv, schedule_args *a)
             a->opt.concat = (ms_concat_mode)c;
             break;
         case 't': a->tree = true; break;
+        case 'M': a->opt.model = optarg; break;
+        case 'O': a->opt.online = 1; break;
         case 'j': a->json = true; break;
         case 'o': a->out = optarg; break;
         case 'h': usage(stdout); return 0;
@@ -190,6 +195,11 @@ static int parse_args(int argc, char **argv, schedule_args *a)
     }
     if (!ms_offline_find(a->algo))
         return usage_error("unknown algorithm '%s' (see --help)", a->algo);
+    if (!strcmp(a->algo, "rl") != !!a->opt.model)
+        return usage_error("%s", a->opt.model ? "--model goes with --algo rl"
+                                              : "--algo rl needs --model FILE");
+    if (a->opt.online && strcmp(a->algo, "rl"))
+        return usage_error("%s", "--online goes with --algo rl");
     a->workload = argv[optind];
     return -1;
 }

@@ -54,6 +54,7 @@ static const ms_offline_algo algos[] = {
      miso_eager},
     {"fixpartbest", "best static partition, FIFO on the first free instance", fixpartbest},
     {"nomig", "whole GPU, no MIG, tasks one after another in FIFO order", nomig},
+    {"rl", "learned policy of paper 001 (--model FILE, --online)", ms_rl_offline_schedule},
 };
 
 int ms_offline_algo_count(void) { return (int)(sizeof algos / sizeof algos[0]); }

@@ -18,6 +18,17 @@ cmp -s "$dir/a.bin" "$dir/b.bin" || { echo "FAIL: same seed, different model"; e
 "$bin" train "${small[@]}" --steps 512 --out "$dir/a.bin" --seed 5 --resume 2>"$dir/log"
 grep -q 'resuming' "$dir/log"
 grep -q 'steps 512/512' "$dir/log"
+# The trained policy schedules through `migsched schedule --algo rl` (validated there),
+# offline and online, and refuses a GPU it was not trained for.
+sample="$2/data/rodinia_a30_8tasks.csv"
+"$bin" schedule "$sample" --gpu A30-24GB --algo rl --model "$dir/a.bin" --json > "$dir/s.json"
+"$bin" validate "$dir/s.json" --workload "$sample" --gpu A30-24GB | grep -q "^valid"
+"$bin" schedule "$sample" --gpu A30-24GB --algo rl --model "$dir/a.bin" --online | grep -q 'rl-online'
+set +e
+"$bin" schedule "$sample" --gpu A100-40GB --algo rl --model "$dir/a.bin" 2>"$dir/err"; [ $? = 1 ] || { echo "FAIL: wrong GPU"; exit 1; }
+grep -q 'does not fit A100-40GB' "$dir/err"
+"$bin" schedule "$sample" --gpu A30-24GB --algo rl 2>/dev/null; [ $? = 2 ] || { echo "FAIL: rl without model"; exit 1; }
+set -e
 # Slim files hold no optimiser state and are smaller.
 "$bin" train "${small[@]}" --steps 128 --out "$dir/s.bin" --slim 2>/dev/null
 [ "$(stat -c %s "$dir/s.bin")" -lt "$(stat -c %s "$dir/b.bin")" ] || { echo "FAIL: slim"; exit 1; }
