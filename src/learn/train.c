@@ -22,6 +22,7 @@ struct ms_trainer {
     mig_slot *slots;
     void **ptrs;
     ms_ppo *ppo;
+    char commit[32];  /* of the code that started the training ("" = this build) */
 };
 
 static int slot_reset(void *arg, ms_rng *rng, ms_error *err)
@@ -72,6 +73,7 @@ static int apply_resume(ms_trainer *t, const ms_rl_model *r, ms_error *err)
         a->t = r->adam.t;
     }
     ms_ppo_set_steps(t->ppo, r->steps);
+    snprintf(t->commit, sizeof t->commit, "%s", r->commit);
     if (r->rng.s[0] | r->rng.s[1] | r->rng.s[2] | r->rng.s[3])
         *ms_ppo_rng(t->ppo) = r->rng;
     return MS_OK;
@@ -147,6 +149,7 @@ void ms_trainer_model(ms_trainer *t, ms_rl_model *view)
     snprintf(view->preset, sizeof view->preset, "%s", t->cfg.preset);
     view->steps = ms_ppo_steps(t->ppo);
     view->seed = t->cfg.seed;
+    snprintf(view->commit, sizeof view->commit, "%s", t->commit);
     view->has_adam = true;
     view->adam = *ms_ppo_adam(t->ppo);
     view->rng = *ms_ppo_rng(t->ppo);
