@@ -28,6 +28,8 @@ typedef struct ms_offline_options {
     ms_concat_mode concat;
     int concat_max_ops;          /* move/swap attempts per concatenation; 0 = default 64 */
     uint64_t seed;               /* for randomised algorithms (FAR is deterministic) */
+    int paper_family;            /* 1: FAR walks only paper 000's family of allocations; 0
+                                  * (default): it also tries every task on the whole GPU */
 } ms_offline_options;
 
 void ms_offline_options_init(ms_offline_options *o);

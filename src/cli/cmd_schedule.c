@@ -18,7 +18,7 @@ static void usage(FILE *f)
             "usage: migsched schedule WORKLOAD --gpu MODEL [--gpus G] [--algo NAME]\n"
             "                         [--batch N --concat trivial|reverse|overlap]\n"
             "                         [--refine-iters K] [--refine-min-gain X] [--seed S]\n"
-            "                         [--tree] [--json] [-o FILE]\n"
+            "                         [--paper-family] [--tree] [--json [--timings]] [-o FILE]\n"
             "  Plans WORKLOAD (CSV or JSON) on G GPUs (default 1) of MODEL (a built-in name or\n"
             "  a JSON model file) and checks the plan with the validator.\n"
             "  --algo NAME        offline algorithm (default far):");
@@ -30,8 +30,12 @@ static void usage(FILE *f)
             "  --refine-iters K   at most K refinement iterations (default: until no gain)\n"
             "  --refine-min-gain X stop refining when an iteration gains less than X (fraction)\n"
             "  --seed S           seed for randomised algorithms (FAR is deterministic)\n"
+            "  --paper-family     FAR walks only paper 000's family of allocations (by default it\n"
+            "                     also tries every task on the whole GPU, see docs/far.md)\n"
             "  --tree             print the repartitioning tree with each instance's tasks\n"
-            "  --json             print the migsched-schedule/1 JSON instead of text\n"
+            "  --json             print the migsched-schedule/1 JSON instead of text; the same\n"
+            "                     input gives the same bytes\n"
+            "  --timings          with --json, keep the measured compute times in \"stats\"\n"
             "  -o FILE            write the output to FILE (all or nothing) instead of stdout\n");
 }
 
@@ -142,7 +146,7 @@ static int parse_seed(const char *text, uint64_t *out)
 typedef struct schedule_args {
     const char *gpu, *algo, *out, *workload;
     int gpus;
-    bool tree, json;
+    bool tree, json, timings;
     ms_offline_options opt;
 } schedule_args;
 
@@ -155,6 +159,7 @@ static int parse_args(int argc, char **argv, schedule_args *a)
         {"concat", required_argument, 0, 'c'}, {"refine-iters", required_argument, 0, 'k'},
         {"refine-min-gain", required_argument, 0, 'm'}, {"seed", required_argument, 0, 's'},
         {"tree", no_argument, 0, 't'},        {"json", no_argument, 0, 'j'},
+        {"timings", no_argument, 0, 'T'},     {"paper-family", no_argument, 0, 'P'},
         {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
     int c, bad = 0;
     optind = 1;
@@ -176,6 +181,8 @@ static int parse_args(int argc, char **argv, schedule_args *a)
             break;
         case 't': a->tree = true; break;
         case 'j': a->json = true; break;
+        case 'T': a->timings = true; break;
+        case 'P': a->opt.paper_family = 1; break;
         case 'o': a->out = optarg; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
@@ -212,6 +219,8 @@ int cmd_schedule(int argc, char **argv)
         return 1;
     }
     rc = check(s, w);
+    if (a.json && !a.timings)
+        ms_schedule_drop_timings(s);
     if (!rc)
         rc = emit(s, w, a.json, a.tree, a.out);
     ms_schedule_free(s);

@@ -180,6 +180,29 @@ static void regroup(far_search *s, int i, int z)
     to->n++;
 }
 
+/* Every task on the whole GPU, one after another on the roots (LPT over the GPUs); false
+ * when a task cannot run there. */
+static bool whole_gpu_allocation(far_search *s, double *area)
+{
+    int z = s->gpu->slices;
+    if (!s->tree->has_size[z])
+        return false;
+    for (int i = 0; i < s->n; i++)
+        if (!(far_search_time(s, i, z) < INFINITY))
+            return false;
+    for (int sz = 0; sz <= MS_MAX_SLICES; sz++)
+        s->group[sz].head = s->group[sz].n = 0;
+    *area = 0;
+    for (int i = 0; i < s->n; i++) {
+        s->alloc[i] = (unsigned char)z;
+        s->group[z].task[s->group[z].n++] = i;
+        *area += z * far_search_time(s, i, z);
+    }
+    lpt_ctx c = {s, z};
+    qsort_r(s->group[z].task, (size_t)s->group[z].n, sizeof(int), cmp_lpt, &c);
+    return true;
+}
+
 static void keep_best(far_search *s)
 {
     int *t = s->best_node_of;
@@ -223,6 +246,17 @@ int far_search_run(far_search *s, far_plan *p, int b, int first, int n, int *all
         sift_down(s, 0);
         sift_up(s, s->pos[top]);
         ++*allocations;
+    }
+    /* Beyond the paper (docs/far.md): the family ends once the longest task has the whole
+     * GPU, so it never holds "every task on the whole GPU", which wins when all tasks scale
+     * well; trying it too keeps FAR from losing to FIXPART of the whole GPU. */
+    if (s->whole_gpu_candidate && whole_gpu_allocation(s, &area) && area / capacity < best) {
+        ++*allocations, ++*evaluated;
+        double ms = far_place(s, area, best);
+        if (ms < best) {
+            best = ms;
+            keep_best(s);
+        }
     }
     if (!(best < INFINITY))
         return ms_error_set(err, MS_EINFEASIBLE, "FAR found no schedule for %d tasks on %s",

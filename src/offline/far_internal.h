@@ -107,6 +107,7 @@ typedef struct far_search {
     const far_tree *tree;
     const ms_gpu_model *gpu;
     int gpus, first, n, cap;
+    bool whole_gpu_candidate;      /* try every task on the whole GPU after the family */
     unsigned char *alloc;          /* current size per task */
     int *heap;                     /* max-heap of tasks by (time, -index): the longest */
     far_group group[MS_MAX_SLICES + 1];
