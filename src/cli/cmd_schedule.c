@@ -24,6 +24,7 @@ static void usage(FILE *f)
             "  --algo NAME        offline algorithm (default far):");
     for (int i = 0; i < ms_offline_algo_count(); i++)
         fprintf(f, " %s", ms_offline_algo_at(i)->name);
+    fprintf(f, " fixpart:P (P a partition such as 4-2-1, or its index)");
     fprintf(f,
             "\n  --batch N          split the queue into batches of N tasks in input order\n"
             "  --concat MODE      how batches are joined (default trivial)\n"
@@ -195,7 +196,7 @@ static int parse_args(int argc, char **argv, schedule_args *a)
         usage(stderr);
         return 2;
     }
-    if (!ms_offline_find(a->algo))
+    if (!ms_offline_known(a->algo))
         return usage_error("unknown algorithm '%s' (see --help)", a->algo);
     a->workload = argv[optind];
     return -1;
