@@ -211,17 +211,37 @@ static void keep_best(far_search *s)
     s->best_order = s->order, s->order = t;
 }
 
-int far_search_run(far_search *s, far_plan *p, int b, int first, int n, int *allocations,
-                   int *evaluated, ms_error *err)
+double far_whole_gpu_bound(const far_plan *p, int first, int n)
 {
-    if (reserve(s, n))
-        return ms_error_set(err, MS_ENOMEM, "out of memory for %d tasks", n);
-    s->w = p->w, s->tree = &p->tree, s->gpu = p->gpu, s->gpus = p->gpus;
-    s->first = first, s->n = n;
+    int z = p->gpu->slices;
+    double sum = 0, longest = 0;
+    for (int i = first; i < first + n; i++) {
+        double t = p->w->tasks[i].time[z];
+        sum += t;
+        longest = fmax(longest, t);
+    }
+    return p->tree.has_size[z] ? fmax(longest, sum / p->gpus) : INFINITY;
+}
+
+/* Algorithm 1 on the whole-GPU allocation alone. */
+static int whole_gpu_search(far_search *s, ms_error *err)
+{
     double area;
-    int rc = first_allocation(s, &area, err);
-    if (rc)
-        return rc;
+    if (!whole_gpu_allocation(s, &area))
+        return ms_error_set(err, MS_EINFEASIBLE, "a task cannot run on the whole %s",
+                            s->gpu->name);
+    far_place(s, area, INFINITY);
+    keep_best(s);
+    return MS_OK;
+}
+
+/* Paper 000's family: returns the best makespan, or INFINITY with err filled. */
+static double family_search(far_search *s, const far_plan *p, int *allocations, int *evaluated,
+                            ms_error *err)
+{
+    double area;
+    if (first_allocation(s, &area, err))
+        return INFINITY;
     double capacity = (double)p->gpu->slices * p->gpus, best = INFINITY;
     *allocations = 1, *evaluated = 0;
     for (;;) {
@@ -247,20 +267,27 @@ int far_search_run(far_search *s, far_plan *p, int b, int first, int n, int *all
         sift_up(s, s->pos[top]);
         ++*allocations;
     }
-    /* Beyond the paper (docs/far.md): the family ends once the longest task has the whole
-     * GPU, so it never holds "every task on the whole GPU", which wins when all tasks scale
-     * well; trying it too keeps FAR from losing to FIXPART of the whole GPU. */
-    if (s->whole_gpu_candidate && whole_gpu_allocation(s, &area) && area / capacity < best) {
-        ++*allocations, ++*evaluated;
-        double ms = far_place(s, area, best);
-        if (ms < best) {
-            best = ms;
-            keep_best(s);
-        }
-    }
     if (!(best < INFINITY))
-        return ms_error_set(err, MS_EINFEASIBLE, "FAR found no schedule for %d tasks on %s",
-                            n, p->gpu->name);
+        ms_error_set(err, MS_EINFEASIBLE, "FAR found no schedule for %d tasks on %s", s->n,
+                     p->gpu->name);
+    return best;
+}
+
+int far_search_run(far_search *s, far_plan *p, int b, int first, int n, bool whole_gpu,
+                   int *allocations, int *evaluated, ms_error *err)
+{
+    if (reserve(s, n))
+        return ms_error_set(err, MS_ENOMEM, "out of memory for %d tasks", n);
+    s->w = p->w, s->tree = &p->tree, s->gpu = p->gpu, s->gpus = p->gpus;
+    s->first = first, s->n = n;
+    *allocations = *evaluated = 1;
+    if (whole_gpu) {
+        int rc = whole_gpu_search(s, err);
+        if (rc)
+            return rc;
+    } else if (!(family_search(s, p, allocations, evaluated, err) < INFINITY)) {
+        return err ? err->code : MS_EINFEASIBLE;
+    }
     for (int k = 0; k < n; k++) {
         int task = s->best_order[k], key = s->best_node_of[task];
         int g = key / MS_MAX_TREE_NODES, v = key % MS_MAX_TREE_NODES;
