@@ -82,6 +82,7 @@ void run_op_done(run_ctx *c, int op)
     run_inst *in = &c->inst[o->instance];
     c->gpu[o->gpu].busy = false;
     const char *what = o->kind == MS_OP_CREATE ? "create" : "destroy";
+    const char *done = o->kind == MS_OP_CREATE ? "created" : "destroyed";
     if (o->state != MS_RUN_OK) {
         run_progress(c, "%s of instance %d (%s at slot %d) failed: %s", what, o->instance,
                      profile_name(c, o->instance), in->start_slot, o->error);
@@ -103,9 +104,9 @@ void run_op_done(run_ctx *c, int op)
     } else {
         in->alive = false;
     }
-    run_progress(c, "%sd instance %d: %s at slot %d on device %d (GPU instance %u%s%s)", what,
+    run_progress(c, "%s instance %d: %s at slot %d on device %d (GPU instance %u%s%s)", done,
                  o->instance, profile_name(c, o->instance), in->start_slot,
-                 ms_backend_device(c->gpu[o->gpu].backend), o->gi_id, o->uuid[0] ? ", " : "",
+                 c->o->devices[o->gpu], o->gi_id, o->uuid[0] ? ", " : "",
                  o->uuid);
 }
 
