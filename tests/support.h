@@ -4,8 +4,17 @@
 
 #include <setjmp.h>
 #include <stdarg.h>
+#include <math.h>
 #include <stddef.h>
 #include <cmocka.h>
+
+/* cmocka 1.1 has no floating-point assertion. */
+#define assert_near(a, b, eps)                                                              \
+    do {                                                                                    \
+        double a_ = (a), b_ = (b);                                                          \
+        if (!(fabs(a_ - b_) <= (eps)))                                                      \
+            fail_msg("%s = %.17g, expected %.17g (+- %g)", #a, a_, b_, (double)(eps));     \
+    } while (0)
 
 /* Absolute path of a file in the source tree (static buffer, valid until the next call). */
 const char *test_source_path(const char *relative);

@@ -96,7 +96,8 @@ double ms_gpu_destroy_time(const ms_gpu_model *m, int slices);
 
 /* "4-2-1": instance sizes in slot order. */
 void ms_partition_format(const ms_gpu_model *m, const ms_partition *p, char *buf, int len);
-/* Accepts "4-2-1" or a 1-based index into m->partitions; returns the index or -1. */
+/* Accepts "4-2-1" or a 1-based index into m->partitions (a size list is tried first, so
+ * "7" is the whole GPU); returns the index or -1. */
 int ms_partition_parse(const ms_gpu_model *m, const char *text);
 /* Slice vector of paper 001 Definition 1: c[i] = size of the instance holding compute
  * slice i, 0 for a slice no instance uses. */

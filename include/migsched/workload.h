@@ -73,5 +73,11 @@ int ms_gen_preset(const ms_gpu_model *gpu, const char *presets, ms_gen_params *o
 const char *const *ms_gen_preset_names(void);
 int ms_generate(const ms_gpu_model *gpu, const ms_gen_params *params, int n, ms_rng *rng,
                 ms_workload **out, ms_error *err);
+/* How ms_generate splits n tasks: count[s] tasks scale well up to size s (footnote 8 of
+ * paper 000: floors, then one more to the size farthest below n * p[s] until they sum to
+ * n), of which sup[s] start super-linear (floor of p_sup * count[s]; none for the
+ * smallest size). Checks params like ms_generate. */
+int ms_gen_class_counts(const ms_gpu_model *gpu, const ms_gen_params *params, int n,
+                        int count[MS_MAX_SLICES + 1], int sup[MS_MAX_SLICES + 1], ms_error *err);
 
 #endif

@@ -5,5 +5,6 @@
 /* Each returns the process exit status; argv[0] is the subcommand name. */
 int cmd_gpus(int argc, char **argv);
 int cmd_partitions(int argc, char **argv);
+int cmd_generate(int argc, char **argv);
 
 #endif

@@ -13,6 +13,7 @@ struct command {
 static const struct command commands[] = {
     {"gpus", cmd_gpus, "list the built-in GPU models"},
     {"partitions", cmd_partitions, "list a GPU's valid MIG partitions"},
+    {"generate", cmd_generate, "write a synthetic workload (paper presets)"},
 };
 
 static void usage(FILE *f)

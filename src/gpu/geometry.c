@@ -231,16 +231,17 @@ void ms_partition_format(const ms_gpu_model *m, const ms_partition *p, char *buf
 
 int ms_partition_parse(const ms_gpu_model *m, const char *text)
 {
-    char *end;
-    long idx = strtol(text, &end, 10);
-    if (*end == '\0' && idx >= 1 && idx <= m->npartitions && !strchr(text, '-'))
-        return (int)idx - 1;
+    /* The size list wins: "7" is the whole-GPU partition, not label 7. */
     char buf[64];
     for (int i = 0; i < m->npartitions; i++) {
         ms_partition_format(m, &m->partitions[i], buf, sizeof buf);
         if (!strcmp(buf, text))
             return i;
     }
+    char *end;
+    long idx = strtol(text, &end, 10);
+    if (end != text && *end == '\0' && idx >= 1 && idx <= m->npartitions)
+        return (int)idx - 1;
     return -1;
 }
 

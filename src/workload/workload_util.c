@@ -1,0 +1,179 @@
+/* workload_util.c: name set, time parsing and message helpers shared by the readers. */
+#include "workload_internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+void wl_name_set_init(wl_name_set *s) { memset(s, 0, sizeof *s); }
+
+void wl_name_set_free(wl_name_set *s)
+{
+    free(s->key);
+    free(s->where);
+    wl_name_set_init(s);
+}
+
+static uint64_t hash_name(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;  /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+static size_t find_slot(const wl_name_set *s, const char *name)
+{
+    size_t i = hash_name(name) & (s->cap - 1);
+    while (s->key[i] && strcmp(s->key[i], name))
+        i = (i + 1) & (s->cap - 1);
+    return i;
+}
+
+static int grow(wl_name_set *s)
+{
+    size_t cap = s->cap ? s->cap * 2 : 64;
+    wl_name_set bigger = {.cap = cap, .n = s->n};
+    bigger.key = calloc(cap, sizeof *bigger.key);
+    bigger.where = calloc(cap, sizeof *bigger.where);
+    if (!bigger.key || !bigger.where) {
+        free(bigger.key);
+        free(bigger.where);
+        return -1;
+    }
+    for (size_t i = 0; i < s->cap; i++) {
+        if (!s->key[i])
+            continue;
+        size_t j = find_slot(&bigger, s->key[i]);
+        bigger.key[j] = s->key[i];
+        bigger.where[j] = s->where[i];
+    }
+    free(s->key);
+    free(s->where);
+    *s = bigger;
+    return 0;
+}
+
+int wl_name_set_add(wl_name_set *s, const char *name, long where, long *first)
+{
+    if (2 * (s->n + 1) > s->cap && grow(s))  /* load factor stays <= 1/2 */
+        return -1;
+    size_t i = find_slot(s, name);
+    if (s->key[i]) {
+        *first = s->where[i];
+        return 1;
+    }
+    s->key[i] = name;
+    s->where[i] = where;
+    s->n++;
+    return 0;
+}
+
+int wl_parse_time(const char *text, double *out, const char **why)
+{
+    if (!*text || !strcasecmp(text, "inf") || !strcasecmp(text, "infinity") ||
+        !strcasecmp(text, "+inf")) {
+        *out = INFINITY;
+        return 0;
+    }
+    if (!strcasecmp(text, "nan") || !strcasecmp(text, "-nan") || !strcasecmp(text, "+nan")) {
+        *why = "is not a number (NaN)";
+        return -1;
+    }
+    /* Plain decimal only: strtod alone would also take hex floats and trailing junk. */
+    for (const char *c = text; *c; c++)
+        if (!isdigit((unsigned char)*c) && !strchr(".eE+-", *c)) {
+            *why = "is not a number";
+            return -1;
+        }
+    char *end;
+    errno = 0;
+    double x = strtod(text, &end);
+    if (end == text || *end) {
+        *why = "is not a number";
+        return -1;
+    }
+    if (errno == ERANGE && fabs(x) > 1.0) {
+        *why = "is out of range";
+        return -1;
+    }
+    if (x < 0 || (x == 0 && text[0] == '-')) {
+        *why = "is negative (times must be positive seconds)";
+        return -1;
+    }
+    if (x == 0) {
+        *why = "is zero (times must be positive seconds)";
+        return -1;
+    }
+    *out = x;
+    return 0;
+}
+
+const char *wl_quote(const char *text, char *buf, size_t len)
+{
+    size_t n = 0, max = len > 8 ? len - 4 : 0;
+    for (const char *c = text; *c && n < max; c++)
+        buf[n++] = isprint((unsigned char)*c) ? *c : '?';
+    if (n == max && text[n]) {
+        memcpy(buf + n, "...", 4);
+        return buf;
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
+const char *wl_sizes_text(const ms_gpu_model *gpu, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < gpu->nsizes && used + 4 < len; k++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%d", k ? "," : "", gpu->sizes[k]);
+    return buf;
+}
+
+int wl_task_fits(const double *time, const ms_gpu_model *gpu)
+{
+    if (!gpu) {
+        for (int s = 1; s <= MS_MAX_SLICES; s++)
+            if (isfinite(time[s]))
+                return 1;
+        return 0;
+    }
+    for (int k = 0; k < gpu->nsizes; k++)
+        if (isfinite(time[gpu->sizes[k]]))
+            return 1;
+    return 0;
+}
+
+void wl_format_double(double x, char *buf, size_t len)
+{
+    if (isinf(x)) {
+        snprintf(buf, len, "inf");
+        return;
+    }
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(buf, len, "%.*g", digits, x);
+        if (strtod(buf, NULL) == x)
+            return;
+    }
+}
+
+int wl_columns(const ms_workload *w, const ms_gpu_model *gpu, int size[MS_MAX_SLICES])
+{
+    int n = 0;
+    if (gpu) {
+        for (int k = 0; k < gpu->nsizes; k++)
+            size[n++] = gpu->sizes[k];
+        return n;
+    }
+    for (int s = 1; s <= MS_MAX_SLICES; s++)
+        for (int i = 0; i < w->n; i++)
+            if (isfinite(w->tasks[i].time[s])) {
+                size[n++] = s;
+                break;
+            }
+    return n;
+}

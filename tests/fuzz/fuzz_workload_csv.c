@@ -1,0 +1,12 @@
+/* fuzz_workload_csv.c: libFuzzer target for the workload CSV reader (and its writers). */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fuzz_workload_common.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    fuzz_workload_input((const char *)data, size, ms_workload_parse_csv);
+    return 0;
+}

@@ -1,0 +1,276 @@
+/* test_workload_csv.c: the workload CSV reader's accepted forms, every rejection (code and
+ * message naming file and line/column), writer round trips and a 200k-task file. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <unistd.h>
+
+#include "migsched/io.h"
+#include "migsched/workload.h"
+#include "support.h"
+#include "workload_assert.h"
+
+static const ms_gpu_model *a30(void) { return ms_gpu_builtin("A30-24GB"); }
+static const ms_gpu_model *a100(void) { return ms_gpu_builtin("A100-40GB"); }
+
+static ms_workload *parse_ok(const char *text, const ms_gpu_model *gpu)
+{
+    ms_workload *w = NULL;
+    ms_error err = {0};
+    int rc = ms_workload_parse_csv(text, strlen(text), "t.csv", gpu, &w, &err);
+    if (rc)
+        fail_msg("unexpected error %d: %s", rc, err.msg);
+    assert_non_null(w);
+    return w;
+}
+
+/* A rejected input: MS_EINVAL, *out untouched, every needle in the message. */
+typedef struct bad_case {
+    const char *text;
+    size_t len;   /* 0: strlen(text) */
+    int gpu;      /* 0 none, 1 A30, 2 A100 */
+    const char *needle[3];
+} bad_case;
+
+static void expect_bad(const bad_case *c)
+{
+    ms_workload sentinel, *w = &sentinel;
+    ms_error err = {0};
+    const ms_gpu_model *gpu = c->gpu == 1 ? a30() : c->gpu == 2 ? a100() : NULL;
+    size_t len = c->len ? c->len : strlen(c->text);
+    int rc = ms_workload_parse_csv(c->text, len, "t.csv", gpu, &w, &err);
+    if (rc != MS_EINVAL)
+        fail_msg("input %s: expected MS_EINVAL, got %d (%s)", c->text, rc, err.msg);
+    assert_int_equal(err.code, MS_EINVAL);
+    assert_ptr_equal(w, &sentinel);
+    for (int i = 0; i < 3 && c->needle[i]; i++)
+        if (!strstr(err.msg, c->needle[i]))
+            fail_msg("message \"%s\" lacks \"%s\"", err.msg, c->needle[i]);
+}
+
+static void test_header_errors(void **state)
+{
+    static const bad_case cases[] = {
+        {"", 0, 0, {"t.csv: empty file", "name,1,2,4"}},
+        {"\n\n  \r\n\t\n", 0, 0, {"t.csv: empty file"}},
+        {"\xEF\xBB\xBF", 0, 0, {"t.csv: empty file"}},
+        {"task,1,2\na,1,2\n", 0, 0, {"t.csv:1:", "column 1 ('task')", "must be 'name'"}},
+        {"\n\nname,1,foo\na,1,2\n", 0, 0, {"t.csv:3:", "column 3 ('foo')", "unknown column"}},
+        {"name,1,5\na,1,2\n", 0, 2, {"t.csv:1:", "column 3 ('5')", "not a compute size of A100-40GB"}},
+        {"name,1,3\na,1,2\n", 0, 1, {"t.csv:1:", "3 is not a compute size of A30-24GB", "name,1,2,4"}},
+        {"name,1,9\na,1,2\n", 0, 0, {"t.csv:1:", "column 3 ('9')", "out of range"}},
+        {"name,1,0\na,1,2\n", 0, 0, {"t.csv:1:", "out of range"}},
+        {"name,2,2\na,1,2\n", 0, 0, {"t.csv:1:", "column 3 ('2')", "appears twice"}},
+        {"name,command\na,x\n", 0, 0, {"t.csv:1:", "no compute size columns"}},
+        {"name,1,command,2\na,1,x,2\n", 0, 0, {"t.csv:1:", "column 4", "before 'command'"}},
+        {"name,1,cwd,cwd\n", 0, 0, {"t.csv:1:", "column 4 ('cwd')", "appears twice"}},
+        {"name,1,-2\n", 0, 0, {"t.csv:1:", "unknown column"}},
+        {"name,1,2\n", 0, 0, {"t.csv:2:", "no tasks"}},
+        {"name,1,2\n\n\n", 0, 2, {"t.csv:4:", "no tasks"}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        expect_bad(&cases[i]);
+}
+
+static void test_time_errors(void **state)
+{
+    static const bad_case cases[] = {
+        {"name,1,2\na,-1,2\n", 0, 0, {"t.csv:2:", "column '1' (task 'a')", "negative"}},
+        {"name,1,2\na,1,-0\n", 0, 0, {"t.csv:2:", "column '2'", "negative"}},
+        {"name,1,2\na,0,2\n", 0, 0, {"t.csv:2:", "column '1'", "zero"}},
+        {"name,1,2\na,0.0e5,2\n", 0, 0, {"t.csv:2:", "zero"}},
+        {"name,1,2\na,1,nan\n", 0, 0, {"t.csv:2:", "column '2'", "NaN"}},
+        {"name,1,2\na,1,NaN\n", 0, 0, {"t.csv:2:", "NaN"}},
+        {"name,1,2\na,12abc,2\n", 0, 0, {"t.csv:2:", "time '12abc' is not a number"}},
+        {"name,1,2\na,0x10,2\n", 0, 0, {"t.csv:2:", "'0x10' is not a number"}},
+        {"name,1,2\na,1.2.3,2\n", 0, 0, {"t.csv:2:", "not a number"}},
+        {"name,1,2\na,-inf,2\n", 0, 0, {"t.csv:2:", "not a number"}},
+        {"name,1,2\na,1e999,2\n", 0, 0, {"t.csv:2:", "out of range"}},
+        {"name,1,2\na,1e-999,2\n", 0, 0, {"t.csv:2:", "zero"}},
+        {"name,1,2\na,\"1 2\",2\n", 0, 0, {"t.csv:2:", "not a number"}},
+        {"name,1,2\r\nb,1,2\r\na,1,x\r\n", 0, 0, {"t.csv:3:", "column '2' (task 'a')"}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        expect_bad(&cases[i]);
+}
+
+static void test_row_errors(void **state)
+{
+    static const char nul[] = "name,1,2\na\0b,1,2\n";
+    static const bad_case cases[] = {
+        {"name,1,2\na,1,2\nb,1,2\na,3,4\n", 0, 0,
+         {"t.csv:4:", "duplicate task name 'a'", "first on line 2"}},
+        {"name,1,2\na,inf,\n", 0, 0, {"t.csv:2:", "task 'a'", "cannot run"}},
+        {"name,1,2,4\na,inf,,INF\n", 0, 1, {"t.csv:2:", "cannot run on any instance size of A30"}},
+        {"name,1,2\na,1\n", 0, 0, {"t.csv:2:", "2 fields but the header has 3"}},
+        {"name,1,2\nb,1,2\na,1,2,3\n", 0, 0, {"t.csv:3:", "4 fields but the header has 3"}},
+        {"name,1,2\n,1,2\n", 0, 0, {"t.csv:2:", "empty task name"}},
+        {"name,1,2\n\"\",1,2\n", 0, 0, {"t.csv:2:", "empty task name"}},
+        {"name,1,2,command\na,1,2,\"run\nb,1,2,x\n", 0, 0, {"t.csv:2:", "field 4", "never closed"}},
+        {"name,1,2,command\na,1,2,ru\"n\n", 0, 0, {"t.csv:2:", "field 4", "stray"}},
+        {"name,1,2\n\"a\"x,1,2\n", 0, 0, {"t.csv:2:", "field 1", "after closing quote"}},
+        {nul, sizeof nul - 1, 0, {"t.csv:2:", "NUL byte"}},
+        /* Line numbers keep counting through a quoted field that spans lines. */
+        {"name,1,2,command\na,1,2,\"x\ny\"\nb,1,-2,z\n", 0, 0, {"t.csv:4:", "task 'b'"}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        expect_bad(&cases[i]);
+}
+
+static void test_rodinia_sample(void **state)
+{
+    ms_workload *w = NULL;
+    ms_error err = {0};
+    int rc = ms_workload_read(test_source_path("../shared/data/rodinia_a30_8tasks.csv"), a30(),
+                              &w, &err);
+    if (rc)
+        fail_msg("%s", err.msg);
+    assert_int_equal(w->n, 8);
+    assert_string_equal(w->tasks[3].name, "lavaMD");
+    assert_true(isinf(w->tasks[3].time[1]));
+    assert_true(w->tasks[3].time[2] == 21.697);
+    assert_true(w->tasks[6].time[4] == 6.38692);
+    assert_true(isinf(w->tasks[0].time[3]));  /* no column: cannot run */
+    assert_null(w->tasks[0].command);
+    assert_int_equal(ms_workload_check_gpu(w, a30(), &err), MS_OK);
+    ms_workload_free(w);
+}
+
+static void test_accepted_values(void **state)
+{
+    const char *text = "\xEF\xBB\xBFName , 7,1, Command,CWD\r\n\r\n"
+                       " a , 3.5 , 10 ,\"python -c \"\"print(1,2)\"\"\",/tmp/x y\r\n"
+                       "\"c,d\",1e1,20,  \"\" ,\"\"";
+    ms_workload *w = parse_ok(text, a100());
+    assert_int_equal(w->n, 2);
+    assert_string_equal(w->tasks[0].name, "a");
+    assert_true(w->tasks[0].time[7] == 3.5);
+    assert_true(w->tasks[0].time[1] == 10);
+    assert_true(isinf(w->tasks[0].time[2]) && isinf(w->tasks[0].time[4]));
+    assert_string_equal(w->tasks[0].command, "python -c \"print(1,2)\"");
+    assert_string_equal(w->tasks[0].cwd, "/tmp/x y");
+    assert_string_equal(w->tasks[1].name, "c,d");
+    assert_true(w->tasks[1].time[7] == 10);
+    assert_null(w->tasks[1].command);
+    assert_null(w->tasks[1].cwd);
+    ms_workload_free(w);
+    /* Without a GPU any size 1..8 is accepted; a task may have inf on the GPU's sizes only
+     * when it runs elsewhere. */
+    w = parse_ok("name,3,8\nx,inf,2\n", NULL);
+    assert_true(w->tasks[0].time[8] == 2);
+    ms_error err = {0};
+    assert_int_equal(ms_workload_check_gpu(w, a100(), &err), MS_EINVAL);
+    assert_non_null(strstr(err.msg, "task 0 ('x')"));
+    assert_non_null(strstr(err.msg, "A100-40GB (1,2,3,4,7)"));
+    ms_workload_free(w);
+    w = parse_ok("name,3\nx,2\n", NULL);
+    assert_int_equal(ms_workload_check_gpu(w, a100(), &err), MS_OK);
+    assert_int_equal(ms_workload_check_gpu(w, a30(), &err), MS_EINVAL);
+    ms_workload_free(w);
+}
+
+static void test_round_trip(void **state)
+{
+    ms_workload *w = awkward_workload();
+    size_t len;
+    char *text = write_to_string(w, a100(), 0, &len);
+    ms_workload *back = NULL;
+    ms_error err = {0};
+    if (ms_workload_parse_csv(text, len, "rt.csv", a100(), &back, &err))
+        fail_msg("%s\n%s", err.msg, text);
+    assert_same_workload(w, back, a100());
+    /* Writing again gives the same bytes. */
+    size_t len2;
+    char *text2 = write_to_string(back, a100(), 0, &len2);
+    assert_int_equal(len, len2);
+    assert_memory_equal(text, text2, len);
+    assert_non_null(strstr(text, "name,1,2,3,4,7,command,cwd\n"));
+    free(text);
+    free(text2);
+    ms_workload_free(back);
+    ms_workload_free(w);
+}
+
+/* The Rodinia sample's bytes are what the writer produces for it. */
+static void test_writer_format(void **state)
+{
+    char *orig;
+    size_t olen;
+    ms_error err = {0};
+    assert_int_equal(ms_read_file(test_source_path("../shared/data/rodinia_a30_8tasks.csv"),
+                                  &orig, &olen, &err), MS_OK);
+    ms_workload *w = parse_ok(orig, a30());
+    size_t len;
+    char *text = write_to_string(w, a30(), 0, &len);
+    assert_int_equal(len, olen);
+    assert_memory_equal(text, orig, len);
+    free(text);
+    free(orig);
+    ms_workload_free(w);
+}
+
+/* 200k tasks with a duplicate on the last line: linear-time reading (no quadratic duplicate
+ * check or buffer handling); the test just has to finish quickly. */
+static void test_large_file(void **state)
+{
+    enum { N = 200000 };
+    size_t cap = (size_t)N * 64 + 64, len = 0;
+    char *text = malloc(cap);
+    len += (size_t)sprintf(text, "name,1,2,3,4,7,command\n");
+    for (int i = 0; i < N; i++)
+        len += (size_t)sprintf(text + len, "task%06d,%d.5,%d,inf,%d.25,1,\"./run %d\"\n", i,
+                               100 + i % 7, 60 + i % 5, 30 + i % 3, i);
+    ms_workload *w = parse_ok(text, a100());
+    assert_int_equal(w->n, N);
+    assert_string_equal(w->tasks[N - 1].name, "task199999");
+    assert_true(w->tasks[N - 1].time[4] == 30 + (N - 1) % 3 + 0.25);
+    ms_workload_free(w);
+    len += (size_t)sprintf(text + len, "task000017,1,2,3,4,5,\n");
+    ms_workload sentinel, *out = &sentinel;
+    ms_error err = {0};
+    assert_int_equal(ms_workload_parse_csv(text, len, "big.csv", a100(), &out, &err), MS_EINVAL);
+    assert_ptr_equal(out, &sentinel);
+    assert_non_null(strstr(err.msg, "big.csv:200002: duplicate task name 'task000017' (first on line 19)"));
+    free(text);
+}
+
+static void test_read_sniffs_format(void **state)
+{
+    char *csv = test_write_temp("name,1,2,4\nx,3,2,1\n");
+    char *json = test_write_temp("\n  {\"tasks\": [{\"name\": \"x\", \"times\": {\"1\": 3}}]}");
+    ms_workload *w = NULL;
+    ms_error err = {0};
+    assert_int_equal(ms_workload_read(csv, a30(), &w, &err), MS_OK);
+    assert_true(w->tasks[0].time[4] == 1);
+    ms_workload_free(w);
+    assert_int_equal(ms_workload_read(json, a30(), &w, &err), MS_OK);
+    assert_true(w->tasks[0].time[1] == 3 && isinf(w->tasks[0].time[2]));
+    ms_workload_free(w);
+    /* The message names the file path. */
+    char *bad = test_write_temp("name,1,2\nx,1,-4\n");
+    assert_int_equal(ms_workload_read(bad, NULL, &w, &err), MS_EINVAL);
+    char expect[256];
+    snprintf(expect, sizeof expect, "%s:2:", bad);
+    assert_non_null(strstr(err.msg, expect));
+    assert_int_equal(ms_workload_read("/nonexistent/w.csv", NULL, &w, &err), MS_EIO);
+    unlink(csv);
+    unlink(json);
+    unlink(bad);
+    free(csv);
+    free(json);
+    free(bad);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_header_errors),   cmocka_unit_test(test_time_errors),
+        cmocka_unit_test(test_row_errors),      cmocka_unit_test(test_rodinia_sample),
+        cmocka_unit_test(test_accepted_values),
+        cmocka_unit_test(test_round_trip),      cmocka_unit_test(test_writer_format),
+        cmocka_unit_test(test_large_file),      cmocka_unit_test(test_read_sniffs_format),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
