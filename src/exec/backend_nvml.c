@@ -94,6 +94,22 @@ static int load_library(nvml_impl *n, const char *path, ms_error *err)
     return MS_OK;
 }
 
+/* A model loaded from JSON (e.g. with profiled times) fits a device whose built-in model has
+ * the same slots, slices and profiles. */
+static bool same_geometry(const ms_gpu_model *a, const ms_gpu_model *b)
+{
+    if (a->slots != b->slots || a->slices != b->slices || a->nprofiles != b->nprofiles)
+        return false;
+    for (int i = 0; i < b->nprofiles; i++) {
+        int k = ms_gpu_profile_by_name(a, b->profiles[i].name);
+        if (k < 0 || a->profiles[k].slices != b->profiles[i].slices ||
+            a->profiles[k].size_slots != b->profiles[i].size_slots ||
+            a->profiles[k].nvml_index != b->profiles[i].nvml_index)
+            return false;
+    }
+    return true;
+}
+
 static int open_device(ms_backend *b, const ms_gpu_model *model, ms_error *err)
 {
     nvml_impl *n = b->impl;
@@ -112,7 +128,7 @@ static int open_device(ms_backend *b, const ms_gpu_model *model, ms_error *err)
     if ((r = n->api.nvmlDeviceGetName(n->dev, b->name, sizeof b->name)) != NVML_SUCCESS)
         return nvml_fail(b, r, "nvmlDeviceGetName", err, "reading the GPU name");
     const ms_gpu_model *seen = ms_gpu_model_from_device_name(b->name);
-    if (model && seen && strcmp(seen->name, model->name))
+    if (model && seen && !same_geometry(seen, model))
         return ms_error_set(err, MS_EINVAL, "device %d is a %s (%s), not a %s", b->device,
                             b->name, seen->name, model->name);
     if (!model && !seen)

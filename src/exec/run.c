@@ -9,8 +9,7 @@
 #include <unistd.h>
 
 #include "runner.h"
-
-extern char **environ;
+#include "spawn.h"
 
 static double or_inf(double t, double inf) { return isnan(t) ? inf : t; }
 
@@ -169,22 +168,10 @@ static int open_devices(run_ctx *c, ms_error *err)
     return MS_OK;
 }
 
-/* The tasks' environment: ours plus two slots filled per task. */
 static int build_env(run_ctx *c, ms_error *err)
 {
-    int n = 0;
-    while (environ[n])
-        n++;
-    c->envp = calloc((size_t)n + 3, sizeof *c->envp);
-    if (!c->envp)
-        return ms_error_set(err, MS_ENOMEM, "out of memory");
-    int k = 0;
-    for (int i = 0; i < n; i++)
-        if (strncmp(environ[i], "CUDA_VISIBLE_DEVICES=", 21) &&
-            strncmp(environ[i], "MIGSCHED_TASK_INDEX=", 20))
-            c->envp[k++] = environ[i];
-    c->nenv = k + 2;
-    return MS_OK;
+    c->envp = exec_env(2, &c->nenv);  /* the last two: CUDA_VISIBLE_DEVICES, task index */
+    return c->envp ? MS_OK : ms_error_set(err, MS_ENOMEM, "out of memory");
 }
 
 static int prepare(run_ctx *c, ms_error *err)

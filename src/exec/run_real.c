@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "runner.h"
+#include "spawn.h"
 
 #define KILL_GRACE_S 5.0   /* real seconds between SIGTERM and SIGKILL */
 
@@ -83,38 +84,6 @@ static void log_path(run_ctx *c, int task, const char *ext, char *buf, size_t le
     snprintf(buf, len, "%s/%d-%s.%s", c->o->logs_dir, t->index, safe, ext);
 }
 
-/* Only async-signal-safe calls between fork and exec (the parent has threads). */
-static void child(run_ctx *c, int task, int out_fd, int err_fd, const sigset_t *mask)
-{
-    const ms_run_task *t = &c->r->tasks[task];
-    const ms_task *wt = &c->w->tasks[t->index];
-    setpgid(0, 0);
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    sigprocmask(SIG_SETMASK, mask, NULL);
-    if (out_fd >= 0)
-        dup2(out_fd, 1);
-    if (err_fd >= 0)
-        dup2(err_fd, 2);
-    if (c->sim_tasks) {
-        /* sim: the task takes its planned time, scaled */
-        double d = (t->planned_end - t->planned_start) * c->time_unit;
-        struct timespec ts = {(time_t)d, (long)((d - (double)(time_t)d) * 1e9)};
-        while (nanosleep(&ts, &ts) != 0)
-            ;
-        _exit(0);
-    }
-    if (wt->cwd && chdir(wt->cwd) != 0) {
-        static const char msg[] = "migsched run: cannot change to the task's cwd\n";
-        if (write(2, msg, sizeof msg - 1) < 0)
-            _exit(126);
-        _exit(126);
-    }
-    char *argv[] = {"sh", "-c", wt->command, NULL};
-    execve("/bin/sh", argv, c->envp);
-    _exit(127);
-}
-
 static void real_start_task(run_ctx *c, int task)
 {
     ms_run_task *t = &c->r->tasks[task];
@@ -132,12 +101,10 @@ static void real_start_task(run_ctx *c, int task)
     snprintf(c->env_index, sizeof c->env_index, "MIGSCHED_TASK_INDEX=%d", t->index);
     c->envp[c->nenv - 2] = c->env_visible;
     c->envp[c->nenv - 1] = c->env_index;
-    sigset_t empty;
-    sigemptyset(&empty);
+    const ms_task *wt = &c->w->tasks[t->index];
+    double sleep_s = c->sim_tasks ? (t->planned_end - t->planned_start) * c->time_unit : -1;
     t->start = run_now(c);
-    pid_t pid = fork();
-    if (pid == 0)
-        child(c, task, out_fd, err_fd, &empty);
+    pid_t pid = exec_spawn(wt->command, wt->cwd, c->envp, out_fd, err_fd, sleep_s);
     if (out_fd >= 0)
         close(out_fd);
     if (err_fd >= 0)
@@ -149,7 +116,6 @@ static void real_start_task(run_ctx *c, int task)
         run_task_done(c, task);
         return;
     }
-    setpgid(pid, pid);  /* also in the child: whichever runs first */
     c->pids[task] = pid;
     run_progress(c, "task %s (#%d) started on instance %d (%s)", c->w->tasks[t->index].name,
                  t->index, t->instance, in->uuid);
