@@ -97,11 +97,18 @@ void ms_validation_free(ms_validation *v);
 #define MS_RULE_RECONFIG_DURATION "reconfig-duration" /* shorter than the model's time */
 #define MS_RULE_DESTROY_BEFORE_TASK "destroy-before-task" /* destroyed before last task ends */
 #define MS_RULE_TIMES "times"                      /* NaN, negative or unordered times */
+#define MS_RULE_TASK_INSTANCE "task-instance"      /* a task on an instance that does not exist */
 
 /* Lower bounds (DESIGN.md, Lower bounds), for `gpus` GPUs of the model. */
 double ms_bound_baseline(const ms_workload *w, const ms_gpu_model *gpu, int gpus);
 double ms_bound_lbound(const ms_workload *w, const ms_gpu_model *gpu, int gpus);
 double ms_bound_lbound_paper(const ms_workload *w, const ms_gpu_model *gpu, int gpus);
+/* l_bound when instances of some sizes exist at the start (bit s set = an instance of s
+ * compute slices is present): those sizes are not charged a creation. */
+double ms_bound_lbound_present(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
+                               unsigned present);
+/* The present-sizes mask of a schedule's initial instances (NaN create times). */
+unsigned ms_schedule_present_sizes(const ms_schedule *s);
 
 typedef struct ms_metrics {
     double makespan;

@@ -5,6 +5,8 @@
 /* Each returns the process exit status; argv[0] is the subcommand name. */
 int cmd_gpus(int argc, char **argv);
 int cmd_partitions(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
+int cmd_bounds(int argc, char **argv);
 int cmd_generate(int argc, char **argv);
 
 #endif

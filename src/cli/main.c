@@ -13,6 +13,8 @@ struct command {
 static const struct command commands[] = {
     {"gpus", cmd_gpus, "list the built-in GPU models"},
     {"partitions", cmd_partitions, "list a GPU's valid MIG partitions"},
+    {"validate", cmd_validate, "check a schedule against its workload"},
+    {"bounds", cmd_bounds, "makespan lower bounds of a workload"},
     {"generate", cmd_generate, "write a synthetic workload (paper presets)"},
 };
 

@@ -1,0 +1,61 @@
+/* cmd_bounds.c: `migsched bounds`: makespan lower bounds of a workload. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "commands.h"
+#include "migsched/schedule.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: migsched bounds WORKLOAD --gpu MODEL [--gpus G]\n"
+               "  Prints the makespan lower bounds of a workload (CSV or JSON) on G GPUs:\n"
+               "  baseline (paper 000 6.4), l_bound (paper 001 5.2 with creation times only,\n"
+               "  a true bound) and l_bound_paper (5.2 as printed; not always a bound).\n");
+}
+
+int cmd_bounds(int argc, char **argv)
+{
+    static const struct option opts[] = {{"gpu", required_argument, 0, 'g'},
+                                         {"gpus", required_argument, 0, 'n'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    const char *gpu = NULL;
+    int gpus = 1, c;
+    char *end;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "g:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'g': gpu = optarg; break;
+        case 'n':
+            gpus = (int)strtol(optarg, &end, 10);
+            if (*end || gpus < 1 || gpus > 4096) {
+                fprintf(stderr, "migsched bounds: --gpus: '%s' is not 1..4096\n", optarg);
+                return 2;
+            }
+            break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (!gpu || optind != argc - 1) {
+        usage(stderr);
+        return 2;
+    }
+    ms_error err;
+    ms_gpu_model m;
+    ms_workload *w;
+    if (ms_gpu_lookup(gpu, &m, &err) || ms_workload_read(argv[optind], &m, &w, &err)) {
+        fprintf(stderr, "migsched bounds: %s\n", err.msg);
+        return 1;
+    }
+    printf("%s: %d task%s on %d x %s\n", argv[optind], w->n, w->n == 1 ? "" : "s", gpus, m.name);
+    printf("baseline       %.6f  (least task area / (slices x GPUs), paper 000 6.4)\n",
+           ms_bound_baseline(w, &m, gpus));
+    printf("l_bound        %.6f  (paper 001 5.2 with creation times only: a lower bound)\n",
+           ms_bound_lbound(w, &m, gpus));
+    printf("l_bound_paper  %.6f  (paper 001 5.2 as printed: not always a lower bound)\n",
+           ms_bound_lbound_paper(w, &m, gpus));
+    ms_workload_free(w);
+    return 0;
+}

@@ -1,0 +1,89 @@
+/* bounds.c: makespan lower bounds: baseline (paper 000 6.4), l_bound_paper (paper 001 5.2
+ * as printed) and migsched's l_bound (creations only, none for sizes present at start). */
+#include <math.h>
+
+#include "migsched/schedule.h"
+
+double ms_bound_baseline(const ms_workload *w, const ms_gpu_model *gpu, int gpus)
+{
+    double area = 0.0;
+    for (int i = 0; i < w->n; i++)
+        area += ms_task_min_area(&w->tasks[i], gpu, NULL);
+    return area / (gpu->slices * (double)gpus);
+}
+
+/* Idle(s, S): over every valid partition holding an instance of s compute slices, the
+ * fewest slices held by its other instances whose size is outside S (bit k of S_mask =
+ * gpu->sizes[k]). Those slices cannot run any task while the s-instance runs one. */
+static int idle_slices(const ms_gpu_model *gpu, int s, unsigned S_mask)
+{
+    int best = -1;
+    for (int p = 0; p < gpu->npartitions; p++) {
+        const ms_partition *part = &gpu->partitions[p];
+        int idle = 0, has = 0;
+        for (int k = 0; k < part->n; k++) {
+            int sz = gpu->profiles[part->inst[k].profile].slices;
+            if (sz == s && !has)
+                has = 1; /* the task's own instance */
+            else if (!(S_mask & (1u << ms_gpu_size_index(gpu, sz))))
+                idle += sz;
+        }
+        if (has && (best < 0 || idle < best))
+            best = idle;
+    }
+    return best < 0 ? 0 : best;
+}
+
+/* min over non-empty S of (sum_i min_{s in S} (s + Idle(s,S)) t_i(s) + sum_{s in S}
+ * s * (create(s) [unless present] + destroy(s) [if with_destroy])) / (slices * gpus). */
+static double area_bound(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
+                         bool with_destroy, unsigned present)
+{
+    if (w->n == 0)
+        return 0.0; /* nothing to run: no instance needs creating */
+    double best = INFINITY;
+    int nsz = gpu->nsizes;
+    for (unsigned S = 1; S < (1u << nsz); S++) {
+        double weight[MS_MAX_SLICES + 1] = {0};
+        double reconfig = 0.0;
+        for (int k = 0; k < nsz; k++) {
+            if (!(S & (1u << k)))
+                continue;
+            int s = gpu->sizes[k];
+            weight[s] = s + idle_slices(gpu, s, S);
+            if (!(present & (1u << s)))
+                reconfig += s * ms_gpu_create_time(gpu, s);
+            if (with_destroy)
+                reconfig += s * ms_gpu_destroy_time(gpu, s);
+        }
+        double total = reconfig;
+        for (int i = 0; i < w->n && total < best; i++) {
+            double m = INFINITY;
+            for (int k = 0; k < nsz; k++) {
+                int s = gpu->sizes[k];
+                if ((S & (1u << k)) && weight[s] * w->tasks[i].time[s] < m)
+                    m = weight[s] * w->tasks[i].time[s];
+            }
+            total += m;
+        }
+        if (total < best)
+            best = total;
+    }
+    return best / (gpu->slices * (double)gpus);
+}
+
+double ms_bound_lbound(const ms_workload *w, const ms_gpu_model *gpu, int gpus)
+{
+    return area_bound(w, gpu, gpus, false, 0);
+}
+
+double ms_bound_lbound_present(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
+                               unsigned present)
+{
+    return area_bound(w, gpu, gpus, false, present);
+}
+
+double ms_bound_lbound_paper(const ms_workload *w, const ms_gpu_model *gpu, int gpus)
+{
+    return area_bound(w, gpu, gpus, true, 0);
+}

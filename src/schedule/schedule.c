@@ -1,0 +1,165 @@
+/* schedule.c: the schedule (plan) type: instances with lifetimes, tasks on instances. */
+#include "migsched/schedule.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+ms_schedule *ms_schedule_new(const ms_gpu_model *gpu, int gpus, const char *algorithm)
+{
+    ms_schedule *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->gpu = *gpu;
+    s->gpus = gpus;
+    snprintf(s->algorithm, sizeof s->algorithm, "%s", algorithm ? algorithm : "");
+    return s;
+}
+
+void ms_schedule_free(ms_schedule *s)
+{
+    if (!s)
+        return;
+    free(s->inst);
+    free(s->task);
+    free(s);
+}
+
+ms_schedule *ms_schedule_clone(const ms_schedule *s)
+{
+    ms_schedule *c = malloc(sizeof *c);
+    if (!c)
+        return NULL;
+    *c = *s;
+    c->inst = NULL;
+    c->task = NULL;
+    c->inst_cap = s->ninst;
+    c->task_cap = s->ntasks;
+    if (s->ninst && !(c->inst = malloc((size_t)s->ninst * sizeof *c->inst)))
+        goto fail;
+    if (s->ntasks && !(c->task = malloc((size_t)s->ntasks * sizeof *c->task)))
+        goto fail;
+    if (s->ninst)
+        memcpy(c->inst, s->inst, (size_t)s->ninst * sizeof *c->inst);
+    if (s->ntasks)
+        memcpy(c->task, s->task, (size_t)s->ntasks * sizeof *c->task);
+    return c;
+fail:
+    ms_schedule_free(c);
+    return NULL;
+}
+
+/* Grows *arr (of *cap elements of size elem) to hold at least n + 1. */
+static int grow(void **arr, int *cap, int n, size_t elem)
+{
+    if (n < *cap)
+        return 0;
+    int ncap = *cap ? *cap * 2 : 16;
+    void *p = realloc(*arr, (size_t)ncap * elem);
+    if (!p)
+        return -1;
+    *arr = p;
+    *cap = ncap;
+    return 0;
+}
+
+int ms_schedule_add_instance(ms_schedule *s, int gpu, int profile, int start_slot,
+                             double create_start, double create_end, double destroy_start,
+                             double destroy_end)
+{
+    if (grow((void **)&s->inst, &s->inst_cap, s->ninst, sizeof *s->inst))
+        return -1;
+    int id = s->ninst++;
+    s->inst[id] = (ms_sched_instance){id, gpu, profile, start_slot,
+                                      create_start, create_end, destroy_start, destroy_end};
+    return id;
+}
+
+int ms_schedule_add_task(ms_schedule *s, int index, int instance, double start, double end)
+{
+    if (grow((void **)&s->task, &s->task_cap, s->ntasks, sizeof *s->task))
+        return MS_ENOMEM;
+    s->task[s->ntasks++] = (ms_sched_task){index, instance, start, end};
+    return MS_OK;
+}
+
+void ms_schedule_set_stat(ms_schedule *s, const char *key, double value)
+{
+    for (int i = 0; i < s->nstats; i++)
+        if (!strcmp(s->stats[i].key, key)) {
+            s->stats[i].value = value;
+            return;
+        }
+    if (s->nstats == MS_MAX_STATS)
+        return; /* a fixed table: the algorithms report a handful of numbers */
+    snprintf(s->stats[s->nstats].key, sizeof s->stats[0].key, "%s", key);
+    s->stats[s->nstats++].value = value;
+}
+
+double ms_schedule_stat(const ms_schedule *s, const char *key)
+{
+    for (int i = 0; i < s->nstats; i++)
+        if (!strcmp(s->stats[i].key, key))
+            return s->stats[i].value;
+    return NAN;
+}
+
+/* NaN (present before the plan) sorts first. */
+static int cmp_time(double a, double b)
+{
+    if (isnan(a) || isnan(b))
+        return isnan(b) - isnan(a);
+    return (a > b) - (a < b);
+}
+
+static int cmp_instance(const void *pa, const void *pb)
+{
+    const ms_sched_instance *a = pa, *b = pb;
+    int c = cmp_time(a->create_start, b->create_start);
+    if (!c)
+        c = (a->gpu > b->gpu) - (a->gpu < b->gpu);
+    if (!c)
+        c = (a->start_slot > b->start_slot) - (a->start_slot < b->start_slot);
+    if (!c)
+        c = (a->id > b->id) - (a->id < b->id);
+    return c;
+}
+
+static int cmp_task(const void *pa, const void *pb)
+{
+    const ms_sched_task *a = pa, *b = pb;
+    int c = cmp_time(a->start, b->start);
+    if (!c)
+        c = (a->index > b->index) - (a->index < b->index);
+    if (!c)
+        c = (a->instance > b->instance) - (a->instance < b->instance);
+    return c;
+}
+
+void ms_schedule_normalize(ms_schedule *s)
+{
+    /* Instances in creation order, renumbered; tasks follow their instance's new id. */
+    int *newid = s->ninst ? malloc((size_t)s->ninst * sizeof *newid) : NULL;
+    if (s->ninst && newid) {
+        qsort(s->inst, (size_t)s->ninst, sizeof *s->inst, cmp_instance);
+        for (int k = 0; k < s->ninst; k++) {
+            newid[s->inst[k].id] = k;
+            s->inst[k].id = k;
+        }
+        for (int i = 0; i < s->ntasks; i++)
+            if (s->task[i].instance >= 0 && s->task[i].instance < s->ninst)
+                s->task[i].instance = newid[s->task[i].instance];
+    }
+    free(newid);
+    if (s->ntasks)
+        qsort(s->task, (size_t)s->ntasks, sizeof *s->task, cmp_task);
+}
+
+double ms_schedule_makespan(const ms_schedule *s)
+{
+    double m = 0.0;
+    for (int i = 0; i < s->ntasks; i++)
+        if (s->task[i].end > m)
+            m = s->task[i].end;
+    return m;
+}

@@ -1,0 +1,433 @@
+/* schedule_json.c: migsched-schedule/1 JSON: writer (jansson encodes every value; one
+ * instance or task per line) and a reader that names the field of every error. */
+#include <jansson.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "migsched/io.h"
+#include "migsched/schedule.h"
+
+#define FORMAT_NAME "migsched-schedule/1"
+#define MAX_GPUS 4096
+
+/* ---- writer ---------------------------------------------------------------------- */
+
+/* Fewest significant digits that read back as exactly x (shortest round trip). */
+static int real_digits(double x)
+{
+    char buf[40];
+    for (int p = 1; p < 17; p++) {
+        snprintf(buf, sizeof buf, "%.*g", p, x);
+        if (strtod(buf, NULL) == x)
+            return p;
+    }
+    return 17;
+}
+
+static int max_digits(const json_t *v)
+{
+    int d = 1;
+    if (json_is_real(v)) {
+        d = real_digits(json_real_value(v));
+    } else if (json_is_object(v)) {
+        const char *k;
+        json_t *m;
+        json_object_foreach((json_t *)v, k, m) {
+            int e = max_digits(m);
+            d = e > d ? e : d;
+        }
+    } else if (json_is_array(v)) {
+        size_t i;
+        json_t *m;
+        json_array_foreach(v, i, m) {
+            int e = max_digits(m);
+            d = e > d ? e : d;
+        }
+    }
+    return d;
+}
+
+/* NaN and infinities are JSON null. */
+static json_t *num(double x) { return isfinite(x) ? json_real(x) : json_null(); }
+
+/* Writes indent, then obj encoded on one line (members only when strip is set, i.e.
+ * without the braces), then tail. Reals use the shortest exact digits of the line.
+ * Takes ownership of obj. */
+static int emit(FILE *f, json_t *obj, const char *indent, bool strip, const char *tail)
+{
+    if (!obj)
+        return -1;
+    char *text = json_dumps(obj, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(max_digits(obj)));
+    json_decref(obj);
+    if (!text)
+        return -1;
+    size_t len = strlen(text);
+    int rc = strip ? fprintf(f, "%s%.*s%s", indent, (int)(len - 2), text + 1, tail)
+                   : fprintf(f, "%s%s%s", indent, text, tail);
+    free(text);
+    return rc < 0 ? -1 : 0;
+}
+
+static json_t *instance_json(const ms_schedule *s, const ms_sched_instance *in)
+{
+    const ms_profile *pr = &s->gpu.profiles[in->profile];
+    json_t *o = json_object();
+    json_object_set_new(o, "id", json_integer(in->id));
+    json_object_set_new(o, "gpu", json_integer(in->gpu));
+    json_object_set_new(o, "profile", json_string(pr->name));
+    json_object_set_new(o, "start_slot", json_integer(in->start_slot));
+    json_object_set_new(o, "size_slots", json_integer(pr->size_slots));
+    json_object_set_new(o, "slices", json_integer(pr->slices));
+    json_object_set_new(o, "create_start", num(in->create_start));
+    json_object_set_new(o, "create_end", num(in->create_end));
+    json_object_set_new(o, "destroy_start", num(in->destroy_start));
+    json_object_set_new(o, "destroy_end", num(in->destroy_end));
+    return o;
+}
+
+static json_t *task_json(const ms_sched_task *t, const ms_workload *w)
+{
+    json_t *o = json_object();
+    if (w && t->index >= 0 && t->index < w->n)
+        json_object_set_new(o, "name", json_string(w->tasks[t->index].name));
+    json_object_set_new(o, "index", json_integer(t->index));
+    json_object_set_new(o, "instance", json_integer(t->instance));
+    json_object_set_new(o, "start", num(t->start));
+    json_object_set_new(o, "end", num(t->end));
+    return o;
+}
+
+static int emit_header(const ms_schedule *s, const ms_workload *w, FILE *f)
+{
+    const ms_gpu_model *g = &s->gpu;
+    double lb = w ? ms_bound_lbound_present(w, g, s->gpus, ms_schedule_present_sizes(s)) : NAN;
+    int rc = fprintf(f, "{\n") < 0;
+    rc |= emit(f, json_pack("{s:s}", "format", FORMAT_NAME), "  ", true, ",\n");
+    rc |= emit(f, json_pack("{s:s, s:i, s:s}", "gpu_model", g->name, "gpus", s->gpus,
+                            "algorithm", s->algorithm), "  ", true, ",\n");
+    rc |= emit(f, json_pack("{s:o, s:o, s:o, s:o}", "makespan", num(ms_schedule_makespan(s)),
+                            "baseline", num(w ? ms_bound_baseline(w, g, s->gpus) : NAN),
+                            "l_bound", num(lb), "l_bound_paper",
+                            num(w ? ms_bound_lbound_paper(w, g, s->gpus) : NAN)),
+               "  ", true, ",\n");
+    if (s->nstats) {
+        json_t *st = json_object();
+        for (int i = 0; i < s->nstats; i++)
+            json_object_set_new(st, s->stats[i].key, num(s->stats[i].value));
+        rc |= emit(f, json_pack("{s:o}", "stats", st), "  ", true, ",\n");
+    }
+    json_t *initial = json_array();
+    for (int k = 0; k < s->ninst; k++)
+        if (isnan(s->inst[k].create_start))
+            json_array_append_new(initial, json_integer(s->inst[k].id));
+    if (json_array_size(initial))
+        rc |= emit(f, json_pack("{s:o}", "initial", initial), "  ", true, ",\n");
+    else
+        json_decref(initial);
+    return rc ? -1 : 0;
+}
+
+int ms_schedule_write_json(const ms_schedule *s, const ms_workload *w, FILE *f, ms_error *err)
+{
+    for (int k = 0; k < s->ninst; k++)
+        if (s->inst[k].profile < 0 || s->inst[k].profile >= s->gpu.nprofiles)
+            return ms_error_set(err, MS_EINVAL, "instance %d has no profile of %s", k,
+                                s->gpu.name);
+    int rc = emit_header(s, w, f);
+    rc |= fprintf(f, "  \"instances\": [%s", s->ninst ? "\n" : "") < 0;
+    for (int k = 0; k < s->ninst; k++)
+        rc |= emit(f, instance_json(s, &s->inst[k]), "    ", false, k + 1 < s->ninst ? ",\n" : "\n");
+    rc |= fprintf(f, "%s],\n  \"tasks\": [%s", s->ninst ? "  " : "", s->ntasks ? "\n" : "") < 0;
+    for (int i = 0; i < s->ntasks; i++)
+        rc |= emit(f, task_json(&s->task[i], w), "    ", false, i + 1 < s->ntasks ? ",\n" : "\n");
+    rc |= fprintf(f, "%s]\n}\n", s->ntasks ? "  " : "") < 0;
+    if (rc)
+        return ms_error_set(err, MS_EIO, "cannot write the schedule");
+    return MS_OK;
+}
+
+/* ---- reader ---------------------------------------------------------------------- */
+
+typedef struct rctx {
+    const char *source;
+    ms_error *err;
+} rctx;
+
+static int fail(rctx *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int fail(rctx *r, const char *fmt, ...)
+{
+    char msg[MS_ERR_LEN];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return ms_error_set(r->err, MS_EINVAL, "%s: %s", r->source, msg);
+}
+
+/* An integer member that fits an int; a missing one is an error when required. */
+static int get_int(rctx *r, json_t *o, const char *path, const char *key, bool required,
+                   int *out)
+{
+    json_t *v = json_object_get(o, key);
+    if (!v) {
+        if (required)
+            return fail(r, "%s%s%s: missing", path, *path ? "." : "", key);
+        return MS_OK;
+    }
+    if (!json_is_integer(v))
+        return fail(r, "%s%s%s: expected an integer", path, *path ? "." : "", key);
+    json_int_t x = json_integer_value(v);
+    if (x < INT_MIN || x > INT_MAX)
+        return fail(r, "%s%s%s: %lld is out of range", path, *path ? "." : "", key, (long long)x);
+    *out = (int)x;
+    return MS_OK;
+}
+
+/* A number member; null (or missing when nullable) reads as NaN. */
+static int get_time(rctx *r, json_t *o, const char *path, const char *key, bool nullable,
+                    double *out)
+{
+    json_t *v = json_object_get(o, key);
+    if ((!v || json_is_null(v)) && nullable) {
+        *out = NAN;
+        return MS_OK;
+    }
+    if (!v)
+        return fail(r, "%s.%s: missing", path, key);
+    if (!json_is_number(v))
+        return fail(r, "%s.%s: expected a number%s", path, key, nullable ? " or null" : "");
+    *out = json_number_value(v);
+    return MS_OK;
+}
+
+static int get_string(rctx *r, json_t *o, const char *path, const char *key, bool required,
+                      const char **out)
+{
+    json_t *v = json_object_get(o, key);
+    if (!v) {
+        if (required)
+            return fail(r, "%s%s%s: missing", path, *path ? "." : "", key);
+        return MS_OK;
+    }
+    if (!json_is_string(v))
+        return fail(r, "%s%s%s: expected a string", path, *path ? "." : "", key);
+    *out = json_string_value(v);
+    return MS_OK;
+}
+
+/* The model: the caller's (the names must agree) or the built-in one named. */
+static int resolve_gpu(rctx *r, const char *name, const ms_gpu_model *gpu,
+                       const ms_gpu_model **out)
+{
+    const ms_gpu_model *named = ms_gpu_builtin(name);
+    if (gpu) {
+        if (strcasecmp(name, gpu->name) && !(named && !strcmp(named->name, gpu->name)))
+            return fail(r, "gpu_model: the schedule is for '%s' but the model given is %s",
+                        name, gpu->name);
+        *out = gpu;
+        return MS_OK;
+    }
+    if (!named)
+        return fail(r, "gpu_model: '%s' is not a built-in GPU model (give the model)", name);
+    *out = named;
+    return MS_OK;
+}
+
+static int read_instance(rctx *r, ms_schedule *s, json_t *o, size_t k)
+{
+    char path[48];
+    snprintf(path, sizeof path, "instances[%zu]", k);
+    if (!json_is_object(o))
+        return fail(r, "%s: expected an object", path);
+    int id = -1, gpu = 0, slot = 0, size_slots = -1, slices = -1;
+    const char *profile = NULL;
+    double t[4] = {NAN, NAN, NAN, NAN};
+    static const char *tk[4] = {"create_start", "create_end", "destroy_start", "destroy_end"};
+    if (get_int(r, o, path, "id", true, &id) || get_int(r, o, path, "gpu", true, &gpu) ||
+        get_string(r, o, path, "profile", true, &profile) ||
+        get_int(r, o, path, "start_slot", true, &slot) ||
+        get_int(r, o, path, "size_slots", false, &size_slots) ||
+        get_int(r, o, path, "slices", false, &slices))
+        return MS_EINVAL;
+    for (int i = 0; i < 4; i++)
+        if (get_time(r, o, path, tk[i], true, &t[i]))
+            return MS_EINVAL;
+    if (id != (int)k)
+        return fail(r, "%s.id: %d, expected %zu (ids are 0, 1, ... in order)", path, id, k);
+    int p = ms_gpu_profile_by_name(&s->gpu, profile);
+    if (p < 0)
+        return fail(r, "%s.profile: unknown profile '%s' for %s", path, profile, s->gpu.name);
+    const ms_profile *pr = &s->gpu.profiles[p];
+    if (size_slots >= 0 && size_slots != pr->size_slots)
+        return fail(r, "%s.size_slots: %d, but %s has %d", path, size_slots, pr->name,
+                    pr->size_slots);
+    if (slices >= 0 && slices != pr->slices)
+        return fail(r, "%s.slices: %d, but %s has %d", path, slices, pr->name, pr->slices);
+    if (ms_schedule_add_instance(s, gpu, p, slot, t[0], t[1], t[2], t[3]) < 0)
+        return ms_error_set(r->err, MS_ENOMEM, "%s: out of memory", r->source);
+    return MS_OK;
+}
+
+static int read_task(rctx *r, ms_schedule *s, json_t *o, size_t i)
+{
+    char path[48];
+    snprintf(path, sizeof path, "tasks[%zu]", i);
+    if (!json_is_object(o))
+        return fail(r, "%s: expected an object", path);
+    const char *name = NULL;
+    int index = 0, inst = 0;
+    double start = NAN, end = NAN;
+    if (get_string(r, o, path, "name", false, &name) ||
+        get_int(r, o, path, "index", true, &index) ||
+        get_int(r, o, path, "instance", true, &inst) ||
+        get_time(r, o, path, "start", false, &start) || get_time(r, o, path, "end", false, &end))
+        return MS_EINVAL;
+    if (inst < 0 || inst >= s->ninst)
+        return fail(r, "%s.instance: no instance %d (the schedule has %d)", path, inst, s->ninst);
+    if (ms_schedule_add_task(s, index, inst, start, end))
+        return ms_error_set(r->err, MS_ENOMEM, "%s: out of memory", r->source);
+    return MS_OK;
+}
+
+static int read_array(rctx *r, ms_schedule *s, json_t *root, const char *key,
+                      int (*one)(rctx *, ms_schedule *, json_t *, size_t))
+{
+    json_t *a = json_object_get(root, key);
+    if (!a)
+        return fail(r, "%s: missing", key);
+    if (!json_is_array(a))
+        return fail(r, "%s: expected an array", key);
+    size_t i;
+    json_t *v;
+    json_array_foreach(a, i, v) {
+        int rc = one(r, s, v, i);
+        if (rc)
+            return rc;
+    }
+    return MS_OK;
+}
+
+static int read_stats(rctx *r, ms_schedule *s, json_t *root)
+{
+    json_t *st = json_object_get(root, "stats");
+    if (!st)
+        return MS_OK;
+    if (!json_is_object(st))
+        return fail(r, "stats: expected an object");
+    const char *key;
+    json_t *v;
+    json_object_foreach(st, key, v) {
+        if (strlen(key) >= MS_NAME_LEN)
+            return fail(r, "stats.%.40s...: name longer than %d bytes", key, MS_NAME_LEN - 1);
+        if (!json_is_number(v) && !json_is_null(v))
+            return fail(r, "stats.%s: expected a number", key);
+        if (s->nstats == MS_MAX_STATS)
+            return fail(r, "stats: more than %d entries", MS_MAX_STATS);
+        ms_schedule_set_stat(s, key, json_is_null(v) ? NAN : json_number_value(v));
+    }
+    return MS_OK;
+}
+
+/* "initial" lists exactly the instances whose creation times are null. */
+static int read_initial(rctx *r, ms_schedule *s, json_t *root)
+{
+    json_t *a = json_object_get(root, "initial");
+    if (a && !json_is_array(a))
+        return fail(r, "initial: expected an array of instance ids");
+    char *listed = calloc((size_t)s->ninst + 1, 1);
+    if (!listed)
+        return ms_error_set(r->err, MS_ENOMEM, "%s: out of memory", r->source);
+    int rc = MS_OK;
+    size_t i;
+    json_t *v;
+    json_array_foreach(a, i, v) {
+        json_int_t id = json_is_integer(v) ? json_integer_value(v) : -1;
+        if (id < 0 || id >= s->ninst)
+            rc = fail(r, "initial[%zu]: not an instance id", i);
+        else if (listed[id]++)
+            rc = fail(r, "initial[%zu]: instance %lld listed twice", i, (long long)id);
+        else if (!isnan(s->inst[id].create_start) || !isnan(s->inst[id].create_end))
+            rc = fail(r, "initial[%zu]: instance %lld has creation times, so it is not initial",
+                      i, (long long)id);
+        if (rc)
+            break;
+    }
+    for (int k = 0; k < s->ninst && !rc; k++)
+        if (!listed[k] && isnan(s->inst[k].create_start) && isnan(s->inst[k].create_end))
+            rc = fail(r, "instances[%d].create_start: null, but instance %d is not in \"initial\"",
+                      k, k);
+    free(listed);
+    return rc;
+}
+
+static int read_root(rctx *r, json_t *root, const ms_gpu_model *gpu, ms_schedule **out)
+{
+    if (!json_is_object(root))
+        return fail(r, "expected a JSON object");
+    const char *format = NULL, *model = NULL, *algorithm = "";
+    int gpus = 1;
+    if (get_string(r, root, "", "format", true, &format) ||
+        get_string(r, root, "", "gpu_model", true, &model) ||
+        get_string(r, root, "", "algorithm", false, &algorithm) ||
+        get_int(r, root, "", "gpus", false, &gpus))
+        return MS_EINVAL;
+    if (strcmp(format, FORMAT_NAME))
+        return fail(r, "format: '%s', expected '%s'", format, FORMAT_NAME);
+    if (gpus < 1 || gpus > MAX_GPUS)
+        return fail(r, "gpus: %d, expected 1..%d", gpus, MAX_GPUS);
+    if (strlen(algorithm) >= MS_NAME_LEN)
+        return fail(r, "algorithm: longer than %d bytes", MS_NAME_LEN - 1);
+    const ms_gpu_model *m = NULL;
+    if (resolve_gpu(r, model, gpu, &m))
+        return MS_EINVAL;
+    ms_schedule *s = ms_schedule_new(m, gpus, algorithm);
+    if (!s)
+        return ms_error_set(r->err, MS_ENOMEM, "%s: out of memory", r->source);
+    int rc = read_array(r, s, root, "instances", read_instance);
+    if (!rc)
+        rc = read_array(r, s, root, "tasks", read_task);
+    if (!rc)
+        rc = read_stats(r, s, root);
+    if (!rc)
+        rc = read_initial(r, s, root);
+    if (rc) {
+        ms_schedule_free(s);
+        return rc;
+    }
+    *out = s;
+    return MS_OK;
+}
+
+int ms_schedule_parse_json(const char *text, size_t len, const char *source,
+                           const ms_gpu_model *gpu, ms_schedule **out, ms_error *err)
+{
+    rctx r = {source ? source : "<schedule>", err};
+    *out = NULL;
+    json_error_t jerr;
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!root)
+        return ms_error_set(err, MS_EINVAL, "%s:%d:%d: %s", r.source, jerr.line, jerr.column,
+                            jerr.text);
+    int rc = read_root(&r, root, gpu, out);
+    json_decref(root);
+    return rc;
+}
+
+int ms_schedule_read_json(const char *path, const ms_gpu_model *gpu, ms_schedule **out,
+                          ms_error *err)
+{
+    char *text;
+    size_t len;
+    *out = NULL;
+    int rc = ms_read_file(path, &text, &len, err);
+    if (rc)
+        return rc;
+    rc = ms_schedule_parse_json(text, len, path, gpu, out, err);
+    free(text);
+    return rc;
+}
