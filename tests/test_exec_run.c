@@ -115,6 +115,7 @@ static void run_plan_to_completion(const char *model, const plan_inst *phases, i
     ms_schedule *s = plan_phases(ms_gpu_builtin(model), gpus, phases, 0.03,
                                  "sleep 0.0$((%d %% 4 + 1)); echo $CUDA_VISIBLE_DEVICES", &w);
     assert_true(s->ntasks >= 20);
+    assert_int_equal(ms_schedule_validate(s, w, NULL), 0);  /* the hand-built plan is valid */
     ms_run_options o = options("nvml", gpus);
     ms_run_report *r;
     ms_error err;

@@ -228,6 +228,8 @@ static int profile_all(prof *p, const ms_workload *tasks, ms_workload *out, ms_g
     const ms_profile_options *o = p->o;
     const ms_gpu_model *m = ms_backend_model(p->b);
     *measured = *m;
+    /* Its own name: a plan made with measured times must not be read with built-in ones. */
+    snprintf(measured->name, sizeof measured->name, "%.20s-profiled", m->name);
     int sizes[MS_MAX_SLICES], nsizes = o->nsizes;
     memcpy(sizes, o->sizes, sizeof sizes);
     if (nsizes == 0) {

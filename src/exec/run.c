@@ -191,7 +191,7 @@ static int prepare(run_ctx *c, ms_error *err)
     for (int i = 0; i < c->r->ntasks; i++)
         c->task_done_at[i] = NAN;
     if (o->dry_run)
-        return MS_OK;
+        return MS_OK;  /* the listing is the output: no progress lines */
     if (o->journal && !c->sim_tasks) {
         int rc = ms_journal_open(o->journal, o->backend, c->s->gpu.name, &c->journal, err);
         if (rc)

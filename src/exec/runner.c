@@ -12,7 +12,7 @@
 
 void run_progress(run_ctx *c, const char *fmt, ...)
 {
-    if (!c->o->progress)
+    if (!c->o->progress || c->o->dry_run)
         return;
     va_list ap;
     va_start(ap, fmt);
