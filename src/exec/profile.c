@@ -100,7 +100,7 @@ typedef struct prof {
     ms_journal *j;
     char **envp;
     int nenv;
-    char visible[160];
+    char visible[160], slices[32];
     bool have_instance;
     unsigned gi_id;
 } prof;
@@ -137,7 +137,9 @@ static int run_once(prof *p, const ms_task *t, int size, int rep, double *second
     } else {
         out_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
     }
-    p->envp[p->nenv - 1] = p->visible;
+    snprintf(p->slices, sizeof p->slices, "MIGSCHED_SLICES=%d", size);
+    p->envp[p->nenv - 2] = p->visible;
+    p->envp[p->nenv - 1] = p->slices;
     double t0 = mono();
     pid_t pid = exec_spawn(t->command, t->cwd, p->envp, out_fd, out_fd, -1);
     if (out_fd >= 0)
@@ -200,7 +202,7 @@ static int profile_size(prof *p, const ms_workload *tasks, int size, ms_workload
         snprintf(p->visible, sizeof p->visible, "CUDA_VISIBLE_DEVICES=%s", mi.uuid);
         for (int i = 0; rc == MS_OK && i < tasks->n; i++) {
             double s = INFINITY;
-            rc = run_once(p, &tasks->tasks[i], size, rep, &s, err);
+            rc = run_once(p, &tasks->tasks[i], size, rep + 1, &s, err);
             out->tasks[i].time[size] += s / o->reps;  /* INFINITY stays INFINITY */
             if (o->progress && rc == MS_OK)
                 fprintf(o->progress, "size %d rep %d: %-20s %.3f s\n", size, rep + 1,
@@ -275,7 +277,7 @@ int ms_profile_run(const ms_workload *tasks, const ms_profile_options *o, ms_wor
     pthread_sigmask(SIG_BLOCK, &set, &old);
     bool on = false;
     ms_workload *w = ms_workload_new();
-    p.envp = exec_env(1, &p.nenv);
+    p.envp = exec_env(2, &p.nenv);  /* CUDA_VISIBLE_DEVICES, MIGSCHED_SLICES */
     if (!w || !p.envp)
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
     if (rc == MS_OK && (rc = ms_backend_mig_mode(p.b, &on, err)) == MS_OK && !on)

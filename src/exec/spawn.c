@@ -62,7 +62,8 @@ char **exec_env(int extra, int *n)
     int k = 0;
     for (int i = 0; i < total; i++)
         if (strncmp(environ[i], "CUDA_VISIBLE_DEVICES=", 21) &&
-            strncmp(environ[i], "MIGSCHED_TASK_INDEX=", 20))
+            strncmp(environ[i], "MIGSCHED_TASK_INDEX=", 20) &&
+            strncmp(environ[i], "MIGSCHED_SLICES=", 16))
             envp[k++] = environ[i];
     *n = k + extra;
     return envp;
