@@ -49,6 +49,8 @@ static void virtual_start_task(run_ctx *c, int task)
                 wt->name, t->index, t->instance, wt->cwd ? wt->cwd : ".",
                 c->inst[t->instance].uuid, wt->command ? wt->command : "<no command>");
     t->start = c->vclock;
+    run_progress(c, "task %s (#%d) started on instance %d (%s)", wt->name, t->index, t->instance,
+                 c->inst[t->instance].uuid);
     c->task_done_at[task] = c->vclock + (t->planned_end - t->planned_start);
 }
 
