@@ -228,21 +228,32 @@ static int gi_profile_info(ms_backend *b, int profile, nvmlGpuInstanceProfileInf
 static int describe_gi(ms_backend *b, nvmlGpuInstance_t gi, int profile, ms_mig_instance *out,
                        ms_error *err);
 
+/* Scans every NVML profile index (not only the model's: a foreign instance may use a
+ * profile migsched does not schedule, such as +me) until NVML says INVALID_ARGUMENT. */
 static int nvml_list(ms_backend *b, ms_mig_instance out[MS_MAX_MIG], int *n_out, ms_error *err)
 {
     nvml_impl *n = b->impl;
-    for (int p = 0; p < b->model.nprofiles; p++) {
+    for (unsigned idx = 0; idx < 64; idx++) {
         nvmlGpuInstanceProfileInfo_t info;
-        int rc = gi_profile_info(b, p, &info, err);
-        if (rc)
-            return rc;
+        memset(&info, 0, sizeof info);
+        nvmlReturn_t r = NVML_CALL(n, nvmlDeviceGetGpuInstanceProfileInfo, n->dev, idx, &info);
+        if (r == NVML_ERROR_INVALID_ARGUMENT)
+            break;
+        if (r == NVML_ERROR_NOT_SUPPORTED)
+            continue;
+        if (r != NVML_SUCCESS)
+            return nvml_fail(b, r, "nvmlDeviceGetGpuInstanceProfileInfo", err, "listing GPU instances");
+        int profile = -1;
+        for (int p = 0; p < b->model.nprofiles; p++)
+            if (b->model.profiles[p].nvml_index == (int)idx)
+                profile = p;
         nvmlGpuInstance_t gis[MS_MAX_MIG];
         unsigned count = MS_MAX_MIG;
-        nvmlReturn_t r = NVML_CALL(n, nvmlDeviceGetGpuInstances, n->dev, info.id, gis, &count);
+        r = NVML_CALL(n, nvmlDeviceGetGpuInstances, n->dev, info.id, gis, &count);
         if (r != NVML_SUCCESS)
             return nvml_fail(b, r, "nvmlDeviceGetGpuInstances", err, "listing GPU instances");
         for (unsigned i = 0; i < count && *n_out < MS_MAX_MIG; i++) {
-            rc = describe_gi(b, gis[i], p, &out[*n_out], err);
+            int rc = describe_gi(b, gis[i], profile, &out[*n_out], err);
             if (rc)
                 return rc;
             (*n_out)++;

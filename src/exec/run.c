@@ -43,6 +43,10 @@ static int check_inputs(const ms_schedule *s, const ms_workload *w, const ms_run
     if (o->ndevices < s->gpus)
         return ms_error_set(err, MS_EINVAL, "the plan uses %d GPUs but %d device%s given",
                             s->gpus, o->ndevices, o->ndevices == 1 ? " was" : "s were");
+    for (int k = 0; k < s->ninst; k++)
+        if (s->inst[k].gpu < 0 || s->inst[k].gpu >= s->gpus ||
+            !ms_gpu_placement_allowed(&s->gpu, (ms_placement){s->inst[k].profile, s->inst[k].start_slot}))
+            return ms_error_set(err, MS_EINVAL, "plan instance %d: bad GPU or placement", k);
     for (int i = 0; i < s->ntasks; i++) {
         const ms_sched_task *t = &s->task[i];
         if (t->index < 0 || t->index >= w->n)
@@ -69,6 +73,10 @@ static int build(run_ctx *c, ms_error *err)
     c->inst = calloc((size_t)s->ninst + 1, sizeof *c->inst);
     if (!r->tasks || !r->ops || !c->inst)
         return ms_error_set(err, MS_ENOMEM, "out of memory laying out the run");
+    for (int k = 0; k < s->ninst; k++)
+        if (s->inst[k].gpu < 0 || s->inst[k].gpu >= s->gpus ||
+            !ms_gpu_placement_allowed(&s->gpu, (ms_placement){s->inst[k].profile, s->inst[k].start_slot}))
+            return ms_error_set(err, MS_EINVAL, "plan instance %d: bad GPU or placement", k);
     for (int i = 0; i < s->ntasks; i++) {
         const ms_sched_task *t = &s->task[i];
         r->tasks[r->ntasks++] = (ms_run_task){
