@@ -258,7 +258,7 @@ static void test_read_file(void **st)
     ms_workload_free(w);
 }
 
-/* normalize: instances in creation order (initial first), tasks by start. */
+/* normalize: tasks by (start, index); instances and their ids untouched. */
 static void test_normalize(void **st)
 {
     (void)st;
@@ -267,22 +267,20 @@ static void test_normalize(void **st)
     int p1 = ms_gpu_profile_by_name(g, "1g.5gb");
     ms_schedule_add_instance(s, 0, p1, 1, 0.16, 0.32, NAN, NAN);
     ms_schedule_add_instance(s, 0, p1, 0, 0, 0.16, NAN, NAN);
-    ms_schedule_add_instance(s, 0, p1, 2, NAN, NAN, NAN, NAN);
+    ms_schedule_add_task(s, 2, 0, 4.32, 8.32);
     ms_schedule_add_task(s, 1, 0, 0.32, 4.32);
     ms_schedule_add_task(s, 0, 1, 0.16, 4.16);
+    ms_schedule_add_task(s, 3, 1, 0.32, 4.32); /* overlaps: normalize does not judge */
     ms_schedule_normalize(s);
-    assert_true(isnan(s->inst[0].create_start) && s->inst[0].start_slot == 2);
-    assert_int_equal(s->inst[1].start_slot, 0);
-    assert_int_equal(s->inst[2].start_slot, 1);
-    for (int k = 0; k < 3; k++)
-        assert_int_equal(s->inst[k].id, k);
-    assert_int_equal(s->task[0].index, 0);
+    static const int order[4] = {0, 1, 3, 2};
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(s->task[i].index, order[i]);
     assert_int_equal(s->task[0].instance, 1);
-    assert_int_equal(s->task[1].index, 1);
-    assert_int_equal(s->task[1].instance, 2);
+    assert_int_equal(s->inst[0].start_slot, 1);
+    assert_int_equal(s->inst[1].id, 1);
     ms_schedule *c = ms_schedule_clone(s);
-    assert_memory_equal(c->inst, s->inst, 3 * sizeof *c->inst);
-    assert_memory_equal(c->task, s->task, 2 * sizeof *c->task);
+    assert_memory_equal(c->inst, s->inst, 2 * sizeof *c->inst);
+    assert_memory_equal(c->task, s->task, 4 * sizeof *c->task);
     ms_schedule_free(c);
     ms_schedule_free(s);
 }
@@ -306,6 +304,22 @@ static void test_metrics(void **st)
     assert_float_equal(m.utilization, 8.0 / (7 * 3.41), 1e-12);
     /* present 2g: no creation charged for size 2, so l_bound <= the plain one */
     assert_true(m.l_bound <= ms_bound_lbound(w, A100(), 1) + 1e-12);
+    ms_schedule_free(s);
+    /* two GPUs, a 7g on each running one task: everything divides by 7 * 2 */
+    const ms_gpu_model *g = A100();
+    s = ms_schedule_new(g, 2, "two");
+    int p7 = ms_gpu_profile_by_name(g, "7g.40gb");
+    ms_schedule_add_instance(s, 0, p7, 0, 0, 0.24, NAN, NAN);
+    ms_schedule_add_instance(s, 1, p7, 0, 0, 0.24, NAN, NAN);
+    ms_schedule_add_task(s, 0, 0, 0.24, 1.24);
+    ms_schedule_add_task(s, 1, 1, 0.24, 1.24);
+    assert_int_equal(ms_schedule_validate(s, w, NULL), 0);
+    ms_schedule_metrics(s, w, &m);
+    assert_float_equal(m.baseline, 8.0 / 14, 1e-12);
+    assert_float_equal(m.utilization, 14.0 / (14 * 1.24), 1e-12);
+    assert_int_equal(m.creations, 2);
+    assert_int_equal(m.destructions, 0);
+    assert_int_equal(m.reconfigurations, 0);
     ms_schedule_free(s);
     ms_workload_free(w);
 }

@@ -203,6 +203,48 @@ static void test_slot_conflict_initial(void **st)
     expect_only(s, MS_RULE_SLOT_CONFLICT, "1g.5gb@6");
 }
 
+/* 7g@0 and 4g@0 share four slots: one violation, not one per slot. */
+static void test_slot_conflict_reported_once(void **st)
+{
+    (void)st;
+    ms_schedule *s = ms_schedule_new(A100(), 1, "test");
+    ms_schedule_add_instance(s, 0, prof("7g.40gb"), 0, 0, 0.24, NAN, NAN);
+    ms_schedule_add_instance(s, 0, prof("4g.20gb"), 0, 0.24, 0.45, NAN, NAN);
+    ms_schedule_add_task(s, 0, 0, 0.24, 1.24);
+    ms_schedule_add_task(s, 1, 1, 0.45, 2.45);
+    ms_schedule_add_task(s, 2, 0, 1.24, 2.24);
+    expect_only(s, MS_RULE_SLOT_CONFLICT,
+                "instance 0 (gpu 0, 7g.40gb@0) alive 0-end and instance 1");
+    ms_workload *w = workload3();
+    s = ms_schedule_new(A100(), 1, "test");
+    ms_schedule_add_instance(s, 0, prof("7g.40gb"), 0, 0, 0.24, NAN, NAN);
+    ms_schedule_add_instance(s, 0, prof("4g.20gb"), 0, 0.24, 0.45, NAN, NAN);
+    assert_int_equal(ms_schedule_validate(s, w, NULL), 3 + 1); /* 3 missing + 1 conflict */
+    ms_schedule_free(s);
+    ms_workload_free(w);
+}
+
+/* Thousands of violations: all counted, the first 1000 kept. */
+static void test_many_violations(void **st)
+{
+    (void)st;
+    ms_workload *w = ms_workload_new();
+    double t[MS_MAX_SLICES + 1];
+    for (int k = 0; k <= MS_MAX_SLICES; k++)
+        t[k] = 1;
+    for (int i = 0; i < 1500; i++)
+        ms_workload_add(w, "x", t, NULL, NULL, NULL);
+    ms_schedule *s = ms_schedule_new(A100(), 1, "test");
+    ms_validation v;
+    assert_int_equal(ms_schedule_validate(s, w, &v), 1500);
+    assert_int_equal(v.n, 1000);
+    assert_string_equal(v.v[999].rule, MS_RULE_TASK_MISSING);
+    assert_non_null(strstr(v.v[999].msg, "task 999 (x)"));
+    ms_validation_free(&v);
+    ms_schedule_free(s);
+    ms_workload_free(w);
+}
+
 static void test_reconfig_serial(void **st)
 {
     (void)st;
@@ -240,7 +282,8 @@ static void test_destroy_before_task(void **st)
     ms_schedule *s = base();
     s->inst[0].destroy_start = 1.10;  /* a runs until 1.21 */
     s->inst[0].destroy_end = 1.31;
-    expect_only(s, MS_RULE_DESTROY_BEFORE_TASK, "destroyed from 1.1 while task 0 (a) runs until 1.21");
+    expect_only(s, MS_RULE_DESTROY_BEFORE_TASK,
+                "destroyed from 1.1 while task 0 (a) runs until 1.21");
 }
 
 static void test_times_null_pair(void **st)
@@ -356,6 +399,65 @@ static void test_large(void **st)
     ms_workload_free(w);
 }
 
+/* True when some violation of v has the rule. */
+static bool has_rule(const ms_validation *v, const char *rule)
+{
+    for (int i = 0; i < v->n; i++)
+        if (!strcmp(v->v[i].rule, rule))
+            return true;
+    return false;
+}
+
+/* Applies mutate(s, k) to a fresh base schedule for every k below count and checks that
+ * the rule is among the violations found. */
+static void mutate_all(int count, void (*mutate)(ms_schedule *, int), const char *rule)
+{
+    ms_workload *w = workload3();
+    for (int k = 0; k < count; k++) {
+        ms_schedule *s = base();
+        mutate(s, k);
+        ms_validation v;
+        ms_schedule_validate(s, w, &v);
+        if (!has_rule(&v, rule))
+            print_message("mutation %d: %s not found\n", k, rule);
+        assert_true(has_rule(&v, rule));
+        ms_validation_free(&v);
+        ms_schedule_free(s);
+    }
+    ms_workload_free(w);
+}
+
+static void longer_task(ms_schedule *s, int k) { s->task[k].end += 0.5; }
+static void early_task(ms_schedule *s, int k)
+{
+    s->task[k].start -= 0.1;
+    s->task[k].end -= 0.1;
+}
+static void drop_task(ms_schedule *s, int k) { s->task[k].index = 3; }
+static void short_creation(ms_schedule *s, int k)
+{
+    s->inst[k].create_end = s->inst[k].create_start + 0.05;
+}
+static void bad_slot(ms_schedule *s, int k) { s->inst[k].start_slot = 7; }
+static void early_destroy(ms_schedule *s, int k)
+{
+    s->inst[k].destroy_start = s->inst[k].create_end + 0.3;
+    s->inst[k].destroy_end = s->inst[k].destroy_start + 0.25;
+}
+
+/* Every single mutation of one kind, on every task or instance, is caught by its rule. */
+static void test_mutations(void **st)
+{
+    (void)st;
+    mutate_all(3, longer_task, MS_RULE_TASK_DURATION);
+    mutate_all(3, early_task, MS_RULE_TASK_LIFETIME);  /* every task starts at create_end */
+    mutate_all(3, drop_task, MS_RULE_TASK_MISSING);
+    mutate_all(3, drop_task, MS_RULE_TASK_DUPLICATE);
+    mutate_all(3, short_creation, MS_RULE_RECONFIG_DURATION);
+    mutate_all(3, bad_slot, MS_RULE_PLACEMENT);
+    mutate_all(3, early_destroy, MS_RULE_DESTROY_BEFORE_TASK);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -373,6 +475,8 @@ int main(void)
         cmocka_unit_test(test_lifetime_after_destruction),
         cmocka_unit_test(test_slot_conflict),
         cmocka_unit_test(test_slot_conflict_initial),
+        cmocka_unit_test(test_slot_conflict_reported_once),
+        cmocka_unit_test(test_many_violations),
         cmocka_unit_test(test_reconfig_serial),
         cmocka_unit_test(test_reconfig_serial_destroy),
         cmocka_unit_test(test_reconfig_duration),
@@ -384,6 +488,7 @@ int main(void)
         cmocka_unit_test(test_initial_valid),
         cmocka_unit_test(test_two_gpus_valid),
         cmocka_unit_test(test_large),
+        cmocka_unit_test(test_mutations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -164,6 +164,11 @@ static void test_accepted_values(void **state)
     assert_int_equal(ms_workload_check_gpu(w, a100(), &err), MS_EINVAL);
     assert_non_null(strstr(err.msg, "task 0 ('x')"));
     assert_non_null(strstr(err.msg, "A100-40GB (1,2,3,4,7)"));
+    /* Without a GPU the writer's columns are the sizes some task can run on. */
+    size_t len;
+    char *out = write_to_string(w, NULL, 0, &len);
+    assert_string_equal(out, "name,8\nx,2\n");
+    free(out);
     ms_workload_free(w);
     w = parse_ok("name,3\nx,2\n", NULL);
     assert_int_equal(ms_workload_check_gpu(w, a100(), &err), MS_OK);

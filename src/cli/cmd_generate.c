@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,8 +21,13 @@ static void usage(FILE *f)
             "  (JSON with --json) to FILE or stdout; the same arguments give the same bytes.\n"
             "  --preset   comma-separated presets, later ones override what earlier ones set:\n"
             "             ");
-    for (const char *const *n = ms_gen_preset_names(); *n; n++)
-        fprintf(f, "%s%s", *n, n[1] ? ", " : "\n");
+    int col = 13;
+    for (const char *const *n = ms_gen_preset_names(); *n; n++) {
+        bool wrap = col + strlen(*n) + 2 > 78;
+        col = wrap ? 13 : col;
+        col += fprintf(f, "%s%s", n == ms_gen_preset_names() ? "" : wrap ? ",\n             " : ", ", *n);
+    }
+    fputc('\n', f);
     fprintf(f,
             "             default: uniform shares, p_sup 0.5, times in [90, 100] s\n"
             "  --seed     random seed (default 1)\n"

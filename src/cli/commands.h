@@ -8,6 +8,7 @@ int cmd_partitions(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_bounds(int argc, char **argv);
 int cmd_generate(int argc, char **argv);
+int cmd_schedule(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_layout(int argc, char **argv);
 int cmd_profile(int argc, char **argv);

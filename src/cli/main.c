@@ -16,6 +16,7 @@ static const struct command commands[] = {
     {"validate", cmd_validate, "check a schedule against its workload"},
     {"bounds", cmd_bounds, "makespan lower bounds of a workload"},
     {"generate", cmd_generate, "write a synthetic workload (paper presets)"},
+    {"schedule", cmd_schedule, "plan a workload with an offline scheduler (FAR, ...)"},
     {"run", cmd_run, "carry a plan out on MIG GPUs (NVML) or simulated ones"},
     {"layout", cmd_layout, "the MIG layout a plan has alive at a time (mig-parted, JSON)"},
     {"profile", cmd_profile, "time tasks and reconfigurations on every instance size"},

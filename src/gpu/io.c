@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int ms_read_file(const char *path, char **buf, size_t *len, ms_error *err)
@@ -46,6 +47,19 @@ int ms_output_open(ms_output *o, const char *path, ms_error *err)
         o->f = stdout;
         return MS_OK;
     }
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        /* A device or pipe (/dev/null, a FIFO): renaming over it would replace it. */
+        o->f = fopen(path, "wb");
+        o->path = o->f ? strdup(path) : NULL;
+        if (!o->f || !o->path) {
+            int e = errno;
+            if (o->f)
+                fclose(o->f);
+            return ms_error_set(err, MS_EIO, "%s: cannot write: %s", path, strerror(e));
+        }
+        return MS_OK;
+    }
     o->path = strdup(path);
     o->tmp = malloc(strlen(path) + 16);
     if (!o->path || !o->tmp) {
@@ -71,7 +85,10 @@ int ms_output_commit(ms_output *o, ms_error *err)
     int bad = ferror(o->f);
     bad |= fclose(o->f) != 0;
     int rc = MS_OK;
-    if (bad || rename(o->tmp, o->path)) {
+    if (!o->tmp) {  /* written in place (a device or pipe) */
+        if (bad)
+            rc = ms_error_set(err, MS_EIO, "%s: write failed", o->path);
+    } else if (bad || rename(o->tmp, o->path)) {
         rc = ms_error_set(err, MS_EIO, "%s: write failed: %s", o->path, strerror(errno));
         unlink(o->tmp);
     }
@@ -86,7 +103,8 @@ void ms_output_abort(ms_output *o)
     if (!o->path || !o->f)
         return;
     fclose(o->f);
-    unlink(o->tmp);
+    if (o->tmp)
+        unlink(o->tmp);
     free(o->path);
     free(o->tmp);
     o->f = NULL;

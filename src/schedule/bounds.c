@@ -25,8 +25,11 @@ static int idle_slices(const ms_gpu_model *gpu, int s, unsigned S_mask)
             int sz = gpu->profiles[part->inst[k].profile].slices;
             if (sz == s && !has)
                 has = 1; /* the task's own instance */
-            else if (!(S_mask & (1u << ms_gpu_size_index(gpu, sz))))
-                idle += sz;
+            else {
+                int k2 = ms_gpu_size_index(gpu, sz);
+                if (k2 < 0 || !(S_mask & (1u << k2)))
+                    idle += sz;
+            }
         }
         if (has && (best < 0 || idle < best))
             best = idle;

@@ -104,25 +104,12 @@ double ms_schedule_stat(const ms_schedule *s, const char *key)
     return NAN;
 }
 
-/* NaN (present before the plan) sorts first. */
+/* NaN sorts first, so the order is total even for broken times. */
 static int cmp_time(double a, double b)
 {
     if (isnan(a) || isnan(b))
         return isnan(b) - isnan(a);
     return (a > b) - (a < b);
-}
-
-static int cmp_instance(const void *pa, const void *pb)
-{
-    const ms_sched_instance *a = pa, *b = pb;
-    int c = cmp_time(a->create_start, b->create_start);
-    if (!c)
-        c = (a->gpu > b->gpu) - (a->gpu < b->gpu);
-    if (!c)
-        c = (a->start_slot > b->start_slot) - (a->start_slot < b->start_slot);
-    if (!c)
-        c = (a->id > b->id) - (a->id < b->id);
-    return c;
 }
 
 static int cmp_task(const void *pa, const void *pb)
@@ -136,21 +123,12 @@ static int cmp_task(const void *pa, const void *pb)
     return c;
 }
 
+/* Instances keep their order and ids (callers may hold ids); only the task order, which
+ * schedulers build in whatever order they place tasks, is made canonical. */
 void ms_schedule_normalize(ms_schedule *s)
 {
-    /* Instances in creation order, renumbered; tasks follow their instance's new id. */
-    int *newid = s->ninst ? malloc((size_t)s->ninst * sizeof *newid) : NULL;
-    if (s->ninst && newid) {
-        qsort(s->inst, (size_t)s->ninst, sizeof *s->inst, cmp_instance);
-        for (int k = 0; k < s->ninst; k++) {
-            newid[s->inst[k].id] = k;
-            s->inst[k].id = k;
-        }
-        for (int i = 0; i < s->ntasks; i++)
-            if (s->task[i].instance >= 0 && s->task[i].instance < s->ninst)
-                s->task[i].instance = newid[s->task[i].instance];
-    }
-    free(newid);
+    for (int k = 0; k < s->ninst; k++)
+        s->inst[k].id = k;
     if (s->ntasks)
         qsort(s->task, (size_t)s->ntasks, sizeof *s->task, cmp_task);
 }

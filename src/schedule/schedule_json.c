@@ -140,7 +140,8 @@ int ms_schedule_write_json(const ms_schedule *s, const ms_workload *w, FILE *f, 
     int rc = emit_header(s, w, f);
     rc |= fprintf(f, "  \"instances\": [%s", s->ninst ? "\n" : "") < 0;
     for (int k = 0; k < s->ninst; k++)
-        rc |= emit(f, instance_json(s, &s->inst[k]), "    ", false, k + 1 < s->ninst ? ",\n" : "\n");
+        rc |= emit(f, instance_json(s, &s->inst[k]), "    ", false,
+                   k + 1 < s->ninst ? ",\n" : "\n");
     rc |= fprintf(f, "%s],\n  \"tasks\": [%s", s->ninst ? "  " : "", s->ntasks ? "\n" : "") < 0;
     for (int i = 0; i < s->ntasks; i++)
         rc |= emit(f, task_json(&s->task[i], w), "    ", false, i + 1 < s->ntasks ? ",\n" : "\n");

@@ -87,7 +87,10 @@ static const char *when(double t, const char *null_word, char *buf, size_t len)
     return buf;
 }
 
-static int inst_slices(const vctx *c, int k) { return c->s->gpu.profiles[c->s->inst[k].profile].slices; }
+static int inst_slices(const vctx *c, int k)
+{
+    return c->s->gpu.profiles[c->s->inst[k].profile].slices;
+}
 
 /* Times: null pairs together, non-negative, ordered create <= create_end <= destroy. */
 static bool check_instance_times(vctx *c, int k)
@@ -208,7 +211,8 @@ static void check_lifetime(vctx *c, int j)
                task_label(c, j, l, sizeof l), t->start, inst_label(c, t->instance, il, sizeof il),
                in->create_end);
     else if (isfinite(in->destroy_start) && after(t->start, in->destroy_start))
-        report(c, MS_RULE_TASK_LIFETIME, "%s starts at %.9g on %s after its destruction began at %.9g",
+        report(c, MS_RULE_TASK_LIFETIME,
+               "%s starts at %.9g on %s after its destruction began at %.9g",
                task_label(c, j, l, sizeof l), t->start, inst_label(c, t->instance, il, sizeof il),
                in->destroy_start);
     else if (isfinite(in->destroy_start) && after(t->end, in->destroy_start))
@@ -383,7 +387,8 @@ static int check_reconfig_serial(vctx *c)
     char l1[96], l2[96];
     for (int i = 0; i < np; i++) {
         const span *a = &sp[pairs[2 * i]], *b = &sp[pairs[2 * i + 1]];
-        report(c, MS_RULE_RECONFIG_SERIAL, "gpu %d: %s of %s (%.9g-%.9g) overlaps %s of %s (%.9g-%.9g)",
+        report(c, MS_RULE_RECONFIG_SERIAL,
+               "gpu %d: %s of %s (%.9g-%.9g) overlaps %s of %s (%.9g-%.9g)",
                s->inst[a->inst].gpu, what[a->kind], inst_label(c, a->inst, l1, sizeof l1), a->lo,
                a->hi, what[b->kind], inst_label(c, b->inst, l2, sizeof l2), b->lo, b->hi);
     }

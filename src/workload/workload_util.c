@@ -116,7 +116,7 @@ const char *wl_quote(const char *text, char *buf, size_t len)
 {
     size_t n = 0, max = len > 8 ? len - 4 : 0;
     for (const char *c = text; *c && n < max; c++)
-        buf[n++] = isprint((unsigned char)*c) ? *c : '?';
+        buf[n++] = isprint((unsigned char)*c) || (unsigned char)*c >= 0x80 ? *c : '?';  /* keep UTF-8 */
     if (n == max && text[n]) {
         memcpy(buf + n, "...", 4);
         return buf;

@@ -55,5 +55,12 @@ expect_fail 2 "usage" --gpu A100
 [ -z "$(ls "$T" | grep tmp)" ] || fail "temporary files left: $(ls "$T")"
 "$M" generate --gpu A100 --n 5 -o "$T/missing/dir.csv" 2> "$T/err" && fail "unwritable output accepted"
 grep -q "cannot write" "$T/err" || fail "unwritable output message: $(cat "$T/err")"
+# -o onto a pipe writes through it instead of renaming a file over it.
+mkfifo "$T/fifo"
+cat "$T/fifo" > "$T/from_fifo" &
+"$M" generate --gpu A30 --n 3 -o "$T/fifo" || fail "-o fifo"
+wait
+[ -p "$T/fifo" ] || fail "the pipe was replaced by a file"
+[ "$(wc -l < "$T/from_fifo")" -eq 4 ] || fail "nothing came through the pipe"
 "$M" generate --help | grep -q "POORSCALING" || fail "--help lists presets"
 echo ok

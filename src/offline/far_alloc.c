@@ -1,0 +1,228 @@
+/* far_alloc.c: FAR phase 1 (paper 000 3.1, after Turek et al.): the family of allocations,
+ * walked one step at a time (each step changes one task), with every allocation whose
+ * simple lower bound cannot beat the best makespan so far skipped before Algorithm 1. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "far_internal.h"
+
+far_search *far_search_new(void) { return calloc(1, sizeof(far_search)); }
+
+void far_search_free(far_search *s)
+{
+    if (!s)
+        return;
+    free(s->alloc);
+    free(s->heap);
+    free(s->node_of);
+    free(s->best_node_of);
+    free(s->order);
+    free(s->best_order);
+    free(s->pos);
+    for (int z = 0; z <= MS_MAX_SLICES; z++)
+        free(s->group[z].task);
+    free(s);
+}
+
+static int reserve(far_search *s, int n)
+{
+    if (n <= s->cap)
+        return MS_OK;
+    int cap = s->cap ? s->cap : 64;
+    while (cap < n)
+        cap *= 2;
+#define GROW(p) do { void *q_ = realloc(p, (size_t)cap * sizeof *(p)); if (!q_) return MS_ENOMEM; p = q_; } while (0)
+    GROW(s->alloc);
+    GROW(s->heap);
+    GROW(s->node_of);
+    GROW(s->best_node_of);
+    GROW(s->order);
+    GROW(s->best_order);
+    GROW(s->pos);
+    for (int z = 0; z <= MS_MAX_SLICES; z++)
+        GROW(s->group[z].task);
+#undef GROW
+    s->cap = cap;
+    return MS_OK;
+}
+
+/* The smallest size above `above` minimising s * t(s) over finite times and sizes the tree
+ * has (equal areas: the smaller size); 0 if there is none. */
+static int min_area_size(const far_search *s, int i, int above)
+{
+    int best = 0;
+    double area = INFINITY;
+    for (int k = 0; k < s->gpu->nsizes; k++) {
+        int z = s->gpu->sizes[k];
+        double t = far_search_time(s, i, z);
+        if (z <= above || !s->tree->has_size[z] || !(t < INFINITY))
+            continue;
+        if (z * t < area) {
+            area = z * t;
+            best = z;
+        }
+    }
+    return best;
+}
+
+/* Longest first; equal times: smaller input index first (also the LPT order in groups). */
+static bool longer(const far_search *s, int a, int sa, int b, int sb)
+{
+    double ta = far_search_time(s, a, sa), tb = far_search_time(s, b, sb);
+    return ta > tb || (ta == tb && a < b);
+}
+
+static bool heap_above(const far_search *s, int a, int b)
+{
+    return longer(s, a, s->alloc[a], b, s->alloc[b]);
+}
+
+static void heap_set(far_search *s, int i, int task)
+{
+    s->heap[i] = task;
+    s->pos[task] = i;
+}
+
+static void sift_down(far_search *s, int i)
+{
+    int task = s->heap[i];
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= s->n)
+            break;
+        if (c + 1 < s->n && heap_above(s, s->heap[c + 1], s->heap[c]))
+            c++;
+        if (!heap_above(s, s->heap[c], task))
+            break;
+        heap_set(s, i, s->heap[c]);
+        i = c;
+    }
+    heap_set(s, i, task);
+}
+
+static void sift_up(far_search *s, int i)
+{
+    int task = s->heap[i];
+    while (i > 0 && heap_above(s, task, s->heap[(i - 1) / 2])) {
+        heap_set(s, i, s->heap[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    heap_set(s, i, task);
+}
+
+static const far_search *sort_ctx;
+static int sort_size;
+static int cmp_lpt(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return longer(sort_ctx, x, sort_size, y, sort_size) ? -1 : 1;
+}
+
+/* First allocation (a_i^1), the LPT groups and the heap of the longest tasks. */
+static int first_allocation(far_search *s, double *area, ms_error *err)
+{
+    for (int z = 0; z <= MS_MAX_SLICES; z++)
+        s->group[z].head = s->group[z].n = 0;
+    *area = 0;
+    for (int i = 0; i < s->n; i++) {
+        int z = min_area_size(s, i, 0);
+        if (!z)
+            return ms_error_set(err, MS_EINFEASIBLE,
+                                "task %d (%s) cannot run on any instance size of %s",
+                                s->first + i, s->w->tasks[s->first + i].name, s->gpu->name);
+        s->alloc[i] = (unsigned char)z;
+        far_group *g = &s->group[z];
+        g->task[g->n++] = i;
+        *area += z * far_search_time(s, i, z);
+        heap_set(s, i, i);
+    }
+    for (int z = 1; z <= MS_MAX_SLICES; z++) {
+        sort_ctx = s, sort_size = z;
+        qsort(s->group[z].task, (size_t)s->group[z].n, sizeof(int), cmp_lpt);
+    }
+    sort_ctx = NULL;
+    for (int i = s->n / 2 - 1; i >= 0; i--)
+        sift_down(s, i);
+    return MS_OK;
+}
+
+/* Moves task i (the front of its group) to the group of size z, in LPT position. */
+static void regroup(far_search *s, int i, int z)
+{
+    far_group *from = &s->group[s->alloc[i]], *to = &s->group[z];
+    from->head++;
+    from->n--;
+    if (to->head + to->n + 1 > s->cap) { /* compact: make room at the end */
+        memmove(to->task, to->task + to->head, (size_t)to->n * sizeof(int));
+        to->head = 0;
+    }
+    int *a = to->task + to->head, lo = 0, hi = to->n;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (longer(s, a[mid], z, i, z))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    memmove(a + lo + 1, a + lo, (size_t)(to->n - lo) * sizeof(int));
+    a[lo] = i;
+    to->n++;
+}
+
+static void keep_best(far_search *s)
+{
+    int *t = s->best_node_of;
+    s->best_node_of = s->node_of, s->node_of = t;
+    t = s->best_order;
+    s->best_order = s->order, s->order = t;
+}
+
+int far_search_run(far_search *s, far_plan *p, int b, int first, int n, int *allocations,
+                   int *evaluated, ms_error *err)
+{
+    if (reserve(s, n))
+        return ms_error_set(err, MS_ENOMEM, "out of memory for %d tasks", n);
+    s->w = p->w, s->tree = &p->tree, s->gpu = p->gpu, s->gpus = p->gpus;
+    s->first = first, s->n = n;
+    double area;
+    int rc = first_allocation(s, &area, err);
+    if (rc)
+        return rc;
+    double capacity = (double)p->gpu->slices * p->gpus, best = INFINITY;
+    *allocations = 1, *evaluated = 0;
+    for (;;) {
+        int top = s->heap[0];
+        double hmax = far_search_time(s, top, s->alloc[top]);
+        if (area / capacity >= best)
+            break; /* areas only grow along the family: nothing later can win */
+        if (fmax(hmax, area / capacity) < best) {
+            ++*evaluated;
+            double ms = far_place(s, area, best);
+            if (ms < best) {
+                best = ms;
+                keep_best(s);
+            }
+        }
+        int z = min_area_size(s, top, s->alloc[top]);
+        if (!z)
+            break; /* the longest task cannot grow: last allocation of the family */
+        area += z * far_search_time(s, top, z) - s->alloc[top] * hmax;
+        regroup(s, top, z);
+        s->alloc[top] = (unsigned char)z;
+        sift_down(s, 0);
+        sift_up(s, s->pos[top]);
+        ++*allocations;
+    }
+    if (!(best < INFINITY))
+        return ms_error_set(err, MS_EINFEASIBLE, "FAR found no schedule for %d tasks on %s",
+                            n, p->gpu->name);
+    for (int k = 0; k < n; k++) {
+        int task = s->best_order[k], key = s->best_node_of[task];
+        int g = key / MS_MAX_TREE_NODES, v = key % MS_MAX_TREE_NODES;
+        far_list *l = far_plan_list(p, b, g, v);
+        if (far_list_push(l, first + task, far_time(p, first + task, v)))
+            return ms_error_set(err, MS_ENOMEM, "out of memory");
+    }
+    return MS_OK;
+}

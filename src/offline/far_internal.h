@@ -1,0 +1,166 @@
+/* far_internal.h: FAR's shared internals: the plan (task lists on repartitioning-tree
+ * nodes, one tree per GPU and batch), the timing engine and the phases. */
+#ifndef MIGSCHED_FAR_INTERNAL_H
+#define MIGSCHED_FAR_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "migsched/offline.h"
+
+/* One tree node's tasks, in run order (LPT: decreasing time at the node's size). */
+typedef struct far_list {
+    int *task;
+    int n, cap;
+    double sum;            /* total run time of the tasks at the node's size */
+} far_list;
+
+/* The tree of a GPU model, flattened: what every phase needs per node. */
+typedef struct far_tree {
+    int n;                             /* nodes; 0 is the root, ids in DFS preorder */
+    int size[MS_MAX_TREE_NODES];       /* compute slices */
+    int parent[MS_MAX_TREE_NODES];
+    int depth[MS_MAX_TREE_NODES];
+    int maxdepth;
+    uint32_t slots[MS_MAX_TREE_NODES]; /* memory-slot mask */
+    uint32_t slices[MS_MAX_TREE_NODES];/* compute-slice mask */
+    bool has_size[MS_MAX_SLICES + 1];  /* some node of this size exists */
+    int order[2][MS_MAX_TREE_NODES];   /* by depth then id; [1]: deepest first (reversed) */
+} far_tree;
+
+void far_tree_init(far_tree *t, const ms_gpu_model *gpu);
+
+/* A plan: `ntrees` trees (batch-major, then GPU) of task lists. */
+typedef struct far_plan {
+    const ms_workload *w;
+    const ms_gpu_model *gpu;
+    far_tree tree;
+    int gpus, batches;
+    far_list *list;        /* [(batch * gpus + g) * tree.n + node] */
+    bool *reversed;        /* per batch: leaves first (paper 000 4.2) */
+} far_plan;
+
+int far_plan_init(far_plan *p, const ms_workload *w, const ms_gpu_model *gpu, int gpus,
+                  int batches);
+void far_plan_free(far_plan *p);
+static inline far_list *far_plan_list(far_plan *p, int batch, int g, int node)
+{
+    return &p->list[((size_t)batch * p->gpus + g) * p->tree.n + node];
+}
+static inline double far_time(const far_plan *p, int task, int node)
+{
+    return p->w->tasks[task].time[p->tree.size[node]];
+}
+int far_list_push(far_list *l, int task, double time);
+/* Inserts keeping decreasing time order (after equal times). */
+int far_list_insert_sorted(far_plan *p, far_list *l, int node, int task);
+void far_list_remove_at(far_plan *p, far_list *l, int node, int pos);
+/* Copies the lists of batch sb of src into batch db of dst (same model and GPUs). */
+int far_plan_copy_batch(far_plan *dst, int db, const far_plan *src, int sb);
+
+/* Timing engine: turns a plan into instance and task times. Creation and destruction go
+ * through one clock per GPU; an instance is created once every overlapping instance before
+ * it (by tree order, and by batch) is destroyed. `barrier`: a batch starts no earlier than
+ * the previous batch's last task end (trivial concatenation). */
+typedef struct far_inst {
+    int batch, gpu, node;
+    int rank, seq;                 /* precedence rank, tie-break order */
+    const far_list *list;
+    int npred, pending;
+    int pred[MS_MAX_SLOTS];
+    bool has_succ;
+    int cont, cont_by;             /* same instance kept across batches: the one it continues,
+                                      the one continuing it (-1 if none) */
+    double ready;                  /* latest last-task end among predecessors */
+    double create_start, create_end, task_start, end, destroy_start, destroy_end;
+} far_inst;
+
+typedef struct far_engine {
+    int n, cap;
+    far_inst *inst;
+    int *order;                    /* scratch: CSR fill pointers, emitted ids */
+    int *succ_start, *succ;        /* CSR successor lists */
+    int heap_cap;
+    struct far_op *heap;
+    int *held;                     /* per batch: instances waiting for the barrier */
+    int held_cap;
+    int b0;                        /* first batch of the last run */
+    double makespan;
+} far_engine;
+
+void far_engine_free(far_engine *e);
+/* Runs the engine over batches [b0, b1) of p. `exact`: instance ends summed task by task
+ * as the emitted schedule does (else from the lists' running sums, for speed). */
+int far_engine_run(far_engine *e, const far_plan *p, int b0, int b1, bool barrier, bool exact);
+/* The engine's result as a schedule (instances in engine order, tasks normalised). */
+int far_engine_emit(const far_engine *e, const far_plan *p, ms_schedule *s);
+
+/* Phases 1 and 2 (far_alloc.c, far_place.c): the allocation family and Algorithm 1. All
+ * buffers are kept between calls and grown only when n grows. Tasks are positions
+ * 0..n-1 standing for workload tasks first..first+n-1. */
+typedef struct far_group {
+    int *task;             /* LPT order: decreasing time, then input order */
+    int head, n, cap;      /* live entries are task[head .. head + n) */
+} far_group;
+
+typedef struct far_search {
+    const ms_workload *w;
+    const far_tree *tree;
+    const ms_gpu_model *gpu;
+    int gpus, first, n, cap;
+    unsigned char *alloc;          /* current size per task */
+    int *heap;                     /* max-heap of tasks by (time, -index): the longest */
+    far_group group[MS_MAX_SLICES + 1];
+    int *node_of, *best_node_of;   /* Algorithm 1 output: gpu * MS_MAX_TREE_NODES + node */
+    int *order, *best_order;       /* tasks in placement order */
+    int *pos;                      /* heap position per task */
+} far_search;
+
+far_search *far_search_new(void);
+void far_search_free(far_search *s);
+/* Fills batch b of p (tasks first..first+n-1) with the best allocation's task lists. */
+int far_search_run(far_search *s, far_plan *p, int b, int first, int n, int *allocations,
+                   int *evaluated, ms_error *err);
+/* Algorithm 1 on the current allocation (total area `area`); gives up (returns INFINITY)
+ * as soon as the makespan cannot stay below `cutoff`. Fills s->node_of and s->order. */
+double far_place(far_search *s, double area, double cutoff);
+static inline double far_search_time(const far_search *s, int i, int size)
+{
+    return s->w->tasks[s->first + i].time[size];
+}
+
+/* Phase 3: Algorithm 2 on batch b of p. Returns the final makespan of that batch alone. */
+typedef struct far_refine_stats {
+    int moves, swaps, iterations;
+} far_refine_stats;
+int far_refine_run(far_plan *p, int b, far_engine *e, const ms_offline_options *opt,
+                   far_refine_stats *st);
+
+/* What refinement and overlap look at: per instance key ((batch - b0) * gpus + gpu) *
+ * tree.n + node the last task end (-1 if unused), per GPU slice the latest end of an
+ * instance holding it (0 if none), and the makespan of batches [b0, b1). */
+typedef struct far_view {
+    double *end, *slice_end;
+    double makespan;
+} far_view;
+int far_view_init(far_view *rv, const far_plan *p, int nbatches);
+void far_view_free(far_view *rv);
+int far_view_update(far_view *rv, far_engine *e, far_plan *p, int b0, int b1);
+/* I^a: among keys base + g * tree.n + v, the other instance of key's size whose slices are
+ * released first (ties: lower GPU, then lower node id); -1 if none. */
+int far_alternative(const far_view *rv, const far_tree *t, int gpus, int base, int key,
+                    double *end);
+/* The task of l (times decreasing) shorter than margin and closest to margin / 2 (ties:
+ * the longer); -1 if none. */
+int far_pick_move(const far_plan *p, const far_list *l, int node, double margin);
+/* Tasks k of li and j of la with 0 < t_k - t_j < margin, t_k - t_j closest to margin / 2
+ * (ties: first k, then the longer t_j). */
+bool far_pick_swap(const far_plan *p, const far_list *li, const far_list *la, int node,
+                   double margin, int *pk, int *pj);
+int far_do_swap(far_plan *p, far_list *li, far_list *la, int node, int k, int j);
+
+/* Multi-batch concatenation (paper 000 section 4) over an already scheduled plan. */
+int far_concat_run(far_plan *p, far_engine *e, const ms_offline_options *opt,
+                   ms_schedule *s, ms_error *err);
+
+#endif

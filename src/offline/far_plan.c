@@ -1,0 +1,127 @@
+/* far_plan.c: FAR's plan: the flattened repartitioning tree and per-node task lists. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "far_internal.h"
+
+void far_tree_init(far_tree *t, const ms_gpu_model *gpu)
+{
+    memset(t, 0, sizeof *t);
+    t->n = gpu->tree.n;
+    for (int v = 0; v < t->n; v++) {
+        const ms_tree_node *nd = &gpu->tree.node[v];
+        t->size[v] = gpu->profiles[nd->at.profile].slices;
+        t->parent[v] = nd->parent;
+        t->depth[v] = nd->parent < 0 ? 0 : t->depth[nd->parent] + 1; /* preorder: parent first */
+        if (t->depth[v] > t->maxdepth)
+            t->maxdepth = t->depth[v];
+        t->slots[v] = ms_gpu_slot_mask(gpu, nd->at);
+        t->slices[v] = ms_gpu_slice_mask(gpu, nd->at);
+        t->has_size[t->size[v]] = true;
+    }
+    int k[2] = {0, 0};
+    for (int d = 0; d <= t->maxdepth; d++)
+        for (int v = 0; v < t->n; v++) {
+            if (t->depth[v] == d)
+                t->order[0][k[0]++] = v;
+            if (t->depth[v] == t->maxdepth - d)
+                t->order[1][k[1]++] = v;
+        }
+}
+
+int far_plan_init(far_plan *p, const ms_workload *w, const ms_gpu_model *gpu, int gpus,
+                  int batches)
+{
+    memset(p, 0, sizeof *p);
+    p->w = w;
+    p->gpu = gpu;
+    p->gpus = gpus;
+    p->batches = batches;
+    far_tree_init(&p->tree, gpu);
+    p->list = calloc((size_t)batches * gpus * p->tree.n, sizeof *p->list);
+    p->reversed = calloc((size_t)batches, sizeof *p->reversed);
+    if (!p->list || !p->reversed) {
+        far_plan_free(p);
+        return MS_ENOMEM;
+    }
+    return MS_OK;
+}
+
+void far_plan_free(far_plan *p)
+{
+    if (p->list)
+        for (size_t i = 0; i < (size_t)p->batches * p->gpus * p->tree.n; i++)
+            free(p->list[i].task);
+    free(p->list);
+    free(p->reversed);
+    memset(p, 0, sizeof *p);
+}
+
+static int list_reserve(far_list *l, int n)
+{
+    if (n <= l->cap)
+        return MS_OK;
+    int cap = l->cap ? l->cap : 8;
+    while (cap < n)
+        cap *= 2;
+    int *t = realloc(l->task, (size_t)cap * sizeof *t);
+    if (!t)
+        return MS_ENOMEM;
+    l->task = t;
+    l->cap = cap;
+    return MS_OK;
+}
+
+int far_list_push(far_list *l, int task, double time)
+{
+    if (list_reserve(l, l->n + 1))
+        return MS_ENOMEM;
+    l->task[l->n++] = task;
+    l->sum += time;
+    return MS_OK;
+}
+
+int far_list_insert_sorted(far_plan *p, far_list *l, int node, int task)
+{
+    if (list_reserve(l, l->n + 1))
+        return MS_ENOMEM;
+    double t = far_time(p, task, node);
+    int lo = 0, hi = l->n; /* first position whose time is < t */
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (far_time(p, l->task[mid], node) >= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    memmove(l->task + lo + 1, l->task + lo, (size_t)(l->n - lo) * sizeof *l->task);
+    l->task[lo] = task;
+    l->n++;
+    l->sum += t;
+    return MS_OK;
+}
+
+void far_list_remove_at(far_plan *p, far_list *l, int node, int pos)
+{
+    l->sum -= far_time(p, l->task[pos], node);
+    memmove(l->task + pos, l->task + pos + 1, (size_t)(l->n - pos - 1) * sizeof *l->task);
+    l->n--;
+    if (l->n == 0)
+        l->sum = 0; /* no drift left behind by repeated += / -= */
+}
+
+int far_plan_copy_batch(far_plan *dst, int db, const far_plan *src, int sb)
+{
+    size_t per = (size_t)src->gpus * src->tree.n;
+    for (size_t i = 0; i < per; i++) {
+        far_list *d = &dst->list[db * per + i];
+        const far_list *s = &src->list[sb * per + i];
+        if (list_reserve(d, s->n))
+            return MS_ENOMEM;
+        if (s->n > 0)
+            memcpy(d->task, s->task, (size_t)s->n * sizeof *s->task);
+        d->n = s->n;
+        d->sum = s->sum;
+    }
+    return MS_OK;
+}

@@ -1,0 +1,94 @@
+/* offline.c: the offline schedulers' registry and common entry point (timing, naming). */
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "migsched/offline.h"
+
+static int far_refine(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
+                      const ms_offline_options *opt, ms_schedule **out, ms_error *err)
+{
+    ms_offline_options o = *opt;
+    o.refine = 1;
+    return ms_far_schedule(w, gpu, gpus, &o, out, err);
+}
+
+static int far_norefine(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
+                        const ms_offline_options *opt, ms_schedule **out, ms_error *err)
+{
+    ms_offline_options o = *opt;
+    o.refine = 0;
+    return ms_far_schedule(w, gpu, gpus, &o, out, err);
+}
+
+/* One line per algorithm. */
+static const ms_offline_algo algos[] = {
+    {"far", "FAR (paper 000): allocation family, repartitioning tree, refinement", far_refine},
+    {"far-norefine", "FAR without phase 3 (refinement)", far_norefine},
+};
+
+int ms_offline_algo_count(void) { return (int)(sizeof algos / sizeof algos[0]); }
+
+const ms_offline_algo *ms_offline_algo_at(int i)
+{
+    return i >= 0 && i < ms_offline_algo_count() ? &algos[i] : NULL;
+}
+
+const ms_offline_algo *ms_offline_find(const char *name)
+{
+    for (int i = 0; i < ms_offline_algo_count(); i++)
+        if (!strcasecmp(algos[i].name, name))
+            return &algos[i];
+    return NULL;
+}
+
+void ms_offline_options_init(ms_offline_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->refine = 1;
+    o->concat = MS_CONCAT_TRIVIAL;
+}
+
+static const char *const concat_names[] = {"trivial", "reverse", "overlap"};
+
+int ms_concat_parse(const char *text)
+{
+    for (int i = 0; i < 3; i++)
+        if (!strcasecmp(text, concat_names[i]))
+            return i;
+    return -1;
+}
+
+const char *ms_concat_name(ms_concat_mode m)
+{
+    return m >= 0 && m < 3 ? concat_names[m] : "?";
+}
+
+int ms_offline_schedule(const char *algo, const ms_workload *w, const ms_gpu_model *gpu,
+                        int gpus, const ms_offline_options *opt, ms_schedule **out, ms_error *err)
+{
+    *out = NULL;
+    const ms_offline_algo *a = ms_offline_find(algo);
+    if (!a) {
+        char names[256] = "";
+        for (int i = 0; i < ms_offline_algo_count(); i++) {
+            strncat(names, i ? ", " : "", sizeof names - strlen(names) - 1);
+            strncat(names, algos[i].name, sizeof names - strlen(names) - 1);
+        }
+        return ms_error_set(err, MS_EINVAL, "unknown algorithm '%s' (known: %s)", algo, names);
+    }
+    ms_offline_options defaults;
+    if (!opt) {
+        ms_offline_options_init(&defaults);
+        opt = &defaults;
+    }
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int rc = a->run(w, gpu, gpus, opt, out, err);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (rc)
+        return rc;
+    ms_schedule_set_stat(*out, "compute_seconds",
+                         (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9);
+    return MS_OK;
+}

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# schedule.sh: `migsched schedule` with FAR: the make-run job (tree, Gantt, metrics), JSON
+# output (reproducible apart from compute_seconds, written atomically), batches, and bad
+# options or input rejected with a message and status 2 (usage) or 1 (input).
+# $1 = migsched, $2 = source dir.
+set -u
+M=$1
+S=$2
+W=$S/data/rodinia_a30_8tasks.csv
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# The make-run job: tree view, Gantt and the metrics (numbers checked by hand in
+# tests/test_far_golden.c).
+"$M" schedule "$W" --gpu A30-24GB --algo far --tree > "$T/run.txt" || fail "make run job"
+grep -q 'Node(start=0, size=2, tasks=\[lavaMD\], ends=\[21.817\])' "$T/run.txt" || fail "tree: $(cat "$T/run.txt")"
+grep -q 'Node(start=3, size=1, tasks=\[pathfinder, lu\], ends=\[20.893, 29.491\])' "$T/run.txt" || fail "tree leaf"
+grep -q '^makespan  *29.491 s' "$T/run.txt" || fail "makespan"
+for k in baseline l_bound rho p_opt reconfigurations 'compute time'; do
+  grep -q "^$k " "$T/run.txt" || fail "metric $k missing"
+done
+grep -q 'lavaMD' "$T/run.txt" || fail "gantt"
+
+# JSON: same input, same bytes apart from the measured compute time; -o writes the same.
+strip() { sed 's/"compute_seconds": [0-9.e+-]*//' "$1"; }
+"$M" schedule "$W" --gpu A30-24GB --json > "$T/a.json" || fail "json a"
+"$M" schedule "$W" --gpu A30-24GB --json -o "$T/b.json" || fail "json b"
+[ "$(strip "$T/a.json")" = "$(strip "$T/b.json")" ] || fail "json not reproducible"
+grep -q '"format": "migsched-schedule/1"' "$T/a.json" || fail "format"
+grep -q '"algorithm": "far"' "$T/a.json" || fail "algorithm"
+"$M" schedule "$W" --gpu A30-24GB --algo far-norefine --json | grep -q '"algorithm": "far-norefine"' || fail "far-norefine"
+
+# Batches and concatenation modes, several GPUs, refinement limit.
+for c in trivial reverse overlap; do
+  "$M" schedule "$W" --gpu A30-24GB --batch 3 --concat $c > "$T/b_$c.txt" || fail "batch $c"
+  grep -q '^batches  *3' "$T/b_$c.txt" || fail "batch count ($c)"
+done
+grep -q '^p_move_swap' "$T/b_overlap.txt" || fail "p_move_swap"
+"$M" schedule "$W" --gpu A30-24GB --gpus 3 --refine-iters 1 --tree | grep -q '^GPU 2 ' || fail "3 GPUs"
+
+# Usage errors: status 2 and a message.
+"$M" schedule "$W" > /dev/null 2> "$T/e" ; [ $? -eq 2 ] || fail "missing --gpu"
+grep -q 'migsched schedule: --gpu' "$T/e" || fail "missing --gpu message"
+"$M" schedule "$W" --gpu A30 --algo nope > /dev/null 2> "$T/e"; [ $? -eq 2 ] || fail "unknown algo"
+"$M" schedule "$W" --gpu A30 --concat sideways > /dev/null 2> "$T/e"; [ $? -eq 2 ] || fail "bad concat"
+"$M" schedule "$W" --gpu A30 --gpus 0 > /dev/null 2> "$T/e"; [ $? -eq 2 ] || fail "gpus 0"
+"$M" schedule "$W" --gpu A30 --batch x > /dev/null 2> "$T/e"; [ $? -eq 2 ] || fail "batch x"
+"$M" schedule --help | grep -q 'usage: migsched schedule' || fail "help"
+
+# Input errors: status 1, the file named, nothing written.
+"$M" schedule "$T/none.csv" --gpu A30 -o "$T/out.json" --json 2> "$T/e"; [ $? -eq 1 ] || fail "missing file"
+grep -q 'none.csv' "$T/e" || fail "missing file message: $(cat "$T/e")"
+[ -e "$T/out.json" ] && fail "output written on error"
+printf 'name,1,2,3\nx,1,1,1\n' > "$T/bad.csv"
+"$M" schedule "$T/bad.csv" --gpu A30 > /dev/null 2> "$T/e"; [ $? -eq 1 ] || fail "size 3 on an A30"
+"$M" schedule "$W" --gpu NOPE > /dev/null 2> "$T/e"; [ $? -eq 1 ] || fail "unknown gpu"
+exit 0

@@ -1,0 +1,139 @@
+/* test_far_property.c: FAR on 10,000 random workloads (every preset pair, n 1..60, every
+ * built-in GPU model, 1-4 GPUs, one batch or several with each concatenation mode, random
+ * infinite sizes and tied times): every schedule passes the validator, keeps every task and
+ * ends no earlier than l_bound; refinement never worsens the makespan; reverse and overlap
+ * concatenation never end later than trivial concatenation. MIGSCHED_PROPERTY_CASES
+ * overrides the count (the sanitizer build checks 2,000 unless told otherwise). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "support.h"
+#include "migsched/offline.h"
+
+static const char *const scalings[] = {"POORSCALING", "MIXEDSCALING", "MIXSCALINGUNIFORM",
+                                       "GOODSCALING", "MIXSCALINGEXTREME"};
+static const char *const ranges[] = {"WIDETIMES", "NARROWTIMES"};
+
+/* The sanitizer build runs 5x slower on this 2-core machine: it checks 2,000 by default. */
+#if defined(__SANITIZE_ADDRESS__)
+#define DEFAULT_CASES 2000
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define DEFAULT_CASES 2000
+#endif
+#endif
+#ifndef DEFAULT_CASES
+#define DEFAULT_CASES 10000
+#endif
+
+static int case_count(void)
+{
+    const char *env = getenv("MIGSCHED_PROPERTY_CASES");
+    int n = env ? atoi(env) : 0;
+    return n > 0 ? n : DEFAULT_CASES;
+}
+
+/* Some tasks lose sizes (inf: too little memory) and some times are rounded so that ties in
+ * time and area occur; every task keeps at least one finite size. */
+static void perturb(ms_workload *w, const ms_gpu_model *gpu, ms_rng *rng)
+{
+    for (int i = 0; i < w->n; i++) {
+        double *t = w->tasks[i].time;
+        if (ms_rng_uniform(rng) < 0.3) {
+            int keep = gpu->sizes[ms_rng_below(rng, (uint64_t)gpu->nsizes)];
+            for (int k = 0; k < gpu->nsizes; k++)
+                if (gpu->sizes[k] != keep && ms_rng_uniform(rng) < 0.4)
+                    t[gpu->sizes[k]] = INFINITY;
+        }
+        if (ms_rng_uniform(rng) < 0.3)
+            for (int k = 0; k < gpu->nsizes; k++)
+                if (isfinite(t[gpu->sizes[k]]))
+                    t[gpu->sizes[k]] = ceil(t[gpu->sizes[k]] / 5) * 5;
+    }
+}
+
+static ms_schedule *schedule(const char *algo, const ms_workload *w, const ms_gpu_model *gpu,
+                             int gpus, const ms_offline_options *o, int c)
+{
+    ms_schedule *s = NULL;
+    ms_error err;
+    if (ms_offline_schedule(algo, w, gpu, gpus, o, &s, &err))
+        fail_msg("case %d: %s", c, err.msg);
+    ms_validation v = {0};
+    int bad = ms_schedule_validate(s, w, &v);
+    if (bad) {
+        print_error("case %d (%s, %s x%d, n=%d, batch %d, concat %s): %s: %s\n", c, algo,
+                    gpu->name, gpus, w->n, o->batch, ms_concat_name(o->concat), v.v[0].rule,
+                    v.v[0].msg);
+        ms_validation_free(&v);
+        fail();
+    }
+    ms_validation_free(&v);
+    assert_int_equal(s->ntasks, w->n);
+    double ms = ms_schedule_makespan(s);
+    double lb = ms_bound_lbound(w, gpu, gpus), base = ms_bound_baseline(w, gpu, gpus);
+    if (ms < lb * (1 - 1e-9) || ms < base * (1 - 1e-9))
+        fail_msg("case %d: makespan %.9g below l_bound %.9g / baseline %.9g", c, ms, lb, base);
+    return s;
+}
+
+static void check_case(int c, ms_rng *rng)
+{
+    const ms_gpu_model *gpu = ms_gpu_builtin_at(c % ms_gpu_builtin_count());
+    int gpus = 1 + (int)ms_rng_below(rng, 4);
+    int n = 1 + (int)ms_rng_below(rng, 60);
+    char presets[64];
+    snprintf(presets, sizeof presets, "%s,%s", scalings[ms_rng_below(rng, 5)],
+             ranges[ms_rng_below(rng, 2)]);
+    ms_gen_params params;
+    ms_workload *w = NULL;
+    ms_error err;
+    if (ms_gen_preset(gpu, presets, &params, &err) || ms_generate(gpu, &params, n, rng, &w, &err))
+        fail_msg("case %d: %s", c, err.msg);
+    perturb(w, gpu, rng);
+    ms_offline_options o;
+    ms_offline_options_init(&o);
+    if (c % 2 == 0) { /* one batch: phase 3 against phases 1-2 */
+        ms_schedule *plain = schedule("far-norefine", w, gpu, gpus, &o, c);
+        ms_schedule *refined = schedule("far", w, gpu, gpus, &o, c);
+        assert_true(ms_schedule_makespan(refined) <= ms_schedule_makespan(plain));
+        ms_schedule_free(plain);
+        ms_schedule_free(refined);
+    } else { /* several batches: each concatenation against trivial */
+        static const int sizes[] = {1, 2, 3, 5, 10, 20};
+        o.batch = sizes[ms_rng_below(rng, 6)];
+        o.refine = (int)ms_rng_below(rng, 2);
+        const char *algo = o.refine ? "far" : "far-norefine";
+        double trivial = 0;
+        for (int m = MS_CONCAT_TRIVIAL; m <= MS_CONCAT_OVERLAP; m++) {
+            o.concat = (ms_concat_mode)m;
+            ms_schedule *s = schedule(algo, w, gpu, gpus, &o, c);
+            double ms = ms_schedule_makespan(s);
+            if (m == MS_CONCAT_TRIVIAL)
+                trivial = ms;
+            else if (ms > trivial)
+                fail_msg("case %d: %s concatenation %.9g > trivial %.9g", c,
+                         ms_concat_name(o.concat), ms, trivial);
+            ms_schedule_free(s);
+        }
+    }
+    ms_workload_free(w);
+}
+
+static void test_random_workloads(void **state)
+{
+    (void)state;
+    ms_rng rng;
+    ms_rng_seed(&rng, 20240607);
+    int cases = case_count();
+    for (int c = 0; c < cases; c++)
+        check_case(c, &rng);
+    print_message("FAR property: %d random workloads checked\n", cases);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_random_workloads)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
