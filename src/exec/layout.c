@@ -51,8 +51,8 @@ static int layout_or_fail(const ms_schedule *s, int g, double t, ms_partition *p
 int ms_layout_write_mig_parted(const ms_schedule *s, double t, const char *config_name,
                                FILE *f, ms_error *err)
 {
-    fprintf(f, "# MIG layout of a %s plan (%s) %s, for nvidia-mig-parted.\n", s->gpu.name,
-            s->algorithm, isnan(t) ? "at its start" : "at the requested time");
+    fprintf(f, "# MIG layout of a plan for %s (algorithm %s) %s, for nvidia-mig-parted.\n",
+            s->gpu.name, s->algorithm, isnan(t) ? "at its start" : "at the requested time");
     fprintf(f, "# mig-parted chooses placements itself; the plan's are in the comments.\n");
     fprintf(f, "version: v1\nmig-configs:\n  %s:\n", config_name);
     for (int g = 0; g < s->gpus; g++) {

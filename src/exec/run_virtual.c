@@ -21,7 +21,7 @@ static void virtual_start_op(run_ctx *c, int op)
             fprintf(dry_out(c),
                     "device %d: create instance %d: nvmlDeviceCreateGpuInstanceWithPlacement(%s "
                     "[NVML profile index %d], start %d, size %d) + "
-                    "nvmlGpuInstanceCreateComputeInstance(%d slices)\n",
+                    "nvmlGpuInstanceCreateComputeInstance(%d-slice profile)\n",
                     dev, o->instance, pr->name, pr->nvml_index, in->start_slot, pr->size_slots,
                     pr->slices);
         else

@@ -106,6 +106,11 @@ LD_LIBRARY_PATH=$FAKE_NVML_OLD_DIR run_a30
 "$M" run "$D/a30_plan.json" --workload "$D/a30_tasks.csv" --backend sim --quiet > out.txt \
     || fail "sim run"
 grep -q 'largest deviation 0.00 %' out.txt || fail "sim virtual time deviates"
+# The bundled Rodinia sample planned by FAR runs as planned in virtual time.
+"$M" schedule "$2/data/rodinia_a30_8tasks.csv" --gpu A30-24GB --json -o rodinia.json || fail "schedule"
+"$M" run rodinia.json --workload "$2/data/rodinia_a30_8tasks.csv" --backend sim --quiet > out.txt \
+    || fail "sim run of the Rodinia plan"
+grep -q 'largest deviation 0.00 %' out.txt && grep -q '^lu  ' out.txt || fail "Rodinia sim run: $(cat out.txt)"
 sed 's/"end": 0.16/"end": 0.17/' "$D/a30_plan.json" > bad.json
 "$M" run bad.json --workload "$D/a30_tasks.csv" --backend sim 2> err.txt
 [ $? = 1 ] && grep -q 'task-duration' err.txt || fail "invalid plan not refused"
