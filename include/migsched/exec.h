@@ -176,6 +176,9 @@ typedef struct ms_profile_options {
  * command is ./script run in dir, relative dirs taken from the list's folder) or a
  * migsched workload CSV/JSON whose tasks have commands. */
 int ms_profile_read_tasks(const char *path, ms_workload **out, ms_error *err);
+/* The same from memory; source names it in messages (and is the folder for relative dirs). */
+int ms_profile_parse_tasks(const char *text, size_t len, const char *source, ms_workload **out,
+                           ms_error *err);
 /* Runs every task `reps` times on an instance of every size and times the creations and
  * destructions. *out gets the mean time per size (INFINITY where a run failed: the task
  * cannot run there); *measured the model with the measured create/destroy means. Stops

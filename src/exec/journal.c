@@ -1,6 +1,8 @@
 /* journal.c: writing the run journal and cleaning up after a crashed run from it. */
 #include "journal.h"
 
+#include "migsched/io.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <pthread.h>
@@ -82,25 +84,20 @@ void ms_journal_destroyed(ms_journal *j, int device, unsigned gi_id)
 
 /* ---- Cleanup ---------------------------------------------------------------------- */
 
-#define MAX_RECORDS 256
+static int jstate_add(ms_journal_state *st, ms_journal_rec r, const char *source, int lineno,
+                      ms_error *err)
+{
+    if (st->n == MS_JOURNAL_MAX_RECORDS)
+        return ms_error_set(err, MS_EINVAL, "%s:%d: more than %d open records", source, lineno,
+                            MS_JOURNAL_MAX_RECORDS);
+    st->rec[st->n++] = r;
+    return MS_OK;
+}
 
-typedef struct jrec {
-    int device;
-    unsigned gi_id;          /* 0 for a creation that began but was never recorded */
-    int start, size;
-    bool foreign;
-} jrec;
-
-typedef struct jstate {
-    char backend[16], model[MS_NAME_LEN];
-    int n;
-    jrec rec[MAX_RECORDS];
-} jstate;
-
-static void jstate_drop(jstate *st, int device, unsigned gi_id, int start, bool any_begin)
+static void jstate_drop(ms_journal_state *st, int device, unsigned gi_id, int start, bool any_begin)
 {
     for (int i = 0; i < st->n; i++) {
-        jrec *r = &st->rec[i];
+        ms_journal_rec *r = &st->rec[i];
         bool same = r->device == device && !r->foreign &&
                     ((gi_id && r->gi_id == gi_id) || (any_begin && !r->gi_id && r->start == start));
         if (same) {
@@ -110,57 +107,71 @@ static void jstate_drop(jstate *st, int device, unsigned gi_id, int start, bool 
     }
 }
 
-static void jstate_add(jstate *st, jrec r)
+/* One record; "run" starts a run: foreign lists belong to one run, pending records carry
+ * over. */
+static int replay_line(ms_journal_state *st, const char *line, const char *source, int lineno,
+                       ms_error *err)
 {
-    if (st->n < MAX_RECORDS)
-        st->rec[st->n++] = r;
-}
-
-/* Replays the journal: what is left are instances created and not destroyed, creations
- * begun and never confirmed, and the foreign instances seen by the run that began them. */
-static int replay(const char *path, jstate *st, ms_error *err)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return ms_error_set(err, MS_EIO, "%s: cannot read the journal: %s", path, strerror(errno));
-    memset(st, 0, sizeof *st);
-    char line[256];
-    int lineno = 0, rc = MS_OK;
-    while (rc == MS_OK && fgets(line, sizeof line, f)) {
-        lineno++;
-        jrec r = {0};
-        char b[16], m[MS_NAME_LEN];
-        if (sscanf(line, "run %15s %31s", b, m) == 2) {
-            /* Foreign lists belong to one run; pending records carry over. */
-            for (int i = 0; i < st->n; i++)
-                if (st->rec[i].foreign)
-                    st->rec[i--] = st->rec[--st->n];
-            snprintf(st->backend, sizeof st->backend, "%s", b);
-            snprintf(st->model, sizeof st->model, "%s", m);
-        } else if (sscanf(line, "foreign %d %u %d %d", &r.device, &r.gi_id, &r.start, &r.size) == 4) {
-            r.foreign = true;
-            jstate_add(st, r);
-        } else if (sscanf(line, "begin %d %d %d", &r.device, &r.start, &r.size) == 3) {
-            jstate_add(st, r);
-        } else if (sscanf(line, "created %d %u %d %d", &r.device, &r.gi_id, &r.start, &r.size) == 4) {
-            jstate_drop(st, r.device, 0, r.start, true);
-            jstate_add(st, r);
-        } else if (sscanf(line, "destroyed %d %u", &r.device, &r.gi_id) == 2) {
-            jstate_drop(st, r.device, r.gi_id, 0, false);
-        } else if (!strncmp(line, "clean", 5)) {
-            st->n = 0;
-        } else if (strncmp(line, "finished", 8)) {
-            rc = ms_error_set(err, MS_EINVAL, "%s:%d: not a journal record: %.60s", path, lineno, line);
-        }
+    ms_journal_rec r = {0};
+    char b[16], m[MS_NAME_LEN];
+    if (sscanf(line, "run %15s %31s", b, m) == 2) {
+        for (int i = 0; i < st->n; i++)
+            if (st->rec[i].foreign)
+                st->rec[i--] = st->rec[--st->n];
+        snprintf(st->backend, sizeof st->backend, "%s", b);
+        snprintf(st->model, sizeof st->model, "%s", m);
+        return MS_OK;
     }
-    fclose(f);
-    return rc;
+    if (!strncmp(line, "finished", 8))
+        return MS_OK;
+    if (!strncmp(line, "clean", 5)) {
+        st->n = 0;
+        return MS_OK;
+    }
+    if (!st->backend[0])
+        return ms_error_set(err, MS_EINVAL, "%s:%d: record before any 'run' line", source, lineno);
+    if (sscanf(line, "foreign %d %u %d %d", &r.device, &r.gi_id, &r.start, &r.size) == 4) {
+        r.foreign = true;
+        return jstate_add(st, r, source, lineno, err);
+    }
+    if (sscanf(line, "begin %d %d %d", &r.device, &r.start, &r.size) == 3)
+        return jstate_add(st, r, source, lineno, err);
+    if (sscanf(line, "created %d %u %d %d", &r.device, &r.gi_id, &r.start, &r.size) == 4) {
+        jstate_drop(st, r.device, 0, r.start, true);
+        return jstate_add(st, r, source, lineno, err);
+    }
+    if (sscanf(line, "destroyed %d %u", &r.device, &r.gi_id) == 2) {
+        jstate_drop(st, r.device, r.gi_id, 0, false);
+        return MS_OK;
+    }
+    return ms_error_set(err, MS_EINVAL, "%s:%d: not a journal record: %.60s", source, lineno, line);
 }
 
-static bool is_ours(const jstate *st, int device, const ms_mig_instance *in)
+int ms_journal_parse(const char *text, size_t len, const char *source, ms_journal_state *st,
+                     ms_error *err)
+{
+    memset(st, 0, sizeof *st);
+    int lineno = 0;
+    for (size_t pos = 0; pos < len;) {
+        const char *nl = memchr(text + pos, '\n', len - pos);
+        size_t end = nl ? (size_t)(nl - text) : len;
+        char line[256];
+        snprintf(line, sizeof line, "%.*s", (int)(end - pos < 255 ? end - pos : 255), text + pos);
+        pos = end + 1;
+        lineno++;
+        if (!line[0])
+            continue;
+        int rc = replay_line(st, line, source, lineno, err);
+        if (rc)
+            return rc;
+    }
+    return MS_OK;
+}
+
+static bool is_ours(const ms_journal_state *st, int device, const ms_mig_instance *in)
 {
     for (int i = 0; i < st->n; i++) {
-        const jrec *r = &st->rec[i];
+        const ms_journal_rec *r = &st->rec[i];
         if (r->device != device || r->foreign || r->start != in->start_slot)
             continue;
         if (r->gi_id == in->gi_id && r->size == in->size_slots)
@@ -177,7 +188,7 @@ static bool is_ours(const jstate *st, int device, const ms_mig_instance *in)
     return false;
 }
 
-static int clean_device(const jstate *st, int device, const ms_backend_options *bo,
+static int clean_device(const ms_journal_state *st, int device, const ms_backend_options *bo,
                         ms_journal *j, FILE *progress, int *destroyed, ms_error *err)
 {
     const ms_gpu_model *model = ms_gpu_builtin(st->model);
@@ -209,12 +220,15 @@ int ms_run_cleanup(const char *journal, const ms_backend_options *bo, FILE *prog
                    int *destroyed, ms_error *err)
 {
     *destroyed = 0;
-    jstate *st = malloc(sizeof *st);
+    ms_journal_state *st = malloc(sizeof *st);
+    char *text = NULL;
+    size_t len;
     if (!st)
         return ms_error_set(err, MS_ENOMEM, "out of memory reading the journal");
-    int rc = replay(journal, st, err);
-    if (rc == MS_OK && st->n && !st->backend[0])
-        rc = ms_error_set(err, MS_EINVAL, "%s: records before any 'run' line", journal);
+    int rc = ms_read_file(journal, &text, &len, err);
+    if (rc == MS_OK)
+        rc = ms_journal_parse(text, len, journal, st, err);
+    free(text);
     ms_journal *j = NULL;
     if (rc == MS_OK && st->n)
         rc = ms_journal_open(journal, st->backend, st->model, &j, err);

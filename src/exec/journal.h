@@ -20,4 +20,25 @@ void ms_journal_create_begin(ms_journal *j, int device, int start_slot, int size
 void ms_journal_created(ms_journal *j, int device, const ms_mig_instance *in);
 void ms_journal_destroyed(ms_journal *j, int device, unsigned gi_id);
 
+/* What a journal leaves open: instances created and not destroyed, creations begun and
+ * never confirmed (gi_id 0), and the foreign instances seen by the last run. */
+#define MS_JOURNAL_MAX_RECORDS 256
+
+typedef struct ms_journal_rec {
+    int device;
+    unsigned gi_id;
+    int start, size;
+    bool foreign;
+} ms_journal_rec;
+
+typedef struct ms_journal_state {
+    char backend[16], model[MS_NAME_LEN];
+    int n;
+    ms_journal_rec rec[MS_JOURNAL_MAX_RECORDS];
+} ms_journal_state;
+
+/* Replays a journal's text; messages name source and line. */
+int ms_journal_parse(const char *text, size_t len, const char *source, ms_journal_state *st,
+                     ms_error *err);
+
 #endif

@@ -1,6 +1,5 @@
 /* profile.c: the profiler: every task on an instance of every size, `reps` times, timing
- * the tasks and the instance creations/destructions (as the FAR authors' tool does), and
- * the task lists it reads. */
+ * the tasks and the instance creations/destructions (as the FAR authors' tool does). */
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -14,7 +13,6 @@
 #include <unistd.h>
 
 #include "journal.h"
-#include "migsched/io.h"
 #include "spawn.h"
 
 static double mono(void)
@@ -22,74 +20,6 @@ static double mono(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* ---- Task lists ------------------------------------------------------------------- */
-
-static int parse_far_list(const char *path, char *text, ms_workload *w, ms_error *err)
-{
-    /* Relative dirs are taken from the list's own folder. */
-    const char *slash = strrchr(path, '/');
-    int prefix = slash ? (int)(slash - path + 1) : 0;
-    double none[MS_MAX_SLICES + 1];
-    for (int s = 0; s <= MS_MAX_SLICES; s++)
-        none[s] = INFINITY;
-    int lineno = 0;
-    for (char *save = NULL, *line = strtok_r(text, "\n", &save); line;
-         line = strtok_r(NULL, "\n", &save)) {
-        lineno++;  /* strtok_r skips empty lines; numbers then count non-empty lines */
-        char name[128], dir[512], script[512], extra[2];
-        line[strcspn(line, "#\r")] = '\0';
-        int n = sscanf(line, "%127s %511s %511s %1s", name, dir, script, extra);
-        if (n <= 0)
-            continue;
-        if (n != 3)
-            return ms_error_set(err, MS_EINVAL,
-                                "%s: line %d: expected 'name dir script' (3 fields), found %d",
-                                path, lineno, n > 3 ? 4 : n);
-        char cwd[1100], command[600];
-        if (dir[0] == '/')
-            snprintf(cwd, sizeof cwd, "%s", dir);
-        else
-            snprintf(cwd, sizeof cwd, "%.*s%s", prefix, path, dir);
-        snprintf(command, sizeof command, "%s%s", strchr(script, '/') ? "" : "./", script);
-        int rc = ms_workload_add(w, name, none, command, cwd, err);
-        if (rc)
-            return rc;
-    }
-    if (w->n == 0)
-        return ms_error_set(err, MS_EINVAL, "%s: no tasks", path);
-    return MS_OK;
-}
-
-int ms_profile_read_tasks(const char *path, ms_workload **out, ms_error *err)
-{
-    char *text;
-    size_t len;
-    int rc = ms_read_file(path, &text, &len, err);
-    if (rc)
-        return rc;
-    const char *p = text + strspn(text, " \t\r\n");
-    bool workload = *p == '{' || !strncasecmp(p, "name,", 5);
-    if (workload) {
-        rc = ms_workload_read(path, NULL, out, err);
-        for (int i = 0; rc == MS_OK && i < (*out)->n; i++)
-            if (!(*out)->tasks[i].command) {
-                rc = ms_error_set(err, MS_EINVAL, "%s: task %s has no command", path,
-                                  (*out)->tasks[i].name);
-                ms_workload_free(*out);
-                *out = NULL;
-            }
-    } else {
-        ms_workload *w = ms_workload_new();
-        rc = w ? parse_far_list(path, text, w, err) : ms_error_set(err, MS_ENOMEM, "out of memory");
-        if (rc)
-            ms_workload_free(w);
-        else
-            *out = w;
-    }
-    free(text);
-    return rc;
 }
 
 /* ---- Profiling -------------------------------------------------------------------- */

@@ -78,6 +78,13 @@ FAKE_NVML_FAIL=nvmlGpuInstanceCreateComputeInstance:3:kill run_a30
 grep -q 'leftover instance.* destroyed' out.txt || fail "cleanup says nothing"
 [ "$(left)" = 0 ] || fail "cleanup left instances"
 
+# 7b. A malformed or missing journal is refused with the line.
+printf 'run nvml A30-24GB\nexploded 0 1\n' > bad.journal
+"$M" run --cleanup --journal bad.journal 2> err.txt
+[ $? = 1 ] && grep -q 'bad.journal:2: not a journal record' err.txt || fail "bad journal: $(cat err.txt)"
+"$M" run --cleanup --journal nothere 2> err.txt
+[ $? = 1 ] && grep -q 'nothere' err.txt || fail "missing journal"
+
 # 8. A foreign instance on the plan's slots: refused, named, left alone.
 fresh foreign
 printf 'gpu 0 mig 1\ngi 0 9 1g.6gb 2 1\nci 0 9 0 0\n' > "$FAKE_NVML_STATE"
@@ -86,6 +93,29 @@ run_a30
 [ "$(left)" = 1 ] || fail "foreign instance touched"
 "$M" run --cleanup --journal journal > /dev/null || fail "cleanup with a foreign instance"
 [ "$(left)" = 1 ] || fail "cleanup destroyed a foreign instance"
+
+# 8b. --wait: Ctrl-C lets running tasks finish, starts nothing new, cleans up.
+fresh wait
+sed 's/,sleep [^,]*$/,sleep 0.6/' "$D/a30_tasks.csv" > slow.csv
+(exec "$M" run "$D/a30_plan.json" --workload slow.csv --journal journal --logs logs --wait \
+    --report report.json --quiet > out.txt 2> err.txt) & pid=$!
+sleep 0.4; kill -INT $pid; wait $pid; rc=$?
+[ $rc = 130 ] || fail "--wait SIGINT exit status $rc"
+grep -q '"exit_status": 0' report.json && ! grep -q '"exit_status": -' report.json \
+    || fail "--wait killed a task"
+[ "$(left)" = 0 ] || fail "instances left after --wait"
+
+# 8c. --keep-final leaves what the plan keeps alive (FAR's Rodinia plan), --cleanup removes it.
+fresh keep
+"$M" schedule "$2/data/rodinia_a30_8tasks.csv" --gpu A30-24GB --json -o rodinia.json || fail "schedule"
+sed '1s/$/,command/; 2,$s/$/,true/' "$2/data/rodinia_a30_8tasks.csv" > rodinia_cmd.csv
+"$M" run rodinia.json --workload rodinia_cmd.csv --keep-final --journal journal --logs logs \
+    --quiet > out.txt 2> err.txt || fail "--keep-final run ($(cat err.txt))"
+kept=$(left)
+[ "$kept" -ge 1 ] || fail "--keep-final kept nothing"
+"$M" layout rodinia.json --at 1e9 --format json | grep -c '"profile"' > n.txt
+[ "$(cat n.txt)" = "$kept" ] || fail "kept $kept instances, the plan ends with $(cat n.txt)"
+"$M" run --cleanup --journal journal > /dev/null && [ "$(left)" = 0 ] || fail "cleanup after --keep-final"
 
 # 9. MIG mode off: refused unless --enable-mig.
 fresh migoff
@@ -107,7 +137,6 @@ LD_LIBRARY_PATH=$FAKE_NVML_OLD_DIR run_a30
     || fail "sim run"
 grep -q 'largest deviation 0.00 %' out.txt || fail "sim virtual time deviates"
 # The bundled Rodinia sample planned by FAR runs as planned in virtual time.
-"$M" schedule "$2/data/rodinia_a30_8tasks.csv" --gpu A30-24GB --json -o rodinia.json || fail "schedule"
 "$M" run rodinia.json --workload "$2/data/rodinia_a30_8tasks.csv" --backend sim --quiet > out.txt \
     || fail "sim run of the Rodinia plan"
 grep -q 'largest deviation 0.00 %' out.txt && grep -q '^lu  ' out.txt || fail "Rodinia sim run: $(cat out.txt)"
