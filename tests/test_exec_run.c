@@ -182,6 +182,30 @@ static void test_sim_virtual_matches_plan(void **unused)
     plan_free(s);
 }
 
+/* Scaled time: reconfigurations and tasks really sleep their scaled times, so nothing can
+ * end before its planned time (a lower bound, not a speed check). */
+static void test_sim_scaled_never_early(void **unused)
+{
+    ms_workload *w;
+    ms_schedule *s = plan_phases(ms_gpu_builtin("A30-24GB"), 1, a30_phases, 0.5, "true", &w);
+    ms_run_options o = options("sim", 1);
+    o.time_scale = 0.01;
+    ms_run_report *r;
+    ms_error err;
+    if (ms_run(s, w, &o, &r, &err))
+        fail_msg("%s", err.msg);
+    assert_true(r->ok);
+    for (int i = 0; i < r->ntasks; i++)
+        assert_true(r->tasks[i].end >= r->tasks[i].planned_end - 1e-9);
+    for (int i = 0; i < r->nops; i++)
+        assert_true(r->ops[i].end - r->ops[i].start >=
+                    r->ops[i].planned_end - r->ops[i].planned_start - 1e-9);
+    check_run_order(s, r);
+    ms_run_report_free(r);
+    ms_workload_free(w);
+    plan_free(s);
+}
+
 static void test_dry_run_touches_nothing(void **unused)
 {
     ms_workload *w;
@@ -376,6 +400,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_a100_two_gpus, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a30, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sim_virtual_matches_plan, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sim_scaled_never_early, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dry_run_touches_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_injected_failures_leave_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_killed_task, setup, teardown),

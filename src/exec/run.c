@@ -155,8 +155,11 @@ static int check_foreign(run_ctx *c, int g, ms_error *err)
 static int open_devices(run_ctx *c, ms_error *err)
 {
     const ms_run_options *o = c->o;
+    ms_backend_options bo = o->backend_opt;
+    if (c->sim_tasks && o->time_scale > 0)
+        bo.sim_delay_scale = o->time_scale;  /* scaled time: reconfigurations too */
     for (int g = 0; g < c->ngpus; g++) {
-        int rc = ms_backend_open(o->backend, o->devices[g], &c->s->gpu, &o->backend_opt,
+        int rc = ms_backend_open(o->backend, o->devices[g], &c->s->gpu, &bo,
                                  &c->gpu[g].backend, err);
         if (rc)
             return rc;
