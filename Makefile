@@ -55,5 +55,20 @@ fuzz: deps
 	  $$f -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 fuzz-corpus/$$name tests/fuzz/seeds/$$name || exit 1; \
 	done
 
+# Renders the sample's schedule plots in headless Chromium to PNG for a look
+# (installs Debian's chromium when missing; only this target needs it).
+RENDER_DIR ?= $(BUILD)/render
+check-render: build
+	@dpkg-query -W -f='$${Status}' chromium 2>/dev/null | grep -q "install ok installed" || { \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium; }
+	rm -rf $(RENDER_DIR) && mkdir -p $(RENDER_DIR)
+	./$(BUILD)/migsched compare $(SAMPLE) --gpu A30-24GB --algos far,miso,fixpartbest,nomig --plot $(RENDER_DIR)
+	@for h in $(RENDER_DIR)/*.html; do \
+	  chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1000,330 \
+	    --screenshot="$${h%.html}.png" "file://$$(realpath $$h)" >/dev/null 2>&1 || exit 1; \
+	  test -s "$${h%.html}.png" || { echo "no PNG for $$h"; exit 1; }; echo "rendered $${h%.html}.png"; \
+	done
+
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -2,7 +2,8 @@
  * built-in GPU model, 1-4 GPUs, one batch or several with each concatenation mode, random
  * infinite sizes and tied times): every schedule passes the validator, keeps every task and
  * ends no earlier than l_bound; refinement never worsens the makespan; reverse and overlap
- * concatenation never end later than trivial concatenation. MIGSCHED_PROPERTY_CASES
+ * concatenation never end later than trivial concatenation; every tenth plan is computed
+ * twice (same plan) and read back from its JSON. MIGSCHED_PROPERTY_CASES
  * overrides the count (the sanitizer build checks 2,000 unless told otherwise). */
 #include <math.h>
 #include <stdio.h>
@@ -78,6 +79,40 @@ static ms_schedule *schedule(const char *algo, const ms_workload *w, const ms_gp
     return s;
 }
 
+/* Every tenth case: a second run gives the same plan, and the plan survives its JSON form
+ * (written, read back, still valid, same makespan). */
+static void check_repeat_and_json(const ms_schedule *s, const char *algo, const ms_workload *w,
+                                  const ms_gpu_model *gpu, int gpus,
+                                  const ms_offline_options *o, int c)
+{
+    ms_schedule *again = NULL;
+    ms_error err;
+    if (ms_offline_schedule(algo, w, gpu, gpus, o, &again, &err))
+        fail_msg("case %d: %s", c, err.msg);
+    assert_int_equal(again->ntasks, s->ntasks);
+    assert_int_equal(again->ninst, s->ninst);
+    for (int i = 0; i < s->ntasks; i++) {
+        assert_int_equal(again->task[i].index, s->task[i].index);
+        assert_int_equal(again->task[i].instance, s->task[i].instance);
+        assert_true(again->task[i].start == s->task[i].start);
+    }
+    ms_schedule_free(again);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    assert_int_equal(ms_schedule_write_json(s, w, f, &err), MS_OK);
+    fclose(f);
+    ms_schedule *back = NULL;
+    if (ms_schedule_parse_json(buf, len, "far", gpu, &back, &err))
+        fail_msg("case %d: reading the JSON back: %s", c, err.msg);
+    assert_int_equal(ms_schedule_validate(back, w, NULL), 0);
+    assert_near(ms_schedule_makespan(back), ms_schedule_makespan(s),
+                1e-9 * ms_schedule_makespan(s));
+    ms_schedule_free(back);
+    free(buf);
+}
+
 static void check_case(int c, ms_rng *rng)
 {
     const ms_gpu_model *gpu = ms_gpu_builtin_at(c % ms_gpu_builtin_count());
@@ -98,6 +133,8 @@ static void check_case(int c, ms_rng *rng)
         ms_schedule *plain = schedule("far-norefine", w, gpu, gpus, &o, c);
         ms_schedule *refined = schedule("far", w, gpu, gpus, &o, c);
         assert_true(ms_schedule_makespan(refined) <= ms_schedule_makespan(plain));
+        if (c % 10 == 0)
+            check_repeat_and_json(refined, "far", w, gpu, gpus, &o, c);
         ms_schedule_free(plain);
         ms_schedule_free(refined);
     } else { /* several batches: each concatenation against trivial */
@@ -110,6 +147,8 @@ static void check_case(int c, ms_rng *rng)
             o.concat = (ms_concat_mode)m;
             ms_schedule *s = schedule(algo, w, gpu, gpus, &o, c);
             double ms = ms_schedule_makespan(s);
+            if (c % 10 == 1)
+                check_repeat_and_json(s, algo, w, gpu, gpus, &o, c);
             if (m == MS_CONCAT_TRIVIAL)
                 trivial = ms;
             else if (ms > trivial)
@@ -132,8 +171,50 @@ static void test_random_workloads(void **state)
     print_message("FAR property: %d random workloads checked\n", cases);
 }
 
+/* The refinement options: on workloads where FAR keeps several refinement iterations,
+ * --refine-iters 1 keeps exactly one (a makespan between the unrefined and the fully
+ * refined ones) and a minimum gain of 100 % stops after the first kept iteration too. */
+static void test_refine_options(void **state)
+{
+    (void)state;
+    const ms_gpu_model *gpu = ms_gpu_builtin("A100-40GB");
+    ms_rng rng;
+    ms_rng_seed(&rng, 99);
+    int found = 0;
+    for (int tries = 0; tries < 500 && found < 5; tries++) {
+        ms_gen_params params;
+        ms_workload *w = NULL;
+        ms_error err;
+        if (ms_gen_preset(gpu, "MIXEDSCALING,NARROWTIMES", &params, &err) ||
+            ms_generate(gpu, &params, 20 + (int)ms_rng_below(&rng, 20), &rng, &w, &err))
+            fail_msg("%s", err.msg);
+        ms_offline_options o;
+        ms_offline_options_init(&o);
+        ms_schedule *full = schedule("far", w, gpu, 1, &o, tries);
+        if (ms_schedule_stat(full, "refine_iterations") >= 2) {
+            found++;
+            o.refine_max_iters = 1;
+            ms_schedule *one = schedule("far", w, gpu, 1, &o, tries);
+            o.refine_max_iters = 0;
+            o.refine_min_gain = 1;
+            ms_schedule *gain = schedule("far", w, gpu, 1, &o, tries);
+            assert_int_equal((int)ms_schedule_stat(one, "refine_iterations"), 1);
+            assert_int_equal((int)ms_schedule_stat(gain, "refine_iterations"), 1);
+            assert_true(ms_schedule_makespan(one) < ms_schedule_stat(one, "makespan_phase2"));
+            assert_true(ms_schedule_makespan(full) < ms_schedule_makespan(one));
+            assert_true(ms_schedule_makespan(gain) == ms_schedule_makespan(one));
+            ms_schedule_free(one);
+            ms_schedule_free(gain);
+        }
+        ms_schedule_free(full);
+        ms_workload_free(w);
+    }
+    assert_int_equal(found, 5);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_random_workloads)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_random_workloads),
+                                       cmocka_unit_test(test_refine_options)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

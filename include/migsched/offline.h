@@ -3,6 +3,8 @@
 #ifndef MIGSCHED_OFFLINE_H
 #define MIGSCHED_OFFLINE_H
 
+#include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -26,6 +28,8 @@ typedef struct ms_offline_options {
     ms_concat_mode concat;
     int concat_max_ops;          /* move/swap attempts per concatenation; 0 = default 64 */
     uint64_t seed;               /* for randomised algorithms (FAR is deterministic) */
+    int paper_family;            /* 1: FAR walks only paper 000's family of allocations; 0
+                                  * (default): it also tries every task on the whole GPU */
 } ms_offline_options;
 
 void ms_offline_options_init(ms_offline_options *o);
@@ -46,8 +50,10 @@ typedef struct ms_offline_algo {
 int ms_offline_algo_count(void);
 const ms_offline_algo *ms_offline_algo_at(int i);
 const ms_offline_algo *ms_offline_find(const char *name);
+/* A name in the table or a parametrised baseline ("fixpart:4-2-1", "fixpart:3"). */
+bool ms_offline_known(const char *name);
 
-/* Runs algorithm `algo` (e.g. "far", "far-norefine") on `gpus` GPUs of the model. The
+/* Runs algorithm `algo` (e.g. "far", "far-norefine", "miso", "fixpart:4-2-1") on `gpus` GPUs of the model. The
  * schedule carries stats: compute_seconds and the algorithm's own counters. */
 int ms_offline_schedule(const char *algo, const ms_workload *w, const ms_gpu_model *gpu,
                         int gpus, const ms_offline_options *opt, ms_schedule **out,
@@ -64,5 +70,91 @@ int ms_far_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
  * tasks and their end times, `Node(start=0, size=2, tasks=[...], ends=[...])`, children
  * indented under their parent. Works for any schedule whose instances sit on the tree. */
 void ms_far_tree_print(const ms_schedule *s, const ms_workload *w, FILE *f);
+
+/* ---- Baselines (docs/baselines.md) ------------------------------------------------------
+ * Each fills *out with a schedule that passes ms_schedule_validate, or returns
+ * MS_EINFEASIBLE (with a message naming the task) when the policy cannot run the workload.
+ * gpus >= 1 GPUs of the model. */
+
+/* FIXPART(P): partition index `partition` of gpu->partitions set up before the plan on
+ * every GPU (no reconfiguration cost); tasks in FIFO order, each on the first instance to
+ * become free that can run it. */
+int ms_fixpart_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus, int partition,
+                        ms_schedule **out, ms_error *err);
+/* FIXPARTBEST: FIXPART with the partition giving the lowest makespan (first on ties);
+ * infeasible partitions are skipped. Stat "partition" = the 1-based partition chosen. */
+int ms_fixpartbest_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
+                            ms_schedule **out, ms_error *err);
+/* NOMIG: each GPU whole (its largest instance, present from the start), FIFO. */
+int ms_nomig_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
+                      ms_schedule **out, ms_error *err);
+/* MISO-OPT: FIFO rounds; each round takes the partition maximising the summed speedups
+ * t(1)/t(s) of the next |P| tasks under their best assignment, reconfigures only the
+ * instances that change, and ends when its tasks are done. Stat "rounds". */
+int ms_miso_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
+                     ms_schedule **out, ms_error *err);
+/* MISO as paper 001 words it, without rounds: whenever instances are free, the partition
+ * that keeps the running instances and maximises the summed speedups of the next tasks
+ * on its free instances; the head task waits when it fits none. Stat "decisions". */
+int ms_miso_eager_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
+                           ms_schedule **out, ms_error *err);
+
+/* FIXPART by name: "fixpart:4-2-1" or "fixpart:<1-based index>" (the other baselines are
+ * in the table of ms_offline_find). */
+bool ms_baseline_known(const char *algo);
+int ms_baseline_schedule(const char *algo, const ms_workload *w, const ms_gpu_model *gpu,
+                         int gpus, ms_schedule **out, ms_error *err);
+
+/* ---- Experiments (papers' protocols; docs/baselines.md) ---------------------------------
+ * Tables: "rho" (paper 000 Table 4), "sigma" (Table 5), "refine" (Table 6), "concat"
+ * (Tables 7-8), "multibatch" (Table 9), "popt" (paper 001 Table 4, baseline columns).
+ * A cell is a row (generator presets) x a task count n; each repetition is one dataset
+ * whose random stream depends only on (seed, row, n, repetition), so results do not
+ * depend on the number of threads. */
+#define MS_EXP_MAX_ROWS 16
+#define MS_EXP_MAX_COLS 16
+#define MS_EXP_MAX_VALUES 8
+#define MS_EXP_ROW_LEN 96
+
+typedef struct ms_experiment {
+    char table[16];
+    ms_gpu_model gpu;
+    int nrows;
+    char rows[MS_EXP_MAX_ROWS][MS_EXP_ROW_LEN]; /* "PRESET[,PRESET...][@p_sup]" */
+    int ncols;
+    int n[MS_EXP_MAX_COLS];  /* tasks per dataset, or per batch for concat/multibatch */
+    int reps;                /* datasets per cell */
+    int batch;               /* popt: offline batch size N */
+    int batches;             /* multibatch: batches per dataset */
+    uint64_t seed;
+    int threads;             /* 0: one per online core */
+} ms_experiment;
+
+/* The papers' defaults for `table` on gpu (NULL: A100-40GB); MS_EINVAL for an unknown
+ * table or a default row the GPU's generator rejects. */
+int ms_experiment_init(ms_experiment *e, const char *table, const ms_gpu_model *gpu,
+                       ms_error *err);
+/* Rows separated by ';' (each "PRESET[,PRESET...][@p_sup]"), task counts by ','. */
+int ms_experiment_set_rows(ms_experiment *e, const char *list, ms_error *err);
+int ms_experiment_set_n(ms_experiment *e, const char *list, ms_error *err);
+
+typedef struct ms_experiment_result {
+    int ncells, nvalues, reps;
+    const char *const *value_names;
+    double *values;          /* [cell][rep][value]; NAN where not defined */
+    unsigned char *done;     /* [cell][rep] */
+} ms_experiment_result;
+
+typedef void (*ms_experiment_progress)(long done, long total, void *arg);
+
+/* Runs every (cell, repetition) on e->threads threads. Stops early, keeping what is done,
+ * when *stop becomes non-zero (MS_EINTR). Each schedule is validated (a failure is an
+ * error). progress (may be NULL) is called under a lock after each repetition. */
+int ms_experiment_run(const ms_experiment *e, ms_experiment_progress progress, void *arg,
+                      volatile sig_atomic_t *stop, ms_experiment_result *out, ms_error *err);
+/* One line per cell: table, gpu, workload, n, the mean of each value over the finished
+ * repetitions (in repetition order), and how many there were. */
+int ms_experiment_write_csv(const ms_experiment *e, const ms_experiment_result *r, FILE *f);
+void ms_experiment_result_free(ms_experiment_result *r);
 
 #endif

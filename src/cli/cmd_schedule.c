@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,20 +18,25 @@ static void usage(FILE *f)
             "usage: migsched schedule WORKLOAD --gpu MODEL [--gpus G] [--algo NAME]\n"
             "                         [--batch N --concat trivial|reverse|overlap]\n"
             "                         [--refine-iters K] [--refine-min-gain X] [--seed S]\n"
-            "                         [--tree] [--json] [-o FILE]\n"
+            "                         [--paper-family] [--tree] [--json [--timings]] [-o FILE]\n"
             "  Plans WORKLOAD (CSV or JSON) on G GPUs (default 1) of MODEL (a built-in name or\n"
             "  a JSON model file) and checks the plan with the validator.\n"
             "  --algo NAME        offline algorithm (default far):");
     for (int i = 0; i < ms_offline_algo_count(); i++)
         fprintf(f, " %s", ms_offline_algo_at(i)->name);
+    fprintf(f, " fixpart:P (P a partition such as 4-2-1, or its index)");
     fprintf(f,
             "\n  --batch N          split the queue into batches of N tasks in input order\n"
             "  --concat MODE      how batches are joined (default trivial)\n"
             "  --refine-iters K   at most K refinement iterations (default: until no gain)\n"
             "  --refine-min-gain X stop refining when an iteration gains less than X (fraction)\n"
             "  --seed S           seed for randomised algorithms (FAR is deterministic)\n"
+            "  --paper-family     FAR walks only paper 000's family of allocations (by default it\n"
+            "                     also tries every task on the whole GPU, see docs/far.md)\n"
             "  --tree             print the repartitioning tree with each instance's tasks\n"
-            "  --json             print the migsched-schedule/1 JSON instead of text\n"
+            "  --json             print the migsched-schedule/1 JSON instead of text; the same\n"
+            "                     input gives the same bytes\n"
+            "  --timings          with --json, keep the measured compute times in \"stats\"\n"
             "  -o FILE            write the output to FILE (all or nothing) instead of stdout\n");
 }
 
@@ -42,7 +48,7 @@ static int parse_int(const char *opt, const char *text, int lo, int hi, int *out
     if (errno || *end || end == text || v < lo || v > hi) {
         fprintf(stderr, "migsched schedule: %s must be an integer in %d..%d, not '%s'\n", opt,
                 lo, hi, text);
-        return -1;
+        return 2;
     }
     *out = (int)v;
     return 0;
@@ -66,9 +72,13 @@ static void print_text(const ms_schedule *s, const ms_workload *w, bool tree, FI
     fprintf(f, "reconfigurations  %d   (creations %d, destructions %d)\n", m.reconfigurations,
             m.creations, m.destructions);
     fprintf(f, "compute time      %.3f ms\n", ms_schedule_stat(s, "compute_seconds") * 1e3);
-    for (int i = 0; i < s->nstats; i++)
-        if (strcmp(s->stats[i].key, "compute_seconds"))
-            fprintf(f, "%-17s %g\n", s->stats[i].key, s->stats[i].value);
+    for (int i = 0; i < s->nstats; i++) {
+        const ms_stat *st = &s->stats[i];
+        if (!strcmp(st->key, "concat_used"))
+            fprintf(f, "%-17s %s\n", st->key, ms_concat_name((ms_concat_mode)st->value));
+        else if (strcmp(st->key, "compute_seconds"))
+            fprintf(f, "%-17s %g\n", st->key, st->value);
+    }
 }
 
 static int emit(const ms_schedule *s, const ms_workload *w, bool json, bool tree,
@@ -107,7 +117,42 @@ static int check(const ms_schedule *s, const ms_workload *w)
     return bad ? 1 : 0;
 }
 
-int cmd_schedule(int argc, char **argv)
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "migsched schedule: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n");
+    return 2;
+}
+
+static int parse_fraction(const char *text, double *out)
+{
+    char *end;
+    *out = strtod(text, &end);
+    if (*end || end == text || !(*out >= 0 && *out < 1))
+        return usage_error("--refine-min-gain must be a number in [0, 1), not '%s'", text);
+    return 0;
+}
+
+static int parse_seed(const char *text, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtoull(text, &end, 10);
+    if (errno || *end || end == text || *text == '-')
+        return usage_error("--seed must be a non-negative integer, not '%s'", text);
+    return 0;
+}
+
+typedef struct schedule_args {
+    const char *gpu, *algo, *out, *workload;
+    int gpus;
+    bool tree, json, timings;
+    ms_offline_options opt;
+} schedule_args;
+
+/* Returns -1 when the arguments are good, else the exit status (0 after --help). */
+static int parse_args(int argc, char **argv, schedule_args *a)
 {
     static const struct option opts[] = {
         {"gpu", required_argument, 0, 'g'},   {"gpus", required_argument, 0, 'G'},
@@ -115,72 +160,70 @@ int cmd_schedule(int argc, char **argv)
         {"concat", required_argument, 0, 'c'}, {"refine-iters", required_argument, 0, 'k'},
         {"refine-min-gain", required_argument, 0, 'm'}, {"seed", required_argument, 0, 's'},
         {"tree", no_argument, 0, 't'},        {"json", no_argument, 0, 'j'},
+        {"timings", no_argument, 0, 'T'},     {"paper-family", no_argument, 0, 'P'},
         {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
-    const char *gpu_name = NULL, *algo = "far", *out_path = NULL;
-    int gpus = 1, c;
-    bool tree = false, json = false;
-    ms_offline_options opt;
-    ms_offline_options_init(&opt);
+    int c, bad = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "g:o:h", opts, NULL)) != -1) {
-        char *end;
+    while (!bad && (c = getopt_long(argc, argv, "g:o:h", opts, NULL)) != -1) {
         switch (c) {
-        case 'g': gpu_name = optarg; break;
-        case 'G': if (parse_int("--gpus", optarg, 1, 64, &gpus)) return 2; break;
-        case 'a': algo = optarg; break;
-        case 'b': if (parse_int("--batch", optarg, 1, INT_MAX, &opt.batch)) return 2; break;
-        case 'k': if (parse_int("--refine-iters", optarg, 0, INT_MAX, &opt.refine_max_iters)) return 2; break;
+        case 'g': a->gpu = optarg; break;
+        case 'G': bad = parse_int("--gpus", optarg, 1, 64, &a->gpus); break;
+        case 'a': a->algo = optarg; break;
+        case 'b': bad = parse_int("--batch", optarg, 1, INT_MAX, &a->opt.batch); break;
+        case 'k':
+            bad = parse_int("--refine-iters", optarg, 0, INT_MAX, &a->opt.refine_max_iters);
+            break;
+        case 'm': bad = parse_fraction(optarg, &a->opt.refine_min_gain); break;
+        case 's': bad = parse_seed(optarg, &a->opt.seed); break;
         case 'c':
-            if ((c = ms_concat_parse(optarg)) < 0) {
-                fprintf(stderr, "migsched schedule: --concat must be trivial, reverse or overlap, not '%s'\n", optarg);
-                return 2;
-            }
-            opt.concat = (ms_concat_mode)c;
+            if ((c = ms_concat_parse(optarg)) < 0)
+                return usage_error("--concat must be trivial, reverse or overlap, not '%s'", optarg);
+            a->opt.concat = (ms_concat_mode)c;
             break;
-        case 'm':
-            opt.refine_min_gain = strtod(optarg, &end);
-            if (*end || end == optarg || !(opt.refine_min_gain >= 0 && opt.refine_min_gain < 1)) {
-                fprintf(stderr, "migsched schedule: --refine-min-gain must be a number in [0, 1), not '%s'\n", optarg);
-                return 2;
-            }
-            break;
-        case 's':
-            errno = 0;
-            opt.seed = strtoull(optarg, &end, 10);
-            if (errno || *end || end == optarg) {
-                fprintf(stderr, "migsched schedule: --seed must be a non-negative integer, not '%s'\n", optarg);
-                return 2;
-            }
-            break;
-        case 't': tree = true; break;
-        case 'j': json = true; break;
-        case 'o': out_path = optarg; break;
+        case 't': a->tree = true; break;
+        case 'j': a->json = true; break;
+        case 'T': a->timings = true; break;
+        case 'P': a->opt.paper_family = 1; break;
+        case 'o': a->out = optarg; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
     }
-    if (!gpu_name || optind != argc - 1) {
-        fprintf(stderr, "migsched schedule: %s\n", !gpu_name ? "--gpu MODEL is required" : "give exactly one WORKLOAD file");
+    if (bad)
+        return 2;
+    if (!a->gpu || optind != argc - 1) {
+        usage_error("%s", !a->gpu ? "--gpu MODEL is required" : "give exactly one WORKLOAD file");
         usage(stderr);
         return 2;
     }
-    if (!ms_offline_find(algo)) {
-        fprintf(stderr, "migsched schedule: unknown algorithm '%s' (see --help)\n", algo);
-        return 2;
-    }
+    if (!ms_offline_known(a->algo))
+        return usage_error("unknown algorithm '%s' (see --help)", a->algo);
+    a->workload = argv[optind];
+    return -1;
+}
+
+int cmd_schedule(int argc, char **argv)
+{
+    schedule_args a = {.algo = "far", .gpus = 1};
+    ms_offline_options_init(&a.opt);
+    int rc = parse_args(argc, argv, &a);
+    if (rc >= 0)
+        return rc;
     ms_gpu_model gpu;
     ms_workload *w = NULL;
     ms_schedule *s = NULL;
     ms_error err;
-    if (ms_gpu_lookup(gpu_name, &gpu, &err) || ms_workload_read(argv[optind], &gpu, &w, &err) ||
-        ms_offline_schedule(algo, w, &gpu, gpus, &opt, &s, &err)) {
+    if (ms_gpu_lookup(a.gpu, &gpu, &err) || ms_workload_read(a.workload, &gpu, &w, &err) ||
+        ms_offline_schedule(a.algo, w, &gpu, a.gpus, &a.opt, &s, &err)) {
         fprintf(stderr, "migsched schedule: %s\n", err.msg);
         ms_workload_free(w);
         return 1;
     }
-    int rc = check(s, w);
+    rc = check(s, w);
+    if (a.json && !a.timings)
+        ms_schedule_drop_timings(s);
     if (!rc)
-        rc = emit(s, w, json, tree, out_path);
+        rc = emit(s, w, a.json, a.tree, a.out);
     ms_schedule_free(s);
     ms_workload_free(w);
     return rc;

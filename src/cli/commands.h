@@ -5,10 +5,16 @@
 /* Each returns the process exit status; argv[0] is the subcommand name. */
 int cmd_gpus(int argc, char **argv);
 int cmd_partitions(int argc, char **argv);
+int cmd_online(int argc, char **argv);
+int cmd_schedule(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_bounds(int argc, char **argv);
 int cmd_generate(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
+int cmd_experiment(int argc, char **argv);
 int cmd_schedule(int argc, char **argv);
+int cmd_cosched(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_layout(int argc, char **argv);
 int cmd_profile(int argc, char **argv);

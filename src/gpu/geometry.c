@@ -75,13 +75,13 @@ static int cmp_placement(const void *a, const void *b)
 }
 
 /* Descending lexicographic order of the sizes in slot order: the papers' Fig. 1 order. */
-static const ms_gpu_model *sort_model;
-static int cmp_partition_desc(const void *a, const void *b)
+static int cmp_partition_desc(const void *a, const void *b, void *model)
 {
+    const ms_gpu_model *m = model;
     const ms_partition *x = a, *y = b;
     for (int i = 0; i < x->n && i < y->n; i++) {
-        int sx = sort_model->profiles[x->inst[i].profile].slices;
-        int sy = sort_model->profiles[y->inst[i].profile].slices;
+        int sx = m->profiles[x->inst[i].profile].slices;
+        int sy = m->profiles[y->inst[i].profile].slices;
         if (sx != sy)
             return sy - sx;
     }
@@ -123,9 +123,7 @@ static void enumerate_partitions(ms_gpu_model *m)
                 p->inst[p->n++] = pl[i];
         qsort(p->inst, (size_t)p->n, sizeof p->inst[0], cmp_placement);
     }
-    sort_model = m;
-    qsort(m->partitions, (size_t)m->npartitions, sizeof m->partitions[0], cmp_partition_desc);
-    sort_model = NULL;
+    qsort_r(m->partitions, (size_t)m->npartitions, sizeof m->partitions[0], cmp_partition_desc, m);
 }
 
 /* Children of a node: fill its slots left to right, each time with the largest smaller

@@ -22,6 +22,7 @@ static int schedule_batches(far_plan *p, int per_batch, const ms_offline_options
     int rc = MS_OK;
     if (!srch)
         return ms_error_set(err, MS_ENOMEM, "out of memory");
+    srch->whole_gpu_candidate = !opt->paper_family;
     for (int b = 0; b < p->batches && !rc; b++) {
         int first = b * per_batch, n = p->w->n - first < per_batch ? p->w->n - first : per_batch;
         int allocs, evals;

@@ -32,7 +32,13 @@ static int reserve(far_search *s, int n)
     int cap = s->cap ? s->cap : 64;
     while (cap < n)
         cap *= 2;
-#define GROW(p) do { void *q_ = realloc(p, (size_t)cap * sizeof *(p)); if (!q_) return MS_ENOMEM; p = q_; } while (0)
+#define GROW(p)                                                                            \
+    do {                                                                                   \
+        void *q_ = realloc(p, (size_t)cap * sizeof *(p));                                  \
+        if (!q_)                                                                           \
+            return MS_ENOMEM;                                                              \
+        p = q_;                                                                            \
+    } while (0)
     GROW(s->alloc);
     GROW(s->heap);
     GROW(s->node_of);
@@ -111,12 +117,17 @@ static void sift_up(far_search *s, int i)
     heap_set(s, i, task);
 }
 
-static const far_search *sort_ctx;
-static int sort_size;
-static int cmp_lpt(const void *a, const void *b)
+/* qsort_r's context: no global state, so several threads can run FAR at once. */
+typedef struct lpt_ctx {
+    const far_search *s;
+    int size;
+} lpt_ctx;
+
+static int cmp_lpt(const void *a, const void *b, void *arg)
 {
+    const lpt_ctx *c = arg;
     int x = *(const int *)a, y = *(const int *)b;
-    return longer(sort_ctx, x, sort_size, y, sort_size) ? -1 : 1;
+    return longer(c->s, x, c->size, y, c->size) ? -1 : 1;
 }
 
 /* First allocation (a_i^1), the LPT groups and the heap of the longest tasks. */
@@ -138,10 +149,9 @@ static int first_allocation(far_search *s, double *area, ms_error *err)
         heap_set(s, i, i);
     }
     for (int z = 1; z <= MS_MAX_SLICES; z++) {
-        sort_ctx = s, sort_size = z;
-        qsort(s->group[z].task, (size_t)s->group[z].n, sizeof(int), cmp_lpt);
+        lpt_ctx c = {s, z};
+        qsort_r(s->group[z].task, (size_t)s->group[z].n, sizeof(int), cmp_lpt, &c);
     }
-    sort_ctx = NULL;
     for (int i = s->n / 2 - 1; i >= 0; i--)
         sift_down(s, i);
     return MS_OK;
@@ -168,6 +178,29 @@ static void regroup(far_search *s, int i, int z)
     memmove(a + lo + 1, a + lo, (size_t)(to->n - lo) * sizeof(int));
     a[lo] = i;
     to->n++;
+}
+
+/* Every task on the whole GPU, one after another on the roots (LPT over the GPUs); false
+ * when a task cannot run there. */
+static bool whole_gpu_allocation(far_search *s, double *area)
+{
+    int z = s->gpu->slices;
+    if (!s->tree->has_size[z])
+        return false;
+    for (int i = 0; i < s->n; i++)
+        if (!(far_search_time(s, i, z) < INFINITY))
+            return false;
+    for (int sz = 0; sz <= MS_MAX_SLICES; sz++)
+        s->group[sz].head = s->group[sz].n = 0;
+    *area = 0;
+    for (int i = 0; i < s->n; i++) {
+        s->alloc[i] = (unsigned char)z;
+        s->group[z].task[s->group[z].n++] = i;
+        *area += z * far_search_time(s, i, z);
+    }
+    lpt_ctx c = {s, z};
+    qsort_r(s->group[z].task, (size_t)s->group[z].n, sizeof(int), cmp_lpt, &c);
+    return true;
 }
 
 static void keep_best(far_search *s)
@@ -213,6 +246,17 @@ int far_search_run(far_search *s, far_plan *p, int b, int first, int n, int *all
         sift_down(s, 0);
         sift_up(s, s->pos[top]);
         ++*allocations;
+    }
+    /* Beyond the paper (docs/far.md): the family ends once the longest task has the whole
+     * GPU, so it never holds "every task on the whole GPU", which wins when all tasks scale
+     * well; trying it too keeps FAR from losing to FIXPART of the whole GPU. */
+    if (s->whole_gpu_candidate && whole_gpu_allocation(s, &area) && area / capacity < best) {
+        ++*allocations, ++*evaluated;
+        double ms = far_place(s, area, best);
+        if (ms < best) {
+            best = ms;
+            keep_best(s);
+        }
     }
     if (!(best < INFINITY))
         return ms_error_set(err, MS_EINFEASIBLE, "FAR found no schedule for %d tasks on %s",

@@ -58,12 +58,14 @@ static int improve_pair(far_plan *p, int b, far_engine *e, far_view *rv, int *er
         if (alt < 0 || !(alt_end < omega))
             continue;
         alt -= per;
-        far_list *li = far_plan_list(p, b, key / nn, v), *la = far_plan_list(p, b, alt / nn, alt % nn);
+        far_list *li = far_plan_list(p, b, key / nn, v);
+        far_list *la = far_plan_list(p, b, alt / nn, alt % nn);
         double margin = omega - alt_end;
         int pos = far_pick_move(p, li, v, margin);
         if (pos >= 0) {
             int task = li->task[pos];
-            if ((*err = move_task(p, li, v, pos, la, v)) || (*err = far_engine_run(e, p, b - 1, b + 1, false, false)))
+            if ((*err = move_task(p, li, v, pos, la, v)) ||
+                (*err = far_engine_run(e, p, b - 1, b + 1, false, false)))
                 return 0;
             if (e->makespan < omega)
                 return 1;
@@ -73,7 +75,8 @@ static int improve_pair(far_plan *p, int b, far_engine *e, far_view *rv, int *er
         int k, j;
         if (far_pick_swap(p, li, la, v, margin, &k, &j)) {
             int tk = li->task[k], tj = la->task[j];
-            if ((*err = far_do_swap(p, li, la, v, k, j)) || (*err = far_engine_run(e, p, b - 1, b + 1, false, false)))
+            if ((*err = far_do_swap(p, li, la, v, k, j)) ||
+                (*err = far_engine_run(e, p, b - 1, b + 1, false, false)))
                 return 0;
             if (e->makespan < omega)
                 return 2;

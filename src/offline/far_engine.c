@@ -91,7 +91,6 @@ static int reserve(far_engine *e, int n, int batches)
         if (!in || !ss || !su || !h || !od)
             return MS_ENOMEM;
         e->cap = cap;
-        e->heap_cap = cap * 2;
     }
     if (batches * 2 > e->held_cap) { /* per batch: first instance, creations left */
         int *hd = realloc(e->held, (size_t)batches * 2 * sizeof *hd);

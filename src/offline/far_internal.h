@@ -64,7 +64,7 @@ int far_plan_copy_batch(far_plan *dst, int db, const far_plan *src, int sb);
  * the previous batch's last task end (trivial concatenation). */
 typedef struct far_inst {
     int batch, gpu, node;
-    int rank, seq;                 /* precedence rank, tie-break order */
+    int seq;                       /* tie-break order (node id, reversed in reversed batches) */
     const far_list *list;
     int npred, pending;
     int pred[MS_MAX_SLOTS];
@@ -80,7 +80,6 @@ typedef struct far_engine {
     far_inst *inst;
     int *order;                    /* scratch: CSR fill pointers, emitted ids */
     int *succ_start, *succ;        /* CSR successor lists */
-    int heap_cap;
     struct far_op *heap;
     int *held;                     /* per batch: instances waiting for the barrier */
     int held_cap;
@@ -108,6 +107,7 @@ typedef struct far_search {
     const far_tree *tree;
     const ms_gpu_model *gpu;
     int gpus, first, n, cap;
+    bool whole_gpu_candidate;      /* try every task on the whole GPU after the family */
     unsigned char *alloc;          /* current size per task */
     int *heap;                     /* max-heap of tasks by (time, -index): the longest */
     far_group group[MS_MAX_SLICES + 1];

@@ -21,10 +21,39 @@ static int far_norefine(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
     return ms_far_schedule(w, gpu, gpus, &o, out, err);
 }
 
-/* One line per algorithm. */
+static int miso(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
+                const ms_offline_options *opt, ms_schedule **out, ms_error *err)
+{
+    return ms_miso_schedule(w, gpu, gpus, out, err);
+}
+
+static int miso_eager(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
+                      const ms_offline_options *opt, ms_schedule **out, ms_error *err)
+{
+    return ms_miso_eager_schedule(w, gpu, gpus, out, err);
+}
+
+static int fixpartbest(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
+                       const ms_offline_options *opt, ms_schedule **out, ms_error *err)
+{
+    return ms_fixpartbest_schedule(w, gpu, gpus, out, err);
+}
+
+static int nomig(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
+                 const ms_offline_options *opt, ms_schedule **out, ms_error *err)
+{
+    return ms_nomig_schedule(w, gpu, gpus, out, err);
+}
+
+/* One line per algorithm; "fixpart:P" (any partition P) is handled by ms_baseline_*. */
 static const ms_offline_algo algos[] = {
     {"far", "FAR (paper 000): allocation family, repartitioning tree, refinement", far_refine},
     {"far-norefine", "FAR without phase 3 (refinement)", far_norefine},
+    {"miso", "MISO-OPT: FIFO rounds on the partition maximising summed speedups", miso},
+    {"miso-eager", "MISO without rounds: tasks start as instances free up (paper 001's wording)",
+     miso_eager},
+    {"fixpartbest", "best static partition, FIFO on the first free instance", fixpartbest},
+    {"nomig", "whole GPU, no MIG, tasks one after another in FIFO order", nomig},
 };
 
 int ms_offline_algo_count(void) { return (int)(sizeof algos / sizeof algos[0]); }
@@ -64,18 +93,24 @@ const char *ms_concat_name(ms_concat_mode m)
     return m >= 0 && m < 3 ? concat_names[m] : "?";
 }
 
+bool ms_offline_known(const char *name)
+{
+    return ms_offline_find(name) || ms_baseline_known(name);
+}
+
 int ms_offline_schedule(const char *algo, const ms_workload *w, const ms_gpu_model *gpu,
                         int gpus, const ms_offline_options *opt, ms_schedule **out, ms_error *err)
 {
     *out = NULL;
     const ms_offline_algo *a = ms_offline_find(algo);
-    if (!a) {
+    if (!a && !ms_baseline_known(algo)) {
         char names[256] = "";
         for (int i = 0; i < ms_offline_algo_count(); i++) {
             strncat(names, i ? ", " : "", sizeof names - strlen(names) - 1);
             strncat(names, algos[i].name, sizeof names - strlen(names) - 1);
         }
-        return ms_error_set(err, MS_EINVAL, "unknown algorithm '%s' (known: %s)", algo, names);
+        return ms_error_set(err, MS_EINVAL, "unknown algorithm '%s' (known: %s, fixpart:P)",
+                            algo, names);
     }
     ms_offline_options defaults;
     if (!opt) {
@@ -84,7 +119,8 @@ int ms_offline_schedule(const char *algo, const ms_workload *w, const ms_gpu_mod
     }
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    int rc = a->run(w, gpu, gpus, opt, out, err);
+    int rc = a ? a->run(w, gpu, gpus, opt, out, err)
+               : ms_baseline_schedule(algo, w, gpu, gpus, out, err);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (rc)
         return rc;

@@ -1,0 +1,181 @@
+/* online.h: online multi-GPU MIG scheduling (paper 002): fragmentation cost, conditional
+ * load balancing, dynamic partitioning, departure migration, baselines, and the
+ * discrete-event simulator that evaluates them. */
+#ifndef MIGSCHED_ONLINE_H
+#define MIGSCHED_ONLINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "migsched/error.h"
+#include "migsched/gpu.h"
+#include "migsched/rng.h"
+
+/* ---- Fragmentation on one GPU (paper 002 III, IV-B; DESIGN.md definitions) ---- */
+
+/* F(g) from the GPU's free memory slots (bit i = slot i holds no job) and free compute
+ * slices: mean over profiles with ideal > 0 of 1 - valid/ideal. */
+double ms_online_frag_masks(const ms_gpu_model *m, uint32_t free_slots, uint32_t free_slices);
+/* ideal(p,g) and valid(p,g) of the same definition. */
+int ms_online_ideal(const ms_gpu_model *m, int profile, uint32_t free_slots,
+                    uint32_t free_slices);
+int ms_online_valid(const ms_gpu_model *m, int profile, uint32_t free_slots);
+/* F(g) of a GPU whose job-holding instances are `busy`. */
+double ms_online_frag(const ms_gpu_model *m, const ms_partition *busy);
+/* True when placement p is allowed and overlaps no instance of `busy`. */
+bool ms_online_fits(const ms_gpu_model *m, const ms_partition *busy, ms_placement p);
+/* The placement of `profile` that leaves the lowest F(g) next to `busy`; on equal F one
+ * that reuses an instance of `idle` (idle instances of the GPU), then the lowest start.
+ * Returns false when no placement fits. */
+bool ms_online_best_placement(const ms_gpu_model *m, const ms_partition *busy,
+                              const ms_partition *idle, int profile, ms_placement *out,
+                              double *frag_after);
+/* Intra-GPU migration step (IV-D): the move of one busy instance to a free allowed
+ * placement of its profile that lowers F(g) the most. Returns false when none lowers it. */
+bool ms_online_best_move(const ms_gpu_model *m, const ms_partition *busy, int *which,
+                         ms_placement *to, double *frag_after);
+
+/* ---- Workloads ---- */
+
+typedef struct ms_online_job {
+    double arrival;   /* seconds */
+    int profile;      /* index into the model's profiles */
+    double work;      /* seconds of execution alone at that profile */
+    int name;         /* offset into the workload's name buffer, -1 for none */
+} ms_online_job;
+
+typedef struct ms_online_workload {
+    int n, cap;
+    ms_online_job *jobs;      /* sorted by arrival (stable) */
+    char *names;              /* NUL-separated names */
+    size_t names_len, names_cap;
+    int skipped;              /* input records left out (Alibaba reader), see docs */
+    int skipped_multi_gpu, skipped_no_gpu, skipped_bad_time;
+} ms_online_workload;
+
+void ms_online_workload_free(ms_online_workload *w);
+const char *ms_online_job_name(const ms_online_workload *w, int i);
+
+/* Trace CSV: header `arrival,profile,work[,name]`, one job per line; profile is a profile
+ * name of the model. Errors name the file and line. */
+int ms_online_trace_parse(const char *text, size_t len, const char *source,
+                          const ms_gpu_model *m, ms_online_workload *w, ms_error *err);
+int ms_online_trace_read(const char *path, const ms_gpu_model *m, ms_online_workload *w,
+                         ms_error *err);
+int ms_online_trace_write(const char *path, const ms_gpu_model *m, const ms_online_workload *w,
+                          ms_error *err);
+/* Alibaba cluster-trace-gpu-v2023 pod list: one-GPU pods only; gpu_milli/1000 maps to the
+ * smallest base profile whose compute share (slices / GPU slices) covers it; arrival =
+ * creation_time - first creation_time; work = deletion_time - creation_time. limit > 0
+ * keeps the first `limit` jobs. */
+int ms_online_alibaba_read(const char *path, const ms_gpu_model *m, int limit,
+                           ms_online_workload *w, ms_error *err);
+int ms_online_alibaba_parse(const char *text, size_t len, const char *source,
+                            const ms_gpu_model *m, int limit, ms_online_workload *w,
+                            ms_error *err);
+
+enum ms_online_service { MS_SERVICE_NORMAL = 0, MS_SERVICE_LONG = 1 };
+
+typedef struct ms_online_gen {
+    int jobs;
+    double arrival_mean;          /* mean inter-arrival time, seconds (Poisson process) */
+    int nmix;
+    int mix_profile[MS_MAX_PROFILES];
+    double mix_weight[MS_MAX_PROFILES];
+    int service;                  /* enum ms_online_service */
+    double service_median;        /* median of the "Normal" service time, seconds */
+    double service_sigma;         /* log-normal shape */
+} ms_online_gen;
+
+/* Defaults: the model's base profiles of every size but the whole GPU, equal weights;
+ * median 150 s, sigma 0.6 (see docs/online.md). */
+void ms_online_gen_defaults(const ms_gpu_model *m, ms_online_gen *g);
+/* "1g.5gb:2,3g.20gb:1" (weights optional, default 1). */
+int ms_online_parse_mix(const ms_gpu_model *m, const char *text, ms_online_gen *g,
+                        ms_error *err);
+int ms_online_generate(const ms_gpu_model *m, const ms_online_gen *g, ms_rng *rng,
+                       ms_online_workload *w, ms_error *err);
+
+/* ---- Policies and the simulator ---- */
+
+enum ms_online_policy {
+    MS_POLICY_FRAG = 0,          /* paper 002: balance + min-F placement + reuse */
+    MS_POLICY_FF_STATIC = 1,     /* first fit on a static layout */
+    MS_POLICY_FF_DYNAMIC = 2,    /* first fit, instances created/destroyed on demand */
+};
+
+/* Static layouts: how a fixed multiset of instances is spread over the GPUs. */
+enum ms_online_layout {
+    MS_LAYOUT_BEST = -1,         /* simulate each and keep the lowest mean turnaround */
+    MS_LAYOUT_PACKED = 0,        /* largest instances first, into the first GPU they fit */
+    MS_LAYOUT_SMALL_FIRST = 1,   /* smallest first, first GPU */
+    MS_LAYOUT_SPREAD = 2,        /* largest first, round-robin over GPUs */
+    MS_LAYOUT_GROUPED = 3,       /* one profile after another, first GPU */
+    MS_LAYOUT_COUNT = 4,
+};
+const char *ms_online_layout_name(int layout);
+int ms_online_layout_parse(const char *text);
+
+typedef struct ms_online_config {
+    int policy;
+    int gpus;
+    double tau;                  /* Lazy iff load < tau (default 0.4) */
+    double kappa;                /* contention slowdown per co-running job (0.05) */
+    bool balance;                /* conditional load balancing (frag policy) */
+    bool dynamic;                /* dynamic partitioning (frag policy; off = static layout) */
+    bool migration;              /* departure migration (frag policy) */
+    double migration_cost;       /* seconds a migration takes beyond the instance creation */
+    int layout;                  /* static layouts: enum ms_online_layout */
+    bool check;                  /* invariant check after every event */
+    bool timeline;               /* record fragmentation/instances over time */
+} ms_online_config;
+
+void ms_online_config_defaults(ms_online_config *c);
+const char *ms_online_policy_name(int policy);
+int ms_online_policy_parse(const char *text);
+
+typedef struct ms_online_sample {
+    double t;
+    double frag;                 /* mean F(g) over GPUs */
+    int instances, busy, queued;
+} ms_online_sample;
+
+typedef struct ms_online_migration {
+    double t;                    /* decision time */
+    int job, from_gpu, to_gpu;
+    double frag_before, frag_after; /* system F around the decision */
+} ms_online_migration;
+
+typedef struct ms_online_result {
+    int n;
+    double *start, *end;         /* per job, indexed like the workload */
+    int *gpu;                    /* GPU the job finished on */
+    int *migrations;             /* per job */
+    double mean_wait, mean_exec, mean_turnaround, p95_turnaround, max_wait;
+    double makespan;             /* last end - first arrival */
+    long events, reconfigurations, creations, destructions, total_migrations;
+    long intra_migrations, inter_migrations;
+    int layout;                  /* static layout used (best when asked) */
+    double mean_frag;            /* time-weighted mean of system F */
+    int nsamples, cap_samples;
+    ms_online_sample *samples;
+    int nmig, cap_mig;
+    ms_online_migration *mig;
+} ms_online_result;
+
+/* Runs the workload; fails with MS_EINFEASIBLE when a job can never run (a static layout
+ * without its profile). */
+int ms_online_simulate(const ms_gpu_model *m, const ms_online_workload *w,
+                       const ms_online_config *c, ms_online_result *r, ms_error *err);
+void ms_online_result_free(ms_online_result *r);
+
+/* Per-job CSV: name,arrival,profile,work,start,end,wait,exec,turnaround,gpu,migrations. */
+int ms_online_write_jobs_csv(const char *path, const ms_gpu_model *m,
+                             const ms_online_workload *w, const ms_online_result *r,
+                             ms_error *err);
+/* SVG: system fragmentation (top) and instance counts (bottom) over time, migration
+ * decisions marked (paper 002 Figs. 6 and 8). Needs a result with a timeline. */
+int ms_online_write_svg(const char *path, const ms_online_result *r, const char *title,
+                        ms_error *err);
+
+#endif

@@ -1,0 +1,284 @@
+/* cmd_cosched.c: `migsched cosched`: generate instances, schedule one, run the experiments. */
+#include <errno.h>
+#include <signal.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "migsched/cosched.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: migsched cosched INSTANCE --algo ALGO [--json] [--plot FILE.svg] [--time-limit S]\n"
+            "       migsched cosched generate --setting uniform|weighted|random --n N [--seed S]\n"
+            "                                 [--catalogue FILE] [-o FILE]\n"
+            "       migsched cosched experiment --setting SETTING --n N1,N2,.. [--instances K]\n"
+            "                                 [--seed S] [--direct-limit S] [--direct-max-n N]\n"
+            "                                 [--catalogue FILE] [-o FILE.csv] [--svg PREFIX]\n"
+            "  Two-stream co-scheduling with a speed matrix (paper 003). ALGO is one of\n"
+            "  plp, caterpillar, nonpreemptive, maxpair, direct, sequential.\n"
+            "  INSTANCE is JSON {\"tasks\":[{\"name\":..,\"p\":..}],\"speed\":[[..]]} or CSV\n"
+            "  (header name,p,<task names>; one row per task: name,p,speeds).\n"
+            "  --catalogue reads a measured kernel matrix in the same formats (p = standalone\n"
+            "  time, diagonal = two copies together); without it a synthetic catalogue is used.\n"
+            "  --time-limit (default 10) and --direct-limit (default 2) bound DIRECTALG in\n"
+            "  seconds; 0 means no limit.\n");
+}
+
+static int parse_int(const char *s, int lo, int hi, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || errno || v < lo || v > hi)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+static int parse_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtod(s, &end);
+    return !*s || *end || errno || !(*out >= 0) ? -1 : 0;
+}
+
+static int parse_seed(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (!*s || *end || errno || *s == '-')
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int fail(const char *msg)
+{
+    fprintf(stderr, "migsched cosched: %s\n", msg);
+    return 1;
+}
+
+static int bad_usage(const char *msg)
+{
+    fprintf(stderr, "migsched cosched: %s\n", msg);
+    usage(stderr);
+    return 2;
+}
+
+static int load_catalogue(const char *path, uint64_t seed, ms_cosched_instance **cat)
+{
+    ms_error err;
+    if (path)
+        return ms_cosched_read(path, 1, cat, &err) ? fail(err.msg) : 0;
+    ms_rng r;
+    ms_rng_seed(&r, seed);
+    *cat = ms_cosched_catalogue_synthetic(60, &r);
+    return *cat ? 0 : fail("out of memory");
+}
+
+static int cosched_generate(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"setting", required_argument, 0, 's'}, {"n", required_argument, 0, 'n'},
+        {"seed", required_argument, 0, 'S'},    {"catalogue", required_argument, 0, 'c'},
+        {"output", required_argument, 0, 'o'},  {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    int setting = -1, n = 0, c;
+    uint64_t seed = 1;
+    const char *out = "-", *catpath = NULL;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 's':
+            if ((setting = ms_cosched_setting_lookup(optarg)) < 0)
+                return bad_usage("--setting must be uniform, weighted or random");
+            break;
+        case 'n':
+            if (parse_int(optarg, 1, 100000, &n))
+                return bad_usage("--n must be an integer in 1..100000");
+            break;
+        case 'S':
+            if (parse_seed(optarg, &seed))
+                return bad_usage("--seed must be a non-negative integer");
+            break;
+        case 'c': catpath = optarg; break;
+        case 'o': out = optarg; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (setting < 0 || n < 1 || optind < argc)
+        return bad_usage("generate needs --setting and --n");
+    ms_cosched_instance *cat, *in;
+    ms_error err;
+    if (load_catalogue(catpath, seed, &cat))
+        return 1;
+    ms_rng r;
+    ms_rng_seed(&r, seed);
+    ms_rng gen = ms_rng_split(&r, 1);
+    int rc = ms_cosched_generate(cat, setting, n, &gen, &in, &err);
+    ms_cosched_instance_free(cat);
+    if (rc)
+        return fail(err.msg);
+    rc = ms_cosched_write_json(in, out, &err);
+    ms_cosched_instance_free(in);
+    return rc ? fail(err.msg) : 0;
+}
+
+static volatile sig_atomic_t interrupted;
+static void on_signal(int sig) { interrupted = sig; }
+
+static int parse_sizes(char *list, int *ns, int max)
+{
+    int k = 0;
+    for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+        if (k == max || parse_int(tok, 1, 100000, &ns[k]))
+            return -1;
+        k++;
+    }
+    return k;
+}
+
+static int cosched_experiment(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"setting", required_argument, 0, 's'},   {"n", required_argument, 0, 'n'},
+        {"instances", required_argument, 0, 'i'}, {"seed", required_argument, 0, 'S'},
+        {"direct-limit", required_argument, 0, 'l'}, {"direct-max-n", required_argument, 0, 'm'},
+        {"catalogue", required_argument, 0, 'c'}, {"output", required_argument, 0, 'o'},
+        {"svg", required_argument, 0, 'g'},       {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    int ns[64], c;
+    ms_cosched_experiment e = {-1, ns, 0, 5, 1, 2.0, 30, NULL, "-", NULL, stderr, 0, NULL};
+    const char *catpath = NULL;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 's':
+            if ((e.setting = ms_cosched_setting_lookup(optarg)) < 0)
+                return bad_usage("--setting must be uniform, weighted or random");
+            break;
+        case 'n':
+            if ((e.nn = parse_sizes(optarg, ns, 64)) < 1)
+                return bad_usage("--n must be a comma-separated list of up to 64 sizes");
+            break;
+        case 'i':
+            if (parse_int(optarg, 1, 10000, &e.instances))
+                return bad_usage("--instances must be an integer in 1..10000");
+            break;
+        case 'S':
+            if (parse_seed(optarg, &e.seed))
+                return bad_usage("--seed must be a non-negative integer");
+            break;
+        case 'l':
+            if (parse_double(optarg, &e.direct_limit))
+                return bad_usage("--direct-limit must be a non-negative number of seconds");
+            break;
+        case 'm':
+            if (parse_int(optarg, 0, 100000, &e.direct_max_n))
+                return bad_usage("--direct-max-n must be an integer >= 0");
+            break;
+        case 'c': catpath = optarg; break;
+        case 'o': e.csv_path = optarg; break;
+        case 'g': e.svg_prefix = optarg; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (e.setting < 0 || e.nn < 1 || optind < argc)
+        return bad_usage("experiment needs --setting and --n");
+    ms_cosched_instance *cat = NULL;
+    ms_error err;
+    if (catpath && load_catalogue(catpath, e.seed, &cat))
+        return 1;
+    e.catalogue = cat;
+    e.progress = isatty(2);
+    e.stop = &interrupted;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    int rc = ms_cosched_experiment_run(&e, &err);
+    ms_cosched_instance_free(cat);
+    return rc ? fail(err.msg) : 0;
+}
+
+static int cosched_schedule(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"algo", required_argument, 0, 'a'}, {"json", no_argument, 0, 'j'},
+        {"plot", required_argument, 0, 'p'}, {"time-limit", required_argument, 0, 't'},
+        {"help", no_argument, 0, 'h'},       {0, 0, 0, 0}};
+    int algo = -1, as_json = 0, c;
+    double limit = 10;
+    const char *plot = NULL;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'a':
+            if ((algo = ms_cosched_algo_lookup(optarg)) < 0)
+                return bad_usage("--algo must be plp, caterpillar, nonpreemptive, maxpair, direct or sequential");
+            break;
+        case 'j': as_json = 1; break;
+        case 'p': plot = optarg; break;
+        case 't':
+            if (parse_double(optarg, &limit))
+                return bad_usage("--time-limit must be a non-negative number of seconds");
+            break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (algo < 0 || optind != argc - 1)
+        return bad_usage("give one INSTANCE file and --algo");
+    ms_cosched_instance *in;
+    ms_cosched_schedule *s;
+    ms_cosched_lp lp;
+    ms_error err;
+    if (ms_cosched_read(argv[optind], 0, &in, &err))
+        return fail(err.msg);
+    int rc = ms_cosched_run(in, algo, limit, &s, &err);
+    if (!rc) {
+        int nonpre = algo != MS_COSCHED_PLP && algo != MS_COSCHED_CATERPILLAR;
+        if ((rc = ms_cosched_validate(in, s, nonpre, &err)))
+            ms_error_prefix(&err, "internal error: invalid schedule");
+        else if (plot)
+            rc = ms_cosched_plot(in, s, ms_cosched_algo_name(algo), plot, &err);
+        if (!rc && as_json)
+            rc = ms_cosched_schedule_write_json(in, s, ms_cosched_algo_name(algo), stdout, &err);
+        else if (!rc && !(rc = ms_cosched_plp(in, &lp, &err))) {
+            double mk = ms_cosched_makespan(s);
+            printf("%s: %d tasks, makespan %.6g, PLP optimum %.6g (ratio %.4f), %d preemptions, "
+                   "%d intervals\n",
+                   ms_cosched_algo_name(algo), in->n, mk, lp.makespan, mk / lp.makespan,
+                   ms_cosched_preemptions(s, NULL), s->len);
+            ms_cosched_lp_free(&lp);
+        }
+        ms_cosched_schedule_free(s);
+    }
+    ms_cosched_instance_free(in);
+    return rc ? fail(err.msg) : 0;
+}
+
+int cmd_cosched(int argc, char **argv)
+{
+    if (argc < 2)
+        return bad_usage("missing INSTANCE or subcommand");
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "generate"))
+        return cosched_generate(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "experiment"))
+        return cosched_experiment(argc - 1, argv + 1);
+    return cosched_schedule(argc, argv);
+}

@@ -1,0 +1,159 @@
+/* cmd_experiment.c: `migsched experiment`: one of the papers' experiment tables, in
+ * parallel, as CSV; Ctrl-C keeps the repetitions already finished. */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "migsched/io.h"
+#include "migsched/offline.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: migsched experiment --table rho|sigma|refine|concat|multibatch|popt\n"
+            "         [--gpu MODEL] [--presets 'P,Q;R,S@0.25'] [--n 10,15] [--reps R]\n"
+            "         [--seed S] [--threads K] [--batch N] [--batches B] [-o FILE.csv]\n"
+            "  Runs one of the papers' experiments and writes one CSV line per cell (workload\n"
+            "  row x n): the mean of each metric over the repetitions and their count.\n"
+            "  rho: paper 000 Table 4 (FAR's makespan / baseline)\n"
+            "  sigma: Table 5 (makespan / FAR's for MISO-OPT, FIXPART(1,...,1), FIXPARTBEST,\n"
+            "         FIXPART(whole GPU))\n"
+            "  refine: Table 6 (p_ref, moves, swaps)   concat: Tables 7-8 (two batches)\n"
+            "  multibatch: Table 9 (--batches batches of n)\n"
+            "  popt: paper 001 Table 4 baseline columns (p_opt of FAR, MISO, FIXBEST, NOMIG on\n"
+            "        datasets of n tasks in offline batches of --batch)\n"
+            "  Defaults are the papers': A100-40GB, their workloads and n, 1000 repetitions\n"
+            "  (multibatch: 1 of 1001 batches; popt: n=100, batch 14), seed 1, one thread\n"
+            "  per core. Rows are generator presets joined by ',' (a row), rows by ';', with\n"
+            "  an optional @p_sup. Results depend only on the options, not on --threads.\n");
+}
+
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig) { interrupted = sig; }
+
+static void bar(long done, long total, void *arg)
+{
+    int *last = arg, pct = (int)(done * 1000 / total);
+    if (pct == *last && done != total)
+        return;
+    *last = pct;
+    int filled = (int)(done * 40 / total);
+    fprintf(stderr, "\r[%.*s%.*s] %5.1f%% %ld/%ld", filled,
+            "########################################", 40 - filled,
+            "----------------------------------------", pct / 10.0, done, total);
+    if (done == total)
+        fputc('\n', stderr);
+}
+
+static int parse_int(const char *opt, const char *text, long lo, long hi, long *out)
+{
+    char *end;
+    long v = strtol(text, &end, 10);
+    if (end == text || *end || v < lo || v > hi) {
+        fprintf(stderr, "migsched experiment: --%s: '%s' is not an integer in %ld..%ld\n", opt,
+                text, lo, hi);
+        return 2;
+    }
+    *out = v;
+    return 0;
+}
+
+static int write_result(const char *path, const ms_experiment *e, const ms_experiment_result *r)
+{
+    ms_output o;
+    ms_error err = {0};
+    if (ms_output_open(&o, path ? path : "-", &err)) {
+        fprintf(stderr, "migsched experiment: %s\n", err.msg);
+        return 1;
+    }
+    ms_experiment_write_csv(e, r, o.f);
+    if (ms_output_commit(&o, &err)) {
+        fprintf(stderr, "migsched experiment: %s\n", err.msg);
+        return 1;
+    }
+    return 0;
+}
+
+int cmd_experiment(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"table", required_argument, 0, 't'},   {"gpu", required_argument, 0, 'g'},
+        {"presets", required_argument, 0, 'p'}, {"n", required_argument, 0, 'n'},
+        {"reps", required_argument, 0, 'r'},    {"seed", required_argument, 0, 's'},
+        {"threads", required_argument, 0, 'j'}, {"batch", required_argument, 0, 'b'},
+        {"batches", required_argument, 0, 'B'}, {"output", required_argument, 0, 'o'},
+        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+    const char *table = NULL, *gpu = NULL, *presets = NULL, *ns = NULL, *out = NULL;
+    long reps = 0, threads = 0, batch = 0, batches = 0;
+    unsigned long long seed = 1;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "t:g:p:n:r:s:j:b:B:o:h", opts, NULL)) != -1) {
+        int bad = 0;
+        switch (c) {
+        case 't': table = optarg; break;
+        case 'g': gpu = optarg; break;
+        case 'p': presets = optarg; break;
+        case 'n': ns = optarg; break;
+        case 'r': bad = parse_int("reps", optarg, 1, 1000000, &reps); break;
+        case 's': {
+            char *end;
+            seed = strtoull(optarg, &end, 10);
+            if (end == optarg || *end) {
+                fprintf(stderr, "migsched experiment: --seed: '%s' is not an integer\n", optarg);
+                bad = 2;
+            }
+            break;
+        }
+        case 'j': bad = parse_int("threads", optarg, 1, 1024, &threads); break;
+        case 'b': bad = parse_int("batch", optarg, 1, 100000, &batch); break;
+        case 'B': bad = parse_int("batches", optarg, 1, 1000000, &batches); break;
+        case 'o': out = optarg; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+        if (bad)
+            return bad;
+    }
+    if (!table || optind != argc) {
+        usage(stderr);
+        return 2;
+    }
+    ms_experiment e;
+    ms_error err = {0};
+    ms_gpu_model model;
+    if ((gpu && ms_gpu_lookup(gpu, &model, &err)) ||
+        ms_experiment_init(&e, table, gpu ? &model : NULL, &err) ||
+        (presets && ms_experiment_set_rows(&e, presets, &err)) ||
+        (ns && ms_experiment_set_n(&e, ns, &err))) {
+        fprintf(stderr, "migsched experiment: %s\n", err.msg);
+        return 1;
+    }
+    e.seed = seed;
+    e.reps = reps ? (int)reps : e.reps;
+    e.threads = (int)threads;
+    e.batch = batch ? (int)batch : e.batch;
+    e.batches = batches ? (int)batches : e.batches;
+    struct sigaction sa = {.sa_handler = on_sigint};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    int last = -1;
+    ms_experiment_result r = {0};
+    int rc = ms_experiment_run(&e, isatty(STDERR_FILENO) ? bar : NULL, &last, &interrupted, &r, &err);
+    if (rc && rc != MS_EINTR) {
+        fprintf(stderr, "\nmigsched experiment: %s\n", err.msg);
+        if (r.values)
+            ms_experiment_result_free(&r);
+        return 1;
+    }
+    if (rc == MS_EINTR)
+        fprintf(stderr, "\nmigsched experiment: %s; writing what is done\n", err.msg);
+    int wrc = write_result(out, &e, &r);
+    ms_experiment_result_free(&r);
+    return wrc ? wrc : rc == MS_EINTR ? 130 : 0;
+}

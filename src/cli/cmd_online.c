@@ -1,0 +1,364 @@
+/* cmd_online.c: `migsched online simulate` and `migsched online ablation` (paper 002). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "migsched/online.h"
+
+static void simulate_usage(FILE *f)
+{
+    fprintf(f,
+        "usage: migsched online simulate --gpu MODEL --gpus G\n"
+        "         (--trace FILE | --alibaba FILE [--limit N] |\n"
+        "          --arrival-mean S --jobs K [--mix P:W,...] [--service normal|long])\n"
+        "         [--policy frag|firstfit-static|firstfit-dynamic] [--tau X] [--kappa K]\n"
+        "         [--no-migration] [--no-balance] [--no-dynamic] [--migration-cost S]\n"
+        "         [--layout best|packed|small-first|spread|grouped] [--seed S] [--check]\n"
+        "         [--csv FILE] [--plot FILE.svg] [--save-trace FILE]\n"
+        "  Simulates jobs arriving on a node of G MIG GPUs. --trace reads a CSV with header\n"
+        "  arrival,profile,work[,name]; --alibaba reads the Alibaba GPU-sharing pod list.\n"
+        "  --csv writes one line per job, --plot an SVG of fragmentation and instances over\n"
+        "  time with migrations marked. --check verifies the invariants after every event.\n");
+}
+
+static void ablation_usage(FILE *f)
+{
+    fprintf(f,
+        "usage: migsched online ablation [--gpu MODEL] [--gpus G] [--jobs K] [--seeds N]\n"
+        "         [--seed S] [--tau X] [--kappa K] [--migration-cost S] [--mix P:W,...]\n"
+        "  Runs paper 002's four workloads (Normal/Long service, mean inter-arrival 25 s and\n"
+        "  50 s) with the techniques switched on one by one and prints the mean turnaround\n"
+        "  (wait + execution, paper 002's \"makespan\") normalised to first-fit static.\n");
+}
+
+typedef struct online_opts {
+    const char *gpu, *trace, *alibaba, *csv, *plot, *save;
+    int limit, seeds;
+    unsigned long long seed;
+    ms_online_gen gen;
+    const char *mix, *service;
+    bool have_gen;
+    ms_online_config cfg;
+} online_opts;
+
+static int bad(const char *cmd, const char *msg, const char *arg)
+{
+    fprintf(stderr, "migsched online %s: %s '%s'\n", cmd, msg, arg);
+    return 2;
+}
+
+static int num(const char *cmd, const char *opt, const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end || !(v >= lo && v <= hi)) {
+        fprintf(stderr, "migsched online %s: %s must be a number in [%g, %g], got '%s'\n", cmd,
+                opt, lo, hi, s);
+        return 2;
+    }
+    *out = v;
+    return 0;
+}
+
+enum { O_GPUS = 256, O_TRACE, O_ALIBABA, O_LIMIT, O_ARRIVAL, O_JOBS, O_MIX, O_SERVICE,
+       O_POLICY, O_TAU, O_KAPPA, O_NOMIG, O_NOBAL, O_NODYN, O_MIGCOST, O_LAYOUT, O_SEED,
+       O_CHECK, O_CSV, O_PLOT, O_SAVE, O_SEEDS };
+
+static const struct option long_opts[] = {
+    {"gpu", required_argument, 0, 'g'}, {"gpus", required_argument, 0, O_GPUS},
+    {"trace", required_argument, 0, O_TRACE}, {"alibaba", required_argument, 0, O_ALIBABA},
+    {"limit", required_argument, 0, O_LIMIT}, {"arrival-mean", required_argument, 0, O_ARRIVAL},
+    {"jobs", required_argument, 0, O_JOBS}, {"mix", required_argument, 0, O_MIX},
+    {"service", required_argument, 0, O_SERVICE}, {"policy", required_argument, 0, O_POLICY},
+    {"tau", required_argument, 0, O_TAU}, {"kappa", required_argument, 0, O_KAPPA},
+    {"no-migration", no_argument, 0, O_NOMIG}, {"no-balance", no_argument, 0, O_NOBAL},
+    {"no-dynamic", no_argument, 0, O_NODYN}, {"migration-cost", required_argument, 0, O_MIGCOST},
+    {"layout", required_argument, 0, O_LAYOUT}, {"seed", required_argument, 0, O_SEED},
+    {"check", no_argument, 0, O_CHECK}, {"csv", required_argument, 0, O_CSV},
+    {"plot", required_argument, 0, O_PLOT}, {"save-trace", required_argument, 0, O_SAVE},
+    {"seeds", required_argument, 0, O_SEEDS}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+
+/* Parses every option both subcommands know; returns -1 to go on, else an exit status. */
+static int parse(const char *cmd, int argc, char **argv, online_opts *o, void (*usage)(FILE *))
+{
+    double v = 0;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "g:h", long_opts, NULL)) != -1) {
+        int rc = 0;
+        switch (c) {
+        case 'g': o->gpu = optarg; break;
+        case O_GPUS: rc = num(cmd, "--gpus", optarg, 1, 1 << 20, &v); o->cfg.gpus = (int)v; break;
+        case O_TRACE: o->trace = optarg; break;
+        case O_ALIBABA: o->alibaba = optarg; break;
+        case O_LIMIT: rc = num(cmd, "--limit", optarg, 0, 1e8, &v); o->limit = (int)v; break;
+        case O_ARRIVAL:
+            rc = num(cmd, "--arrival-mean", optarg, 1e-6, 1e9, &o->gen.arrival_mean);
+            o->have_gen = true;
+            break;
+        case O_JOBS:
+            rc = num(cmd, "--jobs", optarg, 0, 1e7, &v);
+            o->gen.jobs = (int)v;
+            o->have_gen = true;
+            break;
+        case O_MIX: o->mix = optarg; break;
+        case O_SERVICE: o->service = optarg; break;
+        case O_POLICY:
+            o->cfg.policy = ms_online_policy_parse(optarg);
+            if (o->cfg.policy < 0)
+                return bad(cmd, "unknown policy", optarg);
+            break;
+        case O_TAU: rc = num(cmd, "--tau", optarg, 0, 1, &o->cfg.tau); break;
+        case O_KAPPA: rc = num(cmd, "--kappa", optarg, 0, 1e6, &o->cfg.kappa); break;
+        case O_NOMIG: o->cfg.migration = false; break;
+        case O_NOBAL: o->cfg.balance = false; break;
+        case O_NODYN: o->cfg.dynamic = false; break;
+        case O_MIGCOST: rc = num(cmd, "--migration-cost", optarg, 0, 1e9, &o->cfg.migration_cost); break;
+        case O_LAYOUT:
+            o->cfg.layout = ms_online_layout_parse(optarg);
+            if (o->cfg.layout < MS_LAYOUT_BEST)
+                return bad(cmd, "unknown layout", optarg);
+            break;
+        case O_SEED: rc = num(cmd, "--seed", optarg, 0, 1e18, &v); o->seed = (unsigned long long)v; break;
+        case O_SEEDS: rc = num(cmd, "--seeds", optarg, 1, 1000, &v); o->seeds = (int)v; break;
+        case O_CHECK: o->cfg.check = true; break;
+        case O_CSV: o->csv = optarg; break;
+        case O_PLOT: o->plot = optarg; break;
+        case O_SAVE: o->save = optarg; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+        if (rc)
+            return rc;
+    }
+    if (optind < argc)
+        return bad(cmd, "unexpected argument", argv[optind]);
+    return -1;
+}
+
+static int fail(const char *cmd, const ms_error *err)
+{
+    fprintf(stderr, "migsched online %s: %s\n", cmd, err->msg);
+    return 1;
+}
+
+static int setup_gen(const char *cmd, const ms_gpu_model *m, online_opts *o, ms_error *err)
+{
+    if (o->mix && ms_online_parse_mix(m, o->mix, &o->gen, err))
+        return fail(cmd, err);
+    if (o->service && !strcmp(o->service, "long"))
+        o->gen.service = MS_SERVICE_LONG;
+    else if (o->service && strcmp(o->service, "normal"))
+        return bad(cmd, "--service must be normal or long, got", o->service);
+    return 0;
+}
+
+static int load_workload(online_opts *o, const ms_gpu_model *m, ms_online_workload *w,
+                         ms_error *err)
+{
+    int sources = !!o->trace + !!o->alibaba + o->have_gen;
+    if (sources != 1) {
+        fprintf(stderr, "migsched online simulate: give exactly one of --trace, --alibaba, or "
+                        "--arrival-mean/--jobs\n");
+        return 2;
+    }
+    if (o->trace && ms_online_trace_read(o->trace, m, w, err))
+        return fail("simulate", err);
+    if (o->alibaba) {
+        if (ms_online_alibaba_read(o->alibaba, m, o->limit, w, err))
+            return fail("simulate", err);
+        fprintf(stderr, "alibaba: %d one-GPU pods kept, %d skipped (%d multi-GPU, %d without a "
+                        "GPU, %d without a lifetime)\n", w->n, w->skipped, w->skipped_multi_gpu,
+                w->skipped_no_gpu, w->skipped_bad_time);
+    }
+    if (o->have_gen) {
+        int rc = setup_gen("simulate", m, o, err);
+        if (rc)
+            return rc;
+        ms_rng rng;
+        ms_rng_seed(&rng, o->seed);
+        if (ms_online_generate(m, &o->gen, &rng, w, err))
+            return fail("simulate", err);
+    }
+    return 0;
+}
+
+static void print_result(const ms_gpu_model *m, const ms_online_config *c,
+                         const ms_online_workload *w, const ms_online_result *r)
+{
+    printf("policy %s", ms_online_policy_name(c->policy));
+    if (c->policy == MS_POLICY_FRAG)
+        printf(" (balance %s, dynamic %s, migration %s)", c->balance ? "on" : "off",
+               c->dynamic ? "on" : "off", c->migration ? "on" : "off");
+    if (r->layout >= 0)
+        printf(", static layout %s", ms_online_layout_name(r->layout));
+    printf(", tau %g, kappa %g, %d x %s, %d jobs\n", c->tau, c->kappa, c->gpus, m->name, w->n);
+    printf("mean wait %.3f s, mean execution %.3f s, mean turnaround %.3f s, p95 turnaround "
+           "%.3f s, max wait %.3f s\n", r->mean_wait, r->mean_exec, r->mean_turnaround,
+           r->p95_turnaround, r->max_wait);
+    printf("makespan %.3f s, migrations %ld (intra %ld, inter %ld), reconfigurations %ld "
+           "(creations %ld, destructions %ld), mean fragmentation %.4f, events %ld\n",
+           r->makespan, r->total_migrations, r->intra_migrations, r->inter_migrations,
+           r->reconfigurations, r->creations, r->destructions, r->mean_frag, r->events);
+}
+
+static int simulate(int argc, char **argv)
+{
+    online_opts o = {0};
+    ms_online_config_defaults(&o.cfg);
+    o.cfg.gpus = 0;
+    int rc = parse("simulate", argc, argv, &o, simulate_usage);
+    if (rc >= 0)
+        return rc;
+    if (!o.gpu || !o.cfg.gpus) {
+        fprintf(stderr, "migsched online simulate: --gpu and --gpus are required\n");
+        return 2;
+    }
+    ms_gpu_model m;
+    ms_error err;
+    if (ms_gpu_lookup(o.gpu, &m, &err))
+        return fail("simulate", &err);
+    ms_online_gen_defaults(&m, &o.gen);
+    o.have_gen = false;
+    if ((rc = parse("simulate", argc, argv, &o, simulate_usage)) >= 0)  /* over the defaults */
+        return rc;
+    ms_online_workload w;
+    memset(&w, 0, sizeof w);
+    if ((rc = load_workload(&o, &m, &w, &err)))
+        return rc;
+    ms_online_result r;
+    o.cfg.timeline = o.plot != NULL;
+    rc = ms_online_simulate(&m, &w, &o.cfg, &r, &err);
+    if (!rc) {
+        print_result(&m, &o.cfg, &w, &r);
+        if ((o.csv && ms_online_write_jobs_csv(o.csv, &m, &w, &r, &err)) ||
+            (o.plot && ms_online_write_svg(o.plot, &r, ms_online_policy_name(o.cfg.policy), &err)) ||
+            (o.save && ms_online_trace_write(o.save, &m, &w, &err)))
+            rc = 1;
+    }
+    if (rc)
+        fail("simulate", &err);
+    ms_online_result_free(&r);
+    ms_online_workload_free(&w);
+    return rc ? 1 : 0;
+}
+
+/* The ablation's configurations: baseline, techniques added one by one, and each left out. */
+typedef struct ablation_row {
+    const char *name;
+    int policy;
+    bool balance, dynamic, migration;
+} ablation_row;
+
+static const ablation_row rows[] = {
+    {"firstfit-static", MS_POLICY_FF_STATIC, false, false, false},
+    {"+balance", MS_POLICY_FRAG, true, false, false},
+    {"+balance+dynamic", MS_POLICY_FRAG, true, true, false},
+    {"all (+migration)", MS_POLICY_FRAG, true, true, true},
+    {"firstfit-dynamic", MS_POLICY_FF_DYNAMIC, false, true, false},
+    {"all - balance", MS_POLICY_FRAG, false, true, true},
+    {"all - dynamic", MS_POLICY_FRAG, true, false, true},
+};
+#define NROWS ((int)(sizeof rows / sizeof rows[0]))
+
+static int ablation_cell(const ms_gpu_model *m, online_opts *o, int service, double mean,
+                         const ablation_row *row, double out[3], ms_error *err)
+{
+    out[0] = out[1] = out[2] = 0;
+    for (int s = 0; s < o->seeds; s++) {
+        ms_online_gen g = o->gen;
+        g.service = service;
+        g.arrival_mean = mean;
+        ms_rng rng;
+        ms_rng_seed(&rng, o->seed + (unsigned long long)s);
+        ms_online_workload w;
+        ms_online_result r;
+        ms_online_config c = o->cfg;
+        c.policy = row->policy;
+        c.balance = row->balance;
+        c.dynamic = row->dynamic;
+        c.migration = row->migration;
+        if (ms_online_generate(m, &g, &rng, &w, err))
+            return 1;
+        int rc = ms_online_simulate(m, &w, &c, &r, err);
+        ms_online_workload_free(&w);
+        if (rc)
+            return 1;
+        out[0] += r.mean_turnaround / o->seeds;
+        out[1] += r.mean_wait / o->seeds;
+        out[2] += r.mean_exec / o->seeds;
+        ms_online_result_free(&r);
+    }
+    return 0;
+}
+
+static int ablation(int argc, char **argv)
+{
+    online_opts o = {0};
+    ms_online_config_defaults(&o.cfg);
+    o.gpu = "A100-40GB";
+    o.seeds = 5;
+    o.seed = 1;
+    int rc = parse("ablation", argc, argv, &o, ablation_usage);
+    if (rc >= 0)
+        return rc;
+    ms_gpu_model m;
+    ms_error err;
+    if (ms_gpu_lookup(o.gpu, &m, &err))
+        return fail("ablation", &err);
+    ms_online_gen_defaults(&m, &o.gen);
+    int jobs = o.gen.jobs;
+    if ((rc = parse("ablation", argc, argv, &o, ablation_usage)) >= 0)
+        return rc;
+    if (!o.have_gen)
+        o.gen.jobs = jobs;
+    if ((rc = setup_gen("ablation", &m, &o, &err)))
+        return rc;
+    static const struct { const char *name; int service; double mean; } loads[] = {
+        {"Normal(25)", MS_SERVICE_NORMAL, 25}, {"Long(25)", MS_SERVICE_LONG, 25},
+        {"Normal(50)", MS_SERVICE_NORMAL, 50}, {"Long(50)", MS_SERVICE_LONG, 50}};
+    printf("%d x %s, %d jobs per workload, %d seeds from %llu, tau %g, kappa %g, migration "
+           "cost %g s\n", o.cfg.gpus, m.name, o.gen.jobs, o.seeds, o.seed, o.cfg.tau,
+           o.cfg.kappa, o.cfg.migration_cost);
+    printf("mean turnaround (wait + execution) normalised to firstfit-static "
+           "[absolute s; mean wait / mean execution s]\n");
+    printf("%-18s", "configuration");
+    for (int l = 0; l < 4; l++)
+        printf(" %28s", loads[l].name);
+    printf("\n");
+    double base[4];
+    for (int i = 0; i < NROWS; i++) {
+        printf("%-18s", rows[i].name);
+        for (int l = 0; l < 4; l++) {
+            double v[3];
+            if (ablation_cell(&m, &o, loads[l].service, loads[l].mean, &rows[i], v, &err))
+                return fail("ablation", &err);
+            if (i == 0)
+                base[l] = v[0];
+            char cell[64];
+            snprintf(cell, sizeof cell, "%.3f [%.0f; %.0f/%.0f]", v[0] / base[l], v[0], v[1],
+                     v[2]);
+            printf(" %28s", cell);
+        }
+        printf("\n");
+        fflush(stdout);
+    }
+    return 0;
+}
+
+int cmd_online(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        FILE *f = argc < 2 ? stderr : stdout;
+        fprintf(f, "usage: migsched online simulate|ablation [options]  (--help for each)\n");
+        return argc < 2 ? 2 : 0;
+    }
+    if (!strcmp(argv[1], "simulate"))
+        return simulate(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "ablation"))
+        return ablation(argc - 1, argv + 1);
+    fprintf(stderr, "migsched online: unknown subcommand '%s'\n", argv[1]);
+    return 2;
+}

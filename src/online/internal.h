@@ -1,0 +1,133 @@
+/* internal.h: the online module's private types: fragmentation table, min-tree, and the
+ * simulator state shared by its files (sim, place, migrate, layout, check). */
+#ifndef MIGSCHED_ONLINE_INTERNAL_H
+#define MIGSCHED_ONLINE_INTERNAL_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "migsched/online.h"
+
+/* F(g) by (free slot mask, number of free compute slices): F depends on nothing else. */
+typedef struct msi_frag_table {
+    double f[1 << MS_MAX_SLOTS][MS_MAX_SLICES + 1];
+} msi_frag_table;
+
+void msi_frag_table_init(msi_frag_table *t, const ms_gpu_model *m);
+
+/* F values are means of small rationals: compare them with a tolerance. */
+static inline bool msi_frag_less(double a, double b) { return a < b - 1e-9; }
+static inline bool msi_frag_equal(double a, double b) { return fabs(a - b) <= 1e-9; }
+
+/* Leftmost-minimum tree over n slots of 64-bit keys (UINT64_MAX = absent). */
+typedef struct msi_mintree {
+    int n;              /* leaves, a power of two */
+    uint64_t *key;      /* 2n: key[1] is the root, leaves at n..2n-1 */
+} msi_mintree;
+
+int msi_mintree_init(msi_mintree *t, int n);
+void msi_mintree_free(msi_mintree *t);
+void msi_mintree_set(msi_mintree *t, int i, uint64_t key);
+/* Leftmost index holding the minimum, -1 when every key is absent. */
+int msi_mintree_argmin(const msi_mintree *t);
+uint64_t msi_mintree_get(const msi_mintree *t, int i);
+
+#define MSI_NONE UINT64_MAX
+
+enum { MSI_I_NONE = 0, MSI_I_CREATING = 1, MSI_I_READY = 2 };
+
+typedef struct msi_inst {
+    int8_t profile;     /* -1: no instance starts at this slot */
+    int8_t state;
+    int job;            /* job holding (or reserved for) it, -1 if idle */
+    double ready_at;
+} msi_inst;
+
+typedef struct msi_gpu {
+    msi_inst inst[MS_MAX_SLOTS];  /* by start slot */
+    uint32_t used;       /* slots of every instance */
+    uint32_t lock;       /* slots that cannot be destroyed now: held or being created */
+    uint32_t jobslots;   /* slots of instances holding a job now */
+    uint32_t keepslots;  /* ... once pending migrations end (what F is measured on) */
+    uint32_t keepslices;
+    int load;            /* committed busy compute slices (migrating job on its target) */
+    int nrunning;        /* jobs executing here (contention) */
+    int ninst, nbusy;
+    double reconf_free;  /* the GPU runs one creation/destruction at a time */
+    double frag;
+} msi_gpu;
+
+enum { MSI_J_PENDING = 0, MSI_J_QUEUED, MSI_J_STARTING, MSI_J_RUNNING, MSI_J_DONE };
+
+typedef struct msi_job {
+    double remaining, rate, last;
+    int gpu, tgpu;              /* executing GPU; migration target (-1 none) */
+    int8_t slot, tslot, state;
+    uint32_t version;           /* bumps when the finish time changes */
+    uint32_t mversion;          /* bumps when a migration starts or is called off */
+    int next;                   /* FIFO link while queued */
+} msi_job;
+
+/* Kinds in the order events of equal time run: instances become ready before jobs leave,
+ * jobs leave before newcomers look for room. */
+enum { MSI_EV_RECONF_END = 0, MSI_EV_FINISH, MSI_EV_MIG_END, MSI_EV_START, MSI_EV_ARRIVAL };
+
+typedef struct msi_event {
+    double t;
+    uint64_t seq;
+    int kind, id, slot;
+    uint32_t version;
+} msi_event;
+
+typedef struct msi_sim {
+    const ms_gpu_model *m;
+    const ms_online_workload *w;
+    ms_online_config c;
+    ms_online_result *r;
+    msi_frag_table *ft;
+    int G, S;
+    msi_gpu *gpu;
+    msi_job *job;
+    /* candidate placement per (gpu, profile), and trees choosing the GPU */
+    int8_t *cand_start;                  /* G * nprofiles */
+    msi_mintree place[MS_MAX_PROFILES];
+    msi_mintree source[MS_MAX_PROFILES]; /* migration sources: most loaded first */
+    int qhead[MS_MAX_PROFILES], qtail[MS_MAX_PROFILES], queued;
+    msi_event *heap;
+    int nheap, capheap;
+    uint64_t seq;
+    double now, frag_area, last_t;
+    int64_t frag_sum;                    /* sum of F(g) in units of 1e-12: exact updates */
+    int next_arrival, done, instances, busy;
+    bool static_layout;
+    int failed;                          /* MS_ENOMEM once an allocation failed */
+} msi_sim;
+
+/* sim.c */
+double msi_system_frag(const msi_sim *s);
+void msi_push(msi_sim *s, double t, int kind, int id, int slot, uint32_t version);
+void msi_rerate(msi_sim *s, int g);
+void msi_gpu_changed(msi_sim *s, int g);
+/* place.c */
+void msi_update_keys(msi_sim *s, int g);
+bool msi_lazy(const msi_sim *s, int g);
+void msi_claim(msi_sim *s, int g, int start, int profile, int j, double *ready);
+bool msi_try_place(msi_sim *s, int j);
+void msi_dispatch_queue(msi_sim *s);
+double msi_frag_with(const msi_sim *s, int g, uint32_t add_slots, uint32_t add_slices,
+                     uint32_t drop_slots, uint32_t drop_slices);
+bool msi_target_ok(const msi_sim *s, int g, int profile, int start);
+/* migrate.c */
+void msi_on_departure(msi_sim *s, int g);
+void msi_migration_end(msi_sim *s, int j);
+/* layout.c */
+int msi_build_layout(const ms_gpu_model *m, const ms_online_workload *w, int gpus, int layout,
+                     ms_partition *out, ms_error *err);
+/* sim.c: one run (layout: per-GPU static instances, NULL for dynamic) */
+int msi_run(const ms_gpu_model *m, const ms_online_workload *w, const ms_online_config *c,
+            const ms_partition *layout, ms_online_result *r, ms_error *err);
+/* check.c */
+int msi_check(const msi_sim *s, ms_error *err);
+
+#endif

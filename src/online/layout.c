@@ -1,0 +1,141 @@
+/* layout.c: static layouts for the first-fit-static baseline (paper 002 V-C): one multiset
+ * of instances whose profile shares follow the workload's requests, spread over the GPUs
+ * in several ways. Each instance goes to the placement that keeps F(g) lowest. */
+#include "internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const layout_names[MS_LAYOUT_COUNT] = {"packed", "small-first", "spread",
+                                                         "grouped"};
+
+const char *ms_online_layout_name(int layout)
+{
+    return layout >= 0 && layout < MS_LAYOUT_COUNT ? layout_names[layout] : "best";
+}
+
+int ms_online_layout_parse(const char *text)
+{
+    if (!strcmp(text, "best"))
+        return MS_LAYOUT_BEST;
+    for (int i = 0; i < MS_LAYOUT_COUNT; i++)
+        if (!strcmp(text, layout_names[i]))
+            return i;
+    return -2;
+}
+
+static bool add_to(const ms_gpu_model *m, ms_partition *part, int profile)
+{
+    ms_placement p;
+    if (part->n == MS_MAX_INSTANCES || !ms_online_best_placement(m, part, NULL, profile, &p, NULL))
+        return false;
+    part->inst[part->n++] = p;
+    return true;
+}
+
+/* Tries GPUs from `first` on (cyclically); returns the GPU used or -1. */
+static int place_one(const ms_gpu_model *m, ms_partition *parts, int gpus, int first, int profile)
+{
+    for (int i = 0; i < gpus; i++) {
+        int g = (first + i) % gpus;
+        if (add_to(m, &parts[g], profile))
+            return g;
+    }
+    return -1;
+}
+
+static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
+
+/* Order of instances to insert: one of each requested profile first (so every profile has
+ * a home when it fits at all), then the rest by the layout's rule. Profiles are encoded
+ * as sort keys so that qsort gives the wanted order. */
+static int instance_order(const ms_gpu_model *m, const int *want, int layout, int *order,
+                          int *nfirst)
+{
+    int n = 0, total = 0;
+    for (int p = 0; p < m->nprofiles; p++)
+        total += want[p];
+    int *keys = malloc((size_t)(total ? total : 1) * sizeof *keys);
+    if (!keys)
+        return -1;
+    for (int p = 0; p < m->nprofiles; p++)
+        for (int k = 1; k < want[p]; k++) {
+            int size = m->profiles[p].slices;
+            int key = layout == MS_LAYOUT_SMALL_FIRST ? size * 64 + p
+                      : layout == MS_LAYOUT_GROUPED   ? p * 64 + k % 64
+                                                      : (MS_MAX_SLICES - size) * 64 + p;
+            keys[n++] = key * 4096 + p;
+        }
+    qsort(keys, (size_t)n, sizeof *keys, cmp_int);
+    int out = 0, firsts[MS_MAX_PROFILES], nf = 0;
+    for (int p = 0; p < m->nprofiles; p++)
+        if (want[p] > 0)
+            firsts[nf++] = p;
+    for (int i = 0; i < nf; i++) {  /* largest first: they are the hardest to fit */
+        int best = i;
+        for (int k = i + 1; k < nf; k++)
+            if (m->profiles[firsts[k]].slices > m->profiles[firsts[best]].slices)
+                best = k;
+        int t = firsts[i];
+        firsts[i] = firsts[best];
+        firsts[best] = t;
+        order[out++] = firsts[i];
+    }
+    *nfirst = nf;
+    for (int i = 0; i < n; i++)
+        order[out++] = keys[i] % 4096;
+    free(keys);
+    return out;
+}
+
+int msi_build_layout(const ms_gpu_model *m, const ms_online_workload *w, int gpus, int layout,
+                     ms_partition *parts, ms_error *err)
+{
+    double demand[MS_MAX_PROFILES] = {0}, total = 0;
+    for (int j = 0; j < w->n; j++) {
+        int p = w->jobs[j].profile;
+        demand[p] += m->profiles[p].slices;
+        total += m->profiles[p].slices;
+    }
+    int want[MS_MAX_PROFILES] = {0}, count = 0;
+    for (int p = 0; p < m->nprofiles; p++)
+        if (demand[p] > 0) {
+            want[p] = (int)lround(demand[p] / total * gpus * m->slices / m->profiles[p].slices);
+            want[p] = want[p] < 1 ? 1 : want[p];
+            count += want[p];
+        }
+    int *order = malloc((size_t)(count + MS_MAX_PROFILES) * sizeof *order);
+    if (!order)
+        return ms_error_set(err, MS_ENOMEM, "out of memory building a static layout");
+    int nfirst, n = instance_order(m, want, layout, order, &nfirst);
+    if (n < 0) {
+        free(order);
+        return ms_error_set(err, MS_ENOMEM, "out of memory building a static layout");
+    }
+    memset(parts, 0, (size_t)gpus * sizeof *parts);
+    int next = 0;
+    for (int i = 0; i < n; i++) {
+        int g = place_one(m, parts, gpus, layout == MS_LAYOUT_SPREAD ? next : 0, order[i]);
+        if (g >= 0) {
+            next = (g + 1) % gpus;
+        } else if (i < nfirst) {  /* the profile has no home: its jobs could never run */
+            int p = order[i];
+            free(order);
+            return ms_error_set(err, MS_EINFEASIBLE,
+                                "static layout '%s': no room for a %s instance on %d GPU(s)",
+                                ms_online_layout_name(layout), m->profiles[p].name, gpus);
+        }
+    }
+    free(order);
+    /* Fill what is left with the largest requested profile that fits. */
+    for (int g = 0; g < gpus; g++)
+        for (bool added = true; added;) {
+            added = false;
+            for (int s = MS_MAX_SLICES; s >= 1 && !added; s--)
+                for (int p = 0; p < m->nprofiles && !added; p++)
+                    if (want[p] > 0 && m->profiles[p].slices == s)
+                        added = add_to(m, &parts[g], p);
+        }
+    return MS_OK;
+}

@@ -1,0 +1,167 @@
+/* place.c: arrival placement (paper 002 IV-C and the first-fit baselines): per-GPU
+ * candidate placements, the trees that pick a GPU, instance claiming and the FCFS queue. */
+#include "internal.h"
+
+static uint32_t bits(int n) { return (1u << n) - 1u; }
+
+bool msi_lazy(const msi_sim *s, int g) { return s->gpu[g].load < s->c.tau * s->S; }
+
+double msi_frag_with(const msi_sim *s, int g, uint32_t add_slots, uint32_t add_slices,
+                     uint32_t drop_slots, uint32_t drop_slices)
+{
+    const msi_gpu *gp = &s->gpu[g];
+    uint32_t slots = ((gp->keepslots & ~drop_slots) | add_slots) & bits(s->m->slots);
+    uint32_t slices = ((gp->keepslices & ~drop_slices) | add_slices) & bits(s->S);
+    return s->ft->f[~slots & bits(s->m->slots)][s->S - __builtin_popcount(slices)];
+}
+
+static bool reusable(const msi_gpu *gp, int profile, int start)
+{
+    return gp->inst[start].profile == profile && gp->inst[start].job < 0;
+}
+
+/* A job of `profile` can take (g, start): slots hold no job, and either an idle instance
+ * of that profile sits there or (dynamic partitioning) only idle, ready instances do. */
+bool msi_target_ok(const msi_sim *s, int g, int profile, int start)
+{
+    const msi_gpu *gp = &s->gpu[g];
+    uint32_t mask = ms_gpu_slot_mask(s->m, (ms_placement){profile, start});
+    if (mask & gp->jobslots)
+        return false;
+    if (reusable(gp, profile, start))
+        return true;
+    return !s->static_layout && !(mask & gp->lock);
+}
+
+/* Best start of `profile` on g under the policy, and the GPU-choice key (lower wins). */
+static uint64_t candidate(const msi_sim *s, int g, int profile, int *start)
+{
+    const ms_profile *pr = &s->m->profiles[profile];
+    const msi_gpu *gp = &s->gpu[g];
+    bool frag_policy = s->c.policy == MS_POLICY_FRAG;
+    uint64_t best = MSI_NONE;
+    for (int j = 0; j < pr->nstarts; j++) {
+        int st = pr->starts[j];
+        if (!msi_target_ok(s, g, profile, st))
+            continue;
+        ms_placement p = {profile, st};
+        uint64_t noreuse = !reusable(gp, profile, st);
+        uint64_t key = noreuse << 1;
+        if (frag_policy) {
+            double f = msi_frag_with(s, g, ms_gpu_slot_mask(s->m, p), ms_gpu_slice_mask(s->m, p),
+                                     0, 0);
+            key |= (uint64_t)llround(f * 1e9) << 2;
+        }
+        if (key < best) {
+            best = key;
+            *start = st;
+        }
+    }
+    if (best != MSI_NONE && s->c.balance && !msi_lazy(s, g))
+        best |= 1ull << 40;  /* Busy GPUs only when no Lazy GPU can host the job */
+    return best;
+}
+
+static bool migratable_here(const msi_sim *s, int g, int slot, int profile)
+{
+    int j = s->gpu[g].inst[slot].job;
+    if (j < 0 || s->gpu[g].inst[slot].profile != profile)
+        return false;
+    const msi_job *jb = &s->job[j];
+    return jb->state == MSI_J_RUNNING && jb->gpu == g && jb->slot == slot && jb->tgpu < 0;
+}
+
+void msi_update_keys(msi_sim *s, int g)
+{
+    int np = s->m->nprofiles;
+    for (int p = 0; p < np; p++) {
+        int st = -1;
+        uint64_t key = candidate(s, g, p, &st);
+        s->cand_start[(size_t)g * np + p] = (int8_t)st;
+        msi_mintree_set(&s->place[p], g, key);
+        if (!s->c.migration)
+            continue;
+        uint64_t src = MSI_NONE;
+        if (!msi_lazy(s, g))
+            for (int k = 0; k < s->m->slots && src == MSI_NONE; k++)
+                if (migratable_here(s, g, k, p))
+                    src = (uint64_t)(s->S - s->gpu[g].load);
+        msi_mintree_set(&s->source[p], g, src);
+    }
+}
+
+/* Gives (g, start) to job j, creating the instance when it is not there (destroying the
+ * idle instances in its way first); *ready is when the instance can run the job. */
+void msi_claim(msi_sim *s, int g, int start, int profile, int j, double *ready)
+{
+    msi_gpu *gp = &s->gpu[g];
+    msi_inst *in = &gp->inst[start];
+    if (reusable(gp, profile, start)) {
+        in->job = j;
+        *ready = in->state == MSI_I_READY ? s->now : in->ready_at;
+        return;
+    }
+    const ms_gpu_model *m = s->m;
+    uint32_t mask = ms_gpu_slot_mask(m, (ms_placement){profile, start});
+    double t = s->now > gp->reconf_free ? s->now : gp->reconf_free;
+    for (int k = 0; k < m->slots; k++) {
+        msi_inst *o = &gp->inst[k];
+        if (o->profile < 0 || !(ms_gpu_slot_mask(m, (ms_placement){o->profile, k}) & mask))
+            continue;
+        t += ms_gpu_destroy_time(m, m->profiles[o->profile].slices);
+        o->profile = -1;
+        o->state = MSI_I_NONE;
+        s->r->destructions++;
+    }
+    t += ms_gpu_create_time(m, m->profiles[profile].slices);
+    gp->reconf_free = t;
+    *in = (msi_inst){(int8_t)profile, MSI_I_CREATING, j, t};
+    s->r->creations++;
+    *ready = t;
+    msi_push(s, t, MSI_EV_RECONF_END, g, start, 0);
+}
+
+bool msi_try_place(msi_sim *s, int j)
+{
+    int p = s->w->jobs[j].profile;
+    int g = msi_mintree_argmin(&s->place[p]);
+    if (g < 0)
+        return false;
+    int start = s->cand_start[(size_t)g * s->m->nprofiles + p];
+    msi_job *jb = &s->job[j];
+    jb->state = MSI_J_STARTING;
+    jb->gpu = g;
+    jb->slot = (int8_t)start;
+    double ready;
+    msi_claim(s, g, start, p, j, &ready);
+    msi_gpu_changed(s, g);
+    if (s->gpu[g].inst[start].state == MSI_I_READY)
+        msi_push(s, s->now, MSI_EV_START, j, 0, 0);
+    return true;
+}
+
+/* FCFS per profile: queued jobs are tried in arrival order; a job that cannot be placed
+ * holds back the later jobs of its profile (they need the same placement) but not others. */
+void msi_dispatch_queue(msi_sim *s)
+{
+    int np = s->m->nprofiles;
+    bool blocked[MS_MAX_PROFILES] = {false};
+    while (s->queued > 0) {
+        int best = -1;
+        for (int p = 0; p < np; p++)
+            if (!blocked[p] && s->qhead[p] >= 0 && (best < 0 || s->qhead[p] < s->qhead[best]))
+                best = p;
+        if (best < 0)
+            break;
+        int j = s->qhead[best];
+        if (!msi_try_place(s, j)) {
+            blocked[best] = true;
+            continue;
+        }
+        s->qhead[best] = s->job[j].next;
+        if (s->qhead[best] < 0)
+            s->qtail[best] = -1;
+        s->job[j].next = -1;
+        s->queued--;
+    }
+}

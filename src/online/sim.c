@@ -1,0 +1,349 @@
+/* sim.c: the discrete-event simulator: event heap, GPU bookkeeping, job start/finish with
+ * contention slowdown, and the event loop with its optional invariant check. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static bool ev_before(const msi_event *a, const msi_event *b)
+{
+    if (a->t != b->t)
+        return a->t < b->t;
+    if (a->kind != b->kind)
+        return a->kind < b->kind;
+    return a->seq < b->seq;
+}
+
+void msi_push(msi_sim *s, double t, int kind, int id, int slot, uint32_t version)
+{
+    if (s->nheap == s->capheap) {
+        int cap = s->capheap ? 2 * s->capheap : 1024;
+        msi_event *h = realloc(s->heap, (size_t)cap * sizeof *h);
+        if (!h) {
+            s->failed = MS_ENOMEM;
+            return;
+        }
+        s->heap = h;
+        s->capheap = cap;
+    }
+    msi_event e = {t, s->seq++, kind, id, slot, version};
+    int i = s->nheap++;
+    while (i > 0 && ev_before(&e, &s->heap[(i - 1) / 2])) {
+        s->heap[i] = s->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    s->heap[i] = e;
+}
+
+static msi_event pop(msi_sim *s)
+{
+    msi_event top = s->heap[0], last = s->heap[--s->nheap];
+    int i = 0;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= s->nheap)
+            break;
+        if (c + 1 < s->nheap && ev_before(&s->heap[c + 1], &s->heap[c]))
+            c++;
+        if (!ev_before(&s->heap[c], &last))
+            break;
+        s->heap[i] = s->heap[c];
+        i = c;
+    }
+    if (s->nheap > 0)
+        s->heap[i] = last;
+    return top;
+}
+
+static bool executing_here(const msi_sim *s, int g, int k, int j)
+{
+    const msi_job *jb = &s->job[j];
+    return jb->state == MSI_J_RUNNING && jb->gpu == g && jb->slot == k;
+}
+
+/* Recomputes a GPU's masks and counters from its instances (at most 8). */
+static void recount(msi_sim *s, int g)
+{
+    msi_gpu *gp = &s->gpu[g];
+    const ms_gpu_model *m = s->m;
+    gp->used = gp->lock = gp->jobslots = gp->keepslots = gp->keepslices = 0;
+    gp->load = gp->nrunning = gp->ninst = gp->nbusy = 0;
+    for (int k = 0; k < m->slots; k++) {
+        const msi_inst *in = &gp->inst[k];
+        if (in->profile < 0)
+            continue;
+        ms_placement p = {in->profile, k};
+        uint32_t mask = ms_gpu_slot_mask(m, p);
+        gp->used |= mask;
+        gp->ninst++;
+        if (in->state == MSI_I_CREATING)
+            gp->lock |= mask;
+        if (in->job < 0)
+            continue;
+        const msi_job *jb = &s->job[in->job];
+        gp->lock |= mask;
+        gp->jobslots |= mask;
+        gp->nbusy++;
+        bool keep = jb->tgpu < 0 ? (jb->gpu == g && jb->slot == k)
+                                 : (jb->tgpu == g && jb->tslot == k);
+        if (keep) {
+            gp->keepslots |= mask;
+            gp->keepslices |= ms_gpu_slice_mask(m, p);
+            gp->load += m->profiles[in->profile].slices;
+        }
+        gp->nrunning += executing_here(s, g, k, in->job);
+    }
+}
+
+double msi_system_frag(const msi_sim *s) { return (double)s->frag_sum * 1e-12 / s->G; }
+
+void msi_gpu_changed(msi_sim *s, int g)
+{
+    msi_gpu *gp = &s->gpu[g];
+    s->instances -= gp->ninst;
+    s->busy -= gp->nbusy;
+    s->frag_sum -= llround(gp->frag * 1e12);
+    recount(s, g);
+    gp->frag = msi_frag_with(s, g, 0, 0, 0, 0);
+    s->instances += gp->ninst;
+    s->busy += gp->nbusy;
+    s->frag_sum += llround(gp->frag * 1e12);
+    msi_update_keys(s, g);
+}
+
+static void progress(msi_sim *s, msi_job *jb)
+{
+    jb->remaining -= (s->now - jb->last) * jb->rate;
+    if (jb->remaining < 0)
+        jb->remaining = 0;
+    jb->last = s->now;
+}
+
+/* The running jobs of g advance at 1 / (1 + kappa * (others running on g)). */
+void msi_rerate(msi_sim *s, int g)
+{
+    msi_gpu *gp = &s->gpu[g];
+    double rate = 1.0 / (1.0 + s->c.kappa * (gp->nrunning > 0 ? gp->nrunning - 1 : 0));
+    for (int k = 0; k < s->m->slots; k++) {
+        int j = gp->inst[k].profile >= 0 ? gp->inst[k].job : -1;
+        if (j < 0 || !executing_here(s, g, k, j))
+            continue;
+        msi_job *jb = &s->job[j];
+        progress(s, jb);
+        if (jb->rate == rate && jb->version > 0)
+            continue;  /* its finish event still holds */
+        jb->rate = rate;
+        jb->version++;
+        msi_push(s, s->now + jb->remaining / rate, MSI_EV_FINISH, j, 0, jb->version);
+    }
+}
+
+static void job_begin(msi_sim *s, int j)
+{
+    msi_job *jb = &s->job[j];
+    jb->state = MSI_J_RUNNING;
+    jb->remaining = s->w->jobs[j].work;
+    jb->last = s->now;
+    jb->rate = 1.0;
+    s->r->start[j] = s->now;
+    msi_gpu_changed(s, jb->gpu);
+    msi_rerate(s, jb->gpu);
+}
+
+static void enqueue(msi_sim *s, int j)
+{
+    int p = s->w->jobs[j].profile;
+    s->job[j].state = MSI_J_QUEUED;
+    s->job[j].next = -1;
+    if (s->qtail[p] >= 0)
+        s->job[s->qtail[p]].next = j;
+    else
+        s->qhead[p] = j;
+    s->qtail[p] = j;
+    s->queued++;
+}
+
+static void on_arrival(msi_sim *s, int j)
+{
+    if (++s->next_arrival < s->w->n)
+        msi_push(s, s->w->jobs[s->next_arrival].arrival, MSI_EV_ARRIVAL, s->next_arrival, 0, 0);
+    if (s->qhead[s->w->jobs[j].profile] >= 0 || !msi_try_place(s, j))
+        enqueue(s, j);
+}
+
+static void on_reconf_end(msi_sim *s, int g, int k)
+{
+    msi_inst *in = &s->gpu[g].inst[k];
+    in->state = MSI_I_READY;
+    int j = in->job;
+    if (j >= 0 && s->job[j].state == MSI_J_STARTING && s->job[j].gpu == g && s->job[j].slot == k)
+        msi_push(s, s->now, MSI_EV_START, j, 0, 0);
+    msi_gpu_changed(s, g);
+}
+
+static void on_finish(msi_sim *s, int j)
+{
+    msi_job *jb = &s->job[j];
+    int g = jb->gpu, tg = jb->tgpu;
+    jb->state = MSI_J_DONE;
+    s->r->end[j] = s->now;
+    s->r->gpu[j] = g;
+    s->gpu[g].inst[jb->slot].job = -1;
+    if (tg >= 0) {  /* finished before its migration did: call the migration off */
+        s->gpu[tg].inst[jb->tslot].job = -1;
+        jb->tgpu = -1;
+        jb->mversion++;
+        if (tg != g)
+            msi_gpu_changed(s, tg);
+    }
+    msi_gpu_changed(s, g);
+    msi_rerate(s, g);
+    s->done++;
+    if (s->queued)
+        msi_dispatch_queue(s);
+    if (s->c.migration)
+        msi_on_departure(s, g);
+}
+
+static void sample(msi_sim *s)
+{
+    ms_online_result *r = s->r;
+    ms_online_sample v = {s->now, msi_system_frag(s), s->instances, s->busy, s->queued};
+    if (r->nsamples > 0 && r->samples[r->nsamples - 1].t == s->now) {
+        r->samples[r->nsamples - 1] = v;
+        return;
+    }
+    if (r->nsamples == r->cap_samples) {
+        int cap = r->cap_samples ? 2 * r->cap_samples : 1024;
+        ms_online_sample *n = realloc(r->samples, (size_t)cap * sizeof *n);
+        if (!n) {
+            s->failed = MS_ENOMEM;
+            return;
+        }
+        r->samples = n;
+        r->cap_samples = cap;
+    }
+    r->samples[r->nsamples++] = v;
+}
+
+/* Runs one event; returns false for a stale one (a superseded finish or migration end). */
+static bool handle(msi_sim *s, const msi_event *e)
+{
+    switch (e->kind) {
+    case MSI_EV_ARRIVAL: on_arrival(s, e->id); break;
+    case MSI_EV_START: job_begin(s, e->id); break;
+    case MSI_EV_RECONF_END: on_reconf_end(s, e->id, e->slot); break;
+    case MSI_EV_FINISH:
+        if (s->job[e->id].state != MSI_J_RUNNING || s->job[e->id].version != e->version)
+            return false;
+        on_finish(s, e->id);
+        break;
+    case MSI_EV_MIG_END:
+        if (s->job[e->id].tgpu < 0 || s->job[e->id].mversion != e->version)
+            return false;
+        msi_migration_end(s, e->id);
+        break;
+    }
+    /* a ready instance nobody waits for, or a migration's source, may serve a queued job */
+    if (s->queued && (e->kind == MSI_EV_RECONF_END || e->kind == MSI_EV_MIG_END))
+        msi_dispatch_queue(s);
+    return true;
+}
+
+static int run_loop(msi_sim *s, ms_error *err)
+{
+#ifdef MIGSCHED_DEBUG_CHECKS
+    bool check = true;
+#else
+    bool check = s->c.check;
+#endif
+    if (s->w->n > 0)
+        msi_push(s, s->w->jobs[0].arrival, MSI_EV_ARRIVAL, 0, 0, 0);
+    s->last_t = s->w->n > 0 ? s->w->jobs[0].arrival : 0.0;
+    while (s->nheap > 0 && !s->failed) {
+        msi_event e = pop(s);
+        s->frag_area += msi_system_frag(s) * (e.t - s->last_t);
+        s->now = s->last_t = e.t;
+        if (!handle(s, &e))
+            continue;
+        s->r->events++;
+        if (check && msi_check(s, err))
+            return err ? err->code : MS_EINVAL;
+        if (s->c.timeline)
+            sample(s);
+    }
+    if (s->failed)
+        return ms_error_set(err, MS_ENOMEM, "out of memory in the online simulator");
+    if (s->done < s->w->n)
+        return ms_error_set(err, MS_EINFEASIBLE,
+                            "%d of %d jobs could never start (no GPU can ever hold their "
+                            "profile, e.g. a static layout without it)",
+                            s->w->n - s->done, s->w->n);
+    return MS_OK;
+}
+
+static void sim_free(msi_sim *s)
+{
+    for (int p = 0; p < MS_MAX_PROFILES; p++) {
+        msi_mintree_free(&s->place[p]);
+        msi_mintree_free(&s->source[p]);
+    }
+    free(s->gpu);
+    free(s->job);
+    free(s->cand_start);
+    free(s->heap);
+    free(s->ft);
+}
+
+static int sim_init(msi_sim *s, const ms_gpu_model *m, const ms_online_workload *w,
+                    const ms_online_config *c, const ms_partition *layout, ms_online_result *r)
+{
+    memset(s, 0, sizeof *s);
+    s->m = m;
+    s->w = w;
+    s->c = *c;
+    s->r = r;
+    s->G = c->gpus;
+    s->S = m->slices;
+    s->static_layout = layout != NULL;
+    s->gpu = calloc((size_t)s->G, sizeof *s->gpu);
+    s->job = malloc((size_t)(w->n ? w->n : 1) * sizeof *s->job);
+    s->cand_start = malloc((size_t)s->G * m->nprofiles);
+    s->ft = malloc(sizeof *s->ft);
+    if (!s->gpu || !s->job || !s->cand_start || !s->ft)
+        return MS_ENOMEM;
+    for (int p = 0; p < m->nprofiles; p++)
+        if (msi_mintree_init(&s->place[p], s->G) || msi_mintree_init(&s->source[p], s->G))
+            return MS_ENOMEM;
+    msi_frag_table_init(s->ft, m);
+    for (int p = 0; p < MS_MAX_PROFILES; p++)
+        s->qhead[p] = s->qtail[p] = -1;
+    for (int j = 0; j < w->n; j++)
+        s->job[j] = (msi_job){.gpu = -1, .tgpu = -1, .slot = -1, .tslot = -1, .next = -1};
+    for (int g = 0; g < s->G; g++) {
+        for (int k = 0; k < MS_MAX_SLOTS; k++)
+            s->gpu[g].inst[k] = (msi_inst){-1, MSI_I_NONE, -1, 0.0};
+        for (int i = 0; layout && i < layout[g].n; i++)  /* present before the run starts */
+            s->gpu[g].inst[layout[g].inst[i].start] =
+                (msi_inst){(int8_t)layout[g].inst[i].profile, MSI_I_READY, -1, 0.0};
+        msi_gpu_changed(s, g);
+    }
+    return MS_OK;
+}
+
+int msi_run(const ms_gpu_model *m, const ms_online_workload *w, const ms_online_config *c,
+            const ms_partition *layout, ms_online_result *r, ms_error *err)
+{
+    msi_sim s;
+    int rc = sim_init(&s, m, w, c, layout, r);
+    if (rc)
+        ms_error_set(err, rc, "out of memory setting up the online simulator");
+    else
+        rc = run_loop(&s, err);
+    if (!rc)
+        r->mean_frag = s.now > (w->n ? w->jobs[0].arrival : 0.0)
+                           ? s.frag_area / (s.now - w->jobs[0].arrival)
+                           : msi_system_frag(&s);
+    sim_free(&s);
+    return rc;
+}

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# migsched compare: one validated row per algorithm, deterministic without times, plots,
+# infeasible FIXPART reported, errors for unknown algorithms and bad files.
+set -euo pipefail
+bin=$1 src=$2
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+w=$src/data/rodinia_a30_8tasks.csv
+"$bin" compare "$w" --gpu A30-24GB --csv --no-time > "$tmp/a.csv"
+"$bin" compare "$w" --gpu A30-24GB --csv --no-time > "$tmp/b.csv"
+cmp -s "$tmp/a.csv" "$tmp/b.csv" || fail "compare output differs between runs"
+python3 - "$tmp/a.csv" <<'PY'
+import csv, sys
+rows = {r["algorithm"]: r for r in csv.DictReader(open(sys.argv[1]))}
+assert list(rows) == ["far", "miso", "fixpartbest", "nomig"], list(rows)
+assert rows["far"]["sigma"] == "1.000000", rows["far"]
+# NOMIG on the A30: the sum of the 4-slice times, no reconfiguration, no idle slice.
+t4 = [1.18849, 0.501269, 8.53057, 17.3214, 0.316071, 1.01767, 6.38692, 20.6617]
+assert abs(float(rows["nomig"]["makespan"]) - sum(t4)) < 1e-5, rows["nomig"]
+assert rows["nomig"]["reconfigurations"] == "0" and float(rows["nomig"]["idle_fraction"]) == 0
+for r in rows.values():
+    assert float(r["rho"]) >= 1 and float(r["makespan"]) > 0, r
+PY
+# fixpart:1-1-1-1 cannot run lavaMD: reported, the others still run.
+"$bin" compare "$w" --gpu A30-24GB --algos far,fixpart:1-1-1-1,fixpart:3 --no-time \
+  > "$tmp/out" 2> "$tmp/err"
+grep -q '^fixpart:1-1-1-1 *infeasible' "$tmp/out" || fail "infeasible row missing"
+grep -q 'lavaMD' "$tmp/err" || fail "infeasible reason missing"
+grep -q '^fixpart:3 ' "$tmp/out" || fail "fixpart by index missing"
+# Several GPUs: every algorithm still validates (the command exits 1 otherwise).
+"$bin" compare "$w" --gpu A30-24GB --gpus 3 --algos far,miso,miso-eager,fixpartbest,nomig \
+  --no-time --csv > "$tmp/g3.csv"
+[ "$(wc -l < "$tmp/g3.csv")" = 6 ] || fail "--gpus 3 rows"
+# Plots, one per algorithm.
+"$bin" compare "$w" --gpu A30-24GB --algos far,miso,fixpart:2-1-1 --plot "$tmp/plots" > /dev/null
+for f in far miso fixpart_2-1-1; do [ -s "$tmp/plots/$f.html" ] || fail "no plot $f"; done
+# Errors.
+set +e
+"$bin" compare "$w" --gpu A30-24GB --algos far,bogus 2> "$tmp/err"; rc=$?
+[ $rc = 2 ] && grep -q "unknown algorithm 'bogus'" "$tmp/err" || fail "unknown algorithm: rc $rc"
+"$bin" compare "$w" --gpu A30-24GB --algos fixpart:3-3 2> "$tmp/err"; rc=$?
+[ $rc = 1 ] && grep -q "not a partition" "$tmp/err" || fail "bad partition: rc $rc"
+"$bin" compare "$tmp/missing.csv" --gpu A30-24GB 2> "$tmp/err"; rc=$?
+[ $rc = 1 ] && grep -q "missing.csv" "$tmp/err" || fail "missing file: rc $rc"
+"$bin" compare "$w" 2> /dev/null; rc=$?
+[ $rc = 2 ] || fail "no --gpu: rc $rc"
+set -e
+"$bin" compare --help | grep -q 'usage: migsched compare'
+echo "compare: ok"

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# migsched experiment: CSV per cell, same bytes whatever the thread count, errors for bad
+# options, and Ctrl-C leaves a complete CSV of what was finished.
+set -euo pipefail
+bin=$1
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+"$bin" experiment --table sigma --reps 4 --threads 1 -o "$tmp/1.csv"
+"$bin" experiment --table sigma --reps 4 --threads 3 -o "$tmp/3.csv"
+cmp -s "$tmp/1.csv" "$tmp/3.csv" || fail "results depend on --threads"
+[ "$(wc -l < "$tmp/1.csv")" = 7 ] || fail "sigma: expected 6 rows"
+head -1 "$tmp/1.csv" | grep -q '^table,gpu,workload,n,miso,fixpart_ones,fixpartbest,fixpart_whole,miso_eager,reps$' \
+  || fail "sigma header"
+"$bin" experiment --table rho --presets 'POORSCALING,WIDETIMES' --n 5,9 --reps 3 --gpu A30 \
+  --seed 9 > "$tmp/rho.csv"
+python3 - "$tmp/rho.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert [(r["gpu"], r["n"], r["reps"]) for r in rows] == [("A30-24GB", "5", "3"), ("A30-24GB", "9", "3")], rows
+assert all(float(r["rho"]) >= 1 for r in rows), rows
+PY
+"$bin" experiment --table popt --n 30 --batch 7 --reps 2 --presets 'GOODSCALING@0.1' > "$tmp/p.csv"
+grep -q '^popt,A100-40GB,"GOODSCALING@0.1",30,' "$tmp/p.csv" || fail "popt row"
+set +e
+"$bin" experiment --table nope 2> "$tmp/err"; rc=$?
+[ $rc = 1 ] && grep -q "unknown table 'nope'" "$tmp/err" || fail "unknown table: rc $rc"
+"$bin" experiment --table rho --n 10,x 2> "$tmp/err"; rc=$?
+[ $rc = 1 ] && grep -q "n:" "$tmp/err" || fail "bad n: rc $rc"
+"$bin" experiment --table rho --presets 'NOSUCH' 2> "$tmp/err"; rc=$?
+[ $rc = 1 ] && grep -qi "NOSUCH" "$tmp/err" || fail "bad preset: rc $rc"
+"$bin" experiment --table rho --reps 0 2> /dev/null; rc=$?
+[ $rc = 2 ] || fail "reps 0: rc $rc"
+# Ctrl-C: the file holds every cell with the repetitions finished so far.
+"$bin" experiment --table popt --reps 100000 --threads 1 -o "$tmp/int.csv" 2> "$tmp/err" &
+pid=$!
+sleep 2
+kill -INT $pid
+wait $pid; rc=$?
+set -e
+[ $rc = 130 ] || fail "interrupted run: rc $rc"
+grep -q "interrupted" "$tmp/err" || fail "no interruption message"
+[ "$(wc -l < "$tmp/int.csv")" = 6 ] || fail "interrupted CSV incomplete"
+"$bin" experiment --help | grep -q 'usage: migsched experiment'
+echo "experiment: ok"

@@ -1,0 +1,69 @@
+#!/bin/bash
+# online.sh: `migsched online simulate|ablation`: outputs, determinism, bad input errors.
+set -u
+bin=$1
+src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+check() { if ! eval "$2"; then echo "FAIL: $1"; fails=$((fails + 1)); fi; }
+
+# generated workload, every output
+"$bin" online simulate --gpu A100-40GB --gpus 4 --arrival-mean 25 --jobs 150 --seed 3 \
+    --check --csv "$tmp/jobs.csv" --plot "$tmp/plot.svg" --save-trace "$tmp/trace.csv" >"$tmp/out" 2>&1
+check "simulate exits 0" "[ $? -eq 0 ]"
+check "summary printed" "grep -q 'mean turnaround' '$tmp/out'"
+check "per-job csv has 150 jobs" "[ \$(wc -l <'$tmp/jobs.csv') -eq 151 ]"
+check "csv header" "head -1 '$tmp/jobs.csv' | grep -q '^name,arrival,profile,work,start,end,wait,exec,turnaround,gpu,migrations$'"
+check "svg written" "grep -q '<svg' '$tmp/plot.svg' && grep -q 'polyline' '$tmp/plot.svg'"
+# replaying the saved trace gives the same jobs CSV
+"$bin" online simulate --gpu A100-40GB --gpus 4 --trace "$tmp/trace.csv" --csv "$tmp/jobs2.csv" >/dev/null 2>&1
+check "trace replay identical" "cmp -s <(cut -d, -f2- '$tmp/jobs.csv') <(cut -d, -f2- '$tmp/jobs2.csv')"
+# same seed, same bytes
+"$bin" online simulate --gpu A100-40GB --gpus 4 --arrival-mean 25 --jobs 150 --seed 3 >"$tmp/o1"
+"$bin" online simulate --gpu A100-40GB --gpus 4 --arrival-mean 25 --jobs 150 --seed 3 >"$tmp/o2"
+check "deterministic" "cmp -s '$tmp/o1' '$tmp/o2'"
+for p in firstfit-static firstfit-dynamic; do
+    "$bin" online simulate --gpu A30 --gpus 2 --arrival-mean 50 --jobs 60 --service long --policy $p --check >"$tmp/out" 2>&1
+    check "policy $p runs" "[ $? -eq 0 ] && grep -q 'policy $p' '$tmp/out'"
+done
+"$bin" online simulate --gpu H100 --gpus 3 --arrival-mean 20 --jobs 80 --no-migration --no-balance \
+    --mix 1g.10gb:2,1g.20gb,3g.40gb --tau 0.6 --kappa 0 --check >"$tmp/out" 2>&1
+check "switches and memory-distinct mix" "[ $? -eq 0 ] && grep -q 'balance off, dynamic on, migration off' '$tmp/out' && grep -q 'migrations 0' '$tmp/out'"
+# the real Alibaba trace (first 300 one-GPU pods)
+ali="$src/../shared/data/alibaba-openb-2023/openb_pod_list_default.csv"
+if [ -f "$ali" ]; then
+    "$bin" online simulate --gpu A100-40GB --gpus 8 --alibaba "$ali" --limit 300 >"$tmp/out" 2>"$tmp/err"
+    check "alibaba runs" "[ $? -eq 0 ] && grep -q '300 jobs' '$tmp/out' && grep -q 'one-GPU pods kept' '$tmp/err'"
+fi
+# ablation prints the four workloads and the baseline row at 1.000
+"$bin" online ablation --gpus 4 --jobs 40 --seeds 1 >"$tmp/out" 2>&1
+check "ablation" "[ $? -eq 0 ] && grep -q 'Long(50)' '$tmp/out' && grep -q '^firstfit-static *1.000' '$tmp/out'"
+
+# bad input: clear message naming the line, exit 1, nothing written
+printf 'arrival,profile,work\n0,1g.5gb,10\n3,2g.10gb,abc\n' >"$tmp/bad.csv"
+"$bin" online simulate --gpu A100-40GB --gpus 2 --trace "$tmp/bad.csv" --csv "$tmp/none.csv" 2>"$tmp/err"
+check "bad work exits 1" "[ $? -eq 1 ]"
+check "error names the line" "grep -q 'bad.csv:3: work' '$tmp/err'"
+check "no output file" "[ ! -e '$tmp/none.csv' ]"
+printf 'arrival,profile,work\n0,5g.25gb,10\n' >"$tmp/bad2.csv"
+"$bin" online simulate --gpu A100-40GB --gpus 2 --trace "$tmp/bad2.csv" 2>"$tmp/err"
+check "bad profile" "[ $? -eq 1 ] && grep -q 'bad2.csv:2: profile' '$tmp/err'"
+"$bin" online simulate --gpu A100-40GB --gpus 2 --trace "$tmp/missing.csv" 2>"$tmp/err"
+check "missing file" "[ $? -eq 1 ] && grep -q 'missing.csv' '$tmp/err'"
+"$bin" online simulate --gpu A100-40GB --gpus 0 --jobs 5 --arrival-mean 5 2>/dev/null
+check "bad --gpus is usage error" "[ $? -eq 2 ]"
+"$bin" online simulate --gpu A100-40GB --gpus 2 --jobs 5 --arrival-mean 5 --policy nope 2>"$tmp/err"
+check "bad policy" "[ $? -eq 2 ] && grep -q \"unknown policy 'nope'\" '$tmp/err'"
+"$bin" online simulate --gpu A100-40GB --gpus 2 --jobs 5 --arrival-mean 5 --mix 1g.5gb:x 2>"$tmp/err"
+check "bad mix" "[ $? -eq 1 ] && grep -q 'mix' '$tmp/err'"
+"$bin" online simulate --gpu A100-40GB --gpus 2 2>/dev/null
+check "no workload is usage error" "[ $? -eq 2 ]"
+"$bin" online simulate --gpu A100-40GB --gpus 1 --policy firstfit-static \
+    --trace <(printf 'arrival,profile,work\n0,4g.20gb,1\n0,3g.20gb,1\n0,2g.10gb,1\n0,1g.5gb,1\n') 2>"$tmp/err"
+check "static layout without room" "[ $? -eq 1 ] && grep -q 'no room' '$tmp/err'"
+"$bin" online --help >/dev/null && "$bin" online simulate --help >/dev/null && "$bin" online ablation --help >/dev/null
+check "help" "[ $? -eq 0 ]"
+
+[ $fails -eq 0 ] && echo "online.sh: all passed"
+exit $fails

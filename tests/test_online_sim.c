@@ -1,0 +1,311 @@
+/* test_online_sim.c: the online simulator: invariants on random traces of every model and
+ * 1-16 GPUs under every policy and ablation switch, hand-checked timings with contention,
+ * departure migration end to end, static layouts, determinism. */
+#include "support.h"
+
+#include <string.h>
+
+#include "migsched/online.h"
+
+static void random_workload(const ms_gpu_model *m, ms_rng *rng, int n, double mean,
+                            ms_online_workload *w)
+{
+    ms_online_gen g;
+    ms_online_gen_defaults(m, &g);
+    g.jobs = n;
+    g.arrival_mean = mean;
+    g.nmix = m->nprofiles;  /* every profile, memory-distinct ones and the whole GPU too */
+    for (int p = 0; p < m->nprofiles; p++) {
+        g.mix_profile[p] = p;
+        g.mix_weight[p] = 1.0 + (double)ms_rng_below(rng, 4);
+    }
+    g.service = (int)ms_rng_below(rng, 2);
+    g.service_median = 20 + (double)ms_rng_below(rng, 200);
+    assert_int_equal(ms_online_generate(m, &g, rng, w, NULL), 0);
+}
+
+/* With a static layout a job starts the moment it is dispatched, so FCFS per profile
+ * means jobs of one profile start in arrival order. */
+static void assert_fifo_per_profile(const ms_online_workload *w, const ms_online_result *r)
+{
+    double last[MS_MAX_PROFILES];
+    for (int p = 0; p < MS_MAX_PROFILES; p++)
+        last[p] = -1;
+    for (int j = 0; j < w->n; j++) {
+        int p = w->jobs[j].profile;
+        assert_true(r->start[j] >= last[p]);
+        last[p] = r->start[j];
+    }
+}
+
+static void assert_timeline(const ms_online_result *r)
+{
+    assert_true(r->nsamples > 0);
+    for (int i = 0; i < r->nsamples; i++) {
+        const ms_online_sample *s = &r->samples[i];
+        assert_true(s->frag >= 0 && s->frag <= 1);
+        assert_true(s->busy >= 0 && s->busy <= s->instances && s->queued >= 0);
+        if (i > 0)
+            assert_true(s->t > r->samples[i - 1].t);
+    }
+    assert_int_equal(r->samples[r->nsamples - 1].busy, 0);  /* everything done at the end */
+    assert_int_equal(r->nmig, r->total_migrations);
+}
+
+static void assert_sane(const ms_online_workload *w, const ms_online_result *r, double kappa)
+{
+    for (int j = 0; j < w->n; j++) {
+        assert_true(r->start[j] >= w->jobs[j].arrival - 1e-9);
+        double exec = r->end[j] - r->start[j];
+        assert_true(exec >= w->jobs[j].work * (1 - 1e-9) - 1e-9);
+        if (kappa == 0)
+            assert_float_equal(exec, w->jobs[j].work, 1e-6 * (1 + w->jobs[j].work));
+    }
+}
+
+/* The property test: every event checked (no slot used twice, only allowed placements,
+ * every job exactly once), on every model, 1-16 GPUs, every policy and switch. */
+static void test_random_traces_keep_invariants(void **state)
+{
+    (void)state;
+    ms_rng rng;
+    ms_rng_seed(&rng, 2026);
+    int runs = 0;
+    for (int mi = 0; mi < ms_gpu_builtin_count(); mi++) {
+        const ms_gpu_model *m = ms_gpu_builtin_at(mi);
+        for (int trial = 0; trial < 12; trial++) {
+            ms_online_workload w;
+            int gpus = 1 + (int)ms_rng_below(&rng, 16);
+            random_workload(m, &rng, 20 + (int)ms_rng_below(&rng, 60),
+                            1 + (double)ms_rng_below(&rng, 40), &w);
+            for (int v = 0; v < 8; v++) {
+                ms_online_config c;
+                ms_online_config_defaults(&c);
+                c.gpus = gpus;
+                c.check = true;
+                c.timeline = trial % 2;
+                c.policy = v < 6 ? MS_POLICY_FRAG : v == 6 ? MS_POLICY_FF_DYNAMIC : MS_POLICY_FF_STATIC;
+                c.balance = v & 1;
+                c.migration = (v >> 1) & 1;
+                c.dynamic = v < 4 || v == 6;
+                c.kappa = trial % 3 ? 0.05 : 0.0;
+                c.tau = (double)ms_rng_below(&rng, 11) / 10;
+                c.migration_cost = (double)ms_rng_below(&rng, 3);
+                ms_online_result r;
+                ms_error err = {0};
+                int rc = ms_online_simulate(m, &w, &c, &r, &err);
+                if (rc == MS_EINFEASIBLE && !c.dynamic)  /* static layout lacking a profile */
+                    continue;
+                if (rc)
+                    fail_msg("%s, %d GPUs, variant %d: %s", m->name, gpus, v, err.msg);
+                assert_sane(&w, &r, c.kappa);
+                if (c.timeline)
+                    assert_timeline(&r);
+                if (c.policy == MS_POLICY_FF_STATIC)
+                    assert_fifo_per_profile(&w, &r);
+                if (!c.migration)
+                    assert_int_equal(r.total_migrations, 0);
+                if (!c.dynamic)
+                    assert_int_equal(r.reconfigurations, 0);
+                ms_online_result_free(&r);
+                runs++;
+            }
+            ms_online_workload_free(&w);
+        }
+    }
+    assert_true(runs > 300);
+}
+
+static void parse(const ms_gpu_model *m, const char *text, ms_online_workload *w)
+{
+    ms_error err;
+    if (ms_online_trace_parse(text, strlen(text), "test", m, w, &err))
+        fail_msg("%s", err.msg);
+}
+
+/* Two 1g.5gb jobs of 10 s at t=0, kappa 0.5, one GPU, dynamic partitioning: instances are
+ * created one after the other (0.16 s each); A runs alone 0.16-0.32 then both at rate
+ * 1/1.5: A ends at 0.32 + 9.84 * 1.5 = 15.08, B has 0.16 left then and ends at 15.24. */
+static void test_contention_timing_by_hand(void **state)
+{
+    (void)state;
+    const ms_gpu_model *m = ms_gpu_builtin("A100-40GB");
+    ms_online_workload w;
+    parse(m, "arrival,profile,work,name\n0,1g.5gb,10,A\n0,1g.5gb,10,B\n", &w);
+    ms_online_config c;
+    ms_online_config_defaults(&c);
+    c.gpus = 1;
+    c.kappa = 0.5;
+    c.check = true;
+    ms_online_result r;
+    assert_int_equal(ms_online_simulate(m, &w, &c, &r, NULL), 0);
+    assert_float_equal(r.start[0], 0.16, 1e-9);
+    assert_float_equal(r.start[1], 0.32, 1e-9);
+    assert_float_equal(r.end[0], 15.08, 1e-9);
+    assert_float_equal(r.end[1], 15.24, 1e-9);
+    assert_int_equal(r.creations, 2);
+    assert_float_equal(r.makespan, 15.24, 1e-9);
+    ms_online_result_free(&r);
+    /* On two GPUs with balancing (tau 0.1: one 1-slice job makes a GPU Busy) they spread
+     * and neither slows the other: both end 10 s after their instance is ready. */
+    c.gpus = 2;
+    c.tau = 0.1;
+    assert_int_equal(ms_online_simulate(m, &w, &c, &r, NULL), 0);
+    assert_int_not_equal(r.gpu[0], r.gpu[1]);
+    assert_float_equal(r.end[0] - r.start[0], 10.0, 1e-9);
+    assert_float_equal(r.end[1] - r.start[1], 10.0, 1e-9);
+    ms_online_result_free(&r);
+    ms_online_workload_free(&w);
+}
+
+/* Reconfiguration by hand on one A100-40GB: A (7g, 10 s) is created in 0.24 s and ends at
+ * 10.24; B (1g.5gb, arrives at 1) waits for the whole GPU, then the idle 7g is destroyed
+ * (0.22 s) and a 1g created (0.16 s): B runs 10.62-20.62. C (7g, at 30) destroys B's idle
+ * 1g (0.20 s) and creates a 7g (0.24 s): it starts at 30.44. */
+static void test_reconfiguration_timing_by_hand(void **state)
+{
+    (void)state;
+    const ms_gpu_model *m = ms_gpu_builtin("A100-40GB");
+    ms_online_workload w;
+    parse(m, "arrival,profile,work\n0,7g.40gb,10\n1,1g.5gb,10\n30,7g.40gb,5\n", &w);
+    for (int policy = MS_POLICY_FRAG; policy <= MS_POLICY_FF_DYNAMIC; policy += 2) {
+        ms_online_config c;
+        ms_online_config_defaults(&c);
+        c.policy = policy;
+        c.gpus = 1;
+        c.check = true;
+        ms_online_result r;
+        assert_int_equal(ms_online_simulate(m, &w, &c, &r, NULL), 0);
+        assert_float_equal(r.start[0], 0.24, 1e-9);
+        assert_float_equal(r.end[0], 10.24, 1e-9);
+        assert_float_equal(r.start[1], 10.62, 1e-9);
+        assert_float_equal(r.end[1], 20.62, 1e-9);
+        assert_float_equal(r.start[2], 30.44, 1e-9);
+        assert_int_equal(r.creations, 3);
+        assert_int_equal(r.destructions, 2);
+        assert_float_equal(r.mean_wait, (0.24 + 9.62 + 0.44) / 3, 1e-9);
+        ms_online_result_free(&r);
+    }
+    ms_online_workload_free(&w);
+}
+
+/* Fig. 2 end to end: seven 1g.5gb jobs fill an A100; the short ones leave holes; with tau 0
+ * the GPU stays Busy, so departures trigger intra-GPU moves that each lower F(g). */
+static void test_departure_migration_lowers_fragmentation(void **state)
+{
+    (void)state;
+    const ms_gpu_model *m = ms_gpu_builtin("A100-40GB");
+    ms_online_workload w;
+    parse(m, "arrival,profile,work\n0,1g.5gb,100\n0,1g.5gb,5\n0,1g.5gb,100\n0,1g.5gb,5\n"
+             "0,1g.5gb,5\n0,1g.5gb,100\n0,1g.5gb,5\n", &w);
+    ms_online_config c;
+    ms_online_config_defaults(&c);
+    c.gpus = 1;
+    c.tau = 0.0;
+    c.kappa = 0.0;
+    c.check = true;
+    c.timeline = true;
+    ms_online_result r;
+    assert_int_equal(ms_online_simulate(m, &w, &c, &r, NULL), 0);
+    assert_true(r.intra_migrations > 0);
+    assert_int_equal(r.inter_migrations, 0);
+    assert_int_equal(r.nmig, r.total_migrations);
+    for (int i = 0; i < r.nmig; i++)
+        assert_true(r.mig[i].frag_after < r.mig[i].frag_before - 1e-9);
+    assert_sane(&w, &r, 0.0);
+    ms_online_result_free(&r);
+    c.migration = false;
+    assert_int_equal(ms_online_simulate(m, &w, &c, &r, NULL), 0);
+    assert_int_equal(r.total_migrations, 0);
+    ms_online_result_free(&r);
+    ms_online_workload_free(&w);
+}
+
+/* A GPU left Lazy by a departure pulls a job from a more loaded Busy GPU. */
+static void test_inter_gpu_migration_balances(void **state)
+{
+    (void)state;
+    const ms_gpu_model *m = ms_gpu_builtin("A100-40GB");
+    ms_online_workload w;
+    /* tau 0.5: the 4g job (4/7) makes GPU 0 Busy, so the 3g and 2g jobs go to GPU 1 (Busy
+     * at 5/7); when the 4g job leaves, GPU 0 is Lazy and takes the 2g job (moving the 3g
+     * would leave GPU 0 no less loaded than GPU 1: 3 vs 2 slices). */
+    parse(m, "arrival,profile,work\n0,4g.20gb,10\n1,3g.20gb,100\n2,2g.10gb,100\n", &w);
+    ms_online_config c;
+    ms_online_config_defaults(&c);
+    c.gpus = 2;
+    c.tau = 0.5;
+    c.check = true;
+    ms_online_result r;
+    assert_int_equal(ms_online_simulate(m, &w, &c, &r, NULL), 0);
+    assert_int_equal(r.inter_migrations, 1);
+    assert_int_not_equal(r.gpu[1], r.gpu[2]);
+    ms_online_result_free(&r);
+    ms_online_workload_free(&w);
+}
+
+static void test_static_layouts(void **state)
+{
+    (void)state;
+    const ms_gpu_model *m = ms_gpu_builtin("A100-40GB");
+    ms_online_workload w;
+    /* one GPU cannot hold 4g, 3g, 2g and 1g at once: no static layout serves them all */
+    parse(m, "arrival,profile,work\n0,4g.20gb,1\n0,3g.20gb,1\n0,2g.10gb,1\n0,1g.5gb,1\n", &w);
+    ms_online_config c;
+    ms_online_config_defaults(&c);
+    c.gpus = 1;
+    c.policy = MS_POLICY_FF_STATIC;
+    ms_online_result r;
+    ms_error err;
+    assert_int_equal(ms_online_simulate(m, &w, &c, &r, &err), MS_EINFEASIBLE);
+    assert_non_null(strstr(err.msg, "no room"));
+    c.gpus = 2;  /* two GPUs can; each layout works and best is no worse than any */
+    assert_int_equal(ms_online_simulate(m, &w, &c, &r, NULL), 0);
+    double best = r.mean_turnaround;
+    ms_online_result_free(&r);
+    for (int l = 0; l < MS_LAYOUT_COUNT; l++) {
+        c.layout = l;
+        assert_int_equal(ms_online_simulate(m, &w, &c, &r, NULL), 0);
+        assert_int_equal(r.layout, l);
+        assert_true(best <= r.mean_turnaround + 1e-9);
+        assert_int_equal(r.reconfigurations, 0);
+        ms_online_result_free(&r);
+    }
+    ms_online_workload_free(&w);
+}
+
+static void test_deterministic(void **state)
+{
+    (void)state;
+    const ms_gpu_model *m = ms_gpu_builtin("H100-80GB");
+    ms_online_result r[2];
+    for (int k = 0; k < 2; k++) {
+        ms_rng rng;
+        ms_rng_seed(&rng, 99);
+        ms_online_workload w;
+        random_workload(m, &rng, 300, 10, &w);
+        ms_online_config c;
+        ms_online_config_defaults(&c);
+        c.gpus = 3;
+        assert_int_equal(ms_online_simulate(m, &w, &c, &r[k], NULL), 0);
+        ms_online_workload_free(&w);
+    }
+    assert_memory_equal(r[0].end, r[1].end, (size_t)r[0].n * sizeof(double));
+    assert_int_equal(r[0].total_migrations, r[1].total_migrations);
+    ms_online_result_free(&r[0]);
+    ms_online_result_free(&r[1]);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_random_traces_keep_invariants),
+        cmocka_unit_test(test_contention_timing_by_hand),
+        cmocka_unit_test(test_reconfiguration_timing_by_hand),
+        cmocka_unit_test(test_departure_migration_lowers_fragmentation),
+        cmocka_unit_test(test_inter_gpu_migration_balances),
+        cmocka_unit_test(test_static_layouts),
+        cmocka_unit_test(test_deterministic),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
