@@ -204,6 +204,7 @@ int ms_profile_run(const ms_workload *tasks, const ms_profile_options *o, ms_wor
     sigaddset(&set, SIGCHLD);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGPIPE);  /* a closed progress pipe must not skip the cleanup */
     pthread_sigmask(SIG_BLOCK, &set, &old);
     bool on = false;
     ms_workload *w = ms_workload_new();

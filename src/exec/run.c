@@ -248,13 +248,15 @@ int ms_run(const ms_schedule *s, const ms_workload *w, const ms_run_options *o,
     memcpy(r->devices, o->devices, sizeof r->devices);
     run_ctx c = {.s = s, .w = w, .o = o, .r = r, .main_thread = pthread_self()};
     pthread_mutex_init(&c.lock, NULL);
-    /* Signals are taken synchronously by the main loop; threads inherit the mask. */
+    /* Signals are taken synchronously by the main loop; threads inherit the mask. SIGPIPE
+     * too: progress piped into `head` must not kill the run before it cleans up. */
     sigset_t set, old;
     sigemptyset(&set);
     sigaddset(&set, SIGCHLD);
     sigaddset(&set, SIGUSR1);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGPIPE);
     pthread_sigmask(SIG_BLOCK, &set, &old);
     rc = build(&c, err);
     if (rc == MS_OK)

@@ -125,6 +125,9 @@ void run_task_done(run_ctx *c, int task)
 
 static bool tasks_finished(const run_inst *in) { return in->running < 0 && in->next_task == in->ntasks; }
 
+/* The creation of an instance the plan assumes present before it starts. */
+static bool is_initial(const ms_run_op *o) { return o->planned_start == -INFINITY; }
+
 /* Starts the next op of a GPU if its dependencies allow; returns true if it moved on. */
 static bool advance_gpu(run_ctx *c, run_gpu *g)
 {
@@ -133,6 +136,8 @@ static bool advance_gpu(run_ctx *c, run_gpu *g)
     int op = g->first + g->next;
     ms_run_op *o = &c->r->ops[op];
     run_inst *in = &c->inst[o->instance];
+    if (c->prelude && !is_initial(o))
+        return false;
     bool skip = o->kind == MS_OP_CREATE ? c->stopping : !in->alive;
     if (skip) {
         o->state = MS_RUN_SKIPPED;
@@ -156,15 +161,47 @@ static bool advance_gpu(run_ctx *c, run_gpu *g)
     return true;
 }
 
+static bool prelude_done(const run_ctx *c)
+{
+    for (int g = 0; g < c->ngpus; g++) {
+        const run_gpu *gp = &c->gpu[g];
+        if (gp->busy || (gp->next < gp->count && is_initial(&c->r->ops[gp->first + gp->next])))
+            return false;
+    }
+    return true;
+}
+
+/* The plan's time 0 is when its initial layout exists: the clock restarts there and the
+ * initial creations keep negative times. */
+static void end_prelude(run_ctx *c)
+{
+    double shift = run_now(c);
+    for (int i = 0; i < c->r->nops; i++)
+        if (is_initial(&c->r->ops[i])) {
+            c->r->ops[i].start -= shift;
+            c->r->ops[i].end -= shift;
+        }
+    if (c->driver == &run_virtual_driver)
+        c->vclock = 0;
+    else
+        c->t0 += shift * c->time_unit;
+    c->prelude = false;
+    run_progress(c, "the plan's initial instances took %.3f s; plan time 0 starts now", shift);
+}
+
 static void launch_ready(run_ctx *c)
 {
     bool moved = true;
     while (moved) {
         moved = false;
+        if (c->prelude && prelude_done(c)) {
+            end_prelude(c);
+            moved = true;
+        }
         for (int g = 0; g < c->ngpus; g++)
             moved |= advance_gpu(c, &c->gpu[g]);
     }
-    if (c->stopping)
+    if (c->stopping || c->prelude)
         return;
     for (int k = 0; k < c->s->ninst; k++) {
         run_inst *in = &c->inst[k];
@@ -220,6 +257,8 @@ static void sweep(run_ctx *c)
 
 void ms_run_engine(run_ctx *c)
 {
+    for (int i = 0; i < c->r->nops; i++)
+        c->prelude |= is_initial(&c->r->ops[i]);
     for (;;) {
         launch_ready(c);
         if (!anything_running(c))

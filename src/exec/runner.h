@@ -50,6 +50,7 @@ struct run_ctx {
     run_gpu gpu[MS_RUN_MAX_GPUS];
     const run_driver *driver;
     ms_journal *journal;
+    bool prelude;            /* creating the instances the plan assumes present */
     bool stopping;
     int stop_signal;         /* SIGINT/SIGTERM that stopped the run, 0 if none */
     /* real driver */

@@ -26,6 +26,12 @@ grep -q '^MIG-fa4e' logs/7-t7.out || fail "task log lacks CUDA_VISIBLE_DEVICES"
 grep -q 'largest deviation' out.txt || fail "no deviation table"
 [ "$(left)" = 0 ] || fail "instances left after a clean run"
 
+# 1b. Progress piped into a reader that goes away (SIGPIPE) must not skip the cleanup.
+fresh pipe
+"$M" run "$D/a30_plan.json" --workload "$D/a30_tasks.csv" --journal journal --logs logs 2>&1 | head -1 > /dev/null
+sleep 3  # the run goes on after head has exited
+[ "$(left)" = 0 ] || fail "instances left after SIGPIPE"
+
 # 2. Two A100s, plan GPU g on device g.
 fresh a100; export FAKE_NVML_GPU=A100-40GB FAKE_NVML_GPUS=2
 "$M" run "$D/a100x2_plan.json" --workload "$D/a100x2_tasks.csv" --device 0,1 --journal journal \
