@@ -58,9 +58,9 @@ struct run_ctx {
     pthread_t main_thread;
     pthread_mutex_t lock;
     pid_t *pids;             /* per report task, 0 if not running */
-    char **envp;             /* environment for tasks; the last two slots are ours */
+    char **envp;             /* environment for tasks; the last three slots are ours */
     int nenv;
-    char env_visible[160], env_index[48];  /* what those two slots point to */
+    char env_visible[160], env_index[48], env_slices[32];  /* what those slots point to */
     bool sim_tasks;          /* tasks sleep their planned time instead of running */
     double time_unit;        /* real seconds per plan second (sim scaled time), else 1 */
     double kill_at;          /* when stopping: SIGKILL what still runs after this time */

@@ -39,6 +39,11 @@ grep -q '^MIG-' plogs/small-size4-rep2.log || fail "profiled task did not see it
 grep -q '"name": "A30-24GB-profiled"' model.json && grep -q '"reconfig"' model.json || fail "model JSON"
 "$M" partitions --gpu model.json > /dev/null || fail "measured model does not load"
 [ "$(grep -c '^gi ' state)" = 0 ] || fail "profile left instances"
+# The profile feeds schedule and run (with the measured model): "big" is never put on 1 slice.
+"$M" schedule w.csv --gpu model.json --json -o plan.json 2> err.txt || fail "schedule the profile ($(cat err.txt))"
+"$M" run plan.json --workload w.csv --gpu model.json --journal j --logs rlogs --quiet > out.txt 2> err.txt \
+    || fail "run the profiled plan ($(cat err.txt) $(cat out.txt))"
+[ "$(grep -c '^gi ' state)" = 0 ] || fail "run of the profiled plan left instances"
 # A workload CSV with commands is a task list too.
 printf 'name,1,2,4,command\nsmall,1,1,1,true\n' > wl.csv
 "$M" profile wl.csv --device 0 --reps 1 --sizes 4 -o w2.csv 2> err.txt || fail "profile CSV ($(cat err.txt))"
