@@ -93,7 +93,8 @@ typedef enum ms_run_state {
 typedef struct ms_run_task {
     int index, instance, gpu;
     double planned_start, planned_end;
-    double start, end;            /* seconds since the run started; NAN if not run */
+    double start, end;            /* seconds of plan time (0 = once the plan's initial
+                                   * instances exist); NAN if not run */
     ms_run_state state;
     int exit_status;              /* exit code, or -signal when killed; -1000 if not run */
     char log[256];                /* stdout log path ("" if none); stderr is *.err beside */
