@@ -56,6 +56,9 @@ sleep 0.5; kill -INT $pid; wait $pid; rc=$?
 [ $rc = 130 ] && grep -q 'interrupted by SIGINT' err.txt || fail "profile SIGINT: rc $rc $(cat err.txt)"
 [ ! -e w3.csv ] || fail "profile wrote output after SIGINT"
 [ "$(grep -c '^gi ' state)" = 0 ] || fail "profile left an instance after SIGINT"
+# The sim backend simulates the instances and runs the tasks.
+"$M" profile wl.csv --backend sim --gpu A100-40GB --device 0 -o w4.csv 2> err.txt || fail "sim profile ($(cat err.txt))"
+grep -q '^name,1,2,3,4,7,command$' w4.csv && grep -q '^small,[0-9]' w4.csv || fail "sim profile output: $(cat w4.csv)"
 printf 'a b\n' > bad.txt
 "$M" profile bad.txt --device 0 -o x.csv 2> err.txt
 [ $? = 1 ] && grep -q "line 1: expected 'name dir script'" err.txt || fail "bad task list"

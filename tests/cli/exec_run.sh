@@ -41,6 +41,14 @@ fresh a100; export FAKE_NVML_GPU=A100-40GB FAKE_NVML_GPUS=2
 [ $? = 1 ] && grep -q 'uses 2 GPUs but 1 device was given' err.txt || fail "device count not checked"
 export FAKE_NVML_GPU=A30-24GB FAKE_NVML_GPUS=1
 
+# 2b. Plan GPU 0 on device 1: the journal shows device 1, device 0 is untouched.
+fresh dev1; export FAKE_NVML_GPUS=2
+printf 'gpu 0 mig 1\ngi 0 5 4g.24gb 0 1\nci 0 5 0 3\n' > "$FAKE_NVML_STATE"
+run_a30 --device 1 || fail "run on device 1 ($(cat err.txt))"
+grep -q '^begin 1 ' journal && ! grep -q '^begin 0 ' journal || fail "device mapping"
+[ "$(left)" = 1 ] || fail "device 0's instance touched"
+export FAKE_NVML_GPUS=1
+
 # 3. Dry run: the operations in order, nothing touched.
 fresh dry
 "$M" run "$D/a30_plan.json" --workload "$D/a30_tasks.csv" --dry-run > out.txt || fail "dry run"
