@@ -128,6 +128,7 @@ typedef struct ms_experiment {
     int batches;             /* multibatch: batches per dataset */
     uint64_t seed;
     int threads;             /* 0: one per online core */
+    int paper_family;        /* FAR's ms_offline_options.paper_family in every table */
 } ms_experiment;
 
 /* The papers' defaults for `table` on gpu (NULL: A100-40GB); MS_EINVAL for an unknown
