@@ -23,6 +23,9 @@ static const struct command commands[] = {
     {"plot", cmd_plot, "draw a schedule as SVG or self-contained HTML"},
     {"schedule", cmd_schedule, "plan a workload with an offline scheduler (FAR, ...)"},
     {"cosched", cmd_cosched, "two-stream co-scheduling with a speed matrix (paper 003)"},
+    {"run", cmd_run, "carry a plan out on MIG GPUs (NVML) or simulated ones"},
+    {"layout", cmd_layout, "the MIG layout a plan has alive at a time (mig-parted, JSON)"},
+    {"profile", cmd_profile, "time tasks and reconfigurations on every instance size"},
 };
 
 static void usage(FILE *f)
