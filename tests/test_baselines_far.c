@@ -78,6 +78,8 @@ static void generated_batches(void **state)
                     if (!(far <= nomig + create + 1e-9 * nomig))
                         fail_msg("%s %s n=%d: FAR %.6f > NOMIG %.6f + creation %.2f", gpu->name,
                                  rows[k], ns[j], far, nomig, create);
+                    /* The whole-GPU plan replaces the family's only when it ends earlier. */
+                    assert_true(far <= family);
                     paper_lost += family > nomig + create + 1e-9 * nomig;
                     assert_true(nomig == makespan(whole, w, gpu));
                     ms_workload_free(w);
