@@ -13,19 +13,18 @@ struct command {
 static const struct command commands[] = {
     {"gpus", cmd_gpus, "list the built-in GPU models"},
     {"partitions", cmd_partitions, "list a GPU's valid MIG partitions"},
-    {"online", cmd_online, "simulate online multi-GPU scheduling (paper 002)"},
+    {"generate", cmd_generate, "write a synthetic workload (paper presets)"},
+    {"bounds", cmd_bounds, "makespan lower bounds of a workload"},
     {"schedule", cmd_schedule, "plan a workload with an offline scheduler (FAR, ...)"},
     {"validate", cmd_validate, "check a schedule against its workload"},
-    {"bounds", cmd_bounds, "makespan lower bounds of a workload"},
-    {"generate", cmd_generate, "write a synthetic workload (paper presets)"},
     {"compare", cmd_compare, "run every algorithm on a workload and compare their metrics"},
     {"experiment", cmd_experiment, "run one of the papers' experiment tables (CSV)"},
     {"plot", cmd_plot, "draw a schedule as SVG or self-contained HTML"},
-    {"schedule", cmd_schedule, "plan a workload with an offline scheduler (FAR, ...)"},
-    {"cosched", cmd_cosched, "two-stream co-scheduling with a speed matrix (paper 003)"},
     {"run", cmd_run, "carry a plan out on MIG GPUs (NVML) or simulated ones"},
     {"layout", cmd_layout, "the MIG layout a plan has alive at a time (mig-parted, JSON)"},
     {"profile", cmd_profile, "time tasks and reconfigurations on every instance size"},
+    {"online", cmd_online, "simulate online multi-GPU scheduling (paper 002)"},
+    {"cosched", cmd_cosched, "two-stream co-scheduling with a speed matrix (paper 003)"},
 };
 
 static void usage(FILE *f)
