@@ -49,10 +49,11 @@ printf 'name,1,2,4,command\nsmall,1,1,1,true\n' > wl.csv
 "$M" profile wl.csv --device 0 --reps 1 --sizes 4 -o w2.csv 2> err.txt || fail "profile CSV ($(cat err.txt))"
 grep -q '^small,inf,inf,[0-9.e-]*,true$' w2.csv || fail "only size 4 profiled: $(cat w2.csv)"
 # Ctrl-C while a task runs: the task is killed, the instance destroyed, nothing written.
-printf '#!/bin/sh\nsleep 5\n' > apps/small/slow.sh; chmod +x apps/small/slow.sh
+printf '#!/bin/sh\ntouch %s/started\nsleep 5\n' "$PWD" > apps/small/slow.sh; chmod +x apps/small/slow.sh
 printf 'slow apps/small slow.sh\n' > slow.txt
 (exec "$M" profile slow.txt --device 0 -o w3.csv --journal j 2> err.txt) & pid=$!
-sleep 0.5; kill -INT $pid; wait $pid; rc=$?
+for _ in $(seq 200); do [ -e started ] && break; sleep 0.1; done  # slow sanitizer builds
+kill -INT $pid; wait $pid; rc=$?
 [ $rc = 130 ] && grep -q 'interrupted by SIGINT' err.txt || fail "profile SIGINT: rc $rc $(cat err.txt)"
 [ ! -e w3.csv ] || fail "profile wrote output after SIGINT"
 [ "$(grep -c '^gi ' state)" = 0 ] || fail "profile left an instance after SIGINT"

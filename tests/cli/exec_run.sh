@@ -12,8 +12,11 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 cd "$T"
 export FAKE_NVML_DELAY_SCALE=0.05 FAKE_NVML_GPU=A30-24GB FAKE_NVML_GPUS=1
 unset FAKE_NVML_FAIL FAKE_NVML_MIG MIGSCHED_NVML_LIBRARY
-fresh() { export FAKE_NVML_STATE=$T/state.$1; rm -f "$FAKE_NVML_STATE" journal; }
+fresh() { export FAKE_NVML_STATE=$T/state.$1; rm -rf "$FAKE_NVML_STATE" journal logs; }
 left() { if [ -e "$FAKE_NVML_STATE" ]; then grep -c '^gi ' "$FAKE_NVML_STATE"; else echo 0; fi; }
+# Waits (up to 20 s, for slow sanitizer builds) until the run has started a task.
+await_task() { for _ in $(seq 200); do [ -n "$(ls logs 2>/dev/null)" ] && return 0; sleep 0.1; done
+               fail "no task started"; }
 run_a30() { "$M" run "$D/a30_plan.json" --workload "${W:-$D/a30_tasks.csv}" --journal journal \
             --logs logs --report report.json --quiet "$@" > out.txt 2> err.txt; }
 
@@ -77,7 +80,7 @@ fresh sigint
 sed 's/,sleep [^,]*$/,sleep 5/' "$D/a30_tasks.csv" > long.csv
 (exec "$M" run "$D/a30_plan.json" --workload long.csv --journal journal --logs logs \
     --report report.json --quiet > out.txt 2> err.txt) & pid=$!
-sleep 0.5; kill -INT $pid; wait $pid; rc=$?
+await_task; kill -INT $pid; wait $pid; rc=$?
 [ $rc = 130 ] || fail "SIGINT exit status $rc"
 grep -q '"stopped": "interrupted (SIGINT)"' report.json || fail "report lacks the interruption"
 [ "$(left)" = 0 ] || fail "instances left after SIGINT"
@@ -113,7 +116,7 @@ fresh wait
 sed 's/,sleep [^,]*$/,sleep 0.6/' "$D/a30_tasks.csv" > slow.csv
 (exec "$M" run "$D/a30_plan.json" --workload slow.csv --journal journal --logs logs --wait \
     --report report.json --quiet > out.txt 2> err.txt) & pid=$!
-sleep 0.4; kill -INT $pid; wait $pid; rc=$?
+await_task; kill -INT $pid; wait $pid; rc=$?
 [ $rc = 130 ] || fail "--wait SIGINT exit status $rc"
 grep -q '"exit_status": 0' report.json && ! grep -q '"exit_status": -' report.json \
     || fail "--wait killed a task"
