@@ -1,8 +1,8 @@
-/* test_baselines_far.c: FAR against the baselines it is meant to beat: never worse than
- * NOMIG / FIXPART(whole GPU) on the bundled Rodinia workload and on generated batches of
- * the papers' sizes. Not a theorem: with tasks that scale well to the whole GPU, on the
- * A30 or with n = 10, NOMIG sometimes wins (docs/baselines.md has the measured rate);
- * those cells are left out here. */
+/* test_baselines_far.c: FAR against the baselines it is meant to beat. NOMIG and
+ * FIXPART(whole GPU) get their instance for free (present from the start) while FAR creates
+ * its own, so FAR is never worse than them plus the creation of the whole-GPU instance:
+ * FAR also tries every task on the whole GPU (docs/far.md). Paper 000's family alone can
+ * lose to NOMIG by more (docs/baselines.md); that is checked too. */
 #include <string.h>
 #include <math.h>
 #include <stdio.h>
@@ -10,11 +10,12 @@
 #include "support.h"
 #include "migsched/offline.h"
 
-static double makespan(const char *algo, const ms_workload *w, const ms_gpu_model *gpu)
+static double makespan_opt(const char *algo, const ms_workload *w, const ms_gpu_model *gpu,
+                           const ms_offline_options *opt)
 {
     ms_schedule *s = NULL;
     ms_error err = {0};
-    if (ms_offline_schedule(algo, w, gpu, 1, NULL, &s, &err))
+    if (ms_offline_schedule(algo, w, gpu, 1, opt, &s, &err))
         fail_msg("%s: %s", algo, err.msg);
     ms_validation v = {0};
     int bad = ms_schedule_validate(s, w, &v);
@@ -24,6 +25,11 @@ static double makespan(const char *algo, const ms_workload *w, const ms_gpu_mode
     double m = ms_schedule_makespan(s);
     ms_schedule_free(s);
     return m;
+}
+
+static double makespan(const char *algo, const ms_workload *w, const ms_gpu_model *gpu)
+{
+    return makespan_opt(algo, w, gpu, NULL);
 }
 
 static void rodinia_a30(void **state)
@@ -49,16 +55,18 @@ static void generated_batches(void **state)
     static const int ns[] = {10, 15, 20, 30};
     ms_rng r;
     ms_rng_seed(&r, 2026);
-    int runs = 0;
+    ms_offline_options paper;
+    ms_offline_options_init(&paper);
+    paper.paper_family = 1;
+    int runs = 0, paper_lost = 0;
     for (int g = 0; g < 3; g++) {
         const ms_gpu_model *gpu = ms_gpu_builtin(models[g]);
         char whole[16];
         snprintf(whole, sizeof whole, "fixpart:%d", gpu->slices);
+        double create = gpu->create_s[gpu->slices];
         for (int k = 0; k < 7; k++)
             for (int j = 0; j < 4; j++)
                 for (int rep = 0; rep < 4; rep++) {
-                    if (strstr(rows[k], "GOODSCALING") && (gpu->slices < 7 || ns[j] < 15))
-                        continue;
                     ms_gen_params p;
                     ms_workload *w = NULL;
                     ms_error err = {0};
@@ -66,15 +74,22 @@ static void generated_batches(void **state)
                         ms_generate(gpu, &p, ns[j], &r, &w, &err))
                         fail_msg("%s %s: %s", gpu->name, rows[k], err.msg);
                     double far = makespan("far", w, gpu), nomig = makespan("nomig", w, gpu);
-                    if (!(far <= nomig))
-                        fail_msg("%s %s n=%d: FAR %.6f > NOMIG %.6f", gpu->name, rows[k], ns[j],
-                                 far, nomig);
+                    double family = makespan_opt("far", w, gpu, &paper);
+                    if (!(far <= nomig + create + 1e-9 * nomig))
+                        fail_msg("%s %s n=%d: FAR %.6f > NOMIG %.6f + creation %.2f", gpu->name,
+                                 rows[k], ns[j], far, nomig, create);
+                    /* The whole-GPU plan replaces the family's only when it ends earlier. */
+                    assert_true(far <= family);
+                    paper_lost += family > nomig + create + 1e-9 * nomig;
                     assert_true(nomig == makespan(whole, w, gpu));
                     ms_workload_free(w);
                     runs++;
                 }
     }
-    print_message("%d generated batches: FAR <= NOMIG = FIXPART(whole GPU)\n", runs);
+    print_message("%d generated batches: FAR <= NOMIG + creation everywhere; paper 000's family "
+                  "alone lost %d of them\n", runs, paper_lost);
+    /* The extra candidate matters: the paper's family alone loses some of these. */
+    assert_true(paper_lost > 0);
 }
 
 int main(void)

@@ -30,6 +30,8 @@ typedef struct ms_offline_options {
     uint64_t seed;               /* for randomised algorithms (FAR is deterministic) */
     const char *model;           /* "rl": the policy file (models/a100-*.bin) */
     int online;                  /* "rl": online batches (paper 001 section 3) */
+    int paper_family;            /* 1: FAR walks only paper 000's family of allocations; 0
+                                  * (default): it also tries every task on the whole GPU */
 } ms_offline_options;
 
 void ms_offline_options_init(ms_offline_options *o);
@@ -133,6 +135,7 @@ typedef struct ms_experiment {
     int batches;             /* multibatch: batches per dataset */
     uint64_t seed;
     int threads;             /* 0: one per online core */
+    int paper_family;        /* FAR's ms_offline_options.paper_family in every table */
 } ms_experiment;
 
 /* The papers' defaults for `table` on gpu (NULL: A100-40GB); MS_EINVAL for an unknown

@@ -57,6 +57,9 @@ int ms_schedule_add_task(ms_schedule *s, int index, int instance, double start, 
 void ms_schedule_set_stat(ms_schedule *s, const char *key, double value);
 /* NAN if absent. */
 double ms_schedule_stat(const ms_schedule *s, const char *key);
+/* Removes the measured durations (stats named *_seconds), whose values change from run
+ * to run, so that output is the same bytes for the same input. */
+void ms_schedule_drop_timings(ms_schedule *s);
 /* Sorts tasks by (start, index) and keeps ids dense: deterministic output order. */
 void ms_schedule_normalize(ms_schedule *s);
 double ms_schedule_makespan(const ms_schedule *s);

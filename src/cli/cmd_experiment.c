@@ -16,7 +16,8 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: migsched experiment --table rho|sigma|refine|concat|multibatch|popt\n"
             "         [--gpu MODEL] [--presets 'P,Q;R,S@0.25'] [--n 10,15] [--reps R]\n"
-            "         [--seed S] [--threads K] [--batch N] [--batches B] [-o FILE.csv]\n"
+            "         [--seed S] [--threads K] [--batch N] [--batches B] [--paper-family]\n"
+            "         [-o FILE.csv]\n"
             "  Runs one of the papers' experiments and writes one CSV line per cell (workload\n"
             "  row x n): the mean of each metric over the repetitions and their count.\n"
             "  rho: paper 000 Table 4 (FAR's makespan / baseline)\n"
@@ -29,7 +30,9 @@ static void usage(FILE *f)
             "  Defaults are the papers': A100-40GB, their workloads and n, 1000 repetitions\n"
             "  (multibatch: 1 of 1001 batches; popt: n=100, batch 14), seed 1, one thread\n"
             "  per core. Rows are generator presets joined by ',' (a row), rows by ';', with\n"
-            "  an optional @p_sup. Results depend only on the options, not on --threads.\n");
+            "  an optional @p_sup. Results depend only on the options, not on --threads.\n"
+            "  --paper-family: FAR walks only paper 000's family of allocations (without its\n"
+            "  extra candidate, every task on the whole GPU); baselines are unchanged.\n");
 }
 
 static volatile sig_atomic_t interrupted;
@@ -87,13 +90,15 @@ int cmd_experiment(int argc, char **argv)
         {"reps", required_argument, 0, 'r'},    {"seed", required_argument, 0, 's'},
         {"threads", required_argument, 0, 'j'}, {"batch", required_argument, 0, 'b'},
         {"batches", required_argument, 0, 'B'}, {"output", required_argument, 0, 'o'},
-        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+        {"paper-family", no_argument, 0, 'P'},  {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
     const char *table = NULL, *gpu = NULL, *presets = NULL, *ns = NULL, *out = NULL;
     long reps = 0, threads = 0, batch = 0, batches = 0;
+    int paper_family = 0;
     unsigned long long seed = 1;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "t:g:p:n:r:s:j:b:B:o:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "t:g:p:n:r:s:j:b:B:o:Ph", opts, NULL)) != -1) {
         int bad = 0;
         switch (c) {
         case 't': table = optarg; break;
@@ -114,6 +119,7 @@ int cmd_experiment(int argc, char **argv)
         case 'b': bad = parse_int("batch", optarg, 1, 100000, &batch); break;
         case 'B': bad = parse_int("batches", optarg, 1, 1000000, &batches); break;
         case 'o': out = optarg; break;
+        case 'P': paper_family = 1; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -139,6 +145,7 @@ int cmd_experiment(int argc, char **argv)
     e.threads = (int)threads;
     e.batch = batch ? (int)batch : e.batch;
     e.batches = batches ? (int)batches : e.batches;
+    e.paper_family = paper_family;
     struct sigaction sa = {.sa_handler = on_sigint};
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);

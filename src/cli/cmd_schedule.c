@@ -18,12 +18,14 @@ static void usage(FILE *f)
             "usage: migsched schedule WORKLOAD --gpu MODEL [--gpus G] [--algo NAME]\n"
             "                         [--batch N --concat trivial|reverse|overlap]\n"
             "                         [--refine-iters K] [--refine-min-gain X] [--seed S]\n"
-            "                         [--model FILE [--online]] [--tree] [--json] [-o FILE]\n"
+            "                         [--paper-family] [--model FILE [--online]] [--tree]\n"
+            "                         [--json [--timings]] [-o FILE]\n"
             "  Plans WORKLOAD (CSV or JSON) on G GPUs (default 1) of MODEL (a built-in name or\n"
             "  a JSON model file) and checks the plan with the validator.\n"
             "  --algo NAME        offline algorithm (default far):");
     for (int i = 0; i < ms_offline_algo_count(); i++)
         fprintf(f, " %s", ms_offline_algo_at(i)->name);
+    fprintf(f, " fixpart:P (P a partition such as 4-2-1, or its index)");
     fprintf(f,
             "\n  --batch N          split the queue into batches of N tasks in input order\n"
             "  --concat MODE      how batches are joined (default trivial)\n"
@@ -32,8 +34,12 @@ static void usage(FILE *f)
             "  --seed S           seed for randomised algorithms (FAR is deterministic)\n"
             "  --model FILE       policy file for --algo rl (models/README.md)\n"
             "  --online           rl: online batches (a started task is replaced at once)\n"
+            "  --paper-family     FAR walks only paper 000's family of allocations (by default it\n"
+            "                     also tries every task on the whole GPU, see docs/far.md)\n"
             "  --tree             print the repartitioning tree with each instance's tasks\n"
-            "  --json             print the migsched-schedule/1 JSON instead of text\n"
+            "  --json             print the migsched-schedule/1 JSON instead of text; the same\n"
+            "                     input gives the same bytes\n"
+            "  --timings          with --json, keep the measured compute times in \"stats\"\n"
             "  -o FILE            write the output to FILE (all or nothing) instead of stdout\n");
 }
 
@@ -144,7 +150,7 @@ static int parse_seed(const char *text, uint64_t *out)
 typedef struct schedule_args {
     const char *gpu, *algo, *out, *workload;
     int gpus;
-    bool tree, json;
+    bool tree, json, timings;
     ms_offline_options opt;
 } schedule_args;
 
@@ -158,6 +164,7 @@ static int parse_args(int argc, char **argv, schedule_args *a)
         {"refine-min-gain", required_argument, 0, 'm'}, {"seed", required_argument, 0, 's'},
         {"tree", no_argument, 0, 't'},        {"json", no_argument, 0, 'j'},
         {"model", required_argument, 0, 'M'}, {"online", no_argument, 0, 'O'},
+        {"timings", no_argument, 0, 'T'},     {"paper-family", no_argument, 0, 'P'},
         {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
     int c, bad = 0;
     optind = 1;
@@ -181,6 +188,8 @@ static int parse_args(int argc, char **argv, schedule_args *a)
         case 'M': a->opt.model = optarg; break;
         case 'O': a->opt.online = 1; break;
         case 'j': a->json = true; break;
+        case 'T': a->timings = true; break;
+        case 'P': a->opt.paper_family = 1; break;
         case 'o': a->out = optarg; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
@@ -193,7 +202,7 @@ static int parse_args(int argc, char **argv, schedule_args *a)
         usage(stderr);
         return 2;
     }
-    if (!ms_offline_find(a->algo))
+    if (!ms_offline_known(a->algo))
         return usage_error("unknown algorithm '%s' (see --help)", a->algo);
     if (!strcmp(a->algo, "rl") != !!a->opt.model)
         return usage_error("%s", a->opt.model ? "--model goes with --algo rl"
@@ -222,6 +231,8 @@ int cmd_schedule(int argc, char **argv)
         return 1;
     }
     rc = check(s, w);
+    if (a.json && !a.timings)
+        ms_schedule_drop_timings(s);
     if (!rc)
         rc = emit(s, w, a.json, a.tree, a.out);
     ms_schedule_free(s);

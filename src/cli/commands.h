@@ -15,7 +15,9 @@ int cmd_generate(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_experiment(int argc, char **argv);
-int cmd_schedule(int argc, char **argv);
 int cmd_cosched(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_layout(int argc, char **argv);
+int cmd_profile(int argc, char **argv);
 
 #endif

@@ -6,16 +6,18 @@
 
 #include "experiment_internal.h"
 
-/* Runs algo (with options) and validates the schedule: an invalid one is a bug. */
-static int run_valid(const char *algo, const ms_workload *w, const ms_gpu_model *gpu,
+/* Runs algo (with options; NULL: the defaults) on e's GPU with e's FAR family and
+ * validates the schedule: an invalid one is a bug. */
+static int run_valid(const char *algo, const ms_workload *w, const ms_experiment *e,
                      const ms_offline_options *opt, ms_schedule **out, ms_error *err)
 {
-    ms_offline_options defaults;
-    if (!opt) {
-        ms_offline_options_init(&defaults);
-        opt = &defaults;
-    }
-    int rc = ms_offline_schedule(algo, w, gpu, 1, opt, out, err);
+    ms_offline_options o;
+    if (opt)
+        o = *opt;
+    else
+        ms_offline_options_init(&o);
+    o.paper_family = e->paper_family;
+    int rc = ms_offline_schedule(algo, w, &e->gpu, 1, &o, out, err);
     if (rc)
         return rc;
     ms_validation v = {0};
@@ -30,11 +32,11 @@ static int run_valid(const char *algo, const ms_workload *w, const ms_gpu_model 
 }
 
 /* Makespan of a validated schedule; NAN when the algorithm cannot run the workload. */
-static int makespan_of(const char *algo, const ms_workload *w, const ms_gpu_model *gpu,
+static int makespan_of(const char *algo, const ms_workload *w, const ms_experiment *e,
                        const ms_offline_options *opt, double *ms, ms_error *err)
 {
     ms_schedule *s = NULL;
-    int rc = run_valid(algo, w, gpu, opt, &s, err);
+    int rc = run_valid(algo, w, e, opt, &s, err);
     *ms = rc ? NAN : ms_schedule_makespan(s);
     ms_schedule_free(s);
     return rc == MS_EINFEASIBLE ? MS_OK : rc;
@@ -62,7 +64,7 @@ static int unit_rho(const ms_experiment *e, const ms_gen_params *p, int n, ms_rn
     int rc = generate(e, p, n, rng, &w, err);
     double ms = NAN;
     if (!rc)
-        rc = makespan_of("far", w, &e->gpu, NULL, &ms, err);
+        rc = makespan_of("far", w, e, NULL, &ms, err);
     if (!rc)
         vals[0] = ms / ms_bound_baseline(w, &e->gpu, 1);
     ms_workload_free(w);
@@ -79,7 +81,7 @@ static int unit_sigma(const ms_experiment *e, const ms_gen_params *p, int n, ms_
     ms_workload *w = NULL;
     int rc = generate(e, p, n, rng, &w, err);
     for (int a = 0; a < 6 && !rc; a++)
-        rc = makespan_of(algos[a], w, &e->gpu, NULL, &ms[a], err);
+        rc = makespan_of(algos[a], w, e, NULL, &ms[a], err);
     for (int a = 1; a < 6 && !rc; a++)
         vals[a - 1] = ms[a] / ms[0];
     ms_workload_free(w);
@@ -94,9 +96,9 @@ static int unit_refine(const ms_experiment *e, const ms_gen_params *p, int n, ms
     double plain = NAN;
     int rc = generate(e, p, n, rng, &w, err);
     if (!rc)
-        rc = run_valid("far", w, &e->gpu, NULL, &s, err);
+        rc = run_valid("far", w, e, NULL, &s, err);
     if (!rc)
-        rc = makespan_of("far-norefine", w, &e->gpu, NULL, &plain, err);
+        rc = makespan_of("far-norefine", w, e, NULL, &plain, err);
     if (!rc) {
         vals[0] = (plain / ms_schedule_makespan(s) - 1) * 100;
         vals[1] = ms_schedule_stat(s, "moves");
@@ -148,7 +150,7 @@ static int mean_popt(const char *algo, const ms_experiment *e, const batches *bs
     *total = 0;
     for (int i = 0; i < bs->n; i++) {
         double ms;
-        int rc = makespan_of(algo, bs->b[i], &e->gpu, NULL, &ms, err);
+        int rc = makespan_of(algo, bs->b[i], e, NULL, &ms, err);
         if (rc)
             return rc;
         sum += (ms / bs->lb[i] - 1) * 100;
@@ -216,7 +218,7 @@ static int unit_concat(const ms_experiment *e, const ms_gen_params *p, int n, ms
     ms_schedule *s = NULL;
     int rc = generate(e, p, 2 * n, rng, &w, err);
     if (!rc)
-        rc = run_valid("far", w, &e->gpu, &opt, &s, err);
+        rc = run_valid("far", w, e, &opt, &s, err);
     if (!rc) {
         vals[0] = ms_schedule_stat(s, "p_rev");
         vals[1] = ms_schedule_stat(s, "p_move_swap");
@@ -240,7 +242,7 @@ static int unit_multibatch(const ms_experiment *e, const ms_gen_params *p, int n
     double ms = NAN;
     int rc = generate(e, p, n * e->batches, rng, &w, err);
     if (!rc)
-        rc = makespan_of("far", w, &e->gpu, &opt, &ms, err);
+        rc = makespan_of("far", w, e, &opt, &ms, err);
     if (!rc)
         vals[0] = (ms / ms_bound_baseline(w, &e->gpu, 1) - 1) * 100;
     ms_workload_free(w);

@@ -11,21 +11,71 @@
 
 typedef struct far_totals {
     int allocations, evaluated;
+    int whole_gpu;           /* batches whose plan is the whole-GPU allocation */
     far_refine_stats refine;
     double phase2;           /* makespan before refinement (one batch) */
 } far_totals;
+
+/* Phase 3 on batch b of p, when asked for; *st gets its counts. */
+static int refine_batch(far_plan *p, int b, const ms_offline_options *opt, far_engine *e,
+                        far_refine_stats *st, ms_error *err)
+{
+    *st = (far_refine_stats){0};
+    int rc = opt->refine ? far_refine_run(p, b, e, opt, st) : MS_OK;
+    return rc ? ms_error_set(err, rc, "out of memory in refinement") : MS_OK;
+}
+
+/* Beyond the paper (docs/far.md): paper 000's family ends once the longest task has the
+ * whole GPU, so it never holds "every task on the whole GPU", which wins when all tasks
+ * scale well. That allocation, refined like the family's best, replaces batch b's plan
+ * (and *st) when it ends earlier; a cheap lower bound skips it almost always otherwise.
+ * *alt is scratch space, set up on first use. */
+static int try_whole_gpu(far_search *srch, far_plan *p, far_plan **alt, int b, int first,
+                         int n, const ms_offline_options *opt, far_engine *e,
+                         far_refine_stats *st, far_totals *tot, ms_error *err)
+{
+    int rc = far_engine_run(e, p, b, b + 1, false, true);
+    if (rc)
+        return ms_error_set(err, rc, "out of memory");
+    double current = e->makespan;
+    if (far_whole_gpu_bound(p, first, n) >= current)
+        return MS_OK;
+    if (!*alt && (!(*alt = malloc(sizeof **alt)) ||
+                  far_plan_init(*alt, p->w, p->gpu, p->gpus, p->batches))) {
+        free(*alt);
+        *alt = NULL;
+        return ms_error_set(err, MS_ENOMEM, "out of memory");
+    }
+    int allocs, evals;
+    far_refine_stats alt_st;
+    rc = far_search_run(srch, *alt, b, first, n, true, &allocs, &evals, NULL);
+    if (rc == MS_EINFEASIBLE)
+        return MS_OK; /* some task cannot run on the whole GPU */
+    if (rc || (rc = refine_batch(*alt, b, opt, e, &alt_st, err)) ||
+        (rc = far_engine_run(e, *alt, b, b + 1, false, true)))
+        return ms_error_set(err, rc, "out of memory");
+    tot->allocations += allocs;
+    tot->evaluated += evals;
+    if (!(e->makespan < current))
+        return MS_OK;
+    *st = alt_st;
+    tot->whole_gpu++;
+    return far_plan_copy_batch(p, b, *alt, b) ? ms_error_set(err, MS_ENOMEM, "out of memory")
+                                               : MS_OK;
+}
 
 static int schedule_batches(far_plan *p, int per_batch, const ms_offline_options *opt,
                             far_engine *e, far_totals *tot, ms_error *err)
 {
     far_search *srch = far_search_new();
+    far_plan *alt = NULL;
     int rc = MS_OK;
     if (!srch)
         return ms_error_set(err, MS_ENOMEM, "out of memory");
     for (int b = 0; b < p->batches && !rc; b++) {
         int first = b * per_batch, n = p->w->n - first < per_batch ? p->w->n - first : per_batch;
         int allocs, evals;
-        rc = far_search_run(srch, p, b, first, n, &allocs, &evals, err);
+        rc = far_search_run(srch, p, b, first, n, false, &allocs, &evals, err);
         if (rc)
             break;
         tot->allocations += allocs;
@@ -36,13 +86,16 @@ static int schedule_batches(far_plan *p, int per_batch, const ms_offline_options
             tot->phase2 = e->makespan;
         }
         far_refine_stats st;
-        if (opt->refine && (rc = far_refine_run(p, b, e, opt, &st)))
-            ms_error_set(err, rc, "out of memory in refinement");
-        else if (opt->refine) {
-            tot->refine.moves += st.moves;
-            tot->refine.swaps += st.swaps;
-            tot->refine.iterations += st.iterations;
-        }
+        rc = refine_batch(p, b, opt, e, &st, err);
+        if (!rc && !opt->paper_family)
+            rc = try_whole_gpu(srch, p, &alt, b, first, n, opt, e, &st, tot, err);
+        tot->refine.moves += st.moves;
+        tot->refine.swaps += st.swaps;
+        tot->refine.iterations += st.iterations;
+    }
+    if (alt) {
+        far_plan_free(alt);
+        free(alt);
     }
     far_search_free(srch);
     return rc;
@@ -79,6 +132,7 @@ static void put_stats(ms_schedule *s, const far_plan *p, const far_totals *tot)
     ms_schedule_set_stat(s, "moves", tot->refine.moves);
     ms_schedule_set_stat(s, "swaps", tot->refine.swaps);
     ms_schedule_set_stat(s, "refine_iterations", tot->refine.iterations);
+    ms_schedule_set_stat(s, "whole_gpu_batches", tot->whole_gpu);
     if (p->batches == 1)
         ms_schedule_set_stat(s, "makespan_phase2", tot->phase2);
 }
@@ -110,7 +164,7 @@ int ms_far_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
     if (!rc && batches > 1)
         rc = far_concat_run(&p, &e, opt, s, err);
     else if (!rc) {
-        if (opt->refine) /* else the engine still holds phase 2's exact run */
+        if (opt->refine || !opt->paper_family) /* else the engine holds phase 2's exact run */
             rc = far_engine_run(&e, &p, 0, 1, false, true);
         if (!rc)
             rc = far_engine_emit(&e, &p, s);

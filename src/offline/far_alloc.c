@@ -180,6 +180,29 @@ static void regroup(far_search *s, int i, int z)
     to->n++;
 }
 
+/* Every task on the whole GPU, one after another on the roots (LPT over the GPUs); false
+ * when a task cannot run there. */
+static bool whole_gpu_allocation(far_search *s, double *area)
+{
+    int z = s->gpu->slices;
+    if (!s->tree->has_size[z])
+        return false;
+    for (int i = 0; i < s->n; i++)
+        if (!(far_search_time(s, i, z) < INFINITY))
+            return false;
+    for (int sz = 0; sz <= MS_MAX_SLICES; sz++)
+        s->group[sz].head = s->group[sz].n = 0;
+    *area = 0;
+    for (int i = 0; i < s->n; i++) {
+        s->alloc[i] = (unsigned char)z;
+        s->group[z].task[s->group[z].n++] = i;
+        *area += z * far_search_time(s, i, z);
+    }
+    lpt_ctx c = {s, z};
+    qsort_r(s->group[z].task, (size_t)s->group[z].n, sizeof(int), cmp_lpt, &c);
+    return true;
+}
+
 static void keep_best(far_search *s)
 {
     int *t = s->best_node_of;
@@ -188,17 +211,37 @@ static void keep_best(far_search *s)
     s->best_order = s->order, s->order = t;
 }
 
-int far_search_run(far_search *s, far_plan *p, int b, int first, int n, int *allocations,
-                   int *evaluated, ms_error *err)
+double far_whole_gpu_bound(const far_plan *p, int first, int n)
 {
-    if (reserve(s, n))
-        return ms_error_set(err, MS_ENOMEM, "out of memory for %d tasks", n);
-    s->w = p->w, s->tree = &p->tree, s->gpu = p->gpu, s->gpus = p->gpus;
-    s->first = first, s->n = n;
+    int z = p->gpu->slices;
+    double sum = 0, longest = 0;
+    for (int i = first; i < first + n; i++) {
+        double t = p->w->tasks[i].time[z];
+        sum += t;
+        longest = fmax(longest, t);
+    }
+    return p->tree.has_size[z] ? fmax(longest, sum / p->gpus) : INFINITY;
+}
+
+/* Algorithm 1 on the whole-GPU allocation alone. */
+static int whole_gpu_search(far_search *s, ms_error *err)
+{
     double area;
-    int rc = first_allocation(s, &area, err);
-    if (rc)
-        return rc;
+    if (!whole_gpu_allocation(s, &area))
+        return ms_error_set(err, MS_EINFEASIBLE, "a task cannot run on the whole %s",
+                            s->gpu->name);
+    far_place(s, area, INFINITY);
+    keep_best(s);
+    return MS_OK;
+}
+
+/* Paper 000's family: returns the best makespan, or INFINITY with err filled. */
+static double family_search(far_search *s, const far_plan *p, int *allocations, int *evaluated,
+                            ms_error *err)
+{
+    double area;
+    if (first_allocation(s, &area, err))
+        return INFINITY;
     double capacity = (double)p->gpu->slices * p->gpus, best = INFINITY;
     *allocations = 1, *evaluated = 0;
     for (;;) {
@@ -225,8 +268,26 @@ int far_search_run(far_search *s, far_plan *p, int b, int first, int n, int *all
         ++*allocations;
     }
     if (!(best < INFINITY))
-        return ms_error_set(err, MS_EINFEASIBLE, "FAR found no schedule for %d tasks on %s",
-                            n, p->gpu->name);
+        ms_error_set(err, MS_EINFEASIBLE, "FAR found no schedule for %d tasks on %s", s->n,
+                     p->gpu->name);
+    return best;
+}
+
+int far_search_run(far_search *s, far_plan *p, int b, int first, int n, bool whole_gpu,
+                   int *allocations, int *evaluated, ms_error *err)
+{
+    if (reserve(s, n))
+        return ms_error_set(err, MS_ENOMEM, "out of memory for %d tasks", n);
+    s->w = p->w, s->tree = &p->tree, s->gpu = p->gpu, s->gpus = p->gpus;
+    s->first = first, s->n = n;
+    *allocations = *evaluated = 1;
+    if (whole_gpu) {
+        int rc = whole_gpu_search(s, err);
+        if (rc)
+            return rc;
+    } else if (!(family_search(s, p, allocations, evaluated, err) < INFINITY)) {
+        return err ? err->code : MS_EINFEASIBLE;
+    }
     for (int k = 0; k < n; k++) {
         int task = s->best_order[k], key = s->best_node_of[task];
         int g = key / MS_MAX_TREE_NODES, v = key % MS_MAX_TREE_NODES;

@@ -117,9 +117,13 @@ typedef struct far_search {
 
 far_search *far_search_new(void);
 void far_search_free(far_search *s);
-/* Fills batch b of p (tasks first..first+n-1) with the best allocation's task lists. */
-int far_search_run(far_search *s, far_plan *p, int b, int first, int n, int *allocations,
-                   int *evaluated, ms_error *err);
+/* Fills batch b of p (tasks first..first+n-1) with the task lists of the best allocation
+ * of paper 000's family, or (whole_gpu) of "every task on the whole GPU"; the latter fails
+ * with MS_EINFEASIBLE when a task cannot run on the whole GPU. */
+int far_search_run(far_search *s, far_plan *p, int b, int first, int n, bool whole_gpu,
+                   int *allocations, int *evaluated, ms_error *err);
+/* A lower bound on the whole-GPU allocation's makespan (INFINITY when infeasible). */
+double far_whole_gpu_bound(const far_plan *p, int first, int n);
 /* Algorithm 1 on the current allocation (total area `area`); gives up (returns INFINITY)
  * as soon as the makespan cannot stay below `cutoff`. Fills s->node_of and s->order. */
 double far_place(far_search *s, double area, double cutoff);

@@ -104,6 +104,19 @@ double ms_schedule_stat(const ms_schedule *s, const char *key)
     return NAN;
 }
 
+void ms_schedule_drop_timings(ms_schedule *s)
+{
+    static const char suffix[] = "_seconds";
+    int kept = 0;
+    for (int i = 0; i < s->nstats; i++) {
+        size_t len = strlen(s->stats[i].key);
+        if (len >= sizeof suffix - 1 && !strcmp(s->stats[i].key + len - (sizeof suffix - 1), suffix))
+            continue;
+        s->stats[kept++] = s->stats[i];
+    }
+    s->nstats = kept;
+}
+
 /* NaN sorts first, so the order is total even for broken times. */
 static int cmp_time(double a, double b)
 {

@@ -21,6 +21,26 @@ assert all(float(r["rho"]) >= 1 for r in rows), rows
 PY
 "$bin" experiment --table popt --n 30 --batch 7 --reps 2 --presets 'GOODSCALING@0.1' > "$tmp/p.csv"
 grep -q '^popt,A100-40GB,"GOODSCALING@0.1",30,' "$tmp/p.csv" || fail "popt row"
+# --paper-family: FAR without its whole-GPU candidate. The baselines' columns stay the same
+# bytes; on A30 GOODSCALING n=10 (where NOMIG often beats the paper's family) rho rises.
+"$bin" experiment --table popt --n 30 --batch 7 --reps 3 --presets 'GOODSCALING;POORSCALING' \
+  --threads 2 > "$tmp/pd.csv"
+"$bin" experiment --table popt --n 30 --batch 7 --reps 3 --presets 'GOODSCALING;POORSCALING' \
+  --threads 2 --paper-family > "$tmp/pp.csv"
+"$bin" experiment --table rho --gpu A30 --presets 'GOODSCALING,WIDETIMES' --n 10 --reps 30 \
+  > "$tmp/rd.csv"
+"$bin" experiment --table rho --gpu A30 --presets 'GOODSCALING,WIDETIMES' --n 10 --reps 30 \
+  --paper-family > "$tmp/rp.csv"
+python3 - "$tmp" <<'PY'
+import csv, sys
+d = lambda f: list(csv.DictReader(open(sys.argv[1] + "/" + f)))
+pd, pp = d("pd.csv"), d("pp.csv")
+base = ["miso", "fixbest", "nomig", "fixbest_dataset", "miso_eager", "reps"]
+assert len(pd) == len(pp) == 2, (pd, pp)
+assert [[r[k] for k in base] for r in pd] == [[r[k] for k in base] for r in pp], (pd, pp)
+rd, rp = d("rd.csv")[0], d("rp.csv")[0]
+assert float(rd["rho"]) < float(rp["rho"]), (rd, rp)
+PY
 set +e
 "$bin" experiment --table nope 2> "$tmp/err"; rc=$?
 [ $rc = 1 ] && grep -q "unknown table 'nope'" "$tmp/err" || fail "unknown table: rc $rc"

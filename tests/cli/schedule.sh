@@ -48,6 +48,17 @@ grep -q 'migsched schedule: --gpu' "$T/e" || fail "missing --gpu message"
 "$M" schedule "$W" --gpu A30 --batch x > /dev/null 2> "$T/e"; [ $? -eq 2 ] || fail "batch x"
 "$M" schedule --help | grep -q 'usage: migsched schedule' || fail "help"
 
+# Baselines through the same command; an infeasible fixed partition is an input error.
+"$M" schedule "$W" --gpu A30 --algo fixpart:2-1-1 --json > "$T/fp.json" || fail "fixpart:2-1-1"
+"$M" validate "$T/fp.json" --workload "$W" > /dev/null || fail "fixpart plan invalid"
+"$M" schedule "$W" --gpu A30 --algo fixpart:1-1-1-1 > /dev/null 2> "$T/e"; [ $? -eq 1 ] || fail "infeasible fixpart"
+grep -q 'lavaMD' "$T/e" || fail "infeasible fixpart message: $(cat "$T/e")"
+# Same input, same bytes (measured times are left out of the JSON unless --timings).
+"$M" schedule "$W" --gpu A30 --json > "$T/a.json" && "$M" schedule "$W" --gpu A30 --json > "$T/b.json"
+cmp -s "$T/a.json" "$T/b.json" || fail "schedule --json not deterministic"
+grep -q compute_seconds "$T/a.json" && fail "compute_seconds without --timings"
+"$M" schedule "$W" --gpu A30 --json --timings | grep -q compute_seconds || fail "--timings"
+
 # Input errors: status 1, the file named, nothing written.
 "$M" schedule "$T/none.csv" --gpu A30 -o "$T/out.json" --json 2> "$T/e"; [ $? -eq 1 ] || fail "missing file"
 grep -q 'none.csv' "$T/e" || fail "missing file message: $(cat "$T/e")"

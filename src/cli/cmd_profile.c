@@ -1,0 +1,141 @@
+/* cmd_profile.c: `migsched profile`: times every task on every instance size and the
+ * reconfigurations, writing a workload CSV (and a GPU model JSON) for `schedule`. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "migsched/exec.h"
+#include "migsched/io.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: migsched profile TASKS --device N --reps R -o WORKLOAD.csv\n"
+               "                        [--gpu-model-out MODEL.json] [--backend nvml|sim]\n"
+               "                        [--sizes 1,2,...] [--gpu MODEL] [--logs DIR]\n"
+               "                        [--journal FILE]\n"
+               "  Runs every task R times on an instance of every compute size and times\n"
+               "  the instance creations and destructions (docs/exec.md).\n"
+               "  TASKS      'name dir script' per line (the FAR authors' format) or a\n"
+               "             migsched workload CSV/JSON whose tasks have commands\n"
+               "  -o         workload CSV: mean seconds per size; inf where a run failed\n"
+               "  --gpu-model-out  the device's model with the measured create/destroy means\n"
+               "  --sizes    sizes to profile (default: every size of the model)\n"
+               "  --backend  nvml (default) or sim (instances simulated, tasks run)\n"
+               "  --journal  record of created instances for `migsched run --cleanup`\n"
+               "             (default migsched-run.journal)\n");
+}
+
+static int parse_sizes(const char *text, ms_profile_options *o)
+{
+    o->nsizes = 0;
+    for (const char *p = text; *p;) {
+        char *end;
+        long s = strtol(p, &end, 10);
+        if (end == p || s < 1 || s > MS_MAX_SLICES || o->nsizes == MS_MAX_SLICES ||
+            (*end && *end != ','))
+            return -1;
+        o->sizes[o->nsizes++] = (int)s;
+        p = *end ? end + 1 : end;
+    }
+    return o->nsizes ? 0 : -1;
+}
+
+static int write_outputs(const ms_workload *w, const ms_gpu_model *m, const char *csv,
+                         const char *model_out, ms_error *err)
+{
+    ms_output a = {0}, b = {0};
+    int rc = ms_output_open(&a, csv, err);
+    if (rc == MS_OK && ms_workload_write_csv(w, m, a.f))
+        rc = ms_error_set(err, MS_EIO, "%s: cannot write", csv);
+    if (rc == MS_OK && model_out && (rc = ms_output_open(&b, model_out, err)) == MS_OK)
+        rc = ms_profile_write_model_json(m, b.f, err);
+    /* Both files or neither. */
+    if (rc == MS_OK && model_out)
+        rc = ms_output_commit(&b, err);
+    if (rc == MS_OK)
+        return ms_output_commit(&a, err);
+    if (a.f)
+        ms_output_abort(&a);
+    if (b.f)
+        ms_output_abort(&b);
+    return rc;
+}
+
+int cmd_profile(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"device", required_argument, 0, 'd'}, {"reps", required_argument, 0, 'r'},
+        {"output", required_argument, 0, 'o'}, {"gpu-model-out", required_argument, 0, 'm'},
+        {"backend", required_argument, 0, 'b'}, {"sizes", required_argument, 0, 's'},
+        {"gpu", required_argument, 0, 'g'},    {"logs", required_argument, 0, 'l'},
+        {"journal", required_argument, 0, 'j'}, {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    ms_profile_options o = {.backend = "nvml", .reps = 1, .journal = "migsched-run.journal"};
+    const char *output = NULL, *model_out = NULL, *gpu = NULL;
+    char *end;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "d:r:o:m:b:s:g:l:j:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd':
+            o.device = (int)strtol(optarg, &end, 10);
+            if (*end || o.device < 0) {
+                fprintf(stderr, "migsched profile: --device: '%s' is not a GPU index\n", optarg);
+                return 2;
+            }
+            break;
+        case 'r':
+            o.reps = (int)strtol(optarg, &end, 10);
+            if (*end || o.reps < 1 || o.reps > 1000) {
+                fprintf(stderr, "migsched profile: --reps: '%s' is not 1..1000\n", optarg);
+                return 2;
+            }
+            break;
+        case 'o': output = optarg; break;
+        case 'm': model_out = optarg; break;
+        case 'b':
+            if (strcmp(optarg, "nvml") && strcmp(optarg, "sim")) {
+                fprintf(stderr, "migsched profile: --backend: '%s' is not nvml or sim\n", optarg);
+                return 2;
+            }
+            o.backend = optarg;
+            break;
+        case 's':
+            if (parse_sizes(optarg, &o)) {
+                fprintf(stderr, "migsched profile: --sizes: '%s' is not a list of sizes\n", optarg);
+                return 2;
+            }
+            break;
+        case 'g': gpu = optarg; break;
+        case 'l': o.logs_dir = optarg; break;
+        case 'j': o.journal = optarg; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (!output || optind != argc - 1) {
+        usage(stderr);
+        return 2;
+    }
+    if (isatty(2))
+        o.progress = stderr;
+    ms_error err;
+    ms_gpu_model model, measured;
+    ms_workload *tasks = NULL, *w = NULL;
+    int rc = gpu ? ms_gpu_lookup(gpu, &model, &err) : MS_OK;
+    o.gpu = gpu ? &model : NULL;
+    if (rc == MS_OK)
+        rc = ms_profile_read_tasks(argv[optind], &tasks, &err);
+    if (rc == MS_OK)
+        rc = ms_profile_run(tasks, &o, &w, &measured, &err);
+    if (rc == MS_OK)
+        rc = write_outputs(w, &measured, output, model_out, &err);
+    if (rc)
+        fprintf(stderr, "migsched profile: %s\n", err.msg);
+    ms_workload_free(tasks);
+    ms_workload_free(w);
+    return rc == MS_EINTR ? 130 : rc ? 1 : 0;
+}

@@ -1,0 +1,214 @@
+/* cmd_run.c: `migsched run`: carries a plan out through NVML (or the sim backend), and
+ * `migsched run --cleanup` after a crash. */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "migsched/exec.h"
+#include "migsched/io.h"
+
+#define DEFAULT_JOURNAL "migsched-run.journal"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: migsched run SCHEDULE.json --workload FILE [--device N[,N...]]\n"
+            "                    [--backend nvml|sim] [--dry-run] [--logs DIR]\n"
+            "                    [--on-failure continue|abort] [--report FILE.json]\n"
+            "                    [--enable-mig] [--journal FILE] [--keep-final] [--wait]\n"
+            "                    [--time-scale S] [--gpu MODEL] [--quiet]\n"
+            "       migsched run --cleanup [--journal FILE]\n"
+            "  Creates and destroys MIG instances in plan order on each GPU and runs each\n"
+            "  task's command on its instance (CUDA_VISIBLE_DEVICES=MIG-...) once the\n"
+            "  instance exists and the tasks before it there have finished (docs/exec.md).\n"
+            "  --device       NVML index of the GPU for plan GPU 0, 1, ... (default 0,1,...)\n"
+            "  --backend      nvml (default; dlopen libnvidia-ml.so.1) or sim (no hardware)\n"
+            "  --dry-run      print the NVML operations and commands, touch nothing\n"
+            "  --logs         per-task stdout/stderr files (default migsched-logs)\n"
+            "  --on-failure   after a failed task or reconfiguration: continue (default)\n"
+            "                 or abort (stop, kill running tasks, destroy, report)\n"
+            "  --report       write the run report as JSON\n"
+            "  --enable-mig   enable MIG mode where it is off (root; may reset the GPU)\n"
+            "  --journal      record of what this run creates (default %s)\n"
+            "  --cleanup      destroy what a crashed run recorded in the journal and left\n"
+            "  --keep-final   leave the instances the plan has alive at its end\n"
+            "  --wait         on abort or Ctrl-C let running tasks finish (default: kill)\n"
+            "  --time-scale   sim: 0 = virtual time (default), S > 0 = sleep S x planned time\n"
+            "  --gpu          model JSON file when the plan's model is not built in\n"
+            "  Exit status: 0 every task ran and exited 0; 1 otherwise; 2 usage;\n"
+            "  130/143 stopped by SIGINT/SIGTERM (after cleaning up).\n",
+            DEFAULT_JOURNAL);
+}
+
+static int parse_devices(const char *text, ms_run_options *o)
+{
+    o->ndevices = 0;
+    for (const char *p = text; *p;) {
+        char *end;
+        long d = strtol(p, &end, 10);
+        if (end == p || d < 0 || d > 255 || o->ndevices == MS_RUN_MAX_GPUS ||
+            (*end && *end != ','))
+            return -1;
+        o->devices[o->ndevices++] = (int)d;
+        p = *end ? end + 1 : end;
+    }
+    return o->ndevices ? 0 : -1;
+}
+
+static int cleanup(const ms_run_options *o)
+{
+    ms_error err;
+    int destroyed = 0;
+    if (ms_run_cleanup(o->journal, &o->backend_opt, stdout, &destroyed, &err)) {
+        fprintf(stderr, "migsched run: cleanup: %s\n", err.msg);
+        return 1;
+    }
+    printf("cleanup: %d leftover instance%s destroyed\n", destroyed, destroyed == 1 ? "" : "s");
+    return 0;
+}
+
+static int write_report(const char *path, const ms_run_report *r, const ms_workload *w)
+{
+    ms_output out = {0};
+    ms_error err;
+    if (ms_output_open(&out, path, &err) || ms_run_report_write_json(r, w, out.f, &err)) {
+        if (out.f)
+            ms_output_abort(&out);
+        fprintf(stderr, "migsched run: %s\n", err.msg);
+        return 1;
+    }
+    if (ms_output_commit(&out, &err)) {
+        fprintf(stderr, "migsched run: %s\n", err.msg);
+        return 1;
+    }
+    return 0;
+}
+
+/* Runs only plans the validator accepts: a broken plan could ask for overlapping slots. */
+static int validate(const ms_schedule *s, const ms_workload *w, const char *path)
+{
+    ms_validation v;
+    int n = ms_schedule_validate(s, w, &v);
+    for (int i = 0; i < v.n && i < 5; i++)
+        fprintf(stderr, "migsched run: %s: %s: %s\n", path, v.v[i].rule, v.v[i].msg);
+    if (n)
+        fprintf(stderr, "migsched run: %s: not a valid plan for this workload (%d violation%s)\n",
+                path, n, n == 1 ? "" : "s");
+    ms_validation_free(&v);
+    return n ? 1 : 0;
+}
+
+static int run(const char *plan, const char *workload, const char *gpu, const char *report,
+               ms_run_options *o)
+{
+    ms_error err;
+    ms_gpu_model model;
+    ms_schedule *s = NULL;
+    ms_workload *w = NULL;
+    ms_run_report *r = NULL;
+    int status = 1;
+    if (gpu && ms_gpu_lookup(gpu, &model, &err))
+        fprintf(stderr, "migsched run: %s\n", err.msg);
+    else if (ms_schedule_read_json(plan, gpu ? &model : NULL, &s, &err))
+        fprintf(stderr, "migsched run: %s\n", err.msg);
+    else if (ms_workload_read(workload, &s->gpu, &w, &err))
+        fprintf(stderr, "migsched run: %s\n", err.msg);
+    else if (validate(s, w, plan) == 0) {
+        if (o->ndevices == 0)
+            for (o->ndevices = 0; o->ndevices < s->gpus && o->ndevices < MS_RUN_MAX_GPUS; o->ndevices++)
+                o->devices[o->ndevices] = o->ndevices;
+        if (ms_run(s, w, o, &r, &err))
+            fprintf(stderr, "migsched run: %s\n", err.msg);
+        else {
+            if (!o->dry_run)
+                ms_run_report_print(r, w, stdout);
+            status = r->signal ? 128 + r->signal : (r->ok ? 0 : 1);
+            if (report && write_report(report, r, w))
+                status = status ? status : 1;
+        }
+    }
+    ms_run_report_free(r);
+    ms_workload_free(w);
+    ms_schedule_free(s);
+    return status;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"workload", required_argument, 0, 'w'}, {"device", required_argument, 0, 'd'},
+        {"backend", required_argument, 0, 'b'},  {"dry-run", no_argument, 0, 'n'},
+        {"logs", required_argument, 0, 'l'},     {"on-failure", required_argument, 0, 'f'},
+        {"report", required_argument, 0, 'r'},   {"enable-mig", no_argument, 0, 'E'},
+        {"cleanup", no_argument, 0, 'C'},        {"journal", required_argument, 0, 'j'},
+        {"keep-final", no_argument, 0, 'K'},     {"wait", no_argument, 0, 'W'},
+        {"time-scale", required_argument, 0, 't'}, {"gpu", required_argument, 0, 'g'},
+        {"quiet", no_argument, 0, 'q'},          {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    ms_run_options o = {.backend = "nvml", .logs_dir = "migsched-logs",
+                        .journal = DEFAULT_JOURNAL, .progress = stderr};
+    const char *workload = NULL, *report = NULL, *gpu = NULL;
+    bool do_cleanup = false;
+    char *end;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "w:d:b:nl:f:r:j:t:g:qh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'w': workload = optarg; break;
+        case 'd':
+            if (parse_devices(optarg, &o)) {
+                fprintf(stderr, "migsched run: --device: '%s' is not a list of GPU indices\n", optarg);
+                return 2;
+            }
+            break;
+        case 'b':
+            if (strcmp(optarg, "nvml") && strcmp(optarg, "sim")) {
+                fprintf(stderr, "migsched run: --backend: '%s' is not nvml or sim\n", optarg);
+                return 2;
+            }
+            o.backend = optarg;
+            break;
+        case 'n': o.dry_run = true; break;
+        case 'l': o.logs_dir = optarg; break;
+        case 'f':
+            if (strcmp(optarg, "continue") && strcmp(optarg, "abort")) {
+                fprintf(stderr, "migsched run: --on-failure: '%s' is not continue or abort\n", optarg);
+                return 2;
+            }
+            o.on_failure = strcmp(optarg, "abort") ? MS_ON_FAILURE_CONTINUE : MS_ON_FAILURE_ABORT;
+            break;
+        case 'r': report = optarg; break;
+        case 'E': o.enable_mig = true; break;
+        case 'C': do_cleanup = true; break;
+        case 'j': o.journal = optarg; break;
+        case 'K': o.keep_final = true; break;
+        case 'W': o.wait_on_stop = true; break;
+        case 't':
+            o.time_scale = strtod(optarg, &end);
+            if (*end || !(o.time_scale >= 0) || o.time_scale > 1e3) {
+                fprintf(stderr, "migsched run: --time-scale: '%s' is not a number in 0..1000\n", optarg);
+                return 2;
+            }
+            break;
+        case 'g': gpu = optarg; break;
+        case 'q': o.progress = NULL; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (do_cleanup) {
+        if (optind != argc) {
+            usage(stderr);
+            return 2;
+        }
+        return cleanup(&o);
+    }
+    if (!workload || optind != argc - 1) {
+        usage(stderr);
+        return 2;
+    }
+    return run(argv[optind], workload, gpu, report, &o);
+}

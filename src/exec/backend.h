@@ -1,0 +1,30 @@
+/* backend.h: what a backend implements behind ms_backend (private to src/exec). */
+#ifndef MIGSCHED_EXEC_BACKEND_H
+#define MIGSCHED_EXEC_BACKEND_H
+
+#include "migsched/exec.h"
+
+typedef struct ms_backend_ops {
+    const char *kind;
+    int (*open)(ms_backend *b, const ms_backend_options *opt, const ms_gpu_model *model,
+                ms_error *err);
+    void (*close)(ms_backend *b);
+    int (*mig_mode)(ms_backend *b, bool *enabled, ms_error *err);
+    int (*enable_mig)(ms_backend *b, ms_error *err);
+    int (*list)(ms_backend *b, ms_mig_instance out[MS_MAX_MIG], int *n, ms_error *err);
+    int (*create)(ms_backend *b, ms_placement p, ms_mig_instance *out, ms_error *err);
+    int (*destroy)(ms_backend *b, unsigned gi_id, ms_error *err);
+} ms_backend_ops;
+
+struct ms_backend {
+    const ms_backend_ops *ops;
+    int device;
+    ms_gpu_model model;      /* filled by open */
+    char name[96];           /* device name as reported */
+    void *impl;
+};
+
+extern const ms_backend_ops ms_backend_nvml_ops;
+extern const ms_backend_ops ms_backend_sim_ops;
+
+#endif

@@ -1,0 +1,89 @@
+/* runner.h: the executor's state shared by the dependency engine (runner.c) and its two
+ * drivers: real processes and threads (run_real.c), virtual time and dry runs
+ * (run_virtual.c). Private to src/exec. */
+#ifndef MIGSCHED_EXEC_RUNNER_H
+#define MIGSCHED_EXEC_RUNNER_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <sys/types.h>
+
+#include "journal.h"
+#include "migsched/exec.h"
+
+typedef struct run_inst {
+    int gpu, profile, start_slot;
+    int ntasks, *tasks;      /* report task indices in planned order */
+    int next_task;           /* first task not started */
+    int running;             /* report task index running on it, -1 if none */
+    bool alive;              /* created by this run and not destroyed */
+    bool failed;             /* its creation failed or was skipped */
+    unsigned gi_id;
+    char uuid[96];
+} run_inst;
+
+typedef struct run_gpu {
+    ms_backend *backend;
+    int first, count;        /* its ops: report->ops[first .. first+count) */
+    int next;                /* first op not started */
+    bool busy;               /* an op is in flight */
+} run_gpu;
+
+typedef struct run_ctx run_ctx;
+
+typedef struct run_driver {
+    void (*start_op)(run_ctx *c, int op);
+    void (*start_task)(run_ctx *c, int task);
+    /* Blocks until something finishes (calling run_op_done / run_task_done) or a stop
+     * signal arrives (calling run_stop). */
+    void (*wait)(run_ctx *c);
+    void (*kill_tasks)(run_ctx *c, int sig);
+} run_driver;
+
+struct run_ctx {
+    const ms_schedule *s;
+    const ms_workload *w;
+    const ms_run_options *o;
+    ms_run_report *r;
+    run_inst *inst;
+    int ngpus;
+    run_gpu gpu[MS_RUN_MAX_GPUS];
+    const run_driver *driver;
+    ms_journal *journal;
+    bool prelude;            /* creating the instances the plan assumes present */
+    bool stopping;
+    int stop_signal;         /* SIGINT/SIGTERM that stopped the run, 0 if none */
+    /* real driver */
+    double t0;
+    pthread_t main_thread;
+    pthread_mutex_t lock;
+    pid_t *pids;             /* per report task, 0 if not running */
+    char **envp;             /* environment for tasks; the last three slots are ours */
+    int nenv;
+    char env_visible[160], env_index[48], env_slices[32];  /* what those slots point to */
+    bool sim_tasks;          /* tasks sleep their planned time instead of running */
+    double time_unit;        /* real seconds per plan second (sim scaled time), else 1 */
+    double kill_at;          /* when stopping: SIGKILL what still runs after this time */
+    pthread_t op_thread[MS_RUN_MAX_GPUS];
+    bool op_finished[MS_RUN_MAX_GPUS];  /* set by the op thread, taken by the main loop */
+    int op_running[MS_RUN_MAX_GPUS];    /* op in flight per GPU */
+    /* virtual driver */
+    double vclock;
+    double *op_done_at, *task_done_at;  /* NAN when not in flight */
+};
+
+double run_now(run_ctx *c);
+void run_progress(run_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Results from a driver: the op/task has ended (state, times and ids filled in). */
+void run_op_done(run_ctx *c, int op);
+void run_task_done(run_ctx *c, int task);
+void run_stop(run_ctx *c, const char *why);
+/* Carries out one op on its backend (called by the drivers, maybe in a thread). */
+void run_do_op(run_ctx *c, int op);
+/* Runs the engine to the end (including the final cleanup) and fills the report. */
+void ms_run_engine(run_ctx *c);
+
+extern const run_driver run_real_driver;
+extern const run_driver run_virtual_driver;
+
+#endif

@@ -1,0 +1,272 @@
+/* test_exec_backend.c: the nvml backend against the fake NVML (placement rules, overlap,
+ * persistence across opens, model checks, missing library and symbol) and the sim backend. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "migsched/exec.h"
+#include "support.h"
+#include "../src/exec/nvml_types.h"
+
+#define FAKE_LIB MIGSCHED_BINARY_DIR "/tests/fake_nvml/libnvidia-ml.so.1"
+#define FAKE_OLD_LIB MIGSCHED_BINARY_DIR "/tests/fake_nvml/old/libnvidia-ml.so.1"
+
+static char *state_path;
+
+/* Every test gets its own emulated GPU: a fresh state file, no delays, no faults. */
+static int setup(void **unused)
+{
+    state_path = test_write_temp("");
+    setenv("FAKE_NVML_STATE", state_path, 1);
+    setenv("FAKE_NVML_DELAY_SCALE", "0", 1);
+    setenv("FAKE_NVML_GPU", "A100-40GB", 1);
+    setenv("FAKE_NVML_GPUS", "1", 1);
+    unsetenv("FAKE_NVML_FAIL");
+    unsetenv("FAKE_NVML_MIG");
+    return 0;
+}
+
+static int teardown(void **unused)
+{
+    char lock[600];
+    snprintf(lock, sizeof lock, "%s.lock", state_path);
+    unlink(lock);
+    unlink(state_path);
+    free(state_path);
+    return 0;
+}
+
+static ms_backend *open_fake(const char *lib, const ms_gpu_model *model)
+{
+    ms_backend_options opt = {.nvml_library = lib};
+    ms_backend *b = NULL;
+    ms_error err = {0};
+    int rc = ms_backend_open("nvml", 0, model, &opt, &b, &err);
+    if (rc)
+        fail_msg("open: %s", err.msg);
+    return b;
+}
+
+static ms_placement at(const ms_gpu_model *m, const char *profile, int start)
+{
+    int p = ms_gpu_profile_by_name(m, profile);
+    assert_true(p >= 0);
+    return (ms_placement){p, start};
+}
+
+static void test_identify_create_list_destroy(void **unused)
+{
+    ms_backend *b = open_fake(FAKE_LIB, NULL);
+    const ms_gpu_model *m = ms_backend_model(b);
+    assert_string_equal(m->name, "A100-40GB");
+    ms_error err;
+    ms_mig_instance a, c, list[MS_MAX_MIG];
+    int n = -1;
+    assert_int_equal(ms_backend_list(b, list, &n, &err), MS_OK);
+    assert_int_equal(n, 0);
+    assert_int_equal(ms_backend_create(b, at(m, "3g.20gb", 4), &a, &err), MS_OK);
+    assert_int_equal(ms_backend_create(b, at(m, "2g.10gb", 0), &c, &err), MS_OK);
+    assert_int_equal(a.start_slot, 4);
+    assert_int_equal(a.size_slots, 4);
+    assert_int_equal(a.nci, 1);
+    assert_true(!strncmp(a.uuid, "MIG-", 4));
+    assert_string_not_equal(a.uuid, c.uuid);
+    assert_int_equal(ms_backend_list(b, list, &n, &err), MS_OK);
+    assert_int_equal(n, 2);
+    assert_int_equal(list[0].start_slot, 0);  /* sorted by slot */
+    assert_int_equal(list[0].gi_id, c.gi_id);
+    assert_string_equal(list[1].uuid, a.uuid);
+    /* 4g.20gb covers slots 0-3, where the 2g instance sits. */
+    ms_mig_instance d;
+    assert_int_equal(ms_backend_create(b, at(m, "4g.20gb", 0), &d, &err), MS_EBACKEND);
+    assert_non_null(strstr(err.msg, "Insufficient Resources"));
+    assert_non_null(strstr(err.msg, "nvmlDeviceCreateGpuInstanceWithPlacement"));
+    /* Not an allowed placement: refused before NVML is asked. */
+    assert_int_equal(ms_backend_create(b, at(m, "3g.20gb", 2), &d, &err), MS_EINVAL);
+    assert_int_equal(ms_backend_destroy(b, a.gi_id, &err), MS_OK);
+    assert_int_equal(ms_backend_destroy(b, c.gi_id, &err), MS_OK);
+    assert_int_equal(ms_backend_destroy(b, c.gi_id, &err), MS_EBACKEND);
+    assert_non_null(strstr(err.msg, "Not Found"));
+    assert_int_equal(ms_backend_list(b, list, &n, &err), MS_OK);
+    assert_int_equal(n, 0);
+    ms_backend_close(b);
+}
+
+static void test_state_persists_across_opens(void **unused)
+{
+    setenv("FAKE_NVML_GPU", "A30-24GB", 1);
+    ms_backend *b = open_fake(FAKE_LIB, ms_gpu_builtin("A30-24GB"));
+    ms_error err;
+    ms_mig_instance a, list[MS_MAX_MIG];
+    assert_int_equal(ms_backend_create(b, at(ms_backend_model(b), "2g.12gb", 2), &a, &err), MS_OK);
+    ms_backend_close(b);
+    b = open_fake(FAKE_LIB, NULL);
+    int n = 0;
+    assert_int_equal(ms_backend_list(b, list, &n, &err), MS_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(list[0].gi_id, a.gi_id);
+    assert_string_equal(list[0].uuid, a.uuid);
+    assert_string_equal(ms_backend_model(b)->profiles[list[0].profile].name, "2g.12gb");
+    assert_int_equal(ms_backend_destroy(b, a.gi_id, &err), MS_OK);
+    ms_backend_close(b);
+}
+
+static void test_wrong_model_and_device(void **unused)
+{
+    setenv("FAKE_NVML_GPU", "A30-24GB", 1);
+    ms_backend_options opt = {.nvml_library = FAKE_LIB};
+    ms_backend *b = NULL;
+    ms_error err;
+    assert_int_equal(ms_backend_open("nvml", 0, ms_gpu_builtin("A100-40GB"), &opt, &b, &err),
+                     MS_EINVAL);
+    assert_non_null(strstr(err.msg, "not a A100-40GB"));
+    assert_int_equal(ms_backend_open("nvml", 3, NULL, &opt, &b, &err), MS_EINVAL);
+    assert_non_null(strstr(err.msg, "device 3 does not exist"));
+    assert_int_equal(ms_backend_open("cuda", 0, NULL, &opt, &b, &err), MS_EINVAL);
+    assert_non_null(strstr(err.msg, "unknown backend"));
+}
+
+static void test_missing_library_and_symbol(void **unused)
+{
+    ms_backend_options opt = {.nvml_library = "/nonexistent/libnvidia-ml.so.1"};
+    ms_backend *b = NULL;
+    ms_error err;
+    assert_int_equal(ms_backend_open("nvml", 0, NULL, &opt, &b, &err), MS_EBACKEND);
+    assert_non_null(strstr(err.msg, "cannot load NVML"));
+    /* An NVML without ...WithPlacement opens fine; creating says what is missing. */
+    b = open_fake(FAKE_OLD_LIB, NULL);
+    ms_mig_instance a;
+    assert_int_equal(ms_backend_create(b, at(ms_backend_model(b), "1g.5gb", 3), &a, &err),
+                     MS_EBACKEND);
+    assert_non_null(strstr(err.msg, "does not export nvmlDeviceCreateGpuInstanceWithPlacement"));
+    ms_backend_close(b);
+}
+
+static void test_mig_mode(void **unused)
+{
+    setenv("FAKE_NVML_MIG", "0", 1);
+    ms_backend *b = open_fake(FAKE_LIB, NULL);
+    bool on = true;
+    ms_error err;
+    assert_int_equal(ms_backend_mig_mode(b, &on, &err), MS_OK);
+    assert_false(on);
+    ms_mig_instance a;
+    assert_int_equal(ms_backend_create(b, at(ms_backend_model(b), "7g.40gb", 0), &a, &err),
+                     MS_EBACKEND);
+    assert_non_null(strstr(err.msg, "Not Supported"));
+    assert_int_equal(ms_backend_enable_mig(b, &err), MS_OK);
+    assert_int_equal(ms_backend_mig_mode(b, &on, &err), MS_OK);
+    assert_true(on);
+    ms_backend_close(b);
+}
+
+/* A failure after the GPU instance exists must not leave it behind. */
+static void test_create_failure_cleans_up(void **unused)
+{
+    setenv("FAKE_NVML_FAIL", "nvmlGpuInstanceCreateComputeInstance:1:23", 1);
+    ms_backend *b = open_fake(FAKE_LIB, NULL);
+    ms_error err;
+    ms_mig_instance a, list[MS_MAX_MIG];
+    assert_int_equal(ms_backend_create(b, at(ms_backend_model(b), "1g.5gb", 6), &a, &err),
+                     MS_EBACKEND);
+    assert_non_null(strstr(err.msg, "nvmlGpuInstanceCreateComputeInstance"));
+    assert_non_null(strstr(err.msg, "Insufficient Resources"));
+    int n = -1;
+    assert_int_equal(ms_backend_list(b, list, &n, &err), MS_OK);
+    assert_int_equal(n, 0);
+    ms_backend_close(b);
+}
+
+/* The fake's own rules, called directly: placements, IN_USE, overlap. */
+static void test_fake_rules(void **unused)
+{
+    void *lib = dlopen(FAKE_LIB, RTLD_NOW | RTLD_LOCAL);
+    assert_non_null(lib);
+    nvmlReturn_t (*init)(void) = (nvmlReturn_t(*)(void))dlsym(lib, "nvmlInit_v2");
+    nvmlReturn_t (*shutdown)(void) = (nvmlReturn_t(*)(void))dlsym(lib, "nvmlShutdown");
+    nvmlReturn_t (*handle)(unsigned, nvmlDevice_t *) =
+        (nvmlReturn_t(*)(unsigned, nvmlDevice_t *))dlsym(lib, "nvmlDeviceGetHandleByIndex_v2");
+    nvmlReturn_t (*create)(nvmlDevice_t, unsigned, const nvmlGpuInstancePlacement_t *,
+                           nvmlGpuInstance_t *) =
+        (nvmlReturn_t(*)(nvmlDevice_t, unsigned, const nvmlGpuInstancePlacement_t *,
+                         nvmlGpuInstance_t *))dlsym(lib, "nvmlDeviceCreateGpuInstanceWithPlacement");
+    nvmlReturn_t (*mkci)(nvmlGpuInstance_t, unsigned, nvmlComputeInstance_t *) =
+        (nvmlReturn_t(*)(nvmlGpuInstance_t, unsigned, nvmlComputeInstance_t *))dlsym(
+            lib, "nvmlGpuInstanceCreateComputeInstance");
+    nvmlReturn_t (*gi_destroy)(nvmlGpuInstance_t) =
+        (nvmlReturn_t(*)(nvmlGpuInstance_t))dlsym(lib, "nvmlGpuInstanceDestroy");
+    nvmlReturn_t (*ci_destroy)(nvmlComputeInstance_t) =
+        (nvmlReturn_t(*)(nvmlComputeInstance_t))dlsym(lib, "nvmlComputeInstanceDestroy");
+    assert_non_null(create);
+    assert_int_equal(handle(0, NULL), NVML_ERROR_UNINITIALIZED);
+    assert_int_equal(init(), NVML_SUCCESS);
+    nvmlDevice_t dev;
+    assert_int_equal(handle(0, &dev), NVML_SUCCESS);
+    nvmlGpuInstance_t gi, other;
+    nvmlComputeInstance_t ci;
+    /* A100: 3g.20gb is profile id 9, placements {0,4} of size 4. */
+    assert_int_equal(create(dev, 9, &(nvmlGpuInstancePlacement_t){2, 4}, &gi),
+                     NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(create(dev, 2, &(nvmlGpuInstancePlacement_t){0, 4}, &gi),
+                     NVML_ERROR_INVALID_ARGUMENT);  /* 2 is an index, not an id */
+    assert_int_equal(create(dev, 9, &(nvmlGpuInstancePlacement_t){0, 4}, &gi), NVML_SUCCESS);
+    assert_int_equal(create(dev, 19, &(nvmlGpuInstancePlacement_t){3, 1}, &other),
+                     NVML_ERROR_INSUFFICIENT_RESOURCES);
+    assert_int_equal(mkci(gi, 2, &ci), NVML_SUCCESS);
+    assert_int_equal(mkci(gi, 0, &ci), NVML_ERROR_INSUFFICIENT_RESOURCES);  /* GI is full */
+    assert_int_equal(gi_destroy(gi), NVML_ERROR_IN_USE);
+    assert_int_equal(ci_destroy(ci), NVML_SUCCESS);
+    assert_int_equal(gi_destroy(gi), NVML_SUCCESS);
+    assert_int_equal(shutdown(), NVML_SUCCESS);
+    dlclose(lib);
+}
+
+static void test_sim_backend(void **unused)
+{
+    const ms_gpu_model *m = ms_gpu_builtin("A30-24GB");
+    ms_backend *b = NULL;
+    ms_error err;
+    assert_int_equal(ms_backend_open("sim", 0, NULL, NULL, &b, &err), MS_EINVAL);
+    assert_int_equal(ms_backend_open("sim", 0, m, NULL, &b, &err), MS_OK);
+    ms_mig_instance a, c, list[MS_MAX_MIG];
+    assert_int_equal(ms_backend_create(b, at(m, "2g.12gb", 2), &a, &err), MS_OK);
+    assert_int_equal(ms_backend_create(b, at(m, "1g.6gb", 3), &c, &err), MS_EBACKEND);
+    assert_int_equal(ms_backend_create(b, at(m, "1g.6gb", 1), &c, &err), MS_OK);
+    int n = 0;
+    assert_int_equal(ms_backend_list(b, list, &n, &err), MS_OK);
+    assert_int_equal(n, 2);
+    assert_int_equal(list[0].start_slot, 1);
+    assert_int_equal(ms_backend_destroy(b, a.gi_id, &err), MS_OK);
+    assert_int_equal(ms_backend_destroy(b, c.gi_id, &err), MS_OK);
+    assert_int_equal(ms_backend_list(b, list, &n, &err), MS_OK);
+    assert_int_equal(n, 0);
+    ms_backend_close(b);
+}
+
+static void test_device_names(void **unused)
+{
+    assert_string_equal(ms_gpu_model_from_device_name("NVIDIA A100-SXM4-80GB")->name, "A100-80GB");
+    assert_string_equal(ms_gpu_model_from_device_name("NVIDIA A100-PCIE-40GB")->name, "A100-40GB");
+    assert_string_equal(ms_gpu_model_from_device_name("NVIDIA A30")->name, "A30-24GB");
+    assert_string_equal(ms_gpu_model_from_device_name("NVIDIA H100 80GB HBM3")->name, "H100-80GB");
+    assert_string_equal(ms_gpu_model_from_device_name("NVIDIA H200-141GB")->name, "H200-141GB");
+    assert_null(ms_gpu_model_from_device_name("NVIDIA GeForce RTX 4090"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_identify_create_list_destroy, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_state_persists_across_opens, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_wrong_model_and_device, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_missing_library_and_symbol, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_mig_mode, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_create_failure_cleans_up, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fake_rules, setup, teardown),
+        cmocka_unit_test(test_sim_backend),
+        cmocka_unit_test(test_device_names),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
