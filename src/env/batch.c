@@ -8,8 +8,12 @@
 void env_rebuild_classes(ms_env *e)
 {
     e->nclass = 0;
+    e->batch_sizes = 0;
     for (int b = 0; b < e->nbatch; b++) {
         int t = e->batch[b], j = 0;
+        for (int k = 0; k < e->S; k++)
+            if (e->level[t * e->S + k] <= e->cfg.levels)
+                e->batch_sizes |= 1u << e->gpu.sizes[k];
         while (j < e->nclass && e->key[e->class_task[j]] != e->key[t])
             j++;
         if (j == e->nclass) {

@@ -146,7 +146,9 @@ int ms_env_reset(ms_env *e, const ms_workload *w, ms_error *err)
         if (!e->task_cap)
             return ms_error_set(err, MS_ENOMEM, "environment: out of memory");
     }
-    if (grow_log(e, 16 + 8 * w->n))
+    /* Instances an episode can create: K per reconfiguration; at most n + 1 within the
+     * budget plus one way-out reconfiguration per task. */
+    if (grow_log(e, 16 + e->K * (2 * w->n + 3)))
         return ms_error_set(err, MS_ENOMEM, "environment: out of memory");
     e->w = w;
     discretise(e);
@@ -154,7 +156,7 @@ int ms_env_reset(ms_env *e, const ms_workload *w, ms_error *err)
     e->now = e->reconfig_until = 0;
     for (int i = 0; i < MS_MAX_SLICES; i++)
         e->free_at[i] = 0;
-    e->last_reconfig = e->done = false;
+    e->last_reconfig = e->done = e->failed = false;
     e->nreconf = e->nsteps = e->nlog = 0;
     e->next_queued = e->nbatch = 0;
     for (int i = 0; i < w->n; i++)
@@ -211,10 +213,12 @@ int ms_env_mask(const ms_env *e, uint8_t *mask)
                 n += mask[ms_env_action_exec(e, j, m)] = 1;
     /* Nothing possible right after a reconfiguration (e.g. a direct one to sizes no task in
      * the batch can use) or once the budget of reconfigurations (one per task, plus the
-     * first, which keeps episodes short) is spent: reconfiguring again is the way out. */
+     * first, which keeps episodes short) is spent: reconfiguring again, to a configuration
+     * where some task can run, is the way out. The GPU is idle here, so the task can start
+     * right after: episodes stay finite even under a greedy policy. */
     if (n == 0)
         for (int c = 0; c < e->C; c++)
-            if (reconfig_allowed(e, c, busy))
+            if ((e->csizes[c] & e->batch_sizes) && reconfig_allowed(e, c, busy))
                 n += mask[1 + c] = 1;
     return n;
 }
@@ -296,8 +300,6 @@ static double reconfigure(ms_env *e, const env_trans *t)
     }
     for (int c = 0; c < t->ncreate; c++) {
         int k = t->create[c];
-        if (grow_log(e, e->nlog + 1))
-            abort(); /* cannot happen after the reservation at reset unless memory is gone */
         env_log_inst *l = &e->log[e->nlog];
         l->profile = dst->inst[k].profile;
         l->start = dst->inst[k].start;
@@ -342,6 +344,12 @@ double ms_env_step(ms_env *e, int action, bool *done)
         reward += advance(e);
         e->last_reconfig = false;
     } else if (action <= e->C) {
+        if (grow_log(e, e->nlog + e->K)) {
+            /* Beyond the reservation and out of memory: end the episode as failed. */
+            e->done = e->failed = true;
+            *done = true;
+            return 0;
+        }
         const env_trans *t = &e->trans[e->part < 0 ? ENV_EMPTY : e->part][action - 1];
         double end = reconfigure(e, t);
         if (e->cfg.direct_reconfig) {

@@ -38,6 +38,7 @@ struct ms_env {
     uint8_t cinst[MS_MAX_PARTITIONS][MS_MAX_INSTANCES]; /* canonical order -> instance */
     uint32_t imask[MS_MAX_PARTITIONS][MS_MAX_INSTANCES]; /* real slice masks */
     int isize[MS_MAX_PARTITIONS][MS_MAX_INSTANCES];      /* compute slices */
+    uint32_t csizes[MS_MAX_PARTITIONS];                /* bit s: canonical config has size s */
     int ident[MS_MAX_SLICES];                          /* σ of the empty GPU */
 
     /* Episode: the workload and its discretised classes (allocated at reset). */
@@ -49,13 +50,14 @@ struct ms_env {
     int next_queued;     /* first task not yet in the batch */
     int nbatch, batch[ENV_MAX_N];
     int nclass, class_task[ENV_MAX_N], class_count[ENV_MAX_N];
+    uint32_t batch_sizes;  /* bit s: some batch task can run on s slices */
 
     /* GPU. */
     int part;            /* real partition, -1 = empty */
     int live[MS_MAX_INSTANCES]; /* log id of each instance of part */
     double now, reconfig_until;
     double free_at[MS_MAX_SLICES];
-    bool last_reconfig, done;
+    bool last_reconfig, done, failed;
     int nreconf, nsteps;
 
     /* Schedule log. */

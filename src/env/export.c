@@ -6,6 +6,8 @@
 int ms_env_to_schedule(const ms_env *e, const char *algorithm, ms_schedule **out,
                        ms_error *err)
 {
+    if (e->failed)
+        return ms_error_set(err, MS_ENOMEM, "environment: out of memory during the episode");
     ms_schedule *s = ms_schedule_new(&e->gpu, 1, algorithm);
     if (!s)
         return ms_error_set(err, MS_ENOMEM, "environment: out of memory");

@@ -85,9 +85,13 @@ int env_build_tables(ms_env *e, ms_error *err)
 {
     for (int i = 0; i < MS_MAX_SLICES; i++)
         e->ident[i] = i;
-    for (int c = 0; c < e->C; c++)
+    for (int c = 0; c < e->C; c++) {
         if (build_transition(e, -1, c, &e->trans[ENV_EMPTY][c], err))
             return err ? err->code : MS_EINVAL;
+        const ms_partition *p = &e->gpu.partitions[e->canon.partition[c]];
+        for (int k = 0; k < p->n; k++)
+            e->csizes[c] |= 1u << e->gpu.profiles[p->inst[k].profile].slices;
+    }
     for (int p = 0; p < e->gpu.npartitions; p++) {
         if (e->canon.canon_of[p] < 0)
             continue;
