@@ -171,6 +171,13 @@ static void random_episodes(const char *gpu, bool direct, bool online, ms_encodi
             for (a = 0; a < A; a++)
                 if (mask[a] && pick-- == 0)
                     break;
+            /* Every other episode reconfigures whenever it may (the highest allowed
+             * configuration): episodes must still end. */
+            for (int c = ms_env_canon(e)->n - 1; (ep & 1) && c >= 0; c--)
+                if (mask[ms_env_action_reconfig(e, c)]) {
+                    a = ms_env_action_reconfig(e, c);
+                    break;
+                }
             ret += ms_env_step(e, a, &done);
             assert_true(++steps < 100000);
         }

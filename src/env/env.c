@@ -153,7 +153,7 @@ int ms_env_reset(ms_env *e, const ms_workload *w, ms_error *err)
     e->w = w;
     discretise(e);
     e->part = -1;
-    e->now = e->reconfig_until = 0;
+    e->now = e->reconfig_until = e->last_end = 0;
     for (int i = 0; i < MS_MAX_SLICES; i++)
         e->free_at[i] = 0;
     e->last_reconfig = e->done = e->failed = false;
@@ -325,6 +325,8 @@ static void execute(ms_env *e, int j, int mi)
     int task = e->class_task[j];
     double end = e->now + e->w->tasks[task].time[e->isize[e->part][k]];
     e->tlog[task] = (env_log_task){e->live[k], e->now, end};
+    if (end > e->last_end)
+        e->last_end = end;
     for (int i = 0; i < e->K; i++)
         if (e->imask[e->part][k] & (1u << i))
             e->free_at[i] = end;
@@ -363,8 +365,13 @@ double ms_env_step(ms_env *e, int action, bool *done)
         execute(e, a / e->K, a % e->K);
         e->last_reconfig = false;
     }
-    while (!has_choice(e)) {
-        if (e->nbatch == 0 && !env_busy_slices(e)) {
+    while (!e->done && !has_choice(e)) {
+        if (e->nbatch == 0) {
+            /* Every task placed: the episode ends with the last task (the makespan), even if
+             * an instance is still being created (4.2 reconfigurations). */
+            double end = e->last_end > e->now ? e->last_end : e->now;
+            reward -= (end - e->now) / e->scale;
+            e->now = end;
             e->done = true;
             break;
         }

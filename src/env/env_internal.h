@@ -56,6 +56,7 @@ struct ms_env {
     int part;            /* real partition, -1 = empty */
     int live[MS_MAX_INSTANCES]; /* log id of each instance of part */
     double now, reconfig_until;
+    double last_end;     /* latest task end so far */
     double free_at[MS_MAX_SLICES];
     bool last_reconfig, done, failed;
     int nreconf, nsteps;
