@@ -222,6 +222,7 @@ int cmd_compare(int argc, char **argv)
     }
     if (!rc) {
         print_rows(rows, n, far, csv, timed);
+        fflush(stdout); /* the table first, then why rows are infeasible */
         for (int i = 0; i < n; i++)
             if (!rows[i].s)
                 fprintf(stderr, "migsched compare: %s\n", rows[i].why);
