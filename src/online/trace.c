@@ -60,6 +60,18 @@ static int cmp_arrival(const void *a, const void *b)
     return (x->name > y->name) - (x->name < y->name);
 }
 
+/* The end of a read: frees w if rc is an error, else sorts its jobs by arrival. */
+static int sort_or_free(ms_online_workload *w, int rc)
+{
+    if (rc) {
+        ms_online_workload_free(w);
+        return rc;
+    }
+    if (w->n > 1)  /* qsort must not see the NULL of an empty list */
+        qsort(w->jobs, (size_t)w->n, sizeof *w->jobs, cmp_arrival);
+    return MS_OK;
+}
+
 /* Splits one line (modified in place) into at most max fields at commas. */
 static int split(char *line, char **f, int max)
 {
@@ -149,13 +161,7 @@ int ms_online_trace_parse(const char *text, size_t len, const char *source,
             rc = parse_trace_line(line, lineno, source, m, has_name, w, err);
     }
     free(buf);
-    if (rc) {
-        ms_online_workload_free(w);
-        return rc;
-    }
-    if (w->n > 1)  /* qsort must not see the NULL of an empty list */
-        qsort(w->jobs, (size_t)w->n, sizeof *w->jobs, cmp_arrival);
-    return MS_OK;
+    return sort_or_free(w, rc);
 }
 
 int ms_online_trace_read(const char *path, const ms_gpu_model *m, ms_online_workload *w,
@@ -272,12 +278,8 @@ int ms_online_alibaba_parse(const char *data, size_t len, const char *path,
         }
     }
     free(text);
-    if (rc) {
-        ms_online_workload_free(w);
+    if ((rc = sort_or_free(w, rc)))
         return rc;
-    }
-    if (w->n > 1)  /* qsort must not see the NULL of an empty list */
-        qsort(w->jobs, (size_t)w->n, sizeof *w->jobs, cmp_arrival);
     double t0 = w->n ? w->jobs[0].arrival : 0;
     for (int j = 0; j < w->n; j++)
         w->jobs[j].arrival -= t0;
