@@ -23,14 +23,8 @@ const char *ms_online_job_name(const ms_online_workload *w, int i)
 static int add_job(ms_online_workload *w, double arrival, int profile, double work,
                    const char *name, size_t name_len)
 {
-    if (w->n == w->cap) {
-        int cap = w->cap ? 2 * w->cap : 256;
-        ms_online_job *j = realloc(w->jobs, (size_t)cap * sizeof *j);
-        if (!j)
-            return MS_ENOMEM;
-        w->jobs = j;
-        w->cap = cap;
-    }
+    if (!msi_reserve(&w->jobs, w->n, &w->cap, sizeof *w->jobs, 256))
+        return MS_ENOMEM;
     int off = -1;
     if (name && name_len > 0) {
         if (w->names_len + name_len + 1 > w->names_cap) {
