@@ -4,31 +4,9 @@
  * of one `experiment --table sigma` cell. Prints sizes and times; asserts nothing. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
+#include "bench_util.h"
 #include "migsched/offline.h"
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static ms_workload *workload(const ms_gpu_model *gpu, int n, uint64_t seed)
-{
-    ms_gen_params p;
-    ms_workload *w = NULL;
-    ms_error err;
-    ms_rng rng;
-    ms_rng_seed(&rng, seed);
-    if (ms_gen_preset(gpu, "MIXEDSCALING,WIDETIMES", &p, &err) ||
-        ms_generate(gpu, &p, n, &rng, &w, &err)) {
-        fprintf(stderr, "bench_baselines: %s\n", err.msg);
-        exit(1);
-    }
-    return w;
-}
 
 /* Mean seconds per run over `nw` workloads of n tasks, repeated until ~0.2 s each. */
 static double time_algo(const char *algo, const ms_gpu_model *gpu, int n, int nw)
@@ -36,8 +14,9 @@ static double time_algo(const char *algo, const ms_gpu_model *gpu, int n, int nw
     double total = 0;
     long runs = 0;
     for (int k = 0; k < nw; k++) {
-        ms_workload *w = workload(gpu, n, 1000 + (uint64_t)k);
-        double t0 = now(), t;
+        ms_workload *w = bench_generate_seeded("bench_baselines", gpu, "MIXEDSCALING,WIDETIMES", n,
+                                               1000 + (uint64_t)k);
+        double t0 = bench_now(), t;
         do {
             ms_schedule *s = NULL;
             ms_error err;
@@ -47,7 +26,7 @@ static double time_algo(const char *algo, const ms_gpu_model *gpu, int n, int nw
             }
             ms_schedule_free(s);
             runs++;
-            t = now() - t0;
+            t = bench_now() - t0;
         } while (t < 0.2 / nw);
         total += t;
         ms_workload_free(w);
@@ -81,13 +60,13 @@ int main(void)
         return 1;
     }
     e.threads = 1;
-    double t0 = now();
+    double t0 = bench_now();
     if (ms_experiment_run(&e, NULL, NULL, NULL, &r, &err)) {
         fprintf(stderr, "bench_baselines: %s\n", err.msg);
         return 1;
     }
     printf("experiment sigma, one cell (1000 datasets of 15 tasks, 5 algorithms + 19 FIXPART"
-           " each), 1 thread: %.2f s\n", now() - t0);
+           " each), 1 thread: %.2f s\n", bench_now() - t0);
     ms_experiment_result_free(&r);
     return 0;
 }

@@ -1,16 +1,9 @@
 /* bench_cosched.c: running time of the polynomial co-scheduling algorithms at n = 50, 100,
  * 200 (paper 003 Fig. 15; target: under a second at n = 200), and their quality. */
 #include <stdio.h>
-#include <time.h>
 
+#include "bench_util.h"
 #include "migsched/cosched.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 int main(void)
 {
@@ -36,12 +29,12 @@ int main(void)
                 for (int k = 0; k < reps; k++) {
                     ms_cosched_schedule *s;
                     ms_error err;
-                    double t0 = now();
+                    double t0 = bench_now();
                     if (ms_cosched_run(in[k], algos[a], 0, &s, &err)) {
                         fprintf(stderr, "bench_cosched: %s\n", err.msg);
                         return 1;
                     }
-                    secs += now() - t0;
+                    secs += bench_now() - t0;
                     ratio += ms_cosched_makespan(s) / lp[k].makespan;
                     ppt += (double)ms_cosched_preemptions(s, NULL) / sizes[si];
                     ms_cosched_schedule_free(s);

@@ -3,17 +3,10 @@
  * the replay time per task and checks that the replay ends exactly at the plan's makespan. */
 #include <math.h>
 #include <stdio.h>
-#include <time.h>
 
+#include "bench_util.h"
 #include "migsched/exec.h"
 #include "migsched/offline.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 int main(void)
 {
@@ -38,12 +31,12 @@ int main(void)
         }
         ms_run_options o = {.backend = "sim", .ndevices = 1};
         ms_run_report *r;
-        double t0 = now();
+        double t0 = bench_now();
         if (ms_run(s, w, &o, &r, &err)) {
             fprintf(stderr, "bench_exec: %s\n", err.msg);
             return 1;
         }
-        double dt = now() - t0;
+        double dt = bench_now() - t0;
         printf("%8d %10d %10d %12.4f %12.2f %14.3g\n", n, s->ninst, r->nops, dt, dt / n * 1e6,
                fabs(r->makespan - ms_schedule_makespan(s)));
         ms_run_report_free(r);

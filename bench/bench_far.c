@@ -4,32 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
-#include <time.h>
 
+#include "bench_util.h"
 #include "migsched/offline.h"
-
-/* Wall time, and this process's CPU time (what the machine's load does not inflate). */
-static double clock_s(clockid_t id)
-{
-    struct timespec t;
-    clock_gettime(id, &t);
-    return (double)t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static ms_workload *workload(const ms_gpu_model *gpu, int n, uint64_t seed)
-{
-    ms_gen_params p;
-    ms_workload *w = NULL;
-    ms_error err;
-    ms_rng rng;
-    ms_rng_seed(&rng, seed);
-    if (ms_gen_preset(gpu, "MIXEDSCALING,WIDETIMES", &p, &err) ||
-        ms_generate(gpu, &p, n, &rng, &w, &err)) {
-        fprintf(stderr, "bench_far: %s\n", err.msg);
-        exit(1);
-    }
-    return w;
-}
 
 /* Mean seconds per run of `algo` over `reps` runs on each of `nw` workloads (wall; *cpu
  * gets the CPU time). */
@@ -38,10 +15,11 @@ static double time_far(const char *algo, const ms_gpu_model *gpu, int n, int nw,
 {
     double total = 0, rsum = 0, ctotal = 0;
     for (int k = 0; k < nw; k++) {
-        ms_workload *w = workload(gpu, n, 1000 + (uint64_t)k);
+        ms_workload *w = bench_generate_seeded("bench_far", gpu, "MIXEDSCALING,WIDETIMES", n,
+                                               1000 + (uint64_t)k);
         ms_schedule *s = NULL;
         ms_error err;
-        double t0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+        double t0 = bench_clock(CLOCK_MONOTONIC), c0 = bench_clock(CLOCK_PROCESS_CPUTIME_ID);
         for (int r = 0; r < reps; r++) {
             ms_schedule_free(s);
             if (ms_offline_schedule(algo, w, gpu, 1, o, &s, &err)) {
@@ -49,8 +27,8 @@ static double time_far(const char *algo, const ms_gpu_model *gpu, int n, int nw,
                 exit(1);
             }
         }
-        total += clock_s(CLOCK_MONOTONIC) - t0;
-        ctotal += clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+        total += bench_clock(CLOCK_MONOTONIC) - t0;
+        ctotal += bench_clock(CLOCK_PROCESS_CPUTIME_ID) - c0;
         rsum += ms_schedule_makespan(s) / ms_bound_baseline(w, gpu, 1);
         ms_schedule_free(s);
         ms_workload_free(w);
@@ -62,7 +40,8 @@ static double time_far(const char *algo, const ms_gpu_model *gpu, int n, int nw,
 
 static void concat_bench(const ms_gpu_model *gpu, int per_batch, int batches)
 {
-    ms_workload *w = workload(gpu, per_batch * batches, 77);
+    ms_workload *w = bench_generate_seeded("bench_far", gpu, "MIXEDSCALING,WIDETIMES",
+                                           per_batch * batches, 77);
     ms_offline_options o;
     ms_offline_options_init(&o);
     o.batch = per_batch;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "bench_util.h"
 #include "migsched/offline.h"
 
 #define RUNS 1000
@@ -12,18 +13,6 @@ static const char *const configs[] = {
     "POORSCALING,NARROWTIMES", "POORSCALING,WIDETIMES",  "MIXEDSCALING,NARROWTIMES",
     "MIXEDSCALING,WIDETIMES",  "GOODSCALING,NARROWTIMES", "GOODSCALING,WIDETIMES"};
 static const int sizes[] = {10, 20, 30};
-
-static ms_workload *generate(const ms_gpu_model *gpu, const char *preset, int n, ms_rng *rng)
-{
-    ms_gen_params p;
-    ms_workload *w = NULL;
-    ms_error err;
-    if (ms_gen_preset(gpu, preset, &p, &err) || ms_generate(gpu, &p, n, rng, &w, &err)) {
-        fprintf(stderr, "bench_far_tables: %s\n", err.msg);
-        exit(1);
-    }
-    return w;
-}
 
 static ms_schedule *run(const char *algo, const ms_workload *w, const ms_gpu_model *gpu,
                         const ms_offline_options *o)
@@ -51,7 +40,7 @@ static void refinement(const ms_gpu_model *gpu)
             ms_rng_seed(&rng, 600 + (uint64_t)(c * 3 + k));
             double p = 0, moves = 0, swaps = 0;
             for (int r = 0; r < RUNS; r++) {
-                ms_workload *w = generate(gpu, configs[c], sizes[k], &rng);
+                ms_workload *w = bench_generate("bench_far_tables", gpu, configs[c], sizes[k], &rng);
                 ms_schedule *a = run("far-norefine", w, gpu, &o), *b = run("far", w, gpu, &o);
                 p += ms_schedule_makespan(a) / ms_schedule_makespan(b) - 1;
                 moves += ms_schedule_stat(b, "moves");
@@ -82,7 +71,7 @@ static void concatenation(const ms_gpu_model *gpu)
             double prev = 0, pms = 0, moves = 0, swaps = 0;
             o.batch = sizes[k];
             for (int r = 0; r < RUNS; r++) {
-                ms_workload *w = generate(gpu, configs[c], 2 * sizes[k], &rng);
+                ms_workload *w = bench_generate("bench_far_tables", gpu, configs[c], 2 * sizes[k], &rng);
                 ms_schedule *s = run("far", w, gpu, &o);
                 prev += ms_schedule_stat(s, "p_rev");
                 pms += ms_schedule_stat(s, "p_move_swap");

@@ -1,16 +1,9 @@
 /* bench_online.c: online simulator throughput (events per second) at paper 002's scale
  * (4 GPUs) and at 1,024 GPUs with a million jobs, for each policy. */
 #include <stdio.h>
-#include <time.h>
 
+#include "bench_util.h"
 #include "migsched/online.h"
-
-static double seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* Arrival mean chosen so the node runs near full load: mean demand 2.5 slices x 180 s. */
 static int bench(const char *model, int gpus, int jobs, int policy)
@@ -32,9 +25,9 @@ static int bench(const char *model, int gpus, int jobs, int policy)
     c.gpus = gpus;
     c.policy = policy;
     c.layout = MS_LAYOUT_PACKED;  /* one layout: "best" would run all four */
-    double t0 = seconds();
+    double t0 = bench_now();
     int rc = ms_online_simulate(m, &w, &c, &r, &err);
-    double dt = seconds() - t0;
+    double dt = bench_now() - t0;
     if (rc)
         return fprintf(stderr, "%s\n", err.msg), 1;
     printf("%-10s %5d GPUs %8d jobs %-17s %9ld events %7.3f s %10.0f events/s  "

@@ -2,16 +2,9 @@
  * rounds of create-run-destroy on an A100); prints time per task to show n log n growth. */
 #include <math.h>
 #include <stdio.h>
-#include <time.h>
 
+#include "bench_util.h"
 #include "migsched/schedule.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* Rounds of seven 1g instances created one by one, one 1 s task each, then destroyed. */
 static void build(int n, ms_schedule **out, ms_workload **wout)
@@ -53,11 +46,11 @@ int main(void)
         ms_schedule *s;
         ms_workload *w;
         build(n, &s, &w);
-        double t0 = now();
+        double t0 = bench_now();
         int bad = ms_schedule_validate(s, w, NULL);
-        double t1 = now();
+        double t1 = bench_now();
         volatile double lb = ms_bound_lbound(w, &s->gpu, 1);
-        double t2 = now();
+        double t2 = bench_now();
         (void)lb;
         printf("%-9d %-12.4f %-14.3f %-12.4f %d\n", n, t1 - t0, (t1 - t0) / n * 1e6, t2 - t1,
                bad);

@@ -2,16 +2,9 @@
  * per-task cost staying flat shows the readers are linear (no quadratic duplicate check). */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
+#include "bench_util.h"
 #include "migsched/workload.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* Writes w in one format, reads it back; returns (write s, read s, bytes). */
 static void round_trip(const ms_workload *w, const ms_gpu_model *gpu, int json, double *tw,
@@ -19,11 +12,11 @@ static void round_trip(const ms_workload *w, const ms_gpu_model *gpu, int json, 
 {
     char *buf = NULL;
     FILE *f = open_memstream(&buf, bytes);
-    double t0 = now();
+    double t0 = bench_now();
     if (json ? ms_workload_write_json(w, gpu, f) : ms_workload_write_csv(w, gpu, f))
         abort();
     fclose(f);
-    double t1 = now();
+    double t1 = bench_now();
     ms_workload *back = NULL;
     ms_error err;
     int rc = json ? ms_workload_parse_json(buf, *bytes, "bench", gpu, &back, &err)
@@ -33,7 +26,7 @@ static void round_trip(const ms_workload *w, const ms_gpu_model *gpu, int json, 
         abort();
     }
     *tw = t1 - t0;
-    *tr = now() - t1;
+    *tr = bench_now() - t1;
     ms_workload_free(back);
     free(buf);
 }
@@ -53,10 +46,10 @@ int main(void)
         ms_rng rng;
         ms_rng_seed(&rng, 1);
         ms_workload *w = NULL;
-        double t0 = now();
+        double t0 = bench_now();
         if (ms_generate(gpu, &p, n, &rng, &w, NULL))
             abort();
-        double gen = now() - t0, cw, cr, jw, jr;
+        double gen = bench_now() - t0, cw, cr, jw, jr;
         size_t cbytes, jbytes;
         round_trip(w, gpu, 0, &cw, &cr, &cbytes);
         round_trip(w, gpu, 1, &jw, &jr, &jbytes);

@@ -216,6 +216,20 @@ static void test_writer_format(void **state)
     ms_workload_free(w);
 }
 
+/* The shared CSV quoting: always quoted, inner quotes doubled, commas kept. */
+static void test_csv_write_quoted(void **state)
+{
+    char *buf = NULL;
+    size_t len;
+    FILE *f = open_memstream(&buf, &len);
+    ms_csv_write_quoted(f, "a \"b\", c");
+    fputc('|', f);
+    ms_csv_write_quoted(f, "");
+    fclose(f);
+    assert_string_equal(buf, "\"a \"\"b\"\", c\"|\"\"");
+    free(buf);
+}
+
 /* 200k tasks with a duplicate on the last line: linear-time reading (no quadratic duplicate
  * check or buffer handling); the test just has to finish quickly. */
 static void test_large_file(void **state)
@@ -276,6 +290,7 @@ int main(void)
         cmocka_unit_test(test_accepted_values),
         cmocka_unit_test(test_round_trip),      cmocka_unit_test(test_writer_format),
         cmocka_unit_test(test_large_file),      cmocka_unit_test(test_read_sniffs_format),
+        cmocka_unit_test(test_csv_write_quoted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,4 +1,5 @@
-/* io.h: whole-file reads and all-or-nothing file writes shared by every reader/writer. */
+/* io.h: whole-file reads, all-or-nothing file writes and CSV quoting shared by every
+ * reader/writer. */
 #ifndef MIGSCHED_IO_H
 #define MIGSCHED_IO_H
 
@@ -21,5 +22,8 @@ int ms_output_open(ms_output *o, const char *path, ms_error *err);
 int ms_output_commit(ms_output *o, ms_error *err);
 /* Closes and removes the temporary file (on an error path). */
 void ms_output_abort(ms_output *o);
+
+/* Writes s as one double-quoted CSV field, doubling the quotes inside (RFC 4180). */
+void ms_csv_write_quoted(FILE *f, const char *s);
 
 #endif

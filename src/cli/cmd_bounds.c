@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cli_util.h"
 #include "commands.h"
 #include "migsched/schedule.h"
 
@@ -22,14 +23,12 @@ int cmd_bounds(int argc, char **argv)
                                          {0, 0, 0, 0}};
     const char *gpu = NULL;
     int gpus = 1, c;
-    char *end;
     optind = 1;
     while ((c = getopt_long(argc, argv, "g:h", opts, NULL)) != -1) {
         switch (c) {
         case 'g': gpu = optarg; break;
         case 'n':
-            gpus = (int)strtol(optarg, &end, 10);
-            if (*end || gpus < 1 || gpus > 4096) {
+            if (!cli_parse_int(optarg, 1, 4096, &gpus)) {
                 fprintf(stderr, "migsched bounds: --gpus: '%s' is not 1..4096\n", optarg);
                 return 2;
             }

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "cli_util.h"
 #include "commands.h"
 #include "migsched/offline.h"
 #include "migsched/plot.h"
@@ -164,12 +165,10 @@ int cmd_compare(int argc, char **argv)
     bool csv = false, timed = true;
     optind = 1;
     while ((c = getopt_long(argc, argv, "g:G:a:h", opts, NULL)) != -1) {
-        char *end;
         switch (c) {
         case 'g': gpu_name = optarg; break;
         case 'G':
-            gpus = (int)strtol(optarg, &end, 10);
-            if (*end || gpus < 1 || gpus > 1024) {
+            if (!cli_parse_int(optarg, 1, 1024, &gpus)) {
                 fprintf(stderr, "migsched compare: --gpus: '%s' is not a count in 1..1024\n", optarg);
                 return 2;
             }
@@ -222,6 +221,7 @@ int cmd_compare(int argc, char **argv)
     }
     if (!rc) {
         print_rows(rows, n, far, csv, timed);
+        fflush(stdout); /* the table first, then why rows are infeasible */
         for (int i = 0; i < n; i++)
             if (!rows[i].s)
                 fprintf(stderr, "migsched compare: %s\n", rows[i].why);

@@ -1,5 +1,5 @@
 /* cmd_cosched.c: `migsched cosched`: generate instances, schedule one, run the experiments. */
-#include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_util.h"
 #include "commands.h"
 #include "migsched/cosched.h"
 
@@ -27,36 +28,6 @@ static void usage(FILE *f)
             "  time, diagonal = two copies together); without it a synthetic catalogue is used.\n"
             "  --time-limit (default 10) and --direct-limit (default 2) bound DIRECTALG in\n"
             "  seconds; 0 means no limit.\n");
-}
-
-static int parse_int(const char *s, int lo, int hi, int *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (!*s || *end || errno || v < lo || v > hi)
-        return -1;
-    *out = (int)v;
-    return 0;
-}
-
-static int parse_double(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    *out = strtod(s, &end);
-    return !*s || *end || errno || !(*out >= 0) ? -1 : 0;
-}
-
-static int parse_seed(const char *s, uint64_t *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (!*s || *end || errno || *s == '-')
-        return -1;
-    *out = v;
-    return 0;
 }
 
 static int fail(const char *msg)
@@ -101,11 +72,11 @@ static int cosched_generate(int argc, char **argv)
                 return bad_usage("--setting must be uniform, weighted or random");
             break;
         case 'n':
-            if (parse_int(optarg, 1, 100000, &n))
+            if (!cli_parse_int(optarg, 1, 100000, &n))
                 return bad_usage("--n must be an integer in 1..100000");
             break;
         case 'S':
-            if (parse_seed(optarg, &seed))
+            if (!cli_parse_seed(optarg, &seed))
                 return bad_usage("--seed must be a non-negative integer");
             break;
         case 'c': catpath = optarg; break;
@@ -139,7 +110,7 @@ static int parse_sizes(char *list, int *ns, int max)
 {
     int k = 0;
     for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
-        if (k == max || parse_int(tok, 1, 100000, &ns[k]))
+        if (k == max || !cli_parse_int(tok, 1, 100000, &ns[k]))
             return -1;
         k++;
     }
@@ -170,19 +141,19 @@ static int cosched_experiment(int argc, char **argv)
                 return bad_usage("--n must be a comma-separated list of up to 64 sizes");
             break;
         case 'i':
-            if (parse_int(optarg, 1, 10000, &e.instances))
+            if (!cli_parse_int(optarg, 1, 10000, &e.instances))
                 return bad_usage("--instances must be an integer in 1..10000");
             break;
         case 'S':
-            if (parse_seed(optarg, &e.seed))
+            if (!cli_parse_seed(optarg, &e.seed))
                 return bad_usage("--seed must be a non-negative integer");
             break;
         case 'l':
-            if (parse_double(optarg, &e.direct_limit))
+            if (!cli_parse_double(optarg, 0, INFINITY, &e.direct_limit))
                 return bad_usage("--direct-limit must be a non-negative number of seconds");
             break;
         case 'm':
-            if (parse_int(optarg, 0, 100000, &e.direct_max_n))
+            if (!cli_parse_int(optarg, 0, 100000, &e.direct_max_n))
                 return bad_usage("--direct-max-n must be an integer >= 0");
             break;
         case 'c': catpath = optarg; break;
@@ -230,7 +201,7 @@ static int cosched_schedule(int argc, char **argv)
         case 'j': as_json = 1; break;
         case 'p': plot = optarg; break;
         case 't':
-            if (parse_double(optarg, &limit))
+            if (!cli_parse_double(optarg, 0, INFINITY, &limit))
                 return bad_usage("--time-limit must be a non-negative number of seconds");
             break;
         case 'h': usage(stdout); return 0;

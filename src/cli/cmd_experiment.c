@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_util.h"
 #include "commands.h"
 #include "migsched/io.h"
 #include "migsched/offline.h"
@@ -55,15 +56,11 @@ static void bar(long done, long total, void *arg)
 
 static int parse_int(const char *opt, const char *text, long lo, long hi, long *out)
 {
-    char *end;
-    long v = strtol(text, &end, 10);
-    if (end == text || *end || v < lo || v > hi) {
-        fprintf(stderr, "migsched experiment: --%s: '%s' is not an integer in %ld..%ld\n", opt,
-                text, lo, hi);
-        return 2;
-    }
-    *out = v;
-    return 0;
+    if (cli_parse_long(text, lo, hi, out))
+        return 0;
+    fprintf(stderr, "migsched experiment: --%s: '%s' is not an integer in %ld..%ld\n", opt, text,
+            lo, hi);
+    return 2;
 }
 
 static int write_result(const char *path, const ms_experiment *e, const ms_experiment_result *r)
@@ -95,7 +92,7 @@ int cmd_experiment(int argc, char **argv)
     const char *table = NULL, *gpu = NULL, *presets = NULL, *ns = NULL, *out = NULL;
     long reps = 0, threads = 0, batch = 0, batches = 0;
     int paper_family = 0;
-    unsigned long long seed = 1;
+    uint64_t seed = 1;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "t:g:p:n:r:s:j:b:B:o:Ph", opts, NULL)) != -1) {
@@ -106,15 +103,12 @@ int cmd_experiment(int argc, char **argv)
         case 'p': presets = optarg; break;
         case 'n': ns = optarg; break;
         case 'r': bad = parse_int("reps", optarg, 1, 1000000, &reps); break;
-        case 's': {
-            char *end;
-            seed = strtoull(optarg, &end, 10);
-            if (end == optarg || *end) {
-                fprintf(stderr, "migsched experiment: --seed: '%s' is not an integer\n", optarg);
+        case 's':
+            if (!cli_parse_seed(optarg, &seed)) {
+                fprintf(stderr, "migsched experiment: --seed: '%s' is not a non-negative integer\n", optarg);
                 bad = 2;
             }
             break;
-        }
         case 'j': bad = parse_int("threads", optarg, 1, 1024, &threads); break;
         case 'b': bad = parse_int("batch", optarg, 1, 100000, &batch); break;
         case 'B': bad = parse_int("batches", optarg, 1, 1000000, &batches); break;

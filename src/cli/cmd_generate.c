@@ -1,5 +1,5 @@
 /* cmd_generate.c: `migsched generate`: a synthetic workload (CSV or JSON) from presets. */
-#include <errno.h>
+#include <float.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_util.h"
 #include "commands.h"
 #include "migsched/io.h"
 #include "migsched/workload.h"
@@ -49,12 +50,8 @@ static int fail(const char *fmt, const char *a, const char *b)
 
 static int parse_number(const char *opt, const char *text, double *out)
 {
-    char *end;
-    errno = 0;
-    double x = strtod(text, &end);
-    if (end == text || *end || errno || !isfinite(x))
+    if (!cli_parse_double(text, -DBL_MAX, DBL_MAX, out))
         return fail("%s: '%s' is not a number", opt, text);
-    *out = x;
     return 0;
 }
 
@@ -82,7 +79,7 @@ struct gen_args {
     const char *gpu, *preset, *output, *shares;
     const char *p_sup, *tmin, *tmax, *p_stop;
     long n;
-    unsigned long long seed;
+    uint64_t seed;
     int json, verbose;
 };
 
@@ -100,7 +97,6 @@ static int parse_args(int argc, char **argv, struct gen_args *a)
     a->n = -1;
     a->seed = 1;
     a->output = "-";
-    char *end;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:vh", opts, NULL)) != -1) {
@@ -108,15 +104,11 @@ static int parse_args(int argc, char **argv, struct gen_args *a)
         case 'g': a->gpu = optarg; break;
         case 'P': a->preset = optarg; break;
         case 'n':
-            errno = 0;
-            a->n = strtol(optarg, &end, 10);
-            if (end == optarg || *end || errno || a->n < 1 || a->n > INT_MAX)
+            if (!cli_parse_long(optarg, 1, INT_MAX, &a->n))
                 return fail("--n: '%s' is not a task count (1..2147483647)%s", optarg, "");
             break;
         case 's':
-            errno = 0;
-            a->seed = strtoull(optarg, &end, 10);
-            if (end == optarg || *end || errno || optarg[0] == '-')
+            if (!cli_parse_seed(optarg, &a->seed))
                 return fail("--seed: '%s' is not a non-negative integer%s", optarg, "");
             break;
         case 'S': a->p_sup = optarg; break;

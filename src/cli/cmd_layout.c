@@ -1,11 +1,13 @@
 /* cmd_layout.c: `migsched layout`: the MIG layout a plan has alive at a time, for
  * nvidia-mig-parted or as JSON. */
+#include <float.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_util.h"
 #include "commands.h"
 #include "migsched/exec.h"
 #include "migsched/io.h"
@@ -35,14 +37,12 @@ int cmd_layout(int argc, char **argv)
                                          {0, 0, 0, 0}};
     double at = NAN;
     const char *format = "mig-parted", *name = "migsched", *gpu = NULL, *output = "-";
-    char *end;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "a:f:n:g:o:h", opts, NULL)) != -1) {
         switch (c) {
         case 'a':
-            at = strtod(optarg, &end);
-            if (*end || !isfinite(at)) {
+            if (!cli_parse_double(optarg, -DBL_MAX, DBL_MAX, &at)) {
                 fprintf(stderr, "migsched layout: --at: '%s' is not a time in seconds\n", optarg);
                 return 2;
             }

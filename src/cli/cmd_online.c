@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_util.h"
 #include "commands.h"
 #include "migsched/online.h"
 
@@ -51,15 +52,11 @@ static int bad(const char *cmd, const char *msg, const char *arg)
 
 static int num(const char *cmd, const char *opt, const char *s, double lo, double hi, double *out)
 {
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || *end || !(v >= lo && v <= hi)) {
-        fprintf(stderr, "migsched online %s: %s must be a number in [%g, %g], got '%s'\n", cmd,
-                opt, lo, hi, s);
-        return 2;
-    }
-    *out = v;
-    return 0;
+    if (cli_parse_double(s, lo, hi, out))
+        return 0;
+    fprintf(stderr, "migsched online %s: %s must be a number in [%g, %g], got '%s'\n", cmd, opt,
+            lo, hi, s);
+    return 2;
 }
 
 enum { O_GPUS = 256, O_TRACE, O_ALIBABA, O_LIMIT, O_ARRIVAL, O_JOBS, O_MIX, O_SERVICE,

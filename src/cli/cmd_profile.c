@@ -1,11 +1,13 @@
 /* cmd_profile.c: `migsched profile`: times every task on every instance size and the
  * reconfigurations, writing a workload CSV (and a GPU model JSON) for `schedule`. */
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_util.h"
 #include "commands.h"
 #include "migsched/exec.h"
 #include "migsched/io.h"
@@ -75,21 +77,18 @@ int cmd_profile(int argc, char **argv)
         {0, 0, 0, 0}};
     ms_profile_options o = {.backend = "nvml", .reps = 1, .journal = "migsched-run.journal"};
     const char *output = NULL, *model_out = NULL, *gpu = NULL;
-    char *end;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "d:r:o:m:b:s:g:l:j:h", opts, NULL)) != -1) {
         switch (c) {
         case 'd':
-            o.device = (int)strtol(optarg, &end, 10);
-            if (*end || o.device < 0) {
+            if (!cli_parse_int(optarg, 0, INT_MAX, &o.device)) {
                 fprintf(stderr, "migsched profile: --device: '%s' is not a GPU index\n", optarg);
                 return 2;
             }
             break;
         case 'r':
-            o.reps = (int)strtol(optarg, &end, 10);
-            if (*end || o.reps < 1 || o.reps > 1000) {
+            if (!cli_parse_int(optarg, 1, 1000, &o.reps)) {
                 fprintf(stderr, "migsched profile: --reps: '%s' is not 1..1000\n", optarg);
                 return 2;
             }

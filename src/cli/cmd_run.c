@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_util.h"
 #include "commands.h"
 #include "migsched/exec.h"
 #include "migsched/io.h"
@@ -152,7 +153,6 @@ int cmd_run(int argc, char **argv)
                         .journal = DEFAULT_JOURNAL, .progress = stderr};
     const char *workload = NULL, *report = NULL, *gpu = NULL;
     bool do_cleanup = false;
-    char *end;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "w:d:b:nl:f:r:j:t:g:qh", opts, NULL)) != -1) {
@@ -187,8 +187,7 @@ int cmd_run(int argc, char **argv)
         case 'K': o.keep_final = true; break;
         case 'W': o.wait_on_stop = true; break;
         case 't':
-            o.time_scale = strtod(optarg, &end);
-            if (*end || !(o.time_scale >= 0) || o.time_scale > 1e3) {
+            if (!cli_parse_double(optarg, 0, 1e3, &o.time_scale)) {
                 fprintf(stderr, "migsched run: --time-scale: '%s' is not a number in 0..1000\n", optarg);
                 return 2;
             }

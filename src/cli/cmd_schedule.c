@@ -1,6 +1,5 @@
 /* cmd_schedule.c: `migsched schedule`: plan a workload with an offline algorithm and show
  * or write the schedule (text: tree, Gantt and metrics; or migsched-schedule/1 JSON). */
-#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdint.h>
@@ -8,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_util.h"
 #include "commands.h"
 #include "migsched/io.h"
 #include "migsched/offline.h"
@@ -45,16 +45,11 @@ static void usage(FILE *f)
 
 static int parse_int(const char *opt, const char *text, int lo, int hi, int *out)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(text, &end, 10);
-    if (errno || *end || end == text || v < lo || v > hi) {
-        fprintf(stderr, "migsched schedule: %s must be an integer in %d..%d, not '%s'\n", opt,
-                lo, hi, text);
-        return 2;
-    }
-    *out = (int)v;
-    return 0;
+    if (cli_parse_int(text, lo, hi, out))
+        return 0;
+    fprintf(stderr, "migsched schedule: %s must be an integer in %d..%d, not '%s'\n", opt, lo, hi,
+            text);
+    return 2;
 }
 
 static void print_text(const ms_schedule *s, const ms_workload *w, bool tree, FILE *f)
@@ -130,19 +125,14 @@ static int usage_error(const char *fmt, const char *arg)
 
 static int parse_fraction(const char *text, double *out)
 {
-    char *end;
-    *out = strtod(text, &end);
-    if (*end || end == text || !(*out >= 0 && *out < 1))
+    if (!cli_parse_double(text, 0, 1, out) || *out == 1)
         return usage_error("--refine-min-gain must be a number in [0, 1), not '%s'", text);
     return 0;
 }
 
 static int parse_seed(const char *text, uint64_t *out)
 {
-    char *end;
-    errno = 0;
-    *out = strtoull(text, &end, 10);
-    if (errno || *end || end == text || *text == '-')
+    if (!cli_parse_seed(text, out))
         return usage_error("--seed must be a non-negative integer, not '%s'", text);
     return 0;
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_util.h"
 #include "commands.h"
 #include "migsched/schedule.h"
 
@@ -80,7 +81,6 @@ int cmd_validate(int argc, char **argv)
     const char *workload = NULL, *gpu = NULL;
     bool gantt = false;
     int width = 80, c;
-    char *end;
     optind = 1;
     while ((c = getopt_long(argc, argv, "w:g:h", opts, NULL)) != -1) {
         switch (c) {
@@ -88,8 +88,7 @@ int cmd_validate(int argc, char **argv)
         case 'g': gpu = optarg; break;
         case 'G': gantt = true; break;
         case 'W':
-            width = (int)strtol(optarg, &end, 10);
-            if (*end || width < 20 || width > 1000) {
+            if (!cli_parse_int(optarg, 20, 1000, &width)) {
                 fprintf(stderr, "migsched validate: --width: '%s' is not 20..1000\n", optarg);
                 return 2;
             }

@@ -64,6 +64,7 @@ static int check_inputs(const ms_schedule *s, const ms_workload *w, const ms_run
     return MS_OK;
 }
 
+/* Lays out the run; check_inputs has already vetted every instance and task index. */
 static int build(run_ctx *c, ms_error *err)
 {
     const ms_schedule *s = c->s;
@@ -73,10 +74,6 @@ static int build(run_ctx *c, ms_error *err)
     c->inst = calloc((size_t)s->ninst + 1, sizeof *c->inst);
     if (!r->tasks || !r->ops || !c->inst)
         return ms_error_set(err, MS_ENOMEM, "out of memory laying out the run");
-    for (int k = 0; k < s->ninst; k++)
-        if (s->inst[k].gpu < 0 || s->inst[k].gpu >= s->gpus ||
-            !ms_gpu_placement_allowed(&s->gpu, (ms_placement){s->inst[k].profile, s->inst[k].start_slot}))
-            return ms_error_set(err, MS_EINVAL, "plan instance %d: bad GPU or placement", k);
     for (int i = 0; i < s->ntasks; i++) {
         const ms_sched_task *t = &s->task[i];
         r->tasks[r->ntasks++] = (ms_run_task){

@@ -1,4 +1,4 @@
-/* io.c: whole-file reads and temporary-file-then-rename writes. */
+/* io.c: whole-file reads, temporary-file-then-rename writes, CSV quoting. */
 #include "migsched/io.h"
 
 #include <errno.h>
@@ -108,4 +108,15 @@ void ms_output_abort(ms_output *o)
     free(o->path);
     free(o->tmp);
     o->f = NULL;
+}
+
+void ms_csv_write_quoted(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
 }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "experiment_internal.h"
+#include "migsched/io.h"
 
 int ms_experiment_init(ms_experiment *e, const char *table, const ms_gpu_model *gpu,
                        ms_error *err)
@@ -232,17 +233,6 @@ int ms_experiment_run(const ms_experiment *e, ms_experiment_progress progress, v
     return rc;
 }
 
-static void csv_field(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 int ms_experiment_write_csv(const ms_experiment *e, const ms_experiment_result *r, FILE *f)
 {
     fprintf(f, "table,gpu,workload,n");
@@ -251,7 +241,7 @@ int ms_experiment_write_csv(const ms_experiment *e, const ms_experiment_result *
     fprintf(f, ",reps\n");
     for (int cell = 0; cell < r->ncells; cell++) {
         fprintf(f, "%s,%s,", e->table, e->gpu.name);
-        csv_field(f, e->rows[cell / e->ncols]);
+        ms_csv_write_quoted(f, e->rows[cell / e->ncols]);
         fprintf(f, ",%d", e->n[cell % e->ncols]);
         int done = 0;
         for (int rep = 0; rep < r->reps; rep++)

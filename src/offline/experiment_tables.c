@@ -205,15 +205,21 @@ static int unit_popt(const ms_experiment *e, const ms_gen_params *p, int n, ms_r
     return rc;
 }
 
+/* FAR's options for batches of n tasks joined by overlapping concatenation (6.7). */
+static void overlap_batches(ms_offline_options *opt, int n)
+{
+    ms_offline_options_init(opt);
+    opt->batch = n;
+    opt->concat = MS_CONCAT_OVERLAP;
+}
+
 /* Two batches of n tasks joined by FAR's concatenation (paper 000 6.7.1): the gains of
  * reversal and of reversal plus moves/swaps over the trivial join. */
 static int unit_concat(const ms_experiment *e, const ms_gen_params *p, int n, ms_rng *rng,
                        double *vals, ms_error *err)
 {
     ms_offline_options opt;
-    ms_offline_options_init(&opt);
-    opt.batch = n;
-    opt.concat = MS_CONCAT_OVERLAP;
+    overlap_batches(&opt, n);
     ms_workload *w = NULL;
     ms_schedule *s = NULL;
     int rc = generate(e, p, 2 * n, rng, &w, err);
@@ -235,9 +241,7 @@ static int unit_multibatch(const ms_experiment *e, const ms_gen_params *p, int n
                            double *vals, ms_error *err)
 {
     ms_offline_options opt;
-    ms_offline_options_init(&opt);
-    opt.batch = n;
-    opt.concat = MS_CONCAT_OVERLAP;
+    overlap_batches(&opt, n);
     ms_workload *w = NULL;
     double ms = NAN;
     int rc = generate(e, p, n * e->batches, rng, &w, err);

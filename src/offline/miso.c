@@ -278,18 +278,43 @@ static int no_fit(const ms_workload *w, const ms_gpu_model *gpu, int next, const
                         next, w->tasks[next].name, gpu->name);
 }
 
+/* A new schedule named algo on gpus GPUs and an idle state for each. */
+static int begin(const ms_gpu_model *gpu, int gpus, const char *algo, ms_schedule **s,
+                 gpu_state **st, ms_error *err)
+{
+    if (gpus < 1)
+        return ms_error_set(err, MS_EINVAL, "%s: need at least one GPU (got %d)", algo, gpus);
+    *s = ms_schedule_new(gpu, gpus, algo);
+    *st = calloc((size_t)gpus, sizeof **st);
+    if (!*s || !*st) {
+        ms_schedule_free(*s);
+        free(*st);
+        return ms_error_set(err, MS_ENOMEM, "%s: out of memory", algo);
+    }
+    return MS_OK;
+}
+
+/* Frees the GPU states; hands out the normalized schedule, or frees it if rc is an error. */
+static int finish(ms_schedule *s, gpu_state *st, int rc, ms_schedule **out)
+{
+    free(st);
+    if (rc) {
+        ms_schedule_free(s);
+        return rc;
+    }
+    ms_schedule_normalize(s);
+    *out = s;
+    return MS_OK;
+}
+
 int ms_miso_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                      ms_schedule **out, ms_error *err)
 {
-    if (gpus < 1)
-        return ms_error_set(err, MS_EINVAL, "miso: need at least one GPU (got %d)", gpus);
-    ms_schedule *s = ms_schedule_new(gpu, gpus, "miso");
-    gpu_state *st = calloc((size_t)gpus, sizeof *st);
-    int rc = MS_OK, rounds = 0;
-    if (!s || !st) {
-        rc = ms_error_set(err, MS_ENOMEM, "miso: out of memory");
-        goto done;
-    }
+    ms_schedule *s = NULL;
+    gpu_state *st = NULL;
+    int rc = begin(gpu, gpus, "miso", &s, &st, err), rounds = 0;
+    if (rc)
+        return rc;
     for (int next = 0; next < w->n; rounds++) {
         int gi = 0;
         for (int x = 1; x < gpus; x++)
@@ -309,15 +334,8 @@ int ms_miso_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
         next += c.m;
     }
     ms_schedule_set_stat(s, "rounds", rounds);
-    ms_schedule_normalize(s);
 done:
-    free(st);
-    if (rc) {
-        ms_schedule_free(s);
-        return rc;
-    }
-    *out = s;
-    return MS_OK;
+    return finish(s, st, rc, out);
 }
 
 /* The next time a task ends on any GPU after t (INFINITY if none runs). */
@@ -334,15 +352,11 @@ static double next_event(const gpu_state *st, int gpus, double t)
 int ms_miso_eager_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                            ms_schedule **out, ms_error *err)
 {
-    if (gpus < 1)
-        return ms_error_set(err, MS_EINVAL, "miso-eager: need at least one GPU (got %d)", gpus);
-    ms_schedule *s = ms_schedule_new(gpu, gpus, "miso-eager");
-    gpu_state *st = calloc((size_t)gpus, sizeof *st);
-    int rc = MS_OK, decisions = 0, next = 0;
-    if (!s || !st) {
-        rc = ms_error_set(err, MS_ENOMEM, "miso-eager: out of memory");
-        goto done;
-    }
+    ms_schedule *s = NULL;
+    gpu_state *st = NULL;
+    int rc = begin(gpu, gpus, "miso-eager", &s, &st, err), decisions = 0, next = 0;
+    if (rc)
+        return rc;
     for (double t = 0; next < w->n; t = next_event(st, gpus, t)) {
         if (isinf(t)) { /* nothing runs and the next task fits nowhere */
             rc = no_fit(w, gpu, next, "miso-eager", err);
@@ -362,13 +376,6 @@ int ms_miso_eager_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gp
         }
     }
     ms_schedule_set_stat(s, "decisions", decisions);
-    ms_schedule_normalize(s);
 done:
-    free(st);
-    if (rc) {
-        ms_schedule_free(s);
-        return rc;
-    }
-    *out = s;
-    return MS_OK;
+    return finish(s, st, rc, out);
 }

@@ -105,6 +105,9 @@ typedef struct msi_sim {
 } msi_sim;
 
 /* sim.c */
+/* Room for one more element in the array *arr_ptr (n used of *cap, `size` bytes each),
+ * doubling from `first`; false (the array kept as it was) when out of memory. */
+bool msi_reserve(void *arr_ptr, int n, int *cap, size_t size, int first);
 double msi_system_frag(const msi_sim *s);
 void msi_push(msi_sim *s, double t, int kind, int id, int slot, uint32_t version);
 void msi_rerate(msi_sim *s, int g);

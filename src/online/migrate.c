@@ -36,15 +36,9 @@ static void start_migration(msi_sim *s, int j, int tg, int tstart)
         r->inter_migrations++;
     if (!s->c.timeline)
         return;
-    if (r->nmig == r->cap_mig) {
-        int cap = r->cap_mig ? 2 * r->cap_mig : 64;
-        ms_online_migration *n = realloc(r->mig, (size_t)cap * sizeof *n);
-        if (!n) {
-            s->failed = MS_ENOMEM;
-            return;
-        }
-        r->mig = n;
-        r->cap_mig = cap;
+    if (!msi_reserve(&r->mig, r->nmig, &r->cap_mig, sizeof *r->mig, 64)) {
+        s->failed = MS_ENOMEM;
+        return;
     }
     r->mig[r->nmig++] = (ms_online_migration){s->now, j, g, tg, before, msi_system_frag(s)};
 }

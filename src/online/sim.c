@@ -14,17 +14,26 @@ static bool ev_before(const msi_event *a, const msi_event *b)
     return a->seq < b->seq;
 }
 
+bool msi_reserve(void *arr_ptr, int n, int *cap, size_t size, int first)
+{
+    if (n < *cap)
+        return true;
+    int grown = *cap ? 2 * *cap : first;
+    void *arr;
+    memcpy(&arr, arr_ptr, sizeof arr); /* arr_ptr points at some T *: read it as void * */
+    arr = realloc(arr, (size_t)grown * size);
+    if (!arr)
+        return false;
+    memcpy(arr_ptr, &arr, sizeof arr);
+    *cap = grown;
+    return true;
+}
+
 void msi_push(msi_sim *s, double t, int kind, int id, int slot, uint32_t version)
 {
-    if (s->nheap == s->capheap) {
-        int cap = s->capheap ? 2 * s->capheap : 1024;
-        msi_event *h = realloc(s->heap, (size_t)cap * sizeof *h);
-        if (!h) {
-            s->failed = MS_ENOMEM;
-            return;
-        }
-        s->heap = h;
-        s->capheap = cap;
+    if (!msi_reserve(&s->heap, s->nheap, &s->capheap, sizeof *s->heap, 1024)) {
+        s->failed = MS_ENOMEM;
+        return;
     }
     msi_event e = {t, s->seq++, kind, id, slot, version};
     int i = s->nheap++;
@@ -213,15 +222,9 @@ static void sample(msi_sim *s)
         r->samples[r->nsamples - 1] = v;
         return;
     }
-    if (r->nsamples == r->cap_samples) {
-        int cap = r->cap_samples ? 2 * r->cap_samples : 1024;
-        ms_online_sample *n = realloc(r->samples, (size_t)cap * sizeof *n);
-        if (!n) {
-            s->failed = MS_ENOMEM;
-            return;
-        }
-        r->samples = n;
-        r->cap_samples = cap;
+    if (!msi_reserve(&r->samples, r->nsamples, &r->cap_samples, sizeof *r->samples, 1024)) {
+        s->failed = MS_ENOMEM;
+        return;
     }
     r->samples[r->nsamples++] = v;
 }

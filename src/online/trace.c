@@ -23,14 +23,8 @@ const char *ms_online_job_name(const ms_online_workload *w, int i)
 static int add_job(ms_online_workload *w, double arrival, int profile, double work,
                    const char *name, size_t name_len)
 {
-    if (w->n == w->cap) {
-        int cap = w->cap ? 2 * w->cap : 256;
-        ms_online_job *j = realloc(w->jobs, (size_t)cap * sizeof *j);
-        if (!j)
-            return MS_ENOMEM;
-        w->jobs = j;
-        w->cap = cap;
-    }
+    if (!msi_reserve(&w->jobs, w->n, &w->cap, sizeof *w->jobs, 256))
+        return MS_ENOMEM;
     int off = -1;
     if (name && name_len > 0) {
         if (w->names_len + name_len + 1 > w->names_cap) {
@@ -58,6 +52,18 @@ static int cmp_arrival(const void *a, const void *b)
     if (x->arrival != y->arrival)
         return x->arrival < y->arrival ? -1 : 1;
     return (x->name > y->name) - (x->name < y->name);
+}
+
+/* The end of a read: frees w if rc is an error, else sorts its jobs by arrival. */
+static int sort_or_free(ms_online_workload *w, int rc)
+{
+    if (rc) {
+        ms_online_workload_free(w);
+        return rc;
+    }
+    if (w->n > 1)  /* qsort must not see the NULL of an empty list */
+        qsort(w->jobs, (size_t)w->n, sizeof *w->jobs, cmp_arrival);
+    return MS_OK;
 }
 
 /* Splits one line (modified in place) into at most max fields at commas. */
@@ -149,13 +155,7 @@ int ms_online_trace_parse(const char *text, size_t len, const char *source,
             rc = parse_trace_line(line, lineno, source, m, has_name, w, err);
     }
     free(buf);
-    if (rc) {
-        ms_online_workload_free(w);
-        return rc;
-    }
-    if (w->n > 1)  /* qsort must not see the NULL of an empty list */
-        qsort(w->jobs, (size_t)w->n, sizeof *w->jobs, cmp_arrival);
-    return MS_OK;
+    return sort_or_free(w, rc);
 }
 
 int ms_online_trace_read(const char *path, const ms_gpu_model *m, ms_online_workload *w,
@@ -272,12 +272,8 @@ int ms_online_alibaba_parse(const char *data, size_t len, const char *path,
         }
     }
     free(text);
-    if (rc) {
-        ms_online_workload_free(w);
+    if ((rc = sort_or_free(w, rc)))
         return rc;
-    }
-    if (w->n > 1)  /* qsort must not see the NULL of an empty list */
-        qsort(w->jobs, (size_t)w->n, sizeof *w->jobs, cmp_arrival);
     double t0 = w->n ? w->jobs[0].arrival : 0;
     for (int j = 0; j < w->n; j++)
         w->jobs[j].arrival -= t0;

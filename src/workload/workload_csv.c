@@ -4,6 +4,7 @@
 #include <strings.h>
 
 #include "csv_lexer.h"
+#include "migsched/io.h"
 #include "migsched/workload.h"
 #include "workload_internal.h"
 
@@ -184,17 +185,10 @@ static void write_field(FILE *f, const char *s)
 {
     bool quote = !*s || strpbrk(s, ",\"\r\n") || s[0] == ' ' || s[0] == '\t' ||
                  s[strlen(s) - 1] == ' ' || s[strlen(s) - 1] == '\t';
-    if (!quote) {
+    if (quote)
+        ms_csv_write_quoted(f, s);
+    else
         fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
 }
 
 int ms_workload_write_csv(const ms_workload *w, const ms_gpu_model *gpu, FILE *f)

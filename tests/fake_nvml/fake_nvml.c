@@ -100,6 +100,25 @@ static int ci_slices(unsigned index)
     return 0;
 }
 
+/* Copies a name into the caller's buffer of `length` bytes, as NVML's string getters do. */
+static nvmlReturn_t copy_string(const char *buf, char *out, unsigned length)
+{
+    if (!out || strlen(buf) >= length)
+        return NVML_ERROR_INSUFFICIENT_SIZE;
+    memcpy(out, buf, strlen(buf) + 1);
+    return NVML_SUCCESS;
+}
+
+/* How a list getter ends: *count gets the number found; INSUFFICIENT_SIZE when the caller's
+ * array (of *count entries, absent when has_array is false) could not hold them all. */
+static nvmlReturn_t list_result(unsigned found, bool has_array, unsigned *count)
+{
+    nvmlReturn_t r = found > *count || (found && !has_array) ? NVML_ERROR_INSUFFICIENT_SIZE
+                                                             : NVML_SUCCESS;
+    *count = found;
+    return r;
+}
+
 API nvmlReturn_t nvmlInit_v2(void)
 {
     int fault = fake_fault("nvmlInit_v2");
@@ -175,11 +194,7 @@ API nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int
     else
         r = NVML_ERROR_INVALID_ARGUMENT;
     fake_state_end(&cfg, false);
-    if (r == NVML_SUCCESS && (!name || strlen(buf) >= length))
-        r = NVML_ERROR_INSUFFICIENT_SIZE;
-    if (r == NVML_SUCCESS)
-        memcpy(name, buf, strlen(buf) + 1);
-    return r;
+    return r == NVML_SUCCESS ? copy_string(buf, name, length) : r;
 }
 
 API nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned int length)
@@ -198,11 +213,7 @@ API nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned int
     else
         r = NVML_ERROR_INVALID_ARGUMENT;
     fake_state_end(&cfg, false);
-    if (r == NVML_SUCCESS && (!uuid || strlen(buf) >= length))
-        r = NVML_ERROR_INSUFFICIENT_SIZE;
-    if (r == NVML_SUCCESS)
-        memcpy(uuid, buf, strlen(buf) + 1);
-    return r;
+    return r == NVML_SUCCESS ? copy_string(buf, uuid, length) : r;
 }
 
 API nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *current,
@@ -358,11 +369,7 @@ API nvmlReturn_t nvmlDeviceGetGpuInstances(nvmlDevice_t device, unsigned int pro
         found++;
     }
     fake_state_end(&cfg, false);
-    if (r != NVML_SUCCESS)
-        return r;
-    r = found > *count || (found && !gpuInstances) ? NVML_ERROR_INSUFFICIENT_SIZE : NVML_SUCCESS;
-    *count = found;
-    return r;
+    return r == NVML_SUCCESS ? list_result(found, gpuInstances != NULL, count) : r;
 }
 
 API nvmlReturn_t nvmlDeviceGetGpuInstanceById(nvmlDevice_t device, unsigned int id,
@@ -493,12 +500,7 @@ API nvmlReturn_t nvmlGpuInstanceGetComputeInstances(nvmlGpuInstance_t gpuInstanc
         found++;
     }
     fake_state_end(&cfg, false);
-    if (!gi)
-        return NVML_ERROR_INVALID_ARGUMENT;
-    nvmlReturn_t r = found > *count || (found && !computeInstances) ? NVML_ERROR_INSUFFICIENT_SIZE
-                                                                    : NVML_SUCCESS;
-    *count = found;
-    return r;
+    return gi ? list_result(found, computeInstances != NULL, count) : NVML_ERROR_INVALID_ARGUMENT;
 }
 
 API nvmlReturn_t nvmlComputeInstanceGetInfo_v2(nvmlComputeInstance_t computeInstance,
