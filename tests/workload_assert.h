@@ -69,4 +69,25 @@ static inline char *write_to_string(const ms_workload *w, const ms_gpu_model *gp
     return buf;
 }
 
+/* Writes w as CSV or JSON, reads it back (it must be the same workload) and writes the copy
+ * again (it must give the same bytes). Returns the copy; *text gets the first writing. */
+static inline ms_workload *round_trip(const ms_workload *w, const ms_gpu_model *gpu, int json,
+                                      char **text)
+{
+    size_t len, len2;
+    *text = write_to_string(w, gpu, json, &len);
+    ms_workload *back = NULL;
+    ms_error err = {0};
+    int rc = json ? ms_workload_parse_json(*text, len, "rt.json", gpu, &back, &err)
+                  : ms_workload_parse_csv(*text, len, "rt.csv", gpu, &back, &err);
+    if (rc)
+        fail_msg("%s\n%s", err.msg, *text);
+    assert_same_workload(w, back, gpu);
+    char *text2 = write_to_string(back, gpu, json, &len2);
+    assert_int_equal(len, len2);
+    assert_memory_equal(*text, text2, len);
+    free(text2);
+    return back;
+}
+
 #endif
