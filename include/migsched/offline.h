@@ -32,6 +32,10 @@ typedef struct ms_offline_options {
     int online;                  /* "rl": online batches (paper 001 section 3) */
     int paper_family;            /* 1: FAR walks only paper 000's family of allocations; 0
                                   * (default): it also tries every task on the whole GPU */
+    double time_budget_ms;       /* "search", "optimal": budget per batch in milliseconds;
+                                  * 0 = the algorithm's default */
+    int threads;                 /* "search": worker threads; 0 or 1 = one */
+    long node_limit;             /* "optimal": branch-and-bound nodes; 0 = no limit */
 } ms_offline_options;
 
 void ms_offline_options_init(ms_offline_options *o);
