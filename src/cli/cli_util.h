@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "migsched/schedule.h"
+
 /* A whole decimal integer in lo..hi: no trailing text, no overflow. */
 bool cli_parse_long(const char *s, long lo, long hi, long *out);
 bool cli_parse_int(const char *s, int lo, int hi, int *out);
@@ -29,6 +31,8 @@ int cli_check_outputs(const char *cmd, const char *const *paths, int n);
 
 /* A double for JSON: null when it is not finite (JSON has no NaN or infinity). */
 json_t *cli_json_real(double v);
+/* The papers' metrics of a plan as a JSON object (makespan, bounds, rho, p_opt, ...). */
+json_t *cli_json_metrics(const ms_metrics *m);
 /* Prints root on stdout (indented, keys in insertion order, newline) and releases it;
  * returns 1 when root is NULL (an allocation failed) or the write failed, else 0. */
 int cli_json_print(const char *cmd, json_t *root);

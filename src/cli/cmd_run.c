@@ -91,6 +91,11 @@ static int write_report(const char *path, const ms_run_report *r, const ms_workl
 /* Runs only plans the validator accepts: a broken plan could ask for overlapping slots. */
 static int validate(const ms_schedule *s, const ms_workload *w, const char *path)
 {
+    ms_error err;
+    if (ms_schedule_match_workload(s, w, &err)) {
+        fprintf(stderr, "migsched run: %s: %s\n", path, err.msg);
+        return 1;
+    }
     ms_validation v;
     int n = ms_schedule_validate(s, w, &v);
     for (int i = 0; i < v.n && i < 5; i++)
