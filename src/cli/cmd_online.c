@@ -31,6 +31,7 @@ static void ablation_usage(FILE *f)
     fprintf(f,
         "usage: migsched online ablation [--gpu MODEL] [--gpus G] [--jobs K] [--seeds N]\n"
         "         [--seed S] [--tau X] [--kappa K] [--migration-cost S] [--mix P:W,...]\n"
+        "         [--json]\n"
         "  Runs paper 002's four workloads (Normal/Long service, mean inter-arrival 25 s and\n"
         "  50 s) with the techniques switched on one by one and prints the mean turnaround\n"
         "  (wait + execution, paper 002's \"makespan\") normalised to first-fit static.\n");
@@ -368,33 +369,63 @@ static int ablation(int argc, char **argv)
     static const struct { const char *name; int service; double mean; } loads[] = {
         {"Normal(25)", MS_SERVICE_NORMAL, 25}, {"Long(25)", MS_SERVICE_LONG, 25},
         {"Normal(50)", MS_SERVICE_NORMAL, 50}, {"Long(50)", MS_SERVICE_LONG, 50}};
-    printf("%d x %s, %d jobs per workload, %d seeds from %llu, tau %g, kappa %g, migration "
-           "cost %g s\n", o.cfg.gpus, m.name, o.gen.jobs, o.seeds, o.seed, o.cfg.tau,
-           o.cfg.kappa, o.cfg.migration_cost);
-    printf("mean turnaround (wait + execution) normalised to firstfit-static "
-           "[absolute s; mean wait / mean execution s]\n");
-    printf("%-18s", "configuration");
-    for (int l = 0; l < 4; l++)
-        printf(" %28s", loads[l].name);
-    printf("\n");
+    if (!o.json) {
+        printf("%d x %s, %d jobs per workload, %d seeds from %llu, tau %g, kappa %g, migration "
+               "cost %g s\n", o.cfg.gpus, m.name, o.gen.jobs, o.seeds, o.seed, o.cfg.tau,
+               o.cfg.kappa, o.cfg.migration_cost);
+        printf("mean turnaround (wait + execution) normalised to firstfit-static "
+               "[absolute s; mean wait / mean execution s]\n");
+        printf("%-18s", "configuration");
+        for (int l = 0; l < 4; l++)
+            printf(" %28s", loads[l].name);
+        printf("\n");
+    }
+    json_t *table = o.json ? json_array() : NULL;
     double base[4];
     for (int i = 0; i < NROWS; i++) {
-        printf("%-18s", rows[i].name);
+        json_t *cells = o.json ? json_array() : NULL;
+        if (!o.json)
+            printf("%-18s", rows[i].name);
         for (int l = 0; l < 4; l++) {
             double v[3];
-            if (ablation_cell(&m, &o, loads[l].service, loads[l].mean, &rows[i], v, &err))
+            if (ablation_cell(&m, &o, loads[l].service, loads[l].mean, &rows[i], v, &err)) {
+                json_decref(cells);
+                json_decref(table);
                 return fail("ablation", &err);
+            }
             if (i == 0)
                 base[l] = v[0];
+            if (o.json) {
+                json_array_append_new(cells, json_pack("{s:s, s:o, s:o, s:o, s:o}", "workload",
+                                                       loads[l].name, "normalised",
+                                                       cli_json_real(v[0] / base[l]),
+                                                       "turnaround", cli_json_real(v[0]), "wait",
+                                                       cli_json_real(v[1]), "execution",
+                                                       cli_json_real(v[2])));
+                continue;
+            }
             char cell[64];
             snprintf(cell, sizeof cell, "%.3f [%.0f; %.0f/%.0f]", v[0] / base[l], v[0], v[1],
                      v[2]);
             printf(" %28s", cell);
         }
-        printf("\n");
-        fflush(stdout);
+        if (o.json) {
+            json_array_append_new(table, json_pack("{s:s, s:o}", "configuration", rows[i].name,
+                                                   "cells", cells));
+        } else {
+            printf("\n");
+            fflush(stdout); /* a row at a time: the whole table takes minutes */
+        }
     }
-    return 0;
+    if (!o.json)
+        return 0;
+    return cli_json_print("online ablation",
+                          json_pack("{s:i, s:s, s:i, s:i, s:I, s:o, s:o, s:o, s:o}", "gpus",
+                                    o.cfg.gpus, "gpu_model", m.name, "jobs", o.gen.jobs, "seeds",
+                                    o.seeds, "seed", (json_int_t)o.seed, "tau",
+                                    cli_json_real(o.cfg.tau), "kappa", cli_json_real(o.cfg.kappa),
+                                    "migration_cost", cli_json_real(o.cfg.migration_cost),
+                                    "rows", table));
 }
 
 int cmd_online(int argc, char **argv)

@@ -59,6 +59,7 @@ full run --help
 full online simulate --gpu A100-40GB --gpus 2 --trace trace.csv
 full online simulate --gpu A100-40GB --gpus 2 --trace trace.csv --json
 full online ablation --gpus 1 --jobs 5 --seeds 1
+full online ablation --gpus 1 --jobs 5 --seeds 1 --json
 full rl-eval --model "$MODEL" --sets 1 --tasks 14 --compare far
 full rl-eval --model "$MODEL" --sets 1 --tasks 14 --json
 full cosched co.json --algo maxpair
@@ -89,6 +90,8 @@ json() { python3 -c "import json,sys; d=json.load(sys.stdin); assert $1, d" || f
 "$M" layout plan.json --json | json 'd["format"] and d["gpus"]' layout
 "$M" online simulate --gpu A100-40GB --gpus 2 --trace trace.csv --json | \
     json 'd["jobs"] == 3 and d["policy"] == "frag" and d["makespan"] > 0' "online simulate"
+"$M" online ablation --gpus 1 --jobs 5 --seeds 1 --json | \
+    json 'len(d["rows"]) == 7 and d["rows"][0]["cells"][0]["normalised"] == 1' "online ablation"
 "$M" rl-eval --model "$MODEL" --sets 1 --tasks 14 --compare far --json | \
     json 'set(d["p_opt"]) == {"rl", "far"} and d["sets"] == 1' rl-eval
 # The same input gives the same bytes.
