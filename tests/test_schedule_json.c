@@ -57,6 +57,17 @@ static char *to_json(const ms_schedule *s, const ms_workload *w)
     return buf;
 }
 
+/* s written as JSON for w and parsed back with the schedule's own model. */
+static ms_schedule *read_back(const ms_schedule *s, const ms_workload *w)
+{
+    char *text = to_json(s, w);
+    ms_schedule *r;
+    ms_error err;
+    assert_int_equal(ms_schedule_parse_json(text, strlen(text), "mem", NULL, &r, &err), 0);
+    free(text);
+    return r;
+}
+
 static const char expected[] =
     "{\n"
     "  \"format\": \"migsched-schedule/1\",\n"
@@ -151,13 +162,9 @@ static void test_exact_reals(void **st)
     ms_schedule_add_instance(s, 0, ms_gpu_profile_by_name(g, "7g.40gb"), 0, c, c + 0.24, NAN, NAN);
     ms_schedule_add_task(s, 0, 0, c + 0.24, c + 1.24);
     ms_schedule_add_task(s, 1, 0, c + 1.24, c + 2.24);
-    char *text = to_json(s, w);
-    ms_schedule *r;
-    ms_error err;
-    assert_int_equal(ms_schedule_parse_json(text, strlen(text), "mem", NULL, &r, &err), 0);
+    ms_schedule *r = read_back(s, w);
     assert_same_tasks(r, s, w);
     assert_true(r->inst[0].create_start == c);
-    free(text);
     ms_schedule_free(r);
     ms_schedule_free(s);
     ms_workload_free(w);
@@ -313,10 +320,8 @@ static void test_match_workload(void **st)
     (void)st;
     ms_schedule *s = sample();
     ms_workload *w = workload2();
-    char *text = to_json(s, w);
-    ms_schedule *r;
+    ms_schedule *r = read_back(s, w);
     ms_error err;
-    assert_int_equal(ms_schedule_parse_json(text, strlen(text), "mem", NULL, &r, &err), 0);
     assert_int_equal(ms_schedule_match_workload(r, w, &err), 0);
 
     double t[MS_MAX_SLICES + 1] = {INFINITY, 4, 2, 2, 1, INFINITY, INFINITY, 1, INFINITY};
@@ -347,7 +352,6 @@ static void test_match_workload(void **st)
     ms_workload_free(renamed);
     ms_workload_free(swapped);
     ms_schedule_free(r);
-    free(text);
     ms_workload_free(w);
     ms_schedule_free(s);
 }
