@@ -27,6 +27,7 @@ want=$(sed -n 's/^project(migsched VERSION \([0-9.]*\).*/\1/p' "$S/CMakeLists.tx
 
 # Item 7: every command that prints exits non-zero when stdout cannot be written.
 full() {
+    "$M" "$@" > /dev/null 2> err.txt || fail "fails with a good stdout: migsched $* ($(cat err.txt))"
     "$M" "$@" > /dev/full 2> err.txt
     local rc=$?
     [ $rc -ne 0 ] || fail "exit 0 with stdout on /dev/full: migsched $*"
@@ -58,8 +59,8 @@ full run plan.json --workload "$W" --dry-run
 full run --help
 full online simulate --gpu A100-40GB --gpus 2 --trace trace.csv
 full online simulate --gpu A100-40GB --gpus 2 --trace trace.csv --json
-full online ablation --gpus 1 --jobs 5 --seeds 1
-full online ablation --gpus 1 --jobs 5 --seeds 1 --json
+full online ablation --gpus 2 --jobs 5 --seeds 1
+full online ablation --gpus 2 --jobs 5 --seeds 1 --json
 full rl-eval --model "$MODEL" --sets 1 --tasks 14 --compare far
 full rl-eval --model "$MODEL" --sets 1 --tasks 14 --json
 full cosched co.json --algo maxpair
@@ -76,24 +77,25 @@ full compare "$W" --gpu A30-24GB --no-time --algos far,miso,fixpartbest,nomig,fi
 [ ! -e lost.csv ] || fail "online simulate wrote its CSV after losing stdout"
 
 # --json output parses, with the fields a script needs.
-json() { python3 -c "import json,sys; d=json.load(sys.stdin); assert $1, d" || fail "json: $2"; }
-"$M" gpus --json | json 'len(d) == 6 and d[0]["name"] == "A30-24GB"' gpus
+# (in a pipeline json() runs in a subshell: its status, not an exit, reports the failure)
+json() { python3 -c "import json,sys; d=json.load(sys.stdin); assert $1, d"; }
+"$M" gpus --json | json 'len(d) == 6 and d[0]["name"] == "A30-24GB"' || fail "json: gpus"
 "$M" gpus --json | python3 -c 'import json,sys; json.dump(json.load(sys.stdin)[1], open("m.json", "w"))'
 "$M" partitions --gpu m.json | grep -q "^A100-40GB: 19 partitions" || fail "gpus --json entry is not a model file"
-"$M" bounds "$W" --gpu A30-24GB --json | json 'd["tasks"] == 8 and d["l_bound"] >= d["baseline"] > 0' bounds
-"$M" validate plan.json --workload "$W" --json | json 'd["valid"] and d["metrics"]["makespan"] > 0' validate
+"$M" bounds "$W" --gpu A30-24GB --json | json 'd["tasks"] == 8 and d["l_bound"] >= d["baseline"] > 0' || fail "json: bounds"
+"$M" validate plan.json --workload "$W" --json | json 'd["valid"] and d["metrics"]["makespan"] > 0' || fail "json: validate"
 "$M" compare "$W" --gpu A30-24GB --no-time --json | \
-    json '[a["algorithm"] for a in d["algorithms"]] == ["far", "miso", "fixpartbest", "nomig"] and d["algorithms"][0]["sigma"] == 1' compare
-"$M" compare "$W" --gpu A30-24GB --no-time --algos fixpart:1-1-1-1 --json | \
-    json 'not d["algorithms"][0]["feasible"] and "lavaMD" in d["algorithms"][0]["reason"]' "compare infeasible"
-"$M" run plan.json --workload "$W" --backend sim --quiet --json | json 'd["ok"] and len(d["tasks"]) == 8' run
-"$M" layout plan.json --json | json 'd["format"] and d["gpus"]' layout
+    json '[a["algorithm"] for a in d["algorithms"]] == ["far", "miso", "fixpartbest", "nomig"] and d["algorithms"][0]["sigma"] == 1' || fail "json: compare"
+"$M" compare "$W" --gpu A30-24GB --no-time --algos fixpart:1-1-1-1 --json 2> /dev/null | \
+    json 'not d["algorithms"][0]["feasible"] and "lavaMD" in d["algorithms"][0]["reason"]' || fail "json: compare infeasible"
+"$M" run plan.json --workload "$W" --backend sim --quiet --json | json 'd["ok"] and len(d["tasks"]) == 8' || fail "json: run"
+"$M" layout plan.json --json | json 'd["format"] and d["gpus"]' || fail "json: layout"
 "$M" online simulate --gpu A100-40GB --gpus 2 --trace trace.csv --json | \
-    json 'd["jobs"] == 3 and d["policy"] == "frag" and d["makespan"] > 0' "online simulate"
-"$M" online ablation --gpus 1 --jobs 5 --seeds 1 --json | \
-    json 'len(d["rows"]) == 7 and d["rows"][0]["cells"][0]["normalised"] == 1' "online ablation"
+    json 'd["jobs"] == 3 and d["policy"] == "frag" and d["makespan"] > 0' || fail "json: online simulate"
+"$M" online ablation --gpus 2 --jobs 5 --seeds 1 --json | \
+    json 'len(d["rows"]) == 7 and d["rows"][0]["cells"][0]["normalised"] == 1' || fail "json: online ablation"
 "$M" rl-eval --model "$MODEL" --sets 1 --tasks 14 --compare far --json | \
-    json 'set(d["p_opt"]) == {"rl", "far"} and d["sets"] == 1' rl-eval
+    json 'set(d["p_opt"]) == {"rl", "far"} and d["sets"] == 1' || fail "json: rl-eval"
 # The same input gives the same bytes.
 "$M" compare "$W" --gpu A30-24GB --no-time --json > c1.json
 "$M" compare "$W" --gpu A30-24GB --no-time --json > c2.json
