@@ -63,7 +63,7 @@ check-render: build
 	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium; }
 	rm -rf $(RENDER_DIR) && mkdir -p $(RENDER_DIR)
-	./$(BUILD)/migsched compare $(SAMPLE) --gpu A30-24GB --algos far,miso,fixpartbest,nomig --plot $(RENDER_DIR)
+	./$(BUILD)/migsched compare $(SAMPLE) --gpu A30-24GB --algos far,miso,fixpartbest,nomig --plot-dir $(RENDER_DIR)
 	@for h in $(RENDER_DIR)/*.html; do \
 	  chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1000,330 \
 	    --screenshot="$${h%.html}.png" "file://$$(realpath $$h)" >/dev/null 2>&1 || exit 1; \

@@ -34,6 +34,18 @@ static ms_schedule *sample(void)
     return s;
 }
 
+/* The tasks read back are the ones written, named after the workload's tasks. */
+static void assert_same_tasks(const ms_schedule *r, const ms_schedule *s, const ms_workload *w)
+{
+    assert_int_equal(r->ntasks, s->ntasks);
+    for (int j = 0; j < s->ntasks; j++) {
+        assert_int_equal(r->task[j].index, s->task[j].index);
+        assert_int_equal(r->task[j].instance, s->task[j].instance);
+        assert_memory_equal(&r->task[j].start, &s->task[j].start, 2 * sizeof(double));
+        assert_string_equal(r->task[j].name, w->tasks[s->task[j].index].name);
+    }
+}
+
 static char *to_json(const ms_schedule *s, const ms_workload *w)
 {
     char *buf = NULL;
@@ -43,6 +55,17 @@ static char *to_json(const ms_schedule *s, const ms_workload *w)
     assert_int_equal(ms_schedule_write_json(s, w, f, &err), 0);
     fclose(f);
     return buf;
+}
+
+/* s written as JSON for w and parsed back with the schedule's own model. */
+static ms_schedule *read_back(const ms_schedule *s, const ms_workload *w)
+{
+    char *text = to_json(s, w);
+    ms_schedule *r;
+    ms_error err;
+    assert_int_equal(ms_schedule_parse_json(text, strlen(text), "mem", NULL, &r, &err), 0);
+    free(text);
+    return r;
 }
 
 static const char expected[] =
@@ -106,7 +129,7 @@ static void test_round_trip(void **st)
         assert_memory_equal(&r->inst[k].create_start, &s->inst[k].create_start, 4 * sizeof(double));
     }
     assert_true(isnan(r->inst[0].create_start) && isnan(r->inst[1].destroy_end));
-    assert_memory_equal(r->task, s->task, 2 * sizeof *r->task);
+    assert_same_tasks(r, s, w);
     assert_float_equal(ms_schedule_stat(r, "compute_seconds"), 0.00123, 0);
     assert_float_equal(ms_schedule_stat(r, "moves"), 3, 0);
     assert_true(isnan(ms_schedule_stat(r, "swaps")));
@@ -139,13 +162,9 @@ static void test_exact_reals(void **st)
     ms_schedule_add_instance(s, 0, ms_gpu_profile_by_name(g, "7g.40gb"), 0, c, c + 0.24, NAN, NAN);
     ms_schedule_add_task(s, 0, 0, c + 0.24, c + 1.24);
     ms_schedule_add_task(s, 1, 0, c + 1.24, c + 2.24);
-    char *text = to_json(s, w);
-    ms_schedule *r;
-    ms_error err;
-    assert_int_equal(ms_schedule_parse_json(text, strlen(text), "mem", NULL, &r, &err), 0);
-    assert_memory_equal(r->task, s->task, 2 * sizeof *r->task);
+    ms_schedule *r = read_back(s, w);
+    assert_same_tasks(r, s, w);
     assert_true(r->inst[0].create_start == c);
-    free(text);
     ms_schedule_free(r);
     ms_schedule_free(s);
     ms_workload_free(w);
@@ -278,10 +297,62 @@ static void test_normalize(void **st)
     assert_int_equal(s->task[0].instance, 1);
     assert_int_equal(s->inst[0].start_slot, 1);
     assert_int_equal(s->inst[1].id, 1);
+    s->task[1].name = strdup("named");
     ms_schedule *c = ms_schedule_clone(s);
     assert_memory_equal(c->inst, s->inst, 2 * sizeof *c->inst);
-    assert_memory_equal(c->task, s->task, 4 * sizeof *c->task);
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(c->task[i].index, s->task[i].index);
+        assert_int_equal(c->task[i].instance, s->task[i].instance);
+        assert_memory_equal(&c->task[i].start, &s->task[i].start, 2 * sizeof(double));
+    }
+    /* the clone owns a copy of the name */
+    assert_true(c->task[1].name && c->task[1].name != s->task[1].name);
+    assert_string_equal(c->task[1].name, "named");
+    assert_null(c->task[0].name);
     ms_schedule_free(c);
+    ms_schedule_free(s);
+}
+
+/* A plan read back agrees with its own workload, and with no other: rows swapped, a task
+ * renamed, a task index past the end; a plan without names is checked by index only. */
+static void test_match_workload(void **st)
+{
+    (void)st;
+    ms_schedule *s = sample();
+    ms_workload *w = workload2();
+    ms_schedule *r = read_back(s, w);
+    ms_error err;
+    assert_int_equal(ms_schedule_match_workload(r, w, &err), 0);
+
+    double t[MS_MAX_SLICES + 1] = {INFINITY, 4, 2, 2, 1, INFINITY, INFINITY, 1, INFINITY};
+    ms_workload *swapped = ms_workload_new();
+    ms_workload_add(swapped, "b \"quoted\"", t, NULL, NULL, NULL);
+    ms_workload_add(swapped, "a", t, NULL, NULL, NULL);
+    assert_int_equal(ms_schedule_match_workload(r, swapped, &err), MS_EINVAL);
+    assert_string_equal(err.msg, "tasks[0]: the plan's task 0 is 'a' but the workload's is "
+                                 "'b \"quoted\"' (rows reordered or renamed since the plan "
+                                 "was made?)");
+
+    ms_workload *renamed = ms_workload_new();
+    ms_workload_add(renamed, "a", t, NULL, NULL, NULL);
+    ms_workload_add(renamed, "c", t, NULL, NULL, NULL);
+    assert_int_equal(ms_schedule_match_workload(r, renamed, &err), MS_EINVAL);
+    assert_non_null(strstr(err.msg, "tasks[1]: the plan's task 1 is 'b \"quoted\"' but the "
+                                    "workload's is 'c'"));
+
+    ms_workload *shorter = ms_workload_new();
+    ms_workload_add(shorter, "a", t, NULL, NULL, NULL);
+    assert_int_equal(ms_schedule_match_workload(r, shorter, &err), MS_EINVAL);
+    assert_string_equal(err.msg, "tasks[1].index: 1, but the workload has 1 task (a plan made "
+                                 "for another workload?)");
+
+    /* the sample as built (no names): only indices are checked */
+    assert_int_equal(ms_schedule_match_workload(s, renamed, &err), 0);
+    ms_workload_free(shorter);
+    ms_workload_free(renamed);
+    ms_workload_free(swapped);
+    ms_schedule_free(r);
+    ms_workload_free(w);
     ms_schedule_free(s);
 }
 
@@ -357,7 +428,7 @@ int main(void)
         cmocka_unit_test(test_exact_reals),  cmocka_unit_test(test_empty),
         cmocka_unit_test(test_reader_errors), cmocka_unit_test(test_read_file),
         cmocka_unit_test(test_normalize),     cmocka_unit_test(test_metrics),
-        cmocka_unit_test(test_gantt),
+        cmocka_unit_test(test_gantt),         cmocka_unit_test(test_match_workload),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -161,7 +161,7 @@ static void test_instance_overlap(void **st)
 {
     (void)st;
     ms_schedule *s = base();
-    s->task[2] = (ms_sched_task){2, 1, 2.0, 3.0};  /* c on 3g while b runs until 2.41 */
+    s->task[2] = (ms_sched_task){2, 1, 2.0, 3.0, NULL};  /* c on 3g while b runs until 2.41 */
     expect_only(s, MS_RULE_INSTANCE_OVERLAP, "task 1 (b) (0.41-2.41) overlaps task 2 (c)");
 }
 
@@ -178,7 +178,7 @@ static void test_lifetime_after_destruction(void **st)
 {
     (void)st;
     ms_schedule *s = base();
-    s->task[2] = (ms_sched_task){2, 0, 1.30, 2.30};  /* c on 4g after destroy_start 1.21 */
+    s->task[2] = (ms_sched_task){2, 0, 1.30, 2.30, NULL};  /* c on 4g after destroy_start 1.21 */
     expect_only(s, MS_RULE_TASK_LIFETIME, "after its destruction began at 1.21");
 }
 

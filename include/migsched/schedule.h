@@ -25,6 +25,7 @@ typedef struct ms_sched_task {
     int index;           /* position in the input workload */
     int instance;        /* ms_sched_instance.id */
     double start, end;
+    char *name;          /* the name a plan file gave the task (owned), NULL otherwise */
 } ms_sched_task;
 
 typedef struct ms_stat {
@@ -71,6 +72,12 @@ int ms_schedule_parse_json(const char *text, size_t len, const char *source,
                            const ms_gpu_model *gpu, ms_schedule **out, ms_error *err);
 int ms_schedule_read_json(const char *path, const ms_gpu_model *gpu, ms_schedule **out,
                           ms_error *err);
+
+/* Plan and workload agree: every task's index is a workload position and, where the plan
+ * names its tasks, the name is the workload's at that index (a workload with rows swapped
+ * or a task renamed is not the one the plan was made for). Run before the validator,
+ * whose timing violations would hide the cause; err names the first mismatch. */
+int ms_schedule_match_workload(const ms_schedule *s, const ms_workload *w, ms_error *err);
 
 /* Validator: every rule of DESIGN.md. Each violation names its rule. */
 typedef struct ms_violation {

@@ -1,8 +1,15 @@
-/* cli_util.c: strict number parsing shared by the subcommands. */
+/* cli_util.c: number parsing, checked output and JSON printing shared by the
+ * subcommands. */
 #include "cli_util.h"
 
 #include <errno.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "migsched/io.h"
 
 bool cli_parse_long(const char *s, long lo, long hi, long *out)
 {
@@ -44,4 +51,70 @@ bool cli_parse_double(const char *s, double lo, double hi, double *out)
         return false;
     *out = v;
     return true;
+}
+
+int cli_stdout_check(const char *cmd)
+{
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return 0;
+    fprintf(stderr, "migsched%s%s: standard output: write error%s%s\n", cmd ? " " : "",
+            cmd ? cmd : "", errno ? ": " : "", errno ? strerror(errno) : "");
+    return 1;
+}
+
+int cli_check_outputs(const char *cmd, const char *const *paths, int n)
+{
+    for (int i = 0; i < n; i++) {
+        const char *p = paths[i];
+        if (!p || !strcmp(p, "-"))
+            continue;
+        struct stat st;
+        if (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "migsched %s: %s: is a directory, not a file\n", cmd, p);
+            return 1;
+        }
+        if (stat(p, &st) == 0 && !S_ISREG(st.st_mode))
+            continue; /* a device or FIFO: opening it to probe could block or consume */
+        /* The temporary file ms_output_open creates is exactly what writing will need. */
+        ms_output o;
+        ms_error err;
+        if (ms_output_open(&o, p, &err)) {
+            fprintf(stderr, "migsched %s: %s\n", cmd, err.msg);
+            return 1;
+        }
+        ms_output_abort(&o);
+    }
+    return 0;
+}
+
+json_t *cli_json_real(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+json_t *cli_json_metrics(const ms_metrics *m)
+{
+    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:i, s:o}", "makespan",
+                     cli_json_real(m->makespan), "baseline", cli_json_real(m->baseline),
+                     "l_bound", cli_json_real(m->l_bound), "l_bound_paper",
+                     cli_json_real(m->l_bound_paper), "rho", cli_json_real(m->rho), "p_opt",
+                     cli_json_real(m->p_opt), "creations", m->creations, "destructions",
+                     m->destructions, "reconfigurations", m->reconfigurations, "utilization",
+                     cli_json_real(m->utilization));
+}
+
+int cli_json_print(const char *cmd, json_t *root)
+{
+    if (!root) {
+        fprintf(stderr, "migsched %s: out of memory\n", cmd);
+        return 1;
+    }
+    int rc = json_dumpf(root, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+    json_decref(root);
+    if (rc == 0 && fputc('\n', stdout) != EOF)
+        return 0;
+    if (!cli_stdout_check(cmd))
+        fprintf(stderr, "migsched %s: cannot print the JSON result\n", cmd);
+    return 1;
 }

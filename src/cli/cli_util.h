@@ -1,9 +1,13 @@
-/* cli_util.h: strict number parsing shared by the subcommands; each prints its own message. */
+/* cli_util.h: what every subcommand shares: strict number parsing, checked output to
+ * stdout and output files, and JSON printing. Each prints its own message. */
 #ifndef MIGSCHED_CLI_UTIL_H
 #define MIGSCHED_CLI_UTIL_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "migsched/schedule.h"
 
 /* A whole decimal integer in lo..hi: no trailing text, no overflow. */
 bool cli_parse_long(const char *s, long lo, long hi, long *out);
@@ -12,5 +16,25 @@ bool cli_parse_int(const char *s, int lo, int hi, int *out);
 bool cli_parse_seed(const char *s, uint64_t *out);
 /* A whole number in [lo, hi]: no trailing text, no overflow or underflow, never NaN. */
 bool cli_parse_double(const char *s, double lo, double hi, double *out);
+
+/* Flushes stdout; when anything written to it was lost (a full disk, a closed pipe)
+ * prints "migsched CMD: standard output: ..." and returns 1, else 0. main() calls it
+ * after every command; a command calls it itself before work that should not happen
+ * when its result could not be shown (writing files after printing a table). */
+int cli_stdout_check(const char *cmd);
+
+/* Checks before any work that each output path can be written (paths NULL or "-" are
+ * skipped): its folder exists and is writable and it is not a folder itself, so a
+ * command that writes several files does not fail half-way and leave some behind.
+ * Returns 0, or prints the problem and returns 1. */
+int cli_check_outputs(const char *cmd, const char *const *paths, int n);
+
+/* A double for JSON: null when it is not finite (JSON has no NaN or infinity). */
+json_t *cli_json_real(double v);
+/* The papers' metrics of a plan as a JSON object (makespan, bounds, rho, p_opt, ...). */
+json_t *cli_json_metrics(const ms_metrics *m);
+/* Prints root on stdout (indented, keys in insertion order, newline) and releases it;
+ * returns 1 when root is NULL (an allocation failed) or the write failed, else 0. */
+int cli_json_print(const char *cmd, json_t *root);
 
 #endif

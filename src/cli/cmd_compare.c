@@ -11,6 +11,7 @@
 
 #include "cli_util.h"
 #include "commands.h"
+#include "migsched/io.h"
 #include "migsched/offline.h"
 #include "migsched/plot.h"
 
@@ -20,17 +21,24 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: migsched compare WORKLOAD --gpu MODEL [--gpus G] [--algos LIST] [--csv]\n"
-            "                        [--plot DIR] [--no-time]\n"
+            "usage: migsched compare WORKLOAD --gpu MODEL [--gpus G] [--algos LIST]\n"
+            "                        [--model FILE] [--csv FILE] [--json] [--plot-dir DIR]\n"
+            "                        [--no-time]\n"
             "  Runs each algorithm of LIST (default " DEFAULT_ALGOS ") on the workload,\n"
             "  validates every schedule and prints: makespan, sigma (makespan / FAR's), rho\n"
             "  (makespan / baseline), p_opt (%% over l_bound_paper), reconfigurations,\n"
             "  idle-slice fraction and compute time.\n"
-            "  Algorithms: far, miso, fixpartbest, nomig, fixpart:P (P as 4-2-1 or a 1-based\n"
-            "  index from `migsched partitions`).\n"
-            "  --plot DIR   writes DIR/<algorithm>.html for each (created if missing)\n"
-            "  --no-time    leaves out the compute time (output then depends only on input)\n"
-            "  Exit status 1 when a schedule fails validation (a bug) or on bad input.\n");
+            "  Algorithms: far, far-norefine, miso, fixpartbest, nomig, fixpart:P (P as 4-2-1\n"
+            "  or a 1-based index from `migsched partitions`), rl (with --model).\n"
+            "  --model FILE   the policy file for rl (models/README.md)\n"
+            "  --csv FILE     also write the table as CSV to FILE ('-': CSV on stdout instead\n"
+            "                 of the text table)\n"
+            "  --json         print the table as JSON\n"
+            "  --plot-dir DIR writes DIR/<algorithm>.html for each (created if missing)\n"
+            "  --no-time      leaves out the compute time (output then depends only on input)\n"
+            "  Exit status 1 when a schedule fails validation (a bug), an algorithm is unknown\n"
+            "  or on bad input; 2 on bad usage. Output files are checked writable before the\n"
+            "  algorithms run and written only when everything succeeded.\n");
 }
 
 typedef struct row {
@@ -60,11 +68,12 @@ static int check(const row *r, const ms_workload *w)
     return n;
 }
 
-static int run_row(row *r, const ms_workload *w, const ms_gpu_model *gpu, int gpus)
+static int run_row(row *r, const ms_workload *w, const ms_gpu_model *gpu, int gpus,
+                   const ms_offline_options *opt)
 {
     ms_error err = {0};
     double t0 = now_ms();
-    int rc = ms_offline_schedule(r->algo, w, gpu, gpus, NULL, &r->s, &err);
+    int rc = ms_offline_schedule(r->algo, w, gpu, gpus, opt, &r->s, &err);
     r->ms = now_ms() - t0;
     if (rc == MS_EINFEASIBLE) {
         snprintf(r->why, sizeof r->why, "%s", err.msg);
@@ -80,41 +89,84 @@ static int run_row(row *r, const ms_workload *w, const ms_gpu_model *gpu, int gp
     return 0;
 }
 
-static void print_rows(const row *rows, int n, double far, bool csv, bool timed)
+static void print_csv(FILE *f, const row *rows, int n, double far, bool timed)
 {
-    if (csv)
-        printf("algorithm,makespan,sigma,rho,p_opt,reconfigurations,idle_fraction%s\n",
-               timed ? ",compute_ms" : "");
-    else
-        printf("%-22s %10s %7s %7s %8s %7s %6s%s\n", "algorithm", "makespan", "sigma", "rho",
-               "p_opt", "reconf", "idle", timed ? "  time_ms" : "");
+    fprintf(f, "algorithm,makespan,sigma,rho,p_opt,reconfigurations,idle_fraction%s\n",
+            timed ? ",compute_ms" : "");
     for (int i = 0; i < n; i++) {
         const row *r = &rows[i];
         if (!r->s) {
-            printf(csv ? "%s,infeasible,,,,,%s\n" : "%-22s infeasible%s\n", r->algo,
-                   csv && timed ? "," : "");
+            fprintf(f, "%s,infeasible,,,,,%s\n", r->algo, timed ? "," : "");
             continue;
         }
-        double sigma = far > 0 ? r->m.makespan / far : NAN;
-        if (csv)
-            printf("%s,%.6f,%.6f,%.6f,%.4f,%d,%.6f", r->algo, r->m.makespan, sigma, r->m.rho,
-                   r->m.p_opt, r->m.reconfigurations, 1 - r->m.utilization);
-        else
-            printf("%-22s %10.3f %7.3f %7.3f %8.2f %7d %6.3f", r->algo, r->m.makespan, sigma,
-                   r->m.rho, r->m.p_opt, r->m.reconfigurations, 1 - r->m.utilization);
+        fprintf(f, "%s,%.6f,%.6f,%.6f,%.4f,%d,%.6f", r->algo, r->m.makespan,
+                far > 0 ? r->m.makespan / far : NAN, r->m.rho, r->m.p_opt,
+                r->m.reconfigurations, 1 - r->m.utilization);
         if (timed)
-            printf(csv ? ",%.3f" : " %8.3f", r->ms);
+            fprintf(f, ",%.3f", r->ms);
+        fprintf(f, "\n");
+    }
+}
+
+static void print_text(const row *rows, int n, double far, bool timed)
+{
+    printf("%-22s %10s %7s %7s %8s %7s %6s%s\n", "algorithm", "makespan", "sigma", "rho",
+           "p_opt", "reconf", "idle", timed ? "  time_ms" : "");
+    for (int i = 0; i < n; i++) {
+        const row *r = &rows[i];
+        if (!r->s) {
+            printf("%-22s infeasible\n", r->algo);
+            continue;
+        }
+        printf("%-22s %10.3f %7.3f %7.3f %8.2f %7d %6.3f", r->algo, r->m.makespan,
+               far > 0 ? r->m.makespan / far : NAN, r->m.rho, r->m.p_opt, r->m.reconfigurations,
+               1 - r->m.utilization);
+        if (timed)
+            printf(" %8.3f", r->ms);
         printf("\n");
     }
 }
 
-static int write_plots(const char *dir, const row *rows, int n, const ms_workload *w)
+/* One object per algorithm: its metrics, or "infeasible" with the reason. */
+static int print_json(const char *workload, const ms_gpu_model *gpu, int gpus, const row *rows,
+                      int n, double far, bool timed)
+{
+    json_t *list = json_array();
+    for (int i = 0; i < n; i++) {
+        const row *r = &rows[i];
+        json_t *o = json_pack("{s:s, s:b}", "algorithm", r->algo, "feasible", r->s != NULL);
+        if (!r->s) {
+            json_object_set_new(o, "reason", json_string(r->why));
+        } else {
+            json_object_update_new(o, cli_json_metrics(&r->m));
+            json_object_set_new(o, "sigma", cli_json_real(far > 0 ? r->m.makespan / far : NAN));
+            json_object_set_new(o, "idle_fraction", cli_json_real(1 - r->m.utilization));
+        }
+        if (timed)
+            json_object_set_new(o, "compute_ms", cli_json_real(r->ms));
+        json_array_append_new(list, o);
+    }
+    return cli_json_print("compare", json_pack("{s:s, s:s, s:i, s:o}", "workload", workload,
+                                               "gpu_model", gpu->name, "gpus", gpus,
+                                               "algorithms", list));
+}
+
+/* Before any work: the folder exists (or is made) and a file can be created in it. */
+static int check_plot_dir(const char *dir)
 {
     if (mkdir(dir, 0777) && errno != EEXIST) {
         fprintf(stderr, "migsched compare: %s: cannot create directory: %s\n", dir,
                 strerror(errno));
         return 1;
     }
+    char probe[4096];
+    snprintf(probe, sizeof probe, "%s/far.html", dir);
+    const char *paths[] = {probe};
+    return cli_check_outputs("compare", paths, 1);
+}
+
+static int write_plots(const char *dir, const row *rows, int n, const ms_workload *w)
+{
     for (int i = 0; i < n; i++) {
         if (!rows[i].s)
             continue;
@@ -149,85 +201,160 @@ static int parse_algos(char *list, row *rows)
     return n;
 }
 
-int cmd_compare(int argc, char **argv)
+static int write_csv(const char *path, const row *rows, int n, double far, bool timed)
+{
+    ms_output out;
+    ms_error err;
+    if (ms_output_open(&out, path, &err)) {
+        fprintf(stderr, "migsched compare: %s\n", err.msg);
+        return 1;
+    }
+    print_csv(out.f, rows, n, far, timed);
+    if (ms_output_commit(&out, &err)) {
+        fprintf(stderr, "migsched compare: %s\n", err.msg);
+        return 1;
+    }
+    return 0;
+}
+
+typedef struct compare_args {
+    const char *gpu, *workload, *csv, *plot_dir;
+    char algos[4096];
+    int gpus;
+    bool json, timed;
+    ms_offline_options opt;
+} compare_args;
+
+/* Returns -1 when the arguments are good, else the exit status (0 after --help). */
+static int parse_args(int argc, char **argv, compare_args *a)
 {
     static const struct option opts[] = {{"gpu", required_argument, 0, 'g'},
                                          {"gpus", required_argument, 0, 'G'},
                                          {"algos", required_argument, 0, 'a'},
-                                         {"csv", no_argument, 0, 'c'},
-                                         {"plot", required_argument, 0, 'p'},
+                                         {"model", required_argument, 0, 'm'},
+                                         {"csv", required_argument, 0, 'c'},
+                                         {"json", no_argument, 0, 'j'},
+                                         {"plot-dir", required_argument, 0, 'p'},
                                          {"no-time", no_argument, 0, 'T'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    const char *gpu_name = NULL, *plot_dir = NULL;
-    char algos[4096] = DEFAULT_ALGOS;
-    int gpus = 1, c;
-    bool csv = false, timed = true;
+    int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "g:G:a:h", opts, NULL)) != -1) {
         switch (c) {
-        case 'g': gpu_name = optarg; break;
+        case 'g': a->gpu = optarg; break;
         case 'G':
-            if (!cli_parse_int(optarg, 1, 1024, &gpus)) {
+            if (!cli_parse_int(optarg, 1, 1024, &a->gpus)) {
                 fprintf(stderr, "migsched compare: --gpus: '%s' is not a count in 1..1024\n", optarg);
                 return 2;
             }
             break;
-        case 'a': snprintf(algos, sizeof algos, "%s", optarg); break;
-        case 'c': csv = true; break;
-        case 'p': plot_dir = optarg; break;
-        case 'T': timed = false; break;
+        case 'a': snprintf(a->algos, sizeof a->algos, "%s", optarg); break;
+        case 'm': a->opt.model = optarg; break;
+        case 'c': a->csv = optarg; break;
+        case 'j': a->json = true; break;
+        case 'p': a->plot_dir = optarg; break;
+        case 'T': a->timed = false; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
     }
-    if (!gpu_name || optind != argc - 1) {
+    if (!a->gpu || optind != argc - 1) {
         usage(stderr);
         return 2;
     }
+    if (a->json && a->csv && !strcmp(a->csv, "-")) {
+        fprintf(stderr, "migsched compare: --json and --csv - both want stdout\n");
+        return 2;
+    }
+    a->workload = argv[optind];
+    return -1;
+}
+
+/* Every name known, and rl exactly when there is a policy file. */
+static int check_algos(const row *rows, int n, const ms_offline_options *opt)
+{
+    bool rl = false;
+    for (int i = 0; i < n; i++) {
+        if (!ms_offline_known(rows[i].algo)) {
+            fprintf(stderr, "migsched compare: unknown algorithm '%s' (see --help)\n",
+                    rows[i].algo);
+            return 1;
+        }
+        rl |= !strcmp(rows[i].algo, "rl");
+    }
+    if (rl != !!opt->model) {
+        fprintf(stderr, "migsched compare: %s\n", rl ? "--algos rl needs --model FILE"
+                                                    : "--model goes with rl in --algos");
+        return 2;
+    }
+    return 0;
+}
+
+/* The table on stdout first: files are written only when it arrived. */
+static int emit(const compare_args *a, const ms_gpu_model *gpu, const row *rows, int n,
+                double far, const ms_workload *w)
+{
+    bool csv_stdout = a->csv && !strcmp(a->csv, "-");
+    if (a->json) {
+        if (print_json(a->workload, gpu, a->gpus, rows, n, far, a->timed))
+            return 1;
+    } else if (csv_stdout) {
+        print_csv(stdout, rows, n, far, a->timed);
+    } else {
+        print_text(rows, n, far, a->timed);
+    }
+    if (cli_stdout_check("compare"))
+        return 1;
+    for (int i = 0; i < n; i++)
+        if (!rows[i].s)
+            fprintf(stderr, "migsched compare: %s\n", rows[i].why);
+    if (a->csv && !csv_stdout && write_csv(a->csv, rows, n, far, a->timed))
+        return 1;
+    return a->plot_dir ? write_plots(a->plot_dir, rows, n, w) : 0;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+    compare_args a = {.gpus = 1, .timed = true, .algos = DEFAULT_ALGOS};
+    ms_offline_options_init(&a.opt);
+    int rc = parse_args(argc, argv, &a);
+    if (rc >= 0)
+        return rc;
     static row rows[MAX_ALGOS];
-    int n = parse_algos(algos, rows);
+    int n = parse_algos(a.algos, rows);
     if (n <= 0) {
         fprintf(stderr, "migsched compare: --algos: give 1..%d comma-separated names\n", MAX_ALGOS);
         return 2;
     }
+    if ((rc = check_algos(rows, n, &a.opt)))
+        return rc;
+    const char *outputs[] = {a.csv};
+    if (cli_check_outputs("compare", outputs, 1) || (a.plot_dir && check_plot_dir(a.plot_dir)))
+        return 1;
     ms_gpu_model gpu;
     ms_error err = {0};
     ms_workload *w = NULL;
-    if (ms_gpu_lookup(gpu_name, &gpu, &err) || ms_workload_read(argv[optind], &gpu, &w, &err)) {
+    if (ms_gpu_lookup(a.gpu, &gpu, &err) || ms_workload_read(a.workload, &gpu, &w, &err)) {
         fprintf(stderr, "migsched compare: %s\n", err.msg);
         return 1;
     }
-    for (int i = 0; i < n; i++)
-        if (!ms_offline_known(rows[i].algo)) {
-            fprintf(stderr, "migsched compare: unknown algorithm '%s'\n", rows[i].algo);
-            ms_workload_free(w);
-            return 2;
-        }
-    int rc = 0;
     double far = NAN;
     for (int i = 0; i < n && !rc; i++) {
-        rc = run_row(&rows[i], w, &gpu, gpus);
+        rc = run_row(&rows[i], w, &gpu, a.gpus, &a.opt);
         if (!rc && rows[i].s && !strcmp(rows[i].algo, "far"))
             far = rows[i].m.makespan;
     }
     if (!rc && isnan(far)) {
         /* sigma needs FAR's makespan even when FAR is not listed. */
         row ref = {.algo = "far"};
-        rc = run_row(&ref, w, &gpu, gpus);
+        rc = run_row(&ref, w, &gpu, a.gpus, &a.opt);
         if (!rc && ref.s)
             far = ref.m.makespan;
         ms_schedule_free(ref.s);
     }
-    if (!rc) {
-        print_rows(rows, n, far, csv, timed);
-        fflush(stdout); /* the table first, then why rows are infeasible */
-        for (int i = 0; i < n; i++)
-            if (!rows[i].s)
-                fprintf(stderr, "migsched compare: %s\n", rows[i].why);
-        if (plot_dir)
-            rc = write_plots(plot_dir, rows, n, w);
-    }
+    if (!rc)
+        rc = emit(&a, &gpu, rows, n, far, w);
     for (int i = 0; i < n; i++)
         ms_schedule_free(rows[i].s);
     ms_workload_free(w);

@@ -165,6 +165,15 @@ static int cosched_experiment(int argc, char **argv)
     }
     if (e.setting < 0 || e.nn < 1 || optind < argc)
         return bad_usage("experiment needs --setting and --n");
+    /* The CSV is committed before the figures are drawn: check every path first. */
+    char figs[3][4096];
+    static const char *const fig[3] = {"fig13", "fig14", "fig15"};
+    for (int i = 0; i < 3; i++)
+        snprintf(figs[i], sizeof figs[i], "%s-%s.svg", e.svg_prefix ? e.svg_prefix : "", fig[i]);
+    const char *outputs[] = {e.csv_path, e.svg_prefix ? figs[0] : NULL,
+                             e.svg_prefix ? figs[1] : NULL, e.svg_prefix ? figs[2] : NULL};
+    if (cli_check_outputs("cosched experiment", outputs, 4))
+        return 1;
     ms_cosched_instance *cat = NULL;
     ms_error err;
     if (catpath && load_catalogue(catpath, e.seed, &cat))
@@ -195,8 +204,10 @@ static int cosched_schedule(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'a':
+            /* an unknown algorithm is bad input (1), as in every command */
             if ((algo = ms_cosched_algo_lookup(optarg)) < 0)
-                return bad_usage("--algo must be plp, caterpillar, nonpreemptive, maxpair, direct or sequential");
+                return fail("--algo must be plp, caterpillar, nonpreemptive, maxpair, direct or "
+                            "sequential");
             break;
         case 'j': as_json = 1; break;
         case 'p': plot = optarg; break;

@@ -1,22 +1,47 @@
 /* cmd_gpus.c: `migsched gpus` and `migsched partitions`. */
 #include <getopt.h>
+#include <stdbool.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "cli_util.h"
 #include "commands.h"
+#include "migsched/exec.h"
 #include "migsched/gpu.h"
+
+/* Each model in the GPU model JSON format, so that an entry can be saved and given to
+ * --gpu as a file. */
+static int gpus_json(void)
+{
+    ms_error err;
+    printf("[");
+    for (int i = 0; i < ms_gpu_builtin_count(); i++) {
+        printf(i ? ",\n" : "\n");
+        if (ms_profile_write_model_json(ms_gpu_builtin_at(i), stdout, &err)) {
+            fprintf(stderr, "migsched gpus: %s\n", err.msg);
+            return 1;
+        }
+    }
+    printf("]\n");
+    return 0;
+}
 
 int cmd_gpus(int argc, char **argv)
 {
-    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        printf("usage: migsched gpus\n  Lists the built-in GPU models with their profiles.\n");
+    bool json = argc == 2 && !strcmp(argv[1], "--json");
+    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        printf("usage: migsched gpus [--json]\n"
+               "  Lists the built-in GPU models with their profiles; --json prints each model\n"
+               "  in the GPU model JSON format that --gpu accepts as a file.\n");
         return 0;
     }
-    if (argc > 1) {
+    if (argc > 1 && !json) {
         fprintf(stderr, "migsched gpus: unexpected argument '%s'\n", argv[1]);
         return 2;
     }
+    if (json)
+        return gpus_json();
     for (int i = 0; i < ms_gpu_builtin_count(); i++) {
         const ms_gpu_model *m = ms_gpu_builtin_at(i);
         printf("%-11s slots=%d slices=%d partitions=%d profiles:", m->name, m->slots, m->slices,
@@ -93,11 +118,8 @@ int cmd_partitions(int argc, char **argv)
         json_t *arr = json_array();
         for (int i = 0; i < n; i++)
             json_array_append_new(arr, partition_json(&m, &m.partitions[list[i]]));
-        json_t *root = json_pack("{s:s, s:o}", "gpu", m.name, "partitions", arr);
-        json_dumpf(root, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
-        printf("\n");
-        json_decref(root);
-        return 0;
+        return cli_json_print("partitions",
+                              json_pack("{s:s, s:o}", "gpu", m.name, "partitions", arr));
     }
     printf("%s: %d %spartitions\n", m.name, n, canonical ? "canonical " : "");
     for (int i = 0; i < n; i++) {

@@ -14,13 +14,14 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: migsched layout PLAN.json [--at T] [--format mig-parted|json]\n"
+    fprintf(f, "usage: migsched layout PLAN.json [--at T] [--format mig-parted|json] [--json]\n"
                "                       [--name CONFIG] [--gpu MODEL] [-o FILE]\n"
                "  Prints the instances the plan has alive at time T on each GPU.\n"
                "  --at      seconds into the plan (default: its first layout, i.e. what is\n"
                "            created before the first destruction)\n"
                "  --format  mig-parted (default; a v1 config with one entry per GPU,\n"
                "            devices [g]) or json\n"
+               "  --json    the same as --format json\n"
                "  --name    the mig-parted config name (default migsched)\n"
                "  --gpu     model JSON file when the plan's model is not built in\n"
                "  -o        output file (default stdout)\n");
@@ -30,6 +31,7 @@ int cmd_layout(int argc, char **argv)
 {
     static const struct option opts[] = {{"at", required_argument, 0, 'a'},
                                          {"format", required_argument, 0, 'f'},
+                                         {"json", no_argument, 0, 'j'},
                                          {"name", required_argument, 0, 'n'},
                                          {"gpu", required_argument, 0, 'g'},
                                          {"output", required_argument, 0, 'o'},
@@ -61,6 +63,7 @@ int cmd_layout(int argc, char **argv)
             }
             name = optarg;
             break;
+        case 'j': format = "json"; break;
         case 'g': gpu = optarg; break;
         case 'o': output = optarg; break;
         case 'h': usage(stdout); return 0;

@@ -17,11 +17,13 @@ static void simulate_usage(FILE *f)
         "         [--policy frag|firstfit-static|firstfit-dynamic] [--tau X] [--kappa K]\n"
         "         [--no-migration] [--no-balance] [--no-dynamic] [--migration-cost S]\n"
         "         [--layout best|packed|small-first|spread|grouped] [--seed S] [--check]\n"
-        "         [--csv FILE] [--plot FILE.svg] [--save-trace FILE]\n"
+        "         [--csv FILE] [--plot FILE.svg] [--save-trace FILE] [--json]\n"
         "  Simulates jobs arriving on a node of G MIG GPUs. --trace reads a CSV with header\n"
         "  arrival,profile,work[,name]; --alibaba reads the Alibaba GPU-sharing pod list.\n"
         "  --csv writes one line per job, --plot an SVG of fragmentation and instances over\n"
-        "  time with migrations marked. --check verifies the invariants after every event.\n");
+        "  time with migrations marked. --check verifies the invariants after every event.\n"
+        "  --json prints the summary as JSON. Output files are checked writable before the\n"
+        "  simulation and written after the summary was printed.\n");
 }
 
 static void ablation_usage(FILE *f)
@@ -29,6 +31,7 @@ static void ablation_usage(FILE *f)
     fprintf(f,
         "usage: migsched online ablation [--gpu MODEL] [--gpus G] [--jobs K] [--seeds N]\n"
         "         [--seed S] [--tau X] [--kappa K] [--migration-cost S] [--mix P:W,...]\n"
+        "         [--json]\n"
         "  Runs paper 002's four workloads (Normal/Long service, mean inter-arrival 25 s and\n"
         "  50 s) with the techniques switched on one by one and prints the mean turnaround\n"
         "  (wait + execution, paper 002's \"makespan\") normalised to first-fit static.\n");
@@ -40,7 +43,7 @@ typedef struct online_opts {
     unsigned long long seed;
     ms_online_gen gen;
     const char *mix, *service;
-    bool have_gen;
+    bool have_gen, json;
     ms_online_config cfg;
 } online_opts;
 
@@ -61,7 +64,7 @@ static int num(const char *cmd, const char *opt, const char *s, double lo, doubl
 
 enum { O_GPUS = 256, O_TRACE, O_ALIBABA, O_LIMIT, O_ARRIVAL, O_JOBS, O_MIX, O_SERVICE,
        O_POLICY, O_TAU, O_KAPPA, O_NOMIG, O_NOBAL, O_NODYN, O_MIGCOST, O_LAYOUT, O_SEED,
-       O_CHECK, O_CSV, O_PLOT, O_SAVE, O_SEEDS };
+       O_CHECK, O_CSV, O_PLOT, O_SAVE, O_SEEDS, O_JSON };
 
 static const struct option long_opts[] = {
     {"gpu", required_argument, 0, 'g'}, {"gpus", required_argument, 0, O_GPUS},
@@ -75,7 +78,8 @@ static const struct option long_opts[] = {
     {"layout", required_argument, 0, O_LAYOUT}, {"seed", required_argument, 0, O_SEED},
     {"check", no_argument, 0, O_CHECK}, {"csv", required_argument, 0, O_CSV},
     {"plot", required_argument, 0, O_PLOT}, {"save-trace", required_argument, 0, O_SAVE},
-    {"seeds", required_argument, 0, O_SEEDS}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    {"seeds", required_argument, 0, O_SEEDS}, {"json", no_argument, 0, O_JSON},
+    {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 
 /* Parses every option both subcommands know; returns -1 to go on, else an exit status. */
 static int parse(const char *cmd, int argc, char **argv, online_opts *o, void (*usage)(FILE *))
@@ -104,8 +108,10 @@ static int parse(const char *cmd, int argc, char **argv, online_opts *o, void (*
         case O_SERVICE: o->service = optarg; break;
         case O_POLICY:
             o->cfg.policy = ms_online_policy_parse(optarg);
-            if (o->cfg.policy < 0)
-                return bad(cmd, "unknown policy", optarg);
+            if (o->cfg.policy < 0) { /* an unknown algorithm: bad input, as in every command */
+                fprintf(stderr, "migsched online %s: unknown policy '%s'\n", cmd, optarg);
+                return 1;
+            }
             break;
         case O_TAU: rc = num(cmd, "--tau", optarg, 0, 1, &o->cfg.tau); break;
         case O_KAPPA: rc = num(cmd, "--kappa", optarg, 0, 1e6, &o->cfg.kappa); break;
@@ -124,6 +130,7 @@ static int parse(const char *cmd, int argc, char **argv, online_opts *o, void (*
         case O_CSV: o->csv = optarg; break;
         case O_PLOT: o->plot = optarg; break;
         case O_SAVE: o->save = optarg; break;
+        case O_JSON: o->json = true; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -201,6 +208,54 @@ static void print_result(const ms_gpu_model *m, const ms_online_config *c,
            r->reconfigurations, r->creations, r->destructions, r->mean_frag, r->events);
 }
 
+/* The same numbers as print_result; the techniques only where the policy has them. */
+static int print_json(const ms_gpu_model *m, const ms_online_config *c,
+                      const ms_online_workload *w, const ms_online_result *r)
+{
+    json_t *o = json_pack("{s:s}", "policy", ms_online_policy_name(c->policy));
+    if (c->policy == MS_POLICY_FRAG)
+        json_object_update_new(o, json_pack("{s:b, s:b, s:b}", "balance", c->balance,
+                                            "dynamic", c->dynamic, "migration", c->migration));
+    if (r->layout >= 0)
+        json_object_set_new(o, "static_layout", json_string(ms_online_layout_name(r->layout)));
+    json_object_update_new(
+        o, json_pack("{s:o, s:o, s:i, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I, "
+                     "s:I, s:I, s:I, s:o, s:I}",
+                     "tau", cli_json_real(c->tau), "kappa", cli_json_real(c->kappa), "gpus",
+                     c->gpus, "gpu_model", m->name, "jobs", w->n, "mean_wait",
+                     cli_json_real(r->mean_wait), "mean_execution", cli_json_real(r->mean_exec),
+                     "mean_turnaround", cli_json_real(r->mean_turnaround), "p95_turnaround",
+                     cli_json_real(r->p95_turnaround), "max_wait", cli_json_real(r->max_wait),
+                     "makespan", cli_json_real(r->makespan), "migrations",
+                     (json_int_t)r->total_migrations, "intra_migrations",
+                     (json_int_t)r->intra_migrations, "inter_migrations",
+                     (json_int_t)r->inter_migrations, "reconfigurations",
+                     (json_int_t)r->reconfigurations, "creations", (json_int_t)r->creations,
+                     "destructions", (json_int_t)r->destructions, "mean_fragmentation",
+                     cli_json_real(r->mean_frag), "events", (json_int_t)r->events));
+    return cli_json_print("online simulate", o);
+}
+
+/* The summary first: the files are written only once it arrived, the plot before the
+ * others because it alone can fail on its content (no timeline). */
+static int emit(const online_opts *o, const ms_gpu_model *m, const ms_online_workload *w,
+                const ms_online_result *r, ms_error *err)
+{
+    if (o->json) {
+        if (print_json(m, &o->cfg, w, r))
+            return 1;
+    } else {
+        print_result(m, &o->cfg, w, r);
+    }
+    if (cli_stdout_check("online simulate"))
+        return 1;
+    if ((o->plot && ms_online_write_svg(o->plot, r, ms_online_policy_name(o->cfg.policy), err)) ||
+        (o->csv && ms_online_write_jobs_csv(o->csv, m, w, r, err)) ||
+        (o->save && ms_online_trace_write(o->save, m, w, err)))
+        return fail("simulate", err);
+    return 0;
+}
+
 static int simulate(int argc, char **argv)
 {
     online_opts o = {0};
@@ -221,25 +276,23 @@ static int simulate(int argc, char **argv)
     o.have_gen = false;
     if ((rc = parse("simulate", argc, argv, &o, simulate_usage)) >= 0)  /* over the defaults */
         return rc;
+    const char *outputs[] = {o.csv, o.plot, o.save};
+    if (cli_check_outputs("online simulate", outputs, 3))
+        return 1;
     ms_online_workload w;
     memset(&w, 0, sizeof w);
     if ((rc = load_workload(&o, &m, &w, &err)))
         return rc;
     ms_online_result r;
     o.cfg.timeline = o.plot != NULL;
-    rc = ms_online_simulate(&m, &w, &o.cfg, &r, &err);
-    if (!rc) {
-        print_result(&m, &o.cfg, &w, &r);
-        if ((o.csv && ms_online_write_jobs_csv(o.csv, &m, &w, &r, &err)) ||
-            (o.plot && ms_online_write_svg(o.plot, &r, ms_online_policy_name(o.cfg.policy), &err)) ||
-            (o.save && ms_online_trace_write(o.save, &m, &w, &err)))
-            rc = 1;
+    if (ms_online_simulate(&m, &w, &o.cfg, &r, &err)) {
+        ms_online_workload_free(&w);
+        return fail("simulate", &err);
     }
-    if (rc)
-        fail("simulate", &err);
+    rc = emit(&o, &m, &w, &r, &err);
     ms_online_result_free(&r);
     ms_online_workload_free(&w);
-    return rc ? 1 : 0;
+    return rc;
 }
 
 /* The ablation's configurations: baseline, techniques added one by one, and each left out. */
@@ -316,33 +369,63 @@ static int ablation(int argc, char **argv)
     static const struct { const char *name; int service; double mean; } loads[] = {
         {"Normal(25)", MS_SERVICE_NORMAL, 25}, {"Long(25)", MS_SERVICE_LONG, 25},
         {"Normal(50)", MS_SERVICE_NORMAL, 50}, {"Long(50)", MS_SERVICE_LONG, 50}};
-    printf("%d x %s, %d jobs per workload, %d seeds from %llu, tau %g, kappa %g, migration "
-           "cost %g s\n", o.cfg.gpus, m.name, o.gen.jobs, o.seeds, o.seed, o.cfg.tau,
-           o.cfg.kappa, o.cfg.migration_cost);
-    printf("mean turnaround (wait + execution) normalised to firstfit-static "
-           "[absolute s; mean wait / mean execution s]\n");
-    printf("%-18s", "configuration");
-    for (int l = 0; l < 4; l++)
-        printf(" %28s", loads[l].name);
-    printf("\n");
+    if (!o.json) {
+        printf("%d x %s, %d jobs per workload, %d seeds from %llu, tau %g, kappa %g, migration "
+               "cost %g s\n", o.cfg.gpus, m.name, o.gen.jobs, o.seeds, o.seed, o.cfg.tau,
+               o.cfg.kappa, o.cfg.migration_cost);
+        printf("mean turnaround (wait + execution) normalised to firstfit-static "
+               "[absolute s; mean wait / mean execution s]\n");
+        printf("%-18s", "configuration");
+        for (int l = 0; l < 4; l++)
+            printf(" %28s", loads[l].name);
+        printf("\n");
+    }
+    json_t *table = o.json ? json_array() : NULL;
     double base[4];
     for (int i = 0; i < NROWS; i++) {
-        printf("%-18s", rows[i].name);
+        json_t *cells = o.json ? json_array() : NULL;
+        if (!o.json)
+            printf("%-18s", rows[i].name);
         for (int l = 0; l < 4; l++) {
             double v[3];
-            if (ablation_cell(&m, &o, loads[l].service, loads[l].mean, &rows[i], v, &err))
+            if (ablation_cell(&m, &o, loads[l].service, loads[l].mean, &rows[i], v, &err)) {
+                json_decref(cells);
+                json_decref(table);
                 return fail("ablation", &err);
+            }
             if (i == 0)
                 base[l] = v[0];
+            if (o.json) {
+                json_array_append_new(cells, json_pack("{s:s, s:o, s:o, s:o, s:o}", "workload",
+                                                       loads[l].name, "normalised",
+                                                       cli_json_real(v[0] / base[l]),
+                                                       "turnaround", cli_json_real(v[0]), "wait",
+                                                       cli_json_real(v[1]), "execution",
+                                                       cli_json_real(v[2])));
+                continue;
+            }
             char cell[64];
             snprintf(cell, sizeof cell, "%.3f [%.0f; %.0f/%.0f]", v[0] / base[l], v[0], v[1],
                      v[2]);
             printf(" %28s", cell);
         }
-        printf("\n");
-        fflush(stdout);
+        if (o.json) {
+            json_array_append_new(table, json_pack("{s:s, s:o}", "configuration", rows[i].name,
+                                                   "cells", cells));
+        } else {
+            printf("\n");
+            fflush(stdout); /* a row at a time: the whole table takes minutes */
+        }
     }
-    return 0;
+    if (!o.json)
+        return 0;
+    return cli_json_print("online ablation",
+                          json_pack("{s:i, s:s, s:i, s:i, s:I, s:o, s:o, s:o, s:o}", "gpus",
+                                    o.cfg.gpus, "gpu_model", m.name, "jobs", o.gen.jobs, "seeds",
+                                    o.seeds, "seed", (json_int_t)o.seed, "tau",
+                                    cli_json_real(o.cfg.tau), "kappa", cli_json_real(o.cfg.kappa),
+                                    "migration_cost", cli_json_real(o.cfg.migration_cost),
+                                    "rows", table));
 }
 
 int cmd_online(int argc, char **argv)

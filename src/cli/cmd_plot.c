@@ -110,6 +110,10 @@ int cmd_plot(int argc, char **argv)
         goto fail;
     if (wpath && ms_workload_read(wpath, &s->gpu, &w, &err))
         goto fail;
+    if (w && ms_schedule_match_workload(s, w, &err)) { /* else the labels would lie */
+        ms_error_prefix(&err, "%s", spath);
+        goto fail;
+    }
     ms_plot_labels lab;
     if (w) {
         ms_plot_labels_from_workload(s, w, &lab);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_util.h"
 #include "commands.h"
 #include "migsched/learn.h"
 #include "migsched/offline.h"
@@ -23,6 +24,7 @@ static void usage(FILE *f)
                "  --seed S          seed of the datasets (default 2026)\n"
                "  --compare LIST    offline algorithms to run on the same data, e.g. far,miso\n"
                "  --offline-model F (online models) the offline policy to compare with\n"
+               "  --json            print the result as JSON\n"
                "Offline policies: p_opt = mean over each dataset's batches of N of\n"
                "(makespan / l_bound_paper - 1) x 100, each batch scheduled alone (also for\n"
                "the compared algorithms). Online policies: the whole dataset is one queue;\n"
@@ -118,99 +120,153 @@ static int eval_online(eval_ctx *c, const ms_workload *w)
     return MS_OK;
 }
 
-static void report(const eval_ctx *c, const char *path, const char *preset, long sets,
-                   long tasks, unsigned long long seed)
+typedef struct eval_args {
+    const char *model, *gpu, *preset, *offline;
+    char list[512];
+    long sets, tasks;
+    uint64_t seed;
+    bool json;
+} eval_args;
+
+static void report(const eval_ctx *c, const eval_args *a)
 {
     bool online = c->model.env.online;
-    printf("%s (%s, %ld steps) on %ld %s datasets of %ld tasks, seed %llu\n", path,
-           c->model.gpu, c->model.steps, sets, preset, tasks, seed);
+    printf("%s (%s, %ld steps) on %ld %s datasets of %ld tasks, seed %llu\n", a->model,
+           c->model.gpu, c->model.steps, a->sets, a->preset, a->tasks,
+           (unsigned long long)a->seed);
     if (!online) {
-        printf("p_opt %%: rl %.2f", c->sum[0] / sets);
+        printf("p_opt %%: rl %.2f", c->sum[0] / a->sets);
         for (int k = 0; k < c->ncmp; k++)
-            printf("  %s %.2f", c->cmp[k], c->sum[k + 1] / sets);
+            printf("  %s %.2f", c->cmp[k], c->sum[k + 1] / a->sets);
     } else {
-        printf("online rl: mean makespan %.2f s; p_online %%:", c->sum[0] / sets);
+        printf("online rl: mean makespan %.2f s; p_online %%:", c->sum[0] / a->sets);
         for (int k = 0; k < c->ncmp; k++)
-            printf("  vs %s %.2f", c->cmp[k], c->sum[k + 1] / sets);
+            printf("  vs %s %.2f", c->cmp[k], c->sum[k + 1] / a->sets);
         if (c->has_offline)
-            printf("  vs offline rl %.2f", c->sum[c->ncmp + 1] / sets);
+            printf("  vs offline rl %.2f", c->sum[c->ncmp + 1] / a->sets);
     }
     printf("\n");
 }
 
+/* The numbers of report(): p_opt per algorithm (offline) or p_online against each
+ * (online, with the policy's mean makespan). */
+static int report_json(const eval_ctx *c, const eval_args *a)
+{
+    bool online = c->model.env.online;
+    json_t *per = json_object();
+    if (!online) /* the policy's own p_opt beside the others' */
+        json_object_set_new(per, "rl", cli_json_real(c->sum[0] / a->sets));
+    for (int k = 0; k < c->ncmp; k++)
+        json_object_set_new(per, c->cmp[k], cli_json_real(c->sum[k + 1] / a->sets));
+    if (online && c->has_offline)
+        json_object_set_new(per, "offline rl", cli_json_real(c->sum[c->ncmp + 1] / a->sets));
+    json_t *root = json_pack("{s:s, s:s, s:I, s:s, s:s, s:I, s:I, s:I, s:b}", "model", a->model,
+                             "model_gpu", c->model.gpu, "steps", (json_int_t)c->model.steps,
+                             "gpu_model", c->gpu->name, "preset", a->preset, "sets",
+                             (json_int_t)a->sets, "tasks", (json_int_t)a->tasks, "seed",
+                             (json_int_t)a->seed, "online", online);
+    if (online)
+        json_object_update_new(root, json_pack("{s:o, s:o}", "mean_makespan",
+                                               cli_json_real(c->sum[0] / a->sets), "p_online",
+                                               per));
+    else
+        json_object_set_new(root, "p_opt", per);
+    return cli_json_print("rl-eval", root);
+}
+
+/* Unknown names are bad input (1); rl against itself is a usage error (2). */
 static int split_list(char *list, eval_ctx *c)
 {
     for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
-        if (c->ncmp == MAX_CMP || !ms_offline_known(tok) || !strcmp(tok, "rl"))
-            return -1;
+        if (!ms_offline_known(tok)) {
+            fprintf(stderr, "migsched rl-eval: --compare: unknown algorithm '%s'\n", tok);
+            return 1;
+        }
+        if (c->ncmp == MAX_CMP || !strcmp(tok, "rl")) {
+            fprintf(stderr, "migsched rl-eval: --compare: at most %d offline algorithms, not "
+                            "rl\n", MAX_CMP);
+            return 2;
+        }
         c->cmp[c->ncmp++] = tok;
     }
     return 0;
 }
 
-int cmd_rl_eval(int argc, char **argv)
+/* Returns -1 when the arguments are good, else the exit status (0 after --help). */
+static int parse_args(int argc, char **argv, eval_args *a)
 {
     static const struct option longopts[] = {
         {"model", 1, 0, 'm'}, {"gpu", 1, 0, 'g'},  {"preset", 1, 0, 'p'}, {"sets", 1, 0, 'd'},
         {"tasks", 1, 0, 't'}, {"seed", 1, 0, 's'}, {"compare", 1, 0, 'c'},
-        {"offline-model", 1, 0, 'f'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
-    const char *model_path = NULL, *gpu_name = NULL, *preset = NULL, *offline_path = NULL;
-    char list[512] = "";
-    long sets = 1000, tasks = 100;
-    unsigned long long seed = 2026;
-    int ch;
+        {"offline-model", 1, 0, 'f'}, {"json", 0, 0, 'j'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+    int ch, li = -1;
     optind = 1;
-    while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        char *end = NULL;
+    while ((ch = getopt_long(argc, argv, "h", longopts, &li)) != -1) {
         switch (ch) {
-        case 'm': model_path = optarg; break;
-        case 'g': gpu_name = optarg; break;
-        case 'p': preset = optarg; break;
-        case 'f': offline_path = optarg; break;
-        case 'c': snprintf(list, sizeof list, "%s", optarg); break;
-        case 'd': case 't': case 's': {
-            unsigned long long v = strtoull(optarg, &end, 10);
-            if (!*optarg || *end || *optarg == '-' || (ch != 's' && (v < 1 || v > 1000000))) {
-                fprintf(stderr, "migsched rl-eval: bad value '%s'\n", optarg);
+        case 'm': a->model = optarg; break;
+        case 'g': a->gpu = optarg; break;
+        case 'p': a->preset = optarg; break;
+        case 'f': a->offline = optarg; break;
+        case 'c': snprintf(a->list, sizeof a->list, "%s", optarg); break;
+        case 'j': a->json = true; break;
+        case 's':
+            if (!cli_parse_seed(optarg, &a->seed)) {
+                fprintf(stderr, "migsched rl-eval: --seed: '%s' is not a non-negative integer\n",
+                        optarg);
                 return 2;
             }
-            if (ch == 'd') sets = (long)v;
-            if (ch == 't') tasks = (long)v;
-            if (ch == 's') seed = v;
             break;
-        }
+        case 'd': case 't':
+            if (!cli_parse_long(optarg, 1, 1000000, ch == 'd' ? &a->sets : &a->tasks)) {
+                fprintf(stderr, "migsched rl-eval: --%s: '%s' is not an integer in 1..1000000\n",
+                        longopts[li].name, optarg);
+                return 2;
+            }
+            break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
     }
-    eval_ctx c;
-    memset(&c, 0, sizeof c);
-    if (!model_path || optind < argc || split_list(list, &c)) {
-        fprintf(stderr, "migsched rl-eval: need --model FILE and known --compare names\n");
+    if (!a->model || optind < argc) {
+        fprintf(stderr, "migsched rl-eval: %s\n",
+                a->model ? "unexpected argument" : "--model FILE is required");
         usage(stderr);
         return 2;
     }
-    if (ms_model_load(model_path, &c.model, &c.err) ||
-        (offline_path && ms_model_load(offline_path, &c.offline_model, &c.err))) {
+    return -1;
+}
+
+int cmd_rl_eval(int argc, char **argv)
+{
+    eval_args a = {.sets = 1000, .tasks = 100, .seed = 2026};
+    int rc = parse_args(argc, argv, &a);
+    if (rc >= 0)
+        return rc;
+    eval_ctx c;
+    memset(&c, 0, sizeof c);
+    if ((rc = split_list(a.list, &c)))
+        return rc;
+    if (ms_model_load(a.model, &c.model, &c.err) ||
+        (a.offline && ms_model_load(a.offline, &c.offline_model, &c.err))) {
         fprintf(stderr, "migsched rl-eval: %s\n", c.err.msg);
         ms_model_destroy(&c.model);
         return 1;
     }
-    c.has_offline = offline_path != NULL;
+    c.has_offline = a.offline != NULL;
     ms_gpu_model gpu;
     ms_gen_params gen;
-    int rc = 1;
+    rc = 1;
     c.gpu = &gpu;
-    if (!preset)
-        preset = c.model.preset;
-    if (ms_gpu_lookup(gpu_name ? gpu_name : c.model.gpu, &gpu, &c.err) ||
-        ms_gen_preset(&gpu, preset, &gen, &c.err))
+    if (!a.preset)
+        a.preset = c.model.preset;
+    if (ms_gpu_lookup(a.gpu ? a.gpu : c.model.gpu, &gpu, &c.err) ||
+        ms_gen_preset(&gpu, a.preset, &gen, &c.err))
         goto fail;
     ms_rng rng;
-    ms_rng_seed(&rng, seed);
-    for (long i = 0; i < sets; i++) {
+    ms_rng_seed(&rng, a.seed);
+    for (long i = 0; i < a.sets; i++) {
         ms_workload *w;
-        if (ms_generate(&gpu, &gen, (int)tasks, &rng, &w, &c.err))
+        if (ms_generate(&gpu, &gen, (int)a.tasks, &rng, &w, &c.err))
             goto fail;
         int bad = c.model.env.online ? eval_online(&c, w) : eval_offline(&c, w);
         ms_workload_free(w);
@@ -219,8 +275,12 @@ int cmd_rl_eval(int argc, char **argv)
             goto fail;
         }
     }
-    report(&c, model_path, preset, sets, tasks, seed);
-    rc = 0;
+    if (a.json)
+        rc = report_json(&c, &a);
+    else {
+        report(&c, &a);
+        rc = 0;
+    }
     goto out;
 fail:
     fprintf(stderr, "migsched rl-eval: %s\n", c.err.msg);

@@ -20,7 +20,7 @@ static void usage(FILE *f)
             "                    [--backend nvml|sim] [--dry-run] [--logs DIR]\n"
             "                    [--on-failure continue|abort] [--report FILE.json]\n"
             "                    [--enable-mig] [--journal FILE] [--keep-final] [--wait]\n"
-            "                    [--time-scale S] [--gpu MODEL] [--quiet]\n"
+            "                    [--time-scale S] [--gpu MODEL] [--quiet] [--json]\n"
             "       migsched run --cleanup [--journal FILE]\n"
             "  Creates and destroys MIG instances in plan order on each GPU and runs each\n"
             "  task's command on its instance (CUDA_VISIBLE_DEVICES=MIG-...) once the\n"
@@ -31,7 +31,8 @@ static void usage(FILE *f)
             "  --logs         per-task stdout/stderr files (default migsched-logs)\n"
             "  --on-failure   after a failed task or reconfiguration: continue (default)\n"
             "                 or abort (stop, kill running tasks, destroy, report)\n"
-            "  --report       write the run report as JSON\n"
+            "  --report       write the run report as JSON to a file\n"
+            "  --json         print the run report as JSON instead of the table\n"
             "  --enable-mig   enable MIG mode where it is off (root; may reset the GPU)\n"
             "  --journal      record of what this run creates (default %s)\n"
             "  --cleanup      destroy what a crashed run recorded in the journal and left\n"
@@ -91,6 +92,11 @@ static int write_report(const char *path, const ms_run_report *r, const ms_workl
 /* Runs only plans the validator accepts: a broken plan could ask for overlapping slots. */
 static int validate(const ms_schedule *s, const ms_workload *w, const char *path)
 {
+    ms_error err;
+    if (ms_schedule_match_workload(s, w, &err)) {
+        fprintf(stderr, "migsched run: %s: %s\n", path, err.msg);
+        return 1;
+    }
     ms_validation v;
     int n = ms_schedule_validate(s, w, &v);
     for (int i = 0; i < v.n && i < 5; i++)
@@ -103,7 +109,7 @@ static int validate(const ms_schedule *s, const ms_workload *w, const char *path
 }
 
 static int run(const char *plan, const char *workload, const char *gpu, const char *report,
-               ms_run_options *o)
+               bool json, ms_run_options *o)
 {
     ms_error err;
     ms_gpu_model model;
@@ -124,9 +130,13 @@ static int run(const char *plan, const char *workload, const char *gpu, const ch
         if (ms_run(s, w, o, &r, &err))
             fprintf(stderr, "migsched run: %s\n", err.msg);
         else {
-            if (!o->dry_run)
-                ms_run_report_print(r, w, stdout);
             status = r->signal ? 128 + r->signal : (r->ok ? 0 : 1);
+            if (json && ms_run_report_write_json(r, w, stdout, &err)) {
+                fprintf(stderr, "migsched run: %s\n", err.msg);
+                status = status ? status : 1;
+            } else if (!json && !o->dry_run) {
+                ms_run_report_print(r, w, stdout);
+            }
             if (report && write_report(report, r, w))
                 status = status ? status : 1;
         }
@@ -147,12 +157,12 @@ int cmd_run(int argc, char **argv)
         {"cleanup", no_argument, 0, 'C'},        {"journal", required_argument, 0, 'j'},
         {"keep-final", no_argument, 0, 'K'},     {"wait", no_argument, 0, 'W'},
         {"time-scale", required_argument, 0, 't'}, {"gpu", required_argument, 0, 'g'},
-        {"quiet", no_argument, 0, 'q'},          {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+        {"quiet", no_argument, 0, 'q'},          {"json", no_argument, 0, 'J'},
+        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
     ms_run_options o = {.backend = "nvml", .logs_dir = "migsched-logs",
                         .journal = DEFAULT_JOURNAL, .progress = stderr};
     const char *workload = NULL, *report = NULL, *gpu = NULL;
-    bool do_cleanup = false;
+    bool do_cleanup = false, json = false;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "w:d:b:nl:f:r:j:t:g:qh", opts, NULL)) != -1) {
@@ -194,6 +204,7 @@ int cmd_run(int argc, char **argv)
             break;
         case 'g': gpu = optarg; break;
         case 'q': o.progress = NULL; break;
+        case 'J': json = true; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -209,5 +220,9 @@ int cmd_run(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    return run(argv[optind], workload, gpu, report, &o);
+    if (json && o.dry_run) {
+        fprintf(stderr, "migsched run: --dry-run prints a listing; it does not go with --json\n");
+        return 2;
+    }
+    return run(argv[optind], workload, gpu, report, json, &o);
 }

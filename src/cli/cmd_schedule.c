@@ -192,8 +192,10 @@ static int parse_args(int argc, char **argv, schedule_args *a)
         usage(stderr);
         return 2;
     }
-    if (!ms_offline_known(a->algo))
-        return usage_error("unknown algorithm '%s' (see --help)", a->algo);
+    if (!ms_offline_known(a->algo)) { /* bad input (1), like fixpart:P with no partition P */
+        fprintf(stderr, "migsched schedule: unknown algorithm '%s' (see --help)\n", a->algo);
+        return 1;
+    }
     if (!strcmp(a->algo, "rl") != !!a->opt.model)
         return usage_error("%s", a->opt.model ? "--model goes with --algo rl"
                                               : "--algo rl needs --model FILE");

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_util.h"
 #include "commands.h"
 #include "migsched/learn.h"
 
@@ -74,8 +75,8 @@ static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
         {"eval-sets", 1, 0, 'd'},  {"eval-tasks", 1, 0, 't'}, {"resume", 0, 0, 'r'},
         {"slim", 0, 0, 'L'},       {"help", 0, 0, 'h'},      {0, 0, 0, 0}};
     optind = 1;
-    int ch;
-    while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    int ch, li = -1;
+    while ((li = -1, ch = getopt_long(argc, argv, "h", longopts, &li)) != -1) {
         char *end = NULL;
         long v = optarg ? strtol(optarg, &end, 10) : 0;
         bool num_ok = optarg && *optarg && end && !*end && v >= 0;
@@ -133,11 +134,16 @@ static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
         }
         continue;
     bad:
-        fprintf(stderr, "migsched train: bad value '%s' for an option\n", optarg);
+        fprintf(stderr, "migsched train: --%s: bad value '%s' (see --help)\n",
+                li >= 0 ? longopts[li].name : "?", optarg);
         return 2;
     }
-    if (optind < argc || !o->preset || !o->out || o->steps <= 0) {
-        fprintf(stderr, "migsched train: --preset, --steps and --out are required\n");
+    const char *missing = !o->preset ? "--preset" : !o->steps ? "--steps" : !o->out ? "--out" : NULL;
+    if (optind < argc || missing) {
+        if (missing)
+            fprintf(stderr, "migsched train: %s is required\n", missing);
+        else
+            fprintf(stderr, "migsched train: unexpected argument '%s'\n", argv[optind]);
         usage(stderr);
         return 2;
     }
@@ -263,6 +269,10 @@ int cmd_train(int argc, char **argv)
     int rc = parse_args(argc, argv, &o, &c);
     if (rc >= 0)
         return rc;
+    /* before training, not at the first checkpoint minutes later */
+    const char *outputs[] = {o.out};
+    if (cli_check_outputs("train --out", outputs, 1))
+        return 1;
     ms_error err;
     ms_gpu_model gpu;
     if (ms_gpu_lookup(o.gpu, &gpu, &err) || ms_gen_preset(&gpu, o.preset, &c.gen, &err)) {

@@ -11,63 +11,95 @@
 static void usage(FILE *f)
 {
     fprintf(f, "usage: migsched validate SCHEDULE.json --workload FILE [--gpu MODEL] [--gantt]\n"
-               "                         [--width N]\n"
-               "  Checks every validity rule (docs/schedules.md). Prints\n"
+               "                         [--width N] [--json]\n"
+               "  Checks that the plan was made for this workload (task indices and names) and\n"
+               "  every validity rule (docs/schedules.md). Prints\n"
                "  'valid makespan=... baseline=... l_bound=... rho=... p_opt=...' and exits 0,\n"
                "  or prints each violation with its rule and exits 1.\n"
                "  --gpu MODEL   built-in model or model JSON file (default: the schedule's\n"
                "                gpu_model, which must then be built in)\n"
                "  --gantt       also draw the schedule as a text Gantt chart (--width columns,\n"
-               "                default 80)\n");
+               "                default 80)\n"
+               "  --json        print {\"valid\", \"violations\", \"metrics\"} as JSON instead\n");
 }
 
-static void print_valid(const ms_schedule *s, const ms_workload *w)
+static void print_valid(const ms_metrics *m)
 {
-    ms_metrics m;
-    ms_schedule_metrics(s, w, &m);
     printf("valid makespan=%.6f baseline=%.6f l_bound=%.6f rho=%.4f p_opt=%.2f "
            "l_bound_paper=%.6f creations=%d destructions=%d reconfigurations=%d "
            "utilization=%.4f\n",
-           m.makespan, m.baseline, m.l_bound, m.rho, m.p_opt, m.l_bound_paper, m.creations,
-           m.destructions, m.reconfigurations, m.utilization);
+           m->makespan, m->baseline, m->l_bound, m->rho, m->p_opt, m->l_bound_paper,
+           m->creations, m->destructions, m->reconfigurations, m->utilization);
 }
 
-static int check(const char *sched_path, const char *wl_path, const char *gpu_name,
-                 bool gantt, int width)
+static void print_text(int n, const ms_validation *v, const ms_metrics *m)
+{
+    if (n == 0)
+        print_valid(m);
+    else
+        printf("invalid: %d violation%s\n", n, n == 1 ? "" : "s");
+    for (int i = 0; i < v->n; i++)
+        printf("  %s: %s\n", v->v[i].rule, v->v[i].msg);
+    if (n > v->n)
+        printf("  ... and %d more\n", n - v->n);
+}
+
+/* Metrics only for a valid plan: an invalid one's makespan means nothing. */
+static int print_json(int n, const ms_validation *v, const ms_metrics *m)
+{
+    json_t *list = json_array();
+    for (int i = 0; i < v->n; i++)
+        json_array_append_new(list, json_pack("{s:s, s:s}", "rule", v->v[i].rule, "message",
+                                              v->v[i].msg));
+    return cli_json_print("validate",
+                          json_pack("{s:b, s:i, s:o, s:o}", "valid", n == 0, "violation_count", n,
+                                    "violations", list, "metrics",
+                                    n ? json_null() : cli_json_metrics(m)));
+}
+
+typedef struct validate_args {
+    const char *schedule, *workload, *gpu;
+    bool gantt, json;
+    int width;
+} validate_args;
+
+static int check(const validate_args *a)
 {
     ms_error err;
     ms_gpu_model model;
-    if (gpu_name && ms_gpu_lookup(gpu_name, &model, &err)) {
+    ms_schedule *s = NULL;
+    ms_workload *w = NULL;
+    int rc = a->gpu ? ms_gpu_lookup(a->gpu, &model, &err) : MS_OK;
+    if (!rc)
+        rc = ms_schedule_read_json(a->schedule, a->gpu ? &model : NULL, &s, &err);
+    if (!rc)
+        rc = ms_workload_read(a->workload, &s->gpu, &w, &err);
+    if (!rc && (rc = ms_schedule_match_workload(s, w, &err)))
+        ms_error_prefix(&err, "%s", a->schedule);
+    if (rc) {
         fprintf(stderr, "migsched validate: %s\n", err.msg);
-        return 1;
-    }
-    ms_schedule *s;
-    if (ms_schedule_read_json(sched_path, gpu_name ? &model : NULL, &s, &err)) {
-        fprintf(stderr, "migsched validate: %s\n", err.msg);
-        return 1;
-    }
-    ms_workload *w;
-    if (ms_workload_read(wl_path, &s->gpu, &w, &err)) {
-        fprintf(stderr, "migsched validate: %s\n", err.msg);
+        ms_workload_free(w);
         ms_schedule_free(s);
         return 1;
     }
     ms_validation v;
+    ms_metrics m;
     int n = ms_schedule_validate(s, w, &v);
+    rc = n ? 1 : 0;
     if (n == 0)
-        print_valid(s, w);
-    else
-        printf("invalid: %d violation%s\n", n, n == 1 ? "" : "s");
-    for (int i = 0; i < v.n; i++)
-        printf("  %s: %s\n", v.v[i].rule, v.v[i].msg);
-    if (n > v.n)
-        printf("  ... and %d more\n", n - v.n);
-    if (gantt)
-        ms_schedule_gantt(s, w, stdout, width);
+        ms_schedule_metrics(s, w, &m);
+    if (a->json) {
+        if (print_json(n, &v, &m))
+            rc = 1;
+    } else {
+        print_text(n, &v, &m);
+        if (a->gantt)
+            ms_schedule_gantt(s, w, stdout, a->width);
+    }
     ms_validation_free(&v);
     ms_workload_free(w);
     ms_schedule_free(s);
-    return n ? 1 : 0;
+    return rc;
 }
 
 int cmd_validate(int argc, char **argv)
@@ -76,19 +108,20 @@ int cmd_validate(int argc, char **argv)
                                          {"gpu", required_argument, 0, 'g'},
                                          {"gantt", no_argument, 0, 'G'},
                                          {"width", required_argument, 0, 'W'},
+                                         {"json", no_argument, 0, 'j'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    const char *workload = NULL, *gpu = NULL;
-    bool gantt = false;
-    int width = 80, c;
+    validate_args a = {.width = 80};
+    int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "w:g:h", opts, NULL)) != -1) {
         switch (c) {
-        case 'w': workload = optarg; break;
-        case 'g': gpu = optarg; break;
-        case 'G': gantt = true; break;
+        case 'w': a.workload = optarg; break;
+        case 'g': a.gpu = optarg; break;
+        case 'G': a.gantt = true; break;
+        case 'j': a.json = true; break;
         case 'W':
-            if (!cli_parse_int(optarg, 20, 1000, &width)) {
+            if (!cli_parse_int(optarg, 20, 1000, &a.width)) {
                 fprintf(stderr, "migsched validate: --width: '%s' is not 20..1000\n", optarg);
                 return 2;
             }
@@ -97,9 +130,14 @@ int cmd_validate(int argc, char **argv)
         default: usage(stderr); return 2;
         }
     }
-    if (!workload || optind != argc - 1) {
+    if (!a.workload || optind != argc - 1) {
         usage(stderr);
         return 2;
     }
-    return check(argv[optind], workload, gpu, gantt, width);
+    if (a.gantt && a.json) {
+        fprintf(stderr, "migsched validate: --gantt draws text; it does not go with --json\n");
+        return 2;
+    }
+    a.schedule = argv[optind];
+    return check(&a);
 }

@@ -2,7 +2,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli_util.h"
 #include "commands.h"
+
+#ifndef MIGSCHED_VERSION
+#define MIGSCHED_VERSION "unknown"
+#endif
 
 struct command {
     const char *name;
@@ -31,7 +36,8 @@ static const struct command commands[] = {
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: migsched COMMAND [options]   (migsched COMMAND --help for details)\n\n");
+    fprintf(f, "usage: migsched COMMAND [options]   (migsched COMMAND --help for details)\n"
+               "       migsched --version\n\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
 }
@@ -44,11 +50,22 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
-        return 0;
+        return cli_stdout_check(NULL);
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("migsched %s\n", MIGSCHED_VERSION);
+        return cli_stdout_check(NULL);
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (!strcmp(argv[1], commands[i].name))
-            return commands[i].run(argc - 1, argv + 1);
+        if (!strcmp(argv[1], commands[i].name)) {
+            int rc = commands[i].run(argc - 1, argv + 1);
+            /* Output that never arrived is a failure, whatever the command did; a
+             * command that already failed has said why. */
+            if (rc == 0)
+                return cli_stdout_check(commands[i].name);
+            fflush(stdout);
+            return rc;
+        }
     fprintf(stderr, "migsched: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return 2;

@@ -81,7 +81,9 @@ int ms_output_open(ms_output *o, const char *path, ms_error *err)
 int ms_output_commit(ms_output *o, ms_error *err)
 {
     if (!o->path)
-        return fflush(o->f) ? ms_error_set(err, MS_EIO, "stdout: write error") : MS_OK;
+        /* ferror too: a write that failed earlier leaves nothing for fflush to fail on */
+        return fflush(o->f) || ferror(o->f) ? ms_error_set(err, MS_EIO, "stdout: write error")
+                                            : MS_OK;
     int bad = ferror(o->f);
     bad |= fclose(o->f) != 0;
     int rc = MS_OK;

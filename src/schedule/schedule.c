@@ -21,6 +21,8 @@ void ms_schedule_free(ms_schedule *s)
     if (!s)
         return;
     free(s->inst);
+    for (int i = 0; i < s->ntasks; i++)
+        free(s->task[i].name);
     free(s->task);
     free(s);
 }
@@ -33,6 +35,7 @@ ms_schedule *ms_schedule_clone(const ms_schedule *s)
     *c = *s;
     c->inst = NULL;
     c->task = NULL;
+    c->ntasks = 0; /* counts the tasks copied, so that a failure frees only those */
     c->inst_cap = s->ninst;
     c->task_cap = s->ntasks;
     if (s->ninst && !(c->inst = malloc((size_t)s->ninst * sizeof *c->inst)))
@@ -41,8 +44,13 @@ ms_schedule *ms_schedule_clone(const ms_schedule *s)
         goto fail;
     if (s->ninst)
         memcpy(c->inst, s->inst, (size_t)s->ninst * sizeof *c->inst);
-    if (s->ntasks)
-        memcpy(c->task, s->task, (size_t)s->ntasks * sizeof *c->task);
+    for (int i = 0; i < s->ntasks; i++) {
+        c->task[i] = s->task[i];
+        c->task[i].name = NULL;
+        c->ntasks = i + 1;
+        if (s->task[i].name && !(c->task[i].name = strdup(s->task[i].name)))
+            goto fail;
+    }
     return c;
 fail:
     ms_schedule_free(c);
@@ -79,7 +87,7 @@ int ms_schedule_add_task(ms_schedule *s, int index, int instance, double start, 
 {
     if (grow((void **)&s->task, &s->task_cap, s->ntasks, sizeof *s->task))
         return MS_ENOMEM;
-    s->task[s->ntasks++] = (ms_sched_task){index, instance, start, end};
+    s->task[s->ntasks++] = (ms_sched_task){index, instance, start, end, NULL};
     return MS_OK;
 }
 

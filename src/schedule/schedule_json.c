@@ -290,7 +290,8 @@ static int read_task(rctx *r, ms_schedule *s, json_t *o, size_t i)
         return MS_EINVAL;
     if (inst < 0 || inst >= s->ninst)
         return fail(r, "%s.instance: no instance %d (the schedule has %d)", path, inst, s->ninst);
-    if (ms_schedule_add_task(s, index, inst, start, end))
+    if (ms_schedule_add_task(s, index, inst, start, end) ||
+        (name && !(s->task[s->ntasks - 1].name = strdup(name))))
         return ms_error_set(r->err, MS_ENOMEM, "%s: out of memory", r->source);
     return MS_OK;
 }

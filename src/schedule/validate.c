@@ -432,6 +432,24 @@ int ms_schedule_validate(const ms_schedule *s, const ms_workload *w, ms_validati
     return c.count;
 }
 
+int ms_schedule_match_workload(const ms_schedule *s, const ms_workload *w, ms_error *err)
+{
+    for (int j = 0; j < s->ntasks; j++) {
+        const ms_sched_task *t = &s->task[j];
+        if (t->index < 0 || t->index >= w->n)
+            return ms_error_set(err, MS_EINVAL,
+                                "tasks[%d].index: %d, but the workload has %d task%s "
+                                "(a plan made for another workload?)",
+                                j, t->index, w->n, w->n == 1 ? "" : "s");
+        if (t->name && strcmp(t->name, w->tasks[t->index].name))
+            return ms_error_set(err, MS_EINVAL,
+                                "tasks[%d]: the plan's task %d is '%s' but the workload's is "
+                                "'%s' (rows reordered or renamed since the plan was made?)",
+                                j, t->index, t->name, w->tasks[t->index].name);
+    }
+    return MS_OK;
+}
+
 void ms_validation_free(ms_validation *v)
 {
     if (!v)

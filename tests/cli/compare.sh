@@ -6,8 +6,8 @@ bin=$1 src=$2
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 w=$src/data/rodinia_a30_8tasks.csv
-"$bin" compare "$w" --gpu A30-24GB --csv --no-time > "$tmp/a.csv"
-"$bin" compare "$w" --gpu A30-24GB --csv --no-time > "$tmp/b.csv"
+"$bin" compare "$w" --gpu A30-24GB --csv - --no-time > "$tmp/a.csv"
+"$bin" compare "$w" --gpu A30-24GB --csv "$tmp/b.csv" --no-time > "$tmp/text"
 cmp -s "$tmp/a.csv" "$tmp/b.csv" || fail "compare output differs between runs"
 python3 - "$tmp/a.csv" <<'PY'
 import csv, sys
@@ -29,15 +29,15 @@ grep -q 'lavaMD' "$tmp/err" || fail "infeasible reason missing"
 grep -q '^fixpart:3 ' "$tmp/out" || fail "fixpart by index missing"
 # Several GPUs: every algorithm still validates (the command exits 1 otherwise).
 "$bin" compare "$w" --gpu A30-24GB --gpus 3 --algos far,miso,miso-eager,fixpartbest,nomig \
-  --no-time --csv > "$tmp/g3.csv"
+  --no-time --csv - > "$tmp/g3.csv"
 [ "$(wc -l < "$tmp/g3.csv")" = 6 ] || fail "--gpus 3 rows"
 # Plots, one per algorithm.
-"$bin" compare "$w" --gpu A30-24GB --algos far,miso,fixpart:2-1-1 --plot "$tmp/plots" > /dev/null
+"$bin" compare "$w" --gpu A30-24GB --algos far,miso,fixpart:2-1-1 --plot-dir "$tmp/plots" > /dev/null
 for f in far miso fixpart_2-1-1; do [ -s "$tmp/plots/$f.html" ] || fail "no plot $f"; done
 # Errors.
 set +e
 "$bin" compare "$w" --gpu A30-24GB --algos far,bogus 2> "$tmp/err"; rc=$?
-[ $rc = 2 ] && grep -q "unknown algorithm 'bogus'" "$tmp/err" || fail "unknown algorithm: rc $rc"
+[ $rc = 1 ] && grep -q "unknown algorithm 'bogus'" "$tmp/err" || fail "unknown algorithm: rc $rc"
 "$bin" compare "$w" --gpu A30-24GB --algos fixpart:3-3 2> "$tmp/err"; rc=$?
 [ $rc = 1 ] && grep -q "not a partition" "$tmp/err" || fail "bad partition: rc $rc"
 "$bin" compare "$tmp/missing.csv" --gpu A30-24GB 2> "$tmp/err"; rc=$?

@@ -40,7 +40,7 @@ set +e
 "$bin" cosched generate --setting uniform --n 0 2> /dev/null; rc2=$?
 "$bin" cosched generate --setting uniform --n 5 --catalogue "$tmp/bad.csv" -o "$tmp/never.json" 2> /dev/null; rc3=$?
 set -e
-[ $rc -eq 2 ] && [ $rc2 -eq 2 ] && [ $rc3 -eq 1 ] || fail "usage exits $rc $rc2 $rc3"
+[ $rc -eq 1 ] && [ $rc2 -eq 2 ] && [ $rc3 -eq 1 ] || fail "usage exits $rc $rc2 $rc3"
 [ ! -e "$tmp/never.json" ] || fail "output written on error"
 
 "$bin" cosched experiment --setting random --n 8,16 --instances 2 --direct-max-n 8 \

@@ -54,7 +54,7 @@ check "missing file" "[ $? -eq 1 ] && grep -q 'missing.csv' '$tmp/err'"
 "$bin" online simulate --gpu A100-40GB --gpus 0 --jobs 5 --arrival-mean 5 2>/dev/null
 check "bad --gpus is usage error" "[ $? -eq 2 ]"
 "$bin" online simulate --gpu A100-40GB --gpus 2 --jobs 5 --arrival-mean 5 --policy nope 2>"$tmp/err"
-check "bad policy" "[ $? -eq 2 ] && grep -q \"unknown policy 'nope'\" '$tmp/err'"
+check "bad policy" "[ $? -eq 1 ] && grep -q \"unknown policy 'nope'\" '$tmp/err'"
 "$bin" online simulate --gpu A100-40GB --gpus 2 --jobs 5 --arrival-mean 5 --mix 1g.5gb:x 2>"$tmp/err"
 check "bad mix" "[ $? -eq 1 ] && grep -q 'mix' '$tmp/err'"
 "$bin" online simulate --gpu A100-40GB --gpus 2 2>/dev/null

