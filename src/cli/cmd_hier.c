@@ -155,7 +155,7 @@ static void plan_text(const ms_hier_plan *p, const ms_hier_window *w, const ms_h
         for (int k = 0; k < g->c; k++) {
             const ms_hier_profile *pr = &w->jobs[g->job[k]];
             char pct[16] = "-";
-            if (g->setup.slot[k].pct > 0 && g->c > 1)
+            if (g->setup.slot[k].pct > 0 && g->setup.slot[k].pct < 100)
                 snprintf(pct, sizeof pct, "%d", g->setup.slot[k].pct);
             char num[24] = "";
             if (k == 0) /* the set's number and setup go on its first line */

@@ -34,6 +34,7 @@ static int field_by_name(const char *name)
 typedef struct job_in {
     char name[MS_HIER_NAME_LEN];
     char *command; /* NULL if none */
+    long line;     /* CSV line, 0 for JSON */
     int given[NFIELDS];
     double v[NFIELDS];
 } job_in;
@@ -159,6 +160,7 @@ static int parse_csv(const char *text, size_t len, const char *path, job_in **jo
         *jobs = nj;
         job_in *j = &nj[(*n)++];
         memset(j, 0, sizeof *j);
+        j->line = rec.line;
         if ((rc = set_name(j, csv_field(&rec, 0), err))) {
             ms_error_prefix(err, "%s:%ld", path, rec.line);
             break;
@@ -283,8 +285,12 @@ static int read_jobs(const char *path, const ms_hier_catalog *cat, ms_hier_profi
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
     ms_hier_params par = ms_hier_params_default();
     for (size_t i = 0; i < *n && !rc; i++)
-        if ((rc = build_job(&jobs[i], cat, &par, &(*out)[i], err)))
-            ms_error_prefix(err, "%s: job %zu", path, i + 1);
+        if ((rc = build_job(&jobs[i], cat, &par, &(*out)[i], err))) {
+            if (jobs[i].line)
+                ms_error_prefix(err, "%s:%ld", path, jobs[i].line);
+            else
+                ms_error_prefix(err, "%s: jobs[%zu]", path, i);
+        }
     /* Commands move to the window when any job has one (a catalogue keeps none). */
     *commands = NULL;
     for (size_t i = 0; i < *n && !rc; i++)
