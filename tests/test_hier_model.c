@@ -183,6 +183,29 @@ static void test_model_limits(void **state)
     assert_near(t[0], 10, 1e-9);
 }
 
+/* Choices counted by hand for 3 jobs, C_max 2: 3 singletons; each of the 3 pairs on 5 MPS
+ * splits (10/90..40/60 in two orders, 50/50 in one: 9) and 2 MIG setups in two orders (4). */
+static void test_choices(void **state)
+{
+    (void)state;
+    assert_int_equal(ms_hier_choices(07, 2, MS_HIER_FAM_TABLE7, NULL, 0), 3 + 3 * 13);
+    ms_hier_choice ch[64];
+    size_t n = ms_hier_choices(05, 2, MS_HIER_FAM_TABLE7, ch, 64); /* jobs 0 and 2 */
+    assert_int_equal(n, 2 + 13);
+    assert_int_equal(ch[0].c, 1);
+    assert_int_equal(ch[0].job[0], 0);
+    assert_int_equal(ch[1].job[0], 2);
+    for (size_t i = 2; i < n; i++) {
+        assert_int_equal(ch[i].c, 2);
+        assert_true((ch[i].job[0] == 0 && ch[i].job[1] == 2) || (ch[i].job[0] == 2 && ch[i].job[1] == 0));
+        assert_true(ch[i].setup >= 0 && ch[i].setup < 7);
+    }
+    /* the written prefix is the same whatever the capacity */
+    ms_hier_choice few[4];
+    assert_int_equal(ms_hier_choices(05, 2, MS_HIER_FAM_TABLE7, few, 4), n);
+    assert_memory_equal(few, ch, sizeof few);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -191,6 +214,7 @@ int main(void)
         cmocka_unit_test(test_notation),
         cmocka_unit_test(test_catalogue_classes),
         cmocka_unit_test(test_model_limits),
+        cmocka_unit_test(test_choices),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -202,6 +202,21 @@ int ms_hier_plan_check(const ms_hier_plan *p, const ms_hier_window *w, const ms_
 int ms_hier_group_best(const ms_hier_window *w, const ms_hier_corun *cr, const int *jobs, int c,
                        int families, ms_hier_layout layout, ms_hier_group *g);
 
+/* One decision of the agent: a job set, in slot order, on setup `setup` of
+ * ms_hier_setups_for(c, families) (c = 1: the solo setup). */
+typedef struct ms_hier_choice {
+    int c;
+    int job[MS_HIER_MAX_C];
+    int setup;
+} ms_hier_choice;
+/* Every (job set, setup, slot order) over the jobs whose bit is set in `free_jobs` (window
+ * indices < 64): sets of 1..cmax jobs, setups of `families`, identical slots in one order
+ * only. Writes up to cap into out (may be NULL) and returns how many exist; the order is
+ * fixed (set size, then jobs, then setup, then slot order). W = 12, C_max = 4, Table VII:
+ * 544545 choices (paper 004 V-B's bound sum_C binom(W, C) C! N_C counts every order). */
+size_t ms_hier_choices(unsigned long long free_jobs, int cmax, int families,
+                       ms_hier_choice *out, size_t cap);
+
 /* Metrics of Figs. 8, 11, 12: throughput = sum of solo times / total, slowdown of a job =
  * co-run time / solo time, fairness = min slowdown / max slowdown. */
 typedef struct ms_hier_metrics {

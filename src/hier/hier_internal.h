@@ -24,6 +24,12 @@ void hier_corun_key(const char *setup_id, const char *const *names, int c, char 
 void hier_corun_sort(ms_hier_corun *cr);
 const hier_corun_row *hier_corun_find(const ms_hier_corun *cr, const char *key);
 
+/* Next permutation of perm[0..c-1] in lexicographic order; 0 after the last. */
+int hier_next_perm(int *perm, int c);
+/* 1 when slots k and k+1 of s are identical and perm puts their jobs out of order: that
+ * order gives the same times as the sorted one, so only one of them is tried. */
+int hier_order_redundant(const ms_hier_setup *s, const int *perm);
+
 /* Table III counters derived from the model parameters (catalogue.c; docs/hier.md). */
 void hier_model_counters(ms_hier_profile *p, double grid, double regs);
 

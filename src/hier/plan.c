@@ -1,6 +1,6 @@
 /* plan.c: covers of a window by job sets (paper 004 IV-A): groups, their best setup, the
  * plan's checks and the metrics of Figs. 8, 11 and 12. */
-#include "migsched/hier.h"
+#include "hier_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -41,8 +41,15 @@ static int same_slot(const ms_hier_setup *s, int a, int b)
     return s->slot[a].ci == s->slot[b].ci && s->slot[a].pct == s->slot[b].pct;
 }
 
-/* Next permutation of perm[0..c-1] in lexicographic order; 0 after the last. */
-static int next_perm(int *perm, int c)
+int hier_order_redundant(const ms_hier_setup *s, const int *perm)
+{
+    for (int k = 0; k + 1 < s->c; k++)
+        if (same_slot(s, k, k + 1) && perm[k] > perm[k + 1])
+            return 1;
+    return 0;
+}
+
+int hier_next_perm(int *perm, int c)
 {
     int i = c - 2;
     while (i >= 0 && perm[i] >= perm[i + 1])
@@ -83,12 +90,7 @@ int ms_hier_group_best(const ms_hier_window *w, const ms_hier_corun *cr, const i
         for (int k = 0; k < c; k++)
             perm[k] = k;
         do {
-            /* Two identical slots: one order of their jobs is enough. */
-            int dup = 0;
-            for (int k = 0; k + 1 < c; k++)
-                if (same_slot(s, k, k + 1) && perm[k] > perm[k + 1])
-                    dup = 1;
-            if (dup)
+            if (hier_order_redundant(s, perm))
                 continue;
             for (int k = 0; k < c; k++)
                 order[k] = jobs[perm[k]];
@@ -103,7 +105,7 @@ int ms_hier_group_best(const ms_hier_window *w, const ms_hier_corun *cr, const i
                 memcpy(g->time, times, sizeof times);
                 g->corun = corun;
             }
-        } while (next_perm(perm, c));
+        } while (hier_next_perm(perm, c));
     }
     return isfinite(best) ? 0 : 1;
 }
