@@ -36,6 +36,12 @@ static void usage(FILE *f)
             "  docs/hier.md has the model, the formats and the setups' ids.\n");
 }
 
+int hier_help(void)
+{
+    usage(stdout);
+    return 0;
+}
+
 int hier_fail(const char *msg)
 {
     fprintf(stderr, "migsched hier: %s\n", msg);
@@ -47,6 +53,17 @@ int hier_bad_usage(const char *msg)
     fprintf(stderr, "migsched hier: %s\n", msg);
     usage(stderr);
     return 2;
+}
+
+int hier_source_option(int opt, const char *arg, hier_sources *src)
+{
+    if (opt == 'C')
+        src->catalogue = arg;
+    else if (opt == 'r')
+        src->corun = arg;
+    else if (!cli_parse_double(arg, 0, 100, &src->gamma))
+        return hier_bad_usage("--gamma must be a number in [0, 100]");
+    return 0;
 }
 
 int hier_load_sources(const hier_sources *src, ms_hier_catalog *cat, ms_hier_corun **cr)
@@ -257,11 +274,11 @@ int cmd_hier(int argc, char **argv)
         case 'j': json = 1; break;
         case 'x': exec_out = optarg; break;
         case 'g': gpu_name = optarg; break;
-        case 'C': src.catalogue = optarg; break;
-        case 'r': src.corun = optarg; break;
+        case 'C':
+        case 'r':
         case 'G':
-            if (!cli_parse_double(optarg, 0, 100, &src.gamma))
-                return hier_bad_usage("--gamma must be a number in [0, 100]");
+            if (hier_source_option(o, optarg, &src))
+                return 2;
             break;
         case 'h': usage(stdout); return 0;
         default: return hier_bad_usage("unknown option");

@@ -218,15 +218,14 @@ int hier_experiment(int argc, char **argv)
             break;
         case 'm': model = optarg; break;
         case 'j': json = 1; break;
-        case 'C': src.catalogue = optarg; break;
-        case 'r': src.corun = optarg; break;
+        case 'C':
+        case 'r':
         case 'G':
-            if (!cli_parse_double(optarg, 0, 100, &src.gamma))
-                return hier_bad_usage("--gamma must be a number in [0, 100]");
+            if (hier_source_option(o, optarg, &src))
+                return 2;
             break;
         case 'h':
-            hier_bad_usage("experiment options");
-            return 0;
+            return hier_help();
         default: return hier_bad_usage("unknown option");
         }
     }

@@ -12,6 +12,10 @@ typedef struct hier_sources {
 } hier_sources;
 
 int hier_fail(const char *msg);
+/* Prints the usage on stdout; returns 0. */
+int hier_help(void);
+/* Handles --catalogue ('C'), --corun ('r') and --gamma ('G'); 0, or 2 after a usage message. */
+int hier_source_option(int opt, const char *arg, hier_sources *src);
 int hier_bad_usage(const char *msg);
 /* Loads the catalogue and the co-run source; prints the error and returns 1 on failure. */
 int hier_load_sources(const hier_sources *src, ms_hier_catalog *cat, ms_hier_corun **cr);
