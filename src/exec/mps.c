@@ -124,7 +124,7 @@ static int control(run_ctx *c, int k, const char *uuid, const char *command, cha
     envp[n - 3] = vis;
     envp[n - 2] = pipe_var;
     envp[n - 1] = log_var;
-    int rc = -1, status;
+    int rc = -1, status = 0;
     if (mkdirs(pipe_dir) || mkdirs(log_dir)) {
         snprintf(why, len, "cannot create %s or %s: %s", pipe_dir, log_dir, strerror(errno));
     } else {

@@ -41,6 +41,9 @@ static int parse_row(const csv_record *rec, const char *path, hier_corun_row *ro
                             path, rec->line, id, MS_HIER_MAX_C);
     char jobs[MS_HIER_MAX_C * MS_HIER_NAME_LEN + 64], times[512];
     char *names[MS_HIER_MAX_C], *tv[MS_HIER_MAX_C];
+    if (strlen(csv_field(rec, 1)) >= sizeof jobs || strlen(csv_field(rec, 2)) >= sizeof times)
+        return ms_error_set(err, MS_EINVAL, "%s:%ld: field '%s' is too long", path, rec->line,
+                            strlen(csv_field(rec, 1)) >= sizeof jobs ? "jobs" : "times");
     snprintf(jobs, sizeof jobs, "%s", csv_field(rec, 1));
     snprintf(times, sizeof times, "%s", csv_field(rec, 2));
     int nj = split(jobs, names, MS_HIER_MAX_C), nt = split(times, tv, MS_HIER_MAX_C);
