@@ -6,9 +6,29 @@
 #include "migsched/hier.h"
 #include "support.h"
 
+/* Every test plans on the modelled catalogue with the model's co-run times. */
+static ms_hier_catalog cat;
+static ms_hier_corun *cr;
+
+static int setup(void **state)
+{
+    (void)state;
+    ms_error err;
+    cr = ms_hier_corun_model(NULL);
+    return !cr || ms_hier_catalog_builtin(&cat, &err);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    ms_hier_corun_free(cr);
+    ms_hier_catalog_free(&cat);
+    return 0;
+}
+
 /* Brute force: every partition of jobs[0..n-1] into blocks of <= cmax, each block at its
  * best setup; returns the least total. */
-static double brute(const ms_hier_window *w, const ms_hier_corun *cr, int cmax, int fam,
+static double brute(const ms_hier_window *w, int cmax, int fam,
                     int *block, int n, int next, int nblocks)
 {
     if (next == n) {
@@ -33,7 +53,7 @@ static double brute(const ms_hier_window *w, const ms_hier_corun *cr, int cmax, 
         if (size == cmax)
             continue;
         block[next] = b;
-        double v = brute(w, cr, cmax, fam, block, n, next + 1, b == nblocks ? nblocks + 1 : nblocks);
+        double v = brute(w, cmax, fam, block, n, next + 1, b == nblocks ? nblocks + 1 : nblocks);
         best = fmin(best, v);
     }
     return best;
@@ -42,10 +62,7 @@ static double brute(const ms_hier_window *w, const ms_hier_corun *cr, int cmax, 
 static void test_dp_matches_brute_force(void **state)
 {
     (void)state;
-    ms_hier_catalog cat;
     ms_error err;
-    assert_int_equal(ms_hier_catalog_builtin(&cat, &err), 0);
-    ms_hier_corun *cr = ms_hier_corun_model(NULL);
     ms_rng rng;
     ms_rng_seed(&rng, 11);
     for (int trial = 0; trial < 12; trial++) {
@@ -62,14 +79,12 @@ static void test_dp_matches_brute_force(void **state)
             assert_int_equal(ms_hier_solve(&w, cr, cmax, p, MS_HIER_NOMIG, &plan, &err), 0);
             assert_int_equal(ms_hier_plan_check(&plan, &w, cr, cm, &err), 0);
             int block[16];
-            double want = brute(&w, cr, cm, fam, block, (int)n, 0, 0);
+            double want = brute(&w, cm, fam, block, (int)n, 0, 0);
             assert_near(plan.total, want, 1e-9 * want);
             ms_hier_plan_free(&plan);
         }
         ms_hier_window_free(&w);
     }
-    ms_hier_corun_free(cr);
-    ms_hier_catalog_free(&cat);
 }
 
 /* Property: on random mixes every policy's plan passes the checks, the optimum is no worse
@@ -77,10 +92,7 @@ static void test_dp_matches_brute_force(void **state)
 static void test_policies_property(void **state)
 {
     (void)state;
-    ms_hier_catalog cat;
     ms_error err;
-    assert_int_equal(ms_hier_catalog_builtin(&cat, &err), 0);
-    ms_hier_corun *cr = ms_hier_corun_model(NULL);
     ms_rng rng;
     ms_rng_seed(&rng, 5);
     for (int trial = 0; trial < 8; trial++) {
@@ -110,21 +122,16 @@ static void test_policies_property(void **state)
         assert_true(total[MS_HIER_OPTIMAL] <= total[MS_HIER_TIMESHARE] + 1e-9);
         ms_hier_window_free(&w);
     }
-    ms_hier_corun_free(cr);
-    ms_hier_catalog_free(&cat);
 }
 
 /* A broken plan is caught: a job twice, a job missing, a wrong time, a set over C_max. */
 static void test_plan_check_rejects(void **state)
 {
     (void)state;
-    ms_hier_catalog cat;
     ms_error err;
-    assert_int_equal(ms_hier_catalog_builtin(&cat, &err), 0);
     const char *names[] = {"lavaMD", "stream", "kmeans"};
     ms_hier_window w;
     assert_int_equal(ms_hier_window_from_names(&cat, names, 3, &w, &err), 0);
-    ms_hier_corun *cr = ms_hier_corun_model(NULL);
     ms_hier_plan plan;
     assert_int_equal(ms_hier_solve(&w, cr, 3, MS_HIER_OPTIMAL, MS_HIER_NOMIG, &plan, &err), 0);
     assert_int_equal(ms_hier_plan_check(&plan, &w, cr, 3, &err), 0);
@@ -156,18 +163,13 @@ static void test_plan_check_rejects(void **state)
     ms_hier_plan_free(&plan);
     ms_hier_window_free(&w2);
     ms_hier_window_free(&w);
-    ms_hier_corun_free(cr);
-    ms_hier_catalog_free(&cat);
 }
 
 /* Same inputs, same plan, byte for byte; mixes from the same seed are the same. */
 static void test_deterministic(void **state)
 {
     (void)state;
-    ms_hier_catalog cat;
     ms_error err;
-    assert_int_equal(ms_hier_catalog_builtin(&cat, &err), 0);
-    ms_hier_corun *cr = ms_hier_corun_model(NULL);
     ms_hier_window a, b;
     ms_rng r1, r2;
     ms_rng_seed(&r1, 9);
@@ -186,8 +188,6 @@ static void test_deterministic(void **state)
     ms_hier_plan_free(&p2);
     ms_hier_window_free(&a);
     ms_hier_window_free(&b);
-    ms_hier_corun_free(cr);
-    ms_hier_catalog_free(&cat);
 }
 
 /* Every chosen plan maps to valid MIG placements: rendered on the A100-40GB it passes the
@@ -196,10 +196,7 @@ static void test_deterministic(void **state)
 static void test_render_valid(void **state)
 {
     (void)state;
-    ms_hier_catalog cat;
     ms_error err;
-    assert_int_equal(ms_hier_catalog_builtin(&cat, &err), 0);
-    ms_hier_corun *cr = ms_hier_corun_model(NULL);
     const ms_gpu_model *gpu = ms_gpu_builtin("A100-40GB");
     ms_rng rng;
     ms_rng_seed(&rng, 21);
@@ -248,8 +245,6 @@ static void test_render_valid(void **state)
     assert_non_null(strstr(err.msg, "A100-class"));
     ms_hier_plan_free(&plan);
     ms_hier_window_free(&w);
-    ms_hier_corun_free(cr);
-    ms_hier_catalog_free(&cat);
 }
 
 int main(void)
@@ -261,5 +256,5 @@ int main(void)
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_render_valid),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, setup, teardown);
 }
