@@ -53,6 +53,7 @@ static int setup(void **unused)
     setenv("FAKE_NVML_DELAY_SCALE", "0.02", 1);
     setenv("FAKE_NVML_GPU", "A100-40GB", 1);
     setenv("FAKE_NVML_GPUS", "2", 1);
+    setenv("MIGSCHED_RUNTIME_DIR", dir, 1);  /* device locks */
     unsetenv("FAKE_NVML_FAIL");
     return 0;
 }
@@ -360,14 +361,24 @@ static void test_crash_then_cleanup(void **unused)
     unsetenv("FAKE_NVML_FAIL");
     assert_int_equal(rc, 128 + SIGKILL);
     assert_true(instances_left(0) >= 1);
-    int destroyed = 0;
-    assert_int_equal(ms_run_cleanup(journal, &bo, NULL, &destroyed, &err), MS_OK);
-    assert_true(destroyed >= 1);
+    /* The instance whose creation was in flight has no recorded identity: reported with
+     * the command that removes it, destroyed only when forced. */
+    ms_cleanup_options co = {.journal = journal, .backend_opt = bo};
+    ms_cleanup_report rep;
+    assert_int_equal(ms_run_cleanup(&co, &rep, &err), MS_OK);
+    assert_int_equal(rep.nleft, 1);
+    assert_non_null(strstr(rep.left[0], "--force"));
+    assert_non_null(strstr(rep.left[0], "nvidia-smi mig -i 0 -gi"));
+    assert_int_equal(instances_left(0), 1);
+    co.force = true;
+    assert_int_equal(ms_run_cleanup(&co, &rep, &err), MS_OK);
+    assert_int_equal(rep.destroyed, 1);
+    assert_int_equal(rep.nleft, 0);
     assert_int_equal(instances_left(0), 0);
     assert_int_equal(instances_left(1), 1);  /* not ours: untouched */
     /* A second cleanup finds nothing to do. */
-    assert_int_equal(ms_run_cleanup(journal, &bo, NULL, &destroyed, &err), MS_OK);
-    assert_int_equal(destroyed, 0);
+    assert_int_equal(ms_run_cleanup(&co, &rep, &err), MS_OK);
+    assert_int_equal(rep.destroyed, 0);
 }
 
 /* A foreign instance on slots the plan needs: refuse, naming it, and create nothing. */

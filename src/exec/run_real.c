@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "runner.h"
+#include "proc.h"
 #include "spawn.h"
 
 #define KILL_GRACE_S 5.0   /* real seconds between SIGTERM and SIGKILL */
@@ -97,7 +98,7 @@ static void real_start_task(run_ctx *c, int task)
         err_fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     }
     /* The environment's last three slots: this task's device, index and size. */
-    snprintf(c->env_visible, sizeof c->env_visible, "CUDA_VISIBLE_DEVICES=%s", in->uuid);
+    snprintf(c->env_visible, sizeof c->env_visible, "CUDA_VISIBLE_DEVICES=%s", in->mi.uuid);
     snprintf(c->env_index, sizeof c->env_index, "MIGSCHED_TASK_INDEX=%d", t->index);
     snprintf(c->env_slices, sizeof c->env_slices, "MIGSCHED_SLICES=%d",
              c->s->gpu.profiles[in->profile].slices);
@@ -120,8 +121,16 @@ static void real_start_task(run_ctx *c, int task)
         return;
     }
     c->pids[task] = pid;
+    /* Recorded (with the leader's start time, against pid reuse) so that a cleanup after a
+     * crash of this process can stop the group. */
+    unsigned long long started = 0;
+    proc_start_time(pid, &started);
+    ms_error jerr;
+    if (ms_journal_task(c->journal, ms_backend_device(c->gpu[t->gpu].backend), pid, started,
+                        t->index, &jerr))
+        run_fatal(c, jerr.msg);
     run_progress(c, "task %s (#%d) started on instance %d (%s)", c->w->tasks[t->index].name,
-                 t->index, t->instance, in->uuid);
+                 t->index, t->instance, in->mi.uuid);
 }
 
 static void real_kill_tasks(run_ctx *c, int sig)
@@ -143,6 +152,9 @@ static void reap(run_ctx *c)
                 continue;
             ms_run_task *t = &c->r->tasks[i];
             c->pids[i] = 0;
+            ms_error jerr;
+            if (ms_journal_task_ended(c->journal, pid, &jerr))
+                run_fatal(c, jerr.msg);
             t->end = run_now(c);
             t->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
             t->state = t->exit_status == 0 ? MS_RUN_OK : MS_RUN_FAILED;

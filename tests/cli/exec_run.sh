@@ -11,6 +11,7 @@ trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 cd "$T"
 export FAKE_NVML_DELAY_SCALE=0.05 FAKE_NVML_GPU=A30-24GB FAKE_NVML_GPUS=1
+export MIGSCHED_RUNTIME_DIR=$T/rt  # device locks
 unset FAKE_NVML_FAIL FAKE_NVML_MIG MIGSCHED_NVML_LIBRARY
 fresh() { export FAKE_NVML_STATE=$T/state.$1; rm -rf "$FAKE_NVML_STATE" journal logs; }
 left() { if [ -e "$FAKE_NVML_STATE" ]; then grep -c '^gi ' "$FAKE_NVML_STATE"; else echo 0; fi; }
@@ -91,12 +92,17 @@ echo 'gpu 0 mig 1' > "$FAKE_NVML_STATE"
 FAKE_NVML_FAIL=nvmlGpuInstanceCreateComputeInstance:3:kill run_a30
 [ $? = 137 ] || fail "crash did not happen"
 [ "$(left)" -ge 1 ] || fail "the crash left nothing to clean"
-"$M" run --cleanup --journal journal > out.txt 2> err.txt || fail "cleanup ($(cat err.txt))"
-grep -q 'leftover instance.* destroyed' out.txt || fail "cleanup says nothing"
+# The half-made instance has no recorded identity: reported with its removal, kept.
+"$M" run --cleanup --journal journal > out.txt 2> err.txt
+[ $? = 1 ] && grep -q 'LEFT: .*creation was in flight.*--force.*nvidia-smi mig -i 0 -gi' err.txt \
+    || fail "in-flight creation not reported ($(cat err.txt))"
+[ "$(left)" = 1 ] || fail "cleanup without --force: $(left) instances"
+"$M" run --cleanup --journal journal --force > out.txt 2> err.txt || fail "cleanup --force ($(cat err.txt))"
+grep -q '1 leftover instance destroyed' out.txt || fail "cleanup says nothing: $(cat out.txt)"
 [ "$(left)" = 0 ] || fail "cleanup left instances"
 
 # 7b. A malformed or missing journal is refused with the line.
-printf 'run nvml A30-24GB\nexploded 0 1\n' > bad.journal
+printf 'run nvml A30-24GB 1 1\nexploded 0 1\n' > bad.journal
 "$M" run --cleanup --journal bad.journal 2> err.txt
 [ $? = 1 ] && grep -q 'bad.journal:2: not a journal record' err.txt || fail "bad journal: $(cat err.txt)"
 "$M" run --cleanup --journal nothere 2> err.txt
