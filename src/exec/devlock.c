@@ -148,10 +148,10 @@ void ms_device_lock_release(ms_device_lock *l)
 {
     if (!l)
         return;
-    /* Emptied first: a stale file names nobody. Not unlinked: a waiter may hold it open. */
-    if (ftruncate(l->fd, 0) != 0) {
-        /* nothing to do: the lock goes with the descriptor */
-    }
+    /* Emptied first so that the file names nobody (a failure only leaves a stale PID); not
+     * unlinked: another process may be opening it to lock it. */
+    int ignored = ftruncate(l->fd, 0);
+    (void)ignored;
     close(l->fd);
     free(l);
 }
