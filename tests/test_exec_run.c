@@ -44,8 +44,7 @@ static const plan_inst *child_plan = a30_phases;
 
 static int setup(void **unused)
 {
-    snprintf(dir, sizeof dir, "/tmp/migsched-exec-XXXXXX");
-    assert_non_null(mkdtemp(dir));
+    test_temp_dir("exec", dir, sizeof dir);
     snprintf(state, sizeof state, "%s/state", dir);
     snprintf(journal, sizeof journal, "%s/journal", dir);
     snprintf(logs, sizeof logs, "%s/logs", dir);
@@ -60,9 +59,7 @@ static int setup(void **unused)
 
 static int teardown(void **unused)
 {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    assert_int_equal(system(cmd), 0);
+    test_remove_dir(dir);
     return 0;
 }
 

@@ -17,8 +17,7 @@ static char dir[64], state[128];
 
 static int setup(void **unused)
 {
-    snprintf(dir, sizeof dir, "/tmp/migsched-safety-XXXXXX");
-    assert_non_null(mkdtemp(dir));
+    test_temp_dir("safety", dir, sizeof dir);
     snprintf(state, sizeof state, "%s/state", dir);
     setenv("FAKE_NVML_STATE", state, 1);
     setenv("FAKE_NVML_DELAY_SCALE", "0", 1);
@@ -31,9 +30,7 @@ static int setup(void **unused)
 
 static int teardown(void **unused)
 {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    assert_int_equal(system(cmd), 0);
+    test_remove_dir(dir);
     return 0;
 }
 
