@@ -182,7 +182,7 @@ sed 's/"end": 0.16/"end": 0.17/' "$D/a30_plan.json" > bad.json
 slow_t0() { sed "s/^t0,\(.*\),sleep[^,]*\$/t0,\1,$1/" "$D/a30_tasks.csv" > slow.csv; }
 run_bg() { "$M" run "$D/a30_plan.json" --workload slow.csv --journal journal --logs logs --quiet \
            "$@" > out.txt 2> err.txt & pid=$!; }
-MARK=31.4159  # a task duration no other process on the machine uses
+MARK=31.$$  # a task duration no other process on the machine uses (this shell's pid)
 
 # Item 1a: crash inside the first creation (GPU instance made, no compute instance);
 # someone removes it and creates their own instance on the same slots: cleanup reports
@@ -203,7 +203,8 @@ grep -q '^gi 0 1 4g.24gb 0 777$' "$FAKE_NVML_STATE" || fail "1a: the foreign ins
 fresh reuse
 slow_t0 "sleep $MARK"
 run_bg
-await 'grep -q "^task " journal 2>/dev/null'
+await_task
+for _ in $(seq 50); do grep -q '^task ' journal && break; sleep 0.1; done  # recorded after fork
 kill -9 $pid; wait $pid 2> /dev/null
 grep -q '^created 0 1 0 4 MIG-' journal || fail "1b: no instance recorded"
 plant 'serial 778\ngpu 0 mig 1\ngi 0 1 4g.24gb 0 778\nci 0 1 0 3\n'
@@ -217,7 +218,7 @@ pgrep -f "sleep $MARK" > /dev/null && fail "1b: the crashed run's task still run
 fresh swap
 slow_t0 "sleep 1"
 run_bg --report report.json
-await 'grep -q "^task " journal 2>/dev/null'
+await_task
 plant 'serial 779\ngpu 0 mig 1\ngi 0 1 2g.12gb 0 779\nci 0 1 0 1\n'
 wait $pid; rc=$?
 [ $rc = 1 ] || fail "1c: the run exited $rc"
@@ -256,7 +257,7 @@ cd "$T"
 fresh live
 slow_t0 "sleep 3"
 run_bg
-await 'grep -q "^task " journal 2>/dev/null'
+await_task
 "$M" run --cleanup --journal journal > c.out 2> c.err
 [ $? = 1 ] && grep -q "still running" c.err || fail "2b: cleanup not refused ($(cat c.err))"
 grep -q "process $pid" c.err || fail "2b: the refusal does not name the run: $(cat c.err)"
@@ -269,8 +270,8 @@ kill -INT $pid; wait $pid; rc=$?
 fresh orphans
 slow_t0 "trap '' TERM; sleep $MARK"
 run_bg
-await 'grep -q "^task " journal 2>/dev/null'
 await 'pgrep -f "sleep $MARK" > /dev/null'
+for _ in $(seq 50); do grep -q '^task ' journal && break; sleep 0.1; done  # recorded after fork
 kill -9 $pid; wait $pid 2> /dev/null
 "$M" run --cleanup --journal journal > out.txt 2> err.txt || fail "3: cleanup ($(cat err.txt))"
 grep -q '1 leftover instance destroyed, 1 task process group stopped' out.txt || fail "3: $(cat out.txt)"
