@@ -108,7 +108,9 @@ static void real_start_task(run_ctx *c, int task)
     const ms_task *wt = &c->w->tasks[t->index];
     double sleep_s = c->sim_tasks ? (t->planned_end - t->planned_start) * c->time_unit : -1;
     t->start = run_now(c);
-    pid_t pid = exec_spawn(wt->command, wt->cwd, c->envp, out_fd, err_fd, sleep_s);
+    int gate = -1;
+    pid_t pid = exec_spawn(wt->command, wt->cwd, c->envp, out_fd, err_fd, sleep_s,
+                           c->journal ? &gate : NULL);
     if (out_fd >= 0)
         close(out_fd);
     if (err_fd >= 0)
@@ -121,14 +123,16 @@ static void real_start_task(run_ctx *c, int task)
         return;
     }
     c->pids[task] = pid;
-    /* Recorded (with the leader's start time, against pid reuse) so that a cleanup after a
-     * crash of this process can stop the group. */
+    /* Recorded (with the leader's start time, against pid reuse) before the command runs,
+     * so that a cleanup after a crash of this process can stop the group. */
     unsigned long long started = 0;
     proc_start_time(pid, &started);
     ms_error jerr;
     if (ms_journal_task(c->journal, ms_backend_device(c->gpu[t->gpu].backend), pid, started,
                         t->index, &jerr))
-        run_fatal(c, jerr.msg);
+        run_fatal(c, jerr.msg);  /* the stop kills it */
+    if (gate >= 0)
+        exec_release(gate);
     run_progress(c, "task %s (#%d) started on instance %d (%s)", c->w->tasks[t->index].name,
                  t->index, t->instance, in->mi.uuid);
 }
