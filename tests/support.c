@@ -30,3 +30,18 @@ char *test_write_temp(const char *text)
     close(fd);
     return path;
 }
+
+void test_temp_dir(const char *what, char *buf, size_t len)
+{
+    snprintf(buf, len, "/tmp/migsched-%s-XXXXXX", what);
+    if (!mkdtemp(buf))
+        fail_msg("cannot create %s", buf);
+}
+
+void test_remove_dir(const char *dir)
+{
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fail_msg("cannot remove %s", dir);
+}

@@ -20,5 +20,9 @@
 const char *test_source_path(const char *relative);
 /* Writes text to a fresh temporary file and returns its path (malloc'd). */
 char *test_write_temp(const char *text);
+/* A fresh temporary folder /tmp/migsched-<what>-XXXXXX into buf (fails the test if not). */
+void test_temp_dir(const char *what, char *buf, size_t len);
+/* rm -rf of such a folder (fails the test if it cannot). */
+void test_remove_dir(const char *dir);
 
 #endif

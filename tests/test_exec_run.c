@@ -2,6 +2,7 @@
  * A100 and A30 plans run in dependency order; failures injected at every NVML entry point,
  * a killed task, SIGINT in the middle and a crash each leave no instance behind; the sim
  * backend in virtual time reproduces the plan; --dry-run touches nothing. */
+#include <dirent.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -44,8 +45,7 @@ static const plan_inst *child_plan = a30_phases;
 
 static int setup(void **unused)
 {
-    snprintf(dir, sizeof dir, "/tmp/migsched-exec-XXXXXX");
-    assert_non_null(mkdtemp(dir));
+    test_temp_dir("exec", dir, sizeof dir);
     snprintf(state, sizeof state, "%s/state", dir);
     snprintf(journal, sizeof journal, "%s/journal", dir);
     snprintf(logs, sizeof logs, "%s/logs", dir);
@@ -53,15 +53,14 @@ static int setup(void **unused)
     setenv("FAKE_NVML_DELAY_SCALE", "0.02", 1);
     setenv("FAKE_NVML_GPU", "A100-40GB", 1);
     setenv("FAKE_NVML_GPUS", "2", 1);
+    setenv("MIGSCHED_RUNTIME_DIR", dir, 1);  /* device locks */
     unsetenv("FAKE_NVML_FAIL");
     return 0;
 }
 
 static int teardown(void **unused)
 {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    assert_int_equal(system(cmd), 0);
+    test_remove_dir(dir);
     return 0;
 }
 
@@ -231,9 +230,22 @@ static void test_dry_run_touches_nothing(void **unused)
     plan_free(s);
 }
 
-/* Runs the A30 plan in a child process (so fault counters and signals start afresh);
- * returns the child's exit status: 0 = report ok, 1 = report not ok, 2 = ms_run error. */
-static int run_in_child(const char *command, ms_on_failure on_failure, int sigint_after_ms)
+/* Whether a task has started: its log file exists. */
+static bool task_started(void)
+{
+    DIR *d = opendir(logs);
+    bool any = false;
+    for (struct dirent *e; d && !any && (e = readdir(d));)
+        any = e->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return any;
+}
+
+/* Runs the A30 plan in a child process (so fault counters and signals start afresh), with
+ * SIGINT once a task runs if asked; returns the child's exit status: 0 = report ok,
+ * 1 = report not ok, 2 = ms_run error. */
+static int run_in_child(const char *command, ms_on_failure on_failure, bool interrupt)
 {
     setenv("FAKE_NVML_GPU", "A30-24GB", 1);
     pid_t pid = fork();
@@ -258,8 +270,9 @@ static int run_in_child(const char *command, ms_on_failure on_failure, int sigin
         fclose(f);
         _exit(r->ok ? 0 : r->signal ? 3 : 1);
     }
-    if (sigint_after_ms) {
-        usleep((useconds_t)sigint_after_ms * 1000);
+    if (interrupt) {  /* however slow the build (sanitizers), a task is running then */
+        for (int waited = 0; !task_started() && waited < 30000; waited += 10)
+            usleep(10 * 1000);
         kill(pid, SIGINT);
     }
     int status;
@@ -296,7 +309,7 @@ static void test_injected_failures_leave_nothing(void **unused)
             snprintf(spec, sizeof spec, "%s:%d", entries[e], nth[k]);
             setenv("FAKE_NVML_FAIL", spec, 1);
             int rc = run_in_child("true", abort_mode ? MS_ON_FAILURE_ABORT
-                                                           : MS_ON_FAILURE_CONTINUE, 0);
+                                                           : MS_ON_FAILURE_CONTINUE, false);
             unsetenv("FAKE_NVML_FAIL");
             if (rc > 2 || instances_left(0) != 0)
                 fail_msg("FAKE_NVML_FAIL=%s (%s): rc %d, %d instances left", spec,
@@ -314,7 +327,7 @@ static void test_injected_failures_leave_nothing(void **unused)
 static void test_killed_task(void **unused)
 {
     /* Task 3 kills itself: reported as signal 9, the rest still runs (continue). */
-    int rc = run_in_child("sleep 0.01; [ %d -ne 3 ] || kill -9 $$", MS_ON_FAILURE_CONTINUE, 0);
+    int rc = run_in_child("sleep 0.01; [ %d -ne 3 ] || kill -9 $$", MS_ON_FAILURE_CONTINUE, false);
     assert_int_equal(rc, 1);
     assert_int_equal(instances_left(0), 0);
     char *text = report_text();
@@ -322,7 +335,7 @@ static void test_killed_task(void **unused)
     assert_null(strstr(text, "\"not-run\""));
     free(text);
     /* With abort: the run stops, later tasks never start, nothing is left. */
-    rc = run_in_child("sleep 0.01; [ %d -ne 3 ] || exit 7", MS_ON_FAILURE_ABORT, 0);
+    rc = run_in_child("sleep 0.01; [ %d -ne 3 ] || exit 7", MS_ON_FAILURE_ABORT, false);
     assert_int_equal(rc, 1);
     assert_int_equal(instances_left(0), 0);
     text = report_text();
@@ -334,7 +347,7 @@ static void test_killed_task(void **unused)
 
 static void test_sigint_cleans_up(void **unused)
 {
-    int rc = run_in_child("sleep 5", MS_ON_FAILURE_CONTINUE, 300);
+    int rc = run_in_child("sleep 5", MS_ON_FAILURE_CONTINUE, true);
     assert_int_equal(rc, 3);
     assert_int_equal(instances_left(0), 0);
     char *text = report_text();
@@ -356,18 +369,28 @@ static void test_crash_then_cleanup(void **unused)
     assert_int_equal(ms_backend_create(b, (ms_placement){0, 3}, &foreign, &err), MS_OK);
     ms_backend_close(b);
     setenv("FAKE_NVML_FAIL", "nvmlGpuInstanceCreateComputeInstance:4:kill", 1);
-    int rc = run_in_child("sleep 0.01", MS_ON_FAILURE_CONTINUE, 0);
+    int rc = run_in_child("sleep 0.01", MS_ON_FAILURE_CONTINUE, false);
     unsetenv("FAKE_NVML_FAIL");
     assert_int_equal(rc, 128 + SIGKILL);
     assert_true(instances_left(0) >= 1);
-    int destroyed = 0;
-    assert_int_equal(ms_run_cleanup(journal, &bo, NULL, &destroyed, &err), MS_OK);
-    assert_true(destroyed >= 1);
+    /* The instance whose creation was in flight has no recorded identity: reported with
+     * the command that removes it, destroyed only when forced. */
+    ms_cleanup_options co = {.journal = journal, .backend_opt = bo};
+    ms_cleanup_report rep;
+    assert_int_equal(ms_run_cleanup(&co, &rep, &err), MS_OK);
+    assert_int_equal(rep.nleft, 1);
+    assert_non_null(strstr(rep.left[0], "--force"));
+    assert_non_null(strstr(rep.left[0], "nvidia-smi mig -i 0 -gi"));
+    assert_int_equal(instances_left(0), 1);
+    co.force = true;
+    assert_int_equal(ms_run_cleanup(&co, &rep, &err), MS_OK);
+    assert_int_equal(rep.destroyed, 1);
+    assert_int_equal(rep.nleft, 0);
     assert_int_equal(instances_left(0), 0);
     assert_int_equal(instances_left(1), 1);  /* not ours: untouched */
     /* A second cleanup finds nothing to do. */
-    assert_int_equal(ms_run_cleanup(journal, &bo, NULL, &destroyed, &err), MS_OK);
-    assert_int_equal(destroyed, 0);
+    assert_int_equal(ms_run_cleanup(&co, &rep, &err), MS_OK);
+    assert_int_equal(rep.destroyed, 0);
 }
 
 /* A foreign instance on slots the plan needs: refuse, naming it, and create nothing. */
@@ -381,7 +404,7 @@ static void test_foreign_instance_refused(void **unused)
     assert_int_equal(ms_backend_open("nvml", 0, NULL, &bo, &b, &err), MS_OK);
     assert_int_equal(ms_backend_create(b, (ms_placement){0, 2}, &foreign, &err), MS_OK);
     ms_backend_close(b);
-    assert_int_equal(run_in_child("true", MS_ON_FAILURE_CONTINUE, 0), 2);
+    assert_int_equal(run_in_child("true", MS_ON_FAILURE_CONTINUE, false), 2);
     assert_int_equal(instances_left(0), 1);
     ms_workload *w;
     ms_schedule *s = plan_phases(ms_gpu_builtin("A30-24GB"), 1, a30_phases, 0.02, "true", &w);

@@ -15,6 +15,8 @@ enum ms_status {
     MS_EINFEASIBLE = 4, /* no valid schedule exists for this input */
     MS_EBACKEND = 5, /* hardware/driver failure */
     MS_EINTR = 6,    /* interrupted by a signal */
+    MS_EBUSY = 7,    /* a resource (a GPU) is owned by another process */
+    MS_ECHANGED = 8, /* the hardware is no longer what was recorded (a foreign change) */
 };
 
 typedef struct ms_error {

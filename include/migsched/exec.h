@@ -4,6 +4,7 @@
 #define MIGSCHED_EXEC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "migsched/error.h"
@@ -34,6 +35,7 @@ typedef struct ms_mig_instance {
 } ms_mig_instance;
 
 #define MS_MAX_MIG 16        /* GPU instances one GPU can hold (7 on A100-class) */
+#define MS_RUN_MAX_GPUS 16   /* GPUs one run drives */
 
 /* kind: "nvml" or "sim". model: the GPU the plan is for; nvml checks the device is that
  * model (when it can tell from the device name), sim emulates it; NULL = identify the
@@ -56,12 +58,112 @@ int ms_backend_create(ms_backend *b, ms_placement p, ms_mig_instance *out, ms_er
 /* Destroys every compute instance of the GPU instance, then the GPU instance. */
 int ms_backend_destroy(ms_backend *b, unsigned gi_id, ms_error *err);
 
+/* The physical GPU's UUID ("GPU-..."; nvml), "" for the sim backend (nothing to own). */
+const char *ms_backend_gpu_uuid(const ms_backend *b);
+/* Name of the built-in model whose geometry the device has (what journals record). */
+const char *ms_backend_geometry_name(const ms_backend *b);
+
 /* Built-in model a device name denotes ("NVIDIA A100-SXM4-40GB" -> A100-40GB), or NULL. */
 const ms_gpu_model *ms_gpu_model_from_device_name(const char *name);
 
-/* ---- The plan executor (`migsched run`) ------------------------------------------ */
+/* ---- Instance identity ------------------------------------------------------------ */
 
-#define MS_RUN_MAX_GPUS 16
+/* Whether `now` (as the device lists it) is the instance recorded as `was` when it was
+ * created: same GPU-instance id, placement and MIG device UUID. The driver reuses GPU-
+ * instance ids and slots; a MIG device UUID is new for every creation. */
+bool ms_mig_same_instance(const ms_mig_instance *was, const ms_mig_instance *now);
+/* Destroys the GPU instance recorded as `was` only if the device still holds that very
+ * instance (checked just before); MS_ECHANGED, touching nothing, when it is gone or
+ * another instance now has its id. When the destroy fails after removing the compute
+ * instances, was->uuid is emptied: the remains are still the caller's to destroy. */
+int ms_backend_destroy_owned(ms_backend *b, ms_mig_instance *was, ms_error *err);
+
+/* ---- Device ownership ------------------------------------------------------------- */
+
+/* The folder for device locks and default journals and logs, created if missing:
+ * $MIGSCHED_RUNTIME_DIR, else /run/migsched for root, else $XDG_RUNTIME_DIR/migsched, else
+ * ${TMPDIR:-/tmp}/migsched-UID (which must be ours). */
+int ms_runtime_dir(char *buf, size_t len, ms_error *err);
+/* <runtime dir>/run-dev<D1>-<D2>...<suffix>: where a run on those devices keeps its
+ * journal (".journal") and logs (".logs") unless told otherwise. */
+int ms_default_run_path(const int *devices, int n, const char *suffix, char *buf, size_t len,
+                        ms_error *err);
+
+/* One owner per physical GPU: an exclusive flock on <dir>/<GPU UUID>.lock (dir NULL = the
+ * runtime dir) holding "PID START". Taken without waiting: MS_EBUSY naming the holder's PID
+ * when another process (or another lock in this one) holds it. The kernel releases it when
+ * the owner exits, however it dies. */
+typedef struct ms_device_lock ms_device_lock;
+int ms_device_lock_acquire(const char *dir, const char *gpu_uuid, ms_device_lock **out,
+                           ms_error *err);
+void ms_device_lock_release(ms_device_lock *l);
+
+/* ---- The run journal -------------------------------------------------------------- */
+
+/* An append-only text file recording what a run owns, each record written (and fsync-ed
+ * when it announces a change) before the change: "run BACKEND MODEL PID START",
+ * "device DEV GPU-UUID", "foreign DEV GI START SIZE UUID|-", "begin DEV START SIZE",
+ * "created DEV GI START SIZE UUID", "destroyed DEV GI", "task DEV PGID START INDEX",
+ * "ended PGID", "finished", "clean" (docs/exec.md). Every writer returns an error once a
+ * write failed (and keeps failing): the caller must stop changing the device. */
+typedef struct ms_journal ms_journal;
+/* Opens path for appending (a regular file, created if missing) and writes the "run"
+ * record (this process) durably; backend NULL appends without a "run" record (cleanup). */
+int ms_journal_open(const char *path, const char *backend, const char *model, ms_journal **out,
+                    ms_error *err);
+/* Appends "clean": nothing the journal recorded is left (cleanup's last word). */
+int ms_journal_clean(ms_journal *j, ms_error *err);
+/* Appends "finished" when asked; closes. */
+int ms_journal_close(ms_journal *j, bool finished, ms_error *err);
+int ms_journal_device(ms_journal *j, int device, const char *gpu_uuid, ms_error *err);
+int ms_journal_foreign(ms_journal *j, int device, const ms_mig_instance *in, ms_error *err);
+int ms_journal_create_begin(ms_journal *j, int device, int start_slot, int size_slots,
+                            ms_error *err);
+int ms_journal_created(ms_journal *j, int device, const ms_mig_instance *in, ms_error *err);
+int ms_journal_destroyed(ms_journal *j, int device, unsigned gi_id, ms_error *err);
+/* A task process group (its leader's pid and start time) and its end. */
+int ms_journal_task(ms_journal *j, int device, int pgid, unsigned long long start, int index,
+                    ms_error *err);
+int ms_journal_task_ended(ms_journal *j, int pgid, ms_error *err);
+
+/* What a journal leaves open after replay. */
+#define MS_JOURNAL_MAX_RECORDS 512
+
+typedef enum ms_journal_kind {
+    MS_JOURNAL_CREATED,   /* created and not destroyed: migsched's (gi_id, uuid known) */
+    MS_JOURNAL_BEGUN,     /* creation asked for, never confirmed (crash inside it) */
+    MS_JOURNAL_FOREIGN,   /* present when the last run started: never migsched's */
+    MS_JOURNAL_TASK,      /* a task process group that was not seen to end */
+} ms_journal_kind;
+
+typedef struct ms_journal_rec {
+    ms_journal_kind kind;
+    int device;
+    unsigned gi_id;
+    int start, size;
+    char uuid[96];
+    int pgid, task;
+    unsigned long long pstart;   /* task leader's start time */
+    int line;                    /* where it was recorded */
+} ms_journal_rec;
+
+typedef struct ms_journal_state {
+    char backend[16], model[MS_NAME_LEN];
+    int owner_pid;               /* the last run's process */
+    unsigned long long owner_start;
+    bool finished;               /* the last run ended normally */
+    int ndev;
+    struct { int device; char uuid[96]; } dev[MS_RUN_MAX_GPUS];
+    int n;
+    ms_journal_rec rec[MS_JOURNAL_MAX_RECORDS];
+} ms_journal_state;
+
+/* Replays a journal's text. Impossible records (negative ids, an unknown model, placements
+ * outside the model, trailing junk) are errors naming source and line. */
+int ms_journal_parse(const char *text, size_t len, const char *source, ms_journal_state *st,
+                     ms_error *err);
+
+/* ---- The plan executor (`migsched run`) ------------------------------------------ */
 
 /* MPS inside GPU instances (paper 004 plans, docs/hier.md): the instances whose tasks share
  * them through an MPS control daemon. The run starts `control -d` once such an instance
@@ -95,6 +197,7 @@ typedef struct ms_run_options {
     bool enable_mig;              /* enable MIG mode where it is off (else refuse) */
     bool keep_final;              /* leave the instances alive at the plan's end */
     const char *journal;          /* NULL = no journal (sim always goes without) */
+    const char *lock_dir;         /* device locks (nvml); NULL = ms_runtime_dir */
     double time_scale;            /* sim: 0 = virtual time; s > 0 = sleep s x planned time */
     FILE *progress;               /* one line per event (NULL = quiet) */
     FILE *dry_out;                /* where --dry-run writes (NULL = stdout) */
@@ -143,7 +246,7 @@ typedef struct ms_run_report {
     ms_run_op *ops;               /* in execution order per GPU */
     double makespan_planned, makespan;
     bool ok;                      /* every task ran and exited 0, nothing left behind */
-    char stopped[160];            /* why the run stopped early, "" if it did not */
+    char stopped[MS_ERR_LEN];     /* why the run stopped early, "" if it did not */
     int signal;                   /* SIGINT/SIGTERM that stopped it, 0 if none */
     int nleft;                    /* instances this run created that are still alive */
     char left[MS_MAX_MIG * MS_RUN_MAX_GPUS][96];
@@ -163,10 +266,31 @@ int ms_run_report_write_json(const ms_run_report *r, const ms_workload *w, FILE 
 /* Paper 000 Table 3: planned vs real end of each task, deviation % = (real-plan)/real. */
 void ms_run_report_print(const ms_run_report *r, const ms_workload *w, FILE *f);
 
-/* Destroys what the runs recorded in the journal created and did not destroy (after a
- * crash); *destroyed counts them. Instances that were not migsched's are never touched. */
-int ms_run_cleanup(const char *journal, const ms_backend_options *bo, FILE *progress,
-                   int *destroyed, ms_error *err);
+typedef struct ms_cleanup_options {
+    const char *journal;
+    ms_backend_options backend_opt;
+    const char *lock_dir;         /* NULL = ms_runtime_dir */
+    bool force;                   /* also destroy instances whose creation was in flight */
+    double kill_grace_s;          /* SIGTERM -> SIGKILL for surviving tasks (0 = 5 s) */
+    FILE *progress;               /* one line per action (NULL = quiet) */
+} ms_cleanup_options;
+
+#define MS_CLEANUP_MAX_LEFT 64
+
+typedef struct ms_cleanup_report {
+    int destroyed;                /* instances removed */
+    int killed;                   /* task process groups stopped */
+    int nleft;                    /* what could not be removed, each with the reason */
+    char left[MS_CLEANUP_MAX_LEFT][400];
+} ms_cleanup_report;
+
+/* After a crash: stops the task process groups the journal's runs left (SIGTERM, then
+ * SIGKILL after the grace period), then destroys the instances they created and did not
+ * destroy, each only if it is still the very instance recorded (ms_mig_same_instance).
+ * Creations in flight at the crash are reported with the command that removes them and
+ * destroyed only with `force`. Goes on past failures; rep lists what is left. Refuses
+ * (MS_EBUSY) while the run that wrote the journal is alive or holds a device lock. */
+int ms_run_cleanup(const ms_cleanup_options *o, ms_cleanup_report *rep, ms_error *err);
 
 /* ---- Layouts for NVIDIA's tooling (`migsched layout`) ------------------------------ */
 
@@ -189,6 +313,7 @@ typedef struct ms_profile_options {
     int sizes[MS_MAX_SLICES];
     const char *logs_dir;         /* task output; NULL = discarded */
     const char *journal;          /* NULL = none */
+    const char *lock_dir;         /* device lock (nvml); NULL = ms_runtime_dir */
     FILE *progress;               /* NULL = quiet */
 } ms_profile_options;
 

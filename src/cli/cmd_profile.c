@@ -27,7 +27,9 @@ static void usage(FILE *f)
                "  --sizes    sizes to profile (default: every size of the model)\n"
                "  --backend  nvml (default) or sim (instances simulated, tasks run)\n"
                "  --journal  record of created instances for `migsched run --cleanup`\n"
-               "             (default migsched-run.journal)\n");
+               "             (default RUNDIR/run-devN.journal, as `migsched run --help` says)\n"
+               "  Exit status: 0 done; 1 bad input, a failure or a task that failed on every\n"
+               "  size (nothing written); 2 usage; 130 interrupted.\n");
 }
 
 static int parse_sizes(const char *text, ms_profile_options *o)
@@ -75,7 +77,7 @@ int cmd_profile(int argc, char **argv)
         {"gpu", required_argument, 0, 'g'},    {"logs", required_argument, 0, 'l'},
         {"journal", required_argument, 0, 'j'}, {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
-    ms_profile_options o = {.backend = "nvml", .reps = 1, .journal = "migsched-run.journal"};
+    ms_profile_options o = {.backend = "nvml", .reps = 1};
     const char *output = NULL, *model_out = NULL, *gpu = NULL;
     int c;
     optind = 1;
@@ -124,7 +126,12 @@ int cmd_profile(int argc, char **argv)
     ms_error err;
     ms_gpu_model model, measured;
     ms_workload *tasks = NULL, *w = NULL;
+    char journal[512];
     int rc = gpu ? ms_gpu_lookup(gpu, &model, &err) : MS_OK;
+    /* The same journal as `migsched run` on that device, so `run --cleanup` finds it. */
+    if (rc == MS_OK && !o.journal && !strcmp(o.backend, "nvml") &&
+        (rc = ms_default_run_path(&o.device, 1, ".journal", journal, sizeof journal, &err)) == MS_OK)
+        o.journal = journal;
     o.gpu = gpu ? &model : NULL;
     if (rc == MS_OK)
         rc = ms_profile_read_tasks(argv[optind], &tasks, &err);

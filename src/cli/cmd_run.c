@@ -11,8 +11,6 @@
 #include "migsched/exec.h"
 #include "migsched/io.h"
 
-#define DEFAULT_JOURNAL "migsched-run.journal"
-
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -22,21 +20,23 @@ static void usage(FILE *f)
             "                    [--enable-mig] [--journal FILE] [--keep-final] [--wait]\n"
             "                    [--time-scale S] [--gpu MODEL] [--quiet] [--json]\n"
             "                    [--mps FILE [--mps-control PATH] [--mps-root DIR]]\n"
-            "       migsched run --cleanup [--journal FILE]\n"
+            "       migsched run --cleanup [--journal FILE | --device N[,N...]] [--force]\n"
             "  Creates and destroys MIG instances in plan order on each GPU and runs each\n"
             "  task's command on its instance (CUDA_VISIBLE_DEVICES=MIG-...) once the\n"
             "  instance exists and the tasks before it there have finished (docs/exec.md).\n"
             "  --device       NVML index of the GPU for plan GPU 0, 1, ... (default 0,1,...)\n"
             "  --backend      nvml (default; dlopen libnvidia-ml.so.1) or sim (no hardware)\n"
             "  --dry-run      print the NVML operations and commands, touch nothing\n"
-            "  --logs         per-task stdout/stderr files (default migsched-logs)\n"
+            "  --logs         per-task stdout/stderr files (default RUNDIR/run-devN.logs)\n"
             "  --on-failure   after a failed task or reconfiguration: continue (default)\n"
             "                 or abort (stop, kill running tasks, destroy, report)\n"
             "  --report       write the run report as JSON to a file\n"
             "  --json         print the run report as JSON instead of the table\n"
             "  --enable-mig   enable MIG mode where it is off (root; may reset the GPU)\n"
-            "  --journal      record of what this run creates (default %s)\n"
-            "  --cleanup      destroy what a crashed run recorded in the journal and left\n"
+            "  --journal      record of what this run creates (default RUNDIR/run-devN.journal)\n"
+            "  --cleanup      stop the tasks and destroy the instances a crashed run left\n"
+            "  --force        with --cleanup: also destroy instances whose creation was in\n"
+            "                 flight at the crash (they may not be migsched's)\n"
             "  --keep-final   leave the instances the plan has alive at its end\n"
             "  --wait         on abort or Ctrl-C let running tasks finish (default: kill)\n"
             "  --time-scale   sim: 0 = virtual time (default), S > 0 = sleep S x planned time\n"
@@ -47,8 +47,9 @@ static void usage(FILE *f)
             "                 nvidia-cuda-mps-control; pipes and logs under --mps-root,\n"
             "                 default /tmp/migsched-mps; docs/hier.md)\n"
             "  Exit status: 0 every task ran and exited 0; 1 otherwise; 2 usage;\n"
-            "  130/143 stopped by SIGINT/SIGTERM (after cleaning up).\n",
-            DEFAULT_JOURNAL);
+            "  130/143 stopped by SIGINT/SIGTERM (after cleaning up).\n"
+            "  RUNDIR: $MIGSCHED_RUNTIME_DIR, else /run/migsched (root), $XDG_RUNTIME_DIR/migsched\n"
+            "  or ${TMPDIR:-/tmp}/migsched-UID; it also holds the per-GPU locks.\n");
 }
 
 static int parse_devices(const char *text, ms_run_options *o)
@@ -66,16 +67,59 @@ static int parse_devices(const char *text, ms_run_options *o)
     return o->ndevices ? 0 : -1;
 }
 
-static int cleanup(const ms_run_options *o)
+/* The journal (and logs) default to the runtime folder, keyed by the devices. */
+static int default_path(const char **path, const ms_run_options *o, const char *suffix,
+                        char *buf, size_t len)
 {
     ms_error err;
-    int destroyed = 0;
-    if (ms_run_cleanup(o->journal, &o->backend_opt, stdout, &destroyed, &err)) {
+    if (*path)
+        return 0;
+    if (ms_default_run_path(o->devices, o->ndevices ? o->ndevices : 1, suffix, buf, len, &err)) {
+        fprintf(stderr, "migsched run: %s\n", err.msg);
+        return 1;
+    }
+    *path = buf;
+    return 0;
+}
+
+/* Every output is known writable before any device is touched; the journal and logs of a
+ * real run default to the runtime folder. */
+static int ready_outputs(ms_run_options *o, const char *report, char *journal, char *logs,
+                         size_t len)
+{
+    bool real = !o->dry_run && !strcmp(o->backend, "nvml");
+    if (real && (default_path(&o->journal, o, ".journal", journal, len) ||
+                 default_path(&o->logs_dir, o, ".logs", logs, len)))
+        return 1;
+    ms_output probe = {0};
+    ms_error err;
+    if (report && ms_output_open(&probe, report, &err)) {
+        fprintf(stderr, "migsched run: %s\n", err.msg);
+        return 1;
+    }
+    if (report)
+        ms_output_abort(&probe);
+    return 0;
+}
+
+static int cleanup(ms_run_options *o, bool force)
+{
+    char journal[512];
+    if (default_path(&o->journal, o, ".journal", journal, sizeof journal))
+        return 1;
+    ms_cleanup_options co = {.journal = o->journal, .backend_opt = o->backend_opt,
+                             .lock_dir = o->lock_dir, .force = force, .progress = stdout};
+    ms_cleanup_report rep;
+    ms_error err;
+    if (ms_run_cleanup(&co, &rep, &err)) {
         fprintf(stderr, "migsched run: cleanup: %s\n", err.msg);
         return 1;
     }
-    printf("cleanup: %d leftover instance%s destroyed\n", destroyed, destroyed == 1 ? "" : "s");
-    return 0;
+    printf("cleanup: %d leftover instance%s destroyed, %d task process group%s stopped\n",
+           rep.destroyed, rep.destroyed == 1 ? "" : "s", rep.killed, rep.killed == 1 ? "" : "s");
+    for (int i = 0; i < rep.nleft; i++)
+        fprintf(stderr, "migsched run: cleanup: LEFT: %s\n", rep.left[i]);
+    return rep.nleft ? 1 : 0;
 }
 
 static int write_report(const char *path, const ms_run_report *r, const ms_workload *w)
@@ -142,9 +186,10 @@ static int run(const char *plan, const char *workload, const char *gpu, const ch
         if (o->ndevices == 0)
             for (o->ndevices = 0; o->ndevices < s->gpus && o->ndevices < MS_RUN_MAX_GPUS; o->ndevices++)
                 o->devices[o->ndevices] = o->ndevices;
-        if (ms_run(s, w, o, &r, &err))
+        char journal[512], logs[512];
+        if (ready_outputs(o, report, journal, logs, sizeof journal) == 0 && ms_run(s, w, o, &r, &err))
             fprintf(stderr, "migsched run: %s\n", err.msg);
-        else {
+        else if (r) {
             status = r->signal ? 128 + r->signal : (r->ok ? 0 : 1);
             if (json && ms_run_report_write_json(r, w, stdout, &err)) {
                 fprintf(stderr, "migsched run: %s\n", err.msg);
@@ -176,12 +221,11 @@ int cmd_run(int argc, char **argv)
         {"quiet", no_argument, 0, 'q'},          {"json", no_argument, 0, 'J'},
         {"help", no_argument, 0, 'h'},           {"mps", required_argument, 0, 'M'},
         {"mps-control", required_argument, 0, 'X'}, {"mps-root", required_argument, 0, 'R'},
-        {0, 0, 0, 0}};
+        {"force", no_argument, 0, 'F'},          {0, 0, 0, 0}};
     const char *mps[3] = {NULL, NULL, NULL};
-    ms_run_options o = {.backend = "nvml", .logs_dir = "migsched-logs",
-                        .journal = DEFAULT_JOURNAL, .progress = stderr};
+    ms_run_options o = {.backend = "nvml", .progress = stderr};
     const char *workload = NULL, *report = NULL, *gpu = NULL;
-    bool do_cleanup = false, json = false;
+    bool do_cleanup = false, force = false, json = false;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "w:d:b:nl:f:r:j:t:g:qh", opts, NULL)) != -1) {
@@ -212,6 +256,7 @@ int cmd_run(int argc, char **argv)
         case 'r': report = optarg; break;
         case 'E': o.enable_mig = true; break;
         case 'C': do_cleanup = true; break;
+        case 'F': force = true; break;
         case 'j': o.journal = optarg; break;
         case 'K': o.keep_final = true; break;
         case 'W': o.wait_on_stop = true; break;
@@ -236,7 +281,7 @@ int cmd_run(int argc, char **argv)
             usage(stderr);
             return 2;
         }
-        return cleanup(&o);
+        return cleanup(&o, force);
     }
     if (!workload || optind != argc - 1) {
         usage(stderr);

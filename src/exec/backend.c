@@ -1,5 +1,6 @@
 /* backend.c: the backend front door: picks nvml or sim, forwards calls, sorts listings,
  * and maps NVIDIA device names to built-in models. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +42,13 @@ void ms_backend_close(ms_backend *b)
 }
 
 const char *ms_backend_kind(const ms_backend *b) { return b->ops->kind; }
+const char *ms_backend_gpu_uuid(const ms_backend *b) { return b->uuid; }
+
+const char *ms_backend_geometry_name(const ms_backend *b)
+{
+    const ms_gpu_model *seen = ms_gpu_model_from_device_name(b->name);
+    return seen ? seen->name : b->model.name;
+}
 const ms_gpu_model *ms_backend_model(const ms_backend *b) { return &b->model; }
 const char *ms_backend_device_name(const ms_backend *b) { return b->name; }
 int ms_backend_device(const ms_backend *b) { return b->device; }
@@ -81,6 +89,64 @@ int ms_backend_create(ms_backend *b, ms_placement p, ms_mig_instance *out, ms_er
 int ms_backend_destroy(ms_backend *b, unsigned gi_id, ms_error *err)
 {
     return b->ops->destroy(b, gi_id, err);
+}
+
+bool ms_mig_same_instance(const ms_mig_instance *was, const ms_mig_instance *now)
+{
+    return was->gi_id == now->gi_id && was->start_slot == now->start_slot &&
+           was->size_slots == now->size_slots && !strcmp(was->uuid, now->uuid);
+}
+
+static void describe(const ms_backend *b, const ms_mig_instance *in, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s at slots %d-%d, %s",
+             in->profile >= 0 && in->profile < b->model.nprofiles ? b->model.profiles[in->profile].name
+                                                                  : "unknown profile",
+             in->start_slot, in->start_slot + in->size_slots - 1, in->uuid[0] ? in->uuid : "no MIG device");
+}
+
+/* A failed destroy may have removed the compute instances (and with them the MIG device
+ * UUID) before the GPU instance refused: what is left at that id and placement is still
+ * the caller's, now known by no UUID. */
+static void forget_compute_instances(ms_backend *b, ms_mig_instance *was)
+{
+    ms_mig_instance list[MS_MAX_MIG];
+    int n = 0;
+    if (ms_backend_list(b, list, &n, NULL) != MS_OK)
+        return;
+    for (int i = 0; i < n; i++)
+        if (list[i].gi_id == was->gi_id && list[i].start_slot == was->start_slot &&
+            list[i].size_slots == was->size_slots && !list[i].uuid[0])
+            was->uuid[0] = '\0';
+}
+
+int ms_backend_destroy_owned(ms_backend *b, ms_mig_instance *was, ms_error *err)
+{
+    ms_mig_instance list[MS_MAX_MIG];
+    int n = 0;
+    int rc = ms_backend_list(b, list, &n, err);
+    if (rc)
+        return rc;
+    char before[200], now[200];
+    describe(b, was, before, sizeof before);
+    for (int i = 0; i < n; i++) {
+        if (list[i].gi_id != was->gi_id)
+            continue;
+        if (ms_mig_same_instance(was, &list[i])) {
+            rc = ms_backend_destroy(b, was->gi_id, err);
+            if (rc)
+                forget_compute_instances(b, was);
+            return rc;
+        }
+        describe(b, &list[i], now, sizeof now);
+        return ms_error_set(err, MS_ECHANGED,
+                            "device %d changed: GPU instance %u is no longer the one migsched "
+                            "created (%s); it is now %s and is left alone",
+                            b->device, was->gi_id, before, now);
+    }
+    return ms_error_set(err, MS_ECHANGED,
+                        "device %d changed: GPU instance %u (%s) was destroyed by someone else",
+                        b->device, was->gi_id, before);
 }
 
 /* Marketing names carry the family and sometimes the memory ("NVIDIA A100-SXM4-80GB",

@@ -21,6 +21,7 @@ struct ms_backend {
     int device;
     ms_gpu_model model;      /* filled by open */
     char name[96];           /* device name as reported */
+    char uuid[96];           /* the physical GPU's UUID (nvml), "" if none */
     void *impl;
 };
 

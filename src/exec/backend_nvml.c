@@ -127,6 +127,9 @@ static int open_device(ms_backend *b, const ms_gpu_model *model, ms_error *err)
         return nvml_fail(b, r, "nvmlDeviceGetHandleByIndex_v2", err, "opening the GPU");
     if ((r = n->api.nvmlDeviceGetName(n->dev, b->name, sizeof b->name)) != NVML_SUCCESS)
         return nvml_fail(b, r, "nvmlDeviceGetName", err, "reading the GPU name");
+    /* The lock key: indices can change across reboots, the UUID does not. */
+    if ((r = NVML_CALL(n, nvmlDeviceGetUUID, n->dev, b->uuid, sizeof b->uuid)) != NVML_SUCCESS)
+        return nvml_fail(b, r, "nvmlDeviceGetUUID", err, "reading the GPU UUID");
     const ms_gpu_model *seen = ms_gpu_model_from_device_name(b->name);
     if (model && seen && !same_geometry(seen, model))
         return ms_error_set(err, MS_EINVAL, "device %d is a %s (%s), not a %s", b->device,

@@ -1,88 +1,142 @@
-/* journal.c: writing the run journal and cleaning up after a crashed run from it. */
-#include "journal.h"
-
-#include "migsched/io.h"
-
+/* journal.c: the run journal: writing records durably (or failing loudly) and replaying a
+ * journal's text into what it leaves open. */
 #include <errno.h>
-#include <stdarg.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "migsched/exec.h"
+#include "proc.h"
+
 struct ms_journal {
-    FILE *f;
-    pthread_mutex_t lock;
+    int fd;
+    char path[512];
+    pthread_mutex_t lock;   /* op threads and the main loop write it */
+    char failed[MS_ERR_LEN];  /* the first write error; every later write fails with it */
 };
+
+/* One record, written whole with one write(2) and, when `sync`, fsync-ed: the record
+ * announces a change that cleanup must know of even if the machine then crashes. */
+static int record(ms_journal *j, bool sync, ms_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int record(ms_journal *j, bool sync, ms_error *err, const char *fmt, ...)
+{
+    if (!j)
+        return MS_OK;
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    pthread_mutex_lock(&j->lock);
+    if (!j->failed[0]) {
+        ssize_t w = n > 0 && n < (int)sizeof line ? write(j->fd, line, (size_t)n) : -1;
+        if (w != n)
+            snprintf(j->failed, sizeof j->failed, "%.300s: cannot write the journal: %s", j->path,
+                     w < 0 ? strerror(errno) : "short write");
+        else if (sync && fsync(j->fd) != 0)
+            snprintf(j->failed, sizeof j->failed, "%.300s: cannot sync the journal: %s", j->path,
+                     strerror(errno));
+    }
+    int rc = j->failed[0] ? ms_error_set(err, MS_EIO, "%s", j->failed) : MS_OK;
+    pthread_mutex_unlock(&j->lock);
+    return rc;
+}
 
 int ms_journal_open(const char *path, const char *backend, const char *model, ms_journal **out,
                     ms_error *err)
 {
+    *out = NULL;
+    struct stat st;
+    /* A device (/dev/null, /dev/full) or a pipe cannot keep records for a later cleanup. */
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return ms_error_set(err, MS_EIO, "%s: the journal must be a regular file", path);
     ms_journal *j = calloc(1, sizeof *j);
     if (!j)
         return ms_error_set(err, MS_ENOMEM, "out of memory opening the journal");
-    j->f = fopen(path, "a");
-    if (!j->f) {
+    j->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (j->fd < 0) {
         free(j);
         return ms_error_set(err, MS_EIO, "%s: cannot open the journal: %s", path, strerror(errno));
     }
+    snprintf(j->path, sizeof j->path, "%s", path);
     pthread_mutex_init(&j->lock, NULL);
+    unsigned long long start = 0;
+    proc_start_time(getpid(), &start);
+    int rc = backend ? record(j, true, err, "run %s %s %ld %llu\n", backend, model,
+                              (long)getpid(), start)
+                     : MS_OK;
+    if (rc) {
+        ms_journal_close(j, false, NULL);
+        return rc;
+    }
     *out = j;
-    fprintf(j->f, "run %s %s\n", backend, model);
-    fflush(j->f);
     return MS_OK;
 }
 
-static void record(ms_journal *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void record(ms_journal *j, const char *fmt, ...)
+int ms_journal_close(ms_journal *j, bool finished, ms_error *err)
 {
     if (!j)
-        return;
-    pthread_mutex_lock(&j->lock);
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(j->f, fmt, ap);
-    va_end(ap);
-    /* Flushed so that a crash of this process right after still leaves the record. No
-     * fsync: MIG instances do not survive a reboot, so a lost tail loses nothing. */
-    fflush(j->f);
-    pthread_mutex_unlock(&j->lock);
-}
-
-void ms_journal_close(ms_journal *j, bool finished)
-{
-    if (!j)
-        return;
-    if (finished)
-        record(j, "finished\n");
-    fclose(j->f);
+        return MS_OK;
+    int rc = finished ? record(j, true, err, "finished\n") : MS_OK;
+    close(j->fd);
     pthread_mutex_destroy(&j->lock);
     free(j);
+    return rc;
 }
 
-void ms_journal_foreign(ms_journal *j, int device, const ms_mig_instance *in)
+int ms_journal_clean(ms_journal *j, ms_error *err)
 {
-    record(j, "foreign %d %u %d %d\n", device, in->gi_id, in->start_slot, in->size_slots);
+    return record(j, true, err, "clean\n");
 }
 
-void ms_journal_create_begin(ms_journal *j, int device, int start_slot, int size_slots)
+int ms_journal_device(ms_journal *j, int device, const char *gpu_uuid, ms_error *err)
 {
-    record(j, "begin %d %d %d\n", device, start_slot, size_slots);
+    return record(j, true, err, "device %d %s\n", device, gpu_uuid);
 }
 
-void ms_journal_created(ms_journal *j, int device, const ms_mig_instance *in)
+int ms_journal_foreign(ms_journal *j, int device, const ms_mig_instance *in, ms_error *err)
 {
-    record(j, "created %d %u %d %d %s\n", device, in->gi_id, in->start_slot, in->size_slots,
-           in->uuid[0] ? in->uuid : "-");
+    return record(j, false, err, "foreign %d %u %d %d %s\n", device, in->gi_id, in->start_slot,
+                  in->size_slots, in->uuid[0] ? in->uuid : "-");
 }
 
-void ms_journal_destroyed(ms_journal *j, int device, unsigned gi_id)
+int ms_journal_create_begin(ms_journal *j, int device, int start_slot, int size_slots,
+                            ms_error *err)
 {
-    record(j, "destroyed %d %u\n", device, gi_id);
+    return record(j, true, err, "begin %d %d %d\n", device, start_slot, size_slots);
 }
 
-/* ---- Cleanup ---------------------------------------------------------------------- */
+int ms_journal_created(ms_journal *j, int device, const ms_mig_instance *in, ms_error *err)
+{
+    return record(j, true, err, "created %d %u %d %d %s\n", device, in->gi_id, in->start_slot,
+                  in->size_slots, in->uuid[0] ? in->uuid : "-");
+}
+
+/* Not synced: a lost "destroyed" only makes cleanup look for an instance that is gone,
+ * and the identity check keeps it off whatever took the id. */
+int ms_journal_destroyed(ms_journal *j, int device, unsigned gi_id, ms_error *err)
+{
+    return record(j, false, err, "destroyed %d %u\n", device, gi_id);
+}
+
+int ms_journal_task(ms_journal *j, int device, int pgid, unsigned long long start, int index,
+                    ms_error *err)
+{
+    return record(j, true, err, "task %d %d %llu %d\n", device, pgid, start, index);
+}
+
+int ms_journal_task_ended(ms_journal *j, int pgid, ms_error *err)
+{
+    return record(j, false, err, "ended %d\n", pgid);
+}
+
+/* ---- Replay ----------------------------------------------------------------------- */
 
 static int jstate_add(ms_journal_state *st, ms_journal_rec r, const char *source, int lineno,
                       ms_error *err)
@@ -90,58 +144,194 @@ static int jstate_add(ms_journal_state *st, ms_journal_rec r, const char *source
     if (st->n == MS_JOURNAL_MAX_RECORDS)
         return ms_error_set(err, MS_EINVAL, "%s:%d: more than %d open records", source, lineno,
                             MS_JOURNAL_MAX_RECORDS);
+    r.line = lineno;
     st->rec[st->n++] = r;
     return MS_OK;
 }
 
-static void jstate_drop(ms_journal_state *st, int device, unsigned gi_id, int start, bool any_begin)
+/* Drops the open records `match` selects. */
+static void jstate_drop(ms_journal_state *st, bool (*match)(const ms_journal_rec *, const ms_journal_rec *),
+                        const ms_journal_rec *key)
 {
-    for (int i = 0; i < st->n; i++) {
-        ms_journal_rec *r = &st->rec[i];
-        bool same = r->device == device && !r->foreign &&
-                    ((gi_id && r->gi_id == gi_id) || (any_begin && !r->gi_id && r->start == start));
-        if (same) {
-            *r = st->rec[--st->n];
-            return;
-        }
-    }
+    for (int i = 0; i < st->n; i++)
+        if (match(&st->rec[i], key))
+            st->rec[i--] = st->rec[--st->n];
 }
 
-/* One record; "run" starts a run: foreign lists belong to one run, pending records carry
- * over. */
-static int replay_line(ms_journal_state *st, const char *line, const char *source, int lineno,
+static bool is_foreign(const ms_journal_rec *r, const ms_journal_rec *k)
+{
+    (void)k;
+    return r->kind == MS_JOURNAL_FOREIGN;
+}
+
+/* A confirmed creation ends the begun one at its placement; a destruction the creation. */
+static bool begun_at(const ms_journal_rec *r, const ms_journal_rec *k)
+{
+    return r->kind == MS_JOURNAL_BEGUN && r->device == k->device && r->start == k->start;
+}
+
+static bool created_as(const ms_journal_rec *r, const ms_journal_rec *k)
+{
+    return r->kind == MS_JOURNAL_CREATED && r->device == k->device && r->gi_id == k->gi_id;
+}
+
+static bool task_of(const ms_journal_rec *r, const ms_journal_rec *k)
+{
+    return r->kind == MS_JOURNAL_TASK && r->pgid == k->pgid;
+}
+
+/* Whitespace-separated tokens of a record; false if there are not exactly `want`. */
+static bool split(char *line, char **tok, int want)
+{
+    int n = 0;
+    for (char *save = NULL, *t = strtok_r(line, " ", &save); t; t = strtok_r(NULL, " ", &save))
+        if (n++ < want)
+            tok[n - 1] = t;
+    return n == want;
+}
+
+/* A decimal integer in [lo, hi]. */
+static bool num(const char *t, long long lo, long long hi, long long *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(t, &end, 10);
+    if (end == t || *end || errno || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+static bool token_ok(const char *t) { return strlen(t) < 96 && t[0] != '\0'; }
+
+/* Start slot and size of some profile's allowed placement on the model. */
+static bool placement_ok(const ms_gpu_model *m, long long start, long long size)
+{
+    for (int p = 0; p < m->nprofiles; p++)
+        if (m->profiles[p].size_slots == size &&
+            ms_gpu_placement_allowed(m, (ms_placement){p, (int)start}))
+            return true;
+    return false;
+}
+
+static int bad(const char *source, int lineno, const char *what, ms_error *err)
+{
+    return ms_error_set(err, MS_EINVAL, "%s:%d: %s", source, lineno, what);
+}
+
+static int replay_run(ms_journal_state *st, char **tok, const char *source, int lineno,
+                      ms_error *err)
+{
+    long long pid, start;
+    if (strcmp(tok[1], "nvml") && strcmp(tok[1], "sim"))
+        return bad(source, lineno, "'run': the backend is not nvml or sim", err);
+    if (!ms_gpu_builtin(tok[2]))
+        return bad(source, lineno, "'run': unknown GPU model", err);
+    if (!num(tok[3], 1, 0x7fffffff, &pid) || !num(tok[4], 0, (long long)1 << 62, &start))
+        return bad(source, lineno, "'run': bad process id or start time", err);
+    jstate_drop(st, is_foreign, NULL);  /* foreign lists belong to one run */
+    snprintf(st->backend, sizeof st->backend, "%s", tok[1]);
+    snprintf(st->model, sizeof st->model, "%s", tok[2]);
+    st->owner_pid = (int)pid;
+    st->owner_start = (unsigned long long)start;
+    st->finished = false;
+    return MS_OK;
+}
+
+static int replay_device(ms_journal_state *st, char **tok, const char *source, int lineno,
+                         ms_error *err)
+{
+    long long d;
+    if (!num(tok[1], 0, 255, &d) || !token_ok(tok[2]))
+        return bad(source, lineno, "'device': bad device index or GPU UUID", err);
+    int k = 0;
+    while (k < st->ndev && st->dev[k].device != d)
+        k++;
+    if (k == MS_RUN_MAX_GPUS)
+        return bad(source, lineno, "too many devices", err);
+    st->ndev += k == st->ndev;
+    st->dev[k].device = (int)d;
+    snprintf(st->dev[k].uuid, sizeof st->dev[k].uuid, "%s", tok[2]);
+    return MS_OK;
+}
+
+/* One record (its text in `line`, modified). */
+static int replay_line(ms_journal_state *st, char *line, const char *source, int lineno,
                        ms_error *err)
 {
-    ms_journal_rec r = {0};
-    char b[16], m[MS_NAME_LEN];
-    if (sscanf(line, "run %15s %31s", b, m) == 2) {
-        for (int i = 0; i < st->n; i++)
-            if (st->rec[i].foreign)
-                st->rec[i--] = st->rec[--st->n];
-        snprintf(st->backend, sizeof st->backend, "%s", b);
-        snprintf(st->model, sizeof st->model, "%s", m);
+    char *tok[6] = {0};
+    char first[16];
+    snprintf(first, sizeof first, "%.15s", line);
+    first[strcspn(first, " ")] = '\0';
+    if (!strcmp(first, "run"))
+        return split(line, tok, 5) ? replay_run(st, tok, source, lineno, err)
+                                   : bad(source, lineno, "'run' needs BACKEND MODEL PID START", err);
+    if (!strcmp(first, "finished") || !strcmp(first, "clean")) {
+        if (!split(line, tok, 1))
+            return bad(source, lineno, "junk after the record", err);
+        if (first[0] == 'c')
+            st->n = 0;
+        else
+            st->finished = true;
         return MS_OK;
     }
-    if (!strncmp(line, "finished", 8))
-        return MS_OK;
-    if (!strncmp(line, "clean", 5)) {
-        st->n = 0;
-        return MS_OK;
-    }
-    if (!st->backend[0])
+    const ms_gpu_model *m = ms_gpu_builtin(st->model);
+    if (!m)
         return ms_error_set(err, MS_EINVAL, "%s:%d: record before any 'run' line", source, lineno);
-    if (sscanf(line, "foreign %d %u %d %d", &r.device, &r.gi_id, &r.start, &r.size) == 4) {
-        r.foreign = true;
+    ms_journal_rec r = {0};
+    long long dev, gi, start, size, pgid, pstart, index;
+    if (!strcmp(first, "device"))
+        return split(line, tok, 3) ? replay_device(st, tok, source, lineno, err)
+                                   : bad(source, lineno, "'device' needs DEV GPU-UUID", err);
+    if (!strcmp(first, "foreign") || !strcmp(first, "created")) {
+        if (!split(line, tok, 6) || !num(tok[1], 0, 255, &dev) || !num(tok[2], 0, 0xffffffffLL, &gi) ||
+            !num(tok[3], 0, MS_MAX_SLOTS, &start) || !num(tok[4], 1, MS_MAX_SLOTS, &size) ||
+            !token_ok(tok[5]))
+            return bad(source, lineno, "needs DEV GI START SIZE UUID with ids >= 0", err);
+        bool foreign = first[0] == 'f';
+        if (!foreign && !strcmp(tok[5], "-"))  /* confirmed only with its compute instance */
+            return bad(source, lineno, "'created' without a MIG device UUID", err);
+        /* Foreign instances may use profiles migsched does not schedule: the slots must fit. */
+        if (foreign ? start + size > m->slots : !placement_ok(m, start, size))
+            return bad(source, lineno, "placement outside the GPU model", err);
+        r = (ms_journal_rec){.kind = foreign ? MS_JOURNAL_FOREIGN : MS_JOURNAL_CREATED,
+                             .device = (int)dev, .gi_id = (unsigned)gi, .start = (int)start,
+                             .size = (int)size};
+        snprintf(r.uuid, sizeof r.uuid, "%s", strcmp(tok[5], "-") ? tok[5] : "");
+        if (!foreign)
+            jstate_drop(st, begun_at, &r);
         return jstate_add(st, r, source, lineno, err);
     }
-    if (sscanf(line, "begin %d %d %d", &r.device, &r.start, &r.size) == 3)
-        return jstate_add(st, r, source, lineno, err);
-    if (sscanf(line, "created %d %u %d %d", &r.device, &r.gi_id, &r.start, &r.size) == 4) {
-        jstate_drop(st, r.device, 0, r.start, true);
+    if (!strcmp(first, "begin")) {
+        if (!split(line, tok, 4) || !num(tok[1], 0, 255, &dev) ||
+            !num(tok[2], 0, MS_MAX_SLOTS, &start) || !num(tok[3], 1, MS_MAX_SLOTS, &size))
+            return bad(source, lineno, "'begin' needs DEV START SIZE", err);
+        if (!placement_ok(m, start, size))
+            return bad(source, lineno, "placement outside the GPU model", err);
+        r = (ms_journal_rec){.kind = MS_JOURNAL_BEGUN, .device = (int)dev, .start = (int)start,
+                             .size = (int)size};
         return jstate_add(st, r, source, lineno, err);
     }
-    if (sscanf(line, "destroyed %d %u", &r.device, &r.gi_id) == 2) {
-        jstate_drop(st, r.device, r.gi_id, 0, false);
+    if (!strcmp(first, "destroyed")) {
+        if (!split(line, tok, 3) || !num(tok[1], 0, 255, &dev) || !num(tok[2], 0, 0xffffffffLL, &gi))
+            return bad(source, lineno, "'destroyed' needs DEV GI with ids >= 0", err);
+        r = (ms_journal_rec){.device = (int)dev, .gi_id = (unsigned)gi};
+        jstate_drop(st, created_as, &r);
+        return MS_OK;
+    }
+    if (!strcmp(first, "task")) {
+        if (!split(line, tok, 5) || !num(tok[1], 0, 255, &dev) || !num(tok[2], 2, 0x7fffffff, &pgid) ||
+            !num(tok[3], 0, (long long)1 << 62, &pstart) || !num(tok[4], 0, 0x7fffffff, &index))
+            return bad(source, lineno, "'task' needs DEV PGID START INDEX (PGID > 1)", err);
+        r = (ms_journal_rec){.kind = MS_JOURNAL_TASK, .device = (int)dev, .pgid = (int)pgid,
+                             .pstart = (unsigned long long)pstart, .task = (int)index};
+        return jstate_add(st, r, source, lineno, err);
+    }
+    if (!strcmp(first, "ended")) {
+        if (!split(line, tok, 2) || !num(tok[1], 2, 0x7fffffff, &pgid))
+            return bad(source, lineno, "'ended' needs PGID > 1", err);
+        r.pgid = (int)pgid;
+        jstate_drop(st, task_of, &r);
         return MS_OK;
     }
     return ms_error_set(err, MS_EINVAL, "%s:%d: not a journal record: %.60s", source, lineno, line);
@@ -155,10 +345,16 @@ int ms_journal_parse(const char *text, size_t len, const char *source, ms_journa
     for (size_t pos = 0; pos < len;) {
         const char *nl = memchr(text + pos, '\n', len - pos);
         size_t end = nl ? (size_t)(nl - text) : len;
-        char line[256];
-        snprintf(line, sizeof line, "%.*s", (int)(end - pos < 255 ? end - pos : 255), text + pos);
-        pos = end + 1;
         lineno++;
+        if (end - pos > 255)
+            return ms_error_set(err, MS_EINVAL, "%s:%d: record too long", source, lineno);
+        char line[256];
+        size_t n = end - pos;
+        memcpy(line, text + pos, n);
+        line[n] = '\0';
+        pos = end + 1;
+        if (strlen(line) != n)
+            return ms_error_set(err, MS_EINVAL, "%s:%d: NUL byte in a record", source, lineno);
         if (!line[0])
             continue;
         int rc = replay_line(st, line, source, lineno, err);
@@ -166,85 +362,4 @@ int ms_journal_parse(const char *text, size_t len, const char *source, ms_journa
             return rc;
     }
     return MS_OK;
-}
-
-static bool is_ours(const ms_journal_state *st, int device, const ms_mig_instance *in)
-{
-    for (int i = 0; i < st->n; i++) {
-        const ms_journal_rec *r = &st->rec[i];
-        if (r->device != device || r->foreign || r->start != in->start_slot)
-            continue;
-        if (r->gi_id == in->gi_id && r->size == in->size_slots)
-            return true;
-        if (!r->gi_id) {  /* a creation that may have happened: only if not foreign */
-            bool foreign = false;
-            for (int k = 0; k < st->n; k++)
-                foreign |= st->rec[k].foreign && st->rec[k].device == device &&
-                           st->rec[k].gi_id == in->gi_id && st->rec[k].start == in->start_slot;
-            if (!foreign && r->size == in->size_slots)
-                return true;
-        }
-    }
-    return false;
-}
-
-static int clean_device(const ms_journal_state *st, int device, const ms_backend_options *bo,
-                        ms_journal *j, FILE *progress, int *destroyed, ms_error *err)
-{
-    const ms_gpu_model *model = ms_gpu_builtin(st->model);
-    ms_backend *b = NULL;
-    int rc = ms_backend_open(st->backend, device, model, bo, &b, err);
-    if (rc)
-        return rc;
-    ms_mig_instance list[MS_MAX_MIG];
-    int n = 0;
-    rc = ms_backend_list(b, list, &n, err);
-    for (int i = 0; rc == MS_OK && i < n; i++) {
-        if (!is_ours(st, device, &list[i]))
-            continue;
-        rc = ms_backend_destroy(b, list[i].gi_id, err);
-        if (rc == MS_OK) {
-            ms_journal_destroyed(j, device, list[i].gi_id);
-            (*destroyed)++;
-            if (progress)
-                fprintf(progress, "device %d: destroyed leftover GPU instance %u (slots %d-%d)\n",
-                        device, list[i].gi_id, list[i].start_slot,
-                        list[i].start_slot + list[i].size_slots - 1);
-        }
-    }
-    ms_backend_close(b);
-    return rc;
-}
-
-int ms_run_cleanup(const char *journal, const ms_backend_options *bo, FILE *progress,
-                   int *destroyed, ms_error *err)
-{
-    *destroyed = 0;
-    ms_journal_state *st = malloc(sizeof *st);
-    char *text = NULL;
-    size_t len;
-    if (!st)
-        return ms_error_set(err, MS_ENOMEM, "out of memory reading the journal");
-    int rc = ms_read_file(journal, &text, &len, err);
-    if (rc == MS_OK)
-        rc = ms_journal_parse(text, len, journal, st, err);
-    free(text);
-    ms_journal *j = NULL;
-    if (rc == MS_OK && st->n)
-        rc = ms_journal_open(journal, st->backend, st->model, &j, err);
-    bool seen[MS_RUN_MAX_GPUS * 4] = {false};
-    for (int i = 0; rc == MS_OK && i < st->n; i++) {
-        int d = st->rec[i].device;
-        if (st->rec[i].foreign || d < 0 || d >= (int)(sizeof seen) || seen[d])
-            continue;
-        seen[d] = true;
-        rc = clean_device(st, d, bo, j, progress, destroyed, err);
-    }
-    if (j) {
-        if (rc == MS_OK)
-            record(j, "clean\n");
-        ms_journal_close(j, false);
-    }
-    free(st);
-    return rc;
 }

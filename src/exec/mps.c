@@ -128,7 +128,7 @@ static int control(run_ctx *c, int k, const char *uuid, const char *command, cha
     if (mkdirs(pipe_dir) || mkdirs(log_dir)) {
         snprintf(why, len, "cannot create %s or %s: %s", pipe_dir, log_dir, strerror(errno));
     } else {
-        pid_t pid = exec_spawn(command, NULL, envp, -1, -1, -1);
+        pid_t pid = exec_spawn(command, NULL, envp, -1, -1, -1, NULL);
         if (pid < 0)
             snprintf(why, len, "cannot start '%s': %s", command, strerror(errno));
         else if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
@@ -163,13 +163,13 @@ int exec_mps_start(run_ctx *c, int k, char *why, size_t len)
         fprintf(c->o->dry_out ? c->o->dry_out : stdout,
                 "device %d: start MPS in instance %d: CUDA_VISIBLE_DEVICES=%s CUDA_MPS_PIPE_DIRECTORY=%s "
                 "CUDA_MPS_LOG_DIRECTORY=%s %s\n",
-                c->o->devices[c->inst[k].gpu], k, c->inst[k].uuid, pipe_dir, log_dir, cmd);
+                c->o->devices[c->inst[k].gpu], k, c->inst[k].mi.uuid, pipe_dir, log_dir, cmd);
         c->inst[k].mps_up = true;
         return 0;
     }
     if (strcmp(c->o->backend, "nvml"))
         return 0; /* no GPU behind the sim backend: nothing to share */
-    if (control(c, k, c->inst[k].uuid, cmd, why, len))
+    if (control(c, k, c->inst[k].mi.uuid, cmd, why, len))
         return -1;
     c->inst[k].mps_up = true;
     run_progress(c, "MPS control daemon started in instance %d", k);
@@ -192,7 +192,7 @@ void exec_mps_stop(run_ctx *c, int k)
                 c->o->devices[c->inst[k].gpu], k, pipe_dir, ctl);
         return;
     }
-    if (control(c, k, c->inst[k].uuid, cmd, why, sizeof why))
+    if (control(c, k, c->inst[k].mi.uuid, cmd, why, sizeof why))
         run_progress(c, "stopping the MPS daemon of instance %d: %s", k, why);
     else
         run_progress(c, "MPS control daemon of instance %d stopped", k);

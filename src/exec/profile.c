@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "journal.h"
+#include "migsched/exec.h"
 #include "spawn.h"
 
 static double mono(void)
@@ -28,11 +28,12 @@ typedef struct prof {
     const ms_profile_options *o;
     ms_backend *b;
     ms_journal *j;
+    ms_device_lock *lock;
     char **envp;
     int nenv;
     char visible[160], slices[32];
     bool have_instance;
-    unsigned gi_id;
+    ms_mig_instance mi;      /* the instance up now, as created */
 } prof;
 
 /* Waits for the task; a SIGINT/SIGTERM kills it and returns MS_EINTR. */
@@ -71,7 +72,7 @@ static int run_once(prof *p, const ms_task *t, int size, int rep, double *second
     p->envp[p->nenv - 2] = p->visible;
     p->envp[p->nenv - 1] = p->slices;
     double t0 = mono();
-    pid_t pid = exec_spawn(t->command, t->cwd, p->envp, out_fd, out_fd, -1);
+    pid_t pid = exec_spawn(t->command, t->cwd, p->envp, out_fd, out_fd, -1, NULL);
     if (out_fd >= 0)
         close(out_fd);
     if (pid < 0)
@@ -121,14 +122,17 @@ static int profile_size(prof *p, const ms_workload *tasks, int size, ms_workload
     double created = 0, destroyed = 0;
     for (int rep = 0; rc == MS_OK && rep < o->reps; rep++) {
         ms_mig_instance mi;
-        ms_journal_create_begin(p->j, o->device, at.start, m->profiles[at.profile].size_slots);
+        if ((rc = ms_journal_create_begin(p->j, o->device, at.start,
+                                          m->profiles[at.profile].size_slots, err)))
+            break;
         double t0 = mono();
         if ((rc = ms_backend_create(p->b, at, &mi, err)))
             break;
         created += mono() - t0;
-        ms_journal_created(p->j, o->device, &mi);
         p->have_instance = true;
-        p->gi_id = mi.gi_id;
+        p->mi = mi;
+        if ((rc = ms_journal_created(p->j, o->device, &mi, err)))
+            break;  /* the caller destroys it */
         snprintf(p->visible, sizeof p->visible, "CUDA_VISIBLE_DEVICES=%s", mi.uuid);
         for (int i = 0; rc == MS_OK && i < tasks->n; i++) {
             double s = INFINITY;
@@ -140,14 +144,15 @@ static int profile_size(prof *p, const ms_workload *tasks, int size, ms_workload
         }
         ms_error derr;
         t0 = mono();
-        int drc = ms_backend_destroy(p->b, mi.gi_id, rc ? &derr : err);
+        int drc = ms_backend_destroy_owned(p->b, &p->mi, rc ? &derr : err);
         if (drc == MS_OK) {
             destroyed += mono() - t0;
-            ms_journal_destroyed(p->j, o->device, mi.gi_id);
             p->have_instance = false;
-        } else if (rc == MS_OK) {
-            rc = drc;
+            drc = ms_journal_destroyed(p->j, o->device, mi.gi_id, rc ? &derr : err);
         }
+        p->have_instance &= drc != MS_ECHANGED;  /* not ours any more */
+        if (rc == MS_OK)
+            rc = drc;
     }
     *create_s = created / o->reps;
     *destroy_s = destroyed / o->reps;
@@ -187,6 +192,18 @@ static int profile_all(prof *p, const ms_workload *tasks, ms_workload *out, ms_g
         if (rc)
             return rc;
     }
+    /* A task that ran on no size is broken (a wrong command or folder), not big: a row of
+     * inf would be refused by every reader. */
+    for (int i = 0; i < tasks->n; i++) {
+        bool ran = false;
+        for (int k = 0; k < nsizes; k++)
+            ran |= isfinite(out->tasks[i].time[sizes[k]]);
+        if (!ran)
+            return ms_error_set(err, MS_EINVAL,
+                                "task %s failed on every size%s%s: fix it (nothing written)",
+                                tasks->tasks[i].name, o->logs_dir ? "; its output is in " : "",
+                                o->logs_dir ? o->logs_dir : "");
+    }
     return MS_OK;
 }
 
@@ -197,8 +214,12 @@ int ms_profile_run(const ms_workload *tasks, const ms_profile_options *o, ms_wor
         return ms_error_set(err, MS_EINVAL, "reps must be >= 1");
     prof p = {.o = o};
     int rc = ms_backend_open(o->backend, o->device, o->gpu, &o->backend_opt, &p.b, err);
-    if (rc)
+    if (rc == MS_OK && ms_backend_gpu_uuid(p.b)[0])
+        rc = ms_device_lock_acquire(o->lock_dir, ms_backend_gpu_uuid(p.b), &p.lock, err);
+    if (rc) {
+        ms_backend_close(p.b);
         return rc;
+    }
     sigset_t set, old;
     sigemptyset(&set);
     sigaddset(&set, SIGCHLD);
@@ -215,21 +236,22 @@ int ms_profile_run(const ms_workload *tasks, const ms_profile_options *o, ms_wor
         rc = ms_error_set(err, MS_EINVAL, "device %d: MIG mode is off", o->device);
     if (rc == MS_OK && o->logs_dir && mkdir(o->logs_dir, 0755) && errno != EEXIST)
         rc = ms_error_set(err, MS_EIO, "%s: cannot create: %s", o->logs_dir, strerror(errno));
-    if (rc == MS_OK && o->journal && strcmp(o->backend, "sim"))
-        rc = ms_journal_open(o->journal, o->backend, ms_backend_model(p.b)->name, &p.j, err);
+    if (rc == MS_OK && o->journal && strcmp(o->backend, "sim")) {
+        rc = ms_journal_open(o->journal, o->backend, ms_backend_geometry_name(p.b), &p.j, err);
+        if (rc == MS_OK)
+            rc = ms_journal_device(p.j, o->device, ms_backend_gpu_uuid(p.b), err);
+    }
     if (rc == MS_OK)
         rc = profile_all(&p, tasks, w, measured, err);
-    if (p.have_instance) {  /* interrupted or failed with the instance up */
-        ms_error ignored;
-        if (ms_backend_destroy(p.b, p.gi_id, &ignored) == MS_OK)
-            ms_journal_destroyed(p.j, o->device, p.gi_id);
-    }
-    ms_journal_close(p.j, rc == MS_OK);
+    if (p.have_instance && ms_backend_destroy_owned(p.b, &p.mi, NULL) == MS_OK)
+        ms_journal_destroyed(p.j, o->device, p.mi.gi_id, NULL);  /* interrupted or failed */
+    ms_journal_close(p.j, rc == MS_OK, NULL);
     struct timespec zero = {0, 0};
     while (sigtimedwait(&set, NULL, &zero) > 0)
         ;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     ms_backend_close(p.b);
+    ms_device_lock_release(p.lock);
     free(p.envp);
     if (rc) {
         ms_workload_free(w);

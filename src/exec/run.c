@@ -43,6 +43,12 @@ static int check_inputs(const ms_schedule *s, const ms_workload *w, const ms_run
     if (o->ndevices < s->gpus)
         return ms_error_set(err, MS_EINVAL, "the plan uses %d GPUs but %d device%s given",
                             s->gpus, o->ndevices, o->ndevices == 1 ? " was" : "s were");
+    for (int g = 0; g < o->ndevices; g++)
+        for (int h = 0; h < g; h++)
+            if (o->devices[g] == o->devices[h])
+                return ms_error_set(err, MS_EINVAL,
+                                    "device %d is given twice: each plan GPU needs its own device",
+                                    o->devices[g]);
     for (int k = 0; k < s->ninst; k++)
         if (s->inst[k].gpu < 0 || s->inst[k].gpu >= s->gpus ||
             !ms_gpu_placement_allowed(&s->gpu, (ms_placement){s->inst[k].profile, s->inst[k].start_slot}))
@@ -55,11 +61,20 @@ static int check_inputs(const ms_schedule *s, const ms_workload *w, const ms_run
         if (t->instance < 0 || t->instance >= s->ninst)
             return ms_error_set(err, MS_EINVAL, "plan task %d names instance %d, which does not exist",
                                 i, t->instance);
+        const ms_task *wt = &w->tasks[t->index];
         bool needs_command = !o->dry_run && strcmp(o->backend, "sim");
-        if (needs_command && !w->tasks[t->index].command)
+        if (needs_command && !wt->command)
             return ms_error_set(err, MS_EINVAL,
                                 "task %s (#%d) has no command: give the workload a 'command' column",
-                                w->tasks[t->index].name, t->index);
+                                wt->name, t->index);
+        /* Found out now, not when the task's turn comes with instances already made. */
+        struct stat st;
+        if (needs_command && wt->cwd && stat(wt->cwd, &st) != 0)
+            return ms_error_set(err, MS_EINVAL, "task %s (#%d): its cwd %s: %s", wt->name,
+                                t->index, wt->cwd, strerror(errno));
+        if (needs_command && wt->cwd && !S_ISDIR(st.st_mode))
+            return ms_error_set(err, MS_EINVAL, "task %s (#%d): its cwd %s is not a folder",
+                                wt->name, t->index, wt->cwd);
     }
     return MS_OK;
 }
@@ -131,7 +146,9 @@ static int check_foreign(run_ctx *c, int g, ms_error *err)
                                                                    c->s->inst[k].start_slot});
     char in_way[MS_ERR_LEN / 2] = "";
     for (int i = 0; i < n; i++) {
-        ms_journal_foreign(c->journal, ms_backend_device(b), &list[i]);
+        rc = ms_journal_foreign(c->journal, ms_backend_device(b), &list[i], err);
+        if (rc)
+            return rc;
         uint32_t mask = ((1u << list[i].size_slots) - 1u) << list[i].start_slot;
         if (!(mask & needed))
             continue;
@@ -149,7 +166,8 @@ static int check_foreign(run_ctx *c, int g, ms_error *err)
     return MS_OK;
 }
 
-static int open_devices(run_ctx *c, ms_error *err)
+/* Opens every device and takes its lock: nothing changes on a device another process owns. */
+static int own_devices(run_ctx *c, ms_error *err)
 {
     const ms_run_options *o = c->o;
     ms_backend_options bo = o->backend_opt;
@@ -158,10 +176,31 @@ static int open_devices(run_ctx *c, ms_error *err)
     for (int g = 0; g < c->ngpus; g++) {
         int rc = ms_backend_open(o->backend, o->devices[g], &c->s->gpu, &bo,
                                  &c->gpu[g].backend, err);
+        const char *uuid = rc ? "" : ms_backend_gpu_uuid(c->gpu[g].backend);
+        if (rc == MS_OK && uuid[0])
+            rc = ms_device_lock_acquire(o->lock_dir, uuid, &c->locks[g], err);
         if (rc)
             return rc;
+    }
+    return MS_OK;
+}
+
+/* The journal first, then MIG mode and the foreign check: every change is recorded. */
+static int ready_devices(run_ctx *c, ms_error *err)
+{
+    const ms_run_options *o = c->o;
+    if (o->journal && !c->sim_tasks) {
+        int rc = ms_journal_open(o->journal, o->backend,
+                                 ms_backend_geometry_name(c->gpu[0].backend), &c->journal, err);
+        for (int g = 0; rc == MS_OK && g < c->ngpus; g++)
+            rc = ms_journal_device(c->journal, o->devices[g],
+                                   ms_backend_gpu_uuid(c->gpu[g].backend), err);
+        if (rc)
+            return rc;
+    }
+    for (int g = 0; g < c->ngpus; g++) {
         bool on = false;
-        rc = ms_backend_mig_mode(c->gpu[g].backend, &on, err);
+        int rc = ms_backend_mig_mode(c->gpu[g].backend, &on, err);
         if (rc == MS_OK && !on && !o->enable_mig)
             rc = ms_error_set(err, MS_EINVAL,
                               "device %d: MIG mode is off; rerun with --enable-mig (needs root; "
@@ -173,6 +212,17 @@ static int open_devices(run_ctx *c, ms_error *err)
         if (rc)
             return rc;
     }
+    return MS_OK;
+}
+
+/* The log folder exists and takes files before any device is touched. */
+static int ready_logs(const char *dir, ms_error *err)
+{
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+        return ms_error_set(err, MS_EIO, "%s: cannot create the log folder: %s", dir, strerror(errno));
+    if (access(dir, W_OK | X_OK) != 0)
+        return ms_error_set(err, MS_EIO, "%s: cannot write in the log folder: %s", dir,
+                            strerror(errno));
     return MS_OK;
 }
 
@@ -200,16 +250,11 @@ static int prepare(run_ctx *c, ms_error *err)
         c->task_done_at[i] = NAN;
     if (o->dry_run)
         return MS_OK;  /* the listing is the output: no progress lines */
-    if (o->journal && !c->sim_tasks) {
-        int rc = ms_journal_open(o->journal, o->backend, c->s->gpu.name, &c->journal, err);
-        if (rc)
-            return rc;
-    }
-    int rc = open_devices(c, err);
-    if (rc == MS_OK && o->logs_dir && !c->sim_tasks && mkdir(o->logs_dir, 0755) != 0 &&
-        errno != EEXIST)
-        rc = ms_error_set(err, MS_EIO, "%s: cannot create the log folder: %s", o->logs_dir,
-                          strerror(errno));
+    int rc = o->logs_dir && !c->sim_tasks ? ready_logs(o->logs_dir, err) : MS_OK;
+    if (rc == MS_OK)
+        rc = own_devices(c, err);
+    if (rc == MS_OK)
+        rc = ready_devices(c, err);
     if (rc == MS_OK && c->driver == &run_real_driver)
         rc = build_env(c, err);
     return rc;
@@ -217,8 +262,10 @@ static int prepare(run_ctx *c, ms_error *err)
 
 static void release(run_ctx *c)
 {
-    for (int g = 0; g < MS_RUN_MAX_GPUS; g++)
+    for (int g = 0; g < MS_RUN_MAX_GPUS; g++) {
         ms_backend_close(c->gpu[g].backend);
+        ms_device_lock_release(c->locks[g]);
+    }
     for (int k = 0; c->inst && k < c->s->ninst; k++)
         free(c->inst[k].tasks);
     free(c->inst);
@@ -265,7 +312,7 @@ int ms_run(const ms_schedule *s, const ms_workload *w, const ms_run_options *o,
         ms_run_engine(&c);
         r->signal = c.stop_signal;
     }
-    ms_journal_close(c.journal, rc == MS_OK && r->nleft == 0);
+    ms_journal_close(c.journal, rc == MS_OK && r->nleft == 0, NULL);
     release(&c);
     /* Drop our pending wake-ups and child notices before restoring the mask; a pending
      * SIGINT/SIGTERM that stopped the run is consumed too (the report says so). */

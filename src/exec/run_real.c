@@ -14,6 +14,7 @@
 
 #include "mps.h"
 #include "runner.h"
+#include "proc.h"
 #include "spawn.h"
 
 #define KILL_GRACE_S 5.0   /* real seconds between SIGTERM and SIGKILL */
@@ -98,7 +99,7 @@ static void real_start_task(run_ctx *c, int task)
         err_fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     }
     /* The environment's last five slots: this task's device, index, size and MPS daemon. */
-    snprintf(c->env_visible, sizeof c->env_visible, "CUDA_VISIBLE_DEVICES=%s", in->uuid);
+    snprintf(c->env_visible, sizeof c->env_visible, "CUDA_VISIBLE_DEVICES=%s", in->mi.uuid);
     snprintf(c->env_index, sizeof c->env_index, "MIGSCHED_TASK_INDEX=%d", t->index);
     snprintf(c->env_slices, sizeof c->env_slices, "MIGSCHED_SLICES=%d",
              c->s->gpu.profiles[in->profile].slices);
@@ -109,7 +110,9 @@ static void real_start_task(run_ctx *c, int task)
     const ms_task *wt = &c->w->tasks[t->index];
     double sleep_s = c->sim_tasks ? (t->planned_end - t->planned_start) * c->time_unit : -1;
     t->start = run_now(c);
-    pid_t pid = exec_spawn(wt->command, wt->cwd, c->envp, out_fd, err_fd, sleep_s);
+    int gate = -1;
+    pid_t pid = exec_spawn(wt->command, wt->cwd, c->envp, out_fd, err_fd, sleep_s,
+                           c->journal ? &gate : NULL);
     if (out_fd >= 0)
         close(out_fd);
     if (err_fd >= 0)
@@ -122,8 +125,18 @@ static void real_start_task(run_ctx *c, int task)
         return;
     }
     c->pids[task] = pid;
+    /* Recorded (with the leader's start time, against pid reuse) before the command runs,
+     * so that a cleanup after a crash of this process can stop the group. */
+    unsigned long long started = 0;
+    proc_start_time(pid, &started);
+    ms_error jerr;
+    if (ms_journal_task(c->journal, ms_backend_device(c->gpu[t->gpu].backend), pid, started,
+                        t->index, &jerr))
+        run_fatal(c, jerr.msg);  /* the stop kills it */
+    if (gate >= 0)
+        exec_release(gate);
     run_progress(c, "task %s (#%d) started on instance %d (%s)", c->w->tasks[t->index].name,
-                 t->index, t->instance, in->uuid);
+                 t->index, t->instance, in->mi.uuid);
 }
 
 static void real_kill_tasks(run_ctx *c, int sig)
@@ -145,6 +158,9 @@ static void reap(run_ctx *c)
                 continue;
             ms_run_task *t = &c->r->tasks[i];
             c->pids[i] = 0;
+            ms_error jerr;
+            if (ms_journal_task_ended(c->journal, pid, &jerr))
+                run_fatal(c, jerr.msg);
             t->end = run_now(c);
             t->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
             t->state = t->exit_status == 0 ? MS_RUN_OK : MS_RUN_FAILED;

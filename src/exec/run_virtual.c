@@ -50,10 +50,10 @@ static void virtual_start_task(run_ctx *c, int task)
     if (c->o->dry_run)
         fprintf(dry_out(c), "run task %s (#%d) on instance %d: cd %s && CUDA_VISIBLE_DEVICES=%s %s%s\n",
                 wt->name, t->index, t->instance, wt->cwd ? wt->cwd : ".",
-                c->inst[t->instance].uuid, mps, wt->command ? wt->command : "<no command>");
+                c->inst[t->instance].mi.uuid, mps, wt->command ? wt->command : "<no command>");
     t->start = c->vclock;
     run_progress(c, "task %s (#%d) started on instance %d (%s)", wt->name, t->index, t->instance,
-                 c->inst[t->instance].uuid);
+                 c->inst[t->instance].mi.uuid);
     c->task_done_at[task] = c->vclock + (t->planned_end - t->planned_start);
 }
 

@@ -49,29 +49,47 @@ static void skip_tasks(run_ctx *c, run_inst *in)
         c->r->tasks[in->tasks[in->next_task]].state = MS_RUN_SKIPPED;
 }
 
+void run_fatal(run_ctx *c, const char *why)
+{
+    pthread_mutex_lock(&c->lock);
+    if (!c->fatal[0])
+        snprintf(c->fatal, sizeof c->fatal, "%s", why);
+    pthread_mutex_unlock(&c->lock);
+}
+
 void run_do_op(run_ctx *c, int op)
 {
     ms_run_op *o = &c->r->ops[op];
     run_inst *in = &c->inst[o->instance];
     ms_backend *b = c->gpu[o->gpu].backend;
     int dev = ms_backend_device(b);
-    ms_error err = {0};
+    ms_error err = {0}, jerr;
     int rc;
     if (o->kind == MS_OP_CREATE) {
         ms_mig_instance mi;
-        ms_journal_create_begin(c->journal, dev, in->start_slot,
-                                c->s->gpu.profiles[in->profile].size_slots);
-        rc = ms_backend_create(b, (ms_placement){in->profile, in->start_slot}, &mi, &err);
+        /* No journal record, no creation: cleanup could not know of it. */
+        rc = ms_journal_create_begin(c->journal, dev, in->start_slot,
+                                     c->s->gpu.profiles[in->profile].size_slots, &err);
+        if (rc)
+            run_fatal(c, err.msg);
+        else
+            rc = ms_backend_create(b, (ms_placement){in->profile, in->start_slot}, &mi, &err);
         if (rc == MS_OK) {
-            ms_journal_created(c->journal, dev, &mi);
+            in->mi = mi;  /* read by the main loop only once this op is done */
             o->gi_id = mi.gi_id;
             snprintf(o->uuid, sizeof o->uuid, "%s", mi.uuid);
+            if (ms_journal_created(c->journal, dev, &mi, &jerr))
+                run_fatal(c, jerr.msg);  /* the stop destroys it: this run knows it is its own */
         }
     } else {
-        rc = ms_backend_destroy(b, in->gi_id, &err);
-        if (rc == MS_OK)
-            ms_journal_destroyed(c->journal, dev, in->gi_id);
-        o->gi_id = in->gi_id;
+        rc = ms_backend_destroy_owned(b, &in->mi, &err);
+        if (rc == MS_OK && ms_journal_destroyed(c->journal, dev, in->mi.gi_id, &jerr))
+            run_fatal(c, jerr.msg);
+        if (rc == MS_ECHANGED) {
+            in->changed = true;
+            run_fatal(c, err.msg);
+        }
+        o->gi_id = in->mi.gi_id;
     }
     o->state = rc == MS_OK ? MS_RUN_OK : MS_RUN_FAILED;
     if (rc)
@@ -84,10 +102,12 @@ void run_op_done(run_ctx *c, int op)
     run_inst *in = &c->inst[o->instance];
     c->gpu[o->gpu].busy = false;
     if (o->kind == MS_OP_CREATE && o->state == MS_RUN_OK) {
-        snprintf(in->uuid, sizeof in->uuid, "%s", o->uuid);
+        if (c->o->dry_run)  /* no device: a stand-in identity */
+            in->mi = (ms_mig_instance){.gi_id = o->gi_id, .profile = in->profile,
+                                       .start_slot = in->start_slot};
+        snprintf(in->mi.uuid, sizeof in->mi.uuid, "%s", o->uuid);
         if (exec_mps_start(c, o->instance, o->error, sizeof o->error)) {
             in->alive = true; /* still this run's to destroy; its tasks are skipped below */
-            in->gi_id = o->gi_id;
             o->state = MS_RUN_FAILED;
         }
     }
@@ -100,6 +120,8 @@ void run_op_done(run_ctx *c, int op)
             in->failed = true;
             skip_tasks(c, in);
         }
+        if (in->changed)
+            in->alive = false;  /* what it was is gone; what is there is not ours */
         if (c->o->on_failure == MS_ON_FAILURE_ABORT) {
             char why[160];
             snprintf(why, sizeof why, "%s of instance %d failed", what, o->instance);
@@ -107,13 +129,8 @@ void run_op_done(run_ctx *c, int op)
         }
         return;
     }
-    if (o->kind == MS_OP_CREATE) {
-        in->alive = true;
-        in->gi_id = o->gi_id;
-        snprintf(in->uuid, sizeof in->uuid, "%s", o->uuid);
-    } else {
-        in->alive = false;
-    }
+    in->alive = o->kind == MS_OP_CREATE;
+
     run_progress(c, "%s instance %d: %s at slot %d on device %d (GPU instance %u%s%s)", done,
                  o->instance, profile_name(c, o->instance), in->start_slot,
                  c->o->devices[o->gpu], o->gi_id, o->uuid[0] ? ", " : "",
@@ -203,6 +220,12 @@ static void end_prelude(run_ctx *c)
 
 static void launch_ready(run_ctx *c)
 {
+    char fatal[MS_ERR_LEN];
+    pthread_mutex_lock(&c->lock);
+    snprintf(fatal, sizeof fatal, "%s", c->fatal);
+    pthread_mutex_unlock(&c->lock);
+    if (fatal[0])
+        run_stop(c, fatal);
     bool moved = true;
     while (moved) {
         moved = false;
@@ -249,11 +272,13 @@ static void sweep(run_ctx *c)
         ms_error err;
         ms_backend *b = c->gpu[in->gpu].backend;
         exec_mps_stop(c, k);
-        if (ms_backend_destroy(b, in->gi_id, &err) == MS_OK) {
-            ms_journal_destroyed(c->journal, ms_backend_device(b), in->gi_id);
+        int rc = ms_backend_destroy_owned(b, &in->mi, &err);
+        if (rc == MS_OK) {
+            ms_journal_destroyed(c->journal, ms_backend_device(b), in->mi.gi_id, NULL);
             in->alive = false;
             run_progress(c, "destroyed instance %d (cleanup)", k);
         } else {
+            in->alive = rc != MS_ECHANGED;  /* changed: nothing of ours is left there */
             run_progress(c, "cleanup of instance %d failed: %s", k, err.msg);
         }
     }
@@ -263,7 +288,7 @@ static void sweep(run_ctx *c)
             c->r->nleft < (int)(sizeof c->r->left / sizeof c->r->left[0]))
             snprintf(c->r->left[c->r->nleft++], sizeof c->r->left[0],
                      "device %d: GPU instance %u (%s at slot %d)",
-                     ms_backend_device(c->gpu[in->gpu].backend), in->gi_id, profile_name(c, k),
+                     ms_backend_device(c->gpu[in->gpu].backend), in->mi.gi_id, profile_name(c, k),
                      in->start_slot);
     }
 }

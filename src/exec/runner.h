@@ -8,7 +8,6 @@
 #include <signal.h>
 #include <sys/types.h>
 
-#include "journal.h"
 #include "migsched/exec.h"
 
 typedef struct run_inst {
@@ -18,8 +17,8 @@ typedef struct run_inst {
     int running;             /* report task index running on it, -1 if none */
     bool alive;              /* created by this run and not destroyed */
     bool failed;             /* its creation failed or was skipped */
-    unsigned gi_id;
-    char uuid[96];
+    bool changed;            /* someone else destroyed or replaced it (set by its op) */
+    ms_mig_instance mi;      /* what was created: the identity every destroy checks */
     bool mps_up;             /* an MPS control daemon of this run serves it */
 } run_inst;
 
@@ -51,6 +50,9 @@ struct run_ctx {
     run_gpu gpu[MS_RUN_MAX_GPUS];
     const run_driver *driver;
     ms_journal *journal;
+    ms_device_lock *locks[MS_RUN_MAX_GPUS];
+    char fatal[MS_ERR_LEN];  /* why the run must stop whatever --on-failure says (journal
+                              * write failed, device changed); guarded by lock */
     bool prelude;            /* creating the instances the plan assumes present */
     bool stopping;
     int stop_signal;         /* SIGINT/SIGTERM that stopped the run, 0 if none */
@@ -80,6 +82,8 @@ void run_progress(run_ctx *c, const char *fmt, ...) __attribute__((format(printf
 void run_op_done(run_ctx *c, int op);
 void run_task_done(run_ctx *c, int task);
 void run_stop(run_ctx *c, const char *why);
+/* Records a reason to stop that --on-failure cannot override (any thread). */
+void run_fatal(run_ctx *c, const char *why);
 /* Carries out one op on its backend (called by the drivers, maybe in a thread). */
 void run_do_op(run_ctx *c, int op);
 /* Runs the engine to the end (including the final cleanup) and fills the report. */

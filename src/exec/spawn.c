@@ -2,6 +2,8 @@
  * parent has threads), and the tasks' environment. */
 #include "spawn.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,9 +13,19 @@
 extern char **environ;
 
 static void child(const char *command, const char *cwd, char *const envp[], int out_fd,
-                  int err_fd, double sleep_s)
+                  int err_fd, double sleep_s, const int gate[2])
 {
     setpgid(0, 0);
+    if (gate[0] >= 0) {  /* wait for the go; EOF means the parent died before recording us */
+        close(gate[1]);  /* else our own copy would keep the EOF from coming */
+        char go;
+        ssize_t n;
+        while ((n = read(gate[0], &go, 1)) < 0 && errno == EINTR)
+            ;
+        if (n != 1)
+            _exit(125);
+        close(gate[0]);
+    }
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     sigset_t none;
@@ -41,14 +53,31 @@ static void child(const char *command, const char *cwd, char *const envp[], int 
 }
 
 pid_t exec_spawn(const char *command, const char *cwd, char *const envp[], int out_fd,
-                 int err_fd, double sleep_s)
+                 int err_fd, double sleep_s, int *gate)
 {
+    int fds[2] = {-1, -1};
+    if (gate && pipe2(fds, O_CLOEXEC) != 0)
+        return -1;
     pid_t pid = fork();
     if (pid == 0)
-        child(command, cwd, envp, out_fd, err_fd, sleep_s);
+        child(command, cwd, envp, out_fd, err_fd, sleep_s, fds);
     if (pid > 0)
         setpgid(pid, pid);  /* also done in the child: whichever runs first */
+    if (gate) {
+        close(fds[0]);
+        if (pid > 0)
+            *gate = fds[1];
+        else
+            close(fds[1]);
+    }
     return pid;
+}
+
+void exec_release(int gate)
+{
+    ssize_t ignored = write(gate, "", 1);
+    (void)ignored;  /* a child that is gone needs no go */
+    close(gate);
 }
 
 char **exec_env(int extra, int *n)

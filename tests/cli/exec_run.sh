@@ -2,7 +2,12 @@
 # exec_run.sh: `migsched run` against the fake NVML (LD_LIBRARY_PATH set by ctest): plans
 # on A30 and two A100s complete; dry run; injected failure, killed task, SIGINT and a
 # crash + --cleanup leave no instance; foreign instances, MIG off, missing library and
-# missing symbol are refused with clear messages. $1 = migsched, $2 = source dir.
+# missing symbol are refused with clear messages. Then safety on a shared GPU: foreign
+# instances that reuse a crashed run's slots or GPU-instance ids, or replace an instance
+# under a live run, are never destroyed; one run per device (20 races); cleanup refused
+# against a live run, stopping leftover tasks after SIGKILL; a journal that cannot be
+# written stops the run before any change; arguments checked before the GPU is touched.
+# $1 = migsched, $2 = source dir.
 set -u
 M=$1
 D=$2/tests/data/exec
@@ -11,12 +16,15 @@ trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 cd "$T"
 export FAKE_NVML_DELAY_SCALE=0.05 FAKE_NVML_GPU=A30-24GB FAKE_NVML_GPUS=1
+export MIGSCHED_RUNTIME_DIR=$T/rt  # device locks
 unset FAKE_NVML_FAIL FAKE_NVML_MIG MIGSCHED_NVML_LIBRARY
 fresh() { export FAKE_NVML_STATE=$T/state.$1; rm -rf "$FAKE_NVML_STATE" journal logs; }
 left() { if [ -e "$FAKE_NVML_STATE" ]; then grep -c '^gi ' "$FAKE_NVML_STATE"; else echo 0; fi; }
-# Waits (up to 20 s, for slow sanitizer builds) until the run has started a task.
-await_task() { for _ in $(seq 200); do [ -n "$(ls logs 2>/dev/null)" ] && return 0; sleep 0.1; done
-               fail "no task started"; }
+# Waits (up to 30 s, for slow sanitizer builds) until a shell condition holds.
+await() { for _ in $(seq 300); do eval "$1" && return 0; sleep 0.1; done; fail "timed out: $1"; }
+await_task() { await '[ -n "$(ls logs 2>/dev/null)" ]'; }
+# Replaces the emulated device's instances, as another user's nvidia-smi would.
+plant() { flock "$FAKE_NVML_STATE.lock" sh -c "printf '$1' > '$FAKE_NVML_STATE'"; }
 run_a30() { "$M" run "$D/a30_plan.json" --workload "${W:-$D/a30_tasks.csv}" --journal journal \
             --logs logs --report report.json --quiet "$@" > out.txt 2> err.txt; }
 
@@ -91,12 +99,17 @@ echo 'gpu 0 mig 1' > "$FAKE_NVML_STATE"
 FAKE_NVML_FAIL=nvmlGpuInstanceCreateComputeInstance:3:kill run_a30
 [ $? = 137 ] || fail "crash did not happen"
 [ "$(left)" -ge 1 ] || fail "the crash left nothing to clean"
-"$M" run --cleanup --journal journal > out.txt 2> err.txt || fail "cleanup ($(cat err.txt))"
-grep -q 'leftover instance.* destroyed' out.txt || fail "cleanup says nothing"
+# The half-made instance has no recorded identity: reported with its removal, kept.
+"$M" run --cleanup --journal journal > out.txt 2> err.txt
+[ $? = 1 ] && grep -q 'LEFT: .*creation was in flight.*--force.*nvidia-smi mig -i 0 -gi' err.txt \
+    || fail "in-flight creation not reported ($(cat err.txt))"
+[ "$(left)" = 1 ] || fail "cleanup without --force: $(left) instances"
+"$M" run --cleanup --journal journal --force > out.txt 2> err.txt || fail "cleanup --force ($(cat err.txt))"
+grep -q '1 leftover instance destroyed' out.txt || fail "cleanup says nothing: $(cat out.txt)"
 [ "$(left)" = 0 ] || fail "cleanup left instances"
 
 # 7b. A malformed or missing journal is refused with the line.
-printf 'run nvml A30-24GB\nexploded 0 1\n' > bad.journal
+printf 'run nvml A30-24GB 1 1\nexploded 0 1\n' > bad.journal
 "$M" run --cleanup --journal bad.journal 2> err.txt
 [ $? = 1 ] && grep -q 'bad.journal:2: not a journal record' err.txt || fail "bad journal: $(cat err.txt)"
 "$M" run --cleanup --journal nothere 2> err.txt
@@ -163,4 +176,171 @@ sed 's/"end": 0.16/"end": 0.17/' "$D/a30_plan.json" > bad.json
 "$M" run "$D/a30_plan.json" 2> /dev/null; [ $? = 2 ] || fail "missing --workload not a usage error"
 "$M" run "$D/a30_plan.json" --workload x --on-failure maybe 2> /dev/null; [ $? = 2 ] || fail "bad --on-failure"
 "$M" run --help | grep -q -- '--cleanup' || fail "help"
+
+# ---- Safety on a shared GPU (issue 11): one reproducer per item. ----
+# t0 (first on instance 0, 4g.24gb at slot 0) takes $1; the other tasks are short.
+slow_t0() { sed "s/^t0,\(.*\),sleep[^,]*\$/t0,\1,$1/" "$D/a30_tasks.csv" > slow.csv; }
+run_bg() { "$M" run "$D/a30_plan.json" --workload slow.csv --journal journal --logs logs --quiet \
+           "$@" > out.txt 2> err.txt & pid=$!; }
+MARK=31.$$  # a task duration no other process on the machine uses (this shell's pid)
+
+# Item 1a: crash inside the first creation (GPU instance made, no compute instance);
+# someone removes it and creates their own instance on the same slots: cleanup reports
+# it (it cannot prove it is not its own) and leaves it alive.
+fresh inflight
+echo 'gpu 0 mig 1' > "$FAKE_NVML_STATE"
+FAKE_NVML_FAIL=nvmlGpuInstanceCreateComputeInstance:1:kill "$M" run "$D/a30_plan.json" \
+    --workload "$D/a30_tasks.csv" --journal journal --logs logs --quiet > /dev/null 2>&1
+[ $? = 137 ] || fail "1a: crash did not happen"
+plant 'serial 777\ngpu 0 mig 1\ngi 0 1 4g.24gb 0 777\nci 0 1 0 3\n'
+"$M" run --cleanup --journal journal > out.txt 2> err.txt
+[ $? = 1 ] && grep -q 'GPU instance 1 (slots 0-3, MIG-.*) sits where a creation was in flight' err.txt \
+    || fail "1a: cleanup did not report the unproven instance ($(cat err.txt))"
+grep -q '^gi 0 1 4g.24gb 0 777$' "$FAKE_NVML_STATE" || fail "1a: the foreign instance was destroyed"
+
+# Item 1b: SIGKILL mid-run, then someone else's instance takes the crashed run's GPU-
+# instance id (and slots): cleanup leaves it alive.
+fresh reuse
+slow_t0 "sleep $MARK"
+run_bg
+await_task
+kill -9 $pid; wait $pid 2> /dev/null
+grep -q '^created 0 1 0 4 MIG-' journal || fail "1b: no instance recorded"
+plant 'serial 778\ngpu 0 mig 1\ngi 0 1 4g.24gb 0 778\nci 0 1 0 3\n'
+"$M" run --cleanup --journal journal > out.txt 2> err.txt || fail "1b: cleanup ($(cat err.txt))"
+grep -q 'GPU instance 1 is not the one the journal recorded' out.txt || fail "1b: $(cat out.txt)"
+grep -q '^gi 0 1 4g.24gb 0 778$' "$FAKE_NVML_STATE" || fail "1b: the foreign instance was destroyed"
+pgrep -f "sleep $MARK" > /dev/null && fail "1b: the crashed run's task still runs"
+
+# Item 1c: during a run, the instance is replaced under it (same id, another profile): the
+# run stops with an error naming the change, the foreign instance lives.
+fresh swap
+slow_t0 "sleep 1"
+run_bg --report report.json
+await_task
+plant 'serial 779\ngpu 0 mig 1\ngi 0 1 2g.12gb 0 779\nci 0 1 0 1\n'
+wait $pid; rc=$?
+[ $rc = 1 ] || fail "1c: the run exited $rc"
+grep -q 'device 0 changed: GPU instance 1 is no longer the one migsched created' report.json \
+    || fail "1c: report lacks the change ($(cat err.txt))"
+grep -q '^gi 0 1 2g.12gb 0 779$' "$FAKE_NVML_STATE" || fail "1c: the foreign instance was destroyed"
+[ "$(left)" = 1 ] || fail "1c: $(left) instances"
+
+# Item 2: two runs on one device at once, 20 times: exactly one runs, the other is refused
+# at once naming the winner's PID (refused while the winner still runs), the device ends
+# clean. Both use the default journal in the runtime folder.
+fresh race
+mkdir race && cd race
+printf 'name,1,2,4,command\nt,0.3,0.3,0.3,sleep 0.3\n' > one.csv
+"$M" schedule one.csv --gpu A30-24GB --algo nomig --json -o one.json || fail "2: schedule"
+for i in $(seq 20); do
+    "$M" run one.json --workload one.csv --quiet > a.out 2> a.err & a=$!
+    "$M" run one.json --workload one.csv --quiet > b.out 2> b.err & b=$!
+    while kill -0 $a 2> /dev/null && kill -0 $b 2> /dev/null; do sleep 0.01; done
+    if kill -0 $a 2> /dev/null; then first=$b winner=$a loser=b; else first=$a winner=$b loser=a; fi
+    kill -0 $winner 2> /dev/null || fail "2: round $i: the first to end was not refused while the other ran"
+    wait $first; rc_first=$?
+    wait $winner; rc_winner=$?
+    [ $rc_first = 1 ] && [ $rc_winner = 0 ] || fail "2: round $i: exit statuses $rc_first/$rc_winner"
+    grep -q "GPU GPU-fa4e0000-0000-4000-8000-000000000000 is in use by migsched process $winner" $loser.err \
+        || fail "2: round $i: $(cat $loser.err)"
+    [ "$(left)" = 0 ] || fail "2: round $i: $(left) instances left"
+done
+[ -e "$MIGSCHED_RUNTIME_DIR/run-dev0.journal" ] && [ -d "$MIGSCHED_RUNTIME_DIR/run-dev0.logs" ] \
+    || fail "2: default journal/logs not in the runtime folder"
+[ "$(ls -A | tr '\n' ' ')" = "a.err a.out b.err b.out one.csv one.json " ] \
+    || fail "2: the runs left files in the current folder: $(ls -A)"
+cd "$T"
+
+# Item 2b: --cleanup against a live run is refused, naming it; the run goes on and cleans up.
+fresh live
+slow_t0 "sleep 3"
+run_bg
+await_task
+"$M" run --cleanup --journal journal > c.out 2> c.err
+[ $? = 1 ] && grep -q "still running" c.err || fail "2b: cleanup not refused ($(cat c.err))"
+grep -q "process $pid" c.err || fail "2b: the refusal does not name the run: $(cat c.err)"
+kill -0 $pid 2> /dev/null && [ "$(left)" = 1 ] || fail "2b: the live run was disturbed"
+kill -INT $pid; wait $pid; rc=$?
+[ $rc = 130 ] && [ "$(left)" = 0 ] || fail "2b: the run ended $rc with $(left) instances"
+
+# Item 3: SIGKILL mid-run with a task that ignores SIGTERM: cleanup kills its process
+# group (SIGKILL after the grace period) before destroying the instance; nothing left.
+fresh orphans
+slow_t0 "trap '' TERM; sleep $MARK"
+run_bg
+await 'pgrep -f "sleep $MARK" > /dev/null'
+kill -9 $pid; wait $pid 2> /dev/null
+"$M" run --cleanup --journal journal > out.txt 2> err.txt || fail "3: cleanup ($(cat err.txt))"
+grep -q '1 leftover instance destroyed, 1 task process group stopped' out.txt || fail "3: $(cat out.txt)"
+grep -q 'SIGKILL' out.txt || fail "3: the task ignoring SIGTERM was not killed: $(cat out.txt)"
+pgrep -f "sleep $MARK" > /dev/null && fail "3: a task process survived the cleanup"
+[ "$(left)" = 0 ] || fail "3: $(left) instances left"
+
+# Item 3b: a destroy fails (IN_USE): cleanup goes on with the others, reports what it left
+# and why, exits 1.
+fresh inuse
+sed 's/^t2,\(.*\),sleep[^,]*$/t2,\1,sleep 30/' "$D/a30_tasks.csv" > slow.csv
+run_bg
+await '[ "$(grep -c "^created" journal 2>/dev/null)" = 3 ]'
+kill -9 $pid; wait $pid 2> /dev/null
+[ "$(left)" = 2 ] || fail "3b: expected two instances, $(left)"
+FAKE_NVML_FAIL=nvmlGpuInstanceDestroy:1:19 "$M" run --cleanup --journal journal > out.txt 2> err.txt
+[ $? = 1 ] || fail "3b: cleanup with a failed destroy exited 0"
+grep -q '1 leftover instance destroyed' out.txt && grep -q 'LEFT: device 0: GPU instance .*In use by another client' err.txt \
+    || fail "3b: $(cat out.txt err.txt)"
+[ "$(left)" = 1 ] || fail "3b: $(left) instances left"
+
+# Item 4: a journal that cannot be written stops the run before any NVML change; cleanup
+# of such a journal does not hang; impossible records are refused with their line.
+fresh full
+"$M" run "$D/a30_plan.json" --workload "$D/a30_tasks.csv" --journal /dev/full --logs logs 2> err.txt
+[ $? = 1 ] && grep -q '/dev/full: the journal must be a regular file' err.txt || fail "4: $(cat err.txt)"
+[ ! -e "$FAKE_NVML_STATE" ] || fail "4: the device was changed"
+timeout 20 "$M" run --cleanup --journal /dev/full 2> err.txt
+[ $? = 1 ] && grep -q 'regular file' err.txt || fail "4: cleanup of /dev/full: $(cat err.txt)"
+# A write error later (a 1 KiB file size limit, SIGXFSZ ignored so write(2) fails; output
+# through a pipe, which the limit does not cover): the run stops cleanly, destroying what
+# it made.
+fresh efbig
+(trap '' XFSZ; ulimit -f 1; exec "$M" run "$D/a30_plan.json" --workload "$D/a30_tasks.csv" \
+    --journal journal --logs logs 2>&1) | cat > all.txt
+rc=${PIPESTATUS[0]}
+[ $rc = 1 ] || fail "4: a failing journal write exited $rc"
+grep -q 'stopped early: journal: cannot write the journal' all.txt || fail "4: $(tail -3 all.txt)"
+[ "$(left)" = 0 ] || fail "4: $(left) instances left after the journal failed"
+check_journal() {
+    printf "$1" > bad.journal
+    "$M" run --cleanup --journal bad.journal 2> err.txt
+    [ $? = 1 ] && grep -q "bad.journal:$2: $3" err.txt || fail "4: journal '$1': $(cat err.txt)"
+}
+check_journal 'run nvml A30-24GB 1 1\ncreated 0 -1 0 4 MIG-x\n' 2 'needs DEV GI START SIZE UUID'
+check_journal 'run nvml Z99-1GB 1 1\n' 1 "'run': unknown GPU model"
+check_journal 'run nvml A30-24GB 1 1\ncreated 0 1 3 2 MIG-x\n' 2 'placement outside the GPU model'
+check_journal 'run nvml A30-24GB 1 1\nbegin 0 4 1\n' 2 'placement outside the GPU model'
+check_journal 'run nvml A30-24GB 1 1\ntask 0 -5 1 0\n' 2 "'task' needs"
+check_journal 'run nvml A30-24GB 1 1\ndestroyed 0 1 extra\n' 2 "'destroyed' needs"
+
+# Item 6: arguments are checked before the device is touched.
+fresh args
+"$M" run "$D/a30_plan.json" --workload "$D/a30_tasks.csv" --report /nonexistent/r.json 2> err.txt
+[ $? = 1 ] && grep -q '/nonexistent/r.json' err.txt || fail "6: --report: $(cat err.txt)"
+"$M" run "$D/a30_plan.json" --workload "$D/a30_tasks.csv" --logs /nonexistent/logs 2> err.txt
+[ $? = 1 ] && grep -q '/nonexistent/logs: cannot create the log folder' err.txt || fail "6: --logs: $(cat err.txt)"
+"$M" run "$D/a30_plan.json" --workload "$D/a30_tasks.csv" --journal /nonexistent/j 2> err.txt
+[ $? = 1 ] && grep -q '/nonexistent/j: cannot open the journal' err.txt || fail "6: --journal: $(cat err.txt)"
+export FAKE_NVML_GPU=A100-40GB FAKE_NVML_GPUS=2
+"$M" run "$D/a100x2_plan.json" --workload "$D/a100x2_tasks.csv" --device 0,0 2> err.txt
+[ $? = 1 ] && grep -q 'device 0 is given twice' err.txt || fail "6: --device 0,0: $(cat err.txt)"
+export FAKE_NVML_GPU=A30-24GB FAKE_NVML_GPUS=1
+sed '1s/$/,cwd/; 2,$s/$/,./; 5s/,\.$/,no-such-dir/' "$D/a30_tasks.csv" > cwd.csv
+"$M" run "$D/a30_plan.json" --workload cwd.csv 2> err.txt
+[ $? = 1 ] && grep -q 'task t3 (#3): its cwd no-such-dir: No such file or directory' err.txt \
+    || fail "6: missing cwd: $(cat err.txt)"
+[ ! -e "$FAKE_NVML_STATE" ] || fail "6: the device was changed by a refused run"
+# profile: a task that fails on every size is an error and nothing is written.
+printf 'name,1,2,4,command\nok,1,1,1,true\nbroken,1,1,1,false\n' > tasks.csv
+"$M" profile tasks.csv --device 0 --reps 1 --sizes 1,2 -o prof.csv 2> err.txt
+[ $? = 1 ] && grep -q 'task broken failed on every size' err.txt || fail "6: profile: $(cat err.txt)"
+[ ! -e prof.csv ] || fail "6: profile wrote its output"
 exit 0

@@ -1,0 +1,309 @@
+/* cleanup.c: `migsched run --cleanup`: after a crashed run, stop the task process groups
+ * it left, then destroy the instances it created, each only if it is still the very
+ * instance the journal recorded. */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "migsched/exec.h"
+#include "migsched/io.h"
+#include "proc.h"
+
+typedef struct cleaner {
+    const ms_cleanup_options *o;
+    const ms_journal_state *st;
+    ms_cleanup_report *rep;
+    ms_journal *j;
+    ms_backend *b[MS_RUN_MAX_GPUS];
+    ms_device_lock *lock[MS_RUN_MAX_GPUS];
+    int dev[MS_RUN_MAX_GPUS], ndev;
+} cleaner;
+
+static void say(cleaner *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void say(cleaner *c, const char *fmt, ...)
+{
+    if (!c->o->progress)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(c->o->progress, fmt, ap);
+    va_end(ap);
+    fputc('\n', c->o->progress);
+}
+
+static void left(cleaner *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void left(cleaner *c, const char *fmt, ...)
+{
+    ms_cleanup_report *r = c->rep;
+    if (r->nleft == MS_CLEANUP_MAX_LEFT)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->left[r->nleft++], sizeof r->left[0], fmt, ap);
+    va_end(ap);
+}
+
+static void sleep_s(double s)
+{
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
+/* ---- Task process groups ---------------------------------------------------------- */
+
+static bool any_alive(const cleaner *c)
+{
+    for (int i = 0; i < c->st->n; i++) {
+        const ms_journal_rec *r = &c->st->rec[i];
+        if (r->kind == MS_JOURNAL_TASK && proc_group_ours_alive(r->pgid, r->pstart))
+            return true;
+    }
+    return false;
+}
+
+static void signal_groups(cleaner *c, int sig)
+{
+    for (int i = 0; i < c->st->n; i++) {
+        const ms_journal_rec *r = &c->st->rec[i];
+        if (r->kind == MS_JOURNAL_TASK && proc_group_ours_alive(r->pgid, r->pstart) &&
+            kill(-r->pgid, sig) == 0 && sig == SIGTERM)
+            c->rep->killed++;
+    }
+}
+
+/* Waits up to `seconds` for every group to go; true if they did. */
+static bool wait_groups(const cleaner *c, double seconds)
+{
+    for (double waited = 0; any_alive(c); waited += 0.05) {
+        if (waited >= seconds)
+            return false;
+        sleep_s(0.05);
+    }
+    return true;
+}
+
+/* Before the instances: a task still running on one keeps it busy (IN_USE). */
+static void stop_tasks(cleaner *c)
+{
+    if (!any_alive(c))
+        return;
+    double grace = c->o->kill_grace_s > 0 ? c->o->kill_grace_s : 5.0;
+    signal_groups(c, SIGTERM);
+    say(c, "sent SIGTERM to %d task process group%s of the crashed run", c->rep->killed,
+        c->rep->killed == 1 ? "" : "s");
+    if (wait_groups(c, grace))
+        return;
+    signal_groups(c, SIGKILL);
+    say(c, "sent SIGKILL to what was still running after %.1f s", grace);
+    if (wait_groups(c, 2.0))
+        return;
+    for (int i = 0; i < c->st->n; i++) {
+        const ms_journal_rec *r = &c->st->rec[i];
+        if (r->kind == MS_JOURNAL_TASK && proc_group_ours_alive(r->pgid, r->pstart))
+            left(c, "task process group %d (task #%d, device %d) survived SIGKILL", r->pgid,
+                 r->task, r->device);
+    }
+}
+
+/* ---- Devices ---------------------------------------------------------------------- */
+
+static const char *recorded_uuid(const ms_journal_state *st, int device)
+{
+    for (int k = 0; k < st->ndev; k++)
+        if (st->dev[k].device == device)
+            return st->dev[k].uuid;
+    return NULL;
+}
+
+/* Opens and locks every device with open instance records; refuses (touching nothing)
+ * when one is owned by a live process or is no longer the GPU the journal names. */
+static int take_devices(cleaner *c, ms_error *err)
+{
+    const ms_gpu_model *model = ms_gpu_builtin(c->st->model);
+    for (int i = 0; i < c->st->n; i++) {
+        const ms_journal_rec *r = &c->st->rec[i];
+        bool seen = false;
+        for (int k = 0; k < c->ndev; k++)
+            seen |= c->dev[k] == r->device;
+        if (r->kind == MS_JOURNAL_FOREIGN || r->kind == MS_JOURNAL_TASK || seen)
+            continue;
+        if (c->ndev == MS_RUN_MAX_GPUS)
+            return ms_error_set(err, MS_EINVAL, "%s: more than %d devices", c->o->journal,
+                                MS_RUN_MAX_GPUS);
+        int k = c->ndev++;
+        c->dev[k] = r->device;
+        int rc = ms_backend_open(c->st->backend, r->device, model, &c->o->backend_opt, &c->b[k], err);
+        if (rc)
+            return rc;
+        const char *uuid = ms_backend_gpu_uuid(c->b[k]);
+        const char *was = recorded_uuid(c->st, r->device);
+        if (was && strcmp(was, uuid))
+            return ms_error_set(err, MS_ECHANGED,
+                                "device %d is now %s, not %s as the journal recorded: the GPUs "
+                                "were renumbered; nothing touched",
+                                r->device, uuid, was);
+        if (uuid[0] && (rc = ms_device_lock_acquire(c->o->lock_dir, uuid, &c->lock[k], err)))
+            return rc;
+    }
+    return MS_OK;
+}
+
+static const ms_journal_rec *created_with_id(const ms_journal_state *st, int device, unsigned gi)
+{
+    for (int i = 0; i < st->n; i++)
+        if (st->rec[i].kind == MS_JOURNAL_CREATED && st->rec[i].device == device &&
+            st->rec[i].gi_id == gi)
+            return &st->rec[i];
+    return NULL;
+}
+
+static bool listed_foreign(const ms_journal_state *st, int device, const ms_mig_instance *in)
+{
+    for (int i = 0; i < st->n; i++) {
+        const ms_journal_rec *r = &st->rec[i];
+        if (r->kind == MS_JOURNAL_FOREIGN && r->device == device && r->gi_id == in->gi_id &&
+            r->start == in->start_slot && !strcmp(r->uuid, in->uuid))
+            return true;
+    }
+    return false;
+}
+
+static void destroy(cleaner *c, ms_backend *b, const ms_mig_instance *in, const char *why)
+{
+    int dev = ms_backend_device(b);
+    ms_error e;
+    int rc = ms_backend_destroy(b, in->gi_id, &e);
+    if (rc) {
+        left(c, "device %d: GPU instance %u (slots %d-%d): %s", dev, in->gi_id, in->start_slot,
+             in->start_slot + in->size_slots - 1, e.msg);
+        return;
+    }
+    ms_journal_destroyed(c->j, dev, in->gi_id, NULL);
+    c->rep->destroyed++;
+    say(c, "device %d: destroyed leftover GPU instance %u (slots %d-%d, %s)%s", dev, in->gi_id,
+        in->start_slot, in->start_slot + in->size_slots - 1, in->uuid[0] ? in->uuid : "no MIG device", why);
+}
+
+/* An instance that may be the journal's but whose identity cannot be proved: removed only
+ * with --force, else reported with the commands that remove it. */
+static void unsure(cleaner *c, ms_backend *b, const ms_mig_instance *in, const char *why, int line)
+{
+    int dev = ms_backend_device(b);
+    if (c->o->force) {
+        destroy(c, b, in, " (identity unknown; --force)");
+        return;
+    }
+    left(c, "device %d: GPU instance %u (slots %d-%d, %s) %s (%s line %d): it may be migsched's "
+            "or someone else's. Remove it with `migsched run --cleanup --journal %s --force` or "
+            "`nvidia-smi mig -i %d -gi %u -dci && nvidia-smi mig -i %d -gi %u -dgi`",
+         dev, in->gi_id, in->start_slot, in->start_slot + in->size_slots - 1,
+         in->uuid[0] ? in->uuid : "no compute instance", why, c->o->journal, line, c->o->journal,
+         dev, in->gi_id, dev, in->gi_id);
+}
+
+static int clean_device(cleaner *c, ms_backend *b, ms_error *err)
+{
+    int dev = ms_backend_device(b);
+    ms_mig_instance list[MS_MAX_MIG];
+    int n = 0;
+    int rc = ms_backend_list(b, list, &n, err);
+    if (rc)
+        return rc;
+    for (int i = 0; i < n; i++) {
+        const ms_mig_instance *in = &list[i];
+        const ms_journal_rec *cr = created_with_id(c->st, dev, in->gi_id);
+        if (cr) {
+            ms_mig_instance was = {.gi_id = cr->gi_id, .start_slot = cr->start,
+                                   .size_slots = cr->size, .profile = -1};
+            snprintf(was.uuid, sizeof was.uuid, "%s", cr->uuid);
+            if (ms_mig_same_instance(&was, in)) {
+                destroy(c, b, in, "");
+                continue;
+            }
+            was.uuid[0] = '\0';
+            if (ms_mig_same_instance(&was, in)) {  /* a destroy that removed only the CIs */
+                unsure(c, b, in, "has the recorded id and slots but lost its MIG device", cr->line);
+                continue;
+            }
+            say(c, "device %d: GPU instance %u is not the one the journal recorded (line %d: "
+                   "slots %d-%d, %s; now slots %d-%d, %s): not migsched's, left alone",
+                dev, in->gi_id, cr->line, cr->start, cr->start + cr->size - 1, cr->uuid,
+                in->start_slot, in->start_slot + in->size_slots - 1,
+                in->uuid[0] ? in->uuid : "no MIG device");
+        }
+        /* A creation in flight at the crash may have made this instance, or someone else
+         * may have: its identity was never recorded. */
+        for (int k = 0; k < c->st->n; k++) {
+            const ms_journal_rec *r = &c->st->rec[k];
+            if (r->kind == MS_JOURNAL_BEGUN && r->device == dev && r->start == in->start_slot &&
+                r->size == in->size_slots && !listed_foreign(c->st, dev, in)) {
+                unsure(c, b, in, "sits where a creation was in flight at the crash", r->line);
+                break;
+            }
+        }
+    }
+    return MS_OK;
+}
+
+/* The journal of a run that is still going is its own business. */
+static int check_owner(const ms_journal_state *st, const char *path, ms_error *err)
+{
+    if (st->owner_pid && !st->finished && proc_alive(st->owner_pid, st->owner_start))
+        return ms_error_set(err, MS_EBUSY,
+                            "%s: the run that wrote it (process %d) is still running; it cleans "
+                            "up after itself when it ends or is stopped (kill -INT %d)",
+                            path, st->owner_pid, st->owner_pid);
+    return MS_OK;
+}
+
+static int read_journal(const char *path, ms_journal_state *st, ms_error *err)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return ms_error_set(err, MS_EIO, "%s: cannot open the journal: %s", path, strerror(errno));
+    if (!S_ISREG(sb.st_mode))  /* /dev/zero, /dev/full: no end to read */
+        return ms_error_set(err, MS_EIO, "%s: the journal must be a regular file", path);
+    char *text = NULL;
+    size_t len = 0;
+    int rc = ms_read_file(path, &text, &len, err);
+    if (rc == MS_OK)
+        rc = ms_journal_parse(text, len, path, st, err);
+    free(text);
+    return rc;
+}
+
+int ms_run_cleanup(const ms_cleanup_options *o, ms_cleanup_report *rep, ms_error *err)
+{
+    memset(rep, 0, sizeof *rep);
+    ms_journal_state *st = malloc(sizeof *st);
+    if (!st)
+        return ms_error_set(err, MS_ENOMEM, "out of memory reading the journal");
+    cleaner c = {.o = o, .st = st, .rep = rep};
+    int rc = read_journal(o->journal, st, err);
+    if (rc == MS_OK)
+        rc = check_owner(st, o->journal, err);
+    if (rc == MS_OK && st->n)
+        rc = take_devices(&c, err);
+    if (rc == MS_OK && st->n)
+        rc = ms_journal_open(o->journal, NULL, NULL, &c.j, err);
+    if (rc == MS_OK)
+        stop_tasks(&c);
+    for (int k = 0; rc == MS_OK && k < c.ndev; k++)
+        rc = clean_device(&c, c.b[k], err);
+    /* Nothing of the journal's is left: later cleanups have nothing to do. */
+    if (rc == MS_OK && c.j && rep->nleft == 0)
+        rc = ms_journal_clean(c.j, err);
+    ms_journal_close(c.j, false, NULL);
+    for (int k = 0; k < c.ndev; k++) {
+        ms_backend_close(c.b[k]);
+        ms_device_lock_release(c.lock[k]);
+    }
+    free(st);
+    return rc;
+}
