@@ -135,7 +135,7 @@ int ms_model_load(const char *path, ms_rl_model *m, ms_error *err)
     memset(m, 0, sizeof *m);
     char *buf;
     size_t len;
-    if (ms_read_file(path, &buf, &len, err))
+    if (ms_read_binary_file(path, &buf, &len, err))
         return err ? err->code : MS_EIO;
     int rc = MS_EINVAL;
     const unsigned char *b = (const unsigned char *)buf;
