@@ -26,6 +26,15 @@ int ms_read_binary_file(const char *path, char **buf, size_t *len, ms_error *err
  * problem, worded to follow the field's name ("is over the ceiling of 1e9 s"). */
 const char *ms_time_check(double x);
 
+/* x as "%.*f" prints it with `decimals` digits after the point while |x| < 1e12, and in
+ * "%.6g" form beyond (and for inf/nan): a ratio over a tiny denominator would otherwise
+ * print all of its up to 309 digits. The text lives until the end of the full expression:
+ * printf("%8s", ms_fixed(rho, 3).s). */
+typedef struct ms_num_text {
+    char s[48];
+} ms_num_text;
+ms_num_text ms_fixed(double x, int decimals);
+
 /* Writing a file so that readers never see half of it: write to a temporary file beside
  * the target, then ms_output_commit renames it over the target ("-" = stdout). */
 typedef struct ms_output {

@@ -11,6 +11,7 @@
 
 #include "cli_util.h"
 #include "commands.h"
+#include "migsched/io.h"
 #include "migsched/offline.h"
 #include "migsched/plot.h"
 
@@ -97,11 +98,13 @@ static void print_rows(const row *rows, int n, double far, bool csv, bool timed)
         }
         double sigma = far > 0 ? r->m.makespan / far : NAN;
         if (csv)
-            printf("%s,%.6f,%.6f,%.6f,%.4f,%d,%.6f", r->algo, r->m.makespan, sigma, r->m.rho,
-                   r->m.p_opt, r->m.reconfigurations, 1 - r->m.utilization);
+            printf("%s,%.6f,%s,%s,%s,%d,%.6f", r->algo, r->m.makespan, ms_fixed(sigma, 6).s,
+                   ms_fixed(r->m.rho, 6).s, ms_fixed(r->m.p_opt, 4).s, r->m.reconfigurations,
+                   1 - r->m.utilization);
         else
-            printf("%-22s %10.3f %7.3f %7.3f %8.2f %7d %6.3f", r->algo, r->m.makespan, sigma,
-                   r->m.rho, r->m.p_opt, r->m.reconfigurations, 1 - r->m.utilization);
+            printf("%-22s %10.3f %7s %7s %8s %7d %6.3f", r->algo, r->m.makespan,
+                   ms_fixed(sigma, 3).s, ms_fixed(r->m.rho, 3).s, ms_fixed(r->m.p_opt, 2).s,
+                   r->m.reconfigurations, 1 - r->m.utilization);
         if (timed)
             printf(csv ? ",%.3f" : " %8.3f", r->ms);
         printf("\n");

@@ -88,6 +88,16 @@ int ms_read_binary_file(const char *path, char **buf, size_t *len, ms_error *err
     return read_whole(path, false, buf, len, err);
 }
 
+ms_num_text ms_fixed(double x, int decimals)
+{
+    ms_num_text t;
+    if (isfinite(x) && fabs(x) < 1e12)
+        snprintf(t.s, sizeof t.s, "%.*f", decimals, x);
+    else
+        snprintf(t.s, sizeof t.s, "%.6g", x);
+    return t;
+}
+
 const char *ms_time_check(double x)
 {
     if (isnan(x))

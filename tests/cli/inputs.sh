@@ -65,4 +65,12 @@ cat > "$T/toy.json" <<'EOF'
  "reconfig": {"2": {"create": 0.3, "destroy": 0.4}}}
 EOF
 expect 1 "toy.json: model: unknown key \"color\"" "$M" partitions --gpu "$T/toy.json"
+# A ratio over a tiny denominator prints in %g form, not as 300 digits of %f.
+printf 'name,1,2,3,4,7\na,1e-300,,,,\n' > "$T/tiny.csv"
+"$M" schedule "$T/tiny.csv" --gpu A100-40GB --algo far --json -o "$T/tiny.json" || fail "tiny plan"
+out=$("$M" validate "$T/tiny.json" --workload "$T/tiny.csv") || fail "tiny validate: $out"
+case "$out" in *" rho=1.12e+300 "*) ;; *) fail "rho not in %g form: $out" ;; esac
+[ ${#out} -lt 300 ] || fail "validate line of ${#out} characters"
+out=$("$M" compare "$T/tiny.csv" --gpu A100-40GB --algos far --no-time) || fail "tiny compare"
+echo "$out" | grep -q '^far .* 1.12e+300 ' || fail "compare rho: $out"
 echo "inputs: ok"
