@@ -36,14 +36,15 @@ static int read_whole(const char *path, bool text, char **buf, size_t *len, ms_e
         rc = ms_error_set(err, MS_EINVAL, "%s: %lld bytes, over the input limit of %zu bytes "
                           "(MIGSCHED_MAX_INPUT_BYTES)", path, (long long)st.st_size, max);
     else if (S_ISREG(st.st_mode) && (size_t)st.st_size >= cap)
-        cap = (size_t)st.st_size + 1;  /* one allocation for a regular file */
+        cap = (size_t)st.st_size + 2;  /* one allocation: room for the NUL and the EOF read */
     char *b = rc ? NULL : malloc(cap);
     if (!rc && !b)
         rc = ms_error_set(err, MS_ENOMEM, "%s: out of memory", path);
     /* Devices and pipes have no size: read in chunks and stop at the limit. */
     while (!rc && (got = fread(b + n, 1, cap - n - 1, f)) > 0) {
-        if (text && memchr(b + n, '\0', got)) {
-            size_t at = n + (size_t)((char *)memchr(b + n, '\0', got) - (b + n)), line = 1;
+        char *nul = text ? memchr(b + n, '\0', got) : NULL;
+        if (nul) {
+            size_t at = (size_t)(nul - b), line = 1;
             for (size_t i = 0; i < at; i++)
                 line += b[i] == '\n';
             rc = ms_error_set(err, MS_EINVAL, "%s:%zu: NUL byte at offset %zu (not a text file)",
