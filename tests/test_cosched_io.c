@@ -116,6 +116,19 @@ static void test_json_errors(void **state)
     expect_json_error("{\"tasks\": [{\"name\": \"a\", \"p\": 1}], \"speed\": [[1]], "
                       "\"tasks\": []}",
                       "duplicate");
+    /* co-run speeds: 0 (cannot co-run) or in (1e-9, 1]; a speed-up or a vanishing speed
+     * used to reach the algorithms and end as "internal error: invalid schedule" */
+    expect_json_error("{\"tasks\": [{\"name\": \"a\", \"p\": 2}, {\"name\": \"b\", \"p\": 1}],"
+                      " \"speed\": [[1, 0.5], [1.5, 1]]}",
+                      "speed[1][0]: 1.5 is faster than alone (task 'b' with 'a')");
+    expect_json_error("{\"tasks\": [{\"name\": \"a\", \"p\": 2}, {\"name\": \"b\", \"p\": 1}],"
+                      " \"speed\": [[1, 0.5], [1e300, 1]]}",
+                      "speed[1][0]: 1e+300 is faster than alone");
+    expect_json_error("{\"tasks\": [{\"name\": \"a\", \"p\": 2}, {\"name\": \"b\", \"p\": 1}],"
+                      " \"speed\": [[1, 1e-12], [1, 1]]}",
+                      "speed[0][1]: 1e-12 is too small to progress");
+    expect_json_error("{\"tasks\": [{\"name\": \"a\", \"p\": 1e300}], \"speed\": [[1]]}",
+                      "task 'a': p 1e+300 is over the ceiling of 1e9 s");
 }
 
 static void test_csv_errors(void **state)
@@ -128,6 +141,8 @@ static void test_csv_errors(void **state)
     expect_csv_error("name,p,a,b\na,1,1,0.5\nc,1,0.5,1\n", "line 3: row name 'c'");
     expect_csv_error("name,p,a,b\na,one,1,0.5\nb,1,0.5,1\n", "line 2: field 'p'");
     expect_csv_error("name,p,a,b\na,1,1,fast\nb,1,0.5,1\n", "line 2: column 'b': 'fast'");
+    expect_csv_error("name,p,a,b\na,1,1,1.5\nb,1,0,1\n", "speed[0][1]: 1.5 is faster than alone");
+    expect_csv_error("name,p,a,b\na,1,1,0.5\nb,1e12,0,1\n", "task 'b': p 1e+12 is over the ceiling");
     expect_csv_error("name,p,a,b\na,1,1,0.5\nb,1,0.5,1\nb,1,0.5,1\n", "line 4: extra row");
     expect_csv_error("name,p,a\na,0,1\n", "positive");
     expect_csv_error("name,p,a\na,1,2\n", "diagonal must be 1");

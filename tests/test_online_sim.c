@@ -184,6 +184,8 @@ static void test_reconfiguration_timing_by_hand(void **state)
         assert_int_equal(r.creations, 3);
         assert_int_equal(r.destructions, 2);
         assert_float_equal(r.mean_wait, (0.24 + 9.62 + 0.44) / 3, 1e-9);
+        /* turnarounds 5.44, 10.24, 19.62: h = 2 * 0.95 = 1.9 (docs/online.md) */
+        assert_float_equal(r.p95_turnaround, 10.24 + 0.9 * (19.62 - 10.24), 1e-9);
         ms_online_result_free(&r);
     }
     ms_online_workload_free(&w);
@@ -274,6 +276,23 @@ static void test_static_layouts(void **state)
     ms_online_workload_free(&w);
 }
 
+/* Linear interpolation between closest ranks, checked by hand: on 1..20, h = 19 * 0.95 =
+ * 18.05, so p95 = 19 + 0.05 * (20 - 19). */
+static void test_quantile_golden(void **state)
+{
+    (void)state;
+    double x[20];
+    for (int i = 0; i < 20; i++)
+        x[i] = i + 1;
+    assert_float_equal(ms_online_quantile(x, 20, 0.95), 19.05, 1e-12);
+    assert_float_equal(ms_online_quantile(x, 20, 0.5), 10.5, 1e-12);
+    assert_float_equal(ms_online_quantile(x, 20, 0), 1, 0);
+    assert_float_equal(ms_online_quantile(x, 20, 1), 20, 0);
+    assert_float_equal(ms_online_quantile(x, 1, 0.95), 1, 0);
+    double y[] = {2, 4, 8, 16};  /* h = 2.85: 8 + 0.85 * 8 */
+    assert_float_equal(ms_online_quantile(y, 4, 0.95), 14.8, 1e-12);
+}
+
 static void test_deterministic(void **state)
 {
     (void)state;
@@ -305,6 +324,7 @@ int main(void)
         cmocka_unit_test(test_departure_migration_lowers_fragmentation),
         cmocka_unit_test(test_inter_gpu_migration_balances),
         cmocka_unit_test(test_static_layouts),
+        cmocka_unit_test(test_quantile_golden),
         cmocka_unit_test(test_deterministic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -40,21 +40,29 @@ static void test_trace_ok(void **state)
     ms_online_workload_free(&w);
 }
 
-/* A header alone is an empty workload, and simulating it is not an error. */
-static void test_empty_trace(void **state)
+/* Empty inputs are errors, not empty successes: a header-only trace, zero generated jobs,
+ * and an empty workload given to the simulator. */
+static void test_empty_inputs(void **state)
 {
     (void)state;
     ms_online_workload w;
-    assert_int_equal(parse("arrival,profile,work\n", &w, NULL), 0);
+    ms_error err;
+    assert_int_equal(parse("arrival,profile,work\n\n", &w, &err), MS_EINVAL);
+    assert_non_null(strstr(err.msg, "t.csv: no jobs"));
     assert_int_equal(w.n, 0);
+    ms_online_gen g;
+    ms_online_gen_defaults(a100(), &g);
+    g.jobs = 0;
+    ms_rng rng;
+    ms_rng_seed(&rng, 1);
+    assert_int_equal(ms_online_generate(a100(), &g, &rng, &w, &err), MS_EINVAL);
+    assert_non_null(strstr(err.msg, "jobs 0"));
     ms_online_config c;
     ms_online_config_defaults(&c);
-    c.check = true;
     ms_online_result r;
-    assert_int_equal(ms_online_simulate(a100(), &w, &c, &r, NULL), 0);
-    assert_int_equal(r.events, 0);
-    ms_online_result_free(&r);
-    ms_online_workload_free(&w);
+    memset(&w, 0, sizeof w);
+    assert_int_equal(ms_online_simulate(a100(), &w, &c, &r, &err), MS_EINVAL);
+    assert_non_null(strstr(err.msg, "no jobs"));
 }
 
 static void expect_error(const char *text, const char *needle)
@@ -80,6 +88,10 @@ static void test_trace_errors_name_the_line(void **state)
     expect_error("arrival,profile,work\n0,1g.5gb,nan\n", "t.csv:2: work 'nan'");
     expect_error("arrival,profile,work\n0,1g.5gb\n", "t.csv:2: expected 3 fields, found 2");
     expect_error("arrival,profile,work\n0,1g.5gb,1,x,y\n", "t.csv:2: expected 3 fields");
+    /* the time ceiling (MS_TIME_MAX) on both time fields */
+    expect_error("arrival,profile,work\n0,1g.5gb,1e300\n", "t.csv:2: work '1e300' is over the ceiling");
+    expect_error("arrival,profile,work\n1e300,1g.5gb,1\n", "t.csv:2: arrival '1e300' is over the ceiling");
+    expect_error("arrival,profile,work\n0,1g.5gb,-2\n", "t.csv:2: work '-2' is not a number > 0");
 }
 
 /* gpu_milli maps to the smallest base profile whose share covers it: on an A100 (7
@@ -127,8 +139,28 @@ static void test_alibaba_errors(void **state)
          "a.csv:2: num_gpu or gpu_milli"},
         {"name,num_gpu,gpu_milli,creation_time,deletion_time\np,1,100,0\n",
          "a.csv:2: expected 5 fields"},
+        {"name,num_gpu,gpu_milli,creation_time,deletion_time\np,1,100,0,1\nq,1,1500,0,1\n",
+         "a.csv:3: gpu_milli 1500 is out of range"},
+        {"name,num_gpu,gpu_milli,creation_time,deletion_time\np,1,-5,0,1\n",
+         "a.csv:2: gpu_milli -5 is out of range"},
+        {"name,num_gpu,gpu_milli,creation_time,deletion_time\np,1,0,0,1\n",
+         "a.csv:2: gpu_milli 0 is out of range (1..1000 for a one-GPU pod)"},
+        {"name,num_gpu,gpu_milli,creation_time,deletion_time\np,0.5,100,0,1\n",
+         "a.csv:2: num_gpu 0.5 is not a GPU count"},
+        {"name,num_gpu,gpu_milli,creation_time,deletion_time\np,1,100,soon,1\n",
+         "a.csv:2: creation_time 'soon' is not a number"},
+        {"name,num_gpu,gpu_milli,creation_time,deletion_time\np,1,100,0,later\n",
+         "a.csv:2: deletion_time 'later' is not a number"},
+        {"name,num_gpu,gpu_milli,creation_time,deletion_time\np,1,100,0,1e300\n",
+         "a.csv:2: deletion_time '1e300' is over the ceiling"},
+        /* every row skipped: nothing to simulate */
+        {"name,num_gpu,gpu_milli,creation_time,deletion_time\np,0,0,0,1\nq,2,1000,0,1\n"
+         "r,1,100,5,5\n",
+         "a.csv: no usable pods (3 skipped: 1 without a GPU, 1 on several GPUs, 1 without a "
+         "lifetime)"},
+        {"name,num_gpu,gpu_milli,creation_time,deletion_time\n", "a.csv: no usable pods"},
     };
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < (int)(sizeof bad / sizeof bad[0]); i++) {
         assert_int_equal(ms_online_alibaba_parse(bad[i][0], strlen(bad[i][0]), "a.csv", a100(), 0,
                                                  &w, &err), MS_EINVAL);
         if (!strstr(err.msg, bad[i][1]))
@@ -201,7 +233,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_trace_ok),
-        cmocka_unit_test(test_empty_trace),
+        cmocka_unit_test(test_empty_inputs),
         cmocka_unit_test(test_trace_errors_name_the_line),
         cmocka_unit_test(test_alibaba_errors),
         cmocka_unit_test(test_alibaba_mapping_and_skips),

@@ -241,6 +241,12 @@ static void test_reader_errors(void **st)
          "stats.moves: expected a number"},
         {HEAD "\"gpus\": 1, \"gpus\": 2, \"instances\": [], \"tasks\": []}", "s.json:1:"},
         {HEAD "\"algorithm\": 7, \"instances\": [], \"tasks\": []}", "algorithm: expected a string"},
+        {HEAD "\"instances\": [" I0 "], \"tasks\": [{\"index\": 0, \"instance\": 0, \"start\": 0, "
+              "\"end\": 1e300}]}",
+         "tasks[0].end: 1e+300 is over the ceiling of 1e9 s"},
+        {HEAD "\"instances\": [{\"id\": 0, \"gpu\": 0, \"profile\": \"7g.40gb\", \"start_slot\": 0, "
+              "\"create_start\": -1e300}], \"tasks\": []}",
+         "instances[0].create_start: -1e+300 is over the ceiling"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         ms_schedule *s = (ms_schedule *)1;

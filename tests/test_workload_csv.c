@@ -88,6 +88,7 @@ static void test_time_errors(void **state)
         {"name,1,2\na,1.2.3,2\n", 0, 0, {"t.csv:2:", "not a number"}},
         {"name,1,2\na,-inf,2\n", 0, 0, {"t.csv:2:", "not a number"}},
         {"name,1,2\na,1e999,2\n", 0, 0, {"t.csv:2:", "out of range"}},
+        {"name,1,2\na,1e300,2\n", 0, 0, {"t.csv:2:", "'1e300' is over the ceiling of 1e9 s"}},
         {"name,1,2\na,1e-999,2\n", 0, 0, {"t.csv:2:", "zero"}},
         {"name,1,2\na,\"1 2\",2\n", 0, 0, {"t.csv:2:", "not a number"}},
         {"name,1,2\r\nb,1,2\r\na,1,x\r\n", 0, 0, {"t.csv:3:", "column '2' (task 'a')"}},

@@ -52,6 +52,8 @@ static void test_structure_errors(void **state)
         {"", 0, {"t.json:", "invalid JSON"}},
         {"{\"tasks\": [\n{\"name\": \"a\",, }]}", 0, {"t.json:2:", "invalid JSON"}},
         {"[1, 2]", 0, {"t.json: the top level must be an object"}},
+        {T("{\"name\": \"a\", \"times\": {\"1\": 1e300}}"), 0,
+         {"t.json: tasks[0].times[\"1\"]: time is over the ceiling of 1e9 s"}},
         {"{\"tasks\": [" OK "], \"task\": 1}", 0, {"t.json: top level: unknown key \"task\""}},
         {"{\"gpu\": \"A30\"}", 0, {"t.json: tasks: missing"}},
         {T(""), 0, {"t.json: tasks: must be a non-empty array"}},

@@ -28,7 +28,10 @@ static inline double ms_cosched_s(const ms_cosched_instance *in, int i, int j)
 }
 /* True iff tasks i != j are worth running together: S_ij + S_ji > 1 (paper 003 Remark). */
 int ms_cosched_is_edge(const ms_cosched_instance *inst, int i, int j);
-/* Checks sizes, names, p > 0, finite non-negative speeds, and S_ii = 1 unless catalogue. */
+/* Off-diagonal speeds are 0 (cannot co-run) or in (MS_COSCHED_MIN_SPEED, 1]. */
+#define MS_COSCHED_MIN_SPEED 1e-9
+/* Checks sizes, names, 0 < p <= MS_TIME_MAX, speeds 0 or in (MS_COSCHED_MIN_SPEED, 1],
+ * and S_ii = 1 unless catalogue. */
 int ms_cosched_instance_check(const ms_cosched_instance *inst, int catalogue, ms_error *err);
 
 /* Readers: JSON {"tasks":[{"name":..,"p":..}],"speed":[[..]]} or CSV

@@ -7,8 +7,33 @@
 
 #include "migsched/error.h"
 
-/* Reads path into a NUL-terminated malloc'd buffer (*len excludes the NUL). */
+/* Every reader refuses an input larger than ms_input_max(): 1 GiB, or the byte count in
+ * the environment variable MIGSCHED_MAX_INPUT_BYTES. */
+#define MS_INPUT_MAX_DEFAULT ((size_t)1 << 30)
+size_t ms_input_max(void);
+
+/* Reads a text file into a NUL-terminated malloc'd buffer (*len excludes the NUL). Fails,
+ * naming the file, on a directory, an input over ms_input_max() (a device such as
+ * /dev/zero stops at the limit) or a NUL byte. */
 int ms_read_file(const char *path, char **buf, size_t *len, ms_error *err);
+/* The same for a binary file (NUL bytes allowed). */
+int ms_read_binary_file(const char *path, char **buf, size_t *len, ms_error *err);
+
+/* The largest time in seconds (about 31.7 years) any reader accepts, in any field: beyond
+ * it a value is a typo or unit mix-up, and sums of such times lose all precision. */
+#define MS_TIME_MAX 1e9
+/* NULL when x is a number of magnitude at most MS_TIME_MAX (infinity is out); else the
+ * problem, worded to follow the field's name ("is over the ceiling of 1e9 s"). */
+const char *ms_time_check(double x);
+
+/* x as "%.*f" prints it with `decimals` digits after the point while |x| < 1e12, and in
+ * "%.6g" form beyond (and for inf/nan): a ratio over a tiny denominator would otherwise
+ * print all of its up to 309 digits. The text lives until the end of the full expression:
+ * printf("%8s", ms_fixed(rho, 3).s). */
+typedef struct ms_num_text {
+    char s[48];
+} ms_num_text;
+ms_num_text ms_fixed(double x, int decimals);
 
 /* Writing a file so that readers never see half of it: write to a temporary file beside
  * the target, then ms_output_commit renames it over the target ("-" = stdout). */

@@ -33,6 +33,9 @@ typedef struct ms_mlp_work {
     float *logits, *value;
 } ms_mlp_work;
 
+/* Checks the architecture and fills the widths, offsets and nparams; allocates nothing
+ * (a reader compares nparams with the bytes it has before trusting a header). */
+int ms_mlp_shape(ms_mlp *m, int in, int nhidden, const int *hidden, int nact, ms_error *err);
 int ms_mlp_init(ms_mlp *m, int in, int nhidden, const int *hidden, int nact, ms_rng *rng,
                 ms_error *err);
 void ms_mlp_destroy(ms_mlp *m);
@@ -133,6 +136,9 @@ typedef struct ms_rl_model {
 
 int ms_model_save(const char *path, const ms_rl_model *m, ms_error *err);
 int ms_model_load(const char *path, ms_rl_model *out, ms_error *err);
+/* The same from a buffer (source names it in messages); nothing is kept on error. */
+int ms_model_parse(const char *buf, size_t len, const char *source, ms_rl_model *out,
+                   ms_error *err);
 void ms_model_destroy(ms_rl_model *m);
 
 /* ---- Training a scheduling policy on generated workloads (paper 001 6). ---- */

@@ -151,7 +151,8 @@ typedef struct ms_online_result {
     double *start, *end;         /* per job, indexed like the workload */
     int *gpu;                    /* GPU the job finished on */
     int *migrations;             /* per job */
-    double mean_wait, mean_exec, mean_turnaround, p95_turnaround, max_wait;
+    double mean_wait, mean_exec, mean_turnaround, max_wait;
+    double p95_turnaround;       /* ms_online_quantile(turnarounds, n, 0.95) */
     double makespan;             /* last end - first arrival */
     long events, reconfigurations, creations, destructions, total_migrations;
     long intra_migrations, inter_migrations;
@@ -168,6 +169,10 @@ typedef struct ms_online_result {
 int ms_online_simulate(const ms_gpu_model *m, const ms_online_workload *w,
                        const ms_online_config *c, ms_online_result *r, ms_error *err);
 void ms_online_result_free(ms_online_result *r);
+/* The q-quantile of n ascending values by linear interpolation between closest ranks
+ * (Hyndman-Fan type 7, numpy's default): h = (n-1)q, x[floor h] + (h - floor h)(x[floor h + 1]
+ * - x[floor h]). p95_turnaround is ms_online_quantile(turnarounds, n, 0.95). */
+double ms_online_quantile(const double *sorted, int n, double q);
 
 /* Per-job CSV: name,arrival,profile,work,start,end,wait,exec,turnaround,gpu,migrations. */
 int ms_online_write_jobs_csv(const char *path, const ms_gpu_model *m,

@@ -99,9 +99,10 @@ static void print_csv(FILE *f, const row *rows, int n, double far, bool timed)
             fprintf(f, "%s,infeasible,,,,,%s\n", r->algo, timed ? "," : "");
             continue;
         }
-        fprintf(f, "%s,%.6f,%.6f,%.6f,%.4f,%d,%.6f", r->algo, r->m.makespan,
-                far > 0 ? r->m.makespan / far : NAN, r->m.rho, r->m.p_opt,
-                r->m.reconfigurations, 1 - r->m.utilization);
+        double sigma = far > 0 ? r->m.makespan / far : NAN;
+        fprintf(f, "%s,%.6f,%s,%s,%s,%d,%.6f", r->algo, r->m.makespan, ms_fixed(sigma, 6).s,
+                ms_fixed(r->m.rho, 6).s, ms_fixed(r->m.p_opt, 4).s, r->m.reconfigurations,
+                1 - r->m.utilization);
         if (timed)
             fprintf(f, ",%.3f", r->ms);
         fprintf(f, "\n");
@@ -118,9 +119,10 @@ static void print_text(const row *rows, int n, double far, bool timed)
             printf("%-22s infeasible\n", r->algo);
             continue;
         }
-        printf("%-22s %10.3f %7.3f %7.3f %8.2f %7d %6.3f", r->algo, r->m.makespan,
-               far > 0 ? r->m.makespan / far : NAN, r->m.rho, r->m.p_opt, r->m.reconfigurations,
-               1 - r->m.utilization);
+        double sigma = far > 0 ? r->m.makespan / far : NAN;
+        printf("%-22s %10.3f %7s %7s %8s %7d %6.3f", r->algo, r->m.makespan,
+               ms_fixed(sigma, 3).s, ms_fixed(r->m.rho, 3).s, ms_fixed(r->m.p_opt, 2).s,
+               r->m.reconfigurations, 1 - r->m.utilization);
         if (timed)
             printf(" %8.3f", r->ms);
         printf("\n");

@@ -100,7 +100,7 @@ static int parse(const char *cmd, int argc, char **argv, online_opts *o, void (*
             o->have_gen = true;
             break;
         case O_JOBS:
-            rc = num(cmd, "--jobs", optarg, 0, 1e7, &v);
+            rc = num(cmd, "--jobs", optarg, 1, 1e7, &v);
             o->gen.jobs = (int)v;
             o->have_gen = true;
             break;

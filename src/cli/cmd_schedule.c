@@ -65,8 +65,8 @@ static void print_text(const ms_schedule *s, const ms_workload *w, bool tree, FI
     fprintf(f, "\nmakespan          %.3f s\n", m.makespan);
     fprintf(f, "baseline          %.3f s\n", m.baseline);
     fprintf(f, "l_bound           %.3f s\n", m.l_bound);
-    fprintf(f, "rho               %.4f   (makespan / baseline)\n", m.rho);
-    fprintf(f, "p_opt             %.2f %%  (makespan / l_bound_paper - 1)\n", m.p_opt);
+    fprintf(f, "rho               %s   (makespan / baseline)\n", ms_fixed(m.rho, 4).s);
+    fprintf(f, "p_opt             %s %%  (makespan / l_bound_paper - 1)\n", ms_fixed(m.p_opt, 2).s);
     fprintf(f, "reconfigurations  %d   (creations %d, destructions %d)\n", m.reconfigurations,
             m.creations, m.destructions);
     fprintf(f, "compute time      %.3f ms\n", ms_schedule_stat(s, "compute_seconds") * 1e3);

@@ -6,6 +6,7 @@
 
 #include "cli_util.h"
 #include "commands.h"
+#include "migsched/io.h"
 #include "migsched/schedule.h"
 
 static void usage(FILE *f)
@@ -25,11 +26,11 @@ static void usage(FILE *f)
 
 static void print_valid(const ms_metrics *m)
 {
-    printf("valid makespan=%.6f baseline=%.6f l_bound=%.6f rho=%.4f p_opt=%.2f "
+    printf("valid makespan=%.6f baseline=%.6f l_bound=%.6f rho=%s p_opt=%s "
            "l_bound_paper=%.6f creations=%d destructions=%d reconfigurations=%d "
            "utilization=%.4f\n",
-           m->makespan, m->baseline, m->l_bound, m->rho, m->p_opt, m->l_bound_paper,
-           m->creations, m->destructions, m->reconfigurations, m->utilization);
+           m->makespan, m->baseline, m->l_bound, ms_fixed(m->rho, 4).s, ms_fixed(m->p_opt, 2).s,
+           m->l_bound_paper, m->creations, m->destructions, m->reconfigurations, m->utilization);
 }
 
 static void print_text(int n, const ms_validation *v, const ms_metrics *m)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "migsched/cosched.h"
+#include "migsched/io.h"
 
 ms_cosched_instance *ms_cosched_instance_new(int n)
 {
@@ -61,11 +62,22 @@ int ms_cosched_instance_check(const ms_cosched_instance *in, int catalogue, ms_e
         if (!isfinite(in->p[i]) || in->p[i] <= 0)
             return ms_error_set(err, MS_EINVAL, "task '%s': p must be a positive number",
                                 in->names[i]);
+        const char *why = ms_time_check(in->p[i]);
+        if (why)
+            return ms_error_set(err, MS_EINVAL, "task '%s': p %g %s", in->names[i], in->p[i], why);
         for (int j = 0; j < in->n; j++) {
             double s = ms_cosched_s(in, i, j);
             if (!isfinite(s) || s < 0)
                 return ms_error_set(err, MS_EINVAL,
                                     "speed[%d][%d]: must be a finite non-negative number", i, j);
+            /* 0 = the pair cannot co-run; a speed-up (> 1) or a speed too small to progress
+             * would let a pairing starve a task or an LP lose it in round-off. */
+            if ((catalogue || j != i) && (s > 1 || (s > 0 && s <= MS_COSCHED_MIN_SPEED)))
+                return ms_error_set(err, MS_EINVAL,
+                                    "speed[%d][%d]: %g %s (task '%s' with '%s'); a co-run speed "
+                                    "is 0 (cannot co-run) or in (%g, 1]", i, j, s,
+                                    s > 1 ? "is faster than alone" : "is too small to progress",
+                                    in->names[i], in->names[j], MS_COSCHED_MIN_SPEED);
         }
         if (!catalogue && ms_cosched_s(in, i, i) != 1.0)
             return ms_error_set(err, MS_EINVAL, "speed[%d][%d]: diagonal must be 1 (got %g)", i,

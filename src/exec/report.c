@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "migsched/exec.h"
+#include "migsched/io.h"
 
 static const char *state_name(ms_run_state s)
 {
@@ -120,12 +121,12 @@ void ms_run_report_print(const ms_run_report *r, const ms_workload *w, FILE *f)
         else
             fprintf(f, "%12s ", "-");
         if (isfinite(d))
-            fprintf(f, "%10.2f  %s\n", d, outcome);
+            fprintf(f, "%10s  %s\n", ms_fixed(d, 2).s, outcome);
         else
             fprintf(f, "%10s  %s\n", "-", outcome);
     }
-    fprintf(f, "makespan: planned %.2f s, real %.2f s; largest deviation %.2f %%\n",
-            r->makespan_planned, r->makespan, worst);
+    fprintf(f, "makespan: planned %.2f s, real %.2f s; largest deviation %s %%\n",
+            r->makespan_planned, r->makespan, ms_fixed(worst, 2).s);
     if (r->stopped[0])
         fprintf(f, "stopped early: %s\n", r->stopped);
     for (int i = 0; i < r->nleft; i++)

@@ -20,8 +20,7 @@ static void layer_dims(const ms_mlp *m, int l, int *in, int *out)
     }
 }
 
-int ms_mlp_init(ms_mlp *m, int in, int nhidden, const int *hidden, int nact, ms_rng *rng,
-                ms_error *err)
+int ms_mlp_shape(ms_mlp *m, int in, int nhidden, const int *hidden, int nact, ms_error *err)
 {
     memset(m, 0, sizeof *m);
     if (in < 1 || nact < 1 || nhidden < 1 || nhidden > MS_MLP_MAX_HIDDEN)
@@ -44,6 +43,16 @@ int ms_mlp_init(ms_mlp *m, int in, int nhidden, const int *hidden, int nact, ms_
         n += (size_t)b;
     }
     m->nparams = n;
+    return MS_OK;
+}
+
+int ms_mlp_init(ms_mlp *m, int in, int nhidden, const int *hidden, int nact, ms_rng *rng,
+                ms_error *err)
+{
+    int rc = ms_mlp_shape(m, in, nhidden, hidden, nact, err);
+    if (rc)
+        return rc;
+    size_t n = m->nparams;
     m->params = calloc(n, sizeof(float));
     if (!m->params)
         return ms_error_set(err, MS_ENOMEM, "mlp: out of memory");

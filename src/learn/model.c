@@ -75,7 +75,9 @@ static uint32_t get_u32(const unsigned char *b)
     return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
 }
 
-static int parse_header(const char *path, json_t *h, ms_rl_model *m, ms_error *err)
+/* body: the bytes after the header, which must hold exactly the parameters it describes. */
+static int parse_header(const char *path, json_t *h, size_t body, ms_rl_model *m,
+                        ms_error *err)
 {
     json_t *hidden = NULL;
     const char *enc = NULL, *gpu = NULL, *preset = "", *commit = "", *rng[4] = {0};
@@ -118,6 +120,16 @@ static int parse_header(const char *path, json_t *h, ms_rl_model *m, ms_error *e
     }
     ms_rng dummy;
     ms_rng_seed(&dummy, 0);
+    ms_mlp shape;
+    if (ms_mlp_shape(&shape, in, nh, widths, nact, err)) {
+        ms_error_prefix(err, "%s: header", path);
+        return err ? err->code : MS_EINVAL;
+    }
+    /* Checked before allocating: a forged header must not make us allocate gigabytes. */
+    size_t need = (m->has_adam ? 3 : 1) * shape.nparams * sizeof(float);
+    if (body != need)
+        return ms_error_set(err, MS_EINVAL, "%s: %zu bytes of parameters, the header's "
+                                            "architecture needs %zu", path, body, need);
     if (ms_mlp_init(&m->mlp, in, nh, widths, nact, &dummy, err)) {
         ms_error_prefix(err, "%s: header", path);
         return err ? err->code : MS_EINVAL;
@@ -135,8 +147,16 @@ int ms_model_load(const char *path, ms_rl_model *m, ms_error *err)
     memset(m, 0, sizeof *m);
     char *buf;
     size_t len;
-    if (ms_read_file(path, &buf, &len, err))
+    if (ms_read_binary_file(path, &buf, &len, err))
         return err ? err->code : MS_EIO;
+    int rc = ms_model_parse(buf, len, path, m, err);
+    free(buf);
+    return rc;
+}
+
+int ms_model_parse(const char *buf, size_t len, const char *path, ms_rl_model *m, ms_error *err)
+{
+    memset(m, 0, sizeof *m);
     int rc = MS_EINVAL;
     const unsigned char *b = (const unsigned char *)buf;
     if (len < 16 || memcmp(buf, MAGIC, 8)) {
@@ -159,16 +179,11 @@ int ms_model_load(const char *path, ms_rl_model *m, ms_error *err)
         ms_error_set(err, MS_EINVAL, "%s: header: %s", path, je.text);
         goto out;
     }
-    rc = parse_header(path, h, m, err);
+    rc = parse_header(path, h, len - 16 - hlen, m, err);
     json_decref(h);
     if (rc)
         goto out;
-    size_t n = m->mlp.nparams, body = (m->has_adam ? 3 : 1) * n * sizeof(float);
-    if (len - 16 - hlen != body) {
-        rc = ms_error_set(err, MS_EINVAL, "%s: %zu bytes of parameters, the header's "
-                                          "architecture needs %zu", path, len - 16 - hlen, body);
-        goto out;
-    }
+    size_t n = m->mlp.nparams;
     const char *p = buf + 16 + hlen;
     memcpy(m->mlp.params, p, n * sizeof(float));
     if (m->has_adam) {
@@ -182,7 +197,6 @@ int ms_model_load(const char *path, ms_rl_model *m, ms_error *err)
         }
     rc = MS_OK;
 out:
-    free(buf);
     if (rc)
         ms_model_destroy(m);
     return rc;

@@ -74,7 +74,10 @@ int ms_online_generate(const ms_gpu_model *m, const ms_online_gen *g, ms_rng *rn
                        ms_online_workload *w, ms_error *err)
 {
     memset(w, 0, sizeof *w);
-    if (g->jobs < 0 || g->jobs > 100000000 || !(g->arrival_mean > 0) || g->nmix < 1 ||
+    if (g->jobs < 1 || g->jobs > 100000000)
+        return ms_error_set(err, MS_EINVAL, "generator: jobs %d not in 1..100000000 (an empty "
+                            "workload simulates nothing)", g->jobs);
+    if (!(g->arrival_mean > 0) || g->nmix < 1 ||
         !(g->service_median > 0) || !(g->service_sigma >= 0))
         return ms_error_set(err, MS_EINVAL, "generator: jobs, arrival mean, mix or service "
                             "parameters out of range");
@@ -82,7 +85,7 @@ int ms_online_generate(const ms_gpu_model *m, const ms_online_gen *g, ms_rng *rn
         if (g->mix_profile[i] < 0 || g->mix_profile[i] >= m->nprofiles || !(g->mix_weight[i] > 0))
             return ms_error_set(err, MS_EINVAL, "generator: mix entry %d is not a profile of %s",
                                 i, m->name);
-    w->jobs = malloc((size_t)(g->jobs ? g->jobs : 1) * sizeof *w->jobs);
+    w->jobs = malloc((size_t)g->jobs * sizeof *w->jobs);
     if (!w->jobs)
         return ms_error_set(err, MS_ENOMEM, "generator: out of memory");
     w->cap = g->jobs;

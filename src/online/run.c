@@ -56,6 +56,17 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+double ms_online_quantile(const double *sorted, int n, double q)
+{
+    if (n < 1)
+        return NAN;
+    double h = (n - 1) * q;
+    int lo = (int)floor(h);
+    if (lo >= n - 1)
+        return sorted[n - 1];
+    return sorted[lo] + (h - lo) * (sorted[lo + 1] - sorted[lo]);
+}
+
 static int aggregate(ms_online_result *r, const ms_online_workload *w)
 {
     if (w->n == 0)
@@ -78,7 +89,7 @@ static int aggregate(ms_online_result *r, const ms_online_workload *w)
     r->mean_turnaround = tsum / w->n;
     r->makespan = last - w->jobs[0].arrival;
     qsort(turn, (size_t)w->n, sizeof *turn, cmp_double);
-    r->p95_turnaround = turn[(size_t)((w->n - 1) * 0.95)];
+    r->p95_turnaround = ms_online_quantile(turn, w->n, 0.95);
     free(turn);
     r->reconfigurations = r->creations + r->destructions;
     return MS_OK;
@@ -118,6 +129,8 @@ static int check_config(const ms_gpu_model *m, const ms_online_workload *w,
     if (c->policy < 0 || c->policy > MS_POLICY_FF_DYNAMIC ||
         c->layout < MS_LAYOUT_BEST || c->layout >= MS_LAYOUT_COUNT)
         return ms_error_set(err, MS_EINVAL, "unknown policy or layout");
+    if (w->n < 1)
+        return ms_error_set(err, MS_EINVAL, "the workload has no jobs");
     for (int j = 0; j < w->n; j++)
         if (w->jobs[j].profile < 0 || w->jobs[j].profile >= m->nprofiles ||
             !(w->jobs[j].work >= 0) || (j && w->jobs[j].arrival < w->jobs[j - 1].arrival))

@@ -92,6 +92,17 @@ static bool parse_num(const char *s, double *out)
     return true;
 }
 
+/* A time field: a number in [0, MS_TIME_MAX] (above 0 if positive); fills *why and fails
+ * otherwise. */
+static bool parse_time(const char *s, bool positive, double *out, const char **why)
+{
+    if (!parse_num(s, out) || *out < 0 || (positive && *out == 0)) {
+        *why = positive ? "is not a number > 0" : "is not a number >= 0";
+        return false;
+    }
+    return !(*why = ms_time_check(*out));
+}
+
 /* Iterates lines of text: returns the next line (NUL-terminated, \r stripped) or NULL. */
 static char *next_line(char **cursor, char *end)
 {
@@ -112,19 +123,19 @@ static int parse_trace_line(char *line, int lineno, const char *source, const ms
     char *f[5];
     int want = has_name ? 4 : 3, n = split(line, f, 4);
     double arrival, work;
+    const char *why;
     if (n != want)
         return ms_error_set(err, MS_EINVAL, "%s:%d: expected %d fields, found %d", source, lineno,
                             want, n > 4 ? 5 : n);
-    if (!parse_num(f[0], &arrival) || arrival < 0)
-        return ms_error_set(err, MS_EINVAL, "%s:%d: arrival '%s' is not a number >= 0", source,
-                            lineno, f[0]);
+    if (!parse_time(f[0], false, &arrival, &why))
+        return ms_error_set(err, MS_EINVAL, "%s:%d: arrival '%.40s' %s", source, lineno, f[0],
+                            why);
     int p = ms_gpu_profile_by_name(m, f[1]);
     if (p < 0)
         return ms_error_set(err, MS_EINVAL, "%s:%d: profile '%s' is not a profile of %s", source,
                             lineno, f[1], m->name);
-    if (!parse_num(f[2], &work) || work <= 0)
-        return ms_error_set(err, MS_EINVAL, "%s:%d: work '%s' is not a number > 0", source, lineno,
-                            f[2]);
+    if (!parse_time(f[2], true, &work, &why))
+        return ms_error_set(err, MS_EINVAL, "%s:%d: work '%.40s' %s", source, lineno, f[2], why);
     if (add_job(w, arrival, p, work, has_name ? f[3] : NULL, has_name ? strlen(f[3]) : 0))
         return ms_error_set(err, MS_ENOMEM, "%s: out of memory", source);
     return MS_OK;
@@ -154,6 +165,8 @@ int ms_online_trace_parse(const char *text, size_t len, const char *source,
         if (*line)
             rc = parse_trace_line(line, lineno, source, m, has_name, w, err);
     }
+    if (!rc && w->n == 0)
+        rc = ms_error_set(err, MS_EINVAL, "%s: no jobs (only a header)", source);
     free(buf);
     return sort_or_free(w, rc);
 }
@@ -254,16 +267,29 @@ int ms_online_alibaba_parse(const char *data, size_t len, const char *path,
         lineno++;
         if (!*line)
             continue;
-        double num, milli, cre, del;
+        double num, milli, cre = 0, del = 0;
+        const char *why = NULL;
         if (split(line, f, ALI_MAX_COLS) != nc) {
             rc = ms_error_set(err, MS_EINVAL, "%s:%d: expected %d fields", path, lineno, nc);
         } else if (!parse_num(f[c_num], &num) || !parse_num(f[c_milli], &milli)) {
             rc = ms_error_set(err, MS_EINVAL, "%s:%d: num_gpu or gpu_milli is not a number",
                               path, lineno);
-        } else if (num != 1 || milli <= 0 || milli > 1000) {
+        } else if (num < 0 || num != floor(num) || num > 1e6) {
+            rc = ms_error_set(err, MS_EINVAL, "%s:%d: num_gpu %g is not a GPU count", path, lineno,
+                              num);
+        } else if (milli < 0 || milli > 1000 || (num == 1 && milli == 0)) {
+            rc = ms_error_set(err, MS_EINVAL, "%s:%d: gpu_milli %g is out of range (%s)", path,
+                              lineno, milli, num == 1 ? "1..1000 for a one-GPU pod" : "0..1000");
+        } else if (num != 1) {
             w->skipped++;
             num > 1 ? w->skipped_multi_gpu++ : w->skipped_no_gpu++;
-        } else if (!parse_num(f[c_cre], &cre) || !parse_num(f[c_del], &del) || del <= cre) {
+        } else if (*f[c_cre] && !parse_time(f[c_cre], false, &cre, &why)) {
+            rc = ms_error_set(err, MS_EINVAL, "%s:%d: creation_time '%.40s' %s", path, lineno,
+                              f[c_cre], why);
+        } else if (*f[c_del] && !parse_time(f[c_del], false, &del, &why)) {
+            rc = ms_error_set(err, MS_EINVAL, "%s:%d: deletion_time '%.40s' %s", path, lineno,
+                              f[c_del], why);
+        } else if (!*f[c_cre] || !*f[c_del] || del <= cre) {
             w->skipped++;  /* missing or empty lifetime */
             w->skipped_bad_time++;
         } else if (add_job(w, cre, profile_for_fraction(m, milli / 1000.0), del - cre, f[c_name],
@@ -272,6 +298,10 @@ int ms_online_alibaba_parse(const char *data, size_t len, const char *path,
         }
     }
     free(text);
+    if (!rc && w->n == 0)
+        rc = ms_error_set(err, MS_EINVAL, "%s: no usable pods (%d skipped: %d without a GPU, %d "
+                          "on several GPUs, %d without a lifetime)", path, w->skipped,
+                          w->skipped_no_gpu, w->skipped_multi_gpu, w->skipped_bad_time);
     if ((rc = sort_or_free(w, rc)))
         return rc;
     double t0 = w->n ? w->jobs[0].arrival : 0;

@@ -203,6 +203,9 @@ static int get_time(rctx *r, json_t *o, const char *path, const char *key, bool 
     if (!json_is_number(v))
         return fail(r, "%s.%s: expected a number%s", path, key, nullable ? " or null" : "");
     *out = json_number_value(v);
+    const char *why = ms_time_check(*out);
+    if (why)
+        return fail(r, "%s.%s: %g %s", path, key, *out, why);
     return MS_OK;
 }
 

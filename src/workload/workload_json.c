@@ -4,6 +4,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "migsched/io.h"
 #include "migsched/workload.h"
 #include "workload_internal.h"
 
@@ -46,6 +47,8 @@ static int parse_time(json_ctx *c, const char *key, json_t *v, double *time, ms_
             why = "is negative (times must be positive seconds)";
         else if (x == 0)
             why = "is zero (times must be positive seconds)";
+        else
+            why = ms_time_check(x);
     } else if (json_is_string(v)) {
         const char *text = json_string_value(v);
         if (strcasecmp(text, "inf") && strcasecmp(text, "infinity"))

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "migsched/io.h"
+
 void wl_name_set_init(wl_name_set *s) { memset(s, 0, sizeof *s); }
 
 void wl_name_set_free(wl_name_set *s)
@@ -108,6 +110,8 @@ int wl_parse_time(const char *text, double *out, const char **why)
         *why = "is zero (times must be positive seconds)";
         return -1;
     }
+    if ((*why = ms_time_check(x)))
+        return -1;
     *out = x;
     return 0;
 }
