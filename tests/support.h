@@ -16,6 +16,14 @@
             fail_msg("%s = %.17g, expected %.17g (+- %g)", #a, a_, b_, (double)(eps));     \
     } while (0)
 
+struct ms_workload;
+struct ms_gpu_model;
+struct ms_rng;
+/* Some tasks lose sizes (inf: too little memory) and some times are rounded so that ties in
+ * time and area occur; every task keeps at least one finite size. */
+void test_perturb_workload(struct ms_workload *w, const struct ms_gpu_model *gpu,
+                           struct ms_rng *rng);
+
 /* Absolute path of a file in the source tree (static buffer, valid until the next call). */
 const char *test_source_path(const char *relative);
 /* Writes text to a fresh temporary file and returns its path (malloc'd). */

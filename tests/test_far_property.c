@@ -36,25 +36,6 @@ static int case_count(void)
     return n > 0 ? n : DEFAULT_CASES;
 }
 
-/* Some tasks lose sizes (inf: too little memory) and some times are rounded so that ties in
- * time and area occur; every task keeps at least one finite size. */
-static void perturb(ms_workload *w, const ms_gpu_model *gpu, ms_rng *rng)
-{
-    for (int i = 0; i < w->n; i++) {
-        double *t = w->tasks[i].time;
-        if (ms_rng_uniform(rng) < 0.3) {
-            int keep = gpu->sizes[ms_rng_below(rng, (uint64_t)gpu->nsizes)];
-            for (int k = 0; k < gpu->nsizes; k++)
-                if (gpu->sizes[k] != keep && ms_rng_uniform(rng) < 0.4)
-                    t[gpu->sizes[k]] = INFINITY;
-        }
-        if (ms_rng_uniform(rng) < 0.3)
-            for (int k = 0; k < gpu->nsizes; k++)
-                if (isfinite(t[gpu->sizes[k]]))
-                    t[gpu->sizes[k]] = ceil(t[gpu->sizes[k]] / 5) * 5;
-    }
-}
-
 static ms_schedule *schedule(const char *algo, const ms_workload *w, const ms_gpu_model *gpu,
                              int gpus, const ms_offline_options *o, int c)
 {
@@ -127,7 +108,7 @@ static void check_case(int c, ms_rng *rng)
     ms_error err;
     if (ms_gen_preset(gpu, presets, &params, &err) || ms_generate(gpu, &params, n, rng, &w, &err))
         fail_msg("case %d: %s", c, err.msg);
-    perturb(w, gpu, rng);
+    test_perturb_workload(w, gpu, rng);
     ms_offline_options o;
     ms_offline_options_init(&o);
     if (c % 2 == 0) { /* one batch: phase 3 against phases 1-2 */
@@ -194,7 +175,7 @@ static void test_rule_options(void **state)
         if (ms_gen_preset(gpu, presets, &params, &err) ||
             ms_generate(gpu, &params, n, &rng, &w, &err))
             fail_msg("case %d: %s", c, err.msg);
-        perturb(w, gpu, &rng);
+        test_perturb_workload(w, gpu, &rng);
         ms_offline_options o;
         ms_offline_options_init(&o);
         int rules = 1 + (int)ms_rng_below(&rng, 3);
