@@ -22,6 +22,7 @@ void far_search_free(far_search *s)
     free(s->pos);
     for (int z = 0; z <= MS_MAX_SLICES; z++)
         free(s->group[z].task);
+    far_trace_free(&s->trace);
     free(s);
 }
 
@@ -133,6 +134,7 @@ static int cmp_lpt(const void *a, const void *b, void *arg)
 /* First allocation (a_i^1), the LPT groups and the heap of the longest tasks. */
 static int first_allocation(far_search *s, double *area, ms_error *err)
 {
+    s->trace.events = 0; /* groups rebuilt: no run to compare with */
     for (int z = 0; z <= MS_MAX_SLICES; z++)
         s->group[z].head = s->group[z].n = 0;
     *area = 0;
@@ -163,6 +165,7 @@ static void regroup(far_search *s, int i, int z)
     far_group *from = &s->group[s->alloc[i]], *to = &s->group[z];
     from->head++;
     from->n--;
+    far_trace_changed(&s->trace, s->alloc[i], 0);
     if (to->head + to->n + 1 > s->cap) { /* compact: make room at the end */
         memmove(to->task, to->task + to->head, (size_t)to->n * sizeof(int));
         to->head = 0;
@@ -178,6 +181,7 @@ static void regroup(far_search *s, int i, int z)
     memmove(a + lo + 1, a + lo, (size_t)(to->n - lo) * sizeof(int));
     a[lo] = i;
     to->n++;
+    far_trace_changed(&s->trace, z, lo);
 }
 
 /* Every task on the whole GPU, one after another on the roots (LPT over the GPUs); false
@@ -192,6 +196,7 @@ static bool whole_gpu_allocation(far_search *s, double *area)
             return false;
     for (int sz = 0; sz <= MS_MAX_SLICES; sz++)
         s->group[sz].head = s->group[sz].n = 0;
+    s->trace.events = 0;
     *area = 0;
     for (int i = 0; i < s->n; i++) {
         s->alloc[i] = (unsigned char)z;
@@ -255,7 +260,8 @@ static double family_search(far_search *s, const far_plan *p, int *allocations, 
             break; /* areas only grow along the family: nothing later can win */
         if (fmax(hlow, area / capacity) < best) {
             ++*evaluated;
-            double ms = far_place(s, area, best);
+            /* Most steps change groups the previous run gave up before reaching. */
+            double ms = far_place_gives_up(s, area, best) ? INFINITY : far_place(s, area, best);
             if (ms < best) {
                 best = ms;
                 keep_best(s);

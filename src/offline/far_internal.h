@@ -109,6 +109,20 @@ typedef struct far_group {
     int head, n, cap;      /* live entries are task[head .. head + n) */
 } far_group;
 
+/* What the last run of Algorithm 1 (far_place) saw, so that the next allocations of the
+ * family, which change a few tasks, can be cut without running it again (docs/far.md). */
+typedef struct far_trace {
+    int events, cap;               /* loop iterations recorded; 0: nothing usable */
+    double *bound;                 /* per iteration: max so far of the lower bound checked
+                                      there, minus the allocation's total area */
+    double *end;                   /* per iteration: max so far of the task ends it placed */
+    int *look[MS_MAX_SLICES + 1];  /* per size: the iteration that first looked at each
+                                      position of the group (the head is position 0) */
+    int nlook[MS_MAX_SLICES + 1], lookcap[MS_MAX_SLICES + 1];
+    int changed[MS_MAX_SLICES + 1];/* per size: first group position changed since the run
+                                      (INT_MAX: none) */
+} far_trace;
+
 typedef struct far_search {
     const ms_workload *w;
     const far_tree *tree;
@@ -120,6 +134,7 @@ typedef struct far_search {
     int *node_of, *best_node_of;   /* Algorithm 1 output: gpu * MS_MAX_TREE_NODES + node */
     int *order, *best_order;       /* tasks in placement order */
     int *pos;                      /* heap position per task */
+    far_trace trace;
 } far_search;
 
 far_search *far_search_new(void);
@@ -132,8 +147,15 @@ int far_search_run(far_search *s, far_plan *p, int b, int first, int n, bool who
 /* A lower bound on the whole-GPU allocation's makespan (INFINITY when infeasible). */
 double far_whole_gpu_bound(const far_plan *p, int first, int n);
 /* Algorithm 1 on the current allocation (total area `area`); gives up (returns INFINITY)
- * as soon as the makespan cannot stay below `cutoff`. Fills s->node_of and s->order. */
+ * as soon as the makespan cannot stay below `cutoff`. Fills s->node_of and s->order, and
+ * records s->trace. */
 double far_place(far_search *s, double area, double cutoff);
+/* True when s->trace proves that far_place on the current allocation would give up under
+ * `cutoff` (the run agrees with the recorded one up to the first look at a changed group
+ * position). Moving a task between groups must go through far_trace_changed. */
+bool far_place_gives_up(const far_search *s, double area, double cutoff);
+void far_trace_changed(far_trace *t, int size, int position);
+void far_trace_free(far_trace *t);
 static inline double far_search_time(const far_search *s, int i, int size)
 {
     return s->w->tasks[s->first + i].time[size];

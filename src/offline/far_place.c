@@ -1,7 +1,10 @@
 /* far_place.c: FAR phase 2, Algorithm 1 of paper 000: list scheduling of one allocation on
  * the repartitioning tree(s), a min-heap of instances by end time and one reconfiguration
  * clock per GPU. */
+#include <limits.h>
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "far_internal.h"
 
@@ -58,6 +61,82 @@ static void pop(place_state *st)
         replace_top(st, last);
 }
 
+void far_trace_free(far_trace *t)
+{
+    free(t->bound);
+    free(t->end);
+    for (int z = 0; z <= MS_MAX_SLICES; z++)
+        free(t->look[z]);
+    memset(t, 0, sizeof *t);
+}
+
+void far_trace_changed(far_trace *t, int size, int position)
+{
+    if (position < t->changed[size])
+        t->changed[size] = position;
+}
+
+/* Room for `events` iterations; false (and no trace) when memory runs out. */
+static bool trace_reserve(far_trace *t, int events)
+{
+    t->events = 0;
+    for (int z = 0; z <= MS_MAX_SLICES; z++) {
+        t->nlook[z] = 0;
+        t->changed[z] = INT_MAX;
+    }
+    if (events <= t->cap)
+        return true;
+    double *b = realloc(t->bound, (size_t)events * sizeof *b);
+    if (b)
+        t->bound = b;
+    double *e = realloc(t->end, (size_t)events * sizeof *e);
+    if (e)
+        t->end = e;
+    if (!b || !e)
+        return false;
+    t->cap = events;
+    return true;
+}
+
+/* Iteration `ev` looks at position r of group z (positions are looked at in order). */
+static bool trace_look(far_trace *t, int z, int r, int ev)
+{
+    if (r < t->nlook[z])
+        return true;
+    if (t->nlook[z] == t->lookcap[z]) {
+        int cap = t->lookcap[z] ? 2 * t->lookcap[z] : 64;
+        int *l = realloc(t->look[z], (size_t)cap * sizeof *l);
+        if (!l)
+            return false;
+        t->look[z] = l;
+        t->lookcap[z] = cap;
+    }
+    t->look[z][t->nlook[z]++] = ev;
+    return true;
+}
+
+/* Two runs of Algorithm 1 whose groups agree below the changed positions take the same
+ * steps until the first iteration that looks at a changed position: up to that iteration
+ * the bound differs only by the total area, and the task ends are the same. */
+bool far_place_gives_up(const far_search *s, double area, double cutoff)
+{
+    const far_trace *t = &s->trace;
+    if (t->events == 0)
+        return false;
+    int d = t->events - 1;
+    bool same_step = true; /* iteration d also places the same task */
+    for (int z = 1; z <= MS_MAX_SLICES; z++)
+        if (t->changed[z] < t->nlook[z] && t->look[z][t->changed[z]] <= d) {
+            d = t->look[z][t->changed[z]];
+            same_step = false;
+        }
+    double capacity = (double)s->gpu->slices * s->gpus;
+    if (t->bound[d] + area >= cutoff * (1 + 1e-9) * capacity)
+        return true;
+    double end = same_step ? t->end[d] : d > 0 ? t->end[d - 1] : -INFINITY;
+    return end >= cutoff;
+}
+
 double far_place(far_search *s, double area, double cutoff)
 {
     const far_tree *t = s->tree;
@@ -67,6 +146,8 @@ double far_place(far_search *s, double area, double cutoff)
     unsigned char used_small[CAP];
     int total = s->gpus * MS_MAX_TREE_NODES;
     /* Callers keep gpus small (the CLI caps it); larger counts would need heap buffers. */
+    far_trace *tr = &s->trace;
+    bool rec = trace_reserve(tr, s->n + total + 1);
     if (total > CAP)
         return INFINITY;
     for (int g = 0; g < s->gpus; g++)
@@ -90,21 +171,32 @@ double far_place(far_search *s, double area, double cutoff)
      * bound the makespan from below. work = sum of size * end over the heap, cover = sum of
      * sizes; the margin keeps the running sums' rounding from cutting a winner. */
     double capacity = (double)s->gpu->slices * s->gpus, work = 0, cover = t->size[0] * s->gpus;
-    double stop = cutoff * (1 + 1e-9) * capacity;
-    while (st.nh > 0 && remaining > 0) {
+    double stop = cutoff * (1 + 1e-9) * capacity, total_area = area, max_end = -INFINITY;
+    for (int ev = 0; st.nh > 0 && remaining > 0; ev++) {
         int k = st.heap[0], g = k / MS_MAX_TREE_NODES, v = k % MS_MAX_TREE_NODES;
         int size = t->size[v];
         double now = end_small[k];
-        if (now * capacity + work - now * cover + area >= stop)
+        double bound = now * capacity + work - now * cover + area;
+        if (rec) {
+            double b = bound - total_area;
+            tr->bound[ev] = ev > 0 && tr->bound[ev - 1] > b ? tr->bound[ev - 1] : b;
+            tr->end[ev] = max_end;
+            tr->events = ev + 1;
+        }
+        if (bound >= stop)
             return INFINITY;
         int z = size; /* the allocation size served: the node's own, or its extra size */
         const far_group *grp = &s->group[size];
+        rec = rec && trace_look(tr, size, next[size] - grp->head, ev);
         if (next[size] == grp->head + grp->n && t->extra[v]) {
             const far_group *gx = &s->group[t->extra[v]];
+            rec = rec && trace_look(tr, t->extra[v], next[t->extra[v]] - gx->head, ev);
             if (next[t->extra[v]] < gx->head + gx->n &&
                 far_search_time(s, gx->task[next[t->extra[v]]], size) < INFINITY)
                 z = t->extra[v], grp = gx;
         }
+        if (!rec)
+            tr->events = 0;
         if (next[z] < grp->head + grp->n) {
             if (!used_small[k]) { /* lines 8-11: the instance's creation on the clock */
                 clock_small[g] = fmax(clock_small[g], end_small[k]) + s->gpu->create_s[size];
@@ -117,6 +209,11 @@ double far_place(far_search *s, double area, double cutoff)
             end_small[k] += d;
             work += size * d;
             area -= z == size ? size * d : z * far_search_time(s, task, z);
+            if (end_small[k] > max_end) {
+                max_end = end_small[k];
+                if (rec)
+                    tr->end[ev] = max_end;
+            }
             if (end_small[k] >= cutoff)
                 return INFINITY;
             if (end_small[k] > makespan)
