@@ -20,8 +20,10 @@ void far_search_free(far_search *s)
     free(s->order);
     free(s->best_order);
     free(s->pos);
-    for (int z = 0; z <= MS_MAX_SLICES; z++)
+    for (int z = 0; z <= MS_MAX_SLICES; z++) {
         free(s->group[z].task);
+        free(s->group[z].time);
+    }
     far_trace_free(&s->trace);
     free(s);
 }
@@ -47,8 +49,10 @@ static int reserve(far_search *s, int n)
     GROW(s->order);
     GROW(s->best_order);
     GROW(s->pos);
-    for (int z = 0; z <= MS_MAX_SLICES; z++)
+    for (int z = 0; z <= MS_MAX_SLICES; z++) {
         GROW(s->group[z].task);
+        GROW(s->group[z].time);
+    }
 #undef GROW
     s->cap = cap;
     return MS_OK;
@@ -131,6 +135,16 @@ static int cmp_lpt(const void *a, const void *b, void *arg)
     return longer(c->s, x, c->size, y, c->size) ? -1 : 1;
 }
 
+/* Group z (from its start) in LPT order, with its times. */
+static void sort_group(far_search *s, int z)
+{
+    far_group *g = &s->group[z];
+    lpt_ctx c = {s, z};
+    qsort_r(g->task, (size_t)g->n, sizeof(int), cmp_lpt, &c);
+    for (int k = 0; k < g->n; k++)
+        g->time[k] = far_search_time(s, g->task[k], z);
+}
+
 /* First allocation (a_i^1), the LPT groups and the heap of the longest tasks. */
 static int first_allocation(far_search *s, double *area, ms_error *err)
 {
@@ -150,10 +164,8 @@ static int first_allocation(far_search *s, double *area, ms_error *err)
         *area += z * far_search_time(s, i, z);
         heap_set(s, i, i);
     }
-    for (int z = 1; z <= MS_MAX_SLICES; z++) {
-        lpt_ctx c = {s, z};
-        qsort_r(s->group[z].task, (size_t)s->group[z].n, sizeof(int), cmp_lpt, &c);
-    }
+    for (int z = 1; z <= MS_MAX_SLICES; z++)
+        sort_group(s, z);
     for (int i = s->n / 2 - 1; i >= 0; i--)
         sift_down(s, i);
     return MS_OK;
@@ -168,9 +180,11 @@ static void regroup(far_search *s, int i, int z)
     far_trace_changed(&s->trace, s->alloc[i], 0);
     if (to->head + to->n + 1 > s->cap) { /* compact: make room at the end */
         memmove(to->task, to->task + to->head, (size_t)to->n * sizeof(int));
+        memmove(to->time, to->time + to->head, (size_t)to->n * sizeof(double));
         to->head = 0;
     }
     int *a = to->task + to->head, lo = 0, hi = to->n;
+    double *at = to->time + to->head;
     while (lo < hi) {
         int mid = (lo + hi) / 2;
         if (longer(s, a[mid], z, i, z))
@@ -179,7 +193,9 @@ static void regroup(far_search *s, int i, int z)
             hi = mid;
     }
     memmove(a + lo + 1, a + lo, (size_t)(to->n - lo) * sizeof(int));
+    memmove(at + lo + 1, at + lo, (size_t)(to->n - lo) * sizeof(double));
     a[lo] = i;
+    at[lo] = far_search_time(s, i, z);
     to->n++;
     far_trace_changed(&s->trace, z, lo);
 }
@@ -203,8 +219,7 @@ static bool whole_gpu_allocation(far_search *s, double *area)
         s->group[z].task[s->group[z].n++] = i;
         *area += z * far_search_time(s, i, z);
     }
-    lpt_ctx c = {s, z};
-    qsort_r(s->group[z].task, (size_t)s->group[z].n, sizeof(int), cmp_lpt, &c);
+    sort_group(s, z);
     return true;
 }
 

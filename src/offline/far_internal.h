@@ -106,6 +106,8 @@ int far_engine_emit(const far_engine *e, const far_plan *p, ms_schedule *s);
  * 0..n-1 standing for workload tasks first..first+n-1. */
 typedef struct far_group {
     int *task;             /* LPT order: decreasing time, then input order */
+    double *time;          /* time of task[i] at the group's size (read in order, not from
+                              the workload's scattered tasks) */
     int head, n, cap;      /* live entries are task[head .. head + n) */
 } far_group;
 

@@ -204,8 +204,9 @@ double far_place(far_search *s, double area, double cutoff)
                 end_small[k] = clock_small[g];
                 used_small[k] = 1;
             }
-            int task = grp->task[next[z]++];
-            double d = far_search_time(s, task, size);
+            int task = grp->task[next[z]];
+            double d = z == size ? grp->time[next[z]] : far_search_time(s, task, size);
+            next[z]++;
             end_small[k] += d;
             work += size * d;
             area -= z == size ? size * d : z * far_search_time(s, task, z);
