@@ -27,10 +27,6 @@
 #define DEFAULT_CASES ORACLE_CASES
 #endif
 
-static const char *const scalings[] = {"POORSCALING", "MIXEDSCALING", "MIXSCALINGUNIFORM",
-                                       "GOODSCALING", "MIXSCALINGEXTREME"};
-static const char *const ranges[] = {"WIDETIMES", "NARROWTIMES"};
-
 static uint64_t fnv1a(const char *p, size_t n)
 {
     uint64_t h = 1469598103934665603ull;
@@ -51,14 +47,8 @@ static uint64_t run_case(int c)
     int n = c % 50 == 7  ? 5000 + (int)ms_rng_below(&rng, 15000)
             : c % 5 == 3 ? 100 + (int)ms_rng_below(&rng, 2900)
                          : 1 + (int)ms_rng_below(&rng, 80);
-    char presets[64];
-    snprintf(presets, sizeof presets, "%s,%s", scalings[ms_rng_below(&rng, 5)],
-             ranges[ms_rng_below(&rng, 2)]);
-    ms_gen_params params;
-    ms_workload *w = NULL;
+    ms_workload *w = test_random_preset_workload(gpu, n, &rng);
     ms_error err;
-    if (ms_gen_preset(gpu, presets, &params, &err) || ms_generate(gpu, &params, n, &rng, &w, &err))
-        fail_msg("case %d: %s", c, err.msg);
     if (ms_rng_below(&rng, 2))
         test_perturb_workload(w, gpu, &rng);
     ms_offline_options o;
@@ -77,12 +67,8 @@ static uint64_t run_case(int c)
     if (ms_offline_schedule(o.refine ? "far" : "far-norefine", w, gpu, gpus, &o, &s, &err))
         fail_msg("case %d: %s", c, err.msg);
     ms_schedule_drop_timings(s);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    assert_non_null(f);
-    assert_int_equal(ms_schedule_write_json(s, w, f, &err), MS_OK);
-    fclose(f);
+    size_t len;
+    char *buf = test_schedule_json_text(s, w, &len);
     uint64_t h = fnv1a(buf, len);
     free(buf);
     ms_schedule_free(s);

@@ -13,9 +13,6 @@
 #include "support.h"
 #include "migsched/offline.h"
 
-static const char *const scalings[] = {"POORSCALING", "MIXEDSCALING", "MIXSCALINGUNIFORM",
-                                       "GOODSCALING", "MIXSCALINGEXTREME"};
-static const char *const ranges[] = {"WIDETIMES", "NARROWTIMES"};
 
 /* The sanitizer build runs 5x slower on this 2-core machine: it checks 2,000 by default. */
 #if defined(__SANITIZE_ADDRESS__)
@@ -79,12 +76,8 @@ static void check_repeat_and_json(const ms_schedule *s, const char *algo, const 
         assert_true(again->task[i].start == s->task[i].start);
     }
     ms_schedule_free(again);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    assert_non_null(f);
-    assert_int_equal(ms_schedule_write_json(s, w, f, &err), MS_OK);
-    fclose(f);
+    size_t len;
+    char *buf = test_schedule_json_text(s, w, &len);
     ms_schedule *back = NULL;
     if (ms_schedule_parse_json(buf, len, "far", gpu, &back, &err))
         fail_msg("case %d: reading the JSON back: %s", c, err.msg);
@@ -100,14 +93,7 @@ static void check_case(int c, ms_rng *rng)
     const ms_gpu_model *gpu = ms_gpu_builtin_at(c % ms_gpu_builtin_count());
     int gpus = 1 + (int)ms_rng_below(rng, 4);
     int n = 1 + (int)ms_rng_below(rng, 60);
-    char presets[64];
-    snprintf(presets, sizeof presets, "%s,%s", scalings[ms_rng_below(rng, 5)],
-             ranges[ms_rng_below(rng, 2)]);
-    ms_gen_params params;
-    ms_workload *w = NULL;
-    ms_error err;
-    if (ms_gen_preset(gpu, presets, &params, &err) || ms_generate(gpu, &params, n, rng, &w, &err))
-        fail_msg("case %d: %s", c, err.msg);
+    ms_workload *w = test_random_preset_workload(gpu, n, rng);
     test_perturb_workload(w, gpu, rng);
     ms_offline_options o;
     ms_offline_options_init(&o);
@@ -166,15 +152,7 @@ static void test_rule_options(void **state)
     for (int c = 0; c < cases; c++) {
         const ms_gpu_model *gpu = ms_gpu_builtin_at(c % ms_gpu_builtin_count());
         int gpus = 1 + (int)ms_rng_below(&rng, 3), n = 1 + (int)ms_rng_below(&rng, 40);
-        char presets[64];
-        snprintf(presets, sizeof presets, "%s,%s", scalings[ms_rng_below(&rng, 5)],
-                 ranges[ms_rng_below(&rng, 2)]);
-        ms_gen_params params;
-        ms_workload *w = NULL;
-        ms_error err;
-        if (ms_gen_preset(gpu, presets, &params, &err) ||
-            ms_generate(gpu, &params, n, &rng, &w, &err))
-            fail_msg("case %d: %s", c, err.msg);
+        ms_workload *w = test_random_preset_workload(gpu, n, &rng);
         test_perturb_workload(w, gpu, &rng);
         ms_offline_options o;
         ms_offline_options_init(&o);

@@ -6,15 +6,6 @@
 #include "support.h"
 #include "../src/offline/far_internal.h"
 
-static void add_only(ms_workload *w, const char *name, int size, double t)
-{
-    double time[MS_MAX_SLICES + 1];
-    for (int s = 0; s <= MS_MAX_SLICES; s++)
-        time[s] = INFINITY;
-    time[size] = t;
-    assert_int_equal(ms_workload_add(w, name, time, NULL, NULL, NULL), MS_OK);
-}
-
 static int node_at(const ms_gpu_model *gpu, int slices, int slot)
 {
     for (int v = 0; v < gpu->tree.n; v++) {
@@ -35,10 +26,10 @@ static void test_alternative_uses_memory_slots(void **state)
     (void)state;
     const ms_gpu_model *gpu = ms_gpu_builtin("A100-40GB");
     ms_workload *w = ms_workload_new();
-    add_only(w, "long3", 3, 100);
-    add_only(w, "mid1", 1, 80);
-    add_only(w, "short1", 1, 10);
-    add_only(w, "crit1", 1, 120);
+    test_add_only_task(w, "long3", 3, 100);
+    test_add_only_task(w, "mid1", 1, 80);
+    test_add_only_task(w, "short1", 1, 10);
+    test_add_only_task(w, "crit1", 1, 120);
     far_plan p;
     assert_int_equal(far_plan_init(&p, w, gpu, 1, 1), MS_OK);
     const int slices[] = {3, 1, 1, 1}, slots[] = {0, 4, 5, 6};
