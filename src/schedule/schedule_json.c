@@ -36,10 +36,11 @@ static int significant(const char *text)
     return first < 0 ? 1 : last - first + 1;
 }
 
-/* Shortest round trip (schedule_internal.h). For a normal double, if some p <= 15 digits
- * round-trip, %.15g is those digits padded with zeros (a double's half ulp is below half
- * the spacing of 15-digit decimals), so one pass finds every p up to 15; round-tripping is
- * monotone in p, so 16 and 17 need one pass each. */
+/* Shortest round trip (schedule_internal.h). Round-tripping is monotone in p, so %.16g
+ * failing means 17 (schedule times are mostly 16 or 17 digits: this pass comes first). For
+ * a normal double, if some p <= 15 digits round-trip, %.15g is those digits padded with
+ * zeros (a double's half ulp is below half the spacing of 15-digit decimals), so one more
+ * pass finds every p up to 16. */
 int ms_real_digits(double x)
 {
     char buf[40];
@@ -51,11 +52,11 @@ int ms_real_digits(double x)
         }
         return 17;
     }
-    snprintf(buf, sizeof buf, "%.15g", x);
-    if (strtod(buf, NULL) == x)
-        return significant(buf);
     snprintf(buf, sizeof buf, "%.16g", x);
-    return strtod(buf, NULL) == x ? 16 : 17;
+    if (strtod(buf, NULL) != x)
+        return 17;
+    snprintf(buf, sizeof buf, "%.15g", x);
+    return strtod(buf, NULL) == x ? significant(buf) : 16;
 }
 
 static int max_digits(const json_t *v)
