@@ -6,6 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "migsched/rng.h"
+#include "migsched/schedule.h"
+#include "migsched/workload.h"
+
 const char *test_source_path(const char *relative)
 {
     static char buf[4096];
@@ -44,4 +48,58 @@ void test_remove_dir(const char *dir)
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
         fail_msg("cannot remove %s", dir);
+}
+
+void test_perturb_workload(ms_workload *w, const ms_gpu_model *gpu, ms_rng *rng)
+{
+    for (int i = 0; i < w->n; i++) {
+        double *t = w->tasks[i].time;
+        if (ms_rng_uniform(rng) < 0.3) {
+            int keep = gpu->sizes[ms_rng_below(rng, (uint64_t)gpu->nsizes)];
+            for (int k = 0; k < gpu->nsizes; k++)
+                if (gpu->sizes[k] != keep && ms_rng_uniform(rng) < 0.4)
+                    t[gpu->sizes[k]] = INFINITY;
+        }
+        if (ms_rng_uniform(rng) < 0.3)
+            for (int k = 0; k < gpu->nsizes; k++)
+                if (isfinite(t[gpu->sizes[k]]))
+                    t[gpu->sizes[k]] = ceil(t[gpu->sizes[k]] / 5) * 5;
+    }
+}
+
+void test_add_only_task(ms_workload *w, const char *name, int size, double t)
+{
+    double time[MS_MAX_SLICES + 1];
+    for (int s = 0; s <= MS_MAX_SLICES; s++)
+        time[s] = INFINITY;
+    time[size] = t;
+    assert_int_equal(ms_workload_add(w, name, time, NULL, NULL, NULL), MS_OK);
+}
+
+char *test_schedule_json_text(const ms_schedule *s, const ms_workload *w, size_t *len)
+{
+    char *buf = NULL;
+    ms_error err;
+    FILE *f = open_memstream(&buf, len);
+    assert_non_null(f);
+    if (ms_schedule_write_json(s, w, f, &err))
+        fail_msg("writing the schedule JSON: %s", err.msg);
+    fclose(f);
+    return buf;
+}
+
+ms_workload *test_random_preset_workload(const ms_gpu_model *gpu, int n, ms_rng *rng)
+{
+    static const char *const scalings[] = {"POORSCALING", "MIXEDSCALING", "MIXSCALINGUNIFORM",
+                                           "GOODSCALING", "MIXSCALINGEXTREME"};
+    static const char *const ranges[] = {"WIDETIMES", "NARROWTIMES"};
+    char presets[64];
+    snprintf(presets, sizeof presets, "%s,%s", scalings[ms_rng_below(rng, 5)],
+             ranges[ms_rng_below(rng, 2)]);
+    ms_gen_params params;
+    ms_workload *w = NULL;
+    ms_error err;
+    if (ms_gen_preset(gpu, presets, &params, &err) || ms_generate(gpu, &params, n, rng, &w, &err))
+        fail_msg("%s: %s", presets, err.msg);
+    return w;
 }

@@ -16,6 +16,25 @@
             fail_msg("%s = %.17g, expected %.17g (+- %g)", #a, a_, b_, (double)(eps));     \
     } while (0)
 
+struct ms_workload;
+struct ms_gpu_model;
+struct ms_rng;
+struct ms_schedule;
+/* Some tasks lose sizes (inf: too little memory) and some times are rounded so that ties in
+ * time and area occur; every task keeps at least one finite size. */
+void test_perturb_workload(struct ms_workload *w, const struct ms_gpu_model *gpu,
+                           struct ms_rng *rng);
+
+/* n tasks of a random scaling preset with WIDETIMES or NARROWTIMES (two draws of rng, then
+ * the generator's); fails the test on error. */
+struct ms_workload *test_random_preset_workload(const struct ms_gpu_model *gpu, int n,
+                                                struct ms_rng *rng);
+/* Adds a task that runs only on `size` slices (t seconds; inf elsewhere). */
+void test_add_only_task(struct ms_workload *w, const char *name, int size, double t);
+/* s's migsched-schedule/1 JSON in a malloc'd buffer (*len bytes); fails the test on error. */
+char *test_schedule_json_text(const struct ms_schedule *s, const struct ms_workload *w,
+                              size_t *len);
+
 /* Absolute path of a file in the source tree (static buffer, valid until the next call). */
 const char *test_source_path(const char *relative);
 /* Writes text to a fresh temporary file and returns its path (malloc'd). */

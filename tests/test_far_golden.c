@@ -9,16 +9,6 @@
 
 #define EPS 1e-9
 
-/* A task that runs only at one size (the family then has one allocation). */
-static void add_only(ms_workload *w, const char *name, int size, double t)
-{
-    double time[MS_MAX_SLICES + 1];
-    for (int s = 0; s <= MS_MAX_SLICES; s++)
-        time[s] = INFINITY;
-    time[size] = t;
-    assert_int_equal(ms_workload_add(w, name, time, NULL, NULL, NULL), MS_OK);
-}
-
 static ms_schedule *run(const char *algo, const ms_workload *w, const char *gpu, int gpus,
                         const ms_offline_options *opt)
 {
@@ -78,9 +68,9 @@ static void test_four_slice_node_runs_three_slice_task(void **state)
 {
     (void)state;
     ms_workload *w = ms_workload_new();
-    add_only(w, "T0", 4, 2);
-    add_only(w, "T1", 3, 5);
-    add_only(w, "T2", 3, 4);
+    test_add_only_task(w, "T0", 4, 2);
+    test_add_only_task(w, "T1", 3, 5);
+    test_add_only_task(w, "T2", 3, 4);
     ms_schedule *s = run("far", w, "A100-40GB", 1, NULL);
     assert_near(ms_schedule_makespan(s), 6.62, EPS);
     expect_task(s, 0, 4, 0, 0.21);
@@ -95,6 +85,66 @@ static void test_four_slice_node_runs_three_slice_task(void **state)
     assert_near(ms_schedule_stat(s, "moves"), 0, 0);
     assert_near(ms_schedule_stat(s, "swaps"), 0, 0);
     ms_schedule_free(s);
+    ms_workload_free(w);
+}
+
+/* The same workload with tie_right_first: after the unused root is split, 4g@0 and 3g@4
+ * tie at 0 and 3g@4 goes first: created 0-0.20, it runs T1 to 5.20; 4g@0 is created
+ * 0.20-0.41 and runs T0 to 2.41, is destroyed 2.41-2.62 and 3g@0 (created 2.62-2.82) runs
+ * T2 to 6.82. Refinement: T2 neither moves nor swaps into 3g@4 (margin 1.62); stop. */
+static void test_tie_right_first(void **state)
+{
+    (void)state;
+    ms_workload *w = ms_workload_new();
+    test_add_only_task(w, "T0", 4, 2);
+    test_add_only_task(w, "T1", 3, 5);
+    test_add_only_task(w, "T2", 3, 4);
+    ms_offline_options o;
+    ms_offline_options_init(&o);
+    o.tie_right_first = 1;
+    ms_schedule *s = run("far", w, "A100-40GB", 1, &o);
+    assert_near(ms_schedule_makespan(s), 6.82, EPS);
+    expect_task(s, 1, 3, 4, 0.20);
+    expect_task(s, 0, 4, 0, 0.41);
+    expect_task(s, 2, 3, 0, 2.82);
+    ms_schedule_free(s);
+    ms_workload_free(w);
+}
+
+/* four_runs_three: T0 runs only on 4 slices (2 s); T1 (3: 5 s, 4: 4 s) and T2 (3: 4 s, 4:
+ * 3.5 s) are cheapest on 3 (15 < 16, 12 < 14). Allocation 1: 4g@0 (0-0.21) runs T0 to 2.21,
+ * 3g@4 (0.21-0.41) runs T1 to 5.41; at 2.21 no 4-slice task is left and 4g@0 runs T2 at its
+ * 4-slice time, 3.5 s, to 5.71 (by default it would be replaced by 3g@0: 6.62). Allocation
+ * 2 (T1 on 4 slices) reaches 6.21 >= 5.71 and is cut. The 4g@0 list is kept in decreasing
+ * time at 4 slices: T2 0.21-3.71, then T0 to 5.71. By default FAR keeps allocation 2
+ * (6.21): 4g@0 runs T1 then T0, 3g@4 runs T2. */
+static void test_four_runs_three(void **state)
+{
+    (void)state;
+    ms_workload *w = ms_workload_new();
+    double t1[MS_MAX_SLICES + 1], t2[MS_MAX_SLICES + 1];
+    for (int z = 0; z <= MS_MAX_SLICES; z++)
+        t1[z] = t2[z] = INFINITY;
+    t1[3] = 5, t1[4] = 4, t2[3] = 4, t2[4] = 3.5;
+    test_add_only_task(w, "T0", 4, 2);
+    assert_int_equal(ms_workload_add(w, "T1", t1, NULL, NULL, NULL), MS_OK);
+    assert_int_equal(ms_workload_add(w, "T2", t2, NULL, NULL, NULL), MS_OK);
+    ms_schedule *def = run("far", w, "A100-40GB", 1, NULL);
+    assert_near(ms_schedule_makespan(def), 6.21, EPS);
+    expect_task(def, 1, 4, 0, 0.21);
+    ms_offline_options o;
+    ms_offline_options_init(&o);
+    o.four_runs_three = 1;
+    ms_schedule *s = run("far", w, "A100-40GB", 1, &o);
+    assert_near(ms_schedule_makespan(s), 5.71, EPS);
+    expect_task(s, 2, 4, 0, 0.21);
+    expect_task(s, 0, 4, 0, 3.71);
+    expect_task(s, 1, 3, 4, 0.41);
+    assert_int_equal(s->ninst, 2);
+    assert_near(ms_schedule_stat(s, "allocations"), 2, 0);
+    assert_near(ms_schedule_stat(s, "evaluated"), 2, 0);
+    ms_schedule_free(s);
+    ms_schedule_free(def);
     ms_workload_free(w);
 }
 
@@ -148,10 +198,10 @@ static void test_refinement_moves(void **state)
 {
     (void)state;
     ms_workload *w = ms_workload_new();
-    add_only(w, "J1", 2, 5);
-    add_only(w, "J2", 2, 3);
-    add_only(w, "K", 1, 10);
-    add_only(w, "K2", 1, 10);
+    test_add_only_task(w, "J1", 2, 5);
+    test_add_only_task(w, "J2", 2, 3);
+    test_add_only_task(w, "K", 1, 10);
+    test_add_only_task(w, "K2", 1, 10);
     ms_schedule *plain = run("far-norefine", w, "A30-24GB", 1, NULL);
     assert_near(ms_schedule_makespan(plain), 13.56, EPS);
     expect_task(plain, 1, 2, 2, 0.24);
@@ -183,11 +233,11 @@ static void test_refinement_swaps(void **state)
 {
     (void)state;
     ms_workload *w = ms_workload_new();
-    add_only(w, "J1", 2, 8);
-    add_only(w, "J2", 2, 6);
-    add_only(w, "J3", 2, 5);
-    add_only(w, "K", 1, 10);
-    add_only(w, "K2", 1, 10);
+    test_add_only_task(w, "J1", 2, 8);
+    test_add_only_task(w, "J2", 2, 6);
+    test_add_only_task(w, "J3", 2, 5);
+    test_add_only_task(w, "K", 1, 10);
+    test_add_only_task(w, "K2", 1, 10);
     ms_schedule *s = run("far", w, "A30-24GB", 1, NULL);
     assert_near(ms_schedule_stat(s, "makespan_phase2"), 18.44, EPS);
     assert_near(ms_schedule_makespan(s), 15.44, EPS);
@@ -209,9 +259,9 @@ static void test_two_gpus_two_clocks(void **state)
 {
     (void)state;
     ms_workload *w = ms_workload_new();
-    add_only(w, "A", 4, 5);
-    add_only(w, "B", 4, 3);
-    add_only(w, "C", 4, 2);
+    test_add_only_task(w, "A", 4, 5);
+    test_add_only_task(w, "B", 4, 3);
+    test_add_only_task(w, "C", 4, 2);
     ms_schedule *s = run("far", w, "A30-24GB", 2, NULL);
     assert_near(ms_schedule_makespan(s), 5.13, EPS);
     assert_int_equal(s->inst[task_of(s, 0)->instance].gpu, 0);
@@ -260,8 +310,8 @@ static void test_batches_keep_the_shared_instance(void **state)
 {
     (void)state;
     ms_workload *w = ms_workload_new();
-    add_only(w, "A", 4, 5);
-    add_only(w, "B", 4, 3);
+    test_add_only_task(w, "A", 4, 5);
+    test_add_only_task(w, "B", 4, 3);
     ms_offline_options o;
     ms_offline_options_init(&o);
     o.batch = 1;
@@ -289,8 +339,8 @@ static void test_batches_destroy_between(void **state)
 {
     (void)state;
     ms_workload *w = ms_workload_new();
-    add_only(w, "A", 4, 4);
-    add_only(w, "B", 2, 3);
+    test_add_only_task(w, "A", 4, 4);
+    test_add_only_task(w, "B", 2, 3);
     ms_offline_options o;
     ms_offline_options_init(&o);
     o.batch = 1;
@@ -319,10 +369,10 @@ static void test_batches_reverse_overlaps(void **state)
 {
     (void)state;
     ms_workload *w = ms_workload_new();
-    add_only(w, "A", 2, 5);
-    add_only(w, "C", 1, 1);
-    add_only(w, "D", 2, 2);
-    add_only(w, "E", 1, 4);
+    test_add_only_task(w, "A", 2, 5);
+    test_add_only_task(w, "C", 1, 1);
+    test_add_only_task(w, "D", 2, 2);
+    test_add_only_task(w, "E", 1, 4);
     ms_offline_options o;
     ms_offline_options_init(&o);
     o.batch = 2;
@@ -351,8 +401,8 @@ static void test_no_feasible_size_is_an_error(void **state)
 {
     (void)state;
     ms_workload *w = ms_workload_new();
-    add_only(w, "ok", 1, 1);
-    add_only(w, "needs3", 3, 1); /* the A30 has no 3-slice instance */
+    test_add_only_task(w, "ok", 1, 1);
+    test_add_only_task(w, "needs3", 3, 1); /* the A30 has no 3-slice instance */
     ms_offline_options o;
     ms_offline_options_init(&o);
     ms_schedule *s = NULL;
@@ -364,7 +414,7 @@ static void test_no_feasible_size_is_an_error(void **state)
     assert_int_not_equal(ms_offline_schedule("nope", w, ms_gpu_builtin("A30-24GB"), 1, &o, &s,
                                              &err), MS_OK);
     assert_non_null(strstr(err.msg, "far-norefine"));
-    add_only(w, "huge", 1, 1e300);
+    test_add_only_task(w, "huge", 1, 1e300);
     assert_int_equal(ms_offline_schedule("far", w, ms_gpu_builtin("A30-24GB"), 1, &o, &s, &err),
                      MS_EINVAL);
     assert_non_null(strstr(err.msg, "huge"));
@@ -389,6 +439,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_four_slice_node_runs_three_slice_task),
+        cmocka_unit_test(test_tie_right_first),
+        cmocka_unit_test(test_four_runs_three),
         cmocka_unit_test(test_rodinia_infinite_size),
         cmocka_unit_test(test_refinement_moves),
         cmocka_unit_test(test_refinement_swaps),

@@ -1,11 +1,16 @@
 /* test_schedule_json.c: migsched-schedule/1 round trip, exact bytes, reader errors that
  * name the field, nothing half-loaded; metrics and the Gantt view of the same schedule. */
+#include <float.h>
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "migsched/rng.h"
 #include "migsched/schedule.h"
+#include "../src/schedule/schedule_internal.h"
 #include "support.h"
 
 static const ms_gpu_model *A100(void) { return ms_gpu_builtin("A100-40GB"); }
@@ -168,6 +173,58 @@ static void test_exact_reals(void **st)
     ms_schedule_free(r);
     ms_schedule_free(s);
     ms_workload_free(w);
+}
+
+/* The writer's shortest-round-trip digits before they were made fast: every p from 1. */
+static int oracle_digits(double x)
+{
+    char buf[40];
+    for (int p = 1; p < 17; p++) {
+        snprintf(buf, sizeof buf, "%.*g", p, x);
+        if (strtod(buf, NULL) == x)
+            return p;
+    }
+    return 17;
+}
+
+/* ms_real_digits against the oracle on 300,000 doubles: random bit patterns (normal and
+ * subnormal, both signs), short decimals (k / 10^j, k * 10^j), sums of such (schedule
+ * times), and edge values. */
+static void test_real_digits_oracle(void **st)
+{
+    (void)st;
+    ms_rng rng;
+    ms_rng_seed(&rng, 4242);
+    static const double edge[] = {0.0, -0.0, 1.0, 0.1, 0.3, 1e-300, 1e300, DBL_MAX, DBL_MIN,
+                                  DBL_TRUE_MIN, 5e-324, 2.2250738585072009e-308,
+                                  9007199254740993.0, 123456789012345678.0, 0.1 + 0.2};
+    for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++)
+        assert_int_equal(ms_real_digits(edge[i]), oracle_digits(edge[i]));
+    for (int i = 0; i < 300000; i++) {
+        double x;
+        switch (i % 4) {
+        case 0: { /* any finite bit pattern */
+            uint64_t b = ms_rng_next(&rng);
+            memcpy(&x, &b, sizeof x);
+            if (!isfinite(x))
+                continue;
+            break;
+        }
+        case 1: /* a short decimal */
+            x = (double)ms_rng_below(&rng, 100000) / pow(10, (double)ms_rng_below(&rng, 12));
+            break;
+        case 2: /* a big one */
+            x = (double)ms_rng_below(&rng, 1000) * pow(10, (double)ms_rng_below(&rng, 25));
+            break;
+        default: /* a schedule time: a sum of short decimals */
+            x = 0;
+            for (int k = (int)ms_rng_below(&rng, 40); k >= 0; k--)
+                x += (double)ms_rng_below(&rng, 100000) / 1000;
+            break;
+        }
+        if (ms_real_digits(x) != oracle_digits(x))
+            fail_msg("%.17g: %d digits, oracle %d", x, ms_real_digits(x), oracle_digits(x));
+    }
 }
 
 static void test_empty(void **st)
@@ -435,6 +492,7 @@ int main(void)
         cmocka_unit_test(test_reader_errors), cmocka_unit_test(test_read_file),
         cmocka_unit_test(test_normalize),     cmocka_unit_test(test_metrics),
         cmocka_unit_test(test_gantt),         cmocka_unit_test(test_match_workload),
+        cmocka_unit_test(test_real_digits_oracle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

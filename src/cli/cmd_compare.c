@@ -23,7 +23,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: migsched compare WORKLOAD --gpu MODEL [--gpus G] [--algos LIST]\n"
             "                        [--model FILE] [--csv FILE] [--json] [--plot-dir DIR]\n"
-            "                        [--no-time]\n"
+            "                        [--no-time] [--four-runs-three] [--tie-right-first]\n"
             "  Runs each algorithm of LIST (default " DEFAULT_ALGOS ") on the workload,\n"
             "  validates every schedule and prints: makespan, sigma (makespan / FAR's), rho\n"
             "  (makespan / baseline), p_opt (%% over l_bound_paper), reconfigurations,\n"
@@ -36,6 +36,7 @@ static void usage(FILE *f)
             "  --json         print the table as JSON\n"
             "  --plot-dir DIR writes DIR/<algorithm>.html for each (created if missing)\n"
             "  --no-time      leaves out the compute time (output then depends only on input)\n"
+            "  --four-runs-three, --tie-right-first  FAR's options (migsched schedule --help)\n"
             "  Exit status 1 when a schedule fails validation (a bug), an algorithm is unknown\n"
             "  or on bad input; 2 on bad usage. Output files are checked writable before the\n"
             "  algorithms run and written only when everything succeeded.\n");
@@ -238,6 +239,8 @@ static int parse_args(int argc, char **argv, compare_args *a)
                                          {"json", no_argument, 0, 'j'},
                                          {"plot-dir", required_argument, 0, 'p'},
                                          {"no-time", no_argument, 0, 'T'},
+                                         {"four-runs-three", no_argument, 0, 'F'},
+                                         {"tie-right-first", no_argument, 0, 'R'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     int c;
@@ -257,6 +260,8 @@ static int parse_args(int argc, char **argv, compare_args *a)
         case 'j': a->json = true; break;
         case 'p': a->plot_dir = optarg; break;
         case 'T': a->timed = false; break;
+        case 'F': a->opt.four_runs_three = 1; break;
+        case 'R': a->opt.tie_right_first = 1; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }

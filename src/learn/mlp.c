@@ -1,10 +1,10 @@
 /* mlp.c: a multilayer perceptron (tanh hidden layers, policy and value heads) whose
- * matrix products are OpenBLAS cblas_sgemm calls. */
-#include <cblas.h>
+ * matrix products are OpenBLAS cblas_sgemm calls (blas.c). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "blas_internal.h"
 #include "migsched/learn.h"
 
 /* Layer l's input and output widths: hidden layers, then policy head, then value head. */
@@ -25,6 +25,8 @@ int ms_mlp_shape(ms_mlp *m, int in, int nhidden, const int *hidden, int nact, ms
     memset(m, 0, sizeof *m);
     if (in < 1 || nact < 1 || nhidden < 1 || nhidden > MS_MLP_MAX_HIDDEN)
         return ms_error_set(err, MS_EINVAL, "mlp: need 1..%d hidden layers", MS_MLP_MAX_HIDDEN);
+    if (ms_blas_load(err)) /* every network computes through OpenBLAS */
+        return err ? err->code : MS_EINVAL;
     m->in = in;
     m->nact = nact;
     m->nhidden = nhidden;
@@ -113,8 +115,7 @@ static void affine(const ms_mlp *m, int l, const float *x, int rows, float *y)
     const float *b = m->params + m->b_off[l];
     for (int r = 0; r < rows; r++)
         memcpy(y + (size_t)r * out, b, (size_t)out * sizeof(float));
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, out, in, 1.0f, x, in,
-                m->params + m->w_off[l], in, 1.0f, y, out);
+    ms_blas_sgemm(false, true, rows, out, in, x, in, m->params + m->w_off[l], in, y, out);
 }
 
 void ms_mlp_forward(const ms_mlp *m, ms_mlp_work *w, const float *x, int rows)
@@ -137,15 +138,13 @@ static void affine_back(const ms_mlp *m, int l, const float *x, const float *dy,
 {
     int in, out;
     layer_dims(m, l, &in, &out);
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, out, in, rows, 1.0f, dy, out, x, in,
-                1.0f, grad + m->w_off[l], in);
+    ms_blas_sgemm(true, false, out, in, rows, dy, out, x, in, grad + m->w_off[l], in);
     float *gb = grad + m->b_off[l];
     for (int r = 0; r < rows; r++)
         for (int j = 0; j < out; j++)
             gb[j] += dy[(size_t)r * out + j];
     if (dx)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, in, out, 1.0f, dy, out,
-                    m->params + m->w_off[l], in, 1.0f, dx, in);
+        ms_blas_sgemm(false, false, rows, in, out, dy, out, m->params + m->w_off[l], in, dx, in);
 }
 
 void ms_mlp_backward(const ms_mlp *m, ms_mlp_work *w, const float *x, int rows,

@@ -2,7 +2,6 @@
  * clipped objective, minibatch epochs, Adam, entropy schedule (paper 001 6.1, 6.5.1).
  * Rollouts and gradients are split over worker threads, each owning a fixed share of the
  * environments or of each minibatch, so results depend on the seed and thread count only. */
-#include <cblas.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -365,8 +364,6 @@ ms_ppo *ms_ppo_new(const ms_ppo_config *cfg, const ms_rl_env_ops *ops, void **en
     if (p->nt > cfg->n_envs)
         p->nt = cfg->n_envs;
     ms_rng_seed(&p->rng, seed);
-    /* Each worker calls single-threaded sgemm: the parallelism is ours. */
-    openblas_set_num_threads(1);
     if (ms_mlp_init(&p->mlp, obs_size, cfg->nhidden, cfg->hidden, nact, &p->rng, err) ||
         ms_adam_init(&p->adam, p->mlp.nparams, cfg->lr, err) || alloc_all(p, err)) {
         ms_ppo_free(p);

@@ -1,6 +1,5 @@
 /* rl_sched.c: the learned scheduler: the policy's most likely allowed action at every
  * decision (paper 001 4), offline in batches of N or online, and its p_opt evaluation. */
-#include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,8 +53,6 @@ static int runner_init(runner *r, const ms_rl_model *model, const ms_gpu_model *
                        bool online, ms_error *err)
 {
     memset(r, 0, sizeof *r);
-    /* One row per decision: OpenBLAS's own threads would only add hand-offs. */
-    openblas_set_num_threads(1);
     ms_env_config cfg = model->env;
     cfg.online = online;
     if (!(r->env = ms_env_new(gpu, &cfg, err)))

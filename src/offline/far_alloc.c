@@ -20,8 +20,11 @@ void far_search_free(far_search *s)
     free(s->order);
     free(s->best_order);
     free(s->pos);
-    for (int z = 0; z <= MS_MAX_SLICES; z++)
+    for (int z = 0; z <= MS_MAX_SLICES; z++) {
         free(s->group[z].task);
+        free(s->group[z].time);
+    }
+    far_trace_free(&s->trace);
     free(s);
 }
 
@@ -46,8 +49,10 @@ static int reserve(far_search *s, int n)
     GROW(s->order);
     GROW(s->best_order);
     GROW(s->pos);
-    for (int z = 0; z <= MS_MAX_SLICES; z++)
+    for (int z = 0; z <= MS_MAX_SLICES; z++) {
         GROW(s->group[z].task);
+        GROW(s->group[z].time);
+    }
 #undef GROW
     s->cap = cap;
     return MS_OK;
@@ -130,9 +135,20 @@ static int cmp_lpt(const void *a, const void *b, void *arg)
     return longer(c->s, x, c->size, y, c->size) ? -1 : 1;
 }
 
+/* Group z (from its start) in LPT order, with its times. */
+static void sort_group(far_search *s, int z)
+{
+    far_group *g = &s->group[z];
+    lpt_ctx c = {s, z};
+    qsort_r(g->task, (size_t)g->n, sizeof(int), cmp_lpt, &c);
+    for (int k = 0; k < g->n; k++)
+        g->time[k] = far_search_time(s, g->task[k], z);
+}
+
 /* First allocation (a_i^1), the LPT groups and the heap of the longest tasks. */
 static int first_allocation(far_search *s, double *area, ms_error *err)
 {
+    s->trace.events = 0; /* groups rebuilt: no run to compare with */
     for (int z = 0; z <= MS_MAX_SLICES; z++)
         s->group[z].head = s->group[z].n = 0;
     *area = 0;
@@ -148,10 +164,8 @@ static int first_allocation(far_search *s, double *area, ms_error *err)
         *area += z * far_search_time(s, i, z);
         heap_set(s, i, i);
     }
-    for (int z = 1; z <= MS_MAX_SLICES; z++) {
-        lpt_ctx c = {s, z};
-        qsort_r(s->group[z].task, (size_t)s->group[z].n, sizeof(int), cmp_lpt, &c);
-    }
+    for (int z = 1; z <= MS_MAX_SLICES; z++)
+        sort_group(s, z);
     for (int i = s->n / 2 - 1; i >= 0; i--)
         sift_down(s, i);
     return MS_OK;
@@ -163,11 +177,14 @@ static void regroup(far_search *s, int i, int z)
     far_group *from = &s->group[s->alloc[i]], *to = &s->group[z];
     from->head++;
     from->n--;
+    far_trace_changed(&s->trace, s->alloc[i], 0);
     if (to->head + to->n + 1 > s->cap) { /* compact: make room at the end */
         memmove(to->task, to->task + to->head, (size_t)to->n * sizeof(int));
+        memmove(to->time, to->time + to->head, (size_t)to->n * sizeof(double));
         to->head = 0;
     }
     int *a = to->task + to->head, lo = 0, hi = to->n;
+    double *at = to->time + to->head;
     while (lo < hi) {
         int mid = (lo + hi) / 2;
         if (longer(s, a[mid], z, i, z))
@@ -176,8 +193,11 @@ static void regroup(far_search *s, int i, int z)
             hi = mid;
     }
     memmove(a + lo + 1, a + lo, (size_t)(to->n - lo) * sizeof(int));
+    memmove(at + lo + 1, at + lo, (size_t)(to->n - lo) * sizeof(double));
     a[lo] = i;
+    at[lo] = far_search_time(s, i, z);
     to->n++;
+    far_trace_changed(&s->trace, z, lo);
 }
 
 /* Every task on the whole GPU, one after another on the roots (LPT over the GPUs); false
@@ -192,14 +212,14 @@ static bool whole_gpu_allocation(far_search *s, double *area)
             return false;
     for (int sz = 0; sz <= MS_MAX_SLICES; sz++)
         s->group[sz].head = s->group[sz].n = 0;
+    s->trace.events = 0;
     *area = 0;
     for (int i = 0; i < s->n; i++) {
         s->alloc[i] = (unsigned char)z;
         s->group[z].task[s->group[z].n++] = i;
         *area += z * far_search_time(s, i, z);
     }
-    lpt_ctx c = {s, z};
-    qsort_r(s->group[z].task, (size_t)s->group[z].n, sizeof(int), cmp_lpt, &c);
+    sort_group(s, z);
     return true;
 }
 
@@ -245,13 +265,18 @@ static double family_search(far_search *s, const far_plan *p, int *allocations, 
     double capacity = (double)p->gpu->slices * p->gpus, best = INFINITY;
     *allocations = 1, *evaluated = 0;
     for (;;) {
-        int top = s->heap[0];
+        int top = s->heap[0], up = s->tree->runs_on[s->alloc[top]];
         double hmax = far_search_time(s, top, s->alloc[top]);
+        /* A task a larger node also runs may take that node's (shorter) time; a task of
+         * allocated size z has z * t(z) <= that node's area along the family, so the area
+         * bound holds as it is. */
+        double hlow = up ? fmin(hmax, far_search_time(s, top, up)) : hmax;
         if (area / capacity >= best)
             break; /* areas only grow along the family: nothing later can win */
-        if (fmax(hmax, area / capacity) < best) {
+        if (fmax(hlow, area / capacity) < best) {
             ++*evaluated;
-            double ms = far_place(s, area, best);
+            /* Most steps change groups the previous run gave up before reaching. */
+            double ms = far_place_gives_up(s, area, best) ? INFINITY : far_place(s, area, best);
             if (ms < best) {
                 best = ms;
                 keep_best(s);
@@ -271,6 +296,33 @@ static double family_search(far_search *s, const far_plan *p, int *allocations, 
         ms_error_set(err, MS_EINFEASIBLE, "FAR found no schedule for %d tasks on %s", s->n,
                      p->gpu->name);
     return best;
+}
+
+typedef struct node_ctx {
+    const far_plan *p;
+    int node;
+} node_ctx;
+
+static int cmp_at_node(const void *a, const void *b, void *arg)
+{
+    const node_ctx *c = arg;
+    int x = *(const int *)a, y = *(const int *)b;
+    double tx = far_time(c->p, x, c->node), ty = far_time(c->p, y, c->node);
+    return tx > ty ? -1 : tx < ty ? 1 : (x > y) - (x < y);
+}
+
+/* A node that also ran a smaller size's tasks (four_runs_three) got them in that size's
+ * LPT order; its list is put back in decreasing time at its own size, as refinement needs
+ * (the instance's end does not change). */
+static void sort_mixed_lists(far_plan *p, int b)
+{
+    for (int g = 0; g < p->gpus; g++)
+        for (int v = 0; v < p->tree.n; v++)
+            if (p->tree.extra[v]) {
+                far_list *l = far_plan_list(p, b, g, v);
+                node_ctx c = {p, v};
+                qsort_r(l->task, (size_t)l->n, sizeof *l->task, cmp_at_node, &c);
+            }
 }
 
 int far_search_run(far_search *s, far_plan *p, int b, int first, int n, bool whole_gpu,
@@ -295,5 +347,6 @@ int far_search_run(far_search *s, far_plan *p, int b, int first, int n, bool who
         if (far_list_push(l, first + task, far_time(p, first + task, v)))
             return ms_error_set(err, MS_ENOMEM, "out of memory");
     }
+    sort_mixed_lists(p, b);
     return MS_OK;
 }

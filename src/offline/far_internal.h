@@ -23,9 +23,14 @@ typedef struct far_tree {
     int depth[MS_MAX_TREE_NODES];
     int maxdepth;
     uint32_t slots[MS_MAX_TREE_NODES]; /* memory-slot mask */
-    uint32_t slices[MS_MAX_TREE_NODES];/* compute-slice mask */
     bool has_size[MS_MAX_SLICES + 1];  /* some node of this size exists */
     int order[2][MS_MAX_TREE_NODES];   /* by depth then id; [1]: deepest first (reversed) */
+    /* Rules set by far_plan_set_rules (defaults: the paper's reading, preorder ties). */
+    int rank[MS_MAX_TREE_NODES];       /* tie order of equal times in Algorithm 1 and the
+                                          engine: preorder, or right branch first */
+    int extra[MS_MAX_TREE_NODES];      /* a smaller size this node also runs (its tasks then
+                                          take this node's time), 0 if none */
+    int runs_on[MS_MAX_SLICES + 1];    /* per size: the larger size whose node also runs it */
 } far_tree;
 
 void far_tree_init(far_tree *t, const ms_gpu_model *gpu);
@@ -42,6 +47,8 @@ typedef struct far_plan {
 
 int far_plan_init(far_plan *p, const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                   int batches);
+/* Applies the options four_runs_three and tie_right_first to p's tree (docs/far.md). */
+void far_plan_set_rules(far_plan *p, const ms_offline_options *opt);
 void far_plan_free(far_plan *p);
 static inline far_list *far_plan_list(far_plan *p, int batch, int g, int node)
 {
@@ -99,8 +106,24 @@ int far_engine_emit(const far_engine *e, const far_plan *p, ms_schedule *s);
  * 0..n-1 standing for workload tasks first..first+n-1. */
 typedef struct far_group {
     int *task;             /* LPT order: decreasing time, then input order */
+    double *time;          /* time of task[i] at the group's size (read in order, not from
+                              the workload's scattered tasks) */
     int head, n, cap;      /* live entries are task[head .. head + n) */
 } far_group;
+
+/* What the last run of Algorithm 1 (far_place) saw, so that the next allocations of the
+ * family, which change a few tasks, can be cut without running it again (docs/far.md). */
+typedef struct far_trace {
+    int events, cap;               /* loop iterations recorded; 0: nothing usable */
+    double *bound;                 /* per iteration: max so far of the lower bound checked
+                                      there, minus the allocation's total area */
+    double *end;                   /* per iteration: max so far of the task ends it placed */
+    int *look[MS_MAX_SLICES + 1];  /* per size: the iteration that first looked at each
+                                      position of the group (the head is position 0) */
+    int nlook[MS_MAX_SLICES + 1], lookcap[MS_MAX_SLICES + 1];
+    int changed[MS_MAX_SLICES + 1];/* per size: first group position changed since the run
+                                      (INT_MAX: none) */
+} far_trace;
 
 typedef struct far_search {
     const ms_workload *w;
@@ -113,6 +136,7 @@ typedef struct far_search {
     int *node_of, *best_node_of;   /* Algorithm 1 output: gpu * MS_MAX_TREE_NODES + node */
     int *order, *best_order;       /* tasks in placement order */
     int *pos;                      /* heap position per task */
+    far_trace trace;
 } far_search;
 
 far_search *far_search_new(void);
@@ -125,8 +149,15 @@ int far_search_run(far_search *s, far_plan *p, int b, int first, int n, bool who
 /* A lower bound on the whole-GPU allocation's makespan (INFINITY when infeasible). */
 double far_whole_gpu_bound(const far_plan *p, int first, int n);
 /* Algorithm 1 on the current allocation (total area `area`); gives up (returns INFINITY)
- * as soon as the makespan cannot stay below `cutoff`. Fills s->node_of and s->order. */
+ * as soon as the makespan cannot stay below `cutoff`. Fills s->node_of and s->order, and
+ * records s->trace. */
 double far_place(far_search *s, double area, double cutoff);
+/* True when s->trace proves that far_place on the current allocation would give up under
+ * `cutoff` (the run agrees with the recorded one up to the first look at a changed group
+ * position). Moving a task between groups must go through far_trace_changed. */
+bool far_place_gives_up(const far_search *s, double area, double cutoff);
+void far_trace_changed(far_trace *t, int size, int position);
+void far_trace_free(far_trace *t);
 static inline double far_search_time(const far_search *s, int i, int size)
 {
     return s->w->tasks[s->first + i].time[size];
@@ -140,10 +171,10 @@ int far_refine_run(far_plan *p, int b, far_engine *e, const ms_offline_options *
                    far_refine_stats *st);
 
 /* What refinement and overlap look at: per instance key ((batch - b0) * gpus + gpu) *
- * tree.n + node the last task end (-1 if unused), per GPU slice the latest end of an
+ * tree.n + node the last task end (-1 if unused), per GPU memory slot the latest end of an
  * instance holding it (0 if none), and the makespan of batches [b0, b1). */
 typedef struct far_view {
-    double *end, *slice_end;
+    double *end, *slot_end;
     double makespan;
 } far_view;
 int far_view_init(far_view *rv, const far_plan *p, int nbatches);

@@ -1,21 +1,26 @@
 /* far_place.c: FAR phase 2, Algorithm 1 of paper 000: list scheduling of one allocation on
  * the repartitioning tree(s), a min-heap of instances by end time and one reconfiguration
  * clock per GPU. */
+#include <limits.h>
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "far_internal.h"
 
 /* Heap entries are instance keys gpu * MS_MAX_TREE_NODES + node; ties on end time go to
- * the smaller key (lower GPU, then the node met first in the tree's preorder). */
+ * the smaller tie value (lower GPU, then the node's rank: its preorder position, or the
+ * right-branch-first one). */
 typedef struct place_state {
     double *end;
+    const int *tie;
     int *heap;
     int nh;
 } place_state;
 
-static bool key_less(const double *end, int a, int b)
+static bool key_less(const place_state *st, int a, int b)
 {
-    return end[a] < end[b] || (end[a] == end[b] && a < b);
+    return st->end[a] < st->end[b] || (st->end[a] == st->end[b] && st->tie[a] < st->tie[b]);
 }
 
 static void push(place_state *st, int k)
@@ -23,7 +28,7 @@ static void push(place_state *st, int k)
     int i = st->nh++;
     while (i > 0) {
         int up = (i - 1) / 2;
-        if (!key_less(st->end, k, st->heap[up]))
+        if (!key_less(st, k, st->heap[up]))
             break;
         st->heap[i] = st->heap[up];
         i = up;
@@ -39,9 +44,9 @@ static void replace_top(place_state *st, int k)
         int c = 2 * i + 1;
         if (c >= st->nh)
             break;
-        if (c + 1 < st->nh && key_less(st->end, st->heap[c + 1], st->heap[c]))
+        if (c + 1 < st->nh && key_less(st, st->heap[c + 1], st->heap[c]))
             c++;
-        if (!key_less(st->end, st->heap[c], k))
+        if (!key_less(st, st->heap[c], k))
             break;
         st->heap[i] = st->heap[c];
         i = c;
@@ -56,18 +61,99 @@ static void pop(place_state *st)
         replace_top(st, last);
 }
 
+void far_trace_free(far_trace *t)
+{
+    free(t->bound);
+    free(t->end);
+    for (int z = 0; z <= MS_MAX_SLICES; z++)
+        free(t->look[z]);
+    memset(t, 0, sizeof *t);
+}
+
+void far_trace_changed(far_trace *t, int size, int position)
+{
+    if (position < t->changed[size])
+        t->changed[size] = position;
+}
+
+/* Room for `events` iterations; false (and no trace) when memory runs out. */
+static bool trace_reserve(far_trace *t, int events)
+{
+    t->events = 0;
+    for (int z = 0; z <= MS_MAX_SLICES; z++) {
+        t->nlook[z] = 0;
+        t->changed[z] = INT_MAX;
+    }
+    if (events <= t->cap)
+        return true;
+    double *b = realloc(t->bound, (size_t)events * sizeof *b);
+    if (b)
+        t->bound = b;
+    double *e = realloc(t->end, (size_t)events * sizeof *e);
+    if (e)
+        t->end = e;
+    if (!b || !e)
+        return false;
+    t->cap = events;
+    return true;
+}
+
+/* Iteration `ev` looks at position r of group z (positions are looked at in order). */
+static bool trace_look(far_trace *t, int z, int r, int ev)
+{
+    if (r < t->nlook[z])
+        return true;
+    if (t->nlook[z] == t->lookcap[z]) {
+        int cap = t->lookcap[z] ? 2 * t->lookcap[z] : 64;
+        int *l = realloc(t->look[z], (size_t)cap * sizeof *l);
+        if (!l)
+            return false;
+        t->look[z] = l;
+        t->lookcap[z] = cap;
+    }
+    t->look[z][t->nlook[z]++] = ev;
+    return true;
+}
+
+/* Two runs of Algorithm 1 whose groups agree below the changed positions take the same
+ * steps until the first iteration that looks at a changed position: up to that iteration
+ * the bound differs only by the total area, and the task ends are the same. */
+bool far_place_gives_up(const far_search *s, double area, double cutoff)
+{
+    const far_trace *t = &s->trace;
+    if (t->events == 0)
+        return false;
+    int d = t->events - 1;
+    bool same_step = true; /* iteration d also places the same task */
+    for (int z = 1; z <= MS_MAX_SLICES; z++)
+        if (t->changed[z] < t->nlook[z] && t->look[z][t->changed[z]] <= d) {
+            d = t->look[z][t->changed[z]];
+            same_step = false;
+        }
+    double capacity = (double)s->gpu->slices * s->gpus;
+    if (t->bound[d] + area >= cutoff * (1 + 1e-9) * capacity)
+        return true;
+    double end = same_step ? t->end[d] : d > 0 ? t->end[d - 1] : -INFINITY;
+    return end >= cutoff;
+}
+
 double far_place(far_search *s, double area, double cutoff)
 {
     const far_tree *t = s->tree;
     enum { CAP = 64 * MS_MAX_TREE_NODES };
     double end_small[CAP], clock_small[64];
-    int heap_small[CAP];
+    int heap_small[CAP], tie[CAP];
     unsigned char used_small[CAP];
     int total = s->gpus * MS_MAX_TREE_NODES;
     /* Callers keep gpus small (the CLI caps it); larger counts would need heap buffers. */
+    far_trace *tr = &s->trace;
+    bool rec = trace_reserve(tr, s->n + total + 1);
     if (total > CAP)
         return INFINITY;
-    place_state st = {end_small, heap_small, 0};
+    for (int g = 0; g < s->gpus; g++)
+        for (int v = 0; v < t->n; v++)
+            tie[g * MS_MAX_TREE_NODES + v] = g * MS_MAX_TREE_NODES + t->rank[v];
+    place_state st = {end_small, tie, heap_small, 0};
     int next[MS_MAX_SLICES + 1];
     for (int sz = 1; sz <= MS_MAX_SLICES; sz++)
         next[sz] = s->group[sz].head;
@@ -85,26 +171,50 @@ double far_place(far_search *s, double area, double cutoff)
      * bound the makespan from below. work = sum of size * end over the heap, cover = sum of
      * sizes; the margin keeps the running sums' rounding from cutting a winner. */
     double capacity = (double)s->gpu->slices * s->gpus, work = 0, cover = t->size[0] * s->gpus;
-    double stop = cutoff * (1 + 1e-9) * capacity;
-    while (st.nh > 0 && remaining > 0) {
+    double stop = cutoff * (1 + 1e-9) * capacity, total_area = area, max_end = -INFINITY;
+    for (int ev = 0; st.nh > 0 && remaining > 0; ev++) {
         int k = st.heap[0], g = k / MS_MAX_TREE_NODES, v = k % MS_MAX_TREE_NODES;
         int size = t->size[v];
         double now = end_small[k];
-        if (now * capacity + work - now * cover + area >= stop)
+        double bound = now * capacity + work - now * cover + area;
+        if (rec) {
+            double b = bound - total_area;
+            tr->bound[ev] = ev > 0 && tr->bound[ev - 1] > b ? tr->bound[ev - 1] : b;
+            tr->end[ev] = max_end;
+            tr->events = ev + 1;
+        }
+        if (bound >= stop)
             return INFINITY;
+        int z = size; /* the allocation size served: the node's own, or its extra size */
         const far_group *grp = &s->group[size];
-        if (next[size] < grp->head + grp->n) {
+        rec = rec && trace_look(tr, size, next[size] - grp->head, ev);
+        if (next[size] == grp->head + grp->n && t->extra[v]) {
+            const far_group *gx = &s->group[t->extra[v]];
+            rec = rec && trace_look(tr, t->extra[v], next[t->extra[v]] - gx->head, ev);
+            if (next[t->extra[v]] < gx->head + gx->n &&
+                far_search_time(s, gx->task[next[t->extra[v]]], size) < INFINITY)
+                z = t->extra[v], grp = gx;
+        }
+        if (!rec)
+            tr->events = 0;
+        if (next[z] < grp->head + grp->n) {
             if (!used_small[k]) { /* lines 8-11: the instance's creation on the clock */
                 clock_small[g] = fmax(clock_small[g], end_small[k]) + s->gpu->create_s[size];
                 work += size * (clock_small[g] - end_small[k]);
                 end_small[k] = clock_small[g];
                 used_small[k] = 1;
             }
-            int task = grp->task[next[size]++];
-            double d = far_search_time(s, task, size);
+            int task = grp->task[next[z]];
+            double d = z == size ? grp->time[next[z]] : far_search_time(s, task, size);
+            next[z]++;
             end_small[k] += d;
             work += size * d;
-            area -= size * d;
+            area -= z == size ? size * d : z * far_search_time(s, task, z);
+            if (end_small[k] > max_end) {
+                max_end = end_small[k];
+                if (rec)
+                    tr->end[ev] = max_end;
+            }
             if (end_small[k] >= cutoff)
                 return INFINITY;
             if (end_small[k] > makespan)

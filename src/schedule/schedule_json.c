@@ -1,5 +1,6 @@
 /* schedule_json.c: migsched-schedule/1 JSON: writer (jansson encodes every value; one
  * instance or task per line) and a reader that names the field of every error. */
+#include <float.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -10,29 +11,59 @@
 
 #include "migsched/io.h"
 #include "migsched/schedule.h"
+#include "schedule_internal.h"
 
 #define FORMAT_NAME "migsched-schedule/1"
 #define MAX_GPUS 4096
 
 /* ---- writer ---------------------------------------------------------------------- */
 
-/* Fewest significant digits that read back as exactly x (shortest round trip). */
-static int real_digits(double x)
+/* Significant digits of a %g string: its mantissa without sign, point, leading zeros
+ * and trailing zeros (at least 1). */
+static int significant(const char *text)
+{
+    int first = -1, last = -1, k = 0;
+    for (const char *c = text; *c && *c != 'e'; c++) {
+        if (*c < '0' || *c > '9')
+            continue;
+        if (*c != '0') {
+            if (first < 0)
+                first = k;
+            last = k;
+        }
+        k++;
+    }
+    return first < 0 ? 1 : last - first + 1;
+}
+
+/* Shortest round trip (schedule_internal.h). Round-tripping is monotone in p, so %.16g
+ * failing means 17 (schedule times are mostly 16 or 17 digits: this pass comes first). For
+ * a normal double, if some p <= 15 digits round-trip, %.15g is those digits padded with
+ * zeros (a double's half ulp is below half the spacing of 15-digit decimals), so one more
+ * pass finds every p up to 16. */
+int ms_real_digits(double x)
 {
     char buf[40];
-    for (int p = 1; p < 17; p++) {
-        snprintf(buf, sizeof buf, "%.*g", p, x);
-        if (strtod(buf, NULL) == x)
-            return p;
+    if (x != 0 && fabs(x) < DBL_MIN) { /* subnormal: fewer bits, so try every p */
+        for (int p = 1; p < 17; p++) {
+            snprintf(buf, sizeof buf, "%.*g", p, x);
+            if (strtod(buf, NULL) == x)
+                return p;
+        }
+        return 17;
     }
-    return 17;
+    snprintf(buf, sizeof buf, "%.16g", x);
+    if (strtod(buf, NULL) != x)
+        return 17;
+    snprintf(buf, sizeof buf, "%.15g", x);
+    return strtod(buf, NULL) == x ? significant(buf) : 16;
 }
 
 static int max_digits(const json_t *v)
 {
     int d = 1;
     if (json_is_real(v)) {
-        d = real_digits(json_real_value(v));
+        d = ms_real_digits(json_real_value(v));
     } else if (json_is_object(v)) {
         const char *k;
         json_t *m;

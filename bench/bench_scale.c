@@ -1,0 +1,121 @@
+/* bench_scale.c: `migsched schedule --json` end to end by workload size (issue 14 item 5):
+ * read the CSV, plan with FAR, validate, write the JSON, for n = 10^3 .. 10^6 tasks
+ * (MIXEDSCALING,WIDETIMES on an A100-40GB, generated here and written to a temporary CSV).
+ * Each size runs in its own process so that its peak RSS is its own. Prints wall and CPU
+ * seconds per step; asserts nothing. An argument caps n (e.g. 100000). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench_util.h"
+#include "migsched/offline.h"
+
+typedef struct step {
+    double wall, cpu;
+} step;
+
+static void start(step *s)
+{
+    s->wall = bench_clock(CLOCK_MONOTONIC);
+    s->cpu = bench_clock(CLOCK_PROCESS_CPUTIME_ID);
+}
+
+static void stop(step *s)
+{
+    s->wall = bench_clock(CLOCK_MONOTONIC) - s->wall;
+    s->cpu = bench_clock(CLOCK_PROCESS_CPUTIME_ID) - s->cpu;
+}
+
+static void die(const char *what, const ms_error *err)
+{
+    fprintf(stderr, "bench_scale: %s: %s\n", what, err ? err->msg : "failed");
+    exit(1);
+}
+
+/* One size, in a child process: prints one line. */
+static void run_size(const ms_gpu_model *gpu, int n)
+{
+    char csv[] = "/tmp/migsched-bench-XXXXXX", out[] = "/tmp/migsched-bench-XXXXXX";
+    int fd = mkstemp(csv), fo = mkstemp(out);
+    if (fd < 0 || fo < 0)
+        die("mkstemp", NULL);
+    close(fo);
+    FILE *f = fdopen(fd, "w");
+    ms_workload *gen = bench_generate_seeded("bench_scale", gpu, "MIXEDSCALING,WIDETIMES", n, 7);
+    if (!f || ms_workload_write_csv(gen, gpu, f) || fclose(f))
+        die("writing the workload", NULL);
+    ms_workload_free(gen);
+    ms_error err;
+    ms_workload *w = NULL;
+    ms_schedule *s = NULL;
+    step rd, plan, val, wr;
+    start(&rd);
+    if (ms_workload_read(csv, gpu, &w, &err))
+        die(csv, &err);
+    stop(&rd);
+    start(&plan);
+    if (ms_offline_schedule("far", w, gpu, 1, NULL, &s, &err))
+        die("far", &err);
+    stop(&plan);
+    start(&val);
+    int bad = ms_schedule_validate(s, w, NULL);
+    stop(&val);
+    if (bad)
+        die("the plan is invalid", NULL);
+    start(&wr);
+    ms_schedule_drop_timings(s);
+    FILE *o = fopen(out, "w");
+    if (!o || ms_schedule_write_json(s, w, o, &err) || fclose(o))
+        die(out, &err);
+    stop(&wr);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    double total = rd.wall + plan.wall + val.wall + wr.wall;
+    double total_cpu = rd.cpu + plan.cpu + val.cpu + wr.cpu;
+    printf("  %8d %7.3f (%6.3f) %7.3f (%6.3f) %7.3f (%6.3f) %7.3f (%6.3f) %7.3f (%6.3f) %8.1f"
+           " %6.0f %6.0f\n",
+           n, rd.wall, rd.cpu, plan.wall, plan.cpu, val.wall, val.cpu, wr.wall, wr.cpu, total,
+           total_cpu, ru.ru_maxrss / 1024.0, ms_schedule_stat(s, "allocations"),
+           ms_schedule_stat(s, "evaluated"));
+    fflush(stdout);
+    ms_schedule_free(s);
+    ms_workload_free(w);
+    unlink(csv);
+    unlink(out);
+}
+
+int main(int argc, char **argv)
+{
+    static const int sizes[] = {1000, 10000, 100000, 300000, 1000000};
+    long cap = argc > 1 ? atol(argv[1]) : 1000000;
+    const ms_gpu_model *gpu = ms_gpu_builtin("A100-40GB");
+    double load = -1;
+    FILE *la = fopen("/proc/loadavg", "r");
+    if (la) {
+        if (fscanf(la, "%lf", &load) != 1)
+            load = -1;
+        fclose(la);
+    }
+    printf("bench_scale: read CSV, FAR, validate, write JSON on %s, MIXEDSCALING,WIDETIMES, "
+           "seed 7 (load average %.2f)\n", gpu->name, load);
+    printf("  seconds wall (cpu) per step; peak RSS of the process; FAR's allocations and "
+           "evaluated\n");
+    printf("  %8s %16s %16s %16s %16s %16s %8s %6s %6s\n", "n", "read", "plan", "validate",
+           "write", "total", "RSS MiB", "alloc", "eval");
+    fflush(stdout);
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0] && sizes[i] <= cap; i++) {
+        pid_t pid = fork();
+        if (pid < 0)
+            die("fork", NULL);
+        if (pid == 0) {
+            run_size(gpu, sizes[i]);
+            _exit(0);
+        }
+        int st;
+        if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+            die("a size failed", NULL);
+    }
+    return 0;
+}
