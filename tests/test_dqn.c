@@ -275,7 +275,6 @@ static void make_model(ms_dqn_model *m)
     m->env_json = strdup("{\"window\": 12, \"names\": [\"a\", \"b\"]}");
     m->steps = 4242;
     m->seed = 9;
-    m->train_seconds = 1.5;
 }
 
 static void expect_reject(const char *path, const char *what)

@@ -199,7 +199,6 @@ typedef struct ms_dqn_model {
     char *env_json;           /* that environment's settings (a JSON object, malloc'd) */
     long steps;
     uint64_t seed;
-    double train_seconds;     /* wall time of the training so far */
     char commit[32];          /* of the code that trained it ("" = this build's) */
 } ms_dqn_model;
 

@@ -29,7 +29,7 @@ static json_t *header_json(const ms_dqn_model *m, ms_error *err)
     const ms_dqn_config *c = &m->cfg;
     json_t *h = json_pack(
         "{s:s, s:{s:i, s:o, s:i, s:s, s:s}, s:s, s:o, s:{s:f, s:f, s:f, s:f, s:i, s:i, s:i, s:i,"
-        " s:i, s:f, s:f, s:I}, s:I, s:I, s:f, s:s}",
+        " s:i, s:f, s:f, s:I}, s:I, s:I, s:s}",
         "format", DQN_FORMAT, "arch", "in", m->mlp.in, "hidden", hidden, "actions", m->mlp.nact,
         "activation", m->mlp.activation == MS_ACT_RELU ? "relu" : "tanh", "heads", "dueling",
         "env_kind", m->env_kind, "env", env, "train", "lr", (double)c->lr, "gamma",
@@ -37,8 +37,7 @@ static json_t *header_json(const ms_dqn_model *m, ms_error *err)
         "batch", c->batch, "replay", c->replay, "learn_start", c->learn_start, "train_every",
         c->train_every, "target_every", c->target_every, "eps_start", (double)c->eps_start,
         "eps_end", (double)c->eps_end, "eps_steps", (json_int_t)c->eps_steps, "steps",
-        (json_int_t)m->steps, "seed", (json_int_t)m->seed, "train_seconds", m->train_seconds,
-        "git_commit", m->commit[0] ? m->commit : MIGSCHED_GIT_COMMIT);
+        (json_int_t)m->steps, "seed", (json_int_t)m->seed, "git_commit", m->commit[0] ? m->commit : MIGSCHED_GIT_COMMIT);
     if (!h)
         ms_error_set(err, MS_ENOMEM, "dqn model: cannot build the header");
     return h;
@@ -64,21 +63,21 @@ static int parse_header(const char *path, json_t *h, ms_dqn_model *m, ms_error *
                             format ? format : "(none)", DQN_FORMAT);
     json_t *hidden = NULL, *env = NULL;
     const char *act = NULL, *heads = NULL, *kind = NULL, *commit = "";
-    double lr, gamma, gn, huber, e0, e1, secs = 0;
+    double lr, gamma, gn, huber, e0, e1;
     json_int_t esteps, steps, seed;
     int in, nact;
     ms_dqn_config *c = &m->cfg;
     json_error_t je;
     if (json_unpack_ex(h, &je, 0,
                        "{s:{s:i, s:o, s:i, s:s, s:s}, s:s, s:o, s:{s:F, s:F, s:F, s:F, s:i, s:i,"
-                       " s:i, s:i, s:i, s:F, s:F, s:I}, s:I, s:I, s?F, s?s}",
+                       " s:i, s:i, s:i, s:F, s:F, s:I}, s:I, s:I, s?s}",
                        "arch", "in", &in, "hidden", &hidden, "actions", &nact, "activation", &act,
                        "heads", &heads, "env_kind", &kind, "env", &env, "train", "lr", &lr,
                        "gamma", &gamma, "max_grad_norm", &gn, "huber", &huber, "batch",
                        &c->batch, "replay", &c->replay, "learn_start", &c->learn_start,
                        "train_every", &c->train_every, "target_every", &c->target_every,
                        "eps_start", &e0, "eps_end", &e1, "eps_steps", &esteps, "steps", &steps,
-                       "seed", &seed, "train_seconds", &secs, "git_commit", &commit))
+                       "seed", &seed, "git_commit", &commit))
         return ms_error_set(err, MS_EINVAL, "%s: header: %s", path, je.text);
     if (strcmp(act, "relu") || strcmp(heads, "dueling"))
         return ms_error_set(err, MS_EINVAL, "%s: header: arch is %s with %s heads, this build "
@@ -105,7 +104,6 @@ static int parse_header(const char *path, json_t *h, ms_dqn_model *m, ms_error *
     snprintf(m->commit, sizeof m->commit, "%s", commit);
     m->steps = steps;
     m->seed = (uint64_t)seed;
-    m->train_seconds = secs;
     m->env_json = json_dumps(env, JSON_SORT_KEYS | JSON_COMPACT);
     if (!m->env_json)
         return ms_error_set(err, MS_ENOMEM, "%s: out of memory", path);
