@@ -1,0 +1,241 @@
+/* hier.h: hierarchical MIG+MPS co-scheduling of job windows (paper 004): job profiles and
+ * their catalogue, partition setups (Table VII), the co-run time model or measured co-run
+ * tables, covers of a window by job sets (IV-A), the baselines, the exhaustive optimum and
+ * the metrics of Figs. 8-12. */
+#ifndef MIGSCHED_HIER_H
+#define MIGSCHED_HIER_H
+
+#include <stddef.h>
+
+#include "migsched/error.h"
+#include "migsched/rng.h"
+
+/* Table VII defines setups up to C = 4; the exhaustive policies work up to this window. */
+#define MS_HIER_MAX_C 4
+#define MS_HIER_MAX_W 16
+#define MS_HIER_NAME_LEN 64
+
+/* ---- Job profiles (Table III counters, solo time, class of V-A2) ---- */
+
+enum { MS_HIER_NCOUNTERS = 12 };
+/* Table III, in its order: Duration, Memory [%], Elapsed Cycles, Grid Size, Registers Per
+ * Thread, DRAM Throughput, L1/TEX Cache Throughput, L2 Cache Throughput, SM Active Cycles,
+ * Compute (SM) [%], Waves Per SM, Achieved Active Warps Per SM. */
+extern const char *const ms_hier_counter_names[MS_HIER_NCOUNTERS];
+enum { MS_HIER_C_DURATION = 0, MS_HIER_C_MEMORY_PCT = 1, MS_HIER_C_COMPUTE_PCT = 9 };
+
+typedef enum { MS_HIER_CI = 0, MS_HIER_MI = 1, MS_HIER_US = 2 } ms_hier_class;
+const char *ms_hier_class_name(ms_hier_class c); /* "CI", "MI", "US" */
+
+typedef struct ms_hier_profile {
+    char name[MS_HIER_NAME_LEN];
+    double counters[MS_HIER_NCOUNTERS];
+    double solo;   /* seconds alone on the whole GPU (MIG off, 8 GPCs): time sharing */
+    double serial; /* s: share of the solo time that more SMs do not shorten */
+    double mem;    /* m: share of the solo time bound by memory bandwidth */
+    double cache;  /* cache sensitivity: scales the interference a co-runner causes (1 = DESIGN) */
+    double t_1gpc; /* time on 1 GPC with private memory (1/8 of the bandwidth); 0 = modelled */
+    int unseen;    /* held out of training (the starred programs of Table IV) */
+    ms_hier_class cls;
+} ms_hier_profile;
+
+/* The model's parameters (docs/hier.md gives their sources and limits). */
+typedef struct ms_hier_params {
+    double gamma; /* interference per unit of co-runner memory intensity in one memory system */
+} ms_hier_params;
+ms_hier_params ms_hier_params_default(void);
+
+/* V-A2: US if the 1-GPC private-memory run is < 10% slower than solo; else CI if
+ * Compute (SM) [%] / Memory [%] > 0.80; else MI. t_1gpc = 0 uses the model. */
+ms_hier_class ms_hier_classify(const ms_hier_profile *p, const ms_hier_params *par);
+/* Checks ranges (solo > 0, 0 <= s, m <= 1, cache >= 0, counters finite and >= 0). */
+int ms_hier_profile_check(const ms_hier_profile *p, ms_error *err);
+
+/* Table V's twelve W = 12 mixes Q1..Q12 as catalogue names; k in 0..11. */
+const char *const *ms_hier_table5_mix(int k, const char **category);
+
+/* A set of profiles to look names up in: the built-in catalogue or one read from a file. */
+typedef struct ms_hier_catalog {
+    size_t n;
+    ms_hier_profile *jobs;
+    int modelled; /* 1 for the built-in catalogue */
+} ms_hier_catalog;
+/* The built-in catalogue: the 27 programs of Table IV, MODELLED (not measured) profiles. */
+int ms_hier_catalog_builtin(ms_hier_catalog *out, ms_error *err);
+void ms_hier_catalog_free(ms_hier_catalog *c);
+const ms_hier_profile *ms_hier_catalog_find(const ms_hier_catalog *c, const char *name);
+
+/* ---- Windows ---- */
+
+/* The first W jobs of the queue (copies of their profiles). */
+typedef struct ms_hier_window {
+    size_t n;
+    ms_hier_profile *jobs;
+} ms_hier_window;
+void ms_hier_window_free(ms_hier_window *w);
+int ms_hier_window_from_names(const ms_hier_catalog *cat, const char *const *names, size_t n,
+                              ms_hier_window *out, ms_error *err);
+/* Reads a window file (docs/hier.md): CSV with a `name` column and optionally every profile
+ * column, or JSON {"jobs": ["name" | {profile}, ...]}. Names not given with a profile are
+ * looked up in cat. Errors name the file, line and field. */
+int ms_hier_window_read(const char *path, const ms_hier_catalog *cat, ms_hier_window *out,
+                        ms_error *err);
+/* Reads a catalogue file: the same format, every row a full profile. */
+int ms_hier_catalog_read(const char *path, ms_hier_catalog *out, ms_error *err);
+/* Mix categories of Table V: CI-, MI-, US-dominant, balanced (names "ci", "mi", "us", "bal"). */
+enum { MS_HIER_MIX_CI = 0, MS_HIER_MIX_MI, MS_HIER_MIX_US, MS_HIER_MIX_BALANCED, MS_HIER_NMIX };
+const char *ms_hier_mix_name(int category);
+/* A random mix of W jobs drawn from cat as V-A2 builds them: half of the dominant class and
+ * the rest round-robin over the other two (balanced: round-robin over all three); jobs of one
+ * class are distinct while the class has enough. unseen_only = -1 any, 0 seen, 1 unseen. */
+int ms_hier_window_mix(const ms_hier_catalog *cat, int category, size_t w, int unseen_only,
+                       ms_rng *rng, ms_hier_window *out, ms_error *err);
+
+/* ---- Partition setups (Table VII, notation of V-A5) ---- */
+
+enum {
+    MS_HIER_FAM_SOLO = 1,    /* one job alone on the whole GPU (time sharing) */
+    MS_HIER_FAM_MPS = 2,     /* MPS only, 10% steps, plus the equal split */
+    MS_HIER_FAM_MIG = 4,     /* 3g + 4g MIG only, shared or private memory (C = 2) */
+    MS_HIER_FAM_HIER = 8,    /* MIG 3g + 4g with MPS clients inside (C = 3, 4) */
+    MS_HIER_FAM_DEFAULT = 16 /* default MPS (no thread limit) over a fixed layout */
+};
+/* The agent's action space: Table VII's right column. */
+#define MS_HIER_FAM_TABLE7 (MS_HIER_FAM_MPS | MS_HIER_FAM_MIG | MS_HIER_FAM_HIER)
+
+/* Memory layout: no MIG (whole GPU, 8 GPCs), MIG with one 7g GI holding a 3g and a 4g CI
+ * (shared memory), or MIG with a 3g and a 4g GI (private memory, half the bandwidth each). */
+typedef enum { MS_HIER_NOMIG = 0, MS_HIER_SHARED = 1, MS_HIER_PRIVATE = 2 } ms_hier_layout;
+const char *ms_hier_layout_name(ms_hier_layout l); /* "nomig", "shared", "private" */
+
+typedef struct ms_hier_ci {
+    int gi;   /* its GPU instance (0 when no MIG or shared memory) */
+    int gpcs; /* 3, 4, or 8 for the whole GPU without MIG */
+    int mem8; /* memory slices of its GI, of 8 (4 for 3g.20gb and 4g.20gb on A100-40GB) */
+} ms_hier_ci;
+
+typedef struct ms_hier_slot {
+    int ci;  /* the compute instance the job runs in */
+    int pct; /* CUDA_MPS_ACTIVE_THREAD_PERCENTAGE of that CI, 1..100; 0 = default (no limit) */
+} ms_hier_slot;
+
+typedef struct ms_hier_setup {
+    int family;
+    ms_hier_layout layout;
+    int c;        /* jobs (MPS clients or sole processes), slot order = job order of a group */
+    ms_hier_slot slot[MS_HIER_MAX_C];
+    int n_ci;     /* 1 (no MIG) or 2 (3g then 4g) */
+    ms_hier_ci ci[2];
+    char id[48]; /* compact, comma-free key used by co-run tables: "mps:10+90" */
+} ms_hier_setup;
+
+/* Bandwidth share of GI g: 1 for no MIG or shared memory, else its memory slices / 8 (0.5
+ * for each of 3g.20gb and 4g.20gb on A100-40GB). */
+double ms_hier_gi_mem(const ms_hier_setup *s, int gi);
+int ms_hier_n_gi(const ms_hier_setup *s);
+/* Compute share of the whole GPU a slot gets with a fixed percentage: GPCs/8 * pct/100. */
+double ms_hier_slot_compute(const ms_hier_setup *s, int k);
+
+/* Every setup of concurrency c (1..MS_HIER_MAX_C) whose family is in `families`, in a fixed
+ * order; writes up to cap into out (out may be NULL) and returns how many exist. With
+ * MS_HIER_FAM_TABLE7 the counts are 7, 19, 60 for C = 2, 3, 4 (docs/hier.md). */
+size_t ms_hier_setups_for(int c, int families, ms_hier_setup *out, size_t cap);
+/* The default-MPS setups of a layout for c jobs: every split of the jobs over its CIs. */
+size_t ms_hier_default_setups(int c, ms_hier_layout layout, ms_hier_setup *out, size_t cap);
+/* V-A5 notation, e.g. "[{(0.375)}, 0.5m] + [(0.1)+(0.9), {0.5}, 0.5m]". */
+void ms_hier_setup_notation(const ms_hier_setup *s, char *buf, size_t len);
+/* Looks a setup up by id among every family for its concurrency; 0 found, -1 not. */
+int ms_hier_setup_by_id(const char *id, ms_hier_setup *out);
+
+/* ---- Co-run times: the model, or a measured table ---- */
+
+typedef struct ms_hier_corun ms_hier_corun;
+ms_hier_corun *ms_hier_corun_model(const ms_hier_params *par);
+/* Reads a measured co-run table (CSV "setup,jobs,times", docs/hier.md). */
+int ms_hier_corun_read(const char *path, const ms_hier_params *par, ms_hier_corun **out,
+                       ms_error *err);
+void ms_hier_corun_free(ms_hier_corun *cr);
+int ms_hier_corun_measured(const ms_hier_corun *cr); /* 1 when times come from a table */
+const ms_hier_params *ms_hier_corun_params(const ms_hier_corun *cr);
+
+/* Per-job co-run times of jobs[0..c-1] placed in the slots of s in that order. Returns 0 and
+ * fills times[c]; 1 when unknown (a table without that job set and setup). A single job on
+ * the solo setup takes its solo time. */
+int ms_hier_corun_times(const ms_hier_corun *cr, const ms_hier_profile *const *jobs,
+                        const ms_hier_setup *s, double *times);
+/* The model alone (DESIGN.md "Co-run model for MIG+MPS"); never unknown. */
+void ms_hier_model_times(const ms_hier_params *par, const ms_hier_profile *const *jobs,
+                         const ms_hier_setup *s, double *times);
+
+/* ---- Covers of a window (IV-A) ---- */
+
+typedef struct ms_hier_group {
+    int c;
+    int job[MS_HIER_MAX_C]; /* window indices, in slot order */
+    ms_hier_setup setup;
+    double time[MS_HIER_MAX_C]; /* per-job co-run times */
+    double corun;               /* CoRunTime: the group's makespan */
+} ms_hier_group;
+
+typedef struct ms_hier_plan {
+    size_t n;
+    ms_hier_group *groups;
+    double total; /* sum of CoRunTime over the groups */
+} ms_hier_plan;
+void ms_hier_plan_free(ms_hier_plan *p);
+/* Appends a group, computing its times; MS_EINVAL if unknown or slower than time sharing
+ * (CoRunTime > SoloRunTime(JS), the first constraint of IV-A). */
+int ms_hier_plan_add(ms_hier_plan *p, const ms_hier_window *w, const ms_hier_corun *cr,
+                     const int *jobs, const ms_hier_setup *s, ms_error *err);
+/* Every job exactly once, 1 <= C_i <= cmax, each group's times as the co-run source gives
+ * them and no slower than time sharing, total = sum of the groups. */
+int ms_hier_plan_check(const ms_hier_plan *p, const ms_hier_window *w, const ms_hier_corun *cr,
+                       int cmax, ms_error *err);
+
+/* The best slot order and setup for one job set among `families` (default setups of
+ * `layout` when families has MS_HIER_FAM_DEFAULT): fills g and returns 0, or 1 when no setup
+ * is known and no slower than time sharing. A single job always runs solo. */
+int ms_hier_group_best(const ms_hier_window *w, const ms_hier_corun *cr, const int *jobs, int c,
+                       int families, ms_hier_layout layout, ms_hier_group *g);
+
+/* Metrics of Figs. 8, 11, 12: throughput = sum of solo times / total, slowdown of a job =
+ * co-run time / solo time, fairness = min slowdown / max slowdown. */
+typedef struct ms_hier_metrics {
+    double throughput;
+    double mean_slowdown;
+    double fairness;
+} ms_hier_metrics;
+/* slowdown (may be NULL) gets w->n values. */
+void ms_hier_plan_metrics(const ms_hier_plan *p, const ms_hier_window *w, ms_hier_metrics *m,
+                          double *slowdown);
+
+/* ---- Policies ---- */
+
+typedef enum {
+    MS_HIER_TIMESHARE = 0, /* one job at a time on the whole GPU */
+    MS_HIER_MIG2,          /* MIG only, C <= 2, exhaustive */
+    MS_HIER_MPS,           /* MPS only, C <= cmax, exhaustive */
+    MS_HIER_DEFAULT,       /* fixed MIG layout, default MPS shares, exhaustive job sets */
+    MS_HIER_RL,            /* the DQN agent (ms_hier_rl_plan) */
+    MS_HIER_OPTIMAL,       /* exhaustive optimum over Table VII's setups */
+    MS_HIER_NPOLICY
+} ms_hier_policy;
+const char *ms_hier_policy_name(ms_hier_policy p);
+int ms_hier_policy_parse(const char *name, ms_hier_policy *out);
+
+/* Plans a window with an exhaustive policy (not RL): minimum sum of CoRunTime over covers by
+ * job sets of size <= cmax (set-partition DP over subsets; w->n <= MS_HIER_MAX_W), each set
+ * with its best setup of the policy's families. layout is used by MS_HIER_DEFAULT only. */
+int ms_hier_solve(const ms_hier_window *w, const ms_hier_corun *cr, int cmax, ms_hier_policy p,
+                  ms_hier_layout layout, ms_hier_plan *out, ms_error *err);
+/* The MIG layout of MS_HIER_DEFAULT: the one of the three with the best mean throughput over
+ * the given windows (paper 004: over Q1-Q12). */
+int ms_hier_default_layout(const ms_hier_window *ws, size_t n, const ms_hier_corun *cr,
+                           int cmax, ms_hier_layout *out, ms_error *err);
+
+/* The DQN agent's plan for a window (implemented with the agent in src/hier/rl*.c): loads
+ * the model file and fills out with groups of size <= cmax. */
+int ms_hier_rl_plan(const ms_hier_window *w, const ms_hier_corun *cr, int cmax,
+                    const char *model_path, ms_hier_plan *out, ms_error *err);
+
+#endif

@@ -1,0 +1,202 @@
+/* test_hier_solve.c: covers of job windows (paper 004 IV-A): the set-partition DP against
+ * brute force over every set partition, every policy's plans checked, determinism. */
+#include <stdio.h>
+#include <string.h>
+
+#include "migsched/hier.h"
+#include "support.h"
+
+/* Brute force: every partition of jobs[0..n-1] into blocks of <= cmax, each block at its
+ * best setup; returns the least total. */
+static double brute(const ms_hier_window *w, const ms_hier_corun *cr, int cmax, int fam,
+                    int *block, int n, int next, int nblocks)
+{
+    if (next == n) {
+        double total = 0;
+        for (int b = 0; b < nblocks; b++) {
+            int jobs[MS_HIER_MAX_C], c = 0;
+            for (int j = 0; j < n; j++)
+                if (block[j] == b)
+                    jobs[c++] = j;
+            ms_hier_group g;
+            if (ms_hier_group_best(w, cr, jobs, c, fam, MS_HIER_NOMIG, &g))
+                return INFINITY;
+            total += g.corun;
+        }
+        return total;
+    }
+    double best = INFINITY;
+    for (int b = 0; b <= nblocks; b++) {
+        int size = 0;
+        for (int j = 0; j < next; j++)
+            size += block[j] == b;
+        if (size == cmax)
+            continue;
+        block[next] = b;
+        double v = brute(w, cr, cmax, fam, block, n, next + 1, b == nblocks ? nblocks + 1 : nblocks);
+        best = fmin(best, v);
+    }
+    return best;
+}
+
+static void test_dp_matches_brute_force(void **state)
+{
+    (void)state;
+    ms_hier_catalog cat;
+    ms_error err;
+    assert_int_equal(ms_hier_catalog_builtin(&cat, &err), 0);
+    ms_hier_corun *cr = ms_hier_corun_model(NULL);
+    ms_rng rng;
+    ms_rng_seed(&rng, 11);
+    for (int trial = 0; trial < 12; trial++) {
+        size_t n = 3 + (size_t)(trial % 4); /* 3..6 jobs */
+        int cmax = 2 + trial % 3;
+        ms_hier_window w;
+        assert_int_equal(ms_hier_window_mix(&cat, trial % MS_HIER_NMIX, n, -1, &rng, &w, &err), 0);
+        for (ms_hier_policy p = MS_HIER_MIG2; p <= MS_HIER_OPTIMAL; p++) {
+            if (p == MS_HIER_RL || p == MS_HIER_DEFAULT)
+                continue;
+            int fam = p == MS_HIER_MIG2 ? MS_HIER_FAM_MIG : p == MS_HIER_MPS ? MS_HIER_FAM_MPS : MS_HIER_FAM_TABLE7;
+            int cm = p == MS_HIER_MIG2 ? 2 : cmax;
+            ms_hier_plan plan;
+            assert_int_equal(ms_hier_solve(&w, cr, cmax, p, MS_HIER_NOMIG, &plan, &err), 0);
+            assert_int_equal(ms_hier_plan_check(&plan, &w, cr, cm, &err), 0);
+            int block[16];
+            double want = brute(&w, cr, cm, fam, block, (int)n, 0, 0);
+            assert_near(plan.total, want, 1e-9 * want);
+            ms_hier_plan_free(&plan);
+        }
+        ms_hier_window_free(&w);
+    }
+    ms_hier_corun_free(cr);
+    ms_hier_catalog_free(&cat);
+}
+
+/* Property: on random mixes every policy's plan passes the checks, the optimum is no worse
+ * than the baselines whose setups it includes, and time sharing has throughput 1. */
+static void test_policies_property(void **state)
+{
+    (void)state;
+    ms_hier_catalog cat;
+    ms_error err;
+    assert_int_equal(ms_hier_catalog_builtin(&cat, &err), 0);
+    ms_hier_corun *cr = ms_hier_corun_model(NULL);
+    ms_rng rng;
+    ms_rng_seed(&rng, 5);
+    for (int trial = 0; trial < 8; trial++) {
+        ms_hier_window w;
+        assert_int_equal(ms_hier_window_mix(&cat, trial % MS_HIER_NMIX, 8, -1, &rng, &w, &err), 0);
+        double total[MS_HIER_NPOLICY];
+        for (ms_hier_policy p = 0; p < MS_HIER_NPOLICY; p++) {
+            if (p == MS_HIER_RL)
+                continue;
+            ms_hier_plan plan;
+            assert_int_equal(ms_hier_solve(&w, cr, 4, p, (ms_hier_layout)(trial % 3), &plan, &err), 0);
+            assert_int_equal(ms_hier_plan_check(&plan, &w, cr, 4, &err), 0);
+            ms_hier_metrics m;
+            double sd[16];
+            ms_hier_plan_metrics(&plan, &w, &m, sd);
+            assert_true(m.fairness > 0 && m.fairness <= 1);
+            assert_true(m.mean_slowdown >= 1 - 1e-9);
+            if (p == MS_HIER_TIMESHARE) {
+                assert_near(m.throughput, 1.0, 1e-12);
+                assert_near(m.fairness, 1.0, 1e-12);
+            }
+            total[p] = plan.total;
+            ms_hier_plan_free(&plan);
+        }
+        assert_true(total[MS_HIER_OPTIMAL] <= total[MS_HIER_MPS] + 1e-9);
+        assert_true(total[MS_HIER_OPTIMAL] <= total[MS_HIER_MIG2] + 1e-9);
+        assert_true(total[MS_HIER_OPTIMAL] <= total[MS_HIER_TIMESHARE] + 1e-9);
+        ms_hier_window_free(&w);
+    }
+    ms_hier_corun_free(cr);
+    ms_hier_catalog_free(&cat);
+}
+
+/* A broken plan is caught: a job twice, a job missing, a wrong time, a set over C_max. */
+static void test_plan_check_rejects(void **state)
+{
+    (void)state;
+    ms_hier_catalog cat;
+    ms_error err;
+    assert_int_equal(ms_hier_catalog_builtin(&cat, &err), 0);
+    const char *names[] = {"lavaMD", "stream", "kmeans"};
+    ms_hier_window w;
+    assert_int_equal(ms_hier_window_from_names(&cat, names, 3, &w, &err), 0);
+    ms_hier_corun *cr = ms_hier_corun_model(NULL);
+    ms_hier_plan plan;
+    assert_int_equal(ms_hier_solve(&w, cr, 3, MS_HIER_OPTIMAL, MS_HIER_NOMIG, &plan, &err), 0);
+    assert_int_equal(ms_hier_plan_check(&plan, &w, cr, 3, &err), 0);
+    plan.groups[0].time[0] *= 1.01;
+    assert_int_not_equal(ms_hier_plan_check(&plan, &w, cr, 3, &err), 0);
+    plan.groups[0].time[0] /= 1.01;
+    assert_int_not_equal(ms_hier_plan_check(&plan, &w, cr, plan.groups[0].c - 1, &err), 0);
+    ms_hier_plan_free(&plan);
+    /* an explicit plan: every job alone but one twice */
+    ms_hier_setup solo;
+    assert_int_equal(ms_hier_setup_by_id("solo", &solo), 0);
+    int j0 = 0, j1 = 1;
+    assert_int_equal(ms_hier_plan_add(&plan, &w, cr, &j0, &solo, &err), 0);
+    assert_int_equal(ms_hier_plan_add(&plan, &w, cr, &j1, &solo, &err), 0);
+    assert_int_not_equal(ms_hier_plan_check(&plan, &w, cr, 1, &err), 0);
+    assert_non_null(strstr(err.msg, "kmeans"));
+    assert_int_equal(ms_hier_plan_add(&plan, &w, cr, &j1, &solo, &err), 0);
+    assert_int_not_equal(ms_hier_plan_check(&plan, &w, cr, 1, &err), 0);
+    ms_hier_plan_free(&plan);
+    /* two memory-bound jobs on 10/90 MPS are slower than time sharing: refused */
+    ms_hier_setup s;
+    assert_int_equal(ms_hier_setup_by_id("mps:10+90", &s), 0);
+    const char *mi[] = {"stream", "randomaccess"};
+    ms_hier_window w2;
+    assert_int_equal(ms_hier_window_from_names(&cat, mi, 2, &w2, &err), 0);
+    int both[2] = {0, 1};
+    assert_int_equal(ms_hier_plan_add(&plan, &w2, cr, both, &s, &err), MS_EINVAL);
+    assert_non_null(strstr(err.msg, "time sharing"));
+    ms_hier_plan_free(&plan);
+    ms_hier_window_free(&w2);
+    ms_hier_window_free(&w);
+    ms_hier_corun_free(cr);
+    ms_hier_catalog_free(&cat);
+}
+
+/* Same inputs, same plan, byte for byte; mixes from the same seed are the same. */
+static void test_deterministic(void **state)
+{
+    (void)state;
+    ms_hier_catalog cat;
+    ms_error err;
+    assert_int_equal(ms_hier_catalog_builtin(&cat, &err), 0);
+    ms_hier_corun *cr = ms_hier_corun_model(NULL);
+    ms_hier_window a, b;
+    ms_rng r1, r2;
+    ms_rng_seed(&r1, 9);
+    ms_rng_seed(&r2, 9);
+    assert_int_equal(ms_hier_window_mix(&cat, MS_HIER_MIX_BALANCED, 10, 0, &r1, &a, &err), 0);
+    assert_int_equal(ms_hier_window_mix(&cat, MS_HIER_MIX_BALANCED, 10, 0, &r2, &b, &err), 0);
+    assert_memory_equal(a.jobs, b.jobs, a.n * sizeof *a.jobs);
+    for (size_t j = 0; j < a.n; j++)
+        assert_int_equal(a.jobs[j].unseen, 0);
+    ms_hier_plan p1, p2;
+    assert_int_equal(ms_hier_solve(&a, cr, 4, MS_HIER_OPTIMAL, MS_HIER_NOMIG, &p1, &err), 0);
+    assert_int_equal(ms_hier_solve(&b, cr, 4, MS_HIER_OPTIMAL, MS_HIER_NOMIG, &p2, &err), 0);
+    assert_int_equal(p1.n, p2.n);
+    assert_memory_equal(p1.groups, p2.groups, p1.n * sizeof *p1.groups);
+    ms_hier_plan_free(&p1);
+    ms_hier_plan_free(&p2);
+    ms_hier_window_free(&a);
+    ms_hier_window_free(&b);
+    ms_hier_corun_free(cr);
+    ms_hier_catalog_free(&cat);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_dp_matches_brute_force),
+        cmocka_unit_test(test_policies_property),
+        cmocka_unit_test(test_plan_check_rejects),
+        cmocka_unit_test(test_deterministic),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
