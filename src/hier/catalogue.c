@@ -1,6 +1,6 @@
 /* catalogue.c: the built-in job catalogue, the 27 programs of paper 004 Table IV with
  * MODELLED profiles (no measurement of them exists here), and Table V's twelve mixes. */
-#include "migsched/hier.h"
+#include "hier_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -61,7 +61,7 @@ static const struct {
 /* Counters derived from the parameters (docs/hier.md gives the formulas): they stand in for
  * Nsight Compute measurements and agree with the model, so the features the agent sees
  * carry the same information the co-run times depend on. */
-static void model_counters(ms_hier_profile *p, double grid, double regs)
+void hier_model_counters(ms_hier_profile *p, double grid, double regs)
 {
     const double clock = 1.41e9, sms = 108; /* A100 boost clock, SMs */
     double s = p->serial, m = p->mem;
@@ -95,7 +95,7 @@ int ms_hier_catalog_builtin(ms_hier_catalog *out, ms_error *err)
         p->serial = ROWS[i].serial;
         p->mem = ROWS[i].mem;
         p->cache = ROWS[i].cache;
-        model_counters(p, ROWS[i].grid, ROWS[i].regs);
+        hier_model_counters(p, ROWS[i].grid, ROWS[i].regs);
         p->cls = ms_hier_classify(p, &par);
     }
     out->n = NROWS;

@@ -10,6 +10,7 @@
 typedef struct hier_corun_row {
     char key[HIER_KEY_LEN];
     double times[MS_HIER_MAX_C];
+    long line; /* where it was read, for messages */
 } hier_corun_row;
 
 struct ms_hier_corun {
@@ -22,5 +23,8 @@ struct ms_hier_corun {
 void hier_corun_key(const char *setup_id, const char *const *names, int c, char *key, size_t len);
 void hier_corun_sort(ms_hier_corun *cr);
 const hier_corun_row *hier_corun_find(const ms_hier_corun *cr, const char *key);
+
+/* Table III counters derived from the model parameters (catalogue.c; docs/hier.md). */
+void hier_model_counters(ms_hier_profile *p, double grid, double regs);
 
 #endif
