@@ -33,11 +33,14 @@ static int teardown(void **state)
     return 0;
 }
 
+static bool best_setup; /* the mode small_trainer builds */
+
 static ms_hier_trainer *small_trainer(fixture *f, int W, int cmax, const ms_hier_window *fixed,
                                       long steps, uint64_t seed)
 {
     ms_hier_rl_config c;
     ms_hier_rl_config_default(&c);
+    c.best_setup = best_setup;
     c.window = W;
     c.cmax = cmax;
     c.ri_weight = 0; /* r_f alone: the return is the throughput gain */
@@ -64,14 +67,16 @@ static void check_plan(const ms_hier_plan *p, const ms_hier_window *w, const ms_
         fail_msg("plan check: %s", err.msg);
 }
 
-/* Untrained networks of every C_max plan random mixes of every category validly; the
- * trainer's random-policy episodes run too. */
+/* Untrained networks of every C_max, in both action modes, plan random mixes of every
+ * category validly; the trainer's random-policy episodes run too. */
 static void test_plans_valid(void **state)
 {
     fixture *f = *state;
     ms_rng rng;
     ms_rng_seed(&rng, 7);
+    for (int mode = 0; mode < 2; mode++)
     for (int cmax = 1; cmax <= MS_HIER_MAX_C; cmax++) {
+        best_setup = mode;
         ms_hier_trainer *t = small_trainer(f, 12, cmax, NULL, 1000, (uint64_t)cmax);
         ms_dqn_stats st;
         assert_int_equal(ms_hier_trainer_run(t, 300, &st, NULL), 0);
@@ -98,6 +103,7 @@ static void test_plans_valid(void **state)
         ms_hier_window_free(&w);
         ms_hier_trainer_free(t);
     }
+    best_setup = false;
 }
 
 /* A queue longer than the agent's window is planned W jobs at a time. */
@@ -149,9 +155,9 @@ static void test_learns_optimum(void **state)
 
     char *paths[2];
     for (int run = 0; run < 2; run++) {
-        ms_hier_trainer *t = small_trainer(f, 5, 3, &w, 6000, 42);
+        ms_hier_trainer *t = small_trainer(f, 5, 3, &w, 10000, 42);
         ms_dqn_stats st;
-        assert_int_equal(ms_hier_trainer_run(t, 6000, &st, NULL), 0);
+        assert_int_equal(ms_hier_trainer_run(t, 10000, &st, NULL), 0);
         ms_hier_plan p;
         assert_int_equal(ms_hier_trainer_plan(t, &w, f->cr, 3, &p, NULL), 0);
         check_plan(&p, &w, f->cr, 3);
@@ -184,6 +190,30 @@ static void test_learns_optimum(void **state)
     }
     ms_hier_plan_free(&opt);
     ms_hier_plan_free(&ts);
+    ms_hier_window_free(&w);
+}
+
+/* With --best-setup the agent picks job sets only: it finds the optimum's cover. */
+static void test_best_setup_optimum(void **state)
+{
+    fixture *f = *state;
+    const char *names[] = {"lavaMD", "stream", "kmeans", "bt_solver_B", "sp_solver_A"};
+    ms_hier_window w;
+    assert_int_equal(ms_hier_window_from_names(&f->cat, names, 5, &w, NULL), 0);
+    ms_hier_plan opt, p;
+    assert_int_equal(ms_hier_solve(&w, f->cr, 3, MS_HIER_OPTIMAL, MS_HIER_NOMIG, &opt, NULL), 0);
+    best_setup = true;
+    ms_hier_trainer *t = small_trainer(f, 5, 3, &w, 10000, 42);
+    best_setup = false;
+    ms_dqn_stats st;
+    assert_int_equal(ms_hier_trainer_run(t, 10000, &st, NULL), 0);
+    assert_int_equal(ms_hier_trainer_plan(t, &w, f->cr, 3, &p, NULL), 0);
+    check_plan(&p, &w, f->cr, 3);
+    if (p.total > opt.total * (1 + 1e-9))
+        fail_msg("agent total %.6f, optimum %.6f", p.total, opt.total);
+    ms_hier_plan_free(&p);
+    ms_hier_plan_free(&opt);
+    ms_hier_trainer_free(t);
     ms_hier_window_free(&w);
 }
 
@@ -247,6 +277,7 @@ int main(void)
         cmocka_unit_test(test_plans_valid),
         cmocka_unit_test(test_long_queue),
         cmocka_unit_test(test_learns_optimum),
+        cmocka_unit_test(test_best_setup_optimum),
         cmocka_unit_test(test_model_rejections),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

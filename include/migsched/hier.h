@@ -5,6 +5,7 @@
 #ifndef MIGSCHED_HIER_H
 #define MIGSCHED_HIER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "migsched/error.h"
@@ -252,6 +253,9 @@ int ms_hier_rl_plan(const ms_hier_window *w, const ms_hier_corun *cr, int cmax,
 typedef struct ms_hier_rl_config {
     int window, cmax;
     double ri_weight, saved_weight;
+    /* The agent picks job sets only and each group gets its best Table VII setup (ours;
+     * false: the agent picks the setup too, as paper 004's does). */
+    bool best_setup;
     ms_dqn_config dqn;
 } ms_hier_rl_config;
 /* W 12, C_max 4, both reward weights 1, the DQN defaults of learn.h with gamma 1. */

@@ -31,6 +31,8 @@ static void usage(FILE *f)
             "  --catalogue FILE     job profiles (default: the built-in, modelled catalogue)\n"
             "  --corun FILE         measured co-run table instead of the model\n"
             "  --ri-weight X        weight of the intermediate reward r_i (default 1)\n"
+            "  --saved-weight X     weight of the time a closed group saves (default 1)\n"
+            "  --best-setup         the agent picks job sets; each gets its best setup\n"
             "  --hidden A,B,C       hidden widths (default 512,256,128)\n"
             "  --lr X --batch B --replay N --learn-start N --train-every K --target-every K\n"
             "  --eps-steps N        DQN settings (defaults 1e-4, 64, 50000, 1000, 1, 500,\n"
@@ -68,7 +70,8 @@ static int parse_args(int argc, char **argv, opts *o)
         {"corun", 1, 0, 'R'},        {"ri-weight", 1, 0, 'i'},    {"hidden", 1, 0, 'H'},
         {"lr", 1, 0, 'l'},           {"batch", 1, 0, 'b'},        {"replay", 1, 0, 'r'},
         {"learn-start", 1, 0, 'L'},  {"train-every", 1, 0, 't'},  {"target-every", 1, 0, 'T'},
-        {"eps-steps", 1, 0, 'e'},    {"eval-every", 1, 0, 'v'},   {"help", 0, 0, 'h'},
+        {"eps-steps", 1, 0, 'e'},    {"eval-every", 1, 0, 'v'},   {"best-setup", 0, 0, 'B'},
+        {"saved-weight", 1, 0, 'W'}, {"help", 0, 0, 'h'},
         {0, 0, 0, 0}};
     ms_dqn_config *d = &o->cfg.dqn;
     optind = 1;
@@ -85,6 +88,8 @@ static int parse_args(int argc, char **argv, opts *o)
         case 'w': ok = cli_parse_int(optarg, 1, 64, &o->cfg.window); break;
         case 'c': ok = cli_parse_int(optarg, 1, MS_HIER_MAX_C, &o->cfg.cmax); break;
         case 'i': ok = cli_parse_double(optarg, 0, 1e6, &o->cfg.ri_weight); break;
+        case 'W': ok = cli_parse_double(optarg, 0, 1e6, &o->cfg.saved_weight); break;
+        case 'B': o->cfg.best_setup = true; break;
         case 'H': ok = parse_hidden(optarg, d); break;
         case 'l':
             ok = cli_parse_double(optarg, 1e-9, 1, &x);

@@ -18,7 +18,7 @@
  * sharing, which keeps Q values near 1 for the Huber loss. */
 #define HIER_RL_REWARD_SCALE 0.01
 
-/* A closed group: window indices in slot order and the setup's action index. */
+/* A closed group: sorted-job indices in slot order and the setup's action index. */
 typedef struct hier_rl_group {
     int c, setup;
     int job[MS_HIER_MAX_C];
@@ -31,13 +31,19 @@ typedef struct hier_rl_env {
     ms_hier_setup setups[HIER_RL_MAX_SETUPS];
     double ri_weight;     /* weight of the intermediate rewards r_i beside r_f */
     double saved_weight;  /* weight of the time saved per closed group */
+    bool best_setup;      /* one close action; the group gets its best Table VII setup */
     const ms_hier_corun *cr;
     /* Training: windows drawn from the seen programs of cat, or always `fixed`. */
     const ms_hier_catalog *cat;
     const ms_hier_window *fixed;
     ms_hier_window drawn;
-    /* The episode. */
-    const ms_hier_window *win; /* n <= W jobs */
+    /* The episode: the window's n <= W jobs sorted by class, memory share and solo time, so
+     * that each state row tends to hold the same kind of job; order[i] is the window index
+     * of sorted job i. */
+    const ms_hier_window *win; /* = &view */
+    ms_hier_window view;
+    ms_hier_profile sorted[HIER_RL_MAX_W];
+    int order[HIER_RL_MAX_W];
     float feat[HIER_RL_MAX_W][MS_HIER_NCOUNTERS];
     bool pending[HIER_RL_MAX_W], in_group[HIER_RL_MAX_W];
     int group[MS_HIER_MAX_C], gsize;
@@ -46,10 +52,9 @@ typedef struct hier_rl_env {
     hier_rl_group groups[HIER_RL_MAX_W];
 } hier_rl_env;
 
-/* Action space for windows of up to W jobs and groups of up to cmax: W + the solo setup +
- * Table VII's setups for C = 2..cmax. */
-int hier_rl_env_init(hier_rl_env *e, int W, int cmax, double ri_weight, double saved_weight,
-                     ms_error *err);
+/* Action space for windows of up to W jobs and groups of up to cmax: W picks, then the solo
+ * setup and Table VII's for C = 2..cmax, or one close action with best_setup. */
+int hier_rl_env_init(hier_rl_env *e, const ms_hier_rl_config *c, ms_error *err);
 void hier_rl_env_free(hier_rl_env *e);
 int hier_rl_obs_size(const hier_rl_env *e);
 int hier_rl_num_actions(const hier_rl_env *e);

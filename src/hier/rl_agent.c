@@ -42,7 +42,7 @@ int hier_rl_plan(const ms_mlp *net, hier_rl_env *e, const ms_hier_window *w,
         for (int g = 0; g < e->ngroups && !rc; g++) {
             int jobs[MS_HIER_MAX_C];
             for (int i = 0; i < e->groups[g].c; i++)
-                jobs[i] = e->groups[g].job[i] + (int)off;
+                jobs[i] = e->order[e->groups[g].job[i]] + (int)off;
             rc = ms_hier_plan_add(out, w, cr, jobs, &e->setups[e->groups[g].setup], err);
         }
     }
@@ -61,8 +61,9 @@ char *hier_rl_env_json(const hier_rl_env *e, const ms_hier_catalog *cat)
     for (size_t i = 0; cat && i < cat->n; i++)
         if (!cat->jobs[i].unseen)
             json_array_append_new(progs, json_string(cat->jobs[i].name));
-    json_t *j = json_pack("{s:i, s:i, s:f, s:f, s:f, s:s, s:o, s:o}", "window", e->W, "cmax",
-                          e->cmax, "ri_weight", e->ri_weight, "saved_weight", e->saved_weight,
+    json_t *j = json_pack("{s:i, s:i, s:f, s:f, s:b, s:f, s:s, s:o, s:o}", "window", e->W,
+                          "cmax", e->cmax, "ri_weight", e->ri_weight, "saved_weight",
+                          e->saved_weight, "best_setup", e->best_setup,
                           "reward_scale", HIER_RL_REWARD_SCALE,
                           "features", HIER_RL_FEATURES_ID, "setups", setups, "trained_on", progs);
     char *text = j ? json_dumps(j, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
@@ -74,12 +75,14 @@ int hier_rl_env_from_json(const char *path, const char *text, hier_rl_env *e, ms
 {
     json_error_t je;
     json_t *j = json_loads(text, 0, &je), *setups = NULL;
-    int W = 0, cmax = 0, rc = MS_EINVAL;
-    double ri = 0, saved = 0;
+    ms_hier_rl_config c;
+    int best = 0, rc = MS_EINVAL;
+    memset(&c, 0, sizeof c);
     const char *feat = NULL;
-    if (!j || json_unpack_ex(j, &je, 0, "{s:i, s:i, s:F, s:F, s:s, s:o}", "window", &W, "cmax",
-                             &cmax, "ri_weight", &ri, "saved_weight", &saved, "features", &feat,
-                             "setups", &setups)) {
+    if (!j || json_unpack_ex(j, &je, 0, "{s:i, s:i, s:F, s:F, s:b, s:s, s:o}", "window",
+                             &c.window, "cmax", &c.cmax, "ri_weight", &c.ri_weight,
+                             "saved_weight", &c.saved_weight, "best_setup", &best, "features",
+                             &feat, "setups", &setups)) {
         ms_error_set(err, rc, "%s: env: %s", path, je.text);
         goto out;
     }
@@ -88,13 +91,14 @@ int hier_rl_env_from_json(const char *path, const char *text, hier_rl_env *e, ms
                      HIER_RL_FEATURES_ID);
         goto out;
     }
-    if (hier_rl_env_init(e, W, cmax, ri, saved, err)) {
+    c.best_setup = best;
+    if (hier_rl_env_init(e, &c, err)) {
         ms_error_prefix(err, "%s: env", path);
         goto out;
     }
     if (!json_is_array(setups) || json_array_size(setups) != (size_t)e->nsetups) {
         ms_error_set(err, rc, "%s: env: %zu setups, this build has %d for C_max %d", path,
-                     json_array_size(setups), e->nsetups, cmax);
+                     json_array_size(setups), e->nsetups, c.cmax);
         goto out;
     }
     for (int k = 0; k < e->nsetups; k++) {

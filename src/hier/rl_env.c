@@ -13,24 +13,25 @@
 
 #include "hier_rl.h"
 
-int hier_rl_env_init(hier_rl_env *e, int W, int cmax, double ri_weight, double saved_weight,
-                     ms_error *err)
+int hier_rl_env_init(hier_rl_env *e, const ms_hier_rl_config *c, ms_error *err)
 {
+    int W = c->window, cmax = c->cmax;
     memset(e, 0, sizeof *e);
     if (W < 1 || W > HIER_RL_MAX_W)
         return ms_error_set(err, MS_EINVAL, "hier rl: window %d out of 1..%d", W, HIER_RL_MAX_W);
     if (cmax < 1 || cmax > MS_HIER_MAX_C)
         return ms_error_set(err, MS_EINVAL, "hier rl: C_max %d out of 1..%d", cmax,
                             MS_HIER_MAX_C);
-    if (!(ri_weight >= 0) || !(saved_weight >= 0))
+    if (!(c->ri_weight >= 0) || !(c->saved_weight >= 0))
         return ms_error_set(err, MS_EINVAL, "hier rl: reward weights must be >= 0");
     e->W = W;
     e->cmax = e->cmax_now = cmax;
-    e->ri_weight = ri_weight;
-    e->saved_weight = saved_weight;
+    e->ri_weight = c->ri_weight;
+    e->saved_weight = c->saved_weight;
+    e->best_setup = c->best_setup;
     size_t n = ms_hier_setups_for(1, MS_HIER_FAM_SOLO, e->setups, HIER_RL_MAX_SETUPS);
-    for (int c = 2; c <= cmax; c++)
-        n += ms_hier_setups_for(c, MS_HIER_FAM_TABLE7, e->setups + n, HIER_RL_MAX_SETUPS - n);
+    for (int k = 2; k <= cmax; k++)
+        n += ms_hier_setups_for(k, MS_HIER_FAM_TABLE7, e->setups + n, HIER_RL_MAX_SETUPS - n);
     e->nsetups = (int)n;
     return MS_OK;
 }
@@ -38,7 +39,7 @@ int hier_rl_env_init(hier_rl_env *e, int W, int cmax, double ri_weight, double s
 void hier_rl_env_free(hier_rl_env *e) { ms_hier_window_free(&e->drawn); }
 
 int hier_rl_obs_size(const hier_rl_env *e) { return e->W * HIER_RL_FEATURES; }
-int hier_rl_num_actions(const hier_rl_env *e) { return e->W + e->nsetups; }
+int hier_rl_num_actions(const hier_rl_env *e) { return e->W + (e->best_setup ? 1 : e->nsetups); }
 
 /* How a counter becomes a feature: percentages (and warps of 64) as shares, times and
  * cycles relative to the window's mean (as Table VI's ratios), sizes on a log scale. */
@@ -59,9 +60,35 @@ static double mean_counter(const ms_hier_window *w, int k)
     return w->n ? s / (double)w->n : 0;
 }
 
-void hier_rl_env_start(hier_rl_env *e, const ms_hier_window *w, const ms_hier_corun *cr,
+/* Whether job a of w goes before job b in the state's row order. */
+static bool before(const ms_hier_window *w, int a, int b)
+{
+    const ms_hier_profile *p = &w->jobs[a], *q = &w->jobs[b];
+    if (p->cls != q->cls)
+        return p->cls < q->cls;
+    double pm = p->counters[MS_HIER_C_MEMORY_PCT], qm = q->counters[MS_HIER_C_MEMORY_PCT];
+    if (pm != qm)
+        return pm < qm;
+    if (p->solo != q->solo)
+        return p->solo < q->solo;
+    return a < b;
+}
+
+void hier_rl_env_start(hier_rl_env *e, const ms_hier_window *win, const ms_hier_corun *cr,
                        int cmax_now)
 {
+    int n = (int)win->n;
+    for (int i = 0; i < n; i++) { /* insertion sort: n <= 64 */
+        int j = i;
+        for (; j > 0 && before(win, i, e->order[j - 1]); j--)
+            e->order[j] = e->order[j - 1];
+        e->order[j] = i;
+    }
+    for (int i = 0; i < n; i++)
+        e->sorted[i] = win->jobs[e->order[i]];
+    e->view.n = win->n;
+    e->view.jobs = e->sorted;
+    const ms_hier_window *w = &e->view;
     e->win = w;
     e->cr = cr;
     e->cmax_now = cmax_now < e->cmax ? cmax_now : e->cmax;
@@ -128,6 +155,10 @@ static int mask(void *arg, uint8_t *m)
                 m[j] = 1;
                 n++;
             }
+    if (e->best_setup) {
+        m[e->W] = 1;
+        return n + 1;
+    }
     for (int k = 0; k < e->nsetups; k++)
         if (e->setups[k].c == e->gsize) {
             m[e->W + k] = 1;
@@ -147,15 +178,29 @@ static double r_i(const hier_rl_env *e, const ms_hier_profile *p, const ms_hier_
     return (sm * cr + mem * mr) * dr * dr;
 }
 
-/* Closes the open group with setup k; returns r_i summed over its jobs and adds the time
- * it saves over time sharing to *saved. */
+/* The open group under setup k, or under its best setup when k < 0: returns 0 and fills g
+ * and *k, or 1 when no order is known and no slower than time sharing. */
+static int group_under(const hier_rl_env *e, int *k, ms_hier_group *g)
+{
+    if (*k >= 0)
+        return ms_hier_group_setup(e->win, e->cr, e->group, e->gsize, &e->setups[*k], g);
+    if (ms_hier_group_best(e->win, e->cr, e->group, e->gsize, MS_HIER_FAM_TABLE7, MS_HIER_NOMIG,
+                           g))
+        return 1;
+    for (*k = 0; strcmp(e->setups[*k].id, g->setup.id); ++*k)
+        ; /* the action space holds every Table VII setup up to cmax */
+    return 0;
+}
+
+/* Closes the open group with setup k (k < 0: its best); returns r_i summed over its jobs and
+ * adds the time it saves over time sharing to *saved. */
 static double close_group(hier_rl_env *e, int k, double *saved)
 {
     ms_hier_group g;
     double solo = 0, ri = 0;
     for (int i = 0; i < e->gsize; i++)
         solo += e->win->jobs[e->group[i]].solo;
-    if (ms_hier_group_setup(e->win, e->cr, e->group, e->gsize, &e->setups[k], &g) == 0) {
+    if (group_under(e, &k, &g) == 0) {
         hier_rl_group *h = &e->groups[e->ngroups++];
         h->c = g.c;
         h->setup = k;
@@ -203,7 +248,7 @@ static double step(void *arg, int a, bool *done)
             e->in_group[a] = true;
         } else {
             double saved = 0;
-            r += e->ri_weight * close_group(e, a - e->W, &saved);
+            r += e->ri_weight * close_group(e, e->best_setup ? -1 : a - e->W, &saved);
             r += e->saved_weight * 100 * saved / e->solo_total;
             if (e->gsize == 0) {
                 r += (e->solo_total / e->corun_total - 1) * 100;

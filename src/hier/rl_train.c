@@ -38,8 +38,7 @@ ms_hier_trainer *ms_hier_trainer_new(const ms_hier_rl_config *cfg, const ms_hier
     t->cfg = *cfg;
     t->cat = cat;
     t->seed = seed;
-    if (hier_rl_env_init(&t->env, cfg->window, cfg->cmax, cfg->ri_weight, cfg->saved_weight,
-                         err))
+    if (hier_rl_env_init(&t->env, cfg, err))
         goto fail;
     if (fixed && (fixed->n < 1 || fixed->n > (size_t)cfg->window)) {
         ms_error_set(err, MS_EINVAL, "hier rl: the training window has %zu jobs, the agent's "
@@ -97,8 +96,7 @@ int ms_hier_trainer_plan(ms_hier_trainer *t, const ms_hier_window *w, const ms_h
     hier_rl_env *e = malloc(sizeof *e);
     if (!e)
         return ms_error_set(err, MS_ENOMEM, "hier rl: out of memory");
-    int rc = hier_rl_env_init(e, t->cfg.window, t->cfg.cmax, t->cfg.ri_weight,
-                              t->cfg.saved_weight, err);
+    int rc = hier_rl_env_init(e, &t->cfg, err);
     memset(out, 0, sizeof *out);
     if (!rc)
         rc = hier_rl_plan(ms_dqn_mlp(t->dqn), e, w, cr, cmax, out, err);
