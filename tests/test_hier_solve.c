@@ -190,6 +190,68 @@ static void test_deterministic(void **state)
     ms_hier_catalog_free(&cat);
 }
 
+/* Every chosen plan maps to valid MIG placements: rendered on the A100-40GB it passes the
+ * schedule validator, uses 7g or side-by-side 4g + 3g instances, and the MPS shares in an
+ * instance add up to at most 100%. */
+static void test_render_valid(void **state)
+{
+    (void)state;
+    ms_hier_catalog cat;
+    ms_error err;
+    assert_int_equal(ms_hier_catalog_builtin(&cat, &err), 0);
+    ms_hier_corun *cr = ms_hier_corun_model(NULL);
+    const ms_gpu_model *gpu = ms_gpu_builtin("A100-40GB");
+    ms_rng rng;
+    ms_rng_seed(&rng, 21);
+    for (int trial = 0; trial < 8; trial++) {
+        ms_hier_window w;
+        assert_int_equal(ms_hier_window_mix(&cat, trial % MS_HIER_NMIX, 7, -1, &rng, &w, &err), 0);
+        for (ms_hier_policy p = 0; p < MS_HIER_NPOLICY; p++) {
+            if (p == MS_HIER_RL)
+                continue;
+            ms_hier_plan plan;
+            assert_int_equal(ms_hier_solve(&w, cr, 4, p, (ms_hier_layout)(1 + trial % 2), &plan, &err), 0);
+            ms_hier_exec x;
+            assert_int_equal(ms_hier_render(&plan, &w, gpu, &x, &err), 0);
+            ms_validation v = {0};
+            int bad = ms_schedule_validate(x.schedule, x.workload, &v);
+            if (bad)
+                fail_msg("policy %s: %s: %s", ms_hier_policy_name(p), v.v[0].rule, v.v[0].msg);
+            ms_validation_free(&v);
+            int expect = 0;
+            for (size_t i = 0; i < plan.n; i++) {
+                const ms_hier_setup *s = &plan.groups[i].setup;
+                expect += s->layout == MS_HIER_PRIVATE ? 2 : 1;
+                int sum[2] = {0, 0};
+                for (int k = 0; k < s->c; k++)
+                    sum[s->layout == MS_HIER_PRIVATE ? s->slot[k].ci : 0] += ms_hier_render_pct(s, k);
+                assert_true(sum[0] <= 100 && sum[1] <= 100);
+            }
+            assert_int_equal(x.schedule->ninst, expect);
+            for (int k = 0; k < x.schedule->ninst; k++) {
+                int slices = gpu->profiles[x.schedule->inst[k].profile].slices;
+                assert_true(slices == 7 || slices == 4 || slices == 3);
+            }
+            ms_hier_exec_free(&x);
+            ms_hier_plan_free(&plan);
+        }
+        ms_hier_window_free(&w);
+    }
+    /* the A30 has no 3- and 7-slice profiles: refused with a reason */
+    ms_hier_window w;
+    const char *names[] = {"lavaMD"};
+    assert_int_equal(ms_hier_window_from_names(&cat, names, 1, &w, &err), 0);
+    ms_hier_plan plan;
+    ms_hier_exec x;
+    assert_int_equal(ms_hier_solve(&w, cr, 4, MS_HIER_OPTIMAL, MS_HIER_NOMIG, &plan, &err), 0);
+    assert_int_equal(ms_hier_render(&plan, &w, ms_gpu_builtin("A30-24GB"), &x, &err), MS_EINVAL);
+    assert_non_null(strstr(err.msg, "A100-class"));
+    ms_hier_plan_free(&plan);
+    ms_hier_window_free(&w);
+    ms_hier_corun_free(cr);
+    ms_hier_catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -197,6 +259,7 @@ int main(void)
         cmocka_unit_test(test_policies_property),
         cmocka_unit_test(test_plan_check_rejects),
         cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_render_valid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

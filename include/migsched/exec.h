@@ -63,6 +63,24 @@ const ms_gpu_model *ms_gpu_model_from_device_name(const char *name);
 
 #define MS_RUN_MAX_GPUS 16
 
+/* MPS inside GPU instances (paper 004 plans, docs/hier.md): the instances whose tasks share
+ * them through an MPS control daemon. The run starts `control -d` once such an instance
+ * exists, with CUDA_VISIBLE_DEVICES=<its MIG uuid> and CUDA_MPS_PIPE_DIRECTORY and
+ * CUDA_MPS_LOG_DIRECTORY under <root>/dev<D>-inst<K>/, gives its tasks the same two
+ * variables, and stops the daemon (`echo quit | control`) before destroying the instance.
+ * Only the nvml backend starts daemons; --dry-run lists the commands. */
+typedef struct ms_mps_plan {
+    int ninst;
+    bool *daemon;       /* per plan instance */
+    char control[512];  /* nvidia-cuda-mps-control (a path, or a name looked up on PATH) */
+    char root[512];
+} ms_mps_plan;
+/* Reads {"format": "migsched-mps/1", "instances": [ids]} for plan s; control and root get
+ * $MIGSCHED_MPS_CONTROL or "nvidia-cuda-mps-control", and "/tmp/migsched-mps". */
+int ms_mps_plan_read(const char *path, const ms_schedule *s, ms_mps_plan **out, ms_error *err);
+int ms_mps_plan_write_json(const int *daemon, int ninst, FILE *f, ms_error *err);
+void ms_mps_plan_free(ms_mps_plan *p);
+
 typedef enum ms_on_failure { MS_ON_FAILURE_CONTINUE, MS_ON_FAILURE_ABORT } ms_on_failure;
 
 typedef struct ms_run_options {
@@ -80,6 +98,7 @@ typedef struct ms_run_options {
     double time_scale;            /* sim: 0 = virtual time; s > 0 = sleep s x planned time */
     FILE *progress;               /* one line per event (NULL = quiet) */
     FILE *dry_out;                /* where --dry-run writes (NULL = stdout) */
+    const ms_mps_plan *mps;       /* MPS daemons to run in instances (NULL = none) */
 } ms_run_options;
 
 typedef enum ms_run_state {

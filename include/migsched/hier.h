@@ -9,8 +9,11 @@
 #include <stddef.h>
 
 #include "migsched/error.h"
+#include "migsched/gpu.h"
 #include "migsched/learn.h"
 #include "migsched/rng.h"
+#include "migsched/schedule.h"
+#include "migsched/workload.h"
 
 /* Table VII defines setups up to C = 4; the exhaustive policies work up to this window. */
 #define MS_HIER_MAX_C 4
@@ -73,6 +76,7 @@ const ms_hier_profile *ms_hier_catalog_find(const ms_hier_catalog *c, const char
 typedef struct ms_hier_window {
     size_t n;
     ms_hier_profile *jobs;
+    char **commands; /* NULL, or n shell commands (NULL entries: none) for running a plan */
 } ms_hier_window;
 void ms_hier_window_free(ms_hier_window *w);
 int ms_hier_window_from_names(const ms_hier_catalog *cat, const char *const *names, size_t n,
@@ -235,10 +239,29 @@ int ms_hier_policy_parse(const char *name, ms_hier_policy *out);
  * with its best setup of the policy's families. layout is used by MS_HIER_DEFAULT only. */
 int ms_hier_solve(const ms_hier_window *w, const ms_hier_corun *cr, int cmax, ms_hier_policy p,
                   ms_hier_layout layout, ms_hier_plan *out, ms_error *err);
-/* The MIG layout of MS_HIER_DEFAULT: the one of the three with the best mean throughput over
- * the given windows (paper 004: over Q1-Q12). */
+/* The MIG layout of MS_HIER_DEFAULT: shared or private 3g + 4g, whichever has the best mean
+ * throughput over the given windows (paper 004: over Q1-Q12). */
 int ms_hier_default_layout(const ms_hier_window *ws, size_t n, const ms_hier_corun *cr,
                            int cmax, ms_hier_layout *out, ms_error *err);
+
+/* ---- Execution (item 5): a plan as MIG instances and MPS shares ---- */
+
+/* A plan rendered on a MIG GPU model: groups one after another; in each, one GPU instance
+ * per GI of its setup (private memory: the 4g and 3g profiles side by side; otherwise the
+ * whole-GPU 7g profile) holding one task that starts every job of that instance together,
+ * each with its CUDA_MPS_ACTIVE_THREAD_PERCENTAGE. Valid for the schedule validator. */
+typedef struct ms_hier_exec {
+    ms_schedule *schedule;
+    ms_workload *workload; /* task i: the jobs of one instance of one group */
+    int *mps_daemon;       /* per schedule instance: 1 = its jobs share it through MPS */
+} ms_hier_exec;
+int ms_hier_render(const ms_hier_plan *p, const ms_hier_window *w, const ms_gpu_model *gpu,
+                   ms_hier_exec *out, ms_error *err);
+void ms_hier_exec_free(ms_hier_exec *x);
+/* The thread percentage slot k gets once rendered: its share of its CI, times the CI's
+ * share of the 7g instance when the two CIs of a shared-memory setup become one instance
+ * (the executor creates one compute instance per GPU instance); 0 = no limit. */
+int ms_hier_render_pct(const ms_hier_setup *s, int k);
 
 /* The DQN agent's plan for a window (implemented with the agent in src/hier/rl*.c): loads
  * the model file and fills out with groups of size <= cmax. */

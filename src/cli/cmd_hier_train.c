@@ -11,8 +11,7 @@
 #include <unistd.h>
 
 #include "cli_util.h"
-#include "commands.h"
-#include "migsched/hier.h"
+#include "hier_cli.h"
 
 static volatile sig_atomic_t stop_requested;
 static void on_signal(int sig) { stop_requested = 1; }
@@ -30,6 +29,7 @@ static void usage(FILE *f)
             "  --cmax C             largest co-run group, 1..4 (default 4)\n"
             "  --catalogue FILE     job profiles (default: the built-in, modelled catalogue)\n"
             "  --corun FILE         measured co-run table instead of the model\n"
+            "  --gamma G            the model's interference (default 0.4)\n"
             "  --ri-weight X        weight of the intermediate reward r_i (default 1)\n"
             "  --saved-weight X     weight of the time a closed group saves (default 1)\n"
             "  --best-setup         the agent picks job sets; each gets its best setup\n"
@@ -41,7 +41,8 @@ static void usage(FILE *f)
 }
 
 typedef struct opts {
-    const char *out, *catalogue, *corun;
+    const char *out;
+    hier_sources src;
     long steps, eval_every;
     uint64_t seed;
     ms_hier_rl_config cfg;
@@ -71,7 +72,7 @@ static int parse_args(int argc, char **argv, opts *o)
         {"lr", 1, 0, 'l'},           {"batch", 1, 0, 'b'},        {"replay", 1, 0, 'r'},
         {"learn-start", 1, 0, 'L'},  {"train-every", 1, 0, 't'},  {"target-every", 1, 0, 'T'},
         {"eps-steps", 1, 0, 'e'},    {"eval-every", 1, 0, 'v'},   {"best-setup", 0, 0, 'B'},
-        {"saved-weight", 1, 0, 'W'}, {"help", 0, 0, 'h'},
+        {"saved-weight", 1, 0, 'W'}, {"gamma", 1, 0, 'g'},       {"help", 0, 0, 'h'},
         {0, 0, 0, 0}};
     ms_dqn_config *d = &o->cfg.dqn;
     optind = 1;
@@ -81,8 +82,9 @@ static int parse_args(int argc, char **argv, opts *o)
         bool ok = true;
         switch (ch) {
         case 'o': o->out = optarg; break;
-        case 'C': o->catalogue = optarg; break;
-        case 'R': o->corun = optarg; break;
+        case 'C': o->src.catalogue = optarg; break;
+        case 'R': o->src.corun = optarg; break;
+        case 'g': ok = cli_parse_double(optarg, 0, 100, &o->src.gamma); break;
         case 's': ok = cli_parse_long(optarg, 1, 1L << 40, &o->steps); break;
         case 'S': ok = cli_parse_seed(optarg, &o->seed); break;
         case 'w': ok = cli_parse_int(optarg, 1, 64, &o->cfg.window); break;
@@ -240,29 +242,25 @@ static int train_loop(ms_hier_trainer *t, const opts *o, const ms_hier_window *w
     return stop_requested ? 130 : 0;
 }
 
-int cmd_hier_train(int argc, char **argv)
+int hier_train(int argc, char **argv)
 {
     opts o = {.steps = 200000, .seed = 1};
+    o.src.gamma = ms_hier_params_default().gamma;
     ms_hier_rl_config_default(&o.cfg);
     int rc = parse_args(argc, argv, &o);
     if (rc >= 0)
         return rc;
     ms_error err;
     ms_hier_catalog cat;
-    memset(&cat, 0, sizeof cat);
     ms_hier_corun *cr = NULL;
-    ms_hier_params par = ms_hier_params_default();
+    if (hier_load_sources(&o.src, &cat, &cr))
+        return 1;
     ms_hier_window ws[NEVAL];
     memset(ws, 0, sizeof ws);
     ms_hier_trainer *t = NULL;
     double opt_tp = NAN;
     rc = 1;
-    if ((o.catalogue ? ms_hier_catalog_read(o.catalogue, &cat, &err)
-                     : ms_hier_catalog_builtin(&cat, &err)) ||
-        (o.corun ? ms_hier_corun_read(o.corun, &par, &cr, &err)
-                 : !(cr = ms_hier_corun_model(&par)) &&
-                       ms_error_set(&err, MS_ENOMEM, "out of memory")) ||
-        eval_windows(&o, &cat, ws, &err) ||
+    if (eval_windows(&o, &cat, ws, &err) ||
         /* The exhaustive optimum is out of reach past MS_HIER_MAX_W jobs. */
         (o.cfg.window <= MS_HIER_MAX_W && optimum(ws, cr, o.cfg.cmax, &opt_tp, &err)) ||
         !(t = ms_hier_trainer_new(&o.cfg, &cat, cr, NULL, o.steps, o.seed, &err))) {

@@ -21,6 +21,7 @@ static void usage(FILE *f)
             "                    [--on-failure continue|abort] [--report FILE.json]\n"
             "                    [--enable-mig] [--journal FILE] [--keep-final] [--wait]\n"
             "                    [--time-scale S] [--gpu MODEL] [--quiet]\n"
+            "                    [--mps FILE [--mps-control PATH] [--mps-root DIR]]\n"
             "       migsched run --cleanup [--journal FILE]\n"
             "  Creates and destroys MIG instances in plan order on each GPU and runs each\n"
             "  task's command on its instance (CUDA_VISIBLE_DEVICES=MIG-...) once the\n"
@@ -39,6 +40,11 @@ static void usage(FILE *f)
             "  --wait         on abort or Ctrl-C let running tasks finish (default: kill)\n"
             "  --time-scale   sim: 0 = virtual time (default), S > 0 = sleep S x planned time\n"
             "  --gpu          model JSON file when the plan's model is not built in\n"
+            "  --mps          instances whose tasks share them through MPS (mps.json from\n"
+            "                 `migsched hier --exec-out`): a control daemon runs in each\n"
+            "                 (--mps-control, default $MIGSCHED_MPS_CONTROL or\n"
+            "                 nvidia-cuda-mps-control; pipes and logs under --mps-root,\n"
+            "                 default /tmp/migsched-mps; docs/hier.md)\n"
             "  Exit status: 0 every task ran and exited 0; 1 otherwise; 2 usage;\n"
             "  130/143 stopped by SIGINT/SIGTERM (after cleaning up).\n",
             DEFAULT_JOURNAL);
@@ -102,9 +108,11 @@ static int validate(const ms_schedule *s, const ms_workload *w, const char *path
     return n ? 1 : 0;
 }
 
+/* mps[0..2]: the --mps file, --mps-control and --mps-root (NULL when not given). */
 static int run(const char *plan, const char *workload, const char *gpu, const char *report,
-               ms_run_options *o)
+               const char *const mps[3], ms_run_options *o)
 {
+    ms_mps_plan *mp = NULL;
     ms_error err;
     ms_gpu_model model;
     ms_schedule *s = NULL;
@@ -117,7 +125,14 @@ static int run(const char *plan, const char *workload, const char *gpu, const ch
         fprintf(stderr, "migsched run: %s\n", err.msg);
     else if (ms_workload_read(workload, &s->gpu, &w, &err))
         fprintf(stderr, "migsched run: %s\n", err.msg);
+    else if (mps[0] && ms_mps_plan_read(mps[0], s, &mp, &err))
+        fprintf(stderr, "migsched run: %s\n", err.msg);
     else if (validate(s, w, plan) == 0) {
+        if (mp && mps[1])
+            snprintf(mp->control, sizeof mp->control, "%s", mps[1]);
+        if (mp && mps[2])
+            snprintf(mp->root, sizeof mp->root, "%s", mps[2]);
+        o->mps = mp;
         if (o->ndevices == 0)
             for (o->ndevices = 0; o->ndevices < s->gpus && o->ndevices < MS_RUN_MAX_GPUS; o->ndevices++)
                 o->devices[o->ndevices] = o->ndevices;
@@ -132,6 +147,7 @@ static int run(const char *plan, const char *workload, const char *gpu, const ch
         }
     }
     ms_run_report_free(r);
+    ms_mps_plan_free(mp);
     ms_workload_free(w);
     ms_schedule_free(s);
     return status;
@@ -148,7 +164,9 @@ int cmd_run(int argc, char **argv)
         {"keep-final", no_argument, 0, 'K'},     {"wait", no_argument, 0, 'W'},
         {"time-scale", required_argument, 0, 't'}, {"gpu", required_argument, 0, 'g'},
         {"quiet", no_argument, 0, 'q'},          {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+        {"mps", required_argument, 0, 'M'},      {"mps-control", required_argument, 0, 'X'},
+        {"mps-root", required_argument, 0, 'R'}, {0, 0, 0, 0}};
+    const char *mps[3] = {NULL, NULL, NULL};
     ms_run_options o = {.backend = "nvml", .logs_dir = "migsched-logs",
                         .journal = DEFAULT_JOURNAL, .progress = stderr};
     const char *workload = NULL, *report = NULL, *gpu = NULL;
@@ -194,6 +212,9 @@ int cmd_run(int argc, char **argv)
             break;
         case 'g': gpu = optarg; break;
         case 'q': o.progress = NULL; break;
+        case 'M': mps[0] = optarg; break;
+        case 'X': mps[1] = optarg; break;
+        case 'R': mps[2] = optarg; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -209,5 +230,10 @@ int cmd_run(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    return run(argv[optind], workload, gpu, report, &o);
+    if ((mps[1] || mps[2]) && !mps[0]) {
+        fprintf(stderr, "migsched run: --mps-control and --mps-root need --mps FILE\n");
+        usage(stderr);
+        return 2;
+    }
+    return run(argv[optind], workload, gpu, report, mps, &o);
 }

@@ -27,6 +27,7 @@ static const struct command commands[] = {
     {"profile", cmd_profile, "time tasks and reconfigurations on every instance size"},
     {"online", cmd_online, "simulate online multi-GPU scheduling (paper 002)"},
     {"cosched", cmd_cosched, "two-stream co-scheduling with a speed matrix (paper 003)"},
+    {"hier", cmd_hier, "co-schedule a job window with MIG+MPS partitions (paper 004)"},
 };
 
 static void usage(FILE *f)

@@ -178,7 +178,7 @@ static int open_devices(run_ctx *c, ms_error *err)
 
 static int build_env(run_ctx *c, ms_error *err)
 {
-    c->envp = exec_env(3, &c->nenv);  /* the last three are filled per task */
+    c->envp = exec_env(5, &c->nenv);  /* the last five are filled per task */
     return c->envp ? MS_OK : ms_error_set(err, MS_ENOMEM, "out of memory");
 }
 

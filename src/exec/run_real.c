@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mps.h"
 #include "runner.h"
 #include "spawn.h"
 
@@ -96,14 +97,15 @@ static void real_start_task(run_ctx *c, int task)
         out_fd = open(t->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         err_fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     }
-    /* The environment's last three slots: this task's device, index and size. */
+    /* The environment's last five slots: this task's device, index, size and MPS daemon. */
     snprintf(c->env_visible, sizeof c->env_visible, "CUDA_VISIBLE_DEVICES=%s", in->uuid);
     snprintf(c->env_index, sizeof c->env_index, "MIGSCHED_TASK_INDEX=%d", t->index);
     snprintf(c->env_slices, sizeof c->env_slices, "MIGSCHED_SLICES=%d",
              c->s->gpu.profiles[in->profile].slices);
-    c->envp[c->nenv - 3] = c->env_visible;
-    c->envp[c->nenv - 2] = c->env_index;
-    c->envp[c->nenv - 1] = c->env_slices;
+    c->envp[c->nenv - 5] = c->env_visible;
+    c->envp[c->nenv - 4] = c->env_index;
+    c->envp[c->nenv - 3] = c->env_slices;
+    exec_mps_task_env(c, t->instance, &c->envp[c->nenv - 2], NULL, 0);
     const ms_task *wt = &c->w->tasks[t->index];
     double sleep_s = c->sim_tasks ? (t->planned_end - t->planned_start) * c->time_unit : -1;
     t->start = run_now(c);

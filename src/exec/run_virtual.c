@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "mps.h"
 #include "runner.h"
 
 static FILE *dry_out(run_ctx *c) { return c->o->dry_out ? c->o->dry_out : stdout; }
@@ -44,10 +45,12 @@ static void virtual_start_task(run_ctx *c, int task)
 {
     ms_run_task *t = &c->r->tasks[task];
     const ms_task *wt = &c->w->tasks[t->index];
+    char mps[1400];
+    exec_mps_task_env(c, t->instance, (char *[2]){0}, mps, sizeof mps);
     if (c->o->dry_run)
-        fprintf(dry_out(c), "run task %s (#%d) on instance %d: cd %s && CUDA_VISIBLE_DEVICES=%s %s\n",
+        fprintf(dry_out(c), "run task %s (#%d) on instance %d: cd %s && CUDA_VISIBLE_DEVICES=%s %s%s\n",
                 wt->name, t->index, t->instance, wt->cwd ? wt->cwd : ".",
-                c->inst[t->instance].uuid, wt->command ? wt->command : "<no command>");
+                c->inst[t->instance].uuid, mps, wt->command ? wt->command : "<no command>");
     t->start = c->vclock;
     run_progress(c, "task %s (#%d) started on instance %d (%s)", wt->name, t->index, t->instance,
                  c->inst[t->instance].uuid);

@@ -5,6 +5,8 @@
  * destroyed. Real durations differ from the plan, so nothing here looks at the clock. */
 #include "runner.h"
 
+#include "mps.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -81,6 +83,14 @@ void run_op_done(run_ctx *c, int op)
     ms_run_op *o = &c->r->ops[op];
     run_inst *in = &c->inst[o->instance];
     c->gpu[o->gpu].busy = false;
+    if (o->kind == MS_OP_CREATE && o->state == MS_RUN_OK) {
+        snprintf(in->uuid, sizeof in->uuid, "%s", o->uuid);
+        if (exec_mps_start(c, o->instance, o->error, sizeof o->error)) {
+            in->alive = true; /* still this run's to destroy; its tasks are skipped below */
+            in->gi_id = o->gi_id;
+            o->state = MS_RUN_FAILED;
+        }
+    }
     const char *what = o->kind == MS_OP_CREATE ? "create" : "destroy";
     const char *done = o->kind == MS_OP_CREATE ? "created" : "destroyed";
     if (o->state != MS_RUN_OK) {
@@ -157,6 +167,8 @@ static bool advance_gpu(run_ctx *c, run_gpu *g)
     g->next++;
     g->busy = true;
     o->state = MS_RUN_RUNNING;
+    if (o->kind == MS_OP_DESTROY)
+        exec_mps_stop(c, o->instance);
     c->driver->start_op(c, op);
     return true;
 }
@@ -236,6 +248,7 @@ static void sweep(run_ctx *c)
             continue;
         ms_error err;
         ms_backend *b = c->gpu[in->gpu].backend;
+        exec_mps_stop(c, k);
         if (ms_backend_destroy(b, in->gi_id, &err) == MS_OK) {
             ms_journal_destroyed(c->journal, ms_backend_device(b), in->gi_id);
             in->alive = false;

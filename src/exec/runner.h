@@ -20,6 +20,7 @@ typedef struct run_inst {
     bool failed;             /* its creation failed or was skipped */
     unsigned gi_id;
     char uuid[96];
+    bool mps_up;             /* an MPS control daemon of this run serves it */
 } run_inst;
 
 typedef struct run_gpu {
@@ -58,9 +59,10 @@ struct run_ctx {
     pthread_t main_thread;
     pthread_mutex_t lock;
     pid_t *pids;             /* per report task, 0 if not running */
-    char **envp;             /* environment for tasks; the last three slots are ours */
+    char **envp;             /* environment for tasks; the last five slots are ours */
     int nenv;
     char env_visible[160], env_index[48], env_slices[32];  /* what those slots point to */
+    char env_mps_pipe[640], env_mps_log[640];  /* the two MPS slots (mps.c) */
     bool sim_tasks;          /* tasks sleep their planned time instead of running */
     double time_unit;        /* real seconds per plan second (sim scaled time), else 1 */
     double kill_at;          /* when stopping: SIGKILL what still runs after this time */

@@ -63,7 +63,9 @@ char **exec_env(int extra, int *n)
     for (int i = 0; i < total; i++)
         if (strncmp(environ[i], "CUDA_VISIBLE_DEVICES=", 21) &&
             strncmp(environ[i], "MIGSCHED_TASK_INDEX=", 20) &&
-            strncmp(environ[i], "MIGSCHED_SLICES=", 16))
+            strncmp(environ[i], "MIGSCHED_SLICES=", 16) &&
+            strncmp(environ[i], "CUDA_MPS_PIPE_DIRECTORY=", 24) &&
+            strncmp(environ[i], "CUDA_MPS_LOG_DIRECTORY=", 23))
             envp[k++] = environ[i];
     *n = k + extra;
     return envp;

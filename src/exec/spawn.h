@@ -11,8 +11,8 @@
 pid_t exec_spawn(const char *command, const char *cwd, char *const envp[], int out_fd,
                  int err_fd, double sleep_s);
 
-/* A copy of the environment without CUDA_VISIBLE_DEVICES, MIGSCHED_TASK_INDEX and
- * MIGSCHED_SLICES, with
+/* A copy of the environment without CUDA_VISIBLE_DEVICES, MIGSCHED_TASK_INDEX,
+ * MIGSCHED_SLICES and the CUDA_MPS_PIPE/LOG_DIRECTORY of an outside MPS server, with
  * `extra` NULL slots at the end for the caller to fill; *n = entries including them. */
 char **exec_env(int extra, int *n);
 

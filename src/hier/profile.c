@@ -70,6 +70,9 @@ void ms_hier_window_free(ms_hier_window *w)
 {
     if (!w)
         return;
+    for (size_t i = 0; w->commands && i < w->n; i++)
+        free(w->commands[i]);
+    free(w->commands);
     free(w->jobs);
     memset(w, 0, sizeof *w);
 }

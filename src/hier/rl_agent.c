@@ -31,8 +31,8 @@ int hier_rl_plan(const ms_mlp *net, hier_rl_env *e, const ms_hier_window *w,
         return ms_error_set(err, MS_ENOMEM, "hier rl: out of memory");
     }
     for (size_t off = 0; off < w->n && !rc; off += (size_t)e->W) {
-        ms_hier_window chunk = {w->n - off < (size_t)e->W ? w->n - off : (size_t)e->W,
-                                w->jobs + off};
+        ms_hier_window chunk = {.n = w->n - off < (size_t)e->W ? w->n - off : (size_t)e->W,
+                                .jobs = w->jobs + off};
         hier_rl_env_start(e, &chunk, cr, cmax);
         for (bool done = false; !done;) {
             hier_rl_ops.observe(e, obs);

@@ -132,7 +132,8 @@ int ms_hier_default_layout(const ms_hier_window *ws, size_t n, const ms_hier_cor
                            int cmax, ms_hier_layout *out, ms_error *err)
 {
     double best = -1;
-    for (ms_hier_layout l = MS_HIER_NOMIG; l <= MS_HIER_PRIVATE; l++) {
+    /* Candidates are MIG partitions (paper 004: "the MIG partitioning is selected"). */
+    for (ms_hier_layout l = MS_HIER_SHARED; l <= MS_HIER_PRIVATE; l++) {
         double sum = 0;
         for (size_t i = 0; i < n; i++) {
             ms_hier_plan p;

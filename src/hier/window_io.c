@@ -33,6 +33,8 @@ static int field_by_name(const char *name)
 /* One job as read: which fields it gave, and their values. */
 typedef struct job_in {
     char name[MS_HIER_NAME_LEN];
+    char *command; /* NULL if none */
+    long line;     /* CSV line, 0 for JSON */
     int given[NFIELDS];
     double v[NFIELDS];
 } job_in;
@@ -109,7 +111,7 @@ static int parse_csv(const char *text, size_t len, const char *path, job_in **jo
     csv_lexer lx;
     csv_record rec = {0};
     bool got;
-    int col[NFIELDS + 1], ncol = 0, rc;
+    int col[NFIELDS + 2], ncol = 0, cmd_col = -1, rc;
     csv_lexer_init(&lx, text, len, path);
     *jobs = NULL;
     *n = 0;
@@ -120,12 +122,17 @@ static int parse_csv(const char *text, size_t len, const char *path, job_in **jo
         goto done;
     }
     ncol = rec.n;
-    if (ncol > NFIELDS + 1 || strcasecmp(csv_field(&rec, 0), "name")) {
+    if (ncol > NFIELDS + 2 || strcasecmp(csv_field(&rec, 0), "name")) {
         rc = ms_error_set(err, MS_EINVAL, "%s:%ld: header: the first column must be 'name'%s", path,
-                          rec.line, ncol > NFIELDS + 1 ? " and columns may not repeat" : "");
+                          rec.line, ncol > NFIELDS + 2 ? " and columns may not repeat" : "");
         goto done;
     }
     for (int i = 1; i < ncol; i++) {
+        if (!strcasecmp(csv_field(&rec, i), "command") && cmd_col < 0) {
+            cmd_col = i;
+            col[i] = -1;
+            continue;
+        }
         int f = field_by_name(csv_field(&rec, i));
         for (int k = 1; k < i && f >= 0; k++)
             if (col[k] == f)
@@ -153,13 +160,18 @@ static int parse_csv(const char *text, size_t len, const char *path, job_in **jo
         *jobs = nj;
         job_in *j = &nj[(*n)++];
         memset(j, 0, sizeof *j);
+        j->line = rec.line;
         if ((rc = set_name(j, csv_field(&rec, 0), err))) {
             ms_error_prefix(err, "%s:%ld", path, rec.line);
             break;
         }
+        if (cmd_col > 0 && *csv_field(&rec, cmd_col) && !(j->command = strdup(csv_field(&rec, cmd_col)))) {
+            rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+            break;
+        }
         for (int i = 1; i < ncol && !rc; i++) {
             const char *t = csv_field(&rec, i);
-            if (!*t)
+            if (!*t || i == cmd_col)
                 continue;
             if (parse_number(t, &j->v[col[i]]))
                 rc = ms_error_set(err, MS_EINVAL, "%s:%ld: field '%s' ('%s') is not a number", path,
@@ -213,6 +225,17 @@ static int parse_json(const char *text, const char *path, job_in **jobs, size_t 
         json_object_foreach(e, key, v) {
             if (!strcmp(key, "name"))
                 continue;
+            if (!strcmp(key, "command")) {
+                if (!json_is_string(v) || !*json_string_value(v)) {
+                    rc = ms_error_set(err, MS_EINVAL, "%s: jobs[%zu].command: must be a non-empty string", path, i);
+                    break;
+                }
+                if (!(j->command = strdup(json_string_value(v)))) {
+                    rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+                    break;
+                }
+                continue;
+            }
             int f = field_by_name(key);
             if (f < 0) {
                 rc = ms_error_set(err, MS_EINVAL, "%s: jobs[%zu].%s: unknown field (see docs/hier.md)", path, i, key);
@@ -228,16 +251,19 @@ static int parse_json(const char *text, const char *path, job_in **jobs, size_t 
     }
 done:
     json_decref(root);
-    if (rc) {
-        free(*jobs);
-        *jobs = NULL;
-    }
-    return rc;
+    return rc; /* on an error the caller frees the jobs read so far */
 }
 
 /* Reads the jobs of a file and builds their profiles (catalogue lookups when cat != NULL). */
+static void free_jobs(job_in *jobs, size_t n)
+{
+    for (size_t i = 0; jobs && i < n; i++)
+        free(jobs[i].command);
+    free(jobs);
+}
+
 static int read_jobs(const char *path, const ms_hier_catalog *cat, ms_hier_profile **out,
-                     size_t *n, ms_error *err)
+                     char ***commands, size_t *n, ms_error *err)
 {
     char *text;
     size_t len;
@@ -259,9 +285,22 @@ static int read_jobs(const char *path, const ms_hier_catalog *cat, ms_hier_profi
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
     ms_hier_params par = ms_hier_params_default();
     for (size_t i = 0; i < *n && !rc; i++)
-        if ((rc = build_job(&jobs[i], cat, &par, &(*out)[i], err)))
-            ms_error_prefix(err, "%s: job %zu", path, i + 1);
-    free(jobs);
+        if ((rc = build_job(&jobs[i], cat, &par, &(*out)[i], err))) {
+            if (jobs[i].line)
+                ms_error_prefix(err, "%s:%ld", path, jobs[i].line);
+            else
+                ms_error_prefix(err, "%s: jobs[%zu]", path, i);
+        }
+    /* Commands move to the window when any job has one (a catalogue keeps none). */
+    *commands = NULL;
+    for (size_t i = 0; i < *n && !rc; i++)
+        if (jobs[i].command && !*commands && !(*commands = calloc(*n, sizeof **commands)))
+            rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+    for (size_t i = 0; i < *n && !rc && *commands; i++) {
+        (*commands)[i] = jobs[i].command;
+        jobs[i].command = NULL;
+    }
+    free_jobs(jobs, *n);
     if (rc) {
         free(*out);
         *out = NULL;
@@ -274,13 +313,17 @@ int ms_hier_window_read(const char *path, const ms_hier_catalog *cat, ms_hier_wi
                         ms_error *err)
 {
     memset(out, 0, sizeof *out);
-    return read_jobs(path, cat, &out->jobs, &out->n, err);
+    return read_jobs(path, cat, &out->jobs, &out->commands, &out->n, err);
 }
 
 int ms_hier_catalog_read(const char *path, ms_hier_catalog *out, ms_error *err)
 {
     memset(out, 0, sizeof *out);
-    int rc = read_jobs(path, NULL, &out->jobs, &out->n, err);
+    char **commands;
+    int rc = read_jobs(path, NULL, &out->jobs, &commands, &out->n, err);
+    for (size_t i = 0; commands && i < out->n; i++)
+        free(commands[i]);
+    free(commands);
     /* A quadratic scan: catalogues hold tens of programs (read_jobs caps them at 4096). */
     for (size_t i = 0; i < out->n && !rc; i++)
         for (size_t k = 0; k < i; k++)

@@ -1,0 +1,29 @@
+/* hier_cli.h: what the `migsched hier` files share (cmd_hier*.c). */
+#ifndef MIGSCHED_CLI_HIER_H
+#define MIGSCHED_CLI_HIER_H
+
+#include "migsched/hier.h"
+
+/* Where profiles and co-run times come from. */
+typedef struct hier_sources {
+    const char *catalogue; /* NULL = the built-in modelled catalogue */
+    const char *corun;     /* NULL = the model */
+    double gamma;
+} hier_sources;
+
+int hier_fail(const char *msg);
+int hier_bad_usage(const char *msg);
+/* Loads the catalogue and the co-run source; prints the error and returns 1 on failure. */
+int hier_load_sources(const hier_sources *src, ms_hier_catalog *cat, ms_hier_corun **cr);
+/* Plans a window; for MS_HIER_DEFAULT *layout < 0 picks the layout best for this window
+ * (and reports it there), otherwise *layout (an ms_hier_layout) is used. */
+int hier_plan_window(const ms_hier_window *w, const ms_hier_corun *cr, int cmax,
+                     ms_hier_policy p, const char *model, int *layout, ms_hier_plan *out,
+                     ms_error *err);
+/* Writes DIR/plan.json, DIR/workload.json and DIR/mps.json for `migsched run`. */
+int hier_write_exec(const ms_hier_plan *p, const ms_hier_window *w, const char *gpu_name,
+                    const char *dir, ms_error *err);
+int hier_experiment(int argc, char **argv);
+int hier_train(int argc, char **argv); /* cmd_hier_train.c */
+
+#endif
