@@ -45,3 +45,17 @@ bool cli_parse_double(const char *s, double lo, double hi, double *out)
     *out = v;
     return true;
 }
+
+bool cli_parse_widths(const char *s, int max, int *w, int *n)
+{
+    *n = 0;
+    while (*s) {
+        char *end;
+        long v = strtol(s, &end, 10);
+        if (end == s || v < 1 || v > 65536 || *n == max || (*end && *end != ','))
+            return false;
+        w[(*n)++] = (int)v;
+        s = *end ? end + 1 : end;
+    }
+    return *n > 0 && s[-1] != ',';
+}

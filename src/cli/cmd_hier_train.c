@@ -48,21 +48,6 @@ typedef struct opts {
     ms_hier_rl_config cfg;
 } opts;
 
-static bool parse_hidden(const char *s, ms_dqn_config *c)
-{
-    c->nhidden = 0;
-    while (*s) {
-        char *end;
-        long v = strtol(s, &end, 10);
-        if (end == s || v < 1 || v > 65536 || c->nhidden == MS_MLP_MAX_HIDDEN ||
-            (*end && *end != ','))
-            return false;
-        c->hidden[c->nhidden++] = (int)v;
-        s = *end ? end + 1 : end;
-    }
-    return c->nhidden > 0;
-}
-
 static int parse_args(int argc, char **argv, opts *o)
 {
     static const struct option longopts[] = {
@@ -92,7 +77,7 @@ static int parse_args(int argc, char **argv, opts *o)
         case 'i': ok = cli_parse_double(optarg, 0, 1e6, &o->cfg.ri_weight); break;
         case 'W': ok = cli_parse_double(optarg, 0, 1e6, &o->cfg.saved_weight); break;
         case 'B': o->cfg.best_setup = true; break;
-        case 'H': ok = parse_hidden(optarg, d); break;
+        case 'H': ok = cli_parse_widths(optarg, MS_MLP_MAX_HIDDEN, d->hidden, &d->nhidden); break;
         case 'l':
             ok = cli_parse_double(optarg, 1e-9, 1, &x);
             d->lr = (float)x;
