@@ -117,24 +117,23 @@ static int parse_header(const char *path, json_t *h, ms_dqn_model *m, ms_error *
     return MS_OK;
 }
 
+static int parse_dqn(const char *path, json_t *h, void *ctx, float **arrays, size_t *counts,
+                     int *n, ms_error *err)
+{
+    ms_dqn_model *m = ctx;
+    int rc = parse_header(path, h, m, err);
+    if (rc)
+        return rc;
+    arrays[0] = m->mlp.params;
+    counts[0] = m->mlp.nparams;
+    *n = 1;
+    return MS_OK;
+}
+
 int ms_dqn_model_load(const char *path, ms_dqn_model *m, ms_error *err)
 {
     memset(m, 0, sizeof *m);
-    char *buf;
-    json_t *h;
-    const char *body;
-    size_t body_len;
-    int rc = ms_modelfile_read(path, &buf, &h, &body, &body_len, err);
-    if (rc)
-        return rc;
-    rc = parse_header(path, h, m, err);
-    json_decref(h);
-    if (!rc) {
-        float *arrays[1] = {m->mlp.params};
-        size_t counts[1] = {m->mlp.nparams};
-        rc = ms_modelfile_arrays(path, body, body_len, arrays, counts, 1, err);
-    }
-    free(buf);
+    int rc = ms_modelfile_load(path, parse_dqn, m, err);
     if (rc)
         ms_dqn_model_destroy(m);
     return rc;

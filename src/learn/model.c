@@ -103,24 +103,25 @@ static int parse_header(const char *path, json_t *h, ms_rl_model *m, ms_error *e
     return MS_OK;
 }
 
+static int parse_ppo(const char *path, json_t *h, void *ctx, float **arrays, size_t *counts,
+                     int *n, ms_error *err)
+{
+    ms_rl_model *m = ctx;
+    int rc = parse_header(path, h, m, err);
+    if (rc)
+        return rc;
+    arrays[0] = m->mlp.params;
+    arrays[1] = m->adam.m;
+    arrays[2] = m->adam.v;
+    counts[0] = counts[1] = counts[2] = m->mlp.nparams;
+    *n = m->has_adam ? 3 : 1;
+    return MS_OK;
+}
+
 int ms_model_load(const char *path, ms_rl_model *m, ms_error *err)
 {
     memset(m, 0, sizeof *m);
-    char *buf;
-    json_t *h;
-    const char *body;
-    size_t body_len;
-    int rc = ms_modelfile_read(path, &buf, &h, &body, &body_len, err);
-    if (rc)
-        return rc;
-    rc = parse_header(path, h, m, err);
-    json_decref(h);
-    if (!rc) {
-        size_t n = m->mlp.nparams, counts[3] = {n, n, n};
-        float *arrays[3] = {m->mlp.params, m->adam.m, m->adam.v};
-        rc = ms_modelfile_arrays(path, body, body_len, arrays, counts, m->has_adam ? 3 : 1, err);
-    }
-    free(buf);
+    int rc = ms_modelfile_load(path, parse_ppo, m, err);
     if (rc)
         ms_model_destroy(m);
     return rc;

@@ -45,45 +45,7 @@ int ms_modelfile_write(const char *path, json_t *header, const float *const *arr
     return ms_output_commit(&o, err);
 }
 
-int ms_modelfile_read(const char *path, char **bufp, json_t **header, const char **body,
-                      size_t *body_len, ms_error *err)
-{
-    char *buf;
-    size_t len;
-    if (ms_read_file(path, &buf, &len, err))
-        return err ? err->code : MS_EIO;
-    const unsigned char *b = (const unsigned char *)buf;
-    int rc = MS_EINVAL;
-    if (len < 16 || memcmp(buf, MAGIC, 8)) {
-        ms_error_set(err, rc, "%s: not a migsched model file (bad magic)", path);
-        goto fail;
-    }
-    uint32_t version = get_u32(b + 8), hlen = get_u32(b + 12);
-    if (version != MS_MODEL_VERSION) {
-        ms_error_set(err, rc, "%s: model version %u, this build reads %d", path, version,
-                     MS_MODEL_VERSION);
-        goto fail;
-    }
-    if (hlen > len - 16) {
-        ms_error_set(err, rc, "%s: header length %u past the end of the file", path, hlen);
-        goto fail;
-    }
-    json_error_t je;
-    *header = json_loadb(buf + 16, hlen, 0, &je);
-    if (!*header) {
-        ms_error_set(err, rc, "%s: header: %s", path, je.text);
-        goto fail;
-    }
-    *bufp = buf;
-    *body = buf + 16 + hlen;
-    *body_len = len - 16 - hlen;
-    return MS_OK;
-fail:
-    free(buf);
-    return rc;
-}
-
-int ms_modelfile_arrays(const char *path, const char *body, size_t body_len, float *const *arrays,
+static int check_arrays(const char *path, const char *body, size_t body_len, float *const *arrays,
                         const size_t *counts, int n, ms_error *err)
 {
     size_t need = 0;
@@ -102,4 +64,37 @@ int ms_modelfile_arrays(const char *path, const char *body, size_t body_len, flo
             if (!isfinite(arrays[i][j]))
                 return ms_error_set(err, MS_EINVAL, "%s: stored value %zu is not finite", path, k);
     return MS_OK;
+}
+
+int ms_modelfile_load(const char *path, ms_modelfile_parse_fn parse, void *ctx, ms_error *err)
+{
+    char *buf;
+    size_t len;
+    if (ms_read_file(path, &buf, &len, err))
+        return err ? err->code : MS_EIO;
+    const unsigned char *b = (const unsigned char *)buf;
+    int rc = MS_EINVAL;
+    uint32_t version = len >= 16 ? get_u32(b + 8) : 0, hlen = len >= 16 ? get_u32(b + 12) : 0;
+    json_error_t je;
+    json_t *h = NULL;
+    if (len < 16 || memcmp(buf, MAGIC, 8))
+        ms_error_set(err, rc, "%s: not a migsched model file (bad magic)", path);
+    else if (version != MS_MODEL_VERSION)
+        ms_error_set(err, rc, "%s: model version %u, this build reads %d", path, version,
+                     MS_MODEL_VERSION);
+    else if (hlen > len - 16)
+        ms_error_set(err, rc, "%s: header length %u past the end of the file", path, hlen);
+    else if (!(h = json_loadb(buf + 16, hlen, 0, &je)))
+        ms_error_set(err, rc, "%s: header: %s", path, je.text);
+    else {
+        float *arrays[3];
+        size_t counts[3];
+        int n = 0;
+        rc = parse(path, h, ctx, arrays, counts, &n, err);
+        if (!rc)
+            rc = check_arrays(path, buf + 16 + hlen, len - 16 - hlen, arrays, counts, n, err);
+    }
+    json_decref(h);
+    free(buf);
+    return rc;
 }

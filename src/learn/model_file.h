@@ -13,14 +13,14 @@
 int ms_modelfile_write(const char *path, json_t *header, const float *const *arrays,
                        const size_t *counts, int n, ms_error *err);
 
-/* Checks magic and version and parses the header. On success the caller owns *buf (free)
- * and *header (json_decref); *body points into *buf, *body_len bytes long. */
-int ms_modelfile_read(const char *path, char **buf, json_t **header, const char **body,
-                      size_t *body_len, ms_error *err);
+/* Reads a model's header into ctx and names (at most 3) the arrays to fill with their
+ * sizes; a non-zero return is an error already set in err. */
+typedef int (*ms_modelfile_parse_fn)(const char *path, json_t *header, void *ctx,
+                                     float **arrays, size_t *counts, int *n, ms_error *err);
 
-/* Copies the n arrays out of body, checking that it holds exactly their sizes and that
- * every value is finite (a corrupt file fails here, naming path). */
-int ms_modelfile_arrays(const char *path, const char *body, size_t body_len, float *const *arrays,
-                        const size_t *counts, int n, ms_error *err);
+/* Checks magic and version, parses the header with parse, then copies the arrays it named
+ * out of the body, which must hold exactly their sizes of finite values. On failure the
+ * caller destroys what parse built in ctx. */
+int ms_modelfile_load(const char *path, ms_modelfile_parse_fn parse, void *ctx, ms_error *err);
 
 #endif
