@@ -7,6 +7,7 @@
 
 #include "migsched/learn.h"
 #include "support.h"
+#include "toy_env.h"
 
 /* loss = sum c .* logits + sum d .* value, so dloss/dlogits = c and dloss/dvalue = d. */
 static double loss_of(const ms_mlp *m, ms_mlp_work *w, const float *x, int rows,
@@ -77,46 +78,6 @@ static void test_masked_policy(void **state)
         assert_int_not_equal(ms_policy_sample(logp, 4, &rng), 0);
 }
 
-/* Two steps. From s0 action 1 pays 0.3 at once (the trap) and leads to s2 where the best is
- * 0.2; action 0 pays nothing but leads to s1 where action 0 pays 1. Action 2 is always
- * masked. Optimal return 1, greedy 0.5. */
-typedef struct toy {
-    int s;
-} toy;
-
-static int toy_reset(void *env, ms_rng *rng, ms_error *err)
-{
-    ((toy *)env)->s = 0;
-    return 0;
-}
-
-static void toy_observe(void *env, float *obs)
-{
-    for (int i = 0; i < 3; i++)
-        obs[i] = (float)(((toy *)env)->s == i);
-}
-
-static int toy_mask(void *env, uint8_t *mask)
-{
-    mask[0] = mask[1] = 1;
-    mask[2] = 0;
-    return 2;
-}
-
-static double toy_step(void *env, int a, bool *done)
-{
-    toy *t = env;
-    assert_true(a == 0 || a == 1);
-    if (t->s == 0) {
-        t->s = a == 0 ? 1 : 2;
-        *done = false;
-        return a == 0 ? 0 : 0.3;
-    }
-    *done = true;
-    return t->s == 1 ? (a == 0 ? 1 : 0) : (a == 1 ? 0.2 : 0);
-}
-
-static const ms_rl_env_ops toy_ops = {toy_reset, toy_observe, toy_mask, toy_step};
 
 static double greedy_return(ms_mlp *m)
 {

@@ -5,10 +5,12 @@
 #ifndef MIGSCHED_HIER_H
 #define MIGSCHED_HIER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "migsched/error.h"
 #include "migsched/gpu.h"
+#include "migsched/learn.h"
 #include "migsched/rng.h"
 #include "migsched/schedule.h"
 #include "migsched/workload.h"
@@ -196,6 +198,11 @@ int ms_hier_plan_add(ms_hier_plan *p, const ms_hier_window *w, const ms_hier_cor
 int ms_hier_plan_check(const ms_hier_plan *p, const ms_hier_window *w, const ms_hier_corun *cr,
                        int cmax, ms_error *err);
 
+/* The best slot order of jobs[0..c-1] under setup s (c == s->c), no slower than time
+ * sharing: fills g and returns 0, or 1 when no order is known and fast enough. */
+int ms_hier_group_setup(const ms_hier_window *w, const ms_hier_corun *cr, const int *jobs, int c,
+                        const ms_hier_setup *s, ms_hier_group *g);
+
 /* The best slot order and setup for one job set among `families` (default setups of
  * `layout` when families has MS_HIER_FAM_DEFAULT): fills g and returns 0, or 1 when no setup
  * is known and no slower than time sharing. A single job always runs solo. */
@@ -275,5 +282,45 @@ int ms_hier_render_pct(const ms_hier_setup *s, int k);
  * the model file and fills out with groups of size <= cmax. */
 int ms_hier_rl_plan(const ms_hier_window *w, const ms_hier_corun *cr, int cmax,
                     const char *model_path, ms_hier_plan *out, ms_error *err);
+
+/* ---- The DQN agent (src/hier/rl_*.c): training and planning ---- */
+
+/* The agent of Table VI: state W x (f + 5), actions = W picks + setups (the solo one and
+ * Table VII's for C = 2..cmax), rewards r_f + ri_weight * r_i + saved_weight * (time a
+ * closed group saves over time sharing, % of the window's solo time) (docs/hier.md). */
+typedef struct ms_hier_rl_config {
+    int window, cmax;
+    double ri_weight, saved_weight;
+    /* The agent picks job sets only and each group gets its best Table VII setup (ours;
+     * false: the agent picks the setup too, as paper 004's does). */
+    bool best_setup;
+    ms_dqn_config dqn;
+} ms_hier_rl_config;
+/* W 12, C_max 4, both reward weights 1, the DQN defaults of learn.h with gamma 1. */
+void ms_hier_rl_config_default(ms_hier_rl_config *c);
+
+typedef struct ms_hier_trainer ms_hier_trainer;
+/* Episodes are mixes of cat's programs not held out (a random Table V category each), or
+ * always the window `fixed` when not NULL. total_steps sets the epsilon schedule. */
+ms_hier_trainer *ms_hier_trainer_new(const ms_hier_rl_config *cfg, const ms_hier_catalog *cat,
+                                     const ms_hier_corun *cr, const ms_hier_window *fixed,
+                                     long total_steps, uint64_t seed, ms_error *err);
+void ms_hier_trainer_free(ms_hier_trainer *t);
+/* steps more environment steps (decisions), learning as they go. */
+int ms_hier_trainer_run(ms_hier_trainer *t, long steps, ms_dqn_stats *st, ms_error *err);
+/* Writes the current network as a model file (all or nothing). */
+int ms_hier_trainer_save(ms_hier_trainer *t, const char *path, ms_error *err);
+/* The greedy plan of the current network for w (groups of up to cmax). */
+int ms_hier_trainer_plan(ms_hier_trainer *t, const ms_hier_window *w, const ms_hier_corun *cr,
+                         int cmax, ms_hier_plan *out, ms_error *err);
+
+/* A trained agent loaded once for many windows (ms_hier_rl_plan loads it per call). */
+typedef struct ms_hier_agent ms_hier_agent;
+int ms_hier_agent_load(const char *path, ms_hier_agent **out, ms_error *err);
+void ms_hier_agent_free(ms_hier_agent *a);
+int ms_hier_agent_window(const ms_hier_agent *a); /* W: longer queues go W jobs at a time */
+int ms_hier_agent_cmax(const ms_hier_agent *a);
+int ms_hier_agent_plan(ms_hier_agent *a, const ms_hier_window *w, const ms_hier_corun *cr,
+                       int cmax, ms_hier_plan *out, ms_error *err);
 
 #endif

@@ -118,3 +118,17 @@ int cli_json_print(const char *cmd, json_t *root)
         fprintf(stderr, "migsched %s: cannot print the JSON result\n", cmd);
     return 1;
 }
+
+bool cli_parse_widths(const char *s, int max, int *w, int *n)
+{
+    *n = 0;
+    while (*s) {
+        char *end;
+        long v = strtol(s, &end, 10);
+        if (end == s || v < 1 || v > 65536 || *n == max || (*end && *end != ','))
+            return false;
+        w[(*n)++] = (int)v;
+        s = *end ? end + 1 : end;
+    }
+    return *n > 0 && s[-1] != ',';
+}

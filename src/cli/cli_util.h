@@ -16,6 +16,8 @@ bool cli_parse_int(const char *s, int lo, int hi, int *out);
 bool cli_parse_seed(const char *s, uint64_t *out);
 /* A whole number in [lo, hi]: no trailing text, no overflow or underflow, never NaN. */
 bool cli_parse_double(const char *s, double lo, double hi, double *out);
+/* Comma-separated layer widths "256,256" (1..65536 each, at most max): fills w, *n. */
+bool cli_parse_widths(const char *s, int max, int *w, int *n);
 
 /* Flushes stdout; when anything written to it was lost (a full disk, a closed pipe)
  * prints "migsched CMD: standard output: ..." and returns 1, else 0. main() calls it

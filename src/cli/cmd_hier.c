@@ -22,6 +22,8 @@ static void usage(FILE *f)
             "       migsched hier experiment [--window W] [--cmax C] [--mixes N] [--seed S]\n"
             "                     [--model FILE] [--json] [--catalogue FILE] [--corun FILE] [--gamma G]\n"
             "       migsched hier setups [--c C] [--json]\n"
+            "       migsched hier train --out FILE [--steps N] [--seed S] [--window W] [--cmax C]\n"
+            "                     (the DQN agent; migsched hier train --help)\n"
             "  Co-schedules a window of jobs with hierarchical MIG+MPS partitioning (paper 004):\n"
             "  job sets of at most C_max jobs (default 4), each with a setup of Table VII.\n"
             "  WINDOW is CSV (a 'name' column, optional profile columns and 'command') or JSON\n"
@@ -246,6 +248,8 @@ int cmd_hier(int argc, char **argv)
         return hier_experiment(argc - 1, argv + 1);
     if (argc > 1 && !strcmp(argv[1], "setups"))
         return hier_setups(argc - 1, argv + 1);
+    if (argc > 1 && !strcmp(argv[1], "train"))
+        return hier_train(argc - 1, argv + 1);
     static const struct option opts[] = {
         {"window", required_argument, 0, 'w'},    {"policy", required_argument, 0, 'p'},
         {"cmax", required_argument, 0, 'c'},      {"model", required_argument, 0, 'm'},

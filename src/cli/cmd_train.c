@@ -47,22 +47,6 @@ typedef struct train_opts {
     bool resume, slim;
 } train_opts;
 
-static int parse_hidden(const char *s, ms_ppo_config *p)
-{
-    p->nhidden = 0;
-    char *end;
-    while (*s && p->nhidden < MS_MLP_MAX_HIDDEN) {
-        long v = strtol(s, &end, 10);
-        if (end == s || v < 1 || v > 65536)
-            return -1;
-        p->hidden[p->nhidden++] = (int)v;
-        s = *end == ',' ? end + 1 : end;
-        if (*end && *end != ',')
-            return -1;
-    }
-    return *s || p->nhidden == 0 ? -1 : 0;
-}
-
 static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
 {
     static const struct option longopts[] = {
@@ -97,7 +81,7 @@ static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
                 goto bad;
             break;
         case 'H':
-            if (parse_hidden(optarg, &c->ppo))
+            if (!cli_parse_widths(optarg, MS_MLP_MAX_HIDDEN, c->ppo.hidden, &c->ppo.nhidden))
                 goto bad;
             break;
         case 'l': {

@@ -28,5 +28,6 @@ int hier_plan_window(const ms_hier_window *w, const ms_hier_corun *cr, int cmax,
 int hier_write_exec(const ms_hier_plan *p, const ms_hier_window *w, const char *gpu_name,
                     const char *dir, ms_error *err);
 int hier_experiment(int argc, char **argv);
+int hier_train(int argc, char **argv); /* cmd_hier_train.c */
 
 #endif

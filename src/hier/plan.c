@@ -70,6 +70,34 @@ int hier_next_perm(int *perm, int c)
     return 1;
 }
 
+int ms_hier_group_setup(const ms_hier_window *w, const ms_hier_corun *cr, const int *jobs, int c,
+                        const ms_hier_setup *s, ms_hier_group *g)
+{
+    double limit = solo_sum(w, jobs, c), best = INFINITY;
+    int perm[MS_HIER_MAX_C], order[MS_HIER_MAX_C];
+    memset(g, 0, sizeof *g);
+    for (int k = 0; k < c; k++)
+        perm[k] = k;
+    do {
+        if (hier_order_redundant(s, perm))
+            continue;
+        for (int k = 0; k < c; k++)
+            order[k] = jobs[perm[k]];
+        double times[MS_HIER_MAX_C], corun;
+        if (group_times(w, cr, order, s, times, &corun))
+            continue;
+        if (corun < best && no_slower(corun, limit)) {
+            best = corun;
+            g->c = c;
+            memcpy(g->job, order, sizeof order);
+            g->setup = *s;
+            memcpy(g->time, times, sizeof times);
+            g->corun = corun;
+        }
+    } while (hier_next_perm(perm, c));
+    return isfinite(best) ? 0 : 1;
+}
+
 int ms_hier_group_best(const ms_hier_window *w, const ms_hier_corun *cr, const int *jobs, int c,
                        int families, ms_hier_layout layout, ms_hier_group *g)
 {
@@ -83,31 +111,16 @@ int ms_hier_group_best(const ms_hier_window *w, const ms_hier_corun *cr, const i
     } else {
         n = ms_hier_setups_for(c, families & ~MS_HIER_FAM_SOLO, setups, 128);
     }
-    double limit = solo_sum(w, jobs, c), best = INFINITY;
+    int found = 0;
     for (size_t i = 0; i < n; i++) {
-        const ms_hier_setup *s = &setups[i];
-        int perm[MS_HIER_MAX_C], order[MS_HIER_MAX_C];
-        for (int k = 0; k < c; k++)
-            perm[k] = k;
-        do {
-            if (hier_order_redundant(s, perm))
-                continue;
-            for (int k = 0; k < c; k++)
-                order[k] = jobs[perm[k]];
-            double times[MS_HIER_MAX_C], corun;
-            if (group_times(w, cr, order, s, times, &corun))
-                continue;
-            if (corun < best && no_slower(corun, limit)) {
-                best = corun;
-                g->c = c;
-                memcpy(g->job, order, sizeof order);
-                g->setup = *s;
-                memcpy(g->time, times, sizeof times);
-                g->corun = corun;
-            }
-        } while (hier_next_perm(perm, c));
+        ms_hier_group cand;
+        if (!ms_hier_group_setup(w, cr, jobs, c, &setups[i], &cand) &&
+            (!found || cand.corun < g->corun)) {
+            *g = cand;
+            found = 1;
+        }
     }
-    return isfinite(best) ? 0 : 1;
+    return found ? 0 : 1;
 }
 
 void ms_hier_plan_free(ms_hier_plan *p)

@@ -1,5 +1,5 @@
-/* mlp.c: a multilayer perceptron (tanh hidden layers, policy and value heads) whose
- * matrix products are OpenBLAS cblas_sgemm calls (blas.c). */
+/* mlp.c: a multilayer perceptron (tanh or ReLU hidden layers, an action head and a value
+ * head) whose matrix products are OpenBLAS cblas_sgemm calls (blas.c). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,9 +124,14 @@ void ms_mlp_forward(const ms_mlp *m, ms_mlp_work *w, const float *x, int rows)
     for (int l = 0; l < m->nhidden; l++) {
         affine(m, l, h, rows, w->act[l]);
         size_t n = (size_t)rows * (size_t)m->hidden[l];
-        for (size_t i = 0; i < n; i++)
-            w->act[l][i] = tanhf(w->act[l][i]);
-        h = w->act[l];
+        float *a = w->act[l];
+        if (m->activation == MS_ACT_RELU)
+            for (size_t i = 0; i < n; i++)
+                a[i] = a[i] > 0 ? a[i] : 0;
+        else
+            for (size_t i = 0; i < n; i++)
+                a[i] = tanhf(a[i]);
+        h = a;
     }
     affine(m, m->nhidden, h, rows, w->logits);
     affine(m, m->nhidden + 1, h, rows, w->value);
@@ -156,8 +161,14 @@ void ms_mlp_backward(const ms_mlp *m, ms_mlp_work *w, const float *x, int rows,
     affine_back(m, m->nhidden + 1, w->act[top], dvalue, rows, grad, w->delta[top]);
     for (int l = top; l >= 0; l--) {
         size_t n = (size_t)rows * (size_t)m->hidden[l];
-        for (size_t i = 0; i < n; i++)
-            w->delta[l][i] *= 1.0f - w->act[l][i] * w->act[l][i];
+        const float *a = w->act[l];
+        float *d = w->delta[l];
+        if (m->activation == MS_ACT_RELU)
+            for (size_t i = 0; i < n; i++)
+                d[i] = a[i] > 0 ? d[i] : 0;
+        else
+            for (size_t i = 0; i < n; i++)
+                d[i] *= 1.0f - a[i] * a[i];
         float *dx = NULL;
         if (l > 0) {
             dx = w->delta[l - 1];

@@ -1,19 +1,16 @@
-/* model.c: policy files: the magic "MSRLMODL", a little-endian u32 version and u32 header
- * length, a JSON header (architecture, environment, GPU, preset, steps, seed, commit), then
- * the float32 parameters and, in checkpoints, Adam's moments. */
+/* model.c: PPO policy files (container in model_file.c): a JSON header (architecture,
+ * environment, GPU, preset, steps, seed, commit), then the float32 parameters and, in
+ * checkpoints, Adam's moments. */
 #include <jansson.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "migsched/io.h"
 #include "migsched/learn.h"
+#include "model_file.h"
 
 #ifndef MIGSCHED_GIT_COMMIT
 #define MIGSCHED_GIT_COMMIT "unknown"
 #endif
-
-static const char MAGIC[8] = {'M', 'S', 'R', 'L', 'M', 'O', 'D', 'L'};
 
 static json_t *header_json(const ms_rl_model *m)
 {
@@ -37,42 +34,14 @@ static json_t *header_json(const ms_rl_model *m)
         rng[0], rng[1], rng[2], rng[3]);
 }
 
-static bool put_u32(FILE *f, uint32_t v)
-{
-    unsigned char b[4] = {v & 255, (v >> 8) & 255, (v >> 16) & 255, v >> 24};
-    return fwrite(b, 1, 4, f) == 4;
-}
-
 int ms_model_save(const char *path, const ms_rl_model *m, ms_error *err)
 {
     json_t *h = header_json(m);
-    char *text = h ? json_dumps(h, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
+    size_t n = m->mlp.nparams, counts[3] = {n, n, n};
+    const float *arrays[3] = {m->mlp.params, m->adam.m, m->adam.v};
+    int rc = ms_modelfile_write(path, h, arrays, counts, m->has_adam ? 3 : 1, err);
     json_decref(h);
-    if (!text)
-        return ms_error_set(err, MS_ENOMEM, "%s: cannot build the model header", path);
-    ms_output o;
-    if (ms_output_open(&o, path, err)) {
-        free(text);
-        return err ? err->code : MS_EIO;
-    }
-    size_t n = m->mlp.nparams, len = strlen(text);
-    bool ok = fwrite(MAGIC, 1, 8, o.f) == 8 && put_u32(o.f, MS_MODEL_VERSION) &&
-              put_u32(o.f, (uint32_t)len) && fwrite(text, 1, len, o.f) == len &&
-              fwrite(m->mlp.params, sizeof(float), n, o.f) == n;
-    if (ok && m->has_adam)
-        ok = fwrite(m->adam.m, sizeof(float), n, o.f) == n &&
-             fwrite(m->adam.v, sizeof(float), n, o.f) == n;
-    free(text);
-    if (!ok) {
-        ms_output_abort(&o);
-        return ms_error_set(err, MS_EIO, "%s: write failed", path);
-    }
-    return ms_output_commit(&o, err);
-}
-
-static uint32_t get_u32(const unsigned char *b)
-{
-    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+    return rc;
 }
 
 /* body: the bytes after the header, which must hold exactly the parameters it describes. */
@@ -84,6 +53,10 @@ static int parse_header(const char *path, json_t *h, size_t body, ms_rl_model *m
     json_int_t steps = 0, seed = 0, adam_t = 0;
     int in = 0, nact = 0, direct = 0, online = 0, useless = 0, adam = 0;
     json_error_t je;
+    const char *format = json_string_value(json_object_get(h, "format"));
+    if (format && strcmp(format, "migsched-rl-model/1"))
+        return ms_error_set(err, MS_EINVAL, "%s: a %s file, not a PPO policy "
+                                            "(migsched-rl-model/1)", path, format);
     if (json_unpack_ex(h, &je, 0,
                        "{s:{s:i, s:o, s:i}, s:{s:i, s:i, s:s, s:b, s:b, s:b}, s:s, s?s, s:I,"
                        " s?s, s:I, s:b, s?I, s?[ssss]}",
@@ -142,61 +115,34 @@ static int parse_header(const char *path, json_t *h, size_t body, ms_rl_model *m
     return MS_OK;
 }
 
+static int parse_ppo(const char *path, json_t *h, size_t body, void *ctx, float **arrays,
+                     size_t *counts, int *n, ms_error *err)
+{
+    ms_rl_model *m = ctx;
+    int rc = parse_header(path, h, body, m, err);
+    if (rc)
+        return rc;
+    arrays[0] = m->mlp.params;
+    arrays[1] = m->adam.m;
+    arrays[2] = m->adam.v;
+    counts[0] = counts[1] = counts[2] = m->mlp.nparams;
+    *n = m->has_adam ? 3 : 1;
+    return MS_OK;
+}
+
 int ms_model_load(const char *path, ms_rl_model *m, ms_error *err)
 {
     memset(m, 0, sizeof *m);
-    char *buf;
-    size_t len;
-    if (ms_read_binary_file(path, &buf, &len, err))
-        return err ? err->code : MS_EIO;
-    int rc = ms_model_parse(buf, len, path, m, err);
-    free(buf);
+    int rc = ms_modelfile_load(path, parse_ppo, m, err);
+    if (rc)
+        ms_model_destroy(m);
     return rc;
 }
 
 int ms_model_parse(const char *buf, size_t len, const char *path, ms_rl_model *m, ms_error *err)
 {
     memset(m, 0, sizeof *m);
-    int rc = MS_EINVAL;
-    const unsigned char *b = (const unsigned char *)buf;
-    if (len < 16 || memcmp(buf, MAGIC, 8)) {
-        ms_error_set(err, MS_EINVAL, "%s: not a migsched model file (bad magic)", path);
-        goto out;
-    }
-    uint32_t version = get_u32(b + 8), hlen = get_u32(b + 12);
-    if (version != MS_MODEL_VERSION) {
-        ms_error_set(err, MS_EINVAL, "%s: model version %u, this build reads %d", path, version,
-                     MS_MODEL_VERSION);
-        goto out;
-    }
-    if (hlen > len - 16) {
-        ms_error_set(err, MS_EINVAL, "%s: header length %u past the end of the file", path, hlen);
-        goto out;
-    }
-    json_error_t je;
-    json_t *h = json_loadb(buf + 16, hlen, 0, &je);
-    if (!h) {
-        ms_error_set(err, MS_EINVAL, "%s: header: %s", path, je.text);
-        goto out;
-    }
-    rc = parse_header(path, h, len - 16 - hlen, m, err);
-    json_decref(h);
-    if (rc)
-        goto out;
-    size_t n = m->mlp.nparams;
-    const char *p = buf + 16 + hlen;
-    memcpy(m->mlp.params, p, n * sizeof(float));
-    if (m->has_adam) {
-        memcpy(m->adam.m, p + n * sizeof(float), n * sizeof(float));
-        memcpy(m->adam.v, p + 2 * n * sizeof(float), n * sizeof(float));
-    }
-    for (size_t i = 0; i < n; i++)
-        if (!isfinite(m->mlp.params[i])) {
-            rc = ms_error_set(err, MS_EINVAL, "%s: parameter %zu is not finite", path, i);
-            goto out;
-        }
-    rc = MS_OK;
-out:
+    int rc = ms_modelfile_parse(buf, len, path, parse_ppo, m, err);
     if (rc)
         ms_model_destroy(m);
     return rc;

@@ -1,0 +1,75 @@
+/* bench_hier_rl.c: the co-scheduling agent of paper 004 with Table VI's network (512/256/128,
+ * W = 12, C_max = 4): decision time per window (greedy plans of Table V's Q1-Q12) and
+ * training throughput (environment steps per second, one gradient step each). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_util.h"
+#include "migsched/hier.h"
+
+static void die(const char *what, const ms_error *err)
+{
+    fprintf(stderr, "bench_hier_rl: %s: %s\n", what, err->msg);
+    exit(1);
+}
+
+int main(void)
+{
+    ms_error err;
+    ms_hier_catalog cat;
+    ms_hier_params par = ms_hier_params_default();
+    ms_hier_corun *cr = ms_hier_corun_model(&par);
+    if (ms_hier_catalog_builtin(&cat, &err))
+        die("catalogue", &err);
+    ms_hier_rl_config cfg;
+    ms_hier_rl_config_default(&cfg);
+    ms_hier_trainer *t = ms_hier_trainer_new(&cfg, &cat, cr, NULL, 100000, 1, &err);
+    if (!t)
+        die("trainer", &err);
+
+    /* Decisions: plans of the twelve windows, repeated (the weights do not change the time). */
+    ms_hier_window ws[12];
+    for (int k = 0; k < 12; k++) {
+        const char *category;
+        if (ms_hier_window_from_names(&cat, ms_hier_table5_mix(k, &category), 12, &ws[k], &err))
+            die("window", &err);
+    }
+    int reps = 20;
+    long groups = 0;
+    double c0 = bench_clock(CLOCK_PROCESS_CPUTIME_ID), w0 = bench_now();
+    for (int r = 0; r < reps; r++)
+        for (int k = 0; k < 12; k++) {
+            ms_hier_plan p;
+            if (ms_hier_trainer_plan(t, &ws[k], cr, 4, &p, &err))
+                die("plan", &err);
+            groups += (long)p.n;
+            ms_hier_plan_free(&p);
+        }
+    double cpu = bench_clock(CLOCK_PROCESS_CPUTIME_ID) - c0, wall = bench_now() - w0;
+    printf("hier agent decision (W=12, C_max=4, 512/256/128): %.3f ms CPU per window "
+           "(%.3f ms wall; %d windows, %.1f groups per window)\n",
+           1e3 * cpu / (reps * 12), 1e3 * wall / (reps * 12), reps * 12,
+           (double)groups / (reps * 12));
+
+    /* Training: past learn_start every step makes one gradient step on a batch of 64. */
+    ms_dqn_stats st;
+    if (ms_hier_trainer_run(t, cfg.dqn.learn_start, &st, &err))
+        die("train", &err);
+    long steps = 3000;
+    c0 = bench_clock(CLOCK_PROCESS_CPUTIME_ID);
+    w0 = bench_now();
+    if (ms_hier_trainer_run(t, steps, &st, &err))
+        die("train", &err);
+    cpu = bench_clock(CLOCK_PROCESS_CPUTIME_ID) - c0;
+    wall = bench_now() - w0;
+    printf("hier agent training (batch 64, one update per step): %.0f steps/s CPU "
+           "(%.0f steps/s wall; %ld steps)\n", steps / cpu, steps / wall, steps);
+
+    for (int k = 0; k < 12; k++)
+        ms_hier_window_free(&ws[k]);
+    ms_hier_trainer_free(t);
+    ms_hier_corun_free(cr);
+    ms_hier_catalog_free(&cat);
+    return 0;
+}

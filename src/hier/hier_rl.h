@@ -1,0 +1,75 @@
+/* hier_rl.h (private to src/hier): the environment of the DQN co-scheduling agent, shared
+ * by its trainer and by the planner that runs a trained network. */
+#ifndef MIGSCHED_HIER_RL_H
+#define MIGSCHED_HIER_RL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "migsched/hier.h"
+#include "migsched/learn.h"
+
+/* Per job row of the state: the Table III counters, then pending, in the open group, open
+ * group size / C_max, class MI, class US (the "+ 5" of Table VI's W x (f + 5)). */
+#define HIER_RL_FEATURES (MS_HIER_NCOUNTERS + 5)
+#define HIER_RL_MAX_SETUPS 128
+#define HIER_RL_MAX_W 64
+/* Rewards reach the network in hundredths: r_f / 100 is the throughput gain over time
+ * sharing, which keeps Q values near 1 for the Huber loss. */
+#define HIER_RL_REWARD_SCALE 0.01
+
+/* A closed group: sorted-job indices in slot order and the setup's action index. */
+typedef struct hier_rl_group {
+    int c, setup;
+    int job[MS_HIER_MAX_C];
+} hier_rl_group;
+
+typedef struct hier_rl_env {
+    int W, cmax;          /* state rows; largest group in the action space */
+    int cmax_now;         /* largest group allowed in this episode (<= cmax) */
+    int nsetups;          /* action W + k closes the open group with setups[k] */
+    ms_hier_setup setups[HIER_RL_MAX_SETUPS];
+    double ri_weight;     /* weight of the intermediate rewards r_i beside r_f */
+    double saved_weight;  /* weight of the time saved per closed group */
+    bool best_setup;      /* one close action; the group gets its best Table VII setup */
+    const ms_hier_corun *cr;
+    /* Training: windows drawn from the seen programs of cat, or always `fixed`. */
+    const ms_hier_catalog *cat;
+    const ms_hier_window *fixed;
+    ms_hier_window drawn;
+    /* The episode: the window's n <= W jobs sorted by class, memory share and solo time, so
+     * that each state row tends to hold the same kind of job; order[i] is the window index
+     * of sorted job i. */
+    const ms_hier_window *win; /* = &view */
+    ms_hier_window view;
+    ms_hier_profile sorted[HIER_RL_MAX_W];
+    int order[HIER_RL_MAX_W];
+    float feat[HIER_RL_MAX_W][MS_HIER_NCOUNTERS];
+    bool pending[HIER_RL_MAX_W], in_group[HIER_RL_MAX_W];
+    int group[MS_HIER_MAX_C], gsize;
+    double mean_solo, mean_comp, mean_mem, solo_total, corun_total;
+    int ngroups;
+    hier_rl_group groups[HIER_RL_MAX_W];
+} hier_rl_env;
+
+/* Action space for windows of up to W jobs and groups of up to cmax: W picks, then the solo
+ * setup and Table VII's for C = 2..cmax, or one close action with best_setup. */
+int hier_rl_env_init(hier_rl_env *e, const ms_hier_rl_config *c, ms_error *err);
+void hier_rl_env_free(hier_rl_env *e);
+int hier_rl_obs_size(const hier_rl_env *e);
+int hier_rl_num_actions(const hier_rl_env *e);
+/* Starts an episode on w (w->n <= W) with groups of up to cmax_now jobs. */
+void hier_rl_env_start(hier_rl_env *e, const ms_hier_window *w, const ms_hier_corun *cr,
+                       int cmax_now);
+extern const ms_rl_env_ops hier_rl_ops;
+
+/* Plans w with the greedy network (W jobs at a time when w is longer), appending to out. */
+int hier_rl_plan(const ms_mlp *net, hier_rl_env *e, const ms_hier_window *w,
+                 const ms_hier_corun *cr, int cmax, ms_hier_plan *out, ms_error *err);
+
+/* The environment's description stored in model files (with the programs trained on when
+ * cat is not NULL), and its check on load. */
+char *hier_rl_env_json(const hier_rl_env *e, const ms_hier_catalog *cat);
+int hier_rl_env_from_json(const char *path, const char *json, hier_rl_env *e, ms_error *err);
+
+#endif

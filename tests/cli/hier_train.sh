@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# migsched hier train (paper 004's DQN agent): a tiny run writes a model that `migsched hier
+# --policy rl` and `hier experiment --model` use, same seed gives the same bytes, SIGINT
+# leaves a loadable checkpoint (exit 130), bad options and bad models are refused.
+# $1 = migsched, $2 = source dir.
+set -euo pipefail
+bin=$1
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+small=(--window 6 --cmax 3 --hidden 16,16,8 --batch 8 --replay 200 --learn-start 20
+       --target-every 20)
+"$bin" hier train "${small[@]}" --steps 300 --eval-every 150 --seed 3 --out "$dir/a.bin" 2>"$dir/log"
+grep -q 'steps 150/300' "$dir/log" || fail "no progress line at 150"
+grep -q 'steps 300/300 .*throughput [0-9.]* on 12 test windows (optimum [0-9.]*' "$dir/log" \
+    || fail "no final evaluation line"
+head -c 8 "$dir/a.bin" | grep -q MSRLMODL || fail "not a model file"
+grep -aq '"format":"migsched-dqn-model/1"' "$dir/a.bin" || fail "not a DQN model"
+grep -aq '"env_kind":"hier"' "$dir/a.bin" || fail "env_kind"
+# Same seed, same bytes.
+"$bin" hier train "${small[@]}" --steps 300 --eval-every 150 --seed 3 --out "$dir/b.bin" 2>/dev/null
+cmp -s "$dir/a.bin" "$dir/b.bin" || fail "same seed, different model"
+
+# The model plans windows (valid plans: the command checks them) and the experiment.
+{ echo name; for j in lavaMD stream kmeans sp_solver_B qs_Coral_P1 bt_solver_C lud_A dwt2d; do
+      echo $j; done; } > "$dir/win.csv"
+"$bin" hier --window "$dir/win.csv" --policy rl --model "$dir/a.bin" --cmax 3 --json > "$dir/p.json" \
+    || fail "hier --policy rl"
+grep -q '"throughput"' "$dir/p.json" || fail "no throughput in the rl plan"
+"$bin" hier experiment --window 6 --cmax 3 --mixes 1 --model "$dir/a.bin" --json > "$dir/e.json" \
+    || fail "hier experiment --model"
+grep -q '"rl"' "$dir/e.json" || fail "no rl policy in the experiment"
+set +e
+"$bin" hier --window "$dir/win.csv" --policy rl --model "$dir/a.bin" --cmax 4 2>"$dir/err"
+[ $? = 1 ] || fail "C_max above the model's accepted"
+grep -q 'up to 3 jobs' "$dir/err" || fail "C_max message"
+echo garbage > "$dir/bad.bin"
+"$bin" hier --window "$dir/win.csv" --policy rl --model "$dir/bad.bin" 2>"$dir/err"
+[ $? = 1 ] || fail "bad model accepted"
+grep -q "bad.bin: not a migsched model file" "$dir/err" || fail "bad model message"
+
+# SIGINT: the run stops after its current steps, writes a loadable model, exits 130.
+"$bin" hier train "${small[@]}" --steps 100000000 --eval-every 200 --seed 4 --out "$dir/c.bin" 2>/dev/null &
+pid=$!
+for _ in $(seq 1 100); do sleep 0.2; [ -e "$dir/c.bin" ] && break; done
+sleep 1
+kill -INT $pid
+wait $pid
+[ $? = 130 ] || fail "SIGINT exit status"
+set -e
+"$bin" hier --window "$dir/win.csv" --policy rl --model "$dir/c.bin" --cmax 3 > /dev/null \
+    || fail "checkpoint after SIGINT does not load"
+
+# Usage errors exit 2 and write nothing.
+set +e
+"$bin" hier train --steps 10 2>/dev/null; [ $? = 2 ] || fail "missing --out"
+"$bin" hier train --out "$dir/x.bin" --cmax 5 2>/dev/null; [ $? = 2 ] || fail "--cmax 5"
+"$bin" hier train --out "$dir/x.bin" --steps 0 2>/dev/null; [ $? = 2 ] || fail "--steps 0"
+"$bin" hier train --out "$dir/x.bin" --hidden 16,x 2>/dev/null; [ $? = 2 ] || fail "--hidden"
+set -e
+[ ! -e "$dir/x.bin" ] || fail "output written on a usage error"
+"$bin" hier train --help | grep -q 'usage: migsched hier train' || fail "help"
+echo "hier_train: ok"
