@@ -320,6 +320,8 @@ static void sort_mixed_lists(far_plan *p, int b)
         for (int v = 0; v < p->tree.n; v++)
             if (p->tree.extra[v]) {
                 far_list *l = far_plan_list(p, b, g, v);
+                if (l->n < 2)
+                    continue; /* an empty list may have no array yet */
                 node_ctx c = {p, v};
                 qsort_r(l->task, (size_t)l->n, sizeof *l->task, cmp_at_node, &c);
             }
