@@ -72,6 +72,15 @@ int ms_offline_schedule(const char *algo, const ms_workload *w, const ms_gpu_mod
 int ms_far_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                     const ms_offline_options *opt, ms_schedule **out, ms_error *err);
 
+/* The search scheduler (docs/search.md): local search over task sizes, order and
+ * reconfigurations from the best of FAR, FIXPARTBEST, miso-eager and (with opt->model) the
+ * learned policy, within opt->time_budget_ms per batch (a deterministic work budget) on
+ * opt->threads threads; never worse than its best starting schedule. Deterministic for a
+ * seed and thread count. Stats: evaluations, work_units, budget_ms, threads, seeds,
+ * start_makespan, from_start (1: no search plan beat the best starting schedule). */
+int ms_search_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
+                       const ms_offline_options *opt, ms_schedule **out, ms_error *err);
+
 /* The learned scheduler of paper 001 (src/learn) on one GPU: opt->model names the policy
  * file, opt->online picks online batches. Stats: reconfigurations, decisions. */
 int ms_rl_offline_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,

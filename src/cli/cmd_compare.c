@@ -14,7 +14,7 @@
 #include "migsched/offline.h"
 #include "migsched/plot.h"
 
-#define DEFAULT_ALGOS "far,miso,fixpartbest,nomig"
+#define DEFAULT_ALGOS "far,search,miso,fixpartbest,nomig"
 #define MAX_ALGOS 64
 
 static void usage(FILE *f)
@@ -26,8 +26,8 @@ static void usage(FILE *f)
             "  validates every schedule and prints: makespan, sigma (makespan / FAR's), rho\n"
             "  (makespan / baseline), p_opt (%% over l_bound_paper), reconfigurations,\n"
             "  idle-slice fraction and compute time.\n"
-            "  Algorithms: far, miso, fixpartbest, nomig, fixpart:P (P as 4-2-1 or a 1-based\n"
-            "  index from `migsched partitions`).\n"
+            "  Algorithms: every name of `migsched schedule --help` (search at its default\n"
+            "  budget), and fixpart:P (P as 4-2-1 or a 1-based index from `migsched partitions`).\n"
             "  --plot DIR   writes DIR/<algorithm>.html for each (created if missing)\n"
             "  --no-time    leaves out the compute time (output then depends only on input)\n"
             "  Exit status 1 when a schedule fails validation (a bug) or on bad input.\n");

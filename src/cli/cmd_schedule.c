@@ -19,10 +19,11 @@ static void usage(FILE *f)
             "                         [--batch N --concat trivial|reverse|overlap]\n"
             "                         [--refine-iters K] [--refine-min-gain X] [--seed S]\n"
             "                         [--paper-family] [--model FILE [--online]] [--tree]\n"
+            "                         [--time-budget MS] [--threads N]\n"
             "                         [--json [--timings]] [-o FILE]\n"
             "  Plans WORKLOAD (CSV or JSON) on G GPUs (default 1) of MODEL (a built-in name or\n"
             "  a JSON model file) and checks the plan with the validator.\n"
-            "  --algo NAME        offline algorithm (default far):");
+            "  --algo NAME        offline algorithm (default search):");
     for (int i = 0; i < ms_offline_algo_count(); i++)
         fprintf(f, " %s", ms_offline_algo_at(i)->name);
     fprintf(f, " fixpart:P (P a partition such as 4-2-1, or its index)");
@@ -32,10 +33,13 @@ static void usage(FILE *f)
             "  --refine-iters K   at most K refinement iterations (default: until no gain)\n"
             "  --refine-min-gain X stop refining when an iteration gains less than X (fraction)\n"
             "  --seed S           seed for randomised algorithms (FAR is deterministic)\n"
-            "  --model FILE       policy file for --algo rl (models/README.md)\n"
+            "  --model FILE       policy file for --algo rl, or a starting schedule for search\n"
             "  --online           rl: online batches (a started task is replaced at once)\n"
             "  --paper-family     FAR walks only paper 000's family of allocations (by default it\n"
             "                     also tries every task on the whole GPU, see docs/far.md)\n"
+            "  --time-budget MS   search: budget per batch in milliseconds (default 10), counted\n"
+            "                     as deterministic work calibrated to milliseconds (docs/search.md)\n"
+            "  --threads N        search: worker threads (default 1); results depend on N\n"
             "  --tree             print the repartitioning tree with each instance's tasks\n"
             "  --json             print the migsched-schedule/1 JSON instead of text; the same\n"
             "                     input gives the same bytes\n"
@@ -155,6 +159,7 @@ static int parse_args(int argc, char **argv, schedule_args *a)
         {"tree", no_argument, 0, 't'},        {"json", no_argument, 0, 'j'},
         {"model", required_argument, 0, 'M'}, {"online", no_argument, 0, 'O'},
         {"timings", no_argument, 0, 'T'},     {"paper-family", no_argument, 0, 'P'},
+        {"time-budget", required_argument, 0, 'B'}, {"threads", required_argument, 0, 'n'},
         {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
     int c, bad = 0;
     optind = 1;
@@ -180,6 +185,13 @@ static int parse_args(int argc, char **argv, schedule_args *a)
         case 'j': a->json = true; break;
         case 'T': a->timings = true; break;
         case 'P': a->opt.paper_family = 1; break;
+        case 'B':
+            if (!cli_parse_double(optarg, 0, 1e9, &a->opt.time_budget_ms) ||
+                !(a->opt.time_budget_ms > 0))
+                return usage_error("--time-budget must be a number of milliseconds > 0, not '%s'",
+                                   optarg);
+            break;
+        case 'n': bad = parse_int("--threads", optarg, 1, 64, &a->opt.threads); break;
         case 'o': a->out = optarg; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
@@ -194,9 +206,11 @@ static int parse_args(int argc, char **argv, schedule_args *a)
     }
     if (!ms_offline_known(a->algo))
         return usage_error("unknown algorithm '%s' (see --help)", a->algo);
-    if (!strcmp(a->algo, "rl") != !!a->opt.model)
-        return usage_error("%s", a->opt.model ? "--model goes with --algo rl"
-                                              : "--algo rl needs --model FILE");
+    bool rl = !strcmp(a->algo, "rl");
+    if (rl && !a->opt.model)
+        return usage_error("%s", "--algo rl needs --model FILE");
+    if (a->opt.model && !rl && strcmp(a->algo, "search"))
+        return usage_error("%s", "--model goes with --algo rl or search");
     if (a->opt.online && strcmp(a->algo, "rl"))
         return usage_error("%s", "--online goes with --algo rl");
     a->workload = argv[optind];
@@ -205,7 +219,7 @@ static int parse_args(int argc, char **argv, schedule_args *a)
 
 int cmd_schedule(int argc, char **argv)
 {
-    schedule_args a = {.algo = "far", .gpus = 1};
+    schedule_args a = {.algo = "search", .gpus = 1};
     ms_offline_options_init(&a.opt);
     int rc = parse_args(argc, argv, &a);
     if (rc >= 0)
