@@ -98,6 +98,66 @@ static void test_four_slice_node_runs_three_slice_task(void **state)
     ms_workload_free(w);
 }
 
+/* The same workload with tie_right_first: after the unused root is split, 4g@0 and 3g@4
+ * tie at 0 and 3g@4 goes first: created 0-0.20, it runs T1 to 5.20; 4g@0 is created
+ * 0.20-0.41 and runs T0 to 2.41, is destroyed 2.41-2.62 and 3g@0 (created 2.62-2.82) runs
+ * T2 to 6.82. Refinement: T2 neither moves nor swaps into 3g@4 (margin 1.62); stop. */
+static void test_tie_right_first(void **state)
+{
+    (void)state;
+    ms_workload *w = ms_workload_new();
+    add_only(w, "T0", 4, 2);
+    add_only(w, "T1", 3, 5);
+    add_only(w, "T2", 3, 4);
+    ms_offline_options o;
+    ms_offline_options_init(&o);
+    o.tie_right_first = 1;
+    ms_schedule *s = run("far", w, "A100-40GB", 1, &o);
+    assert_near(ms_schedule_makespan(s), 6.82, EPS);
+    expect_task(s, 1, 3, 4, 0.20);
+    expect_task(s, 0, 4, 0, 0.41);
+    expect_task(s, 2, 3, 0, 2.82);
+    ms_schedule_free(s);
+    ms_workload_free(w);
+}
+
+/* four_runs_three: T0 runs only on 4 slices (2 s); T1 (3: 5 s, 4: 4 s) and T2 (3: 4 s, 4:
+ * 3.5 s) are cheapest on 3 (15 < 16, 12 < 14). Allocation 1: 4g@0 (0-0.21) runs T0 to 2.21,
+ * 3g@4 (0.21-0.41) runs T1 to 5.41; at 2.21 no 4-slice task is left and 4g@0 runs T2 at its
+ * 4-slice time, 3.5 s, to 5.71 (by default it would be replaced by 3g@0: 6.62). Allocation
+ * 2 (T1 on 4 slices) reaches 6.21 >= 5.71 and is cut. The 4g@0 list is kept in decreasing
+ * time at 4 slices: T2 0.21-3.71, then T0 to 5.71. By default FAR keeps allocation 2
+ * (6.21): 4g@0 runs T1 then T0, 3g@4 runs T2. */
+static void test_four_runs_three(void **state)
+{
+    (void)state;
+    ms_workload *w = ms_workload_new();
+    double t1[MS_MAX_SLICES + 1], t2[MS_MAX_SLICES + 1];
+    for (int z = 0; z <= MS_MAX_SLICES; z++)
+        t1[z] = t2[z] = INFINITY;
+    t1[3] = 5, t1[4] = 4, t2[3] = 4, t2[4] = 3.5;
+    add_only(w, "T0", 4, 2);
+    assert_int_equal(ms_workload_add(w, "T1", t1, NULL, NULL, NULL), MS_OK);
+    assert_int_equal(ms_workload_add(w, "T2", t2, NULL, NULL, NULL), MS_OK);
+    ms_schedule *def = run("far", w, "A100-40GB", 1, NULL);
+    assert_near(ms_schedule_makespan(def), 6.21, EPS);
+    expect_task(def, 1, 4, 0, 0.21);
+    ms_offline_options o;
+    ms_offline_options_init(&o);
+    o.four_runs_three = 1;
+    ms_schedule *s = run("far", w, "A100-40GB", 1, &o);
+    assert_near(ms_schedule_makespan(s), 5.71, EPS);
+    expect_task(s, 2, 4, 0, 0.21);
+    expect_task(s, 0, 4, 0, 3.71);
+    expect_task(s, 1, 3, 4, 0.41);
+    assert_int_equal(s->ninst, 2);
+    assert_near(ms_schedule_stat(s, "allocations"), 2, 0);
+    assert_near(ms_schedule_stat(s, "evaluated"), 2, 0);
+    ms_schedule_free(s);
+    ms_schedule_free(def);
+    ms_workload_free(w);
+}
+
 /* The Rodinia sample on an A30 (create 1: 0.11, 2: 0.12; destroy 0.10). lavaMD cannot run on
  * one slice (inf): its smallest area is 2 x 21.697; every other task is cheapest on one slice.
  * Allocation 1: 2g@0 runs lavaMD 0.12-21.817; 2g@2 is split unused, 1g@2 (0.12-0.23) runs
@@ -389,6 +449,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_four_slice_node_runs_three_slice_task),
+        cmocka_unit_test(test_tie_right_first),
+        cmocka_unit_test(test_four_runs_three),
         cmocka_unit_test(test_rodinia_infinite_size),
         cmocka_unit_test(test_refinement_moves),
         cmocka_unit_test(test_refinement_swaps),

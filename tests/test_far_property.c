@@ -3,7 +3,8 @@
  * infinite sizes and tied times): every schedule passes the validator, keeps every task and
  * ends no earlier than l_bound; refinement never worsens the makespan; reverse and overlap
  * concatenation never end later than trivial concatenation; every tenth plan is computed
- * twice (same plan) and read back from its JSON. MIGSCHED_PROPERTY_CASES
+ * twice (same plan) and read back from its JSON. The same checks on a third as many
+ * workloads with the rule options four_runs_three and tie_right_first. MIGSCHED_PROPERTY_CASES
  * overrides the count (the sanitizer build checks 2,000 unless told otherwise). */
 #include <math.h>
 #include <stdio.h>
@@ -171,6 +172,59 @@ static void test_random_workloads(void **state)
     print_message("FAR property: %d random workloads checked\n", cases);
 }
 
+/* FAR's rule options (four_runs_three, tie_right_first, both) on random workloads of every
+ * model, GPU count, batch size and concatenation mode: every plan validates, keeps every
+ * task, and refinement still never worsens phase 2's makespan. A third of the cases: the
+ * option is repeated (same plan). */
+static void test_rule_options(void **state)
+{
+    (void)state;
+    ms_rng rng;
+    ms_rng_seed(&rng, 31337);
+    int cases = case_count() / 3, changed = 0;
+    for (int c = 0; c < cases; c++) {
+        const ms_gpu_model *gpu = ms_gpu_builtin_at(c % ms_gpu_builtin_count());
+        int gpus = 1 + (int)ms_rng_below(&rng, 3), n = 1 + (int)ms_rng_below(&rng, 40);
+        char presets[64];
+        snprintf(presets, sizeof presets, "%s,%s", scalings[ms_rng_below(&rng, 5)],
+                 ranges[ms_rng_below(&rng, 2)]);
+        ms_gen_params params;
+        ms_workload *w = NULL;
+        ms_error err;
+        if (ms_gen_preset(gpu, presets, &params, &err) ||
+            ms_generate(gpu, &params, n, &rng, &w, &err))
+            fail_msg("case %d: %s", c, err.msg);
+        perturb(w, gpu, &rng);
+        ms_offline_options o;
+        ms_offline_options_init(&o);
+        int rules = 1 + (int)ms_rng_below(&rng, 3);
+        o.four_runs_three = rules & 1;
+        o.tie_right_first = (rules & 2) != 0;
+        if (ms_rng_below(&rng, 2)) {
+            static const int sizes[] = {1, 2, 3, 5, 10, 20};
+            o.batch = sizes[ms_rng_below(&rng, 6)];
+            o.concat = (ms_concat_mode)ms_rng_below(&rng, 3);
+        }
+        ms_schedule *plain = schedule("far-norefine", w, gpu, gpus, &o, c);
+        ms_schedule *s = schedule("far", w, gpu, gpus, &o, c);
+        if (o.batch == 0)
+            assert_true(ms_schedule_makespan(s) <= ms_schedule_makespan(plain));
+        if (c % 3 == 0)
+            check_repeat_and_json(s, "far", w, gpu, gpus, &o, c);
+        ms_offline_options_init(&o);
+        ms_schedule *def = schedule("far", w, gpu, gpus, &o, c);
+        changed += ms_schedule_makespan(def) != ms_schedule_makespan(s);
+        ms_schedule_free(def);
+        ms_schedule_free(plain);
+        ms_schedule_free(s);
+        ms_workload_free(w);
+    }
+    /* The options must matter somewhere, or this test checks nothing new. */
+    assert_true(changed > cases / 20);
+    print_message("FAR rule options: %d random workloads checked, %d with another makespan\n",
+                  cases, changed);
+}
+
 /* The refinement options: on workloads where FAR keeps several refinement iterations,
  * --refine-iters 1 keeps exactly one (a makespan between the unrefined and the fully
  * refined ones) and a minimum gain of 100 % stops after the first kept iteration too. */
@@ -215,6 +269,7 @@ static void test_refine_options(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_random_workloads),
+                                       cmocka_unit_test(test_rule_options),
                                        cmocka_unit_test(test_refine_options)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -32,6 +32,11 @@ typedef struct ms_offline_options {
     int online;                  /* "rl": online batches (paper 001 section 3) */
     int paper_family;            /* 1: FAR walks only paper 000's family of allocations; 0
                                   * (default): it also tries every task on the whole GPU */
+    int four_runs_three;         /* FAR: the 4-slice instance also runs 3-slice tasks (at its
+                                  * own 4-slice times) before it is split (paper 000 3.2 read
+                                  * literally); 0 (default): it is replaced by 3g@0 */
+    int tie_right_first;         /* FAR: equal end times in Algorithm 1 go to the tree's right
+                                  * branch first (3g@4 before 3g@0); 0 (default): preorder */
     double time_budget_ms;       /* "search", "optimal": budget per batch in milliseconds;
                                   * 0 = the algorithm's default */
     int threads;                 /* "search": worker threads; 0 or 1 = one */

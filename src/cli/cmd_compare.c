@@ -21,7 +21,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: migsched compare WORKLOAD --gpu MODEL [--gpus G] [--algos LIST] [--csv]\n"
-            "                        [--plot DIR] [--no-time]\n"
+            "                        [--plot DIR] [--no-time] [--four-runs-three]\n"
+            "                        [--tie-right-first]\n"
             "  Runs each algorithm of LIST (default " DEFAULT_ALGOS ") on the workload,\n"
             "  validates every schedule and prints: makespan, sigma (makespan / FAR's), rho\n"
             "  (makespan / baseline), p_opt (%% over l_bound_paper), reconfigurations,\n"
@@ -30,6 +31,7 @@ static void usage(FILE *f)
             "  budget), and fixpart:P (P as 4-2-1 or a 1-based index from `migsched partitions`).\n"
             "  --plot DIR   writes DIR/<algorithm>.html for each (created if missing)\n"
             "  --no-time    leaves out the compute time (output then depends only on input)\n"
+            "  --four-runs-three, --tie-right-first  FAR's options (migsched schedule --help)\n"
             "  Exit status 1 when a schedule fails validation (a bug) or on bad input.\n");
 }
 
@@ -60,11 +62,12 @@ static int check(const row *r, const ms_workload *w)
     return n;
 }
 
-static int run_row(row *r, const ms_workload *w, const ms_gpu_model *gpu, int gpus)
+static int run_row(row *r, const ms_workload *w, const ms_gpu_model *gpu, int gpus,
+                   const ms_offline_options *opt)
 {
     ms_error err = {0};
     double t0 = now_ms();
-    int rc = ms_offline_schedule(r->algo, w, gpu, gpus, NULL, &r->s, &err);
+    int rc = ms_offline_schedule(r->algo, w, gpu, gpus, opt, &r->s, &err);
     r->ms = now_ms() - t0;
     if (rc == MS_EINFEASIBLE) {
         snprintf(r->why, sizeof r->why, "%s", err.msg);
@@ -157,12 +160,16 @@ int cmd_compare(int argc, char **argv)
                                          {"csv", no_argument, 0, 'c'},
                                          {"plot", required_argument, 0, 'p'},
                                          {"no-time", no_argument, 0, 'T'},
+                                         {"four-runs-three", no_argument, 0, 'F'},
+                                         {"tie-right-first", no_argument, 0, 'R'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *gpu_name = NULL, *plot_dir = NULL;
     char algos[4096] = DEFAULT_ALGOS;
     int gpus = 1, c;
     bool csv = false, timed = true;
+    ms_offline_options opt;
+    ms_offline_options_init(&opt);
     optind = 1;
     while ((c = getopt_long(argc, argv, "g:G:a:h", opts, NULL)) != -1) {
         switch (c) {
@@ -177,6 +184,8 @@ int cmd_compare(int argc, char **argv)
         case 'c': csv = true; break;
         case 'p': plot_dir = optarg; break;
         case 'T': timed = false; break;
+        case 'F': opt.four_runs_three = 1; break;
+        case 'R': opt.tie_right_first = 1; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -207,14 +216,14 @@ int cmd_compare(int argc, char **argv)
     int rc = 0;
     double far = NAN;
     for (int i = 0; i < n && !rc; i++) {
-        rc = run_row(&rows[i], w, &gpu, gpus);
+        rc = run_row(&rows[i], w, &gpu, gpus, &opt);
         if (!rc && rows[i].s && !strcmp(rows[i].algo, "far"))
             far = rows[i].m.makespan;
     }
     if (!rc && isnan(far)) {
         /* sigma needs FAR's makespan even when FAR is not listed. */
         row ref = {.algo = "far"};
-        rc = run_row(&ref, w, &gpu, gpus);
+        rc = run_row(&ref, w, &gpu, gpus, &opt);
         if (!rc && ref.s)
             far = ref.m.makespan;
         ms_schedule_free(ref.s);

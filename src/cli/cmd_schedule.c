@@ -18,7 +18,8 @@ static void usage(FILE *f)
             "usage: migsched schedule WORKLOAD --gpu MODEL [--gpus G] [--algo NAME]\n"
             "                         [--batch N --concat trivial|reverse|overlap]\n"
             "                         [--refine-iters K] [--refine-min-gain X] [--seed S]\n"
-            "                         [--paper-family] [--model FILE [--online]] [--tree]\n"
+            "                         [--paper-family] [--four-runs-three] [--tie-right-first]\n"
+            "                         [--model FILE [--online]] [--tree]\n"
             "                         [--time-budget MS] [--threads N]\n"
             "                         [--json [--timings]] [-o FILE]\n"
             "  Plans WORKLOAD (CSV or JSON) on G GPUs (default 1) of MODEL (a built-in name or\n"
@@ -37,6 +38,10 @@ static void usage(FILE *f)
             "  --online           rl: online batches (a started task is replaced at once)\n"
             "  --paper-family     FAR walks only paper 000's family of allocations (by default it\n"
             "                     also tries every task on the whole GPU, see docs/far.md)\n"
+            "  --four-runs-three  FAR: the 4-slice instance also runs 3-slice tasks before it is\n"
+            "                     split (paper 000 3.2 read literally; A100-class models)\n"
+            "  --tie-right-first  FAR: equal end times go to the tree's right branch first\n"
+            "                     (3g@4 before 3g@0)\n"
             "  --time-budget MS   search: budget per batch in milliseconds (default 10), counted\n"
             "                     as deterministic work calibrated to milliseconds (docs/search.md)\n"
             "  --threads N        search: worker threads (default 1); results depend on N\n"
@@ -159,6 +164,7 @@ static int parse_args(int argc, char **argv, schedule_args *a)
         {"tree", no_argument, 0, 't'},        {"json", no_argument, 0, 'j'},
         {"model", required_argument, 0, 'M'}, {"online", no_argument, 0, 'O'},
         {"timings", no_argument, 0, 'T'},     {"paper-family", no_argument, 0, 'P'},
+        {"four-runs-three", no_argument, 0, 'F'}, {"tie-right-first", no_argument, 0, 'R'},
         {"time-budget", required_argument, 0, 'B'}, {"threads", required_argument, 0, 'n'},
         {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
     int c, bad = 0;
@@ -185,6 +191,8 @@ static int parse_args(int argc, char **argv, schedule_args *a)
         case 'j': a->json = true; break;
         case 'T': a->timings = true; break;
         case 'P': a->opt.paper_family = 1; break;
+        case 'F': a->opt.four_runs_three = 1; break;
+        case 'R': a->opt.tie_right_first = 1; break;
         case 'B':
             if (!cli_parse_double(optarg, 0, 1e9, &a->opt.time_budget_ms) ||
                 !(a->opt.time_budget_ms > 0))

@@ -46,6 +46,7 @@ static int try_whole_gpu(far_search *srch, far_plan *p, far_plan **alt, int b, i
         *alt = NULL;
         return ms_error_set(err, MS_ENOMEM, "out of memory");
     }
+    far_plan_set_rules(*alt, opt);
     int allocs, evals;
     far_refine_stats alt_st;
     rc = far_search_run(srch, *alt, b, first, n, true, &allocs, &evals, NULL);
@@ -160,6 +161,7 @@ int ms_far_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
         ms_schedule_free(s);
         return ms_error_set(err, MS_ENOMEM, "out of memory");
     }
+    far_plan_set_rules(&p, opt);
     rc = schedule_batches(&p, per_batch, opt, &e, &tot, err);
     if (!rc && batches > 1)
         rc = far_concat_run(&p, &e, opt, s, err);

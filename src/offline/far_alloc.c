@@ -245,11 +245,15 @@ static double family_search(far_search *s, const far_plan *p, int *allocations, 
     double capacity = (double)p->gpu->slices * p->gpus, best = INFINITY;
     *allocations = 1, *evaluated = 0;
     for (;;) {
-        int top = s->heap[0];
+        int top = s->heap[0], up = s->tree->runs_on[s->alloc[top]];
         double hmax = far_search_time(s, top, s->alloc[top]);
+        /* A task a larger node also runs may take that node's (shorter) time; a task of
+         * allocated size z has z * t(z) <= that node's area along the family, so the area
+         * bound holds as it is. */
+        double hlow = up ? fmin(hmax, far_search_time(s, top, up)) : hmax;
         if (area / capacity >= best)
             break; /* areas only grow along the family: nothing later can win */
-        if (fmax(hmax, area / capacity) < best) {
+        if (fmax(hlow, area / capacity) < best) {
             ++*evaluated;
             double ms = far_place(s, area, best);
             if (ms < best) {
@@ -271,6 +275,33 @@ static double family_search(far_search *s, const far_plan *p, int *allocations, 
         ms_error_set(err, MS_EINFEASIBLE, "FAR found no schedule for %d tasks on %s", s->n,
                      p->gpu->name);
     return best;
+}
+
+typedef struct node_ctx {
+    const far_plan *p;
+    int node;
+} node_ctx;
+
+static int cmp_at_node(const void *a, const void *b, void *arg)
+{
+    const node_ctx *c = arg;
+    int x = *(const int *)a, y = *(const int *)b;
+    double tx = far_time(c->p, x, c->node), ty = far_time(c->p, y, c->node);
+    return tx > ty ? -1 : tx < ty ? 1 : (x > y) - (x < y);
+}
+
+/* A node that also ran a smaller size's tasks (four_runs_three) got them in that size's
+ * LPT order; its list is put back in decreasing time at its own size, as refinement needs
+ * (the instance's end does not change). */
+static void sort_mixed_lists(far_plan *p, int b)
+{
+    for (int g = 0; g < p->gpus; g++)
+        for (int v = 0; v < p->tree.n; v++)
+            if (p->tree.extra[v]) {
+                far_list *l = far_plan_list(p, b, g, v);
+                node_ctx c = {p, v};
+                qsort_r(l->task, (size_t)l->n, sizeof *l->task, cmp_at_node, &c);
+            }
 }
 
 int far_search_run(far_search *s, far_plan *p, int b, int first, int n, bool whole_gpu,
@@ -295,5 +326,6 @@ int far_search_run(far_search *s, far_plan *p, int b, int first, int n, bool who
         if (far_list_push(l, first + task, far_time(p, first + task, v)))
             return ms_error_set(err, MS_ENOMEM, "out of memory");
     }
+    sort_mixed_lists(p, b);
     return MS_OK;
 }

@@ -153,7 +153,8 @@ static int collect(far_engine *e, const far_plan *p, int b0, int b1)
                 memset(in, 0, sizeof *in);
                 in->batch = b, in->gpu = g, in->node = v, in->list = l;
                 in->cont = in->cont_by = -1;
-                in->seq = (b - b0) * MS_MAX_TREE_NODES + (p->reversed[b] ? t->n - 1 - v : v);
+                in->seq = (b - b0) * MS_MAX_TREE_NODES +
+                          (p->reversed[b] ? t->n - 1 - t->rank[v] : t->rank[v]);
                 int *lg = lastp + g * MS_MAX_SLOTS;
                 for (int s = 0; s < MS_MAX_SLOTS; s++) {
                     if (!(t->slots[v] & (1u << s)))

@@ -23,9 +23,14 @@ typedef struct far_tree {
     int depth[MS_MAX_TREE_NODES];
     int maxdepth;
     uint32_t slots[MS_MAX_TREE_NODES]; /* memory-slot mask */
-    uint32_t slices[MS_MAX_TREE_NODES];/* compute-slice mask */
     bool has_size[MS_MAX_SLICES + 1];  /* some node of this size exists */
     int order[2][MS_MAX_TREE_NODES];   /* by depth then id; [1]: deepest first (reversed) */
+    /* Rules set by far_plan_set_rules (defaults: the paper's reading, preorder ties). */
+    int rank[MS_MAX_TREE_NODES];       /* tie order of equal times in Algorithm 1 and the
+                                          engine: preorder, or right branch first */
+    int extra[MS_MAX_TREE_NODES];      /* a smaller size this node also runs (its tasks then
+                                          take this node's time), 0 if none */
+    int runs_on[MS_MAX_SLICES + 1];    /* per size: the larger size whose node also runs it */
 } far_tree;
 
 void far_tree_init(far_tree *t, const ms_gpu_model *gpu);
@@ -42,6 +47,8 @@ typedef struct far_plan {
 
 int far_plan_init(far_plan *p, const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                   int batches);
+/* Applies the options four_runs_three and tie_right_first to p's tree (docs/far.md). */
+void far_plan_set_rules(far_plan *p, const ms_offline_options *opt);
 void far_plan_free(far_plan *p);
 static inline far_list *far_plan_list(far_plan *p, int batch, int g, int node)
 {
@@ -140,10 +147,10 @@ int far_refine_run(far_plan *p, int b, far_engine *e, const ms_offline_options *
                    far_refine_stats *st);
 
 /* What refinement and overlap look at: per instance key ((batch - b0) * gpus + gpu) *
- * tree.n + node the last task end (-1 if unused), per GPU slice the latest end of an
+ * tree.n + node the last task end (-1 if unused), per GPU memory slot the latest end of an
  * instance holding it (0 if none), and the makespan of batches [b0, b1). */
 typedef struct far_view {
-    double *end, *slice_end;
+    double *end, *slot_end;
     double makespan;
 } far_view;
 int far_view_init(far_view *rv, const far_plan *p, int nbatches);

@@ -6,16 +6,18 @@
 #include "far_internal.h"
 
 /* Heap entries are instance keys gpu * MS_MAX_TREE_NODES + node; ties on end time go to
- * the smaller key (lower GPU, then the node met first in the tree's preorder). */
+ * the smaller tie value (lower GPU, then the node's rank: its preorder position, or the
+ * right-branch-first one). */
 typedef struct place_state {
     double *end;
+    const int *tie;
     int *heap;
     int nh;
 } place_state;
 
-static bool key_less(const double *end, int a, int b)
+static bool key_less(const place_state *st, int a, int b)
 {
-    return end[a] < end[b] || (end[a] == end[b] && a < b);
+    return st->end[a] < st->end[b] || (st->end[a] == st->end[b] && st->tie[a] < st->tie[b]);
 }
 
 static void push(place_state *st, int k)
@@ -23,7 +25,7 @@ static void push(place_state *st, int k)
     int i = st->nh++;
     while (i > 0) {
         int up = (i - 1) / 2;
-        if (!key_less(st->end, k, st->heap[up]))
+        if (!key_less(st, k, st->heap[up]))
             break;
         st->heap[i] = st->heap[up];
         i = up;
@@ -39,9 +41,9 @@ static void replace_top(place_state *st, int k)
         int c = 2 * i + 1;
         if (c >= st->nh)
             break;
-        if (c + 1 < st->nh && key_less(st->end, st->heap[c + 1], st->heap[c]))
+        if (c + 1 < st->nh && key_less(st, st->heap[c + 1], st->heap[c]))
             c++;
-        if (!key_less(st->end, st->heap[c], k))
+        if (!key_less(st, st->heap[c], k))
             break;
         st->heap[i] = st->heap[c];
         i = c;
@@ -61,13 +63,16 @@ double far_place(far_search *s, double area, double cutoff)
     const far_tree *t = s->tree;
     enum { CAP = 64 * MS_MAX_TREE_NODES };
     double end_small[CAP], clock_small[64];
-    int heap_small[CAP];
+    int heap_small[CAP], tie[CAP];
     unsigned char used_small[CAP];
     int total = s->gpus * MS_MAX_TREE_NODES;
     /* Callers keep gpus small (the CLI caps it); larger counts would need heap buffers. */
     if (total > CAP)
         return INFINITY;
-    place_state st = {end_small, heap_small, 0};
+    for (int g = 0; g < s->gpus; g++)
+        for (int v = 0; v < t->n; v++)
+            tie[g * MS_MAX_TREE_NODES + v] = g * MS_MAX_TREE_NODES + t->rank[v];
+    place_state st = {end_small, tie, heap_small, 0};
     int next[MS_MAX_SLICES + 1];
     for (int sz = 1; sz <= MS_MAX_SLICES; sz++)
         next[sz] = s->group[sz].head;
@@ -92,19 +97,26 @@ double far_place(far_search *s, double area, double cutoff)
         double now = end_small[k];
         if (now * capacity + work - now * cover + area >= stop)
             return INFINITY;
+        int z = size; /* the allocation size served: the node's own, or its extra size */
         const far_group *grp = &s->group[size];
-        if (next[size] < grp->head + grp->n) {
+        if (next[size] == grp->head + grp->n && t->extra[v]) {
+            const far_group *gx = &s->group[t->extra[v]];
+            if (next[t->extra[v]] < gx->head + gx->n &&
+                far_search_time(s, gx->task[next[t->extra[v]]], size) < INFINITY)
+                z = t->extra[v], grp = gx;
+        }
+        if (next[z] < grp->head + grp->n) {
             if (!used_small[k]) { /* lines 8-11: the instance's creation on the clock */
                 clock_small[g] = fmax(clock_small[g], end_small[k]) + s->gpu->create_s[size];
                 work += size * (clock_small[g] - end_small[k]);
                 end_small[k] = clock_small[g];
                 used_small[k] = 1;
             }
-            int task = grp->task[next[size]++];
+            int task = grp->task[next[z]++];
             double d = far_search_time(s, task, size);
             end_small[k] += d;
             work += size * d;
-            area -= size * d;
+            area -= z == size ? size * d : z * far_search_time(s, task, z);
             if (end_small[k] >= cutoff)
                 return INFINITY;
             if (end_small[k] > makespan)

@@ -16,8 +16,8 @@ void far_tree_init(far_tree *t, const ms_gpu_model *gpu)
         if (t->depth[v] > t->maxdepth)
             t->maxdepth = t->depth[v];
         t->slots[v] = ms_gpu_slot_mask(gpu, nd->at);
-        t->slices[v] = ms_gpu_slice_mask(gpu, nd->at);
         t->has_size[t->size[v]] = true;
+        t->rank[v] = v;
     }
     int k[2] = {0, 0};
     for (int d = 0; d <= t->maxdepth; d++)
@@ -27,6 +27,38 @@ void far_tree_init(far_tree *t, const ms_gpu_model *gpu)
             if (t->depth[v] == t->maxdepth - d)
                 t->order[1][k[1]++] = v;
         }
+}
+
+/* Right branch first: the preorder with each node's children visited last to first. */
+static int rank_right_first(far_tree *t, const ms_tree *tree, int v, int next)
+{
+    t->rank[v] = next++;
+    for (int c = tree->node[v].nchildren - 1; c >= 0; c--)
+        next = rank_right_first(t, tree, tree->node[v].children[c], next);
+    return next;
+}
+
+void far_plan_set_rules(far_plan *p, const ms_offline_options *opt)
+{
+    far_tree *t = &p->tree;
+    for (int v = 0; v < t->n; v++) {
+        t->rank[v] = v;
+        t->extra[v] = 0;
+    }
+    memset(t->runs_on, 0, sizeof t->runs_on);
+    if (opt->tie_right_first && t->n > 0)
+        rank_right_first(t, &p->gpu->tree, 0, 0);
+    if (!opt->four_runs_three)
+        return;
+    /* A node whose child holds the same slots with fewer slices (4g@0 and 3g@0 on
+     * A100-class models) runs that child's size too before it is split. */
+    for (int c = 0; c < t->n; c++) {
+        int v = t->parent[c];
+        if (v >= 0 && t->slots[c] == t->slots[v] && t->size[c] < t->size[v]) {
+            t->extra[v] = t->size[c];
+            t->runs_on[t->size[c]] = t->size[v];
+        }
+    }
 }
 
 int far_plan_init(far_plan *p, const ms_workload *w, const ms_gpu_model *gpu, int gpus,

@@ -86,14 +86,14 @@ int far_do_swap(far_plan *p, far_list *li, far_list *la, int node, int k, int j)
 int far_view_init(far_view *rv, const far_plan *p, int nbatches)
 {
     rv->end = malloc((size_t)nbatches * p->gpus * p->tree.n * sizeof *rv->end);
-    rv->slice_end = malloc((size_t)p->gpus * MS_MAX_SLICES * sizeof *rv->slice_end);
-    return rv->end && rv->slice_end ? MS_OK : MS_ENOMEM;
+    rv->slot_end = malloc((size_t)p->gpus * MS_MAX_SLOTS * sizeof *rv->slot_end);
+    return rv->end && rv->slot_end ? MS_OK : MS_ENOMEM;
 }
 
 void far_view_free(far_view *rv)
 {
     free(rv->end);
-    free(rv->slice_end);
+    free(rv->slot_end);
 }
 
 int far_view_update(far_view *rv, far_engine *e, far_plan *p, int b0, int b1)
@@ -103,26 +103,28 @@ int far_view_update(far_view *rv, far_engine *e, far_plan *p, int b0, int b1)
     int nn = p->tree.n;
     for (int i = 0; i < (b1 - b0) * p->gpus * nn; i++)
         rv->end[i] = -1;
-    for (int i = 0; i < p->gpus * MS_MAX_SLICES; i++)
-        rv->slice_end[i] = 0;
+    for (int i = 0; i < p->gpus * MS_MAX_SLOTS; i++)
+        rv->slot_end[i] = 0;
     for (int i = 0; i < e->n; i++) {
         const far_inst *in = &e->inst[i];
         rv->end[((in->batch - b0) * p->gpus + in->gpu) * nn + in->node] = in->end;
-        for (int c = 0; c < MS_MAX_SLICES; c++)
-            if ((p->tree.slices[in->node] & (1u << c)) &&
-                in->end > rv->slice_end[in->gpu * MS_MAX_SLICES + c])
-                rv->slice_end[in->gpu * MS_MAX_SLICES + c] = in->end;
+        for (int c = 0; c < MS_MAX_SLOTS; c++)
+            if ((p->tree.slots[in->node] & (1u << c)) &&
+                in->end > rv->slot_end[in->gpu * MS_MAX_SLOTS + c])
+                rv->slot_end[in->gpu * MS_MAX_SLOTS + c] = in->end;
     }
     rv->makespan = e->makespan;
     return MS_OK;
 }
 
+/* When node v's slots are all free: memory slots, not compute slices, decide occupancy
+ * (3g@0 holds slots 0-3 but slices 0-2, so 1g@3 must wait for it). */
 static double region_end(const far_view *rv, const far_tree *t, int g, int v)
 {
     double m = 0;
-    for (int c = 0; c < MS_MAX_SLICES; c++)
-        if ((t->slices[v] & (1u << c)) && rv->slice_end[g * MS_MAX_SLICES + c] > m)
-            m = rv->slice_end[g * MS_MAX_SLICES + c];
+    for (int c = 0; c < MS_MAX_SLOTS; c++)
+        if ((t->slots[v] & (1u << c)) && rv->slot_end[g * MS_MAX_SLOTS + c] > m)
+            m = rv->slot_end[g * MS_MAX_SLOTS + c];
     return m;
 }
 

@@ -33,6 +33,14 @@ grep -q '^fixpart:3 ' "$tmp/out" || fail "fixpart by index missing"
 "$bin" compare "$w" --gpu A30-24GB --gpus 3 --algos far,miso,miso-eager,fixpartbest,nomig \
   --no-time --csv > "$tmp/g3.csv"
 [ "$(wc -l < "$tmp/g3.csv")" = 6 ] || fail "--gpus 3 rows"
+# FAR's rule options reach FAR's row (the fixed partition's does not change).
+"$bin" generate --gpu A100-40GB --preset MIXEDSCALING,WIDETIMES --n 30 --seed 2 -o "$tmp/a100.csv"
+"$bin" compare "$tmp/a100.csv" --gpu A100-40GB --algos far,fixpartbest --no-time --csv > "$tmp/d.csv"
+"$bin" compare "$tmp/a100.csv" --gpu A100-40GB --algos far,fixpartbest --no-time --csv \
+  --tie-right-first > "$tmp/r.csv"
+[ "$(grep ^far, "$tmp/d.csv")" != "$(grep ^far, "$tmp/r.csv")" ] || fail "--tie-right-first ignored"
+[ "$(grep ^fixpartbest, "$tmp/d.csv" | cut -d, -f2)" = "$(grep ^fixpartbest, "$tmp/r.csv" | cut -d, -f2)" ] \
+  || fail "fixpartbest changed"
 # Plots, one per algorithm.
 "$bin" compare "$w" --gpu A30-24GB --algos far,miso,fixpart:2-1-1 --plot "$tmp/plots" > /dev/null
 for f in far miso fixpart_2-1-1; do [ -s "$tmp/plots/$f.html" ] || fail "no plot $f"; done

@@ -55,6 +55,16 @@ done
 grep -q '^p_move_swap' "$T/b_overlap.txt" || fail "p_move_swap"
 "$M" schedule "$W" --gpu A30-24GB --gpus 3 --refine-iters 1 --tree | grep -q '^GPU 2 ' || fail "3 GPUs"
 
+# FAR's rule options on an A100 workload: valid plans, each different from the default.
+"$M" generate --gpu A100-40GB --preset MIXEDSCALING,WIDETIMES --n 30 --seed 2 -o "$T/a100.csv" || fail "generate"
+"$M" schedule "$T/a100.csv" --gpu A100-40GB --json > "$T/def.json" || fail "default"
+for o in --four-runs-three --tie-right-first; do
+  "$M" schedule "$T/a100.csv" --gpu A100-40GB $o --json > "$T/opt.json" || fail "$o"
+  "$M" validate "$T/opt.json" --workload "$T/a100.csv" > /dev/null || fail "$o plan invalid"
+  cmp -s "$T/def.json" "$T/opt.json" && fail "$o changes nothing"
+done
+"$M" schedule --help | grep -q -- '--four-runs-three' || fail "help --four-runs-three"
+
 # Usage errors: status 2 and a message.
 "$M" schedule "$W" > /dev/null 2> "$T/e" ; [ $? -eq 2 ] || fail "missing --gpu"
 grep -q 'migsched schedule: --gpu' "$T/e" || fail "missing --gpu message"
