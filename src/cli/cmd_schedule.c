@@ -19,6 +19,7 @@ static void usage(FILE *f)
             "                         [--batch N --concat trivial|reverse|overlap]\n"
             "                         [--refine-iters K] [--refine-min-gain X] [--seed S]\n"
             "                         [--paper-family] [--model FILE [--online]] [--tree]\n"
+            "                         [--time-budget MS] [--node-limit N]\n"
             "                         [--json [--timings]] [-o FILE]\n"
             "  Plans WORKLOAD (CSV or JSON) on G GPUs (default 1) of MODEL (a built-in name or\n"
             "  a JSON model file) and checks the plan with the validator.\n"
@@ -36,6 +37,9 @@ static void usage(FILE *f)
             "  --online           rl: online batches (a started task is replaced at once)\n"
             "  --paper-family     FAR walks only paper 000's family of allocations (by default it\n"
             "                     also tries every task on the whole GPU, see docs/far.md)\n"
+            "  --time-budget MS   optimal: stop after MS milliseconds with the best schedule\n"
+            "                     found (anytime: the result can depend on machine speed)\n"
+            "  --node-limit N     optimal: stop after N search nodes (deterministic)\n"
             "  --tree             print the repartitioning tree with each instance's tasks\n"
             "  --json             print the migsched-schedule/1 JSON instead of text; the same\n"
             "                     input gives the same bytes\n"
@@ -70,6 +74,12 @@ static void print_text(const ms_schedule *s, const ms_workload *w, bool tree, FI
     fprintf(f, "reconfigurations  %d   (creations %d, destructions %d)\n", m.reconfigurations,
             m.creations, m.destructions);
     fprintf(f, "compute time      %.3f ms\n", ms_schedule_stat(s, "compute_seconds") * 1e3);
+    double proved = ms_schedule_stat(s, "proved");
+    if (proved == 1)
+        fprintf(f, "optimality        proved (no valid schedule is shorter)\n");
+    else if (proved == 0)
+        fprintf(f, "optimality        not proved (stopped by the limit; lower bound %.3f s)\n",
+                ms_schedule_stat(s, "lower_bound"));
     for (int i = 0; i < s->nstats; i++) {
         const ms_stat *st = &s->stats[i];
         if (!strcmp(st->key, "concat_used"))
@@ -137,6 +147,21 @@ static int parse_seed(const char *text, uint64_t *out)
     return 0;
 }
 
+static int parse_budget(const char *text, double *out)
+{
+    if (!cli_parse_double(text, 0, 1e12, out) || *out <= 0)
+        return usage_error("--time-budget must be a positive number of milliseconds, not '%s'",
+                           text);
+    return 0;
+}
+
+static int parse_node_limit(const char *text, long *out)
+{
+    if (!cli_parse_long(text, 1, LONG_MAX, out))
+        return usage_error("--node-limit must be a positive integer, not '%s'", text);
+    return 0;
+}
+
 typedef struct schedule_args {
     const char *gpu, *algo, *out, *workload;
     int gpus;
@@ -155,6 +180,7 @@ static int parse_args(int argc, char **argv, schedule_args *a)
         {"tree", no_argument, 0, 't'},        {"json", no_argument, 0, 'j'},
         {"model", required_argument, 0, 'M'}, {"online", no_argument, 0, 'O'},
         {"timings", no_argument, 0, 'T'},     {"paper-family", no_argument, 0, 'P'},
+        {"time-budget", required_argument, 0, 'B'}, {"node-limit", required_argument, 0, 'N'},
         {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
     int c, bad = 0;
     optind = 1;
@@ -180,6 +206,8 @@ static int parse_args(int argc, char **argv, schedule_args *a)
         case 'j': a->json = true; break;
         case 'T': a->timings = true; break;
         case 'P': a->opt.paper_family = 1; break;
+        case 'B': bad = parse_budget(optarg, &a->opt.time_budget_ms); break;
+        case 'N': bad = parse_node_limit(optarg, &a->opt.node_limit); break;
         case 'o': a->out = optarg; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
