@@ -91,6 +91,14 @@ int ms_search_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
 int ms_rl_offline_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                            const ms_offline_options *opt, ms_schedule **out, ms_error *err);
 
+/* The exact scheduler (docs/optimal.md): branch and bound over left-shifted schedules on
+ * one GPU, from the best heuristic schedule; opt->time_budget_ms and opt->node_limit stop
+ * it early (0 = no limit). Stats: proved (1 when no schedule is shorter), nodes, and
+ * lower_bound (the makespan when proved). MS_EINVAL for gpus > 1, a batch smaller than the
+ * workload or more than 64 tasks. */
+int ms_optimal_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
+                        const ms_offline_options *opt, ms_schedule **out, ms_error *err);
+
 /* Paper 000's execution report: per GPU, the repartitioning tree with each instance's
  * tasks and their end times, `Node(start=0, size=2, tasks=[...], ends=[...])`, children
  * indented under their parent. Works for any schedule whose instances sit on the tree. */

@@ -56,6 +56,8 @@ static const ms_offline_algo algos[] = {
      miso_eager},
     {"fixpartbest", "best static partition, FIFO on the first free instance", fixpartbest},
     {"nomig", "whole GPU, no MIG, tasks one after another in FIFO order", nomig},
+    {"optimal", "exact branch and bound: the optimal makespan on one GPU (small batches)",
+     ms_optimal_schedule},
     {"rl", "learned policy of paper 001 (--model FILE, --online)", ms_rl_offline_schedule},
 };
 

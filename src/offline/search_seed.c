@@ -6,8 +6,16 @@
 
 #include "search_internal.h"
 
-/* The algorithms search starts from, in tie-break order; "rl" only with a model. */
-static const char *const start_algos[] = {"far", "fixpartbest", "miso-eager", "rl"};
+/* The schedules search starts from, in tie-break order: FAR as configured, FAR with the
+ * 4-slice instance running 3-slice tasks (paper 000 3.2 read literally), FAR with the other
+ * tie rule (3g@4 before 3g@0), the baselines, and the learned policy when a model is given. */
+static const struct {
+    const char *algo;
+    int four_runs_three, tie_right_first;
+} start_algos[] = {
+    {"far", -1, -1}, {"far", 1, -1}, {"far", -1, 1},
+    {"fixpartbest", -1, -1}, {"miso-eager", -1, -1}, {"rl", -1, -1},
+};
 
 void search_starts_free(search_starts *st)
 {
@@ -21,12 +29,19 @@ int search_starts_run(search_starts *st, const ms_workload *w, const ms_gpu_mode
 {
     st->n = 0;
     for (size_t a = 0; a < sizeof start_algos / sizeof *start_algos; a++) {
-        const char *algo = start_algos[a];
-        if (!strcmp(algo, "rl") && (!opt->model || gpus != 1))
-            continue;
+        const char *algo = start_algos[a].algo;
+        ms_offline_options o = *opt; /* -1: as the caller set it */
+        if (start_algos[a].four_runs_three >= 0)
+            o.four_runs_three = start_algos[a].four_runs_three;
+        if (start_algos[a].tie_right_first >= 0)
+            o.tie_right_first = start_algos[a].tie_right_first;
+        if ((!strcmp(algo, "rl") && (!opt->model || gpus != 1)) ||
+            (a > 0 && !strcmp(algo, "far") && o.four_runs_three == opt->four_runs_three &&
+             o.tie_right_first == opt->tie_right_first))
+            continue; /* no model, or a variant the caller's options already ran */
         ms_schedule *s = NULL;
         ms_error e2 = {0};
-        int rc = ms_offline_schedule(algo, w, gpu, gpus, opt, &s, &e2);
+        int rc = ms_offline_schedule(algo, w, gpu, gpus, &o, &s, &e2);
         if (rc == MS_EINFEASIBLE && a > 0)
             continue; /* a baseline that cannot run this workload is no starting point */
         if (rc) {
