@@ -140,7 +140,9 @@ int ms_baseline_schedule(const char *algo, const ms_workload *w, const ms_gpu_mo
 
 /* ---- Experiments (papers' protocols; docs/baselines.md) ---------------------------------
  * Tables: "rho" (paper 000 Table 4), "sigma" (Table 5), "refine" (Table 6), "concat"
- * (Tables 7-8), "multibatch" (Table 9), "popt" (paper 001 Table 4, baseline columns).
+ * (Tables 7-8), "multibatch" (Table 9), "popt" (paper 001 Table 4, baseline columns),
+ * "search" (p_opt of FAR, FIXBEST, MISO, the agent and search, and on batches of at most 8
+ * tasks the gaps of search and FAR to the proved optimum).
  * A cell is a row (generator presets) x a task count n; each repetition is one dataset
  * whose random stream depends only on (seed, row, n, repetition), so results do not
  * depend on the number of threads. */
@@ -162,6 +164,7 @@ typedef struct ms_experiment {
     uint64_t seed;
     int threads;             /* 0: one per online core */
     int paper_family;        /* FAR's ms_offline_options.paper_family in every table */
+    const char *model;       /* "search": the agent's policy file (NULL: no agent column) */
 } ms_experiment;
 
 /* The papers' defaults for `table` on gpu (NULL: A100-40GB); MS_EINVAL for an unknown
@@ -187,7 +190,8 @@ typedef void (*ms_experiment_progress)(long done, long total, void *arg);
 int ms_experiment_run(const ms_experiment *e, ms_experiment_progress progress, void *arg,
                       volatile sig_atomic_t *stop, ms_experiment_result *out, ms_error *err);
 /* One line per cell: table, gpu, workload, n, the mean of each value over the finished
- * repetitions (in repetition order), and how many there were. */
+ * repetitions (in repetition order; the maximum for values named "worst_*"), and how many
+ * there were. */
 int ms_experiment_write_csv(const ms_experiment *e, const ms_experiment_result *r, FILE *f);
 void ms_experiment_result_free(ms_experiment_result *r);
 

@@ -247,18 +247,20 @@ int ms_experiment_write_csv(const ms_experiment *e, const ms_experiment_result *
         for (int rep = 0; rep < r->reps; rep++)
             done += r->done[(size_t)cell * r->reps + rep];
         for (int v = 0; v < r->nvalues; v++) {
-            double sum = 0;
+            bool worst = !strncmp(r->value_names[v], "worst_", 6);
+            double sum = 0, max = -INFINITY;
             int k = 0;
             for (int rep = 0; rep < r->reps; rep++) {
                 size_t at = (size_t)cell * r->reps + rep;
                 double x = r->values[at * r->nvalues + v];
                 if (r->done[at] && isfinite(x)) {
                     sum += x;
+                    max = fmax(max, x);
                     k++;
                 }
             }
             if (k)
-                fprintf(f, ",%.6f", sum / k);
+                fprintf(f, ",%.6f", worst ? max : sum / k);
             else
                 fprintf(f, ",");
         }
