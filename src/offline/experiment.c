@@ -23,7 +23,9 @@ int ms_experiment_init(ms_experiment *e, const char *table, const ms_gpu_model *
     e->batch = t->batch;
     e->batches = t->batches;
     e->seed = 1;
-    int rc = ms_experiment_set_rows(e, t->rows, err);
+    char rows[MS_EXP_MAX_ROWS * MS_EXP_ROW_LEN];
+    exp_table_rows(t, &e->gpu, rows, sizeof rows);
+    int rc = ms_experiment_set_rows(e, rows, err);
     return rc ? rc : ms_experiment_set_n(e, t->n, err);
 }
 

@@ -373,8 +373,7 @@ static const exp_table TABLES[] = {
     {"multibatch", 1, MULTI_NAMES, unit_multibatch, SCALINGS_WIDE, "10,15,20,25,30,35", 1, 0,
      1001},
     {"popt", 6, POPT_NAMES, unit_popt, POPT_ROWS, "100", 1000, 14, 0},
-    {"search", 12, SEARCH_NAMES, unit_search, POPT_ROWS ";PATHO4;PATHO2;PATHOMIX", "100", 1000,
-     14, 0},
+    {"search", 12, SEARCH_NAMES, unit_search, POPT_ROWS, "100", 1000, 14, 0},
 };
 
 const exp_table *exp_table_find(const char *name)
@@ -383,6 +382,13 @@ const exp_table *exp_table_find(const char *name)
         if (!strcmp(TABLES[i].name, name))
             return &TABLES[i];
     return NULL;
+}
+
+/* Default rows; "search" adds the pathological sets where the GPU has 3-slice instances. */
+void exp_table_rows(const exp_table *t, const ms_gpu_model *gpu, char *buf, size_t len)
+{
+    bool patho = !strcmp(t->name, "search") && ms_gpu_size_index(gpu, 3) >= 0;
+    snprintf(buf, len, "%s%s", t->rows, patho ? ";PATHO4;PATHO2;PATHOMIX" : "");
 }
 
 const char *exp_table_names(void)
