@@ -25,6 +25,7 @@ static int make_seeds(const search_starts *st, const ms_workload *wb, const ms_g
             free(p);
             return MS_ENOMEM;
         }
+        far_plan_set_rules(p, &st->start[i].opt); /* the tie rule it was made with */
         if (search_plan_from_schedule(p, st->start[i].s)) {
             seeds[(*nseeds)++] = p;
         } else {
@@ -95,6 +96,8 @@ static int search_batch(far_plan *p, int b, int first, int n, const search_start
         }
     if (!rc)
         p->reversed[b] = best.reversed[0];
+    if (!rc && alone)
+        memcpy(p->tree.rank, best.tree.rank, sizeof p->tree.rank);
     if (have_best)
         far_plan_free(&best);
     free_seeds(seeds, nseeds);
@@ -107,7 +110,7 @@ static int search_batch(far_plan *p, int b, int first, int n, const search_start
 /* The searched plan as a schedule: one batch timed exactly, several joined as opt asks. */
 static int emit_plan(far_plan *p, const ms_offline_options *opt, ms_schedule *s, ms_error *err)
 {
-    far_engine e = {0};
+    far_engine e = {.present = true}; /* the first instances exist before the plan */
     int rc;
     if (p->batches > 1) {
         rc = far_concat_run(p, &e, opt, s, err);

@@ -12,9 +12,10 @@
 #define SEARCH_DEFAULT_BUDGET_MS 10.0
 #define SEARCH_MAX_THREADS 64
 
-/* A starting schedule: the algorithm that made it and its makespan. */
+/* A starting schedule: the algorithm and options that made it, and its makespan. */
 typedef struct search_start {
     const char *algo;
+    ms_offline_options opt;
     ms_schedule *s;
     double makespan;
 } search_start;
@@ -37,9 +38,11 @@ bool search_plan_from_schedule(far_plan *p, const ms_schedule *s);
 
 /* Improves the one-batch plan `best` (on p->w) for budget_units work units on `threads`
  * threads, each from its own stream of rng seed `seed` and from seeds[t % nseeds];
- * `best` gets the best plan found. *evaluations and *units are summed over the threads. */
+ * `best` gets the best plan found. With `one_batch`, the tree order (reversal, the ranks
+ * that order simultaneous creations) is searched too. *evaluations and *units are summed
+ * over the threads. */
 int search_improve(far_plan *best, far_plan *const *seeds, int nseeds, uint64_t seed,
-                   double budget_units, int threads, bool allow_reverse, long *evaluations,
+                   double budget_units, int threads, bool one_batch, long *evaluations,
                    double *units);
 
 #endif

@@ -12,7 +12,8 @@
 #define NOWHERE (-1)
 
 typedef struct ls_move {
-    int task, from, to; /* task -1: the batch's reversal was toggled */
+    int task, from, to; /* task -1: the batch's reversal toggled; -2: ranks of nodes from
+                           and to exchanged */
 } ls_move;
 
 typedef struct ls_worker {
@@ -29,7 +30,7 @@ typedef struct ls_worker {
     long evals;
     double units, budget;
     int rc;
-    bool allow_reverse;
+    bool one_batch;
     const far_plan *seed;
 } ls_worker;
 
@@ -44,6 +45,7 @@ static bool fits(const far_plan *p, int task, int key)
 static int copy_plan(far_plan *dst, const far_plan *src)
 {
     dst->reversed[0] = src->reversed[0];
+    memcpy(dst->tree.rank, src->tree.rank, sizeof dst->tree.rank);
     return far_plan_copy_batch(dst, 0, src, 0);
 }
 
@@ -93,12 +95,21 @@ static int relocate(ls_worker *wk, int task, int to)
     return shift(wk, task, from, to);
 }
 
+static void swap_rank(far_tree *t, int a, int b)
+{
+    int r = t->rank[a];
+    t->rank[a] = t->rank[b];
+    t->rank[b] = r;
+}
+
 static int undo_all(ls_worker *wk)
 {
     while (wk->nundo > 0) {
         ls_move m = wk->undo[--wk->nundo];
-        if (m.task < 0)
+        if (m.task == -1)
             wk->cur.reversed[0] = !wk->cur.reversed[0];
+        else if (m.task == -2)
+            swap_rank(&wk->cur.tree, m.from, m.to);
         else if (shift(wk, m.task, m.to, m.from))
             return MS_ENOMEM;
     }
@@ -250,9 +261,17 @@ static int random_move(ls_worker *wk)
         return move_group(wk, true);
     if (r < 0.93)
         return ruin_recreate(wk);
-    if (wk->allow_reverse) {
+    if (wk->one_batch && r < 0.96) {
         wk->cur.reversed[0] = !wk->cur.reversed[0];
         return record(wk, (ls_move){-1, 0, 0});
+    }
+    if (wk->one_batch) { /* which of two instances ready together is created first */
+        int a = (int)ms_rng_below(&wk->rng, wk->cur.tree.n);
+        int b = (int)ms_rng_below(&wk->rng, wk->cur.tree.n);
+        if (a == b)
+            return MS_OK;
+        swap_rank(&wk->cur.tree, a, b);
+        return record(wk, (ls_move){-2, a, b});
     }
     return move_one(wk, false);
 }
@@ -348,13 +367,14 @@ static int worker_init(ls_worker *wk, const far_plan *like)
     int n = like->w->n > 0 ? like->w->n : 1;
     int a = far_plan_init(&wk->cur, like->w, like->gpu, like->gpus, 1);
     int b = far_plan_init(&wk->best, like->w, like->gpu, like->gpus, 1);
+    wk->e.present = true; /* like the schedules of FIXPART and the exact solver */
     wk->loc = malloc((size_t)n * sizeof *wk->loc);
     wk->scratch = malloc((size_t)2 * n * sizeof *wk->scratch);
     return a || b || !wk->loc || !wk->scratch ? MS_ENOMEM : MS_OK;
 }
 
 int search_improve(far_plan *best, far_plan *const *seeds, int nseeds, uint64_t seed,
-                   double budget_units, int threads, bool allow_reverse, long *evaluations,
+                   double budget_units, int threads, bool one_batch, long *evaluations,
                    double *units)
 {
     if (threads < 1)
@@ -371,7 +391,7 @@ int search_improve(far_plan *best, far_plan *const *seeds, int nseeds, uint64_t 
         rc = worker_init(&wk[t], best);
         wk[t].rng = ms_rng_split(&root, (uint64_t)t);
         wk[t].budget = budget_units;
-        wk[t].allow_reverse = allow_reverse;
+        wk[t].one_batch = one_batch;
         wk[t].seed = seeds[t % nseeds];
     }
     for (int t = 1; t < threads && !rc; t++)

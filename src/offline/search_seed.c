@@ -52,7 +52,7 @@ int search_starts_run(search_starts *st, const ms_workload *w, const ms_gpu_mode
             return rc;
         }
         int k = st->n++;
-        st->start[k] = (search_start){algo, s, ms_schedule_makespan(s)};
+        st->start[k] = (search_start){algo, o, s, ms_schedule_makespan(s)};
         for (; k > 0 && st->start[k].makespan < st->start[k - 1].makespan; k--) {
             search_start t = st->start[k];
             st->start[k] = st->start[k - 1];
