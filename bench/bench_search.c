@@ -34,7 +34,7 @@ int main(void)
            WORKLOADS);
     printf("%-30s", "workload");
     for (int b = 0; b < 3; b++)
-        printf("  gain@%-4gms  cpu_ms", budgets[b]);
+        printf("  %6s@%-3g %7s", "gain", budgets[b], "cpu_ms");
     printf("\n");
     for (int r = 0; r < 6; r++) {
         printf("%-30s", rows[r]);
