@@ -31,7 +31,7 @@ build: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
 run: deps build
-	./$(BUILD)/migsched schedule $(SAMPLE) --gpu A30-24GB --algo far --tree
+	./$(BUILD)/migsched schedule $(SAMPLE) --gpu A30-24GB --algo search --tree
 	./$(BUILD)/migsched compare $(SAMPLE) --gpu A30-24GB
 
 test: deps build

@@ -81,7 +81,7 @@ static void test_presets(void **state)
     int names = 0;
     for (const char *const *n = ms_gen_preset_names(); *n; n++)
         names++;
-    assert_int_equal(names, 7);
+    assert_int_equal(names, 10);
 }
 
 static void expect_counts(const ms_gpu_model *gpu, const ms_gen_params *p, int n,
@@ -302,6 +302,42 @@ static void test_stop_superscaling(void **state)
     assert_true(paper > 0.56 && paper < 0.62);
 }
 
+/* Pathological presets (paper 001 6.7): every task fastest at its best size (4 or 2), 3
+ * slices 2-8 % slower, no larger size faster; PATHOMIX splits the tasks half and half;
+ * a GPU without 3-slice instances is refused with the preset named. */
+static void test_pathological(void **state)
+{
+    (void)state;
+    const ms_gpu_model *gpu = ms_gpu_builtin("A100-40GB");
+    static const char *const names[] = {"PATHO4", "PATHO2", "PATHOMIX,WIDETIMES"};
+    for (int k = 0; k < 3; k++) {
+        ms_gen_params p;
+        ms_workload *w = NULL;
+        ms_error err;
+        ms_rng rng;
+        ms_rng_seed(&rng, 11);
+        assert_int_equal(ms_gen_preset(gpu, names[k], &p, &err), MS_OK);
+        assert_int_equal(ms_generate(gpu, &p, 40, &rng, &w, &err), MS_OK);
+        int at[MS_MAX_SLICES + 1] = {0};
+        for (int i = 0; i < w->n; i++) {
+            const double *t = w->tasks[i].time;
+            int best = t[4] < t[2] ? 4 : 2;
+            at[best]++;
+            for (int s = 1; s <= 7; s++)
+                if (isfinite(t[s]))
+                    assert_true(t[s] >= t[best]);
+            assert_true(t[3] >= 1.02 * t[best] * (1 - 1e-12) && t[3] <= 1.08 * t[best] * (1 + 1e-12));
+            assert_true(t[1] >= p.tmin && t[1] <= p.tmax);
+        }
+        assert_int_equal(at[4], k == 0 ? 40 : k == 1 ? 0 : 20);
+        ms_workload_free(w);
+    }
+    ms_gen_params p;
+    ms_error err;
+    assert_int_equal(ms_gen_preset(a30(), "PATHO4", &p, &err), MS_EINVAL);
+    assert_non_null(strstr(err.msg, "PATHO4"));
+}
+
 static void test_deterministic_and_shuffled(void **state)
 {
     ms_gen_params p = preset(a100(), "POORSCALING");
@@ -328,7 +364,7 @@ int main(void)
         cmocka_unit_test(test_presets),           cmocka_unit_test(test_class_counts),
         cmocka_unit_test(test_bad_params),        cmocka_unit_test(test_generated_classes),
         cmocka_unit_test(test_preset_promises),   cmocka_unit_test(test_stop_superscaling),
-        cmocka_unit_test(test_deterministic_and_shuffled),
+        cmocka_unit_test(test_deterministic_and_shuffled), cmocka_unit_test(test_pathological),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -77,10 +77,27 @@ int ms_offline_schedule(const char *algo, const ms_workload *w, const ms_gpu_mod
 int ms_far_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                     const ms_offline_options *opt, ms_schedule **out, ms_error *err);
 
+/* The search scheduler (docs/search.md): local search over task sizes, order and
+ * reconfigurations from the best of FAR, FIXPARTBEST, miso-eager and (with opt->model) the
+ * learned policy, within opt->time_budget_ms per batch (a deterministic work budget) on
+ * opt->threads threads; never worse than its best starting schedule. Deterministic for a
+ * seed and thread count. Stats: evaluations, work_units, budget_ms, threads, seeds,
+ * start_makespan, from_start (1: no search plan beat the best starting schedule). */
+int ms_search_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
+                       const ms_offline_options *opt, ms_schedule **out, ms_error *err);
+
 /* The learned scheduler of paper 001 (src/learn) on one GPU: opt->model names the policy
  * file, opt->online picks online batches. Stats: reconfigurations, decisions. */
 int ms_rl_offline_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                            const ms_offline_options *opt, ms_schedule **out, ms_error *err);
+
+/* The exact scheduler (docs/optimal.md): branch and bound over left-shifted schedules on
+ * one GPU, from the best heuristic schedule; opt->time_budget_ms and opt->node_limit stop
+ * it early (0 = no limit). Stats: proved (1 when no schedule is shorter), nodes, and
+ * lower_bound (the makespan when proved). MS_EINVAL for gpus > 1, a batch smaller than the
+ * workload or more than 64 tasks. */
+int ms_optimal_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
+                        const ms_offline_options *opt, ms_schedule **out, ms_error *err);
 
 /* Paper 000's execution report: per GPU, the repartitioning tree with each instance's
  * tasks and their end times, `Node(start=0, size=2, tasks=[...], ends=[...])`, children
@@ -123,7 +140,9 @@ int ms_baseline_schedule(const char *algo, const ms_workload *w, const ms_gpu_mo
 
 /* ---- Experiments (papers' protocols; docs/baselines.md) ---------------------------------
  * Tables: "rho" (paper 000 Table 4), "sigma" (Table 5), "refine" (Table 6), "concat"
- * (Tables 7-8), "multibatch" (Table 9), "popt" (paper 001 Table 4, baseline columns).
+ * (Tables 7-8), "multibatch" (Table 9), "popt" (paper 001 Table 4, baseline columns),
+ * "search" (p_opt of FAR, FIXBEST, MISO, the agent and search, and on batches of at most 8
+ * tasks the gaps of search and FAR to the proved optimum).
  * A cell is a row (generator presets) x a task count n; each repetition is one dataset
  * whose random stream depends only on (seed, row, n, repetition), so results do not
  * depend on the number of threads. */
@@ -145,6 +164,7 @@ typedef struct ms_experiment {
     uint64_t seed;
     int threads;             /* 0: one per online core */
     int paper_family;        /* FAR's ms_offline_options.paper_family in every table */
+    const char *model;       /* "search": the agent's policy file (NULL: no agent column) */
 } ms_experiment;
 
 /* The papers' defaults for `table` on gpu (NULL: A100-40GB); MS_EINVAL for an unknown
@@ -170,7 +190,8 @@ typedef void (*ms_experiment_progress)(long done, long total, void *arg);
 int ms_experiment_run(const ms_experiment *e, ms_experiment_progress progress, void *arg,
                       volatile sig_atomic_t *stop, ms_experiment_result *out, ms_error *err);
 /* One line per cell: table, gpu, workload, n, the mean of each value over the finished
- * repetitions (in repetition order), and how many there were. */
+ * repetitions (in repetition order; the maximum for values named "worst_*"), and how many
+ * there were. */
 int ms_experiment_write_csv(const ms_experiment *e, const ms_experiment_result *r, FILE *f);
 void ms_experiment_result_free(ms_experiment_result *r);
 

@@ -117,6 +117,13 @@ double ms_bound_lbound_paper(const ms_workload *w, const ms_gpu_model *gpu, int 
  * compute slices is present): those sizes are not charged a creation. */
 double ms_bound_lbound_present(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                                unsigned present);
+/* One term of l_bound, for callers that evaluate it on many subsets of tasks: for the
+ * non-empty set S of sizes (bit k = gpu->sizes[k]) fills weight[s] = s + Idle(s, S) for s
+ * in S (0 elsewhere) and returns sum_{s in S} s * create(s), sizes in `present` not
+ * charged. l_bound = min over S of (that + sum_i min_{s in S} weight[s] t_i(s)) / (slices
+ * * gpus). */
+double ms_bound_lbound_set(const ms_gpu_model *gpu, unsigned S, unsigned present,
+                           double weight[MS_MAX_SLICES + 1]);
 /* The present-sizes mask of a schedule's initial instances (NaN create times). */
 unsigned ms_schedule_present_sizes(const ms_schedule *s);
 

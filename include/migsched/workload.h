@@ -63,6 +63,10 @@ typedef struct ms_gen_params {
     double p_sup;
     double tmin, tmax;
     double p_stop;   /* per-slice chance a memory-bound task turns compute-bound (0.3) */
+    /* Pathological tasks (paper 001 6.7; presets PATHO4, PATHO2, PATHOMIX): when any
+     * share is set, every task is one, a share patho[b] of them fastest at size b with 3
+     * slices only slightly slower (2-8 %) and no gain above b. Needs a 3-slice size. */
+    double patho[MS_MAX_SLICES + 1];
 } ms_gen_params;
 
 /* Fills params from a comma-separated preset list ("MIXEDSCALING,WIDETIMES"); later

@@ -15,7 +15,7 @@
 #include "migsched/offline.h"
 #include "migsched/plot.h"
 
-#define DEFAULT_ALGOS "far,miso,fixpartbest,nomig"
+#define DEFAULT_ALGOS "far,search,miso,fixpartbest,nomig"
 #define MAX_ALGOS 64
 
 static void usage(FILE *f)
@@ -28,8 +28,9 @@ static void usage(FILE *f)
             "  validates every schedule and prints: makespan, sigma (makespan / FAR's), rho\n"
             "  (makespan / baseline), p_opt (%% over l_bound_paper), reconfigurations,\n"
             "  idle-slice fraction and compute time.\n"
-            "  Algorithms: far, far-norefine, miso, fixpartbest, nomig, fixpart:P (P as 4-2-1\n"
-            "  or a 1-based index from `migsched partitions`), rl (with --model).\n"
+            "  Algorithms: every name of `migsched schedule --help` (search at its default\n"
+            "  budget), and fixpart:P (P as 4-2-1 or a 1-based index from `migsched partitions`);\n"
+            "  rl needs --model, which search also uses as a starting point.\n"
             "  --model FILE   the policy file for rl (models/README.md)\n"
             "  --csv FILE     also write the table as CSV to FILE ('-': CSV on stdout instead\n"
             "                 of the text table)\n"
@@ -281,7 +282,7 @@ static int parse_args(int argc, char **argv, compare_args *a)
 /* Every name known, and rl exactly when there is a policy file. */
 static int check_algos(const row *rows, int n, const ms_offline_options *opt)
 {
-    bool rl = false;
+    bool rl = false, search = false;
     for (int i = 0; i < n; i++) {
         if (!ms_offline_known(rows[i].algo)) {
             fprintf(stderr, "migsched compare: unknown algorithm '%s' (see --help)\n",
@@ -289,10 +290,14 @@ static int check_algos(const row *rows, int n, const ms_offline_options *opt)
             return 1;
         }
         rl |= !strcmp(rows[i].algo, "rl");
+        search |= !strcmp(rows[i].algo, "search");
     }
-    if (rl != !!opt->model) {
-        fprintf(stderr, "migsched compare: %s\n", rl ? "--algos rl needs --model FILE"
-                                                    : "--model goes with rl in --algos");
+    if (rl && !opt->model) {
+        fprintf(stderr, "migsched compare: --algos rl needs --model FILE\n");
+        return 2;
+    }
+    if (opt->model && !rl && !search) {
+        fprintf(stderr, "migsched compare: --model goes with rl or search in --algos\n");
         return 2;
     }
     return 0;

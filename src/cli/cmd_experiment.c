@@ -12,13 +12,16 @@
 #include "migsched/io.h"
 #include "migsched/offline.h"
 
+/* The general policy of models/README.md, for the agent column of --table search. */
+#define DEFAULT_MODEL "models/a100-widetimes.bin"
+
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: migsched experiment --table rho|sigma|refine|concat|multibatch|popt\n"
+            "usage: migsched experiment --table rho|sigma|refine|concat|multibatch|popt|search\n"
             "         [--gpu MODEL] [--presets 'P,Q;R,S@0.25'] [--n 10,15] [--reps R]\n"
             "         [--seed S] [--threads K] [--batch N] [--batches B] [--paper-family]\n"
-            "         [-o FILE.csv]\n"
+            "         [--model FILE] [-o FILE.csv]\n"
             "  Runs one of the papers' experiments and writes one CSV line per cell (workload\n"
             "  row x n): the mean of each metric over the repetitions and their count.\n"
             "  rho: paper 000 Table 4 (FAR's makespan / baseline)\n"
@@ -28,6 +31,11 @@ static void usage(FILE *f)
             "  multibatch: Table 9 (--batches batches of n)\n"
             "  popt: paper 001 Table 4 baseline columns (p_opt of FAR, MISO, FIXBEST, NOMIG on\n"
             "        datasets of n tasks in offline batches of --batch)\n"
+            "  search: as popt for FAR, FIXBEST, MISO, miso-eager, the agent (--model FILE;\n"
+            "        default " DEFAULT_MODEL " when it exists and the GPU has 7 slices) and\n"
+            "        search, plus the pathological sets PATHO4, PATHO2, PATHOMIX; with\n"
+            "        --batch <= 8 also the gaps of search and FAR to the proved optimum (mean,\n"
+            "        worst, share optimal)\n"
             "  Defaults are the papers': A100-40GB, their workloads and n, 1000 repetitions\n"
             "  (multibatch: 1 of 1001 batches; popt: n=100, batch 14), seed 1, one thread\n"
             "  per core. Rows are generator presets joined by ',' (a row), rows by ';', with\n"
@@ -88,14 +96,16 @@ int cmd_experiment(int argc, char **argv)
         {"threads", required_argument, 0, 'j'}, {"batch", required_argument, 0, 'b'},
         {"batches", required_argument, 0, 'B'}, {"output", required_argument, 0, 'o'},
         {"paper-family", no_argument, 0, 'P'},  {"help", no_argument, 0, 'h'},
+        {"model", required_argument, 0, 'M'},
         {0, 0, 0, 0}};
     const char *table = NULL, *gpu = NULL, *presets = NULL, *ns = NULL, *out = NULL;
+    const char *policy = NULL;
     long reps = 0, threads = 0, batch = 0, batches = 0;
     int paper_family = 0;
     uint64_t seed = 1;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "t:g:p:n:r:s:j:b:B:o:Ph", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "t:g:p:n:r:s:j:b:B:o:M:Ph", opts, NULL)) != -1) {
         int bad = 0;
         switch (c) {
         case 't': table = optarg; break;
@@ -114,6 +124,7 @@ int cmd_experiment(int argc, char **argv)
         case 'B': bad = parse_int("batches", optarg, 1, 1000000, &batches); break;
         case 'o': out = optarg; break;
         case 'P': paper_family = 1; break;
+        case 'M': policy = optarg; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -140,6 +151,9 @@ int cmd_experiment(int argc, char **argv)
     e.batch = batch ? (int)batch : e.batch;
     e.batches = batches ? (int)batches : e.batches;
     e.paper_family = paper_family;
+    if (!policy && !strcmp(table, "search") && e.gpu.slices == 7 && !access(DEFAULT_MODEL, R_OK))
+        policy = DEFAULT_MODEL;
+    e.model = policy;
     struct sigaction sa = {.sa_handler = on_sigint};
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);

@@ -20,10 +20,11 @@ static void usage(FILE *f)
             "                         [--refine-iters K] [--refine-min-gain X] [--seed S]\n"
             "                         [--paper-family] [--four-runs-three] [--tie-right-first]\n"
             "                         [--model FILE [--online]] [--tree]\n"
+            "                         [--time-budget MS] [--threads N] [--node-limit N]\n"
             "                         [--json [--timings]] [-o FILE]\n"
             "  Plans WORKLOAD (CSV or JSON) on G GPUs (default 1) of MODEL (a built-in name or\n"
             "  a JSON model file) and checks the plan with the validator.\n"
-            "  --algo NAME        offline algorithm (default far):");
+            "  --algo NAME        offline algorithm (default search):");
     for (int i = 0; i < ms_offline_algo_count(); i++)
         fprintf(f, " %s", ms_offline_algo_at(i)->name);
     fprintf(f, " fixpart:P (P a partition such as 4-2-1, or its index)");
@@ -33,7 +34,7 @@ static void usage(FILE *f)
             "  --refine-iters K   at most K refinement iterations (default: until no gain)\n"
             "  --refine-min-gain X stop refining when an iteration gains less than X (fraction)\n"
             "  --seed S           seed for randomised algorithms (FAR is deterministic)\n"
-            "  --model FILE       policy file for --algo rl (models/README.md)\n"
+            "  --model FILE       policy file for --algo rl, or a starting schedule for search\n"
             "  --online           rl: online batches (a started task is replaced at once)\n"
             "  --paper-family     FAR walks only paper 000's family of allocations (by default it\n"
             "                     also tries every task on the whole GPU, see docs/far.md)\n"
@@ -41,6 +42,12 @@ static void usage(FILE *f)
             "                     split (paper 000 3.2 read literally; A100-class models)\n"
             "  --tie-right-first  FAR: equal end times go to the tree's right branch first\n"
             "                     (3g@4 before 3g@0)\n"
+            "  --time-budget MS   search: budget per batch (default 10), counted as deterministic\n"
+            "                     work calibrated to milliseconds (docs/search.md); optimal: stop\n"
+            "                     after MS milliseconds with the best schedule found (anytime: the\n"
+            "                     result can depend on machine speed)\n"
+            "  --threads N        search: worker threads (default 1); results depend on N\n"
+            "  --node-limit N     optimal: stop after N search nodes (deterministic)\n"
             "  --tree             print the repartitioning tree with each instance's tasks\n"
             "  --json             print the migsched-schedule/1 JSON instead of text; the same\n"
             "                     input gives the same bytes\n"
@@ -75,6 +82,12 @@ static void print_text(const ms_schedule *s, const ms_workload *w, bool tree, FI
     fprintf(f, "reconfigurations  %d   (creations %d, destructions %d)\n", m.reconfigurations,
             m.creations, m.destructions);
     fprintf(f, "compute time      %.3f ms\n", ms_schedule_stat(s, "compute_seconds") * 1e3);
+    double proved = ms_schedule_stat(s, "proved");
+    if (proved == 1)
+        fprintf(f, "optimality        proved (no valid schedule is shorter)\n");
+    else if (proved == 0)
+        fprintf(f, "optimality        not proved (stopped by the limit; lower bound %.3f s)\n",
+                ms_schedule_stat(s, "lower_bound"));
     for (int i = 0; i < s->nstats; i++) {
         const ms_stat *st = &s->stats[i];
         if (!strcmp(st->key, "concat_used"))
@@ -142,6 +155,21 @@ static int parse_seed(const char *text, uint64_t *out)
     return 0;
 }
 
+static int parse_budget(const char *text, double *out)
+{
+    if (!cli_parse_double(text, 0, 1e12, out) || *out <= 0)
+        return usage_error("--time-budget must be a positive number of milliseconds, not '%s'",
+                           text);
+    return 0;
+}
+
+static int parse_node_limit(const char *text, long *out)
+{
+    if (!cli_parse_long(text, 1, LONG_MAX, out))
+        return usage_error("--node-limit must be a positive integer, not '%s'", text);
+    return 0;
+}
+
 typedef struct schedule_args {
     const char *gpu, *algo, *out, *workload;
     int gpus;
@@ -161,6 +189,8 @@ static int parse_args(int argc, char **argv, schedule_args *a)
         {"model", required_argument, 0, 'M'}, {"online", no_argument, 0, 'O'},
         {"timings", no_argument, 0, 'T'},     {"paper-family", no_argument, 0, 'P'},
         {"four-runs-three", no_argument, 0, 'F'}, {"tie-right-first", no_argument, 0, 'R'},
+        {"time-budget", required_argument, 0, 'B'}, {"threads", required_argument, 0, 'n'},
+        {"node-limit", required_argument, 0, 'N'},
         {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
     int c, bad = 0;
     optind = 1;
@@ -188,6 +218,9 @@ static int parse_args(int argc, char **argv, schedule_args *a)
         case 'P': a->opt.paper_family = 1; break;
         case 'F': a->opt.four_runs_three = 1; break;
         case 'R': a->opt.tie_right_first = 1; break;
+        case 'B': bad = parse_budget(optarg, &a->opt.time_budget_ms); break;
+        case 'n': bad = parse_int("--threads", optarg, 1, 64, &a->opt.threads); break;
+        case 'N': bad = parse_node_limit(optarg, &a->opt.node_limit); break;
         case 'o': a->out = optarg; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
@@ -204,9 +237,11 @@ static int parse_args(int argc, char **argv, schedule_args *a)
         fprintf(stderr, "migsched schedule: unknown algorithm '%s' (see --help)\n", a->algo);
         return 1;
     }
-    if (!strcmp(a->algo, "rl") != !!a->opt.model)
-        return usage_error("%s", a->opt.model ? "--model goes with --algo rl"
-                                              : "--algo rl needs --model FILE");
+    bool rl = !strcmp(a->algo, "rl");
+    if (rl && !a->opt.model)
+        return usage_error("%s", "--algo rl needs --model FILE");
+    if (a->opt.model && !rl && strcmp(a->algo, "search"))
+        return usage_error("%s", "--model goes with --algo rl or search");
     if (a->opt.online && strcmp(a->algo, "rl"))
         return usage_error("%s", "--online goes with --algo rl");
     a->workload = argv[optind];
@@ -215,7 +250,7 @@ static int parse_args(int argc, char **argv, schedule_args *a)
 
 int cmd_schedule(int argc, char **argv)
 {
-    schedule_args a = {.algo = "far", .gpus = 1};
+    schedule_args a = {.algo = "search", .gpus = 1};
     ms_offline_options_init(&a.opt);
     int rc = parse_args(argc, argv, &a);
     if (rc >= 0)

@@ -23,7 +23,9 @@ int ms_experiment_init(ms_experiment *e, const char *table, const ms_gpu_model *
     e->batch = t->batch;
     e->batches = t->batches;
     e->seed = 1;
-    int rc = ms_experiment_set_rows(e, t->rows, err);
+    char rows[MS_EXP_MAX_ROWS * MS_EXP_ROW_LEN];
+    exp_table_rows(t, &e->gpu, rows, sizeof rows);
+    int rc = ms_experiment_set_rows(e, rows, err);
     return rc ? rc : ms_experiment_set_n(e, t->n, err);
 }
 
@@ -247,18 +249,20 @@ int ms_experiment_write_csv(const ms_experiment *e, const ms_experiment_result *
         for (int rep = 0; rep < r->reps; rep++)
             done += r->done[(size_t)cell * r->reps + rep];
         for (int v = 0; v < r->nvalues; v++) {
-            double sum = 0;
+            bool worst = !strncmp(r->value_names[v], "worst_", 6);
+            double sum = 0, max = -INFINITY;
             int k = 0;
             for (int rep = 0; rep < r->reps; rep++) {
                 size_t at = (size_t)cell * r->reps + rep;
                 double x = r->values[at * r->nvalues + v];
                 if (r->done[at] && isfinite(x)) {
                     sum += x;
+                    max = fmax(max, x);
                     k++;
                 }
             }
             if (k)
-                fprintf(f, ",%.6f", sum / k);
+                fprintf(f, ",%.6f", worst ? max : sum / k);
             else
                 fprintf(f, ",");
         }

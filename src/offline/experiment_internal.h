@@ -19,6 +19,7 @@ typedef struct exp_table {
 } exp_table;
 
 const exp_table *exp_table_find(const char *name);
+void exp_table_rows(const exp_table *t, const ms_gpu_model *gpu, char *buf, size_t len);
 /* Every table name, ", "-separated (for messages). */
 const char *exp_table_names(void);
 

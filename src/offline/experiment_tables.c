@@ -205,6 +205,97 @@ static int unit_popt(const ms_experiment *e, const ms_gen_params *p, int n, ms_r
     return rc;
 }
 
+/* Per-batch makespans of algo (opt may be NULL); NAN where it cannot run a batch. */
+static int batch_makespans(const char *algo, const ms_experiment *e, const batches *bs,
+                           const ms_offline_options *opt, double *ms, ms_error *err)
+{
+    int rc = MS_OK;
+    for (int i = 0; i < bs->n && !rc; i++)
+        rc = makespan_of(algo, bs->b[i], e, opt, &ms[i], err);
+    return rc;
+}
+
+static double mean_popt_of(const batches *bs, const double *ms)
+{
+    double sum = 0;
+    for (int i = 0; i < bs->n; i++)
+        sum += (ms[i] / bs->lb[i] - 1) * 100;
+    return bs->n ? sum / bs->n : NAN;
+}
+
+/* Gaps (%) of ms to the proved optimum of each batch: mean, worst, share optimal; NAN
+ * when no batch's optimum was proved. */
+static void gaps(const batches *bs, const double *ms, const double *opt, const double *proved,
+                 double *out)
+{
+    double sum = 0, worst = 0;
+    int k = 0, optimal = 0;
+    for (int i = 0; i < bs->n; i++) {
+        if (!(proved[i] == 1))
+            continue;
+        double g = (ms[i] / opt[i] - 1) * 100;
+        sum += g;
+        worst = fmax(worst, g);
+        optimal += g <= 1e-7;
+        k++;
+    }
+    out[0] = k ? sum / k : NAN;
+    out[1] = k ? worst : NAN;
+    out[2] = k ? (double)optimal / k : NAN;
+}
+
+/* Paper 001 Table 4's p_opt for FAR, FIXBEST, MISO, the agent (e->model) and search, and
+ * where batches are small enough (e->batch <= SEARCH_GAP_MAX_N) the gaps of search and
+ * FAR to the optimum that "optimal" proves. */
+#define SEARCH_GAP_MAX_N 8
+static int unit_search(const ms_experiment *e, const ms_gen_params *p, int n, ms_rng *rng,
+                       double *vals, ms_error *err)
+{
+    static const char *const algos[] = {"far", "fixpartbest", "miso", "miso-eager", "rl",
+                                        "search"};
+    ms_workload *w = NULL;
+    batches bs = {0};
+    double *ms = NULL;
+    int rc = generate(e, p, n, rng, &w, err);
+    if (!rc)
+        rc = cut_batches(e, w, &bs, err);
+    if (!rc && !(ms = malloc((size_t)(bs.n + 1) * 8 * sizeof *ms)))
+        rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+    ms_offline_options rl;
+    ms_offline_options_init(&rl);
+    rl.model = e->model;
+    for (int a = 0; a < 6 && !rc; a++) {
+        vals[a] = NAN;
+        if (a == 4 && (!e->model || e->gpu.slices != 7))
+            continue; /* the policies in models/ are for the A100's geometry */
+        rc = batch_makespans(algos[a], e, &bs, a == 4 ? &rl : NULL, ms + (size_t)a * bs.n, err);
+        if (!rc)
+            vals[a] = mean_popt_of(&bs, ms + (size_t)a * bs.n);
+    }
+    for (int v = 6; v < 12; v++)
+        vals[v] = NAN;
+    if (!rc && e->batch <= SEARCH_GAP_MAX_N) {
+        double *opt = ms + (size_t)6 * bs.n, *proved = ms + (size_t)7 * bs.n;
+        for (int i = 0; i < bs.n && !rc; i++) {
+            ms_schedule *s = NULL;
+            rc = run_valid("optimal", bs.b[i], e, NULL, &s, err);
+            if (!rc) {
+                opt[i] = ms_schedule_makespan(s);
+                proved[i] = ms_schedule_stat(s, "proved");
+            }
+            ms_schedule_free(s);
+        }
+        if (!rc) {
+            gaps(&bs, ms + (size_t)5 * bs.n, opt, proved, &vals[6]);
+            gaps(&bs, ms, opt, proved, &vals[9]);
+        }
+    }
+    free(ms);
+    batches_free(&bs);
+    ms_workload_free(w);
+    return rc;
+}
+
 /* FAR's options for batches of n tasks joined by overlapping concatenation (6.7). */
 static void overlap_batches(ms_offline_options *opt, int n)
 {
@@ -259,6 +350,10 @@ static const char *const SIGMA_NAMES[] = {"miso", "fixpart_ones", "fixpartbest",
 static const char *const REFINE_NAMES[] = {"p_ref", "moves", "swaps"};
 static const char *const POPT_NAMES[] = {"far",   "miso",           "fixbest",
                                          "nomig", "fixbest_dataset", "miso_eager"};
+static const char *const SEARCH_NAMES[] = {
+    "far",          "fixbest",           "miso",      "miso_eager",    "rl",
+    "search",       "search_gap",        "worst_search_gap", "search_share_optimal",
+    "far_gap",      "worst_far_gap",     "far_share_optimal"};
 static const char *const CONCAT_NAMES[] = {"p_rev", "p_move_swap", "moves", "swaps"};
 static const char *const MULTI_NAMES[] = {"p_multibatch"};
 
@@ -278,6 +373,7 @@ static const exp_table TABLES[] = {
     {"multibatch", 1, MULTI_NAMES, unit_multibatch, SCALINGS_WIDE, "10,15,20,25,30,35", 1, 0,
      1001},
     {"popt", 6, POPT_NAMES, unit_popt, POPT_ROWS, "100", 1000, 14, 0},
+    {"search", 12, SEARCH_NAMES, unit_search, POPT_ROWS, "100", 1000, 14, 0},
 };
 
 const exp_table *exp_table_find(const char *name)
@@ -288,4 +384,14 @@ const exp_table *exp_table_find(const char *name)
     return NULL;
 }
 
-const char *exp_table_names(void) { return "rho, sigma, refine, concat, multibatch, popt"; }
+/* Default rows; "search" adds the pathological sets where the GPU has 3-slice instances. */
+void exp_table_rows(const exp_table *t, const ms_gpu_model *gpu, char *buf, size_t len)
+{
+    bool patho = !strcmp(t->name, "search") && ms_gpu_size_index(gpu, 3) >= 0;
+    snprintf(buf, len, "%s%s", t->rows, patho ? ";PATHO4;PATHO2;PATHOMIX" : "");
+}
+
+const char *exp_table_names(void)
+{
+    return "rho, sigma, refine, concat, multibatch, popt, search";
+}

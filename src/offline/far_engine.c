@@ -263,7 +263,8 @@ int far_engine_run(far_engine *e, const far_plan *p, int b0, int b1, bool barrie
         double *rc = &clock[op.gpu];
         int size = p->tree.size[in->node];
         if (!op.destroy) {
-            if (in->cont >= 0) { /* kept from the previous batch: no reconfiguration */
+            if (in->cont >= 0 || (e->present && in->npred == 0 && in->batch == e->b0)) {
+                /* kept from the previous batch, or there before the plan: no creation */
                 in->create_start = in->create_end = NAN;
                 in->task_start = op.key;
             } else {

@@ -91,6 +91,9 @@ typedef struct far_engine {
     int *held;                     /* per batch: instances waiting for the barrier */
     int held_cap;
     int b0;                        /* first batch of the last run */
+    bool present;                  /* set by the caller: the first batch's instances with no
+                                      predecessor exist before the plan (no creation), as
+                                      FIXPART's and the exact solver's may; FAR leaves it off */
     double makespan;
 } far_engine;
 

@@ -47,6 +47,8 @@ static int nomig(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
 
 /* One line per algorithm; "fixpart:P" (any partition P) is handled by ms_baseline_*. */
 static const ms_offline_algo algos[] = {
+    {"search", "local search over sizes, order and reconfigurations from the best of FAR "
+     "and the baselines (--time-budget MS, --threads N)", ms_search_schedule},
     {"far", "FAR (paper 000): allocation family, repartitioning tree, refinement", far_refine},
     {"far-norefine", "FAR without phase 3 (refinement)", far_norefine},
     {"miso", "MISO-OPT: FIFO rounds on the partition maximising summed speedups", miso},
@@ -54,6 +56,8 @@ static const ms_offline_algo algos[] = {
      miso_eager},
     {"fixpartbest", "best static partition, FIFO on the first free instance", fixpartbest},
     {"nomig", "whole GPU, no MIG, tasks one after another in FIFO order", nomig},
+    {"optimal", "exact branch and bound: the optimal makespan on one GPU (small batches)",
+     ms_optimal_schedule},
     {"rl", "learned policy of paper 001 (--model FILE, --online)", ms_rl_offline_schedule},
 };
 

@@ -37,8 +37,30 @@ static int idle_slices(const ms_gpu_model *gpu, int s, unsigned S_mask)
     return best < 0 ? 0 : best;
 }
 
-/* min over non-empty S of (sum_i min_{s in S} (s + Idle(s,S)) t_i(s) + sum_{s in S}
- * s * (create(s) [unless present] + destroy(s) [if with_destroy])) / (slices * gpus). */
+/* The terms of set S (bit k = gpu->sizes[k]): weight[s] = s + Idle(s, S) for s in S, and
+ * the reconfiguration area sum_{s in S} s * (create(s) [unless present] + destroy(s) [if
+ * with_destroy]), returned. */
+static double set_terms(const ms_gpu_model *gpu, unsigned S, bool with_destroy, unsigned present,
+                        double weight[MS_MAX_SLICES + 1])
+{
+    double reconfig = 0.0;
+    for (int s = 0; s <= MS_MAX_SLICES; s++)
+        weight[s] = 0.0;
+    for (int k = 0; k < gpu->nsizes; k++) {
+        if (!(S & (1u << k)))
+            continue;
+        int s = gpu->sizes[k];
+        weight[s] = s + idle_slices(gpu, s, S);
+        if (!(present & (1u << s)))
+            reconfig += s * ms_gpu_create_time(gpu, s);
+        if (with_destroy)
+            reconfig += s * ms_gpu_destroy_time(gpu, s);
+    }
+    return reconfig;
+}
+
+/* min over non-empty S of (sum_i min_{s in S} (s + Idle(s,S)) t_i(s) + reconfiguration
+ * area of S) / (slices * gpus). */
 static double area_bound(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                          bool with_destroy, unsigned present)
 {
@@ -47,19 +69,8 @@ static double area_bound(const ms_workload *w, const ms_gpu_model *gpu, int gpus
     double best = INFINITY;
     int nsz = gpu->nsizes;
     for (unsigned S = 1; S < (1u << nsz); S++) {
-        double weight[MS_MAX_SLICES + 1] = {0};
-        double reconfig = 0.0;
-        for (int k = 0; k < nsz; k++) {
-            if (!(S & (1u << k)))
-                continue;
-            int s = gpu->sizes[k];
-            weight[s] = s + idle_slices(gpu, s, S);
-            if (!(present & (1u << s)))
-                reconfig += s * ms_gpu_create_time(gpu, s);
-            if (with_destroy)
-                reconfig += s * ms_gpu_destroy_time(gpu, s);
-        }
-        double total = reconfig;
+        double weight[MS_MAX_SLICES + 1];
+        double total = set_terms(gpu, S, with_destroy, present, weight);
         for (int i = 0; i < w->n && total < best; i++) {
             double m = INFINITY;
             for (int k = 0; k < nsz; k++) {
@@ -73,6 +84,12 @@ static double area_bound(const ms_workload *w, const ms_gpu_model *gpu, int gpus
             best = total;
     }
     return best / (gpu->slices * (double)gpus);
+}
+
+double ms_bound_lbound_set(const ms_gpu_model *gpu, unsigned S, unsigned present,
+                           double weight[MS_MAX_SLICES + 1])
+{
+    return set_terms(gpu, S, false, present, weight);
 }
 
 double ms_bound_lbound(const ms_workload *w, const ms_gpu_model *gpu, int gpus)

@@ -101,6 +101,35 @@ static void gen_task(const ms_gpu_model *gpu, const ms_gen_params *pa, int good,
         time[gpu->sizes[k]] = t[gpu->sizes[k]];
 }
 
+/* A pathological task (paper 001 6.7, Rodinia's CFD): fastest at size `best`, near-linear
+ * up to it, 3 slices 2-8 % slower than `best`, and every larger size no faster. */
+static void gen_patho_task(const ms_gpu_model *gpu, const ms_gen_params *pa, int best,
+                           ms_rng *rng, double *time)
+{
+    int largest = gpu->sizes[gpu->nsizes - 1];
+    double t[MS_MAX_SLICES + 1];
+    t[1] = pa->tmin + (pa->tmax - pa->tmin) * ms_rng_uniform(rng);
+    for (int s = 1; s < largest; s++)
+        t[s + 1] = s + 1 <= best ? (s + r_near(rng)) / (s + 1) * t[s]
+                                 : t[s] * (1 + 0.02 * ms_rng_uniform(rng));
+    t[3] = t[best] * (1.02 + 0.06 * ms_rng_uniform(rng));
+    if (best < 3) /* sizes above 3 are no faster than 3 */
+        for (int s = 4; s <= largest; s++)
+            t[s] = fmax(t[s], t[3]);
+    for (int s = 0; s <= MS_MAX_SLICES; s++)
+        time[s] = INFINITY;
+    for (int k = 0; k < gpu->nsizes; k++)
+        time[gpu->sizes[k]] = t[gpu->sizes[k]];
+}
+
+static bool any_patho(const ms_gen_params *pa)
+{
+    for (int s = 1; s <= MS_MAX_SLICES; s++)
+        if (pa->patho[s] > 0)
+            return true;
+    return false;
+}
+
 static int add_tasks(const double *times, const int *order, int n, ms_workload *w,
                      ms_error *err)
 {
@@ -122,7 +151,11 @@ int ms_generate(const ms_gpu_model *gpu, const ms_gen_params *pa, int n, ms_rng 
                 ms_workload **out, ms_error *err)
 {
     int count[MS_MAX_SLICES + 1], sup[MS_MAX_SLICES + 1];
-    int rc = ms_gen_class_counts(gpu, pa, n, count, sup, err);
+    bool patho = any_patho(pa);
+    ms_gen_params classes = *pa; /* pathological tasks: classes by best size */
+    if (patho)
+        memcpy(classes.p, pa->patho, sizeof classes.p);
+    int rc = ms_gen_class_counts(gpu, &classes, n, count, sup, err);
     if (rc)
         return rc;
     double *times = malloc((size_t)n * (MS_MAX_SLICES + 1) * sizeof *times);
@@ -134,9 +167,13 @@ int ms_generate(const ms_gpu_model *gpu, const ms_gen_params *pa, int n, ms_rng 
     }
     int i = 0;
     for (int k = 0; k < gpu->nsizes; k++)
-        for (int j = 0; j < count[gpu->sizes[k]]; j++, i++)
-            gen_task(gpu, pa, gpu->sizes[k], j < sup[gpu->sizes[k]], rng,
-                     &times[(size_t)i * (MS_MAX_SLICES + 1)]);
+        for (int j = 0; j < count[gpu->sizes[k]]; j++, i++) {
+            double *time = &times[(size_t)i * (MS_MAX_SLICES + 1)];
+            if (patho)
+                gen_patho_task(gpu, pa, gpu->sizes[k], rng, time);
+            else
+                gen_task(gpu, pa, gpu->sizes[k], j < sup[gpu->sizes[k]], rng, time);
+        }
     /* Shuffle so that input order carries no information about the class. */
     for (i = 0; i < n; i++)
         order[i] = i;

@@ -14,16 +14,20 @@ typedef struct preset {
     double p1, p2, p3, p4, pall;
     double p_sup;
     double tmin, tmax;
+    double patho2, patho4; /* pathological shares (paper 001 6.7), best at 2 or 4 slices */
 } preset;
 
 static const preset presets[] = {
-    {"POORSCALING", true, false, .50, .50, 0, 0, 0, .25, 0, 0},
-    {"MIXEDSCALING", true, true, 0, 0, 0, 0, 0, .50, 0, 0},
-    {"MIXSCALINGUNIFORM", true, true, 0, 0, 0, 0, 0, .50, 0, 0},
-    {"GOODSCALING", true, false, 0, 0, 0, .50, .50, .75, 0, 0},
-    {"MIXSCALINGEXTREME", true, false, .45, .05, 0, .05, .45, .50, 0, 0},
-    {"WIDETIMES", false, false, 0, 0, 0, 0, 0, 0, 1, 100},
-    {"NARROWTIMES", false, false, 0, 0, 0, 0, 0, 0, 90, 100},
+    {"POORSCALING", true, false, .50, .50, 0, 0, 0, .25, 0, 0, 0, 0},
+    {"MIXEDSCALING", true, true, 0, 0, 0, 0, 0, .50, 0, 0, 0, 0},
+    {"MIXSCALINGUNIFORM", true, true, 0, 0, 0, 0, 0, .50, 0, 0, 0, 0},
+    {"GOODSCALING", true, false, 0, 0, 0, .50, .50, .75, 0, 0, 0, 0},
+    {"MIXSCALINGEXTREME", true, false, .45, .05, 0, .05, .45, .50, 0, 0, 0, 0},
+    {"WIDETIMES", false, false, 0, 0, 0, 0, 0, 0, 1, 100, 0, 0},
+    {"NARROWTIMES", false, false, 0, 0, 0, 0, 0, 0, 90, 100, 0, 0},
+    {"PATHO4", true, false, .patho4 = 1},
+    {"PATHO2", true, false, .patho2 = 1},
+    {"PATHOMIX", true, false, .patho2 = .5, .patho4 = .5},
 };
 #define NPRESETS (int)(sizeof presets / sizeof presets[0])
 
@@ -53,17 +57,34 @@ static void uniform_shares(const ms_gpu_model *gpu, ms_gen_params *out)
         out->p[gpu->sizes[k]] = 1.0 / gpu->nsizes;
 }
 
-static void apply(const ms_gpu_model *gpu, const preset *pr, ms_gen_params *out)
+/* A pathological preset needs the 3-slice size and the sizes its tasks are best at. */
+static int apply_patho(const ms_gpu_model *gpu, const preset *pr, ms_gen_params *out,
+                       ms_error *err)
+{
+    if (ms_gpu_size_index(gpu, 3) < 0 || (pr->patho2 > 0 && ms_gpu_size_index(gpu, 2) < 0) ||
+        (pr->patho4 > 0 && ms_gpu_size_index(gpu, 4) < 0))
+        return ms_error_set(err, MS_EINVAL, "preset %s needs instances of 3 slices and of the "
+                            "size its tasks are best at (2 or 4); %s lacks one", pr->name,
+                            gpu->name);
+    out->patho[2] = pr->patho2;
+    out->patho[4] = pr->patho4;
+    return MS_OK;
+}
+
+static int apply(const ms_gpu_model *gpu, const preset *pr, ms_gen_params *out, ms_error *err)
 {
     if (!pr->scaling) {
         out->tmin = pr->tmin;
         out->tmax = pr->tmax;
-        return;
+        return MS_OK;
     }
+    memset(out->patho, 0, sizeof out->patho);
+    if (pr->patho2 > 0 || pr->patho4 > 0)
+        return apply_patho(gpu, pr, out, err);
     out->p_sup = pr->p_sup;
     uniform_shares(gpu, out);
     if (pr->uniform)
-        return;
+        return MS_OK;
     for (int s = 0; s <= MS_MAX_SLICES; s++)
         out->p[s] = 0;
     int largest = gpu->sizes[gpu->nsizes - 1];
@@ -72,6 +93,7 @@ static void apply(const ms_gpu_model *gpu, const preset *pr, ms_gen_params *out)
     out->p[map_size(gpu, 3)] += pr->p3;
     out->p[map_size(gpu, 4)] += pr->p4;
     out->p[largest] += pr->pall;
+    return MS_OK;
 }
 
 static const preset *find(const char *name, size_t len)
@@ -109,7 +131,9 @@ int ms_gen_preset(const ms_gpu_model *gpu, const char *list, ms_gen_params *out,
             return ms_error_set(err, MS_EINVAL, "unknown preset '%.*s' (known: %s)",
                                 (int)(len > 64 ? 64 : len), p, known);
         }
-        apply(gpu, pr, out);
+        int rc = apply(gpu, pr, out, err);
+        if (rc)
+            return rc;
         p += strcspn(p, ",");
     }
     return MS_OK;

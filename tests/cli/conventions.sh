@@ -85,7 +85,7 @@ json() { python3 -c "import json,sys; d=json.load(sys.stdin); assert $1, d"; }
 "$M" bounds "$W" --gpu A30-24GB --json | json 'd["tasks"] == 8 and d["l_bound"] >= d["baseline"] > 0' || fail "json: bounds"
 "$M" validate plan.json --workload "$W" --json | json 'd["valid"] and d["metrics"]["makespan"] > 0' || fail "json: validate"
 "$M" compare "$W" --gpu A30-24GB --no-time --json | \
-    json '[a["algorithm"] for a in d["algorithms"]] == ["far", "miso", "fixpartbest", "nomig"] and d["algorithms"][0]["sigma"] == 1' || fail "json: compare"
+    json '[a["algorithm"] for a in d["algorithms"]] == ["far", "search", "miso", "fixpartbest", "nomig"] and d["algorithms"][0]["sigma"] == 1' || fail "json: compare"
 "$M" compare "$W" --gpu A30-24GB --no-time --algos fixpart:1-1-1-1 --json 2> /dev/null | \
     json 'not d["algorithms"][0]["feasible"] and "lavaMD" in d["algorithms"][0]["reason"]' || fail "json: compare infeasible"
 "$M" run plan.json --workload "$W" --backend sim --quiet --json | json 'd["ok"] and len(d["tasks"]) == 8' || fail "json: run"

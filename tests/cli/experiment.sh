@@ -2,7 +2,7 @@
 # migsched experiment: CSV per cell, same bytes whatever the thread count, errors for bad
 # options, and Ctrl-C leaves a complete CSV of what was finished.
 set -euo pipefail
-bin=$1
+bin=$1 src=$2
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 "$bin" experiment --table sigma --reps 4 --threads 1 -o "$tmp/1.csv"
@@ -40,6 +40,25 @@ assert len(pd) == len(pp) == 2, (pd, pp)
 assert [[r[k] for k in base] for r in pd] == [[r[k] for k in base] for r in pp], (pd, pp)
 rd, rp = d("rd.csv")[0], d("rp.csv")[0]
 assert float(rd["rho"]) < float(rp["rho"]), (rd, rp)
+PY
+# search: every column; on batches of 7 the gaps to the proved optimum; search no worse
+# than FAR, FIXBEST or MISO in any cell; without a model no agent column.
+"$bin" experiment --table search --presets 'PATHO4;POORSCALING,WIDETIMES' --n 7 --batch 7 \
+  --reps 3 --model "$src/models/a100-widetimes.bin" > "$tmp/s.csv"
+"$bin" experiment --table search --gpu A30 --presets 'GOODSCALING' --n 6 --batch 7 --reps 2 \
+  > "$tmp/s30.csv"
+python3 - "$tmp" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1] + "/s.csv")))
+assert len(rows) == 2, rows
+for r in rows:
+    for k in ("far", "fixbest", "miso", "miso_eager", "rl"):
+        assert float(r["search"]) <= float(r[k]) + 1e-9, (k, r)
+    assert float(r["search_gap"]) >= 0 and float(r["worst_search_gap"]) >= float(r["search_gap"])
+    assert float(r["search_gap"]) <= float(r["far_gap"]) + 1e-9, r
+    assert 0 <= float(r["search_share_optimal"]) <= 1 and r["reps"] == "3", r
+a30 = list(csv.DictReader(open(sys.argv[1] + "/s30.csv")))[0]
+assert a30["rl"] == "" and a30["search_gap"] != "", a30
 PY
 set +e
 "$bin" experiment --table nope 2> "$tmp/err"; rc=$?

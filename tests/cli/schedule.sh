@@ -28,12 +28,28 @@ strip() { sed 's/"compute_seconds": [0-9.e+-]*//' "$1"; }
 "$M" schedule "$W" --gpu A30-24GB --json -o "$T/b.json" || fail "json b"
 [ "$(strip "$T/a.json")" = "$(strip "$T/b.json")" ] || fail "json not reproducible"
 grep -q '"format": "migsched-schedule/1"' "$T/a.json" || fail "format"
-grep -q '"algorithm": "far"' "$T/a.json" || fail "algorithm"
+grep -q '"algorithm": "search"' "$T/a.json" || fail "default algorithm"
+"$M" schedule "$W" --gpu A30-24GB --algo far --json | grep -q '"algorithm": "far"' || fail "far"
+
+# search: budget and threads; same seed and threads, same bytes; never worse than FAR.
+for th in 1 2; do
+  "$M" schedule "$W" --gpu A30 --algo search --threads $th --seed 5 --json > "$T/s1.json" || fail "search"
+  "$M" schedule "$W" --gpu A30 --algo search --threads $th --seed 5 --json > "$T/s2.json" || fail "search"
+  cmp -s "$T/s1.json" "$T/s2.json" || fail "search not deterministic with $th threads"
+  "$M" validate "$T/s1.json" --workload "$W" > /dev/null || fail "search plan invalid"
+done
+"$M" schedule "$W" --gpu A30 --algo search --time-budget 1 --batch 3 --concat overlap --gpus 2 \
+  --json > "$T/sb.json" || fail "search batches"
+"$M" validate "$T/sb.json" --workload "$W" > /dev/null || fail "search batches invalid"
+"$M" schedule "$W" --gpu A30 --time-budget 0 > /dev/null 2> "$T/e"; [ $? -eq 2 ] || fail "budget 0"
+grep -q -- '--time-budget' "$T/e" || fail "budget message"
+"$M" schedule "$W" --gpu A30 --threads 0 > /dev/null 2> "$T/e"; [ $? -eq 2 ] || fail "threads 0"
+"$M" schedule "$W" --gpu A30 --algo far --model x.bin > /dev/null 2> "$T/e"; [ $? -eq 2 ] || fail "model with far"
 "$M" schedule "$W" --gpu A30-24GB --algo far-norefine --json | grep -q '"algorithm": "far-norefine"' || fail "far-norefine"
 
 # Batches and concatenation modes, several GPUs, refinement limit.
 for c in trivial reverse overlap; do
-  "$M" schedule "$W" --gpu A30-24GB --batch 3 --concat $c > "$T/b_$c.txt" || fail "batch $c"
+  "$M" schedule "$W" --gpu A30-24GB --algo far --batch 3 --concat $c > "$T/b_$c.txt" || fail "batch $c"
   grep -q '^batches  *3' "$T/b_$c.txt" || fail "batch count ($c)"
 done
 grep -q '^p_move_swap' "$T/b_overlap.txt" || fail "p_move_swap"

@@ -1,0 +1,83 @@
+/* optimal_internal.h: the exact scheduler's problem tables and search state, shared by the
+ * branch and bound (optimal_search.c) and the entry point that builds the schedule
+ * (optimal.c). docs/optimal.md gives the schedule class and why it holds an optimum. */
+#ifndef MIGSCHED_OPTIMAL_INTERNAL_H
+#define MIGSCHED_OPTIMAL_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "migsched/offline.h"
+
+#define OPT_MAX_TASKS 64
+#define OPT_MAX_PL (MS_MAX_SLOTS * MS_MAX_PROFILES)
+#define OPT_MAX_AUTO 1024            /* slot permutations kept as symmetries */
+#define OPT_MAX_STEPS (OPT_MAX_TASKS + MS_MAX_SLOTS)
+#define OPT_MAX_SETS (1u << MS_MAX_SLICES)
+
+/* One decision: an instance at placement pl running the tasks of mask `tasks` back to back
+ * (ascending index); initial = present from time 0 (no creation), else created once the
+ * live instances overlapping it are destroyed. */
+typedef struct opt_step {
+    int pl;
+    bool initial;
+    uint64_t tasks;
+} opt_step;
+
+typedef struct opt_live {
+    int pl;
+    int step;     /* the step that made it: tie-break among equal finish times */
+    double f;     /* when its last task ends */
+} opt_live;
+
+typedef struct opt_problem {
+    const ms_gpu_model *g;
+    const ms_workload *w;
+    int n;
+    /* candidate placements: one per slot mask and size (the fewest slots) */
+    int npl;
+    ms_placement pl[OPT_MAX_PL];
+    uint32_t mask[OPT_MAX_PL];
+    int size[OPT_MAX_PL];
+    /* geometry symmetries: slot permutation and the placement permutation it induces */
+    int nauto;
+    uint32_t (*auto_slots)[MS_MAX_SLOTS];
+    int (*auto_pl)[OPT_MAX_PL];
+    double t[OPT_MAX_TASKS][MS_MAX_SLICES + 1];
+    int same_prev[OPT_MAX_TASKS];  /* previous task with identical times, -1 if none */
+    double min_area[OPT_MAX_TASKS];       /* least slice-seconds */
+    double min_slot_area[OPT_MAX_TASKS];  /* least slot-seconds */
+    double fastest[OPT_MAX_TASKS];
+    int slice_cap;                 /* most slices a feasible set holds */
+    double min_create_area;        /* least s * create(s) over candidate sizes */
+    /* l_bound terms per set of sizes S: coef[i][S] = min_{s in S} weight_S(s) t_i(s) */
+    unsigned nsets;
+    double set_create[OPT_MAX_SETS];
+    double (*coef)[OPT_MAX_SETS];
+    /* limits and results */
+    long node_limit;
+    double deadline;               /* CLOCK_MONOTONIC seconds; 0 = none */
+    long nodes;
+    bool stopped;
+    double best;                   /* makespan of the best schedule known */
+    int best_len;                  /* -1: the incumbent (not a search path) */
+    opt_step best_path[OPT_MAX_STEPS];
+    int len;
+    opt_step path[OPT_MAX_STEPS];
+    double root_bound;
+} opt_problem;
+
+/* Fills the tables for w on g; MS_EINVAL when w has more than OPT_MAX_TASKS tasks. */
+int opt_problem_init(opt_problem *o, const ms_workload *w, const ms_gpu_model *g, ms_error *err);
+void opt_problem_free(opt_problem *o);
+
+/* Runs the branch and bound below o->best; improves best/best_path. */
+void opt_search(opt_problem *o);
+
+/* Destroys the live instances overlapping placement p in order of finish time, the first
+ * starting at R; returns when the last one ends (R if none). keep[] receives the live
+ * instances that stay; start/end (may be NULL) each destroyed one's times, by live index. */
+double opt_clear(const opt_problem *o, const opt_live *live, int nlive, int p, double R,
+                 opt_live *keep, int *nkeep, double *start, double *end);
+
+#endif

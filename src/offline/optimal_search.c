@@ -1,0 +1,413 @@
+/* optimal_search.c: the exact scheduler's branch and bound. A node is a prefix of the
+ * decision sequence of docs/optimal.md: first the initial instances (ascending placement,
+ * each with its task set), then creations, each preceded by the destruction of the live
+ * instances it overlaps. Pruning: lower bounds on the remaining work (l_bound, per-task
+ * earliest finish, slice and slot area), equal tasks taken in index order, geometry
+ * symmetries that fix the live instances, and creations only on slots held before. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "optimal_internal.h"
+
+#define INIT_CLOSED (-2)  /* init_last once the initial instances are chosen */
+#define CHECK_EVERY 1024  /* nodes between clock reads */
+
+typedef struct state {
+    double R;        /* when the last reconfiguration ends */
+    double ms;       /* latest task end so far */
+    uint64_t rem;    /* tasks not yet on an instance */
+    uint32_t used;   /* slots some instance has held */
+    int init_last;   /* last initial placement chosen (-1: none yet), or INIT_CLOSED */
+    int nlive;
+    opt_live live[MS_MAX_SLOTS];
+} state;
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Ties within a relative 1e-9 of the best do not count as improvements. */
+static double cutoff(const opt_problem *o)
+{
+    return o->best - 1e-9 * fmax(1.0, o->best);
+}
+
+/* ---- tables --------------------------------------------------------------------------- */
+
+/* Of placements with the same size, one whose slots include another's is never needed:
+ * the other holds a subset of its slots for the same times (ties: the lower index). */
+static void find_placements(opt_problem *o)
+{
+    const ms_gpu_model *g = o->g;
+    ms_placement all[OPT_MAX_PL];
+    uint32_t m[OPT_MAX_PL];
+    int na = 0;
+    for (int pr = 0; pr < g->nprofiles; pr++)
+        for (int k = 0; k < g->profiles[pr].nstarts && na < OPT_MAX_PL; k++) {
+            all[na] = (ms_placement){pr, g->profiles[pr].starts[k]};
+            m[na] = ms_gpu_slot_mask(g, all[na]);
+            na++;
+        }
+    o->npl = 0;
+    for (int a = 0; a < na; a++) {
+        int sa = g->profiles[all[a].profile].slices;
+        bool dominated = false;
+        for (int b = 0; b < na && !dominated; b++)
+            dominated = b != a && g->profiles[all[b].profile].slices == sa &&
+                        !(m[b] & ~m[a]) && (m[b] != m[a] || b < a);
+        if (dominated)
+            continue;
+        o->pl[o->npl] = all[a];
+        o->mask[o->npl] = m[a];
+        o->size[o->npl] = sa;
+        o->npl++;
+    }
+}
+
+static uint32_t map_mask(const uint32_t *perm, uint32_t m)
+{
+    uint32_t r = 0;
+    for (int b = 0; m; b++, m >>= 1)
+        if (m & 1)
+            r |= 1u << perm[b];
+    return r;
+}
+
+static int find_image(const opt_problem *o, int p, uint32_t image)
+{
+    for (int q = 0; q < o->npl; q++)
+        if (o->mask[q] == image && o->size[q] == o->size[p])
+            return q;
+    return -1;
+}
+
+/* Slot permutations mapping every candidate placement onto one of the same size, built
+ * slot by slot: a placement is checked as soon as all its slots have an image. */
+static void find_autos(opt_problem *o, uint32_t *perm, int k, uint32_t taken)
+{
+    int slots = o->g->slots;
+    for (int p = 0; p < o->npl && k > 0; p++)
+        if (!(o->mask[p] >> k) && (o->mask[p] >> (k - 1) & 1) &&
+            find_image(o, p, map_mask(perm, o->mask[p])) < 0)
+            return;
+    if (k == slots) {
+        if (o->nauto == OPT_MAX_AUTO)
+            return;
+        memcpy(o->auto_slots[o->nauto], perm, sizeof o->auto_slots[0]);
+        for (int p = 0; p < o->npl; p++)
+            o->auto_pl[o->nauto][p] = find_image(o, p, map_mask(perm, o->mask[p]));
+        o->nauto++;
+        return;
+    }
+    for (int v = 0; v < slots; v++)
+        if (!(taken & (1u << v))) {
+            perm[k] = (uint32_t)v;
+            find_autos(o, perm, k + 1, taken | (1u << v));
+        }
+}
+
+/* The most compute slices a set of non-overlapping candidate placements holds. */
+static int max_slices(const opt_problem *o, int from, uint32_t held)
+{
+    int best = 0;
+    for (int p = from; p < o->npl; p++)
+        if (!(o->mask[p] & held)) {
+            int s = o->size[p] + max_slices(o, p + 1, held | o->mask[p]);
+            if (s > best)
+                best = s;
+        }
+    return best;
+}
+
+int opt_problem_init(opt_problem *o, const ms_workload *w, const ms_gpu_model *g, ms_error *err)
+{
+    if (w->n > OPT_MAX_TASKS)
+        return ms_error_set(err, MS_EINVAL,
+                            "optimal: %d tasks; the exact scheduler takes at most %d", w->n,
+                            OPT_MAX_TASKS);
+    memset(o, 0, sizeof *o);
+    o->g = g;
+    o->w = w;
+    o->n = w->n;
+    o->best = INFINITY;
+    o->best_len = -1;
+    find_placements(o);
+    o->auto_slots = calloc(OPT_MAX_AUTO, sizeof *o->auto_slots);
+    o->auto_pl = calloc(OPT_MAX_AUTO, sizeof *o->auto_pl);
+    o->nsets = 1u << g->nsizes;
+    o->coef = calloc((size_t)(w->n ? w->n : 1), sizeof *o->coef);
+    if (!o->auto_slots || !o->auto_pl || !o->coef) {
+        opt_problem_free(o);
+        return ms_error_set(err, MS_ENOMEM, "optimal: out of memory");
+    }
+    uint32_t perm[MS_MAX_SLOTS];
+    find_autos(o, perm, 0, 0);
+
+    o->min_create_area = INFINITY;
+    for (int p = 0; p < o->npl; p++)
+        o->min_create_area = fmin(o->min_create_area, o->size[p] * ms_gpu_create_time(g, o->size[p]));
+    o->slice_cap = max_slices(o, 0, 0);
+    for (int i = 0; i < w->n; i++) {
+        memcpy(o->t[i], w->tasks[i].time, sizeof o->t[i]);
+        o->same_prev[i] = -1;
+        for (int j = i - 1; j >= 0 && o->same_prev[i] < 0; j--)
+            if (!memcmp(o->t[i], o->t[j], sizeof o->t[i]))
+                o->same_prev[i] = j;
+        o->min_area[i] = o->min_slot_area[i] = o->fastest[i] = INFINITY;
+        for (int p = 0; p < o->npl; p++) {
+            double d = o->t[i][o->size[p]];
+            o->min_area[i] = fmin(o->min_area[i], o->size[p] * d);
+            o->min_slot_area[i] = fmin(o->min_slot_area[i], __builtin_popcount(o->mask[p]) * d);
+            o->fastest[i] = fmin(o->fastest[i], d);
+        }
+    }
+    for (unsigned S = 1; S < o->nsets; S++) {
+        double weight[MS_MAX_SLICES + 1];
+        o->set_create[S] = ms_bound_lbound_set(g, S, 0, weight);
+        for (int i = 0; i < w->n; i++) {
+            double m = INFINITY;
+            for (int k = 0; k < g->nsizes; k++)
+                if (S & (1u << k))
+                    m = fmin(m, weight[g->sizes[k]] * o->t[i][g->sizes[k]]);
+            o->coef[i][S] = m;
+        }
+    }
+    return MS_OK;
+}
+
+void opt_problem_free(opt_problem *o)
+{
+    free(o->auto_slots);
+    free(o->auto_pl);
+    free(o->coef);
+    o->auto_slots = NULL;
+    o->auto_pl = NULL;
+    o->coef = NULL;
+}
+
+/* ---- the destructions before a creation ----------------------------------------------- */
+
+double opt_clear(const opt_problem *o, const opt_live *live, int nlive, int p, double R,
+                 opt_live *keep, int *nkeep, double *start, double *end)
+{
+    int idx[MS_MAX_SLOTS], nd = 0;
+    if (nkeep)
+        *nkeep = 0;
+    for (int j = 0; j < nlive; j++) {
+        if (o->mask[live[j].pl] & o->mask[p])
+            idx[nd++] = j;
+        else if (keep)
+            keep[(*nkeep)++] = live[j];
+    }
+    /* earliest finish first (insertion sort: at most a few) minimises when they all end */
+    for (int a = 1; a < nd; a++)
+        for (int b = a; b > 0; b--) {
+            const opt_live *x = &live[idx[b - 1]], *y = &live[idx[b]];
+            if (x->f < y->f || (x->f == y->f && x->step < y->step))
+                break;
+            int tmp = idx[b];
+            idx[b] = idx[b - 1];
+            idx[b - 1] = tmp;
+        }
+    double t = R;
+    for (int a = 0; a < nd; a++) {
+        const opt_live *x = &live[idx[a]];
+        double s0 = fmax(t, x->f);
+        t = s0 + ms_gpu_destroy_time(o->g, o->size[x->pl]);
+        if (start)
+            start[idx[a]] = s0;
+        if (end)
+            end[idx[a]] = t;
+    }
+    return t;
+}
+
+/* ---- bounds --------------------------------------------------------------------------- */
+
+/* l_bound of the remaining tasks; with_create: each size used is created after now. */
+static double lbound_rem(const opt_problem *o, uint64_t rem, bool with_create)
+{
+    double best = INFINITY;
+    for (unsigned S = 1; S < o->nsets; S++) {
+        double total = with_create ? o->set_create[S] : 0.0;
+        for (uint64_t r = rem; r && total < best; r &= r - 1)
+            total += o->coef[__builtin_ctzll(r)][S];
+        best = fmin(best, total);
+    }
+    return best / o->g->slices;
+}
+
+/* A lower bound on the makespan of every complete schedule below st. */
+static double bound(const opt_problem *o, const state *st)
+{
+    const ms_gpu_model *g = o->g;
+    bool open = st->init_last != INIT_CLOSED;
+    uint32_t held = 0;
+    double live_slices = 0, live_slots = 0;
+    for (int j = 0; j < st->nlive; j++) {
+        const opt_live *x = &st->live[j];
+        held |= o->mask[x->pl];
+        live_slices += o->size[x->pl] * fmax(0.0, x->f - st->R);
+        live_slots += __builtin_popcount(o->mask[x->pl]) * fmax(0.0, x->f - st->R);
+    }
+    /* earliest moment a new instance of each size can run a task */
+    double ready[MS_MAX_SLICES + 1];
+    for (int s = 0; s <= MS_MAX_SLICES; s++)
+        ready[s] = INFINITY;
+    for (int p = 0; p < o->npl; p++) {
+        double e = open && p > st->init_last && !(o->mask[p] & held)
+                       ? 0.0
+                       : opt_clear(o, st->live, st->nlive, p, st->R, NULL, NULL, NULL, NULL) +
+                             ms_gpu_create_time(g, o->size[p]);
+        ready[o->size[p]] = fmin(ready[o->size[p]], e);
+    }
+    double lb = st->ms, area = 0, slot_area = 0;
+    for (uint64_t r = st->rem; r; r &= r - 1) {
+        int i = __builtin_ctzll(r);
+        double f = INFINITY;
+        for (int k = 0; k < g->nsizes; k++)
+            f = fmin(f, ready[g->sizes[k]] + o->t[i][g->sizes[k]]);
+        lb = fmax(lb, f);
+        area += o->min_area[i];
+        slot_area += o->min_slot_area[i];
+    }
+    if (!open)
+        area += o->min_create_area;
+    lb = fmax(lb, st->R + (live_slices + area) / o->slice_cap);
+    lb = fmax(lb, st->R + (live_slots + slot_area) / g->slots);
+    return fmax(lb, st->R + lbound_rem(o, st->rem, !open));
+}
+
+/* ---- search --------------------------------------------------------------------------- */
+
+static void expand(opt_problem *o, const state *st);
+
+/* Chooses the task set of a new instance at placement p whose tasks start at e: tasks
+ * added in ascending index from `from`, each set a child node. base holds the state
+ * after the instance's creation, before its tasks are taken out of rem. */
+static void choose(opt_problem *o, const state *base, int p, bool initial, double e,
+                   uint64_t T, double load, int from)
+{
+    int s = o->size[p];
+    for (int i = from; i < o->n && !o->stopped; i++) {
+        uint64_t bit = 1ull << i;
+        if (!(base->rem & bit) || !isfinite(o->t[i][s]))
+            continue;
+        int j = o->same_prev[i];
+        if (j >= 0 && (base->rem & ~T & (1ull << j)))
+            continue; /* an identical task of lower index is still free: take it first */
+        double l2 = load + o->t[i][s], f = e + l2;
+        if (fmax(base->ms, f) >= cutoff(o))
+            continue; /* so would every larger set */
+        state c = *base;
+        c.rem &= ~(T | bit);
+        c.ms = fmax(c.ms, f);
+        c.live[c.nlive++] = (opt_live){p, o->len, f};
+        o->path[o->len++] = (opt_step){p, initial, T | bit};
+        expand(o, &c);
+        o->len--;
+        choose(o, base, p, initial, e, T | bit, l2, i + 1);
+    }
+}
+
+static void place(opt_problem *o, const state *st, int p, bool initial)
+{
+    state base = *st;
+    double e = 0.0;
+    if (initial) {
+        base.init_last = p;
+    } else {
+        e = opt_clear(o, st->live, st->nlive, p, st->R, base.live, &base.nlive, NULL, NULL) +
+            ms_gpu_create_time(o->g, o->size[p]);
+        base.R = e;
+    }
+    base.used |= o->mask[p];
+    choose(o, &base, p, initial, e, 0, 0.0, 0);
+}
+
+/* Symmetries that keep every live instance (placement and finish) and the held slots:
+ * placements they map onto each other lead to the same futures. */
+static int stabilizer(const opt_problem *o, const state *st, int *out)
+{
+    int n = 0;
+    for (int a = 0; a < o->nauto; a++) {
+        if (map_mask(o->auto_slots[a], st->used) != st->used)
+            continue;
+        bool ok = true;
+        for (int j = 0; j < st->nlive && ok; j++) {
+            int q = o->auto_pl[a][st->live[j].pl];
+            ok = false;
+            for (int k = 0; k < st->nlive && !ok; k++)
+                ok = st->live[k].pl == q && st->live[k].f == st->live[j].f;
+        }
+        if (ok)
+            out[n++] = a;
+    }
+    return n;
+}
+
+static void leaf(opt_problem *o, const state *st)
+{
+    if (st->ms >= cutoff(o))
+        return;
+    o->best = st->ms;
+    o->best_len = o->len;
+    memcpy(o->best_path, o->path, (size_t)o->len * sizeof o->path[0]);
+}
+
+static void expand(opt_problem *o, const state *st)
+{
+    if (o->stopped)
+        return;
+    if (!st->rem) {
+        leaf(o, st);
+        return;
+    }
+    if (bound(o, st) >= cutoff(o))
+        return;
+    o->nodes++;
+    if ((o->node_limit && o->nodes >= o->node_limit) ||
+        (o->deadline && o->nodes % CHECK_EVERY == 0 && now_s() > o->deadline)) {
+        o->stopped = true;
+        return;
+    }
+    if (st->init_last != INIT_CLOSED) {
+        uint32_t held = 0;
+        for (int j = 0; j < st->nlive; j++)
+            held |= o->mask[st->live[j].pl];
+        for (int p = st->init_last + 1; p < o->npl; p++)
+            if (!(o->mask[p] & held))
+                place(o, st, p, true);
+        state c = *st;
+        c.init_last = INIT_CLOSED;
+        expand(o, &c);
+        return;
+    }
+    int stab[OPT_MAX_AUTO];
+    int ns = stabilizer(o, st, stab);
+    for (int p = 0; p < o->npl && !o->stopped; p++) {
+        /* slots never held could have had this instance from time 0, for free */
+        if (!(o->mask[p] & st->used))
+            continue;
+        bool twin = false;
+        for (int a = 0; a < ns && !twin; a++)
+            twin = o->auto_pl[stab[a]][p] < p;
+        if (!twin)
+            place(o, st, p, false);
+    }
+}
+
+void opt_search(opt_problem *o)
+{
+    state root = {.init_last = -1, .rem = o->n == 64 ? ~0ull : (1ull << o->n) - 1};
+    o->root_bound = bound(o, &root);
+    o->len = 0;
+    o->nodes = 0;
+    o->stopped = false;
+    expand(o, &root);
+}

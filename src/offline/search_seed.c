@@ -1,0 +1,93 @@
+/* search_seed.c: the search scheduler's starting schedules (FAR and its variants, the
+ * baselines, the learned policy) and their translation into FAR plans to search from. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "search_internal.h"
+
+/* The schedules search starts from, in tie-break order: FAR as configured, FAR with the
+ * 4-slice instance running 3-slice tasks (paper 000 3.2 read literally), FAR with the other
+ * tie rule (3g@4 before 3g@0), the baselines, and the learned policy when a model is given. */
+static const struct {
+    const char *algo;
+    int four_runs_three, tie_right_first;
+} start_algos[] = {
+    {"far", -1, -1}, {"far", 1, -1}, {"far", -1, 1},
+    {"fixpartbest", -1, -1}, {"miso-eager", -1, -1}, {"rl", -1, -1},
+};
+
+void search_starts_free(search_starts *st)
+{
+    for (int i = 0; i < st->n; i++)
+        ms_schedule_free(st->start[i].s);
+    st->n = 0;
+}
+
+int search_starts_run(search_starts *st, const ms_workload *w, const ms_gpu_model *gpu,
+                      int gpus, const ms_offline_options *opt, ms_error *err)
+{
+    st->n = 0;
+    for (size_t a = 0; a < sizeof start_algos / sizeof *start_algos; a++) {
+        const char *algo = start_algos[a].algo;
+        ms_offline_options o = *opt; /* -1: as the caller set it */
+        if (start_algos[a].four_runs_three >= 0)
+            o.four_runs_three = start_algos[a].four_runs_three;
+        if (start_algos[a].tie_right_first >= 0)
+            o.tie_right_first = start_algos[a].tie_right_first;
+        if ((!strcmp(algo, "rl") && (!opt->model || gpus != 1)) ||
+            (a > 0 && !strcmp(algo, "far") && o.four_runs_three == opt->four_runs_three &&
+             o.tie_right_first == opt->tie_right_first))
+            continue; /* no model, or a variant the caller's options already ran */
+        ms_schedule *s = NULL;
+        ms_error e2 = {0};
+        int rc = ms_offline_schedule(algo, w, gpu, gpus, &o, &s, &e2);
+        if (rc == MS_EINFEASIBLE && a > 0)
+            continue; /* a baseline that cannot run this workload is no starting point */
+        if (rc) {
+            search_starts_free(st);
+            if (err)
+                *err = e2;
+            ms_error_prefix(err, "search: starting schedule %s", algo);
+            return rc;
+        }
+        int k = st->n++;
+        st->start[k] = (search_start){algo, o, s, ms_schedule_makespan(s)};
+        for (; k > 0 && st->start[k].makespan < st->start[k - 1].makespan; k--) {
+            search_start t = st->start[k];
+            st->start[k] = st->start[k - 1];
+            st->start[k - 1] = t;
+        }
+    }
+    return MS_OK;
+}
+
+static int tree_node_at(const ms_gpu_model *gpu, int profile, int start_slot)
+{
+    for (int v = 0; v < gpu->tree.n; v++)
+        if (gpu->tree.node[v].at.profile == profile && gpu->tree.node[v].at.start == start_slot)
+            return v;
+    return -1;
+}
+
+bool search_plan_from_schedule(far_plan *p, const ms_schedule *s)
+{
+    int *node = malloc((size_t)(s->ninst > 0 ? s->ninst : 1) * sizeof *node);
+    bool ok = node != NULL;
+    for (int i = 0; i < s->ninst && ok; i++)
+        ok = (node[i] = tree_node_at(p->gpu, s->inst[i].profile, s->inst[i].start_slot)) >= 0 &&
+             s->inst[i].gpu < p->gpus;
+    for (int k = 0; k < s->ntasks && ok; k++) {
+        const ms_sched_task *t = &s->task[k];
+        int v = node[t->instance];
+        ok = !far_list_insert_sorted(p, far_plan_list(p, 0, s->inst[t->instance].gpu, v), v,
+                                     t->index);
+    }
+    free(node);
+    if (!ok)
+        for (int k = 0; k < p->gpus * p->tree.n; k++) {
+            p->list[k].n = 0;
+            p->list[k].sum = 0;
+        }
+    return ok;
+}

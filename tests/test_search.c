@@ -1,0 +1,276 @@
+/* test_search.c: the search scheduler. Property: on 2,000 random workloads (every built-in
+ * model, 1-4 GPUs, the generator's presets including the pathological ones, infinite sizes,
+ * one batch or several with each concatenation mode) every schedule validates, keeps every
+ * task, ends no earlier than l_bound and no later than FAR, FIXPARTBEST or miso-eager on
+ * the same input. Determinism: same seed and thread count (1 and 2), same bytes. Golden:
+ * the Rodinia sample (the proved optimum), two CFD-like tasks (search finds the proved optimum where FAR runs
+ * them one after the other), the learned policy as a starting point, bad options.
+ * MIGSCHED_PROPERTY_CASES overrides the count. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "support.h"
+#include "migsched/offline.h"
+
+static const char *const presets[] = {
+    "POORSCALING,WIDETIMES", "MIXEDSCALING,NARROWTIMES", "GOODSCALING,WIDETIMES",
+    "MIXSCALINGEXTREME,WIDETIMES", "PATHO4", "PATHO2,WIDETIMES", "PATHOMIX"};
+
+static int case_count(void)
+{
+    const char *env = getenv("MIGSCHED_PROPERTY_CASES");
+    int n = env ? atoi(env) : 0;
+    return n > 0 ? n : 2000;
+}
+
+static ms_schedule *run(const char *algo, const ms_workload *w, const ms_gpu_model *gpu,
+                        int gpus, const ms_offline_options *o, int c)
+{
+    ms_schedule *s = NULL;
+    ms_error err;
+    int rc = ms_offline_schedule(algo, w, gpu, gpus, o, &s, &err);
+    if (rc == MS_EINFEASIBLE && strcmp(algo, "search") && strcmp(algo, "far"))
+        return NULL;
+    if (rc)
+        fail_msg("case %d: %s: %s", c, algo, err.msg);
+    return s;
+}
+
+static void check_valid(const ms_schedule *s, const ms_workload *w, const ms_gpu_model *gpu,
+                        int gpus, int c)
+{
+    ms_validation v = {0};
+    if (ms_schedule_validate(s, w, &v)) {
+        print_error("case %d (%s x%d, n=%d): %s: %s\n", c, gpu->name, gpus, w->n, v.v[0].rule,
+                    v.v[0].msg);
+        ms_validation_free(&v);
+        fail();
+    }
+    assert_int_equal(s->ntasks, w->n);
+    double ms = ms_schedule_makespan(s);
+    double lb = ms_bound_lbound_present(w, gpu, gpus, ms_schedule_present_sizes(s));
+    if (ms < lb * (1 - 1e-9))
+        fail_msg("case %d: makespan %.9g below l_bound %.9g", c, ms, lb);
+}
+
+/* Random workload of case c: a preset the GPU supports, some sizes made impossible. */
+static ms_workload *random_workload(const ms_gpu_model *gpu, int n, ms_rng *rng, int c)
+{
+    ms_gen_params params;
+    ms_workload *w = NULL;
+    ms_error err;
+    const char *p = presets[ms_rng_below(rng, 7)];
+    if (ms_gen_preset(gpu, p, &params, &err))
+        p = presets[0]; /* the pathological presets need a 3-slice size */
+    if (ms_gen_preset(gpu, p, &params, &err) || ms_generate(gpu, &params, n, rng, &w, &err))
+        fail_msg("case %d: %s", c, err.msg);
+    for (int i = 0; i < w->n; i++)
+        if (ms_rng_uniform(rng) < 0.2) {
+            int keep = gpu->sizes[ms_rng_below(rng, (uint64_t)gpu->nsizes)];
+            for (int k = 0; k < gpu->nsizes; k++)
+                if (gpu->sizes[k] != keep && ms_rng_uniform(rng) < 0.4)
+                    w->tasks[i].time[gpu->sizes[k]] = INFINITY;
+        }
+    return w;
+}
+
+static void test_random_workloads(void **state)
+{
+    (void)state;
+    ms_rng rng;
+    ms_rng_seed(&rng, 4242);
+    int cases = case_count(), improved = 0;
+    for (int c = 0; c < cases; c++) {
+        const ms_gpu_model *gpu = ms_gpu_builtin_at(c % ms_gpu_builtin_count());
+        int gpus = 1 + (int)ms_rng_below(&rng, 4), n = 1 + (int)ms_rng_below(&rng, 30);
+        ms_workload *w = random_workload(gpu, n, &rng, c);
+        ms_offline_options o;
+        ms_offline_options_init(&o);
+        o.seed = (uint64_t)c;
+        o.time_budget_ms = 0.2; /* thousands of cases: a small budget */
+        if (c % 3 == 1) {
+            static const int sizes[] = {1, 2, 3, 5, 10};
+            o.batch = sizes[ms_rng_below(&rng, 5)];
+            o.concat = (ms_concat_mode)ms_rng_below(&rng, 3);
+        }
+        ms_schedule *s = run("search", w, gpu, gpus, &o, c);
+        check_valid(s, w, gpu, gpus, c);
+        double ms = ms_schedule_makespan(s);
+        static const char *const others[] = {"far", "fixpartbest", "miso-eager"};
+        for (int a = 0; a < 3; a++) {
+            ms_schedule *b = run(others[a], w, gpu, gpus, &o, c);
+            if (b && ms > ms_schedule_makespan(b) * (1 + 1e-12))
+                fail_msg("case %d (%s x%d, n=%d, batch %d): search %.9g > %s %.9g", c,
+                         gpu->name, gpus, n, o.batch, ms, others[a], ms_schedule_makespan(b));
+            if (a == 0 && b)
+                improved += ms < ms_schedule_makespan(b);
+            ms_schedule_free(b);
+        }
+        ms_schedule_free(s);
+        ms_workload_free(w);
+    }
+    print_message("search property: %d random workloads, %d shorter than FAR\n", cases,
+                  improved);
+    assert_true(improved > cases / 4); /* the search does find better plans */
+}
+
+static char *json_of(const ms_schedule *s, const ms_workload *w)
+{
+    ms_schedule *copy = ms_schedule_clone(s);
+    assert_non_null(copy);
+    ms_schedule_drop_timings(copy);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ms_error err;
+    assert_int_equal(ms_schedule_write_json(copy, w, f, &err), MS_OK);
+    fclose(f);
+    ms_schedule_free(copy);
+    return buf;
+}
+
+/* Same seed and thread count, same bytes, with 1 and 2 threads and with batches. */
+static void test_deterministic(void **state)
+{
+    (void)state;
+    ms_rng rng;
+    ms_rng_seed(&rng, 99);
+    for (int c = 0; c < 24; c++) {
+        const ms_gpu_model *gpu = ms_gpu_builtin_at(c % ms_gpu_builtin_count());
+        int gpus = 1 + c % 2;
+        ms_workload *w = random_workload(gpu, 8 + (int)ms_rng_below(&rng, 20), &rng, c);
+        ms_offline_options o;
+        ms_offline_options_init(&o);
+        o.seed = 7;
+        o.threads = 1 + c % 2;
+        o.time_budget_ms = 2;
+        if (c % 4 == 3) {
+            o.batch = 6;
+            o.concat = MS_CONCAT_OVERLAP;
+        }
+        ms_schedule *a = run("search", w, gpu, gpus, &o, c), *b = run("search", w, gpu, gpus, &o, c);
+        char *ja = json_of(a, w), *jb = json_of(b, w);
+        assert_string_equal(ja, jb);
+        free(ja);
+        free(jb);
+        ms_schedule_free(a);
+        ms_schedule_free(b);
+        ms_workload_free(w);
+    }
+}
+
+static ms_workload *read_sample(const ms_gpu_model *gpu)
+{
+    ms_workload *w = NULL;
+    ms_error err;
+    if (ms_workload_read(test_source_path("data/rodinia_a30_8tasks.csv"), gpu, &w, &err))
+        fail_msg("%s", err.msg);
+    return w;
+}
+
+/* The bundled Rodinia sample: search beats FIXPARTBEST (29.151 s) and FAR (29.491 s) and
+ * reaches the proved optimum. */
+static void test_rodinia_sample(void **state)
+{
+    (void)state;
+    const ms_gpu_model *gpu = ms_gpu_builtin("A30-24GB");
+    ms_workload *w = read_sample(gpu);
+    ms_offline_options o;
+    ms_offline_options_init(&o);
+    ms_schedule *s = run("search", w, gpu, 1, &o, 0);
+    check_valid(s, w, gpu, 1, 0);
+    assert_near(ms_schedule_makespan(s), 28.30392, 1e-5);
+    assert_true(ms_schedule_stat(s, "from_start") == 0);
+    ms_schedule *opt = run("optimal", w, gpu, 1, &o, 0); /* the proved optimum */
+    assert_true(ms_schedule_stat(opt, "proved") == 1);
+    assert_near(ms_schedule_makespan(s), ms_schedule_makespan(opt), 1e-9);
+    ms_schedule_free(opt);
+    ms_schedule_free(s);
+    ms_workload_free(w);
+}
+
+/* Two CFD-like tasks on an A100: 10 s at 4 or 7 slices, 10.5 s at 3. FAR ends at 10.9 s
+ * (it creates its instances); search, like FIXPARTBEST, runs them side by side on 4g@0 and
+ * 3g@4 present from the start: 10.5 s, the optimum that branch and bound proves. */
+static void test_cfd_pair(void **state)
+{
+    (void)state;
+    const ms_gpu_model *gpu = ms_gpu_builtin("A100-40GB");
+    ms_workload *w = ms_workload_new();
+    double t[MS_MAX_SLICES + 1] = {0, 40, 20, 10.5, 10, 0, 0, 10};
+    assert_int_equal(ms_workload_add(w, "cfd1", t, NULL, NULL, NULL), MS_OK);
+    assert_int_equal(ms_workload_add(w, "cfd2", t, NULL, NULL, NULL), MS_OK);
+    ms_offline_options o;
+    ms_offline_options_init(&o);
+    ms_schedule *s = run("search", w, gpu, 1, &o, 0), *far = run("far", w, gpu, 1, &o, 0);
+    ms_schedule *opt = run("optimal", w, gpu, 1, &o, 0);
+    check_valid(s, w, gpu, 1, 0);
+    assert_true(ms_schedule_stat(opt, "proved") == 1);
+    assert_near(ms_schedule_makespan(s), ms_schedule_makespan(opt), 1e-9);
+    assert_near(ms_schedule_makespan(s), 10.5, 1e-9);
+    assert_true(ms_schedule_makespan(far) > 10.8);
+    ms_schedule_free(s);
+    ms_schedule_free(far);
+    ms_schedule_free(opt);
+    ms_workload_free(w);
+}
+
+/* With a policy file, the agent's schedule is a starting point: search is no worse. */
+static void test_rl_start(void **state)
+{
+    (void)state;
+    const char *model = test_source_path("models/a100-widetimes.bin");
+    if (access(model, R_OK))
+        skip();
+    char path[4096];
+    snprintf(path, sizeof path, "%s", model);
+    const ms_gpu_model *gpu = ms_gpu_builtin("A100-40GB");
+    ms_rng rng;
+    ms_rng_seed(&rng, 5);
+    for (int c = 0; c < 5; c++) {
+        ms_workload *w = random_workload(gpu, 14, &rng, c);
+        ms_offline_options o;
+        ms_offline_options_init(&o);
+        o.model = path;
+        o.time_budget_ms = 1;
+        ms_schedule *s = run("search", w, gpu, 1, &o, c), *rl = run("rl", w, gpu, 1, &o, c);
+        check_valid(s, w, gpu, 1, c);
+        assert_true(ms_schedule_makespan(s) <= ms_schedule_makespan(rl));
+        ms_schedule_free(s);
+        ms_schedule_free(rl);
+        ms_workload_free(w);
+    }
+}
+
+static void test_bad_options(void **state)
+{
+    (void)state;
+    const ms_gpu_model *gpu = ms_gpu_builtin("A30-24GB");
+    ms_workload *w = read_sample(gpu);
+    ms_offline_options o;
+    ms_offline_options_init(&o);
+    ms_schedule *s = NULL;
+    ms_error err;
+    o.time_budget_ms = -1;
+    assert_int_equal(ms_offline_schedule("search", w, gpu, 1, &o, &s, &err), MS_EINVAL);
+    assert_non_null(strstr(err.msg, "budget"));
+    o.time_budget_ms = 0;
+    o.threads = 1000;
+    assert_int_equal(ms_offline_schedule("search", w, gpu, 1, &o, &s, &err), MS_EINVAL);
+    assert_non_null(strstr(err.msg, "threads"));
+    assert_null(s);
+    ms_workload_free(w);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rodinia_sample), cmocka_unit_test(test_cfd_pair),
+        cmocka_unit_test(test_rl_start),       cmocka_unit_test(test_bad_options),
+        cmocka_unit_test(test_deterministic),  cmocka_unit_test(test_random_workloads),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
