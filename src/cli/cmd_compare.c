@@ -2,6 +2,7 @@
  * validated, one row of the papers' metrics per algorithm. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,15 +22,16 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: migsched compare WORKLOAD --gpu MODEL [--gpus G] [--algos LIST] [--csv]\n"
-            "                        [--plot DIR] [--no-time]\n"
+            "                        [--plot DIR] [--no-time] [--time-budget MS] [--node-limit N]\n"
             "  Runs each algorithm of LIST (default " DEFAULT_ALGOS ") on the workload,\n"
             "  validates every schedule and prints: makespan, sigma (makespan / FAR's), rho\n"
             "  (makespan / baseline), p_opt (%% over l_bound_paper), reconfigurations,\n"
             "  idle-slice fraction and compute time.\n"
-            "  Algorithms: far, miso, fixpartbest, nomig, fixpart:P (P as 4-2-1 or a 1-based\n"
-            "  index from `migsched partitions`).\n"
+            "  Algorithms: far, miso, fixpartbest, nomig, optimal, fixpart:P (P as 4-2-1 or a\n"
+            "  1-based index from `migsched partitions`), and the others of `schedule --help`.\n"
             "  --plot DIR   writes DIR/<algorithm>.html for each (created if missing)\n"
             "  --no-time    leaves out the compute time (output then depends only on input)\n"
+            "  --time-budget MS, --node-limit N  limits for optimal (as for `schedule`)\n"
             "  Exit status 1 when a schedule fails validation (a bug) or on bad input.\n");
 }
 
@@ -60,11 +62,12 @@ static int check(const row *r, const ms_workload *w)
     return n;
 }
 
-static int run_row(row *r, const ms_workload *w, const ms_gpu_model *gpu, int gpus)
+static int run_row(row *r, const ms_workload *w, const ms_gpu_model *gpu, int gpus,
+                   const ms_offline_options *opt)
 {
     ms_error err = {0};
     double t0 = now_ms();
-    int rc = ms_offline_schedule(r->algo, w, gpu, gpus, NULL, &r->s, &err);
+    int rc = ms_offline_schedule(r->algo, w, gpu, gpus, opt, &r->s, &err);
     r->ms = now_ms() - t0;
     if (rc == MS_EINFEASIBLE) {
         snprintf(r->why, sizeof r->why, "%s", err.msg);
@@ -157,12 +160,16 @@ int cmd_compare(int argc, char **argv)
                                          {"csv", no_argument, 0, 'c'},
                                          {"plot", required_argument, 0, 'p'},
                                          {"no-time", no_argument, 0, 'T'},
+                                         {"time-budget", required_argument, 0, 'B'},
+                                         {"node-limit", required_argument, 0, 'N'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *gpu_name = NULL, *plot_dir = NULL;
     char algos[4096] = DEFAULT_ALGOS;
     int gpus = 1, c;
     bool csv = false, timed = true;
+    ms_offline_options opt;
+    ms_offline_options_init(&opt);
     optind = 1;
     while ((c = getopt_long(argc, argv, "g:G:a:h", opts, NULL)) != -1) {
         switch (c) {
@@ -177,6 +184,20 @@ int cmd_compare(int argc, char **argv)
         case 'c': csv = true; break;
         case 'p': plot_dir = optarg; break;
         case 'T': timed = false; break;
+        case 'B':
+            if (!cli_parse_double(optarg, 0, 1e12, &opt.time_budget_ms) || opt.time_budget_ms <= 0) {
+                fprintf(stderr, "migsched compare: --time-budget must be a positive number of "
+                                "milliseconds, not '%s'\n", optarg);
+                return 2;
+            }
+            break;
+        case 'N':
+            if (!cli_parse_long(optarg, 1, LONG_MAX, &opt.node_limit)) {
+                fprintf(stderr, "migsched compare: --node-limit must be a positive integer, not "
+                                "'%s'\n", optarg);
+                return 2;
+            }
+            break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -207,14 +228,14 @@ int cmd_compare(int argc, char **argv)
     int rc = 0;
     double far = NAN;
     for (int i = 0; i < n && !rc; i++) {
-        rc = run_row(&rows[i], w, &gpu, gpus);
+        rc = run_row(&rows[i], w, &gpu, gpus, &opt);
         if (!rc && rows[i].s && !strcmp(rows[i].algo, "far"))
             far = rows[i].m.makespan;
     }
     if (!rc && isnan(far)) {
         /* sigma needs FAR's makespan even when FAR is not listed. */
         row ref = {.algo = "far"};
-        rc = run_row(&ref, w, &gpu, gpus);
+        rc = run_row(&ref, w, &gpu, gpus, &opt);
         if (!rc && ref.s)
             far = ref.m.makespan;
         ms_schedule_free(ref.s);

@@ -20,9 +20,17 @@ typedef struct state {
     uint64_t rem;    /* tasks not yet on an instance */
     uint32_t used;   /* slots some instance has held */
     int init_last;   /* last initial placement chosen (-1: none yet), or INIT_CLOSED */
+    /* the last creation, when it destroyed instances: its slots and theirs, the R it
+     * started from, and the latest R that would not have delayed it */
+    uint32_t last_block;
+    double R_prev, slack;
     int nlive;
     opt_live live[MS_MAX_SLOTS];
 } state;
+
+/* fmin/fmax without NaN handling (no NaN reaches here), which the compiler inlines */
+static inline double dmin(double a, double b) { return a < b ? a : b; }
+static inline double dmax(double a, double b) { return a > b ? a : b; }
 
 static double now_s(void)
 {
@@ -225,7 +233,7 @@ double opt_clear(const opt_problem *o, const opt_live *live, int nlive, int p, d
     double t = R;
     for (int a = 0; a < nd; a++) {
         const opt_live *x = &live[idx[a]];
-        double s0 = fmax(t, x->f);
+        double s0 = dmax(t, x->f);
         t = s0 + ms_gpu_destroy_time(o->g, o->size[x->pl]);
         if (start)
             start[idx[a]] = s0;
@@ -245,7 +253,7 @@ static double lbound_rem(const opt_problem *o, uint64_t rem, bool with_create)
         double total = with_create ? o->set_create[S] : 0.0;
         for (uint64_t r = rem; r && total < best; r &= r - 1)
             total += o->coef[__builtin_ctzll(r)][S];
-        best = fmin(best, total);
+        best = dmin(best, total);
     }
     return best / o->g->slices;
 }
@@ -261,8 +269,8 @@ static double bound(const opt_problem *o, const state *st, double c)
     for (int j = 0; j < st->nlive; j++) {
         const opt_live *x = &st->live[j];
         held |= o->mask[x->pl];
-        live_slices += o->size[x->pl] * fmax(0.0, x->f - st->R);
-        live_slots += __builtin_popcount(o->mask[x->pl]) * fmax(0.0, x->f - st->R);
+        live_slices += o->size[x->pl] * dmax(0.0, x->f - st->R);
+        live_slots += __builtin_popcount(o->mask[x->pl]) * dmax(0.0, x->f - st->R);
     }
     /* earliest moment a new instance of each size can run a task */
     double ready[MS_MAX_SLICES + 1];
@@ -273,7 +281,7 @@ static double bound(const opt_problem *o, const state *st, double c)
                        ? 0.0
                        : opt_clear(o, st->live, st->nlive, p, st->R, NULL, NULL, NULL, NULL) +
                              ms_gpu_create_time(g, o->size[p]);
-        ready[o->size[p]] = fmin(ready[o->size[p]], e);
+        ready[o->size[p]] = dmin(ready[o->size[p]], e);
     }
     /* each task: its earliest end, and its least area over the sizes on which it can end
      * before c */
@@ -284,13 +292,13 @@ static double bound(const opt_problem *o, const state *st, double c)
         for (int k = 0; k < g->nsizes; k++) {
             int s = g->sizes[k];
             double end = ready[s] + o->t[i][s];
-            f = fmin(f, end);
+            f = dmin(f, end);
             if (end < c) {
-                a = fmin(a, s * o->t[i][s]);
-                sa = fmin(sa, o->size_slots[s] * o->t[i][s]);
+                a = dmin(a, s * o->t[i][s]);
+                sa = dmin(sa, o->size_slots[s] * o->t[i][s]);
             }
         }
-        lb = fmax(lb, f);
+        lb = dmax(lb, f);
         area += a;
         slot_area += sa;
     }
@@ -301,7 +309,7 @@ static double bound(const opt_problem *o, const state *st, double c)
     if (st->R + (live_slices + area) / o->slice_cap >= c ||
         st->R + (live_slots + slot_area) / g->slots >= c)
         return c;
-    return fmax(lb, st->R + lbound_rem(o, st->rem, !open));
+    return dmax(lb, st->R + lbound_rem(o, st->rem, !open));
 }
 
 /* ---- search --------------------------------------------------------------------------- */
@@ -359,11 +367,11 @@ static void choose(opt_problem *o, const state *base, int p, bool initial, doubl
         if (j >= 0 && (base->rem & ~T & (1ull << j)))
             continue; /* an identical task of lower index is still free: take it first */
         double l2 = load + o->t[i][s], f = e + l2;
-        if (fmax(base->ms, f) >= cutoff(o))
+        if (dmax(base->ms, f) >= cutoff(o))
             continue; /* so would every larger set */
         state c = *base;
         c.rem &= ~(T | bit);
-        c.ms = fmax(c.ms, f);
+        c.ms = dmax(c.ms, f);
         c.live[c.nlive++] = (opt_live){p, o->len, f};
         o->path[o->len++] = (opt_step){p, initial, T | bit};
         if (initial)
@@ -380,18 +388,35 @@ static void place(opt_problem *o, const state *st, int p, bool initial)
 {
     state base = *st;
     double e = 0.0;
+    base.last_block = 0;
     if (initial) {
         base.init_last = p;
     } else {
-        e = opt_clear(o, st->live, st->nlive, p, st->R, base.live, &base.nlive, NULL, NULL) +
-            ms_gpu_create_time(o->g, o->size[p]);
-        base.R = e;
-        /* replacing the one instance at the same placement: its tasks could have run on it
-         * without the destruction and creation */
-        if (base.nlive == st->nlive - 1)
-            for (int j = 0; j < st->nlive; j++)
-                if (st->live[j].pl == p)
+        double c = ms_gpu_create_time(o->g, o->size[p]);
+        /* independent of the previous creation and done before that one would have started
+         * waiting for its destructions: the order with this one first is no later anywhere */
+        if (st->last_block && !(o->mask[p] & st->last_block) &&
+            opt_clear(o, st->live, st->nlive, p, st->R_prev, NULL, NULL, NULL, NULL) + c <=
+                st->slack - 1e-9 * (st->slack > 1 ? st->slack : 1))
+            return;
+        double chain = opt_clear(o, st->live, st->nlive, p, st->R, base.live, &base.nlive, NULL,
+                                 NULL);
+        double destroy = 0.0;
+        base.last_block = o->mask[p];
+        for (int j = 0; j < st->nlive; j++)
+            if (o->mask[st->live[j].pl] & o->mask[p]) {
+                destroy += ms_gpu_destroy_time(o->g, o->size[st->live[j].pl]);
+                base.last_block |= o->mask[st->live[j].pl];
+                /* replacing the one instance at the same placement: its tasks could have
+                 * run on it without the destruction and creation */
+                if (st->live[j].pl == p && base.nlive == st->nlive - 1)
                     return;
+            }
+        if (base.nlive == st->nlive)
+            base.last_block = 0; /* nothing to wait for: nothing fits before it */
+        base.R_prev = st->R;
+        base.slack = chain - destroy; /* a start up to here does not delay the chain */
+        base.R = e = chain + c;
     }
     base.used |= o->mask[p];
     choose(o, &base, p, initial, e, 0, 0.0, 0);
@@ -483,7 +508,7 @@ void opt_search(opt_problem *o)
     o->stopped = false;
     o->proved_below = bound(o, &root, INFINITY);
     for (;;) {
-        o->target = fmin(o->proved_below * 1.01, o->best);
+        o->target = dmin(o->proved_below * 1.01, o->best);
         bool last = o->target >= o->best;
         expand(o, &root);
         if (o->stopped)
