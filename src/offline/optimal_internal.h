@@ -54,6 +54,7 @@ typedef struct opt_problem {
     unsigned nsets;
     double set_create[OPT_MAX_SETS];
     double (*coef)[OPT_MAX_SETS];
+    bool no_rules;                 /* tests: bounds only, no dominance or symmetry pruning */
     /* limits and results */
     long node_limit;
     double deadline;               /* CLOCK_MONOTONIC seconds; 0 = none */

@@ -364,7 +364,7 @@ static void choose(opt_problem *o, const state *base, int p, bool initial, doubl
         if (!(base->rem & bit) || !isfinite(o->t[i][s]))
             continue;
         int j = o->same_prev[i];
-        if (j >= 0 && (base->rem & ~T & (1ull << j)))
+        if (j >= 0 && !o->no_rules && (base->rem & ~T & (1ull << j)))
             continue; /* an identical task of lower index is still free: take it first */
         double l2 = load + o->t[i][s], f = e + l2;
         if (dmax(base->ms, f) >= cutoff(o))
@@ -376,7 +376,7 @@ static void choose(opt_problem *o, const state *base, int p, bool initial, doubl
         o->path[o->len++] = (opt_step){p, initial, T | bit};
         if (initial)
             o->init_key[p] = class_key(o, T | bit);
-        if (!initial || lex_leader(o, p, c.used))
+        if (!initial || o->no_rules || lex_leader(o, p, c.used))
             expand(o, &c);
         o->init_key[p] = 0;
         o->len--;
@@ -395,7 +395,7 @@ static void place(opt_problem *o, const state *st, int p, bool initial)
         double c = ms_gpu_create_time(o->g, o->size[p]);
         /* independent of the previous creation and done before that one would have started
          * waiting for its destructions: the order with this one first is no later anywhere */
-        if (st->last_block && !(o->mask[p] & st->last_block) &&
+        if (!o->no_rules && st->last_block && !(o->mask[p] & st->last_block) &&
             opt_clear(o, st->live, st->nlive, p, st->R_prev, NULL, NULL, NULL, NULL) + c <=
                 st->slack - 1e-9 * (st->slack > 1 ? st->slack : 1))
             return;
@@ -409,7 +409,7 @@ static void place(opt_problem *o, const state *st, int p, bool initial)
                 base.last_block |= o->mask[st->live[j].pl];
                 /* replacing the one instance at the same placement: its tasks could have
                  * run on it without the destruction and creation */
-                if (st->live[j].pl == p && base.nlive == st->nlive - 1)
+                if (!o->no_rules && st->live[j].pl == p && base.nlive == st->nlive - 1)
                     return;
             }
         if (base.nlive == st->nlive)
@@ -478,15 +478,15 @@ static void expand(opt_problem *o, const state *st)
                 place(o, st, p, true);
         state closed = *st;
         closed.init_last = INIT_CLOSED;
-        if (lex_leader(o, o->npl, closed.used))
+        if (o->no_rules || lex_leader(o, o->npl, closed.used))
             expand(o, &closed);
         return;
     }
     int stab[OPT_MAX_AUTO];
-    int ns = stabilizer(o, st, stab);
+    int ns = o->no_rules ? 0 : stabilizer(o, st, stab);
     for (int p = 0; p < o->npl && !o->stopped; p++) {
         /* slots never held could have had this instance from time 0, for free */
-        if (!(o->mask[p] & st->used))
+        if (!o->no_rules && !(o->mask[p] & st->used))
             continue;
         bool twin = false;
         for (int a = 0; a < ns && !twin; a++)
