@@ -10,7 +10,7 @@
 #include "bench_util.h"
 #include "migsched/offline.h"
 
-#define NODE_LIMIT 1500000L
+#define NODE_LIMIT 4000000L
 
 static const char *const presets[] = {"MIXEDSCALING", "POORSCALING", "GOODSCALING",
                                       "MIXSCALINGEXTREME"};
