@@ -60,6 +60,7 @@ static void test_replay_never_late(void **unused)
                 ms_offline_options_init(&opt);
                 opt.seed = (uint64_t)seed;
                 opt.batch = seed % 3 ? 0 : 8;  /* some multi-batch plans */
+                opt.node_limit = 1000;         /* the exact scheduler stops early */
                 int gpus = 1 + seed % 2;
                 ms_schedule *s;
                 char what[96];

@@ -201,6 +201,8 @@ static void test_rules_lose_nothing(void **st)
     check_rules("A100-40GB", NULL, 4, 20, 64);
     check_rules("A100-40GB", "MIXEDSCALING,WIDETIMES", 5, 6, 65);
     check_rules("A100-40GB", "MIXSCALINGEXTREME", 5, 6, 66);
+    check_rules("A100-40GB", "POORSCALING", 6, 4, 67);
+    check_rules("A100-40GB", "GOODSCALING,WIDETIMES", 6, 4, 68);
 }
 
 /* A node limit stops the search at the same place every time: same bytes. */
@@ -239,15 +241,21 @@ static void test_node_limit_deterministic(void **st)
     ms_workload_free(w);
 }
 
+/* Three identical tasks that scale perfectly on an A30: 4, 2 and 1 s on 1, 2 and 4 slices. */
+static ms_workload *three_equal_tasks(void)
+{
+    const double t[3][MS_MAX_SLICES + 1] = {{INFINITY, 4, 2, INFINITY, 1},
+                                            {INFINITY, 4, 2, INFINITY, 1},
+                                            {INFINITY, 4, 2, INFINITY, 1}};
+    return bf_workload(3, t);
+}
+
 /* One GPU and one batch only, with messages that say so. */
 static void test_refusals(void **st)
 {
     (void)st;
     const ms_gpu_model *g = ms_gpu_builtin("A30-24GB");
-    const double t[3][MS_MAX_SLICES + 1] = {{INFINITY, 4, 2, INFINITY, 1},
-                                            {INFINITY, 4, 2, INFINITY, 1},
-                                            {INFINITY, 4, 2, INFINITY, 1}};
-    ms_workload *w = bf_workload(3, t);
+    ms_workload *w = three_equal_tasks();
     ms_offline_options o;
     ms_offline_options_init(&o);
     ms_schedule *s = NULL;
@@ -271,10 +279,7 @@ static void test_equal_tasks_known(void **st)
 {
     (void)st;
     const ms_gpu_model *g = ms_gpu_builtin("A30-24GB");
-    const double t[3][MS_MAX_SLICES + 1] = {{INFINITY, 4, 2, INFINITY, 1},
-                                            {INFINITY, 4, 2, INFINITY, 1},
-                                            {INFINITY, 4, 2, INFINITY, 1}};
-    ms_workload *w = bf_workload(3, t);
+    ms_workload *w = three_equal_tasks();
     ms_schedule *s = run_optimal(w, g, 0, 0);
     assert_near(ms_schedule_makespan(s), 3.0, EPS);
     assert_near(ms_schedule_stat(s, "proved"), 1, 0);

@@ -373,11 +373,14 @@ static void choose(opt_problem *o, const state *base, int p, bool initial, doubl
         c.ms = dmax(c.ms, f);
         c.live[c.nlive++] = (opt_live){p, o->len, f};
         o->path[o->len++] = (opt_step){p, initial, T | bit};
-        if (initial)
-            o->init_key[p] = class_key(o, T | bit);
-        if (!initial || o->no_rules || lex_leader(o, p, c.used))
+        if (!initial) {
             expand(o, &c);
-        o->init_key[p] = 0;
+        } else {
+            o->init_key[p] = class_key(o, T | bit);
+            if (o->no_rules || lex_leader(o, p, c.used))
+                expand(o, &c);
+            o->init_key[p] = 0;
+        }
         o->len--;
         choose(o, base, p, initial, e, T | bit, l2, i + 1);
     }
