@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../src/offline/optimal_internal.h"
 #include "bruteforce.h"
 #include "migsched/offline.h"
 #include "support.h"
@@ -146,6 +147,64 @@ static void test_never_worse_a30(void **st)
     check_heuristics("A30-24GB", presets, 5, 2, 8, 6);
 }
 
+/* The dominance and symmetry rules (equal tasks, lex-least initial instances, symmetric
+ * placements, creations on held slots only, no same-placement replacement, creation
+ * order) lose nothing: the same optimum as the search pruned by bounds alone, on batches
+ * beyond the brute force's reach. */
+static double search_optimum(const ms_workload *w, const ms_gpu_model *g, bool no_rules,
+                             long *nodes)
+{
+    opt_problem *o = malloc(sizeof *o);
+    ms_error err;
+    assert_non_null(o);
+    assert_int_equal(opt_problem_init(o, w, g, &err), 0);
+    o->no_rules = no_rules;
+    opt_search(o);
+    assert_false(o->stopped);
+    double best = o->best;
+    *nodes += o->nodes;
+    opt_problem_free(o);
+    free(o);
+    return best;
+}
+
+static void check_rules(const char *model, const char *preset, int n, int cases, uint64_t seed)
+{
+    const ms_gpu_model *g = ms_gpu_builtin(model);
+    ms_rng r;
+    ms_rng_seed(&r, seed);
+    long with = 0, without = 0;
+    for (int c = 0; c < cases; c++) {
+        ms_workload *w = NULL;
+        if (preset) {
+            ms_gen_params p;
+            ms_error err;
+            assert_int_equal(ms_gen_preset(g, preset, &p, &err), 0);
+            assert_int_equal(ms_generate(g, &p, n, &r, &w, &err), 0);
+        } else {
+            w = bf_random_workload(g, n, &r);
+        }
+        double a = search_optimum(w, g, false, &with), b = search_optimum(w, g, true, &without);
+        assert_near(a, b, EPS * b);
+        ms_workload_free(w);
+    }
+    print_message("%s %s n=%d: %ld nodes with the rules, %ld without\n", model,
+                  preset ? preset : "tiny", n, with, without);
+}
+
+static void test_rules_lose_nothing(void **st)
+{
+    (void)st;
+    check_rules("A30-24GB", NULL, 4, 40, 61);
+    check_rules("A30-24GB", "MIXEDSCALING", 6, 8, 62);
+    check_rules("A30-24GB", "POORSCALING,WIDETIMES", 6, 8, 63);
+    check_rules("A100-40GB", NULL, 4, 20, 64);
+    check_rules("A100-40GB", "MIXEDSCALING,WIDETIMES", 5, 6, 65);
+    check_rules("A100-40GB", "MIXSCALINGEXTREME", 5, 6, 66);
+    check_rules("A100-40GB", "POORSCALING", 6, 4, 67);
+    check_rules("A100-40GB", "GOODSCALING,WIDETIMES", 6, 4, 68);
+}
+
 /* A node limit stops the search at the same place every time: same bytes. */
 static void test_node_limit_deterministic(void **st)
 {
@@ -182,15 +241,21 @@ static void test_node_limit_deterministic(void **st)
     ms_workload_free(w);
 }
 
+/* Three identical tasks that scale perfectly on an A30: 4, 2 and 1 s on 1, 2 and 4 slices. */
+static ms_workload *three_equal_tasks(void)
+{
+    const double t[3][MS_MAX_SLICES + 1] = {{INFINITY, 4, 2, INFINITY, 1},
+                                            {INFINITY, 4, 2, INFINITY, 1},
+                                            {INFINITY, 4, 2, INFINITY, 1}};
+    return bf_workload(3, t);
+}
+
 /* One GPU and one batch only, with messages that say so. */
 static void test_refusals(void **st)
 {
     (void)st;
     const ms_gpu_model *g = ms_gpu_builtin("A30-24GB");
-    const double t[3][MS_MAX_SLICES + 1] = {{INFINITY, 4, 2, INFINITY, 1},
-                                            {INFINITY, 4, 2, INFINITY, 1},
-                                            {INFINITY, 4, 2, INFINITY, 1}};
-    ms_workload *w = bf_workload(3, t);
+    ms_workload *w = three_equal_tasks();
     ms_offline_options o;
     ms_offline_options_init(&o);
     ms_schedule *s = NULL;
@@ -214,10 +279,7 @@ static void test_equal_tasks_known(void **st)
 {
     (void)st;
     const ms_gpu_model *g = ms_gpu_builtin("A30-24GB");
-    const double t[3][MS_MAX_SLICES + 1] = {{INFINITY, 4, 2, INFINITY, 1},
-                                            {INFINITY, 4, 2, INFINITY, 1},
-                                            {INFINITY, 4, 2, INFINITY, 1}};
-    ms_workload *w = bf_workload(3, t);
+    ms_workload *w = three_equal_tasks();
     ms_schedule *s = run_optimal(w, g, 0, 0);
     assert_near(ms_schedule_makespan(s), 3.0, EPS);
     assert_near(ms_schedule_stat(s, "proved"), 1, 0);
@@ -235,6 +297,7 @@ int main(void)
         cmocka_unit_test(test_bruteforce_a30),
         cmocka_unit_test(test_bruteforce_a100),
         cmocka_unit_test(test_bruteforce_h_b),
+        cmocka_unit_test(test_rules_lose_nothing),
         cmocka_unit_test(test_never_worse_a30),
         cmocka_unit_test(test_never_worse_a100),
     };

@@ -2,6 +2,7 @@
  * validated, one row of the papers' metrics per algorithm. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@ static void usage(FILE *f)
             "usage: migsched compare WORKLOAD --gpu MODEL [--gpus G] [--algos LIST]\n"
             "                        [--model FILE] [--csv FILE] [--json] [--plot-dir DIR]\n"
             "                        [--no-time] [--four-runs-three] [--tie-right-first]\n"
+            "                        [--time-budget MS] [--node-limit N]\n"
             "  Runs each algorithm of LIST (default " DEFAULT_ALGOS ") on the workload,\n"
             "  validates every schedule and prints: makespan, sigma (makespan / FAR's), rho\n"
             "  (makespan / baseline), p_opt (%% over l_bound_paper), reconfigurations,\n"
@@ -37,6 +39,8 @@ static void usage(FILE *f)
             "  --json         print the table as JSON\n"
             "  --plot-dir DIR writes DIR/<algorithm>.html for each (created if missing)\n"
             "  --no-time      leaves out the compute time (output then depends only on input)\n"
+            "  --time-budget MS, --node-limit N  budgets of search and optimal (as for\n"
+            "                 `schedule`)\n"
             "  --four-runs-three, --tie-right-first  FAR's options (migsched schedule --help)\n"
             "  Exit status 1 when a schedule fails validation (a bug), an algorithm is unknown\n"
             "  or on bad input; 2 on bad usage. Output files are checked writable before the\n"
@@ -242,6 +246,8 @@ static int parse_args(int argc, char **argv, compare_args *a)
                                          {"no-time", no_argument, 0, 'T'},
                                          {"four-runs-three", no_argument, 0, 'F'},
                                          {"tie-right-first", no_argument, 0, 'R'},
+                                         {"time-budget", required_argument, 0, 'B'},
+                                         {"node-limit", required_argument, 0, 'N'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     int c;
@@ -263,6 +269,20 @@ static int parse_args(int argc, char **argv, compare_args *a)
         case 'T': a->timed = false; break;
         case 'F': a->opt.four_runs_three = 1; break;
         case 'R': a->opt.tie_right_first = 1; break;
+        case 'B':
+            if (!cli_parse_double(optarg, 0, 1e12, &a->opt.time_budget_ms) || a->opt.time_budget_ms <= 0) {
+                fprintf(stderr, "migsched compare: --time-budget must be a positive number of "
+                                "milliseconds, not '%s'\n", optarg);
+                return 2;
+            }
+            break;
+        case 'N':
+            if (!cli_parse_long(optarg, 1, LONG_MAX, &a->opt.node_limit)) {
+                fprintf(stderr, "migsched compare: --node-limit must be a positive integer, not "
+                                "'%s'\n", optarg);
+                return 2;
+            }
+            break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }

@@ -126,7 +126,7 @@ int ms_optimal_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
         }
     }
     ms_schedule_free(inc);
-    double root_bound = o->root_bound;
+    double lower = o->proved_below;
     long nodes = o->nodes;
     opt_problem_free(o);
     free(o);
@@ -138,7 +138,7 @@ int ms_optimal_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
     double makespan = ms_schedule_makespan(s);
     ms_schedule_set_stat(s, "proved", stopped ? 0 : 1);
     ms_schedule_set_stat(s, "nodes", (double)nodes);
-    ms_schedule_set_stat(s, "lower_bound", stopped ? fmin(root_bound, makespan) : makespan);
+    ms_schedule_set_stat(s, "lower_bound", stopped ? fmin(lower, makespan) : makespan);
     *out = s;
     return MS_OK;
 }

@@ -43,28 +43,30 @@ typedef struct opt_problem {
     int nauto;
     uint32_t (*auto_slots)[MS_MAX_SLOTS];
     int (*auto_pl)[OPT_MAX_PL];
+    int (*auto_inv)[OPT_MAX_PL];   /* inverse placement permutation */
     double t[OPT_MAX_TASKS][MS_MAX_SLICES + 1];
     int same_prev[OPT_MAX_TASKS];  /* previous task with identical times, -1 if none */
-    double min_area[OPT_MAX_TASKS];       /* least slice-seconds */
-    double min_slot_area[OPT_MAX_TASKS];  /* least slot-seconds */
-    double fastest[OPT_MAX_TASKS];
+    int same_next[OPT_MAX_TASKS];  /* next task with identical times, -1 if none */
+    int size_slots[MS_MAX_SLICES + 1];    /* fewest slots an instance of each size holds */
     int slice_cap;                 /* most slices a feasible set holds */
     double min_create_area;        /* least s * create(s) over candidate sizes */
     /* l_bound terms per set of sizes S: coef[i][S] = min_{s in S} weight_S(s) t_i(s) */
     unsigned nsets;
     double set_create[OPT_MAX_SETS];
     double (*coef)[OPT_MAX_SETS];
+    bool no_rules;                 /* tests: bounds only, no dominance or symmetry pruning */
     /* limits and results */
     long node_limit;
     double deadline;               /* CLOCK_MONOTONIC seconds; 0 = none */
     long nodes;
     bool stopped;
     double best;                   /* makespan of the best schedule known */
+    double proved_below;           /* no schedule is shorter than this */
+    uint64_t init_key[OPT_MAX_PL]; /* initial phase: each placement's task classes, 0 = none */
     int best_len;                  /* -1: the incumbent (not a search path) */
     opt_step best_path[OPT_MAX_STEPS];
     int len;
     opt_step path[OPT_MAX_STEPS];
-    double root_bound;
 } opt_problem;
 
 /* Fills the tables for w on g; MS_EINVAL when w has more than OPT_MAX_TASKS tasks. */

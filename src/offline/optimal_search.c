@@ -20,9 +20,17 @@ typedef struct state {
     uint64_t rem;    /* tasks not yet on an instance */
     uint32_t used;   /* slots some instance has held */
     int init_last;   /* last initial placement chosen (-1: none yet), or INIT_CLOSED */
+    /* the last creation, when it destroyed instances: its slots and theirs, the R it
+     * started from, and the latest R that would not have delayed it */
+    uint32_t last_block;
+    double R_prev, slack;
     int nlive;
     opt_live live[MS_MAX_SLOTS];
 } state;
+
+/* fmin/fmax without NaN handling (no NaN reaches here), which the compiler inlines */
+static inline double dmin(double a, double b) { return a < b ? a : b; }
+static inline double dmax(double a, double b) { return a > b ? a : b; }
 
 static double now_s(void)
 {
@@ -31,7 +39,8 @@ static double now_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-/* Ties within a relative 1e-9 of the best do not count as improvements. */
+/* Only schedules shorter than this are looked for: ties with the best known, within a
+ * relative 1e-9, do not count as improvements. */
 static double cutoff(const opt_problem *o)
 {
     return o->best - 1e-9 * fmax(1.0, o->best);
@@ -99,8 +108,11 @@ static void find_autos(opt_problem *o, uint32_t *perm, int k, uint32_t taken)
         if (o->nauto == OPT_MAX_AUTO)
             return;
         memcpy(o->auto_slots[o->nauto], perm, sizeof o->auto_slots[0]);
-        for (int p = 0; p < o->npl; p++)
-            o->auto_pl[o->nauto][p] = find_image(o, p, map_mask(perm, o->mask[p]));
+        for (int p = 0; p < o->npl; p++) {
+            int q = find_image(o, p, map_mask(perm, o->mask[p]));
+            o->auto_pl[o->nauto][p] = q;
+            o->auto_inv[o->nauto][q] = p;
+        }
         o->nauto++;
         return;
     }
@@ -139,9 +151,10 @@ int opt_problem_init(opt_problem *o, const ms_workload *w, const ms_gpu_model *g
     find_placements(o);
     o->auto_slots = calloc(OPT_MAX_AUTO, sizeof *o->auto_slots);
     o->auto_pl = calloc(OPT_MAX_AUTO, sizeof *o->auto_pl);
+    o->auto_inv = calloc(OPT_MAX_AUTO, sizeof *o->auto_inv);
     o->nsets = 1u << g->nsizes;
     o->coef = calloc((size_t)(w->n ? w->n : 1), sizeof *o->coef);
-    if (!o->auto_slots || !o->auto_pl || !o->coef) {
+    if (!o->auto_slots || !o->auto_pl || !o->auto_inv || !o->coef) {
         opt_problem_free(o);
         return ms_error_set(err, MS_ENOMEM, "optimal: out of memory");
     }
@@ -149,22 +162,22 @@ int opt_problem_init(opt_problem *o, const ms_workload *w, const ms_gpu_model *g
     find_autos(o, perm, 0, 0);
 
     o->min_create_area = INFINITY;
+    for (int p = 0; p < o->npl; p++) {
+        int sl = __builtin_popcount(o->mask[p]);
+        if (!o->size_slots[o->size[p]] || sl < o->size_slots[o->size[p]])
+            o->size_slots[o->size[p]] = sl;
+    }
     for (int p = 0; p < o->npl; p++)
         o->min_create_area = fmin(o->min_create_area, o->size[p] * ms_gpu_create_time(g, o->size[p]));
     o->slice_cap = max_slices(o, 0, 0);
     for (int i = 0; i < w->n; i++) {
         memcpy(o->t[i], w->tasks[i].time, sizeof o->t[i]);
-        o->same_prev[i] = -1;
+        o->same_prev[i] = o->same_next[i] = -1;
         for (int j = i - 1; j >= 0 && o->same_prev[i] < 0; j--)
-            if (!memcmp(o->t[i], o->t[j], sizeof o->t[i]))
+            if (!memcmp(o->t[i], o->t[j], sizeof o->t[i])) {
                 o->same_prev[i] = j;
-        o->min_area[i] = o->min_slot_area[i] = o->fastest[i] = INFINITY;
-        for (int p = 0; p < o->npl; p++) {
-            double d = o->t[i][o->size[p]];
-            o->min_area[i] = fmin(o->min_area[i], o->size[p] * d);
-            o->min_slot_area[i] = fmin(o->min_slot_area[i], __builtin_popcount(o->mask[p]) * d);
-            o->fastest[i] = fmin(o->fastest[i], d);
-        }
+                o->same_next[j] = i;
+            }
     }
     for (unsigned S = 1; S < o->nsets; S++) {
         double weight[MS_MAX_SLICES + 1];
@@ -184,9 +197,11 @@ void opt_problem_free(opt_problem *o)
 {
     free(o->auto_slots);
     free(o->auto_pl);
+    free(o->auto_inv);
     free(o->coef);
     o->auto_slots = NULL;
     o->auto_pl = NULL;
+    o->auto_inv = NULL;
     o->coef = NULL;
 }
 
@@ -217,7 +232,7 @@ double opt_clear(const opt_problem *o, const opt_live *live, int nlive, int p, d
     double t = R;
     for (int a = 0; a < nd; a++) {
         const opt_live *x = &live[idx[a]];
-        double s0 = fmax(t, x->f);
+        double s0 = dmax(t, x->f);
         t = s0 + ms_gpu_destroy_time(o->g, o->size[x->pl]);
         if (start)
             start[idx[a]] = s0;
@@ -237,13 +252,14 @@ static double lbound_rem(const opt_problem *o, uint64_t rem, bool with_create)
         double total = with_create ? o->set_create[S] : 0.0;
         for (uint64_t r = rem; r && total < best; r &= r - 1)
             total += o->coef[__builtin_ctzll(r)][S];
-        best = fmin(best, total);
+        best = dmin(best, total);
     }
     return best / o->g->slices;
 }
 
-/* A lower bound on the makespan of every complete schedule below st. */
-static double bound(const opt_problem *o, const state *st)
+/* A lower bound on the makespan of every complete schedule below st; when none can end
+ * before c, any value >= c. */
+static double bound(const opt_problem *o, const state *st, double c)
 {
     const ms_gpu_model *g = o->g;
     bool open = st->init_last != INIT_CLOSED;
@@ -252,8 +268,8 @@ static double bound(const opt_problem *o, const state *st)
     for (int j = 0; j < st->nlive; j++) {
         const opt_live *x = &st->live[j];
         held |= o->mask[x->pl];
-        live_slices += o->size[x->pl] * fmax(0.0, x->f - st->R);
-        live_slots += __builtin_popcount(o->mask[x->pl]) * fmax(0.0, x->f - st->R);
+        live_slices += o->size[x->pl] * dmax(0.0, x->f - st->R);
+        live_slots += __builtin_popcount(o->mask[x->pl]) * dmax(0.0, x->f - st->R);
     }
     /* earliest moment a new instance of each size can run a task */
     double ready[MS_MAX_SLICES + 1];
@@ -264,28 +280,76 @@ static double bound(const opt_problem *o, const state *st)
                        ? 0.0
                        : opt_clear(o, st->live, st->nlive, p, st->R, NULL, NULL, NULL, NULL) +
                              ms_gpu_create_time(g, o->size[p]);
-        ready[o->size[p]] = fmin(ready[o->size[p]], e);
+        ready[o->size[p]] = dmin(ready[o->size[p]], e);
     }
+    /* each task: its earliest end, and its least area over the sizes on which it can end
+     * before c */
     double lb = st->ms, area = 0, slot_area = 0;
     for (uint64_t r = st->rem; r; r &= r - 1) {
         int i = __builtin_ctzll(r);
-        double f = INFINITY;
-        for (int k = 0; k < g->nsizes; k++)
-            f = fmin(f, ready[g->sizes[k]] + o->t[i][g->sizes[k]]);
-        lb = fmax(lb, f);
-        area += o->min_area[i];
-        slot_area += o->min_slot_area[i];
+        double f = INFINITY, a = INFINITY, sa = INFINITY;
+        for (int k = 0; k < g->nsizes; k++) {
+            int s = g->sizes[k];
+            double end = ready[s] + o->t[i][s];
+            f = dmin(f, end);
+            if (end < c) {
+                a = dmin(a, s * o->t[i][s]);
+                sa = dmin(sa, o->size_slots[s] * o->t[i][s]);
+            }
+        }
+        lb = dmax(lb, f);
+        area += a;
+        slot_area += sa;
     }
+    if (lb >= c)
+        return lb;
     if (!open)
         area += o->min_create_area;
-    lb = fmax(lb, st->R + (live_slices + area) / o->slice_cap);
-    lb = fmax(lb, st->R + (live_slots + slot_area) / g->slots);
-    return fmax(lb, st->R + lbound_rem(o, st->rem, !open));
+    if (st->R + (live_slices + area) / o->slice_cap >= c ||
+        st->R + (live_slots + slot_area) / g->slots >= c)
+        return c;
+    return dmax(lb, st->R + lbound_rem(o, st->rem, !open));
 }
 
 /* ---- search --------------------------------------------------------------------------- */
 
 static void expand(opt_problem *o, const state *st);
+
+/* The task set T up to identical tasks: per class of identical tasks, its first k members
+ * for the k that T holds. */
+static uint64_t class_key(const opt_problem *o, uint64_t T)
+{
+    uint64_t key = 0;
+    for (uint64_t r = T; r; r &= r - 1) {
+        int i = __builtin_ctzll(r);
+        while (o->same_prev[i] >= 0)
+            i = o->same_prev[i];
+        while (key & (1ull << i))
+            i = o->same_next[i];
+        key |= 1ull << i;
+    }
+    return key;
+}
+
+/* Initial instances: of the images of a set under the geometry symmetries, only the one
+ * whose keys (by ascending placement) are lexicographically least is explored; false when
+ * some image is already known to be smaller. Placements up to `upto` or overlapping `held`
+ * are decided. */
+static bool lex_leader(const opt_problem *o, int upto, uint32_t held)
+{
+    for (int a = 1; a < o->nauto; a++)
+        for (int q = 0; q < o->npl; q++) {
+            int r = o->auto_inv[a][q];
+            if ((q > upto && !(o->mask[q] & held)) || (r > upto && !(o->mask[r] & held)))
+                break;
+            if (o->init_key[r] != o->init_key[q]) {
+                if (o->init_key[r] < o->init_key[q])
+                    return false;
+                break;
+            }
+        }
+    return true;
+}
 
 /* Chooses the task set of a new instance at placement p whose tasks start at e: tasks
  * added in ascending index from `from`, each set a child node. base holds the state
@@ -299,17 +363,24 @@ static void choose(opt_problem *o, const state *base, int p, bool initial, doubl
         if (!(base->rem & bit) || !isfinite(o->t[i][s]))
             continue;
         int j = o->same_prev[i];
-        if (j >= 0 && (base->rem & ~T & (1ull << j)))
+        if (j >= 0 && !o->no_rules && (base->rem & ~T & (1ull << j)))
             continue; /* an identical task of lower index is still free: take it first */
         double l2 = load + o->t[i][s], f = e + l2;
-        if (fmax(base->ms, f) >= cutoff(o))
+        if (dmax(base->ms, f) >= cutoff(o))
             continue; /* so would every larger set */
         state c = *base;
         c.rem &= ~(T | bit);
-        c.ms = fmax(c.ms, f);
+        c.ms = dmax(c.ms, f);
         c.live[c.nlive++] = (opt_live){p, o->len, f};
         o->path[o->len++] = (opt_step){p, initial, T | bit};
-        expand(o, &c);
+        if (!initial) {
+            expand(o, &c);
+        } else {
+            o->init_key[p] = class_key(o, T | bit);
+            if (o->no_rules || lex_leader(o, p, c.used))
+                expand(o, &c);
+            o->init_key[p] = 0;
+        }
         o->len--;
         choose(o, base, p, initial, e, T | bit, l2, i + 1);
     }
@@ -319,12 +390,35 @@ static void place(opt_problem *o, const state *st, int p, bool initial)
 {
     state base = *st;
     double e = 0.0;
+    base.last_block = 0;
     if (initial) {
         base.init_last = p;
     } else {
-        e = opt_clear(o, st->live, st->nlive, p, st->R, base.live, &base.nlive, NULL, NULL) +
-            ms_gpu_create_time(o->g, o->size[p]);
-        base.R = e;
+        double c = ms_gpu_create_time(o->g, o->size[p]);
+        /* independent of the previous creation and done before that one would have started
+         * waiting for its destructions: the order with this one first is no later anywhere */
+        if (!o->no_rules && st->last_block && !(o->mask[p] & st->last_block) &&
+            opt_clear(o, st->live, st->nlive, p, st->R_prev, NULL, NULL, NULL, NULL) + c <=
+                st->slack - 1e-9 * (st->slack > 1 ? st->slack : 1))
+            return;
+        double chain = opt_clear(o, st->live, st->nlive, p, st->R, base.live, &base.nlive, NULL,
+                                 NULL);
+        double destroy = 0.0;
+        base.last_block = o->mask[p];
+        for (int j = 0; j < st->nlive; j++)
+            if (o->mask[st->live[j].pl] & o->mask[p]) {
+                destroy += ms_gpu_destroy_time(o->g, o->size[st->live[j].pl]);
+                base.last_block |= o->mask[st->live[j].pl];
+                /* replacing the one instance at the same placement: its tasks could have
+                 * run on it without the destruction and creation */
+                if (!o->no_rules && st->live[j].pl == p && base.nlive == st->nlive - 1)
+                    return;
+            }
+        if (base.nlive == st->nlive)
+            base.last_block = 0; /* nothing to wait for: nothing fits before it */
+        base.R_prev = st->R;
+        base.slack = chain - destroy; /* a start up to here does not delay the chain */
+        base.R = e = chain + c;
     }
     base.used |= o->mask[p];
     choose(o, &base, p, initial, e, 0, 0.0, 0);
@@ -368,7 +462,8 @@ static void expand(opt_problem *o, const state *st)
         leaf(o, st);
         return;
     }
-    if (bound(o, st) >= cutoff(o))
+    double c = cutoff(o);
+    if (bound(o, st, c) >= c)
         return;
     o->nodes++;
     if ((o->node_limit && o->nodes >= o->node_limit) ||
@@ -383,16 +478,17 @@ static void expand(opt_problem *o, const state *st)
         for (int p = st->init_last + 1; p < o->npl; p++)
             if (!(o->mask[p] & held))
                 place(o, st, p, true);
-        state c = *st;
-        c.init_last = INIT_CLOSED;
-        expand(o, &c);
+        state closed = *st;
+        closed.init_last = INIT_CLOSED;
+        if (o->no_rules || lex_leader(o, o->npl, closed.used))
+            expand(o, &closed);
         return;
     }
     int stab[OPT_MAX_AUTO];
-    int ns = stabilizer(o, st, stab);
+    int ns = o->no_rules ? 0 : stabilizer(o, st, stab);
     for (int p = 0; p < o->npl && !o->stopped; p++) {
         /* slots never held could have had this instance from time 0, for free */
-        if (!(o->mask[p] & st->used))
+        if (!o->no_rules && !(o->mask[p] & st->used))
             continue;
         bool twin = false;
         for (int a = 0; a < ns && !twin; a++)
@@ -402,12 +498,16 @@ static void expand(opt_problem *o, const state *st)
     }
 }
 
+/* Depth-first branch and bound below the incumbent. (Iterative deepening on the makespan
+ * from the root bound, tried first, expanded 2 to 8 times more nodes to the same proofs.) */
 void opt_search(opt_problem *o)
 {
     state root = {.init_last = -1, .rem = o->n == 64 ? ~0ull : (1ull << o->n) - 1};
-    o->root_bound = bound(o, &root);
     o->len = 0;
     o->nodes = 0;
     o->stopped = false;
+    o->proved_below = bound(o, &root, INFINITY);
     expand(o, &root);
+    if (!o->stopped)
+        o->proved_below = o->best; /* everything shorter was looked at */
 }
