@@ -74,6 +74,7 @@ static void test_window_errors(void **state)
     expect_window_error("name\nlavaMD\nnosuchjob\n", ":3:", "unknown job");
     expect_window_error("name,solo\nx,abc\n", ":2:", "'solo' ('abc') is not a number");
     expect_window_error("name,solo,serial,mem\nx,1,0.5,1.5\n", ":2:", "mem must be in [0, 1]");
+    expect_window_error("name,solo,serial,mem\nx,1e300,0.5,0.5\n", ":2:", "at most 1e+09");
     expect_window_error("name,solo,serial\nx,1,0.5\n", ":2:", "'mem' missing");
     expect_window_error("name,solo,solo\n", ":1:", "appears twice");
     expect_window_error("job,solo\n", ":1:", "first column must be 'name'");

@@ -64,9 +64,10 @@ static int parse_row(const csv_record *rec, const char *path, hier_corun_row *ro
                 return ms_error_set(err, MS_EINVAL, "%s:%ld: field 'jobs': '%s' appears twice", path, rec->line, names[k]);
         char *end;
         double t = strtod(tv[k], &end);
-        if (!*tv[k] || *end || !isfinite(t) || t <= 0)
-            return ms_error_set(err, MS_EINVAL, "%s:%ld: field 'times': time %d ('%s') must be a positive number of seconds",
-                                path, rec->line, k + 1, tv[k]);
+        if (!*tv[k] || *end || t <= 0 || ms_time_check(t))
+            return ms_error_set(err, MS_EINVAL, "%s:%ld: field 'times': time %d ('%s') must be a "
+                                "positive number of seconds, at most %g", path, rec->line, k + 1,
+                                tv[k], MS_TIME_MAX);
         row->times[k] = t;
     }
     hier_corun_key(s.id, (const char *const *)names, s.c, row->key, sizeof row->key);

@@ -1,6 +1,7 @@
 /* profile.c: job profiles: V-A2's classification, range checks, catalogues, windows built
  * from names and the random job mixes of Table V's four categories. */
 #include "migsched/hier.h"
+#include "migsched/io.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -33,16 +34,18 @@ int ms_hier_profile_check(const ms_hier_profile *p, ms_error *err)
 {
     if (!p->name[0])
         return ms_error_set(err, MS_EINVAL, "empty job name");
-    if (!(p->solo > 0) || !isfinite(p->solo))
-        return ms_error_set(err, MS_EINVAL, "job %s: solo must be a positive number of seconds", p->name);
+    if (!(p->solo > 0) || ms_time_check(p->solo))
+        return ms_error_set(err, MS_EINVAL, "job %s: solo must be a positive number of seconds "
+                                            "(at most %g)", p->name, MS_TIME_MAX);
     if (!(p->serial >= 0 && p->serial <= 1))
         return ms_error_set(err, MS_EINVAL, "job %s: serial must be in [0, 1]", p->name);
     if (!(p->mem >= 0 && p->mem <= 1))
         return ms_error_set(err, MS_EINVAL, "job %s: mem must be in [0, 1]", p->name);
     if (!(p->cache >= 0) || !isfinite(p->cache))
         return ms_error_set(err, MS_EINVAL, "job %s: cache must be a finite number >= 0", p->name);
-    if (!(p->t_1gpc >= 0) || !isfinite(p->t_1gpc))
-        return ms_error_set(err, MS_EINVAL, "job %s: t_1gpc must be >= 0 (0 = modelled)", p->name);
+    if (!(p->t_1gpc >= 0) || ms_time_check(p->t_1gpc))
+        return ms_error_set(err, MS_EINVAL, "job %s: t_1gpc must be >= 0 (0 = modelled) and at "
+                                            "most %g s", p->name, MS_TIME_MAX);
     for (int i = 0; i < MS_HIER_NCOUNTERS; i++)
         if (!(p->counters[i] >= 0) || !isfinite(p->counters[i]))
             return ms_error_set(err, MS_EINVAL, "job %s: counter %s must be a finite number >= 0",
