@@ -81,7 +81,8 @@ static const struct {
     {"{\"name\": \"a\", ", "malformed JSON"},
     {"[1]", "must be a JSON object"},
     {"{\"name\": \"a\", \"command\": [\"x\"], \"seconds\": 1, \"slices\": 1, \"gpu\": 0}",
-     "unknown field \"gpu\""},
+     "job: unknown key \"gpu\" (allowed: name, command, cwd, env, on_interrupt, profile, "
+     "slices, seconds, times)"},
     {"{\"name\": \"a\", \"name\": \"b\", \"command\": [\"x\"]}", "malformed JSON"},
     {"{\"command\": [\"x\"], \"slices\": 1, \"seconds\": 1}", "missing field: \"name\""},
     {"{\"name\": \"a\", \"slices\": 1, \"seconds\": 1}", "missing field: \"command\""},

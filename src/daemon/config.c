@@ -79,10 +79,8 @@ static int choice(const char *const *names, const char *value)
 /* An integer in [lo, hi], the whole text. */
 static bool parse_int(const char *s, long lo, long hi, int *out)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end || errno || v < lo || v > hi)
+    long v;
+    if (!ms_parse_long(s, lo, hi, &v))
         return false;
     *out = (int)v;
     return true;

@@ -9,8 +9,6 @@
 
 static const char *const FIELDS[] = {"name", "command", "cwd", "env", "on_interrupt",
                                       "profile", "slices", "seconds", "times", NULL};
-static const char *const ALLOWED = "name, command, cwd, env, on_interrupt, profile, slices, "
-                                   "seconds, times";
 
 static int bad(ms_error *err, const char *field, const char *fmt, const char *detail)
 {
@@ -184,17 +182,10 @@ static int parse_root(json_t *root, const ms_gpu_model *gpu, ms_job_spec *s, ms_
 {
     if (!json_is_object(root))
         return ms_error_set(err, MS_EINVAL, "job: must be a JSON object");
-    const char *k;
+    int rc = ms_json_check_keys(root, FIELDS, "job", err);
+    if (rc)
+        return rc;
     json_t *v;
-    json_object_foreach(root, k, v) {
-        size_t i = 0;
-        while (FIELDS[i] && strcmp(FIELDS[i], k))
-            i++;
-        if (!FIELDS[i])
-            return ms_error_set(err, MS_EINVAL, "job: unknown field \"%.40s\" (allowed: %s)",
-                                k, ALLOWED);
-    }
-    int rc;
     json_t *name = json_object_get(root, "name"), *cmd = json_object_get(root, "command");
     if (!name)
         return ms_error_set(err, MS_EINVAL, "job: missing field: \"name\"");
