@@ -16,7 +16,7 @@ const char *ms_store_migration_sql(int i);
 
 /* Opens (creating if missing) the database at path and applies the migrations it lacks,
  * each in its own transaction. A database of a newer version than this build knows is
- * refused (MS_EINVAL), as is a file that is not a SQLite database. Jobs are parsed back
+ * refused (MS_EINVAL); a file that is not a SQLite database fails (MS_EIO). Jobs are parsed back
  * against gpu, which the store keeps a pointer to. Errors name the path. */
 int ms_store_open(const char *path, const ms_gpu_model *gpu, ms_store **out, ms_error *err);
 void ms_store_close(ms_store *st);
