@@ -3,6 +3,7 @@
 #ifndef MIGSCHED_IO_H
 #define MIGSCHED_IO_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "migsched/error.h"
@@ -47,6 +48,16 @@ int ms_output_open(ms_output *o, const char *path, ms_error *err);
 int ms_output_commit(ms_output *o, ms_error *err);
 /* Closes and removes the temporary file (on an error path). */
 void ms_output_abort(ms_output *o);
+
+/* An integer in [lo, hi] that is the whole of s (no sign-only, no trailing text). */
+bool ms_parse_long(const char *s, long lo, long hi, long *out);
+
+/* MS_OK when every key of the JSON object obj is in the NULL-terminated list allowed (a
+ * misspelt key is an error, not a silently ignored default); else MS_EINVAL
+ * "WHERE: unknown key "K" (allowed: a, b)". */
+struct json_t;
+int ms_json_check_keys(struct json_t *obj, const char *const *allowed, const char *where,
+                       ms_error *err);
 
 /* Writes s as one double-quoted CSV field, doubling the quotes inside (RFC 4180). */
 void ms_csv_write_quoted(FILE *f, const char *s);

@@ -13,13 +13,7 @@
 
 bool cli_parse_long(const char *s, long lo, long hi, long *out)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end || errno || v < lo || v > hi)
-        return false;
-    *out = v;
-    return true;
+    return ms_parse_long(s, lo, hi, out);
 }
 
 bool cli_parse_int(const char *s, int lo, int hi, int *out)

@@ -2,6 +2,7 @@
 #include "migsched/io.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -189,4 +190,36 @@ void ms_csv_write_quoted(FILE *f, const char *s)
         fputc(*s, f);
     }
     fputc('"', f);
+}
+
+bool ms_parse_long(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || errno || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+int ms_json_check_keys(json_t *obj, const char *const *allowed, const char *where,
+                       ms_error *err)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach(obj, key, v) {
+        int k = 0;
+        while (allowed[k] && strcmp(allowed[k], key))
+            k++;
+        if (!allowed[k]) {
+            char list[160] = "";
+            for (k = 0; allowed[k]; k++)
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k ? ", " : "",
+                         allowed[k]);
+            return ms_error_set(err, MS_EINVAL, "%s: unknown key \"%.40s\" (allowed: %s)", where,
+                                key, list);
+        }
+    }
+    return MS_OK;
 }

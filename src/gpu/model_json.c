@@ -17,29 +17,6 @@
 #define MEMORY_GB_MAX 1e6
 #define NVML_INDEX_MAX 63
 
-/* Every key of obj must be in the NULL-terminated list: a misspelt key is an error, not a
- * silently ignored default. */
-static int check_keys(json_t *obj, const char *const *allowed, const char *where,
-                      ms_error *err)
-{
-    const char *key;
-    json_t *v;
-    json_object_foreach(obj, key, v) {
-        int k = 0;
-        while (allowed[k] && strcmp(allowed[k], key))
-            k++;
-        if (!allowed[k]) {
-            char list[160] = "";
-            for (k = 0; allowed[k]; k++)
-                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k ? ", " : "",
-                         allowed[k]);
-            return ms_error_set(err, MS_EINVAL, "%s: unknown key \"%.40s\" (allowed: %s)", where,
-                                key, list);
-        }
-    }
-    return MS_OK;
-}
-
 static int get_int(json_t *obj, const char *key, int lo, int hi, int *out, const char *where,
                    ms_error *err)
 {
@@ -75,7 +52,7 @@ static int parse_profile(json_t *jp, ms_profile *p, int slots, const char *where
                                        "starts", "nvml_index", NULL};
     if (!json_is_object(jp))
         return ms_error_set(err, MS_EINVAL, "%s: must be an object", where);
-    int rc = check_keys(jp, keys, where, err);
+    int rc = ms_json_check_keys(jp, keys, where, err);
     if (rc)
         return rc;
     const char *name = json_string_value(json_object_get(jp, "name"));
@@ -135,7 +112,7 @@ static int parse_reconfig(json_t *reconf, ms_gpu_model *m, ms_error *err)
         seen[s] = true;
         if (!json_is_object(val))
             return ms_error_set(err, MS_EINVAL, "%s: must be an object", where);
-        if ((rc = check_keys(val, keys, where, err)) ||
+        if ((rc = ms_json_check_keys(val, keys, where, err)) ||
             (rc = get_number(val, "create", false, MS_TIME_MAX, &m->create_s[s], where, err)) ||
             (rc = get_number(val, "destroy", false, MS_TIME_MAX, &m->destroy_s[s], where, err)))
             return rc;
@@ -176,7 +153,7 @@ static int parse_model(json_t *root, ms_gpu_model *m, ms_error *err)
     memset(m, 0, sizeof *m);
     if (!json_is_object(root))
         return ms_error_set(err, MS_EINVAL, "top level must be an object");
-    int rc = check_keys(root, keys, "model", err);
+    int rc = ms_json_check_keys(root, keys, "model", err);
     if (rc)
         return rc;
     const char *name = json_string_value(json_object_get(root, "name"));

@@ -1,0 +1,97 @@
+/* config.h: migschedd's configuration: a Redis-style file of `key value` lines whose
+ * every key is also a `--key value` flag (flags override the file), its validation, and
+ * which keys a SIGHUP may change. Private to the daemon; the keys are in docs/daemon.md. */
+#ifndef MIGSCHED_DAEMON_CONFIG_H
+#define MIGSCHED_DAEMON_CONFIG_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "migsched/error.h"
+#include "migsched/gpu.h"
+
+#define MS_DAEMON_MAX_LISTEN 8
+#define MS_DAEMON_MAX_DEVICES 64
+#define MS_DAEMON_PATH_LEN 4096
+#define MS_DAEMON_WHERE_LEN 160   /* "FILE:LINE" or "--key" */
+
+typedef enum ms_daemon_backend { MS_DAEMON_NVML = 0, MS_DAEMON_SIM } ms_daemon_backend;
+typedef enum ms_daemon_mode { MS_DAEMON_ONLINE = 0, MS_DAEMON_BATCH } ms_daemon_mode;
+typedef enum ms_log_level { MS_LOG_DEBUG = 0, MS_LOG_INFO, MS_LOG_WARN, MS_LOG_ERROR } ms_log_level;
+typedef enum ms_on_stop { MS_ON_STOP_WAIT = 0, MS_ON_STOP_REQUEUE } ms_on_stop;
+
+/* One listening address: unix:PATH or tcp:HOST:PORT (HOST a loopback address). */
+typedef struct ms_daemon_listen {
+    bool tcp;
+    char path[108];           /* unix: a socket path fits sockaddr_un's sun_path */
+    char host[64];            /* tcp: "127.0.0.1", "::1" */
+    int port;
+    char where[MS_DAEMON_WHERE_LEN];
+} ms_daemon_listen;
+
+/* Keys in docs/daemon.md's order; ms_daemon_config.where is indexed by them. */
+enum ms_daemon_key {
+    MS_KEY_BACKEND, MS_KEY_GPU, MS_KEY_GPUS, MS_KEY_DEVICES, MS_KEY_LISTEN, MS_KEY_TOKEN_FILE,
+    MS_KEY_DB, MS_KEY_MODE, MS_KEY_TIME_SCALE, MS_KEY_LOG_LEVEL, MS_KEY_ON_STOP,
+    MS_KEY_BATCH_SIZE, MS_KEY_BATCH_PERIOD, MS_DAEMON_NKEYS
+};
+
+typedef struct ms_daemon_config {
+    ms_daemon_backend backend;
+    char gpu[MS_DAEMON_PATH_LEN];  /* a built-in model name or a model JSON path */
+    int gpus;                      /* sim: GPUs simulated */
+    int ndevices;
+    int devices[MS_DAEMON_MAX_DEVICES]; /* nvml: device indices, distinct */
+    int nlisten;
+    ms_daemon_listen listen[MS_DAEMON_MAX_LISTEN];
+    char token_file[MS_DAEMON_PATH_LEN];
+    char db[MS_DAEMON_PATH_LEN];
+    ms_daemon_mode mode;
+    double time_scale;             /* sim: task-seconds per real second */
+    ms_log_level log_level;
+    ms_on_stop on_stop;
+    int batch_size;                /* batch: plan when this many jobs are pending */
+    double batch_period;           /* batch: or when the oldest has waited this long (s) */
+    /* Where each key was set ("" = the default), for messages. */
+    char where[MS_DAEMON_NKEYS][MS_DAEMON_WHERE_LEN];
+    /* Filled by ms_daemon_config_check when gpu is set. */
+    bool has_model;
+    ms_gpu_model model;
+} ms_daemon_config;
+
+/* The defaults (docs/daemon.md): backend nvml, listen unix:/run/migschedd/migschedd.sock,
+ * db /var/lib/migschedd/migschedd.db, mode online, time-scale 1, log-level info,
+ * on-stop wait, batch-size 16, batch-period 60. */
+void ms_daemon_config_defaults(ms_daemon_config *c);
+
+/* Key name ("batch-size") to its index, -1 if unknown. */
+int ms_daemon_key_parse(const char *name);
+const char *ms_daemon_key_name(int key);
+/* Whether a SIGHUP may change the key in a running daemon. */
+bool ms_daemon_key_reloadable(int key);
+
+/* Sets one key from its text; `where` ("FILE:LINE" or "--key") goes into every message.
+ * A key set twice from the same kind of source (two lines, two flags) is an error, except
+ * listen, which collects; the first listen flag replaces the file's listen lines. */
+int ms_daemon_config_set(ms_daemon_config *c, const char *key, const char *value,
+                         const char *where, ms_error *err);
+/* Applies a config file: `key value` per line, blank lines and lines starting with '#'
+ * ignored; the value is the rest of the line, surrounding blanks trimmed. */
+int ms_daemon_config_load(ms_daemon_config *c, const char *path, ms_error *err);
+/* Defaults, then the file of `--config FILE` (if any), then every other `--key value` or
+ * `--key=value` in argv[1..argc-1]. Anything else (an unknown flag, a positional argument)
+ * is an error naming it. Does not check the whole: call ms_daemon_config_check. */
+int ms_daemon_config_from_args(ms_daemon_config *c, int argc, char **argv, ms_error *err);
+/* The rules between keys, each error naming where the key was set: sim needs gpu and gpus
+ * (not devices); nvml needs devices (not gpus, not time-scale); tcp listening needs a
+ * token-file, readable and not accessible to group or others, with a token in it;
+ * batch-size and batch-period go with mode batch. Loads the GPU model (c->model). */
+int ms_daemon_config_check(ms_daemon_config *c, ms_error *err);
+/* For SIGHUP: next (checked) may differ from cur only in reloadable keys; else an error
+ * naming the first key that would need a restart and where next sets it. */
+int ms_daemon_config_reload_check(const ms_daemon_config *cur, const ms_daemon_config *next,
+                                  ms_error *err);
+/* The effective configuration in the file format, one key per line (listen repeated). */
+void ms_daemon_config_write(const ms_daemon_config *c, FILE *f);
+
+#endif

@@ -1,0 +1,118 @@
+/* job.h: migschedd's jobs: what a client submits (the spec, parsed from JSON), the record
+ * the daemon keeps (state, attempts, times, placement), and the state machine's events.
+ * Private to the daemon (src/daemon); see docs/daemon.md for the JSON formats. */
+#ifndef MIGSCHED_DAEMON_JOB_H
+#define MIGSCHED_DAEMON_JOB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "migsched/error.h"
+#include "migsched/gpu.h"
+
+/* Size limits of a submission: beyond them a client is mistaken or hostile. */
+#define MS_JOB_BODY_MAX (64 * 1024)  /* bytes of one JSON job */
+#define MS_JOB_NAME_MAX 128          /* bytes of the name */
+#define MS_JOB_ARGS_MAX 256          /* command arguments */
+#define MS_JOB_STRING_MAX 4096       /* bytes of one argument, the cwd, one env value */
+#define MS_JOB_ENV_MAX 128           /* environment variables */
+
+/* MS_JOB_NEW is a job not yet submitted: the "from" of the submit transition. */
+typedef enum ms_job_state {
+    MS_JOB_NEW = 0,
+    MS_JOB_QUEUED,
+    MS_JOB_RUNNING,
+    MS_JOB_DONE,
+    MS_JOB_FAILED,
+    MS_JOB_CANCELLED,
+} ms_job_state;
+#define MS_JOB_NSTATES 6
+
+typedef enum ms_job_event {
+    MS_JOB_EV_SUBMIT = 0,
+    MS_JOB_EV_START,
+    MS_JOB_EV_FINISH,
+    MS_JOB_EV_INTERRUPT,
+    MS_JOB_EV_CANCEL,
+} ms_job_event;
+
+typedef enum ms_on_interrupt { MS_ON_INTERRUPT_RETRY = 0, MS_ON_INTERRUPT_FAIL } ms_on_interrupt;
+
+/* What a client asked for. Either profile >= 0 with seconds (a fixed instance), or
+ * profile == -1 with times[size] > 0 for each size it can run on (the planner picks). */
+typedef struct ms_job_spec {
+    char *name;
+    int argc;
+    char **argv;             /* argc strings: the command and its arguments (no shell) */
+    char *cwd;               /* NULL: the daemon's working directory */
+    int nenv;
+    char **env_keys, **env_values;
+    ms_on_interrupt on_interrupt;
+    int profile;             /* index into the GPU model, -1 with times */
+    double seconds;          /* expected run time on profile */
+    double times[MS_MAX_SLICES + 1]; /* by compute slices; 0 = cannot run at that size */
+} ms_job_spec;
+
+/* The daemon's record of a job. Times are seconds since the epoch, NAN while unset. */
+typedef struct ms_job {
+    int64_t id;              /* 0 until the store assigns one */
+    ms_job_spec spec;
+    ms_job_state state;
+    int attempts;            /* starts so far */
+    double submitted, started, ended;
+    int gpu;                 /* -1 unless running or ended after running */
+    ms_placement placement;  /* profile -1 when unplaced */
+    char mig_uuid[96];       /* "" when none */
+    bool has_exit;
+    int exit_status;
+} ms_job;
+
+/* One state change, as the store records it. */
+typedef struct ms_job_transition {
+    int64_t job;
+    double at;
+    ms_job_event event;
+    ms_job_state from, to;
+} ms_job_transition;
+
+const char *ms_job_state_name(ms_job_state s);
+/* -1 for an unknown name. */
+int ms_job_state_parse(const char *name);
+const char *ms_job_event_name(ms_job_event e);
+int ms_job_event_parse(const char *name);
+
+/* Parses one job from JSON text (the body of POST /v1/jobs) against the GPU model.
+ * Errors (MS_EINVAL) name the field and the problem: malformed JSON, an unknown or
+ * missing field, a wrong type, a profile or size the model lacks, a time that is not
+ * positive or over MS_TIME_MAX, anything over the size limits above. */
+int ms_job_spec_parse(const char *text, size_t len, const ms_gpu_model *gpu, ms_job_spec *out,
+                      ms_error *err);
+/* The spec back as JSON, in the form ms_job_spec_parse reads (the store keeps this). */
+json_t *ms_job_spec_to_json(const ms_job_spec *s, const ms_gpu_model *gpu);
+void ms_job_spec_free(ms_job_spec *s);
+
+/* A fresh record (state MS_JOB_NEW) owning spec; the caller's spec is zeroed. */
+void ms_job_init(ms_job *j, ms_job_spec *spec);
+void ms_job_free(ms_job *j);
+/* The GET /v1/jobs/{id} shape: id, name, state, attempts, submitted/started/ended, gpu,
+ * profile, placement, mig_uuid, exit_status (null while unknown), and the spec. */
+json_t *ms_job_to_json(const ms_job *j, const ms_gpu_model *gpu);
+
+/* The state machine (job_state.c): one function per event, called by the API and by the
+ * recovery path alike. Each checks the transition is legal (else MS_EINVAL naming the job,
+ * the event and its state, and j is unchanged), applies it at time now and fills *t. */
+int ms_job_submit(ms_job *j, double now, ms_job_transition *t, ms_error *err);
+int ms_job_start(ms_job *j, double now, int gpu, ms_placement at, const char *mig_uuid,
+                 ms_job_transition *t, ms_error *err);
+/* Exit status 0: done; anything else (a signal as 128 + n): failed. */
+int ms_job_finish(ms_job *j, double now, int exit_status, ms_job_transition *t, ms_error *err);
+/* The job's process or instance was lost (daemon crash, stop with requeue): back to queued
+ * under on_interrupt retry, failed under fail. */
+int ms_job_interrupt(ms_job *j, double now, ms_job_transition *t, ms_error *err);
+/* A queued or running job is cancelled (the caller stops its process first). */
+int ms_job_cancel(ms_job *j, double now, ms_job_transition *t, ms_error *err);
+
+#endif

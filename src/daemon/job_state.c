@@ -1,0 +1,137 @@
+/* job_state.c: the one state machine of jobs, used by the HTTP API and the recovery path:
+ *   new -submit-> queued -start-> running -finish-> done (exit 0) | failed
+ *   running -interrupt-> queued (on_interrupt retry) | failed (fail)
+ *   queued|running -cancel-> cancelled
+ * Anything else is an error and leaves the job unchanged. */
+#include <math.h>
+#include <string.h>
+
+#include "job.h"
+
+static const char *const STATE_NAMES[MS_JOB_NSTATES] = {"new", "queued", "running", "done",
+                                                        "failed", "cancelled"};
+static const char *const EVENT_NAMES[] = {"submit", "start", "finish", "interrupt", "cancel"};
+#define NEVENTS ((int)(sizeof EVENT_NAMES / sizeof *EVENT_NAMES))
+
+const char *ms_job_state_name(ms_job_state s)
+{
+    return (int)s >= 0 && s < MS_JOB_NSTATES ? STATE_NAMES[s] : "?";
+}
+
+int ms_job_state_parse(const char *name)
+{
+    for (int i = 0; i < MS_JOB_NSTATES; i++)
+        if (!strcmp(name, STATE_NAMES[i]))
+            return i;
+    return -1;
+}
+
+const char *ms_job_event_name(ms_job_event e)
+{
+    return (int)e >= 0 && (int)e < NEVENTS ? EVENT_NAMES[e] : "?";
+}
+
+int ms_job_event_parse(const char *name)
+{
+    for (int i = 0; i < NEVENTS; i++)
+        if (!strcmp(name, EVENT_NAMES[i]))
+            return i;
+    return -1;
+}
+
+/* Checks j is in one of the two states (b may repeat a) and fills the transition's start. */
+static int expect(const ms_job *j, ms_job_event e, ms_job_state a, ms_job_state b, double now,
+                  ms_job_transition *t, ms_error *err)
+{
+    if (j->state != a && j->state != b)
+        return ms_error_set(err, MS_EINVAL, "job %lld: cannot %s a job that is %s",
+                            (long long)j->id, ms_job_event_name(e), ms_job_state_name(j->state));
+    if (isnan(now))
+        return ms_error_set(err, MS_EINVAL, "job %lld: %s without a time", (long long)j->id,
+                            ms_job_event_name(e));
+    t->job = j->id;
+    t->at = now;
+    t->event = e;
+    t->from = j->state;
+    return MS_OK;
+}
+
+static void unplace(ms_job *j)
+{
+    j->gpu = -1;
+    j->placement.profile = -1;
+    j->placement.start = 0;
+    j->mig_uuid[0] = '\0';
+}
+
+int ms_job_submit(ms_job *j, double now, ms_job_transition *t, ms_error *err)
+{
+    int rc = expect(j, MS_JOB_EV_SUBMIT, MS_JOB_NEW, MS_JOB_NEW, now, t, err);
+    if (rc)
+        return rc;
+    j->submitted = now;
+    t->to = j->state = MS_JOB_QUEUED;
+    return MS_OK;
+}
+
+int ms_job_start(ms_job *j, double now, int gpu, ms_placement at, const char *mig_uuid,
+                 ms_job_transition *t, ms_error *err)
+{
+    int rc = expect(j, MS_JOB_EV_START, MS_JOB_QUEUED, MS_JOB_QUEUED, now, t, err);
+    if (rc)
+        return rc;
+    if (gpu < 0 || at.profile < 0)
+        return ms_error_set(err, MS_EINVAL, "job %lld: start without a GPU and instance",
+                            (long long)j->id);
+    if (mig_uuid && strlen(mig_uuid) >= sizeof j->mig_uuid)
+        return ms_error_set(err, MS_EINVAL, "job %lld: MIG UUID longer than %zu bytes",
+                            (long long)j->id, sizeof j->mig_uuid - 1);
+    j->attempts++;
+    j->started = now;
+    j->ended = NAN;
+    j->has_exit = false;
+    j->gpu = gpu;
+    j->placement = at;
+    snprintf(j->mig_uuid, sizeof j->mig_uuid, "%s", mig_uuid ? mig_uuid : "");
+    t->to = j->state = MS_JOB_RUNNING;
+    return MS_OK;
+}
+
+int ms_job_finish(ms_job *j, double now, int exit_status, ms_job_transition *t, ms_error *err)
+{
+    int rc = expect(j, MS_JOB_EV_FINISH, MS_JOB_RUNNING, MS_JOB_RUNNING, now, t, err);
+    if (rc)
+        return rc;
+    j->ended = now;
+    j->has_exit = true;
+    j->exit_status = exit_status;
+    t->to = j->state = exit_status == 0 ? MS_JOB_DONE : MS_JOB_FAILED;
+    return MS_OK;
+}
+
+int ms_job_interrupt(ms_job *j, double now, ms_job_transition *t, ms_error *err)
+{
+    int rc = expect(j, MS_JOB_EV_INTERRUPT, MS_JOB_RUNNING, MS_JOB_RUNNING, now, t, err);
+    if (rc)
+        return rc;
+    if (j->spec.on_interrupt == MS_ON_INTERRUPT_RETRY) {
+        /* Waits for a new placement; attempts and the history keep the lost run. */
+        unplace(j);
+        j->started = NAN;
+        t->to = j->state = MS_JOB_QUEUED;
+    } else {
+        j->ended = now;
+        t->to = j->state = MS_JOB_FAILED;
+    }
+    return MS_OK;
+}
+
+int ms_job_cancel(ms_job *j, double now, ms_job_transition *t, ms_error *err)
+{
+    int rc = expect(j, MS_JOB_EV_CANCEL, MS_JOB_QUEUED, MS_JOB_RUNNING, now, t, err);
+    if (rc)
+        return rc;
+    j->ended = now;
+    t->to = j->state = MS_JOB_CANCELLED;
+    return MS_OK;
+}

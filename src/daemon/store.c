@@ -1,0 +1,604 @@
+/* store.c: migschedd's SQLite store (schema, migrations, job transitions, plans,
+ * instances). Every statement is prepared and every return code checked; errors name the
+ * database's path. */
+#include "store.h"
+
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ms_store {
+    sqlite3 *db;
+    char *path;
+    const ms_gpu_model *gpu;
+};
+
+/* Append only: a released migration never changes, a new one goes at the end. */
+static const char *const MIGRATIONS[] = {
+    /* 1: the tables. Times are seconds since the epoch; profiles are stored by name so a
+     * database does not depend on profile indices. */
+    "CREATE TABLE jobs(id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL,"
+    " spec TEXT NOT NULL, state TEXT NOT NULL, attempts INTEGER NOT NULL,"
+    " submitted REAL, started REAL, ended REAL, gpu INTEGER, profile TEXT,"
+    " start_slot INTEGER, mig_uuid TEXT, exit_status INTEGER);"
+    "CREATE INDEX jobs_by_state ON jobs(state, id);"
+    "CREATE TABLE transitions(seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+    " job INTEGER NOT NULL REFERENCES jobs(id), at REAL NOT NULL, event TEXT NOT NULL,"
+    " from_state TEXT NOT NULL, to_state TEXT NOT NULL);"
+    "CREATE TABLE plans(id INTEGER PRIMARY KEY AUTOINCREMENT, created REAL NOT NULL,"
+    " schedule TEXT NOT NULL);"
+    "CREATE TABLE instances(id INTEGER PRIMARY KEY AUTOINCREMENT, gpu INTEGER NOT NULL,"
+    " profile TEXT NOT NULL, start_slot INTEGER NOT NULL, gi_id INTEGER NOT NULL,"
+    " ci_id INTEGER NOT NULL, uuid TEXT NOT NULL, created REAL NOT NULL, destroyed REAL);",
+    /* 2: a job's history and the live instances are read by index, not by scans. */
+    "CREATE INDEX transitions_by_job ON transitions(job, seq);"
+    "CREATE INDEX instances_live ON instances(destroyed, id);",
+};
+#define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof *MIGRATIONS))
+
+int ms_store_migration_count(void)
+{
+    return NMIGRATIONS;
+}
+
+const char *ms_store_migration_sql(int i)
+{
+    return i >= 0 && i < NMIGRATIONS ? MIGRATIONS[i] : NULL;
+}
+
+static int db_error(ms_store *st, const char *what, ms_error *err)
+{
+    return ms_error_set(err, MS_EIO, "%s: %s: %s", st->path, what, sqlite3_errmsg(st->db));
+}
+
+static int exec(ms_store *st, const char *sql, ms_error *err)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        int rc = ms_error_set(err, MS_EIO, "%s: %.60s: %s", st->path, sql,
+                              msg ? msg : sqlite3_errmsg(st->db));
+        sqlite3_free(msg);
+        return rc;
+    }
+    return MS_OK;
+}
+
+static int prepare(ms_store *st, const char *sql, sqlite3_stmt **s, ms_error *err)
+{
+    if (sqlite3_prepare_v2(st->db, sql, -1, s, NULL) != SQLITE_OK)
+        return db_error(st, "prepare", err);
+    return MS_OK;
+}
+
+/* Steps a statement that returns no rows and finalizes it. */
+static int step_done(ms_store *st, sqlite3_stmt *s, const char *what, ms_error *err)
+{
+    int rc = sqlite3_step(s) == SQLITE_DONE ? MS_OK : db_error(st, what, err);
+    sqlite3_finalize(s);
+    return rc;
+}
+
+static int pragma_int(ms_store *st, const char *sql, int *out, ms_error *err)
+{
+    sqlite3_stmt *s;
+    int rc = prepare(st, sql, &s, err);
+    if (rc)
+        return rc;
+    if (sqlite3_step(s) != SQLITE_ROW)
+        rc = db_error(st, sql, err);
+    else
+        *out = sqlite3_column_int(s, 0);
+    sqlite3_finalize(s);
+    return rc;
+}
+
+static int migrate(ms_store *st, ms_error *err)
+{
+    int version, rc = pragma_int(st, "PRAGMA user_version", &version, err);
+    if (rc)
+        return rc;
+    if (version > NMIGRATIONS)
+        return ms_error_set(err, MS_EINVAL, "%s: schema version %d is newer than this "
+                            "migschedd knows (%d); use a newer migschedd", st->path, version,
+                            NMIGRATIONS);
+    for (int v = version; v < NMIGRATIONS; v++) {
+        char bump[48];
+        snprintf(bump, sizeof bump, "PRAGMA user_version = %d", v + 1);
+        if ((rc = exec(st, "BEGIN IMMEDIATE", err)))
+            return rc;
+        if ((rc = exec(st, MIGRATIONS[v], err)) || (rc = exec(st, bump, err))) {
+            sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+            ms_error_prefix(err, "migration to schema version %d", v + 1);
+            return rc;
+        }
+        if ((rc = exec(st, "COMMIT", err)))
+            return rc;
+    }
+    return MS_OK;
+}
+
+int ms_store_open(const char *path, const ms_gpu_model *gpu, ms_store **out, ms_error *err)
+{
+    *out = NULL;
+    ms_store *st = calloc(1, sizeof *st);
+    if (!st || !(st->path = strdup(path))) {
+        free(st);
+        return ms_error_set(err, MS_ENOMEM, "%s: out of memory", path);
+    }
+    st->gpu = gpu;
+    int rc;
+    if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+        SQLITE_OK) {
+        rc = st->db ? db_error(st, "cannot open", err)
+                    : ms_error_set(err, MS_ENOMEM, "%s: out of memory", path);
+        ms_store_close(st);
+        return rc;
+    }
+    char mode[16];
+    int sync, version;
+    /* A busy writer (another migschedd on the same file) makes us wait, not fail at once. */
+    if (sqlite3_busy_timeout(st->db, 5000) != SQLITE_OK)
+        rc = db_error(st, "busy timeout", err);
+    else if (!(rc = exec(st, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;"
+                             " PRAGMA foreign_keys = ON", err)) &&
+             !(rc = migrate(st, err)) &&
+             !(rc = ms_store_settings(st, &version, mode, &sync, err)) && strcmp(mode, "wal"))
+        rc = ms_error_set(err, MS_EIO, "%s: journal mode is %s, not wal (a file system "
+                          "without shared memory?)", path, mode);
+    if (rc) {
+        ms_store_close(st);
+        return rc;
+    }
+    *out = st;
+    return MS_OK;
+}
+
+void ms_store_close(ms_store *st)
+{
+    if (!st)
+        return;
+    sqlite3_close(st->db);
+    free(st->path);
+    free(st);
+}
+
+int ms_store_settings(ms_store *st, int *version, char journal_mode[16], int *synchronous,
+                      ms_error *err)
+{
+    sqlite3_stmt *s;
+    int rc = pragma_int(st, "PRAGMA user_version", version, err);
+    if (!rc)
+        rc = pragma_int(st, "PRAGMA synchronous", synchronous, err);
+    if (rc || (rc = prepare(st, "PRAGMA journal_mode", &s, err)))
+        return rc;
+    if (sqlite3_step(s) != SQLITE_ROW)
+        rc = db_error(st, "PRAGMA journal_mode", err);
+    else
+        snprintf(journal_mode, 16, "%s", (const char *)sqlite3_column_text(s, 0));
+    sqlite3_finalize(s);
+    return rc;
+}
+
+static int bind_time(sqlite3_stmt *s, int i, double t)
+{
+    return isnan(t) ? sqlite3_bind_null(s, i) : sqlite3_bind_double(s, i, t);
+}
+
+/* Binds the job's mutable columns at 1..10: state, attempts, submitted, started, ended,
+ * gpu, profile, start_slot, mig_uuid, exit_status. */
+static int bind_job_state(ms_store *st, sqlite3_stmt *s, const ms_job *j)
+{
+    bool placed = j->placement.profile >= 0;
+    int rc = sqlite3_bind_text(s, 1, ms_job_state_name(j->state), -1, SQLITE_STATIC);
+    rc = rc ? rc : sqlite3_bind_int(s, 2, j->attempts);
+    rc = rc ? rc : bind_time(s, 3, j->submitted);
+    rc = rc ? rc : bind_time(s, 4, j->started);
+    rc = rc ? rc : bind_time(s, 5, j->ended);
+    rc = rc ? rc : j->gpu >= 0 ? sqlite3_bind_int(s, 6, j->gpu) : sqlite3_bind_null(s, 6);
+    rc = rc ? rc : placed ? sqlite3_bind_text(s, 7, st->gpu->profiles[j->placement.profile].name,
+                                              -1, SQLITE_STATIC)
+                          : sqlite3_bind_null(s, 7);
+    rc = rc ? rc : placed ? sqlite3_bind_int(s, 8, j->placement.start) : sqlite3_bind_null(s, 8);
+    rc = rc ? rc : j->mig_uuid[0] ? sqlite3_bind_text(s, 9, j->mig_uuid, -1, SQLITE_STATIC)
+                                  : sqlite3_bind_null(s, 9);
+    rc = rc ? rc : j->has_exit ? sqlite3_bind_int(s, 10, j->exit_status)
+                               : sqlite3_bind_null(s, 10);
+    return rc;
+}
+
+static int insert_transition(ms_store *st, const ms_job_transition *t, ms_error *err)
+{
+    sqlite3_stmt *s;
+    int rc = prepare(st, "INSERT INTO transitions(job, at, event, from_state, to_state)"
+                         " VALUES(?, ?, ?, ?, ?)", &s, err);
+    if (rc)
+        return rc;
+    if (sqlite3_bind_int64(s, 1, t->job) || sqlite3_bind_double(s, 2, t->at) ||
+        sqlite3_bind_text(s, 3, ms_job_event_name(t->event), -1, SQLITE_STATIC) ||
+        sqlite3_bind_text(s, 4, ms_job_state_name(t->from), -1, SQLITE_STATIC) ||
+        sqlite3_bind_text(s, 5, ms_job_state_name(t->to), -1, SQLITE_STATIC)) {
+        sqlite3_finalize(s);
+        return db_error(st, "bind transition", err);
+    }
+    return step_done(st, s, "insert transition", err);
+}
+
+/* Ends a transaction begun with BEGIN IMMEDIATE: COMMIT if its body succeeded (rc 0),
+ * else ROLLBACK and rc. */
+static int finish_txn(ms_store *st, int rc, ms_error *err)
+{
+    if (rc) {
+        sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+        return rc;
+    }
+    return exec(st, "COMMIT", err);
+}
+
+static char *spec_text(const ms_store *st, const ms_job_spec *spec)
+{
+    json_t *o = ms_job_spec_to_json(spec, st->gpu);
+    char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    return text;
+}
+
+int ms_store_submit(ms_store *st, ms_job *j, ms_job_transition *t, ms_error *err)
+{
+    if (j->state != MS_JOB_QUEUED || t->event != MS_JOB_EV_SUBMIT)
+        return ms_error_set(err, MS_EINVAL, "%s: a job is stored when it is submitted",
+                            st->path);
+    char *spec = spec_text(st, &j->spec);
+    if (!spec)
+        return ms_error_set(err, MS_ENOMEM, "%s: out of memory", st->path);
+    sqlite3_stmt *s = NULL;
+    int rc = exec(st, "BEGIN IMMEDIATE", err);
+    if (rc) {
+        free(spec);
+        return rc;
+    }
+    rc = prepare(st, "INSERT INTO jobs(state, attempts, submitted, started, ended, gpu,"
+                     " profile, start_slot, mig_uuid, exit_status, name, spec)"
+                     " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &s, err);
+    if (!rc && (bind_job_state(st, s, j) ||
+                sqlite3_bind_text(s, 11, j->spec.name, -1, SQLITE_STATIC) ||
+                sqlite3_bind_text(s, 12, spec, -1, SQLITE_STATIC))) {
+        sqlite3_finalize(s);
+        rc = db_error(st, "bind job", err);
+    } else if (!rc) {
+        rc = step_done(st, s, "insert job", err);
+    }
+    if (!rc) {
+        j->id = t->job = sqlite3_last_insert_rowid(st->db);
+        rc = insert_transition(st, t, err);
+    }
+    free(spec);
+    rc = finish_txn(st, rc, err);
+    if (rc)
+        j->id = t->job = 0;
+    return rc;
+}
+
+int ms_store_transition(ms_store *st, const ms_job *j, const ms_job_transition *t,
+                        ms_error *err)
+{
+    if (t->job != j->id || t->to != j->state || t->event == MS_JOB_EV_SUBMIT)
+        return ms_error_set(err, MS_EINVAL, "%s: job %lld: the transition is not the "
+                            "job's last", st->path, (long long)j->id);
+    int rc = exec(st, "BEGIN IMMEDIATE", err);
+    if (rc)
+        return rc;
+    sqlite3_stmt *s;
+    rc = prepare(st, "UPDATE jobs SET state = ?, attempts = ?, submitted = ?, started = ?,"
+                     " ended = ?, gpu = ?, profile = ?, start_slot = ?, mig_uuid = ?,"
+                     " exit_status = ? WHERE id = ? AND state = ?", &s, err);
+    if (!rc && (bind_job_state(st, s, j) || sqlite3_bind_int64(s, 11, j->id) ||
+                sqlite3_bind_text(s, 12, ms_job_state_name(t->from), -1, SQLITE_STATIC))) {
+        sqlite3_finalize(s);
+        rc = db_error(st, "bind job", err);
+    } else if (!rc && !(rc = step_done(st, s, "update job", err)) &&
+               sqlite3_changes(st->db) != 1) {
+        /* The row is not in the state the transition starts from: a second writer, or a
+         * caller whose copy of the job is stale. */
+        rc = ms_error_set(err, MS_EINVAL, "%s: job %lld is not %s in the database",
+                          st->path, (long long)j->id, ms_job_state_name(t->from));
+    }
+    if (!rc)
+        rc = insert_transition(st, t, err);
+    return finish_txn(st, rc, err);
+}
+
+static double column_time(sqlite3_stmt *s, int i)
+{
+    return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
+}
+
+#define JOB_COLUMNS "id, spec, state, attempts, submitted, started, ended, gpu, profile," \
+                    " start_slot, mig_uuid, exit_status"
+
+/* One row of JOB_COLUMNS into a job; a row this build cannot read is an error naming it. */
+static int read_job(ms_store *st, sqlite3_stmt *s, ms_job *j, ms_error *err)
+{
+    int64_t id = sqlite3_column_int64(s, 0);
+    const char *spec = (const char *)sqlite3_column_text(s, 1);
+    const char *state = (const char *)sqlite3_column_text(s, 2);
+    ms_job_spec parsed;
+    int st_idx = state ? ms_job_state_parse(state) : -1;
+    if (!spec || st_idx <= MS_JOB_NEW)
+        return ms_error_set(err, MS_EINVAL, "%s: job %lld: bad row", st->path, (long long)id);
+    int rc = ms_job_spec_parse(spec, strlen(spec), st->gpu, &parsed, err);
+    if (rc) {
+        ms_error_prefix(err, "%s: job %lld", st->path, (long long)id);
+        return rc;
+    }
+    ms_job_init(j, &parsed);
+    j->id = id;
+    j->state = (ms_job_state)st_idx;
+    j->attempts = sqlite3_column_int(s, 3);
+    j->submitted = column_time(s, 4);
+    j->started = column_time(s, 5);
+    j->ended = column_time(s, 6);
+    if (sqlite3_column_type(s, 7) != SQLITE_NULL)
+        j->gpu = sqlite3_column_int(s, 7);
+    const char *prof = (const char *)sqlite3_column_text(s, 8);
+    if (prof) {
+        j->placement.profile = ms_gpu_profile_by_name(st->gpu, prof);
+        j->placement.start = sqlite3_column_int(s, 9);
+        if (j->placement.profile < 0) {
+            ms_job_free(j);
+            return ms_error_set(err, MS_EINVAL, "%s: job %lld: %s has no profile \"%.40s\"",
+                                st->path, (long long)id, st->gpu->name, prof);
+        }
+    }
+    const char *uuid = (const char *)sqlite3_column_text(s, 10);
+    snprintf(j->mig_uuid, sizeof j->mig_uuid, "%s", uuid ? uuid : "");
+    if ((j->has_exit = sqlite3_column_type(s, 11) != SQLITE_NULL))
+        j->exit_status = sqlite3_column_int(s, 11);
+    return MS_OK;
+}
+
+int ms_store_get_job(ms_store *st, int64_t id, ms_job *out, ms_error *err)
+{
+    sqlite3_stmt *s;
+    int rc = prepare(st, "SELECT " JOB_COLUMNS " FROM jobs WHERE id = ?", &s, err);
+    if (rc)
+        return rc;
+    if (sqlite3_bind_int64(s, 1, id) != SQLITE_OK) {
+        rc = db_error(st, "bind", err);
+    } else {
+        int step = sqlite3_step(s);
+        if (step == SQLITE_ROW)
+            rc = read_job(st, s, out, err);
+        else if (step == SQLITE_DONE)
+            rc = ms_error_set(err, MS_EINVAL, "no job %lld", (long long)id);
+        else
+            rc = db_error(st, "select job", err);
+    }
+    sqlite3_finalize(s);
+    return rc;
+}
+
+void ms_store_free_jobs(ms_job *jobs, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        ms_job_free(&jobs[i]);
+    free(jobs);
+}
+
+/* Grows *arr (of elem-byte items) to hold one more than *n. */
+static int grow(void **arr, size_t *cap, size_t n, size_t elem)
+{
+    if (n < *cap)
+        return 0;
+    size_t c = *cap ? 2 * *cap : 16;
+    void *p = realloc(*arr, c * elem);
+    if (!p)
+        return -1;
+    *arr = p;
+    *cap = c;
+    return 0;
+}
+
+int ms_store_list_jobs(ms_store *st, int state, ms_job **out, size_t *n, ms_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *s;
+    int rc = state < 0 ? prepare(st, "SELECT " JOB_COLUMNS " FROM jobs ORDER BY id", &s, err)
+                       : prepare(st, "SELECT " JOB_COLUMNS " FROM jobs WHERE state = ?"
+                                     " ORDER BY id", &s, err);
+    if (rc)
+        return rc;
+    if (state >= 0 && sqlite3_bind_text(s, 1, ms_job_state_name((ms_job_state)state), -1,
+                                        SQLITE_STATIC) != SQLITE_OK)
+        rc = db_error(st, "bind", err);
+    size_t cap = 0;
+    int step;
+    while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW) {
+        if (grow((void **)out, &cap, *n, sizeof **out))
+            rc = ms_error_set(err, MS_ENOMEM, "%s: out of memory", st->path);
+        else if (!(rc = read_job(st, s, &(*out)[*n], err)))
+            (*n)++;
+    }
+    if (!rc && step != SQLITE_DONE)
+        rc = db_error(st, "select jobs", err);
+    sqlite3_finalize(s);
+    if (rc) {
+        ms_store_free_jobs(*out, *n);
+        *out = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
+int ms_store_running_jobs(ms_store *st, ms_job **out, size_t *n, ms_error *err)
+{
+    return ms_store_list_jobs(st, MS_JOB_RUNNING, out, n, err);
+}
+
+int ms_store_history(ms_store *st, int64_t job, ms_job_transition **out, size_t *n,
+                     ms_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *s;
+    int rc = prepare(st, "SELECT at, event, from_state, to_state FROM transitions"
+                         " WHERE job = ? ORDER BY seq", &s, err);
+    if (rc)
+        return rc;
+    if (sqlite3_bind_int64(s, 1, job) != SQLITE_OK)
+        rc = db_error(st, "bind", err);
+    size_t cap = 0;
+    int step;
+    while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW) {
+        const char *ev = (const char *)sqlite3_column_text(s, 1);
+        const char *from = (const char *)sqlite3_column_text(s, 2);
+        const char *to = (const char *)sqlite3_column_text(s, 3);
+        ms_job_transition t = {.job = job, .at = sqlite3_column_double(s, 0)};
+        int e = ev ? ms_job_event_parse(ev) : -1, f = from ? ms_job_state_parse(from) : -1,
+            g = to ? ms_job_state_parse(to) : -1;
+        if (e < 0 || f < 0 || g < 0) {
+            rc = ms_error_set(err, MS_EINVAL, "%s: job %lld: bad transition row", st->path,
+                              (long long)job);
+        } else if (grow((void **)out, &cap, *n, sizeof **out)) {
+            rc = ms_error_set(err, MS_ENOMEM, "%s: out of memory", st->path);
+        } else {
+            t.event = (ms_job_event)e;
+            t.from = (ms_job_state)f;
+            t.to = (ms_job_state)g;
+            (*out)[(*n)++] = t;
+        }
+    }
+    if (!rc && step != SQLITE_DONE)
+        rc = db_error(st, "select transitions", err);
+    sqlite3_finalize(s);
+    if (rc) {
+        free(*out);
+        *out = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
+int ms_store_add_plan(ms_store *st, double now, const char *schedule_json, int64_t *id,
+                      ms_error *err)
+{
+    sqlite3_stmt *s;
+    int rc = prepare(st, "INSERT INTO plans(created, schedule) VALUES(?, ?)", &s, err);
+    if (rc)
+        return rc;
+    if (sqlite3_bind_double(s, 1, now) || sqlite3_bind_text(s, 2, schedule_json, -1,
+                                                            SQLITE_STATIC)) {
+        sqlite3_finalize(s);
+        return db_error(st, "bind plan", err);
+    }
+    if (!(rc = step_done(st, s, "insert plan", err)))
+        *id = sqlite3_last_insert_rowid(st->db);
+    return rc;
+}
+
+int ms_store_latest_plan(ms_store *st, int64_t *id, char **schedule_json, ms_error *err)
+{
+    *schedule_json = NULL;
+    *id = 0;
+    sqlite3_stmt *s;
+    int rc = prepare(st, "SELECT id, schedule FROM plans ORDER BY id DESC LIMIT 1", &s, err);
+    if (rc)
+        return rc;
+    int step = sqlite3_step(s);
+    if (step == SQLITE_ROW) {
+        *id = sqlite3_column_int64(s, 0);
+        const char *text = (const char *)sqlite3_column_text(s, 1);
+        if (!text || !(*schedule_json = strdup(text)))
+            rc = ms_error_set(err, MS_ENOMEM, "%s: out of memory", st->path);
+    } else if (step != SQLITE_DONE) {
+        rc = db_error(st, "select plan", err);
+    }
+    sqlite3_finalize(s);
+    return rc;
+}
+
+int ms_store_add_instance(ms_store *st, ms_store_instance *inst, ms_error *err)
+{
+    if (inst->at.profile < 0 || inst->at.profile >= st->gpu->nprofiles || !inst->uuid[0])
+        return ms_error_set(err, MS_EINVAL, "%s: an instance needs a profile and a UUID",
+                            st->path);
+    sqlite3_stmt *s;
+    int rc = prepare(st, "INSERT INTO instances(gpu, profile, start_slot, gi_id, ci_id, uuid,"
+                         " created) VALUES(?, ?, ?, ?, ?, ?, ?)", &s, err);
+    if (rc)
+        return rc;
+    if (sqlite3_bind_int(s, 1, inst->gpu) ||
+        sqlite3_bind_text(s, 2, st->gpu->profiles[inst->at.profile].name, -1, SQLITE_STATIC) ||
+        sqlite3_bind_int(s, 3, inst->at.start) || sqlite3_bind_int(s, 4, inst->gi_id) ||
+        sqlite3_bind_int(s, 5, inst->ci_id) ||
+        sqlite3_bind_text(s, 6, inst->uuid, -1, SQLITE_STATIC) ||
+        sqlite3_bind_double(s, 7, inst->created)) {
+        sqlite3_finalize(s);
+        return db_error(st, "bind instance", err);
+    }
+    if (!(rc = step_done(st, s, "insert instance", err)))
+        inst->id = sqlite3_last_insert_rowid(st->db);
+    return rc;
+}
+
+int ms_store_instance_destroyed(ms_store *st, int64_t id, double now, ms_error *err)
+{
+    sqlite3_stmt *s;
+    int rc = prepare(st, "UPDATE instances SET destroyed = ? WHERE id = ? AND destroyed IS NULL",
+                     &s, err);
+    if (rc)
+        return rc;
+    if (sqlite3_bind_double(s, 1, now) || sqlite3_bind_int64(s, 2, id)) {
+        sqlite3_finalize(s);
+        return db_error(st, "bind instance", err);
+    }
+    if (!(rc = step_done(st, s, "update instance", err)) && sqlite3_changes(st->db) != 1)
+        rc = ms_error_set(err, MS_EINVAL, "%s: no live instance %lld", st->path, (long long)id);
+    return rc;
+}
+
+int ms_store_live_instances(ms_store *st, ms_store_instance **out, size_t *n, ms_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *s;
+    int rc = prepare(st, "SELECT id, gpu, profile, start_slot, gi_id, ci_id, uuid, created"
+                         " FROM instances WHERE destroyed IS NULL ORDER BY id", &s, err);
+    if (rc)
+        return rc;
+    size_t cap = 0;
+    int step;
+    while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW) {
+        const char *prof = (const char *)sqlite3_column_text(s, 2);
+        const char *uuid = (const char *)sqlite3_column_text(s, 6);
+        int p = prof ? ms_gpu_profile_by_name(st->gpu, prof) : -1;
+        if (p < 0 || !uuid) {
+            rc = ms_error_set(err, MS_EINVAL, "%s: instance %lld: profile \"%.40s\" unknown "
+                              "to %s", st->path, (long long)sqlite3_column_int64(s, 0),
+                              prof ? prof : "", st->gpu->name);
+        } else if (grow((void **)out, &cap, *n, sizeof **out)) {
+            rc = ms_error_set(err, MS_ENOMEM, "%s: out of memory", st->path);
+        } else {
+            ms_store_instance *in = &(*out)[(*n)++];
+            memset(in, 0, sizeof *in);
+            in->id = sqlite3_column_int64(s, 0);
+            in->gpu = sqlite3_column_int(s, 1);
+            in->at.profile = p;
+            in->at.start = sqlite3_column_int(s, 3);
+            in->gi_id = sqlite3_column_int(s, 4);
+            in->ci_id = sqlite3_column_int(s, 5);
+            snprintf(in->uuid, sizeof in->uuid, "%s", uuid);
+            in->created = sqlite3_column_double(s, 7);
+        }
+    }
+    if (!rc && step != SQLITE_DONE)
+        rc = db_error(st, "select instances", err);
+    sqlite3_finalize(s);
+    if (rc) {
+        free(*out);
+        *out = NULL;
+        *n = 0;
+    }
+    return rc;
+}

@@ -1,0 +1,67 @@
+/* store.h: migschedd's state in SQLite: jobs, every state transition, plans and the MIG
+ * instances the daemon created. WAL journal, synchronous=FULL: a transition the API
+ * acknowledged survives a crash. Private to the daemon; see docs/daemon.md. */
+#ifndef MIGSCHED_DAEMON_STORE_H
+#define MIGSCHED_DAEMON_STORE_H
+
+#include <stdint.h>
+
+#include "job.h"
+
+typedef struct ms_store ms_store;
+
+/* The schema's migrations, oldest first: migration i takes user_version i to i + 1. */
+int ms_store_migration_count(void);
+const char *ms_store_migration_sql(int i);
+
+/* Opens (creating if missing) the database at path and applies the migrations it lacks,
+ * each in its own transaction. A database of a newer version than this build knows is
+ * refused (MS_EINVAL); a file that is not a SQLite database fails (MS_EIO). Jobs are parsed back
+ * against gpu, which the store keeps a pointer to. Errors name the path. */
+int ms_store_open(const char *path, const ms_gpu_model *gpu, ms_store **out, ms_error *err);
+void ms_store_close(ms_store *st);
+
+/* The connection's user_version, journal mode ("wal") and synchronous level (2 = FULL). */
+int ms_store_settings(ms_store *st, int *version, char journal_mode[16], int *synchronous,
+                      ms_error *err);
+
+/* Inserts a new job with its submit transition in one transaction; sets j->id and t->job.
+ * j must have just been through ms_job_submit. */
+int ms_store_submit(ms_store *st, ms_job *j, ms_job_transition *t, ms_error *err);
+/* Writes the job's new state and the transition that led to it in one transaction. */
+int ms_store_transition(ms_store *st, const ms_job *j, const ms_job_transition *t,
+                        ms_error *err);
+
+/* One job by id (MS_EINVAL "no job N" when absent); the caller frees it with ms_job_free. */
+int ms_store_get_job(ms_store *st, int64_t id, ms_job *out, ms_error *err);
+/* Jobs in one state (or every job when state is -1), by id; *out is malloc'd, free each
+ * job then the array (ms_store_free_jobs). */
+int ms_store_list_jobs(ms_store *st, int state, ms_job **out, size_t *n, ms_error *err);
+void ms_store_free_jobs(ms_job *jobs, size_t n);
+/* The recovery query: jobs that were running when the daemon stopped (or crashed). */
+int ms_store_running_jobs(ms_store *st, ms_job **out, size_t *n, ms_error *err);
+/* A job's transitions in the order they happened. */
+int ms_store_history(ms_store *st, int64_t job, ms_job_transition **out, size_t *n,
+                     ms_error *err);
+
+/* A plan the daemon executes (the migsched-schedule/1 JSON text); *id is its number. */
+int ms_store_add_plan(ms_store *st, double now, const char *schedule_json, int64_t *id,
+                      ms_error *err);
+/* The most recent plan (malloc'd text, NULL when none). */
+int ms_store_latest_plan(ms_store *st, int64_t *id, char **schedule_json, ms_error *err);
+
+/* A MIG instance the daemon created; live until ms_store_instance_destroyed. */
+typedef struct ms_store_instance {
+    int64_t id;
+    int gpu;
+    ms_placement at;
+    int gi_id, ci_id;
+    char uuid[96];
+    double created;
+} ms_store_instance;
+int ms_store_add_instance(ms_store *st, ms_store_instance *inst, ms_error *err);
+int ms_store_instance_destroyed(ms_store *st, int64_t id, double now, ms_error *err);
+/* Instances created and not yet destroyed, by id (*out malloc'd). */
+int ms_store_live_instances(ms_store *st, ms_store_instance **out, size_t *n, ms_error *err);
+
+#endif

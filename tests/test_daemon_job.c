@@ -1,0 +1,397 @@
+/* test_daemon_job.c: migschedd's job JSON (every bad case gets its precise error) and the
+ * state machine (every legal transition, every illegal one refused with the job intact). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "job.h"
+#include "support.h"
+
+static const ms_gpu_model *a100(void)
+{
+    return ms_gpu_builtin("A100-40GB");
+}
+
+static int parse(const char *text, ms_job_spec *s, ms_error *e)
+{
+    return ms_job_spec_parse(text, strlen(text), a100(), s, e);
+}
+
+static void test_parse_profile(void **state)
+{
+    (void)state;
+    ms_job_spec s;
+    ms_error e = {0};
+    assert_int_equal(parse("{\"name\": \"train\", \"command\": [\"python3\", \"t.py\"],"
+                           " \"cwd\": \"/srv\", \"env\": {\"A\": \"1\", \"B_2\": \"x y\"},"
+                           " \"on_interrupt\": \"fail\", \"profile\": \"3g.20gb\","
+                           " \"seconds\": 120.5}", &s, &e), MS_OK);
+    assert_string_equal(s.name, "train");
+    assert_int_equal(s.argc, 2);
+    assert_string_equal(s.argv[1], "t.py");
+    assert_string_equal(s.cwd, "/srv");
+    assert_int_equal(s.nenv, 2);
+    assert_string_equal(s.env_keys[1], "B_2");
+    assert_string_equal(s.env_values[1], "x y");
+    assert_int_equal(s.on_interrupt, MS_ON_INTERRUPT_FAIL);
+    assert_string_equal(a100()->profiles[s.profile].name, "3g.20gb");
+    assert_true(s.seconds == 120.5);
+    ms_job_spec_free(&s);
+
+    /* "slices" picks the smallest-memory profile of that size; retry is the default. */
+    assert_int_equal(parse("{\"name\": \"n\", \"command\": [\"x\"], \"slices\": 1,"
+                           " \"seconds\": 3}", &s, &e), MS_OK);
+    assert_string_equal(a100()->profiles[s.profile].name, "1g.5gb");
+    assert_int_equal(s.on_interrupt, MS_ON_INTERRUPT_RETRY);
+    assert_null(s.cwd);
+    ms_job_spec_free(&s);
+}
+
+static void test_parse_times_round_trip(void **state)
+{
+    (void)state;
+    const char *text = "{\"name\": \"sweep\", \"command\": [\"./run\"],"
+                       " \"times\": {\"1\": 120.0, \"2\": 64.0, \"7\": 20.25}}";
+    ms_job_spec s, back;
+    ms_error e = {0};
+    assert_int_equal(parse(text, &s, &e), MS_OK);
+    assert_int_equal(s.profile, -1);
+    assert_true(s.times[1] == 120 && s.times[2] == 64 && s.times[7] == 20.25);
+    assert_true(s.times[3] == 0 && s.times[4] == 0);
+    /* Rendered and parsed again: the same spec, the same bytes. */
+    json_t *o = ms_job_spec_to_json(&s, a100());
+    char *t1 = json_dumps(o, JSON_COMPACT);
+    assert_int_equal(parse(t1, &back, &e), MS_OK);
+    json_t *o2 = ms_job_spec_to_json(&back, a100());
+    char *t2 = json_dumps(o2, JSON_COMPACT);
+    assert_string_equal(t1, t2);
+    free(t1);
+    free(t2);
+    json_decref(o);
+    json_decref(o2);
+    ms_job_spec_free(&s);
+    ms_job_spec_free(&back);
+}
+
+/* Each bad job and a fragment its message must contain. */
+static const struct {
+    const char *json, *msg;
+} BAD[] = {
+    {"{\"name\": \"a\", ", "malformed JSON"},
+    {"[1]", "must be a JSON object"},
+    {"{\"name\": \"a\", \"command\": [\"x\"], \"seconds\": 1, \"slices\": 1, \"gpu\": 0}",
+     "job: unknown key \"gpu\" (allowed: name, command, cwd, env, on_interrupt, profile, "
+     "slices, seconds, times)"},
+    {"{\"name\": \"a\", \"name\": \"b\", \"command\": [\"x\"]}", "malformed JSON"},
+    {"{\"command\": [\"x\"], \"slices\": 1, \"seconds\": 1}", "missing field: \"name\""},
+    {"{\"name\": \"a\", \"slices\": 1, \"seconds\": 1}", "missing field: \"command\""},
+    {"{\"name\": \"a\", \"command\": [\"x\"]}", "missing field: \"profile\" or \"slices\""},
+    {"{\"name\": \"a\", \"command\": [\"x\"], \"profile\": \"3g.20gb\"}",
+     "missing field: \"seconds\""},
+    {"{\"name\": 5, \"command\": [\"x\"], \"slices\": 1, \"seconds\": 1}",
+     "name: must be a string"},
+    {"{\"name\": \"\", \"command\": [\"x\"], \"slices\": 1, \"seconds\": 1}",
+     "name: must not be empty"},
+    {"{\"name\": \"a\", \"command\": \"x\", \"slices\": 1, \"seconds\": 1}",
+     "command: must be a non-empty array"},
+    {"{\"name\": \"a\", \"command\": [], \"slices\": 1, \"seconds\": 1}",
+     "command: must be a non-empty array"},
+    {"{\"name\": \"a\", \"command\": [\"x\", 3], \"slices\": 1, \"seconds\": 1}",
+     "command[1]: must be a string"},
+    {"{\"name\": \"a\", \"command\": [\"x\\u0000y\"], \"slices\": 1, \"seconds\": 1}",
+     "\\u0000 is not allowed"},
+    {"{\"name\": \"a\", \"command\": [\"x\"], \"cwd\": \"rel\", \"slices\": 1, \"seconds\": 1}",
+     "cwd: must be an absolute path"},
+    {"{\"name\": \"a\", \"command\": [\"x\"], \"env\": {\"1A\": \"v\"}, \"slices\": 1,"
+     " \"seconds\": 1}", "env.1A: is not a variable name"},
+    {"{\"name\": \"a\", \"command\": [\"x\"], \"env\": {\"A\": 1}, \"slices\": 1,"
+     " \"seconds\": 1}", "env.A: must be a string"},
+    {"{\"name\": \"a\", \"command\": [\"x\"], \"env\": [], \"slices\": 1, \"seconds\": 1}",
+     "env: must be an object"},
+    {"{\"name\": \"a\", \"command\": [\"x\"], \"on_interrupt\": \"maybe\", \"slices\": 1,"
+     " \"seconds\": 1}", "on_interrupt: must be \"retry\" or \"fail\""},
+    {"{\"name\": \"a\", \"command\": [\"x\"], \"profile\": \"3g.40gb\", \"seconds\": 1}",
+     "profile: A100-40GB has no profile \"3g.40gb\""},
+    {"{\"name\": \"a\", \"command\": [\"x\"], \"slices\": 5, \"seconds\": 1}",
+     "slices: A100-40GB has no instance with that many"},
+    {"{\"name\": \"a\", \"command\": [\"x\"], \"slices\": 2.5, \"seconds\": 1}",
+     "slices: A100-40GB has no instance"},
+    {"{\"name\": \"a\", \"command\": [\"x\"], \"slices\": 1, \"profile\": \"1g.5gb\","
+     " \"seconds\": 1}", "not both"},
+    {"{\"name\": \"a\", \"command\": [\"x\"], \"slices\": 1, \"seconds\": -1}",
+     "seconds: must be above 0"},
+    {"{\"name\": \"a\", \"command\": [\"x\"], \"slices\": 1, \"seconds\": 0}",
+     "seconds: must be above 0"},
+    {"{\"name\": \"a\", \"command\": [\"x\"], \"slices\": 1, \"seconds\": 2e9}",
+     "seconds: is over the ceiling of 1e9 s"},
+    {"{\"name\": \"a\", \"command\": [\"x\"], \"slices\": 1, \"seconds\": \"5\"}",
+     "seconds: must be a number"},
+    {"{\"name\": \"a\", \"command\": [\"x\"], \"times\": {}}", "times: must be a non-empty"},
+    {"{\"name\": \"a\", \"command\": [\"x\"], \"times\": {\"5\": 3}}",
+     "times.5: A100-40GB has no instance size \"5\" (sizes: 1, 2, 3, 4, 7)"},
+    {"{\"name\": \"a\", \"command\": [\"x\"], \"times\": {\"two\": 3}}",
+     "times.two: A100-40GB has no instance size"},
+    {"{\"name\": \"a\", \"command\": [\"x\"], \"times\": {\"1\": -3}}",
+     "times.1: must be above 0"},
+    {"{\"name\": \"a\", \"command\": [\"x\"], \"times\": {\"1\": 1e10}}",
+     "times.1: is over the ceiling"},
+    {"{\"name\": \"a\", \"command\": [\"x\"], \"times\": {\"1\": 3}, \"seconds\": 3}",
+     "seconds: goes with"},
+    {"{\"name\": \"a\", \"command\": [\"x\"], \"times\": {\"1\": 3}, \"slices\": 1,"
+     " \"seconds\": 3}", "or \"times\", not both"},
+};
+
+static void test_parse_errors(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof BAD / sizeof *BAD; i++) {
+        ms_job_spec s;
+        ms_error e = {0};
+        int rc = parse(BAD[i].json, &s, &e);
+        if (rc != MS_EINVAL || !strstr(e.msg, BAD[i].msg))
+            fail_msg("case %zu: rc %d, message \"%s\", expected \"%s\"", i, rc, e.msg,
+                     BAD[i].msg);
+        assert_null(s.name); /* nothing half-built survives a failure */
+    }
+}
+
+/* Over each size limit: the body, the name, the arguments, the environment. */
+static void test_parse_limits(void **state)
+{
+    (void)state;
+    ms_job_spec s;
+    ms_error e = {0};
+    size_t big = MS_JOB_BODY_MAX + 1;
+    char *text = malloc(big + 1);
+    memset(text, ' ', big);
+    text[big] = '\0';
+    assert_int_equal(ms_job_spec_parse(text, big, a100(), &s, &e), MS_EINVAL);
+    assert_non_null(strstr(e.msg, "over the limit of 65536"));
+
+    char name[MS_JOB_NAME_MAX + 2];
+    memset(name, 'n', sizeof name - 1);
+    name[sizeof name - 1] = '\0';
+    snprintf(text, big, "{\"name\": \"%s\", \"command\": [\"x\"], \"slices\": 1, "
+             "\"seconds\": 1}", name);
+    assert_int_equal(parse(text, &s, &e), MS_EINVAL);
+    assert_non_null(strstr(e.msg, "name: longer than 128 bytes"));
+
+    size_t at = (size_t)snprintf(text, big, "{\"name\": \"a\", \"slices\": 1, \"seconds\": 1, "
+                                 "\"command\": [");
+    for (int i = 0; i <= MS_JOB_ARGS_MAX; i++)
+        at += (size_t)snprintf(text + at, big - at, "%s\"a\"", i ? "," : "");
+    snprintf(text + at, big - at, "]}");
+    assert_int_equal(parse(text, &s, &e), MS_EINVAL);
+    assert_non_null(strstr(e.msg, "command: more than 256 arguments"));
+
+    at = (size_t)snprintf(text, big, "{\"name\": \"a\", \"slices\": 1, \"seconds\": 1, "
+                          "\"command\": [\"x\"], \"env\": {");
+    for (int i = 0; i <= MS_JOB_ENV_MAX; i++)
+        at += (size_t)snprintf(text + at, big - at, "%s\"V%d\": \"\"", i ? "," : "", i);
+    snprintf(text + at, big - at, "}}");
+    assert_int_equal(parse(text, &s, &e), MS_EINVAL);
+    assert_non_null(strstr(e.msg, "env: more than 128 variables"));
+    free(text);
+}
+
+static ms_job new_job(const char *on_interrupt)
+{
+    char text[256];
+    snprintf(text, sizeof text, "{\"name\": \"j\", \"command\": [\"sleep\", \"1\"],"
+             " \"on_interrupt\": \"%s\", \"profile\": \"2g.10gb\", \"seconds\": 10}",
+             on_interrupt);
+    ms_job_spec s;
+    ms_error e = {0};
+    assert_int_equal(parse(text, &s, &e), MS_OK);
+    ms_job j;
+    ms_job_init(&j, &s);
+    j.id = 7;
+    return j;
+}
+
+static void test_render(void **state)
+{
+    (void)state;
+    ms_job j = new_job("retry");
+    ms_job_transition t;
+    ms_error e = {0};
+    assert_int_equal(ms_job_submit(&j, 100, &t, &e), MS_OK);
+    ms_placement at = {ms_gpu_profile_by_name(a100(), "2g.10gb"), 4};
+    assert_int_equal(ms_job_start(&j, 101.5, 1, at, "MIG-1234", &t, &e), MS_OK);
+    assert_int_equal(ms_job_finish(&j, 111.5, 3, &t, &e), MS_OK);
+    json_t *o = ms_job_to_json(&j, a100());
+    char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
+    assert_string_equal(text,
+        "{\"id\":7,\"name\":\"j\",\"state\":\"failed\",\"attempts\":1,\"submitted\":100.0,"
+        "\"started\":101.5,\"ended\":111.5,\"gpu\":1,\"profile\":\"2g.10gb\","
+        "\"placement\":{\"start\":4},\"mig_uuid\":\"MIG-1234\",\"exit_status\":3,"
+        "\"spec\":{\"name\":\"j\",\"command\":[\"sleep\",\"1\"],\"env\":{},"
+        "\"on_interrupt\":\"retry\",\"profile\":\"2g.10gb\",\"seconds\":10.0}}");
+    free(text);
+    json_decref(o);
+    ms_job_free(&j);
+
+    /* A queued job: every unknown is null. */
+    j = new_job("retry");
+    assert_int_equal(ms_job_submit(&j, 5, &t, &e), MS_OK);
+    o = ms_job_to_json(&j, a100());
+    assert_true(json_is_null(json_object_get(o, "started")));
+    assert_true(json_is_null(json_object_get(o, "gpu")));
+    assert_true(json_is_null(json_object_get(o, "placement")));
+    assert_true(json_is_null(json_object_get(o, "mig_uuid")));
+    assert_true(json_is_null(json_object_get(o, "exit_status")));
+    assert_string_equal(json_string_value(json_object_get(o, "profile")), "2g.10gb");
+    json_decref(o);
+    ms_job_free(&j);
+}
+
+/* Brings a fresh job to state s by legal events. */
+static void drive(ms_job *j, ms_job_state s)
+{
+    ms_job_transition t;
+    ms_error e = {0};
+    ms_placement at = {ms_gpu_profile_by_name(a100(), "2g.10gb"), 0};
+    if (s == MS_JOB_NEW)
+        return;
+    assert_int_equal(ms_job_submit(j, 1, &t, &e), MS_OK);
+    if (s == MS_JOB_QUEUED)
+        return;
+    if (s == MS_JOB_CANCELLED) {
+        assert_int_equal(ms_job_cancel(j, 2, &t, &e), MS_OK);
+        return;
+    }
+    assert_int_equal(ms_job_start(j, 2, 0, at, "MIG-a", &t, &e), MS_OK);
+    if (s != MS_JOB_RUNNING)
+        assert_int_equal(ms_job_finish(j, 3, s == MS_JOB_DONE ? 0 : 1, &t, &e), MS_OK);
+}
+
+/* Applies event ev (or its sole legal form) and returns the status. */
+static int apply(ms_job *j, ms_job_event ev, ms_job_transition *t, ms_error *e)
+{
+    ms_placement at = {ms_gpu_profile_by_name(a100(), "2g.10gb"), 2};
+    switch (ev) {
+    case MS_JOB_EV_SUBMIT: return ms_job_submit(j, 10, t, e);
+    case MS_JOB_EV_START: return ms_job_start(j, 10, 1, at, "MIG-b", t, e);
+    case MS_JOB_EV_FINISH: return ms_job_finish(j, 10, 0, t, e);
+    case MS_JOB_EV_INTERRUPT: return ms_job_interrupt(j, 10, t, e);
+    case MS_JOB_EV_CANCEL: return ms_job_cancel(j, 10, t, e);
+    }
+    return -1;
+}
+
+static void assert_unchanged(const ms_job *a, const ms_job *b)
+{
+    assert_int_equal(a->state, b->state);
+    assert_int_equal(a->attempts, b->attempts);
+    assert_int_equal(a->gpu, b->gpu);
+    assert_int_equal(a->placement.profile, b->placement.profile);
+    assert_int_equal(a->placement.start, b->placement.start);
+    assert_string_equal(a->mig_uuid, b->mig_uuid);
+    assert_memory_equal(&a->started, &b->started, sizeof a->started);
+    assert_memory_equal(&a->ended, &b->ended, sizeof a->ended);
+    assert_int_equal(a->has_exit, b->has_exit);
+    assert_int_equal(a->exit_status, b->exit_status);
+}
+
+/* Every (state, event) pair: the legal ones land where the machine says, the others fail
+ * with the job byte for byte unchanged. */
+static void test_transition_table(void **state)
+{
+    (void)state;
+    /* Expected target per state and event (-1: illegal); interrupt under retry. */
+    static const int next[MS_JOB_NSTATES][5] = {
+        [MS_JOB_NEW] = {MS_JOB_QUEUED, -1, -1, -1, -1},
+        [MS_JOB_QUEUED] = {-1, MS_JOB_RUNNING, -1, -1, MS_JOB_CANCELLED},
+        [MS_JOB_RUNNING] = {-1, -1, MS_JOB_DONE, MS_JOB_QUEUED, MS_JOB_CANCELLED},
+        [MS_JOB_DONE] = {-1, -1, -1, -1, -1},
+        [MS_JOB_FAILED] = {-1, -1, -1, -1, -1},
+        [MS_JOB_CANCELLED] = {-1, -1, -1, -1, -1},
+    };
+    int legal = 0;
+    for (int s = 0; s < MS_JOB_NSTATES; s++)
+        for (int ev = 0; ev < 5; ev++) {
+            ms_job j = new_job("retry");
+            drive(&j, (ms_job_state)s);
+            ms_job before = j;
+            ms_job_transition t;
+            ms_error e = {0};
+            int rc = apply(&j, (ms_job_event)ev, &t, &e);
+            if (next[s][ev] < 0) {
+                assert_int_equal(rc, MS_EINVAL);
+                assert_non_null(strstr(e.msg, "job 7: cannot"));
+                assert_non_null(strstr(e.msg, ms_job_state_name((ms_job_state)s)));
+                assert_unchanged(&before, &j);
+            } else {
+                legal++;
+                assert_int_equal(rc, MS_OK);
+                assert_int_equal(j.state, next[s][ev]);
+                assert_int_equal(t.from, s);
+                assert_int_equal(t.to, next[s][ev]);
+                assert_int_equal(t.event, ev);
+                assert_int_equal(t.job, 7);
+                assert_true(t.at == 10);
+            }
+            ms_job_free(&j);
+        }
+    assert_int_equal(legal, 6);
+}
+
+static void test_interrupt_policies(void **state)
+{
+    (void)state;
+    ms_job_transition t;
+    ms_error e = {0};
+    ms_job j = new_job("retry");
+    drive(&j, MS_JOB_RUNNING);
+    assert_int_equal(ms_job_interrupt(&j, 5, &t, &e), MS_OK);
+    assert_int_equal(j.state, MS_JOB_QUEUED);
+    assert_int_equal(j.attempts, 1);
+    assert_int_equal(j.gpu, -1);
+    assert_int_equal(j.placement.profile, -1);
+    assert_string_equal(j.mig_uuid, "");
+    assert_true(isnan(j.started));
+    /* Requeued, it starts again: a second attempt. */
+    assert_int_equal(apply(&j, MS_JOB_EV_START, &t, &e), MS_OK);
+    assert_int_equal(j.attempts, 2);
+    assert_string_equal(j.mig_uuid, "MIG-b");
+    ms_job_free(&j);
+
+    j = new_job("fail");
+    drive(&j, MS_JOB_RUNNING);
+    assert_int_equal(ms_job_interrupt(&j, 5, &t, &e), MS_OK);
+    assert_int_equal(j.state, MS_JOB_FAILED);
+    assert_int_equal(t.to, MS_JOB_FAILED);
+    assert_true(j.ended == 5);
+    assert_false(j.has_exit);
+    ms_job_free(&j);
+
+    /* A nonzero exit fails the job; exit 0 is done. */
+    j = new_job("retry");
+    drive(&j, MS_JOB_FAILED);
+    assert_int_equal(j.exit_status, 1);
+    assert_true(j.has_exit);
+    ms_job_free(&j);
+}
+
+static void test_names(void **state)
+{
+    (void)state;
+    for (int s = 0; s < MS_JOB_NSTATES; s++)
+        assert_int_equal(ms_job_state_parse(ms_job_state_name((ms_job_state)s)), s);
+    for (int ev = 0; ev < 5; ev++)
+        assert_int_equal(ms_job_event_parse(ms_job_event_name((ms_job_event)ev)), ev);
+    assert_int_equal(ms_job_state_parse("paused"), -1);
+    assert_int_equal(ms_job_event_parse("resume"), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse_profile),    cmocka_unit_test(test_parse_times_round_trip),
+        cmocka_unit_test(test_parse_errors),     cmocka_unit_test(test_parse_limits),
+        cmocka_unit_test(test_render),           cmocka_unit_test(test_transition_table),
+        cmocka_unit_test(test_interrupt_policies), cmocka_unit_test(test_names),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,449 @@
+/* test_daemon_store.c: migschedd's SQLite store: WAL and synchronous=FULL, jobs and their
+ * full transition history across a reopen, the crash-recovery query, migrations from an
+ * old schema, refusal of a newer one, plans and instances. */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "store.h"
+#include "support.h"
+
+static const ms_gpu_model *a100(void)
+{
+    return ms_gpu_builtin("A100-40GB");
+}
+
+typedef struct fixture {
+    char dir[256], path[320];
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    test_temp_dir("store", f->dir, sizeof f->dir);
+    snprintf(f->path, sizeof f->path, "%s/jobs.db", f->dir);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    test_remove_dir(f->dir);
+    free(f);
+    return 0;
+}
+
+static ms_store *open_ok(const char *path)
+{
+    ms_store *st;
+    ms_error e = {0};
+    if (ms_store_open(path, a100(), &st, &e))
+        fail_msg("%s", e.msg);
+    return st;
+}
+
+/* Parses, submits and stores a job; returns its id. */
+static int64_t submit(ms_store *st, const char *name, const char *on_interrupt, double now)
+{
+    char text[256];
+    snprintf(text, sizeof text, "{\"name\": \"%s\", \"command\": [\"sleep\", \"5\"],"
+             " \"on_interrupt\": \"%s\", \"times\": {\"1\": 30, \"7\": 6}}", name,
+             on_interrupt);
+    ms_job_spec s;
+    ms_error e = {0};
+    assert_int_equal(ms_job_spec_parse(text, strlen(text), a100(), &s, &e), MS_OK);
+    ms_job j;
+    ms_job_transition t;
+    ms_job_init(&j, &s);
+    assert_int_equal(ms_job_submit(&j, now, &t, &e), MS_OK);
+    if (ms_store_submit(st, &j, &t, &e))
+        fail_msg("%s", e.msg);
+    assert_true(j.id > 0);
+    assert_int_equal(t.job, j.id);
+    int64_t id = j.id;
+    ms_job_free(&j);
+    return id;
+}
+
+/* Loads job id, applies one event through the state machine and stores it. */
+static void event(ms_store *st, int64_t id, ms_job_event ev, double now, int exit_status)
+{
+    ms_job j;
+    ms_job_transition t;
+    ms_error e = {0};
+    assert_int_equal(ms_store_get_job(st, id, &j, &e), MS_OK);
+    ms_placement at = {ms_gpu_profile_by_name(a100(), "7g.40gb"), 0};
+    int rc = ev == MS_JOB_EV_START ? ms_job_start(&j, now, 0, at, "MIG-5e1f", &t, &e)
+           : ev == MS_JOB_EV_FINISH ? ms_job_finish(&j, now, exit_status, &t, &e)
+           : ev == MS_JOB_EV_INTERRUPT ? ms_job_interrupt(&j, now, &t, &e)
+                                       : ms_job_cancel(&j, now, &t, &e);
+    assert_int_equal(rc, MS_OK);
+    if (ms_store_transition(st, &j, &t, &e))
+        fail_msg("%s", e.msg);
+    ms_job_free(&j);
+}
+
+/* The connection is at the newest schema, in WAL mode, synchronous=FULL (2). */
+static void assert_settings(ms_store *st)
+{
+    int version, sync;
+    char mode[16];
+    ms_error e = {0};
+    assert_int_equal(ms_store_settings(st, &version, mode, &sync, &e), MS_OK);
+    assert_int_equal(version, ms_store_migration_count());
+    assert_string_equal(mode, "wal");
+    assert_int_equal(sync, 2);
+}
+
+static void test_settings(void **state)
+{
+    fixture *f = *state;
+    ms_store *st = open_ok(f->path);
+    assert_settings(st);
+    ms_store_close(st);
+    /* WAL is a property of the file: another connection sees it. */
+    sqlite3 *db;
+    sqlite3_stmt *s;
+    assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &s, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(s), SQLITE_ROW);
+    assert_string_equal((const char *)sqlite3_column_text(s, 0), "wal");
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+}
+
+static void test_round_trip_and_history(void **state)
+{
+    fixture *f = *state;
+    ms_store *st = open_ok(f->path);
+    int64_t a = submit(st, "a", "retry", 100), b = submit(st, "b", "fail", 101);
+    assert_int_equal(b, a + 1);
+    event(st, a, MS_JOB_EV_START, 102, 0);
+    event(st, a, MS_JOB_EV_INTERRUPT, 103, 0);
+    event(st, a, MS_JOB_EV_START, 104, 0);
+    event(st, a, MS_JOB_EV_FINISH, 110, 0);
+    event(st, b, MS_JOB_EV_CANCEL, 105, 0);
+    ms_store_close(st);
+
+    st = open_ok(f->path); /* everything survives a reopen */
+    ms_job j;
+    ms_error e = {0};
+    assert_int_equal(ms_store_get_job(st, a, &j, &e), MS_OK);
+    assert_int_equal(j.state, MS_JOB_DONE);
+    assert_int_equal(j.attempts, 2);
+    assert_true(j.submitted == 100 && j.started == 104 && j.ended == 110);
+    assert_int_equal(j.gpu, 0);
+    assert_string_equal(a100()->profiles[j.placement.profile].name, "7g.40gb");
+    assert_string_equal(j.mig_uuid, "MIG-5e1f");
+    assert_true(j.has_exit);
+    assert_int_equal(j.exit_status, 0);
+    assert_string_equal(j.spec.name, "a");
+    assert_true(j.spec.times[7] == 6);
+    ms_job_free(&j);
+
+    ms_job_transition *h;
+    size_t n;
+    assert_int_equal(ms_store_history(st, a, &h, &n, &e), MS_OK);
+    static const struct {
+        ms_job_event ev;
+        ms_job_state from, to;
+        double at;
+    } want[] = {
+        {MS_JOB_EV_SUBMIT, MS_JOB_NEW, MS_JOB_QUEUED, 100},
+        {MS_JOB_EV_START, MS_JOB_QUEUED, MS_JOB_RUNNING, 102},
+        {MS_JOB_EV_INTERRUPT, MS_JOB_RUNNING, MS_JOB_QUEUED, 103},
+        {MS_JOB_EV_START, MS_JOB_QUEUED, MS_JOB_RUNNING, 104},
+        {MS_JOB_EV_FINISH, MS_JOB_RUNNING, MS_JOB_DONE, 110},
+    };
+    assert_int_equal(n, 5);
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(h[i].job, a);
+        assert_int_equal(h[i].event, want[i].ev);
+        assert_int_equal(h[i].from, want[i].from);
+        assert_int_equal(h[i].to, want[i].to);
+        assert_true(h[i].at == want[i].at);
+    }
+    free(h);
+
+    ms_job *list;
+    assert_int_equal(ms_store_list_jobs(st, -1, &list, &n, &e), MS_OK);
+    assert_int_equal(n, 2);
+    assert_int_equal(list[1].state, MS_JOB_CANCELLED);
+    ms_store_free_jobs(list, n);
+    assert_int_equal(ms_store_list_jobs(st, MS_JOB_CANCELLED, &list, &n, &e), MS_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(list[0].id, b);
+    ms_store_free_jobs(list, n);
+
+    assert_int_equal(ms_store_get_job(st, 99, &j, &e), MS_EINVAL);
+    assert_string_equal(e.msg, "no job 99");
+    ms_store_close(st);
+}
+
+/* A transition from a state the row is no longer in (a stale copy) changes nothing. */
+static void test_stale_transition_refused(void **state)
+{
+    fixture *f = *state;
+    ms_store *st = open_ok(f->path);
+    int64_t id = submit(st, "a", "retry", 1);
+    ms_job stale, j;
+    ms_job_transition t;
+    ms_error e = {0};
+    assert_int_equal(ms_store_get_job(st, id, &stale, &e), MS_OK);
+    event(st, id, MS_JOB_EV_CANCEL, 2, 0);
+    assert_int_equal(ms_job_cancel(&stale, 3, &t, &e), MS_OK);
+    assert_int_equal(ms_store_transition(st, &stale, &t, &e), MS_EINVAL);
+    assert_non_null(strstr(e.msg, "is not queued in the database"));
+    ms_job_transition *h;
+    size_t n;
+    assert_int_equal(ms_store_history(st, id, &h, &n, &e), MS_OK);
+    assert_int_equal(n, 2); /* submit, the first cancel: the refused one left no row */
+    free(h);
+    assert_int_equal(ms_store_get_job(st, id, &j, &e), MS_OK);
+    assert_true(j.ended == 2);
+    ms_job_free(&j);
+    ms_job_free(&stale);
+    ms_store_close(st);
+}
+
+/* Stores a job and runs events on it through the state machine, without cmocka (for the
+ * child that is killed): 0 or the first failing status. */
+static int job_events(ms_store *st, const char *on_interrupt, int nev, const ms_job_event *ev)
+{
+    char text[256];
+    snprintf(text, sizeof text, "{\"name\": \"c\", \"command\": [\"sleep\", \"5\"],"
+             " \"on_interrupt\": \"%s\", \"slices\": 7, \"seconds\": 6}", on_interrupt);
+    ms_job_spec s;
+    ms_job j;
+    ms_job_transition t;
+    ms_error e = {0};
+    int rc = ms_job_spec_parse(text, strlen(text), a100(), &s, &e);
+    if (rc)
+        return rc;
+    ms_job_init(&j, &s);
+    ms_placement at = {j.spec.profile, 0};
+    if (!(rc = ms_job_submit(&j, 1, &t, &e)))
+        rc = ms_store_submit(st, &j, &t, &e);
+    for (int i = 0; i < nev && !rc; i++) {
+        rc = ev[i] == MS_JOB_EV_START ? ms_job_start(&j, 2 + i, 0, at, "MIG-c", &t, &e)
+                                      : ms_job_finish(&j, 2 + i, 0, &t, &e);
+        if (!rc)
+            rc = ms_store_transition(st, &j, &t, &e);
+    }
+    if (rc)
+        fprintf(stderr, "child: %s\n", e.msg);
+    ms_job_free(&j);
+    return rc;
+}
+
+/* A daemon SIGKILLed with jobs running leaves them running in the database: recovery
+ * finds exactly those, and the state machine's interrupt requeues (retry) or fails (fail)
+ * them. Jobs 1, 2 running (retry, fail), 3 queued, 4 done. */
+static void test_crash_recovery(void **state)
+{
+    fixture *f = *state;
+    const ms_job_event start[] = {MS_JOB_EV_START}, done[] = {MS_JOB_EV_START,
+                                                             MS_JOB_EV_FINISH};
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        ms_store *cst;
+        ms_error ce = {0};
+        if (ms_store_open(f->path, a100(), &cst, &ce) || job_events(cst, "retry", 1, start) ||
+            job_events(cst, "fail", 1, start) || job_events(cst, "retry", 0, NULL) ||
+            job_events(cst, "retry", 2, done))
+            _exit(2);
+        raise(SIGKILL); /* no close, no checkpoint: the WAL holds the commits */
+        _exit(3);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    int64_t r1 = 1, r2 = 2, q = 3;
+
+    ms_store *st = open_ok(f->path);
+    ms_job *run;
+    size_t n;
+    ms_error e = {0};
+    assert_int_equal(ms_store_running_jobs(st, &run, &n, &e), MS_OK);
+    assert_int_equal(n, 2);
+    assert_int_equal(run[0].id, r1);
+    assert_int_equal(run[1].id, r2);
+    for (size_t i = 0; i < n; i++) {
+        ms_job_transition t;
+        assert_int_equal(ms_job_interrupt(&run[i], 10, &t, &e), MS_OK);
+        assert_int_equal(ms_store_transition(st, &run[i], &t, &e), MS_OK);
+    }
+    ms_store_free_jobs(run, n);
+    assert_int_equal(ms_store_running_jobs(st, &run, &n, &e), MS_OK);
+    assert_int_equal(n, 0);
+    ms_store_free_jobs(run, n);
+    ms_job j;
+    assert_int_equal(ms_store_get_job(st, r1, &j, &e), MS_OK);
+    assert_int_equal(j.state, MS_JOB_QUEUED);
+    ms_job_free(&j);
+    assert_int_equal(ms_store_get_job(st, r2, &j, &e), MS_OK);
+    assert_int_equal(j.state, MS_JOB_FAILED);
+    ms_job_free(&j);
+    assert_int_equal(ms_store_list_jobs(st, MS_JOB_QUEUED, &run, &n, &e), MS_OK);
+    assert_int_equal(n, 2); /* q and the requeued r1 */
+    assert_int_equal(run[0].id, r1);
+    assert_int_equal(run[1].id, q);
+    ms_store_free_jobs(run, n);
+    ms_store_close(st);
+}
+
+static void exec_sql(sqlite3 *db, const char *sql)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+        fail_msg("%s: %s", sql, msg);
+}
+
+static bool has_index(const char *path, const char *name)
+{
+    sqlite3 *db;
+    sqlite3_stmt *s;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'index'"
+                                            " AND name = ?", -1, &s, NULL), SQLITE_OK);
+    sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+    bool found = sqlite3_step(s) == SQLITE_ROW;
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+    return found;
+}
+
+/* A database left at schema version 1 (with a job in it) is brought to the current
+ * version on open, keeping its rows. */
+static void test_migration(void **state)
+{
+    fixture *f = *state;
+    assert_true(ms_store_migration_count() >= 2);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+    exec_sql(db, ms_store_migration_sql(0));
+    exec_sql(db, "PRAGMA user_version = 1");
+    exec_sql(db, "INSERT INTO jobs(name, spec, state, attempts, submitted) VALUES('old',"
+                 " '{\"name\":\"old\",\"command\":[\"true\"],\"slices\":2,\"seconds\":9}',"
+                 " 'queued', 0, 50)");
+    sqlite3_close(db);
+    assert_false(has_index(f->path, "transitions_by_job"));
+
+    ms_store *st = open_ok(f->path);
+    assert_settings(st);
+    ms_error e = {0};
+    ms_job j;
+    assert_int_equal(ms_store_get_job(st, 1, &j, &e), MS_OK);
+    assert_string_equal(j.spec.name, "old");
+    assert_int_equal(j.state, MS_JOB_QUEUED);
+    assert_string_equal(a100()->profiles[j.spec.profile].name, "2g.10gb");
+    ms_job_free(&j);
+    ms_store_close(st);
+    assert_true(has_index(f->path, "transitions_by_job"));
+}
+
+static void test_newer_version_refused(void **state)
+{
+    fixture *f = *state;
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+    char sql[64];
+    snprintf(sql, sizeof sql, "PRAGMA user_version = %d", ms_store_migration_count() + 1);
+    exec_sql(db, sql);
+    sqlite3_close(db);
+    ms_store *st;
+    ms_error e = {0};
+    assert_int_equal(ms_store_open(f->path, a100(), &st, &e), MS_EINVAL);
+    assert_null(st);
+    assert_non_null(strstr(e.msg, f->path));
+    assert_non_null(strstr(e.msg, "is newer than this migschedd knows"));
+}
+
+static void test_open_errors(void **state)
+{
+    fixture *f = *state;
+    ms_store *st;
+    ms_error e = {0};
+    char path[400];
+    snprintf(path, sizeof path, "%s/missing/dir/jobs.db", f->dir);
+    assert_int_equal(ms_store_open(path, a100(), &st, &e), MS_EIO);
+    assert_non_null(strstr(e.msg, path));
+    /* Not a database: refused, naming the file, and left as it was. */
+    FILE *out = fopen(f->path, "w");
+    fputs("this is not a SQLite database, just some text long enough to have a header\n", out);
+    fclose(out);
+    assert_int_not_equal(ms_store_open(f->path, a100(), &st, &e), MS_OK);
+    assert_non_null(strstr(e.msg, f->path));
+    assert_non_null(strstr(e.msg, "not a database"));
+}
+
+static void test_plans_and_instances(void **state)
+{
+    fixture *f = *state;
+    ms_store *st = open_ok(f->path);
+    ms_error e = {0};
+    int64_t id;
+    char *text;
+    assert_int_equal(ms_store_latest_plan(st, &id, &text, &e), MS_OK);
+    assert_null(text);
+    assert_int_equal(ms_store_add_plan(st, 1, "{\"format\":\"migsched-schedule/1\",\"n\":1}",
+                                       &id, &e), MS_OK);
+    assert_int_equal(ms_store_add_plan(st, 2, "{\"format\":\"migsched-schedule/1\",\"n\":2}",
+                                       &id, &e), MS_OK);
+    int64_t latest;
+    assert_int_equal(ms_store_latest_plan(st, &latest, &text, &e), MS_OK);
+    assert_int_equal(latest, id);
+    assert_string_equal(text, "{\"format\":\"migsched-schedule/1\",\"n\":2}");
+    free(text);
+
+    ms_store_instance a = {.gpu = 0, .at = {ms_gpu_profile_by_name(a100(), "3g.20gb"), 4},
+                           .gi_id = 2, .ci_id = 0, .uuid = "MIG-aaaa", .created = 10};
+    ms_store_instance b = a;
+    b.gpu = 1;
+    snprintf(b.uuid, sizeof b.uuid, "MIG-bbbb");
+    assert_int_equal(ms_store_add_instance(st, &a, &e), MS_OK);
+    assert_int_equal(ms_store_add_instance(st, &b, &e), MS_OK);
+    assert_int_equal(ms_store_instance_destroyed(st, a.id, 20, &e), MS_OK);
+    assert_int_equal(ms_store_instance_destroyed(st, a.id, 21, &e), MS_EINVAL);
+    assert_non_null(strstr(e.msg, "no live instance"));
+    ms_store_close(st);
+
+    st = open_ok(f->path);
+    ms_store_instance *live;
+    size_t n;
+    assert_int_equal(ms_store_live_instances(st, &live, &n, &e), MS_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(live[0].id, b.id);
+    assert_int_equal(live[0].gpu, 1);
+    assert_int_equal(live[0].at.profile, b.at.profile);
+    assert_int_equal(live[0].at.start, 4);
+    assert_int_equal(live[0].gi_id, 2);
+    assert_string_equal(live[0].uuid, "MIG-bbbb");
+    assert_true(live[0].created == 10);
+    free(live);
+    ms_store_instance nouuid = a;
+    nouuid.uuid[0] = '\0';
+    assert_int_equal(ms_store_add_instance(st, &nouuid, &e), MS_EINVAL);
+    ms_store_close(st);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_settings, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_round_trip_and_history, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stale_transition_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_crash_recovery, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_migration, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_newer_version_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_open_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_plans_and_instances, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
