@@ -109,6 +109,7 @@ typedef struct far_group {
     double *time;          /* time of task[i] at the group's size (read in order, not from
                               the workload's scattered tasks) */
     int head, n, cap;      /* live entries are task[head .. head + n) */
+    double sum;            /* total time of the live entries */
 } far_group;
 
 /* What the last run of Algorithm 1 (far_place) saw, so that the next allocations of the
@@ -123,6 +124,9 @@ typedef struct far_trace {
     int nlook[MS_MAX_SLICES + 1], lookcap[MS_MAX_SLICES + 1];
     int changed[MS_MAX_SLICES + 1];/* per size: first group position changed since the run
                                       (INT_MAX: none) */
+    double sum0[MS_MAX_SLICES + 1];/* per size: the group's total time at the run */
+    double coef[MS_MAX_SLICES + 1];/* per size: how fast the recorded idle-ahead terms
+                                      fall with that total (0: none recorded) */
 } far_trace;
 
 typedef struct far_search {

@@ -83,6 +83,7 @@ static bool trace_reserve(far_trace *t, int events)
     for (int z = 0; z <= MS_MAX_SLICES; z++) {
         t->nlook[z] = 0;
         t->changed[z] = INT_MAX;
+        t->coef[z] = 0;
     }
     if (events <= t->cap)
         return true;
@@ -117,7 +118,9 @@ static bool trace_look(far_trace *t, int z, int r, int ev)
 
 /* Two runs of Algorithm 1 whose groups agree below the changed positions take the same
  * steps until the first iteration that looks at a changed position: up to that iteration
- * the bound differs only by the total area, and the task ends are the same. */
+ * the bound differs only by the total area and, in the idle-ahead terms, by coef times the
+ * change of their group's total time (a term is never below 0, so a lower total costs at
+ * most coef times the drop and a higher one nothing), and the task ends are the same. */
 bool far_place_gives_up(const far_search *s, double area, double cutoff)
 {
     const far_trace *t = &s->trace;
@@ -130,11 +133,62 @@ bool far_place_gives_up(const far_search *s, double area, double cutoff)
             d = t->look[z][t->changed[z]];
             same_step = false;
         }
-    double capacity = (double)s->gpu->slices * s->gpus;
-    if (t->bound[d] + area >= cutoff * (1 + 1e-9) * capacity)
+    double capacity = (double)s->gpu->slices * s->gpus, drop = 0;
+    for (int z = 1; z <= MS_MAX_SLICES; z++)
+        if (t->coef[z] > 0)
+            drop += t->coef[z] * fmin(0, s->group[z].sum - t->sum0[z]);
+    if (t->bound[d] + drop + area >= cutoff * (1 + 1e-9) * capacity)
         return true;
     double end = same_step ? t->end[d] : d > 0 ? t->end[d - 1] : -INFINITY;
     return end >= cutoff;
+}
+
+/* Slices a node holds idle while it is alive: a 3-slice instance on slots 0-3 of an A100
+ * leaves slice 3 unused until it splits into two 2-slice ones. foot(v) = the most slices
+ * v's slots can hold, max(size, sum of the children's foot); idle = foot - size. Alive
+ * nodes form an antichain of the tree, whose feet add up to at most foot(root), so the
+ * idle slices of alive nodes are free slices no alive instance uses, as long as
+ * foot(root) <= slices (otherwise no node counts as idle). */
+static void idle_slices(const far_tree *t, int slices, int *idle)
+{
+    int foot[MS_MAX_TREE_NODES] = {0};
+    for (int v = t->n - 1; v >= 0; v--) { /* preorder ids: children come after parents */
+        if (foot[v] < t->size[v])
+            foot[v] = t->size[v];
+        idle[v] = foot[v] - t->size[v];
+        if (v > 0)
+            foot[t->parent[v]] += foot[v];
+    }
+    if (foot[0] > slices)
+        memset(idle, 0, sizeof(int) * (size_t)t->n);
+}
+
+/* Lower bound on the slice-seconds the alive nodes of size `size` leave idle past `now`
+ * (their top node just came up at `now`, group `size` still holds tasks of total time
+ * `rem`, the longest `tmax`). Such a node v splits at T only when it is the top and its
+ * group is empty (no larger node runs this size: the caller checks runs_on), and v stays
+ * alive, its idle slices unused, over [now, T) (T = the makespan if it never splits).
+ * Every task left in the group is placed on one of the `m` nodes of this size at an
+ * iteration whose top time is <= T, and starts by T + D (D = every creation and
+ * destruction of a GPU's tree: the clock is at most that far ahead of the top), so it
+ * ends by T + D + tmax; each node j takes its share after max(now, end_j). Hence
+ * rem <= m (T + D + tmax - now) - sum_alive (end_j - now), which bounds T from below. */
+static double idle_ahead(const place_state *st, const far_tree *t, const int *idle, int size,
+                         int m, double D, double now, double rem, double tmax, double *coef)
+{
+    double late = 0;
+    int slack = 0;
+    for (int h = 0; h < st->nh; h++) {
+        int v = st->heap[h] % MS_MAX_TREE_NODES;
+        if (t->size[v] == size) {
+            late += st->end[st->heap[h]] - now;
+            slack += idle[v];
+        }
+    }
+    double T = now + (rem + late) / m - D - tmax;
+    /* The margin covers the rounding of the running sums behind rem. */
+    *coef = slack * (1 - 1e-6) / m;
+    return T > now ? slack * (T - now) * (1 - 1e-6) : 0;
 }
 
 double far_place(far_search *s, double area, double cutoff)
@@ -147,16 +201,24 @@ double far_place(far_search *s, double area, double cutoff)
     int total = s->gpus * MS_MAX_TREE_NODES;
     /* Callers keep gpus small (the CLI caps it); larger counts would need heap buffers. */
     far_trace *tr = &s->trace;
-    bool rec = trace_reserve(tr, s->n + total + 1);
+    bool rec = trace_reserve(tr, s->n + total + 2);
     if (total > CAP)
         return INFINITY;
     for (int g = 0; g < s->gpus; g++)
         for (int v = 0; v < t->n; v++)
             tie[g * MS_MAX_TREE_NODES + v] = g * MS_MAX_TREE_NODES + t->rank[v];
     place_state st = {end_small, tie, heap_small, 0};
-    int next[MS_MAX_SLICES + 1];
-    for (int sz = 1; sz <= MS_MAX_SLICES; sz++)
+    int next[MS_MAX_SLICES + 1], count[MS_MAX_SLICES + 1] = {0}, idle[MS_MAX_TREE_NODES];
+    double rem[MS_MAX_SLICES + 1], D = 0;
+    for (int sz = 1; sz <= MS_MAX_SLICES; sz++) {
         next[sz] = s->group[sz].head;
+        rem[sz] = tr->sum0[sz] = s->group[sz].sum;
+    }
+    idle_slices(t, s->gpu->slices, idle);
+    for (int v = 0; v < t->n; v++) {
+        count[t->size[v]] += s->gpus;
+        D += s->gpu->create_s[t->size[v]] + s->gpu->destroy_s[t->size[v]];
+    }
     for (int g = 0; g < s->gpus; g++) {
         clock_small[g] = 0;
         int k = g * MS_MAX_TREE_NODES;
@@ -172,21 +234,39 @@ double far_place(far_search *s, double area, double cutoff)
      * sizes; the margin keeps the running sums' rounding from cutting a winner. */
     double capacity = (double)s->gpu->slices * s->gpus, work = 0, cover = t->size[0] * s->gpus;
     double stop = cutoff * (1 + 1e-9) * capacity, total_area = area, max_end = -INFINITY;
+    double carry = -INFINITY; /* max of the earlier iterations' idle-ahead bounds, less
+                                 total_area: recorded one iteration late, as they read the
+                                 group position their iteration looks at */
     for (int ev = 0; st.nh > 0 && remaining > 0; ev++) {
         int k = st.heap[0], g = k / MS_MAX_TREE_NODES, v = k % MS_MAX_TREE_NODES;
         int size = t->size[v];
         double now = end_small[k];
-        double bound = now * capacity + work - now * cover + area;
+        double bound = now * capacity + work - now * cover + area, ahead = 0, coef = 0;
+        const far_group *grp = &s->group[size];
+        if (idle[v] && !t->runs_on[size] && next[size] < grp->head + grp->n) {
+            rec = rec && trace_look(tr, size, next[size] - grp->head, ev);
+            ahead = idle_ahead(&st, t, idle, size, count[size], D, now, rem[size],
+                               grp->time[next[size]], &coef);
+        }
         if (rec) {
-            double b = bound - total_area;
+            double b = fmax(bound - total_area, carry);
             tr->bound[ev] = ev > 0 && tr->bound[ev - 1] > b ? tr->bound[ev - 1] : b;
             tr->end[ev] = max_end;
             tr->events = ev + 1;
         }
-        if (bound >= stop)
+        if (ahead > 0) {
+            carry = fmax(carry, bound + ahead - total_area);
+            tr->coef[size] = fmax(tr->coef[size], coef);
+        }
+        if (bound + ahead >= stop) {
+            if (rec && bound < stop) { /* one more event carries this iteration's term */
+                tr->bound[ev + 1] = fmax(tr->bound[ev], carry);
+                tr->end[ev + 1] = tr->end[ev];
+                tr->events = ev + 2;
+            }
             return INFINITY;
+        }
         int z = size; /* the allocation size served: the node's own, or its extra size */
-        const far_group *grp = &s->group[size];
         rec = rec && trace_look(tr, size, next[size] - grp->head, ev);
         if (next[size] == grp->head + grp->n && t->extra[v]) {
             const far_group *gx = &s->group[t->extra[v]];
@@ -206,6 +286,7 @@ double far_place(far_search *s, double area, double cutoff)
             }
             int task = grp->task[next[z]];
             double d = z == size ? grp->time[next[z]] : far_search_time(s, task, size);
+            rem[z] -= grp->time[next[z]];
             next[z]++;
             end_small[k] += d;
             work += size * d;
