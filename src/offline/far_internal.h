@@ -126,7 +126,8 @@ typedef struct far_trace {
                                       (INT_MAX: none) */
     double sum0[MS_MAX_SLICES + 1];/* per size: the group's total time at the run */
     double coef[MS_MAX_SLICES + 1];/* per size: how fast the recorded idle-ahead terms
-                                      fall with that total (0: none recorded) */
+                                      fall as that total falls (0: none recorded) */
+    double rise[MS_MAX_SLICES + 1];/* ... and as it rises */
 } far_trace;
 
 typedef struct far_search {

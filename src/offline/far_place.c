@@ -83,7 +83,7 @@ static bool trace_reserve(far_trace *t, int events)
     for (int z = 0; z <= MS_MAX_SLICES; z++) {
         t->nlook[z] = 0;
         t->changed[z] = INT_MAX;
-        t->coef[z] = 0;
+        t->coef[z] = t->rise[z] = 0;
     }
     if (events <= t->cap)
         return true;
@@ -118,9 +118,9 @@ static bool trace_look(far_trace *t, int z, int r, int ev)
 
 /* Two runs of Algorithm 1 whose groups agree below the changed positions take the same
  * steps until the first iteration that looks at a changed position: up to that iteration
- * the bound differs only by the total area and, in the idle-ahead terms, by coef times the
- * change of their group's total time (a term is never below 0, so a lower total costs at
- * most coef times the drop and a higher one nothing), and the task ends are the same. */
+ * the bound differs only by the total area and, in the idle-ahead terms, by coef times a
+ * fall of a group's total time or rise times a rise (a term is never below 0, so it loses
+ * at most that), and the task ends are the same. */
 bool far_place_gives_up(const far_search *s, double area, double cutoff)
 {
     const far_trace *t = &s->trace;
@@ -135,8 +135,9 @@ bool far_place_gives_up(const far_search *s, double area, double cutoff)
         }
     double capacity = (double)s->gpu->slices * s->gpus, drop = 0;
     for (int z = 1; z <= MS_MAX_SLICES; z++)
-        if (t->coef[z] > 0)
-            drop += t->coef[z] * fmin(0, s->group[z].sum - t->sum0[z]);
+        if (t->coef[z] > 0 || t->rise[z] > 0)
+            drop += t->coef[z] * fmin(0, s->group[z].sum - t->sum0[z]) -
+                    t->rise[z] * fmax(0, s->group[z].sum - t->sum0[z]);
     if (t->bound[d] + drop + area >= cutoff * (1 + 1e-9) * capacity)
         return true;
     double end = same_step ? t->end[d] : d > 0 ? t->end[d - 1] : -INFINITY;
@@ -163,32 +164,28 @@ static void idle_slices(const far_tree *t, int slices, int *idle)
         memset(idle, 0, sizeof(int) * (size_t)t->n);
 }
 
-/* Lower bound on the slice-seconds the alive nodes of size `size` leave idle past `now`
- * (their top node just came up at `now`, group `size` still holds tasks of total time
- * `rem`, the longest `tmax`). Such a node v splits at T only when it is the top and its
- * group is empty (no larger node runs this size: the caller checks runs_on), and v stays
- * alive, its idle slices unused, over [now, T) (T = the makespan if it never splits).
- * Every task left in the group is placed on one of the `m` nodes of this size at an
- * iteration whose top time is <= T, and starts by T + D (D = every creation and
- * destruction of a GPU's tree: the clock is at most that far ahead of the top), so it
- * ends by T + D + tmax; each node j takes its share after max(now, end_j). Hence
- * rem <= m (T + D + tmax - now) - sum_alive (end_j - now), which bounds T from below. */
-static double idle_ahead(const place_state *st, const far_tree *t, const int *idle, int size,
-                         int m, double D, double now, double rem, double tmax, double *coef)
+/* Lower bound on the time T at which a node of size `size` splits (or the makespan, if
+ * it never does), given that group `size` still holds tasks of total time `rem`, the longest
+ * `tmax`, at top time `now`. Such a node splits only when it is the top and its group is
+ * empty (no larger node runs this size: the caller checks runs_on), so every task left in
+ * the group is placed on one of the `m` nodes of this size at an iteration whose top time
+ * is <= T, and starts by T + D (D = every creation and destruction of a GPU's tree: the
+ * clock is at most that far ahead of the top), so it ends by T + D + tmax; each node j
+ * takes its share after max(now, end_j). Hence rem <= m (T + D + tmax - now) - sum over
+ * the alive nodes of this size of (end_j - now). `slack`: the idle slices of those. */
+static double split_time(const place_state *st, const far_tree *t, const int *idle, int size,
+                         int m, double D, double now, double rem, double tmax, int *slack)
 {
     double late = 0;
-    int slack = 0;
+    *slack = 0;
     for (int h = 0; h < st->nh; h++) {
         int v = st->heap[h] % MS_MAX_TREE_NODES;
         if (t->size[v] == size) {
             late += st->end[st->heap[h]] - now;
-            slack += idle[v];
+            *slack += idle[v];
         }
     }
-    double T = now + (rem + late) / m - D - tmax;
-    /* The margin covers the rounding of the running sums behind rem. */
-    *coef = slack * (1 - 1e-6) / m;
-    return T > now ? slack * (T - now) * (1 - 1e-6) : 0;
+    return now + (rem + late) / m - D - tmax;
 }
 
 double far_place(far_search *s, double area, double cutoff)
@@ -215,6 +212,9 @@ double far_place(far_search *s, double area, double cutoff)
         rem[sz] = tr->sum0[sz] = s->group[sz].sum;
     }
     idle_slices(t, s->gpu->slices, idle);
+    bool kid[MS_MAX_TREE_NODES] = {false}; /* some child has idle slices */
+    for (int v = 1; v < t->n; v++)
+        kid[t->parent[v]] |= idle[v] > 0;
     for (int v = 0; v < t->n; v++) {
         count[t->size[v]] += s->gpus;
         D += s->gpu->create_s[t->size[v]] + s->gpu->destroy_s[t->size[v]];
@@ -241,23 +241,51 @@ double far_place(far_search *s, double area, double cutoff)
         int k = st.heap[0], g = k / MS_MAX_TREE_NODES, v = k % MS_MAX_TREE_NODES;
         int size = t->size[v];
         double now = end_small[k];
-        double bound = now * capacity + work - now * cover + area, ahead = 0, coef = 0;
+        double bound = now * capacity + work - now * cover + area, ahead = 0;
         const far_group *grp = &s->group[size];
-        if (idle[v] && !t->runs_on[size] && next[size] < grp->head + grp->n) {
-            rec = rec && trace_look(tr, size, next[size] - grp->head, ev);
-            ahead = idle_ahead(&st, t, idle, size, count[size], D, now, rem[size],
-                               grp->time[next[size]], &coef);
+        /* Idle slices ahead (the margin covers the rounding of the running sums behind rem):
+         * those of the alive nodes of the top's size, idle until they split, when the top
+         * is one of them; else those of the top's children, alive from the top's split, by
+         * now + D + rem[size] at the latest (it runs at most its whole group), until they
+         * split in turn. Several terms in one iteration move together with the group
+         * totals, so each of their sizes gets the sum of their rates (an overestimate is
+         * safe). */
+        double sens = 0, sens_rise = 0;
+        unsigned sizes_used = 0;
+        for (int c = v; c < (kid[v] ? t->n : v + 1); c++) {
+            int cz = t->size[c], slack;
+            const far_group *cg = &s->group[cz];
+            if (!idle[c] || t->runs_on[cz] || next[cz] == cg->head + cg->n ||
+                (c == v ? false : t->parent[c] != v || t->extra[v] || t->runs_on[size]))
+                continue;
+            rec = rec && trace_look(tr, cz, next[cz] - cg->head, ev);
+            double T = split_time(&st, t, idle, cz, count[cz], D, now, rem[cz],
+                                  cg->time[next[cz]], &slack);
+            double from = c == v ? now : now + D + rem[size];
+            int n_idle = c == v ? slack : idle[c];
+            if (T > from) {
+                ahead += n_idle * (T - from) * (1 - 1e-6);
+                sens += n_idle * (1 - 1e-6) / count[cz];
+                sizes_used |= 1u << cz;
+                if (c != v)
+                    sens_rise += n_idle * (1 - 1e-6);
+            }
+            if (c == v)
+                break;
         }
+        for (int z = 1; z <= MS_MAX_SLICES; z++)
+            if (sizes_used >> z & 1)
+                tr->coef[z] = fmax(tr->coef[z], sens);
+        if (sens_rise > 0)
+            tr->rise[size] = fmax(tr->rise[size], sens_rise);
         if (rec) {
             double b = fmax(bound - total_area, carry);
             tr->bound[ev] = ev > 0 && tr->bound[ev - 1] > b ? tr->bound[ev - 1] : b;
             tr->end[ev] = max_end;
             tr->events = ev + 1;
         }
-        if (ahead > 0) {
+        if (ahead > 0)
             carry = fmax(carry, bound + ahead - total_area);
-            tr->coef[size] = fmax(tr->coef[size], coef);
-        }
         if (bound + ahead >= stop) {
             if (rec && bound < stop) { /* one more event carries this iteration's term */
                 tr->bound[ev + 1] = fmax(tr->bound[ev], carry);
