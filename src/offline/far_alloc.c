@@ -141,8 +141,11 @@ static void sort_group(far_search *s, int z)
     far_group *g = &s->group[z];
     lpt_ctx c = {s, z};
     qsort_r(g->task, (size_t)g->n, sizeof(int), cmp_lpt, &c);
-    for (int k = 0; k < g->n; k++)
+    g->sum = 0;
+    for (int k = 0; k < g->n; k++) {
         g->time[k] = far_search_time(s, g->task[k], z);
+        g->sum += g->time[k];
+    }
 }
 
 /* First allocation (a_i^1), the LPT groups and the heap of the longest tasks. */
@@ -175,6 +178,7 @@ static int first_allocation(far_search *s, double *area, ms_error *err)
 static void regroup(far_search *s, int i, int z)
 {
     far_group *from = &s->group[s->alloc[i]], *to = &s->group[z];
+    from->sum -= from->time[from->head];
     from->head++;
     from->n--;
     far_trace_changed(&s->trace, s->alloc[i], 0);
@@ -196,6 +200,7 @@ static void regroup(far_search *s, int i, int z)
     memmove(at + lo + 1, at + lo, (size_t)(to->n - lo) * sizeof(double));
     a[lo] = i;
     at[lo] = far_search_time(s, i, z);
+    to->sum += at[lo];
     to->n++;
     far_trace_changed(&s->trace, z, lo);
 }

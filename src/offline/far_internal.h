@@ -112,6 +112,7 @@ typedef struct far_group {
     double *time;          /* time of task[i] at the group's size (read in order, not from
                               the workload's scattered tasks) */
     int head, n, cap;      /* live entries are task[head .. head + n) */
+    double sum;            /* total time of the live entries */
 } far_group;
 
 /* What the last run of Algorithm 1 (far_place) saw, so that the next allocations of the
@@ -126,6 +127,10 @@ typedef struct far_trace {
     int nlook[MS_MAX_SLICES + 1], lookcap[MS_MAX_SLICES + 1];
     int changed[MS_MAX_SLICES + 1];/* per size: first group position changed since the run
                                       (INT_MAX: none) */
+    double sum0[MS_MAX_SLICES + 1];/* per size: the group's total time at the run */
+    double coef[MS_MAX_SLICES + 1];/* per size: how fast the recorded idle-ahead terms
+                                      fall as that total falls (0: none recorded) */
+    double rise[MS_MAX_SLICES + 1];/* ... and as it rises */
 } far_trace;
 
 typedef struct far_search {

@@ -83,6 +83,7 @@ static bool trace_reserve(far_trace *t, int events)
     for (int z = 0; z <= MS_MAX_SLICES; z++) {
         t->nlook[z] = 0;
         t->changed[z] = INT_MAX;
+        t->coef[z] = t->rise[z] = 0;
     }
     if (events <= t->cap)
         return true;
@@ -117,7 +118,9 @@ static bool trace_look(far_trace *t, int z, int r, int ev)
 
 /* Two runs of Algorithm 1 whose groups agree below the changed positions take the same
  * steps until the first iteration that looks at a changed position: up to that iteration
- * the bound differs only by the total area, and the task ends are the same. */
+ * the bound differs only by the total area and, in the idle-ahead terms, by coef times a
+ * fall of a group's total time or rise times a rise (a term is never below 0, so it loses
+ * at most that), and the task ends are the same. */
 bool far_place_gives_up(const far_search *s, double area, double cutoff)
 {
     const far_trace *t = &s->trace;
@@ -130,11 +133,59 @@ bool far_place_gives_up(const far_search *s, double area, double cutoff)
             d = t->look[z][t->changed[z]];
             same_step = false;
         }
-    double capacity = (double)s->gpu->slices * s->gpus;
-    if (t->bound[d] + area >= cutoff * (1 + 1e-9) * capacity)
+    double capacity = (double)s->gpu->slices * s->gpus, drop = 0;
+    for (int z = 1; z <= MS_MAX_SLICES; z++)
+        if (t->coef[z] > 0 || t->rise[z] > 0)
+            drop += t->coef[z] * fmin(0, s->group[z].sum - t->sum0[z]) -
+                    t->rise[z] * fmax(0, s->group[z].sum - t->sum0[z]);
+    if (t->bound[d] + drop + area >= cutoff * (1 + 1e-9) * capacity)
         return true;
     double end = same_step ? t->end[d] : d > 0 ? t->end[d - 1] : -INFINITY;
     return end >= cutoff;
+}
+
+/* Slices a node holds idle while it is alive: a 3-slice instance on slots 0-3 of an A100
+ * leaves slice 3 unused until it splits into two 2-slice ones. foot(v) = the most slices
+ * v's slots can hold, max(size, sum of the children's foot); idle = foot - size. Alive
+ * nodes form an antichain of the tree, whose feet add up to at most foot(root), so the
+ * idle slices of alive nodes are free slices no alive instance uses, as long as
+ * foot(root) <= slices (otherwise no node counts as idle). */
+static void idle_slices(const far_tree *t, int slices, int *idle)
+{
+    int foot[MS_MAX_TREE_NODES] = {0};
+    for (int v = t->n - 1; v >= 0; v--) { /* preorder ids: children come after parents */
+        if (foot[v] < t->size[v])
+            foot[v] = t->size[v];
+        idle[v] = foot[v] - t->size[v];
+        if (v > 0)
+            foot[t->parent[v]] += foot[v];
+    }
+    if (foot[0] > slices)
+        memset(idle, 0, sizeof(int) * (size_t)t->n);
+}
+
+/* Lower bound on the time T at which a node of size `size` splits (or the makespan, if
+ * it never does), given that group `size` still holds tasks of total time `rem`, the longest
+ * `tmax`, at top time `now`. Such a node splits only when it is the top and its group is
+ * empty (no larger node runs this size: the caller checks runs_on), so every task left in
+ * the group is placed on one of the `m` nodes of this size at an iteration whose top time
+ * is <= T, and starts by T + D (D = every creation and destruction of a GPU's tree: the
+ * clock is at most that far ahead of the top), so it ends by T + D + tmax; each node j
+ * takes its share after max(now, end_j). Hence rem <= m (T + D + tmax - now) - sum over
+ * the alive nodes of this size of (end_j - now). `slack`: the idle slices of those. */
+static double split_time(const place_state *st, const far_tree *t, const int *idle, int size,
+                         int m, double D, double now, double rem, double tmax, int *slack)
+{
+    double late = 0;
+    *slack = 0;
+    for (int h = 0; h < st->nh; h++) {
+        int v = st->heap[h] % MS_MAX_TREE_NODES;
+        if (t->size[v] == size) {
+            late += st->end[st->heap[h]] - now;
+            *slack += idle[v];
+        }
+    }
+    return now + (rem + late) / m - D - tmax;
 }
 
 double far_place(far_search *s, double area, double cutoff)
@@ -147,16 +198,27 @@ double far_place(far_search *s, double area, double cutoff)
     int total = s->gpus * MS_MAX_TREE_NODES;
     /* Callers keep gpus small (the CLI caps it); larger counts would need heap buffers. */
     far_trace *tr = &s->trace;
-    bool rec = trace_reserve(tr, s->n + total + 1);
+    bool rec = trace_reserve(tr, s->n + total + 2);
     if (total > CAP)
         return INFINITY;
     for (int g = 0; g < s->gpus; g++)
         for (int v = 0; v < t->n; v++)
             tie[g * MS_MAX_TREE_NODES + v] = g * MS_MAX_TREE_NODES + t->rank[v];
     place_state st = {end_small, tie, heap_small, 0};
-    int next[MS_MAX_SLICES + 1];
-    for (int sz = 1; sz <= MS_MAX_SLICES; sz++)
+    int next[MS_MAX_SLICES + 1], count[MS_MAX_SLICES + 1] = {0}, idle[MS_MAX_TREE_NODES];
+    double rem[MS_MAX_SLICES + 1], D = 0;
+    for (int sz = 1; sz <= MS_MAX_SLICES; sz++) {
         next[sz] = s->group[sz].head;
+        rem[sz] = tr->sum0[sz] = s->group[sz].sum;
+    }
+    idle_slices(t, s->gpu->slices, idle);
+    bool kid[MS_MAX_TREE_NODES] = {false}; /* some child has idle slices */
+    for (int v = 1; v < t->n; v++)
+        kid[t->parent[v]] |= idle[v] > 0;
+    for (int v = 0; v < t->n; v++) {
+        count[t->size[v]] += s->gpus;
+        D += s->gpu->create_s[t->size[v]] + s->gpu->destroy_s[t->size[v]];
+    }
     for (int g = 0; g < s->gpus; g++) {
         clock_small[g] = 0;
         int k = g * MS_MAX_TREE_NODES;
@@ -172,21 +234,67 @@ double far_place(far_search *s, double area, double cutoff)
      * sizes; the margin keeps the running sums' rounding from cutting a winner. */
     double capacity = (double)s->gpu->slices * s->gpus, work = 0, cover = t->size[0] * s->gpus;
     double stop = cutoff * (1 + 1e-9) * capacity, total_area = area, max_end = -INFINITY;
+    double carry = -INFINITY; /* max of the earlier iterations' idle-ahead bounds, less
+                                 total_area: recorded one iteration late, as they read the
+                                 group position their iteration looks at */
     for (int ev = 0; st.nh > 0 && remaining > 0; ev++) {
         int k = st.heap[0], g = k / MS_MAX_TREE_NODES, v = k % MS_MAX_TREE_NODES;
         int size = t->size[v];
         double now = end_small[k];
-        double bound = now * capacity + work - now * cover + area;
+        double bound = now * capacity + work - now * cover + area, ahead = 0;
+        const far_group *grp = &s->group[size];
+        /* Idle slices ahead (the margin covers the rounding of the running sums behind rem):
+         * those of the alive nodes of the top's size, idle until they split, when the top
+         * is one of them; else those of the top's children, alive from the top's split, by
+         * now + D + rem[size] at the latest (it runs at most its whole group), until they
+         * split in turn. Several terms in one iteration move together with the group
+         * totals, so each of their sizes gets the sum of their rates (an overestimate is
+         * safe). */
+        double sens = 0, sens_rise = 0;
+        unsigned sizes_used = 0;
+        for (int c = v; c < (kid[v] ? t->n : v + 1); c++) {
+            int cz = t->size[c], slack;
+            const far_group *cg = &s->group[cz];
+            if (!idle[c] || t->runs_on[cz] || next[cz] == cg->head + cg->n ||
+                (c == v ? false : t->parent[c] != v || t->extra[v] || t->runs_on[size]))
+                continue;
+            rec = rec && trace_look(tr, cz, next[cz] - cg->head, ev);
+            double T = split_time(&st, t, idle, cz, count[cz], D, now, rem[cz],
+                                  cg->time[next[cz]], &slack);
+            double from = c == v ? now : now + D + rem[size];
+            int n_idle = c == v ? slack : idle[c];
+            if (T > from) {
+                ahead += n_idle * (T - from) * (1 - 1e-6);
+                sens += n_idle * (1 - 1e-6) / count[cz];
+                sizes_used |= 1u << cz;
+                if (c != v)
+                    sens_rise += n_idle * (1 - 1e-6);
+            }
+            if (c == v)
+                break;
+        }
+        for (int z = 1; z <= MS_MAX_SLICES; z++)
+            if (sizes_used >> z & 1)
+                tr->coef[z] = fmax(tr->coef[z], sens);
+        if (sens_rise > 0)
+            tr->rise[size] = fmax(tr->rise[size], sens_rise);
         if (rec) {
-            double b = bound - total_area;
+            double b = fmax(bound - total_area, carry);
             tr->bound[ev] = ev > 0 && tr->bound[ev - 1] > b ? tr->bound[ev - 1] : b;
             tr->end[ev] = max_end;
             tr->events = ev + 1;
         }
-        if (bound >= stop)
+        if (ahead > 0)
+            carry = fmax(carry, bound + ahead - total_area);
+        if (bound + ahead >= stop) {
+            if (rec && bound < stop) { /* one more event carries this iteration's term */
+                tr->bound[ev + 1] = fmax(tr->bound[ev], carry);
+                tr->end[ev + 1] = tr->end[ev];
+                tr->events = ev + 2;
+            }
             return INFINITY;
+        }
         int z = size; /* the allocation size served: the node's own, or its extra size */
-        const far_group *grp = &s->group[size];
         rec = rec && trace_look(tr, size, next[size] - grp->head, ev);
         if (next[size] == grp->head + grp->n && t->extra[v]) {
             const far_group *gx = &s->group[t->extra[v]];
@@ -206,6 +314,7 @@ double far_place(far_search *s, double area, double cutoff)
             }
             int task = grp->task[next[z]];
             double d = z == size ? grp->time[next[z]] : far_search_time(s, task, size);
+            rem[z] -= grp->time[next[z]];
             next[z]++;
             end_small[k] += d;
             work += size * d;
