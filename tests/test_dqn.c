@@ -287,6 +287,7 @@ static void test_model_file(void **state)
     char *ppo = test_write_temp("");
     assert_int_equal(ms_model_save(ppo, &p, NULL), 0);
     expect_reject(ppo, "expected migsched-dqn-model/1");
+    ms_mlp_destroy(&p.mlp);
     ms_error err;
     /* And the PPO reader refuses the DQN file by format. */
     assert_int_equal(ms_model_load(path, &p, &err), MS_EINVAL);

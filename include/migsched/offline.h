@@ -148,7 +148,7 @@ int ms_baseline_schedule(const char *algo, const ms_workload *w, const ms_gpu_mo
  * depend on the number of threads. */
 #define MS_EXP_MAX_ROWS 16
 #define MS_EXP_MAX_COLS 16
-#define MS_EXP_MAX_VALUES 8
+#define MS_EXP_MAX_VALUES 16
 #define MS_EXP_ROW_LEN 96
 
 typedef struct ms_experiment {

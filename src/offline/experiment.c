@@ -166,6 +166,9 @@ static int alloc_result(const ms_experiment *e, const exp_table *t, ms_experimen
                         ms_error *err)
 {
     memset(r, 0, sizeof *r);
+    if (t->nvalues > MS_EXP_MAX_VALUES) /* each worker's vals[] holds that many */
+        return ms_error_set(err, MS_EINVAL, "table %s has %d values, more than %d", e->table,
+                            t->nvalues, MS_EXP_MAX_VALUES);
     r->ncells = e->nrows * e->ncols;
     r->nvalues = t->nvalues;
     r->reps = e->reps;
