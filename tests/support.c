@@ -103,3 +103,19 @@ ms_workload *test_random_preset_workload(const ms_gpu_model *gpu, int n, ms_rng 
         fail_msg("%s: %s", presets, err.msg);
     return w;
 }
+
+void test_check_gradient(float *params, const float *grad, size_t n, float h, double abs_tol,
+                         double (*loss)(void *ctx), void *ctx)
+{
+    for (size_t i = 0; i < n; i++) {
+        float keep = params[i];
+        params[i] = keep + h;
+        double up = loss(ctx);
+        params[i] = keep - h;
+        double down = loss(ctx);
+        params[i] = keep;
+        double fd = (up - down) / (2 * h);
+        if (fabs(fd - grad[i]) > abs_tol + 1e-2 * fabs(fd))
+            fail_msg("parameter %zu: backprop %g, finite difference %g", i, grad[i], fd);
+    }
+}

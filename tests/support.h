@@ -44,4 +44,9 @@ void test_temp_dir(const char *what, char *buf, size_t len);
 /* rm -rf of such a folder (fails the test if it cannot). */
 void test_remove_dir(const char *dir);
 
+/* Checks grad (backpropagation) against central finite differences of loss(ctx) with step h
+ * in each of params[0..n): |fd - grad| <= abs_tol + 1% of |fd|, else fails the test. */
+void test_check_gradient(float *params, const float *grad, size_t n, float h, double abs_tol,
+                         double (*loss)(void *ctx), void *ctx);
+
 #endif

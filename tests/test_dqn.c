@@ -21,6 +21,21 @@ static double q_loss(const ms_mlp *m, ms_mlp_work *w, const float *x, int rows, 
     return l;
 }
 
+typedef struct q_loss_ctx {
+    ms_mlp *m;
+    ms_mlp_work *w;
+    const float *x;
+    int rows;
+    const float *c;
+    float *q;
+} q_loss_ctx;
+
+static double q_loss_of(void *arg)
+{
+    q_loss_ctx *a = arg;
+    return q_loss(a->m, a->w, a->x, a->rows, a->c, a->q);
+}
+
 static void test_dueling_gradient(void **state)
 {
     ms_rng rng;
@@ -50,18 +65,8 @@ static void test_dueling_gradient(void **state)
     float *grad = calloc(m.nparams, sizeof(float));
     q_loss(&m, &w, x, rows, c, q);
     ms_mlp_backward(&m, &w, x, rows, dadv, dval, grad);
-    const float h = 1e-3f;
-    for (size_t i = 0; i < m.nparams; i++) {
-        float keep = m.params[i];
-        m.params[i] = keep + h;
-        double up = q_loss(&m, &w, x, rows, c, q);
-        m.params[i] = keep - h;
-        double down = q_loss(&m, &w, x, rows, c, q);
-        m.params[i] = keep;
-        double fd = (up - down) / (2 * h);
-        if (fabs(fd - grad[i]) > 5e-3 + 1e-2 * fabs(fd))
-            fail_msg("parameter %zu: backprop %g, finite difference %g", i, grad[i], fd);
-    }
+    q_loss_ctx ctx = {&m, &w, x, rows, c, q};
+    test_check_gradient(m.params, grad, m.nparams, 1e-3f, 5e-3, q_loss_of, &ctx);
     /* Q = V + A - mean(A): the mean over actions of Q is V. */
     ms_dqn_q(&m, &w, x, rows, q);
     for (int r = 0; r < rows; r++)
