@@ -1,0 +1,83 @@
+/* log.c: migschedd's key=value event lines on stderr. Each line is formatted into one buffer
+ * and written with a single write(2), so lines of concurrent threads never interleave. */
+#include "log.h"
+
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static _Atomic int current_level = MS_LOG_INFO;
+static const char *const LEVEL_NAMES[] = {"debug", "info", "warn", "error"};
+
+void ms_dlog_set_level(ms_log_level level) { atomic_store(&current_level, (int)level); }
+
+ms_log_level ms_dlog_level(void) { return (ms_log_level)atomic_load(&current_level); }
+
+static bool plain(const char *s)
+{
+    if (!*s)
+        return false;
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c <= ' ' || c >= 0x7f || c == '"' || c == '\\' || c == '=')
+            return false;
+    }
+    return true;
+}
+
+const char *ms_dlog_quote(const char *s, char *buf, size_t n)
+{
+    if (plain(s)) {
+        snprintf(buf, n, "%s", s);
+        return buf;
+    }
+    size_t k = 0;
+    buf[k++] = '"';
+    for (; *s && k + 6 < n; s++) {  /* room for the longest escape and the closing quote */
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') {
+            buf[k++] = '\\';
+            buf[k++] = (char)c;
+        } else if (c == '\n') {
+            buf[k++] = '\\';
+            buf[k++] = 'n';
+        } else if (c < ' ' || c == 0x7f) {
+            k += (size_t)snprintf(buf + k, n - k, "\\x%02x", c);
+        } else {
+            buf[k++] = (char)c;
+        }
+    }
+    buf[k++] = '"';
+    buf[k] = '\0';
+    return buf;
+}
+
+void ms_dlog(ms_log_level level, const char *event, const char *fmt, ...)
+{
+    if ((int)level < atomic_load(&current_level))
+        return;
+    char line[4096];
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    struct tm tm;
+    gmtime_r(&ts.tv_sec, &tm);
+    int k = snprintf(line, sizeof line, "ts=%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ level=%s event=%s",
+                     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+                     tm.tm_sec, ts.tv_nsec / 1000000, LEVEL_NAMES[level], event);
+    if (fmt && *fmt && k < (int)sizeof line - 2) {
+        line[k++] = ' ';
+        va_list ap;
+        va_start(ap, fmt);
+        int m = vsnprintf(line + k, sizeof line - (size_t)k, fmt, ap);
+        va_end(ap);
+        k = m < 0 ? k : k + m;
+    }
+    if (k > (int)sizeof line - 2)
+        k = (int)sizeof line - 2;  /* truncated: still one whole line */
+    line[k++] = '\n';
+    ssize_t w = write(STDERR_FILENO, line, (size_t)k);
+    (void)w;  /* nowhere to report a failed log write */
+}
