@@ -64,8 +64,11 @@ static int nvml_fail(const ms_backend *b, nvmlReturn_t r, const char *call, ms_e
                         b->device, what, call, nvml_strerror(n, r), r, hint);
 }
 
-static int load_library(nvml_impl *n, const char *path, ms_error *err)
+static int load_library(nvml_impl *n, const ms_backend_options *opt, ms_error *err)
 {
+    const char *path = opt->nvml_library ? opt->nvml_library : getenv("MIGSCHED_NVML_LIBRARY");
+    if (!path || !*path)
+        path = NVML_DEFAULT_LIBRARY;
     snprintf(n->path, sizeof n->path, "%s", path);
     dlerror();
     n->lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -162,8 +165,7 @@ static int nvml_open(ms_backend *b, const ms_backend_options *opt, const ms_gpu_
     if (!n)
         return ms_error_set(err, MS_ENOMEM, "out of memory opening NVML");
     b->impl = n;
-    const char *path = opt->nvml_library ? opt->nvml_library : getenv("MIGSCHED_NVML_LIBRARY");
-    int rc = load_library(n, path && *path ? path : NVML_DEFAULT_LIBRARY, err);
+    int rc = load_library(n, opt, err);
     if (rc == MS_OK)
         rc = open_device(b, model, err);
     if (rc)
@@ -185,22 +187,26 @@ static int nvml_mig_mode(ms_backend *b, bool *enabled, ms_error *err)
     return MS_OK;
 }
 
-static int nvml_enable_mig(ms_backend *b, ms_error *err)
+static int nvml_set_mig(ms_backend *b, bool on, ms_error *err)
 {
     nvml_impl *n = b->impl;
     nvmlReturn_t activation = NVML_SUCCESS;
-    nvmlReturn_t r = NVML_CALL(n, nvmlDeviceSetMigMode, n->dev, NVML_DEVICE_MIG_ENABLE, &activation);
+    unsigned mode = on ? NVML_DEVICE_MIG_ENABLE : NVML_DEVICE_MIG_DISABLE;
+    nvmlReturn_t r = NVML_CALL(n, nvmlDeviceSetMigMode, n->dev, mode, &activation);
     if (r != NVML_SUCCESS)
-        return nvml_fail(b, r, "nvmlDeviceSetMigMode", err, "enabling MIG mode");
-    bool on = false;
-    int rc = nvml_mig_mode(b, &on, err);
+        return nvml_fail(b, r, "nvmlDeviceSetMigMode", err,
+                         on ? "enabling MIG mode" : "disabling MIG mode");
+    /* The call can succeed with the change only pending (activationStatus says why):
+     * what counts is the current mode read back. */
+    bool now = !on;
+    int rc = nvml_mig_mode(b, &now, err);
     if (rc)
         return rc;
-    if (!on)
+    if (now != on)
         return ms_error_set(err, MS_EBACKEND,
-                            "device %d: MIG mode is pending (activation: %s); stop every GPU "
+                            "device %d: MIG mode %s is pending (activation: %s); stop every GPU "
                             "client and reset the GPU (nvidia-smi -r) or reboot",
-                            b->device, nvml_strerror(n, activation));
+                            b->device, on ? "enable" : "disable", nvml_strerror(n, activation));
     return MS_OK;
 }
 
@@ -436,13 +442,100 @@ static int nvml_destroy(ms_backend *b, unsigned gi_id, ms_error *err)
     return destroy_gi(b, gi, what, err);
 }
 
+/* Appends the compute processes of one MIG device; the count is asked first and asked
+ * again if processes started in between (INSUFFICIENT_SIZE). */
+static int mig_processes(ms_backend *b, nvmlDevice_t mig, unsigned *pids, int max, int *n,
+                         ms_error *err)
+{
+    nvml_impl *n_ = b->impl;
+    for (int attempt = 0; attempt < 4; attempt++) {
+        unsigned count = 0;
+        nvmlReturn_t r = NVML_CALL(n_, nvmlDeviceGetComputeRunningProcesses_v3, mig, &count, NULL);
+        if (r == NVML_SUCCESS)
+            return MS_OK;  /* none */
+        if (r != NVML_ERROR_INSUFFICIENT_SIZE)
+            return nvml_fail(b, r, "nvmlDeviceGetComputeRunningProcesses_v3", err,
+                             "listing the processes on a MIG device");
+        count += 8;  /* room for processes starting meanwhile */
+        nvmlProcessInfo_t *info = calloc(count, sizeof *info);
+        if (!info)
+            return ms_error_set(err, MS_ENOMEM, "out of memory listing processes");
+        r = NVML_CALL(n_, nvmlDeviceGetComputeRunningProcesses_v3, mig, &count, info);
+        if (r == NVML_SUCCESS)
+            for (unsigned i = 0; i < count && *n < max; i++)
+                pids[(*n)++] = info[i].pid;
+        free(info);
+        if (r == NVML_SUCCESS)
+            return MS_OK;
+        if (r != NVML_ERROR_INSUFFICIENT_SIZE)
+            return nvml_fail(b, r, "nvmlDeviceGetComputeRunningProcesses_v3", err,
+                             "listing the processes on a MIG device");
+    }
+    return ms_error_set(err, MS_EBACKEND,
+                        "device %d: the processes on a MIG device kept changing while listed",
+                        b->device);
+}
+
+/* Per-instance lists come from the MIG device handles (on the parent device only
+ * privileged callers see them, aggregated): every handle whose GPU instance is gi_id. */
+static int nvml_processes(ms_backend *b, unsigned gi_id, unsigned *pids, int max, int *n,
+                          ms_error *err)
+{
+    nvml_impl *nv = b->impl;
+    unsigned mig_max = 0;
+    nvmlReturn_t r = NVML_CALL(nv, nvmlDeviceGetMaxMigDeviceCount, nv->dev, &mig_max);
+    if (r != NVML_SUCCESS)
+        return nvml_fail(b, r, "nvmlDeviceGetMaxMigDeviceCount", err, "listing processes");
+    for (unsigned i = 0; i < mig_max; i++) {
+        nvmlDevice_t mig;
+        r = NVML_CALL(nv, nvmlDeviceGetMigDeviceHandleByIndex, nv->dev, i, &mig);
+        if (r == NVML_ERROR_NOT_FOUND)
+            continue;
+        if (r != NVML_SUCCESS)
+            return nvml_fail(b, r, "nvmlDeviceGetMigDeviceHandleByIndex", err, "listing processes");
+        unsigned g = 0;
+        if ((r = NVML_CALL(nv, nvmlDeviceGetGpuInstanceId, mig, &g)) != NVML_SUCCESS)
+            return nvml_fail(b, r, "nvmlDeviceGetGpuInstanceId", err, "listing processes");
+        if (g != gi_id)
+            continue;
+        int rc = mig_processes(b, mig, pids, max, n, err);
+        if (rc)
+            return rc;
+    }
+    return MS_OK;
+}
+
+static int nvml_count(const ms_backend_options *opt, int *out, ms_error *err)
+{
+    ms_backend tmp = {.ops = &ms_backend_nvml_ops};
+    nvml_impl *n = calloc(1, sizeof *n);
+    if (!n)
+        return ms_error_set(err, MS_ENOMEM, "out of memory opening NVML");
+    tmp.impl = n;
+    int rc = load_library(n, opt, err);
+    nvmlReturn_t r;
+    if (rc == MS_OK && (r = n->api.nvmlInit_v2()) != NVML_SUCCESS)
+        rc = nvml_fail(&tmp, r, "nvmlInit_v2", err, "initialising NVML");
+    else if (rc == MS_OK) {
+        n->initialized = true;
+        unsigned count = 0;
+        if ((r = n->api.nvmlDeviceGetCount_v2(&count)) != NVML_SUCCESS)
+            rc = nvml_fail(&tmp, r, "nvmlDeviceGetCount_v2", err, "counting GPUs");
+        *out = (int)count;
+    }
+    nvml_close(&tmp);
+    return rc;
+}
+
 const ms_backend_ops ms_backend_nvml_ops = {
     .kind = "nvml",
     .open = nvml_open,
     .close = nvml_close,
     .mig_mode = nvml_mig_mode,
-    .enable_mig = nvml_enable_mig,
+    .set_mig = nvml_set_mig,
     .list = nvml_list,
     .create = nvml_create,
     .destroy = nvml_destroy,
+    .processes = nvml_processes,
+    .count = nvml_count,
 };
