@@ -162,6 +162,46 @@ static void test_mig_mode(void **unused)
     ms_backend_close(b);
 }
 
+/* Busy instances: the processes the fake lists for a GPU instance ("proc" records), each
+ * PID once and sorted, none on an idle one; NVML refuses to destroy a busy one; MIG mode
+ * cannot be disabled while instances exist, and can once they are gone. */
+static void test_processes_and_disable(void **unused)
+{
+    ms_backend *b = open_fake(FAKE_LIB, NULL);
+    const ms_gpu_model *m = ms_backend_model(b);
+    ms_error err;
+    ms_mig_instance busy, idle;
+    assert_int_equal(ms_backend_create(b, at(m, "3g.20gb", 4), &busy, &err), MS_OK);
+    assert_int_equal(ms_backend_create(b, at(m, "2g.10gb", 0), &idle, &err), MS_OK);
+    FILE *f = fopen(state_path, "a");
+    fprintf(f, "proc 0 %u 900\nproc 0 %u 12\nproc 0 %u 900\n", busy.gi_id, busy.gi_id, busy.gi_id);
+    fclose(f);
+    unsigned pids[MS_MAX_PIDS];
+    int n = -1;
+    assert_int_equal(ms_backend_processes(b, busy.gi_id, pids, MS_MAX_PIDS, &n, &err), MS_OK);
+    assert_int_equal(n, 2);
+    assert_int_equal(pids[0], 12);
+    assert_int_equal(pids[1], 900);
+    assert_int_equal(ms_backend_processes(b, idle.gi_id, pids, MS_MAX_PIDS, &n, &err), MS_OK);
+    assert_int_equal(n, 0);
+    assert_int_equal(ms_backend_destroy(b, busy.gi_id, &err), MS_EBACKEND);
+    assert_non_null(strstr(err.msg, "In use"));
+    assert_int_equal(ms_backend_disable_mig(b, &err), MS_EBACKEND);
+    assert_int_equal(ms_backend_destroy(b, idle.gi_id, &err), MS_OK);
+    /* The processes end: the instance can go, and then MIG mode. */
+    FILE *g = fopen(state_path, "w");
+    fclose(g);
+    assert_int_equal(ms_backend_disable_mig(b, &err), MS_OK);
+    bool on = true;
+    assert_int_equal(ms_backend_mig_mode(b, &on, &err), MS_OK);
+    assert_false(on);
+    int count = 0;
+    ms_backend_options opt = {.nvml_library = FAKE_LIB};
+    assert_int_equal(ms_backend_device_count("nvml", &opt, &count, &err), MS_OK);
+    assert_int_equal(count, 1);
+    ms_backend_close(b);
+}
+
 /* A failure after the GPU instance exists must not leave it behind. */
 static void test_create_failure_cleans_up(void **unused)
 {
@@ -242,6 +282,9 @@ static void test_sim_backend(void **unused)
     assert_int_equal(ms_backend_destroy(b, c.gi_id, &err), MS_OK);
     assert_int_equal(ms_backend_list(b, list, &n, &err), MS_OK);
     assert_int_equal(n, 0);
+    unsigned pids[MS_MAX_PIDS];
+    assert_int_equal(ms_backend_processes(b, a.gi_id, pids, MS_MAX_PIDS, &n, &err), MS_OK);
+    assert_int_equal(n, 0);
     ms_backend_close(b);
 }
 
@@ -263,6 +306,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_wrong_model_and_device, setup, teardown),
         cmocka_unit_test_setup_teardown(test_missing_library_and_symbol, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mig_mode, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_processes_and_disable, setup, teardown),
         cmocka_unit_test_setup_teardown(test_create_failure_cleans_up, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fake_rules, setup, teardown),
         cmocka_unit_test(test_sim_backend),

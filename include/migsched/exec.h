@@ -394,6 +394,10 @@ typedef struct ms_apply_options {
     int ndevices;                 /* 0 = every device the config names */
     int devices[MS_RUN_MAX_GPUS];
     bool dry_run;                 /* print the NVML operations, change nothing */
+    bool check;                   /* as dry_run, and MS_ECHANGED when anything is to do
+                                   * (mig-parted's assert) */
+    bool mode_only;               /* only MIG mode (mig-parted's --mode-only): enable it
+                                   * where wanted; disabling still clears the GPU */
     const char *lock_dir;         /* NULL = ms_runtime_dir */
     FILE *out;                    /* operations done (or, dry, to do); NULL = stdout */
 } ms_apply_options;

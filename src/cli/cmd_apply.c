@@ -13,7 +13,7 @@ static void apply_usage(FILE *f)
 {
     fprintf(f,
             "usage: migsched apply -f CONFIG.yaml -c NAME [--devices N[,N...]] [--dry-run]\n"
-            "                      [--backend nvml|sim] [--gpu MODEL]\n"
+            "                      [--check] [--mode-only] [--backend nvml|sim] [--gpu MODEL]\n"
             "  Brings each GPU to the layout of config NAME (nvidia-mig-parted's v1 format)\n"
             "  with the fewest changes: instances the target also holds are kept, idle ones it\n"
             "  drops or whose slots it needs are destroyed (whoever created them), the missing\n"
@@ -25,6 +25,11 @@ static void apply_usage(FILE *f)
             "  -c, --config   the config to apply\n"
             "  --devices      only these GPUs (NVML indices; default: every GPU the config names)\n"
             "  --dry-run      print the NVML operations, change nothing\n"
+            "  --check        the same, and exit 1 unless the GPUs already hold the layout\n"
+            "                 (nvidia-mig-parted assert)\n"
+            "  --mode-only    only the MIG mode (nvidia-mig-parted apply --mode-only): enable\n"
+            "                 it where the config wants it; mig-enabled: false still clears\n"
+            "                 the GPU first\n"
             "  --backend      nvml (default) or sim (an empty simulated GPU of --gpu)\n"
             "  --gpu          the model: required with sim; with nvml a model JSON file for a\n"
             "                 device migsched does not know\n"
@@ -94,6 +99,8 @@ int cmd_apply(int argc, char **argv)
                                          {"config", required_argument, 0, 'c'},
                                          {"devices", required_argument, 0, 'd'},
                                          {"dry-run", no_argument, 0, 'n'},
+                                         {"check", no_argument, 0, 'k'},
+                                         {"mode-only", no_argument, 0, 'm'},
                                          {"backend", required_argument, 0, 'b'},
                                          {"gpu", required_argument, 0, 'g'},
                                          {"help", no_argument, 0, 'h'},
@@ -112,6 +119,8 @@ int cmd_apply(int argc, char **argv)
         case 'f': file = optarg; break;
         case 'c': name = optarg; break;
         case 'n': o.dry_run = true; break;
+        case 'k': o.check = true; break;
+        case 'm': o.mode_only = true; break;
         case 'h': apply_usage(stdout); return 0;
         default: apply_usage(stderr); return 2;
         }

@@ -26,6 +26,7 @@ typedef struct apply_ctx {
     const ms_migparted_config *cfg;
     const ms_apply_options *o;
     FILE *out;
+    bool dry;                    /* --dry-run or --check: print, change nothing */
     int changes;                 /* made so far (a failure after some is reported so) */
     int n;
     device dev[MS_RUN_MAX_GPUS];
@@ -98,7 +99,7 @@ static int select_devices(apply_ctx *c, int count, ms_error *err)
 static int open_device(apply_ctx *c, device *d, ms_error *err)
 {
     int rc = ms_backend_open(c->o->backend, d->index, c->o->model, &c->o->backend_opt, &d->b, err);
-    if (rc == MS_OK && !c->o->dry_run && ms_backend_gpu_uuid(d->b)[0])
+    if (rc == MS_OK && !c->dry && ms_backend_gpu_uuid(d->b)[0])
         rc = ms_device_lock_acquire(c->o->lock_dir, ms_backend_gpu_uuid(d->b), &d->lock, err);
     if (rc == MS_OK)
         rc = ms_backend_mig_mode(d->b, &d->mig_on, err);
@@ -169,6 +170,8 @@ static int plan_device(apply_ctx *c, device *d, ms_error *err)
     if (rc)
         return rc;
     d->enable = !d->mig_on;
+    if (c->o->mode_only)
+        return MS_OK;
     rc = ms_apply_plan_device(ms_backend_model(d->b), d->cur, d->ncur, d->busy, count, &d->plan, err);
     if (rc == MS_EBUSY)
         return refuse_busy(c, d, d->plan.blocking, "needs the slots of", err);
@@ -185,7 +188,7 @@ static int do_destroy(apply_ctx *c, device *d, int i, ms_error *err)
     describe(d, i, what, sizeof what);
     fprintf(c->out, "GPU %d: destroy %s: nvmlComputeInstanceDestroy + nvmlGpuInstanceDestroy\n",
             d->index, what);
-    if (c->o->dry_run)
+    if (c->dry)
         return MS_OK;
     int rc = ms_backend_processes(d->b, d->cur[i].gi_id, d->pids[i], MS_MAX_PIDS, &d->npids[i], err);
     if (rc)
@@ -210,7 +213,7 @@ static int do_create(apply_ctx *c, device *d, ms_placement p, ms_error *err)
             "profile)\n",
             d->index, pr->name, p.start, pr->name, pr->nvml_index, p.start, pr->size_slots,
             pr->slices);
-    if (c->o->dry_run)
+    if (c->dry)
         return MS_OK;
     ms_mig_instance made;
     int rc = ms_backend_create(d->b, p, &made, err);
@@ -231,7 +234,7 @@ static int change_device(apply_ctx *c, device *d, ms_error *err)
     }
     if (d->enable) {
         fprintf(c->out, "GPU %d: enable MIG mode: nvmlDeviceSetMigMode(ENABLE)\n", d->index);
-        if (!c->o->dry_run && (rc = ms_backend_enable_mig(d->b, err)) == MS_OK)
+        if (!c->dry && (rc = ms_backend_enable_mig(d->b, err)) == MS_OK)
             c->changes++;
     }
     for (int k = 0; rc == MS_OK && k < d->plan.ndestroy; k++)
@@ -240,13 +243,16 @@ static int change_device(apply_ctx *c, device *d, ms_error *err)
         rc = do_create(c, d, d->plan.create[k], err);
     if (rc == MS_OK && d->disable) {
         fprintf(c->out, "GPU %d: disable MIG mode: nvmlDeviceSetMigMode(DISABLE)\n", d->index);
-        if (!c->o->dry_run && (rc = ms_backend_disable_mig(d->b, err)) == MS_OK)
+        if (!c->dry && (rc = ms_backend_disable_mig(d->b, err)) == MS_OK)
             c->changes++;
     }
-    if (rc == MS_OK)
+    if (rc == MS_OK && c->o->mode_only && d->entry->mig_enabled)
+        fprintf(c->out, "GPU %d (%s): MIG mode on%s\n", d->index, ms_backend_model(d->b)->name,
+                c->dry ? " (dry run: nothing changed)" : "");
+    else if (rc == MS_OK)
         fprintf(c->out, "GPU %d (%s): kept %d, destroyed %d, created %d%s\n", d->index,
                 ms_backend_model(d->b)->name, d->plan.nkeep, d->plan.ndestroy, d->plan.ncreate,
-                c->o->dry_run ? " (dry run: nothing changed)" : "");
+                c->dry ? " (dry run: nothing changed)" : "");
     return rc;
 }
 
@@ -259,6 +265,7 @@ int ms_apply(const ms_migparted *cfgs, const char *name, const ms_apply_options 
     c->cfgs = cfgs;
     c->o = o;
     c->out = o->out ? o->out : stdout;
+    c->dry = o->dry_run || o->check;
     c->cfg = ms_migparted_find(cfgs, name);
     int rc = MS_OK, count = 0;
     if (!c->cfg) {
@@ -279,6 +286,14 @@ int ms_apply(const ms_migparted *cfgs, const char *name, const ms_apply_options 
             rc = plan_device(c, &c->dev[k], err);
     for (int k = 0; rc == MS_OK && k < c->n; k++)
         rc = change_device(c, &c->dev[k], err);
+    for (int k = 0; rc == MS_OK && o->check && k < c->n; k++) {
+        const device *d = &c->dev[k];
+        int todo = d->enable + d->disable + d->plan.ndestroy + d->plan.ncreate;
+        if (todo)
+            rc = ms_error_set(err, MS_ECHANGED, "GPU %d does not hold %sconfig '%s' (%d change%s "
+                              "needed)", d->index, o->mode_only ? "the MIG mode of " : "",
+                              c->cfg->name, todo, todo == 1 ? "" : "s");
+    }
     if (rc && c->changes)
         ms_error_prefix(err, "stopped after %d change%s (run apply again to finish)", c->changes,
                         c->changes == 1 ? "" : "s");

@@ -76,6 +76,19 @@ unchanged "$M" apply -f "$D/examples.yaml" -c all-2g.10gb --devices 1 --dry-run;
 grep -q 'nvmlDeviceCreateGpuInstanceWithPlacement(2g.10gb' out.txt && grep -q 'nvmlGpuInstanceDestroy' out.txt \
     && grep -q 'dry run: nothing changed' out.txt || fail "dry-run output: $(cat out.txt)"
 
+# 5b. --check (mig-parted's assert): exit 0 only when nothing is to do; --mode-only.
+unchanged "$M" apply -f "$D/examples.yaml" -c all-2g.10gb --devices 1 --check; [ $rc = 1 ] \
+    && grep -q "GPU 1 does not hold config 'all-2g.10gb' (5 changes needed)" err.txt || fail "check: $(cat err.txt)"
+"$M" export > now.yaml
+unchanged "$M" apply -f now.yaml -c current --check; [ $rc = 0 ] || fail "check of the held layout: $(cat err.txt)"
+apply -c all-disabled --devices 1 || fail "disable GPU 1"
+unchanged "$M" apply -f "$D/examples.yaml" -c all-1g.5gb --devices 1 --check --mode-only; [ $rc = 1 ] \
+    && grep -q "does not hold the MIG mode of config" err.txt || fail "mode check: $(cat err.txt)"
+apply -c all-1g.5gb --devices 1 --mode-only || fail "mode-only ($(cat err.txt))"
+grep -q '^gpu 1 mig 1$' state && [ "$(count 1)" = 0 ] && grep -q 'GPU 1 (A100-40GB): MIG mode on' out.txt \
+    || fail "mode-only should enable MIG and create nothing: $(cat out.txt)"
+unchanged "$M" apply -f "$D/examples.yaml" -c all-1g.5gb --devices 1 --check --mode-only; [ $rc = 0 ] || fail "mode check after"
+
 # 6. Bad input: clear errors, nothing changed.
 unchanged "$M" apply -f "$D/bad_syntax.yaml" -c broken; [ $rc = 1 ] && grep -q 'bad_syntax.yaml:[0-9]*:[0-9]*: not valid YAML' err.txt \
     || fail "bad YAML: $(cat err.txt)"
