@@ -8,6 +8,7 @@
 #include <yaml.h>
 
 #include "migsched/exec.h"
+#include "migsched/io.h"
 
 /* Bounds that keep a hostile file (aliases repeating big nodes) cheap to walk. */
 #define MAX_CONFIGS 256
@@ -350,28 +351,11 @@ int ms_migparted_parse(const char *text, size_t len, const char *source, ms_migp
 int ms_migparted_read(const char *path, ms_migparted **out, ms_error *err)
 {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return ms_error_set(err, MS_EIO, "%s: %s", path, strerror(errno));
     char *buf = NULL;
-    size_t len = 0, cap = 0, got;
-    do {
-        if (len + 4096 > cap) {
-            char *nb = realloc(buf, cap = cap * 2 + 4096);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                return ms_error_set(err, MS_ENOMEM, "out of memory reading %s", path);
-            }
-            buf = nb;
-        }
-        got = fread(buf + len, 1, cap - len, f);
-        len += got;
-    } while (got > 0);
-    int bad = ferror(f);
-    fclose(f);
-    int rc = bad ? ms_error_set(err, MS_EIO, "%s: read error", path)
-                 : ms_migparted_parse(buf, len, path, out, err);
+    size_t len = 0;
+    int rc = ms_read_file(path, &buf, &len, err);
+    if (rc == MS_OK)
+        rc = ms_migparted_parse(buf, len, path, out, err);
     free(buf);
     return rc;
 }

@@ -107,6 +107,21 @@ unchanged "$M" apply -f missing.yaml -c x; [ $rc = 1 ] && grep -q 'missing.yaml'
 "$M" apply -f "$D/examples.yaml" -c all-1g.5gb --devices 0,0 2> /dev/null; [ $? = 2 ] || fail "repeated --devices"
 "$M" apply -f "$D/examples.yaml" -c all-1g.5gb --backend sim 2> /dev/null; [ $? = 2 ] || fail "sim without --gpu"
 
+# 6b. The nvidia-mig-parted shim of docs/cluster.md, called as the GPU operator's MIG
+# manager calls mig-parted.
+sed -n '/^#!\/bin\/sh$/,/^```$/p' "$2/docs/cluster.md" | sed '$d' > nvidia-mig-parted
+grep -q 'exec migsched apply --check' nvidia-mig-parted || fail "no shim in docs/cluster.md"
+mkdir -p bin && ln -sf "$M" bin/migsched
+shim() { PATH="$T/bin:$PATH" sh nvidia-mig-parted "$@" > out.txt 2> err.txt; }
+shim assert --valid-config -f "$D/examples.yaml" -c all-3g.20gb || fail "shim valid-config ($(cat err.txt))"
+shim assert -f "$D/examples.yaml" -c all-3g.20gb; [ $? = 1 ] || fail "shim assert before apply"
+shim -d apply --mode-only -f "$D/examples.yaml" -c all-3g.20gb || fail "shim mode-only ($(cat err.txt))"
+shim -d apply -f "$D/examples.yaml" -c all-3g.20gb || fail "shim apply ($(cat err.txt))"
+shim assert -f "$D/examples.yaml" -c all-3g.20gb || fail "shim assert after apply ($(cat err.txt))"
+shim assert --valid-config -f "$D/examples.yaml" -c nope; [ $? = 1 ] || fail "shim valid-config of a missing config"
+shim export && grep -q '"3g.20gb": 2' out.txt || fail "shim export"
+shim generate-config; [ $? = 2 ] || fail "shim unknown command"
+
 # 7. The sim backend: an empty simulated GPU.
 "$M" apply -f "$D/examples.yaml" -c all-balanced --backend sim --gpu A100-40GB > out.txt || fail "sim apply"
 grep -q 'GPU 0 (A100-40GB): kept 0, destroyed 0, created 4' out.txt || fail "sim apply output"
