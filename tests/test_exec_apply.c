@@ -10,6 +10,7 @@
 
 #include "migsched/exec.h"
 #include "migsched/rng.h"
+#include "exec_plans.h"
 #include "support.h"
 
 #define FAKE_LIB MIGSCHED_BINARY_DIR "/tests/fake_nvml/libnvidia-ml.so.1"
@@ -183,24 +184,14 @@ static char lock_dir[256];
 
 static int setup(void **unused)
 {
-    state_path = test_write_temp("");
-    setenv("FAKE_NVML_STATE", state_path, 1);
-    setenv("FAKE_NVML_DELAY_SCALE", "0", 1);
-    setenv("FAKE_NVML_GPU", "A100-40GB", 1);
-    setenv("FAKE_NVML_GPUS", "1", 1);
-    unsetenv("FAKE_NVML_FAIL");
-    unsetenv("FAKE_NVML_MIG");
+    state_path = fake_nvml_begin("A100-40GB", 1);
     test_temp_dir("apply-locks", lock_dir, sizeof lock_dir);
     return 0;
 }
 
 static int teardown(void **unused)
 {
-    char lock[600];
-    snprintf(lock, sizeof lock, "%s.lock", state_path);
-    unlink(lock);
-    unlink(state_path);
-    free(state_path);
+    fake_nvml_end(state_path);
     test_remove_dir(lock_dir);
     return 0;
 }
@@ -212,15 +203,7 @@ static void reset_device(void)
     fclose(f);
 }
 
-static ms_backend *open_fake(void)
-{
-    ms_backend_options opt = {.nvml_library = FAKE_LIB};
-    ms_backend *b = NULL;
-    ms_error err = {0};
-    if (ms_backend_open("nvml", 0, NULL, &opt, &b, &err))
-        fail_msg("open: %s", err.msg);
-    return b;
-}
+static ms_backend *open_fake(void) { return fake_nvml_open(FAKE_LIB, NULL); }
 
 static int list_now(ms_mig_instance out[MS_MAX_MIG])
 {

@@ -119,12 +119,6 @@ int ms_apply_plan_device(const ms_gpu_model *m, const ms_mig_instance *cur, int 
         if (!exists)
             plan->create[plan->ncreate++] = s.at[k];
     }
-    /* Slot order. */
-    for (int i = 1; i < plan->ncreate; i++)
-        for (int j = i; j > 0 && plan->create[j].start < plan->create[j - 1].start; j--) {
-            ms_placement t = plan->create[j];
-            plan->create[j] = plan->create[j - 1];
-            plan->create[j - 1] = t;
-        }
+    ms_placements_sort(plan->create, plan->ncreate);
     return MS_OK;
 }

@@ -30,13 +30,7 @@ int ms_layout_at(const ms_schedule *s, int gpu, double t, ms_partition *out)
             return MS_EINVAL;
         out->inst[out->n++] = (ms_placement){in->profile, in->start_slot};
     }
-    /* Slot order, as partitions are kept everywhere else. */
-    for (int i = 1; i < out->n; i++)
-        for (int j = i; j > 0 && out->inst[j].start < out->inst[j - 1].start; j--) {
-            ms_placement tmp = out->inst[j];
-            out->inst[j] = out->inst[j - 1];
-            out->inst[j - 1] = tmp;
-        }
+    ms_placements_sort(out->inst, out->n);
     return MS_OK;
 }
 
