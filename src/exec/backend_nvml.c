@@ -271,35 +271,73 @@ static int nvml_list(ms_backend *b, ms_mig_instance out[MS_MAX_MIG], int *n_out,
     return MS_OK;
 }
 
-/* The UUID of the MIG device for (gi_id, ci_id): walk the MIG device handles. */
-static int mig_uuid(ms_backend *b, unsigned gi_id, unsigned ci_id, char *uuid, unsigned len,
+/* Calls fn on every MIG device handle of GPU instance gi_id, walking the parent's handles
+ * (NOT_FOUND holes are normal). fn returns MS_OK to go on, MS_STOP to end the walk, or an
+ * error. */
+#define MS_STOP (-1)
+typedef int (*mig_visit)(ms_backend *b, nvmlDevice_t mig, unsigned ci_id, void *arg,
+                         ms_error *err);
+
+static int each_mig(ms_backend *b, unsigned gi_id, const char *what, mig_visit fn, void *arg,
                     ms_error *err)
 {
     nvml_impl *n = b->impl;
     unsigned max = 0;
     nvmlReturn_t r = NVML_CALL(n, nvmlDeviceGetMaxMigDeviceCount, n->dev, &max);
     if (r != NVML_SUCCESS)
-        return nvml_fail(b, r, "nvmlDeviceGetMaxMigDeviceCount", err, "finding the MIG device");
+        return nvml_fail(b, r, "nvmlDeviceGetMaxMigDeviceCount", err, what);
     for (unsigned i = 0; i < max; i++) {
         nvmlDevice_t mig;
         r = NVML_CALL(n, nvmlDeviceGetMigDeviceHandleByIndex, n->dev, i, &mig);
         if (r == NVML_ERROR_NOT_FOUND)
-            continue;  /* holes are normal */
+            continue;
         if (r != NVML_SUCCESS)
-            return nvml_fail(b, r, "nvmlDeviceGetMigDeviceHandleByIndex", err, "finding the MIG device");
+            return nvml_fail(b, r, "nvmlDeviceGetMigDeviceHandleByIndex", err, what);
         unsigned g = 0, c = 0;
         if ((r = NVML_CALL(n, nvmlDeviceGetGpuInstanceId, mig, &g)) != NVML_SUCCESS)
-            return nvml_fail(b, r, "nvmlDeviceGetGpuInstanceId", err, "finding the MIG device");
-        if ((r = NVML_CALL(n, nvmlDeviceGetComputeInstanceId, mig, &c)) != NVML_SUCCESS)
-            return nvml_fail(b, r, "nvmlDeviceGetComputeInstanceId", err, "finding the MIG device");
-        if (g != gi_id || c != ci_id)
+            return nvml_fail(b, r, "nvmlDeviceGetGpuInstanceId", err, what);
+        if (g != gi_id)
             continue;
-        if ((r = NVML_CALL(n, nvmlDeviceGetUUID, mig, uuid, len)) != NVML_SUCCESS)
-            return nvml_fail(b, r, "nvmlDeviceGetUUID", err, "reading the MIG device UUID");
-        return MS_OK;
+        if ((r = NVML_CALL(n, nvmlDeviceGetComputeInstanceId, mig, &c)) != NVML_SUCCESS)
+            return nvml_fail(b, r, "nvmlDeviceGetComputeInstanceId", err, what);
+        int rc = fn(b, mig, c, arg, err);
+        if (rc)
+            return rc == MS_STOP ? MS_OK : rc;
     }
-    return ms_error_set(err, MS_EBACKEND, "device %d: no MIG device for GPU instance %u / compute instance %u",
-                        b->device, gi_id, ci_id);
+    return MS_OK;
+}
+
+typedef struct uuid_query {
+    unsigned ci_id;
+    char *uuid;
+    unsigned len;
+    bool found;
+} uuid_query;
+
+static int note_uuid(ms_backend *b, nvmlDevice_t mig, unsigned ci_id, void *arg, ms_error *err)
+{
+    nvml_impl *n = b->impl;
+    uuid_query *q = arg;
+    if (ci_id != q->ci_id)
+        return MS_OK;
+    nvmlReturn_t r = NVML_CALL(n, nvmlDeviceGetUUID, mig, q->uuid, q->len);
+    if (r != NVML_SUCCESS)
+        return nvml_fail(b, r, "nvmlDeviceGetUUID", err, "reading the MIG device UUID");
+    q->found = true;
+    return MS_STOP;
+}
+
+/* The UUID of the MIG device for (gi_id, ci_id). */
+static int mig_uuid(ms_backend *b, unsigned gi_id, unsigned ci_id, char *uuid, unsigned len,
+                    ms_error *err)
+{
+    uuid_query q = {ci_id, uuid, len, false};
+    int rc = each_mig(b, gi_id, "finding the MIG device", note_uuid, &q, err);
+    if (rc == MS_OK && !q.found)
+        rc = ms_error_set(err, MS_EBACKEND,
+                          "device %d: no MIG device for GPU instance %u / compute instance %u",
+                          b->device, gi_id, ci_id);
+    return rc;
 }
 
 /* Calls fn on every compute instance of gi (scanning CI profile indices until NVML says
@@ -442,34 +480,39 @@ static int nvml_destroy(ms_backend *b, unsigned gi_id, ms_error *err)
     return destroy_gi(b, gi, what, err);
 }
 
+typedef struct pid_list {
+    unsigned *pids;
+    int max, *n;
+} pid_list;
+
 /* Appends the compute processes of one MIG device; the count is asked first and asked
  * again if processes started in between (INSUFFICIENT_SIZE). */
-static int mig_processes(ms_backend *b, nvmlDevice_t mig, unsigned *pids, int max, int *n,
+static int mig_processes(ms_backend *b, nvmlDevice_t mig, unsigned ci_id, void *arg,
                          ms_error *err)
 {
-    nvml_impl *n_ = b->impl;
+    nvml_impl *nv = b->impl;
+    pid_list *l = arg;
+    const char *call = "nvmlDeviceGetComputeRunningProcesses_v3", *what = "listing processes";
     for (int attempt = 0; attempt < 4; attempt++) {
         unsigned count = 0;
-        nvmlReturn_t r = NVML_CALL(n_, nvmlDeviceGetComputeRunningProcesses_v3, mig, &count, NULL);
+        nvmlReturn_t r = NVML_CALL(nv, nvmlDeviceGetComputeRunningProcesses_v3, mig, &count, NULL);
         if (r == NVML_SUCCESS)
             return MS_OK;  /* none */
         if (r != NVML_ERROR_INSUFFICIENT_SIZE)
-            return nvml_fail(b, r, "nvmlDeviceGetComputeRunningProcesses_v3", err,
-                             "listing the processes on a MIG device");
+            return nvml_fail(b, r, call, err, what);
         count += 8;  /* room for processes starting meanwhile */
         nvmlProcessInfo_t *info = calloc(count, sizeof *info);
         if (!info)
             return ms_error_set(err, MS_ENOMEM, "out of memory listing processes");
-        r = NVML_CALL(n_, nvmlDeviceGetComputeRunningProcesses_v3, mig, &count, info);
+        r = NVML_CALL(nv, nvmlDeviceGetComputeRunningProcesses_v3, mig, &count, info);
         if (r == NVML_SUCCESS)
-            for (unsigned i = 0; i < count && *n < max; i++)
-                pids[(*n)++] = info[i].pid;
+            for (unsigned i = 0; i < count && *l->n < l->max; i++)
+                l->pids[(*l->n)++] = info[i].pid;
         free(info);
         if (r == NVML_SUCCESS)
             return MS_OK;
         if (r != NVML_ERROR_INSUFFICIENT_SIZE)
-            return nvml_fail(b, r, "nvmlDeviceGetComputeRunningProcesses_v3", err,
-                             "listing the processes on a MIG device");
+            return nvml_fail(b, r, call, err, what);
     }
     return ms_error_set(err, MS_EBACKEND,
                         "device %d: the processes on a MIG device kept changing while listed",
@@ -477,32 +520,12 @@ static int mig_processes(ms_backend *b, nvmlDevice_t mig, unsigned *pids, int ma
 }
 
 /* Per-instance lists come from the MIG device handles (on the parent device only
- * privileged callers see them, aggregated): every handle whose GPU instance is gi_id. */
+ * privileged callers see them, aggregated). */
 static int nvml_processes(ms_backend *b, unsigned gi_id, unsigned *pids, int max, int *n,
                           ms_error *err)
 {
-    nvml_impl *nv = b->impl;
-    unsigned mig_max = 0;
-    nvmlReturn_t r = NVML_CALL(nv, nvmlDeviceGetMaxMigDeviceCount, nv->dev, &mig_max);
-    if (r != NVML_SUCCESS)
-        return nvml_fail(b, r, "nvmlDeviceGetMaxMigDeviceCount", err, "listing processes");
-    for (unsigned i = 0; i < mig_max; i++) {
-        nvmlDevice_t mig;
-        r = NVML_CALL(nv, nvmlDeviceGetMigDeviceHandleByIndex, nv->dev, i, &mig);
-        if (r == NVML_ERROR_NOT_FOUND)
-            continue;
-        if (r != NVML_SUCCESS)
-            return nvml_fail(b, r, "nvmlDeviceGetMigDeviceHandleByIndex", err, "listing processes");
-        unsigned g = 0;
-        if ((r = NVML_CALL(nv, nvmlDeviceGetGpuInstanceId, mig, &g)) != NVML_SUCCESS)
-            return nvml_fail(b, r, "nvmlDeviceGetGpuInstanceId", err, "listing processes");
-        if (g != gi_id)
-            continue;
-        int rc = mig_processes(b, mig, pids, max, n, err);
-        if (rc)
-            return rc;
-    }
-    return MS_OK;
+    pid_list l = {pids, max, n};
+    return each_mig(b, gi_id, "listing processes", mig_processes, &l, err);
 }
 
 static int nvml_count(const ms_backend_options *opt, int *out, ms_error *err)
