@@ -2,7 +2,8 @@
 # exec_apply.sh: `migsched apply` and `migsched export` against the fake NVML (two A100s):
 # mig-parted's example configs parse and apply, a second apply changes nothing, MIG mode off
 # and on again, `layout` output and `export` output are accepted, a busy instance makes
-# apply refuse (naming it and its PID) and change nothing, --dry-run changes nothing, and
+# apply refuse (naming it and its PID) and change nothing, so does another process's lock
+# on one of the GPUs, --dry-run changes nothing, --check and --mode-only, and
 # bad YAML, an unknown profile, an unknown config and a GPU out of range are clear errors
 # that change nothing. $1 = migsched, $2 = source dir.
 set -u
@@ -70,6 +71,15 @@ unchanged "$M" apply -f "$D/examples.yaml" -c all-disabled; [ $rc = 1 ] && grep 
     || fail "MIG disabled under a busy instance: $(cat err.txt)"
 apply -c all-balanced --devices 0 || fail "a target that keeps the busy 3g ($(cat err.txt))"
 grep -q 'keep 3g.20gb .* (busy)' out.txt || fail "busy 3g not kept: $(cat out.txt)"
+
+# 4b. Another process holds GPU 1's lock: refused before GPU 0 is touched either.
+lock=$(ls "$MIGSCHED_RUNTIME_DIR"/GPU-*1.lock)
+flock "$lock" sleep 3 &
+locker=$!
+sleep 0.5
+unchanged "$M" apply -f "$D/examples.yaml" -c all-3g.20gb; [ $rc = 1 ] && grep -q 'is in use by another migsched process' err.txt \
+    || fail "locked GPU: $(cat err.txt)"
+wait $locker
 
 # 5. --dry-run prints the NVML operations and changes nothing.
 unchanged "$M" apply -f "$D/examples.yaml" -c all-2g.10gb --devices 1 --dry-run; [ $rc = 0 ] || fail "dry run ($(cat err.txt))"
