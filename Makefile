@@ -7,7 +7,7 @@ SAMPLE     ?= data/rodinia_a30_8tasks.csv
 FUZZ_SECONDS ?= 20
 
 DEB_PACKAGES = cmake pkg-config gcc libglpk-dev libopenblas-dev libjansson-dev \
-               libmicrohttpd-dev libsqlite3-dev libcmocka-dev clang libclang-rt-14-dev
+               libmicrohttpd-dev libsqlite3-dev libcmocka-dev libyaml-dev clang libclang-rt-14-dev
 
 .PHONY: all deps build run test bench asan fuzz clean check-render
 

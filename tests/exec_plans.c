@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "exec_plans.h"
 #include "support.h"
@@ -125,4 +126,37 @@ void check_run_order(const ms_schedule *s, const ms_run_report *r)
             if ((mx & my) && dx->state == MS_RUN_OK && cy->state == MS_RUN_OK)
                 assert_true(dx->end <= cy->start);
         }
+}
+
+char *fake_nvml_begin(const char *gpu, int gpus)
+{
+    char n[16];
+    snprintf(n, sizeof n, "%d", gpus);
+    char *state_path = test_write_temp("");
+    setenv("FAKE_NVML_STATE", state_path, 1);
+    setenv("FAKE_NVML_DELAY_SCALE", "0", 1);
+    setenv("FAKE_NVML_GPU", gpu, 1);
+    setenv("FAKE_NVML_GPUS", n, 1);
+    unsetenv("FAKE_NVML_FAIL");
+    unsetenv("FAKE_NVML_MIG");
+    return state_path;
+}
+
+void fake_nvml_end(char *state_path)
+{
+    char lock[600];
+    snprintf(lock, sizeof lock, "%s.lock", state_path);
+    unlink(lock);
+    unlink(state_path);
+    free(state_path);
+}
+
+ms_backend *fake_nvml_open(const char *lib, const ms_gpu_model *model)
+{
+    ms_backend_options opt = {.nvml_library = lib};
+    ms_backend *b = NULL;
+    ms_error err = {0};
+    if (ms_backend_open("nvml", 0, model, &opt, &b, &err))
+        fail_msg("open: %s", err.msg);
+    return b;
 }

@@ -23,4 +23,11 @@ void plan_free(ms_schedule *s);
  * created only after every earlier instance on overlapping slots was destroyed. */
 void check_run_order(const ms_schedule *s, const ms_run_report *r);
 
+/* The fake NVML for one test: a fresh state file (returned, malloc'd) holding `gpus` GPUs
+ * of `gpu`, no delays, no faults, MIG on; fake_nvml_end removes it and its lock. */
+char *fake_nvml_begin(const char *gpu, int gpus);
+void fake_nvml_end(char *state_path);
+/* Device 0 through the nvml backend on the library at lib (NULL model = identify it). */
+ms_backend *fake_nvml_open(const char *lib, const ms_gpu_model *model);
+
 #endif

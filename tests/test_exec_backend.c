@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "migsched/exec.h"
+#include "exec_plans.h"
 #include "support.h"
 #include "../src/exec/nvml_types.h"
 
@@ -18,35 +19,14 @@ static char *state_path;
 /* Every test gets its own emulated GPU: a fresh state file, no delays, no faults. */
 static int setup(void **unused)
 {
-    state_path = test_write_temp("");
-    setenv("FAKE_NVML_STATE", state_path, 1);
-    setenv("FAKE_NVML_DELAY_SCALE", "0", 1);
-    setenv("FAKE_NVML_GPU", "A100-40GB", 1);
-    setenv("FAKE_NVML_GPUS", "1", 1);
-    unsetenv("FAKE_NVML_FAIL");
-    unsetenv("FAKE_NVML_MIG");
+    state_path = fake_nvml_begin("A100-40GB", 1);
     return 0;
 }
 
 static int teardown(void **unused)
 {
-    char lock[600];
-    snprintf(lock, sizeof lock, "%s.lock", state_path);
-    unlink(lock);
-    unlink(state_path);
-    free(state_path);
+    fake_nvml_end(state_path);
     return 0;
-}
-
-static ms_backend *open_fake(const char *lib, const ms_gpu_model *model)
-{
-    ms_backend_options opt = {.nvml_library = lib};
-    ms_backend *b = NULL;
-    ms_error err = {0};
-    int rc = ms_backend_open("nvml", 0, model, &opt, &b, &err);
-    if (rc)
-        fail_msg("open: %s", err.msg);
-    return b;
 }
 
 static ms_placement at(const ms_gpu_model *m, const char *profile, int start)
@@ -58,7 +38,7 @@ static ms_placement at(const ms_gpu_model *m, const char *profile, int start)
 
 static void test_identify_create_list_destroy(void **unused)
 {
-    ms_backend *b = open_fake(FAKE_LIB, NULL);
+    ms_backend *b = fake_nvml_open(FAKE_LIB, NULL);
     const ms_gpu_model *m = ms_backend_model(b);
     assert_string_equal(m->name, "A100-40GB");
     ms_error err;
@@ -97,12 +77,12 @@ static void test_identify_create_list_destroy(void **unused)
 static void test_state_persists_across_opens(void **unused)
 {
     setenv("FAKE_NVML_GPU", "A30-24GB", 1);
-    ms_backend *b = open_fake(FAKE_LIB, ms_gpu_builtin("A30-24GB"));
+    ms_backend *b = fake_nvml_open(FAKE_LIB, ms_gpu_builtin("A30-24GB"));
     ms_error err;
     ms_mig_instance a, list[MS_MAX_MIG];
     assert_int_equal(ms_backend_create(b, at(ms_backend_model(b), "2g.12gb", 2), &a, &err), MS_OK);
     ms_backend_close(b);
-    b = open_fake(FAKE_LIB, NULL);
+    b = fake_nvml_open(FAKE_LIB, NULL);
     int n = 0;
     assert_int_equal(ms_backend_list(b, list, &n, &err), MS_OK);
     assert_int_equal(n, 1);
@@ -136,7 +116,7 @@ static void test_missing_library_and_symbol(void **unused)
     assert_int_equal(ms_backend_open("nvml", 0, NULL, &opt, &b, &err), MS_EBACKEND);
     assert_non_null(strstr(err.msg, "cannot load NVML"));
     /* An NVML without ...WithPlacement opens fine; creating says what is missing. */
-    b = open_fake(FAKE_OLD_LIB, NULL);
+    b = fake_nvml_open(FAKE_OLD_LIB, NULL);
     ms_mig_instance a;
     assert_int_equal(ms_backend_create(b, at(ms_backend_model(b), "1g.5gb", 3), &a, &err),
                      MS_EBACKEND);
@@ -147,7 +127,7 @@ static void test_missing_library_and_symbol(void **unused)
 static void test_mig_mode(void **unused)
 {
     setenv("FAKE_NVML_MIG", "0", 1);
-    ms_backend *b = open_fake(FAKE_LIB, NULL);
+    ms_backend *b = fake_nvml_open(FAKE_LIB, NULL);
     bool on = true;
     ms_error err;
     assert_int_equal(ms_backend_mig_mode(b, &on, &err), MS_OK);
@@ -162,11 +142,51 @@ static void test_mig_mode(void **unused)
     ms_backend_close(b);
 }
 
+/* Busy instances: the processes the fake lists for a GPU instance ("proc" records), each
+ * PID once and sorted, none on an idle one; NVML refuses to destroy a busy one; MIG mode
+ * cannot be disabled while instances exist, and can once they are gone. */
+static void test_processes_and_disable(void **unused)
+{
+    ms_backend *b = fake_nvml_open(FAKE_LIB, NULL);
+    const ms_gpu_model *m = ms_backend_model(b);
+    ms_error err;
+    ms_mig_instance busy, idle;
+    assert_int_equal(ms_backend_create(b, at(m, "3g.20gb", 4), &busy, &err), MS_OK);
+    assert_int_equal(ms_backend_create(b, at(m, "2g.10gb", 0), &idle, &err), MS_OK);
+    FILE *f = fopen(state_path, "a");
+    fprintf(f, "proc 0 %u 900\nproc 0 %u 12\nproc 0 %u 900\n", busy.gi_id, busy.gi_id, busy.gi_id);
+    fclose(f);
+    unsigned pids[MS_MAX_PIDS];
+    int n = -1;
+    assert_int_equal(ms_backend_processes(b, busy.gi_id, pids, MS_MAX_PIDS, &n, &err), MS_OK);
+    assert_int_equal(n, 2);
+    assert_int_equal(pids[0], 12);
+    assert_int_equal(pids[1], 900);
+    assert_int_equal(ms_backend_processes(b, idle.gi_id, pids, MS_MAX_PIDS, &n, &err), MS_OK);
+    assert_int_equal(n, 0);
+    assert_int_equal(ms_backend_destroy(b, busy.gi_id, &err), MS_EBACKEND);
+    assert_non_null(strstr(err.msg, "In use"));
+    assert_int_equal(ms_backend_disable_mig(b, &err), MS_EBACKEND);
+    assert_int_equal(ms_backend_destroy(b, idle.gi_id, &err), MS_OK);
+    /* The processes end: the instance can go, and then MIG mode. */
+    FILE *g = fopen(state_path, "w");
+    fclose(g);
+    assert_int_equal(ms_backend_disable_mig(b, &err), MS_OK);
+    bool on = true;
+    assert_int_equal(ms_backend_mig_mode(b, &on, &err), MS_OK);
+    assert_false(on);
+    int count = 0;
+    ms_backend_options opt = {.nvml_library = FAKE_LIB};
+    assert_int_equal(ms_backend_device_count("nvml", &opt, &count, &err), MS_OK);
+    assert_int_equal(count, 1);
+    ms_backend_close(b);
+}
+
 /* A failure after the GPU instance exists must not leave it behind. */
 static void test_create_failure_cleans_up(void **unused)
 {
     setenv("FAKE_NVML_FAIL", "nvmlGpuInstanceCreateComputeInstance:1:23", 1);
-    ms_backend *b = open_fake(FAKE_LIB, NULL);
+    ms_backend *b = fake_nvml_open(FAKE_LIB, NULL);
     ms_error err;
     ms_mig_instance a, list[MS_MAX_MIG];
     assert_int_equal(ms_backend_create(b, at(ms_backend_model(b), "1g.5gb", 6), &a, &err),
@@ -242,6 +262,9 @@ static void test_sim_backend(void **unused)
     assert_int_equal(ms_backend_destroy(b, c.gi_id, &err), MS_OK);
     assert_int_equal(ms_backend_list(b, list, &n, &err), MS_OK);
     assert_int_equal(n, 0);
+    unsigned pids[MS_MAX_PIDS];
+    assert_int_equal(ms_backend_processes(b, a.gi_id, pids, MS_MAX_PIDS, &n, &err), MS_OK);
+    assert_int_equal(n, 0);
     ms_backend_close(b);
 }
 
@@ -263,6 +286,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_wrong_model_and_device, setup, teardown),
         cmocka_unit_test_setup_teardown(test_missing_library_and_symbol, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mig_mode, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_processes_and_disable, setup, teardown),
         cmocka_unit_test_setup_teardown(test_create_failure_cleans_up, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fake_rules, setup, teardown),
         cmocka_unit_test(test_sim_backend),

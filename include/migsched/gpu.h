@@ -94,6 +94,9 @@ uint32_t ms_gpu_slice_mask(const ms_gpu_model *m, ms_placement p);
 double ms_gpu_create_time(const ms_gpu_model *m, int slices);
 double ms_gpu_destroy_time(const ms_gpu_model *m, int slices);
 
+/* Sorts placements by start slot (the order partitions are kept in). */
+void ms_placements_sort(ms_placement *p, int n);
+
 /* "4-2-1": instance sizes in slot order. */
 void ms_partition_format(const ms_gpu_model *m, const ms_partition *p, char *buf, int len);
 /* Accepts "4-2-1" or a 1-based index into m->partitions (a size list is tried first, so

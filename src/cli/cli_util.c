@@ -113,16 +113,21 @@ int cli_json_print(const char *cmd, json_t *root)
     return 1;
 }
 
-bool cli_parse_widths(const char *s, int max, int *w, int *n)
+bool cli_parse_int_list(const char *s, int lo, int hi, int max, int *v, int *n)
 {
     *n = 0;
     while (*s) {
         char *end;
-        long v = strtol(s, &end, 10);
-        if (end == s || v < 1 || v > 65536 || *n == max || (*end && *end != ','))
+        long x = strtol(s, &end, 10);
+        if (end == s || x < lo || x > hi || *n == max || (*end && *end != ','))
             return false;
-        w[(*n)++] = (int)v;
+        v[(*n)++] = (int)x;
         s = *end ? end + 1 : end;
     }
     return *n > 0 && s[-1] != ',';
+}
+
+bool cli_parse_widths(const char *s, int max, int *w, int *n)
+{
+    return cli_parse_int_list(s, 1, 65536, max, w, n);
 }

@@ -16,6 +16,8 @@ bool cli_parse_int(const char *s, int lo, int hi, int *out);
 bool cli_parse_seed(const char *s, uint64_t *out);
 /* A whole number in [lo, hi]: no trailing text, no overflow or underflow, never NaN. */
 bool cli_parse_double(const char *s, double lo, double hi, double *out);
+/* Comma-separated integers in lo..hi, at most max: fills v, *n. */
+bool cli_parse_int_list(const char *s, int lo, int hi, int max, int *v, int *n);
 /* Comma-separated layer widths "256,256" (1..65536 each, at most max): fills w, *n. */
 bool cli_parse_widths(const char *s, int max, int *w, int *n);
 

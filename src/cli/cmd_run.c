@@ -52,21 +52,6 @@ static void usage(FILE *f)
             "  or ${TMPDIR:-/tmp}/migsched-UID; it also holds the per-GPU locks.\n");
 }
 
-static int parse_devices(const char *text, ms_run_options *o)
-{
-    o->ndevices = 0;
-    for (const char *p = text; *p;) {
-        char *end;
-        long d = strtol(p, &end, 10);
-        if (end == p || d < 0 || d > 255 || o->ndevices == MS_RUN_MAX_GPUS ||
-            (*end && *end != ','))
-            return -1;
-        o->devices[o->ndevices++] = (int)d;
-        p = *end ? end + 1 : end;
-    }
-    return o->ndevices ? 0 : -1;
-}
-
 /* The journal (and logs) default to the runtime folder, keyed by the devices. */
 static int default_path(const char **path, const ms_run_options *o, const char *suffix,
                         char *buf, size_t len)
@@ -232,7 +217,7 @@ int cmd_run(int argc, char **argv)
         switch (c) {
         case 'w': workload = optarg; break;
         case 'd':
-            if (parse_devices(optarg, &o)) {
+            if (!cli_parse_int_list(optarg, 0, 255, MS_RUN_MAX_GPUS, o.devices, &o.ndevices)) {
                 fprintf(stderr, "migsched run: --device: '%s' is not a list of GPU indices\n", optarg);
                 return 2;
             }

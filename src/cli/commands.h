@@ -19,6 +19,8 @@ int cmd_cosched(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_layout(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
+int cmd_apply(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 int cmd_hier(int argc, char **argv);
 
 #endif

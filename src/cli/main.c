@@ -29,6 +29,8 @@ static const struct command commands[] = {
     {"plot", cmd_plot, "draw a schedule as SVG or self-contained HTML"},
     {"run", cmd_run, "carry a plan out on MIG GPUs (NVML) or simulated ones"},
     {"layout", cmd_layout, "the MIG layout a plan has alive at a time (mig-parted, JSON)"},
+    {"apply", cmd_apply, "reach a mig-parted config with the fewest changes, sparing busy instances"},
+    {"export", cmd_export, "print the GPUs' MIG layout as a mig-parted config"},
     {"profile", cmd_profile, "time tasks and reconfigurations on every instance size"},
     {"online", cmd_online, "simulate online multi-GPU scheduling (paper 002)"},
     {"cosched", cmd_cosched, "two-stream co-scheduling with a speed matrix (paper 003)"},

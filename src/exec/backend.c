@@ -6,16 +6,31 @@
 
 #include "backend.h"
 
+static const ms_backend_ops *backend_ops(const char *kind, ms_error *err)
+{
+    static const ms_backend_ops *const all[] = {&ms_backend_nvml_ops, &ms_backend_sim_ops};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (!strcmp(kind, all[i]->kind))
+            return all[i];
+    ms_error_set(err, MS_EINVAL, "unknown backend '%s' (nvml or sim)", kind);
+    return NULL;
+}
+
+int ms_backend_device_count(const char *kind, const ms_backend_options *opt, int *n,
+                            ms_error *err)
+{
+    const ms_backend_ops *ops = backend_ops(kind, err);
+    ms_backend_options none = {0};
+    *n = 0;
+    return ops ? ops->count(opt ? opt : &none, n, err) : MS_EINVAL;
+}
+
 int ms_backend_open(const char *kind, int device, const ms_gpu_model *model,
                     const ms_backend_options *opt, ms_backend **out, ms_error *err)
 {
-    static const ms_backend_ops *const all[] = {&ms_backend_nvml_ops, &ms_backend_sim_ops};
-    const ms_backend_ops *ops = NULL;
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        if (!strcmp(kind, all[i]->kind))
-            ops = all[i];
+    const ms_backend_ops *ops = backend_ops(kind, err);
     if (!ops)
-        return ms_error_set(err, MS_EINVAL, "unknown backend '%s' (nvml or sim)", kind);
+        return MS_EINVAL;
     if (device < 0)
         return ms_error_set(err, MS_EINVAL, "device index %d must be >= 0", device);
     ms_backend_options none = {0};
@@ -58,7 +73,31 @@ int ms_backend_mig_mode(ms_backend *b, bool *enabled, ms_error *err)
     return b->ops->mig_mode(b, enabled, err);
 }
 
-int ms_backend_enable_mig(ms_backend *b, ms_error *err) { return b->ops->enable_mig(b, err); }
+static int cmp_pid(const void *a, const void *b)
+{
+    unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+    return (x > y) - (x < y);
+}
+
+int ms_backend_enable_mig(ms_backend *b, ms_error *err) { return b->ops->set_mig(b, true, err); }
+int ms_backend_disable_mig(ms_backend *b, ms_error *err) { return b->ops->set_mig(b, false, err); }
+
+int ms_backend_processes(ms_backend *b, unsigned gi_id, unsigned *pids, int max, int *n,
+                         ms_error *err)
+{
+    *n = 0;
+    int rc = b->ops->processes(b, gi_id, pids, max, n, err);
+    if (rc)
+        return rc;
+    /* One PID may run on several compute instances of the GPU instance. */
+    qsort(pids, (size_t)*n, sizeof *pids, cmp_pid);
+    int k = 0;
+    for (int i = 0; i < *n; i++)
+        if (k == 0 || pids[k - 1] != pids[i])
+            pids[k++] = pids[i];
+    *n = k;
+    return MS_OK;
+}
 
 static int cmp_start(const void *a, const void *b)
 {

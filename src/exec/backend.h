@@ -10,10 +10,13 @@ typedef struct ms_backend_ops {
                 ms_error *err);
     void (*close)(ms_backend *b);
     int (*mig_mode)(ms_backend *b, bool *enabled, ms_error *err);
-    int (*enable_mig)(ms_backend *b, ms_error *err);
+    int (*set_mig)(ms_backend *b, bool on, ms_error *err);
     int (*list)(ms_backend *b, ms_mig_instance out[MS_MAX_MIG], int *n, ms_error *err);
     int (*create)(ms_backend *b, ms_placement p, ms_mig_instance *out, ms_error *err);
     int (*destroy)(ms_backend *b, unsigned gi_id, ms_error *err);
+    int (*processes)(ms_backend *b, unsigned gi_id, unsigned *pids, int max, int *n,
+                     ms_error *err);
+    int (*count)(const ms_backend_options *opt, int *n, ms_error *err);
 } ms_backend_ops;
 
 struct ms_backend {

@@ -64,8 +64,11 @@ static int nvml_fail(const ms_backend *b, nvmlReturn_t r, const char *call, ms_e
                         b->device, what, call, nvml_strerror(n, r), r, hint);
 }
 
-static int load_library(nvml_impl *n, const char *path, ms_error *err)
+static int load_library(nvml_impl *n, const ms_backend_options *opt, ms_error *err)
 {
+    const char *path = opt->nvml_library ? opt->nvml_library : getenv("MIGSCHED_NVML_LIBRARY");
+    if (!path || !*path)
+        path = NVML_DEFAULT_LIBRARY;
     snprintf(n->path, sizeof n->path, "%s", path);
     dlerror();
     n->lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -162,8 +165,7 @@ static int nvml_open(ms_backend *b, const ms_backend_options *opt, const ms_gpu_
     if (!n)
         return ms_error_set(err, MS_ENOMEM, "out of memory opening NVML");
     b->impl = n;
-    const char *path = opt->nvml_library ? opt->nvml_library : getenv("MIGSCHED_NVML_LIBRARY");
-    int rc = load_library(n, path && *path ? path : NVML_DEFAULT_LIBRARY, err);
+    int rc = load_library(n, opt, err);
     if (rc == MS_OK)
         rc = open_device(b, model, err);
     if (rc)
@@ -185,22 +187,26 @@ static int nvml_mig_mode(ms_backend *b, bool *enabled, ms_error *err)
     return MS_OK;
 }
 
-static int nvml_enable_mig(ms_backend *b, ms_error *err)
+static int nvml_set_mig(ms_backend *b, bool on, ms_error *err)
 {
     nvml_impl *n = b->impl;
     nvmlReturn_t activation = NVML_SUCCESS;
-    nvmlReturn_t r = NVML_CALL(n, nvmlDeviceSetMigMode, n->dev, NVML_DEVICE_MIG_ENABLE, &activation);
+    unsigned mode = on ? NVML_DEVICE_MIG_ENABLE : NVML_DEVICE_MIG_DISABLE;
+    nvmlReturn_t r = NVML_CALL(n, nvmlDeviceSetMigMode, n->dev, mode, &activation);
     if (r != NVML_SUCCESS)
-        return nvml_fail(b, r, "nvmlDeviceSetMigMode", err, "enabling MIG mode");
-    bool on = false;
-    int rc = nvml_mig_mode(b, &on, err);
+        return nvml_fail(b, r, "nvmlDeviceSetMigMode", err,
+                         on ? "enabling MIG mode" : "disabling MIG mode");
+    /* The call can succeed with the change only pending (activationStatus says why):
+     * what counts is the current mode read back. */
+    bool now = !on;
+    int rc = nvml_mig_mode(b, &now, err);
     if (rc)
         return rc;
-    if (!on)
+    if (now != on)
         return ms_error_set(err, MS_EBACKEND,
-                            "device %d: MIG mode is pending (activation: %s); stop every GPU "
+                            "device %d: MIG mode %s is pending (activation: %s); stop every GPU "
                             "client and reset the GPU (nvidia-smi -r) or reboot",
-                            b->device, nvml_strerror(n, activation));
+                            b->device, on ? "enable" : "disable", nvml_strerror(n, activation));
     return MS_OK;
 }
 
@@ -265,35 +271,73 @@ static int nvml_list(ms_backend *b, ms_mig_instance out[MS_MAX_MIG], int *n_out,
     return MS_OK;
 }
 
-/* The UUID of the MIG device for (gi_id, ci_id): walk the MIG device handles. */
-static int mig_uuid(ms_backend *b, unsigned gi_id, unsigned ci_id, char *uuid, unsigned len,
+/* Calls fn on every MIG device handle of GPU instance gi_id, walking the parent's handles
+ * (NOT_FOUND holes are normal). fn returns MS_OK to go on, MS_STOP to end the walk, or an
+ * error. */
+#define MS_STOP (-1)
+typedef int (*mig_visit)(ms_backend *b, nvmlDevice_t mig, unsigned ci_id, void *arg,
+                         ms_error *err);
+
+static int each_mig(ms_backend *b, unsigned gi_id, const char *what, mig_visit fn, void *arg,
                     ms_error *err)
 {
     nvml_impl *n = b->impl;
     unsigned max = 0;
     nvmlReturn_t r = NVML_CALL(n, nvmlDeviceGetMaxMigDeviceCount, n->dev, &max);
     if (r != NVML_SUCCESS)
-        return nvml_fail(b, r, "nvmlDeviceGetMaxMigDeviceCount", err, "finding the MIG device");
+        return nvml_fail(b, r, "nvmlDeviceGetMaxMigDeviceCount", err, what);
     for (unsigned i = 0; i < max; i++) {
         nvmlDevice_t mig;
         r = NVML_CALL(n, nvmlDeviceGetMigDeviceHandleByIndex, n->dev, i, &mig);
         if (r == NVML_ERROR_NOT_FOUND)
-            continue;  /* holes are normal */
+            continue;
         if (r != NVML_SUCCESS)
-            return nvml_fail(b, r, "nvmlDeviceGetMigDeviceHandleByIndex", err, "finding the MIG device");
+            return nvml_fail(b, r, "nvmlDeviceGetMigDeviceHandleByIndex", err, what);
         unsigned g = 0, c = 0;
         if ((r = NVML_CALL(n, nvmlDeviceGetGpuInstanceId, mig, &g)) != NVML_SUCCESS)
-            return nvml_fail(b, r, "nvmlDeviceGetGpuInstanceId", err, "finding the MIG device");
-        if ((r = NVML_CALL(n, nvmlDeviceGetComputeInstanceId, mig, &c)) != NVML_SUCCESS)
-            return nvml_fail(b, r, "nvmlDeviceGetComputeInstanceId", err, "finding the MIG device");
-        if (g != gi_id || c != ci_id)
+            return nvml_fail(b, r, "nvmlDeviceGetGpuInstanceId", err, what);
+        if (g != gi_id)
             continue;
-        if ((r = NVML_CALL(n, nvmlDeviceGetUUID, mig, uuid, len)) != NVML_SUCCESS)
-            return nvml_fail(b, r, "nvmlDeviceGetUUID", err, "reading the MIG device UUID");
-        return MS_OK;
+        if ((r = NVML_CALL(n, nvmlDeviceGetComputeInstanceId, mig, &c)) != NVML_SUCCESS)
+            return nvml_fail(b, r, "nvmlDeviceGetComputeInstanceId", err, what);
+        int rc = fn(b, mig, c, arg, err);
+        if (rc)
+            return rc == MS_STOP ? MS_OK : rc;
     }
-    return ms_error_set(err, MS_EBACKEND, "device %d: no MIG device for GPU instance %u / compute instance %u",
-                        b->device, gi_id, ci_id);
+    return MS_OK;
+}
+
+typedef struct uuid_query {
+    unsigned ci_id;
+    char *uuid;
+    unsigned len;
+    bool found;
+} uuid_query;
+
+static int note_uuid(ms_backend *b, nvmlDevice_t mig, unsigned ci_id, void *arg, ms_error *err)
+{
+    nvml_impl *n = b->impl;
+    uuid_query *q = arg;
+    if (ci_id != q->ci_id)
+        return MS_OK;
+    nvmlReturn_t r = NVML_CALL(n, nvmlDeviceGetUUID, mig, q->uuid, q->len);
+    if (r != NVML_SUCCESS)
+        return nvml_fail(b, r, "nvmlDeviceGetUUID", err, "reading the MIG device UUID");
+    q->found = true;
+    return MS_STOP;
+}
+
+/* The UUID of the MIG device for (gi_id, ci_id). */
+static int mig_uuid(ms_backend *b, unsigned gi_id, unsigned ci_id, char *uuid, unsigned len,
+                    ms_error *err)
+{
+    uuid_query q = {ci_id, uuid, len, false};
+    int rc = each_mig(b, gi_id, "finding the MIG device", note_uuid, &q, err);
+    if (rc == MS_OK && !q.found)
+        rc = ms_error_set(err, MS_EBACKEND,
+                          "device %d: no MIG device for GPU instance %u / compute instance %u",
+                          b->device, gi_id, ci_id);
+    return rc;
 }
 
 /* Calls fn on every compute instance of gi (scanning CI profile indices until NVML says
@@ -436,13 +480,85 @@ static int nvml_destroy(ms_backend *b, unsigned gi_id, ms_error *err)
     return destroy_gi(b, gi, what, err);
 }
 
+typedef struct pid_list {
+    unsigned *pids;
+    int max, *n;
+} pid_list;
+
+/* Appends the compute processes of one MIG device; the count is asked first and asked
+ * again if processes started in between (INSUFFICIENT_SIZE). */
+static int mig_processes(ms_backend *b, nvmlDevice_t mig, unsigned ci_id, void *arg,
+                         ms_error *err)
+{
+    nvml_impl *nv = b->impl;
+    pid_list *l = arg;
+    const char *call = "nvmlDeviceGetComputeRunningProcesses_v3", *what = "listing processes";
+    for (int attempt = 0; attempt < 4; attempt++) {
+        unsigned count = 0;
+        nvmlReturn_t r = NVML_CALL(nv, nvmlDeviceGetComputeRunningProcesses_v3, mig, &count, NULL);
+        if (r == NVML_SUCCESS)
+            return MS_OK;  /* none */
+        if (r != NVML_ERROR_INSUFFICIENT_SIZE)
+            return nvml_fail(b, r, call, err, what);
+        count += 8;  /* room for processes starting meanwhile */
+        nvmlProcessInfo_t *info = calloc(count, sizeof *info);
+        if (!info)
+            return ms_error_set(err, MS_ENOMEM, "out of memory listing processes");
+        r = NVML_CALL(nv, nvmlDeviceGetComputeRunningProcesses_v3, mig, &count, info);
+        if (r == NVML_SUCCESS)
+            for (unsigned i = 0; i < count && *l->n < l->max; i++)
+                l->pids[(*l->n)++] = info[i].pid;
+        free(info);
+        if (r == NVML_SUCCESS)
+            return MS_OK;
+        if (r != NVML_ERROR_INSUFFICIENT_SIZE)
+            return nvml_fail(b, r, call, err, what);
+    }
+    return ms_error_set(err, MS_EBACKEND,
+                        "device %d: the processes on a MIG device kept changing while listed",
+                        b->device);
+}
+
+/* Per-instance lists come from the MIG device handles (on the parent device only
+ * privileged callers see them, aggregated). */
+static int nvml_processes(ms_backend *b, unsigned gi_id, unsigned *pids, int max, int *n,
+                          ms_error *err)
+{
+    pid_list l = {pids, max, n};
+    return each_mig(b, gi_id, "listing processes", mig_processes, &l, err);
+}
+
+static int nvml_count(const ms_backend_options *opt, int *out, ms_error *err)
+{
+    ms_backend tmp = {.ops = &ms_backend_nvml_ops};
+    nvml_impl *n = calloc(1, sizeof *n);
+    if (!n)
+        return ms_error_set(err, MS_ENOMEM, "out of memory opening NVML");
+    tmp.impl = n;
+    int rc = load_library(n, opt, err);
+    nvmlReturn_t r;
+    if (rc == MS_OK && (r = n->api.nvmlInit_v2()) != NVML_SUCCESS)
+        rc = nvml_fail(&tmp, r, "nvmlInit_v2", err, "initialising NVML");
+    else if (rc == MS_OK) {
+        n->initialized = true;
+        unsigned count = 0;
+        if ((r = n->api.nvmlDeviceGetCount_v2(&count)) != NVML_SUCCESS)
+            rc = nvml_fail(&tmp, r, "nvmlDeviceGetCount_v2", err, "counting GPUs");
+        *out = (int)count;
+    }
+    nvml_close(&tmp);
+    return rc;
+}
+
 const ms_backend_ops ms_backend_nvml_ops = {
     .kind = "nvml",
     .open = nvml_open,
     .close = nvml_close,
     .mig_mode = nvml_mig_mode,
-    .enable_mig = nvml_enable_mig,
+    .set_mig = nvml_set_mig,
     .list = nvml_list,
     .create = nvml_create,
     .destroy = nvml_destroy,
+    .processes = nvml_processes,
+    .count = nvml_count,
 };

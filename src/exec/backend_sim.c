@@ -55,9 +55,28 @@ static int sim_mig_mode(ms_backend *b, bool *enabled, ms_error *err)
     return MS_OK;
 }
 
-static int sim_enable_mig(ms_backend *b, ms_error *err)
+static int sim_set_mig(ms_backend *b, bool on, ms_error *err)
 {
-    ((sim_impl *)b->impl)->mig = true;
+    sim_impl *s = b->impl;
+    if (!on && s->n)
+        return ms_error_set(err, MS_EBACKEND,
+                            "device %d: MIG mode cannot be disabled while GPU instances exist (sim)",
+                            b->device);
+    s->mig = on;
+    return MS_OK;
+}
+
+/* Nothing runs on a simulated GPU. */
+static int sim_processes(ms_backend *b, unsigned gi_id, unsigned *pids, int max, int *n,
+                         ms_error *err)
+{
+    *n = 0;
+    return MS_OK;
+}
+
+static int sim_count(const ms_backend_options *opt, int *n, ms_error *err)
+{
+    *n = 1;
     return MS_OK;
 }
 
@@ -117,8 +136,10 @@ const ms_backend_ops ms_backend_sim_ops = {
     .open = sim_open,
     .close = sim_close,
     .mig_mode = sim_mig_mode,
-    .enable_mig = sim_enable_mig,
+    .set_mig = sim_set_mig,
     .list = sim_list,
     .create = sim_create,
     .destroy = sim_destroy,
+    .processes = sim_processes,
+    .count = sim_count,
 };

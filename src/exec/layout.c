@@ -30,13 +30,7 @@ int ms_layout_at(const ms_schedule *s, int gpu, double t, ms_partition *out)
             return MS_EINVAL;
         out->inst[out->n++] = (ms_placement){in->profile, in->start_slot};
     }
-    /* Slot order, as partitions are kept everywhere else. */
-    for (int i = 1; i < out->n; i++)
-        for (int j = i; j > 0 && out->inst[j].start < out->inst[j - 1].start; j--) {
-            ms_placement tmp = out->inst[j];
-            out->inst[j] = out->inst[j - 1];
-            out->inst[j - 1] = tmp;
-        }
+    ms_placements_sort(out->inst, out->n);
     return MS_OK;
 }
 
@@ -60,23 +54,7 @@ int ms_layout_write_mig_parted(const ms_schedule *s, double t, const char *confi
         int rc = layout_or_fail(s, g, t, &p, err);
         if (rc)
             return rc;
-        fprintf(f, "    - devices: [%d]\n      mig-enabled: true\n", g);
-        if (p.n == 0) {
-            fprintf(f, "      mig-devices: {}\n");
-            continue;
-        }
-        fprintf(f, "      # placements:");
-        for (int i = 0; i < p.n; i++)
-            fprintf(f, " %s@%d", s->gpu.profiles[p.inst[i].profile].name, p.inst[i].start);
-        fprintf(f, "\n      mig-devices:\n");
-        /* One line per profile with its count, in the model's profile order. */
-        for (int pr = 0; pr < s->gpu.nprofiles; pr++) {
-            int count = 0;
-            for (int i = 0; i < p.n; i++)
-                count += p.inst[i].profile == pr;
-            if (count)
-                fprintf(f, "        \"%s\": %d\n", s->gpu.profiles[pr].name, count);
-        }
+        ms_migparted_write_entry(f, &s->gpu, g, true, &p);
     }
     return ferror(f) ? ms_error_set(err, MS_EIO, "cannot write the layout") : MS_OK;
 }

@@ -82,6 +82,14 @@ typedef struct nvmlComputeInstanceInfo_st {  /* layout of nvmlComputeInstanceGet
     nvmlComputeInstancePlacement_t placement;
 } nvmlComputeInstanceInfo_t;
 
+/* One process of a running-process query (the _v2/_v3 layout, 24 bytes). */
+typedef struct nvmlProcessInfo_st {
+    unsigned int pid;
+    unsigned long long usedGpuMemory;
+    unsigned int gpuInstanceId;      /* 0xFFFFFFFF when not a MIG device */
+    unsigned int computeInstanceId;
+} nvmlProcessInfo_t;
+
 /* X-macro of every entry point: (return type, versioned name to dlsym, parameters).
  * The nvml backend builds its function-pointer table from it; the fake defines them. */
 #define MS_NVML_ENTRY_POINTS(X)                                                              \
@@ -125,7 +133,9 @@ typedef struct nvmlComputeInstanceInfo_st {  /* layout of nvmlComputeInstanceGet
     X(nvmlReturn_t, nvmlDeviceGetMigDeviceHandleByIndex,                                     \
       (nvmlDevice_t device, unsigned int index, nvmlDevice_t *migDevice))                    \
     X(nvmlReturn_t, nvmlDeviceGetGpuInstanceId, (nvmlDevice_t device, unsigned int *id))     \
-    X(nvmlReturn_t, nvmlDeviceGetComputeInstanceId, (nvmlDevice_t device, unsigned int *id))
+    X(nvmlReturn_t, nvmlDeviceGetComputeInstanceId, (nvmlDevice_t device, unsigned int *id)) \
+    X(nvmlReturn_t, nvmlDeviceGetComputeRunningProcesses_v3,                                 \
+      (nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos))
 
 /* Compute-instance profile index (NVML_COMPUTE_INSTANCE_PROFILE_*) for a slice count,
  * -1 if none. */

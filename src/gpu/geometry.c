@@ -74,6 +74,11 @@ static int cmp_placement(const void *a, const void *b)
     return x->start - y->start;
 }
 
+void ms_placements_sort(ms_placement *p, int n)
+{
+    qsort(p, (size_t)n, sizeof *p, cmp_placement);
+}
+
 /* Descending lexicographic order of the sizes in slot order: the papers' Fig. 1 order. */
 static int cmp_partition_desc(const void *a, const void *b, void *model)
 {
@@ -121,7 +126,7 @@ static void enumerate_partitions(ms_gpu_model *m)
         for (int i = 0; i < np; i++)
             if (set & (1u << i))
                 p->inst[p->n++] = pl[i];
-        qsort(p->inst, (size_t)p->n, sizeof p->inst[0], cmp_placement);
+        ms_placements_sort(p->inst, p->n);
     }
     qsort_r(m->partitions, (size_t)m->npartitions, sizeof m->partitions[0], cmp_partition_desc, m);
 }

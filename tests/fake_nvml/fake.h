@@ -10,6 +10,7 @@
 #define FAKE_MAX_GPUS 8
 #define FAKE_MAX_GI 16
 #define FAKE_MAX_CI 8
+#define FAKE_MAX_PIDS 8
 
 typedef struct fake_ci {
     unsigned id;
@@ -23,6 +24,10 @@ typedef struct fake_gi {
     unsigned serial;          /* makes every created instance's UUID new */
     int nci;
     fake_ci ci[FAKE_MAX_CI];
+    /* Compute processes "running" on the instance (busy): set only by writing "proc"
+     * records into the state file; its compute instances then refuse to go (IN_USE). */
+    int npid;
+    unsigned pid[FAKE_MAX_PIDS];
 } fake_gi;
 
 typedef struct fake_gpu {

@@ -532,10 +532,12 @@ API nvmlReturn_t nvmlComputeInstanceDestroy(nvmlComputeInstance_t computeInstanc
     unsigned g, ci_id;
     fake_gi *gi = gi_of(st, computeInstance, K_CI, &g, &ci_id);
     fake_ci *ci = gi ? ci_by_id(gi, ci_id) : NULL;
-    if (ci)
+    /* Processes still running on it: the driver refuses. */
+    nvmlReturn_t r = !ci ? NVML_ERROR_INVALID_ARGUMENT : gi->npid ? NVML_ERROR_IN_USE : NVML_SUCCESS;
+    if (r == NVML_SUCCESS)
         *ci = gi->ci[--gi->nci];
-    fake_state_end(&cfg, ci != NULL);
-    return ci ? NVML_SUCCESS : NVML_ERROR_INVALID_ARGUMENT;
+    fake_state_end(&cfg, r == NVML_SUCCESS);
+    return r;
 }
 
 API nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsigned int *count)
@@ -604,4 +606,39 @@ API nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, unsigned in
     ENTER(nvmlDeviceGetComputeInstanceId);
     unsigned gi;
     return id ? mig_ids(device, &gi, id) : NVML_ERROR_INVALID_ARGUMENT;
+}
+
+/* Copies gi's processes after the `found` already listed (as many as fit in infos). */
+static unsigned add_procs(const fake_gi *gi, nvmlProcessInfo_t *infos, unsigned room,
+                          unsigned found)
+{
+    for (int k = 0; k < gi->npid; k++, found++)
+        if (infos && found < room)
+            infos[found] = (nvmlProcessInfo_t){gi->pid[k], 1ull << 20, gi->id,
+                                               gi->nci ? gi->ci[0].id : 0};
+    return found;
+}
+
+/* On a MIG device handle: the processes of its GPU instance, all shown on the instance's
+ * first compute instance. On the parent device: every instance's, as a privileged caller
+ * sees them. */
+API nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount,
+                                                        nvmlProcessInfo_t *infos)
+{
+    ENTER(nvmlDeviceGetComputeRunningProcesses_v3);
+    if (!infoCount)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    fake_state *st = fake_state_begin(&cfg);
+    unsigned g, ci_id;
+    fake_gi *mig_gi = gi_of(st, device, K_MIG, &g, &ci_id);
+    fake_gpu *gpu = gpu_of(st, device, K_DEV, &g);
+    nvmlReturn_t r = (mig_gi && ci_by_id(mig_gi, ci_id)) || gpu ? NVML_SUCCESS
+                                                                : NVML_ERROR_INVALID_ARGUMENT;
+    unsigned found = 0;
+    for (int i = 0; r == NVML_SUCCESS && gpu && i < gpu->ngi; i++)
+        found = add_procs(&gpu->gi[i], infos, *infoCount, found);
+    if (r == NVML_SUCCESS && mig_gi && mig_gi->ci[0].id == ci_id)
+        found = add_procs(mig_gi, infos, *infoCount, found);
+    fake_state_end(&cfg, false);
+    return r == NVML_SUCCESS ? list_result(found, infos != NULL, infoCount) : r;
 }

@@ -50,7 +50,8 @@ static void fresh(const fake_config *c, fake_state *st)
 }
 
 /* Text format, one record per line: "serial N", "gpu G mig M",
- * "gi G ID PROFILE_NAME START SERIAL", "ci G GI_ID CI_ID CI_PROFILE_INDEX". */
+ * "gi G ID PROFILE_NAME START SERIAL", "ci G GI_ID CI_ID CI_PROFILE_INDEX",
+ * "proc G GI_ID PID" (a compute process on the instance's MIG device; after its gi). */
 static void parse(const fake_config *c, FILE *f, fake_state *st)
 {
     char line[256], name[64];
@@ -66,6 +67,12 @@ static void parse(const fake_config *c, FILE *f, fake_state *st)
             fake_gi *gi = &st->gpu[g].gi[st->gpu[g].ngi++];
             *gi = (fake_gi){.id = a, .profile = ms_gpu_profile_by_name(&c->model, name),
                             .start = d, .serial = e};
+        } else if (sscanf(line, "proc %u %u %u", &g, &a, &b) == 3 && g < FAKE_MAX_GPUS) {
+            for (int i = 0; i < st->gpu[g].ngi; i++) {
+                fake_gi *gi = &st->gpu[g].gi[i];
+                if (gi->id == a && gi->npid < FAKE_MAX_PIDS)
+                    gi->pid[gi->npid++] = b;
+            }
         } else if (sscanf(line, "ci %u %u %u %u", &g, &a, &b, &d) == 4 && g < FAKE_MAX_GPUS) {
             for (int i = 0; i < st->gpu[g].ngi; i++) {
                 fake_gi *gi = &st->gpu[g].gi[i];
@@ -95,6 +102,8 @@ static void save(const fake_config *c, const fake_state *st)
                     gi->start, gi->serial);
             for (int k = 0; k < gi->nci; k++)
                 fprintf(f, "ci %d %u %u %u\n", g, gi->id, gi->ci[k].id, gi->ci[k].profile_index);
+            for (int k = 0; k < gi->npid; k++)
+                fprintf(f, "proc %d %u %u\n", g, gi->id, gi->pid[k]);
         }
     }
     if (fclose(f) != 0 || rename(tmp, c->state_path) != 0)

@@ -1,0 +1,201 @@
+/* cmd_apply.c: `migsched apply` (a mig-parted config reached with the fewest changes,
+ * never touching busy instances) and `migsched export` (the devices' layout as one). */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli_util.h"
+#include "commands.h"
+#include "migsched/exec.h"
+#include "migsched/io.h"
+
+static void apply_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: migsched apply -f CONFIG.yaml -c NAME [--devices N[,N...]] [--dry-run]\n"
+            "                      [--check] [--mode-only] [--backend nvml|sim] [--gpu MODEL]\n"
+            "  Brings each GPU to the layout of config NAME (nvidia-mig-parted's v1 format)\n"
+            "  with the fewest changes: instances the target also holds are kept, idle ones it\n"
+            "  drops or whose slots it needs are destroyed (whoever created them), the missing\n"
+            "  ones are created at placements chosen to keep the most. A busy instance (one\n"
+            "  with compute processes) is never destroyed: when the target needs its slots,\n"
+            "  apply refuses, naming it and its PIDs, and changes nothing.\n"
+            "  -f, --file     the config file (YAML; `migsched layout` and `migsched export`\n"
+            "                 print such files)\n"
+            "  -c, --config   the config to apply\n"
+            "  --devices      only these GPUs (NVML indices; default: every GPU the config names)\n"
+            "  --dry-run      print the NVML operations, change nothing\n"
+            "  --check        the same, and exit 1 unless the GPUs already hold the layout\n"
+            "                 (nvidia-mig-parted assert)\n"
+            "  --mode-only    only the MIG mode (nvidia-mig-parted apply --mode-only): enable\n"
+            "                 it where the config wants it; mig-enabled: false still clears\n"
+            "                 the GPU first\n"
+            "  --backend      nvml (default) or sim (an empty simulated GPU of --gpu)\n"
+            "  --gpu          the model: required with sim; with nvml a model JSON file for a\n"
+            "                 device migsched does not know\n"
+            "  Exit: 0 done, 1 refused or failed (the message says whether anything changed),\n"
+            "  2 bad usage.\n");
+}
+
+static void export_usage(FILE *f)
+{
+    fprintf(f, "usage: migsched export [--devices N[,N...]] [--name NAME] [--backend nvml|sim]\n"
+               "                       [--gpu MODEL] [-o FILE]\n"
+               "  Prints the GPUs' current MIG layout as an nvidia-mig-parted v1 config (one\n"
+               "  entry per GPU, placements in comments) that `migsched apply` accepts.\n"
+               "  --devices  only these GPUs (default: all)\n"
+               "  --name     the config name (default current)\n"
+               "  --backend  nvml (default) or sim; --gpu as for apply\n"
+               "  -o         output file (default stdout)\n");
+}
+
+/* The options both commands share; returns 0 when taken, 2 on bad usage, -1 if not one. */
+static int common_option(const char *cmd, int c, const char **backend, const char **gpu,
+                         int *devices, int *ndevices)
+{
+    switch (c) {
+    case 'b':
+        if (strcmp(optarg, "nvml") && strcmp(optarg, "sim")) {
+            fprintf(stderr, "migsched %s: --backend: '%s' is not nvml or sim\n", cmd, optarg);
+            return 2;
+        }
+        *backend = optarg;
+        return 0;
+    case 'g': *gpu = optarg; return 0;
+    case 'd':
+        if (!cli_parse_int_list(optarg, 0, 255, MS_RUN_MAX_GPUS, devices, ndevices)) {
+            fprintf(stderr, "migsched %s: --devices: '%s' is not a list of GPU indices\n", cmd, optarg);
+            return 2;
+        }
+        for (int i = 0; i < *ndevices; i++)
+            for (int j = 0; j < i; j++)
+                if (devices[i] == devices[j]) {
+                    fprintf(stderr, "migsched %s: --devices: GPU %d is listed twice\n", cmd, devices[i]);
+                    return 2;
+                }
+        return 0;
+    default: return -1;
+    }
+}
+
+/* --gpu read, and required for sim. */
+static int load_model(const char *cmd, const char *backend, const char *gpu, ms_gpu_model *m)
+{
+    ms_error err;
+    if (!gpu && !strcmp(backend, "sim")) {
+        fprintf(stderr, "migsched %s: --backend sim needs --gpu MODEL\n", cmd);
+        return 2;
+    }
+    if (gpu && ms_gpu_lookup(gpu, m, &err)) {
+        fprintf(stderr, "migsched %s: --gpu: %s\n", cmd, err.msg);
+        return 1;
+    }
+    return 0;
+}
+
+int cmd_apply(int argc, char **argv)
+{
+    static const struct option opts[] = {{"file", required_argument, 0, 'f'},
+                                         {"config", required_argument, 0, 'c'},
+                                         {"devices", required_argument, 0, 'd'},
+                                         {"dry-run", no_argument, 0, 'n'},
+                                         {"check", no_argument, 0, 'k'},
+                                         {"mode-only", no_argument, 0, 'm'},
+                                         {"backend", required_argument, 0, 'b'},
+                                         {"gpu", required_argument, 0, 'g'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    ms_apply_options o = {.backend = "nvml"};
+    const char *file = NULL, *name = NULL, *gpu = NULL;
+    int c, rc;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "f:c:h", opts, NULL)) != -1) {
+        if ((rc = common_option("apply", c, &o.backend, &gpu, o.devices, &o.ndevices)) >= 0) {
+            if (rc)
+                return rc;
+            continue;
+        }
+        switch (c) {
+        case 'f': file = optarg; break;
+        case 'c': name = optarg; break;
+        case 'n': o.dry_run = true; break;
+        case 'k': o.check = true; break;
+        case 'm': o.mode_only = true; break;
+        case 'h': apply_usage(stdout); return 0;
+        default: apply_usage(stderr); return 2;
+        }
+    }
+    if (optind != argc || !file || !name) {
+        if (optind == argc)
+            fprintf(stderr, "migsched apply: %s\n", !file ? "-f CONFIG.yaml is required" : "-c NAME is required");
+        apply_usage(stderr);
+        return 2;
+    }
+    ms_gpu_model model;
+    if ((rc = load_model("apply", o.backend, gpu, &model)))
+        return rc;
+    o.model = gpu ? &model : NULL;
+    ms_error err;
+    ms_migparted *cfg = NULL;
+    rc = ms_migparted_read(file, &cfg, &err);
+    if (rc == MS_OK)
+        rc = ms_apply(cfg, name, &o, &err);
+    if (rc)
+        fprintf(stderr, "migsched apply: %s\n", err.msg);
+    ms_migparted_free(cfg);
+    return rc ? 1 : 0;
+}
+
+int cmd_export(int argc, char **argv)
+{
+    static const struct option opts[] = {{"devices", required_argument, 0, 'd'},
+                                         {"name", required_argument, 0, 'N'},
+                                         {"backend", required_argument, 0, 'b'},
+                                         {"gpu", required_argument, 0, 'g'},
+                                         {"output", required_argument, 0, 'o'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    const char *backend = "nvml", *gpu = NULL, *name = "current", *output = "-";
+    int devices[MS_RUN_MAX_GPUS], ndevices = 0, c, rc;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+        if ((rc = common_option("export", c, &backend, &gpu, devices, &ndevices)) >= 0) {
+            if (rc)
+                return rc;
+            continue;
+        }
+        switch (c) {
+        case 'N':
+            if (!*optarg || strcspn(optarg, " :#\"'\t\n{}[],&*!|>%@`") != strlen(optarg)) {
+                fprintf(stderr, "migsched export: --name: '%s' is not a plain YAML key\n", optarg);
+                return 2;
+            }
+            name = optarg;
+            break;
+        case 'o': output = optarg; break;
+        case 'h': export_usage(stdout); return 0;
+        default: export_usage(stderr); return 2;
+        }
+    }
+    if (optind != argc) {
+        export_usage(stderr);
+        return 2;
+    }
+    ms_gpu_model model;
+    if ((rc = load_model("export", backend, gpu, &model)))
+        return rc;
+    ms_error err;
+    ms_output out = {0};
+    ms_backend_options bo = {0};
+    rc = ms_output_open(&out, output, &err);
+    if (rc == MS_OK) {
+        rc = ms_export(backend, &bo, gpu ? &model : NULL, devices, ndevices, name, out.f, &err);
+        if (rc)
+            ms_output_abort(&out);
+        else
+            rc = ms_output_commit(&out, &err);
+    }
+    if (rc)
+        fprintf(stderr, "migsched export: %s\n", err.msg);
+    return rc ? 1 : 0;
+}
