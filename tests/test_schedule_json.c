@@ -189,13 +189,13 @@ static int oracle_digits(double x)
     return 17;
 }
 
-/* Test doubles by kind (i % 4): random bit patterns (normal and subnormal, both signs),
- * short decimals (k / 10^j), big ones (k * 10^j), sums of short decimals (schedule times);
- * NaN for a non-finite pattern. */
+/* Test doubles by kind (i % 5): random bit patterns (normal and subnormal, both signs),
+ * short decimals (k / 10^j), big ones (k * 10^j), full-precision ones from 1e-6 to 1e12,
+ * sums of short decimals (schedule times); NaN for a non-finite pattern. */
 static double test_double(ms_rng *rng, int i)
 {
     double x;
-    switch (i % 4) {
+    switch (i % 5) {
     case 0: { /* any bit pattern */
         uint64_t b = ms_rng_next(rng);
         memcpy(&x, &b, sizeof x);
@@ -205,6 +205,8 @@ static double test_double(ms_rng *rng, int i)
         return (double)ms_rng_below(rng, 100000) / pow(10, (double)ms_rng_below(rng, 12));
     case 2: /* a big one */
         return (double)ms_rng_below(rng, 1000) * pow(10, (double)ms_rng_below(rng, 25));
+    case 3: /* every bit of the mantissa used */
+        return ms_rng_uniform(rng) * pow(10, (double)ms_rng_below(rng, 19) - 6);
     default: /* a schedule time: a sum of short decimals */
         x = 0;
         for (int k = (int)ms_rng_below(rng, 40); k >= 0; k--)

@@ -97,17 +97,38 @@ static void digits(double x, int p, uint64_t *D, int *X)
     *X = (int)strtol(strchr(buf, 'e') + 1, &end, 10);
 }
 
-/* Whether D * 10^(X - p + 1) reads back as |x|, as strtod would read it: one correctly
- * rounded operation on exact operands where possible (D < 2^53, a power of ten up to
- * 10^22), else strtod. */
+/* Whether D * 10^k (D < 10^17) is nearer to x = m * 2^e (normal, m < 2^53) than to any
+ * other double, i.e. strtod reads it back as x, decided exactly: with A = D 10^k, B = x
+ * and H = half the gap to x's neighbours, all scaled to integers, |A - B| < H (= H: ties
+ * to even m); below a power of two the gap is half as wide. -1: too wide for 128 bits. */
+static int nearest_exact(double x, uint64_t D, int k)
+{
+    int ex;
+    uint64_t m = (uint64_t)ldexp(frexp(x, &ex), 53);
+    int e = ex - 53;
+    int a = k > 0 ? k : 0, d = k < 0 ? -k : 0, b = (e < 0 ? -e : 0) + 1, c = (e > 0 ? e : 0) + 1;
+    if (a > 38 || d > 38)
+        return -1;
+    u128 pa = pow10_128(a), pd = pow10_128(d);
+    if (57 + bits128(pa) + b > 125 || 53 + c + bits128(pd) > 125)
+        return -1;
+    u128 A = ((u128)D * pa) << b, B = ((u128)m * pd) << c, H = pd << (c - 1);
+    bool even = !(m & 1);
+    if (A >= B)
+        return A - B < H || (A - B == H && even);
+    if (m == 1ULL << 52)
+        return 2 * (B - A) <= H; /* the tie goes to x, whose m is even */
+    return B - A < H || (B - A == H && even);
+}
+
+/* Whether D * 10^(X - p + 1) reads back as |x|, as strtod would read it: exactly in
+ * integers where they fit 128 bits, else by strtod. */
 static bool round_trips(double x, uint64_t D, int X, int p)
 {
-    static const double p10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                 1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                                 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
     int k = X - p + 1;
-    if (D <= (1ULL << 53) && k >= -22 && k <= 22)
-        return (k >= 0 ? (double)D * p10[k] : (double)D / p10[-k]) == fabs(x);
+    int r = fabs(x) >= DBL_MIN ? nearest_exact(fabs(x), D, k) : -1;
+    if (r >= 0)
+        return r;
     char buf[48];
     snprintf(buf, sizeof buf, "%" PRIu64 "e%d", D, k);
     return strtod(buf, NULL) == fabs(x);
