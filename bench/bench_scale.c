@@ -136,7 +136,7 @@ int main(int argc, char **argv)
         if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) || !got)
             die("a size failed", NULL);
         if (prev > 0) /* the curve: n log n would be a little over the ratio of n */
-            printf("  %8s total cpu x%.1f for n x%.0f\n", "", total / prev,
+            printf("  %8s total cpu x%.1f for n x%.3g\n", "", total / prev,
                    (double)sizes[i] / sizes[i - 1]);
         fflush(stdout); /* before the next fork copies the buffer */
         prev = total;

@@ -113,19 +113,27 @@ int far_list_push(far_list *l, int task, double time)
     return MS_OK;
 }
 
+int far_list_bound(const far_plan *p, const far_list *l, int node, double t, bool at_most,
+                   int lo)
+{
+    int hi = l->n;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        double x = far_time(p, l->task[mid], node);
+        if (at_most ? x > t : x >= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 int far_list_insert_sorted(far_plan *p, far_list *l, int node, int task)
 {
     if (list_reserve(l, l->n + 1))
         return MS_ENOMEM;
     double t = far_time(p, task, node);
-    int lo = 0, hi = l->n; /* first position whose time is < t */
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        if (far_time(p, l->task[mid], node) >= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    int lo = far_list_bound(p, l, node, t, false, 0);
     memmove(l->task + lo + 1, l->task + lo, (size_t)(l->n - lo) * sizeof *l->task);
     l->task[lo] = task;
     l->n++;
@@ -179,15 +187,7 @@ int far_list_insert_seq(far_plan *p, far_list *l, int node, const int *seq, int 
 
 int far_list_find(const far_plan *p, const far_list *l, int node, int task)
 {
-    double t = far_time(p, task, node);
-    int lo = 0, hi = l->n; /* first position whose time is <= t */
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        if (far_time(p, l->task[mid], node) > t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    int lo = far_list_bound(p, l, node, far_time(p, task, node), true, 0);
     while (lo < l->n && l->task[lo] != task) /* among the equal times */
         lo++;
     return lo < l->n ? lo : -1;

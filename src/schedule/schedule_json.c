@@ -98,6 +98,13 @@ static void put_int(line *l, long long v)
     put(l, b, (size_t)snprintf(b, sizeof b, "%lld", v));
 }
 
+/* A member: its key text (", \"key\": ", separator included) and an integer value. */
+static void put_int_member(line *l, const char *key, long long v)
+{
+    put_lit(l, key);
+    put_int(l, v);
+}
+
 static void put_real(line *l, double x)
 {
     char b[32];
@@ -156,18 +163,13 @@ static int instance_line(line *l, const ms_schedule *s, const ms_sched_instance 
     static const char *const key[4] = {", \"create_start\": ", ", \"create_end\": ",
                                        ", \"destroy_start\": ", ", \"destroy_end\": "};
     line_start(l, t, 4);
-    put_lit(l, "\"id\": ");
-    put_int(l, in->id);
-    put_lit(l, ", \"gpu\": ");
-    put_int(l, in->gpu);
+    put_int_member(l, "\"id\": ", in->id);
+    put_int_member(l, ", \"gpu\": ", in->gpu);
     put_lit(l, ", \"profile\": ");
     put_string(l, pr->name);
-    put_lit(l, ", \"start_slot\": ");
-    put_int(l, in->start_slot);
-    put_lit(l, ", \"size_slots\": ");
-    put_int(l, pr->size_slots);
-    put_lit(l, ", \"slices\": ");
-    put_int(l, pr->slices);
+    put_int_member(l, ", \"start_slot\": ", in->start_slot);
+    put_int_member(l, ", \"size_slots\": ", pr->size_slots);
+    put_int_member(l, ", \"slices\": ", pr->slices);
     for (int i = 0; i < 4; i++) {
         put_lit(l, key[i]);
         put_real(l, t[i]);
@@ -185,10 +187,8 @@ static int task_line(line *l, const ms_sched_task *t, const ms_workload *w, FILE
         put_string(l, w->tasks[t->index].name);
         put_lit(l, ", ");
     }
-    put_lit(l, "\"index\": ");
-    put_int(l, t->index);
-    put_lit(l, ", \"instance\": ");
-    put_int(l, t->instance);
+    put_int_member(l, "\"index\": ", t->index);
+    put_int_member(l, ", \"instance\": ", t->instance);
     put_lit(l, ", \"start\": ");
     put_real(l, t->start);
     put_lit(l, ", \"end\": ");
