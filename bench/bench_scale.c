@@ -1,8 +1,11 @@
 /* bench_scale.c: `migsched schedule --json` end to end by workload size (issue 14 item 5):
- * read the CSV, plan with FAR, validate, write the JSON, for n = 10^3 .. 10^6 tasks
- * (MIXEDSCALING,WIDETIMES on an A100-40GB, generated here and written to a temporary CSV).
- * Each size runs in its own process so that its peak RSS is its own. Prints wall and CPU
- * seconds per step; asserts nothing. An argument caps n (e.g. 100000). */
+ * read the CSV, plan with search (the default: its starting schedules, FAR among them,
+ * then 10 ms of local search), validate, write the JSON, for n = 10^3 .. 10^6 tasks
+ * (MIXEDSCALING,WIDETIMES on an A100-40GB, generated here and written to a temporary CSV);
+ * FAR alone is timed too. Each size runs in its own process so that its peak RSS is its
+ * own. Prints wall and CPU seconds per step and the growth from the previous size; asserts
+ * nothing. An argument caps n (e.g. 100000). */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -34,8 +37,8 @@ static void die(const char *what, const ms_error *err)
     exit(1);
 }
 
-/* One size, in a child process: prints one line. */
-static void run_size(const ms_gpu_model *gpu, int n)
+/* One size, in a child process: prints one line and writes its total CPU seconds to fd. */
+static void run_size(const ms_gpu_model *gpu, int n, int fd_total)
 {
     char csv[] = "/tmp/migsched-bench-XXXXXX", out[] = "/tmp/migsched-bench-XXXXXX";
     int fd = mkstemp(csv), fo = mkstemp(out);
@@ -49,15 +52,19 @@ static void run_size(const ms_gpu_model *gpu, int n)
     ms_workload_free(gen);
     ms_error err;
     ms_workload *w = NULL;
-    ms_schedule *s = NULL;
-    step rd, plan, val, wr;
+    ms_schedule *s = NULL, *far = NULL;
+    step rd, fplan, plan, val, wr;
     start(&rd);
     if (ms_workload_read(csv, gpu, &w, &err))
         die(csv, &err);
     stop(&rd);
-    start(&plan);
-    if (ms_offline_schedule("far", w, gpu, 1, NULL, &s, &err))
+    start(&fplan);
+    if (ms_offline_schedule("far", w, gpu, 1, NULL, &far, &err))
         die("far", &err);
+    stop(&fplan);
+    start(&plan);
+    if (ms_offline_schedule("search", w, gpu, 1, NULL, &s, &err))
+        die("search", &err);
     stop(&plan);
     start(&val);
     int bad = ms_schedule_validate(s, w, NULL);
@@ -74,12 +81,15 @@ static void run_size(const ms_gpu_model *gpu, int n)
     getrusage(RUSAGE_SELF, &ru);
     double total = rd.wall + plan.wall + val.wall + wr.wall;
     double total_cpu = rd.cpu + plan.cpu + val.cpu + wr.cpu;
-    printf("  %8d %7.3f (%6.3f) %7.3f (%6.3f) %7.3f (%6.3f) %7.3f (%6.3f) %7.3f (%6.3f) %8.1f"
-           " %6.0f %6.0f\n",
-           n, rd.wall, rd.cpu, plan.wall, plan.cpu, val.wall, val.cpu, wr.wall, wr.cpu, total,
-           total_cpu, ru.ru_maxrss / 1024.0, ms_schedule_stat(s, "allocations"),
-           ms_schedule_stat(s, "evaluated"));
+    printf("  %8d %7.3f (%6.3f) %7.3f (%6.3f) %7.3f (%6.3f) %7.3f (%6.3f) %7.3f (%6.3f)"
+           " %7.3f (%6.3f) %8.1f %6.0f\n",
+           n, rd.wall, rd.cpu, fplan.wall, fplan.cpu, plan.wall, plan.cpu, val.wall, val.cpu,
+           wr.wall, wr.cpu, total, total_cpu, ru.ru_maxrss / 1024.0,
+           ms_schedule_stat(far, "allocations"));
     fflush(stdout);
+    if (write(fd_total, &total_cpu, sizeof total_cpu) != sizeof total_cpu)
+        die("writing to the parent", NULL);
+    ms_schedule_free(far);
     ms_schedule_free(s);
     ms_workload_free(w);
     unlink(csv);
@@ -98,24 +108,38 @@ int main(int argc, char **argv)
             load = -1;
         fclose(la);
     }
-    printf("bench_scale: read CSV, FAR, validate, write JSON on %s, MIXEDSCALING,WIDETIMES, "
-           "seed 7 (load average %.2f)\n", gpu->name, load);
-    printf("  seconds wall (cpu) per step; peak RSS of the process; FAR's allocations and "
-           "evaluated\n");
-    printf("  %8s %16s %16s %16s %16s %16s %8s %6s %6s\n", "n", "read", "plan", "validate",
-           "write", "total", "RSS MiB", "alloc", "eval");
+    printf("bench_scale: read CSV, plan with search, validate, write JSON on %s, "
+           "MIXEDSCALING,WIDETIMES, seed 7 (load average %.2f)\n", gpu->name, load);
+    printf("  seconds wall (cpu) per step; total = read + search + validate + write (what "
+           "`schedule --json` does); FAR alone beside; peak RSS; FAR's allocations\n");
+    printf("  %8s %16s %16s %16s %16s %16s %16s %8s %6s\n", "n", "read", "FAR alone",
+           "search", "validate", "write", "total", "RSS MiB", "alloc");
     fflush(stdout);
+    double prev = 0;
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0] && sizes[i] <= cap; i++) {
+        int fds[2];
+        if (pipe(fds))
+            die("pipe", NULL);
         pid_t pid = fork();
         if (pid < 0)
             die("fork", NULL);
         if (pid == 0) {
-            run_size(gpu, sizes[i]);
+            close(fds[0]);
+            run_size(gpu, sizes[i], fds[1]);
             _exit(0);
         }
+        close(fds[1]);
+        double total = 0;
         int st;
-        if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+        bool got = read(fds[0], &total, sizeof total) == sizeof total;
+        close(fds[0]);
+        if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) || !got)
             die("a size failed", NULL);
+        if (prev > 0) /* the curve: n log n would be a little over the ratio of n */
+            printf("  %8s total cpu x%.1f for n x%.3g\n", "", total / prev,
+                   (double)sizes[i] / sizes[i - 1]);
+        fflush(stdout); /* before the next fork copies the buffer */
+        prev = total;
     }
     return 0;
 }

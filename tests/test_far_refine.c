@@ -1,8 +1,10 @@
 /* test_far_refine.c: FAR's refinement internals (src/offline/far_internal.h) on plans built
- * by hand: which instance is the alternative I^a of a critical instance. */
+ * by hand: which instance is the alternative I^a of a critical instance; the plan's list
+ * operations that search relies on to behave like task-by-task insertion. */
 #include <math.h>
 #include <string.h>
 
+#include "migsched/rng.h"
 #include "support.h"
 #include "../src/offline/far_internal.h"
 
@@ -56,8 +58,56 @@ static void test_alternative_uses_memory_slots(void **state)
     ms_workload_free(w);
 }
 
+/* far_list_insert_seq gives the very list (order among equal times included) and running
+ * sum of inserting one task after another with far_list_insert_sorted; far_list_find finds
+ * every task, among many equal times too. Times from five values, so ties abound. */
+static void test_insert_seq_is_insert_sorted(void **state)
+{
+    (void)state;
+    enum { N = 600 };
+    static const double times[] = {1, 2, 3, 5.5, 7.25};
+    const ms_gpu_model *gpu = ms_gpu_builtin("A100-40GB");
+    ms_workload *w = ms_workload_new();
+    ms_rng rng;
+    ms_rng_seed(&rng, 5);
+    char name[16];
+    for (int i = 0; i < N; i++) {
+        snprintf(name, sizeof name, "t%d", i);
+        test_add_only_task(w, name, 1, times[ms_rng_below(&rng, 5)]);
+    }
+    int order[N];
+    for (int i = 0; i < N; i++)
+        order[i] = i;
+    for (int i = N - 1; i > 0; i--) { /* a random insertion order */
+        int j = (int)ms_rng_below(&rng, (uint64_t)i + 1), t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
+    far_plan p;
+    assert_int_equal(far_plan_init(&p, w, gpu, 1, 1), MS_OK);
+    int v = node_at(gpu, 1, 0), u = node_at(gpu, 1, 1);
+    far_list *a = far_plan_list(&p, 0, 0, v), *b = far_plan_list(&p, 0, 0, u);
+    for (int i = 0; i < N / 4; i++) { /* both lists start with the same tasks */
+        assert_int_equal(far_list_insert_sorted(&p, a, v, order[i]), MS_OK);
+        assert_int_equal(far_list_insert_sorted(&p, b, u, order[i]), MS_OK);
+    }
+    for (int i = N / 4; i < N - 10; i++)
+        assert_int_equal(far_list_insert_sorted(&p, a, v, order[i]), MS_OK);
+    assert_int_equal(far_list_insert_seq(&p, b, u, order + N / 4, N - 10 - N / 4), MS_OK);
+    assert_int_equal(a->n, b->n);
+    assert_memory_equal(a->task, b->task, (size_t)a->n * sizeof *a->task);
+    assert_true(a->sum == b->sum);
+    for (int i = 0; i < a->n; i++)
+        assert_int_equal(far_list_find(&p, a, v, a->task[i]), i);
+    for (int i = N - 10; i < N; i++) /* not in the list */
+        assert_int_equal(far_list_find(&p, a, v, order[i]), -1);
+    far_plan_free(&p);
+    ms_workload_free(w);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_alternative_uses_memory_slots)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_alternative_uses_memory_slots),
+                                       cmocka_unit_test(test_insert_seq_is_insert_sorted)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "migsched/rng.h"
 #include "migsched/schedule.h"
 #include "../src/schedule/schedule_internal.h"
@@ -187,43 +189,76 @@ static int oracle_digits(double x)
     return 17;
 }
 
-/* ms_real_digits against the oracle on 300,000 doubles: random bit patterns (normal and
- * subnormal, both signs), short decimals (k / 10^j, k * 10^j), sums of such (schedule
- * times), and edge values. */
+/* Test doubles by kind (i % 5): random bit patterns (normal and subnormal, both signs),
+ * short decimals (k / 10^j), big ones (k * 10^j), full-precision ones from 1e-6 to 1e12,
+ * sums of short decimals (schedule times); NaN for a non-finite pattern. */
+static double test_double(ms_rng *rng, int i)
+{
+    double x;
+    switch (i % 5) {
+    case 0: { /* any bit pattern */
+        uint64_t b = ms_rng_next(rng);
+        memcpy(&x, &b, sizeof x);
+        return isfinite(x) ? x : NAN;
+    }
+    case 1: /* a short decimal */
+        return (double)ms_rng_below(rng, 100000) / pow(10, (double)ms_rng_below(rng, 12));
+    case 2: /* a big one */
+        return (double)ms_rng_below(rng, 1000) * pow(10, (double)ms_rng_below(rng, 25));
+    case 3: /* every bit of the mantissa used */
+        return ms_rng_uniform(rng) * pow(10, (double)ms_rng_below(rng, 19) - 6);
+    default: /* a schedule time: a sum of short decimals */
+        x = 0;
+        for (int k = (int)ms_rng_below(rng, 40); k >= 0; k--)
+            x += (double)ms_rng_below(rng, 100000) / 1000;
+        return x;
+    }
+}
+
+static const double edge_doubles[] = {0.0, -0.0, 1.0, 0.1, 0.3, 1e-300, 1e300, DBL_MAX,
+                                      DBL_MIN, DBL_TRUE_MIN, 5e-324, 2.2250738585072009e-308,
+                                      9007199254740993.0, 123456789012345678.0, 0.1 + 0.2,
+                                      0.5, 2.5, 0.125, 1e-5, 9.9999999999999995e-5, 1e15,
+                                      1e16, 1e17, 123456.5, -7.25e-7};
+
+/* ms_real_digits against the oracle on 300,000 doubles and the edge values. */
 static void test_real_digits_oracle(void **st)
 {
     (void)st;
     ms_rng rng;
     ms_rng_seed(&rng, 4242);
-    static const double edge[] = {0.0, -0.0, 1.0, 0.1, 0.3, 1e-300, 1e300, DBL_MAX, DBL_MIN,
-                                  DBL_TRUE_MIN, 5e-324, 2.2250738585072009e-308,
-                                  9007199254740993.0, 123456789012345678.0, 0.1 + 0.2};
-    for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++)
-        assert_int_equal(ms_real_digits(edge[i]), oracle_digits(edge[i]));
+    for (size_t i = 0; i < sizeof edge_doubles / sizeof edge_doubles[0]; i++)
+        assert_int_equal(ms_real_digits(edge_doubles[i]), oracle_digits(edge_doubles[i]));
     for (int i = 0; i < 300000; i++) {
-        double x;
-        switch (i % 4) {
-        case 0: { /* any finite bit pattern */
-            uint64_t b = ms_rng_next(&rng);
-            memcpy(&x, &b, sizeof x);
-            if (!isfinite(x))
-                continue;
-            break;
-        }
-        case 1: /* a short decimal */
-            x = (double)ms_rng_below(&rng, 100000) / pow(10, (double)ms_rng_below(&rng, 12));
-            break;
-        case 2: /* a big one */
-            x = (double)ms_rng_below(&rng, 1000) * pow(10, (double)ms_rng_below(&rng, 25));
-            break;
-        default: /* a schedule time: a sum of short decimals */
-            x = 0;
-            for (int k = (int)ms_rng_below(&rng, 40); k >= 0; k--)
-                x += (double)ms_rng_below(&rng, 100000) / 1000;
-            break;
-        }
-        if (ms_real_digits(x) != oracle_digits(x))
+        double x = test_double(&rng, i);
+        if (isfinite(x) && ms_real_digits(x) != oracle_digits(x))
             fail_msg("%.17g: %d digits, oracle %d", x, ms_real_digits(x), oracle_digits(x));
+    }
+}
+
+/* ms_real_text against jansson itself (the writer's text before it wrote reals itself) at
+ * every precision 1..17, on 100,000 doubles, their sign flips and the edge values. */
+static void test_real_text_oracle(void **st)
+{
+    (void)st;
+    ms_rng rng;
+    ms_rng_seed(&rng, 77);
+    int n = (int)(sizeof edge_doubles / sizeof edge_doubles[0]);
+    for (int i = 0; i < n + 100000; i++) {
+        double x = i < n ? edge_doubles[i] : test_double(&rng, i);
+        if (!isfinite(x))
+            continue;
+        for (int p = 1; p <= 17; p++) {
+            double y = i % 2 ? -x : x;
+            json_t *j = json_real(y);
+            char *want = json_dumps(j, JSON_ENCODE_ANY | JSON_REAL_PRECISION(p)), got[32];
+            json_decref(j);
+            assert_non_null(want);
+            ms_real_text(y, p, got);
+            if (strcmp(got, want))
+                fail_msg("%.17g at %d digits: '%s', jansson '%s'", y, p, got, want);
+            free(want);
+        }
     }
 }
 
@@ -492,7 +527,7 @@ int main(void)
         cmocka_unit_test(test_reader_errors), cmocka_unit_test(test_read_file),
         cmocka_unit_test(test_normalize),     cmocka_unit_test(test_metrics),
         cmocka_unit_test(test_gantt),         cmocka_unit_test(test_match_workload),
-        cmocka_unit_test(test_real_digits_oracle),
+        cmocka_unit_test(test_real_digits_oracle), cmocka_unit_test(test_real_text_oracle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "migsched/io.h"
+#include "migsched/rng.h"
 #include "migsched/workload.h"
 #include "support.h"
 #include "workload_assert.h"
@@ -177,6 +178,46 @@ static void test_accepted_values(void **state)
     ms_workload_free(w);
 }
 
+/* The reader's times equal strtod's on 40,000 random decimals: 1 to 20 digits, leading
+ * zeros, a point anywhere or none, some with an exponent (the short cut for plain decimals
+ * must round as strtod does). */
+static void test_times_as_strtod(void **state)
+{
+    enum { ROWS = 40000 };
+    ms_rng rng;
+    ms_rng_seed(&rng, 99);
+    char *text = malloc((size_t)ROWS * 48 + 16), (*field)[40] = malloc(sizeof *field * ROWS);
+    size_t len = (size_t)sprintf(text, "name,1\n");
+    for (int i = 0; i < ROWS; i++) {
+        char *f = field[i];
+        do { /* times are in (0, 1e9] */
+            int digits = 1 + (int)ms_rng_below(&rng, 20), point = (int)ms_rng_below(&rng, 24);
+            int n = 0;
+            for (int d = 0; d < digits; d++) {
+                if (d == point)
+                    f[n++] = '.';
+                f[n++] = (char)('0' + (d == 0 && i % 3 ? 1 + ms_rng_below(&rng, 9)
+                                                      : ms_rng_below(&rng, 10)));
+            }
+            if (i % 17 == 0)
+                n += sprintf(f + n, "e%d", (int)ms_rng_below(&rng, 21) - 10);
+            f[n] = '\0';
+        } while (!(strtod(f, NULL) > 0 && strtod(f, NULL) <= 1e9));
+        len += (size_t)sprintf(text + len, "t%d,%s\n", i, f);
+    }
+    ms_workload *w = NULL;
+    ms_error err = {0};
+    if (ms_workload_parse_csv(text, len, "t.csv", NULL, &w, &err))
+        fail_msg("%s", err.msg);
+    for (int i = 0; i < ROWS; i++)
+        if (w->tasks[i].time[1] != strtod(field[i], NULL))
+            fail_msg("'%s' read as %.17g, strtod %.17g", field[i], w->tasks[i].time[1],
+                     strtod(field[i], NULL));
+    ms_workload_free(w);
+    free(text);
+    free(field);
+}
+
 static void test_round_trip(void **state)
 {
     ms_workload *w = awkward_workload();
@@ -277,7 +318,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_header_errors),   cmocka_unit_test(test_time_errors),
         cmocka_unit_test(test_row_errors),      cmocka_unit_test(test_rodinia_sample),
-        cmocka_unit_test(test_accepted_values),
+        cmocka_unit_test(test_accepted_values), cmocka_unit_test(test_times_as_strtod),
         cmocka_unit_test(test_round_trip),      cmocka_unit_test(test_writer_format),
         cmocka_unit_test(test_large_file),      cmocka_unit_test(test_read_sniffs_format),
         cmocka_unit_test(test_csv_write_quoted),

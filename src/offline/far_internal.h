@@ -59,8 +59,17 @@ static inline double far_time(const far_plan *p, int task, int node)
     return p->w->tasks[task].time[p->tree.size[node]];
 }
 int far_list_push(far_list *l, int task, double time);
+/* The first position from lo whose time is below t, or at most t when at_most (the list's
+ * times decrease: a binary search). */
+int far_list_bound(const far_plan *p, const far_list *l, int node, double t, bool at_most,
+                   int lo);
 /* Inserts keeping decreasing time order (after equal times). */
 int far_list_insert_sorted(far_plan *p, far_list *l, int node, int task);
+/* Inserts seq[0..k) into l with the very result (order and running sum) of k calls of
+ * far_list_insert_sorted in seq order, in O((n + k) log k) rather than O(n k). */
+int far_list_insert_seq(far_plan *p, far_list *l, int node, const int *seq, int k);
+/* Position of task in l (binary search on its time, then among equal times), -1 if absent. */
+int far_list_find(const far_plan *p, const far_list *l, int node, int task);
 void far_list_remove_at(far_plan *p, far_list *l, int node, int pos);
 /* Copies the lists of batch sb of src into batch db of dst (same model and GPUs). */
 int far_plan_copy_batch(far_plan *dst, int db, const far_plan *src, int sb);

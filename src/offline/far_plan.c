@@ -113,24 +113,84 @@ int far_list_push(far_list *l, int task, double time)
     return MS_OK;
 }
 
+int far_list_bound(const far_plan *p, const far_list *l, int node, double t, bool at_most,
+                   int lo)
+{
+    int hi = l->n;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        double x = far_time(p, l->task[mid], node);
+        if (at_most ? x > t : x >= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 int far_list_insert_sorted(far_plan *p, far_list *l, int node, int task)
 {
     if (list_reserve(l, l->n + 1))
         return MS_ENOMEM;
     double t = far_time(p, task, node);
-    int lo = 0, hi = l->n; /* first position whose time is < t */
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        if (far_time(p, l->task[mid], node) >= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    int lo = far_list_bound(p, l, node, t, false, 0);
     memmove(l->task + lo + 1, l->task + lo, (size_t)(l->n - lo) * sizeof *l->task);
     l->task[lo] = task;
     l->n++;
     l->sum += t;
     return MS_OK;
+}
+
+/* A task of seq in a list being built: its time at the node and its place in seq. */
+typedef struct seq_entry {
+    double time;
+    int pos;
+} seq_entry;
+
+static int cmp_seq_entry(const void *a, const void *b)
+{
+    const seq_entry *x = a, *y = b;
+    if (x->time != y->time)
+        return x->time < y->time ? 1 : -1;
+    return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+int far_list_insert_seq(far_plan *p, far_list *l, int node, const int *seq, int k)
+{
+    if (k <= 0)
+        return MS_OK;
+    seq_entry *e = malloc((size_t)k * sizeof *e);
+    int *merged = malloc((size_t)(l->n + k) * sizeof *merged);
+    if (!e || !merged || list_reserve(l, l->n + k)) {
+        free(e);
+        free(merged);
+        return MS_ENOMEM;
+    }
+    for (int i = 0; i < k; i++)
+        e[i] = (seq_entry){far_time(p, seq[i], node), i};
+    qsort(e, (size_t)k, sizeof *e, cmp_seq_entry); /* decreasing time, then seq order */
+    int i = 0, j = 0, m = 0; /* equal times: the list's own tasks first */
+    while (i < l->n || j < k) {
+        if (j == k || (i < l->n && far_time(p, l->task[i], node) >= e[j].time))
+            merged[m++] = l->task[i++];
+        else
+            merged[m++] = seq[e[j++].pos];
+    }
+    memcpy(l->task, merged, (size_t)m * sizeof *merged);
+    l->n = m;
+    for (i = 0; i < k; i++) /* the running sum gets the same additions in the same order */
+        l->sum += far_time(p, seq[i], node);
+    free(e);
+    free(merged);
+    return MS_OK;
+}
+
+int far_list_find(const far_plan *p, const far_list *l, int node, int task)
+{
+    int lo = far_list_bound(p, l, node, far_time(p, task, node), true, 0);
+    while (lo < l->n && l->task[lo] != task) /* among the equal times */
+        lo++;
+    return lo < l->n ? lo : -1;
 }
 
 void far_list_remove_at(far_plan *p, far_list *l, int node, int pos)

@@ -13,25 +13,9 @@
 
 int far_pick_move(const far_plan *p, const far_list *l, int node, double margin)
 {
-    /* First position whose time is < margin (times decrease along the list). */
-    int lo = 0, hi = l->n;
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        if (far_time(p, l->task[mid], node) >= margin)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    int first = lo;
+    int first = far_list_bound(p, l, node, margin, false, 0); /* time < margin */
     double half = margin / 2;
-    hi = l->n; /* then the first position whose time is <= half */
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        if (far_time(p, l->task[mid], node) > half)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    int lo = far_list_bound(p, l, node, half, true, first);   /* then time <= half */
     int best = -1;
     double dist = INFINITY;
     for (int c = lo - 1; c <= lo; c++) { /* the neighbours of margin / 2; ties: the longer */
@@ -51,14 +35,7 @@ bool far_pick_swap(const far_plan *p, const far_list *li, const far_list *la, in
     *pk = *pj = -1;
     for (int k = 0; k < li->n; k++) {
         double tk = far_time(p, li->task[k], node), target = tk - half;
-        int lo = 0, hi = la->n; /* first position in la with time <= target */
-        while (lo < hi) {
-            int mid = (lo + hi) / 2;
-            if (far_time(p, la->task[mid], node) > target)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        int lo = far_list_bound(p, la, node, target, true, 0); /* time <= target */
         for (int j = lo - 1; j <= lo; j++) {
             if (j < 0 || j >= la->n)
                 continue;

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "migsched/offline.h"
 
@@ -28,8 +29,32 @@ static int check_fits(const ms_workload *w, const ms_gpu_model *gpu, const ms_pa
     return MS_OK;
 }
 
-/* List scheduling in FIFO order over the instances of `part` on every GPU. Instances are
- * present before the plan (NAN create times) and stay alive (NAN destroy times). */
+/* List scheduling in FIFO order over the ninst instances of p (instance j: p->inst[j % p->n])
+ * from free_at (zeros); each task is added to s unless s is NULL. Returns the makespan (the
+ * latest end), or -1 when s runs out of memory. */
+static double list_schedule(const ms_workload *w, const ms_gpu_model *gpu, const ms_partition *p,
+                            int ninst, double *free_at, ms_schedule *s)
+{
+    double makespan = 0.0;
+    for (int i = 0; i < w->n; i++) {
+        int best = -1;
+        for (int j = 0; j < ninst; j++) {
+            double t = w->tasks[i].time[inst_slices(gpu, p->inst[j % p->n])];
+            if (isfinite(t) && (best < 0 || free_at[j] < free_at[best]))
+                best = j;
+        }
+        double t = w->tasks[i].time[inst_slices(gpu, p->inst[best % p->n])];
+        if (s && ms_schedule_add_task(s, i, best, free_at[best], free_at[best] + t))
+            return -1;
+        free_at[best] += t;
+        if (free_at[best] > makespan)
+            makespan = free_at[best];
+    }
+    return makespan;
+}
+
+/* FIFO list scheduling over the instances of `part` on every GPU. Instances are present
+ * before the plan (NAN create times) and stay alive (NAN destroy times). */
 static int fixpart_run(const ms_workload *w, const ms_gpu_model *gpu, int gpus, int part,
                        const char *algo, ms_schedule **out, ms_error *err)
 {
@@ -52,18 +77,8 @@ static int fixpart_run(const ms_workload *w, const ms_gpu_model *gpu, int gpus, 
         if (ms_schedule_add_instance(s, j / p->n, pl.profile, pl.start, NAN, NAN, NAN, NAN) < 0)
             goto oom;
     }
-    for (int i = 0; i < w->n; i++) {
-        int best = -1;
-        for (int j = 0; j < ninst; j++) {
-            double t = w->tasks[i].time[inst_slices(gpu, p->inst[j % p->n])];
-            if (isfinite(t) && (best < 0 || free_at[j] < free_at[best]))
-                best = j;
-        }
-        double t = w->tasks[i].time[inst_slices(gpu, p->inst[best % p->n])];
-        if (ms_schedule_add_task(s, i, best, free_at[best], free_at[best] + t))
-            goto oom;
-        free_at[best] += t;
-    }
+    if (list_schedule(w, gpu, p, ninst, free_at, s) < 0)
+        goto oom;
     free(free_at);
     ms_schedule_normalize(s);
     *out = s;
@@ -108,32 +123,33 @@ int ms_nomig_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
 int ms_fixpartbest_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                             ms_schedule **out, ms_error *err)
 {
-    ms_schedule *best = NULL;
-    int best_k = -1;
+    if (gpus < 1)
+        return ms_error_set(err, MS_EINVAL, "fixpartbest: need at least one GPU (got %d)", gpus);
+    /* Each partition's makespan without building its schedule; only the best one's is. */
+    int best_k = -1, most = 0;
+    for (int k = 0; k < gpu->npartitions; k++)
+        most = gpu->partitions[k].n > most ? gpu->partitions[k].n : most;
+    double *free_at = malloc((size_t)gpus * (most > 0 ? most : 1) * sizeof *free_at);
+    if (!free_at)
+        return ms_error_set(err, MS_ENOMEM, "fixpartbest: out of memory");
+    double best = INFINITY;
     for (int k = 0; k < gpu->npartitions; k++) {
-        ms_schedule *s = NULL;
-        ms_error e = {0};
-        int rc = fixpart_run(w, gpu, gpus, k, "fixpartbest", &s, &e);
-        if (rc == MS_EINFEASIBLE)
+        const ms_partition *p = &gpu->partitions[k];
+        if (check_fits(w, gpu, p, "fixpartbest", NULL))
             continue;
-        if (rc) {
-            ms_schedule_free(best);
-            if (err)
-                *err = e;
-            return rc;
-        }
-        if (!best || ms_schedule_makespan(s) < ms_schedule_makespan(best)) {
-            ms_schedule_free(best);
-            best = s;
+        memset(free_at, 0, (size_t)gpus * p->n * sizeof *free_at);
+        double m = list_schedule(w, gpu, p, gpus * p->n, free_at, NULL);
+        if (best_k < 0 || m < best) {
+            best = m;
             best_k = k;
-        } else {
-            ms_schedule_free(s);
         }
     }
-    if (!best)
+    free(free_at);
+    if (best_k < 0)
         return ms_error_set(err, MS_EINFEASIBLE,
                             "fixpartbest: no partition of %s can run every task", gpu->name);
-    ms_schedule_set_stat(best, "partition", best_k + 1);
-    *out = best;
-    return MS_OK;
+    int rc = fixpart_run(w, gpu, gpus, best_k, "fixpartbest", out, err);
+    if (!rc)
+        ms_schedule_set_stat(*out, "partition", best_k + 1);
+    return rc;
 }

@@ -14,6 +14,7 @@
 typedef struct ls_move {
     int task, from, to; /* task -1: the batch's reversal toggled; -2: ranks of nodes from
                            and to exchanged */
+    int run;            /* > 1: one of `run` moves from -> to made (and undone) together */
 } ls_move;
 
 typedef struct ls_worker {
@@ -62,15 +63,32 @@ static int shift(ls_worker *wk, int task, int from, int to)
     far_plan *p = &wk->cur;
     if (from != NOWHERE) {
         far_list *l = &p->list[from];
-        int pos = 0;
-        while (l->task[pos] != task)
-            pos++;
-        far_list_remove_at(p, l, node_of(p, from), pos);
+        far_list_remove_at(p, l, node_of(p, from), far_list_find(p, l, node_of(p, from), task));
     }
     if (to != NOWHERE && far_list_insert_sorted(p, &p->list[to], node_of(p, to), task))
         return MS_ENOMEM;
     wk->loc[task] = to;
     return MS_OK;
+}
+
+/* Moves seq[0..k) (tasks of list `from`, in this order) to `to` with the result of k calls
+ * of shift, in time linear in the lists (k single moves would take O(k n)). */
+static int shift_seq(ls_worker *wk, const int *seq, int k, int from, int to)
+{
+    far_plan *p = &wk->cur;
+    far_list *l = &p->list[from];
+    for (int i = 0; i < k; i++) {
+        l->sum -= far_time(p, seq[i], node_of(p, from));
+        wk->loc[seq[i]] = to;
+    }
+    int n = 0;
+    for (int i = 0; i < l->n; i++)
+        if (wk->loc[l->task[i]] == from)
+            l->task[n++] = l->task[i];
+    l->n = n;
+    if (n == 0)
+        l->sum = 0; /* as far_list_remove_at leaves an empty list */
+    return far_list_insert_seq(p, &p->list[to], node_of(p, to), seq, k) ? MS_ENOMEM : MS_OK;
 }
 
 static int record(ls_worker *wk, ls_move m)
@@ -90,9 +108,18 @@ static int record(ls_worker *wk, ls_move m)
 static int relocate(ls_worker *wk, int task, int to)
 {
     int from = wk->loc[task];
-    if (record(wk, (ls_move){task, from, to}))
+    if (record(wk, (ls_move){task, from, to, 1}))
         return MS_ENOMEM;
     return shift(wk, task, from, to);
+}
+
+/* relocate for seq[0..k), every one of list `from`, undone together. */
+static int relocate_seq(ls_worker *wk, const int *seq, int k, int from, int to)
+{
+    for (int i = 0; i < k; i++)
+        if (record(wk, (ls_move){seq[i], from, to, k}))
+            return MS_ENOMEM;
+    return shift_seq(wk, seq, k, from, to);
 }
 
 static void swap_rank(far_tree *t, int a, int b)
@@ -106,7 +133,13 @@ static int undo_all(ls_worker *wk)
 {
     while (wk->nundo > 0) {
         ls_move m = wk->undo[--wk->nundo];
-        if (m.task == -1)
+        if (m.run > 1) { /* the run's moves undone last first, i.e. back in reverse order */
+            wk->scratch[0] = m.task;
+            for (int i = 1; i < m.run; i++)
+                wk->scratch[i] = wk->undo[--wk->nundo].task;
+            if (shift_seq(wk, wk->scratch, m.run, m.to, m.from))
+                return MS_ENOMEM;
+        } else if (m.task == -1)
             wk->cur.reversed[0] = !wk->cur.reversed[0];
         else if (m.task == -2)
             swap_rank(&wk->cur.tree, m.from, m.to);
@@ -207,12 +240,8 @@ static int move_group(ls_worker *wk, bool exchange)
             return MS_OK;
         wk->scratch[na + i] = p->list[kb].task[i];
     }
-    int rc = MS_OK;
-    for (int i = 0; i < na && !rc; i++)
-        rc = relocate(wk, wk->scratch[i], kb);
-    for (int i = 0; i < nb && !rc; i++)
-        rc = relocate(wk, wk->scratch[na + i], ka);
-    return rc;
+    int rc = relocate_seq(wk, wk->scratch, na, ka, kb);
+    return rc || nb == 0 ? rc : relocate_seq(wk, wk->scratch + na, nb, kb, ka);
 }
 
 /* Ruin and recreate: a few tasks (critical ones first) taken out, then put back one by one
@@ -235,9 +264,17 @@ static int ruin_recreate(ls_worker *wk)
         for (int key = 0; key < nkeys(&wk->cur) && !rc; key++) {
             if (!fits(&wk->cur, t, key))
                 continue;
-            double mk, sec;
-            if ((rc = shift(wk, t, NOWHERE, key)) || (rc = evaluate(wk, &mk, &sec)) ||
-                (rc = shift(wk, t, key, NOWHERE)))
+            /* t tried on key: the estimate (exact = false) reads only the lists' counts
+             * and running sums, so t is counted in and out as insertion and removal
+             * would, without moving the list. */
+            far_list *l = &wk->cur.list[key];
+            double d = far_time(&wk->cur, t, node_of(&wk->cur, key)), mk, sec;
+            l->sum += d;
+            l->n++;
+            rc = evaluate(wk, &mk, &sec);
+            l->n--;
+            l->sum = l->n == 0 ? 0 : l->sum - d;
+            if (rc)
                 break;
             if (mk < bmk || (mk == bmk && sec < bsec))
                 bmk = mk, bsec = sec, best = key;
@@ -263,7 +300,7 @@ static int random_move(ls_worker *wk)
         return ruin_recreate(wk);
     if (wk->one_batch && r < 0.96) {
         wk->cur.reversed[0] = !wk->cur.reversed[0];
-        return record(wk, (ls_move){-1, 0, 0});
+        return record(wk, (ls_move){-1, 0, 0, 1});
     }
     if (wk->one_batch) { /* which of two instances ready together is created first */
         int a = (int)ms_rng_below(&wk->rng, wk->cur.tree.n);
@@ -271,7 +308,7 @@ static int random_move(ls_worker *wk)
         if (a == b)
             return MS_OK;
         swap_rank(&wk->cur.tree, a, b);
-        return record(wk, (ls_move){-2, a, b});
+        return record(wk, (ls_move){-2, a, b, 1});
     }
     return move_one(wk, false);
 }

@@ -72,20 +72,37 @@ static int tree_node_at(const ms_gpu_model *gpu, int profile, int start_slot)
 
 bool search_plan_from_schedule(far_plan *p, const ms_schedule *s)
 {
+    int keys = p->gpus * p->tree.n;
     int *node = malloc((size_t)(s->ninst > 0 ? s->ninst : 1) * sizeof *node);
-    bool ok = node != NULL;
+    int *first = calloc((size_t)keys + 1, sizeof *first);
+    int *seq = malloc((size_t)(s->ntasks > 0 ? s->ntasks : 1) * sizeof *seq);
+    bool ok = node && first && seq;
     for (int i = 0; i < s->ninst && ok; i++)
         ok = (node[i] = tree_node_at(p->gpu, s->inst[i].profile, s->inst[i].start_slot)) >= 0 &&
              s->inst[i].gpu < p->gpus;
+    /* Each key's tasks in schedule order (a counting sort), then inserted as one sequence. */
     for (int k = 0; k < s->ntasks && ok; k++) {
         const ms_sched_task *t = &s->task[k];
-        int v = node[t->instance];
-        ok = !far_list_insert_sorted(p, far_plan_list(p, 0, s->inst[t->instance].gpu, v), v,
-                                     t->index);
+        first[s->inst[t->instance].gpu * p->tree.n + node[t->instance] + 1]++;
     }
+    for (int k = 0; k < keys && ok; k++)
+        first[k + 1] += first[k];
+    for (int k = 0; k < s->ntasks && ok; k++) {
+        const ms_sched_task *t = &s->task[k];
+        seq[first[s->inst[t->instance].gpu * p->tree.n + node[t->instance]]++] = t->index;
+    }
+    for (int k = keys - 1; k >= 0 && ok; k--) /* back to each key's first position */
+        first[k + 1] = first[k];
+    if (ok)
+        first[0] = 0;
+    for (int k = 0; k < keys && ok; k++)
+        ok = !far_list_insert_seq(p, &p->list[k], k % p->tree.n, seq + first[k],
+                                  first[k + 1] - first[k]);
     free(node);
+    free(first);
+    free(seq);
     if (!ok)
-        for (int k = 0; k < p->gpus * p->tree.n; k++) {
+        for (int k = 0; k < keys; k++) {
             p->list[k].n = 0;
             p->list[k].sum = 0;
         }

@@ -6,4 +6,9 @@
  * (finite x). */
 int ms_real_digits(double x);
 
+/* "%.{p}g" of finite x (p in 1..17) as jansson's json_dumps writes a real: ".0" added when
+ * neither a point nor an exponent shows, the exponent without '+' and leading zeros. Writes
+ * at most 32 bytes with the NUL; returns the length. */
+int ms_real_text(double x, int p, char *out);
+
 #endif

@@ -18,47 +18,6 @@
 
 /* ---- writer ---------------------------------------------------------------------- */
 
-/* Significant digits of a %g string: its mantissa without sign, point, leading zeros
- * and trailing zeros (at least 1). */
-static int significant(const char *text)
-{
-    int first = -1, last = -1, k = 0;
-    for (const char *c = text; *c && *c != 'e'; c++) {
-        if (*c < '0' || *c > '9')
-            continue;
-        if (*c != '0') {
-            if (first < 0)
-                first = k;
-            last = k;
-        }
-        k++;
-    }
-    return first < 0 ? 1 : last - first + 1;
-}
-
-/* Shortest round trip (schedule_internal.h). Round-tripping is monotone in p, so %.16g
- * failing means 17 (schedule times are mostly 16 or 17 digits: this pass comes first). For
- * a normal double, if some p <= 15 digits round-trip, %.15g is those digits padded with
- * zeros (a double's half ulp is below half the spacing of 15-digit decimals), so one more
- * pass finds every p up to 16. */
-int ms_real_digits(double x)
-{
-    char buf[40];
-    if (x != 0 && fabs(x) < DBL_MIN) { /* subnormal: fewer bits, so try every p */
-        for (int p = 1; p < 17; p++) {
-            snprintf(buf, sizeof buf, "%.*g", p, x);
-            if (strtod(buf, NULL) == x)
-                return p;
-        }
-        return 17;
-    }
-    snprintf(buf, sizeof buf, "%.16g", x);
-    if (strtod(buf, NULL) != x)
-        return 17;
-    snprintf(buf, sizeof buf, "%.15g", x);
-    return strtod(buf, NULL) == x ? significant(buf) : 16;
-}
-
 static int max_digits(const json_t *v)
 {
     int d = 1;
@@ -103,33 +62,138 @@ static int emit(FILE *f, json_t *obj, const char *indent, bool strip, const char
     return rc < 0 ? -1 : 0;
 }
 
-static json_t *instance_json(const ms_schedule *s, const ms_sched_instance *in)
+/* An instance or task line, written without building a JSON object: the same text as emit
+ * (jansson's), reals at the precision of the line's longest, strings escaped by jansson
+ * unless they are plain printable ASCII. The buffer is kept from line to line. */
+typedef struct line {
+    char *buf;
+    size_t len, cap;
+    int digits; /* precision of the line's reals */
+    bool bad;   /* out of memory, or a string jansson refuses (not UTF-8) */
+} line;
+
+static void put(line *l, const char *text, size_t n)
 {
-    const ms_profile *pr = &s->gpu.profiles[in->profile];
-    json_t *o = json_object();
-    json_object_set_new(o, "id", json_integer(in->id));
-    json_object_set_new(o, "gpu", json_integer(in->gpu));
-    json_object_set_new(o, "profile", json_string(pr->name));
-    json_object_set_new(o, "start_slot", json_integer(in->start_slot));
-    json_object_set_new(o, "size_slots", json_integer(pr->size_slots));
-    json_object_set_new(o, "slices", json_integer(pr->slices));
-    json_object_set_new(o, "create_start", num(in->create_start));
-    json_object_set_new(o, "create_end", num(in->create_end));
-    json_object_set_new(o, "destroy_start", num(in->destroy_start));
-    json_object_set_new(o, "destroy_end", num(in->destroy_end));
-    return o;
+    if (l->len + n + 1 > l->cap) {
+        size_t cap = l->cap ? l->cap : 256;
+        while (cap < l->len + n + 1)
+            cap *= 2;
+        char *b = realloc(l->buf, cap);
+        if (!b) {
+            l->bad = true;
+            return;
+        }
+        l->buf = b;
+        l->cap = cap;
+    }
+    memcpy(l->buf + l->len, text, n);
+    l->len += n;
 }
 
-static json_t *task_json(const ms_sched_task *t, const ms_workload *w)
+static void put_lit(line *l, const char *text) { put(l, text, strlen(text)); }
+
+static void put_int(line *l, long long v)
 {
-    json_t *o = json_object();
-    if (w && t->index >= 0 && t->index < w->n)
-        json_object_set_new(o, "name", json_string(w->tasks[t->index].name));
-    json_object_set_new(o, "index", json_integer(t->index));
-    json_object_set_new(o, "instance", json_integer(t->instance));
-    json_object_set_new(o, "start", num(t->start));
-    json_object_set_new(o, "end", num(t->end));
-    return o;
+    char b[24];
+    put(l, b, (size_t)snprintf(b, sizeof b, "%lld", v));
+}
+
+/* A member: its key text (", \"key\": ", separator included) and an integer value. */
+static void put_int_member(line *l, const char *key, long long v)
+{
+    put_lit(l, key);
+    put_int(l, v);
+}
+
+static void put_real(line *l, double x)
+{
+    char b[32];
+    if (isfinite(x))
+        put(l, b, (size_t)ms_real_text(x, l->digits, b));
+    else
+        put_lit(l, "null");
+}
+
+static void put_string(line *l, const char *text)
+{
+    const unsigned char *c = (const unsigned char *)text;
+    while (*c >= 0x20 && *c < 0x7f && *c != '"' && *c != '\\')
+        c++;
+    if (!*c) {
+        put_lit(l, "\"");
+        put(l, text, (size_t)(c - (const unsigned char *)text));
+        put_lit(l, "\"");
+        return;
+    }
+    json_t *js = json_string(text);
+    char *dumped = js ? json_dumps(js, JSON_ENCODE_ANY) : NULL;
+    json_decref(js);
+    if (dumped)
+        put_lit(l, dumped);
+    else
+        l->bad = true;
+    free(dumped);
+}
+
+/* Starts a line whose reals are xs[0..n): the precision that writes each exactly. */
+static void line_start(line *l, const double *xs, int n)
+{
+    l->len = 0;
+    l->digits = 1;
+    for (int i = 0; i < n; i++)
+        if (isfinite(xs[i])) {
+            int d = ms_real_digits(xs[i]);
+            l->digits = d > l->digits ? d : l->digits;
+        }
+    put_lit(l, "    {");
+}
+
+static int line_end(line *l, FILE *f, const char *tail)
+{
+    put_lit(l, "}");
+    put_lit(l, tail);
+    return l->bad || fwrite(l->buf, 1, l->len, f) != l->len ? -1 : 0;
+}
+
+static int instance_line(line *l, const ms_schedule *s, const ms_sched_instance *in, FILE *f,
+                         const char *tail)
+{
+    const ms_profile *pr = &s->gpu.profiles[in->profile];
+    const double t[4] = {in->create_start, in->create_end, in->destroy_start, in->destroy_end};
+    static const char *const key[4] = {", \"create_start\": ", ", \"create_end\": ",
+                                       ", \"destroy_start\": ", ", \"destroy_end\": "};
+    line_start(l, t, 4);
+    put_int_member(l, "\"id\": ", in->id);
+    put_int_member(l, ", \"gpu\": ", in->gpu);
+    put_lit(l, ", \"profile\": ");
+    put_string(l, pr->name);
+    put_int_member(l, ", \"start_slot\": ", in->start_slot);
+    put_int_member(l, ", \"size_slots\": ", pr->size_slots);
+    put_int_member(l, ", \"slices\": ", pr->slices);
+    for (int i = 0; i < 4; i++) {
+        put_lit(l, key[i]);
+        put_real(l, t[i]);
+    }
+    return line_end(l, f, tail);
+}
+
+static int task_line(line *l, const ms_sched_task *t, const ms_workload *w, FILE *f,
+                     const char *tail)
+{
+    const double x[2] = {t->start, t->end};
+    line_start(l, x, 2);
+    if (w && t->index >= 0 && t->index < w->n) {
+        put_lit(l, "\"name\": ");
+        put_string(l, w->tasks[t->index].name);
+        put_lit(l, ", ");
+    }
+    put_int_member(l, "\"index\": ", t->index);
+    put_int_member(l, ", \"instance\": ", t->instance);
+    put_lit(l, ", \"start\": ");
+    put_real(l, t->start);
+    put_lit(l, ", \"end\": ");
+    put_real(l, t->end);
+    return line_end(l, f, tail);
 }
 
 static int emit_header(const ms_schedule *s, const ms_workload *w, FILE *f)
@@ -170,12 +234,13 @@ int ms_schedule_write_json(const ms_schedule *s, const ms_workload *w, FILE *f, 
                                 s->gpu.name);
     int rc = emit_header(s, w, f);
     rc |= fprintf(f, "  \"instances\": [%s", s->ninst ? "\n" : "") < 0;
-    for (int k = 0; k < s->ninst; k++)
-        rc |= emit(f, instance_json(s, &s->inst[k]), "    ", false,
-                   k + 1 < s->ninst ? ",\n" : "\n");
+    line l = {0};
+    for (int k = 0; k < s->ninst && !rc; k++)
+        rc |= instance_line(&l, s, &s->inst[k], f, k + 1 < s->ninst ? ",\n" : "\n");
     rc |= fprintf(f, "%s],\n  \"tasks\": [%s", s->ninst ? "  " : "", s->ntasks ? "\n" : "") < 0;
-    for (int i = 0; i < s->ntasks; i++)
-        rc |= emit(f, task_json(&s->task[i], w), "    ", false, i + 1 < s->ntasks ? ",\n" : "\n");
+    for (int i = 0; i < s->ntasks && !rc; i++)
+        rc |= task_line(&l, &s->task[i], w, f, i + 1 < s->ntasks ? ",\n" : "\n");
+    free(l.buf);
     rc |= fprintf(f, "%s]\n}\n", s->ntasks ? "  " : "") < 0;
     if (rc)
         return ms_error_set(err, MS_EIO, "cannot write the schedule");

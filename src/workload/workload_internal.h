@@ -2,6 +2,7 @@
 #ifndef MIGSCHED_WORKLOAD_INTERNAL_H
 #define MIGSCHED_WORKLOAD_INTERNAL_H
 
+#include <stdint.h>
 #include <stddef.h>
 
 #include "migsched/workload.h"
@@ -10,8 +11,11 @@
  * task index); open addressing, so duplicate checks stay linear in the input size. */
 typedef struct wl_name_set {
     size_t cap, n;
-    const char **key;   /* borrowed: the strings must outlive the set */
-    long *where;
+    struct wl_name_slot {
+        uint64_t hash;   /* of key: compared before the strings, kept when growing */
+        const char *key; /* borrowed: the strings must outlive the set; NULL: free */
+        long where;
+    } *slot;             /* one cache line touched per probe */
 } wl_name_set;
 
 void wl_name_set_init(wl_name_set *s);

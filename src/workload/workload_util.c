@@ -14,8 +14,7 @@ void wl_name_set_init(wl_name_set *s) { memset(s, 0, sizeof *s); }
 
 void wl_name_set_free(wl_name_set *s)
 {
-    free(s->key);
-    free(s->where);
+    free(s->slot);
     wl_name_set_init(s);
 }
 
@@ -27,10 +26,10 @@ static uint64_t hash_name(const char *s)
     return h;
 }
 
-static size_t find_slot(const wl_name_set *s, const char *name)
+static size_t find_slot(const wl_name_set *s, const char *name, uint64_t h)
 {
-    size_t i = hash_name(name) & (s->cap - 1);
-    while (s->key[i] && strcmp(s->key[i], name))
+    size_t i = h & (s->cap - 1);
+    while (s->slot[i].key && (s->slot[i].hash != h || strcmp(s->slot[i].key, name)))
         i = (i + 1) & (s->cap - 1);
     return i;
 }
@@ -38,24 +37,20 @@ static size_t find_slot(const wl_name_set *s, const char *name)
 static int grow(wl_name_set *s)
 {
     size_t cap = s->cap ? s->cap * 2 : 64;
-    wl_name_set bigger = {.cap = cap, .n = s->n};
-    bigger.key = calloc(cap, sizeof *bigger.key);
-    bigger.where = calloc(cap, sizeof *bigger.where);
-    if (!bigger.key || !bigger.where) {
-        free(bigger.key);
-        free(bigger.where);
+    struct wl_name_slot *slot = calloc(cap, sizeof *slot);
+    if (!slot)
         return -1;
-    }
     for (size_t i = 0; i < s->cap; i++) {
-        if (!s->key[i])
+        if (!s->slot[i].key)
             continue;
-        size_t j = find_slot(&bigger, s->key[i]);
-        bigger.key[j] = s->key[i];
-        bigger.where[j] = s->where[i];
+        size_t j = s->slot[i].hash & (cap - 1); /* distinct keys: the first free slot */
+        while (slot[j].key)
+            j = (j + 1) & (cap - 1);
+        slot[j] = s->slot[i];
     }
-    free(s->key);
-    free(s->where);
-    *s = bigger;
+    free(s->slot);
+    s->slot = slot;
+    s->cap = cap;
     return 0;
 }
 
@@ -63,25 +58,53 @@ int wl_name_set_add(wl_name_set *s, const char *name, long where, long *first)
 {
     if (2 * (s->n + 1) > s->cap && grow(s))  /* load factor stays <= 1/2 */
         return -1;
-    size_t i = find_slot(s, name);
-    if (s->key[i]) {
-        *first = s->where[i];
+    uint64_t h = hash_name(name);
+    size_t i = find_slot(s, name, h);
+    if (s->slot[i].key) {
+        *first = s->slot[i].where;
         return 1;
     }
-    s->key[i] = name;
-    s->where[i] = where;
+    s->slot[i] = (struct wl_name_slot){h, name, where};
     s->n++;
     return 0;
 }
 
+/* A plain decimal without exponent (digits, at most one point) whose value is exactly
+ * the quotient of two doubles, M / 10^k with M < 2^53 and k <= 22: one correctly rounded
+ * division, as strtod would round it. False for anything else (strtod then reads it). */
+static bool fast_decimal(const char *text, double *out)
+{
+    static const double p10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                 1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    uint64_t m = 0;
+    int digits = 0, frac = -1; /* frac: digits after the point, -1 before it */
+    for (const char *c = text; *c; c++) {
+        if (*c == '.' && frac < 0) {
+            frac = 0;
+            continue;
+        }
+        if (*c < '0' || *c > '9' || ++digits > 16)
+            return false;
+        m = m * 10 + (uint64_t)(*c - '0');
+        frac += frac >= 0;
+    }
+    if (digits == 0 || m > (1ULL << 53) || frac > 22)
+        return false;
+    *out = frac > 0 ? (double)m / p10[frac] : (double)m;
+    return true;
+}
+
 int wl_parse_time(const char *text, double *out, const char **why)
 {
-    if (!*text || !strcasecmp(text, "inf") || !strcasecmp(text, "infinity") ||
-        !strcasecmp(text, "+inf")) {
+    bool word = !isdigit((unsigned char)text[0]) && text[0] != '.'; /* inf, nan, ... */
+    if (!*text || (word && (!strcasecmp(text, "inf") || !strcasecmp(text, "infinity") ||
+                            !strcasecmp(text, "+inf")))) {
         *out = INFINITY;
         return 0;
     }
-    if (!strcasecmp(text, "nan") || !strcasecmp(text, "-nan") || !strcasecmp(text, "+nan")) {
+    if (word && (!strcasecmp(text, "nan") || !strcasecmp(text, "-nan") ||
+                 !strcasecmp(text, "+nan"))) {
         *why = "is not a number (NaN)";
         return -1;
     }
@@ -91,9 +114,11 @@ int wl_parse_time(const char *text, double *out, const char **why)
             *why = "is not a number";
             return -1;
         }
-    char *end;
+    char *end = (char *)"";
+    double x;
     errno = 0;
-    double x = strtod(text, &end);
+    if (!fast_decimal(text, &x))
+        x = strtod(text, &end);
     if (end == text || *end) {
         *why = "is not a number";
         return -1;
