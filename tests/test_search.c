@@ -4,7 +4,8 @@
  * task, ends no earlier than l_bound and no later than FAR, FIXPARTBEST or miso-eager on
  * the same input. Determinism: same seed and thread count (1 and 2), same bytes. Golden:
  * the Rodinia sample (the proved optimum), two CFD-like tasks (search finds the proved optimum where FAR runs
- * them one after the other), the learned policy as a starting point, bad options.
+ * them one after the other), the learned policy as a starting point, bad options. Batches
+ * of 2 to 5 tasks on one GPU: search reaches the proved optimum (its exact phase).
  * MIGSCHED_PROPERTY_CASES overrides the count. */
 #include <math.h>
 #include <stdio.h>
@@ -218,6 +219,33 @@ static void test_cfd_pair(void **state)
     ms_workload_free(w);
 }
 
+/* Batches of at most SEARCH_EXACT_MAX_N (6) tasks on one GPU get the exact solver's branch
+ * and bound below the local search's best: at 2 to 5 tasks the default budget reaches the
+ * proved optimum (the bench proves n = 5 in a few hundred nodes). */
+static void test_small_batches_optimal(void **state)
+{
+    (void)state;
+    ms_rng rng;
+    ms_rng_seed(&rng, 777);
+    static const char *const gpus[] = {"A100-40GB", "A30-24GB"};
+    for (int c = 0; c < 60; c++) {
+        const ms_gpu_model *gpu = ms_gpu_builtin(gpus[c % 2]);
+        ms_workload *w = random_workload(gpu, 2 + (int)ms_rng_below(&rng, 4), &rng, c);
+        ms_offline_options o;
+        ms_offline_options_init(&o);
+        ms_schedule *s = run("search", w, gpu, 1, &o, c);
+        ms_schedule *opt = run("optimal", w, gpu, 1, &o, c);
+        check_valid(s, w, gpu, 1, c);
+        assert_true(ms_schedule_stat(opt, "proved") == 1);
+        if (ms_schedule_makespan(s) > ms_schedule_makespan(opt) * (1 + 1e-9))
+            fail_msg("case %d (%s, n=%d): search %.9g > optimum %.9g", c, gpu->name, w->n,
+                     ms_schedule_makespan(s), ms_schedule_makespan(opt));
+        ms_schedule_free(s);
+        ms_schedule_free(opt);
+        ms_workload_free(w);
+    }
+}
+
 /* With a policy file, the agent's schedule is a starting point: search is no worse. */
 static void test_rl_start(void **state)
 {
@@ -270,6 +298,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rodinia_sample), cmocka_unit_test(test_cfd_pair),
         cmocka_unit_test(test_rl_start),       cmocka_unit_test(test_bad_options),
+        cmocka_unit_test(test_small_batches_optimal),
         cmocka_unit_test(test_deterministic),  cmocka_unit_test(test_random_workloads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

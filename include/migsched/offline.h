@@ -80,9 +80,11 @@ int ms_far_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
 /* The search scheduler (docs/search.md): local search over task sizes, order and
  * reconfigurations from the best of FAR, FIXPARTBEST, miso-eager and (with opt->model) the
  * learned policy, within opt->time_budget_ms per batch (a deterministic work budget) on
- * opt->threads threads; never worse than its best starting schedule. Deterministic for a
- * seed and thread count. Stats: evaluations, work_units, budget_ms, threads, seeds,
- * start_makespan, from_start (1: no search plan beat the best starting schedule). */
+ * opt->threads threads, and on one GPU with at most 6 tasks the exact solver's branch and
+ * bound below its best with half the budget; never worse than its best starting schedule.
+ * Deterministic for a seed and thread count. Stats: evaluations, work_units, nodes,
+ * budget_ms, threads, seeds, start_makespan, from_start (1: no search plan beat the best
+ * starting schedule). */
 int ms_search_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                        const ms_offline_options *opt, ms_schedule **out, ms_error *err);
 

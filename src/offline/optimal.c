@@ -8,17 +8,23 @@
 
 #include "optimal_internal.h"
 
-/* The starting incumbent: every heuristic that is deterministic and fast. */
-static const char *const incumbents[] = {"far", "fixpartbest", "miso", "miso-eager", "nomig"};
+/* The starting incumbent: every heuristic that is deterministic and fast; search at its
+ * default budget is usually at or near the optimum, which leaves the branch and bound
+ * little more than the proof. */
+static const char *const incumbents[] = {"far", "fixpartbest", "miso", "miso-eager", "nomig",
+                                         "search"};
 
 static ms_schedule *best_heuristic(const ms_workload *w, const ms_gpu_model *gpu,
                                    const ms_offline_options *opt)
 {
     ms_schedule *best = NULL;
+    ms_offline_options own = *opt; /* the limits are optimal's own, not search's budget */
+    own.time_budget_ms = 0;
+    own.threads = 1;
     for (size_t k = 0; k < sizeof incumbents / sizeof incumbents[0]; k++) {
         ms_schedule *s = NULL;
         ms_error err;
-        if (ms_offline_schedule(incumbents[k], w, gpu, 1, opt, &s, &err))
+        if (ms_offline_schedule(incumbents[k], w, gpu, 1, &own, &s, &err))
             continue; /* infeasible for this policy: the others may do */
         if (ms_schedule_validate(s, w, NULL) ||
             (best && ms_schedule_makespan(s) >= ms_schedule_makespan(best))) {
@@ -81,6 +87,46 @@ static double now_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+/* Runs the branch and bound below `incumbent` (INFINITY: none) with o's limits; *out gets
+ * the best schedule it found, NULL when it found none shorter. */
+static int search_below(opt_problem *o, double incumbent, ms_schedule **out)
+{
+    *out = NULL;
+    o->best = incumbent;
+    opt_search(o);
+    if (o->best_len < 0)
+        return MS_OK;
+    ms_schedule *s = ms_schedule_new(o->g, 1, "optimal");
+    if (!s || build(o, s)) {
+        ms_schedule_free(s);
+        return MS_ENOMEM;
+    }
+    *out = s;
+    return MS_OK;
+}
+
+int opt_improve(const ms_workload *w, const ms_gpu_model *gpu, double incumbent,
+                long node_limit, ms_schedule **out, long *nodes, ms_error *err)
+{
+    *out = NULL;
+    *nodes = 0;
+    opt_problem *o = malloc(sizeof *o);
+    if (!o)
+        return ms_error_set(err, MS_ENOMEM, "optimal: out of memory");
+    int rc = opt_problem_init(o, w, gpu, err);
+    if (rc) {
+        free(o);
+        return rc;
+    }
+    o->node_limit = node_limit;
+    if ((rc = search_below(o, incumbent, out)))
+        ms_error_set(err, rc, "optimal: out of memory");
+    *nodes = o->nodes;
+    opt_problem_free(o);
+    free(o);
+    return rc;
+}
+
 int ms_optimal_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                         const ms_offline_options *opt, ms_schedule **out, ms_error *err)
 {
@@ -106,19 +152,12 @@ int ms_optimal_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
     }
     double t0 = now_s();
     ms_schedule *inc = best_heuristic(w, gpu, opt);
-    if (inc)
-        o->best = ms_schedule_makespan(inc);
     o->node_limit = opt->node_limit;
     o->deadline = opt->time_budget_ms > 0 ? t0 + opt->time_budget_ms * 1e-3 : 0.0;
-    opt_search(o);
-
     ms_schedule *s = NULL;
+    rc = search_below(o, inc ? ms_schedule_makespan(inc) : INFINITY, &s);
     bool found = o->best_len >= 0 || inc, stopped = o->stopped;
-    if (o->best_len >= 0) {
-        s = ms_schedule_new(gpu, 1, "optimal");
-        if (s && build(o, s))
-            ms_schedule_free(s), s = NULL;
-    } else if (inc) {
+    if (!rc && !s && inc) {
         s = ms_schedule_clone(inc); /* nothing better exists, or none was found in time */
         if (s) {
             s->nstats = 0;
@@ -131,7 +170,7 @@ int ms_optimal_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
     opt_problem_free(o);
     free(o);
     if (!s)
-        return found ? ms_error_set(err, MS_ENOMEM, "optimal: out of memory")
+        return rc || found ? ms_error_set(err, MS_ENOMEM, "optimal: out of memory")
                      : ms_error_set(err, MS_EINFEASIBLE, "optimal: no valid schedule found%s",
                                     stopped ? " within the budget" : "");
     ms_schedule_normalize(s);

@@ -82,4 +82,11 @@ void opt_search(opt_problem *o);
 double opt_clear(const opt_problem *o, const opt_live *live, int nlive, int p, double R,
                  opt_live *keep, int *nkeep, double *start, double *end);
 
+/* The branch and bound below `incumbent` (a makespan; INFINITY: none), stopped after
+ * node_limit nodes (0: none), without the heuristics' incumbent: *out gets the best schedule
+ * found shorter than incumbent, or NULL; *nodes the nodes expanded. For search's exact
+ * phase on small batches. */
+int opt_improve(const ms_workload *w, const ms_gpu_model *gpu, double incumbent,
+                long node_limit, ms_schedule **out, long *nodes, ms_error *err);
+
 #endif

@@ -303,6 +303,19 @@ static double bound(const opt_problem *o, const state *st, double c)
     }
     if (lb >= c)
         return lb;
+    /* no remaining task runs before the first new instance can: from then on, the live
+     * instances' remaining work and all of theirs share the slices (and the slots) */
+    double first = INFINITY, after = 0, slots_after = 0;
+    for (int s = 0; s <= MS_MAX_SLICES; s++)
+        first = dmin(first, ready[s]);
+    for (int j = 0; j < st->nlive; j++) {
+        const opt_live *x = &st->live[j];
+        after += o->size[x->pl] * dmax(0.0, x->f - first);
+        slots_after += __builtin_popcount(o->mask[x->pl]) * dmax(0.0, x->f - first);
+    }
+    if (first + (after + area) / o->slice_cap >= c ||
+        first + (slots_after + slot_area) / g->slots >= c)
+        return c;
     if (!open)
         area += o->min_create_area;
     if (st->R + (live_slices + area) / o->slice_cap >= c ||

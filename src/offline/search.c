@@ -6,10 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "optimal_internal.h"
 #include "search_internal.h"
 
 typedef struct search_totals {
-    long evaluations;
+    long evaluations, nodes;
     double units;
     int seeds;
 } search_totals;
@@ -96,8 +97,10 @@ static int search_batch(far_plan *p, int b, int first, int n, const search_start
         }
     if (!rc)
         p->reversed[b] = best.reversed[0];
-    if (!rc && alone)
+    if (!rc && alone) {
         memcpy(p->tree.rank, best.tree.rank, sizeof p->tree.rank);
+        memcpy(p->tree.order, best.tree.order, sizeof p->tree.order);
+    }
     if (have_best)
         far_plan_free(&best);
     free_seeds(seeds, nseeds);
@@ -155,6 +158,7 @@ static void put_stats(ms_schedule *s, const search_totals *tot, const search_sta
     snprintf(s->algorithm, sizeof s->algorithm, "search");
     ms_schedule_set_stat(s, "batches", batches);
     ms_schedule_set_stat(s, "evaluations", (double)tot->evaluations);
+    ms_schedule_set_stat(s, "nodes", (double)tot->nodes);
     ms_schedule_set_stat(s, "work_units", tot->units);
     ms_schedule_set_stat(s, "budget_ms", budget_ms);
     ms_schedule_set_stat(s, "threads", threads);
@@ -175,6 +179,9 @@ int ms_search_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
     int threads = opt->threads > 1 ? opt->threads : 1;
     int per_batch = opt->batch > 0 && opt->batch < w->n ? opt->batch : (w->n > 0 ? w->n : 1);
     int batches = w->n > 0 ? (w->n + per_batch - 1) / per_batch : 0;
+    double units = budget_ms * SEARCH_UNITS_PER_MS;
+    bool exact = gpus == 1 && batches == 1 && w->n <= SEARCH_EXACT_MAX_N;
+    double exact_units = exact ? units * SEARCH_EXACT_SHARE : 0;
     search_totals tot = {0};
     ms_schedule *s = NULL;
     far_plan p;
@@ -185,8 +192,8 @@ int ms_search_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
         have_plan = !rc;
         for (int b = 0; b < batches && !rc; b++) {
             int first = b * per_batch, n = w->n - first < per_batch ? w->n - first : per_batch;
-            rc = search_batch(&p, b, first, n, &whole, opt, budget_ms * SEARCH_UNITS_PER_MS,
-                              threads, &tot, err);
+            rc = search_batch(&p, b, first, n, &whole, opt, units - exact_units, threads,
+                              &tot, err);
         }
         if (!rc && !(s = ms_schedule_new(gpu, gpus, "search")))
             rc = ms_error_set(err, MS_ENOMEM, "out of memory");
@@ -200,6 +207,17 @@ int ms_search_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
         ms_schedule_free(s);
         if (!(s = ms_schedule_clone(whole.start[0].s)))
             rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+    }
+    if (!rc && exact) { /* below the best so far: a shorter schedule of any shape */
+        ms_schedule *x = NULL;
+        long limit = (long)(exact_units / SEARCH_UNITS_PER_NODE);
+        rc = opt_improve(w, gpu, ms_schedule_makespan(s), limit > 0 ? limit : 1, &x,
+                         &tot.nodes, err);
+        if (x) {
+            ms_schedule_free(s);
+            s = x;
+            from_start = false;
+        }
     }
     if (!rc) {
         ms_schedule_normalize(s);

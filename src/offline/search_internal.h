@@ -11,6 +11,12 @@
 #define SEARCH_UNITS_PER_MS 30000.0
 #define SEARCH_DEFAULT_BUDGET_MS 10.0
 #define SEARCH_MAX_THREADS 64
+/* One GPU, one batch of at most this many tasks: half the budget goes to the exact
+ * solver's branch and bound below the local search's best (docs/search.md, step 6); a
+ * search node costs about as much CPU as this many work units (measured on n = 5 to 7). */
+#define SEARCH_EXACT_MAX_N 6
+#define SEARCH_EXACT_SHARE 0.5
+#define SEARCH_UNITS_PER_NODE 100.0
 
 /* A starting schedule: the algorithm and options that made it, and its makespan. */
 typedef struct search_start {

@@ -13,7 +13,8 @@
 
 typedef struct ls_move {
     int task, from, to; /* task -1: the batch's reversal toggled; -2: ranks of nodes from
-                           and to exchanged */
+                           and to exchanged; -3: the node at position from of the creation
+                           order moved to position to */
     int run;            /* > 1: one of `run` moves from -> to made (and undone) together */
 } ls_move;
 
@@ -47,6 +48,7 @@ static int copy_plan(far_plan *dst, const far_plan *src)
 {
     dst->reversed[0] = src->reversed[0];
     memcpy(dst->tree.rank, src->tree.rank, sizeof dst->tree.rank);
+    memcpy(dst->tree.order, src->tree.order, sizeof dst->tree.order);
     return far_plan_copy_batch(dst, 0, src, 0);
 }
 
@@ -129,6 +131,17 @@ static void swap_rank(far_tree *t, int a, int b)
     t->rank[b] = r;
 }
 
+/* The node at position `from` of the current creation order moved to position `to`. */
+static void move_in_order(far_plan *p, int from, int to)
+{
+    int *o = p->tree.order[p->reversed[0]], v = o[from];
+    if (from < to)
+        memmove(o + from, o + from + 1, (size_t)(to - from) * sizeof *o);
+    else
+        memmove(o + to + 1, o + to, (size_t)(from - to) * sizeof *o);
+    o[to] = v;
+}
+
 static int undo_all(ls_worker *wk)
 {
     while (wk->nundo > 0) {
@@ -143,6 +156,8 @@ static int undo_all(ls_worker *wk)
             wk->cur.reversed[0] = !wk->cur.reversed[0];
         else if (m.task == -2)
             swap_rank(&wk->cur.tree, m.from, m.to);
+        else if (m.task == -3)
+            move_in_order(&wk->cur, m.to, m.from);
         else if (shift(wk, m.task, m.to, m.from))
             return MS_ENOMEM;
     }
@@ -285,24 +300,43 @@ static int ruin_recreate(ls_worker *wk)
     return rc;
 }
 
+/* A used node (one of a critical task's, with priority) moved to another position of the
+ * creation order: an instance created before or after the instances it overlaps, which
+ * mixes the tree's directions (a parent created after its children, say). */
+static int move_node_in_order(ls_worker *wk)
+{
+    far_plan *p = &wk->cur;
+    int key = wk->loc[random_task(wk, true)], tn = p->tree.n;
+    if (key == NOWHERE)
+        return MS_OK;
+    const int *o = p->tree.order[p->reversed[0]];
+    int from = 0, to = (int)ms_rng_below(&wk->rng, tn);
+    while (o[from] != node_of(p, key))
+        from++;
+    if (from == to)
+        return MS_OK;
+    move_in_order(p, from, to);
+    return record(wk, (ls_move){-3, from, to, 1});
+}
+
 static int random_move(ls_worker *wk)
 {
     double r = ms_rng_uniform(&wk->rng);
-    if (r < 0.35)
+    if (r < 0.34)
         return move_one(wk, true);
-    if (r < 0.60)
+    if (r < 0.58)
         return swap_two(wk);
-    if (r < 0.70)
+    if (r < 0.68)
         return move_group(wk, false);
-    if (r < 0.78)
+    if (r < 0.76)
         return move_group(wk, true);
-    if (r < 0.93)
+    if (r < 0.90)
         return ruin_recreate(wk);
-    if (wk->one_batch && r < 0.96) {
+    if (wk->one_batch && r < 0.92) {
         wk->cur.reversed[0] = !wk->cur.reversed[0];
         return record(wk, (ls_move){-1, 0, 0, 1});
     }
-    if (wk->one_batch) { /* which of two instances ready together is created first */
+    if (wk->one_batch && r < 0.96) { /* which of two instances ready together is created first */
         int a = (int)ms_rng_below(&wk->rng, wk->cur.tree.n);
         int b = (int)ms_rng_below(&wk->rng, wk->cur.tree.n);
         if (a == b)
@@ -310,6 +344,8 @@ static int random_move(ls_worker *wk)
         swap_rank(&wk->cur.tree, a, b);
         return record(wk, (ls_move){-2, a, b, 1});
     }
+    if (wk->one_batch)
+        return move_node_in_order(wk);
     return move_one(wk, false);
 }
 
@@ -350,7 +386,9 @@ static int run_worker(ls_worker *wk)
         return rc;
     find_critical(wk);
     wk->best_mk = wk->mk, wk->best_sec = wk->sec;
-    long since_best = 0, patience = 200 + 20L * ntasks(&wk->cur);
+    /* Restarts pay off more often on small batches (measured on n = 5 to 14, EXPERIMENTS.md):
+     * patience grows with the neighbourhood, about n^2 moves. */
+    long n = ntasks(&wk->cur), since_best = 0, patience = 8 + 4 * n * n / 5;
     while (wk->units < wk->budget && ntasks(&wk->cur) > 0) {
         wk->nundo = 0;
         double mk, sec;
