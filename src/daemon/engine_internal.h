@@ -1,0 +1,110 @@
+/* engine_internal.h: the engine's state shared by its files (engine.c: lifecycle and the
+ * scheduling thread; engine_gpu.c: instances and the online placement; engine_api.c: the
+ * API's calls and group-committed submissions). Private to src/daemon. */
+#ifndef MIGSCHED_DAEMON_ENGINE_INTERNAL_H
+#define MIGSCHED_DAEMON_ENGINE_INTERNAL_H
+
+#include <pthread.h>
+
+#include "engine.h"
+#include "migsched/exec.h"
+#include "migsched/online.h"
+
+typedef enum { EI_NONE = 0, EI_CREATING, EI_IDLE, EI_BUSY, EI_DESTROYING } ei_state;
+
+/* One MIG instance the engine created, by start slot (at most one instance starts at a
+ * slot). */
+typedef struct ei_inst {
+    int profile;                /* -1: none starts here */
+    ei_state state;
+    int64_t job;                /* the job it holds (or is created for), 0 when idle */
+    ms_mig_instance mig;        /* as the backend reported it */
+    int64_t store_id;           /* its row in the store's instances table */
+} ei_inst;
+
+typedef struct ei_gpu {
+    ms_backend *be;
+    int device;                 /* sim: 0..gpus-1; nvml: the device index */
+    char uuid[96];
+    ei_inst inst[MS_MAX_SLOTS];
+} ei_gpu;
+
+/* A job the engine started (running in the store), or is starting. */
+typedef struct ei_run {
+    ms_job job;                 /* the engine's copy, as the store has it */
+    int gpu, slot;
+    double end_mono;            /* sim: when its hold ends (monotonic seconds) */
+    bool cancel;                /* a client asked to cancel it */
+} ei_run;
+
+/* A submission waiting for its group commit. */
+typedef struct ei_submit {
+    ms_job *job;
+    ms_job_transition t;
+    int rc;
+    ms_error err;
+    bool done;
+    struct ei_submit *next;
+} ei_submit;
+
+struct ms_engine {
+    const ms_daemon_config *c;
+    const ms_gpu_model *m;
+    ms_store *st;
+    ms_online_frag_table *ft;
+    int ngpus;
+    ei_gpu gpu[MS_DAEMON_MAX_DEVICES];
+
+    /* mu guards everything below it but the store (smu) and the commit queue (cmu).
+     * Lock order: mu, then cmu, then smu. */
+    pthread_mutex_t mu;
+    pthread_cond_t wake;        /* the scheduling thread has something to do */
+    pthread_cond_t changed;     /* a running job ended (cancel waits on it) */
+    pthread_t thread;
+    bool thread_started, stopping, quit;
+    /* the live keys (SIGHUP) */
+    double time_scale, stop_grace, tau;
+    int queue_limit;
+    ms_on_stop on_stop;
+
+    ms_job **queue;             /* queued jobs, by id (FIFO) */
+    size_t nqueue, capqueue;
+    size_t inflight;            /* submissions counted against the limit, not yet queued */
+    ei_run *run;                /* running jobs */
+    size_t nrun, caprun;
+
+    /* metrics */
+    uint64_t jobs[MS_JOB_NSTATES];
+    uint64_t submitted_total, creations_total, destructions_total;
+    ms_engine_histogram creation_seconds, destruction_seconds, wait_seconds,
+        turnaround_seconds;
+
+    pthread_mutex_t cmu;
+    pthread_cond_t committed;
+    ei_submit *pending, **pending_tail;
+    bool committing;
+
+    pthread_mutex_t smu;
+};
+
+/* engine.c */
+double ei_now(void);            /* seconds since the epoch */
+double ei_mono(void);           /* monotonic seconds */
+void ei_observe(ms_engine_histogram *h, const double *bounds, int nb, double v);
+/* Writes n transitions of jobs in one transaction (under smu) and counts them by state. */
+int ei_commit(ms_engine *e, const ms_job *const *jobs, const ms_job_transition *ts, size_t n,
+              ms_error *err);
+
+/* engine_gpu.c (the scheduling thread only, mu held; it drops mu around backend calls) */
+/* The profile and run time a job runs at in online mode. */
+void ei_job_size(const ms_gpu_model *m, const ms_job_spec *s, int *profile, double *seconds);
+void ei_view(const ms_engine *e, int g, ms_online_gpu_view *v);
+/* Places and starts what the queue allows (FCFS per profile, paper 002's policy). */
+int ei_place_queued(ms_engine *e, ms_error *err);
+/* The instance at (g, slot) holds no job any more. */
+void ei_release(ms_engine *e, int g, int slot);
+/* Destroys every instance the engine created (stop). */
+int ei_destroy_all(ms_engine *e, ms_error *err);
+int ei_busy_slices(const ms_engine *e, int g);
+
+#endif

@@ -1,0 +1,528 @@
+/* test_daemon_engine.c: migschedd's engine on the sim backend in online mode: every job
+ * runs exactly once with a legal history and never two at once on overlapping slots;
+ * jobs with per-size times; cancel (queued, running, ended, unknown); the queue limit;
+ * stop under wait and requeue; recovery after the process is SIGKILLed mid-run; group-
+ * committed submissions from concurrent threads; the GPU view and metrics. */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "support.h"
+
+typedef struct fixture {
+    char dir[256], db[320];
+    ms_daemon_config c;
+    ms_store *st;
+    ms_engine *e;
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    test_temp_dir("engine", f->dir, sizeof f->dir);
+    snprintf(f->db, sizeof f->db, "%s/jobs.db", f->dir);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    if (f->e)  /* closed without a stop: jobs still running stay as they are */
+        ms_engine_close(f->e);
+    if (f->st)
+        ms_store_close(f->st);
+    test_remove_dir(f->dir);
+    free(f);
+    return 0;
+}
+
+static void set(ms_daemon_config *c, const char *key, const char *value)
+{
+    ms_error e = {0};
+    char where[64];
+    snprintf(where, sizeof where, "--%s", key);
+    if (ms_daemon_config_set(c, key, value, where, &e))
+        fail_msg("%s", e.msg);
+}
+
+/* Configures sim on `gpus` GPUs of `model` (extra: key, value pairs, NULL-ended). */
+static void configure(fixture *f, const char *model, const char *gpus, ...)
+{
+    ms_daemon_config_defaults(&f->c);
+    set(&f->c, "backend", "sim");
+    set(&f->c, "gpu", model);
+    set(&f->c, "gpus", gpus);
+    set(&f->c, "db", f->db);
+    ms_error e = {0};
+    /* The default scale, set as a file would so that a flag below may override it. */
+    if (ms_daemon_config_set(&f->c, "time-scale", "1000", "test:1", &e))
+        fail_msg("%s", e.msg);
+    va_list ap;
+    va_start(ap, gpus);
+    for (const char *k; (k = va_arg(ap, const char *));)
+        set(&f->c, k, va_arg(ap, const char *));
+    va_end(ap);
+    if (ms_daemon_config_check(&f->c, &e))
+        fail_msg("%s", e.msg);
+}
+
+static void open_engine(fixture *f)
+{
+    ms_error e = {0};
+    if (!f->st && ms_store_open(f->db, &f->c.model, &f->st, &e))
+        fail_msg("%s", e.msg);
+    if (ms_engine_open(&f->c, f->st, &f->e, &e))
+        fail_msg("%s", e.msg);
+}
+
+static void stop_engine(fixture *f)
+{
+    ms_error e = {0};
+    assert_int_equal(ms_engine_stop(f->e, &e), MS_OK);
+    ms_engine_close(f->e);
+    f->e = NULL;
+}
+
+/* Submits {"name", "command", sizing...}; returns the outcome and the id in *id. */
+static ms_engine_outcome submit_json(fixture *f, const char *sizing, const char *extra,
+                                     int64_t *id)
+{
+    char text[512];
+    snprintf(text, sizeof text, "{\"name\": \"j\", \"command\": [\"true\"], %s%s%s}", sizing,
+             extra ? ", " : "", extra ? extra : "");
+    ms_job_spec s;
+    ms_error e = {0};
+    if (ms_job_spec_parse(text, strlen(text), &f->c.model, &s, &e))
+        fail_msg("%s", e.msg);
+    json_t *job = NULL;
+    ms_engine_outcome o = ms_engine_submit(f->e, &s, &job, &e);
+    ms_job_spec_free(&s);
+    if (o == MS_ENGINE_OK) {
+        assert_non_null(job);
+        assert_string_equal(json_string_value(json_object_get(job, "state")), "queued");
+        *id = json_integer_value(json_object_get(job, "id"));
+    } else {
+        assert_null(job);
+        assert_true(e.msg[0] != '\0');
+    }
+    json_decref(job);
+    return o;
+}
+
+static int64_t submit_ok(fixture *f, const char *sizing, const char *extra)
+{
+    int64_t id = 0;
+    assert_int_equal(submit_json(f, sizing, extra, &id), MS_ENGINE_OK);
+    assert_true(id > 0);
+    return id;
+}
+
+static const char *state_of(fixture *f, int64_t id)
+{
+    static char buf[32];
+    json_t *job;
+    ms_error e = {0};
+    assert_int_equal(ms_engine_job(f->e, id, &job, &e), MS_ENGINE_OK);
+    snprintf(buf, sizeof buf, "%s", json_string_value(json_object_get(job, "state")));
+    json_decref(job);
+    return buf;
+}
+
+static size_t count_state(ms_engine *e, int state)
+{
+    json_t *jobs;
+    ms_error err = {0};
+    assert_int_equal(ms_engine_jobs(e, state, &jobs, &err), MS_ENGINE_OK);
+    size_t n = json_array_size(json_object_get(jobs, "jobs"));
+    json_decref(jobs);
+    return n;
+}
+
+static void pause_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* Waits (at most a minute: a generous bound for a loaded machine) until n jobs are in
+ * `state`. */
+static void wait_count(ms_engine *e, int state, size_t n)
+{
+    for (int i = 0; i < 12000; i++) {
+        if (count_state(e, state) == n)
+            return;
+        pause_ms(5);
+    }
+    fail_msg("%zu jobs never reached %s (%zu did)", n, ms_job_state_name(state),
+             count_state(e, state));
+}
+
+static void wait_state(fixture *f, int64_t id, const char *state)
+{
+    for (int i = 0; i < 12000; i++) {
+        if (!strcmp(state_of(f, id), state))
+            return;
+        pause_ms(5);
+    }
+    fail_msg("job %lld never became %s (it is %s)", (long long)id, state, state_of(f, id));
+}
+
+/* The job's history replays through the state machine from new and ends in `final`;
+ * returns how many times it started and how many finish transitions it has. */
+static void check_history(ms_store *st, const ms_job *j, int *starts, int *finishes)
+{
+    ms_job_transition *t;
+    size_t n;
+    ms_error e = {0};
+    assert_int_equal(ms_store_history(st, j->id, &t, &n, &e), MS_OK);
+    ms_job_spec none = {.profile = 0, .on_interrupt = j->spec.on_interrupt};
+    ms_job r;
+    ms_job_init(&r, &none);
+    r.id = j->id;
+    *starts = *finishes = 0;
+    ms_placement at = {0, 0};
+    for (size_t i = 0; i < n; i++) {
+        ms_job_transition u;
+        assert_int_equal(t[i].from, r.state);
+        int rc = t[i].event == MS_JOB_EV_SUBMIT   ? ms_job_submit(&r, t[i].at, &u, &e)
+                 : t[i].event == MS_JOB_EV_START  ? ms_job_start(&r, t[i].at, 0, at, "", &u, &e)
+                 : t[i].event == MS_JOB_EV_FINISH ? ms_job_finish(&r, t[i].at,
+                                                                  t[i].to == MS_JOB_DONE ? 0 : 1,
+                                                                  &u, &e)
+                 : t[i].event == MS_JOB_EV_INTERRUPT ? ms_job_interrupt(&r, t[i].at, &u, &e)
+                                                     : ms_job_cancel(&r, t[i].at, &u, &e);
+        assert_int_equal(rc, MS_OK);
+        assert_int_equal(u.to, t[i].to);
+        *starts += t[i].event == MS_JOB_EV_START;
+        *finishes += t[i].event == MS_JOB_EV_FINISH;
+    }
+    assert_int_equal(r.state, j->state);
+    ms_job_free(&r);
+    free(t);
+}
+
+/* Every job done, started and finished once (plus `extra_starts` interrupted runs in all),
+ * and no two jobs ever ran at once on overlapping slots of one GPU. */
+static void check_all_done(fixture *f, size_t n)
+{
+    ms_job *jobs;
+    size_t got;
+    ms_error e = {0};
+    assert_int_equal(ms_store_list_jobs(f->st, -1, &jobs, &got, &e), MS_OK);
+    assert_int_equal(got, n);
+    for (size_t i = 0; i < got; i++) {
+        int starts, finishes;
+        assert_int_equal(jobs[i].state, MS_JOB_DONE);
+        check_history(f->st, &jobs[i], &starts, &finishes);
+        assert_int_equal(finishes, 1);
+        assert_int_equal(starts, jobs[i].attempts);
+        assert_true(jobs[i].started <= jobs[i].ended);
+        for (size_t k = 0; k < i; k++) {
+            const ms_job *a = &jobs[i], *b = &jobs[k];
+            if (a->gpu != b->gpu ||
+                !(ms_gpu_slot_mask(&f->c.model, a->placement) &
+                  ms_gpu_slot_mask(&f->c.model, b->placement)))
+                continue;
+            if (!(a->ended <= b->started || b->ended <= a->started))
+                fail_msg("jobs %lld and %lld overlap on GPU %d", (long long)a->id,
+                         (long long)b->id, a->gpu);
+        }
+    }
+    ms_store_free_jobs(jobs, got);
+}
+
+static void check_no_instance_left(fixture *f)
+{
+    ms_store_instance *live;
+    size_t n;
+    ms_error e = {0};
+    assert_int_equal(ms_store_live_instances(f->st, &live, &n, &e), MS_OK);
+    assert_int_equal(n, 0);
+    free(live);
+}
+
+static const char *const SIZES[] = {
+    "\"profile\": \"1g.10gb\", \"seconds\": 20", "\"profile\": \"2g.20gb\", \"seconds\": 15",
+    "\"profile\": \"3g.40gb\", \"seconds\": 12", "\"profile\": \"4g.40gb\", \"seconds\": 9",
+    "\"slices\": 7, \"seconds\": 5", "\"times\": {\"1\": 40, \"2\": 18, \"7\": 4}",
+};
+
+static void test_online_all_once(void **state)
+{
+    fixture *f = *state;
+    configure(f, "H100-80GB", "2", NULL);
+    open_engine(f);
+    size_t n = 60;
+    for (size_t i = 0; i < n; i++)
+        submit_ok(f, SIZES[(i * 7) % 6], NULL);
+    wait_count(f->e, MS_JOB_DONE, n);
+    ms_engine_metrics m;
+    ms_error e = {0};
+    assert_int_equal(ms_engine_metrics_snapshot(f->e, &m, &e), MS_ENGINE_OK);
+    assert_int_equal(m.jobs[MS_JOB_DONE], n);
+    assert_int_equal(m.submitted_total, n);
+    assert_int_equal(m.wait_seconds.total, n);
+    assert_int_equal(m.turnaround_seconds.total, n);
+    assert_true(m.creations_total > 0);
+    assert_int_equal(m.reconfigurations_total, m.creations_total + m.destructions_total);
+    assert_int_equal(m.ngpus, 2);
+    assert_int_equal(m.gpu[0].busy_slices, 0);
+    stop_engine(f);
+    check_all_done(f, n);
+    check_no_instance_left(f);
+}
+
+/* A job with per-size times runs at the size of least slice-seconds (2 x 18 < 1 x 40). */
+static void test_times_job_size(void **state)
+{
+    fixture *f = *state;
+    configure(f, "H100-80GB", "1", NULL);
+    open_engine(f);
+    int64_t id = submit_ok(f, "\"times\": {\"1\": 40, \"2\": 18, \"7\": 6}", NULL);
+    wait_state(f, id, "done");
+    json_t *job;
+    ms_error e = {0};
+    assert_int_equal(ms_engine_job(f->e, id, &job, &e), MS_ENGINE_OK);
+    assert_string_equal(json_string_value(json_object_get(job, "profile")), "2g.20gb");
+    json_decref(job);
+}
+
+/* One whole-GPU job runs, the next waits; the GPU view and the plan show the running one. */
+static void test_cancel(void **state)
+{
+    fixture *f = *state;
+    configure(f, "A30-24GB", "1", "time-scale", "1", NULL);
+    open_engine(f);
+    int64_t a = submit_ok(f, "\"profile\": \"4g.24gb\", \"seconds\": 600", NULL);
+    int64_t b = submit_ok(f, "\"profile\": \"4g.24gb\", \"seconds\": 600", NULL);
+    wait_state(f, a, "running");
+    assert_string_equal(state_of(f, b), "queued");
+
+    json_t *gpus;
+    ms_error e = {0};
+    assert_int_equal(ms_engine_gpus(f->e, &gpus, &e), MS_ENGINE_OK);
+    json_t *g0 = json_array_get(json_object_get(gpus, "gpus"), 0);
+    json_t *i0 = json_array_get(json_object_get(g0, "instances"), 0);
+    assert_string_equal(json_string_value(json_object_get(i0, "state")), "busy");
+    assert_int_equal(json_integer_value(json_object_get(i0, "job")), a);
+    assert_int_equal(json_integer_value(json_object_get(g0, "busy_slices")), 4);
+    json_decref(gpus);
+    char *plan;
+    assert_int_equal(ms_engine_plan(f->e, &plan, &e), MS_ENGINE_OK);
+    assert_non_null(strstr(plan, "\"migsched-schedule/1\""));
+    assert_non_null(strstr(plan, "\"4g.24gb\""));
+    free(plan);
+
+    json_t *job;
+    assert_int_equal(ms_engine_cancel(f->e, b, &job, &e), MS_ENGINE_OK);
+    assert_string_equal(json_string_value(json_object_get(job, "state")), "cancelled");
+    json_decref(job);
+    assert_int_equal(ms_engine_cancel(f->e, a, &job, &e), MS_ENGINE_OK);
+    assert_string_equal(json_string_value(json_object_get(job, "state")), "cancelled");
+    json_decref(job);
+    assert_int_equal(ms_engine_cancel(f->e, a, &job, &e), MS_ENGINE_CONFLICT);
+    assert_null(job);
+    assert_non_null(strstr(e.msg, "is cancelled"));
+    assert_int_equal(ms_engine_cancel(f->e, 999, &job, &e), MS_ENGINE_NOT_FOUND);
+    assert_int_equal(ms_engine_job(f->e, 999, &job, &e), MS_ENGINE_NOT_FOUND);
+    /* The cancelled job's instance is free again: a new job runs at once. */
+    int64_t c = submit_ok(f, "\"profile\": \"4g.24gb\", \"seconds\": 600", NULL);
+    wait_state(f, c, "running");
+}
+
+static void test_queue_full(void **state)
+{
+    fixture *f = *state;
+    configure(f, "A30-24GB", "1", "time-scale", "1", "queue-limit", "3", NULL);
+    open_engine(f);
+    int64_t id = submit_ok(f, "\"profile\": \"4g.24gb\", \"seconds\": 600", NULL);
+    wait_state(f, id, "running");
+    for (int i = 0; i < 3; i++)
+        submit_ok(f, "\"profile\": \"4g.24gb\", \"seconds\": 600", NULL);
+    assert_int_equal(submit_json(f, "\"profile\": \"1g.6gb\", \"seconds\": 1", NULL, &id),
+                     MS_ENGINE_QUEUE_FULL);
+    assert_int_equal(count_state(f->e, MS_JOB_QUEUED), 3);
+}
+
+/* on-stop wait: the running job finishes, the queued one stays queued, nothing is left. */
+static void test_stop_wait(void **state)
+{
+    fixture *f = *state;
+    configure(f, "A30-24GB", "1", "time-scale", "20", NULL);
+    open_engine(f);
+    int64_t a = submit_ok(f, "\"profile\": \"4g.24gb\", \"seconds\": 4", NULL);
+    int64_t b = submit_ok(f, "\"profile\": \"4g.24gb\", \"seconds\": 4", NULL);
+    wait_state(f, a, "running");
+    stop_engine(f);
+    ms_job j;
+    ms_error e = {0};
+    assert_int_equal(ms_store_get_job(f->st, a, &j, &e), MS_OK);
+    assert_int_equal(j.state, MS_JOB_DONE);
+    ms_job_free(&j);
+    assert_int_equal(ms_store_get_job(f->st, b, &j, &e), MS_OK);
+    assert_int_equal(j.state, MS_JOB_QUEUED);
+    ms_job_free(&j);
+    check_no_instance_left(f);
+    /* The next start runs what stayed queued. */
+    open_engine(f);
+    wait_state(f, b, "done");
+}
+
+/* on-stop requeue: running jobs are interrupted (retry: queued again; fail: failed);
+ * submissions during and after the stop are refused. */
+static void test_stop_requeue(void **state)
+{
+    fixture *f = *state;
+    configure(f, "A30-24GB", "1", "time-scale", "1", "on-stop", "requeue", NULL);
+    open_engine(f);
+    int64_t a = submit_ok(f, "\"profile\": \"2g.12gb\", \"seconds\": 600", NULL);
+    int64_t b = submit_ok(f, "\"profile\": \"2g.12gb\", \"seconds\": 600",
+                          "\"on_interrupt\": \"fail\"");
+    wait_state(f, a, "running");
+    wait_state(f, b, "running");
+    ms_error e = {0};
+    assert_int_equal(ms_engine_stop(f->e, &e), MS_OK);
+    int64_t id;
+    assert_int_equal(submit_json(f, "\"profile\": \"1g.6gb\", \"seconds\": 1", NULL, &id),
+                     MS_ENGINE_STOPPING);
+    assert_string_equal(state_of(f, a), "queued");
+    assert_string_equal(state_of(f, b), "failed");
+    ms_engine_close(f->e);
+    f->e = NULL;
+    check_no_instance_left(f);
+}
+
+/* The crash test's child: no cmocka here (a failure must not run the parent's tests in
+ * the child); exits 1 on any error, else is SIGKILLed mid-run. */
+static void crash_child(fixture *f, size_t n)
+{
+    ms_error e = {0};
+    if (ms_store_open(f->db, &f->c.model, &f->st, &e) || ms_engine_open(&f->c, f->st, &f->e, &e))
+        _exit(1);
+    for (size_t i = 0; i < n; i++) {
+        ms_job_spec s;
+        json_t *job;
+        char text[256];
+        snprintf(text, sizeof text, "{\"name\": \"c\", \"command\": [\"true\"], %s}",
+                 SIZES[i % 6]);
+        if (ms_job_spec_parse(text, strlen(text), &f->c.model, &s, &e) ||
+            ms_engine_submit(f->e, &s, &job, &e) != MS_ENGINE_OK)
+            _exit(1);
+        json_decref(job);
+    }
+    for (int i = 0; i < 12000; i++) {  /* mid-run: some done, some still running */
+        ms_engine_metrics m;
+        if (ms_engine_metrics_snapshot(f->e, &m, &e) != MS_ENGINE_OK)
+            _exit(1);
+        if (m.jobs[MS_JOB_DONE] >= 2 && m.jobs[MS_JOB_RUNNING] >= 1)
+            raise(SIGKILL);
+        pause_ms(2);
+    }
+    _exit(1);
+}
+
+/* A child process runs the engine and is SIGKILLed mid-run; the parent reopens the same
+ * database: every job completes exactly once, with its full history. */
+static void test_crash_recovery(void **state)
+{
+    fixture *f = *state;
+    configure(f, "H100-80GB", "1", "time-scale", "50", NULL);
+    size_t n = 12;
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+        crash_child(f, n);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    open_engine(f);
+    wait_count(f->e, MS_JOB_DONE, n);
+    stop_engine(f);
+    check_all_done(f, n);
+    check_no_instance_left(f);
+    /* The crash interrupted at least one run: some job started twice. */
+    ms_job *jobs;
+    size_t got;
+    ms_error e = {0};
+    assert_int_equal(ms_store_list_jobs(f->st, -1, &jobs, &got, &e), MS_OK);
+    int retried = 0;
+    for (size_t i = 0; i < got; i++)
+        retried += jobs[i].attempts > 1;
+    ms_store_free_jobs(jobs, got);
+    assert_true(retried > 0);
+}
+
+typedef struct submitter {
+    fixture *f;
+    int n;
+    int64_t ids[64];
+} submitter;
+
+static void *submit_many(void *arg)
+{
+    submitter *s = arg;
+    for (int i = 0; i < s->n; i++)
+        s->ids[i] = submit_ok(s->f, "\"profile\": \"7g.80gb\", \"seconds\": 1000", NULL);
+    return NULL;
+}
+
+/* Eight threads submit at once: each submission is durable and counted once, ids are
+ * distinct, and the queue serves them in id order. */
+static void test_group_commit(void **state)
+{
+    fixture *f = *state;
+    configure(f, "H100-80GB", "1", "time-scale", "1", NULL);
+    open_engine(f);
+    enum { T = 8, N = 40 };
+    submitter s[T];
+    pthread_t th[T];
+    for (int t = 0; t < T; t++) {
+        s[t] = (submitter){.f = f, .n = N};
+        assert_int_equal(pthread_create(&th[t], NULL, submit_many, &s[t]), 0);
+    }
+    for (int t = 0; t < T; t++)
+        pthread_join(th[t], NULL);
+    int64_t seen[T * N];
+    int k = 0;
+    for (int t = 0; t < T; t++)
+        for (int i = 0; i < N; i++) {
+            for (int q = 0; q < k; q++)
+                assert_true(seen[q] != s[t].ids[i]);
+            seen[k++] = s[t].ids[i];
+        }
+    wait_count(f->e, MS_JOB_RUNNING, 1);
+    ms_engine_metrics m;
+    ms_error e = {0};
+    assert_int_equal(ms_engine_metrics_snapshot(f->e, &m, &e), MS_ENGINE_OK);
+    assert_int_equal(m.submitted_total, T * N);
+    assert_int_equal(m.jobs[MS_JOB_QUEUED] + m.jobs[MS_JOB_RUNNING], T * N);
+    /* FIFO: the job running is the lowest id. */
+    json_t *jobs;
+    assert_int_equal(ms_engine_jobs(f->e, MS_JOB_RUNNING, &jobs, &e), MS_ENGINE_OK);
+    assert_int_equal(json_integer_value(json_object_get(
+                         json_array_get(json_object_get(jobs, "jobs"), 0), "id")), 1);
+    json_decref(jobs);
+    assert_int_equal(count_state(f->e, MS_JOB_QUEUED), T * N - 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_online_all_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_times_job_size, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_queue_full, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stop_wait, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stop_requeue, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_crash_recovery, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_group_commit, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
