@@ -76,7 +76,7 @@ static void print_job_row(json_t *j)
     char exit_s[16] = "-";
     if (json_is_integer(ex))
         snprintf(exit_s, sizeof exit_s, "%lld", (long long)json_integer_value(ex));
-    printf("%8lld  %-9s  %8lld  %-7s  %-10s  %4s  %s\n",
+    printf("%8lld  %-9s  %8lld  %-8s  %-10s  %4s  %s\n",
            (long long)json_integer_value(json_object_get(j, "id")),
            str_or(json_object_get(j, "state"), "?"),
            (long long)json_integer_value(json_object_get(j, "attempts")), where,
@@ -123,7 +123,7 @@ int cmd_jobs(int argc, char **argv)
         return rc;
     if (o.json)
         return cli_json_print("jobs", reply);
-    printf("%8s  %-9s  %8s  %-7s  %-10s  %4s  %s\n", "id", "state", "attempts", "gpu@slot",
+    printf("%8s  %-9s  %8s  %-8s  %-10s  %4s  %s\n", "id", "state", "attempts", "gpu@slot",
            "profile", "exit", "name");
     size_t i;
     json_t *j;

@@ -255,11 +255,11 @@ int ms_http_start(ms_http *h, ms_engine *e, const ms_gpu_model *m, ms_error *err
         s->d = MHD_start_daemon(
             MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
                 MHD_USE_ERROR_LOG,
-            0, NULL, NULL, handle, s, MHD_OPTION_LISTEN_SOCKET, s->l.fd,
+            0, NULL, NULL, handle, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+            MHD_OPTION_LISTEN_SOCKET, s->l.fd,
             MHD_OPTION_CONNECTION_LIMIT, (unsigned)MS_HTTP_CONNECTION_LIMIT,
             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)MS_HTTP_TIMEOUT_SECONDS,
-            MHD_OPTION_NOTIFY_COMPLETED, completed, NULL, MHD_OPTION_EXTERNAL_LOGGER, mhd_log,
-            NULL, MHD_OPTION_END);
+            MHD_OPTION_NOTIFY_COMPLETED, completed, NULL, MHD_OPTION_END);
         if (!s->d)
             return ms_error_set(err, MS_EIO, "listen %s: the HTTP server did not start",
                                 s->l.tcp ? "tcp" : s->l.path);

@@ -80,6 +80,7 @@ static int open_unix(const ms_daemon_listen *l, ms_listener *out, ms_error *err)
     out->fd = fd;
     out->dev = st.st_dev;
     out->ino = st.st_ino;
+    out->made = st.st_ctim;
     snprintf(out->path, sizeof out->path, "%s", l->path);
     return MS_OK;
 }
@@ -121,7 +122,8 @@ void ms_listener_close(ms_listener *l, bool fd_closed)
     l->fd = -1;
     struct stat st;
     if (!l->tcp && *l->path && !lstat(l->path, &st) && st.st_dev == l->dev &&
-        st.st_ino == l->ino)
+        st.st_ino == l->ino && st.st_ctim.tv_sec == l->made.tv_sec &&
+        st.st_ctim.tv_nsec == l->made.tv_nsec)
         unlink(l->path);
     *l->path = '\0';
 }

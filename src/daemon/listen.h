@@ -6,6 +6,7 @@
 #define MIGSCHED_DAEMON_LISTEN_H
 
 #include <sys/types.h>
+#include <time.h>
 
 #include "config.h"
 
@@ -13,8 +14,9 @@ typedef struct ms_listener {
     int fd;
     bool tcp;
     char path[108];   /* unix: the socket's path, removed by ms_listener_close */
-    dev_t dev;        /* unix: the socket file we made, so that we never remove another's */
-    ino_t ino;
+    dev_t dev;        /* unix: the socket file we made (an inode number alone may be reused */
+    ino_t ino;        /* by the next daemon's socket), so that we never remove another's */
+    struct timespec made;
 } ms_listener;
 
 /* Binds and listens on l. Errors name the address (l->where) and the problem: a path
