@@ -135,28 +135,7 @@ assert len(set(names)) == 1000, "a job was doubled"
 bad = [j for j in jobs if j["state"] != "done" or j["exit_status"] != 0 or j["attempts"] < 1]
 assert not bad, bad[:3]
 PY
-# Every job's history in the store: submit, then start/finish or start/interrupt pairs,
-# each transition from the state the previous one left, one finish, starts = attempts.
-sqlite3 -separator ' ' "$T/d.db" \
-    "SELECT t.job, t.event, t.from_state, t.to_state, j.attempts FROM transitions t JOIN jobs j ON j.id = t.job ORDER BY t.job, t.seq" |
-awk '
-    $1 != job { if (job != "") end_job(); job = $1; prev = "new"; starts = 0; fin = 0; att = $5; first = 1 }
-    {
-        if (first && $2 != "submit") { print "job " job ": first event " $2; bad = 1 }
-        first = 0
-        if ($3 != prev) { print "job " job ": " $2 " from " $3 " after " prev; bad = 1 }
-        prev = $4
-        if ($2 == "start") starts++
-        if ($2 == "finish") fin++
-        if ($2 == "interrupt") interrupts++
-    }
-    function end_job() {
-        n++
-        if (fin != 1 || prev != "done" || starts != att) { print "job " job ": finishes " fin ", ends " prev ", starts " starts ", attempts " att; bad = 1 }
-    }
-    END { end_job(); if (n != 1000) { print n " jobs with history"; bad = 1 }
-          print "interrupted runs requeued: " interrupts + 0; exit bad }' > "$T/history" \
-    || fail "history: $(head -5 "$T/history")"
+check_history "$T/d.db" 1000
 cat "$T/history"
 grep -q 'interrupted runs requeued: [1-9]' "$T/history" || echo "note: no run was in flight at the kill"
 

@@ -44,3 +44,28 @@ stop_daemon() {
     [ "$rc" = "$2" ] || fail "migschedd exited $rc after SIG$1, expected $2"
 }
 count_state() { ucurl "http://d/v1/jobs?state=$1" | sed '$d' | grep -o '"id":' | wc -l; }
+# check_history DB N: N jobs in the store, each one's history submit, then start/finish or
+# start/interrupt pairs, each transition from the state the previous one left, one finish
+# to done, as many starts as attempts. Writes the summary to $T/history.
+check_history() {
+    sqlite3 -separator ' ' "$1" \
+        "SELECT t.job, t.event, t.from_state, t.to_state, j.attempts FROM transitions t JOIN jobs j ON j.id = t.job ORDER BY t.job, t.seq" |
+    awk -v want="$2" '
+        $1 != job { if (job != "") end_job(); job = $1; prev = "new"; starts = 0; fin = 0; att = $5; first = 1 }
+        {
+            if (first && $2 != "submit") { print "job " job ": first event " $2; bad = 1 }
+            first = 0
+            if ($3 != prev) { print "job " job ": " $2 " from " $3 " after " prev; bad = 1 }
+            prev = $4
+            if ($2 == "start") starts++
+            if ($2 == "finish") fin++
+            if ($2 == "interrupt") interrupts++
+        }
+        function end_job() {
+            n++
+            if (fin != 1 || prev != "done" || starts != att) { print "job " job ": finishes " fin ", ends " prev ", starts " starts ", attempts " att; bad = 1 }
+        }
+        END { end_job(); if (n != want) { print n " jobs with history"; bad = 1 }
+              print "interrupted runs requeued: " interrupts + 0; exit bad }' > "$T/history" \
+            || fail "history: $(head -5 "$T/history")"
+}
