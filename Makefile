@@ -10,7 +10,7 @@ PREFIX     ?= /usr/local
 
 DEB_PACKAGES = cmake pkg-config gcc libglpk-dev libopenblas-dev libjansson-dev \
                libmicrohttpd-dev libsqlite3-dev libcmocka-dev clang libclang-rt-14-dev \
-               libcurl4-openssl-dev curl sqlite3 prometheus
+               libcurl4-openssl-dev curl sqlite3 jq prometheus
 # Large, and only the status page's test needs it: installed by `make test` (deps-test).
 TEST_DEB_PACKAGES = chromium
 

@@ -17,9 +17,10 @@ struct client_opts {
     int first_arg;
 };
 
-/* Returns -1 to go on, else the exit status (help printed, or bad usage). */
-static int parse_opts(const char *cmd, int argc, char **argv, bool with_state, const char *help,
-                      struct client_opts *o)
+/* At most max_args arguments after the options. Returns -1 to go on, else the exit
+ * status (help printed, or bad usage). */
+static int parse_opts(const char *cmd, int argc, char **argv, bool with_state, int max_args,
+                      const char *help, struct client_opts *o)
 {
     static const struct option opts[] = {
         {"connect", required_argument, 0, 'c'}, {"token-file", required_argument, 0, 'T'},
@@ -48,16 +49,25 @@ static int parse_opts(const char *cmd, int argc, char **argv, bool with_state, c
         }
     }
     o->first_arg = optind;
+    if (argc - optind > max_args) {
+        cli_client_error(cmd, "unexpected argument '%s'", argv[optind + max_args]);
+        fputs(help, stderr);
+        return 2;
+    }
     return -1;
 }
 
-static cli_client *connect_or_exit(const char *cmd, const struct client_opts *o, int *rc)
+/* One request on a fresh connection: 0 with *reply, else the exit status. */
+static int request(const char *cmd, const struct client_opts *o, const char *method,
+                   const char *path, json_t **reply)
 {
     bool usage;
     cli_client *c = cli_client_open(cmd, o->connect, o->token, &usage);
     if (!c)
-        *rc = usage ? 2 : 1;
-    return c;
+        return usage ? 2 : 1;
+    int rc = cli_client_call(c, method, path, NULL, reply, NULL);
+    cli_client_close(c);
+    return rc;
 }
 
 static const char *str_or(json_t *v, const char *dflt)
@@ -93,13 +103,9 @@ static const char JOBS_HELP[] =
 int cmd_jobs(int argc, char **argv)
 {
     struct client_opts o;
-    int rc = parse_opts("jobs", argc, argv, true, JOBS_HELP, &o);
+    int rc = parse_opts("jobs", argc, argv, true, 0, JOBS_HELP, &o);
     if (rc >= 0)
         return rc;
-    if (o.first_arg < argc) {
-        cli_client_error("jobs", "unexpected argument '%s'", argv[o.first_arg]);
-        return 2;
-    }
     char path[128] = "/v1/jobs";
     if (o.state) {
         static const char *const states[] = {"queued", "running", "done", "failed", "cancelled"};
@@ -113,13 +119,8 @@ int cmd_jobs(int argc, char **argv)
         }
         snprintf(path, sizeof path, "/v1/jobs?state=%s", o.state);
     }
-    cli_client *c = connect_or_exit("jobs", &o, &rc);
-    if (!c)
-        return rc;
     json_t *reply;
-    rc = cli_client_call(c, "GET", path, NULL, &reply, NULL);
-    cli_client_close(c);
-    if (rc)
+    if ((rc = request("jobs", &o, "GET", path, &reply)))
         return rc;
     if (o.json)
         return cli_json_print("jobs", reply);
@@ -141,24 +142,19 @@ static const char CANCEL_HELP[] =
 int cmd_cancel(int argc, char **argv)
 {
     struct client_opts o;
-    int rc = parse_opts("cancel", argc, argv, false, CANCEL_HELP, &o);
+    int rc = parse_opts("cancel", argc, argv, false, 1, CANCEL_HELP, &o);
     if (rc >= 0)
         return rc;
     long id;
-    if (argc - o.first_arg != 1 || !ms_parse_long(argv[o.first_arg], 1, INT64_MAX, &id)) {
+    if (o.first_arg == argc || !ms_parse_long(argv[o.first_arg], 1, INT64_MAX, &id)) {
         cli_client_error("cancel", "expected one job id (a positive integer)");
         fputs(CANCEL_HELP, stderr);
         return 2;
     }
-    cli_client *c = connect_or_exit("cancel", &o, &rc);
-    if (!c)
-        return rc;
     char path[64];
     snprintf(path, sizeof path, "/v1/jobs/%ld", id);
     json_t *reply;
-    rc = cli_client_call(c, "DELETE", path, NULL, &reply, NULL);
-    cli_client_close(c);
-    if (rc)
+    if ((rc = request("cancel", &o, "DELETE", path, &reply)))
         return rc;
     if (o.json)
         return cli_json_print("cancel", reply);
@@ -177,23 +173,15 @@ static const char STATUS_HELP[] =
 int cmd_status(int argc, char **argv)
 {
     struct client_opts o;
-    int rc = parse_opts("status", argc, argv, false, STATUS_HELP, &o);
+    int rc = parse_opts("status", argc, argv, false, 0, STATUS_HELP, &o);
     if (rc >= 0)
         return rc;
-    if (o.first_arg < argc) {
-        cli_client_error("status", "unexpected argument '%s'", argv[o.first_arg]);
-        return 2;
-    }
-    cli_client *c = connect_or_exit("status", &o, &rc);
-    if (!c)
-        return rc;
     json_t *gpus = NULL, *jobs = NULL;
-    rc = cli_client_call(c, "GET", "/v1/gpus", NULL, &gpus, NULL) ||
-         cli_client_call(c, "GET", "/v1/jobs", NULL, &jobs, NULL);
-    cli_client_close(c);
-    if (rc) {
+    if ((rc = request("status", &o, "GET", "/v1/gpus", &gpus)))
+        return rc;
+    if ((rc = request("status", &o, "GET", "/v1/jobs", &jobs))) {
         json_decref(gpus);
-        return 1;
+        return rc;
     }
     json_t *counts = json_pack("{s:i, s:i, s:i, s:i, s:i}", "queued", 0, "running", 0, "done",
                                0, "failed", 0, "cancelled", 0);
