@@ -303,7 +303,8 @@ static void test_write_round_trip(void **state)
              "backend sim\ngpu H100\ngpus 3\nlisten unix:/tmp/x.sock\nlisten tcp:[::1]:7000\n"
              "token-file %s\ndb /var/lib/migschedd/migschedd.db\nmode batch\n"
              "time-scale 0.125\nlog-level info\non-stop wait\nbatch-size 16\n"
-             "batch-period 2.5\nqueue-limit 100000\nstop-grace 10\ntau 0.4\n", f->token);
+             "batch-period 2.5\nqueue-limit 100000\nstop-grace 10\ntau 0.4\n"
+             "log-dir /var/log/migschedd\n", f->token);
     assert_string_equal(text, want);
     write_conf(f, text);
     assert_int_equal(run(&back, &e, ARGS("--config", f->conf)), MS_OK);

@@ -12,241 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "engine.h"
-#include "support.h"
-
-typedef struct fixture {
-    char dir[256], db[320];
-    ms_daemon_config c;
-    ms_store *st;
-    ms_engine *e;
-} fixture;
-
-static int setup(void **state)
-{
-    fixture *f = calloc(1, sizeof *f);
-    test_temp_dir("engine", f->dir, sizeof f->dir);
-    snprintf(f->db, sizeof f->db, "%s/jobs.db", f->dir);
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fixture *f = *state;
-    if (f->e)  /* closed without a stop: jobs still running stay as they are */
-        ms_engine_close(f->e);
-    if (f->st)
-        ms_store_close(f->st);
-    test_remove_dir(f->dir);
-    free(f);
-    return 0;
-}
-
-static void set(ms_daemon_config *c, const char *key, const char *value)
-{
-    ms_error e = {0};
-    char where[64];
-    snprintf(where, sizeof where, "--%s", key);
-    if (ms_daemon_config_set(c, key, value, where, &e))
-        fail_msg("%s", e.msg);
-}
-
-/* Configures sim on `gpus` GPUs of `model` (extra: key, value pairs, NULL-ended). */
-static void configure(fixture *f, const char *model, const char *gpus, ...)
-{
-    ms_daemon_config_defaults(&f->c);
-    set(&f->c, "backend", "sim");
-    set(&f->c, "gpu", model);
-    set(&f->c, "gpus", gpus);
-    set(&f->c, "db", f->db);
-    ms_error e = {0};
-    /* The default scale, set as a file would so that a flag below may override it. */
-    if (ms_daemon_config_set(&f->c, "time-scale", "1000", "test:1", &e))
-        fail_msg("%s", e.msg);
-    va_list ap;
-    va_start(ap, gpus);
-    for (const char *k; (k = va_arg(ap, const char *));)
-        set(&f->c, k, va_arg(ap, const char *));
-    va_end(ap);
-    if (ms_daemon_config_check(&f->c, &e))
-        fail_msg("%s", e.msg);
-}
-
-static void open_engine(fixture *f)
-{
-    ms_error e = {0};
-    if (!f->st && ms_store_open(f->db, &f->c.model, &f->st, &e))
-        fail_msg("%s", e.msg);
-    if (ms_engine_open(&f->c, f->st, &f->e, &e))
-        fail_msg("%s", e.msg);
-}
-
-static void stop_engine(fixture *f)
-{
-    ms_error e = {0};
-    assert_int_equal(ms_engine_stop(f->e, &e), MS_OK);
-    ms_engine_close(f->e);
-    f->e = NULL;
-}
-
-/* Submits {"name", "command", sizing...}; returns the outcome and the id in *id. */
-static ms_engine_outcome submit_json(fixture *f, const char *sizing, const char *extra,
-                                     int64_t *id)
-{
-    char text[512];
-    snprintf(text, sizeof text, "{\"name\": \"j\", \"command\": [\"true\"], %s%s%s}", sizing,
-             extra ? ", " : "", extra ? extra : "");
-    ms_job_spec s;
-    ms_error e = {0};
-    if (ms_job_spec_parse(text, strlen(text), &f->c.model, &s, &e))
-        fail_msg("%s", e.msg);
-    json_t *job = NULL;
-    ms_engine_outcome o = ms_engine_submit(f->e, &s, &job, &e);
-    ms_job_spec_free(&s);
-    if (o == MS_ENGINE_OK) {
-        assert_non_null(job);
-        assert_string_equal(json_string_value(json_object_get(job, "state")), "queued");
-        *id = json_integer_value(json_object_get(job, "id"));
-    } else {
-        assert_null(job);
-        assert_true(e.msg[0] != '\0');
-    }
-    json_decref(job);
-    return o;
-}
-
-static int64_t submit_ok(fixture *f, const char *sizing, const char *extra)
-{
-    int64_t id = 0;
-    assert_int_equal(submit_json(f, sizing, extra, &id), MS_ENGINE_OK);
-    assert_true(id > 0);
-    return id;
-}
-
-static const char *state_of(fixture *f, int64_t id)
-{
-    static char buf[32];
-    json_t *job;
-    ms_error e = {0};
-    assert_int_equal(ms_engine_job(f->e, id, &job, &e), MS_ENGINE_OK);
-    snprintf(buf, sizeof buf, "%s", json_string_value(json_object_get(job, "state")));
-    json_decref(job);
-    return buf;
-}
-
-static size_t count_state(ms_engine *e, int state)
-{
-    json_t *jobs;
-    ms_error err = {0};
-    assert_int_equal(ms_engine_jobs(e, state, &jobs, &err), MS_ENGINE_OK);
-    size_t n = json_array_size(json_object_get(jobs, "jobs"));
-    json_decref(jobs);
-    return n;
-}
-
-static void pause_ms(int ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
-/* Waits (at most a minute: a generous bound for a loaded machine) until n jobs are in
- * `state`. */
-static void wait_count(ms_engine *e, int state, size_t n)
-{
-    for (int i = 0; i < 12000; i++) {
-        if (count_state(e, state) == n)
-            return;
-        pause_ms(5);
-    }
-    fail_msg("%zu jobs never reached %s (%zu did)", n, ms_job_state_name(state),
-             count_state(e, state));
-}
-
-static void wait_state(fixture *f, int64_t id, const char *state)
-{
-    for (int i = 0; i < 12000; i++) {
-        if (!strcmp(state_of(f, id), state))
-            return;
-        pause_ms(5);
-    }
-    fail_msg("job %lld never became %s (it is %s)", (long long)id, state, state_of(f, id));
-}
-
-/* The job's history replays through the state machine from new and ends in `final`;
- * returns how many times it started and how many finish transitions it has. */
-static void check_history(ms_store *st, const ms_job *j, int *starts, int *finishes)
-{
-    ms_job_transition *t;
-    size_t n;
-    ms_error e = {0};
-    assert_int_equal(ms_store_history(st, j->id, &t, &n, &e), MS_OK);
-    ms_job_spec none = {.profile = 0, .on_interrupt = j->spec.on_interrupt};
-    ms_job r;
-    ms_job_init(&r, &none);
-    r.id = j->id;
-    *starts = *finishes = 0;
-    ms_placement at = {0, 0};
-    for (size_t i = 0; i < n; i++) {
-        ms_job_transition u;
-        assert_int_equal(t[i].from, r.state);
-        int rc = t[i].event == MS_JOB_EV_SUBMIT   ? ms_job_submit(&r, t[i].at, &u, &e)
-                 : t[i].event == MS_JOB_EV_START  ? ms_job_start(&r, t[i].at, 0, at, "", &u, &e)
-                 : t[i].event == MS_JOB_EV_FINISH ? ms_job_finish(&r, t[i].at,
-                                                                  t[i].to == MS_JOB_DONE ? 0 : 1,
-                                                                  &u, &e)
-                 : t[i].event == MS_JOB_EV_INTERRUPT ? ms_job_interrupt(&r, t[i].at, &u, &e)
-                                                     : ms_job_cancel(&r, t[i].at, &u, &e);
-        assert_int_equal(rc, MS_OK);
-        assert_int_equal(u.to, t[i].to);
-        *starts += t[i].event == MS_JOB_EV_START;
-        *finishes += t[i].event == MS_JOB_EV_FINISH;
-    }
-    assert_int_equal(r.state, j->state);
-    ms_job_free(&r);
-    free(t);
-}
-
-/* Every job done, started and finished once (plus `extra_starts` interrupted runs in all),
- * and no two jobs ever ran at once on overlapping slots of one GPU. */
-static void check_all_done(fixture *f, size_t n)
-{
-    ms_job *jobs;
-    size_t got;
-    ms_error e = {0};
-    assert_int_equal(ms_store_list_jobs(f->st, -1, &jobs, &got, &e), MS_OK);
-    assert_int_equal(got, n);
-    for (size_t i = 0; i < got; i++) {
-        int starts, finishes;
-        assert_int_equal(jobs[i].state, MS_JOB_DONE);
-        check_history(f->st, &jobs[i], &starts, &finishes);
-        assert_int_equal(finishes, 1);
-        assert_int_equal(starts, jobs[i].attempts);
-        assert_true(jobs[i].started <= jobs[i].ended);
-        for (size_t k = 0; k < i; k++) {
-            const ms_job *a = &jobs[i], *b = &jobs[k];
-            if (a->gpu != b->gpu ||
-                !(ms_gpu_slot_mask(&f->c.model, a->placement) &
-                  ms_gpu_slot_mask(&f->c.model, b->placement)))
-                continue;
-            if (!(a->ended <= b->started || b->ended <= a->started))
-                fail_msg("jobs %lld and %lld overlap on GPU %d", (long long)a->id,
-                         (long long)b->id, a->gpu);
-        }
-    }
-    ms_store_free_jobs(jobs, got);
-}
-
-static void check_no_instance_left(fixture *f)
-{
-    ms_store_instance *live;
-    size_t n;
-    ms_error e = {0};
-    assert_int_equal(ms_store_live_instances(f->st, &live, &n, &e), MS_OK);
-    assert_int_equal(n, 0);
-    free(live);
-}
+#include "engine_support.h"
 
 static const char *const SIZES[] = {
     "\"profile\": \"1g.10gb\", \"seconds\": 20", "\"profile\": \"2g.20gb\", \"seconds\": 15",
@@ -257,7 +23,7 @@ static const char *const SIZES[] = {
 static void test_online_all_once(void **state)
 {
     fixture *f = *state;
-    configure(f, "H100-80GB", "2", NULL);
+    configure(f, "sim", "gpu", "H100-80GB", "gpus", "2", NULL);
     open_engine(f);
     size_t n = 60;
     for (size_t i = 0; i < n; i++)
@@ -283,7 +49,7 @@ static void test_online_all_once(void **state)
 static void test_times_job_size(void **state)
 {
     fixture *f = *state;
-    configure(f, "H100-80GB", "1", NULL);
+    configure(f, "sim", "gpu", "H100-80GB", "gpus", "1", NULL);
     open_engine(f);
     int64_t id = submit_ok(f, "\"times\": {\"1\": 40, \"2\": 18, \"7\": 6}", NULL);
     wait_state(f, id, "done");
@@ -298,7 +64,7 @@ static void test_times_job_size(void **state)
 static void test_cancel(void **state)
 {
     fixture *f = *state;
-    configure(f, "A30-24GB", "1", "time-scale", "1", NULL);
+    configure(f, "sim", "gpu", "A30-24GB", "gpus", "1", "time-scale", "1", NULL);
     open_engine(f);
     int64_t a = submit_ok(f, "\"profile\": \"4g.24gb\", \"seconds\": 600", NULL);
     int64_t b = submit_ok(f, "\"profile\": \"4g.24gb\", \"seconds\": 600", NULL);
@@ -340,7 +106,8 @@ static void test_cancel(void **state)
 static void test_queue_full(void **state)
 {
     fixture *f = *state;
-    configure(f, "A30-24GB", "1", "time-scale", "1", "queue-limit", "3", NULL);
+    configure(f, "sim", "gpu", "A30-24GB", "gpus", "1", "time-scale", "1", "queue-limit", "3",
+              NULL);
     open_engine(f);
     int64_t id = submit_ok(f, "\"profile\": \"4g.24gb\", \"seconds\": 600", NULL);
     wait_state(f, id, "running");
@@ -355,7 +122,7 @@ static void test_queue_full(void **state)
 static void test_stop_wait(void **state)
 {
     fixture *f = *state;
-    configure(f, "A30-24GB", "1", "time-scale", "20", NULL);
+    configure(f, "sim", "gpu", "A30-24GB", "gpus", "1", "time-scale", "20", NULL);
     open_engine(f);
     int64_t a = submit_ok(f, "\"profile\": \"4g.24gb\", \"seconds\": 4", NULL);
     int64_t b = submit_ok(f, "\"profile\": \"4g.24gb\", \"seconds\": 4", NULL);
@@ -380,7 +147,8 @@ static void test_stop_wait(void **state)
 static void test_stop_requeue(void **state)
 {
     fixture *f = *state;
-    configure(f, "A30-24GB", "1", "time-scale", "1", "on-stop", "requeue", NULL);
+    configure(f, "sim", "gpu", "A30-24GB", "gpus", "1", "time-scale", "1", "on-stop",
+              "requeue", NULL);
     open_engine(f);
     int64_t a = submit_ok(f, "\"profile\": \"2g.12gb\", \"seconds\": 600", NULL);
     int64_t b = submit_ok(f, "\"profile\": \"2g.12gb\", \"seconds\": 600",
@@ -433,7 +201,7 @@ static void crash_child(fixture *f, size_t n)
 static void test_crash_recovery(void **state)
 {
     fixture *f = *state;
-    configure(f, "H100-80GB", "1", "time-scale", "50", NULL);
+    configure(f, "sim", "gpu", "H100-80GB", "gpus", "1", "time-scale", "50", NULL);
     size_t n = 12;
     pid_t pid = fork();
     assert_true(pid >= 0);
@@ -478,7 +246,7 @@ static void *submit_many(void *arg)
 static void test_group_commit(void **state)
 {
     fixture *f = *state;
-    configure(f, "H100-80GB", "1", "time-scale", "1", NULL);
+    configure(f, "sim", "gpu", "H100-80GB", "gpus", "1", "time-scale", "1", NULL);
     open_engine(f);
     enum { T = 8, N = 40 };
     submitter s[T];

@@ -23,6 +23,7 @@ static const struct {
     [MS_KEY_ON_STOP] = {"on-stop", true},        [MS_KEY_BATCH_SIZE] = {"batch-size", true},
     [MS_KEY_BATCH_PERIOD] = {"batch-period", true}, [MS_KEY_QUEUE_LIMIT] = {"queue-limit", true},
     [MS_KEY_STOP_GRACE] = {"stop-grace", true},  [MS_KEY_TAU] = {"tau", true},
+    [MS_KEY_LOG_DIR] = {"log-dir", false},
 };
 
 static const char *const BACKENDS[] = {"nvml", "sim", NULL};
@@ -46,6 +47,7 @@ void ms_daemon_config_defaults(ms_daemon_config *c)
     c->queue_limit = 100000;
     c->stop_grace = 10;
     c->tau = 0.4;
+    snprintf(c->log_dir, sizeof c->log_dir, "/var/log/migschedd");
 }
 
 int ms_daemon_key_parse(const char *name)
@@ -249,6 +251,8 @@ static int set_value(ms_daemon_config *c, int k, const char *v, const char *w, m
     case MS_KEY_STOP_GRACE:
         return parse_positive(v, 3600, &c->stop_grace)
                    ? MS_OK : bad(err, w, name, v, "expected seconds above 0, at most 3600");
+    case MS_KEY_LOG_DIR:
+        return set_path(c->log_dir, v, w, name, err);
     case MS_KEY_TAU:
         return parse_positive(v, 1, &c->tau)
                    ? MS_OK : bad(err, w, name, v, "expected a number above 0, at most 1");
@@ -492,6 +496,7 @@ static void value_text(const ms_daemon_config *c, int k, char *buf, size_t len)
     case MS_KEY_QUEUE_LIMIT: snprintf(buf, len, "%d", c->queue_limit); break;
     case MS_KEY_STOP_GRACE: real_text(buf, len, c->stop_grace); break;
     case MS_KEY_TAU: real_text(buf, len, c->tau); break;
+    case MS_KEY_LOG_DIR: snprintf(buf, len, "%s", c->log_dir); break;
     }
 }
 

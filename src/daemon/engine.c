@@ -111,12 +111,21 @@ static double step(ms_engine *e)
     double now = ei_mono(), next = INFINITY;
     for (size_t i = 0; i < e->nrun;) {
         ei_run *r = &e->run[i];
-        bool requeue = e->stopping && e->on_stop == MS_ON_STOP_REQUEUE;
+        bool requeue = e->stopping && e->on_stop == MS_ON_STOP_REQUEUE && !e->quit;
         int rc = MS_OK;
-        if (r->cancel)
-            rc = end_run(e, i, MS_JOB_EV_CANCEL, 0, &err);
-        else if (requeue)
-            rc = end_run(e, i, MS_JOB_EV_INTERRUPT, 0, &err);
+        if (e->nvml) {
+            /* A process is stopped first; its job ends once it is reaped. */
+            ei_watch(e, r, r->cancel || requeue, now);
+            if (!r->exited) {  /* polled below: waitpid on our own children */
+                i++;
+                continue;
+            }
+        }
+        ms_job_event ev = r->cancel ? MS_JOB_EV_CANCEL
+                          : requeue ? MS_JOB_EV_INTERRUPT
+                                    : MS_JOB_EV_FINISH;
+        if (r->cancel || requeue || r->exited)
+            rc = end_run(e, i, ev, r->exit_status, &err);
         else if (r->end_mono <= now)
             rc = end_run(e, i, MS_JOB_EV_FINISH, 0, &err);
         else {
@@ -133,8 +142,8 @@ static double step(ms_engine *e)
         ms_dlog(MS_LOG_ERROR, "schedule.failed", "error=\"%s\"", err.msg);
         next = fmin(next, now + 0.5);
     }
-    for (size_t i = 0; i < e->nrun; i++)  /* the holds left, those just started included */
-        next = fmin(next, e->run[i].end_mono);
+    for (size_t i = 0; i < e->nrun; i++)  /* those just started included */
+        next = fmin(next, e->nvml ? now + 0.05 : e->run[i].end_mono);
     return next;
 }
 
@@ -195,9 +204,11 @@ static int load_jobs(ms_engine *e, ms_error *err)
     return rc;
 }
 
-/* Reconciliation (sim): no instance and no hold survives the process, so every instance
- * the store lists as live is recorded destroyed and every running job interrupted. */
-static int reconcile_sim(ms_engine *e, ms_error *err)
+/* Reconciliation with the store: no hold survives the process (sim), and no process or
+ * instance of the previous owner survives ei_nvml_open (nvml: stopped, destroyed or left as
+ * foreign), so every instance the store lists as live is recorded destroyed and every job
+ * it says was running is interrupted (requeued under retry, failed under fail). */
+static int reconcile_store(ms_engine *e, ms_error *err)
 {
     ms_store_instance *live;
     size_t n;
@@ -228,6 +239,7 @@ static int reconcile_sim(ms_engine *e, ms_error *err)
 
 static void free_engine(ms_engine *e)
 {
+    ei_nvml_close(e, false);
     for (int g = 0; g < e->ngpus; g++)
         ms_backend_close(e->gpu[g].be);
     for (size_t i = 0; i < e->nqueue; i++) {
@@ -251,11 +263,8 @@ static void free_engine(ms_engine *e)
 static int open_backends(ms_engine *e, ms_error *err)
 {
     const ms_daemon_config *c = e->c;
-    if (c->backend != MS_DAEMON_SIM)
-        return ms_error_set(err, MS_EINVAL, "%s: backend nvml: migschedd's engine drives "
-                            "the sim backend only in this build",
-                            *c->where[MS_KEY_BACKEND] ? c->where[MS_KEY_BACKEND]
-                                                      : "the defaults");
+    if (c->backend == MS_DAEMON_NVML)
+        return ei_nvml_open(e, err);
     /* Creations and destructions take the model's times, scaled like the jobs. */
     ms_backend_options opt = {.sim_delay_scale = 1.0 / c->time_scale};
     e->ngpus = c->gpus;
@@ -276,13 +285,14 @@ static int open_backends(ms_engine *e, ms_error *err)
 int ms_engine_open(const ms_daemon_config *c, ms_store *st, ms_engine **out, ms_error *err)
 {
     *out = NULL;
-    if (!c->has_model)
+    if (!c->has_model && c->backend == MS_DAEMON_SIM)
         return ms_error_set(err, MS_EINVAL, "the configuration has no GPU model (gpu)");
     ms_engine *e = calloc(1, sizeof *e);
     if (!e)
         return ms_error_set(err, MS_ENOMEM, "out of memory");
     e->c = c;
     e->m = &c->model;
+    e->stop_grace = c->stop_grace;  /* the recovery may stop leftover processes */
     e->st = st;
     e->time_scale = c->time_scale;
     e->stop_grace = c->stop_grace;
@@ -306,7 +316,7 @@ int ms_engine_open(const ms_daemon_config *c, ms_store *st, ms_engine **out, ms_
     if (!rc)
         rc = open_backends(e, err);
     if (!rc)
-        rc = reconcile_sim(e, err);
+        rc = reconcile_store(e, err);
     if (!rc)
         rc = load_jobs(e, err);
     if (!rc && (errno = pthread_create(&e->thread, NULL, loop, e)))
@@ -325,17 +335,24 @@ int ms_engine_open(const ms_daemon_config *c, ms_store *st, ms_engine **out, ms_
 
 int ms_engine_stop(ms_engine *e, ms_error *err)
 {
-    (void)err;
     pthread_mutex_lock(&e->mu);
     bool first = !e->stopping;
     e->stopping = true;
     pthread_cond_broadcast(&e->wake);
     pthread_mutex_unlock(&e->mu);
-    if (first && e->thread_started) {
-        pthread_join(e->thread, NULL);
-        e->thread_started = false;
-        ms_dlog(MS_LOG_INFO, "engine.stop", "queued=%zu", e->nqueue);
-    }
+    if (!first || !e->thread_started)
+        return MS_OK;
+    pthread_join(e->thread, NULL);
+    e->thread_started = false;
+    int left = 0;
+    for (int g = 0; g < e->ngpus; g++)
+        for (int k = 0; k < e->m->slots; k++)
+            left += e->gpu[g].inst[k].profile >= 0;
+    ei_nvml_close(e, left == 0);  /* the journal's "finished": nothing of ours is left */
+    ms_dlog(MS_LOG_INFO, "engine.stop", "queued=%zu instances_left=%d", e->nqueue, left);
+    if (left)
+        return ms_error_set(err, MS_EBACKEND, "%d instances could not be destroyed (see the "
+                            "log; migsched run --cleanup removes them)", left);
     return MS_OK;
 }
 

@@ -45,6 +45,9 @@ void ei_view(const ms_engine *e, int g, ms_online_gpu_view *v)
     memset(v, 0, sizeof *v);
     for (int k = 0; k < MS_MAX_SLOTS; k++)
         v->idle[k] = -1;
+    /* Foreign instances: their slots are never ours to use or to count free. */
+    v->job_slots = v->locked_slots = v->frag_slots = e->gpu[g].foreign_slots;
+    v->frag_slices = e->gpu[g].foreign_slices;
     for (int k = 0; k < m->slots; k++) {
         const ei_inst *in = &e->gpu[g].inst[k];
         if (in->profile < 0)
@@ -76,6 +79,8 @@ static int destroy(ms_engine *e, int g, int slot, ms_error *err)
     double t0 = ei_mono();
     int rc = ms_backend_destroy_owned(gp->be, &was, err);
     double took = ei_mono() - t0;
+    if (!rc && e->journal)
+        rc = ms_journal_destroyed(e->journal, gp->device, was.gi_id, err);
     if (!rc) {
         pthread_mutex_lock(&e->smu);
         rc = ms_store_instance_destroyed(e->st, sid, ei_now(), err);
@@ -105,8 +110,15 @@ static int create(ms_engine *e, int g, ms_placement p, int64_t job, ms_error *er
     pthread_mutex_unlock(&e->mu);
     double t0 = ei_mono();
     ms_mig_instance mig;
-    int rc = ms_backend_create(gp->be, p, &mig, err);
+    /* No journal record, no creation: a cleanup could not know of it. */
+    int rc = e->journal ? ms_journal_create_begin(e->journal, gp->device, p.start,
+                                                  e->m->profiles[p.profile].size_slots, err)
+                        : MS_OK;
+    if (!rc)
+        rc = ms_backend_create(gp->be, p, &mig, err);
     double took = ei_mono() - t0;
+    if (!rc && e->journal && (rc = ms_journal_created(e->journal, gp->device, &mig, err)))
+        ms_backend_destroy(gp->be, mig.gi_id, NULL);
     ms_store_instance row = {.gpu = gp->device, .at = p};
     if (!rc) {
         row.gi_id = (int)mig.gi_id;
@@ -200,8 +212,15 @@ static int start(ms_engine *e, size_t i, int g, ms_placement p, ms_error *err)
     int profile;
     double seconds;
     ei_job_size(e->m, &next.spec, &profile, &seconds);
-    e->run[e->nrun++] = (ei_run){.job = next, .gpu = g, .slot = p.start,
-                                 .end_mono = ei_mono() + seconds / e->time_scale};
+    ei_run *r = &e->run[e->nrun++];
+    *r = (ei_run){.job = next, .gpu = g, .slot = p.start,
+                  .end_mono = e->nvml ? INFINITY : ei_mono() + seconds / e->time_scale};
+    if (e->nvml && ei_spawn(e, r, in->mig.uuid, err) && r->pid == 0) {
+        /* It never ran: it fails as a shell does for a command it cannot run. */
+        ms_dlog(MS_LOG_ERROR, "job.spawn_failed", "id=%lld", (long long)next.id);
+        r->exited = true;
+        r->exit_status = 127;
+    }
     ei_observe(&e->wait_seconds, ms_engine_time_bounds, MS_ENGINE_TIME_BUCKETS,
                next.started - next.submitted);
     char name[160];

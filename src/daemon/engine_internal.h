@@ -24,8 +24,11 @@ typedef struct ei_inst {
 
 typedef struct ei_gpu {
     ms_backend *be;
+    ms_device_lock *lock;       /* nvml: this process owns the device */
     int device;                 /* sim: 0..gpus-1; nvml: the device index */
     char uuid[96];
+    uint32_t foreign_slots;     /* nvml: slots of instances not ours: never used */
+    uint32_t foreign_slices;    /*   and their compute slices (F counts them taken) */
     ei_inst inst[MS_MAX_SLOTS];
 } ei_gpu;
 
@@ -35,6 +38,10 @@ typedef struct ei_run {
     int gpu, slot;
     double end_mono;            /* sim: when its hold ends (monotonic seconds) */
     bool cancel;                /* a client asked to cancel it */
+    pid_t pid;                  /* nvml: its process (group leader), 0 once reaped */
+    double kill_at;             /* nvml: SIGKILL the group then (monotonic); 0 = not signalled */
+    bool exited;                /* nvml: the process ended with exit_status */
+    int exit_status;            /* 128 + n for a signal */
 } ei_run;
 
 /* A submission waiting for its group commit. */
@@ -50,6 +57,9 @@ typedef struct ei_submit {
 struct ms_engine {
     const ms_daemon_config *c;
     const ms_gpu_model *m;
+    ms_gpu_model model;         /* nvml without a gpu key: the first device's */
+    bool nvml;
+    ms_journal *journal;        /* nvml: what the engine creates and runs, like migsched run */
     ms_store *st;
     ms_online_frag_table *ft;
     int ngpus;
@@ -94,6 +104,18 @@ void ei_observe(ms_engine_histogram *h, const double *bounds, int nb, double v);
 /* Writes n transitions of jobs in one transaction (under smu) and counts them by state. */
 int ei_commit(ms_engine *e, const ms_job *const *jobs, const ms_job_transition *ts, size_t n,
               ms_error *err);
+
+/* engine_exec.c (nvml) */
+/* Opens and locks the devices, starts the journal, and reconciles with what the previous
+ * owner's journal left: its processes stopped, its instances destroyed if still the very
+ * ones, every other instance foreign. */
+int ei_nvml_open(ms_engine *e, ms_error *err);
+void ei_nvml_close(ms_engine *e, bool clean);
+/* Starts r's command in its instance (the start is already durable). */
+int ei_spawn(ms_engine *e, ei_run *r, const char *mig_uuid, ms_error *err);
+/* Reaps r's process if it ended; sends SIGTERM when it must stop (cancel, stop with
+ * requeue) and SIGKILL after the grace period. */
+void ei_watch(ms_engine *e, ei_run *r, bool must_stop, double now);
 
 /* engine_gpu.c (the scheduling thread only, mu held; it drops mu around backend calls) */
 /* The profile and run time a job runs at in online mode. */
