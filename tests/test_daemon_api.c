@@ -113,6 +113,12 @@ ms_engine_outcome ms_engine_metrics_snapshot(ms_engine *e, ms_engine_metrics *ou
     return MS_ENGINE_OK;
 }
 
+static void engine_free(ms_engine *e)
+{
+    for (int i = 0; i < e->njobs; i++)
+        ms_job_free(&e->jobs[i]);
+}
+
 /* ---- Helpers ---- */
 
 static ms_api api_of(ms_engine *e)
@@ -164,6 +170,7 @@ static void test_routes(void **state)
     expect(rs, 200, "# TYPE migsched_jobs gauge");
     expect(call(&e, "DELETE", "/v1/jobs/1", NULL), 200, "\"state\":\"cancelled\"");
     expect(call(&e, "DELETE", "/v1/jobs/1", NULL), 409, "cannot cancel a job that is cancelled");
+    engine_free(&e);
 }
 
 static void test_errors(void **state)
@@ -194,6 +201,7 @@ static void test_errors(void **state)
     expect(rs, 405, "allowed: GET, DELETE");
     rs = call(&e, "GE", "/metrics", NULL);  /* a prefix of an allowed method is not it */
     expect(rs, 405, "allowed: GET");
+    engine_free(&e);
 }
 
 static ms_api_response call_args(ms_engine *e, const char *key, const char *value)
@@ -227,6 +235,7 @@ static void test_query(void **state)
     rq.arg_value[0] = "queued";
     ms_api_handle(&api, &rq, &rs);
     expect(rs, 400, "takes no query arguments");
+    engine_free(&e);
 }
 
 static void test_metrics(void **state)
