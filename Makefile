@@ -46,8 +46,10 @@ run: deps build
 	./$(BUILD)/migsched compare $(SAMPLE) --gpu A30-24GB
 
 # migsched, migschedd, the systemd unit and an example configuration under PREFIX.
-install: build
-	cmake --install $(BUILD) --prefix $(PREFIX)
+install: $(BUILD)/CMakeCache.txt
+	cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX)
+	cmake --build $(BUILD) -j $(JOBS)
+	cmake --install $(BUILD)
 
 test: deps deps-test build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
