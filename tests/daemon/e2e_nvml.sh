@@ -19,14 +19,15 @@ DARGS=(--backend nvml --devices 0 --gpu A30-24GB --listen "unix:$SOCK" --db "$T/
 mkdir -p "$T/logs"
 start_daemon "${DARGS[@]}"
 
-# 12 jobs of 1.5 s; each run appends "start NAME T", then "end NAME T", or "stopped NAME T"
-# when SIGTERM stops it (the restart stops the runs the killed daemon left).
+# 12 jobs of 1.5 s; each run appends "start NAME PID T", then "end NAME PID T", and/or
+# "stopped NAME PID T" when SIGTERM stops it (the restart stops the runs the killed daemon
+# left, possibly just after one wrote its end).
 N=12
 PROFILES=(1g.6gb 2g.12gb 1g.6gb 4g.24gb)
 for i in $(seq 1 $N); do
     "$M" submit --connect "unix:$SOCK" --profile "${PROFILES[$(( i % 4 ))]}" --seconds 1.5 \
-        --name "n$i" -- /bin/sh -c "trap 'echo stopped n$i \$(date +%s.%N) >> $T/runs.txt; exit 143' TERM;
-            echo start n$i \$(date +%s.%N) >> $T/runs.txt; sleep 1.5; echo end n$i \$(date +%s.%N) >> $T/runs.txt" \
+        --name "n$i" -- /bin/sh -c "trap 'echo stopped n$i \$\$ \$(date +%s.%N) >> $T/runs.txt; exit 143' TERM;
+            echo start n$i \$\$ \$(date +%s.%N) >> $T/runs.txt; sleep 1.5; echo end n$i \$\$ \$(date +%s.%N) >> $T/runs.txt" \
         > /dev/null || fail "submit n$i"
 done
 await '[ "$(count_state done)" -ge 2 ] && [ "$(count_state running)" -ge 1 ]' 60
@@ -44,18 +45,20 @@ assert len(jobs) == int(sys.argv[3]), "jobs lost or doubled"
 for j in jobs:
     assert j["state"] == "done" and j["exit_status"] == 0, j
     assert j["mig_uuid"].startswith("MIG-"), j
-runs = collections.defaultdict(list)
+runs = collections.defaultdict(lambda: collections.defaultdict(dict))
 for line in open(sys.argv[2]):
-    what, name, t = line.split()
-    runs[name].append((float(t), what))
-for name, ev in runs.items():
-    ev.sort()
-    whats = [w for _, w in ev]
-    # one run at a time: start, then its end or stop, before the next start
-    assert whats[0::2] == ["start"] * len(whats[0::2]), name + ": runs overlap " + str(ev)
-    assert all(w in ("end", "stopped") for w in whats[1::2]), name + ": runs overlap " + str(ev)
-    assert whats[-1] == "end", name + " never ended: " + str(ev)
-print("runs stopped at the restart:", sum(w == "stopped" for ev in runs.values() for _, w in ev))
+    what, name, pid, t = line.split()
+    runs[name][pid][what] = float(t)
+stopped = 0
+for name, by_pid in runs.items():
+    spans = sorted((r["start"], max(v for k, v in r.items() if k != "start"), r)
+                   for r in by_pid.values())
+    # one run at a time: each run's last sign of life comes before the next one starts
+    for (s0, e0, r0), (s1, _, _) in zip(spans, spans[1:]):
+        assert e0 < s1, name + ": runs overlap " + str(spans)
+    assert "end" in spans[-1][2], name + ": its last run did not end: " + str(spans)
+    stopped += sum("stopped" in r for r in by_pid.values())
+print("runs stopped at the restart:", stopped)
 PY
 
 # A foreign instance (made by someone else) is never touched; a clean stop removes ours.
