@@ -138,7 +138,12 @@ static double step(ms_engine *e)
             i++;
         }
     }
-    if (!e->stopping && ei_place_queued(e, &err)) {
+    int rc = e->c->mode == MS_DAEMON_BATCH ? ei_batch_step(e, &err)
+             : e->stopping                   ? MS_OK
+                                             : ei_place_queued(e, &err);
+    if (e->c->mode == MS_DAEMON_BATCH)  /* a batch falls due by time too */
+        next = fmin(next, now + (ei_batch_due(e) - ei_now()));
+    if (rc) {
         ms_dlog(MS_LOG_ERROR, "schedule.failed", "error=\"%s\"", err.msg);
         next = fmin(next, now + 0.5);
     }
@@ -250,6 +255,9 @@ static void free_engine(ms_engine *e)
     for (size_t i = 0; i < e->nrun; i++)
         ms_job_free(&e->run[i].job);
     free(e->run);
+    ei_batch_free(e->batch);
+    ms_schedule_free(e->plan);
+    ms_workload_free(e->plan_w);
     ms_online_frag_table_free(e->ft);
     pthread_mutex_destroy(&e->mu);
     pthread_mutex_destroy(&e->cmu);
@@ -299,6 +307,8 @@ int ms_engine_open(const ms_daemon_config *c, ms_store *st, ms_engine **out, ms_
     e->tau = c->tau;
     e->queue_limit = c->queue_limit;
     e->on_stop = c->on_stop;
+    e->batch_size = c->batch_size;
+    e->batch_period = c->batch_period;
     e->pending_tail = &e->pending;
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -379,6 +389,8 @@ int ms_engine_reload(ms_engine *e, const ms_daemon_config *next, ms_error *err)
     e->tau = next->tau;
     e->queue_limit = next->queue_limit;
     e->on_stop = next->on_stop;
+    e->batch_size = next->batch_size;  /* from the next batch on */
+    e->batch_period = next->batch_period;
     ms_dlog_set_level(next->log_level);
     pthread_cond_broadcast(&e->wake);
     pthread_mutex_unlock(&e->mu);

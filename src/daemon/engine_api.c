@@ -392,11 +392,15 @@ ms_engine_outcome ms_engine_plan(ms_engine *e, char **schedule_json, ms_error *e
 {
     *schedule_json = NULL;
     pthread_mutex_lock(&e->mu);
-    json_t *o = running_plan(e);
+    if (e->c->mode == MS_DAEMON_BATCH && e->plan) {
+        *schedule_json = ei_plan_text(e);
+    } else {
+        json_t *o = running_plan(e);
+        if (o)
+            *schedule_json = json_dumps(o, JSON_INDENT(2));
+        json_decref(o);
+    }
     pthread_mutex_unlock(&e->mu);
-    if (o)
-        *schedule_json = json_dumps(o, JSON_INDENT(2));
-    json_decref(o);
     if (!*schedule_json) {
         ms_error_set(err, MS_ENOMEM, "out of memory");
         return MS_ENGINE_INTERNAL;
