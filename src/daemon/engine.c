@@ -53,6 +53,25 @@ int ei_commit(ms_engine *e, const ms_job *const *jobs, const ms_job_transition *
     return rc;
 }
 
+int ei_queue_insert(ms_engine *e, ms_job *j)
+{
+    if (e->nqueue == e->capqueue) {
+        size_t cap = e->capqueue ? 2 * e->capqueue : 64;
+        ms_job **nq = realloc(e->queue, cap * sizeof *nq);
+        if (!nq)
+            return MS_ENOMEM;
+        e->queue = nq;
+        e->capqueue = cap;
+    }
+    size_t at = e->nqueue;
+    while (at > 0 && e->queue[at - 1]->id > j->id)
+        at--;
+    memmove(&e->queue[at + 1], &e->queue[at], (e->nqueue - at) * sizeof *e->queue);
+    e->queue[at] = j;
+    e->nqueue++;
+    return MS_OK;
+}
+
 /* Ends running job i (finish with exit status, interrupt or cancel: ev), frees its
  * instance and drops it from the running set. */
 static int end_run(ms_engine *e, size_t i, ms_job_event ev, int exit_status, ms_error *err)
@@ -79,23 +98,11 @@ static int end_run(ms_engine *e, size_t i, ms_job_event ev, int exit_status, ms_
         if (!q)
             return ms_error_set(err, MS_ENOMEM, "out of memory");
         *q = next;
-        memset(&next.spec, 0, sizeof next.spec);
-        size_t at = 0;
-        while (at < e->nqueue && e->queue[at]->id < q->id)
-            at++;
-        if (e->nqueue == e->capqueue) {
-            size_t cap = e->capqueue ? 2 * e->capqueue : 64;
-            ms_job **nq = realloc(e->queue, cap * sizeof *nq);
-            if (!nq) {
-                free(q);
-                return ms_error_set(err, MS_ENOMEM, "out of memory");
-            }
-            e->queue = nq;
-            e->capqueue = cap;
+        if (ei_queue_insert(e, q)) {
+            free(q);  /* next still owns the spec */
+            return ms_error_set(err, MS_ENOMEM, "out of memory");
         }
-        memmove(&e->queue[at + 1], &e->queue[at], (e->nqueue - at) * sizeof *e->queue);
-        e->queue[at] = q;
-        e->nqueue++;
+        memset(&next.spec, 0, sizeof next.spec);
     }
     ms_job_free(&next);
     e->run[i] = e->run[--e->nrun];

@@ -107,6 +107,9 @@ struct ms_engine {
 };
 
 /* engine.c */
+/* Queues j (owned from then on) in id order: FIFO, though concurrent commits and retried
+ * jobs come back out of order. MS_ENOMEM leaves j the caller's. */
+int ei_queue_insert(ms_engine *e, ms_job *j);
 double ei_now(void);            /* seconds since the epoch */
 double ei_mono(void);           /* monotonic seconds */
 void ei_observe(ms_engine_histogram *h, const double *bounds, int nb, double v);
