@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "engine_support.h"
+#include "migsched/schedule.h"
 
 static const char *const SIZES[] = {
     "\"profile\": \"1g.10gb\", \"seconds\": 20", "\"profile\": \"2g.20gb\", \"seconds\": 15",
@@ -280,6 +281,73 @@ static void test_group_commit(void **state)
     assert_int_equal(count_state(f->e, MS_JOB_QUEUED), T * N - 1);
 }
 
+/* Batch mode: batches of 8 planned by search and run in plan order: every job on the
+ * instance the plan gave it (GPU, profile, slots), the jobs of one instance in planned
+ * order, the whole plan valid and saved. */
+static void test_batch_plan_order(void **state)
+{
+    fixture *f = *state;
+    configure(f, "sim", "gpu", "A100-40GB", "gpus", "2", "mode", "batch", "batch-size", "8",
+              "batch-period", "1000", NULL);
+    open_engine(f);
+    size_t n = 16;
+    for (size_t i = 0; i < n; i++)
+        submit_ok(f, i % 4 == 3 ? "\"profile\": \"2g.10gb\", \"seconds\": 7"
+                     : i % 2 ? "\"times\": {\"1\": 30, \"2\": 16, \"3\": 11, \"4\": 9, \"7\": 6}"
+                             : "\"times\": {\"1\": 12, \"2\": 7, \"3\": 5, \"7\": 3}",
+                  NULL);
+    wait_count(f->e, MS_JOB_DONE, n);
+    char *text;
+    ms_error e = {0};
+    assert_int_equal(ms_engine_plan(f->e, &text, &e), MS_ENGINE_OK);
+    stop_engine(f);
+    check_all_done(f, n);
+    check_no_instance_left(f);
+    ms_schedule *plan;
+    if (ms_schedule_parse_json(text, strlen(text), "plan", &f->c.model, &plan, &e))
+        fail_msg("%s", e.msg);
+    assert_int_equal(plan->ntasks, n);
+    char *saved;
+    int64_t id;
+    assert_int_equal(ms_store_latest_plan(f->st, &id, &saved, &e), MS_OK);
+    assert_string_equal(saved, text);  /* the store holds the running plan */
+    free(saved);
+    free(text);
+    ms_job *jobs;
+    size_t got;
+    assert_int_equal(ms_store_list_jobs(f->st, -1, &jobs, &got, &e), MS_OK);
+    for (int t = 0; t < plan->ntasks; t++) {
+        const ms_sched_task *a = &plan->task[t];
+        const ms_sched_instance *in = &plan->inst[a->instance];
+        const ms_job *ja = &jobs[a->index];  /* plan index i is the (i+1)th job */
+        assert_int_equal(ja->id, a->index + 1);
+        assert_int_equal(ja->gpu, in->gpu);
+        assert_int_equal(ja->placement.profile, in->profile);
+        assert_int_equal(ja->placement.start, in->start_slot);
+        for (int u = 0; u < plan->ntasks; u++) {
+            const ms_sched_task *b = &plan->task[u];
+            if (b->instance == a->instance && a->start < b->start)
+                assert_true(ja->ended <= jobs[b->index].started);
+        }
+    }
+    ms_store_free_jobs(jobs, got);
+    ms_schedule_free(plan);
+}
+
+/* A batch falls due by time too: three jobs, far fewer than batch-size, still run. */
+static void test_batch_period(void **state)
+{
+    fixture *f = *state;
+    configure(f, "sim", "gpu", "A30-24GB", "gpus", "1", "mode", "batch", "batch-size", "100",
+              "batch-period", "0.2", NULL);
+    open_engine(f);
+    for (int i = 0; i < 3; i++)
+        submit_ok(f, "\"times\": {\"1\": 10, \"2\": 6, \"4\": 4}", NULL);
+    wait_count(f->e, MS_JOB_DONE, 3);
+    stop_engine(f);
+    check_all_done(f, 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -291,6 +359,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_stop_requeue, setup, teardown),
         cmocka_unit_test_setup_teardown(test_crash_recovery, setup, teardown),
         cmocka_unit_test_setup_teardown(test_group_commit, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_batch_plan_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_batch_period, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

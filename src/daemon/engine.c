@@ -53,6 +53,25 @@ int ei_commit(ms_engine *e, const ms_job *const *jobs, const ms_job_transition *
     return rc;
 }
 
+int ei_queue_insert(ms_engine *e, ms_job *j)
+{
+    if (e->nqueue == e->capqueue) {
+        size_t cap = e->capqueue ? 2 * e->capqueue : 64;
+        ms_job **nq = realloc(e->queue, cap * sizeof *nq);
+        if (!nq)
+            return MS_ENOMEM;
+        e->queue = nq;
+        e->capqueue = cap;
+    }
+    size_t at = e->nqueue;
+    while (at > 0 && e->queue[at - 1]->id > j->id)
+        at--;
+    memmove(&e->queue[at + 1], &e->queue[at], (e->nqueue - at) * sizeof *e->queue);
+    e->queue[at] = j;
+    e->nqueue++;
+    return MS_OK;
+}
+
 /* Ends running job i (finish with exit status, interrupt or cancel: ev), frees its
  * instance and drops it from the running set. */
 static int end_run(ms_engine *e, size_t i, ms_job_event ev, int exit_status, ms_error *err)
@@ -79,23 +98,11 @@ static int end_run(ms_engine *e, size_t i, ms_job_event ev, int exit_status, ms_
         if (!q)
             return ms_error_set(err, MS_ENOMEM, "out of memory");
         *q = next;
-        memset(&next.spec, 0, sizeof next.spec);
-        size_t at = 0;
-        while (at < e->nqueue && e->queue[at]->id < q->id)
-            at++;
-        if (e->nqueue == e->capqueue) {
-            size_t cap = e->capqueue ? 2 * e->capqueue : 64;
-            ms_job **nq = realloc(e->queue, cap * sizeof *nq);
-            if (!nq) {
-                free(q);
-                return ms_error_set(err, MS_ENOMEM, "out of memory");
-            }
-            e->queue = nq;
-            e->capqueue = cap;
+        if (ei_queue_insert(e, q)) {
+            free(q);  /* next still owns the spec */
+            return ms_error_set(err, MS_ENOMEM, "out of memory");
         }
-        memmove(&e->queue[at + 1], &e->queue[at], (e->nqueue - at) * sizeof *e->queue);
-        e->queue[at] = q;
-        e->nqueue++;
+        memset(&next.spec, 0, sizeof next.spec);
     }
     ms_job_free(&next);
     e->run[i] = e->run[--e->nrun];
@@ -138,7 +145,12 @@ static double step(ms_engine *e)
             i++;
         }
     }
-    if (!e->stopping && ei_place_queued(e, &err)) {
+    int rc = e->c->mode == MS_DAEMON_BATCH ? ei_batch_step(e, &err)
+             : e->stopping                   ? MS_OK
+                                             : ei_place_queued(e, &err);
+    if (e->c->mode == MS_DAEMON_BATCH)  /* a batch falls due by time too */
+        next = fmin(next, now + (ei_batch_due(e) - ei_now()));
+    if (rc) {
         ms_dlog(MS_LOG_ERROR, "schedule.failed", "error=\"%s\"", err.msg);
         next = fmin(next, now + 0.5);
     }
@@ -250,6 +262,9 @@ static void free_engine(ms_engine *e)
     for (size_t i = 0; i < e->nrun; i++)
         ms_job_free(&e->run[i].job);
     free(e->run);
+    ei_batch_free(e->batch);
+    ms_schedule_free(e->plan);
+    ms_workload_free(e->plan_w);
     ms_online_frag_table_free(e->ft);
     pthread_mutex_destroy(&e->mu);
     pthread_mutex_destroy(&e->cmu);
@@ -299,6 +314,8 @@ int ms_engine_open(const ms_daemon_config *c, ms_store *st, ms_engine **out, ms_
     e->tau = c->tau;
     e->queue_limit = c->queue_limit;
     e->on_stop = c->on_stop;
+    e->batch_size = c->batch_size;
+    e->batch_period = c->batch_period;
     e->pending_tail = &e->pending;
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -379,6 +396,8 @@ int ms_engine_reload(ms_engine *e, const ms_daemon_config *next, ms_error *err)
     e->tau = next->tau;
     e->queue_limit = next->queue_limit;
     e->on_stop = next->on_stop;
+    e->batch_size = next->batch_size;  /* from the next batch on */
+    e->batch_period = next->batch_period;
     ms_dlog_set_level(next->log_level);
     pthread_cond_broadcast(&e->wake);
     pthread_mutex_unlock(&e->mu);

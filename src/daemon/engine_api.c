@@ -114,22 +114,7 @@ ms_engine_outcome ms_engine_submit(ms_engine *e, ms_job_spec *spec, json_t **job
     pthread_mutex_lock(&e->mu);
     e->inflight--;
     if (!rc) {
-        if (e->nqueue == e->capqueue) {
-            size_t cap = e->capqueue ? 2 * e->capqueue : 64;
-            ms_job **nq = realloc(e->queue, cap * sizeof *nq);
-            if (nq) {
-                e->queue = nq;
-                e->capqueue = cap;
-            }
-        }
-        if (e->nqueue < e->capqueue) {
-            /* Concurrent commits may land out of id order: keep the queue by id (FIFO). */
-            size_t at = e->nqueue;
-            while (at > 0 && e->queue[at - 1]->id > j->id)
-                at--;
-            memmove(&e->queue[at + 1], &e->queue[at], (e->nqueue - at) * sizeof *e->queue);
-            e->queue[at] = j;
-            e->nqueue++;
+        if (ei_queue_insert(e, j) == MS_OK) {
             j = NULL;
         } else {
             /* Durable but unqueued in memory: the next start picks it up from the store. */
@@ -392,11 +377,15 @@ ms_engine_outcome ms_engine_plan(ms_engine *e, char **schedule_json, ms_error *e
 {
     *schedule_json = NULL;
     pthread_mutex_lock(&e->mu);
-    json_t *o = running_plan(e);
+    if (e->c->mode == MS_DAEMON_BATCH && e->plan) {
+        *schedule_json = ei_plan_text(e);
+    } else {
+        json_t *o = running_plan(e);
+        if (o)
+            *schedule_json = json_dumps(o, JSON_INDENT(2));
+        json_decref(o);
+    }
     pthread_mutex_unlock(&e->mu);
-    if (o)
-        *schedule_json = json_dumps(o, JSON_INDENT(2));
-    json_decref(o);
     if (!*schedule_json) {
         ms_error_set(err, MS_ENOMEM, "out of memory");
         return MS_ENGINE_INTERNAL;

@@ -9,6 +9,25 @@
 
 #include "engine_internal.h"
 #include "log.h"
+#include "migsched/workload.h"
+
+void ei_spec_times(const ms_gpu_model *m, const ms_job_spec *s, double time[MS_MAX_SLICES + 1])
+{
+    for (int k = 0; k <= MS_MAX_SLICES; k++)
+        time[k] = s->profile < 0 && s->times[k] > 0 ? s->times[k] : INFINITY;
+    if (s->profile < 0)
+        return;
+    /* A fixed profile runs on the smallest base profile with its slices and memory (the
+     * planner knows base profiles only); at least as fast there as asked. */
+    const ms_profile *want = &m->profiles[s->profile];
+    for (int k = 0; k < m->nsizes; k++) {
+        const ms_profile *b = &m->profiles[m->base_profile[m->sizes[k]]];
+        if (b->slices >= want->slices && b->memory_gb >= want->memory_gb) {
+            time[m->sizes[k]] = s->seconds;
+            return;
+        }
+    }
+}
 
 void ei_job_size(const ms_gpu_model *m, const ms_job_spec *s, int *profile, double *seconds)
 {
@@ -19,15 +38,12 @@ void ei_job_size(const ms_gpu_model *m, const ms_job_spec *s, int *profile, doub
     }
     /* A job with per-size times takes the size of least slice-seconds (the smaller size on
      * ties): what it costs the node, since online placement has no batch to trade it in. */
-    int best = -1;
-    for (int k = 0; k < m->nsizes; k++) {
-        int size = m->sizes[k];
-        if (s->times[size] > 0 && m->base_profile[size] >= 0 &&
-            (best < 0 || size * s->times[size] < best * s->times[best]))
-            best = size;
-    }
-    *profile = best > 0 ? m->base_profile[best] : -1;
-    *seconds = best > 0 ? s->times[best] : NAN;
+    ms_task t = {0};
+    ei_spec_times(m, s, t.time);
+    int best = 0;
+    ms_task_min_area(&t, m, &best);
+    *profile = best > 0 && m->base_profile[best] >= 0 ? m->base_profile[best] : -1;
+    *seconds = best > 0 ? t.time[best] : NAN;
 }
 
 int ei_busy_slices(const ms_engine *e, int g)
@@ -68,7 +84,7 @@ void ei_view(const ms_engine *e, int g, ms_online_gpu_view *v)
     }
 }
 
-static int destroy(ms_engine *e, int g, int slot, ms_error *err)
+int ei_destroy(ms_engine *e, int g, int slot, ms_error *err)
 {
     ei_gpu *gp = &e->gpu[g];
     ei_inst *in = &gp->inst[slot];
@@ -102,7 +118,7 @@ static int destroy(ms_engine *e, int g, int slot, ms_error *err)
     return MS_OK;
 }
 
-static int create(ms_engine *e, int g, ms_placement p, int64_t job, ms_error *err)
+int ei_create(ms_engine *e, int g, ms_placement p, int64_t job, ms_error *err)
 {
     ei_gpu *gp = &e->gpu[g];
     ei_inst *in = &gp->inst[p.start];
@@ -159,12 +175,12 @@ static int claim(ms_engine *e, int g, ms_placement p, int64_t job, ms_error *err
     for (int k = 0; k < e->m->slots; k++) {
         ei_inst *o = &e->gpu[g].inst[k];
         if (o->profile >= 0 && (ms_gpu_slot_mask(e->m, (ms_placement){o->profile, k}) & mask)) {
-            int rc = destroy(e, g, k, err);
+            int rc = ei_destroy(e, g, k, err);
             if (rc)
                 return rc;
         }
     }
-    int rc = create(e, g, p, job, err);
+    int rc = ei_create(e, g, p, job, err);
     if (!rc)
         in->state = EI_BUSY;
     return rc;
@@ -192,7 +208,7 @@ static int grow_run(ms_engine *e)
 
 /* Starts queue[i] on (g, p): the instance, then the start transition, durable before the
  * job counts as running. On failure the job stays queued. */
-static int start(ms_engine *e, size_t i, int g, ms_placement p, ms_error *err)
+int ei_start(ms_engine *e, size_t i, int g, ms_placement p, ms_error *err)
 {
     ms_job *j = e->queue[i];
     int rc = grow_run(e);
@@ -209,9 +225,9 @@ static int start(ms_engine *e, size_t i, int g, ms_placement p, ms_error *err)
         ei_release(e, g, p.start);
         return rc;
     }
-    int profile;
-    double seconds;
-    ei_job_size(e->m, &next.spec, &profile, &seconds);
+    /* A job with per-size times holds the instance for its time at that size. */
+    double seconds = next.spec.profile >= 0 ? next.spec.seconds
+                                            : next.spec.times[e->m->profiles[p.profile].slices];
     ei_run *r = &e->run[e->nrun++];
     *r = (ei_run){.job = next, .gpu = g, .slot = p.start,
                   .end_mono = e->nvml ? INFINITY : ei_mono() + seconds / e->time_scale};
@@ -255,7 +271,7 @@ int ei_place_queued(ms_engine *e, ms_error *err)
             i++;
             continue;
         }
-        int rc = start(e, i, g, (ms_placement){profile, st}, err);
+        int rc = ei_start(e, i, g, (ms_placement){profile, st}, err);
         if (rc)
             return rc;  /* queue[i] is still queued; the loop tries again later */
     }
@@ -269,7 +285,7 @@ int ei_destroy_all(ms_engine *e, ms_error *err)
         for (int k = 0; k < e->m->slots; k++)
             if (e->gpu[g].inst[k].profile >= 0 && e->gpu[g].inst[k].state == EI_IDLE) {
                 ms_error one = {0};
-                int rc = destroy(e, g, k, &one);
+                int rc = ei_destroy(e, g, k, &one);
                 if (rc && !first) {
                     first = rc;
                     if (err)

@@ -9,6 +9,8 @@
 #include "engine.h"
 #include "migsched/exec.h"
 #include "migsched/online.h"
+#include "migsched/schedule.h"
+#include "migsched/workload.h"
 
 typedef enum { EI_NONE = 0, EI_CREATING, EI_IDLE, EI_BUSY, EI_DESTROYING } ei_state;
 
@@ -44,6 +46,8 @@ typedef struct ei_run {
     int exit_status;            /* 128 + n for a signal */
 } ei_run;
 
+typedef struct ei_batch ei_batch;  /* engine_batch.c */
+
 /* A submission waiting for its group commit. */
 typedef struct ei_submit {
     ms_job *job;
@@ -73,8 +77,8 @@ struct ms_engine {
     pthread_t thread;
     bool thread_started, stopping, quit;
     /* the live keys (SIGHUP) */
-    double time_scale, stop_grace, tau;
-    int queue_limit;
+    double time_scale, stop_grace, tau, batch_period;
+    int queue_limit, batch_size;
     ms_on_stop on_stop;
 
     ms_job **queue;             /* queued jobs, by id (FIFO) */
@@ -82,6 +86,11 @@ struct ms_engine {
     size_t inflight;            /* submissions counted against the limit, not yet queued */
     ei_run *run;                /* running jobs */
     size_t nrun, caprun;
+    ei_batch *batch;            /* batch mode: the batch being carried out */
+    ms_schedule *plan;          /* batch mode: every batch planned since open, and */
+    ms_workload *plan_w;        /*   their jobs as its workload */
+    double plan_t0;             /* when its time 0 was (seconds since the epoch) */
+    double plan_retry;          /* a failed planning is tried again then (monotonic) */
 
     /* metrics */
     uint64_t jobs[MS_JOB_NSTATES];
@@ -98,6 +107,9 @@ struct ms_engine {
 };
 
 /* engine.c */
+/* Queues j (owned from then on) in id order: FIFO, though concurrent commits and retried
+ * jobs come back out of order. MS_ENOMEM leaves j the caller's. */
+int ei_queue_insert(ms_engine *e, ms_job *j);
 double ei_now(void);            /* seconds since the epoch */
 double ei_mono(void);           /* monotonic seconds */
 void ei_observe(ms_engine_histogram *h, const double *bounds, int nb, double v);
@@ -117,9 +129,25 @@ int ei_spawn(ms_engine *e, ei_run *r, const char *mig_uuid, ms_error *err);
  * requeue) and SIGKILL after the grace period. */
 void ei_watch(ms_engine *e, ei_run *r, bool must_stop, double now);
 
+/* engine_batch.c (batch mode; the scheduling thread, mu held) */
+/* Plans a batch when one is due, carries the running batch on. */
+int ei_batch_step(ms_engine *e, ms_error *err);
+/* When the oldest queued job makes a batch due (seconds since the epoch; INFINITY: none). */
+double ei_batch_due(const ms_engine *e);
+void ei_batch_free(ei_batch *b);
+/* The running plan as migsched-schedule/1 (malloc'd), NULL when none. */
+char *ei_plan_text(ms_engine *e);
+
 /* engine_gpu.c (the scheduling thread only, mu held; it drops mu around backend calls) */
 /* The profile and run time a job runs at in online mode. */
 void ei_job_size(const ms_gpu_model *m, const ms_job_spec *s, int *profile, double *seconds);
+/* Its run time per compute size as the batch planner sees it (INFINITY: cannot). */
+void ei_spec_times(const ms_gpu_model *m, const ms_job_spec *s, double time[MS_MAX_SLICES + 1]);
+/* An instance at (g, p) created for job (0: idle once created), and one destroyed. */
+int ei_create(ms_engine *e, int g, ms_placement p, int64_t job, ms_error *err);
+int ei_destroy(ms_engine *e, int g, int slot, ms_error *err);
+/* Starts queue[i] on (g, p) (the instance reused when idle there, else created). */
+int ei_start(ms_engine *e, size_t i, int g, ms_placement p, ms_error *err);
 void ei_view(const ms_engine *e, int g, ms_online_gpu_view *v);
 /* Places and starts what the queue allows (FCFS per profile, paper 002's policy). */
 int ei_place_queued(ms_engine *e, ms_error *err);
