@@ -210,13 +210,23 @@ static int grow_run(ms_engine *e)
  * job counts as running. On failure the job stays queued. */
 int ei_start(ms_engine *e, size_t i, int g, ms_placement p, ms_error *err)
 {
-    ms_job *j = e->queue[i];
+    int64_t id = e->queue[i]->id;
     int rc = grow_run(e);
     if (rc)
         return ms_error_set(err, rc, "out of memory");
-    if ((rc = claim(e, g, p, j->id, err)))
+    if ((rc = claim(e, g, p, id, err)))
         return rc;
+    /* mu was dropped around the backend calls: submissions may have been inserted before
+     * queue[i] (by id) and the job may have been cancelled, so it is found again by id. */
+    size_t at = 0;
+    while (at < e->nqueue && e->queue[at]->id != id)
+        at++;
     ei_inst *in = &e->gpu[g].inst[p.start];
+    if (at == e->nqueue) {
+        ei_release(e, g, p.start);  /* cancelled meanwhile: the instance stays, idle */
+        return MS_OK;
+    }
+    ms_job *j = e->queue[at];
     ms_job next = *j;
     ms_job_transition t;
     if (!(rc = ms_job_start(&next, ei_now(), e->gpu[g].device, p, in->mig.uuid, &t, err)))
@@ -243,9 +253,9 @@ int ei_start(ms_engine *e, size_t i, int g, ms_placement p, ms_error *err)
     ms_dlog(MS_LOG_INFO, "job.start", "id=%lld name=%s gpu=%d profile=%s start=%d",
             (long long)next.id, ms_dlog_quote(next.spec.name, name, sizeof name),
             e->gpu[g].device, e->m->profiles[p.profile].name, p.start);
-    free(j);  /* its spec now belongs to the running copy */
-    memmove(&e->queue[i], &e->queue[i + 1], (e->nqueue - i - 1) * sizeof *e->queue);
+    memmove(&e->queue[at], &e->queue[at + 1], (e->nqueue - at - 1) * sizeof *e->queue);
     e->nqueue--;
+    free(j);  /* its spec now belongs to the running copy */
     return MS_OK;
 }
 
