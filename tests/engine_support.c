@@ -89,7 +89,8 @@ ms_engine_outcome submit_cmd(fixture *f, const char *command, const char *sizing
         fail_msg("%s", e.msg);
     json_t *job = NULL;
     ms_engine_outcome o = ms_engine_submit(f->e, &s, &job, &e);
-    ms_job_spec_free(&s);
+    assert_null(s.name);  /* the engine took the spec, whatever the outcome */
+    assert_int_equal(s.argc, 0);
     if (o == MS_ENGINE_OK) {
         assert_non_null(job);
         assert_string_equal(json_string_value(json_object_get(job, "state")), "queued");

@@ -69,18 +69,22 @@ ms_engine_outcome ms_engine_submit(ms_engine *e, ms_job_spec *spec, json_t **job
     int profile;
     double seconds;
     ei_job_size(e->m, spec, &profile, &seconds);
+    /* The spec is ours whatever the outcome: a refused one is freed (and zeroed). */
     if (profile < 0) {
+        ms_job_spec_free(spec);
         ms_error_set(err, MS_EINVAL, "job: no size of %s can run it", e->m->name);
         return MS_ENGINE_BAD_REQUEST;
     }
     pthread_mutex_lock(&e->mu);
     if (e->stopping) {
         pthread_mutex_unlock(&e->mu);
+        ms_job_spec_free(spec);
         ms_error_set(err, MS_EINVAL, "migschedd is stopping: no new jobs");
         return MS_ENGINE_STOPPING;
     }
     if (e->nqueue + e->inflight >= (size_t)e->queue_limit) {
         pthread_mutex_unlock(&e->mu);
+        ms_job_spec_free(spec);
         ms_error_set(err, MS_EINVAL, "%d jobs are queued already (queue-limit)",
                      e->queue_limit);
         return MS_ENGINE_QUEUE_FULL;
