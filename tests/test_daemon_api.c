@@ -36,11 +36,12 @@ static const ms_gpu_model *a100(void) { return ms_gpu_builtin("A100-40GB"); }
 
 ms_engine_outcome ms_engine_submit(ms_engine *e, ms_job_spec *spec, json_t **job, ms_error *err)
 {
-    if (e->stopping) {
-        ms_error_set(err, MS_EINVAL, "migschedd is stopping");
-        return MS_ENGINE_STOPPING;
-    }
-    if (e->njobs >= e->queue_limit) {
+    if (e->stopping || e->njobs >= e->queue_limit) {
+        ms_job_spec_free(spec);  /* the engine takes the spec whatever the outcome */
+        if (e->stopping) {
+            ms_error_set(err, MS_EINVAL, "migschedd is stopping");
+            return MS_ENGINE_STOPPING;
+        }
         ms_error_set(err, MS_EINVAL, "the queue is full (%d jobs)", e->queue_limit);
         return MS_ENGINE_QUEUE_FULL;
     }

@@ -79,8 +79,7 @@ static void jobs_post(const ms_api *api, const ms_api_request *rq, ms_api_respon
         return;
     }
     json_t *job = NULL;
-    ms_engine_outcome out = ms_engine_submit(api->engine, &spec, &job, &err);
-    ms_job_spec_free(&spec);  /* the engine zeroed it when it took it */
+    ms_engine_outcome out = ms_engine_submit(api->engine, &spec, &job, &err);  /* takes spec */
     if (out == MS_ENGINE_OK)
         snprintf(rs->location, sizeof rs->location, "/v1/jobs/%lld",
                  (long long)json_integer_value(json_object_get(job, "id")));
