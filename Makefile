@@ -6,16 +6,27 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 SAMPLE     ?= data/rodinia_a30_8tasks.csv
 FUZZ_SECONDS ?= 20
 
-DEB_PACKAGES = cmake pkg-config gcc libglpk-dev libopenblas-dev libjansson-dev \
-               libmicrohttpd-dev libsqlite3-dev libcmocka-dev libyaml-dev clang libclang-rt-14-dev
+PREFIX     ?= /usr/local
 
-.PHONY: all deps build run test bench asan fuzz clean check-render
+DEB_PACKAGES = cmake pkg-config gcc libglpk-dev libopenblas-dev libjansson-dev \
+               libmicrohttpd-dev libsqlite3-dev libcmocka-dev libyaml-dev clang libclang-rt-14-dev \
+               libcurl4-openssl-dev curl sqlite3 jq prometheus
+# Large, and only the status page's test needs it: installed by `make test` (deps-test).
+TEST_DEB_PACKAGES = chromium
+
+.PHONY: all deps deps-test apt-install build install run test bench asan fuzz clean check-render
 
 all: build
 
 # Installs only the Debian packages that are missing (needs root or sudo).
 deps:
-	@missing=""; for p in $(DEB_PACKAGES); do \
+	@$(MAKE) --no-print-directory apt-install PKGS="$(DEB_PACKAGES)"
+
+deps-test:
+	@$(MAKE) --no-print-directory apt-install PKGS="$(TEST_DEB_PACKAGES)"
+
+apt-install:
+	@missing=""; for p in $(PKGS); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -34,7 +45,13 @@ run: deps build
 	./$(BUILD)/migsched schedule $(SAMPLE) --gpu A30-24GB --algo search --tree
 	./$(BUILD)/migsched compare $(SAMPLE) --gpu A30-24GB
 
-test: deps build
+# migsched, migschedd, the systemd unit and an example configuration under PREFIX.
+install: $(BUILD)/CMakeCache.txt
+	cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX)
+	cmake --build $(BUILD) -j $(JOBS)
+	cmake --install $(BUILD)
+
+test: deps deps-test build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 bench: deps build
@@ -56,12 +73,9 @@ fuzz: deps
 	done
 
 # Renders the sample's schedule plots in headless Chromium to PNG for a look
-# (installs Debian's chromium when missing; only this target needs it).
+# (installs Debian's chromium when missing, as `make test` does).
 RENDER_DIR ?= $(BUILD)/render
-check-render: build
-	@dpkg-query -W -f='$${Status}' chromium 2>/dev/null | grep -q "install ok installed" || { \
-	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium; }
+check-render: deps-test build
 	rm -rf $(RENDER_DIR) && mkdir -p $(RENDER_DIR)
 	./$(BUILD)/migsched compare $(SAMPLE) --gpu A30-24GB --algos far,miso,fixpartbest,nomig --plot-dir $(RENDER_DIR)
 	@for h in $(RENDER_DIR)/*.html; do \

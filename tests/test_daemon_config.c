@@ -155,6 +155,9 @@ static const struct {
     {"on-stop kill\n", {0}, "@:1: on-stop \"kill\": expected wait or requeue"},
     {"batch-size -1\n", {0}, "@:1: batch-size \"-1\": expected an integer 1..100000"},
     {"batch-period 2e9\n", {0}, "@:1: batch-period \"2e9\": expected seconds above 0"},
+    {"queue-limit 0\n", {0}, "@:1: queue-limit \"0\": expected an integer 1..100000000"},
+    {"stop-grace -1\n", {0}, "@:1: stop-grace \"-1\": expected seconds above 0"},
+    {"tau 1.5\n", {0}, "@:1: tau \"1.5\": expected a number above 0, at most 1"},
     {NULL, {"--gpu", "A30", "--frobnicate", "1"}, "unknown flag \"--frobnicate\""},
     {NULL, {"--gpus", "1", "--gpus", "2"}, "--gpus: gpus is already set at --gpus"},
     {NULL, {"--gpus"}, "--gpus: missing value"},
@@ -239,7 +242,8 @@ static void test_reloadable_keys(void **state)
 {
     (void)state;
     static const char *const live[] = {"token-file", "time-scale", "log-level", "on-stop",
-                                       "batch-size", "batch-period"};
+                                       "batch-size", "batch-period", "queue-limit",
+                                       "stop-grace", "tau"};
     int nlive = 0;
     for (int k = 0; k < MS_DAEMON_NKEYS; k++) {
         assert_int_equal(ms_daemon_key_parse(ms_daemon_key_name(k)), k);
@@ -249,7 +253,7 @@ static void test_reloadable_keys(void **state)
         assert_int_equal(ms_daemon_key_reloadable(k), want);
         nlive += want;
     }
-    assert_int_equal(nlive, 6);
+    assert_int_equal(nlive, 9);
     assert_int_equal(ms_daemon_key_parse("config"), -1);
 }
 
@@ -299,7 +303,8 @@ static void test_write_round_trip(void **state)
              "backend sim\ngpu H100\ngpus 3\nlisten unix:/tmp/x.sock\nlisten tcp:[::1]:7000\n"
              "token-file %s\ndb /var/lib/migschedd/migschedd.db\nmode batch\n"
              "time-scale 0.125\nlog-level info\non-stop wait\nbatch-size 16\n"
-             "batch-period 2.5\n", f->token);
+             "batch-period 2.5\nqueue-limit 100000\nstop-grace 10\ntau 0.4\n"
+             "log-dir /var/log/migschedd\n", f->token);
     assert_string_equal(text, want);
     write_conf(f, text);
     assert_int_equal(run(&back, &e, ARGS("--config", f->conf)), MS_OK);

@@ -165,6 +165,68 @@ static void test_best_placement_is_minimal(void **state)
     }
 }
 
+/* A GPU view with job-holding instances `busy` (n of them), nothing idle. */
+static ms_online_gpu_view busy_view(const ms_gpu_model *m, int n, const ms_placement *busy)
+{
+    ms_online_gpu_view v = {0};
+    for (int k = 0; k < MS_MAX_SLOTS; k++)
+        v.idle[k] = -1;
+    for (int i = 0; i < n; i++) {
+        v.job_slots |= ms_gpu_slot_mask(m, busy[i]);
+        v.locked_slots |= ms_gpu_slot_mask(m, busy[i]);
+        v.frag_slices |= ms_gpu_slice_mask(m, busy[i]);
+        v.load += m->profiles[busy[i].profile].slices;
+    }
+    v.frag_slots = v.job_slots;
+    return v;
+}
+
+/* The shared decision (what the simulator and migschedd call): a Lazy GPU before a Busy
+ * one, min F on a GPU, an idle instance reused on equal F, and no fit over a job. */
+static void test_shared_placement_decision(void **state)
+{
+    (void)state;
+    const ms_gpu_model *m = a100();
+    ms_online_frag_table *ft = ms_online_frag_table_new(m);
+    assert_non_null(ft);
+    ms_online_rule r = {.frag = true, .balance = true, .dynamic = true, .tau = 0.4};
+    ms_placement b0[] = {at(m, "4g.20gb", 0)}, b1[] = {at(m, "1g.5gb", 0)};
+    ms_online_gpu_view v[2] = {busy_view(m, 1, b0), busy_view(m, 1, b1)};
+    int g = -1, start = -1, p1 = at(m, "1g.5gb", 0).profile;
+    /* GPU 0 is Busy (4 of 7 slices >= 0.4 x 7): GPU 1 gets the job, next to its 1g. */
+    assert_true(ms_online_place(m, &r, ft, v, 2, p1, &g, &start));
+    assert_int_equal(g, 1);
+    assert_int_equal(start, 1);
+    /* Without balancing, the placement of least F anywhere: GPU 0's slots 4-7 take it at
+     * the same F as GPU 1, and GPU 0 comes first. */
+    ms_online_rule nb = r;
+    nb.balance = false;
+    uint64_t k0 = ms_online_place_key(m, &nb, ft, &v[0], p1, &start);
+    uint64_t k1 = ms_online_place_key(m, &nb, ft, &v[1], p1, &start);
+    assert_true(k0 != MS_ONLINE_NO_FIT && k1 != MS_ONLINE_NO_FIT);
+    assert_true(ms_online_place(m, &nb, ft, v, 2, p1, &g, &start));
+    assert_int_equal(g, k0 <= k1 ? 0 : 1);
+    /* An idle 1g where F is least is reused: same F, reuse bit clear. */
+    ms_online_gpu_view w = busy_view(m, 0, NULL);
+    int best = -1;
+    uint64_t fresh = ms_online_place_key(m, &r, ft, &w, p1, &best);
+    assert_int_equal(fresh & 2, 2);
+    w.idle[best] = (int8_t)p1;
+    assert_int_equal(ms_online_place_key(m, &r, ft, &w, p1, &start), fresh & ~2ull);
+    assert_int_equal(start, best);
+    /* Reuse only (no dynamic partitioning): nothing fits where no idle instance is. */
+    ms_online_rule st = r;
+    st.dynamic = false;
+    ms_online_gpu_view empty = busy_view(m, 0, NULL);
+    assert_int_equal(ms_online_place_key(m, &st, ft, &empty, p1, &start), MS_ONLINE_NO_FIT);
+    /* A locked instance (being created, say) is never destroyed for another profile. */
+    w.locked_slots = ms_gpu_slot_mask(m, at(m, "1g.5gb", best));
+    int p2 = at(m, "1g.10gb", 0).profile, over = best & ~1, away = over ? 0 : 2;
+    assert_false(ms_online_can_take(m, &r, &w, p2, over));
+    assert_true(ms_online_can_take(m, &r, &w, p2, away));
+    ms_online_frag_table_free(ft);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -174,6 +236,7 @@ int main(void)
         cmocka_unit_test(test_fig2_fragmentation_value),
         cmocka_unit_test(test_fig2_migration_lowers_fragmentation),
         cmocka_unit_test(test_best_placement_is_minimal),
+        cmocka_unit_test(test_shared_placement_decision),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

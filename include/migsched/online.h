@@ -35,6 +35,51 @@ bool ms_online_best_placement(const ms_gpu_model *m, const ms_partition *busy,
 bool ms_online_best_move(const ms_gpu_model *m, const ms_partition *busy, int *which,
                          ms_placement *to, double *frag_after);
 
+/* ---- The placement decision (paper 002 IV-C), shared by the simulator and migschedd ---- */
+
+/* F(g) of every (free slot mask, free compute slice count) of one model, precomputed. */
+typedef struct ms_online_frag_table ms_online_frag_table;
+ms_online_frag_table *ms_online_frag_table_new(const ms_gpu_model *m);
+void ms_online_frag_table_free(ms_online_frag_table *t);
+/* F(g) when the instances that count (those holding jobs) take these slots and slices. */
+double ms_online_frag_lookup(const ms_online_frag_table *t, const ms_gpu_model *m,
+                             uint32_t taken_slots, uint32_t taken_slices);
+
+/* What the decision needs to know of one GPU. */
+typedef struct ms_online_gpu_view {
+    uint32_t job_slots;        /* slots of instances holding (or reserved for) a job */
+    uint32_t frag_slots;       /* slots and slices F(g) counts as taken: the job-holding */
+    uint32_t frag_slices;      /*   instances, once pending migrations end */
+    uint32_t locked_slots;     /* instances that cannot be destroyed now (held, creating) */
+    int8_t idle[MS_MAX_SLOTS]; /* by start slot: profile of an idle instance there, -1 */
+    int load;                  /* busy compute slices (Lazy iff load < tau x slices) */
+} ms_online_gpu_view;
+
+typedef struct ms_online_rule {
+    bool frag;                 /* min-F placement (paper 002); false: first fit */
+    bool balance;              /* conditional load balancing: Busy GPUs only when no Lazy fits */
+    bool dynamic;              /* idle instances may be destroyed and new ones created */
+    double tau;
+} ms_online_rule;
+
+/* A job of `profile` can take `start`: its slots hold no job, and either an idle instance
+ * of that profile sits there or (dynamic) only idle, unlocked instances do. */
+bool ms_online_can_take(const ms_gpu_model *m, const ms_online_rule *r,
+                        const ms_online_gpu_view *g, int profile, int start);
+#define MS_ONLINE_NO_FIT UINT64_MAX
+/* The best start of `profile` on one GPU under the rule and its key (lower is better;
+ * MS_ONLINE_NO_FIT when nothing fits): min F(g) after placing, then reusing an idle
+ * instance, then the lowest start; a Busy GPU's keys rank after every Lazy GPU's. Slots of
+ * jobs are never taken; under dynamic, idle unlocked instances in the way are destroyed. */
+uint64_t ms_online_place_key(const ms_gpu_model *m, const ms_online_rule *r,
+                             const ms_online_frag_table *ft, const ms_online_gpu_view *g,
+                             int profile, int *start);
+/* The GPU (the lowest key, the first on ties) and start for a job of `profile`; false
+ * when no GPU can hold it now. */
+bool ms_online_place(const ms_gpu_model *m, const ms_online_rule *r,
+                     const ms_online_frag_table *ft, const ms_online_gpu_view *gpus, int ngpus,
+                     int profile, int *gpu, int *start);
+
 /* ---- Workloads ---- */
 
 typedef struct ms_online_job {

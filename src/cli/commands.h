@@ -22,5 +22,10 @@ int cmd_profile(int argc, char **argv);
 int cmd_apply(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_hier(int argc, char **argv);
+/* Clients of migschedd (daemon_client.h). */
+int cmd_submit(int argc, char **argv);
+int cmd_jobs(int argc, char **argv);
+int cmd_cancel(int argc, char **argv);
+int cmd_status(int argc, char **argv);
 
 #endif

@@ -35,6 +35,10 @@ static const struct command commands[] = {
     {"online", cmd_online, "simulate online multi-GPU scheduling (paper 002)"},
     {"cosched", cmd_cosched, "two-stream co-scheduling with a speed matrix (paper 003)"},
     {"hier", cmd_hier, "co-schedule a job window with MIG+MPS partitions (paper 004)"},
+    {"submit", cmd_submit, "queue jobs on migschedd (the node service)"},
+    {"jobs", cmd_jobs, "list migschedd's jobs"},
+    {"cancel", cmd_cancel, "cancel a job of migschedd"},
+    {"status", cmd_status, "migschedd's GPUs, instances and queue"},
 };
 
 static void usage(FILE *f)

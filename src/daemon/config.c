@@ -21,7 +21,9 @@ static const struct {
     [MS_KEY_DB] = {"db", false},                 [MS_KEY_MODE] = {"mode", false},
     [MS_KEY_TIME_SCALE] = {"time-scale", true},  [MS_KEY_LOG_LEVEL] = {"log-level", true},
     [MS_KEY_ON_STOP] = {"on-stop", true},        [MS_KEY_BATCH_SIZE] = {"batch-size", true},
-    [MS_KEY_BATCH_PERIOD] = {"batch-period", true},
+    [MS_KEY_BATCH_PERIOD] = {"batch-period", true}, [MS_KEY_QUEUE_LIMIT] = {"queue-limit", true},
+    [MS_KEY_STOP_GRACE] = {"stop-grace", true},  [MS_KEY_TAU] = {"tau", true},
+    [MS_KEY_LOG_DIR] = {"log-dir", false},
 };
 
 static const char *const BACKENDS[] = {"nvml", "sim", NULL};
@@ -42,6 +44,10 @@ void ms_daemon_config_defaults(ms_daemon_config *c)
     c->on_stop = MS_ON_STOP_WAIT;
     c->batch_size = 16;
     c->batch_period = 60;
+    c->queue_limit = 100000;
+    c->stop_grace = 10;
+    c->tau = 0.4;
+    snprintf(c->log_dir, sizeof c->log_dir, "/var/log/migschedd");
 }
 
 int ms_daemon_key_parse(const char *name)
@@ -239,6 +245,17 @@ static int set_value(ms_daemon_config *c, int k, const char *v, const char *w, m
     case MS_KEY_BATCH_PERIOD:
         return parse_positive(v, MS_TIME_MAX, &c->batch_period)
                    ? MS_OK : bad(err, w, name, v, "expected seconds above 0, at most 1e9");
+    case MS_KEY_QUEUE_LIMIT:
+        return parse_int(v, 1, 100000000, &c->queue_limit)
+                   ? MS_OK : bad(err, w, name, v, "expected an integer 1..100000000");
+    case MS_KEY_STOP_GRACE:
+        return parse_positive(v, 3600, &c->stop_grace)
+                   ? MS_OK : bad(err, w, name, v, "expected seconds above 0, at most 3600");
+    case MS_KEY_LOG_DIR:
+        return set_path(c->log_dir, v, w, name, err);
+    case MS_KEY_TAU:
+        return parse_positive(v, 1, &c->tau)
+                   ? MS_OK : bad(err, w, name, v, "expected a number above 0, at most 1");
     }
     return ms_error_set(err, MS_EINVAL, "%s: unknown key", w);
 }
@@ -432,6 +449,14 @@ int ms_daemon_config_check(ms_daemon_config *c, ms_error *err)
     return MS_OK;
 }
 
+/* x in as few digits as read back the same (15 do for what a person writes). */
+static void real_text(char *buf, size_t len, double x)
+{
+    snprintf(buf, len, "%.15g", x);
+    if (strtod(buf, NULL) != x)
+        snprintf(buf, len, "%.17g", x);
+}
+
 /* A key's value as the file format writes it (listen: every address, '\n'-separated). */
 static void value_text(const ms_daemon_config *c, int k, char *buf, size_t len)
 {
@@ -463,11 +488,15 @@ static void value_text(const ms_daemon_config *c, int k, char *buf, size_t len)
     case MS_KEY_TOKEN_FILE: snprintf(buf, len, "%s", c->token_file); break;
     case MS_KEY_DB: snprintf(buf, len, "%s", c->db); break;
     case MS_KEY_MODE: snprintf(buf, len, "%s", MODES[c->mode]); break;
-    case MS_KEY_TIME_SCALE: snprintf(buf, len, "%.17g", c->time_scale); break;
+    case MS_KEY_TIME_SCALE: real_text(buf, len, c->time_scale); break;
     case MS_KEY_LOG_LEVEL: snprintf(buf, len, "%s", LEVELS[c->log_level]); break;
     case MS_KEY_ON_STOP: snprintf(buf, len, "%s", ON_STOP[c->on_stop]); break;
     case MS_KEY_BATCH_SIZE: snprintf(buf, len, "%d", c->batch_size); break;
-    case MS_KEY_BATCH_PERIOD: snprintf(buf, len, "%.17g", c->batch_period); break;
+    case MS_KEY_BATCH_PERIOD: real_text(buf, len, c->batch_period); break;
+    case MS_KEY_QUEUE_LIMIT: snprintf(buf, len, "%d", c->queue_limit); break;
+    case MS_KEY_STOP_GRACE: real_text(buf, len, c->stop_grace); break;
+    case MS_KEY_TAU: real_text(buf, len, c->tau); break;
+    case MS_KEY_LOG_DIR: snprintf(buf, len, "%s", c->log_dir); break;
     }
 }
 

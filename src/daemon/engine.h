@@ -14,6 +14,7 @@
 
 #include "config.h"
 #include "job.h"
+#include "migsched/exec.h"
 #include "store.h"
 
 typedef struct ms_engine ms_engine;

@@ -243,7 +243,8 @@ static char *spec_text(const ms_store *st, const ms_job_spec *spec)
     return text;
 }
 
-int ms_store_submit(ms_store *st, ms_job *j, ms_job_transition *t, ms_error *err)
+/* Inserts one submitted job and its transition inside the caller's transaction. */
+static int insert_job(ms_store *st, ms_job *j, ms_job_transition *t, ms_error *err)
 {
     if (j->state != MS_JOB_QUEUED || t->event != MS_JOB_EV_SUBMIT)
         return ms_error_set(err, MS_EINVAL, "%s: a job is stored when it is submitted",
@@ -252,14 +253,9 @@ int ms_store_submit(ms_store *st, ms_job *j, ms_job_transition *t, ms_error *err
     if (!spec)
         return ms_error_set(err, MS_ENOMEM, "%s: out of memory", st->path);
     sqlite3_stmt *s = NULL;
-    int rc = exec(st, "BEGIN IMMEDIATE", err);
-    if (rc) {
-        free(spec);
-        return rc;
-    }
-    rc = prepare(st, "INSERT INTO jobs(state, attempts, submitted, started, ended, gpu,"
-                     " profile, start_slot, mig_uuid, exit_status, name, spec)"
-                     " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &s, err);
+    int rc = prepare(st, "INSERT INTO jobs(state, attempts, submitted, started, ended, gpu,"
+                         " profile, start_slot, mig_uuid, exit_status, name, spec)"
+                         " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &s, err);
     if (!rc && (bind_job_state(st, s, j) ||
                 sqlite3_bind_text(s, 11, j->spec.name, -1, SQLITE_STATIC) ||
                 sqlite3_bind_text(s, 12, spec, -1, SQLITE_STATIC))) {
@@ -273,25 +269,37 @@ int ms_store_submit(ms_store *st, ms_job *j, ms_job_transition *t, ms_error *err
         rc = insert_transition(st, t, err);
     }
     free(spec);
-    rc = finish_txn(st, rc, err);
-    if (rc)
-        j->id = t->job = 0;
     return rc;
 }
 
-int ms_store_transition(ms_store *st, const ms_job *j, const ms_job_transition *t,
-                        ms_error *err)
+int ms_store_submit_many(ms_store *st, ms_job *const *jobs, ms_job_transition *ts, size_t n,
+                         ms_error *err)
+{
+    int rc = exec(st, "BEGIN IMMEDIATE", err);
+    for (size_t i = 0; !rc && i < n; i++)
+        rc = insert_job(st, jobs[i], &ts[i], err);
+    rc = finish_txn(st, rc, err);
+    for (size_t i = 0; rc && i < n; i++)
+        jobs[i]->id = ts[i].job = 0;
+    return rc;
+}
+
+int ms_store_submit(ms_store *st, ms_job *j, ms_job_transition *t, ms_error *err)
+{
+    return ms_store_submit_many(st, &j, t, 1, err);
+}
+
+/* Writes one job's new state and its transition inside the caller's transaction. */
+static int update_job(ms_store *st, const ms_job *j, const ms_job_transition *t,
+                      ms_error *err)
 {
     if (t->job != j->id || t->to != j->state || t->event == MS_JOB_EV_SUBMIT)
         return ms_error_set(err, MS_EINVAL, "%s: job %lld: the transition is not the "
                             "job's last", st->path, (long long)j->id);
-    int rc = exec(st, "BEGIN IMMEDIATE", err);
-    if (rc)
-        return rc;
     sqlite3_stmt *s;
-    rc = prepare(st, "UPDATE jobs SET state = ?, attempts = ?, submitted = ?, started = ?,"
-                     " ended = ?, gpu = ?, profile = ?, start_slot = ?, mig_uuid = ?,"
-                     " exit_status = ? WHERE id = ? AND state = ?", &s, err);
+    int rc = prepare(st, "UPDATE jobs SET state = ?, attempts = ?, submitted = ?, started = ?,"
+                         " ended = ?, gpu = ?, profile = ?, start_slot = ?, mig_uuid = ?,"
+                         " exit_status = ? WHERE id = ? AND state = ?", &s, err);
     if (!rc && (bind_job_state(st, s, j) || sqlite3_bind_int64(s, 11, j->id) ||
                 sqlite3_bind_text(s, 12, ms_job_state_name(t->from), -1, SQLITE_STATIC))) {
         sqlite3_finalize(s);
@@ -303,9 +311,22 @@ int ms_store_transition(ms_store *st, const ms_job *j, const ms_job_transition *
         rc = ms_error_set(err, MS_EINVAL, "%s: job %lld is not %s in the database",
                           st->path, (long long)j->id, ms_job_state_name(t->from));
     }
-    if (!rc)
-        rc = insert_transition(st, t, err);
+    return rc ? rc : insert_transition(st, t, err);
+}
+
+int ms_store_transitions(ms_store *st, const ms_job *const *jobs, const ms_job_transition *ts,
+                         size_t n, ms_error *err)
+{
+    int rc = exec(st, "BEGIN IMMEDIATE", err);
+    for (size_t i = 0; !rc && i < n; i++)
+        rc = update_job(st, jobs[i], &ts[i], err);
     return finish_txn(st, rc, err);
+}
+
+int ms_store_transition(ms_store *st, const ms_job *j, const ms_job_transition *t,
+                        ms_error *err)
+{
+    return ms_store_transitions(st, &j, t, 1, err);
 }
 
 static double column_time(sqlite3_stmt *s, int i)

@@ -31,6 +31,12 @@ int ms_store_submit(ms_store *st, ms_job *j, ms_job_transition *t, ms_error *err
 /* Writes the job's new state and the transition that led to it in one transaction. */
 int ms_store_transition(ms_store *st, const ms_job *j, const ms_job_transition *t,
                         ms_error *err);
+/* Group commit: n submissions (or n transitions) in one transaction, so one fsync makes
+ * them all durable; all or none (on failure no job keeps an id). */
+int ms_store_submit_many(ms_store *st, ms_job *const *jobs, ms_job_transition *ts, size_t n,
+                         ms_error *err);
+int ms_store_transitions(ms_store *st, const ms_job *const *jobs, const ms_job_transition *ts,
+                         size_t n, ms_error *err);
 
 /* One job by id (MS_EINVAL "no job N" when absent); the caller frees it with ms_job_free. */
 int ms_store_get_job(ms_store *st, int64_t id, ms_job *out, ms_error *err);

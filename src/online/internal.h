@@ -10,9 +10,10 @@
 #include "migsched/online.h"
 
 /* F(g) by (free slot mask, number of free compute slices): F depends on nothing else. */
-typedef struct msi_frag_table {
+struct ms_online_frag_table {
     double f[1 << MS_MAX_SLOTS][MS_MAX_SLICES + 1];
-} msi_frag_table;
+};
+typedef struct ms_online_frag_table msi_frag_table;
 
 void msi_frag_table_init(msi_frag_table *t, const ms_gpu_model *m);
 

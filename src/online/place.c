@@ -12,7 +12,7 @@ double msi_frag_with(const msi_sim *s, int g, uint32_t add_slots, uint32_t add_s
     const msi_gpu *gp = &s->gpu[g];
     uint32_t slots = ((gp->keepslots & ~drop_slots) | add_slots) & bits(s->m->slots);
     uint32_t slices = ((gp->keepslices & ~drop_slices) | add_slices) & bits(s->S);
-    return s->ft->f[~slots & bits(s->m->slots)][s->S - __builtin_popcount(slices)];
+    return ms_online_frag_lookup(s->ft, s->m, slots, slices);
 }
 
 static bool reusable(const msi_gpu *gp, int profile, int start)
@@ -20,46 +20,26 @@ static bool reusable(const msi_gpu *gp, int profile, int start)
     return gp->inst[start].profile == profile && gp->inst[start].job < 0;
 }
 
-/* A job of `profile` can take (g, start): slots hold no job, and either an idle instance
- * of that profile sits there or (dynamic partitioning) only idle, ready instances do. */
-bool msi_target_ok(const msi_sim *s, int g, int profile, int start)
+/* The simulator's state of g as the shared decision (policy.c) sees it. */
+static void view(const msi_sim *s, int g, ms_online_gpu_view *v, ms_online_rule *r)
 {
     const msi_gpu *gp = &s->gpu[g];
-    uint32_t mask = ms_gpu_slot_mask(s->m, (ms_placement){profile, start});
-    if (mask & gp->jobslots)
-        return false;
-    if (reusable(gp, profile, start))
-        return true;
-    return !s->static_layout && !(mask & gp->lock);
+    *v = (ms_online_gpu_view){.job_slots = gp->jobslots, .frag_slots = gp->keepslots,
+                              .frag_slices = gp->keepslices, .locked_slots = gp->lock,
+                              .load = gp->load};
+    for (int k = 0; k < MS_MAX_SLOTS; k++)
+        v->idle[k] = (int8_t)(k < s->m->slots && reusable(gp, gp->inst[k].profile, k)
+                                  ? gp->inst[k].profile : -1);
+    *r = (ms_online_rule){.frag = s->c.policy == MS_POLICY_FRAG, .balance = s->c.balance,
+                          .dynamic = !s->static_layout, .tau = s->c.tau};
 }
 
-/* Best start of `profile` on g under the policy, and the GPU-choice key (lower wins). */
-static uint64_t candidate(const msi_sim *s, int g, int profile, int *start)
+bool msi_target_ok(const msi_sim *s, int g, int profile, int start)
 {
-    const ms_profile *pr = &s->m->profiles[profile];
-    const msi_gpu *gp = &s->gpu[g];
-    bool frag_policy = s->c.policy == MS_POLICY_FRAG;
-    uint64_t best = MSI_NONE;
-    for (int j = 0; j < pr->nstarts; j++) {
-        int st = pr->starts[j];
-        if (!msi_target_ok(s, g, profile, st))
-            continue;
-        ms_placement p = {profile, st};
-        uint64_t noreuse = !reusable(gp, profile, st);
-        uint64_t key = noreuse << 1;
-        if (frag_policy) {
-            double f = msi_frag_with(s, g, ms_gpu_slot_mask(s->m, p), ms_gpu_slice_mask(s->m, p),
-                                     0, 0);
-            key |= (uint64_t)llround(f * 1e9) << 2;
-        }
-        if (key < best) {
-            best = key;
-            *start = st;
-        }
-    }
-    if (best != MSI_NONE && s->c.balance && !msi_lazy(s, g))
-        best |= 1ull << 40;  /* Busy GPUs only when no Lazy GPU can host the job */
-    return best;
+    ms_online_gpu_view v;
+    ms_online_rule r;
+    view(s, g, &v, &r);
+    return ms_online_can_take(s->m, &r, &v, profile, start);
 }
 
 static bool migratable_here(const msi_sim *s, int g, int slot, int profile)
@@ -74,9 +54,12 @@ static bool migratable_here(const msi_sim *s, int g, int slot, int profile)
 void msi_update_keys(msi_sim *s, int g)
 {
     int np = s->m->nprofiles;
+    ms_online_gpu_view v;
+    ms_online_rule r;
+    view(s, g, &v, &r);
     for (int p = 0; p < np; p++) {
         int st = -1;
-        uint64_t key = candidate(s, g, p, &st);
+        uint64_t key = ms_online_place_key(s->m, &r, s->ft, &v, p, &st);
         s->cand_start[(size_t)g * np + p] = (int8_t)st;
         msi_mintree_set(&s->place[p], g, key);
         if (!s->c.migration)

@@ -1,0 +1,196 @@
+/* daemon_client.c: the client commands' connection to migschedd, on libcurl. */
+#include "daemon_client.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <curl/curl.h>
+
+#include "migsched/io.h"
+
+struct cli_client {
+    const char *cmd;
+    CURL *curl;
+    struct curl_slist *headers;
+    char base[256];      /* "http://localhost" for a socket, else the URL given */
+    char where[160];     /* unix:PATH or the URL, for messages */
+    char *buf;           /* the reply being received */
+    size_t len, cap;
+    bool oom;
+};
+
+void cli_client_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "migsched: %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+static size_t on_data(char *p, size_t size, size_t n, void *cls)
+{
+    cli_client *c = cls;
+    size_t k = size * n;
+    if (c->len + k + 1 > c->cap) {
+        size_t cap = c->cap ? c->cap * 2 : 4096;
+        while (cap < c->len + k + 1)
+            cap *= 2;
+        char *b = realloc(c->buf, cap);
+        if (!b) {
+            c->oom = true;
+            return 0;  /* aborts the transfer */
+        }
+        c->buf = b;
+        c->cap = cap;
+    }
+    memcpy(c->buf + c->len, p, k);
+    c->len += k;
+    c->buf[c->len] = '\0';
+    return k;
+}
+
+/* "Authorization: Bearer <the token file's first line>". */
+static int token_header(cli_client *c, const char *path)
+{
+    ms_error err;
+    char *text;
+    size_t len;
+    if (ms_read_file(path, &text, &len, &err)) {
+        cli_client_error(c->cmd, "%s", err.msg);
+        return 1;
+    }
+    text[strcspn(text, "\r\n")] = '\0';
+    size_t n = strlen(text) + 32;
+    char *h = malloc(n);
+    if (h)
+        snprintf(h, n, "Authorization: Bearer %s", text);
+    free(text);
+    struct curl_slist *l = h ? curl_slist_append(c->headers, h) : NULL;
+    free(h);
+    if (!l) {
+        cli_client_error(c->cmd, "out of memory");
+        return 1;
+    }
+    c->headers = l;
+    return 0;
+}
+
+cli_client *cli_client_open(const char *cmd, const char *connect, const char *token_file,
+                            bool *usage)
+{
+    *usage = false;
+    if (!connect)
+        connect = CLI_DEFAULT_CONNECT;
+    bool unix_sock = !strncmp(connect, "unix:", 5);
+    if ((unix_sock && (!connect[5] || strlen(connect + 5) >= 108)) ||
+        (!unix_sock && strncmp(connect, "http://", 7)) || strlen(connect) >= 200) {
+        cli_client_error(cmd, "--connect: expected unix:PATH or http://127.0.0.1:PORT, not "
+                         "\"%.80s\"", connect);
+        *usage = true;
+        return NULL;
+    }
+    if (token_file && unix_sock) {
+        cli_client_error(cmd, "--token-file goes with --connect http://... (the Unix socket "
+                         "relies on its file mode)");
+        *usage = true;
+        return NULL;
+    }
+    cli_client *c = calloc(1, sizeof *c);
+    if (!c || curl_global_init(CURL_GLOBAL_DEFAULT) || !(c->curl = curl_easy_init())) {
+        cli_client_error(cmd, "cannot initialise libcurl");
+        free(c);
+        return NULL;
+    }
+    c->cmd = cmd;
+    snprintf(c->where, sizeof c->where, "%s", connect);
+    if (unix_sock) {
+        curl_easy_setopt(c->curl, CURLOPT_UNIX_SOCKET_PATH, connect + 5);
+        snprintf(c->base, sizeof c->base, "http://localhost");
+    } else {
+        snprintf(c->base, sizeof c->base, "%s", connect);
+        size_t n = strlen(c->base);
+        if (n > 7 && c->base[n - 1] == '/')
+            c->base[n - 1] = '\0';
+    }
+    struct curl_slist *l = curl_slist_append(NULL, "Content-Type: application/json");
+    c->headers = l ? curl_slist_append(l, "Expect:") : NULL;  /* no 100-continue round trip */
+    if (!c->headers || (token_file && token_header(c, token_file))) {
+        if (!c->headers)
+            cli_client_error(cmd, "out of memory");
+        cli_client_close(c);
+        return NULL;
+    }
+    curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, c->headers);
+    curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_data);
+    curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, c);
+    curl_easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT, 10L);
+    curl_easy_setopt(c->curl, CURLOPT_PROTOCOLS_STR, "http");
+    return c;
+}
+
+void cli_client_close(cli_client *c)
+{
+    if (!c)
+        return;
+    curl_slist_free_all(c->headers);
+    if (c->curl)
+        curl_easy_cleanup(c->curl);
+    free(c->buf);
+    free(c);
+}
+
+int cli_client_call(cli_client *c, const char *method, const char *path, const char *body,
+                    json_t **reply, long *status)
+{
+    char url[512];
+    snprintf(url, sizeof url, "%s%s", c->base, path);
+    c->len = 0;
+    c->oom = false;
+    if (status)
+        *status = 0;
+    *reply = NULL;
+    curl_easy_setopt(c->curl, CURLOPT_URL, url);
+    curl_easy_setopt(c->curl, CURLOPT_CUSTOMREQUEST, method);
+    if (body) {
+        curl_easy_setopt(c->curl, CURLOPT_POSTFIELDS, body);
+        curl_easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
+    } else {
+        curl_easy_setopt(c->curl, CURLOPT_HTTPGET, 1L);
+        curl_easy_setopt(c->curl, CURLOPT_CUSTOMREQUEST, method);
+    }
+    CURLcode rc = curl_easy_perform(c->curl);
+    if (rc != CURLE_OK) {
+        if (c->oom)
+            cli_client_error(c->cmd, "out of memory reading the daemon's reply");
+        else
+            cli_client_error(c->cmd, "cannot reach migschedd at %s: %s", c->where,
+                             curl_easy_strerror(rc));
+        return 1;
+    }
+    long code = 0;
+    curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &code);
+    if (status)
+        *status = code;
+    json_error_t je;
+    json_t *o = c->len ? json_loadb(c->buf, c->len, 0, &je) : NULL;
+    if (code >= 400) {
+        const char *msg = json_string_value(json_object_get(o, "error"));
+        if (msg)
+            cli_client_error(c->cmd, "%s", msg);
+        else
+            cli_client_error(c->cmd, "%s: HTTP %ld from migschedd at %s", path, code, c->where);
+        json_decref(o);
+        return 1;
+    }
+    if (!o) {
+        cli_client_error(c->cmd, "%s: the reply of migschedd at %s is not JSON", path, c->where);
+        return 1;
+    }
+    *reply = o;
+    return 0;
+}

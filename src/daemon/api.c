@@ -1,0 +1,267 @@
+/* api.c: migschedd's routes: parse and validate, one engine call, render. */
+#include "api.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "metrics.h"
+#include "migsched/io.h"
+#include "status_page.h"
+
+static const char JSON_TYPE[] = "application/json";
+
+static void set_body(ms_api_response *rs, unsigned status, const char *type, char *body,
+                     size_t len)
+{
+    rs->status = status;
+    rs->content_type = type;
+    rs->body = body;
+    rs->len = len;
+    if (!body) {  /* out of memory: a 500 with no body rather than a crash */
+        rs->status = 500;
+        rs->len = 0;
+    }
+}
+
+/* Takes the reference to o. */
+static void set_json(ms_api_response *rs, unsigned status, json_t *o)
+{
+    char *text = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(o);
+    size_t n = text ? strlen(text) : 0;
+    char *body = text ? realloc(text, n + 2) : NULL;
+    if (body) {
+        body[n++] = '\n';
+        body[n] = '\0';
+    } else {
+        free(text);
+    }
+    set_body(rs, status, JSON_TYPE, body, n);
+}
+
+void ms_api_error(ms_api_response *rs, unsigned status, const char *msg)
+{
+    set_json(rs, status, json_pack("{s:s}", "error", msg));
+}
+
+static unsigned outcome_status(ms_engine_outcome o)
+{
+    switch (o) {
+    case MS_ENGINE_OK: return 200;
+    case MS_ENGINE_BAD_REQUEST: return 400;
+    case MS_ENGINE_NOT_FOUND: return 404;
+    case MS_ENGINE_CONFLICT: return 409;
+    case MS_ENGINE_QUEUE_FULL: return 429;
+    case MS_ENGINE_STOPPING: return 503;
+    case MS_ENGINE_INTERNAL: break;
+    }
+    return 500;
+}
+
+/* The engine's answer: o rendered with ok_status, or its error. */
+static void reply(ms_api_response *rs, ms_engine_outcome out, unsigned ok_status, json_t *o,
+                  const ms_error *err)
+{
+    if (out == MS_ENGINE_OK) {
+        set_json(rs, ok_status, o);
+        return;
+    }
+    json_decref(o);
+    ms_api_error(rs, outcome_status(out), err->msg);
+}
+
+static void jobs_post(const ms_api *api, const ms_api_request *rq, ms_api_response *rs)
+{
+    ms_error err = {0};
+    ms_job_spec spec;
+    if (ms_job_spec_parse(rq->body ? rq->body : "", rq->len, api->model, &spec, &err)) {
+        ms_api_error(rs, 400, err.msg);
+        return;
+    }
+    json_t *job = NULL;
+    ms_engine_outcome out = ms_engine_submit(api->engine, &spec, &job, &err);  /* takes spec */
+    if (out == MS_ENGINE_OK)
+        snprintf(rs->location, sizeof rs->location, "/v1/jobs/%lld",
+                 (long long)json_integer_value(json_object_get(job, "id")));
+    reply(rs, out, 201, job, &err);
+}
+
+static void jobs_list(const ms_api *api, const ms_api_request *rq, ms_api_response *rs)
+{
+    int state = -1;
+    for (int i = 0; i < rq->nargs; i++) {
+        char msg[256];
+        if (strcmp(rq->arg_key[i], "state")) {
+            snprintf(msg, sizeof msg, "unknown query argument \"%.64s\" (allowed: state)",
+                     rq->arg_key[i]);
+            ms_api_error(rs, 400, msg);
+            return;
+        }
+        state = rq->arg_value[i] ? ms_job_state_parse(rq->arg_value[i]) : -1;
+        if (state <= MS_JOB_NEW) {
+            snprintf(msg, sizeof msg, "state: unknown state \"%.64s\" (queued, running, done, "
+                     "failed, cancelled)", rq->arg_value[i] ? rq->arg_value[i] : "");
+            ms_api_error(rs, 400, msg);
+            return;
+        }
+    }
+    ms_error err = {0};
+    json_t *jobs = NULL;
+    ms_engine_outcome out = ms_engine_jobs(api->engine, state, &jobs, &err);
+    reply(rs, out, 200, jobs, &err);
+}
+
+/* DELETE or GET /v1/jobs/{id}. */
+static void job_one(const ms_api *api, const ms_api_request *rq, const char *id_text,
+                    ms_api_response *rs)
+{
+    long id;
+    if (!ms_parse_long(id_text, 1, INT64_MAX, &id)) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "no job \"%.64s\" (ids are positive integers)", id_text);
+        ms_api_error(rs, 404, msg);
+        return;
+    }
+    ms_error err = {0};
+    json_t *job = NULL;
+    ms_engine_outcome out = !strcmp(rq->method, "DELETE")
+                                ? ms_engine_cancel(api->engine, id, &job, &err)
+                                : ms_engine_job(api->engine, id, &job, &err);
+    reply(rs, out, 200, job, &err);
+}
+
+/* Each instance also gets its width in slots, which the status page draws. */
+static void gpus(const ms_api *api, ms_api_response *rs)
+{
+    ms_error err = {0};
+    json_t *o = NULL;
+    ms_engine_outcome out = ms_engine_gpus(api->engine, &o, &err);
+    size_t i, k;
+    json_t *g, *in;
+    json_array_foreach(json_object_get(o, "gpus"), i, g) {
+        json_array_foreach(json_object_get(g, "instances"), k, in) {
+            const char *name = json_string_value(json_object_get(in, "profile"));
+            int p = name ? ms_gpu_profile_by_name(api->model, name) : -1;
+            if (p >= 0)
+                json_object_set_new(in, "size_slots",
+                                    json_integer(api->model->profiles[p].size_slots));
+        }
+    }
+    reply(rs, out, 200, o, &err);
+}
+
+static void plan(const ms_api *api, ms_api_response *rs)
+{
+    ms_error err = {0};
+    char *text = NULL;
+    ms_engine_outcome out = ms_engine_plan(api->engine, &text, &err);
+    if (out != MS_ENGINE_OK) {
+        free(text);
+        ms_api_error(rs, outcome_status(out), err.msg);
+        return;
+    }
+    set_body(rs, 200, JSON_TYPE, text, text ? strlen(text) : 0);
+}
+
+static void metrics(const ms_api *api, ms_api_response *rs)
+{
+    ms_error err = {0};
+    ms_engine_metrics *m = malloc(sizeof *m);  /* large: not on a connection's stack */
+    if (!m) {
+        set_body(rs, 500, JSON_TYPE, NULL, 0);
+        return;
+    }
+    ms_engine_outcome out = ms_engine_metrics_snapshot(api->engine, m, &err);
+    if (out != MS_ENGINE_OK) {
+        free(m);
+        ms_api_error(rs, outcome_status(out), err.msg);
+        return;
+    }
+    size_t len = 0;
+    char *text = ms_metrics_render(m, api->model, api->hostname, &len);
+    free(m);
+    set_body(rs, 200, MS_METRICS_CONTENT_TYPE, text, len);
+}
+
+static void page(ms_api_response *rs)
+{
+    char *html = strdup(ms_status_page_html);
+    set_body(rs, 200, "text/html; charset=utf-8", html, html ? strlen(html) : 0);
+}
+
+/* The routes: a path (a trailing '*' matches one id segment) and the methods it takes. */
+enum route_id { R_INDEX, R_HEALTHZ, R_METRICS, R_JOBS, R_JOB, R_GPUS, R_PLAN, R_NROUTES };
+static const struct {
+    const char *path;
+    const char *allow;
+} ROUTES[R_NROUTES] = {
+    [R_INDEX] = {"/", "GET"},          [R_HEALTHZ] = {"/healthz", "GET"},
+    [R_METRICS] = {"/metrics", "GET"}, [R_JOBS] = {"/v1/jobs", "GET, POST"},
+    [R_JOB] = {"/v1/jobs/*", "GET, DELETE"}, [R_GPUS] = {"/v1/gpus", "GET"},
+    [R_PLAN] = {"/v1/plan", "GET"},
+};
+
+static int find_route(const char *path, const char **id)
+{
+    for (int r = 0; r < R_NROUTES; r++) {
+        const char *p = ROUTES[r].path;
+        size_t n = strlen(p);
+        if (p[n - 1] == '*') {
+            if (!strncmp(path, p, n - 1) && path[n - 1] && !strchr(path + n - 1, '/')) {
+                *id = path + n - 1;
+                return r;
+            }
+        } else if (!strcmp(path, p)) {
+            return r;
+        }
+    }
+    return -1;
+}
+
+static bool allowed(const char *allow, const char *method)
+{
+    size_t n = strlen(method);
+    for (const char *a = allow; (a = strstr(a, method)); a += n)
+        if ((a == allow || a[-1] == ' ') && (a[n] == '\0' || a[n] == ','))
+            return true;
+    return false;
+}
+
+void ms_api_handle(const ms_api *api, const ms_api_request *rq, ms_api_response *rs)
+{
+    memset(rs, 0, sizeof *rs);
+    const char *id = NULL;
+    int r = find_route(rq->path, &id);
+    if (r < 0) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "no route %.100s (see GET / or docs/daemon.md)", rq->path);
+        ms_api_error(rs, 404, msg);
+        return;
+    }
+    if (!allowed(ROUTES[r].allow, rq->method)) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "%.16s %.100s: method not allowed (allowed: %s)",
+                 rq->method, rq->path, ROUTES[r].allow);
+        ms_api_error(rs, 405, msg);
+        rs->allow = ROUTES[r].allow;
+        return;
+    }
+    if (rq->nargs && (r != R_JOBS || strcmp(rq->method, "GET"))) {
+        ms_api_error(rs, 400, "this route takes no query arguments");
+        return;
+    }
+    switch (r) {
+    case R_INDEX: page(rs); break;
+    case R_HEALTHZ: set_json(rs, 200, json_pack("{s:s}", "status", "ok")); break;
+    case R_METRICS: metrics(api, rs); break;
+    case R_JOBS:
+        if (!strcmp(rq->method, "POST"))
+            jobs_post(api, rq, rs);
+        else
+            jobs_list(api, rq, rs);
+        break;
+    case R_JOB: job_one(api, rq, id, rs); break;
+    case R_GPUS: gpus(api, rs); break;
+    case R_PLAN: plan(api, rs); break;
+    }
+}

@@ -1,0 +1,46 @@
+/* api.h: migschedd's HTTP routes, free of any HTTP library: a request (method, path, query,
+ * body) in, a response (status, content type, body) out. Each handler parses, makes one
+ * engine call and renders; the engine's outcomes map to status codes. Private to the
+ * daemon; the routes are in docs/daemon.md ("HTTP API"). */
+#ifndef MIGSCHED_DAEMON_API_H
+#define MIGSCHED_DAEMON_API_H
+
+#include <stddef.h>
+
+#include "engine.h"
+
+#define MS_API_MAX_ARGS 8
+
+typedef struct ms_api_request {
+    const char *method;         /* "GET", "POST", ... */
+    const char *path;           /* without the query */
+    int nargs;                  /* query arguments (value NULL when given without '=') */
+    const char *arg_key[MS_API_MAX_ARGS], *arg_value[MS_API_MAX_ARGS];
+    const char *body;           /* POST: the body read so far (len bytes) */
+    size_t len;
+} ms_api_request;
+
+typedef struct ms_api_response {
+    unsigned status;
+    const char *content_type;
+    char *body;                 /* malloc'd, len bytes; the caller frees it */
+    size_t len;
+    const char *allow;          /* 405: the methods the path takes */
+    char location[64];          /* 201: the new job's path */
+} ms_api_response;
+
+/* What the routes need: the engine, the GPU model jobs are parsed against, the host name
+ * for the metrics' Hostname label. */
+typedef struct ms_api {
+    ms_engine *engine;
+    const ms_gpu_model *model;
+    char hostname[256];
+} ms_api;
+
+/* Serves one request; never fails (an allocation failure is a 500 with a fixed body). */
+void ms_api_handle(const ms_api *api, const ms_api_request *rq, ms_api_response *rs);
+
+/* rs as the JSON error {"error": msg} with status. */
+void ms_api_error(ms_api_response *rs, unsigned status, const char *msg);
+
+#endif

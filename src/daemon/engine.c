@@ -1,0 +1,408 @@
+/* engine.c: the engine's lifecycle: open (backends, reconciliation with the store), the one
+ * scheduling thread (it alone changes instances and starts and ends jobs), stop and close.
+ * Online mode: paper 002's placement (engine_gpu.c). With the sim backend a job holds its
+ * instance for its time / time-scale; nothing survives a crash, so every job the store
+ * says was running is interrupted at open. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "engine_internal.h"
+#include "log.h"
+
+const double ms_engine_time_bounds[MS_ENGINE_TIME_BUCKETS] = {
+    0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600, 14400, 86400};
+const double ms_engine_reconf_bounds[MS_ENGINE_RECONF_BUCKETS] = {
+    0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 1, 2, 5, 10};
+
+double ei_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+double ei_mono(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void ei_observe(ms_engine_histogram *h, const double *bounds, int nb, double v)
+{
+    for (int i = 0; i < nb; i++)
+        if (v <= bounds[i])
+            h->count[i]++;
+    h->total++;
+    h->sum += v;
+}
+
+int ei_commit(ms_engine *e, const ms_job *const *jobs, const ms_job_transition *ts, size_t n,
+              ms_error *err)
+{
+    pthread_mutex_lock(&e->smu);
+    int rc = ms_store_transitions(e->st, jobs, ts, n, err);
+    pthread_mutex_unlock(&e->smu);
+    for (size_t i = 0; !rc && i < n; i++) {
+        e->jobs[ts[i].from]--;
+        e->jobs[ts[i].to]++;
+    }
+    return rc;
+}
+
+int ei_queue_insert(ms_engine *e, ms_job *j)
+{
+    if (e->nqueue == e->capqueue) {
+        size_t cap = e->capqueue ? 2 * e->capqueue : 64;
+        ms_job **nq = realloc(e->queue, cap * sizeof *nq);
+        if (!nq)
+            return MS_ENOMEM;
+        e->queue = nq;
+        e->capqueue = cap;
+    }
+    size_t at = e->nqueue;
+    while (at > 0 && e->queue[at - 1]->id > j->id)
+        at--;
+    memmove(&e->queue[at + 1], &e->queue[at], (e->nqueue - at) * sizeof *e->queue);
+    e->queue[at] = j;
+    e->nqueue++;
+    return MS_OK;
+}
+
+/* Ends running job i (finish with exit status, interrupt or cancel: ev), frees its
+ * instance and drops it from the running set. */
+static int end_run(ms_engine *e, size_t i, ms_job_event ev, int exit_status, ms_error *err)
+{
+    ei_run *r = &e->run[i];
+    ms_job next = r->job;
+    ms_job_transition t;
+    double now = ei_now();
+    int rc = ev == MS_JOB_EV_FINISH      ? ms_job_finish(&next, now, exit_status, &t, err)
+             : ev == MS_JOB_EV_INTERRUPT ? ms_job_interrupt(&next, now, &t, err)
+                                         : ms_job_cancel(&next, now, &t, err);
+    if (!rc)
+        rc = ei_commit(e, (const ms_job *const[]){&next}, &t, 1, err);
+    if (rc)
+        return rc;
+    if (next.state == MS_JOB_DONE || next.state == MS_JOB_FAILED)
+        ei_observe(&e->turnaround_seconds, ms_engine_time_bounds, MS_ENGINE_TIME_BUCKETS,
+                   next.ended - next.submitted);
+    ms_dlog(MS_LOG_INFO, "job.end", "id=%lld event=%s state=%s", (long long)next.id,
+            ms_job_event_name(ev), ms_job_state_name(next.state));
+    ei_release(e, r->gpu, r->slot);
+    if (next.state == MS_JOB_QUEUED) {  /* interrupted under retry: back in line, by id */
+        ms_job *q = malloc(sizeof *q);
+        if (!q)
+            return ms_error_set(err, MS_ENOMEM, "out of memory");
+        *q = next;
+        if (ei_queue_insert(e, q)) {
+            free(q);  /* next still owns the spec */
+            return ms_error_set(err, MS_ENOMEM, "out of memory");
+        }
+        memset(&next.spec, 0, sizeof next.spec);
+    }
+    ms_job_free(&next);
+    e->run[i] = e->run[--e->nrun];
+    pthread_cond_broadcast(&e->changed);
+    return MS_OK;
+}
+
+/* One pass: jobs whose hold ended or that were cancelled end, then the queue is placed.
+ * Returns the monotonic time of the next hold's end (INFINITY: none). */
+static double step(ms_engine *e)
+{
+    ms_error err = {0};
+    double now = ei_mono(), next = INFINITY;
+    for (size_t i = 0; i < e->nrun;) {
+        ei_run *r = &e->run[i];
+        bool requeue = e->stopping && e->on_stop == MS_ON_STOP_REQUEUE && !e->quit;
+        int rc = MS_OK;
+        if (e->nvml) {
+            /* A process is stopped first; its job ends once it is reaped. */
+            ei_watch(e, r, r->cancel || requeue, now);
+            if (!r->exited) {  /* polled below: waitpid on our own children */
+                i++;
+                continue;
+            }
+        }
+        ms_job_event ev = r->cancel ? MS_JOB_EV_CANCEL
+                          : requeue ? MS_JOB_EV_INTERRUPT
+                                    : MS_JOB_EV_FINISH;
+        if (r->cancel || requeue || r->exited)
+            rc = end_run(e, i, ev, r->exit_status, &err);
+        else if (r->end_mono <= now)
+            rc = end_run(e, i, MS_JOB_EV_FINISH, 0, &err);
+        else {
+            i++;
+            continue;
+        }
+        if (rc) {  /* the store failed: try again shortly, the job stays as it is */
+            ms_dlog(MS_LOG_ERROR, "job.end_failed", "error=\"%s\"", err.msg);
+            next = fmin(next, now + 0.5);
+            i++;
+        }
+    }
+    int rc = e->c->mode == MS_DAEMON_BATCH ? ei_batch_step(e, &err)
+             : e->stopping                   ? MS_OK
+                                             : ei_place_queued(e, &err);
+    if (e->c->mode == MS_DAEMON_BATCH)  /* a batch falls due by time too */
+        next = fmin(next, now + (ei_batch_due(e) - ei_now()));
+    if (rc) {
+        ms_dlog(MS_LOG_ERROR, "schedule.failed", "error=\"%s\"", err.msg);
+        next = fmin(next, now + 0.5);
+    }
+    for (size_t i = 0; i < e->nrun; i++)  /* those just started included */
+        next = fmin(next, e->nvml ? now + 0.05 : e->run[i].end_mono);
+    return next;
+}
+
+static void *loop(void *arg)
+{
+    ms_engine *e = arg;
+    pthread_mutex_lock(&e->mu);
+    while (!e->quit) {
+        double next = step(e);
+        if (e->stopping && e->nrun == 0)
+            break;
+        if (isinf(next)) {
+            pthread_cond_wait(&e->wake, &e->mu);
+        } else {
+            double whole;
+            double frac = modf(next, &whole);
+            struct timespec ts = {(time_t)whole, (long)(frac * 1e9)};
+            pthread_cond_timedwait(&e->wake, &e->mu, &ts);
+        }
+    }
+    ms_error err = {0};
+    if (ei_destroy_all(e, &err))
+        ms_dlog(MS_LOG_ERROR, "instance.destroy_failed", "error=\"%s\"", err.msg);
+    pthread_mutex_unlock(&e->mu);
+    return NULL;
+}
+
+/* Counts the store's jobs by state and queues the queued ones (by id). */
+static int load_jobs(ms_engine *e, ms_error *err)
+{
+    ms_job *all;
+    size_t n;
+    int rc = ms_store_list_jobs(e->st, -1, &all, &n, err);
+    if (rc)
+        return rc;
+    size_t nq = 0;
+    for (size_t i = 0; i < n; i++) {
+        e->jobs[all[i].state]++;
+        nq += all[i].state == MS_JOB_QUEUED;
+    }
+    e->queue = malloc((nq ? nq : 1) * sizeof *e->queue);
+    e->capqueue = nq ? nq : 1;
+    if (!e->queue)
+        rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+    for (size_t i = 0; !rc && i < n; i++) {
+        if (all[i].state != MS_JOB_QUEUED)
+            continue;
+        ms_job *q = malloc(sizeof *q);
+        if (!q) {
+            rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+            break;
+        }
+        *q = all[i];
+        memset(&all[i].spec, 0, sizeof all[i].spec);
+        e->queue[e->nqueue++] = q;
+    }
+    ms_store_free_jobs(all, n);
+    return rc;
+}
+
+/* Reconciliation with the store: no hold survives the process (sim), and no process or
+ * instance of the previous owner survives ei_nvml_open (nvml: stopped, destroyed or left as
+ * foreign), so every instance the store lists as live is recorded destroyed and every job
+ * it says was running is interrupted (requeued under retry, failed under fail). */
+static int reconcile_store(ms_engine *e, ms_error *err)
+{
+    ms_store_instance *live;
+    size_t n;
+    int rc = ms_store_live_instances(e->st, &live, &n, err);
+    for (size_t i = 0; !rc && i < n; i++)
+        rc = ms_store_instance_destroyed(e->st, live[i].id, ei_now(), err);
+    if (!rc && n)
+        ms_dlog(MS_LOG_INFO, "recover.instances", "gone=%zu", n);
+    free(live);
+    ms_job *run;
+    if (rc || (rc = ms_store_running_jobs(e->st, &run, &n, err)))
+        return rc;
+    ms_job_transition *ts = calloc(n ? n : 1, sizeof *ts);
+    const ms_job **ptr = calloc(n ? n : 1, sizeof *ptr);
+    if (!ts || !ptr)
+        rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+    for (size_t i = 0; !rc && i < n; i++) {
+        rc = ms_job_interrupt(&run[i], ei_now(), &ts[i], err);
+        ptr[i] = &run[i];
+    }
+    if (!rc && n && !(rc = ms_store_transitions(e->st, ptr, ts, n, err)))
+        ms_dlog(MS_LOG_INFO, "recover.jobs", "interrupted=%zu", n);
+    free(ts);
+    free(ptr);
+    ms_store_free_jobs(run, n);
+    return rc;
+}
+
+static void free_engine(ms_engine *e)
+{
+    ei_nvml_close(e, false);
+    for (int g = 0; g < e->ngpus; g++)
+        ms_backend_close(e->gpu[g].be);
+    for (size_t i = 0; i < e->nqueue; i++) {
+        ms_job_free(e->queue[i]);
+        free(e->queue[i]);
+    }
+    free(e->queue);
+    for (size_t i = 0; i < e->nrun; i++)
+        ms_job_free(&e->run[i].job);
+    free(e->run);
+    ei_batch_free(e->batch);
+    ms_schedule_free(e->plan);
+    ms_workload_free(e->plan_w);
+    ms_online_frag_table_free(e->ft);
+    pthread_mutex_destroy(&e->mu);
+    pthread_mutex_destroy(&e->cmu);
+    pthread_mutex_destroy(&e->smu);
+    pthread_cond_destroy(&e->wake);
+    pthread_cond_destroy(&e->changed);
+    pthread_cond_destroy(&e->committed);
+    free(e);
+}
+
+static int open_backends(ms_engine *e, ms_error *err)
+{
+    const ms_daemon_config *c = e->c;
+    if (c->backend == MS_DAEMON_NVML)
+        return ei_nvml_open(e, err);
+    /* Creations and destructions take the model's times, scaled like the jobs. */
+    ms_backend_options opt = {.sim_delay_scale = 1.0 / c->time_scale};
+    e->ngpus = c->gpus;
+    for (int g = 0; g < e->ngpus; g++) {
+        int rc = ms_backend_open("sim", g, e->m, &opt, &e->gpu[g].be, err);
+        if (rc)
+            return rc;
+        e->gpu[g].device = g;
+        /* A stable made-up UUID in NVIDIA's shape, for the metrics' labels. */
+        snprintf(e->gpu[g].uuid, sizeof e->gpu[g].uuid,
+                 "GPU-51300000-0000-4000-8000-%012d", g);
+        for (int k = 0; k < MS_MAX_SLOTS; k++)
+            e->gpu[g].inst[k] = (ei_inst){.profile = -1};
+    }
+    return MS_OK;
+}
+
+int ms_engine_open(const ms_daemon_config *c, ms_store *st, ms_engine **out, ms_error *err)
+{
+    *out = NULL;
+    if (!c->has_model && c->backend == MS_DAEMON_SIM)
+        return ms_error_set(err, MS_EINVAL, "the configuration has no GPU model (gpu)");
+    ms_engine *e = calloc(1, sizeof *e);
+    if (!e)
+        return ms_error_set(err, MS_ENOMEM, "out of memory");
+    e->c = c;
+    e->m = &c->model;
+    e->stop_grace = c->stop_grace;  /* the recovery may stop leftover processes */
+    e->st = st;
+    e->time_scale = c->time_scale;
+    e->stop_grace = c->stop_grace;
+    e->tau = c->tau;
+    e->queue_limit = c->queue_limit;
+    e->on_stop = c->on_stop;
+    e->batch_size = c->batch_size;
+    e->batch_period = c->batch_period;
+    e->pending_tail = &e->pending;
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_mutex_init(&e->mu, NULL);
+    pthread_mutex_init(&e->cmu, NULL);
+    pthread_mutex_init(&e->smu, NULL);
+    pthread_cond_init(&e->wake, &ca);
+    pthread_cond_init(&e->changed, NULL);
+    pthread_cond_init(&e->committed, NULL);
+    pthread_condattr_destroy(&ca);
+    int rc = MS_OK;
+    if (!(e->ft = ms_online_frag_table_new(e->m)))
+        rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+    if (!rc)
+        rc = open_backends(e, err);
+    if (!rc)
+        rc = reconcile_store(e, err);
+    if (!rc)
+        rc = load_jobs(e, err);
+    if (!rc && (errno = pthread_create(&e->thread, NULL, loop, e)))
+        rc = ms_error_set(err, MS_ENOMEM, "cannot start the scheduling thread: %s",
+                          strerror(errno));
+    if (rc) {
+        free_engine(e);
+        return rc;
+    }
+    e->thread_started = true;
+    ms_dlog(MS_LOG_INFO, "engine.open", "backend=%s gpus=%d model=%s queued=%zu",
+            c->backend == MS_DAEMON_SIM ? "sim" : "nvml", e->ngpus, e->m->name, e->nqueue);
+    *out = e;
+    return MS_OK;
+}
+
+int ms_engine_stop(ms_engine *e, ms_error *err)
+{
+    pthread_mutex_lock(&e->mu);
+    bool first = !e->stopping;
+    e->stopping = true;
+    pthread_cond_broadcast(&e->wake);
+    pthread_mutex_unlock(&e->mu);
+    if (!first || !e->thread_started)
+        return MS_OK;
+    pthread_join(e->thread, NULL);
+    e->thread_started = false;
+    int left = 0;
+    for (int g = 0; g < e->ngpus; g++)
+        for (int k = 0; k < e->m->slots; k++)
+            left += e->gpu[g].inst[k].profile >= 0;
+    ei_nvml_close(e, left == 0);  /* the journal's "finished": nothing of ours is left */
+    ms_dlog(MS_LOG_INFO, "engine.stop", "queued=%zu instances_left=%d", e->nqueue, left);
+    if (left)
+        return ms_error_set(err, MS_EBACKEND, "%d instances could not be destroyed (see the "
+                            "log; migsched run --cleanup removes them)", left);
+    return MS_OK;
+}
+
+void ms_engine_close(ms_engine *e)
+{
+    if (!e)
+        return;
+    if (e->thread_started) {  /* closed without a stop: end the thread, leave jobs as they are */
+        pthread_mutex_lock(&e->mu);
+        e->quit = e->stopping = true;
+        pthread_cond_broadcast(&e->wake);
+        pthread_mutex_unlock(&e->mu);
+        pthread_join(e->thread, NULL);
+    }
+    free_engine(e);
+}
+
+int ms_engine_reload(ms_engine *e, const ms_daemon_config *next, ms_error *err)
+{
+    (void)err;
+    pthread_mutex_lock(&e->mu);
+    e->time_scale = next->time_scale;  /* for holds that start from now on */
+    e->stop_grace = next->stop_grace;
+    e->tau = next->tau;
+    e->queue_limit = next->queue_limit;
+    e->on_stop = next->on_stop;
+    e->batch_size = next->batch_size;  /* from the next batch on */
+    e->batch_period = next->batch_period;
+    ms_dlog_set_level(next->log_level);
+    pthread_cond_broadcast(&e->wake);
+    pthread_mutex_unlock(&e->mu);
+    ms_dlog(MS_LOG_INFO, "engine.reload", "time_scale=%g on_stop=%s queue_limit=%d",
+            next->time_scale, next->on_stop == MS_ON_STOP_WAIT ? "wait" : "requeue",
+            next->queue_limit);
+    return MS_OK;
+}

@@ -1,0 +1,290 @@
+/* engine_exec.c: the nvml backend's side of the engine: the devices (locked like `migsched
+ * run`), the journal (the same records, so `migsched run --cleanup --device ...` reads what
+ * the daemon left), each job's command as a process group in its MIG instance, and the
+ * reconciliation at open with what the previous owner's journal left behind. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../exec/proc.h"
+#include "../exec/spawn.h"
+#include "engine_internal.h"
+#include "log.h"
+#include "migsched/io.h"
+
+static void pause_s(double s)
+{
+    struct timespec ts = {(time_t)s, (long)((s - floor(s)) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
+/* A process group of the previous owner that still runs is ours (the journal's pgid and
+ * leader start time say so) but not our child: we cannot wait for its exit status, so it
+ * is stopped and its job interrupted (retried under retry), never run twice at once. */
+static void stop_leftover(ms_engine *e, const ms_journal_rec *r)
+{
+    if (!proc_group_ours_alive(r->pgid, r->pstart))
+        return;
+    ms_dlog(MS_LOG_WARN, "recover.stop_process", "pgid=%d job=%d", r->pgid, r->task);
+    kill(-r->pgid, SIGTERM);
+    for (double waited = 0; waited < e->stop_grace && proc_group_ours_alive(r->pgid, r->pstart);
+         waited += 0.05)
+        pause_s(0.05);
+    if (proc_group_ours_alive(r->pgid, r->pstart))
+        kill(-r->pgid, SIGKILL);
+}
+
+/* The previous journal's instances still on device g are destroyed (idle: their processes
+ * are stopped); what else is there is foreign, recorded and never touched. */
+static int reconcile_device(ms_engine *e, int g, const ms_journal_state *old, ms_error *err)
+{
+    ei_gpu *gp = &e->gpu[g];
+    ms_mig_instance list[MS_MAX_MIG];
+    int n;
+    int rc = ms_backend_list(gp->be, list, &n, err);
+    for (int i = 0; !rc && i < n; i++) {
+        bool ours = false;
+        for (int k = 0; old && k < old->n && !ours; k++) {
+            const ms_journal_rec *r = &old->rec[k];
+            if (r->kind != MS_JOURNAL_CREATED || r->device != gp->device)
+                continue;
+            ms_mig_instance was = {.gi_id = r->gi_id, .start_slot = r->start,
+                                   .size_slots = r->size};
+            snprintf(was.uuid, sizeof was.uuid, "%s", r->uuid);
+            if (!ms_mig_same_instance(&was, &list[i]))
+                continue;
+            ours = true;
+            if ((rc = ms_backend_destroy_owned(gp->be, &was, err)))
+                break;
+            ms_dlog(MS_LOG_INFO, "recover.destroy", "gpu=%d gi=%u start=%d", gp->device,
+                    was.gi_id, was.start_slot);
+        }
+        if (ours || rc)
+            continue;
+        rc = ms_journal_foreign(e->journal, gp->device, &list[i], err);
+        for (int s = list[i].start_slot; s < list[i].start_slot + list[i].size_slots; s++)
+            gp->foreign_slots |= 1u << s;
+        if (list[i].profile >= 0)  /* a profile the model lacks takes no slice we count */
+            gp->foreign_slices |= ms_gpu_slice_mask(e->m, (ms_placement){list[i].profile,
+                                                                         list[i].start_slot});
+        ms_dlog(MS_LOG_INFO, "recover.foreign", "gpu=%d gi=%u start=%d size=%d", gp->device,
+                list[i].gi_id, list[i].start_slot, list[i].size_slots);
+    }
+    return rc;
+}
+
+static int open_device(ms_engine *e, int g, int device, ms_error *err)
+{
+    ei_gpu *gp = &e->gpu[g];
+    gp->device = device;
+    for (int k = 0; k < MS_MAX_SLOTS; k++)
+        gp->inst[k] = (ei_inst){.profile = -1};
+    const ms_gpu_model *want = e->c->has_model ? &e->c->model : (g ? &e->model : NULL);
+    int rc = ms_backend_open("nvml", device, want, NULL, &gp->be, err);
+    if (rc)
+        return rc;
+    if (!e->c->has_model && g == 0)
+        e->model = *ms_backend_model(gp->be);
+    bool on;
+    if ((rc = ms_backend_mig_mode(gp->be, &on, err)))
+        return rc;
+    if (!on)
+        return ms_error_set(err, MS_EINVAL, "device %d: MIG mode is off (enable it, e.g. with "
+                            "migsched run --enable-mig or nvidia-smi -mig 1)", device);
+    snprintf(gp->uuid, sizeof gp->uuid, "%s", ms_backend_gpu_uuid(gp->be));
+    return ms_device_lock_acquire(NULL, gp->uuid, &gp->lock, err);
+}
+
+int ei_nvml_open(ms_engine *e, ms_error *err)
+{
+    const ms_daemon_config *c = e->c;
+    e->nvml = true;
+    e->ngpus = c->ndevices;
+    int rc = MS_OK;
+    for (int g = 0; g < e->ngpus && !rc; g++)
+        rc = open_device(e, g, c->devices[g], err);
+    if (!c->has_model)
+        e->m = &e->model;
+    if (!rc && mkdir(c->log_dir, 0750) && errno != EEXIST)
+        rc = ms_error_set(err, MS_EIO, "log-dir %s: %s", c->log_dir, strerror(errno));
+    char path[512];
+    if (!rc)
+        rc = ms_default_run_path(c->devices, c->ndevices, ".journal", path, sizeof path, err);
+    if (rc)
+        return rc;
+    /* The previous owner's journal (the device locks say it is gone). */
+    ms_journal_state *old = NULL;
+    char *text = NULL;
+    size_t len;
+    ms_error rerr;
+    if (ms_read_file(path, &text, &len, &rerr) == MS_OK) {
+        old = malloc(sizeof *old);
+        if (!old)
+            rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+        else
+            rc = ms_journal_parse(text, len, path, old, err);
+        free(text);
+    }
+    for (int k = 0; !rc && old && k < old->n; k++)
+        if (old->rec[k].kind == MS_JOURNAL_TASK)
+            stop_leftover(e, &old->rec[k]);
+    if (!rc)
+        rc = ms_journal_open(path, "nvml", ms_backend_geometry_name(e->gpu[0].be), &e->journal,
+                             err);
+    for (int g = 0; !rc && g < e->ngpus; g++)
+        rc = ms_journal_device(e->journal, e->gpu[g].device, e->gpu[g].uuid, err);
+    for (int g = 0; !rc && g < e->ngpus; g++)
+        rc = reconcile_device(e, g, old, err);
+    free(old);
+    return rc;
+}
+
+void ei_nvml_close(ms_engine *e, bool clean)
+{
+    if (e->journal)
+        ms_journal_close(e->journal, clean, NULL);
+    e->journal = NULL;
+    for (int g = 0; g < e->ngpus; g++) {
+        ms_device_lock_release(e->gpu[g].lock);
+        e->gpu[g].lock = NULL;
+    }
+}
+
+/* argv as one sh command, each word single-quoted; `exec` so the group leader is the
+ * command itself. */
+static char *shell_command(const ms_job_spec *s)
+{
+    size_t len = 6;
+    for (int i = 0; i < s->argc; i++)
+        len += 3 + 4 * strlen(s->argv[i]);
+    char *cmd = malloc(len), *p = cmd;
+    if (!cmd)
+        return NULL;
+    p += sprintf(p, "exec");
+    for (int i = 0; i < s->argc; i++) {
+        *p++ = ' ';
+        *p++ = '\'';
+        for (const char *q = s->argv[i]; *q; q++)
+            p += *q == '\'' ? sprintf(p, "'\\''") : sprintf(p, "%c", *q);
+        *p++ = '\'';
+    }
+    *p = '\0';
+    return cmd;
+}
+
+/* The daemon's environment (less what exec_env drops and what the job sets itself), then
+ * the job's variables and CUDA_VISIBLE_DEVICES=<the instance's MIG UUID>. */
+static char **job_env(const ms_job_spec *s, const char *mig_uuid, char ***owned)
+{
+    int n;
+    char **envp = exec_env(s->nenv + 1, &n);
+    *owned = calloc((size_t)s->nenv + 2, sizeof **owned);
+    if (!envp || !*owned) {
+        free(envp);
+        free(*owned);
+        return NULL;
+    }
+    int k = 0;
+    for (int i = 0; envp[i]; i++) {
+        bool overridden = false;
+        for (int v = 0; v < s->nenv && !overridden; v++) {
+            size_t kl = strlen(s->env_keys[v]);
+            overridden = !strncmp(envp[i], s->env_keys[v], kl) && envp[i][kl] == '=';
+        }
+        if (!overridden)
+            envp[k++] = envp[i];
+    }
+    int o = 0;
+    for (int v = 0; v < s->nenv; v++) {
+        size_t l = strlen(s->env_keys[v]) + strlen(s->env_values[v]) + 2;
+        if (((*owned)[o] = malloc(l)))
+            snprintf((*owned)[o], l, "%s=%s", s->env_keys[v], s->env_values[v]);
+        envp[k++] = (*owned)[o++];
+    }
+    size_t l = strlen(mig_uuid) + 22;
+    if (((*owned)[o] = malloc(l)))
+        snprintf((*owned)[o], l, "CUDA_VISIBLE_DEVICES=%s", mig_uuid);
+    envp[k++] = (*owned)[o++];
+    envp[k] = NULL;
+    for (int i = 0; i < o; i++)
+        if (!(*owned)[i]) {
+            free(envp);
+            return NULL;
+        }
+    return envp;
+}
+
+static int open_log(const ms_engine *e, const ms_job *j, const char *ext)
+{
+    char path[MS_DAEMON_PATH_LEN + 64];
+    snprintf(path, sizeof path, "%s/job-%lld.%d.%s", e->c->log_dir, (long long)j->id,
+             j->attempts, ext);
+    return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+}
+
+int ei_spawn(ms_engine *e, ei_run *r, const char *mig_uuid, ms_error *err)
+{
+    char **owned = NULL;
+    char *cmd = shell_command(&r->job.spec);
+    char **envp = job_env(&r->job.spec, mig_uuid, &owned);
+    int out = open_log(e, &r->job, "out"), errfd = open_log(e, &r->job, "err");
+    int rc = MS_OK, gate = -1;
+    if (!cmd || !envp)
+        rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+    else if (out < 0 || errfd < 0)
+        rc = ms_error_set(err, MS_EIO, "log-dir %s: job %lld: %s", e->c->log_dir,
+                          (long long)r->job.id, strerror(errno));
+    pid_t pid = rc ? -1 : exec_spawn(cmd, r->job.spec.cwd, envp, out, errfd, -1, &gate);
+    if (!rc && pid < 0)
+        rc = ms_error_set(err, MS_EIO, "job %lld: cannot start: %s", (long long)r->job.id,
+                          strerror(errno));
+    if (pid > 0) {
+        /* Recorded before the command runs: after a crash the group is found and stopped. */
+        unsigned long long started = 0;
+        proc_start_time(pid, &started);
+        rc = ms_journal_task(e->journal, e->gpu[r->gpu].device, pid, started, (int)r->job.id,
+                             err);
+        if (rc)
+            kill(-pid, SIGKILL);  /* unrecorded: it must not run; reaped as killed */
+        exec_release(gate);
+        r->pid = pid;
+    }
+    if (out >= 0)
+        close(out);
+    if (errfd >= 0)
+        close(errfd);
+    for (int i = 0; owned && i <= r->job.spec.nenv; i++)
+        free(owned[i]);
+    free(owned);
+    free(envp);
+    free(cmd);
+    return rc;
+}
+
+void ei_watch(ms_engine *e, ei_run *r, bool must_stop, double now)
+{
+    if (r->pid <= 0)
+        return;
+    int status;
+    if (waitpid(r->pid, &status, WNOHANG) == r->pid) {
+        r->exited = true;
+        r->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        ms_journal_task_ended(e->journal, r->pid, NULL);
+        r->pid = 0;
+        return;
+    }
+    if (must_stop && r->kill_at == 0) {
+        kill(-r->pid, SIGTERM);
+        r->kill_at = now + e->stop_grace;
+    } else if (r->kill_at > 0 && now >= r->kill_at) {
+        kill(-r->pid, SIGKILL);
+        r->kill_at = INFINITY;
+    }
+}

@@ -1,0 +1,306 @@
+/* engine_gpu.c: the engine's MIG instances and online placement: each GPU seen as paper
+ * 002's policy (src/online/policy.c) sees it, the instance a job gets (reused when idle,
+ * else created after destroying the idle instances in its way), and the FCFS queue. Runs on
+ * the scheduling thread with mu held; backend calls drop mu (they take real time) while the
+ * instance is marked creating or destroying, so the API keeps answering. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_internal.h"
+#include "log.h"
+#include "migsched/workload.h"
+
+void ei_spec_times(const ms_gpu_model *m, const ms_job_spec *s, double time[MS_MAX_SLICES + 1])
+{
+    for (int k = 0; k <= MS_MAX_SLICES; k++)
+        time[k] = s->profile < 0 && s->times[k] > 0 ? s->times[k] : INFINITY;
+    if (s->profile < 0)
+        return;
+    /* A fixed profile runs on the smallest base profile with its slices and memory (the
+     * planner knows base profiles only); at least as fast there as asked. */
+    const ms_profile *want = &m->profiles[s->profile];
+    for (int k = 0; k < m->nsizes; k++) {
+        const ms_profile *b = &m->profiles[m->base_profile[m->sizes[k]]];
+        if (b->slices >= want->slices && b->memory_gb >= want->memory_gb) {
+            time[m->sizes[k]] = s->seconds;
+            return;
+        }
+    }
+}
+
+void ei_job_size(const ms_gpu_model *m, const ms_job_spec *s, int *profile, double *seconds)
+{
+    if (s->profile >= 0) {
+        *profile = s->profile;
+        *seconds = s->seconds;
+        return;
+    }
+    /* A job with per-size times takes the size of least slice-seconds (the smaller size on
+     * ties): what it costs the node, since online placement has no batch to trade it in. */
+    ms_task t = {0};
+    ei_spec_times(m, s, t.time);
+    int best = 0;
+    ms_task_min_area(&t, m, &best);
+    *profile = best > 0 && m->base_profile[best] >= 0 ? m->base_profile[best] : -1;
+    *seconds = best > 0 ? t.time[best] : NAN;
+}
+
+int ei_busy_slices(const ms_engine *e, int g)
+{
+    int n = 0;
+    for (int k = 0; k < e->m->slots; k++)
+        if (e->gpu[g].inst[k].state == EI_BUSY)
+            n += e->m->profiles[e->gpu[g].inst[k].profile].slices;
+    return n;
+}
+
+void ei_view(const ms_engine *e, int g, ms_online_gpu_view *v)
+{
+    const ms_gpu_model *m = e->m;
+    memset(v, 0, sizeof *v);
+    for (int k = 0; k < MS_MAX_SLOTS; k++)
+        v->idle[k] = -1;
+    /* Foreign instances: their slots are never ours to use or to count free. */
+    v->job_slots = v->locked_slots = v->frag_slots = e->gpu[g].foreign_slots;
+    v->frag_slices = e->gpu[g].foreign_slices;
+    for (int k = 0; k < m->slots; k++) {
+        const ei_inst *in = &e->gpu[g].inst[k];
+        if (in->profile < 0)
+            continue;
+        ms_placement p = {in->profile, k};
+        uint32_t mask = ms_gpu_slot_mask(m, p);
+        if (in->state == EI_IDLE) {
+            v->idle[k] = (int8_t)in->profile;
+            continue;
+        }
+        v->locked_slots |= mask;
+        if (in->job) {  /* holding a job, or being created for one */
+            v->job_slots |= mask;
+            v->frag_slots |= mask;
+            v->frag_slices |= ms_gpu_slice_mask(m, p);
+            v->load += m->profiles[in->profile].slices;
+        }
+    }
+}
+
+int ei_destroy(ms_engine *e, int g, int slot, ms_error *err)
+{
+    ei_gpu *gp = &e->gpu[g];
+    ei_inst *in = &gp->inst[slot];
+    in->state = EI_DESTROYING;
+    ms_mig_instance was = in->mig;
+    int64_t sid = in->store_id;
+    pthread_mutex_unlock(&e->mu);
+    double t0 = ei_mono();
+    int rc = ms_backend_destroy_owned(gp->be, &was, err);
+    double took = ei_mono() - t0;
+    if (!rc && e->journal)
+        rc = ms_journal_destroyed(e->journal, gp->device, was.gi_id, err);
+    if (!rc) {
+        pthread_mutex_lock(&e->smu);
+        rc = ms_store_instance_destroyed(e->st, sid, ei_now(), err);
+        pthread_mutex_unlock(&e->smu);
+    }
+    pthread_mutex_lock(&e->mu);
+    if (rc) {
+        in->state = EI_IDLE;  /* kept: tried again when next in the way, or at stop */
+        ms_dlog(MS_LOG_ERROR, "instance.destroy_failed", "gpu=%d start=%d gi=%u",
+                gp->device, slot, was.gi_id);
+        return rc;
+    }
+    e->destructions_total++;
+    ei_observe(&e->destruction_seconds, ms_engine_reconf_bounds, MS_ENGINE_RECONF_BUCKETS,
+               took);
+    ms_dlog(MS_LOG_INFO, "instance.destroy", "gpu=%d profile=%s start=%d gi=%u seconds=%.3f",
+            gp->device, e->m->profiles[in->profile].name, slot, was.gi_id, took);
+    *in = (ei_inst){.profile = -1};
+    return MS_OK;
+}
+
+int ei_create(ms_engine *e, int g, ms_placement p, int64_t job, ms_error *err)
+{
+    ei_gpu *gp = &e->gpu[g];
+    ei_inst *in = &gp->inst[p.start];
+    *in = (ei_inst){.profile = p.profile, .state = EI_CREATING, .job = job};
+    pthread_mutex_unlock(&e->mu);
+    double t0 = ei_mono();
+    ms_mig_instance mig;
+    /* No journal record, no creation: a cleanup could not know of it. */
+    int rc = e->journal ? ms_journal_create_begin(e->journal, gp->device, p.start,
+                                                  e->m->profiles[p.profile].size_slots, err)
+                        : MS_OK;
+    if (!rc)
+        rc = ms_backend_create(gp->be, p, &mig, err);
+    double took = ei_mono() - t0;
+    if (!rc && e->journal && (rc = ms_journal_created(e->journal, gp->device, &mig, err)))
+        ms_backend_destroy(gp->be, mig.gi_id, NULL);
+    ms_store_instance row = {.gpu = gp->device, .at = p};
+    if (!rc) {
+        row.gi_id = (int)mig.gi_id;
+        row.ci_id = (int)mig.ci_id;
+        snprintf(row.uuid, sizeof row.uuid, "%s", mig.uuid);
+        row.created = ei_now();
+        pthread_mutex_lock(&e->smu);
+        rc = ms_store_add_instance(e->st, &row, err);
+        pthread_mutex_unlock(&e->smu);
+        if (rc)
+            ms_backend_destroy(gp->be, mig.gi_id, NULL);  /* unrecorded: not kept */
+    }
+    pthread_mutex_lock(&e->mu);
+    if (rc) {
+        *in = (ei_inst){.profile = -1};
+        return rc;
+    }
+    in->mig = mig;
+    in->store_id = row.id;
+    e->creations_total++;
+    ei_observe(&e->creation_seconds, ms_engine_reconf_bounds, MS_ENGINE_RECONF_BUCKETS, took);
+    ms_dlog(MS_LOG_INFO, "instance.create", "gpu=%d profile=%s start=%d gi=%u seconds=%.3f",
+            gp->device, e->m->profiles[p.profile].name, p.start, mig.gi_id, took);
+    return MS_OK;
+}
+
+/* Makes (g, p) an instance held by job: reused when an idle one is there, else created
+ * once the idle instances overlapping it are destroyed. */
+static int claim(ms_engine *e, int g, ms_placement p, int64_t job, ms_error *err)
+{
+    ei_inst *in = &e->gpu[g].inst[p.start];
+    if (in->profile == p.profile && in->state == EI_IDLE) {
+        in->state = EI_BUSY;
+        in->job = job;
+        return MS_OK;
+    }
+    uint32_t mask = ms_gpu_slot_mask(e->m, p);
+    for (int k = 0; k < e->m->slots; k++) {
+        ei_inst *o = &e->gpu[g].inst[k];
+        if (o->profile >= 0 && (ms_gpu_slot_mask(e->m, (ms_placement){o->profile, k}) & mask)) {
+            int rc = ei_destroy(e, g, k, err);
+            if (rc)
+                return rc;
+        }
+    }
+    int rc = ei_create(e, g, p, job, err);
+    if (!rc)
+        in->state = EI_BUSY;
+    return rc;
+}
+
+void ei_release(ms_engine *e, int g, int slot)
+{
+    ei_inst *in = &e->gpu[g].inst[slot];
+    in->state = EI_IDLE;
+    in->job = 0;
+}
+
+static int grow_run(ms_engine *e)
+{
+    if (e->nrun < e->caprun)
+        return MS_OK;
+    size_t cap = e->caprun ? 2 * e->caprun : 16;
+    ei_run *r = realloc(e->run, cap * sizeof *r);
+    if (!r)
+        return MS_ENOMEM;
+    e->run = r;
+    e->caprun = cap;
+    return MS_OK;
+}
+
+/* Starts queue[i] on (g, p): the instance, then the start transition, durable before the
+ * job counts as running. On failure the job stays queued. */
+int ei_start(ms_engine *e, size_t i, int g, ms_placement p, ms_error *err)
+{
+    int64_t id = e->queue[i]->id;
+    int rc = grow_run(e);
+    if (rc)
+        return ms_error_set(err, rc, "out of memory");
+    if ((rc = claim(e, g, p, id, err)))
+        return rc;
+    /* mu was dropped around the backend calls: submissions may have been inserted before
+     * queue[i] (by id) and the job may have been cancelled, so it is found again by id. */
+    size_t at = 0;
+    while (at < e->nqueue && e->queue[at]->id != id)
+        at++;
+    ei_inst *in = &e->gpu[g].inst[p.start];
+    if (at == e->nqueue) {
+        ei_release(e, g, p.start);  /* cancelled meanwhile: the instance stays, idle */
+        return MS_OK;
+    }
+    ms_job *j = e->queue[at];
+    ms_job next = *j;
+    ms_job_transition t;
+    if (!(rc = ms_job_start(&next, ei_now(), e->gpu[g].device, p, in->mig.uuid, &t, err)))
+        rc = ei_commit(e, (const ms_job *const[]){&next}, &t, 1, err);
+    if (rc) {
+        ei_release(e, g, p.start);
+        return rc;
+    }
+    /* A job with per-size times holds the instance for its time at that size. */
+    double seconds = next.spec.profile >= 0 ? next.spec.seconds
+                                            : next.spec.times[e->m->profiles[p.profile].slices];
+    ei_run *r = &e->run[e->nrun++];
+    *r = (ei_run){.job = next, .gpu = g, .slot = p.start,
+                  .end_mono = e->nvml ? INFINITY : ei_mono() + seconds / e->time_scale};
+    if (e->nvml && ei_spawn(e, r, in->mig.uuid, err) && r->pid == 0) {
+        /* It never ran: it fails as a shell does for a command it cannot run. */
+        ms_dlog(MS_LOG_ERROR, "job.spawn_failed", "id=%lld", (long long)next.id);
+        r->exited = true;
+        r->exit_status = 127;
+    }
+    ei_observe(&e->wait_seconds, ms_engine_time_bounds, MS_ENGINE_TIME_BUCKETS,
+               next.started - next.submitted);
+    char name[160];
+    ms_dlog(MS_LOG_INFO, "job.start", "id=%lld name=%s gpu=%d profile=%s start=%d",
+            (long long)next.id, ms_dlog_quote(next.spec.name, name, sizeof name),
+            e->gpu[g].device, e->m->profiles[p.profile].name, p.start);
+    memmove(&e->queue[at], &e->queue[at + 1], (e->nqueue - at - 1) * sizeof *e->queue);
+    e->nqueue--;
+    free(j);  /* its spec now belongs to the running copy */
+    return MS_OK;
+}
+
+int ei_place_queued(ms_engine *e, ms_error *err)
+{
+    ms_online_rule rule = {.frag = true, .balance = true, .dynamic = true, .tau = e->tau};
+    ms_online_gpu_view views[MS_DAEMON_MAX_DEVICES];
+    bool blocked[MS_MAX_PROFILES] = {false};
+    for (size_t i = 0; i < e->nqueue && !e->stopping;) {
+        int profile, g, st;
+        double seconds;
+        ei_job_size(e->m, &e->queue[i]->spec, &profile, &seconds);
+        /* FCFS per profile: a job that cannot be placed holds back the later jobs of its
+         * profile (they need the same room) but not the others. */
+        if (blocked[profile]) {
+            i++;
+            continue;
+        }
+        for (int k = 0; k < e->ngpus; k++)
+            ei_view(e, k, &views[k]);
+        if (!ms_online_place(e->m, &rule, e->ft, views, e->ngpus, profile, &g, &st)) {
+            blocked[profile] = true;
+            i++;
+            continue;
+        }
+        int rc = ei_start(e, i, g, (ms_placement){profile, st}, err);
+        if (rc)
+            return rc;  /* queue[i] is still queued; the loop tries again later */
+    }
+    return MS_OK;
+}
+
+int ei_destroy_all(ms_engine *e, ms_error *err)
+{
+    int first = MS_OK;
+    for (int g = 0; g < e->ngpus; g++)
+        for (int k = 0; k < e->m->slots; k++)
+            if (e->gpu[g].inst[k].profile >= 0 && e->gpu[g].inst[k].state == EI_IDLE) {
+                ms_error one = {0};
+                int rc = ei_destroy(e, g, k, &one);
+                if (rc && !first) {
+                    first = rc;
+                    if (err)
+                        *err = one;
+                }
+            }
+    return first;
+}

@@ -1,0 +1,160 @@
+/* engine_internal.h: the engine's state shared by its files (engine.c: lifecycle and the
+ * scheduling thread; engine_gpu.c: instances and the online placement; engine_api.c: the
+ * API's calls and group-committed submissions). Private to src/daemon. */
+#ifndef MIGSCHED_DAEMON_ENGINE_INTERNAL_H
+#define MIGSCHED_DAEMON_ENGINE_INTERNAL_H
+
+#include <pthread.h>
+
+#include "engine.h"
+#include "migsched/exec.h"
+#include "migsched/online.h"
+#include "migsched/schedule.h"
+#include "migsched/workload.h"
+
+typedef enum { EI_NONE = 0, EI_CREATING, EI_IDLE, EI_BUSY, EI_DESTROYING } ei_state;
+
+/* One MIG instance the engine created, by start slot (at most one instance starts at a
+ * slot). */
+typedef struct ei_inst {
+    int profile;                /* -1: none starts here */
+    ei_state state;
+    int64_t job;                /* the job it holds (or is created for), 0 when idle */
+    ms_mig_instance mig;        /* as the backend reported it */
+    int64_t store_id;           /* its row in the store's instances table */
+} ei_inst;
+
+typedef struct ei_gpu {
+    ms_backend *be;
+    ms_device_lock *lock;       /* nvml: this process owns the device */
+    int device;                 /* sim: 0..gpus-1; nvml: the device index */
+    char uuid[96];
+    uint32_t foreign_slots;     /* nvml: slots of instances not ours: never used */
+    uint32_t foreign_slices;    /*   and their compute slices (F counts them taken) */
+    ei_inst inst[MS_MAX_SLOTS];
+} ei_gpu;
+
+/* A job the engine started (running in the store), or is starting. */
+typedef struct ei_run {
+    ms_job job;                 /* the engine's copy, as the store has it */
+    int gpu, slot;
+    double end_mono;            /* sim: when its hold ends (monotonic seconds) */
+    bool cancel;                /* a client asked to cancel it */
+    pid_t pid;                  /* nvml: its process (group leader), 0 once reaped */
+    double kill_at;             /* nvml: SIGKILL the group then (monotonic); 0 = not signalled */
+    bool exited;                /* nvml: the process ended with exit_status */
+    int exit_status;            /* 128 + n for a signal */
+} ei_run;
+
+typedef struct ei_batch ei_batch;  /* engine_batch.c */
+
+/* A submission waiting for its group commit. */
+typedef struct ei_submit {
+    ms_job *job;
+    ms_job_transition t;
+    int rc;
+    ms_error err;
+    bool done;
+    struct ei_submit *next;
+} ei_submit;
+
+struct ms_engine {
+    const ms_daemon_config *c;
+    const ms_gpu_model *m;
+    ms_gpu_model model;         /* nvml without a gpu key: the first device's */
+    bool nvml;
+    ms_journal *journal;        /* nvml: what the engine creates and runs, like migsched run */
+    ms_store *st;
+    ms_online_frag_table *ft;
+    int ngpus;
+    ei_gpu gpu[MS_DAEMON_MAX_DEVICES];
+
+    /* mu guards everything below it but the store (smu) and the commit queue (cmu).
+     * Lock order: mu, then cmu, then smu. */
+    pthread_mutex_t mu;
+    pthread_cond_t wake;        /* the scheduling thread has something to do */
+    pthread_cond_t changed;     /* a running job ended (cancel waits on it) */
+    pthread_t thread;
+    bool thread_started, stopping, quit;
+    /* the live keys (SIGHUP) */
+    double time_scale, stop_grace, tau, batch_period;
+    int queue_limit, batch_size;
+    ms_on_stop on_stop;
+
+    ms_job **queue;             /* queued jobs, by id (FIFO) */
+    size_t nqueue, capqueue;
+    size_t inflight;            /* submissions counted against the limit, not yet queued */
+    ei_run *run;                /* running jobs */
+    size_t nrun, caprun;
+    ei_batch *batch;            /* batch mode: the batch being carried out */
+    ms_schedule *plan;          /* batch mode: every batch planned since open, and */
+    ms_workload *plan_w;        /*   their jobs as its workload */
+    double plan_t0;             /* when its time 0 was (seconds since the epoch) */
+    double plan_retry;          /* a failed planning is tried again then (monotonic) */
+
+    /* metrics */
+    uint64_t jobs[MS_JOB_NSTATES];
+    uint64_t submitted_total, creations_total, destructions_total;
+    ms_engine_histogram creation_seconds, destruction_seconds, wait_seconds,
+        turnaround_seconds;
+
+    pthread_mutex_t cmu;
+    pthread_cond_t committed;
+    ei_submit *pending, **pending_tail;
+    bool committing;
+
+    pthread_mutex_t smu;
+};
+
+/* engine.c */
+/* Queues j (owned from then on) in id order: FIFO, though concurrent commits and retried
+ * jobs come back out of order. MS_ENOMEM leaves j the caller's. */
+int ei_queue_insert(ms_engine *e, ms_job *j);
+double ei_now(void);            /* seconds since the epoch */
+double ei_mono(void);           /* monotonic seconds */
+void ei_observe(ms_engine_histogram *h, const double *bounds, int nb, double v);
+/* Writes n transitions of jobs in one transaction (under smu) and counts them by state. */
+int ei_commit(ms_engine *e, const ms_job *const *jobs, const ms_job_transition *ts, size_t n,
+              ms_error *err);
+
+/* engine_exec.c (nvml) */
+/* Opens and locks the devices, starts the journal, and reconciles with what the previous
+ * owner's journal left: its processes stopped, its instances destroyed if still the very
+ * ones, every other instance foreign. */
+int ei_nvml_open(ms_engine *e, ms_error *err);
+void ei_nvml_close(ms_engine *e, bool clean);
+/* Starts r's command in its instance (the start is already durable). */
+int ei_spawn(ms_engine *e, ei_run *r, const char *mig_uuid, ms_error *err);
+/* Reaps r's process if it ended; sends SIGTERM when it must stop (cancel, stop with
+ * requeue) and SIGKILL after the grace period. */
+void ei_watch(ms_engine *e, ei_run *r, bool must_stop, double now);
+
+/* engine_batch.c (batch mode; the scheduling thread, mu held) */
+/* Plans a batch when one is due, carries the running batch on. */
+int ei_batch_step(ms_engine *e, ms_error *err);
+/* When the oldest queued job makes a batch due (seconds since the epoch; INFINITY: none). */
+double ei_batch_due(const ms_engine *e);
+void ei_batch_free(ei_batch *b);
+/* The running plan as migsched-schedule/1 (malloc'd), NULL when none. */
+char *ei_plan_text(ms_engine *e);
+
+/* engine_gpu.c (the scheduling thread only, mu held; it drops mu around backend calls) */
+/* The profile and run time a job runs at in online mode. */
+void ei_job_size(const ms_gpu_model *m, const ms_job_spec *s, int *profile, double *seconds);
+/* Its run time per compute size as the batch planner sees it (INFINITY: cannot). */
+void ei_spec_times(const ms_gpu_model *m, const ms_job_spec *s, double time[MS_MAX_SLICES + 1]);
+/* An instance at (g, p) created for job (0: idle once created), and one destroyed. */
+int ei_create(ms_engine *e, int g, ms_placement p, int64_t job, ms_error *err);
+int ei_destroy(ms_engine *e, int g, int slot, ms_error *err);
+/* Starts queue[i] on (g, p) (the instance reused when idle there, else created). */
+int ei_start(ms_engine *e, size_t i, int g, ms_placement p, ms_error *err);
+void ei_view(const ms_engine *e, int g, ms_online_gpu_view *v);
+/* Places and starts what the queue allows (FCFS per profile, paper 002's policy). */
+int ei_place_queued(ms_engine *e, ms_error *err);
+/* The instance at (g, slot) holds no job any more. */
+void ei_release(ms_engine *e, int g, int slot);
+/* Destroys every instance the engine created (stop). */
+int ei_destroy_all(ms_engine *e, ms_error *err);
+int ei_busy_slices(const ms_engine *e, int g);
+
+#endif

@@ -1,0 +1,27 @@
+/* http.h: migschedd's HTTP server on libmicrohttpd: one server per listener (thread per
+ * connection, so slow clients and a submission waiting for its group commit never hold up
+ * others), bodies read up to MS_JOB_BODY_MAX (413 beyond, without reading the rest when the
+ * length is announced), bearer-token checks on TCP listeners (the Unix socket relies on its
+ * file mode), then api.c's routes. Private to the daemon. */
+#ifndef MIGSCHED_DAEMON_HTTP_H
+#define MIGSCHED_DAEMON_HTTP_H
+
+#include "engine.h"
+
+#define MS_HTTP_CONNECTION_LIMIT 256
+#define MS_HTTP_TIMEOUT_SECONDS 30   /* an idle or stalled connection is closed */
+
+typedef struct ms_http ms_http;
+
+/* Opens every listener of c and reads the token file when one is TCP. Done before the
+ * engine opens, so a second daemon started on the same socket stops here. */
+int ms_http_open(const ms_daemon_config *c, ms_http **out, ms_error *err);
+/* Starts serving requests on the listeners with the engine (jobs are parsed against m). */
+int ms_http_start(ms_http *h, ms_engine *e, const ms_gpu_model *m, ms_error *err);
+/* SIGHUP: reads next's token file (the old token stays on an error). */
+int ms_http_reload(ms_http *h, const ms_daemon_config *next, ms_error *err);
+/* Stops the servers (their threads joined: no engine call is in flight after it), closes
+ * the listeners and removes the Unix socket files they made. */
+void ms_http_close(ms_http *h);
+
+#endif

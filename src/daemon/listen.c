@@ -1,0 +1,129 @@
+/* listen.c: migschedd's listening sockets (Unix and loopback TCP). */
+#include "listen.h"
+
+#include <errno.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define BACKLOG 256
+
+static int fail(int fd, ms_error *err, const ms_daemon_listen *l, const char *what)
+{
+    int e = errno;
+    if (fd >= 0)
+        close(fd);
+    return ms_error_set(err, MS_EIO, "%s: listen %s: %s: %s", *l->where ? l->where : "default",
+                        l->tcp ? l->host : l->path, what, strerror(e));
+}
+
+/* An existing socket file: a daemon still accepting on it keeps it; a stale one (nobody
+ * accepts: ECONNREFUSED) is removed. Anything but a socket is never removed. */
+static int clear_stale(const ms_daemon_listen *l, ms_error *err)
+{
+    const char *w = *l->where ? l->where : "default";
+    struct stat st;
+    if (lstat(l->path, &st)) {
+        if (errno == ENOENT)
+            return MS_OK;
+        return ms_error_set(err, MS_EIO, "%s: listen unix:%s: %s", w, l->path, strerror(errno));
+    }
+    if (!S_ISSOCK(st.st_mode))
+        return ms_error_set(err, MS_EINVAL, "%s: listen unix:%s: exists and is not a socket",
+                            w, l->path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return ms_error_set(err, MS_EIO, "socket: %s", strerror(errno));
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", l->path);
+    int rc = connect(fd, (struct sockaddr *)&sa, sizeof sa);
+    int e = errno;
+    close(fd);
+    if (rc == 0)
+        return ms_error_set(err, MS_EBUSY, "%s: listen unix:%s: another migschedd is "
+                            "listening there", w, l->path);
+    if (e != ECONNREFUSED)
+        return ms_error_set(err, MS_EIO, "%s: listen unix:%s: %s", w, l->path, strerror(e));
+    if (unlink(l->path) && errno != ENOENT)
+        return ms_error_set(err, MS_EIO, "%s: listen unix:%s: removing the stale socket: %s",
+                            w, l->path, strerror(errno));
+    return MS_OK;
+}
+
+static int open_unix(const ms_daemon_listen *l, ms_listener *out, ms_error *err)
+{
+    int rc = clear_stale(l, err);
+    if (rc)
+        return rc;
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return fail(-1, err, l, "socket");
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", l->path);
+    /* The socket is born 0660: no moment at which others could connect. Listeners are made
+     * before any thread starts, so the process-wide umask is safe to change here. */
+    mode_t old = umask(0117);
+    int b = bind(fd, (struct sockaddr *)&sa, sizeof sa);
+    umask(old);
+    if (b)
+        return fail(fd, err, l, "bind");
+    struct stat st;
+    if (stat(l->path, &st) || listen(fd, BACKLOG)) {
+        rc = fail(fd, err, l, "listen");
+        unlink(l->path);
+        return rc;
+    }
+    out->fd = fd;
+    out->dev = st.st_dev;
+    out->ino = st.st_ino;
+    out->made = st.st_ctim;
+    snprintf(out->path, sizeof out->path, "%s", l->path);
+    return MS_OK;
+}
+
+static int open_tcp(const ms_daemon_listen *l, ms_listener *out, ms_error *err)
+{
+    char port[16];
+    snprintf(port, sizeof port, "%d", l->port);
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV};
+    struct addrinfo *ai;
+    int g = getaddrinfo(l->host, port, &hints, &ai);
+    if (g)
+        return ms_error_set(err, MS_EINVAL, "%s: listen tcp:%s:%d: %s", l->where, l->host,
+                            l->port, gai_strerror(g));
+    int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int one = 1;
+    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) ||
+        bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, BACKLOG)) {
+        freeaddrinfo(ai);
+        return fail(fd, err, l, "bind");
+    }
+    freeaddrinfo(ai);
+    out->fd = fd;
+    return MS_OK;
+}
+
+int ms_listener_open(const ms_daemon_listen *l, ms_listener *out, ms_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->fd = -1;
+    out->tcp = l->tcp;
+    return l->tcp ? open_tcp(l, out, err) : open_unix(l, out, err);
+}
+
+void ms_listener_close(ms_listener *l, bool fd_closed)
+{
+    if (l->fd >= 0 && !fd_closed)
+        close(l->fd);
+    l->fd = -1;
+    struct stat st;
+    if (!l->tcp && *l->path && !lstat(l->path, &st) && st.st_dev == l->dev &&
+        st.st_ino == l->ino && st.st_ctim.tv_sec == l->made.tv_sec &&
+        st.st_ctim.tv_nsec == l->made.tv_nsec)
+        unlink(l->path);
+    *l->path = '\0';
+}

@@ -1,0 +1,124 @@
+/* metrics.c: the Prometheus text exposition of an engine metrics snapshot. */
+#include "metrics.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static void head(FILE *f, const char *name, const char *type, const char *help)
+{
+    fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* A label value with the format's escapes (backslash, double quote, newline). */
+static void label_value(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '\\' || *s == '"')
+            fputc('\\', f);
+        if (*s == '\n') {
+            fputs("\\n", f);
+            continue;
+        }
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+/* {gpu="0",UUID="...",Hostname="..."}: DCGM's labels of a GPU. */
+static void gpu_labels(FILE *f, const ms_engine_gpu_metrics *g, const char *host)
+{
+    fprintf(f, "{gpu=\"%d\",UUID=", g->gpu);
+    label_value(f, g->uuid);
+    fputs(",Hostname=", f);
+    label_value(f, host);
+}
+
+static void histogram(FILE *f, const char *name, const char *help, const ms_engine_histogram *h,
+                      const double *bounds, int nb)
+{
+    head(f, name, "histogram", help);
+    for (int i = 0; i < nb; i++)
+        fprintf(f, "%s_bucket{le=\"%.6g\"} %" PRIu64 "\n", name, bounds[i], h->count[i]);
+    fprintf(f, "%s_bucket{le=\"+Inf\"} %" PRIu64 "\n", name, h->total);
+    fprintf(f, "%s_sum %.9g\n%s_count %" PRIu64 "\n", name, h->sum, name, h->total);
+}
+
+static void counter(FILE *f, const char *name, const char *help, uint64_t v)
+{
+    head(f, name, "counter", help);
+    fprintf(f, "%s %" PRIu64 "\n", name, v);
+}
+
+static void per_gpu(FILE *f, const ms_engine_metrics *m, const char *host)
+{
+    head(f, "migsched_gpu_fragmentation", "gauge",
+         "Fragmentation F(g) of the GPU's free slots (0: every free slice usable)");
+    for (int i = 0; i < m->ngpus; i++) {
+        fputs("migsched_gpu_fragmentation", f);
+        gpu_labels(f, &m->gpu[i], host);
+        fprintf(f, "} %.6g\n", m->gpu[i].fragmentation);
+    }
+    head(f, "migsched_gpu_busy_slices", "gauge",
+         "Compute slices of the GPU's instances that hold a running job");
+    for (int i = 0; i < m->ngpus; i++) {
+        fputs("migsched_gpu_busy_slices", f);
+        gpu_labels(f, &m->gpu[i], host);
+        fprintf(f, "} %d\n", m->gpu[i].busy_slices);
+    }
+}
+
+static void per_instance(FILE *f, const ms_engine_metrics *m, const ms_gpu_model *model,
+                         const char *host)
+{
+    head(f, "migsched_instance_busy", "gauge",
+         "1 while the MIG instance holds a running job, 0 while idle");
+    for (int i = 0; i < m->ngpus; i++)
+        for (int k = 0; k < m->gpu[i].ninstances; k++) {
+            const ms_engine_instance_metrics *in = &m->gpu[i].instance[k];
+            fputs("migsched_instance_busy", f);
+            gpu_labels(f, &m->gpu[i], host);
+            fputs(",GPU_I_PROFILE=", f);
+            label_value(f, in->profile >= 0 && in->profile < model->nprofiles
+                               ? model->profiles[in->profile].name
+                               : "");
+            fprintf(f, ",GPU_I_ID=\"%u\",start=\"%d\"} %d\n", in->gi_id, in->start, in->busy);
+        }
+}
+
+char *ms_metrics_render(const ms_engine_metrics *m, const ms_gpu_model *model,
+                        const char *hostname, size_t *len)
+{
+    char *text = NULL;
+    FILE *f = open_memstream(&text, len);
+    if (!f)
+        return NULL;
+    head(f, "migsched_jobs", "gauge", "Jobs by state (queued: the queue's length)");
+    for (int s = MS_JOB_QUEUED; s < MS_JOB_NSTATES; s++)
+        fprintf(f, "migsched_jobs{state=\"%s\"} %" PRIu64 "\n", ms_job_state_name(s),
+                m->jobs[s]);
+    head(f, "migsched_running_jobs", "gauge", "Jobs running now");
+    fprintf(f, "migsched_running_jobs %" PRIu64 "\n", m->jobs[MS_JOB_RUNNING]);
+    counter(f, "migsched_jobs_submitted_total", "Jobs submitted since this process started",
+            m->submitted_total);
+    counter(f, "migsched_reconfigurations_total",
+            "MIG instance creations and destructions since this process started",
+            m->reconfigurations_total);
+    histogram(f, "migsched_instance_creation_seconds", "Time to create a MIG instance",
+              &m->creation_seconds, ms_engine_reconf_bounds, MS_ENGINE_RECONF_BUCKETS);
+    histogram(f, "migsched_instance_destruction_seconds", "Time to destroy a MIG instance",
+              &m->destruction_seconds, ms_engine_reconf_bounds, MS_ENGINE_RECONF_BUCKETS);
+    histogram(f, "migsched_job_wait_seconds", "Time from a job's submission to its start",
+              &m->wait_seconds, ms_engine_time_bounds, MS_ENGINE_TIME_BUCKETS);
+    histogram(f, "migsched_job_turnaround_seconds",
+              "Time from a job's submission to its end (done or failed)",
+              &m->turnaround_seconds, ms_engine_time_bounds, MS_ENGINE_TIME_BUCKETS);
+    per_gpu(f, m, hostname);
+    per_instance(f, m, model, hostname);
+    if (fclose(f)) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}

@@ -1,0 +1,184 @@
+/* migschedd.c: the node service's main: configuration, the one place signals are handled
+ * (a signalfd read by the main thread), the start order (listeners, store, engine, HTTP)
+ * and the clean stop in reverse. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "http.h"
+#include "log.h"
+
+#ifndef MIGSCHED_VERSION
+#define MIGSCHED_VERSION "unknown"
+#endif
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: migschedd [--config FILE] [--KEY VALUE | --KEY=VALUE]...\n"
+            "       migschedd --help | --version\n\n"
+            "Accepts jobs over HTTP, places them onto MIG GPUs and runs them (issue 12).\n"
+            "Every configuration key is also a flag; flags override the file:\n"
+            "  --backend nvml|sim      --gpu MODEL           --gpus N (sim)\n"
+            "  --devices 0,1 (nvml)    --listen unix:PATH | tcp:127.0.0.1:PORT (repeatable)\n"
+            "  --token-file FILE       --db PATH             --mode online|batch\n"
+            "  --time-scale X (sim)    --log-level debug|info|warn|error\n"
+            "  --on-stop wait|requeue  --batch-size N        --batch-period S\n"
+            "and the engine's keys listed in docs/daemon.md (\"Configuration\").\n"
+            "SIGTERM or SIGINT stops cleanly; SIGHUP re-reads the configuration (live keys).\n"
+            "Exit status: 0 clean stop, 1 error, 2 bad usage.\n");
+}
+
+static int load_config(int argc, char **argv, ms_daemon_config *c, ms_error *err)
+{
+    int rc = ms_daemon_config_from_args(c, argc, argv, err);
+    return rc ? rc : ms_daemon_config_check(c, err);
+}
+
+/* A flag problem (not the file's, not a rule between keys) is bad usage: exit 2. */
+static bool usage_error(const ms_error *err)
+{
+    return !strncmp(err->msg, "unknown flag", 12) || !strncmp(err->msg, "unexpected argument", 19) ||
+           (!strncmp(err->msg, "--", 2) && strstr(err->msg, ": missing "));
+}
+
+/* SIGHUP: the new configuration applies only if every changed key is live; a refused
+ * reload changes nothing. */
+static void reload(int argc, char **argv, const ms_daemon_config *cur, ms_engine *e,
+                   ms_http *h)
+{
+    ms_daemon_config *next = malloc(sizeof *next);
+    ms_error err = {0};
+    char q[MS_ERR_LEN + 64];
+    if (!next) {
+        ms_dlog(MS_LOG_ERROR, "config.reload_refused", "error=\"out of memory\"");
+        return;
+    }
+    if (load_config(argc, argv, next, &err) || ms_daemon_config_reload_check(cur, next, &err) ||
+        ms_http_reload(h, next, &err) || ms_engine_reload(e, next, &err)) {
+        ms_dlog(MS_LOG_ERROR, "config.reload_refused", "error=%s",
+                ms_dlog_quote(err.msg, q, sizeof q));
+    } else {
+        ms_dlog_set_level(next->log_level);
+        static const char *const LEVELS[] = {"debug", "info", "warn", "error"};
+        ms_dlog(MS_LOG_INFO, "config.reloaded", "log_level=%s", LEVELS[next->log_level]);
+    }
+    free(next);
+}
+
+/* Reads signals until SIGTERM or SIGINT. */
+static int serve(int sfd, int argc, char **argv, const ms_daemon_config *c, ms_engine *e,
+                 ms_http *h)
+{
+    for (;;) {
+        struct signalfd_siginfo si;
+        ssize_t n = read(sfd, &si, sizeof si);
+        if (n != (ssize_t)sizeof si) {
+            if (n < 0 && errno == EINTR)
+                continue;
+            ms_dlog(MS_LOG_ERROR, "daemon.signalfd", "error=%s", strerror(errno));
+            return 1;
+        }
+        if (si.ssi_signo == SIGHUP) {
+            ms_dlog(MS_LOG_INFO, "signal", "name=SIGHUP");
+            reload(argc, argv, c, e, h);
+            continue;
+        }
+        ms_dlog(MS_LOG_INFO, "signal", "name=%s", si.ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
+        return 0;
+    }
+}
+
+static int run(int argc, char **argv, const ms_daemon_config *c, int sfd)
+{
+    char q[MS_ERR_LEN + 64];
+    ms_error err = {0};
+    ms_http *h = NULL;
+    ms_store *st = NULL;
+    ms_engine *e = NULL;
+    const ms_gpu_model *model = c->has_model ? &c->model : NULL;
+    if (ms_http_open(c, &h, &err) || ms_store_open(c->db, model, &st, &err) ||
+        ms_engine_open(c, st, &e, &err) || ms_http_start(h, e, model, &err)) {
+        ms_dlog(MS_LOG_ERROR, "daemon.start_failed", "error=%s",
+                ms_dlog_quote(err.msg, q, sizeof q));
+        if (e) {
+            ms_http_close(h);
+            h = NULL;
+            ms_engine_stop(e, &err);
+            ms_engine_close(e);
+        }
+        ms_http_close(h);
+        if (st)
+            ms_store_close(st);
+        return 1;
+    }
+    ms_dlog(MS_LOG_INFO, "daemon.start", "version=%s backend=%s pid=%ld", MIGSCHED_VERSION,
+            c->backend == MS_DAEMON_SIM ? "sim" : "nvml", (long)getpid());
+    int rc = serve(sfd, argc, argv, c, e, h);
+    /* Submissions are refused first (503) while status requests are still answered; the
+     * listeners close once the engine has stopped. */
+    if (ms_engine_stop(e, &err)) {
+        ms_dlog(MS_LOG_ERROR, "daemon.stop_failed", "error=%s",
+                ms_dlog_quote(err.msg, q, sizeof q));
+        rc = 1;
+    }
+    ms_http_close(h);
+    ms_engine_close(e);
+    ms_store_close(st);
+    ms_dlog(MS_LOG_INFO, "daemon.stop", "status=%d", rc);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return fflush(stdout) ? 1 : 0;
+        }
+        if (!strcmp(argv[i], "--version")) {
+            printf("migschedd %s\n", MIGSCHED_VERSION);
+            return fflush(stdout) ? 1 : 0;
+        }
+    }
+    ms_daemon_config *c = malloc(sizeof *c);
+    if (!c) {
+        fprintf(stderr, "migschedd: out of memory\n");
+        return 1;
+    }
+    ms_error err = {0};
+    if (load_config(argc, argv, c, &err)) {
+        fprintf(stderr, "migschedd: %s\n", err.msg);
+        bool usage_err = usage_error(&err);
+        if (usage_err)
+            fprintf(stderr, "(migschedd --help for the flags)\n");
+        free(c);
+        return usage_err ? 2 : 1;
+    }
+    ms_dlog_set_level(c->log_level);
+    /* Blocked before any thread starts, so every thread inherits the mask and the signals
+     * arrive only through the signalfd. SIGPIPE (a client gone mid-reply) is blocked too,
+     * not ignored: jobs' processes get the default back when their mask is reset. */
+    sigset_t set, blocked;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGHUP);
+    blocked = set;
+    sigaddset(&blocked, SIGPIPE);
+    int sfd = -1;
+    if (sigprocmask(SIG_BLOCK, &blocked, NULL) || (sfd = signalfd(-1, &set, SFD_CLOEXEC)) < 0) {
+        fprintf(stderr, "migschedd: signalfd: %s\n", strerror(errno));
+        free(c);
+        return 1;
+    }
+    int rc = run(argc, argv, c, sfd);
+    close(sfd);
+    free(c);
+    return rc;
+}

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# e2e_nvml.sh: migschedd with the nvml backend against the fake NVML (an emulated A30 whose
+# state lives in a file) running real `sleep` commands submitted with `migsched submit`.
+# SIGKILL mid-run and a restart: every job ends done exactly once by the store's history,
+# no job's runs overlap (each run stamps its start and end), nothing is lost; then a
+# foreign instance planted on the GPU is never touched, and after a clean stop (SIGTERM) no
+# instance the daemon made is left.
+# $1 = migsched, $2 = migschedd, $3 = source dir; FAKE_NVML_DIR is set by ctest.
+M=$1 DD=$2
+. "$3/tests/daemon/lib.sh"
+command -v sqlite3 >/dev/null || fail "sqlite3 is missing (make deps)"
+[ -n "${FAKE_NVML_DIR:-}" ] || { echo "SKIP: the fake NVML was not built"; exit 77; }
+export LD_LIBRARY_PATH=$FAKE_NVML_DIR FAKE_NVML_STATE=$T/nvml.state FAKE_NVML_GPU=A30-24GB \
+    FAKE_NVML_GPUS=1 FAKE_NVML_DELAY_SCALE=0.05 MIGSCHED_RUNTIME_DIR=$T/rt
+unset FAKE_NVML_FAIL FAKE_NVML_MIG MIGSCHED_NVML_LIBRARY
+left() { if [ -e "$FAKE_NVML_STATE" ]; then grep -c '^gi ' "$FAKE_NVML_STATE"; else echo 0; fi; }
+DARGS=(--backend nvml --devices 0 --gpu A30-24GB --listen "unix:$SOCK" --db "$T/d.db"
+       --log-dir "$T/logs" --stop-grace 2)
+mkdir -p "$T/logs"
+start_daemon "${DARGS[@]}"
+
+# 12 jobs of 1.5 s; each run appends "start NAME PID T", then "end NAME PID T", and/or
+# "stopped NAME PID T" when SIGTERM stops it (the restart stops the runs the killed daemon
+# left, possibly just after one wrote its end).
+N=12
+PROFILES=(1g.6gb 2g.12gb 1g.6gb 4g.24gb)
+for i in $(seq 1 $N); do
+    "$M" submit --connect "unix:$SOCK" --profile "${PROFILES[$(( i % 4 ))]}" --seconds 1.5 \
+        --name "n$i" -- /bin/sh -c "trap 'echo stopped n$i \$\$ \$(date +%s.%N) >> $T/runs.txt; exit 143' TERM;
+            echo start n$i \$\$ \$(date +%s.%N) >> $T/runs.txt; sleep 1.5; echo end n$i \$\$ \$(date +%s.%N) >> $T/runs.txt" \
+        > /dev/null || fail "submit n$i"
+done
+await '[ "$(count_state done)" -ge 2 ] && [ "$(count_state running)" -ge 1 ]' 60
+stop_daemon KILL 137
+[ "$(left)" -ge 1 ] || fail "no instance alive at the kill: nothing to reconcile"
+start_daemon "${DARGS[@]}"
+await '[ "$(count_state done)" = '$N' ]' 120
+check_history "$T/d.db" $N
+cat "$T/history"
+ucurl http://d/v1/jobs | sed '$d' > "$T/jobs.json"
+python3 - "$T/jobs.json" "$T/runs.txt" $N <<'PY' || fail "runs check"
+import json, sys, collections
+jobs = json.load(open(sys.argv[1]))["jobs"]
+assert len(jobs) == int(sys.argv[3]), "jobs lost or doubled"
+for j in jobs:
+    assert j["state"] == "done" and j["exit_status"] == 0, j
+    assert j["mig_uuid"].startswith("MIG-"), j
+runs = collections.defaultdict(lambda: collections.defaultdict(dict))
+for line in open(sys.argv[2]):
+    what, name, pid, t = line.split()
+    runs[name][pid][what] = float(t)
+stopped = 0
+for name, by_pid in runs.items():
+    spans = sorted((r["start"], max(v for k, v in r.items() if k != "start"), r)
+                   for r in by_pid.values())
+    # one run at a time: each run's last sign of life comes before the next one starts
+    for (s0, e0, r0), (s1, _, _) in zip(spans, spans[1:]):
+        assert e0 < s1, name + ": runs overlap " + str(spans)
+    assert "end" in spans[-1][2], name + ": its last run did not end: " + str(spans)
+    stopped += sum("stopped" in r for r in by_pid.values())
+print("runs stopped at the restart:", stopped)
+PY
+
+# A foreign instance (made by someone else) is never touched; a clean stop removes ours.
+"$M" submit --connect "unix:$SOCK" --profile 1g.6gb --seconds 1 --name last -- sleep 1 > /dev/null
+await '[ "$(count_state done)" = '$((N + 1))' ]' 60
+stop_daemon TERM 0
+[ "$(left)" = 0 ] || fail "$(left) instances left after a clean stop: $(cat "$FAKE_NVML_STATE")"
+printf 'gpu 0 mig 1\ngi 0 9 1g.6gb 3 1\nci 0 9 0 9\n' > "$FAKE_NVML_STATE"
+start_daemon "${DARGS[@]}"
+"$M" submit --connect "unix:$SOCK" --profile 1g.6gb --seconds 1 --name beside -- sleep 1 > /dev/null
+await '[ "$(count_state done)" = '$((N + 2))' ]' 60
+stop_daemon TERM 0
+grep -q '^gi 0 9 1g.6gb 3 1' "$FAKE_NVML_STATE" || fail "the foreign instance was touched: $(cat "$FAKE_NVML_STATE")"
+[ "$(left)" = 1 ] || fail "instances left beside the foreign one: $(cat "$FAKE_NVML_STATE")"
+echo "e2e_nvml: ok"

@@ -1,0 +1,345 @@
+/* test_daemon_api.c: migschedd's routes and its /metrics exposition against a stand-in
+ * engine defined here (the linker takes these ms_engine_* over the library's, which is then
+ * never pulled in): status codes for every route and every engine outcome (201, 400 with
+ * the parser's message, 404, 405 with Allow, 409, 429, 503), query arguments, the
+ * exposition's series, labels, escapes and histograms; and the listeners: a stale socket
+ * is replaced, a live one or a non-socket refused, the socket made 0660 and removed at
+ * close only while it is still ours. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "api.h"
+#include "listen.h"
+#include "metrics.h"
+#include "support.h"
+
+/* ---- The stand-in engine: jobs in an array; outcomes forced by the test. ---- */
+struct ms_engine {
+    ms_job jobs[8];
+    int njobs;
+    int queue_limit;
+    bool stopping;
+    ms_engine_metrics m;
+};
+
+const double ms_engine_time_bounds[MS_ENGINE_TIME_BUCKETS] = {0.1, 0.5, 1,    5,    10,   30,
+                                                              60,  300, 900, 3600, 14400, 86400};
+const double ms_engine_reconf_bounds[MS_ENGINE_RECONF_BUCKETS] = {0.05, 0.1, 0.2, 0.3, 0.5,
+                                                                  0.75, 1,   2,   5,   10};
+
+static const ms_gpu_model *a100(void) { return ms_gpu_builtin("A100-40GB"); }
+
+ms_engine_outcome ms_engine_submit(ms_engine *e, ms_job_spec *spec, json_t **job, ms_error *err)
+{
+    if (e->stopping || e->njobs >= e->queue_limit) {
+        ms_job_spec_free(spec);  /* the engine takes the spec whatever the outcome */
+        if (e->stopping) {
+            ms_error_set(err, MS_EINVAL, "migschedd is stopping");
+            return MS_ENGINE_STOPPING;
+        }
+        ms_error_set(err, MS_EINVAL, "the queue is full (%d jobs)", e->queue_limit);
+        return MS_ENGINE_QUEUE_FULL;
+    }
+    ms_job *j = &e->jobs[e->njobs++];
+    ms_job_transition t;
+    ms_job_init(j, spec);
+    ms_job_submit(j, 1000, &t, err);
+    j->id = e->njobs;
+    *job = ms_job_to_json(j, a100());
+    return MS_ENGINE_OK;
+}
+
+static ms_job *find(ms_engine *e, int64_t id, ms_error *err)
+{
+    if (id < 1 || id > e->njobs) {
+        ms_error_set(err, MS_EINVAL, "no job %lld", (long long)id);
+        return NULL;
+    }
+    return &e->jobs[id - 1];
+}
+
+ms_engine_outcome ms_engine_cancel(ms_engine *e, int64_t id, json_t **job, ms_error *err)
+{
+    ms_job *j = find(e, id, err);
+    if (!j)
+        return MS_ENGINE_NOT_FOUND;
+    ms_job_transition t;
+    if (ms_job_cancel(j, 1001, &t, err))
+        return MS_ENGINE_CONFLICT;
+    *job = ms_job_to_json(j, a100());
+    return MS_ENGINE_OK;
+}
+
+ms_engine_outcome ms_engine_job(ms_engine *e, int64_t id, json_t **job, ms_error *err)
+{
+    ms_job *j = find(e, id, err);
+    if (!j)
+        return MS_ENGINE_NOT_FOUND;
+    *job = ms_job_to_json(j, a100());
+    return MS_ENGINE_OK;
+}
+
+ms_engine_outcome ms_engine_jobs(ms_engine *e, int state, json_t **jobs, ms_error *err)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < e->njobs; i++)
+        if (state < 0 || (int)e->jobs[i].state == state)
+            json_array_append_new(a, ms_job_to_json(&e->jobs[i], a100()));
+    *jobs = json_pack("{s:o}", "jobs", a);
+    return MS_ENGINE_OK;
+}
+
+ms_engine_outcome ms_engine_gpus(ms_engine *e, json_t **gpus, ms_error *err)
+{
+    *gpus = json_pack("{s:[{s:i, s:s, s:[{s:s, s:{s:i}, s:s}]}]}", "gpus", "gpu", 0, "model",
+                      "A100-40GB", "instances", "profile", "3g.20gb", "placement", "start", 4,
+                      "state", "busy");
+    return MS_ENGINE_OK;
+}
+
+ms_engine_outcome ms_engine_plan(ms_engine *e, char **schedule_json, ms_error *err)
+{
+    *schedule_json = strdup("{\"format\": \"migsched-schedule/1\"}\n");
+    return MS_ENGINE_OK;
+}
+
+ms_engine_outcome ms_engine_metrics_snapshot(ms_engine *e, ms_engine_metrics *out, ms_error *err)
+{
+    *out = e->m;
+    return MS_ENGINE_OK;
+}
+
+static void engine_free(ms_engine *e)
+{
+    for (int i = 0; i < e->njobs; i++)
+        ms_job_free(&e->jobs[i]);
+}
+
+/* ---- Helpers ---- */
+
+static ms_api api_of(ms_engine *e)
+{
+    ms_api api = {.engine = e, .model = a100()};
+    snprintf(api.hostname, sizeof api.hostname, "node-\"7\"");
+    return api;
+}
+
+static ms_api_response call(ms_engine *e, const char *method, const char *path, const char *body)
+{
+    ms_api api = api_of(e);
+    ms_api_request rq = {.method = method, .path = path, .body = body,
+                         .len = body ? strlen(body) : 0};
+    ms_api_response rs;
+    ms_api_handle(&api, &rq, &rs);
+    return rs;
+}
+
+/* Checks the status and that the body holds text; frees the body. */
+static void expect(ms_api_response rs, unsigned status, const char *text)
+{
+    if (rs.status != status || !rs.body || !strstr(rs.body, text))
+        fail_msg("status %u, body %s; expected %u with \"%s\"", rs.status,
+                 rs.body ? rs.body : "(none)", status, text);
+    free(rs.body);
+}
+
+static const char JOB[] =
+    "{\"name\": \"t1\", \"command\": [\"true\"], \"profile\": \"1g.5gb\", \"seconds\": 3}";
+
+static void test_routes(void **state)
+{
+    ms_engine e = {.queue_limit = 2};
+    ms_api_response rs = call(&e, "POST", "/v1/jobs", JOB);
+    assert_string_equal(rs.location, "/v1/jobs/1");
+    assert_string_equal(rs.content_type, "application/json");
+    expect(rs, 201, "\"state\":\"queued\"");
+    expect(call(&e, "GET", "/v1/jobs/1", NULL), 200, "\"name\":\"t1\"");
+    expect(call(&e, "GET", "/v1/jobs", NULL), 200, "\"id\":1");
+    expect(call(&e, "GET", "/v1/gpus", NULL), 200, "\"size_slots\":4");
+    expect(call(&e, "GET", "/v1/plan", NULL), 200, "migsched-schedule/1");
+    expect(call(&e, "GET", "/healthz", NULL), 200, "\"status\":\"ok\"");
+    rs = call(&e, "GET", "/", NULL);
+    assert_string_equal(rs.content_type, "text/html; charset=utf-8");
+    expect(rs, 200, "<title>migschedd</title>");
+    rs = call(&e, "GET", "/metrics", NULL);
+    assert_string_equal(rs.content_type, MS_METRICS_CONTENT_TYPE);
+    expect(rs, 200, "# TYPE migsched_jobs gauge");
+    expect(call(&e, "DELETE", "/v1/jobs/1", NULL), 200, "\"state\":\"cancelled\"");
+    expect(call(&e, "DELETE", "/v1/jobs/1", NULL), 409, "cannot cancel a job that is cancelled");
+    engine_free(&e);
+}
+
+static void test_errors(void **state)
+{
+    ms_engine e = {.queue_limit = 1};
+    expect(call(&e, "POST", "/v1/jobs", "{\"name\": "), 400, "\"error\":\"job: ");
+    expect(call(&e, "POST", "/v1/jobs", NULL), 400, "\"error\"");
+    expect(call(&e, "POST", "/v1/jobs",
+                "{\"name\": \"x\", \"command\": [\"true\"], \"slices\": 1, \"seconds\": 1, \"colour\": 1}"),
+           400, "unknown");
+    expect(call(&e, "POST", "/v1/jobs",
+                "{\"name\": \"x\", \"command\": [\"true\"], \"profile\": \"3g.40gb\", \"seconds\": 1}"),
+           400, "A100-40GB has no profile");
+    expect(call(&e, "POST", "/v1/jobs", JOB), 201, "\"id\":1");
+    expect(call(&e, "POST", "/v1/jobs", JOB), 429, "the queue is full");
+    e.stopping = true;
+    expect(call(&e, "POST", "/v1/jobs", JOB), 503, "stopping");
+    expect(call(&e, "GET", "/v1/jobs/9", NULL), 404, "no job 9");
+    expect(call(&e, "GET", "/v1/jobs/0", NULL), 404, "no job \\\"0\\\"");
+    expect(call(&e, "GET", "/v1/jobs/1x", NULL), 404, "no job \\\"1x\\\"");
+    expect(call(&e, "GET", "/v1/jobs/1/more", NULL), 404, "no route /v1/jobs/1/more");
+    expect(call(&e, "GET", "/v1/job", NULL), 404, "no route");
+    ms_api_response rs = call(&e, "PUT", "/v1/jobs", NULL);
+    assert_string_equal(rs.allow, "GET, POST");
+    expect(rs, 405, "method not allowed (allowed: GET, POST)");
+    rs = call(&e, "POST", "/v1/jobs/1", NULL);
+    assert_string_equal(rs.allow, "GET, DELETE");
+    expect(rs, 405, "allowed: GET, DELETE");
+    rs = call(&e, "GE", "/metrics", NULL);  /* a prefix of an allowed method is not it */
+    expect(rs, 405, "allowed: GET");
+    engine_free(&e);
+}
+
+static ms_api_response call_args(ms_engine *e, const char *key, const char *value)
+{
+    ms_api api = api_of(e);
+    ms_api_request rq = {.method = "GET", .path = "/v1/jobs", .nargs = 1};
+    rq.arg_key[0] = key;
+    rq.arg_value[0] = value;
+    ms_api_response rs;
+    ms_api_handle(&api, &rq, &rs);
+    return rs;
+}
+
+static void test_query(void **state)
+{
+    ms_engine e = {.queue_limit = 4};
+    expect(call(&e, "POST", "/v1/jobs", JOB), 201, "");
+    expect(call(&e, "POST", "/v1/jobs", JOB), 201, "");
+    expect(call(&e, "DELETE", "/v1/jobs/2", NULL), 200, "");
+    ms_api_response rs = call_args(&e, "state", "cancelled");
+    assert_non_null(strstr(rs.body, "\"id\":2"));
+    assert_null(strstr(rs.body, "\"id\":1"));
+    expect(rs, 200, "");
+    expect(call_args(&e, "state", "queued"), 200, "\"id\":1");
+    expect(call_args(&e, "state", "new"), 400, "unknown state \\\"new\\\"");
+    expect(call_args(&e, "state", NULL), 400, "unknown state");
+    expect(call_args(&e, "colour", "red"), 400, "unknown query argument \\\"colour\\\"");
+    ms_api api = api_of(&e);
+    ms_api_request rq = {.method = "GET", .path = "/v1/gpus", .nargs = 1};
+    rq.arg_key[0] = "state";
+    rq.arg_value[0] = "queued";
+    ms_api_handle(&api, &rq, &rs);
+    expect(rs, 400, "takes no query arguments");
+    engine_free(&e);
+}
+
+static void test_metrics(void **state)
+{
+    ms_engine_metrics m;
+    memset(&m, 0, sizeof m);
+    m.jobs[MS_JOB_QUEUED] = 4;
+    m.jobs[MS_JOB_RUNNING] = 2;
+    m.submitted_total = 9;
+    m.reconfigurations_total = 5;
+    m.wait_seconds.count[0] = 1;
+    for (int i = 1; i < MS_ENGINE_TIME_BUCKETS; i++)
+        m.wait_seconds.count[i] = 3;
+    m.wait_seconds.total = 4;
+    m.wait_seconds.sum = 7000.5;
+    m.ngpus = 2;
+    for (int g = 0; g < 2; g++) {
+        m.gpu[g].gpu = g;
+        snprintf(m.gpu[g].uuid, sizeof m.gpu[g].uuid, "GPU-%d", g);
+    }
+    m.gpu[1].fragmentation = 0.25;
+    m.gpu[1].busy_slices = 3;
+    m.gpu[1].ninstances = 2;
+    m.gpu[1].instance[0] = (ms_engine_instance_metrics){.profile = 3, .start = 4, .gi_id = 2, .busy = true, .job = 7};
+    m.gpu[1].instance[1] = (ms_engine_instance_metrics){.profile = 0, .start = 0, .gi_id = 9};
+    size_t len;
+    char *text = ms_metrics_render(&m, a100(), "h\"x\\y\n", &len);
+    assert_non_null(text);
+    assert_int_equal(len, strlen(text));
+    static const char *const want[] = {
+        "# HELP migsched_jobs Jobs by state",
+        "migsched_jobs{state=\"queued\"} 4\n",
+        "migsched_jobs{state=\"cancelled\"} 0\n",
+        "migsched_running_jobs 2\n",
+        "# TYPE migsched_jobs_submitted_total counter\nmigsched_jobs_submitted_total 9\n",
+        "migsched_reconfigurations_total 5\n",
+        "# TYPE migsched_job_wait_seconds histogram\n",
+        "migsched_job_wait_seconds_bucket{le=\"0.1\"} 1\n",
+        "migsched_job_wait_seconds_bucket{le=\"86400\"} 3\n",
+        "migsched_job_wait_seconds_bucket{le=\"+Inf\"} 4\n",
+        "migsched_job_wait_seconds_sum 7000.5\nmigsched_job_wait_seconds_count 4\n",
+        "migsched_job_turnaround_seconds_count 0\n",
+        "migsched_instance_creation_seconds_bucket{le=\"0.05\"} 0\n",
+        "migsched_gpu_fragmentation{gpu=\"1\",UUID=\"GPU-1\",Hostname=\"h\\\"x\\\\y\\n\"} 0.25\n",
+        "migsched_gpu_busy_slices{gpu=\"0\",UUID=\"GPU-0\",Hostname=\"h\\\"x\\\\y\\n\"} 0\n",
+        "migsched_instance_busy{gpu=\"1\",UUID=\"GPU-1\",Hostname=\"h\\\"x\\\\y\\n\",GPU_I_PROFILE=\"3g.20gb\",GPU_I_ID=\"2\",start=\"4\"} 1\n",
+        "GPU_I_PROFILE=\"1g.5gb\",GPU_I_ID=\"9\",start=\"0\"} 0\n",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        if (!strstr(text, want[i]))
+            fail_msg("no \"%s\" in:\n%s", want[i], text);
+    assert_null(strstr(text, "state=\"new\""));
+    free(text);
+}
+
+/* ---- Listeners ---- */
+
+static ms_daemon_listen unix_at(const char *path)
+{
+    ms_daemon_listen l = {0};
+    snprintf(l.path, sizeof l.path, "%s", path);
+    snprintf(l.where, sizeof l.where, "--listen");
+    return l;
+}
+
+static void test_listeners(void **state)
+{
+    char dir[64], path[100];
+    test_temp_dir("listen", dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/s.sock", dir);
+    ms_daemon_listen l = unix_at(path);
+    ms_listener a, b;
+    ms_error err = {0};
+    assert_int_equal(ms_listener_open(&l, &a, &err), MS_OK);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0660);
+    /* A live listener keeps its socket. */
+    assert_int_equal(ms_listener_open(&l, &b, &err), MS_EBUSY);
+    assert_non_null(strstr(err.msg, "another migschedd is listening there"));
+    /* Closed without removing (a crash): the stale socket is replaced. */
+    close(a.fd);
+    assert_int_equal(ms_listener_open(&l, &b, &err), MS_OK);
+    /* Closing the old listener must not remove the new one's socket. */
+    ms_listener_close(&a, true);
+    assert_int_equal(stat(path, &st), 0);
+    ms_listener_close(&b, false);
+    assert_int_not_equal(stat(path, &st), 0);
+    /* A file that is not a socket is never removed. */
+    FILE *f = fopen(path, "w");
+    fclose(f);
+    assert_int_equal(ms_listener_open(&l, &b, &err), MS_EINVAL);
+    assert_non_null(strstr(err.msg, "exists and is not a socket"));
+    assert_int_equal(stat(path, &st), 0);
+    test_remove_dir(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_routes),  cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_query),   cmocka_unit_test(test_metrics),
+        cmocka_unit_test(test_listeners),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,366 @@
+/* test_daemon_engine.c: migschedd's engine on the sim backend in online mode: every job
+ * runs exactly once with a legal history and never two at once on overlapping slots;
+ * jobs with per-size times; cancel (queued, running, ended, unknown); the queue limit;
+ * stop under wait and requeue; recovery after the process is SIGKILLed mid-run; group-
+ * committed submissions from concurrent threads; the GPU view and metrics. */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine_support.h"
+#include "migsched/schedule.h"
+
+static const char *const SIZES[] = {
+    "\"profile\": \"1g.10gb\", \"seconds\": 20", "\"profile\": \"2g.20gb\", \"seconds\": 15",
+    "\"profile\": \"3g.40gb\", \"seconds\": 12", "\"profile\": \"4g.40gb\", \"seconds\": 9",
+    "\"slices\": 7, \"seconds\": 5", "\"times\": {\"1\": 40, \"2\": 18, \"7\": 4}",
+};
+
+static void test_online_all_once(void **state)
+{
+    fixture *f = *state;
+    configure(f, "sim", "gpu", "H100-80GB", "gpus", "2", NULL);
+    open_engine(f);
+    size_t n = 60;
+    for (size_t i = 0; i < n; i++)
+        submit_ok(f, SIZES[(i * 7) % 6], NULL);
+    wait_count(f->e, MS_JOB_DONE, n);
+    ms_engine_metrics m;
+    ms_error e = {0};
+    assert_int_equal(ms_engine_metrics_snapshot(f->e, &m, &e), MS_ENGINE_OK);
+    assert_int_equal(m.jobs[MS_JOB_DONE], n);
+    assert_int_equal(m.submitted_total, n);
+    assert_int_equal(m.wait_seconds.total, n);
+    assert_int_equal(m.turnaround_seconds.total, n);
+    assert_true(m.creations_total > 0);
+    assert_int_equal(m.reconfigurations_total, m.creations_total + m.destructions_total);
+    assert_int_equal(m.ngpus, 2);
+    assert_int_equal(m.gpu[0].busy_slices, 0);
+    stop_engine(f);
+    check_all_done(f, n);
+    check_no_instance_left(f);
+}
+
+/* A job with per-size times runs at the size of least slice-seconds (2 x 18 < 1 x 40). */
+static void test_times_job_size(void **state)
+{
+    fixture *f = *state;
+    configure(f, "sim", "gpu", "H100-80GB", "gpus", "1", NULL);
+    open_engine(f);
+    int64_t id = submit_ok(f, "\"times\": {\"1\": 40, \"2\": 18, \"7\": 6}", NULL);
+    wait_state(f, id, "done");
+    json_t *job;
+    ms_error e = {0};
+    assert_int_equal(ms_engine_job(f->e, id, &job, &e), MS_ENGINE_OK);
+    assert_string_equal(json_string_value(json_object_get(job, "profile")), "2g.20gb");
+    json_decref(job);
+}
+
+/* One whole-GPU job runs, the next waits; the GPU view and the plan show the running one. */
+static void test_cancel(void **state)
+{
+    fixture *f = *state;
+    configure(f, "sim", "gpu", "A30-24GB", "gpus", "1", "time-scale", "1", NULL);
+    open_engine(f);
+    int64_t a = submit_ok(f, "\"profile\": \"4g.24gb\", \"seconds\": 600", NULL);
+    int64_t b = submit_ok(f, "\"profile\": \"4g.24gb\", \"seconds\": 600", NULL);
+    wait_state(f, a, "running");
+    assert_string_equal(state_of(f, b), "queued");
+
+    json_t *gpus;
+    ms_error e = {0};
+    assert_int_equal(ms_engine_gpus(f->e, &gpus, &e), MS_ENGINE_OK);
+    json_t *g0 = json_array_get(json_object_get(gpus, "gpus"), 0);
+    json_t *i0 = json_array_get(json_object_get(g0, "instances"), 0);
+    assert_string_equal(json_string_value(json_object_get(i0, "state")), "busy");
+    assert_int_equal(json_integer_value(json_object_get(i0, "job")), a);
+    assert_int_equal(json_integer_value(json_object_get(g0, "busy_slices")), 4);
+    json_decref(gpus);
+    char *plan;
+    assert_int_equal(ms_engine_plan(f->e, &plan, &e), MS_ENGINE_OK);
+    assert_non_null(strstr(plan, "\"migsched-schedule/1\""));
+    assert_non_null(strstr(plan, "\"4g.24gb\""));
+    free(plan);
+
+    json_t *job;
+    assert_int_equal(ms_engine_cancel(f->e, b, &job, &e), MS_ENGINE_OK);
+    assert_string_equal(json_string_value(json_object_get(job, "state")), "cancelled");
+    json_decref(job);
+    assert_int_equal(ms_engine_cancel(f->e, a, &job, &e), MS_ENGINE_OK);
+    assert_string_equal(json_string_value(json_object_get(job, "state")), "cancelled");
+    json_decref(job);
+    assert_int_equal(ms_engine_cancel(f->e, a, &job, &e), MS_ENGINE_CONFLICT);
+    assert_null(job);
+    assert_non_null(strstr(e.msg, "is cancelled"));
+    assert_int_equal(ms_engine_cancel(f->e, 999, &job, &e), MS_ENGINE_NOT_FOUND);
+    assert_int_equal(ms_engine_job(f->e, 999, &job, &e), MS_ENGINE_NOT_FOUND);
+    /* The cancelled job's instance is free again: a new job runs at once. */
+    int64_t c = submit_ok(f, "\"profile\": \"4g.24gb\", \"seconds\": 600", NULL);
+    wait_state(f, c, "running");
+}
+
+static void test_queue_full(void **state)
+{
+    fixture *f = *state;
+    configure(f, "sim", "gpu", "A30-24GB", "gpus", "1", "time-scale", "1", "queue-limit", "3",
+              NULL);
+    open_engine(f);
+    int64_t id = submit_ok(f, "\"profile\": \"4g.24gb\", \"seconds\": 600", NULL);
+    wait_state(f, id, "running");
+    for (int i = 0; i < 3; i++)
+        submit_ok(f, "\"profile\": \"4g.24gb\", \"seconds\": 600", NULL);
+    assert_int_equal(submit_json(f, "\"profile\": \"1g.6gb\", \"seconds\": 1", NULL, &id),
+                     MS_ENGINE_QUEUE_FULL);
+    assert_int_equal(count_state(f->e, MS_JOB_QUEUED), 3);
+}
+
+/* on-stop wait: the running job finishes, the queued one stays queued, nothing is left. */
+static void test_stop_wait(void **state)
+{
+    fixture *f = *state;
+    configure(f, "sim", "gpu", "A30-24GB", "gpus", "1", "time-scale", "20", NULL);
+    open_engine(f);
+    int64_t a = submit_ok(f, "\"profile\": \"4g.24gb\", \"seconds\": 4", NULL);
+    int64_t b = submit_ok(f, "\"profile\": \"4g.24gb\", \"seconds\": 4", NULL);
+    wait_state(f, a, "running");
+    stop_engine(f);
+    ms_job j;
+    ms_error e = {0};
+    assert_int_equal(ms_store_get_job(f->st, a, &j, &e), MS_OK);
+    assert_int_equal(j.state, MS_JOB_DONE);
+    ms_job_free(&j);
+    assert_int_equal(ms_store_get_job(f->st, b, &j, &e), MS_OK);
+    assert_int_equal(j.state, MS_JOB_QUEUED);
+    ms_job_free(&j);
+    check_no_instance_left(f);
+    /* The next start runs what stayed queued. */
+    open_engine(f);
+    wait_state(f, b, "done");
+}
+
+/* on-stop requeue: running jobs are interrupted (retry: queued again; fail: failed);
+ * submissions during and after the stop are refused. */
+static void test_stop_requeue(void **state)
+{
+    fixture *f = *state;
+    configure(f, "sim", "gpu", "A30-24GB", "gpus", "1", "time-scale", "1", "on-stop",
+              "requeue", NULL);
+    open_engine(f);
+    int64_t a = submit_ok(f, "\"profile\": \"2g.12gb\", \"seconds\": 600", NULL);
+    int64_t b = submit_ok(f, "\"profile\": \"2g.12gb\", \"seconds\": 600",
+                          "\"on_interrupt\": \"fail\"");
+    wait_state(f, a, "running");
+    wait_state(f, b, "running");
+    ms_error e = {0};
+    assert_int_equal(ms_engine_stop(f->e, &e), MS_OK);
+    int64_t id;
+    assert_int_equal(submit_json(f, "\"profile\": \"1g.6gb\", \"seconds\": 1", NULL, &id),
+                     MS_ENGINE_STOPPING);
+    assert_string_equal(state_of(f, a), "queued");
+    assert_string_equal(state_of(f, b), "failed");
+    ms_engine_close(f->e);
+    f->e = NULL;
+    check_no_instance_left(f);
+}
+
+/* The crash test's child: no cmocka here (a failure must not run the parent's tests in
+ * the child); exits 1 on any error, else is SIGKILLed mid-run. */
+static void crash_child(fixture *f, size_t n)
+{
+    ms_error e = {0};
+    if (ms_store_open(f->db, &f->c.model, &f->st, &e) || ms_engine_open(&f->c, f->st, &f->e, &e))
+        _exit(1);
+    for (size_t i = 0; i < n; i++) {
+        ms_job_spec s;
+        json_t *job;
+        char text[256];
+        snprintf(text, sizeof text, "{\"name\": \"c\", \"command\": [\"true\"], %s}",
+                 SIZES[i % 6]);
+        if (ms_job_spec_parse(text, strlen(text), &f->c.model, &s, &e) ||
+            ms_engine_submit(f->e, &s, &job, &e) != MS_ENGINE_OK)
+            _exit(1);
+        json_decref(job);
+    }
+    for (int i = 0; i < 12000; i++) {  /* mid-run: some done, some still running */
+        ms_engine_metrics m;
+        if (ms_engine_metrics_snapshot(f->e, &m, &e) != MS_ENGINE_OK)
+            _exit(1);
+        if (m.jobs[MS_JOB_DONE] >= 2 && m.jobs[MS_JOB_RUNNING] >= 1)
+            raise(SIGKILL);
+        pause_ms(2);
+    }
+    _exit(1);
+}
+
+/* A child process runs the engine and is SIGKILLed mid-run; the parent reopens the same
+ * database: every job completes exactly once, with its full history. */
+static void test_crash_recovery(void **state)
+{
+    fixture *f = *state;
+    configure(f, "sim", "gpu", "H100-80GB", "gpus", "1", "time-scale", "50", NULL);
+    size_t n = 12;
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+        crash_child(f, n);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    open_engine(f);
+    wait_count(f->e, MS_JOB_DONE, n);
+    stop_engine(f);
+    check_all_done(f, n);
+    check_no_instance_left(f);
+    /* The crash interrupted at least one run: some job started twice. */
+    ms_job *jobs;
+    size_t got;
+    ms_error e = {0};
+    assert_int_equal(ms_store_list_jobs(f->st, -1, &jobs, &got, &e), MS_OK);
+    int retried = 0;
+    for (size_t i = 0; i < got; i++)
+        retried += jobs[i].attempts > 1;
+    ms_store_free_jobs(jobs, got);
+    assert_true(retried > 0);
+}
+
+typedef struct submitter {
+    fixture *f;
+    int n;
+    int64_t ids[64];
+} submitter;
+
+static void *submit_many(void *arg)
+{
+    submitter *s = arg;
+    for (int i = 0; i < s->n; i++)
+        s->ids[i] = submit_ok(s->f, "\"profile\": \"7g.80gb\", \"seconds\": 1000", NULL);
+    return NULL;
+}
+
+/* Eight threads submit at once: each submission is durable and counted once, ids are
+ * distinct, and the queue serves them in id order. */
+static void test_group_commit(void **state)
+{
+    fixture *f = *state;
+    configure(f, "sim", "gpu", "H100-80GB", "gpus", "1", "time-scale", "1", NULL);
+    open_engine(f);
+    enum { T = 8, N = 40 };
+    submitter s[T];
+    pthread_t th[T];
+    for (int t = 0; t < T; t++) {
+        s[t] = (submitter){.f = f, .n = N};
+        assert_int_equal(pthread_create(&th[t], NULL, submit_many, &s[t]), 0);
+    }
+    for (int t = 0; t < T; t++)
+        pthread_join(th[t], NULL);
+    int64_t seen[T * N];
+    int k = 0;
+    for (int t = 0; t < T; t++)
+        for (int i = 0; i < N; i++) {
+            for (int q = 0; q < k; q++)
+                assert_true(seen[q] != s[t].ids[i]);
+            seen[k++] = s[t].ids[i];
+        }
+    wait_count(f->e, MS_JOB_RUNNING, 1);
+    ms_engine_metrics m;
+    ms_error e = {0};
+    assert_int_equal(ms_engine_metrics_snapshot(f->e, &m, &e), MS_ENGINE_OK);
+    assert_int_equal(m.submitted_total, T * N);
+    assert_int_equal(m.jobs[MS_JOB_QUEUED] + m.jobs[MS_JOB_RUNNING], T * N);
+    /* FIFO: the job running is the lowest id. */
+    json_t *jobs;
+    assert_int_equal(ms_engine_jobs(f->e, MS_JOB_RUNNING, &jobs, &e), MS_ENGINE_OK);
+    assert_int_equal(json_integer_value(json_object_get(
+                         json_array_get(json_object_get(jobs, "jobs"), 0), "id")), 1);
+    json_decref(jobs);
+    assert_int_equal(count_state(f->e, MS_JOB_QUEUED), T * N - 1);
+}
+
+/* Batch mode: batches of 8 planned by search and run in plan order: every job on the
+ * instance the plan gave it (GPU, profile, slots), the jobs of one instance in planned
+ * order, the whole plan valid and saved. */
+static void test_batch_plan_order(void **state)
+{
+    fixture *f = *state;
+    configure(f, "sim", "gpu", "A100-40GB", "gpus", "2", "mode", "batch", "batch-size", "8",
+              "batch-period", "1000", NULL);
+    open_engine(f);
+    size_t n = 16;
+    for (size_t i = 0; i < n; i++)
+        submit_ok(f, i % 4 == 3 ? "\"profile\": \"2g.10gb\", \"seconds\": 7"
+                     : i % 2 ? "\"times\": {\"1\": 30, \"2\": 16, \"3\": 11, \"4\": 9, \"7\": 6}"
+                             : "\"times\": {\"1\": 12, \"2\": 7, \"3\": 5, \"7\": 3}",
+                  NULL);
+    wait_count(f->e, MS_JOB_DONE, n);
+    char *text;
+    ms_error e = {0};
+    assert_int_equal(ms_engine_plan(f->e, &text, &e), MS_ENGINE_OK);
+    stop_engine(f);
+    check_all_done(f, n);
+    check_no_instance_left(f);
+    ms_schedule *plan;
+    if (ms_schedule_parse_json(text, strlen(text), "plan", &f->c.model, &plan, &e))
+        fail_msg("%s", e.msg);
+    assert_int_equal(plan->ntasks, n);
+    char *saved;
+    int64_t id;
+    assert_int_equal(ms_store_latest_plan(f->st, &id, &saved, &e), MS_OK);
+    assert_string_equal(saved, text);  /* the store holds the running plan */
+    free(saved);
+    free(text);
+    ms_job *jobs;
+    size_t got;
+    assert_int_equal(ms_store_list_jobs(f->st, -1, &jobs, &got, &e), MS_OK);
+    for (int t = 0; t < plan->ntasks; t++) {
+        const ms_sched_task *a = &plan->task[t];
+        const ms_sched_instance *in = &plan->inst[a->instance];
+        const ms_job *ja = &jobs[a->index];  /* plan index i is the (i+1)th job */
+        assert_int_equal(ja->id, a->index + 1);
+        assert_int_equal(ja->gpu, in->gpu);
+        assert_int_equal(ja->placement.profile, in->profile);
+        assert_int_equal(ja->placement.start, in->start_slot);
+        for (int u = 0; u < plan->ntasks; u++) {
+            const ms_sched_task *b = &plan->task[u];
+            if (b->instance == a->instance && a->start < b->start)
+                assert_true(ja->ended <= jobs[b->index].started);
+        }
+    }
+    ms_store_free_jobs(jobs, got);
+    ms_schedule_free(plan);
+}
+
+/* A batch falls due by time too: three jobs, far fewer than batch-size, still run. */
+static void test_batch_period(void **state)
+{
+    fixture *f = *state;
+    configure(f, "sim", "gpu", "A30-24GB", "gpus", "1", "mode", "batch", "batch-size", "100",
+              "batch-period", "0.2", NULL);
+    open_engine(f);
+    for (int i = 0; i < 3; i++)
+        submit_ok(f, "\"times\": {\"1\": 10, \"2\": 6, \"4\": 4}", NULL);
+    wait_count(f->e, MS_JOB_DONE, 3);
+    stop_engine(f);
+    check_all_done(f, 3);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_online_all_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_times_job_size, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_queue_full, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stop_wait, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stop_requeue, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_crash_recovery, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_group_commit, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_batch_plan_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_batch_period, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,252 @@
+/* test_daemon_engine_exec.c: migschedd's engine on the nvml backend against the fake NVML
+ * (its device state in a file, so several processes see one GPU), running real commands:
+ * exit statuses and log files, no instance left after a clean stop, a foreign instance
+ * never touched, cancel of a process that ignores SIGTERM (SIGKILL after the grace), and
+ * recovery after the engine's process is SIGKILLed with jobs running: the old processes
+ * are stopped, their instances destroyed, every job completes exactly once. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "engine_support.h"
+#include "migsched/io.h"
+
+#define FAKE_LIB MIGSCHED_BINARY_DIR "/tests/fake_nvml/libnvidia-ml.so.1"
+
+static int setup_nvml(void **state)
+{
+    setup(state);
+    fixture *f = *state;
+    char path[400];
+    snprintf(path, sizeof path, "%s/nvml-state", f->dir);
+    setenv("FAKE_NVML_STATE", path, 1);
+    setenv("FAKE_NVML_DELAY_SCALE", "0.02", 1);
+    setenv("FAKE_NVML_GPU", "A30-24GB", 1);
+    setenv("FAKE_NVML_GPUS", "1", 1);
+    setenv("MIGSCHED_NVML_LIBRARY", FAKE_LIB, 1);
+    setenv("MIGSCHED_RUNTIME_DIR", f->dir, 1);  /* device locks and the journal */
+    unsetenv("FAKE_NVML_FAIL");
+    return 0;
+}
+
+static void configure_nvml(fixture *f, const char *grace)
+{
+    char logs[400];
+    snprintf(logs, sizeof logs, "%s/logs", f->dir);
+    configure(f, "nvml", "devices", "0", "gpu", "A30-24GB", "log-dir", logs, "stop-grace",
+              grace, NULL);
+}
+
+/* The device's instances as a fresh process would see them. */
+static int device_instances(ms_mig_instance list[MS_MAX_MIG])
+{
+    ms_backend *b;
+    ms_error e = {0};
+    int n;
+    if (ms_backend_open("nvml", 0, NULL, NULL, &b, &e) || ms_backend_list(b, list, &n, &e))
+        fail_msg("%s", e.msg);
+    ms_backend_close(b);
+    return n;
+}
+
+static int exit_status(fixture *f, int64_t id)
+{
+    json_t *job;
+    ms_error e = {0};
+    assert_int_equal(ms_engine_job(f->e, id, &job, &e), MS_ENGINE_OK);
+    int s = (int)json_integer_value(json_object_get(job, "exit_status"));
+    json_decref(job);
+    return s;
+}
+
+static void test_runs_commands(void **state)
+{
+    fixture *f = *state;
+    configure_nvml(f, "5");
+    open_engine(f);
+    int64_t ok[3];
+    for (int i = 0; i < 3; i++)
+        ok[i] = submit_cmd_ok(f, "[\"sleep\", \"0.2\"]", "\"profile\": \"2g.12gb\", "
+                              "\"seconds\": 1", NULL);
+    int64_t bad = submit_cmd_ok(f, "[\"sh\", \"-c\", \"echo out $GREETING; echo "
+                                "$CUDA_VISIBLE_DEVICES >&2; exit 3\"]",
+                                "\"profile\": \"1g.6gb\", \"seconds\": 1",
+                                "\"env\": {\"GREETING\": \"it's me\"}");
+    int64_t missing = submit_cmd_ok(f, "[\"/nonexistent/command\"]",
+                                    "\"profile\": \"1g.6gb\", \"seconds\": 1", NULL);
+    for (int i = 0; i < 3; i++)
+        wait_state(f, ok[i], "done");
+    wait_state(f, bad, "failed");
+    wait_state(f, missing, "failed");
+    assert_int_equal(exit_status(f, ok[0]), 0);
+    assert_int_equal(exit_status(f, bad), 3);
+    assert_int_equal(exit_status(f, missing), 127);
+    char path[MS_DAEMON_PATH_LEN + 32], *text;
+    size_t len;
+    ms_error e = {0};
+    snprintf(path, sizeof path, "%s/job-%lld.1.out", f->c.log_dir, (long long)bad);
+    assert_int_equal(ms_read_file(path, &text, &len, &e), MS_OK);
+    assert_string_equal(text, "out it's me\n");
+    free(text);
+    snprintf(path, sizeof path, "%s/job-%lld.1.err", f->c.log_dir, (long long)bad);
+    assert_int_equal(ms_read_file(path, &text, &len, &e), MS_OK);
+    assert_true(!strncmp(text, "MIG-", 4));  /* the job saw its instance */
+    free(text);
+    stop_engine(f);
+    ms_mig_instance list[MS_MAX_MIG];
+    assert_int_equal(device_instances(list), 0);
+    check_no_instance_left(f);
+}
+
+/* An instance someone else made stays, with its very identity, and its slots are never
+ * used: two 2g jobs take turns on the other half. */
+static void test_foreign_untouched(void **state)
+{
+    fixture *f = *state;
+    ms_backend *b;
+    ms_error e = {0};
+    ms_mig_instance foreign;
+    const ms_gpu_model *a30 = ms_gpu_builtin("A30-24GB");
+    assert_int_equal(ms_backend_open("nvml", 0, a30, NULL, &b, &e), MS_OK);
+    assert_int_equal(ms_backend_create(b, (ms_placement){ms_gpu_profile_by_name(a30, "2g.12gb"),
+                                                         2}, &foreign, &e), MS_OK);
+    ms_backend_close(b);
+    configure_nvml(f, "5");
+    open_engine(f);
+    int64_t a = submit_cmd_ok(f, "[\"sleep\", \"0.1\"]", "\"profile\": \"2g.12gb\", "
+                              "\"seconds\": 1", NULL);
+    int64_t c = submit_cmd_ok(f, "[\"sleep\", \"0.1\"]", "\"profile\": \"2g.12gb\", "
+                              "\"seconds\": 1", NULL);
+    wait_state(f, a, "done");
+    wait_state(f, c, "done");
+    stop_engine(f);
+    check_all_done(f, 2);
+    ms_job j;
+    assert_int_equal(ms_store_get_job(f->st, a, &j, &e), MS_OK);
+    assert_int_equal(j.placement.start, 0);
+    ms_job_free(&j);
+    ms_mig_instance list[MS_MAX_MIG];
+    assert_int_equal(device_instances(list), 1);
+    assert_true(ms_mig_same_instance(&foreign, &list[0]));
+}
+
+/* A job that ignores SIGTERM is killed after the grace period; its instance is freed. */
+static void test_cancel_kills(void **state)
+{
+    fixture *f = *state;
+    configure_nvml(f, "0.3");
+    open_engine(f);
+    int64_t id = submit_cmd_ok(f, "[\"sh\", \"-c\", \"trap '' TERM; sleep 60 & wait; "
+                               "sleep 60\"]", "\"profile\": \"4g.24gb\", \"seconds\": 60",
+                               NULL);
+    wait_state(f, id, "running");
+    json_t *job;
+    ms_error e = {0};
+    assert_int_equal(ms_engine_cancel(f->e, id, &job, &e), MS_ENGINE_OK);
+    assert_string_equal(json_string_value(json_object_get(job, "state")), "cancelled");
+    json_decref(job);
+    int64_t next = submit_cmd_ok(f, "[\"true\"]", "\"profile\": \"4g.24gb\", \"seconds\": 1",
+                                 NULL);
+    wait_state(f, next, "done");
+    stop_engine(f);
+    ms_mig_instance list[MS_MAX_MIG];
+    assert_int_equal(device_instances(list), 0);
+}
+
+/* A command that runs long on its first attempt (writing its pid) and at once on a retry. */
+static void crash_command(const fixture *f, int k, char *buf, size_t len)
+{
+    snprintf(buf, len, "[\"sh\", \"-c\", \"if [ -e %s/pid%d ]; then exit 0; fi; "
+             "echo $$ > %s/pid%d.tmp; mv %s/pid%d.tmp %s/pid%d; exec sleep 60\"]", f->dir, k,
+             f->dir, k, f->dir, k, f->dir, k);
+}
+
+static void crash_child(fixture *f)
+{
+    ms_error e = {0};
+    if (ms_store_open(f->db, &f->c.model, &f->st, &e) || ms_engine_open(&f->c, f->st, &f->e, &e))
+        _exit(1);
+    for (int k = 0; k < 2; k++) {
+        char cmd[1600], text[1900];
+        crash_command(f, k, cmd, sizeof cmd);
+        snprintf(text, sizeof text, "{\"name\": \"c\", \"command\": %s, \"profile\": "
+                 "\"2g.12gb\", \"seconds\": 60}", cmd);
+        ms_job_spec s;
+        json_t *job;
+        if (ms_job_spec_parse(text, strlen(text), &f->c.model, &s, &e) ||
+            ms_engine_submit(f->e, &s, &job, &e) != MS_ENGINE_OK)
+            _exit(1);
+        json_decref(job);
+    }
+    for (int i = 0; i < 12000; i++) {  /* both commands run: die */
+        char p0[400], p1[400];
+        snprintf(p0, sizeof p0, "%s/pid0", f->dir);
+        snprintf(p1, sizeof p1, "%s/pid1", f->dir);
+        if (!access(p0, F_OK) && !access(p1, F_OK))
+            raise(SIGKILL);
+        pause_ms(5);
+    }
+    _exit(1);
+}
+
+static pid_t read_pid(const fixture *f, int k)
+{
+    char path[400], *text;
+    size_t len;
+    ms_error e = {0};
+    snprintf(path, sizeof path, "%s/pid%d", f->dir, k);
+    assert_int_equal(ms_read_file(path, &text, &len, &e), MS_OK);
+    pid_t pid = (pid_t)atoi(text);
+    free(text);
+    return pid;
+}
+
+static void test_crash_recovery(void **state)
+{
+    fixture *f = *state;
+    configure_nvml(f, "5");
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0)
+        crash_child(f);
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    pid_t old[2] = {read_pid(f, 0), read_pid(f, 1)};
+    assert_int_equal(kill(old[0], 0), 0);  /* the crash left them running */
+    ms_mig_instance list[MS_MAX_MIG];
+    assert_int_equal(device_instances(list), 2);
+    open_engine(f);
+    for (int k = 0; k < 2; k++)  /* stopped by the recovery (and reaped by init) */
+        for (int i = 0; i < 2000 && kill(old[k], 0) == 0; i++)
+            pause_ms(5);
+    assert_int_equal(kill(old[0], 0), -1);
+    assert_int_equal(kill(old[1], 0), -1);
+    wait_count(f->e, MS_JOB_DONE, 2);
+    stop_engine(f);
+    check_all_done(f, 2);
+    ms_job *jobs;
+    size_t n;
+    ms_error e = {0};
+    assert_int_equal(ms_store_list_jobs(f->st, -1, &jobs, &n, &e), MS_OK);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(jobs[i].attempts, 2);
+    ms_store_free_jobs(jobs, n);
+    assert_int_equal(device_instances(list), 0);
+    check_no_instance_left(f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_runs_commands, setup_nvml, teardown),
+        cmocka_unit_test_setup_teardown(test_foreign_untouched, setup_nvml, teardown),
+        cmocka_unit_test_setup_teardown(test_cancel_kills, setup_nvml, teardown),
+        cmocka_unit_test_setup_teardown(test_crash_recovery, setup_nvml, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
