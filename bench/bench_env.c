@@ -1,6 +1,5 @@
 /* bench_env.c: speed of the scheduling environment (one step), of one scheduling decision
  * with a 256x256 policy, and of PPO training end to end (environment steps per second). */
-#include <cblas.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,7 +71,6 @@ static void bench_decision(const ms_gpu_model *gpu, const ms_gen_params *gen)
     ms_env *e = ms_env_new(gpu, &c, NULL);
     ms_rng rng;
     ms_rng_seed(&rng, 2);
-    openblas_set_num_threads(1); /* as ms_rl_schedule does */
     ms_mlp m;
     ms_mlp_work w;
     int hidden[2] = {256, 256};

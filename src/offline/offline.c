@@ -81,6 +81,22 @@ void ms_offline_options_init(ms_offline_options *o)
     memset(o, 0, sizeof *o);
     o->refine = 1;
     o->concat = MS_CONCAT_TRIVIAL;
+    o->rl_queue = MS_RL_QUEUE_FILL;
+}
+
+static const char *const rl_queue_names[] = {"fill", "split"};
+
+int ms_rl_queue_parse(const char *text)
+{
+    for (int i = 0; i < 2; i++)
+        if (!strcasecmp(text, rl_queue_names[i]))
+            return i;
+    return -1;
+}
+
+const char *ms_rl_queue_name(ms_rl_queue_mode m)
+{
+    return m >= 0 && m < 2 ? rl_queue_names[m] : "?";
 }
 
 static const char *const concat_names[] = {"trivial", "reverse", "overlap"};
