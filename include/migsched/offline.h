@@ -53,10 +53,11 @@ typedef enum ms_rl_queue_mode {
     MS_RL_QUEUE_FILL = 0,  /* the batch is refilled from the queue as tasks are placed */
     MS_RL_QUEUE_SPLIT = 1, /* balanced batches of at most N, joined by FAR's overlap
                             * concatenation (paper 000 4.3) */
+    MS_RL_QUEUE_BEST = 2,  /* both, the shorter plan (the default) */
 } ms_rl_queue_mode;
 
 void ms_offline_options_init(ms_offline_options *o);
-/* "fill" or "split"; returns -1 for anything else. */
+/* "fill", "split" or "best"; returns -1 for anything else. */
 int ms_rl_queue_parse(const char *text);
 const char *ms_rl_queue_name(ms_rl_queue_mode m);
 /* "trivial", "reverse" or "overlap"; returns -1 for anything else. */
@@ -103,9 +104,11 @@ int ms_search_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
 
 /* The learned scheduler of paper 001 (src/learn) on one GPU: opt->model names the policy
  * file, opt->online picks online batches, opt->rl_queue how a queue longer than the
- * policy's N is planned, and unless opt->no_guard FAR's plan of the same queue replaces the
- * agent's when it is shorter. Stats: rl_queue (the mode that ran), guard, and with the
- * guard guard_far (1: FAR's plan won), agent_makespan, far_makespan; split queues add the
+ * policy's N is planned, and unless opt->no_guard the plan is replaced by FAR's plan of the
+ * queue or (queues longer than N) by the agent's plan of the first N tasks followed by
+ * FAR's plan of the rest, whichever is shortest. Stats: rl_queue (the mode whose plan was
+ * kept), guard, and with the guard guard_won (0 the agent, 1 FAR, 2 the agent's first N
+ * then FAR), agent_makespan, far_makespan, head_far_makespan; split plans add the
  * concatenation's (batches, makespan_trivial, ...). */
 int ms_rl_offline_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                            const ms_offline_options *opt, ms_schedule **out, ms_error *err);

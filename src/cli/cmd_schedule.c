@@ -19,7 +19,7 @@ static void usage(FILE *f)
             "                         [--batch N --concat trivial|reverse|overlap]\n"
             "                         [--refine-iters K] [--refine-min-gain X] [--seed S]\n"
             "                         [--paper-family] [--four-runs-three] [--tie-right-first]\n"
-            "                         [--model FILE [--online] [--rl-queue fill|split]\n"
+            "                         [--model FILE [--online] [--rl-queue fill|split|best]\n"
             "                         [--no-guard]] [--tree]\n"
             "                         [--time-budget MS] [--threads N] [--node-limit N]\n"
             "                         [--json [--timings]] [-o FILE]\n"
@@ -37,11 +37,12 @@ static void usage(FILE *f)
             "  --seed S           seed for randomised algorithms (FAR is deterministic)\n"
             "  --model FILE       policy file for --algo rl, or a starting schedule for search\n"
             "  --online           rl: online batches (a started task is replaced at once)\n"
-            "  --rl-queue MODE    rl: a queue longer than the policy's N: fill (default; the\n"
-            "                     batch is refilled as tasks are placed) or split (balanced\n"
-            "                     batches joined by overlap concatenation)\n"
-            "  --no-guard         rl: the agent's plan alone (default: the better of the agent's\n"
-            "                     and FAR's plan of the queue; stats guard_far, agent_makespan)\n"
+            "  --rl-queue MODE    rl: a queue longer than the policy's N: fill (the batch is\n"
+            "                     refilled as tasks are placed), split (balanced batches joined\n"
+            "                     by overlap concatenation) or best (default: both, the shorter)\n"
+            "  --no-guard         rl: the agent's plan alone (default: the shortest of it, FAR's\n"
+            "                     plan and the agent's first N tasks then FAR's rest; stat\n"
+            "                     guard_won 0, 1 or 2 says which)\n"
             "  --paper-family     FAR walks only paper 000's family of allocations (by default it\n"
             "                     also tries every task on the whole GPU, see docs/far.md)\n"
             "  --four-runs-three  FAR: the 4-slice instance also runs 3-slice tasks before it is\n"
@@ -225,7 +226,7 @@ static int parse_args(int argc, char **argv, schedule_args *a)
         case 'O': a->opt.online = 1; break;
         case 'Q':
             if ((c = ms_rl_queue_parse(optarg)) < 0)
-                return usage_error("--rl-queue must be fill or split, not '%s'", optarg);
+                return usage_error("--rl-queue must be fill, split or best, not '%s'", optarg);
             a->opt.rl_queue = c;
             rl_only = "--rl-queue";
             break;

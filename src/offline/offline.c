@@ -81,14 +81,14 @@ void ms_offline_options_init(ms_offline_options *o)
     memset(o, 0, sizeof *o);
     o->refine = 1;
     o->concat = MS_CONCAT_TRIVIAL;
-    o->rl_queue = MS_RL_QUEUE_FILL;
+    o->rl_queue = MS_RL_QUEUE_BEST;
 }
 
-static const char *const rl_queue_names[] = {"fill", "split"};
+static const char *const rl_queue_names[] = {"fill", "split", "best"};
 
 int ms_rl_queue_parse(const char *text)
 {
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < 3; i++)
         if (!strcasecmp(text, rl_queue_names[i]))
             return i;
     return -1;
@@ -96,7 +96,7 @@ int ms_rl_queue_parse(const char *text)
 
 const char *ms_rl_queue_name(ms_rl_queue_mode m)
 {
-    return m >= 0 && m < 2 ? rl_queue_names[m] : "?";
+    return m >= 0 && m < 3 ? rl_queue_names[m] : "?";
 }
 
 static const char *const concat_names[] = {"trivial", "reverse", "overlap"};
