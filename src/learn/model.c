@@ -20,7 +20,7 @@ static json_t *header_json(const ms_rl_model *m)
     char rng[4][24];
     for (int i = 0; i < 4; i++)
         snprintf(rng[i], sizeof rng[i], "%llu", (unsigned long long)m->rng.s[i]);
-    return json_pack(
+    json_t *h = json_pack(
         "{s:s, s:{s:i, s:o, s:i, s:s}, s:{s:i, s:i, s:s, s:b, s:b, s:b}, s:s, s:s, s:I, s:s,"
         " s:I, s:b, s:I, s:[s,s,s,s]}",
         "format", "migsched-rl-model/1",
@@ -32,6 +32,10 @@ static json_t *header_json(const ms_rl_model *m)
         m->commit[0] ? m->commit : MIGSCHED_GIT_COMMIT, "seed",
         (json_int_t)m->seed, "adam", m->has_adam, "adam_t", (json_int_t)m->adam.t, "rng",
         rng[0], rng[1], rng[2], rng[3]);
+    /* Only when set: files of a shared trunk keep the header they always had. */
+    if (h && m->mlp.separate)
+        json_object_set_new(json_object_get(h, "arch"), "separate", json_true());
+    return h;
 }
 
 int ms_model_save(const char *path, const ms_rl_model *m, ms_error *err)
@@ -51,16 +55,17 @@ static int parse_header(const char *path, json_t *h, size_t body, ms_rl_model *m
     json_t *hidden = NULL;
     const char *enc = NULL, *gpu = NULL, *preset = "", *commit = "", *rng[4] = {0};
     json_int_t steps = 0, seed = 0, adam_t = 0;
-    int in = 0, nact = 0, direct = 0, online = 0, useless = 0, adam = 0;
+    int in = 0, nact = 0, direct = 0, online = 0, useless = 0, adam = 0, separate = 0;
     json_error_t je;
     const char *format = json_string_value(json_object_get(h, "format"));
     if (format && strcmp(format, "migsched-rl-model/1"))
         return ms_error_set(err, MS_EINVAL, "%s: a %s file, not a PPO policy "
                                             "(migsched-rl-model/1)", path, format);
     if (json_unpack_ex(h, &je, 0,
-                       "{s:{s:i, s:o, s:i}, s:{s:i, s:i, s:s, s:b, s:b, s:b}, s:s, s?s, s:I,"
-                       " s?s, s:I, s:b, s?I, s?[ssss]}",
-                       "arch", "in", &in, "hidden", &hidden, "actions", &nact, "env", "n_batch",
+                       "{s:{s:i, s:o, s:i, s?b}, s:{s:i, s:i, s:s, s:b, s:b, s:b}, s:s, s?s,"
+                       " s:I, s?s, s:I, s:b, s?I, s?[ssss]}",
+                       "arch", "in", &in, "hidden", &hidden, "actions", &nact, "separate",
+                       &separate, "env", "n_batch",
                        &m->env.n_batch, "levels", &m->env.levels, "encoding", &enc,
                        "direct_reconfig", &direct, "online", &online, "keep_useless", &useless,
                        "gpu", &gpu, "preset", &preset, "steps", &steps, "git_commit", &commit,
@@ -94,7 +99,7 @@ static int parse_header(const char *path, json_t *h, size_t body, ms_rl_model *m
     ms_rng dummy;
     ms_rng_seed(&dummy, 0);
     ms_mlp shape;
-    if (ms_mlp_shape(&shape, in, nh, widths, nact, err)) {
+    if (ms_mlp_shape_sep(&shape, in, nh, widths, nact, separate, err)) {
         ms_error_prefix(err, "%s: header", path);
         return err ? err->code : MS_EINVAL;
     }
@@ -103,7 +108,7 @@ static int parse_header(const char *path, json_t *h, size_t body, ms_rl_model *m
     if (body != need)
         return ms_error_set(err, MS_EINVAL, "%s: %zu bytes of parameters, the header's "
                                             "architecture needs %zu", path, body, need);
-    if (ms_mlp_init(&m->mlp, in, nh, widths, nact, &dummy, err)) {
+    if (ms_mlp_init_sep(&m->mlp, in, nh, widths, nact, separate, &dummy, err)) {
         ms_error_prefix(err, "%s: header", path);
         return err ? err->code : MS_EINVAL;
     }

@@ -66,6 +66,16 @@ void ms_ppo_config_default(ms_ppo_config *c)
     c->ent_coef[3] = 0.0f;
 }
 
+void ms_ppo_config_paper(ms_ppo_config *c)
+{
+    ms_ppo_config_default(c);
+    c->n_epochs = 10;
+    c->minibatch = 64;
+    c->separate = true;
+    c->ent_coef[1] = 0.00075f;
+    c->ent_coef[2] = 0.0005f;
+}
+
 static void run_workers(ms_ppo *p, void *(*fn)(void *))
 {
     if (p->nt == 1) {
@@ -364,7 +374,8 @@ ms_ppo *ms_ppo_new(const ms_ppo_config *cfg, const ms_rl_env_ops *ops, void **en
     if (p->nt > cfg->n_envs)
         p->nt = cfg->n_envs;
     ms_rng_seed(&p->rng, seed);
-    if (ms_mlp_init(&p->mlp, obs_size, cfg->nhidden, cfg->hidden, nact, &p->rng, err) ||
+    if (ms_mlp_init_sep(&p->mlp, obs_size, cfg->nhidden, cfg->hidden, nact, cfg->separate,
+                        &p->rng, err) ||
         ms_adam_init(&p->adam, p->mlp.nparams, cfg->lr, err) || alloc_all(p, err)) {
         ms_ppo_free(p);
         return NULL;
