@@ -126,6 +126,27 @@ void ms_mlp_work_destroy(ms_mlp_work *w)
     memset(w, 0, sizeof *w);
 }
 
+/* tanh as a rational function (Eigen's 13/6 approximant, clamped): within 4e-7 of tanh and
+ * never above 1 in magnitude; unlike glibc's tanhf (expm1f inside, a third of training's
+ * time) the loops over it vectorise. */
+static inline float tanh_fast(float x)
+{
+    const float c = 7.90531110763549805f;
+    float xc = x < -c ? -c : x > c ? c : x, x2 = xc * xc;
+    float p = -2.76076847742355e-16f;
+    p = p * x2 + 2.00018790482477e-13f;
+    p = p * x2 + -8.60467152213735e-11f;
+    p = p * x2 + 5.12229709037114e-08f;
+    p = p * x2 + 1.48572235717979e-05f;
+    p = p * x2 + 6.37261928875436e-04f;
+    p = p * x2 + 4.89352455891786e-03f;
+    float q = 1.19825839466702e-06f;
+    q = q * x2 + 1.18534705686654e-04f;
+    q = q * x2 + 2.26843463243900e-03f;
+    q = q * x2 + 4.89352518554385e-03f;
+    return p * xc / q;
+}
+
 /* y (rows x out) = x (rows x in) W^T + b. */
 static void affine(const ms_mlp *m, int l, const float *x, int rows, float *y)
 {
@@ -152,7 +173,7 @@ static const float *trunk_forward(const ms_mlp *m, int first, float *const *act,
                 a[i] = a[i] > 0 ? a[i] : 0;
         else
             for (size_t i = 0; i < n; i++)
-                a[i] = tanhf(a[i]);
+                a[i] = tanh_fast(a[i]);
         h = a;
     }
     return h;

@@ -76,19 +76,26 @@ void ms_adam_destroy(ms_adam *a)
 
 float ms_adam_step(ms_adam *a, float *params, float *grad, float max_norm)
 {
-    double sq = 0;
-    for (size_t i = 0; i < a->n; i++)
-        sq += (double)grad[i] * grad[i];
-    float norm = (float)sqrt(sq);
+    double part[4] = {0}; /* four running sums in a fixed order: vectorised, deterministic */
+    size_t i4 = a->n / 4 * 4;
+    for (size_t i = 0; i < i4; i += 4)
+        for (int k = 0; k < 4; k++)
+            part[k] += (double)grad[i + k] * grad[i + k];
+    for (size_t i = i4; i < a->n; i++)
+        part[0] += (double)grad[i] * grad[i];
+    float norm = (float)sqrt((part[0] + part[1]) + (part[2] + part[3]));
     float scale = max_norm > 0 && norm > max_norm ? max_norm / (norm + 1e-6f) : 1.0f;
     a->t++;
     float c1 = 1.0f - powf(a->beta1, (float)a->t), c2 = 1.0f - powf(a->beta2, (float)a->t);
-    float step = a->lr * sqrtf(c2) / c1;
+    float step = a->lr * sqrtf(c2) / c1, eps = a->eps * sqrtf(c2);
+    float b1 = a->beta1, b2 = a->beta2;
+    float *restrict m = a->m, *restrict v = a->v, *restrict p = params;
+    const float *restrict gr = grad;
     for (size_t i = 0; i < a->n; i++) {
-        float g = grad[i] * scale;
-        a->m[i] = a->beta1 * a->m[i] + (1.0f - a->beta1) * g;
-        a->v[i] = a->beta2 * a->v[i] + (1.0f - a->beta2) * g * g;
-        params[i] -= step * a->m[i] / (sqrtf(a->v[i]) + a->eps * sqrtf(c2));
+        float g = gr[i] * scale;
+        m[i] = b1 * m[i] + (1.0f - b1) * g;
+        v[i] = b2 * v[i] + (1.0f - b2) * g * g;
+        p[i] -= step * m[i] / (sqrtf(v[i]) + eps);
     }
     return norm;
 }
