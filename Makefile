@@ -9,7 +9,7 @@ FUZZ_SECONDS ?= 20
 DEB_PACKAGES = cmake pkg-config gcc libglpk-dev libopenblas-dev libjansson-dev \
                libmicrohttpd-dev libsqlite3-dev libcmocka-dev clang libclang-rt-14-dev
 
-.PHONY: all deps build run test bench asan fuzz clean check-render
+.PHONY: all deps build run test test-long bench asan fuzz clean check-render
 
 all: build
 
@@ -36,6 +36,11 @@ run: deps build
 
 test: deps build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# Property runs too long for every `make test`: the learned scheduler's plans on 10,000
+# random queues of 1-60 tasks per shipped policy (ctest runs 60).
+test-long: deps build
+	MS_RL_QUEUES=10000 ./$(BUILD)/tests/test_rl_queue
 
 bench: deps build
 	cmake --build $(BUILD) -j $(JOBS) --target benches

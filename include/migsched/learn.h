@@ -150,6 +150,11 @@ typedef struct ms_rl_model {
     bool has_adam;
     ms_adam adam;            /* only when has_adam (for --resume) */
     ms_rng rng;              /* trainer state at the checkpoint */
+    /* Training settings (header "train"; files from before it have none): PPO's (threads
+     * excepted) and the episodes', so that a resumed run continues as it started. */
+    bool has_train;
+    ms_ppo_config ppo;
+    bool paper_episodes;
 } ms_rl_model;
 
 int ms_model_save(const char *path, const ms_rl_model *m, ms_error *err);

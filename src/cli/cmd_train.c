@@ -222,6 +222,12 @@ static int load_resume(const train_opts *o, ms_train_config *c, ms_rl_model *r, 
     }
     *have = true;
     c->env = r->env; /* the checkpoint's environment wins */
+    if (r->has_train) { /* and so do its training settings (threads are this run's) */
+        int threads = c->ppo.threads;
+        c->ppo = r->ppo;
+        c->ppo.threads = threads;
+        c->paper_episodes = r->paper_episodes;
+    }
     c->ppo.nhidden = r->mlp.nhidden;
     c->ppo.separate = r->mlp.separate;
     memcpy(c->ppo.hidden, r->mlp.hidden, sizeof c->ppo.hidden);

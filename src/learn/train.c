@@ -163,6 +163,9 @@ void ms_trainer_model(ms_trainer *t, ms_rl_model *view)
     view->has_adam = true;
     view->adam = *ms_ppo_adam(t->ppo);
     view->rng = *ms_ppo_rng(t->ppo);
+    view->has_train = true;
+    view->ppo = t->cfg.ppo;
+    view->paper_episodes = t->cfg.paper_episodes;
 }
 
 int ms_trainer_save(ms_trainer *t, const char *path, ms_error *err)

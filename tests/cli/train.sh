@@ -39,9 +39,13 @@ head -c 400 "$dir/p.bin" | grep -aq '"separate":true'
     --paper-episodes 2>/dev/null
 cmp -s "$dir/p.bin" "$dir/q.bin" || { echo "FAIL: paper settings not reproducible"; exit 1; }
 [ "$(stat -c %s "$dir/p.bin")" -gt "$(stat -c %s "$dir/b.bin")" ] || { echo "FAIL: separate size"; exit 1; }
+cp "$dir/p.bin" "$dir/p2.bin"
 "$bin" train "${small[@]}" --steps 384 --out "$dir/p.bin" --resume --paper-episodes \
     --epochs 10 --minibatch 32 --ent-coef 0.01,0.00075,0.0005,0 2>"$dir/log"
 grep -q 'steps 384/384' "$dir/log"
+# The checkpoint holds its training settings: resuming without the options is the same run.
+"$bin" train "${small[@]}" --steps 384 --out "$dir/p2.bin" --resume 2>/dev/null
+cmp -s "$dir/p.bin" "$dir/p2.bin" || { echo "FAIL: resume lost the training settings"; exit 1; }
 "$bin" schedule "$sample" --gpu A30-24GB --algo rl --model "$dir/p.bin" --json > "$dir/s.json"
 "$bin" validate "$dir/s.json" --workload "$sample" --gpu A30-24GB | grep -q "^valid"
 set +e
