@@ -81,6 +81,14 @@ void ms_adam_destroy(ms_adam *a);
 /* Scales grad to norm <= max_norm (if max_norm > 0), then updates params. Returns the norm
  * before clipping. */
 float ms_adam_step(ms_adam *a, float *params, float *grad, float max_norm);
+/* The same in parts, for a step split over threads: ms_adam_begin counts the step and
+ * returns the clipping scale for a gradient of norm `norm`; ms_adam_apply updates
+ * parameters [lo, hi) with the scaled gradient. ms_sq_sum: the sum of squares of g[0..n),
+ * always summed in the same order. */
+float ms_adam_begin(ms_adam *a, float norm, float max_norm);
+void ms_adam_apply(ms_adam *a, float *params, const float *grad, float scale, size_t lo,
+                   size_t hi);
+double ms_sq_sum(const float *g, size_t n);
 
 /* ---- Environments seen by PPO: anything with these operations. ---- */
 typedef struct ms_rl_env_ops {
