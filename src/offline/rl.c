@@ -1,7 +1,7 @@
 /* rl.c: the learned scheduler (paper 001) behind the offline entry point: loads the
  * policy file named in the options, plans queues of any length (the batch refilled as tasks
- * are placed, or balanced batches joined by FAR's overlap concatenation) and guards each
- * batch with FAR's plan. */
+ * are placed, or balanced batches joined by FAR's overlap concatenation) and guards the plan
+ * with FAR's. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -61,13 +61,12 @@ static int split_queue(const ms_rl_model *m, const ms_workload *w, const ms_gpu_
         rc = far_concat_run(&p, &e, &co, s, err);
     far_engine_free(&e);
     far_plan_free(&p);
-    if (rc) {
+    if (rc)
         ms_schedule_free(s);
-        return rc;
-    }
-    ms_schedule_normalize(s);
-    *out = s;
-    return MS_OK;
+    else
+        ms_schedule_normalize(s);
+    *out = rc ? NULL : s;
+    return rc;
 }
 
 /* A valid plan of "a, then b": the instances of a still alive at its end that overlap
