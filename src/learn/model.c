@@ -138,22 +138,19 @@ static int parse_header(const char *path, json_t *h, size_t body, ms_rl_model *m
         json_t *v = json_array_get(hidden, (size_t)l);
         widths[l] = json_is_integer(v) ? (int)json_integer_value(v) : 0;
     }
-    ms_rng dummy;
-    ms_rng_seed(&dummy, 0);
-    ms_mlp shape;
-    if (ms_mlp_shape_sep(&shape, in, nh, widths, nact, separate, err)) {
+    if (ms_mlp_shape_sep(&m->mlp, in, nh, widths, nact, separate, err)) {
         ms_error_prefix(err, "%s: header", path);
         return err ? err->code : MS_EINVAL;
     }
     /* Checked before allocating: a forged header must not make us allocate gigabytes. */
-    size_t need = (m->has_adam ? 3 : 1) * shape.nparams * sizeof(float);
+    size_t need = (m->has_adam ? 3 : 1) * m->mlp.nparams * sizeof(float);
     if (body != need)
         return ms_error_set(err, MS_EINVAL, "%s: %zu bytes of parameters, the header's "
                                             "architecture needs %zu", path, body, need);
-    if (ms_mlp_init_sep(&m->mlp, in, nh, widths, nact, separate, &dummy, err)) {
-        ms_error_prefix(err, "%s: header", path);
-        return err ? err->code : MS_EINVAL;
-    }
+    /* No random initialisation: the body overwrites every parameter (drawing them took
+     * half of loading a 256x256 policy). */
+    if (!(m->mlp.params = malloc(m->mlp.nparams * sizeof(float))))
+        return ms_error_set(err, MS_ENOMEM, "%s: out of memory", path);
     if (m->has_adam) {
         if (ms_adam_init(&m->adam, m->mlp.nparams, 3e-4f, err))
             return err ? err->code : MS_ENOMEM;
