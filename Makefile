@@ -14,7 +14,7 @@ DEB_PACKAGES = cmake pkg-config gcc libglpk-dev libopenblas-dev libjansson-dev \
 # Large, and only the status page's test needs it: installed by `make test` (deps-test).
 TEST_DEB_PACKAGES = chromium
 
-.PHONY: all deps deps-test apt-install build install run test bench asan fuzz clean check-render
+.PHONY: all deps deps-test apt-install build install run test test-long bench asan fuzz clean check-render
 
 all: build
 
@@ -53,6 +53,11 @@ install: $(BUILD)/CMakeCache.txt
 
 test: deps deps-test build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# Property runs too long for every `make test`: the learned scheduler's plans on 10,000
+# random queues of 1-60 tasks per shipped policy (ctest runs 60).
+test-long: deps build
+	MS_RL_QUEUES=10000 ./$(BUILD)/tests/test_rl_queue
 
 bench: deps build
 	cmake --build $(BUILD) -j $(JOBS) --target benches

@@ -1,6 +1,5 @@
 /* bench_env.c: speed of the scheduling environment (one step), of one scheduling decision
  * with a 256x256 policy, and of PPO training end to end (environment steps per second). */
-#include <cblas.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,7 +71,6 @@ static void bench_decision(const ms_gpu_model *gpu, const ms_gen_params *gen)
     ms_env *e = ms_env_new(gpu, &c, NULL);
     ms_rng rng;
     ms_rng_seed(&rng, 2);
-    openblas_set_num_threads(1); /* as ms_rl_schedule does */
     ms_mlp m;
     ms_mlp_work w;
     int hidden[2] = {256, 256};
@@ -109,12 +107,19 @@ static void bench_decision(const ms_gpu_model *gpu, const ms_gen_params *gen)
     ms_env_free(e);
 }
 
-static void bench_training(const ms_gpu_model *gpu, const ms_gen_params *gen, int threads)
+/* Steps per second of PPO training end to end (rollouts, GAE, updates): the default
+ * settings, or (paper) the authors' PPO settings with their episodes. */
+static void bench_training(const ms_gpu_model *gpu, const ms_gen_params *gen, int threads,
+                           bool paper)
 {
     ms_train_config c;
     memset(&c, 0, sizeof c);
     ms_env_config_default(&c.env);
-    ms_ppo_config_default(&c.ppo);
+    if (paper)
+        ms_ppo_config_paper(&c.ppo);
+    else
+        ms_ppo_config_default(&c.ppo);
+    c.paper_episodes = paper;
     c.ppo.threads = threads;
     c.gen = *gen;
     c.total_steps = 1 << 20;
@@ -122,14 +127,17 @@ static void bench_training(const ms_gpu_model *gpu, const ms_gen_params *gen, in
     ms_trainer *t = ms_trainer_new(gpu, &c, NULL, NULL);
     ms_ppo_stats st;
     ms_trainer_iterate(t, &st, NULL); /* warm-up */
-    double t0 = now_s();
+    double t0 = now_s(), c0 = (double)clock() / CLOCKS_PER_SEC;
     long s0 = ms_trainer_steps(t);
     for (int i = 0; i < 8; i++)
         ms_trainer_iterate(t, &st, NULL);
     double el = now_s() - t0;
-    printf("PPO training, 256x256, %d envs x %d steps, %d epochs, minibatch %d, %d thread(s): "
-           "%.0f env steps/s\n", c.ppo.n_envs, c.ppo.n_steps, c.ppo.n_epochs, c.ppo.minibatch,
-           threads, (ms_trainer_steps(t) - s0) / el);
+    double cpu = (double)clock() / CLOCKS_PER_SEC - c0;
+    printf("PPO training, 256x256 %s, %d envs x %d steps, %d epochs, minibatch %d%s, %d "
+           "thread(s): %.0f env steps/s (%.0f per CPU second)\n",
+           c.ppo.separate ? "policy + 256x256 value" : "shared", c.ppo.n_envs, c.ppo.n_steps,
+           c.ppo.n_epochs, c.ppo.minibatch, paper ? ", paper episodes" : "", threads,
+           (ms_trainer_steps(t) - s0) / el, (ms_trainer_steps(t) - s0) / cpu);
     ms_trainer_free(t);
 }
 
@@ -143,7 +151,8 @@ int main(void)
     }
     bench_step(gpu, &gen);
     bench_decision(gpu, &gen);
-    bench_training(gpu, &gen, 1);
-    bench_training(gpu, &gen, 2);
+    for (int paper = 0; paper < 2; paper++)
+        for (int threads = 1; threads <= 2; threads++)
+            bench_training(gpu, &gen, threads, paper);
     return 0;
 }

@@ -160,6 +160,16 @@ static void random_episodes(const char *gpu, bool direct, bool online, ms_encodi
     for (int ep = 0; ep < episodes; ep++) {
         ms_workload *w = random_workload(m, 1 + (int)ms_rng_below(&rng, 20), &rng);
         assert_int_equal(ms_env_reset(e, w, NULL), 0);
+        int part = -1; /* every third episode: a random configuration, some instances busy */
+        if (ep % 3 == 2) {
+            const ms_canon_set *cs = ms_env_canon(e);
+            part = cs->partition[ms_rng_below(&rng, (uint64_t)cs->n)];
+            double busy[MS_MAX_INSTANCES];
+            for (int k = 0; k < m->partitions[part].n; k++)
+                busy[k] = ms_rng_below(&rng, 2) ? ms_rng_uniform(&rng) * ms_env_scale(e) : 0;
+            assert_int_equal(ms_env_reset_from(e, w, part, busy, NULL), 0);
+            assert_int_equal(ms_env_real_partition(e), part);
+        }
         bool done = false;
         double ret = 0;
         int steps = 0;
@@ -190,6 +200,10 @@ static void random_episodes(const char *gpu, bool direct, bool online, ms_encodi
             fail_msg("%s direct=%d online=%d episode %d: %s: %s", gpu, direct, online, ep,
                      v.v[0].rule, v.v[0].msg);
         ms_validation_free(&v);
+        int initial = 0;
+        for (int i = 0; i < s->ninst; i++)
+            initial += isnan(s->inst[i].create_start);
+        assert_int_equal(initial, part < 0 ? 0 : m->partitions[part].n);
         double mk = ms_schedule_makespan(s);
         assert_true(fabs(mk - ms_env_now(e)) < 1e-9 * (1 + mk));
         assert_true(fabs(ret + mk / ms_env_scale(e)) < 1e-9 * (1 + mk));
@@ -203,6 +217,22 @@ static void random_episodes(const char *gpu, bool direct, bool online, ms_encodi
 
 static void test_random_policies(void **state)
 {
+    /* A configuration the canonical set dropped (3g on slots 0-3) is refused by name. */
+    ms_env *e = make_env("A100-40GB", true, false, MS_ENC_FLOAT, 7);
+    const ms_canon_set *cs = ms_env_canon(e);
+    ms_rng rng;
+    ms_rng_seed(&rng, 1);
+    ms_workload *w = random_workload(ms_env_gpu(e), 3, &rng);
+    double busy[MS_MAX_INSTANCES] = {0};
+    ms_error err;
+    for (int p = 0; p < ms_env_gpu(e)->npartitions; p++)
+        if (cs->canon_of[p] < 0) {
+            assert_int_equal(ms_env_reset_from(e, w, p, busy, &err), MS_EINVAL);
+            assert_non_null(strstr(err.msg, "configurations"));
+        }
+    ms_workload_free(w);
+    ms_env_free(e);
+
     const char *gpus[] = {"A30-24GB", "A100-40GB", "H100-80GB"};
     for (int g = 0; g < 3; g++)
         for (int mode = 0; mode < 4; mode++)

@@ -36,14 +36,17 @@ static double loss_of_ctx(void *arg)
     return loss_of(a->m, a->w, a->x, a->rows, a->c, a->d);
 }
 
-static void test_gradient_check(void **state)
+/* Shared trunk, or (separate) policy and value networks of their own. */
+static void check_mlp_gradient(bool separate)
 {
     ms_rng rng;
     ms_rng_seed(&rng, 3);
     ms_mlp m;
     ms_mlp_work w;
     int hidden[2] = {7, 6}, rows = 3, in = 5, nact = 4;
-    assert_int_equal(ms_mlp_init(&m, in, 2, hidden, nact, &rng, NULL), 0);
+    assert_int_equal(ms_mlp_init_sep(&m, in, 2, hidden, nact, separate, &rng, NULL), 0);
+    size_t trunk = (size_t)(in * 7 + 7 + 7 * 6 + 6);
+    assert_int_equal(m.nparams, trunk * (separate ? 2 : 1) + 6 * nact + nact + 6 + 1);
     /* Larger head weights than the default init so every parameter matters. */
     for (size_t i = 0; i < m.nparams; i++)
         m.params[i] = (float)ms_rng_normal(&rng, 0, 0.5);
@@ -60,9 +63,23 @@ static void test_gradient_check(void **state)
     ms_mlp_backward(&m, &w, x, rows, c, d, grad);
     loss_ctx ctx = {&m, &w, x, rows, c, d};
     test_check_gradient(m.params, grad, m.nparams, 1e-2f, 2e-3, loss_of_ctx, &ctx);
+    if (separate) { /* the value's loss term reaches no policy-trunk parameter */
+        memset(grad, 0, m.nparams * sizeof(float));
+        float zero[12] = {0};
+        loss_of(&m, &w, x, rows, c, d);
+        ms_mlp_backward(&m, &w, x, rows, zero, d, grad);
+        for (size_t i = 0; i < m.b_off[1] + 6; i++)
+            assert_true(grad[i] == 0.0f);
+    }
     free(grad);
     ms_mlp_work_destroy(&w);
     ms_mlp_destroy(&m);
+}
+
+static void test_gradient_check(void **state)
+{
+    check_mlp_gradient(false);
+    check_mlp_gradient(true);
 }
 
 static void test_masked_policy(void **state)
@@ -246,7 +263,19 @@ static void test_model_file(void **state)
     assert_string_equal(r.gpu, "A30-24GB");
     assert_int_equal(r.steps, 12345);
     assert_int_equal(r.seed, 77);
+    assert_false(r.mlp.separate);
     ms_model_destroy(&r);
+
+    /* Separate policy and value networks: the header says so and the body is read back. */
+    ms_rl_model sep = m;
+    sep.has_adam = false;
+    assert_int_equal(ms_mlp_init_sep(&sep.mlp, 6, 2, hidden, 5, true, &rng, NULL), 0);
+    assert_int_equal(ms_model_save(path, &sep, NULL), 0);
+    assert_int_equal(ms_model_load(path, &r, NULL), 0);
+    assert_true(r.mlp.separate && r.mlp.nparams == sep.mlp.nparams && !r.has_adam);
+    assert_memory_equal(r.mlp.params, sep.mlp.params, sep.mlp.nparams * sizeof(float));
+    ms_model_destroy(&r);
+    ms_mlp_destroy(&sep.mlp);
 
     /* A truncated file and a foreign file are rejected with the path in the message. */
     FILE *f = fopen(path, "r+b");

@@ -52,6 +52,12 @@ int ms_env_action_exec(const ms_env *e, int task_class, int instance);
  * the largest finite task time of w. */
 int ms_env_reset(ms_env *e, const ms_workload *w, ms_error *err);
 
+/* The same, starting on model partition part (-1: empty GPU; a partition the canonical set
+ * dropped is refused) whose instances exist before the episode (the schedule lists them as
+ * initial), instance k busy with work outside w for busy[k] >= 0 seconds. */
+int ms_env_reset_from(ms_env *e, const ms_workload *w, int part, const double *busy,
+                      ms_error *err);
+
 /* mask[a] = 1 iff action a is allowed; never all zero before the episode ends. Returns the
  * number of allowed actions. */
 int ms_env_mask(const ms_env *e, uint8_t *mask);

@@ -23,17 +23,21 @@ typedef enum ms_activation { MS_ACT_TANH = 0, MS_ACT_RELU = 1 } ms_activation;
 typedef struct ms_mlp {
     int in, nact, nhidden;
     ms_activation activation; /* of the hidden layers; ms_mlp_init sets tanh */
+    bool separate;        /* the value head has hidden layers of its own (SB3's MlpPolicy) */
     int hidden[MS_MLP_MAX_HIDDEN];
     size_t nparams;
-    float *params;        /* every layer: W (out x in, row-major) then b (out) */
-    size_t w_off[MS_MLP_MAX_HIDDEN + 2], b_off[MS_MLP_MAX_HIDDEN + 2];
+    /* Every layer: W (out x in, row-major) then b (out); in order the hidden layers, the
+     * policy head, the value head, then (separate) the value network's hidden layers. */
+    float *params;
+    size_t w_off[2 * MS_MLP_MAX_HIDDEN + 2], b_off[2 * MS_MLP_MAX_HIDDEN + 2];
 } ms_mlp;
 
 /* Scratch buffers for batches of up to cap rows. */
 typedef struct ms_mlp_work {
     int cap;
-    float *act[MS_MLP_MAX_HIDDEN]; /* hidden activations (after tanh or ReLU) */
-    float *delta[MS_MLP_MAX_HIDDEN];
+    /* Hidden activations (after tanh or ReLU), the value network's after the policy's. */
+    float *act[2 * MS_MLP_MAX_HIDDEN];
+    float *delta[2 * MS_MLP_MAX_HIDDEN];
     float *logits, *value;
 } ms_mlp_work;
 
@@ -42,6 +46,11 @@ typedef struct ms_mlp_work {
 int ms_mlp_shape(ms_mlp *m, int in, int nhidden, const int *hidden, int nact, ms_error *err);
 int ms_mlp_init(ms_mlp *m, int in, int nhidden, const int *hidden, int nact, ms_rng *rng,
                 ms_error *err);
+/* The same with `separate` policy and value networks of the same hidden widths. */
+int ms_mlp_shape_sep(ms_mlp *m, int in, int nhidden, const int *hidden, int nact,
+                     bool separate, ms_error *err);
+int ms_mlp_init_sep(ms_mlp *m, int in, int nhidden, const int *hidden, int nact, bool separate,
+                    ms_rng *rng, ms_error *err);
 void ms_mlp_destroy(ms_mlp *m);
 int ms_mlp_work_init(ms_mlp_work *w, const ms_mlp *m, int cap, ms_error *err);
 void ms_mlp_work_destroy(ms_mlp_work *w);
@@ -72,6 +81,14 @@ void ms_adam_destroy(ms_adam *a);
 /* Scales grad to norm <= max_norm (if max_norm > 0), then updates params. Returns the norm
  * before clipping. */
 float ms_adam_step(ms_adam *a, float *params, float *grad, float max_norm);
+/* The same in parts, for a step split over threads: ms_adam_begin counts the step and
+ * returns the clipping scale for a gradient of norm `norm`; ms_adam_apply updates
+ * parameters [lo, hi) with the scaled gradient. ms_sq_sum: the sum of squares of g[0..n),
+ * always summed in the same order. */
+float ms_adam_begin(ms_adam *a, float norm, float max_norm);
+void ms_adam_apply(ms_adam *a, float *params, const float *grad, float scale, size_t lo,
+                   size_t hi);
+double ms_sq_sum(const float *g, size_t n);
 
 /* ---- Environments seen by PPO: anything with these operations. ---- */
 typedef struct ms_rl_env_ops {
@@ -90,6 +107,7 @@ typedef struct ms_ppo_config {
     int threads;         /* workers for rollouts and gradients (both cores by default) */
     int nhidden;
     int hidden[MS_MLP_MAX_HIDDEN];
+    bool separate;       /* separate policy and value networks (SB3's MlpPolicy) */
     float lr, gamma, gae_lambda, clip, vf_coef, max_grad_norm;
     /* Entropy coefficient per quarter of the training steps (paper 001 6.5.1). */
     float ent_coef[4];
@@ -98,6 +116,10 @@ typedef struct ms_ppo_config {
 /* 256x256, 16 envs x 128 steps, 4 epochs of minibatches of 256, lr 3e-4, gamma 1,
  * lambda 0.95, clip 0.2, vf 0.5, grad norm 0.5, entropy 0.01/0.0075/0.005/0. */
 void ms_ppo_config_default(ms_ppo_config *c);
+/* The settings paper 001's authors trained with (Stable-Baselines3's PPO defaults): 10
+ * epochs of minibatches of 64, separate 256x256 policy and value networks, entropy
+ * 0.01/0.00075/0.0005/0; the rest as ms_ppo_config_default. */
+void ms_ppo_config_paper(ms_ppo_config *c);
 
 typedef struct ms_ppo_stats {
     long steps;               /* environment steps so far */
@@ -136,6 +158,11 @@ typedef struct ms_rl_model {
     bool has_adam;
     ms_adam adam;            /* only when has_adam (for --resume) */
     ms_rng rng;              /* trainer state at the checkpoint */
+    /* Training settings (header "train"; files from before it have none): PPO's (threads
+     * excepted) and the episodes', so that a resumed run continues as it started. */
+    bool has_train;
+    ms_ppo_config ppo;
+    bool paper_episodes;
 } ms_rl_model;
 
 int ms_model_save(const char *path, const ms_rl_model *m, ms_error *err);
@@ -223,6 +250,10 @@ typedef struct ms_train_config {
     /* Tasks per training episode; 0 = half the episodes N (3N online), the other half
      * uniform in 1..N (1..3N). */
     int tasks_per_episode;
+    /* Episodes as paper 001's authors wrote them: exactly N tasks (the generator's fixed
+     * class proportions), on a random canonical configuration whose instances are each busy
+     * with probability 1/2 for a time uniform in [0, scale). Overrides tasks_per_episode. */
+    bool paper_episodes;
     long total_steps;
     uint64_t seed;
 } ms_train_config;

@@ -30,6 +30,11 @@ typedef struct ms_offline_options {
     uint64_t seed;               /* for randomised algorithms (FAR is deterministic) */
     const char *model;           /* "rl": the policy file (models/a100-*.bin) */
     int online;                  /* "rl": online batches (paper 001 section 3) */
+    int rl_queue;                /* "rl": how a queue longer than the policy's N is planned
+                                  * (ms_rl_queue_mode; ms_offline_options_init sets the
+                                  * default) */
+    int no_guard;                /* "rl": the agent's plan alone; 0 (default): the better of
+                                  * the agent's and FAR's plan of the queue */
     int paper_family;            /* 1: FAR walks only paper 000's family of allocations; 0
                                   * (default): it also tries every task on the whole GPU */
     int four_runs_three;         /* FAR: the 4-slice instance also runs 3-slice tasks (at its
@@ -43,7 +48,18 @@ typedef struct ms_offline_options {
     long node_limit;             /* "optimal": branch-and-bound nodes; 0 = no limit */
 } ms_offline_options;
 
+/* Queues longer than a policy's batch N (docs/rl.md, "Queues of any length"). */
+typedef enum ms_rl_queue_mode {
+    MS_RL_QUEUE_FILL = 0,  /* the batch is refilled from the queue as tasks are placed */
+    MS_RL_QUEUE_SPLIT = 1, /* balanced batches of at most N, joined by FAR's overlap
+                            * concatenation (paper 000 4.3) */
+    MS_RL_QUEUE_BEST = 2,  /* both, the shorter plan (the default) */
+} ms_rl_queue_mode;
+
 void ms_offline_options_init(ms_offline_options *o);
+/* "fill", "split" or "best"; returns -1 for anything else. */
+int ms_rl_queue_parse(const char *text);
+const char *ms_rl_queue_name(ms_rl_queue_mode m);
 /* "trivial", "reverse" or "overlap"; returns -1 for anything else. */
 int ms_concat_parse(const char *text);
 const char *ms_concat_name(ms_concat_mode m);
@@ -89,7 +105,13 @@ int ms_search_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                        const ms_offline_options *opt, ms_schedule **out, ms_error *err);
 
 /* The learned scheduler of paper 001 (src/learn) on one GPU: opt->model names the policy
- * file, opt->online picks online batches. Stats: reconfigurations, decisions. */
+ * file, opt->online picks online batches, opt->rl_queue how a queue longer than the
+ * policy's N is planned, and unless opt->no_guard the plan is replaced by FAR's plan of the
+ * queue or (queues longer than N) by the agent's plan of the first N tasks followed by
+ * FAR's plan of the rest, whichever is shortest. Stats: rl_queue (the mode whose plan was
+ * kept), guard, and with the guard guard_won (0 the agent, 1 FAR, 2 the agent's first N
+ * then FAR), agent_makespan, far_makespan, head_far_makespan; split plans add the
+ * concatenation's (batches, makespan_trivial, ...). */
 int ms_rl_offline_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                            const ms_offline_options *opt, ms_schedule **out, ms_error *err);
 

@@ -19,7 +19,8 @@ static void usage(FILE *f)
             "                         [--batch N --concat trivial|reverse|overlap]\n"
             "                         [--refine-iters K] [--refine-min-gain X] [--seed S]\n"
             "                         [--paper-family] [--four-runs-three] [--tie-right-first]\n"
-            "                         [--model FILE [--online]] [--tree]\n"
+            "                         [--model FILE [--online] [--rl-queue fill|split|best]\n"
+            "                         [--no-guard]] [--tree]\n"
             "                         [--time-budget MS] [--threads N] [--node-limit N]\n"
             "                         [--json [--timings]] [-o FILE]\n"
             "  Plans WORKLOAD (CSV or JSON) on G GPUs (default 1) of MODEL (a built-in name or\n"
@@ -36,6 +37,12 @@ static void usage(FILE *f)
             "  --seed S           seed for randomised algorithms (FAR is deterministic)\n"
             "  --model FILE       policy file for --algo rl, or a starting schedule for search\n"
             "  --online           rl: online batches (a started task is replaced at once)\n"
+            "  --rl-queue MODE    rl: a queue longer than the policy's N: fill (the batch is\n"
+            "                     refilled as tasks are placed), split (balanced batches joined\n"
+            "                     by overlap concatenation) or best (default: both, the shorter)\n"
+            "  --no-guard         rl: the agent's plan alone (default: the shortest of it, FAR's\n"
+            "                     plan and the agent's first N tasks then FAR's rest; stat\n"
+            "                     guard_won 0, 1 or 2 says which)\n"
             "  --paper-family     FAR walks only paper 000's family of allocations (by default it\n"
             "                     also tries every task on the whole GPU, see docs/far.md)\n"
             "  --four-runs-three  FAR: the 4-slice instance also runs 3-slice tasks before it is\n"
@@ -92,6 +99,8 @@ static void print_text(const ms_schedule *s, const ms_workload *w, bool tree, FI
         const ms_stat *st = &s->stats[i];
         if (!strcmp(st->key, "concat_used"))
             fprintf(f, "%-17s %s\n", st->key, ms_concat_name((ms_concat_mode)st->value));
+        else if (!strcmp(st->key, "rl_queue"))
+            fprintf(f, "%-17s %s\n", st->key, ms_rl_queue_name((ms_rl_queue_mode)st->value));
         else if (strcmp(st->key, "compute_seconds"))
             fprintf(f, "%-17s %g\n", st->key, st->value);
     }
@@ -190,9 +199,11 @@ static int parse_args(int argc, char **argv, schedule_args *a)
         {"timings", no_argument, 0, 'T'},     {"paper-family", no_argument, 0, 'P'},
         {"four-runs-three", no_argument, 0, 'F'}, {"tie-right-first", no_argument, 0, 'R'},
         {"time-budget", required_argument, 0, 'B'}, {"threads", required_argument, 0, 'n'},
-        {"node-limit", required_argument, 0, 'N'},
+        {"node-limit", required_argument, 0, 'N'}, {"rl-queue", required_argument, 0, 'Q'},
+        {"no-guard", no_argument, 0, 'U'},
         {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
     int c, bad = 0;
+    const char *rl_only = NULL;
     optind = 1;
     while (!bad && (c = getopt_long(argc, argv, "g:o:h", opts, NULL)) != -1) {
         switch (c) {
@@ -213,6 +224,13 @@ static int parse_args(int argc, char **argv, schedule_args *a)
         case 't': a->tree = true; break;
         case 'M': a->opt.model = optarg; break;
         case 'O': a->opt.online = 1; break;
+        case 'Q':
+            if ((c = ms_rl_queue_parse(optarg)) < 0)
+                return usage_error("--rl-queue must be fill, split or best, not '%s'", optarg);
+            a->opt.rl_queue = c;
+            rl_only = "--rl-queue";
+            break;
+        case 'U': a->opt.no_guard = 1; rl_only = "--no-guard"; break;
         case 'j': a->json = true; break;
         case 'T': a->timings = true; break;
         case 'P': a->opt.paper_family = 1; break;
@@ -242,8 +260,10 @@ static int parse_args(int argc, char **argv, schedule_args *a)
         return usage_error("%s", "--algo rl needs --model FILE");
     if (a->opt.model && !rl && strcmp(a->algo, "search"))
         return usage_error("%s", "--model goes with --algo rl or search");
-    if (a->opt.online && strcmp(a->algo, "rl"))
+    if (a->opt.online && !rl)
         return usage_error("%s", "--online goes with --algo rl");
+    if (rl_only && !rl)
+        return usage_error("%s goes with --algo rl", rl_only);
     a->workload = argv[optind];
     return -1;
 }

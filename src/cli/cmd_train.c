@@ -33,6 +33,14 @@ static void usage(FILE *f)
             "  --hidden W,W         hidden layer widths (default 256,256)\n"
             "  --envs E --rollout T --epochs K --minibatch B --lr X --threads N\n"
             "                       PPO settings (defaults 16, 128, 4, 256, 3e-4, 2)\n"
+            "  --separate           separate policy and value networks (default: shared trunk)\n"
+            "  --ent-coef A,B,C,D   entropy coefficient per quarter of --steps\n"
+            "                       (default 0.01,0.0075,0.005,0)\n"
+            "  --paper-ppo          paper 001's authors' PPO (SB3 defaults): --epochs 10\n"
+            "                       --minibatch 64 --separate --ent-coef 0.01,0.00075,0.0005,0;\n"
+            "                       options after it override\n"
+            "  --paper-episodes     every episode holds exactly N tasks (3N online) and starts on\n"
+            "                       a random configuration with random busy instances\n"
             "  --seed S             (default 1)\n"
             "  --eval-every K       evaluate and checkpoint every K steps (default S/10)\n"
             "  --eval-sets D --eval-tasks T   evaluation datasets (default 100 of 100 tasks)\n"
@@ -57,7 +65,9 @@ static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
         {"epochs", 1, 0, 'k'},     {"minibatch", 1, 0, 'b'}, {"lr", 1, 0, 'l'},
         {"threads", 1, 0, 'j'},    {"seed", 1, 0, 'S'},      {"eval-every", 1, 0, 'v'},
         {"eval-sets", 1, 0, 'd'},  {"eval-tasks", 1, 0, 't'}, {"resume", 0, 0, 'r'},
-        {"slim", 0, 0, 'L'},       {"help", 0, 0, 'h'},      {0, 0, 0, 0}};
+        {"slim", 0, 0, 'L'},       {"separate", 0, 0, 'P'},  {"ent-coef", 1, 0, 'C'},
+        {"paper-ppo", 0, 0, 'A'},  {"paper-episodes", 0, 0, 'Y'},
+        {"help", 0, 0, 'h'},       {0, 0, 0, 0}};
     optind = 1;
     int ch, li = -1;
     while ((li = -1, ch = getopt_long(argc, argv, "h", longopts, &li)) != -1) {
@@ -72,6 +82,30 @@ static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
         case 'O': c->env.online = true; break;
         case 'r': o->resume = true; break;
         case 'L': o->slim = true; break;
+        case 'P': c->ppo.separate = true; break;
+        case 'Y': c->paper_episodes = true; break;
+        case 'A': {
+            ms_ppo_config paper;
+            ms_ppo_config_paper(&paper);
+            c->ppo.n_epochs = paper.n_epochs;
+            c->ppo.minibatch = paper.minibatch;
+            c->ppo.separate = paper.separate;
+            memcpy(c->ppo.ent_coef, paper.ent_coef, sizeof paper.ent_coef);
+            break;
+        }
+        case 'C': {
+            float v4[4];
+            const char *q = optarg;
+            for (int i = 0; i < 4; i++) {
+                double x = strtod(q, &end);
+                if (end == q || !(x >= 0 && x < 1) || *end != (i < 3 ? ',' : '\0'))
+                    goto bad;
+                v4[i] = (float)x;
+                q = end + 1;
+            }
+            memcpy(c->ppo.ent_coef, v4, sizeof v4);
+            break;
+        }
         case 'E':
             if (!strcmp(optarg, "float"))
                 c->env.encoding = MS_ENC_FLOAT;
@@ -188,7 +222,14 @@ static int load_resume(const train_opts *o, ms_train_config *c, ms_rl_model *r, 
     }
     *have = true;
     c->env = r->env; /* the checkpoint's environment wins */
+    if (r->has_train) { /* and so do its training settings (threads are this run's) */
+        int threads = c->ppo.threads;
+        c->ppo = r->ppo;
+        c->ppo.threads = threads;
+        c->paper_episodes = r->paper_episodes;
+    }
     c->ppo.nhidden = r->mlp.nhidden;
+    c->ppo.separate = r->mlp.separate;
     memcpy(c->ppo.hidden, r->mlp.hidden, sizeof c->ppo.hidden);
     fprintf(stderr, "resuming %s at %ld steps\n", o->out, r->steps);
     return 0;

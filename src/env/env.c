@@ -165,6 +165,33 @@ int ms_env_reset(ms_env *e, const ms_workload *w, ms_error *err)
     return MS_OK;
 }
 
+int ms_env_reset_from(ms_env *e, const ms_workload *w, int part, const double *busy,
+                      ms_error *err)
+{
+    if (part >= e->gpu.npartitions || (part >= 0 && e->canon.canon_of[part] < 0))
+        return ms_error_set(err, MS_EINVAL, "environment: partition %d is not one of the %d "
+                                            "configurations of %s", part, e->C, e->gpu.name);
+    int rc = ms_env_reset(e, w, err);
+    if (rc || part < 0)
+        return rc;
+    const ms_partition *p = &e->gpu.partitions[part];
+    for (int k = 0; k < p->n; k++) {
+        if (!(busy[k] >= 0) || !isfinite(busy[k]))
+            return ms_error_set(err, MS_EINVAL, "environment: busy time %g of instance %d",
+                                busy[k], k);
+        env_log_inst *l = &e->log[e->nlog];
+        l->profile = p->inst[k].profile;
+        l->start = p->inst[k].start;
+        l->create_start = l->create_end = l->destroy_start = l->destroy_end = NAN;
+        e->live[k] = e->nlog++;
+        for (int i = 0; i < e->K; i++)
+            if (e->imask[part][k] & (1u << i))
+                e->free_at[i] = busy[k];
+    }
+    e->part = part;
+    return MS_OK;
+}
+
 uint32_t env_busy_slices(const ms_env *e)
 {
     uint32_t busy = 0;

@@ -20,7 +20,7 @@ static json_t *header_json(const ms_rl_model *m)
     char rng[4][24];
     for (int i = 0; i < 4; i++)
         snprintf(rng[i], sizeof rng[i], "%llu", (unsigned long long)m->rng.s[i]);
-    return json_pack(
+    json_t *h = json_pack(
         "{s:s, s:{s:i, s:o, s:i, s:s}, s:{s:i, s:i, s:s, s:b, s:b, s:b}, s:s, s:s, s:I, s:s,"
         " s:I, s:b, s:I, s:[s,s,s,s]}",
         "format", "migsched-rl-model/1",
@@ -32,6 +32,49 @@ static json_t *header_json(const ms_rl_model *m)
         m->commit[0] ? m->commit : MIGSCHED_GIT_COMMIT, "seed",
         (json_int_t)m->seed, "adam", m->has_adam, "adam_t", (json_int_t)m->adam.t, "rng",
         rng[0], rng[1], rng[2], rng[3]);
+    /* Only when set: files of a shared trunk keep the header they always had. */
+    if (h && m->mlp.separate)
+        json_object_set_new(json_object_get(h, "arch"), "separate", json_true());
+    if (h && m->has_train) {
+        const ms_ppo_config *c = &m->ppo;
+        json_object_set_new(
+            h, "train",
+            json_pack("{s:i, s:i, s:i, s:i, s:f, s:[f,f,f,f], s:b}", "envs", c->n_envs,
+                      "rollout", c->n_steps, "epochs", c->n_epochs, "minibatch", c->minibatch,
+                      "lr", (double)c->lr, "ent_coef", (double)c->ent_coef[0],
+                      (double)c->ent_coef[1], (double)c->ent_coef[2], (double)c->ent_coef[3],
+                      "paper_episodes", m->paper_episodes));
+    }
+    return h;
+}
+
+/* The optional "train" object: PPO's settings over the defaults, checked like the CLI's. */
+static int parse_train(const char *path, json_t *t, ms_rl_model *m, ms_error *err)
+{
+    if (!t)
+        return MS_OK;
+    ms_ppo_config *c = &m->ppo;
+    ms_ppo_config_default(c);
+    double lr, e[4];
+    int paper = 0;
+    json_error_t je;
+    if (json_unpack_ex(t, &je, JSON_STRICT, "{s:i, s:i, s:i, s:i, s:F, s:[FFFF], s:b}", "envs",
+                       &c->n_envs, "rollout", &c->n_steps, "epochs", &c->n_epochs,
+                       "minibatch", &c->minibatch, "lr", &lr, "ent_coef", &e[0], &e[1], &e[2],
+                       &e[3], "paper_episodes", &paper))
+        return ms_error_set(err, MS_EINVAL, "%s: header: train: %s", path, je.text);
+    bool ok = c->n_envs >= 1 && c->n_steps >= 1 && c->n_epochs >= 1 && c->minibatch >= 1 &&
+              c->minibatch <= c->n_envs * c->n_steps && lr > 0 && lr < 1;
+    for (int i = 0; i < 4; i++) {
+        ok &= e[i] >= 0 && e[i] < 1;
+        c->ent_coef[i] = (float)e[i];
+    }
+    if (!ok)
+        return ms_error_set(err, MS_EINVAL, "%s: header: train: a setting out of range", path);
+    c->lr = (float)lr;
+    m->has_train = true;
+    m->paper_episodes = paper;
+    return MS_OK;
 }
 
 int ms_model_save(const char *path, const ms_rl_model *m, ms_error *err)
@@ -48,29 +91,33 @@ int ms_model_save(const char *path, const ms_rl_model *m, ms_error *err)
 static int parse_header(const char *path, json_t *h, size_t body, ms_rl_model *m,
                         ms_error *err)
 {
-    json_t *hidden = NULL;
+    json_t *hidden = NULL, *train = NULL;
     const char *enc = NULL, *gpu = NULL, *preset = "", *commit = "", *rng[4] = {0};
     json_int_t steps = 0, seed = 0, adam_t = 0;
-    int in = 0, nact = 0, direct = 0, online = 0, useless = 0, adam = 0;
+    int in = 0, nact = 0, direct = 0, online = 0, useless = 0, adam = 0, separate = 0;
     json_error_t je;
     const char *format = json_string_value(json_object_get(h, "format"));
     if (format && strcmp(format, "migsched-rl-model/1"))
         return ms_error_set(err, MS_EINVAL, "%s: a %s file, not a PPO policy "
                                             "(migsched-rl-model/1)", path, format);
     if (json_unpack_ex(h, &je, 0,
-                       "{s:{s:i, s:o, s:i}, s:{s:i, s:i, s:s, s:b, s:b, s:b}, s:s, s?s, s:I,"
-                       " s?s, s:I, s:b, s?I, s?[ssss]}",
-                       "arch", "in", &in, "hidden", &hidden, "actions", &nact, "env", "n_batch",
+                       "{s:{s:i, s:o, s:i, s?b}, s:{s:i, s:i, s:s, s:b, s:b, s:b}, s:s, s?s,"
+                       " s:I, s?s, s:I, s:b, s?I, s?[ssss], s?o}",
+                       "arch", "in", &in, "hidden", &hidden, "actions", &nact, "separate",
+                       &separate, "env", "n_batch",
                        &m->env.n_batch, "levels", &m->env.levels, "encoding", &enc,
                        "direct_reconfig", &direct, "online", &online, "keep_useless", &useless,
                        "gpu", &gpu, "preset", &preset, "steps", &steps, "git_commit", &commit,
                        "seed", &seed, "adam", &adam, "adam_t", &adam_t, "rng", &rng[0], &rng[1],
-                       &rng[2], &rng[3]))
+                       &rng[2], &rng[3], "train", &train))
         return ms_error_set(err, MS_EINVAL, "%s: header: %s", path, je.text);
     if (!json_is_array(hidden) || json_array_size(hidden) < 1 ||
         json_array_size(hidden) > MS_MLP_MAX_HIDDEN)
         return ms_error_set(err, MS_EINVAL, "%s: header: arch.hidden must list 1..%d widths",
                             path, MS_MLP_MAX_HIDDEN);
+    int rc = parse_train(path, train, m, err);
+    if (rc)
+        return rc;
     if (strcmp(enc, "float") && strcmp(enc, "one-hot"))
         return ms_error_set(err, MS_EINVAL, "%s: header: env.encoding '%s' is not float or "
                                             "one-hot", path, enc);
@@ -91,22 +138,19 @@ static int parse_header(const char *path, json_t *h, size_t body, ms_rl_model *m
         json_t *v = json_array_get(hidden, (size_t)l);
         widths[l] = json_is_integer(v) ? (int)json_integer_value(v) : 0;
     }
-    ms_rng dummy;
-    ms_rng_seed(&dummy, 0);
-    ms_mlp shape;
-    if (ms_mlp_shape(&shape, in, nh, widths, nact, err)) {
+    if (ms_mlp_shape_sep(&m->mlp, in, nh, widths, nact, separate, err)) {
         ms_error_prefix(err, "%s: header", path);
         return err ? err->code : MS_EINVAL;
     }
     /* Checked before allocating: a forged header must not make us allocate gigabytes. */
-    size_t need = (m->has_adam ? 3 : 1) * shape.nparams * sizeof(float);
+    size_t need = (m->has_adam ? 3 : 1) * m->mlp.nparams * sizeof(float);
     if (body != need)
         return ms_error_set(err, MS_EINVAL, "%s: %zu bytes of parameters, the header's "
                                             "architecture needs %zu", path, body, need);
-    if (ms_mlp_init(&m->mlp, in, nh, widths, nact, &dummy, err)) {
-        ms_error_prefix(err, "%s: header", path);
-        return err ? err->code : MS_EINVAL;
-    }
+    /* No random initialisation: the body overwrites every parameter (drawing them took
+     * half of loading a 256x256 policy). */
+    if (!(m->mlp.params = malloc(m->mlp.nparams * sizeof(float))))
+        return ms_error_set(err, MS_ENOMEM, "%s: out of memory", path);
     if (m->has_adam) {
         if (ms_adam_init(&m->adam, m->mlp.nparams, 3e-4f, err))
             return err ? err->code : MS_ENOMEM;

@@ -74,21 +74,43 @@ void ms_adam_destroy(ms_adam *a)
     a->m = a->v = NULL;
 }
 
+double ms_sq_sum(const float *g, size_t n)
+{
+    double part[4] = {0}; /* four running sums in a fixed order: vectorised, deterministic */
+    size_t n4 = n / 4 * 4;
+    for (size_t i = 0; i < n4; i += 4)
+        for (int k = 0; k < 4; k++)
+            part[k] += (double)g[i + k] * g[i + k];
+    for (size_t i = n4; i < n; i++)
+        part[0] += (double)g[i] * g[i];
+    return (part[0] + part[1]) + (part[2] + part[3]);
+}
+
+float ms_adam_begin(ms_adam *a, float norm, float max_norm)
+{
+    a->t++;
+    return max_norm > 0 && norm > max_norm ? max_norm / (norm + 1e-6f) : 1.0f;
+}
+
+void ms_adam_apply(ms_adam *a, float *params, const float *grad, float scale, size_t lo,
+                   size_t hi)
+{
+    float c1 = 1.0f - powf(a->beta1, (float)a->t), c2 = 1.0f - powf(a->beta2, (float)a->t);
+    float step = a->lr * sqrtf(c2) / c1, eps = a->eps * sqrtf(c2);
+    float b1 = a->beta1, b2 = a->beta2;
+    float *restrict m = a->m, *restrict v = a->v, *restrict p = params;
+    const float *restrict gr = grad;
+    for (size_t i = lo; i < hi; i++) {
+        float g = gr[i] * scale;
+        m[i] = b1 * m[i] + (1.0f - b1) * g;
+        v[i] = b2 * v[i] + (1.0f - b2) * g * g;
+        p[i] -= step * m[i] / (sqrtf(v[i]) + eps);
+    }
+}
+
 float ms_adam_step(ms_adam *a, float *params, float *grad, float max_norm)
 {
-    double sq = 0;
-    for (size_t i = 0; i < a->n; i++)
-        sq += (double)grad[i] * grad[i];
-    float norm = (float)sqrt(sq);
-    float scale = max_norm > 0 && norm > max_norm ? max_norm / (norm + 1e-6f) : 1.0f;
-    a->t++;
-    float c1 = 1.0f - powf(a->beta1, (float)a->t), c2 = 1.0f - powf(a->beta2, (float)a->t);
-    float step = a->lr * sqrtf(c2) / c1;
-    for (size_t i = 0; i < a->n; i++) {
-        float g = grad[i] * scale;
-        a->m[i] = a->beta1 * a->m[i] + (1.0f - a->beta1) * g;
-        a->v[i] = a->beta2 * a->v[i] + (1.0f - a->beta2) * g * g;
-        params[i] -= step * a->m[i] / (sqrtf(a->v[i]) + a->eps * sqrtf(c2));
-    }
+    float norm = (float)sqrt(ms_sq_sum(grad, a->n));
+    ms_adam_apply(a, params, grad, ms_adam_begin(a, norm, max_norm), 0, a->n);
     return norm;
 }

@@ -3,11 +3,11 @@
  * Rollouts and gradients are split over worker threads, each owning a fixed share of the
  * environments or of each minibatch, so results depend on the seed and thread count only. */
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "migsched/learn.h"
+#include "pool.h"
 
 typedef struct worker {
     struct ms_ppo *p;
@@ -18,6 +18,8 @@ typedef struct worker {
     uint8_t *mask;
     int status;
     ms_error err;
+    size_t par_lo, par_hi; /* this worker's share of the parameters in the update */
+    double sq;             /* sum of squares of the summed gradient over that share */
     /* Statistics of the last rollout / minibatch. */
     int episodes;
     double ret_sum, len_sum;
@@ -34,6 +36,8 @@ struct ms_ppo {
     ms_adam adam;
     ms_rng rng;
     worker *w;
+    learn_pool *pool;
+    float clip_scale;
     /* Rollout buffers, index t * n_envs + e. */
     float *obs, *logp, *val, *rew, *adv, *ret, *last_val, *cur_obs;
     uint8_t *mask, *done, *cur_mask;
@@ -66,23 +70,17 @@ void ms_ppo_config_default(ms_ppo_config *c)
     c->ent_coef[3] = 0.0f;
 }
 
-static void run_workers(ms_ppo *p, void *(*fn)(void *))
+void ms_ppo_config_paper(ms_ppo_config *c)
 {
-    if (p->nt == 1) {
-        fn(&p->w[0]);
-        return;
-    }
-    pthread_t th[64];
-    int started = 0;
-    for (int i = 0; i < p->nt; i++, started++)
-        if (pthread_create(&th[i], NULL, fn, &p->w[i])) {
-            fn(&p->w[i]); /* no thread to be had: do the share here */
-            th[i] = 0;
-        }
-    for (int i = 0; i < started; i++)
-        if (th[i])
-            pthread_join(th[i], NULL);
+    ms_ppo_config_default(c);
+    c->n_epochs = 10;
+    c->minibatch = 64;
+    c->separate = true;
+    c->ent_coef[1] = 0.00075f;
+    c->ent_coef[2] = 0.0005f;
 }
+
+static void run_workers(ms_ppo *p, void *(*fn)(void *)) { learn_pool_run(p->pool, fn); }
 
 static void *reset_envs(void *arg)
 {
@@ -212,6 +210,42 @@ static void *minibatch_grad(void *arg)
     return NULL;
 }
 
+/* This worker's share of the parameters: the workers' gradients summed (in worker order)
+ * into worker 0's, and their sum of squares. */
+static void *reduce_grad(void *arg)
+{
+    worker *w = arg;
+    ms_ppo *p = w->p;
+    float *g = p->w[0].grad;
+    for (int k = 1; k < p->nt; k++)
+        for (size_t i = w->par_lo; i < w->par_hi; i++)
+            g[i] += p->w[k].grad[i];
+    w->sq = ms_sq_sum(g + w->par_lo, w->par_hi - w->par_lo);
+    return NULL;
+}
+
+static void *adam_share(void *arg)
+{
+    worker *w = arg;
+    ms_ppo *p = w->p;
+    ms_adam_apply(&p->adam, p->mlp.params, p->w[0].grad, p->clip_scale, w->par_lo, w->par_hi);
+    return NULL;
+}
+
+/* Adam on the summed gradient with global-norm clipping, every step split over the
+ * workers' shares of the parameters. Returns the norm before clipping. */
+static float step_parallel(ms_ppo *p)
+{
+    run_workers(p, reduce_grad);
+    double sq = 0;
+    for (int k = 0; k < p->nt; k++)
+        sq += p->w[k].sq;
+    float norm = (float)sqrt(sq);
+    p->clip_scale = ms_adam_begin(&p->adam, norm, p->cfg.max_grad_norm);
+    run_workers(p, adam_share);
+    return norm;
+}
+
 static float entropy_coef(const ms_ppo *p)
 {
     long q = p->total_steps > 0 ? p->steps * 4 / p->total_steps : 0;
@@ -245,10 +279,7 @@ static void update(ms_ppo *p, ms_ppo_stats *st)
                 p->w[k].row_hi = B * (k + 1) / p->nt;
             }
             run_workers(p, minibatch_grad);
-            for (int k = 1; k < p->nt; k++)
-                for (size_t i = 0; i < p->mlp.nparams; i++)
-                    p->w[0].grad[i] += p->w[k].grad[i];
-            norm += ms_adam_step(&p->adam, p->mlp.params, p->w[0].grad, p->cfg.max_grad_norm);
+            norm += step_parallel(p);
             for (int k = 0; k < p->nt; k++) {
                 ent += p->w[k].ent;
                 pg += p->w[k].pg;
@@ -327,6 +358,8 @@ static int alloc_all(ms_ppo *p, ms_error *err)
         w->id = k;
         w->env_lo = (int)E * k / p->nt;
         w->env_hi = (int)E * (k + 1) / p->nt;
+        w->par_lo = p->mlp.nparams * (size_t)k / (size_t)p->nt;
+        w->par_hi = p->mlp.nparams * (size_t)(k + 1) / (size_t)p->nt;
         w->rng = ms_rng_split(&p->rng, (uint64_t)k + 1);
         w->grad = malloc(p->mlp.nparams * sizeof(float));
         w->x = malloc((size_t)rows * O * sizeof(float));
@@ -337,6 +370,8 @@ static int alloc_all(ms_ppo *p, ms_error *err)
             ms_mlp_work_init(&w->work, &p->mlp, rows > erows ? rows : erows, err))
             return ms_error_set(err, MS_ENOMEM, "ppo: out of memory");
     }
+    if (!(p->pool = learn_pool_new(p->nt, p->w, sizeof *p->w)))
+        return ms_error_set(err, MS_ENOMEM, "ppo: out of memory");
     return MS_OK;
 }
 
@@ -364,7 +399,8 @@ ms_ppo *ms_ppo_new(const ms_ppo_config *cfg, const ms_rl_env_ops *ops, void **en
     if (p->nt > cfg->n_envs)
         p->nt = cfg->n_envs;
     ms_rng_seed(&p->rng, seed);
-    if (ms_mlp_init(&p->mlp, obs_size, cfg->nhidden, cfg->hidden, nact, &p->rng, err) ||
+    if (ms_mlp_init_sep(&p->mlp, obs_size, cfg->nhidden, cfg->hidden, nact, cfg->separate,
+                        &p->rng, err) ||
         ms_adam_init(&p->adam, p->mlp.nparams, cfg->lr, err) || alloc_all(p, err)) {
         ms_ppo_free(p);
         return NULL;
@@ -384,6 +420,7 @@ void ms_ppo_free(ms_ppo *p)
 {
     if (!p)
         return;
+    learn_pool_free(p->pool);
     for (int k = 0; p->w && k < p->nt; k++) {
         worker *w = &p->w[k];
         free(w->grad);

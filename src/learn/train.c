@@ -12,7 +12,7 @@ typedef struct mig_slot {
     const ms_gpu_model *gpu;
     const ms_gen_params *gen;
     int ntasks;
-    bool vary;
+    bool vary, random_start;
 } mig_slot;
 
 struct ms_trainer {
@@ -37,7 +37,15 @@ static int slot_reset(void *arg, ms_rng *rng, ms_error *err)
         n = 1 + (int)ms_rng_below(rng, (uint64_t)s->ntasks);
     if (ms_generate(s->gpu, s->gen, n, rng, &s->w, err))
         return err ? err->code : MS_EINVAL;
-    return ms_env_reset(s->env, s->w, err);
+    int rc = ms_env_reset(s->env, s->w, err);
+    if (rc || !s->random_start)
+        return rc;
+    const ms_canon_set *cs = ms_env_canon(s->env);
+    int part = cs->partition[ms_rng_below(rng, (uint64_t)cs->n)];
+    double busy[MS_MAX_INSTANCES];
+    for (int k = 0; k < s->gpu->partitions[part].n; k++)
+        busy[k] = ms_rng_below(rng, 2) ? ms_rng_uniform(rng) * ms_env_scale(s->env) : 0;
+    return ms_env_reset_from(s->env, s->w, part, busy, err);
 }
 
 static void slot_observe(void *arg, float *obs) { ms_env_observe(((mig_slot *)arg)->env, obs); }
@@ -51,7 +59,8 @@ static const ms_rl_env_ops mig_ops = {slot_reset, slot_observe, slot_mask, slot_
 
 static bool same_arch(const ms_mlp *a, const ms_mlp *b)
 {
-    if (a->in != b->in || a->nact != b->nact || a->nhidden != b->nhidden)
+    if (a->in != b->in || a->nact != b->nact || a->nhidden != b->nhidden ||
+        a->separate != b->separate)
         return false;
     for (int l = 0; l < a->nhidden; l++)
         if (a->hidden[l] != b->hidden[l])
@@ -89,8 +98,8 @@ ms_trainer *ms_trainer_new(const ms_gpu_model *gpu, const ms_train_config *cfg,
     }
     t->gpu = *gpu;
     t->cfg = *cfg;
-    bool vary = !cfg->tasks_per_episode;
-    if (vary)
+    bool vary = !cfg->tasks_per_episode && !cfg->paper_episodes;
+    if (!cfg->tasks_per_episode || cfg->paper_episodes)
         t->cfg.tasks_per_episode = cfg->env.online ? 3 * cfg->env.n_batch : cfg->env.n_batch;
     t->n = cfg->ppo.n_envs;
     t->slots = calloc((size_t)t->n, sizeof *t->slots);
@@ -105,6 +114,7 @@ ms_trainer *ms_trainer_new(const ms_gpu_model *gpu, const ms_train_config *cfg,
         s->gen = &t->cfg.gen;
         s->ntasks = t->cfg.tasks_per_episode;
         s->vary = vary;
+        s->random_start = cfg->paper_episodes;
         if (!(s->env = ms_env_new(&t->gpu, &cfg->env, err)))
             goto fail;
         t->ptrs[i] = s;
@@ -153,6 +163,9 @@ void ms_trainer_model(ms_trainer *t, ms_rl_model *view)
     view->has_adam = true;
     view->adam = *ms_ppo_adam(t->ppo);
     view->rng = *ms_ppo_rng(t->ppo);
+    view->has_train = true;
+    view->ppo = t->cfg.ppo;
+    view->paper_episodes = t->cfg.paper_episodes;
 }
 
 int ms_trainer_save(ms_trainer *t, const char *path, ms_error *err)

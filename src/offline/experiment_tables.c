@@ -264,6 +264,7 @@ static int unit_search(const ms_experiment *e, const ms_gen_params *p, int n, ms
     ms_offline_options rl;
     ms_offline_options_init(&rl);
     rl.model = e->model;
+    rl.no_guard = 1; /* the agent's column: its plans alone */
     for (int a = 0; a < 6 && !rc; a++) {
         vals[a] = NAN;
         if (a == 4 && (!e->model || e->gpu.slices != 7))

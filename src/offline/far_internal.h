@@ -73,6 +73,9 @@ int far_list_find(const far_plan *p, const far_list *l, int node, int task);
 void far_list_remove_at(far_plan *p, far_list *l, int node, int pos);
 /* Copies the lists of batch sb of src into batch db of dst (same model and GPUs). */
 int far_plan_copy_batch(far_plan *dst, int db, const far_plan *src, int sb);
+/* Appends batch 0 of the one-batch plan `one` (on a slice of p's workload starting at task
+ * `first`) to batch b of p, with its reversal. */
+int far_plan_put_batch(far_plan *p, int b, int first, far_plan *one);
 
 /* Timing engine: turns a plan into instance and task times. Creation and destruction go
  * through one clock per GPU; an instance is created once every overlapping instance before

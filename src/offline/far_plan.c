@@ -217,3 +217,17 @@ int far_plan_copy_batch(far_plan *dst, int db, const far_plan *src, int sb)
     }
     return MS_OK;
 }
+
+int far_plan_put_batch(far_plan *p, int b, int first, far_plan *one)
+{
+    for (int g = 0; g < p->gpus; g++)
+        for (int v = 0; v < p->tree.n; v++) {
+            const far_list *l = far_plan_list(one, 0, g, v);
+            for (int k = 0; k < l->n; k++)
+                if (far_list_push(far_plan_list(p, b, g, v), first + l->task[k],
+                                  far_time(one, l->task[k], v)))
+                    return MS_ENOMEM;
+        }
+    p->reversed[b] = one->reversed[0];
+    return MS_OK;
+}

@@ -86,17 +86,8 @@ static int search_batch(far_plan *p, int b, int first, int n, const search_start
         tot->units += un;
         tot->seeds += nseeds;
     }
-    for (int g = 0; g < p->gpus && !rc; g++)
-        for (int v = 0; v < p->tree.n && !rc; v++) {
-            const far_list *l = far_plan_list(&best, 0, g, v);
-            for (int k = 0; k < l->n && !rc; k++)
-                rc = far_list_push(far_plan_list(p, b, g, v), first + l->task[k],
-                                   far_time(&best, l->task[k], v));
-            if (rc)
-                ms_error_set(err, rc, "out of memory");
-        }
-    if (!rc)
-        p->reversed[b] = best.reversed[0];
+    if (!rc && (rc = far_plan_put_batch(p, b, first, &best)))
+        ms_error_set(err, rc, "out of memory");
     if (!rc && alone) {
         memcpy(p->tree.rank, best.tree.rank, sizeof p->tree.rank);
         memcpy(p->tree.order, best.tree.order, sizeof p->tree.order);

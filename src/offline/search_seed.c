@@ -31,6 +31,7 @@ int search_starts_run(search_starts *st, const ms_workload *w, const ms_gpu_mode
     for (size_t a = 0; a < sizeof start_algos / sizeof *start_algos; a++) {
         const char *algo = start_algos[a].algo;
         ms_offline_options o = *opt; /* -1: as the caller set it */
+        o.no_guard = 1;              /* the agent's own plan: FAR is a start of its own */
         if (start_algos[a].four_runs_three >= 0)
             o.four_runs_three = start_algos[a].four_runs_three;
         if (start_algos[a].tie_right_first >= 0)

@@ -92,4 +92,29 @@ grep -q 'none.csv' "$T/e" || fail "missing file message: $(cat "$T/e")"
 printf 'name,1,2,3\nx,1,1,1\n' > "$T/bad.csv"
 "$M" schedule "$T/bad.csv" --gpu A30 > /dev/null 2> "$T/e"; [ $? -eq 1 ] || fail "size 3 on an A30"
 "$M" schedule "$W" --gpu NOPE > /dev/null 2> "$T/e"; [ $? -eq 1 ] || fail "unknown gpu"
-exit 0
+
+# The learned scheduler on a queue longer than its N = 14: each queue mode validates, the
+# default guard reports which plan won (text and JSON), --no-guard gives the agent's plan
+# (never shorter than the guarded one), and the rl-only options go with --algo rl alone.
+MODEL=$S/models/a100-widetimes.bin
+"$M" generate --gpu A100-40GB --preset WIDETIMES --n 20 --seed 3 -o "$T/w20.csv" || fail "generate"
+for q in fill split best; do
+  "$M" schedule "$T/w20.csv" --gpu A100-40GB --algo rl --model "$MODEL" --rl-queue $q --no-guard \
+    --json > "$T/rl_$q.json" || fail "rl $q"
+  "$M" validate "$T/rl_$q.json" --workload "$T/w20.csv" > /dev/null || fail "rl $q invalid"
+  grep -q '"guard": 0' "$T/rl_$q.json" || fail "rl $q guard stat"
+done
+grep -q '"rl_queue": 1' "$T/rl_split.json" || fail "split stat"
+"$M" schedule "$T/w20.csv" --gpu A100-40GB --algo rl --model "$MODEL" --json > "$T/rl_g.json" || fail "rl guarded"
+grep -q '"guard_won": [012]' "$T/rl_g.json" || fail "guard_won json"
+grep -q '"head_far_makespan"' "$T/rl_g.json" || fail "head_far json"
+"$M" schedule "$T/w20.csv" --gpu A100-40GB --algo rl --model "$MODEL" | grep -q '^guard_won ' || fail "guard_won text"
+mk() { sed -n 's/.*"makespan": \([0-9.e+-]*\),.*/\1/p' "$1" | head -1; }
+awk -v g="$(mk "$T/rl_g.json")" -v a="$(mk "$T/rl_best.json")" 'BEGIN { exit !(g <= a) }' || fail "guard longer than the agent"
+"$M" schedule "$T/w20.csv" --gpu A100-40GB --algo rl --model "$MODEL" --rl-queue bogus 2>"$T/err"
+[ $? = 2 ] && grep -q 'fill, split or best' "$T/err" || fail "--rl-queue bogus"
+"$M" schedule "$T/w20.csv" --gpu A100-40GB --algo far --no-guard 2>"$T/err"
+[ $? = 2 ] && grep -q -- '--no-guard goes with --algo rl' "$T/err" || fail "--no-guard with far"
+"$M" schedule "$T/w20.csv" --gpu A100-40GB --algo far --rl-queue fill 2>/dev/null
+[ $? = 2 ] || fail "--rl-queue with far"
+echo "schedule: ok"

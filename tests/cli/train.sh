@@ -29,6 +29,32 @@ set +e
 grep -q 'does not fit A100-40GB' "$dir/err"
 "$bin" schedule "$sample" --gpu A30-24GB --algo rl 2>/dev/null; [ $? = 2 ] || { echo "FAIL: rl without model"; exit 1; }
 set -e
+# The authors' PPO settings and episodes: separate networks in the header; resuming keeps
+# them (a larger file than the shared trunk's); same seed, same bytes.
+"$bin" train "${small[@]}" --steps 256 --out "$dir/p.bin" --paper-ppo --minibatch 32 \
+    --paper-episodes 2>"$dir/log"
+grep -q 'coef 0.0000' "$dir/log"
+head -c 400 "$dir/p.bin" | grep -aq '"separate":true'
+"$bin" train "${small[@]}" --steps 256 --out "$dir/q.bin" --paper-ppo --minibatch 32 \
+    --paper-episodes 2>/dev/null
+cmp -s "$dir/p.bin" "$dir/q.bin" || { echo "FAIL: paper settings not reproducible"; exit 1; }
+[ "$(stat -c %s "$dir/p.bin")" -gt "$(stat -c %s "$dir/b.bin")" ] || { echo "FAIL: separate size"; exit 1; }
+cp "$dir/p.bin" "$dir/p2.bin"
+"$bin" train "${small[@]}" --steps 384 --out "$dir/p.bin" --resume --paper-episodes \
+    --epochs 10 --minibatch 32 --ent-coef 0.01,0.00075,0.0005,0 2>"$dir/log"
+grep -q 'steps 384/384' "$dir/log"
+# The checkpoint holds its training settings: resuming without the options is the same run.
+"$bin" train "${small[@]}" --steps 384 --out "$dir/p2.bin" --resume 2>/dev/null
+cmp -s "$dir/p.bin" "$dir/p2.bin" || { echo "FAIL: resume lost the training settings"; exit 1; }
+"$bin" schedule "$sample" --gpu A30-24GB --algo rl --model "$dir/p.bin" --json > "$dir/s.json"
+"$bin" validate "$dir/s.json" --workload "$sample" --gpu A30-24GB | grep -q "^valid"
+set +e
+for bad in 0.01,0.1 0.01,0.1,0.2,x 0.01,0.1,0.2,1.5 -1,0,0,0; do
+  "$bin" train "${small[@]}" --steps 64 --ent-coef $bad --out "$dir/x.bin" 2>"$dir/err"
+  [ $? = 2 ] || { echo "FAIL: --ent-coef $bad"; exit 1; }
+  grep -q "ent-coef" "$dir/err" || { echo "FAIL: --ent-coef message"; exit 1; }
+done
+set -e
 # Slim files hold no optimiser state and are smaller.
 "$bin" train "${small[@]}" --steps 128 --out "$dir/s.bin" --slim 2>/dev/null
 [ "$(stat -c %s "$dir/s.bin")" -lt "$(stat -c %s "$dir/b.bin")" ] || { echo "FAIL: slim"; exit 1; }
