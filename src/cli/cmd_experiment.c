@@ -151,8 +151,13 @@ int cmd_experiment(int argc, char **argv)
     e.batch = batch ? (int)batch : e.batch;
     e.batches = batches ? (int)batches : e.batches;
     e.paper_family = paper_family;
-    if (!policy && !strcmp(table, "search") && e.gpu.slices == 7 && !access(DEFAULT_MODEL, R_OK))
-        policy = DEFAULT_MODEL;
+    if (!policy && !strcmp(table, "search") && e.gpu.slices == 7) {
+        if (!access(DEFAULT_MODEL, R_OK))
+            policy = DEFAULT_MODEL;
+        else  /* the path is relative: say why the column is empty rather than stay silent */
+            fprintf(stderr, "migsched experiment: no agent column: %s is not here (run from "
+                            "the source tree or give --model FILE)\n", DEFAULT_MODEL);
+    }
     e.model = policy;
     struct sigaction sa = {.sa_handler = on_sigint};
     sigemptyset(&sa.sa_mask);

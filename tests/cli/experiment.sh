@@ -47,6 +47,10 @@ PY
   --reps 3 --model "$src/models/a100-widetimes.bin" > "$tmp/s.csv"
 "$bin" experiment --table search --gpu A30 --presets 'GOODSCALING' --n 6 --batch 7 --reps 2 \
   > "$tmp/s30.csv"
+# Without --model, away from the source tree: the agent column is empty, and stderr says why.
+(cd "$tmp" && "$bin" experiment --table search --presets 'POORSCALING' --n 6 --batch 7 \
+  --reps 1 > "$tmp/snomodel.csv" 2> "$tmp/snomodel.err")
+grep -q "no agent column: models/a100-widetimes.bin is not here" "$tmp/snomodel.err"
 python3 - "$tmp" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1] + "/s.csv")))
