@@ -40,6 +40,22 @@ static int load_config(int argc, char **argv, ms_daemon_config *c, ms_error *err
     return rc ? rc : ms_daemon_config_check(c, err);
 }
 
+/* nvml without a gpu key: the model is the first device's, learnt before the store and the
+ * API parse jobs against it (the engine then checks every device is that model). */
+static int identify_model(ms_daemon_config *c, ms_error *err)
+{
+    if (c->backend != MS_DAEMON_NVML || c->has_model)
+        return MS_OK;
+    ms_backend *b;
+    int rc = ms_backend_open("nvml", c->devices[0], NULL, NULL, &b, err);
+    if (rc)
+        return rc;
+    c->model = *ms_backend_model(b);
+    c->has_model = true;
+    ms_backend_close(b);
+    return MS_OK;
+}
+
 /* A flag problem (not the file's, not a rule between keys) is bad usage: exit 2. */
 static bool usage_error(const ms_error *err)
 {
@@ -161,6 +177,11 @@ int main(int argc, char **argv)
         return usage_err ? 2 : 1;
     }
     ms_dlog_set_level(c->log_level);
+    if (identify_model(c, &err)) {
+        fprintf(stderr, "migschedd: device %d: %s\n", c->devices[0], err.msg);
+        free(c);
+        return 1;
+    }
     /* Blocked before any thread starts, so every thread inherits the mask and the signals
      * arrive only through the signalfd. SIGPIPE (a client gone mid-reply) is blocked too,
      * not ignored: jobs' processes get the default back when their mask is reset. */

@@ -73,4 +73,10 @@ await '[ "$(count_state done)" = '$((N + 2))' ]' 60
 stop_daemon TERM 0
 grep -q '^gi 0 9 1g.6gb 3 1' "$FAKE_NVML_STATE" || fail "the foreign instance was touched: $(cat "$FAKE_NVML_STATE")"
 [ "$(left)" = 1 ] || fail "instances left beside the foreign one: $(cat "$FAKE_NVML_STATE")"
+# Without a gpu key the model is the device's: jobs are parsed against the A30 found.
+start_daemon --backend nvml --devices 0 --listen "unix:$SOCK" --db "$T/d2.db" --log-dir "$T/logs"
+ucurl http://d/v1/gpus | grep -q '"model": *"A30-24GB"' || fail "no A30 model learnt: $(ucurl http://d/v1/gpus)"
+"$M" submit --connect "unix:$SOCK" --profile 1g.6gb --seconds 1 --name learnt -- true > /dev/null \
+    || fail "a job for the learnt model was refused"
+stop_daemon TERM 0
 echo "e2e_nvml: ok"
