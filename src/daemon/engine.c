@@ -300,7 +300,7 @@ static int open_backends(ms_engine *e, ms_error *err)
 int ms_engine_open(const ms_daemon_config *c, ms_store *st, ms_engine **out, ms_error *err)
 {
     *out = NULL;
-    if (!c->has_model && c->backend == MS_DAEMON_SIM)
+    if (!c->has_model)  /* migschedd sets the nvml devices' own when the key is absent */
         return ms_error_set(err, MS_EINVAL, "the configuration has no GPU model (gpu)");
     ms_engine *e = calloc(1, sizeof *e);
     if (!e)
@@ -310,7 +310,6 @@ int ms_engine_open(const ms_daemon_config *c, ms_store *st, ms_engine **out, ms_
     e->stop_grace = c->stop_grace;  /* the recovery may stop leftover processes */
     e->st = st;
     e->time_scale = c->time_scale;
-    e->stop_grace = c->stop_grace;
     e->tau = c->tau;
     e->queue_limit = c->queue_limit;
     e->on_stop = c->on_stop;

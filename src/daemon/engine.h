@@ -36,7 +36,8 @@ typedef enum ms_engine_outcome {
  * each locked with ms_device_lock_acquire and journalled like `migsched run`), reconciles
  * the store with what the backend and the journal show (instances that exist; jobs that
  * were running: process gone -> ms_job_interrupt, requeued under retry, failed under fail;
- * never a job running twice), then starts the scheduling loop. c must stay valid until
+ * never a job running twice), then starts the scheduling loop. c must hold a model
+ * (has_model; with nvml, every device must be that model) and stay valid until
  * ms_engine_close, st is owned by the caller and used only by the engine until then.
  * Returns 0, or an error (device owned by another process: MS_EBUSY) with nothing left
  * running. */

@@ -86,12 +86,9 @@ static int open_device(ms_engine *e, int g, int device, ms_error *err)
     gp->device = device;
     for (int k = 0; k < MS_MAX_SLOTS; k++)
         gp->inst[k] = (ei_inst){.profile = -1};
-    const ms_gpu_model *want = e->c->has_model ? &e->c->model : (g ? &e->model : NULL);
-    int rc = ms_backend_open("nvml", device, want, NULL, &gp->be, err);
+    int rc = ms_backend_open("nvml", device, e->m, NULL, &gp->be, err);
     if (rc)
         return rc;
-    if (!e->c->has_model && g == 0)
-        e->model = *ms_backend_model(gp->be);
     bool on;
     if ((rc = ms_backend_mig_mode(gp->be, &on, err)))
         return rc;
@@ -110,8 +107,6 @@ int ei_nvml_open(ms_engine *e, ms_error *err)
     int rc = MS_OK;
     for (int g = 0; g < e->ngpus && !rc; g++)
         rc = open_device(e, g, c->devices[g], err);
-    if (!c->has_model)
-        e->m = &e->model;
     if (!rc && mkdir(c->log_dir, 0750) && errno != EEXIST)
         rc = ms_error_set(err, MS_EIO, "log-dir %s: %s", c->log_dir, strerror(errno));
     char path[512];

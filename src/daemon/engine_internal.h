@@ -61,7 +61,6 @@ typedef struct ei_submit {
 struct ms_engine {
     const ms_daemon_config *c;
     const ms_gpu_model *m;
-    ms_gpu_model model;         /* nvml without a gpu key: the first device's */
     bool nvml;
     ms_journal *journal;        /* nvml: what the engine creates and runs, like migsched run */
     ms_store *st;
