@@ -33,11 +33,12 @@ struct ms_http {
     size_t token_len;
 };
 
-/* One request's state across MHD's calls: the body as it arrives. */
+/* One request's state across MHD's calls: the body as it arrives, or why it is refused. */
 struct conn {
     char *body;
     size_t len, cap;
     bool too_big;
+    bool unauthorized;
 };
 
 /* The first line of the token file (config.c checked its shape and mode). */
@@ -135,7 +136,7 @@ static enum MHD_Result send_too_big(struct MHD_Connection *c)
 /* Appends to the body; past the limit the body is dropped and the rest discarded. */
 static void take_body(struct conn *k, const char *data, size_t n)
 {
-    if (k->too_big)
+    if (k->too_big || k->unauthorized)
         return;
     if (k->len + n > MS_JOB_BODY_MAX) {
         k->too_big = true;
@@ -175,13 +176,13 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         if (!(k = calloc(1, sizeof *k)))
             return MHD_NO;
         *con_cls = k;
-        if (s->l.tcp && !public_path(url) && !authorized(s->h, c))
-            return send_error(c, 401, "missing or wrong bearer token (Authorization: Bearer "
-                                      "<the token-file's token>)");
+        /* A refused request's body is read and dropped (take_body), not answered at once: a
+         * reply before the upload ends makes the server close a socket with unread data,
+         * and the reset can destroy the reply before the client reads it. */
+        k->unauthorized = s->l.tcp && !public_path(url) && !authorized(s->h, c);
         const char *cl =
             MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-        if (cl && strtoull(cl, NULL, 10) > MS_JOB_BODY_MAX)
-            return send_too_big(c);
+        k->too_big = cl && strtoull(cl, NULL, 10) > MS_JOB_BODY_MAX;
         return MHD_YES;
     }
     if (*upload_size) {
@@ -189,6 +190,9 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         *upload_size = 0;
         return MHD_YES;
     }
+    if (k->unauthorized)
+        return send_error(c, 401, "missing or wrong bearer token (Authorization: Bearer "
+                                  "<the token-file's token>)");
     if (k->too_big)
         return send_too_big(c);
     ms_api_request rq = {.method = method, .path = url, .body = k->body, .len = k->len};
