@@ -103,8 +103,7 @@ static int check_queue_ends(const msi_sim *s, ms_error *err)
 
 /* The reservation: held by the oldest queued job once it waited reserve_after; since it
  * was taken, nothing was given the reserved slots or migrated onto the reserved GPU, and
- * every job admitted there was expected to leave before the reserved slots free without
- * pushing that time back. */
+ * every job admitted there was expected to leave before the reserved slots free. */
 static int check_reservation(const msi_sim *s, ms_error *err)
 {
     int r = s->resv_job, g = s->resv_gpu;
@@ -124,11 +123,13 @@ static int check_reservation(const msi_sim *s, ms_error *err)
         if (j < 0 || s->job[j].claim_seq <= s->resv_since)
             continue;
         const msi_job *jb = &s->job[j];
+        if (jb->tgpu >= 0 && jb->gpu == g && jb->slot == k)
+            continue;  /* the source of a migration away: its claim was the target's */
         if (ms_gpu_slot_mask(s->m, (ms_placement){in->profile, k}) & s->resv_mask)
             return fail(err, s, "a job took the reserved slots", j, r);
         if (jb->tgpu == g && jb->tslot == k)
             return fail(err, s, "a job migrates onto the reserved GPU", j, r);
-        if (jb->gpu == g && jb->slot == k && !(jb->admit_delay <= 1e-9 && jb->admit_slack >= -1e-9))
+        if (jb->gpu == g && jb->slot == k && !(jb->admit_slack >= -1e-9))
             return fail(err, s, "a job overtook the reserved one and delays its start", j, r);
     }
     return MS_OK;

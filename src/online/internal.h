@@ -69,9 +69,8 @@ typedef struct msi_job {
     uint32_t mversion;          /* bumps when a migration starts or is called off */
     int next;                   /* FIFO link while queued */
     uint64_t claim_seq;         /* decision that last gave it an instance (msi_sim.claims) */
-    double admit_slack, admit_delay; /* backfilled onto a reserved GPU: how long before the
-                                      * reserved slots it was expected to end, and how much
-                                      * later it made them free (INFINITY: not admitted) */
+    double admit_slack;         /* admitted onto a reserved GPU: how long before the reserved
+                                 * slots free it was expected to end (-INFINITY: not admitted) */
 } msi_job;
 
 /* Kinds in the order events of equal time run: instances become ready before jobs leave,
@@ -138,16 +137,13 @@ bool msi_target_ok(const msi_sim *s, int g, int profile, int start);
 /* queue.c: the queue disciplines and the aging reservation */
 void msi_on_arrival_queue(msi_sim *s, int j);
 void msi_dispatch_queue(msi_sim *s);
-/* Whether job j may take (g, start) under the reservation: true off the reserved GPU and for
- * the reserved job; on it, only outside its slots and when j is expected to end before the
- * reserved slots free without pushing that time back (recorded in j for the check). */
+/* Whether job j, not the reserved one, may take (g, start) on the reserved GPU, outside the
+ * reserved slots: only when it is expected to end before they free (recorded in j for the
+ * check). */
 bool msi_resv_admit(msi_sim *s, int j, int g, int start);
-/* Jobs that run or will run on g once their instances are ready (contention estimates). */
-int msi_corunners(const msi_sim *s, int g);
-/* Job j's expected end at the rates its GPU's co-runners give, with `extra` more jobs
- * running on GPU extra_gpu: remaining work x (1 + kappa x others) from now, or from its
- * instance's readiness when it has not started. */
-double msi_expected_end(const msi_sim *s, int j, int extra_gpu, int extra);
+/* Job j's expected end from its known work alone (contention is not foreseen): its work
+ * left from now, or all of it from its instance's readiness when it has not started. */
+double msi_expected_end(const msi_sim *s, int j);
 /* migrate.c */
 void msi_on_departure(msi_sim *s, int g);
 void msi_migration_end(msi_sim *s, int j);

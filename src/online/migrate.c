@@ -70,7 +70,7 @@ static move_value value(const msi_sim *s, int j, int tg, int tstart, double f_to
                throughput(s, g, -1, -c) - throughput(s, g, 0, 0);
     }
     double t_switch = msi_claim_ready(s, tg, tstart, p) + s->c.migration_cost;
-    double window = msi_expected_end(s, j, -1, 0) - t_switch;
+    double window = msi_expected_end(s, j) - t_switch;
     return (move_value){.gain = window > 0 ? rate * window : 0.0,
                         .cost = c * (t_switch - s->now), .rate = rate};
 }
@@ -157,7 +157,7 @@ static int longest_job(const msi_sim *s, int src, int p)
         if (j < 0 || s->job[j].state != MSI_J_RUNNING || s->job[j].tgpu >= 0 ||
             s->job[j].gpu != src || s->job[j].slot != k)
             continue;
-        double rem = msi_expected_end(s, j, -1, 0);
+        double rem = msi_expected_end(s, j);
         if (rem > most) {
             most = rem;
             best = j;

@@ -122,6 +122,17 @@ void msi_claim(msi_sim *s, int g, int start, int profile, int j, double *ready)
     msi_push(s, *ready, MSI_EV_RECONF_END, g, start, 0);
 }
 
+/* The best start of `profile` on g outside the slots `avoid`, -1 when none fits. */
+static int start_outside(const msi_sim *s, int g, int profile, uint32_t avoid)
+{
+    ms_online_gpu_view v;
+    ms_online_rule r;
+    view(s, g, &v, &r);
+    v.job_slots |= avoid;
+    int st = -1;
+    return ms_online_place_key(s->m, &r, s->ft, &v, profile, &st) == MS_ONLINE_NO_FIT ? -1 : st;
+}
+
 bool msi_try_place(msi_sim *s, int j)
 {
     int p = s->w->jobs[j].profile;
@@ -129,7 +140,9 @@ bool msi_try_place(msi_sim *s, int j)
     if (g < 0)
         return false;
     int start = s->cand_start[(size_t)g * s->m->nprofiles + p];
-    if (!msi_resv_admit(s, j, g, start)) {  /* the next best GPU: hide the reserved one */
+    if (g == s->resv_gpu && j != s->resv_job &&
+        ((start = start_outside(s, g, p, s->resv_mask)) < 0 || !msi_resv_admit(s, j, g, start))) {
+        /* the reserved GPU cannot take it: the next best GPU, with the reserved one hidden */
         uint64_t key = msi_mintree_get(&s->place[p], g);
         msi_mintree_set(&s->place[p], g, MSI_NONE);
         int other = msi_mintree_argmin(&s->place[p]);

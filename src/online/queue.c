@@ -1,8 +1,9 @@
 /* queue.c: what happens to jobs that cannot be placed at once: FCFS per profile (a blocked
  * job holds back only its profile), strict FCFS, and FCFS per profile with an aging
  * reservation (beyond paper 002): the oldest queued job, once it has waited reserve_after
- * seconds, reserves the slots of the GPU expected to free them soonest, and other jobs may
- * use that GPU only when they are expected to leave before and do not slow its jobs. */
+ * seconds, reserves the slots of the GPU expected to free them soonest (from the known
+ * work of the jobs there), and other jobs may use that GPU only outside those slots and
+ * when they are expected to leave before they free. */
 #include "internal.h"
 
 #include <string.h>
@@ -56,34 +57,21 @@ static int oldest_head(const msi_sim *s, const bool *blocked)
     return best;
 }
 
-int msi_corunners(const msi_sim *s, int g)
-{
-    const msi_gpu *gp = &s->gpu[g];
-    int n = 0;
-    for (int k = 0; k < s->m->slots; k++) {
-        int j = gp->inst[k].profile >= 0 ? gp->inst[k].job : -1;
-        n += j >= 0 && s->job[j].gpu == g && s->job[j].slot == k;  /* not migration replicas */
-    }
-    return n;
-}
-
-double msi_expected_end(const msi_sim *s, int j, int extra_gpu, int extra)
+double msi_expected_end(const msi_sim *s, int j)
 {
     const msi_job *jb = &s->job[j];
-    int g = jb->gpu, others = msi_corunners(s, g) - 1 + (g == extra_gpu ? extra : 0);
-    double slow = 1.0 + s->c.kappa * (others > 0 ? others : 0);
     if (jb->state == MSI_J_STARTING) {
-        const msi_inst *in = &s->gpu[g].inst[jb->slot];
+        const msi_inst *in = &s->gpu[jb->gpu].inst[jb->slot];
         double ready = in->state == MSI_I_READY || in->ready_at < s->now ? s->now : in->ready_at;
-        return ready + s->w->jobs[j].work * slow;
+        return ready + s->w->jobs[j].work;
     }
     double left = jb->remaining - (s->now - jb->last) * jb->rate;
-    return s->now + (left > 0 ? left : 0) * slow;
+    return s->now + (left > 0 ? left : 0);
 }
 
 /* When the slots `mask` of g are expected to be free: the latest expected end of the jobs
- * holding them (with `extra` more co-runners on g), creations in progress, now at least. */
-static double slots_free_at(const msi_sim *s, int g, uint32_t mask, int extra)
+ * holding them, creations in progress, now at least. */
+static double slots_free_at(const msi_sim *s, int g, uint32_t mask)
 {
     const msi_gpu *gp = &s->gpu[g];
     double t = s->now;
@@ -91,7 +79,7 @@ static double slots_free_at(const msi_sim *s, int g, uint32_t mask, int extra)
         const msi_inst *in = &gp->inst[k];
         if (in->profile < 0 || !(ms_gpu_slot_mask(s->m, (ms_placement){in->profile, k}) & mask))
             continue;
-        double e = in->job >= 0 ? msi_expected_end(s, in->job, g, extra)
+        double e = in->job >= 0 ? msi_expected_end(s, in->job)
                  : in->state == MSI_I_CREATING ? in->ready_at : s->now;
         t = e > t ? e : t;
     }
@@ -110,7 +98,7 @@ static bool soonest_slots(const msi_sim *s, int profile, int *gpu, int *start)
             int st = pr->starts[i];
             if (s->static_layout && s->gpu[g].inst[st].profile != profile)
                 continue;
-            double t = slots_free_at(s, g, ms_gpu_slot_mask(s->m, (ms_placement){profile, st}), 0);
+            double t = slots_free_at(s, g, ms_gpu_slot_mask(s->m, (ms_placement){profile, st}));
             if (t < best) {
                 best = t;
                 *gpu = g;
@@ -143,21 +131,12 @@ static void resv_update(msi_sim *s)
 
 bool msi_resv_admit(msi_sim *s, int j, int g, int start)
 {
-    msi_job *jb = &s->job[j];
-    jb->admit_slack = -INFINITY;
-    jb->admit_delay = INFINITY;
-    if (s->resv_job < 0 || g != s->resv_gpu || j == s->resv_job)
-        return true;
     int p = s->w->jobs[j].profile;
-    if (ms_gpu_slot_mask(s->m, (ms_placement){p, start}) & s->resv_mask)
+    double slack = slots_free_at(s, g, s->resv_mask) -
+                   (msi_claim_ready(s, g, start, p) + s->w->jobs[j].work);
+    if (slack < -1e-9)
         return false;
-    double t0 = slots_free_at(s, g, s->resv_mask, 0), t1 = slots_free_at(s, g, s->resv_mask, 1);
-    double end = msi_claim_ready(s, g, start, p) +
-                 s->w->jobs[j].work * (1.0 + s->c.kappa * msi_corunners(s, g));
-    if (t1 > t0 + 1e-9 || end > t0 + 1e-9)
-        return false;
-    jb->admit_slack = t0 - end;
-    jb->admit_delay = t1 - t0;
+    s->job[j].admit_slack = slack;
     return true;
 }
 

@@ -333,7 +333,7 @@ static int sim_init(msi_sim *s, const ms_gpu_model *m, const ms_online_workload 
         s->qhead[p] = s->qtail[p] = -1;
     for (int j = 0; j < w->n; j++)
         s->job[j] = (msi_job){.gpu = -1, .tgpu = -1, .slot = -1, .tslot = -1, .next = -1,
-                              .admit_slack = -INFINITY, .admit_delay = INFINITY};
+                              .admit_slack = -INFINITY};
     for (int g = 0; g < s->G; g++) {
         for (int k = 0; k < MS_MAX_SLOTS; k++)
             s->gpu[g].inst[k] = (msi_inst){-1, MSI_I_NONE, -1, 0.0};
