@@ -83,6 +83,7 @@ static void test_random_traces_keep_invariants(void **state)
                 ms_online_config_defaults(&c);
                 c.gpus = gpus;
                 c.check = true;
+                c.check_full_every = 1;  /* the whole state too, after every event */
                 c.timeline = trial % 2;
                 c.policy = v < 6 ? MS_POLICY_FRAG : v == 6 ? MS_POLICY_FF_DYNAMIC : MS_POLICY_FF_STATIC;
                 c.balance = v & 1;
