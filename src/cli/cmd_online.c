@@ -16,12 +16,16 @@ static void simulate_usage(FILE *f)
         "          --arrival-mean S --jobs K [--mix P:W,...] [--service normal|long])\n"
         "         [--policy frag|firstfit-static|firstfit-dynamic] [--tau X] [--kappa K]\n"
         "         [--no-migration] [--no-balance] [--no-dynamic] [--migration-cost S]\n"
-        "         [--layout best|packed|small-first|spread|grouped] [--seed S] [--check]\n"
-        "         [--csv FILE] [--plot FILE.svg] [--save-trace FILE] [--json]\n"
+        "         [--migration-rule cost-aware|always] [--queue fcfs-profile|fcfs|reserve]\n"
+        "         [--reserve-after S] [--layout best|packed|small-first|spread|grouped]\n"
+        "         [--seed S] [--check] [--csv FILE] [--plot FILE.svg] [--save-trace FILE] [--json]\n"
         "  Simulates jobs arriving on a node of G MIG GPUs. --trace reads a CSV with header\n"
         "  arrival,profile,work[,name]; --alibaba reads the Alibaba GPU-sharing pod list.\n"
         "  --csv writes one line per job, --plot an SVG of fragmentation and instances over\n"
         "  time with migrations marked. --check verifies the invariants after every event.\n"
+        "  --queue: per-profile FCFS, strict FCFS, or per-profile FCFS where a job waiting over\n"
+        "  --reserve-after seconds reserves a GPU. --migration-rule cost-aware migrates only\n"
+        "  when the expected gain exceeds the cost (docs/online.md).\n"
         "  --json prints the summary as JSON. Output files are checked writable before the\n"
         "  simulation and written after the summary was printed.\n");
 }
@@ -31,7 +35,8 @@ static void ablation_usage(FILE *f)
     fprintf(f,
         "usage: migsched online ablation [--gpu MODEL] [--gpus G] [--jobs K] [--seeds N]\n"
         "         [--seed S] [--tau X] [--kappa K] [--migration-cost S] [--mix P:W,...]\n"
-        "         [--json]\n"
+        "         [--migration-rule cost-aware|always] [--queue fcfs-profile|fcfs|reserve]\n"
+        "         [--reserve-after S] [--json]\n"
         "  Runs paper 002's four workloads (Normal/Long service, mean inter-arrival 25 s and\n"
         "  50 s) with the techniques switched on one by one and prints the mean turnaround\n"
         "  (wait + execution, paper 002's \"makespan\") normalised to first-fit static.\n");
@@ -64,7 +69,7 @@ static int num(const char *cmd, const char *opt, const char *s, double lo, doubl
 
 enum { O_GPUS = 256, O_TRACE, O_ALIBABA, O_LIMIT, O_ARRIVAL, O_JOBS, O_MIX, O_SERVICE,
        O_POLICY, O_TAU, O_KAPPA, O_NOMIG, O_NOBAL, O_NODYN, O_MIGCOST, O_LAYOUT, O_SEED,
-       O_CHECK, O_CSV, O_PLOT, O_SAVE, O_SEEDS, O_JSON };
+       O_CHECK, O_CSV, O_PLOT, O_SAVE, O_SEEDS, O_JSON, O_MIGRULE, O_QUEUE, O_RESERVE };
 
 static const struct option long_opts[] = {
     {"gpu", required_argument, 0, 'g'}, {"gpus", required_argument, 0, O_GPUS},
@@ -79,6 +84,8 @@ static const struct option long_opts[] = {
     {"check", no_argument, 0, O_CHECK}, {"csv", required_argument, 0, O_CSV},
     {"plot", required_argument, 0, O_PLOT}, {"save-trace", required_argument, 0, O_SAVE},
     {"seeds", required_argument, 0, O_SEEDS}, {"json", no_argument, 0, O_JSON},
+    {"migration-rule", required_argument, 0, O_MIGRULE}, {"queue", required_argument, 0, O_QUEUE},
+    {"reserve-after", required_argument, 0, O_RESERVE},
     {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 
 /* Parses every option both subcommands know; returns -1 to go on, else an exit status. */
@@ -119,6 +126,19 @@ static int parse(const char *cmd, int argc, char **argv, online_opts *o, void (*
         case O_NOBAL: o->cfg.balance = false; break;
         case O_NODYN: o->cfg.dynamic = false; break;
         case O_MIGCOST: rc = num(cmd, "--migration-cost", optarg, 0, 1e9, &o->cfg.migration_cost); break;
+        case O_MIGRULE:
+            o->cfg.migration_rule = ms_online_migration_rule_parse(optarg);
+            if (o->cfg.migration_rule < 0)
+                return bad(cmd, "--migration-rule must be cost-aware or always, got", optarg);
+            break;
+        case O_QUEUE:
+            o->cfg.queue = ms_online_queue_parse(optarg);
+            if (o->cfg.queue < 0)
+                return bad(cmd, "--queue must be fcfs-profile, fcfs or reserve, got", optarg);
+            break;
+        case O_RESERVE:
+            rc = num(cmd, "--reserve-after", optarg, 0, 1e8, &o->cfg.reserve_after);
+            break;
         case O_LAYOUT:
             o->cfg.layout = ms_online_layout_parse(optarg);
             if (o->cfg.layout < MS_LAYOUT_BEST)
@@ -195,9 +215,13 @@ static void print_result(const ms_gpu_model *m, const ms_online_config *c,
     printf("policy %s", ms_online_policy_name(c->policy));
     if (c->policy == MS_POLICY_FRAG)
         printf(" (balance %s, dynamic %s, migration %s)", c->balance ? "on" : "off",
-               c->dynamic ? "on" : "off", c->migration ? "on" : "off");
+               c->dynamic ? "on" : "off",
+               c->migration ? ms_online_migration_rule_name(c->migration_rule) : "off");
     if (r->layout >= 0)
         printf(", static layout %s", ms_online_layout_name(r->layout));
+    printf(", queue %s", ms_online_queue_name(c->queue));
+    if (c->queue == MS_QUEUE_RESERVE)
+        printf(" after %g s", c->reserve_after);
     printf(", tau %g, kappa %g, %d x %s, %d jobs\n", c->tau, c->kappa, c->gpus, m->name, w->n);
     printf("mean wait %.3f s, mean execution %.3f s, mean turnaround %.3f s, p95 turnaround "
            "%.3f s, max wait %.3f s\n", r->mean_wait, r->mean_exec, r->mean_turnaround,
@@ -214,10 +238,15 @@ static int print_json(const ms_gpu_model *m, const ms_online_config *c,
 {
     json_t *o = json_pack("{s:s}", "policy", ms_online_policy_name(c->policy));
     if (c->policy == MS_POLICY_FRAG)
-        json_object_update_new(o, json_pack("{s:b, s:b, s:b}", "balance", c->balance,
-                                            "dynamic", c->dynamic, "migration", c->migration));
+        json_object_update_new(o, json_pack("{s:b, s:b, s:b, s:s}", "balance", c->balance,
+                                            "dynamic", c->dynamic, "migration", c->migration,
+                                            "migration_rule",
+                                            ms_online_migration_rule_name(c->migration_rule)));
     if (r->layout >= 0)
         json_object_set_new(o, "static_layout", json_string(ms_online_layout_name(r->layout)));
+    json_object_set_new(o, "queue", json_string(ms_online_queue_name(c->queue)));
+    if (c->queue == MS_QUEUE_RESERVE)
+        json_object_set_new(o, "reserve_after", cli_json_real(c->reserve_after));
     json_object_update_new(
         o, json_pack("{s:o, s:o, s:i, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I, "
                      "s:I, s:I, s:I, s:o, s:I}",
@@ -371,8 +400,13 @@ static int ablation(int argc, char **argv)
         {"Normal(50)", MS_SERVICE_NORMAL, 50}, {"Long(50)", MS_SERVICE_LONG, 50}};
     if (!o.json) {
         printf("%d x %s, %d jobs per workload, %d seeds from %llu, tau %g, kappa %g, migration "
-               "cost %g s\n", o.cfg.gpus, m.name, o.gen.jobs, o.seeds, o.seed, o.cfg.tau,
-               o.cfg.kappa, o.cfg.migration_cost);
+               "cost %g s (%s), queue %s", o.cfg.gpus, m.name, o.gen.jobs, o.seeds, o.seed,
+               o.cfg.tau, o.cfg.kappa, o.cfg.migration_cost,
+               ms_online_migration_rule_name(o.cfg.migration_rule),
+               ms_online_queue_name(o.cfg.queue));
+        if (o.cfg.queue == MS_QUEUE_RESERVE)
+            printf(" after %g s", o.cfg.reserve_after);
+        printf("\n");
         printf("mean turnaround (wait + execution) normalised to firstfit-static "
                "[absolute s; mean wait / mean execution s]\n");
         printf("%-18s", "configuration");
@@ -420,12 +454,15 @@ static int ablation(int argc, char **argv)
     if (!o.json)
         return 0;
     return cli_json_print("online ablation",
-                          json_pack("{s:i, s:s, s:i, s:i, s:I, s:o, s:o, s:o, s:o}", "gpus",
-                                    o.cfg.gpus, "gpu_model", m.name, "jobs", o.gen.jobs, "seeds",
-                                    o.seeds, "seed", (json_int_t)o.seed, "tau",
-                                    cli_json_real(o.cfg.tau), "kappa", cli_json_real(o.cfg.kappa),
-                                    "migration_cost", cli_json_real(o.cfg.migration_cost),
-                                    "rows", table));
+                          json_pack("{s:i, s:s, s:i, s:i, s:I, s:o, s:o, s:o, s:s, s:s, s:o, "
+                                    "s:o}", "gpus", o.cfg.gpus, "gpu_model", m.name, "jobs",
+                                    o.gen.jobs, "seeds", o.seeds, "seed", (json_int_t)o.seed,
+                                    "tau", cli_json_real(o.cfg.tau), "kappa",
+                                    cli_json_real(o.cfg.kappa), "migration_cost",
+                                    cli_json_real(o.cfg.migration_cost), "migration_rule",
+                                    ms_online_migration_rule_name(o.cfg.migration_rule), "queue",
+                                    ms_online_queue_name(o.cfg.queue), "reserve_after",
+                                    cli_json_real(o.cfg.reserve_after), "rows", table));
 }
 
 int cmd_online(int argc, char **argv)
