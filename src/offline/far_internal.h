@@ -123,6 +123,8 @@ typedef struct far_group {
     int *task;             /* LPT order: decreasing time, then input order */
     double *time;          /* time of task[i] at the group's size (read in order, not from
                               the workload's scattered tasks) */
+    double *up;            /* ... and at the larger size whose node also runs this group
+                              (tree.runs_on, four_runs_three); unset when there is none */
     int head, n, cap;      /* live entries are task[head .. head + n) */
     double sum;            /* total time of the live entries */
 } far_group;
