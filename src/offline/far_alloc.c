@@ -360,7 +360,7 @@ int far_search_run(far_search *s, far_plan *p, int b, int first, int n, bool who
         return err ? err->code : MS_EINFEASIBLE;
     }
     for (int k = 0; k < n; k++) {
-        int task = s->best_order[k], key = s->best_node_of[task];
+        int task = s->best_order[k], key = s->best_node_of[k];
         int g = key / MS_MAX_TREE_NODES, v = key % MS_MAX_TREE_NODES;
         far_list *l = far_plan_list(p, b, g, v);
         if (far_list_push(l, first + task, far_time(p, first + task, v)))

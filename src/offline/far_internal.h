@@ -155,8 +155,9 @@ typedef struct far_search {
     unsigned char *alloc;          /* current size per task */
     int *heap;                     /* max-heap of tasks by (time, -index): the longest */
     far_group group[MS_MAX_SLICES + 1];
-    int *node_of, *best_node_of;   /* Algorithm 1 output: gpu * MS_MAX_TREE_NODES + node */
-    int *order, *best_order;       /* tasks in placement order */
+    int *order, *best_order;       /* Algorithm 1 output: tasks in placement order */
+    int *node_of, *best_node_of;   /* ... and the key gpu * MS_MAX_TREE_NODES + node of
+                                      each, by placement position */
     int *pos;                      /* heap position per task */
     far_trace trace;
 } far_search;

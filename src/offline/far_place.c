@@ -337,7 +337,7 @@ double far_place(far_search *s, double area, double cutoff)
                 return INFINITY;
             if (end_small[k] > makespan)
                 makespan = end_small[k];
-            s->node_of[task] = k;
+            s->node_of[placed] = k; /* by position: a store in order, not at the task */
             s->order[placed++] = task;
             remaining--;
             replace_top(&st, k);
