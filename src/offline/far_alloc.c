@@ -23,6 +23,7 @@ void far_search_free(far_search *s)
     for (int z = 0; z <= MS_MAX_SLICES; z++) {
         free(s->group[z].task);
         free(s->group[z].time);
+        free(s->group[z].up);
     }
     far_trace_free(&s->trace);
     free(s);
@@ -52,6 +53,7 @@ static int reserve(far_search *s, int n)
     for (int z = 0; z <= MS_MAX_SLICES; z++) {
         GROW(s->group[z].task);
         GROW(s->group[z].time);
+        GROW(s->group[z].up);
     }
 #undef GROW
     s->cap = cap;
@@ -142,9 +144,12 @@ static void sort_group(far_search *s, int z)
     lpt_ctx c = {s, z};
     qsort_r(g->task, (size_t)g->n, sizeof(int), cmp_lpt, &c);
     g->sum = 0;
+    int up = s->tree->runs_on[z];
     for (int k = 0; k < g->n; k++) {
         g->time[k] = far_search_time(s, g->task[k], z);
         g->sum += g->time[k];
+        if (up)
+            g->up[k] = far_search_time(s, g->task[k], up);
     }
 }
 
@@ -185,6 +190,8 @@ static void regroup(far_search *s, int i, int z)
     if (to->head + to->n + 1 > s->cap) { /* compact: make room at the end */
         memmove(to->task, to->task + to->head, (size_t)to->n * sizeof(int));
         memmove(to->time, to->time + to->head, (size_t)to->n * sizeof(double));
+        if (s->tree->runs_on[z])
+            memmove(to->up, to->up + to->head, (size_t)to->n * sizeof(double));
         to->head = 0;
     }
     int *a = to->task + to->head, lo = 0, hi = to->n;
@@ -198,6 +205,11 @@ static void regroup(far_search *s, int i, int z)
     }
     memmove(a + lo + 1, a + lo, (size_t)(to->n - lo) * sizeof(int));
     memmove(at + lo + 1, at + lo, (size_t)(to->n - lo) * sizeof(double));
+    if (s->tree->runs_on[z]) {
+        double *au = to->up + to->head;
+        memmove(au + lo + 1, au + lo, (size_t)(to->n - lo) * sizeof(double));
+        au[lo] = far_search_time(s, i, s->tree->runs_on[z]);
+    }
     a[lo] = i;
     at[lo] = far_search_time(s, i, z);
     to->sum += at[lo];
@@ -348,7 +360,7 @@ int far_search_run(far_search *s, far_plan *p, int b, int first, int n, bool who
         return err ? err->code : MS_EINFEASIBLE;
     }
     for (int k = 0; k < n; k++) {
-        int task = s->best_order[k], key = s->best_node_of[task];
+        int task = s->best_order[k], key = s->best_node_of[k];
         int g = key / MS_MAX_TREE_NODES, v = key % MS_MAX_TREE_NODES;
         far_list *l = far_plan_list(p, b, g, v);
         if (far_list_push(l, first + task, far_time(p, first + task, v)))

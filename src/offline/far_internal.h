@@ -123,6 +123,8 @@ typedef struct far_group {
     int *task;             /* LPT order: decreasing time, then input order */
     double *time;          /* time of task[i] at the group's size (read in order, not from
                               the workload's scattered tasks) */
+    double *up;            /* ... and at the larger size whose node also runs this group
+                              (tree.runs_on, four_runs_three); unset when there is none */
     int head, n, cap;      /* live entries are task[head .. head + n) */
     double sum;            /* total time of the live entries */
 } far_group;
@@ -153,8 +155,9 @@ typedef struct far_search {
     unsigned char *alloc;          /* current size per task */
     int *heap;                     /* max-heap of tasks by (time, -index): the longest */
     far_group group[MS_MAX_SLICES + 1];
-    int *node_of, *best_node_of;   /* Algorithm 1 output: gpu * MS_MAX_TREE_NODES + node */
-    int *order, *best_order;       /* tasks in placement order */
+    int *order, *best_order;       /* Algorithm 1 output: tasks in placement order */
+    int *node_of, *best_node_of;   /* ... and the key gpu * MS_MAX_TREE_NODES + node of
+                                      each, by placement position */
     int *pos;                      /* heap position per task */
     far_trace trace;
 } far_search;

@@ -188,6 +188,15 @@ static double split_time(const place_state *st, const far_tree *t, const int *id
     return now + (rem + late) / m - D - tmax;
 }
 
+/* Time at `size` of position pos of group gz, which a node of that size also runs: read
+ * beside the group (no cache miss into the workload) unless another size is the one
+ * recorded there (a custom model with two such nodes). */
+static double up_time(const far_search *s, int gz, int pos, int size)
+{
+    const far_group *g = &s->group[gz];
+    return s->tree->runs_on[gz] == size ? g->up[pos] : far_search_time(s, g->task[pos], size);
+}
+
 double far_place(far_search *s, double area, double cutoff)
 {
     const far_tree *t = s->tree;
@@ -300,7 +309,7 @@ double far_place(far_search *s, double area, double cutoff)
             const far_group *gx = &s->group[t->extra[v]];
             rec = rec && trace_look(tr, t->extra[v], next[t->extra[v]] - gx->head, ev);
             if (next[t->extra[v]] < gx->head + gx->n &&
-                far_search_time(s, gx->task[next[t->extra[v]]], size) < INFINITY)
+                up_time(s, t->extra[v], next[t->extra[v]], size) < INFINITY)
                 z = t->extra[v], grp = gx;
         }
         if (!rec)
@@ -313,12 +322,12 @@ double far_place(far_search *s, double area, double cutoff)
                 used_small[k] = 1;
             }
             int task = grp->task[next[z]];
-            double d = z == size ? grp->time[next[z]] : far_search_time(s, task, size);
+            double d = z == size ? grp->time[next[z]] : up_time(s, z, next[z], size);
             rem[z] -= grp->time[next[z]];
+            area -= z * grp->time[next[z]];
             next[z]++;
             end_small[k] += d;
             work += size * d;
-            area -= z == size ? size * d : z * far_search_time(s, task, z);
             if (end_small[k] > max_end) {
                 max_end = end_small[k];
                 if (rec)
@@ -328,7 +337,7 @@ double far_place(far_search *s, double area, double cutoff)
                 return INFINITY;
             if (end_small[k] > makespan)
                 makespan = end_small[k];
-            s->node_of[task] = k;
+            s->node_of[placed] = k; /* by position: a store in order, not at the task */
             s->order[placed++] = task;
             remaining--;
             replace_top(&st, k);

@@ -8,7 +8,7 @@
 
 /* Work units the local search does per millisecond of budget on the reference machine
  * (docs/search.md, "Budget"); a unit is one tree node or instance an evaluation walks. */
-#define SEARCH_UNITS_PER_MS 30000.0
+#define SEARCH_UNITS_PER_MS 40000.0
 #define SEARCH_DEFAULT_BUDGET_MS 10.0
 #define SEARCH_MAX_THREADS 64
 /* One GPU, one batch of at most this many tasks: half the budget goes to the exact

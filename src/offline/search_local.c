@@ -164,7 +164,9 @@ static int undo_all(ls_worker *wk)
     return MS_OK;
 }
 
-/* Makespan and, as a tie-break that rewards freeing slices early, the sum of instance ends. */
+/* Makespan and, as a tie-break that rewards freeing slices early, the instances' ends
+ * weighted by their slices (unweighted, one instance split into smaller ones side by side
+ * always looked worse, however early it freed the slices). */
 static int evaluate(ls_worker *wk, double *mk, double *sec)
 {
     if (far_engine_run(&wk->e, &wk->cur, 0, 1, false, false))
@@ -174,7 +176,7 @@ static int evaluate(ls_worker *wk, double *mk, double *sec)
     *mk = wk->e.makespan;
     *sec = 0;
     for (int i = 0; i < wk->e.n; i++)
-        *sec += wk->e.inst[i].end;
+        *sec += wk->cur.tree.size[wk->e.inst[i].node] * wk->e.inst[i].end;
     return MS_OK;
 }
 
@@ -259,6 +261,52 @@ static int move_group(ls_worker *wk, bool exchange)
     return rc || nb == 0 ? rc : relocate_seq(wk, wk->scratch + na, nb, kb, ka);
 }
 
+/* A node's whole list spread over its children, longest first, each task to the child
+ * whose list then ends first: one instance traded for the smaller ones on its slots, side
+ * by side (what moving the tasks one at a time rarely reaches: each step alone is worse). */
+static int split_group(ls_worker *wk)
+{
+    far_plan *p = &wk->cur;
+    int key = wk->loc[random_task(wk, true)], tn = p->tree.n;
+    if (key == NOWHERE)
+        return MS_OK;
+    int v = node_of(p, key), base = key - v, kid[MS_MAX_TREE_NODES], nk = 0;
+    for (int c = 0; c < tn; c++)
+        if (p->tree.parent[c] == v)
+            kid[nk++] = c;
+    const far_list *l = &p->list[key];
+    int n = l->n, *to = wk->scratch + ntasks(p);
+    double load[MS_MAX_TREE_NODES];
+    for (int c = 0; c < nk; c++)
+        load[c] = p->list[base + kid[c]].sum;
+    for (int i = 0; i < n && nk > 0; i++) { /* the list is in decreasing time: LPT */
+        int t = l->task[i], pick = -1;
+        for (int c = 0; c < nk; c++)
+            if (fits(p, t, base + kid[c]) &&
+                (pick < 0 || load[c] + far_time(p, t, kid[c]) <
+                                 load[pick] + far_time(p, t, kid[pick])))
+                pick = c;
+        if (pick < 0)
+            return MS_OK;
+        load[pick] += far_time(p, t, kid[pick]);
+        to[i] = pick;
+    }
+    int rc = MS_OK;
+    for (int c = 0; c < nk && !rc; c++) { /* each child's tasks as one run */
+        int k = 0, m = 0;
+        for (int i = 0; i < n; i++) {
+            if (to[i] == c)
+                wk->scratch[k++] = l->task[i];
+            else
+                to[m++] = to[i]; /* the parent's list, once these leave it */
+        }
+        n = m;
+        if (k > 0)
+            rc = relocate_seq(wk, wk->scratch, k, key, base + kid[c]);
+    }
+    return rc;
+}
+
 /* Ruin and recreate: a few tasks (critical ones first) taken out, then put back one by one
  * where the plan ends earliest. */
 static int ruin_recreate(ls_worker *wk)
@@ -322,14 +370,16 @@ static int move_node_in_order(ls_worker *wk)
 static int random_move(ls_worker *wk)
 {
     double r = ms_rng_uniform(&wk->rng);
-    if (r < 0.34)
+    if (r < 0.33)
         return move_one(wk, true);
-    if (r < 0.58)
+    if (r < 0.56)
         return swap_two(wk);
-    if (r < 0.68)
+    if (r < 0.66)
         return move_group(wk, false);
-    if (r < 0.76)
+    if (r < 0.74)
         return move_group(wk, true);
+    if (r < 0.76)
+        return split_group(wk);
     if (r < 0.90)
         return ruin_recreate(wk);
     if (wk->one_batch && r < 0.92) {
