@@ -9,6 +9,7 @@
 #include "../cli/daemon_client.h"
 
 #define POLL_SECONDS 0.1
+#define REQUEST_SLACK_SECONDS 30
 
 static double mono(void)
 {
@@ -23,10 +24,13 @@ static cli_client *connect_to(const msp_conf *c, char *err, size_t errlen)
     snprintf(where, sizeof where, "unix:%s", c->socket);
     bool usage;
     cli_client *cl = cli_client_open("migsched_spank", where, NULL, &usage);
-    if (!cl)
+    if (!cl) {
         snprintf(err, errlen, "cannot open a connection to migschedd at %s", where);
-    else
-        cli_client_capture_errors(cl, err, errlen);
+        return NULL;
+    }
+    cli_client_capture_errors(cl, err, errlen);
+    /* One request never outlasts the wait, plus room for migschedd asking Slurm. */
+    cli_client_timeout(cl, c->timeout + REQUEST_SLACK_SECONDS);
     return cl;
 }
 
