@@ -17,7 +17,7 @@ mkdir -p "$FAKE" "$MAP"
 cat > "$FAKE/squeue" <<EOF
 #!/bin/sh
 [ -e "$T/squeue_fails" ] && { echo "squeue: error: Unable to contact slurm controller" >&2; exit 1; }
-echo "\$*" > "$T/squeue_args"
+echo "\$*" > "$T/squeue_args.\$\$" && mv "$T/squeue_args.\$\$" "$T/squeue_args"  # read meanwhile
 cat "$T/running"
 EOF
 # scontrol show job ID: the job's migslice count from $T/gres.ID, 7 by default.
@@ -121,7 +121,7 @@ touch "$T/squeue_fails"
 await 'grep -q "slurm.reconcile_failed" "$T/daemon.log"' 10
 sleep 1
 [ "$(field 104 .state)" = running ] && [ "$(field 107 .state)" = running ] || fail "released while squeue failed"
-echo 107 > "$T/running"
+echo 107 > "$T/running.new" && mv "$T/running.new" "$T/running"  # squeue may read it now
 rm "$T/squeue_fails"
 await '[ "$(status_of "$(ucurl http://d/v1/allocations/104)")" = 404 ]' 10
 [ "$(field 107 .state)" = running ] || fail "107 released although running"
