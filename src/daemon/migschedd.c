@@ -12,6 +12,7 @@
 #include "engine.h"
 #include "http.h"
 #include "log.h"
+#include "slurm_reconcile.h"
 
 #ifndef MIGSCHED_VERSION
 #define MIGSCHED_VERSION "unknown"
@@ -29,6 +30,7 @@ static void usage(FILE *f)
             "  --token-file FILE       --db PATH             --mode online|batch\n"
             "  --time-scale X (sim)    --log-level debug|info|warn|error\n"
             "  --on-stop wait|requeue  --batch-size N        --batch-period S\n"
+            "  --slurm-reconcile S     --slurm-gres NAME|none --hpc-job-mapping-dir DIR\n"
             "and the engine's keys listed in docs/daemon.md (\"Configuration\").\n"
             "SIGTERM or SIGINT stops cleanly; SIGHUP re-reads the configuration (live keys).\n"
             "Exit status: 0 clean stop, 1 error, 2 bad usage.\n");
@@ -117,9 +119,12 @@ static int run(int argc, char **argv, const ms_daemon_config *c, int sfd)
     ms_http *h = NULL;
     ms_store *st = NULL;
     ms_engine *e = NULL;
+    ms_slurm_reconciler *rec = NULL;
     const ms_gpu_model *model = c->has_model ? &c->model : NULL;
     if (ms_http_open(c, &h, &err) || ms_store_open(c->db, model, &st, &err) ||
-        ms_engine_open(c, st, &e, &err) || ms_http_start(h, e, model, &err)) {
+        ms_engine_open(c, st, &e, &err) || ms_http_start(h, e, model, c->slurm_gres, &err) ||
+        (c->slurm_reconcile > 0 &&
+         ms_slurm_reconciler_start(e, c->slurm_reconcile, &rec, &err))) {
         ms_dlog(MS_LOG_ERROR, "daemon.start_failed", "error=%s",
                 ms_dlog_quote(err.msg, q, sizeof q));
         if (e) {
@@ -136,6 +141,7 @@ static int run(int argc, char **argv, const ms_daemon_config *c, int sfd)
     ms_dlog(MS_LOG_INFO, "daemon.start", "version=%s backend=%s pid=%ld", MIGSCHED_VERSION,
             c->backend == MS_DAEMON_SIM ? "sim" : "nvml", (long)getpid());
     int rc = serve(sfd, argc, argv, c, e, h);
+    ms_slurm_reconciler_stop(rec);
     /* Submissions are refused first (503) while status requests are still answered; the
      * listeners close once the engine has stopped. */
     if (ms_engine_stop(e, &err)) {
