@@ -114,6 +114,32 @@ ms_engine_outcome ms_engine_metrics_snapshot(ms_engine *e, ms_engine_metrics *ou
     return MS_ENGINE_OK;
 }
 
+/* Allocations: the stand-in echoes what the route passed (job, step, profile). */
+ms_engine_outcome ms_engine_alloc_step(ms_engine *e, ms_job_spec *spec, int64_t step,
+                                       json_t **alloc, ms_error *err)
+{
+    *alloc = json_pack("{s:I, s:I, s:s, s:s}", "slurm_job_id", (json_int_t)spec->slurm_job_id,
+                       "step", (json_int_t)step, "profile", a100()->profiles[spec->profile].name,
+                       "name", spec->name);
+    ms_job_spec_free(spec);
+    return MS_ENGINE_OK;
+}
+
+ms_engine_outcome ms_engine_alloc_get(ms_engine *e, int64_t slurm_id, json_t **alloc,
+                                      ms_error *err)
+{
+    ms_error_set(err, MS_EINVAL, "Slurm job %lld holds no allocation", (long long)slurm_id);
+    return MS_ENGINE_NOT_FOUND;
+}
+
+ms_engine_outcome ms_engine_alloc_release(ms_engine *e, int64_t slurm_id, int64_t step,
+                                          json_t **alloc, ms_error *err)
+{
+    *alloc = json_pack("{s:I, s:I}", "slurm_job_id", (json_int_t)slurm_id, "released",
+                       (json_int_t)step);
+    return MS_ENGINE_OK;
+}
+
 static void engine_free(ms_engine *e)
 {
     for (int i = 0; i < e->njobs; i++)
@@ -202,6 +228,41 @@ static void test_errors(void **state)
     expect(rs, 405, "allowed: GET, DELETE");
     rs = call(&e, "GE", "/metrics", NULL);  /* a prefix of an allowed method is not it */
     expect(rs, 405, "allowed: GET");
+    engine_free(&e);
+}
+
+/* The allocation routes: ids in the path, the body made a spec, the job API refusing an
+ * allocation. */
+static void test_allocation_routes(void **state)
+{
+    ms_engine e = {.queue_limit = 2};
+    expect(call(&e, "PUT", "/v1/allocations/42/steps/0", "{\"profile\": \"3g.20gb\"}"), 200,
+           "\"slurm_job_id\":42,\"step\":0,\"profile\":\"3g.20gb\",\"name\":\"slurm-42\"");
+    expect(call(&e, "PUT", "/v1/allocations/42/steps/4294967291", "{\"slices\": 2}"), 200,
+           "\"step\":4294967291,\"profile\":\"2g.10gb\"");
+    expect(call(&e, "DELETE", "/v1/allocations/42/steps/7", NULL), 200, "\"released\":7");
+    expect(call(&e, "DELETE", "/v1/allocations/42", NULL), 200, "\"released\":-1");
+    expect(call(&e, "GET", "/v1/allocations/42", NULL), 404, "Slurm job 42 holds no allocation");
+    expect(call(&e, "GET", "/v1/allocations/0", NULL), 404, "not a Slurm job id");
+    expect(call(&e, "GET", "/v1/allocations/4294967296", NULL), 404, "not a Slurm job id");
+    expect(call(&e, "PUT", "/v1/allocations/1/steps/-1", "{\"slices\": 1}"), 404,
+           "not a Slurm step id");
+    expect(call(&e, "PUT", "/v1/allocations/1/steps/0", "{\"slices\": 5}"), 400,
+           "job: slices: A100-40GB has no instance with that many compute slices");
+    expect(call(&e, "PUT", "/v1/allocations/1/steps/0", "{\"profile\": \"3g.40gb\"}"), 400,
+           "A100-40GB has no profile");
+    expect(call(&e, "PUT", "/v1/allocations/1/steps/0", "{\"seconds\": 3}"), 400,
+           "allocation: unknown");
+    expect(call(&e, "PUT", "/v1/allocations/1/steps/0", "[1]"), 400, "must be a JSON object");
+    expect(call(&e, "PUT", "/v1/allocations/1/steps/0", "{}"), 400, "missing field");
+    expect(call(&e, "PUT", "/v1/allocations/1/steps/0", NULL), 400, "malformed JSON");
+    ms_api_response rs = call(&e, "POST", "/v1/allocations/1/steps/0", NULL);
+    assert_string_equal(rs.allow, "PUT, DELETE");
+    expect(rs, 405, "allowed: PUT, DELETE");
+    expect(call(&e, "GET", "/v1/allocations/1/steps", NULL), 404, "no route");
+    expect(call(&e, "GET", "/v1/allocations/1/steps/2/x", NULL), 404, "no route");
+    expect(call(&e, "POST", "/v1/jobs", "{\"name\": \"x\", \"slurm_job_id\": 5, \"slices\": 1}"),
+           400, "allocations are made with PUT");
     engine_free(&e);
 }
 
@@ -339,7 +400,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_routes),  cmocka_unit_test(test_errors),
         cmocka_unit_test(test_query),   cmocka_unit_test(test_metrics),
-        cmocka_unit_test(test_listeners),
+        cmocka_unit_test(test_listeners), cmocka_unit_test(test_allocation_routes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -292,7 +292,8 @@ static void test_write_round_trip(void **state)
                                       "--listen", "unix:/tmp/x.sock", "--listen",
                                       "tcp:[::1]:7000", "--token-file", f->token,
                                       "--mode", "batch", "--batch-period", "2.5",
-                                      "--time-scale", "0.125")), MS_OK);
+                                      "--time-scale", "0.125", "--slurm-reconcile", "0",
+                                      "--hpc-job-mapping-dir", "/run/dcgm-map")), MS_OK);
     char *text;
     size_t len;
     FILE *out = open_memstream(&text, &len);
@@ -304,7 +305,8 @@ static void test_write_round_trip(void **state)
              "token-file %s\ndb /var/lib/migschedd/migschedd.db\nmode batch\n"
              "time-scale 0.125\nlog-level info\non-stop wait\nbatch-size 16\n"
              "batch-period 2.5\nqueue-limit 100000\nstop-grace 10\ntau 0.4\n"
-             "log-dir /var/log/migschedd\n", f->token);
+             "log-dir /var/log/migschedd\nslurm-reconcile 0\nslurm-gres migslice\n"
+             "hpc-job-mapping-dir /run/dcgm-map\n", f->token);
     assert_string_equal(text, want);
     write_conf(f, text);
     assert_int_equal(run(&back, &e, ARGS("--config", f->conf)), MS_OK);

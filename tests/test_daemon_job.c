@@ -48,6 +48,37 @@ static void test_parse_profile(void **state)
     ms_job_spec_free(&s);
 }
 
+/* An allocation: no command, no time, never retried; its spec reads back the same and its
+ * record shows the Slurm job id. */
+static void test_parse_allocation(void **state)
+{
+    (void)state;
+    ms_job_spec s, back;
+    ms_error e = {0};
+    assert_int_equal(parse("{\"name\": \"slurm-42\", \"slurm_job_id\": 4294967295,"
+                           " \"slices\": 3}", &s, &e), MS_OK);
+    assert_true(s.slurm_job_id == 4294967295LL);
+    assert_int_equal(s.argc, 0);
+    assert_true(s.seconds == 0);
+    assert_int_equal(s.on_interrupt, MS_ON_INTERRUPT_FAIL);
+    assert_string_equal(a100()->profiles[s.profile].name, "3g.20gb");
+    json_t *o = ms_job_spec_to_json(&s, a100());
+    char *text = json_dumps(o, JSON_COMPACT);
+    assert_string_equal(text, "{\"name\":\"slurm-42\",\"slurm_job_id\":4294967295,"
+                              "\"profile\":\"3g.20gb\"}");
+    assert_int_equal(parse(text, &back, &e), MS_OK);
+    assert_true(back.slurm_job_id == s.slurm_job_id && back.profile == s.profile);
+    free(text);
+    json_decref(o);
+    ms_job_spec_free(&back);
+    ms_job j;
+    ms_job_init(&j, &s);
+    o = ms_job_to_json(&j, a100());
+    assert_true(json_integer_value(json_object_get(o, "slurm_job_id")) == 4294967295LL);
+    json_decref(o);
+    ms_job_free(&j);
+}
+
 static void test_parse_times_round_trip(void **state)
 {
     (void)state;
@@ -82,7 +113,7 @@ static const struct {
     {"[1]", "must be a JSON object"},
     {"{\"name\": \"a\", \"command\": [\"x\"], \"seconds\": 1, \"slices\": 1, \"gpu\": 0}",
      "job: unknown key \"gpu\" (allowed: name, command, cwd, env, on_interrupt, profile, "
-     "slices, seconds, times)"},
+     "slices, seconds, times, slurm_job_id)"},
     {"{\"name\": \"a\", \"name\": \"b\", \"command\": [\"x\"]}", "malformed JSON"},
     {"{\"command\": [\"x\"], \"slices\": 1, \"seconds\": 1}", "missing field: \"name\""},
     {"{\"name\": \"a\", \"slices\": 1, \"seconds\": 1}", "missing field: \"command\""},
@@ -140,6 +171,22 @@ static const struct {
      "seconds: goes with"},
     {"{\"name\": \"a\", \"command\": [\"x\"], \"times\": {\"1\": 3}, \"slices\": 1,"
      " \"seconds\": 3}", "or \"times\", not both"},
+    /* Allocations (slurm_job_id): a name, the id and a size, nothing else. */
+    {"{\"name\": \"a\", \"slurm_job_id\": 0, \"slices\": 1}",
+     "slurm_job_id: must be an integer 1..4294967295"},
+    {"{\"name\": \"a\", \"slurm_job_id\": 4294967296, \"slices\": 1}",
+     "slurm_job_id: must be an integer"},
+    {"{\"name\": \"a\", \"slurm_job_id\": \"7\", \"slices\": 1}",
+     "slurm_job_id: must be an integer"},
+    {"{\"name\": \"a\", \"slurm_job_id\": 7}", "missing field: \"profile\" or \"slices\""},
+    {"{\"name\": \"a\", \"slurm_job_id\": 7, \"slices\": 1, \"seconds\": 3}",
+     "seconds: an allocation (slurm_job_id) takes only"},
+    {"{\"name\": \"a\", \"slurm_job_id\": 7, \"slices\": 1, \"command\": [\"x\"]}",
+     "command: an allocation"},
+    {"{\"name\": \"a\", \"slurm_job_id\": 7, \"slices\": 1, \"profile\": \"1g.5gb\"}",
+     "not both"},
+    {"{\"name\": \"a\", \"slurm_job_id\": 7, \"slices\": 6}", "slices: A100-40GB has no"},
+    {"{\"slurm_job_id\": 7, \"slices\": 1}", "missing field: \"name\""},
 };
 
 static void test_parse_errors(void **state)
@@ -226,7 +273,7 @@ static void test_render(void **state)
         "{\"id\":7,\"name\":\"j\",\"state\":\"failed\",\"attempts\":1,\"submitted\":100.0,"
         "\"started\":101.5,\"ended\":111.5,\"gpu\":1,\"profile\":\"2g.10gb\","
         "\"placement\":{\"start\":4},\"mig_uuid\":\"MIG-1234\",\"exit_status\":3,"
-        "\"spec\":{\"name\":\"j\",\"command\":[\"sleep\",\"1\"],\"env\":{},"
+        "\"slurm_job_id\":null,\"spec\":{\"name\":\"j\",\"command\":[\"sleep\",\"1\"],\"env\":{},"
         "\"on_interrupt\":\"retry\",\"profile\":\"2g.10gb\",\"seconds\":10.0}}");
     free(text);
     json_decref(o);
@@ -389,6 +436,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_profile),    cmocka_unit_test(test_parse_times_round_trip),
+        cmocka_unit_test(test_parse_allocation),
         cmocka_unit_test(test_parse_errors),     cmocka_unit_test(test_parse_limits),
         cmocka_unit_test(test_render),           cmocka_unit_test(test_transition_table),
         cmocka_unit_test(test_interrupt_policies), cmocka_unit_test(test_names),

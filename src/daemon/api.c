@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "metrics.h"
+#include "slurm.h"
 #include "migsched/io.h"
 #include "status_page.h"
 
@@ -78,6 +79,12 @@ static void jobs_post(const ms_api *api, const ms_api_request *rq, ms_api_respon
         ms_api_error(rs, 400, err.msg);
         return;
     }
+    if (spec.slurm_job_id > 0) {  /* an allocation is made by its steps, never posted */
+        ms_job_spec_free(&spec);
+        ms_api_error(rs, 400, "job: slurm_job_id: allocations are made with PUT "
+                              "/v1/allocations/{slurm_job_id}/steps/{step}");
+        return;
+    }
     json_t *job = NULL;
     ms_engine_outcome out = ms_engine_submit(api->engine, &spec, &job, &err);  /* takes spec */
     if (out == MS_ENGINE_OK)
@@ -128,6 +135,121 @@ static void job_one(const ms_api *api, const ms_api_request *rq, const char *id_
                                 ? ms_engine_cancel(api->engine, id, &job, &err)
                                 : ms_engine_job(api->engine, id, &job, &err);
     reply(rs, out, 200, job, &err);
+}
+
+/* A Slurm job or step id in a path: 0..4294967295 (a job: from 1). */
+static bool slurm_id(const char *text, long lo, int64_t *out, ms_api_response *rs)
+{
+    long v;
+    if (ms_parse_long(text, lo, MS_SLURM_JOB_ID_MAX, &v)) {
+        *out = v;
+        return true;
+    }
+    char msg[160];
+    snprintf(msg, sizeof msg, "\"%.64s\" is not a Slurm %s id (an integer %ld..4294967295)",
+             text, lo ? "job" : "step", lo);
+    ms_api_error(rs, 404, msg);
+    return false;
+}
+
+/* The allocation a PUT step asks for: the body's {"profile": NAME} or {"slices": N}, made
+ * a job spec by the job parser (its errors, its rules). */
+static int alloc_spec(const ms_api *api, const ms_api_request *rq, int64_t job,
+                      ms_job_spec *spec, ms_error *err)
+{
+    static const char *const KEYS[] = {"profile", "slices", NULL};
+    json_error_t je;
+    json_t *o = json_loadb(rq->body ? rq->body : "", rq->len, JSON_REJECT_DUPLICATES, &je);
+    if (!o)
+        return ms_error_set(err, MS_EINVAL, "allocation: malformed JSON at line %d column "
+                            "%d: %s", je.line, je.column, je.text);
+    int rc = json_is_object(o) ? ms_json_check_keys(o, KEYS, "allocation", err)
+                               : ms_error_set(err, MS_EINVAL, "allocation: must be a JSON "
+                                              "object {\"profile\": ...} or {\"slices\": N}");
+    char name[32];
+    snprintf(name, sizeof name, "slurm-%lld", (long long)job);
+    char *text = NULL;
+    if (!rc && (json_object_set_new(o, "name", json_string(name)) ||
+                json_object_set_new(o, "slurm_job_id", json_integer(job)) ||
+                !(text = json_dumps(o, JSON_COMPACT))))
+        rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+    json_decref(o);
+    if (!rc)
+        rc = ms_job_spec_parse(text, strlen(text), api->model, spec, err);
+    free(text);
+    return rc;
+}
+
+/* --mig and --gres=<slurm_gres>:N are not linked by Slurm: a new allocation must fit the
+ * job's count of that GRES on this node, which Slurm is asked for. */
+static ms_engine_outcome gres_check(const ms_api *api, const ms_job_spec *spec, ms_error *err)
+{
+    if (!api->slurm_gres || !strcmp(api->slurm_gres, "none"))
+        return MS_ENGINE_OK;
+    json_t *live = NULL;
+    ms_error ignored;
+    if (ms_engine_alloc_get(api->engine, spec->slurm_job_id, &live, &ignored) == MS_ENGINE_OK) {
+        json_decref(live);  /* checked when it was made */
+        return MS_ENGINE_OK;
+    }
+    long have;
+    if (ms_slurm_job_gres(spec->slurm_job_id, api->slurm_gres, &have, err)) {
+        ms_error_prefix(err, "cannot check Slurm job %lld's %s GRES",
+                        (long long)spec->slurm_job_id, api->slurm_gres);
+        return MS_ENGINE_INTERNAL;
+    }
+    const ms_profile *p = &api->model->profiles[spec->profile];
+    if (p->slices <= have)
+        return MS_ENGINE_OK;
+    ms_error_set(err, MS_EINVAL, "Slurm job %lld asks --mig=%s (%d compute slices) but holds "
+                 "%ld %s on this node: submit it with --gres=%s:%d or more",
+                 (long long)spec->slurm_job_id, p->name, p->slices, have, api->slurm_gres,
+                 api->slurm_gres, p->slices);
+    return MS_ENGINE_BAD_REQUEST;
+}
+
+/* PUT or DELETE /v1/allocations/{job}/steps/{step}. */
+static void alloc_step(const ms_api *api, const ms_api_request *rq, const char *job_text,
+                       const char *step_text, ms_api_response *rs)
+{
+    int64_t job, step;
+    if (!slurm_id(job_text, 1, &job, rs) || !slurm_id(step_text, 0, &step, rs))
+        return;
+    ms_error err = {0};
+    json_t *o = NULL;
+    if (!strcmp(rq->method, "DELETE")) {
+        ms_engine_outcome out = ms_engine_alloc_release(api->engine, job, step, &o, &err);
+        reply(rs, out, 200, o, &err);
+        return;
+    }
+    ms_job_spec spec;
+    if (alloc_spec(api, rq, job, &spec, &err)) {
+        ms_api_error(rs, 400, err.msg);
+        return;
+    }
+    ms_engine_outcome out = gres_check(api, &spec, &err);
+    if (out != MS_ENGINE_OK) {
+        ms_job_spec_free(&spec);
+        ms_api_error(rs, outcome_status(out), err.msg);
+        return;
+    }
+    out = ms_engine_alloc_step(api->engine, &spec, step, &o, &err);  /* takes spec */
+    reply(rs, out, 200, o, &err);
+}
+
+/* GET or DELETE (the job's epilog: every step) /v1/allocations/{job}. */
+static void alloc_one(const ms_api *api, const ms_api_request *rq, const char *job_text,
+                      ms_api_response *rs)
+{
+    int64_t job;
+    if (!slurm_id(job_text, 1, &job, rs))
+        return;
+    ms_error err = {0};
+    json_t *o = NULL;
+    ms_engine_outcome out = !strcmp(rq->method, "DELETE")
+                                ? ms_engine_alloc_release(api->engine, job, -1, &o, &err)
+                                : ms_engine_alloc_get(api->engine, job, &o, &err);
+    reply(rs, out, 200, o, &err);
 }
 
 /* Each instance also gets its width in slots, which the status page draws. */
@@ -189,8 +311,9 @@ static void page(ms_api_response *rs)
     set_body(rs, 200, "text/html; charset=utf-8", html, html ? strlen(html) : 0);
 }
 
-/* The routes: a path (a trailing '*' matches one id segment) and the methods it takes. */
-enum route_id { R_INDEX, R_HEALTHZ, R_METRICS, R_JOBS, R_JOB, R_GPUS, R_PLAN, R_NROUTES };
+/* The routes: a path (a '*' segment matches one id segment) and the methods it takes. */
+enum route_id { R_INDEX, R_HEALTHZ, R_METRICS, R_JOBS, R_JOB, R_GPUS, R_PLAN, R_ALLOC,
+                R_ALLOC_STEP, R_NROUTES };
 static const struct {
     const char *path;
     const char *allow;
@@ -198,23 +321,41 @@ static const struct {
     [R_INDEX] = {"/", "GET"},          [R_HEALTHZ] = {"/healthz", "GET"},
     [R_METRICS] = {"/metrics", "GET"}, [R_JOBS] = {"/v1/jobs", "GET, POST"},
     [R_JOB] = {"/v1/jobs/*", "GET, DELETE"}, [R_GPUS] = {"/v1/gpus", "GET"},
-    [R_PLAN] = {"/v1/plan", "GET"},
+    [R_PLAN] = {"/v1/plan", "GET"},    [R_ALLOC] = {"/v1/allocations/*", "GET, DELETE"},
+    [R_ALLOC_STEP] = {"/v1/allocations/*/steps/*", "PUT, DELETE"},
 };
 
-static int find_route(const char *path, const char **id)
+#define MAX_IDS 2
+#define ID_LEN 64
+
+/* Whether path matches pattern segment by segment; the '*' segments (non-empty) go to
+ * ids. */
+static bool match(const char *pattern, const char *path, char ids[MAX_IDS][ID_LEN])
 {
-    for (int r = 0; r < R_NROUTES; r++) {
-        const char *p = ROUTES[r].path;
-        size_t n = strlen(p);
-        if (p[n - 1] == '*') {
-            if (!strncmp(path, p, n - 1) && path[n - 1] && !strchr(path + n - 1, '/')) {
-                *id = path + n - 1;
-                return r;
-            }
-        } else if (!strcmp(path, p)) {
-            return r;
+    int nid = 0;
+    while (*pattern && *path) {
+        size_t pl = strcspn(pattern + 1, "/") + 1, sl = strcspn(path + 1, "/") + 1;
+        if (*pattern != '/' || *path != '/')
+            return false;
+        if (pl == 2 && pattern[1] == '*') {
+            if (sl < 2 || sl > ID_LEN || nid == MAX_IDS)
+                return false;
+            memcpy(ids[nid], path + 1, sl - 1);
+            ids[nid++][sl - 1] = '\0';
+        } else if (pl != sl || strncmp(pattern, path, pl)) {
+            return false;
         }
+        pattern += pl;
+        path += sl;
     }
+    return !*pattern && !*path;
+}
+
+static int find_route(const char *path, char ids[MAX_IDS][ID_LEN])
+{
+    for (int r = 0; r < R_NROUTES; r++)
+        if (match(ROUTES[r].path, path, ids))
+            return r;
     return -1;
 }
 
@@ -230,8 +371,8 @@ static bool allowed(const char *allow, const char *method)
 void ms_api_handle(const ms_api *api, const ms_api_request *rq, ms_api_response *rs)
 {
     memset(rs, 0, sizeof *rs);
-    const char *id = NULL;
-    int r = find_route(rq->path, &id);
+    char ids[MAX_IDS][ID_LEN];
+    int r = find_route(rq->path, ids);
     if (r < 0) {
         char msg[160];
         snprintf(msg, sizeof msg, "no route %.100s (see GET / or docs/daemon.md)", rq->path);
@@ -260,8 +401,10 @@ void ms_api_handle(const ms_api *api, const ms_api_request *rq, ms_api_response 
         else
             jobs_list(api, rq, rs);
         break;
-    case R_JOB: job_one(api, rq, id, rs); break;
+    case R_JOB: job_one(api, rq, ids[0], rs); break;
     case R_GPUS: gpus(api, rs); break;
     case R_PLAN: plan(api, rs); break;
+    case R_ALLOC: alloc_one(api, rq, ids[0], rs); break;
+    case R_ALLOC_STEP: alloc_step(api, rq, ids[0], ids[1], rs); break;
     }
 }

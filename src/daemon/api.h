@@ -30,11 +30,13 @@ typedef struct ms_api_response {
 } ms_api_response;
 
 /* What the routes need: the engine, the GPU model jobs are parsed against, the host name
- * for the metrics' Hostname label. */
+ * for the metrics' Hostname label, the count-only GRES a new allocation must fit (asked
+ * of Slurm; NULL or "none": not checked). */
 typedef struct ms_api {
     ms_engine *engine;
     const ms_gpu_model *model;
     char hostname[256];
+    const char *slurm_gres;
 } ms_api;
 
 /* Serves one request; never fails (an allocation failure is a 500 with a fixed body). */

@@ -23,7 +23,9 @@ static const struct {
     [MS_KEY_ON_STOP] = {"on-stop", true},        [MS_KEY_BATCH_SIZE] = {"batch-size", true},
     [MS_KEY_BATCH_PERIOD] = {"batch-period", true}, [MS_KEY_QUEUE_LIMIT] = {"queue-limit", true},
     [MS_KEY_STOP_GRACE] = {"stop-grace", true},  [MS_KEY_TAU] = {"tau", true},
-    [MS_KEY_LOG_DIR] = {"log-dir", false},
+    [MS_KEY_LOG_DIR] = {"log-dir", false},       [MS_KEY_SLURM_RECONCILE] = {"slurm-reconcile", false},
+    [MS_KEY_SLURM_GRES] = {"slurm-gres", false},
+    [MS_KEY_HPC_JOB_MAPPING_DIR] = {"hpc-job-mapping-dir", false},
 };
 
 static const char *const BACKENDS[] = {"nvml", "sim", NULL};
@@ -48,6 +50,8 @@ void ms_daemon_config_defaults(ms_daemon_config *c)
     c->stop_grace = 10;
     c->tau = 0.4;
     snprintf(c->log_dir, sizeof c->log_dir, "/var/log/migschedd");
+    c->slurm_reconcile = 60;
+    snprintf(c->slurm_gres, sizeof c->slurm_gres, "migslice");
 }
 
 int ms_daemon_key_parse(const char *name)
@@ -256,6 +260,25 @@ static int set_value(ms_daemon_config *c, int k, const char *v, const char *w, m
     case MS_KEY_TAU:
         return parse_positive(v, 1, &c->tau)
                    ? MS_OK : bad(err, w, name, v, "expected a number above 0, at most 1");
+    case MS_KEY_SLURM_RECONCILE:
+        if (!strcmp(v, "0")) {
+            c->slurm_reconcile = 0;
+            return MS_OK;
+        }
+        return parse_positive(v, 86400, &c->slurm_reconcile)
+                   ? MS_OK : bad(err, w, name, v, "expected seconds above 0, at most 86400, "
+                                                  "or 0 (never)");
+    case MS_KEY_SLURM_GRES:
+        /* A GRES name as slurm.conf takes it; it goes into no shell, but stays plain. */
+        if (strlen(v) >= sizeof c->slurm_gres || strspn(v, "abcdefghijklmnopqrstuvwxyz"
+                                                           "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                           "0123456789_-") != strlen(v))
+            return bad(err, w, name, v, "expected a GRES name ([A-Za-z0-9_-], at most 63 "
+                                        "bytes) or none");
+        snprintf(c->slurm_gres, sizeof c->slurm_gres, "%s", v);
+        return MS_OK;
+    case MS_KEY_HPC_JOB_MAPPING_DIR:
+        return set_path(c->hpc_job_mapping_dir, v, w, name, err);
     }
     return ms_error_set(err, MS_EINVAL, "%s: unknown key", w);
 }
@@ -497,6 +520,9 @@ static void value_text(const ms_daemon_config *c, int k, char *buf, size_t len)
     case MS_KEY_STOP_GRACE: real_text(buf, len, c->stop_grace); break;
     case MS_KEY_TAU: real_text(buf, len, c->tau); break;
     case MS_KEY_LOG_DIR: snprintf(buf, len, "%s", c->log_dir); break;
+    case MS_KEY_SLURM_RECONCILE: real_text(buf, len, c->slurm_reconcile); break;
+    case MS_KEY_SLURM_GRES: snprintf(buf, len, "%s", c->slurm_gres); break;
+    case MS_KEY_HPC_JOB_MAPPING_DIR: snprintf(buf, len, "%s", c->hpc_job_mapping_dir); break;
     }
 }
 

@@ -34,7 +34,8 @@ enum ms_daemon_key {
     MS_KEY_BACKEND, MS_KEY_GPU, MS_KEY_GPUS, MS_KEY_DEVICES, MS_KEY_LISTEN, MS_KEY_TOKEN_FILE,
     MS_KEY_DB, MS_KEY_MODE, MS_KEY_TIME_SCALE, MS_KEY_LOG_LEVEL, MS_KEY_ON_STOP,
     MS_KEY_BATCH_SIZE, MS_KEY_BATCH_PERIOD, MS_KEY_QUEUE_LIMIT, MS_KEY_STOP_GRACE,
-    MS_KEY_TAU, MS_KEY_LOG_DIR, MS_DAEMON_NKEYS
+    MS_KEY_TAU, MS_KEY_LOG_DIR, MS_KEY_SLURM_RECONCILE, MS_KEY_SLURM_GRES,
+    MS_KEY_HPC_JOB_MAPPING_DIR, MS_DAEMON_NKEYS
 };
 
 typedef struct ms_daemon_config {
@@ -57,6 +58,9 @@ typedef struct ms_daemon_config {
     double stop_grace;             /* seconds between SIGTERM and SIGKILL of a job */
     double tau;                    /* online: a GPU is Lazy iff busy slices < tau x slices */
     char log_dir[MS_DAEMON_PATH_LEN]; /* nvml: each job's stdout/stderr files */
+    double slurm_reconcile;        /* seconds between checks of Slurm's running jobs; 0 off */
+    char slurm_gres[64];           /* the count-only GRES an allocation must fit; "none" */
+    char hpc_job_mapping_dir[MS_DAEMON_PATH_LEN]; /* DCGM exporter's job files; "" none */
     /* Where each key was set ("" = the default), for messages. */
     char where[MS_DAEMON_NKEYS][MS_DAEMON_WHERE_LEN];
     /* Filled by ms_daemon_config_check when gpu is set. */
@@ -67,7 +71,8 @@ typedef struct ms_daemon_config {
 /* The defaults (docs/daemon.md): backend nvml, listen unix:/run/migschedd/migschedd.sock,
  * db /var/lib/migschedd/migschedd.db, mode online, time-scale 1, log-level info,
  * on-stop wait, batch-size 16, batch-period 60, queue-limit 100000, stop-grace 10,
- * tau 0.4, log-dir /var/log/migschedd. */
+ * tau 0.4, log-dir /var/log/migschedd, slurm-reconcile 60, slurm-gres migslice, no
+ * hpc-job-mapping-dir. */
 void ms_daemon_config_defaults(ms_daemon_config *c);
 
 /* Key name ("batch-size") to its index, -1 if unknown. */

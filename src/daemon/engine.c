@@ -92,6 +92,9 @@ static int end_run(ms_engine *e, size_t i, ms_job_event ev, int exit_status, ms_
                    next.ended - next.submitted);
     ms_dlog(MS_LOG_INFO, "job.end", "id=%lld event=%s state=%s", (long long)next.id,
             ms_job_event_name(ev), ms_job_state_name(next.state));
+    if (ei_is_alloc(&next))
+        ei_alloc_ended(e, &next);
+    ei_mapping(e, r->gpu, r->slot, NULL);
     ei_release(e, r->gpu, r->slot);
     if (next.state == MS_JOB_QUEUED) {  /* interrupted under retry: back in line, by id */
         ms_job *q = malloc(sizeof *q);
@@ -118,9 +121,11 @@ static double step(ms_engine *e)
     double now = ei_mono(), next = INFINITY;
     for (size_t i = 0; i < e->nrun;) {
         ei_run *r = &e->run[i];
-        bool requeue = e->stopping && e->on_stop == MS_ON_STOP_REQUEUE && !e->quit;
+        /* An allocation is the Slurm job's, not ours to stop: it outlives a stop. */
+        bool alloc = ei_is_alloc(&r->job);
+        bool requeue = !alloc && e->stopping && e->on_stop == MS_ON_STOP_REQUEUE && !e->quit;
         int rc = MS_OK;
-        if (e->nvml) {
+        if (e->nvml && !alloc) {
             /* A process is stopped first; its job ends once it is reaped. */
             ei_watch(e, r, r->cancel || requeue, now);
             if (!r->exited) {  /* polled below: waitpid on our own children */
@@ -131,7 +136,7 @@ static double step(ms_engine *e)
         ms_job_event ev = r->cancel ? MS_JOB_EV_CANCEL
                           : requeue ? MS_JOB_EV_INTERRUPT
                                     : MS_JOB_EV_FINISH;
-        if (r->cancel || requeue || r->exited)
+        if (r->cancel || requeue || r->exited || r->release)
             rc = end_run(e, i, ev, r->exit_status, &err);
         else if (r->end_mono <= now)
             rc = end_run(e, i, MS_JOB_EV_FINISH, 0, &err);
@@ -155,7 +160,8 @@ static double step(ms_engine *e)
         next = fmin(next, now + 0.5);
     }
     for (size_t i = 0; i < e->nrun; i++)  /* those just started included */
-        next = fmin(next, e->nvml ? now + 0.05 : e->run[i].end_mono);
+        next = fmin(next, e->nvml && !ei_is_alloc(&e->run[i].job) ? now + 0.05
+                                                                  : e->run[i].end_mono);
     return next;
 }
 
@@ -165,7 +171,7 @@ static void *loop(void *arg)
     pthread_mutex_lock(&e->mu);
     while (!e->quit) {
         double next = step(e);
-        if (e->stopping && e->nrun == 0)
+        if (e->stopping && ei_jobs_running(e) == 0)
             break;
         if (isinf(next)) {
             pthread_cond_wait(&e->wake, &e->mu);
@@ -219,14 +225,17 @@ static int load_jobs(ms_engine *e, ms_error *err)
 /* Reconciliation with the store: no hold survives the process (sim), and no process or
  * instance of the previous owner survives ei_nvml_open (nvml: stopped, destroyed or left as
  * foreign), so every instance the store lists as live is recorded destroyed and every job
- * it says was running is interrupted (requeued under retry, failed under fail). */
+ * it says was running is interrupted (requeued under retry, failed under fail). Allocations
+ * are the exception: the Slurm job holding one still uses its instance, adopted by
+ * ei_nvml_open (nvml) or made again (sim), and it runs on. */
 static int reconcile_store(ms_engine *e, ms_error *err)
 {
     ms_store_instance *live;
     size_t n;
     int rc = ms_store_live_instances(e->st, &live, &n, err);
     for (size_t i = 0; !rc && i < n; i++)
-        rc = ms_store_instance_destroyed(e->st, live[i].id, ei_now(), err);
+        if (!ei_alloc_keeps_row(e, &live[i]))
+            rc = ms_store_instance_destroyed(e->st, live[i].id, ei_now(), err);
     if (!rc && n)
         ms_dlog(MS_LOG_INFO, "recover.instances", "gone=%zu", n);
     free(live);
@@ -237,12 +246,20 @@ static int reconcile_store(ms_engine *e, ms_error *err)
     const ms_job **ptr = calloc(n ? n : 1, sizeof *ptr);
     if (!ts || !ptr)
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+    size_t k = 0;
     for (size_t i = 0; !rc && i < n; i++) {
-        rc = ms_job_interrupt(&run[i], ei_now(), &ts[i], err);
-        ptr[i] = &run[i];
+        bool resumed = false;
+        if (ei_is_alloc(&run[i]) && ((rc = ei_alloc_resume(e, &run[i], &resumed, err)) ||
+                                     resumed))
+            continue;
+        rc = ms_job_interrupt(&run[i], ei_now(), &ts[k], err);
+        ptr[k++] = &run[i];
     }
-    if (!rc && n && !(rc = ms_store_transitions(e->st, ptr, ts, n, err)))
-        ms_dlog(MS_LOG_INFO, "recover.jobs", "interrupted=%zu", n);
+    if (!rc && k && !(rc = ms_store_transitions(e->st, ptr, ts, k, err)))
+        ms_dlog(MS_LOG_INFO, "recover.jobs", "interrupted=%zu", k);
+    for (size_t i = 0; !rc && i < k; i++)
+        if (ei_is_alloc(ptr[i]))
+            ei_alloc_ended(e, ptr[i]);
     free(ts);
     free(ptr);
     ms_store_free_jobs(run, n);
@@ -252,6 +269,7 @@ static int reconcile_store(ms_engine *e, ms_error *err)
 static void free_engine(ms_engine *e)
 {
     ei_nvml_close(e, false);
+    ms_store_free_jobs(e->held, e->nheld);
     for (int g = 0; g < e->ngpus; g++)
         ms_backend_close(e->gpu[g].be);
     for (size_t i = 0; i < e->nqueue; i++) {
@@ -330,11 +348,17 @@ int ms_engine_open(const ms_daemon_config *c, ms_store *st, ms_engine **out, ms_
     if (!(e->ft = ms_online_frag_table_new(e->m)))
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
     if (!rc)
+        rc = ei_alloc_load_held(e, err);
+    if (!rc)
         rc = open_backends(e, err);
+    pthread_mutex_lock(&e->mu);  /* a resumed sim allocation creates its instance */
     if (!rc)
         rc = reconcile_store(e, err);
+    pthread_mutex_unlock(&e->mu);
     if (!rc)
         rc = load_jobs(e, err);
+    if (!rc)
+        rc = ei_alloc_mapping_init(e, err);
     if (!rc && (errno = pthread_create(&e->thread, NULL, loop, e)))
         rc = ms_error_set(err, MS_ENOMEM, "cannot start the scheduling thread: %s",
                           strerror(errno));
@@ -360,12 +384,18 @@ int ms_engine_stop(ms_engine *e, ms_error *err)
         return MS_OK;
     pthread_join(e->thread, NULL);
     e->thread_started = false;
-    int left = 0;
+    int left = 0, held = 0;  /* held: allocations' instances, kept for the next start */
     for (int g = 0; g < e->ngpus; g++)
-        for (int k = 0; k < e->m->slots; k++)
-            left += e->gpu[g].inst[k].profile >= 0;
-    ei_nvml_close(e, left == 0);  /* the journal's "finished": nothing of ours is left */
-    ms_dlog(MS_LOG_INFO, "engine.stop", "queued=%zu instances_left=%d", e->nqueue, left);
+        for (int k = 0; k < e->m->slots; k++) {
+            const ei_inst *in = &e->gpu[g].inst[k];
+            bool busy = in->profile >= 0 && in->state == EI_BUSY;
+            held += busy;
+            left += in->profile >= 0 && !busy;
+        }
+    /* The journal's "finished": nothing of ours is left (else the next start reads it). */
+    ei_nvml_close(e, left == 0 && held == 0);
+    ms_dlog(MS_LOG_INFO, "engine.stop", "queued=%zu instances_left=%d allocations_held=%d",
+            e->nqueue, left, held);
     if (left)
         return ms_error_set(err, MS_EBACKEND, "%d instances could not be destroyed (see the "
                             "log; migsched run --cleanup removes them)", left);

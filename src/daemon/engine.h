@@ -77,6 +77,30 @@ ms_engine_outcome ms_engine_gpus(ms_engine *e, json_t **gpus, ms_error *err);
  * jobs placed so far and the plan ahead (batch), with their instances and times. */
 ms_engine_outcome ms_engine_plan(ms_engine *e, char **schedule_json, ms_error *err);
 
+/* ---- Allocations: Slurm jobs holding an instance (online mode; docs/daemon.md). Each
+ * *alloc is the allocation's job JSON (GET /v1/jobs/{id}) with "steps" (the Slurm steps
+ * holding it) and "gi_id" (its GPU instance id, null until placed). ---- */
+
+/* Adds `step` to the live (queued or running) allocation of Slurm job spec->slurm_job_id,
+ * making one from spec (its profile) when there is none: idempotent. Takes the spec.
+ * CONFLICT: the live allocation has another profile; BAD_REQUEST: mode batch. */
+ms_engine_outcome ms_engine_alloc_step(ms_engine *e, ms_job_spec *spec, int64_t step,
+                                       json_t **alloc, ms_error *err);
+/* NOT_FOUND: the Slurm job has no live allocation. */
+ms_engine_outcome ms_engine_alloc_get(ms_engine *e, int64_t slurm_id, json_t **alloc,
+                                      ms_error *err);
+/* Removes `step` (or, step -1, every step: the job's epilog); when no step is left the
+ * allocation is released (running: done, its instance idle, before this returns; queued:
+ * cancelled). NOT_FOUND: no live allocation; STOPPING: the daemon is stopping. */
+ms_engine_outcome ms_engine_alloc_release(ms_engine *e, int64_t slurm_id, int64_t step,
+                                          json_t **alloc, ms_error *err);
+/* Releases the live allocations made before `asked` (seconds since the epoch: when Slurm
+ * was asked) whose Slurm job is not among alive[0..n-1]; *released: how many. */
+int ms_engine_alloc_reconcile(ms_engine *e, const int64_t *alive, size_t n, double asked,
+                              int *released, ms_error *err);
+/* Live allocations (the reconciler asks Slurm only when there are some). */
+size_t ms_engine_alloc_count(ms_engine *e);
+
 /* ---- Metrics: a consistent snapshot; the HTTP layer renders the exposition. ---- */
 
 #define MS_ENGINE_TIME_BUCKETS 12   /* job wait and turnaround, seconds */

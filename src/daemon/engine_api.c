@@ -141,7 +141,7 @@ ms_engine_outcome ms_engine_submit(ms_engine *e, ms_job_spec *spec, json_t **job
     return *job ? MS_ENGINE_OK : MS_ENGINE_INTERNAL;
 }
 
-static ms_engine_outcome get_job(ms_engine *e, int64_t id, json_t **job, ms_error *err)
+ms_engine_outcome ei_get_job(ms_engine *e, int64_t id, json_t **job, ms_error *err)
 {
     ms_job j;
     pthread_mutex_lock(&e->smu);
@@ -161,7 +161,37 @@ static ms_engine_outcome get_job(ms_engine *e, int64_t id, json_t **job, ms_erro
 ms_engine_outcome ms_engine_job(ms_engine *e, int64_t id, json_t **job, ms_error *err)
 {
     *job = NULL;
-    return get_job(e, id, job, err);
+    return ei_get_job(e, id, job, err);
+}
+
+int ei_cancel_queued(ms_engine *e, size_t i, ms_error *err)
+{
+    ms_job next = *e->queue[i];
+    ms_job_transition t;
+    int rc = ms_job_cancel(&next, ei_now(), &t, err);
+    if (rc || (rc = ei_commit(e, (const ms_job *const[]){&next}, &t, 1, err)))
+        return rc;
+    ms_dlog(MS_LOG_INFO, "job.cancel", "id=%lld state=queued", (long long)next.id);
+    if (ei_is_alloc(&next))
+        ei_alloc_ended(e, &next);
+    ms_job_free(e->queue[i]);
+    free(e->queue[i]);
+    memmove(&e->queue[i], &e->queue[i + 1], (e->nqueue - i - 1) * sizeof *e->queue);
+    e->nqueue--;
+    return MS_OK;
+}
+
+void ei_wait_ended(ms_engine *e, int64_t id)
+{
+    pthread_cond_broadcast(&e->wake);
+    for (;;) {
+        bool still = false;
+        for (size_t k = 0; k < e->nrun; k++)
+            still |= e->run[k].job.id == id;
+        if (!still || !e->thread_started)
+            return;
+        pthread_cond_wait(&e->changed, &e->mu);
+    }
 }
 
 ms_engine_outcome ms_engine_cancel(ms_engine *e, int64_t id, json_t **job, ms_error *err)
@@ -174,37 +204,20 @@ ms_engine_outcome ms_engine_cancel(ms_engine *e, int64_t id, json_t **job, ms_er
         if (e->queue[i]->id != id)
             continue;
         found = true;
-        ms_job next = *e->queue[i];
-        ms_job_transition t;
-        if (!(rc = ms_job_cancel(&next, ei_now(), &t, err)) &&
-            !(rc = ei_commit(e, (const ms_job *const[]){&next}, &t, 1, err))) {
-            ms_job_free(e->queue[i]);
-            free(e->queue[i]);
-            memmove(&e->queue[i], &e->queue[i + 1], (e->nqueue - i - 1) * sizeof *e->queue);
-            e->nqueue--;
-            ms_dlog(MS_LOG_INFO, "job.cancel", "id=%lld state=queued", (long long)id);
-        }
+        rc = ei_cancel_queued(e, i, err);
     }
     for (size_t i = 0; i < e->nrun && !found; i++) {
         if (e->run[i].job.id != id)
             continue;
         found = true;
         e->run[i].cancel = true;
-        pthread_cond_broadcast(&e->wake);
         /* The scheduling thread stops it and frees its instance. */
-        for (;;) {
-            bool still = false;
-            for (size_t k = 0; k < e->nrun; k++)
-                still |= e->run[k].job.id == id;
-            if (!still || !e->thread_started)
-                break;
-            pthread_cond_wait(&e->changed, &e->mu);
-        }
+        ei_wait_ended(e, id);
     }
     pthread_mutex_unlock(&e->mu);
     if (rc)
         return fail(rc);
-    ms_engine_outcome o = get_job(e, id, job, err);
+    ms_engine_outcome o = ei_get_job(e, id, job, err);
     if (o != MS_ENGINE_OK || found)
         return o;
     /* Neither queued nor running: done, failed or cancelled already. */

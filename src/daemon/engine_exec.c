@@ -42,7 +42,8 @@ static void stop_leftover(ms_engine *e, const ms_journal_rec *r)
 }
 
 /* The previous journal's instances still on device g are destroyed (idle: their processes
- * are stopped); what else is there is foreign, recorded and never touched. */
+ * are stopped) unless a held allocation's; what else is there is foreign, recorded and
+ * never touched. */
 static int reconcile_device(ms_engine *e, int g, const ms_journal_state *old, ms_error *err)
 {
     ei_gpu *gp = &e->gpu[g];
@@ -61,7 +62,9 @@ static int reconcile_device(ms_engine *e, int g, const ms_journal_state *old, ms
             if (!ms_mig_same_instance(&was, &list[i]))
                 continue;
             ours = true;
-            if ((rc = ms_backend_destroy_owned(gp->be, &was, err)))
+            bool adopted = false;  /* a Slurm job's allocation still uses it */
+            if ((rc = ei_alloc_adopt(e, g, &list[i], &adopted, err)) || adopted ||
+                (rc = ms_backend_destroy_owned(gp->be, &was, err)))
                 break;
             ms_dlog(MS_LOG_INFO, "recover.destroy", "gpu=%d gi=%u start=%d", gp->device,
                     was.gi_id, was.start_slot);

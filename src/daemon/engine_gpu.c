@@ -235,13 +235,17 @@ int ei_start(ms_engine *e, size_t i, int g, ms_placement p, ms_error *err)
         ei_release(e, g, p.start);
         return rc;
     }
-    /* A job with per-size times holds the instance for its time at that size. */
+    /* A job with per-size times holds the instance for its time at that size; an
+     * allocation until released. */
+    bool alloc = ei_is_alloc(&next);
     double seconds = next.spec.profile >= 0 ? next.spec.seconds
                                             : next.spec.times[e->m->profiles[p.profile].slices];
     ei_run *r = &e->run[e->nrun++];
     *r = (ei_run){.job = next, .gpu = g, .slot = p.start,
-                  .end_mono = e->nvml ? INFINITY : ei_mono() + seconds / e->time_scale};
-    if (e->nvml && ei_spawn(e, r, in->mig.uuid, err) && r->pid == 0) {
+                  .end_mono = e->nvml || alloc ? INFINITY
+                                               : ei_mono() + seconds / e->time_scale};
+    ei_mapping(e, g, p.start, &r->job);
+    if (e->nvml && !alloc && ei_spawn(e, r, in->mig.uuid, err) && r->pid == 0) {
         /* It never ran: it fails as a shell does for a command it cannot run. */
         ms_dlog(MS_LOG_ERROR, "job.spawn_failed", "id=%lld", (long long)next.id);
         r->exited = true;

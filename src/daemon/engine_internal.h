@@ -40,6 +40,7 @@ typedef struct ei_run {
     int gpu, slot;
     double end_mono;            /* sim: when its hold ends (monotonic seconds) */
     bool cancel;                /* a client asked to cancel it */
+    bool release;               /* an allocation's last step ended: it is done */
     pid_t pid;                  /* nvml: its process (group leader), 0 once reaped */
     double kill_at;             /* nvml: SIGKILL the group then (monotonic); 0 = not signalled */
     bool exited;                /* nvml: the process ended with exit_status */
@@ -80,6 +81,9 @@ struct ms_engine {
     int queue_limit, batch_size;
     ms_on_stop on_stop;
 
+    ms_job *held;               /* open only: allocations running when the last process */
+    size_t nheld;               /*   ended (engine_alloc.c adopts their instances) */
+
     ms_job **queue;             /* queued jobs, by id (FIFO) */
     size_t nqueue, capqueue;
     size_t inflight;            /* submissions counted against the limit, not yet queued */
@@ -115,6 +119,42 @@ void ei_observe(ms_engine_histogram *h, const double *bounds, int nb, double v);
 /* Writes n transitions of jobs in one transaction (under smu) and counts them by state. */
 int ei_commit(ms_engine *e, const ms_job *const *jobs, const ms_job_transition *ts, size_t n,
               ms_error *err);
+
+/* engine_api.c */
+/* A job's GET /v1/jobs/{id} JSON from the store. */
+ms_engine_outcome ei_get_job(ms_engine *e, int64_t id, json_t **job, ms_error *err);
+/* Cancels queue[i] (mu held): its transition, then it leaves the queue. */
+int ei_cancel_queued(ms_engine *e, size_t i, ms_error *err);
+/* Waits (mu held) until the running job id has ended. */
+void ei_wait_ended(ms_engine *e, int64_t id);
+
+/* engine_alloc.c: Slurm jobs' allocations (mu held unless said) */
+static inline bool ei_is_alloc(const ms_job *j)
+{
+    return j->spec.slurm_job_id > 0;
+}
+/* Running jobs that are not allocations (a stop waits for these only: an allocation's
+ * instance stays held through a restart). */
+size_t ei_jobs_running(const ms_engine *e);
+/* The instance at (g, slot) now holds job j (NULL: none): the HPC job-mapping file. */
+void ei_mapping(ms_engine *e, int g, int slot, const ms_job *j);
+/* An allocation ended (done, cancelled, failed): its steps are forgotten. */
+void ei_alloc_ended(ms_engine *e, const ms_job *j);
+/* Open: the allocations the store says are running (before the backends open). */
+int ei_alloc_load_held(ms_engine *e, ms_error *err);
+/* nvml open: whether in, found on GPU g and created by the last process, is a held
+ * allocation's instance (*adopted); if so it becomes that allocation's (busy) and is
+ * journalled as ours. */
+int ei_alloc_adopt(ms_engine *e, int g, const ms_mig_instance *in, bool *adopted,
+                   ms_error *err);
+/* Open: whether the store's live instance row is an adopted one (its row is kept). */
+bool ei_alloc_keeps_row(ms_engine *e, const ms_store_instance *row);
+/* Open: running allocation j holds its instance again (nvml: adopted; sim: made anew at
+ * its placement) and runs on (*resumed; j's spec then belongs to the engine), or could
+ * not (the caller interrupts it: an allocation fails). */
+int ei_alloc_resume(ms_engine *e, ms_job *j, bool *resumed, ms_error *err);
+/* Open, at the end: the mapping files of the held instances, stale ones removed. */
+int ei_alloc_mapping_init(ms_engine *e, ms_error *err);
 
 /* engine_exec.c (nvml) */
 /* Opens and locks the devices, starts the journal, and reconciles with what the previous

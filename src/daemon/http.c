@@ -248,10 +248,12 @@ int ms_http_open(const ms_daemon_config *c, ms_http **out, ms_error *err)
     return MS_OK;
 }
 
-int ms_http_start(ms_http *h, ms_engine *e, const ms_gpu_model *m, ms_error *err)
+int ms_http_start(ms_http *h, ms_engine *e, const ms_gpu_model *m, const char *slurm_gres,
+                  ms_error *err)
 {
     h->api.engine = e;
     h->api.model = m;
+    h->api.slurm_gres = slurm_gres;
     if (gethostname(h->api.hostname, sizeof h->api.hostname - 1))
         snprintf(h->api.hostname, sizeof h->api.hostname, "localhost");
     for (int i = 0; i < h->n; i++) {

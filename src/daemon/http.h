@@ -16,8 +16,10 @@ typedef struct ms_http ms_http;
 /* Opens every listener of c and reads the token file when one is TCP. Done before the
  * engine opens, so a second daemon started on the same socket stops here. */
 int ms_http_open(const ms_daemon_config *c, ms_http **out, ms_error *err);
-/* Starts serving requests on the listeners with the engine (jobs are parsed against m). */
-int ms_http_start(ms_http *h, ms_engine *e, const ms_gpu_model *m, ms_error *err);
+/* Starts serving requests on the listeners with the engine (jobs are parsed against m;
+ * slurm_gres: ms_api's). */
+int ms_http_start(ms_http *h, ms_engine *e, const ms_gpu_model *m, const char *slurm_gres,
+                  ms_error *err);
 /* SIGHUP: reads next's token file (the old token stays on an error). */
 int ms_http_reload(ms_http *h, const ms_daemon_config *next, ms_error *err);
 /* Stops the servers (their threads joined: no engine call is in flight after it), closes

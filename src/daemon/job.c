@@ -8,7 +8,8 @@
 #include "migsched/io.h"
 
 static const char *const FIELDS[] = {"name", "command", "cwd", "env", "on_interrupt",
-                                      "profile", "slices", "seconds", "times", NULL};
+                                      "profile", "slices", "seconds", "times",
+                                      "slurm_job_id", NULL};
 
 static int bad(ms_error *err, const char *field, const char *fmt, const char *detail)
 {
@@ -178,6 +179,39 @@ static int parse_placement_request(json_t *root, const ms_gpu_model *gpu, ms_job
     return get_time(sec, "seconds", &s->seconds, err);
 }
 
+/* A Slurm job's allocation: a name, the Slurm job id and a profile or slices; nothing to
+ * run, no expected time (it holds its instance until released), never retried (the Slurm
+ * job was told its instance's UUID). */
+static int parse_allocation(json_t *root, json_t *id, const ms_gpu_model *gpu, ms_job_spec *s,
+                            ms_error *err)
+{
+    static const char *const NOT[] = {"command", "cwd", "env", "on_interrupt", "seconds",
+                                      "times", NULL};
+    for (int i = 0; NOT[i]; i++)
+        if (json_object_get(root, NOT[i]))
+            return ms_error_set(err, MS_EINVAL, "job: %s: an allocation (slurm_job_id) takes "
+                                "only name, slurm_job_id and profile or slices", NOT[i]);
+    json_int_t n = json_is_integer(id) ? json_integer_value(id) : 0;
+    if (n < 1 || n > MS_SLURM_JOB_ID_MAX)
+        return bad(err, "slurm_job_id", "%s", "must be an integer 1..4294967295");
+    s->slurm_job_id = n;
+    s->on_interrupt = MS_ON_INTERRUPT_FAIL;
+    json_t *prof = json_object_get(root, "profile"), *sl = json_object_get(root, "slices");
+    if (!prof && !sl)
+        return ms_error_set(err, MS_EINVAL, "job: missing field: \"profile\" or \"slices\"");
+    /* The fixed-size rules of a job, with a stand-in time that is never used. */
+    json_t *fixed = json_pack("{s:f}", "seconds", 1.0);
+    if (!fixed || (prof && json_object_set(fixed, "profile", prof)) ||
+        (sl && json_object_set(fixed, "slices", sl))) {
+        json_decref(fixed);
+        return ms_error_set(err, MS_ENOMEM, "job: out of memory");
+    }
+    int rc = parse_placement_request(fixed, gpu, s, err);
+    json_decref(fixed);
+    s->seconds = 0;
+    return rc;
+}
+
 static int parse_root(json_t *root, const ms_gpu_model *gpu, ms_job_spec *s, ms_error *err)
 {
     if (!json_is_object(root))
@@ -189,6 +223,11 @@ static int parse_root(json_t *root, const ms_gpu_model *gpu, ms_job_spec *s, ms_
     json_t *name = json_object_get(root, "name"), *cmd = json_object_get(root, "command");
     if (!name)
         return ms_error_set(err, MS_EINVAL, "job: missing field: \"name\"");
+    if ((v = json_object_get(root, "slurm_job_id"))) {
+        if ((rc = get_string(name, "name", MS_JOB_NAME_MAX, &s->name, err)))
+            return rc;
+        return parse_allocation(root, v, gpu, s, err);
+    }
     if (!cmd)
         return ms_error_set(err, MS_EINVAL, "job: missing field: \"command\"");
     if ((rc = get_string(name, "name", MS_JOB_NAME_MAX, &s->name, err)) ||
@@ -241,6 +280,13 @@ json_t *ms_job_spec_to_json(const ms_job_spec *s, const ms_gpu_model *gpu)
     for (int i = 0; i < s->nenv; i++)
         json_object_set_new(env, s->env_keys[i], json_string(s->env_values[i]));
     json_object_set_new(o, "name", json_string(s->name));
+    if (s->slurm_job_id > 0) {
+        json_decref(cmd);
+        json_decref(env);
+        json_object_set_new(o, "slurm_job_id", json_integer(s->slurm_job_id));
+        json_object_set_new(o, "profile", json_string(gpu->profiles[s->profile].name));
+        return o;
+    }
     json_object_set_new(o, "command", cmd);
     if (s->cwd)
         json_object_set_new(o, "cwd", json_string(s->cwd));
@@ -323,6 +369,9 @@ json_t *ms_job_to_json(const ms_job *j, const ms_gpu_model *gpu)
     json_object_set_new(o, "mig_uuid", j->mig_uuid[0] ? json_string(j->mig_uuid) : json_null());
     json_object_set_new(o, "exit_status", j->has_exit ? json_integer(j->exit_status)
                                                       : json_null());
+    json_object_set_new(o, "slurm_job_id", j->spec.slurm_job_id > 0
+                                               ? json_integer(j->spec.slurm_job_id)
+                                               : json_null());
     json_object_set_new(o, "spec", ms_job_spec_to_json(&j->spec, gpu));
     return o;
 }

@@ -54,6 +54,9 @@ typedef struct ms_job_spec {
     int profile;             /* index into the GPU model, -1 with times */
     double seconds;          /* expected run time on profile */
     double times[MS_MAX_SLICES + 1]; /* by compute slices; 0 = cannot run at that size */
+    /* > 0: a Slurm job's allocation (docs/daemon.md, Allocations): it runs no command and
+     * holds its instance (profile) until released; argc 0, seconds 0, on_interrupt fail. */
+    int64_t slurm_job_id;
 } ms_job_spec;
 
 /* The daemon's record of a job. Times are seconds since the epoch, NAN while unset. */
@@ -84,6 +87,9 @@ int ms_job_state_parse(const char *name);
 const char *ms_job_event_name(ms_job_event e);
 int ms_job_event_parse(const char *name);
 
+/* Slurm job ids are 32-bit. */
+#define MS_SLURM_JOB_ID_MAX 4294967295LL
+
 /* Parses one job from JSON text (the body of POST /v1/jobs) against the GPU model.
  * Errors (MS_EINVAL) name the field and the problem: malformed JSON, an unknown or
  * missing field, a wrong type, a profile or size the model lacks, a time that is not
@@ -98,7 +104,8 @@ void ms_job_spec_free(ms_job_spec *s);
 void ms_job_init(ms_job *j, ms_job_spec *spec);
 void ms_job_free(ms_job *j);
 /* The GET /v1/jobs/{id} shape: id, name, state, attempts, submitted/started/ended, gpu,
- * profile, placement, mig_uuid, exit_status (null while unknown), and the spec. */
+ * profile, placement, mig_uuid, exit_status, slurm_job_id (null while unknown or not an
+ * allocation), and the spec. */
 json_t *ms_job_to_json(const ms_job *j, const ms_gpu_model *gpu);
 
 /* The state machine (job_state.c): one function per event, called by the API and by the

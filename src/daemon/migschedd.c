@@ -12,6 +12,7 @@
 #include "engine.h"
 #include "http.h"
 #include "log.h"
+#include "slurm_reconcile.h"
 
 #ifndef MIGSCHED_VERSION
 #define MIGSCHED_VERSION "unknown"
@@ -117,9 +118,12 @@ static int run(int argc, char **argv, const ms_daemon_config *c, int sfd)
     ms_http *h = NULL;
     ms_store *st = NULL;
     ms_engine *e = NULL;
+    ms_slurm_reconciler *rec = NULL;
     const ms_gpu_model *model = c->has_model ? &c->model : NULL;
     if (ms_http_open(c, &h, &err) || ms_store_open(c->db, model, &st, &err) ||
-        ms_engine_open(c, st, &e, &err) || ms_http_start(h, e, model, &err)) {
+        ms_engine_open(c, st, &e, &err) || ms_http_start(h, e, model, c->slurm_gres, &err) ||
+        (c->slurm_reconcile > 0 &&
+         ms_slurm_reconciler_start(e, c->slurm_reconcile, &rec, &err))) {
         ms_dlog(MS_LOG_ERROR, "daemon.start_failed", "error=%s",
                 ms_dlog_quote(err.msg, q, sizeof q));
         if (e) {
@@ -136,6 +140,7 @@ static int run(int argc, char **argv, const ms_daemon_config *c, int sfd)
     ms_dlog(MS_LOG_INFO, "daemon.start", "version=%s backend=%s pid=%ld", MIGSCHED_VERSION,
             c->backend == MS_DAEMON_SIM ? "sim" : "nvml", (long)getpid());
     int rc = serve(sfd, argc, argv, c, e, h);
+    ms_slurm_reconciler_stop(rec);
     /* Submissions are refused first (503) while status requests are still answered; the
      * listeners close once the engine has stopped. */
     if (ms_engine_stop(e, &err)) {

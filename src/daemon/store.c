@@ -34,6 +34,9 @@ static const char *const MIGRATIONS[] = {
     /* 2: a job's history and the live instances are read by index, not by scans. */
     "CREATE INDEX transitions_by_job ON transitions(job, seq);"
     "CREATE INDEX instances_live ON instances(destroyed, id);",
+    /* 3: the Slurm steps holding each allocation (a job with a slurm_job_id in its spec). */
+    "CREATE TABLE allocation_steps(job INTEGER NOT NULL REFERENCES jobs(id),"
+    " step INTEGER NOT NULL, PRIMARY KEY(job, step)) WITHOUT ROWID;",
 };
 #define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof *MIGRATIONS))
 
@@ -615,6 +618,70 @@ int ms_store_live_instances(ms_store *st, ms_store_instance **out, size_t *n, ms
     }
     if (!rc && step != SQLITE_DONE)
         rc = db_error(st, "select instances", err);
+    sqlite3_finalize(s);
+    if (rc) {
+        free(*out);
+        *out = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
+/* Runs sql (a statement on (job) or (job, step)) to completion. */
+static int step_stmt(ms_store *st, const char *sql, int64_t job, int64_t step, ms_error *err)
+{
+    sqlite3_stmt *s;
+    int rc = prepare(st, sql, &s, err);
+    if (rc)
+        return rc;
+    if (sqlite3_bind_int64(s, 1, job) ||
+        (sqlite3_bind_parameter_count(s) > 1 && sqlite3_bind_int64(s, 2, step))) {
+        sqlite3_finalize(s);
+        return db_error(st, "bind step", err);
+    }
+    return step_done(st, s, "allocation step", err);
+}
+
+int ms_store_step_add(ms_store *st, int64_t job, int64_t step, ms_error *err)
+{
+    return step_stmt(st, "INSERT OR IGNORE INTO allocation_steps(job, step) VALUES(?, ?)", job,
+                     step, err);
+}
+
+int ms_store_step_remove(ms_store *st, int64_t job, int64_t step, ms_error *err)
+{
+    return step_stmt(st, "DELETE FROM allocation_steps WHERE job = ? AND step = ?", job, step,
+                     err);
+}
+
+int ms_store_steps_clear(ms_store *st, int64_t job, ms_error *err)
+{
+    return step_stmt(st, "DELETE FROM allocation_steps WHERE job = ?", job, 0, err);
+}
+
+int ms_store_steps(ms_store *st, int64_t job, int64_t **out, size_t *n, ms_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *s;
+    int rc = prepare(st, "SELECT step FROM allocation_steps WHERE job = ? ORDER BY step", &s,
+                     err);
+    if (rc)
+        return rc;
+    if (sqlite3_bind_int64(s, 1, job)) {
+        sqlite3_finalize(s);
+        return db_error(st, "bind steps", err);
+    }
+    size_t cap = 0;
+    int step;
+    while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW) {
+        if (grow((void **)out, &cap, *n, sizeof **out))
+            rc = ms_error_set(err, MS_ENOMEM, "%s: out of memory", st->path);
+        else
+            (*out)[(*n)++] = sqlite3_column_int64(s, 0);
+    }
+    if (!rc && step != SQLITE_DONE)
+        rc = db_error(st, "select steps", err);
     sqlite3_finalize(s);
     if (rc) {
         free(*out);

@@ -70,4 +70,11 @@ int ms_store_instance_destroyed(ms_store *st, int64_t id, double now, ms_error *
 /* Instances created and not yet destroyed, by id (*out malloc'd). */
 int ms_store_live_instances(ms_store *st, ms_store_instance **out, size_t *n, ms_error *err);
 
+/* The Slurm steps holding an allocation (job: its id here): a step is added once however
+ * often it is added, removed if there; *out malloc'd, ascending. */
+int ms_store_step_add(ms_store *st, int64_t job, int64_t step, ms_error *err);
+int ms_store_step_remove(ms_store *st, int64_t job, int64_t step, ms_error *err);
+int ms_store_steps_clear(ms_store *st, int64_t job, ms_error *err);
+int ms_store_steps(ms_store *st, int64_t job, int64_t **out, size_t *n, ms_error *err);
+
 #endif

@@ -1,0 +1,415 @@
+/* engine_alloc.c: Slurm jobs' allocations (online mode). An allocation is a job of the
+ * engine whose spec carries the Slurm job id and no command: it is queued and placed like
+ * any job (paper 002's placement, never touching a busy instance) and then holds its
+ * instance until released. It is keyed by the Slurm job id and counts the Slurm steps
+ * holding it (the store's allocation_steps): the SPANK plugin adds a step per task start
+ * (idempotent: a step's tasks add it once) and removes it at the step's end; the last step
+ * gone, or the job's epilog, or the reconciliation with Slurm's running jobs, releases it.
+ * It outlives a stop and a crash of migschedd: the Slurm job still uses the instance. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_internal.h"
+#include "hpc_mapping.h"
+#include "log.h"
+
+size_t ei_jobs_running(const ms_engine *e)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < e->nrun; i++)
+        n += !ei_is_alloc(&e->run[i].job);
+    return n;
+}
+
+void ei_mapping(ms_engine *e, int g, int slot, const ms_job *j)
+{
+    const char *dir = e->c->hpc_job_mapping_dir;
+    if (!*dir)
+        return;
+    /* DCGM's hpc_job label: the Slurm job id for an allocation, else migschedd's. */
+    int64_t id = j ? (ei_is_alloc(j) ? j->spec.slurm_job_id : j->id) : 0;
+    ms_error err = {0};
+    if (ms_hpc_mapping_set(dir, e->gpu[g].device, e->gpu[g].inst[slot].mig.gi_id, &id, j ? 1 : 0,
+                           &err))
+        ms_dlog(MS_LOG_WARN, "mapping.failed", "error=\"%s\"", err.msg);
+}
+
+void ei_alloc_ended(ms_engine *e, const ms_job *j)
+{
+    ms_error err = {0};
+    pthread_mutex_lock(&e->smu);
+    int rc = ms_store_steps_clear(e->st, j->id, &err);
+    pthread_mutex_unlock(&e->smu);
+    if (rc)  /* stale step rows name an ended job: no allocation is found by them */
+        ms_dlog(MS_LOG_WARN, "allocation.steps_failed", "error=\"%s\"", err.msg);
+    ms_dlog(MS_LOG_INFO, "allocation.end", "id=%lld slurm_job=%lld state=%s",
+            (long long)j->id, (long long)j->spec.slurm_job_id, ms_job_state_name(j->state));
+}
+
+int ei_alloc_load_held(ms_engine *e, ms_error *err)
+{
+    ms_job *run;
+    size_t n;
+    int rc = ms_store_running_jobs(e->st, &run, &n, err);
+    if (rc)
+        return rc;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!ei_is_alloc(&run[i])) {
+            ms_job_free(&run[i]);
+            continue;
+        }
+        run[k++] = run[i];
+    }
+    e->held = run;
+    e->nheld = k;
+    return MS_OK;
+}
+
+int ei_alloc_adopt(ms_engine *e, int g, const ms_mig_instance *in, bool *adopted,
+                   ms_error *err)
+{
+    ei_gpu *gp = &e->gpu[g];
+    *adopted = false;
+    for (size_t i = 0; i < e->nheld; i++) {
+        const ms_job *j = &e->held[i];
+        if (j->gpu != gp->device || j->placement.start != in->start_slot ||
+            strcmp(j->mig_uuid, in->uuid) || j->placement.profile < 0)
+            continue;
+        int rc = ms_journal_created(e->journal, gp->device, in, err);
+        if (rc)
+            return rc;
+        gp->inst[in->start_slot] = (ei_inst){.profile = j->placement.profile,
+                                             .state = EI_BUSY, .job = j->id, .mig = *in};
+        *adopted = true;
+        ms_dlog(MS_LOG_INFO, "recover.adopt", "gpu=%d gi=%u start=%d slurm_job=%lld",
+                gp->device, in->gi_id, in->start_slot, (long long)j->spec.slurm_job_id);
+        return MS_OK;
+    }
+    return MS_OK;
+}
+
+bool ei_alloc_keeps_row(ms_engine *e, const ms_store_instance *row)
+{
+    for (int g = 0; g < e->ngpus; g++) {
+        if (e->gpu[g].device != row->gpu || row->at.start < 0 || row->at.start >= MS_MAX_SLOTS)
+            continue;
+        ei_inst *in = &e->gpu[g].inst[row->at.start];
+        if (in->profile >= 0 && in->job && !strcmp(in->mig.uuid, row->uuid)) {
+            in->store_id = row->id;
+            return true;
+        }
+    }
+    return false;
+}
+
+int ei_alloc_resume(ms_engine *e, ms_job *j, bool *resumed, ms_error *err)
+{
+    *resumed = false;
+    int g = 0;
+    while (g < e->ngpus && e->gpu[g].device != j->gpu)
+        g++;
+    if (g == e->ngpus || j->placement.profile < 0)
+        return MS_OK;
+    ei_inst *in = &e->gpu[g].inst[j->placement.start];
+    if (!e->nvml) {
+        /* Nothing survives a sim process: the instance is made again where it was. */
+        ms_error cerr = {0};
+        if (ei_create(e, g, j->placement, j->id, &cerr)) {
+            ms_dlog(MS_LOG_WARN, "recover.allocation_lost", "slurm_job=%lld error=\"%s\"",
+                    (long long)j->spec.slurm_job_id, cerr.msg);
+            return MS_OK;
+        }
+        in->state = EI_BUSY;
+    }
+    if (in->profile < 0 || in->job != j->id)
+        return MS_OK;
+    if (e->nrun == e->caprun) {
+        size_t cap = e->caprun ? 2 * e->caprun : 16;
+        ei_run *r = realloc(e->run, cap * sizeof *r);
+        if (!r)
+            return ms_error_set(err, MS_ENOMEM, "out of memory");
+        e->run = r;
+        e->caprun = cap;
+    }
+    e->run[e->nrun++] = (ei_run){.job = *j, .gpu = g, .slot = j->placement.start,
+                                 .end_mono = INFINITY};
+    memset(&j->spec, 0, sizeof j->spec);
+    *resumed = true;
+    ms_dlog(MS_LOG_INFO, "recover.allocation", "id=%lld slurm_job=%lld gpu=%d start=%d",
+            (long long)j->id, (long long)e->run[e->nrun - 1].job.spec.slurm_job_id, j->gpu,
+            j->placement.start);
+    return MS_OK;
+}
+
+int ei_alloc_mapping_init(ms_engine *e, ms_error *err)
+{
+    if (!*e->c->hpc_job_mapping_dir)
+        return MS_OK;
+    for (int g = 0; g < e->ngpus; g++) {
+        unsigned keep[MS_MAX_SLOTS];
+        size_t nkeep = 0;
+        for (size_t i = 0; i < e->nrun; i++)
+            if (e->run[i].gpu == g)
+                keep[nkeep++] = e->gpu[g].inst[e->run[i].slot].mig.gi_id;
+        int rc = ms_hpc_mapping_prune(e->c->hpc_job_mapping_dir, e->gpu[g].device, keep, nkeep,
+                                      err);
+        if (rc)
+            return rc;
+    }
+    for (size_t i = 0; i < e->nrun; i++)
+        ei_mapping(e, e->run[i].gpu, e->run[i].slot, &e->run[i].job);
+    return MS_OK;
+}
+
+/* ---- The API's calls ---- */
+
+/* The live (queued or running) allocation of a Slurm job: its engine job, NULL if none. */
+static ms_job *find_live(ms_engine *e, int64_t slurm_id, ei_run **run)
+{
+    *run = NULL;
+    for (size_t i = 0; i < e->nqueue; i++)
+        if (e->queue[i]->spec.slurm_job_id == slurm_id)
+            return e->queue[i];
+    for (size_t i = 0; i < e->nrun; i++)
+        if (e->run[i].job.spec.slurm_job_id == slurm_id) {
+            *run = &e->run[i];
+            return &e->run[i].job;
+        }
+    return NULL;
+}
+
+/* The allocation's JSON: its job (GET /v1/jobs/{id}) with its steps and, once placed, its
+ * GPU instance id (DCGM's GPU_I_ID). gi: -1 when not holding an instance. */
+static ms_engine_outcome alloc_json(ms_engine *e, int64_t id, long gi, json_t **out,
+                                    ms_error *err)
+{
+    ms_engine_outcome o = ei_get_job(e, id, out, err);
+    if (o != MS_ENGINE_OK)
+        return o;
+    int64_t *steps;
+    size_t n;
+    pthread_mutex_lock(&e->smu);
+    int rc = ms_store_steps(e->st, id, &steps, &n, err);
+    pthread_mutex_unlock(&e->smu);
+    json_t *arr = rc ? NULL : json_array();
+    for (size_t i = 0; arr && i < n; i++)
+        json_array_append_new(arr, json_integer(steps[i]));
+    free(steps);
+    if (!arr || json_object_set_new(*out, "steps", arr) ||
+        json_object_set_new(*out, "gi_id", gi >= 0 ? json_integer(gi) : json_null())) {
+        json_decref(*out);
+        *out = NULL;
+        if (!rc)
+            ms_error_set(err, MS_ENOMEM, "out of memory");
+        return MS_ENGINE_INTERNAL;
+    }
+    return MS_ENGINE_OK;
+}
+
+static long held_gi(const ms_engine *e, const ei_run *r)
+{
+    return r ? (long)e->gpu[r->gpu].inst[r->slot].mig.gi_id : -1;
+}
+
+/* A new allocation from spec, queued (mu held; takes the spec). */
+static int alloc_new(ms_engine *e, ms_job_spec *spec, ms_job **out, ms_error *err)
+{
+    ms_job *j = malloc(sizeof *j);
+    if (!j) {
+        ms_job_spec_free(spec);
+        return ms_error_set(err, MS_ENOMEM, "out of memory");
+    }
+    ms_job_init(j, spec);
+    ms_job_transition t;
+    int rc = ms_job_submit(j, ei_now(), &t, err);
+    if (!rc) {
+        pthread_mutex_lock(&e->smu);
+        rc = ms_store_submit(e->st, j, &t, err);
+        pthread_mutex_unlock(&e->smu);
+    }
+    if (!rc && ei_queue_insert(e, j))  /* durable: the next start queues it */
+        rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+    if (rc) {
+        ms_job_free(j);
+        free(j);
+        return rc;
+    }
+    e->jobs[MS_JOB_QUEUED]++;
+    e->submitted_total++;
+    ms_dlog(MS_LOG_INFO, "allocation.new", "id=%lld slurm_job=%lld profile=%s",
+            (long long)j->id, (long long)j->spec.slurm_job_id,
+            e->m->profiles[j->spec.profile].name);
+    *out = j;
+    return MS_OK;
+}
+
+ms_engine_outcome ms_engine_alloc_step(ms_engine *e, ms_job_spec *spec, int64_t step,
+                                       json_t **alloc, ms_error *err)
+{
+    *alloc = NULL;
+    int64_t slurm_id = spec->slurm_job_id;
+    ms_engine_outcome o = MS_ENGINE_OK;
+    pthread_mutex_lock(&e->mu);
+    ei_run *run;
+    ms_job *j = find_live(e, slurm_id, &run);
+    if (e->c->mode != MS_DAEMON_ONLINE) {
+        ms_error_set(err, MS_EINVAL, "allocations need mode online (this migschedd plans "
+                     "batches)");
+        o = MS_ENGINE_BAD_REQUEST;
+    } else if (e->stopping) {
+        ms_error_set(err, MS_EINVAL, "migschedd is stopping: no new allocations");
+        o = MS_ENGINE_STOPPING;
+    } else if (j && j->spec.profile != spec->profile) {
+        /* Nested steps inherit the job's --mig: another size is a mistake, not a resize. */
+        ms_error_set(err, MS_EINVAL, "Slurm job %lld holds an allocation of %s; this step "
+                     "asks for %s", (long long)slurm_id, e->m->profiles[j->spec.profile].name,
+                     e->m->profiles[spec->profile].name);
+        o = MS_ENGINE_CONFLICT;
+    } else if (!j && e->nqueue + e->inflight >= (size_t)e->queue_limit) {
+        ms_error_set(err, MS_EINVAL, "%d jobs are queued already (queue-limit)",
+                     e->queue_limit);
+        o = MS_ENGINE_QUEUE_FULL;
+    } else if (!j && alloc_new(e, spec, &j, err)) {
+        o = MS_ENGINE_INTERNAL;
+    }
+    int64_t id = j ? j->id : 0;
+    if (o == MS_ENGINE_OK) {
+        pthread_mutex_lock(&e->smu);
+        int rc = ms_store_step_add(e->st, id, step, err);
+        pthread_mutex_unlock(&e->smu);
+        o = rc ? MS_ENGINE_INTERNAL : o;
+        pthread_cond_broadcast(&e->wake);
+    }
+    long gi = held_gi(e, run);
+    pthread_mutex_unlock(&e->mu);
+    ms_job_spec_free(spec);  /* a no-op when alloc_new took it */
+    return o == MS_ENGINE_OK ? alloc_json(e, id, gi, alloc, err) : o;
+}
+
+ms_engine_outcome ms_engine_alloc_get(ms_engine *e, int64_t slurm_id, json_t **alloc,
+                                      ms_error *err)
+{
+    *alloc = NULL;
+    pthread_mutex_lock(&e->mu);
+    ei_run *run;
+    ms_job *j = find_live(e, slurm_id, &run);
+    int64_t id = j ? j->id : 0;
+    long gi = held_gi(e, run);
+    pthread_mutex_unlock(&e->mu);
+    if (!id) {
+        ms_error_set(err, MS_EINVAL, "Slurm job %lld holds no allocation", (long long)slurm_id);
+        return MS_ENGINE_NOT_FOUND;
+    }
+    return alloc_json(e, id, gi, alloc, err);
+}
+
+/* Releases allocation j (mu held): a running one ends done (its instance becomes idle), a
+ * queued one is cancelled. wait: until the scheduling thread has ended it. */
+static int release(ms_engine *e, ms_job *j, ei_run *run, bool wait, ms_error *err)
+{
+    if (run) {
+        run->release = true;
+        int64_t id = j->id;
+        if (wait)
+            ei_wait_ended(e, id);
+        else
+            pthread_cond_broadcast(&e->wake);
+        return MS_OK;
+    }
+    size_t i = 0;
+    while (e->queue[i] != j)
+        i++;
+    return ei_cancel_queued(e, i, err);
+}
+
+ms_engine_outcome ms_engine_alloc_release(ms_engine *e, int64_t slurm_id, int64_t step,
+                                          json_t **alloc, ms_error *err)
+{
+    *alloc = NULL;
+    pthread_mutex_lock(&e->mu);
+    ei_run *run;
+    ms_job *j = find_live(e, slurm_id, &run);
+    if (!j || e->stopping) {
+        pthread_mutex_unlock(&e->mu);
+        if (j) {  /* the scheduling thread may be gone: the next start reconciles */
+            ms_error_set(err, MS_EINVAL, "migschedd is stopping: the allocation is released "
+                         "by the reconciliation after its restart");
+            return MS_ENGINE_STOPPING;
+        }
+        ms_error_set(err, MS_EINVAL, "Slurm job %lld holds no allocation", (long long)slurm_id);
+        return MS_ENGINE_NOT_FOUND;
+    }
+    int64_t id = j->id, *steps = NULL;
+    long gi = held_gi(e, run);
+    size_t n = 0;
+    pthread_mutex_lock(&e->smu);
+    int rc = step < 0 ? ms_store_steps_clear(e->st, id, err)
+                      : ms_store_step_remove(e->st, id, step, err);
+    if (!rc)
+        rc = ms_store_steps(e->st, id, &steps, &n, err);
+    pthread_mutex_unlock(&e->smu);
+    free(steps);
+    if (!rc && n == 0) {
+        ms_dlog(MS_LOG_INFO, "allocation.release", "id=%lld slurm_job=%lld by=%s",
+                (long long)id, (long long)slurm_id, step < 0 ? "epilog" : "last_step");
+        rc = release(e, j, run, true, err);
+        gi = -1;
+    }
+    pthread_mutex_unlock(&e->mu);
+    if (rc)
+        return MS_ENGINE_INTERNAL;
+    return alloc_json(e, id, gi, alloc, err);
+}
+
+int ms_engine_alloc_reconcile(ms_engine *e, const int64_t *alive, size_t nalive, double asked,
+                              int *released, ms_error *err)
+{
+    *released = 0;
+    int rc = MS_OK;
+    pthread_mutex_lock(&e->mu);
+    /* Collected first: releasing a queued one changes the queue. Not while stopping: the
+     * next start reconciles again. */
+    size_t n = e->stopping ? 0 : e->nqueue + e->nrun, k = 0;
+    int64_t *gone = malloc((n ? n : 1) * sizeof *gone);
+    if (!gone)
+        rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+    for (size_t i = 0; !rc && i < n; i++) {
+        const ms_job *j = i < e->nqueue ? e->queue[i] : &e->run[i - e->nqueue].job;
+        /* One made after Slurm was asked may be a job that started since: kept. */
+        if (!ei_is_alloc(j) || !(j->submitted < asked))
+            continue;
+        bool found = false;
+        for (size_t a = 0; a < nalive && !found; a++)
+            found = alive[a] == j->spec.slurm_job_id;
+        if (!found)
+            gone[k++] = j->spec.slurm_job_id;
+    }
+    for (size_t i = 0; !rc && i < k; i++) {
+        ei_run *run;
+        ms_job *j = find_live(e, gone[i], &run);
+        ms_dlog(MS_LOG_INFO, "allocation.release", "id=%lld slurm_job=%lld by=reconcile",
+                (long long)j->id, (long long)gone[i]);
+        pthread_mutex_lock(&e->smu);
+        rc = ms_store_steps_clear(e->st, j->id, err);
+        pthread_mutex_unlock(&e->smu);
+        if (!rc && !(rc = release(e, j, run, false, err)))
+            (*released)++;
+    }
+    pthread_mutex_unlock(&e->mu);
+    free(gone);
+    return rc;
+}
+
+size_t ms_engine_alloc_count(ms_engine *e)
+{
+    pthread_mutex_lock(&e->mu);
+    size_t n = 0;
+    for (size_t i = 0; i < e->nqueue; i++)
+        n += ei_is_alloc(e->queue[i]);
+    for (size_t i = 0; i < e->nrun; i++)
+        n += ei_is_alloc(&e->run[i].job);
+    pthread_mutex_unlock(&e->mu);
+    return n;
+}
