@@ -10,7 +10,8 @@ PREFIX     ?= /usr/local
 
 DEB_PACKAGES = cmake pkg-config gcc libglpk-dev libopenblas-dev libjansson-dev \
                libmicrohttpd-dev libsqlite3-dev libcmocka-dev libyaml-dev clang libclang-rt-14-dev \
-               libcurl4-openssl-dev curl sqlite3 jq prometheus
+               libcurl4-openssl-dev curl sqlite3 jq prometheus \
+               libslurm-dev slurmctld slurmd slurm-client munge
 # Large, and only the status page's test needs it: installed by `make test` (deps-test).
 TEST_DEB_PACKAGES = chromium
 
@@ -45,7 +46,8 @@ run: deps build
 	./$(BUILD)/migsched schedule $(SAMPLE) --gpu A30-24GB --algo search --tree
 	./$(BUILD)/migsched compare $(SAMPLE) --gpu A30-24GB
 
-# migsched, migschedd, the systemd unit and an example configuration under PREFIX.
+# migsched, migschedd, the systemd unit, an example configuration and (with libslurm-dev)
+# the SPANK plugin PREFIX/lib/slurm/migsched_spank.so under PREFIX.
 install: $(BUILD)/CMakeCache.txt
 	cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX)
 	cmake --build $(BUILD) -j $(JOBS)

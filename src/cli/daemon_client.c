@@ -19,15 +19,40 @@ struct cli_client {
     char *buf;           /* the reply being received */
     size_t len, cap;
     bool oom;
+    char *errbuf;        /* cli_client_capture_errors: a call's error goes here */
+    size_t errlen;
 };
+
+static void verror(const char *cmd, const char *fmt, va_list ap)
+{
+    fprintf(stderr, "migsched: %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
 
 void cli_client_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "migsched: %s: ", cmd);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    verror(cmd, fmt, ap);
+    va_end(ap);
+}
+
+void cli_client_capture_errors(cli_client *c, char *buf, size_t len)
+{
+    c->errbuf = buf;
+    c->errlen = len;
+}
+
+/* A call's error: into the capture buffer when there is one, else on stderr. */
+__attribute__((format(printf, 2, 3))) static void call_error(cli_client *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (c->errbuf)
+        vsnprintf(c->errbuf, c->errlen, fmt, ap);
+    else
+        verror(c->cmd, fmt, ap);
     va_end(ap);
 }
 
@@ -166,9 +191,9 @@ int cli_client_call(cli_client *c, const char *method, const char *path, const c
     CURLcode rc = curl_easy_perform(c->curl);
     if (rc != CURLE_OK) {
         if (c->oom)
-            cli_client_error(c->cmd, "out of memory reading the daemon's reply");
+            call_error(c, "out of memory reading the daemon's reply");
         else
-            cli_client_error(c->cmd, "cannot reach migschedd at %s: %s", c->where,
+            call_error(c, "cannot reach migschedd at %s: %s", c->where,
                              curl_easy_strerror(rc));
         return 1;
     }
@@ -181,14 +206,14 @@ int cli_client_call(cli_client *c, const char *method, const char *path, const c
     if (code >= 400) {
         const char *msg = json_string_value(json_object_get(o, "error"));
         if (msg)
-            cli_client_error(c->cmd, "%s", msg);
+            call_error(c, "%s", msg);
         else
-            cli_client_error(c->cmd, "%s: HTTP %ld from migschedd at %s", path, code, c->where);
+            call_error(c, "%s: HTTP %ld from migschedd at %s", path, code, c->where);
         json_decref(o);
         return 1;
     }
     if (!o) {
-        cli_client_error(c->cmd, "%s: the reply of migschedd at %s is not JSON", path, c->where);
+        call_error(c, "%s: the reply of migschedd at %s is not JSON", path, c->where);
         return 1;
     }
     *reply = o;

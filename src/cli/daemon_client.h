@@ -28,6 +28,10 @@ void cli_client_close(cli_client *c);
 int cli_client_call(cli_client *c, const char *method, const char *path, const char *body,
                     json_t **reply, long *status);
 
+/* From now on a call's error goes into buf (len bytes, NUL-terminated) instead of stderr
+ * (the SPANK plugin reports it through Slurm). */
+void cli_client_capture_errors(cli_client *c, char *buf, size_t len);
+
 /* Prints "migsched: CMD: " and the message (for the commands' own errors). */
 void cli_client_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -1,0 +1,138 @@
+/* migsched_spank.c: the SPANK plugin (migsched_spank.so). It adds the job option
+ * --mig=PROFILE|SLICES; each task of a step asks the node's migschedd for the job's
+ * instance and waits until it is placed (slurm_spank_task_init_privileged), the step's end
+ * releases the step (slurm_spank_exit), the job's epilog the whole job
+ * (slurm_spank_job_epilog, which runs even when slurmstepd died). It holds no scheduling
+ * logic: migschedd keys the allocation by Slurm job id, counts the steps holding it and
+ * places it. See docs/daemon.md ("Slurm") and docs/cluster.md. */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Slurm finds the plugin's symbols by name: these are the only ones exported (the client
+ * code linked in is built hidden). */
+#pragma GCC visibility push(default)
+#include <slurm/spank.h>
+
+#include "spank_args.h"
+#include "spank_client.h"
+
+SPANK_PLUGIN(migsched, 1)
+
+/* Process state, as SPANK gives it no context: the plugin's arguments (slurm_spank_init)
+ * and --mig's value (the option callback, run in each Slurm process that parses it,
+ * slurmstepd included). */
+static msp_conf conf;
+static char mig_value[64];
+static bool mig_given;
+
+static int mig_option_cb(int val, const char *optarg, int remote)
+{
+    char body[128], err[256];
+    if (msp_parse_mig(optarg, body, sizeof body, err, sizeof err)) {
+        slurm_error("migsched: %s", err);
+        return -1;
+    }
+    snprintf(mig_value, sizeof mig_value, "%s", optarg);
+    mig_given = true;
+    return 0;
+}
+
+static struct spank_option mig_option = {
+    "mig", "PROFILE|SLICES",
+    "Run in a MIG instance of this profile (e.g. 3g.20gb) or this many compute slices "
+    "(e.g. 3), placed by the node's migschedd; ask --gres=migslice:N with N at least its "
+    "compute slices.",
+    1, 0, mig_option_cb};
+
+int slurm_spank_init(spank_t sp, int ac, char **av)
+{
+    char err[256];
+    if (msp_parse_args(ac, av, &conf, err, sizeof err)) {
+        slurm_error("migsched_spank: plugstack.conf: %s", err);
+        return -1;
+    }
+    /* Registered, not a spank_options table: sbatch and salloc see only registered
+     * options. */
+    spank_err_t rc = spank_option_register(sp, &mig_option);
+    if (rc != ESPANK_SUCCESS) {
+        slurm_error("migsched_spank: cannot register --mig: %s", spank_strerror(rc));
+        return -1;
+    }
+    return 0;
+}
+
+static int job_and_step(spank_t sp, uint32_t *job, uint32_t *step)
+{
+    if (spank_get_item(sp, S_JOB_ID, job) != ESPANK_SUCCESS ||
+        (step && spank_get_item(sp, S_JOB_STEPID, step) != ESPANK_SUCCESS)) {
+        slurm_error("migsched: cannot read the Slurm job and step ids");
+        return -1;
+    }
+    return 0;
+}
+
+/* Once per task, as root, before the task runs: the task waits for its instance. A
+ * refusal or a timeout fails the step (FAILED, exit 1:0; the node is not drained). */
+int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
+{
+    if (!mig_given || spank_remote(sp) != 1)
+        return 0;
+    uint32_t job, step;
+    if (job_and_step(sp, &job, &step))
+        return -1;
+    char body[128], err[1024];
+    msp_instance in;
+    if (msp_parse_mig(mig_value, body, sizeof body, err, sizeof err) ||
+        msp_acquire(&conf, job, step, body, &in, err, sizeof err)) {
+        slurm_error("migsched: job %u --mig=%s: %s", job, mig_value, err);
+        return -1;
+    }
+    char alloc[32], gpu[16];
+    snprintf(alloc, sizeof alloc, "%lld", in.allocation);
+    snprintf(gpu, sizeof gpu, "%d", in.gpu);
+    if (spank_setenv(sp, "CUDA_VISIBLE_DEVICES", in.mig_uuid, 1) != ESPANK_SUCCESS ||
+        spank_setenv(sp, "MIGSCHED_ALLOCATION", alloc, 1) != ESPANK_SUCCESS ||
+        spank_setenv(sp, "MIGSCHED_GPU", gpu, 1) != ESPANK_SUCCESS ||
+        spank_setenv(sp, "MIGSCHED_MIG_PROFILE", in.profile, 1) != ESPANK_SUCCESS) {
+        slurm_error("migsched: job %u: cannot set the task's environment", job);
+        return -1;
+    }
+    slurm_verbose("migsched: job %u step %u: %s on GPU %d (%s)", job, step, in.mig_uuid,
+                  in.gpu, in.profile);
+    return 0;
+}
+
+/* The step ended (normally, failed or cancelled; not when slurmstepd was killed, which
+ * the epilog and migschedd's reconciliation cover): its hold ends. */
+int slurm_spank_exit(spank_t sp, int ac, char **av)
+{
+    if (!mig_given || spank_remote(sp) != 1)
+        return 0;
+    uint32_t job, step;
+    char err[1024];
+    if (job_and_step(sp, &job, &step))
+        return 0;
+    if (msp_release(&conf, job, step, 0, err, sizeof err))
+        slurm_error("migsched: job %u step %u: release: %s", job, step, err);
+    return 0;  /* the step is over either way; the epilog releases the job */
+}
+
+/* In slurmd after the job, also when slurmstepd died: every step's hold ends. A failure
+ * is logged, not returned (a failed epilog drains the node; the reconciliation releases
+ * the allocation later). */
+int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
+{
+    char *optarg = NULL;
+    if (spank_option_getopt(sp, &mig_option, &optarg) != ESPANK_SUCCESS)
+        return 0;
+    uint32_t job;
+    char err[1024];
+    if (job_and_step(sp, &job, NULL))
+        return 0;
+    if (msp_release(&conf, job, 0, 1, err, sizeof err))
+        slurm_error("migsched: job %u: epilog release: %s", job, err);
+    return 0;
+}
+#pragma GCC visibility pop

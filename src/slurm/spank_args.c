@@ -1,0 +1,69 @@
+/* spank_args.c: the plugin's arguments and the --mig option's value. */
+#include "spank_args.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int msp_parse_args(int argc, char *const argv[], msp_conf *out, char *err, size_t errlen)
+{
+    snprintf(out->socket, sizeof out->socket, "%s", MSP_DEFAULT_SOCKET);
+    out->timeout = MSP_DEFAULT_TIMEOUT;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strncmp(a, "socket=", 7)) {
+            const char *p = a + 7;
+            if (p[0] != '/' || strlen(p) >= sizeof out->socket) {
+                snprintf(err, errlen, "%s: expected an absolute socket path of at most %d "
+                         "bytes", a, MSP_SOCKET_LEN - 1);
+                return -1;
+            }
+            snprintf(out->socket, sizeof out->socket, "%s", p);
+        } else if (!strncmp(a, "timeout=", 8)) {
+            char *end;
+            errno = 0;
+            double t = strtod(a + 8, &end);
+            if (end == a + 8 || *end || errno || !isfinite(t) || !(t > 0) || t > 86400) {
+                snprintf(err, errlen, "%s: expected seconds above 0, at most 86400", a);
+                return -1;
+            }
+            out->timeout = t;
+        } else {
+            snprintf(err, errlen, "unknown argument \"%.80s\" (socket=PATH, timeout=SECONDS)",
+                     a);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int msp_parse_mig(const char *value, char *body, size_t bodylen, char *err, size_t errlen)
+{
+    size_t n = value ? strlen(value) : 0;
+    if (n == 0) {
+        snprintf(err, errlen, "--mig needs a profile (e.g. 3g.20gb) or a number of compute "
+                 "slices (e.g. 3)");
+        return -1;
+    }
+    if (strspn(value, "0123456789") == n) {
+        long s = n <= 2 ? strtol(value, NULL, 10) : 0;
+        if (s < 1 || s > 7) {
+            snprintf(err, errlen, "--mig=%.40s: a number of compute slices is 1..7", value);
+            return -1;
+        }
+        snprintf(body, bodylen, "{\"slices\": %ld}", s);
+        return 0;
+    }
+    /* A profile name: <slices>g.<memory>gb with an optional +me; migschedd knows which its
+     * GPU model has. Only these characters reach the JSON text. */
+    const char *g = strchr(value, 'g');
+    if (n > 32 || strspn(value, "0123456789g.b+me") != n || !g || g == value || g[1] != '.') {
+        snprintf(err, errlen, "--mig=%.40s: expected a MIG profile such as 1g.5gb or 3g.20gb, "
+                 "or a number of compute slices 1..7", value);
+        return -1;
+    }
+    snprintf(body, bodylen, "{\"profile\": \"%s\"}", value);
+    return 0;
+}

@@ -1,0 +1,28 @@
+/* spank_args.h: the SPANK plugin's words, apart from Slurm so they are tested without it:
+ * its plugstack.conf arguments (socket=PATH timeout=SECONDS) and the job option
+ * --mig=PROFILE|SLICES made the body of migschedd's PUT /v1/allocations/{job}/steps/{step}.
+ * See docs/daemon.md ("Slurm"). */
+#ifndef MIGSCHED_SLURM_SPANK_ARGS_H
+#define MIGSCHED_SLURM_SPANK_ARGS_H
+
+#include <stddef.h>
+
+#define MSP_DEFAULT_SOCKET "/run/migschedd/migschedd.sock"
+#define MSP_DEFAULT_TIMEOUT 60.0   /* seconds to wait for an instance */
+#define MSP_SOCKET_LEN 108         /* sockaddr_un's sun_path */
+
+typedef struct msp_conf {
+    char socket[MSP_SOCKET_LEN];   /* migschedd's Unix socket */
+    double timeout;                /* seconds a task waits for its instance, (0, 86400] */
+} msp_conf;
+
+/* plugstack.conf's arguments (argv[0..argc-1]) over the defaults. Returns 0, or -1 with
+ * the problem in err (naming the argument). */
+int msp_parse_args(int argc, char *const argv[], msp_conf *out, char *err, size_t errlen);
+
+/* --mig's value: SLICES (an integer 1..7) or PROFILE (a name such as 3g.20gb, which
+ * migschedd checks against its GPU model) as the JSON body {"slices": N} or
+ * {"profile": "NAME"} (written to body). Returns 0, or -1 with the problem in err. */
+int msp_parse_mig(const char *value, char *body, size_t bodylen, char *err, size_t errlen);
+
+#endif
