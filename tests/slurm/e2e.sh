@@ -17,6 +17,7 @@ command -v python3 >/dev/null || fail "python3 is missing"
 SLICES=14
 write_slurm_conf $SLICES 120
 start_slurm
+mkdir "$T/hpc"
 start_migschedd --slurm-reconcile 5 --hpc-job-mapping-dir "$T/hpc"
 echo "cluster and migschedd up after $(python3 -c "import time; print(round(time.time() - $T0, 1))") s"
 
@@ -68,6 +69,8 @@ scontrol show job -o > "$T/slurm_jobs.txt"
 [ "$(grep -c 'JobState=COMPLETED.*ExitCode=0:0' "$T/slurm_jobs.txt")" = 24 ] ||
     fail "not every job completed: $(grep -v 'JobState=COMPLETED' "$T/slurm_jobs.txt" | cut -c1-300)"
 [ "$(sinfo -h -n "$NODE" -o %T)" = idle ] || fail "the node is $(sinfo -h -n "$NODE" -o %T)"
+# The plugin's step-end and epilog releases reached migschedd (errors are logged by slurmd).
+grep -q 'migsched' "$T/log/slurmd.log" && fail "the plugin logged errors: $(grep migsched "$T/log/slurmd.log" | head -5)"
 # Allocations are released at step end: wait for the last release to be recorded.
 await '[ "$(ucurl "http://d/v1/jobs?state=running" | jq ".jobs | length")" = 0 ]' 60
 ucurl http://d/v1/jobs > "$T/alloc.json"
