@@ -3,8 +3,9 @@
 # larger than the job's --gres=migslice:N is refused with a message saying so; a --mig that
 # cannot be placed (someone else's instances hold slot 0 of both GPUs, so no 7g.40gb fits)
 # fails its step after the timeout with a clear message, holds nothing in migschedd, does
-# not drain the node, and leaves the foreign instances alone; a job that fits still runs;
-# with migschedd down a --mig step fails cleanly too.
+# not drain the node, and leaves the foreign instances alone; a job that fits still runs; a
+# job whose slurmstepd is killed is released by its epilog (reconciliation off); with
+# migschedd down a --mig step fails cleanly too.
 # $1 = migsched, $2 = migschedd, $3 = source dir, $4 = migsched_spank.so; FAKE_NVML_DIR set by ctest.
 M=$1 DD=$2 PLUGIN=${4:-}
 . "$3/tests/slurm/lib.sh"
@@ -13,7 +14,8 @@ start_slurm
 # Foreign 1g.5gb instances at slot 0 of each GPU (GPU instance 9, made by "someone else").
 printf '%s\n' "gpu 0 mig 1" "gi 0 9 1g.5gb 0 1" "ci 0 9 0 0" \
               "gpu 1 mig 1" "gi 1 9 1g.5gb 0 2" "ci 1 9 0 0" > "$FAKE_NVML_STATE"
-start_migschedd
+# No reconciliation: what releases an allocation here is the plugin alone.
+start_migschedd --slurm-reconcile 0
 node_state() { sinfo -h -n "$NODE" -o %T; }
 # Allocations held (queued or running) in migschedd.
 live_allocs() {
@@ -51,6 +53,24 @@ out=$(env "$TAG" srun -Q --mig=3 --gres=migslice:3 sh -c 'echo "$CUDA_VISIBLE_DE
     fail "--mig=3 failed after the refusals"
 case $out in MIG-*) ;; *) fail "--mig=3 saw CUDA_VISIBLE_DEVICES=$out" ;; esac
 await '[ "$(live_allocs)" = 0 ]' 30
+
+# slurmstepd killed: slurm_spank_exit never runs; once Slurm ends the job (scancel: Slurm
+# alone notices a dead slurmstepd only much later) the job's epilog releases it.
+job=$(env "$TAG" sbatch --parsable --mig=2 --gres=migslice:2 -o "$T/out/killed.out" --wrap 'sleep 120') ||
+    fail "sbatch"
+await '[ "$(ucurl "http://d/v1/jobs?state=running" | jq ".jobs | length")" = 1 ]' 60
+stepd=
+for p in $(tagged_pids); do
+    tr '\0' ' ' 2>/dev/null < "/proc/$p/cmdline" | grep -q "^slurmstepd: \[$job.batch\]" && stepd=$p
+done
+[ -n "$stepd" ] || fail "no slurmstepd for job $job"
+kill -9 "$stepd"
+scancel "$job"
+await '[ "$(live_allocs)" = 0 ]' 60
+grep -q "allocation.release .*slurm_job=$job by=epilog" "$T/daemon.log" ||
+    fail "job $job's allocation was not released by its epilog: $(grep "slurm_job=$job" "$T/daemon.log")"
+await '[ "$(node_state)" = idle ]' 60
+echo "slurmstepd of job $job killed: released by the epilog"
 
 # migschedd down: the step fails with a message, the node stays up.
 end_pid "$DPID" 30
