@@ -21,11 +21,16 @@ mkdir "$T/hpc"
 start_migschedd --slurm-reconcile 5 --hpc-job-mapping-dir "$T/hpc"
 echo "cluster and migschedd up after $(python3 -c "import time; print(round(time.time() - $T0, 1))") s"
 
-# Slurm's view, polled: the slices of the running jobs (squeue's TRES per node), one sum per line.
+# Polled: Slurm's view (the slices of the running jobs, squeue's TRES per node: one sum per
+# line) and DCGM exporter's job-mapping files migschedd keeps ("FILE JOB" lines).
 poll_slurm() {
+    local f
     while :; do
         squeue -h -t R -o '%b' 2>/dev/null |
             awk -F: '/migslice/ { n += $NF } END { print n + 0 }' >> "$T/poll.txt"
+        for f in "$T"/hpc/*; do
+            [ -f "$f" ] && sed "s|^|${f##*/} |" "$f" 2>/dev/null
+        done >> "$T/hpc_poll.txt"
         sleep 0.3
     done
 }
@@ -70,12 +75,13 @@ scontrol show job -o > "$T/slurm_jobs.txt"
     fail "not every job completed: $(grep -v 'JobState=COMPLETED' "$T/slurm_jobs.txt" | cut -c1-300)"
 [ "$(sinfo -h -n "$NODE" -o %T)" = idle ] || fail "the node is $(sinfo -h -n "$NODE" -o %T)"
 # The plugin's step-end and epilog releases reached migschedd (errors are logged by slurmd).
-grep -q 'migsched' "$T/log/slurmd.log" && fail "the plugin logged errors: $(grep migsched "$T/log/slurmd.log" | head -5)"
+grep -qE 'error: (migsched|spank)' "$T/log/slurmd.log" &&
+    fail "the plugin logged errors: $(grep -E 'error: (migsched|spank)' "$T/log/slurmd.log" | head -5)"
 # Allocations are released at step end: wait for the last release to be recorded.
 await '[ "$(ucurl "http://d/v1/jobs?state=running" | jq ".jobs | length")" = 0 ]' 60
 ucurl http://d/v1/jobs > "$T/alloc.json"
 sqlite3 -separator ' ' "$T/d.db" \
-    "SELECT uuid, gpu, profile, start_slot, created, coalesce(destroyed, 'alive') FROM instances" > "$T/instances.txt"
+    "SELECT uuid, gpu, profile, start_slot, gi_id, created, coalesce(destroyed, 'alive') FROM instances" > "$T/instances.txt"
 cat "$T"/out/*.out > "$T/runs.txt"
 ls "$T/hpc" > "$T/hpc_left.txt" 2>/dev/null
 
@@ -87,8 +93,8 @@ geo = {"1g.5gb": (1, 1), "1g.10gb": (1, 2), "2g.10gb": (2, 2), "3g.20gb": (3, 4)
        "4g.20gb": (4, 4), "7g.40gb": (7, 8)}
 inst = {}
 for line in open(T + "/instances.txt"):
-    uuid, gpu, prof, slot, created, destroyed = line.split()
-    inst[uuid] = dict(gpu=int(gpu), prof=prof, slot=int(slot), created=float(created),
+    uuid, gpu, prof, slot, gi, created, destroyed = line.split()
+    inst[uuid] = dict(gpu=int(gpu), prof=prof, slot=int(slot), gi=int(gi), created=float(created),
                       destroyed=float("inf") if destroyed == "alive" else float(destroyed))
 runs = collections.defaultdict(list)
 for line in open(T + "/runs.txt"):
@@ -139,6 +145,12 @@ for job, rs in runs.items():
     assert a["mig_uuid"] == rs[0]["cvd"] and a["state"] == "done", "job %d: allocation %s" % (job, a)
 assert len(allocs) == 24, "%d allocations" % len(allocs)
 assert open(T + "/hpc_left.txt").read() == "", "job-mapping files left: " + open(T + "/hpc_left.txt").read()
+# DCGM's job mapping: each job was seen listed in its instance's <gpu>.<GPU_I_ID> file.
+mapped = {tuple(l.split()) for l in open(T + "/hpc_poll.txt") if len(l.split()) == 2}
+for job, rs in runs.items():
+    i = inst[rs[0]["cvd"]]
+    assert ("%d.%d" % (i["gpu"], i["gi"]), str(job)) in mapped, \
+        "job %d never listed in %d.%d: %s" % (job, i["gpu"], i["gi"], sorted(mapped))
 print("24 jobs on %d instances; peak %d of %d slices by the stamps, %d by squeue (%d polls)"
       % (len({s[3] for s in spans}), peak, slices, max(polled), len(polled)))
 PY
