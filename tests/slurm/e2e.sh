@@ -78,8 +78,8 @@ scontrol show job -o > "$T/slurm_jobs.txt"
 grep -qE 'error: (migsched|spank)' "$T/log/slurmd.log" &&
     fail "the plugin logged errors: $(grep -E 'error: (migsched|spank)' "$T/log/slurmd.log" | head -5)"
 # Allocations are released at step end: wait for the last release to be recorded.
-await '[ "$(ucurl "http://d/v1/jobs?state=running" | jq ".jobs | length")" = 0 ]' 60
-ucurl http://d/v1/jobs > "$T/alloc.json"
+await '[ "$(api "/v1/jobs?state=running" | jq ".jobs | length")" = 0 ]' 60
+api /v1/jobs > "$T/alloc.json"
 sqlite3 -separator ' ' "$T/d.db" \
     "SELECT uuid, gpu, profile, start_slot, gi_id, created, coalesce(destroyed, 'alive') FROM instances" > "$T/instances.txt"
 cat "$T"/out/*.out > "$T/runs.txt"

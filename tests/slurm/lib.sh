@@ -2,7 +2,8 @@
 # slurmd as root in a temporary folder (own key, socket, ports and spool; no systemd), and
 # migschedd on the fake NVML (2 A100-40GB) whose Unix socket the SPANK plugin talks to.
 # Sourced with $M (migsched), $DD (migschedd), $PLUGIN (migsched_spank.so) set; every
-# process it starts is ended, and the folder removed, on every exit path.
+# process it starts is ended, and the folder removed, on every exit path. Builds on the
+# daemon tests' lib.sh (the folder $T, await, start_daemon, ucurl).
 set -u
 skip() { echo "SKIP: $*"; exit 77; }
 [ "$(id -u)" = 0 ] || skip "the Slurm test runs slurmctld/slurmd as root (run as root)"
@@ -14,16 +15,15 @@ done
 [ -n "${FAKE_NVML_DIR:-}" ] || skip "the fake NVML was not built"
 command -v sqlite3 >/dev/null || { echo "FAIL: sqlite3 is missing (make deps)" >&2; exit 1; }
 
+. "$(dirname "${BASH_SOURCE[0]}")/../daemon/lib.sh"
 # munged wants the socket's folder readable by all (mode 755), as slurmstepd runs the
 # plugin and the jobs as root anyway.
-T=$(mktemp -d /tmp/migsched-slurm.XXXXXX)
 chmod 755 "$T"
 mkdir -p "$T/munge" "$T/state" "$T/spool" "$T/log" "$T/out" "$T/rt" "$T/logs"
 # Every process of this cluster (daemons, slurmstepd, job tasks) carries this variable, so
 # that the clean-up can find what is left of it (a job step survives its slurmd) by PID.
 TAG="MIGSCHED_SLURM_TEST=$T"
-MUNGE_PID= CTLD_PID= SLURMD_PID= DPID=
-SOCK=$T/d.sock
+MUNGE_PID= CTLD_PID= SLURMD_PID=
 export SLURM_CONF=$T/slurm.conf
 # migschedd and the fake NVML: 2 A100-40GB, state in a file, fast creations.
 export LD_LIBRARY_PATH=$FAKE_NVML_DIR FAKE_NVML_STATE=$T/nvml.state FAKE_NVML_GPU=A100-40GB \
@@ -49,9 +49,12 @@ tagged_pids() {
         tr '\0' '\n' 2>/dev/null < "/proc/$p/environ" | grep -qxF "$TAG" && echo "$p"
     done
 }
+# Replaces the daemon tests' cleanup (the EXIT trap calls it by name). SIGPIPE ignored from
+# here: a write to a pipe nobody reads must not end the clean-up half-way.
 cleanup() {
     local rc=$?
     trap - EXIT INT TERM
+    trap '' PIPE
     if [ -n "$CTLD_PID" ] && kill -0 "$CTLD_PID" 2>/dev/null; then
         scancel --full "--user=$(id -un)" 2>/dev/null
         for _ in $(seq 100); do
@@ -70,8 +73,10 @@ cleanup() {
     rm -rf "$T"
     exit "$rc"
 }
-trap cleanup EXIT
+# Signals end the test through the clean-up too; SIGPIPE included (ctest gone, a write to
+# its pipe would otherwise end the shell with the cluster still up).
 trap 'exit 143' INT TERM
+trap 'exit 141' PIPE
 fail() {
     echo "FAIL: $*" >&2
     local f
@@ -80,13 +85,8 @@ fail() {
     done
     exit 1
 }
-# Waits (up to $2 s, default 60: the CI machine may be loaded) until a shell condition holds.
-await() {
-    local n=$(( ${2:-60} * 10 ))
-    for _ in $(seq "$n"); do eval "$1" && return 0; sleep 0.1; done
-    fail "timed out: $1"
-}
-ucurl() { curl -s --unix-socket "$SOCK" "$@"; }
+# A JSON answer of migschedd (ucurl's body, without the status line).
+api() { body_of "$(ucurl "http://d$1")"; }
 
 # A free TCP port from a random start (bash's /dev/tcp connects when one is in use).
 free_port() {
@@ -149,26 +149,23 @@ start_slurm() {
         "--log-file=$T/munge/log" "--pid-file=$T/munge/pid" "--seed-file=$T/munge/seed" \
         > "$T/log/munged.out" 2>&1 &
     MUNGE_PID=$!
-    await "[ -S '$T/munge/munge.socket' ] || ! kill -0 $MUNGE_PID 2>/dev/null"
+    await "[ -S '$T/munge/munge.socket' ] || ! kill -0 $MUNGE_PID 2>/dev/null" 60
     kill -0 "$MUNGE_PID" 2>/dev/null || fail "munged did not start: $(cat "$T/log/munged.out")"
     env "$TAG" slurmctld -D > "$T/log/slurmctld.out" 2>&1 &
     CTLD_PID=$!
-    await "scontrol ping 2>/dev/null | grep -q UP || ! kill -0 $CTLD_PID 2>/dev/null"
+    await "scontrol ping 2>/dev/null | grep -q UP || ! kill -0 $CTLD_PID 2>/dev/null" 60
     kill -0 "$CTLD_PID" 2>/dev/null || fail "slurmctld exited: $(tail -5 "$T/log/slurmctld.out")"
     env "$TAG" slurmd -D > "$T/log/slurmd.out" 2>&1 &
     SLURMD_PID=$!
-    await "[ \"\$(sinfo -h -n '$NODE' -o %T 2>/dev/null)\" = idle ] || ! kill -0 $SLURMD_PID 2>/dev/null"
+    await "[ \"\$(sinfo -h -n '$NODE' -o %T 2>/dev/null)\" = idle ] || ! kill -0 $SLURMD_PID 2>/dev/null" 60
     kill -0 "$SLURMD_PID" 2>/dev/null || fail "slurmd exited: $(tail -5 "$T/log/slurmd.out")"
 }
 
 # Starts migschedd (online mode, nvml backend on the fake GPUs) with extra arguments and
 # waits until it answers on its socket.
 start_migschedd() {
-    env "$TAG" "$DD" --backend nvml --devices 0,1 --gpu A100-40GB --listen "unix:$SOCK" \
-        --db "$T/d.db" --log-dir "$T/logs" --stop-grace 2 "$@" >> "$T/daemon.log" 2>&1 &
-    DPID=$!
-    await "[ \"\$(curl -s -o /dev/null -w '%{http_code}' --unix-socket '$SOCK' http://d/healthz)\" = 200 ] || ! kill -0 $DPID 2>/dev/null"
-    kill -0 "$DPID" 2>/dev/null || fail "migschedd did not start"
+    start_daemon --backend nvml --devices 0,1 --gpu A100-40GB --listen "unix:$SOCK" \
+        --db "$T/d.db" --log-dir "$T/logs" --stop-grace 2 "$@"
 }
 
 # The number of MIG instances on the fake GPUs.

@@ -21,7 +21,7 @@ node_state() { sinfo -h -n "$NODE" -o %T; }
 live_allocs() {
     local st n=0
     for st in queued running; do
-        n=$(( n + $(ucurl "http://d/v1/jobs?state=$st" | jq '[.jobs[] | select(.slurm_job_id != null)] | length') ))
+        n=$(( n + $(api "/v1/jobs?state=$st" | jq '[.jobs[] | select(.slurm_job_id != null)] | length') ))
     done
     echo "$n"
 }
@@ -58,7 +58,7 @@ await '[ "$(live_allocs)" = 0 ]' 30
 # alone notices a dead slurmstepd only much later) the job's epilog releases it.
 job=$(env "$TAG" sbatch --parsable --mig=2 --gres=migslice:2 -o "$T/out/killed.out" --wrap 'sleep 120') ||
     fail "sbatch"
-await '[ "$(ucurl "http://d/v1/jobs?state=running" | jq ".jobs | length")" = 1 ]' 60
+await '[ "$(api "/v1/jobs?state=running" | jq ".jobs | length")" = 1 ]' 60
 stepd=
 for p in $(tagged_pids); do
     tr '\0' ' ' 2>/dev/null < "/proc/$p/cmdline" | grep -q "^slurmstepd: \[$job.batch\]" && stepd=$p
