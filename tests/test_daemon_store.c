@@ -383,6 +383,40 @@ static void test_open_errors(void **state)
     assert_non_null(strstr(e.msg, "not a database"));
 }
 
+/* An allocation's steps: a set per job (a step added twice is there once), removed one by
+ * one or all at once, kept by a reopen; another job's steps are its own. */
+static void test_allocation_steps(void **state)
+{
+    fixture *f = *state;
+    ms_store *st = open_ok(f->path);
+    ms_error e = {0};
+    int64_t a = submit(st, "a", "fail", 1), b = submit(st, "b", "fail", 2), *steps;
+    size_t n;
+    assert_int_equal(ms_store_step_add(st, a, 4294967291LL, &e), MS_OK);
+    assert_int_equal(ms_store_step_add(st, a, 0, &e), MS_OK);
+    assert_int_equal(ms_store_step_add(st, a, 0, &e), MS_OK);
+    assert_int_equal(ms_store_step_add(st, b, 3, &e), MS_OK);
+    ms_store_close(st);
+    st = open_ok(f->path);
+    assert_int_equal(ms_store_steps(st, a, &steps, &n, &e), MS_OK);
+    assert_int_equal(n, 2);
+    assert_true(steps[0] == 0 && steps[1] == 4294967291LL);
+    free(steps);
+    assert_int_equal(ms_store_step_remove(st, a, 0, &e), MS_OK);
+    assert_int_equal(ms_store_step_remove(st, a, 7, &e), MS_OK);  /* not there: no error */
+    assert_int_equal(ms_store_steps(st, a, &steps, &n, &e), MS_OK);
+    assert_int_equal(n, 1);
+    free(steps);
+    assert_int_equal(ms_store_steps_clear(st, a, &e), MS_OK);
+    assert_int_equal(ms_store_steps(st, a, &steps, &n, &e), MS_OK);
+    assert_int_equal(n, 0);
+    assert_null(steps);
+    assert_int_equal(ms_store_steps(st, b, &steps, &n, &e), MS_OK);
+    assert_true(n == 1 && steps[0] == 3);
+    free(steps);
+    ms_store_close(st);
+}
+
 static void test_plans_and_instances(void **state)
 {
     fixture *f = *state;
@@ -444,6 +478,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_newer_version_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_open_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_plans_and_instances, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_allocation_steps, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -44,6 +44,11 @@ void cli_client_capture_errors(cli_client *c, char *buf, size_t len)
     c->errlen = len;
 }
 
+void cli_client_timeout(cli_client *c, double seconds)
+{
+    curl_easy_setopt(c->curl, CURLOPT_TIMEOUT_MS, (long)(seconds * 1000));
+}
+
 /* A call's error: into the capture buffer when there is one, else on stderr. */
 __attribute__((format(printf, 2, 3))) static void call_error(cli_client *c, const char *fmt, ...)
 {

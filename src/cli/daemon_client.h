@@ -32,6 +32,10 @@ int cli_client_call(cli_client *c, const char *method, const char *path, const c
  * (the SPANK plugin reports it through Slurm). */
 void cli_client_capture_errors(cli_client *c, char *buf, size_t len);
 
+/* Each call from now on fails after this long (the plugin must not hang a Slurm task on a
+ * stuck daemon; the commands wait as long as it takes). */
+void cli_client_timeout(cli_client *c, double seconds);
+
 /* Prints "migsched: CMD: " and the message (for the commands' own errors). */
 void cli_client_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

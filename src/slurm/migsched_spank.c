@@ -20,10 +20,8 @@
 
 SPANK_PLUGIN(migsched, 1)
 
-/* Process state, as SPANK gives it no context: the plugin's arguments (slurm_spank_init)
- * and --mig's value (the option callback, run in each Slurm process that parses it,
- * slurmstepd included). */
-static msp_conf conf;
+/* --mig's value, as SPANK gives the option's callback no context: it runs in each Slurm
+ * process that parses the option, slurmstepd included. */
 static char mig_value[64];
 static bool mig_given;
 
@@ -46,13 +44,23 @@ static struct spank_option mig_option = {
     "compute slices.",
     1, 0, mig_option_cb};
 
-int slurm_spank_init(spank_t sp, int ac, char **av)
+/* The plugin's arguments, parsed in each callback: slurmd runs the job epilog in a process
+ * where slurm_spank_init did not run. */
+static int load_conf(int ac, char **av, msp_conf *conf)
 {
     char err[256];
-    if (msp_parse_args(ac, av, &conf, err, sizeof err)) {
+    if (msp_parse_args(ac, av, conf, err, sizeof err)) {
         slurm_error("migsched_spank: plugstack.conf: %s", err);
         return -1;
     }
+    return 0;
+}
+
+int slurm_spank_init(spank_t sp, int ac, char **av)
+{
+    msp_conf conf;
+    if (load_conf(ac, av, &conf))
+        return -1;
     /* Registered, not a spank_options table: sbatch and salloc see only registered
      * options. */
     spank_err_t rc = spank_option_register(sp, &mig_option);
@@ -80,7 +88,8 @@ int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
     if (!mig_given || spank_remote(sp) != 1)
         return 0;
     uint32_t job, step;
-    if (job_and_step(sp, &job, &step))
+    msp_conf conf;
+    if (load_conf(ac, av, &conf) || job_and_step(sp, &job, &step))
         return -1;
     char body[128], err[1024];
     msp_instance in;
@@ -111,8 +120,9 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
     if (!mig_given || spank_remote(sp) != 1)
         return 0;
     uint32_t job, step;
+    msp_conf conf;
     char err[1024];
-    if (job_and_step(sp, &job, &step))
+    if (load_conf(ac, av, &conf) || job_and_step(sp, &job, &step))
         return 0;
     if (msp_release(&conf, job, step, 0, err, sizeof err))
         slurm_error("migsched: job %u step %u: release: %s", job, step, err);
@@ -128,8 +138,9 @@ int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
     if (spank_option_getopt(sp, &mig_option, &optarg) != ESPANK_SUCCESS)
         return 0;
     uint32_t job;
+    msp_conf conf;
     char err[1024];
-    if (job_and_step(sp, &job, NULL))
+    if (load_conf(ac, av, &conf) || job_and_step(sp, &job, NULL))
         return 0;
     /* slurmd's job_script context never calls slurm_spank_init: read the arguments here
      * (without, the socket was empty on Slurm 22.05.8). */

@@ -8,7 +8,9 @@
 
 #include "../cli/daemon_client.h"
 
+#define FIRST_POLL_SECONDS 0.005
 #define POLL_SECONDS 0.1
+#define REQUEST_SLACK_SECONDS 30
 
 static double mono(void)
 {
@@ -23,10 +25,13 @@ static cli_client *connect_to(const msp_conf *c, char *err, size_t errlen)
     snprintf(where, sizeof where, "unix:%s", c->socket);
     bool usage;
     cli_client *cl = cli_client_open("migsched_spank", where, NULL, &usage);
-    if (!cl)
+    if (!cl) {
         snprintf(err, errlen, "cannot open a connection to migschedd at %s", where);
-    else
-        cli_client_capture_errors(cl, err, errlen);
+        return NULL;
+    }
+    cli_client_capture_errors(cl, err, errlen);
+    /* One request never outlasts the wait, plus room for migschedd asking Slurm. */
+    cli_client_timeout(cl, c->timeout + REQUEST_SLACK_SECONDS);
     return cl;
 }
 
@@ -61,7 +66,7 @@ int msp_acquire(const msp_conf *c, uint32_t job, uint32_t step, const char *body
     snprintf(path, sizeof path, "/v1/allocations/%u/steps/%u", job, step);
     json_t *a = NULL;
     int rc = cli_client_call(cl, "PUT", path, body, &a, NULL) ? -1 : placed(a, out, err, errlen);
-    double until = mono() + c->timeout;
+    double until = mono() + c->timeout, pause = FIRST_POLL_SECONDS;
     snprintf(path, sizeof path, "/v1/allocations/%u", job);
     while (rc == 1) {
         if (mono() >= until) {
@@ -70,8 +75,11 @@ int msp_acquire(const msp_conf *c, uint32_t job, uint32_t step, const char *body
             rc = -1;
             break;
         }
-        struct timespec ts = {0, (long)(POLL_SECONDS * 1e9)};
+        /* Placement often takes milliseconds (an idle instance reused): look soon, then
+         * back off to POLL_SECONDS. */
+        struct timespec ts = {0, (long)(pause * 1e9)};
         nanosleep(&ts, NULL);
+        pause = fmin(2 * pause, POLL_SECONDS);
         json_decref(a);
         a = NULL;
         rc = cli_client_call(cl, "GET", path, NULL, &a, NULL) ? -1 : placed(a, out, err, errlen);

@@ -18,7 +18,8 @@ typedef struct msp_instance {
 } msp_instance;
 
 /* PUT /v1/allocations/{job}/steps/{step} with body (msp_parse_mig's), then GET
- * /v1/allocations/{job} every 100 ms until it runs or c->timeout seconds have passed.
+ * /v1/allocations/{job} (after 5 ms, doubling to every 100 ms) until it runs or c->timeout
+ * seconds have passed.
  * Returns 0, or -1 with migschedd's error, the unreachable socket or the timeout in err. */
 int msp_acquire(const msp_conf *c, uint32_t job, uint32_t step, const char *body,
                 msp_instance *out, char *err, size_t errlen);
