@@ -142,12 +142,6 @@ int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
     char err[1024];
     if (load_conf(ac, av, &conf) || job_and_step(sp, &job, NULL))
         return 0;
-    /* slurmd's job_script context never calls slurm_spank_init: read the arguments here
-     * (without, the socket was empty on Slurm 22.05.8). */
-    if (msp_parse_args(ac, av, &conf, err, sizeof err)) {
-        slurm_error("migsched_spank: plugstack.conf: %s", err);
-        return 0;
-    }
     if (msp_release(&conf, job, 0, 1, err, sizeof err))
         slurm_error("migsched: job %u: epilog release: %s", job, err);
     return 0;
