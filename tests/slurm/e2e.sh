@@ -24,13 +24,10 @@ echo "cluster and migschedd up after $(python3 -c "import time; print(round(time
 # Polled: Slurm's view (the slices of the running jobs, squeue's TRES per node: one sum per
 # line) and DCGM exporter's job-mapping files migschedd keeps ("FILE JOB" lines).
 poll_slurm() {
-    local f
     while :; do
         squeue -h -t R -o '%b' 2>/dev/null |
             awk -F: '/migslice/ { n += $NF } END { print n + 0 }' >> "$T/poll.txt"
-        for f in "$T"/hpc/*; do
-            [ -f "$f" ] && sed "s|^|${f##*/} |" "$f" 2>/dev/null
-        done >> "$T/hpc_poll.txt"
+        grep -H . "$T"/hpc/* 2>/dev/null | sed 's|^.*/||; s|:| |' >> "$T/hpc_poll.txt"
         sleep 0.3
     done
 }
@@ -73,7 +70,7 @@ kill "$POLL_PID"; wait "$POLL_PID" 2>/dev/null
 scontrol show job -o > "$T/slurm_jobs.txt"
 [ "$(grep -c 'JobState=COMPLETED.*ExitCode=0:0' "$T/slurm_jobs.txt")" = 24 ] ||
     fail "not every job completed: $(grep -v 'JobState=COMPLETED' "$T/slurm_jobs.txt" | cut -c1-300)"
-[ "$(sinfo -h -n "$NODE" -o %T)" = idle ] || fail "the node is $(sinfo -h -n "$NODE" -o %T)"
+await '[ "$(sinfo -h -n "$NODE" -o %T)" = idle ]' 60
 # The plugin's step-end and epilog releases reached migschedd (errors are logged by slurmd).
 grep -qE 'error: (migsched|spank)' "$T/log/slurmd.log" &&
     fail "the plugin logged errors: $(grep -E 'error: (migsched|spank)' "$T/log/slurmd.log" | head -5)"
