@@ -127,7 +127,8 @@ int ms_slurm_parse_job_ids(const char *text, int64_t **ids, size_t *n, ms_error 
 
 int ms_slurm_running_jobs(int64_t **ids, size_t *n, ms_error *err)
 {
-    char *const argv[] = {"squeue", "--noheader", "--format=%A",
+    /* --all: jobs in hidden partitions too (missing one would release its allocation). */
+    char *const argv[] = {"squeue", "--all", "--noheader", "--format=%A",
                           "--states=RUNNING,COMPLETING,SUSPENDED,CONFIGURING,STOPPED", NULL};
     char *text;
     int rc = capture(argv, &text, err);

@@ -12,7 +12,7 @@
 #include "migsched/error.h"
 
 /* The ids of the jobs Slurm has running, completing, suspended, configuring or stopped
- * (`squeue --noheader --format=%A --states=...`); *ids malloc'd. */
+ * (`squeue --all --noheader --format=%A --states=...`); *ids malloc'd. */
 int ms_slurm_running_jobs(int64_t **ids, size_t *n, ms_error *err);
 /* squeue's output: one job id per line (blank lines ignored); anything else is an error. */
 int ms_slurm_parse_job_ids(const char *text, int64_t **ids, size_t *n, ms_error *err);

@@ -81,16 +81,25 @@ static int job_and_step(spank_t sp, uint32_t *job, uint32_t *step)
     return 0;
 }
 
+/* A step's callback in slurmstepd: 1 with the arguments and ids when the job asked --mig,
+ * 0 when there is nothing to do here, -1 on an error (logged). */
+static int step_context(spank_t sp, int ac, char **av, msp_conf *conf, uint32_t *job,
+                        uint32_t *step)
+{
+    if (!mig_given || spank_remote(sp) != 1)
+        return 0;
+    return load_conf(ac, av, conf) || job_and_step(sp, job, step) ? -1 : 1;
+}
+
 /* Once per task, as root, before the task runs: the task waits for its instance. A
  * refusal or a timeout fails the step (FAILED, exit 1:0; the node is not drained). */
 int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
 {
-    if (!mig_given || spank_remote(sp) != 1)
-        return 0;
     uint32_t job, step;
     msp_conf conf;
-    if (load_conf(ac, av, &conf) || job_and_step(sp, &job, &step))
-        return -1;
+    int ctx = step_context(sp, ac, av, &conf, &job, &step);
+    if (ctx <= 0)
+        return ctx;
     char body[128], err[1024];
     msp_instance in;
     if (msp_parse_mig(mig_value, body, sizeof body, err, sizeof err) ||
@@ -117,12 +126,10 @@ int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
  * the epilog and migschedd's reconciliation cover): its hold ends. */
 int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
-    if (!mig_given || spank_remote(sp) != 1)
-        return 0;
     uint32_t job, step;
     msp_conf conf;
     char err[1024];
-    if (load_conf(ac, av, &conf) || job_and_step(sp, &job, &step))
+    if (step_context(sp, ac, av, &conf, &job, &step) <= 0)
         return 0;
     if (msp_release(&conf, job, step, 0, err, sizeof err))
         slurm_error("migsched: job %u step %u: release: %s", job, step, err);
