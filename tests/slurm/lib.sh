@@ -1,0 +1,172 @@
+# lib.sh: a private single-node Slurm for the tests in tests/slurm: munged, slurmctld and
+# slurmd as root in a temporary folder (own key, socket, ports and spool; no systemd), and
+# migschedd on the fake NVML (2 A100-40GB) whose Unix socket the SPANK plugin talks to.
+# Sourced with $M (migsched), $DD (migschedd), $PLUGIN (migsched_spank.so) set; every
+# process it starts is ended, and the folder removed, on every exit path. Builds on the
+# daemon tests' lib.sh (the folder $T, await, start_daemon, ucurl).
+set -u
+skip() { echo "SKIP: $*"; exit 77; }
+[ "$(id -u)" = 0 ] || skip "the Slurm test runs slurmctld/slurmd as root (run as root)"
+for b in munged slurmctld slurmd sbatch srun squeue scontrol sinfo scancel; do
+    command -v "$b" >/dev/null || skip "$b is missing (make deps installs Debian's Slurm and munge)"
+done
+[ -n "${PLUGIN:-}" ] && [ -f "$PLUGIN" ] ||
+    skip "migsched_spank.so was not built (libslurm-dev's slurm/spank.h was not found)"
+[ -n "${FAKE_NVML_DIR:-}" ] || skip "the fake NVML was not built"
+command -v sqlite3 >/dev/null || { echo "FAIL: sqlite3 is missing (make deps)" >&2; exit 1; }
+
+. "$(dirname "${BASH_SOURCE[0]}")/../daemon/lib.sh"
+# munged wants the socket's folder readable by all (mode 755), as slurmstepd runs the
+# plugin and the jobs as root anyway.
+chmod 755 "$T"
+mkdir -p "$T/munge" "$T/state" "$T/spool" "$T/log" "$T/out" "$T/rt" "$T/logs"
+# Every process of this cluster (daemons, slurmstepd, job tasks) carries this variable, so
+# that the clean-up can find what is left of it (a job step survives its slurmd) by PID.
+TAG="MIGSCHED_SLURM_TEST=$T"
+MUNGE_PID= CTLD_PID= SLURMD_PID=
+export SLURM_CONF=$T/slurm.conf
+# migschedd and the fake NVML: 2 A100-40GB, state in a file, fast creations.
+export LD_LIBRARY_PATH=$FAKE_NVML_DIR FAKE_NVML_STATE=$T/nvml.state FAKE_NVML_GPU=A100-40GB \
+    FAKE_NVML_GPUS=2 FAKE_NVML_DELAY_SCALE=0.05 MIGSCHED_RUNTIME_DIR=$T/rt
+unset FAKE_NVML_FAIL FAKE_NVML_MIG MIGSCHED_NVML_LIBRARY
+
+# Ends one of our daemons: SIGTERM, then SIGKILL after $2 s (default 10).
+end_pid() {
+    local pid=$1 n=$(( ${2:-10} * 10 ))
+    [ -n "$pid" ] || return 0
+    kill "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
+    for _ in $(seq "$n"); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    return 0
+}
+# The PIDs of processes carrying $TAG (not this shell or its subshells).
+tagged_pids() {
+    local p
+    for p in /proc/[0-9]*; do
+        p=${p#/proc/}
+        [ "$p" = $$ ] || [ "$p" = "$BASHPID" ] && continue
+        tr '\0' '\n' 2>/dev/null < "/proc/$p/environ" | grep -qxF "$TAG" && echo "$p"
+    done
+}
+# Replaces the daemon tests' cleanup (the EXIT trap calls it by name). SIGPIPE ignored from
+# here: a write to a pipe nobody reads must not end the clean-up half-way.
+cleanup() {
+    local rc=$?
+    trap - EXIT INT TERM
+    trap '' PIPE
+    if [ -n "$CTLD_PID" ] && kill -0 "$CTLD_PID" 2>/dev/null; then
+        scancel --full "--user=$(id -un)" 2>/dev/null
+        for _ in $(seq 100); do
+            [ -z "$(squeue -h -o %i 2>/dev/null)" ] && break
+            sleep 0.1
+        done
+    fi
+    end_pid "$SLURMD_PID"
+    end_pid "$CTLD_PID"
+    end_pid "$DPID"
+    end_pid "$MUNGE_PID"
+    # What outlived its daemon: job steps of a killed slurmd, their tasks.
+    local left
+    left=$(tagged_pids)
+    [ -n "$left" ] && { echo "clean-up: ending left-over processes $left" >&2; kill -9 $left 2>/dev/null; }
+    rm -rf "$T"
+    exit "$rc"
+}
+# Signals end the test through the clean-up too; SIGPIPE included (ctest gone, a write to
+# its pipe would otherwise end the shell with the cluster still up).
+trap 'exit 143' INT TERM
+trap 'exit 141' PIPE
+fail() {
+    echo "FAIL: $*" >&2
+    local f
+    for f in "$T/daemon.log" "$T/log/slurmctld.log" "$T/log/slurmd.log"; do
+        [ -s "$f" ] && { echo "--- $f (tail)" >&2; tail -15 "$f" >&2; }
+    done
+    exit 1
+}
+# A JSON answer of migschedd (ucurl's body, without the status line).
+api() { body_of "$(ucurl "http://d$1")"; }
+
+# A free TCP port from a random start (bash's /dev/tcp connects when one is in use).
+free_port() {
+    local p=$(( 20000 + (RANDOM * 7 + $$) % 40000 ))
+    while (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || (exec 3<>"/dev/tcp/127.0.0.1/$((p + 1))") 2>/dev/null; do
+        p=$(( p + 2 ))
+    done
+    echo "$p"
+}
+
+# Writes slurm.conf, gres.conf and plugstack.conf for a node of $1 slices whose plugin
+# waits $2 s for a placement. The node is this host (slurmd finds its NodeName by it).
+write_slurm_conf() {
+    local slices=$1 timeout=$2 host port
+    host=$(hostname -s)
+    port=$(free_port)
+    NODE=$host
+    cat > "$T/slurm.conf" <<EOF
+ClusterName=migschedtest
+SlurmctldHost=$host(127.0.0.1)
+SlurmctldPort=$port
+SlurmdPort=$((port + 1))
+AuthType=auth/munge
+AuthInfo=socket=$T/munge/munge.socket
+CredType=cred/munge
+SlurmUser=root
+SlurmdUser=root
+StateSaveLocation=$T/state
+SlurmdSpoolDir=$T/spool
+SlurmctldPidFile=$T/slurmctld.pid
+SlurmdPidFile=$T/slurmd.pid
+SlurmctldLogFile=$T/log/slurmctld.log
+SlurmdLogFile=$T/log/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+MpiDefault=none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+MailProg=/bin/true
+ReturnToService=2
+MinJobAge=600
+GresTypes=migslice
+PlugStackConfig=$T/plugstack.conf
+SlurmdParameters=config_overrides
+NodeName=$host NodeAddr=127.0.0.1 CPUs=64 Gres=migslice:$slices State=UNKNOWN
+PartitionName=mig Nodes=$host Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
+EOF
+    echo "NodeName=$host Name=migslice Count=$slices Flags=CountOnly" > "$T/gres.conf"
+    echo "required $PLUGIN socket=$SOCK timeout=$timeout" > "$T/plugstack.conf"
+}
+
+# Starts munged, slurmctld and slurmd and waits for the node to be idle.
+start_slurm() {
+    dd if=/dev/urandom of="$T/munge/key" bs=1024 count=1 2>/dev/null
+    chmod 400 "$T/munge/key"
+    chmod 755 "$T/munge"
+    env "$TAG" munged -F -f "--socket=$T/munge/munge.socket" "--key-file=$T/munge/key" \
+        "--log-file=$T/munge/log" "--pid-file=$T/munge/pid" "--seed-file=$T/munge/seed" \
+        > "$T/log/munged.out" 2>&1 &
+    MUNGE_PID=$!
+    await "[ -S '$T/munge/munge.socket' ] || ! kill -0 $MUNGE_PID 2>/dev/null" 60
+    kill -0 "$MUNGE_PID" 2>/dev/null || fail "munged did not start: $(cat "$T/log/munged.out")"
+    env "$TAG" slurmctld -D > "$T/log/slurmctld.out" 2>&1 &
+    CTLD_PID=$!
+    await "scontrol ping 2>/dev/null | grep -q UP || ! kill -0 $CTLD_PID 2>/dev/null" 60
+    kill -0 "$CTLD_PID" 2>/dev/null || fail "slurmctld exited: $(tail -5 "$T/log/slurmctld.out")"
+    env "$TAG" slurmd -D > "$T/log/slurmd.out" 2>&1 &
+    SLURMD_PID=$!
+    await "[ \"\$(sinfo -h -n '$NODE' -o %T 2>/dev/null)\" = idle ] || ! kill -0 $SLURMD_PID 2>/dev/null" 60
+    kill -0 "$SLURMD_PID" 2>/dev/null || fail "slurmd exited: $(tail -5 "$T/log/slurmd.out")"
+}
+
+# Starts migschedd (online mode, nvml backend on the fake GPUs) with extra arguments and
+# waits until it answers on its socket.
+start_migschedd() {
+    start_daemon --backend nvml --devices 0,1 --gpu A100-40GB --listen "unix:$SOCK" \
+        --db "$T/d.db" --log-dir "$T/logs" --stop-grace 2 "$@"
+}
+
+# The number of MIG instances on the fake GPUs.
+instances_left() { if [ -e "$FAKE_NVML_STATE" ]; then grep -c '^gi ' "$FAKE_NVML_STATE"; else echo 0; fi; }
