@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "migsched/online.h"
+#include "../src/online/internal.h"
 
 static void random_workload(const ms_gpu_model *m, ms_rng *rng, int n, double mean,
                             ms_online_workload *w)
@@ -45,6 +46,16 @@ static void assert_timeline(const ms_online_result *r)
         const ms_online_sample *s = &r->samples[i];
         assert_true(s->frag >= 0 && s->frag <= 1);
         assert_true(s->busy >= 0 && s->busy <= s->instances && s->queued >= 0);
+        /* Fig. 6's counts: actual instances add up to all instances; every queued job
+         * and every job on an instance is desired (a migrating one holds two instances) */
+        int desired = 0, actual = 0;
+        for (int p = 0; p < MS_MAX_PROFILES; p++) {
+            assert_true(s->desired[p] >= 0 && s->actual[p] >= 0);
+            desired += s->desired[p];
+            actual += s->actual[p];
+        }
+        assert_int_equal(actual, s->instances);
+        assert_true(desired >= s->queued && desired <= s->queued + s->busy);
         if (i > 0)
             assert_true(s->t > r->samples[i - 1].t);
     }
@@ -78,16 +89,18 @@ static void test_random_traces_keep_invariants(void **state)
             int gpus = 1 + (int)ms_rng_below(&rng, 16);
             random_workload(m, &rng, 20 + (int)ms_rng_below(&rng, 60),
                             1 + (double)ms_rng_below(&rng, 40), &w);
-            for (int v = 0; v < 8; v++) {
+            for (int v = 0; v < 10; v++) {
                 ms_online_config c;
                 ms_online_config_defaults(&c);
                 c.gpus = gpus;
                 c.check = true;
                 c.timeline = trial % 2;
-                c.policy = v < 6 ? MS_POLICY_FRAG : v == 6 ? MS_POLICY_FF_DYNAMIC : MS_POLICY_FF_STATIC;
+                c.policy = v < 6 ? MS_POLICY_FRAG : v == 6 ? MS_POLICY_FF_DYNAMIC
+                           : v == 7 ? MS_POLICY_FF_STATIC : v == 8 ? MS_POLICY_OWP
+                                                                   : MS_POLICY_ELASTICBATCH;
                 c.balance = v & 1;
                 c.migration = (v >> 1) & 1;
-                c.dynamic = v < 4 || v == 6;
+                c.dynamic = v < 4 || v == 6 || v >= 8;
                 c.kappa = trial % 3 ? 0.05 : 0.0;
                 c.tau = (double)ms_rng_below(&rng, 11) / 10;
                 c.migration_cost = (double)ms_rng_below(&rng, 3);
@@ -315,6 +328,75 @@ static void test_deterministic(void **state)
     ms_online_result_free(&r[1]);
 }
 
+/* The baselines' GPU order: a 4g job holds GPU 0, then a 1g job arrives. First fit and
+ * OWP (best fit: the fewest free slices) put it on GPU 0, ElasticBatch (worst fit) on
+ * GPU 1. */
+static void test_owp_elasticbatch_gpu_order(void **state)
+{
+    (void)state;
+    const ms_gpu_model *m = ms_gpu_builtin("A100-40GB");
+    ms_online_workload w;
+    parse(m, "arrival,profile,work\n0,4g.20gb,100\n1,1g.5gb,10\n", &w);
+    static const struct { int policy, gpu; } want[] = {
+        {MS_POLICY_FF_DYNAMIC, 0}, {MS_POLICY_OWP, 0}, {MS_POLICY_ELASTICBATCH, 1}};
+    for (int i = 0; i < 3; i++) {
+        ms_online_config c;
+        ms_online_config_defaults(&c);
+        c.gpus = 2;
+        c.check = true;
+        c.policy = want[i].policy;
+        ms_online_result r;
+        assert_int_equal(ms_online_simulate(m, &w, &c, &r, NULL), 0);
+        assert_int_equal(r.gpu[0], 0);
+        assert_int_equal(r.gpu[1], want[i].gpu);
+        assert_int_equal(r.total_migrations, 0);
+        ms_online_result_free(&r);
+    }
+    ms_online_workload_free(&w);
+}
+
+/* Like-for-like static layouts: every layout rule holds the same multiset of instances,
+ * whose counts follow the requests' shares (paper 002 V-C): on 4 A100s with equal shares
+ * of 1g/2g/3g/4g, two of each (20 of 28 slices; three of each would need 30). */
+static void test_layouts_same_multiset(void **state)
+{
+    (void)state;
+    const ms_gpu_model *m = ms_gpu_builtin("A100-40GB");
+    ms_online_config c;
+    ms_online_config_defaults(&c);
+    const char *names[] = {"1g.5gb", "2g.10gb", "3g.20gb", "4g.20gb"};
+    for (int i = 0; i < 4; i++)
+        c.layout_share[ms_gpu_profile_by_name(m, names[i])] = 1;
+    ms_online_workload w = {0};
+    for (int gpus = 2; gpus <= 8; gpus += 2) {
+        c.gpus = gpus;
+        int ref[MS_MAX_PROFILES] = {0}, feasible = 0;
+        for (int l = 0; l < MS_LAYOUT_COUNT; l++) {
+            ms_partition parts[8];
+            if (msi_build_layout(m, &w, &c, l, parts, NULL))
+                continue;
+            int count[MS_MAX_PROFILES] = {0};
+            for (int g = 0; g < gpus; g++) {
+                uint32_t used = 0;
+                for (int k = 0; k < parts[g].n; k++) {
+                    ms_placement p = parts[g].inst[k];
+                    assert_true(ms_gpu_placement_allowed(m, p));
+                    assert_int_equal(used & ms_gpu_slot_mask(m, p), 0);
+                    used |= ms_gpu_slot_mask(m, p);
+                    count[p.profile]++;
+                }
+            }
+            if (feasible++ == 0)
+                memcpy(ref, count, sizeof ref);
+            assert_memory_equal(ref, count, sizeof ref);
+        }
+        assert_true(feasible >= 1);
+        if (gpus == 4)
+            for (int i = 0; i < 4; i++)
+                assert_int_equal(ref[ms_gpu_profile_by_name(m, names[i])], 2);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -324,6 +406,8 @@ int main(void)
         cmocka_unit_test(test_departure_migration_lowers_fragmentation),
         cmocka_unit_test(test_inter_gpu_migration_balances),
         cmocka_unit_test(test_static_layouts),
+        cmocka_unit_test(test_owp_elasticbatch_gpu_order),
+        cmocka_unit_test(test_layouts_same_multiset),
         cmocka_unit_test(test_quantile_golden),
         cmocka_unit_test(test_deterministic),
     };
