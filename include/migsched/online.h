@@ -272,4 +272,49 @@ int ms_online_write_timeline_csv(const char *path, const ms_gpu_model *m,
 int ms_online_write_svg(const char *path, const ms_gpu_model *m, const ms_online_result *r,
                         const char *title, ms_error *err);
 
+/* ---- Results as curves: policies against offered load ---- */
+
+#define MS_SWEEP_MAX_POLICIES 8
+#define MS_SWEEP_MAX_LOADS 1000
+
+typedef struct ms_online_sweep {
+    ms_online_gen gen;           /* the workload; arrival_mean is set per load */
+    ms_online_config cfg;        /* gpus, tau, kappa, ...; policy and layout set per run */
+    int nloads;
+    double loads[MS_SWEEP_MAX_LOADS]; /* offered loads (ms_online_gen_load) */
+    int npolicies;
+    int policies[MS_SWEEP_MAX_POLICIES];
+    unsigned long long seed;     /* evaluation seeds seed .. seed+seeds-1; the static */
+    int seeds;                   /*   layout is chosen on MS_ONLINE_TRAIN_SEED(seed) ... */
+} ms_online_sweep;
+
+/* One policy at one offered load, over the seeds: means of the per-seed values, and
+ * per-profile waits pooled over the seeds' jobs. */
+typedef struct ms_online_point {
+    int policy;                  /* enum ms_online_policy */
+    double load, arrival_mean;
+    double turnaround, makespan, wait, execution;
+    double utilisation;          /* busy compute-slice seconds / (GPUs x slices x makespan) */
+    double fragmentation;        /* time-weighted mean system F */
+    int layout;                  /* the static layout chosen out of sample, -1 otherwise */
+    double p50_wait[MS_MAX_PROFILES], p99_wait[MS_MAX_PROFILES]; /* NAN: profile absent */
+    double tpot[MS_MAX_PROFILES];  /* mean time per output token, s */
+} ms_online_point;
+
+/* Parses "LO:HI:STEP" (or one load) into s->loads; loads must lie in (0, 10]. */
+int ms_online_sweep_parse_loads(const char *text, ms_online_sweep *s, ms_error *err);
+/* Runs every policy at every load (npolicies x nloads points, policy-major) into *out
+ * (caller frees). progress, when given, is called after each point. */
+int ms_online_sweep_run(const ms_gpu_model *m, const ms_online_sweep *s,
+                        void (*progress)(void *arg, int done, int total), void *arg,
+                        ms_online_point **out, ms_error *err);
+/* CSV, one line per point: policy,load,arrival_mean,turnaround,makespan,wait,execution,
+ * utilisation,fragmentation,layout, then wait_p50_P,wait_p99_P,tpot_ms_P per mix profile. */
+int ms_online_sweep_write_csv(const char *path, const ms_gpu_model *m, const ms_online_sweep *s,
+                              const ms_online_point *pts, ms_error *err);
+/* SVG: turnaround, mean wait, the worst profile's p99 wait, utilisation and fragmentation
+ * against offered load, one line per policy. */
+int ms_online_sweep_write_svg(const ms_online_sweep *s, const ms_online_point *pts,
+                              const char *path, const char *title, ms_error *err);
+
 #endif

@@ -488,13 +488,15 @@ int cmd_online(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         FILE *f = argc < 2 ? stderr : stdout;
-        fprintf(f, "usage: migsched online simulate|ablation [options]  (--help for each)\n");
+        fprintf(f, "usage: migsched online simulate|ablation|sweep [options]  (--help for each)\n");
         return argc < 2 ? 2 : 0;
     }
     if (!strcmp(argv[1], "simulate"))
         return simulate(argc - 1, argv + 1);
     if (!strcmp(argv[1], "ablation"))
         return ablation(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "sweep"))
+        return cmd_online_sweep(argc - 1, argv + 1);
     fprintf(stderr, "migsched online: unknown subcommand '%s'\n", argv[1]);
     return 2;
 }
