@@ -369,35 +369,40 @@ static const ablation_row rows[] = {
 };
 #define NROWS ((int)(sizeof rows / sizeof rows[0]))
 
+/* One cell: the row on one workload, averaged over the seeds. A static row's layout is
+ * chosen out of sample (training seeds). MS_EINFEASIBLE: no static layout holds the mix. */
 static int ablation_cell(const ms_gpu_model *m, online_opts *o, int service, double mean,
                          const ablation_row *row, double out[3], ms_error *err)
 {
     out[0] = out[1] = out[2] = 0;
-    for (int s = 0; s < o->seeds; s++) {
-        ms_online_gen g = o->gen;
-        g.service = service;
-        g.arrival_mean = mean;
+    ms_online_gen g = o->gen;
+    g.service = service;
+    g.arrival_mean = mean;
+    ms_online_config c = o->cfg;
+    c.policy = row->policy;
+    c.balance = row->balance;
+    c.dynamic = row->dynamic;
+    c.migration = row->migration;
+    int rc = row->dynamic ? MS_OK
+                          : ms_online_choose_layout(m, &g, &c, MS_ONLINE_TRAIN_SEED(o->seed),
+                                                    o->seeds, err);
+    for (int s = 0; s < o->seeds && !rc; s++) {
         ms_rng rng;
         ms_rng_seed(&rng, o->seed + (unsigned long long)s);
         ms_online_workload w;
         ms_online_result r;
-        ms_online_config c = o->cfg;
-        c.policy = row->policy;
-        c.balance = row->balance;
-        c.dynamic = row->dynamic;
-        c.migration = row->migration;
-        if (ms_online_generate(m, &g, &rng, &w, err))
-            return 1;
-        int rc = ms_online_simulate(m, &w, &c, &r, err);
+        if ((rc = ms_online_generate(m, &g, &rng, &w, err)))
+            return rc;
+        rc = ms_online_simulate(m, &w, &c, &r, err);
         ms_online_workload_free(&w);
-        if (rc)
-            return 1;
-        out[0] += r.mean_turnaround / o->seeds;
-        out[1] += r.mean_wait / o->seeds;
-        out[2] += r.mean_exec / o->seeds;
+        if (!rc) {
+            out[0] += r.mean_turnaround / o->seeds;
+            out[1] += r.mean_wait / o->seeds;
+            out[2] += r.mean_exec / o->seeds;
+        }
         ms_online_result_free(&r);
     }
-    return 0;
+    return rc;
 }
 
 static int ablation(int argc, char **argv)
@@ -444,11 +449,14 @@ static int ablation(int argc, char **argv)
             printf("%-18s", rows[i].name);
         for (int l = 0; l < 4; l++) {
             double v[3];
-            if (ablation_cell(&m, &o, loads[l].service, loads[l].mean, &rows[i], v, &err)) {
+            rc = ablation_cell(&m, &o, loads[l].service, loads[l].mean, &rows[i], v, &err);
+            if (rc && rc != MS_EINFEASIBLE) {
                 json_decref(cells);
                 json_decref(table);
                 return fail("ablation", &err);
             }
+            if (rc)  /* no static layout holds the mix (one GPU): n/a, not a failure */
+                v[0] = v[1] = v[2] = NAN;
             if (i == 0)
                 base[l] = v[0];
             if (o.json) {
@@ -461,8 +469,13 @@ static int ablation(int argc, char **argv)
                 continue;
             }
             char cell[64];
-            snprintf(cell, sizeof cell, "%.3f [%.0f; %.0f/%.0f]", v[0] / base[l], v[0], v[1],
-                     v[2]);
+            if (rc)
+                snprintf(cell, sizeof cell, "n/a");
+            else if (isnan(base[l]))
+                snprintf(cell, sizeof cell, "n/a [%.0f; %.0f/%.0f]", v[0], v[1], v[2]);
+            else
+                snprintf(cell, sizeof cell, "%.3f [%.0f; %.0f/%.0f]", v[0] / base[l], v[0],
+                         v[1], v[2]);
             printf(" %28s", cell);
         }
         if (o.json) {
