@@ -184,6 +184,24 @@ enum ms_online_layout {
 const char *ms_online_layout_name(int layout);
 int ms_online_layout_parse(const char *text);
 
+/* Queue disciplines for jobs that cannot be placed at once (docs/online.md, "Queue"). */
+enum ms_online_queue {
+    MS_QUEUE_FCFS_PROFILE = 0,   /* FCFS per profile: a blocked job holds back only its profile */
+    MS_QUEUE_FCFS = 1,           /* strict FCFS: a blocked job holds back every later job */
+    MS_QUEUE_RESERVE = 2,        /* FCFS per profile plus an aging reservation (beyond paper 002) */
+    MS_QUEUE_COUNT = 3,
+};
+const char *ms_online_queue_name(int queue);
+int ms_online_queue_parse(const char *text);
+
+/* When a departure migration is carried out (docs/online.md, "Departure migration"). */
+enum ms_online_migration_rule {
+    MS_MIGRATE_COST_AWARE = 0,   /* only when the expected gain exceeds the cost */
+    MS_MIGRATE_ALWAYS = 1,       /* paper 002's rule: whenever it lowers F or the load gap */
+};
+const char *ms_online_migration_rule_name(int rule);
+int ms_online_migration_rule_parse(const char *text);
+
 typedef struct ms_online_config {
     int policy;
     int gpus;
@@ -193,10 +211,15 @@ typedef struct ms_online_config {
     bool dynamic;                /* dynamic partitioning (frag policy; off = static layout) */
     bool migration;              /* departure migration (frag policy) */
     double migration_cost;       /* seconds a migration takes beyond the instance creation */
+    int migration_rule;          /* enum ms_online_migration_rule */
+    int queue;                   /* enum ms_online_queue */
+    double reserve_after;        /* MS_QUEUE_RESERVE: wait (s) after which a job reserves a GPU */
     int layout;                  /* static layouts: enum ms_online_layout */
     double layout_share[MS_MAX_PROFILES]; /* requests' shares by profile the static
                                   * multiset follows; all 0: the workload's job counts */
-    bool check;                  /* invariant check after every event */
+    bool check;                  /* invariant check after every event (what it changed) */
+    int check_full_every;        /* with check: also the whole state every N events (0: at the
+                                  * end only; Debug builds: at least every 1024 events) */
     bool timeline;               /* record fragmentation/instances over time */
 } ms_online_config;
 
@@ -217,6 +240,8 @@ typedef struct ms_online_migration {
     double t;                    /* decision time */
     int job, from_gpu, to_gpu;
     double frag_before, frag_after; /* system F around the decision */
+    double gain, cost;           /* the cost-aware rule's expected gain and cost (slice-seconds) */
+    double gain_rate;            /* its gain per second of the window the move pays off in */
 } ms_online_migration;
 
 typedef struct ms_online_result {

@@ -19,14 +19,18 @@ static void simulate_usage(FILE *f)
         "          [--service-times profile|flat])\n"
         "         [--policy frag|firstfit-static|firstfit-dynamic|owp|elasticbatch] [--tau X]\n"
         "         [--kappa K] [--no-migration] [--no-balance] [--no-dynamic]\n"
-        "         [--migration-cost S] [--layout tuned|best|packed|small-first|spread|grouped]\n"
-        "         [--seed S] [--check] [--csv FILE] [--timeline FILE] [--plot FILE.svg]\n"
-        "         [--save-trace FILE] [--json]\n"
+        "         [--migration-cost S] [--migration-rule cost-aware|always]\n"
+        "         [--queue fcfs-profile|fcfs|reserve] [--reserve-after S]\n"
+        "         [--layout tuned|best|packed|small-first|spread|grouped] [--seed S] [--check]\n"
+        "         [--csv FILE] [--timeline FILE] [--plot FILE.svg] [--save-trace FILE] [--json]\n"
         "  Simulates jobs arriving on a node of G MIG GPUs. --trace reads a CSV with header\n"
         "  arrival,profile,work[,name]; --alibaba reads the Alibaba GPU-sharing pod list.\n"
         "  --csv writes one line per job, --timeline the fragmentation, instance counts and\n"
         "  desired/actual instances per profile over time, --plot them as an SVG with\n"
         "  migrations marked. --check verifies the invariants after every event.\n"
+        "  --queue: per-profile FCFS, strict FCFS, or per-profile FCFS where a job waiting over\n"
+        "  --reserve-after seconds reserves a GPU. --migration-rule cost-aware migrates only\n"
+        "  when the expected gain exceeds the cost (docs/online.md).\n"
         "  --json prints the summary as JSON. Output files are checked writable before the\n"
         "  simulation and written after the summary was printed.\n");
 }
@@ -36,7 +40,8 @@ static void ablation_usage(FILE *f)
     fprintf(f,
         "usage: migsched online ablation [--gpu MODEL] [--gpus G] [--jobs K] [--seeds N]\n"
         "         [--seed S] [--tau X] [--kappa K] [--migration-cost S] [--mix P:W,...]\n"
-        "         [--json]\n"
+        "         [--migration-rule cost-aware|always] [--queue fcfs-profile|fcfs|reserve]\n"
+        "         [--reserve-after S] [--json]\n"
         "  Runs paper 002's four workloads (Normal/Long service, mean inter-arrival 25 s and\n"
         "  50 s) with the techniques switched on one by one and prints the mean turnaround\n"
         "  (wait + execution, paper 002's \"makespan\") normalised to first-fit static.\n");
@@ -70,7 +75,8 @@ static int num(const char *cmd, const char *opt, const char *s, double lo, doubl
 
 enum { O_GPUS = 256, O_TRACE, O_ALIBABA, O_LIMIT, O_ARRIVAL, O_JOBS, O_MIX, O_SERVICE,
        O_POLICY, O_TAU, O_KAPPA, O_NOMIG, O_NOBAL, O_NODYN, O_MIGCOST, O_LAYOUT, O_SEED,
-       O_CHECK, O_CSV, O_PLOT, O_SAVE, O_SEEDS, O_JSON, O_TIMELINE, O_TIMES };
+       O_CHECK, O_CSV, O_PLOT, O_SAVE, O_SEEDS, O_JSON, O_TIMELINE, O_TIMES, O_MIGRULE,
+       O_QUEUE, O_RESERVE };
 
 static const struct option long_opts[] = {
     {"gpu", required_argument, 0, 'g'}, {"gpus", required_argument, 0, O_GPUS},
@@ -87,6 +93,8 @@ static const struct option long_opts[] = {
     {"seeds", required_argument, 0, O_SEEDS}, {"json", no_argument, 0, O_JSON},
     {"timeline", required_argument, 0, O_TIMELINE},
     {"service-times", required_argument, 0, O_TIMES},
+    {"migration-rule", required_argument, 0, O_MIGRULE}, {"queue", required_argument, 0, O_QUEUE},
+    {"reserve-after", required_argument, 0, O_RESERVE},
     {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 
 /* Parses every option both subcommands know; returns -1 to go on, else an exit status. */
@@ -127,6 +135,19 @@ static int parse(const char *cmd, int argc, char **argv, online_opts *o, void (*
         case O_NOBAL: o->cfg.balance = false; break;
         case O_NODYN: o->cfg.dynamic = false; break;
         case O_MIGCOST: rc = num(cmd, "--migration-cost", optarg, 0, 1e9, &o->cfg.migration_cost); break;
+        case O_MIGRULE:
+            o->cfg.migration_rule = ms_online_migration_rule_parse(optarg);
+            if (o->cfg.migration_rule < 0)
+                return bad(cmd, "--migration-rule must be cost-aware or always, got", optarg);
+            break;
+        case O_QUEUE:
+            o->cfg.queue = ms_online_queue_parse(optarg);
+            if (o->cfg.queue < 0)
+                return bad(cmd, "--queue must be fcfs-profile, fcfs or reserve, got", optarg);
+            break;
+        case O_RESERVE:
+            rc = num(cmd, "--reserve-after", optarg, 0, 1e8, &o->cfg.reserve_after);
+            break;
         case O_LAYOUT:
             o->tuned = !strcmp(optarg, "tuned");
             o->layout_set = true;
@@ -211,9 +232,13 @@ static void print_result(const ms_gpu_model *m, const ms_online_config *c,
     printf("policy %s", ms_online_policy_name(c->policy));
     if (c->policy == MS_POLICY_FRAG)
         printf(" (balance %s, dynamic %s, migration %s)", c->balance ? "on" : "off",
-               c->dynamic ? "on" : "off", c->migration ? "on" : "off");
+               c->dynamic ? "on" : "off",
+               c->migration ? ms_online_migration_rule_name(c->migration_rule) : "off");
     if (r->layout >= 0)
         printf(", static layout %s", ms_online_layout_name(r->layout));
+    printf(", queue %s", ms_online_queue_name(c->queue));
+    if (c->queue == MS_QUEUE_RESERVE)
+        printf(" after %g s", c->reserve_after);
     printf(", tau %g, kappa %g, %d x %s, %d jobs\n", c->tau, c->kappa, c->gpus, m->name, w->n);
     printf("mean wait %.3f s, mean execution %.3f s, mean turnaround %.3f s, p95 turnaround "
            "%.3f s, max wait %.3f s\n", r->mean_wait, r->mean_exec, r->mean_turnaround,
@@ -239,10 +264,15 @@ static int print_json(const ms_gpu_model *m, const ms_online_config *c,
 {
     json_t *o = json_pack("{s:s}", "policy", ms_online_policy_name(c->policy));
     if (c->policy == MS_POLICY_FRAG)
-        json_object_update_new(o, json_pack("{s:b, s:b, s:b}", "balance", c->balance,
-                                            "dynamic", c->dynamic, "migration", c->migration));
+        json_object_update_new(o, json_pack("{s:b, s:b, s:b, s:s}", "balance", c->balance,
+                                            "dynamic", c->dynamic, "migration", c->migration,
+                                            "migration_rule",
+                                            ms_online_migration_rule_name(c->migration_rule)));
     if (r->layout >= 0)
         json_object_set_new(o, "static_layout", json_string(ms_online_layout_name(r->layout)));
+    json_object_set_new(o, "queue", json_string(ms_online_queue_name(c->queue)));
+    if (c->queue == MS_QUEUE_RESERVE)
+        json_object_set_new(o, "reserve_after", cli_json_real(c->reserve_after));
     json_object_update_new(
         o, json_pack("{s:o, s:o, s:i, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I, "
                      "s:I, s:I, s:I, s:o, s:I}",

@@ -68,6 +68,9 @@ typedef struct msi_job {
     uint32_t version;           /* bumps when the finish time changes */
     uint32_t mversion;          /* bumps when a migration starts or is called off */
     int next;                   /* FIFO link while queued */
+    uint64_t claim_seq;         /* decision that last gave it an instance (msi_sim.claims) */
+    double admit_slack;         /* admitted onto a reserved GPU: how long before the reserved
+                                 * slots free it was expected to end (-INFINITY: not admitted) */
 } msi_job;
 
 /* Kinds in the order events of equal time run: instances become ready before jobs leave,
@@ -104,6 +107,14 @@ typedef struct msi_sim {
     int in_node[MS_MAX_PROFILES];        /* jobs arrived and not done, by profile */
     bool static_layout;
     int failed;                          /* MS_ENOMEM once an allocation failed */
+    uint64_t claims;                     /* instance claims so far (placements, migrations) */
+    /* the aging reservation (queue.c): one queued job holds slots of one GPU */
+    int resv_job, resv_gpu;              /* -1: none */
+    uint32_t resv_mask;                  /* the slots it waits for */
+    uint64_t resv_since;                 /* claims made before it was taken */
+    /* GPUs the current event changed, for the incremental check (check.c) */
+    int *dirty, ndirty;
+    uint8_t *is_dirty;
 } msi_sim;
 
 /* sim.c */
@@ -118,11 +129,22 @@ void msi_gpu_changed(msi_sim *s, int g);
 void msi_update_keys(msi_sim *s, int g);
 bool msi_lazy(const msi_sim *s, int g);
 void msi_claim(msi_sim *s, int g, int start, int profile, int j, double *ready);
+/* When an instance of `profile` at (g, start) could run a job if claimed now. */
+double msi_claim_ready(const msi_sim *s, int g, int start, int profile);
 bool msi_try_place(msi_sim *s, int j);
-void msi_dispatch_queue(msi_sim *s);
 double msi_frag_with(const msi_sim *s, int g, uint32_t add_slots, uint32_t add_slices,
                      uint32_t drop_slots, uint32_t drop_slices);
 bool msi_target_ok(const msi_sim *s, int g, int profile, int start);
+/* queue.c: the queue disciplines and the aging reservation */
+void msi_on_arrival_queue(msi_sim *s, int j);
+void msi_dispatch_queue(msi_sim *s);
+/* Whether job j, not the reserved one, may take (g, start) on the reserved GPU, outside the
+ * reserved slots: only when it is expected to end before they free (recorded in j for the
+ * check). */
+bool msi_resv_admit(msi_sim *s, int j, int g, int start);
+/* Job j's expected end from its known work alone (contention is not foreseen): its work
+ * left from now, or all of it from its instance's readiness when it has not started. */
+double msi_expected_end(const msi_sim *s, int j);
 /* migrate.c */
 void msi_on_departure(msi_sim *s, int g);
 void msi_migration_end(msi_sim *s, int j);
@@ -132,7 +154,8 @@ int msi_build_layout(const ms_gpu_model *m, const ms_online_workload *w,
 /* sim.c: one run (layout: per-GPU static instances, NULL for dynamic) */
 int msi_run(const ms_gpu_model *m, const ms_online_workload *w, const ms_online_config *c,
             const ms_partition *layout, ms_online_result *r, ms_error *err);
-/* check.c */
+/* check.c: the whole state, or only what the last event changed (its job, dirty GPUs) */
 int msi_check(const msi_sim *s, ms_error *err);
+int msi_check_event(const msi_sim *s, int job, ms_error *err);
 
 #endif

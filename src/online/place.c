@@ -1,5 +1,6 @@
 /* place.c: arrival placement (paper 002 IV-C and the first-fit baselines): per-GPU
- * candidate placements, the trees that pick a GPU, instance claiming and the FCFS queue. */
+ * candidate placements, the trees that pick a GPU and instance claiming (the queue is
+ * queue.c). */
 #include "internal.h"
 
 static uint32_t bits(int n) { return (1u << n) - 1u; }
@@ -76,35 +77,63 @@ void msi_update_keys(msi_sim *s, int g)
     }
 }
 
+/* Instances of g other than at `start` whose slots overlap `mask`: in the new one's way. */
+static bool in_the_way(const ms_gpu_model *m, const msi_inst *o, int k, uint32_t mask)
+{
+    return o->profile >= 0 && (ms_gpu_slot_mask(m, (ms_placement){o->profile, k}) & mask);
+}
+
+double msi_claim_ready(const msi_sim *s, int g, int start, int profile)
+{
+    const msi_gpu *gp = &s->gpu[g];
+    if (reusable(gp, profile, start))
+        return gp->inst[start].state == MSI_I_READY ? s->now : gp->inst[start].ready_at;
+    const ms_gpu_model *m = s->m;
+    uint32_t mask = ms_gpu_slot_mask(m, (ms_placement){profile, start});
+    double t = s->now > gp->reconf_free ? s->now : gp->reconf_free;
+    for (int k = 0; k < m->slots; k++)
+        if (in_the_way(m, &gp->inst[k], k, mask))
+            t += ms_gpu_destroy_time(m, m->profiles[gp->inst[k].profile].slices);
+    return t + ms_gpu_create_time(m, m->profiles[profile].slices);
+}
+
 /* Gives (g, start) to job j, creating the instance when it is not there (destroying the
  * idle instances in its way first); *ready is when the instance can run the job. */
 void msi_claim(msi_sim *s, int g, int start, int profile, int j, double *ready)
 {
     msi_gpu *gp = &s->gpu[g];
     msi_inst *in = &gp->inst[start];
+    *ready = msi_claim_ready(s, g, start, profile);
+    s->job[j].claim_seq = ++s->claims;
     if (reusable(gp, profile, start)) {
         in->job = j;
-        *ready = in->state == MSI_I_READY ? s->now : in->ready_at;
         return;
     }
     const ms_gpu_model *m = s->m;
     uint32_t mask = ms_gpu_slot_mask(m, (ms_placement){profile, start});
-    double t = s->now > gp->reconf_free ? s->now : gp->reconf_free;
     for (int k = 0; k < m->slots; k++) {
         msi_inst *o = &gp->inst[k];
-        if (o->profile < 0 || !(ms_gpu_slot_mask(m, (ms_placement){o->profile, k}) & mask))
+        if (!in_the_way(m, o, k, mask))
             continue;
-        t += ms_gpu_destroy_time(m, m->profiles[o->profile].slices);
         o->profile = -1;
         o->state = MSI_I_NONE;
         s->r->destructions++;
     }
-    t += ms_gpu_create_time(m, m->profiles[profile].slices);
-    gp->reconf_free = t;
-    *in = (msi_inst){(int8_t)profile, MSI_I_CREATING, j, t};
+    gp->reconf_free = *ready;
+    *in = (msi_inst){(int8_t)profile, MSI_I_CREATING, j, *ready};
     s->r->creations++;
-    *ready = t;
-    msi_push(s, t, MSI_EV_RECONF_END, g, start, 0);
+    msi_push(s, *ready, MSI_EV_RECONF_END, g, start, 0);
+}
+
+/* The best start of `profile` on g outside the slots `avoid`, -1 when none fits. */
+static int start_outside(const msi_sim *s, int g, int profile, uint32_t avoid)
+{
+    ms_online_gpu_view v;
+    ms_online_rule r;
+    view(s, g, &v, &r);
+    v.job_slots |= avoid;
+    int st = -1;
+    return ms_online_place_key(s->m, &r, s->ft, &v, profile, &st) == MS_ONLINE_NO_FIT ? -1 : st;
 }
 
 bool msi_try_place(msi_sim *s, int j)
@@ -114,6 +143,18 @@ bool msi_try_place(msi_sim *s, int j)
     if (g < 0)
         return false;
     int start = s->cand_start[(size_t)g * s->m->nprofiles + p];
+    if (g == s->resv_gpu && j != s->resv_job &&
+        ((start = start_outside(s, g, p, s->resv_mask)) < 0 || !msi_resv_admit(s, j, g, start))) {
+        /* the reserved GPU cannot take it: the next best GPU, with the reserved one hidden */
+        uint64_t key = msi_mintree_get(&s->place[p], g);
+        msi_mintree_set(&s->place[p], g, MSI_NONE);
+        int other = msi_mintree_argmin(&s->place[p]);
+        msi_mintree_set(&s->place[p], g, key);
+        if (other < 0)
+            return false;
+        g = other;
+        start = s->cand_start[(size_t)g * s->m->nprofiles + p];
+    }
     msi_job *jb = &s->job[j];
     jb->state = MSI_J_STARTING;
     jb->gpu = g;
@@ -124,30 +165,4 @@ bool msi_try_place(msi_sim *s, int j)
     if (s->gpu[g].inst[start].state == MSI_I_READY)
         msi_push(s, s->now, MSI_EV_START, j, 0, 0);
     return true;
-}
-
-/* FCFS per profile: queued jobs are tried in arrival order; a job that cannot be placed
- * holds back the later jobs of its profile (they need the same placement) but not others. */
-void msi_dispatch_queue(msi_sim *s)
-{
-    int np = s->m->nprofiles;
-    bool blocked[MS_MAX_PROFILES] = {false};
-    while (s->queued > 0) {
-        int best = -1;
-        for (int p = 0; p < np; p++)
-            if (!blocked[p] && s->qhead[p] >= 0 && (best < 0 || s->qhead[p] < s->qhead[best]))
-                best = p;
-        if (best < 0)
-            break;
-        int j = s->qhead[best];
-        if (!msi_try_place(s, j)) {
-            blocked[best] = true;
-            continue;
-        }
-        s->qhead[best] = s->job[j].next;
-        if (s->qhead[best] < 0)
-            s->qtail[best] = -1;
-        s->job[j].next = -1;
-        s->queued--;
-    }
 }

@@ -25,7 +25,9 @@ void ms_online_config_defaults(ms_online_config *c)
 {
     *c = (ms_online_config){.policy = MS_POLICY_FRAG, .gpus = 4, .tau = 0.4, .kappa = 0.05,
                             .balance = true, .dynamic = true, .migration = true,
-                            .migration_cost = 1.0, .layout = MS_LAYOUT_BEST};
+                            .migration_cost = 1.0, .migration_rule = MS_MIGRATE_COST_AWARE,
+                            .queue = MS_QUEUE_FCFS_PROFILE, .reserve_after = 600.0,
+                            .layout = MS_LAYOUT_BEST};
 }
 
 void ms_online_result_free(ms_online_result *r)
@@ -143,6 +145,12 @@ static int check_config(const ms_gpu_model *m, const ms_online_workload *w,
         return ms_error_set(err, MS_EINVAL, "--tau must be in [0, 1]");
     if (!(c->kappa >= 0 && c->kappa < 1e6) || !(c->migration_cost >= 0 && c->migration_cost < 1e9))
         return ms_error_set(err, MS_EINVAL, "--kappa and the migration cost must be >= 0");
+    if (c->queue < 0 || c->queue >= MS_QUEUE_COUNT ||
+        (c->migration_rule != MS_MIGRATE_COST_AWARE && c->migration_rule != MS_MIGRATE_ALWAYS))
+        return ms_error_set(err, MS_EINVAL, "unknown queue discipline or migration rule");
+    if (!(c->reserve_after >= 0 && c->reserve_after < 1e9) || c->check_full_every < 0)
+        return ms_error_set(err, MS_EINVAL, "--reserve-after must be in [0, 1e9) s and the "
+                            "full-check period >= 0");
     if (c->policy < 0 || c->policy >= MS_POLICY_COUNT ||
         c->layout < MS_LAYOUT_BEST || c->layout >= MS_LAYOUT_COUNT)
         return ms_error_set(err, MS_EINVAL, "unknown policy or layout");

@@ -109,6 +109,10 @@ double msi_system_frag(const msi_sim *s) { return (double)s->frag_sum * 1e-12 / 
 void msi_gpu_changed(msi_sim *s, int g)
 {
     msi_gpu *gp = &s->gpu[g];
+    if (!s->is_dirty[g]) {  /* for the incremental check */
+        s->is_dirty[g] = 1;
+        s->dirty[s->ndirty++] = g;
+    }
     s->instances -= gp->ninst;
     s->busy -= gp->nbusy;
     s->frag_sum -= llround(gp->frag * 1e12);
@@ -159,26 +163,12 @@ static void job_begin(msi_sim *s, int j)
     msi_rerate(s, jb->gpu);
 }
 
-static void enqueue(msi_sim *s, int j)
-{
-    int p = s->w->jobs[j].profile;
-    s->job[j].state = MSI_J_QUEUED;
-    s->job[j].next = -1;
-    if (s->qtail[p] >= 0)
-        s->job[s->qtail[p]].next = j;
-    else
-        s->qhead[p] = j;
-    s->qtail[p] = j;
-    s->queued++;
-}
-
 static void on_arrival(msi_sim *s, int j)
 {
     s->in_node[s->w->jobs[j].profile]++;
     if (++s->next_arrival < s->w->n)
         msi_push(s, s->w->jobs[s->next_arrival].arrival, MSI_EV_ARRIVAL, s->next_arrival, 0, 0);
-    if (s->qhead[s->w->jobs[j].profile] >= 0 || !msi_try_place(s, j))
-        enqueue(s, j);
+    msi_on_arrival_queue(s, j);
 }
 
 static void on_reconf_end(msi_sim *s, int g, int k)
@@ -261,10 +251,25 @@ static bool handle(msi_sim *s, const msi_event *e)
     return true;
 }
 
+/* The invariants after an event: what it changed, and every `every` events the whole
+ * state; the dirty list restarts. */
+static int check_event(msi_sim *s, int job, long every, ms_error *err)
+{
+    int rc = msi_check_event(s, job, err);
+    if (!rc && every > 0 && s->r->events % every == 0)
+        rc = msi_check(s, err);
+    for (int i = 0; i < s->ndirty; i++)
+        s->is_dirty[s->dirty[i]] = 0;
+    s->ndirty = 0;
+    return rc;
+}
+
 static int run_loop(msi_sim *s, ms_error *err)
 {
+    long every = s->c.check_full_every;
 #ifdef MIGSCHED_DEBUG_CHECKS
     bool check = true;
+    every = every > 0 && every < 1024 ? every : 1024;
 #else
     bool check = s->c.check;
 #endif
@@ -278,7 +283,7 @@ static int run_loop(msi_sim *s, ms_error *err)
         if (!handle(s, &e))
             continue;
         s->r->events++;
-        if (check && msi_check(s, err))
+        if (check && check_event(s, e.kind == MSI_EV_RECONF_END ? -1 : e.id, every, err))
             return err ? err->code : MS_EINVAL;
         if (s->c.timeline)
             sample(s);
@@ -290,7 +295,7 @@ static int run_loop(msi_sim *s, ms_error *err)
                             "%d of %d jobs could never start (no GPU can ever hold their "
                             "profile, e.g. a static layout without it)",
                             s->w->n - s->done, s->w->n);
-    return MS_OK;
+    return check ? msi_check(s, err) : MS_OK;
 }
 
 static void sim_free(msi_sim *s)
@@ -304,6 +309,8 @@ static void sim_free(msi_sim *s)
     free(s->cand_start);
     free(s->heap);
     free(s->ft);
+    free(s->dirty);
+    free(s->is_dirty);
 }
 
 static int sim_init(msi_sim *s, const ms_gpu_model *m, const ms_online_workload *w,
@@ -321,7 +328,10 @@ static int sim_init(msi_sim *s, const ms_gpu_model *m, const ms_online_workload 
     s->job = malloc((size_t)(w->n ? w->n : 1) * sizeof *s->job);
     s->cand_start = malloc((size_t)s->G * m->nprofiles);
     s->ft = malloc(sizeof *s->ft);
-    if (!s->gpu || !s->job || !s->cand_start || !s->ft)
+    s->dirty = malloc((size_t)s->G * sizeof *s->dirty);
+    s->is_dirty = calloc((size_t)s->G, 1);
+    s->resv_job = s->resv_gpu = -1;
+    if (!s->gpu || !s->job || !s->cand_start || !s->ft || !s->dirty || !s->is_dirty)
         return MS_ENOMEM;
     for (int p = 0; p < m->nprofiles; p++)
         if (msi_mintree_init(&s->place[p], s->G) || msi_mintree_init(&s->source[p], s->G))
@@ -330,7 +340,8 @@ static int sim_init(msi_sim *s, const ms_gpu_model *m, const ms_online_workload 
     for (int p = 0; p < MS_MAX_PROFILES; p++)
         s->qhead[p] = s->qtail[p] = -1;
     for (int j = 0; j < w->n; j++)
-        s->job[j] = (msi_job){.gpu = -1, .tgpu = -1, .slot = -1, .tslot = -1, .next = -1};
+        s->job[j] = (msi_job){.gpu = -1, .tgpu = -1, .slot = -1, .tslot = -1, .next = -1,
+                              .admit_slack = -INFINITY};
     for (int g = 0; g < s->G; g++) {
         for (int k = 0; k < MS_MAX_SLOTS; k++)
             s->gpu[g].inst[k] = (msi_inst){-1, MSI_I_NONE, -1, 0.0};

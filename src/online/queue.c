@@ -1,0 +1,174 @@
+/* queue.c: what happens to jobs that cannot be placed at once: FCFS per profile (a blocked
+ * job holds back only its profile), strict FCFS, and FCFS per profile with an aging
+ * reservation (beyond paper 002): the oldest queued job, once it has waited reserve_after
+ * seconds, reserves the slots of the GPU expected to free them soonest (from the known
+ * work of the jobs there), and other jobs may use that GPU only outside those slots and
+ * when they are expected to leave before they free. */
+#include "internal.h"
+
+#include <string.h>
+
+static const char *const queue_names[] = {"fcfs-profile", "fcfs", "reserve"};
+
+const char *ms_online_queue_name(int queue)
+{
+    return queue >= 0 && queue < MS_QUEUE_COUNT ? queue_names[queue] : "?";
+}
+
+int ms_online_queue_parse(const char *text)
+{
+    for (int i = 0; i < MS_QUEUE_COUNT; i++)
+        if (!strcmp(text, queue_names[i]))
+            return i;
+    return -1;
+}
+
+static void enqueue(msi_sim *s, int j)
+{
+    int p = s->w->jobs[j].profile;
+    s->job[j].state = MSI_J_QUEUED;
+    s->job[j].next = -1;
+    if (s->qtail[p] >= 0)
+        s->job[s->qtail[p]].next = j;
+    else
+        s->qhead[p] = j;
+    s->qtail[p] = j;
+    s->queued++;
+}
+
+static void dequeue_head(msi_sim *s, int p)
+{
+    int j = s->qhead[p];
+    s->qhead[p] = s->job[j].next;
+    if (s->qhead[p] < 0)
+        s->qtail[p] = -1;
+    s->job[j].next = -1;
+    s->queued--;
+}
+
+/* The oldest head among the profiles not blocked (jobs are indexed in arrival order). */
+static int oldest_head(const msi_sim *s, const bool *blocked)
+{
+    int best = -1;
+    for (int p = 0; p < s->m->nprofiles; p++)
+        if (!(blocked && blocked[p]) && s->qhead[p] >= 0 &&
+            (best < 0 || s->qhead[p] < s->qhead[best]))
+            best = p;
+    return best;
+}
+
+double msi_expected_end(const msi_sim *s, int j)
+{
+    const msi_job *jb = &s->job[j];
+    if (jb->state == MSI_J_STARTING) {
+        const msi_inst *in = &s->gpu[jb->gpu].inst[jb->slot];
+        double ready = in->state == MSI_I_READY || in->ready_at < s->now ? s->now : in->ready_at;
+        return ready + s->w->jobs[j].work;
+    }
+    double left = jb->remaining - (s->now - jb->last) * jb->rate;
+    return s->now + (left > 0 ? left : 0);
+}
+
+/* When the slots `mask` of g are expected to be free: the latest expected end of the jobs
+ * holding them, creations in progress, now at least. */
+static double slots_free_at(const msi_sim *s, int g, uint32_t mask)
+{
+    const msi_gpu *gp = &s->gpu[g];
+    double t = s->now;
+    for (int k = 0; k < s->m->slots; k++) {
+        const msi_inst *in = &gp->inst[k];
+        if (in->profile < 0 || !(ms_gpu_slot_mask(s->m, (ms_placement){in->profile, k}) & mask))
+            continue;
+        double e = in->job >= 0 ? msi_expected_end(s, in->job)
+                 : in->state == MSI_I_CREATING ? in->ready_at : s->now;
+        t = e > t ? e : t;
+    }
+    return t;
+}
+
+/* The GPU and start whose slots for `profile` are expected to free soonest (first GPU,
+ * then lowest start on ties); false when none can ever hold it (a static layout without
+ * an instance of the profile). */
+static bool soonest_slots(const msi_sim *s, int profile, int *gpu, int *start)
+{
+    const ms_profile *pr = &s->m->profiles[profile];
+    double best = INFINITY;
+    for (int g = 0; g < s->G; g++)
+        for (int i = 0; i < pr->nstarts; i++) {
+            int st = pr->starts[i];
+            if (s->static_layout && s->gpu[g].inst[st].profile != profile)
+                continue;
+            double t = slots_free_at(s, g, ms_gpu_slot_mask(s->m, (ms_placement){profile, st}));
+            if (t < best) {
+                best = t;
+                *gpu = g;
+                *start = st;
+            }
+        }
+    return best < INFINITY;
+}
+
+/* Drops a reservation whose job has started; makes one for the oldest queued job once it
+ * has waited reserve_after seconds. The reserved GPU stays the same until the job starts
+ * (anywhere: it is always tried first). */
+static void resv_update(msi_sim *s)
+{
+    if (s->resv_job >= 0 && s->job[s->resv_job].state == MSI_J_QUEUED)
+        return;
+    s->resv_job = s->resv_gpu = -1;
+    s->resv_mask = 0;
+    int p = s->c.queue == MS_QUEUE_RESERVE ? oldest_head(s, NULL) : -1;
+    if (p < 0 || s->now - s->w->jobs[s->qhead[p]].arrival < s->c.reserve_after)
+        return;
+    int g = -1, st = -1;
+    if (!soonest_slots(s, p, &g, &st))
+        return;
+    s->resv_job = s->qhead[p];
+    s->resv_gpu = g;
+    s->resv_mask = ms_gpu_slot_mask(s->m, (ms_placement){p, st});
+    s->resv_since = s->claims;
+}
+
+bool msi_resv_admit(msi_sim *s, int j, int g, int start)
+{
+    int p = s->w->jobs[j].profile;
+    double slack = slots_free_at(s, g, s->resv_mask) -
+                   (msi_claim_ready(s, g, start, p) + s->w->jobs[j].work);
+    if (slack < -1e-9)
+        return false;
+    s->job[j].admit_slack = slack;
+    return true;
+}
+
+void msi_on_arrival_queue(msi_sim *s, int j)
+{
+    resv_update(s);
+    int p = s->w->jobs[j].profile;
+    bool behind = s->c.queue == MS_QUEUE_FCFS ? s->queued > 0 : s->qhead[p] >= 0;
+    if (behind || !msi_try_place(s, j)) {
+        enqueue(s, j);
+        resv_update(s);  /* reserve_after 0: it may reserve at once */
+    }
+}
+
+/* Queued jobs are tried oldest first whenever something is freed. A job that cannot be
+ * placed holds back the later jobs of its profile (they need the same room), or every
+ * later job under strict FCFS. */
+void msi_dispatch_queue(msi_sim *s)
+{
+    bool blocked[MS_MAX_PROFILES] = {false};
+    resv_update(s);
+    while (s->queued > 0) {
+        int p = oldest_head(s, blocked);
+        if (p < 0)
+            break;
+        if (!msi_try_place(s, s->qhead[p])) {
+            if (s->c.queue == MS_QUEUE_FCFS)
+                break;
+            blocked[p] = true;
+            continue;
+        }
+        dequeue_head(s, p);
+        resv_update(s);
+    }
+}
