@@ -309,6 +309,7 @@ typedef struct ms_online_sweep {
     double loads[MS_SWEEP_MAX_LOADS]; /* offered loads (ms_online_gen_load) */
     int npolicies;
     int policies[MS_SWEEP_MAX_POLICIES];
+    int queues[MS_SWEEP_MAX_POLICIES]; /* each policy's queue discipline, -1: cfg.queue */
     unsigned long long seed;     /* evaluation seeds seed .. seed+seeds-1; the static */
     int seeds;                   /*   layout is chosen on MS_ONLINE_TRAIN_SEED(seed) ... */
 } ms_online_sweep;
@@ -317,6 +318,8 @@ typedef struct ms_online_sweep {
  * per-profile waits pooled over the seeds' jobs. */
 typedef struct ms_online_point {
     int policy;                  /* enum ms_online_policy */
+    int queue;                   /* enum ms_online_queue it ran with */
+    char label[40];              /* "frag", or "frag/reserve" when the sweep named a queue */
     double load, arrival_mean;
     double turnaround, makespan, wait, execution;
     double utilisation;          /* busy compute-slice seconds / (GPUs x slices x makespan) */
@@ -326,6 +329,8 @@ typedef struct ms_online_point {
     double tpot[MS_MAX_PROFILES];  /* mean time per output token, s */
 } ms_online_point;
 
+/* Parses "POLICY[/QUEUE],..." into s->policies and s->queues. */
+int ms_online_sweep_parse_policies(const char *text, ms_online_sweep *s, ms_error *err);
 /* Parses "LO:HI:STEP" (or one load) into s->loads; loads must lie in (0, 10]. */
 int ms_online_sweep_parse_loads(const char *text, ms_online_sweep *s, ms_error *err);
 /* Runs every policy at every load (npolicies x nloads points, policy-major) into *out

@@ -11,16 +11,17 @@
 #include "commands.h"
 #include "migsched/online.h"
 
-#define DEFAULT_POLICIES "frag,firstfit-static,firstfit-dynamic,owp,elasticbatch"
+#define DEFAULT_POLICIES "frag,frag/reserve,firstfit-static,firstfit-dynamic,owp,elasticbatch"
 
 static void usage(FILE *f)
 {
     fprintf(f,
         "usage: migsched online sweep [--load LO:HI:STEP] [--gpu MODEL] [--gpus G] [--jobs K]\n"
         "         [--seeds N] [--seed S] [--mix P:W,...] [--service normal|long]\n"
-        "         [--service-times profile|flat] [--policies P,...] [--tau X] [--kappa K]\n"
-        "         [--migration-cost S] [--csv FILE] [--plot FILE.svg]\n"
-        "  Runs each policy (default " DEFAULT_POLICIES ")\n"
+        "         [--service-times profile|flat] [--policies P[/QUEUE],...] [--tau X]\n"
+        "         [--kappa K] [--migration-cost S] [--csv FILE] [--plot FILE.svg]\n"
+        "  Runs each policy, with its queue discipline when named (default\n"
+        "  " DEFAULT_POLICIES ")\n"
         "  at each offered load (default 0.5:1.1:0.05; load = arrival rate x mean compute-\n"
         "  slice seconds of a job / (G x slices)) on seeds S..S+N-1 (default 1, 5 seeds) and\n"
         "  prints mean turnaround, makespan, mean wait, per-profile p50/p99 wait,\n"
@@ -37,26 +38,6 @@ static int lib_error(const ms_error *err)
 {
     fprintf(stderr, "migsched online sweep: %s\n", err->msg);
     return 1;
-}
-
-static int parse_policies(const char *text, ms_online_sweep *s)
-{
-    char buf[256];
-    if (strlen(text) >= sizeof buf)
-        return arg_error("policies", text);
-    strcpy(buf, text);
-    s->npolicies = 0;
-    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        int p = ms_online_policy_parse(t);
-        if (p < 0) {
-            fprintf(stderr, "migsched online sweep: unknown policy '%s'\n", t);
-            return 1;
-        }
-        if (s->npolicies == MS_SWEEP_MAX_POLICIES)
-            return arg_error("policies (at most 8)", text);
-        s->policies[s->npolicies++] = p;
-    }
-    return s->npolicies ? 0 : arg_error("policies", text);
 }
 
 static void bar(void *arg, int done, int total)
@@ -76,13 +57,13 @@ static void print_points(const ms_gpu_model *m, const ms_online_sweep *s,
            s->gen.service == MS_SERVICE_LONG ? "long" : "normal",
            s->gen.flat_service ? "nothing (flat)" : "profile", s->cfg.tau, s->cfg.kappa,
            s->cfg.migration_cost);
-    printf("%-17s %5s %9s %10s %9s", "policy", "load", "turnaround", "makespan", "wait");
+    printf("%-24s %5s %9s %10s %9s", "policy", "load", "turnaround", "makespan", "wait");
     for (int i = 0; i < s->gen.nmix; i++)
         printf(" %17s", m->profiles[s->gen.mix_profile[i]].name);
     printf(" %5s %6s\n", "util", "frag");
     for (int k = 0; k < s->npolicies * s->nloads; k++) {
         const ms_online_point *pt = &pts[k];
-        printf("%-17s %5.2f %10.1f %10.1f %9.1f", ms_online_policy_name(pt->policy), pt->load,
+        printf("%-24s %5.2f %10.1f %10.1f %9.1f", pt->label, pt->load,
                pt->turnaround, pt->makespan, pt->wait);
         for (int i = 0; i < s->gen.nmix; i++) {
             char cell[40];
@@ -172,10 +153,8 @@ static int setup(const sweep_opts *o, const ms_gpu_model *m, ms_online_sweep *s,
     s->cfg.migration_cost = o->migcost;
     s->seed = o->seed;
     s->seeds = o->seeds;
-    int rc = parse_policies(o->policies, s);
-    if (rc)
-        return rc;
-    if (ms_online_sweep_parse_loads(o->load, s, err))
+    if (ms_online_sweep_parse_policies(o->policies, s, err) ||
+        ms_online_sweep_parse_loads(o->load, s, err))
         return lib_error(err);
     return 0;
 }

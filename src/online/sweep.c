@@ -3,6 +3,7 @@
  * CSV. Offered load is defined in generate.c (ms_online_gen_load). */
 #include "internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +41,35 @@ int ms_online_sweep_parse_loads(const char *text, ms_online_sweep *s, ms_error *
     s->nloads = (int)count;
     for (int i = 0; i < s->nloads; i++)  /* by multiplication: no drift from adding */
         s->loads[i] = lo + i * step;
+    return MS_OK;
+}
+
+int ms_online_sweep_parse_policies(const char *text, ms_online_sweep *s, ms_error *err)
+{
+    char buf[512];
+    if (strlen(text) >= sizeof buf)
+        return ms_error_set(err, MS_EINVAL, "--policies: too long");
+    strcpy(buf, text);
+    s->npolicies = 0;
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        char *slash = strchr(t, '/');
+        int q = -1;
+        if (slash) {
+            *slash = '\0';
+            if ((q = ms_online_queue_parse(slash + 1)) < 0)
+                return ms_error_set(err, MS_EINVAL, "--policies: unknown queue discipline '%s' "
+                                    "(fcfs-profile, fcfs or reserve)", slash + 1);
+        }
+        int p = ms_online_policy_parse(t);
+        if (p < 0)
+            return ms_error_set(err, MS_EINVAL, "--policies: unknown policy '%s'", t);
+        if (s->npolicies == MS_SWEEP_MAX_POLICIES)
+            return ms_error_set(err, MS_EINVAL, "--policies: at most %d", MS_SWEEP_MAX_POLICIES);
+        s->queues[s->npolicies] = q;
+        s->policies[s->npolicies++] = p;
+    }
+    if (s->npolicies == 0)
+        return ms_error_set(err, MS_EINVAL, "--policies: none given");
     return MS_OK;
 }
 
@@ -84,16 +114,21 @@ static int add_run(const ms_gpu_model *m, const ms_online_workload *w, const ms_
     return MS_OK;
 }
 
-static int run_point(const ms_gpu_model *m, const ms_online_sweep *s, int policy, double load,
+static int run_point(const ms_gpu_model *m, const ms_online_sweep *s, int which, double load,
                      ms_online_point *pt, ms_error *err)
 {
     ms_online_gen g = s->gen;
     ms_online_gen_set_load(m, &g, s->cfg.gpus, load);
     ms_online_config c = s->cfg;
+    int policy = s->policies[which];
     c.policy = policy;
+    c.queue = s->queues[which] >= 0 ? s->queues[which] : c.queue;
     c.layout = MS_LAYOUT_BEST;
-    *pt = (ms_online_point){.policy = policy, .load = load, .arrival_mean = g.arrival_mean,
-                            .layout = -1};
+    *pt = (ms_online_point){.policy = policy, .queue = c.queue, .load = load,
+                            .arrival_mean = g.arrival_mean, .layout = -1};
+    snprintf(pt->label, sizeof pt->label, "%s%s%s", ms_online_policy_name(policy),
+             s->queues[which] >= 0 ? "/" : "",
+             s->queues[which] >= 0 ? ms_online_queue_name(c.queue) : "");
     for (int p = 0; p < MS_MAX_PROFILES; p++)
         pt->p50_wait[p] = pt->p99_wait[p] = pt->tpot[p] = NAN;
     int rc = MS_OK, tpot_n[MS_MAX_PROFILES] = {0};
@@ -145,8 +180,7 @@ int ms_online_sweep_run(const ms_gpu_model *m, const ms_online_sweep *s,
         return ms_error_set(err, MS_ENOMEM, "out of memory for the sweep");
     for (int i = 0; i < s->npolicies; i++)
         for (int l = 0; l < s->nloads; l++) {
-            int k = i * s->nloads + l, rc = run_point(m, s, s->policies[i], s->loads[l],
-                                                      &pts[k], err);
+            int k = i * s->nloads + l, rc = run_point(m, s, i, s->loads[l], &pts[k], err);
             if (rc) {
                 free(pts);
                 return rc;
@@ -183,7 +217,7 @@ int ms_online_sweep_write_csv(const char *path, const ms_gpu_model *m, const ms_
     for (int k = 0; k < s->npolicies * s->nloads; k++) {
         const ms_online_point *pt = &pts[k];
         fprintf(o.f, "%s,%.4f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%s",
-                ms_online_policy_name(pt->policy), pt->load, pt->arrival_mean, pt->turnaround,
+                pt->label, pt->load, pt->arrival_mean, pt->turnaround,
                 pt->makespan, pt->wait, pt->execution, pt->utilisation, pt->fragmentation,
                 pt->layout >= 0 ? ms_online_layout_name(pt->layout) : "");
         for (int i = 0; i < s->gen.nmix; i++) {

@@ -82,7 +82,7 @@ static void write_svg(FILE *f, const ms_online_sweep *s, const ms_online_point *
                    "stroke-width=\"3\"/>\n", lx, ly + 20 * i, lx + 30, ly + 20 * i,
                 colors[i % 8]);
         fprintf(f, "<text x=\"%.0f\" y=\"%.0f\">%s</text>\n", lx + 38, ly + 20 * i + 4,
-                ms_online_policy_name(s->policies[i]));
+                pts[i * s->nloads].label);
     }
     fprintf(f, "</svg>\n");
 }

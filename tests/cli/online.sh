@@ -61,9 +61,9 @@ check "ablation --gpus 1 exits 0" "[ $? -eq 0 ] && grep -q '^firstfit-static *n/
 # sweep: every policy per load, CSV and SVG, same seed -> same bytes
 "$bin" online sweep --load 0.6:0.8:0.1 --jobs 60 --seeds 2 --csv "$tmp/s1.csv" --plot "$tmp/s1.svg" >"$tmp/s1.out" 2>&1
 check "sweep exits 0" "[ $? -eq 0 ]"
-check "sweep csv has 5 policies x 3 loads" "[ \$(wc -l <'$tmp/s1.csv') -eq 16 ] && head -1 '$tmp/s1.csv' | grep -q '^policy,load,arrival_mean,turnaround,makespan,wait,execution,utilisation,fragmentation,layout,wait_p50_1g.5gb,wait_p99_1g.5gb,tpot_ms_1g.5gb'"
+check "sweep csv has 6 policies x 3 loads" "[ \$(wc -l <'$tmp/s1.csv') -eq 19 ] && grep -q '^frag/reserve,0.7000,' '$tmp/s1.csv' && head -1 '$tmp/s1.csv' | grep -q '^policy,load,arrival_mean,turnaround,makespan,wait,execution,utilisation,fragmentation,layout,wait_p50_1g.5gb,wait_p99_1g.5gb,tpot_ms_1g.5gb'"
 check "sweep static layout named" "grep -q '^firstfit-static,0.6000,.*,\(packed\|small-first\|spread\|grouped\),' '$tmp/s1.csv'"
-check "sweep svg" "grep -q '<svg' '$tmp/s1.svg' && [ \$(grep -c '<polyline' '$tmp/s1.svg') -eq 25 ]"
+check "sweep svg" "grep -q '<svg' '$tmp/s1.svg' && [ \$(grep -c '<polyline' '$tmp/s1.svg') -eq 30 ]"
 "$bin" online sweep --load 0.6:0.8:0.1 --jobs 60 --seeds 2 --csv "$tmp/s2.csv" --plot "$tmp/s2.svg" >"$tmp/s2.out" 2>&1
 check "sweep deterministic" "cmp -s '$tmp/s1.csv' '$tmp/s2.csv' && cmp -s '$tmp/s1.svg' '$tmp/s2.svg' && cmp -s '$tmp/s1.out' '$tmp/s2.out'"
 "$bin" online sweep --load 0.6:0.8:0.1 --jobs 60 --seeds 2 --seed 9 --csv "$tmp/s3.csv" >/dev/null 2>&1
@@ -74,6 +74,8 @@ check "sweep one load, two policies" "[ $? -eq 0 ] && [ \$(grep -c '^\(frag\|owp
 check "sweep bad load" "[ $? -eq 1 ] && grep -q 'LO <= HI' '$tmp/err' && [ ! -e '$tmp/none.csv' ]"
 "$bin" online sweep --policies frag,nope 2>"$tmp/err"
 check "sweep bad policy" "[ $? -eq 1 ] && grep -q \"unknown policy 'nope'\" '$tmp/err'"
+"$bin" online sweep --policies frag/lifo 2>"$tmp/err"
+check "sweep bad queue" "[ $? -eq 1 ] && grep -q \"unknown queue discipline 'lifo'\" '$tmp/err'"
 "$bin" online sweep --seeds 0 2>"$tmp/err"
 check "sweep bad seeds" "[ $? -eq 2 ] && grep -q -- '--seeds' '$tmp/err'"
 
