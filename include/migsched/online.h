@@ -264,6 +264,11 @@ typedef struct ms_online_result {
     ms_online_migration *mig;
 } ms_online_result;
 
+/* The workload of generator g drawn with `seed`, simulated under c: fills *w and *r (both
+ * freed by the callee on failure, by the caller otherwise). */
+int ms_online_run_seed(const ms_gpu_model *m, const ms_online_gen *g, const ms_online_config *c,
+                       unsigned long long seed, ms_online_workload *w, ms_online_result *r,
+                       ms_error *err);
 /* The static layout chosen out of sample: the layout rule with the lowest mean turnaround
  * over `seeds` workloads of generator g drawn with seeds seed, seed+1, ... (give seeds the
  * evaluation does not use), each with the multiset of g's mix. Sets c->layout and

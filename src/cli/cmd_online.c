@@ -417,19 +417,14 @@ static int ablation_cell(const ms_gpu_model *m, online_opts *o, int service, dou
                           : ms_online_choose_layout(m, &g, &c, MS_ONLINE_TRAIN_SEED(o->seed),
                                                     o->seeds, err);
     for (int s = 0; s < o->seeds && !rc; s++) {
-        ms_rng rng;
-        ms_rng_seed(&rng, o->seed + (unsigned long long)s);
         ms_online_workload w;
         ms_online_result r;
-        if ((rc = ms_online_generate(m, &g, &rng, &w, err)))
-            return rc;
-        rc = ms_online_simulate(m, &w, &c, &r, err);
+        if ((rc = ms_online_run_seed(m, &g, &c, o->seed + (unsigned long long)s, &w, &r, err)))
+            break;
+        out[0] += r.mean_turnaround / o->seeds;
+        out[1] += r.mean_wait / o->seeds;
+        out[2] += r.mean_exec / o->seeds;
         ms_online_workload_free(&w);
-        if (!rc) {
-            out[0] += r.mean_turnaround / o->seeds;
-            out[1] += r.mean_wait / o->seeds;
-            out[2] += r.mean_exec / o->seeds;
-        }
         ms_online_result_free(&r);
     }
     return rc;

@@ -43,13 +43,20 @@ static int shown_profiles(const ms_gpu_model *m, const ms_online_result *r, int 
     return n;
 }
 
-int ms_online_write_timeline_csv(const char *path, const ms_gpu_model *m,
-                                 const ms_online_result *r, ms_error *err)
+/* Opens the output of a file drawn from the timeline, which must have been recorded. */
+static int open_timeline(ms_output *o, const char *path, const ms_online_result *r,
+                         ms_error *err)
 {
     if (r->nsamples == 0)
         return ms_error_set(err, MS_EINVAL, "%s: no timeline recorded (empty workload?)", path);
+    return ms_output_open(o, path, err);
+}
+
+int ms_online_write_timeline_csv(const char *path, const ms_gpu_model *m,
+                                 const ms_online_result *r, ms_error *err)
+{
     ms_output o;
-    int rc = ms_output_open(&o, path, err);
+    int rc = open_timeline(&o, path, r, err);
     if (rc)
         return rc;
     int shown[MS_MAX_PROFILES], ns = shown_profiles(m, r, shown);
@@ -204,10 +211,8 @@ static void write_svg(FILE *f, const ms_gpu_model *m, const ms_online_result *r,
 int ms_online_write_svg(const char *path, const ms_gpu_model *m, const ms_online_result *r,
                         const char *title, ms_error *err)
 {
-    if (r->nsamples == 0)
-        return ms_error_set(err, MS_EINVAL, "%s: no timeline recorded (empty workload?)", path);
     ms_output o;
-    int rc = ms_output_open(&o, path, err);
+    int rc = open_timeline(&o, path, r, err);
     if (rc)
         return rc;
     write_svg(o.f, m, r, title);

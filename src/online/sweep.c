@@ -140,14 +140,11 @@ static int run_point(const ms_gpu_model *m, const ms_online_sweep *s, int which,
     }
     waits wt = {0};
     for (int i = 0; i < s->seeds && !rc; i++) {
-        ms_rng rng;
-        ms_rng_seed(&rng, s->seed + (unsigned long long)i);
         ms_online_workload w;
         ms_online_result r;
-        if ((rc = ms_online_generate(m, &g, &rng, &w, err)))
+        if ((rc = ms_online_run_seed(m, &g, &c, s->seed + (unsigned long long)i, &w, &r, err)))
             break;
-        rc = ms_online_simulate(m, &w, &c, &r, err);
-        if (!rc && (rc = add_run(m, &w, &r, c.gpus, s->seeds, pt, &wt)))
+        if ((rc = add_run(m, &w, &r, c.gpus, s->seeds, pt, &wt)))
             ms_error_set(err, rc, "out of memory in the sweep");
         for (int p = 0; !rc && p < m->nprofiles; p++)
             tpot_n[p] += !isnan(r.tpot[p]);

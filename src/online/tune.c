@@ -1,9 +1,23 @@
-/* tune.c: the static baseline's layout chosen out of sample, on workloads drawn from the
- * same generator with seeds the evaluation does not use (the per-run "best of four" looks
- * at the very workload it is judged on). */
+/* tune.c: runs over seeds: one seed's generated workload simulated, and the static
+ * baseline's layout chosen out of sample on workloads drawn from the same generator with
+ * seeds the evaluation does not use (the per-run "best of four" looks at the very
+ * workload it is judged on). */
 #include "internal.h"
 
 #include <string.h>
+
+int ms_online_run_seed(const ms_gpu_model *m, const ms_online_gen *g, const ms_online_config *c,
+                       unsigned long long seed, ms_online_workload *w, ms_online_result *r,
+                       ms_error *err)
+{
+    ms_rng rng;
+    ms_rng_seed(&rng, seed);
+    memset(r, 0, sizeof *r);
+    int rc = ms_online_generate(m, g, &rng, w, err);
+    if (!rc && (rc = ms_online_simulate(m, w, c, r, err)))
+        ms_online_workload_free(w);
+    return rc;
+}
 
 int ms_online_choose_layout(const ms_gpu_model *m, const ms_online_gen *g, ms_online_config *c,
                             unsigned long long seed, int seeds, ms_error *err)
@@ -17,19 +31,16 @@ int ms_online_choose_layout(const ms_gpu_model *m, const ms_online_gen *g, ms_on
     for (int l = 0; l < MS_LAYOUT_COUNT; l++) {
         double sum = 0;
         int rc = MS_OK;
+        ms_online_config t = *c;
+        t.layout = l;
         for (int s = 0; s < seeds && !rc; s++) {
-            ms_rng rng;
-            ms_rng_seed(&rng, seed + (unsigned long long)s);
             ms_online_workload w;
             ms_online_result r;
-            if ((rc = ms_online_generate(m, g, &rng, &w, err)))
-                return rc;
-            ms_online_config t = *c;
-            t.layout = l;
-            rc = ms_online_simulate(m, &w, &t, &r, &last);
+            if ((rc = ms_online_run_seed(m, g, &t, seed + (unsigned long long)s, &w, &r,
+                                         &last)))
+                break;
+            sum += r.mean_turnaround;
             ms_online_workload_free(&w);
-            if (!rc)
-                sum += r.mean_turnaround;
             ms_online_result_free(&r);
         }
         if (rc && rc != MS_EINFEASIBLE) {
