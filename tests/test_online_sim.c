@@ -3,6 +3,7 @@
  * departure migration end to end, static layouts, determinism. */
 #include "support.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "migsched/online.h"
@@ -397,6 +398,81 @@ static void test_layouts_same_multiset(void **state)
     }
 }
 
+/* The sweep: load and policy lists parse strictly; each point is the mean over its seeds
+ * of what ms_online_run_seed gives (the arrival mean set by the offered load); pooled
+ * quantiles are ordered; the static point names its out-of-sample layout; same bytes twice. */
+static void test_sweep(void **state)
+{
+    (void)state;
+    const ms_gpu_model *m = ms_gpu_builtin("A100-40GB");
+    ms_online_sweep *s = calloc(1, sizeof *s);
+    assert_non_null(s);
+    ms_error err;
+    assert_int_equal(ms_online_sweep_parse_loads("0.5:1.1:0.05", s, &err), 0);
+    assert_int_equal(s->nloads, 13);
+    assert_float_equal(s->loads[12], 1.1, 1e-12);
+    const char *bad[] = {"0.5:1.1", "1:2:3:4", "0:1:0.1", "1.1:0.5:0.1", "0.5:1:0", "x", "0.5:"};
+    for (int i = 0; i < 7; i++)
+        assert_int_equal(ms_online_sweep_parse_loads(bad[i], s, &err), MS_EINVAL);
+    assert_int_equal(ms_online_sweep_parse_policies("frag,nope", s, &err), MS_EINVAL);
+    assert_int_equal(ms_online_sweep_parse_policies("frag/lifo", s, &err), MS_EINVAL);
+    assert_int_equal(ms_online_sweep_parse_policies("frag/reserve,firstfit-static", s, &err), 0);
+    assert_int_equal(s->npolicies, 2);
+    assert_int_equal(s->queues[0], MS_QUEUE_RESERVE);
+    assert_int_equal(s->queues[1], -1);
+    assert_int_equal(ms_online_sweep_parse_loads("0.6:0.9:0.3", s, &err), 0);
+    ms_online_gen_defaults(m, &s->gen);
+    s->gen.jobs = 80;
+    ms_online_config_defaults(&s->cfg);
+    s->cfg.gpus = 3;
+    s->seed = 7;
+    s->seeds = 2;
+    ms_online_point *a, *b;
+    assert_int_equal(ms_online_sweep_run(m, s, NULL, NULL, &a, &err), 0);
+    assert_int_equal(ms_online_sweep_run(m, s, NULL, NULL, &b, &err), 0);
+    for (int k = 0; k < 4; k++) {  /* field by field: padding bytes are not compared */
+        assert_true(a[k].turnaround == b[k].turnaround && a[k].makespan == b[k].makespan);
+        assert_true(a[k].wait == b[k].wait && a[k].utilisation == b[k].utilisation);
+        assert_true(a[k].fragmentation == b[k].fragmentation && a[k].layout == b[k].layout);
+        assert_memory_equal(a[k].p99_wait, b[k].p99_wait, sizeof a[k].p99_wait);
+    }
+    assert_string_equal(a[0].label, "frag/reserve");
+    assert_string_equal(a[2].label, "firstfit-static");
+    for (int k = 0; k < 4; k++) {
+        const ms_online_point *pt = &a[k];
+        assert_true(pt->utilisation > 0 && pt->utilisation <= 1);
+        assert_true((pt->layout >= 0) == (pt->policy == MS_POLICY_FF_STATIC));
+        for (int i = 0; i < s->gen.nmix; i++) {
+            int p = s->gen.mix_profile[i];
+            assert_true(pt->p50_wait[p] >= 0 && pt->p99_wait[p] >= pt->p50_wait[p]);
+        }
+        ms_online_gen g = s->gen;  /* the point is the mean of its seeds' runs */
+        ms_online_gen_set_load(m, &g, 3, pt->load);
+        assert_float_equal(pt->arrival_mean, g.arrival_mean, 1e-12);
+        ms_online_config c = s->cfg;
+        c.policy = pt->policy;
+        c.queue = pt->queue;
+        if (pt->layout >= 0) {
+            assert_int_equal(ms_online_choose_layout(m, &g, &c, MS_ONLINE_TRAIN_SEED(7), 2,
+                                                     &err), 0);
+            assert_int_equal(c.layout, pt->layout);
+        }
+        double turn = 0;
+        for (int i = 0; i < 2; i++) {
+            ms_online_workload w;
+            ms_online_result r;
+            assert_int_equal(ms_online_run_seed(m, &g, &c, 7 + i, &w, &r, &err), 0);
+            turn += r.mean_turnaround / 2;
+            ms_online_result_free(&r);
+            ms_online_workload_free(&w);
+        }
+        assert_float_equal(pt->turnaround, turn, 1e-9 * turn);
+    }
+    free(a);
+    free(b);
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -408,6 +484,7 @@ int main(void)
         cmocka_unit_test(test_static_layouts),
         cmocka_unit_test(test_owp_elasticbatch_gpu_order),
         cmocka_unit_test(test_layouts_same_multiset),
+        cmocka_unit_test(test_sweep),
         cmocka_unit_test(test_quantile_golden),
         cmocka_unit_test(test_deterministic),
     };

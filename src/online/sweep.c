@@ -13,9 +13,10 @@ int ms_online_sweep_parse_loads(const char *text, ms_online_sweep *s, ms_error *
 {
     double v[3] = {0, 0, 0};
     int n = 0;
-    const char *p = text;
-    for (; n < 3; n++) {
+    for (const char *p = text;; n++) {
         char *end;
+        if (n == 3)
+            return ms_error_set(err, MS_EINVAL, "--load '%s': at most LO:HI:STEP", text);
         v[n] = strtod(p, &end);
         if (end == p || (*end && *end != ':'))
             return ms_error_set(err, MS_EINVAL, "--load '%s': expected LO:HI:STEP or one "
@@ -26,8 +27,6 @@ int ms_online_sweep_parse_loads(const char *text, ms_online_sweep *s, ms_error *
         }
         p = end + 1;
     }
-    if (*p && n == 3 && strchr(p, ':'))
-        return ms_error_set(err, MS_EINVAL, "--load '%s': at most LO:HI:STEP", text);
     if (n == 2)
         return ms_error_set(err, MS_EINVAL, "--load '%s': LO:HI needs a :STEP", text);
     double lo = v[0], hi = n == 3 ? v[1] : v[0], step = n == 3 ? v[2] : 1;
