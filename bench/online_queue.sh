@@ -4,7 +4,7 @@
 # 4 x A100-40GB, for paper 002's Normal/Long workloads at offered loads 0.6-1.1 and the
 # 3:3:2:1 1g/2g/3g/7g mix. Offered load = arrival rate x mean slices x mean work / (4 x 7).
 # usage: bench/online_queue.sh MIGSCHED [JOBS] [SEEDS] [EXTRA OPTIONS...]
-# (WORKLOADS="normal long mix", LOADS and QUEUES narrow the table)
+# (WORKLOADS="normal long mix", LOADS and QUEUES narrow the table; FIRST_SEED=1 by default)
 set -eu
 bin=$1; jobs=${2:-2000}; seeds=${3:-5}; shift $(( $# < 3 ? $# : 3 ))
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -15,7 +15,7 @@ row() {  # label service mix mean_slices load queue [options]
     local work=$normal; [ "$service" = long ] && work=$long
     local mean; mean=$(awk -v s="$slices" -v w="$work" -v l="$load" 'BEGIN{printf "%.6f", s*w/(l*28)}')
     : >"$tmp/all.csv"
-    for s in $(seq 1 "$seeds"); do
+    for s in $(seq "${FIRST_SEED:-1}" $(( ${FIRST_SEED:-1} + seeds - 1 ))); do
         "$bin" online simulate --gpu A100-40GB --gpus 4 --arrival-mean "$mean" --jobs "$jobs" \
             --service "$service" ${mix:+--mix $mix} --seed "$s" --queue "$queue" "$@" \
             --csv "$tmp/j.csv" >/dev/null

@@ -95,6 +95,7 @@ static void test_random_traces_keep_invariants(void **state)
                 ms_online_config_defaults(&c);
                 c.gpus = gpus;
                 c.check = true;
+                c.check_full_every = 1;  /* the whole state too, after every event */
                 c.timeline = trial % 2;
                 c.policy = v < 6 ? MS_POLICY_FRAG : v == 6 ? MS_POLICY_FF_DYNAMIC
                            : v == 7 ? MS_POLICY_FF_STATIC : v == 8 ? MS_POLICY_OWP
@@ -252,10 +253,15 @@ static void test_inter_gpu_migration_balances(void **state)
     c.gpus = 2;
     c.tau = 0.5;
     c.check = true;
+    c.migration_cost = 1;
     ms_online_result r;
     assert_int_equal(ms_online_simulate(m, &w, &c, &r, NULL), 0);
     assert_int_equal(r.inter_migrations, 1);
     assert_int_not_equal(r.gpu[1], r.gpu[2]);
+    ms_online_result_free(&r);
+    c.migration_cost = 1000;  /* the job would end before the move: not worth it */
+    assert_int_equal(ms_online_simulate(m, &w, &c, &r, NULL), 0);
+    assert_int_equal(r.inter_migrations, 0);
     ms_online_result_free(&r);
     ms_online_workload_free(&w);
 }

@@ -457,8 +457,13 @@ static int ablation(int argc, char **argv)
         {"Normal(50)", MS_SERVICE_NORMAL, 50}, {"Long(50)", MS_SERVICE_LONG, 50}};
     if (!o.json) {
         printf("%d x %s, %d jobs per workload, %d seeds from %llu, tau %g, kappa %g, migration "
-               "cost %g s\n", o.cfg.gpus, m.name, o.gen.jobs, o.seeds, o.seed, o.cfg.tau,
-               o.cfg.kappa, o.cfg.migration_cost);
+               "cost %g s (%s), queue %s", o.cfg.gpus, m.name, o.gen.jobs, o.seeds, o.seed,
+               o.cfg.tau, o.cfg.kappa, o.cfg.migration_cost,
+               ms_online_migration_rule_name(o.cfg.migration_rule),
+               ms_online_queue_name(o.cfg.queue));
+        if (o.cfg.queue == MS_QUEUE_RESERVE)
+            printf(" after %g s", o.cfg.reserve_after);
+        printf("\n");
         printf("mean turnaround (wait + execution) normalised to firstfit-static "
                "[absolute s; mean wait / mean execution s]\n");
         printf("%-18s", "configuration");
@@ -514,12 +519,15 @@ static int ablation(int argc, char **argv)
     if (!o.json)
         return 0;
     return cli_json_print("online ablation",
-                          json_pack("{s:i, s:s, s:i, s:i, s:I, s:o, s:o, s:o, s:o}", "gpus",
-                                    o.cfg.gpus, "gpu_model", m.name, "jobs", o.gen.jobs, "seeds",
-                                    o.seeds, "seed", (json_int_t)o.seed, "tau",
-                                    cli_json_real(o.cfg.tau), "kappa", cli_json_real(o.cfg.kappa),
-                                    "migration_cost", cli_json_real(o.cfg.migration_cost),
-                                    "rows", table));
+                          json_pack("{s:i, s:s, s:i, s:i, s:I, s:o, s:o, s:o, s:s, s:s, s:o, "
+                                    "s:o}", "gpus", o.cfg.gpus, "gpu_model", m.name, "jobs",
+                                    o.gen.jobs, "seeds", o.seeds, "seed", (json_int_t)o.seed,
+                                    "tau", cli_json_real(o.cfg.tau), "kappa",
+                                    cli_json_real(o.cfg.kappa), "migration_cost",
+                                    cli_json_real(o.cfg.migration_cost), "migration_rule",
+                                    ms_online_migration_rule_name(o.cfg.migration_rule), "queue",
+                                    ms_online_queue_name(o.cfg.queue), "reserve_after",
+                                    cli_json_real(o.cfg.reserve_after), "rows", table));
 }
 
 int cmd_online(int argc, char **argv)

@@ -11,7 +11,7 @@
 #include "commands.h"
 #include "migsched/online.h"
 
-#define DEFAULT_POLICIES "frag,frag/reserve,firstfit-static,firstfit-dynamic,owp,elasticbatch"
+#define DEFAULT_POLICIES "frag,frag/fcfs-profile,firstfit-static,firstfit-dynamic,owp,elasticbatch"
 
 static void usage(FILE *f)
 {

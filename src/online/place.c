@@ -77,7 +77,7 @@ void msi_update_keys(msi_sim *s, int g)
     }
 }
 
-/* Instances of g other than at `start` whose slots overlap `mask`: in the new one's way. */
+/* Instance o (starting at slot k) overlaps `mask`: it is in the way of a new instance there. */
 static bool in_the_way(const ms_gpu_model *m, const msi_inst *o, int k, uint32_t mask)
 {
     return o->profile >= 0 && (ms_gpu_slot_mask(m, (ms_placement){o->profile, k}) & mask);

@@ -25,8 +25,8 @@ void ms_online_config_defaults(ms_online_config *c)
 {
     *c = (ms_online_config){.policy = MS_POLICY_FRAG, .gpus = 4, .tau = 0.4, .kappa = 0.05,
                             .balance = true, .dynamic = true, .migration = true,
-                            .migration_cost = 1.0, .migration_rule = MS_MIGRATE_COST_AWARE,
-                            .queue = MS_QUEUE_FCFS_PROFILE, .reserve_after = 600.0,
+                            .migration_cost = 15.0, .migration_rule = MS_MIGRATE_COST_AWARE,
+                            .queue = MS_QUEUE_RESERVE, .reserve_after = 7200.0,
                             .layout = MS_LAYOUT_BEST};
 }
 

@@ -30,6 +30,26 @@ done
 "$bin" online simulate --gpu H100 --gpus 3 --arrival-mean 20 --jobs 80 --no-migration --no-balance \
     --mix 1g.10gb:2,1g.20gb,3g.40gb --tau 0.6 --kappa 0 --check >"$tmp/out" 2>&1
 check "switches and memory-distinct mix" "[ $? -eq 0 ] && grep -q 'balance off, dynamic on, migration off' '$tmp/out' && grep -q 'migrations 0' '$tmp/out'"
+# queue disciplines and the migration rule: named in the summary and the JSON, deterministic
+for q in fcfs-profile fcfs reserve; do
+    "$bin" online simulate --gpu A100-40GB --gpus 2 --arrival-mean 8 --jobs 120 --seed 4 --queue $q \
+        --reserve-after 30 --migration-rule always --migration-cost 10 --check >"$tmp/q1" 2>&1
+    check "queue $q runs" "[ $? -eq 0 ] && grep -q 'migration always), queue $q' '$tmp/q1'"
+    "$bin" online simulate --gpu A100-40GB --gpus 2 --arrival-mean 8 --jobs 120 --seed 4 --queue $q \
+        --reserve-after 30 --migration-rule always --migration-cost 10 --check >"$tmp/q2" 2>&1
+    check "queue $q deterministic" "cmp -s '$tmp/q1' '$tmp/q2'"
+done
+check "reserve names its threshold" "grep -q 'queue reserve after 30 s' '$tmp/q1'"
+"$bin" online simulate --gpu A100-40GB --gpus 2 --arrival-mean 8 --jobs 50 --json >"$tmp/j" 2>&1
+check "json names the defaults" "jq -e '.queue == \"reserve\" and .reserve_after == 7200 and .migration_rule == \"cost-aware\"' '$tmp/j' >/dev/null"
+"$bin" online simulate --gpu A100-40GB --gpus 2 --arrival-mean 8 --jobs 5 --queue lifo 2>"$tmp/err"
+check "bad --queue" "[ $? -eq 2 ] && grep -q \"queue must be fcfs-profile, fcfs or reserve, got 'lifo'\" '$tmp/err'"
+"$bin" online simulate --gpu A100-40GB --gpus 2 --arrival-mean 8 --jobs 5 --migration-rule never 2>"$tmp/err"
+check "bad --migration-rule" "[ $? -eq 2 ] && grep -q 'migration-rule must be cost-aware or always' '$tmp/err'"
+"$bin" online simulate --gpu A100-40GB --gpus 2 --arrival-mean 8 --jobs 5 --reserve-after -1 2>"$tmp/err"
+check "bad --reserve-after" "[ $? -eq 2 ] && grep -q 'reserve-after must be a number' '$tmp/err'"
+"$bin" online ablation --gpus 2 --jobs 20 --seeds 1 --queue fcfs --migration-rule always >"$tmp/out" 2>&1
+check "ablation takes the queue options" "[ $? -eq 0 ] && grep -q 'Long(50)' '$tmp/out'"
 # the real Alibaba trace (first 300 one-GPU pods)
 ali="$src/../shared/data/alibaba-openb-2023/openb_pod_list_default.csv"
 if [ -f "$ali" ]; then
@@ -61,7 +81,7 @@ check "ablation --gpus 1 exits 0" "[ $? -eq 0 ] && grep -q '^firstfit-static *n/
 # sweep: every policy per load, CSV and SVG, same seed -> same bytes
 "$bin" online sweep --load 0.6:0.8:0.1 --jobs 60 --seeds 2 --csv "$tmp/s1.csv" --plot "$tmp/s1.svg" >"$tmp/s1.out" 2>&1
 check "sweep exits 0" "[ $? -eq 0 ]"
-check "sweep csv has 6 policies x 3 loads" "[ \$(wc -l <'$tmp/s1.csv') -eq 19 ] && grep -q '^frag/reserve,0.7000,' '$tmp/s1.csv' && head -1 '$tmp/s1.csv' | grep -q '^policy,load,arrival_mean,turnaround,makespan,wait,execution,utilisation,fragmentation,layout,wait_p50_1g.5gb,wait_p99_1g.5gb,tpot_ms_1g.5gb'"
+check "sweep csv has 6 policies x 3 loads" "[ \$(wc -l <'$tmp/s1.csv') -eq 19 ] && grep -q '^frag/fcfs-profile,0.7000,' '$tmp/s1.csv' && head -1 '$tmp/s1.csv' | grep -q '^policy,load,arrival_mean,turnaround,makespan,wait,execution,utilisation,fragmentation,layout,wait_p50_1g.5gb,wait_p99_1g.5gb,tpot_ms_1g.5gb'"
 check "sweep static layout named" "grep -q '^firstfit-static,0.6000,.*,\(packed\|small-first\|spread\|grouped\),' '$tmp/s1.csv'"
 check "sweep svg" "grep -q '<svg' '$tmp/s1.svg' && [ \$(grep -c '<polyline' '$tmp/s1.svg') -eq 30 ]"
 "$bin" online sweep --load 0.6:0.8:0.1 --jobs 60 --seeds 2 --csv "$tmp/s2.csv" --plot "$tmp/s2.svg" >"$tmp/s2.out" 2>&1
