@@ -14,8 +14,10 @@ int ms_online_run_seed(const ms_gpu_model *m, const ms_online_gen *g, const ms_o
     ms_rng_seed(&rng, seed);
     memset(r, 0, sizeof *r);
     int rc = ms_online_generate(m, g, &rng, w, err);
-    if (!rc && (rc = ms_online_simulate(m, w, c, r, err)))
+    if (!rc && (rc = ms_online_simulate(m, w, c, r, err))) {
+        ms_online_result_free(r);  /* a failed run may hold its per-job arrays */
         ms_online_workload_free(w);
+    }
     return rc;
 }
 
