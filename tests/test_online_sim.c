@@ -3,9 +3,11 @@
  * departure migration end to end, static layouts, determinism. */
 #include "support.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "migsched/online.h"
+#include "../src/online/internal.h"
 
 static void random_workload(const ms_gpu_model *m, ms_rng *rng, int n, double mean,
                             ms_online_workload *w)
@@ -45,6 +47,16 @@ static void assert_timeline(const ms_online_result *r)
         const ms_online_sample *s = &r->samples[i];
         assert_true(s->frag >= 0 && s->frag <= 1);
         assert_true(s->busy >= 0 && s->busy <= s->instances && s->queued >= 0);
+        /* Fig. 6's counts: actual instances add up to all instances; every queued job
+         * and every job on an instance is desired (a migrating one holds two instances) */
+        int desired = 0, actual = 0;
+        for (int p = 0; p < MS_MAX_PROFILES; p++) {
+            assert_true(s->desired[p] >= 0 && s->actual[p] >= 0);
+            desired += s->desired[p];
+            actual += s->actual[p];
+        }
+        assert_int_equal(actual, s->instances);
+        assert_true(desired >= s->queued && desired <= s->queued + s->busy);
         if (i > 0)
             assert_true(s->t > r->samples[i - 1].t);
     }
@@ -78,17 +90,19 @@ static void test_random_traces_keep_invariants(void **state)
             int gpus = 1 + (int)ms_rng_below(&rng, 16);
             random_workload(m, &rng, 20 + (int)ms_rng_below(&rng, 60),
                             1 + (double)ms_rng_below(&rng, 40), &w);
-            for (int v = 0; v < 8; v++) {
+            for (int v = 0; v < 10; v++) {
                 ms_online_config c;
                 ms_online_config_defaults(&c);
                 c.gpus = gpus;
                 c.check = true;
                 c.check_full_every = 1;  /* the whole state too, after every event */
                 c.timeline = trial % 2;
-                c.policy = v < 6 ? MS_POLICY_FRAG : v == 6 ? MS_POLICY_FF_DYNAMIC : MS_POLICY_FF_STATIC;
+                c.policy = v < 6 ? MS_POLICY_FRAG : v == 6 ? MS_POLICY_FF_DYNAMIC
+                           : v == 7 ? MS_POLICY_FF_STATIC : v == 8 ? MS_POLICY_OWP
+                                                                   : MS_POLICY_ELASTICBATCH;
                 c.balance = v & 1;
                 c.migration = (v >> 1) & 1;
-                c.dynamic = v < 4 || v == 6;
+                c.dynamic = v < 4 || v == 6 || v >= 8;
                 c.kappa = trial % 3 ? 0.05 : 0.0;
                 c.tau = (double)ms_rng_below(&rng, 11) / 10;
                 c.migration_cost = (double)ms_rng_below(&rng, 3);
@@ -321,6 +335,150 @@ static void test_deterministic(void **state)
     ms_online_result_free(&r[1]);
 }
 
+/* The baselines' GPU order: a 4g job holds GPU 0, then a 1g job arrives. First fit and
+ * OWP (best fit: the fewest free slices) put it on GPU 0, ElasticBatch (worst fit) on
+ * GPU 1. */
+static void test_owp_elasticbatch_gpu_order(void **state)
+{
+    (void)state;
+    const ms_gpu_model *m = ms_gpu_builtin("A100-40GB");
+    ms_online_workload w;
+    parse(m, "arrival,profile,work\n0,4g.20gb,100\n1,1g.5gb,10\n", &w);
+    static const struct { int policy, gpu; } want[] = {
+        {MS_POLICY_FF_DYNAMIC, 0}, {MS_POLICY_OWP, 0}, {MS_POLICY_ELASTICBATCH, 1}};
+    for (int i = 0; i < 3; i++) {
+        ms_online_config c;
+        ms_online_config_defaults(&c);
+        c.gpus = 2;
+        c.check = true;
+        c.policy = want[i].policy;
+        ms_online_result r;
+        assert_int_equal(ms_online_simulate(m, &w, &c, &r, NULL), 0);
+        assert_int_equal(r.gpu[0], 0);
+        assert_int_equal(r.gpu[1], want[i].gpu);
+        assert_int_equal(r.total_migrations, 0);
+        ms_online_result_free(&r);
+    }
+    ms_online_workload_free(&w);
+}
+
+/* Like-for-like static layouts: every layout rule holds the same multiset of instances,
+ * whose counts follow the requests' shares (paper 002 V-C): on 4 A100s with equal shares
+ * of 1g/2g/3g/4g, two of each (20 of 28 slices; three of each would need 30). */
+static void test_layouts_same_multiset(void **state)
+{
+    (void)state;
+    const ms_gpu_model *m = ms_gpu_builtin("A100-40GB");
+    ms_online_config c;
+    ms_online_config_defaults(&c);
+    const char *names[] = {"1g.5gb", "2g.10gb", "3g.20gb", "4g.20gb"};
+    for (int i = 0; i < 4; i++)
+        c.layout_share[ms_gpu_profile_by_name(m, names[i])] = 1;
+    ms_online_workload w = {0};
+    for (int gpus = 2; gpus <= 8; gpus += 2) {
+        c.gpus = gpus;
+        int ref[MS_MAX_PROFILES] = {0}, feasible = 0;
+        for (int l = 0; l < MS_LAYOUT_COUNT; l++) {
+            ms_partition parts[8];
+            if (msi_build_layout(m, &w, &c, l, parts, NULL))
+                continue;
+            int count[MS_MAX_PROFILES] = {0};
+            for (int g = 0; g < gpus; g++) {
+                uint32_t used = 0;
+                for (int k = 0; k < parts[g].n; k++) {
+                    ms_placement p = parts[g].inst[k];
+                    assert_true(ms_gpu_placement_allowed(m, p));
+                    assert_int_equal(used & ms_gpu_slot_mask(m, p), 0);
+                    used |= ms_gpu_slot_mask(m, p);
+                    count[p.profile]++;
+                }
+            }
+            if (feasible++ == 0)
+                memcpy(ref, count, sizeof ref);
+            assert_memory_equal(ref, count, sizeof ref);
+        }
+        assert_true(feasible >= 1);
+        if (gpus == 4)
+            for (int i = 0; i < 4; i++)
+                assert_int_equal(ref[ms_gpu_profile_by_name(m, names[i])], 2);
+    }
+}
+
+/* The sweep: load and policy lists parse strictly; each point is the mean over its seeds
+ * of what ms_online_run_seed gives (the arrival mean set by the offered load); pooled
+ * quantiles are ordered; the static point names its out-of-sample layout; same bytes twice. */
+static void test_sweep(void **state)
+{
+    (void)state;
+    const ms_gpu_model *m = ms_gpu_builtin("A100-40GB");
+    ms_online_sweep *s = calloc(1, sizeof *s);
+    assert_non_null(s);
+    ms_error err;
+    assert_int_equal(ms_online_sweep_parse_loads("0.5:1.1:0.05", s, &err), 0);
+    assert_int_equal(s->nloads, 13);
+    assert_float_equal(s->loads[12], 1.1, 1e-12);
+    const char *bad[] = {"0.5:1.1", "1:2:3:4", "0:1:0.1", "1.1:0.5:0.1", "0.5:1:0", "x", "0.5:"};
+    for (int i = 0; i < 7; i++)
+        assert_int_equal(ms_online_sweep_parse_loads(bad[i], s, &err), MS_EINVAL);
+    assert_int_equal(ms_online_sweep_parse_policies("frag,nope", s, &err), MS_EINVAL);
+    assert_int_equal(ms_online_sweep_parse_policies("frag/lifo", s, &err), MS_EINVAL);
+    assert_int_equal(ms_online_sweep_parse_policies("frag/reserve,firstfit-static", s, &err), 0);
+    assert_int_equal(s->npolicies, 2);
+    assert_int_equal(s->queues[0], MS_QUEUE_RESERVE);
+    assert_int_equal(s->queues[1], -1);
+    assert_int_equal(ms_online_sweep_parse_loads("0.6:0.9:0.3", s, &err), 0);
+    ms_online_gen_defaults(m, &s->gen);
+    s->gen.jobs = 80;
+    ms_online_config_defaults(&s->cfg);
+    s->cfg.gpus = 3;
+    s->seed = 7;
+    s->seeds = 2;
+    ms_online_point *a, *b;
+    assert_int_equal(ms_online_sweep_run(m, s, NULL, NULL, &a, &err), 0);
+    assert_int_equal(ms_online_sweep_run(m, s, NULL, NULL, &b, &err), 0);
+    for (int k = 0; k < 4; k++) {  /* field by field: padding bytes are not compared */
+        assert_true(a[k].turnaround == b[k].turnaround && a[k].makespan == b[k].makespan);
+        assert_true(a[k].wait == b[k].wait && a[k].utilisation == b[k].utilisation);
+        assert_true(a[k].fragmentation == b[k].fragmentation && a[k].layout == b[k].layout);
+        assert_memory_equal(a[k].p99_wait, b[k].p99_wait, sizeof a[k].p99_wait);
+    }
+    assert_string_equal(a[0].label, "frag/reserve");
+    assert_string_equal(a[2].label, "firstfit-static");
+    for (int k = 0; k < 4; k++) {
+        const ms_online_point *pt = &a[k];
+        assert_true(pt->utilisation > 0 && pt->utilisation <= 1);
+        assert_true((pt->layout >= 0) == (pt->policy == MS_POLICY_FF_STATIC));
+        for (int i = 0; i < s->gen.nmix; i++) {
+            int p = s->gen.mix_profile[i];
+            assert_true(pt->p50_wait[p] >= 0 && pt->p99_wait[p] >= pt->p50_wait[p]);
+        }
+        ms_online_gen g = s->gen;  /* the point is the mean of its seeds' runs */
+        ms_online_gen_set_load(m, &g, 3, pt->load);
+        assert_float_equal(pt->arrival_mean, g.arrival_mean, 1e-12);
+        ms_online_config c = s->cfg;
+        c.policy = pt->policy;
+        c.queue = pt->queue;
+        if (pt->layout >= 0) {
+            assert_int_equal(ms_online_choose_layout(m, &g, &c, MS_ONLINE_TRAIN_SEED(7), 2,
+                                                     &err), 0);
+            assert_int_equal(c.layout, pt->layout);
+        }
+        double turn = 0;
+        for (int i = 0; i < 2; i++) {
+            ms_online_workload w;
+            ms_online_result r;
+            assert_int_equal(ms_online_run_seed(m, &g, &c, 7 + i, &w, &r, &err), 0);
+            turn += r.mean_turnaround / 2;
+            ms_online_result_free(&r);
+            ms_online_workload_free(&w);
+        }
+        assert_float_equal(pt->turnaround, turn, 1e-9 * turn);
+    }
+    free(a);
+    free(b);
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -330,6 +488,9 @@ int main(void)
         cmocka_unit_test(test_departure_migration_lowers_fragmentation),
         cmocka_unit_test(test_inter_gpu_migration_balances),
         cmocka_unit_test(test_static_layouts),
+        cmocka_unit_test(test_owp_elasticbatch_gpu_order),
+        cmocka_unit_test(test_layouts_same_multiset),
+        cmocka_unit_test(test_sweep),
         cmocka_unit_test(test_quantile_golden),
         cmocka_unit_test(test_deterministic),
     };

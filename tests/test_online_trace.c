@@ -209,7 +209,9 @@ static void test_generator_statistics(void **state)
         assert_true(fabs(gaps - 50) < 2.5);
         int below = 0, count[MS_MAX_PROFILES] = {0};
         for (int j = 0; j < w.n; j++) {
-            below += w.jobs[j].work < g.service_median;
+            /* each profile's median is service_median x its scale (docs/online.md) */
+            int p = w.jobs[j].profile;
+            below += w.jobs[j].work < g.service_median * ms_online_service_scale(m, p);
             count[w.jobs[j].profile]++;
         }
         if (service == MS_SERVICE_LONG)
@@ -229,6 +231,52 @@ static void test_generator_statistics(void **state)
     assert_non_null(strstr(err.msg, "9g.1gb"));
 }
 
+/* Service times by profile (docs/online.md): the scale is (2 for >= 3 slices) / sqrt(slices),
+ * flat gives every profile the same median, and the offered load set on the generator is
+ * what the drawn jobs demand (compute-slice seconds per second over the node's slices). */
+static void test_service_by_profile_and_load(void **state)
+{
+    (void)state;
+    const ms_gpu_model *m = a100();
+    int p1 = ms_gpu_profile_by_name(m, "1g.5gb"), p2 = ms_gpu_profile_by_name(m, "2g.10gb");
+    int p3 = ms_gpu_profile_by_name(m, "3g.20gb"), p7 = ms_gpu_profile_by_name(m, "7g.40gb");
+    assert_float_equal(ms_online_service_scale(m, p1), 1.0, 1e-12);
+    assert_float_equal(ms_online_service_scale(m, p2), 1 / sqrt(2.0), 1e-12);
+    assert_float_equal(ms_online_service_scale(m, p3), 2 / sqrt(3.0), 1e-12);
+    assert_float_equal(ms_online_service_scale(m, p7), 2 / sqrt(7.0), 1e-12);
+    assert_float_equal(ms_online_tpot_alone(m, p3), 0.2 / sqrt(3.0), 1e-12);
+    for (int service = 0; service < 2; service++)
+        for (int flat = 0; flat < 2; flat++) {
+            ms_online_gen g;
+            ms_online_gen_defaults(m, &g);
+            g.jobs = 40000;
+            g.service = service;
+            g.flat_service = flat;
+            ms_online_gen_set_load(m, &g, 4, 0.8);
+            assert_float_equal(ms_online_gen_load(m, &g, 4), 0.8, 1e-12);
+            ms_rng rng;
+            ms_rng_seed(&rng, 11);
+            ms_online_workload w;
+            assert_int_equal(ms_online_generate(m, &g, &rng, &w, NULL), 0);
+            double demand = 0, span = w.jobs[w.n - 1].arrival;
+            int below = 0, n3 = 0;
+            for (int j = 0; j < w.n; j++) {
+                demand += m->profiles[w.jobs[j].profile].slices * w.jobs[j].work;
+                if (w.jobs[j].profile == p3) {
+                    n3++;
+                    below += w.jobs[j].work < g.service_median * (flat ? 1 : 2 / sqrt(3.0));
+                }
+            }
+            double load = demand / span / (4.0 * m->slices);
+            assert_true(fabs(load - 0.8) < 0.8 * 0.03);
+            if (service == MS_SERVICE_LONG)
+                assert_int_equal(below, 0);
+            else
+                assert_true(abs(below - n3 / 2) < n3 / 20);
+            ms_online_workload_free(&w);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -239,6 +287,7 @@ int main(void)
         cmocka_unit_test(test_alibaba_mapping_and_skips),
         cmocka_unit_test(test_alibaba_real_trace),
         cmocka_unit_test(test_generator_statistics),
+        cmocka_unit_test(test_service_by_profile_and_load),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -55,8 +55,16 @@ typedef struct ms_online_gpu_view {
     int load;                  /* busy compute slices (Lazy iff load < tau x slices) */
 } ms_online_gpu_view;
 
+/* Which GPU a rule prefers before F and reuse (ties: the lowest index). */
+enum ms_online_fit {
+    MS_FIT_FIRST = 0,          /* none: the lowest index (first fit, paper 002) */
+    MS_FIT_BEST = 1,           /* the fewest free compute slices (OWP's packing) */
+    MS_FIT_WORST = 2,          /* the most free compute slices (ElasticBatch's spreading) */
+};
+
 typedef struct ms_online_rule {
     bool frag;                 /* min-F placement (paper 002); false: first fit */
+    int fit;                   /* enum ms_online_fit */
     bool balance;              /* conditional load balancing: Busy GPUs only when no Lazy fits */
     bool dynamic;              /* idle instances may be destroyed and new ones created */
     double tau;
@@ -68,8 +76,9 @@ bool ms_online_can_take(const ms_gpu_model *m, const ms_online_rule *r,
                         const ms_online_gpu_view *g, int profile, int start);
 #define MS_ONLINE_NO_FIT UINT64_MAX
 /* The best start of `profile` on one GPU under the rule and its key (lower is better;
- * MS_ONLINE_NO_FIT when nothing fits): min F(g) after placing, then reusing an idle
- * instance, then the lowest start; a Busy GPU's keys rank after every Lazy GPU's. Slots of
+ * MS_ONLINE_NO_FIT when nothing fits): the rule's fit first, then min F(g) after placing,
+ * then reusing an idle instance, then the lowest start; a Busy GPU's keys rank after every
+ * Lazy GPU's. Slots of
  * jobs are never taken; under dynamic, idle unlocked instances in the way are destroyed. */
 uint64_t ms_online_place_key(const ms_gpu_model *m, const ms_online_rule *r,
                              const ms_online_frag_table *ft, const ms_online_gpu_view *g,
@@ -128,13 +137,24 @@ typedef struct ms_online_gen {
     int mix_profile[MS_MAX_PROFILES];
     double mix_weight[MS_MAX_PROFILES];
     int service;                  /* enum ms_online_service */
-    double service_median;        /* median of the "Normal" service time, seconds */
+    double service_median;        /* median "Normal" service time of a 1g job, seconds */
     double service_sigma;         /* log-normal shape */
+    bool flat_service;            /* every profile has the same service time (scale 1) */
 } ms_online_gen;
 
 /* Defaults: the model's base profiles of every size but the whole GPU, equal weights;
- * median 150 s, sigma 0.6 (see docs/online.md). */
+ * median 150 s, sigma 0.6, service times by profile (see docs/online.md). */
 void ms_online_gen_defaults(const ms_gpu_model *m, ms_online_gen *g);
+/* How much longer a job of `profile` runs than a 1g job (paper 002 runs the larger models
+ * on 3g/4g): large-model class (>= 3 slices) x2, speed growing with sqrt(slices). */
+double ms_online_service_scale(const ms_gpu_model *m, int profile);
+/* Time per output token (s) of a job of `profile` running alone: the generator's job is
+ * service_median / 0.1 s = 1,500 median output tokens at 0.1 s x scale per token. */
+double ms_online_tpot_alone(const ms_gpu_model *m, int profile);
+/* Offered load of the generator on `gpus` GPUs: arrival rate x expected compute-slice
+ * seconds of a job / (gpus x slices); ms_online_gen_set_load sets arrival_mean for one. */
+double ms_online_gen_load(const ms_gpu_model *m, const ms_online_gen *g, int gpus);
+void ms_online_gen_set_load(const ms_gpu_model *m, ms_online_gen *g, int gpus, double load);
 /* "1g.5gb:2,3g.20gb:1" (weights optional, default 1). */
 int ms_online_parse_mix(const ms_gpu_model *m, const char *text, ms_online_gen *g,
                         ms_error *err);
@@ -147,6 +167,9 @@ enum ms_online_policy {
     MS_POLICY_FRAG = 0,          /* paper 002: balance + min-F placement + reuse */
     MS_POLICY_FF_STATIC = 1,     /* first fit on a static layout */
     MS_POLICY_FF_DYNAMIC = 2,    /* first fit, instances created/destroyed on demand */
+    MS_POLICY_OWP = 3,           /* OWP's heuristic: best fit (pack), dynamic */
+    MS_POLICY_ELASTICBATCH = 4,  /* ElasticBatch's deploy manager: worst fit, dynamic */
+    MS_POLICY_COUNT = 5,
 };
 
 /* Static layouts: how a fixed multiset of instances is spread over the GPUs. */
@@ -192,6 +215,8 @@ typedef struct ms_online_config {
     int queue;                   /* enum ms_online_queue */
     double reserve_after;        /* MS_QUEUE_RESERVE: wait (s) after which a job reserves a GPU */
     int layout;                  /* static layouts: enum ms_online_layout */
+    double layout_share[MS_MAX_PROFILES]; /* requests' shares by profile the static
+                                  * multiset follows; all 0: the workload's job counts */
     bool check;                  /* invariant check after every event (what it changed) */
     int check_full_every;        /* with check: also the whole state every N events (0: at the
                                   * end only; Debug builds: at least every 1024 events) */
@@ -206,6 +231,9 @@ typedef struct ms_online_sample {
     double t;
     double frag;                 /* mean F(g) over GPUs */
     int instances, busy, queued;
+    /* per profile (paper 002 Fig. 6): desired = jobs of it in the node (queued, starting or
+     * running); actual = instances of it (being created, idle or busy) */
+    int32_t desired[MS_MAX_PROFILES], actual[MS_MAX_PROFILES];
 } ms_online_sample;
 
 typedef struct ms_online_migration {
@@ -228,11 +256,27 @@ typedef struct ms_online_result {
     long intra_migrations, inter_migrations;
     int layout;                  /* static layout used (best when asked) */
     double mean_frag;            /* time-weighted mean of system F */
+    double tpot[MS_MAX_PROFILES]; /* mean time per output token by profile (s; NAN: no job):
+                                  * ms_online_tpot_alone x execution / work of each job */
     int nsamples, cap_samples;
     ms_online_sample *samples;
     int nmig, cap_mig;
     ms_online_migration *mig;
 } ms_online_result;
+
+/* The workload of generator g drawn with `seed`, simulated under c: fills *w and *r (both
+ * freed by the callee on failure, by the caller otherwise). */
+int ms_online_run_seed(const ms_gpu_model *m, const ms_online_gen *g, const ms_online_config *c,
+                       unsigned long long seed, ms_online_workload *w, ms_online_result *r,
+                       ms_error *err);
+/* The static layout chosen out of sample: the layout rule with the lowest mean turnaround
+ * over `seeds` workloads of generator g drawn with seeds seed, seed+1, ... (give seeds the
+ * evaluation does not use), each with the multiset of g's mix. Sets c->layout and
+ * c->layout_share. */
+int ms_online_choose_layout(const ms_gpu_model *m, const ms_online_gen *g, ms_online_config *c,
+                            unsigned long long seed, int seeds, ms_error *err);
+/* The training seeds for evaluation seeds from `seed`: disjoint while fewer than 10^6. */
+#define MS_ONLINE_TRAIN_SEED(seed) ((seed) + 1000003ull)
 
 /* Runs the workload; fails with MS_EINFEASIBLE when a job can never run (a static layout
  * without its profile). */
@@ -248,9 +292,64 @@ double ms_online_quantile(const double *sorted, int n, double q);
 int ms_online_write_jobs_csv(const char *path, const ms_gpu_model *m,
                              const ms_online_workload *w, const ms_online_result *r,
                              ms_error *err);
-/* SVG: system fragmentation (top) and instance counts (bottom) over time, migration
- * decisions marked (paper 002 Figs. 6 and 8). Needs a result with a timeline. */
-int ms_online_write_svg(const char *path, const ms_online_result *r, const char *title,
-                        ms_error *err);
+/* Timeline CSV: t,fragmentation,instances,busy,queued, then desired_P,actual_P for each
+ * profile P that ever had a job or an instance. Needs a result with a timeline. */
+int ms_online_write_timeline_csv(const char *path, const ms_gpu_model *m,
+                                 const ms_online_result *r, ms_error *err);
+/* SVG: system fragmentation (top), instance counts (middle) and desired against actual
+ * instances per profile (bottom) over time, migration decisions marked (paper 002 Figs. 6
+ * and 8). Needs a result with a timeline. */
+int ms_online_write_svg(const char *path, const ms_gpu_model *m, const ms_online_result *r,
+                        const char *title, ms_error *err);
+
+/* ---- Results as curves: policies against offered load ---- */
+
+#define MS_SWEEP_MAX_POLICIES 8
+#define MS_SWEEP_MAX_LOADS 1000
+
+typedef struct ms_online_sweep {
+    ms_online_gen gen;           /* the workload; arrival_mean is set per load */
+    ms_online_config cfg;        /* gpus, tau, kappa, ...; policy and layout set per run */
+    int nloads;
+    double loads[MS_SWEEP_MAX_LOADS]; /* offered loads (ms_online_gen_load) */
+    int npolicies;
+    int policies[MS_SWEEP_MAX_POLICIES];
+    int queues[MS_SWEEP_MAX_POLICIES]; /* each policy's queue discipline, -1: cfg.queue */
+    unsigned long long seed;     /* evaluation seeds seed .. seed+seeds-1; the static */
+    int seeds;                   /*   layout is chosen on MS_ONLINE_TRAIN_SEED(seed) ... */
+} ms_online_sweep;
+
+/* One policy at one offered load, over the seeds: means of the per-seed values, and
+ * per-profile waits pooled over the seeds' jobs. */
+typedef struct ms_online_point {
+    int policy;                  /* enum ms_online_policy */
+    int queue;                   /* enum ms_online_queue it ran with */
+    char label[40];              /* "frag", or "frag/reserve" when the sweep named a queue */
+    double load, arrival_mean;
+    double turnaround, makespan, wait, execution;
+    double utilisation;          /* busy compute-slice seconds / (GPUs x slices x makespan) */
+    double fragmentation;        /* time-weighted mean system F */
+    int layout;                  /* the static layout chosen out of sample, -1 otherwise */
+    double p50_wait[MS_MAX_PROFILES], p99_wait[MS_MAX_PROFILES]; /* NAN: profile absent */
+    double tpot[MS_MAX_PROFILES];  /* mean time per output token, s */
+} ms_online_point;
+
+/* Parses "POLICY[/QUEUE],..." into s->policies and s->queues. */
+int ms_online_sweep_parse_policies(const char *text, ms_online_sweep *s, ms_error *err);
+/* Parses "LO:HI:STEP" (or one load) into s->loads; loads must lie in (0, 10]. */
+int ms_online_sweep_parse_loads(const char *text, ms_online_sweep *s, ms_error *err);
+/* Runs every policy at every load (npolicies x nloads points, policy-major) into *out
+ * (caller frees). progress, when given, is called after each point. */
+int ms_online_sweep_run(const ms_gpu_model *m, const ms_online_sweep *s,
+                        void (*progress)(void *arg, int done, int total), void *arg,
+                        ms_online_point **out, ms_error *err);
+/* CSV, one line per point: policy,load,arrival_mean,turnaround,makespan,wait,execution,
+ * utilisation,fragmentation,layout, then wait_p50_P,wait_p99_P,tpot_ms_P per mix profile. */
+int ms_online_sweep_write_csv(const char *path, const ms_gpu_model *m, const ms_online_sweep *s,
+                              const ms_online_point *pts, ms_error *err);
+/* SVG: turnaround, mean wait, the worst profile's p99 wait, utilisation and fragmentation
+ * against offered load, one line per policy. */
+int ms_online_sweep_write_svg(const ms_online_sweep *s, const ms_online_point *pts,
+                              const char *path, const char *title, ms_error *err);
 
 #endif

@@ -1,5 +1,7 @@
-/* cmd_online.c: `migsched online simulate` and `migsched online ablation` (paper 002). */
+/* cmd_online.c: `migsched online simulate` and `migsched online ablation` (paper 002);
+ * `online sweep` is in cmd_online_sweep.c. */
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,16 +15,19 @@ static void simulate_usage(FILE *f)
     fprintf(f,
         "usage: migsched online simulate --gpu MODEL --gpus G\n"
         "         (--trace FILE | --alibaba FILE [--limit N] |\n"
-        "          --arrival-mean S --jobs K [--mix P:W,...] [--service normal|long])\n"
-        "         [--policy frag|firstfit-static|firstfit-dynamic] [--tau X] [--kappa K]\n"
-        "         [--no-migration] [--no-balance] [--no-dynamic] [--migration-cost S]\n"
-        "         [--migration-rule cost-aware|always] [--queue fcfs-profile|fcfs|reserve]\n"
-        "         [--reserve-after S] [--layout best|packed|small-first|spread|grouped]\n"
-        "         [--seed S] [--check] [--csv FILE] [--plot FILE.svg] [--save-trace FILE] [--json]\n"
+        "          --arrival-mean S --jobs K [--mix P:W,...] [--service normal|long]\n"
+        "          [--service-times profile|flat])\n"
+        "         [--policy frag|firstfit-static|firstfit-dynamic|owp|elasticbatch] [--tau X]\n"
+        "         [--kappa K] [--no-migration] [--no-balance] [--no-dynamic]\n"
+        "         [--migration-cost S] [--migration-rule cost-aware|always]\n"
+        "         [--queue fcfs-profile|fcfs|reserve] [--reserve-after S]\n"
+        "         [--layout tuned|best|packed|small-first|spread|grouped] [--seed S] [--check]\n"
+        "         [--csv FILE] [--timeline FILE] [--plot FILE.svg] [--save-trace FILE] [--json]\n"
         "  Simulates jobs arriving on a node of G MIG GPUs. --trace reads a CSV with header\n"
         "  arrival,profile,work[,name]; --alibaba reads the Alibaba GPU-sharing pod list.\n"
-        "  --csv writes one line per job, --plot an SVG of fragmentation and instances over\n"
-        "  time with migrations marked. --check verifies the invariants after every event.\n"
+        "  --csv writes one line per job, --timeline the fragmentation, instance counts and\n"
+        "  desired/actual instances per profile over time, --plot them as an SVG with\n"
+        "  migrations marked. --check verifies the invariants after every event.\n"
         "  --queue: per-profile FCFS, strict FCFS, or per-profile FCFS where a job waiting over\n"
         "  --reserve-after seconds reserves a GPU. --migration-rule cost-aware migrates only\n"
         "  when the expected gain exceeds the cost (docs/online.md).\n"
@@ -43,11 +48,12 @@ static void ablation_usage(FILE *f)
 }
 
 typedef struct online_opts {
-    const char *gpu, *trace, *alibaba, *csv, *plot, *save;
+    const char *gpu, *trace, *alibaba, *csv, *plot, *save, *timeline;
     int limit, seeds;
     unsigned long long seed;
     ms_online_gen gen;
-    const char *mix, *service;
+    const char *mix, *service, *times;
+    bool tuned, layout_set;
     bool have_gen, json;
     ms_online_config cfg;
 } online_opts;
@@ -69,7 +75,8 @@ static int num(const char *cmd, const char *opt, const char *s, double lo, doubl
 
 enum { O_GPUS = 256, O_TRACE, O_ALIBABA, O_LIMIT, O_ARRIVAL, O_JOBS, O_MIX, O_SERVICE,
        O_POLICY, O_TAU, O_KAPPA, O_NOMIG, O_NOBAL, O_NODYN, O_MIGCOST, O_LAYOUT, O_SEED,
-       O_CHECK, O_CSV, O_PLOT, O_SAVE, O_SEEDS, O_JSON, O_MIGRULE, O_QUEUE, O_RESERVE };
+       O_CHECK, O_CSV, O_PLOT, O_SAVE, O_SEEDS, O_JSON, O_TIMELINE, O_TIMES, O_MIGRULE,
+       O_QUEUE, O_RESERVE };
 
 static const struct option long_opts[] = {
     {"gpu", required_argument, 0, 'g'}, {"gpus", required_argument, 0, O_GPUS},
@@ -84,6 +91,8 @@ static const struct option long_opts[] = {
     {"check", no_argument, 0, O_CHECK}, {"csv", required_argument, 0, O_CSV},
     {"plot", required_argument, 0, O_PLOT}, {"save-trace", required_argument, 0, O_SAVE},
     {"seeds", required_argument, 0, O_SEEDS}, {"json", no_argument, 0, O_JSON},
+    {"timeline", required_argument, 0, O_TIMELINE},
+    {"service-times", required_argument, 0, O_TIMES},
     {"migration-rule", required_argument, 0, O_MIGRULE}, {"queue", required_argument, 0, O_QUEUE},
     {"reserve-after", required_argument, 0, O_RESERVE},
     {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
@@ -140,7 +149,9 @@ static int parse(const char *cmd, int argc, char **argv, online_opts *o, void (*
             rc = num(cmd, "--reserve-after", optarg, 0, 1e8, &o->cfg.reserve_after);
             break;
         case O_LAYOUT:
-            o->cfg.layout = ms_online_layout_parse(optarg);
+            o->tuned = !strcmp(optarg, "tuned");
+            o->layout_set = true;
+            o->cfg.layout = o->tuned ? MS_LAYOUT_BEST : ms_online_layout_parse(optarg);
             if (o->cfg.layout < MS_LAYOUT_BEST)
                 return bad(cmd, "unknown layout", optarg);
             break;
@@ -151,6 +162,8 @@ static int parse(const char *cmd, int argc, char **argv, online_opts *o, void (*
         case O_PLOT: o->plot = optarg; break;
         case O_SAVE: o->save = optarg; break;
         case O_JSON: o->json = true; break;
+        case O_TIMELINE: o->timeline = optarg; break;
+        case O_TIMES: o->times = optarg; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -176,6 +189,10 @@ static int setup_gen(const char *cmd, const ms_gpu_model *m, online_opts *o, ms_
         o->gen.service = MS_SERVICE_LONG;
     else if (o->service && strcmp(o->service, "normal"))
         return bad(cmd, "--service must be normal or long, got", o->service);
+    if (o->times && !strcmp(o->times, "flat"))
+        o->gen.flat_service = true;
+    else if (o->times && strcmp(o->times, "profile"))
+        return bad(cmd, "--service-times must be profile or flat, got", o->times);
     return 0;
 }
 
@@ -210,7 +227,7 @@ static int load_workload(online_opts *o, const ms_gpu_model *m, ms_online_worklo
 }
 
 static void print_result(const ms_gpu_model *m, const ms_online_config *c,
-                         const ms_online_workload *w, const ms_online_result *r)
+                         const ms_online_workload *w, const ms_online_result *r, bool tpot)
 {
     printf("policy %s", ms_online_policy_name(c->policy));
     if (c->policy == MS_POLICY_FRAG)
@@ -230,11 +247,20 @@ static void print_result(const ms_gpu_model *m, const ms_online_config *c,
            "(creations %ld, destructions %ld), mean fragmentation %.4f, events %ld\n",
            r->makespan, r->total_migrations, r->intra_migrations, r->inter_migrations,
            r->reconfigurations, r->creations, r->destructions, r->mean_frag, r->events);
+    if (!tpot)
+        return;
+    printf("mean time per output token (ms):");
+    for (int p = 0, first = 1; p < m->nprofiles; p++)
+        if (!isnan(r->tpot[p])) {
+            printf("%s %s %.2f", first ? "" : ",", m->profiles[p].name, 1000 * r->tpot[p]);
+            first = 0;
+        }
+    printf("\n");
 }
 
 /* The same numbers as print_result; the techniques only where the policy has them. */
 static int print_json(const ms_gpu_model *m, const ms_online_config *c,
-                      const ms_online_workload *w, const ms_online_result *r)
+                      const ms_online_workload *w, const ms_online_result *r, bool tpot)
 {
     json_t *o = json_pack("{s:s}", "policy", ms_online_policy_name(c->policy));
     if (c->policy == MS_POLICY_FRAG)
@@ -262,6 +288,13 @@ static int print_json(const ms_gpu_model *m, const ms_online_config *c,
                      (json_int_t)r->reconfigurations, "creations", (json_int_t)r->creations,
                      "destructions", (json_int_t)r->destructions, "mean_fragmentation",
                      cli_json_real(r->mean_frag), "events", (json_int_t)r->events));
+    if (tpot) {
+        json_t *t = json_object();
+        for (int p = 0; p < m->nprofiles; p++)
+            if (!isnan(r->tpot[p]))
+                json_object_set_new(t, m->profiles[p].name, cli_json_real(1000 * r->tpot[p]));
+        json_object_set_new(o, "tpot_ms", t);
+    }
     return cli_json_print("online simulate", o);
 }
 
@@ -271,16 +304,36 @@ static int emit(const online_opts *o, const ms_gpu_model *m, const ms_online_wor
                 const ms_online_result *r, ms_error *err)
 {
     if (o->json) {
-        if (print_json(m, &o->cfg, w, r))
+        if (print_json(m, &o->cfg, w, r, o->have_gen))
             return 1;
     } else {
-        print_result(m, &o->cfg, w, r);
+        print_result(m, &o->cfg, w, r, o->have_gen);
     }
     if (cli_stdout_check("online simulate"))
         return 1;
-    if ((o->plot && ms_online_write_svg(o->plot, r, ms_online_policy_name(o->cfg.policy), err)) ||
+    if ((o->plot && ms_online_write_svg(o->plot, m, r, ms_online_policy_name(o->cfg.policy),
+                                        err)) ||
+        (o->timeline && ms_online_write_timeline_csv(o->timeline, m, r, err)) ||
         (o->csv && ms_online_write_jobs_csv(o->csv, m, w, r, err)) ||
         (o->save && ms_online_trace_write(o->save, m, w, err)))
+        return fail("simulate", err);
+    return 0;
+}
+
+/* A static run on a generated workload takes its layout out of sample (`tuned`, the
+ * default there): chosen on 5 workloads of the same generator with other seeds. */
+static int tune_layout(online_opts *o, const ms_gpu_model *m, ms_error *err)
+{
+    bool static_run = o->cfg.policy == MS_POLICY_FF_STATIC ||
+                      (o->cfg.policy == MS_POLICY_FRAG && !o->cfg.dynamic);
+    if (o->tuned && !o->have_gen) {
+        fprintf(stderr, "migsched online simulate: --layout tuned needs a generated workload "
+                        "(--arrival-mean/--jobs) to draw its training workloads from\n");
+        return 2;
+    }
+    if (!static_run || !o->have_gen || (o->layout_set && !o->tuned))
+        return 0;
+    if (ms_online_choose_layout(m, &o->gen, &o->cfg, MS_ONLINE_TRAIN_SEED(o->seed), 5, err))
         return fail("simulate", err);
     return 0;
 }
@@ -305,15 +358,19 @@ static int simulate(int argc, char **argv)
     o.have_gen = false;
     if ((rc = parse("simulate", argc, argv, &o, simulate_usage)) >= 0)  /* over the defaults */
         return rc;
-    const char *outputs[] = {o.csv, o.plot, o.save};
-    if (cli_check_outputs("online simulate", outputs, 3))
+    const char *outputs[] = {o.csv, o.plot, o.save, o.timeline};
+    if (cli_check_outputs("online simulate", outputs, 4))
         return 1;
     ms_online_workload w;
     memset(&w, 0, sizeof w);
     if ((rc = load_workload(&o, &m, &w, &err)))
         return rc;
     ms_online_result r;
-    o.cfg.timeline = o.plot != NULL;
+    o.cfg.timeline = o.plot || o.timeline;
+    if ((rc = tune_layout(&o, &m, &err))) {
+        ms_online_workload_free(&w);
+        return rc;
+    }
     if (ms_online_simulate(&m, &w, &o.cfg, &r, &err)) {
         ms_online_workload_free(&w);
         return fail("simulate", &err);
@@ -342,35 +399,35 @@ static const ablation_row rows[] = {
 };
 #define NROWS ((int)(sizeof rows / sizeof rows[0]))
 
+/* One cell: the row on one workload, averaged over the seeds. A static row's layout is
+ * chosen out of sample (training seeds). MS_EINFEASIBLE: no static layout holds the mix. */
 static int ablation_cell(const ms_gpu_model *m, online_opts *o, int service, double mean,
                          const ablation_row *row, double out[3], ms_error *err)
 {
     out[0] = out[1] = out[2] = 0;
-    for (int s = 0; s < o->seeds; s++) {
-        ms_online_gen g = o->gen;
-        g.service = service;
-        g.arrival_mean = mean;
-        ms_rng rng;
-        ms_rng_seed(&rng, o->seed + (unsigned long long)s);
+    ms_online_gen g = o->gen;
+    g.service = service;
+    g.arrival_mean = mean;
+    ms_online_config c = o->cfg;
+    c.policy = row->policy;
+    c.balance = row->balance;
+    c.dynamic = row->dynamic;
+    c.migration = row->migration;
+    int rc = row->dynamic ? MS_OK
+                          : ms_online_choose_layout(m, &g, &c, MS_ONLINE_TRAIN_SEED(o->seed),
+                                                    o->seeds, err);
+    for (int s = 0; s < o->seeds && !rc; s++) {
         ms_online_workload w;
         ms_online_result r;
-        ms_online_config c = o->cfg;
-        c.policy = row->policy;
-        c.balance = row->balance;
-        c.dynamic = row->dynamic;
-        c.migration = row->migration;
-        if (ms_online_generate(m, &g, &rng, &w, err))
-            return 1;
-        int rc = ms_online_simulate(m, &w, &c, &r, err);
-        ms_online_workload_free(&w);
-        if (rc)
-            return 1;
+        if ((rc = ms_online_run_seed(m, &g, &c, o->seed + (unsigned long long)s, &w, &r, err)))
+            break;
         out[0] += r.mean_turnaround / o->seeds;
         out[1] += r.mean_wait / o->seeds;
         out[2] += r.mean_exec / o->seeds;
+        ms_online_workload_free(&w);
         ms_online_result_free(&r);
     }
-    return 0;
+    return rc;
 }
 
 static int ablation(int argc, char **argv)
@@ -422,11 +479,14 @@ static int ablation(int argc, char **argv)
             printf("%-18s", rows[i].name);
         for (int l = 0; l < 4; l++) {
             double v[3];
-            if (ablation_cell(&m, &o, loads[l].service, loads[l].mean, &rows[i], v, &err)) {
+            rc = ablation_cell(&m, &o, loads[l].service, loads[l].mean, &rows[i], v, &err);
+            if (rc && rc != MS_EINFEASIBLE) {
                 json_decref(cells);
                 json_decref(table);
                 return fail("ablation", &err);
             }
+            if (rc)  /* no static layout holds the mix (one GPU): n/a, not a failure */
+                v[0] = v[1] = v[2] = NAN;
             if (i == 0)
                 base[l] = v[0];
             if (o.json) {
@@ -439,8 +499,13 @@ static int ablation(int argc, char **argv)
                 continue;
             }
             char cell[64];
-            snprintf(cell, sizeof cell, "%.3f [%.0f; %.0f/%.0f]", v[0] / base[l], v[0], v[1],
-                     v[2]);
+            if (rc)
+                snprintf(cell, sizeof cell, "n/a");
+            else if (isnan(base[l]))
+                snprintf(cell, sizeof cell, "n/a [%.0f; %.0f/%.0f]", v[0], v[1], v[2]);
+            else
+                snprintf(cell, sizeof cell, "%.3f [%.0f; %.0f/%.0f]", v[0] / base[l], v[0],
+                         v[1], v[2]);
             printf(" %28s", cell);
         }
         if (o.json) {
@@ -469,13 +534,15 @@ int cmd_online(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         FILE *f = argc < 2 ? stderr : stdout;
-        fprintf(f, "usage: migsched online simulate|ablation [options]  (--help for each)\n");
+        fprintf(f, "usage: migsched online simulate|ablation|sweep [options]  (--help for each)\n");
         return argc < 2 ? 2 : 0;
     }
     if (!strcmp(argv[1], "simulate"))
         return simulate(argc - 1, argv + 1);
     if (!strcmp(argv[1], "ablation"))
         return ablation(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "sweep"))
+        return cmd_online_sweep(argc - 1, argv + 1);
     fprintf(stderr, "migsched online: unknown subcommand '%s'\n", argv[1]);
     return 2;
 }

@@ -8,6 +8,7 @@ int cmd_partitions(int argc, char **argv);
 int cmd_train(int argc, char **argv);
 int cmd_rl_eval(int argc, char **argv);
 int cmd_online(int argc, char **argv);
+int cmd_online_sweep(int argc, char **argv);
 int cmd_schedule(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_bounds(int argc, char **argv);

@@ -1,8 +1,10 @@
 /* generate.c: synthetic online workloads in the shape of paper 002 V-A2: Poisson
- * arrivals, a profile mix, and "Normal"/"Long" service times (documented in
- * docs/online.md: log-normal, Long = its upper half). */
+ * arrivals, a profile mix, and "Normal"/"Long" service times that depend on the profile
+ * (documented in docs/online.md: log-normal, Long = its upper half, scaled per profile),
+ * and the offered load such a generator puts on a node. */
 #include "internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +21,47 @@ void ms_online_gen_defaults(const ms_gpu_model *m, ms_online_gen *g)
             g->mix_profile[g->nmix] = m->base_profile[m->sizes[k]];
             g->mix_weight[g->nmix++] = 1.0;
         }
+}
+
+double ms_online_service_scale(const ms_gpu_model *m, int profile)
+{
+    int c = m->profiles[profile].slices;
+    return (c >= 3 ? 2.0 : 1.0) / sqrt((double)c);
+}
+
+double ms_online_tpot_alone(const ms_gpu_model *m, int profile)
+{
+    return 0.1 * ms_online_service_scale(m, profile);
+}
+
+/* E[exp(sigma Z)] for Normal, E[exp(sigma |Z|)] = 2 exp(sigma^2/2) Phi(sigma) for Long. */
+static double lognormal_mean(const ms_online_gen *g)
+{
+    double s = g->service_sigma, m = exp(s * s / 2);
+    return g->service == MS_SERVICE_LONG ? m * erfc(-s / sqrt(2.0)) : m;
+}
+
+static double scale_of(const ms_gpu_model *m, const ms_online_gen *g, int profile)
+{
+    return g->flat_service ? 1.0 : ms_online_service_scale(m, profile);
+}
+
+double ms_online_gen_load(const ms_gpu_model *m, const ms_online_gen *g, int gpus)
+{
+    double total = 0, slice_s = 0;
+    for (int i = 0; i < g->nmix; i++) {
+        int p = g->mix_profile[i];
+        total += g->mix_weight[i];
+        slice_s += g->mix_weight[i] * m->profiles[p].slices * scale_of(m, g, p);
+    }
+    slice_s *= g->service_median * lognormal_mean(g) / total;
+    return slice_s / g->arrival_mean / ((double)gpus * m->slices);
+}
+
+void ms_online_gen_set_load(const ms_gpu_model *m, ms_online_gen *g, int gpus, double load)
+{
+    g->arrival_mean = 1.0;
+    g->arrival_mean = ms_online_gen_load(m, g, gpus) / load;
 }
 
 int ms_online_parse_mix(const ms_gpu_model *m, const char *text, ms_online_gen *g,
@@ -97,7 +140,8 @@ int ms_online_generate(const ms_gpu_model *m, const ms_online_gen *g, ms_rng *rn
         double z = ms_rng_normal(rng, 0.0, 1.0);
         if (g->service == MS_SERVICE_LONG)
             z = fabs(z);  /* the upper half of the distribution: above its median */
-        w->jobs[j] = (ms_online_job){t, p, g->service_median * exp(g->service_sigma * z), -1};
+        double work = g->service_median * scale_of(m, g, p) * exp(g->service_sigma * z);
+        w->jobs[j] = (ms_online_job){t, p, work, -1};
     }
     w->n = g->jobs;
     return MS_OK;

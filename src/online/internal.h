@@ -104,6 +104,7 @@ typedef struct msi_sim {
     double now, frag_area, last_t;
     int64_t frag_sum;                    /* sum of F(g) in units of 1e-12: exact updates */
     int next_arrival, done, instances, busy;
+    int in_node[MS_MAX_PROFILES];        /* jobs arrived and not done, by profile */
     bool static_layout;
     int failed;                          /* MS_ENOMEM once an allocation failed */
     uint64_t claims;                     /* instance claims so far (placements, migrations) */
@@ -148,8 +149,8 @@ double msi_expected_end(const msi_sim *s, int j);
 void msi_on_departure(msi_sim *s, int g);
 void msi_migration_end(msi_sim *s, int j);
 /* layout.c */
-int msi_build_layout(const ms_gpu_model *m, const ms_online_workload *w, int gpus, int layout,
-                     ms_partition *out, ms_error *err);
+int msi_build_layout(const ms_gpu_model *m, const ms_online_workload *w,
+                     const ms_online_config *c, int layout, ms_partition *out, ms_error *err);
 /* sim.c: one run (layout: per-GPU static instances, NULL for dynamic) */
 int msi_run(const ms_gpu_model *m, const ms_online_workload *w, const ms_online_config *c,
             const ms_partition *layout, ms_online_result *r, ms_error *err);

@@ -1,6 +1,7 @@
 /* layout.c: static layouts for the first-fit-static baseline (paper 002 V-C): one multiset
- * of instances whose profile shares follow the workload's requests, spread over the GPUs
- * in several ways. Each instance goes to the placement that keeps F(g) lowest. */
+ * of instances whose profile counts follow the distribution of requests, the same in every
+ * layout, spread over the GPUs in several ways. Each instance goes to the placement that
+ * keeps F(g) lowest. */
 #include "internal.h"
 
 #include <math.h>
@@ -89,53 +90,84 @@ static int instance_order(const ms_gpu_model *m, const int *want, int layout, in
     return out;
 }
 
-int msi_build_layout(const ms_gpu_model *m, const ms_online_workload *w, int gpus, int layout,
-                     ms_partition *parts, ms_error *err)
+/* The multiset: n_p = floor(k x share_p) instances of each requested profile (at least
+ * one), for the largest k whose multiset one of the layout rules can place whole. Every
+ * layout then holds the same instances (paper 002 V-C); only their placement differs. */
+static bool counts_for(const ms_gpu_model *m, const double *share, double k, int *want)
 {
-    double demand[MS_MAX_PROFILES] = {0}, total = 0;
-    for (int j = 0; j < w->n; j++) {
-        int p = w->jobs[j].profile;
-        demand[p] += m->profiles[p].slices;
-        total += m->profiles[p].slices;
+    bool any = false;
+    for (int p = 0; p < m->nprofiles; p++) {
+        want[p] = share[p] > 0 ? (int)floor(k * share[p] + 1e-9) : 0;
+        want[p] = share[p] > 0 && want[p] < 1 ? 1 : want[p];
+        any |= want[p] > 0;
     }
-    int want[MS_MAX_PROFILES] = {0}, count = 0;
+    return any;
+}
+
+static int place_all(const ms_gpu_model *m, const int *want, int gpus, int layout,
+                     ms_partition *parts, int *missing)
+{
+    int count = 0;
     for (int p = 0; p < m->nprofiles; p++)
-        if (demand[p] > 0) {
-            want[p] = (int)lround(demand[p] / total * gpus * m->slices / m->profiles[p].slices);
-            want[p] = want[p] < 1 ? 1 : want[p];
-            count += want[p];
-        }
+        count += want[p];
     int *order = malloc((size_t)(count + MS_MAX_PROFILES) * sizeof *order);
     if (!order)
-        return ms_error_set(err, MS_ENOMEM, "out of memory building a static layout");
+        return MS_ENOMEM;
     int nfirst, n = instance_order(m, want, layout, order, &nfirst);
     if (n < 0) {
         free(order);
-        return ms_error_set(err, MS_ENOMEM, "out of memory building a static layout");
+        return MS_ENOMEM;
     }
     memset(parts, 0, (size_t)gpus * sizeof *parts);
-    int next = 0;
-    for (int i = 0; i < n; i++) {
+    int next = 0, rc = MS_OK;
+    for (int i = 0; i < n && !rc; i++) {
         int g = place_one(m, parts, gpus, layout == MS_LAYOUT_SPREAD ? next : 0, order[i]);
-        if (g >= 0) {
-            next = (g + 1) % gpus;
-        } else if (i < nfirst) {  /* the profile has no home: its jobs could never run */
-            int p = order[i];
-            free(order);
-            return ms_error_set(err, MS_EINFEASIBLE,
-                                "static layout '%s': no room for a %s instance on %d GPU(s)",
-                                ms_online_layout_name(layout), m->profiles[p].name, gpus);
+        if (g < 0) {
+            *missing = order[i];
+            rc = MS_EINFEASIBLE;
         }
+        next = (g + 1) % gpus;
     }
     free(order);
-    /* Fill what is left with the largest requested profile that fits. */
-    for (int g = 0; g < gpus; g++)
-        for (bool added = true; added;) {
-            added = false;
-            for (int s = MS_MAX_SLICES; s >= 1 && !added; s--)
-                for (int p = 0; p < m->nprofiles && !added; p++)
-                    if (want[p] > 0 && m->profiles[p].slices == s)
-                        added = add_to(m, &parts[g], p);
+    return rc;
+}
+
+int msi_build_layout(const ms_gpu_model *m, const ms_online_workload *w,
+                     const ms_online_config *c, int layout, ms_partition *parts, ms_error *err)
+{
+    double share[MS_MAX_PROFILES] = {0}, slices = 0, slots = 0, sum = 0;
+    for (int p = 0; p < m->nprofiles; p++)
+        sum += c->layout_share[p];
+    for (int p = 0; p < m->nprofiles; p++)  /* the given shares, else the workload's counts */
+        share[p] = sum > 0 ? c->layout_share[p] / sum : 0;
+    for (int j = 0; sum <= 0 && j < w->n; j++)
+        share[w->jobs[j].profile] += 1.0 / w->n;
+    for (int p = 0; p < m->nprofiles; p++) {
+        slices += share[p] * m->profiles[p].slices;
+        slots += share[p] * m->profiles[p].size_slots;
+    }
+    double top = fmin(c->gpus * m->slices / slices, c->gpus * m->slots / slots);
+    int want[MS_MAX_PROFILES], missing = -1;
+    for (int k = (int)floor(top + 1e-9); k >= 0; k--) {
+        counts_for(m, share, k, want);
+        for (int l = 0; l < MS_LAYOUT_COUNT; l++) {
+            int rc = place_all(m, want, c->gpus, l, parts, &missing);
+            if (rc == MS_ENOMEM)
+                return ms_error_set(err, rc, "out of memory building a static layout");
+            if (rc == MS_OK)
+                goto found;
         }
+    }
+    return ms_error_set(err, MS_EINFEASIBLE, "static layout '%s': no room for a %s instance "
+                        "on %d GPU(s) beside one of every other requested profile",
+                        ms_online_layout_name(layout), m->profiles[missing].name, c->gpus);
+found:;
+    int rc = place_all(m, want, c->gpus, layout, parts, &missing);
+    if (rc == MS_ENOMEM)
+        return ms_error_set(err, rc, "out of memory building a static layout");
+    if (rc)
+        return ms_error_set(err, MS_EINFEASIBLE, "static layout '%s': no room for every "
+                            "instance of the multiset on %d GPU(s) (a %s is left over)",
+                            ms_online_layout_name(layout), c->gpus, m->profiles[missing].name);
     return MS_OK;
 }

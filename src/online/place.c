@@ -31,7 +31,10 @@ static void view(const msi_sim *s, int g, ms_online_gpu_view *v, ms_online_rule 
     for (int k = 0; k < MS_MAX_SLOTS; k++)
         v->idle[k] = (int8_t)(k < s->m->slots && reusable(gp, gp->inst[k].profile, k)
                                   ? gp->inst[k].profile : -1);
-    *r = (ms_online_rule){.frag = s->c.policy == MS_POLICY_FRAG, .balance = s->c.balance,
+    int fit = s->c.policy == MS_POLICY_OWP ? MS_FIT_BEST
+              : s->c.policy == MS_POLICY_ELASTICBATCH ? MS_FIT_WORST : MS_FIT_FIRST;
+    *r = (ms_online_rule){.frag = s->c.policy == MS_POLICY_FRAG, .fit = fit,
+                          .balance = s->c.balance,
                           .dynamic = !s->static_layout, .tau = s->c.tau};
 }
 

@@ -1,6 +1,7 @@
 /* policy.c: paper 002's placement decision (IV-C) on a view of each GPU, the one code path
  * the simulator's event loop and migschedd's engine both call: conditional load balancing
- * (Lazy GPUs first), min-F placement and the reuse of idle instances. */
+ * (Lazy GPUs first), min-F placement and the reuse of idle instances; the baselines' GPU
+ * order (first, best or worst fit) is a term of the same key. */
 #include <stdlib.h>
 
 #include "internal.h"
@@ -62,8 +63,14 @@ uint64_t ms_online_place_key(const ms_gpu_model *m, const ms_online_rule *r,
             *start = st;
         }
     }
-    if (best != MS_ONLINE_NO_FIT && r->balance && !(g->load < r->tau * m->slices))
+    if (best == MS_ONLINE_NO_FIT)
+        return best;
+    if (r->balance && !(g->load < r->tau * m->slices))
         best |= 1ull << 40;  /* Busy GPUs only when no Lazy GPU can host the job */
+    if (r->fit == MS_FIT_BEST)
+        best |= (uint64_t)(m->slices - g->load) << 41;
+    else if (r->fit == MS_FIT_WORST)
+        best |= (uint64_t)g->load << 41;
     return best;
 }
 

@@ -5,16 +5,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const policy_names[] = {"frag", "firstfit-static", "firstfit-dynamic"};
+static const char *const policy_names[MS_POLICY_COUNT] = {
+    "frag", "firstfit-static", "firstfit-dynamic", "owp", "elasticbatch"};
 
 const char *ms_online_policy_name(int policy)
 {
-    return policy >= 0 && policy <= MS_POLICY_FF_DYNAMIC ? policy_names[policy] : "?";
+    return policy >= 0 && policy < MS_POLICY_COUNT ? policy_names[policy] : "?";
 }
 
 int ms_online_policy_parse(const char *text)
 {
-    for (int i = 0; i <= MS_POLICY_FF_DYNAMIC; i++)
+    for (int i = 0; i < MS_POLICY_COUNT; i++)
         if (!strcmp(text, policy_names[i]))
             return i;
     return -1;
@@ -69,8 +70,24 @@ double ms_online_quantile(const double *sorted, int n, double q)
     return sorted[lo] + (h - lo) * (sorted[lo + 1] - sorted[lo]);
 }
 
-static int aggregate(ms_online_result *r, const ms_online_workload *w)
+static void tpot_means(ms_online_result *r, const ms_gpu_model *m, const ms_online_workload *w)
 {
+    double sum[MS_MAX_PROFILES] = {0};
+    int n[MS_MAX_PROFILES] = {0};
+    for (int j = 0; j < w->n; j++) {
+        int p = w->jobs[j].profile;
+        if (w->jobs[j].work > 0) {  /* a zero-work job has no tokens */
+            sum[p] += (r->end[j] - r->start[j]) / w->jobs[j].work;
+            n[p]++;
+        }
+    }
+    for (int p = 0; p < MS_MAX_PROFILES; p++)
+        r->tpot[p] = n[p] ? ms_online_tpot_alone(m, p) * sum[p] / n[p] : NAN;
+}
+
+static int aggregate(ms_online_result *r, const ms_gpu_model *m, const ms_online_workload *w)
+{
+    tpot_means(r, m, w);
     if (w->n == 0)
         return MS_OK;
     double *turn = malloc((size_t)w->n * sizeof *turn), last = 0;
@@ -108,12 +125,12 @@ static int run_one(const ms_gpu_model *m, const ms_online_workload *w, const ms_
         parts = malloc((size_t)c->gpus * sizeof *parts);
         if (!parts)
             return ms_error_set(err, MS_ENOMEM, "out of memory for a static layout");
-        rc = msi_build_layout(m, w, c->gpus, layout, parts, err);
+        rc = msi_build_layout(m, w, c, layout, parts, err);
     }
     if (!rc)
         rc = msi_run(m, w, c, parts, r, err);
     if (!rc)
-        rc = aggregate(r, w);
+        rc = aggregate(r, m, w);
     r->layout = c->dynamic ? MS_LAYOUT_BEST : layout;
     free(parts);
     return rc;
@@ -134,7 +151,7 @@ static int check_config(const ms_gpu_model *m, const ms_online_workload *w,
     if (!(c->reserve_after >= 0 && c->reserve_after < 1e9) || c->check_full_every < 0)
         return ms_error_set(err, MS_EINVAL, "--reserve-after must be in [0, 1e9) s and the "
                             "full-check period >= 0");
-    if (c->policy < 0 || c->policy > MS_POLICY_FF_DYNAMIC ||
+    if (c->policy < 0 || c->policy >= MS_POLICY_COUNT ||
         c->layout < MS_LAYOUT_BEST || c->layout >= MS_LAYOUT_COUNT)
         return ms_error_set(err, MS_EINVAL, "unknown policy or layout");
     if (w->n < 1)
@@ -156,7 +173,7 @@ int ms_online_simulate(const ms_gpu_model *m, const ms_online_workload *w,
     ms_online_config c = *cfg;
     if (c.policy != MS_POLICY_FRAG) {  /* the baselines use none of paper 002's techniques */
         c.balance = c.migration = false;
-        c.dynamic = c.policy == MS_POLICY_FF_DYNAMIC;
+        c.dynamic = c.policy != MS_POLICY_FF_STATIC;
     }
     if (c.dynamic || c.layout != MS_LAYOUT_BEST)
         return run_one(m, w, &c, c.layout, r, err);

@@ -165,6 +165,7 @@ static void job_begin(msi_sim *s, int j)
 
 static void on_arrival(msi_sim *s, int j)
 {
+    s->in_node[s->w->jobs[j].profile]++;
     if (++s->next_arrival < s->w->n)
         msi_push(s, s->w->jobs[s->next_arrival].arrival, MSI_EV_ARRIVAL, s->next_arrival, 0, 0);
     msi_on_arrival_queue(s, j);
@@ -185,6 +186,7 @@ static void on_finish(msi_sim *s, int j)
     msi_job *jb = &s->job[j];
     int g = jb->gpu, tg = jb->tgpu;
     jb->state = MSI_J_DONE;
+    s->in_node[s->w->jobs[j].profile]--;
     s->r->end[j] = s->now;
     s->r->gpu[j] = g;
     s->gpu[g].inst[jb->slot].job = -1;
@@ -207,7 +209,13 @@ static void on_finish(msi_sim *s, int j)
 static void sample(msi_sim *s)
 {
     ms_online_result *r = s->r;
-    ms_online_sample v = {s->now, msi_system_frag(s), s->instances, s->busy, s->queued};
+    ms_online_sample v = {.t = s->now, .frag = msi_system_frag(s), .instances = s->instances,
+                          .busy = s->busy, .queued = s->queued};
+    memcpy(v.desired, s->in_node, sizeof v.desired);
+    for (int g = 0; g < s->G; g++)  /* a scan per event, paid only for a timeline */
+        for (int k = 0; k < s->m->slots; k++)
+            if (s->gpu[g].inst[k].profile >= 0)
+                v.actual[s->gpu[g].inst[k].profile]++;
     if (r->nsamples > 0 && r->samples[r->nsamples - 1].t == s->now) {
         r->samples[r->nsamples - 1] = v;
         return;

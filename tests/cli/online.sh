@@ -1,5 +1,5 @@
 #!/bin/bash
-# online.sh: `migsched online simulate|ablation`: outputs, determinism, bad input errors.
+# online.sh: `migsched online simulate|ablation|sweep`: outputs, determinism, bad input errors.
 set -u
 bin=$1
 src=$2
@@ -60,6 +60,45 @@ fi
 "$bin" online ablation --gpus 4 --jobs 40 --seeds 1 >"$tmp/out" 2>&1
 check "ablation" "[ $? -eq 0 ] && grep -q 'Long(50)' '$tmp/out' && grep -q '^firstfit-static *1.000' '$tmp/out'"
 
+# timeline CSV: Fig. 6's desired and actual instances per profile
+"$bin" online simulate --gpu A100-40GB --gpus 2 --arrival-mean 20 --jobs 60 --seed 2 \
+    --timeline "$tmp/tl.csv" --plot "$tmp/tl.svg" >"$tmp/out" 2>&1
+check "timeline written" "[ $? -eq 0 ] && head -1 '$tmp/tl.csv' | grep -q '^t,fragmentation,instances,busy,queued,desired_1g.5gb,actual_1g.5gb,'"
+check "timeline ends empty" "tail -1 '$tmp/tl.csv' | awk -F, '{for (i = 6; i <= NF; i += 2) if (\$i != 0) exit 1}'"
+check "plot has the desired/actual panel" "grep -q 'desired (dashed) and actual (solid)' '$tmp/tl.svg' && grep -q 'stroke-dasharray' '$tmp/tl.svg'"
+check "tpot printed" "grep -q 'mean time per output token (ms): 1g.5gb' '$tmp/out'"
+# the paper's Fig. 5 baselines
+for p in owp elasticbatch; do
+    "$bin" online simulate --gpu A100-40GB --gpus 3 --arrival-mean 20 --jobs 80 --policy $p --check >"$tmp/out" 2>&1
+    check "policy $p runs" "[ $? -eq 0 ] && grep -q 'policy $p,' '$tmp/out' && grep -q 'migrations 0' '$tmp/out'"
+done
+# the static layout on a generated workload is chosen out of sample; --layout tuned needs a generator
+"$bin" online simulate --gpu A100-40GB --gpus 2 --trace "$tmp/trace.csv" --policy firstfit-static --layout tuned 2>"$tmp/err"
+check "tuned needs a generator" "[ $? -eq 2 ] && grep -q 'tuned needs a generated workload' '$tmp/err'"
+# ablation on one GPU: no static layout holds 1g+2g+3g+4g, so those rows are n/a, not a failure
+"$bin" online ablation --gpus 1 --jobs 30 --seeds 1 >"$tmp/out" 2>&1
+check "ablation --gpus 1 exits 0" "[ $? -eq 0 ] && grep -q '^firstfit-static *n/a' '$tmp/out' && grep -q '^all (+migration) *n/a \[' '$tmp/out'"
+# sweep: every policy per load, CSV and SVG, same seed -> same bytes
+"$bin" online sweep --load 0.6:0.8:0.1 --jobs 60 --seeds 2 --csv "$tmp/s1.csv" --plot "$tmp/s1.svg" >"$tmp/s1.out" 2>&1
+check "sweep exits 0" "[ $? -eq 0 ]"
+check "sweep csv has 6 policies x 3 loads" "[ \$(wc -l <'$tmp/s1.csv') -eq 19 ] && grep -q '^frag/fcfs-profile,0.7000,' '$tmp/s1.csv' && head -1 '$tmp/s1.csv' | grep -q '^policy,load,arrival_mean,turnaround,makespan,wait,execution,utilisation,fragmentation,layout,wait_p50_1g.5gb,wait_p99_1g.5gb,tpot_ms_1g.5gb'"
+check "sweep static layout named" "grep -q '^firstfit-static,0.6000,.*,\(packed\|small-first\|spread\|grouped\),' '$tmp/s1.csv'"
+check "sweep svg" "grep -q '<svg' '$tmp/s1.svg' && [ \$(grep -c '<polyline' '$tmp/s1.svg') -eq 30 ]"
+"$bin" online sweep --load 0.6:0.8:0.1 --jobs 60 --seeds 2 --csv "$tmp/s2.csv" --plot "$tmp/s2.svg" >"$tmp/s2.out" 2>&1
+check "sweep deterministic" "cmp -s '$tmp/s1.csv' '$tmp/s2.csv' && cmp -s '$tmp/s1.svg' '$tmp/s2.svg' && cmp -s '$tmp/s1.out' '$tmp/s2.out'"
+"$bin" online sweep --load 0.6:0.8:0.1 --jobs 60 --seeds 2 --seed 9 --csv "$tmp/s3.csv" >/dev/null 2>&1
+check "sweep seed matters" "! cmp -s '$tmp/s1.csv' '$tmp/s3.csv'"
+"$bin" online sweep --load 0.5 --policies frag,owp --jobs 40 --seeds 1 >"$tmp/out" 2>&1
+check "sweep one load, two policies" "[ $? -eq 0 ] && [ \$(grep -c '^\(frag\|owp\) ' '$tmp/out') -eq 2 ]"
+"$bin" online sweep --load 1.1:0.5:0.1 --csv "$tmp/none.csv" 2>"$tmp/err"
+check "sweep bad load" "[ $? -eq 1 ] && grep -q 'LO <= HI' '$tmp/err' && [ ! -e '$tmp/none.csv' ]"
+"$bin" online sweep --policies frag,nope 2>"$tmp/err"
+check "sweep bad policy" "[ $? -eq 1 ] && grep -q \"unknown policy 'nope'\" '$tmp/err'"
+"$bin" online sweep --policies frag/lifo 2>"$tmp/err"
+check "sweep bad queue" "[ $? -eq 1 ] && grep -q \"unknown queue discipline 'lifo'\" '$tmp/err'"
+"$bin" online sweep --seeds 0 2>"$tmp/err"
+check "sweep bad seeds" "[ $? -eq 2 ] && grep -q -- '--seeds' '$tmp/err'"
+
 # bad input: clear message naming the line, exit 1, nothing written
 printf 'arrival,profile,work\n0,1g.5gb,10\n3,2g.10gb,abc\n' >"$tmp/bad.csv"
 "$bin" online simulate --gpu A100-40GB --gpus 2 --trace "$tmp/bad.csv" --csv "$tmp/none.csv" 2>"$tmp/err"
@@ -82,7 +121,7 @@ check "no workload is usage error" "[ $? -eq 2 ]"
 "$bin" online simulate --gpu A100-40GB --gpus 1 --policy firstfit-static \
     --trace <(printf 'arrival,profile,work\n0,4g.20gb,1\n0,3g.20gb,1\n0,2g.10gb,1\n0,1g.5gb,1\n') 2>"$tmp/err"
 check "static layout without room" "[ $? -eq 1 ] && grep -q 'no room' '$tmp/err'"
-"$bin" online --help >/dev/null && "$bin" online simulate --help >/dev/null && "$bin" online ablation --help >/dev/null
+"$bin" online --help >/dev/null && "$bin" online simulate --help >/dev/null && "$bin" online ablation --help >/dev/null && "$bin" online sweep --help >/dev/null
 check "help" "[ $? -eq 0 ]"
 
 [ $fails -eq 0 ] && echo "online.sh: all passed"
