@@ -48,6 +48,14 @@ typedef struct ei_run {
 
 typedef struct ei_batch ei_batch;  /* engine_batch.c */
 
+/* A start whose instance is claimed but whose transition is not yet durable: the pass's
+ * starts are committed together (ei_start_flush). */
+typedef struct ei_starting {
+    int64_t id;
+    int gpu;
+    ms_placement at;
+} ei_starting;
+
 /* A submission waiting for its group commit. */
 typedef struct ei_submit {
     ms_job *job;
@@ -85,11 +93,15 @@ struct ms_engine {
     size_t inflight;            /* submissions counted against the limit, not yet queued */
     ei_run *run;                /* running jobs */
     size_t nrun, caprun;
-    ei_batch *batch;            /* batch mode: the batch being carried out */
+    ei_starting *starting;      /* claimed this pass, to be committed by ei_start_flush */
+    size_t nstarting, capstarting;
+    ei_batch *batch;            /* batch mode: the running plan's execution */
     ms_schedule *plan;          /* batch mode: every batch planned since open, and */
     ms_workload *plan_w;        /*   their jobs as its workload */
     double plan_t0;             /* when its time 0 was (seconds since the epoch) */
     double plan_retry;          /* a failed planning is tried again then (monotonic) */
+    double plan_backoff;        /*   after this many seconds (doubling), */
+    char plan_error[MS_ERR_LEN];  /* and why it failed (logged when it changes) */
 
     /* metrics */
     uint64_t jobs[MS_JOB_NSTATES];
@@ -129,7 +141,7 @@ int ei_spawn(ms_engine *e, ei_run *r, const char *mig_uuid, ms_error *err);
 void ei_watch(ms_engine *e, ei_run *r, bool must_stop, double now);
 
 /* engine_batch.c (batch mode; the scheduling thread, mu held) */
-/* Plans a batch when one is due, carries the running batch on. */
+/* Plans a batch when one is due (joined to the running plan), carries the plan on. */
 int ei_batch_step(ms_engine *e, ms_error *err);
 /* When the oldest queued job makes a batch due (seconds since the epoch; INFINITY: none). */
 double ei_batch_due(const ms_engine *e);
@@ -145,8 +157,13 @@ void ei_spec_times(const ms_gpu_model *m, const ms_job_spec *s, double time[MS_M
 /* An instance at (g, p) created for job (0: idle once created), and one destroyed. */
 int ei_create(ms_engine *e, int g, ms_placement p, int64_t job, ms_error *err);
 int ei_destroy(ms_engine *e, int g, int slot, ms_error *err);
-/* Starts queue[i] on (g, p) (the instance reused when idle there, else created). */
+/* Claims (g, p) for queue[i] (the instance reused when idle there, else created); the job
+ * stays queued until ei_start_flush. */
 int ei_start(ms_engine *e, size_t i, int g, ms_placement p, ms_error *err);
+/* Makes every claimed start durable in one transaction (one fsync), then runs the jobs.
+ * On failure they stay queued and their instances idle. A job cancelled since its claim is
+ * left out. */
+int ei_start_flush(ms_engine *e, ms_error *err);
 void ei_view(const ms_engine *e, int g, ms_online_gpu_view *v);
 /* Places and starts what the queue allows (FCFS per profile, paper 002's policy). */
 int ei_place_queued(ms_engine *e, ms_error *err);
