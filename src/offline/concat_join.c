@@ -104,6 +104,8 @@ static void retime(jn_ctx *c, const jn_batch *b, double floor, jn_times *x)
     x->makespan = run ? ms_schedule_makespan(run) : 0;
     for (int k = 0; k < b->nops; k++) {
         int i = b->ops[k] >> 1, g = s->inst[i].gpu, slices = s->gpu.profiles[s->inst[i].profile].slices;
+        if (b->inst_n[i] == 0)  /* emptied by moves: not created at all */
+            continue;
         if (b->ops[k] & 1) {
             double last = x->ce[i];
             for (int j = 0; j < b->inst_n[i]; j++)
@@ -392,19 +394,21 @@ static int emit(const jn_ctx *c, const jn_batch *b, const jn_times *x, int base_
             out->inst[i].destroy_end = x->run_ds[i] + ms_gpu_destroy_time(
                 &s->gpu, s->gpu.profiles[out->inst[i].profile].slices);
         }
-    int base = out->ninst;
-    for (int i = 0; i < s->ninst; i++)
-        if (ms_schedule_add_instance(out, s->inst[i].gpu, s->inst[i].profile,
-                                     s->inst[i].start_slot, x->cs[i], x->ce[i], x->ds[i],
-                                     x->de[i]) < 0)
+    for (int i = 0; i < s->ninst; i++) {
+        if (b->inst_n[i] == 0)
+            continue;
+        int id = ms_schedule_add_instance(out, s->inst[i].gpu, s->inst[i].profile,
+                                          s->inst[i].start_slot, x->cs[i], x->ce[i], x->ds[i],
+                                          x->de[i]);
+        if (id < 0)
             return MS_ENOMEM;
-    for (int i = 0; i < s->ninst; i++)
         for (int j = 0; j < b->inst_n[i]; j++) {
             int t = b->tasks[b->inst_first[i] + j];
-            if (ms_schedule_add_task(out, s->task[t].index + base_task, base + i, x->ts[t],
+            if (ms_schedule_add_task(out, s->task[t].index + base_task, id, x->ts[t],
                                      x->ts[t] + task_time(c, t, i)))
                 return MS_ENOMEM;
         }
+    }
     return MS_OK;
 }
 
