@@ -340,6 +340,7 @@ int ms_engine_open(const ms_daemon_config *c, ms_store *st, ms_engine **out, ms_
     e->on_stop = c->on_stop;
     e->batch_size = c->batch_size;
     e->batch_period = c->batch_period;
+    e->batch_concat = c->batch_concat;
     e->pending_tail = &e->pending;
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -422,6 +423,7 @@ int ms_engine_reload(ms_engine *e, const ms_daemon_config *next, ms_error *err)
     e->on_stop = next->on_stop;
     e->batch_size = next->batch_size;  /* from the next batch on */
     e->batch_period = next->batch_period;
+    e->batch_concat = next->batch_concat;
     ms_dlog_set_level(next->log_level);
     pthread_cond_broadcast(&e->wake);
     pthread_mutex_unlock(&e->mu);

@@ -157,7 +157,7 @@ static int plan_batch(ms_engine *e, ms_error *err)
     if (!e->plan_t0)
         e->plan_t0 = ei_now();
     double now = ei_now() - e->plan_t0;
-    opt.concat = MS_CONCAT_OVERLAP;
+    opt.concat = (ms_concat_mode)e->batch_concat;
     if (!rc)
         rc = ms_schedule_join(e->plan, now, s, w, e->plan_w ? e->plan_w->n : 0, &opt, &joint,
                               err);

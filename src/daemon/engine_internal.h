@@ -85,7 +85,7 @@ struct ms_engine {
     bool thread_started, stopping, quit;
     /* the live keys (SIGHUP) */
     double time_scale, stop_grace, tau, batch_period;
-    int queue_limit, batch_size;
+    int queue_limit, batch_size, batch_concat;
     ms_on_stop on_stop;
 
     ms_job **queue;             /* queued jobs, by id (FIFO) */

@@ -29,6 +29,7 @@ static void usage(FILE *f)
             "  --token-file FILE       --db PATH             --mode online|batch\n"
             "  --time-scale X (sim)    --log-level debug|info|warn|error\n"
             "  --on-stop wait|requeue  --batch-size N        --batch-period S\n"
+            "  --batch-concat trivial|reverse|overlap\n"
             "and the engine's keys listed in docs/daemon.md (\"Configuration\").\n"
             "SIGTERM or SIGINT stops cleanly; SIGHUP re-reads the configuration (live keys).\n"
             "Exit status: 0 clean stop, 1 error, 2 bad usage.\n");
