@@ -40,19 +40,6 @@ void ei_observe(ms_engine_histogram *h, const double *bounds, int nb, double v)
     h->sum += v;
 }
 
-int ei_commit(ms_engine *e, const ms_job *const *jobs, const ms_job_transition *ts, size_t n,
-              ms_error *err)
-{
-    pthread_mutex_lock(&e->smu);
-    int rc = ms_store_transitions(e->st, jobs, ts, n, err);
-    pthread_mutex_unlock(&e->smu);
-    for (size_t i = 0; !rc && i < n; i++) {
-        e->jobs[ts[i].from]--;
-        e->jobs[ts[i].to]++;
-    }
-    return rc;
-}
-
 int ei_queue_insert(ms_engine *e, ms_job *j)
 {
     if (e->nqueue == e->capqueue) {
@@ -126,7 +113,7 @@ static int end_runs(ms_engine *e, const ending *en, size_t n, ms_error *err)
                                                : ms_job_cancel(&next[k], now, &ts[k], err);
     }
     if (!rc && n)
-        rc = ei_commit(e, ptr, ts, n, err);
+        rc = ei_commit(e, ptr, ts, n, true, err);
     /* Backwards: dropping run[i] moves the last running job into i. */
     for (size_t k = n; !rc && k-- > 0;)
         rc = after_end(e, en[k].i, &next[k], en[k].ev, err);
@@ -188,9 +175,12 @@ static void *loop(void *arg)
     ms_engine *e = arg;
     pthread_mutex_lock(&e->mu);
     while (!e->quit) {
+        e->kicked = false;
         double next = step(e);
         if (e->stopping && e->nrun == 0)
             break;
+        if (e->kicked)
+            continue;
         if (isinf(next)) {
             pthread_cond_wait(&e->wake, &e->mu);
         } else {
@@ -380,7 +370,7 @@ int ms_engine_stop(ms_engine *e, ms_error *err)
     pthread_mutex_lock(&e->mu);
     bool first = !e->stopping;
     e->stopping = true;
-    pthread_cond_broadcast(&e->wake);
+    ei_wake(e);
     pthread_mutex_unlock(&e->mu);
     if (!first || !e->thread_started)
         return MS_OK;
@@ -405,7 +395,7 @@ void ms_engine_close(ms_engine *e)
     if (e->thread_started) {  /* closed without a stop: end the thread, leave jobs as they are */
         pthread_mutex_lock(&e->mu);
         e->quit = e->stopping = true;
-        pthread_cond_broadcast(&e->wake);
+        ei_wake(e);
         pthread_mutex_unlock(&e->mu);
         pthread_join(e->thread, NULL);
     }
@@ -425,7 +415,7 @@ int ms_engine_reload(ms_engine *e, const ms_daemon_config *next, ms_error *err)
     e->batch_period = next->batch_period;
     e->batch_concat = next->batch_concat;
     ms_dlog_set_level(next->log_level);
-    pthread_cond_broadcast(&e->wake);
+    ei_wake(e);
     pthread_mutex_unlock(&e->mu);
     ms_dlog(MS_LOG_INFO, "engine.reload", "time_scale=%g on_stop=%s queue_limit=%d",
             next->time_scale, next->on_stop == MS_ON_STOP_WAIT ? "wait" : "requeue",

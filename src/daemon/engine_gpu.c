@@ -245,7 +245,7 @@ static void run_started(ms_engine *e, const ei_starting *s, ms_job *next)
     double seconds = next->spec.profile >= 0 ? next->spec.seconds
                                              : next->spec.times[e->m->profiles[p.profile].slices];
     ei_run *r = &e->run[e->nrun++];
-    *r = (ei_run){.job = *next, .gpu = g, .slot = p.start,
+    *r = (ei_run){.job = *next, .gpu = g, .slot = p.start, .cancel = s->cancel,
                   .end_mono = e->nvml ? INFINITY : ei_mono() + seconds / e->time_scale};
     ms_error err = {0};
     if (e->nvml && ei_spawn(e, r, in->mig.uuid, &err) && r->pid == 0) {
@@ -300,8 +300,11 @@ int ei_start_flush(ms_engine *e, ms_error *err)
         ei_release(e, st->gpu, st->at.start);
         st->id = 0;
     }
-    if (!rc && k)
-        rc = ei_commit(e, ptr, ts, k, err);
+    if (!rc && k) {
+        e->flushing = true;  /* a cancel meanwhile marks the start instead (engine_api.c) */
+        rc = ei_commit(e, ptr, ts, k, true, err);
+        e->flushing = false;
+    }
     for (size_t s = 0, i = 0; s < n; s++) {
         if (e->starting[s].id == 0)
             continue;
@@ -311,6 +314,7 @@ int ei_start_flush(ms_engine *e, ms_error *err)
             run_started(e, &e->starting[s], &next[i++]);
     }
     e->nstarting = 0;
+    pthread_cond_broadcast(&e->changed);  /* a cancel may wait for these */
     free(next);
     free(ts);
     free(ptr);

@@ -54,12 +54,17 @@ typedef struct ei_starting {
     int64_t id;
     int gpu;
     ms_placement at;
+    bool cancel;                /* a client cancelled it while its start was committed */
 } ei_starting;
 
-/* A submission waiting for its group commit. */
+/* A submission (job) or n transitions of other jobs (jobs, ts) waiting for their group
+ * commit. */
 typedef struct ei_submit {
     ms_job *job;
     ms_job_transition t;
+    const ms_job *const *jobs;
+    const ms_job_transition *ts;
+    size_t n;
     int rc;
     ms_error err;
     bool done;
@@ -83,6 +88,8 @@ struct ms_engine {
     pthread_cond_t changed;     /* a running job ended (cancel waits on it) */
     pthread_t thread;
     bool thread_started, stopping, quit;
+    bool kicked;                /* woken: the scheduling thread passes again before waiting
+                                   (the wake-up may come while it has mu dropped) */
     /* the live keys (SIGHUP) */
     double time_scale, stop_grace, tau, batch_period;
     int queue_limit, batch_size, batch_concat;
@@ -95,6 +102,7 @@ struct ms_engine {
     size_t nrun, caprun;
     ei_starting *starting;      /* claimed this pass, to be committed by ei_start_flush */
     size_t nstarting, capstarting;
+    bool flushing;              /* their commit runs with mu dropped */
     ei_batch *batch;            /* batch mode: the running plan's execution */
     ms_schedule *plan;          /* batch mode: every batch planned since open, and */
     ms_workload *plan_w;        /*   their jobs as its workload */
@@ -104,7 +112,7 @@ struct ms_engine {
     char plan_error[MS_ERR_LEN];  /* and why it failed (logged when it changes) */
 
     /* metrics */
-    uint64_t jobs[MS_JOB_NSTATES];
+    uint64_t jobs[MS_JOB_NSTATES];  /* by state: under smu, counted as commits make them durable */
     uint64_t submitted_total, creations_total, destructions_total;
     ms_engine_histogram creation_seconds, destruction_seconds, wait_seconds,
         turnaround_seconds;
@@ -118,15 +126,25 @@ struct ms_engine {
 };
 
 /* engine.c */
+/* Wakes the scheduling thread (mu held). */
+static inline void ei_wake(ms_engine *e)
+{
+    e->kicked = true;
+    pthread_cond_broadcast(&e->wake);
+}
 /* Queues j (owned from then on) in id order: FIFO, though concurrent commits and retried
  * jobs come back out of order. MS_ENOMEM leaves j the caller's. */
 int ei_queue_insert(ms_engine *e, ms_job *j);
 double ei_now(void);            /* seconds since the epoch */
 double ei_mono(void);           /* monotonic seconds */
 void ei_observe(ms_engine_histogram *h, const double *bounds, int nb, double v);
-/* Writes n transitions of jobs in one transaction (under smu) and counts them by state. */
+/* engine_api.c */
+/* Makes n transitions of jobs durable in the next group commit (with the submissions and
+ * other transitions waiting: one transaction, one fsync) and counts them by state. Called
+ * with mu held; drop_mu releases it while waiting (the scheduling thread, whose state
+ * nothing else changes meanwhile), so that submissions go on. */
 int ei_commit(ms_engine *e, const ms_job *const *jobs, const ms_job_transition *ts, size_t n,
-              ms_error *err);
+              bool drop_mu, ms_error *err);
 
 /* engine_exec.c (nvml) */
 /* Opens and locks the devices, starts the journal, and reconciles with what the previous
