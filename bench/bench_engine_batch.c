@@ -1,18 +1,21 @@
 /* bench_engine_batch.c: migschedd's batch mode joining batches: the same stream of 3
- * batches of 16 Rodinia jobs (data/rodinia_a30_8tasks.csv, each task twice per batch) on
- * one simulated A30-24GB at time-scale 50, submitted at once, with batch-concat trivial,
- * reverse and overlap: the joint plan's makespan (task-seconds) and the makespan carried
- * out (last end - first start of the jobs, in real seconds x time-scale). In-process. */
+ * batches of 16 jobs, submitted at once, with batch-concat trivial, reverse and overlap:
+ * the joint plan's makespan (task-seconds) and the makespan carried out (last end - first
+ * start of the jobs, in real seconds x time-scale; sim at time-scale 50). Two streams: the
+ * Rodinia jobs (data/rodinia_a30_8tasks.csv, each task twice per batch) on one A30-24GB,
+ * and 48 generated jobs (preset MIXEDSCALING,NARROWTIMES, seed 1) on one A100-40GB.
+ * In-process. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "bench_engine.h"
 #include "bench_util.h"
-#include "engine.h"
-#include "log.h"
+#include "migsched/rng.h"
 #include "migsched/schedule.h"
+#include "migsched/workload.h"
 
 #define BATCHES 3
 #define PER_BATCH 16
@@ -34,7 +37,7 @@ static void job_json(const ms_workload *w, const ms_gpu_model *m, int t, char *b
     snprintf(buf + n, len - (size_t)n, "}}");
 }
 
-static int bench(const char *concat, const ms_workload *w)
+static int bench(const char *gpu, const char *concat, const ms_workload *w)
 {
     char dir[] = "/tmp/migsched-bench-batch-XXXXXX", db[64], cmd[96];
     if (!mkdtemp(dir))
@@ -42,22 +45,16 @@ static int bench(const char *concat, const ms_workload *w)
     snprintf(db, sizeof db, "%s/jobs.db", dir);
     ms_daemon_config c;
     ms_error err;
-    ms_daemon_config_defaults(&c);
     char scale[16];
     snprintf(scale, sizeof scale, "%d", SCALE);
-    const char *keys[][2] = {{"backend", "sim"}, {"gpu", "A30-24GB"}, {"gpus", "1"},
+    const char *const keys[][2] = {{"backend", "sim"}, {"gpu", gpu}, {"gpus", "1"},
                              {"db", db}, {"log-level", "error"}, {"mode", "batch"},
                              {"batch-size", "16"}, {"batch-period", "1000"},
                              {"batch-concat", concat}, {"time-scale", scale}};
-    for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
-        if (ms_daemon_config_set(&c, keys[k][0], keys[k][1], "bench", &err))
-            return fprintf(stderr, "%s\n", err.msg), 1;
     ms_store *st;
     ms_engine *e;
-    ms_dlog_set_level(MS_LOG_ERROR);
-    if (ms_daemon_config_check(&c, &err) || ms_store_open(db, &c.model, &st, &err) ||
-        ms_engine_open(&c, st, &e, &err))
-        return fprintf(stderr, "%s\n", err.msg), 1;
+    if (bench_engine_open(&c, keys, sizeof keys / sizeof *keys, db, &st, &e))
+        return 1;
     int total = BATCHES * PER_BATCH, failed = 0;
     for (int i = 0; i < total; i++) {
         char text[512];
@@ -94,8 +91,8 @@ static int bench(const char *concat, const ms_workload *w)
     double planned = NAN;
     if (plan && !ms_schedule_parse_json(plan, strlen(plan), "plan", &c.model, &s, &err))
         planned = ms_schedule_makespan(s);
-    printf("%-8s %4zu jobs  planned makespan %8.2f s  carried out %8.2f s\n", concat, n,
-           planned, (last - first) * SCALE);
+    printf("%-10s %-8s %4zu jobs  planned makespan %8.2f s  carried out %8.2f s\n", gpu,
+           concat, n, planned, (last - first) * SCALE);
     ms_schedule_free(s);
     free(plan);
     ms_store_free_jobs(jobs, n);
@@ -106,16 +103,25 @@ static int bench(const char *concat, const ms_workload *w)
 
 int main(void)
 {
-    ms_workload *w;
+    ms_workload *rodinia, *gen;
     ms_error err;
+    const ms_gpu_model *a100 = ms_gpu_builtin("A100-40GB");
+    ms_gen_params params;
+    ms_rng rng;
+    ms_rng_seed(&rng, 1);
     if (ms_workload_read(MIGSCHED_SOURCE_DIR "/data/rodinia_a30_8tasks.csv",
-                         ms_gpu_builtin("A30-24GB"), &w, &err))
+                         ms_gpu_builtin("A30-24GB"), &rodinia, &err) ||
+        ms_gen_preset(a100, "MIXEDSCALING,NARROWTIMES", &params, &err) ||
+        ms_generate(a100, &params, BATCHES * PER_BATCH, &rng, &gen, &err))
         return fprintf(stderr, "%s\n", err.msg), 1;
-    printf("bench_engine_batch: %d batches of %d Rodinia jobs, 1 x A30-24GB (sim, time-scale "
-           "%d), all submitted at once\n", BATCHES, PER_BATCH, SCALE);
+    printf("bench_engine_batch: %d batches of %d jobs submitted at once, 1 GPU (sim, "
+           "time-scale %d)\n", BATCHES, PER_BATCH, SCALE);
     int rc = 0;
     for (int k = 0; k < 3; k++)
-        rc |= bench((const char *[]){"trivial", "reverse", "overlap"}[k], w);
-    ms_workload_free(w);
+        rc |= bench("A30-24GB", (const char *[]){"trivial", "reverse", "overlap"}[k], rodinia);
+    for (int k = 0; k < 3; k++)
+        rc |= bench("A100-40GB", (const char *[]){"trivial", "reverse", "overlap"}[k], gen);
+    ms_workload_free(rodinia);
+    ms_workload_free(gen);
     return rc;
 }
