@@ -41,6 +41,10 @@ typedef struct jn_ctx {
     /* per GPU busy intervals of the clock, [a, b) pairs, kept sorted */
     double *busy;
     int *nbusy, cap;
+    /* the running plan's instances still there at `now` (the rest cannot meet the batch:
+     * a long-running plan keeps every batch since it began), with their last task's end */
+    int *live, nlive;
+    double *last_end;
 } jn_ctx;
 
 static double task_time(const jn_ctx *c, int t, int inst)
@@ -81,14 +85,26 @@ static bool overlaps(const ms_schedule *s, const ms_sched_instance *x, int gpu, 
            (ms_gpu_slot_mask(&s->gpu, (ms_placement){x->profile, x->start_slot}) & mask);
 }
 
-/* The running plan's last task end on instance i (its creation's end when it has none). */
-static double run_last_end(const ms_schedule *run, int i)
+/* The running plan's instances alive at `now` and each one's last task end (its creation's
+ * end when it has none). */
+static int find_live(jn_ctx *c)
 {
-    double end = isnan(run->inst[i].create_end) ? 0 : run->inst[i].create_end;
-    for (int t = 0; t < run->ntasks; t++)
-        if (run->task[t].instance == i)
-            end = fmax(end, run->task[t].end);
-    return end;
+    const ms_schedule *run = c->run;
+    int n = run ? run->ninst : 0;
+    c->live = malloc((size_t)(n + 1) * sizeof *c->live);
+    c->last_end = malloc((size_t)(n + 1) * sizeof *c->last_end);
+    if (!c->live || !c->last_end)
+        return MS_ENOMEM;
+    for (int i = 0; i < n; i++)
+        c->last_end[i] = isnan(run->inst[i].create_end) ? 0 : run->inst[i].create_end;
+    for (int t = 0; run && t < run->ntasks; t++)
+        c->last_end[run->task[t].instance] = fmax(c->last_end[run->task[t].instance],
+                                                  run->task[t].end);
+    c->nlive = 0;
+    for (int i = 0; i < n; i++)
+        if (!(run->inst[i].destroy_end <= c->now))  /* NAN: alive at the plan's end */
+            c->live[c->nlive++] = i;
+    return MS_OK;
 }
 
 /* Retimes batch b after the running plan, no operation before `floor`. */
@@ -96,11 +112,13 @@ static void retime(jn_ctx *c, const jn_batch *b, double floor, jn_times *x)
 {
     const ms_schedule *run = c->run, *s = c->next;
     memset(c->nbusy, 0, (size_t)s->gpus * sizeof *c->nbusy);
-    for (int i = 0; run && i < run->ninst; i++) {
+    for (int l = 0; l < c->nlive; l++) {
+        int i = c->live[l];
         busy_add(c, run->inst[i].gpu, run->inst[i].create_start, run->inst[i].create_end);
         busy_add(c, run->inst[i].gpu, run->inst[i].destroy_start, run->inst[i].destroy_end);
-        x->run_ds[i] = NAN;
     }
+    for (int i = 0; run && i < run->ninst; i++)
+        x->run_ds[i] = NAN;
     x->makespan = run ? ms_schedule_makespan(run) : 0;
     for (int k = 0; k < b->nops; k++) {
         int i = b->ops[k] >> 1, g = s->inst[i].gpu, slices = s->gpu.profiles[s->inst[i].profile].slices;
@@ -118,13 +136,14 @@ static void retime(jn_ctx *c, const jn_batch *b, double floor, jn_times *x)
         uint32_t mask = ms_gpu_slot_mask(&s->gpu, (ms_placement){s->inst[i].profile,
                                                                  s->inst[i].start_slot});
         double ready = floor;
-        for (int j = 0; run && j < run->ninst; j++) {
+        for (int l = 0; l < c->nlive; l++) {
+            int j = c->live[l];
             if (!overlaps(run, &run->inst[j], g, mask))
                 continue;
             if (isnan(run->inst[j].destroy_end) && isnan(x->run_ds[j])) {
                 /* alive at the running plan's end: destroyed once idle, for this batch */
                 int sl = run->gpu.profiles[run->inst[j].profile].slices;
-                x->run_ds[j] = reserve(c, g, fmax(c->now, run_last_end(run, j)),
+                x->run_ds[j] = reserve(c, g, fmax(c->now, c->last_end[j]),
                                        ms_gpu_destroy_time(&run->gpu, sl));
             }
             double de = isnan(run->inst[j].destroy_end)
@@ -421,13 +440,15 @@ int ms_schedule_join(const ms_schedule *run, double now, const ms_schedule *next
         return ms_error_set(err, MS_EINVAL, "join: the plans are for different GPUs (%d x %s, "
                             "%d x %s)", run->gpus, run->gpu.name, next->gpus, next->gpu.name);
     jn_ctx c = {.run = run, .next = next, .w = next_w, .now = now};
-    c.cap = (run ? 3 * run->ninst : 0) + 2 * next->ninst + 1;  /* intervals per GPU at most */
+    int rc = find_live(&c);
+    c.cap = 3 * c.nlive + 2 * next->ninst + 1;  /* intervals per GPU at most */
     c.busy = malloc((size_t)next->gpus * c.cap * 2 * sizeof *c.busy);
     c.nbusy = calloc((size_t)next->gpus, sizeof *c.nbusy);
     jn_batch fwd = {0}, rev = {0};
     jn_times x = {0};
     int nrun = run ? run->ninst : 0;
-    int rc = c.busy && c.nbusy ? MS_OK : MS_ENOMEM;
+    if (!rc && (!c.busy || !c.nbusy))
+        rc = MS_ENOMEM;
     if (!rc)
         rc = batch_build(next, false, &fwd);
     if (!rc)
@@ -498,5 +519,7 @@ int ms_schedule_join(const ms_schedule *run, double now, const ms_schedule *next
     times_free(&x);
     free(c.busy);
     free(c.nbusy);
+    free(c.live);
+    free(c.last_end);
     return rc;
 }
