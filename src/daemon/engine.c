@@ -112,13 +112,17 @@ static int end_runs(ms_engine *e, const ending *en, size_t n, ms_error *err)
              : en[k].ev == MS_JOB_EV_INTERRUPT ? ms_job_interrupt(&next[k], now, &ts[k], err)
                                                : ms_job_cancel(&next[k], now, &ts[k], err);
     }
-    if (!rc && n)
+    if (!rc && n) {
+        e->flushing = true;  /* the views wait until the ends are acted on */
         rc = ei_commit(e, ptr, ts, n, true, err);
+    }
     /* Backwards: dropping run[i] moves the last running job into i. */
     for (size_t k = n; !rc && k-- > 0;)
         rc = after_end(e, en[k].i, &next[k], en[k].ev, err);
-    if (!rc && n)
+    if (n) {
+        e->flushing = false;
         pthread_cond_broadcast(&e->changed);
+    }
     free(next);
     free(ts);
     free(ptr);

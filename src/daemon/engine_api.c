@@ -326,6 +326,7 @@ ms_engine_outcome ms_engine_gpus(ms_engine *e, json_t **gpus, ms_error *err)
 {
     json_t *arr = json_array();
     pthread_mutex_lock(&e->mu);
+    ei_settle(e);
     for (int g = 0; arr && g < e->ngpus; g++) {
         ms_engine_gpu_metrics gm;
         gpu_metrics(e, g, &gm);
@@ -370,6 +371,7 @@ ms_engine_outcome ms_engine_metrics_snapshot(ms_engine *e, ms_engine_metrics *ou
     (void)err;
     memset(out, 0, sizeof *out);
     pthread_mutex_lock(&e->mu);
+    ei_settle(e);
     pthread_mutex_lock(&e->smu);
     memcpy(out->jobs, e->jobs, sizeof out->jobs);
     pthread_mutex_unlock(&e->smu);
@@ -429,6 +431,7 @@ ms_engine_outcome ms_engine_plan(ms_engine *e, char **schedule_json, ms_error *e
 {
     *schedule_json = NULL;
     pthread_mutex_lock(&e->mu);
+    ei_settle(e);
     if (e->c->mode == MS_DAEMON_BATCH && e->plan) {
         *schedule_json = ei_plan_text(e);
     } else {

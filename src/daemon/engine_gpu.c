@@ -303,7 +303,6 @@ int ei_start_flush(ms_engine *e, ms_error *err)
     if (!rc && k) {
         e->flushing = true;  /* a cancel meanwhile marks the start instead (engine_api.c) */
         rc = ei_commit(e, ptr, ts, k, true, err);
-        e->flushing = false;
     }
     for (size_t s = 0, i = 0; s < n; s++) {
         if (e->starting[s].id == 0)
@@ -314,7 +313,8 @@ int ei_start_flush(ms_engine *e, ms_error *err)
             run_started(e, &e->starting[s], &next[i++]);
     }
     e->nstarting = 0;
-    pthread_cond_broadcast(&e->changed);  /* a cancel may wait for these */
+    e->flushing = false;
+    pthread_cond_broadcast(&e->changed);  /* a cancel or a view may wait for these */
     free(next);
     free(ts);
     free(ptr);

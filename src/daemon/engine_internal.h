@@ -102,7 +102,8 @@ struct ms_engine {
     size_t nrun, caprun;
     ei_starting *starting;      /* claimed this pass, to be committed by ei_start_flush */
     size_t nstarting, capstarting;
-    bool flushing;              /* their commit runs with mu dropped */
+    bool flushing;              /* transitions committed with mu dropped and not yet acted on
+                                   (starts or ends): the views wait for them (ei_settle) */
     ei_batch *batch;            /* batch mode: the running plan's execution */
     ms_schedule *plan;          /* batch mode: every batch planned since open, and */
     ms_workload *plan_w;        /*   their jobs as its workload */
@@ -126,6 +127,14 @@ struct ms_engine {
 };
 
 /* engine.c */
+/* Waits (mu held) until the transitions being committed are acted on, so that a view of
+ * the engine agrees with the store. */
+static inline void ei_settle(ms_engine *e)
+{
+    while (e->flushing)
+        pthread_cond_wait(&e->changed, &e->mu);
+}
+
 /* Wakes the scheduling thread (mu held). */
 static inline void ei_wake(ms_engine *e)
 {
