@@ -8,9 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench_engine.h"
 #include "bench_util.h"
-#include "engine.h"
-#include "log.h"
 
 typedef struct worker {
     ms_engine *e;
@@ -44,19 +43,12 @@ static int bench(int threads, int total)
         return perror("mkdtemp"), 1;
     snprintf(db, sizeof db, "%s/jobs.db", dir);
     ms_daemon_config c;
-    ms_error err;
-    ms_daemon_config_defaults(&c);
-    const char *keys[][2] = {{"backend", "sim"}, {"gpu", "H100-80GB"}, {"gpus", "1"},
+    const char *const keys[][2] = {{"backend", "sim"}, {"gpu", "H100-80GB"}, {"gpus", "1"},
                              {"db", db}, {"log-level", "error"}};
-    for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
-        if (ms_daemon_config_set(&c, keys[k][0], keys[k][1], "bench", &err))
-            return fprintf(stderr, "%s\n", err.msg), 1;
     ms_store *st;
     ms_engine *e;
-    ms_dlog_set_level(MS_LOG_ERROR);
-    if (ms_daemon_config_check(&c, &err) || ms_store_open(db, &c.model, &st, &err) ||
-        ms_engine_open(&c, st, &e, &err))
-        return fprintf(stderr, "%s\n", err.msg), 1;
+    if (bench_engine_open(&c, keys, sizeof keys / sizeof *keys, db, &st, &e))
+        return 1;
     worker w[64];
     pthread_t th[64];
     double t0 = bench_now();

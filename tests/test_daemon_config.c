@@ -242,8 +242,8 @@ static void test_reloadable_keys(void **state)
 {
     (void)state;
     static const char *const live[] = {"token-file", "time-scale", "log-level", "on-stop",
-                                       "batch-size", "batch-period", "queue-limit",
-                                       "stop-grace", "tau"};
+                                       "batch-size", "batch-period", "batch-concat",
+                                       "queue-limit", "stop-grace", "tau"};
     int nlive = 0;
     for (int k = 0; k < MS_DAEMON_NKEYS; k++) {
         assert_int_equal(ms_daemon_key_parse(ms_daemon_key_name(k)), k);
@@ -253,7 +253,7 @@ static void test_reloadable_keys(void **state)
         assert_int_equal(ms_daemon_key_reloadable(k), want);
         nlive += want;
     }
-    assert_int_equal(nlive, 9);
+    assert_int_equal(nlive, 10);
     assert_int_equal(ms_daemon_key_parse("config"), -1);
 }
 
@@ -304,8 +304,8 @@ static void test_write_round_trip(void **state)
              "backend sim\ngpu H100\ngpus 3\nlisten unix:/tmp/x.sock\nlisten tcp:[::1]:7000\n"
              "token-file %s\ndb /var/lib/migschedd/migschedd.db\nmode batch\n"
              "time-scale 0.125\nlog-level info\non-stop wait\nbatch-size 16\n"
-             "batch-period 2.5\nqueue-limit 100000\nstop-grace 10\ntau 0.4\n"
-             "log-dir /var/log/migschedd\nslurm-reconcile 0\nslurm-gres migslice\n"
+             "batch-period 2.5\nbatch-concat overlap\nqueue-limit 100000\nstop-grace 10\n"
+             "tau 0.4\nlog-dir /var/log/migschedd\nslurm-reconcile 0\nslurm-gres migslice\n"
              "hpc-job-mapping-dir /run/dcgm-map\n", f->token);
     assert_string_equal(text, want);
     write_conf(f, text);

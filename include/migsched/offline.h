@@ -93,6 +93,22 @@ int ms_offline_schedule(const char *algo, const ms_workload *w, const ms_gpu_mod
 int ms_far_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                     const ms_offline_options *opt, ms_schedule **out, ms_error *err);
 
+/* Paper 000 section 4's concatenation of a batch planned while another plan runs
+ * (src/offline/concat_join.c, docs/daemon.md): `next` (the batch's plan from time 0 on the
+ * same GPUs, its tasks indexing next_w) is joined to `run` (NULL: none), whose instances and
+ * tasks stay as they are, with nothing of the batch before `now` (run's clock). The batch
+ * keeps its structure and is retimed: trivial (opt->concat) after run's last task and
+ * operation; reverse: as soon as its slots are free, as planned or mirrored (4.2),
+ * whichever ends first; overlap: then moves and swaps of the batch's own tasks between its
+ * same-size instances (4.3, at most opt->concat_max_ops), each kept only if the joint
+ * makespan drops; never a plan ending later than trivial. run's instances left alive are
+ * destroyed once idle where the batch needs their slots. The joint plan's task indices are
+ * run's, then next's shifted by base_task. Stats: makespan_trivial, makespan_reverse,
+ * makespan_overlap, concat_moves, concat_swaps, concat_used, reversed. */
+int ms_schedule_join(const ms_schedule *run, double now, const ms_schedule *next,
+                     const ms_workload *next_w, int base_task, const ms_offline_options *opt,
+                     ms_schedule **out, ms_error *err);
+
 /* The search scheduler (docs/search.md): local search over task sizes, order and
  * reconfigurations from the best of FAR, FIXPARTBEST, miso-eager and (with opt->model) the
  * learned policy, within opt->time_budget_ms per batch (a deterministic work budget) on

@@ -64,6 +64,14 @@ void ms_schedule_drop_timings(ms_schedule *s);
 /* Sorts tasks by (start, index) and keeps ids dense: deterministic output order. */
 void ms_schedule_normalize(ms_schedule *s);
 double ms_schedule_makespan(const ms_schedule *s);
+/* The creations and destructions on GPU `gpu` as (instance << 1 | is_destroy), in planned
+ * order (an instance present at the start first; at equal times a destruction first) into
+ * ops (room for 2 * ninst); returns their count. ms_schedule_sort_ops sorts any such list
+ * the same way. */
+int ms_schedule_ops(const ms_schedule *s, int gpu, int *ops);
+void ms_schedule_sort_ops(const ms_schedule *s, int *ops, int n);
+/* Task positions by (instance, planned start, index): each instance's run order. */
+void ms_schedule_task_order(const ms_schedule *s, int *order);
 
 /* JSON (migsched-schedule/1). The writer fills makespan and the bounds from w. */
 int ms_schedule_write_json(const ms_schedule *s, const ms_workload *w, FILE *f, ms_error *err);

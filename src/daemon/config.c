@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "migsched/io.h"
+#include "migsched/offline.h"
 
 static const struct {
     const char *name;
@@ -21,7 +22,8 @@ static const struct {
     [MS_KEY_DB] = {"db", false},                 [MS_KEY_MODE] = {"mode", false},
     [MS_KEY_TIME_SCALE] = {"time-scale", true},  [MS_KEY_LOG_LEVEL] = {"log-level", true},
     [MS_KEY_ON_STOP] = {"on-stop", true},        [MS_KEY_BATCH_SIZE] = {"batch-size", true},
-    [MS_KEY_BATCH_PERIOD] = {"batch-period", true}, [MS_KEY_QUEUE_LIMIT] = {"queue-limit", true},
+    [MS_KEY_BATCH_PERIOD] = {"batch-period", true}, [MS_KEY_BATCH_CONCAT] = {"batch-concat", true},
+    [MS_KEY_QUEUE_LIMIT] = {"queue-limit", true},
     [MS_KEY_STOP_GRACE] = {"stop-grace", true},  [MS_KEY_TAU] = {"tau", true},
     [MS_KEY_LOG_DIR] = {"log-dir", false},       [MS_KEY_SLURM_RECONCILE] = {"slurm-reconcile", false},
     [MS_KEY_SLURM_GRES] = {"slurm-gres", false},
@@ -46,6 +48,7 @@ void ms_daemon_config_defaults(ms_daemon_config *c)
     c->on_stop = MS_ON_STOP_WAIT;
     c->batch_size = 16;
     c->batch_period = 60;
+    c->batch_concat = MS_CONCAT_OVERLAP;
     c->queue_limit = 100000;
     c->stop_grace = 10;
     c->tau = 0.4;
@@ -249,6 +252,11 @@ static int set_value(ms_daemon_config *c, int k, const char *v, const char *w, m
     case MS_KEY_BATCH_PERIOD:
         return parse_positive(v, MS_TIME_MAX, &c->batch_period)
                    ? MS_OK : bad(err, w, name, v, "expected seconds above 0, at most 1e9");
+    case MS_KEY_BATCH_CONCAT:
+        if ((i = ms_concat_parse(v)) < 0)
+            return bad(err, w, name, v, "expected trivial, reverse or overlap");
+        c->batch_concat = i;
+        return MS_OK;
     case MS_KEY_QUEUE_LIMIT:
         return parse_int(v, 1, 100000000, &c->queue_limit)
                    ? MS_OK : bad(err, w, name, v, "expected an integer 1..100000000");
@@ -450,7 +458,7 @@ int ms_daemon_config_check(ms_daemon_config *c, ms_error *err)
                                 c->where[MS_KEY_TIME_SCALE]);
     }
     if (c->mode != MS_DAEMON_BATCH)
-        for (int k = MS_KEY_BATCH_SIZE; k <= MS_KEY_BATCH_PERIOD; k++)
+        for (int k = MS_KEY_BATCH_SIZE; k <= MS_KEY_BATCH_CONCAT; k++)
             if (*c->where[k])
                 return ms_error_set(err, MS_EINVAL, "%s: %s goes with mode batch (mode is "
                                     "online)", c->where[k], KEYS[k].name);
@@ -516,6 +524,7 @@ static void value_text(const ms_daemon_config *c, int k, char *buf, size_t len)
     case MS_KEY_ON_STOP: snprintf(buf, len, "%s", ON_STOP[c->on_stop]); break;
     case MS_KEY_BATCH_SIZE: snprintf(buf, len, "%d", c->batch_size); break;
     case MS_KEY_BATCH_PERIOD: real_text(buf, len, c->batch_period); break;
+    case MS_KEY_BATCH_CONCAT: snprintf(buf, len, "%s", ms_concat_name(c->batch_concat)); break;
     case MS_KEY_QUEUE_LIMIT: snprintf(buf, len, "%d", c->queue_limit); break;
     case MS_KEY_STOP_GRACE: real_text(buf, len, c->stop_grace); break;
     case MS_KEY_TAU: real_text(buf, len, c->tau); break;
@@ -554,7 +563,7 @@ void ms_daemon_config_write(const ms_daemon_config *c, FILE *f)
          * or mode. */
         bool skip = !*v || (k == MS_KEY_GPUS && !c->gpus) ||
                     (k == MS_KEY_TIME_SCALE && c->backend != MS_DAEMON_SIM) ||
-                    ((k == MS_KEY_BATCH_SIZE || k == MS_KEY_BATCH_PERIOD) &&
+                    (k >= MS_KEY_BATCH_SIZE && k <= MS_KEY_BATCH_CONCAT &&
                      c->mode != MS_DAEMON_BATCH);
         if (skip)
             continue;

@@ -33,8 +33,8 @@ typedef struct ms_daemon_listen {
 enum ms_daemon_key {
     MS_KEY_BACKEND, MS_KEY_GPU, MS_KEY_GPUS, MS_KEY_DEVICES, MS_KEY_LISTEN, MS_KEY_TOKEN_FILE,
     MS_KEY_DB, MS_KEY_MODE, MS_KEY_TIME_SCALE, MS_KEY_LOG_LEVEL, MS_KEY_ON_STOP,
-    MS_KEY_BATCH_SIZE, MS_KEY_BATCH_PERIOD, MS_KEY_QUEUE_LIMIT, MS_KEY_STOP_GRACE,
-    MS_KEY_TAU, MS_KEY_LOG_DIR, MS_KEY_SLURM_RECONCILE, MS_KEY_SLURM_GRES,
+    MS_KEY_BATCH_SIZE, MS_KEY_BATCH_PERIOD, MS_KEY_BATCH_CONCAT, MS_KEY_QUEUE_LIMIT,
+    MS_KEY_STOP_GRACE, MS_KEY_TAU, MS_KEY_LOG_DIR, MS_KEY_SLURM_RECONCILE, MS_KEY_SLURM_GRES,
     MS_KEY_HPC_JOB_MAPPING_DIR, MS_DAEMON_NKEYS
 };
 
@@ -54,6 +54,8 @@ typedef struct ms_daemon_config {
     ms_on_stop on_stop;
     int batch_size;                /* batch: plan when this many jobs are pending */
     double batch_period;           /* batch: or when the oldest has waited this long (s) */
+    int batch_concat;              /* batch: how a batch joins the running plan
+                                      (ms_concat_mode; default overlap) */
     int queue_limit;               /* queued jobs beyond which submissions are refused */
     double stop_grace;             /* seconds between SIGTERM and SIGKILL of a job */
     double tau;                    /* online: a GPU is Lazy iff busy slices < tau x slices */
@@ -70,9 +72,9 @@ typedef struct ms_daemon_config {
 
 /* The defaults (docs/daemon.md): backend nvml, listen unix:/run/migschedd/migschedd.sock,
  * db /var/lib/migschedd/migschedd.db, mode online, time-scale 1, log-level info,
- * on-stop wait, batch-size 16, batch-period 60, queue-limit 100000, stop-grace 10,
- * tau 0.4, log-dir /var/log/migschedd, slurm-reconcile 60, slurm-gres migslice, no
- * hpc-job-mapping-dir. */
+ * on-stop wait, batch-size 16, batch-period 60, batch-concat overlap, queue-limit 100000,
+ * stop-grace 10, tau 0.4, log-dir /var/log/migschedd, slurm-reconcile 60, slurm-gres
+ * migslice, no hpc-job-mapping-dir. */
 void ms_daemon_config_defaults(ms_daemon_config *c);
 
 /* Key name ("batch-size") to its index, -1 if unknown. */

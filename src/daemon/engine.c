@@ -40,19 +40,6 @@ void ei_observe(ms_engine_histogram *h, const double *bounds, int nb, double v)
     h->sum += v;
 }
 
-int ei_commit(ms_engine *e, const ms_job *const *jobs, const ms_job_transition *ts, size_t n,
-              ms_error *err)
-{
-    pthread_mutex_lock(&e->smu);
-    int rc = ms_store_transitions(e->st, jobs, ts, n, err);
-    pthread_mutex_unlock(&e->smu);
-    for (size_t i = 0; !rc && i < n; i++) {
-        e->jobs[ts[i].from]--;
-        e->jobs[ts[i].to]++;
-    }
-    return rc;
-}
-
 int ei_queue_insert(ms_engine *e, ms_job *j)
 {
     if (e->nqueue == e->capqueue) {
@@ -72,45 +59,77 @@ int ei_queue_insert(ms_engine *e, ms_job *j)
     return MS_OK;
 }
 
-/* Ends running job i (finish with exit status, interrupt or cancel: ev), frees its
- * instance and drops it from the running set. */
-static int end_run(ms_engine *e, size_t i, ms_job_event ev, int exit_status, ms_error *err)
+/* A running job that ends in this pass: run[i], how and with what exit status. */
+typedef struct ending {
+    size_t i;
+    ms_job_event ev;
+    int exit_status;
+} ending;
+
+/* What follows an end once it is durable: the instance freed, the job dropped from the
+ * running set (requeued by id when interrupted under retry). */
+static int after_end(ms_engine *e, size_t i, ms_job *next, ms_job_event ev, ms_error *err)
 {
     ei_run *r = &e->run[i];
-    ms_job next = r->job;
-    ms_job_transition t;
-    double now = ei_now();
-    int rc = ev == MS_JOB_EV_FINISH      ? ms_job_finish(&next, now, exit_status, &t, err)
-             : ev == MS_JOB_EV_INTERRUPT ? ms_job_interrupt(&next, now, &t, err)
-                                         : ms_job_cancel(&next, now, &t, err);
-    if (!rc)
-        rc = ei_commit(e, (const ms_job *const[]){&next}, &t, 1, err);
-    if (rc)
-        return rc;
-    if (next.state == MS_JOB_DONE || next.state == MS_JOB_FAILED)
+    if (next->state == MS_JOB_DONE || next->state == MS_JOB_FAILED)
         ei_observe(&e->turnaround_seconds, ms_engine_time_bounds, MS_ENGINE_TIME_BUCKETS,
-                   next.ended - next.submitted);
-    ms_dlog(MS_LOG_INFO, "job.end", "id=%lld event=%s state=%s", (long long)next.id,
-            ms_job_event_name(ev), ms_job_state_name(next.state));
-    if (ei_is_alloc(&next))
-        ei_alloc_ended(e, &next);
+                   next->ended - next->submitted);
+    ms_dlog(MS_LOG_INFO, "job.end", "id=%lld event=%s state=%s", (long long)next->id,
+            ms_job_event_name(ev), ms_job_state_name(next->state));
+    if (ei_is_alloc(next))
+        ei_alloc_ended(e, next);
     ei_mapping(e, r->gpu, r->slot, NULL);
     ei_release(e, r->gpu, r->slot);
-    if (next.state == MS_JOB_QUEUED) {  /* interrupted under retry: back in line, by id */
+    int rc = MS_OK;
+    if (next->state == MS_JOB_QUEUED) {  /* interrupted under retry: back in line, by id */
         ms_job *q = malloc(sizeof *q);
-        if (!q)
-            return ms_error_set(err, MS_ENOMEM, "out of memory");
-        *q = next;
-        if (ei_queue_insert(e, q)) {
+        if (q)
+            *q = *next;
+        if (!q || ei_queue_insert(e, q)) {
             free(q);  /* next still owns the spec */
-            return ms_error_set(err, MS_ENOMEM, "out of memory");
+            rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+        } else {
+            memset(&next->spec, 0, sizeof next->spec);
         }
-        memset(&next.spec, 0, sizeof next.spec);
     }
-    ms_job_free(&next);
+    ms_job_free(next);
     e->run[i] = e->run[--e->nrun];
-    pthread_cond_broadcast(&e->changed);
-    return MS_OK;
+    return rc;
+}
+
+/* Ends the jobs of `en` (by increasing run index) with one transaction for all of them
+ * (one fsync), then frees their instances: nothing is acted on before it is durable. On a
+ * store failure every one of them stays running, to be tried again. */
+static int end_runs(ms_engine *e, const ending *en, size_t n, ms_error *err)
+{
+    ms_job *next = malloc((n ? n : 1) * sizeof *next);
+    ms_job_transition *ts = malloc((n ? n : 1) * sizeof *ts);
+    const ms_job **ptr = malloc((n ? n : 1) * sizeof *ptr);
+    int rc = next && ts && ptr ? MS_OK : ms_error_set(err, MS_ENOMEM, "out of memory");
+    double now = ei_now();
+    for (size_t k = 0; !rc && k < n; k++) {
+        next[k] = e->run[en[k].i].job;
+        ptr[k] = &next[k];
+        rc = en[k].ev == MS_JOB_EV_FINISH
+                 ? ms_job_finish(&next[k], now, en[k].exit_status, &ts[k], err)
+             : en[k].ev == MS_JOB_EV_INTERRUPT ? ms_job_interrupt(&next[k], now, &ts[k], err)
+                                               : ms_job_cancel(&next[k], now, &ts[k], err);
+    }
+    if (!rc && n) {
+        e->flushing = true;  /* the views wait until the ends are acted on */
+        rc = ei_commit(e, ptr, ts, n, true, err);
+    }
+    /* Backwards: dropping run[i] moves the last running job into i. */
+    for (size_t k = n; !rc && k-- > 0;)
+        rc = after_end(e, en[k].i, &next[k], en[k].ev, err);
+    if (n) {
+        e->flushing = false;
+        pthread_cond_broadcast(&e->changed);
+    }
+    free(next);
+    free(ts);
+    free(ptr);
+    return rc;
 }
 
 /* One pass: jobs whose hold ended or that were cancelled end, then the queue is placed.
@@ -119,37 +138,33 @@ static double step(ms_engine *e)
 {
     ms_error err = {0};
     double now = ei_mono(), next = INFINITY;
-    for (size_t i = 0; i < e->nrun;) {
+    ending *en = malloc((e->nrun ? e->nrun : 1) * sizeof *en);
+    size_t nen = 0;
+    for (size_t i = 0; en && i < e->nrun; i++) {
         ei_run *r = &e->run[i];
         /* An allocation is the Slurm job's, not ours to stop: it outlives a stop. */
         bool alloc = ei_is_alloc(&r->job);
         bool requeue = !alloc && e->stopping && e->on_stop == MS_ON_STOP_REQUEUE && !e->quit;
-        int rc = MS_OK;
         if (e->nvml && !alloc) {
             /* A process is stopped first; its job ends once it is reaped. */
             ei_watch(e, r, r->cancel || requeue, now);
-            if (!r->exited) {  /* polled below: waitpid on our own children */
-                i++;
+            if (!r->exited)  /* polled below: waitpid on our own children */
                 continue;
-            }
         }
         ms_job_event ev = r->cancel ? MS_JOB_EV_CANCEL
                           : requeue ? MS_JOB_EV_INTERRUPT
                                     : MS_JOB_EV_FINISH;
         if (r->cancel || requeue || r->exited || r->release)
-            rc = end_run(e, i, ev, r->exit_status, &err);
+            en[nen++] = (ending){i, ev, r->exit_status};
         else if (r->end_mono <= now)
-            rc = end_run(e, i, MS_JOB_EV_FINISH, 0, &err);
-        else {
-            i++;
-            continue;
-        }
-        if (rc) {  /* the store failed: try again shortly, the job stays as it is */
-            ms_dlog(MS_LOG_ERROR, "job.end_failed", "error=\"%s\"", err.msg);
-            next = fmin(next, now + 0.5);
-            i++;
-        }
+            en[nen++] = (ending){i, MS_JOB_EV_FINISH, 0};
     }
+    if (!en || end_runs(e, en, nen, &err)) {
+        /* the store failed: try again shortly, the jobs stay as they are */
+        ms_dlog(MS_LOG_ERROR, "job.end_failed", "error=\"%s\"", en ? err.msg : "out of memory");
+        next = fmin(next, now + 0.5);
+    }
+    free(en);
     int rc = e->c->mode == MS_DAEMON_BATCH ? ei_batch_step(e, &err)
              : e->stopping                   ? MS_OK
                                              : ei_place_queued(e, &err);
@@ -170,9 +185,12 @@ static void *loop(void *arg)
     ms_engine *e = arg;
     pthread_mutex_lock(&e->mu);
     while (!e->quit) {
+        e->kicked = false;
         double next = step(e);
         if (e->stopping && ei_jobs_running(e) == 0)
             break;
+        if (e->kicked)
+            continue;
         if (isinf(next)) {
             pthread_cond_wait(&e->wake, &e->mu);
         } else {
@@ -280,6 +298,7 @@ static void free_engine(ms_engine *e)
     for (size_t i = 0; i < e->nrun; i++)
         ms_job_free(&e->run[i].job);
     free(e->run);
+    free(e->starting);
     ei_batch_free(e->batch);
     ms_schedule_free(e->plan);
     ms_workload_free(e->plan_w);
@@ -333,6 +352,7 @@ int ms_engine_open(const ms_daemon_config *c, ms_store *st, ms_engine **out, ms_
     e->on_stop = c->on_stop;
     e->batch_size = c->batch_size;
     e->batch_period = c->batch_period;
+    e->batch_concat = c->batch_concat;
     e->pending_tail = &e->pending;
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -378,7 +398,7 @@ int ms_engine_stop(ms_engine *e, ms_error *err)
     pthread_mutex_lock(&e->mu);
     bool first = !e->stopping;
     e->stopping = true;
-    pthread_cond_broadcast(&e->wake);
+    ei_wake(e);
     pthread_mutex_unlock(&e->mu);
     if (!first || !e->thread_started)
         return MS_OK;
@@ -409,7 +429,7 @@ void ms_engine_close(ms_engine *e)
     if (e->thread_started) {  /* closed without a stop: end the thread, leave jobs as they are */
         pthread_mutex_lock(&e->mu);
         e->quit = e->stopping = true;
-        pthread_cond_broadcast(&e->wake);
+        ei_wake(e);
         pthread_mutex_unlock(&e->mu);
         pthread_join(e->thread, NULL);
     }
@@ -427,8 +447,9 @@ int ms_engine_reload(ms_engine *e, const ms_daemon_config *next, ms_error *err)
     e->on_stop = next->on_stop;
     e->batch_size = next->batch_size;  /* from the next batch on */
     e->batch_period = next->batch_period;
+    e->batch_concat = next->batch_concat;
     ms_dlog_set_level(next->log_level);
-    pthread_cond_broadcast(&e->wake);
+    ei_wake(e);
     pthread_mutex_unlock(&e->mu);
     ms_dlog(MS_LOG_INFO, "engine.reload", "time_scale=%g on_stop=%s queue_limit=%d",
             next->time_scale, next->on_stop == MS_ON_STOP_WAIT ? "wait" : "requeue",

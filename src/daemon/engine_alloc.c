@@ -252,6 +252,7 @@ ms_engine_outcome ms_engine_alloc_step(ms_engine *e, ms_job_spec *spec, int64_t 
     int64_t slurm_id = spec->slurm_job_id;
     ms_engine_outcome o = MS_ENGINE_OK;
     pthread_mutex_lock(&e->mu);
+    ei_settle(e);  /* no start or end half done: the queue and the running set are stable */
     ei_run *run;
     ms_job *j = find_live(e, slurm_id, &run);
     if (e->c->mode != MS_DAEMON_ONLINE) {
@@ -280,7 +281,7 @@ ms_engine_outcome ms_engine_alloc_step(ms_engine *e, ms_job_spec *spec, int64_t 
         int rc = ms_store_step_add(e->st, id, step, err);
         pthread_mutex_unlock(&e->smu);
         o = rc ? MS_ENGINE_INTERNAL : o;
-        pthread_cond_broadcast(&e->wake);
+        ei_wake(e);
     }
     long gi = held_gi(e, run);
     pthread_mutex_unlock(&e->mu);
@@ -293,6 +294,7 @@ ms_engine_outcome ms_engine_alloc_get(ms_engine *e, int64_t slurm_id, json_t **a
 {
     *alloc = NULL;
     pthread_mutex_lock(&e->mu);
+    ei_settle(e);
     ei_run *run;
     ms_job *j = find_live(e, slurm_id, &run);
     int64_t id = j ? j->id : 0;
@@ -315,7 +317,7 @@ static int release(ms_engine *e, ms_job *j, ei_run *run, bool wait, ms_error *er
         if (wait)
             ei_wait_ended(e, id);
         else
-            pthread_cond_broadcast(&e->wake);
+            ei_wake(e);
         return MS_OK;
     }
     size_t i = 0;
@@ -329,6 +331,7 @@ ms_engine_outcome ms_engine_alloc_release(ms_engine *e, int64_t slurm_id, int64_
 {
     *alloc = NULL;
     pthread_mutex_lock(&e->mu);
+    ei_settle(e);
     ei_run *run;
     ms_job *j = find_live(e, slurm_id, &run);
     if (!j || e->stopping) {
@@ -369,6 +372,7 @@ int ms_engine_alloc_reconcile(ms_engine *e, const int64_t *alive, size_t nalive,
     *released = 0;
     int rc = MS_OK;
     pthread_mutex_lock(&e->mu);
+    ei_settle(e);
     /* Collected first: releasing a queued one changes the queue. Not while stopping: the
      * next start reconciles again. */
     size_t n = e->stopping ? 0 : e->nqueue + e->nrun, k = 0;

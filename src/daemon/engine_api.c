@@ -27,30 +27,49 @@ static void group_commit(ms_engine *e, ei_submit *r)
         e->pending_tail = &e->pending;
         e->committing = true;
         pthread_mutex_unlock(&e->cmu);
-        size_t n = 0;
+        size_t n = 0, nt = 0;
         for (ei_submit *s = batch; s; s = s->next)
-            n++;
-        ms_job **jobs = malloc(n * sizeof *jobs);
-        ms_job_transition *ts = malloc(n * sizeof *ts);
+            s->job ? n++ : (nt += s->n);
+        ms_job **jobs = malloc((n ? n : 1) * sizeof *jobs);
+        ms_job_transition *ts = malloc((n ? n : 1) * sizeof *ts);
+        const ms_job **tjobs = malloc((nt ? nt : 1) * sizeof *tjobs);
+        ms_job_transition *tts = malloc((nt ? nt : 1) * sizeof *tts);
         ms_error err = {0};
         int rc;
-        if (!jobs || !ts) {
+        if (!jobs || !ts || !tjobs || !tts) {
             rc = ms_error_set(&err, MS_ENOMEM, "out of memory");
         } else {
-            size_t i = 0;
-            for (ei_submit *s = batch; s; s = s->next, i++) {
-                jobs[i] = s->job;
-                ts[i] = s->t;
+            size_t i = 0, k = 0;
+            for (ei_submit *s = batch; s; s = s->next) {
+                if (s->job) {
+                    jobs[i] = s->job;
+                    ts[i++] = s->t;
+                    continue;
+                }
+                memcpy(tjobs + k, s->jobs, s->n * sizeof *tjobs);
+                memcpy(tts + k, s->ts, s->n * sizeof *tts);
+                k += s->n;
             }
             pthread_mutex_lock(&e->smu);
-            rc = ms_store_submit_many(e->st, jobs, ts, n, &err);
+            rc = ms_store_commit(e->st, jobs, ts, n, tjobs, tts, nt, &err);
+            /* Counted as they become durable, under the same lock as the store. */
+            if (!rc) {
+                e->jobs[MS_JOB_QUEUED] += n;
+                for (size_t t = 0; t < nt; t++) {
+                    e->jobs[tts[t].from]--;
+                    e->jobs[tts[t].to]++;
+                }
+            }
             pthread_mutex_unlock(&e->smu);
             i = 0;
-            for (ei_submit *s = batch; s; s = s->next, i++)
-                s->t = ts[i];
+            for (ei_submit *s = batch; s; s = s->next)
+                if (s->job)
+                    s->t = ts[i++];
         }
         free(jobs);
         free(ts);
+        free(tjobs);
+        free(tts);
         pthread_mutex_lock(&e->cmu);
         for (ei_submit *s = batch; s; s = s->next) {
             s->rc = rc;
@@ -60,6 +79,26 @@ static void group_commit(ms_engine *e, ei_submit *r)
         e->committing = false;
         pthread_cond_broadcast(&e->committed);
     }
+}
+
+int ei_commit(ms_engine *e, const ms_job *const *jobs, const ms_job_transition *ts, size_t n,
+              bool drop_mu, ms_error *err)
+{
+    ei_submit r = {.jobs = jobs, .ts = ts, .n = n};
+    if (drop_mu)
+        pthread_mutex_unlock(&e->mu);
+    pthread_mutex_lock(&e->cmu);
+    *e->pending_tail = &r;
+    e->pending_tail = &r.next;
+    group_commit(e, &r);
+    pthread_mutex_unlock(&e->cmu);
+    if (drop_mu)
+        pthread_mutex_lock(&e->mu);
+    if (r.rc) {
+        *err = r.err;
+        return r.rc;
+    }
+    return MS_OK;
 }
 
 ms_engine_outcome ms_engine_submit(ms_engine *e, ms_job_spec *spec, json_t **job,
@@ -124,9 +163,8 @@ ms_engine_outcome ms_engine_submit(ms_engine *e, ms_job_spec *spec, json_t **job
             /* Durable but unqueued in memory: the next start picks it up from the store. */
             ms_dlog(MS_LOG_ERROR, "job.queue_full_memory", "id=%lld", (long long)j->id);
         }
-        e->jobs[MS_JOB_QUEUED]++;
         e->submitted_total++;
-        pthread_cond_broadcast(&e->wake);
+        ei_wake(e);
     }
     pthread_mutex_unlock(&e->mu);
     if (j) {
@@ -169,7 +207,7 @@ int ei_cancel_queued(ms_engine *e, size_t i, ms_error *err)
     ms_job next = *e->queue[i];
     ms_job_transition t;
     int rc = ms_job_cancel(&next, ei_now(), &t, err);
-    if (rc || (rc = ei_commit(e, (const ms_job *const[]){&next}, &t, 1, err)))
+    if (rc || (rc = ei_commit(e, (const ms_job *const[]){&next}, &t, 1, false, err)))
         return rc;
     ms_dlog(MS_LOG_INFO, "job.cancel", "id=%lld state=queued", (long long)next.id);
     if (ei_is_alloc(&next))
@@ -183,7 +221,7 @@ int ei_cancel_queued(ms_engine *e, size_t i, ms_error *err)
 
 void ei_wait_ended(ms_engine *e, int64_t id)
 {
-    pthread_cond_broadcast(&e->wake);
+    ei_wake(e);
     for (;;) {
         bool still = false;
         for (size_t k = 0; k < e->nrun; k++)
@@ -200,13 +238,21 @@ ms_engine_outcome ms_engine_cancel(ms_engine *e, int64_t id, json_t **job, ms_er
     pthread_mutex_lock(&e->mu);
     int rc = MS_OK;
     bool found = false;
+    /* Its start is being committed: it is cancelled once it runs (like a running job). */
+    for (size_t i = 0; e->flushing && i < e->nstarting && !found; i++)
+        if (e->starting[i].id == id) {
+            found = true;
+            e->starting[i].cancel = true;
+            while (e->flushing)
+                pthread_cond_wait(&e->changed, &e->mu);
+        }
     for (size_t i = 0; i < e->nqueue && !found; i++) {
         if (e->queue[i]->id != id)
             continue;
         found = true;
         rc = ei_cancel_queued(e, i, err);
     }
-    for (size_t i = 0; i < e->nrun && !found; i++) {
+    for (size_t i = 0; i < e->nrun; i++) {
         if (e->run[i].job.id != id)
             continue;
         found = true;
@@ -293,6 +339,7 @@ ms_engine_outcome ms_engine_gpus(ms_engine *e, json_t **gpus, ms_error *err)
 {
     json_t *arr = json_array();
     pthread_mutex_lock(&e->mu);
+    ei_settle(e);
     for (int g = 0; arr && g < e->ngpus; g++) {
         ms_engine_gpu_metrics gm;
         gpu_metrics(e, g, &gm);
@@ -337,7 +384,10 @@ ms_engine_outcome ms_engine_metrics_snapshot(ms_engine *e, ms_engine_metrics *ou
     (void)err;
     memset(out, 0, sizeof *out);
     pthread_mutex_lock(&e->mu);
+    ei_settle(e);
+    pthread_mutex_lock(&e->smu);
     memcpy(out->jobs, e->jobs, sizeof out->jobs);
+    pthread_mutex_unlock(&e->smu);
     out->submitted_total = e->submitted_total;
     out->creations_total = e->creations_total;
     out->destructions_total = e->destructions_total;
@@ -394,6 +444,7 @@ ms_engine_outcome ms_engine_plan(ms_engine *e, char **schedule_json, ms_error *e
 {
     *schedule_json = NULL;
     pthread_mutex_lock(&e->mu);
+    ei_settle(e);
     if (e->c->mode == MS_DAEMON_BATCH && e->plan) {
         *schedule_json = ei_plan_text(e);
     } else {

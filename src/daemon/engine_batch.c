@@ -1,10 +1,13 @@
-/* engine_batch.c: batch mode. Queued jobs accumulate; when batch-size are queued or the
- * oldest has waited batch-period, the first batch-size are planned with the library's
- * offline planner (search, as `migsched schedule` calls it), the batch's plan is appended
- * to the running plan, the whole plan is validated, and the batch is carried out in plan
- * order: on each GPU the creations and destructions one after another in planned order
- * (a destruction once every task of its instance ended), on each instance its tasks in
- * planned order. One batch runs at a time: the next is planned once it has ended. */
+/* engine_batch.c: batch mode. Queued jobs accumulate; when batch-size jobs no plan holds
+ * are queued, or the oldest has waited batch-period, the first batch-size of them are
+ * planned with the library's offline planner (search, as `migsched schedule` calls it) and
+ * joined to the running plan with paper 000's overlap concatenation (ms_schedule_join:
+ * the running plan stays as it is, the batch's instances start as soon as their slots are
+ * free); the joint plan is validated before anything of the batch runs. The running plan,
+ * every batch in it, is carried out in plan order: on each GPU its creations and
+ * destructions one after another in planned order (a creation once its slots are really
+ * free, a destruction once every task of its instance ended), on each instance its tasks
+ * in planned order. Real times follow the jobs, not the plan. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,239 +18,197 @@
 #include "migsched/schedule.h"
 
 enum { BT_PENDING = 0, BT_RUNNING, BT_ENDED };
+enum { BI_PLANNED = 0, BI_ALIVE, BI_GONE };
 
+/* The running plan's execution (e->plan, every batch since open). */
 struct ei_batch {
-    ms_schedule *s;           /* the batch's plan, times from its start */
-    int ntasks;
-    int64_t *job;             /* workload index (the plan's task.index) -> job id */
-    int *task_state;          /* by position in s->task */
-    int *inst_slot_ready;     /* per plan instance: 0 not created, 1 alive, 2 destroyed */
-    int *ops;                 /* per GPU, (instance << 1 | destroy) in planned order */
-    int nops[MS_DAEMON_MAX_DEVICES], first[MS_DAEMON_MAX_DEVICES], next[MS_DAEMON_MAX_DEVICES];
-    int *order;               /* task indices by (instance, planned start) */
-    int *inst_first, *inst_n, *inst_next;
+    int ninst, ntasks, njobs, cap_inst, cap_tasks, cap_jobs;
+    int64_t *job;             /* plan workload index -> job id */
+    int *task_state;          /* by position in e->plan->task */
+    int *inst_state;          /* per plan instance: BI_* */
+    int *inst_next;           /* per plan instance: its tasks started or skipped */
+    int *order;               /* task positions by (instance, planned start) */
+    int *inst_first, *inst_n;
+    int *ops[MS_DAEMON_MAX_DEVICES];  /* per GPU (instance << 1 | destroy), planned order */
+    int nops[MS_DAEMON_MAX_DEVICES], next[MS_DAEMON_MAX_DEVICES];
+    int first_open;           /* tasks before it have all ended */
+    int64_t *planned;         /* job ids of the pending tasks, sorted */
+    int nplanned;
 };
 
 void ei_batch_free(ei_batch *b)
 {
     if (!b)
         return;
-    ms_schedule_free(b->s);
     free(b->job);
     free(b->task_state);
-    free(b->inst_slot_ready);
-    free(b->ops);
+    free(b->inst_state);
+    free(b->inst_next);
     free(b->order);
     free(b->inst_first);
     free(b->inst_n);
-    free(b->inst_next);
+    for (int g = 0; g < MS_DAEMON_MAX_DEVICES; g++)
+        free(b->ops[g]);
+    free(b->planned);
     free(b);
 }
 
-/* An instance the planner assumes present at the start (no creation time) is created
- * before everything else. */
-static double op_time(const ms_schedule *s, int op)
+static int grow(void *pp, int *cap, int need, size_t elem, bool zero)
 {
-    const ms_sched_instance *in = &s->inst[op >> 1];
-    return op & 1 ? in->destroy_start : isnan(in->create_start) ? -INFINITY : in->create_start;
-}
-
-/* Planned order; at equal times a destruction first (it frees the slots a creation needs). */
-static int cmp_op(const void *a, const void *b, void *ctx)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    double tx = op_time(ctx, x), ty = op_time(ctx, y);
-    if (tx != ty)
-        return tx < ty ? -1 : 1;
-    if ((x & 1) != (y & 1))
-        return (y & 1) - (x & 1);
-    return x - y;
-}
-
-static int cmp_task(const void *a, const void *b, void *ctx)
-{
-    const ms_schedule *s = ctx;
-    const ms_sched_task *x = &s->task[*(const int *)a], *y = &s->task[*(const int *)b];
-    if (x->instance != y->instance)
-        return x->instance - y->instance;
-    if (x->start != y->start)
-        return x->start < y->start ? -1 : 1;
-    return x->index - y->index;
-}
-
-/* The execution order of plan s. */
-static int build_order(ms_engine *e, ei_batch *b)
-{
-    const ms_schedule *s = b->s;
-    int ni = s->ninst, nt = s->ntasks;
-    b->ops = malloc((size_t)(2 * ni + 1) * sizeof *b->ops);
-    b->order = malloc((size_t)(nt + 1) * sizeof *b->order);
-    b->inst_first = calloc((size_t)ni + 1, sizeof *b->inst_first);
-    b->inst_n = calloc((size_t)ni + 1, sizeof *b->inst_n);
-    b->inst_next = calloc((size_t)ni + 1, sizeof *b->inst_next);
-    b->inst_slot_ready = calloc((size_t)ni + 1, sizeof *b->inst_slot_ready);
-    if (!b->ops || !b->order || !b->inst_first || !b->inst_n || !b->inst_next ||
-        !b->inst_slot_ready)
+    if (need <= *cap)
+        return MS_OK;
+    int nc = *cap ? *cap : 16;
+    while (nc < need)
+        nc *= 2;
+    char *q = realloc(*(void **)pp, (size_t)nc * elem);
+    if (!q)
         return MS_ENOMEM;
-    int k = 0;
-    for (int g = 0; g < e->ngpus; g++) {
-        b->first[g] = k;
-        for (int i = 0; i < ni; i++) {
-            if (s->inst[i].gpu != g)
-                continue;
-            b->ops[k++] = i << 1;
-            if (!isnan(s->inst[i].destroy_start))
-                b->ops[k++] = i << 1 | 1;
-        }
-        b->nops[g] = k - b->first[g];
-        if (b->nops[g] > 0)
-            qsort_r(b->ops + b->first[g], (size_t)b->nops[g], sizeof *b->ops, cmp_op,
-                    (void *)s);
-    }
-    for (int t = 0; t < nt; t++)
-        b->order[t] = t;
-    if (nt > 0)
-        qsort_r(b->order, (size_t)nt, sizeof *b->order, cmp_task, (void *)s);
-    for (int t = nt - 1; t >= 0; t--) {
-        int i = s->task[b->order[t]].instance;
+    if (zero)
+        memset(q + (size_t)*cap * elem, 0, (size_t)(nc - *cap) * elem);
+    *(void **)pp = q;
+    *cap = nc;
+    return MS_OK;
+}
+
+/* Extends the execution state to the plan e->plan after a batch was joined (jobs: the
+ * batch's job ids by its workload index): the new tasks and instances pending, each
+ * instance's task order and each GPU's operation order derived again. */
+static int extend(ms_engine *e, const int64_t *jobs, int njobs)
+{
+    if (!e->batch && !(e->batch = calloc(1, sizeof *e->batch)))
+        return MS_ENOMEM;
+    ei_batch *b = e->batch;
+    const ms_schedule *p = e->plan;
+    int ci = b->cap_inst, ct = b->cap_tasks, cj = b->cap_jobs, c2 = b->cap_inst;
+    int c3 = b->cap_inst, c4 = b->cap_inst, c5 = b->cap_tasks;
+    if (grow(&b->inst_state, &ci, p->ninst, sizeof *b->inst_state, true) ||
+        grow(&b->inst_next, &c2, p->ninst, sizeof *b->inst_next, true) ||
+        grow(&b->inst_first, &c3, p->ninst, sizeof *b->inst_first, true) ||
+        grow(&b->inst_n, &c4, p->ninst, sizeof *b->inst_n, true) ||
+        grow(&b->task_state, &ct, p->ntasks, sizeof *b->task_state, true) ||
+        grow(&b->order, &c5, p->ntasks, sizeof *b->order, false) ||
+        grow(&b->job, &cj, b->njobs + njobs, sizeof *b->job, false))
+        return MS_ENOMEM;
+    b->cap_inst = ci;
+    b->cap_tasks = ct;
+    b->cap_jobs = cj;
+    memcpy(b->job + b->njobs, jobs, (size_t)njobs * sizeof *jobs);
+    b->njobs += njobs;
+    b->ninst = p->ninst;
+    b->ntasks = p->ntasks;
+    ms_schedule_task_order(p, b->order);
+    memset(b->inst_n, 0, (size_t)p->ninst * sizeof *b->inst_n);
+    for (int t = p->ntasks - 1; t >= 0; t--) {
+        int i = p->task[b->order[t]].instance;
         b->inst_first[i] = t;
         b->inst_n[i]++;
     }
-    return MS_OK;
-}
-
-/* Appends batch plan s (times from 0) to the engine's running plan at `offset` seconds
- * after the first batch began: instances the previous batches left alive are destroyed
- * first (one destruction at a time per GPU), then the batch follows, shifted. */
-static int append_plan(ms_engine *e, const ms_schedule *s, const ms_workload *w, double offset)
-{
-    if (!e->plan) {
-        e->plan = ms_schedule_new(e->m, e->ngpus, "search");
-        e->plan_w = ms_workload_new();
-        if (!e->plan || !e->plan_w)
-            return MS_ENOMEM;
-    }
-    ms_schedule *p = e->plan;
-    double start = fmax(offset, ms_schedule_makespan(p));
-    for (int i = 0; i < p->ninst; i++)
-        if (!isnan(p->inst[i].destroy_end))
-            start = fmax(start, p->inst[i].destroy_end);
-    /* Per GPU, one operation at a time: the leftovers' destructions, then the creations of
-     * the instances the batch's plan assumes present at its start. */
-    double ready[MS_DAEMON_MAX_DEVICES], creating[MS_DAEMON_MAX_DEVICES];
-    offset = fmax(offset, start);
     for (int g = 0; g < e->ngpus; g++) {
-        double t = start;
-        for (int i = 0; i < p->ninst; i++)
-            if (p->inst[i].gpu == g && isnan(p->inst[i].destroy_start)) {
-                p->inst[i].destroy_start = t;
-                t += ms_gpu_destroy_time(e->m, e->m->profiles[p->inst[i].profile].slices);
-                p->inst[i].destroy_end = t;
-            }
-        creating[g] = 0;
-        for (int i = 0; i < s->ninst; i++)
-            if (s->inst[i].gpu == g && isnan(s->inst[i].create_start))
-                creating[g] += ms_gpu_create_time(e->m, e->m->profiles[s->inst[i].profile].slices);
-        offset = fmax(offset, t + creating[g]);
-    }
-    for (int g = 0; g < e->ngpus; g++)  /* the creations end as the batch begins */
-        ready[g] = offset - creating[g];
-    int base_inst = p->ninst, base_task = e->plan_w->n;
-    ms_error err;
-    for (int t = 0; t < w->n; t++)
-        if (ms_workload_add(e->plan_w, w->tasks[t].name, w->tasks[t].time, NULL, NULL, &err))
-            return err.code;
-    for (int i = 0; i < s->ninst; i++) {
-        const ms_sched_instance *in = &s->inst[i];
-        double cs = in->create_start + offset, ce = in->create_end + offset;
-        if (isnan(in->create_start)) {
-            cs = ready[in->gpu];
-            ce = ready[in->gpu] += ms_gpu_create_time(e->m, e->m->profiles[in->profile].slices);
-        }
-        if (ms_schedule_add_instance(p, in->gpu, in->profile, in->start_slot, cs, ce,
-                                     in->destroy_start + offset, in->destroy_end + offset) < 0)
+        int *ops = realloc(b->ops[g], (size_t)(2 * p->ninst + 1) * sizeof *ops);
+        if (!ops)
             return MS_ENOMEM;
-    }
-    for (int t = 0; t < s->ntasks; t++) {
-        const ms_sched_task *k = &s->task[t];
-        if (ms_schedule_add_task(p, k->index + base_task, k->instance + base_inst,
-                                 k->start + offset, k->end + offset))
-            return MS_ENOMEM;
+        b->ops[g] = ops;
+        b->nops[g] = ms_schedule_ops(p, g, ops);
+        b->next[g] = 0;
     }
     return MS_OK;
 }
 
-/* Plans the first batch-size queued jobs and makes them the running batch. */
+static int cmp_id(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Whether queued job id is in no plan yet. */
+static bool unplanned(const ms_engine *e, int64_t id)
+{
+    const ei_batch *b = e->batch;
+    return !b || !b->nplanned ||
+           !bsearch(&id, b->planned, (size_t)b->nplanned, sizeof id, cmp_id);
+}
+
+/* Plans up to batch-size queued jobs no plan holds, joins them to the running plan and
+ * validates the joint plan; on failure the running plan stays as it was. */
 static int plan_batch(ms_engine *e, ms_error *err)
 {
-    int n = (int)(e->nqueue < (size_t)e->batch_size ? e->nqueue : (size_t)e->batch_size);
     ms_workload *w = ms_workload_new();
-    ei_batch *b = calloc(1, sizeof *b);
-    if (!w || !b) {
-        ms_workload_free(w);
-        free(b);
-        return ms_error_set(err, MS_ENOMEM, "out of memory");
-    }
-    b->job = malloc((size_t)n * sizeof *b->job);
-    b->task_state = calloc((size_t)n, sizeof *b->task_state);
-    int rc = b->job && b->task_state ? MS_OK : ms_error_set(err, MS_ENOMEM, "out of memory");
-    for (int i = 0; !rc && i < n; i++) {
+    int64_t *jobs = malloc((size_t)e->batch_size * sizeof *jobs);
+    int n = 0, rc = w && jobs ? MS_OK : ms_error_set(err, MS_ENOMEM, "out of memory");
+    for (size_t i = 0; !rc && i < e->nqueue && n < e->batch_size; i++) {
+        if (!unplanned(e, e->queue[i]->id))
+            continue;
         double time[MS_MAX_SLICES + 1];
         ei_spec_times(e->m, &e->queue[i]->spec, time);
-        b->job[i] = e->queue[i]->id;
+        jobs[n++] = e->queue[i]->id;
         rc = ms_workload_add(w, e->queue[i]->spec.name, time, NULL, NULL, err);
     }
     ms_offline_options opt;
     ms_offline_options_init(&opt);
+    ms_schedule *s = NULL, *joint = NULL;
+    ms_workload *joint_w = NULL;
     if (!rc)  /* the very call `migsched schedule` makes, with its defaults */
-        rc = ms_offline_schedule("search", w, e->m, e->ngpus, &opt, &b->s, err);
+        rc = ms_offline_schedule("search", w, e->m, e->ngpus, &opt, &s, err);
     ms_validation v = {0};
-    if (!rc && ms_schedule_validate(b->s, w, &v))
+    if (!rc && ms_schedule_validate(s, w, &v))
         rc = ms_error_set(err, MS_EINVAL, "the batch's plan is not valid: %s",
                           v.n ? v.v[0].msg : "?");
     ms_validation_free(&v);
-    b->ntasks = n;
-    if (!rc && (rc = build_order(e, b)))
-        ms_error_set(err, rc, "out of memory");
+    if (!e->plan_t0)
+        e->plan_t0 = ei_now();
+    double now = ei_now() - e->plan_t0;
+    opt.concat = (ms_concat_mode)e->batch_concat;
+    if (!rc)
+        rc = ms_schedule_join(e->plan, now, s, w, e->plan_w ? e->plan_w->n : 0, &opt, &joint,
+                              err);
+    if (!rc && !(joint_w = e->plan_w ? ms_workload_slice(e->plan_w, 0, e->plan_w->n)
+                                     : ms_workload_new()))
+        rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+    for (int t = 0; !rc && t < w->n; t++)
+        rc = ms_workload_add(joint_w, w->tasks[t].name, w->tasks[t].time, NULL, NULL, err);
+    if (!rc && ms_schedule_validate(joint, joint_w, &v))
+        rc = ms_error_set(err, MS_EINVAL, "the running plan with the new batch is not "
+                          "valid: %s", v.n ? v.v[0].msg : "?");
+    ms_validation_free(&v);
+    char *text = NULL;
     if (!rc) {
-        ms_schedule *keep = e->plan ? ms_schedule_clone(e->plan) : NULL;
-        ms_workload *keep_w = e->plan_w ? ms_workload_slice(e->plan_w, 0, e->plan_w->n) : NULL;
-        double offset = e->plan_t0 > 0 ? ei_now() - e->plan_t0 : 0;
-        if (!e->plan)
-            e->plan_t0 = ei_now();
-        rc = append_plan(e, b->s, w, offset);
-        ms_validation all = {0};
-        if (!rc && ms_schedule_validate(e->plan, e->plan_w, &all))
-            rc = ms_error_set(err, MS_EINVAL, "the running plan with the new batch is not "
-                              "valid: %s", all.n ? all.v[0].msg : "?");
-        ms_validation_free(&all);
-        if (rc) {  /* the running plan stays as it was */
-            ms_schedule_free(e->plan);
-            ms_workload_free(e->plan_w);
-            e->plan = keep;
-            e->plan_w = keep_w;
+        snprintf(joint->algorithm, sizeof joint->algorithm, "search");
+        ms_schedule *old = e->plan;
+        ms_workload *old_w = e->plan_w;
+        e->plan = joint;
+        e->plan_w = joint_w;
+        if ((rc = extend(e, jobs, n))) {  /* the running plan stays as it was */
+            ms_error_set(err, rc, "out of memory");
+            e->plan = old;
+            e->plan_w = old_w;
         } else {
-            ms_schedule_free(keep);
-            ms_workload_free(keep_w);
+            ms_schedule_free(old);
+            ms_workload_free(old_w);
+            joint = NULL;
+            joint_w = NULL;
         }
     }
-    char *text = NULL;
     if (!rc && (text = ei_plan_text(e))) {
         int64_t id;
         pthread_mutex_lock(&e->smu);
         rc = ms_store_add_plan(e->st, ei_now(), text, &id, err);
         pthread_mutex_unlock(&e->smu);
     }
+    if (!rc)
+        ms_dlog(MS_LOG_INFO, "batch.plan", "jobs=%d instances=%d makespan=%.3f "
+                "joint_makespan=%.3f trivial=%.3f reversed=%d moves=%d swaps=%d", n, s->ninst,
+                ms_schedule_makespan(s), ms_schedule_makespan(e->plan),
+                ms_schedule_stat(e->plan, "makespan_trivial"),
+                (int)ms_schedule_stat(e->plan, "reversed"),
+                (int)ms_schedule_stat(e->plan, "concat_moves"),
+                (int)ms_schedule_stat(e->plan, "concat_swaps"));
     free(text);
+    free(jobs);
+    ms_schedule_free(s);
+    ms_schedule_free(joint);
     ms_workload_free(w);
-    if (rc) {
-        ei_batch_free(b);
-        return rc;
-    }
-    ms_dlog(MS_LOG_INFO, "batch.plan", "jobs=%d instances=%d makespan=%.3f", n, b->s->ninst,
-            ms_schedule_makespan(b->s));
-    e->batch = b;
-    return MS_OK;
+    ms_workload_free(joint_w);
+    return rc;
 }
 
 static size_t queue_index(const ms_engine *e, int64_t id)
@@ -266,13 +227,27 @@ static bool running(const ms_engine *e, int64_t id)
     return false;
 }
 
-/* One pass over the running batch: ends, operations, starts. True once it is over. */
-static bool advance(ms_engine *e, ms_error *err)
+/* Whether an instance of ours really holds a slot of (g, p). */
+static bool slots_taken(const ms_engine *e, int g, ms_placement p)
+{
+    uint32_t mask = ms_gpu_slot_mask(e->m, p);
+    for (int k = 0; k < e->m->slots; k++) {
+        const ei_inst *o = &e->gpu[g].inst[k];
+        if (o->profile >= 0 && (ms_gpu_slot_mask(e->m, (ms_placement){o->profile, k}) & mask))
+            return true;
+    }
+    return false;
+}
+
+/* The tasks' states: ended ones (and those cancelled before they ran); the pending ones'
+ * jobs become the planned set. */
+static int task_states(ms_engine *e)
 {
     ei_batch *b = e->batch;
-    const ms_schedule *s = b->s;
-    bool over = true;
-    for (int t = 0; t < b->ntasks; t++) {
+    const ms_schedule *s = e->plan;
+    int cap = b->nplanned, n = 0;
+    bool open = true;
+    for (int t = b->first_open; t < b->ntasks; t++) {
         int64_t id = b->job[s->task[t].index];
         if (b->task_state[t] == BT_RUNNING && !running(e, id))
             b->task_state[t] = BT_ENDED;
@@ -280,32 +255,66 @@ static bool advance(ms_engine *e, ms_error *err)
         if (b->task_state[t] == BT_PENDING && queue_index(e, id) == (size_t)-1 &&
             !running(e, id))
             b->task_state[t] = BT_ENDED;
-        over &= b->task_state[t] == BT_ENDED;
+        if (open && b->task_state[t] == BT_ENDED)
+            b->first_open = t + 1;
+        else
+            open = false;
+        if (b->task_state[t] != BT_PENDING)
+            continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 64;
+            int64_t *q = realloc(b->planned, (size_t)cap * sizeof *q);
+            if (!q)
+                return MS_ENOMEM;
+            b->planned = q;
+        }
+        b->planned[n++] = id;
     }
+    b->nplanned = n;
+    qsort(b->planned, (size_t)n, sizeof *b->planned, cmp_id);
+    return MS_OK;
+}
+
+static bool inst_done(const ei_batch *b, int i)
+{
+    for (int k = 0; k < b->inst_n[i]; k++)
+        if (b->task_state[b->order[b->inst_first[i] + k]] != BT_ENDED)
+            return false;
+    return true;
+}
+
+/* One pass over the running plan: ends, operations, starts. */
+static int advance(ms_engine *e, ms_error *err)
+{
+    ei_batch *b = e->batch;
+    const ms_schedule *s = e->plan;
     for (int g = 0; g < e->ngpus; g++) {
-        while (b->next[g] < b->nops[g]) {
-            int op = b->ops[b->first[g] + b->next[g]], i = op >> 1;
+        while (b->next[g] < b->nops[g] && b->inst_state[b->ops[g][b->next[g]] >> 1] ==
+                                              ((b->ops[g][b->next[g]] & 1) ? BI_GONE : BI_ALIVE))
+            b->next[g]++;
+        for (int k = b->next[g]; k < b->nops[g]; k++) {
+            int op = b->ops[g][k], i = op >> 1;
             const ms_sched_instance *in = &s->inst[i];
+            ms_placement at = {in->profile, in->start_slot};
             if (op & 1) {
-                bool done = true;
-                for (int k = 0; k < b->inst_n[i]; k++)
-                    done &= b->task_state[b->order[b->inst_first[i] + k]] == BT_ENDED;
-                if (!done || ei_destroy(e, g, in->start_slot, err))
+                if (b->inst_state[i] == BI_GONE)
+                    continue;
+                if (!inst_done(b, i) || ei_destroy(e, g, in->start_slot, err))
                     break;
-                b->inst_slot_ready[i] = 2;
+                b->inst_state[i] = BI_GONE;
             } else {
-                if (e->stopping ||
-                    ei_create(e, g, (ms_placement){in->profile, in->start_slot}, 0, err))
+                if (b->inst_state[i] != BI_PLANNED)
+                    continue;
+                /* the plan frees the slots first; real times may lag behind it */
+                if (e->stopping || slots_taken(e, g, at) || ei_create(e, g, at, 0, err))
                     break;
                 e->gpu[g].inst[in->start_slot].state = EI_IDLE;
-                b->inst_slot_ready[i] = 1;
+                b->inst_state[i] = BI_ALIVE;
             }
-            b->next[g]++;
         }
-        over &= b->next[g] == b->nops[g];
     }
     for (int i = 0; i < s->ninst && !e->stopping; i++) {
-        if (b->inst_slot_ready[i] != 1 || b->inst_next[i] == b->inst_n[i])
+        if (b->inst_state[i] != BI_ALIVE || b->inst_next[i] == b->inst_n[i])
             continue;
         int t = b->order[b->inst_first[i] + b->inst_next[i]];
         if (b->task_state[t] != BT_PENDING) {
@@ -326,42 +335,69 @@ static bool advance(ms_engine *e, ms_error *err)
         b->task_state[t] = BT_RUNNING;
         b->inst_next[i]++;
     }
-    return over;
+    /* The pass's starts in one transaction; if it fails they are tried again. */
+    int rc = ei_start_flush(e, err);
+    if (rc)
+        for (int i = 0; i < s->ninst; i++)
+            for (int k = 0; k < b->inst_next[i]; k++) {
+                int t = b->order[b->inst_first[i] + k];
+                if (b->task_state[t] == BT_RUNNING && !running(e, b->job[s->task[t].index])) {
+                    b->task_state[t] = BT_PENDING;
+                    b->inst_next[i] = k;
+                }
+            }
+    return rc;
+}
+
+/* Queued jobs no plan holds, and the oldest one's submission time. */
+static size_t unplanned_jobs(const ms_engine *e, double *oldest)
+{
+    size_t n = 0;
+    *oldest = INFINITY;
+    for (size_t i = 0; i < e->nqueue; i++)
+        if (unplanned(e, e->queue[i]->id)) {
+            n++;
+            *oldest = fmin(*oldest, e->queue[i]->submitted);
+        }
+    return n;
 }
 
 int ei_batch_step(ms_engine *e, ms_error *err)
 {
-    if (!e->batch) {
-        if (e->stopping || e->nqueue == 0 || ei_mono() < e->plan_retry)
-            return MS_OK;
-        bool due = e->nqueue >= (size_t)e->batch_size ||
-                   ei_now() - e->queue[0]->submitted >= e->batch_period;
-        if (!due)
-            return MS_OK;
-        int rc = plan_batch(e, err);
-        if (rc) {
-            e->plan_retry = ei_mono() + 1;  /* not at every pass: the log would flood */
-            return rc;
+    if (e->batch && task_states(e))
+        return ms_error_set(err, MS_ENOMEM, "out of memory");
+    double due = ei_batch_due(e);
+    if (due <= ei_now()) {
+        ms_error perr = {0};
+        if (plan_batch(e, &perr)) {
+            /* Tried again later, backing off to a minute; logged when the reason changes. */
+            e->plan_backoff = e->plan_backoff > 0 ? fmin(2 * e->plan_backoff, 60) : 1;
+            e->plan_retry = ei_mono() + e->plan_backoff;
+            if (strcmp(perr.msg, e->plan_error)) {
+                ms_dlog(MS_LOG_ERROR, "batch.plan_failed", "retry_s=%g error=\"%s\"",
+                        e->plan_backoff, perr.msg);
+                snprintf(e->plan_error, sizeof e->plan_error, "%s", perr.msg);
+            }
+        } else {
+            e->plan_backoff = 0;
+            e->plan_error[0] = '\0';
         }
     }
-    if (advance(e, err)) {
-        ms_dlog(MS_LOG_INFO, "batch.end", "jobs=%d", e->batch->ntasks);
-        ei_batch_free(e->batch);
-        e->batch = NULL;
-        /* What the plan leaves alive is destroyed before the next batch (it plans on empty
-         * GPUs); append_plan times these destructions in the running plan. */
-        return ei_destroy_all(e, err);
-    }
-    return MS_OK;
+    return e->batch ? advance(e, err) : MS_OK;
 }
 
 double ei_batch_due(const ms_engine *e)
 {
-    if (e->batch || e->nqueue == 0 || e->stopping)
+    if (e->nqueue == 0 || e->stopping)
         return INFINITY;
-    if (e->nqueue >= (size_t)e->batch_size)
-        return ei_now();  /* due now: e.g. jobs that came while the last batch ran */
-    return e->queue[0]->submitted + e->batch_period;
+    double oldest;
+    size_t n = unplanned_jobs(e, &oldest);
+    if (n == 0)
+        return INFINITY;
+    double retry = ei_now() + fmax(0, e->plan_retry - ei_mono());  /* after a failure */
+    if (n >= (size_t)e->batch_size)
+        return retry;  /* due now: e.g. jobs that came while the last batch ran */
+    return fmax(oldest + e->batch_period, retry);
 }
 
 char *ei_plan_text(ms_engine *e)

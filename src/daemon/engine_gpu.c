@@ -193,11 +193,14 @@ void ei_release(ms_engine *e, int g, int slot)
     in->job = 0;
 }
 
-static int grow_run(ms_engine *e)
+/* Room for `more` running jobs beyond nrun. */
+static int grow_run(ms_engine *e, size_t more)
 {
-    if (e->nrun < e->caprun)
+    if (e->nrun + more <= e->caprun)
         return MS_OK;
     size_t cap = e->caprun ? 2 * e->caprun : 16;
+    while (cap < e->nrun + more)
+        cap *= 2;
     ei_run *r = realloc(e->run, cap * sizeof *r);
     if (!r)
         return MS_ENOMEM;
@@ -206,61 +209,120 @@ static int grow_run(ms_engine *e)
     return MS_OK;
 }
 
-/* Starts queue[i] on (g, p): the instance, then the start transition, durable before the
- * job counts as running. On failure the job stays queued. */
 int ei_start(ms_engine *e, size_t i, int g, ms_placement p, ms_error *err)
 {
     int64_t id = e->queue[i]->id;
-    int rc = grow_run(e);
+    if (e->nstarting == e->capstarting) {
+        size_t cap = e->capstarting ? 2 * e->capstarting : 16;
+        ei_starting *ns = realloc(e->starting, cap * sizeof *ns);
+        if (!ns)
+            return ms_error_set(err, MS_ENOMEM, "out of memory");
+        e->starting = ns;
+        e->capstarting = cap;
+    }
+    int rc = claim(e, g, p, id, err);
     if (rc)
-        return ms_error_set(err, rc, "out of memory");
-    if ((rc = claim(e, g, p, id, err)))
         return rc;
-    /* mu was dropped around the backend calls: submissions may have been inserted before
-     * queue[i] (by id) and the job may have been cancelled, so it is found again by id. */
+    e->starting[e->nstarting++] = (ei_starting){.id = id, .gpu = g, .at = p};
+    return MS_OK;
+}
+
+static size_t queued_at(const ms_engine *e, int64_t id)
+{
     size_t at = 0;
     while (at < e->nqueue && e->queue[at]->id != id)
         at++;
+    return at;
+}
+
+/* The start is durable: the job runs (a hold, or its process) and leaves the queue. */
+static void run_started(ms_engine *e, const ei_starting *s, ms_job *next)
+{
+    ms_placement p = s->at;
+    int g = s->gpu;
     ei_inst *in = &e->gpu[g].inst[p.start];
-    if (at == e->nqueue) {
-        ei_release(e, g, p.start);  /* cancelled meanwhile: the instance stays, idle */
-        return MS_OK;
-    }
-    ms_job *j = e->queue[at];
-    ms_job next = *j;
-    ms_job_transition t;
-    if (!(rc = ms_job_start(&next, ei_now(), e->gpu[g].device, p, in->mig.uuid, &t, err)))
-        rc = ei_commit(e, (const ms_job *const[]){&next}, &t, 1, err);
-    if (rc) {
-        ei_release(e, g, p.start);
-        return rc;
-    }
     /* A job with per-size times holds the instance for its time at that size; an
      * allocation until released. */
-    bool alloc = ei_is_alloc(&next);
-    double seconds = next.spec.profile >= 0 ? next.spec.seconds
-                                            : next.spec.times[e->m->profiles[p.profile].slices];
+    bool alloc = ei_is_alloc(next);
+    double seconds = next->spec.profile >= 0 ? next->spec.seconds
+                                             : next->spec.times[e->m->profiles[p.profile].slices];
     ei_run *r = &e->run[e->nrun++];
-    *r = (ei_run){.job = next, .gpu = g, .slot = p.start,
+    *r = (ei_run){.job = *next, .gpu = g, .slot = p.start, .cancel = s->cancel,
                   .end_mono = e->nvml || alloc ? INFINITY
                                                : ei_mono() + seconds / e->time_scale};
     ei_mapping(e, g, p.start, &r->job);
-    if (e->nvml && !alloc && ei_spawn(e, r, in->mig.uuid, err) && r->pid == 0) {
+    ms_error err = {0};
+    if (e->nvml && !alloc && ei_spawn(e, r, in->mig.uuid, &err) && r->pid == 0) {
         /* It never ran: it fails as a shell does for a command it cannot run. */
-        ms_dlog(MS_LOG_ERROR, "job.spawn_failed", "id=%lld", (long long)next.id);
+        ms_dlog(MS_LOG_ERROR, "job.spawn_failed", "id=%lld error=\"%s\"", (long long)next->id,
+                err.msg);
         r->exited = true;
         r->exit_status = 127;
     }
     ei_observe(&e->wait_seconds, ms_engine_time_bounds, MS_ENGINE_TIME_BUCKETS,
-               next.started - next.submitted);
+               next->started - next->submitted);
     char name[160];
     ms_dlog(MS_LOG_INFO, "job.start", "id=%lld name=%s gpu=%d profile=%s start=%d",
-            (long long)next.id, ms_dlog_quote(next.spec.name, name, sizeof name),
+            (long long)next->id, ms_dlog_quote(next->spec.name, name, sizeof name),
             e->gpu[g].device, e->m->profiles[p.profile].name, p.start);
+    size_t at = queued_at(e, s->id);
+    ms_job *j = e->queue[at];
     memmove(&e->queue[at], &e->queue[at + 1], (e->nqueue - at - 1) * sizeof *e->queue);
     e->nqueue--;
     free(j);  /* its spec now belongs to the running copy */
-    return MS_OK;
+}
+
+int ei_start_flush(ms_engine *e, ms_error *err)
+{
+    size_t n = e->nstarting;
+    if (n == 0)
+        return MS_OK;
+    ms_job *next = malloc(n * sizeof *next);
+    ms_job_transition *ts = malloc(n * sizeof *ts);
+    const ms_job **ptr = malloc(n * sizeof *ptr);
+    int rc = next && ts && ptr ? MS_OK : ms_error_set(err, MS_ENOMEM, "out of memory");
+    if (!rc && grow_run(e, n))  /* no failure once the starts are durable */
+        rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+    size_t k = 0;
+    double now = ei_now();
+    for (size_t s = 0; s < n; s++) {
+        ei_starting *st = &e->starting[s];
+        /* mu was dropped around later claims' backend calls: a job cancelled meanwhile is
+         * gone from the queue and leaves its instance idle. */
+        size_t at = queued_at(e, st->id);
+        if (!rc && at < e->nqueue) {
+            next[k] = *e->queue[at];
+            ptr[k] = &next[k];
+            if (ms_job_start(&next[k], now, e->gpu[st->gpu].device, st->at,
+                             e->gpu[st->gpu].inst[st->at.start].mig.uuid, &ts[k], err) == MS_OK) {
+                k++;
+                continue;
+            }
+            ms_dlog(MS_LOG_ERROR, "job.start_failed", "id=%lld error=\"%s\"",
+                    (long long)st->id, err->msg);
+        }
+        ei_release(e, st->gpu, st->at.start);
+        st->id = 0;
+    }
+    if (!rc && k) {
+        e->flushing = true;  /* a cancel meanwhile marks the start instead (engine_api.c) */
+        rc = ei_commit(e, ptr, ts, k, true, err);
+    }
+    for (size_t s = 0, i = 0; s < n; s++) {
+        if (e->starting[s].id == 0)
+            continue;
+        if (rc)  /* not durable: the jobs stay queued, their instances idle */
+            ei_release(e, e->starting[s].gpu, e->starting[s].at.start);
+        else
+            run_started(e, &e->starting[s], &next[i++]);
+    }
+    e->nstarting = 0;
+    e->flushing = false;
+    pthread_cond_broadcast(&e->changed);  /* a cancel or a view may wait for these */
+    free(next);
+    free(ts);
+    free(ptr);
+    return rc;
 }
 
 int ei_place_queued(ms_engine *e, ms_error *err)
@@ -268,6 +330,7 @@ int ei_place_queued(ms_engine *e, ms_error *err)
     ms_online_rule rule = {.frag = true, .balance = true, .dynamic = true, .tau = e->tau};
     ms_online_gpu_view views[MS_DAEMON_MAX_DEVICES];
     bool blocked[MS_MAX_PROFILES] = {false};
+    int rc = MS_OK;
     for (size_t i = 0; i < e->nqueue && !e->stopping;) {
         int profile, g, st;
         double seconds;
@@ -285,11 +348,19 @@ int ei_place_queued(ms_engine *e, ms_error *err)
             i++;
             continue;
         }
-        int rc = ei_start(e, i, g, (ms_placement){profile, st}, err);
-        if (rc)
-            return rc;  /* queue[i] is still queued; the loop tries again later */
+        int64_t id = e->queue[i]->id;
+        if ((rc = ei_start(e, i, g, (ms_placement){profile, st}, err)))
+            break;  /* queue[i] is still queued; the loop tries again later */
+        /* It stays queued until the flush; submissions may have come before it meanwhile. */
+        size_t at = queued_at(e, id);
+        i = at < e->nqueue ? at + 1 : i;
     }
-    return MS_OK;
+    /* Every start of the pass in one transaction. */
+    ms_error ferr = {0};
+    int frc = ei_start_flush(e, &ferr);
+    if (!rc && frc)
+        *err = ferr;
+    return rc ? rc : frc;
 }
 
 int ei_destroy_all(ms_engine *e, ms_error *err)

@@ -49,10 +49,23 @@ typedef struct ei_run {
 
 typedef struct ei_batch ei_batch;  /* engine_batch.c */
 
-/* A submission waiting for its group commit. */
+/* A start whose instance is claimed but whose transition is not yet durable: the pass's
+ * starts are committed together (ei_start_flush). */
+typedef struct ei_starting {
+    int64_t id;
+    int gpu;
+    ms_placement at;
+    bool cancel;                /* a client cancelled it while its start was committed */
+} ei_starting;
+
+/* A submission (job) or n transitions of other jobs (jobs, ts) waiting for their group
+ * commit. */
 typedef struct ei_submit {
     ms_job *job;
     ms_job_transition t;
+    const ms_job *const *jobs;
+    const ms_job_transition *ts;
+    size_t n;
     int rc;
     ms_error err;
     bool done;
@@ -76,9 +89,11 @@ struct ms_engine {
     pthread_cond_t changed;     /* a running job ended (cancel waits on it) */
     pthread_t thread;
     bool thread_started, stopping, quit;
+    bool kicked;                /* woken: the scheduling thread passes again before waiting
+                                   (the wake-up may come while it has mu dropped) */
     /* the live keys (SIGHUP) */
     double time_scale, stop_grace, tau, batch_period;
-    int queue_limit, batch_size;
+    int queue_limit, batch_size, batch_concat;
     ms_on_stop on_stop;
 
     ms_job *held;               /* open only: allocations running when the last process */
@@ -89,14 +104,20 @@ struct ms_engine {
     size_t inflight;            /* submissions counted against the limit, not yet queued */
     ei_run *run;                /* running jobs */
     size_t nrun, caprun;
-    ei_batch *batch;            /* batch mode: the batch being carried out */
+    ei_starting *starting;      /* claimed this pass, to be committed by ei_start_flush */
+    size_t nstarting, capstarting;
+    bool flushing;              /* transitions committed with mu dropped and not yet acted on
+                                   (starts or ends): the views wait for them (ei_settle) */
+    ei_batch *batch;            /* batch mode: the running plan's execution */
     ms_schedule *plan;          /* batch mode: every batch planned since open, and */
     ms_workload *plan_w;        /*   their jobs as its workload */
     double plan_t0;             /* when its time 0 was (seconds since the epoch) */
     double plan_retry;          /* a failed planning is tried again then (monotonic) */
+    double plan_backoff;        /*   after this many seconds (doubling), */
+    char plan_error[MS_ERR_LEN];  /* and why it failed (logged when it changes) */
 
     /* metrics */
-    uint64_t jobs[MS_JOB_NSTATES];
+    uint64_t jobs[MS_JOB_NSTATES];  /* by state: under smu, counted as commits make them durable */
     uint64_t submitted_total, creations_total, destructions_total;
     ms_engine_histogram creation_seconds, destruction_seconds, wait_seconds,
         turnaround_seconds;
@@ -110,15 +131,33 @@ struct ms_engine {
 };
 
 /* engine.c */
+/* Waits (mu held) until the transitions being committed are acted on, so that a view of
+ * the engine agrees with the store. */
+static inline void ei_settle(ms_engine *e)
+{
+    while (e->flushing)
+        pthread_cond_wait(&e->changed, &e->mu);
+}
+
+/* Wakes the scheduling thread (mu held). */
+static inline void ei_wake(ms_engine *e)
+{
+    e->kicked = true;
+    pthread_cond_broadcast(&e->wake);
+}
 /* Queues j (owned from then on) in id order: FIFO, though concurrent commits and retried
  * jobs come back out of order. MS_ENOMEM leaves j the caller's. */
 int ei_queue_insert(ms_engine *e, ms_job *j);
 double ei_now(void);            /* seconds since the epoch */
 double ei_mono(void);           /* monotonic seconds */
 void ei_observe(ms_engine_histogram *h, const double *bounds, int nb, double v);
-/* Writes n transitions of jobs in one transaction (under smu) and counts them by state. */
+/* engine_api.c */
+/* Makes n transitions of jobs durable in the next group commit (with the submissions and
+ * other transitions waiting: one transaction, one fsync) and counts them by state. Called
+ * with mu held; drop_mu releases it while waiting (the scheduling thread, whose state
+ * nothing else changes meanwhile), so that submissions go on. */
 int ei_commit(ms_engine *e, const ms_job *const *jobs, const ms_job_transition *ts, size_t n,
-              ms_error *err);
+              bool drop_mu, ms_error *err);
 
 /* engine_api.c */
 /* A job's GET /v1/jobs/{id} JSON from the store. */
@@ -169,7 +208,7 @@ int ei_spawn(ms_engine *e, ei_run *r, const char *mig_uuid, ms_error *err);
 void ei_watch(ms_engine *e, ei_run *r, bool must_stop, double now);
 
 /* engine_batch.c (batch mode; the scheduling thread, mu held) */
-/* Plans a batch when one is due, carries the running batch on. */
+/* Plans a batch when one is due (joined to the running plan), carries the plan on. */
 int ei_batch_step(ms_engine *e, ms_error *err);
 /* When the oldest queued job makes a batch due (seconds since the epoch; INFINITY: none). */
 double ei_batch_due(const ms_engine *e);
@@ -185,8 +224,13 @@ void ei_spec_times(const ms_gpu_model *m, const ms_job_spec *s, double time[MS_M
 /* An instance at (g, p) created for job (0: idle once created), and one destroyed. */
 int ei_create(ms_engine *e, int g, ms_placement p, int64_t job, ms_error *err);
 int ei_destroy(ms_engine *e, int g, int slot, ms_error *err);
-/* Starts queue[i] on (g, p) (the instance reused when idle there, else created). */
+/* Claims (g, p) for queue[i] (the instance reused when idle there, else created); the job
+ * stays queued until ei_start_flush. */
 int ei_start(ms_engine *e, size_t i, int g, ms_placement p, ms_error *err);
+/* Makes every claimed start durable in one transaction (one fsync), then runs the jobs.
+ * On failure they stay queued and their instances idle. A job cancelled since its claim is
+ * left out. */
+int ei_start_flush(ms_engine *e, ms_error *err);
 void ei_view(const ms_engine *e, int g, ms_online_gpu_view *v);
 /* Places and starts what the queue allows (FCFS per profile, paper 002's policy). */
 int ei_place_queued(ms_engine *e, ms_error *err);

@@ -30,6 +30,7 @@ static void usage(FILE *f)
             "  --token-file FILE       --db PATH             --mode online|batch\n"
             "  --time-scale X (sim)    --log-level debug|info|warn|error\n"
             "  --on-stop wait|requeue  --batch-size N        --batch-period S\n"
+            "  --batch-concat trivial|reverse|overlap\n"
             "  --slurm-reconcile S     --slurm-gres NAME|none --hpc-job-mapping-dir DIR\n"
             "and the engine's keys listed in docs/daemon.md (\"Configuration\").\n"
             "SIGTERM or SIGINT stops cleanly; SIGHUP re-reads the configuration (live keys).\n"

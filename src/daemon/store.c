@@ -278,13 +278,7 @@ static int insert_job(ms_store *st, ms_job *j, ms_job_transition *t, ms_error *e
 int ms_store_submit_many(ms_store *st, ms_job *const *jobs, ms_job_transition *ts, size_t n,
                          ms_error *err)
 {
-    int rc = exec(st, "BEGIN IMMEDIATE", err);
-    for (size_t i = 0; !rc && i < n; i++)
-        rc = insert_job(st, jobs[i], &ts[i], err);
-    rc = finish_txn(st, rc, err);
-    for (size_t i = 0; rc && i < n; i++)
-        jobs[i]->id = ts[i].job = 0;
-    return rc;
+    return ms_store_commit(st, jobs, ts, n, NULL, NULL, 0, err);
 }
 
 int ms_store_submit(ms_store *st, ms_job *j, ms_job_transition *t, ms_error *err)
@@ -320,10 +314,22 @@ static int update_job(ms_store *st, const ms_job *j, const ms_job_transition *t,
 int ms_store_transitions(ms_store *st, const ms_job *const *jobs, const ms_job_transition *ts,
                          size_t n, ms_error *err)
 {
+    return ms_store_commit(st, NULL, NULL, 0, jobs, ts, n, err);
+}
+
+int ms_store_commit(ms_store *st, ms_job *const *subs, ms_job_transition *sts, size_t nsub,
+                    const ms_job *const *jobs, const ms_job_transition *ts, size_t n,
+                    ms_error *err)
+{
     int rc = exec(st, "BEGIN IMMEDIATE", err);
+    for (size_t i = 0; !rc && i < nsub; i++)
+        rc = insert_job(st, subs[i], &sts[i], err);
     for (size_t i = 0; !rc && i < n; i++)
         rc = update_job(st, jobs[i], &ts[i], err);
-    return finish_txn(st, rc, err);
+    rc = finish_txn(st, rc, err);
+    for (size_t i = 0; rc && i < nsub; i++)
+        subs[i]->id = sts[i].job = 0;
+    return rc;
 }
 
 int ms_store_transition(ms_store *st, const ms_job *j, const ms_job_transition *t,

@@ -37,6 +37,10 @@ int ms_store_submit_many(ms_store *st, ms_job *const *jobs, ms_job_transition *t
                          ms_error *err);
 int ms_store_transitions(ms_store *st, const ms_job *const *jobs, const ms_job_transition *ts,
                          size_t n, ms_error *err);
+/* Both at once: nsub submissions and n transitions of other jobs in one transaction. */
+int ms_store_commit(ms_store *st, ms_job *const *subs, ms_job_transition *sts, size_t nsub,
+                    const ms_job *const *jobs, const ms_job_transition *ts, size_t n,
+                    ms_error *err);
 
 /* One job by id (MS_EINVAL "no job N" when absent); the caller frees it with ms_job_free. */
 int ms_store_get_job(ms_store *st, int64_t id, ms_job *out, ms_error *err);

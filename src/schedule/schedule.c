@@ -162,3 +162,61 @@ double ms_schedule_makespan(const ms_schedule *s)
             m = s->task[i].end;
     return m;
 }
+
+/* Planned order of operations: an instance present at the start first, then by time, at
+ * equal times a destruction first (it frees the slots a creation needs), then by id. */
+static double op_time(const ms_schedule *s, int op)
+{
+    const ms_sched_instance *in = &s->inst[op >> 1];
+    return op & 1 ? in->destroy_start : isnan(in->create_start) ? -INFINITY : in->create_start;
+}
+
+static int cmp_op(const void *a, const void *b, void *ctx)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    double tx = op_time(ctx, x), ty = op_time(ctx, y);
+    if (tx != ty)
+        return tx < ty ? -1 : 1;
+    if ((x & 1) != (y & 1))
+        return (y & 1) - (x & 1);
+    return x - y;
+}
+
+void ms_schedule_sort_ops(const ms_schedule *s, int *ops, int n)
+{
+    if (n > 1)
+        qsort_r(ops, (size_t)n, sizeof *ops, cmp_op, (void *)s);
+}
+
+int ms_schedule_ops(const ms_schedule *s, int gpu, int *ops)
+{
+    int k = 0;
+    for (int i = 0; i < s->ninst; i++) {
+        if (s->inst[i].gpu != gpu)
+            continue;
+        ops[k++] = i << 1;
+        if (!isnan(s->inst[i].destroy_start))
+            ops[k++] = i << 1 | 1;
+    }
+    ms_schedule_sort_ops(s, ops, k);
+    return k;
+}
+
+static int cmp_task_run(const void *a, const void *b, void *ctx)
+{
+    const ms_schedule *s = ctx;
+    const ms_sched_task *x = &s->task[*(const int *)a], *y = &s->task[*(const int *)b];
+    if (x->instance != y->instance)
+        return x->instance - y->instance;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return x->index - y->index;
+}
+
+void ms_schedule_task_order(const ms_schedule *s, int *order)
+{
+    for (int t = 0; t < s->ntasks; t++)
+        order[t] = t;
+    if (s->ntasks > 1)
+        qsort_r(order, (size_t)s->ntasks, sizeof *order, cmp_task_run, (void *)s);
+}
