@@ -125,14 +125,8 @@ int ei_alloc_resume(ms_engine *e, ms_job *j, bool *resumed, ms_error *err)
     }
     if (in->profile < 0 || in->job != j->id)
         return MS_OK;
-    if (e->nrun == e->caprun) {
-        size_t cap = e->caprun ? 2 * e->caprun : 16;
-        ei_run *r = realloc(e->run, cap * sizeof *r);
-        if (!r)
-            return ms_error_set(err, MS_ENOMEM, "out of memory");
-        e->run = r;
-        e->caprun = cap;
-    }
+    if (ei_grow_run(e, 1))
+        return ms_error_set(err, MS_ENOMEM, "out of memory");
     e->run[e->nrun++] = (ei_run){.job = *j, .gpu = g, .slot = j->placement.start,
                                  .end_mono = INFINITY};
     memset(&j->spec, 0, sizeof j->spec);

@@ -193,8 +193,7 @@ void ei_release(ms_engine *e, int g, int slot)
     in->job = 0;
 }
 
-/* Room for `more` running jobs beyond nrun. */
-static int grow_run(ms_engine *e, size_t more)
+int ei_grow_run(ms_engine *e, size_t more)
 {
     if (e->nrun + more <= e->caprun)
         return MS_OK;
@@ -281,7 +280,7 @@ int ei_start_flush(ms_engine *e, ms_error *err)
     ms_job_transition *ts = malloc(n * sizeof *ts);
     const ms_job **ptr = malloc(n * sizeof *ptr);
     int rc = next && ts && ptr ? MS_OK : ms_error_set(err, MS_ENOMEM, "out of memory");
-    if (!rc && grow_run(e, n))  /* no failure once the starts are durable */
+    if (!rc && ei_grow_run(e, n))  /* no failure once the starts are durable */
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
     size_t k = 0;
     double now = ei_now();

@@ -175,6 +175,8 @@ static inline bool ei_is_alloc(const ms_job *j)
 /* Running jobs that are not allocations (a stop waits for these only: an allocation's
  * instance stays held through a restart). */
 size_t ei_jobs_running(const ms_engine *e);
+/* Room for `more` running jobs beyond nrun: MS_OK or MS_ENOMEM. */
+int ei_grow_run(ms_engine *e, size_t more);
 /* The instance at (g, slot) now holds job j (NULL: none): the HPC job-mapping file. */
 void ei_mapping(ms_engine *e, int g, int slot, const ms_job *j);
 /* An allocation ended (done, cancelled, failed): its steps are forgotten. */
