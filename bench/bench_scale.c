@@ -4,7 +4,8 @@
  * (MIXEDSCALING,WIDETIMES on an A100-40GB, generated here and written to a temporary CSV);
  * FAR alone is timed too. Each size runs in its own process so that its peak RSS is its
  * own. Prints wall and CPU seconds per step and the growth from the previous size; asserts
- * nothing. An argument caps n (e.g. 100000). */
+ * nothing. A first argument caps n (e.g. 100000), a second is search's --threads (default
+ * 1: its starting schedules are computed on that many threads). */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +39,7 @@ static void die(const char *what, const ms_error *err)
 }
 
 /* One size, in a child process: prints one line and writes its total CPU seconds to fd. */
-static void run_size(const ms_gpu_model *gpu, int n, int fd_total)
+static void run_size(const ms_gpu_model *gpu, int n, int threads, int fd_total)
 {
     char csv[] = "/tmp/migsched-bench-XXXXXX", out[] = "/tmp/migsched-bench-XXXXXX";
     int fd = mkstemp(csv), fo = mkstemp(out);
@@ -62,8 +63,11 @@ static void run_size(const ms_gpu_model *gpu, int n, int fd_total)
     if (ms_offline_schedule("far", w, gpu, 1, NULL, &far, &err))
         die("far", &err);
     stop(&fplan);
+    ms_offline_options opt;
+    ms_offline_options_init(&opt);
+    opt.threads = threads;
     start(&plan);
-    if (ms_offline_schedule("search", w, gpu, 1, NULL, &s, &err))
+    if (ms_offline_schedule("search", w, gpu, 1, &opt, &s, &err))
         die("search", &err);
     stop(&plan);
     start(&val);
@@ -100,6 +104,7 @@ int main(int argc, char **argv)
 {
     static const int sizes[] = {1000, 10000, 100000, 300000, 1000000};
     long cap = argc > 1 ? atol(argv[1]) : 1000000;
+    int threads = argc > 2 ? atoi(argv[2]) : 1;
     const ms_gpu_model *gpu = ms_gpu_builtin("A100-40GB");
     double load = -1;
     FILE *la = fopen("/proc/loadavg", "r");
@@ -109,7 +114,8 @@ int main(int argc, char **argv)
         fclose(la);
     }
     printf("bench_scale: read CSV, plan with search, validate, write JSON on %s, "
-           "MIXEDSCALING,WIDETIMES, seed 7 (load average %.2f)\n", gpu->name, load);
+           "MIXEDSCALING,WIDETIMES, seed 7, search --threads %d (load average %.2f)\n",
+           gpu->name, threads, load);
     printf("  seconds wall (cpu) per step; total = read + search + validate + write (what "
            "`schedule --json` does); FAR alone beside; peak RSS; FAR's allocations\n");
     printf("  %8s %16s %16s %16s %16s %16s %16s %8s %6s\n", "n", "read", "FAR alone",
@@ -125,7 +131,7 @@ int main(int argc, char **argv)
             die("fork", NULL);
         if (pid == 0) {
             close(fds[0]);
-            run_size(gpu, sizes[i], fds[1]);
+            run_size(gpu, sizes[i], threads, fds[1]);
             _exit(0);
         }
         close(fds[1]);

@@ -2,7 +2,8 @@
  * model, 1-4 GPUs, the generator's presets including the pathological ones, infinite sizes,
  * one batch or several with each concatenation mode) every schedule validates, keeps every
  * task, ends no earlier than l_bound and no later than FAR, FIXPARTBEST or miso-eager on
- * the same input. Determinism: same seed and thread count (1 and 2), same bytes. Golden:
+ * the same input. Determinism: same seed and thread count (1 and 2), same bytes; the
+ * starting schedules, computed on 1, 2 or 5 threads, are the same bytes in the same order. Golden:
  * the Rodinia sample (the proved optimum), two CFD-like tasks (search finds the proved optimum where FAR runs
  * them one after the other), a 7-task batch that needs a list split over its node's
  * children, the learned policy as a starting point, bad options. Batches
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../src/offline/search_internal.h"
 #include "support.h"
 #include "migsched/offline.h"
 
@@ -160,6 +162,41 @@ static void test_deterministic(void **state)
         free(jb);
         ms_schedule_free(a);
         ms_schedule_free(b);
+        ms_workload_free(w);
+    }
+}
+
+/* The starting schedules do not depend on how many threads compute them. */
+static void test_starts_threads(void **state)
+{
+    (void)state;
+    ms_rng rng;
+    ms_rng_seed(&rng, 5);
+    for (int c = 0; c < 12; c++) {
+        const ms_gpu_model *gpu = ms_gpu_builtin_at(c % ms_gpu_builtin_count());
+        int gpus = 1 + c % 3;
+        ms_workload *w = random_workload(gpu, 5 + (int)ms_rng_below(&rng, 40), &rng, c);
+        ms_offline_options o;
+        ms_offline_options_init(&o);
+        search_starts one = {0};
+        ms_error err;
+        assert_int_equal(search_starts_run(&one, w, gpu, gpus, &o, &err), MS_OK);
+        assert_true(one.n >= 3); /* FAR and its two variants at least */
+        for (int threads = 2; threads <= 5; threads += 3) {
+            search_starts many = {0};
+            o.threads = threads;
+            assert_int_equal(search_starts_run(&many, w, gpu, gpus, &o, &err), MS_OK);
+            assert_int_equal(many.n, one.n);
+            for (int i = 0; i < one.n; i++) {
+                assert_string_equal(many.start[i].algo, one.start[i].algo);
+                char *ja = json_of(one.start[i].s, w), *jb = json_of(many.start[i].s, w);
+                assert_string_equal(ja, jb);
+                free(ja);
+                free(jb);
+            }
+            search_starts_free(&many);
+        }
+        search_starts_free(&one);
         ms_workload_free(w);
     }
 }
@@ -345,7 +382,8 @@ int main(void)
         cmocka_unit_test(test_split_batch),
         cmocka_unit_test(test_rl_start),       cmocka_unit_test(test_bad_options),
         cmocka_unit_test(test_small_batches_optimal),
-        cmocka_unit_test(test_deterministic),  cmocka_unit_test(test_random_workloads),
+        cmocka_unit_test(test_deterministic),  cmocka_unit_test(test_starts_threads),
+        cmocka_unit_test(test_random_workloads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

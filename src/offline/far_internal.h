@@ -147,6 +147,11 @@ typedef struct far_trace {
     double rise[MS_MAX_SLICES + 1];/* ... and as it rises */
 } far_trace;
 
+typedef struct far_lpt_entry {
+    double time;
+    int task;
+} far_lpt_entry;
+
 typedef struct far_search {
     const ms_workload *w;
     const far_tree *tree;
@@ -159,6 +164,7 @@ typedef struct far_search {
     int *node_of, *best_node_of;   /* ... and the key gpu * MS_MAX_TREE_NODES + node of
                                       each, by placement position */
     int *pos;                      /* heap position per task */
+    far_lpt_entry *lpt;            /* scratch of a group's sort */
     far_trace trace;
 } far_search;
 

@@ -1,6 +1,7 @@
 /* search_seed.c: the search scheduler's starting schedules (FAR and its variants, the
  * baselines, the learned policy) and their translation into FAR plans to search from. */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,11 +25,64 @@ void search_starts_free(search_starts *st)
     st->n = 0;
 }
 
+#define NSTART_ALGOS (sizeof start_algos / sizeof *start_algos)
+
+/* The starting algorithms' runs, shared by the threads that compute them: each takes the
+ * next algorithm not yet started, so the results do not depend on the thread count. */
+typedef struct start_pool {
+    const ms_workload *w;
+    const ms_gpu_model *gpu;
+    int gpus;
+    bool skip[NSTART_ALGOS];
+    ms_offline_options o[NSTART_ALGOS];
+    ms_schedule *s[NSTART_ALGOS];
+    int rc[NSTART_ALGOS];
+    ms_error err[NSTART_ALGOS];
+    size_t next;
+    pthread_mutex_t lock;
+} start_pool;
+
+static void *start_worker(void *arg)
+{
+    start_pool *p = arg;
+    for (;;) {
+        pthread_mutex_lock(&p->lock);
+        size_t a = p->next;
+        while (a < NSTART_ALGOS && p->skip[a])
+            a++;
+        p->next = a + 1;
+        pthread_mutex_unlock(&p->lock);
+        if (a >= NSTART_ALGOS)
+            return NULL;
+        p->rc[a] = ms_offline_schedule(start_algos[a].algo, p->w, p->gpu, p->gpus, &p->o[a],
+                                       &p->s[a], &p->err[a]);
+    }
+}
+
+/* Runs the algorithms not skipped on `threads` threads (the caller's among them). */
+static void start_pool_run(start_pool *p, int threads)
+{
+    pthread_t th[NSTART_ALGOS];
+    int started = 0;
+    pthread_mutex_init(&p->lock, NULL);
+    for (; started < threads - 1 && started < (int)NSTART_ALGOS - 1; started++)
+        if (pthread_create(&th[started], NULL, start_worker, p))
+            break; /* fewer threads: the same results, later */
+    start_worker(p);
+    for (int i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    pthread_mutex_destroy(&p->lock);
+}
+
 int search_starts_run(search_starts *st, const ms_workload *w, const ms_gpu_model *gpu,
                       int gpus, const ms_offline_options *opt, ms_error *err)
 {
     st->n = 0;
-    for (size_t a = 0; a < sizeof start_algos / sizeof *start_algos; a++) {
+    start_pool *p = malloc(sizeof *p);
+    if (!p)
+        return ms_error_set(err, MS_ENOMEM, "out of memory");
+    *p = (start_pool){.w = w, .gpu = gpu, .gpus = gpus};
+    for (size_t a = 0; a < NSTART_ALGOS; a++) {
         const char *algo = start_algos[a].algo;
         ms_offline_options o = *opt; /* -1: as the caller set it */
         o.no_guard = 1;              /* the agent's own plan: FAR is a start of its own */
@@ -36,31 +90,41 @@ int search_starts_run(search_starts *st, const ms_workload *w, const ms_gpu_mode
             o.four_runs_three = start_algos[a].four_runs_three;
         if (start_algos[a].tie_right_first >= 0)
             o.tie_right_first = start_algos[a].tie_right_first;
-        if ((!strcmp(algo, "rl") && (!opt->model || gpus != 1)) ||
-            (a > 0 && !strcmp(algo, "far") && o.four_runs_three == opt->four_runs_three &&
-             o.tie_right_first == opt->tie_right_first))
-            continue; /* no model, or a variant the caller's options already ran */
-        ms_schedule *s = NULL;
-        ms_error e2 = {0};
-        int rc = ms_offline_schedule(algo, w, gpu, gpus, &o, &s, &e2);
-        if (rc == MS_EINFEASIBLE && a > 0)
+        p->o[a] = o; /* skipped: no model, or a variant the caller's options already ran */
+        p->skip[a] = (!strcmp(algo, "rl") && (!opt->model || gpus != 1)) ||
+                     (a > 0 && !strcmp(algo, "far") && o.four_runs_three == opt->four_runs_three &&
+                      o.tie_right_first == opt->tie_right_first);
+    }
+    start_pool_run(p, opt->threads > 1 ? opt->threads : 1);
+    int rc = MS_OK;
+    for (size_t a = 0; a < NSTART_ALGOS; a++) { /* in table order, as if run one by one */
+        if (p->skip[a] || rc) {
+            ms_schedule_free(p->s[a]);
+            continue;
+        }
+        if (p->rc[a] == MS_EINFEASIBLE && a > 0) {
+            ms_schedule_free(p->s[a]);
             continue; /* a baseline that cannot run this workload is no starting point */
-        if (rc) {
+        }
+        if ((rc = p->rc[a])) {
             search_starts_free(st);
             if (err)
-                *err = e2;
-            ms_error_prefix(err, "search: starting schedule %s", algo);
-            return rc;
+                *err = p->err[a];
+            ms_error_prefix(err, "search: starting schedule %s", start_algos[a].algo);
+            ms_schedule_free(p->s[a]);
+            continue;
         }
         int k = st->n++;
-        st->start[k] = (search_start){algo, o, s, ms_schedule_makespan(s)};
+        st->start[k] = (search_start){start_algos[a].algo, p->o[a], p->s[a],
+                                      ms_schedule_makespan(p->s[a])};
         for (; k > 0 && st->start[k].makespan < st->start[k - 1].makespan; k--) {
             search_start t = st->start[k];
             st->start[k] = st->start[k - 1];
             st->start[k - 1] = t;
         }
     }
-    return MS_OK;
+    free(p);
+    return rc;
 }
 
 static int tree_node_at(const ms_gpu_model *gpu, int profile, int start_slot)

@@ -126,9 +126,14 @@ static int parse_rows(csv_lexer *lx, csv_record *rec, const csv_header *h,
 {
     wl_name_set names;
     wl_name_set_init(&names);
-    int rc = MS_OK;
+    size_t lines = 0; /* at most one task per line left */
+    for (const char *c = lx->p; (c = memchr(c, '\n', (size_t)(lx->end - c))); c++)
+        lines++;
+    int rc = wl_name_set_reserve(&names, lines + 1)
+                 ? ms_error_set(err, MS_ENOMEM, "%s: out of memory", lx->source)
+                 : MS_OK;
     bool got;
-    while (!(rc = csv_next_record(lx, rec, &got, err)) && got) {
+    while (!rc && !(rc = csv_next_record(lx, rec, &got, err)) && got) {
         if ((rc = parse_row(lx, rec, h, gpu, w, err)))
             break;
         long first;

@@ -20,6 +20,9 @@ typedef struct wl_name_set {
 
 void wl_name_set_init(wl_name_set *s);
 void wl_name_set_free(wl_name_set *s);
+/* Room for n names without rehashing (each rehash moves every key to a random slot: at
+ * 10^6 names, cache misses); -1 when out of memory. */
+int wl_name_set_reserve(wl_name_set *s, size_t n);
 /* Inserts name; returns 1 and fills *first when it was already there, 0 when added,
  * -1 when out of memory. */
 int wl_name_set_add(wl_name_set *s, const char *name, long where, long *first);

@@ -141,7 +141,9 @@ static int parse_tasks(json_ctx *c, json_t *tasks, ms_workload *w, ms_error *err
                             tasks ? "must be a non-empty array of tasks" : "missing");
     wl_name_set names;
     wl_name_set_init(&names);
-    int rc = MS_OK;
+    int rc = wl_name_set_reserve(&names, json_array_size(tasks))
+                 ? ms_error_set(err, MS_ENOMEM, "%s: out of memory", c->source)
+                 : MS_OK;
     for (size_t i = 0; i < json_array_size(tasks) && !rc; i++) {
         c->index = (int)i;
         if ((rc = parse_task(c, json_array_get(tasks, i), w, err)))

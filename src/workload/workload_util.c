@@ -34,9 +34,9 @@ static size_t find_slot(const wl_name_set *s, const char *name, uint64_t h)
     return i;
 }
 
-static int grow(wl_name_set *s)
+/* Rehashes into cap slots (a power of two above twice the keys). */
+static int rehash(wl_name_set *s, size_t cap)
 {
-    size_t cap = s->cap ? s->cap * 2 : 64;
     struct wl_name_slot *slot = calloc(cap, sizeof *slot);
     if (!slot)
         return -1;
@@ -54,10 +54,18 @@ static int grow(wl_name_set *s)
     return 0;
 }
 
+int wl_name_set_reserve(wl_name_set *s, size_t n)
+{
+    size_t cap = s->cap ? s->cap : 64;
+    while (cap < 2 * n)
+        cap *= 2;
+    return cap > s->cap ? rehash(s, cap) : 0;
+}
+
 int wl_name_set_add(wl_name_set *s, const char *name, long where, long *first)
 {
-    if (2 * (s->n + 1) > s->cap && grow(s))  /* load factor stays <= 1/2 */
-        return -1;
+    if (2 * (s->n + 1) > s->cap && rehash(s, s->cap ? s->cap * 2 : 64))
+        return -1; /* load factor stays <= 1/2 */
     uint64_t h = hash_name(name);
     size_t i = find_slot(s, name, h);
     if (s->slot[i].key) {
