@@ -3,7 +3,8 @@
  * exit statuses and log files, no instance left after a clean stop, a foreign instance
  * never touched, cancel of a process that ignores SIGTERM (SIGKILL after the grace), and
  * recovery after the engine's process is SIGKILLed with jobs running: the old processes
- * are stopped, their instances destroyed, every job completes exactly once. */
+ * are stopped, their instances destroyed (one left without its compute instance too), every
+ * job completes exactly once. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -205,9 +206,9 @@ static pid_t read_pid(const fixture *f, int k)
     return pid;
 }
 
-static void test_crash_recovery(void **state)
+/* An engine process that starts two jobs and is SIGKILLed while they run. */
+static void crash(fixture *f)
 {
-    fixture *f = *state;
     configure_nvml(f, "5");
     pid_t child = fork();
     assert_true(child >= 0);
@@ -216,6 +217,12 @@ static void test_crash_recovery(void **state)
     int status;
     assert_int_equal(waitpid(child, &status, 0), child);
     assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+}
+
+static void test_crash_recovery(void **state)
+{
+    fixture *f = *state;
+    crash(f);
     pid_t old[2] = {read_pid(f, 0), read_pid(f, 1)};
     assert_int_equal(kill(old[0], 0), 0);  /* the crash left them running */
     ms_mig_instance list[MS_MAX_MIG];
@@ -240,6 +247,39 @@ static void test_crash_recovery(void **state)
     check_no_instance_left(f);
 }
 
+/* Killed inside a destroy, after its compute instances went and before the GPU instance:
+ * the recovery knows the instance by its recorded id and slots and destroys it, so a job
+ * that needs the whole GPU runs (counted foreign, it would wait for ever). */
+static void test_crash_inside_destroy(void **state)
+{
+    fixture *f = *state;
+    crash(f);
+    char path[400], *text;
+    size_t len;
+    ms_error e = {0};
+    snprintf(path, sizeof path, "%s/nvml-state", f->dir);
+    assert_int_equal(ms_read_file(path, &text, &len, &e), MS_OK);
+    char *ci = strstr(text, "\nci "), *end = ci ? strchr(ci + 1, '\n') : NULL;
+    assert_non_null(end);
+    memmove(ci, end, strlen(end) + 1);  /* the first instance's compute instance destroyed */
+    FILE *out = fopen(path, "w");
+    assert_non_null(out);
+    fputs(text, out);
+    fclose(out);
+    free(text);
+    ms_mig_instance list[MS_MAX_MIG];
+    assert_int_equal(device_instances(list), 2);
+    assert_true(!list[0].uuid[0] || !list[1].uuid[0]);
+    open_engine(f);
+    wait_count(f->e, MS_JOB_DONE, 2);
+    int64_t whole = submit_cmd_ok(f, "[\"true\"]", "\"profile\": \"4g.24gb\", \"seconds\": 1",
+                                  NULL);
+    wait_state(f, whole, "done");
+    stop_engine(f);
+    check_all_done(f, 3);
+    assert_int_equal(device_instances(list), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -247,6 +287,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_foreign_untouched, setup_nvml, teardown),
         cmocka_unit_test_setup_teardown(test_cancel_kills, setup_nvml, teardown),
         cmocka_unit_test_setup_teardown(test_crash_recovery, setup_nvml, teardown),
+        cmocka_unit_test_setup_teardown(test_crash_inside_destroy, setup_nvml, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

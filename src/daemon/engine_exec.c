@@ -59,8 +59,15 @@ static int reconcile_device(ms_engine *e, int g, const ms_journal_state *old, ms
             ms_mig_instance was = {.gi_id = r->gi_id, .start_slot = r->start,
                                    .size_slots = r->size};
             snprintf(was.uuid, sizeof was.uuid, "%s", r->uuid);
-            if (!ms_mig_same_instance(&was, &list[i]))
-                continue;
+            if (!ms_mig_same_instance(&was, &list[i])) {
+                /* Killed inside a destroy, between its compute and GPU instance steps: the
+                 * recorded id and slots with no MIG device are still ours, as for a destroy
+                 * that failed there (ms_backend_destroy_owned). Counted foreign, they
+                 * would hold their slices from every job for good. */
+                was.uuid[0] = '\0';
+                if (!ms_mig_same_instance(&was, &list[i]))
+                    continue;
+            }
             ours = true;
             bool adopted = false;  /* a Slurm job's allocation still uses it */
             if ((rc = ei_alloc_adopt(e, g, &list[i], &adopted, err)) || adopted ||

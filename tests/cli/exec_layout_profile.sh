@@ -24,6 +24,9 @@ grep -q '"instances": \[\]' l.json || fail "nothing should be alive at the end"
 
 # Profile: two tasks from a FAR task list; "big" cannot run on one slice.
 export FAKE_NVML_GPU=A30-24GB FAKE_NVML_GPUS=1 FAKE_NVML_DELAY_SCALE=0.05 FAKE_NVML_STATE=$T/state
+# Our own device locks and default journal: every fake GPU 0 has the same UUID, and another
+# test may be running on its own fake GPU 0 beside this one.
+export MIGSCHED_RUNTIME_DIR=$T/rt
 unset FAKE_NVML_FAIL FAKE_NVML_MIG MIGSCHED_NVML_LIBRARY
 mkdir -p apps/small apps/big
 printf '#!/bin/sh\necho "$CUDA_VISIBLE_DEVICES"\n' > apps/small/run.sh

@@ -215,7 +215,7 @@ pgrep -f "sleep $MARK" > /dev/null && fail "1b: the crashed run's task still run
 # Item 1c: during a run, the instance is replaced under it (same id, another profile): the
 # run stops with an error naming the change, the foreign instance lives.
 fresh swap
-slow_t0 "sleep 1"
+slow_t0 "sleep 3"  # the swap must land while it runs: room for a loaded machine
 run_bg --report report.json
 await_task
 plant 'serial 779\ngpu 0 mig 1\ngi 0 1 2g.12gb 0 779\nci 0 1 0 1\n'
@@ -254,7 +254,7 @@ cd "$T"
 
 # Item 2b: --cleanup against a live run is refused, naming it; the run goes on and cleans up.
 fresh live
-slow_t0 "sleep 3"
+slow_t0 "sleep 60"  # still running at the checks however slow they are; SIGINT ends it
 run_bg
 await_task
 "$M" run --cleanup --journal journal > c.out 2> c.err

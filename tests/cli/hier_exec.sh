@@ -67,6 +67,9 @@ echo "$what vis=$CUDA_VISIBLE_DEVICES pipe=$CUDA_MPS_PIPE_DIRECTORY" >> "$(dirna
 SH
 chmod +x control
 export FAKE_NVML_DELAY_SCALE=0.01 FAKE_NVML_GPU=A100-40GB FAKE_NVML_GPUS=1 MIGSCHED_MPS_CONTROL=$T/control
+# Our own device locks: every fake GPU 0 has the same UUID, and another test may be running
+# on its own fake GPU 0 beside this one ("GPU ... is in use by migsched process").
+export MIGSCHED_RUNTIME_DIR=$T/rt
 unset FAKE_NVML_FAIL FAKE_NVML_MIG MIGSCHED_NVML_LIBRARY CONTROL_FAIL
 left() { if [ -e "$FAKE_NVML_STATE" ]; then grep -c '^gi ' "$FAKE_NVML_STATE"; else echo 0; fi; }
 for p in optimal default; do

@@ -21,14 +21,23 @@ start_daemon "${DARGS[@]}"
 
 # 12 jobs of 1.5 s; each run appends "start NAME PID T", then "end NAME PID T", and/or
 # "stopped NAME PID T" when SIGTERM stops it (the restart stops the runs the killed daemon
-# left, possibly just after one wrote its end).
+# left, possibly just after one wrote its end). SIGTERM goes to the run's whole process
+# group, so a record must need no child process (a `date` killed mid-line left a line
+# without its time): bash's EPOCHREALTIME and one printf, a single O_APPEND write.
 N=12
 PROFILES=(1g.6gb 2g.12gb 1g.6gb 4g.24gb)
+cat > "$T/job.sh" <<'SH'
+LC_ALL=C  # EPOCHREALTIME's decimal point is the locale's
+rec() { printf '%s %s %s %s\n' "$1" "$NAME" $$ "$EPOCHREALTIME" >> "$RUNS"; }
+NAME=$1 RUNS=$2
+trap 'rec stopped; exit 143' TERM
+rec start
+sleep 1.5
+rec end
+SH
 for i in $(seq 1 $N); do
     "$M" submit --connect "unix:$SOCK" --profile "${PROFILES[$(( i % 4 ))]}" --seconds 1.5 \
-        --name "n$i" -- /bin/sh -c "trap 'echo stopped n$i \$\$ \$(date +%s.%N) >> $T/runs.txt; exit 143' TERM;
-            echo start n$i \$\$ \$(date +%s.%N) >> $T/runs.txt; sleep 1.5; echo end n$i \$\$ \$(date +%s.%N) >> $T/runs.txt" \
-        > /dev/null || fail "submit n$i"
+        --name "n$i" -- /bin/bash "$T/job.sh" "n$i" "$T/runs.txt" > /dev/null || fail "submit n$i"
 done
 await '[ "$(count_state done)" -ge 2 ] && [ "$(count_state running)" -ge 1 ]' 60
 stop_daemon KILL 137
@@ -46,13 +55,16 @@ for j in jobs:
     assert j["state"] == "done" and j["exit_status"] == 0, j
     assert j["mig_uuid"].startswith("MIG-"), j
 runs = collections.defaultdict(lambda: collections.defaultdict(dict))
-for line in open(sys.argv[2]):
+for n, line in enumerate(open(sys.argv[2]), 1):
+    assert len(line.split()) == 4 and line.endswith("\n"), "runs.txt:%d: %r" % (n, line)
     what, name, pid, t = line.split()
     runs[name][pid][what] = float(t)
+assert len(runs) == int(sys.argv[3]), "jobs without a run: " + str(sorted(runs))
 stopped = 0
 for name, by_pid in runs.items():
-    spans = sorted((r["start"], max(v for k, v in r.items() if k != "start"), r)
-                   for r in by_pid.values())
+    # A run stopped before it wrote its start, or killed (SIGKILL after the grace) before
+    # its trap wrote, still has one record: its span is from its first to its last.
+    spans = sorted((min(r.values()), max(r.values()), r) for r in by_pid.values())
     # one run at a time: each run's last sign of life comes before the next one starts
     for (s0, e0, r0), (s1, _, _) in zip(spans, spans[1:]):
         assert e0 < s1, name + ": runs overlap " + str(spans)
