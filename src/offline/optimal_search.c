@@ -43,7 +43,7 @@ static double now_s(void)
  * relative 1e-9, do not count as improvements. */
 static double cutoff(const opt_problem *o)
 {
-    return o->best - 1e-9 * fmax(1.0, o->best);
+    return o->best - 1e-9 * dmax(1.0, o->best);
 }
 
 /* ---- tables --------------------------------------------------------------------------- */
