@@ -252,6 +252,19 @@ double opt_clear(const opt_problem *o, const opt_live *live, int nlive, int p, d
     return t;
 }
 
+/* opt_clear's end time for placement p from R, the live instances already sorted by
+ * finish (order): the search's hot path, one sort per node for every placement. */
+static double chain_end(const opt_problem *o, const state *st, const int *order, int p, double R)
+{
+    double t = R;
+    for (int a = 0; a < st->nlive; a++) {
+        const opt_live *x = &st->live[order[a]];
+        if (o->mask[x->pl] & o->mask[p])
+            t = dmax(t, x->f) + o->destroy[x->pl];
+    }
+    return t;
+}
+
 /* ---- bounds --------------------------------------------------------------------------- */
 
 /* l_bound of the remaining tasks; with_create: each size used is created after now. */
@@ -291,15 +304,8 @@ static double bound(const opt_problem *o, const state *st, double c)
         ready[s] = INFINITY;
     for (int p = 0; p < o->npl; p++) {
         double e = 0.0;
-        if (!open || p <= st->init_last || (o->mask[p] & held)) {
-            e = st->R;
-            for (int a = 0; a < st->nlive; a++) {
-                const opt_live *x = &st->live[order[a]];
-                if (o->mask[x->pl] & o->mask[p])
-                    e = dmax(e, x->f) + o->destroy[x->pl];
-            }
-            e += o->create[p];
-        }
+        if (!open || p <= st->init_last || (o->mask[p] & held))
+            e = chain_end(o, st, order, p, st->R) + o->create[p];
         ready[o->size[p]] = dmin(ready[o->size[p]], e);
     }
     /* each task: its earliest end, and its least area over the sizes on which it can end
@@ -419,7 +425,8 @@ static void choose(opt_problem *o, const state *base, int p, bool initial, doubl
     }
 }
 
-static void place(opt_problem *o, const state *st, int p, bool initial)
+/* order: st's live instances sorted by finish (sort_by_finish); unused when initial. */
+static void place(opt_problem *o, const state *st, const int *order, int p, bool initial)
 {
     state base = *st;
     double e = 0.0;
@@ -431,22 +438,27 @@ static void place(opt_problem *o, const state *st, int p, bool initial)
         /* independent of the previous creation and done before that one would have started
          * waiting for its destructions: the order with this one first is no later anywhere */
         if (!o->no_rules && st->last_block && !(o->mask[p] & st->last_block) &&
-            opt_clear(o, st->live, st->nlive, p, st->R_prev, NULL, NULL, NULL, NULL) + c <=
+            chain_end(o, st, order, p, st->R_prev) + c <=
                 st->slack - 1e-9 * (st->slack > 1 ? st->slack : 1))
             return;
-        double chain = opt_clear(o, st->live, st->nlive, p, st->R, base.live, &base.nlive, NULL,
-                                 NULL);
+        double chain = chain_end(o, st, order, p, st->R);
         double destroy = 0.0;
         base.last_block = o->mask[p];
+        base.nlive = 0;
         for (int j = 0; j < st->nlive; j++)
             if (o->mask[st->live[j].pl] & o->mask[p]) {
                 destroy += o->destroy[st->live[j].pl];
                 base.last_block |= o->mask[st->live[j].pl];
-                /* replacing the one instance at the same placement: its tasks could have
-                 * run on it without the destruction and creation */
-                if (!o->no_rules && st->live[j].pl == p && base.nlive == st->nlive - 1)
-                    return;
+            } else {
+                base.live[base.nlive++] = st->live[j];
             }
+        /* replacing the one instance at the same placement: its tasks could have run on it
+         * without the destruction and creation */
+        if (!o->no_rules && base.nlive == st->nlive - 1) {
+            for (int j = 0; j < st->nlive; j++)
+                if (st->live[j].pl == p)
+                    return;
+        }
         if (base.nlive == st->nlive)
             base.last_block = 0; /* nothing to wait for: nothing fits before it */
         base.R_prev = st->R;
@@ -510,15 +522,18 @@ static void expand(opt_problem *o, const state *st)
             held |= o->mask[st->live[j].pl];
         for (int p = st->init_last + 1; p < o->npl; p++)
             if (!(o->mask[p] & held))
-                place(o, st, p, true);
+                place(o, st, NULL, p, true);
         state closed = *st;
         closed.init_last = INIT_CLOSED;
         if (o->no_rules || lex_leader(o, o->npl, closed.used))
             expand(o, &closed);
         return;
     }
-    int stab[OPT_MAX_AUTO];
+    int stab[OPT_MAX_AUTO], order[MS_MAX_SLOTS];
     int ns = o->no_rules ? 0 : stabilizer(o, st, stab);
+    for (int j = 0; j < st->nlive; j++)
+        order[j] = j;
+    sort_by_finish(st->live, order, st->nlive);
     for (int p = 0; p < o->npl && !o->stopped; p++) {
         /* slots never held could have had this instance from time 0, for free */
         if (!o->no_rules && !(o->mask[p] & st->used))
@@ -527,7 +542,7 @@ static void expand(opt_problem *o, const state *st)
         for (int a = 0; a < ns && !twin; a++)
             twin = o->auto_pl[stab[a]][p] < p;
         if (!twin)
-            place(o, st, p, false);
+            place(o, st, order, p, false);
     }
 }
 
