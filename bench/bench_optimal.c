@@ -1,10 +1,13 @@
 /* bench_optimal.c: the exact scheduler's time to proof by batch size on an A100-40GB, n = 4
  * to 10, one batch per generator preset (fixed seeds), each stopped after a node limit (high
  * enough for every batch here to be proved; whether one is does not depend on the machine). Prints per n how many were proved, the CPU seconds to proof
- * (median, largest), the nodes, and FAR's gap to the proved optimum. Asserts nothing. */
+ * (median, largest), the nodes, and FAR's gap to the proved optimum; with -v, each batch's
+ * CPU seconds, nodes and optimum too (before/after comparisons on the same batches).
+ * Arguments: [-v] [N_MIN [N_MAX]] (default 4 to 10). Asserts nothing. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "bench_util.h"
 #include "migsched/offline.h"
@@ -33,8 +36,15 @@ static ms_schedule *run(const char *algo, const ms_workload *w, const ms_gpu_mod
     return s;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    int verbose = argc > 1 && !strcmp(argv[1], "-v");
+    int n_min = argc > 1 + verbose ? atoi(argv[1 + verbose]) : 4;
+    int n_max = argc > 2 + verbose ? atoi(argv[2 + verbose]) : 10;
+    if (n_min < 1 || n_max < n_min) {
+        fprintf(stderr, "usage: bench_optimal [-v] [N_MIN [N_MAX]]\n");
+        return 2;
+    }
     const ms_gpu_model *gpu = ms_gpu_builtin("A100-40GB");
     ms_offline_options o;
     ms_offline_options_init(&o);
@@ -42,7 +52,7 @@ int main(void)
     printf("optimal: time to proof on A100-40GB, one batch per preset (%d presets), at most "
            "%ld nodes each\n", NPRESETS, NODE_LIMIT);
     printf("   n  proved  cpu_s_median  cpu_s_max  wall_s_max  nodes_max  far_gap_%%_mean\n");
-    for (int n = 4; n <= 10; n++) {
+    for (int n = n_min; n <= n_max; n++) {
         double cpu[NPRESETS], wall_max = 0, gap = 0, nodes_max = 0;
         int proved = 0;
         for (int k = 0; k < NPRESETS; k++) {
@@ -52,6 +62,10 @@ int main(void)
             ms_schedule *s = run("optimal", w, gpu, &o);
             double c = bench_clock(CLOCK_PROCESS_CPUTIME_ID) - c0, t = bench_now() - t0;
             ms_schedule *far = run("far", w, gpu, &o);
+            if (verbose)
+                printf("      n=%d %-17s proved %.0f  cpu_s %8.3f  nodes %10.0f  makespan %.3f\n",
+                       n, presets[k], ms_schedule_stat(s, "proved"), c,
+                       ms_schedule_stat(s, "nodes"), ms_schedule_makespan(s));
             if (ms_schedule_stat(s, "proved") == 1) {
                 cpu[proved++] = c;
                 gap += (ms_schedule_makespan(far) / ms_schedule_makespan(s) - 1) * 100;

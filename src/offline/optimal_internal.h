@@ -39,6 +39,8 @@ typedef struct opt_problem {
     ms_placement pl[OPT_MAX_PL];
     uint32_t mask[OPT_MAX_PL];
     int size[OPT_MAX_PL];
+    int nslots[OPT_MAX_PL];         /* slots each holds */
+    double create[OPT_MAX_PL], destroy[OPT_MAX_PL];  /* the model's times, looked up once */
     /* geometry symmetries: slot permutation and the placement permutation it induces */
     int nauto;
     uint32_t (*auto_slots)[MS_MAX_SLOTS];

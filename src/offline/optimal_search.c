@@ -43,7 +43,7 @@ static double now_s(void)
  * relative 1e-9, do not count as improvements. */
 static double cutoff(const opt_problem *o)
 {
-    return o->best - 1e-9 * fmax(1.0, o->best);
+    return o->best - 1e-9 * dmax(1.0, o->best);
 }
 
 /* ---- tables --------------------------------------------------------------------------- */
@@ -160,15 +160,19 @@ int opt_problem_init(opt_problem *o, const ms_workload *w, const ms_gpu_model *g
     }
     uint32_t perm[MS_MAX_SLOTS];
     find_autos(o, perm, 0, 0);
+    for (int p = 0; p < o->npl; p++) {
+        o->nslots[p] = __builtin_popcount(o->mask[p]);
+        o->create[p] = ms_gpu_create_time(g, o->size[p]);
+        o->destroy[p] = ms_gpu_destroy_time(g, o->size[p]);
+    }
 
     o->min_create_area = INFINITY;
     for (int p = 0; p < o->npl; p++) {
-        int sl = __builtin_popcount(o->mask[p]);
+        int sl = o->nslots[p];
         if (!o->size_slots[o->size[p]] || sl < o->size_slots[o->size[p]])
             o->size_slots[o->size[p]] = sl;
+        o->min_create_area = fmin(o->min_create_area, o->size[p] * o->create[p]);
     }
-    for (int p = 0; p < o->npl; p++)
-        o->min_create_area = fmin(o->min_create_area, o->size[p] * ms_gpu_create_time(g, o->size[p]));
     o->slice_cap = max_slices(o, 0, 0);
     for (int i = 0; i < w->n; i++) {
         memcpy(o->t[i], w->tasks[i].time, sizeof o->t[i]);
@@ -207,6 +211,21 @@ void opt_problem_free(opt_problem *o)
 
 /* ---- the destructions before a creation ----------------------------------------------- */
 
+/* Sorts idx[0..n) (indices into live) by finish, ties by step: earliest finish first
+ * minimises when a chain of destructions ends (insertion sort: at most a few). */
+static void sort_by_finish(const opt_live *live, int *idx, int n)
+{
+    for (int a = 1; a < n; a++)
+        for (int b = a; b > 0; b--) {
+            const opt_live *x = &live[idx[b - 1]], *y = &live[idx[b]];
+            if (x->f < y->f || (x->f == y->f && x->step < y->step))
+                break;
+            int tmp = idx[b];
+            idx[b] = idx[b - 1];
+            idx[b - 1] = tmp;
+        }
+}
+
 double opt_clear(const opt_problem *o, const opt_live *live, int nlive, int p, double R,
                  opt_live *keep, int *nkeep, double *start, double *end)
 {
@@ -219,25 +238,29 @@ double opt_clear(const opt_problem *o, const opt_live *live, int nlive, int p, d
         else if (keep)
             keep[(*nkeep)++] = live[j];
     }
-    /* earliest finish first (insertion sort: at most a few) minimises when they all end */
-    for (int a = 1; a < nd; a++)
-        for (int b = a; b > 0; b--) {
-            const opt_live *x = &live[idx[b - 1]], *y = &live[idx[b]];
-            if (x->f < y->f || (x->f == y->f && x->step < y->step))
-                break;
-            int tmp = idx[b];
-            idx[b] = idx[b - 1];
-            idx[b - 1] = tmp;
-        }
+    sort_by_finish(live, idx, nd);
     double t = R;
     for (int a = 0; a < nd; a++) {
         const opt_live *x = &live[idx[a]];
         double s0 = dmax(t, x->f);
-        t = s0 + ms_gpu_destroy_time(o->g, o->size[x->pl]);
+        t = s0 + o->destroy[x->pl];
         if (start)
             start[idx[a]] = s0;
         if (end)
             end[idx[a]] = t;
+    }
+    return t;
+}
+
+/* opt_clear's end time for placement p from R, the live instances already sorted by
+ * finish (order): the search's hot path, one sort per node for every placement. */
+static double chain_end(const opt_problem *o, const state *st, const int *order, int p, double R)
+{
+    double t = R;
+    for (int a = 0; a < st->nlive; a++) {
+        const opt_live *x = &st->live[order[a]];
+        if (o->mask[x->pl] & o->mask[p])
+            t = dmax(t, x->f) + o->destroy[x->pl];
     }
     return t;
 }
@@ -265,21 +288,24 @@ static double bound(const opt_problem *o, const state *st, double c)
     bool open = st->init_last != INIT_CLOSED;
     uint32_t held = 0;
     double live_slices = 0, live_slots = 0;
+    int order[MS_MAX_SLOTS];
     for (int j = 0; j < st->nlive; j++) {
         const opt_live *x = &st->live[j];
         held |= o->mask[x->pl];
         live_slices += o->size[x->pl] * dmax(0.0, x->f - st->R);
-        live_slots += __builtin_popcount(o->mask[x->pl]) * dmax(0.0, x->f - st->R);
+        live_slots += o->nslots[x->pl] * dmax(0.0, x->f - st->R);
+        order[j] = j;
     }
-    /* earliest moment a new instance of each size can run a task */
+    /* earliest moment a new instance of each size can run a task: opt_clear's chain, the
+     * live instances sorted once for every placement */
+    sort_by_finish(st->live, order, st->nlive);
     double ready[MS_MAX_SLICES + 1];
     for (int s = 0; s <= MS_MAX_SLICES; s++)
         ready[s] = INFINITY;
     for (int p = 0; p < o->npl; p++) {
-        double e = open && p > st->init_last && !(o->mask[p] & held)
-                       ? 0.0
-                       : opt_clear(o, st->live, st->nlive, p, st->R, NULL, NULL, NULL, NULL) +
-                             ms_gpu_create_time(g, o->size[p]);
+        double e = 0.0;
+        if (!open || p <= st->init_last || (o->mask[p] & held))
+            e = chain_end(o, st, order, p, st->R) + o->create[p];
         ready[o->size[p]] = dmin(ready[o->size[p]], e);
     }
     /* each task: its earliest end, and its least area over the sizes on which it can end
@@ -311,7 +337,7 @@ static double bound(const opt_problem *o, const state *st, double c)
     for (int j = 0; j < st->nlive; j++) {
         const opt_live *x = &st->live[j];
         after += o->size[x->pl] * dmax(0.0, x->f - first);
-        slots_after += __builtin_popcount(o->mask[x->pl]) * dmax(0.0, x->f - first);
+        slots_after += o->nslots[x->pl] * dmax(0.0, x->f - first);
     }
     if (first + (after + area) / o->slice_cap >= c ||
         first + (slots_after + slot_area) / g->slots >= c)
@@ -399,7 +425,8 @@ static void choose(opt_problem *o, const state *base, int p, bool initial, doubl
     }
 }
 
-static void place(opt_problem *o, const state *st, int p, bool initial)
+/* order: st's live instances sorted by finish (sort_by_finish); unused when initial. */
+static void place(opt_problem *o, const state *st, const int *order, int p, bool initial)
 {
     state base = *st;
     double e = 0.0;
@@ -407,26 +434,31 @@ static void place(opt_problem *o, const state *st, int p, bool initial)
     if (initial) {
         base.init_last = p;
     } else {
-        double c = ms_gpu_create_time(o->g, o->size[p]);
+        double c = o->create[p];
         /* independent of the previous creation and done before that one would have started
          * waiting for its destructions: the order with this one first is no later anywhere */
         if (!o->no_rules && st->last_block && !(o->mask[p] & st->last_block) &&
-            opt_clear(o, st->live, st->nlive, p, st->R_prev, NULL, NULL, NULL, NULL) + c <=
+            chain_end(o, st, order, p, st->R_prev) + c <=
                 st->slack - 1e-9 * (st->slack > 1 ? st->slack : 1))
             return;
-        double chain = opt_clear(o, st->live, st->nlive, p, st->R, base.live, &base.nlive, NULL,
-                                 NULL);
+        double chain = chain_end(o, st, order, p, st->R);
         double destroy = 0.0;
         base.last_block = o->mask[p];
+        base.nlive = 0;
         for (int j = 0; j < st->nlive; j++)
             if (o->mask[st->live[j].pl] & o->mask[p]) {
-                destroy += ms_gpu_destroy_time(o->g, o->size[st->live[j].pl]);
+                destroy += o->destroy[st->live[j].pl];
                 base.last_block |= o->mask[st->live[j].pl];
-                /* replacing the one instance at the same placement: its tasks could have
-                 * run on it without the destruction and creation */
-                if (!o->no_rules && st->live[j].pl == p && base.nlive == st->nlive - 1)
-                    return;
+            } else {
+                base.live[base.nlive++] = st->live[j];
             }
+        /* replacing the one instance at the same placement: its tasks could have run on it
+         * without the destruction and creation */
+        if (!o->no_rules && base.nlive == st->nlive - 1) {
+            for (int j = 0; j < st->nlive; j++)
+                if (st->live[j].pl == p)
+                    return;
+        }
         if (base.nlive == st->nlive)
             base.last_block = 0; /* nothing to wait for: nothing fits before it */
         base.R_prev = st->R;
@@ -490,15 +522,18 @@ static void expand(opt_problem *o, const state *st)
             held |= o->mask[st->live[j].pl];
         for (int p = st->init_last + 1; p < o->npl; p++)
             if (!(o->mask[p] & held))
-                place(o, st, p, true);
+                place(o, st, NULL, p, true);
         state closed = *st;
         closed.init_last = INIT_CLOSED;
         if (o->no_rules || lex_leader(o, o->npl, closed.used))
             expand(o, &closed);
         return;
     }
-    int stab[OPT_MAX_AUTO];
+    int stab[OPT_MAX_AUTO], order[MS_MAX_SLOTS];
     int ns = o->no_rules ? 0 : stabilizer(o, st, stab);
+    for (int j = 0; j < st->nlive; j++)
+        order[j] = j;
+    sort_by_finish(st->live, order, st->nlive);
     for (int p = 0; p < o->npl && !o->stopped; p++) {
         /* slots never held could have had this instance from time 0, for free */
         if (!o->no_rules && !(o->mask[p] & st->used))
@@ -507,7 +542,7 @@ static void expand(opt_problem *o, const state *st)
         for (int a = 0; a < ns && !twin; a++)
             twin = o->auto_pl[stab[a]][p] < p;
         if (!twin)
-            place(o, st, p, false);
+            place(o, st, order, p, false);
     }
 }
 
