@@ -3,11 +3,12 @@
  * planned with the library's offline planner (search, as `migsched schedule` calls it) and
  * joined to the running plan with paper 000's overlap concatenation (ms_schedule_join:
  * the running plan stays as it is, the batch's instances start as soon as their slots are
- * free); the joint plan is validated before anything of the batch runs. The running plan,
- * every batch in it, is carried out in plan order: on each GPU its creations and
- * destructions one after another in planned order (a creation once its slots are really
- * free, a destruction once every task of its instance ended), on each instance its tasks
- * in planned order. Real times follow the jobs, not the plan. */
+ * free); the joint plan is validated before anything of the batch runs. Before a join the
+ * running plan drops what is finished (prune), so it holds the work not done. It is
+ * carried out in plan order: on each GPU its creations and destructions one after another
+ * in planned order (a creation once its slots are really free, a destruction once every
+ * task of its instance ended), on each instance its tasks in planned order. Real times
+ * follow the jobs, not the plan. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
