@@ -81,8 +81,8 @@ ms_engine_outcome submit_cmd(fixture *f, const char *command, const char *sizing
                              const char *extra, int64_t *id)
 {
     char text[1024];
-    snprintf(text, sizeof text, "{\"name\": \"j\", \"command\": %s, %s%s%s}", command,
-             sizing, extra ? ", " : "", extra ? extra : "");
+    snprintf(text, sizeof text, "{\"name\": \"%s\", \"command\": %s, %s%s%s}",
+             f->job_name[0] ? f->job_name : "j", command, sizing, extra ? ", " : "", extra ? extra : "");
     ms_job_spec s;
     ms_error e = {0};
     if (ms_job_spec_parse(text, strlen(text), &f->c.model, &s, &e))

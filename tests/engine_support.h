@@ -10,6 +10,7 @@ typedef struct fixture {
     ms_daemon_config c;
     ms_store *st;
     ms_engine *e;
+    char job_name[32];  /* the name submissions give their jobs ("j" when empty) */
 } fixture;
 
 int setup(void **state);

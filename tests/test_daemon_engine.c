@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "engine_support.h"
 #include "migsched/schedule.h"
 
@@ -299,7 +301,7 @@ static void test_group_commit(void **state)
 
 /* Batch mode: batches of 8 planned by search and run in plan order: every job on the
  * instance the plan gave it (GPU, profile, slots), the jobs of one instance in planned
- * order, the whole plan valid and saved. */
+ * order, the running plan saved. */
 static void test_batch_plan_order(void **state)
 {
     fixture *f = *state;
@@ -307,11 +309,13 @@ static void test_batch_plan_order(void **state)
               "batch-period", "1000", NULL);
     open_engine(f);
     size_t n = 16;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
+        snprintf(f->job_name, sizeof f->job_name, "job%zu", i + 1);  /* the plan's task names */
         submit_ok(f, i % 4 == 3 ? "\"profile\": \"2g.10gb\", \"seconds\": 7"
                      : i % 2 ? "\"times\": {\"1\": 30, \"2\": 16, \"3\": 11, \"4\": 9, \"7\": 6}"
                              : "\"times\": {\"1\": 12, \"2\": 7, \"3\": 5, \"7\": 3}",
                   NULL);
+    }
     wait_count(f->e, MS_JOB_DONE, n);
     char *text;
     ms_error e = {0};
@@ -322,7 +326,8 @@ static void test_batch_plan_order(void **state)
     ms_schedule *plan;
     if (ms_schedule_parse_json(text, strlen(text), "plan", &f->c.model, &plan, &e))
         fail_msg("%s", e.msg);
-    assert_int_equal(plan->ntasks, n);
+    /* the second batch and what of the first had not ended when it joined */
+    assert_true(plan->ntasks >= 8 && plan->ntasks <= (int)n);
     char *saved;
     int64_t id;
     assert_int_equal(ms_store_latest_plan(f->st, &id, &saved, &e), MS_OK);
@@ -335,15 +340,15 @@ static void test_batch_plan_order(void **state)
     for (int t = 0; t < plan->ntasks; t++) {
         const ms_sched_task *a = &plan->task[t];
         const ms_sched_instance *in = &plan->inst[a->instance];
-        const ms_job *ja = &jobs[a->index];  /* plan index i is the (i+1)th job */
-        assert_int_equal(ja->id, a->index + 1);
+        const ms_job *ja = &jobs[atoi(a->name + 3) - 1];  /* task "jobK": job K */
+        assert_string_equal(ja->spec.name, a->name);
         assert_int_equal(ja->gpu, in->gpu);
         assert_int_equal(ja->placement.profile, in->profile);
         assert_int_equal(ja->placement.start, in->start_slot);
         for (int u = 0; u < plan->ntasks; u++) {
             const ms_sched_task *b = &plan->task[u];
             if (b->instance == a->instance && a->start < b->start)
-                assert_true(ja->ended <= jobs[b->index].started);
+                assert_true(ja->ended <= jobs[atoi(b->name + 3) - 1].started);
         }
     }
     ms_store_free_jobs(jobs, got);
@@ -383,9 +388,15 @@ static void test_batch_overlap(void **state)
     assert_string_equal(saved, text);
     free(saved);
     free(text);
-    /* The joint plan validates on the jobs' times (plan index i is job i + 1). */
+    /* The joint plan validates on the jobs' times. What had finished when the second batch
+     * joined is no longer in it; the rest keeps its order: the long job is index 0, the
+     * second batch the last four. */
+    int njobs = 0;
+    for (int t = 0; t < plan->ntasks; t++)
+        njobs = plan->task[t].index >= njobs ? plan->task[t].index + 1 : njobs;
+    assert_true(njobs >= 5 && njobs == plan->ntasks);
     ms_workload *w = ms_workload_new();
-    for (int i = 0; i < 8; i++) {
+    for (int i = 0; i < njobs; i++) {
         double t[MS_MAX_SLICES + 1];
         for (int s = 0; s <= MS_MAX_SLICES; s++)
             t[s] = i == 0 ? (s == 1 ? 100 : 200) : (s <= 2 ? 10 : 20);
@@ -398,7 +409,7 @@ static void test_batch_overlap(void **state)
     for (int t = 0; t < plan->ntasks; t++) {
         if (plan->task[t].index == 0)
             long_end = plan->task[t].end;
-        else if (plan->task[t].index >= 4)
+        else if (plan->task[t].index >= njobs - 4)
             second_start = fmin(second_start, plan->task[t].start);
     }
     assert_true(second_start < long_end);
@@ -419,6 +430,50 @@ static void test_batch_overlap(void **state)
     ms_validation_free(&v);
     ms_workload_free(w);
     ms_schedule_free(plan);
+}
+
+/* A daemon running for months: forty batches one after another, each joined once the
+ * last has finished. The running plan holds only what is not done (the batch just joined,
+ * and instances of earlier ones still alive with no task left), and every stored plan is
+ * as small: the plans table grows linearly with the batches. */
+static void test_batch_prune(void **state)
+{
+    fixture *f = *state;
+    configure(f, "sim", "gpu", "A30-24GB", "gpus", "1", "mode", "batch", "batch-size", "3",
+              "batch-period", "1000", "time-scale", "2000", NULL);
+    open_engine(f);
+    enum { BATCHES = 40, SIZE = 3 };
+    for (int k = 0; k < BATCHES; k++) {
+        for (int j = 0; j < SIZE; j++)
+            submit_ok(f, "\"times\": {\"1\": 8, \"2\": 5, \"4\": 3}", NULL);
+        wait_count(f->e, MS_JOB_DONE, (size_t)(k + 1) * SIZE);
+        char *text;
+        ms_error e = {0};
+        assert_int_equal(ms_engine_plan(f->e, &text, &e), MS_ENGINE_OK);
+        ms_schedule *plan;
+        if (ms_schedule_parse_json(text, strlen(text), "plan", &f->c.model, &plan, &e))
+            fail_msg("%s", e.msg);
+        free(text);
+        /* the batch's tasks; its instances and at most one alive per slot from before */
+        assert_int_equal(plan->ntasks, SIZE);
+        assert_true(plan->ninst <= SIZE + f->c.model.slots);
+        ms_schedule_free(plan);
+    }
+    stop_engine(f);
+    check_all_done(f, BATCHES * SIZE);
+    check_no_instance_left(f);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open_v2(f->db, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    sqlite3_stmt *q;
+    assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*), min(length(schedule)), "
+                                            "max(length(schedule)) FROM plans", -1, &q, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(q, 0), BATCHES);
+    /* every row holds one batch's worth: unpruned, the last would hold all forty */
+    assert_true(sqlite3_column_int(q, 2) <= 3 * sqlite3_column_int(q, 1));
+    sqlite3_finalize(q);
+    sqlite3_close(db);
 }
 
 /* A batch falls due by time too: three jobs, far fewer than batch-size, still run. */
@@ -449,6 +504,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_batch_plan_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_batch_period, setup, teardown),
         cmocka_unit_test_setup_teardown(test_batch_overlap, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_batch_prune, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -73,8 +73,9 @@ ms_engine_outcome ms_engine_jobs(ms_engine *e, int state, json_t **jobs, ms_erro
  * "placement": {"start"}, "gi_id", "mig_uuid", "state": "creating"|"idle"|"busy"|
  * "destroying", "job"}], "fragmentation", "busy_slices"}]} */
 ms_engine_outcome ms_engine_gpus(ms_engine *e, json_t **gpus, ms_error *err);
-/* The current plan as migsched-schedule/1 JSON text (malloc'd; the caller frees it): the
- * jobs placed so far and the plan ahead (batch), with their instances and times. */
+/* The current plan as migsched-schedule/1 JSON text (malloc'd; the caller frees it): online,
+ * the running jobs; batch, the running plan as of the last batch's join (finished work
+ * dropped), with their instances and times. */
 ms_engine_outcome ms_engine_plan(ms_engine *e, char **schedule_json, ms_error *err);
 
 /* ---- Allocations: Slurm jobs holding an instance (online mode; docs/daemon.md). Each

@@ -3,11 +3,12 @@
  * planned with the library's offline planner (search, as `migsched schedule` calls it) and
  * joined to the running plan with paper 000's overlap concatenation (ms_schedule_join:
  * the running plan stays as it is, the batch's instances start as soon as their slots are
- * free); the joint plan is validated before anything of the batch runs. The running plan,
- * every batch in it, is carried out in plan order: on each GPU its creations and
- * destructions one after another in planned order (a creation once its slots are really
- * free, a destruction once every task of its instance ended), on each instance its tasks
- * in planned order. Real times follow the jobs, not the plan. */
+ * free); the joint plan is validated before anything of the batch runs. Before a join the
+ * running plan drops what is finished (prune), so it holds the work not done. It is
+ * carried out in plan order: on each GPU its creations and destructions one after another
+ * in planned order (a creation once its slots are really free, a destruction once every
+ * task of its instance ended), on each instance its tasks in planned order. Real times
+ * follow the jobs, not the plan. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,7 @@
 enum { BT_PENDING = 0, BT_RUNNING, BT_ENDED };
 enum { BI_PLANNED = 0, BI_ALIVE, BI_GONE };
 
-/* The running plan's execution (e->plan, every batch since open). */
+/* The running plan's execution (e->plan: what is not done of the batches joined). */
 struct ei_batch {
     int ninst, ntasks, njobs, cap_inst, cap_tasks, cap_jobs;
     int64_t *job;             /* plan workload index -> job id */
@@ -70,6 +71,25 @@ static int grow(void *pp, int *cap, int need, size_t elem, bool zero)
     return MS_OK;
 }
 
+/* Each instance's task order and each GPU's operation order, derived from e->plan (the
+ * arrays have room for it). */
+static void derive(ms_engine *e)
+{
+    ei_batch *b = e->batch;
+    const ms_schedule *p = e->plan;
+    ms_schedule_task_order(p, b->order);
+    memset(b->inst_n, 0, (size_t)p->ninst * sizeof *b->inst_n);
+    for (int t = p->ntasks - 1; t >= 0; t--) {
+        int i = p->task[b->order[t]].instance;
+        b->inst_first[i] = t;
+        b->inst_n[i]++;
+    }
+    for (int g = 0; g < e->ngpus; g++) {
+        b->nops[g] = ms_schedule_ops(p, g, b->ops[g]);
+        b->next[g] = 0;
+    }
+}
+
 /* Extends the execution state to the plan e->plan after a batch was joined (jobs: the
  * batch's job ids by its workload index): the new tasks and instances pending, each
  * instance's task order and each GPU's operation order derived again. */
@@ -92,25 +112,94 @@ static int extend(ms_engine *e, const int64_t *jobs, int njobs)
     b->cap_inst = ci;
     b->cap_tasks = ct;
     b->cap_jobs = cj;
-    memcpy(b->job + b->njobs, jobs, (size_t)njobs * sizeof *jobs);
-    b->njobs += njobs;
-    b->ninst = p->ninst;
-    b->ntasks = p->ntasks;
-    ms_schedule_task_order(p, b->order);
-    memset(b->inst_n, 0, (size_t)p->ninst * sizeof *b->inst_n);
-    for (int t = p->ntasks - 1; t >= 0; t--) {
-        int i = p->task[b->order[t]].instance;
-        b->inst_first[i] = t;
-        b->inst_n[i]++;
-    }
     for (int g = 0; g < e->ngpus; g++) {
         int *ops = realloc(b->ops[g], (size_t)(2 * p->ninst + 1) * sizeof *ops);
         if (!ops)
             return MS_ENOMEM;
         b->ops[g] = ops;
-        b->nops[g] = ms_schedule_ops(p, g, ops);
-        b->next[g] = 0;
     }
+    memcpy(b->job + b->njobs, jobs, (size_t)njobs * sizeof *jobs);
+    b->njobs += njobs;
+    b->ninst = p->ninst;
+    b->ntasks = p->ntasks;
+    derive(e);
+    return MS_OK;
+}
+
+/* Drops what is finished from the running plan before a batch joins it: the instances
+ * destroyed and the tasks ended (ran, or cancelled before they ran). What stays is the
+ * work not yet done, so the plan, its execution state and each stored plan stay bounded
+ * however long the daemon runs. Times stay seconds since plan_t0; what stays keeps its
+ * order and state. On failure (out of memory) nothing changed. */
+static int prune(ms_engine *e, ms_error *err)
+{
+    ei_batch *b = e->batch;
+    const ms_schedule *p = e->plan;
+    if (!b)
+        return MS_OK;
+    ms_schedule *np = ms_schedule_new(&p->gpu, p->gpus, p->algorithm);
+    ms_workload *nw = ms_workload_new();
+    int *id = malloc((size_t)(p->ninst + 1) * sizeof *id);
+    int64_t *job = malloc((size_t)b->cap_jobs * sizeof *job);  /* by the new index */
+    int rc = np && nw && id && job ? MS_OK : ms_error_set(err, MS_ENOMEM, "out of memory");
+    for (int i = 0; !rc && i < p->ninst; i++) {
+        const ms_sched_instance *in = &p->inst[i];
+        id[i] = b->inst_state[i] == BI_GONE
+                    ? -1
+                    : ms_schedule_add_instance(np, in->gpu, in->profile, in->start_slot,
+                                               in->create_start, in->create_end,
+                                               in->destroy_start, in->destroy_end);
+        if (b->inst_state[i] != BI_GONE && id[i] < 0)
+            rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+    }
+    for (int t = 0; !rc && t < p->ntasks; t++) {
+        const ms_sched_task *k = &p->task[t];
+        if (b->task_state[t] == BT_ENDED)
+            continue;
+        const ms_task *w = &e->plan_w->tasks[k->index];
+        job[nw->n] = b->job[k->index];
+        if (ms_schedule_add_task(np, nw->n, id[k->instance], k->start, k->end))
+            rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+        else
+            rc = ms_workload_add(nw, w->name, w->time, NULL, NULL, err);
+    }
+    if (rc) {
+        ms_schedule_free(np);
+        ms_workload_free(nw);
+        free(id);
+        free(job);
+        return rc;
+    }
+    /* The state in place: an instance's or task's new position is never after its old. */
+    for (int i = 0; i < p->ninst; i++) {
+        if (id[i] < 0)
+            continue;
+        int next = 0;  /* its tasks started or skipped that stay */
+        for (int k = 0; k < b->inst_next[i]; k++)
+            next += b->task_state[b->order[b->inst_first[i] + k]] != BT_ENDED;
+        b->inst_state[id[i]] = b->inst_state[i];
+        b->inst_next[id[i]] = next;
+    }
+    int n = 0;
+    for (int t = 0; t < p->ntasks; t++)
+        if (b->task_state[t] != BT_ENDED)
+            b->task_state[n++] = b->task_state[t];
+    /* extend() takes the entries past the plan's end as zero: pending, planned */
+    memset(b->task_state + n, 0, (size_t)(p->ntasks - n) * sizeof *b->task_state);
+    memset(b->inst_state + np->ninst, 0, (size_t)(p->ninst - np->ninst) * sizeof *b->inst_state);
+    memset(b->inst_next + np->ninst, 0, (size_t)(p->ninst - np->ninst) * sizeof *b->inst_next);
+    free(b->job);
+    b->job = job;
+    b->njobs = n;
+    b->ninst = np->ninst;
+    b->ntasks = np->ntasks;
+    b->first_open = 0;
+    ms_schedule_free(e->plan);
+    ms_workload_free(e->plan_w);
+    e->plan = np;
+    e->plan_w = nw;
+    derive(e);
+    free(id);
     return MS_OK;
 }
 
@@ -157,6 +246,8 @@ static int plan_batch(ms_engine *e, ms_error *err)
     if (!e->plan_t0)
         e->plan_t0 = ei_now();
     double now = ei_now() - e->plan_t0;
+    if (!rc)
+        rc = prune(e, err);
     opt.concat = (ms_concat_mode)e->batch_concat;
     if (!rc)
         rc = ms_schedule_join(e->plan, now, s, w, e->plan_w ? e->plan_w->n : 0, &opt, &joint,

@@ -109,7 +109,7 @@ struct ms_engine {
     bool flushing;              /* transitions committed with mu dropped and not yet acted on
                                    (starts or ends): the views wait for them (ei_settle) */
     ei_batch *batch;            /* batch mode: the running plan's execution */
-    ms_schedule *plan;          /* batch mode: every batch planned since open, and */
+    ms_schedule *plan;          /* batch mode: the batches' work not done at the last join, */
     ms_workload *plan_w;        /*   their jobs as its workload */
     double plan_t0;             /* when its time 0 was (seconds since the epoch) */
     double plan_retry;          /* a failed planning is tried again then (monotonic) */

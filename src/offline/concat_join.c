@@ -41,8 +41,8 @@ typedef struct jn_ctx {
     /* per GPU busy intervals of the clock, [a, b) pairs, kept sorted */
     double *busy;
     int *nbusy, cap;
-    /* the running plan's instances still there at `now` (the rest cannot meet the batch:
-     * a long-running plan keeps every batch since it began), with their last task's end */
+    /* the running plan's instances still there at `now` (the rest cannot meet the batch),
+     * with their last task's end */
     int *live, nlive;
     double *last_end;
 } jn_ctx;
