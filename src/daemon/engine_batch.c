@@ -362,7 +362,8 @@ static int task_states(ms_engine *e)
         b->planned[n++] = id;
     }
     b->nplanned = n;
-    qsort(b->planned, (size_t)n, sizeof *b->planned, cmp_id);
+    if (n)  /* planned is NULL until a job is: qsort must not see it */
+        qsort(b->planned, (size_t)n, sizeof *b->planned, cmp_id);
     return MS_OK;
 }
 
