@@ -163,6 +163,10 @@ typedef struct ms_rl_model {
     bool has_train;
     ms_ppo_config ppo;
     bool paper_episodes;
+    /* Process CPU seconds the training has used so far, over every resumed run (header
+     * "cpu_seconds"; files from before it have none: has_cpu false). */
+    bool has_cpu;
+    double cpu_seconds;
 } ms_rl_model;
 
 int ms_model_save(const char *path, const ms_rl_model *m, ms_error *err);
@@ -266,6 +270,10 @@ ms_trainer *ms_trainer_new(const ms_gpu_model *gpu, const ms_train_config *cfg,
 void ms_trainer_free(ms_trainer *t);
 int ms_trainer_iterate(ms_trainer *t, ms_ppo_stats *out, ms_error *err);
 long ms_trainer_steps(const ms_trainer *t);
+/* CPU seconds of the training so far, kept in its checkpoints: the resumed checkpoint's
+ * (0 when it has none) until the caller, who measures the process, sets the total. */
+double ms_trainer_cpu_seconds(const ms_trainer *t);
+void ms_trainer_set_cpu_seconds(ms_trainer *t, double seconds);
 /* A view of the current policy as a model (shares the trainer's memory: do not destroy). */
 void ms_trainer_model(ms_trainer *t, ms_rl_model *view);
 int ms_trainer_save(ms_trainer *t, const char *path, ms_error *err);
