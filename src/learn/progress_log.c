@@ -2,6 +2,7 @@
  * train` (DQN) print on stderr, for learning curves: steps, CPU seconds, p_opt or
  * throughput per line, across resumed runs appended to one log. */
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,9 +77,10 @@ static int progress_line(reader *r, const char *s, double wrapper_cpu)
     const char *p = s + strlen("steps ");
     char *end;
     long total = 0;
+    errno = 0;
     pt.steps = strtol(p, &end, 10);
     if (end == p || pt.steps < 0 || *end != '/' ||
-        (total = strtol(end + 1, &end, 10), total < 1 || (*end && *end != ' ')))
+        (total = strtol(end + 1, &end, 10), total < 1 || (*end && *end != ' ')) || errno)
         return malformed(r, "step count", p);
     double own;
     int rc = field(r, s, "  cpu ", "CPU time", &own);
@@ -103,8 +105,9 @@ static int resume_line(reader *r, const char *s)
 {
     const char *p = strstr(s, " at ");
     char *end;
+    errno = 0;
     long at = p ? strtol(p + 4, &end, 10) : -1;
-    if (!p || end == p + 4 || at < 0)
+    if (!p || end == p + 4 || at < 0 || errno)
         return malformed(r, "resume line", s);
     ms_progress_log *log = r->log;
     while (log->n && log->pts[log->n - 1].steps > at)

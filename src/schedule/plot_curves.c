@@ -50,7 +50,9 @@ static void tick_text(double v, double hi, char *buf, size_t len)
 static void draw_axes(FILE *f, const ms_plot_chart *c, const axis *ax, const axis *ay)
 {
     char t[32];
-    int nx = (int)lround((ax->hi - ax->lo) / ax->step), ny = (int)lround((ay->hi - ay->lo) / ay->step);
+    /* About 6 each; the cap only guards against rounding at extreme magnitudes. */
+    int nx = (int)fmin(lround((ax->hi - ax->lo) / ax->step), 50);
+    int ny = (int)fmin(lround((ay->hi - ay->lo) / ay->step), 50);
     for (int k = 0; k <= nx; k++) {
         double v = ax->lo + k * ax->step, x = px(ax, v);
         tick_text(v, ax->hi, t, sizeof t);

@@ -84,6 +84,9 @@ echo "migsched train: an error" > "$tmp/none.log"
 { ppo 500 1000 1.0 20.00; ppo 250 1000 2.0 19.00; } > "$tmp/bad.log"
 "$bin" plot --curves "$tmp/bad.log" -o "$tmp/x.svg" 2> "$tmp/err"; rc=$?
 [ $rc = 1 ] && grep -q "bad.log:2: steps 250 after 500" "$tmp/err" || fail "steps back: rc $rc"
+ppo 99999999999999999999 1000 1.0 20.00 > "$tmp/bad.log"
+"$bin" plot --curves "$tmp/bad.log" -o "$tmp/x.svg" 2> "$tmp/err"; rc=$?
+[ $rc = 1 ] && grep -q "bad.log:1: malformed step count" "$tmp/err" || fail "step overflow: rc $rc"
 echo "17 cpu=1.x $(ppo 250 1000 1.0 20.00)" > "$tmp/bad.log"
 "$bin" plot --curves "$tmp/bad.log" -o "$tmp/x.svg" 2> "$tmp/err"; rc=$?
 [ $rc = 1 ] && grep -q "bad.log:1: malformed cpu= prefix '1.x'" "$tmp/err" || fail "bad prefix: rc $rc"
