@@ -163,6 +163,10 @@ typedef struct ms_rl_model {
     bool has_train;
     ms_ppo_config ppo;
     bool paper_episodes;
+    /* Process CPU seconds the training has used so far, over every resumed run (header
+     * "cpu_seconds"; files from before it have none: has_cpu false). */
+    bool has_cpu;
+    double cpu_seconds;
 } ms_rl_model;
 
 int ms_model_save(const char *path, const ms_rl_model *m, ms_error *err);
@@ -266,9 +270,39 @@ ms_trainer *ms_trainer_new(const ms_gpu_model *gpu, const ms_train_config *cfg,
 void ms_trainer_free(ms_trainer *t);
 int ms_trainer_iterate(ms_trainer *t, ms_ppo_stats *out, ms_error *err);
 long ms_trainer_steps(const ms_trainer *t);
+/* CPU seconds of the training so far, kept in its checkpoints: the resumed checkpoint's
+ * (0 when it has none) until the caller, who measures the process, sets the total. */
+double ms_trainer_cpu_seconds(const ms_trainer *t);
+void ms_trainer_set_cpu_seconds(ms_trainer *t, double seconds);
 /* A view of the current policy as a model (shares the trainer's memory: do not destroy). */
 void ms_trainer_model(ms_trainer *t, ms_rl_model *view);
 int ms_trainer_save(ms_trainer *t, const char *path, ms_error *err);
+
+/* ---- Training progress logs: the lines `migsched train` and `migsched hier train` print
+ * on stderr ("steps N/TOTAL ... cpu X s ... p_opt P% ..." or "... throughput T on ..."),
+ * each optionally prefixed "UNIXTIME cpu=SECONDS " by a wrapper that logs the process's CPU
+ * time. Other lines are skipped; a "resuming FILE at N steps" line drops the points past N
+ * (lost with their process) and, unless it says ", cpu X s" (the checkpoint carried the
+ * count), continues the CPU axis from the last point. ---- */
+typedef struct ms_progress_point {
+    long steps;
+    double cpu;        /* CPU seconds over the log's runs; NAN when the line has none */
+    double p_opt;      /* PPO lines (%), else NAN */
+    double throughput; /* DQN lines, else NAN */
+    int line;          /* in the log, for messages */
+} ms_progress_point;
+
+typedef struct ms_progress_log {
+    ms_progress_point *pts;
+    int n;
+} ms_progress_log;
+
+/* Fails naming the file and line on a malformed number, steps that go back without a
+ * resume, or a log with no progress line; nothing is kept on error. */
+int ms_progress_log_read(const char *path, ms_progress_log *out, ms_error *err);
+int ms_progress_log_parse(const char *buf, size_t len, const char *source, ms_progress_log *out,
+                          ms_error *err);
+void ms_progress_log_free(ms_progress_log *log);
 
 /* ---- The learned scheduler: greedy (argmax) actions of the policy on w. ---- */
 int ms_rl_schedule(const ms_rl_model *model, const ms_gpu_model *gpu, const ms_workload *w,

@@ -1,5 +1,6 @@
 /* plot.h: schedule drawings (the papers' figures): SVG, and self-contained HTML with
- * hover details. Part of the schedule module (src/schedule/plot_*.c). */
+ * hover details; line charts (learning curves) as SVG. Part of the schedule module
+ * (src/schedule/plot_*.c). */
 #ifndef MIGSCHED_PLOT_H
 #define MIGSCHED_PLOT_H
 
@@ -28,6 +29,27 @@ int ms_plot_html(const ms_schedule *s, const ms_plot_labels *lab, FILE *f, ms_er
  * MS_EINVAL. */
 int ms_plot_write_file(const char *path, const ms_schedule *s, const ms_plot_labels *lab,
                        ms_error *err);
+
+/* ---- Line charts (learning curves): src/schedule/plot_curves.c. ---- */
+typedef struct ms_plot_series {
+    const char *label;   /* in the legend and every point's <title> */
+    const double *x, *y; /* n points, drawn in this order */
+    int n;
+} ms_plot_series;
+
+typedef struct ms_plot_chart {
+    const char *title, *xlabel, *ylabel; /* NULL: none */
+    const char *xname, *yname;           /* short names in the points' <title>s */
+} ms_plot_chart;
+
+/* One polyline (class "curve") per series, a circle per point, round ticks with a grid,
+ * the frame (class "frame"; x from 0 when no x is negative, y over the data's range), axis
+ * labels and a legend; MS_EINVAL on a non-finite point or no point at all. */
+int ms_plot_curves_svg(const ms_plot_chart *c, const ms_plot_series *s, int ns, FILE *f,
+                       ms_error *err);
+/* Writes path (which must end in .svg) all-or-nothing. */
+int ms_plot_curves_write_file(const char *path, const ms_plot_chart *c, const ms_plot_series *s,
+                              int ns, ms_error *err);
 
 /* Labels from the workload the schedule was made for: names and migsched's l_bound. */
 void ms_plot_labels_from_workload(const ms_schedule *s, const ms_workload *w,

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "migsched/io.h"
@@ -80,6 +81,15 @@ int cli_check_outputs(const char *cmd, const char *const *paths, int n)
         ms_output_abort(&o);
     }
     return 0;
+}
+
+double cli_cpu_seconds(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru))
+        return 0;
+    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+           (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
 }
 
 json_t *cli_json_real(double v)

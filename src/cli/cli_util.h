@@ -33,6 +33,9 @@ int cli_stdout_check(const char *cmd);
  * Returns 0, or prints the problem and returns 1. */
 int cli_check_outputs(const char *cmd, const char *const *paths, int n);
 
+/* CPU seconds this process has used so far, user + system, all threads (getrusage). */
+double cli_cpu_seconds(void);
+
 /* A double for JSON: null when it is not finite (JSON has no NaN or infinity). */
 json_t *cli_json_real(double v);
 /* The papers' metrics of a plan as a JSON object (makespan, bounds, rho, p_opt, ...). */

@@ -211,10 +211,11 @@ static int train_loop(ms_hier_trainer *t, const opts *o, const ms_hier_window *w
             return 1;
         }
         fprintf(stderr,
-                "%ssteps %ld/%ld  %.0f s  %.0f steps/s  epsilon %.3f  loss %.5f  mean Q %.4f  "
-                "mean return %.4f (%d episodes)  throughput %.4f on %d test windows "
-                "(optimum %.4f, %.1f%%)\n",
-                tty ? "\r" : "", done, o->steps, el, done / (el > 0 ? el : 1), st.epsilon,
+                "%ssteps %ld/%ld  %.0f s  cpu %.1f s  %.0f steps/s  epsilon %.3f  loss %.5f  "
+                "mean Q %.4f  mean return %.4f (%d episodes)  throughput %.4f on %d test "
+                "windows (optimum %.4f, %.1f%%)\n",
+                tty ? "\r" : "", done, o->steps, el, cli_cpu_seconds(),
+                done / (el > 0 ? el : 1), st.epsilon,
                 st.loss, st.mean_q, ret_n ? ret_sum / ret_n : NAN, ret_n, tp, NEVAL, opt_tp,
                 100 * tp / opt_tp);
         ret_sum = 0;

@@ -1,4 +1,5 @@
-/* cmd_plot.c: `migsched plot`: draws a schedule file as SVG or self-contained HTML. */
+/* cmd_plot.c: `migsched plot`: draws a schedule file as SVG or self-contained HTML (and
+ * hands `--curves` over to cmd_plot_curves.c). */
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
@@ -20,7 +21,10 @@ static void usage(FILE *f)
             "  bound. HTML is one self-contained page with details on hover.\n"
             "  Task names and the lower bound come from the schedule file (its \"name\" and\n"
             "  \"l_bound\" fields) or, with --workload, from the workload.\n"
-            "  --gpu names the model when the schedule's gpu_model is not built in.\n");
+            "  --gpu names the model when the schedule's gpu_model is not built in.\n"
+            "       migsched plot --curves LOG[,LOG...] -o FILE.svg [--x steps|cpu]\n"
+            "                     [--y p_opt|throughput] [--label NAME,...] [--title TEXT]\n"
+            "  Learning curves of training logs (see migsched plot --curves --help).\n");
 }
 
 /* Task names (by input index) and l_bound as the schedule file states them. */
@@ -75,6 +79,9 @@ int cmd_plot(int argc, char **argv)
                                          {"title", required_argument, 0, 't'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--curves") || !strncmp(argv[i], "--curves=", 9))
+            return cmd_plot_curves(argc, argv);
     const char *out = NULL, *wpath = NULL, *gpu_name = NULL, *title = NULL;
     int c;
     optind = 1;

@@ -231,7 +231,13 @@ static int load_resume(const train_opts *o, ms_train_config *c, ms_rl_model *r, 
     c->ppo.nhidden = r->mlp.nhidden;
     c->ppo.separate = r->mlp.separate;
     memcpy(c->ppo.hidden, r->mlp.hidden, sizeof c->ppo.hidden);
-    fprintf(stderr, "resuming %s at %ld steps\n", o->out, r->steps);
+    /* The CPU count goes on from the checkpoint's; `plot --curves` reads this line. */
+    if (r->has_cpu)
+        fprintf(stderr, "resuming %s at %ld steps, cpu %.1f s\n", o->out, r->steps,
+                r->cpu_seconds);
+    else
+        fprintf(stderr, "resuming %s at %ld steps (the checkpoint has no CPU time: counting "
+                        "from 0)\n", o->out, r->steps);
     return 0;
 }
 
@@ -241,8 +247,8 @@ static int train_loop(ms_trainer *t, const train_opts *o, const ms_gpu_model *gp
     ms_error err;
     long every = o->eval_every ? o->eval_every : (o->steps + 9) / 10;
     long next_eval = ms_trainer_steps(t) + every;
-    double t0 = now_s();
-    long s0 = ms_trainer_steps(t), last = s0;
+    double t0 = now_s(), cpu0 = ms_trainer_cpu_seconds(t);
+    long s0 = ms_trainer_steps(t);
     double ret_sum = 0;
     int ret_n = 0;
     while (ms_trainer_steps(t) < o->steps && !stop_requested) {
@@ -265,21 +271,22 @@ static int train_loop(ms_trainer *t, const train_opts *o, const ms_gpu_model *gp
             fprintf(stderr, "migsched train: evaluation: %s\n", err.msg);
             return 1;
         }
+        /* The whole process (evaluations included), over every resumed run. */
+        double cpu = cpu0 + cli_cpu_seconds();
+        ms_trainer_set_cpu_seconds(t, cpu);
         fprintf(stderr,
-                "steps %ld/%ld  %.0f steps/s  mean return %.4f (%d episodes)  entropy %.3f "
-                "(coef %.4f)  kl %.4f  p_opt %.2f%% on %d sets\n",
+                "steps %ld/%ld  %.0f steps/s  cpu %.1f s  mean return %.4f (%d episodes)  "
+                "entropy %.3f (coef %.4f)  kl %.4f  p_opt %.2f%% on %d sets\n",
                 ms_trainer_steps(t), o->steps, (ms_trainer_steps(t) - s0) / (el > 0 ? el : 1),
-                ret_n ? ret_sum / ret_n : NAN, ret_n, st.entropy, st.ent_coef, st.approx_kl,
-                popt, o->eval_sets);
+                cpu, ret_n ? ret_sum / ret_n : NAN, ret_n, st.entropy, st.ent_coef,
+                st.approx_kl, popt, o->eval_sets);
         ret_sum = 0;
         ret_n = 0;
-        last = ms_trainer_steps(t);
         if (ms_trainer_save(t, o->out, &err)) {
             fprintf(stderr, "migsched train: %s\n", err.msg);
             return 1;
         }
     }
-    (void)last;
     return stop_requested ? 130 : 0;
 }
 
@@ -325,6 +332,7 @@ int cmd_train(int argc, char **argv)
         ms_rl_model view;
         ms_trainer_model(t, &view);
         view.has_adam = false;
+        view.has_cpu = false; /* a measured time: the final file stays reproducible */
         if (ms_model_save(o.out, &view, &err)) {
             fprintf(stderr, "migsched train: %s\n", err.msg);
             rc = 1;

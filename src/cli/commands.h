@@ -15,6 +15,8 @@ int cmd_bounds(int argc, char **argv);
 int cmd_generate(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
+/* `plot --curves`: cmd_plot hands its arguments over (cmd_plot_curves.c). */
+int cmd_plot_curves(int argc, char **argv);
 int cmd_experiment(int argc, char **argv);
 int cmd_cosched(int argc, char **argv);
 int cmd_run(int argc, char **argv);

@@ -1,7 +1,8 @@
 /* model.c: PPO policy files (container in model_file.c): a JSON header (architecture,
- * environment, GPU, preset, steps, seed, commit), then the float32 parameters and, in
+ * environment, GPU, preset, steps, seed, commit, CPU seconds), then the float32 parameters and, in
  * checkpoints, Adam's moments. */
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +46,8 @@ static json_t *header_json(const ms_rl_model *m)
                       (double)c->ent_coef[1], (double)c->ent_coef[2], (double)c->ent_coef[3],
                       "paper_episodes", m->paper_episodes));
     }
+    if (h && m->has_cpu)
+        json_object_set_new(h, "cpu_seconds", json_real(m->cpu_seconds));
     return h;
 }
 
@@ -91,7 +94,7 @@ int ms_model_save(const char *path, const ms_rl_model *m, ms_error *err)
 static int parse_header(const char *path, json_t *h, size_t body, ms_rl_model *m,
                         ms_error *err)
 {
-    json_t *hidden = NULL, *train = NULL;
+    json_t *hidden = NULL, *train = NULL, *cpu = NULL;
     const char *enc = NULL, *gpu = NULL, *preset = "", *commit = "", *rng[4] = {0};
     json_int_t steps = 0, seed = 0, adam_t = 0;
     int in = 0, nact = 0, direct = 0, online = 0, useless = 0, adam = 0, separate = 0;
@@ -102,15 +105,21 @@ static int parse_header(const char *path, json_t *h, size_t body, ms_rl_model *m
                                             "(migsched-rl-model/1)", path, format);
     if (json_unpack_ex(h, &je, 0,
                        "{s:{s:i, s:o, s:i, s?b}, s:{s:i, s:i, s:s, s:b, s:b, s:b}, s:s, s?s,"
-                       " s:I, s?s, s:I, s:b, s?I, s?[ssss], s?o}",
+                       " s:I, s?s, s:I, s:b, s?I, s?[ssss], s?o, s?o}",
                        "arch", "in", &in, "hidden", &hidden, "actions", &nact, "separate",
                        &separate, "env", "n_batch",
                        &m->env.n_batch, "levels", &m->env.levels, "encoding", &enc,
                        "direct_reconfig", &direct, "online", &online, "keep_useless", &useless,
                        "gpu", &gpu, "preset", &preset, "steps", &steps, "git_commit", &commit,
                        "seed", &seed, "adam", &adam, "adam_t", &adam_t, "rng", &rng[0], &rng[1],
-                       &rng[2], &rng[3], "train", &train))
+                       &rng[2], &rng[3], "train", &train, "cpu_seconds", &cpu))
         return ms_error_set(err, MS_EINVAL, "%s: header: %s", path, je.text);
+    if (cpu && !(json_is_number(cpu) && json_number_value(cpu) >= 0 &&
+                 isfinite(json_number_value(cpu))))
+        return ms_error_set(err, MS_EINVAL, "%s: header: cpu_seconds must be a number >= 0",
+                            path);
+    m->has_cpu = cpu != NULL;
+    m->cpu_seconds = cpu ? json_number_value(cpu) : 0;
     if (!json_is_array(hidden) || json_array_size(hidden) < 1 ||
         json_array_size(hidden) > MS_MLP_MAX_HIDDEN)
         return ms_error_set(err, MS_EINVAL, "%s: header: arch.hidden must list 1..%d widths",

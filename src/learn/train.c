@@ -23,6 +23,7 @@ struct ms_trainer {
     void **ptrs;
     ms_ppo *ppo;
     char commit[32];  /* of the code that started the training ("" = this build) */
+    double cpu_seconds;
 };
 
 static int slot_reset(void *arg, ms_rng *rng, ms_error *err)
@@ -83,6 +84,7 @@ static int apply_resume(ms_trainer *t, const ms_rl_model *r, ms_error *err)
     }
     ms_ppo_set_steps(t->ppo, r->steps);
     snprintf(t->commit, sizeof t->commit, "%s", r->commit);
+    t->cpu_seconds = r->has_cpu ? r->cpu_seconds : 0;
     if (r->rng.s[0] | r->rng.s[1] | r->rng.s[2] | r->rng.s[3])
         *ms_ppo_rng(t->ppo) = r->rng;
     return MS_OK;
@@ -150,6 +152,10 @@ int ms_trainer_iterate(ms_trainer *t, ms_ppo_stats *out, ms_error *err)
 
 long ms_trainer_steps(const ms_trainer *t) { return ms_ppo_steps(t->ppo); }
 
+double ms_trainer_cpu_seconds(const ms_trainer *t) { return t->cpu_seconds; }
+
+void ms_trainer_set_cpu_seconds(ms_trainer *t, double seconds) { t->cpu_seconds = seconds; }
+
 void ms_trainer_model(ms_trainer *t, ms_rl_model *view)
 {
     memset(view, 0, sizeof *view);
@@ -166,6 +172,8 @@ void ms_trainer_model(ms_trainer *t, ms_rl_model *view)
     view->has_train = true;
     view->ppo = t->cfg.ppo;
     view->paper_episodes = t->cfg.paper_episodes;
+    view->has_cpu = true;
+    view->cpu_seconds = t->cpu_seconds;
 }
 
 int ms_trainer_save(ms_trainer *t, const char *path, ms_error *err)

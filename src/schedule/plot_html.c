@@ -44,7 +44,7 @@ int ms_plot_html(const ms_schedule *s, const ms_plot_labels *lab, FILE *f, ms_er
     return MS_OK;
 }
 
-static bool ends_with(const char *s, const char *suffix)
+bool ms_plot_ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);
     return n >= m && !strcasecmp(s + n - m, suffix);
@@ -53,8 +53,8 @@ static bool ends_with(const char *s, const char *suffix)
 int ms_plot_write_file(const char *path, const ms_schedule *s, const ms_plot_labels *lab,
                        ms_error *err)
 {
-    bool html = ends_with(path, ".html") || ends_with(path, ".htm");
-    if (!html && !ends_with(path, ".svg"))
+    bool html = ms_plot_ends_with(path, ".html") || ms_plot_ends_with(path, ".htm");
+    if (!html && !ms_plot_ends_with(path, ".svg"))
         return ms_error_set(err, MS_EINVAL, "%s: the plot file must end in .svg or .html", path);
     ms_output o;
     int rc = ms_output_open(&o, path, err);

@@ -12,7 +12,7 @@ enum {
     AXIS = 34, LEGEND = 26,
 };
 
-static const char *const PALETTE[] = {
+const char *const ms_plot_palette[MS_PLOT_NCOLOURS] = {
     "#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#edc948", "#76b7b2",
     "#ff9da7", "#9c755f", "#8cd17d", "#a0cbe8", "#ffbe7d", "#d4a6c8",
 };
@@ -150,7 +150,7 @@ static void draw_task(FILE *f, const ms_schedule *s, const ms_plot_labels *lab, 
     snprintf(tip, sizeof tip, "%s (task %d) on %s: %.3f - %.3f s", name, t->index, iname,
              t->start, t->end);
     double x0 = x_of(fr, t->start), x1 = x_of(fr, t->end);
-    box(f, "task", x0, x1, y, h, PALETTE[(t->index < 0 ? 0 : t->index) % 12], tip);
+    box(f, "task", x0, x1, y, h, ms_plot_palette[(t->index < 0 ? 0 : t->index) % MS_PLOT_NCOLOURS], tip);
     /* The name inside the box, clipped to it so narrow boxes stay readable. */
     fprintf(f, "<svg x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\"><text x=\"3\" y=\"%.2f\" "
                "font-size=\"11\" fill=\"#111\" pointer-events=\"none\">",
@@ -159,9 +159,9 @@ static void draw_task(FILE *f, const ms_schedule *s, const ms_plot_labels *lab, 
     fputs("</text></svg>\n", f);
 }
 
-static double nice_step(double span)
+double ms_plot_nice_step(double span, int ticks)
 {
-    double raw = span / 8, p = pow(10, floor(log10(raw))), m = raw / p;
+    double raw = span / ticks, p = pow(10, floor(log10(raw))), m = raw / p;
     return p * (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10);
 }
 
@@ -178,7 +178,7 @@ static void draw_frame(FILE *f, const ms_schedule *s, const frame *fr)
                 LEFT, top + PANEL_HEAD, WIDTH - LEFT - RIGHT, s->gpu.slices * ROW);
     }
     int axis_y = panel_top(s, s->gpus);
-    double step = nice_step(fr->tmax);
+    double step = ms_plot_nice_step(fr->tmax, 8);
     for (double t = 0; t <= fr->tmax + 1e-9; t += step)
         fprintf(f, "<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%d\" stroke=\"#444\"/>"
                    "<text x=\"%.2f\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">%g</text>\n",

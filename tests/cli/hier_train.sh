@@ -14,6 +14,8 @@ small=(--window 6 --cmax 3 --hidden 16,16,8 --batch 8 --replay 200 --learn-start
 grep -q 'steps 150/300' "$dir/log" || fail "no progress line at 150"
 grep -q 'steps 300/300 .*throughput [0-9.]* on 12 test windows (optimum [0-9.]*' "$dir/log" \
     || fail "no final evaluation line"
+grep -Eq '^steps 300/300  [0-9]+ s  cpu [0-9]+\.[0-9] s  [0-9]+ steps/s' "$dir/log" || fail "no cpu field"
+"$bin" plot --curves "$dir/log" --x cpu -o "$dir/c.svg" || fail "plot --curves of the log"
 head -c 8 "$dir/a.bin" | grep -q MSRLMODL || fail "not a model file"
 grep -aq '"format":"migsched-dqn-model/1"' "$dir/a.bin" || fail "not a DQN model"
 grep -aq '"env_kind":"hier"' "$dir/a.bin" || fail "env_kind"

@@ -5,19 +5,56 @@ set -euo pipefail
 bin=$1
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
+# Model files compared, or rewritten, without the header's cpu_seconds: a measured time,
+# the one field a seed does not fix.
+model_py='import json, struct, sys
+def load(p):
+    b = open(p, "rb").read(); n = struct.unpack("<I", b[12:16])[0]
+    h = json.loads(b[16:16 + n]); cpu = h.pop("cpu_seconds", None)
+    return b[:12], h, b[16 + n:], cpu
+if sys.argv[1] == "same":
+    a, b = load(sys.argv[2]), load(sys.argv[3])
+    sys.exit(0 if a[:3] == b[:3] else 1)
+if sys.argv[1] == "cpu":
+    print(load(sys.argv[2])[3]); sys.exit(0)
+m, h, body, _ = load(sys.argv[2])  # "strip": as written before the field existed
+t = json.dumps(h, sort_keys=True, separators=(",", ":")).encode()
+open(sys.argv[2], "wb").write(m + struct.pack("<I", len(t)) + t + body)'
+same_model() { python3 -c "$model_py" same "$1" "$2"; }
 small=(--gpu A30-24GB --preset WIDETIMES --n-batch 4 --levels 7 --hidden 16,16 --envs 4
        --rollout 32 --minibatch 64 --epochs 2 --eval-sets 3 --eval-tasks 8)
-"$bin" train "${small[@]}" --steps 256 --out "$dir/a.bin" --seed 5 2>"$dir/log"
-grep -q 'steps 256/256' "$dir/log"
-grep -q 'p_opt' "$dir/log"
+"$bin" train "${small[@]}" --steps 256 --out "$dir/a.bin" --seed 5 2>"$dir/log0"
+grep -q 'steps 256/256' "$dir/log0"
+grep -q 'p_opt' "$dir/log0"
 head -c 8 "$dir/a.bin" | grep -q MSRLMODL
 # Same seed, same bytes.
 "$bin" train "${small[@]}" --steps 256 --out "$dir/b.bin" --seed 5 2>/dev/null
-cmp -s "$dir/a.bin" "$dir/b.bin" || { echo "FAIL: same seed, different model"; exit 1; }
-# Resume continues to the new total.
+same_model "$dir/a.bin" "$dir/b.bin" || { echo "FAIL: same seed, different model"; exit 1; }
+# Resume continues the step count and the CPU count (the process's, kept in the checkpoint).
+grep -Eq '^steps 256/256  [0-9]+ steps/s  cpu [0-9]+\.[0-9] s  mean return' "$dir/log0" \
+    || { echo "FAIL: no cpu field"; exit 1; }
+cpu0=$(python3 -c "$model_py" cpu "$dir/a.bin")
+cp "$dir/a.bin" "$dir/old.bin"
 "$bin" train "${small[@]}" --steps 512 --out "$dir/a.bin" --seed 5 --resume 2>"$dir/log"
-grep -q 'resuming' "$dir/log"
+grep -q "resuming $dir/a.bin at 256 steps, cpu " "$dir/log" || { echo "FAIL: resume line"; exit 1; }
 grep -q 'steps 512/512' "$dir/log"
+python3 - "$cpu0" "$(python3 -c "$model_py" cpu "$dir/a.bin")" "$dir/log" <<'PY'
+import re, sys
+before, after = float(sys.argv[1]), float(sys.argv[2])
+cpus = [float(c) for c in re.findall(r"  cpu ([0-9.]+) s", open(sys.argv[3]).read())]
+assert before > 0 and cpus and all(c >= round(before, 1) for c in cpus), (before, cpus)
+assert after >= before and abs(after - cpus[-1]) < 0.051, (before, after, cpus)
+PY
+# A checkpoint from before the field resumes with a note, counting CPU from 0.
+python3 -c "$model_py" strip "$dir/old.bin"
+"$bin" train "${small[@]}" --steps 384 --out "$dir/old.bin" --seed 5 --resume 2>"$dir/log"
+grep -q "at 256 steps (the checkpoint has no CPU time: counting from 0)" "$dir/log" \
+    || { echo "FAIL: old checkpoint note"; exit 1; }
+grep -q 'steps 384/384' "$dir/log"
+# The logs draw as learning curves against CPU (plot --curves reads train's own lines).
+cat "$dir/log0" "$dir/log" > "$dir/both.log"
+"$bin" plot --curves "$dir/both.log" --x cpu -o "$dir/c.svg"
+grep -c '<polyline class="curve"' "$dir/c.svg" | grep -qx 1 || { echo "FAIL: curve"; exit 1; }
 # The trained policy schedules through `migsched schedule --algo rl` (validated there),
 # offline and online, and refuses a GPU it was not trained for.
 sample="$2/data/rodinia_a30_8tasks.csv"
@@ -37,7 +74,7 @@ grep -q 'coef 0.0000' "$dir/log"
 head -c 400 "$dir/p.bin" | grep -aq '"separate":true'
 "$bin" train "${small[@]}" --steps 256 --out "$dir/q.bin" --paper-ppo --minibatch 32 \
     --paper-episodes 2>/dev/null
-cmp -s "$dir/p.bin" "$dir/q.bin" || { echo "FAIL: paper settings not reproducible"; exit 1; }
+same_model "$dir/p.bin" "$dir/q.bin" || { echo "FAIL: paper settings not reproducible"; exit 1; }
 [ "$(stat -c %s "$dir/p.bin")" -gt "$(stat -c %s "$dir/b.bin")" ] || { echo "FAIL: separate size"; exit 1; }
 cp "$dir/p.bin" "$dir/p2.bin"
 "$bin" train "${small[@]}" --steps 384 --out "$dir/p.bin" --resume --paper-episodes \
@@ -45,7 +82,7 @@ cp "$dir/p.bin" "$dir/p2.bin"
 grep -q 'steps 384/384' "$dir/log"
 # The checkpoint holds its training settings: resuming without the options is the same run.
 "$bin" train "${small[@]}" --steps 384 --out "$dir/p2.bin" --resume 2>/dev/null
-cmp -s "$dir/p.bin" "$dir/p2.bin" || { echo "FAIL: resume lost the training settings"; exit 1; }
+same_model "$dir/p.bin" "$dir/p2.bin" || { echo "FAIL: resume lost the training settings"; exit 1; }
 "$bin" schedule "$sample" --gpu A30-24GB --algo rl --model "$dir/p.bin" --json > "$dir/s.json"
 "$bin" validate "$dir/s.json" --workload "$sample" --gpu A30-24GB | grep -q "^valid"
 set +e
@@ -58,6 +95,9 @@ set -e
 # Slim files hold no optimiser state and are smaller.
 "$bin" train "${small[@]}" --steps 128 --out "$dir/s.bin" --slim 2>/dev/null
 [ "$(stat -c %s "$dir/s.bin")" -lt "$(stat -c %s "$dir/b.bin")" ] || { echo "FAIL: slim"; exit 1; }
+# and no measured CPU time: the same bytes for the same seed.
+"$bin" train "${small[@]}" --steps 128 --out "$dir/s2.bin" --slim 2>/dev/null
+cmp -s "$dir/s.bin" "$dir/s2.bin" || { echo "FAIL: slim files differ"; exit 1; }
 # Usage errors exit 2; a bad checkpoint is named and exits 1.
 set +e
 "$bin" train --preset WIDETIMES --out "$dir/x.bin" 2>/dev/null; [ $? = 2 ] || { echo "FAIL: missing --steps"; exit 1; }
