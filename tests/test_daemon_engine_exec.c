@@ -322,6 +322,18 @@ static void crash_in_destroy(fixture *f, const char *fault, const char *profile)
     assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 }
 
+/* The recovering engine: a job of `profile` runs, then a clean stop; `done` jobs done in
+ * all (each once). */
+static void recover_and_run(fixture *f, const char *profile, size_t done)
+{
+    char sizing[64];
+    snprintf(sizing, sizeof sizing, "\"profile\": \"%s\", \"seconds\": 1", profile);
+    open_engine(f);
+    wait_state(f, submit_ok(f, sizing, NULL), "done");
+    stop_engine(f);
+    check_all_done(f, done);
+}
+
 /* Crashed at `fault`, inside the destroy of our instance, leaving `left` GPU instances
  * (`with_ci` of them still with their compute instance): the recovery finishes our
  * destroy, so a job that needs the whole GPU runs, and nothing of ours is left or open in
@@ -335,10 +347,7 @@ static void recover_from(void **state, const char *fault, int left, bool with_ci
     if (left)
         assert_int_equal(list[0].uuid[0] != '\0', with_ci);
     assert_int_equal(open_records(f, MS_JOURNAL_DESTROYING), 1);
-    open_engine(f);
-    wait_state(f, submit_ok(f, "\"profile\": \"4g.24gb\", \"seconds\": 1", NULL), "done");
-    stop_engine(f);
-    check_all_done(f, 2);
+    recover_and_run(f, "4g.24gb", 2);
     assert_int_equal(device_instances(list), 0);
     check_no_instance_left(f);
     assert_int_equal(open_records(f, MS_JOURNAL_DESTROYING), 0);
@@ -391,10 +400,7 @@ static void stranger_after(void **state, const char *fault)
     ms_backend_close(b);
     assert_int_equal(theirs.gi_id, 1);  /* the id the driver gave ours (the first) */
     assert_int_equal(theirs.start_slot, ours);
-    open_engine(f);
-    wait_state(f, submit_ok(f, "\"profile\": \"2g.12gb\", \"seconds\": 1", NULL), "done");
-    stop_engine(f);
-    check_all_done(f, 2);
+    recover_and_run(f, "2g.12gb", 2);
     assert_int_equal(device_instances(list), 1);
     assert_true(ms_mig_same_instance(&theirs, &list[0]));
     assert_int_equal(open_records(f, MS_JOURNAL_DESTROYING), 0);
@@ -440,10 +446,7 @@ static void test_stranger_of_another_profile(void **state)
     assert_int_equal(device_instances(list), 2);
     assert_false(list[0].uuid[0]);
     theirs = list[0];
-    open_engine(f);
-    wait_state(f, submit_ok(f, "\"profile\": \"1g.10gb\", \"seconds\": 1", NULL), "done");
-    stop_engine(f);
-    check_all_done(f, 2);
+    recover_and_run(f, "1g.10gb", 2);
     assert_int_equal(device_instances(list), 2);
     assert_true(ms_mig_same_instance(&theirs, &list[0]));
     assert_true(ms_mig_same_instance(&other, &list[1]));
