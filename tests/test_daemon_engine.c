@@ -2,7 +2,8 @@
  * runs exactly once with a legal history and never two at once on overlapping slots;
  * jobs with per-size times; cancel (queued, running, ended, unknown); the queue limit;
  * stop under wait and requeue; recovery after the process is SIGKILLed mid-run; group-
- * committed submissions from concurrent threads; the GPU view and metrics. */
+ * committed submissions from concurrent threads; the GPU view and metrics; a Slurm
+ * allocation's instance through restarts. */
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -236,6 +237,65 @@ static void test_crash_recovery(void **state)
         retried += jobs[i].attempts > 1;
     ms_store_free_jobs(jobs, got);
     assert_true(retried > 0);
+}
+
+static const char *alloc_text(ms_engine *e, int64_t slurm_id, const char *field, char *buf,
+                              size_t len)
+{
+    json_t *a;
+    ms_error err = {0};
+    assert_int_equal(ms_engine_alloc_get(e, slurm_id, &a, &err), MS_ENGINE_OK);
+    snprintf(buf, len, "%s", json_string_value(json_object_get(a, field)));
+    json_decref(a);
+    return buf;
+}
+
+/* A Slurm allocation held through two restarts of a sim engine: nothing survives a sim
+ * process, so its instance is made again, and the sim numbers its MIG UUIDs afresh in each
+ * process: here the allocation's was the second instance made, its remake the first, so
+ * the UUID differs from the one the job keeps (the one it was told). The engine owns the
+ * instance by what the backend made (the GPU view shows it), not by the job's UUID: once
+ * released, the stop destroys it and the store has no instance left live. */
+static void test_sim_allocation_restart(void **state)
+{
+    fixture *f = *state;
+    configure(f, "sim", "gpu", "A100-40GB", "gpus", "1", NULL);
+    open_engine(f);
+    wait_state(f, submit_ok(f, "\"profile\": \"1g.10gb\", \"seconds\": 1", NULL), "done");
+    const char *text = "{\"name\": \"a\", \"slurm_job_id\": 77, \"profile\": \"3g.20gb\"}";
+    ms_job_spec s;
+    json_t *a;
+    ms_error e = {0};
+    assert_int_equal(ms_job_spec_parse(text, strlen(text), &f->c.model, &s, &e), MS_OK);
+    assert_int_equal(ms_engine_alloc_step(f->e, &s, 0, &a, &e), MS_ENGINE_OK);
+    json_decref(a);
+    wait_count(f->e, MS_JOB_RUNNING, 1);
+    char told[96], now[96];
+    alloc_text(f->e, 77, "mig_uuid", told, sizeof told);
+    for (int r = 0; r < 2; r++) {
+        stop_engine(f);
+        open_engine(f);
+    }
+    assert_string_equal(alloc_text(f->e, 77, "state", now, sizeof now), "running");
+    assert_string_equal(alloc_text(f->e, 77, "mig_uuid", now, sizeof now), told);
+    json_t *gpus;
+    assert_int_equal(ms_engine_gpus(f->e, &gpus, &e), MS_ENGINE_OK);
+    json_t *insts = json_object_get(json_array_get(json_object_get(gpus, "gpus"), 0), "instances");
+    assert_int_equal(json_array_size(insts), 1);
+    const char *held = json_string_value(json_object_get(json_array_get(insts, 0), "mig_uuid"));
+    assert_non_null(held);
+    assert_string_not_equal(held, told);
+    json_decref(gpus);
+    assert_int_equal(ms_engine_alloc_release(f->e, 77, -1, &a, &e), MS_ENGINE_OK);
+    json_decref(a);
+    ms_engine_metrics m;
+    assert_int_equal(ms_engine_metrics_snapshot(f->e, &m, &e), MS_ENGINE_OK);
+    uint64_t destroyed = m.destructions_total;
+    assert_int_equal(ms_engine_stop(f->e, &e), MS_OK);
+    assert_int_equal(ms_engine_metrics_snapshot(f->e, &m, &e), MS_ENGINE_OK);
+    assert_int_equal(m.destructions_total, destroyed + 1);
+    stop_engine(f);
+    check_no_instance_left(f);
 }
 
 typedef struct submitter {
@@ -505,6 +565,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_batch_period, setup, teardown),
         cmocka_unit_test_setup_teardown(test_batch_overlap, setup, teardown),
         cmocka_unit_test_setup_teardown(test_batch_prune, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sim_allocation_restart, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

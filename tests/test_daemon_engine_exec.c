@@ -3,8 +3,10 @@
  * exit statuses and log files, no instance left after a clean stop, a foreign instance
  * never touched, cancel of a process that ignores SIGTERM (SIGKILL after the grace), and
  * recovery after the engine's process is SIGKILLed with jobs running: the old processes
- * are stopped, their instances destroyed (one left without its compute instance too), every
- * job completes exactly once. */
+ * are stopped, their instances destroyed, every job completes exactly once; a crash at each
+ * point of a destroy (journalled "destroying") recovered, a stranger's instance made at our
+ * old id and slots after it left alone, and an instance that lost its compute instance
+ * with no destroy of ours under way left alone too. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -38,8 +40,8 @@ static void configure_nvml(fixture *f, const char *grace)
 {
     char logs[400];
     snprintf(logs, sizeof logs, "%s/logs", f->dir);
-    configure(f, "nvml", "devices", "0", "gpu", "A30-24GB", "log-dir", logs, "stop-grace",
-              grace, NULL);
+    configure(f, "nvml", "devices", "0", "gpu", getenv("FAKE_NVML_GPU"), "log-dir", logs,
+              "stop-grace", grace, NULL);
 }
 
 /* The device's instances as a fresh process would see them. */
@@ -247,37 +249,228 @@ static void test_crash_recovery(void **state)
     check_no_instance_left(f);
 }
 
-/* Killed inside a destroy, after its compute instances went and before the GPU instance:
- * the recovery knows the instance by its recorded id and slots and destroys it, so a job
- * that needs the whole GPU runs (counted foreign, it would wait for ever). */
-static void test_crash_inside_destroy(void **state)
+/* Removes GPU instance gi's compute instance from the fake's state file, as a destroy of
+ * it would (or a tool removing it). */
+static void drop_compute_instance(const fixture *f, unsigned gi)
 {
-    fixture *f = *state;
-    crash(f);
     char path[400], *text;
     size_t len;
     ms_error e = {0};
     snprintf(path, sizeof path, "%s/nvml-state", f->dir);
     assert_int_equal(ms_read_file(path, &text, &len, &e), MS_OK);
-    char *ci = strstr(text, "\nci "), *end = ci ? strchr(ci + 1, '\n') : NULL;
+    char line[32];
+    snprintf(line, sizeof line, "\nci 0 %u ", gi);
+    char *ci = strstr(text, line), *end = ci ? strchr(ci + 1, '\n') : NULL;
     assert_non_null(end);
-    memmove(ci, end, strlen(end) + 1);  /* the first instance's compute instance destroyed */
+    memmove(ci, end, strlen(end) + 1);
     FILE *out = fopen(path, "w");
     assert_non_null(out);
     fputs(text, out);
     fclose(out);
     free(text);
+}
+
+/* The journal's records still open after replay, of one kind (*start: the last one's start
+ * slot, when not NULL). */
+static int open_records_at(const fixture *f, ms_journal_kind kind, int *start)
+{
+    char path[512], *text;
+    size_t len;
+    ms_error e = {0};
+    assert_int_equal(ms_default_run_path((const int[]){0}, 1, ".journal", path, sizeof path, &e),
+                     MS_OK);
+    assert_int_equal(ms_read_file(path, &text, &len, &e), MS_OK);
+    ms_journal_state *st = malloc(sizeof *st);
+    assert_non_null(st);
+    assert_int_equal(ms_journal_parse(text, len, path, st, &e), MS_OK);
+    int n = 0;
+    for (int i = 0; i < st->n; i++)
+        if (st->rec[i].kind == kind) {
+            n++;
+            if (start)
+                *start = st->rec[i].start;
+        }
+    free(st);
+    free(text);
+    return n;
+}
+
+static int open_records(const fixture *f, ms_journal_kind kind)
+{
+    return open_records_at(f, kind, NULL);
+}
+
+/* An engine process that ran one job on a 2g.12gb instance, left idle, and is SIGKILLed
+ * at the stop's destroy of it by the fake NVML's `fault` (FAKE_NVML_FAIL). */
+static void crash_in_destroy(fixture *f, const char *fault, const char *profile)
+{
+    configure_nvml(f, "5");
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        setenv("FAKE_NVML_FAIL", fault, 1);
+        open_engine(f);
+        char sizing[64];
+        snprintf(sizing, sizeof sizing, "\"profile\": \"%s\", \"seconds\": 1", profile);
+        wait_state(f, submit_ok(f, sizing, NULL), "done");
+        ms_error e = {0};
+        ms_engine_stop(f->e, &e);
+        _exit(2);  /* the fault never came */
+    }
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+}
+
+/* The recovering engine: a job of `profile` runs, then a clean stop; `done` jobs done in
+ * all (each once). */
+static void recover_and_run(fixture *f, const char *profile, size_t done)
+{
+    char sizing[64];
+    snprintf(sizing, sizeof sizing, "\"profile\": \"%s\", \"seconds\": 1", profile);
+    open_engine(f);
+    wait_state(f, submit_ok(f, sizing, NULL), "done");
+    stop_engine(f);
+    check_all_done(f, done);
+}
+
+/* Crashed at `fault`, inside the destroy of our instance, leaving `left` GPU instances
+ * (`with_ci` of them still with their compute instance): the recovery finishes our
+ * destroy, so a job that needs the whole GPU runs, and nothing of ours is left or open in
+ * the journal after the stop. */
+static void recover_from(void **state, const char *fault, int left, bool with_ci)
+{
+    fixture *f = *state;
+    crash_in_destroy(f, fault, "2g.12gb");
+    ms_mig_instance list[MS_MAX_MIG];
+    assert_int_equal(device_instances(list), left);
+    if (left)
+        assert_int_equal(list[0].uuid[0] != '\0', with_ci);
+    assert_int_equal(open_records(f, MS_JOURNAL_DESTROYING), 1);
+    recover_and_run(f, "4g.24gb", 2);
+    assert_int_equal(device_instances(list), 0);
+    check_no_instance_left(f);
+    assert_int_equal(open_records(f, MS_JOURNAL_DESTROYING), 0);
+    assert_int_equal(open_records(f, MS_JOURNAL_CREATED), 0);
+}
+
+/* The "destroying" record is written; the compute instance is still there. */
+static void test_crash_before_ci_destroy(void **state)
+{
+    recover_from(state, "nvmlComputeInstanceDestroy:1:kill", 1, true);
+}
+
+/* The compute instance is gone, the GPU instance not: the two points between the steps. */
+static void test_crash_after_ci_destroy(void **state)
+{
+    recover_from(state, "nvmlComputeInstanceDestroy:1:killafter", 1, false);
+}
+
+static void test_crash_before_gi_destroy(void **state)
+{
+    recover_from(state, "nvmlGpuInstanceDestroy:1:kill", 1, false);
+}
+
+/* Both gone, "destroyed" not written: the record is settled, nothing destroyed. */
+static void test_crash_after_gi_destroy(void **state)
+{
+    recover_from(state, "nvmlGpuInstanceDestroy:1:killafter", 0, false);
+}
+
+/* After a crash at `fault`, someone else removes what is at our instance's place and makes
+ * their own there, as any tool does (a GPU instance with its compute instance: a new MIG
+ * UUID), which gets our old id: the recovery leaves it alone and records it foreign; a job
+ * runs beside it; it is the only instance left after the stop. */
+static void stranger_after(void **state, const char *fault)
+{
+    fixture *f = *state;
+    crash_in_destroy(f, fault, "2g.12gb");
+    int ours = -1;
+    assert_int_equal(open_records_at(f, MS_JOURNAL_DESTROYING, &ours), 1);
+    ms_mig_instance list[MS_MAX_MIG], theirs;
+    ms_backend *b;
+    ms_error e = {0};
+    assert_int_equal(ms_backend_open("nvml", 0, NULL, NULL, &b, &e), MS_OK);
+    int n;
+    assert_int_equal(ms_backend_list(b, list, &n, &e), MS_OK);
+    for (int i = 0; i < n; i++)
+        assert_int_equal(ms_backend_destroy(b, list[i].gi_id, &e), MS_OK);
+    ms_placement at = {ms_gpu_profile_by_name(ms_backend_model(b), "2g.12gb"), ours};
+    assert_int_equal(ms_backend_create(b, at, &theirs, &e), MS_OK);
+    ms_backend_close(b);
+    assert_int_equal(theirs.gi_id, 1);  /* the id the driver gave ours (the first) */
+    assert_int_equal(theirs.start_slot, ours);
+    recover_and_run(f, "2g.12gb", 2);
+    assert_int_equal(device_instances(list), 1);
+    assert_true(ms_mig_same_instance(&theirs, &list[0]));
+    assert_int_equal(open_records(f, MS_JOURNAL_DESTROYING), 0);
+    assert_int_equal(open_records(f, MS_JOURNAL_CREATED), 0);
+}
+
+static void test_stranger_after_crash_between_destroys(void **state)
+{
+    stranger_after(state, "nvmlGpuInstanceDestroy:1:kill");
+}
+
+static void test_stranger_after_crash_after_destroys(void **state)
+{
+    stranger_after(state, "nvmlGpuInstanceDestroy:1:killafter");
+}
+
+/* After a crash between the destroys of our 1g.10gb instance (A100-40GB), someone else
+ * makes a 2g.10gb GPU instance at our id and slots, with no compute instance yet: only the
+ * "destroying" record's profile tells it from our remains. Left alone; a job runs beside. */
+static void test_stranger_of_another_profile(void **state)
+{
+    fixture *f = *state;
+    setenv("FAKE_NVML_GPU", "A100-40GB", 1);
+    ms_backend *b;
+    ms_error e = {0};
+    ms_mig_instance other, theirs, list[MS_MAX_MIG];
+    assert_int_equal(ms_backend_open("nvml", 0, NULL, NULL, &b, &e), MS_OK);
+    const ms_gpu_model *m = ms_backend_model(b);
+    /* Someone's instance on slots 6-7 steers ours to where a 2g.10gb fits too. */
+    assert_int_equal(ms_backend_create(b, (ms_placement){ms_gpu_profile_by_name(m, "1g.10gb"), 6},
+                                       &other, &e), MS_OK);
+    crash_in_destroy(f, "nvmlGpuInstanceDestroy:1:kill", "1g.10gb");
+    assert_int_equal(device_instances(list), 2);
+    const ms_mig_instance ours = list[0];
+    assert_false(ours.uuid[0]);
+    assert_true(ours.start_slot < 6);
+    assert_int_equal(ms_backend_destroy(b, ours.gi_id, &e), MS_OK);
+    ms_placement at = {ms_gpu_profile_by_name(m, "2g.10gb"), ours.start_slot};
+    assert_int_equal(ms_backend_create(b, at, &theirs, &e), MS_OK);
+    ms_backend_close(b);
+    assert_int_equal(theirs.gi_id, ours.gi_id);
+    drop_compute_instance(f, theirs.gi_id);
+    assert_int_equal(device_instances(list), 2);
+    assert_false(list[0].uuid[0]);
+    theirs = list[0];
+    recover_and_run(f, "1g.10gb", 2);
+    assert_int_equal(device_instances(list), 2);
+    assert_true(ms_mig_same_instance(&theirs, &list[0]));
+    assert_true(ms_mig_same_instance(&other, &list[1]));
+}
+
+/* A GPU instance at a recorded id and slots that lost its compute instance with no destroy
+ * of ours under way (here removed by hand after a crash with jobs running) cannot be told
+ * from someone else's new one: it is left alone, the other instance is destroyed, every
+ * job completes. */
+static void test_lost_compute_instance_left_alone(void **state)
+{
+    fixture *f = *state;
+    crash(f);
+    drop_compute_instance(f, 1);
     ms_mig_instance list[MS_MAX_MIG];
     assert_int_equal(device_instances(list), 2);
-    assert_true(!list[0].uuid[0] || !list[1].uuid[0]);
+    ms_mig_instance lone = list[0].uuid[0] ? list[1] : list[0];
+    assert_false(lone.uuid[0]);
     open_engine(f);
     wait_count(f->e, MS_JOB_DONE, 2);
-    int64_t whole = submit_cmd_ok(f, "[\"true\"]", "\"profile\": \"4g.24gb\", \"seconds\": 1",
-                                  NULL);
-    wait_state(f, whole, "done");
     stop_engine(f);
-    check_all_done(f, 3);
-    assert_int_equal(device_instances(list), 0);
+    check_all_done(f, 2);
+    assert_int_equal(device_instances(list), 1);
+    assert_true(ms_mig_same_instance(&lone, &list[0]));
 }
 
 int main(void)
@@ -287,7 +480,17 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_foreign_untouched, setup_nvml, teardown),
         cmocka_unit_test_setup_teardown(test_cancel_kills, setup_nvml, teardown),
         cmocka_unit_test_setup_teardown(test_crash_recovery, setup_nvml, teardown),
-        cmocka_unit_test_setup_teardown(test_crash_inside_destroy, setup_nvml, teardown),
+        cmocka_unit_test_setup_teardown(test_crash_before_ci_destroy, setup_nvml, teardown),
+        cmocka_unit_test_setup_teardown(test_crash_after_ci_destroy, setup_nvml, teardown),
+        cmocka_unit_test_setup_teardown(test_crash_before_gi_destroy, setup_nvml, teardown),
+        cmocka_unit_test_setup_teardown(test_crash_after_gi_destroy, setup_nvml, teardown),
+        cmocka_unit_test_setup_teardown(test_stranger_after_crash_between_destroys, setup_nvml,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_stranger_after_crash_after_destroys, setup_nvml,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_stranger_of_another_profile, setup_nvml, teardown),
+        cmocka_unit_test_setup_teardown(test_lost_compute_instance_left_alone, setup_nvml,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

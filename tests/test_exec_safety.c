@@ -1,10 +1,13 @@
 /* test_exec_safety.c: the executor's ownership API that `migsched run` and the daemon
  * share: the per-GPU lock, instance identity (a reused GPU-instance id is not the same
- * instance), and the journal writer and reader (durable or refused; impossible records
- * rejected with their line). */
+ * instance), the journal writer and reader (durable or refused; impossible records
+ * rejected with their line), what open records claim, and `run --cleanup` after a crash
+ * between the two steps of a destroy. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "migsched/exec.h"
@@ -24,6 +27,7 @@ static int setup(void **unused)
     setenv("FAKE_NVML_GPU", "A30-24GB", 1);
     setenv("FAKE_NVML_GPUS", "1", 1);
     setenv("MIGSCHED_RUNTIME_DIR", dir, 1);
+    setenv("MIGSCHED_NVML_LIBRARY", FAKE_LIB, 1);
     unsetenv("FAKE_NVML_FAIL");
     return 0;
 }
@@ -70,13 +74,13 @@ static void test_reused_id_is_not_ours(void **unused)
     assert_int_equal(ms_backend_create(b, (ms_placement){0, 2}, &theirs, &err), MS_OK);
     assert_int_equal(theirs.gi_id, ours.gi_id);
     assert_false(ms_mig_same_instance(&ours, &theirs));
-    assert_int_equal(ms_backend_destroy_owned(b, &ours, &err), MS_ECHANGED);
+    assert_int_equal(ms_backend_destroy_owned(b, NULL, &ours, &err), MS_ECHANGED);
     assert_non_null(strstr(err.msg, "no longer the one migsched created"));
     int n = 0;
     assert_int_equal(ms_backend_list(b, list, &n, &err), MS_OK);
     assert_int_equal(n, 1);
-    assert_int_equal(ms_backend_destroy_owned(b, &theirs, &err), MS_OK);  /* the owner may */
-    assert_int_equal(ms_backend_destroy_owned(b, &theirs, &err), MS_ECHANGED);  /* gone */
+    assert_int_equal(ms_backend_destroy_owned(b, NULL, &theirs, &err), MS_OK);  /* the owner may */
+    assert_int_equal(ms_backend_destroy_owned(b, NULL, &theirs, &err), MS_ECHANGED);  /* gone */
     ms_backend_close(b);
 }
 
@@ -110,7 +114,7 @@ static void test_journal_round_trip(void **unused)
     assert_false(st->finished);
     assert_int_equal(st->ndev, 1);
     assert_string_equal(st->dev[0].uuid, "GPU-x");
-    int kinds[4] = {0};
+    int kinds[5] = {0};
     for (int i = 0; i < st->n; i++)
         kinds[st->rec[i].kind]++;
     assert_int_equal(kinds[MS_JOURNAL_CREATED], 1);  /* its "begin" is closed by "created" */
@@ -149,6 +153,173 @@ static void test_journal_rejects_impossible_records(void **unused)
     reject_n(nul, sizeof nul - 1, "j:2: NUL");
 }
 
+static ms_claim claim_text(const char *text, const ms_mig_instance *now)
+{
+    ms_journal_state *st = malloc(sizeof *st);
+    ms_error err;
+    if (ms_journal_parse(text, strlen(text), "j", st, &err))
+        fail_msg("%s", err.msg);
+    const ms_journal_rec *why;
+    ms_claim c = ms_journal_claim(st, 0, ms_gpu_builtin("A100-40GB"), now, &why);
+    assert_true((c == MS_CLAIM_NONE) == (why == NULL));
+    free(st);
+    return c;
+}
+
+/* What open records claim (A100-40GB, where 1g.10gb and 2g.10gb share slots 0-1): a
+ * "destroying" record claims its instance and its remains with no compute instance and the
+ * same profile, nothing else at its id; a "created" record only its very instance, and an
+ * instance there without a MIG device is unproven; a "destroyed" ends both. */
+static void test_journal_claims(void **unused)
+{
+    const ms_gpu_model *m = ms_gpu_builtin("A100-40GB");
+    int p1 = ms_gpu_profile_by_name(m, "1g.10gb"), p2 = ms_gpu_profile_by_name(m, "2g.10gb");
+    const char *j = "run nvml A100-40GB 1 1\ncreated 0 3 0 2 MIG-a\n"
+                    "destroying 0 3 0 2 1g.10gb 0 MIG-a\ncreated 0 5 4 2 MIG-b\n";
+    ms_mig_instance whole = {.gi_id = 3, .nci = 1, .profile = p1, .start_slot = 0,
+                             .size_slots = 2, .uuid = "MIG-a"};
+    ms_mig_instance bare = whole;
+    bare.nci = 0;
+    bare.uuid[0] = '\0';
+    assert_int_equal(claim_text(j, &whole), MS_CLAIM_OURS);
+    assert_int_equal(claim_text(j, &bare), MS_CLAIM_OURS);
+    ms_mig_instance x = bare;
+    x.profile = p2;  /* another profile on the same slots */
+    assert_int_equal(claim_text(j, &x), MS_CLAIM_STRANGER);
+    x = whole;
+    snprintf(x.uuid, sizeof x.uuid, "MIG-z");  /* someone's compute instance */
+    assert_int_equal(claim_text(j, &x), MS_CLAIM_STRANGER);
+    x = whole;
+    x.ci_id = 1;
+    assert_int_equal(claim_text(j, &x), MS_CLAIM_STRANGER);
+    x = bare;
+    x.start_slot = 2;
+    assert_int_equal(claim_text(j, &x), MS_CLAIM_STRANGER);
+    ms_mig_instance five = {.gi_id = 5, .nci = 1, .profile = p2, .start_slot = 4,
+                            .size_slots = 2, .uuid = "MIG-b"};
+    assert_int_equal(claim_text(j, &five), MS_CLAIM_OURS);
+    five.nci = 0;
+    five.uuid[0] = '\0';
+    assert_int_equal(claim_text(j, &five), MS_CLAIM_UNPROVEN);
+    snprintf(five.uuid, sizeof five.uuid, "MIG-c");
+    assert_int_equal(claim_text(j, &five), MS_CLAIM_STRANGER);
+    five.gi_id = 7;
+    assert_int_equal(claim_text(j, &five), MS_CLAIM_NONE);
+    char ended[256];
+    snprintf(ended, sizeof ended, "%sdestroyed 0 3\n", j);
+    assert_int_equal(claim_text(ended, &bare), MS_CLAIM_NONE);
+    reject("run nvml A100-40GB 1 1\ndestroying 0 3 0 2 3g.20gb 0 MIG-a\n", "j:2: 'destroying': the profile");
+    reject("run nvml A100-40GB 1 1\ndestroying 0 3 1 2 1g.10gb - -\n", "j:2: 'destroying': the profile");
+    reject("run nvml A100-40GB 1 1\ndestroying 0 3 0 2 1g.10gb -1 -\n", "j:2: 'destroying' needs");
+    reject("run nvml A100-40GB 1 1\ndestroying 0 3 0 2 1g.10gb 0\n", "j:2: 'destroying' needs");
+}
+
+/* A run (a child process) journals an instance it creates and is killed at `fault` (the
+ * fake NVML's) inside its destroy, with "destroying" written if `record`. */
+static void crash_in_destroy(const char *journal, const char *fault, bool record)
+{
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        ms_backend *b;
+        ms_journal *j;
+        ms_mig_instance mi;
+        ms_error err;
+        if (ms_backend_open("nvml", 0, NULL, NULL, &b, &err) ||
+            ms_journal_open(journal, "nvml", "A30-24GB", &j, &err) ||
+            ms_journal_device(j, 0, ms_backend_gpu_uuid(b), &err) ||
+            ms_journal_create_begin(j, 0, 0, 2, &err) ||
+            ms_backend_create(b, (ms_placement){ms_gpu_profile_by_name(ms_backend_model(b),
+                                                                       "2g.12gb"), 0},
+                              &mi, &err) ||
+            ms_journal_created(j, 0, &mi, &err))
+            _exit(1);
+        setenv("FAKE_NVML_FAIL", fault, 1);
+        ms_backend_destroy_owned(b, record ? j : NULL, &mi, &err);
+        _exit(2);
+    }
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+}
+
+static int list_device(ms_mig_instance list[MS_MAX_MIG])
+{
+    ms_backend *b;
+    ms_error err;
+    int n;
+    assert_int_equal(ms_backend_open("nvml", 0, NULL, NULL, &b, &err), MS_OK);
+    assert_int_equal(ms_backend_list(b, list, &n, &err), MS_OK);
+    ms_backend_close(b);
+    return n;
+}
+
+static void cleanup(const char *journal, bool force, ms_cleanup_report *rep)
+{
+    ms_cleanup_options o = {.journal = journal, .force = force};
+    ms_error err;
+    assert_int_equal(ms_run_cleanup(&o, rep, &err), MS_OK);
+}
+
+/* `run --cleanup` after a crash between the destroys of a journalled instance: with the
+ * "destroying" record it is ours and destroyed; without it (a journal of an older run) it is
+ * unproven: reported, destroyed only with --force; killed before the compute instance
+ * went it is still the very instance recorded. */
+static void test_cleanup_after_crash_in_destroy(void **unused)
+{
+    char journal[128];
+    ms_cleanup_report rep;
+    ms_mig_instance list[MS_MAX_MIG];
+    const char *const faults[] = {"nvmlComputeInstanceDestroy:1:kill",
+                                  "nvmlComputeInstanceDestroy:1:killafter",
+                                  "nvmlGpuInstanceDestroy:1:kill"};
+    for (int k = 0; k < 3; k++) {
+        snprintf(journal, sizeof journal, "%s/j%d", dir, k);
+        crash_in_destroy(journal, faults[k], true);
+        assert_int_equal(list_device(list), 1);
+        assert_int_equal(list[0].uuid[0] != '\0', k == 0);
+        cleanup(journal, false, &rep);
+        assert_int_equal(rep.destroyed, 1);
+        assert_int_equal(rep.nleft, 0);
+        assert_int_equal(list_device(list), 0);
+    }
+    snprintf(journal, sizeof journal, "%s/old", dir);
+    crash_in_destroy(journal, "nvmlGpuInstanceDestroy:1:kill", false);
+    cleanup(journal, false, &rep);
+    assert_int_equal(rep.destroyed, 0);
+    assert_int_equal(rep.nleft, 1);
+    assert_non_null(strstr(rep.left[0], "lost its MIG device"));
+    assert_int_equal(list_device(list), 1);
+    cleanup(journal, true, &rep);
+    assert_int_equal(rep.destroyed, 1);
+    assert_int_equal(list_device(list), 0);
+}
+
+/* After the crash someone else removes our remains and makes their own instance, with its
+ * compute instance, at our id and slots: --cleanup leaves it alone, even with --force. */
+static void test_cleanup_leaves_stranger(void **unused)
+{
+    char journal[128];
+    snprintf(journal, sizeof journal, "%s/j", dir);
+    crash_in_destroy(journal, "nvmlGpuInstanceDestroy:1:kill", true);
+    ms_backend *b;
+    ms_error err;
+    ms_mig_instance list[MS_MAX_MIG], theirs;
+    assert_int_equal(list_device(list), 1);
+    assert_int_equal(ms_backend_open("nvml", 0, NULL, NULL, &b, &err), MS_OK);
+    assert_int_equal(ms_backend_destroy(b, list[0].gi_id, &err), MS_OK);
+    assert_int_equal(ms_backend_create(b, (ms_placement){list[0].profile, 0}, &theirs, &err),
+                     MS_OK);
+    ms_backend_close(b);
+    assert_int_equal(theirs.gi_id, list[0].gi_id);
+    ms_cleanup_report rep;
+    cleanup(journal, true, &rep);
+    assert_int_equal(rep.destroyed, 0);
+    assert_int_equal(rep.nleft, 0);
+    assert_int_equal(list_device(list), 1);
+    assert_true(ms_mig_same_instance(&theirs, &list[0]));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -156,6 +327,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_reused_id_is_not_ours, setup, teardown),
         cmocka_unit_test_setup_teardown(test_journal_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_journal_rejects_impossible_records, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_journal_claims, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cleanup_after_crash_in_destroy, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cleanup_leaves_stranger, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -82,14 +82,20 @@ const ms_gpu_model *ms_gpu_model_from_device_name(const char *name);
 /* ---- Instance identity ------------------------------------------------------------ */
 
 /* Whether `now` (as the device lists it) is the instance recorded as `was` when it was
- * created: same GPU-instance id, placement and MIG device UUID. The driver reuses GPU-
- * instance ids and slots; a MIG device UUID is new for every creation. */
+ * created: same GPU-instance id, placement and MIG device UUID (and, when `was` has no MIG
+ * device left, the same profile). The driver reuses GPU-instance ids and slots; a MIG
+ * device UUID is new for every creation. */
 bool ms_mig_same_instance(const ms_mig_instance *was, const ms_mig_instance *now);
 /* Destroys the GPU instance recorded as `was` only if the device still holds that very
  * instance (checked just before); MS_ECHANGED, touching nothing, when it is gone or
- * another instance now has its id. When the destroy fails after removing the compute
- * instances, was->uuid is emptied: the remains are still the caller's to destroy. */
-int ms_backend_destroy_owned(ms_backend *b, ms_mig_instance *was, ms_error *err);
+ * another instance now has its id. Between the check and the destroy it journals
+ * "destroying" (synced) in j (NULL: none), so that a crash between the compute and the GPU
+ * instance steps leaves a record naming what is ours (ms_journal_claim). When the destroy
+ * fails after removing the compute instances, was->uuid is emptied: the remains are still
+ * the caller's to destroy. */
+typedef struct ms_journal ms_journal;
+int ms_backend_destroy_owned(ms_backend *b, ms_journal *j, ms_mig_instance *was,
+                             ms_error *err);
 
 /* ---- Device ownership ------------------------------------------------------------- */
 
@@ -116,10 +122,10 @@ void ms_device_lock_release(ms_device_lock *l);
 /* An append-only text file recording what a run owns, each record written (and fsync-ed
  * when it announces a change) before the change: "run BACKEND MODEL PID START",
  * "device DEV GPU-UUID", "foreign DEV GI START SIZE UUID|-", "begin DEV START SIZE",
- * "created DEV GI START SIZE UUID", "destroyed DEV GI", "task DEV PGID START INDEX",
+ * "created DEV GI START SIZE UUID", "destroying DEV GI START SIZE PROFILE CI UUID",
+ * "destroyed DEV GI", "task DEV PGID START INDEX",
  * "ended PGID", "finished", "clean" (docs/exec.md). Every writer returns an error once a
  * write failed (and keeps failing): the caller must stop changing the device. */
-typedef struct ms_journal ms_journal;
 /* Opens path for appending (a regular file, created if missing) and writes the "run"
  * record (this process) durably; backend NULL appends without a "run" record (cleanup). */
 int ms_journal_open(const char *path, const char *backend, const char *model, ms_journal **out,
@@ -133,6 +139,9 @@ int ms_journal_foreign(ms_journal *j, int device, const ms_mig_instance *in, ms_
 int ms_journal_create_begin(ms_journal *j, int device, int start_slot, int size_slots,
                             ms_error *err);
 int ms_journal_created(ms_journal *j, int device, const ms_mig_instance *in, ms_error *err);
+/* A destroy of `in` (as the device lists it; m names its profile) is about to start. */
+int ms_journal_destroying(ms_journal *j, int device, const ms_gpu_model *m,
+                          const ms_mig_instance *in, ms_error *err);
 int ms_journal_destroyed(ms_journal *j, int device, unsigned gi_id, ms_error *err);
 /* A task process group (its leader's pid and start time) and its end. */
 int ms_journal_task(ms_journal *j, int device, int pgid, unsigned long long start, int index,
@@ -147,6 +156,7 @@ typedef enum ms_journal_kind {
     MS_JOURNAL_BEGUN,     /* creation asked for, never confirmed (crash inside it) */
     MS_JOURNAL_FOREIGN,   /* present when the last run started: never migsched's */
     MS_JOURNAL_TASK,      /* a task process group that was not seen to end */
+    MS_JOURNAL_DESTROYING,  /* migsched's, its destroy begun and not seen to end */
 } ms_journal_kind;
 
 typedef struct ms_journal_rec {
@@ -155,6 +165,8 @@ typedef struct ms_journal_rec {
     unsigned gi_id;
     int start, size;
     char uuid[96];
+    char profile[MS_NAME_LEN];   /* destroying: the profile's name, "" if unknown */
+    int ci;                      /* destroying: its compute instance, -1 if none */
     int pgid, task;
     unsigned long long pstart;   /* task leader's start time */
     int line;                    /* where it was recorded */
@@ -175,6 +187,20 @@ typedef struct ms_journal_state {
  * outside the model, trailing junk) are errors naming source and line. */
 int ms_journal_parse(const char *text, size_t len, const char *source, ms_journal_state *st,
                      ms_error *err);
+
+/* What the open CREATED and DESTROYING records of a device say about an instance that
+ * device lists now (m: the device's model, naming its profile): the strongest claim, and
+ * in *why the record making it (NULL for MS_CLAIM_NONE). */
+typedef enum ms_claim {
+    MS_CLAIM_NONE,       /* another GPU-instance id: the record says nothing about it */
+    MS_CLAIM_STRANGER,   /* the recorded id, but not the recorded instance: never touched */
+    MS_CLAIM_UNPROVEN,   /* created: the recorded id and slots but no MIG device, and no
+                          * destroy of ours under way: a stranger's new instance looks the same */
+    MS_CLAIM_OURS,       /* the very instance recorded, or (destroying) its remains with the
+                          * recorded id, slots and profile and no compute instance */
+} ms_claim;
+ms_claim ms_journal_claim(const ms_journal_state *st, int device, const ms_gpu_model *m,
+                          const ms_mig_instance *now, const ms_journal_rec **why);
 
 /* ---- The plan executor (`migsched run`) ------------------------------------------ */
 

@@ -41,42 +41,50 @@ static void stop_leftover(ms_engine *e, const ms_journal_rec *r)
         kill(-r->pgid, SIGKILL);
 }
 
+/* An instance at an id the previous journal recorded that is not provably ours: reported
+ * and left alone. A stranger's ends our record (ours is gone); an unproven one keeps it,
+ * for an operator's `migsched run --cleanup --force` once the daemon is stopped. */
+static int not_ours(ms_engine *e, int g, const ms_mig_instance *in, ms_claim c,
+                    const ms_journal_rec *r, ms_error *err)
+{
+    ei_gpu *gp = &e->gpu[g];
+    ms_dlog(MS_LOG_WARN, "recover.not_ours",
+            "gpu=%d gi=%u start=%d size=%d mig_uuid=%s journal_line=%d reason=\"%s\"",
+            gp->device, in->gi_id, in->start_slot, in->size_slots, in->uuid[0] ? in->uuid : "-",
+            r->line, c == MS_CLAIM_STRANGER
+                         ? "not the instance the journal recorded at this id: someone else's"
+                         : "the recorded id and slots without a MIG device, and no destroy of "
+                           "ours was under way: it cannot be told from someone else's");
+    return c == MS_CLAIM_STRANGER ? ms_journal_destroyed(e->journal, gp->device, r->gi_id, err)
+                                  : MS_OK;
+}
+
 /* The previous journal's instances still on device g are destroyed (idle: their processes
  * are stopped) unless a held allocation's; what else is there is foreign, recorded and
- * never touched. */
+ * never touched. Only what the journal proves ours counts (ms_journal_claim): a GPU
+ * instance that lost its compute instance is ours only if a "destroying" record names it. */
 static int reconcile_device(ms_engine *e, int g, const ms_journal_state *old, ms_error *err)
 {
     ei_gpu *gp = &e->gpu[g];
+    const ms_gpu_model *m = ms_backend_model(gp->be);
     ms_mig_instance list[MS_MAX_MIG];
     int n;
     int rc = ms_backend_list(gp->be, list, &n, err);
     for (int i = 0; !rc && i < n; i++) {
-        bool ours = false;
-        for (int k = 0; old && k < old->n && !ours; k++) {
-            const ms_journal_rec *r = &old->rec[k];
-            if (r->kind != MS_JOURNAL_CREATED || r->device != gp->device)
-                continue;
-            ms_mig_instance was = {.gi_id = r->gi_id, .start_slot = r->start,
-                                   .size_slots = r->size};
-            snprintf(was.uuid, sizeof was.uuid, "%s", r->uuid);
-            if (!ms_mig_same_instance(&was, &list[i])) {
-                /* Killed inside a destroy, between its compute and GPU instance steps: the
-                 * recorded id and slots with no MIG device are still ours, as for a destroy
-                 * that failed there (ms_backend_destroy_owned). Counted foreign, they
-                 * would hold their slices from every job for good. */
-                was.uuid[0] = '\0';
-                if (!ms_mig_same_instance(&was, &list[i]))
-                    continue;
-            }
-            ours = true;
+        const ms_journal_rec *r = NULL;
+        ms_claim c = old ? ms_journal_claim(old, gp->device, m, &list[i], &r) : MS_CLAIM_NONE;
+        if (c == MS_CLAIM_OURS) {
             bool adopted = false;  /* a Slurm job's allocation still uses it */
+            ms_mig_instance was = list[i];
             if ((rc = ei_alloc_adopt(e, g, &list[i], &adopted, err)) || adopted ||
-                (rc = ms_backend_destroy_owned(gp->be, &was, err)))
-                break;
-            ms_dlog(MS_LOG_INFO, "recover.destroy", "gpu=%d gi=%u start=%d", gp->device,
-                    was.gi_id, was.start_slot);
+                (rc = ms_backend_destroy_owned(gp->be, e->journal, &was, err)) ||
+                (rc = ms_journal_destroyed(e->journal, gp->device, was.gi_id, err)))
+                continue;
+            ms_dlog(MS_LOG_INFO, "recover.destroy", "gpu=%d gi=%u start=%d half_destroyed=%s",
+                    gp->device, was.gi_id, was.start_slot, list[i].uuid[0] ? "no" : "yes");
+            continue;
         }
-        if (ours || rc)
+        if (c != MS_CLAIM_NONE && (rc = not_ours(e, g, &list[i], c, r, err)))
             continue;
         rc = ms_journal_foreign(e->journal, gp->device, &list[i], err);
         for (int s = list[i].start_slot; s < list[i].start_slot + list[i].size_slots; s++)
@@ -86,6 +94,17 @@ static int reconcile_device(ms_engine *e, int g, const ms_journal_state *old, ms
                                                                          list[i].start_slot});
         ms_dlog(MS_LOG_INFO, "recover.foreign", "gpu=%d gi=%u start=%d size=%d", gp->device,
                 list[i].gi_id, list[i].start_slot, list[i].size_slots);
+    }
+    /* Recorded instances that are gone (destroyed before the crash was journalled, or by
+     * someone else): settled, so that no later start takes a new instance for them. */
+    for (int k = 0; !rc && old && k < old->n; k++) {
+        const ms_journal_rec *r = &old->rec[k];
+        bool listed = false;
+        for (int i = 0; i < n; i++)
+            listed |= list[i].gi_id == r->gi_id;
+        if (r->device == gp->device && !listed &&
+            (r->kind == MS_JOURNAL_CREATED || r->kind == MS_JOURNAL_DESTROYING))
+            rc = ms_journal_destroyed(e->journal, gp->device, r->gi_id, err);
     }
     return rc;
 }

@@ -93,7 +93,7 @@ int ei_destroy(ms_engine *e, int g, int slot, ms_error *err)
     int64_t sid = in->store_id;
     pthread_mutex_unlock(&e->mu);
     double t0 = ei_mono();
-    int rc = ms_backend_destroy_owned(gp->be, &was, err);
+    int rc = ms_backend_destroy_owned(gp->be, e->journal, &was, err);
     double took = ei_mono() - t0;
     if (!rc && e->journal)
         rc = ms_journal_destroyed(e->journal, gp->device, was.gi_id, err);
@@ -105,6 +105,7 @@ int ei_destroy(ms_engine *e, int g, int slot, ms_error *err)
     pthread_mutex_lock(&e->mu);
     if (rc) {
         in->state = EI_IDLE;  /* kept: tried again when next in the way, or at stop */
+        in->mig = was;        /* without its MIG device if the compute instance went */
         ms_dlog(MS_LOG_ERROR, "instance.destroy_failed", "gpu=%d start=%d gi=%u",
                 gp->device, slot, was.gi_id);
         return rc;

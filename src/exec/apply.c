@@ -199,7 +199,7 @@ static int do_destroy(apply_ctx *c, device *d, int i, ms_error *err)
         return ms_error_set(err, MS_EBUSY, "GPU %d: %s became busy (PIDs %s) and is left alone",
                             d->index, what, pids);
     }
-    rc = ms_backend_destroy_owned(d->b, &d->cur[i], err);
+    rc = ms_backend_destroy_owned(d->b, NULL, &d->cur[i], err);
     c->changes += rc == MS_OK;
     return rc;
 }

@@ -132,8 +132,10 @@ int ms_backend_destroy(ms_backend *b, unsigned gi_id, ms_error *err)
 
 bool ms_mig_same_instance(const ms_mig_instance *was, const ms_mig_instance *now)
 {
+    /* Without a MIG device the profile is all that tells two instances on one place apart. */
     return was->gi_id == now->gi_id && was->start_slot == now->start_slot &&
-           was->size_slots == now->size_slots && !strcmp(was->uuid, now->uuid);
+           was->size_slots == now->size_slots && !strcmp(was->uuid, now->uuid) &&
+           (was->uuid[0] || was->profile == now->profile);
 }
 
 static void describe(const ms_backend *b, const ms_mig_instance *in, char *buf, size_t len)
@@ -153,13 +155,15 @@ static void forget_compute_instances(ms_backend *b, ms_mig_instance *was)
     int n = 0;
     if (ms_backend_list(b, list, &n, NULL) != MS_OK)
         return;
+    ms_mig_instance bare = *was;
+    bare.uuid[0] = '\0';
     for (int i = 0; i < n; i++)
-        if (list[i].gi_id == was->gi_id && list[i].start_slot == was->start_slot &&
-            list[i].size_slots == was->size_slots && !list[i].uuid[0])
+        if (ms_mig_same_instance(&bare, &list[i]))
             was->uuid[0] = '\0';
 }
 
-int ms_backend_destroy_owned(ms_backend *b, ms_mig_instance *was, ms_error *err)
+int ms_backend_destroy_owned(ms_backend *b, ms_journal *j, ms_mig_instance *was,
+                             ms_error *err)
 {
     ms_mig_instance list[MS_MAX_MIG];
     int n = 0;
@@ -172,6 +176,10 @@ int ms_backend_destroy_owned(ms_backend *b, ms_mig_instance *was, ms_error *err)
         if (list[i].gi_id != was->gi_id)
             continue;
         if (ms_mig_same_instance(was, &list[i])) {
+            /* Goes ahead if the record cannot be written (a broken journal stops its run,
+             * which must still remove its instances): without it a crash in the middle
+             * leaves remains a recovery cannot prove ours, reported and left alone. */
+            ms_journal_destroying(j, b->device, &b->model, &list[i], NULL);
             rc = ms_backend_destroy(b, was->gi_id, err);
             if (rc)
                 forget_compute_instances(b, was);

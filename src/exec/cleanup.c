@@ -154,15 +154,6 @@ static int take_devices(cleaner *c, ms_error *err)
     return MS_OK;
 }
 
-static const ms_journal_rec *created_with_id(const ms_journal_state *st, int device, unsigned gi)
-{
-    for (int i = 0; i < st->n; i++)
-        if (st->rec[i].kind == MS_JOURNAL_CREATED && st->rec[i].device == device &&
-            st->rec[i].gi_id == gi)
-            return &st->rec[i];
-    return NULL;
-}
-
 static bool listed_foreign(const ms_journal_state *st, int device, const ms_mig_instance *in)
 {
     for (int i = 0; i < st->n; i++) {
@@ -178,7 +169,8 @@ static void destroy(cleaner *c, ms_backend *b, const ms_mig_instance *in, const 
 {
     int dev = ms_backend_device(b);
     ms_error e;
-    int rc = ms_backend_destroy(b, in->gi_id, &e);
+    ms_mig_instance was = *in;  /* journalled "destroying": a crash here is recoverable too */
+    int rc = ms_backend_destroy_owned(b, c->j, &was, &e);
     if (rc) {
         left(c, "device %d: GPU instance %u (slots %d-%d): %s", dev, in->gi_id, in->start_slot,
              in->start_slot + in->size_slots - 1, e.msg);
@@ -217,26 +209,23 @@ static int clean_device(cleaner *c, ms_backend *b, ms_error *err)
         return rc;
     for (int i = 0; i < n; i++) {
         const ms_mig_instance *in = &list[i];
-        const ms_journal_rec *cr = created_with_id(c->st, dev, in->gi_id);
-        if (cr) {
-            ms_mig_instance was = {.gi_id = cr->gi_id, .start_slot = cr->start,
-                                   .size_slots = cr->size, .profile = -1};
-            snprintf(was.uuid, sizeof was.uuid, "%s", cr->uuid);
-            if (ms_mig_same_instance(&was, in)) {
-                destroy(c, b, in, "");
-                continue;
-            }
-            was.uuid[0] = '\0';
-            if (ms_mig_same_instance(&was, in)) {  /* a destroy that removed only the CIs */
-                unsure(c, b, in, "has the recorded id and slots but lost its MIG device", cr->line);
-                continue;
-            }
+        const ms_journal_rec *cr;
+        ms_claim claim = ms_journal_claim(c->st, dev, ms_backend_model(b), in, &cr);
+        if (claim == MS_CLAIM_OURS) {
+            destroy(c, b, in, in->uuid[0] ? "" : " (its destroy was under way at the crash)");
+            continue;
+        }
+        if (claim == MS_CLAIM_UNPROVEN) {  /* no "destroying" record: not ours for sure */
+            unsure(c, b, in, "has the recorded id and slots but lost its MIG device", cr->line);
+            continue;
+        }
+        if (claim == MS_CLAIM_STRANGER)
             say(c, "device %d: GPU instance %u is not the one the journal recorded (line %d: "
-                   "slots %d-%d, %s; now slots %d-%d, %s): not migsched's, left alone",
-                dev, in->gi_id, cr->line, cr->start, cr->start + cr->size - 1, cr->uuid,
+                   "%s%sslots %d-%d, %s; now slots %d-%d, %s): not migsched's, left alone",
+                dev, in->gi_id, cr->line, cr->profile, cr->profile[0] ? " at " : "", cr->start,
+                cr->start + cr->size - 1, cr->uuid[0] ? cr->uuid : "no MIG device",
                 in->start_slot, in->start_slot + in->size_slots - 1,
                 in->uuid[0] ? in->uuid : "no MIG device");
-        }
         /* A creation in flight at the crash may have made this instance, or someone else
          * may have: its identity was never recorded. */
         for (int k = 0; k < c->st->n; k++) {

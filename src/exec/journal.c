@@ -118,6 +118,21 @@ int ms_journal_created(ms_journal *j, int device, const ms_mig_instance *in, ms_
                   in->size_slots, in->uuid[0] ? in->uuid : "-");
 }
 
+/* Synced before the first NVML call of the destroy: a crash between removing the compute
+ * instance and the GPU instance leaves a GPU instance with no MIG device, which only this
+ * record (its profile and compute instance) tells from a stranger's at our old place. */
+int ms_journal_destroying(ms_journal *j, int device, const ms_gpu_model *m,
+                          const ms_mig_instance *in, ms_error *err)
+{
+    char ci[16] = "-";
+    if (in->nci > 0)
+        snprintf(ci, sizeof ci, "%u", in->ci_id);
+    return record(j, true, err, "destroying %d %u %d %d %s %s %s\n", device, in->gi_id,
+                  in->start_slot, in->size_slots,
+                  in->profile >= 0 && in->profile < m->nprofiles ? m->profiles[in->profile].name : "-",
+                  ci, in->uuid[0] ? in->uuid : "-");
+}
+
 /* Not synced: a lost "destroyed" only makes cleanup look for an instance that is gone,
  * and the identity check keeps it off whatever took the id. */
 int ms_journal_destroyed(ms_journal *j, int device, unsigned gi_id, ms_error *err)
@@ -170,9 +185,12 @@ static bool begun_at(const ms_journal_rec *r, const ms_journal_rec *k)
     return r->kind == MS_JOURNAL_BEGUN && r->device == k->device && r->start == k->start;
 }
 
-static bool created_as(const ms_journal_rec *r, const ms_journal_rec *k)
+/* A destruction ends the instance's creation or destroying record; a destroying record
+ * replaces its creation (it says more: profile, compute instance). */
+static bool instance_as(const ms_journal_rec *r, const ms_journal_rec *k)
 {
-    return r->kind == MS_JOURNAL_CREATED && r->device == k->device && r->gi_id == k->gi_id;
+    return (r->kind == MS_JOURNAL_CREATED || r->kind == MS_JOURNAL_DESTROYING) &&
+           r->device == k->device && r->gi_id == k->gi_id;
 }
 
 static bool task_of(const ms_journal_rec *r, const ms_journal_rec *k)
@@ -255,6 +273,31 @@ static int replay_device(ms_journal_state *st, char **tok, const char *source, i
     return MS_OK;
 }
 
+static int replay_destroying(ms_journal_state *st, const ms_gpu_model *m, char *line,
+                             const char *source, int lineno, ms_error *err)
+{
+    char *tok[8] = {0};
+    long long dev, gi, start, size, ci = -1;
+    if (!split(line, tok, 8) || !num(tok[1], 0, 255, &dev) || !num(tok[2], 0, 0xffffffffLL, &gi) ||
+        !num(tok[3], 0, MS_MAX_SLOTS, &start) || !num(tok[4], 1, MS_MAX_SLOTS, &size) ||
+        (strcmp(tok[6], "-") && !num(tok[6], 0, 0xffffffffLL, &ci)) || !token_ok(tok[7]))
+        return bad(source, lineno, "'destroying' needs DEV GI START SIZE PROFILE CI|- UUID|- "
+                   "with ids >= 0", err);
+    int p = ms_gpu_profile_by_name(m, tok[5]);
+    if (strcmp(tok[5], "-") && (p < 0 || m->profiles[p].size_slots != size ||
+                                !ms_gpu_placement_allowed(m, (ms_placement){p, (int)start})))
+        return bad(source, lineno, "'destroying': the profile has no such placement on the GPU "
+                   "model", err);
+    if (!strcmp(tok[5], "-") && !placement_ok(m, start, size))
+        return bad(source, lineno, "placement outside the GPU model", err);
+    ms_journal_rec r = {.kind = MS_JOURNAL_DESTROYING, .device = (int)dev, .gi_id = (unsigned)gi,
+                        .start = (int)start, .size = (int)size, .ci = (int)ci};
+    snprintf(r.profile, sizeof r.profile, "%s", p >= 0 ? tok[5] : "");
+    snprintf(r.uuid, sizeof r.uuid, "%s", strcmp(tok[7], "-") ? tok[7] : "");
+    jstate_drop(st, instance_as, &r);
+    return jstate_add(st, r, source, lineno, err);
+}
+
 /* One record (its text in `line`, modified). */
 static int replay_line(ms_journal_state *st, char *line, const char *source, int lineno,
                        ms_error *err)
@@ -302,6 +345,8 @@ static int replay_line(ms_journal_state *st, char *line, const char *source, int
             jstate_drop(st, begun_at, &r);
         return jstate_add(st, r, source, lineno, err);
     }
+    if (!strcmp(first, "destroying"))
+        return replay_destroying(st, m, line, source, lineno, err);
     if (!strcmp(first, "begin")) {
         if (!split(line, tok, 4) || !num(tok[1], 0, 255, &dev) ||
             !num(tok[2], 0, MS_MAX_SLOTS, &start) || !num(tok[3], 1, MS_MAX_SLOTS, &size))
@@ -316,7 +361,7 @@ static int replay_line(ms_journal_state *st, char *line, const char *source, int
         if (!split(line, tok, 3) || !num(tok[1], 0, 255, &dev) || !num(tok[2], 0, 0xffffffffLL, &gi))
             return bad(source, lineno, "'destroyed' needs DEV GI with ids >= 0", err);
         r = (ms_journal_rec){.device = (int)dev, .gi_id = (unsigned)gi};
-        jstate_drop(st, created_as, &r);
+        jstate_drop(st, instance_as, &r);
         return MS_OK;
     }
     if (!strcmp(first, "task")) {
@@ -362,4 +407,41 @@ int ms_journal_parse(const char *text, size_t len, const char *source, ms_journa
             return rc;
     }
     return MS_OK;
+}
+
+static ms_claim rec_claim(const ms_journal_rec *r, const ms_gpu_model *m,
+                          const ms_mig_instance *now)
+{
+    if ((r->kind != MS_JOURNAL_CREATED && r->kind != MS_JOURNAL_DESTROYING) ||
+        r->gi_id != now->gi_id)
+        return MS_CLAIM_NONE;
+    bool place = r->start == now->start_slot && r->size == now->size_slots;
+    if (r->kind == MS_JOURNAL_CREATED) {
+        if (place && !strcmp(r->uuid, now->uuid))
+            return MS_CLAIM_OURS;
+        return place && !now->uuid[0] ? MS_CLAIM_UNPROVEN : MS_CLAIM_STRANGER;
+    }
+    /* Its compute instance is either still the recorded one (the crash came before it was
+     * removed) or gone (after): one of someone else's, or another profile, is not ours. */
+    const char *profile = now->profile >= 0 && now->profile < m->nprofiles
+                              ? m->profiles[now->profile].name : "";
+    bool same = place && !strcmp(r->profile, profile) &&
+                (!now->uuid[0] || (r->uuid[0] && !strcmp(r->uuid, now->uuid) &&
+                                  r->ci == (int)now->ci_id));
+    return same ? MS_CLAIM_OURS : MS_CLAIM_STRANGER;
+}
+
+ms_claim ms_journal_claim(const ms_journal_state *st, int device, const ms_gpu_model *m,
+                          const ms_mig_instance *now, const ms_journal_rec **why)
+{
+    ms_claim best = MS_CLAIM_NONE;
+    *why = NULL;
+    for (int i = 0; i < st->n; i++) {
+        ms_claim c = st->rec[i].device == device ? rec_claim(&st->rec[i], m, now) : MS_CLAIM_NONE;
+        if (c > best) {
+            best = c;
+            *why = &st->rec[i];
+        }
+    }
+    return best;
 }

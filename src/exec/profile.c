@@ -144,7 +144,7 @@ static int profile_size(prof *p, const ms_workload *tasks, int size, ms_workload
         }
         ms_error derr;
         t0 = mono();
-        int drc = ms_backend_destroy_owned(p->b, &p->mi, rc ? &derr : err);
+        int drc = ms_backend_destroy_owned(p->b, p->j, &p->mi, rc ? &derr : err);
         if (drc == MS_OK) {
             destroyed += mono() - t0;
             p->have_instance = false;
@@ -243,7 +243,7 @@ int ms_profile_run(const ms_workload *tasks, const ms_profile_options *o, ms_wor
     }
     if (rc == MS_OK)
         rc = profile_all(&p, tasks, w, measured, err);
-    if (p.have_instance && ms_backend_destroy_owned(p.b, &p.mi, NULL) == MS_OK)
+    if (p.have_instance && ms_backend_destroy_owned(p.b, p.j, &p.mi, NULL) == MS_OK)
         ms_journal_destroyed(p.j, o->device, p.mi.gi_id, NULL);  /* interrupted or failed */
     ms_journal_close(p.j, rc == MS_OK, NULL);
     struct timespec zero = {0, 0};

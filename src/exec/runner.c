@@ -82,7 +82,7 @@ void run_do_op(run_ctx *c, int op)
                 run_fatal(c, jerr.msg);  /* the stop destroys it: this run knows it is its own */
         }
     } else {
-        rc = ms_backend_destroy_owned(b, &in->mi, &err);
+        rc = ms_backend_destroy_owned(b, c->journal, &in->mi, &err);
         if (rc == MS_OK && ms_journal_destroyed(c->journal, dev, in->mi.gi_id, &jerr))
             run_fatal(c, jerr.msg);
         if (rc == MS_ECHANGED) {
@@ -272,7 +272,7 @@ static void sweep(run_ctx *c)
         ms_error err;
         ms_backend *b = c->gpu[in->gpu].backend;
         exec_mps_stop(c, k);
-        int rc = ms_backend_destroy_owned(b, &in->mi, &err);
+        int rc = ms_backend_destroy_owned(b, c->journal, &in->mi, &err);
         if (rc == MS_OK) {
             ms_journal_destroyed(c->journal, ms_backend_device(b), in->mi.gi_id, NULL);
             in->alive = false;

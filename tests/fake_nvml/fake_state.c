@@ -135,6 +135,9 @@ fake_state *fake_state_begin(const fake_config *c)
     return &file_state;
 }
 
+/* Set by a "killafter" fault: the call does its work, saves it, then the process dies. */
+static _Thread_local bool kill_after;
+
 void fake_state_end(const fake_config *c, bool changed)
 {
     if (c->state_path[0]) {
@@ -145,6 +148,8 @@ void fake_state_end(const fake_config *c, bool changed)
         state_fd = -1;
     }
     pthread_mutex_unlock(&lock);
+    if (kill_after)
+        raise(SIGKILL);  /* a crash right after the call's effect, before its caller knew */
 }
 
 int fake_fault(const char *entry)
@@ -168,7 +173,7 @@ int fake_fault(const char *entry)
         }
     }
     pthread_mutex_unlock(&count_lock);
-    /* Each comma-separated item is name:k[:code|kill]. */
+    /* Each comma-separated item is name:k[:code|kill|killafter]. */
     char buf[512];
     snprintf(buf, sizeof buf, "%s", spec);
     for (char *save_ptr = NULL, *item = strtok_r(buf, ",", &save_ptr); item;
@@ -184,6 +189,10 @@ int fake_fault(const char *entry)
             continue;
         if (code && !strcmp(code, "kill"))
             raise(SIGKILL);  /* a crash in the middle of a call, for journal tests */
+        if (code && !strcmp(code, "killafter")) {
+            kill_after = true;
+            return 0;
+        }
         return code ? atoi(code) : 999;  /* NVML_ERROR_UNKNOWN */
     }
     return 0;
