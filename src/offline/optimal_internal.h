@@ -15,6 +15,8 @@
 #define OPT_MAX_STEPS (OPT_MAX_TASKS + MS_MAX_SLOTS)
 #define OPT_MAX_SETS (1u << MS_MAX_SLICES)
 
+_Static_assert(MS_MAX_SLOTS <= 8, "a set of slots is a byte in auto_used");
+
 /* One decision: an instance at placement pl running the tasks of mask `tasks` back to back
  * (ascending index); initial = present from time 0 (no creation), else created once the
  * live instances overlapping it are destroyed. */
@@ -40,10 +42,12 @@ typedef struct opt_problem {
     uint32_t mask[OPT_MAX_PL];
     int size[OPT_MAX_PL];
     int nslots[OPT_MAX_PL];         /* slots each holds */
+    int noverlap[OPT_MAX_PL];       /* the placements whose slots meet each one's */
+    uint8_t overlap[OPT_MAX_PL][OPT_MAX_PL];
     double create[OPT_MAX_PL], destroy[OPT_MAX_PL];  /* the model's times, looked up once */
-    /* geometry symmetries: slot permutation and the placement permutation it induces */
+    /* geometry symmetries: the image of each set of slots and the placement permutation */
     int nauto;
-    uint32_t (*auto_slots)[MS_MAX_SLOTS];
+    uint8_t (*auto_used)[1 << MS_MAX_SLOTS];  /* the image of each set of slots */
     int (*auto_pl)[OPT_MAX_PL];
     int (*auto_inv)[OPT_MAX_PL];   /* inverse placement permutation */
     double t[OPT_MAX_TASKS][MS_MAX_SLICES + 1];

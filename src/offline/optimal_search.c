@@ -25,7 +25,7 @@ typedef struct state {
     uint32_t last_block;
     double R_prev, slack;
     int nlive;
-    opt_live live[MS_MAX_SLOTS];
+    opt_live live[MS_MAX_SLOTS]; /* by finish, ties by step: the order of a destruction chain */
 } state;
 
 /* fmin/fmax without NaN handling (no NaN reaches here), which the compiler inlines */
@@ -107,7 +107,8 @@ static void find_autos(opt_problem *o, uint32_t *perm, int k, uint32_t taken)
     if (k == slots) {
         if (o->nauto == OPT_MAX_AUTO)
             return;
-        memcpy(o->auto_slots[o->nauto], perm, sizeof o->auto_slots[0]);
+        for (uint32_t m = 0; m < 1u << slots; m++)
+            o->auto_used[o->nauto][m] = (uint8_t)map_mask(perm, m);
         for (int p = 0; p < o->npl; p++) {
             int q = find_image(o, p, map_mask(perm, o->mask[p]));
             o->auto_pl[o->nauto][p] = q;
@@ -149,12 +150,12 @@ int opt_problem_init(opt_problem *o, const ms_workload *w, const ms_gpu_model *g
     o->best = INFINITY;
     o->best_len = -1;
     find_placements(o);
-    o->auto_slots = calloc(OPT_MAX_AUTO, sizeof *o->auto_slots);
+    o->auto_used = calloc(OPT_MAX_AUTO, sizeof *o->auto_used);
     o->auto_pl = calloc(OPT_MAX_AUTO, sizeof *o->auto_pl);
     o->auto_inv = calloc(OPT_MAX_AUTO, sizeof *o->auto_inv);
     o->nsets = 1u << g->nsizes;
     o->coef = calloc((size_t)(w->n ? w->n : 1), sizeof *o->coef);
-    if (!o->auto_slots || !o->auto_pl || !o->auto_inv || !o->coef) {
+    if (!o->auto_used || !o->auto_pl || !o->auto_inv || !o->coef) {
         opt_problem_free(o);
         return ms_error_set(err, MS_ENOMEM, "optimal: out of memory");
     }
@@ -164,6 +165,9 @@ int opt_problem_init(opt_problem *o, const ms_workload *w, const ms_gpu_model *g
         o->nslots[p] = __builtin_popcount(o->mask[p]);
         o->create[p] = ms_gpu_create_time(g, o->size[p]);
         o->destroy[p] = ms_gpu_destroy_time(g, o->size[p]);
+        for (int q = 0; q < o->npl; q++)
+            if (o->mask[q] & o->mask[p])
+                o->overlap[p][o->noverlap[p]++] = (uint8_t)q;
     }
 
     o->min_create_area = INFINITY;
@@ -199,11 +203,11 @@ int opt_problem_init(opt_problem *o, const ms_workload *w, const ms_gpu_model *g
 
 void opt_problem_free(opt_problem *o)
 {
-    free(o->auto_slots);
+    free(o->auto_used);
     free(o->auto_pl);
     free(o->auto_inv);
     free(o->coef);
-    o->auto_slots = NULL;
+    o->auto_used = NULL;
     o->auto_pl = NULL;
     o->auto_inv = NULL;
     o->coef = NULL;
@@ -252,13 +256,12 @@ double opt_clear(const opt_problem *o, const opt_live *live, int nlive, int p, d
     return t;
 }
 
-/* opt_clear's end time for placement p from R, the live instances already sorted by
- * finish (order): the search's hot path, one sort per node for every placement. */
-static double chain_end(const opt_problem *o, const state *st, const int *order, int p, double R)
+/* opt_clear's end time for placement p from R: st's live instances are kept in its order. */
+static double chain_end(const opt_problem *o, const state *st, int p, double R)
 {
     double t = R;
     for (int a = 0; a < st->nlive; a++) {
-        const opt_live *x = &st->live[order[a]];
+        const opt_live *x = &st->live[a];
         if (o->mask[x->pl] & o->mask[p])
             t = dmax(t, x->f) + o->destroy[x->pl];
     }
@@ -267,14 +270,18 @@ static double chain_end(const opt_problem *o, const state *st, const int *order,
 
 /* ---- bounds --------------------------------------------------------------------------- */
 
-/* l_bound of the remaining tasks; with_create: each size used is created after now. */
-static double lbound_rem(const opt_problem *o, uint64_t rem, bool with_create)
+/* l_bound of the remaining tasks; with_create: each size used is created after now. Only
+ * whether it reaches `stop` matters to the search: the first set of sizes below it is
+ * returned as is (a value < stop), and each set's sum stops once it reaches the least so far. */
+static double lbound_rem(const opt_problem *o, uint64_t rem, bool with_create, double stop)
 {
-    double best = INFINITY;
+    double best = INFINITY, below = isfinite(stop) ? stop * o->g->slices : -INFINITY;
     for (unsigned S = 1; S < o->nsets; S++) {
         double total = with_create ? o->set_create[S] : 0.0;
         for (uint64_t r = rem; r && total < best; r &= r - 1)
             total += o->coef[__builtin_ctzll(r)][S];
+        if (total < below)
+            return total / o->g->slices;
         best = dmin(best, total);
     }
     return best / o->g->slices;
@@ -288,24 +295,32 @@ static double bound(const opt_problem *o, const state *st, double c)
     bool open = st->init_last != INIT_CLOSED;
     uint32_t held = 0;
     double live_slices = 0, live_slots = 0;
-    int order[MS_MAX_SLOTS];
     for (int j = 0; j < st->nlive; j++) {
         const opt_live *x = &st->live[j];
         held |= o->mask[x->pl];
         live_slices += o->size[x->pl] * dmax(0.0, x->f - st->R);
         live_slots += o->nslots[x->pl] * dmax(0.0, x->f - st->R);
-        order[j] = j;
     }
-    /* earliest moment a new instance of each size can run a task: opt_clear's chain, the
-     * live instances sorted once for every placement */
-    sort_by_finish(st->live, order, st->nlive);
+    /* earliest moment a new instance of each size can run a task: every placement's
+     * chain_end at once, each live instance (in chain order) delaying those it overlaps */
+    double chain[OPT_MAX_PL];
+    for (int p = 0; p < o->npl; p++)
+        chain[p] = st->R;
+    for (int a = 0; a < st->nlive; a++) {
+        const opt_live *x = &st->live[a];
+        double f = x->f, d = o->destroy[x->pl];
+        for (int k = 0; k < o->noverlap[x->pl]; k++) {
+            int p = o->overlap[x->pl][k];
+            chain[p] = dmax(chain[p], f) + d;
+        }
+    }
     double ready[MS_MAX_SLICES + 1];
     for (int s = 0; s <= MS_MAX_SLICES; s++)
         ready[s] = INFINITY;
     for (int p = 0; p < o->npl; p++) {
         double e = 0.0;
         if (!open || p <= st->init_last || (o->mask[p] & held))
-            e = chain_end(o, st, order, p, st->R) + o->create[p];
+            e = chain[p] + o->create[p];
         ready[o->size[p]] = dmin(ready[o->size[p]], e);
     }
     /* each task: its earliest end, and its least area over the sizes on which it can end
@@ -347,7 +362,7 @@ static double bound(const opt_problem *o, const state *st, double c)
     if (st->R + (live_slices + area) / o->slice_cap >= c ||
         st->R + (live_slots + slot_area) / g->slots >= c)
         return c;
-    return dmax(lb, st->R + lbound_rem(o, st->rem, !open));
+    return dmax(lb, st->R + lbound_rem(o, st->rem, !open, c - st->R));
 }
 
 /* ---- search --------------------------------------------------------------------------- */
@@ -410,7 +425,10 @@ static void choose(opt_problem *o, const state *base, int p, bool initial, doubl
         state c = *base;
         c.rem &= ~(T | bit);
         c.ms = dmax(c.ms, f);
-        c.live[c.nlive++] = (opt_live){p, o->len, f};
+        int k = c.nlive++; /* keep the chain order: after every live instance ending by f */
+        for (; k > 0 && c.live[k - 1].f > f; k--)
+            c.live[k] = c.live[k - 1];
+        c.live[k] = (opt_live){p, o->len, f};
         o->path[o->len++] = (opt_step){p, initial, T | bit};
         if (!initial) {
             expand(o, &c);
@@ -425,8 +443,7 @@ static void choose(opt_problem *o, const state *base, int p, bool initial, doubl
     }
 }
 
-/* order: st's live instances sorted by finish (sort_by_finish); unused when initial. */
-static void place(opt_problem *o, const state *st, const int *order, int p, bool initial)
+static void place(opt_problem *o, const state *st, int p, bool initial)
 {
     state base = *st;
     double e = 0.0;
@@ -438,20 +455,22 @@ static void place(opt_problem *o, const state *st, const int *order, int p, bool
         /* independent of the previous creation and done before that one would have started
          * waiting for its destructions: the order with this one first is no later anywhere */
         if (!o->no_rules && st->last_block && !(o->mask[p] & st->last_block) &&
-            chain_end(o, st, order, p, st->R_prev) + c <=
+            chain_end(o, st, p, st->R_prev) + c <=
                 st->slack - 1e-9 * (st->slack > 1 ? st->slack : 1))
             return;
-        double chain = chain_end(o, st, order, p, st->R);
-        double destroy = 0.0;
+        double chain = st->R, destroy = 0.0; /* chain_end's loop, splitting the live set */
         base.last_block = o->mask[p];
         base.nlive = 0;
-        for (int j = 0; j < st->nlive; j++)
-            if (o->mask[st->live[j].pl] & o->mask[p]) {
-                destroy += o->destroy[st->live[j].pl];
-                base.last_block |= o->mask[st->live[j].pl];
+        for (int j = 0; j < st->nlive; j++) {
+            const opt_live *x = &st->live[j];
+            if (o->mask[x->pl] & o->mask[p]) {
+                chain = dmax(chain, x->f) + o->destroy[x->pl];
+                destroy += o->destroy[x->pl];
+                base.last_block |= o->mask[x->pl];
             } else {
-                base.live[base.nlive++] = st->live[j];
+                base.live[base.nlive++] = *x;
             }
+        }
         /* replacing the one instance at the same placement: its tasks could have run on it
          * without the destruction and creation */
         if (!o->no_rules && base.nlive == st->nlive - 1) {
@@ -475,7 +494,7 @@ static int stabilizer(const opt_problem *o, const state *st, int *out)
 {
     int n = 0;
     for (int a = 0; a < o->nauto; a++) {
-        if (map_mask(o->auto_slots[a], st->used) != st->used)
+        if (o->auto_used[a][st->used] != st->used)
             continue;
         bool ok = true;
         for (int j = 0; j < st->nlive && ok; j++) {
@@ -522,18 +541,15 @@ static void expand(opt_problem *o, const state *st)
             held |= o->mask[st->live[j].pl];
         for (int p = st->init_last + 1; p < o->npl; p++)
             if (!(o->mask[p] & held))
-                place(o, st, NULL, p, true);
+                place(o, st, p, true);
         state closed = *st;
         closed.init_last = INIT_CLOSED;
         if (o->no_rules || lex_leader(o, o->npl, closed.used))
             expand(o, &closed);
         return;
     }
-    int stab[OPT_MAX_AUTO], order[MS_MAX_SLOTS];
+    int stab[OPT_MAX_AUTO];
     int ns = o->no_rules ? 0 : stabilizer(o, st, stab);
-    for (int j = 0; j < st->nlive; j++)
-        order[j] = j;
-    sort_by_finish(st->live, order, st->nlive);
     for (int p = 0; p < o->npl && !o->stopped; p++) {
         /* slots never held could have had this instance from time 0, for free */
         if (!o->no_rules && !(o->mask[p] & st->used))
@@ -542,7 +558,7 @@ static void expand(opt_problem *o, const state *st)
         for (int a = 0; a < ns && !twin; a++)
             twin = o->auto_pl[stab[a]][p] < p;
         if (!twin)
-            place(o, st, order, p, false);
+            place(o, st, p, false);
     }
 }
 
