@@ -128,6 +128,9 @@ typedef struct far_group {
     int head, n, cap;      /* live entries are task[head .. head + n) */
     double sum;            /* total time of the live entries */
 } far_group;
+/* A group's arrays hold FAR_GROUP_CAP(cap) entries for at most cap live ones: room to
+ * insert on either side of them (far_alloc.c, regroup). */
+#define FAR_GROUP_CAP(cap) (2 * (cap))
 
 /* What the last run of Algorithm 1 (far_place) saw, so that the next allocations of the
  * family, which change a few tasks, can be cut without running it again (docs/far.md). */
