@@ -21,6 +21,7 @@ void far_search_free(far_search *s)
     free(s->best_order);
     free(s->pos);
     free(s->lpt);
+    free(s->lpt_tmp);
     for (int z = 0; z <= MS_MAX_SLICES; z++) {
         free(s->group[z].task);
         free(s->group[z].time);
@@ -52,6 +53,7 @@ static int reserve(far_search *s, int n)
     GROW(s->best_order, cap);
     GROW(s->pos, cap);
     GROW(s->lpt, cap);
+    GROW(s->lpt_tmp, cap);
     for (int z = 0; z <= MS_MAX_SLICES; z++) { /* room on both sides of a group: regroup */
         GROW(s->group[z].task, FAR_GROUP_CAP(cap));
         GROW(s->group[z].time, FAR_GROUP_CAP(cap));
@@ -126,24 +128,16 @@ static void sift_up(far_search *s, int i)
     heap_set(s, i, task);
 }
 
-/* Decreasing time, then input order (the order `longer` gives). */
-static int cmp_lpt(const void *a, const void *b)
-{
-    const far_lpt_entry *x = a, *y = b;
-    if (x->time != y->time)
-        return x->time > y->time ? -1 : 1;
-    return x->task < y->task ? -1 : 1;
-}
-
-/* Group z (from its start) in LPT order, with its times: sorted as (time, task) pairs
- * side by side, not through the workload's scattered tasks (a million-task group's sort
- * was a cache miss per comparison). */
+/* Group z (from its start, in input order) in LPT order, with its times: (time, task)
+ * pairs sorted side by side, not through the workload's scattered tasks (a million-task
+ * group's sort was a cache miss per comparison); the stable sort keeps equal times in
+ * input order, which is `longer`'s tie rule. */
 static void sort_group(far_search *s, int z)
 {
     far_group *g = &s->group[z];
     for (int k = 0; k < g->n; k++)
         s->lpt[k] = (far_lpt_entry){far_search_time(s, g->task[k], z), g->task[k]};
-    qsort(s->lpt, (size_t)g->n, sizeof *s->lpt, cmp_lpt);
+    far_sort_lpt(s->lpt, s->lpt_tmp, g->n);
     g->sum = 0;
     int up = s->tree->runs_on[z];
     for (int k = 0; k < g->n; k++) {

@@ -154,6 +154,9 @@ typedef struct far_lpt_entry {
     double time;
     int task;
 } far_lpt_entry;
+/* Sorts e[0..n) by decreasing time, equal times keeping their order (stable), using tmp
+ * (n entries) as scratch (far_sort.c). */
+void far_sort_lpt(far_lpt_entry *e, far_lpt_entry *tmp, int n);
 
 typedef struct far_search {
     const ms_workload *w;
@@ -167,7 +170,7 @@ typedef struct far_search {
     int *node_of, *best_node_of;   /* ... and the key gpu * MS_MAX_TREE_NODES + node of
                                       each, by placement position */
     int *pos;                      /* heap position per task */
-    far_lpt_entry *lpt;            /* scratch of a group's sort */
+    far_lpt_entry *lpt, *lpt_tmp;  /* scratch of a group's sort */
     far_trace trace;
 } far_search;
 
