@@ -218,6 +218,52 @@ static void test_times_as_strtod(void **state)
     free(field);
 }
 
+/* Decimals of 17 to 19 digits at and around the midpoints between adjacent doubles, where
+ * a reading that rounds twice (to 64 bits, then to 53) can differ from strtod: the midpoint
+ * itself cut to 19 significant digits, and its 19-digit neighbours, for 20,000 random times
+ * in (1, 10^6). Every one must read as strtod reads it. */
+static void test_times_near_midpoints(void **state)
+{
+    enum { TIMES = 20000, PER = 4 };
+    ms_rng rng;
+    ms_rng_seed(&rng, 7);
+    char *text = malloc((size_t)TIMES * PER * 40 + 16), (*field)[32] = malloc(sizeof *field * TIMES * PER);
+    size_t len = (size_t)sprintf(text, "name,1\n");
+    int rows = 0;
+    for (int i = 0; i < TIMES; i++) {
+        double x = 1 + ms_rng_uniform(&rng) * 1e6;
+        char mid[64]; /* x + half an ulp, exactly: 30 significant digits are enough here */
+        snprintf(mid, sizeof mid, "%.29Le", (long double)x + (long double)(nextafter(x, INFINITY) - x) / 2);
+        char digits[24];
+        int nd = 0, exp10 = atoi(strchr(mid, 'e') + 1);
+        for (const char *c = mid; *c != 'e' && nd < 19; c++)
+            if (*c >= '0' && *c <= '9')
+                digits[nd++] = *c;
+        digits[nd] = '\0';
+        unsigned long long d = strtoull(digits, NULL, 10);
+        const unsigned long long variant[PER] = {d, d - 1, d + 1, d / 100}; /* 19, 19, 19, 17 digits */
+        for (int v = 0; v < PER; v++) {
+            char dd[24];
+            int n = snprintf(dd, sizeof dd, "%llu", variant[v]), ip = exp10 + 1; /* integer digits */
+            snprintf(field[rows], sizeof field[rows], "%.*s.%s", ip, dd, dd + ip);
+            (void)n;
+            len += (size_t)sprintf(text + len, "t%d,%s\n", rows, field[rows]);
+            rows++;
+        }
+    }
+    ms_workload *w = NULL;
+    ms_error err = {0};
+    if (ms_workload_parse_csv(text, len, "t.csv", NULL, &w, &err))
+        fail_msg("%s", err.msg);
+    for (int i = 0; i < rows; i++)
+        if (w->tasks[i].time[1] != strtod(field[i], NULL))
+            fail_msg("'%s' read as %.17g, strtod %.17g", field[i], w->tasks[i].time[1],
+                     strtod(field[i], NULL));
+    ms_workload_free(w);
+    free(text);
+    free(field);
+}
+
 static void test_round_trip(void **state)
 {
     ms_workload *w = awkward_workload();
@@ -319,6 +365,7 @@ int main(void)
         cmocka_unit_test(test_header_errors),   cmocka_unit_test(test_time_errors),
         cmocka_unit_test(test_row_errors),      cmocka_unit_test(test_rodinia_sample),
         cmocka_unit_test(test_accepted_values), cmocka_unit_test(test_times_as_strtod),
+        cmocka_unit_test(test_times_near_midpoints),
         cmocka_unit_test(test_round_trip),      cmocka_unit_test(test_writer_format),
         cmocka_unit_test(test_large_file),      cmocka_unit_test(test_read_sniffs_format),
         cmocka_unit_test(test_csv_write_quoted),
