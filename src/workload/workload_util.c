@@ -63,6 +63,12 @@ int wl_name_set_reserve(wl_name_set *s, size_t n)
     return cap > s->cap ? rehash(s, cap) : 0;
 }
 
+void wl_name_set_prefetch(const wl_name_set *s, const char *name)
+{
+    if (s->cap)
+        __builtin_prefetch(&s->slot[hash_name(name) & (s->cap - 1)], 1);
+}
+
 int wl_name_set_add(wl_name_set *s, const char *name, long where, long *first)
 {
     if (2 * (s->n + 1) > s->cap && rehash(s, s->cap ? s->cap * 2 : 64))
