@@ -189,8 +189,8 @@ static void group_move(far_group *g, int head, bool up)
  * into the room on that side; without room there the group is first centred in its
  * FAR_GROUP_CAP(cap) array, which leaves at least cap / 2 free slots on each side. The
  * entries keep their order, so the group is the same sequence as with an insertion that
- * shifts the tail (a tail shift was O(n) per family step: the moved task usually lands near
- * the front). */
+ * shifts the tail (that shift was O(n) per family step; the moved task, the longest of its
+ * old group, tends to land near the front of its new one). */
 static void group_open(far_group *g, int lo, int cap, bool up)
 {
     bool front = lo < g->n - lo;
