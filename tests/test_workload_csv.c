@@ -178,6 +178,23 @@ static void test_accepted_values(void **state)
     ms_workload_free(w);
 }
 
+/* Reads the one-column CSV text (rows t0.. with the times field[0..rows)) and checks every
+ * time is strtod's reading of its field; frees text and field. */
+static void assert_read_as_strtod(char *text, size_t len, char (*field)[40], int rows)
+{
+    ms_workload *w = NULL;
+    ms_error err = {0};
+    if (ms_workload_parse_csv(text, len, "t.csv", NULL, &w, &err))
+        fail_msg("%s", err.msg);
+    for (int i = 0; i < rows; i++)
+        if (w->tasks[i].time[1] != strtod(field[i], NULL))
+            fail_msg("'%s' read as %.17g, strtod %.17g", field[i], w->tasks[i].time[1],
+                     strtod(field[i], NULL));
+    ms_workload_free(w);
+    free(text);
+    free(field);
+}
+
 /* The reader's times equal strtod's on 40,000 random decimals: 1 to 20 digits, leading
  * zeros, a point anywhere or none, some with an exponent (the short cut for plain decimals
  * must round as strtod does). */
@@ -205,17 +222,46 @@ static void test_times_as_strtod(void **state)
         } while (!(strtod(f, NULL) > 0 && strtod(f, NULL) <= 1e9));
         len += (size_t)sprintf(text + len, "t%d,%s\n", i, f);
     }
-    ms_workload *w = NULL;
-    ms_error err = {0};
-    if (ms_workload_parse_csv(text, len, "t.csv", NULL, &w, &err))
-        fail_msg("%s", err.msg);
-    for (int i = 0; i < ROWS; i++)
-        if (w->tasks[i].time[1] != strtod(field[i], NULL))
-            fail_msg("'%s' read as %.17g, strtod %.17g", field[i], w->tasks[i].time[1],
-                     strtod(field[i], NULL));
-    ms_workload_free(w);
-    free(text);
-    free(field);
+    assert_read_as_strtod(text, len, field, ROWS);
+}
+
+/* Decimals of 17 to 19 digits at and around the midpoints between adjacent doubles, where
+ * a reading that rounds twice (to 64 bits, then to 53) can differ from strtod: the midpoint
+ * itself cut to 19 significant digits, and its 19-digit neighbours, for 20,000 random times
+ * in (1, 10^6). Every one must read as strtod reads it. */
+static void test_times_near_midpoints(void **state)
+{
+    enum { TIMES = 20000, PER = 4 };
+    ms_rng rng;
+    ms_rng_seed(&rng, 7);
+    char *text = malloc((size_t)TIMES * PER * 48 + 16);
+    char (*field)[40] = malloc(sizeof *field * TIMES * PER);
+    size_t len = (size_t)sprintf(text, "name,1\n");
+    int rows = 0;
+    for (int i = 0; i < TIMES; i++) {
+        double x = 1 + ms_rng_uniform(&rng) * 1e6;
+        char mid[64]; /* x + half an ulp (exact in a long double), of which 19 digits are kept */
+        snprintf(mid, sizeof mid, "%.29Le",
+                 (long double)x + (long double)(nextafter(x, INFINITY) - x) / 2);
+        char digits[24];
+        int nd = 0, exp10 = atoi(strchr(mid, 'e') + 1);
+        for (const char *c = mid; *c != 'e' && nd < 19; c++)
+            if (*c >= '0' && *c <= '9')
+                digits[nd++] = *c;
+        digits[nd] = '\0';
+        unsigned long long d = strtoull(digits, NULL, 10);
+        /* 19, 19, 19 and 17 significant digits */
+        const unsigned long long variant[PER] = {d, d - 1, d + 1, d / 100};
+        for (int v = 0; v < PER; v++) {
+            char dd[24];
+            int ip = exp10 + 1; /* integer digits */
+            snprintf(dd, sizeof dd, "%llu", variant[v]);
+            snprintf(field[rows], sizeof field[rows], "%.*s.%s", ip, dd, dd + ip);
+            len += (size_t)sprintf(text + len, "t%d,%s\n", rows, field[rows]);
+            rows++;
+        }
+    }
+    assert_read_as_strtod(text, len, field, rows);
 }
 
 static void test_round_trip(void **state)
@@ -319,6 +365,7 @@ int main(void)
         cmocka_unit_test(test_header_errors),   cmocka_unit_test(test_time_errors),
         cmocka_unit_test(test_row_errors),      cmocka_unit_test(test_rodinia_sample),
         cmocka_unit_test(test_accepted_values), cmocka_unit_test(test_times_as_strtod),
+        cmocka_unit_test(test_times_near_midpoints),
         cmocka_unit_test(test_round_trip),      cmocka_unit_test(test_writer_format),
         cmocka_unit_test(test_large_file),      cmocka_unit_test(test_read_sniffs_format),
         cmocka_unit_test(test_csv_write_quoted),

@@ -21,6 +21,7 @@ void far_search_free(far_search *s)
     free(s->best_order);
     free(s->pos);
     free(s->lpt);
+    free(s->lpt_tmp);
     for (int z = 0; z <= MS_MAX_SLICES; z++) {
         free(s->group[z].task);
         free(s->group[z].time);
@@ -37,25 +38,26 @@ static int reserve(far_search *s, int n)
     int cap = s->cap ? s->cap : 64;
     while (cap < n)
         cap *= 2;
-#define GROW(p)                                                                            \
+#define GROW(p, k)                                                                         \
     do {                                                                                   \
-        void *q_ = realloc(p, (size_t)cap * sizeof *(p));                                  \
+        void *q_ = realloc(p, (size_t)(k) * sizeof *(p));                                  \
         if (!q_)                                                                           \
             return MS_ENOMEM;                                                              \
         p = q_;                                                                            \
     } while (0)
-    GROW(s->alloc);
-    GROW(s->heap);
-    GROW(s->node_of);
-    GROW(s->best_node_of);
-    GROW(s->order);
-    GROW(s->best_order);
-    GROW(s->pos);
-    GROW(s->lpt);
-    for (int z = 0; z <= MS_MAX_SLICES; z++) {
-        GROW(s->group[z].task);
-        GROW(s->group[z].time);
-        GROW(s->group[z].up);
+    GROW(s->alloc, cap);
+    GROW(s->heap, cap);
+    GROW(s->node_of, cap);
+    GROW(s->best_node_of, cap);
+    GROW(s->order, cap);
+    GROW(s->best_order, cap);
+    GROW(s->pos, cap);
+    GROW(s->lpt, cap);
+    GROW(s->lpt_tmp, cap);
+    for (int z = 0; z <= MS_MAX_SLICES; z++) { /* room on both sides of a group: regroup */
+        GROW(s->group[z].task, FAR_GROUP_CAP(cap));
+        GROW(s->group[z].time, FAR_GROUP_CAP(cap));
+        GROW(s->group[z].up, FAR_GROUP_CAP(cap));
     }
 #undef GROW
     s->cap = cap;
@@ -126,24 +128,16 @@ static void sift_up(far_search *s, int i)
     heap_set(s, i, task);
 }
 
-/* Decreasing time, then input order (the order `longer` gives). */
-static int cmp_lpt(const void *a, const void *b)
-{
-    const far_lpt_entry *x = a, *y = b;
-    if (x->time != y->time)
-        return x->time > y->time ? -1 : 1;
-    return x->task < y->task ? -1 : 1;
-}
-
-/* Group z (from its start) in LPT order, with its times: sorted as (time, task) pairs
- * side by side, not through the workload's scattered tasks (a million-task group's sort
- * was a cache miss per comparison). */
+/* Group z (from its start, in input order) in LPT order, with its times: (time, task)
+ * pairs sorted side by side, not through the workload's scattered tasks (a million-task
+ * group's sort was a cache miss per comparison); the stable sort keeps equal times in
+ * input order, which is `longer`'s tie rule. */
 static void sort_group(far_search *s, int z)
 {
     far_group *g = &s->group[z];
     for (int k = 0; k < g->n; k++)
         s->lpt[k] = (far_lpt_entry){far_search_time(s, g->task[k], z), g->task[k]};
-    qsort(s->lpt, (size_t)g->n, sizeof *s->lpt, cmp_lpt);
+    far_sort_lpt(s->lpt, s->lpt_tmp, g->n);
     g->sum = 0;
     int up = s->tree->runs_on[z];
     for (int k = 0; k < g->n; k++) {
@@ -181,6 +175,43 @@ static int first_allocation(far_search *s, double *area, ms_error *err)
     return MS_OK;
 }
 
+/* Shifts the live entries [head, head + n) of g to start at `head` (same order). */
+static void group_move(far_group *g, int head, bool up)
+{
+    memmove(g->task + head, g->task + g->head, (size_t)g->n * sizeof *g->task);
+    memmove(g->time + head, g->time + g->head, (size_t)g->n * sizeof *g->time);
+    if (up)
+        memmove(g->up + head, g->up + g->head, (size_t)g->n * sizeof *g->up);
+    g->head = head;
+}
+
+/* Opens position lo of g (relative to its head) by shifting the shorter side of it by one,
+ * into the room on that side; without room there the group is first centred in its
+ * FAR_GROUP_CAP(cap) array, which leaves at least cap / 2 free slots on each side. The
+ * entries keep their order, so the group is the same sequence as with an insertion that
+ * shifts the tail (that shift was O(n) per family step; the moved task, the longest of its
+ * old group, tends to land near the front of its new one). */
+static void group_open(far_group *g, int lo, int cap, bool up)
+{
+    bool front = lo < g->n - lo;
+    if (front ? g->head == 0 : g->head + g->n == FAR_GROUP_CAP(cap))
+        group_move(g, (FAR_GROUP_CAP(cap) - g->n) / 2, up);
+    if (front) {
+        g->head--;
+        memmove(g->task + g->head, g->task + g->head + 1, (size_t)lo * sizeof *g->task);
+        memmove(g->time + g->head, g->time + g->head + 1, (size_t)lo * sizeof *g->time);
+        if (up)
+            memmove(g->up + g->head, g->up + g->head + 1, (size_t)lo * sizeof *g->up);
+    } else {
+        int at = g->head + lo, k = g->n - lo;
+        memmove(g->task + at + 1, g->task + at, (size_t)k * sizeof *g->task);
+        memmove(g->time + at + 1, g->time + at, (size_t)k * sizeof *g->time);
+        if (up)
+            memmove(g->up + at + 1, g->up + at, (size_t)k * sizeof *g->up);
+    }
+    g->n++;
+}
+
 /* Moves task i (the front of its group) to the group of size z, in LPT position. */
 static void regroup(far_search *s, int i, int z)
 {
@@ -189,33 +220,25 @@ static void regroup(far_search *s, int i, int z)
     from->head++;
     from->n--;
     far_trace_changed(&s->trace, s->alloc[i], 0);
-    if (to->head + to->n + 1 > s->cap) { /* compact: make room at the end */
-        memmove(to->task, to->task + to->head, (size_t)to->n * sizeof(int));
-        memmove(to->time, to->time + to->head, (size_t)to->n * sizeof(double));
-        if (s->tree->runs_on[z])
-            memmove(to->up, to->up + to->head, (size_t)to->n * sizeof(double));
-        to->head = 0;
-    }
-    int *a = to->task + to->head, lo = 0, hi = to->n;
-    double *at = to->time + to->head;
-    while (lo < hi) {
+    const int *a = to->task + to->head;
+    const double *at = to->time + to->head;
+    double ti = far_search_time(s, i, z);
+    int lo = 0, hi = to->n;
+    while (lo < hi) { /* `longer` on the group's own times */
         int mid = (lo + hi) / 2;
-        if (longer(s, a[mid], z, i, z))
+        if (at[mid] > ti || (at[mid] == ti && a[mid] < i))
             lo = mid + 1;
         else
             hi = mid;
     }
-    memmove(a + lo + 1, a + lo, (size_t)(to->n - lo) * sizeof(int));
-    memmove(at + lo + 1, at + lo, (size_t)(to->n - lo) * sizeof(double));
-    if (s->tree->runs_on[z]) {
-        double *au = to->up + to->head;
-        memmove(au + lo + 1, au + lo, (size_t)(to->n - lo) * sizeof(double));
-        au[lo] = far_search_time(s, i, s->tree->runs_on[z]);
-    }
-    a[lo] = i;
-    at[lo] = far_search_time(s, i, z);
-    to->sum += at[lo];
-    to->n++;
+    int up = s->tree->runs_on[z];
+    group_open(to, lo, s->cap, up != 0);
+    int k = to->head + lo;
+    to->task[k] = i;
+    to->time[k] = ti;
+    if (up)
+        to->up[k] = far_search_time(s, i, up);
+    to->sum += ti;
     far_trace_changed(&s->trace, z, lo);
 }
 

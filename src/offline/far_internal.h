@@ -128,6 +128,9 @@ typedef struct far_group {
     int head, n, cap;      /* live entries are task[head .. head + n) */
     double sum;            /* total time of the live entries */
 } far_group;
+/* A group's arrays hold FAR_GROUP_CAP(cap) entries for at most cap live ones: room to
+ * insert on either side of them (far_alloc.c, regroup). */
+#define FAR_GROUP_CAP(cap) (2 * (cap))
 
 /* What the last run of Algorithm 1 (far_place) saw, so that the next allocations of the
  * family, which change a few tasks, can be cut without running it again (docs/far.md). */
@@ -151,6 +154,9 @@ typedef struct far_lpt_entry {
     double time;
     int task;
 } far_lpt_entry;
+/* Sorts e[0..n) by decreasing time, equal times keeping their order (stable), using tmp
+ * (n entries) as scratch (far_sort.c). */
+void far_sort_lpt(far_lpt_entry *e, far_lpt_entry *tmp, int n);
 
 typedef struct far_search {
     const ms_workload *w;
@@ -164,7 +170,7 @@ typedef struct far_search {
     int *node_of, *best_node_of;   /* ... and the key gpu * MS_MAX_TREE_NODES + node of
                                       each, by placement position */
     int *pos;                      /* heap position per task */
-    far_lpt_entry *lpt;            /* scratch of a group's sort */
+    far_lpt_entry *lpt, *lpt_tmp;  /* scratch of a group's sort */
     far_trace trace;
 } far_search;
 

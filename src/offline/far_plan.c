@@ -141,25 +141,11 @@ int far_list_insert_sorted(far_plan *p, far_list *l, int node, int task)
     return MS_OK;
 }
 
-/* A task of seq in a list being built: its time at the node and its place in seq. */
-typedef struct seq_entry {
-    double time;
-    int pos;
-} seq_entry;
-
-static int cmp_seq_entry(const void *a, const void *b)
-{
-    const seq_entry *x = a, *y = b;
-    if (x->time != y->time)
-        return x->time < y->time ? 1 : -1;
-    return (x->pos > y->pos) - (x->pos < y->pos);
-}
-
 int far_list_insert_seq(far_plan *p, far_list *l, int node, const int *seq, int k)
 {
     if (k <= 0)
         return MS_OK;
-    seq_entry *e = malloc((size_t)k * sizeof *e);
+    far_lpt_entry *e = malloc(2 * (size_t)k * sizeof *e); /* entries, then the sort's scratch */
     int *merged = malloc((size_t)(l->n + k) * sizeof *merged);
     if (!e || !merged || list_reserve(l, l->n + k)) {
         free(e);
@@ -167,14 +153,14 @@ int far_list_insert_seq(far_plan *p, far_list *l, int node, const int *seq, int 
         return MS_ENOMEM;
     }
     for (int i = 0; i < k; i++)
-        e[i] = (seq_entry){far_time(p, seq[i], node), i};
-    qsort(e, (size_t)k, sizeof *e, cmp_seq_entry); /* decreasing time, then seq order */
+        e[i] = (far_lpt_entry){far_time(p, seq[i], node), i}; /* .task: place in seq */
+    far_sort_lpt(e, e + k, k); /* decreasing time, then seq order */
     int i = 0, j = 0, m = 0; /* equal times: the list's own tasks first */
     while (i < l->n || j < k) {
         if (j == k || (i < l->n && far_time(p, l->task[i], node) >= e[j].time))
             merged[m++] = l->task[i++];
         else
-            merged[m++] = seq[e[j++].pos];
+            merged[m++] = seq[e[j++].task];
     }
     memcpy(l->task, merged, (size_t)m * sizeof *merged);
     l->n = m;

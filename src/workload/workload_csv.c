@@ -134,6 +134,8 @@ static int parse_rows(csv_lexer *lx, csv_record *rec, const csv_header *h,
                  : MS_OK;
     bool got;
     while (!rc && !(rc = csv_next_record(lx, rec, &got, err)) && got) {
+        if (rec->n > 0) /* the slot comes in while the times parse */
+            wl_name_set_prefetch(&names, csv_field(rec, 0));
         if ((rc = parse_row(lx, rec, h, gpu, w, err)))
             break;
         long first;

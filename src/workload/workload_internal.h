@@ -26,6 +26,9 @@ int wl_name_set_reserve(wl_name_set *s, size_t n);
 /* Inserts name; returns 1 and fills *first when it was already there, 0 when added,
  * -1 when out of memory. */
 int wl_name_set_add(wl_name_set *s, const char *name, long where, long *first);
+/* Starts loading the slot where name's probe begins, so that a reader can parse the rest
+ * of the record while the (random, at 10^6 names uncached) slot comes in. */
+void wl_name_set_prefetch(const wl_name_set *s, const char *name);
 
 /* Parses a time field: a positive finite decimal number, inf/infinity (any case) or
  * empty text (both mean cannot run). On failure returns -1 and sets *why. */

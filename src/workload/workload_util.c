@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,12 @@ int wl_name_set_reserve(wl_name_set *s, size_t n)
     return cap > s->cap ? rehash(s, cap) : 0;
 }
 
+void wl_name_set_prefetch(const wl_name_set *s, const char *name)
+{
+    if (s->cap)
+        __builtin_prefetch(&s->slot[hash_name(name) & (s->cap - 1)], 1);
+}
+
 int wl_name_set_add(wl_name_set *s, const char *name, long where, long *first)
 {
     if (2 * (s->n + 1) > s->cap && rehash(s, s->cap ? s->cap * 2 : 64))
@@ -77,9 +84,14 @@ int wl_name_set_add(wl_name_set *s, const char *name, long where, long *first)
     return 0;
 }
 
-/* A plain decimal without exponent (digits, at most one point) whose value is exactly
- * the quotient of two doubles, M / 10^k with M < 2^53 and k <= 22: one correctly rounded
- * division, as strtod would round it. False for anything else (strtod then reads it). */
+/* A plain decimal without exponent (digits, at most one point), M / 10^k, read without
+ * strtod when that is provably strtod's value; false for anything else (strtod then reads
+ * it). With M < 2^53 and k <= 22 both are exact doubles and one division rounds correctly.
+ * Where long double has a 64-bit significand (x86), M < 10^19 and k <= 27 are exact long
+ * doubles too (5^27 < 2^64), so the long double quotient q is M / 10^k rounded once to 64
+ * bits; rounding q to a double is then strtod's rounding unless q lies within one 64-bit
+ * ulp of a midpoint between two doubles (its 11 low bits within 1 of 0x400), where the
+ * two roundings can differ: strtod decides those (the generators' 17-digit times). */
 static bool fast_decimal(const char *text, double *out)
 {
     static const double p10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
@@ -92,15 +104,36 @@ static bool fast_decimal(const char *text, double *out)
             frac = 0;
             continue;
         }
-        if (*c < '0' || *c > '9' || ++digits > 16)
+        if (*c < '0' || *c > '9' || ++digits > 19)
             return false;
         m = m * 10 + (uint64_t)(*c - '0');
         frac += frac >= 0;
     }
-    if (digits == 0 || m > (1ULL << 53) || frac > 22)
+    if (digits == 0)
         return false;
-    *out = frac > 0 ? (double)m / p10[frac] : (double)m;
-    return true;
+    if (frac < 0)
+        frac = 0;
+    if (m <= (1ULL << 53) && frac <= 22) {
+        *out = (double)m / p10[frac];
+        return true;
+    }
+#if defined(__x86_64__) && LDBL_MANT_DIG == 64
+    static const long double p10l[] = {
+        1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,  1e7L,  1e8L,  1e9L,
+        1e10L, 1e11L, 1e12L, 1e13L, 1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L,
+        1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L};
+    if (frac <= 27 && m) {
+        long double q = (long double)m / p10l[frac];
+        uint64_t sig; /* the 64-bit significand: the first 8 bytes of x86's format */
+        memcpy(&sig, &q, sizeof sig);
+        unsigned low = (unsigned)(sig & 0x7ff);
+        if (low < 0x3ff || low > 0x401) {
+            *out = (double)q;
+            return true;
+        }
+    }
+#endif
+    return false;
 }
 
 int wl_parse_time(const char *text, double *out, const char **why)
