@@ -1,6 +1,7 @@
 /* bench_hier_rl.c: the co-scheduling agent of paper 004 with Table VI's network (512/256/128,
  * W = 12, C_max = 4): decision time per window (greedy plans of Table V's Q1-Q12) and
- * training throughput (environment steps per second, one gradient step each). */
+ * training throughput (environment steps per second, one gradient step each), with Table
+ * VI's state and with the co-run gains (--gains). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,17 +15,15 @@ static void die(const char *what, const ms_error *err)
     exit(1);
 }
 
-int main(void)
+/* Decision time and training throughput of one configuration of the agent. */
+static void bench_config(const ms_hier_catalog *cat, ms_hier_corun *cr, bool gains)
 {
     ms_error err;
-    ms_hier_catalog cat;
-    ms_hier_params par = ms_hier_params_default();
-    ms_hier_corun *cr = ms_hier_corun_model(&par);
-    if (ms_hier_catalog_builtin(&cat, &err))
-        die("catalogue", &err);
     ms_hier_rl_config cfg;
     ms_hier_rl_config_default(&cfg);
-    ms_hier_trainer *t = ms_hier_trainer_new(&cfg, &cat, cr, NULL, 100000, 1, &err);
+    cfg.gains = gains;
+    const char *name = gains ? "hier agent --gains" : "hier agent";
+    ms_hier_trainer *t = ms_hier_trainer_new(&cfg, cat, cr, NULL, 100000, 1, &err);
     if (!t)
         die("trainer", &err);
 
@@ -32,7 +31,7 @@ int main(void)
     ms_hier_window ws[12];
     for (int k = 0; k < 12; k++) {
         const char *category;
-        if (ms_hier_window_from_names(&cat, ms_hier_table5_mix(k, &category), 12, &ws[k], &err))
+        if (ms_hier_window_from_names(cat, ms_hier_table5_mix(k, &category), 12, &ws[k], &err))
             die("window", &err);
     }
     int reps = 20;
@@ -47,8 +46,8 @@ int main(void)
             ms_hier_plan_free(&p);
         }
     double cpu = bench_clock(CLOCK_PROCESS_CPUTIME_ID) - c0, wall = bench_now() - w0;
-    printf("hier agent decision (W=12, C_max=4, 512/256/128): %.3f ms CPU per window "
-           "(%.3f ms wall; %d windows, %.1f groups per window)\n",
+    printf("%s decision (W=12, C_max=4, 512/256/128): %.3f ms CPU per window "
+           "(%.3f ms wall; %d windows, %.1f groups per window)\n", name,
            1e3 * cpu / (reps * 12), 1e3 * wall / (reps * 12), reps * 12,
            (double)groups / (reps * 12));
 
@@ -63,12 +62,24 @@ int main(void)
         die("train", &err);
     cpu = bench_clock(CLOCK_PROCESS_CPUTIME_ID) - c0;
     wall = bench_now() - w0;
-    printf("hier agent training (batch 64, one update per step): %.0f steps/s CPU "
-           "(%.0f steps/s wall; %ld steps)\n", steps / cpu, steps / wall, steps);
+    printf("%s training (batch 64, one update per step): %.0f steps/s CPU "
+           "(%.0f steps/s wall; %ld steps)\n", name, steps / cpu, steps / wall, steps);
 
     for (int k = 0; k < 12; k++)
         ms_hier_window_free(&ws[k]);
     ms_hier_trainer_free(t);
+}
+
+int main(void)
+{
+    ms_error err;
+    ms_hier_catalog cat;
+    ms_hier_params par = ms_hier_params_default();
+    ms_hier_corun *cr = ms_hier_corun_model(&par);
+    if (ms_hier_catalog_builtin(&cat, &err))
+        die("catalogue", &err);
+    bench_config(&cat, cr, false);
+    bench_config(&cat, cr, true);
     ms_hier_corun_free(cr);
     ms_hier_catalog_free(&cat);
     return 0;

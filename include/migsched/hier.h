@@ -294,6 +294,9 @@ typedef struct ms_hier_rl_config {
     /* The agent picks job sets only and each group gets its best Table VII setup (ours;
      * false: the agent picks the setup too, as paper 004's does). */
     bool best_setup;
+    /* Each state row also carries the co-run gains of adding the job to the open group,
+     * of its best partner and of the open group (ours; docs/hier-agent.md). */
+    bool gains;
     ms_dqn_config dqn;
 } ms_hier_rl_config;
 /* W 12, C_max 4, both reward weights 1, the DQN defaults of learn.h with gamma 1. */

@@ -33,6 +33,7 @@ static void usage(FILE *f)
             "  --ri-weight X        weight of the intermediate reward r_i (default 1)\n"
             "  --saved-weight X     weight of the time a closed group saves (default 1)\n"
             "  --best-setup         the agent picks job sets; each gets its best setup\n"
+            "  --gains              state rows also carry co-run gains (docs/hier-agent.md)\n"
             "  --hidden A,B,C       hidden widths (default 512,256,128)\n"
             "  --lr X --batch B --replay N --learn-start N --train-every K --target-every K\n"
             "  --eps-steps N        DQN settings (defaults 1e-4, 64, 50000, 1000, 1, 500,\n"
@@ -58,6 +59,7 @@ static int parse_args(int argc, char **argv, opts *o)
         {"learn-start", 1, 0, 'L'},  {"train-every", 1, 0, 't'},  {"target-every", 1, 0, 'T'},
         {"eps-steps", 1, 0, 'e'},    {"eval-every", 1, 0, 'v'},   {"best-setup", 0, 0, 'B'},
         {"saved-weight", 1, 0, 'W'}, {"gamma", 1, 0, 'g'},       {"help", 0, 0, 'h'},
+        {"gains", 0, 0, 'G'},
         {0, 0, 0, 0}};
     ms_dqn_config *d = &o->cfg.dqn;
     optind = 1;
@@ -77,6 +79,7 @@ static int parse_args(int argc, char **argv, opts *o)
         case 'i': ok = cli_parse_double(optarg, 0, 1e6, &o->cfg.ri_weight); break;
         case 'W': ok = cli_parse_double(optarg, 0, 1e6, &o->cfg.saved_weight); break;
         case 'B': o->cfg.best_setup = true; break;
+        case 'G': o->cfg.gains = true; break;
         case 'H': ok = cli_parse_widths(optarg, MS_MLP_MAX_HIDDEN, d->hidden, &d->nhidden); break;
         case 'l':
             ok = cli_parse_double(optarg, 1e-9, 1, &x);

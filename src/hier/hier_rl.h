@@ -12,6 +12,9 @@
 /* Per job row of the state: the Table III counters, then pending, in the open group, open
  * group size / C_max, class MI, class US (the "+ 5" of Table VI's W x (f + 5)). */
 #define HIER_RL_FEATURES (MS_HIER_NCOUNTERS + 5)
+/* With gains (ours, not Table VI's): 3 more per row, the co-run gains of rl_gain.c. */
+#define HIER_RL_GAIN_FEATURES 3
+#define HIER_RL_GAIN_CACHE 4096 /* job sets remembered per episode (793 at W 12, C_max 4) */
 #define HIER_RL_MAX_SETUPS 128
 #define HIER_RL_MAX_W 64
 /* Rewards reach the network in hundredths: r_f / 100 is the throughput gain over time
@@ -32,6 +35,7 @@ typedef struct hier_rl_env {
     double ri_weight;     /* weight of the intermediate rewards r_i beside r_f */
     double saved_weight;  /* weight of the time saved per closed group */
     bool best_setup;      /* one close action; the group gets its best Table VII setup */
+    bool gains;           /* the state's rows carry the co-run gains of rl_gain.c */
     const ms_hier_corun *cr;
     /* Training: windows drawn from the seen programs of cat, or always `fixed`. */
     const ms_hier_catalog *cat;
@@ -50,6 +54,16 @@ typedef struct hier_rl_env {
     double mean_solo, mean_comp, mean_mem, solo_total, corun_total;
     int ngroups;
     hier_rl_group groups[HIER_RL_MAX_W];
+    /* Time each job set (bit i: sorted job i) saves over time sharing under its best Table
+     * VII setup, remembered for the episode whose stamp is gain_stamp. */
+    uint64_t gain_key[HIER_RL_GAIN_CACHE];
+    double gain_val[HIER_RL_GAIN_CACHE];
+    unsigned gain_at[HIER_RL_GAIN_CACHE], gain_stamp;
+    int gain_used;
+    /* With gains, setup k may close the open group (job set fit_set) iff fit[k]: some slot
+     * order is no slower than time sharing. */
+    uint64_t fit_set;
+    bool fit[HIER_RL_MAX_SETUPS];
 } hier_rl_env;
 
 /* Action space for windows of up to W jobs and groups of up to cmax: W picks, then the solo
@@ -62,6 +76,16 @@ int hier_rl_num_actions(const hier_rl_env *e);
 void hier_rl_env_start(hier_rl_env *e, const ms_hier_window *w, const ms_hier_corun *cr,
                        int cmax_now);
 extern const ms_rl_env_ops hier_rl_ops;
+int hier_rl_row_size(const hier_rl_env *e);
+
+/* The co-run gains (rl_gain.c): a new episode forgets the remembered job sets; the time the
+ * set saves over time sharing (0 when its best setup is no faster, or unknown); row i's
+ * gain features written to x. */
+void hier_rl_gain_start(hier_rl_env *e);
+double hier_rl_saved(hier_rl_env *e, uint64_t set);
+void hier_rl_gain_row(hier_rl_env *e, int i, float *x);
+/* Whether setup k can close the open group no slower than time sharing. */
+bool hier_rl_setup_fits(hier_rl_env *e, int k);
 
 /* Plans w with the greedy network (W jobs at a time when w is longer), appending to out. */
 int hier_rl_plan(const ms_mlp *net, hier_rl_env *e, const ms_hier_window *w,

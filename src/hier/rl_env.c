@@ -29,6 +29,7 @@ int hier_rl_env_init(hier_rl_env *e, const ms_hier_rl_config *c, ms_error *err)
     e->ri_weight = c->ri_weight;
     e->saved_weight = c->saved_weight;
     e->best_setup = c->best_setup;
+    e->gains = c->gains;
     size_t n = ms_hier_setups_for(1, MS_HIER_FAM_SOLO, e->setups, HIER_RL_MAX_SETUPS);
     for (int k = 2; k <= cmax; k++)
         n += ms_hier_setups_for(k, MS_HIER_FAM_TABLE7, e->setups + n, HIER_RL_MAX_SETUPS - n);
@@ -38,7 +39,11 @@ int hier_rl_env_init(hier_rl_env *e, const ms_hier_rl_config *c, ms_error *err)
 
 void hier_rl_env_free(hier_rl_env *e) { ms_hier_window_free(&e->drawn); }
 
-int hier_rl_obs_size(const hier_rl_env *e) { return e->W * HIER_RL_FEATURES; }
+int hier_rl_row_size(const hier_rl_env *e)
+{
+    return HIER_RL_FEATURES + (e->gains ? HIER_RL_GAIN_FEATURES : 0);
+}
+int hier_rl_obs_size(const hier_rl_env *e) { return e->W * hier_rl_row_size(e); }
 int hier_rl_num_actions(const hier_rl_env *e) { return e->W + (e->best_setup ? 1 : e->nsetups); }
 
 /* How a counter becomes a feature: percentages (and warps of 64) as shares, times and
@@ -124,6 +129,7 @@ void hier_rl_env_start(hier_rl_env *e, const ms_hier_window *win, const ms_hier_
     e->gsize = 1;
     e->pending[0] = false;
     e->in_group[0] = true;
+    hier_rl_gain_start(e);
 }
 
 static void observe(void *arg, float *obs)
@@ -131,7 +137,7 @@ static void observe(void *arg, float *obs)
     hier_rl_env *e = arg;
     memset(obs, 0, (size_t)hier_rl_obs_size(e) * sizeof(float));
     for (size_t i = 0; i < e->win->n; i++) {
-        float *row = obs + i * HIER_RL_FEATURES;
+        float *row = obs + i * (size_t)hier_rl_row_size(e);
         memcpy(row, e->feat[i], MS_HIER_NCOUNTERS * sizeof(float));
         float *x = row + MS_HIER_NCOUNTERS;
         x[0] = e->pending[i];
@@ -139,6 +145,8 @@ static void observe(void *arg, float *obs)
         x[2] = (float)e->gsize / (float)e->cmax;
         x[3] = e->win->jobs[i].cls == MS_HIER_MI;
         x[4] = e->win->jobs[i].cls == MS_HIER_US;
+        if (e->gains)
+            hier_rl_gain_row(e, (int)i, x + 5);
     }
 }
 
@@ -159,12 +167,19 @@ static int mask(void *arg, uint8_t *m)
         m[e->W] = 1;
         return n + 1;
     }
+    int closes = 0;
     for (int k = 0; k < e->nsetups; k++)
-        if (e->setups[k].c == e->gsize) {
+        if (e->setups[k].c == e->gsize && (!e->gains || hier_rl_setup_fits(e, k))) {
             m[e->W + k] = 1;
-            n++;
+            closes++;
         }
-    return n;
+    if (!closes) /* no setup fits: any closes, and the group's jobs run solo */
+        for (int k = 0; k < e->nsetups; k++)
+            if (e->setups[k].c == e->gsize) {
+                m[e->W + k] = 1;
+                closes++;
+            }
+    return n + closes;
 }
 
 /* Table VI's r_i for the job in slot k of setup s. */
