@@ -6,7 +6,7 @@
  * starting schedules, computed on 1, 2 or 5 threads, are the same bytes in the same order. Golden:
  * the Rodinia sample (the proved optimum), two CFD-like tasks (search finds the proved optimum where FAR runs
  * them one after the other), a 7-task batch that needs a list split over its node's
- * children, the learned policy as a starting point, bad options. Batches
+ * children, one whose optimum only the exact phase finds, the learned policy as a starting point, bad options. Batches
  * of 2 to 5 tasks on one GPU: search reaches the proved optimum (its exact phase).
  * MIGSCHED_PROPERTY_CASES overrides the count. */
 #include <math.h>
@@ -257,6 +257,31 @@ static void test_cfd_pair(void **state)
     ms_workload_free(w);
 }
 
+/* A 7-task A100-40GB batch (times at sizes 1, 2, 3, 4, 7) searched at the default budget
+ * reaches the proved optimum `expect`; returns search's schedule (the caller frees it). */
+static ms_schedule *assert_reaches_optimum(const double times[7][5], double expect)
+{
+    const ms_gpu_model *gpu = ms_gpu_builtin("A100-40GB");
+    ms_workload *w = ms_workload_new();
+    for (int i = 0; i < 7; i++) {
+        double t[MS_MAX_SLICES + 1] = {0, times[i][0], times[i][1], times[i][2], times[i][3],
+                                       0, 0, times[i][4]};
+        char name[8];
+        snprintf(name, sizeof name, "t%d", i + 1);
+        assert_int_equal(ms_workload_add(w, name, t, NULL, NULL, NULL), MS_OK);
+    }
+    ms_offline_options o;
+    ms_offline_options_init(&o);
+    ms_schedule *s = run("search", w, gpu, 1, &o, 0), *opt = run("optimal", w, gpu, 1, &o, 0);
+    check_valid(s, w, gpu, 1, 0);
+    assert_true(ms_schedule_stat(opt, "proved") == 1);
+    assert_near(ms_schedule_makespan(opt), expect, 1e-4);
+    assert_near(ms_schedule_makespan(s), ms_schedule_makespan(opt), 1e-9);
+    ms_schedule_free(opt);
+    ms_workload_free(w);
+    return s;
+}
+
 /* A100 POORSCALING,WIDETIMES repetition 22 of the gap experiment (EXPERIMENTS.md, search):
  * the optimum runs the left half's four 1-slice instances side by side and creates 2g@0
  * once two of them are done. Search stopped 5.16 % above it while the tie-break counted a
@@ -280,28 +305,42 @@ static void test_split_batch(void **state)
          30.006480460035053, 23.798596686205585},
         {95.59472644493084, 71.69604483369812, 61.018693779513086,
          57.50149954911162, 49.14629075754233}};
-    const ms_gpu_model *gpu = ms_gpu_builtin("A100-40GB");
-    ms_workload *w = ms_workload_new();
-    for (int i = 0; i < 7; i++) {
-        double t[MS_MAX_SLICES + 1] = {0, times[i][0], times[i][1], times[i][2], times[i][3],
-                                       0, 0, times[i][4]};
-        char name[8];
-        snprintf(name, sizeof name, "t%d", i + 1);
-        assert_int_equal(ms_workload_add(w, name, t, NULL, NULL, NULL), MS_OK);
-    }
-    ms_offline_options o;
-    ms_offline_options_init(&o);
-    ms_schedule *s = run("search", w, gpu, 1, &o, 0), *opt = run("optimal", w, gpu, 1, &o, 0);
-    check_valid(s, w, gpu, 1, 0);
-    assert_true(ms_schedule_stat(opt, "proved") == 1);
-    assert_near(ms_schedule_makespan(opt), 90.9005, 1e-4);
-    assert_near(ms_schedule_makespan(s), ms_schedule_makespan(opt), 1e-9);
-    ms_schedule_free(s);
-    ms_schedule_free(opt);
-    ms_workload_free(w);
+    ms_schedule_free(assert_reaches_optimum(times, 90.9005));
 }
 
-/* Batches of at most SEARCH_EXACT_MAX_N (6) tasks on one GPU get the exact solver's branch
+/* A100 MIXSCALINGEXTREME,WIDETIMES repetition 11 of the gap experiment: the local search
+ * stops at 81.430 s, 5.14 % above the optimum (t5 alone on 4g@0 for 6 s, then 2g@0 and 2g@2
+ * in its place, t1 and t3 exchanged: three coordinated moves). The exact phase, with nodes
+ * of its own after the local search's whole budget, finds the optimum below it. */
+static void test_exact_phase_batch(void **state)
+{
+    (void)state;
+    static const double times[7][5] = {
+        {42.048888063823675, 23.60725495914256, 16.693679401940475,
+         13.034796865948953, 7.608887587093544},
+        {82.03794910829178, 68.86127717793106, 68.86127717793106,
+         68.86127717793106, 60.35660186473402},
+        {29.919661786175688, 16.017646765730003, 10.678431177153335,
+         8.306936981199351, 5.006015302553615},
+        {92.3486138912127, 76.81422585523664, 68.74860831292042,
+         63.721000501605026, 53.390019816066186},
+        {38.594783637937134, 14.411150513159821, 8.085739404890813,
+         6.0643045536681095, 3.709429246436388},
+        {39.381260457305984, 39.381260457305984, 36.86295017496238,
+         36.86295017496238, 30.68024550618488},
+        {82.60901485347016, 47.39639471137158, 44.24025933615544,
+         40.9304554965147, 33.637650967698264}};
+    ms_schedule *s = assert_reaches_optimum(times, 77.448);
+    assert_true(ms_schedule_stat(s, "nodes") >= 1);
+    assert_true(ms_schedule_stat(s, "nodes") <=
+                SEARCH_DEFAULT_BUDGET_MS * SEARCH_EXACT_NODES_PER_MS);
+    /* the local search had its whole budget: the nodes are not taken from its units */
+    assert_true(ms_schedule_stat(s, "work_units") >=
+                SEARCH_DEFAULT_BUDGET_MS * SEARCH_UNITS_PER_MS);
+    ms_schedule_free(s);
+}
+
+/* Batches of at most SEARCH_EXACT_MAX_N (7) tasks on one GPU get the exact solver's branch
  * and bound below the local search's best: at 2 to 5 tasks the default budget reaches the
  * proved optimum (the bench proves n = 5 in a few hundred nodes). */
 static void test_small_batches_optimal(void **state)
@@ -379,7 +418,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rodinia_sample), cmocka_unit_test(test_cfd_pair),
-        cmocka_unit_test(test_split_batch),
+        cmocka_unit_test(test_split_batch),    cmocka_unit_test(test_exact_phase_batch),
         cmocka_unit_test(test_rl_start),       cmocka_unit_test(test_bad_options),
         cmocka_unit_test(test_small_batches_optimal),
         cmocka_unit_test(test_deterministic),  cmocka_unit_test(test_starts_threads),

@@ -172,7 +172,6 @@ int ms_search_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
     int batches = w->n > 0 ? (w->n + per_batch - 1) / per_batch : 0;
     double units = budget_ms * SEARCH_UNITS_PER_MS;
     bool exact = gpus == 1 && batches == 1 && w->n <= SEARCH_EXACT_MAX_N;
-    double exact_units = exact ? units * SEARCH_EXACT_SHARE : 0;
     search_totals tot = {0};
     ms_schedule *s = NULL;
     far_plan p;
@@ -183,8 +182,7 @@ int ms_search_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
         have_plan = !rc;
         for (int b = 0; b < batches && !rc; b++) {
             int first = b * per_batch, n = w->n - first < per_batch ? w->n - first : per_batch;
-            rc = search_batch(&p, b, first, n, &whole, opt, units - exact_units, threads,
-                              &tot, err);
+            rc = search_batch(&p, b, first, n, &whole, opt, units, threads, &tot, err);
         }
         if (!rc && !(s = ms_schedule_new(gpu, gpus, "search")))
             rc = ms_error_set(err, MS_ENOMEM, "out of memory");
@@ -201,7 +199,7 @@ int ms_search_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
     }
     if (!rc && exact) { /* below the best so far: a shorter schedule of any shape */
         ms_schedule *x = NULL;
-        long limit = (long)(exact_units / SEARCH_UNITS_PER_NODE);
+        long limit = (long)(budget_ms * SEARCH_EXACT_NODES_PER_MS);
         rc = opt_improve(w, gpu, ms_schedule_makespan(s), limit > 0 ? limit : 1, &x,
                          &tot.nodes, err);
         if (x) {

@@ -11,12 +11,12 @@
 #define SEARCH_UNITS_PER_MS 40000.0
 #define SEARCH_DEFAULT_BUDGET_MS 10.0
 #define SEARCH_MAX_THREADS 64
-/* One GPU, one batch of at most this many tasks: half the budget goes to the exact
- * solver's branch and bound below the local search's best (docs/search.md, step 6); a
- * search node costs about as much CPU as this many work units (measured on n = 5 to 7). */
-#define SEARCH_EXACT_MAX_N 6
-#define SEARCH_EXACT_SHARE 0.5
-#define SEARCH_UNITS_PER_NODE 100.0
+/* One GPU, one batch of at most this many tasks: after the local search (its whole budget),
+ * the exact solver's branch and bound runs below its best with this many nodes per ms of
+ * budget, counted apart from the local search's units (docs/search.md, step 6): at n = 7 a
+ * node costs about 2 us and 6,000 nodes prove most batches (EXPERIMENTS.md, search). */
+#define SEARCH_EXACT_MAX_N 7
+#define SEARCH_EXACT_NODES_PER_MS 600.0
 
 /* A starting schedule: the algorithm and options that made it, and its makespan. */
 typedef struct search_start {
