@@ -358,6 +358,31 @@ static void test_deterministic_and_shuffled(void **state)
     ms_workload_free(c);
 }
 
+/* class_order: the same tasks as the shuffled dataset of the seed, listed class by class
+ * (the size each scales up to, non-decreasing). */
+static void test_class_order(void **state)
+{
+    ms_gen_params p = preset(a100(), "MIXSCALINGUNIFORM");
+    ms_workload *a = generate(a100(), &p, 100, 42);
+    p.class_order = true;
+    ms_workload *b = generate(a100(), &p, 100, 42);
+    assert_int_equal(a->n, b->n);
+    int found = 0;
+    for (int i = 0; i < b->n; i++) {
+        if (i)
+            assert_true(classify(&b->tasks[i - 1], a100()) <= classify(&b->tasks[i], a100()));
+        for (int j = 0; j < a->n; j++)
+            if (!memcmp(a->tasks[j].time, b->tasks[i].time, sizeof a->tasks[j].time)) {
+                found++;
+                break;
+            }
+    }
+    assert_int_equal(found, b->n);
+    assert_true(classify(&b->tasks[0], a100()) < classify(&b->tasks[b->n - 1], a100()));
+    ms_workload_free(a);
+    ms_workload_free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -365,6 +390,7 @@ int main(void)
         cmocka_unit_test(test_bad_params),        cmocka_unit_test(test_generated_classes),
         cmocka_unit_test(test_preset_promises),   cmocka_unit_test(test_stop_superscaling),
         cmocka_unit_test(test_deterministic_and_shuffled), cmocka_unit_test(test_pathological),
+        cmocka_unit_test(test_class_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

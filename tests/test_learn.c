@@ -120,7 +120,9 @@ static double greedy_return(ms_mlp *m)
     return ret;
 }
 
-static ms_ppo *toy_train(int threads, toy *envs, void **ptrs, int iters)
+/* PPO on four toy environments for iters rollouts of 128 steps (lr 3e-3, decayed to 3e-4
+ * unless decay is constant). */
+static ms_ppo *toy_new(int threads, toy *envs, void **ptrs, int iters, ms_lr_decay decay)
 {
     ms_ppo_config c;
     ms_ppo_config_default(&c);
@@ -129,11 +131,19 @@ static ms_ppo *toy_train(int threads, toy *envs, void **ptrs, int iters)
     c.minibatch = 32;
     c.hidden[0] = c.hidden[1] = 16;
     c.lr = 3e-3f;
+    c.lr_decay = decay;
+    c.lr_min = 3e-4f;
     c.threads = threads;
     for (int i = 0; i < 4; i++)
         ptrs[i] = &envs[i];
     ms_ppo *p = ms_ppo_new(&c, &toy_ops, ptrs, 3, 3, (long)iters * 128, 11, NULL);
     assert_non_null(p);
+    return p;
+}
+
+static ms_ppo *toy_train(int threads, toy *envs, void **ptrs, int iters)
+{
+    ms_ppo *p = toy_new(threads, envs, ptrs, iters, MS_LR_CONSTANT);
     for (int i = 0; i < iters; i++) {
         ms_ppo_stats st;
         assert_int_equal(ms_ppo_iterate(p, &st, NULL), 0);
@@ -159,6 +169,37 @@ static void test_ppo_toy_optimum(void **state)
     ms_ppo_free(p);
     ms_ppo_free(q);
     ms_ppo_free(r);
+}
+
+/* Each update's rate follows the schedule over the run's steps (after rollout i of n, a
+ * fraction i/n of them: lr_min after the last), and a decayed run ends elsewhere than a
+ * constant one; constant keeps lr throughout. */
+static void test_lr_decay(void **state)
+{
+    const int n = 8;
+    ms_ppo *p[3];
+    for (int d = MS_LR_CONSTANT; d <= MS_LR_COSINE; d++) {
+        toy envs[4];
+        void *ptrs[4];
+        p[d] = toy_new(1, envs, ptrs, n, (ms_lr_decay)d);
+        for (int i = 1; i <= n; i++) {
+            ms_ppo_stats st;
+            assert_int_equal(ms_ppo_iterate(p[d], &st, NULL), 0);
+            double x = (double)i / n;
+            double f = d == MS_LR_CONSTANT ? 1 : d == MS_LR_LINEAR ? 1 - x : 0.5 * (1 + cos(M_PI * x));
+            assert_near(st.lr, d == MS_LR_CONSTANT ? 3e-3 : 3e-4 + 2.7e-3 * f, 1e-8);
+        }
+    }
+    size_t bytes = ms_ppo_mlp(p[0])->nparams * sizeof(float);
+    assert_memory_not_equal(ms_ppo_mlp(p[0])->params, ms_ppo_mlp(p[1])->params, bytes);
+    assert_memory_not_equal(ms_ppo_mlp(p[1])->params, ms_ppo_mlp(p[2])->params, bytes);
+    for (int d = 0; d < 3; d++)
+        ms_ppo_free(p[d]);
+    ms_lr_decay back;
+    assert_int_equal(ms_lr_decay_parse("cosine", &back), 0);
+    assert_int_equal(back, MS_LR_COSINE);
+    assert_string_equal(ms_lr_decay_name(MS_LR_LINEAR), "linear");
+    assert_int_equal(ms_lr_decay_parse("step", &back), MS_EINVAL);
 }
 
 /* The MIG environment on paper 001 Table 2 (A30): the optimum is 2-2 with task1 on one
@@ -234,8 +275,24 @@ static void test_ppo_table2_optimum(void **state)
     ms_workload_free(w);
 }
 
+/* The JSON header of a model file, as text. */
+static const char *header_text(const char *path, char *buf)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    unsigned char lead[16];
+    assert_int_equal(fread(lead, 1, 16, f), 16);
+    size_t n = lead[12] | lead[13] << 8 | (size_t)lead[14] << 16 | (size_t)lead[15] << 24;
+    assert_true(n < 4096);
+    assert_int_equal(fread(buf, 1, n, f), n);
+    buf[n] = 0;
+    fclose(f);
+    return buf;
+}
+
 static void test_model_file(void **state)
 {
+    char text[4096];
     ms_rl_model m;
     memset(&m, 0, sizeof m);
     ms_rng rng;
@@ -265,6 +322,21 @@ static void test_model_file(void **state)
     assert_int_equal(r.seed, 77);
     assert_false(r.mlp.separate);
     ms_model_destroy(&r);
+
+    /* Training settings: a decayed rate and its floor are kept; a constant rate leaves the
+     * header as it was before the decay existed. */
+    m.has_train = true;
+    ms_ppo_config_default(&m.ppo);
+    assert_int_equal(ms_model_save(path, &m, NULL), 0);
+    assert_null(strstr(header_text(path, text), "lr_decay"));
+    m.ppo.lr_decay = MS_LR_COSINE;
+    m.ppo.lr_min = 2e-5f;
+    assert_int_equal(ms_model_save(path, &m, NULL), 0);
+    assert_non_null(strstr(header_text(path, text), "\"lr_decay\":\"cosine\""));
+    assert_int_equal(ms_model_load(path, &r, NULL), 0);
+    assert_true(r.has_train && r.ppo.lr_decay == MS_LR_COSINE && r.ppo.lr_min == 2e-5f);
+    ms_model_destroy(&r);
+    m.has_train = false;
 
     /* Separate policy and value networks: the header says so and the body is read back. */
     ms_rl_model sep = m;
@@ -304,6 +376,7 @@ int main(void)
         cmocka_unit_test(test_masked_policy),
         cmocka_unit_test(test_ppo_toy_optimum),
         cmocka_unit_test(test_ppo_table2_optimum),
+        cmocka_unit_test(test_lr_decay),
         cmocka_unit_test(test_model_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -99,6 +99,8 @@ typedef struct ms_rl_env_ops {
     double (*step)(void *env, int action, bool *done);
 } ms_rl_env_ops;
 
+typedef enum ms_lr_decay { MS_LR_CONSTANT, MS_LR_LINEAR, MS_LR_COSINE } ms_lr_decay;
+
 typedef struct ms_ppo_config {
     int n_envs;          /* vectorised environments */
     int n_steps;         /* steps per environment per rollout */
@@ -111,6 +113,10 @@ typedef struct ms_ppo_config {
     float lr, gamma, gae_lambda, clip, vf_coef, max_grad_norm;
     /* Entropy coefficient per quarter of the training steps (paper 001 6.5.1). */
     float ent_coef[4];
+    /* Learning rate over the training steps: lr throughout, or from lr down to lr_min at
+     * the last step, linearly or along a half cosine. */
+    ms_lr_decay lr_decay;
+    float lr_min;
 } ms_ppo_config;
 
 /* 256x256, 16 envs x 128 steps, 4 epochs of minibatches of 256, lr 3e-4, gamma 1,
@@ -120,6 +126,9 @@ void ms_ppo_config_default(ms_ppo_config *c);
  * epochs of minibatches of 64, separate 256x256 policy and value networks, entropy
  * 0.01/0.00075/0.0005/0; the rest as ms_ppo_config_default. */
 void ms_ppo_config_paper(ms_ppo_config *c);
+/* "none", "linear", "cosine" and back; parse returns MS_EINVAL for another name. */
+const char *ms_lr_decay_name(ms_lr_decay d);
+int ms_lr_decay_parse(const char *name, ms_lr_decay *out);
 
 typedef struct ms_ppo_stats {
     long steps;               /* environment steps so far */
@@ -127,6 +136,7 @@ typedef struct ms_ppo_stats {
     double mean_return;       /* over those episodes (NAN if none) */
     double mean_length;
     float entropy, policy_loss, value_loss, grad_norm, approx_kl, clip_frac, ent_coef;
+    float lr;                 /* the learning rate of the last update */
 } ms_ppo_stats;
 
 typedef struct ms_ppo ms_ppo;

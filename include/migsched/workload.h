@@ -67,6 +67,10 @@ typedef struct ms_gen_params {
      * share is set, every task is one, a share patho[b] of them fastest at size b with 3
      * slices only slightly slower (2-8 %) and no gain above b. Needs a 3-slice size. */
     double patho[MS_MAX_SLICES + 1];
+    /* Tasks in class order (by the size they scale well up to, super-linear ones first),
+     * as paper 001's authors' dataset script writes them, instead of shuffled; the shuffle
+     * is drawn either way, so a seed gives the same tasks in both orders. */
+    bool class_order;
 } ms_gen_params;
 
 /* Fills params from a comma-separated preset list ("MIXEDSCALING,WIDETIMES"); later

@@ -22,6 +22,8 @@ static void usage(FILE *f)
                "  --sets D          datasets (default 1000)\n"
                "  --tasks T         tasks per dataset (default 100)\n"
                "  --seed S          seed of the datasets (default 2026)\n"
+               "  --order O         shuffled (default) or sorted: each dataset's tasks in\n"
+               "                    class order, as paper 001's authors' script writes them\n"
                "  --compare LIST    offline algorithms to run on the same data, e.g. far,miso\n"
                "  --offline-model F (online models) the offline policy to compare with\n"
                "  --json            print the result as JSON\n"
@@ -125,15 +127,15 @@ typedef struct eval_args {
     char list[512];
     long sets, tasks;
     uint64_t seed;
-    bool json;
+    bool json, sorted;
 } eval_args;
 
 static void report(const eval_ctx *c, const eval_args *a)
 {
     bool online = c->model.env.online;
-    printf("%s (%s, %ld steps) on %ld %s datasets of %ld tasks, seed %llu\n", a->model,
+    printf("%s (%s, %ld steps) on %ld %s datasets of %ld tasks, seed %llu%s\n", a->model,
            c->model.gpu, c->model.steps, a->sets, a->preset, a->tasks,
-           (unsigned long long)a->seed);
+           (unsigned long long)a->seed, a->sorted ? ", tasks in class order" : "");
     if (!online) {
         printf("p_opt %%: rl %.2f", c->sum[0] / a->sets);
         for (int k = 0; k < c->ncmp; k++)
@@ -160,11 +162,12 @@ static int report_json(const eval_ctx *c, const eval_args *a)
         json_object_set_new(per, c->cmp[k], cli_json_real(c->sum[k + 1] / a->sets));
     if (online && c->has_offline)
         json_object_set_new(per, "offline rl", cli_json_real(c->sum[c->ncmp + 1] / a->sets));
-    json_t *root = json_pack("{s:s, s:s, s:I, s:s, s:s, s:I, s:I, s:I, s:b}", "model", a->model,
-                             "model_gpu", c->model.gpu, "steps", (json_int_t)c->model.steps,
-                             "gpu_model", c->gpu->name, "preset", a->preset, "sets",
-                             (json_int_t)a->sets, "tasks", (json_int_t)a->tasks, "seed",
-                             (json_int_t)a->seed, "online", online);
+    json_t *root = json_pack("{s:s, s:s, s:I, s:s, s:s, s:I, s:I, s:I, s:s, s:b}", "model",
+                             a->model, "model_gpu", c->model.gpu, "steps",
+                             (json_int_t)c->model.steps, "gpu_model", c->gpu->name, "preset",
+                             a->preset, "sets", (json_int_t)a->sets, "tasks",
+                             (json_int_t)a->tasks, "seed", (json_int_t)a->seed, "order",
+                             a->sorted ? "sorted" : "shuffled", "online", online);
     if (online)
         json_object_update_new(root, json_pack("{s:o, s:o}", "mean_makespan",
                                                cli_json_real(c->sum[0] / a->sets), "p_online",
@@ -198,7 +201,8 @@ static int parse_args(int argc, char **argv, eval_args *a)
     static const struct option longopts[] = {
         {"model", 1, 0, 'm'}, {"gpu", 1, 0, 'g'},  {"preset", 1, 0, 'p'}, {"sets", 1, 0, 'd'},
         {"tasks", 1, 0, 't'}, {"seed", 1, 0, 's'}, {"compare", 1, 0, 'c'},
-        {"offline-model", 1, 0, 'f'}, {"json", 0, 0, 'j'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+        {"offline-model", 1, 0, 'f'}, {"json", 0, 0, 'j'}, {"order", 1, 0, 'o'},
+        {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
     int ch, li = -1;
     optind = 1;
     while ((ch = getopt_long(argc, argv, "h", longopts, &li)) != -1) {
@@ -209,6 +213,14 @@ static int parse_args(int argc, char **argv, eval_args *a)
         case 'f': a->offline = optarg; break;
         case 'c': snprintf(a->list, sizeof a->list, "%s", optarg); break;
         case 'j': a->json = true; break;
+        case 'o':
+            if (strcmp(optarg, "shuffled") && strcmp(optarg, "sorted")) {
+                fprintf(stderr, "migsched rl-eval: --order: '%s' is not shuffled or sorted\n",
+                        optarg);
+                return 2;
+            }
+            a->sorted = !strcmp(optarg, "sorted");
+            break;
         case 's':
             if (!cli_parse_seed(optarg, &a->seed)) {
                 fprintf(stderr, "migsched rl-eval: --seed: '%s' is not a non-negative integer\n",
@@ -262,6 +274,7 @@ int cmd_rl_eval(int argc, char **argv)
     if (ms_gpu_lookup(a.gpu ? a.gpu : c.model.gpu, &gpu, &c.err) ||
         ms_gen_preset(&gpu, a.preset, &gen, &c.err))
         goto fail;
+    gen.class_order = a.sorted;
     ms_rng rng;
     ms_rng_seed(&rng, a.seed);
     for (long i = 0; i < a.sets; i++) {

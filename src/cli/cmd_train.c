@@ -33,6 +33,9 @@ static void usage(FILE *f)
             "  --hidden W,W         hidden layer widths (default 256,256)\n"
             "  --envs E --rollout T --epochs K --minibatch B --lr X --threads N\n"
             "                       PPO settings (defaults 16, 128, 4, 256, 3e-4, 2)\n"
+            "  --lr-decay D         learning rate over --steps: none (default), linear or\n"
+            "                       cosine from --lr down to --lr-min at the last step\n"
+            "  --lr-min X           the decay's floor (default 0)\n"
             "  --separate           separate policy and value networks (default: shared trunk)\n"
             "  --ent-coef A,B,C,D   entropy coefficient per quarter of --steps\n"
             "                       (default 0.01,0.0075,0.005,0)\n"
@@ -44,15 +47,24 @@ static void usage(FILE *f)
             "  --seed S             (default 1)\n"
             "  --eval-every K       evaluate and checkpoint every K steps (default S/10)\n"
             "  --eval-sets D --eval-tasks T   evaluation datasets (default 100 of 100 tasks)\n"
-            "  --resume             continue from the checkpoint in --out\n"
+            "  --resume             continue from the checkpoint in --out with its settings\n"
+            "  --fine-tune          (with --resume) --envs --rollout --epochs --minibatch --lr\n"
+            "                       --lr-decay --lr-min --ent-coef given here replace its\n"
             "  --slim               write the final file without the optimiser state\n");
 }
+
+/* Training settings a resume takes from the command line instead of the checkpoint. */
+enum { TUNE_ENVS, TUNE_ROLLOUT, TUNE_EPOCHS, TUNE_MINIBATCH, TUNE_LR, TUNE_DECAY, TUNE_LR_MIN,
+       TUNE_ENT, TUNE_N };
+static const char *const tune_names[TUNE_N] = {"envs",  "rollout",  "epochs", "minibatch",
+                                               "lr",    "lr-decay", "lr-min", "ent-coef"};
 
 typedef struct train_opts {
     const char *gpu, *preset, *out;
     long steps, eval_every;
     int eval_sets, eval_tasks;
-    bool resume, slim;
+    bool resume, slim, fine_tune;
+    bool given[TUNE_N];
 } train_opts;
 
 static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
@@ -66,8 +78,9 @@ static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
         {"threads", 1, 0, 'j'},    {"seed", 1, 0, 'S'},      {"eval-every", 1, 0, 'v'},
         {"eval-sets", 1, 0, 'd'},  {"eval-tasks", 1, 0, 't'}, {"resume", 0, 0, 'r'},
         {"slim", 0, 0, 'L'},       {"separate", 0, 0, 'P'},  {"ent-coef", 1, 0, 'C'},
-        {"paper-ppo", 0, 0, 'A'},  {"paper-episodes", 0, 0, 'Y'},
-        {"help", 0, 0, 'h'},       {0, 0, 0, 0}};
+        {"paper-ppo", 0, 0, 'A'},  {"paper-episodes", 0, 0, 'Y'}, {"lr-decay", 1, 0, 'y'},
+        {"lr-min", 1, 0, 'm'},     {"fine-tune", 0, 0, 'F'},  {"help", 0, 0, 'h'},
+        {0, 0, 0, 0}};
     optind = 1;
     int ch, li = -1;
     while ((li = -1, ch = getopt_long(argc, argv, "h", longopts, &li)) != -1) {
@@ -82,6 +95,7 @@ static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
         case 'O': c->env.online = true; break;
         case 'r': o->resume = true; break;
         case 'L': o->slim = true; break;
+        case 'F': o->fine_tune = true; break;
         case 'P': c->ppo.separate = true; break;
         case 'Y': c->paper_episodes = true; break;
         case 'A': {
@@ -91,6 +105,7 @@ static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
             c->ppo.minibatch = paper.minibatch;
             c->ppo.separate = paper.separate;
             memcpy(c->ppo.ent_coef, paper.ent_coef, sizeof paper.ent_coef);
+            o->given[TUNE_EPOCHS] = o->given[TUNE_MINIBATCH] = o->given[TUNE_ENT] = true;
             break;
         }
         case 'C': {
@@ -104,6 +119,7 @@ static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
                 q = end + 1;
             }
             memcpy(c->ppo.ent_coef, v4, sizeof v4);
+            o->given[TUNE_ENT] = true;
             break;
         }
         case 'E':
@@ -118,13 +134,19 @@ static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
             if (!cli_parse_widths(optarg, MS_MLP_MAX_HIDDEN, c->ppo.hidden, &c->ppo.nhidden))
                 goto bad;
             break;
-        case 'l': {
+        case 'l': case 'm': {
             double x = strtod(optarg, &end);
-            if (*end || !(x > 0 && x < 1))
+            if (*end || end == optarg || !(ch == 'm' ? x >= 0 && x < 1 : x > 0 && x < 1))
                 goto bad;
-            c->ppo.lr = (float)x;
+            *(ch == 'l' ? &c->ppo.lr : &c->ppo.lr_min) = (float)x;
+            o->given[ch == 'l' ? TUNE_LR : TUNE_LR_MIN] = true;
             break;
         }
+        case 'y':
+            if (ms_lr_decay_parse(optarg, &c->ppo.lr_decay))
+                goto bad;
+            o->given[TUNE_DECAY] = true;
+            break;
         case 'S':
             errno = 0;
             c->seed = strtoull(optarg, &end, 10);
@@ -142,6 +164,10 @@ static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
             if (ch == 'T') c->ppo.n_steps = (int)v;
             if (ch == 'k') c->ppo.n_epochs = (int)v;
             if (ch == 'b') c->ppo.minibatch = (int)v;
+            o->given[TUNE_ENVS] |= ch == 'e';
+            o->given[TUNE_ROLLOUT] |= ch == 'T';
+            o->given[TUNE_EPOCHS] |= ch == 'k';
+            o->given[TUNE_MINIBATCH] |= ch == 'b';
             if (ch == 'j') c->ppo.threads = (int)v;
             if (ch == 'v') o->eval_every = v;
             if (ch == 'd') o->eval_sets = (int)v;
@@ -156,7 +182,11 @@ static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
                 li >= 0 ? longopts[li].name : "?", optarg);
         return 2;
     }
-    const char *missing = !o->preset ? "--preset" : !o->steps ? "--steps" : !o->out ? "--out" : NULL;
+    const char *missing = !o->preset                  ? "--preset"
+                          : !o->steps                 ? "--steps"
+                          : !o->out                   ? "--out"
+                          : o->fine_tune && !o->resume ? "--resume (for --fine-tune)"
+                                                      : NULL;
     if (optind < argc || missing) {
         if (missing)
             fprintf(stderr, "migsched train: %s is required\n", missing);
@@ -210,6 +240,29 @@ static double now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* --fine-tune: the settings given on this command line replace the checkpoint's, said on
+ * one line (which `plot --curves` skips). */
+static void fine_tune(const train_opts *o, const ms_ppo_config *cli, ms_ppo_config *c)
+{
+    bool any = false;
+    for (int k = 0; k < TUNE_N; k++) {
+        if (!o->fine_tune || !o->given[k])
+            continue;
+        if (k == TUNE_ENVS) c->n_envs = cli->n_envs;
+        if (k == TUNE_ROLLOUT) c->n_steps = cli->n_steps;
+        if (k == TUNE_EPOCHS) c->n_epochs = cli->n_epochs;
+        if (k == TUNE_MINIBATCH) c->minibatch = cli->minibatch;
+        if (k == TUNE_LR) c->lr = cli->lr;
+        if (k == TUNE_DECAY) c->lr_decay = cli->lr_decay;
+        if (k == TUNE_LR_MIN) c->lr_min = cli->lr_min;
+        if (k == TUNE_ENT) memcpy(c->ent_coef, cli->ent_coef, sizeof c->ent_coef);
+        fprintf(stderr, "%s --%s", any ? "," : "fine-tune: this run's", tune_names[k]);
+        any = true;
+    }
+    if (any)
+        fprintf(stderr, " replace the checkpoint's\n");
+}
+
 static int load_resume(const train_opts *o, ms_train_config *c, ms_rl_model *r, bool *have)
 {
     ms_error err;
@@ -223,10 +276,11 @@ static int load_resume(const train_opts *o, ms_train_config *c, ms_rl_model *r, 
     *have = true;
     c->env = r->env; /* the checkpoint's environment wins */
     if (r->has_train) { /* and so do its training settings (threads are this run's) */
-        int threads = c->ppo.threads;
+        ms_ppo_config cli = c->ppo;
         c->ppo = r->ppo;
-        c->ppo.threads = threads;
+        c->ppo.threads = cli.threads;
         c->paper_episodes = r->paper_episodes;
+        fine_tune(o, &cli, &c->ppo);
     }
     c->ppo.nhidden = r->mlp.nhidden;
     c->ppo.separate = r->mlp.separate;
@@ -276,9 +330,9 @@ static int train_loop(ms_trainer *t, const train_opts *o, const ms_gpu_model *gp
         ms_trainer_set_cpu_seconds(t, cpu);
         fprintf(stderr,
                 "steps %ld/%ld  %.0f steps/s  cpu %.1f s  mean return %.4f (%d episodes)  "
-                "entropy %.3f (coef %.4f)  kl %.4f  p_opt %.2f%% on %d sets\n",
+                "entropy %.3f (coef %.4f)  lr %.2e  kl %.4f  p_opt %.2f%% on %d sets\n",
                 ms_trainer_steps(t), o->steps, (ms_trainer_steps(t) - s0) / (el > 0 ? el : 1),
-                cpu, ret_n ? ret_sum / ret_n : NAN, ret_n, st.entropy, st.ent_coef,
+                cpu, ret_n ? ret_sum / ret_n : NAN, ret_n, st.entropy, st.ent_coef, st.lr,
                 st.approx_kl, popt, o->eval_sets);
         ret_sum = 0;
         ret_n = 0;
@@ -317,6 +371,13 @@ int cmd_train(int argc, char **argv)
     bool have = false;
     if (load_resume(&o, &c, &resume, &have))
         return 1;
+    if (c.ppo.lr_min > c.ppo.lr) {
+        fprintf(stderr, "migsched train: --lr-min %g is above --lr %g\n", c.ppo.lr_min,
+                c.ppo.lr);
+        if (have)
+            ms_model_destroy(&resume);
+        return 1;
+    }
     ms_workload **ws = NULL;
     ms_trainer *t = NULL;
     rc = 1;

@@ -80,6 +80,20 @@ void ms_ppo_config_paper(ms_ppo_config *c)
     c->ent_coef[2] = 0.0005f;
 }
 
+static const char *const decay_names[] = {"none", "linear", "cosine"};
+
+const char *ms_lr_decay_name(ms_lr_decay d) { return decay_names[d]; }
+
+int ms_lr_decay_parse(const char *name, ms_lr_decay *out)
+{
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(name, decay_names[i])) {
+            *out = (ms_lr_decay)i;
+            return MS_OK;
+        }
+    return MS_EINVAL;
+}
+
 static void run_workers(ms_ppo *p, void *(*fn)(void *)) { learn_pool_run(p->pool, fn); }
 
 static void *reset_envs(void *arg)
@@ -252,12 +266,26 @@ static float entropy_coef(const ms_ppo *p)
     return p->cfg.ent_coef[q < 0 ? 0 : q > 3 ? 3 : q];
 }
 
+/* The learning rate at this point of the run: lr, or decayed towards lr_min over the
+ * steps (a smaller step as the policy settles, instead of Adam's constant-size noise). */
+static float learning_rate(const ms_ppo *p)
+{
+    const ms_ppo_config *c = &p->cfg;
+    if (c->lr_decay == MS_LR_CONSTANT || p->total_steps <= 0)
+        return c->lr;
+    double x = (double)p->steps / (double)p->total_steps;
+    x = x < 0 ? 0 : x > 1 ? 1 : x;
+    double f = c->lr_decay == MS_LR_LINEAR ? 1 - x : 0.5 * (1 + cos(M_PI * x));
+    return (float)(c->lr_min + (c->lr - c->lr_min) * f);
+}
+
 static void update(ms_ppo *p, ms_ppo_stats *st)
 {
     int N = p->cfg.n_envs * p->cfg.n_steps, B = p->cfg.minibatch;
     double ent = 0, pg = 0, vf = 0, kl = 0, clipped = 0, norm = 0;
     int nmb = 0;
     p->ent_coef = entropy_coef(p);
+    p->adam.lr = learning_rate(p);
     for (int ep = 0; ep < p->cfg.n_epochs; ep++) {
         for (int i = N - 1; i > 0; i--) {
             int j = (int)ms_rng_below(&p->rng, (uint64_t)i + 1), t = p->perm[i];
@@ -297,6 +325,7 @@ static void update(ms_ppo *p, ms_ppo_stats *st)
     st->clip_frac = (float)(clipped / rows);
     st->grad_norm = (float)(norm / (nmb ? nmb : 1));
     st->ent_coef = p->ent_coef;
+    st->lr = p->adam.lr;
 }
 
 int ms_ppo_iterate(ms_ppo *p, ms_ppo_stats *st, ms_error *err)

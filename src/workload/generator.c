@@ -182,6 +182,8 @@ int ms_generate(const ms_gpu_model *gpu, const ms_gen_params *pa, int n, ms_rng 
         order[i] = order[j];
         order[j] = tmp;
     }
+    for (i = 0; pa->class_order && i < n; i++)
+        order[i] = i;
     rc = add_tasks(times, order, n, w, err);
 done:
     free(times);

@@ -85,7 +85,39 @@ grep -q 'steps 384/384' "$dir/log"
 same_model "$dir/p.bin" "$dir/p2.bin" || { echo "FAIL: resume lost the training settings"; exit 1; }
 "$bin" schedule "$sample" --gpu A30-24GB --algo rl --model "$dir/p.bin" --json > "$dir/s.json"
 "$bin" validate "$dir/s.json" --workload "$sample" --gpu A30-24GB | grep -q "^valid"
+# --lr-decay: each update's rate falls from --lr to --lr-min over --steps (printed on the
+# progress lines, kept in the header so a resume continues it); --lr-decay none is the
+# constant rate, the same bytes as without the option.
+"$bin" train "${small[@]}" --steps 512 --eval-every 128 --lr 1e-3 --lr-decay linear \
+    --lr-min 1e-4 --out "$dir/d.bin" 2>"$dir/log"
+for r in 7.75e-04 5.50e-04 3.25e-04 1.00e-04; do
+  grep -q "lr $r" "$dir/log" || { echo "FAIL: linear decay, no lr $r"; exit 1; }
+done
+head -c 1000 "$dir/d.bin" | grep -aq '"lr_decay":"linear"' || { echo "FAIL: lr_decay header"; exit 1; }
+"$bin" train "${small[@]}" --steps 512 --lr 1e-3 --out "$dir/c.bin" 2>"$dir/log"
+grep -q "lr 1.00e-03" "$dir/log"
+"$bin" train "${small[@]}" --steps 512 --lr 1e-3 --lr-decay none --out "$dir/c2.bin" 2>/dev/null
+same_model "$dir/c.bin" "$dir/c2.bin" || { echo "FAIL: --lr-decay none"; exit 1; }
+"$bin" train "${small[@]}" --steps 512 --lr 1e-3 --lr-decay cosine --out "$dir/e.bin" 2>/dev/null
+! same_model "$dir/c.bin" "$dir/e.bin" || { echo "FAIL: cosine decay changed nothing"; exit 1; }
+cp "$dir/d.bin" "$dir/d2.bin"
+"$bin" train "${small[@]}" --steps 768 --out "$dir/d.bin" --resume 2>"$dir/log"
+grep -q "lr 1.00e-04" "$dir/log" || { echo "FAIL: resume lost the decay"; exit 1; }
+# --fine-tune: the settings given to a resume replace the checkpoint's, said on one line.
+"$bin" train "${small[@]}" --steps 768 --out "$dir/d2.bin" --resume --fine-tune --lr 2e-4 \
+    --lr-decay none 2>"$dir/log"
+grep -q "fine-tune: this run's --envs, --rollout, --epochs, --minibatch, --lr, --lr-decay replace the checkpoint's" "$dir/log" \
+    || { echo "FAIL: fine-tune line"; exit 1; }
+grep -q "lr 2.00e-04" "$dir/log" || { echo "FAIL: fine-tune rate"; exit 1; }
+! head -c 1000 "$dir/d2.bin" | grep -aq lr_decay || { echo "FAIL: fine-tune header"; exit 1; }
 set +e
+"$bin" train "${small[@]}" --steps 64 --fine-tune --out "$dir/x.bin" 2>"$dir/err"
+[ $? = 2 ] && grep -q "resume (for --fine-tune) is required" "$dir/err" || { echo "FAIL: --fine-tune alone"; exit 1; }
+"$bin" train "${small[@]}" --steps 64 --lr-decay step --out "$dir/x.bin" 2>"$dir/err"
+[ $? = 2 ] && grep -q "lr-decay" "$dir/err" || { echo "FAIL: --lr-decay step"; exit 1; }
+"$bin" train "${small[@]}" --steps 64 --lr 1e-4 --lr-min 1e-3 --out "$dir/x.bin" 2>"$dir/err"
+[ $? = 1 ] && grep -q "lr-min 0.001 is above --lr 0.0001" "$dir/err" \
+    || { echo "FAIL: --lr-min above --lr"; exit 1; }
 for bad in 0.01,0.1 0.01,0.1,0.2,x 0.01,0.1,0.2,1.5 -1,0,0,0; do
   "$bin" train "${small[@]}" --steps 64 --ent-coef $bad --out "$dir/x.bin" 2>"$dir/err"
   [ $? = 2 ] || { echo "FAIL: --ent-coef $bad"; exit 1; }
@@ -111,4 +143,23 @@ set -e
 grep -q "bad.bin: not a migsched model file" "$dir/err"
 [ ! -e "$dir/x.bin" ] || { echo "FAIL: output written on error"; exit 1; }
 "$bin" train --help | grep -q 'usage: migsched train'
+# rl-eval --order sorted: the same datasets with each one's tasks in class order, so the
+# batches of N (and FAR's p_opt on them) differ from the shuffled order's.
+"$bin" rl-eval --model "$dir/a.bin" --sets 5 --tasks 12 --compare far --order sorted \
+    >"$dir/sorted.txt"
+grep -q 'seed 2026, tasks in class order$' "$dir/sorted.txt"
+"$bin" rl-eval --model "$dir/a.bin" --sets 5 --tasks 12 --compare far --json > "$dir/shuf.json"
+"$bin" rl-eval --model "$dir/a.bin" --sets 5 --tasks 12 --compare far --json --order sorted \
+    > "$dir/sorted.json"
+python3 - "$dir/shuf.json" "$dir/sorted.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+assert a["order"] == "shuffled" and b["order"] == "sorted", (a, b)
+assert a["p_opt"]["far"] != b["p_opt"]["far"], (a, b)
+PY
+set +e
+"$bin" rl-eval --model "$dir/a.bin" --sets 5 --order random 2>"$dir/err"
+[ $? = 2 ] && grep -q "order: 'random' is not shuffled or sorted" "$dir/err" \
+    || { echo "FAIL: rl-eval --order random"; exit 1; }
+set -e
 echo "train: ok"
