@@ -283,7 +283,7 @@ int ms_hier_render_pct(const ms_hier_setup *s, int k);
  * K in 2..8: each decision tries the agent's K actions of highest Q, finishes each with the
  * greedy agent and keeps the one of least co-run time (rollout; never worse than greedy). */
 #define MS_HIER_MAX_LOOKAHEAD 8
-#define MS_HIER_LOOKAHEAD_DEFAULT 1 /* the CLI's --lookahead */
+#define MS_HIER_LOOKAHEAD_DEFAULT 3 /* the CLI's --lookahead (EXPERIMENTS.md says why) */
 int ms_hier_rl_plan(const ms_hier_window *w, const ms_hier_corun *cr, int cmax,
                     const char *model_path, int lookahead, ms_hier_plan *out, ms_error *err);
 

@@ -36,7 +36,7 @@ static void usage(FILE *f)
             "  experiment: W and C may be lists or ranges (8,12 or 8-16); at W = 12 without\n"
             "  --mixes the mixes are Table V's Q1-Q12, otherwise N random mixes (default 3) per\n"
             "  category (CI-, MI-, US-dominant, balanced) drawn with --seed (default 1).\n"
-            "  --lookahead K (policy rl, 1..8, default 1): each decision tries the agent's K best\n"
+            "  --lookahead K (policy rl, 1..8, default 3): each decision tries the agent's K best\n"
             "  actions by Q, finishes each with the greedy agent and keeps the one of least co-run\n"
             "  time (rollout; never worse than the greedy agent, K = 1).\n"
             "  docs/hier.md has the model, the formats and the setups' ids.\n");

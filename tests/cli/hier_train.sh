@@ -27,8 +27,8 @@ cmp -s "$dir/a.bin" "$dir/b.bin" || fail "same seed, different model"
 # The model plans windows (valid plans: the command checks them) and the experiment.
 { echo name; for j in lavaMD stream kmeans sp_solver_B qs_Coral_P1 bt_solver_C lud_A dwt2d; do
       echo $j; done; } > "$dir/win.csv"
-"$bin" hier --window "$dir/win.csv" --policy rl --model "$dir/a.bin" --cmax 3 --json > "$dir/p.json" \
-    || fail "hier --policy rl"
+"$bin" hier --window "$dir/win.csv" --policy rl --model "$dir/a.bin" --cmax 3 --lookahead 1 \
+    --json > "$dir/p.json" || fail "hier --policy rl"
 grep -q '"throughput"' "$dir/p.json" || fail "no throughput in the rl plan"
 "$bin" hier experiment --window 6 --cmax 3 --mixes 1 --model "$dir/a.bin" --json > "$dir/e.json" \
     || fail "hier experiment --model"
