@@ -1,5 +1,6 @@
 /* bench_hier_rl.c: the co-scheduling agent of paper 004 with Table VI's network (512/256/128,
- * W = 12, C_max = 4): decision time per window (greedy plans of Table V's Q1-Q12) and
+ * W = 12, C_max = 4): decision time per window (plans of Table V's Q1-Q12, greedy and with
+ * the rollout lookahead of K = 2..4) and
  * training throughput (environment steps per second, one gradient step each), with Table
  * VI's state and with the co-run gains (--gains). */
 #include <stdio.h>
@@ -34,34 +35,35 @@ static void bench_config(const ms_hier_catalog *cat, ms_hier_corun *cr, bool gai
         if (ms_hier_window_from_names(cat, ms_hier_table5_mix(k, &category), 12, &ws[k], &err))
             die("window", &err);
     }
-    int reps = 20;
-    long groups = 0;
-    double c0 = bench_clock(CLOCK_PROCESS_CPUTIME_ID), w0 = bench_now();
-    for (int r = 0; r < reps; r++)
-        for (int k = 0; k < 12; k++) {
-            ms_hier_plan p;
-            if (ms_hier_trainer_plan(t, &ws[k], cr, 4, &p, &err))
-                die("plan", &err);
-            groups += (long)p.n;
-            ms_hier_plan_free(&p);
-        }
-    double cpu = bench_clock(CLOCK_PROCESS_CPUTIME_ID) - c0, wall = bench_now() - w0;
-    printf("%s decision (W=12, C_max=4, 512/256/128): %.3f ms CPU per window "
-           "(%.3f ms wall; %d windows, %.1f groups per window)\n", name,
-           1e3 * cpu / (reps * 12), 1e3 * wall / (reps * 12), reps * 12,
-           (double)groups / (reps * 12));
+    /* Greedy (lookahead 1) and with the rollout lookahead of K = 2..4 actions per decision. */
+    for (int K = 1; K <= 4; K++) {
+        int reps = K == 1 ? 20 : 4;
+        long groups = 0;
+        double c0 = bench_clock(CLOCK_PROCESS_CPUTIME_ID), w0 = bench_now();
+        for (int r = 0; r < reps; r++)
+            for (int k = 0; k < 12; k++) {
+                ms_hier_plan p;
+                if (ms_hier_trainer_plan(t, &ws[k], cr, 4, K, &p, &err))
+                    die("plan", &err);
+                groups += (long)p.n;
+                ms_hier_plan_free(&p);
+            }
+        double cpu = bench_clock(CLOCK_PROCESS_CPUTIME_ID) - c0, wall = bench_now() - w0;
+        printf("%s decision (W=12, C_max=4, 512/256/128, lookahead %d): %.3f ms CPU per window "
+               "(%.3f ms wall; %d windows, %.1f groups per window)\n", name, K,
+               1e3 * cpu / (reps * 12), 1e3 * wall / (reps * 12), reps * 12,
+               (double)groups / (reps * 12));
+    }
 
     /* Training: past learn_start every step makes one gradient step on a batch of 64. */
     ms_dqn_stats st;
     if (ms_hier_trainer_run(t, cfg.dqn.learn_start, &st, &err))
         die("train", &err);
     long steps = 3000;
-    c0 = bench_clock(CLOCK_PROCESS_CPUTIME_ID);
-    w0 = bench_now();
+    double c0 = bench_clock(CLOCK_PROCESS_CPUTIME_ID), w0 = bench_now();
     if (ms_hier_trainer_run(t, steps, &st, &err))
         die("train", &err);
-    cpu = bench_clock(CLOCK_PROCESS_CPUTIME_ID) - c0;
-    wall = bench_now() - w0;
+    double cpu = bench_clock(CLOCK_PROCESS_CPUTIME_ID) - c0, wall = bench_now() - w0;
     printf("%s training (batch 64, one update per step): %.0f steps/s CPU "
            "(%.0f steps/s wall; %ld steps)\n", name, steps / cpu, steps / wall, steps);
 

@@ -6,14 +6,17 @@
  * equal the savings recomputed directly with ms_hier_group_best (so the per-episode cache and
  * the eligibility rule are checked), the Table VI part of the row is unchanged, the setups
  * offered are those no slower than time sharing, and a model trained with them loads back
- * with them and plans validly. */
+ * with them and plans validly; the rollout lookahead (never slower than the greedy agent,
+ * deterministic, valid MIG placements) and r_f's weight. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "../src/hier/hier_rl.h"
+#include "migsched/gpu.h"
 #include "migsched/hier.h"
+#include "migsched/schedule.h"
 #include "support.h"
 
 typedef struct fixture {
@@ -97,7 +100,7 @@ static void test_plans_valid(void **state)
                              0);
             for (int c = 1; c <= cmax; c++) {
                 ms_hier_plan p;
-                assert_int_equal(ms_hier_trainer_plan(t, &w, f->cr, c, &p, NULL), 0);
+                assert_int_equal(ms_hier_trainer_plan(t, &w, f->cr, c, 1, &p, NULL), 0);
                 check_plan(&p, &w, f->cr, c);
                 ms_hier_plan_free(&p);
             }
@@ -108,7 +111,7 @@ static void test_plans_valid(void **state)
         assert_int_equal(ms_hier_window_mix(&f->cat, 0, 6, -1, &rng, &w, NULL), 0);
         ms_hier_plan p;
         ms_error err;
-        assert_int_equal(ms_hier_trainer_plan(t, &w, f->cr, cmax + 1, &p, &err), MS_EINVAL);
+        assert_int_equal(ms_hier_trainer_plan(t, &w, f->cr, cmax + 1, 1, &p, &err), MS_EINVAL);
         ms_hier_window_free(&w);
         ms_hier_trainer_free(t);
     }
@@ -125,7 +128,7 @@ static void test_long_queue(void **state)
     ms_hier_window w;
     assert_int_equal(ms_hier_window_mix(&f->cat, MS_HIER_MIX_BALANCED, 11, -1, &rng, &w, NULL), 0);
     ms_hier_plan p;
-    assert_int_equal(ms_hier_trainer_plan(t, &w, f->cr, 3, &p, NULL), 0);
+    assert_int_equal(ms_hier_trainer_plan(t, &w, f->cr, 3, 1, &p, NULL), 0);
     check_plan(&p, &w, f->cr, 3);
     /* No group mixes jobs of two chunks (0-3, 4-7, 8-10). */
     for (size_t g = 0; g < p.n; g++)
@@ -168,7 +171,7 @@ static void test_learns_optimum(void **state)
         ms_dqn_stats st;
         assert_int_equal(ms_hier_trainer_run(t, 10000, &st, NULL), 0);
         ms_hier_plan p;
-        assert_int_equal(ms_hier_trainer_plan(t, &w, f->cr, 3, &p, NULL), 0);
+        assert_int_equal(ms_hier_trainer_plan(t, &w, f->cr, 3, 1, &p, NULL), 0);
         check_plan(&p, &w, f->cr, 3);
         if (p.total > opt.total * (1 + 1e-9))
             fail_msg("agent total %.6f, optimum %.6f", p.total, opt.total);
@@ -187,11 +190,11 @@ static void test_learns_optimum(void **state)
     free(b);
 
     ms_hier_plan p;
-    assert_int_equal(ms_hier_rl_plan(&w, f->cr, 3, paths[0], &p, NULL), 0);
+    assert_int_equal(ms_hier_rl_plan(&w, f->cr, 3, paths[0], 1, &p, NULL), 0);
     assert_true(p.total <= opt.total * (1 + 1e-9));
     ms_hier_plan_free(&p);
     ms_error err;
-    assert_int_equal(ms_hier_rl_plan(&w, f->cr, 4, paths[0], &p, &err), MS_EINVAL);
+    assert_int_equal(ms_hier_rl_plan(&w, f->cr, 4, paths[0], 1, &p, &err), MS_EINVAL);
     assert_non_null(strstr(err.msg, "up to 3"));
     for (int run = 0; run < 2; run++) {
         unlink(paths[run]);
@@ -213,7 +216,7 @@ static void learn_small_optimum(fixture *f)
     ms_hier_trainer *t = small_trainer(f, 5, 3, &w, 10000, 42);
     ms_dqn_stats st;
     assert_int_equal(ms_hier_trainer_run(t, 10000, &st, NULL), 0);
-    assert_int_equal(ms_hier_trainer_plan(t, &w, f->cr, 3, &p, NULL), 0);
+    assert_int_equal(ms_hier_trainer_plan(t, &w, f->cr, 3, 1, &p, NULL), 0);
     check_plan(&p, &w, f->cr, 3);
     if (p.total > opt.total * (1 + 1e-9))
         fail_msg("agent total %.6f, optimum %.6f", p.total, opt.total);
@@ -456,9 +459,9 @@ static void test_gain_model(void **state)
     ms_hier_window w;
     assert_int_equal(ms_hier_window_mix(cat, MS_HIER_MIX_BALANCED, 11, -1, &rng, &w, NULL), 0);
     ms_hier_plan p, q;
-    assert_int_equal(ms_hier_rl_plan(&w, cr, 3, path, &p, &err), 0);
+    assert_int_equal(ms_hier_rl_plan(&w, cr, 3, path, 1, &p, &err), 0);
     assert_int_equal(ms_hier_plan_check(&p, &w, cr, 3, &err), 0);
-    assert_int_equal(ms_hier_trainer_plan(t, &w, cr, 3, &q, NULL), 0);
+    assert_int_equal(ms_hier_trainer_plan(t, &w, cr, 3, 1, &q, NULL), 0);
     assert_int_equal(p.n, q.n);
     assert_float_equal(p.total, q.total, 1e-9);
     ms_hier_plan_free(&p);
@@ -467,6 +470,120 @@ static void test_gain_model(void **state)
     unlink(path);
     free(path);
     ms_hier_trainer_free(t);
+}
+
+/* Lookahead (rollout over the agent's K best actions by Q): for briefly trained networks in
+ * both action modes and with the gains, on random mixes of every category (up to two
+ * windows long), each K in 2..4 gives a plan never slower than the greedy agent's (K = 1),
+ * the same plan when asked twice, a plan that passes ms_hier_plan_check and renders to a
+ * valid MIG schedule; some plans are strictly faster; K outside 1..8 is refused. */
+static void test_lookahead(void **state)
+{
+    fixture *f = *state;
+    const ms_gpu_model *gpu = ms_gpu_builtin("A100-40GB");
+    ms_rng rng;
+    ms_rng_seed(&rng, 11);
+    int faster = 0;
+    for (int mode = 0; mode < 3; mode++) {
+        best_setup = mode == 1;
+        gains = mode == 2;
+        ms_hier_trainer *t = small_trainer(f, 8, 4, NULL, 1000, (uint64_t)(5 + mode));
+        ms_dqn_stats st;
+        assert_int_equal(ms_hier_trainer_run(t, 300, &st, NULL), 0);
+        for (int k = 0; k < 12; k++) {
+            ms_hier_window w;
+            size_t n = 2 + ms_rng_below(&rng, 15);
+            assert_int_equal(ms_hier_window_mix(&f->cat, k % MS_HIER_NMIX, n, -1, &rng, &w, NULL),
+                             0);
+            ms_hier_plan g;
+            assert_int_equal(ms_hier_trainer_plan(t, &w, f->cr, 4, 1, &g, NULL), 0);
+            for (int K = 2; K <= 4; K++) {
+                ms_hier_plan p, again;
+                ms_error err;
+                assert_int_equal(ms_hier_trainer_plan(t, &w, f->cr, 4, K, &p, NULL), 0);
+                check_plan(&p, &w, f->cr, 4);
+                if (p.total > g.total * (1 + 1e-12))
+                    fail_msg("lookahead %d: %.9g s, the greedy agent %.9g s", K, p.total, g.total);
+                faster += p.total < g.total * (1 - 1e-9);
+                assert_int_equal(ms_hier_trainer_plan(t, &w, f->cr, 4, K, &again, NULL), 0);
+                assert_int_equal(again.n, p.n);
+                assert_true(again.total == p.total);
+                for (size_t i = 0; i < p.n; i++) {
+                    assert_string_equal(again.groups[i].setup.id, p.groups[i].setup.id);
+                    assert_memory_equal(again.groups[i].job, p.groups[i].job,
+                                        sizeof p.groups[i].job);
+                }
+                ms_hier_exec x;
+                assert_int_equal(ms_hier_render(&p, &w, gpu, &x, &err), 0);
+                ms_validation v = {0};
+                if (ms_schedule_validate(x.schedule, x.workload, &v))
+                    fail_msg("lookahead %d: %s: %s", K, v.v[0].rule, v.v[0].msg);
+                ms_validation_free(&v);
+                ms_hier_exec_free(&x);
+                ms_hier_plan_free(&again);
+                ms_hier_plan_free(&p);
+            }
+            ms_hier_plan_free(&g);
+            ms_hier_window_free(&w);
+        }
+        ms_hier_window w;
+        assert_int_equal(ms_hier_window_mix(&f->cat, 0, 6, -1, &rng, &w, NULL), 0);
+        for (int K = 0; K <= 9; K += 9) {
+            ms_hier_plan p;
+            ms_error err;
+            assert_int_equal(ms_hier_trainer_plan(t, &w, f->cr, 4, K, &p, &err), MS_EINVAL);
+            assert_non_null(strstr(err.msg, "lookahead"));
+        }
+        ms_hier_window_free(&w);
+        ms_hier_trainer_free(t);
+    }
+    best_setup = gains = false;
+    assert_true(faster > 0);
+}
+
+/* With r_i and r_f weighted 0 an episode's return is the time its cover saves over time
+ * sharing as a share of the window's solo time (IV-A's objective); r_f's weight is kept in
+ * model files, and files without it (older ones) pay r_f in full. */
+static void test_rf_weight(void **state)
+{
+    fixture *f = *state;
+    ms_hier_rl_config c;
+    ms_hier_rl_config_default(&c);
+    c.window = 8;
+    c.ri_weight = c.rf_weight = 0;
+    hier_rl_env *e = malloc(sizeof *e);
+    assert_int_equal(hier_rl_env_init(e, &c, NULL), 0);
+    ms_rng rng;
+    ms_rng_seed(&rng, 4);
+    uint8_t m[HIER_RL_MAX_W + HIER_RL_MAX_SETUPS];
+    for (int ep = 0; ep < 20; ep++) {
+        ms_hier_window w;
+        assert_int_equal(ms_hier_window_mix(&f->cat, ep % MS_HIER_NMIX, 8, -1, &rng, &w, NULL),
+                         0);
+        hier_rl_env_start(e, &w, f->cr, 4);
+        double ret = 0;
+        for (bool done = false; !done;) {
+            int n = hier_rl_ops.mask(e, m), pick = (int)ms_rng_below(&rng, (uint64_t)n), a = 0;
+            for (;; a++)
+                if (m[a] && pick-- == 0)
+                    break;
+            ret += hier_rl_ops.step(e, a, &done);
+        }
+        assert_float_equal(ret, 1 - e->corun_total / e->solo_total, 1e-9);
+        ms_hier_window_free(&w);
+    }
+    char *json = hier_rl_env_json(e, NULL);
+    assert_non_null(strstr(json, "\"rf_weight\":0"));
+    assert_int_equal(hier_rl_env_from_json("x", json, e, NULL), 0);
+    assert_true(e->rf_weight == 0);
+    char *old = strstr(json, "\"rf_weight\":0.0,");
+    assert_non_null(old);
+    memmove(old, old + strlen("\"rf_weight\":0.0,"), strlen(old + strlen("\"rf_weight\":0.0,")) + 1);
+    assert_int_equal(hier_rl_env_from_json("x", json, e, NULL), 0);
+    assert_true(e->rf_weight == 1);
+    free(json);
+    hier_rl_env_free(e);
+    free(e);
 }
 
 int main(void)
@@ -479,6 +596,8 @@ int main(void)
         cmocka_unit_test(test_model_rejections),
         cmocka_unit_test(test_gain_rows),
         cmocka_unit_test(test_gain_model),
+        cmocka_unit_test(test_lookahead),
+        cmocka_unit_test(test_rf_weight),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -279,18 +279,23 @@ void ms_hier_exec_free(ms_hier_exec *x);
 int ms_hier_render_pct(const ms_hier_setup *s, int k);
 
 /* The DQN agent's plan for a window (implemented with the agent in src/hier/rl*.c): loads
- * the model file and fills out with groups of size <= cmax. */
+ * the model file and fills out with groups of size <= cmax. lookahead 1: the greedy agent;
+ * K in 2..8: each decision tries the agent's K actions of highest Q, finishes each with the
+ * greedy agent and keeps the one of least co-run time (rollout; never worse than greedy). */
+#define MS_HIER_MAX_LOOKAHEAD 8
+#define MS_HIER_LOOKAHEAD_DEFAULT 3 /* the CLI's --lookahead (EXPERIMENTS.md says why) */
 int ms_hier_rl_plan(const ms_hier_window *w, const ms_hier_corun *cr, int cmax,
-                    const char *model_path, ms_hier_plan *out, ms_error *err);
+                    const char *model_path, int lookahead, ms_hier_plan *out, ms_error *err);
 
 /* ---- The DQN agent (src/hier/rl_*.c): training and planning ---- */
 
 /* The agent of Table VI: state W x (f + 5), actions = W picks + setups (the solo one and
- * Table VII's for C = 2..cmax), rewards r_f + ri_weight * r_i + saved_weight * (time a
- * closed group saves over time sharing, % of the window's solo time) (docs/hier.md). */
+ * Table VII's for C = 2..cmax), rewards rf_weight * r_f + ri_weight * r_i + saved_weight *
+ * (time a closed group saves over time sharing, % of the window's solo time)
+ * (docs/hier-agent.md). */
 typedef struct ms_hier_rl_config {
     int window, cmax;
-    double ri_weight, saved_weight;
+    double ri_weight, saved_weight, rf_weight;
     /* The agent picks job sets only and each group gets its best Table VII setup (ours;
      * false: the agent picks the setup too, as paper 004's does). */
     bool best_setup;
@@ -299,7 +304,7 @@ typedef struct ms_hier_rl_config {
     bool gains;
     ms_dqn_config dqn;
 } ms_hier_rl_config;
-/* W 12, C_max 4, both reward weights 1, the DQN defaults of learn.h with gamma 1. */
+/* W 12, C_max 4, the three reward weights 1, the DQN defaults of learn.h with gamma 1. */
 void ms_hier_rl_config_default(ms_hier_rl_config *c);
 
 typedef struct ms_hier_trainer ms_hier_trainer;
@@ -313,9 +318,9 @@ void ms_hier_trainer_free(ms_hier_trainer *t);
 int ms_hier_trainer_run(ms_hier_trainer *t, long steps, ms_dqn_stats *st, ms_error *err);
 /* Writes the current network as a model file (all or nothing). */
 int ms_hier_trainer_save(ms_hier_trainer *t, const char *path, ms_error *err);
-/* The greedy plan of the current network for w (groups of up to cmax). */
+/* The current network's plan for w (groups of up to cmax; lookahead as ms_hier_rl_plan's). */
 int ms_hier_trainer_plan(ms_hier_trainer *t, const ms_hier_window *w, const ms_hier_corun *cr,
-                         int cmax, ms_hier_plan *out, ms_error *err);
+                         int cmax, int lookahead, ms_hier_plan *out, ms_error *err);
 
 /* A trained agent loaded once for many windows (ms_hier_rl_plan loads it per call). */
 typedef struct ms_hier_agent ms_hier_agent;
@@ -324,6 +329,6 @@ void ms_hier_agent_free(ms_hier_agent *a);
 int ms_hier_agent_window(const ms_hier_agent *a); /* W: longer queues go W jobs at a time */
 int ms_hier_agent_cmax(const ms_hier_agent *a);
 int ms_hier_agent_plan(ms_hier_agent *a, const ms_hier_window *w, const ms_hier_corun *cr,
-                       int cmax, ms_hier_plan *out, ms_error *err);
+                       int cmax, int lookahead, ms_hier_plan *out, ms_error *err);
 
 #endif

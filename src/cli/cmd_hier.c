@@ -17,10 +17,11 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: migsched hier --window FILE --policy timeshare|mig2|mps|default|rl|optimal\n"
-            "                     [--cmax C] [--model FILE] [--json] [--exec-out DIR] [--gpu MODEL]\n"
-            "                     [--catalogue FILE] [--corun FILE] [--gamma G]\n"
+            "                     [--cmax C] [--model FILE] [--lookahead K] [--json] [--exec-out DIR]\n"
+            "                     [--gpu MODEL] [--catalogue FILE] [--corun FILE] [--gamma G]\n"
             "       migsched hier experiment [--window W] [--cmax C] [--mixes N] [--seed S]\n"
-            "                     [--model FILE] [--json] [--catalogue FILE] [--corun FILE] [--gamma G]\n"
+            "                     [--model FILE] [--lookahead K] [--json] [--catalogue FILE]\n"
+            "                     [--corun FILE] [--gamma G]\n"
             "       migsched hier setups [--c C] [--json]\n"
             "       migsched hier train --out FILE [--steps N] [--seed S] [--window W] [--cmax C]\n"
             "                     (the DQN agent; migsched hier train --help)\n"
@@ -35,6 +36,9 @@ static void usage(FILE *f)
             "  experiment: W and C may be lists or ranges (8,12 or 8-16); at W = 12 without\n"
             "  --mixes the mixes are Table V's Q1-Q12, otherwise N random mixes (default 3) per\n"
             "  category (CI-, MI-, US-dominant, balanced) drawn with --seed (default 1).\n"
+            "  --lookahead K (policy rl, 1..8, default 3): each decision tries the agent's K best\n"
+            "  actions by Q, finishes each with the greedy agent and keeps the one of least co-run\n"
+            "  time (rollout; never worse than the greedy agent, K = 1).\n"
             "  docs/hier.md has the model, the formats and the setups' ids.\n");
 }
 
@@ -90,12 +94,19 @@ int hier_load_sources(const hier_sources *src, ms_hier_catalog *cat, ms_hier_cor
 }
 
 /* Plans one window with a policy (default: the layout best for this window). */
+int hier_lookahead_option(const char *arg, int *k)
+{
+    if (!cli_parse_int(arg, 1, MS_HIER_MAX_LOOKAHEAD, k))
+        return hier_bad_usage("--lookahead must be an integer in 1..8 (1: the greedy agent)");
+    return 0;
+}
+
 int hier_plan_window(const ms_hier_window *w, const ms_hier_corun *cr, int cmax,
-                     ms_hier_policy p, const char *model, int *layout, ms_hier_plan *out,
-                     ms_error *err)
+                     ms_hier_policy p, const char *model, int lookahead, int *layout,
+                     ms_hier_plan *out, ms_error *err)
 {
     if (p == MS_HIER_RL)
-        return ms_hier_rl_plan(w, cr, cmax, model, out, err);
+        return ms_hier_rl_plan(w, cr, cmax, model, lookahead, out, err);
     ms_hier_layout l = MS_HIER_NOMIG;
     if (p == MS_HIER_DEFAULT && *layout >= 0) {
         l = (ms_hier_layout)*layout;
@@ -256,10 +267,11 @@ int cmd_hier(int argc, char **argv)
         {"json", no_argument, 0, 'j'},            {"exec-out", required_argument, 0, 'x'},
         {"gpu", required_argument, 0, 'g'},       {"catalogue", required_argument, 0, 'C'},
         {"corun", required_argument, 0, 'r'},     {"gamma", required_argument, 0, 'G'},
-        {"help", no_argument, 0, 'h'},            {0, 0, 0, 0}};
+        {"lookahead", required_argument, 0, 'L'}, {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
     const char *window = NULL, *model = NULL, *exec_out = NULL, *gpu_name = "A100-40GB";
     hier_sources src = {NULL, NULL, ms_hier_params_default().gamma};
-    int cmax = 4, json = 0, have_policy = 0, o;
+    int cmax = 4, json = 0, have_policy = 0, lookahead = MS_HIER_LOOKAHEAD_DEFAULT, o;
     ms_hier_policy pol = MS_HIER_OPTIMAL;
     optind = 1;
     while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -278,6 +290,10 @@ int cmd_hier(int argc, char **argv)
         case 'j': json = 1; break;
         case 'x': exec_out = optarg; break;
         case 'g': gpu_name = optarg; break;
+        case 'L':
+            if (hier_lookahead_option(optarg, &lookahead))
+                return 2;
+            break;
         case 'C':
         case 'r':
         case 'G':
@@ -303,7 +319,7 @@ int cmd_hier(int argc, char **argv)
     ms_hier_plan plan = {0};
     int layout = -1, rc = ms_hier_window_read(window, &cat, &w, &err);
     if (!rc)
-        rc = hier_plan_window(&w, cr, cmax, pol, model, &layout, &plan, &err);
+        rc = hier_plan_window(&w, cr, cmax, pol, model, lookahead, &layout, &plan, &err);
     if (!rc)
         rc = ms_hier_plan_check(&plan, &w, cr, cmax, &err);
     if (!rc && exec_out)

@@ -83,7 +83,7 @@ typedef struct point_result {
 
 /* Runs every policy on every mix; per_mix[i * NPOLICY + p] gets mix i's metrics. */
 static int run_point(const mix *mixes, int n, const ms_hier_corun *cr, int cmax, const char *model,
-                     ms_hier_metrics *per_mix, point_result *res, ms_error *err)
+                     int lookahead, ms_hier_metrics *per_mix, point_result *res, ms_error *err)
 {
     ms_hier_window *ws = malloc((size_t)n * sizeof *ws);
     if (!ws)
@@ -100,7 +100,8 @@ static int run_point(const mix *mixes, int n, const ms_hier_corun *cr, int cmax,
                 continue;
             ms_hier_plan plan;
             int l = (int)res->layout;
-            rc = hier_plan_window(&mixes[i].w, cr, cmax, (ms_hier_policy)p, model, &l, &plan, err);
+            rc = hier_plan_window(&mixes[i].w, cr, cmax, (ms_hier_policy)p, model, lookahead, &l,
+                                  &plan, err);
             if (!rc)
                 rc = ms_hier_plan_check(&plan, &mixes[i].w, cr, cmax, err);
             if (rc) {
@@ -191,9 +192,10 @@ int hier_experiment(int argc, char **argv)
         {"mixes", required_argument, 0, 'n'},  {"seed", required_argument, 0, 's'},
         {"model", required_argument, 0, 'm'},  {"json", no_argument, 0, 'j'},
         {"catalogue", required_argument, 0, 'C'}, {"corun", required_argument, 0, 'r'},
-        {"gamma", required_argument, 0, 'G'},  {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+        {"gamma", required_argument, 0, 'G'},  {"lookahead", required_argument, 0, 'L'},
+        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     int ws[MAX_POINTS] = {12}, nw = 1, cs[MAX_POINTS] = {4}, nc = 1, per = 0, json = 0, o;
+    int lookahead = MS_HIER_LOOKAHEAD_DEFAULT;
     uint64_t seed = 1;
     const char *model = NULL;
     hier_sources src = {NULL, NULL, ms_hier_params_default().gamma};
@@ -217,6 +219,10 @@ int hier_experiment(int argc, char **argv)
                 return hier_bad_usage("--seed must be a non-negative integer");
             break;
         case 'm': model = optarg; break;
+        case 'L':
+            if (hier_lookahead_option(optarg, &lookahead))
+                return 2;
+            break;
         case 'j': json = 1; break;
         case 'C':
         case 'r':
@@ -251,7 +257,7 @@ int hier_experiment(int argc, char **argv)
             if (!rc && !(per_mix = calloc((size_t)n * MS_HIER_NPOLICY, sizeof *per_mix)))
                 rc = ms_error_set(&err, MS_ENOMEM, "out of memory");
             if (!rc)
-                rc = run_point(mixes, n, cr, cs[b], model, per_mix, &res, &err);
+                rc = run_point(mixes, n, cr, cs[b], model, lookahead, per_mix, &res, &err);
             if (!rc && json)
                 json_array_append_new(runs, point_json(ws[a], cs[b], mixes, n, per_mix, &res, model));
             else if (!rc)
@@ -273,11 +279,20 @@ int hier_experiment(int argc, char **argv)
         }
         json_object_set_new(root, "corun", json_string(ms_hier_corun_measured(cr) ? "measured" : "model"));
         json_object_set_new(root, "seed", json_integer((json_int_t)seed));
+        if (model)
+            json_object_set_new(root, "lookahead", json_integer(lookahead));
         json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
         putchar('\n');
         json_decref(root);
-    } else if (!ms_hier_corun_measured(cr)) {
-        printf("(co-run times produced by the model of docs/hier.md, not measured on hardware)\n");
+    } else {
+        if (model && lookahead > 1)
+            printf("(rl: the agent with lookahead %d: its %d best actions by Q tried per decision, "
+                   "each finished by the greedy agent)\n", lookahead, lookahead);
+        else if (model)
+            printf("(rl: the greedy agent)\n");
+        if (!ms_hier_corun_measured(cr))
+            printf("(co-run times produced by the model of docs/hier.md, not measured on "
+                   "hardware)\n");
     }
     json_decref(runs);
     ms_hier_corun_free(cr);

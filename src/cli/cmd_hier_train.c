@@ -32,6 +32,7 @@ static void usage(FILE *f)
             "  --gamma G            the model's interference (default 0.4)\n"
             "  --ri-weight X        weight of the intermediate reward r_i (default 1)\n"
             "  --saved-weight X     weight of the time a closed group saves (default 1)\n"
+            "  --rf-weight X        weight of the final reward r_f (default 1)\n"
             "  --best-setup         the agent picks job sets; each gets its best setup\n"
             "  --gains              state rows also carry co-run gains (docs/hier-agent.md)\n"
             "  --hidden A,B,C       hidden widths (default 512,256,128)\n"
@@ -59,7 +60,7 @@ static int parse_args(int argc, char **argv, opts *o)
         {"learn-start", 1, 0, 'L'},  {"train-every", 1, 0, 't'},  {"target-every", 1, 0, 'T'},
         {"eps-steps", 1, 0, 'e'},    {"eval-every", 1, 0, 'v'},   {"best-setup", 0, 0, 'B'},
         {"saved-weight", 1, 0, 'W'}, {"gamma", 1, 0, 'g'},       {"help", 0, 0, 'h'},
-        {"gains", 0, 0, 'G'},
+        {"gains", 0, 0, 'G'},        {"rf-weight", 1, 0, 'F'},
         {0, 0, 0, 0}};
     ms_dqn_config *d = &o->cfg.dqn;
     optind = 1;
@@ -78,6 +79,7 @@ static int parse_args(int argc, char **argv, opts *o)
         case 'c': ok = cli_parse_int(optarg, 1, MS_HIER_MAX_C, &o->cfg.cmax); break;
         case 'i': ok = cli_parse_double(optarg, 0, 1e6, &o->cfg.ri_weight); break;
         case 'W': ok = cli_parse_double(optarg, 0, 1e6, &o->cfg.saved_weight); break;
+        case 'F': ok = cli_parse_double(optarg, 0, 1e6, &o->cfg.rf_weight); break;
         case 'B': o->cfg.best_setup = true; break;
         case 'G': o->cfg.gains = true; break;
         case 'H': ok = cli_parse_widths(optarg, MS_MLP_MAX_HIDDEN, d->hidden, &d->nhidden); break;
@@ -147,7 +149,7 @@ static int evaluate(ms_hier_trainer *t, const ms_hier_window *ws, const ms_hier_
     memset(plans, 0, sizeof plans);
     int rc = MS_OK;
     for (int k = 0; k < NEVAL && !rc; k++)
-        rc = ms_hier_trainer_plan(t, &ws[k], cr, cmax, &plans[k], err);
+        rc = ms_hier_trainer_plan(t, &ws[k], cr, cmax, 1, &plans[k], err);
     if (!rc)
         *tp = mean_throughput(plans, ws);
     for (int k = 0; k < NEVAL; k++)

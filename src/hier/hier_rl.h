@@ -34,6 +34,7 @@ typedef struct hier_rl_env {
     ms_hier_setup setups[HIER_RL_MAX_SETUPS];
     double ri_weight;     /* weight of the intermediate rewards r_i beside r_f */
     double saved_weight;  /* weight of the time saved per closed group */
+    double rf_weight;     /* weight of r_f, paid at the last close */
     bool best_setup;      /* one close action; the group gets its best Table VII setup */
     bool gains;           /* the state's rows carry the co-run gains of rl_gain.c */
     const ms_hier_corun *cr;
@@ -70,6 +71,8 @@ typedef struct hier_rl_env {
  * setup and Table VII's for C = 2..cmax, or one close action with best_setup. */
 int hier_rl_env_init(hier_rl_env *e, const ms_hier_rl_config *c, ms_error *err);
 void hier_rl_env_free(hier_rl_env *e);
+/* dst becomes an independent copy of src's episode (src keeps its drawn window). */
+void hier_rl_env_copy(hier_rl_env *dst, const hier_rl_env *src);
 int hier_rl_obs_size(const hier_rl_env *e);
 int hier_rl_num_actions(const hier_rl_env *e);
 /* Starts an episode on w (w->n <= W) with groups of up to cmax_now jobs. */
@@ -87,9 +90,26 @@ void hier_rl_gain_row(hier_rl_env *e, int i, float *x);
 /* Whether setup k can close the open group no slower than time sharing. */
 bool hier_rl_setup_fits(hier_rl_env *e, int k);
 
-/* Plans w with the greedy network (W jobs at a time when w is longer), appending to out. */
+/* The agent's decisions (rl_lookahead.c): greedy in Q with lookahead 1, else the best of the
+ * `lookahead` actions of highest Q, each completed by the greedy agent (rollout). */
+typedef struct hier_rl_decider {
+    const ms_mlp *net;
+    ms_mlp_work work;
+    float *obs, *q;
+    uint8_t *m;
+    int lookahead;
+    hier_rl_env *trial; /* lookahead > 1: the copy each tried action runs on */
+} hier_rl_decider;
+int hier_rl_decider_init(hier_rl_decider *d, const ms_mlp *net, const hier_rl_env *e,
+                         int lookahead, ms_error *err);
+void hier_rl_decider_free(hier_rl_decider *d);
+/* The action to take in e's current state (e is left as it was). */
+int hier_rl_decide(hier_rl_decider *d, hier_rl_env *e);
+
+/* Plans w with the network (W jobs at a time when w is longer), appending to out. */
 int hier_rl_plan(const ms_mlp *net, hier_rl_env *e, const ms_hier_window *w,
-                 const ms_hier_corun *cr, int cmax, ms_hier_plan *out, ms_error *err);
+                 const ms_hier_corun *cr, int cmax, int lookahead, ms_hier_plan *out,
+                 ms_error *err);
 
 /* The environment's description stored in model files (with the programs trained on when
  * cat is not NULL), and its check on load. */

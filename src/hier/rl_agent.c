@@ -1,6 +1,6 @@
 /* rl_agent.c: the trained co-scheduling agent: model files of the "hier" environment (their
- * action space checked against this build's setups on load) and greedy plans of windows,
- * W jobs at a time. */
+ * action space checked against this build's setups on load) and their plans of windows, W
+ * jobs at a time (greedy, or with the rollout lookahead of rl_lookahead.c). */
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,30 +16,20 @@ struct ms_hier_agent {
 };
 
 int hier_rl_plan(const ms_mlp *net, hier_rl_env *e, const ms_hier_window *w,
-                 const ms_hier_corun *cr, int cmax, ms_hier_plan *out, ms_error *err)
+                 const ms_hier_corun *cr, int cmax, int lookahead, ms_hier_plan *out,
+                 ms_error *err)
 {
     if (cmax < 1 || cmax > e->cmax)
         return ms_error_set(err, MS_EINVAL, "hier rl: the model plans groups of up to %d jobs, "
                                             "C_max %d asked", e->cmax, cmax);
-    int obs_n = hier_rl_obs_size(e), nact = hier_rl_num_actions(e), rc = MS_OK;
-    float *obs = malloc((size_t)obs_n * sizeof(float)), *q = malloc((size_t)nact * sizeof(float));
-    uint8_t *m = malloc((size_t)nact);
-    ms_mlp_work work;
-    if (!obs || !q || !m || ms_mlp_work_init(&work, net, 1, err)) {
-        free(obs);
-        free(q);
-        free(m);
-        return ms_error_set(err, MS_ENOMEM, "hier rl: out of memory");
-    }
+    hier_rl_decider d;
+    int rc = hier_rl_decider_init(&d, net, e, lookahead, err);
     for (size_t off = 0; off < w->n && !rc; off += (size_t)e->W) {
         ms_hier_window chunk = {.n = w->n - off < (size_t)e->W ? w->n - off : (size_t)e->W,
                                 .jobs = w->jobs + off};
         hier_rl_env_start(e, &chunk, cr, cmax);
-        for (bool done = false; !done;) {
-            hier_rl_ops.observe(e, obs);
-            hier_rl_ops.mask(e, m);
-            hier_rl_ops.step(e, ms_dqn_greedy(net, &work, obs, m, q), &done);
-        }
+        for (bool done = false; !done;)
+            hier_rl_ops.step(e, hier_rl_decide(&d, e), &done);
         for (int g = 0; g < e->ngroups && !rc; g++) {
             int jobs[MS_HIER_MAX_C];
             for (int i = 0; i < e->groups[g].c; i++)
@@ -47,10 +37,7 @@ int hier_rl_plan(const ms_mlp *net, hier_rl_env *e, const ms_hier_window *w,
             rc = ms_hier_plan_add(out, w, cr, jobs, &e->setups[e->groups[g].setup], err);
         }
     }
-    ms_mlp_work_destroy(&work);
-    free(obs);
-    free(q);
-    free(m);
+    hier_rl_decider_free(&d);
     return rc;
 }
 
@@ -63,9 +50,9 @@ char *hier_rl_env_json(const hier_rl_env *e, const ms_hier_catalog *cat)
         if (!cat->jobs[i].unseen)
             json_array_append_new(progs, json_string(cat->jobs[i].name));
     const char *feat = e->gains ? HIER_RL_GAINS_ID : HIER_RL_FEATURES_ID;
-    json_t *j = json_pack("{s:i, s:i, s:f, s:f, s:b, s:f, s:s, s:o, s:o}", "window", e->W,
+    json_t *j = json_pack("{s:i, s:i, s:f, s:f, s:f, s:b, s:f, s:s, s:o, s:o}", "window", e->W,
                           "cmax", e->cmax, "ri_weight", e->ri_weight, "saved_weight",
-                          e->saved_weight, "best_setup", e->best_setup,
+                          e->saved_weight, "rf_weight", e->rf_weight, "best_setup", e->best_setup,
                           "reward_scale", HIER_RL_REWARD_SCALE, "features", feat, "setups",
                           setups, "trained_on", progs);
     char *text = j ? json_dumps(j, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
@@ -80,11 +67,12 @@ int hier_rl_env_from_json(const char *path, const char *text, hier_rl_env *e, ms
     ms_hier_rl_config c;
     int best = 0, rc = MS_EINVAL;
     memset(&c, 0, sizeof c);
+    c.rf_weight = 1; /* files from before --rf-weight paid r_f in full */
     const char *feat = NULL;
-    if (!j || json_unpack_ex(j, &je, 0, "{s:i, s:i, s:F, s:F, s:b, s:s, s:o}", "window",
+    if (!j || json_unpack_ex(j, &je, 0, "{s:i, s:i, s:F, s:F, s?F, s:b, s:s, s:o}", "window",
                              &c.window, "cmax", &c.cmax, "ri_weight", &c.ri_weight,
-                             "saved_weight", &c.saved_weight, "best_setup", &best, "features",
-                             &feat, "setups", &setups)) {
+                             "saved_weight", &c.saved_weight, "rf_weight", &c.rf_weight,
+                             "best_setup", &best, "features", &feat, "setups", &setups)) {
         ms_error_set(err, rc, "%s: env: %s", path, je.text);
         goto out;
     }
@@ -161,22 +149,22 @@ int ms_hier_agent_window(const ms_hier_agent *a) { return a->env.W; }
 int ms_hier_agent_cmax(const ms_hier_agent *a) { return a->env.cmax; }
 
 int ms_hier_agent_plan(ms_hier_agent *a, const ms_hier_window *w, const ms_hier_corun *cr,
-                       int cmax, ms_hier_plan *out, ms_error *err)
+                       int cmax, int lookahead, ms_hier_plan *out, ms_error *err)
 {
     memset(out, 0, sizeof *out);
-    int rc = hier_rl_plan(&a->model.mlp, &a->env, w, cr, cmax, out, err);
+    int rc = hier_rl_plan(&a->model.mlp, &a->env, w, cr, cmax, lookahead, out, err);
     if (rc)
         ms_hier_plan_free(out);
     return rc;
 }
 
 int ms_hier_rl_plan(const ms_hier_window *w, const ms_hier_corun *cr, int cmax,
-                    const char *model_path, ms_hier_plan *out, ms_error *err)
+                    const char *model_path, int lookahead, ms_hier_plan *out, ms_error *err)
 {
     ms_hier_agent *a;
     int rc = ms_hier_agent_load(model_path, &a, err);
     if (!rc)
-        rc = ms_hier_agent_plan(a, w, cr, cmax, out, err);
+        rc = ms_hier_agent_plan(a, w, cr, cmax, lookahead, out, err);
     ms_hier_agent_free(a);
     return rc;
 }

@@ -22,12 +22,13 @@ int hier_rl_env_init(hier_rl_env *e, const ms_hier_rl_config *c, ms_error *err)
     if (cmax < 1 || cmax > MS_HIER_MAX_C)
         return ms_error_set(err, MS_EINVAL, "hier rl: C_max %d out of 1..%d", cmax,
                             MS_HIER_MAX_C);
-    if (!(c->ri_weight >= 0) || !(c->saved_weight >= 0))
+    if (!(c->ri_weight >= 0) || !(c->saved_weight >= 0) || !(c->rf_weight >= 0))
         return ms_error_set(err, MS_EINVAL, "hier rl: reward weights must be >= 0");
     e->W = W;
     e->cmax = e->cmax_now = cmax;
     e->ri_weight = c->ri_weight;
     e->saved_weight = c->saved_weight;
+    e->rf_weight = c->rf_weight;
     e->best_setup = c->best_setup;
     e->gains = c->gains;
     size_t n = ms_hier_setups_for(1, MS_HIER_FAM_SOLO, e->setups, HIER_RL_MAX_SETUPS);
@@ -38,6 +39,14 @@ int hier_rl_env_init(hier_rl_env *e, const ms_hier_rl_config *c, ms_error *err)
 }
 
 void hier_rl_env_free(hier_rl_env *e) { ms_hier_window_free(&e->drawn); }
+
+void hier_rl_env_copy(hier_rl_env *dst, const hier_rl_env *src)
+{
+    memcpy(dst, src, sizeof *dst);
+    dst->view.jobs = dst->sorted; /* the episode's window points into the env itself */
+    dst->win = &dst->view;
+    memset(&dst->drawn, 0, sizeof dst->drawn);
+}
 
 int hier_rl_row_size(const hier_rl_env *e)
 {
@@ -266,7 +275,7 @@ static double step(void *arg, int a, bool *done)
             r += e->ri_weight * close_group(e, e->best_setup ? -1 : a - e->W, &saved);
             r += e->saved_weight * 100 * saved / e->solo_total;
             if (e->gsize == 0) {
-                r += (e->solo_total / e->corun_total - 1) * 100;
+                r += e->rf_weight * (e->solo_total / e->corun_total - 1) * 100;
                 *done = true;
                 return r * HIER_RL_REWARD_SCALE;
             }

@@ -21,6 +21,7 @@ void ms_hier_rl_config_default(ms_hier_rl_config *c)
     c->cmax = 4;
     c->ri_weight = 1.0;
     c->saved_weight = 1.0;
+    c->rf_weight = 1.0;
     ms_dqn_config_default(&c->dqn);
     /* An episode is a handful of decisions and pays r_f at its end: no discount. */
     c->dqn.gamma = 1.0f;
@@ -90,7 +91,7 @@ int ms_hier_trainer_save(ms_hier_trainer *t, const char *path, ms_error *err)
 }
 
 int ms_hier_trainer_plan(ms_hier_trainer *t, const ms_hier_window *w, const ms_hier_corun *cr,
-                         int cmax, ms_hier_plan *out, ms_error *err)
+                         int cmax, int lookahead, ms_hier_plan *out, ms_error *err)
 {
     /* A second environment: the training episode in t->env goes on untouched. */
     hier_rl_env *e = malloc(sizeof *e);
@@ -99,7 +100,7 @@ int ms_hier_trainer_plan(ms_hier_trainer *t, const ms_hier_window *w, const ms_h
     int rc = hier_rl_env_init(e, &t->cfg, err);
     memset(out, 0, sizeof *out);
     if (!rc)
-        rc = hier_rl_plan(ms_dqn_mlp(t->dqn), e, w, cr, cmax, out, err);
+        rc = hier_rl_plan(ms_dqn_mlp(t->dqn), e, w, cr, cmax, lookahead, out, err);
     if (rc)
         ms_hier_plan_free(out);
     hier_rl_env_free(e);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # migsched hier train (paper 004's DQN agent): a tiny run writes a model that `migsched hier
 # --policy rl` and `hier experiment --model` use, same seed gives the same bytes, SIGINT
-# leaves a loadable checkpoint (exit 130), bad options and bad models are refused.
+# leaves a loadable checkpoint (exit 130), bad options and bad models are refused; the
+# rollout --lookahead of `hier` and `hier experiment`.
 # $1 = migsched, $2 = source dir.
 set -euo pipefail
 bin=$1
@@ -26,13 +27,28 @@ cmp -s "$dir/a.bin" "$dir/b.bin" || fail "same seed, different model"
 # The model plans windows (valid plans: the command checks them) and the experiment.
 { echo name; for j in lavaMD stream kmeans sp_solver_B qs_Coral_P1 bt_solver_C lud_A dwt2d; do
       echo $j; done; } > "$dir/win.csv"
-"$bin" hier --window "$dir/win.csv" --policy rl --model "$dir/a.bin" --cmax 3 --json > "$dir/p.json" \
-    || fail "hier --policy rl"
+"$bin" hier --window "$dir/win.csv" --policy rl --model "$dir/a.bin" --cmax 3 --lookahead 1 \
+    --json > "$dir/p.json" || fail "hier --policy rl"
 grep -q '"throughput"' "$dir/p.json" || fail "no throughput in the rl plan"
 "$bin" hier experiment --window 6 --cmax 3 --mixes 1 --model "$dir/a.bin" --json > "$dir/e.json" \
     || fail "hier experiment --model"
 grep -q '"rl"' "$dir/e.json" || fail "no rl policy in the experiment"
+# --lookahead: the rollout plan is never slower than the greedy one and is reported.
+"$bin" hier --window "$dir/win.csv" --policy rl --model "$dir/a.bin" --cmax 3 --lookahead 3 \
+    --json > "$dir/p3.json" || fail "hier --policy rl --lookahead 3"
+t1=$(sed -n 's/^  "total": \(.*\),$/\1/p' "$dir/p.json")
+t3=$(sed -n 's/^  "total": \(.*\),$/\1/p' "$dir/p3.json")
+[ -n "$t1" ] && [ -n "$t3" ] || fail "no total in the rl plans"
+awk -v a="$t3" -v b="$t1" 'BEGIN { exit !(a <= b * (1 + 1e-12)) }' || fail "lookahead slower: $t3 > $t1"
+"$bin" hier experiment --window 6 --cmax 3 --mixes 1 --model "$dir/a.bin" --lookahead 2 --json \
+    > "$dir/e2.json" || fail "hier experiment --lookahead"
+grep -q '"lookahead": 2' "$dir/e2.json" || fail "no lookahead in the experiment's JSON"
 set +e
+for k in 0 9 x; do
+    "$bin" hier --window "$dir/win.csv" --policy rl --model "$dir/a.bin" --lookahead $k 2>"$dir/err"
+    [ $? = 2 ] || fail "--lookahead $k accepted"
+    grep -q -- '--lookahead must be an integer in 1..8' "$dir/err" || fail "--lookahead $k message"
+done
 "$bin" hier --window "$dir/win.csv" --policy rl --model "$dir/a.bin" --cmax 4 2>"$dir/err"
 [ $? = 1 ] || fail "C_max above the model's accepted"
 grep -q 'up to 3 jobs' "$dir/err" || fail "C_max message"
