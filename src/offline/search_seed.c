@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "migsched/io.h"
 #include "search_internal.h"
 
 /* The schedules search starts from, in tie-break order: FAR as configured, FAR with the
@@ -74,6 +75,12 @@ static void start_pool_run(start_pool *p, int threads)
     pthread_mutex_destroy(&p->lock);
 }
 
+int search_start_threads(int threads, int ntasks)
+{
+    int floor = ms_online_cpus() >= 2 && ntasks >= SEARCH_START_PAIR_MIN_TASKS ? 2 : 1;
+    return threads > floor ? threads : floor;
+}
+
 int search_starts_run(search_starts *st, const ms_workload *w, const ms_gpu_model *gpu,
                       int gpus, const ms_offline_options *opt, ms_error *err)
 {
@@ -95,7 +102,7 @@ int search_starts_run(search_starts *st, const ms_workload *w, const ms_gpu_mode
                      (a > 0 && !strcmp(algo, "far") && o.four_runs_three == opt->four_runs_three &&
                       o.tie_right_first == opt->tie_right_first);
     }
-    start_pool_run(p, opt->threads > 1 ? opt->threads : 1);
+    start_pool_run(p, search_start_threads(opt->threads, w->n));
     int rc = MS_OK;
     for (size_t a = 0; a < NSTART_ALGOS; a++) { /* in table order, as if run one by one */
         if (p->skip[a] || rc) {
