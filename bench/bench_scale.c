@@ -5,7 +5,8 @@
  * FAR alone is timed too. Each size runs in its own process so that its peak RSS is its
  * own. Prints wall and CPU seconds per step and the growth from the previous size; asserts
  * nothing. A first argument caps n (e.g. 100000), a second is search's --threads (default
- * 1: its starting schedules are computed on that many threads). */
+ * 1; its starting schedules use at least two threads on two CPUs, as do the reader and the
+ * writer at 10^6, so a step's CPU seconds can exceed its wall seconds). */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -64,6 +64,46 @@ static char *to_json(const ms_schedule *s, const ms_workload *w)
     return buf;
 }
 
+/* The writer's blocks of task lines, formatted on one or two threads: the same bytes as
+ * the default writer, names escaped by jansson or not, with and without the workload. */
+static void test_write_blocks(void **state)
+{
+    enum { N = 5000 };
+    const ms_gpu_model *g = A100();
+    ms_workload *w = ms_workload_new();
+    ms_schedule *s = ms_schedule_new(g, 1, "far");
+    ms_schedule_add_instance(s, 0, ms_gpu_profile_by_name(g, "7g.40gb"), 0, 0, 0.2, NAN, NAN);
+    double at = 0.2;
+    for (int i = 0; i < N; i++) {
+        char name[32];
+        snprintf(name, sizeof name, i % 97 ? "task%d" : "t\"%d\"\u00e9", i);
+        double t[MS_MAX_SLICES + 1] = {INFINITY, 7, 5, 4, 3, INFINITY, INFINITY, 1.0 / (i + 3)};
+        assert_int_equal(ms_workload_add(w, name, t, NULL, NULL, NULL), 0);
+        ms_schedule_add_task(s, i, 0, at, at + t[7]);
+        at += t[7];
+    }
+    const int block[] = {1, 2, 7, 1000, N - 1, N, 100000};
+    for (int k = 0; k < 2; k++) {
+        const ms_workload *wk = k ? w : NULL;
+        char *ref = to_json(s, wk);
+        for (size_t b = 0; b < sizeof block / sizeof *block; b++)
+            for (int two = 0; two < 2; two++) {
+                char *buf = NULL;
+                size_t len = 0;
+                FILE *f = open_memstream(&buf, &len);
+                ms_error err;
+                assert_int_equal(ms_schedule_write_json_blocks(s, wk, f, block[b], two, &err), 0);
+                fclose(f);
+                assert_int_equal(len, strlen(ref));
+                assert_string_equal(buf, ref);
+                free(buf);
+            }
+        free(ref);
+    }
+    ms_schedule_free(s);
+    ms_workload_free(w);
+}
+
 /* s written as JSON for w and parsed back with the schedule's own model. */
 static ms_schedule *read_back(const ms_schedule *s, const ms_workload *w)
 {
@@ -528,6 +568,7 @@ int main(void)
         cmocka_unit_test(test_normalize),     cmocka_unit_test(test_metrics),
         cmocka_unit_test(test_gantt),         cmocka_unit_test(test_match_workload),
         cmocka_unit_test(test_real_digits_oracle), cmocka_unit_test(test_real_text_oracle),
+        cmocka_unit_test(test_write_blocks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,7 @@
 /* test_workload_csv.c: the workload CSV reader's accepted forms, every rejection (code and
  * message naming file and line/column), writer round trips and a 200k-task file. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "migsched/io.h"
 #include "migsched/rng.h"
 #include "migsched/workload.h"
+#include "../src/workload/workload_internal.h"
 #include "support.h"
 #include "workload_assert.h"
 
@@ -332,6 +334,101 @@ static void test_large_file(void **state)
     free(text);
 }
 
+/* Parses text in one piece and with the rows split in two at several points: the same
+ * workload, or the same error, every time. */
+static void expect_split_same(const char *text, int expect_rc)
+{
+    size_t len = strlen(text), split[] = {0, 1, len / 3, len / 2, len - len / 10};
+    ms_workload *one = NULL;
+    ms_error e1 = {0};
+    int rc1 = wl_parse_csv(text, len, "s.csv", a100(), SIZE_MAX, &one, &e1);
+    if (rc1 != expect_rc)
+        fail_msg("expected %d, got %d (%s)", expect_rc, rc1, e1.msg);
+    for (size_t k = 0; k < sizeof split / sizeof *split; k++) {
+        ms_workload *two = NULL;
+        ms_error e2 = {0};
+        int rc2 = wl_parse_csv(text, len, "s.csv", a100(), split[k], &two, &e2);
+        assert_int_equal(rc2, rc1);
+        if (rc1) {
+            assert_null(two);
+            assert_string_equal(e2.msg, e1.msg);
+        } else {
+            assert_same_workload(one, two, a100());
+            ms_workload_free(two);
+        }
+    }
+    ms_workload_free(one);
+}
+
+/* Rows of `n` tasks, with `blank` blank lines and CRLF ends when asked; line L (1-based,
+ * the header is line 1) replaced by bad[] where bad_line[] says. */
+static char *split_text(int n, int blank_every, bool crlf, const int *bad_line,
+                        const char *const *bad, int nbad)
+{
+    char *text = malloc((size_t)n * 80 + 1024), *p = text;
+    const char *eol = crlf ? "\r\n" : "\n";
+    int line = 1;
+    p += sprintf(p, "name,1,2,3,4,7%s", eol);
+    for (int i = 0; i < n; i++) {
+        line++;
+        if (blank_every && i % blank_every == 3) {
+            p += sprintf(p, "%s", eol);
+            line++;
+        }
+        int b = 0;
+        while (b < nbad && bad_line[b] != line)
+            b++;
+        if (b < nbad)
+            p += sprintf(p, "%s%s", bad[b], eol);
+        else
+            p += sprintf(p, "t%d,%d.5,%d,%d.25,inf,1.0%d%s", i, 100 + i % 7, 60 + i % 5,
+                         30 + i % 3, i % 10, eol);
+    }
+    return text;
+}
+
+/* The reader's two threads: the same tasks, and the same first error (its line, the
+ * duplicate's first line), wherever the split falls relative to bad rows and duplicates. */
+static void test_split_rows(void **state)
+{
+    enum { N = 3000 };
+    struct {
+        int blank;
+        bool crlf;
+        int nbad, line[3];
+        const char *bad[3];
+        int rc;
+    } cases[] = {
+        {0, false, 0, {0}, {NULL}, MS_OK},
+        {50, false, 0, {0}, {NULL}, MS_OK},
+        {0, true, 0, {0}, {NULL}, MS_OK},
+        {7, true, 0, {0}, {NULL}, MS_OK},
+        {0, false, 1, {2}, {"x,1,2,3,4,bad"}, MS_EINVAL},
+        {0, false, 1, {1500}, {"x,1,2,3"}, MS_EINVAL},
+        {0, false, 1, {2999}, {"x,1,2,3,4,-1"}, MS_EINVAL},
+        {0, false, 1, {N + 1}, {",1,2,3,4,5"}, MS_EINVAL},
+        {0, false, 2, {100, 2500}, {"x,1,2,3,4,bad", "x,1,2"}, MS_EINVAL},
+        {0, false, 1, {2500}, {"t10,1,2,3,4,5"}, MS_EINVAL},
+        {0, false, 1, {500}, {"t10,1,2,3,4,5"}, MS_EINVAL},
+        {0, false, 1, {2900}, {"t2800,1,2,3,4,5"}, MS_EINVAL},
+        {0, false, 2, {400, 2500}, {"x,1,2,3,4,bad", "t10,1,2,3,4,5"}, MS_EINVAL},
+        {0, false, 2, {2500, 2600}, {"t10,1,2,3,4,5", "x,1,2,3,4,bad"}, MS_EINVAL},
+        {0, false, 2, {600, 2600}, {"t10,1,2,3,4,5", "x,1,2,3,4,bad"}, MS_EINVAL},
+        {0, false, 2, {1400, 1700}, {"dup,1,2,3,4,5", "dup,1,2,3,4,5"}, MS_EINVAL},
+        {11, true, 2, {900, 2600}, {"x,1,2", "t10,1,2,3,4,5"}, MS_EINVAL},
+        {0, false, 1, {1200}, {"q,1,2,3,4,\"5\""}, MS_OK},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        char *text = split_text(N, cases[c].blank, cases[c].crlf, cases[c].line, cases[c].bad,
+                                cases[c].nbad);
+        expect_split_same(text, cases[c].rc);
+        free(text);
+    }
+    /* The last line without its line break, and rows that are only blank lines. */
+    expect_split_same("name,1,2,3,4,7\na,1,2,3,4,5\nb,1,2,3,4,5\nc,1,2,3,4,5", MS_OK);
+    expect_split_same("name,1,2,3,4,7\n\n\n\n", MS_EINVAL);
+}
+
 static void test_read_sniffs_format(void **state)
 {
     char *csv = test_write_temp("name,1,2,4\nx,3,2,1\n");
@@ -368,7 +465,7 @@ int main(void)
         cmocka_unit_test(test_times_near_midpoints),
         cmocka_unit_test(test_round_trip),      cmocka_unit_test(test_writer_format),
         cmocka_unit_test(test_large_file),      cmocka_unit_test(test_read_sniffs_format),
-        cmocka_unit_test(test_csv_write_quoted),
+        cmocka_unit_test(test_csv_write_quoted), cmocka_unit_test(test_split_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -59,6 +59,10 @@ struct json_t;
 int ms_json_check_keys(struct json_t *obj, const char *const *allowed, const char *where,
                        ms_error *err);
 
+/* Processors online (at least 1): how many threads a reader, a writer or search's starting
+ * schedules may use where the result does not depend on the count. */
+int ms_online_cpus(void);
+
 /* Writes s as one double-quoted CSV field, doubling the quotes inside (RFC 4180). */
 void ms_csv_write_quoted(FILE *f, const char *s);
 

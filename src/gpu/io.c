@@ -22,6 +22,12 @@ size_t ms_input_max(void)
     return (size_t)v;
 }
 
+int ms_online_cpus(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 1 ? (n < 1024 ? (int)n : 1024) : 1;
+}
+
 /* text: refuse NUL bytes (every text reader would silently cut its strings there). */
 static int read_whole(const char *path, bool text, char **buf, size_t *len, ms_error *err)
 {

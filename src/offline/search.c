@@ -15,26 +15,49 @@ typedef struct search_totals {
     int seeds;
 } search_totals;
 
-/* Plans (on wb) of the starting schedules that sit on the repartitioning tree. */
-static int make_seeds(const search_starts *st, const ms_workload *wb, const ms_gpu_model *gpu,
-                      int gpus, far_plan **seeds, int *nseeds)
+/* The plans (on wb) of the starting schedules, built side by side on threads. */
+typedef struct seed_job {
+    const search_starts *st;
+    const ms_workload *wb;
+    const ms_gpu_model *gpu;
+    int gpus;
+    far_plan *plan[8]; /* NULL: out of memory, or the start is not on the tree */
+    bool oom[8];
+} seed_job;
+
+static void seed_build(void *arg, int i)
 {
+    seed_job *j = arg;
+    far_plan *p = malloc(sizeof *p);
+    if (!p || far_plan_init(p, j->wb, j->gpu, j->gpus, 1)) {
+        free(p);
+        j->oom[i] = true;
+        return;
+    }
+    far_plan_set_rules(p, &j->st->start[i].opt); /* the tie rule it was made with */
+    if (search_plan_from_schedule(p, j->st->start[i].s)) {
+        j->plan[i] = p;
+    } else {
+        far_plan_free(p);
+        free(p);
+    }
+}
+
+/* Plans (on wb) of the starting schedules that sit on the repartitioning tree, in the
+ * starts' order. */
+static int make_seeds(const search_starts *st, const ms_workload *wb, const ms_gpu_model *gpu,
+                      int gpus, int threads, far_plan **seeds, int *nseeds)
+{
+    seed_job j = {.st = st, .wb = wb, .gpu = gpu, .gpus = gpus};
+    search_run_indexed(st->n, threads, seed_build, &j);
+    bool oom = false;
     *nseeds = 0;
     for (int i = 0; i < st->n; i++) {
-        far_plan *p = malloc(sizeof *p);
-        if (!p || far_plan_init(p, wb, gpu, gpus, 1)) {
-            free(p);
-            return MS_ENOMEM;
-        }
-        far_plan_set_rules(p, &st->start[i].opt); /* the tie rule it was made with */
-        if (search_plan_from_schedule(p, st->start[i].s)) {
-            seeds[(*nseeds)++] = p;
-        } else {
-            far_plan_free(p);
-            free(p);
-        }
+        oom |= j.oom[i];
+        if (j.plan[i])
+            seeds[(*nseeds)++] = j.plan[i];
     }
-    return MS_OK;
+    return oom ? MS_ENOMEM : MS_OK;
 }
 
 static void free_seeds(far_plan **seeds, int n)
@@ -64,7 +87,8 @@ static int search_batch(far_plan *p, int b, int first, int n, const search_start
     far_plan *seeds[8], best;
     int nseeds = 0;
     bool have_best = false;
-    if (!rc && (rc = make_seeds(st, wb, p->gpu, p->gpus, seeds, &nseeds)))
+    if (!rc && (rc = make_seeds(st, wb, p->gpu, p->gpus, search_start_threads(threads, n),
+                                seeds, &nseeds)))
         ms_error_set(err, rc, "out of memory");
     if (!rc && nseeds == 0)
         rc = ms_error_set(err, MS_EINVAL, "search: no starting schedule on the tree of %s",

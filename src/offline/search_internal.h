@@ -17,6 +17,9 @@
  * node costs about 2 us and 6,000 nodes prove most batches (EXPERIMENTS.md, search). */
 #define SEARCH_EXACT_MAX_N 7
 #define SEARCH_EXACT_NODES_PER_MS 600.0
+/* From this many tasks the starting schedules take milliseconds (FAR three times), more
+ * than a second thread costs to start. */
+#define SEARCH_START_PAIR_MIN_TASKS 2000
 
 /* A starting schedule: the algorithm and options that made it, and its makespan. */
 typedef struct search_start {
@@ -37,6 +40,14 @@ typedef struct search_starts {
 int search_starts_run(search_starts *st, const ms_workload *w, const ms_gpu_model *gpu,
                       int gpus, const ms_offline_options *opt, ms_error *err);
 void search_starts_free(search_starts *st);
+/* Calls fn(arg, i) for every i in [0, n) on `threads` threads (the caller's among them),
+ * each taking the next index not yet taken: whatever fn keeps by index does not depend on
+ * the count. */
+void search_run_indexed(int n, int threads, void (*fn)(void *arg, int i), void *arg);
+/* Threads that compute the starting schedules of ntasks tasks: the workers' count, but at
+ * least two where two CPUs are online and the workload is large enough to repay a thread,
+ * since the starts do not depend on the count (docs/search.md, "Threads"). */
+int search_start_threads(int threads, int ntasks);
 
 /* Batch 0 of the one-batch plan p (empty) gets s's tasks on the tree nodes of their
  * instances; false (p left empty) when an instance is not a node of the tree. */

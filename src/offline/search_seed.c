@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "migsched/io.h"
 #include "search_internal.h"
 
 /* The schedules search starts from, in tie-break order: FAR as configured, FAR with the
@@ -27,8 +28,43 @@ void search_starts_free(search_starts *st)
 
 #define NSTART_ALGOS (sizeof start_algos / sizeof *start_algos)
 
-/* The starting algorithms' runs, shared by the threads that compute them: each takes the
- * next algorithm not yet started, so the results do not depend on the thread count. */
+/* The shared index of search_run_indexed's threads. */
+typedef struct indexed_pool {
+    int n, next;
+    void (*fn)(void *arg, int i);
+    void *arg;
+    pthread_mutex_t lock;
+} indexed_pool;
+
+static void *indexed_worker(void *arg)
+{
+    indexed_pool *p = arg;
+    for (;;) {
+        pthread_mutex_lock(&p->lock);
+        int i = p->next++;
+        pthread_mutex_unlock(&p->lock);
+        if (i >= p->n)
+            return NULL;
+        p->fn(p->arg, i);
+    }
+}
+
+void search_run_indexed(int n, int threads, void (*fn)(void *arg, int i), void *arg)
+{
+    indexed_pool p = {.n = n, .fn = fn, .arg = arg};
+    pthread_t th[SEARCH_MAX_THREADS];
+    int started = 0;
+    pthread_mutex_init(&p.lock, NULL);
+    for (; started < threads - 1 && started < n - 1 && started < SEARCH_MAX_THREADS; started++)
+        if (pthread_create(&th[started], NULL, indexed_worker, &p))
+            break; /* fewer threads: the same results, later */
+    indexed_worker(&p);
+    for (int i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    pthread_mutex_destroy(&p.lock);
+}
+
+/* The starting algorithms' runs, kept by table position. */
 typedef struct start_pool {
     const ms_workload *w;
     const ms_gpu_model *gpu;
@@ -38,40 +74,20 @@ typedef struct start_pool {
     ms_schedule *s[NSTART_ALGOS];
     int rc[NSTART_ALGOS];
     ms_error err[NSTART_ALGOS];
-    size_t next;
-    pthread_mutex_t lock;
 } start_pool;
 
-static void *start_worker(void *arg)
+static void start_run(void *arg, int a)
 {
     start_pool *p = arg;
-    for (;;) {
-        pthread_mutex_lock(&p->lock);
-        size_t a = p->next;
-        while (a < NSTART_ALGOS && p->skip[a])
-            a++;
-        p->next = a + 1;
-        pthread_mutex_unlock(&p->lock);
-        if (a >= NSTART_ALGOS)
-            return NULL;
+    if (!p->skip[a])
         p->rc[a] = ms_offline_schedule(start_algos[a].algo, p->w, p->gpu, p->gpus, &p->o[a],
                                        &p->s[a], &p->err[a]);
-    }
 }
 
-/* Runs the algorithms not skipped on `threads` threads (the caller's among them). */
-static void start_pool_run(start_pool *p, int threads)
+int search_start_threads(int threads, int ntasks)
 {
-    pthread_t th[NSTART_ALGOS];
-    int started = 0;
-    pthread_mutex_init(&p->lock, NULL);
-    for (; started < threads - 1 && started < (int)NSTART_ALGOS - 1; started++)
-        if (pthread_create(&th[started], NULL, start_worker, p))
-            break; /* fewer threads: the same results, later */
-    start_worker(p);
-    for (int i = 0; i < started; i++)
-        pthread_join(th[i], NULL);
-    pthread_mutex_destroy(&p->lock);
+    int floor = ms_online_cpus() >= 2 && ntasks >= SEARCH_START_PAIR_MIN_TASKS ? 2 : 1;
+    return threads > floor ? threads : floor;
 }
 
 int search_starts_run(search_starts *st, const ms_workload *w, const ms_gpu_model *gpu,
@@ -95,7 +111,11 @@ int search_starts_run(search_starts *st, const ms_workload *w, const ms_gpu_mode
                      (a > 0 && !strcmp(algo, "far") && o.four_runs_three == opt->four_runs_three &&
                       o.tie_right_first == opt->tie_right_first);
     }
-    start_pool_run(p, opt->threads > 1 ? opt->threads : 1);
+    int to_run = 0;
+    for (size_t a = 0; a < NSTART_ALGOS; a++)
+        to_run += !p->skip[a];
+    search_run_indexed((int)NSTART_ALGOS, to_run < 2 ? 1 : search_start_threads(opt->threads, w->n),
+                       start_run, p);
     int rc = MS_OK;
     for (size_t a = 0; a < NSTART_ALGOS; a++) { /* in table order, as if run one by one */
         if (p->skip[a] || rc) {

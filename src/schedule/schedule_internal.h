@@ -2,6 +2,11 @@
 #ifndef MIGSCHED_SCHEDULE_INTERNAL_H
 #define MIGSCHED_SCHEDULE_INTERNAL_H
 
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "migsched/schedule.h"
+
 /* Fewest significant digits p in 1..17 such that "%.{p}g" of x reads back as exactly x
  * (finite x). */
 int ms_real_digits(double x);
@@ -10,5 +15,10 @@ int ms_real_digits(double x);
  * neither a point nor an exponent shows, the exponent without '+' and leading zeros. Writes
  * at most 32 bytes with the NUL; returns the length. */
 int ms_real_text(double x, int p, char *out);
+
+/* ms_schedule_write_json with the task lines formatted in blocks of `block` tasks, two
+ * blocks at a time on two threads when two_threads is set: the same bytes either way. */
+int ms_schedule_write_json_blocks(const ms_schedule *s, const ms_workload *w, FILE *f,
+                                  int block, bool two_threads, ms_error *err);
 
 #endif

@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -62,9 +63,9 @@ static int emit(FILE *f, json_t *obj, const char *indent, bool strip, const char
     return rc < 0 ? -1 : 0;
 }
 
-/* An instance or task line, written without building a JSON object: the same text as emit
+/* Instance or task lines, formatted without building JSON objects: the same text as emit
  * (jansson's), reals at the precision of the line's longest, strings escaped by jansson
- * unless they are plain printable ASCII. The buffer is kept from line to line. */
+ * unless they are plain printable ASCII. Lines accumulate in the buffer until written. */
 typedef struct line {
     char *buf;
     size_t len, cap;
@@ -138,7 +139,6 @@ static void put_string(line *l, const char *text)
 /* Starts a line whose reals are xs[0..n): the precision that writes each exactly. */
 static void line_start(line *l, const double *xs, int n)
 {
-    l->len = 0;
     l->digits = 1;
     for (int i = 0; i < n; i++)
         if (isfinite(xs[i])) {
@@ -148,15 +148,22 @@ static void line_start(line *l, const double *xs, int n)
     put_lit(l, "    {");
 }
 
-static int line_end(line *l, FILE *f, const char *tail)
+static void line_end(line *l, const char *tail)
 {
     put_lit(l, "}");
     put_lit(l, tail);
-    return l->bad || fwrite(l->buf, 1, l->len, f) != l->len ? -1 : 0;
 }
 
-static int instance_line(line *l, const ms_schedule *s, const ms_sched_instance *in, FILE *f,
-                         const char *tail)
+/* Writes the lines held and empties the buffer. */
+static int flush_lines(line *l, FILE *f)
+{
+    int rc = l->bad || fwrite(l->buf, 1, l->len, f) != l->len ? -1 : 0;
+    l->len = 0;
+    return rc;
+}
+
+static void instance_line(line *l, const ms_schedule *s, const ms_sched_instance *in,
+                          const char *tail)
 {
     const ms_profile *pr = &s->gpu.profiles[in->profile];
     const double t[4] = {in->create_start, in->create_end, in->destroy_start, in->destroy_end};
@@ -174,11 +181,10 @@ static int instance_line(line *l, const ms_schedule *s, const ms_sched_instance 
         put_lit(l, key[i]);
         put_real(l, t[i]);
     }
-    return line_end(l, f, tail);
+    line_end(l, tail);
 }
 
-static int task_line(line *l, const ms_sched_task *t, const ms_workload *w, FILE *f,
-                     const char *tail)
+static void task_line(line *l, const ms_sched_task *t, const ms_workload *w, const char *tail)
 {
     const double x[2] = {t->start, t->end};
     line_start(l, x, 2);
@@ -193,7 +199,49 @@ static int task_line(line *l, const ms_sched_task *t, const ms_workload *w, FILE
     put_real(l, t->start);
     put_lit(l, ", \"end\": ");
     put_real(l, t->end);
-    return line_end(l, f, tail);
+    line_end(l, tail);
+}
+
+/* Task lines [from, to) of s into b's buffer: blocks of them are formatted on two threads
+ * and written in order, the same bytes as one by one. */
+typedef struct task_block {
+    const ms_schedule *s;
+    const ms_workload *w;
+    int from, to;
+    line l;
+} task_block;
+
+static void *format_tasks(void *arg)
+{
+    task_block *b = arg;
+    for (int i = b->from; i < b->to && !b->l.bad; i++)
+        task_line(&b->l, &b->s->task[i], b->w, i + 1 < b->s->ntasks ? ",\n" : "\n");
+    return NULL;
+}
+
+static int write_tasks(const ms_schedule *s, const ms_workload *w, FILE *f, int block,
+                       bool two)
+{
+    task_block b[2] = {{.s = s, .w = w}, {.s = s, .w = w}};
+    int rc = 0;
+    for (int from = 0; from < s->ntasks && !rc; from += 2 * block) {
+        b[0].from = from;
+        b[1].from = b[0].to = s->ntasks - from > block ? from + block : s->ntasks;
+        b[1].to = s->ntasks - b[1].from > block ? b[1].from + block : s->ntasks;
+        pthread_t th;
+        bool threaded = two && b[1].from < b[1].to &&
+                        !pthread_create(&th, NULL, format_tasks, &b[1]);
+        format_tasks(&b[0]);
+        rc = flush_lines(&b[0].l, f); /* while the second block is formatted */
+        if (threaded)
+            pthread_join(th, NULL);
+        else
+            format_tasks(&b[1]);
+        rc |= flush_lines(&b[1].l, f);
+    }
+    free(b[0].l.buf);
+    free(b[1].l.buf);
+    return rc;
 }
 
 static int emit_header(const ms_schedule *s, const ms_workload *w, FILE *f)
@@ -226,7 +274,16 @@ static int emit_header(const ms_schedule *s, const ms_workload *w, FILE *f)
     return rc ? -1 : 0;
 }
 
+/* Tasks per block: a few MB of text, so the two buffers stay small beside the schedule. */
+#define BLOCK_TASKS 32768
+
 int ms_schedule_write_json(const ms_schedule *s, const ms_workload *w, FILE *f, ms_error *err)
+{
+    return ms_schedule_write_json_blocks(s, w, f, BLOCK_TASKS, ms_online_cpus() >= 2, err);
+}
+
+int ms_schedule_write_json_blocks(const ms_schedule *s, const ms_workload *w, FILE *f,
+                                  int block, bool two_threads, ms_error *err)
 {
     for (int k = 0; k < s->ninst; k++)
         if (s->inst[k].profile < 0 || s->inst[k].profile >= s->gpu.nprofiles)
@@ -235,12 +292,15 @@ int ms_schedule_write_json(const ms_schedule *s, const ms_workload *w, FILE *f, 
     int rc = emit_header(s, w, f);
     rc |= fprintf(f, "  \"instances\": [%s", s->ninst ? "\n" : "") < 0;
     line l = {0};
-    for (int k = 0; k < s->ninst && !rc; k++)
-        rc |= instance_line(&l, s, &s->inst[k], f, k + 1 < s->ninst ? ",\n" : "\n");
-    rc |= fprintf(f, "%s],\n  \"tasks\": [%s", s->ninst ? "  " : "", s->ntasks ? "\n" : "") < 0;
-    for (int i = 0; i < s->ntasks && !rc; i++)
-        rc |= task_line(&l, &s->task[i], w, f, i + 1 < s->ntasks ? ",\n" : "\n");
+    for (int k = 0; k < s->ninst && !rc; k++) {
+        instance_line(&l, s, &s->inst[k], k + 1 < s->ninst ? ",\n" : "\n");
+        if (l.len >= 1 << 16 || k + 1 == s->ninst)
+            rc |= flush_lines(&l, f);
+    }
     free(l.buf);
+    rc |= fprintf(f, "%s],\n  \"tasks\": [%s", s->ninst ? "  " : "", s->ntasks ? "\n" : "") < 0;
+    if (!rc)
+        rc |= write_tasks(s, w, f, block > 0 ? block : 1, two_threads);
     rc |= fprintf(f, "%s]\n}\n", s->ntasks ? "  " : "") < 0;
     if (rc)
         return ms_error_set(err, MS_EIO, "cannot write the schedule");

@@ -1,6 +1,7 @@
 /* workload.c: the task list type, per-task helpers and reading a file of either format. */
 #include "migsched/workload.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,18 +25,9 @@ void ms_workload_free(ms_workload *w)
 
 static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
 
-int ms_workload_add(ms_workload *w, const char *name, const double *time, const char *command,
-                    const char *cwd, ms_error *err)
+int wl_task_init(ms_task *t, const char *name, const double *time, const char *command,
+                 const char *cwd)
 {
-    if (w->n == w->cap) {
-        int cap = w->cap ? w->cap * 2 : 16;
-        ms_task *t = realloc(w->tasks, (size_t)cap * sizeof *t);
-        if (!t)
-            return ms_error_set(err, MS_ENOMEM, "out of memory adding task %d", w->n);
-        w->tasks = t;
-        w->cap = cap;
-    }
-    ms_task *t = &w->tasks[w->n];
     memset(t, 0, sizeof *t);
     t->name = strdup(name);
     t->command = dup_or_null(command);
@@ -44,11 +36,35 @@ int ms_workload_add(ms_workload *w, const char *name, const double *time, const 
         free(t->name);
         free(t->command);
         free(t->cwd);
-        return ms_error_set(err, MS_ENOMEM, "out of memory adding task %d", w->n);
+        return -1;
     }
     t->time[0] = INFINITY;
     for (int s = 1; s <= MS_MAX_SLICES; s++)
         t->time[s] = time[s];
+    return 0;
+}
+
+int wl_reserve(ms_workload *w, size_t n)
+{
+    if (n <= (size_t)w->cap)
+        return 0;
+    if (n > INT_MAX)
+        return -1;
+    ms_task *t = realloc(w->tasks, n * sizeof *t);
+    if (!t)
+        return -1;
+    w->tasks = t;
+    w->cap = (int)n;
+    return 0;
+}
+
+int ms_workload_add(ms_workload *w, const char *name, const double *time, const char *command,
+                    const char *cwd, ms_error *err)
+{
+    if (w->n == w->cap && wl_reserve(w, w->cap ? (size_t)w->cap * 2 : 16))
+        return ms_error_set(err, MS_ENOMEM, "out of memory adding task %d", w->n);
+    if (wl_task_init(&w->tasks[w->n], name, time, command, cwd))
+        return ms_error_set(err, MS_ENOMEM, "out of memory adding task %d", w->n);
     w->n++;
     return MS_OK;
 }

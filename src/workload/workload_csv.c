@@ -1,4 +1,6 @@
 /* workload_csv.c: workload CSV reader and writer (header name,<sizes...>[,command][,cwd]). */
+#include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -85,9 +87,9 @@ static int parse_header(const csv_lexer *lx, const csv_record *rec, const ms_gpu
     return MS_OK;
 }
 
-/* Fills time[] and the optional strings of one data row and adds the task to w. */
+/* Fills task t from one data row. */
 static int parse_row(const csv_lexer *lx, const csv_record *rec, const csv_header *h,
-                     const ms_gpu_model *gpu, ms_workload *w, ms_error *err)
+                     const ms_gpu_model *gpu, ms_task *t, ms_error *err)
 {
     char shown[48], shown2[48];
     if (rec->n != h->ncols)
@@ -118,49 +120,160 @@ static int parse_row(const csv_lexer *lx, const csv_record *rec, const csv_heade
                             gpu ? " of " : "", gpu ? gpu->name : "");
     const char *command = h->command_col >= 0 ? csv_field(rec, h->command_col) : "";
     const char *cwd = h->cwd_col >= 0 ? csv_field(rec, h->cwd_col) : "";
-    return ms_workload_add(w, name, time, *command ? command : NULL, *cwd ? cwd : NULL, err);
+    if (wl_task_init(t, name, time, *command ? command : NULL, *cwd ? cwd : NULL))
+        return ms_error_set(err, MS_ENOMEM, "%s: out of memory", lx->source);
+    return MS_OK;
 }
 
-static int parse_rows(csv_lexer *lx, csv_record *rec, const csv_header *h,
-                      const ms_gpu_model *gpu, ms_workload *w, ms_error *err)
+/* A share of the data rows, parsed (on its own thread) into task[0..n) with each task's
+ * line; task and line have room for every line of the share's text. */
+typedef struct row_range {
+    csv_lexer lx;
+    const csv_header *h;
+    const ms_gpu_model *gpu;
+    ms_task *task;
+    long *line;
+    size_t n;
+    int rc;
+    ms_error err;
+} row_range;
+
+static void *parse_range(void *arg)
 {
+    row_range *r = arg;
+    csv_record rec = {0};
+    bool got;
+    while (!(r->rc = csv_next_record(&r->lx, &rec, &got, &r->err)) && got) {
+        if ((r->rc = parse_row(&r->lx, &rec, r->h, r->gpu, &r->task[r->n], &r->err)))
+            break;
+        r->line[r->n++] = rec.line;
+    }
+    csv_record_free(&rec);
+    return NULL;
+}
+
+static size_t count_lines(const char *p, const char *end)
+{
+    size_t lines = 0;
+    for (; (p = memchr(p, '\n', (size_t)(end - p))); p++)
+        lines++;
+    return lines;
+}
+
+/* Where the rows split in two for two threads: just after the line break nearest past the
+ * middle, for rows of at least split_min bytes without quotes (a quoted field may hold a
+ * line break); NULL to parse them in one piece. */
+static const char *split_point(const csv_lexer *lx, size_t split_min)
+{
+    size_t len = (size_t)(lx->end - lx->p);
+    if (len < split_min || len == 0 || memchr(lx->p, '"', len))
+        return NULL;
+    const char *nl = memchr(lx->p + len / 2, '\n', len - len / 2);
+    return nl && nl + 1 < lx->end ? nl + 1 : NULL;
+}
+
+/* The first task, in input order, whose name an earlier one has. */
+static int check_names(const ms_workload *w, const long *line, const char *source,
+                       ms_error *err)
+{
+    enum { AHEAD = 8 }; /* slots prefetched ahead: at 10^6 names each one is a cache miss */
     wl_name_set names;
     wl_name_set_init(&names);
-    size_t lines = 0; /* at most one task per line left */
-    for (const char *c = lx->p; (c = memchr(c, '\n', (size_t)(lx->end - c))); c++)
-        lines++;
-    int rc = wl_name_set_reserve(&names, lines + 1)
-                 ? ms_error_set(err, MS_ENOMEM, "%s: out of memory", lx->source)
+    int rc = wl_name_set_reserve(&names, (size_t)w->n)
+                 ? ms_error_set(err, MS_ENOMEM, "%s: out of memory", source)
                  : MS_OK;
-    bool got;
-    while (!rc && !(rc = csv_next_record(lx, rec, &got, err)) && got) {
-        if (rec->n > 0) /* the slot comes in while the times parse */
-            wl_name_set_prefetch(&names, csv_field(rec, 0));
-        if ((rc = parse_row(lx, rec, h, gpu, w, err)))
-            break;
+    for (int i = 0; i < w->n && !rc; i++) {
+        if (i + AHEAD < w->n)
+            wl_name_set_prefetch(&names, w->tasks[i + AHEAD].name);
         long first;
-        int dup = wl_name_set_add(&names, w->tasks[w->n - 1].name, rec->line, &first);
-        if (dup < 0) {
-            rc = ms_error_set(err, MS_ENOMEM, "%s: out of memory", lx->source);
-            break;
-        }
-        if (dup) {
-            char shown[48];
+        int dup = wl_name_set_add(&names, w->tasks[i].name, line[i], &first);
+        char shown[48];
+        if (dup < 0)
+            rc = ms_error_set(err, MS_ENOMEM, "%s: out of memory", source);
+        else if (dup)
             rc = ms_error_set(err, MS_EINVAL, "%s:%ld: duplicate task name '%s' (first on line %ld)",
-                              lx->source, rec->line,
-                              wl_quote(w->tasks[w->n - 1].name, shown, sizeof shown), first);
-            break;
-        }
+                              source, line[i], wl_quote(w->tasks[i].name, shown, sizeof shown),
+                              first);
     }
     wl_name_set_free(&names);
+    return rc;
+}
+
+static void free_tasks(ms_task *t, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(t[i].name);
+        free(t[i].command);
+        free(t[i].cwd);
+    }
+}
+
+/* The rows into w: split in two and parsed on two threads when large (the same tasks and
+ * the same first error: the rows after a bad one are dropped, and a duplicate name, which
+ * lies before any bad row, comes first, as in one pass). */
+static int parse_rows(csv_lexer *lx, const csv_header *h, const ms_gpu_model *gpu,
+                      size_t split_min, ms_workload *w, ms_error *err)
+{
+    const char *mid = split_point(lx, split_min);
+    size_t lines = count_lines(lx->p, lx->end) + 1; /* at most one task per line */
+    long *line = malloc(lines * sizeof *line);
+    if (!line || wl_reserve(w, lines)) {
+        free(line);
+        return ms_error_set(err, MS_ENOMEM, "%s: out of memory", lx->source);
+    }
+    row_range r[2] = {{.lx = *lx, .h = h, .gpu = gpu, .task = w->tasks, .line = line}};
+    pthread_t th;
+    bool threaded = false;
+    if (mid) {
+        size_t before = count_lines(lx->p, mid);
+        r[1] = r[0];
+        r[0].lx.end = r[1].lx.p = mid;
+        r[1].lx.line += (long)before;
+        r[1].task += before;
+        r[1].line += before;
+        threaded = !pthread_create(&th, NULL, parse_range, &r[1]);
+    }
+    parse_range(&r[0]);
+    if (mid && !threaded)
+        parse_range(&r[1]); /* no thread: the same result, later */
+    else if (threaded)
+        pthread_join(th, NULL);
+    w->n = (int)r[0].n;
+    const row_range *last = &r[0];
+    if (mid && r[0].rc) {
+        free_tasks(r[1].task, r[1].n);
+    } else if (mid) { /* in input order: the second share's tasks close the first's gap */
+        memmove(w->tasks + w->n, r[1].task, r[1].n * sizeof *w->tasks);
+        memmove(line + w->n, r[1].line, r[1].n * sizeof *line);
+        w->n += (int)r[1].n;
+        last = &r[1];
+    }
+    lx->line = last->lx.line;
+    int rc = check_names(w, line, lx->source, err);
+    if (!rc && last->rc) {
+        rc = last->rc;
+        if (err)
+            *err = last->err;
+    }
+    free(line);
     if (!rc && w->n == 0)
         rc = ms_error_set(err, MS_EINVAL, "%s:%ld: no tasks after the header", lx->source,
                           lx->line);
     return rc;
 }
 
+/* Rows from this many bytes on are parsed on two threads where two CPUs are online. */
+#define SPLIT_MIN_BYTES (1 << 20)
+
 int ms_workload_parse_csv(const char *text, size_t len, const char *source,
                           const ms_gpu_model *gpu, ms_workload **out, ms_error *err)
+{
+    size_t split_min = ms_online_cpus() >= 2 ? SPLIT_MIN_BYTES : SIZE_MAX;
+    return wl_parse_csv(text, len, source, gpu, split_min, out, err);
+}
+
+int wl_parse_csv(const char *text, size_t len, const char *source, const ms_gpu_model *gpu,
+                 size_t split_min, ms_workload **out, ms_error *err)
 {
     csv_lexer lx;
     csv_record rec = {0};
@@ -177,7 +290,7 @@ int ms_workload_parse_csv(const char *text, size_t len, const char *source,
     if (!rc && !(w = ms_workload_new()))
         rc = ms_error_set(err, MS_ENOMEM, "%s: out of memory", lx.source);
     if (!rc)
-        rc = parse_rows(&lx, &rec, &h, gpu, w, err);
+        rc = parse_rows(&lx, &h, gpu, split_min, w, err);
     csv_record_free(&rec);
     if (rc) {
         ms_workload_free(w);

@@ -30,6 +30,18 @@ int wl_name_set_add(wl_name_set *s, const char *name, long where, long *first);
  * of the record while the (random, at 10^6 names uncached) slot comes in. */
 void wl_name_set_prefetch(const wl_name_set *s, const char *name);
 
+/* Fills t with copies of the strings (command and cwd may be NULL) and the times
+ * (MS_MAX_SLICES + 1 entries); -1 (t holds nothing to free) when out of memory. */
+int wl_task_init(ms_task *t, const char *name, const double *time, const char *command,
+                 const char *cwd);
+/* Room for n tasks in w without growing; -1 when out of memory. */
+int wl_reserve(ms_workload *w, size_t n);
+
+/* ms_workload_parse_csv with the rows split in two and parsed on two threads when they
+ * hold at least split_min bytes (SIZE_MAX: never): the same workload or error either way. */
+int wl_parse_csv(const char *text, size_t len, const char *source, const ms_gpu_model *gpu,
+                 size_t split_min, ms_workload **out, ms_error *err);
+
 /* Parses a time field: a positive finite decimal number, inf/infinity (any case) or
  * empty text (both mean cannot run). On failure returns -1 and sets *why. */
 int wl_parse_time(const char *text, double *out, const char **why);
