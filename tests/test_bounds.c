@@ -132,6 +132,28 @@ static void check_with_initial(const char *model, int cases, uint64_t seed_value
                   "l_bound above the optimum in %d\n", model, cases, leaves, below_plain);
 }
 
+/* ms_bound_lbound_both's one pass gives exactly (same bits) the two bounds computed alone. */
+static void test_both_equals_separate(void **st)
+{
+    (void)st;
+    const char *models[] = {"A30-24GB", "A100-40GB", "H100-80GB"};
+    ms_rng r;
+    ms_rng_seed(&r, 11);
+    for (int c = 0; c < 60; c++) {
+        const ms_gpu_model *g = ms_gpu_builtin(models[c % 3]);
+        ms_workload *w = bf_random_workload(g, c % 5, &r); /* n <= 4: its limit */
+        unsigned present = (unsigned)ms_rng_below(&r, 1u << (MS_MAX_SLICES + 1)) & ~1u;
+        int gpus = 1 + (int)ms_rng_below(&r, 3);
+        double lb, lbp;
+        ms_bound_lbound_both(w, g, gpus, present, &lb, &lbp);
+        double lb1 = ms_bound_lbound_present(w, g, gpus, present);
+        double lbp1 = ms_bound_lbound_paper(w, g, gpus);
+        assert_memory_equal(&lb, &lb1, sizeof lb);
+        assert_memory_equal(&lbp, &lbp1, sizeof lbp);
+        ms_workload_free(w);
+    }
+}
+
 static void test_bruteforce_initial(void **st)
 {
     (void)st;
@@ -228,6 +250,7 @@ int main(void)
         cmocka_unit_test(test_bruteforce_a100),
         cmocka_unit_test(test_bruteforce_h100),
         cmocka_unit_test(test_bruteforce_initial),
+        cmocka_unit_test(test_both_equals_separate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

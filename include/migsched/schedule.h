@@ -125,6 +125,10 @@ double ms_bound_lbound_paper(const ms_workload *w, const ms_gpu_model *gpu, int 
  * compute slices is present): those sizes are not charged a creation. */
 double ms_bound_lbound_present(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                                unsigned present);
+/* ms_bound_lbound_present(present) and ms_bound_lbound_paper, the same values, from one
+ * pass over the tasks (the schedule writers need both). */
+void ms_bound_lbound_both(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
+                          unsigned present, double *l_bound, double *l_bound_paper);
 /* One term of l_bound, for callers that evaluate it on many subsets of tasks: for the
  * non-empty set S of sizes (bit k = gpu->sizes[k]) fills weight[s] = s + Idle(s, S) for s
  * in S (0 elsewhere) and returns sum_{s in S} s * create(s), sizes in `present` not

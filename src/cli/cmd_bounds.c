@@ -52,8 +52,8 @@ int cmd_bounds(int argc, char **argv)
         fprintf(stderr, "migsched bounds: %s\n", err.msg);
         return 1;
     }
-    double base = ms_bound_baseline(w, &m, gpus), lb = ms_bound_lbound(w, &m, gpus),
-           lbp = ms_bound_lbound_paper(w, &m, gpus);
+    double base = ms_bound_baseline(w, &m, gpus), lb, lbp;
+    ms_bound_lbound_both(w, &m, gpus, 0, &lb, &lbp);
     int n = w->n;
     ms_workload_free(w);
     if (json)

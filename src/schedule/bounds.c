@@ -60,19 +60,26 @@ static double set_terms(const ms_gpu_model *gpu, unsigned S, bool with_destroy, 
 }
 
 /* min over non-empty S of (sum_i min_{s in S} (s + Idle(s,S)) t_i(s) + reconfiguration
- * area of S) / (slices * gpus). One pass over the tasks for every S at once (a pass per S
- * streamed the large task array 31 times on an A100); each S's sum is still added in task
- * order, so the result is the same. */
-static double area_bound(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
-                         bool with_destroy, unsigned present)
+ * area of S) / (slices * gpus), for nb (1 or 2) variants of the reconfiguration area
+ * (with_destroy[j], present[j]) into out[j]. One pass over the tasks for every S and
+ * variant at once (a pass per S streamed the large task array 31 times on an A100): the
+ * weights do not depend on the variant, so each task's minimum is computed once and added
+ * to each variant's sum, each still in task order from its own reconfiguration area, so
+ * every result is the same as alone. */
+static void area_bounds(const ms_workload *w, const ms_gpu_model *gpu, int gpus, int nb,
+                        const bool *with_destroy, const unsigned *present, double *out)
 {
-    if (w->n == 0)
-        return 0.0; /* nothing to run: no instance needs creating */
+    if (w->n == 0) {
+        for (int j = 0; j < nb; j++)
+            out[j] = 0.0; /* nothing to run: no instance needs creating */
+        return;
+    }
     int nsz = gpu->nsizes;
     unsigned nsets = 1u << nsz; /* sizes are distinct slice counts: nsz <= MS_MAX_SLICES */
-    double weight[1u << MS_MAX_SLICES][MS_MAX_SLICES + 1], total[1u << MS_MAX_SLICES];
-    for (unsigned S = 1; S < nsets; S++)
-        total[S] = set_terms(gpu, S, with_destroy, present, weight[S]);
+    double weight[1u << MS_MAX_SLICES][MS_MAX_SLICES + 1], total[2][1u << MS_MAX_SLICES];
+    for (int j = 0; j < nb; j++)
+        for (unsigned S = 1; S < nsets; S++)
+            total[j][S] = set_terms(gpu, S, with_destroy[j], present[j], weight[S]);
     for (int i = 0; i < w->n; i++) {
         const double *t = w->tasks[i].time;
         for (unsigned S = 1; S < nsets; S++) {
@@ -82,14 +89,25 @@ static double area_bound(const ms_workload *w, const ms_gpu_model *gpu, int gpus
                 if ((S & (1u << k)) && weight[S][s] * t[s] < m)
                     m = weight[S][s] * t[s];
             }
-            total[S] += m;
+            for (int j = 0; j < nb; j++)
+                total[j][S] += m;
         }
     }
-    double best = INFINITY;
-    for (unsigned S = 1; S < nsets; S++)
-        if (total[S] < best)
-            best = total[S];
-    return best / (gpu->slices * (double)gpus);
+    for (int j = 0; j < nb; j++) {
+        double best = INFINITY;
+        for (unsigned S = 1; S < nsets; S++)
+            if (total[j][S] < best)
+                best = total[j][S];
+        out[j] = best / (gpu->slices * (double)gpus);
+    }
+}
+
+static double area_bound(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
+                         bool with_destroy, unsigned present)
+{
+    double b;
+    area_bounds(w, gpu, gpus, 1, &with_destroy, &present, &b);
+    return b;
 }
 
 double ms_bound_lbound_set(const ms_gpu_model *gpu, unsigned S, unsigned present,
@@ -112,4 +130,15 @@ double ms_bound_lbound_present(const ms_workload *w, const ms_gpu_model *gpu, in
 double ms_bound_lbound_paper(const ms_workload *w, const ms_gpu_model *gpu, int gpus)
 {
     return area_bound(w, gpu, gpus, true, 0);
+}
+
+void ms_bound_lbound_both(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
+                          unsigned present, double *l_bound, double *l_bound_paper)
+{
+    const bool with_destroy[2] = {false, true};
+    const unsigned pres[2] = {present, 0};
+    double b[2];
+    area_bounds(w, gpu, gpus, 2, with_destroy, pres, b);
+    *l_bound = b[0];
+    *l_bound_paper = b[1];
 }

@@ -247,15 +247,16 @@ static int write_tasks(const ms_schedule *s, const ms_workload *w, FILE *f, int 
 static int emit_header(const ms_schedule *s, const ms_workload *w, FILE *f)
 {
     const ms_gpu_model *g = &s->gpu;
-    double lb = w ? ms_bound_lbound_present(w, g, s->gpus, ms_schedule_present_sizes(s)) : NAN;
+    double lb = NAN, lbp = NAN;
+    if (w)
+        ms_bound_lbound_both(w, g, s->gpus, ms_schedule_present_sizes(s), &lb, &lbp);
     int rc = fprintf(f, "{\n") < 0;
     rc |= emit(f, json_pack("{s:s}", "format", FORMAT_NAME), "  ", true, ",\n");
     rc |= emit(f, json_pack("{s:s, s:i, s:s}", "gpu_model", g->name, "gpus", s->gpus,
                             "algorithm", s->algorithm), "  ", true, ",\n");
     rc |= emit(f, json_pack("{s:o, s:o, s:o, s:o}", "makespan", num(ms_schedule_makespan(s)),
                             "baseline", num(w ? ms_bound_baseline(w, g, s->gpus) : NAN),
-                            "l_bound", num(lb), "l_bound_paper",
-                            num(w ? ms_bound_lbound_paper(w, g, s->gpus) : NAN)),
+                            "l_bound", num(lb), "l_bound_paper", num(lbp)),
                "  ", true, ",\n");
     if (s->nstats) {
         json_t *st = json_object();
