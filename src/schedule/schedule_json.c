@@ -154,10 +154,10 @@ static void line_end(line *l, const char *tail)
     put_lit(l, tail);
 }
 
-/* Writes the lines held and empties the buffer. */
+/* Writes the lines held and empties the buffer (an empty one may have no buffer yet). */
 static int flush_lines(line *l, FILE *f)
 {
-    int rc = l->bad || fwrite(l->buf, 1, l->len, f) != l->len ? -1 : 0;
+    int rc = l->bad || (l->len && fwrite(l->buf, 1, l->len, f) != l->len) ? -1 : 0;
     l->len = 0;
     return rc;
 }
