@@ -10,15 +10,20 @@
 
 ms_workload *ms_workload_new(void) { return calloc(1, sizeof(ms_workload)); }
 
+void wl_tasks_free(ms_task *t, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(t[i].name);
+        free(t[i].command);
+        free(t[i].cwd);
+    }
+}
+
 void ms_workload_free(ms_workload *w)
 {
     if (!w)
         return;
-    for (int i = 0; i < w->n; i++) {
-        free(w->tasks[i].name);
-        free(w->tasks[i].command);
-        free(w->tasks[i].cwd);
-    }
+    wl_tasks_free(w->tasks, (size_t)w->n);
     free(w->tasks);
     free(w);
 }
@@ -33,9 +38,7 @@ int wl_task_init(ms_task *t, const char *name, const double *time, const char *c
     t->command = dup_or_null(command);
     t->cwd = dup_or_null(cwd);
     if (!t->name || (command && !t->command) || (cwd && !t->cwd)) {
-        free(t->name);
-        free(t->command);
-        free(t->cwd);
+        wl_tasks_free(t, 1);
         return -1;
     }
     t->time[0] = INFINITY;

@@ -199,15 +199,6 @@ static int check_names(const ms_workload *w, const long *line, const char *sourc
     return rc;
 }
 
-static void free_tasks(ms_task *t, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        free(t[i].name);
-        free(t[i].command);
-        free(t[i].cwd);
-    }
-}
-
 /* The rows into w: split in two and parsed on two threads when large (the same tasks and
  * the same first error: the rows after a bad one are dropped, and a duplicate name, which
  * lies before any bad row, comes first, as in one pass). */
@@ -241,7 +232,7 @@ static int parse_rows(csv_lexer *lx, const csv_header *h, const ms_gpu_model *gp
     w->n = (int)r[0].n;
     const row_range *last = &r[0];
     if (mid && r[0].rc) {
-        free_tasks(r[1].task, r[1].n);
+        wl_tasks_free(r[1].task, r[1].n);
     } else if (mid) { /* in input order: the second share's tasks close the first's gap */
         memmove(w->tasks + w->n, r[1].task, r[1].n * sizeof *w->tasks);
         memmove(line + w->n, r[1].line, r[1].n * sizeof *line);

@@ -34,6 +34,8 @@ void wl_name_set_prefetch(const wl_name_set *s, const char *name);
  * (MS_MAX_SLICES + 1 entries); -1 (t holds nothing to free) when out of memory. */
 int wl_task_init(ms_task *t, const char *name, const double *time, const char *command,
                  const char *cwd);
+/* Frees the strings of tasks t[0..n) (not the array). */
+void wl_tasks_free(ms_task *t, size_t n);
 /* Room for n tasks in w without growing; -1 when out of memory. */
 int wl_reserve(ms_workload *w, size_t n);
 
