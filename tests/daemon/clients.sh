@@ -37,10 +37,12 @@ printf '[{"name": "ok", "command": ["true"], "slices": 1, "seconds": 1}, {"name"
 [ $? = 1 ] && grep -q '^migsched: submit: job: slices' err && grep -q 'mixed.json: job 2 (bad) refused; 1 before it were queued' err \
     || fail "refused file job: $(cat err)"
 
-# 3. jobs, cancel, status.
+# 3. jobs, cancel, status. Job 1 runs once its instance is made (the sim backend takes the
+# modelled creation time, about a quarter of a second at --time-scale 1).
+await '[ "$(spec 1 .state)" = "\"running\"" ]'
 "$M" jobs "${C[@]}" --state queued > jobs.txt || fail "jobs"
 grep -q '^ *2  queued .* two$' jobs.txt || fail "jobs --state queued: $(cat jobs.txt)"
-grep -q ' sleep$' jobs.txt && fail "a running job listed as queued"
+grep -q ' sleep$' jobs.txt && fail "a running job listed as queued: $(cat jobs.txt)"
 [ "$("$M" jobs "${C[@]}" --json | jq '.jobs | length')" = 7 ] || fail "jobs --json"
 [ "$("$M" cancel "${C[@]}" 2)" = "job 2 two: cancelled" ] || fail "cancel"
 "$M" cancel "${C[@]}" 2 2> err
