@@ -300,6 +300,53 @@ static int open_records(const fixture *f, ms_journal_kind kind)
     return open_records_at(f, kind, NULL);
 }
 
+/* Someone else replaces our idle instance while the engine runs (destroys it, makes a
+ * 1g.6gb of their own in its place). The engine finds out when the instance is in a 4g
+ * job's way: the destroy is refused (not ours any more), our records of it end, theirs is
+ * recorded foreign and never touched, the 4g job waits, and a 2g job runs on the other
+ * half. */
+static void test_instance_replaced_while_running(void **state)
+{
+    fixture *f = *state;
+    configure_nvml(f, "5");
+    open_engine(f);
+    int64_t first = submit_cmd_ok(f, "[\"true\"]", "\"profile\": \"2g.12gb\", \"seconds\": 1",
+                                  NULL);
+    wait_state(f, first, "done");
+    ms_mig_instance list[MS_MAX_MIG], theirs;
+    assert_int_equal(device_instances(list), 1);  /* ours, idle */
+    const ms_mig_instance ours = list[0];
+    ms_backend *b;
+    ms_error e = {0};
+    assert_int_equal(ms_backend_open("nvml", 0, NULL, NULL, &b, &e), MS_OK);
+    assert_int_equal(ms_backend_destroy(b, ours.gi_id, &e), MS_OK);
+    ms_placement at = {ms_gpu_profile_by_name(ms_backend_model(b), "1g.6gb"), ours.start_slot};
+    assert_int_equal(ms_backend_create(b, at, &theirs, &e), MS_OK);
+    ms_backend_close(b);
+    assert_int_equal(open_records(f, MS_JOURNAL_FOREIGN), 0);
+    int64_t whole = submit_cmd_ok(f, "[\"true\"]", "\"profile\": \"4g.24gb\", \"seconds\": 1",
+                                  NULL);
+    for (int i = 0; i < 6000 && open_records(f, MS_JOURNAL_FOREIGN) == 0; i++)
+        pause_ms(10);
+    assert_int_equal(open_records(f, MS_JOURNAL_FOREIGN), 1);
+    check_no_instance_left(f);  /* the lost one's row ended */
+    int64_t half = submit_cmd_ok(f, "[\"true\"]", "\"profile\": \"2g.12gb\", \"seconds\": 1",
+                                 NULL);
+    wait_state(f, half, "done");
+    ms_job j;
+    assert_int_equal(ms_store_get_job(f->st, half, &j, &e), MS_OK);
+    assert_int_not_equal(j.placement.start, ours.start_slot);
+    ms_job_free(&j);
+    assert_string_equal(state_of(f, whole), "queued");
+    json_t *job;
+    assert_int_equal(ms_engine_cancel(f->e, whole, &job, &e), MS_ENGINE_OK);
+    json_decref(job);
+    stop_engine(f);
+    assert_int_equal(device_instances(list), 1);
+    assert_true(ms_mig_same_instance(&theirs, &list[0]));
+    check_no_instance_left(f);
+}
+
 /* An engine process that ran one job on a 2g.12gb instance, left idle, and is SIGKILLed
  * at the stop's destroy of it by the fake NVML's `fault` (FAKE_NVML_FAIL). */
 static void crash_in_destroy(fixture *f, const char *fault, const char *profile)
@@ -478,6 +525,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_runs_commands, setup_nvml, teardown),
         cmocka_unit_test_setup_teardown(test_foreign_untouched, setup_nvml, teardown),
+        cmocka_unit_test_setup_teardown(test_instance_replaced_while_running, setup_nvml,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_cancel_kills, setup_nvml, teardown),
         cmocka_unit_test_setup_teardown(test_crash_recovery, setup_nvml, teardown),
         cmocka_unit_test_setup_teardown(test_crash_before_ci_destroy, setup_nvml, teardown),

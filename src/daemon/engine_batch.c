@@ -322,6 +322,8 @@ static bool running(const ms_engine *e, int64_t id)
 static bool slots_taken(const ms_engine *e, int g, ms_placement p)
 {
     uint32_t mask = ms_gpu_slot_mask(e->m, p);
+    if (mask & e->gpu[g].foreign_slots)
+        return true;
     for (int k = 0; k < e->m->slots; k++) {
         const ei_inst *o = &e->gpu[g].inst[k];
         if (o->profile >= 0 && (ms_gpu_slot_mask(e->m, (ms_placement){o->profile, k}) & mask))
@@ -391,7 +393,9 @@ static int advance(ms_engine *e, ms_error *err)
             if (op & 1) {
                 if (b->inst_state[i] == BI_GONE)
                     continue;
-                if (!inst_done(b, i) || ei_destroy(e, g, in->start_slot, err))
+                /* no instance there: someone else removed it (ei_destroy's "lost") */
+                if (!inst_done(b, i) || (e->gpu[g].inst[in->start_slot].profile >= 0 &&
+                                         ei_destroy(e, g, in->start_slot, err)))
                     break;
                 b->inst_state[i] = BI_GONE;
             } else {

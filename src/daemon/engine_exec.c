@@ -86,12 +86,7 @@ static int reconcile_device(ms_engine *e, int g, const ms_journal_state *old, ms
         }
         if (c != MS_CLAIM_NONE && (rc = not_ours(e, g, &list[i], c, r, err)))
             continue;
-        rc = ms_journal_foreign(e->journal, gp->device, &list[i], err);
-        for (int s = list[i].start_slot; s < list[i].start_slot + list[i].size_slots; s++)
-            gp->foreign_slots |= 1u << s;
-        if (list[i].profile >= 0)  /* a profile the model lacks takes no slice we count */
-            gp->foreign_slices |= ms_gpu_slice_mask(e->m, (ms_placement){list[i].profile,
-                                                                         list[i].start_slot});
+        rc = ei_foreign(e, g, &list[i], err);
         ms_dlog(MS_LOG_INFO, "recover.foreign", "gpu=%d gi=%u start=%d size=%d", gp->device,
                 list[i].gi_id, list[i].start_slot, list[i].size_slots);
     }

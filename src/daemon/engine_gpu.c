@@ -84,6 +84,59 @@ void ei_view(const ms_engine *e, int g, ms_online_gpu_view *v)
     }
 }
 
+int ei_foreign(ms_engine *e, int g, const ms_mig_instance *in, ms_error *err)
+{
+    ei_gpu *gp = &e->gpu[g];
+    int rc = e->journal ? ms_journal_foreign(e->journal, gp->device, in, err) : MS_OK;
+    for (int s = in->start_slot; s < in->start_slot + in->size_slots; s++)
+        gp->foreign_slots |= 1u << s;
+    if (in->profile >= 0)  /* a profile the model lacks takes no slice we count */
+        gp->foreign_slices |= ms_gpu_slice_mask(e->m, (ms_placement){in->profile,
+                                                                     in->start_slot});
+    return rc;
+}
+
+/* Someone else destroyed or replaced our instance at slot (ms_backend_destroy_owned found
+ * another identity there, or nothing): it is not ours any more. Our records of it end, and
+ * what now overlaps its slots is someone else's, never used or touched. Called with mu
+ * dropped; returns with it held, and MS_ECHANGED so that the caller's start fails (its job
+ * stays queued and is placed elsewhere). */
+static int lost(ms_engine *e, int g, int slot, const ms_mig_instance *was, int64_t sid,
+                ms_error *err)
+{
+    ei_gpu *gp = &e->gpu[g];
+    ms_error why = *err;
+    ms_mig_instance list[MS_MAX_MIG];
+    int n = 0;
+    ms_error ignore = {0};
+    if (ms_backend_list(gp->be, list, &n, &ignore))
+        n = 0;  /* unknown: the slots are free to us only once a later list shows them */
+    if (e->journal)
+        ms_journal_destroyed(e->journal, gp->device, was->gi_id, NULL);
+    pthread_mutex_lock(&e->smu);
+    ms_store_instance_destroyed(e->st, sid, ei_now(), NULL);
+    pthread_mutex_unlock(&e->smu);
+    pthread_mutex_lock(&e->mu);
+    uint32_t ours = 0;
+    for (int s = was->start_slot; s < was->start_slot + was->size_slots; s++)
+        ours |= 1u << s;
+    for (int i = 0; i < n; i++) {
+        uint32_t at = 0;
+        for (int s = list[i].start_slot; s < list[i].start_slot + list[i].size_slots; s++)
+            at |= 1u << s;
+        if (at & ours) {
+            ei_foreign(e, g, &list[i], NULL);
+            ms_dlog(MS_LOG_WARN, "instance.foreign", "gpu=%d gi=%u start=%d size=%d",
+                    gp->device, list[i].gi_id, list[i].start_slot, list[i].size_slots);
+        }
+    }
+    ms_dlog(MS_LOG_WARN, "instance.lost", "gpu=%d start=%d gi=%u error=\"%s\"", gp->device,
+            slot, was->gi_id, why.msg);
+    gp->inst[slot] = (ei_inst){.profile = -1};
+    *err = why;
+    return MS_ECHANGED;
+}
+
 int ei_destroy(ms_engine *e, int g, int slot, ms_error *err)
 {
     ei_gpu *gp = &e->gpu[g];
@@ -102,6 +155,8 @@ int ei_destroy(ms_engine *e, int g, int slot, ms_error *err)
         rc = ms_store_instance_destroyed(e->st, sid, ei_now(), err);
         pthread_mutex_unlock(&e->smu);
     }
+    if (rc == MS_ECHANGED)
+        return lost(e, g, slot, &was, sid, err);
     pthread_mutex_lock(&e->mu);
     if (rc) {
         in->state = EI_IDLE;  /* kept: tried again when next in the way, or at stop */
@@ -173,6 +228,10 @@ static int claim(ms_engine *e, int g, ms_placement p, int64_t job, ms_error *err
         return MS_OK;
     }
     uint32_t mask = ms_gpu_slot_mask(e->m, p);
+    if (mask & e->gpu[g].foreign_slots)
+        return ms_error_set(err, MS_ECHANGED, "device %d: slots of %s at %d hold an instance "
+                            "not ours", e->gpu[g].device, e->m->profiles[p.profile].name,
+                            p.start);
     for (int k = 0; k < e->m->slots; k++) {
         ei_inst *o = &e->gpu[g].inst[k];
         if (o->profile >= 0 && (ms_gpu_slot_mask(e->m, (ms_placement){o->profile, k}) & mask)) {

@@ -226,6 +226,8 @@ void ei_spec_times(const ms_gpu_model *m, const ms_job_spec *s, double time[MS_M
 /* An instance at (g, p) created for job (0: idle once created), and one destroyed. */
 int ei_create(ms_engine *e, int g, ms_placement p, int64_t job, ms_error *err);
 int ei_destroy(ms_engine *e, int g, int slot, ms_error *err);
+/* Records an instance that is not ours on GPU g (journal, slots): never used or touched. */
+int ei_foreign(ms_engine *e, int g, const ms_mig_instance *in, ms_error *err);
 /* Claims (g, p) for queue[i] (the instance reused when idle there, else created); the job
  * stays queued until ei_start_flush. */
 int ei_start(ms_engine *e, size_t i, int g, ms_placement p, ms_error *err);
