@@ -157,6 +157,46 @@ static float learn(ms_dqn *d, double *qsum)
     return (float)(loss / B);
 }
 
+float ms_dqn_fit(ms_dqn *d, const float *x, const uint8_t *mask, const float *target,
+                 int rows)
+{
+    int A = d->nact;
+    ms_dqn_q(&d->net, &d->workb, x, rows, d->qb);
+    double loss = 0;
+    long n = 0;
+    for (int r = 0; r < rows; r++)
+        for (int a = 0; a < A; a++)
+            n += mask[(size_t)r * A + a] != 0;
+    float h = d->cfg.huber;
+    for (int r = 0; r < rows; r++) {
+        const float *q = d->qb + (size_t)r * A, *y = target + (size_t)r * A;
+        const uint8_t *m = mask + (size_t)r * A;
+        float *da = d->dadv + (size_t)r * A, gsum = 0;
+        for (int a = 0; a < A; a++) {
+            float g = 0, td = q[a] - y[a];
+            if (!m[a]) {
+            } else if (h > 0 && fabsf(td) > h) {
+                loss += h * (fabsf(td) - 0.5 * h);
+                g = td > 0 ? h : -h;
+            } else {
+                loss += 0.5 * td * td;
+                g = td;
+            }
+            da[a] = g / (float)n;
+            gsum += da[a];
+        }
+        /* dQ_a/dV = 1, dQ_a/dA_j = [j == a] - 1/A, summed over the allowed a. */
+        d->dval[r] = gsum;
+        for (int a = 0; a < A; a++)
+            da[a] -= gsum / (float)A;
+    }
+    memset(d->grad, 0, d->net.nparams * sizeof(float));
+    ms_mlp_backward(&d->net, &d->workb, x, rows, d->dadv, d->dval, d->grad);
+    ms_adam_step(&d->adam, d->net.params, d->grad, d->cfg.max_grad_norm);
+    memcpy(d->target.params, d->net.params, d->net.nparams * sizeof(float));
+    return n ? (float)(loss / n) : 0;
+}
+
 int ms_dqn_train(ms_dqn *d, long nsteps, ms_dqn_stats *st, ms_error *err)
 {
     memset(st, 0, sizeof *st);
