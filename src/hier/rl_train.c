@@ -145,7 +145,7 @@ static int pretrain_visit(ms_hier_trainer *t, ms_error *err)
     bool done = false;
     hier_rl_ops.step(e, a, &done);
     if (done && ++p->episodes % PRE_EPISODES) {
-        hier_rl_env_start(e, e->fixed ? e->fixed : &e->drawn, e->cr, e->cmax);
+        hier_rl_env_restart(e);
     } else if (done) {
         if (hier_rl_ops.reset(e, &p->rng, err))
             return err ? err->code : MS_EINVAL;
