@@ -1,8 +1,10 @@
 /* bench_hier_rl.c: the co-scheduling agent of paper 004 with Table VI's network (512/256/128,
  * W = 12, C_max = 4): decision time per window (plans of Table V's Q1-Q12, greedy and with
  * the rollout lookahead of K = 2..4) and
- * training throughput (environment steps per second, one gradient step each), with Table
- * VI's state and with the co-run gains (--gains). */
+ * training throughput (environment steps per second, one gradient step each; and
+ * --expert-pretrain's supervised updates per second), with Table VI's state, with the co-run
+ * gains (--gains) and with the set gains (--set-gains). Rewards without r_i (--ri-weight 0,
+ * which pre-training needs). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,13 +19,18 @@ static void die(const char *what, const ms_error *err)
 }
 
 /* Decision time and training throughput of one configuration of the agent. */
-static void bench_config(const ms_hier_catalog *cat, ms_hier_corun *cr, bool gains)
+static void bench_config(const ms_hier_catalog *cat, ms_hier_corun *cr, bool gains,
+                         bool set_gains)
 {
     ms_error err;
     ms_hier_rl_config cfg;
     ms_hier_rl_config_default(&cfg);
     cfg.gains = gains;
-    const char *name = gains ? "hier agent --gains" : "hier agent";
+    cfg.set_gains = set_gains;
+    cfg.ri_weight = 0;
+    const char *name = set_gains ? "hier agent --set-gains"
+                       : gains   ? "hier agent --gains"
+                                 : "hier agent";
     ms_hier_trainer *t = ms_hier_trainer_new(&cfg, cat, cr, NULL, 100000, 1, &err);
     if (!t)
         die("trainer", &err);
@@ -67,6 +74,19 @@ static void bench_config(const ms_hier_catalog *cat, ms_hier_corun *cr, bool gai
     printf("%s training (batch 64, one update per step): %.0f steps/s CPU "
            "(%.0f steps/s wall; %ld steps)\n", name, steps / cpu, steps / wall, steps);
 
+    /* Pre-training: each update labels 16 states with their exact values, one batch of 64. */
+    long updates = 300;
+    double loss;
+    c0 = bench_clock(CLOCK_PROCESS_CPUTIME_ID);
+    w0 = bench_now();
+    if (ms_hier_trainer_pretrain(t, updates, &loss, &err))
+        die("pretrain", &err);
+    cpu = bench_clock(CLOCK_PROCESS_CPUTIME_ID) - c0;
+    wall = bench_now() - w0;
+    printf("%s --expert-pretrain (batch 64, 16 labelled states per update): %.0f updates/s "
+           "CPU (%.0f updates/s wall; %ld updates)\n", name, updates / cpu, updates / wall,
+           updates);
+
     for (int k = 0; k < 12; k++)
         ms_hier_window_free(&ws[k]);
     ms_hier_trainer_free(t);
@@ -80,8 +100,9 @@ int main(void)
     ms_hier_corun *cr = ms_hier_corun_model(&par);
     if (ms_hier_catalog_builtin(&cat, &err))
         die("catalogue", &err);
-    bench_config(&cat, cr, false);
-    bench_config(&cat, cr, true);
+    bench_config(&cat, cr, false, false);
+    bench_config(&cat, cr, true, false);
+    bench_config(&cat, cr, true, true);
     ms_hier_corun_free(cr);
     ms_hier_catalog_free(&cat);
     return 0;

@@ -230,8 +230,9 @@ ms_mlp *ms_dqn_mlp(ms_dqn *d);
 long ms_dqn_steps(const ms_dqn *d);
 /* One supervised Adam step (ours, for pre-training from an expert's exact values): the Huber
  * loss of Q(x_r, a) against target[r * nact + a] over every allowed action of each of the
- * rows (at most the batch size); the target network is then set to the network, so that TD
- * learning goes on from it. Returns the mean loss per allowed action. */
+ * rows (at most the batch size), plus DQfD's large-margin loss on the target's best action
+ * with the target's gaps as margins (mean over rows); the target network is then set to the
+ * network, so that TD learning goes on from it. Returns the loss per allowed action. */
 float ms_dqn_fit(ms_dqn *d, const float *x, const uint8_t *mask, const float *target,
                  int rows);
 

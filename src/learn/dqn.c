@@ -157,6 +157,23 @@ static float learn(ms_dqn *d, double *qsum)
     return (float)(loss / B);
 }
 
+/* DQfD's large-margin loss (Hester et al. 2018) on row q with the exact gaps as margins:
+ * max_a [Q(a) + y(a_E) - y(a)] - Q(a_E), a_E the target's best allowed action; it is 0 once
+ * every action trails a_E by at least its true gap. Adds its gradient (scaled) to da. */
+static double margin_loss(const float *q, const float *y, const uint8_t *m, int A, float scale,
+                          float *da)
+{
+    int e = ms_policy_argmax(y, m, A), top = e;
+    for (int a = 0; a < A; a++)
+        if (m[a] && q[a] + y[e] - y[a] > q[top] + y[e] - y[top])
+            top = a;
+    if (top == e)
+        return 0;
+    da[top] += scale;
+    da[e] -= scale;
+    return q[top] + y[e] - y[top] - q[e];
+}
+
 float ms_dqn_fit(ms_dqn *d, const float *x, const uint8_t *mask, const float *target,
                  int rows)
 {
@@ -183,8 +200,10 @@ float ms_dqn_fit(ms_dqn *d, const float *x, const uint8_t *mask, const float *ta
                 g = td;
             }
             da[a] = g / (float)n;
-            gsum += da[a];
         }
+        loss += margin_loss(q, y, m, A, 1.0f / (float)rows, da) * (double)n / rows;
+        for (int a = 0; a < A; a++)
+            gsum += da[a];
         /* dQ_a/dV = 1, dQ_a/dA_j = [j == a] - 1/A, summed over the allowed a. */
         d->dval[r] = gsum;
         for (int a = 0; a < A; a++)
