@@ -32,6 +32,7 @@ pre=(--ri-weight 0 --rf-weight 0 --best-setup --expert-pretrain 40 --eval-every 
 grep -Eq '^pretrain 20/40  [0-9]+ s  cpu [0-9.]+ s  [0-9]+ updates/s  loss [0-9.]+  throughput [0-9.]+ on 12 test windows' \
     "$dir/elog" || fail "no pretrain progress line"
 grep -q '^steps ' "$dir/elog" && fail "DQN steps after --steps 0"
+"$bin" plot --curves "$dir/elog" -o "$dir/e.svg" || fail "plot --curves of a pre-training log"
 grep -aq '"expert_pretrain":40' "$dir/e.bin" || fail "pre-training not recorded in the model"
 "$bin" hier train "${small[@]}" "${pre[@]}" --steps 0 --out "$dir/e2.bin" 2>/dev/null
 cmp -s "$dir/e.bin" "$dir/e2.bin" || fail "--expert-pretrain: same seed, different model"
