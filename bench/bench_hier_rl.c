@@ -2,9 +2,8 @@
  * W = 12, C_max = 4): decision time per window (plans of Table V's Q1-Q12, greedy and with
  * the rollout lookahead of K = 2..4) and
  * training throughput (environment steps per second, one gradient step each; and
- * --expert-pretrain's supervised updates per second), with Table VI's state, with the co-run
- * gains (--gains) and with the set gains (--set-gains). Rewards without r_i (--ri-weight 0,
- * which pre-training needs). */
+ * --expert-pretrain's supervised updates per second), with Table VI's state and with the
+ * co-run gains (--gains). Rewards without r_i (--ri-weight 0, which pre-training needs). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,18 +18,14 @@ static void die(const char *what, const ms_error *err)
 }
 
 /* Decision time and training throughput of one configuration of the agent. */
-static void bench_config(const ms_hier_catalog *cat, ms_hier_corun *cr, bool gains,
-                         bool set_gains)
+static void bench_config(const ms_hier_catalog *cat, ms_hier_corun *cr, bool gains)
 {
     ms_error err;
     ms_hier_rl_config cfg;
     ms_hier_rl_config_default(&cfg);
     cfg.gains = gains;
-    cfg.set_gains = set_gains;
     cfg.ri_weight = 0;
-    const char *name = set_gains ? "hier agent --set-gains"
-                       : gains   ? "hier agent --gains"
-                                 : "hier agent";
+    const char *name = gains ? "hier agent --gains" : "hier agent";
     ms_hier_trainer *t = ms_hier_trainer_new(&cfg, cat, cr, NULL, 100000, 1, &err);
     if (!t)
         die("trainer", &err);
@@ -100,9 +95,8 @@ int main(void)
     ms_hier_corun *cr = ms_hier_corun_model(&par);
     if (ms_hier_catalog_builtin(&cat, &err))
         die("catalogue", &err);
-    bench_config(&cat, cr, false, false);
-    bench_config(&cat, cr, true, false);
-    bench_config(&cat, cr, true, true);
+    bench_config(&cat, cr, false);
+    bench_config(&cat, cr, true);
     ms_hier_corun_free(cr);
     ms_hier_catalog_free(&cat);
     return 0;

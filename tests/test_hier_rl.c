@@ -320,49 +320,11 @@ static float unit(double saved, double mean_solo)
     return (float)fmin(fmax(saved / mean_solo, -10), 10);
 }
 
-/* The most any job set among the window's subsets saves that holds every job of `must`, and
- * else only jobs of `may`, up to the episode's C_max (brute force over the subsets). */
-static double best_set_direct(const hier_rl_env *e, unsigned must, unsigned may)
-{
-    double best = 0;
-    for (unsigned s = 1; s < 1u << e->win->n; s++) {
-        if ((s & must) != must || (s & ~(must | may)) || __builtin_popcount(s) > e->cmax_now)
-            continue;
-        int jobs[MS_HIER_MAX_C], c = 0;
-        for (int j = 0; j < (int)e->win->n; j++)
-            if (s >> j & 1)
-                jobs[c++] = j;
-        best = fmax(best, saved_direct(e->win, e->cr, jobs, c));
-    }
-    return best;
-}
-
-/* --set-gains: row i's two set entries recomputed by brute force over the subsets. */
-static void check_set_gains(const hier_rl_env *e, int i, const float *g, double now)
-{
-    unsigned open = 0, live = 0;
-    for (int k = 0; k < e->gsize; k++)
-        open |= 1u << e->group[k];
-    for (int j = 0; j < (int)e->win->n; j++)
-        if (e->pending[j] || e->in_group[j])
-            live |= 1u << j;
-    float through = 0, best = 0;
-    int last = e->group[e->gsize - 1];
-    if (e->pending[i] && e->gsize < e->cmax_now && i > last)
-        through = unit(best_set_direct(e, open | 1u << i, live & ~open & ~((2u << last) - 1)) -
-                           now, e->mean_solo);
-    if (live >> i & 1)
-        best = unit(best_set_direct(e, 1u << i, live), e->mean_solo);
-    assert_float_equal(g[0], through, 1e-6);
-    assert_float_equal(g[1], best, 1e-6);
-}
-
 static void check_rows(const hier_rl_env *e, const float *obs, const float *plain_obs)
 {
     const ms_hier_window *w = e->win;
     int R = hier_rl_row_size(e);
-    assert_int_equal(R, HIER_RL_FEATURES + HIER_RL_GAIN_FEATURES +
-                            (e->set_gains ? HIER_RL_SET_GAIN_FEATURES : 0));
+    assert_int_equal(R, HIER_RL_FEATURES + HIER_RL_GAIN_FEATURES);
     double now = saved_direct(w, e->cr, e->group, e->gsize);
     for (int i = 0; i < (int)w->n; i++) {
         const float *x = obs + (size_t)i * R;
@@ -386,8 +348,6 @@ static void check_rows(const hier_rl_env *e, const float *obs, const float *plai
                 best = fmax(best, saved_direct(w, e->cr, pair, 2));
             }
         assert_float_equal(g[1], unit(best, e->mean_solo), 1e-6);
-        if (e->set_gains)
-            check_set_gains(e, i, g + HIER_RL_GAIN_FEATURES, now);
     }
     for (int i = (int)w->n; i < e->W; i++)
         for (int k = 0; k < R; k++)
@@ -428,16 +388,12 @@ static void test_gain_rows(void **state)
     hier_rl_env *e = calloc(1, sizeof *e), *plain = calloc(1, sizeof *plain);
     assert_non_null(e);
     assert_non_null(plain);
-    for (int mode = 0; mode < 4; mode++) {
-        c.best_setup = mode & 1;
+    for (int mode = 0; mode < 2; mode++) {
+        c.best_setup = mode;
         c.gains = true;
-        c.set_gains = mode & 2;
         assert_int_equal(hier_rl_env_init(e, &c, NULL), 0);
-        assert_int_equal(hier_rl_obs_size(e),
-                         8 * (HIER_RL_FEATURES + HIER_RL_GAIN_FEATURES +
-                              (mode & 2 ? HIER_RL_SET_GAIN_FEATURES : 0)));
-        float obs[HIER_RL_MAX_W *
-                  (HIER_RL_FEATURES + HIER_RL_GAIN_FEATURES + HIER_RL_SET_GAIN_FEATURES)];
+        assert_int_equal(hier_rl_obs_size(e), 8 * (HIER_RL_FEATURES + HIER_RL_GAIN_FEATURES));
+        float obs[HIER_RL_MAX_W * (HIER_RL_FEATURES + HIER_RL_GAIN_FEATURES)];
         float plain_obs[HIER_RL_MAX_W * HIER_RL_FEATURES];
         uint8_t m[HIER_RL_MAX_W + HIER_RL_MAX_SETUPS];
         for (int ep = 0; ep < 30; ep++) {
@@ -451,12 +407,12 @@ static void test_gain_rows(void **state)
                 hier_rl_ops.observe(e, obs);
                 /* The same state without the gains. */
                 memcpy(plain, e, sizeof *e);
-                plain->gains = plain->set_gains = false;
+                plain->gains = false;
                 hier_rl_ops.observe(plain, plain_obs);
                 check_rows(e, obs, plain_obs);
                 int n_allowed = hier_rl_ops.mask(e, m);
                 assert_true(n_allowed >= 1);
-                if (!c.best_setup)
+                if (!mode)
                     check_fitting_closes(e, m);
                 int k = (int)ms_rng_below(&rng, (uint64_t)n_allowed), a = 0;
                 for (;; a++)
@@ -474,8 +430,9 @@ static void test_gain_rows(void **state)
 
 /* A model trained with the gains is saved as such, loads back with them (its network has
  * the wider input) and plans validly from disk. */
-static void gain_model(fixture *f, bool set_gains)
+static void test_gain_model(void **state)
 {
+    fixture *f = *state;
     const ms_hier_catalog *cat = &f->cat;
     ms_hier_corun *cr = f->cr;
     ms_hier_rl_config c;
@@ -483,7 +440,6 @@ static void gain_model(fixture *f, bool set_gains)
     c.window = 6;
     c.cmax = 3;
     c.gains = true;
-    c.set_gains = set_gains;
     c.dqn.hidden[0] = c.dqn.hidden[1] = c.dqn.hidden[2] = 16;
     c.dqn.learn_start = 50;
     c.dqn.batch = 8;
@@ -496,9 +452,8 @@ static void gain_model(fixture *f, bool set_gains)
     assert_int_equal(ms_hier_trainer_save(t, path, NULL), 0);
     ms_dqn_model m;
     assert_int_equal(ms_dqn_model_load(path, &m, NULL), 0);
-    assert_non_null(strstr(m.env_json, set_gains ? "gains5" : "gains3"));
-    assert_int_equal(m.mlp.in, 6 * (HIER_RL_FEATURES + HIER_RL_GAIN_FEATURES +
-                                    (set_gains ? HIER_RL_SET_GAIN_FEATURES : 0)));
+    assert_non_null(strstr(m.env_json, "gains3"));
+    assert_int_equal(m.mlp.in, 6 * (HIER_RL_FEATURES + HIER_RL_GAIN_FEATURES));
     ms_dqn_model_destroy(&m);
     ms_rng rng;
     ms_rng_seed(&rng, 3);
@@ -516,12 +471,6 @@ static void gain_model(fixture *f, bool set_gains)
     unlink(path);
     free(path);
     ms_hier_trainer_free(t);
-}
-
-static void test_gain_model(void **state)
-{
-    gain_model(*state, false);
-    gain_model(*state, true);
 }
 
 /* Lookahead (rollout over the agent's K best actions by Q): for briefly trained networks in

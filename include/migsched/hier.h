@@ -302,8 +302,6 @@ typedef struct ms_hier_rl_config {
     /* Each state row also carries the co-run gains of adding the job to the open group,
      * of its best partner and of the open group (ours; docs/hier-agent.md). */
     bool gains;
-    /* With the gains, also the best job sets through each job (ours; docs/hier-agent.md). */
-    bool set_gains;
     ms_dqn_config dqn;
 } ms_hier_rl_config;
 /* W 12, C_max 4, the three reward weights 1, the DQN defaults of learn.h with gamma 1. */

@@ -35,7 +35,6 @@ static void usage(FILE *f)
             "  --rf-weight X        weight of the final reward r_f (default 1)\n"
             "  --best-setup         the agent picks job sets; each gets its best setup\n"
             "  --gains              state rows also carry co-run gains (docs/hier-agent.md)\n"
-            "  --set-gains          and the gains of the best job sets through each job\n"
             "  --hidden A,B,C       hidden widths (default 512,256,128)\n"
             "  --lr X --batch B --replay N --learn-start N --train-every K --target-every K\n"
             "  --eps-steps N        DQN settings (defaults 1e-4, 64, 50000, 1000, 1, 500,\n"
@@ -65,7 +64,6 @@ static int parse_args(int argc, char **argv, opts *o)
         {"eps-steps", 1, 0, 'e'},    {"eval-every", 1, 0, 'v'},   {"best-setup", 0, 0, 'B'},
         {"saved-weight", 1, 0, 'W'}, {"gamma", 1, 0, 'g'},       {"help", 0, 0, 'h'},
         {"gains", 0, 0, 'G'},        {"rf-weight", 1, 0, 'F'},    {"expert-pretrain", 1, 0, 'P'},
-        {"set-gains", 0, 0, 'Q'},
         {0, 0, 0, 0}};
     ms_dqn_config *d = &o->cfg.dqn;
     optind = 1;
@@ -88,7 +86,6 @@ static int parse_args(int argc, char **argv, opts *o)
         case 'F': ok = cli_parse_double(optarg, 0, 1e6, &o->cfg.rf_weight); break;
         case 'B': o->cfg.best_setup = true; break;
         case 'G': o->cfg.gains = true; break;
-        case 'Q': o->cfg.set_gains = true; break;
         case 'H': ok = cli_parse_widths(optarg, MS_MLP_MAX_HIDDEN, d->hidden, &d->nhidden); break;
         case 'l':
             ok = cli_parse_double(optarg, 1e-9, 1, &x);

@@ -14,8 +14,6 @@
 #define HIER_RL_FEATURES (MS_HIER_NCOUNTERS + 5)
 /* With gains (ours, not Table VI's): 3 more per row, the co-run gains of rl_gain.c. */
 #define HIER_RL_GAIN_FEATURES 3
-/* With set gains (ours): 2 more, the gains of the best job sets through a job (rl_gain.c). */
-#define HIER_RL_SET_GAIN_FEATURES 2
 #define HIER_RL_GAIN_CACHE 4096 /* job sets remembered per episode (793 at W 12, C_max 4) */
 #define HIER_RL_MAX_SETUPS 128
 #define HIER_RL_MAX_W 64
@@ -39,7 +37,6 @@ typedef struct hier_rl_env {
     double rf_weight;     /* weight of r_f, paid at the last close */
     bool best_setup;      /* one close action; the group gets its best Table VII setup */
     bool gains;           /* the state's rows carry the co-run gains of rl_gain.c */
-    bool set_gains;       /* and those of the best job sets (implies gains) */
     long expert_updates;  /* supervised steps on exact values (rl_expert.c), for model files */
     const ms_hier_corun *cr;
     /* Training: windows drawn from the seen programs of cat, or always `fixed`. */
@@ -94,8 +91,6 @@ int hier_rl_row_size(const hier_rl_env *e);
 void hier_rl_gain_start(hier_rl_env *e);
 double hier_rl_saved(hier_rl_env *e, uint64_t set);
 void hier_rl_gain_row(hier_rl_env *e, int i, float *x);
-/* Row i's set gain features (set_gains) written to x. */
-void hier_rl_set_gain_row(hier_rl_env *e, int i, float *x);
 /* Whether setup k can close the open group no slower than time sharing. */
 bool hier_rl_setup_fits(hier_rl_env *e, int k);
 

@@ -9,7 +9,6 @@
 
 #define HIER_RL_FEATURES_ID "table3-share-ratio-log+5/1"
 #define HIER_RL_GAINS_ID "table3-share-ratio-log+5+gains3/1" /* with --gains */
-#define HIER_RL_SET_GAINS_ID "table3-share-ratio-log+5+gains5/1" /* with --set-gains */
 
 struct ms_hier_agent {
     ms_dqn_model model;
@@ -50,9 +49,7 @@ char *hier_rl_env_json(const hier_rl_env *e, const ms_hier_catalog *cat)
     for (size_t i = 0; cat && i < cat->n; i++)
         if (!cat->jobs[i].unseen)
             json_array_append_new(progs, json_string(cat->jobs[i].name));
-    const char *feat = e->set_gains ? HIER_RL_SET_GAINS_ID
-                       : e->gains   ? HIER_RL_GAINS_ID
-                                    : HIER_RL_FEATURES_ID;
+    const char *feat = e->gains ? HIER_RL_GAINS_ID : HIER_RL_FEATURES_ID;
     json_t *j = json_pack("{s:i, s:i, s:f, s:f, s:f, s:b, s:f, s:s, s:o, s:o}", "window", e->W,
                           "cmax", e->cmax, "ri_weight", e->ri_weight, "saved_weight",
                           e->saved_weight, "rf_weight", e->rf_weight, "best_setup", e->best_setup,
@@ -82,10 +79,9 @@ int hier_rl_env_from_json(const char *path, const char *text, hier_rl_env *e, ms
         goto out;
     }
     c.gains = !strcmp(feat, HIER_RL_GAINS_ID);
-    c.set_gains = !strcmp(feat, HIER_RL_SET_GAINS_ID);
-    if (!c.gains && !c.set_gains && strcmp(feat, HIER_RL_FEATURES_ID)) {
-        ms_error_set(err, rc, "%s: env: features '%s', this build computes '%s', '%s' or '%s'",
-                     path, feat, HIER_RL_FEATURES_ID, HIER_RL_GAINS_ID, HIER_RL_SET_GAINS_ID);
+    if (!c.gains && strcmp(feat, HIER_RL_FEATURES_ID)) {
+        ms_error_set(err, rc, "%s: env: features '%s', this build computes '%s' or '%s'", path,
+                     feat, HIER_RL_FEATURES_ID, HIER_RL_GAINS_ID);
         goto out;
     }
     c.best_setup = best;

@@ -30,8 +30,7 @@ int hier_rl_env_init(hier_rl_env *e, const ms_hier_rl_config *c, ms_error *err)
     e->saved_weight = c->saved_weight;
     e->rf_weight = c->rf_weight;
     e->best_setup = c->best_setup;
-    e->gains = c->gains || c->set_gains;
-    e->set_gains = c->set_gains;
+    e->gains = c->gains;
     size_t n = ms_hier_setups_for(1, MS_HIER_FAM_SOLO, e->setups, HIER_RL_MAX_SETUPS);
     for (int k = 2; k <= cmax; k++)
         n += ms_hier_setups_for(k, MS_HIER_FAM_TABLE7, e->setups + n, HIER_RL_MAX_SETUPS - n);
@@ -51,8 +50,7 @@ void hier_rl_env_copy(hier_rl_env *dst, const hier_rl_env *src)
 
 int hier_rl_row_size(const hier_rl_env *e)
 {
-    return HIER_RL_FEATURES + (e->gains ? HIER_RL_GAIN_FEATURES : 0) +
-           (e->set_gains ? HIER_RL_SET_GAIN_FEATURES : 0);
+    return HIER_RL_FEATURES + (e->gains ? HIER_RL_GAIN_FEATURES : 0);
 }
 int hier_rl_obs_size(const hier_rl_env *e) { return e->W * hier_rl_row_size(e); }
 int hier_rl_num_actions(const hier_rl_env *e) { return e->W + (e->best_setup ? 1 : e->nsetups); }
@@ -167,8 +165,6 @@ static void observe(void *arg, float *obs)
         x[4] = e->win->jobs[i].cls == MS_HIER_US;
         if (e->gains)
             hier_rl_gain_row(e, (int)i, x + 5);
-        if (e->set_gains)
-            hier_rl_set_gain_row(e, (int)i, x + 5 + HIER_RL_GAIN_FEATURES);
     }
 }
 

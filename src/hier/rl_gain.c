@@ -83,40 +83,6 @@ void hier_rl_gain_row(hier_rl_env *e, int i, float *x)
     x[1] = unit(e, best);
 }
 
-/* The most a job set saves that holds `set` (of `size` jobs) and some of the jobs of `pool`
- * above `after`, up to the episode's C_max jobs. */
-static double best_superset(hier_rl_env *e, uint64_t set, int size, uint64_t pool, int after)
-{
-    double best = hier_rl_saved(e, set);
-    for (int j = after + 1; j < (int)e->win->n && size < e->cmax_now; j++)
-        if (pool >> j & 1)
-            best = fmax(best, best_superset(e, set | 1ull << j, size + 1, pool, j));
-    return best;
-}
-
-/* The cross-group view the pair gains lack (ours, --set-gains): what the open group's best
- * completion through job i saves beyond what it saves now (0 when i cannot join), and the
- * most a job set of up to C_max of the jobs not yet placed that holds i saves. */
-void hier_rl_set_gain_row(hier_rl_env *e, int i, float *x)
-{
-    uint64_t open = 0, live = 0;
-    for (int k = 0; k < e->gsize; k++)
-        open |= 1ull << e->group[k];
-    for (int j = 0; j < (int)e->win->n; j++)
-        if (e->pending[j] || e->in_group[j])
-            live |= 1ull << j;
-    x[0] = x[1] = 0;
-    if (e->pending[i] && e->gsize > 0 && e->gsize < e->cmax_now && i > e->group[e->gsize - 1]) {
-        int last = e->group[e->gsize - 1];
-        uint64_t after_last = (live & ~open) & ~((2ull << last) - 1);
-        double through = best_superset(e, open | 1ull << i, e->gsize + 1,
-                                       after_last & ~(1ull << i), last);
-        x[0] = unit(e, through - hier_rl_saved(e, open));
-    }
-    if (live >> i & 1)
-        x[1] = unit(e, best_superset(e, 1ull << i, 1, live & ~(1ull << i), -1));
-}
-
 bool hier_rl_setup_fits(hier_rl_env *e, int k)
 {
     uint64_t open = 0;
