@@ -152,6 +152,43 @@ static void read_all(const char *path, char **buf, size_t *len)
     fclose(fp);
 }
 
+/* Two trainers of one seed on the 5-job window w (`updates` pre-training updates, then
+ * `steps` DQN steps) each plan w's optimum and write the same bytes, to paths[0] and
+ * paths[1]; returns those bytes (malloc'd, *len long when len is not NULL). */
+static char *train_twice(fixture *f, const ms_hier_window *w, const ms_hier_plan *opt,
+                         long updates, long steps, uint64_t seed, char *paths[2], size_t *len)
+{
+    for (int run = 0; run < 2; run++) {
+        ms_hier_trainer *t = small_trainer(f, 5, 3, w, steps, seed);
+        double loss = 0;
+        ms_dqn_stats st;
+        if (updates)
+            assert_int_equal(ms_hier_trainer_pretrain(t, updates, &loss, NULL), 0);
+        assert_true(loss >= 0 && isfinite(loss));
+        if (steps)
+            assert_int_equal(ms_hier_trainer_run(t, steps, &st, NULL), 0);
+        ms_hier_plan p;
+        assert_int_equal(ms_hier_trainer_plan(t, w, f->cr, 3, 1, &p, NULL), 0);
+        check_plan(&p, w, f->cr, 3);
+        if (p.total > opt->total * (1 + 1e-9))
+            fail_msg("agent total %.6f, optimum %.6f", p.total, opt->total);
+        ms_hier_plan_free(&p);
+        paths[run] = test_write_temp("");
+        assert_int_equal(ms_hier_trainer_save(t, paths[run], NULL), 0);
+        ms_hier_trainer_free(t);
+    }
+    char *a, *b;
+    size_t la, lb;
+    read_all(paths[0], &a, &la);
+    read_all(paths[1], &b, &lb);
+    assert_int_equal(la, lb);
+    assert_memory_equal(a, b, la);
+    free(b);
+    if (len)
+        *len = la;
+    return a;
+}
+
 /* A window of five (two CI, two MI, one US program) whose optimum co-runs jobs: the agent,
  * trained on it alone, finds a plan of the optimum's total; two runs with one seed write
  * the same model bytes; the model file plans the same from disk. */
@@ -167,28 +204,7 @@ static void test_learns_optimum(void **state)
     assert_true(opt.total < ts.total * 0.95); /* co-running matters here */
 
     char *paths[2];
-    for (int run = 0; run < 2; run++) {
-        ms_hier_trainer *t = small_trainer(f, 5, 3, &w, 10000, 42);
-        ms_dqn_stats st;
-        assert_int_equal(ms_hier_trainer_run(t, 10000, &st, NULL), 0);
-        ms_hier_plan p;
-        assert_int_equal(ms_hier_trainer_plan(t, &w, f->cr, 3, 1, &p, NULL), 0);
-        check_plan(&p, &w, f->cr, 3);
-        if (p.total > opt.total * (1 + 1e-9))
-            fail_msg("agent total %.6f, optimum %.6f", p.total, opt.total);
-        ms_hier_plan_free(&p);
-        paths[run] = test_write_temp("");
-        assert_int_equal(ms_hier_trainer_save(t, paths[run], NULL), 0);
-        ms_hier_trainer_free(t);
-    }
-    char *a, *b;
-    size_t la, lb;
-    read_all(paths[0], &a, &la);
-    read_all(paths[1], &b, &lb);
-    assert_int_equal(la, lb);
-    assert_memory_equal(a, b, la);
-    free(a);
-    free(b);
+    free(train_twice(f, &w, &opt, 0, 10000, 42, paths, NULL));
 
     ms_hier_plan p;
     assert_int_equal(ms_hier_rl_plan(&w, f->cr, 3, paths[0], 1, &p, NULL), 0);
@@ -686,30 +702,10 @@ static void test_expert_pretrain(void **state)
     for (int mode = 0; mode < 2; mode++) {
         best_setup = mode == 1;
         char *paths[2];
-        for (int run = 0; run < 2; run++) {
-            ms_hier_trainer *t = small_trainer(f, 5, 3, &w, 0, 9);
-            double loss;
-            assert_int_equal(ms_hier_trainer_pretrain(t, 300, &loss, NULL), 0);
-            assert_true(loss >= 0 && isfinite(loss));
-            ms_hier_plan p;
-            assert_int_equal(ms_hier_trainer_plan(t, &w, f->cr, 3, 1, &p, NULL), 0);
-            check_plan(&p, &w, f->cr, 3);
-            if (p.total > opt.total * (1 + 1e-9))
-                fail_msg("pre-trained agent total %.6f, optimum %.6f", p.total, opt.total);
-            ms_hier_plan_free(&p);
-            paths[run] = test_write_temp("");
-            assert_int_equal(ms_hier_trainer_save(t, paths[run], NULL), 0);
-            ms_hier_trainer_free(t);
-        }
-        char *a, *b;
-        size_t la, lb;
-        read_all(paths[0], &a, &la);
-        read_all(paths[1], &b, &lb);
-        assert_int_equal(la, lb);
-        assert_memory_equal(a, b, la);
+        size_t la;
+        char *a = train_twice(f, &w, &opt, 300, 0, 9, paths, &la);
         assert_non_null(memmem(a, la, "\"expert_pretrain\":300", 20));
         free(a);
-        free(b);
         for (int run = 0; run < 2; run++) {
             unlink(paths[run]);
             free(paths[run]);
