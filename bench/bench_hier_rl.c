@@ -1,8 +1,9 @@
 /* bench_hier_rl.c: the co-scheduling agent of paper 004 with Table VI's network (512/256/128,
  * W = 12, C_max = 4): decision time per window (plans of Table V's Q1-Q12, greedy and with
  * the rollout lookahead of K = 2..4) and
- * training throughput (environment steps per second, one gradient step each), with Table
- * VI's state and with the co-run gains (--gains). */
+ * training throughput (environment steps per second, one gradient step each; and
+ * --expert-pretrain's supervised updates per second), with Table VI's state and with the
+ * co-run gains (--gains). Rewards without r_i (--ri-weight 0, which pre-training needs). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@ static void bench_config(const ms_hier_catalog *cat, ms_hier_corun *cr, bool gai
     ms_hier_rl_config cfg;
     ms_hier_rl_config_default(&cfg);
     cfg.gains = gains;
+    cfg.ri_weight = 0;
     const char *name = gains ? "hier agent --gains" : "hier agent";
     ms_hier_trainer *t = ms_hier_trainer_new(&cfg, cat, cr, NULL, 100000, 1, &err);
     if (!t)
@@ -66,6 +68,19 @@ static void bench_config(const ms_hier_catalog *cat, ms_hier_corun *cr, bool gai
     double cpu = bench_clock(CLOCK_PROCESS_CPUTIME_ID) - c0, wall = bench_now() - w0;
     printf("%s training (batch 64, one update per step): %.0f steps/s CPU "
            "(%.0f steps/s wall; %ld steps)\n", name, steps / cpu, steps / wall, steps);
+
+    /* Pre-training: each update labels 16 states with their exact values, one batch of 64. */
+    long updates = 300;
+    double loss;
+    c0 = bench_clock(CLOCK_PROCESS_CPUTIME_ID);
+    w0 = bench_now();
+    if (ms_hier_trainer_pretrain(t, updates, &loss, &err))
+        die("pretrain", &err);
+    cpu = bench_clock(CLOCK_PROCESS_CPUTIME_ID) - c0;
+    wall = bench_now() - w0;
+    printf("%s --expert-pretrain (batch 64, 16 labelled states per update): %.0f updates/s "
+           "CPU (%.0f updates/s wall; %ld updates)\n", name, updates / cpu, updates / wall,
+           updates);
 
     for (int k = 0; k < 12; k++)
         ms_hier_window_free(&ws[k]);

@@ -7,7 +7,8 @@
  * the eligibility rule are checked), the Table VI part of the row is unchanged, the setups
  * offered are those no slower than time sharing, and a model trained with them loads back
  * with them and plans validly; the rollout lookahead (never slower than the greedy agent,
- * deterministic, valid MIG placements) and r_f's weight. */
+ * deterministic, valid MIG placements) and r_f's weight; the exact action values of
+ * --expert-pretrain (equal to brute force) and pre-training on them reaching the optimum. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,6 +152,43 @@ static void read_all(const char *path, char **buf, size_t *len)
     fclose(fp);
 }
 
+/* Two trainers of one seed on the 5-job window w (`updates` pre-training updates, then
+ * `steps` DQN steps) each plan w's optimum and write the same bytes, to paths[0] and
+ * paths[1]; returns those bytes (malloc'd, *len long when len is not NULL). */
+static char *train_twice(fixture *f, const ms_hier_window *w, const ms_hier_plan *opt,
+                         long updates, long steps, uint64_t seed, char *paths[2], size_t *len)
+{
+    for (int run = 0; run < 2; run++) {
+        ms_hier_trainer *t = small_trainer(f, 5, 3, w, steps, seed);
+        double loss = 0;
+        ms_dqn_stats st;
+        if (updates)
+            assert_int_equal(ms_hier_trainer_pretrain(t, updates, &loss, NULL), 0);
+        assert_true(loss >= 0 && isfinite(loss));
+        if (steps)
+            assert_int_equal(ms_hier_trainer_run(t, steps, &st, NULL), 0);
+        ms_hier_plan p;
+        assert_int_equal(ms_hier_trainer_plan(t, w, f->cr, 3, 1, &p, NULL), 0);
+        check_plan(&p, w, f->cr, 3);
+        if (p.total > opt->total * (1 + 1e-9))
+            fail_msg("agent total %.6f, optimum %.6f", p.total, opt->total);
+        ms_hier_plan_free(&p);
+        paths[run] = test_write_temp("");
+        assert_int_equal(ms_hier_trainer_save(t, paths[run], NULL), 0);
+        ms_hier_trainer_free(t);
+    }
+    char *a, *b;
+    size_t la, lb;
+    read_all(paths[0], &a, &la);
+    read_all(paths[1], &b, &lb);
+    assert_int_equal(la, lb);
+    assert_memory_equal(a, b, la);
+    free(b);
+    if (len)
+        *len = la;
+    return a;
+}
+
 /* A window of five (two CI, two MI, one US program) whose optimum co-runs jobs: the agent,
  * trained on it alone, finds a plan of the optimum's total; two runs with one seed write
  * the same model bytes; the model file plans the same from disk. */
@@ -166,28 +204,7 @@ static void test_learns_optimum(void **state)
     assert_true(opt.total < ts.total * 0.95); /* co-running matters here */
 
     char *paths[2];
-    for (int run = 0; run < 2; run++) {
-        ms_hier_trainer *t = small_trainer(f, 5, 3, &w, 10000, 42);
-        ms_dqn_stats st;
-        assert_int_equal(ms_hier_trainer_run(t, 10000, &st, NULL), 0);
-        ms_hier_plan p;
-        assert_int_equal(ms_hier_trainer_plan(t, &w, f->cr, 3, 1, &p, NULL), 0);
-        check_plan(&p, &w, f->cr, 3);
-        if (p.total > opt.total * (1 + 1e-9))
-            fail_msg("agent total %.6f, optimum %.6f", p.total, opt.total);
-        ms_hier_plan_free(&p);
-        paths[run] = test_write_temp("");
-        assert_int_equal(ms_hier_trainer_save(t, paths[run], NULL), 0);
-        ms_hier_trainer_free(t);
-    }
-    char *a, *b;
-    size_t la, lb;
-    read_all(paths[0], &a, &la);
-    read_all(paths[1], &b, &lb);
-    assert_int_equal(la, lb);
-    assert_memory_equal(a, b, la);
-    free(a);
-    free(b);
+    free(train_twice(f, &w, &opt, 0, 10000, 42, paths, NULL));
 
     ms_hier_plan p;
     assert_int_equal(ms_hier_rl_plan(&w, f->cr, 3, paths[0], 1, &p, NULL), 0);
@@ -586,6 +603,119 @@ static void test_rf_weight(void **state)
     free(e);
 }
 
+/* The best return reachable from e's state by any sequence of decisions (brute force). */
+static double best_return(const hier_rl_env *e)
+{
+    uint8_t m[HIER_RL_MAX_W + HIER_RL_MAX_SETUPS];
+    hier_rl_env *c = malloc(sizeof *c);
+    hier_rl_env_copy(c, e);
+    int nact = hier_rl_num_actions(c);
+    hier_rl_ops.mask(c, m);
+    double best = -INFINITY;
+    for (int a = 0; a < nact; a++) {
+        if (!m[a])
+            continue;
+        hier_rl_env_copy(c, e);
+        bool done = false;
+        double r = hier_rl_ops.step(c, a, &done);
+        if (!done)
+            r += best_return(c);
+        best = fmax(best, r);
+    }
+    free(c);
+    return best;
+}
+
+/* The expert's Q*(s, a) (rl_expert.c) equals the best return after a found by brute force,
+ * at every decision of random episodes, in both action modes and with r_f weighted or not;
+ * and it refuses r_i, which it does not value. */
+static void test_expert_values(void **state)
+{
+    fixture *f = *state;
+    ms_rng rng;
+    ms_rng_seed(&rng, 11);
+    uint8_t m[HIER_RL_MAX_W + HIER_RL_MAX_SETUPS];
+    float q[HIER_RL_MAX_W + HIER_RL_MAX_SETUPS];
+    hier_rl_env *e = malloc(sizeof *e), *c = malloc(sizeof *c);
+    for (int mode = 0; mode < 4; mode++) {
+        ms_hier_rl_config cfg;
+        ms_hier_rl_config_default(&cfg);
+        cfg.window = 6;
+        cfg.cmax = 3;
+        cfg.ri_weight = 0;
+        cfg.rf_weight = mode & 1;
+        cfg.best_setup = mode & 2;
+        cfg.gains = mode == 3;
+        assert_int_equal(hier_rl_env_init(e, &cfg, NULL), 0);
+        hier_rl_expert x;
+        assert_int_equal(hier_rl_expert_init(&x, e, NULL), 0);
+        for (int ep = 0; ep < 3; ep++) {
+            ms_hier_window w;
+            assert_int_equal(ms_hier_window_mix(&f->cat, ep % MS_HIER_NMIX, 6, -1, &rng, &w,
+                                                NULL), 0);
+            hier_rl_env_start(e, &w, f->cr, 3);
+            hier_rl_expert_start(&x, e);
+            for (bool done = false; !done;) {
+                int n = hier_rl_ops.mask(e, m), pick = (int)ms_rng_below(&rng, (uint64_t)n);
+                hier_rl_expert_q(&x, e, m, q);
+                int a = -1;
+                for (int b = 0; b < hier_rl_num_actions(e); b++) {
+                    if (!m[b])
+                        continue;
+                    if (pick-- == 0)
+                        a = b;
+                    hier_rl_env_copy(c, e);
+                    bool end = false;
+                    double r = hier_rl_ops.step(c, b, &end);
+                    if (!end)
+                        r += best_return(c);
+                    assert_float_equal(q[b], r, 1e-5);
+                }
+                hier_rl_ops.step(e, a, &done);
+            }
+            ms_hier_window_free(&w);
+        }
+        hier_rl_expert_free(&x);
+        hier_rl_env_free(e);
+        cfg.ri_weight = 1;
+        assert_int_equal(hier_rl_env_init(e, &cfg, NULL), 0);
+        ms_error err;
+        assert_int_equal(hier_rl_expert_init(&x, e, &err), MS_EINVAL);
+        assert_non_null(strstr(err.msg, "--expert-pretrain needs --ri-weight 0"));
+        hier_rl_env_free(e);
+    }
+    free(e);
+    free(c);
+}
+
+/* Pre-training alone on the exact values (no DQN step) brings the agent to the optimum of a
+ * small window, in both action modes; the same seed gives the same model bytes, and the file
+ * records the pre-training. */
+static void test_expert_pretrain(void **state)
+{
+    fixture *f = *state;
+    const char *names[] = {"lavaMD", "stream", "kmeans", "bt_solver_B", "sp_solver_A"};
+    ms_hier_window w;
+    assert_int_equal(ms_hier_window_from_names(&f->cat, names, 5, &w, NULL), 0);
+    ms_hier_plan opt;
+    assert_int_equal(ms_hier_solve(&w, f->cr, 3, MS_HIER_OPTIMAL, MS_HIER_NOMIG, &opt, NULL), 0);
+    for (int mode = 0; mode < 2; mode++) {
+        best_setup = mode == 1;
+        char *paths[2];
+        size_t la;
+        char *a = train_twice(f, &w, &opt, 300, 0, 9, paths, &la);
+        assert_non_null(memmem(a, la, "\"expert_pretrain\":300", 20));
+        free(a);
+        for (int run = 0; run < 2; run++) {
+            unlink(paths[run]);
+            free(paths[run]);
+        }
+    }
+    best_setup = false;
+    ms_hier_plan_free(&opt);
+    ms_hier_window_free(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -598,6 +728,8 @@ int main(void)
         cmocka_unit_test(test_gain_model),
         cmocka_unit_test(test_lookahead),
         cmocka_unit_test(test_rf_weight),
+        cmocka_unit_test(test_expert_values),
+        cmocka_unit_test(test_expert_pretrain),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

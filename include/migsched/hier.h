@@ -316,6 +316,11 @@ ms_hier_trainer *ms_hier_trainer_new(const ms_hier_rl_config *cfg, const ms_hier
 void ms_hier_trainer_free(ms_hier_trainer *t);
 /* steps more environment steps (decisions), learning as they go. */
 int ms_hier_trainer_run(ms_hier_trainer *t, long steps, ms_dqn_stats *st, ms_error *err);
+/* Pre-training (ours; paper 004 trains by DQN alone): `updates` supervised steps of the
+ * network toward the exact action values Q* of the states of training episodes (needs
+ * ri_weight 0 and W <= MS_HIER_MAX_W); *loss is their mean loss. The DQN steps of
+ * ms_hier_trainer_run go on from the network it leaves. */
+int ms_hier_trainer_pretrain(ms_hier_trainer *t, long updates, double *loss, ms_error *err);
 /* Writes the current network as a model file (all or nothing). */
 int ms_hier_trainer_save(ms_hier_trainer *t, const char *path, ms_error *err);
 /* The current network's plan for w (groups of up to cmax; lookahead as ms_hier_rl_plan's). */

@@ -228,6 +228,13 @@ void ms_dqn_free(ms_dqn *d);
 int ms_dqn_train(ms_dqn *d, long n, ms_dqn_stats *out, ms_error *err);
 ms_mlp *ms_dqn_mlp(ms_dqn *d);
 long ms_dqn_steps(const ms_dqn *d);
+/* One supervised Adam step (ours, for pre-training from an expert's exact values): the Huber
+ * loss of Q(x_r, a) against target[r * nact + a] over every allowed action of each of the
+ * rows (at most the batch size), plus DQfD's large-margin loss on the target's best action
+ * with the target's gaps as margins (mean over rows); the target network is then set to the
+ * network, so that TD learning goes on from it. Returns the loss per allowed action. */
+float ms_dqn_fit(ms_dqn *d, const float *x, const uint8_t *mask, const float *target,
+                 int rows);
 
 /* Q values (rows x m->nact) of a dueling network at x (rows x m->in); w holds >= rows. */
 void ms_dqn_q(const ms_mlp *m, ms_mlp_work *w, const float *x, int rows, float *q);

@@ -39,13 +39,16 @@ static void usage(FILE *f)
             "  --lr X --batch B --replay N --learn-start N --train-every K --target-every K\n"
             "  --eps-steps N        DQN settings (defaults 1e-4, 64, 50000, 1000, 1, 500,\n"
             "                       half of --steps)\n"
-            "  --eval-every K       evaluate and checkpoint every K steps (default steps/10)\n");
+            "  --eval-every K       evaluate and checkpoint every K steps (default steps/10)\n"
+            "  --expert-pretrain N  first N supervised updates toward the exact action values\n"
+            "                       (ours; needs --ri-weight 0; default 0: DQN alone, as the\n"
+            "                       paper); --steps 0 then trains by them alone\n");
 }
 
 typedef struct opts {
     const char *out;
     hier_sources src;
-    long steps, eval_every;
+    long steps, eval_every, pretrain;
     uint64_t seed;
     ms_hier_rl_config cfg;
 } opts;
@@ -60,7 +63,7 @@ static int parse_args(int argc, char **argv, opts *o)
         {"learn-start", 1, 0, 'L'},  {"train-every", 1, 0, 't'},  {"target-every", 1, 0, 'T'},
         {"eps-steps", 1, 0, 'e'},    {"eval-every", 1, 0, 'v'},   {"best-setup", 0, 0, 'B'},
         {"saved-weight", 1, 0, 'W'}, {"gamma", 1, 0, 'g'},       {"help", 0, 0, 'h'},
-        {"gains", 0, 0, 'G'},        {"rf-weight", 1, 0, 'F'},
+        {"gains", 0, 0, 'G'},        {"rf-weight", 1, 0, 'F'},    {"expert-pretrain", 1, 0, 'P'},
         {0, 0, 0, 0}};
     ms_dqn_config *d = &o->cfg.dqn;
     optind = 1;
@@ -73,7 +76,8 @@ static int parse_args(int argc, char **argv, opts *o)
         case 'C': o->src.catalogue = optarg; break;
         case 'R': o->src.corun = optarg; break;
         case 'g': ok = cli_parse_double(optarg, 0, 100, &o->src.gamma); break;
-        case 's': ok = cli_parse_long(optarg, 1, 1L << 40, &o->steps); break;
+        case 's': ok = cli_parse_long(optarg, 0, 1L << 40, &o->steps); break;
+        case 'P': ok = cli_parse_long(optarg, 0, 1L << 40, &o->pretrain); break;
         case 'S': ok = cli_parse_seed(optarg, &o->seed); break;
         case 'w': ok = cli_parse_int(optarg, 1, 64, &o->cfg.window); break;
         case 'c': ok = cli_parse_int(optarg, 1, MS_HIER_MAX_C, &o->cfg.cmax); break;
@@ -101,6 +105,15 @@ static int parse_args(int argc, char **argv, opts *o)
             fprintf(stderr, "migsched hier train: bad value '%s' for an option\n", optarg);
             return 2;
         }
+    }
+    if (o->steps == 0 && o->pretrain == 0) {
+        fprintf(stderr, "migsched hier train: --steps 0 needs --expert-pretrain N > 0\n");
+        return 2;
+    }
+    if (o->pretrain > 0 && o->cfg.ri_weight != 0) {
+        fprintf(stderr, "migsched hier train: --expert-pretrain needs --ri-weight 0 (the exact "
+                        "values cover the time saved and r_f, not r_i)\n");
+        return 2;
     }
     if (optind < argc || !o->out) {
         fprintf(stderr, "migsched hier train: --out is required\n");
@@ -179,6 +192,53 @@ static double now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* Ends a progress line (head says what was trained) with the greedy agent's throughput on
+ * the test windows, and writes the checkpoint. */
+static int checkpoint(ms_hier_trainer *t, const opts *o, const ms_hier_window *ws,
+                      const ms_hier_corun *cr, double opt_tp, const char *head)
+{
+    ms_error err;
+    double tp = NAN;
+    if (evaluate(t, ws, cr, o->cfg.cmax, &tp, &err)) {
+        fprintf(stderr, "\nmigsched hier train: evaluation: %s\n", err.msg);
+        return 1;
+    }
+    fprintf(stderr, "%s%s  throughput %.4f on %d test windows (optimum %.4f, %.1f%%)\n",
+            isatty(STDERR_FILENO) ? "\r" : "", head, tp, NEVAL, opt_tp, 100 * tp / opt_tp);
+    if (ms_hier_trainer_save(t, o->out, &err)) {
+        fprintf(stderr, "migsched hier train: %s\n", err.msg);
+        return 1;
+    }
+    return 0;
+}
+
+/* --expert-pretrain: supervised updates toward the exact action values, a progress line
+ * ("pretrain U/N ...") and a checkpoint every tenth (or --eval-every updates). */
+static int pretrain_loop(ms_hier_trainer *t, const opts *o, const ms_hier_window *ws,
+                         const ms_hier_corun *cr, double opt_tp)
+{
+    ms_error err;
+    long every = o->eval_every ? o->eval_every : (o->pretrain + 9) / 10;
+    double t0 = now_s();
+    for (long done = 0; done < o->pretrain && !stop_requested;) {
+        long n = every < o->pretrain - done ? every : o->pretrain - done;
+        double loss;
+        if (ms_hier_trainer_pretrain(t, n, &loss, &err)) {
+            fprintf(stderr, "migsched hier train: %s\n", err.msg);
+            return 1;
+        }
+        done += n;
+        double el = now_s() - t0;
+        char head[256];
+        snprintf(head, sizeof head, "pretrain %ld/%ld  %.0f s  cpu %.1f s  %.0f updates/s  "
+                 "loss %.5f", done, o->pretrain, el, cli_cpu_seconds(),
+                 done / (el > 0 ? el : 1), loss);
+        if (checkpoint(t, o, ws, cr, opt_tp, head))
+            return 1;
+    }
+    return stop_requested ? 130 : 0;
+}
+
 static int train_loop(ms_hier_trainer *t, const opts *o, const ms_hier_window *ws,
                       const ms_hier_corun *cr, double opt_tp)
 {
@@ -210,25 +270,15 @@ static int train_loop(ms_hier_trainer *t, const opts *o, const ms_hier_window *w
         if (done < next_eval && !final)
             continue;
         next_eval += every;
-        double tp = NAN;
-        if (evaluate(t, ws, cr, o->cfg.cmax, &tp, &err)) {
-            fprintf(stderr, "\nmigsched hier train: evaluation: %s\n", err.msg);
-            return 1;
-        }
-        fprintf(stderr,
-                "%ssteps %ld/%ld  %.0f s  cpu %.1f s  %.0f steps/s  epsilon %.3f  loss %.5f  "
-                "mean Q %.4f  mean return %.4f (%d episodes)  throughput %.4f on %d test "
-                "windows (optimum %.4f, %.1f%%)\n",
-                tty ? "\r" : "", done, o->steps, el, cli_cpu_seconds(),
-                done / (el > 0 ? el : 1), st.epsilon,
-                st.loss, st.mean_q, ret_n ? ret_sum / ret_n : NAN, ret_n, tp, NEVAL, opt_tp,
-                100 * tp / opt_tp);
+        char head[256];
+        snprintf(head, sizeof head, "steps %ld/%ld  %.0f s  cpu %.1f s  %.0f steps/s  "
+                 "epsilon %.3f  loss %.5f  mean Q %.4f  mean return %.4f (%d episodes)", done,
+                 o->steps, el, cli_cpu_seconds(), done / (el > 0 ? el : 1), st.epsilon, st.loss,
+                 st.mean_q, ret_n ? ret_sum / ret_n : NAN, ret_n);
         ret_sum = 0;
         ret_n = 0;
-        if (ms_hier_trainer_save(t, o->out, &err)) {
-            fprintf(stderr, "migsched hier train: %s\n", err.msg);
+        if (checkpoint(t, o, ws, cr, opt_tp, head))
             return 1;
-        }
     }
     return stop_requested ? 130 : 0;
 }
@@ -260,7 +310,9 @@ int hier_train(int argc, char **argv)
     }
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
-    rc = train_loop(t, &o, ws, cr, opt_tp);
+    rc = pretrain_loop(t, &o, ws, cr, opt_tp);
+    if (rc == 0 && o.steps > 0)
+        rc = train_loop(t, &o, ws, cr, opt_tp);
 out:
     ms_hier_trainer_free(t);
     for (int k = 0; k < NEVAL; k++)

@@ -37,6 +37,7 @@ typedef struct hier_rl_env {
     double rf_weight;     /* weight of r_f, paid at the last close */
     bool best_setup;      /* one close action; the group gets its best Table VII setup */
     bool gains;           /* the state's rows carry the co-run gains of rl_gain.c */
+    long expert_updates;  /* supervised steps on exact values (rl_expert.c), for model files */
     const ms_hier_corun *cr;
     /* Training: windows drawn from the seen programs of cat, or always `fixed`. */
     const ms_hier_catalog *cat;
@@ -78,6 +79,9 @@ int hier_rl_num_actions(const hier_rl_env *e);
 /* Starts an episode on w (w->n <= W) with groups of up to cmax_now jobs. */
 void hier_rl_env_start(hier_rl_env *e, const ms_hier_window *w, const ms_hier_corun *cr,
                        int cmax_now);
+/* The episode again from its start on the same training window, keeping the savings
+ * remembered for it (the window's job order, hence its job sets, is the same). */
+void hier_rl_env_restart(hier_rl_env *e);
 extern const ms_rl_env_ops hier_rl_ops;
 int hier_rl_row_size(const hier_rl_env *e);
 
@@ -89,6 +93,19 @@ double hier_rl_saved(hier_rl_env *e, uint64_t set);
 void hier_rl_gain_row(hier_rl_env *e, int i, float *x);
 /* Whether setup k can close the open group no slower than time sharing. */
 bool hier_rl_setup_fits(hier_rl_env *e, int k);
+
+/* The exact action values (rl_expert.c; needs ri_weight 0 and W <= MS_HIER_MAX_W): what
+ * each job set saves and the most a cover of each set of the window's jobs can save. */
+typedef struct hier_rl_expert {
+    double *saved, *future; /* indexed by job set (bit i: sorted job i), 2^W each */
+} hier_rl_expert;
+int hier_rl_expert_init(hier_rl_expert *x, const hier_rl_env *e, ms_error *err);
+void hier_rl_expert_free(hier_rl_expert *x);
+/* After hier_rl_env_start: the tables of e's window. */
+void hier_rl_expert_start(hier_rl_expert *x, hier_rl_env *e);
+/* Q*(s, a) of e's current state for every action allowed in mask (0 elsewhere), in the
+ * rewards' units. */
+void hier_rl_expert_q(const hier_rl_expert *x, hier_rl_env *e, const uint8_t *mask, float *q);
 
 /* The agent's decisions (rl_lookahead.c): greedy in Q with lookahead 1, else the best of the
  * `lookahead` actions of highest Q, each completed by the greedy agent (rollout). */

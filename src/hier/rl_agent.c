@@ -55,6 +55,8 @@ char *hier_rl_env_json(const hier_rl_env *e, const ms_hier_catalog *cat)
                           e->saved_weight, "rf_weight", e->rf_weight, "best_setup", e->best_setup,
                           "reward_scale", HIER_RL_REWARD_SCALE, "features", feat, "setups",
                           setups, "trained_on", progs);
+    if (j && e->expert_updates) /* only then, so DQN-only files keep their bytes */
+        json_object_set_new(j, "expert_pretrain", json_integer(e->expert_updates));
     char *text = j ? json_dumps(j, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
     json_decref(j);
     return text;

@@ -141,6 +141,15 @@ void hier_rl_env_start(hier_rl_env *e, const ms_hier_window *win, const ms_hier_
     hier_rl_gain_start(e);
 }
 
+void hier_rl_env_restart(hier_rl_env *e)
+{
+    unsigned stamp = e->gain_stamp;
+    int used = e->gain_used;
+    hier_rl_env_start(e, e->fixed ? e->fixed : &e->drawn, e->cr, e->cmax);
+    e->gain_stamp = stamp;
+    e->gain_used = used;
+}
+
 static void observe(void *arg, float *obs)
 {
     hier_rl_env *e = arg;

@@ -157,6 +157,65 @@ static float learn(ms_dqn *d, double *qsum)
     return (float)(loss / B);
 }
 
+/* DQfD's large-margin loss (Hester et al. 2018) on row q with the exact gaps as margins:
+ * max_a [Q(a) + y(a_E) - y(a)] - Q(a_E), a_E the target's best allowed action; it is 0 once
+ * every action trails a_E by at least its true gap. Adds its gradient (scaled) to da. */
+static double margin_loss(const float *q, const float *y, const uint8_t *m, int A, float scale,
+                          float *da)
+{
+    int e = ms_policy_argmax(y, m, A), top = e;
+    for (int a = 0; a < A; a++)
+        if (m[a] && q[a] + y[e] - y[a] > q[top] + y[e] - y[top])
+            top = a;
+    if (top == e)
+        return 0;
+    da[top] += scale;
+    da[e] -= scale;
+    return q[top] + y[e] - y[top] - q[e];
+}
+
+float ms_dqn_fit(ms_dqn *d, const float *x, const uint8_t *mask, const float *target,
+                 int rows)
+{
+    int A = d->nact;
+    ms_dqn_q(&d->net, &d->workb, x, rows, d->qb);
+    double loss = 0;
+    long n = 0;
+    for (int r = 0; r < rows; r++)
+        for (int a = 0; a < A; a++)
+            n += mask[(size_t)r * A + a] != 0;
+    float h = d->cfg.huber;
+    for (int r = 0; r < rows; r++) {
+        const float *q = d->qb + (size_t)r * A, *y = target + (size_t)r * A;
+        const uint8_t *m = mask + (size_t)r * A;
+        float *da = d->dadv + (size_t)r * A, gsum = 0;
+        for (int a = 0; a < A; a++) {
+            float g = 0, td = q[a] - y[a];
+            if (!m[a]) {
+            } else if (h > 0 && fabsf(td) > h) {
+                loss += h * (fabsf(td) - 0.5 * h);
+                g = td > 0 ? h : -h;
+            } else {
+                loss += 0.5 * td * td;
+                g = td;
+            }
+            da[a] = g / (float)n;
+        }
+        loss += margin_loss(q, y, m, A, 1.0f / (float)rows, da) * (double)n / rows;
+        for (int a = 0; a < A; a++)
+            gsum += da[a];
+        /* dQ_a/dV = 1, dQ_a/dA_j = [j == a] - 1/A, summed over the allowed a. */
+        d->dval[r] = gsum;
+        for (int a = 0; a < A; a++)
+            da[a] -= gsum / (float)A;
+    }
+    memset(d->grad, 0, d->net.nparams * sizeof(float));
+    ms_mlp_backward(&d->net, &d->workb, x, rows, d->dadv, d->dval, d->grad);
+    ms_adam_step(&d->adam, d->net.params, d->grad, d->cfg.max_grad_norm);
+    memcpy(d->target.params, d->net.params, d->net.nparams * sizeof(float));
+    return n ? (float)(loss / n) : 0;
+}
+
 int ms_dqn_train(ms_dqn *d, long nsteps, ms_dqn_stats *st, ms_error *err)
 {
     memset(st, 0, sizeof *st);

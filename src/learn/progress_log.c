@@ -1,6 +1,7 @@
 /* progress_log.c: reads back the progress lines `migsched train` (PPO) and `migsched hier
- * train` (DQN) print on stderr, for learning curves: steps, CPU seconds, p_opt or
- * throughput per line, across resumed runs appended to one log. */
+ * train` (DQN; its --expert-pretrain lines count updates) print on stderr, for learning
+ * curves: steps, CPU seconds, p_opt or throughput per line, across resumed runs appended
+ * to one log. */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -70,11 +71,12 @@ static int add_point(reader *r, const ms_progress_point *pt)
     return MS_OK;
 }
 
-/* "steps 501760/3000000  ..." with the wrapper's CPU seconds (NAN: none). */
-static int progress_line(reader *r, const char *s, double wrapper_cpu)
+/* "steps 501760/3000000  ..." (or hier train's "pretrain 3000/12000  ...", counting
+ * updates) with the wrapper's CPU seconds (NAN: none); key is the line's first word. */
+static int progress_line(reader *r, const char *s, const char *key, double wrapper_cpu)
 {
     ms_progress_point pt = {.line = r->line};
-    const char *p = s + strlen("steps ");
+    const char *p = s + strlen(key);
     char *end;
     long total = 0;
     errno = 0;
@@ -146,8 +148,11 @@ static int read_line(reader *r, char *s)
     char *cr = strrchr(s, '\r'); /* a terminal's rewritten line: its last state */
     if (cr)
         s = cr + 1;
-    if (!strncmp(s, "steps ", 6))
-        return progress_line(r, s, wrapper_cpu);
+    for (int k = 0; k < 2; k++) {
+        const char *key = k ? "pretrain " : "steps ";
+        if (!strncmp(s, key, strlen(key)))
+            return progress_line(r, s, key, wrapper_cpu);
+    }
     if (!strncmp(s, "resuming ", 9))
         return resume_line(r, s);
     return MS_OK;

@@ -2,7 +2,7 @@
 # migsched hier train (paper 004's DQN agent): a tiny run writes a model that `migsched hier
 # --policy rl` and `hier experiment --model` use, same seed gives the same bytes, SIGINT
 # leaves a loadable checkpoint (exit 130), bad options and bad models are refused; the
-# rollout --lookahead of `hier` and `hier experiment`.
+# rollout --lookahead of `hier` and `hier experiment`; --expert-pretrain.
 # $1 = migsched, $2 = source dir.
 set -euo pipefail
 bin=$1
@@ -23,6 +23,22 @@ grep -aq '"env_kind":"hier"' "$dir/a.bin" || fail "env_kind"
 # Same seed, same bytes.
 "$bin" hier train "${small[@]}" --steps 300 --eval-every 150 --seed 3 --out "$dir/b.bin" 2>/dev/null
 cmp -s "$dir/a.bin" "$dir/b.bin" || fail "same seed, different model"
+
+# --expert-pretrain: supervised updates on the exact action values, alone with --steps 0;
+# progress lines, the count in the model file, same seed same bytes.
+pre=(--ri-weight 0 --rf-weight 0 --best-setup --expert-pretrain 40 --eval-every 20 --seed 5)
+"$bin" hier train "${small[@]}" "${pre[@]}" --steps 0 --out "$dir/e.bin" 2>"$dir/elog" \
+    || fail "hier train --expert-pretrain"
+grep -Eq '^pretrain 20/40  [0-9]+ s  cpu [0-9.]+ s  [0-9]+ updates/s  loss [0-9.]+  throughput [0-9.]+ on 12 test windows' \
+    "$dir/elog" || fail "no pretrain progress line"
+grep -q '^steps ' "$dir/elog" && fail "DQN steps after --steps 0"
+"$bin" plot --curves "$dir/elog" -o "$dir/e.svg" || fail "plot --curves of a pre-training log"
+grep -aq '"expert_pretrain":40' "$dir/e.bin" || fail "pre-training not recorded in the model"
+"$bin" hier train "${small[@]}" "${pre[@]}" --steps 0 --out "$dir/e2.bin" 2>/dev/null
+cmp -s "$dir/e.bin" "$dir/e2.bin" || fail "--expert-pretrain: same seed, different model"
+"$bin" hier train "${small[@]}" "${pre[@]}" --steps 100 --out "$dir/e3.bin" 2>"$dir/elog" \
+    || fail "--expert-pretrain then DQN steps"
+grep -q '^steps 100/100 ' "$dir/elog" || fail "no DQN steps after pre-training"
 
 # The model plans windows (valid plans: the command checks them) and the experiment.
 { echo name; for j in lavaMD stream kmeans sp_solver_B qs_Coral_P1 bt_solver_C lud_A dwt2d; do
@@ -75,6 +91,16 @@ set +e
 "$bin" hier train --out "$dir/x.bin" --cmax 5 2>/dev/null; [ $? = 2 ] || fail "--cmax 5"
 "$bin" hier train --out "$dir/x.bin" --steps 0 2>/dev/null; [ $? = 2 ] || fail "--steps 0"
 "$bin" hier train --out "$dir/x.bin" --hidden 16,x 2>/dev/null; [ $? = 2 ] || fail "--hidden"
+for bad in "--expert-pretrain 10" "--expert-pretrain -1 --ri-weight 0" \
+           "--expert-pretrain x --ri-weight 0"; do
+    "$bin" hier train --out "$dir/x.bin" $bad 2>"$dir/err"; [ $? = 2 ] || fail "$bad accepted"
+    grep -q -- '--expert-pretrain\|bad value' "$dir/err" || fail "$bad: message"
+done
+grep -q -- '--expert-pretrain needs --ri-weight 0' <("$bin" hier train --out "$dir/x.bin" \
+    --expert-pretrain 10 2>&1) || fail "--expert-pretrain without --ri-weight 0: message"
+"$bin" hier train --out "$dir/x.bin" --window 17 --ri-weight 0 --expert-pretrain 5 --steps 0 \
+    2>"$dir/err"; [ $? = 1 ] || fail "--expert-pretrain at W 17 accepted"
+grep -q -- '--expert-pretrain: window 17' "$dir/err" || fail "W 17 message"
 set -e
 [ ! -e "$dir/x.bin" ] || fail "output written on a usage error"
 "$bin" hier train --help | grep -q 'usage: migsched hier train' || fail "help"
