@@ -1,6 +1,6 @@
 /* bench_hier_rl.c: the co-scheduling agent of paper 004 with Table VI's network (512/256/128,
  * W = 12, C_max = 4): decision time per window (plans of Table V's Q1-Q12, greedy and with
- * the rollout lookahead of K = 2..4) and
+ * the rollout lookahead of K = 2..4, and nested to depth 2 with K = 3 and 8) and
  * training throughput (environment steps per second, one gradient step each; and
  * --expert-pretrain's supervised updates per second), with Table VI's state and with the
  * co-run gains (--gains). Rewards without r_i (--ri-weight 0, which pre-training needs). */
@@ -37,22 +37,25 @@ static void bench_config(const ms_hier_catalog *cat, ms_hier_corun *cr, bool gai
         if (ms_hier_window_from_names(cat, ms_hier_table5_mix(k, &category), 12, &ws[k], &err))
             die("window", &err);
     }
-    /* Greedy (lookahead 1) and with the rollout lookahead of K = 2..4 actions per decision. */
-    for (int K = 1; K <= 4; K++) {
-        int reps = K == 1 ? 20 : 4;
+    /* Greedy (lookahead 1), the rollout lookahead of K = 2..4 actions per decision, and the
+     * nested rollout of depth 2 with K = 3 and 8 (once: K^2 completions per decision). */
+    static const ms_hier_lookahead las[] = {{1, 1}, {2, 1}, {3, 1}, {4, 1}, {3, 2}, {8, 2}};
+    for (size_t l = 0; l < sizeof las / sizeof las[0]; l++) {
+        int K = las[l].width, reps = K == 1 ? 20 : las[l].depth == 1 ? 4 : 1;
         long groups = 0;
         double c0 = bench_clock(CLOCK_PROCESS_CPUTIME_ID), w0 = bench_now();
         for (int r = 0; r < reps; r++)
             for (int k = 0; k < 12; k++) {
                 ms_hier_plan p;
-                if (ms_hier_trainer_plan(t, &ws[k], cr, 4, K, &p, &err))
+                if (ms_hier_trainer_plan(t, &ws[k], cr, 4, las[l], &p, &err))
                     die("plan", &err);
                 groups += (long)p.n;
                 ms_hier_plan_free(&p);
             }
         double cpu = bench_clock(CLOCK_PROCESS_CPUTIME_ID) - c0, wall = bench_now() - w0;
-        printf("%s decision (W=12, C_max=4, 512/256/128, lookahead %d): %.3f ms CPU per window "
-               "(%.3f ms wall; %d windows, %.1f groups per window)\n", name, K,
+        printf("%s decision (W=12, C_max=4, 512/256/128, lookahead %d, depth %d): %.3f ms CPU "
+               "per window (%.3f ms wall; %d windows, %.1f groups per window)\n", name, K,
+               las[l].depth,
                1e3 * cpu / (reps * 12), 1e3 * wall / (reps * 12), reps * 12,
                (double)groups / (reps * 12));
     }

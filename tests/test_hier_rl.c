@@ -101,7 +101,7 @@ static void test_plans_valid(void **state)
                              0);
             for (int c = 1; c <= cmax; c++) {
                 ms_hier_plan p;
-                assert_int_equal(ms_hier_trainer_plan(t, &w, f->cr, c, 1, &p, NULL), 0);
+                assert_int_equal(ms_hier_trainer_plan(t, &w, f->cr, c, MS_HIER_GREEDY, &p, NULL), 0);
                 check_plan(&p, &w, f->cr, c);
                 ms_hier_plan_free(&p);
             }
@@ -112,7 +112,7 @@ static void test_plans_valid(void **state)
         assert_int_equal(ms_hier_window_mix(&f->cat, 0, 6, -1, &rng, &w, NULL), 0);
         ms_hier_plan p;
         ms_error err;
-        assert_int_equal(ms_hier_trainer_plan(t, &w, f->cr, cmax + 1, 1, &p, &err), MS_EINVAL);
+        assert_int_equal(ms_hier_trainer_plan(t, &w, f->cr, cmax + 1, MS_HIER_GREEDY, &p, &err), MS_EINVAL);
         ms_hier_window_free(&w);
         ms_hier_trainer_free(t);
     }
@@ -129,7 +129,7 @@ static void test_long_queue(void **state)
     ms_hier_window w;
     assert_int_equal(ms_hier_window_mix(&f->cat, MS_HIER_MIX_BALANCED, 11, -1, &rng, &w, NULL), 0);
     ms_hier_plan p;
-    assert_int_equal(ms_hier_trainer_plan(t, &w, f->cr, 3, 1, &p, NULL), 0);
+    assert_int_equal(ms_hier_trainer_plan(t, &w, f->cr, 3, MS_HIER_GREEDY, &p, NULL), 0);
     check_plan(&p, &w, f->cr, 3);
     /* No group mixes jobs of two chunks (0-3, 4-7, 8-10). */
     for (size_t g = 0; g < p.n; g++)
@@ -168,7 +168,7 @@ static char *train_twice(fixture *f, const ms_hier_window *w, const ms_hier_plan
         if (steps)
             assert_int_equal(ms_hier_trainer_run(t, steps, &st, NULL), 0);
         ms_hier_plan p;
-        assert_int_equal(ms_hier_trainer_plan(t, w, f->cr, 3, 1, &p, NULL), 0);
+        assert_int_equal(ms_hier_trainer_plan(t, w, f->cr, 3, MS_HIER_GREEDY, &p, NULL), 0);
         check_plan(&p, w, f->cr, 3);
         if (p.total > opt->total * (1 + 1e-9))
             fail_msg("agent total %.6f, optimum %.6f", p.total, opt->total);
@@ -207,11 +207,11 @@ static void test_learns_optimum(void **state)
     free(train_twice(f, &w, &opt, 0, 10000, 42, paths, NULL));
 
     ms_hier_plan p;
-    assert_int_equal(ms_hier_rl_plan(&w, f->cr, 3, paths[0], 1, &p, NULL), 0);
+    assert_int_equal(ms_hier_rl_plan(&w, f->cr, 3, paths[0], MS_HIER_GREEDY, &p, NULL), 0);
     assert_true(p.total <= opt.total * (1 + 1e-9));
     ms_hier_plan_free(&p);
     ms_error err;
-    assert_int_equal(ms_hier_rl_plan(&w, f->cr, 4, paths[0], 1, &p, &err), MS_EINVAL);
+    assert_int_equal(ms_hier_rl_plan(&w, f->cr, 4, paths[0], MS_HIER_GREEDY, &p, &err), MS_EINVAL);
     assert_non_null(strstr(err.msg, "up to 3"));
     for (int run = 0; run < 2; run++) {
         unlink(paths[run]);
@@ -233,7 +233,7 @@ static void learn_small_optimum(fixture *f)
     ms_hier_trainer *t = small_trainer(f, 5, 3, &w, 10000, 42);
     ms_dqn_stats st;
     assert_int_equal(ms_hier_trainer_run(t, 10000, &st, NULL), 0);
-    assert_int_equal(ms_hier_trainer_plan(t, &w, f->cr, 3, 1, &p, NULL), 0);
+    assert_int_equal(ms_hier_trainer_plan(t, &w, f->cr, 3, MS_HIER_GREEDY, &p, NULL), 0);
     check_plan(&p, &w, f->cr, 3);
     if (p.total > opt.total * (1 + 1e-9))
         fail_msg("agent total %.6f, optimum %.6f", p.total, opt.total);
@@ -476,9 +476,9 @@ static void test_gain_model(void **state)
     ms_hier_window w;
     assert_int_equal(ms_hier_window_mix(cat, MS_HIER_MIX_BALANCED, 11, -1, &rng, &w, NULL), 0);
     ms_hier_plan p, q;
-    assert_int_equal(ms_hier_rl_plan(&w, cr, 3, path, 1, &p, &err), 0);
+    assert_int_equal(ms_hier_rl_plan(&w, cr, 3, path, MS_HIER_GREEDY, &p, &err), 0);
     assert_int_equal(ms_hier_plan_check(&p, &w, cr, 3, &err), 0);
-    assert_int_equal(ms_hier_trainer_plan(t, &w, cr, 3, 1, &q, NULL), 0);
+    assert_int_equal(ms_hier_trainer_plan(t, &w, cr, 3, MS_HIER_GREEDY, &q, NULL), 0);
     assert_int_equal(p.n, q.n);
     assert_float_equal(p.total, q.total, 1e-9);
     ms_hier_plan_free(&p);
@@ -492,15 +492,16 @@ static void test_gain_model(void **state)
 /* Lookahead (rollout over the agent's K best actions by Q): for briefly trained networks in
  * both action modes and with the gains, on random mixes of every category (up to two
  * windows long), each K in 2..4 gives a plan never slower than the greedy agent's (K = 1),
- * the same plan when asked twice, a plan that passes ms_hier_plan_check and renders to a
- * valid MIG schedule; some plans are strictly faster; K outside 1..8 is refused. */
+ * and at depth 2 never slower than at depth 1, the same plan when asked twice, a plan that
+ * passes ms_hier_plan_check and renders to a valid MIG schedule; some plans are strictly
+ * faster at each step; K outside 1..8 and depths outside 1..3 are refused. */
 static void test_lookahead(void **state)
 {
     fixture *f = *state;
     const ms_gpu_model *gpu = ms_gpu_builtin("A100-40GB");
     ms_rng rng;
     ms_rng_seed(&rng, 11);
-    int faster = 0;
+    int faster = 0, deeper_faster = 0;
     for (int mode = 0; mode < 3; mode++) {
         best_setup = mode == 1;
         gains = mode == 2;
@@ -513,16 +514,25 @@ static void test_lookahead(void **state)
             assert_int_equal(ms_hier_window_mix(&f->cat, k % MS_HIER_NMIX, n, -1, &rng, &w, NULL),
                              0);
             ms_hier_plan g;
-            assert_int_equal(ms_hier_trainer_plan(t, &w, f->cr, 4, 1, &g, NULL), 0);
+            assert_int_equal(ms_hier_trainer_plan(t, &w, f->cr, 4, MS_HIER_GREEDY, &g, NULL), 0);
             for (int K = 2; K <= 4; K++) {
-                ms_hier_plan p, again;
+                ms_hier_plan p, again, deeper;
                 ms_error err;
-                assert_int_equal(ms_hier_trainer_plan(t, &w, f->cr, 4, K, &p, NULL), 0);
+                ms_hier_lookahead la = {K, 1}, la2 = {K, 2};
+                assert_int_equal(ms_hier_trainer_plan(t, &w, f->cr, 4, la, &p, NULL), 0);
                 check_plan(&p, &w, f->cr, 4);
                 if (p.total > g.total * (1 + 1e-12))
                     fail_msg("lookahead %d: %.9g s, the greedy agent %.9g s", K, p.total, g.total);
                 faster += p.total < g.total * (1 - 1e-9);
-                assert_int_equal(ms_hier_trainer_plan(t, &w, f->cr, 4, K, &again, NULL), 0);
+                /* Depth 2 rolls out with the depth-1 rule as its base: never worse than it. */
+                assert_int_equal(ms_hier_trainer_plan(t, &w, f->cr, 4, la2, &deeper, NULL), 0);
+                check_plan(&deeper, &w, f->cr, 4);
+                if (deeper.total > p.total * (1 + 1e-12))
+                    fail_msg("lookahead %d depth 2: %.9g s, depth 1 %.9g s", K, deeper.total,
+                             p.total);
+                deeper_faster += deeper.total < p.total * (1 - 1e-9);
+                ms_hier_plan_free(&deeper);
+                assert_int_equal(ms_hier_trainer_plan(t, &w, f->cr, 4, la, &again, NULL), 0);
                 assert_int_equal(again.n, p.n);
                 assert_true(again.total == p.total);
                 for (size_t i = 0; i < p.n; i++) {
@@ -545,10 +555,11 @@ static void test_lookahead(void **state)
         }
         ms_hier_window w;
         assert_int_equal(ms_hier_window_mix(&f->cat, 0, 6, -1, &rng, &w, NULL), 0);
-        for (int K = 0; K <= 9; K += 9) {
+        static const ms_hier_lookahead bad[] = {{0, 1}, {9, 1}, {3, 0}, {3, 4}};
+        for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
             ms_hier_plan p;
             ms_error err;
-            assert_int_equal(ms_hier_trainer_plan(t, &w, f->cr, 4, K, &p, &err), MS_EINVAL);
+            assert_int_equal(ms_hier_trainer_plan(t, &w, f->cr, 4, bad[b], &p, &err), MS_EINVAL);
             assert_non_null(strstr(err.msg, "lookahead"));
         }
         ms_hier_window_free(&w);
@@ -556,6 +567,7 @@ static void test_lookahead(void **state)
     }
     best_setup = gains = false;
     assert_true(faster > 0);
+    assert_true(deeper_faster > 0);
 }
 
 /* With r_i and r_f weighted 0 an episode's return is the time its cover saves over time

@@ -278,14 +278,23 @@ void ms_hier_exec_free(ms_hier_exec *x);
  * (the executor creates one compute instance per GPU instance); 0 = no limit. */
 int ms_hier_render_pct(const ms_hier_setup *s, int k);
 
-/* The DQN agent's plan for a window (implemented with the agent in src/hier/rl*.c): loads
- * the model file and fills out with groups of size <= cmax. lookahead 1: the greedy agent;
- * K in 2..8: each decision tries the agent's K actions of highest Q, finishes each with the
- * greedy agent and keeps the one of least co-run time (rollout; never worse than greedy). */
+/* How the agent decides: width 1 is the greedy agent; width K in 2..8 tries the agent's K
+ * actions of highest Q at each decision, finishes each with the rule of depth - 1 (depth 1:
+ * the greedy agent) and keeps the one of least co-run time (rollout, nested depth times;
+ * never worse than the rule of depth - 1, so never worse than greedy). */
+typedef struct ms_hier_lookahead {
+    int width, depth;
+} ms_hier_lookahead;
 #define MS_HIER_MAX_LOOKAHEAD 8
+#define MS_HIER_MAX_LOOKAHEAD_DEPTH 3
 #define MS_HIER_LOOKAHEAD_DEFAULT 3 /* the CLI's --lookahead (EXPERIMENTS.md says why) */
+#define MS_HIER_GREEDY ((ms_hier_lookahead){1, 1})
+
+/* The DQN agent's plan for a window (implemented with the agent in src/hier/rl*.c): loads
+ * the model file and fills out with groups of size <= cmax, deciding by lookahead. */
 int ms_hier_rl_plan(const ms_hier_window *w, const ms_hier_corun *cr, int cmax,
-                    const char *model_path, int lookahead, ms_hier_plan *out, ms_error *err);
+                    const char *model_path, ms_hier_lookahead lookahead, ms_hier_plan *out,
+                    ms_error *err);
 
 /* ---- The DQN agent (src/hier/rl_*.c): training and planning ---- */
 
@@ -325,7 +334,8 @@ int ms_hier_trainer_pretrain(ms_hier_trainer *t, long updates, double *loss, ms_
 int ms_hier_trainer_save(ms_hier_trainer *t, const char *path, ms_error *err);
 /* The current network's plan for w (groups of up to cmax; lookahead as ms_hier_rl_plan's). */
 int ms_hier_trainer_plan(ms_hier_trainer *t, const ms_hier_window *w, const ms_hier_corun *cr,
-                         int cmax, int lookahead, ms_hier_plan *out, ms_error *err);
+                         int cmax, ms_hier_lookahead lookahead, ms_hier_plan *out,
+                         ms_error *err);
 
 /* A trained agent loaded once for many windows (ms_hier_rl_plan loads it per call). */
 typedef struct ms_hier_agent ms_hier_agent;
@@ -334,6 +344,7 @@ void ms_hier_agent_free(ms_hier_agent *a);
 int ms_hier_agent_window(const ms_hier_agent *a); /* W: longer queues go W jobs at a time */
 int ms_hier_agent_cmax(const ms_hier_agent *a);
 int ms_hier_agent_plan(ms_hier_agent *a, const ms_hier_window *w, const ms_hier_corun *cr,
-                       int cmax, int lookahead, ms_hier_plan *out, ms_error *err);
+                       int cmax, ms_hier_lookahead lookahead, ms_hier_plan *out,
+                       ms_error *err);
 
 #endif

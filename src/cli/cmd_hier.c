@@ -17,10 +17,12 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: migsched hier --window FILE --policy timeshare|mig2|mps|default|rl|optimal\n"
-            "                     [--cmax C] [--model FILE] [--lookahead K] [--json] [--exec-out DIR]\n"
+            "                     [--cmax C] [--model FILE] [--lookahead K] [--lookahead-depth D]\n"
+            "                     [--json] [--exec-out DIR]\n"
             "                     [--gpu MODEL] [--catalogue FILE] [--corun FILE] [--gamma G]\n"
             "       migsched hier experiment [--window W] [--cmax C] [--mixes N] [--seed S]\n"
-            "                     [--model FILE] [--lookahead K] [--json] [--catalogue FILE]\n"
+            "                     [--model FILE] [--lookahead K] [--lookahead-depth D] [--json]\n"
+            "                     [--catalogue FILE]\n"
             "                     [--corun FILE] [--gamma G]\n"
             "       migsched hier setups [--c C] [--json]\n"
             "       migsched hier train --out FILE [--steps N] [--seed S] [--window W] [--cmax C]\n"
@@ -39,6 +41,9 @@ static void usage(FILE *f)
             "  --lookahead K (policy rl, 1..8, default 3): each decision tries the agent's K best\n"
             "  actions by Q, finishes each with the greedy agent and keeps the one of least co-run\n"
             "  time (rollout; never worse than the greedy agent, K = 1).\n"
+            "  --lookahead-depth D (1..3, default 1): each tried action is finished by the\n"
+            "  rollout of depth D - 1 instead of the greedy agent (never worse than depth D - 1;\n"
+            "  up to K^D times the work).\n"
             "  docs/hier.md has the model, the formats and the setups' ids.\n");
 }
 
@@ -94,16 +99,19 @@ int hier_load_sources(const hier_sources *src, ms_hier_catalog *cat, ms_hier_cor
 }
 
 /* Plans one window with a policy (default: the layout best for this window). */
-int hier_lookahead_option(const char *arg, int *k)
+int hier_lookahead_option(int opt, const char *arg, ms_hier_lookahead *la)
 {
-    if (!cli_parse_int(arg, 1, MS_HIER_MAX_LOOKAHEAD, k))
+    if (opt == 'L' && !cli_parse_int(arg, 1, MS_HIER_MAX_LOOKAHEAD, &la->width))
         return hier_bad_usage("--lookahead must be an integer in 1..8 (1: the greedy agent)");
+    if (opt == 'D' && !cli_parse_int(arg, 1, MS_HIER_MAX_LOOKAHEAD_DEPTH, &la->depth))
+        return hier_bad_usage("--lookahead-depth must be an integer in 1..3 (1: the tried "
+                              "actions are finished by the greedy agent)");
     return 0;
 }
 
 int hier_plan_window(const ms_hier_window *w, const ms_hier_corun *cr, int cmax,
-                     ms_hier_policy p, const char *model, int lookahead, int *layout,
-                     ms_hier_plan *out, ms_error *err)
+                     ms_hier_policy p, const char *model, ms_hier_lookahead lookahead,
+                     int *layout, ms_hier_plan *out, ms_error *err)
 {
     if (p == MS_HIER_RL)
         return ms_hier_rl_plan(w, cr, cmax, model, lookahead, out, err);
@@ -120,7 +128,7 @@ int hier_plan_window(const ms_hier_window *w, const ms_hier_corun *cr, int cmax,
 }
 
 static json_t *plan_json(const ms_hier_plan *p, const ms_hier_window *w, const ms_hier_corun *cr,
-                         ms_hier_policy pol, int cmax, int layout)
+                         ms_hier_policy pol, int cmax, int layout, ms_hier_lookahead la)
 {
     ms_hier_metrics m;
     double *sd = calloc(w->n, sizeof *sd), solo = 0;
@@ -131,6 +139,10 @@ static json_t *plan_json(const ms_hier_plan *p, const ms_hier_window *w, const m
     json_object_set_new(root, "corun", json_string(ms_hier_corun_measured(cr) ? "measured" : "model"));
     if (pol == MS_HIER_DEFAULT && layout >= 0)
         json_object_set_new(root, "layout", json_string(ms_hier_layout_name((ms_hier_layout)layout)));
+    if (pol == MS_HIER_RL) {
+        json_object_set_new(root, "lookahead", json_integer(la.width));
+        json_object_set_new(root, "lookahead_depth", json_integer(la.depth));
+    }
     for (size_t i = 0; i < p->n; i++) {
         const ms_hier_group *g = &p->groups[i];
         char nota[256];
@@ -267,11 +279,12 @@ int cmd_hier(int argc, char **argv)
         {"json", no_argument, 0, 'j'},            {"exec-out", required_argument, 0, 'x'},
         {"gpu", required_argument, 0, 'g'},       {"catalogue", required_argument, 0, 'C'},
         {"corun", required_argument, 0, 'r'},     {"gamma", required_argument, 0, 'G'},
-        {"lookahead", required_argument, 0, 'L'}, {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+        {"lookahead", required_argument, 0, 'L'}, {"lookahead-depth", required_argument, 0, 'D'},
+        {"help", no_argument, 0, 'h'},            {0, 0, 0, 0}};
     const char *window = NULL, *model = NULL, *exec_out = NULL, *gpu_name = "A100-40GB";
     hier_sources src = {NULL, NULL, ms_hier_params_default().gamma};
-    int cmax = 4, json = 0, have_policy = 0, lookahead = MS_HIER_LOOKAHEAD_DEFAULT, o;
+    int cmax = 4, json = 0, have_policy = 0, o;
+    ms_hier_lookahead lookahead = {MS_HIER_LOOKAHEAD_DEFAULT, 1};
     ms_hier_policy pol = MS_HIER_OPTIMAL;
     optind = 1;
     while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -291,7 +304,8 @@ int cmd_hier(int argc, char **argv)
         case 'x': exec_out = optarg; break;
         case 'g': gpu_name = optarg; break;
         case 'L':
-            if (hier_lookahead_option(optarg, &lookahead))
+        case 'D':
+            if (hier_lookahead_option(o, optarg, &lookahead))
                 return 2;
             break;
         case 'C':
@@ -327,7 +341,7 @@ int cmd_hier(int argc, char **argv)
     if (rc) {
         hier_fail(err.msg);
     } else if (json) {
-        json_t *root = plan_json(&plan, &w, cr, pol, cmax, layout);
+        json_t *root = plan_json(&plan, &w, cr, pol, cmax, layout, lookahead);
         json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
         putchar('\n');
         json_decref(root);

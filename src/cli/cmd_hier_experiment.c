@@ -83,7 +83,7 @@ typedef struct point_result {
 
 /* Runs every policy on every mix; per_mix[i * NPOLICY + p] gets mix i's metrics. */
 static int run_point(const mix *mixes, int n, const ms_hier_corun *cr, int cmax, const char *model,
-                     int lookahead, ms_hier_metrics *per_mix, point_result *res, ms_error *err)
+                     ms_hier_lookahead lookahead, ms_hier_metrics *per_mix, point_result *res, ms_error *err)
 {
     ms_hier_window *ws = malloc((size_t)n * sizeof *ws);
     if (!ws)
@@ -193,9 +193,10 @@ int hier_experiment(int argc, char **argv)
         {"model", required_argument, 0, 'm'},  {"json", no_argument, 0, 'j'},
         {"catalogue", required_argument, 0, 'C'}, {"corun", required_argument, 0, 'r'},
         {"gamma", required_argument, 0, 'G'},  {"lookahead", required_argument, 0, 'L'},
+        {"lookahead-depth", required_argument, 0, 'D'},
         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     int ws[MAX_POINTS] = {12}, nw = 1, cs[MAX_POINTS] = {4}, nc = 1, per = 0, json = 0, o;
-    int lookahead = MS_HIER_LOOKAHEAD_DEFAULT;
+    ms_hier_lookahead lookahead = {MS_HIER_LOOKAHEAD_DEFAULT, 1};
     uint64_t seed = 1;
     const char *model = NULL;
     hier_sources src = {NULL, NULL, ms_hier_params_default().gamma};
@@ -220,7 +221,8 @@ int hier_experiment(int argc, char **argv)
             break;
         case 'm': model = optarg; break;
         case 'L':
-            if (hier_lookahead_option(optarg, &lookahead))
+        case 'D':
+            if (hier_lookahead_option(o, optarg, &lookahead))
                 return 2;
             break;
         case 'j': json = 1; break;
@@ -279,15 +281,21 @@ int hier_experiment(int argc, char **argv)
         }
         json_object_set_new(root, "corun", json_string(ms_hier_corun_measured(cr) ? "measured" : "model"));
         json_object_set_new(root, "seed", json_integer((json_int_t)seed));
-        if (model)
-            json_object_set_new(root, "lookahead", json_integer(lookahead));
+        if (model) {
+            json_object_set_new(root, "lookahead", json_integer(lookahead.width));
+            json_object_set_new(root, "lookahead_depth", json_integer(lookahead.depth));
+        }
         json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
         putchar('\n');
         json_decref(root);
     } else {
-        if (model && lookahead > 1)
+        if (model && lookahead.width > 1 && lookahead.depth > 1)
+            printf("(rl: the agent with lookahead %d, depth %d: its %d best actions by Q tried "
+                   "per decision, each finished by the lookahead of depth %d)\n",
+                   lookahead.width, lookahead.depth, lookahead.width, lookahead.depth - 1);
+        else if (model && lookahead.width > 1)
             printf("(rl: the agent with lookahead %d: its %d best actions by Q tried per decision, "
-                   "each finished by the greedy agent)\n", lookahead, lookahead);
+                   "each finished by the greedy agent)\n", lookahead.width, lookahead.width);
         else if (model)
             printf("(rl: the greedy agent)\n");
         if (!ms_hier_corun_measured(cr))

@@ -162,7 +162,7 @@ static int evaluate(ms_hier_trainer *t, const ms_hier_window *ws, const ms_hier_
     memset(plans, 0, sizeof plans);
     int rc = MS_OK;
     for (int k = 0; k < NEVAL && !rc; k++)
-        rc = ms_hier_trainer_plan(t, &ws[k], cr, cmax, 1, &plans[k], err);
+        rc = ms_hier_trainer_plan(t, &ws[k], cr, cmax, MS_HIER_GREEDY, &plans[k], err);
     if (!rc)
         *tp = mean_throughput(plans, ws);
     for (int k = 0; k < NEVAL; k++)

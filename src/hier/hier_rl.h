@@ -107,26 +107,26 @@ void hier_rl_expert_start(hier_rl_expert *x, hier_rl_env *e);
  * rewards' units. */
 void hier_rl_expert_q(const hier_rl_expert *x, hier_rl_env *e, const uint8_t *mask, float *q);
 
-/* The agent's decisions (rl_lookahead.c): greedy in Q with lookahead 1, else the best of the
- * `lookahead` actions of highest Q, each completed by the greedy agent (rollout). */
+/* The agent's decisions (rl_lookahead.c): greedy in Q with width 1, else the best of the
+ * `width` actions of highest Q, each completed by the rule one level shallower (rollout). */
 typedef struct hier_rl_decider {
     const ms_mlp *net;
     ms_mlp_work work;
     float *obs, *q;
     uint8_t *m;
-    int lookahead;
-    hier_rl_env *trial; /* lookahead > 1: the copy each tried action runs on */
+    ms_hier_lookahead lookahead;
+    hier_rl_env *trial; /* width > 1: per depth, the copy each tried action runs on */
 } hier_rl_decider;
 int hier_rl_decider_init(hier_rl_decider *d, const ms_mlp *net, const hier_rl_env *e,
-                         int lookahead, ms_error *err);
+                         ms_hier_lookahead lookahead, ms_error *err);
 void hier_rl_decider_free(hier_rl_decider *d);
 /* The action to take in e's current state (e is left as it was). */
 int hier_rl_decide(hier_rl_decider *d, hier_rl_env *e);
 
 /* Plans w with the network (W jobs at a time when w is longer), appending to out. */
 int hier_rl_plan(const ms_mlp *net, hier_rl_env *e, const ms_hier_window *w,
-                 const ms_hier_corun *cr, int cmax, int lookahead, ms_hier_plan *out,
-                 ms_error *err);
+                 const ms_hier_corun *cr, int cmax, ms_hier_lookahead lookahead,
+                 ms_hier_plan *out, ms_error *err);
 
 /* The environment's description stored in model files (with the programs trained on when
  * cat is not NULL), and its check on load. */

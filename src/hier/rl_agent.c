@@ -16,8 +16,8 @@ struct ms_hier_agent {
 };
 
 int hier_rl_plan(const ms_mlp *net, hier_rl_env *e, const ms_hier_window *w,
-                 const ms_hier_corun *cr, int cmax, int lookahead, ms_hier_plan *out,
-                 ms_error *err)
+                 const ms_hier_corun *cr, int cmax, ms_hier_lookahead lookahead,
+                 ms_hier_plan *out, ms_error *err)
 {
     if (cmax < 1 || cmax > e->cmax)
         return ms_error_set(err, MS_EINVAL, "hier rl: the model plans groups of up to %d jobs, "
@@ -151,7 +151,8 @@ int ms_hier_agent_window(const ms_hier_agent *a) { return a->env.W; }
 int ms_hier_agent_cmax(const ms_hier_agent *a) { return a->env.cmax; }
 
 int ms_hier_agent_plan(ms_hier_agent *a, const ms_hier_window *w, const ms_hier_corun *cr,
-                       int cmax, int lookahead, ms_hier_plan *out, ms_error *err)
+                       int cmax, ms_hier_lookahead lookahead, ms_hier_plan *out,
+                       ms_error *err)
 {
     memset(out, 0, sizeof *out);
     int rc = hier_rl_plan(&a->model.mlp, &a->env, w, cr, cmax, lookahead, out, err);
@@ -161,7 +162,8 @@ int ms_hier_agent_plan(ms_hier_agent *a, const ms_hier_window *w, const ms_hier_
 }
 
 int ms_hier_rl_plan(const ms_hier_window *w, const ms_hier_corun *cr, int cmax,
-                    const char *model_path, int lookahead, ms_hier_plan *out, ms_error *err)
+                    const char *model_path, ms_hier_lookahead lookahead, ms_hier_plan *out,
+                    ms_error *err)
 {
     ms_hier_agent *a;
     int rc = ms_hier_agent_load(model_path, &a, err);

@@ -1,12 +1,15 @@
 /* rl_lookahead.c: the agent's decisions, greedy or improved by rollout (Bertsekas' policy
  * improvement with the learned Q-function as the base policy). With lookahead K > 1 each
- * decision tries the K allowed actions of highest Q on a copy of the episode, lets the greedy
- * agent finish each copy, and takes the action whose finished window has the least co-run
- * time (the model's exact cost), the greedy action on ties. The greedy action is always
- * tried and its completion continues the previous decision's best one, so the best
- * completion's cost never rises from one decision to the next: the plan is never worse than
- * the greedy agent's. The Q-function picks both the K candidates and every completion; the
- * cost is at most K greedy completions per decision. */
+ * decision tries the K allowed actions of highest Q on a copy of the episode, lets the base
+ * rule finish each copy, and takes the action whose finished window has the least co-run
+ * time (the model's exact cost), the earlier candidate on ties. At depth 1 the base rule is
+ * the greedy agent; at depth D it is this rule at depth D - 1 (nested rollout). The base
+ * rule's own action is always among the K tried (it is the greedy one, or the best of the
+ * same K at depth D - 1), and a deterministic base rule's completion continues from the
+ * state it leads to, so the best completion's cost never rises from one decision to the
+ * next: the plan is never worse than the base rule's, hence never worse than the greedy
+ * agent's. The Q-function picks the candidates and every completion; the cost is at most
+ * K^D greedy completions per decision. */
 #include <float.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,20 +17,24 @@
 #include "hier_rl.h"
 
 int hier_rl_decider_init(hier_rl_decider *d, const ms_mlp *net, const hier_rl_env *e,
-                         int lookahead, ms_error *err)
+                         ms_hier_lookahead lookahead, ms_error *err)
 {
     memset(d, 0, sizeof *d);
-    if (lookahead < 1 || lookahead > MS_HIER_MAX_LOOKAHEAD)
-        return ms_error_set(err, MS_EINVAL, "hier rl: lookahead %d out of 1..%d", lookahead,
-                            MS_HIER_MAX_LOOKAHEAD);
+    if (lookahead.width < 1 || lookahead.width > MS_HIER_MAX_LOOKAHEAD)
+        return ms_error_set(err, MS_EINVAL, "hier rl: lookahead %d out of 1..%d",
+                            lookahead.width, MS_HIER_MAX_LOOKAHEAD);
+    if (lookahead.depth < 1 || lookahead.depth > MS_HIER_MAX_LOOKAHEAD_DEPTH)
+        return ms_error_set(err, MS_EINVAL, "hier rl: lookahead depth %d out of 1..%d",
+                            lookahead.depth, MS_HIER_MAX_LOOKAHEAD_DEPTH);
+    bool rollout = lookahead.width > 1;
     int nact = hier_rl_num_actions(e);
     d->net = net;
     d->lookahead = lookahead;
     d->obs = malloc((size_t)hier_rl_obs_size(e) * sizeof(float));
     d->q = malloc((size_t)nact * sizeof(float));
     d->m = malloc((size_t)nact);
-    d->trial = lookahead > 1 ? malloc(sizeof *d->trial) : NULL;
-    bool ok = d->obs && d->q && d->m && (lookahead == 1 || d->trial);
+    d->trial = rollout ? malloc((size_t)lookahead.depth * sizeof *d->trial) : NULL;
+    bool ok = d->obs && d->q && d->m && (!rollout || d->trial);
     if (!ok || ms_mlp_work_init(&d->work, net, 1, err)) {
         free(d->obs);
         free(d->q);
@@ -58,13 +65,16 @@ static int greedy(hier_rl_decider *d, hier_rl_env *e)
     return ms_dqn_greedy(d->net, &d->work, d->obs, d->m, d->q);
 }
 
-/* The co-run time of e's window once a and then the greedy agent's actions are taken. */
-static double completion(hier_rl_decider *d, hier_rl_env *e, int a)
+static int decide_at(hier_rl_decider *d, hier_rl_env *e, int depth);
+
+/* The co-run time of e's window once a and then the actions of the rule of `depth` are
+ * taken (depth 0: the greedy agent). */
+static double completion(hier_rl_decider *d, hier_rl_env *e, int a, int depth)
 {
     bool done = false;
     hier_rl_ops.step(e, a, &done);
     while (!done)
-        hier_rl_ops.step(e, greedy(d, e), &done);
+        hier_rl_ops.step(e, depth ? decide_at(d, e, depth) : greedy(d, e), &done);
     return e->corun_total;
 }
 
@@ -90,22 +100,30 @@ static int top_k(const hier_rl_decider *d, int nact, int a, int k, int *out)
     return n;
 }
 
-int hier_rl_decide(hier_rl_decider *d, hier_rl_env *e)
+/* The rule of `depth` >= 1 (each level has its own trial copy: the levels below run on
+ * copies of it). */
+static int decide_at(hier_rl_decider *d, hier_rl_env *e, int depth)
 {
     int a = greedy(d, e);
-    if (d->lookahead == 1)
+    if (d->lookahead.width == 1)
         return a;
     int cand[MS_HIER_MAX_LOOKAHEAD];
-    int n = top_k(d, hier_rl_num_actions(e), a, d->lookahead, cand);
+    int n = top_k(d, hier_rl_num_actions(e), a, d->lookahead.width, cand);
     int best = a;
     double best_cost = DBL_MAX;
+    hier_rl_env *trial = &d->trial[depth - 1];
     for (int i = 0; i < n && n > 1; i++) {
-        hier_rl_env_copy(d->trial, e);
-        double cost = completion(d, d->trial, cand[i]);
+        hier_rl_env_copy(trial, e);
+        double cost = completion(d, trial, cand[i], depth - 1);
         if (cost < best_cost) {
             best_cost = cost;
             best = cand[i];
         }
     }
     return best;
+}
+
+int hier_rl_decide(hier_rl_decider *d, hier_rl_env *e)
+{
+    return decide_at(d, e, d->lookahead.depth);
 }

@@ -216,7 +216,8 @@ int ms_hier_trainer_save(ms_hier_trainer *t, const char *path, ms_error *err)
 }
 
 int ms_hier_trainer_plan(ms_hier_trainer *t, const ms_hier_window *w, const ms_hier_corun *cr,
-                         int cmax, int lookahead, ms_hier_plan *out, ms_error *err)
+                         int cmax, ms_hier_lookahead lookahead, ms_hier_plan *out,
+                         ms_error *err)
 {
     /* A second environment: the training episode in t->env goes on untouched. */
     hier_rl_env *e = malloc(sizeof *e);

@@ -2,7 +2,7 @@
 # migsched hier train (paper 004's DQN agent): a tiny run writes a model that `migsched hier
 # --policy rl` and `hier experiment --model` use, same seed gives the same bytes, SIGINT
 # leaves a loadable checkpoint (exit 130), bad options and bad models are refused; the
-# rollout --lookahead of `hier` and `hier experiment`; --expert-pretrain.
+# rollout --lookahead (and --lookahead-depth) of `hier` and `hier experiment`; --expert-pretrain.
 # $1 = migsched, $2 = source dir.
 set -euo pipefail
 bin=$1
@@ -59,11 +59,23 @@ awk -v a="$t3" -v b="$t1" 'BEGIN { exit !(a <= b * (1 + 1e-12)) }' || fail "look
 "$bin" hier experiment --window 6 --cmax 3 --mixes 1 --model "$dir/a.bin" --lookahead 2 --json \
     > "$dir/e2.json" || fail "hier experiment --lookahead"
 grep -q '"lookahead": 2' "$dir/e2.json" || fail "no lookahead in the experiment's JSON"
+grep -q '"lookahead_depth": 1' "$dir/e2.json" || fail "no lookahead depth in the experiment's JSON"
+# --lookahead-depth 2: never slower than depth 1.
+"$bin" hier --window "$dir/win.csv" --policy rl --model "$dir/a.bin" --cmax 3 --lookahead 3 \
+    --lookahead-depth 2 --json > "$dir/p32.json" || fail "hier --policy rl --lookahead-depth 2"
+grep -q '"lookahead_depth": 2' "$dir/p32.json" || fail "no lookahead depth in the plan's JSON"
+t32=$(sed -n 's/^  "total": \(.*\),$/\1/p' "$dir/p32.json")
+awk -v a="$t32" -v b="$t3" 'BEGIN { exit !(a <= b * (1 + 1e-12)) }' || fail "depth 2 slower: $t32 > $t3"
 set +e
 for k in 0 9 x; do
     "$bin" hier --window "$dir/win.csv" --policy rl --model "$dir/a.bin" --lookahead $k 2>"$dir/err"
     [ $? = 2 ] || fail "--lookahead $k accepted"
     grep -q -- '--lookahead must be an integer in 1..8' "$dir/err" || fail "--lookahead $k message"
+done
+for d in 0 4 x; do
+    "$bin" hier experiment --model "$dir/a.bin" --lookahead-depth $d 2>"$dir/err"
+    [ $? = 2 ] || fail "--lookahead-depth $d accepted"
+    grep -q -- '--lookahead-depth must be an integer in 1..3' "$dir/err" || fail "--lookahead-depth $d message"
 done
 "$bin" hier --window "$dir/win.csv" --policy rl --model "$dir/a.bin" --cmax 4 2>"$dir/err"
 [ $? = 1 ] || fail "C_max above the model's accepted"
