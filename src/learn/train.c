@@ -10,7 +10,8 @@ typedef struct mig_slot {
     ms_env *env;
     ms_workload *w;
     const ms_gpu_model *gpu;
-    const ms_gen_params *gen;
+    const ms_gen_params *gen, *sorted_gen; /* sorted_gen: the same in class order */
+    const ms_sorted_episodes *sorted;
     int ntasks;
     bool vary, random_start;
 } mig_slot;
@@ -18,6 +19,7 @@ typedef struct mig_slot {
 struct ms_trainer {
     ms_gpu_model gpu;
     ms_train_config cfg;
+    ms_gen_params sorted_gen;
     int n;
     mig_slot *slots;
     void **ptrs;
@@ -26,17 +28,34 @@ struct ms_trainer {
     double cpu_seconds;
 };
 
+/* One batch of N of a class-ordered dataset, as `rl-eval --order sorted` cuts them: its
+ * batches hold one or two classes, which shuffled draws almost never do. */
+static int sorted_batch(mig_slot *s, ms_rng *rng, ms_error *err)
+{
+    ms_workload *all;
+    if (ms_generate(s->gpu, s->sorted_gen, s->sorted->tasks, rng, &all, err))
+        return err ? err->code : MS_EINVAL;
+    int nb = (s->sorted->tasks + s->ntasks - 1) / s->ntasks;
+    int from = (int)ms_rng_below(rng, (uint64_t)nb) * s->ntasks;
+    s->w = ms_workload_slice(all, from, s->ntasks);
+    ms_workload_free(all);
+    return s->w ? MS_OK : ms_error_set(err, MS_ENOMEM, "train: out of memory");
+}
+
 static int slot_reset(void *arg, ms_rng *rng, ms_error *err)
 {
     mig_slot *s = arg;
     ms_workload_free(s->w);
     s->w = NULL;
-    /* Half the episodes are shorter: evaluation batches are not all full (100 tasks make
-     * 7 batches of 14 and one of 2), and a policy that never saw a short batch fails it. */
+    /* No draw without a share: runs without it keep their bytes. */
+    bool sorted = s->sorted->share > 0 && ms_rng_uniform(rng) < s->sorted->share;
+    /* Half the other episodes are shorter: evaluation batches are not all full (100 tasks
+     * make 7 batches of 14 and one of 2), and a policy that never saw a short batch fails
+     * it. */
     int n = s->ntasks;
-    if (s->vary && ms_rng_below(rng, 2))
+    if (!sorted && s->vary && ms_rng_below(rng, 2))
         n = 1 + (int)ms_rng_below(rng, (uint64_t)s->ntasks);
-    if (ms_generate(s->gpu, s->gen, n, rng, &s->w, err))
+    if (sorted ? sorted_batch(s, rng, err) : ms_generate(s->gpu, s->gen, n, rng, &s->w, err))
         return err ? err->code : MS_EINVAL;
     int rc = ms_env_reset(s->env, s->w, err);
     if (rc || !s->random_start)
@@ -100,6 +119,14 @@ ms_trainer *ms_trainer_new(const ms_gpu_model *gpu, const ms_train_config *cfg,
     }
     t->gpu = *gpu;
     t->cfg = *cfg;
+    t->sorted_gen = cfg->gen;
+    t->sorted_gen.class_order = true;
+    if (cfg->sorted.share > 0 && (cfg->env.online || cfg->sorted.tasks < 1)) {
+        ms_error_set(err, MS_EINVAL, "train: sorted episodes need an offline policy and a "
+                                     "dataset of at least 1 task");
+        free(t);
+        return NULL;
+    }
     bool vary = !cfg->tasks_per_episode && !cfg->paper_episodes;
     if (!cfg->tasks_per_episode || cfg->paper_episodes)
         t->cfg.tasks_per_episode = cfg->env.online ? 3 * cfg->env.n_batch : cfg->env.n_batch;
@@ -114,6 +141,8 @@ ms_trainer *ms_trainer_new(const ms_gpu_model *gpu, const ms_train_config *cfg,
         mig_slot *s = &t->slots[i];
         s->gpu = &t->gpu;
         s->gen = &t->cfg.gen;
+        s->sorted_gen = &t->sorted_gen;
+        s->sorted = &t->cfg.sorted;
         s->ntasks = t->cfg.tasks_per_episode;
         s->vary = vary;
         s->random_start = cfg->paper_episodes;
@@ -172,6 +201,7 @@ void ms_trainer_model(ms_trainer *t, ms_rl_model *view)
     view->has_train = true;
     view->ppo = t->cfg.ppo;
     view->paper_episodes = t->cfg.paper_episodes;
+    view->sorted = t->cfg.sorted;
     view->has_cpu = true;
     view->cpu_seconds = t->cpu_seconds;
 }
