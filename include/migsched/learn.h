@@ -284,6 +284,12 @@ typedef struct ms_train_config {
 
 typedef struct ms_trainer ms_trainer;
 
+/* The workload of one training episode under cfg, drawn from rng: with probability
+ * cfg->sorted.share a sorted batch, else cfg's episode length (the paper's or the varied
+ * one) from the generator. */
+int ms_train_episode(const ms_gpu_model *gpu, const ms_train_config *cfg, ms_rng *rng,
+                     ms_workload **out, ms_error *err);
+
 /* resume (may be NULL): a checkpoint whose parameters, Adam state, steps and RNG continue. */
 ms_trainer *ms_trainer_new(const ms_gpu_model *gpu, const ms_train_config *cfg,
                            const ms_rl_model *resume, ms_error *err);
