@@ -37,7 +37,9 @@ printf '[{"name": "ok", "command": ["true"], "slices": 1, "seconds": 1}, {"name"
 [ $? = 1 ] && grep -q '^migsched: submit: job: slices' err && grep -q 'mixed.json: job 2 (bad) refused; 1 before it were queued' err \
     || fail "refused file job: $(cat err)"
 
-# 3. jobs, cancel, status.
+# 3. jobs, cancel, status (once the daemon has started job 1, which holds the whole GPU:
+# the submissions above can all be done before it does).
+await '[ "$(count_state running)" = 1 ]' 30
 "$M" jobs "${C[@]}" --state queued > jobs.txt || fail "jobs"
 grep -q '^ *2  queued .* two$' jobs.txt || fail "jobs --state queued: $(cat jobs.txt)"
 grep -q ' sleep$' jobs.txt && fail "a running job listed as queued"
