@@ -237,7 +237,8 @@ static void test_preset_promises(void **state)
     for (int i = 0; i < w->n; i++) {
         lo = fmin(lo, w->tasks[i].time[1]);
         hi = fmax(hi, w->tasks[i].time[1]);
-        assert_true(w->tasks[i].time[4] / w->tasks[i].time[2] >= test_ratio_bound(2, 4, 0.5) - 1e-12);
+        assert_true(w->tasks[i].time[4] / w->tasks[i].time[2] >=
+                    test_ratio_bound(2, 4, 0.5) - 1e-12);
     }
     assert_true(lo >= 1 && lo < 5 && hi <= 100 && hi > 95);
     ms_workload_free(w);
