@@ -119,3 +119,31 @@ void test_check_gradient(float *params, const float *grad, size_t n, float h, do
             fail_msg("parameter %zu: backprop %g, finite difference %g", i, grad[i], fd);
     }
 }
+
+/* prod_{k=a}^{b-1} (k + r) / (k + 1): t(b)/t(a) when every step in between uses r. */
+double test_ratio_bound(int a, int b, double r)
+{
+    double x = 1;
+    for (int k = a; k < b; k++)
+        x *= (k + r) / (k + 1);
+    return x;
+}
+
+int test_task_class(const ms_task *t, const ms_gpu_model *gpu)
+{
+    int good = gpu->sizes[0];
+    for (int k = 1; k < gpu->nsizes; k++) {
+        int a = gpu->sizes[k - 1], b = gpu->sizes[k];
+        double ratio = t->time[b] / t->time[a];
+        if (ratio <= test_ratio_bound(a, b, 0.2) * (1 + 1e-12)) {
+            if (good != a)
+                fail_msg("task %s scales well from %d to %d after a sub-linear step", t->name,
+                         a, b);
+            good = b;
+        } else if (!(ratio >= test_ratio_bound(a, b, 0.5) * (1 - 1e-12))) {
+            fail_msg("task %s: t(%d)/t(%d) = %g is neither near/super- nor sub-linear",
+                     t->name, b, a, ratio);
+        }
+    }
+    return good;
+}

@@ -20,6 +20,14 @@ struct ms_workload;
 struct ms_gpu_model;
 struct ms_rng;
 struct ms_schedule;
+struct ms_task;
+/* prod_{k=a}^{b-1} (k + r) / (k + 1): t(b)/t(a) of a generated task when every step in
+ * between uses r. */
+double test_ratio_bound(int a, int b, double r);
+/* The generator's class of a task (paper 000 6.3): the largest size it scales well up to
+ * (r <= 0.2 on every step), checking from its times alone that every step after it is
+ * sub-linear (r >= 0.5); fails the test otherwise. */
+int test_task_class(const struct ms_task *t, const struct ms_gpu_model *gpu);
 /* Some tasks lose sizes (inf: too little memory) and some times are rounded so that ties in
  * time and area occur; every task keeps at least one finite size. */
 void test_perturb_workload(struct ms_workload *w, const struct ms_gpu_model *gpu,

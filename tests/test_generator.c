@@ -159,36 +159,6 @@ static void test_bad_params(void **state)
     assert_int_equal(ms_generate(a30(), &p, 0, &rng, &w, &err), MS_EINVAL);
 }
 
-/* prod_{k=a}^{b-1} (k + r) / (k + 1): t(b)/t(a) when every step in between uses r. */
-static double ratio_bound(int a, int b, double r)
-{
-    double x = 1;
-    for (int k = a; k < b; k++)
-        x *= (k + r) / (k + 1);
-    return x;
-}
-
-/* The largest size the task scales well (r <= 0.2 on every step) up to, checking from the
- * output alone that every step after it is sub-linear (r >= 0.5). */
-static int classify(const ms_task *t, const ms_gpu_model *gpu)
-{
-    int good = gpu->sizes[0];
-    for (int k = 1; k < gpu->nsizes; k++) {
-        int a = gpu->sizes[k - 1], b = gpu->sizes[k];
-        double ratio = t->time[b] / t->time[a];
-        if (ratio <= ratio_bound(a, b, 0.2) * (1 + 1e-12)) {
-            if (good != a)
-                fail_msg("task %s scales well from %d to %d after a sub-linear step", t->name,
-                         a, b);
-            good = b;
-        } else if (!(ratio >= ratio_bound(a, b, 0.5) * (1 - 1e-12))) {
-            fail_msg("task %s: t(%d)/t(%d) = %g is neither near/super- nor sub-linear",
-                     t->name, b, a, ratio);
-        }
-    }
-    return good;
-}
-
 /* Every generated task: times only on the GPU's sizes, non-increasing, t(1) in range,
  * names t0001..; and the class histogram is exactly footnote 8's. */
 static void check_workload(const ms_gpu_model *gpu, const ms_gen_params *p, int n,
@@ -208,7 +178,7 @@ static void check_workload(const ms_gpu_model *gpu, const ms_gen_params *p, int 
         for (int k = 1; k < gpu->nsizes; k++)
             assert_true(t->time[gpu->sizes[k]] <= t->time[gpu->sizes[k - 1]]);
         assert_true(t->time[1] >= p->tmin && t->time[1] <= p->tmax);
-        seen[classify(t, gpu)]++;
+        seen[test_task_class(t, gpu)]++;
         double r1 = 2 * t->time[2] / t->time[1] - 1;  /* t(2) = (1 + r)/2 t(1) */
         strict_super += r1 < -1e-12;
         weak_super += r1 <= 1e-12;
@@ -256,8 +226,8 @@ static void test_preset_promises(void **state)
     int to7 = 0;
     for (int i = 0; i < w->n; i++) {
         const double *t = w->tasks[i].time;
-        assert_true(t[4] / t[1] <= ratio_bound(1, 4, 0.2) * (1 + 1e-12));
-        to7 += t[7] / t[4] <= ratio_bound(4, 7, 0.2) * (1 + 1e-12);
+        assert_true(t[4] / t[1] <= test_ratio_bound(1, 4, 0.2) * (1 + 1e-12));
+        to7 += t[7] / t[4] <= test_ratio_bound(4, 7, 0.2) * (1 + 1e-12);
     }
     assert_int_equal(to7, 500);
     ms_workload_free(w);
@@ -267,7 +237,8 @@ static void test_preset_promises(void **state)
     for (int i = 0; i < w->n; i++) {
         lo = fmin(lo, w->tasks[i].time[1]);
         hi = fmax(hi, w->tasks[i].time[1]);
-        assert_true(w->tasks[i].time[4] / w->tasks[i].time[2] >= ratio_bound(2, 4, 0.5) - 1e-12);
+        assert_true(w->tasks[i].time[4] / w->tasks[i].time[2] >=
+                    test_ratio_bound(2, 4, 0.5) - 1e-12);
     }
     assert_true(lo >= 1 && lo < 5 && hi <= 100 && hi > 95);
     ms_workload_free(w);
@@ -351,7 +322,7 @@ static void test_deterministic_and_shuffled(void **state)
     /* Classes are interleaved, not listed class by class. */
     int first_half_poor = 0;
     for (int i = 0; i < 100; i++)
-        first_half_poor += classify(&a->tasks[i], a100()) == 1;
+        first_half_poor += test_task_class(&a->tasks[i], a100()) == 1;
     assert_true(first_half_poor > 25 && first_half_poor < 75);
     ms_workload_free(a);
     ms_workload_free(b);
@@ -370,7 +341,8 @@ static void test_class_order(void **state)
     int found = 0;
     for (int i = 0; i < b->n; i++) {
         if (i)
-            assert_true(classify(&b->tasks[i - 1], a100()) <= classify(&b->tasks[i], a100()));
+            assert_true(test_task_class(&b->tasks[i - 1], a100()) <=
+                        test_task_class(&b->tasks[i], a100()));
         for (int j = 0; j < a->n; j++)
             if (!memcmp(a->tasks[j].time, b->tasks[i].time, sizeof a->tasks[j].time)) {
                 found++;
@@ -378,7 +350,8 @@ static void test_class_order(void **state)
             }
     }
     assert_int_equal(found, b->n);
-    assert_true(classify(&b->tasks[0], a100()) < classify(&b->tasks[b->n - 1], a100()));
+    assert_true(test_task_class(&b->tasks[0], a100()) <
+                test_task_class(&b->tasks[b->n - 1], a100()));
     ms_workload_free(a);
     ms_workload_free(b);
 }

@@ -157,6 +157,14 @@ ms_rng *ms_ppo_rng(ms_ppo *p);
 /* ---- Model files: "MSRLMODL", version, JSON header, float32 parameters (+ Adam state). */
 #define MS_MODEL_VERSION 1
 
+/* A share of the training episodes cut as `rl-eval --order sorted` cuts its batches: a
+ * dataset of `tasks` tasks from the generator in class order, one of its batches of N
+ * (the short last one included), drawn uniformly. share 0: none (files before it). */
+typedef struct ms_sorted_episodes {
+    double share;
+    int tasks;
+} ms_sorted_episodes;
+
 typedef struct ms_rl_model {
     ms_mlp mlp;
     ms_env_config env;
@@ -173,6 +181,7 @@ typedef struct ms_rl_model {
     bool has_train;
     ms_ppo_config ppo;
     bool paper_episodes;
+    ms_sorted_episodes sorted; /* header "sorted_share", "sorted_tasks" (only when share > 0) */
     /* Process CPU seconds the training has used so far, over every resumed run (header
      * "cpu_seconds"; files from before it have none: has_cpu false). */
     bool has_cpu;
@@ -275,11 +284,18 @@ typedef struct ms_train_config {
      * class proportions), on a random canonical configuration whose instances are each busy
      * with probability 1/2 for a time uniform in [0, scale). Overrides tasks_per_episode. */
     bool paper_episodes;
+    ms_sorted_episodes sorted; /* offline only; applies to paper episodes too */
     long total_steps;
     uint64_t seed;
 } ms_train_config;
 
 typedef struct ms_trainer ms_trainer;
+
+/* The workload of one training episode under cfg, drawn from rng: with probability
+ * cfg->sorted.share a sorted batch, else cfg's episode length (the paper's or the varied
+ * one) from the generator. */
+int ms_train_episode(const ms_gpu_model *gpu, const ms_train_config *cfg, ms_rng *rng,
+                     ms_workload **out, ms_error *err);
 
 /* resume (may be NULL): a checkpoint whose parameters, Adam state, steps and RNG continue. */
 ms_trainer *ms_trainer_new(const ms_gpu_model *gpu, const ms_train_config *cfg,

@@ -44,20 +44,26 @@ static void usage(FILE *f)
             "                       options after it override\n"
             "  --paper-episodes     every episode holds exactly N tasks (3N online) and starts on\n"
             "                       a random configuration with random busy instances\n"
+            "  --sorted-share X     share (0..1, default 0) of the episodes cut as rl-eval\n"
+            "                       --order sorted cuts batches: one batch of N of a dataset\n"
+            "                       of --sorted-tasks T (default 100) tasks in class order\n"
+            "                       (offline only)\n"
             "  --seed S             (default 1)\n"
             "  --eval-every K       evaluate and checkpoint every K steps (default S/10)\n"
             "  --eval-sets D --eval-tasks T   evaluation datasets (default 100 of 100 tasks)\n"
             "  --resume             continue from the checkpoint in --out with its settings\n"
             "  --fine-tune          (with --resume) --envs --rollout --epochs --minibatch --lr\n"
-            "                       --lr-decay --lr-min --ent-coef given here replace its\n"
+            "                       --lr-decay --lr-min --ent-coef --sorted-share\n"
+            "                       --sorted-tasks given here replace its\n"
             "  --slim               write the final file without the optimiser state\n");
 }
 
 /* Training settings a resume takes from the command line instead of the checkpoint. */
 enum { TUNE_ENVS, TUNE_ROLLOUT, TUNE_EPOCHS, TUNE_MINIBATCH, TUNE_LR, TUNE_DECAY, TUNE_LR_MIN,
-       TUNE_ENT, TUNE_N };
-static const char *const tune_names[TUNE_N] = {"envs",  "rollout",  "epochs", "minibatch",
-                                               "lr",    "lr-decay", "lr-min", "ent-coef"};
+       TUNE_ENT, TUNE_SHARE, TUNE_STASKS, TUNE_N };
+static const char *const tune_names[TUNE_N] = {
+    "envs", "rollout", "epochs", "minibatch", "lr", "lr-decay", "lr-min", "ent-coef",
+    "sorted-share", "sorted-tasks"};
 
 typedef struct train_opts {
     const char *gpu, *preset, *out;
@@ -79,8 +85,8 @@ static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
         {"eval-sets", 1, 0, 'd'},  {"eval-tasks", 1, 0, 't'}, {"resume", 0, 0, 'r'},
         {"slim", 0, 0, 'L'},       {"separate", 0, 0, 'P'},  {"ent-coef", 1, 0, 'C'},
         {"paper-ppo", 0, 0, 'A'},  {"paper-episodes", 0, 0, 'Y'}, {"lr-decay", 1, 0, 'y'},
-        {"lr-min", 1, 0, 'm'},     {"fine-tune", 0, 0, 'F'},  {"help", 0, 0, 'h'},
-        {0, 0, 0, 0}};
+        {"lr-min", 1, 0, 'm'},     {"fine-tune", 0, 0, 'F'},  {"sorted-share", 1, 0, 'x'},
+        {"sorted-tasks", 1, 0, 'X'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
     optind = 1;
     int ch, li = -1;
     while ((li = -1, ch = getopt_long(argc, argv, "h", longopts, &li)) != -1) {
@@ -142,6 +148,14 @@ static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
             o->given[ch == 'l' ? TUNE_LR : TUNE_LR_MIN] = true;
             break;
         }
+        case 'x': {
+            double x = strtod(optarg, &end);
+            if (*end || end == optarg || !(x >= 0 && x <= 1))
+                goto bad;
+            c->sorted.share = x;
+            o->given[TUNE_SHARE] = true;
+            break;
+        }
         case 'y':
             if (ms_lr_decay_parse(optarg, &c->ppo.lr_decay))
                 goto bad;
@@ -154,7 +168,7 @@ static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
                 goto bad;
             break;
         case 's': case 'N': case 'M': case 'e': case 'T': case 'k': case 'b': case 'j':
-        case 'v': case 'd': case 't':
+        case 'v': case 'd': case 't': case 'X':
             if (!num_ok || (v == 0 && ch != 'v'))
                 goto bad;
             if (ch == 's') o->steps = v;
@@ -172,6 +186,8 @@ static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
             if (ch == 'v') o->eval_every = v;
             if (ch == 'd') o->eval_sets = (int)v;
             if (ch == 't') o->eval_tasks = (int)v;
+            if (ch == 'X') c->sorted.tasks = (int)v;
+            o->given[TUNE_STASKS] |= ch == 'X';
             break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
@@ -187,6 +203,11 @@ static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
                           : !o->out                   ? "--out"
                           : o->fine_tune && !o->resume ? "--resume (for --fine-tune)"
                                                       : NULL;
+    if (!missing && c->sorted.share > 0 && c->env.online) {
+        fprintf(stderr, "migsched train: --sorted-share: sorted batches are for offline "
+                        "policies, not --online\n");
+        return 2;
+    }
     if (optind < argc || missing) {
         if (missing)
             fprintf(stderr, "migsched train: %s is required\n", missing);
@@ -242,20 +263,23 @@ static double now_s(void)
 
 /* --fine-tune: the settings given on this command line replace the checkpoint's, said on
  * one line (which `plot --curves` skips). */
-static void fine_tune(const train_opts *o, const ms_ppo_config *cli, ms_ppo_config *c)
+static void fine_tune(const train_opts *o, const ms_train_config *cli, ms_train_config *tc)
 {
     bool any = false;
+    ms_ppo_config *c = &tc->ppo;
     for (int k = 0; k < TUNE_N; k++) {
         if (!o->fine_tune || !o->given[k])
             continue;
-        if (k == TUNE_ENVS) c->n_envs = cli->n_envs;
-        if (k == TUNE_ROLLOUT) c->n_steps = cli->n_steps;
-        if (k == TUNE_EPOCHS) c->n_epochs = cli->n_epochs;
-        if (k == TUNE_MINIBATCH) c->minibatch = cli->minibatch;
-        if (k == TUNE_LR) c->lr = cli->lr;
-        if (k == TUNE_DECAY) c->lr_decay = cli->lr_decay;
-        if (k == TUNE_LR_MIN) c->lr_min = cli->lr_min;
-        if (k == TUNE_ENT) memcpy(c->ent_coef, cli->ent_coef, sizeof c->ent_coef);
+        if (k == TUNE_ENVS) c->n_envs = cli->ppo.n_envs;
+        if (k == TUNE_ROLLOUT) c->n_steps = cli->ppo.n_steps;
+        if (k == TUNE_EPOCHS) c->n_epochs = cli->ppo.n_epochs;
+        if (k == TUNE_MINIBATCH) c->minibatch = cli->ppo.minibatch;
+        if (k == TUNE_LR) c->lr = cli->ppo.lr;
+        if (k == TUNE_DECAY) c->lr_decay = cli->ppo.lr_decay;
+        if (k == TUNE_LR_MIN) c->lr_min = cli->ppo.lr_min;
+        if (k == TUNE_ENT) memcpy(c->ent_coef, cli->ppo.ent_coef, sizeof c->ent_coef);
+        if (k == TUNE_SHARE) tc->sorted.share = cli->sorted.share;
+        if (k == TUNE_STASKS) tc->sorted.tasks = cli->sorted.tasks;
         fprintf(stderr, "%s --%s", any ? "," : "fine-tune: this run's", tune_names[k]);
         any = true;
     }
@@ -276,11 +300,14 @@ static int load_resume(const train_opts *o, ms_train_config *c, ms_rl_model *r, 
     *have = true;
     c->env = r->env; /* the checkpoint's environment wins */
     if (r->has_train) { /* and so do its training settings (threads are this run's) */
-        ms_ppo_config cli = c->ppo;
+        ms_train_config cli = *c;
         c->ppo = r->ppo;
-        c->ppo.threads = cli.threads;
+        c->ppo.threads = cli.ppo.threads;
         c->paper_episodes = r->paper_episodes;
-        fine_tune(o, &cli, &c->ppo);
+        c->sorted = r->sorted;
+        if (!c->sorted.tasks) /* a share given now cuts from the default dataset */
+            c->sorted.tasks = cli.sorted.tasks;
+        fine_tune(o, &cli, c);
     }
     c->ppo.nhidden = r->mlp.nhidden;
     c->ppo.separate = r->mlp.separate;
@@ -352,6 +379,7 @@ int cmd_train(int argc, char **argv)
     ms_env_config_default(&c.env);
     ms_ppo_config_default(&c.ppo);
     c.seed = 1;
+    c.sorted.tasks = 100; /* rl-eval's --tasks */
     int rc = parse_args(argc, argv, &o, &c);
     if (rc >= 0)
         return rc;

@@ -45,11 +45,15 @@ static json_t *header_json(const ms_rl_model *m)
                       "lr", (double)c->lr, "ent_coef", (double)c->ent_coef[0],
                       (double)c->ent_coef[1], (double)c->ent_coef[2], (double)c->ent_coef[3],
                       "paper_episodes", m->paper_episodes));
+        json_t *t = json_object_get(h, "train");
         /* Only when set: files of a constant rate keep the header they always had. */
         if (c->lr_decay != MS_LR_CONSTANT) {
-            json_t *t = json_object_get(h, "train");
             json_object_set_new(t, "lr_decay", json_string(ms_lr_decay_name(c->lr_decay)));
             json_object_set_new(t, "lr_min", json_real(c->lr_min));
+        }
+        if (m->sorted.share > 0) { /* likewise */
+            json_object_set_new(t, "sorted_share", json_real(m->sorted.share));
+            json_object_set_new(t, "sorted_tasks", json_integer(m->sorted.tasks));
         }
     }
     if (h && m->has_cpu)
@@ -64,15 +68,16 @@ static int parse_train(const char *path, json_t *t, ms_rl_model *m, ms_error *er
         return MS_OK;
     ms_ppo_config *c = &m->ppo;
     ms_ppo_config_default(c);
-    double lr, e[4], lr_min = 0;
-    int paper = 0;
+    double lr, e[4], lr_min = 0, share = 0;
+    int paper = 0, sorted_tasks = 0;
     const char *decay = "none";
     json_error_t je;
     if (json_unpack_ex(t, &je, JSON_STRICT,
-                       "{s:i, s:i, s:i, s:i, s:F, s:[FFFF], s:b, s?s, s?F}", "envs",
+                       "{s:i, s:i, s:i, s:i, s:F, s:[FFFF], s:b, s?s, s?F, s?F, s?i}", "envs",
                        &c->n_envs, "rollout", &c->n_steps, "epochs", &c->n_epochs,
                        "minibatch", &c->minibatch, "lr", &lr, "ent_coef", &e[0], &e[1], &e[2],
-                       &e[3], "paper_episodes", &paper, "lr_decay", &decay, "lr_min", &lr_min))
+                       &e[3], "paper_episodes", &paper, "lr_decay", &decay, "lr_min", &lr_min,
+                       "sorted_share", &share, "sorted_tasks", &sorted_tasks))
         return ms_error_set(err, MS_EINVAL, "%s: header: train: %s", path, je.text);
     if (ms_lr_decay_parse(decay, &c->lr_decay))
         return ms_error_set(err, MS_EINVAL, "%s: header: train: lr_decay: unknown '%s'", path,
@@ -80,7 +85,7 @@ static int parse_train(const char *path, json_t *t, ms_rl_model *m, ms_error *er
     c->lr_min = (float)lr_min;
     bool ok = c->n_envs >= 1 && c->n_steps >= 1 && c->n_epochs >= 1 && c->minibatch >= 1 &&
               c->minibatch <= c->n_envs * c->n_steps && lr > 0 && lr < 1 && lr_min >= 0 &&
-              lr_min <= lr;
+              lr_min <= lr && share >= 0 && share <= 1 && (share == 0 || sorted_tasks >= 1);
     for (int i = 0; i < 4; i++) {
         ok &= e[i] >= 0 && e[i] < 1;
         c->ent_coef[i] = (float)e[i];
@@ -90,6 +95,7 @@ static int parse_train(const char *path, json_t *t, ms_rl_model *m, ms_error *er
     c->lr = (float)lr;
     m->has_train = true;
     m->paper_episodes = paper;
+    m->sorted = (ms_sorted_episodes){share, share > 0 ? sorted_tasks : 0};
     return MS_OK;
 }
 

@@ -10,9 +10,7 @@ typedef struct mig_slot {
     ms_env *env;
     ms_workload *w;
     const ms_gpu_model *gpu;
-    const ms_gen_params *gen;
-    int ntasks;
-    bool vary, random_start;
+    const ms_train_config *cfg;
 } mig_slot;
 
 struct ms_trainer {
@@ -26,20 +24,48 @@ struct ms_trainer {
     double cpu_seconds;
 };
 
+/* One batch of N of a class-ordered dataset, as `rl-eval --order sorted` cuts them: its
+ * batches hold one or two classes, which shuffled draws almost never do. */
+static int sorted_batch(const ms_gpu_model *gpu, const ms_train_config *cfg, ms_rng *rng,
+                        ms_workload **out, ms_error *err)
+{
+    ms_gen_params gen = cfg->gen;
+    gen.class_order = true;
+    ms_workload *all;
+    int rc = ms_generate(gpu, &gen, cfg->sorted.tasks, rng, &all, err);
+    if (rc)
+        return rc;
+    int N = cfg->env.n_batch, nb = (cfg->sorted.tasks + N - 1) / N;
+    *out = ms_workload_slice(all, (int)ms_rng_below(rng, (uint64_t)nb) * N, N);
+    ms_workload_free(all);
+    return *out ? MS_OK : ms_error_set(err, MS_ENOMEM, "train: out of memory");
+}
+
+int ms_train_episode(const ms_gpu_model *gpu, const ms_train_config *cfg, ms_rng *rng,
+                     ms_workload **out, ms_error *err)
+{
+    /* No draw without a share: runs without it keep their bytes. */
+    if (cfg->sorted.share > 0 && ms_rng_uniform(rng) < cfg->sorted.share)
+        return sorted_batch(gpu, cfg, rng, out, err);
+    int full = cfg->env.online ? 3 * cfg->env.n_batch : cfg->env.n_batch;
+    int n = cfg->tasks_per_episode && !cfg->paper_episodes ? cfg->tasks_per_episode : full;
+    /* Otherwise half the episodes are shorter: evaluation batches are not all full (100
+     * tasks make 7 batches of 14 and one of 2), and a policy that never saw a short batch
+     * fails it. */
+    if (!cfg->tasks_per_episode && !cfg->paper_episodes && ms_rng_below(rng, 2))
+        n = 1 + (int)ms_rng_below(rng, (uint64_t)full);
+    return ms_generate(gpu, &cfg->gen, n, rng, out, err);
+}
+
 static int slot_reset(void *arg, ms_rng *rng, ms_error *err)
 {
     mig_slot *s = arg;
     ms_workload_free(s->w);
     s->w = NULL;
-    /* Half the episodes are shorter: evaluation batches are not all full (100 tasks make
-     * 7 batches of 14 and one of 2), and a policy that never saw a short batch fails it. */
-    int n = s->ntasks;
-    if (s->vary && ms_rng_below(rng, 2))
-        n = 1 + (int)ms_rng_below(rng, (uint64_t)s->ntasks);
-    if (ms_generate(s->gpu, s->gen, n, rng, &s->w, err))
+    if (ms_train_episode(s->gpu, s->cfg, rng, &s->w, err))
         return err ? err->code : MS_EINVAL;
     int rc = ms_env_reset(s->env, s->w, err);
-    if (rc || !s->random_start)
+    if (rc || !s->cfg->paper_episodes)
         return rc;
     const ms_canon_set *cs = ms_env_canon(s->env);
     int part = cs->partition[ms_rng_below(rng, (uint64_t)cs->n)];
@@ -100,9 +126,12 @@ ms_trainer *ms_trainer_new(const ms_gpu_model *gpu, const ms_train_config *cfg,
     }
     t->gpu = *gpu;
     t->cfg = *cfg;
-    bool vary = !cfg->tasks_per_episode && !cfg->paper_episodes;
-    if (!cfg->tasks_per_episode || cfg->paper_episodes)
-        t->cfg.tasks_per_episode = cfg->env.online ? 3 * cfg->env.n_batch : cfg->env.n_batch;
+    if (cfg->sorted.share > 0 && (cfg->env.online || cfg->sorted.tasks < 1)) {
+        ms_error_set(err, MS_EINVAL, "train: sorted episodes need an offline policy and a "
+                                     "dataset of at least 1 task");
+        free(t);
+        return NULL;
+    }
     t->n = cfg->ppo.n_envs;
     t->slots = calloc((size_t)t->n, sizeof *t->slots);
     t->ptrs = calloc((size_t)t->n, sizeof *t->ptrs);
@@ -113,10 +142,7 @@ ms_trainer *ms_trainer_new(const ms_gpu_model *gpu, const ms_train_config *cfg,
     for (int i = 0; i < t->n; i++) {
         mig_slot *s = &t->slots[i];
         s->gpu = &t->gpu;
-        s->gen = &t->cfg.gen;
-        s->ntasks = t->cfg.tasks_per_episode;
-        s->vary = vary;
-        s->random_start = cfg->paper_episodes;
+        s->cfg = &t->cfg;
         if (!(s->env = ms_env_new(&t->gpu, &cfg->env, err)))
             goto fail;
         t->ptrs[i] = s;
@@ -172,6 +198,7 @@ void ms_trainer_model(ms_trainer *t, ms_rl_model *view)
     view->has_train = true;
     view->ppo = t->cfg.ppo;
     view->paper_episodes = t->cfg.paper_episodes;
+    view->sorted = t->cfg.sorted;
     view->has_cpu = true;
     view->cpu_seconds = t->cpu_seconds;
 }

@@ -110,7 +110,38 @@ grep -q "fine-tune: this run's --envs, --rollout, --epochs, --minibatch, --lr, -
     || { echo "FAIL: fine-tune line"; exit 1; }
 grep -q "lr 2.00e-04" "$dir/log" || { echo "FAIL: fine-tune rate"; exit 1; }
 ! head -c 1000 "$dir/d2.bin" | grep -aq lr_decay || { echo "FAIL: fine-tune header"; exit 1; }
+# --sorted-share: the same seed gives the same bytes, the header records the share and the
+# dataset (a file without them loads as before), a plain resume keeps them and a fine-tune
+# adds them to a checkpoint that had none.
+sorted=(--sorted-share 0.5 --sorted-tasks 10 --steps 256 --seed 5)
+"$bin" train "${small[@]}" "${sorted[@]}" --out "$dir/so.bin" 2>/dev/null
+"$bin" train "${small[@]}" "${sorted[@]}" --out "$dir/so2.bin" 2>/dev/null
+same_model "$dir/so.bin" "$dir/so2.bin" || { echo "FAIL: sorted share not reproducible"; exit 1; }
+! same_model "$dir/so.bin" "$dir/b.bin" || { echo "FAIL: sorted share changed nothing"; exit 1; }
+head -c 1000 "$dir/so.bin" | grep -aq '"sorted_share":0.5,"sorted_tasks":10' \
+    || { echo "FAIL: sorted share header"; exit 1; }
+! head -c 1000 "$dir/b.bin" | grep -aq sorted_ || { echo "FAIL: header without share"; exit 1; }
+"$bin" train "${small[@]}" --steps 384 --out "$dir/so.bin" --resume 2>/dev/null
+head -c 1000 "$dir/so.bin" | grep -aq '"sorted_share":0.5,"sorted_tasks":10' \
+    || { echo "FAIL: resume lost the sorted share"; exit 1; }
+cp "$dir/b.bin" "$dir/bs.bin"
+"$bin" train "${small[@]}" --steps 384 --out "$dir/bs.bin" --resume --fine-tune \
+    --sorted-share 0.25 2>"$dir/log"
+grep -q "fine-tune: this run's --envs, .*, --sorted-share replace the checkpoint's" "$dir/log" \
+    || { echo "FAIL: sorted share fine-tune line"; exit 1; }
+head -c 1000 "$dir/bs.bin" | grep -aq '"sorted_share":0.25,"sorted_tasks":100' \
+    || { echo "FAIL: sorted share fine-tune header"; exit 1; }
 set +e
+for bad in 1.5 -0.1 x ""; do
+  "$bin" train "${small[@]}" --steps 64 --sorted-share "$bad" --out "$dir/x.bin" 2>"$dir/err"
+  [ $? = 2 ] && grep -q -- "--sorted-share: bad value" "$dir/err" \
+      || { echo "FAIL: --sorted-share '$bad'"; exit 1; }
+done
+"$bin" train "${small[@]}" --steps 64 --sorted-tasks 0 --out "$dir/x.bin" 2>"$dir/err"
+[ $? = 2 ] && grep -q -- "--sorted-tasks: bad value" "$dir/err" || { echo "FAIL: --sorted-tasks 0"; exit 1; }
+"$bin" train "${small[@]}" --steps 64 --online --sorted-share 0.5 --out "$dir/x.bin" 2>"$dir/err"
+[ $? = 2 ] && grep -q -- "--sorted-share: sorted batches are for offline policies" "$dir/err" \
+    || { echo "FAIL: --sorted-share --online"; exit 1; }
 "$bin" train "${small[@]}" --steps 64 --fine-tune --out "$dir/x.bin" 2>"$dir/err"
 [ $? = 2 ] && grep -q "resume (for --fine-tune) is required" "$dir/err" || { echo "FAIL: --fine-tune alone"; exit 1; }
 "$bin" train "${small[@]}" --steps 64 --lr-decay step --out "$dir/x.bin" 2>"$dir/err"
