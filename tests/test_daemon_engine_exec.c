@@ -6,7 +6,8 @@
  * are stopped, their instances destroyed, every job completes exactly once; a crash at each
  * point of a destroy (journalled "destroying") recovered, a stranger's instance made at our
  * old id and slots after it left alone, and an instance that lost its compute instance
- * with no destroy of ours under way left alone too. */
+ * with no destroy of ours under way left alone too; an idle instance of ours that someone
+ * else replaces while the engine runs is found out, never used, and theirs left alone. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -347,6 +348,43 @@ static void test_instance_replaced_while_running(void **state)
     check_no_instance_left(f);
 }
 
+/* Someone else replaces our idle 2g.12gb instance by one of their own of the same profile at
+ * the same place (another MIG UUID). The next 2g job would reuse ours there: the engine
+ * sees the instance is not ours any more, records theirs foreign and runs the job on the
+ * other half; theirs stays, untouched. */
+static void test_idle_instance_replaced_alike(void **state)
+{
+    fixture *f = *state;
+    configure_nvml(f, "5");
+    open_engine(f);
+    int64_t first = submit_cmd_ok(f, "[\"true\"]", "\"profile\": \"2g.12gb\", \"seconds\": 1",
+                                  NULL);
+    wait_state(f, first, "done");
+    ms_mig_instance list[MS_MAX_MIG], theirs;
+    assert_int_equal(device_instances(list), 1);
+    const ms_mig_instance ours = list[0];
+    ms_backend *b;
+    ms_error e = {0};
+    assert_int_equal(ms_backend_open("nvml", 0, NULL, NULL, &b, &e), MS_OK);
+    assert_int_equal(ms_backend_destroy(b, ours.gi_id, &e), MS_OK);
+    ms_placement at = {ms_gpu_profile_by_name(ms_backend_model(b), "2g.12gb"), ours.start_slot};
+    assert_int_equal(ms_backend_create(b, at, &theirs, &e), MS_OK);
+    ms_backend_close(b);
+    assert_string_not_equal(theirs.uuid, ours.uuid);
+    int64_t next = submit_cmd_ok(f, "[\"true\"]", "\"profile\": \"2g.12gb\", \"seconds\": 1",
+                                 NULL);
+    wait_state(f, next, "done");
+    ms_job j;
+    assert_int_equal(ms_store_get_job(f->st, next, &j, &e), MS_OK);
+    assert_int_not_equal(j.placement.start, ours.start_slot);
+    ms_job_free(&j);
+    assert_int_equal(open_records(f, MS_JOURNAL_FOREIGN), 1);
+    stop_engine(f);
+    assert_int_equal(device_instances(list), 1);
+    assert_true(ms_mig_same_instance(&theirs, &list[0]));
+    check_no_instance_left(f);
+}
+
 /* An engine process that ran one job on a 2g.12gb instance, left idle, and is SIGKILLed
  * at the stop's destroy of it by the fake NVML's `fault` (FAKE_NVML_FAIL). */
 static void crash_in_destroy(fixture *f, const char *fault, const char *profile)
@@ -527,6 +565,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_foreign_untouched, setup_nvml, teardown),
         cmocka_unit_test_setup_teardown(test_instance_replaced_while_running, setup_nvml,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_idle_instance_replaced_alike, setup_nvml, teardown),
         cmocka_unit_test_setup_teardown(test_cancel_kills, setup_nvml, teardown),
         cmocka_unit_test_setup_teardown(test_crash_recovery, setup_nvml, teardown),
         cmocka_unit_test_setup_teardown(test_crash_before_ci_destroy, setup_nvml, teardown),

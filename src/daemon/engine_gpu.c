@@ -217,12 +217,40 @@ int ei_create(ms_engine *e, int g, ms_placement p, int64_t job, ms_error *err)
     return MS_OK;
 }
 
-/* Makes (g, p) an instance held by job: reused when an idle one is there, else created
- * once the idle instances overlapping it are destroyed. */
+/* nvml: the idle instance at slot is still the one we made. Someone may have destroyed or
+ * replaced it since (same profile and place, another MIG UUID): then it is lost, as
+ * ei_destroy finds out, and the start fails. The listing is quick: mu stays held unless the
+ * instance is lost. */
+static int still_ours(ms_engine *e, int g, int slot, ms_error *err)
+{
+    ei_gpu *gp = &e->gpu[g];
+    ms_mig_instance list[MS_MAX_MIG];
+    int n = 0;
+    int rc = ms_backend_list(gp->be, list, &n, err);
+    for (int i = 0; !rc && i < n; i++)
+        if (ms_mig_same_instance(&gp->inst[slot].mig, &list[i]))
+            return MS_OK;
+    if (rc)
+        return rc;
+    ms_mig_instance was = gp->inst[slot].mig;
+    int64_t sid = gp->inst[slot].store_id;
+    ms_error_set(err, MS_ECHANGED, "device %d changed: GPU instance %u at slot %d is no longer "
+                 "the one migsched created (%s) and is left alone", gp->device, was.gi_id,
+                 slot, was.uuid[0] ? was.uuid : "no MIG device");
+    gp->inst[slot].state = EI_DESTROYING;  /* what lost() ends; nothing else may take it */
+    pthread_mutex_unlock(&e->mu);
+    return lost(e, g, slot, &was, sid, err);
+}
+
+/* Makes (g, p) an instance held by job: reused when an idle one is there (still ours),
+ * else created once the idle instances overlapping it are destroyed. */
 static int claim(ms_engine *e, int g, ms_placement p, int64_t job, ms_error *err)
 {
     ei_inst *in = &e->gpu[g].inst[p.start];
     if (in->profile == p.profile && in->state == EI_IDLE) {
+        int rc = e->nvml ? still_ours(e, g, p.start, err) : MS_OK;
+        if (rc)
+            return rc;
         in->state = EI_BUSY;
         in->job = job;
         return MS_OK;
