@@ -301,88 +301,87 @@ static int open_records(const fixture *f, ms_journal_kind kind)
     return open_records_at(f, kind, NULL);
 }
 
-/* Someone else replaces our idle instance while the engine runs (destroys it, makes a
- * 1g.6gb of their own in its place). The engine finds out when the instance is in a 4g
- * job's way: the destroy is refused (not ours any more), our records of it end, theirs is
- * recorded foreign and never touched, the 4g job waits, and a 2g job runs on the other
- * half. */
-static void test_instance_replaced_while_running(void **state)
+/* An engine whose 2g.12gb job ran and left its instance idle; then someone else destroys
+ * that instance and makes one of `profile` of their own at its place (a new MIG UUID). */
+static void replace_idle_instance(fixture *f, const char *profile, ms_mig_instance *ours,
+                                  ms_mig_instance *theirs)
 {
-    fixture *f = *state;
     configure_nvml(f, "5");
     open_engine(f);
-    int64_t first = submit_cmd_ok(f, "[\"true\"]", "\"profile\": \"2g.12gb\", \"seconds\": 1",
-                                  NULL);
-    wait_state(f, first, "done");
-    ms_mig_instance list[MS_MAX_MIG], theirs;
+    wait_state(f, submit_cmd_ok(f, "[\"true\"]", "\"profile\": \"2g.12gb\", \"seconds\": 1",
+                                NULL), "done");
+    ms_mig_instance list[MS_MAX_MIG];
     assert_int_equal(device_instances(list), 1);  /* ours, idle */
-    const ms_mig_instance ours = list[0];
+    *ours = list[0];
     ms_backend *b;
     ms_error e = {0};
     assert_int_equal(ms_backend_open("nvml", 0, NULL, NULL, &b, &e), MS_OK);
-    assert_int_equal(ms_backend_destroy(b, ours.gi_id, &e), MS_OK);
-    ms_placement at = {ms_gpu_profile_by_name(ms_backend_model(b), "1g.6gb"), ours.start_slot};
-    assert_int_equal(ms_backend_create(b, at, &theirs, &e), MS_OK);
+    assert_int_equal(ms_backend_destroy(b, ours->gi_id, &e), MS_OK);
+    ms_placement at = {ms_gpu_profile_by_name(ms_backend_model(b), profile), ours->start_slot};
+    assert_int_equal(ms_backend_create(b, at, theirs, &e), MS_OK);
     ms_backend_close(b);
+    assert_string_not_equal(theirs->uuid, ours->uuid);
     assert_int_equal(open_records(f, MS_JOURNAL_FOREIGN), 0);
+}
+
+/* A 2g.12gb job runs, and not at the replaced instance's place, which is recorded foreign. */
+static void check_runs_beside(fixture *f, const ms_mig_instance *ours)
+{
+    int64_t half = submit_cmd_ok(f, "[\"true\"]", "\"profile\": \"2g.12gb\", \"seconds\": 1",
+                                 NULL);
+    wait_state(f, half, "done");
+    ms_job j;
+    ms_error e = {0};
+    assert_int_equal(ms_store_get_job(f->st, half, &j, &e), MS_OK);
+    assert_int_not_equal(j.placement.start, ours->start_slot);
+    ms_job_free(&j);
+    assert_int_equal(open_records(f, MS_JOURNAL_FOREIGN), 1);
+}
+
+/* After the stop theirs is the only instance, untouched, and none of ours is left. */
+static void check_theirs_alone(fixture *f, const ms_mig_instance *theirs)
+{
+    stop_engine(f);
+    ms_mig_instance list[MS_MAX_MIG];
+    assert_int_equal(device_instances(list), 1);
+    assert_true(ms_mig_same_instance(theirs, &list[0]));
+    check_no_instance_left(f);
+}
+
+/* Someone else replaces our idle instance by a 1g.6gb of theirs while the engine runs. The
+ * engine finds out when the instance is in a 4g job's way: the destroy is refused (not
+ * ours any more), our records of it end, theirs is recorded foreign and never touched, the
+ * 4g job waits, and a 2g job runs on the other half. */
+static void test_instance_replaced_while_running(void **state)
+{
+    fixture *f = *state;
+    ms_mig_instance ours, theirs;
+    replace_idle_instance(f, "1g.6gb", &ours, &theirs);
     int64_t whole = submit_cmd_ok(f, "[\"true\"]", "\"profile\": \"4g.24gb\", \"seconds\": 1",
                                   NULL);
     for (int i = 0; i < 6000 && open_records(f, MS_JOURNAL_FOREIGN) == 0; i++)
         pause_ms(10);
     assert_int_equal(open_records(f, MS_JOURNAL_FOREIGN), 1);
     check_no_instance_left(f);  /* the lost one's row ended */
-    int64_t half = submit_cmd_ok(f, "[\"true\"]", "\"profile\": \"2g.12gb\", \"seconds\": 1",
-                                 NULL);
-    wait_state(f, half, "done");
-    ms_job j;
-    assert_int_equal(ms_store_get_job(f->st, half, &j, &e), MS_OK);
-    assert_int_not_equal(j.placement.start, ours.start_slot);
-    ms_job_free(&j);
+    check_runs_beside(f, &ours);
     assert_string_equal(state_of(f, whole), "queued");
     json_t *job;
+    ms_error e = {0};
     assert_int_equal(ms_engine_cancel(f->e, whole, &job, &e), MS_ENGINE_OK);
     json_decref(job);
-    stop_engine(f);
-    assert_int_equal(device_instances(list), 1);
-    assert_true(ms_mig_same_instance(&theirs, &list[0]));
-    check_no_instance_left(f);
+    check_theirs_alone(f, &theirs);
 }
 
-/* Someone else replaces our idle 2g.12gb instance by one of their own of the same profile at
- * the same place (another MIG UUID). The next 2g job would reuse ours there: the engine
- * sees the instance is not ours any more, records theirs foreign and runs the job on the
- * other half; theirs stays, untouched. */
+/* Someone else replaces our idle 2g.12gb instance by a look-alike (same profile and place,
+ * another MIG UUID). The next 2g job would reuse ours there: the engine sees the instance
+ * is not ours any more, records theirs foreign and runs the job on the other half. */
 static void test_idle_instance_replaced_alike(void **state)
 {
     fixture *f = *state;
-    configure_nvml(f, "5");
-    open_engine(f);
-    int64_t first = submit_cmd_ok(f, "[\"true\"]", "\"profile\": \"2g.12gb\", \"seconds\": 1",
-                                  NULL);
-    wait_state(f, first, "done");
-    ms_mig_instance list[MS_MAX_MIG], theirs;
-    assert_int_equal(device_instances(list), 1);
-    const ms_mig_instance ours = list[0];
-    ms_backend *b;
-    ms_error e = {0};
-    assert_int_equal(ms_backend_open("nvml", 0, NULL, NULL, &b, &e), MS_OK);
-    assert_int_equal(ms_backend_destroy(b, ours.gi_id, &e), MS_OK);
-    ms_placement at = {ms_gpu_profile_by_name(ms_backend_model(b), "2g.12gb"), ours.start_slot};
-    assert_int_equal(ms_backend_create(b, at, &theirs, &e), MS_OK);
-    ms_backend_close(b);
-    assert_string_not_equal(theirs.uuid, ours.uuid);
-    int64_t next = submit_cmd_ok(f, "[\"true\"]", "\"profile\": \"2g.12gb\", \"seconds\": 1",
-                                 NULL);
-    wait_state(f, next, "done");
-    ms_job j;
-    assert_int_equal(ms_store_get_job(f->st, next, &j, &e), MS_OK);
-    assert_int_not_equal(j.placement.start, ours.start_slot);
-    ms_job_free(&j);
-    assert_int_equal(open_records(f, MS_JOURNAL_FOREIGN), 1);
-    stop_engine(f);
-    assert_int_equal(device_instances(list), 1);
-    assert_true(ms_mig_same_instance(&theirs, &list[0]));
-    check_no_instance_left(f);
+    ms_mig_instance ours, theirs;
+    replace_idle_instance(f, "2g.12gb", &ours, &theirs);
+    check_runs_beside(f, &ours);
+    check_theirs_alone(f, &theirs);
 }
 
 /* An engine process that ran one job on a 2g.12gb instance, left idle, and is SIGKILLed
