@@ -84,12 +84,17 @@ void ei_view(const ms_engine *e, int g, ms_online_gpu_view *v)
     }
 }
 
+/* The memory slots an instance of the device listing takes. */
+static uint32_t listed_slots(const ms_mig_instance *in)
+{
+    return ((1u << in->size_slots) - 1) << in->start_slot;
+}
+
 int ei_foreign(ms_engine *e, int g, const ms_mig_instance *in, ms_error *err)
 {
     ei_gpu *gp = &e->gpu[g];
     int rc = e->journal ? ms_journal_foreign(e->journal, gp->device, in, err) : MS_OK;
-    for (int s = in->start_slot; s < in->start_slot + in->size_slots; s++)
-        gp->foreign_slots |= 1u << s;
+    gp->foreign_slots |= listed_slots(in);
     if (in->profile >= 0)  /* a profile the model lacks takes no slice we count */
         gp->foreign_slices |= ms_gpu_slice_mask(e->m, (ms_placement){in->profile,
                                                                      in->start_slot});
@@ -117,14 +122,8 @@ static int lost(ms_engine *e, int g, int slot, const ms_mig_instance *was, int64
     ms_store_instance_destroyed(e->st, sid, ei_now(), NULL);
     pthread_mutex_unlock(&e->smu);
     pthread_mutex_lock(&e->mu);
-    uint32_t ours = 0;
-    for (int s = was->start_slot; s < was->start_slot + was->size_slots; s++)
-        ours |= 1u << s;
     for (int i = 0; i < n; i++) {
-        uint32_t at = 0;
-        for (int s = list[i].start_slot; s < list[i].start_slot + list[i].size_slots; s++)
-            at |= 1u << s;
-        if (at & ours) {
+        if (listed_slots(&list[i]) & listed_slots(was)) {
             ei_foreign(e, g, &list[i], NULL);
             ms_dlog(MS_LOG_WARN, "instance.foreign", "gpu=%d gi=%u start=%d size=%d",
                     gp->device, list[i].gi_id, list[i].start_slot, list[i].size_slots);
