@@ -101,6 +101,27 @@ static int random_allowed(ms_dqn *d)
     return -1; /* not reached: observe() checked n >= 1 */
 }
 
+/* The Huber loss (threshold h; h <= 0: squared error) of the error td, added to *loss;
+ * returns its derivative in td. */
+static float huber(float td, float h, double *loss)
+{
+    if (h > 0 && fabsf(td) > h) {
+        *loss += h * (fabsf(td) - 0.5 * h);
+        return td > 0 ? h : -h;
+    }
+    *loss += 0.5 * td * td;
+    return td;
+}
+
+/* One Adam step from the gradients of the dueling heads (dadv, dval) of the rows of x the
+ * last forward pass of workb saw. */
+static void descend(ms_dqn *d, const float *x, int rows)
+{
+    memset(d->grad, 0, d->net.nparams * sizeof(float));
+    ms_mlp_backward(&d->net, &d->workb, x, rows, d->dadv, d->dval, d->grad);
+    ms_adam_step(&d->adam, d->net.params, d->grad, d->cfg.max_grad_norm);
+}
+
 /* One gradient step on a uniform sample of the replay buffer; returns the mean loss and
  * adds the mean Q of the taken actions to *qsum. */
 static float learn(ms_dqn *d, double *qsum)
@@ -132,15 +153,7 @@ static float learn(ms_dqn *d, double *qsum)
         int a = d->act[d->idx[r]];
         float q = d->qb[(size_t)r * A + a], td = q - d->y[r];
         *qsum += q;
-        float g;
-        if (h > 0 && fabsf(td) > h) {
-            loss += h * (fabsf(td) - 0.5 * h);
-            g = td > 0 ? h : -h;
-        } else {
-            loss += 0.5 * td * td;
-            g = td;
-        }
-        g /= (float)B;
+        float g = huber(td, h, &loss) / (float)B;
         /* dQ_a/dV = 1, dQ_a/dA_j = [j == a] - 1/A. */
         d->dval[r] = g;
         float *da = d->dadv + (size_t)r * A;
@@ -148,9 +161,7 @@ static float learn(ms_dqn *d, double *qsum)
             da[j] = -g / (float)A;
         da[a] += g;
     }
-    memset(d->grad, 0, d->net.nparams * sizeof(float));
-    ms_mlp_backward(&d->net, &d->workb, d->x, B, d->dadv, d->dval, d->grad);
-    ms_adam_step(&d->adam, d->net.params, d->grad, d->cfg.max_grad_norm);
+    descend(d, d->x, B);
     d->updates++;
     if (d->updates % d->cfg.target_every == 0)
         memcpy(d->target.params, d->net.params, d->net.nparams * sizeof(float));
@@ -189,18 +200,8 @@ float ms_dqn_fit(ms_dqn *d, const float *x, const uint8_t *mask, const float *ta
         const float *q = d->qb + (size_t)r * A, *y = target + (size_t)r * A;
         const uint8_t *m = mask + (size_t)r * A;
         float *da = d->dadv + (size_t)r * A, gsum = 0;
-        for (int a = 0; a < A; a++) {
-            float g = 0, td = q[a] - y[a];
-            if (!m[a]) {
-            } else if (h > 0 && fabsf(td) > h) {
-                loss += h * (fabsf(td) - 0.5 * h);
-                g = td > 0 ? h : -h;
-            } else {
-                loss += 0.5 * td * td;
-                g = td;
-            }
-            da[a] = g / (float)n;
-        }
+        for (int a = 0; a < A; a++)
+            da[a] = m[a] ? huber(q[a] - y[a], h, &loss) / (float)n : 0;
         loss += margin_loss(q, y, m, A, 1.0f / (float)rows, da) * (double)n / rows;
         for (int a = 0; a < A; a++)
             gsum += da[a];
@@ -209,9 +210,7 @@ float ms_dqn_fit(ms_dqn *d, const float *x, const uint8_t *mask, const float *ta
         for (int a = 0; a < A; a++)
             da[a] -= gsum / (float)A;
     }
-    memset(d->grad, 0, d->net.nparams * sizeof(float));
-    ms_mlp_backward(&d->net, &d->workb, x, rows, d->dadv, d->dval, d->grad);
-    ms_adam_step(&d->adam, d->net.params, d->grad, d->cfg.max_grad_norm);
+    descend(d, x, rows);
     memcpy(d->target.params, d->net.params, d->net.nparams * sizeof(float));
     return n ? (float)(loss / n) : 0;
 }
