@@ -240,6 +240,87 @@ static void test_random_policies(void **state)
                             150, 17 + (uint64_t)(g * 4 + mode));
 }
 
+/* Picks the k-th allowed action (k below the number allowed). */
+static int allowed_at(const uint8_t *mask, int A, uint64_t k)
+{
+    for (int a = 0; a < A; a++)
+        if (mask[a] && k-- == 0)
+            return a;
+    return -1;
+}
+
+/* A copy taken mid-episode plays on exactly as the original would (same observations, masks,
+ * rewards and schedule under the same actions), and playing it leaves the original as it
+ * was; environments of other settings refuse to copy. */
+static void test_copy(void **state)
+{
+    (void)state;
+    for (int mode = 0; mode < 2; mode++) {
+        ms_env *e = make_env("A100-40GB", true, mode, MS_ENC_FLOAT, 7);
+        ms_env *c = make_env("A100-40GB", true, mode, MS_ENC_FLOAT, 7);
+        int A = ms_env_num_actions(e), O = ms_env_obs_size(e);
+        uint8_t *m1 = malloc((size_t)A), *m2 = malloc((size_t)A);
+        float *o1 = malloc((size_t)O * sizeof(float)), *o2 = malloc((size_t)O * sizeof(float));
+        ms_rng rng;
+        ms_rng_seed(&rng, 41 + (uint64_t)mode);
+        for (int ep = 0; ep < 60; ep++) {
+            ms_workload *w = random_workload(ms_env_gpu(e), 1 + (int)ms_rng_below(&rng, 18), &rng);
+            assert_int_equal(ms_env_reset(e, w, NULL), 0);
+            bool done = false;
+            int at = (int)ms_rng_below(&rng, 6);
+            for (int i = 0; i < at && !done; i++)
+                ms_env_step(e, allowed_at(m1, A, ms_rng_below(&rng, (uint64_t)ms_env_mask(e, m1))),
+                            &done);
+            if (done) {
+                ms_workload_free(w);
+                continue;
+            }
+            assert_int_equal(ms_env_copy(c, e, NULL), 0);
+            ms_env_observe(e, o1);
+            ms_rng branch = rng; /* the copy and then the original play the same actions */
+            bool dc = false;
+            while (!dc) {
+                uint64_t k = ms_rng_below(&branch, (uint64_t)ms_env_mask(c, m2));
+                ms_env_step(c, allowed_at(m2, A, k), &dc);
+            }
+            ms_env_observe(e, o2); /* the original did not move */
+            assert_memory_equal(o1, o2, (size_t)O * sizeof(float));
+            ms_schedule *sc, *se;
+            assert_int_equal(ms_env_to_schedule(c, "rl", &sc, NULL), 0);
+            while (!done) {
+                int n = ms_env_mask(e, m1);
+                assert_int_equal(n, ms_env_mask(e, m2));
+                ms_env_step(e, allowed_at(m1, A, ms_rng_below(&rng, (uint64_t)n)), &done);
+            }
+            assert_int_equal(ms_env_to_schedule(e, "rl", &se, NULL), 0);
+            assert_true(ms_env_now(c) == ms_env_now(e));
+            assert_int_equal(ms_env_steps(c), ms_env_steps(e));
+            assert_int_equal(sc->ninst, se->ninst);
+            assert_int_equal(sc->ntasks, se->ntasks);
+            for (int t = 0; t < sc->ntasks; t++) {
+                assert_int_equal(sc->task[t].index, se->task[t].index);
+                assert_int_equal(sc->task[t].instance, se->task[t].instance);
+                assert_true(sc->task[t].start == se->task[t].start);
+            }
+            assert_int_equal(ms_schedule_validate(sc, w, NULL), 0);
+            ms_schedule_free(sc);
+            ms_schedule_free(se);
+            ms_workload_free(w);
+        }
+        ms_env *other = make_env("A100-40GB", true, !mode, MS_ENC_FLOAT, 7);
+        ms_error err;
+        assert_int_equal(ms_env_copy(other, e, &err), MS_EINVAL);
+        assert_non_null(strstr(err.msg, "same GPU"));
+        ms_env_free(other);
+        free(m1);
+        free(m2);
+        free(o1);
+        free(o2);
+        ms_env_free(c);
+        ms_env_free(e);
+    }
+}
+
 /* The observation is canonical: the same batch on equivalent real partitions reads the same. */
 static void test_observation_layout(void **state)
 {
@@ -265,6 +346,7 @@ int main(void)
         cmocka_unit_test(test_table2_episode),
         cmocka_unit_test(test_random_policies),
         cmocka_unit_test(test_observation_layout),
+        cmocka_unit_test(test_copy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

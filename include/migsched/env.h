@@ -58,6 +58,10 @@ int ms_env_reset(ms_env *e, const ms_workload *w, ms_error *err);
 int ms_env_reset_from(ms_env *e, const ms_workload *w, int part, const double *busy,
                       ms_error *err);
 
+/* dst (made for the same GPU and settings) takes src's episode at its current point, to
+ * play on from there without touching src; both use src's workload. */
+int ms_env_copy(ms_env *dst, const ms_env *src, ms_error *err);
+
 /* mask[a] = 1 iff action a is allowed; never all zero before the episode ends. Returns the
  * number of allowed actions. */
 int ms_env_mask(const ms_env *e, uint8_t *mask);

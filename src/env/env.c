@@ -123,6 +123,21 @@ static void discretise(ms_env *e)
     }
 }
 
+/* Room for the per-task arrays of an n-task workload. */
+static int grow_tasks(ms_env *e, int n)
+{
+    if (n <= e->task_cap)
+        return MS_OK;
+    free(e->level);
+    free(e->key);
+    free(e->tlog);
+    e->level = malloc((size_t)n * (size_t)e->S);
+    e->key = malloc((size_t)n * sizeof *e->key);
+    e->tlog = malloc((size_t)n * sizeof *e->tlog);
+    e->task_cap = e->level && e->key && e->tlog ? n : 0;
+    return e->task_cap ? MS_OK : MS_ENOMEM;
+}
+
 int ms_env_reset(ms_env *e, const ms_workload *w, ms_error *err)
 {
     if (w->n < 1)
@@ -135,17 +150,8 @@ int ms_env_reset(ms_env *e, const ms_workload *w, ms_error *err)
             return ms_error_set(err, MS_EINVAL, "environment: task %d (%s) runs on no size of %s",
                                 i, w->tasks[i].name, e->gpu.name);
     }
-    if (w->n > e->task_cap) {
-        free(e->level);
-        free(e->key);
-        free(e->tlog);
-        e->level = malloc((size_t)w->n * (size_t)e->S);
-        e->key = malloc((size_t)w->n * sizeof *e->key);
-        e->tlog = malloc((size_t)w->n * sizeof *e->tlog);
-        e->task_cap = e->level && e->key && e->tlog ? w->n : 0;
-        if (!e->task_cap)
-            return ms_error_set(err, MS_ENOMEM, "environment: out of memory");
-    }
+    if (grow_tasks(e, w->n))
+        return ms_error_set(err, MS_ENOMEM, "environment: out of memory");
     /* Instances an episode can create: K per reconfiguration; at most n + 1 within the
      * budget plus one way-out reconfiguration per task. */
     if (grow_log(e, 16 + e->K * (2 * w->n + 3)))
@@ -162,6 +168,45 @@ int ms_env_reset(ms_env *e, const ms_workload *w, ms_error *err)
     for (int i = 0; i < w->n; i++)
         e->tlog[i].inst = -1;
     env_refill(e);
+    return MS_OK;
+}
+
+int ms_env_copy(ms_env *dst, const ms_env *src, ms_error *err)
+{
+    if (dst == src)
+        return MS_OK;
+    if (memcmp(&dst->cfg, &src->cfg, sizeof src->cfg) || strcmp(dst->gpu.name, src->gpu.name))
+        return ms_error_set(err, MS_EINVAL, "environment: a copy needs the same GPU (%s, %s) and "
+                                            "settings", dst->gpu.name, src->gpu.name);
+    int n = src->w ? src->w->n : 0;
+    if (grow_tasks(dst, n) || grow_log(dst, src->log_cap))
+        return ms_error_set(err, MS_ENOMEM, "environment: out of memory");
+    memcpy(dst->level, src->level, (size_t)n * (size_t)src->S);
+    memcpy(dst->key, src->key, (size_t)n * sizeof *src->key);
+    memcpy(dst->tlog, src->tlog, (size_t)n * sizeof *src->tlog);
+    memcpy(dst->log, src->log, (size_t)src->nlog * sizeof *src->log);
+    /* The episode's fields of env_internal.h, the buffers' contents done above. */
+    dst->w = src->w;
+    dst->scale = src->scale;
+    dst->next_queued = src->next_queued;
+    dst->nbatch = src->nbatch;
+    memcpy(dst->batch, src->batch, sizeof src->batch);
+    dst->nclass = src->nclass;
+    memcpy(dst->class_task, src->class_task, sizeof src->class_task);
+    memcpy(dst->class_count, src->class_count, sizeof src->class_count);
+    dst->batch_sizes = src->batch_sizes;
+    dst->part = src->part;
+    memcpy(dst->live, src->live, sizeof src->live);
+    dst->now = src->now;
+    dst->reconfig_until = src->reconfig_until;
+    dst->last_end = src->last_end;
+    memcpy(dst->free_at, src->free_at, sizeof src->free_at);
+    dst->last_reconfig = src->last_reconfig;
+    dst->done = src->done;
+    dst->failed = src->failed;
+    dst->nreconf = src->nreconf;
+    dst->nsteps = src->nsteps;
+    dst->nlog = src->nlog;
     return MS_OK;
 }
 

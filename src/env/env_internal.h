@@ -41,7 +41,9 @@ struct ms_env {
     uint32_t csizes[MS_MAX_PARTITIONS];                /* bit s: canonical config has size s */
     int ident[MS_MAX_SLICES];                          /* σ of the empty GPU */
 
-    /* Episode: the workload and its discretised classes (allocated at reset). */
+    /* Episode (ms_env_copy copies every field from here on, buffers by content and not
+     * their capacities: add a new field there too): the
+     * workload and its discretised classes (allocated at reset). */
     const ms_workload *w;
     double scale;
     int task_cap;
