@@ -265,7 +265,7 @@ static void test_ppo_table2_optimum(void **state)
     view.mlp = *ms_ppo_mlp(p);
     view.env = ec;
     ms_schedule *s;
-    assert_int_equal(ms_rl_schedule(&view, ms_gpu_builtin("A30-24GB"), w, false, &s, NULL), 0);
+    assert_int_equal(ms_rl_schedule(&view, ms_gpu_builtin("A30-24GB"), w, false, 0, &s, NULL), 0);
     assert_int_equal(ms_schedule_validate(s, w, NULL), 0);
     assert_true(fabs(ms_schedule_makespan(s) - 10.24) < 1e-9);
     ms_schedule_free(s);

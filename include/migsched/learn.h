@@ -337,9 +337,35 @@ int ms_progress_log_parse(const char *buf, size_t len, const char *source, ms_pr
                           ms_error *err);
 void ms_progress_log_free(ms_progress_log *log);
 
-/* ---- The learned scheduler: greedy (argmax) actions of the policy on w. ---- */
+/* ---- Policy improvement by rollout (ours; Bertsekas' rollout algorithm, the step of
+ * approximate policy iteration): each allowed action of a state followed by the policy's
+ * greedy actions to the episode's end; the action whose episode ends first. ---- */
+typedef struct ms_rl_rollout ms_rl_rollout;
+
+typedef struct ms_rl_choice {
+    int candidates;         /* actions tried (allowed ones, at most the width) */
+    int greedy;             /* the policy's own action */
+    int best;               /* the improved policy's: ties go to greedy, then to the higher
+                             * logit (then the lower action number) */
+    double greedy_makespan; /* of greedy's completion (NAN with one candidate: none run) */
+    double best_makespan;   /* of best's */
+} ms_rl_choice;
+
+/* For model's network (read at every call) on environments of settings cfg for gpu. */
+ms_rl_rollout *ms_rl_rollout_new(const ms_rl_model *model, const ms_gpu_model *gpu,
+                                 const ms_env_config *cfg, ms_error *err);
+void ms_rl_rollout_free(ms_rl_rollout *r);
+/* The choice at env's current state (env is not changed; its episode must not be over)
+ * among the width allowed actions of highest logits (0: every allowed action). */
+int ms_rl_rollout_best(ms_rl_rollout *r, const ms_env *env, int width, ms_rl_choice *out,
+                       ms_error *err);
+
+/* ---- The learned scheduler: greedy (argmax) actions of the policy on w, or with rollout
+ * > 0 the rollout-improved policy over the policy's rollout best actions at every decision
+ * (MS_RL_ROLLOUT_ALL: every allowed action). ---- */
+#define MS_RL_ROLLOUT_ALL (-1)
 int ms_rl_schedule(const ms_rl_model *model, const ms_gpu_model *gpu, const ms_workload *w,
-                   bool online, ms_schedule **out, ms_error *err);
+                   bool online, int rollout, ms_schedule **out, ms_error *err);
 /* Same, one batch of the environment's episode at a time for p_opt per batch (offline
  * evaluation of paper 001 5.2): mean p_opt over the batches of w. */
 int ms_rl_eval_popt(const ms_rl_model *model, const ms_gpu_model *gpu, const ms_workload *w,

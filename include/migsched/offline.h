@@ -35,6 +35,9 @@ typedef struct ms_offline_options {
                                   * default) */
     int no_guard;                /* "rl": the agent's plan alone; 0 (default): the better of
                                   * the agent's and FAR's plan of the queue */
+    int rl_rollout;              /* "rl": 0 (default) the policy's greedy actions; K > 0 the
+                                  * policy improved by rollout over its K best actions at
+                                  * every decision; MS_RL_ROLLOUT_ALL (-1) over all of them */
     int paper_family;            /* 1: FAR walks only paper 000's family of allocations; 0
                                   * (default): it also tries every task on the whole GPU */
     int four_runs_three;         /* FAR: the 4-slice instance also runs 3-slice tasks (at its

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "migsched/io.h"
+#include "migsched/learn.h"
 
 bool cli_parse_long(const char *s, long lo, long hi, long *out)
 {
@@ -24,6 +25,15 @@ bool cli_parse_int(const char *s, int lo, int hi, int *out)
         return false;
     *out = (int)v;
     return true;
+}
+
+bool cli_parse_rollout(const char *s, int *out)
+{
+    if (!strcmp(s, "all")) {
+        *out = MS_RL_ROLLOUT_ALL;
+        return true;
+    }
+    return cli_parse_int(s, 1, 1000, out);
 }
 
 bool cli_parse_seed(const char *s, uint64_t *out)

@@ -33,6 +33,10 @@ int cli_stdout_check(const char *cmd);
  * Returns 0, or prints the problem and returns 1. */
 int cli_check_outputs(const char *cmd, const char *const *paths, int n);
 
+/* The learned scheduler's rollout width: "all" (MS_RL_ROLLOUT_ALL) or 1..1000 actions;
+ * false when text is neither. */
+bool cli_parse_rollout(const char *text, int *out);
+
 /* CPU seconds this process has used so far, user + system, all threads (getrusage). */
 double cli_cpu_seconds(void);
 

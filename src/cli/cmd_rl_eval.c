@@ -26,6 +26,8 @@ static void usage(FILE *f)
                "                    class order, as paper 001's authors' script writes them\n"
                "  --compare LIST    offline algorithms to run on the same data, e.g. far,miso\n"
                "  --offline-model F (online models) the offline policy to compare with\n"
+               "  --rollout K       the policy improved by rollout over its K best actions\n"
+               "                    at every decision (or all; default: greedy, no rollout)\n"
                "  --json            print the result as JSON\n"
                "Offline policies: p_opt = mean over each dataset's batches of N of\n"
                "(makespan / l_bound_paper - 1) x 100, each batch scheduled alone (also for\n"
@@ -38,6 +40,7 @@ typedef struct eval_ctx {
     const ms_gpu_model *gpu;
     ms_rl_model model, offline_model;
     bool has_offline;
+    int rollout;  /* of the evaluated policy (0: greedy) */
     int ncmp;
     char *cmp[MAX_CMP];
     double sum[MAX_CMP + 2]; /* policy, compared algorithms, offline policy */
@@ -67,10 +70,11 @@ static double run_algo(eval_ctx *c, int k, const ms_workload *w, int batch)
     return checked(s, w, &c->err, c->cmp[k]);
 }
 
-static double run_policy(eval_ctx *c, const ms_rl_model *m, const ms_workload *w, bool online)
+static double run_policy(eval_ctx *c, const ms_rl_model *m, const ms_workload *w, bool online,
+                         int rollout)
 {
     ms_schedule *s = NULL;
-    if (ms_rl_schedule(m, c->gpu, w, online, &s, &c->err))
+    if (ms_rl_schedule(m, c->gpu, w, online, rollout, &s, &c->err))
         return NAN;
     return checked(s, w, &c->err, "rl");
 }
@@ -86,7 +90,7 @@ static int eval_offline(eval_ctx *c, const ms_workload *w)
             return ms_error_set(&c->err, MS_ENOMEM, "out of memory");
         double lb = ms_bound_lbound_paper(b, c->gpu, 1);
         for (int k = -1; k < c->ncmp; k++) {
-            double mk = k < 0 ? run_policy(c, &c->model, b, false) : run_algo(c, k, b, 0);
+            double mk = k < 0 ? run_policy(c, &c->model, b, false, c->rollout) : run_algo(c, k, b, 0);
             if (isnan(mk)) {
                 ms_workload_free(b);
                 return MS_EINVAL;
@@ -103,7 +107,7 @@ static int eval_offline(eval_ctx *c, const ms_workload *w)
 /* Online: the whole dataset; the others relative to the policy's makespan. */
 static int eval_online(eval_ctx *c, const ms_workload *w)
 {
-    double mine = run_policy(c, &c->model, w, true);
+    double mine = run_policy(c, &c->model, w, true, c->rollout);
     if (isnan(mine))
         return MS_EINVAL;
     c->sum[0] += mine;
@@ -114,7 +118,7 @@ static int eval_online(eval_ctx *c, const ms_workload *w)
         c->sum[k + 1] += (mk / mine - 1) * 100;
     }
     if (c->has_offline) {
-        double mk = run_policy(c, &c->offline_model, w, false);
+        double mk = run_policy(c, &c->offline_model, w, false, 0);
         if (isnan(mk))
             return MS_EINVAL;
         c->sum[c->ncmp + 1] += (mk / mine - 1) * 100;
@@ -128,14 +132,20 @@ typedef struct eval_args {
     long sets, tasks;
     uint64_t seed;
     bool json, sorted;
+    int rollout;
 } eval_args;
 
 static void report(const eval_ctx *c, const eval_args *a)
 {
     bool online = c->model.env.online;
-    printf("%s (%s, %ld steps) on %ld %s datasets of %ld tasks, seed %llu%s\n", a->model,
+    printf("%s (%s, %ld steps) on %ld %s datasets of %ld tasks, seed %llu%s", a->model,
            c->model.gpu, c->model.steps, a->sets, a->preset, a->tasks,
            (unsigned long long)a->seed, a->sorted ? ", tasks in class order" : "");
+    if (a->rollout == MS_RL_ROLLOUT_ALL)
+        printf(", rollout over every allowed action");
+    else if (a->rollout)
+        printf(", rollout over the %d best actions", a->rollout);
+    printf("\n");
     if (!online) {
         printf("p_opt %%: rl %.2f", c->sum[0] / a->sets);
         for (int k = 0; k < c->ncmp; k++)
@@ -174,6 +184,10 @@ static int report_json(const eval_ctx *c, const eval_args *a)
                                                per));
     else
         json_object_set_new(root, "p_opt", per);
+    if (a->rollout) /* only when set: the output of greedy evaluations is unchanged */
+        json_object_set_new(root, "rollout", a->rollout == MS_RL_ROLLOUT_ALL
+                                                 ? json_string("all")
+                                                 : json_integer(a->rollout));
     return cli_json_print("rl-eval", root);
 }
 
@@ -202,7 +216,7 @@ static int parse_args(int argc, char **argv, eval_args *a)
         {"model", 1, 0, 'm'}, {"gpu", 1, 0, 'g'},  {"preset", 1, 0, 'p'}, {"sets", 1, 0, 'd'},
         {"tasks", 1, 0, 't'}, {"seed", 1, 0, 's'}, {"compare", 1, 0, 'c'},
         {"offline-model", 1, 0, 'f'}, {"json", 0, 0, 'j'}, {"order", 1, 0, 'o'},
-        {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+        {"rollout", 1, 0, 'r'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
     int ch, li = -1;
     optind = 1;
     while ((ch = getopt_long(argc, argv, "h", longopts, &li)) != -1) {
@@ -213,6 +227,13 @@ static int parse_args(int argc, char **argv, eval_args *a)
         case 'f': a->offline = optarg; break;
         case 'c': snprintf(a->list, sizeof a->list, "%s", optarg); break;
         case 'j': a->json = true; break;
+        case 'r':
+            if (!cli_parse_rollout(optarg, &a->rollout)) {
+                fprintf(stderr, "migsched rl-eval: --rollout: '%s' is not 1..1000 or all\n",
+                        optarg);
+                return 2;
+            }
+            break;
         case 'o':
             if (strcmp(optarg, "shuffled") && strcmp(optarg, "sorted")) {
                 fprintf(stderr, "migsched rl-eval: --order: '%s' is not shuffled or sorted\n",
@@ -265,6 +286,7 @@ int cmd_rl_eval(int argc, char **argv)
         return 1;
     }
     c.has_offline = a.offline != NULL;
+    c.rollout = a.rollout;
     ms_gpu_model gpu;
     ms_gen_params gen;
     rc = 1;

@@ -20,7 +20,7 @@ static void usage(FILE *f)
             "                         [--refine-iters K] [--refine-min-gain X] [--seed S]\n"
             "                         [--paper-family] [--four-runs-three] [--tie-right-first]\n"
             "                         [--model FILE [--online] [--rl-queue fill|split|best]\n"
-            "                         [--no-guard]] [--tree]\n"
+            "                         [--no-guard] [--rl-rollout K|all]] [--tree]\n"
             "                         [--time-budget MS] [--threads N] [--node-limit N]\n"
             "                         [--json [--timings]] [-o FILE]\n"
             "  Plans WORKLOAD (CSV or JSON) on G GPUs (default 1) of MODEL (a built-in name or\n"
@@ -43,6 +43,10 @@ static void usage(FILE *f)
             "  --no-guard         rl: the agent's plan alone (default: the shortest of it, FAR's\n"
             "                     plan and the agent's first N tasks then FAR's rest; stat\n"
             "                     guard_won 0, 1 or 2 says which)\n"
+            "  --rl-rollout K     rl: at every decision, complete each of the policy's K best\n"
+            "                     actions (or all) with its greedy actions and take the one\n"
+            "                     that ends first (rollout; K times the work per decision and\n"
+            "                     more, docs/rl.md)\n"
             "  --paper-family     FAR walks only paper 000's family of allocations (by default it\n"
             "                     also tries every task on the whole GPU, see docs/far.md)\n"
             "  --four-runs-three  FAR: the 4-slice instance also runs 3-slice tasks before it is\n"
@@ -202,7 +206,7 @@ static int parse_args(int argc, char **argv, schedule_args *a)
         {"four-runs-three", no_argument, 0, 'F'}, {"tie-right-first", no_argument, 0, 'R'},
         {"time-budget", required_argument, 0, 'B'}, {"threads", required_argument, 0, 'n'},
         {"node-limit", required_argument, 0, 'N'}, {"rl-queue", required_argument, 0, 'Q'},
-        {"no-guard", no_argument, 0, 'U'},
+        {"no-guard", no_argument, 0, 'U'},    {"rl-rollout", required_argument, 0, 'L'},
         {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
     int c, bad = 0;
     const char *rl_only = NULL;
@@ -233,6 +237,11 @@ static int parse_args(int argc, char **argv, schedule_args *a)
             rl_only = "--rl-queue";
             break;
         case 'U': a->opt.no_guard = 1; rl_only = "--no-guard"; break;
+        case 'L':
+            if (!cli_parse_rollout(optarg, &a->opt.rl_rollout))
+                return usage_error("--rl-rollout must be 1..1000 or all, not '%s'", optarg);
+            rl_only = "--rl-rollout";
+            break;
         case 'j': a->json = true; break;
         case 'T': a->timings = true; break;
         case 'P': a->opt.paper_family = 1; break;

@@ -17,18 +17,27 @@ static int check_model(const ms_rl_model *model, const ms_env *e, ms_error *err)
     return MS_OK;
 }
 
-/* Runs one episode on w with the greedy policy. */
+/* Runs one episode on w with the greedy policy, or the rollout-improved one when ro. */
 static int run_episode(const ms_rl_model *model, ms_env *e, const ms_workload *w,
-                       ms_mlp_work *work, float *obs, uint8_t *mask, ms_error *err)
+                       ms_mlp_work *work, float *obs, uint8_t *mask, ms_rl_rollout *ro,
+                       int width, ms_error *err)
 {
     if (ms_env_reset(e, w, err))
         return err ? err->code : MS_EINVAL;
     bool done = ms_env_done(e);
     while (!done) {
-        ms_env_observe(e, obs);
-        ms_env_mask(e, mask);
-        ms_mlp_forward(&model->mlp, work, obs, 1);
-        int a = ms_policy_argmax(work->logits, mask, model->mlp.nact);
+        int a;
+        if (ro) {
+            ms_rl_choice ch;
+            if (ms_rl_rollout_best(ro, e, width, &ch, err))
+                return err ? err->code : MS_EINVAL;
+            a = ch.best;
+        } else {
+            ms_env_observe(e, obs);
+            ms_env_mask(e, mask);
+            ms_mlp_forward(&model->mlp, work, obs, 1);
+            a = ms_policy_argmax(work->logits, mask, model->mlp.nact);
+        }
         ms_env_step(e, a, &done);
     }
     return MS_OK;
@@ -39,10 +48,12 @@ typedef struct runner {
     ms_mlp_work work;
     float *obs;
     uint8_t *mask;
+    ms_rl_rollout *ro; /* NULL: greedy */
 } runner;
 
 static void runner_free(runner *r)
 {
+    ms_rl_rollout_free(r->ro);
     ms_env_free(r->env);
     ms_mlp_work_destroy(&r->work);
     free(r->obs);
@@ -50,7 +61,7 @@ static void runner_free(runner *r)
 }
 
 static int runner_init(runner *r, const ms_rl_model *model, const ms_gpu_model *gpu,
-                       bool online, ms_error *err)
+                       bool online, bool rollout, ms_error *err)
 {
     memset(r, 0, sizeof *r);
     ms_env_config cfg = model->env;
@@ -67,16 +78,21 @@ static int runner_init(runner *r, const ms_rl_model *model, const ms_gpu_model *
         runner_free(r);
         return ms_error_set(err, MS_ENOMEM, "rl: out of memory");
     }
+    if (rollout && !(r->ro = ms_rl_rollout_new(model, gpu, &cfg, err))) {
+        runner_free(r);
+        return err ? err->code : MS_ENOMEM;
+    }
     return MS_OK;
 }
 
 int ms_rl_schedule(const ms_rl_model *model, const ms_gpu_model *gpu, const ms_workload *w,
-                   bool online, ms_schedule **out, ms_error *err)
+                   bool online, int rollout, ms_schedule **out, ms_error *err)
 {
     runner r;
-    if (runner_init(&r, model, gpu, online, err))
+    if (runner_init(&r, model, gpu, online, rollout != 0, err))
         return err ? err->code : MS_EINVAL;
-    int rc = run_episode(model, r.env, w, &r.work, r.obs, r.mask, err);
+    int rc = run_episode(model, r.env, w, &r.work, r.obs, r.mask, r.ro,
+                         rollout == MS_RL_ROLLOUT_ALL ? 0 : rollout, err);
     if (!rc)
         rc = ms_env_to_schedule(r.env, online ? "rl-online" : "rl", out, err);
     runner_free(&r);
@@ -87,7 +103,7 @@ int ms_rl_eval_popt(const ms_rl_model *model, const ms_gpu_model *gpu, const ms_
                     double *mean_popt, ms_error *err)
 {
     runner r;
-    if (runner_init(&r, model, gpu, model->env.online, err))
+    if (runner_init(&r, model, gpu, model->env.online, false, err))
         return err ? err->code : MS_EINVAL;
     int N = model->env.online ? w->n : model->env.n_batch, nb = 0, rc = MS_OK;
     double sum = 0;
@@ -97,7 +113,7 @@ int ms_rl_eval_popt(const ms_rl_model *model, const ms_gpu_model *gpu, const ms_
             rc = ms_error_set(err, MS_ENOMEM, "rl: out of memory");
             break;
         }
-        rc = run_episode(model, r.env, b, &r.work, r.obs, r.mask, err);
+        rc = run_episode(model, r.env, b, &r.work, r.obs, r.mask, NULL, 0, err);
         if (!rc)
             sum += (ms_env_now(r.env) / ms_bound_lbound_paper(b, gpu, 1) - 1) * 100;
         ms_workload_free(b);

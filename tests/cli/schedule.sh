@@ -117,4 +117,19 @@ awk -v g="$(mk "$T/rl_g.json")" -v a="$(mk "$T/rl_best.json")" 'BEGIN { exit !(g
 [ $? = 2 ] && grep -q -- '--no-guard goes with --algo rl' "$T/err" || fail "--no-guard with far"
 "$M" schedule "$T/w20.csv" --gpu A100-40GB --algo far --rl-queue fill 2>/dev/null
 [ $? = 2 ] || fail "--rl-queue with far"
+# --rl-rollout: the policy improved by rollout validates, is never longer than the greedy
+# agent's plan (the greedy action is always a candidate), and the JSON says its width.
+for k in 3 all; do
+  "$M" schedule "$T/w20.csv" --gpu A100-40GB --algo rl --model "$MODEL" --rl-queue fill --no-guard \
+    --rl-rollout $k --json > "$T/rl_ro_$k.json" || fail "rl rollout $k"
+  "$M" validate "$T/rl_ro_$k.json" --workload "$T/w20.csv" > /dev/null || fail "rl rollout $k invalid"
+  awk -v r="$(mk "$T/rl_ro_$k.json")" -v g="$(mk "$T/rl_fill.json")" 'BEGIN { exit !(r <= g) }' \
+    || fail "rollout $k longer than the greedy agent"
+done
+grep -q '"rollout": 3' "$T/rl_ro_3.json" || fail "rollout stat"
+grep -q '"rollout": -1' "$T/rl_ro_all.json" || fail "rollout all stat"
+"$M" schedule "$T/w20.csv" --gpu A100-40GB --algo rl --model "$MODEL" --rl-rollout 0 2>"$T/err"
+[ $? = 2 ] && grep -q -- '--rl-rollout must be 1..1000 or all' "$T/err" || fail "--rl-rollout 0"
+"$M" schedule "$T/w20.csv" --gpu A100-40GB --algo far --rl-rollout 2 2>"$T/err"
+[ $? = 2 ] && grep -q -- '--rl-rollout goes with --algo rl' "$T/err" || fail "--rl-rollout with far"
 echo "schedule: ok"

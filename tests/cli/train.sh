@@ -188,7 +188,20 @@ a, b = (json.load(open(p)) for p in sys.argv[1:])
 assert a["order"] == "shuffled" and b["order"] == "sorted", (a, b)
 assert a["p_opt"]["far"] != b["p_opt"]["far"], (a, b)
 PY
+# rl-eval --rollout K: the policy improved by rollout, never above the greedy policy's p_opt
+# (per batch its plan is never longer), and the JSON says the width.
+"$bin" rl-eval --model "$dir/a.bin" --sets 5 --tasks 12 --json --rollout 2 > "$dir/ro.json"
+python3 - "$dir/shuf.json" "$dir/ro.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+assert b["rollout"] == 2 and "rollout" not in a, (a, b)
+assert b["p_opt"]["rl"] <= a["p_opt"]["rl"] + 1e-9, (a, b)
+PY
+"$bin" rl-eval --model "$dir/a.bin" --sets 2 --tasks 12 --rollout all | grep -q 'rollout over every allowed action$'
 set +e
+"$bin" rl-eval --model "$dir/a.bin" --sets 5 --rollout x 2>"$dir/err"
+[ $? = 2 ] && grep -q "rollout: 'x' is not 1..1000 or all" "$dir/err" \
+    || { echo "FAIL: rl-eval --rollout x"; exit 1; }
 "$bin" rl-eval --model "$dir/a.bin" --sets 5 --order random 2>"$dir/err"
 [ $? = 2 ] && grep -q "order: 'random' is not shuffled or sorted" "$dir/err" \
     || { echo "FAIL: rl-eval --order random"; exit 1; }
