@@ -1,5 +1,6 @@
 /* bench_env.c: speed of the scheduling environment (one step), of one scheduling decision
- * with a 256x256 policy, and of PPO training end to end (environment steps per second). */
+ * with a 256x256 policy, of the shipped policy's decisions improved by rollout, and of PPO
+ * training end to end (environment steps per second). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +8,10 @@
 #include <time.h>
 
 #include "migsched/learn.h"
+
+#ifndef MIGSCHED_SOURCE_DIR
+#define MIGSCHED_SOURCE_DIR "."
+#endif
 
 static double now_s(void)
 {
@@ -107,6 +112,62 @@ static void bench_decision(const ms_gpu_model *gpu, const ms_gen_params *gen)
     ms_env_free(e);
 }
 
+/* Decisions of the shipped WIDETIMES policy improved by rollout over its K best actions
+ * (0: greedy, -1: all), on 100 batches of 14 WIDETIMES tasks: time per decision (each
+ * completes up to K episodes) and the batches' mean makespan. */
+static void bench_rollout(const ms_gpu_model *gpu, const ms_gen_params *gen)
+{
+    ms_rl_model m;
+    ms_error err;
+    if (ms_model_load(MIGSCHED_SOURCE_DIR "/models/a100-widetimes.bin", &m, &err)) {
+        printf("rollout: %s\n", err.msg);
+        return;
+    }
+    ms_env *e = ms_env_new(gpu, &m.env, NULL);
+    ms_rl_rollout *ro = ms_rl_rollout_new(&m, gpu, &m.env, NULL);
+    const int widths[] = {1, 2, 4, 8, -1};
+    enum { BATCHES = 100, MAXD = 20000 };
+    double *lat = malloc(MAXD * sizeof *lat);
+    for (int k = 0; k < 5; k++) {
+        ms_rng rng;
+        ms_rng_seed(&rng, 5);
+        int nd = 0;
+        double mk = 0;
+        for (int b = 0; b < BATCHES; b++) {
+            ms_workload *wl;
+            ms_generate(gpu, gen, m.env.n_batch, &rng, &wl, NULL);
+            ms_env_reset(e, wl, NULL);
+            bool done = false;
+            while (!done) {
+                ms_rl_choice ch;
+                double t0 = now_s();
+                ms_rl_rollout_best(ro, e, widths[k] < 0 ? 0 : widths[k], &ch, NULL);
+                if (nd < MAXD)
+                    lat[nd++] = now_s() - t0;
+                ms_env_step(e, ch.best, &done);
+            }
+            mk += ms_env_now(e);
+            ms_workload_free(wl);
+        }
+        double sum = 0;
+        for (int i = 0; i < nd; i++)
+            sum += lat[i];
+        qsort(lat, (size_t)nd, sizeof lat[0], cmp_double);
+        char name[32];
+        snprintf(name, sizeof name, widths[k] < 0 ? "all its" : widths[k] == 1 ? "%d (greedy)"
+                                                                                : "its %d best",
+                 widths[k]);
+        printf("shipped WIDETIMES policy, rollout over %s actions: %.1f us median, %.1f "
+               "us mean, p99 %.1f us per decision over %d; mean makespan %.2f s on %d batches "
+               "of 14\n", name, lat[nd / 2] * 1e6, sum / nd * 1e6, lat[nd * 99 / 100] * 1e6,
+               nd, mk / BATCHES, BATCHES);
+    }
+    free(lat);
+    ms_rl_rollout_free(ro);
+    ms_env_free(e);
+    ms_model_destroy(&m);
+}
+
 /* Steps per second of PPO training end to end (rollouts, GAE, updates): the default
  * settings, or (paper) the authors' PPO settings with their episodes. */
 static void bench_training(const ms_gpu_model *gpu, const ms_gen_params *gen, int threads,
@@ -151,6 +212,7 @@ int main(void)
     }
     bench_step(gpu, &gen);
     bench_decision(gpu, &gen);
+    bench_rollout(gpu, &gen);
     for (int paper = 0; paper < 2; paper++)
         for (int threads = 1; threads <= 2; threads++)
             bench_training(gpu, &gen, threads, paper);
