@@ -26,6 +26,7 @@ static void usage(FILE *f)
             "                        [--model FILE] [--csv FILE] [--json] [--plot-dir DIR]\n"
             "                        [--no-time] [--four-runs-three] [--tie-right-first]\n"
             "                        [--time-budget MS] [--node-limit N]\n"
+            "                        [--rl-queue fill|split|best] [--no-guard] [--rl-rollout K|all]\n"
             "  Runs each algorithm of LIST (default " DEFAULT_ALGOS ") on the workload,\n"
             "  validates every schedule and prints: makespan, sigma (makespan / FAR's), rho\n"
             "  (makespan / baseline), p_opt (%% over l_bound_paper), reconfigurations,\n"
@@ -42,6 +43,8 @@ static void usage(FILE *f)
             "  --time-budget MS, --node-limit N  budgets of search and optimal (as for\n"
             "                 `schedule`)\n"
             "  --four-runs-three, --tie-right-first  FAR's options (migsched schedule --help)\n"
+            "  --rl-queue MODE, --no-guard, --rl-rollout K  rl's options (migsched schedule\n"
+            "                 --help); by default rl's row is the guarded greedy agent\n"
             "  Exit status 1 when a schedule fails validation (a bug), an algorithm is unknown\n"
             "  or on bad input; 2 on bad usage. Output files are checked writable before the\n"
             "  algorithms run and written only when everything succeeded.\n");
@@ -230,6 +233,7 @@ typedef struct compare_args {
     char algos[4096];
     int gpus;
     bool json, timed;
+    const char *rl_only; /* the last option given that goes with rl alone */
     ms_offline_options opt;
 } compare_args;
 
@@ -248,6 +252,9 @@ static int parse_args(int argc, char **argv, compare_args *a)
                                          {"tie-right-first", no_argument, 0, 'R'},
                                          {"time-budget", required_argument, 0, 'B'},
                                          {"node-limit", required_argument, 0, 'N'},
+                                         {"rl-queue", required_argument, 0, 'Q'},
+                                         {"no-guard", no_argument, 0, 'U'},
+                                         {"rl-rollout", required_argument, 0, 'L'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     int c;
@@ -283,6 +290,24 @@ static int parse_args(int argc, char **argv, compare_args *a)
                 return 2;
             }
             break;
+        case 'Q':
+            if ((c = ms_rl_queue_parse(optarg)) < 0) {
+                fprintf(stderr, "migsched compare: --rl-queue must be fill, split or best, not "
+                                "'%s'\n", optarg);
+                return 2;
+            }
+            a->opt.rl_queue = c;
+            a->rl_only = "--rl-queue";
+            break;
+        case 'U': a->opt.no_guard = 1; a->rl_only = "--no-guard"; break;
+        case 'L':
+            if (!cli_parse_rollout(optarg, &a->opt.rl_rollout)) {
+                fprintf(stderr, "migsched compare: --rl-rollout must be 1..1000 or all, not "
+                                "'%s'\n", optarg);
+                return 2;
+            }
+            a->rl_only = "--rl-rollout";
+            break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -300,7 +325,8 @@ static int parse_args(int argc, char **argv, compare_args *a)
 }
 
 /* Every name known, and rl exactly when there is a policy file. */
-static int check_algos(const row *rows, int n, const ms_offline_options *opt)
+static int check_algos(const row *rows, int n, const ms_offline_options *opt,
+                       const char *rl_only)
 {
     bool rl = false, search = false;
     for (int i = 0; i < n; i++) {
@@ -318,6 +344,10 @@ static int check_algos(const row *rows, int n, const ms_offline_options *opt)
     }
     if (opt->model && !rl && !search) {
         fprintf(stderr, "migsched compare: --model goes with rl or search in --algos\n");
+        return 2;
+    }
+    if (rl_only && !rl) {
+        fprintf(stderr, "migsched compare: %s goes with rl in --algos\n", rl_only);
         return 2;
     }
     return 0;
@@ -359,7 +389,7 @@ int cmd_compare(int argc, char **argv)
         fprintf(stderr, "migsched compare: --algos: give 1..%d comma-separated names\n", MAX_ALGOS);
         return 2;
     }
-    if ((rc = check_algos(rows, n, &a.opt)))
+    if ((rc = check_algos(rows, n, &a.opt, a.rl_only)))
         return rc;
     const char *outputs[] = {a.csv};
     if (cli_check_outputs("compare", outputs, 1) || (a.plot_dir && check_plot_dir(a.plot_dir)))

@@ -41,6 +41,15 @@ grep -q '^fixpart:3 ' "$tmp/out" || fail "fixpart by index missing"
 [ "$(grep ^far, "$tmp/d.csv")" != "$(grep ^far, "$tmp/r.csv")" ] || fail "--tie-right-first ignored"
 [ "$(grep ^fixpartbest, "$tmp/d.csv" | cut -d, -f2)" = "$(grep ^fixpartbest, "$tmp/r.csv" | cut -d, -f2)" ] \
   || fail "fixpartbest changed"
+# rl's options reach rl's row: the agent alone (--no-guard) is never shorter than the guarded
+# plan, and improved by rollout it is never longer than the greedy agent alone.
+model=$src/models/a100-widetimes.bin
+"$bin" generate --gpu A100-40GB --preset WIDETIMES --n 20 --seed 5 -o "$tmp/w20.csv"
+mk() { "$bin" compare "$tmp/w20.csv" --gpu A100-40GB --algos rl --model "$model" --no-time --csv - "$@" \
+  | grep ^rl, | cut -d, -f2; }
+guarded=$(mk) alone=$(mk --no-guard --rl-queue fill) rollout=$(mk --no-guard --rl-queue fill --rl-rollout 3)
+awk -v g="$guarded" -v a="$alone" -v r="$rollout" 'BEGIN { exit !(g <= a && r <= a) }' \
+  || fail "rl options: guarded $guarded, alone $alone, rollout $rollout"
 # Plots, one per algorithm.
 "$bin" compare "$w" --gpu A30-24GB --algos far,miso,fixpart:2-1-1 --plot-dir "$tmp/plots" > /dev/null
 for f in far miso fixpart_2-1-1; do [ -s "$tmp/plots/$f.html" ] || fail "no plot $f"; done
@@ -54,6 +63,10 @@ set +e
 [ $rc = 1 ] && grep -q "missing.csv" "$tmp/err" || fail "missing file: rc $rc"
 "$bin" compare "$w" 2> /dev/null; rc=$?
 [ $rc = 2 ] || fail "no --gpu: rc $rc"
+"$bin" compare "$w" --gpu A30-24GB --algos far --no-guard 2> "$tmp/err"; rc=$?
+[ $rc = 2 ] && grep -q -- "--no-guard goes with rl" "$tmp/err" || fail "--no-guard without rl: rc $rc"
+"$bin" compare "$tmp/w20.csv" --gpu A100-40GB --algos rl --model "$model" --rl-rollout 0 2> "$tmp/err"; rc=$?
+[ $rc = 2 ] && grep -q -- "--rl-rollout must be" "$tmp/err" || fail "--rl-rollout 0: rc $rc"
 set -e
 "$bin" compare --help | grep -q 'usage: migsched compare'
 echo "compare: ok"
