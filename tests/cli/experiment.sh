@@ -76,7 +76,13 @@ set +e
 # Ctrl-C: the file holds every cell with the repetitions finished so far.
 "$bin" experiment --table popt --reps 100000 --threads 1 -o "$tmp/int.csv" 2> "$tmp/err" &
 pid=$!
-sleep 2
+# Signalled once it catches SIGINT (bit 2 of SigCgt), not after a fixed sleep: a slow start
+# would otherwise be killed by the default action.
+for _ in $(seq 300); do
+  mask=$(sed -n 's/^SigCgt:\s*//p' /proc/$pid/status 2>/dev/null)
+  [ -n "$mask" ] && (( 0x$mask & 2 )) && break
+  sleep 0.1
+done
 kill -INT $pid
 wait $pid; rc=$?
 set -e
