@@ -364,6 +364,11 @@ int ms_rl_rollout_best(ms_rl_rollout *r, const ms_env *env, int width, ms_rl_cho
  * > 0 the rollout-improved policy over the policy's rollout best actions at every decision
  * (MS_RL_ROLLOUT_ALL: every allowed action). ---- */
 #define MS_RL_ROLLOUT_ALL (-1)
+/* The policy's most likely allowed action at e's state (obs and mask receive the state's
+ * observation and mask, w's logits row 0 its logits): one network pass, as every decision
+ * of the greedy scheduler and of a rollout's completions is made. */
+int ms_rl_greedy_action(const ms_mlp *m, ms_mlp_work *w, const ms_env *e, float *obs,
+                        uint8_t *mask);
 int ms_rl_schedule(const ms_rl_model *model, const ms_gpu_model *gpu, const ms_workload *w,
                    bool online, int rollout, ms_schedule **out, ms_error *err);
 /* Same, one batch of the environment's episode at a time for p_opt per batch (offline

@@ -17,6 +17,15 @@ static int check_model(const ms_rl_model *model, const ms_env *e, ms_error *err)
     return MS_OK;
 }
 
+int ms_rl_greedy_action(const ms_mlp *m, ms_mlp_work *w, const ms_env *e, float *obs,
+                        uint8_t *mask)
+{
+    ms_env_observe(e, obs);
+    ms_env_mask(e, mask);
+    ms_mlp_forward(m, w, obs, 1);
+    return ms_policy_argmax(w->logits, mask, m->nact);
+}
+
 /* Runs one episode on w with the greedy policy, or the rollout-improved one when ro. */
 static int run_episode(const ms_rl_model *model, ms_env *e, const ms_workload *w,
                        ms_mlp_work *work, float *obs, uint8_t *mask, ms_rl_rollout *ro,
@@ -27,17 +36,13 @@ static int run_episode(const ms_rl_model *model, ms_env *e, const ms_workload *w
     bool done = ms_env_done(e);
     while (!done) {
         int a;
-        if (ro) {
+        if (ro) { /* each completion of the rollout is this greedy policy's own episode */
             ms_rl_choice ch;
             if (ms_rl_rollout_best(ro, e, width, &ch, err))
                 return err ? err->code : MS_EINVAL;
             a = ch.best;
-        } else {
-            ms_env_observe(e, obs);
-            ms_env_mask(e, mask);
-            ms_mlp_forward(&model->mlp, work, obs, 1);
-            a = ms_policy_argmax(work->logits, mask, model->mlp.nact);
-        }
+        } else
+            a = ms_rl_greedy_action(&model->mlp, work, e, obs, mask);
         ms_env_step(e, a, &done);
     }
     return MS_OK;

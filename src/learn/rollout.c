@@ -64,10 +64,7 @@ ms_rl_rollout *ms_rl_rollout_new(const ms_rl_model *model, const ms_gpu_model *g
  * greedy policy's own episode. */
 static int greedy(ms_rl_rollout *r, const ms_env *e, uint8_t *mask)
 {
-    ms_env_observe(e, r->obs);
-    ms_env_mask(e, mask);
-    ms_mlp_forward(r->mlp, &r->work, r->obs, 1);
-    return ms_policy_argmax(r->work.logits, mask, r->mlp->nact);
+    return ms_rl_greedy_action(r->mlp, &r->work, e, r->obs, mask);
 }
 
 /* The allowed actions of root ordered by the logits in r->work (ties: the lower action
