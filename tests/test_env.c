@@ -125,6 +125,50 @@ static void test_table2_episode(void **state)
     ms_env_free(e);
 }
 
+/* The same with reconfigurations that do not stop the clock (async_reconfig), by hand: the
+ * step that orders 2-2 returns at 0.12, when the first 2g is created (forced Advance), and
+ * task1 starts there (10 s: ends 10.12) while the second is created until 0.24; task2 and
+ * task3 then run on it one after the other: makespan 10.24, and task1 ends 0.12 s sooner. */
+static void test_table2_episode_async(void **state)
+{
+    ms_env *e = make_env("A30-24GB", true, false, MS_ENC_FLOAT, 14);
+    ms_env_config c = *ms_env_get_config(e);
+    c.async_reconfig = true;
+    ms_env_free(e);
+    assert_non_null(e = ms_env_new(ms_gpu_builtin("A30-24GB"), &c, NULL));
+    ms_workload *w = table2_workload();
+    assert_int_equal(ms_env_reset(e, w, NULL), 0);
+    uint8_t mask[256];
+    bool done;
+    int c22 = ms_env_canon(e)->canon_of[ms_partition_parse(ms_env_gpu(e), "2-2")];
+    double ret = ms_env_step(e, ms_env_action_reconfig(e, c22), &done);
+    assert_true(fabs(ms_env_now(e) - 0.12) < 1e-12);
+    ms_env_mask(e, mask);
+    assert_true(mask[MS_ACTION_ADVANCE]); /* the second 2g is still being created */
+    int ready = mask[ms_env_action_exec(e, 0, 0)] ? 0 : 1;
+    assert_true(mask[ms_env_action_exec(e, 0, ready)]);
+    assert_false(mask[ms_env_action_exec(e, 0, 1 - ready)]);
+    ret += ms_env_step(e, ms_env_action_exec(e, 0, ready), &done); /* task1 */
+    ret += ms_env_step(e, MS_ACTION_ADVANCE, &done);
+    assert_true(fabs(ms_env_now(e) - 0.24) < 1e-12);
+    ret += ms_env_step(e, ms_env_action_exec(e, 0, 1 - ready), &done); /* task2 */
+    ret += ms_env_step(e, MS_ACTION_ADVANCE, &done);
+    assert_true(fabs(ms_env_now(e) - 5.24) < 1e-12);
+    ret += ms_env_step(e, ms_env_action_exec(e, 0, 1 - ready), &done); /* task3 */
+    assert_true(done);
+    assert_true(fabs(ms_env_now(e) - 10.24) < 1e-12);
+    assert_true(fabs(ret + 10.24 / 25) < 1e-12);
+    ms_schedule *s;
+    assert_int_equal(ms_env_to_schedule(e, "rl", &s, NULL), 0);
+    assert_int_equal(ms_schedule_validate(s, w, NULL), 0);
+    for (int t = 0; t < s->ntasks; t++)
+        if (s->task[t].index == 0)
+            assert_true(fabs(s->task[t].end - 10.12) < 1e-12);
+    ms_schedule_free(s);
+    ms_workload_free(w);
+    ms_env_free(e);
+}
+
 /* Random tasks: times non-increasing in size, sometimes infinite on small sizes. */
 static ms_workload *random_workload(const ms_gpu_model *m, int n, ms_rng *rng)
 {
@@ -148,9 +192,15 @@ static ms_workload *random_workload(const ms_gpu_model *m, int n, ms_rng *rng)
 }
 
 static void random_episodes(const char *gpu, bool direct, bool online, ms_encoding enc,
-                            int episodes, uint64_t seed)
+                            bool async, int episodes, uint64_t seed)
 {
     ms_env *e = make_env(gpu, direct, online, enc, online ? 5 : 7);
+    if (async) { /* the same settings with reconfigurations that do not stop the clock */
+        ms_env_config c = *ms_env_get_config(e);
+        c.async_reconfig = true;
+        ms_env_free(e);
+        assert_non_null(e = ms_env_new(ms_gpu_builtin(gpu), &c, NULL));
+    }
     const ms_gpu_model *m = ms_env_gpu(e);
     int A = ms_env_num_actions(e);
     uint8_t *mask = malloc((size_t)A);
@@ -197,8 +247,8 @@ static void random_episodes(const char *gpu, bool direct, bool online, ms_encodi
         ms_validation v = {0};
         int bad = ms_schedule_validate(s, w, &v);
         if (bad)
-            fail_msg("%s direct=%d online=%d episode %d: %s: %s", gpu, direct, online, ep,
-                     v.v[0].rule, v.v[0].msg);
+            fail_msg("%s direct=%d online=%d async=%d episode %d: %s: %s", gpu, direct, online,
+                     async, ep, v.v[0].rule, v.v[0].msg);
         ms_validation_free(&v);
         int initial = 0;
         for (int i = 0; i < s->ninst; i++)
@@ -235,9 +285,12 @@ static void test_random_policies(void **state)
 
     const char *gpus[] = {"A30-24GB", "A100-40GB", "H100-80GB"};
     for (int g = 0; g < 3; g++)
-        for (int mode = 0; mode < 4; mode++)
-            random_episodes(gpus[g], mode & 1, mode & 2, mode & 1 ? MS_ENC_FLOAT : MS_ENC_ONEHOT,
-                            150, 17 + (uint64_t)(g * 4 + mode));
+        for (int mode = 0; mode < 6; mode++) { /* 4, 5: direct and asynchronous */
+            bool async = mode >= 4, online = async ? mode == 5 : mode & 2;
+            random_episodes(gpus[g], mode & 1 || async, online,
+                            mode & 1 ? MS_ENC_FLOAT : MS_ENC_ONEHOT, async, 150,
+                            17 + (uint64_t)(g * 6 + mode));
+        }
 }
 
 /* Picks the k-th allowed action (k below the number allowed). */
@@ -344,6 +397,7 @@ int main(void)
         cmocka_unit_test(test_canonical_roundtrip),
         cmocka_unit_test(test_equivalent_classes),
         cmocka_unit_test(test_table2_episode),
+        cmocka_unit_test(test_table2_episode_async),
         cmocka_unit_test(test_random_policies),
         cmocka_unit_test(test_observation_layout),
         cmocka_unit_test(test_copy),

@@ -338,6 +338,16 @@ static void test_model_file(void **state)
     ms_model_destroy(&r);
     m.has_train = false;
 
+    /* Asynchronous reconfigurations: written only when on (older files read as off). */
+    assert_null(strstr(header_text(path, text), "async_reconfig"));
+    m.env.async_reconfig = true;
+    assert_int_equal(ms_model_save(path, &m, NULL), 0);
+    assert_non_null(strstr(header_text(path, text), "\"async_reconfig\":true"));
+    assert_int_equal(ms_model_load(path, &r, NULL), 0);
+    assert_true(r.env.async_reconfig);
+    ms_model_destroy(&r);
+    m.env.async_reconfig = false;
+
     /* Separate policy and value networks: the header says so and the body is read back. */
     ms_rl_model sep = m;
     sep.has_adam = false;

@@ -23,6 +23,9 @@ typedef struct ms_env_config {
     bool direct_reconfig; /* 6.5.2 DIRECT RECONFIG instead of 4.2 reconfiguration */
     bool online;          /* a started task is replaced by the next queued one (section 3) */
     bool keep_useless;    /* keep the configurations with 3g on slots 0-3 (dropped by default) */
+    bool async_reconfig;  /* ours, with direct_reconfig: the clock does not stop for a
+                           * reconfiguration; the kept instances take tasks while the changed
+                           * ones are destroyed (once free) and created */
 } ms_env_config;
 
 /* N = M = 14, FLOAT, direct reconfiguration, offline. */

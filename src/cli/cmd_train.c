@@ -48,6 +48,9 @@ static void usage(FILE *f)
             "                       --order sorted cuts batches: one batch of N of a dataset\n"
             "                       of --sorted-tasks T (default 100) tasks in class order\n"
             "                       (offline only)\n"
+            "  --async-reconfig     a direct reconfiguration does not stop the clock: the kept\n"
+            "                       instances take tasks meanwhile (ours; with --resume\n"
+            "                       --fine-tune a policy trained without it goes on with it)\n"
             "  --seed S             (default 1)\n"
             "  --eval-every K       evaluate and checkpoint every K steps (default S/10)\n"
             "  --eval-sets D --eval-tasks T   evaluation datasets (default 100 of 100 tasks)\n"
@@ -69,7 +72,7 @@ typedef struct train_opts {
     const char *gpu, *preset, *out;
     long steps, eval_every;
     int eval_sets, eval_tasks;
-    bool resume, slim, fine_tune;
+    bool resume, slim, fine_tune, async_reconfig;
     bool given[TUNE_N];
 } train_opts;
 
@@ -86,7 +89,8 @@ static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
         {"slim", 0, 0, 'L'},       {"separate", 0, 0, 'P'},  {"ent-coef", 1, 0, 'C'},
         {"paper-ppo", 0, 0, 'A'},  {"paper-episodes", 0, 0, 'Y'}, {"lr-decay", 1, 0, 'y'},
         {"lr-min", 1, 0, 'm'},     {"fine-tune", 0, 0, 'F'},  {"sorted-share", 1, 0, 'x'},
-        {"sorted-tasks", 1, 0, 'X'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+        {"sorted-tasks", 1, 0, 'X'}, {"async-reconfig", 0, 0, 'Z'}, {"help", 0, 0, 'h'},
+        {0, 0, 0, 0}};
     optind = 1;
     int ch, li = -1;
     while ((li = -1, ch = getopt_long(argc, argv, "h", longopts, &li)) != -1) {
@@ -104,6 +108,7 @@ static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
         case 'F': o->fine_tune = true; break;
         case 'P': c->ppo.separate = true; break;
         case 'Y': c->paper_episodes = true; break;
+        case 'Z': o->async_reconfig = c->env.async_reconfig = true; break;
         case 'A': {
             ms_ppo_config paper;
             ms_ppo_config_paper(&paper);
@@ -299,6 +304,19 @@ static int load_resume(const train_opts *o, ms_train_config *c, ms_rl_model *r, 
     }
     *have = true;
     c->env = r->env; /* the checkpoint's environment wins */
+    /* A fine-tune may switch asynchronous reconfigurations on (never off: the policy has
+     * learnt them). */
+    if (o->async_reconfig && !r->env.async_reconfig) {
+        if (!o->fine_tune) {
+            fprintf(stderr, "migsched train: %s was trained without --async-reconfig: adding "
+                            "it needs --fine-tune\n", o->out);
+            ms_model_destroy(r);
+            *have = false;
+            return 1;
+        }
+        c->env.async_reconfig = true;
+        fprintf(stderr, "fine-tune: reconfigurations no longer stop the clock\n");
+    }
     if (r->has_train) { /* and so do its training settings (threads are this run's) */
         ms_train_config cli = *c;
         c->ppo = r->ppo;

@@ -426,7 +426,7 @@ double ms_env_step(ms_env *e, int action, bool *done)
         }
         const env_trans *t = &e->trans[e->part < 0 ? ENV_EMPTY : e->part][action - 1];
         double end = reconfigure(e, t);
-        if (e->cfg.direct_reconfig) {
+        if (e->cfg.direct_reconfig && !e->cfg.async_reconfig) {
             reward -= (end - e->now) / e->scale;
             e->now = end;
         }

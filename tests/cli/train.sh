@@ -131,6 +131,23 @@ grep -q "fine-tune: this run's --envs, .*, --sorted-share replace the checkpoint
     || { echo "FAIL: sorted share fine-tune line"; exit 1; }
 head -c 1000 "$dir/bs.bin" | grep -aq '"sorted_share":0.25,"sorted_tasks":100' \
     || { echo "FAIL: sorted share fine-tune header"; exit 1; }
+# --async-reconfig: recorded in the header, kept by a resume; adding it to a checkpoint
+# trained without it takes --fine-tune.
+"$bin" train "${small[@]}" --steps 256 --seed 5 --async-reconfig --out "$dir/as.bin" 2>/dev/null
+head -c 1000 "$dir/as.bin" | grep -aq '"async_reconfig":true' || { echo "FAIL: async header"; exit 1; }
+! same_model "$dir/as.bin" "$dir/b.bin" || { echo "FAIL: async changed nothing"; exit 1; }
+"$bin" train "${small[@]}" --steps 384 --out "$dir/as.bin" --resume 2>/dev/null
+head -c 1000 "$dir/as.bin" | grep -aq '"async_reconfig":true' || { echo "FAIL: resume lost async"; exit 1; }
+cp "$dir/b.bin" "$dir/ba.bin"
+if "$bin" train "${small[@]}" --steps 384 --out "$dir/ba.bin" --resume --async-reconfig 2>"$dir/err"; then
+  echo "FAIL: async added without --fine-tune"; exit 1
+fi
+grep -q "trained without --async-reconfig: adding it needs --fine-tune" "$dir/err" \
+    || { echo "FAIL: async resume message"; exit 1; }
+"$bin" train "${small[@]}" --steps 384 --out "$dir/ba.bin" --resume --fine-tune --async-reconfig \
+    2>"$dir/log"
+grep -q "reconfigurations no longer stop the clock" "$dir/log" && head -c 1000 "$dir/ba.bin" \
+    | grep -aq '"async_reconfig":true' || { echo "FAIL: async fine-tune"; exit 1; }
 set +e
 for bad in 1.5 -0.1 x ""; do
   "$bin" train "${small[@]}" --steps 64 --sorted-share "$bad" --out "$dir/x.bin" 2>"$dir/err"
