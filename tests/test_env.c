@@ -169,6 +169,50 @@ static void test_table2_episode_async(void **state)
     ms_env_free(e);
 }
 
+/* EXACT writes t / scale where FLOAT writes level / M (Table 2 on A30, scale 25, by hand):
+ * task1 (25, 10, 10 s) and the class of task2 and task3 (12, 5, 2 s), and after 2-2 is
+ * created and task1 started on one 2g, that instance's 10 s left. */
+static void test_exact_times(void **state)
+{
+    ms_env *e = make_env("A30-24GB", true, false, MS_ENC_FLOAT, 14);
+    ms_env_config c = *ms_env_get_config(e);
+    int n = ms_env_obs_size(e);
+    ms_env_free(e);
+    c.encoding = MS_ENC_EXACT;
+    assert_non_null(e = ms_env_new(ms_gpu_builtin("A30-24GB"), &c, NULL));
+    assert_int_equal(ms_env_obs_size(e), n);
+    ms_workload *w = table2_workload();
+    assert_int_equal(ms_env_reset(e, w, NULL), 0);
+    float obs[256];
+    ms_env_observe(e, obs);
+    const float *rows = obs + 5 + 4; /* 4 configurations + empty, 4 slices */
+    const float want[2][4] = {{1, 0.4f, 0.4f, 1 / 14.0f}, {0.48f, 0.2f, 0.08f, 2 / 14.0f}};
+    for (int j = 0; j < 2; j++)
+        for (int k = 0; k < 4; k++)
+            assert_float_equal(rows[j * 4 + k], want[j][k], 1e-6);
+    bool done;
+    ms_env_step(e, ms_env_action_reconfig(e, ms_env_canon(e)->canon_of[ms_partition_parse(
+                                                 ms_env_gpu(e), "2-2")]), &done);
+    ms_env_step(e, ms_env_action_exec(e, 0, 0), &done);
+    ms_env_observe(e, obs);
+    int busy = 0;
+    for (int i = 0; i < 4; i++) {
+        assert_true(obs[5 + i] == 0 || fabsf(obs[5 + i] - 0.4f) < 1e-6f);
+        busy += obs[5 + i] > 0;
+    }
+    assert_int_equal(busy, 2); /* both slices of task1's 2g: 10 s of 25 */
+    const char *names[] = {"float", "one-hot", "exact"};
+    for (int i = 0; i < 3; i++) {
+        ms_encoding enc;
+        assert_int_equal(ms_env_encoding_parse(names[i], &enc), 0);
+        assert_string_equal(ms_env_encoding_name(enc), names[i]);
+    }
+    ms_encoding enc;
+    assert_int_equal(ms_env_encoding_parse("exactly", &enc), MS_EINVAL);
+    ms_workload_free(w);
+    ms_env_free(e);
+}
+
 /* Random tasks: times non-increasing in size, sometimes infinite on small sizes. */
 static ms_workload *random_workload(const ms_gpu_model *m, int n, ms_rng *rng)
 {
@@ -288,7 +332,8 @@ static void test_random_policies(void **state)
         for (int mode = 0; mode < 6; mode++) { /* 4, 5: direct and asynchronous */
             bool async = mode >= 4, online = async ? mode == 5 : mode & 2;
             random_episodes(gpus[g], mode & 1 || async, online,
-                            mode & 1 ? MS_ENC_FLOAT : MS_ENC_ONEHOT, async, 150,
+                            async ? MS_ENC_EXACT : mode & 1 ? MS_ENC_FLOAT : MS_ENC_ONEHOT, async,
+                            150,
                             17 + (uint64_t)(g * 6 + mode));
         }
 }
@@ -398,6 +443,7 @@ int main(void)
         cmocka_unit_test(test_equivalent_classes),
         cmocka_unit_test(test_table2_episode),
         cmocka_unit_test(test_table2_episode_async),
+        cmocka_unit_test(test_exact_times),
         cmocka_unit_test(test_random_policies),
         cmocka_unit_test(test_observation_layout),
         cmocka_unit_test(test_copy),

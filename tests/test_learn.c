@@ -347,6 +347,13 @@ static void test_model_file(void **state)
     assert_true(r.env.async_reconfig);
     ms_model_destroy(&r);
     m.env.async_reconfig = false;
+    m.env.encoding = MS_ENC_EXACT;
+    assert_int_equal(ms_model_save(path, &m, NULL), 0);
+    assert_non_null(strstr(header_text(path, text), "\"encoding\":\"exact\""));
+    assert_int_equal(ms_model_load(path, &r, NULL), 0);
+    assert_int_equal(r.env.encoding, MS_ENC_EXACT);
+    ms_model_destroy(&r);
+    m.env.encoding = MS_ENC_ONEHOT;
 
     /* Separate policy and value networks: the header says so and the body is read back. */
     ms_rl_model sep = m;

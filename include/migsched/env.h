@@ -14,6 +14,8 @@
 typedef enum ms_encoding {
     MS_ENC_FLOAT = 0,   /* level / M per time (paper 001 6.4) */
     MS_ENC_ONEHOT = 1,  /* M components per time, all zero for 0, all -1 for infinite */
+    MS_ENC_EXACT = 2,   /* ours: t / scale unrounded (at most 1), 0 for free, -1 for infinite;
+                         * tasks are still grouped into classes by their levels */
 } ms_encoding;
 
 typedef struct ms_env_config {
@@ -27,6 +29,10 @@ typedef struct ms_env_config {
                            * reconfiguration; the kept instances take tasks while the changed
                            * ones are destroyed (once free) and created */
 } ms_env_config;
+
+/* "float", "one-hot", "exact" and back; parse returns MS_EINVAL for another name. */
+const char *ms_env_encoding_name(ms_encoding enc);
+int ms_env_encoding_parse(const char *name, ms_encoding *out);
 
 /* N = M = 14, FLOAT, direct reconfiguration, offline. */
 void ms_env_config_default(ms_env_config *c);

@@ -27,7 +27,8 @@ static void usage(FILE *f)
             "  --out FILE           checkpoint written at every evaluation and at the end\n"
             "  --n-batch N          tasks visible at once (default 14)\n"
             "  --levels M           time discretisation levels (default 14)\n"
-            "  --encoding E         float (default) or one-hot\n"
+            "  --encoding E         float (default), one-hot, or exact (ours: times unrounded;\n"
+            "                       with --resume --fine-tune a float policy goes on with it)\n"
             "  --no-direct          reconfiguration of paper 001 4.2 instead of DIRECT RECONFIG\n"
             "  --online             online batches (a started task is replaced)\n"
             "  --hidden W,W         hidden layer widths (default 256,256)\n"
@@ -72,7 +73,7 @@ typedef struct train_opts {
     const char *gpu, *preset, *out;
     long steps, eval_every;
     int eval_sets, eval_tasks;
-    bool resume, slim, fine_tune, async_reconfig;
+    bool resume, slim, fine_tune, async_reconfig, exact;
     bool given[TUNE_N];
 } train_opts;
 
@@ -134,12 +135,9 @@ static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
             break;
         }
         case 'E':
-            if (!strcmp(optarg, "float"))
-                c->env.encoding = MS_ENC_FLOAT;
-            else if (!strcmp(optarg, "one-hot"))
-                c->env.encoding = MS_ENC_ONEHOT;
-            else
+            if (ms_env_encoding_parse(optarg, &c->env.encoding))
                 goto bad;
+            o->exact = c->env.encoding == MS_ENC_EXACT;
             break;
         case 'H':
             if (!cli_parse_widths(optarg, MS_MLP_MAX_HIDDEN, c->ppo.hidden, &c->ppo.nhidden))
@@ -304,19 +302,24 @@ static int load_resume(const train_opts *o, ms_train_config *c, ms_rl_model *r, 
     }
     *have = true;
     c->env = r->env; /* the checkpoint's environment wins */
-    /* A fine-tune may switch asynchronous reconfigurations on (never off: the policy has
-     * learnt them). */
-    if (o->async_reconfig && !r->env.async_reconfig) {
-        if (!o->fine_tune) {
-            fprintf(stderr, "migsched train: %s was trained without --async-reconfig: adding "
-                            "it needs --fine-tune\n", o->out);
-            ms_model_destroy(r);
-            *have = false;
-            return 1;
-        }
-        c->env.async_reconfig = true;
-        fprintf(stderr, "fine-tune: reconfigurations no longer stop the clock\n");
+    /* A fine-tune may switch on asynchronous reconfigurations, and exact times for the
+     * rounded ones of FLOAT (never back: the policy has learnt them). */
+    bool add_async = o->async_reconfig && !r->env.async_reconfig,
+         add_exact = o->exact && r->env.encoding == MS_ENC_FLOAT;
+    if ((add_async || add_exact) && !o->fine_tune) {
+        fprintf(stderr, "migsched train: %s was trained without %s: adding it needs "
+                        "--fine-tune\n", o->out, add_async ? "--async-reconfig" : "exact times");
+        ms_model_destroy(r);
+        *have = false;
+        return 1;
     }
+    c->env.async_reconfig |= add_async;
+    if (add_exact)
+        c->env.encoding = MS_ENC_EXACT;
+    if (add_async)
+        fprintf(stderr, "fine-tune: reconfigurations no longer stop the clock\n");
+    if (add_exact)
+        fprintf(stderr, "fine-tune: the state shows exact times\n");
     if (r->has_train) { /* and so do its training settings (threads are this run's) */
         ms_train_config cli = *c;
         c->ppo = r->ppo;

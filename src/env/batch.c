@@ -1,5 +1,6 @@
 /* batch.c: the batch as task classes sorted by Num (paper 001 4.1), its refill from the
- * queue (offline and online, section 3) and the observation vector (FLOAT / ONE-HOT). */
+ * queue (offline and online, section 3) and the observation vector (FLOAT / ONE-HOT /
+ * EXACT). */
 #include <math.h>
 #include <string.h>
 
@@ -60,6 +61,15 @@ static float *put_level(const ms_env *e, float *o, int level)
     return o;
 }
 
+/* One time t >= 0 (0: free or padding): its level, or with EXACT t / scale itself. */
+static float *put_time(const ms_env *e, float *o, double t)
+{
+    if (e->cfg.encoding != MS_ENC_EXACT)
+        return put_level(e, o, ms_env_level(t, e->scale, e->cfg.levels));
+    *o++ = isinf(t) ? -1.0f : (float)fmin(t / e->scale, 1.0);
+    return o;
+}
+
 void ms_env_observe(const ms_env *e, float *obs)
 {
     float *o = obs;
@@ -67,13 +77,12 @@ void ms_env_observe(const ms_env *e, float *obs)
     for (int c = 0; c <= e->C; c++)
         *o++ = (float)(c == (canon < 0 ? e->C : canon));
     const int *sigma = e->part < 0 ? e->ident : e->canon.sigma[e->part];
-    for (int i = 0; i < e->K; i++) {
-        double rem = e->free_at[sigma[i]] - e->now;
-        o = put_level(e, o, ms_env_level(rem, e->scale, e->cfg.levels));
-    }
+    for (int i = 0; i < e->K; i++)
+        o = put_time(e, o, e->free_at[sigma[i]] - e->now);
     for (int j = 0; j < e->cfg.n_batch; j++) {
-        for (int k = 0; k < e->S; k++)
-            o = put_level(e, o, j < e->nclass ? e->level[e->class_task[j] * e->S + k] : 0);
+        for (int k = 0; k < e->S; k++) /* the class's earliest task: the one it runs next */
+            o = put_time(e, o, j < e->nclass ? e->w->tasks[e->class_task[j]].time[e->gpu.sizes[k]]
+                                             : 0);
         *o++ = j < e->nclass ? (float)e->class_count[j] / (float)e->cfg.n_batch : 0.0f;
     }
     *o++ = (float)e->last_reconfig;

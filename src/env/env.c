@@ -15,6 +15,20 @@ void ms_env_config_default(ms_env_config *c)
     c->direct_reconfig = true;
 }
 
+static const char *const encoding_names[] = {"float", "one-hot", "exact"};
+
+const char *ms_env_encoding_name(ms_encoding enc) { return encoding_names[enc]; }
+
+int ms_env_encoding_parse(const char *name, ms_encoding *out)
+{
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(name, encoding_names[i])) {
+            *out = (ms_encoding)i;
+            return MS_OK;
+        }
+    return MS_EINVAL;
+}
+
 static int obs_size(const ms_env *e)
 {
     int per_time = e->cfg.encoding == MS_ENC_ONEHOT ? e->cfg.levels : 1;

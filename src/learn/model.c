@@ -27,7 +27,7 @@ static json_t *header_json(const ms_rl_model *m)
         "format", "migsched-rl-model/1",
         "arch", "in", m->mlp.in, "hidden", hidden, "actions", m->mlp.nact, "activation", "tanh",
         "env", "n_batch", m->env.n_batch, "levels", m->env.levels, "encoding",
-        m->env.encoding == MS_ENC_ONEHOT ? "one-hot" : "float", "direct_reconfig",
+        ms_env_encoding_name(m->env.encoding), "direct_reconfig",
         m->env.direct_reconfig, "online", m->env.online, "keep_useless", m->env.keep_useless,
         "gpu", m->gpu, "preset", m->preset, "steps", (json_int_t)m->steps, "git_commit",
         m->commit[0] ? m->commit : MIGSCHED_GIT_COMMIT, "seed",
@@ -149,10 +149,9 @@ static int parse_header(const char *path, json_t *h, size_t body, ms_rl_model *m
     int rc = parse_train(path, train, m, err);
     if (rc)
         return rc;
-    if (strcmp(enc, "float") && strcmp(enc, "one-hot"))
-        return ms_error_set(err, MS_EINVAL, "%s: header: env.encoding '%s' is not float or "
-                                            "one-hot", path, enc);
-    m->env.encoding = strcmp(enc, "float") ? MS_ENC_ONEHOT : MS_ENC_FLOAT;
+    if (ms_env_encoding_parse(enc, &m->env.encoding))
+        return ms_error_set(err, MS_EINVAL, "%s: header: env.encoding '%s' is not float, "
+                                            "one-hot or exact", path, enc);
     m->env.direct_reconfig = direct;
     m->env.online = online;
     m->env.keep_useless = useless;

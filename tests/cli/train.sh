@@ -148,6 +148,18 @@ grep -q "trained without --async-reconfig: adding it needs --fine-tune" "$dir/er
     2>"$dir/log"
 grep -q "reconfigurations no longer stop the clock" "$dir/log" && head -c 1000 "$dir/ba.bin" \
     | grep -aq '"async_reconfig":true' || { echo "FAIL: async fine-tune"; exit 1; }
+# --encoding exact: likewise, from a float checkpoint.
+cp "$dir/b.bin" "$dir/be.bin"
+if "$bin" train "${small[@]}" --steps 384 --out "$dir/be.bin" --resume --encoding exact 2>"$dir/err"; then
+  echo "FAIL: exact added without --fine-tune"; exit 1
+fi
+grep -q "trained without exact times: adding it needs --fine-tune" "$dir/err" \
+    || { echo "FAIL: exact resume message"; exit 1; }
+"$bin" train "${small[@]}" --steps 384 --out "$dir/be.bin" --resume --fine-tune --encoding exact \
+    2>"$dir/log"
+grep -q "the state shows exact times" "$dir/log" && head -c 1000 "$dir/be.bin" \
+    | grep -aq '"encoding":"exact"' || { echo "FAIL: exact fine-tune"; exit 1; }
+"$bin" rl-eval --model "$dir/be.bin" --sets 2 --tasks 8 >/dev/null || { echo "FAIL: exact eval"; exit 1; }
 set +e
 for bad in 1.5 -0.1 x ""; do
   "$bin" train "${small[@]}" --steps 64 --sorted-share "$bad" --out "$dir/x.bin" 2>"$dir/err"
