@@ -61,12 +61,12 @@ static float *put_level(const ms_env *e, float *o, int level)
     return o;
 }
 
-/* One time t >= 0 (0: free or padding): its level, or with EXACT t / scale itself. */
+/* One time (at most 0: free or padding): its level, or with EXACT t / scale itself. */
 static float *put_time(const ms_env *e, float *o, double t)
 {
     if (e->cfg.encoding != MS_ENC_EXACT)
         return put_level(e, o, ms_env_level(t, e->scale, e->cfg.levels));
-    *o++ = isinf(t) ? -1.0f : (float)fmin(t / e->scale, 1.0);
+    *o++ = isinf(t) ? -1.0f : t > 0 ? (float)fmin(t / e->scale, 1.0) : 0.0f;
     return o;
 }
 
