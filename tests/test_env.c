@@ -21,6 +21,30 @@ static ms_env *make_env(const char *gpu, bool direct, bool online, ms_encoding e
     return e;
 }
 
+/* e replaced by an environment of its settings with reconfigurations that do not stop the
+ * clock (async) and encoding enc. */
+static ms_env *remake_env(ms_env *e, bool async, ms_encoding enc)
+{
+    ms_env_config c = *ms_env_get_config(e);
+    const ms_gpu_model *gpu = ms_gpu_builtin(ms_env_gpu(e)->name);
+    c.async_reconfig = async;
+    c.encoding = enc;
+    ms_env_free(e);
+    assert_non_null(e = ms_env_new(gpu, &c, NULL));
+    return e;
+}
+
+/* The finished episode's schedule: valid, and as long as the episode (makespan, checked by
+ * hand by the caller); the caller frees it. */
+static ms_schedule *checked_schedule(const ms_env *e, const ms_workload *w, double makespan)
+{
+    ms_schedule *s;
+    assert_int_equal(ms_env_to_schedule(e, "rl", &s, NULL), 0);
+    assert_int_equal(ms_schedule_validate(s, w, NULL), 0);
+    assert_true(fabs(ms_schedule_makespan(s) - makespan) < 1e-12);
+    return s;
+}
+
 static void slice_vector(const ms_gpu_model *m, int p, int c[MS_MAX_SLICES])
 {
     ms_partition_slice_vector(m, &m->partitions[p], c);
@@ -116,11 +140,7 @@ static void test_table2_episode(void **state)
     assert_true(done);
     assert_true(fabs(ms_env_now(e) - 10.24) < 1e-12);
     assert_true(fabs(ret + 10.24 / 25) < 1e-12);
-    ms_schedule *s;
-    assert_int_equal(ms_env_to_schedule(e, "rl", &s, NULL), 0);
-    assert_int_equal(ms_schedule_validate(s, w, NULL), 0);
-    assert_true(fabs(ms_schedule_makespan(s) - 10.24) < 1e-12);
-    ms_schedule_free(s);
+    ms_schedule_free(checked_schedule(e, w, 10.24));
     ms_workload_free(w);
     ms_env_free(e);
 }
@@ -131,11 +151,8 @@ static void test_table2_episode(void **state)
  * task3 then run on it one after the other: makespan 10.24, and task1 ends 0.12 s sooner. */
 static void test_table2_episode_async(void **state)
 {
-    ms_env *e = make_env("A30-24GB", true, false, MS_ENC_FLOAT, 14);
-    ms_env_config c = *ms_env_get_config(e);
-    c.async_reconfig = true;
-    ms_env_free(e);
-    assert_non_null(e = ms_env_new(ms_gpu_builtin("A30-24GB"), &c, NULL));
+    ms_env *e = remake_env(make_env("A30-24GB", true, false, MS_ENC_FLOAT, 14), true,
+                           MS_ENC_FLOAT);
     ms_workload *w = table2_workload();
     assert_int_equal(ms_env_reset(e, w, NULL), 0);
     uint8_t mask[256];
@@ -158,9 +175,7 @@ static void test_table2_episode_async(void **state)
     assert_true(done);
     assert_true(fabs(ms_env_now(e) - 10.24) < 1e-12);
     assert_true(fabs(ret + 10.24 / 25) < 1e-12);
-    ms_schedule *s;
-    assert_int_equal(ms_env_to_schedule(e, "rl", &s, NULL), 0);
-    assert_int_equal(ms_schedule_validate(s, w, NULL), 0);
+    ms_schedule *s = checked_schedule(e, w, 10.24);
     for (int t = 0; t < s->ntasks; t++)
         if (s->task[t].index == 0)
             assert_true(fabs(s->task[t].end - 10.12) < 1e-12);
@@ -175,11 +190,8 @@ static void test_table2_episode_async(void **state)
 static void test_exact_times(void **state)
 {
     ms_env *e = make_env("A30-24GB", true, false, MS_ENC_FLOAT, 14);
-    ms_env_config c = *ms_env_get_config(e);
     int n = ms_env_obs_size(e);
-    ms_env_free(e);
-    c.encoding = MS_ENC_EXACT;
-    assert_non_null(e = ms_env_new(ms_gpu_builtin("A30-24GB"), &c, NULL));
+    e = remake_env(e, false, MS_ENC_EXACT);
     assert_int_equal(ms_env_obs_size(e), n);
     ms_workload *w = table2_workload();
     assert_int_equal(ms_env_reset(e, w, NULL), 0);
@@ -238,13 +250,8 @@ static ms_workload *random_workload(const ms_gpu_model *m, int n, ms_rng *rng)
 static void random_episodes(const char *gpu, bool direct, bool online, ms_encoding enc,
                             bool async, int episodes, uint64_t seed)
 {
-    ms_env *e = make_env(gpu, direct, online, enc, online ? 5 : 7);
-    if (async) { /* the same settings with reconfigurations that do not stop the clock */
-        ms_env_config c = *ms_env_get_config(e);
-        c.async_reconfig = true;
-        ms_env_free(e);
-        assert_non_null(e = ms_env_new(ms_gpu_builtin(gpu), &c, NULL));
-    }
+    ms_env *e = remake_env(make_env(gpu, direct, online, MS_ENC_FLOAT, online ? 5 : 7), async,
+                           enc);
     const ms_gpu_model *m = ms_env_gpu(e);
     int A = ms_env_num_actions(e);
     uint8_t *mask = malloc((size_t)A);
