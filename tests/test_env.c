@@ -278,8 +278,9 @@ static void random_episodes(const char *gpu, bool direct, bool online, ms_encodi
             int n = ms_env_mask(e, mask);
             assert_true(n >= 1);
             ms_env_observe(e, obs);
-            for (int i = 0; enc == MS_ENC_EXACT && i < m->slices; i++) /* remaining times */
-                assert_true(obs[ms_env_canon(e)->n + 1 + i] >= 0 && obs[ms_env_canon(e)->n + 1 + i] <= 1);
+            const float *rem = obs + ms_env_canon(e)->n + 1; /* remaining times */
+            for (int i = 0; enc == MS_ENC_EXACT && i < m->slices; i++)
+                assert_true(rem[i] >= 0 && rem[i] <= 1);
             int pick = (int)ms_rng_below(&rng, (uint64_t)n), a = 0;
             for (a = 0; a < A; a++)
                 if (mask[a] && pick-- == 0)
