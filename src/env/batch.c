@@ -80,9 +80,11 @@ void ms_env_observe(const ms_env *e, float *obs)
     for (int i = 0; i < e->K; i++)
         o = put_time(e, o, e->free_at[sigma[i]] - e->now);
     for (int j = 0; j < e->cfg.n_batch; j++) {
-        for (int k = 0; k < e->S; k++) /* the class's earliest task: the one it runs next */
-            o = put_time(e, o, j < e->nclass ? e->w->tasks[e->class_task[j]].time[e->gpu.sizes[k]]
-                                             : 0);
+        int t = j < e->nclass ? e->class_task[j] : -1; /* the class's next task; -1 padding */
+        for (int k = 0; k < e->S; k++) /* levels as discretised at reset, or exact times */
+            o = e->cfg.encoding == MS_ENC_EXACT
+                    ? put_time(e, o, t < 0 ? 0 : e->w->tasks[t].time[e->gpu.sizes[k]])
+                    : put_level(e, o, t < 0 ? 0 : e->level[t * e->S + k]);
         *o++ = j < e->nclass ? (float)e->class_count[j] / (float)e->cfg.n_batch : 0.0f;
     }
     *o++ = (float)e->last_reconfig;
