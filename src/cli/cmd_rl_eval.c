@@ -28,6 +28,8 @@ static void usage(FILE *f)
                "  --offline-model F (online models) the offline policy to compare with\n"
                "  --rollout K       the policy improved by rollout over its K best actions\n"
                "                    at every decision (or all; default: greedy, no rollout)\n"
+               "  --by-batch        (offline policies) also p_opt per batch position: the\n"
+               "                    mean over the datasets of each one's k-th batch\n"
                "  --json            print the result as JSON\n"
                "Offline policies: p_opt = mean over each dataset's batches of N of\n"
                "(makespan / l_bound_paper - 1) x 100, each batch scheduled alone (also for\n"
@@ -44,6 +46,8 @@ typedef struct eval_ctx {
     int ncmp;
     char *cmp[MAX_CMP];
     double sum[MAX_CMP + 2]; /* policy, compared algorithms, offline policy */
+    int npos;                /* batch positions of --by-batch (0: not asked) */
+    double *pos_sum;         /* [position][policy, compared algorithms] */
     ms_error err;
 } eval_ctx;
 
@@ -96,6 +100,8 @@ static int eval_offline(eval_ctx *c, const ms_workload *w)
                 return MS_EINVAL;
             }
             acc[k + 1] += (mk / lb - 1) * 100;
+            if (c->npos)
+                c->pos_sum[nb * (MAX_CMP + 1) + k + 1] += (mk / lb - 1) * 100;
         }
         ms_workload_free(b);
     }
@@ -131,7 +137,7 @@ typedef struct eval_args {
     char list[512];
     long sets, tasks;
     uint64_t seed;
-    bool json, sorted;
+    bool json, sorted, by_batch;
     int rollout;
 } eval_args;
 
@@ -158,6 +164,15 @@ static void report(const eval_ctx *c, const eval_args *a)
             printf("  vs offline rl %.2f", c->sum[c->ncmp + 1] / a->sets);
     }
     printf("\n");
+    for (int b = 0; b < c->npos; b++) {
+        int from = b * c->model.env.n_batch, n = (int)a->tasks - from;
+        printf("batch %d (tasks %d-%d): rl %.2f", b + 1, from + 1,
+               from + (n < c->model.env.n_batch ? n : c->model.env.n_batch),
+               c->pos_sum[b * (MAX_CMP + 1)] / a->sets);
+        for (int k = 0; k < c->ncmp; k++)
+            printf("  %s %.2f", c->cmp[k], c->pos_sum[b * (MAX_CMP + 1) + k + 1] / a->sets);
+        printf("\n");
+    }
 }
 
 /* The numbers of report(): p_opt per algorithm (offline) or p_online against each
@@ -184,6 +199,17 @@ static int report_json(const eval_ctx *c, const eval_args *a)
                                                per));
     else
         json_object_set_new(root, "p_opt", per);
+    if (c->npos) { /* one object per batch position, keyed as "p_opt" is */
+        json_t *arr = json_array();
+        for (int b = 0; b < c->npos; b++) {
+            const double *v = c->pos_sum + b * (MAX_CMP + 1);
+            json_t *o = json_pack("{s:o}", "rl", cli_json_real(v[0] / a->sets));
+            for (int k = 0; k < c->ncmp; k++)
+                json_object_set_new(o, c->cmp[k], cli_json_real(v[k + 1] / a->sets));
+            json_array_append_new(arr, o);
+        }
+        json_object_set_new(root, "p_opt_by_batch", arr);
+    }
     if (a->rollout) /* only when set: the output of greedy evaluations is unchanged */
         json_object_set_new(root, "rollout", a->rollout == MS_RL_ROLLOUT_ALL
                                                  ? json_string("all")
@@ -216,7 +242,8 @@ static int parse_args(int argc, char **argv, eval_args *a)
         {"model", 1, 0, 'm'}, {"gpu", 1, 0, 'g'},  {"preset", 1, 0, 'p'}, {"sets", 1, 0, 'd'},
         {"tasks", 1, 0, 't'}, {"seed", 1, 0, 's'}, {"compare", 1, 0, 'c'},
         {"offline-model", 1, 0, 'f'}, {"json", 0, 0, 'j'}, {"order", 1, 0, 'o'},
-        {"rollout", 1, 0, 'r'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+        {"rollout", 1, 0, 'r'}, {"by-batch", 0, 0, 'b'}, {"help", 0, 0, 'h'},
+        {0, 0, 0, 0}};
     int ch, li = -1;
     optind = 1;
     while ((ch = getopt_long(argc, argv, "h", longopts, &li)) != -1) {
@@ -227,6 +254,7 @@ static int parse_args(int argc, char **argv, eval_args *a)
         case 'f': a->offline = optarg; break;
         case 'c': snprintf(a->list, sizeof a->list, "%s", optarg); break;
         case 'j': a->json = true; break;
+        case 'b': a->by_batch = true; break;
         case 'r':
             if (!cli_parse_rollout(optarg, &a->rollout)) {
                 fprintf(stderr, "migsched rl-eval: --rollout: '%s' is not 1..1000 or all\n",
@@ -291,6 +319,20 @@ int cmd_rl_eval(int argc, char **argv)
     ms_gen_params gen;
     rc = 1;
     c.gpu = &gpu;
+    if (a.by_batch && c.model.env.online) {
+        fprintf(stderr, "migsched rl-eval: --by-batch: an online policy plans each dataset as "
+                        "one queue, not in batches\n");
+        rc = 2;
+        goto out;
+    }
+    if (a.by_batch) {
+        c.npos = (int)((a.tasks + c.model.env.n_batch - 1) / c.model.env.n_batch);
+        c.pos_sum = calloc((size_t)c.npos * (MAX_CMP + 1), sizeof *c.pos_sum);
+        if (!c.pos_sum) {
+            ms_error_set(&c.err, MS_ENOMEM, "out of memory");
+            goto fail;
+        }
+    }
     if (!a.preset)
         a.preset = c.model.preset;
     if (ms_gpu_lookup(a.gpu ? a.gpu : c.model.gpu, &gpu, &c.err) ||
@@ -320,6 +362,7 @@ int cmd_rl_eval(int argc, char **argv)
 fail:
     fprintf(stderr, "migsched rl-eval: %s\n", c.err.msg);
 out:
+    free(c.pos_sum);
     ms_model_destroy(&c.model);
     if (c.has_offline)
         ms_model_destroy(&c.offline_model);

@@ -227,6 +227,19 @@ assert b["rollout"] == 2 and "rollout" not in a, (a, b)
 assert b["p_opt"]["rl"] <= a["p_opt"]["rl"] + 1e-9, (a, b)
 PY
 "$bin" rl-eval --model "$dir/a.bin" --sets 2 --tasks 12 --rollout all | grep -q 'rollout over every allowed action$'
+# rl-eval --by-batch: one mean per batch position (N = 4: tasks 1-4, 5-8, 9-10); every
+# dataset has each position once, so their mean is the overall p_opt.
+"$bin" rl-eval --model "$dir/a.bin" --sets 5 --tasks 10 --compare far --order sorted --json \
+    --by-batch > "$dir/bb.json"
+python3 - "$dir/bb.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+pos = d["p_opt_by_batch"]
+assert len(pos) == 3, d
+for k in ("rl", "far"):
+    assert abs(sum(p[k] for p in pos) / 3 - d["p_opt"][k]) < 1e-9, (k, d)
+PY
+"$bin" rl-eval --model "$dir/a.bin" --sets 2 --tasks 10 --by-batch | grep -q '^batch 3 (tasks 9-10): rl '
 set +e
 "$bin" rl-eval --model "$dir/a.bin" --sets 5 --rollout x 2>"$dir/err"
 [ $? = 2 ] && grep -q "rollout: 'x' is not 1..1000 or all" "$dir/err" \
@@ -234,5 +247,9 @@ set +e
 "$bin" rl-eval --model "$dir/a.bin" --sets 5 --order random 2>"$dir/err"
 [ $? = 2 ] && grep -q "order: 'random' is not shuffled or sorted" "$dir/err" \
     || { echo "FAIL: rl-eval --order random"; exit 1; }
+"$bin" train "${small[@]}" --steps 64 --online --out "$dir/on.bin" 2>/dev/null
+"$bin" rl-eval --model "$dir/on.bin" --sets 2 --by-batch 2>"$dir/err"
+[ $? = 2 ] && grep -q "by-batch: an online policy plans each dataset as one queue" "$dir/err" \
+    || { echo "FAIL: rl-eval --by-batch online"; exit 1; }
 set -e
 echo "train: ok"
