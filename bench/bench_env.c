@@ -124,7 +124,7 @@ static void bench_rollout(const ms_gpu_model *gpu, const ms_gen_params *gen)
         return;
     }
     ms_env *e = ms_env_new(gpu, &m.env, NULL);
-    ms_rl_rollout *ro = ms_rl_rollout_new(&m, gpu, &m.env, NULL);
+    ms_rl_rollout *ro = ms_rl_rollout_new(&m.mlp, gpu, &m.env, NULL);
     const int widths[] = {1, 2, 4, 8, -1};
     enum { BATCHES = 100, MAXD = 20000 };
     double *lat = malloc(MAXD * sizeof *lat);

@@ -119,7 +119,8 @@ static double bandit_step(void *env, int a, bool *done)
     return pay[b->s][a];
 }
 
-static const ms_rl_env_ops bandit_ops = {bandit_reset, bandit_observe, bandit_mask, bandit_step};
+static const ms_rl_env_ops bandit_ops = {bandit_reset, bandit_observe, bandit_mask, bandit_step,
+                                         NULL};
 
 static void small_config(ms_dqn_config *c)
 {

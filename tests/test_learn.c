@@ -120,25 +120,37 @@ static double greedy_return(ms_mlp *m)
     return ret;
 }
 
-/* PPO on four toy environments for iters rollouts of 128 steps (lr 3e-3, decayed to 3e-4
- * unless decay is constant). */
+/* PPO's settings for four toy environments: rollouts of 128 steps, lr 3e-3 (decayed to
+ * 3e-4 unless decay is constant). */
+static void toy_config(ms_ppo_config *c, int threads, ms_lr_decay decay)
+{
+    ms_ppo_config_default(c);
+    c->n_envs = 4;
+    c->n_steps = 32;
+    c->minibatch = 32;
+    c->hidden[0] = c->hidden[1] = 16;
+    c->lr = 3e-3f;
+    c->lr_decay = decay;
+    c->lr_min = 3e-4f;
+    c->threads = threads;
+}
+
+/* PPO of settings c on four toy environments for iters rollouts. */
+static ms_ppo *toy_new_with(const ms_ppo_config *c, const ms_rl_env_ops *ops, toy *envs,
+                            void **ptrs, int iters)
+{
+    for (int i = 0; i < 4; i++)
+        ptrs[i] = &envs[i];
+    ms_ppo *p = ms_ppo_new(c, ops, ptrs, 3, 3, (long)iters * 128, 11, NULL);
+    assert_non_null(p);
+    return p;
+}
+
 static ms_ppo *toy_new(int threads, toy *envs, void **ptrs, int iters, ms_lr_decay decay)
 {
     ms_ppo_config c;
-    ms_ppo_config_default(&c);
-    c.n_envs = 4;
-    c.n_steps = 32;
-    c.minibatch = 32;
-    c.hidden[0] = c.hidden[1] = 16;
-    c.lr = 3e-3f;
-    c.lr_decay = decay;
-    c.lr_min = 3e-4f;
-    c.threads = threads;
-    for (int i = 0; i < 4; i++)
-        ptrs[i] = &envs[i];
-    ms_ppo *p = ms_ppo_new(&c, &toy_ops, ptrs, 3, 3, (long)iters * 128, 11, NULL);
-    assert_non_null(p);
-    return p;
+    toy_config(&c, threads, decay);
+    return toy_new_with(&c, &toy_ops, envs, ptrs, iters);
 }
 
 static ms_ppo *toy_train(int threads, toy *envs, void **ptrs, int iters)
@@ -169,6 +181,45 @@ static void test_ppo_toy_optimum(void **state)
     ms_ppo_free(p);
     ms_ppo_free(q);
     ms_ppo_free(r);
+}
+
+/* An "improved" policy that always takes action 1: the trap at s0, worth 0.5 in all. */
+static int toy_expert(void *env, const ms_mlp *mlp, int width, int *action, ms_error *err)
+{
+    *action = 1;
+    return 0;
+}
+
+/* The imitation term: with every state labelled by the expert and a coefficient that
+ * outweighs the advantages, the greedy policy follows the expert into the trap (return 0.5,
+ * where PPO alone finds 1: test_ppo_toy_optimum), and the cross-entropy falls. Without an
+ * improve operation, imitation is refused. */
+static void test_ppo_imitation(void **state)
+{
+    ms_rl_env_ops ops = toy_ops;
+    ops.improve = toy_expert;
+    ms_ppo_config c;
+    toy_config(&c, 2, MS_LR_CONSTANT);
+    c.imitate_share = 1;
+    c.imitate_coef = 100;
+    toy envs[4];
+    void *ptrs[4];
+    ms_ppo *p = toy_new_with(&c, &ops, envs, ptrs, 60);
+    float first = NAN, last = NAN;
+    for (int i = 0; i < 60; i++) {
+        ms_ppo_stats st;
+        assert_int_equal(ms_ppo_iterate(p, &st, NULL), 0);
+        assert_true(isfinite(st.imitate_loss));
+        if (i == 0)
+            first = st.imitate_loss;
+        last = st.imitate_loss;
+    }
+    assert_true(last < first / 10);
+    assert_true(fabs(greedy_return(ms_ppo_mlp(p)) - 0.5) < 1e-9);
+    ms_ppo_free(p);
+    ms_error err;
+    assert_null(ms_ppo_new(&c, &toy_ops, ptrs, 3, 3, 128, 11, &err));
+    assert_non_null(strstr(err.msg, "imitation"));
 }
 
 /* Each update's rate follows the schedule over the run's steps (after rollout i of n, a
@@ -222,7 +273,8 @@ static double fixed_step(void *arg, int a, bool *done)
     return ms_env_step(((fixed_env *)arg)->env, a, done);
 }
 
-static const ms_rl_env_ops fixed_ops = {fixed_reset, fixed_observe, fixed_mask, fixed_step};
+static const ms_rl_env_ops fixed_ops = {fixed_reset, fixed_observe, fixed_mask, fixed_step,
+                                       NULL};
 
 static void test_ppo_table2_optimum(void **state)
 {
@@ -392,6 +444,7 @@ int main(void)
         cmocka_unit_test(test_gradient_check),
         cmocka_unit_test(test_masked_policy),
         cmocka_unit_test(test_ppo_toy_optimum),
+        cmocka_unit_test(test_ppo_imitation),
         cmocka_unit_test(test_ppo_table2_optimum),
         cmocka_unit_test(test_lr_decay),
         cmocka_unit_test(test_model_file),

@@ -72,7 +72,7 @@ static void test_choice_is_best_completion(void **state)
 {
     (void)state;
     ms_env *e = ms_env_new(gpu(), &model.env, NULL), *r = ms_env_new(gpu(), &model.env, NULL);
-    ms_rl_rollout *ro = ms_rl_rollout_new(&model, gpu(), &model.env, NULL);
+    ms_rl_rollout *ro = ms_rl_rollout_new(&model.mlp, gpu(), &model.env, NULL);
     ms_mlp_work work;
     assert_int_equal(ms_mlp_work_init(&work, &model.mlp, 1, NULL), 0);
     int nact = model.mlp.nact;

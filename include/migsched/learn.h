@@ -97,6 +97,9 @@ typedef struct ms_rl_env_ops {
     void (*observe)(void *env, float *obs);
     int (*mask)(void *env, uint8_t *mask);
     double (*step)(void *env, int action, bool *done);
+    /* Optional (NULL: none): the action of the policy of mlp improved by rollout over its
+     * width best allowed actions (0: all) at env's current state, for the imitation term. */
+    int (*improve)(void *env, const ms_mlp *mlp, int width, int *action, ms_error *err);
 } ms_rl_env_ops;
 
 typedef enum ms_lr_decay { MS_LR_CONSTANT, MS_LR_LINEAR, MS_LR_COSINE } ms_lr_decay;
@@ -117,6 +120,12 @@ typedef struct ms_ppo_config {
      * the last step, linearly or along a half cosine. */
     ms_lr_decay lr_decay;
     float lr_min;
+    /* Imitation of the policy improved by rollout (ours; expert iteration): a share of the
+     * rollout's states is labelled with the improved action (over the imitate_width best
+     * allowed actions, 0 all), and imitate_coef x its cross-entropy is added to the loss.
+     * Share 0: none (no random number is drawn for it). */
+    float imitate_share, imitate_coef;
+    int imitate_width;
 } ms_ppo_config;
 
 /* 256x256, 16 envs x 128 steps, 4 epochs of minibatches of 256, lr 3e-4, gamma 1,
@@ -137,6 +146,7 @@ typedef struct ms_ppo_stats {
     double mean_length;
     float entropy, policy_loss, value_loss, grad_norm, approx_kl, clip_frac, ent_coef;
     float lr;                 /* the learning rate of the last update */
+    float imitate_loss;       /* mean cross-entropy of the labelled rows (NAN if none) */
 } ms_ppo_stats;
 
 typedef struct ms_ppo ms_ppo;
@@ -351,8 +361,8 @@ typedef struct ms_rl_choice {
     double best_makespan;   /* of best's */
 } ms_rl_choice;
 
-/* For model's network (read at every call) on environments of settings cfg for gpu. */
-ms_rl_rollout *ms_rl_rollout_new(const ms_rl_model *model, const ms_gpu_model *gpu,
+/* For the network mlp (read at every call) on environments of settings cfg for gpu. */
+ms_rl_rollout *ms_rl_rollout_new(const ms_mlp *mlp, const ms_gpu_model *gpu,
                                  const ms_env_config *cfg, ms_error *err);
 void ms_rl_rollout_free(ms_rl_rollout *r);
 /* The choice at env's current state (env is not changed; its episode must not be over)

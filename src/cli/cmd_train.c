@@ -52,22 +52,27 @@ static void usage(FILE *f)
             "  --async-reconfig     a direct reconfiguration does not stop the clock: the kept\n"
             "                       instances take tasks meanwhile (ours; with --resume\n"
             "                       --fine-tune a policy trained without it goes on with it)\n"
+            "  --imitate-share X    share (0..1, default 0) of the rollout's states labelled\n"
+            "                       with the action of the policy improved by rollout over\n"
+            "                       its --imitate-width K (default 8; all) best actions; the\n"
+            "                       loss adds --imitate-coef C (default 1) x its cross-entropy\n"
+            "                       (ours: expert iteration)\n"
             "  --seed S             (default 1)\n"
             "  --eval-every K       evaluate and checkpoint every K steps (default S/10)\n"
             "  --eval-sets D --eval-tasks T   evaluation datasets (default 100 of 100 tasks)\n"
             "  --resume             continue from the checkpoint in --out with its settings\n"
             "  --fine-tune          (with --resume) --envs --rollout --epochs --minibatch --lr\n"
             "                       --lr-decay --lr-min --ent-coef --sorted-share\n"
-            "                       --sorted-tasks given here replace its\n"
+            "                       --sorted-tasks --imitate-* given here replace its\n"
             "  --slim               write the final file without the optimiser state\n");
 }
 
 /* Training settings a resume takes from the command line instead of the checkpoint. */
 enum { TUNE_ENVS, TUNE_ROLLOUT, TUNE_EPOCHS, TUNE_MINIBATCH, TUNE_LR, TUNE_DECAY, TUNE_LR_MIN,
-       TUNE_ENT, TUNE_SHARE, TUNE_STASKS, TUNE_N };
+       TUNE_ENT, TUNE_SHARE, TUNE_STASKS, TUNE_IM_SHARE, TUNE_IM_WIDTH, TUNE_IM_COEF, TUNE_N };
 static const char *const tune_names[TUNE_N] = {
     "envs", "rollout", "epochs", "minibatch", "lr", "lr-decay", "lr-min", "ent-coef",
-    "sorted-share", "sorted-tasks"};
+    "sorted-share", "sorted-tasks", "imitate-share", "imitate-width", "imitate-coef"};
 
 typedef struct train_opts {
     const char *gpu, *preset, *out;
@@ -91,7 +96,8 @@ static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
         {"paper-ppo", 0, 0, 'A'},  {"paper-episodes", 0, 0, 'Y'}, {"lr-decay", 1, 0, 'y'},
         {"lr-min", 1, 0, 'm'},     {"fine-tune", 0, 0, 'F'},  {"sorted-share", 1, 0, 'x'},
         {"sorted-tasks", 1, 0, 'X'}, {"async-reconfig", 0, 0, 'Z'}, {"help", 0, 0, 'h'},
-        {0, 0, 0, 0}};
+        {"imitate-share", 1, 0, 'i'}, {"imitate-width", 1, 0, 'w'},
+        {"imitate-coef", 1, 0, 'c'}, {0, 0, 0, 0}};
     optind = 1;
     int ch, li = -1;
     while ((li = -1, ch = getopt_long(argc, argv, "h", longopts, &li)) != -1) {
@@ -159,6 +165,21 @@ static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
             o->given[TUNE_SHARE] = true;
             break;
         }
+        case 'i': case 'c': {
+            double x = strtod(optarg, &end);
+            if (*end || end == optarg || !(ch == 'i' ? x >= 0 && x <= 1 : x > 0 && x <= 100))
+                goto bad;
+            *(ch == 'i' ? &c->ppo.imitate_share : &c->ppo.imitate_coef) = (float)x;
+            o->given[ch == 'i' ? TUNE_IM_SHARE : TUNE_IM_COEF] = true;
+            break;
+        }
+        case 'w':
+            if (!cli_parse_rollout(optarg, &c->ppo.imitate_width))
+                goto bad;
+            if (c->ppo.imitate_width == MS_RL_ROLLOUT_ALL)
+                c->ppo.imitate_width = 0;
+            o->given[TUNE_IM_WIDTH] = true;
+            break;
         case 'y':
             if (ms_lr_decay_parse(optarg, &c->ppo.lr_decay))
                 goto bad;
@@ -283,6 +304,9 @@ static void fine_tune(const train_opts *o, const ms_train_config *cli, ms_train_
         if (k == TUNE_ENT) memcpy(c->ent_coef, cli->ppo.ent_coef, sizeof c->ent_coef);
         if (k == TUNE_SHARE) tc->sorted.share = cli->sorted.share;
         if (k == TUNE_STASKS) tc->sorted.tasks = cli->sorted.tasks;
+        if (k == TUNE_IM_SHARE) c->imitate_share = cli->ppo.imitate_share;
+        if (k == TUNE_IM_WIDTH) c->imitate_width = cli->ppo.imitate_width;
+        if (k == TUNE_IM_COEF) c->imitate_coef = cli->ppo.imitate_coef;
         fprintf(stderr, "%s --%s", any ? "," : "fine-tune: this run's", tune_names[k]);
         any = true;
     }
@@ -378,10 +402,13 @@ static int train_loop(ms_trainer *t, const train_opts *o, const ms_gpu_model *gp
         ms_trainer_set_cpu_seconds(t, cpu);
         fprintf(stderr,
                 "steps %ld/%ld  %.0f steps/s  cpu %.1f s  mean return %.4f (%d episodes)  "
-                "entropy %.3f (coef %.4f)  lr %.2e  kl %.4f  p_opt %.2f%% on %d sets\n",
+                "entropy %.3f (coef %.4f)  lr %.2e  kl %.4f  ",
                 ms_trainer_steps(t), o->steps, (ms_trainer_steps(t) - s0) / (el > 0 ? el : 1),
                 cpu, ret_n ? ret_sum / ret_n : NAN, ret_n, st.entropy, st.ent_coef, st.lr,
-                st.approx_kl, popt, o->eval_sets);
+                st.approx_kl);
+        if (!isnan(st.imitate_loss)) /* the last update's cross-entropy to the improved actions */
+            fprintf(stderr, "imitate %.4f  ", st.imitate_loss);
+        fprintf(stderr, "p_opt %.2f%% on %d sets\n", popt, o->eval_sets);
         ret_sum = 0;
         ret_n = 0;
         if (ms_trainer_save(t, o->out, &err)) {

@@ -23,7 +23,8 @@ typedef struct worker {
     /* Statistics of the last rollout / minibatch. */
     int episodes;
     double ret_sum, len_sum;
-    double ent, pg, vf, kl, clipped;
+    double ent, pg, vf, kl, clipped, im;
+    int nim; /* labelled rows of the minibatch share, im their cross-entropy */
 } worker;
 
 struct ms_ppo {
@@ -42,6 +43,7 @@ struct ms_ppo {
     float *obs, *logp, *val, *rew, *adv, *ret, *last_val, *cur_obs;
     uint8_t *mask, *done, *cur_mask;
     int *act, *perm, *mb;
+    int *target; /* the improved action of a labelled state, else -1 (imitation only) */
     double *ep_ret;
     int *ep_len;
     float mb_mean, mb_std, ent_coef;
@@ -68,6 +70,8 @@ void ms_ppo_config_default(ms_ppo_config *c)
     c->ent_coef[1] = 0.0075f;
     c->ent_coef[2] = 0.005f;
     c->ent_coef[3] = 0.0f;
+    c->imitate_coef = 1.0f;
+    c->imitate_width = 8;
 }
 
 void ms_ppo_config_paper(ms_ppo_config *c)
@@ -135,6 +139,13 @@ static void *rollout(void *arg)
             memcpy(p->mask + i * p->nact, mask, (size_t)p->nact);
             ms_policy_logp(logits, mask, p->nact, w->logp);
             int a = ms_policy_sample(w->logp, p->nact, &w->rng);
+            if (p->target) {
+                p->target[i] = -1;
+                if (ms_rng_uniform(&w->rng) < p->cfg.imitate_share &&
+                    (w->status = p->ops.improve(p->envs[e], &p->mlp, p->cfg.imitate_width,
+                                                &p->target[i], &w->err)))
+                    break;
+            }
             bool done = false;
             double r = p->ops.step(p->envs[e], a, &done);
             p->act[i] = a;
@@ -185,14 +196,15 @@ static void *minibatch_grad(void *arg)
     ms_ppo *p = w->p;
     int rows = w->row_hi - w->row_lo, B = p->cfg.minibatch, A = p->nact;
     memset(w->grad, 0, p->mlp.nparams * sizeof(float));
-    w->ent = w->pg = w->vf = w->kl = w->clipped = 0;
+    w->ent = w->pg = w->vf = w->kl = w->clipped = w->im = 0;
+    w->nim = 0;
     for (int r = 0; r < rows; r++) {
         int i = p->mb[w->row_lo + r];
         memcpy(w->x + (size_t)r * p->obs_size, p->obs + (size_t)i * p->obs_size,
                (size_t)p->obs_size * sizeof(float));
     }
     ms_mlp_forward(&p->mlp, &w->work, w->x, rows);
-    float eps = p->cfg.clip, c = p->ent_coef;
+    float eps = p->cfg.clip, c = p->ent_coef, ic = p->cfg.imitate_coef;
     for (int r = 0; r < rows; r++) {
         int i = p->mb[w->row_lo + r];
         const uint8_t *mask = p->mask + (size_t)i * A;
@@ -204,6 +216,7 @@ static void *minibatch_grad(void *arg)
         float clipped = fminf(fmaxf(ratio, 1 - eps), 1 + eps);
         bool active = adv >= 0 ? ratio <= 1 + eps : ratio >= 1 - eps;
         float g = active ? -adv * ratio / B : 0.0f;
+        int tg = p->target ? p->target[i] : -1;
         for (int a = 0; a < A; a++) {
             if (!mask[a]) {
                 dl[a] = 0;
@@ -211,6 +224,12 @@ static void *minibatch_grad(void *arg)
             }
             float pa = expf(w->logp[a]);
             dl[a] = g * ((a == p->act[i]) - pa) + c * pa * (w->logp[a] + ent) / B;
+            if (tg >= 0) /* d(-log p_tg)/d logit_a */
+                dl[a] += ic * (pa - (a == tg)) / B;
+        }
+        if (tg >= 0) {
+            w->im -= w->logp[tg];
+            w->nim++;
         }
         float v = w->work.value[r];
         w->dval[r] = p->cfg.vf_coef * 2.0f * (v - p->ret[i]) / B;
@@ -282,8 +301,8 @@ static float learning_rate(const ms_ppo *p)
 static void update(ms_ppo *p, ms_ppo_stats *st)
 {
     int N = p->cfg.n_envs * p->cfg.n_steps, B = p->cfg.minibatch;
-    double ent = 0, pg = 0, vf = 0, kl = 0, clipped = 0, norm = 0;
-    int nmb = 0;
+    double ent = 0, pg = 0, vf = 0, kl = 0, clipped = 0, norm = 0, im = 0;
+    int nmb = 0, nim = 0;
     p->ent_coef = entropy_coef(p);
     p->adam.lr = learning_rate(p);
     for (int ep = 0; ep < p->cfg.n_epochs; ep++) {
@@ -314,6 +333,8 @@ static void update(ms_ppo *p, ms_ppo_stats *st)
                 vf += p->w[k].vf;
                 kl += p->w[k].kl;
                 clipped += p->w[k].clipped;
+                im += p->w[k].im;
+                nim += p->w[k].nim;
             }
         }
     }
@@ -326,6 +347,7 @@ static void update(ms_ppo *p, ms_ppo_stats *st)
     st->grad_norm = (float)(norm / (nmb ? nmb : 1));
     st->ent_coef = p->ent_coef;
     st->lr = p->adam.lr;
+    st->imitate_loss = nim ? (float)(im / nim) : NAN;
 }
 
 int ms_ppo_iterate(ms_ppo *p, ms_ppo_stats *st, ms_error *err)
@@ -373,6 +395,8 @@ static int alloc_all(ms_ppo *p, ms_error *err)
     p->ep_ret = calloc(E, sizeof(double));
     p->ep_len = calloc(E, sizeof(int));
     p->w = calloc((size_t)p->nt, sizeof(worker));
+    if (p->cfg.imitate_share > 0 && !(p->target = malloc(N * sizeof(int))))
+        return ms_error_set(err, MS_ENOMEM, "ppo: out of memory");
     if (!p->obs || !p->mask || !p->act || !p->perm || !p->logp || !p->val || !p->rew ||
         !p->adv || !p->ret || !p->done || !p->last_val || !p->cur_obs || !p->cur_mask ||
         !p->ep_ret || !p->ep_len || !p->w)
@@ -411,6 +435,12 @@ ms_ppo *ms_ppo_new(const ms_ppo_config *cfg, const ms_rl_env_ops *ops, void **en
         cfg->minibatch > cfg->n_envs * cfg->n_steps) {
         ms_error_set(err, MS_EINVAL, "ppo: need n_envs, n_steps, epochs >= 1 and "
                                      "1 <= minibatch <= n_envs * n_steps");
+        return NULL;
+    }
+    if (!(cfg->imitate_share >= 0 && cfg->imitate_share <= 1) || cfg->imitate_width < 0 ||
+        !(cfg->imitate_coef >= 0) || (cfg->imitate_share > 0 && !ops->improve)) {
+        ms_error_set(err, MS_EINVAL, "ppo: imitation needs a share in [0, 1], a width >= 0, "
+                                     "a coefficient >= 0 and environments with improve");
         return NULL;
     }
     ms_ppo *p = calloc(1, sizeof *p);
@@ -463,6 +493,7 @@ void ms_ppo_free(ms_ppo *p)
     free(p->obs);
     free(p->mask);
     free(p->act);
+    free(p->target);
     free(p->perm);
     free(p->logp);
     free(p->val);

@@ -83,7 +83,7 @@ static int runner_init(runner *r, const ms_rl_model *model, const ms_gpu_model *
         runner_free(r);
         return ms_error_set(err, MS_ENOMEM, "rl: out of memory");
     }
-    if (rollout && !(r->ro = ms_rl_rollout_new(model, gpu, &cfg, err))) {
+    if (rollout && !(r->ro = ms_rl_rollout_new(&model->mlp, gpu, &cfg, err))) {
         runner_free(r);
         return err ? err->code : MS_ENOMEM;
     }

@@ -32,16 +32,16 @@ void ms_rl_rollout_free(ms_rl_rollout *r)
     free(r);
 }
 
-ms_rl_rollout *ms_rl_rollout_new(const ms_rl_model *model, const ms_gpu_model *gpu,
+ms_rl_rollout *ms_rl_rollout_new(const ms_mlp *mlp, const ms_gpu_model *gpu,
                                  const ms_env_config *cfg, ms_error *err)
 {
     ms_rl_rollout *r = calloc(1, sizeof *r);
-    int n = model->mlp.nact;
+    int n = mlp->nact;
     if (r) {
-        r->mlp = &model->mlp;
+        r->mlp = mlp;
         r->cfg = *cfg;
         r->gpu = *gpu;
-        r->obs = malloc((size_t)model->mlp.in * sizeof(float));
+        r->obs = malloc((size_t)mlp->in * sizeof(float));
         r->mask = malloc((size_t)n);
         r->root = malloc((size_t)n);
         r->cand = malloc((size_t)n * sizeof *r->cand);
@@ -51,7 +51,7 @@ ms_rl_rollout *ms_rl_rollout_new(const ms_rl_model *model, const ms_gpu_model *g
         ms_error_set(err, MS_ENOMEM, "rollout: out of memory");
         return NULL;
     }
-    if (ms_mlp_work_init(&r->work, &model->mlp, 1, err)) {
+    if (ms_mlp_work_init(&r->work, mlp, 1, err)) {
         ms_rl_rollout_free(r);
         return NULL;
     }

@@ -11,6 +11,7 @@ typedef struct mig_slot {
     ms_workload *w;
     const ms_gpu_model *gpu;
     const ms_train_config *cfg;
+    ms_rl_rollout *ro; /* for the imitation term (made on first use) */
 } mig_slot;
 
 struct ms_trainer {
@@ -82,7 +83,20 @@ static double slot_step(void *arg, int a, bool *done)
     return ms_env_step(((mig_slot *)arg)->env, a, done);
 }
 
-static const ms_rl_env_ops mig_ops = {slot_reset, slot_observe, slot_mask, slot_step};
+static int slot_improve(void *arg, const ms_mlp *mlp, int width, int *action, ms_error *err)
+{
+    mig_slot *s = arg;
+    if (!s->ro && !(s->ro = ms_rl_rollout_new(mlp, s->gpu, &s->cfg->env, err)))
+        return err ? err->code : MS_ENOMEM;
+    ms_rl_choice c;
+    int rc = ms_rl_rollout_best(s->ro, s->env, width, &c, err);
+    if (!rc)
+        *action = c.best;
+    return rc;
+}
+
+static const ms_rl_env_ops mig_ops = {slot_reset, slot_observe, slot_mask, slot_step,
+                                      slot_improve};
 
 static bool same_arch(const ms_mlp *a, const ms_mlp *b)
 {
@@ -165,6 +179,7 @@ void ms_trainer_free(ms_trainer *t)
     for (int i = 0; t->slots && i < t->n; i++) {
         ms_env_free(t->slots[i].env);
         ms_workload_free(t->slots[i].w);
+        ms_rl_rollout_free(t->slots[i].ro);
     }
     free(t->slots);
     free(t->ptrs);

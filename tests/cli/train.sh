@@ -131,6 +131,35 @@ grep -q "fine-tune: this run's --envs, .*, --sorted-share replace the checkpoint
     || { echo "FAIL: sorted share fine-tune line"; exit 1; }
 head -c 1000 "$dir/bs.bin" | grep -aq '"sorted_share":0.25,"sorted_tasks":100' \
     || { echo "FAIL: sorted share fine-tune header"; exit 1; }
+# --imitate-share: the same seed gives the same bytes, the log shows the cross-entropy,
+# the header records the settings, a plain resume keeps them and a fine-tune adds them.
+imit=(--imitate-share 0.5 --imitate-width 2 --imitate-coef 0.5 --steps 256 --seed 5)
+"$bin" train "${small[@]}" "${imit[@]}" --out "$dir/im.bin" 2>"$dir/log"
+"$bin" train "${small[@]}" "${imit[@]}" --out "$dir/im2.bin" 2>/dev/null
+same_model "$dir/im.bin" "$dir/im2.bin" || { echo "FAIL: imitation not reproducible"; exit 1; }
+! same_model "$dir/im.bin" "$dir/b.bin" || { echo "FAIL: imitation changed nothing"; exit 1; }
+grep -Eq 'kl [0-9.]+  imitate [0-9.]+  p_opt' "$dir/log" || { echo "FAIL: imitate field"; exit 1; }
+! grep -q imitate "$dir/log0" || { echo "FAIL: imitate field without imitation"; exit 1; }
+head -c 1000 "$dir/im.bin" | grep -aq '"imitate_coef":0.5,"imitate_share":0.5,"imitate_width":2' \
+    || { echo "FAIL: imitation header"; exit 1; }
+! head -c 1000 "$dir/b.bin" | grep -aq imitate_ || { echo "FAIL: header without imitation"; exit 1; }
+"$bin" train "${small[@]}" --steps 384 --out "$dir/im.bin" --resume 2>/dev/null
+head -c 1000 "$dir/im.bin" | grep -aq '"imitate_coef":0.5,"imitate_share":0.5,"imitate_width":2' \
+    || { echo "FAIL: resume lost the imitation"; exit 1; }
+cp "$dir/b.bin" "$dir/bi.bin"
+"$bin" train "${small[@]}" --steps 384 --out "$dir/bi.bin" --resume --fine-tune \
+    --imitate-share 0.25 --imitate-width all 2>"$dir/log"
+grep -q "fine-tune: this run's --envs, .*, --imitate-share, --imitate-width replace" "$dir/log" \
+    || { echo "FAIL: imitation fine-tune line"; exit 1; }
+head -c 1000 "$dir/bi.bin" | grep -aq '"imitate_coef":1.0,"imitate_share":0.25,"imitate_width":0' \
+    || { echo "FAIL: imitation fine-tune header"; exit 1; }
+set +e
+for opt in "--imitate-share 1.5" "--imitate-share x" "--imitate-width 0" "--imitate-coef 0" \
+           "--imitate-coef -1"; do
+  "$bin" train "${small[@]}" --steps 64 $opt --out "$dir/x.bin" 2>"$dir/err"
+  [ $? = 2 ] && grep -q -- "${opt% *}: bad value" "$dir/err" || { echo "FAIL: $opt"; exit 1; }
+done
+set -e
 # --async-reconfig: recorded in the header, kept by a resume; adding it to a checkpoint
 # trained without it takes --fine-tune.
 "$bin" train "${small[@]}" --steps 256 --seed 5 --async-reconfig --out "$dir/as.bin" 2>/dev/null
