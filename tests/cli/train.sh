@@ -110,49 +110,41 @@ grep -q "fine-tune: this run's --envs, --rollout, --epochs, --minibatch, --lr, -
     || { echo "FAIL: fine-tune line"; exit 1; }
 grep -q "lr 2.00e-04" "$dir/log" || { echo "FAIL: fine-tune rate"; exit 1; }
 ! head -c 1000 "$dir/d2.bin" | grep -aq lr_decay || { echo "FAIL: fine-tune header"; exit 1; }
-# --sorted-share: the same seed gives the same bytes, the header records the share and the
-# dataset (a file without them loads as before), a plain resume keeps them and a fine-tune
-# adds them to a checkpoint that had none.
-sorted=(--sorted-share 0.5 --sorted-tasks 10 --steps 256 --seed 5)
-"$bin" train "${small[@]}" "${sorted[@]}" --out "$dir/so.bin" 2>/dev/null
-"$bin" train "${small[@]}" "${sorted[@]}" --out "$dir/so2.bin" 2>/dev/null
-same_model "$dir/so.bin" "$dir/so2.bin" || { echo "FAIL: sorted share not reproducible"; exit 1; }
-! same_model "$dir/so.bin" "$dir/b.bin" || { echo "FAIL: sorted share changed nothing"; exit 1; }
-head -c 1000 "$dir/so.bin" | grep -aq '"sorted_share":0.5,"sorted_tasks":10' \
-    || { echo "FAIL: sorted share header"; exit 1; }
-! head -c 1000 "$dir/b.bin" | grep -aq sorted_ || { echo "FAIL: header without share"; exit 1; }
-"$bin" train "${small[@]}" --steps 384 --out "$dir/so.bin" --resume 2>/dev/null
-head -c 1000 "$dir/so.bin" | grep -aq '"sorted_share":0.5,"sorted_tasks":10' \
-    || { echo "FAIL: resume lost the sorted share"; exit 1; }
-cp "$dir/b.bin" "$dir/bs.bin"
-"$bin" train "${small[@]}" --steps 384 --out "$dir/bs.bin" --resume --fine-tune \
-    --sorted-share 0.25 2>"$dir/log"
-grep -q "fine-tune: this run's --envs, .*, --sorted-share replace the checkpoint's" "$dir/log" \
-    || { echo "FAIL: sorted share fine-tune line"; exit 1; }
-head -c 1000 "$dir/bs.bin" | grep -aq '"sorted_share":0.25,"sorted_tasks":100' \
-    || { echo "FAIL: sorted share fine-tune header"; exit 1; }
-# --imitate-share: the same seed gives the same bytes, the log shows the cross-entropy,
-# the header records the settings, a plain resume keeps them and a fine-tune adds them.
-imit=(--imitate-share 0.5 --imitate-width 2 --imitate-coef 0.5 --steps 256 --seed 5)
-"$bin" train "${small[@]}" "${imit[@]}" --out "$dir/im.bin" 2>"$dir/log"
-"$bin" train "${small[@]}" "${imit[@]}" --out "$dir/im2.bin" 2>/dev/null
-same_model "$dir/im.bin" "$dir/im2.bin" || { echo "FAIL: imitation not reproducible"; exit 1; }
-! same_model "$dir/im.bin" "$dir/b.bin" || { echo "FAIL: imitation changed nothing"; exit 1; }
-grep -Eq 'kl [0-9.]+  imitate [0-9.]+  p_opt' "$dir/log" || { echo "FAIL: imitate field"; exit 1; }
+# A training option recorded in the header: the same seed gives the same bytes and not
+# those of b.bin, the header has the option (b.bin's has no KEY), a plain resume keeps it
+# and a fine-tune adds it to a checkpoint that had none.
+#   header_option NAME "OPTIONS" KEY HEADER "FINE-TUNE OPTIONS" FINE-TUNE-LINE FINE-TUNE-HEADER
+header_option() {
+  local name=$1 key=$3 hd=$4 fline=$6 fhd=$7 f="$dir/$1.bin"
+  local -a opts=($2) fopts=($5)
+  fail() { echo "FAIL: $name: $1"; exit 1; }
+  "$bin" train "${small[@]}" "${opts[@]}" --steps 256 --seed 5 --out "$f" 2>"$dir/$name.log"
+  "$bin" train "${small[@]}" "${opts[@]}" --steps 256 --seed 5 --out "$f.2" 2>/dev/null
+  same_model "$f" "$f.2" || fail "not reproducible"
+  ! same_model "$f" "$dir/b.bin" || fail "changed nothing"
+  head -c 1000 "$f" | grep -aq "$hd" || fail "header"
+  ! head -c 1000 "$dir/b.bin" | grep -aq "$key" || fail "header without it"
+  "$bin" train "${small[@]}" --steps 384 --out "$f" --resume 2>/dev/null
+  head -c 1000 "$f" | grep -aq "$hd" || fail "resume lost it"
+  cp "$dir/b.bin" "$f.ft"
+  "$bin" train "${small[@]}" --steps 384 --out "$f.ft" --resume --fine-tune "${fopts[@]}" \
+      2>"$dir/log"
+  grep -q "$fline" "$dir/log" || fail "fine-tune line"
+  head -c 1000 "$f.ft" | grep -aq "$fhd" || fail "fine-tune header"
+}
+# --sorted-share (the dataset: --sorted-tasks, 100 by default).
+header_option sorted "--sorted-share 0.5 --sorted-tasks 10" sorted_ \
+    '"sorted_share":0.5,"sorted_tasks":10' "--sorted-share 0.25" \
+    "fine-tune: this run's --envs, .*, --sorted-share replace the checkpoint's" \
+    '"sorted_share":0.25,"sorted_tasks":100'
+# --imitate-share (width 0 in the header: all), whose cross-entropy the log shows.
+header_option imit "--imitate-share 0.5 --imitate-width 2 --imitate-coef 0.5" imitate_ \
+    '"imitate_coef":0.5,"imitate_share":0.5,"imitate_width":2' \
+    "--imitate-share 0.25 --imitate-width all" \
+    "fine-tune: this run's --envs, .*, --imitate-share, --imitate-width replace" \
+    '"imitate_coef":1.0,"imitate_share":0.25,"imitate_width":0'
+grep -Eq 'kl [0-9.]+  imitate [0-9.]+  p_opt' "$dir/imit.log" || { echo "FAIL: imitate field"; exit 1; }
 ! grep -q imitate "$dir/log0" || { echo "FAIL: imitate field without imitation"; exit 1; }
-head -c 1000 "$dir/im.bin" | grep -aq '"imitate_coef":0.5,"imitate_share":0.5,"imitate_width":2' \
-    || { echo "FAIL: imitation header"; exit 1; }
-! head -c 1000 "$dir/b.bin" | grep -aq imitate_ || { echo "FAIL: header without imitation"; exit 1; }
-"$bin" train "${small[@]}" --steps 384 --out "$dir/im.bin" --resume 2>/dev/null
-head -c 1000 "$dir/im.bin" | grep -aq '"imitate_coef":0.5,"imitate_share":0.5,"imitate_width":2' \
-    || { echo "FAIL: resume lost the imitation"; exit 1; }
-cp "$dir/b.bin" "$dir/bi.bin"
-"$bin" train "${small[@]}" --steps 384 --out "$dir/bi.bin" --resume --fine-tune \
-    --imitate-share 0.25 --imitate-width all 2>"$dir/log"
-grep -q "fine-tune: this run's --envs, .*, --imitate-share, --imitate-width replace" "$dir/log" \
-    || { echo "FAIL: imitation fine-tune line"; exit 1; }
-head -c 1000 "$dir/bi.bin" | grep -aq '"imitate_coef":1.0,"imitate_share":0.25,"imitate_width":0' \
-    || { echo "FAIL: imitation fine-tune header"; exit 1; }
 set +e
 for opt in "--imitate-share 1.5" "--imitate-share x" "--imitate-width 0" "--imitate-coef 0" \
            "--imitate-coef -1"; do
