@@ -157,20 +157,14 @@ static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
             o->given[ch == 'l' ? TUNE_LR : TUNE_LR_MIN] = true;
             break;
         }
-        case 'x': {
-            double x = strtod(optarg, &end);
-            if (*end || end == optarg || !(x >= 0 && x <= 1))
+        case 'x': case 'i': case 'c': { /* shares in [0, 1], the coefficient in (0, 100] */
+            double x;
+            if (!cli_parse_double(optarg, 0, ch == 'c' ? 100 : 1, &x) || (ch == 'c' && x == 0))
                 goto bad;
-            c->sorted.share = x;
-            o->given[TUNE_SHARE] = true;
-            break;
-        }
-        case 'i': case 'c': {
-            double x = strtod(optarg, &end);
-            if (*end || end == optarg || !(ch == 'i' ? x >= 0 && x <= 1 : x > 0 && x <= 100))
-                goto bad;
-            *(ch == 'i' ? &c->ppo.imitate_share : &c->ppo.imitate_coef) = (float)x;
-            o->given[ch == 'i' ? TUNE_IM_SHARE : TUNE_IM_COEF] = true;
+            if (ch == 'x') c->sorted.share = x;
+            if (ch == 'i') c->ppo.imitate_share = (float)x;
+            if (ch == 'c') c->ppo.imitate_coef = (float)x;
+            o->given[ch == 'x' ? TUNE_SHARE : ch == 'i' ? TUNE_IM_SHARE : TUNE_IM_COEF] = true;
             break;
         }
         case 'w':
