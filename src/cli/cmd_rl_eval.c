@@ -51,6 +51,12 @@ typedef struct eval_ctx {
     ms_error err;
 } eval_ctx;
 
+/* --by-batch: the sums of batch position b, the policy's first. */
+static double *position_row(const eval_ctx *c, int b)
+{
+    return c->pos_sum + (size_t)b * (MAX_CMP + 1);
+}
+
 /* Makespan of a validated schedule, NAN (err filled) when something fails. */
 static double checked(ms_schedule *s, const ms_workload *w, ms_error *err, const char *who)
 {
@@ -101,7 +107,7 @@ static int eval_offline(eval_ctx *c, const ms_workload *w)
             }
             acc[k + 1] += (mk / lb - 1) * 100;
             if (c->npos)
-                c->pos_sum[nb * (MAX_CMP + 1) + k + 1] += (mk / lb - 1) * 100;
+                position_row(c, nb)[k + 1] += (mk / lb - 1) * 100;
         }
         ms_workload_free(b);
     }
@@ -166,11 +172,11 @@ static void report(const eval_ctx *c, const eval_args *a)
     printf("\n");
     for (int b = 0; b < c->npos; b++) {
         int from = b * c->model.env.n_batch, n = (int)a->tasks - from;
+        const double *v = position_row(c, b);
         printf("batch %d (tasks %d-%d): rl %.2f", b + 1, from + 1,
-               from + (n < c->model.env.n_batch ? n : c->model.env.n_batch),
-               c->pos_sum[b * (MAX_CMP + 1)] / a->sets);
+               from + (n < c->model.env.n_batch ? n : c->model.env.n_batch), v[0] / a->sets);
         for (int k = 0; k < c->ncmp; k++)
-            printf("  %s %.2f", c->cmp[k], c->pos_sum[b * (MAX_CMP + 1) + k + 1] / a->sets);
+            printf("  %s %.2f", c->cmp[k], v[k + 1] / a->sets);
         printf("\n");
     }
 }
@@ -202,7 +208,7 @@ static int report_json(const eval_ctx *c, const eval_args *a)
     if (c->npos) { /* one object per batch position, keyed as "p_opt" is */
         json_t *arr = json_array();
         for (int b = 0; b < c->npos; b++) {
-            const double *v = c->pos_sum + b * (MAX_CMP + 1);
+            const double *v = position_row(c, b);
             json_t *o = json_pack("{s:o}", "rl", cli_json_real(v[0] / a->sets));
             for (int k = 0; k < c->ncmp; k++)
                 json_object_set_new(o, c->cmp[k], cli_json_real(v[k + 1] / a->sets));
