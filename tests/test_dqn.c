@@ -120,7 +120,7 @@ static double bandit_step(void *env, int a, bool *done)
 }
 
 static const ms_rl_env_ops bandit_ops = {bandit_reset, bandit_observe, bandit_mask, bandit_step,
-                                         NULL};
+                                         NULL, NULL};
 
 static void small_config(ms_dqn_config *c)
 {

@@ -274,7 +274,7 @@ static double fixed_step(void *arg, int a, bool *done)
 }
 
 static const ms_rl_env_ops fixed_ops = {fixed_reset, fixed_observe, fixed_mask, fixed_step,
-                                       NULL};
+                                       NULL, NULL};
 
 static void test_ppo_table2_optimum(void **state)
 {

@@ -45,6 +45,6 @@ static inline double toy_step(void *env, int a, bool *done)
     return t->s == 1 ? (a == 0 ? 1 : 0) : (a == 1 ? 0.2 : 0);
 }
 
-static const ms_rl_env_ops toy_ops = {toy_reset, toy_observe, toy_mask, toy_step, NULL};
+static const ms_rl_env_ops toy_ops = {toy_reset, toy_observe, toy_mask, toy_step, NULL, NULL};
 
 #endif

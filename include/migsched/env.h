@@ -94,6 +94,30 @@ int ms_env_steps(const ms_env *e);            /* decisions taken (forced Advance
 int ms_env_to_schedule(const ms_env *e, const char *algorithm, ms_schedule **out,
                        ms_error *err);
 
+/* ---- A plan as actions (ours; demonstrations for imitation): ms_env_follow_start takes a
+ * single-GPU plan of the workload of e's offline one-batch episode, at its start; each
+ * ms_env_follow_action then gives the action that carries the plan on at e's state (the
+ * caller takes it), or -1 where the plan cannot go on or is complete. ---- */
+#define MS_FOLLOW_MAX_TASKS 64
+#define MS_FOLLOW_MAX_INST 128
+#define MS_FOLLOW_MAX_PHASES 64
+typedef struct ms_follow_entry {
+    uint64_t key;   /* the task's class */
+    int size;       /* compute slices of its instance in the plan */
+    int phase;      /* the partition it starts in */
+    int index;      /* in the workload */
+    double start;   /* planned */
+} ms_follow_entry;
+typedef struct ms_env_follow {
+    int nphases, phase;                /* phase: the one being carried out (-1: none yet) */
+    int8_t need[MS_FOLLOW_MAX_PHASES][MS_MAX_SLICES + 1]; /* each phase's instances by size */
+    uint32_t on[MS_MAX_SLICES + 1];    /* the sizes a plan's size stands on in this phase */
+    int n;                             /* tasks not started yet, by phase then start */
+    ms_follow_entry entry[MS_FOLLOW_MAX_TASKS];
+} ms_env_follow;
+int ms_env_follow_start(ms_env_follow *f, const ms_env *e, const ms_schedule *s, ms_error *err);
+int ms_env_follow_action(ms_env_follow *f, const ms_env *e);
+
 /* Discretisation of a time t >= 0 against scale: 0 for 0, else the nearest of the levels
  * 1..M (times above the scale map to M), M + 1 for infinity. */
 int ms_env_level(double t, double scale, int levels);

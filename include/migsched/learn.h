@@ -100,6 +100,11 @@ typedef struct ms_rl_env_ops {
     /* Optional (NULL: none): the action of the policy of mlp improved by rollout over its
      * width best allowed actions (0: all) at env's current state, for the imitation term. */
     int (*improve)(void *env, const ms_mlp *mlp, int width, int *action, ms_error *err);
+    /* Optional (NULL: none): the action of a demonstration at env's current state, or -1
+     * where there is none (start: the episode's first state, where the environment may
+     * decline, e.g. when its demonstrator would do no better than the greedy policy of
+     * mlp); once it gives -1 the episode goes on without. */
+    int (*demonstrate)(void *env, const ms_mlp *mlp, bool start, int *action, ms_error *err);
 } ms_rl_env_ops;
 
 typedef enum ms_lr_decay { MS_LR_CONSTANT, MS_LR_LINEAR, MS_LR_COSINE } ms_lr_decay;
@@ -126,6 +131,11 @@ typedef struct ms_ppo_config {
      * Share 0: none (no random number is drawn for it). */
     float imitate_share, imitate_coef;
     int imitate_width;
+    /* Demonstrations (ours): a share of the episodes is offered to the environments'
+     * demonstrate; a state it answers takes its action, labelled for the imitation term,
+     * and adds nothing to the policy, value and entropy terms (the action is not the
+     * policy's). Share 0: none (no random number is drawn for it). */
+    float demo_share;
 } ms_ppo_config;
 
 /* 256x256, 16 envs x 128 steps, 4 epochs of minibatches of 256, lr 3e-4, gamma 1,
@@ -147,6 +157,8 @@ typedef struct ms_ppo_stats {
     float entropy, policy_loss, value_loss, grad_norm, approx_kl, clip_frac, ent_coef;
     float lr;                 /* the learning rate of the last update */
     float imitate_loss;       /* mean cross-entropy of the labelled rows (NAN if none) */
+    int demonstrations;       /* episodes of the last rollout that began as one (not in
+                               * episodes and the means) */
 } ms_ppo_stats;
 
 typedef struct ms_ppo ms_ppo;
@@ -295,6 +307,11 @@ typedef struct ms_train_config {
      * with probability 1/2 for a time uniform in [0, scale). Overrides tasks_per_episode. */
     bool paper_episodes;
     ms_sorted_episodes sorted; /* offline only; applies to paper episodes too */
+    /* The plan an episode's demonstration carries out (ppo.demo_share > 0; offline only),
+     * e.g. FAR's; the episode is one when the plan, followed in the environment
+     * (ms_env_follow), ends before the greedy policy's episode. */
+    int (*demonstrator)(const ms_workload *w, const ms_gpu_model *gpu, ms_schedule **out,
+                        ms_error *err);
     long total_steps;
     uint64_t seed;
 } ms_train_config;
@@ -369,6 +386,9 @@ void ms_rl_rollout_free(ms_rl_rollout *r);
  * among the width allowed actions of highest logits (0: every allowed action). */
 int ms_rl_rollout_best(ms_rl_rollout *r, const ms_env *env, int width, ms_rl_choice *out,
                        ms_error *err);
+/* The makespan of the greedy policy's episode from env's current state (env is not
+ * changed). */
+int ms_rl_rollout_greedy(ms_rl_rollout *r, const ms_env *env, double *makespan, ms_error *err);
 
 /* ---- The learned scheduler: greedy (argmax) actions of the policy on w, or with rollout
  * > 0 the rollout-improved policy over the policy's rollout best actions at every decision

@@ -13,6 +13,7 @@
 #include "cli_util.h"
 #include "commands.h"
 #include "migsched/learn.h"
+#include "migsched/offline.h"
 
 static volatile sig_atomic_t stop_requested;
 static void on_signal(int sig) { stop_requested = 1; }
@@ -57,22 +58,30 @@ static void usage(FILE *f)
             "                       its --imitate-width K (default 8; all) best actions; the\n"
             "                       loss adds --imitate-coef C (default 1) x its cross-entropy\n"
             "                       (ours: expert iteration)\n"
+            "  --demonstrate-share X  share (0..1, default 0) of the episodes that FAR's plan,\n"
+            "                       followed in the environment, demonstrates where it ends\n"
+            "                       before the policy's greedy episode: its actions are taken\n"
+            "                       and labelled for the imitation term (--imitate-coef;\n"
+            "                       ours; offline only)\n"
             "  --seed S             (default 1)\n"
             "  --eval-every K       evaluate and checkpoint every K steps (default S/10)\n"
             "  --eval-sets D --eval-tasks T   evaluation datasets (default 100 of 100 tasks)\n"
             "  --resume             continue from the checkpoint in --out with its settings\n"
             "  --fine-tune          (with --resume) --envs --rollout --epochs --minibatch --lr\n"
             "                       --lr-decay --lr-min --ent-coef --sorted-share\n"
-            "                       --sorted-tasks --imitate-* given here replace its\n"
+            "                       --sorted-tasks --imitate-* --demonstrate-share given\n"
+            "                       here replace its\n"
             "  --slim               write the final file without the optimiser state\n");
 }
 
 /* Training settings a resume takes from the command line instead of the checkpoint. */
 enum { TUNE_ENVS, TUNE_ROLLOUT, TUNE_EPOCHS, TUNE_MINIBATCH, TUNE_LR, TUNE_DECAY, TUNE_LR_MIN,
-       TUNE_ENT, TUNE_SHARE, TUNE_STASKS, TUNE_IM_SHARE, TUNE_IM_WIDTH, TUNE_IM_COEF, TUNE_N };
+       TUNE_ENT, TUNE_SHARE, TUNE_STASKS, TUNE_IM_SHARE, TUNE_IM_WIDTH, TUNE_IM_COEF,
+       TUNE_DEMO, TUNE_N };
 static const char *const tune_names[TUNE_N] = {
     "envs", "rollout", "epochs", "minibatch", "lr", "lr-decay", "lr-min", "ent-coef",
-    "sorted-share", "sorted-tasks", "imitate-share", "imitate-width", "imitate-coef"};
+    "sorted-share", "sorted-tasks", "imitate-share", "imitate-width", "imitate-coef",
+    "demonstrate-share"};
 
 typedef struct train_opts {
     const char *gpu, *preset, *out;
@@ -97,7 +106,7 @@ static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
         {"lr-min", 1, 0, 'm'},     {"fine-tune", 0, 0, 'F'},  {"sorted-share", 1, 0, 'x'},
         {"sorted-tasks", 1, 0, 'X'}, {"async-reconfig", 0, 0, 'Z'}, {"help", 0, 0, 'h'},
         {"imitate-share", 1, 0, 'i'}, {"imitate-width", 1, 0, 'w'},
-        {"imitate-coef", 1, 0, 'c'}, {0, 0, 0, 0}};
+        {"imitate-coef", 1, 0, 'c'}, {"demonstrate-share", 1, 0, 'W'}, {0, 0, 0, 0}};
     optind = 1;
     int ch, li = -1;
     while ((li = -1, ch = getopt_long(argc, argv, "h", longopts, &li)) != -1) {
@@ -157,14 +166,16 @@ static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
             o->given[ch == 'l' ? TUNE_LR : TUNE_LR_MIN] = true;
             break;
         }
-        case 'x': case 'i': case 'c': { /* shares in [0, 1], the coefficient in (0, 100] */
+        case 'x': case 'i': case 'c': case 'W': { /* shares in [0, 1], the coefficient in (0, 100] */
             double x;
             if (!cli_parse_double(optarg, 0, ch == 'c' ? 100 : 1, &x) || (ch == 'c' && x == 0))
                 goto bad;
             if (ch == 'x') c->sorted.share = x;
             if (ch == 'i') c->ppo.imitate_share = (float)x;
             if (ch == 'c') c->ppo.imitate_coef = (float)x;
-            o->given[ch == 'x' ? TUNE_SHARE : ch == 'i' ? TUNE_IM_SHARE : TUNE_IM_COEF] = true;
+            if (ch == 'W') c->ppo.demo_share = (float)x;
+            o->given[ch == 'x' ? TUNE_SHARE : ch == 'i' ? TUNE_IM_SHARE : ch == 'c' ? TUNE_IM_COEF
+                                                                             : TUNE_DEMO] = true;
             break;
         }
         case 'w':
@@ -221,9 +232,10 @@ static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
                           : !o->out                   ? "--out"
                           : o->fine_tune && !o->resume ? "--resume (for --fine-tune)"
                                                       : NULL;
-    if (!missing && c->sorted.share > 0 && c->env.online) {
-        fprintf(stderr, "migsched train: --sorted-share: sorted batches are for offline "
-                        "policies, not --online\n");
+    if (!missing && (c->sorted.share > 0 || c->ppo.demo_share > 0) && c->env.online) {
+        fprintf(stderr, "migsched train: --%s: %s are for offline policies, not --online\n",
+                c->sorted.share > 0 ? "sorted-share" : "demonstrate-share",
+                c->sorted.share > 0 ? "sorted batches" : "FAR's demonstrations");
         return 2;
     }
     if (optind < argc || missing) {
@@ -301,6 +313,7 @@ static void fine_tune(const train_opts *o, const ms_train_config *cli, ms_train_
         if (k == TUNE_IM_SHARE) c->imitate_share = cli->ppo.imitate_share;
         if (k == TUNE_IM_WIDTH) c->imitate_width = cli->ppo.imitate_width;
         if (k == TUNE_IM_COEF) c->imitate_coef = cli->ppo.imitate_coef;
+        if (k == TUNE_DEMO) c->demo_share = cli->ppo.demo_share;
         fprintf(stderr, "%s --%s", any ? "," : "fine-tune: this run's", tune_names[k]);
         any = true;
     }
@@ -370,7 +383,7 @@ static int train_loop(ms_trainer *t, const train_opts *o, const ms_gpu_model *gp
     double t0 = now_s(), cpu0 = ms_trainer_cpu_seconds(t);
     long s0 = ms_trainer_steps(t);
     double ret_sum = 0;
-    int ret_n = 0;
+    int ret_n = 0, demos = 0;
     while (ms_trainer_steps(t) < o->steps && !stop_requested) {
         ms_ppo_stats st;
         if (ms_trainer_iterate(t, &st, &err)) {
@@ -381,6 +394,7 @@ static int train_loop(ms_trainer *t, const train_opts *o, const ms_gpu_model *gp
             ret_sum += st.mean_return * st.episodes;
             ret_n += st.episodes;
         }
+        demos += st.demonstrations;
         bool final = ms_trainer_steps(t) >= o->steps || stop_requested;
         if (ms_trainer_steps(t) < next_eval && !final)
             continue;
@@ -402,15 +416,26 @@ static int train_loop(ms_trainer *t, const train_opts *o, const ms_gpu_model *gp
                 st.approx_kl);
         if (!isnan(st.imitate_loss)) /* the last update's cross-entropy to the improved actions */
             fprintf(stderr, "imitate %.4f  ", st.imitate_loss);
+        if (demos) /* FAR's episodes, not in the mean return */
+            fprintf(stderr, "demonstrated %d  ", demos);
         fprintf(stderr, "p_opt %.2f%% on %d sets\n", popt, o->eval_sets);
         ret_sum = 0;
-        ret_n = 0;
+        ret_n = demos = 0;
         if (ms_trainer_save(t, o->out, &err)) {
             fprintf(stderr, "migsched train: %s\n", err.msg);
             return 1;
         }
     }
     return stop_requested ? 130 : 0;
+}
+
+/* The demonstrator: FAR with its default options, on one GPU. */
+static int far_plan(const ms_workload *w, const ms_gpu_model *gpu, ms_schedule **out,
+                    ms_error *err)
+{
+    ms_offline_options opt;
+    ms_offline_options_init(&opt);
+    return ms_far_schedule(w, gpu, 1, &opt, out, err);
 }
 
 int cmd_train(int argc, char **argv)
@@ -422,6 +447,7 @@ int cmd_train(int argc, char **argv)
     ms_ppo_config_default(&c.ppo);
     c.seed = 1;
     c.sorted.tasks = 100; /* rl-eval's --tasks */
+    c.demonstrator = far_plan;
     int rc = parse_args(argc, argv, &o, &c);
     if (rc >= 0)
         return rc;

@@ -315,4 +315,4 @@ static int reset(void *arg, ms_rng *rng, ms_error *err)
     return MS_OK;
 }
 
-const ms_rl_env_ops hier_rl_ops = {reset, observe, mask, step, NULL};
+const ms_rl_env_ops hier_rl_ops = {reset, observe, mask, step, NULL, NULL};

@@ -62,6 +62,8 @@ static json_t *header_json(const ms_rl_model *m)
                                                 (double)c->imitate_share, "imitate_width",
                                                 c->imitate_width, "imitate_coef",
                                                 (double)c->imitate_coef));
+        if (c->demo_share > 0) /* likewise */
+            json_object_set_new(t, "demonstrate_share", json_real(c->demo_share));
     }
     if (h && m->has_cpu)
         json_object_set_new(h, "cpu_seconds", json_real(m->cpu_seconds));
@@ -76,17 +78,19 @@ static int parse_train(const char *path, json_t *t, ms_rl_model *m, ms_error *er
     ms_ppo_config *c = &m->ppo;
     ms_ppo_config_default(c);
     double lr, e[4], lr_min = 0, share = 0, im_share = 0, im_coef = c->imitate_coef;
+    double demo_share = 0;
     int paper = 0, sorted_tasks = 0;
     const char *decay = "none";
     json_error_t je;
     if (json_unpack_ex(t, &je, JSON_STRICT,
                        "{s:i, s:i, s:i, s:i, s:F, s:[FFFF], s:b, s?s, s?F, s?F, s?i, s?F, s?i,"
-                       " s?F}", "envs",
+                       " s?F, s?F}", "envs",
                        &c->n_envs, "rollout", &c->n_steps, "epochs", &c->n_epochs,
                        "minibatch", &c->minibatch, "lr", &lr, "ent_coef", &e[0], &e[1], &e[2],
                        &e[3], "paper_episodes", &paper, "lr_decay", &decay, "lr_min", &lr_min,
                        "sorted_share", &share, "sorted_tasks", &sorted_tasks, "imitate_share",
-                       &im_share, "imitate_width", &c->imitate_width, "imitate_coef", &im_coef))
+                       &im_share, "imitate_width", &c->imitate_width, "imitate_coef", &im_coef,
+                       "demonstrate_share", &demo_share))
         return ms_error_set(err, MS_EINVAL, "%s: header: train: %s", path, je.text);
     if (ms_lr_decay_parse(decay, &c->lr_decay))
         return ms_error_set(err, MS_EINVAL, "%s: header: train: lr_decay: unknown '%s'", path,
@@ -96,7 +100,7 @@ static int parse_train(const char *path, json_t *t, ms_rl_model *m, ms_error *er
               c->minibatch <= c->n_envs * c->n_steps && lr > 0 && lr < 1 && lr_min >= 0 &&
               lr_min <= lr && share >= 0 && share <= 1 && (share == 0 || sorted_tasks >= 1) &&
               im_share >= 0 && im_share <= 1 && c->imitate_width >= 0 && im_coef > 0 &&
-              im_coef <= 100;
+              im_coef <= 100 && demo_share >= 0 && demo_share <= 1;
     for (int i = 0; i < 4; i++) {
         ok &= e[i] >= 0 && e[i] < 1;
         c->ent_coef[i] = (float)e[i];
@@ -106,6 +110,7 @@ static int parse_train(const char *path, json_t *t, ms_rl_model *m, ms_error *er
     c->lr = (float)lr;
     c->imitate_share = (float)im_share;
     c->imitate_coef = (float)im_coef;
+    c->demo_share = (float)demo_share;
     m->has_train = true;
     m->paper_episodes = paper;
     m->sorted = (ms_sorted_episodes){share, share > 0 ? sorted_tasks : 0};

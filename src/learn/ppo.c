@@ -21,7 +21,7 @@ typedef struct worker {
     size_t par_lo, par_hi; /* this worker's share of the parameters in the update */
     double sq;             /* sum of squares of the summed gradient over that share */
     /* Statistics of the last rollout / minibatch. */
-    int episodes;
+    int episodes, demos;
     double ret_sum, len_sum;
     double ent, pg, vf, kl, clipped, im;
     int nim; /* labelled rows of the minibatch share, im their cross-entropy */
@@ -44,6 +44,9 @@ struct ms_ppo {
     uint8_t *mask, *done, *cur_mask;
     int *act, *perm, *mb;
     int *target; /* the improved action of a labelled state, else -1 (imitation only) */
+    uint8_t *demo;    /* the row's action is a demonstration's (demonstrations only) */
+    uint8_t *ep_demo; /* per environment: its episode is offered to the demonstrator (3),
+                       * is being demonstrated (2), was at its start (1) or not (0) */
     double *ep_ret;
     int *ep_len;
     float mb_mean, mb_std, ent_coef;
@@ -100,12 +103,21 @@ int ms_lr_decay_parse(const char *name, ms_lr_decay *out)
 
 static void run_workers(ms_ppo *p, void *(*fn)(void *)) { learn_pool_run(p->pool, fn); }
 
+/* Whether environment e's new episode is offered to its demonstrator. */
+static void draw_demo(worker *w, int e)
+{
+    ms_ppo *p = w->p;
+    if (p->cfg.demo_share > 0)
+        p->ep_demo[e] = ms_rng_uniform(&w->rng) < p->cfg.demo_share ? 3 : 0;
+}
+
 static void *reset_envs(void *arg)
 {
     worker *w = arg;
     ms_ppo *p = w->p;
     for (int e = w->env_lo; e < w->env_hi && !w->status; e++) {
         w->status = p->ops.reset(p->envs[e], &w->rng, &w->err);
+        draw_demo(w, e);
         p->ops.observe(p->envs[e], p->cur_obs + (size_t)e * p->obs_size);
         p->ops.mask(p->envs[e], p->cur_mask + (size_t)e * p->nact);
     }
@@ -121,12 +133,26 @@ static void values_now(worker *w, float *out)
     memcpy(out + w->env_lo, w->work.value, (size_t)rows * sizeof(float));
 }
 
+/* The demonstration's action for environment e (-1: none), moving ep_demo along. */
+static int demo_action(worker *w, int e)
+{
+    ms_ppo *p = w->p;
+    int d = -1;
+    uint8_t *st = &p->ep_demo[e];
+    if (*st < 2)
+        return -1;
+    if ((w->status = p->ops.demonstrate(p->envs[e], &p->mlp, *st == 3, &d, &w->err)))
+        return -1;
+    *st = d >= 0 ? 2 : *st == 3 ? 0 : 1;
+    return d;
+}
+
 static void *rollout(void *arg)
 {
     worker *w = arg;
     ms_ppo *p = w->p;
     int E = p->cfg.n_envs, rows = w->env_hi - w->env_lo;
-    w->episodes = 0;
+    w->episodes = w->demos = 0;
     w->ret_sum = w->len_sum = 0;
     for (int t = 0; t < p->cfg.n_steps && !w->status; t++) {
         ms_mlp_forward(&p->mlp, &w->work, p->cur_obs + (size_t)w->env_lo * p->obs_size, rows);
@@ -138,10 +164,16 @@ static void *rollout(void *arg)
                    (size_t)p->obs_size * sizeof(float));
             memcpy(p->mask + i * p->nact, mask, (size_t)p->nact);
             ms_policy_logp(logits, mask, p->nact, w->logp);
-            int a = ms_policy_sample(w->logp, p->nact, &w->rng);
+            int d = p->demo ? demo_action(w, e) : -1;
+            if (w->status)
+                break;
+            int a = d >= 0 ? d : ms_policy_sample(w->logp, p->nact, &w->rng);
+            if (p->demo)
+                p->demo[i] = d >= 0;
             if (p->target) {
-                p->target[i] = -1;
-                if (ms_rng_uniform(&w->rng) < p->cfg.imitate_share &&
+                p->target[i] = d;
+                if (d < 0 && p->cfg.imitate_share > 0 &&
+                    ms_rng_uniform(&w->rng) < p->cfg.imitate_share &&
                     (w->status = p->ops.improve(p->envs[e], &p->mlp, p->cfg.imitate_width,
                                                 &p->target[i], &w->err)))
                     break;
@@ -156,12 +188,17 @@ static void *rollout(void *arg)
             p->ep_ret[e] += r;
             p->ep_len[e]++;
             if (done) {
-                w->episodes++;
-                w->ret_sum += p->ep_ret[e];
-                w->len_sum += p->ep_len[e];
+                if (p->demo && p->ep_demo[e])
+                    w->demos++; /* the demonstrator's episode, not the policy's */
+                else {
+                    w->episodes++;
+                    w->ret_sum += p->ep_ret[e];
+                    w->len_sum += p->ep_len[e];
+                }
                 p->ep_ret[e] = 0;
                 p->ep_len[e] = 0;
                 w->status = p->ops.reset(p->envs[e], &w->rng, &w->err);
+                draw_demo(w, e);
             }
             p->ops.observe(p->envs[e], p->cur_obs + (size_t)e * p->obs_size);
             p->ops.mask(p->envs[e], mask);
@@ -215,7 +252,9 @@ static void *minibatch_grad(void *arg)
         float ratio = expf(lr);
         float clipped = fminf(fmaxf(ratio, 1 - eps), 1 + eps);
         bool active = adv >= 0 ? ratio <= 1 + eps : ratio >= 1 - eps;
-        float g = active ? -adv * ratio / B : 0.0f;
+        /* A demonstrated row only teaches its label. */
+        bool own = !(p->demo && p->demo[i]);
+        float g = active && own ? -adv * ratio / B : 0.0f, ce = own ? c : 0.0f;
         int tg = p->target ? p->target[i] : -1;
         for (int a = 0; a < A; a++) {
             if (!mask[a]) {
@@ -223,7 +262,7 @@ static void *minibatch_grad(void *arg)
                 continue;
             }
             float pa = expf(w->logp[a]);
-            dl[a] = g * ((a == p->act[i]) - pa) + c * pa * (w->logp[a] + ent) / B;
+            dl[a] = g * ((a == p->act[i]) - pa) + ce * pa * (w->logp[a] + ent) / B;
             if (tg >= 0) /* d(-log p_tg)/d logit_a */
                 dl[a] += ic * (pa - (a == tg)) / B;
         }
@@ -232,7 +271,7 @@ static void *minibatch_grad(void *arg)
             w->nim++;
         }
         float v = w->work.value[r];
-        w->dval[r] = p->cfg.vf_coef * 2.0f * (v - p->ret[i]) / B;
+        w->dval[r] = own ? p->cfg.vf_coef * 2.0f * (v - p->ret[i]) / B : 0.0f;
         w->ent += ent;
         w->pg += -fminf(ratio * adv, clipped * adv);
         w->vf += (v - p->ret[i]) * (v - p->ret[i]);
@@ -364,6 +403,7 @@ int ms_ppo_iterate(ms_ppo *p, ms_ppo_stats *st, ms_error *err)
     double ret = 0, len = 0;
     for (int k = 0; k < p->nt; k++) {
         st->episodes += p->w[k].episodes;
+        st->demonstrations += p->w[k].demos;
         ret += p->w[k].ret_sum;
         len += p->w[k].len_sum;
     }
@@ -395,7 +435,10 @@ static int alloc_all(ms_ppo *p, ms_error *err)
     p->ep_ret = calloc(E, sizeof(double));
     p->ep_len = calloc(E, sizeof(int));
     p->w = calloc((size_t)p->nt, sizeof(worker));
-    if (p->cfg.imitate_share > 0 && !(p->target = malloc(N * sizeof(int))))
+    if ((p->cfg.imitate_share > 0 || p->cfg.demo_share > 0) &&
+        !(p->target = malloc(N * sizeof(int))))
+        return ms_error_set(err, MS_ENOMEM, "ppo: out of memory");
+    if (p->cfg.demo_share > 0 && (!(p->demo = malloc(N)) || !(p->ep_demo = calloc(E, 1))))
         return ms_error_set(err, MS_ENOMEM, "ppo: out of memory");
     if (!p->obs || !p->mask || !p->act || !p->perm || !p->logp || !p->val || !p->rew ||
         !p->adv || !p->ret || !p->done || !p->last_val || !p->cur_obs || !p->cur_mask ||
@@ -441,6 +484,12 @@ ms_ppo *ms_ppo_new(const ms_ppo_config *cfg, const ms_rl_env_ops *ops, void **en
         !(cfg->imitate_coef >= 0) || (cfg->imitate_share > 0 && !ops->improve)) {
         ms_error_set(err, MS_EINVAL, "ppo: imitation needs a share in [0, 1], a width >= 0, "
                                      "a coefficient >= 0 and environments with improve");
+        return NULL;
+    }
+    if (!(cfg->demo_share >= 0 && cfg->demo_share <= 1) ||
+        (cfg->demo_share > 0 && !ops->demonstrate)) {
+        ms_error_set(err, MS_EINVAL, "ppo: demonstrations need a share in [0, 1] and "
+                                     "environments with demonstrate");
         return NULL;
     }
     ms_ppo *p = calloc(1, sizeof *p);
@@ -494,6 +543,8 @@ void ms_ppo_free(ms_ppo *p)
     free(p->mask);
     free(p->act);
     free(p->target);
+    free(p->demo);
+    free(p->ep_demo);
     free(p->perm);
     free(p->logp);
     free(p->val);

@@ -86,11 +86,38 @@ static int candidates(ms_rl_rollout *r, int width)
     return width > 0 && width < nc ? width : nc;
 }
 
-int ms_rl_rollout_best(ms_rl_rollout *r, const ms_env *env, int width, ms_rl_choice *out,
-                       ms_error *err)
+/* Plays the greedy policy from r->env's state to the episode's end: the makespan. */
+static double complete(ms_rl_rollout *r)
+{
+    bool done = ms_env_done(r->env);
+    while (!done)
+        ms_env_step(r->env, greedy(r, r->env, r->mask), &done);
+    return ms_env_now(r->env);
+}
+
+static int check_env(ms_rl_rollout *r, const ms_env *env, ms_error *err)
 {
     if (ms_env_num_actions(env) != r->mlp->nact || ms_env_obs_size(env) != r->mlp->in)
         return ms_error_set(err, MS_EINVAL, "rollout: the environment does not fit the model");
+    if (!r->env && !(r->env = ms_env_new(&r->gpu, &r->cfg, err)))
+        return err ? err->code : MS_ENOMEM;
+    return MS_OK;
+}
+
+int ms_rl_rollout_greedy(ms_rl_rollout *r, const ms_env *env, double *makespan, ms_error *err)
+{
+    int rc = check_env(r, env, err);
+    if (!rc && !(rc = ms_env_copy(r->env, env, err)))
+        *makespan = complete(r);
+    return rc;
+}
+
+int ms_rl_rollout_best(ms_rl_rollout *r, const ms_env *env, int width, ms_rl_choice *out,
+                       ms_error *err)
+{
+    int rc = check_env(r, env, err);
+    if (rc)
+        return rc;
     if (ms_env_done(env))
         return ms_error_set(err, MS_EINVAL, "rollout: the episode is over");
     out->greedy = out->best = greedy(r, env, r->root);
@@ -98,8 +125,6 @@ int ms_rl_rollout_best(ms_rl_rollout *r, const ms_env *env, int width, ms_rl_cho
     out->greedy_makespan = out->best_makespan = NAN;
     if (nc == 1)
         return MS_OK;
-    if (!r->env && !(r->env = ms_env_new(&r->gpu, &r->cfg, err)))
-        return err ? err->code : MS_ENOMEM;
     /* Candidate 0 is the greedy action, and ties go to the earlier candidate: the improved
      * policy only departs from the policy where that is strictly better. */
     for (int i = 0; i < nc; i++) {
@@ -107,9 +132,7 @@ int ms_rl_rollout_best(ms_rl_rollout *r, const ms_env *env, int width, ms_rl_cho
             return err ? err->code : MS_EINVAL;
         bool done;
         ms_env_step(r->env, r->cand[i], &done);
-        while (!done)
-            ms_env_step(r->env, greedy(r, r->env, r->mask), &done);
-        double mk = ms_env_now(r->env);
+        double mk = complete(r);
         if (i == 0)
             out->greedy_makespan = out->best_makespan = mk;
         else if (mk < out->best_makespan) {

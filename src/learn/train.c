@@ -1,5 +1,6 @@
 /* train.c: PPO on vectorised MIG scheduling environments whose episodes are generated
  * workloads (paper 001 5.1.2-5.1.3), with checkpoints that resume where they stopped. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,7 +12,9 @@ typedef struct mig_slot {
     ms_workload *w;
     const ms_gpu_model *gpu;
     const ms_train_config *cfg;
-    ms_rl_rollout *ro; /* for the imitation term (made on first use) */
+    ms_rl_rollout *ro; /* for the imitation term and demonstrations (made on first use) */
+    ms_env *scratch;   /* where a demonstration is tried out (made on first use) */
+    ms_env_follow follow; /* the demonstration being given */
 } mig_slot;
 
 struct ms_trainer {
@@ -83,10 +86,17 @@ static double slot_step(void *arg, int a, bool *done)
     return ms_env_step(((mig_slot *)arg)->env, a, done);
 }
 
+static int need_rollout(mig_slot *s, const ms_mlp *mlp, ms_error *err)
+{
+    if (!s->ro && !(s->ro = ms_rl_rollout_new(mlp, s->gpu, &s->cfg->env, err)))
+        return err ? err->code : MS_ENOMEM;
+    return MS_OK;
+}
+
 static int slot_improve(void *arg, const ms_mlp *mlp, int width, int *action, ms_error *err)
 {
     mig_slot *s = arg;
-    if (!s->ro && !(s->ro = ms_rl_rollout_new(mlp, s->gpu, &s->cfg->env, err)))
+    if (need_rollout(s, mlp, err))
         return err ? err->code : MS_ENOMEM;
     ms_rl_choice c;
     int rc = ms_rl_rollout_best(s->ro, s->env, width, &c, err);
@@ -95,8 +105,53 @@ static int slot_improve(void *arg, const ms_mlp *mlp, int width, int *action, ms
     return rc;
 }
 
+/* The demonstrator's plan of the episode, followed on the scratch environment: its
+ * makespan (INFINITY where the follower cannot carry it out); s->follow is left at the
+ * episode's start. */
+static int try_plan(mig_slot *s, double *makespan, ms_error *err)
+{
+    ms_schedule *plan = NULL;
+    *makespan = INFINITY;
+    if (!s->scratch && !(s->scratch = ms_env_new(s->gpu, &s->cfg->env, err)))
+        return err ? err->code : MS_ENOMEM;
+    int rc = s->cfg->demonstrator(s->w, s->gpu, &plan, err);
+    if (rc || ms_env_follow_start(&s->follow, s->env, plan, NULL) ||
+        (rc = ms_env_copy(s->scratch, s->env, err))) {
+        ms_schedule_free(plan);
+        return rc;
+    }
+    ms_schedule_free(plan);
+    ms_env_follow trial = s->follow;
+    bool done = false;
+    int a;
+    while (!done && (a = ms_env_follow_action(&trial, s->scratch)) >= 0)
+        ms_env_step(s->scratch, a, &done);
+    if (done)
+        *makespan = ms_env_now(s->scratch);
+    return MS_OK;
+}
+
+/* At the episode's start the demonstration is given only if it ends before the greedy
+ * policy's episode: the policy is taught what it does not already do. */
+static int slot_demonstrate(void *arg, const ms_mlp *mlp, bool start, int *action,
+                            ms_error *err)
+{
+    mig_slot *s = arg;
+    *action = -1;
+    if (start) {
+        double plan, mine;
+        if (try_plan(s, &plan, err) || need_rollout(s, mlp, err) ||
+            ms_rl_rollout_greedy(s->ro, s->env, &mine, err))
+            return err ? err->code : MS_EINVAL;
+        if (!(plan < mine))
+            return MS_OK;
+    }
+    *action = ms_env_follow_action(&s->follow, s->env);
+    return MS_OK;
+}
+
 static const ms_rl_env_ops mig_ops = {slot_reset, slot_observe, slot_mask, slot_step,
-                                      slot_improve};
+                                      slot_improve, slot_demonstrate};
 
 static bool same_arch(const ms_mlp *a, const ms_mlp *b)
 {
@@ -146,6 +201,12 @@ ms_trainer *ms_trainer_new(const ms_gpu_model *gpu, const ms_train_config *cfg,
         free(t);
         return NULL;
     }
+    if (cfg->ppo.demo_share > 0 && (cfg->env.online || !cfg->demonstrator)) {
+        ms_error_set(err, MS_EINVAL, "train: demonstrations need an offline policy and a "
+                                     "demonstrator");
+        free(t);
+        return NULL;
+    }
     t->n = cfg->ppo.n_envs;
     t->slots = calloc((size_t)t->n, sizeof *t->slots);
     t->ptrs = calloc((size_t)t->n, sizeof *t->ptrs);
@@ -180,6 +241,7 @@ void ms_trainer_free(ms_trainer *t)
         ms_env_free(t->slots[i].env);
         ms_workload_free(t->slots[i].w);
         ms_rl_rollout_free(t->slots[i].ro);
+        ms_env_free(t->slots[i].scratch);
     }
     free(t->slots);
     free(t->ptrs);

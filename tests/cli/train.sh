@@ -145,9 +145,18 @@ header_option imit "--imitate-share 0.5 --imitate-width 2 --imitate-coef 0.5" im
     '"imitate_coef":1.0,"imitate_share":0.25,"imitate_width":0'
 grep -Eq 'kl [0-9.]+  imitate [0-9.]+  p_opt' "$dir/imit.log" || { echo "FAIL: imitate field"; exit 1; }
 ! grep -q imitate "$dir/log0" || { echo "FAIL: imitate field without imitation"; exit 1; }
+# --demonstrate-share: FAR's demonstrations, counted on the progress line.
+header_option demo "--demonstrate-share 0.5" demonstrate_ '"demonstrate_share":0.5' \
+    "--demonstrate-share 0.25" \
+    "fine-tune: this run's --envs, .*, --demonstrate-share replace" '"demonstrate_share":0.25'
+grep -Eq '  demonstrated [0-9]+  p_opt' "$dir/demo.log" || { echo "FAIL: demonstrated field"; exit 1; }
+! grep -q demonstrated "$dir/log0" || { echo "FAIL: demonstrated field without them"; exit 1; }
 set +e
+"$bin" train "${small[@]}" --steps 64 --online --demonstrate-share 0.5 --out "$dir/x.bin" 2>"$dir/err"
+[ $? = 2 ] && grep -q -- "--demonstrate-share: FAR's demonstrations are for offline policies" \
+    "$dir/err" || { echo "FAIL: --demonstrate-share --online"; exit 1; }
 for opt in "--imitate-share 1.5" "--imitate-share x" "--imitate-width 0" "--imitate-coef 0" \
-           "--imitate-coef -1"; do
+           "--imitate-coef -1" "--demonstrate-share 2" "--demonstrate-share -0.1"; do
   "$bin" train "${small[@]}" --steps 64 $opt --out "$dir/x.bin" 2>"$dir/err"
   [ $? = 2 ] && grep -q -- "${opt% *}: bad value" "$dir/err" || { echo "FAIL: $opt"; exit 1; }
 done

@@ -1,0 +1,190 @@
+/* test_env_follow.c: FAR's plans carried out in the environment by the follower (the
+ * demonstrations of `train --demonstrate-share`): every action it gives is allowed, the
+ * episode it plays validates and ends near FAR's makespan; a static plan of distinct tasks
+ * is replayed exactly (checked by hand); plans it cannot follow are refused by name. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "migsched/env.h"
+#include "migsched/offline.h"
+#include "migsched/workload.h"
+#include "support.h"
+
+static const ms_gpu_model *a100(void) { return ms_gpu_builtin("A100-40GB"); }
+
+static ms_env *make_env(bool async, bool online)
+{
+    ms_env_config c;
+    ms_env_config_default(&c);
+    c.async_reconfig = async;
+    c.encoding = async ? MS_ENC_EXACT : MS_ENC_FLOAT;
+    c.online = online;
+    ms_env *e = ms_env_new(a100(), &c, NULL);
+    assert_non_null(e);
+    return e;
+}
+
+static ms_schedule *far_plan(const ms_workload *w)
+{
+    ms_offline_options opt;
+    ms_offline_options_init(&opt);
+    ms_schedule *s = NULL;
+    ms_error err;
+    if (ms_far_schedule(w, a100(), 1, &opt, &s, &err))
+        fail_msg("far: %s", err.msg);
+    return s;
+}
+
+/* Follows s in e from its start to the end, every action checked against the mask; the
+ * makespan. */
+static double follow(ms_env *e, const ms_workload *w, const ms_schedule *s)
+{
+    ms_env_follow f;
+    ms_error err;
+    assert_int_equal(ms_env_reset(e, w, NULL), MS_OK);
+    if (ms_env_follow_start(&f, e, s, &err))
+        fail_msg("follow: %s", err.msg);
+    uint8_t mask[1024];
+    assert_true(ms_env_num_actions(e) <= (int)sizeof mask);
+    bool done = false;
+    for (int steps = 0; !done; steps++) {
+        int a = ms_env_follow_action(&f, e);
+        assert_true(a >= 0);
+        ms_env_mask(e, mask);
+        assert_true(mask[a]);
+        ms_env_step(e, a, &done);
+        assert_true(steps < 1000);
+    }
+    assert_int_equal(f.n, 0);
+    assert_int_equal(ms_env_follow_action(&f, e), -1); /* the plan is complete */
+    ms_schedule *got = NULL;
+    assert_int_equal(ms_env_to_schedule(e, "followed", &got, NULL), MS_OK);
+    ms_validation v;
+    if (ms_schedule_validate(got, w, &v))
+        fail_msg("the followed plan breaks %s: %s", v.v[0].rule, v.v[0].msg);
+    ms_validation_free(&v);
+    ms_schedule_free(got);
+    return ms_env_now(e);
+}
+
+/* Batches of every Table 4 type, shuffled and class-sorted, synchronous and asynchronous
+ * reconfigurations: FAR's plans followed end near FAR's own makespans (the environment's
+ * classes and clock differ a little: 0.6 % and 1.9 % on the mean here). */
+static void test_far_plans_followed(void **state)
+{
+    (void)state;
+    const char *presets[] = {"POORSCALING", "GOODSCALING", "MIXSCALINGUNIFORM",
+                             "MIXSCALINGEXTREME", "WIDETIMES"};
+    ms_rng rng;
+    ms_rng_seed(&rng, 11);
+    for (int async = 0; async < 2; async++) {
+        ms_env *e = make_env(async, false);
+        double ratio = 0;
+        int n = 0;
+        for (int p = 0; p < 5; p++)
+            for (int sorted = 0; sorted < 2; sorted++) {
+                ms_gen_params gen;
+                assert_int_equal(ms_gen_preset(a100(), presets[p], &gen, NULL), MS_OK);
+                gen.class_order = sorted;
+                ms_workload *all = NULL;
+                assert_int_equal(ms_generate(a100(), &gen, 100, &rng, &all, NULL), MS_OK);
+                for (int from = 0; from < 100; from += 14) {
+                    ms_workload *b = ms_workload_slice(all, from, 14);
+                    ms_schedule *s = far_plan(b);
+                    ratio += follow(e, b, s) / ms_schedule_makespan(s);
+                    n++;
+                    ms_schedule_free(s);
+                    ms_workload_free(b);
+                }
+                ms_workload_free(all);
+            }
+        ratio /= n;
+        assert_true(ratio > 0.97 && ratio < 1.04);
+        ms_env_free(e);
+    }
+}
+
+/* By hand: 4g@0 runs a (10 s) then b (20 s), 3g@4 runs c (12 s) then d (15 s). The
+ * environment creates the 4g then the 3g and, reconfigurations stopping its clock, starts
+ * a and c when both exist: a, b end at create(4) + create(3) + 30 s, the makespan. */
+static void test_static_plan_by_hand(void **state)
+{
+    (void)state;
+    const ms_gpu_model *g = a100();
+    ms_workload *w = ms_workload_new();
+    test_add_only_task(w, "a", 4, 10);
+    test_add_only_task(w, "b", 4, 20);
+    test_add_only_task(w, "c", 3, 12);
+    test_add_only_task(w, "d", 3, 15);
+    ms_schedule *s = ms_schedule_new(g, 1, "by-hand");
+    int p4 = ms_gpu_profile_by_name(g, "4g.20gb"), p3 = ms_gpu_profile_by_name(g, "3g.20gb");
+    double c4 = ms_gpu_create_time(g, 4), c3 = ms_gpu_create_time(g, 3);
+    int i4 = ms_schedule_add_instance(s, 0, p4, 0, 0, c4, NAN, NAN);
+    int i3 = ms_schedule_add_instance(s, 0, p3, 4, c4, c4 + c3, NAN, NAN);
+    assert_int_equal(ms_schedule_add_task(s, 0, i4, c4, c4 + 10), 0);
+    assert_int_equal(ms_schedule_add_task(s, 1, i4, c4 + 10, c4 + 30), 0);
+    assert_int_equal(ms_schedule_add_task(s, 2, i3, c4 + c3, c4 + c3 + 12), 0);
+    assert_int_equal(ms_schedule_add_task(s, 3, i3, c4 + c3 + 12, c4 + c3 + 27), 0);
+    assert_int_equal(ms_schedule_validate(s, w, NULL), 0);
+    ms_env *e = make_env(false, false);
+    assert_near(follow(e, w, s), c4 + c3 + 30, 1e-9);
+    ms_schedule *got = NULL;
+    assert_int_equal(ms_env_to_schedule(e, "followed", &got, NULL), MS_OK);
+    double start[4];
+    for (int t = 0; t < got->ntasks; t++)
+        start[got->task[t].index] = got->task[t].start;
+    assert_near(start[0], c4 + c3, 1e-9);
+    assert_near(start[1], c4 + c3 + 10, 1e-9);
+    assert_near(start[2], c4 + c3, 1e-9);
+    assert_near(start[3], c4 + c3 + 12, 1e-9);
+    assert_int_equal(ms_env_reconfigurations(e), 1);
+    ms_schedule_free(got);
+    ms_schedule_free(s);
+    ms_env_free(e);
+    ms_workload_free(w);
+}
+
+/* Refused by name: an episode under way, an online environment, a plan of other tasks. */
+static void test_refusals(void **state)
+{
+    (void)state;
+    ms_rng rng;
+    ms_rng_seed(&rng, 5);
+    ms_gen_params gen;
+    assert_int_equal(ms_gen_preset(a100(), "GOODSCALING", &gen, NULL), MS_OK);
+    ms_workload *w = NULL, *fewer = NULL;
+    assert_int_equal(ms_generate(a100(), &gen, 6, &rng, &w, NULL), MS_OK);
+    fewer = ms_workload_slice(w, 0, 5);
+    ms_schedule *s = far_plan(w), *s5 = far_plan(fewer);
+    ms_env *e = make_env(false, false), *on = make_env(false, true);
+    ms_env_follow f;
+    ms_error err;
+    assert_int_equal(ms_env_reset(e, w, NULL), MS_OK);
+    assert_int_equal(ms_env_follow_start(&f, e, s5, &err), MS_EINVAL);
+    assert_non_null(strstr(err.msg, "not one of this episode's 6 tasks"));
+    bool done;
+    assert_int_equal(ms_env_follow_start(&f, e, s, NULL), MS_OK);
+    ms_env_step(e, ms_env_follow_action(&f, e), &done);
+    assert_int_equal(ms_env_follow_start(&f, e, s, &err), MS_EINVAL);
+    assert_non_null(strstr(err.msg, "at its start"));
+    assert_int_equal(ms_env_reset(on, w, NULL), MS_OK);
+    assert_int_equal(ms_env_follow_start(&f, on, s, &err), MS_EINVAL);
+    assert_non_null(strstr(err.msg, "offline"));
+    ms_env_free(e);
+    ms_env_free(on);
+    ms_schedule_free(s);
+    ms_schedule_free(s5);
+    ms_workload_free(w);
+    ms_workload_free(fewer);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_far_plans_followed),
+        cmocka_unit_test(test_static_plan_by_hand),
+        cmocka_unit_test(test_refusals),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,141 @@
+/* test_train_demo.c: demonstrations in training (`train --demonstrate-share`): FAR's plans
+ * are given where they beat the untrained policy and teach through the imitation term
+ * (the only labels here); a plan worse than the policy's own episode is never given; a demonstrator's
+ * error stops training with its message; online policies are refused; the share survives
+ * a checkpoint. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "migsched/learn.h"
+#include "migsched/offline.h"
+#include "support.h"
+
+static const ms_gpu_model *a100(void) { return ms_gpu_builtin("A100-40GB"); }
+
+static int far_plan(const ms_workload *w, const ms_gpu_model *gpu, ms_schedule **out,
+                    ms_error *err)
+{
+    ms_offline_options opt;
+    ms_offline_options_init(&opt);
+    return ms_far_schedule(w, gpu, 1, &opt, out, err);
+}
+
+/* Every task one after the other on a 1g: for 14 well-scaling tasks far longer than any
+ * episode that runs some of them side by side or on larger instances. */
+static int serial_plan(const ms_workload *w, const ms_gpu_model *gpu, ms_schedule **out,
+                       ms_error *err)
+{
+    ms_schedule *s = ms_schedule_new(gpu, 1, "serial");
+    double c = ms_gpu_create_time(gpu, 1), t = c;
+    int in = ms_schedule_add_instance(s, 0, gpu->base_profile[1], 0, 0, c, NAN, NAN);
+    for (int i = 0; i < w->n; i++) {
+        ms_schedule_add_task(s, i, in, t, t + w->tasks[i].time[1]);
+        t += w->tasks[i].time[1];
+    }
+    *out = s;
+    return MS_OK;
+}
+
+static int failing_plan(const ms_workload *w, const ms_gpu_model *gpu, ms_schedule **out,
+                        ms_error *err)
+{
+    (void)w;
+    (void)gpu;
+    (void)out;
+    return ms_error_set(err, MS_EINVAL, "demonstrator out of order");
+}
+
+static ms_train_config config(int (*demonstrator)(const ms_workload *, const ms_gpu_model *,
+                                                  ms_schedule **, ms_error *))
+{
+    ms_train_config c;
+    memset(&c, 0, sizeof c);
+    ms_env_config_default(&c.env);
+    ms_ppo_config_default(&c.ppo);
+    c.ppo.threads = 1;
+    c.ppo.demo_share = 0.5f;
+    c.demonstrator = demonstrator;
+    assert_int_equal(ms_gen_preset(a100(), "POORSCALING", &c.gen, NULL), MS_OK);
+    snprintf(c.preset, sizeof c.preset, "POORSCALING");
+    c.total_steps = 1 << 20;
+    c.seed = 3;
+    return c;
+}
+
+static void test_given_where_better(void **state)
+{
+    (void)state;
+    ms_train_config c = config(far_plan);
+    ms_trainer *t = ms_trainer_new(a100(), &c, NULL, NULL);
+    assert_non_null(t);
+    ms_ppo_stats st;
+    assert_int_equal(ms_trainer_iterate(t, &st, NULL), MS_OK);
+    /* Half the episodes offered: FAR beats the untrained policy on them. */
+    assert_true(st.demonstrations > 0 && st.episodes > 0);
+    assert_false(isnan(st.imitate_loss)); /* the demonstrations are the only labels */
+    ms_trainer_free(t);
+
+    c = config(serial_plan);
+    assert_int_equal(ms_gen_preset(a100(), "GOODSCALING", &c.gen, NULL), MS_OK);
+    c.tasks_per_episode = 14;
+    t = ms_trainer_new(a100(), &c, NULL, NULL);
+    ms_error err;
+    if (ms_trainer_iterate(t, &st, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(st.demonstrations, 0);
+    assert_true(st.episodes > 0);
+    assert_true(isnan(st.imitate_loss)); /* nothing labelled */
+    ms_trainer_free(t);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    ms_train_config c = config(failing_plan);
+    ms_error err;
+    ms_trainer *t = ms_trainer_new(a100(), &c, NULL, &err);
+    assert_non_null(t); /* the demonstrator is first asked in the rollout */
+    ms_ppo_stats st;
+    assert_int_equal(ms_trainer_iterate(t, &st, &err), MS_EINVAL);
+    ms_trainer_free(t);
+    assert_non_null(strstr(err.msg, "demonstrator out of order"));
+
+    c = config(far_plan);
+    c.env.online = true;
+    assert_null(ms_trainer_new(a100(), &c, NULL, &err));
+    assert_non_null(strstr(err.msg, "demonstrations need an offline policy"));
+    c = config(NULL);
+    assert_null(ms_trainer_new(a100(), &c, NULL, &err));
+    assert_non_null(strstr(err.msg, "demonstrator"));
+}
+
+static void test_checkpoint_keeps_share(void **state)
+{
+    (void)state;
+    ms_train_config c = config(far_plan);
+    c.ppo.demo_share = 0.3f;
+    ms_trainer *t = ms_trainer_new(a100(), &c, NULL, NULL);
+    assert_non_null(t);
+    char dir[256], path[300];
+    test_temp_dir("demo", dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/m.bin", dir);
+    assert_int_equal(ms_trainer_save(t, path, NULL), MS_OK);
+    ms_rl_model m;
+    assert_int_equal(ms_model_load(path, &m, NULL), MS_OK);
+    assert_true(m.has_train);
+    assert_near(m.ppo.demo_share, 0.3, 1e-7);
+    ms_model_destroy(&m);
+    ms_trainer_free(t);
+    test_remove_dir(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_given_where_better),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_checkpoint_keeps_share),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
