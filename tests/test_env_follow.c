@@ -27,11 +27,9 @@ static ms_env *make_env(bool async, bool online)
 
 static ms_schedule *far_plan(const ms_workload *w)
 {
-    ms_offline_options opt;
-    ms_offline_options_init(&opt);
     ms_schedule *s = NULL;
     ms_error err;
-    if (ms_far_schedule(w, a100(), 1, &opt, &s, &err))
+    if (ms_far_plan(w, a100(), &s, &err))
         fail_msg("far: %s", err.msg);
     return s;
 }

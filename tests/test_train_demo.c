@@ -13,14 +13,6 @@
 
 static const ms_gpu_model *a100(void) { return ms_gpu_builtin("A100-40GB"); }
 
-static int far_plan(const ms_workload *w, const ms_gpu_model *gpu, ms_schedule **out,
-                    ms_error *err)
-{
-    ms_offline_options opt;
-    ms_offline_options_init(&opt);
-    return ms_far_schedule(w, gpu, 1, &opt, out, err);
-}
-
 /* Every task one after the other on a 1g: for 14 well-scaling tasks far longer than any
  * episode that runs some of them side by side or on larger instances. */
 static int serial_plan(const ms_workload *w, const ms_gpu_model *gpu, ms_schedule **out,
@@ -66,7 +58,7 @@ static ms_train_config config(int (*demonstrator)(const ms_workload *, const ms_
 static void test_given_where_better(void **state)
 {
     (void)state;
-    ms_train_config c = config(far_plan);
+    ms_train_config c = config(ms_far_plan);
     ms_trainer *t = ms_trainer_new(a100(), &c, NULL, NULL);
     assert_non_null(t);
     ms_ppo_stats st;
@@ -101,7 +93,7 @@ static void test_errors(void **state)
     ms_trainer_free(t);
     assert_non_null(strstr(err.msg, "demonstrator out of order"));
 
-    c = config(far_plan);
+    c = config(ms_far_plan);
     c.env.online = true;
     assert_null(ms_trainer_new(a100(), &c, NULL, &err));
     assert_non_null(strstr(err.msg, "demonstrations need an offline policy"));
@@ -113,7 +105,7 @@ static void test_errors(void **state)
 static void test_checkpoint_keeps_share(void **state)
 {
     (void)state;
-    ms_train_config c = config(far_plan);
+    ms_train_config c = config(ms_far_plan);
     c.ppo.demo_share = 0.3f;
     ms_trainer *t = ms_trainer_new(a100(), &c, NULL, NULL);
     assert_non_null(t);

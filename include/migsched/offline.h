@@ -95,6 +95,10 @@ int ms_offline_schedule(const char *algo, const ms_workload *w, const ms_gpu_mod
  * p_rev and p_move_swap (percent, paper 000 6.7.1), concat_moves, concat_swaps. */
 int ms_far_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                     const ms_offline_options *opt, ms_schedule **out, ms_error *err);
+/* FAR with the default options on one GPU: the demonstrator of `train
+ * --demonstrate-share` (ms_train_config.demonstrator). */
+int ms_far_plan(const ms_workload *w, const ms_gpu_model *gpu, ms_schedule **out,
+                ms_error *err);
 
 /* Paper 000 section 4's concatenation of a batch planned while another plan runs
  * (src/offline/concat_join.c, docs/daemon.md): `next` (the batch's plan from time 0 on the

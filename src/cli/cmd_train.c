@@ -429,15 +429,6 @@ static int train_loop(ms_trainer *t, const train_opts *o, const ms_gpu_model *gp
     return stop_requested ? 130 : 0;
 }
 
-/* The demonstrator: FAR with its default options, on one GPU. */
-static int far_plan(const ms_workload *w, const ms_gpu_model *gpu, ms_schedule **out,
-                    ms_error *err)
-{
-    ms_offline_options opt;
-    ms_offline_options_init(&opt);
-    return ms_far_schedule(w, gpu, 1, &opt, out, err);
-}
-
 int cmd_train(int argc, char **argv)
 {
     train_opts o = {.gpu = "A100-40GB", .eval_sets = 100, .eval_tasks = 100};
@@ -447,7 +438,7 @@ int cmd_train(int argc, char **argv)
     ms_ppo_config_default(&c.ppo);
     c.seed = 1;
     c.sorted.tasks = 100; /* rl-eval's --tasks */
-    c.demonstrator = far_plan;
+    c.demonstrator = ms_far_plan;
     int rc = parse_args(argc, argv, &o, &c);
     if (rc >= 0)
         return rc;

@@ -185,3 +185,11 @@ int ms_far_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
     *out = s;
     return MS_OK;
 }
+
+int ms_far_plan(const ms_workload *w, const ms_gpu_model *gpu, ms_schedule **out,
+                ms_error *err)
+{
+    ms_offline_options opt;
+    ms_offline_options_init(&opt);
+    return ms_far_schedule(w, gpu, 1, &opt, out, err);
+}
