@@ -1,6 +1,6 @@
 /* test_train_demo.c: demonstrations in training (`train --demonstrate-share`): FAR's plans
  * are given where they beat the untrained policy and teach through the imitation term
- * (the only labels here); a plan worse than the policy's own episode is never given; a demonstrator's
+ * (the only labels here); a plan no better than the policy's own episode is never given; a demonstrator's
  * error stops training with its message; online policies are refused; the share survives
  * a checkpoint. */
 #include <stdlib.h>
@@ -13,17 +13,18 @@
 
 static const ms_gpu_model *a100(void) { return ms_gpu_builtin("A100-40GB"); }
 
-/* Every task one after the other on a 1g: for 14 well-scaling tasks far longer than any
- * episode that runs some of them side by side or on larger instances. */
+/* Every task one after the other on the whole GPU: for 14 tasks that scale poorly far
+ * longer than the shipped POORSCALING policy's episodes. */
 static int serial_plan(const ms_workload *w, const ms_gpu_model *gpu, ms_schedule **out,
                        ms_error *err)
 {
     ms_schedule *s = ms_schedule_new(gpu, 1, "serial");
-    double c = ms_gpu_create_time(gpu, 1), t = c;
-    int in = ms_schedule_add_instance(s, 0, gpu->base_profile[1], 0, 0, c, NAN, NAN);
+    int K = gpu->slices;
+    double c = ms_gpu_create_time(gpu, K), t = c;
+    int in = ms_schedule_add_instance(s, 0, gpu->base_profile[K], 0, 0, c, NAN, NAN);
     for (int i = 0; i < w->n; i++) {
-        ms_schedule_add_task(s, i, in, t, t + w->tasks[i].time[1]);
-        t += w->tasks[i].time[1];
+        ms_schedule_add_task(s, i, in, t, t + w->tasks[i].time[K]);
+        t += w->tasks[i].time[K];
     }
     *out = s;
     return MS_OK;
@@ -69,9 +70,15 @@ static void test_given_where_better(void **state)
     ms_trainer_free(t);
 
     c = config(serial_plan);
-    assert_int_equal(ms_gen_preset(a100(), "GOODSCALING", &c.gen, NULL), MS_OK);
     c.tasks_per_episode = 14;
-    t = ms_trainer_new(a100(), &c, NULL, NULL);
+    ms_rl_model m;
+    assert_int_equal(ms_model_load(test_source_path("models/a100-poorscaling.bin"), &m, NULL),
+                     MS_OK);
+    c.env = m.env;
+    c.ppo.separate = m.mlp.separate;
+    t = ms_trainer_new(a100(), &c, &m, NULL);
+    assert_non_null(t);
+    ms_model_destroy(&m);
     ms_error err;
     if (ms_trainer_iterate(t, &st, &err))
         fail_msg("%s", err.msg);

@@ -108,9 +108,13 @@ typedef struct ms_follow_entry {
     int index;      /* in the workload */
     double start;   /* planned */
 } ms_follow_entry;
+typedef struct ms_follow_phase {
+    int n;                                /* instances the plan holds */
+    int8_t size[MS_MAX_INSTANCES], start[MS_MAX_INSTANCES]; /* compute slices, start slot */
+} ms_follow_phase;
 typedef struct ms_env_follow {
     int nphases, phase;                /* phase: the one being carried out (-1: none yet) */
-    int8_t need[MS_FOLLOW_MAX_PHASES][MS_MAX_SLICES + 1]; /* each phase's instances by size */
+    ms_follow_phase phases[MS_FOLLOW_MAX_PHASES];
     uint32_t on[MS_MAX_SLICES + 1];    /* the sizes a plan's size stands on in this phase */
     int n;                             /* tasks not started yet, by phase then start */
     ms_follow_entry entry[MS_FOLLOW_MAX_TASKS];

@@ -3,9 +3,9 @@
  * it holds between reconfigurations. The follower starts each phase's tasks in the plan's
  * order on free instances of their size, advances while none can start, and once a phase's
  * tasks have all started reconfigures for the next: to the configuration that holds the
- * next phase's instance sizes (a larger instance standing in for one the canonical set
+ * next phase's instances (a larger instance standing in for one the canonical set
  * dropped, e.g. a 3g on slots 0-3) and can be reached soonest from the environment's
- * partition, which need not place instances where the plan did. The environment keeps its
+ * partition, at the plan's slots where it can. The environment keeps its
  * own clock and a class of equal discretised times stands for each task, so the episode's
  * makespan is near the plan's, not always equal to it. */
 #include <math.h>
@@ -41,9 +41,16 @@ int ms_env_follow_start(ms_env_follow *f, const ms_env *e, const ms_schedule *s,
             if (f->nphases == MS_FOLLOW_MAX_PHASES)
                 return ms_error_set(err, MS_EINVAL, "follow: the plan has over %d partitions",
                                     MS_FOLLOW_MAX_PHASES);
-            int8_t *need = f->need[f->nphases];
-            for (int k = 0; k < s->ninst; k++)
-                need[s->gpu.profiles[s->inst[k].profile].slices] += alive[k];
+            ms_follow_phase *ph = &f->phases[f->nphases];
+            for (int k = 0; k < s->ninst; k++) {
+                if (!alive[k])
+                    continue;
+                if (ph->n == MS_MAX_INSTANCES)
+                    return ms_error_set(err, MS_EINVAL, "follow: the plan holds over %d "
+                                                        "instances at once", MS_MAX_INSTANCES);
+                ph->size[ph->n] = (int8_t)s->gpu.profiles[s->inst[k].profile].slices;
+                ph->start[ph->n++] = (int8_t)s->inst[k].start_slot;
+            }
             memcpy(member[f->nphases], alive, sizeof alive);
             open_at[f->nphases++] = open;
             created = opened = false;
@@ -92,62 +99,75 @@ int ms_env_follow_start(ms_env_follow *f, const ms_env *e, const ms_schedule *s,
     return MS_OK;
 }
 
-/* Whether partition q holds the instance sizes need (each on one of its size or larger,
- * the largest first, each on the smallest that fits); fills the sizes each needed size
- * lands on (bits of on[size]) and counts the larger ones used in *larger, the rest left
- * over in *spare. */
-static bool holds(const ms_env *e, int q, const int8_t *need, uint32_t *on, int *larger,
-                  int *spare)
+/* Whether partition q holds phase ph's instances, each on an instance of its size or
+ * larger: first those q has at the plan's own slots and size (an instance kept where the
+ * plan keeps it can be kept through its later phases too), then the rest on the smallest
+ * that fits, the largest first. Fills the sizes each of the phase's sizes lands on (bits
+ * of on[size]) and counts the instances off their slots (*moved), the larger stand-ins
+ * (*larger) and q's instances left over (*spare). */
+static bool holds(const ms_env *e, int q, const ms_follow_phase *ph, uint32_t *on, int *moved,
+                  int *larger, int *spare)
 {
-    int have[MS_MAX_SLICES + 1] = {0};
-    for (int k = 0; k < e->ninst[q]; k++)
-        have[e->isize[q][k]]++;
-    *larger = 0;
-    *spare = e->ninst[q];
-    for (int sl = MS_MAX_SLICES; sl >= 1; sl--) {
-        on[sl] = 0;
-        for (int n = 0; n < need[sl]; n++) {
-            int h = sl;
-            while (h <= MS_MAX_SLICES && !have[h])
-                h++;
-            if (h > MS_MAX_SLICES)
-                return false;
-            have[h]--;
-            on[sl] |= 1u << h;
-            *larger += h > sl;
-            (*spare)--;
-        }
-    }
+    const ms_partition *part = &e->gpu.partitions[q];
+    bool used[MS_MAX_INSTANCES] = {false}, placed[MS_MAX_INSTANCES] = {false};
+    memset(on, 0, (MS_MAX_SLICES + 1) * sizeof *on);
+    *moved = *larger = 0;
+    *spare = part->n - ph->n;
+    for (int pass = 0; pass < 2; pass++)
+        for (int sl = MS_MAX_SLICES; sl >= 1; sl--)
+            for (int i = 0; i < ph->n; i++) {
+                if (ph->size[i] != sl || placed[i])
+                    continue;
+                int pick = -1, have = 0;
+                for (int k = 0; k < part->n; k++) {
+                    int h = e->gpu.profiles[part->inst[k].profile].slices;
+                    bool fits = pass ? h >= sl : h == sl && part->inst[k].start == ph->start[i];
+                    if (!used[k] && fits && (pick < 0 || h < have)) {
+                        pick = k;
+                        have = h;
+                    }
+                }
+                if (pick < 0)
+                    continue;
+                used[pick] = placed[i] = true;
+                on[sl] |= 1u << have;
+                *moved += part->inst[pick].start != ph->start[i];
+                *larger += have > sl;
+            }
+    for (int i = 0; i < ph->n; i++)
+        if (!placed[i])
+            return false;
     return true;
 }
 
 /* The reconfiguration into phase p (or staying, 0, where the partition holds it), -1 if
  * none can hold it: the soonest done (the busy instances it destroys wait for their
- * tasks), then the fewest larger stand-ins, then the fewest spare instances. Fills
- * f->on. */
+ * tasks), then the fewest instances off the plan's slots, the fewest larger stand-ins, the
+ * fewest spare instances. Fills f->on. */
 static int enter_phase(ms_env_follow *f, const ms_env *e, int p, const uint8_t *mask)
 {
     uint32_t on[MS_MAX_SLICES + 1], busy = env_busy_slices(e);
-    int larger, spare, best = -1, best_larger = 0, best_spare = 0;
-    if (e->part >= 0 && holds(e, e->part, f->need[p], f->on, &larger, &spare))
+    int cost[3], best_cost[3], best = -1;
+    const ms_follow_phase *ph = &f->phases[p];
+    if (e->part >= 0 && holds(e, e->part, ph, f->on, &cost[0], &cost[1], &cost[2]))
         return 0; /* nothing to wait for, nothing to create */
     double best_wait = 0;
     for (int c = 0; c < e->C; c++) {
         int a = ms_env_action_reconfig(e, c);
         const env_trans *t = &e->trans[e->part < 0 ? ENV_EMPTY : e->part][c];
-        if (!mask[a] || !holds(e, t->target, f->need[p], on, &larger, &spare))
+        if (!mask[a] || !holds(e, t->target, ph, on, &cost[0], &cost[1], &cost[2]))
             continue;
         double wait = 0;
         for (int i = 0; i < e->K; i++)
             if ((t->changed & busy) >> i & 1)
                 wait = fmax(wait, e->free_at[i] - e->now);
-        if (best < 0 || wait < best_wait ||
-            (wait == best_wait && (larger < best_larger ||
-                                   (larger == best_larger && spare < best_spare)))) {
+        int k = 0;
+        while (k < 3 && cost[k] == best_cost[k])
+            k++;
+        if (best < 0 || wait < best_wait || (wait == best_wait && k < 3 && cost[k] < best_cost[k])) {
             best = a;
             best_wait = wait;
-            best_larger = larger;
-            best_spare = spare;
+            memcpy(best_cost, cost, sizeof cost);
             memcpy(f->on, on, sizeof on);
         }
     }
