@@ -70,7 +70,7 @@ int ms_env_follow_start(ms_env_follow *f, const ms_env *e, const ms_schedule *s,
         const ms_sched_task *st = &s->task[t];
         ms_follow_entry *x = &f->entry[t];
         x->phase = -1;
-        for (int p = 0; p < f->nphases; p++)
+        for (int p = 0; p < f->nphases && st->instance >= 0 && st->instance < s->ninst; p++)
             if (member[p][st->instance] && (x->phase < 0 || open_at[p] <= st->start))
                 x->phase = p;
         if (x->phase < 0 || st->index < 0 || st->index >= w->n)

@@ -254,7 +254,7 @@ static void *minibatch_grad(void *arg)
         bool active = adv >= 0 ? ratio <= 1 + eps : ratio >= 1 - eps;
         /* A demonstrated row only teaches its label. */
         bool own = !(p->demo && p->demo[i]);
-        float g = active && own ? -adv * ratio / B : 0.0f, ce = own ? c : 0.0f;
+        float g = active && own ? -adv * ratio / B : 0.0f, ent_c = own ? c : 0.0f;
         int tg = p->target ? p->target[i] : -1;
         for (int a = 0; a < A; a++) {
             if (!mask[a]) {
@@ -262,7 +262,7 @@ static void *minibatch_grad(void *arg)
                 continue;
             }
             float pa = expf(w->logp[a]);
-            dl[a] = g * ((a == p->act[i]) - pa) + ce * pa * (w->logp[a] + ent) / B;
+            dl[a] = g * ((a == p->act[i]) - pa) + ent_c * pa * (w->logp[a] + ent) / B;
             if (tg >= 0) /* d(-log p_tg)/d logit_a */
                 dl[a] += ic * (pa - (a == tg)) / B;
         }
