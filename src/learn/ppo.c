@@ -45,8 +45,7 @@ struct ms_ppo {
     int *act, *perm, *mb;
     int *target; /* the improved action of a labelled state, else -1 (imitation only) */
     uint8_t *demo;    /* the row's action is a demonstration's (demonstrations only) */
-    uint8_t *ep_demo; /* per environment: its episode is offered to the demonstrator (3),
-                       * is being demonstrated (2), was at its start (1) or not (0) */
+    uint8_t *ep_demo; /* per environment: its episode's demo_state */
     double *ep_ret;
     int *ep_len;
     float mb_mean, mb_std, ent_coef;
@@ -103,12 +102,15 @@ int ms_lr_decay_parse(const char *name, ms_lr_decay *out)
 
 static void run_workers(ms_ppo *p, void *(*fn)(void *)) { learn_pool_run(p->pool, fn); }
 
+/* Where an environment's episode stands with its demonstrator. */
+enum demo_state { DEMO_NONE, DEMO_ENDED, DEMO_GIVING, DEMO_OFFERED };
+
 /* Whether environment e's new episode is offered to its demonstrator. */
 static void draw_demo(worker *w, int e)
 {
     ms_ppo *p = w->p;
     if (p->cfg.demo_share > 0)
-        p->ep_demo[e] = ms_rng_uniform(&w->rng) < p->cfg.demo_share ? 3 : 0;
+        p->ep_demo[e] = ms_rng_uniform(&w->rng) < p->cfg.demo_share ? DEMO_OFFERED : DEMO_NONE;
 }
 
 static void *reset_envs(void *arg)
@@ -139,11 +141,12 @@ static int demo_action(worker *w, int e)
     ms_ppo *p = w->p;
     int d = -1;
     uint8_t *st = &p->ep_demo[e];
-    if (*st < 2)
+    if (*st != DEMO_OFFERED && *st != DEMO_GIVING)
         return -1;
-    if ((w->status = p->ops.demonstrate(p->envs[e], &p->mlp, *st == 3, &d, &w->err)))
+    bool start = *st == DEMO_OFFERED;
+    if ((w->status = p->ops.demonstrate(p->envs[e], &p->mlp, start, &d, &w->err)))
         return -1;
-    *st = d >= 0 ? 2 : *st == 3 ? 0 : 1;
+    *st = d >= 0 ? DEMO_GIVING : start ? DEMO_NONE : DEMO_ENDED;
     return d;
 }
 
@@ -188,7 +191,7 @@ static void *rollout(void *arg)
             p->ep_ret[e] += r;
             p->ep_len[e]++;
             if (done) {
-                if (p->demo && p->ep_demo[e])
+                if (p->demo && p->ep_demo[e] != DEMO_NONE)
                     w->demos++; /* the demonstrator's episode, not the policy's */
                 else {
                     w->episodes++;

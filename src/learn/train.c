@@ -115,12 +115,10 @@ static int try_plan(mig_slot *s, double *makespan, ms_error *err)
     if (!s->scratch && !(s->scratch = ms_env_new(s->gpu, &s->cfg->env, err)))
         return err ? err->code : MS_ENOMEM;
     int rc = s->cfg->demonstrator(s->w, s->gpu, &plan, err);
-    if (rc || ms_env_follow_start(&s->follow, s->env, plan, NULL) ||
-        (rc = ms_env_copy(s->scratch, s->env, err))) {
-        ms_schedule_free(plan);
-        return rc;
-    }
+    bool followed = !rc && !ms_env_follow_start(&s->follow, s->env, plan, NULL);
     ms_schedule_free(plan);
+    if (!followed || (rc = ms_env_copy(s->scratch, s->env, err)))
+        return rc;
     ms_env_follow trial = s->follow;
     bool done = false;
     int a;
