@@ -225,6 +225,55 @@ static void test_exact_times(void **state)
     ms_env_free(e);
 }
 
+/* Tasks whose times round to the same levels form one class: the earliest runs first
+ * (paper 001), or with longest_first the longest. A30, M = 14, scale 25: 12 and 12.4 s are
+ * both level 7 on one slice, 5 and 5.1 level 3 on two, 2 and 2.05 level 1 on four. */
+static void test_longest_first(void **state)
+{
+    ms_workload *w = table2_workload();
+    double t[MS_MAX_SLICES + 1];
+    for (int s = 0; s <= MS_MAX_SLICES; s++)
+        t[s] = INFINITY;
+    t[1] = 12.4, t[2] = 5.1, t[4] = 2.05;
+    assert_int_equal(ms_workload_add(w, "task4", t, NULL, NULL, NULL), 0);
+    for (int longest = 0; longest < 2; longest++) {
+        ms_env_config c;
+        ms_env_config_default(&c);
+        c.encoding = MS_ENC_EXACT;
+        c.longest_first = longest;
+        ms_env *e = ms_env_new(ms_gpu_builtin("A30-24GB"), &c, NULL);
+        assert_non_null(e);
+        assert_int_equal(ms_env_reset(e, w, NULL), 0);
+        float obs[256];
+        const float *row1 = obs + 5 + 4 + 4; /* the second class's times and count */
+        ms_env_observe(e, obs);
+        assert_float_equal(row1[0], (longest ? 12.4f : 12.0f) / 25, 1e-6);
+        assert_float_equal(row1[3], 3 / 14.0f, 1e-6);
+        bool done;
+        ms_env_step(e, ms_env_action_reconfig(e, ms_env_canon(e)->canon_of[ms_partition_parse(
+                                                     ms_env_gpu(e), "2-2")]), &done);
+        ms_env_step(e, ms_env_action_exec(e, 1, 0), &done);
+        ms_env_observe(e, obs);
+        /* The other task of the class is next: task2 (12 s) after task4, else task3. */
+        assert_float_equal(row1[0], 12.0f / 25, 1e-6);
+        assert_float_equal(row1[3], 2 / 14.0f, 1e-6);
+        while (!done) { /* the rest: any start allowed, else the advance */
+            uint8_t mask[128];
+            ms_env_mask(e, mask);
+            int a = ms_env_num_actions(e) - 1;
+            while (a > 0 && !mask[a])
+                a--;
+            ms_env_step(e, a, &done);
+        }
+        ms_schedule *s;
+        assert_int_equal(ms_env_to_schedule(e, "rl", &s, NULL), 0);
+        assert_int_equal(ms_schedule_validate(s, w, NULL), 0);
+        ms_schedule_free(s);
+        ms_env_free(e);
+    }
+    ms_workload_free(w);
+}
+
 /* Random tasks: times non-increasing in size, sometimes infinite on small sizes. */
 static ms_workload *random_workload(const ms_gpu_model *m, int n, ms_rng *rng)
 {
@@ -454,6 +503,7 @@ int main(void)
         cmocka_unit_test(test_table2_episode),
         cmocka_unit_test(test_table2_episode_async),
         cmocka_unit_test(test_exact_times),
+        cmocka_unit_test(test_longest_first),
         cmocka_unit_test(test_random_policies),
         cmocka_unit_test(test_observation_layout),
         cmocka_unit_test(test_copy),

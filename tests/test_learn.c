@@ -399,6 +399,15 @@ static void test_model_file(void **state)
     assert_true(r.env.async_reconfig);
     ms_model_destroy(&r);
     m.env.async_reconfig = false;
+    /* A class's longest task first: likewise. */
+    assert_null(strstr(header_text(path, text), "longest_first"));
+    m.env.longest_first = true;
+    assert_int_equal(ms_model_save(path, &m, NULL), 0);
+    assert_non_null(strstr(header_text(path, text), "\"longest_first\":true"));
+    assert_int_equal(ms_model_load(path, &r, NULL), 0);
+    assert_true(r.env.longest_first);
+    ms_model_destroy(&r);
+    m.env.longest_first = false;
     m.env.encoding = MS_ENC_EXACT;
     assert_int_equal(ms_model_save(path, &m, NULL), 0);
     assert_non_null(strstr(header_text(path, text), "\"encoding\":\"exact\""));

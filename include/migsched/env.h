@@ -28,6 +28,7 @@ typedef struct ms_env_config {
     bool async_reconfig;  /* ours, with direct_reconfig: the clock does not stop for a
                            * reconfiguration; the kept instances take tasks while the changed
                            * ones are destroyed (once free) and created */
+    bool longest_first;   /* ours: a class's longest task runs first, not its earliest */
 } ms_env_config;
 
 /* "float", "one-hot", "exact" and back; parse returns MS_EINVAL for another name. */

@@ -53,6 +53,9 @@ static void usage(FILE *f)
             "  --async-reconfig     a direct reconfiguration does not stop the clock: the kept\n"
             "                       instances take tasks meanwhile (ours; with --resume\n"
             "                       --fine-tune a policy trained without it goes on with it)\n"
+            "  --longest-first      of tasks whose times round to the same levels, the longest\n"
+            "                       runs first, not the earliest (ours; with --resume\n"
+            "                       --fine-tune a policy trained without it goes on with it)\n"
             "  --imitate-share X    share (0..1, default 0) of the rollout's states labelled\n"
             "                       with the action of the policy improved by rollout over\n"
             "                       its --imitate-width K (default 8; all) best actions; the\n"
@@ -87,7 +90,7 @@ typedef struct train_opts {
     const char *gpu, *preset, *out;
     long steps, eval_every;
     int eval_sets, eval_tasks;
-    bool resume, slim, fine_tune, async_reconfig, exact;
+    bool resume, slim, fine_tune, async_reconfig, exact, longest_first;
     bool given[TUNE_N];
 } train_opts;
 
@@ -105,6 +108,7 @@ static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
         {"paper-ppo", 0, 0, 'A'},  {"paper-episodes", 0, 0, 'Y'}, {"lr-decay", 1, 0, 'y'},
         {"lr-min", 1, 0, 'm'},     {"fine-tune", 0, 0, 'F'},  {"sorted-share", 1, 0, 'x'},
         {"sorted-tasks", 1, 0, 'X'}, {"async-reconfig", 0, 0, 'Z'}, {"help", 0, 0, 'h'},
+        {"longest-first", 0, 0, 'G'},
         {"imitate-share", 1, 0, 'i'}, {"imitate-width", 1, 0, 'w'},
         {"imitate-coef", 1, 0, 'c'}, {"demonstrate-share", 1, 0, 'W'}, {0, 0, 0, 0}};
     optind = 1;
@@ -125,6 +129,7 @@ static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
         case 'P': c->ppo.separate = true; break;
         case 'Y': c->paper_episodes = true; break;
         case 'Z': o->async_reconfig = c->env.async_reconfig = true; break;
+        case 'G': o->longest_first = c->env.longest_first = true; break;
         case 'A': {
             ms_ppo_config paper;
             ms_ppo_config_paper(&paper);
@@ -333,24 +338,30 @@ static int load_resume(const train_opts *o, ms_train_config *c, ms_rl_model *r, 
     }
     *have = true;
     c->env = r->env; /* the checkpoint's environment wins */
-    /* A fine-tune may switch on asynchronous reconfigurations, and exact times for the
-     * rounded ones of FLOAT (never back: the policy has learnt them). */
+    /* A fine-tune may switch on asynchronous reconfigurations, the longest task of a class
+     * first, and exact times for the rounded ones of FLOAT (never back: the policy has
+     * learnt them). */
     bool add_async = o->async_reconfig && !r->env.async_reconfig,
+         add_longest = o->longest_first && !r->env.longest_first,
          add_exact = o->exact && r->env.encoding == MS_ENC_FLOAT;
-    if ((add_async || add_exact) && !o->fine_tune) {
+    if ((add_async || add_longest || add_exact) && !o->fine_tune) {
         fprintf(stderr, "migsched train: %s was trained without %s: adding it needs "
-                        "--fine-tune\n", o->out, add_async ? "--async-reconfig" : "exact times");
+                        "--fine-tune\n", o->out,
+                add_async ? "--async-reconfig" : add_longest ? "--longest-first" : "exact times");
         ms_model_destroy(r);
         *have = false;
         return 1;
     }
     c->env.async_reconfig |= add_async;
+    c->env.longest_first |= add_longest;
     if (add_exact)
         c->env.encoding = MS_ENC_EXACT;
     if (add_async)
         fprintf(stderr, "fine-tune: reconfigurations no longer stop the clock\n");
     if (add_exact)
         fprintf(stderr, "fine-tune: the state shows exact times\n");
+    if (add_longest)
+        fprintf(stderr, "fine-tune: a class's longest task runs first\n");
     if (r->has_train) { /* and so do its training settings (threads are this run's) */
         ms_train_config cli = *c;
         c->ppo = r->ppo;

@@ -6,6 +6,28 @@
 
 #include "env_internal.h"
 
+/* A task's time on the smallest size it runs on (tasks of a class have equal levels). */
+static double smallest_size_time(const ms_env *e, int t)
+{
+    for (int k = 0; k < e->S; k++)
+        if (isfinite(e->w->tasks[t].time[e->gpu.sizes[k]]))
+            return e->w->tasks[t].time[e->gpu.sizes[k]];
+    return 0;
+}
+
+/* Whether task t runs before task u of its class: the earliest (paper 001), or with
+ * longest_first the longest (then the earliest), as longest-processing-time-first list
+ * scheduling does, so a plan's order survives the rounding of times into levels. */
+static bool runs_before(const ms_env *e, int t, int u)
+{
+    if (e->cfg.longest_first) {
+        double tt = smallest_size_time(e, t), tu = smallest_size_time(e, u);
+        if (tt != tu)
+            return tt > tu;
+    }
+    return t < u;
+}
+
 void env_rebuild_classes(ms_env *e)
 {
     e->nclass = 0;
@@ -21,8 +43,8 @@ void env_rebuild_classes(ms_env *e)
             e->class_task[j] = t;
             e->class_count[j] = 0;
             e->nclass++;
-        } else if (t < e->class_task[j]) {
-            e->class_task[j] = t; /* the earliest task of a class runs first */
+        } else if (runs_before(e, t, e->class_task[j])) {
+            e->class_task[j] = t;
         }
         e->class_count[j]++;
     }

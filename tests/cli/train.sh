@@ -168,28 +168,32 @@ head -c 1000 "$dir/as.bin" | grep -aq '"async_reconfig":true' || { echo "FAIL: a
 ! same_model "$dir/as.bin" "$dir/b.bin" || { echo "FAIL: async changed nothing"; exit 1; }
 "$bin" train "${small[@]}" --steps 384 --out "$dir/as.bin" --resume 2>/dev/null
 head -c 1000 "$dir/as.bin" | grep -aq '"async_reconfig":true' || { echo "FAIL: resume lost async"; exit 1; }
-cp "$dir/b.bin" "$dir/ba.bin"
-if "$bin" train "${small[@]}" --steps 384 --out "$dir/ba.bin" --resume --async-reconfig 2>"$dir/err"; then
-  echo "FAIL: async added without --fine-tune"; exit 1
-fi
-grep -q "trained without --async-reconfig: adding it needs --fine-tune" "$dir/err" \
-    || { echo "FAIL: async resume message"; exit 1; }
-"$bin" train "${small[@]}" --steps 384 --out "$dir/ba.bin" --resume --fine-tune --async-reconfig \
-    2>"$dir/log"
-grep -q "reconfigurations no longer stop the clock" "$dir/log" && head -c 1000 "$dir/ba.bin" \
-    | grep -aq '"async_reconfig":true' || { echo "FAIL: async fine-tune"; exit 1; }
+# A setting a fine-tune may add to a checkpoint trained without it ($1, as the messages
+# name it): refused without --fine-tune, then taken, said ($2) and recorded ($3).
+added_by_fine_tune() {
+  local name=$1 said=$2 header=$3; shift 3
+  cp "$dir/b.bin" "$dir/add.bin"
+  if "$bin" train "${small[@]}" --steps 384 --out "$dir/add.bin" --resume "$@" 2>"$dir/err"; then
+    echo "FAIL: $name added without --fine-tune"; exit 1
+  fi
+  grep -q "trained without $name: adding it needs --fine-tune" "$dir/err" \
+      || { echo "FAIL: $name resume message"; exit 1; }
+  "$bin" train "${small[@]}" --steps 384 --out "$dir/add.bin" --resume --fine-tune "$@" \
+      2>"$dir/log"
+  grep -q "$said" "$dir/log" && head -c 1000 "$dir/add.bin" | grep -aq "$header" \
+      || { echo "FAIL: $name fine-tune"; exit 1; }
+}
+added_by_fine_tune --async-reconfig "reconfigurations no longer stop the clock" \
+    '"async_reconfig":true' --async-reconfig
+# --longest-first: likewise, and it changes the episodes.
+added_by_fine_tune --longest-first "a class's longest task runs first" '"longest_first":true' \
+    --longest-first
+"$bin" train "${small[@]}" --steps 256 --seed 5 --longest-first --out "$dir/lf.bin" 2>/dev/null
+! same_model "$dir/lf.bin" "$dir/b.bin" || { echo "FAIL: longest-first changed nothing"; exit 1; }
 # --encoding exact: likewise, from a float checkpoint.
-cp "$dir/b.bin" "$dir/be.bin"
-if "$bin" train "${small[@]}" --steps 384 --out "$dir/be.bin" --resume --encoding exact 2>"$dir/err"; then
-  echo "FAIL: exact added without --fine-tune"; exit 1
-fi
-grep -q "trained without exact times: adding it needs --fine-tune" "$dir/err" \
-    || { echo "FAIL: exact resume message"; exit 1; }
-"$bin" train "${small[@]}" --steps 384 --out "$dir/be.bin" --resume --fine-tune --encoding exact \
-    2>"$dir/log"
-grep -q "the state shows exact times" "$dir/log" && head -c 1000 "$dir/be.bin" \
-    | grep -aq '"encoding":"exact"' || { echo "FAIL: exact fine-tune"; exit 1; }
-"$bin" rl-eval --model "$dir/be.bin" --sets 2 --tasks 8 >/dev/null || { echo "FAIL: exact eval"; exit 1; }
+added_by_fine_tune "exact times" "the state shows exact times" '"encoding":"exact"' \
+    --encoding exact
+"$bin" rl-eval --model "$dir/add.bin" --sets 2 --tasks 8 >/dev/null || { echo "FAIL: exact eval"; exit 1; }
 set +e
 for bad in 1.5 -0.1 x ""; do
   "$bin" train "${small[@]}" --steps 64 --sorted-share "$bad" --out "$dir/x.bin" 2>"$dir/err"
