@@ -388,6 +388,20 @@ static void test_model_file(void **state)
     assert_int_equal(ms_model_load(path, &r, NULL), 0);
     assert_true(r.has_train && r.ppo.lr_decay == MS_LR_COSINE && r.ppo.lr_min == 2e-5f);
     ms_model_destroy(&r);
+    /* The demonstrator: written only when not FAR; an unknown one is refused by name. */
+    assert_null(strstr(header_text(path, text), "demonstrator"));
+    m.demo_source = MS_DEMO_SEARCH;
+    assert_int_equal(ms_model_save(path, &m, NULL), 0);
+    assert_non_null(strstr(header_text(path, text), "\"demonstrator\":\"search\""));
+    assert_int_equal(ms_model_load(path, &r, NULL), 0);
+    assert_int_equal(r.demo_source, MS_DEMO_SEARCH);
+    ms_model_destroy(&r);
+    m.demo_source = MS_DEMO_FAR;
+    ms_demo_source src;
+    assert_int_equal(ms_demo_source_parse("search", &src), 0);
+    assert_int_equal(src, MS_DEMO_SEARCH);
+    assert_string_equal(ms_demo_source_name(MS_DEMO_FAR), "far");
+    assert_int_equal(ms_demo_source_parse("miso", &src), MS_EINVAL);
     m.has_train = false;
 
     /* Asynchronous reconfigurations: written only when on (older files read as off). */

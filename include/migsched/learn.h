@@ -187,6 +187,13 @@ typedef struct ms_sorted_episodes {
     int tasks;
 } ms_sorted_episodes;
 
+/* Whose plans demonstrate (train --demonstrator; header train.demonstrator, written only
+ * when not FAR): FAR's, or the search scheduler's (docs/search.md). */
+typedef enum ms_demo_source { MS_DEMO_FAR, MS_DEMO_SEARCH } ms_demo_source;
+/* "far", "search" and back; parse returns MS_EINVAL for another name. */
+const char *ms_demo_source_name(ms_demo_source s);
+int ms_demo_source_parse(const char *name, ms_demo_source *out);
+
 typedef struct ms_rl_model {
     ms_mlp mlp;
     ms_env_config env;
@@ -204,6 +211,7 @@ typedef struct ms_rl_model {
     ms_ppo_config ppo;
     bool paper_episodes;
     ms_sorted_episodes sorted; /* header "sorted_share", "sorted_tasks" (only when share > 0) */
+    ms_demo_source demo_source; /* header "demonstrator" (only when not FAR) */
     /* Process CPU seconds the training has used so far, over every resumed run (header
      * "cpu_seconds"; files from before it have none: has_cpu false). */
     bool has_cpu;
@@ -312,6 +320,7 @@ typedef struct ms_train_config {
      * (ms_env_follow), ends before the greedy policy's episode. */
     int (*demonstrator)(const ms_workload *w, const ms_gpu_model *gpu, ms_schedule **out,
                         ms_error *err);
+    ms_demo_source demo_source; /* which one demonstrator is, for the checkpoint's header */
     long total_steps;
     uint64_t seed;
 } ms_train_config;

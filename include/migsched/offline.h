@@ -95,7 +95,7 @@ int ms_offline_schedule(const char *algo, const ms_workload *w, const ms_gpu_mod
  * p_rev and p_move_swap (percent, paper 000 6.7.1), concat_moves, concat_swaps. */
 int ms_far_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                     const ms_offline_options *opt, ms_schedule **out, ms_error *err);
-/* FAR with the default options on one GPU: the demonstrator of `train
+/* FAR with the default options on one GPU: the default demonstrator of `train
  * --demonstrate-share` (ms_train_config.demonstrator). */
 int ms_far_plan(const ms_workload *w, const ms_gpu_model *gpu, ms_schedule **out,
                 ms_error *err);
@@ -126,6 +126,10 @@ int ms_schedule_join(const ms_schedule *run, double now, const ms_schedule *next
  * starting schedule). */
 int ms_search_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                        const ms_offline_options *opt, ms_schedule **out, ms_error *err);
+/* The search with the default options (10 ms of work, one thread) on one GPU: a
+ * demonstrator of `train --demonstrator search`. */
+int ms_search_plan(const ms_workload *w, const ms_gpu_model *gpu, ms_schedule **out,
+                   ms_error *err);
 
 /* The learned scheduler of paper 001 (src/learn) on one GPU: opt->model names the policy
  * file, opt->online picks online batches, opt->rl_queue how a queue longer than the

@@ -66,13 +66,16 @@ static void usage(FILE *f)
             "                       before the policy's greedy episode: its actions are taken\n"
             "                       and labelled for the imitation term (--imitate-coef;\n"
             "                       ours; offline only)\n"
+            "  --demonstrator D     whose plans demonstrate: far (default) or search\n"
+            "                       (the search scheduler with its default 10 ms)\n"
             "  --seed S             (default 1)\n"
             "  --eval-every K       evaluate and checkpoint every K steps (default S/10)\n"
             "  --eval-sets D --eval-tasks T   evaluation datasets (default 100 of 100 tasks)\n"
             "  --resume             continue from the checkpoint in --out with its settings\n"
             "  --fine-tune          (with --resume) --envs --rollout --epochs --minibatch --lr\n"
             "                       --lr-decay --lr-min --ent-coef --sorted-share\n"
-            "                       --sorted-tasks --imitate-* --demonstrate-share given\n"
+            "                       --sorted-tasks --imitate-* --demonstrate-share\n"
+            "                       --demonstrator given\n"
             "                       here replace its\n"
             "  --slim               write the final file without the optimiser state\n");
 }
@@ -80,11 +83,11 @@ static void usage(FILE *f)
 /* Training settings a resume takes from the command line instead of the checkpoint. */
 enum { TUNE_ENVS, TUNE_ROLLOUT, TUNE_EPOCHS, TUNE_MINIBATCH, TUNE_LR, TUNE_DECAY, TUNE_LR_MIN,
        TUNE_ENT, TUNE_SHARE, TUNE_STASKS, TUNE_IM_SHARE, TUNE_IM_WIDTH, TUNE_IM_COEF,
-       TUNE_DEMO, TUNE_N };
+       TUNE_DEMO, TUNE_DEMO_SOURCE, TUNE_N };
 static const char *const tune_names[TUNE_N] = {
     "envs", "rollout", "epochs", "minibatch", "lr", "lr-decay", "lr-min", "ent-coef",
     "sorted-share", "sorted-tasks", "imitate-share", "imitate-width", "imitate-coef",
-    "demonstrate-share"};
+    "demonstrate-share", "demonstrator"};
 
 typedef struct train_opts {
     const char *gpu, *preset, *out;
@@ -110,7 +113,8 @@ static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
         {"sorted-tasks", 1, 0, 'X'}, {"async-reconfig", 0, 0, 'Z'}, {"help", 0, 0, 'h'},
         {"longest-first", 0, 0, 'G'},
         {"imitate-share", 1, 0, 'i'}, {"imitate-width", 1, 0, 'w'},
-        {"imitate-coef", 1, 0, 'c'}, {"demonstrate-share", 1, 0, 'W'}, {0, 0, 0, 0}};
+        {"imitate-coef", 1, 0, 'c'}, {"demonstrate-share", 1, 0, 'W'},
+        {"demonstrator", 1, 0, 'R'}, {0, 0, 0, 0}};
     optind = 1;
     int ch, li = -1;
     while ((li = -1, ch = getopt_long(argc, argv, "h", longopts, &li)) != -1) {
@@ -190,6 +194,11 @@ static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
                 c->ppo.imitate_width = 0;
             o->given[TUNE_IM_WIDTH] = true;
             break;
+        case 'R':
+            if (ms_demo_source_parse(optarg, &c->demo_source))
+                goto bad;
+            o->given[TUNE_DEMO_SOURCE] = true;
+            break;
         case 'y':
             if (ms_lr_decay_parse(optarg, &c->ppo.lr_decay))
                 goto bad;
@@ -240,7 +249,7 @@ static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
     if (!missing && (c->sorted.share > 0 || c->ppo.demo_share > 0) && c->env.online) {
         fprintf(stderr, "migsched train: --%s: %s are for offline policies, not --online\n",
                 c->sorted.share > 0 ? "sorted-share" : "demonstrate-share",
-                c->sorted.share > 0 ? "sorted batches" : "FAR's demonstrations");
+                c->sorted.share > 0 ? "sorted batches" : "demonstrations");
         return 2;
     }
     if (optind < argc || missing) {
@@ -319,6 +328,7 @@ static void fine_tune(const train_opts *o, const ms_train_config *cli, ms_train_
         if (k == TUNE_IM_WIDTH) c->imitate_width = cli->ppo.imitate_width;
         if (k == TUNE_IM_COEF) c->imitate_coef = cli->ppo.imitate_coef;
         if (k == TUNE_DEMO) c->demo_share = cli->ppo.demo_share;
+        if (k == TUNE_DEMO_SOURCE) tc->demo_source = cli->demo_source;
         fprintf(stderr, "%s --%s", any ? "," : "fine-tune: this run's", tune_names[k]);
         any = true;
     }
@@ -368,6 +378,7 @@ static int load_resume(const train_opts *o, ms_train_config *c, ms_rl_model *r, 
         c->ppo.threads = cli.ppo.threads;
         c->paper_episodes = r->paper_episodes;
         c->sorted = r->sorted;
+        c->demo_source = r->demo_source;
         if (!c->sorted.tasks) /* a share given now cuts from the default dataset */
             c->sorted.tasks = cli.sorted.tasks;
         fine_tune(o, &cli, c);
@@ -449,7 +460,6 @@ int cmd_train(int argc, char **argv)
     ms_ppo_config_default(&c.ppo);
     c.seed = 1;
     c.sorted.tasks = 100; /* rl-eval's --tasks */
-    c.demonstrator = ms_far_plan;
     int rc = parse_args(argc, argv, &o, &c);
     if (rc >= 0)
         return rc;
@@ -469,6 +479,7 @@ int cmd_train(int argc, char **argv)
     bool have = false;
     if (load_resume(&o, &c, &resume, &have))
         return 1;
+    c.demonstrator = c.demo_source == MS_DEMO_SEARCH ? ms_search_plan : ms_far_plan;
     if (c.ppo.lr_min > c.ppo.lr) {
         fprintf(stderr, "migsched train: --lr-min %g is above --lr %g\n", c.ppo.lr_min,
                 c.ppo.lr);

@@ -66,6 +66,9 @@ static json_t *header_json(const ms_rl_model *m)
                                                 (double)c->imitate_coef));
         if (c->demo_share > 0) /* likewise */
             json_object_set_new(t, "demonstrate_share", json_real(c->demo_share));
+        if (m->demo_source != MS_DEMO_FAR) /* likewise */
+            json_object_set_new(t, "demonstrator",
+                                json_string(ms_demo_source_name(m->demo_source)));
     }
     if (h && m->has_cpu)
         json_object_set_new(h, "cpu_seconds", json_real(m->cpu_seconds));
@@ -82,21 +85,24 @@ static int parse_train(const char *path, json_t *t, ms_rl_model *m, ms_error *er
     double lr, e[4], lr_min = 0, share = 0, im_share = 0, im_coef = c->imitate_coef;
     double demo_share = 0;
     int paper = 0, sorted_tasks = 0;
-    const char *decay = "none";
+    const char *decay = "none", *demonstrator = "far";
     json_error_t je;
     if (json_unpack_ex(t, &je, JSON_STRICT,
                        "{s:i, s:i, s:i, s:i, s:F, s:[FFFF], s:b, s?s, s?F, s?F, s?i, s?F, s?i,"
-                       " s?F, s?F}", "envs",
+                       " s?F, s?F, s?s}", "envs",
                        &c->n_envs, "rollout", &c->n_steps, "epochs", &c->n_epochs,
                        "minibatch", &c->minibatch, "lr", &lr, "ent_coef", &e[0], &e[1], &e[2],
                        &e[3], "paper_episodes", &paper, "lr_decay", &decay, "lr_min", &lr_min,
                        "sorted_share", &share, "sorted_tasks", &sorted_tasks, "imitate_share",
                        &im_share, "imitate_width", &c->imitate_width, "imitate_coef", &im_coef,
-                       "demonstrate_share", &demo_share))
+                       "demonstrate_share", &demo_share, "demonstrator", &demonstrator))
         return ms_error_set(err, MS_EINVAL, "%s: header: train: %s", path, je.text);
     if (ms_lr_decay_parse(decay, &c->lr_decay))
         return ms_error_set(err, MS_EINVAL, "%s: header: train: lr_decay: unknown '%s'", path,
                             decay);
+    if (ms_demo_source_parse(demonstrator, &m->demo_source))
+        return ms_error_set(err, MS_EINVAL, "%s: header: train: demonstrator: unknown '%s'",
+                            path, demonstrator);
     c->lr_min = (float)lr_min;
     bool ok = c->n_envs >= 1 && c->n_steps >= 1 && c->n_epochs >= 1 && c->minibatch >= 1 &&
               c->minibatch <= c->n_envs * c->n_steps && lr > 0 && lr < 1 && lr_min >= 0 &&

@@ -6,6 +6,20 @@
 
 #include "migsched/learn.h"
 
+
+static const char *const demo_source_names[] = {"far", "search"};
+
+const char *ms_demo_source_name(ms_demo_source s) { return demo_source_names[s]; }
+
+int ms_demo_source_parse(const char *name, ms_demo_source *out)
+{
+    for (int i = 0; i < 2; i++)
+        if (!strcmp(name, demo_source_names[i])) {
+            *out = (ms_demo_source)i;
+            return MS_OK;
+        }
+    return MS_EINVAL;
+}
 /* One vectorised environment: the scheduling environment and its current workload. */
 typedef struct mig_slot {
     ms_env *env;
@@ -274,6 +288,7 @@ void ms_trainer_model(ms_trainer *t, ms_rl_model *view)
     view->ppo = t->cfg.ppo;
     view->paper_episodes = t->cfg.paper_episodes;
     view->sorted = t->cfg.sorted;
+    view->demo_source = t->cfg.demo_source;
     view->has_cpu = true;
     view->cpu_seconds = t->cpu_seconds;
 }

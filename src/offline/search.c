@@ -242,3 +242,11 @@ int ms_search_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
     search_starts_free(&whole);
     return rc;
 }
+
+int ms_search_plan(const ms_workload *w, const ms_gpu_model *gpu, ms_schedule **out,
+                   ms_error *err)
+{
+    ms_offline_options opt;
+    ms_offline_options_init(&opt);
+    return ms_search_schedule(w, gpu, 1, &opt, out, err);
+}

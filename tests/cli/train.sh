@@ -151,12 +151,19 @@ header_option demo "--demonstrate-share 0.5" demonstrate_ '"demonstrate_share":0
     "fine-tune: this run's --envs, .*, --demonstrate-share replace" '"demonstrate_share":0.25'
 grep -Eq '  demonstrated [0-9]+  p_opt' "$dir/demo.log" || { echo "FAIL: demonstrated field"; exit 1; }
 ! grep -q demonstrated "$dir/log0" || { echo "FAIL: demonstrated field without them"; exit 1; }
+# --demonstrator search: the search scheduler's plans instead of FAR's.
+header_option search "--demonstrate-share 0.5 --demonstrator search" demonstrator \
+    '"demonstrate_share":0.5,"demonstrator":"search"' \
+    "--demonstrate-share 0.25 --demonstrator search" \
+    "fine-tune: this run's --envs, .*, --demonstrate-share, --demonstrator replace" \
+    '"demonstrate_share":0.25,"demonstrator":"search"'
+! same_model "$dir/search.bin" "$dir/demo.bin" || { echo "FAIL: search demonstrated as FAR"; exit 1; }
 set +e
 "$bin" train "${small[@]}" --steps 64 --online --demonstrate-share 0.5 --out "$dir/x.bin" 2>"$dir/err"
-[ $? = 2 ] && grep -q -- "--demonstrate-share: FAR's demonstrations are for offline policies" \
+[ $? = 2 ] && grep -q -- "--demonstrate-share: demonstrations are for offline policies" \
     "$dir/err" || { echo "FAIL: --demonstrate-share --online"; exit 1; }
 for opt in "--imitate-share 1.5" "--imitate-share x" "--imitate-width 0" "--imitate-coef 0" \
-           "--imitate-coef -1" "--demonstrate-share 2" "--demonstrate-share -0.1"; do
+           "--imitate-coef -1" "--demonstrate-share 2" "--demonstrate-share -0.1" "--demonstrator miso"; do
   "$bin" train "${small[@]}" --steps 64 $opt --out "$dir/x.bin" 2>"$dir/err"
   [ $? = 2 ] && grep -q -- "${opt% *}: bad value" "$dir/err" || { echo "FAIL: $opt"; exit 1; }
 done
