@@ -150,14 +150,14 @@ static int parse_header(const char *path, json_t *h, size_t body, ms_rl_model *m
         return ms_error_set(err, MS_EINVAL, "%s: a %s file, not a PPO policy "
                                             "(migsched-rl-model/1)", path, format);
     if (json_unpack_ex(h, &je, 0,
-                       "{s:{s:i, s:o, s:i, s?b}, s:{s:i, s:i, s:s, s:b, s:b, s:b, s?b, s?b}, s:s, s?s,"
-                       " s:I, s?s, s:I, s:b, s?I, s?[ssss], s?o, s?o}",
+                       "{s:{s:i, s:o, s:i, s?b}, s:{s:i, s:i, s:s, s:b, s:b, s:b, s?b, s?b},"
+                       " s:s, s?s, s:I, s?s, s:I, s:b, s?I, s?[ssss], s?o, s?o}",
                        "arch", "in", &in, "hidden", &hidden, "actions", &nact, "separate",
                        &separate, "env", "n_batch",
                        &m->env.n_batch, "levels", &m->env.levels, "encoding", &enc,
                        "direct_reconfig", &direct, "online", &online, "keep_useless", &useless,
-                       "async_reconfig", &async, "longest_first", &longest, "gpu", &gpu, "preset", &preset, "steps",
-                       &steps, "git_commit", &commit,
+                       "async_reconfig", &async, "longest_first", &longest, "gpu", &gpu,
+                       "preset", &preset, "steps", &steps, "git_commit", &commit,
                        "seed", &seed, "adam", &adam, "adam_t", &adam_t, "rng", &rng[0], &rng[1],
                        &rng[2], &rng[3], "train", &train, "cpu_seconds", &cpu))
         return ms_error_set(err, MS_EINVAL, "%s: header: %s", path, je.text);

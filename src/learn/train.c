@@ -6,7 +6,6 @@
 
 #include "migsched/learn.h"
 
-
 static const char *const demo_source_names[] = {"far", "search"};
 
 const char *ms_demo_source_name(ms_demo_source s) { return demo_source_names[s]; }
@@ -20,6 +19,7 @@ int ms_demo_source_parse(const char *name, ms_demo_source *out)
         }
     return MS_EINVAL;
 }
+
 /* One vectorised environment: the scheduling environment and its current workload. */
 typedef struct mig_slot {
     ms_env *env;
