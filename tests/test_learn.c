@@ -1,6 +1,8 @@
 /* test_learn.c: the network's gradients against finite differences, the masked policy,
  * and PPO reaching the known optimum of a tiny two-step environment. */
 #include <math.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -404,24 +406,24 @@ static void test_model_file(void **state)
     assert_int_equal(ms_demo_source_parse("miso", &src), MS_EINVAL);
     m.has_train = false;
 
-    /* Asynchronous reconfigurations: written only when on (older files read as off). */
-    assert_null(strstr(header_text(path, text), "async_reconfig"));
-    m.env.async_reconfig = true;
-    assert_int_equal(ms_model_save(path, &m, NULL), 0);
-    assert_non_null(strstr(header_text(path, text), "\"async_reconfig\":true"));
-    assert_int_equal(ms_model_load(path, &r, NULL), 0);
-    assert_true(r.env.async_reconfig);
-    ms_model_destroy(&r);
-    m.env.async_reconfig = false;
-    /* A class's longest task first: likewise. */
-    assert_null(strstr(header_text(path, text), "longest_first"));
-    m.env.longest_first = true;
-    assert_int_equal(ms_model_save(path, &m, NULL), 0);
-    assert_non_null(strstr(header_text(path, text), "\"longest_first\":true"));
-    assert_int_equal(ms_model_load(path, &r, NULL), 0);
-    assert_true(r.env.longest_first);
-    ms_model_destroy(&r);
-    m.env.longest_first = false;
+    /* Asynchronous reconfigurations and a class's longest task first: written only when on
+     * (older files read as off). */
+    const struct { const char *key; size_t at; } flags[] = {
+        {"async_reconfig", offsetof(ms_env_config, async_reconfig)},
+        {"longest_first", offsetof(ms_env_config, longest_first)}};
+    for (int i = 0; i < 2; i++) {
+        bool *on = (bool *)((char *)&m.env + flags[i].at);
+        char want[64];
+        snprintf(want, sizeof want, "\"%s\":true", flags[i].key);
+        assert_null(strstr(header_text(path, text), flags[i].key));
+        *on = true;
+        assert_int_equal(ms_model_save(path, &m, NULL), 0);
+        assert_non_null(strstr(header_text(path, text), want));
+        assert_int_equal(ms_model_load(path, &r, NULL), 0);
+        assert_true(*(bool *)((char *)&r.env + flags[i].at));
+        ms_model_destroy(&r);
+        *on = false;
+    }
     m.env.encoding = MS_ENC_EXACT;
     assert_int_equal(ms_model_save(path, &m, NULL), 0);
     assert_non_null(strstr(header_text(path, text), "\"encoding\":\"exact\""));
