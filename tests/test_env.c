@@ -297,10 +297,16 @@ static ms_workload *random_workload(const ms_gpu_model *m, int n, ms_rng *rng)
 }
 
 static void random_episodes(const char *gpu, bool direct, bool online, ms_encoding enc,
-                            bool async, int episodes, uint64_t seed)
+                            bool async, bool soonest, int episodes, uint64_t seed)
 {
     ms_env *e = remake_env(make_env(gpu, direct, online, MS_ENC_FLOAT, online ? 5 : 7), async,
                            enc);
+    if (soonest) {
+        ms_env_config c = *ms_env_get_config(e);
+        c.soonest_placement = true;
+        ms_env_free(e);
+        assert_non_null(e = ms_env_new(ms_gpu_builtin(gpu), &c, NULL));
+    }
     const ms_gpu_model *m = ms_env_gpu(e);
     int A = ms_env_num_actions(e);
     uint8_t *mask = malloc((size_t)A);
@@ -350,8 +356,8 @@ static void random_episodes(const char *gpu, bool direct, bool online, ms_encodi
         ms_validation v = {0};
         int bad = ms_schedule_validate(s, w, &v);
         if (bad)
-            fail_msg("%s direct=%d online=%d async=%d episode %d: %s: %s", gpu, direct, online,
-                     async, ep, v.v[0].rule, v.v[0].msg);
+            fail_msg("%s direct=%d online=%d async=%d soonest=%d episode %d: %s: %s", gpu,
+                     direct, online, async, soonest, ep, v.v[0].rule, v.v[0].msg);
         ms_validation_free(&v);
         int initial = 0;
         for (int i = 0; i < s->ninst; i++)
@@ -388,13 +394,49 @@ static void test_random_policies(void **state)
 
     const char *gpus[] = {"A30-24GB", "A100-40GB", "H100-80GB"};
     for (int g = 0; g < 3; g++)
-        for (int mode = 0; mode < 6; mode++) { /* 4, 5: direct and asynchronous */
-            bool async = mode >= 4, online = async ? mode == 5 : mode & 2;
-            random_episodes(gpus[g], mode & 1 || async, online,
+        for (int mode = 0; mode < 8; mode++) {
+            /* 4, 5: direct and asynchronous; 6: those with the soonest placement, 7: the 4.2
+             * reconfigurations with it. */
+            bool async = mode >= 4 && mode != 7, online = mode < 4 ? mode & 2 : mode == 5;
+            random_episodes(gpus[g], (mode & 1 || async) && mode != 7, online,
                             async ? MS_ENC_EXACT : mode & 1 ? MS_ENC_FLOAT : MS_ENC_ONEHOT, async,
-                            150,
-                            17 + (uint64_t)(g * 6 + mode));
+                            mode >= 6, 150, 17 + (uint64_t)(g * 8 + mode));
         }
+}
+
+/* With the soonest placement a reconfiguration takes, of the placements of its canonical
+ * configuration, the one whose destroyed instances free first. A100, seven 1g instances,
+ * slots 0 and 1 busy for 100 s: to 2g + five 1g, the fixed placement merges slots 0-1 (the
+ * partition's σ is the identity) and waits for them; the soonest merges the free slots 2-3.
+ * A direct reconfiguration stops the clock until its instance is created, after the two
+ * destructions. */
+static void test_soonest_placement(void **state)
+{
+    const ms_gpu_model *m = ms_gpu_builtin("A100-40GB");
+    int seven = ms_partition_parse(m, "1-1-1-1-1-1-1"),
+        at0 = ms_partition_parse(m, "2-1-1-1-1-1"), at2 = ms_partition_parse(m, "1-1-2-1-1-1");
+    ms_rng rng;
+    ms_rng_seed(&rng, 3);
+    ms_workload *w = random_workload(m, 4, &rng);
+    double busy[MS_MAX_INSTANCES] = {100, 100, 0, 0, 0, 0, 0};
+    for (int soonest = 0; soonest < 2; soonest++) {
+        ms_env_config c;
+        ms_env_config_default(&c);
+        c.soonest_placement = soonest;
+        ms_env *e = ms_env_new(m, &c, NULL);
+        assert_non_null(e);
+        assert_int_equal(ms_env_reset_from(e, w, seven, busy, NULL), 0);
+        int canon = ms_env_canon(e)->canon_of[at0];
+        assert_int_equal(ms_env_canon(e)->canon_of[at2], canon);
+        bool done;
+        ms_env_step(e, ms_env_action_reconfig(e, canon), &done);
+        assert_int_equal(ms_env_real_partition(e), soonest ? at2 : at0);
+        assert_int_equal(ms_env_canon_config(e), canon);
+        double created = 2 * ms_gpu_destroy_time(m, 1) + ms_gpu_create_time(m, 2);
+        assert_true(fabs(ms_env_now(e) - ((soonest ? 0 : 100) + created)) < 1e-9);
+        ms_env_free(e);
+    }
+    ms_workload_free(w);
 }
 
 /* Picks the k-th allowed action (k below the number allowed). */
@@ -504,6 +546,7 @@ int main(void)
         cmocka_unit_test(test_table2_episode_async),
         cmocka_unit_test(test_exact_times),
         cmocka_unit_test(test_longest_first),
+        cmocka_unit_test(test_soonest_placement),
         cmocka_unit_test(test_random_policies),
         cmocka_unit_test(test_observation_layout),
         cmocka_unit_test(test_copy),

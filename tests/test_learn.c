@@ -406,12 +406,13 @@ static void test_model_file(void **state)
     assert_int_equal(ms_demo_source_parse("miso", &src), MS_EINVAL);
     m.has_train = false;
 
-    /* Asynchronous reconfigurations and a class's longest task first: written only when on
-     * (older files read as off). */
+    /* Asynchronous reconfigurations, a class's longest task first and the soonest placement:
+     * written only when on (older files read as off). */
     const struct { const char *key; size_t at; } flags[] = {
         {"async_reconfig", offsetof(ms_env_config, async_reconfig)},
-        {"longest_first", offsetof(ms_env_config, longest_first)}};
-    for (int i = 0; i < 2; i++) {
+        {"longest_first", offsetof(ms_env_config, longest_first)},
+        {"soonest_placement", offsetof(ms_env_config, soonest_placement)}};
+    for (int i = 0; i < 3; i++) {
         bool *on = (bool *)((char *)&m.env + flags[i].at);
         char want[64];
         snprintf(want, sizeof want, "\"%s\":true", flags[i].key);

@@ -29,6 +29,9 @@ typedef struct ms_env_config {
                            * reconfiguration; the kept instances take tasks while the changed
                            * ones are destroyed (once free) and created */
     bool longest_first;   /* ours: a class's longest task runs first, not its earliest */
+    bool soonest_placement; /* ours: a reconfiguration builds its configuration at the
+                             * placement whose destroyed instances free soonest, not at the
+                             * one fixed by the current partition's symmetry */
 } ms_env_config;
 
 /* "float", "one-hot", "exact" and back; parse returns MS_EINVAL for another name. */

@@ -56,6 +56,10 @@ static void usage(FILE *f)
             "  --longest-first      of tasks whose times round to the same levels, the longest\n"
             "                       runs first, not the earliest (ours; with --resume\n"
             "                       --fine-tune a policy trained without it goes on with it)\n"
+            "  --soonest-placement  a reconfiguration builds its configuration at the\n"
+            "                       placement whose destroyed instances free soonest (ours;\n"
+            "                       with --resume --fine-tune a policy trained without it\n"
+            "                       goes on with it)\n"
             "  --imitate-share X    share (0..1, default 0) of the rollout's states labelled\n"
             "                       with the action of the policy improved by rollout over\n"
             "                       its --imitate-width K (default 8; all) best actions; the\n"
@@ -92,8 +96,8 @@ static const char *const tune_names[TUNE_N] = {
 typedef struct train_opts {
     const char *gpu, *preset, *out;
     long steps, eval_every;
-    int eval_sets, eval_tasks;
-    bool resume, slim, fine_tune, async_reconfig, exact, longest_first;
+    int eval_sets, eval_tasks, levels;
+    bool resume, slim, fine_tune, async_reconfig, exact, longest_first, soonest_placement;
     bool given[TUNE_N];
 } train_opts;
 
@@ -111,7 +115,7 @@ static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
         {"paper-ppo", 0, 0, 'A'},  {"paper-episodes", 0, 0, 'Y'}, {"lr-decay", 1, 0, 'y'},
         {"lr-min", 1, 0, 'm'},     {"fine-tune", 0, 0, 'F'},  {"sorted-share", 1, 0, 'x'},
         {"sorted-tasks", 1, 0, 'X'}, {"async-reconfig", 0, 0, 'Z'}, {"help", 0, 0, 'h'},
-        {"longest-first", 0, 0, 'G'},
+        {"longest-first", 0, 0, 'G'}, {"soonest-placement", 0, 0, 'Q'},
         {"imitate-share", 1, 0, 'i'}, {"imitate-width", 1, 0, 'w'},
         {"imitate-coef", 1, 0, 'c'}, {"demonstrate-share", 1, 0, 'W'},
         {"demonstrator", 1, 0, 'R'}, {0, 0, 0, 0}};
@@ -134,6 +138,7 @@ static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
         case 'Y': c->paper_episodes = true; break;
         case 'Z': o->async_reconfig = c->env.async_reconfig = true; break;
         case 'G': o->longest_first = c->env.longest_first = true; break;
+        case 'Q': o->soonest_placement = c->env.soonest_placement = true; break;
         case 'A': {
             ms_ppo_config paper;
             ms_ppo_config_paper(&paper);
@@ -216,7 +221,7 @@ static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
                 goto bad;
             if (ch == 's') o->steps = v;
             if (ch == 'N') c->env.n_batch = (int)v;
-            if (ch == 'M') c->env.levels = (int)v;
+            if (ch == 'M') c->env.levels = o->levels = (int)v;
             if (ch == 'e') c->ppo.n_envs = (int)v;
             if (ch == 'T') c->ppo.n_steps = (int)v;
             if (ch == 'k') c->ppo.n_epochs = (int)v;
@@ -349,29 +354,51 @@ static int load_resume(const train_opts *o, ms_train_config *c, ms_rl_model *r, 
     *have = true;
     c->env = r->env; /* the checkpoint's environment wins */
     /* A fine-tune may switch on asynchronous reconfigurations, the longest task of a class
-     * first, and exact times for the rounded ones of FLOAT (never back: the policy has
-     * learnt them). */
+     * first, the soonest placement, and exact times for the rounded ones of FLOAT (never
+     * back: the policy has learnt them). */
     bool add_async = o->async_reconfig && !r->env.async_reconfig,
          add_longest = o->longest_first && !r->env.longest_first,
+         add_soonest = o->soonest_placement && !r->env.soonest_placement,
          add_exact = o->exact && r->env.encoding == MS_ENC_FLOAT;
-    if ((add_async || add_longest || add_exact) && !o->fine_tune) {
+    if ((add_async || add_longest || add_soonest || add_exact) && !o->fine_tune) {
         fprintf(stderr, "migsched train: %s was trained without %s: adding it needs "
                         "--fine-tune\n", o->out,
-                add_async ? "--async-reconfig" : add_longest ? "--longest-first" : "exact times");
+                add_async     ? "--async-reconfig"
+                : add_longest ? "--longest-first"
+                : add_soonest ? "--soonest-placement"
+                              : "exact times");
         ms_model_destroy(r);
         *have = false;
         return 1;
     }
     c->env.async_reconfig |= add_async;
     c->env.longest_first |= add_longest;
+    c->env.soonest_placement |= add_soonest;
     if (add_exact)
         c->env.encoding = MS_ENC_EXACT;
+    /* With exact times the levels only group tasks into classes (the state's size and values
+     * do not depend on them), so a fine-tune may change them. */
+    bool new_levels = o->levels && o->levels != r->env.levels;
+    if (new_levels && (!o->fine_tune || c->env.encoding != MS_ENC_EXACT)) {
+        fprintf(stderr, "migsched train: %s has %d levels: --levels %d needs --fine-tune and "
+                        "exact times\n", o->out, r->env.levels, o->levels);
+        ms_model_destroy(r);
+        *have = false;
+        return 1;
+    }
+    if (new_levels) {
+        c->env.levels = o->levels;
+        fprintf(stderr, "fine-tune: tasks form classes at %d levels (was %d)\n", o->levels,
+                r->env.levels);
+    }
     if (add_async)
         fprintf(stderr, "fine-tune: reconfigurations no longer stop the clock\n");
     if (add_exact)
         fprintf(stderr, "fine-tune: the state shows exact times\n");
     if (add_longest)
         fprintf(stderr, "fine-tune: a class's longest task runs first\n");
+    if (add_soonest)
+        fprintf(stderr, "fine-tune: reconfigurations take the placement that frees soonest\n");
     if (r->has_train) { /* and so do its training settings (threads are this run's) */
         ms_train_config cli = *c;
         c->ppo = r->ppo;

@@ -260,12 +260,52 @@ uint32_t env_busy_slices(const ms_env *e)
     return busy;
 }
 
+/* When the instances t destroys are all free (their tasks' latest end, or now). */
+static double destroys_free_at(const ms_env *e, const env_trans *t)
+{
+    double at = e->now;
+    for (int d = 0; d < t->ndestroy; d++)
+        for (int i = 0; i < e->K; i++)
+            if ((e->imask[e->part][t->destroy[d]] >> i & 1) && e->free_at[i] > at)
+                at = e->free_at[i];
+    return at;
+}
+
+const env_trans *env_transition(const ms_env *e, int c, env_trans *scratch)
+{
+    const env_trans *fixed = &e->trans[e->part < 0 ? ENV_EMPTY : e->part][c];
+    if (!e->cfg.soonest_placement || e->part < 0)
+        return fixed;
+    /* Among the placements of c: the one whose destroyed instances free soonest, then the
+     * fewest operations; on a tie the fixed one, so that only a better choice changes it. */
+    const env_trans *best = fixed;
+    double best_at = destroys_free_at(e, fixed);
+    int best_ops = fixed->ndestroy + fixed->ncreate;
+    env_trans t;
+    for (int q = 0; q < e->gpu.npartitions; q++) {
+        if (e->canon.canon_of[q] != c || q == fixed->target)
+            continue;
+        env_transition_between(e, e->part, q, &t);
+        double at = destroys_free_at(e, &t);
+        int ops = t.ndestroy + t.ncreate;
+        if (at < best_at || (at == best_at && ops < best_ops)) {
+            *scratch = t;
+            best = scratch;
+            best_at = at;
+            best_ops = ops;
+        }
+    }
+    return best;
+}
+
 static bool reconfig_allowed(const ms_env *e, int c, uint32_t busy)
 {
     if (e->part >= 0 && e->canon.canon_of[e->part] == c)
         return false;
-    const env_trans *t = &e->trans[e->part < 0 ? ENV_EMPTY : e->part][c];
-    return e->cfg.direct_reconfig || !(t->changed & busy);
+    if (e->cfg.direct_reconfig)
+        return true;
+    env_trans scratch;
+    return !(env_transition(e, c, &scratch)->changed & busy);
 }
 
 static bool exec_allowed(const ms_env *e, int j, int m, uint32_t busy)
@@ -438,8 +478,8 @@ double ms_env_step(ms_env *e, int action, bool *done)
             *done = true;
             return 0;
         }
-        const env_trans *t = &e->trans[e->part < 0 ? ENV_EMPTY : e->part][action - 1];
-        double end = reconfigure(e, t);
+        env_trans scratch;
+        double end = reconfigure(e, env_transition(e, action - 1, &scratch));
         if (e->cfg.direct_reconfig && !e->cfg.async_reconfig) {
             reward -= (end - e->now) / e->scale;
             e->now = end;

@@ -70,6 +70,12 @@ struct ms_env {
 };
 
 int env_build_tables(ms_env *e, ms_error *err);
+/* The instances to destroy and create to go from partition from (-1: empty) to q. */
+void env_transition_between(const ms_env *e, int from, int q, env_trans *t);
+/* The transition a reconfiguration to canonical configuration c takes from e's partition:
+ * the fixed one of the tables, or with soonest_placement possibly another placement of c,
+ * built in *scratch. */
+const env_trans *env_transition(const ms_env *e, int c, env_trans *scratch);
 /* Batch classes (paper 001 4.1): rebuilt whenever the batch changes. */
 void env_rebuild_classes(ms_env *e);
 void env_refill(ms_env *e);

@@ -154,7 +154,8 @@ static int enter_phase(ms_env_follow *f, const ms_env *e, int p, const uint8_t *
     double best_wait = 0;
     for (int c = 0; c < e->C; c++) {
         int a = ms_env_action_reconfig(e, c);
-        const env_trans *t = &e->trans[e->part < 0 ? ENV_EMPTY : e->part][c];
+        env_trans scratch;
+        const env_trans *t = env_transition(e, c, &scratch);
         if (!mask[a] || !holds(e, t->target, ph, on, &cost[0], &cost[1], &cost[2]))
             continue;
         double wait = 0;

@@ -33,6 +33,21 @@ static int difference(const ms_partition *src, const ms_partition *dst, uint8_t 
     return n;
 }
 
+void env_transition_between(const ms_env *e, int from, int q, env_trans *t)
+{
+    const ms_gpu_model *m = &e->gpu;
+    const ms_partition *src = from < 0 ? NULL : &m->partitions[from];
+    const ms_partition *dst = &m->partitions[q];
+    t->target = q;
+    t->ndestroy = src ? difference(src, dst, t->destroy) : 0;
+    t->ncreate = difference(dst, src, t->create);
+    t->changed = 0;
+    for (int k = 0; k < t->ndestroy; k++)
+        t->changed |= ms_gpu_slice_mask(m, src->inst[t->destroy[k]]);
+    for (int k = 0; k < t->ncreate; k++)
+        t->changed |= ms_gpu_slice_mask(m, dst->inst[t->create[k]]);
+}
+
 static int build_transition(ms_env *e, int from, int canon, env_trans *t, ms_error *err)
 {
     const ms_gpu_model *m = &e->gpu;
@@ -46,16 +61,7 @@ static int build_transition(ms_env *e, int from, int canon, env_trans *t, ms_err
         return ms_error_set(err, MS_EINVAL,
                             "%s: canonical configuration %d has no preimage from partition %d",
                             m->name, canon + 1, from + 1);
-    const ms_partition *src = from < 0 ? NULL : &m->partitions[from];
-    const ms_partition *dst = &m->partitions[q];
-    t->target = q;
-    t->ndestroy = src ? difference(src, dst, t->destroy) : 0;
-    t->ncreate = difference(dst, src, t->create);
-    t->changed = 0;
-    for (int k = 0; k < t->ndestroy; k++)
-        t->changed |= ms_gpu_slice_mask(m, src->inst[t->destroy[k]]);
-    for (int k = 0; k < t->ncreate; k++)
-        t->changed |= ms_gpu_slice_mask(m, dst->inst[t->create[k]]);
+    env_transition_between(e, from, q, t);
     return MS_OK;
 }
 

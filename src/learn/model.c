@@ -40,6 +40,8 @@ static json_t *header_json(const ms_rl_model *m)
         json_object_set_new(json_object_get(h, "env"), "async_reconfig", json_true());
     if (h && m->env.longest_first) /* likewise */
         json_object_set_new(json_object_get(h, "env"), "longest_first", json_true());
+    if (h && m->env.soonest_placement) /* likewise */
+        json_object_set_new(json_object_get(h, "env"), "soonest_placement", json_true());
     if (h && m->has_train) {
         const ms_ppo_config *c = &m->ppo;
         json_object_set_new(
@@ -143,20 +145,21 @@ static int parse_header(const char *path, json_t *h, size_t body, ms_rl_model *m
     const char *enc = NULL, *gpu = NULL, *preset = "", *commit = "", *rng[4] = {0};
     json_int_t steps = 0, seed = 0, adam_t = 0;
     int in = 0, nact = 0, direct = 0, online = 0, useless = 0, adam = 0, separate = 0, async = 0,
-        longest = 0;
+        longest = 0, soonest = 0;
     json_error_t je;
     const char *format = json_string_value(json_object_get(h, "format"));
     if (format && strcmp(format, "migsched-rl-model/1"))
         return ms_error_set(err, MS_EINVAL, "%s: a %s file, not a PPO policy "
                                             "(migsched-rl-model/1)", path, format);
     if (json_unpack_ex(h, &je, 0,
-                       "{s:{s:i, s:o, s:i, s?b}, s:{s:i, s:i, s:s, s:b, s:b, s:b, s?b, s?b},"
+                       "{s:{s:i, s:o, s:i, s?b}, s:{s:i, s:i, s:s, s:b, s:b, s:b, s?b, s?b, s?b},"
                        " s:s, s?s, s:I, s?s, s:I, s:b, s?I, s?[ssss], s?o, s?o}",
                        "arch", "in", &in, "hidden", &hidden, "actions", &nact, "separate",
                        &separate, "env", "n_batch",
                        &m->env.n_batch, "levels", &m->env.levels, "encoding", &enc,
                        "direct_reconfig", &direct, "online", &online, "keep_useless", &useless,
-                       "async_reconfig", &async, "longest_first", &longest, "gpu", &gpu,
+                       "async_reconfig", &async, "longest_first", &longest,
+                       "soonest_placement", &soonest, "gpu", &gpu,
                        "preset", &preset, "steps", &steps, "git_commit", &commit,
                        "seed", &seed, "adam", &adam, "adam_t", &adam_t, "rng", &rng[0], &rng[1],
                        &rng[2], &rng[3], "train", &train, "cpu_seconds", &cpu))
@@ -182,6 +185,7 @@ static int parse_header(const char *path, json_t *h, size_t body, ms_rl_model *m
     m->env.keep_useless = useless;
     m->env.async_reconfig = async;
     m->env.longest_first = longest;
+    m->env.soonest_placement = soonest;
     snprintf(m->gpu, sizeof m->gpu, "%s", gpu);
     snprintf(m->preset, sizeof m->preset, "%s", preset);
     snprintf(m->commit, sizeof m->commit, "%s", commit);

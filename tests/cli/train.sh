@@ -201,6 +201,27 @@ added_by_fine_tune --longest-first "a class's longest task runs first" '"longest
 added_by_fine_tune "exact times" "the state shows exact times" '"encoding":"exact"' \
     --encoding exact
 "$bin" rl-eval --model "$dir/add.bin" --sets 2 --tasks 8 >/dev/null || { echo "FAIL: exact eval"; exit 1; }
+# --levels on a resume: only a fine-tune of a policy with exact times may change them (the
+# state does not depend on them there); the header records the new count.
+cp "$dir/add.bin" "$dir/lev.bin"
+set +e
+"$bin" train "${small[@]}" --steps 768 --out "$dir/lev.bin" --resume --levels 250 2>"$dir/err"
+[ $? = 1 ] && grep -q "lev.bin has 7 levels: --levels 250 needs --fine-tune and exact times" \
+    "$dir/err" || { echo "FAIL: --levels without --fine-tune"; exit 1; }
+"$bin" train "${small[@]}" --steps 768 --out "$dir/b.bin" --resume --fine-tune --levels 250 \
+    2>"$dir/err"
+[ $? = 1 ] && grep -q "needs --fine-tune and exact times" "$dir/err" \
+    || { echo "FAIL: --levels on float times"; exit 1; }
+set -e
+"$bin" train "${small[@]}" --steps 768 --out "$dir/lev.bin" --resume --fine-tune --levels 250 \
+    2>"$dir/log"
+grep -q "tasks form classes at 250 levels (was 7)" "$dir/log" \
+    && head -c 1000 "$dir/lev.bin" | grep -aq '"levels":250' || { echo "FAIL: --levels fine-tune"; exit 1; }
+# --soonest-placement: likewise, and it changes the episodes.
+added_by_fine_tune --soonest-placement "take the placement that frees soonest" \
+    '"soonest_placement":true' --soonest-placement
+"$bin" train "${small[@]}" --steps 256 --seed 5 --soonest-placement --out "$dir/sp.bin" 2>/dev/null
+! same_model "$dir/sp.bin" "$dir/b.bin" || { echo "FAIL: soonest-placement changed nothing"; exit 1; }
 set +e
 for bad in 1.5 -0.1 x ""; do
   "$bin" train "${small[@]}" --steps 64 --sorted-share "$bad" --out "$dir/x.bin" 2>"$dir/err"
@@ -243,7 +264,7 @@ echo garbage > "$dir/bad.bin"
 set -e
 grep -q "bad.bin: not a migsched model file" "$dir/err"
 [ ! -e "$dir/x.bin" ] || { echo "FAIL: output written on error"; exit 1; }
-"$bin" train --help | grep -q 'usage: migsched train'
+"$bin" train --help > "$dir/help" && grep -q 'usage: migsched train' "$dir/help"
 # rl-eval --order sorted: the same datasets with each one's tasks in class order, so the
 # batches of N (and FAR's p_opt on them) differ from the shuffled order's.
 "$bin" rl-eval --model "$dir/a.bin" --sets 5 --tasks 12 --compare far --order sorted \
