@@ -152,7 +152,8 @@ static int parse_header(const char *path, json_t *h, size_t body, ms_rl_model *m
         return ms_error_set(err, MS_EINVAL, "%s: a %s file, not a PPO policy "
                                             "(migsched-rl-model/1)", path, format);
     if (json_unpack_ex(h, &je, 0,
-                       "{s:{s:i, s:o, s:i, s?b}, s:{s:i, s:i, s:s, s:b, s:b, s:b, s?b, s?b, s?b},"
+                       "{s:{s:i, s:o, s:i, s?b},"
+                       " s:{s:i, s:i, s:s, s:b, s:b, s:b, s?b, s?b, s?b},"
                        " s:s, s?s, s:I, s?s, s:I, s:b, s?I, s?[ssss], s?o, s?o}",
                        "arch", "in", &in, "hidden", &hidden, "actions", &nact, "separate",
                        &separate, "env", "n_batch",
