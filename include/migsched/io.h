@@ -20,6 +20,10 @@ int ms_read_file(const char *path, char **buf, size_t *len, ms_error *err);
 /* The same for a binary file (NUL bytes allowed). */
 int ms_read_binary_file(const char *path, char **buf, size_t *len, ms_error *err);
 
+/* The index of name in names[0..n-1], -1 if it is not there: the parsing half of the
+ * name tables of enumerations ("float", "one-hot", "exact" and the like). */
+int ms_name_index(const char *const *names, int n, const char *name);
+
 /* The largest time in seconds (about 31.7 years) any reader accepts, in any field: beyond
  * it a value is a typo or unit mix-up, and sums of such times lose all precision. */
 #define MS_TIME_MAX 1e9

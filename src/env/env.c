@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "migsched/io.h"
 #include "env_internal.h"
 
 void ms_env_config_default(ms_env_config *c)
@@ -21,12 +22,11 @@ const char *ms_env_encoding_name(ms_encoding enc) { return encoding_names[enc]; 
 
 int ms_env_encoding_parse(const char *name, ms_encoding *out)
 {
-    for (int i = 0; i < 3; i++)
-        if (!strcmp(name, encoding_names[i])) {
-            *out = (ms_encoding)i;
-            return MS_OK;
-        }
-    return MS_EINVAL;
+    int i = ms_name_index(encoding_names, 3, name);
+    if (i < 0)
+        return MS_EINVAL;
+    *out = (ms_encoding)i;
+    return MS_OK;
 }
 
 static int obs_size(const ms_env *e)

@@ -96,6 +96,14 @@ int ms_read_binary_file(const char *path, char **buf, size_t *len, ms_error *err
     return read_whole(path, false, buf, len, err);
 }
 
+int ms_name_index(const char *const *names, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(name, names[i]))
+            return i;
+    return -1;
+}
+
 ms_num_text ms_fixed(double x, int decimals)
 {
     ms_num_text t;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "migsched/io.h"
 #include "migsched/learn.h"
 #include "pool.h"
 
@@ -92,12 +93,11 @@ const char *ms_lr_decay_name(ms_lr_decay d) { return decay_names[d]; }
 
 int ms_lr_decay_parse(const char *name, ms_lr_decay *out)
 {
-    for (int i = 0; i < 3; i++)
-        if (!strcmp(name, decay_names[i])) {
-            *out = (ms_lr_decay)i;
-            return MS_OK;
-        }
-    return MS_EINVAL;
+    int i = ms_name_index(decay_names, 3, name);
+    if (i < 0)
+        return MS_EINVAL;
+    *out = (ms_lr_decay)i;
+    return MS_OK;
 }
 
 static void run_workers(ms_ppo *p, void *(*fn)(void *)) { learn_pool_run(p->pool, fn); }
