@@ -108,6 +108,7 @@ int ms_env_to_schedule(const ms_env *e, const char *algorithm, ms_schedule **out
 typedef struct ms_follow_entry {
     uint64_t key;   /* the task's class */
     int size;       /* compute slices of its instance in the plan */
+    int slot;       /* its instance's start slot in the plan */
     int phase;      /* the partition it starts in */
     int index;      /* in the workload */
     double start;   /* planned */
