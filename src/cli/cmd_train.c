@@ -420,6 +420,12 @@ static int load_resume(const train_opts *o, ms_train_config *c, ms_rl_model *r, 
     else
         fprintf(stderr, "resuming %s at %ld steps (the checkpoint has no CPU time: counting "
                         "from 0)\n", o->out, r->steps);
+    if (r->steps >= o->steps)
+        fprintf(stderr, "%s is at %ld steps, --steps %ld: nothing to train; %s\n", o->out,
+                r->steps, o->steps,
+                o->slim ? "writing it without the optimiser state"
+                        : "the file is left as it is (--slim writes it without the optimiser "
+                          "state and with this run's settings)");
     return 0;
 }
 

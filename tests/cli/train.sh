@@ -38,6 +38,12 @@ cp "$dir/a.bin" "$dir/old.bin"
 "$bin" train "${small[@]}" --steps 512 --out "$dir/a.bin" --seed 5 --resume 2>"$dir/log"
 grep -q "resuming $dir/a.bin at 256 steps, cpu " "$dir/log" || { echo "FAIL: resume line"; exit 1; }
 grep -q 'steps 512/512' "$dir/log"
+# Resumed at or past --steps: nothing to train, said so, the file left as it is.
+cp "$dir/a.bin" "$dir/done.bin"
+"$bin" train "${small[@]}" --steps 300 --out "$dir/done.bin" --resume 2>"$dir/log2"
+grep -q "done.bin is at 512 steps, --steps 300: nothing to train; the file is left" "$dir/log2" \
+    || { echo "FAIL: nothing-to-train note"; exit 1; }
+cmp -s "$dir/a.bin" "$dir/done.bin" || { echo "FAIL: nothing to train, file changed"; exit 1; }
 python3 - "$cpu0" "$(python3 -c "$model_py" cpu "$dir/a.bin")" "$dir/log" <<'PY'
 import re, sys
 before, after = float(sys.argv[1]), float(sys.argv[2])
