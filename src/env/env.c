@@ -260,14 +260,21 @@ uint32_t env_busy_slices(const ms_env *e)
     return busy;
 }
 
+double env_instance_free_at(const ms_env *e, int part, int k)
+{
+    double at = 0;
+    for (int i = 0; i < e->K; i++)
+        if ((e->imask[part][k] >> i & 1) && e->free_at[i] > at)
+            at = e->free_at[i];
+    return at;
+}
+
 /* When the instances t destroys are all free (their tasks' latest end, or now). */
 static double destroys_free_at(const ms_env *e, const env_trans *t)
 {
     double at = e->now;
     for (int d = 0; d < t->ndestroy; d++)
-        for (int i = 0; i < e->K; i++)
-            if ((e->imask[e->part][t->destroy[d]] >> i & 1) && e->free_at[i] > at)
-                at = e->free_at[i];
+        at = fmax(at, env_instance_free_at(e, e->part, t->destroy[d]));
     return at;
 }
 
@@ -391,10 +398,7 @@ static double reconfigure(ms_env *e, const env_trans *t)
     double ready[MS_MAX_INSTANCES];
     for (int d = 0; d < t->ndestroy; d++) {
         int k = t->destroy[d];
-        ready[d] = 0;
-        for (int i = 0; i < e->K; i++)
-            if ((e->imask[old][k] & (1u << i)) && e->free_at[i] > ready[d])
-                ready[d] = e->free_at[i];
+        ready[d] = env_instance_free_at(e, old, k);
         int pos = d;
         while (pos > 0 && ready[order[pos - 1]] > ready[d]) {
             order[pos] = order[pos - 1];

@@ -72,6 +72,9 @@ struct ms_env {
 int env_build_tables(ms_env *e, ms_error *err);
 /* The instances to destroy and create to go from partition from (-1: empty) to q. */
 void env_transition_between(const ms_env *e, int from, int q, env_trans *t);
+/* When instance k of partition part is free: the latest end of a task on its slices (0 if
+ * none ran there). */
+double env_instance_free_at(const ms_env *e, int part, int k);
 /* The transition a reconfiguration to canonical configuration c takes from e's partition:
  * the fixed one of the tables, or with soonest_placement possibly another placement of c,
  * built in *scratch. */
