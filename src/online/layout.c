@@ -3,6 +3,7 @@
  * layout, spread over the GPUs in several ways. Each instance goes to the placement that
  * keeps F(g) lowest. */
 #include "internal.h"
+#include "migsched/io.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -20,10 +21,8 @@ int ms_online_layout_parse(const char *text)
 {
     if (!strcmp(text, "best"))
         return MS_LAYOUT_BEST;
-    for (int i = 0; i < MS_LAYOUT_COUNT; i++)
-        if (!strcmp(text, layout_names[i]))
-            return i;
-    return -2;
+    int i = ms_name_index(layout_names, MS_LAYOUT_COUNT, text);
+    return i < 0 ? -2 : i;
 }
 
 static bool add_to(const ms_gpu_model *m, ms_partition *part, int profile)

@@ -4,9 +4,9 @@
  * the cost-aware rule a move is made only when its expected gain exceeds its cost
  * (docs/online.md, "Departure migration"). */
 #include "internal.h"
+#include "migsched/io.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #define MSI_MAX_MOVES 64  /* per departure; each move strictly improves, this only guards */
 
@@ -19,10 +19,7 @@ const char *ms_online_migration_rule_name(int rule)
 
 int ms_online_migration_rule_parse(const char *text)
 {
-    for (int i = 0; i <= MS_MIGRATE_ALWAYS; i++)
-        if (!strcmp(text, rule_names[i]))
-            return i;
-    return -1;
+    return ms_name_index(rule_names, MS_MIGRATE_ALWAYS + 1, text);
 }
 
 /* A move's expected value, in slice-seconds. */

@@ -5,8 +5,8 @@
  * work of the jobs there), and other jobs may use that GPU only outside those slots and
  * when they are expected to leave before they free. */
 #include "internal.h"
+#include "migsched/io.h"
 
-#include <string.h>
 
 static const char *const queue_names[] = {"fcfs-profile", "fcfs", "reserve"};
 
@@ -17,10 +17,7 @@ const char *ms_online_queue_name(int queue)
 
 int ms_online_queue_parse(const char *text)
 {
-    for (int i = 0; i < MS_QUEUE_COUNT; i++)
-        if (!strcmp(text, queue_names[i]))
-            return i;
-    return -1;
+    return ms_name_index(queue_names, MS_QUEUE_COUNT, text);
 }
 
 static void enqueue(msi_sim *s, int j)

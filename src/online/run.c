@@ -1,6 +1,7 @@
 /* run.c: ms_online_simulate: policy set-up, the best of the static layouts, and the
  * aggregate metrics of a run. */
 #include "internal.h"
+#include "migsched/io.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -15,10 +16,7 @@ const char *ms_online_policy_name(int policy)
 
 int ms_online_policy_parse(const char *text)
 {
-    for (int i = 0; i < MS_POLICY_COUNT; i++)
-        if (!strcmp(text, policy_names[i]))
-            return i;
-    return -1;
+    return ms_name_index(policy_names, MS_POLICY_COUNT, text);
 }
 
 void ms_online_config_defaults(ms_online_config *c)
