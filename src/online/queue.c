@@ -7,7 +7,6 @@
 #include "internal.h"
 #include "migsched/io.h"
 
-
 static const char *const queue_names[] = {"fcfs-profile", "fcfs", "reserve"};
 
 const char *ms_online_queue_name(int queue)
