@@ -1,14 +1,15 @@
 /* test_hier_rl.c: the co-scheduling agent of paper 004: its action space, plans that pass
  * ms_hier_plan_check from any network (untrained ones included) on random mixes and on
- * windows longer than the agent's, the DQN reaching the exhaustive optimum of a small window
- * (for one of a few seeds; each seed deterministic), its model files (round trip, rejections), and the co-run
- * gain features (--gains): at every decision of random episodes each row's three values
- * equal the savings recomputed directly with ms_hier_group_best (so the per-episode cache and
- * the eligibility rule are checked), the Table VI part of the row is unchanged, the setups
- * offered are those no slower than time sharing, and a model trained with them loads back
- * with them and plans validly; the rollout lookahead (never slower than the greedy agent,
- * deterministic, valid MIG placements) and r_f's weight; the exact action values of
- * --expert-pretrain (equal to brute force) and pre-training on them reaching the optimum. */
+ * windows longer than the agent's, the DQN reaching the exhaustive optimum of a small
+ * window (for one of a few seeds; each seed deterministic), its model files (round trip,
+ * rejections), and the co-run gain features (--gains): at every decision of random episodes
+ * each row's three values equal the savings recomputed directly with ms_hier_group_best (so
+ * the per-episode cache and the eligibility rule are checked), the Table VI part of the row
+ * is unchanged, the setups offered are those no slower than time sharing, and a model
+ * trained with them loads back with them and plans validly; the rollout lookahead (never
+ * slower than the greedy agent, deterministic, valid MIG placements) and r_f's weight; the
+ * exact action values of --expert-pretrain (equal to brute force) and pre-training on them
+ * reaching the optimum. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
