@@ -1,6 +1,6 @@
 /* bench_env.c: speed of the scheduling environment (one step), of one scheduling decision
- * with a 256x256 policy, of the shipped policy's decisions improved by rollout, and of PPO
- * training end to end (environment steps per second). */
+ * with a 256x256 policy, of the shipped policies' decisions (greedy and improved by
+ * rollout), and of PPO training end to end (environment steps per second). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,10 +90,7 @@ static void bench_decision(const ms_gpu_model *gpu, const ms_gen_params *gen)
     double lat[REPS];
     for (int i = 0; i < REPS; i++) {
         double t0 = now_s();
-        ms_env_observe(e, obs);
-        ms_env_mask(e, mask);
-        ms_mlp_forward(&m, &w, obs, 1);
-        volatile int a = ms_policy_argmax(w.logits, mask, m.nact);
+        volatile int a = ms_rl_greedy_action(&m, &w, e, obs, mask);
         (void)a;
         lat[i] = now_s() - t0;
     }
@@ -112,60 +109,148 @@ static void bench_decision(const ms_gpu_model *gpu, const ms_gen_params *gen)
     ms_env_free(e);
 }
 
-/* Decisions of the shipped WIDETIMES policy improved by rollout over its K best actions
- * (0: greedy, -1: all), on 100 batches of 14 WIDETIMES tasks: time per decision (each
- * completes up to K episodes) and the batches' mean makespan. */
-static void bench_rollout(const ms_gpu_model *gpu, const ms_gen_params *gen)
+/* A rule of decision of the learned scheduler (ms_rl_schedule's rollout and gap). */
+typedef struct rule {
+    const char *name;
+    int width;
+    float gap;
+} rule;
+
+typedef struct timing {
+    int n;        /* decisions timed */
+    double *lat;  /* seconds each */
+    double mk;    /* sum of the batches' makespans */
+    long passes;  /* network passes of the rollout */
+} timing;
+
+/* Every batch an episode under rule r, each decision timed (ms_rl_rollout_decide, whose
+ * first decision of a batch also plays the greedy completion it keeps). */
+static void run_rule(const ms_rl_model *m, ms_env *e, ms_workload *const *batches, int nb,
+                     const rule *r, timing *t)
 {
-    ms_rl_model m;
-    ms_error err;
-    if (ms_model_load(MIGSCHED_SOURCE_DIR "/models/a100-widetimes.bin", &m, &err)) {
-        printf("rollout: %s\n", err.msg);
-        return;
-    }
-    ms_env *e = ms_env_new(gpu, &m.env, NULL);
-    ms_rl_rollout *ro = ms_rl_rollout_new(&m.mlp, gpu, &m.env, NULL);
-    const int widths[] = {1, 2, 4, 8, -1};
-    enum { BATCHES = 100, MAXD = 20000 };
-    double *lat = malloc(MAXD * sizeof *lat);
-    for (int k = 0; k < 5; k++) {
-        ms_rng rng;
-        ms_rng_seed(&rng, 5);
-        int nd = 0;
-        double mk = 0;
-        for (int b = 0; b < BATCHES; b++) {
-            ms_workload *wl;
-            ms_generate(gpu, gen, m.env.n_batch, &rng, &wl, NULL);
-            ms_env_reset(e, wl, NULL);
-            bool done = false;
-            while (!done) {
-                ms_rl_choice ch;
-                double t0 = now_s();
-                ms_rl_rollout_best(ro, e, widths[k] < 0 ? 0 : widths[k], &ch, NULL);
-                if (nd < MAXD)
-                    lat[nd++] = now_s() - t0;
-                ms_env_step(e, ch.best, &done);
-            }
-            mk += ms_env_now(e);
-            ms_workload_free(wl);
+    ms_rl_rollout *ro = ms_rl_rollout_new(&m->mlp, NULL);
+    ms_mlp_work w;
+    ms_mlp_work_init(&w, &m->mlp, 1, NULL);
+    float *obs = malloc((size_t)m->mlp.in * sizeof(float));
+    uint8_t *mask = malloc((size_t)m->mlp.nact);
+    bool greedy = r->width == 1 || r->gap <= 0;
+    t->n = 0;
+    t->mk = 0;
+    for (int b = 0; b < nb; b++) {
+        ms_env_reset(e, batches[b], NULL);
+        ms_rl_rollout_forget(ro);
+        bool done = false;
+        while (!done) {
+            int a;
+            double t0 = now_s();
+            if (greedy)
+                a = ms_rl_greedy_action(&m->mlp, &w, e, obs, mask);
+            else
+                ms_rl_rollout_decide(ro, e, r->width, r->gap, &a, NULL);
+            t->lat[t->n++] = now_s() - t0;
+            ms_env_step(e, a, &done);
         }
-        double sum = 0;
-        for (int i = 0; i < nd; i++)
-            sum += lat[i];
-        qsort(lat, (size_t)nd, sizeof lat[0], cmp_double);
-        char name[32];
-        snprintf(name, sizeof name, widths[k] < 0 ? "all its" : widths[k] == 1 ? "%d (greedy)"
-                                                                                : "its %d best",
-                 widths[k]);
-        printf("shipped WIDETIMES policy, rollout over %s actions: %.1f us median, %.1f "
-               "us mean, p99 %.1f us per decision over %d; mean makespan %.2f s on %d batches "
-               "of 14\n", name, lat[nd / 2] * 1e6, sum / nd * 1e6, lat[nd * 99 / 100] * 1e6,
-               nd, mk / BATCHES, BATCHES);
+        t->mk += ms_env_now(e);
     }
-    free(lat);
+    t->passes = ms_rl_rollout_get_stats(ro).passes;
+    free(obs);
+    free(mask);
+    ms_mlp_work_destroy(&w);
     ms_rl_rollout_free(ro);
-    ms_env_free(e);
-    ms_model_destroy(&m);
+}
+
+/* Median, mean and p99 of t's decisions, in microseconds (sorts them). */
+static void print_timing(const timing *t)
+{
+    double sum = 0;
+    for (int i = 0; i < t->n; i++)
+        sum += t->lat[i];
+    qsort(t->lat, (size_t)t->n, sizeof t->lat[0], cmp_double);
+    printf("%.1f us median, %.1f us mean, p99 %.1f us", t->lat[t->n / 2] * 1e6,
+           sum / t->n * 1e6, t->lat[t->n * 99 / 100] * 1e6);
+}
+
+/* The batches of 14 of `sets` datasets of 100 tasks (seed 2026; sorted: in class order),
+ * as `rl-eval` cuts them. */
+static int make_batches(const ms_gpu_model *gpu, const char *preset, bool sorted, int sets,
+                        ms_workload **out)
+{
+    ms_gen_params gen;
+    ms_gen_preset(gpu, preset, &gen, NULL);
+    gen.class_order = sorted;
+    ms_rng rng;
+    ms_rng_seed(&rng, 2026);
+    int nb = 0;
+    for (int d = 0; d < sets; d++) {
+        ms_workload *w;
+        ms_generate(gpu, &gen, 100, &rng, &w, NULL);
+        for (int from = 0; from < w->n; from += 14)
+            out[nb++] = ms_workload_slice(w, from, 14);
+        ms_workload_free(w);
+    }
+    return nb;
+}
+
+/* The shipped offline policies' decisions in Table 4's protocol (EXPERIMENTS.md), both
+ * dataset orders: the greedy policy (paper 001's agent) and the default rule (rollout over
+ * the 8 best actions within logit gap 1); time per decision, network passes per decision and
+ * the batches' mean makespan. Then the WIDETIMES policy with rollout at every decision. */
+static void bench_rollout(const ms_gpu_model *gpu)
+{
+    static const char *const presets[] = {"POORSCALING", "GOODSCALING", "MIXSCALINGUNIFORM",
+                                          "MIXSCALINGEXTREME", "WIDETIMES"};
+    enum { SETS = 100, MAXB = SETS * 8, MAXD = MAXB * 80 };
+    ms_workload **batches = malloc(MAXB * sizeof *batches);
+    timing t = {.lat = malloc(MAXD * sizeof(double))};
+    for (int p = 0; p < 5; p++) {
+        char path[1024], lower[32];
+        size_t i;
+        for (i = 0; presets[p][i] && i + 1 < sizeof lower; i++)
+            lower[i] = (char)(presets[p][i] | 0x20);
+        lower[i] = 0;
+        snprintf(path, sizeof path, "%s/models/a100-%s.bin", MIGSCHED_SOURCE_DIR, lower);
+        ms_rl_model m;
+        ms_error err;
+        if (ms_model_load(path, &m, &err)) {
+            printf("rollout: %s\n", err.msg);
+            continue;
+        }
+        ms_env *e = ms_env_new(gpu, &m.env, NULL);
+        for (int sorted = 0; sorted < 2; sorted++) {
+            int nb = make_batches(gpu, presets[p], sorted, SETS, batches);
+            const rule greedy = {"greedy", 1, 0}, dflt = {"default", MS_RL_ROLLOUT_DEFAULT,
+                                                          MS_RL_GAP_DEFAULT};
+            run_rule(&m, e, batches, nb, &greedy, &t);
+            double mk_greedy = t.mk;
+            printf("%s policy, %s, %d batches of 14: greedy ", lower,
+                   sorted ? "class-sorted" : "shuffled", nb);
+            print_timing(&t);
+            run_rule(&m, e, batches, nb, &dflt, &t);
+            printf("; rollout over %d within logit gap %g: ", dflt.width, (double)dflt.gap);
+            print_timing(&t);
+            printf(", %.2f network passes per decision; mean makespan %.2f s -> %.2f s\n",
+                   (double)t.passes / t.n, mk_greedy / nb, t.mk / nb);
+            for (int b = 0; b < nb; b++)
+                ms_workload_free(batches[b]);
+        }
+        if (p == 4) { /* WIDETIMES: rollout at every decision, the old rule */
+            int nb = make_batches(gpu, presets[p], false, SETS, batches);
+            for (int width = 2; width <= 8; width *= 2) {
+                const rule every = {"every", width, INFINITY};
+                run_rule(&m, e, batches, nb, &every, &t);
+                printf("%s policy, shuffled, rollout over %d at every decision: ", lower, width);
+                print_timing(&t);
+                printf(", %.2f network passes per decision; mean makespan %.2f s\n",
+                       (double)t.passes / t.n, t.mk / nb);
+            }
+            for (int b = 0; b < nb; b++)
+                ms_workload_free(batches[b]);
+        }
+        ms_env_free(e);
+        ms_model_destroy(&m);
+    }
+    free(t.lat);
+    free(batches);
 }
 
 /* Steps per second of PPO training end to end (rollouts, GAE, updates): the default
@@ -212,7 +297,7 @@ int main(void)
     }
     bench_step(gpu, &gen);
     bench_decision(gpu, &gen);
-    bench_rollout(gpu, &gen);
+    bench_rollout(gpu);
     for (int paper = 0; paper < 2; paper++)
         for (int threads = 1; threads <= 2; threads++)
             bench_training(gpu, &gen, threads, paper);

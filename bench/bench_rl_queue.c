@@ -76,7 +76,8 @@ int main(int argc, char **argv)
                 ms_workload *w = NULL;
                 ms_schedule *s = NULL;
                 if (ms_generate(gpu, &gen, lengths[li], &rng, &w, &err) ||
-                    ms_rl_schedule(&m, gpu, w, false, 0, &s, &err)) {
+                    ms_rl_schedule(&m, gpu, w, false, MS_RL_ROLLOUT_DEFAULT, MS_RL_GAP_DEFAULT, &s,
+                                   &err)) {
                     fprintf(stderr, "bench_rl_queue: %s\n", err.msg);
                     return 1;
                 }

@@ -327,11 +327,12 @@ static void random_episodes(const char *gpu, bool direct, bool online, ms_encodi
             assert_int_equal(ms_env_real_partition(e), part);
         }
         bool done = false;
-        double ret = 0;
+        double ret = 0, bound = 0; /* the highest makespan bound along the episode */
         int steps = 0;
         while (!done) {
             int n = ms_env_mask(e, mask);
             assert_true(n >= 1);
+            bound = fmax(bound, ms_env_makespan_bound(e));
             ms_env_observe(e, obs);
             const float *rem = obs + ms_env_canon(e)->n + 1; /* remaining times */
             for (int i = 0; enc == MS_ENC_EXACT && i < m->slices; i++)
@@ -351,6 +352,8 @@ static void random_episodes(const char *gpu, bool direct, bool online, ms_encodi
             assert_true(++steps < 100000);
         }
         assert_int_equal(ms_env_mask(e, mask), 0);
+        assert_true(bound <= ms_env_now(e)); /* a bound, exactly: rollouts cut against it */
+        assert_true(ms_env_makespan_bound(e) == ms_env_now(e));
         ms_schedule *s;
         assert_int_equal(ms_env_to_schedule(e, "rl", &s, NULL), 0);
         ms_validation v = {0};
@@ -475,6 +478,10 @@ static void test_copy(void **state)
                 continue;
             }
             assert_int_equal(ms_env_copy(c, e, NULL), 0);
+            double k1[MS_ENV_KEY_MAX], k2[MS_ENV_KEY_MAX];
+            int nk = ms_env_future_key(e, k1);
+            assert_int_equal(ms_env_future_key(c, k2), nk);
+            assert_memory_equal(k1, k2, (size_t)nk * sizeof *k1);
             ms_env_observe(e, o1);
             ms_rng branch = rng; /* the copy and then the original play the same actions */
             bool dc = false;

@@ -319,7 +319,8 @@ static void test_ppo_table2_optimum(void **state)
     view.mlp = *ms_ppo_mlp(p);
     view.env = ec;
     ms_schedule *s;
-    assert_int_equal(ms_rl_schedule(&view, ms_gpu_builtin("A30-24GB"), w, false, 0, &s, NULL), 0);
+    assert_int_equal(
+        ms_rl_schedule(&view, ms_gpu_builtin("A30-24GB"), w, false, 1, 0, &s, NULL), 0);
     assert_int_equal(ms_schedule_validate(s, w, NULL), 0);
     assert_true(fabs(ms_schedule_makespan(s) - 10.24) < 1e-9);
     ms_schedule_free(s);
@@ -433,6 +434,26 @@ static void test_model_file(void **state)
     ms_model_destroy(&r);
     m.env.encoding = MS_ENC_ONEHOT;
 
+    /* The rollout rule's calibrated gap: written only when set, read back; out of range
+     * refused by name. */
+    assert_null(strstr(header_text(path, text), "rollout_gap"));
+    assert_int_equal(ms_model_load(path, &r, NULL), 0);
+    assert_true(!r.has_rollout_gap && ms_rl_model_gap(&r) == MS_RL_GAP_DEFAULT);
+    ms_model_destroy(&r);
+    m.has_rollout_gap = true;
+    m.rollout_gap = 0.75f;
+    assert_int_equal(ms_model_save(path, &m, NULL), 0);
+    assert_non_null(strstr(header_text(path, text), "\"rollout_gap\":0.75"));
+    assert_int_equal(ms_model_load(path, &r, NULL), 0);
+    assert_true(r.has_rollout_gap && ms_rl_model_gap(&r) == 0.75f);
+    ms_model_destroy(&r);
+    m.rollout_gap = 2000;
+    assert_int_equal(ms_model_save(path, &m, NULL), 0);
+    ms_error gap_err;
+    assert_int_equal(ms_model_load(path, &r, &gap_err), MS_EINVAL);
+    assert_non_null(strstr(gap_err.msg, "rollout_gap must be a number in 0..1000"));
+    m.has_rollout_gap = false;
+
     /* Separate policy and value networks: the header says so and the body is read back. */
     ms_rl_model sep = m;
     sep.has_adam = false;
@@ -440,6 +461,7 @@ static void test_model_file(void **state)
     assert_int_equal(ms_model_save(path, &sep, NULL), 0);
     assert_int_equal(ms_model_load(path, &r, NULL), 0);
     assert_true(r.mlp.separate && r.mlp.nparams == sep.mlp.nparams && !r.has_adam);
+    assert_int_equal(r.adam.t, 9); /* kept without the moments, for a file saved again */
     assert_memory_equal(r.mlp.params, sep.mlp.params, sep.mlp.nparams * sizeof(float));
     ms_model_destroy(&r);
     ms_mlp_destroy(&sep.mlp);

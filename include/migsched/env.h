@@ -44,6 +44,8 @@ void ms_env_config_default(ms_env_config *c);
 typedef struct ms_env ms_env;
 
 ms_env *ms_env_new(const ms_gpu_model *gpu, const ms_env_config *cfg, ms_error *err);
+/* A new environment with src's GPU, settings and tables (not built again), no episode. */
+ms_env *ms_env_new_like(const ms_env *src, ms_error *err);
 void ms_env_free(ms_env *e);
 
 /* Sizes: observation vector length and number of actions (1 + #configurations + N * K). */
@@ -88,6 +90,16 @@ void ms_env_observe(const ms_env *e, float *obs);
 
 bool ms_env_done(const ms_env *e);
 double ms_env_now(const ms_env *e);           /* seconds since the episode started */
+/* A lower bound on the episode's makespan from this state on, whatever the actions: no task
+ * ends before the latest end so far, a task not yet placed not before now plus its shortest
+ * time, and the unplaced tasks' least slice-seconds need room on the slices after each is
+ * free (tasks of the batch; the queue's are not looked at). */
+double ms_env_makespan_bound(const ms_env *e);
+/* Writes the part of e's state that its future depends on (everything but the schedule
+ * logged so far) into key, at most MS_ENV_KEY_MAX numbers; returns how many. Two states of
+ * one workload's episodes with equal keys go on alike under the same actions. */
+#define MS_ENV_KEY_MAX 256
+int ms_env_future_key(const ms_env *e, double *key);
 double ms_env_scale(const ms_env *e);         /* seconds represented by level M */
 int ms_env_canon_config(const ms_env *e);     /* current canonical configuration, -1 = empty */
 int ms_env_real_partition(const ms_env *e);   /* current model partition, -1 = empty */

@@ -56,6 +56,8 @@ int ms_mlp_work_init(ms_mlp_work *w, const ms_mlp *m, int cap, ms_error *err);
 void ms_mlp_work_destroy(ms_mlp_work *w);
 /* x is rows x in; fills w->logits (rows x nact) and w->value (rows). */
 void ms_mlp_forward(const ms_mlp *m, ms_mlp_work *w, const float *x, int rows);
+/* The same logits without the value (what acting needs). */
+void ms_mlp_forward_policy(const ms_mlp *m, ms_mlp_work *w, const float *x, int rows);
 /* After ms_mlp_forward on the same x: adds d(loss)/d(params) to grad given d(loss)/d(logits)
  * and d(loss)/d(value). */
 void ms_mlp_backward(const ms_mlp *m, ms_mlp_work *w, const float *x, int rows,
@@ -216,7 +218,15 @@ typedef struct ms_rl_model {
      * "cpu_seconds"; files from before it have none: has_cpu false). */
     bool has_cpu;
     double cpu_seconds;
+    /* The logit gap of the rollout rule calibrated for this policy (header "rollout_gap",
+     * written by `migsched rl-calibrate`; training does not carry it over): without one,
+     * MS_RL_GAP_DEFAULT. */
+    bool has_rollout_gap;
+    float rollout_gap;
 } ms_rl_model;
+
+/* The policy's calibrated gap, else MS_RL_GAP_DEFAULT. */
+float ms_rl_model_gap(const ms_rl_model *m);
 
 int ms_model_save(const char *path, const ms_rl_model *m, ms_error *err);
 int ms_model_load(const char *path, ms_rl_model *out, ms_error *err);
@@ -387,29 +397,48 @@ typedef struct ms_rl_choice {
     double best_makespan;   /* of best's */
 } ms_rl_choice;
 
-/* For the network mlp (read at every call) on environments of settings cfg for gpu. */
-ms_rl_rollout *ms_rl_rollout_new(const ms_mlp *mlp, const ms_gpu_model *gpu,
-                                 const ms_env_config *cfg, ms_error *err);
+/* For the network mlp (read at every call), on environments of one GPU and settings. */
+ms_rl_rollout *ms_rl_rollout_new(const ms_mlp *mlp, ms_error *err);
 void ms_rl_rollout_free(ms_rl_rollout *r);
 /* The choice at env's current state (env is not changed; its episode must not be over)
  * among the width allowed actions of highest logits (0: every allowed action). */
 int ms_rl_rollout_best(ms_rl_rollout *r, const ms_env *env, int width, ms_rl_choice *out,
                        ms_error *err);
+/* The action of the policy improved by rollout along an episode: at env's state, rollout
+ * over the width allowed actions of highest logits (0: all) where the gap between the
+ * policy's two highest logits is below gap (INFINITY: at every decision), else the greedy
+ * action; the same choices as ms_rl_rollout_best's (env is not changed). The episode must
+ * move only by the actions this returns; call ms_rl_rollout_forget at its start. */
+int ms_rl_rollout_decide(ms_rl_rollout *r, const ms_env *env, int width, float gap,
+                         int *action, ms_error *err);
+void ms_rl_rollout_forget(ms_rl_rollout *r);
+/* What r has done so far: decisions of ms_rl_rollout_decide, network passes (the cost),
+ * completions stopped by the makespan bound and by reaching the kept completion's state. */
+typedef struct ms_rl_rollout_stats {
+    long decisions, passes, cut, merged;
+} ms_rl_rollout_stats;
+ms_rl_rollout_stats ms_rl_rollout_get_stats(const ms_rl_rollout *r);
 /* The makespan of the greedy policy's episode from env's current state (env is not
  * changed). */
 int ms_rl_rollout_greedy(ms_rl_rollout *r, const ms_env *env, double *makespan, ms_error *err);
 
 /* ---- The learned scheduler: greedy (argmax) actions of the policy on w, or with rollout
- * > 0 the rollout-improved policy over the policy's rollout best actions at every decision
- * (MS_RL_ROLLOUT_ALL: every allowed action). ---- */
+ * > 1 the rollout-improved policy (ms_rl_rollout_decide) over the policy's rollout best
+ * actions (MS_RL_ROLLOUT_ALL: every allowed action) within gap of its greedy logit (0:
+ * greedy; INFINITY: at every decision; NAN: the model's, ms_rl_model_gap). The defaults are
+ * what `schedule --algo rl` and `rl-eval` use (EXPERIMENTS.md, Table 4: the quality;
+ * bench_env: the decision time). The plan's stats "decisions" and "network_passes" give
+ * its cost. ---- */
 #define MS_RL_ROLLOUT_ALL (-1)
+#define MS_RL_ROLLOUT_DEFAULT 4
+#define MS_RL_GAP_DEFAULT 1.0f
 /* The policy's most likely allowed action at e's state (obs and mask receive the state's
  * observation and mask, w's logits row 0 its logits): one network pass, as every decision
  * of the greedy scheduler and of a rollout's completions is made. */
 int ms_rl_greedy_action(const ms_mlp *m, ms_mlp_work *w, const ms_env *e, float *obs,
                         uint8_t *mask);
 int ms_rl_schedule(const ms_rl_model *model, const ms_gpu_model *gpu, const ms_workload *w,
-                   bool online, int rollout, ms_schedule **out, ms_error *err);
+                   bool online, int rollout, float gap, ms_schedule **out, ms_error *err);
 /* Same, one batch of the environment's episode at a time for p_opt per batch (offline
  * evaluation of paper 001 5.2): mean p_opt over the batches of w. */
 int ms_rl_eval_popt(const ms_rl_model *model, const ms_gpu_model *gpu, const ms_workload *w,

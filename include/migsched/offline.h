@@ -35,9 +35,14 @@ typedef struct ms_offline_options {
                                   * default) */
     int no_guard;                /* "rl": the agent's plan alone; 0 (default): the better of
                                   * the agent's and FAR's plan of the queue */
-    int rl_rollout;              /* "rl": 0 (default) the policy's greedy actions; K > 0 the
-                                  * policy improved by rollout over its K best actions at
-                                  * every decision; MS_RL_ROLLOUT_ALL (-1) over all of them */
+    int rl_rollout;              /* "rl": 0 or 1 the policy's greedy actions; K > 1 the
+                                  * policy improved by rollout over its K best actions
+                                  * (MS_RL_ROLLOUT_ALL, -1: all of them) where their logits
+                                  * are within rl_rollout_gap of the greedy one's (INFINITY:
+                                  * at every decision; NAN: the policy's calibrated gap);
+                                  * ms_offline_options_init sets MS_RL_ROLLOUT_DEFAULT
+                                  * (learn.h) and NAN */
+    float rl_rollout_gap;
     int paper_family;            /* 1: FAR walks only paper 000's family of allocations; 0
                                   * (default): it also tries every task on the whole GPU */
     int four_runs_three;         /* FAR: the 4-slice instance also runs 3-slice tasks (at its

@@ -36,6 +36,21 @@ bool cli_parse_rollout(const char *s, int *out)
     return cli_parse_int(s, 1, 1000, out);
 }
 
+bool cli_parse_rollout_gap(const char *s, float *out)
+{
+    if (!strcmp(s, "inf")) {
+        *out = INFINITY;
+        return true;
+    }
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end || errno || !(v >= 0 && v <= 1000))
+        return false;
+    *out = (float)v;
+    return true;
+}
+
 bool cli_parse_seed(const char *s, uint64_t *out)
 {
     char *end;

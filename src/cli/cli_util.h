@@ -36,6 +36,9 @@ int cli_check_outputs(const char *cmd, const char *const *paths, int n);
 /* The learned scheduler's rollout width: "all" (MS_RL_ROLLOUT_ALL) or 1..1000 actions;
  * false when text is neither. */
 bool cli_parse_rollout(const char *text, int *out);
+/* The logit gap within which the rollout tries the greedy action's rivals: "inf" or a
+ * number in 0..1000; false when text is neither. */
+bool cli_parse_rollout_gap(const char *text, float *out);
 
 /* CPU seconds this process has used so far, user + system, all threads (getrusage). */
 double cli_cpu_seconds(void);

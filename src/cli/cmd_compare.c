@@ -27,6 +27,7 @@ static void usage(FILE *f)
             "                        [--no-time] [--four-runs-three] [--tie-right-first]\n"
             "                        [--time-budget MS] [--node-limit N]\n"
             "                        [--rl-queue fill|split|best] [--no-guard] [--rl-rollout K|all]\n"
+            "                        [--rl-rollout-gap G]\n"
             "  Runs each algorithm of LIST (default " DEFAULT_ALGOS ") on the workload,\n"
             "  validates every schedule and prints: makespan, sigma (makespan / FAR's), rho\n"
             "  (makespan / baseline), p_opt (%% over l_bound_paper), reconfigurations,\n"
@@ -43,8 +44,9 @@ static void usage(FILE *f)
             "  --time-budget MS, --node-limit N  budgets of search and optimal (as for\n"
             "                 `schedule`)\n"
             "  --four-runs-three, --tie-right-first  FAR's options (migsched schedule --help)\n"
-            "  --rl-queue MODE, --no-guard, --rl-rollout K  rl's options (migsched schedule\n"
-            "                 --help); by default rl's row is the guarded greedy agent\n"
+            "  --rl-queue MODE, --no-guard, --rl-rollout K, --rl-rollout-gap G  rl's options\n"
+            "                 (migsched schedule --help); by default rl's row is the guarded\n"
+            "                 agent improved by rollout (schedule's defaults)\n"
             "  Exit status 1 when a schedule fails validation (a bug), an algorithm is unknown\n"
             "  or on bad input; 2 on bad usage. Output files are checked writable before the\n"
             "  algorithms run and written only when everything succeeded.\n");
@@ -255,6 +257,7 @@ static int parse_args(int argc, char **argv, compare_args *a)
                                          {"rl-queue", required_argument, 0, 'Q'},
                                          {"no-guard", no_argument, 0, 'U'},
                                          {"rl-rollout", required_argument, 0, 'L'},
+                                         {"rl-rollout-gap", required_argument, 0, 'D'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     int c;
@@ -307,6 +310,14 @@ static int parse_args(int argc, char **argv, compare_args *a)
                 return 2;
             }
             a->rl_only = "--rl-rollout";
+            break;
+        case 'D':
+            if (!cli_parse_rollout_gap(optarg, &a->opt.rl_rollout_gap)) {
+                fprintf(stderr, "migsched compare: --rl-rollout-gap must be a number in 0..1000 "
+                                "or inf, not '%s'\n", optarg);
+                return 2;
+            }
+            a->rl_only = "--rl-rollout-gap";
             break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;

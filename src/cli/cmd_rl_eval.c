@@ -27,7 +27,10 @@ static void usage(FILE *f)
                "  --compare LIST    offline algorithms to run on the same data, e.g. far,miso\n"
                "  --offline-model F (online models) the offline policy to compare with\n"
                "  --rollout K       the policy improved by rollout over its K best actions\n"
-               "                    at every decision (or all; default: greedy, no rollout)\n"
+               "                    (or all; default %d; 1: greedy, paper 001's agent)\n"
+               "  --rollout-gap G   only over those whose logit is within G of the greedy\n"
+               "                    action's (default: the model's calibrated gap, else %g;\n"
+               "                    inf: at every decision)\n"
                "  --by-batch        (offline policies) also p_opt per batch position: the\n"
                "                    mean over the datasets of each one's k-th batch\n"
                "  --json            print the result as JSON\n"
@@ -35,14 +38,16 @@ static void usage(FILE *f)
                "(makespan / l_bound_paper - 1) x 100, each batch scheduled alone (also for\n"
                "the compared algorithms). Online policies: the whole dataset is one queue;\n"
                "p_online^A = (makespan of A / makespan of the policy - 1) x 100, A given the\n"
-               "dataset in batches of N (FAR concatenates them trivially).\n");
+               "dataset in batches of N (FAR concatenates them trivially).\n",
+            MS_RL_ROLLOUT_DEFAULT, (double)MS_RL_GAP_DEFAULT);
 }
 
 typedef struct eval_ctx {
     const ms_gpu_model *gpu;
     ms_rl_model model, offline_model;
     bool has_offline;
-    int rollout;  /* of the evaluated policy (0: greedy) */
+    int rollout;  /* the policies' rule of decision (ms_rl_schedule) */
+    float gap;
     int ncmp;
     char *cmp[MAX_CMP];
     double sum[MAX_CMP + 2]; /* policy, compared algorithms, offline policy */
@@ -80,11 +85,10 @@ static double run_algo(eval_ctx *c, int k, const ms_workload *w, int batch)
     return checked(s, w, &c->err, c->cmp[k]);
 }
 
-static double run_policy(eval_ctx *c, const ms_rl_model *m, const ms_workload *w, bool online,
-                         int rollout)
+static double run_policy(eval_ctx *c, const ms_rl_model *m, const ms_workload *w, bool online)
 {
     ms_schedule *s = NULL;
-    if (ms_rl_schedule(m, c->gpu, w, online, rollout, &s, &c->err))
+    if (ms_rl_schedule(m, c->gpu, w, online, c->rollout, c->gap, &s, &c->err))
         return NAN;
     return checked(s, w, &c->err, "rl");
 }
@@ -100,7 +104,7 @@ static int eval_offline(eval_ctx *c, const ms_workload *w)
             return ms_error_set(&c->err, MS_ENOMEM, "out of memory");
         double lb = ms_bound_lbound_paper(b, c->gpu, 1);
         for (int k = -1; k < c->ncmp; k++) {
-            double mk = k < 0 ? run_policy(c, &c->model, b, false, c->rollout) : run_algo(c, k, b, 0);
+            double mk = k < 0 ? run_policy(c, &c->model, b, false) : run_algo(c, k, b, 0);
             if (isnan(mk)) {
                 ms_workload_free(b);
                 return MS_EINVAL;
@@ -119,7 +123,7 @@ static int eval_offline(eval_ctx *c, const ms_workload *w)
 /* Online: the whole dataset; the others relative to the policy's makespan. */
 static int eval_online(eval_ctx *c, const ms_workload *w)
 {
-    double mine = run_policy(c, &c->model, w, true, c->rollout);
+    double mine = run_policy(c, &c->model, w, true);
     if (isnan(mine))
         return MS_EINVAL;
     c->sum[0] += mine;
@@ -130,7 +134,7 @@ static int eval_online(eval_ctx *c, const ms_workload *w)
         c->sum[k + 1] += (mk / mine - 1) * 100;
     }
     if (c->has_offline) {
-        double mk = run_policy(c, &c->offline_model, w, false, 0);
+        double mk = run_policy(c, &c->offline_model, w, false);
         if (isnan(mk))
             return MS_EINVAL;
         c->sum[c->ncmp + 1] += (mk / mine - 1) * 100;
@@ -145,7 +149,14 @@ typedef struct eval_args {
     uint64_t seed;
     bool json, sorted, by_batch;
     int rollout;
+    float gap;
 } eval_args;
+
+/* Whether the rule of decision improves the greedy policy by rollout at all. */
+static bool improved(const eval_args *a)
+{
+    return (a->rollout > 1 || a->rollout == MS_RL_ROLLOUT_ALL) && a->gap > 0;
+}
 
 static void report(const eval_ctx *c, const eval_args *a)
 {
@@ -153,10 +164,18 @@ static void report(const eval_ctx *c, const eval_args *a)
     printf("%s (%s, %ld steps) on %ld %s datasets of %ld tasks, seed %llu%s", a->model,
            c->model.gpu, c->model.steps, a->sets, a->preset, a->tasks,
            (unsigned long long)a->seed, a->sorted ? ", tasks in class order" : "");
-    if (a->rollout == MS_RL_ROLLOUT_ALL)
-        printf(", rollout over every allowed action");
-    else if (a->rollout)
-        printf(", rollout over the %d best actions", a->rollout);
+    if (!improved(a))
+        printf(", greedy");
+    else {
+        if (a->rollout == MS_RL_ROLLOUT_ALL)
+            printf(", rollout over every allowed action");
+        else
+            printf(", rollout over the %d best actions", a->rollout);
+        if (isfinite(a->gap))
+            printf(" within logit gap %g", (double)a->gap);
+        else
+            printf(" at every decision");
+    }
     printf("\n");
     if (!online) {
         printf("p_opt %%: rl %.2f", c->sum[0] / a->sets);
@@ -216,10 +235,13 @@ static int report_json(const eval_ctx *c, const eval_args *a)
         }
         json_object_set_new(root, "p_opt_by_batch", arr);
     }
-    if (a->rollout) /* only when set: the output of greedy evaluations is unchanged */
+    if (improved(a)) { /* greedy evaluations have neither */
         json_object_set_new(root, "rollout", a->rollout == MS_RL_ROLLOUT_ALL
                                                  ? json_string("all")
                                                  : json_integer(a->rollout));
+        json_object_set_new(root, "rollout_gap", isfinite(a->gap) ? json_real(a->gap)
+                                                                  : json_string("inf"));
+    }
     return cli_json_print("rl-eval", root);
 }
 
@@ -248,7 +270,8 @@ static int parse_args(int argc, char **argv, eval_args *a)
         {"model", 1, 0, 'm'}, {"gpu", 1, 0, 'g'},  {"preset", 1, 0, 'p'}, {"sets", 1, 0, 'd'},
         {"tasks", 1, 0, 't'}, {"seed", 1, 0, 's'}, {"compare", 1, 0, 'c'},
         {"offline-model", 1, 0, 'f'}, {"json", 0, 0, 'j'}, {"order", 1, 0, 'o'},
-        {"rollout", 1, 0, 'r'}, {"by-batch", 0, 0, 'b'}, {"help", 0, 0, 'h'},
+        {"rollout", 1, 0, 'r'}, {"rollout-gap", 1, 0, 'G'}, {"by-batch", 0, 0, 'b'},
+        {"help", 0, 0, 'h'},
         {0, 0, 0, 0}};
     int ch, li = -1;
     optind = 1;
@@ -265,6 +288,13 @@ static int parse_args(int argc, char **argv, eval_args *a)
             if (!cli_parse_rollout(optarg, &a->rollout)) {
                 fprintf(stderr, "migsched rl-eval: --rollout: '%s' is not 1..1000 or all\n",
                         optarg);
+                return 2;
+            }
+            break;
+        case 'G':
+            if (!cli_parse_rollout_gap(optarg, &a->gap)) {
+                fprintf(stderr, "migsched rl-eval: --rollout-gap: '%s' is not a number in "
+                                "0..1000 or inf\n", optarg);
                 return 2;
             }
             break;
@@ -305,7 +335,8 @@ static int parse_args(int argc, char **argv, eval_args *a)
 
 int cmd_rl_eval(int argc, char **argv)
 {
-    eval_args a = {.sets = 1000, .tasks = 100, .seed = 2026};
+    eval_args a = {.sets = 1000, .tasks = 100, .seed = 2026, .rollout = MS_RL_ROLLOUT_DEFAULT,
+                   .gap = NAN};
     int rc = parse_args(argc, argv, &a);
     if (rc >= 0)
         return rc;
@@ -320,7 +351,10 @@ int cmd_rl_eval(int argc, char **argv)
         return 1;
     }
     c.has_offline = a.offline != NULL;
+    if (isnan(a.gap))
+        a.gap = ms_rl_model_gap(&c.model);
     c.rollout = a.rollout;
+    c.gap = a.gap;
     ms_gpu_model gpu;
     ms_gen_params gen;
     rc = 1;

@@ -10,7 +10,12 @@
 #include "cli_util.h"
 #include "commands.h"
 #include "migsched/io.h"
+#include "migsched/learn.h"
 #include "migsched/offline.h"
+
+#define STRINGIFY(x) #x
+#define STRING_OF(x) STRINGIFY(x)
+#define DEFAULT_WIDTH STRING_OF(MS_RL_ROLLOUT_DEFAULT)
 
 static void usage(FILE *f)
 {
@@ -20,7 +25,8 @@ static void usage(FILE *f)
             "                         [--refine-iters K] [--refine-min-gain X] [--seed S]\n"
             "                         [--paper-family] [--four-runs-three] [--tie-right-first]\n"
             "                         [--model FILE [--online] [--rl-queue fill|split|best]\n"
-            "                         [--no-guard] [--rl-rollout K|all]] [--tree]\n"
+            "                         [--no-guard] [--rl-rollout K|all] [--rl-rollout-gap G]]\n"
+            "                         [--tree]\n"
             "                         [--time-budget MS] [--threads N] [--node-limit N]\n"
             "                         [--json [--timings]] [-o FILE]\n"
             "  Plans WORKLOAD (CSV or JSON) on G GPUs (default 1) of MODEL (a built-in name or\n"
@@ -43,10 +49,13 @@ static void usage(FILE *f)
             "  --no-guard         rl: the agent's plan alone (default: the shortest of it, FAR's\n"
             "                     plan and the agent's first N tasks then FAR's rest; stat\n"
             "                     guard_won 0, 1 or 2 says which)\n"
-            "  --rl-rollout K     rl: at every decision, complete each of the policy's K best\n"
-            "                     actions (or all) with its greedy actions and take the one\n"
-            "                     that ends first (rollout; K times the work per decision and\n"
-            "                     more, docs/rl.md)\n"
+            "  --rl-rollout K     rl: complete each of the policy's K best actions (or all;\n"
+            "                     default " DEFAULT_WIDTH "; 1: greedy, paper 001's agent) with\n"
+            "                     its greedy actions and take the one that ends first\n"
+            "                     (rollout, docs/rl.md)\n"
+            "  --rl-rollout-gap G rl: only those whose logit is within G of the greedy action's\n"
+            "                     (default: the policy's calibrated gap, else 1; inf: all K\n"
+            "                     at every decision)\n"
             "  --paper-family     FAR walks only paper 000's family of allocations (by default it\n"
             "                     also tries every task on the whole GPU, see docs/far.md)\n"
             "  --four-runs-three  FAR: the 4-slice instance also runs 3-slice tasks before it is\n"
@@ -207,7 +216,8 @@ static int parse_args(int argc, char **argv, schedule_args *a)
         {"time-budget", required_argument, 0, 'B'}, {"threads", required_argument, 0, 'n'},
         {"node-limit", required_argument, 0, 'N'}, {"rl-queue", required_argument, 0, 'Q'},
         {"no-guard", no_argument, 0, 'U'},    {"rl-rollout", required_argument, 0, 'L'},
-        {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
+        {"rl-rollout-gap", required_argument, 0, 'D'}, {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
     int c, bad = 0;
     const char *rl_only = NULL;
     optind = 1;
@@ -241,6 +251,12 @@ static int parse_args(int argc, char **argv, schedule_args *a)
             if (!cli_parse_rollout(optarg, &a->opt.rl_rollout))
                 return usage_error("--rl-rollout must be 1..1000 or all, not '%s'", optarg);
             rl_only = "--rl-rollout";
+            break;
+        case 'D':
+            if (!cli_parse_rollout_gap(optarg, &a->opt.rl_rollout_gap))
+                return usage_error("--rl-rollout-gap must be a number in 0..1000 or inf, not "
+                                   "'%s'", optarg);
+            rl_only = "--rl-rollout-gap";
             break;
         case 'j': a->json = true; break;
         case 'T': a->timings = true; break;

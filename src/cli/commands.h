@@ -7,6 +7,7 @@ int cmd_gpus(int argc, char **argv);
 int cmd_partitions(int argc, char **argv);
 int cmd_train(int argc, char **argv);
 int cmd_rl_eval(int argc, char **argv);
+int cmd_rl_calibrate(int argc, char **argv);
 int cmd_online(int argc, char **argv);
 int cmd_online_sweep(int argc, char **argv);
 int cmd_schedule(int argc, char **argv);

@@ -26,6 +26,7 @@ static const struct command commands[] = {
     {"experiment", cmd_experiment, "run one of the papers' experiment tables (CSV)"},
     {"train", cmd_train, "train a scheduling policy with PPO (paper 001)"},
     {"rl-eval", cmd_rl_eval, "a trained policy against the offline schedulers (paper 001)"},
+    {"rl-calibrate", cmd_rl_calibrate, "the rollout rule's gap for a budget of network passes"},
     {"plot", cmd_plot, "draw a schedule as SVG or self-contained HTML"},
     {"run", cmd_run, "carry a plan out on MIG GPUs (NVML) or simulated ones"},
     {"layout", cmd_layout, "the MIG layout a plan has alive at a time (mig-parted, JSON)"},

@@ -64,6 +64,25 @@ ms_env *ms_env_new(const ms_gpu_model *gpu, const ms_env_config *cfg, ms_error *
     return e;
 }
 
+ms_env *ms_env_new_like(const ms_env *src, ms_error *err)
+{
+    ms_env *e = malloc(sizeof *e);
+    if (!e) {
+        ms_error_set(err, MS_ENOMEM, "environment: out of memory");
+        return NULL;
+    }
+    memcpy(e, src, sizeof *e); /* the tables; the episode's buffers are the new one's own */
+    e->w = NULL;
+    e->task_cap = e->log_cap = e->nlog = 0;
+    e->level = NULL;
+    e->key = NULL;
+    e->log = NULL;
+    e->tlog = NULL;
+    e->part = -1;
+    e->done = true;
+    return e;
+}
+
 void ms_env_free(ms_env *e)
 {
     if (!e)
@@ -85,6 +104,80 @@ int ms_env_action_exec(const ms_env *e, int j, int m) { return 1 + e->C + j * e-
 bool ms_env_done(const ms_env *e) { return e->done; }
 double ms_env_now(const ms_env *e) { return e->now; }
 double ms_env_scale(const ms_env *e) { return e->scale; }
+
+int ms_env_future_key(const ms_env *e, double *key)
+{
+    _Static_assert(14 + 3 * ENV_MAX_N + MS_MAX_SLICES <= MS_ENV_KEY_MAX, "key room");
+    int n = 0;
+    key[n++] = e->nbatch;
+    int first = n;
+    for (int b = 0; b < e->nbatch; b++) { /* the batch as a set: its order has no effect */
+        int i = n++;
+        while (i > first && key[i - 1] > e->batch[b]) {
+            key[i] = key[i - 1];
+            i--;
+        }
+        key[i] = e->batch[b];
+    }
+    key[n++] = e->nclass;
+    for (int j = 0; j < e->nclass; j++) {
+        key[n++] = e->class_task[j];
+        key[n++] = e->class_count[j];
+    }
+    double scalars[] = {e->next_queued, e->batch_sizes, e->part, e->now, e->reconfig_until,
+                        e->last_end, e->last_reconfig, e->done, e->failed, e->nreconf};
+    for (size_t i = 0; i < sizeof scalars / sizeof scalars[0]; i++)
+        key[n++] = scalars[i];
+    for (int i = 0; i < e->K; i++)
+        key[n++] = e->free_at[i];
+    return n;
+}
+
+/* The least x with sum over slices of max(0, x - ready[i]) >= work: the time from now at
+ * which work slice-seconds fit on the slices after each is ready (water filling). */
+static double fill_time(double *ready, int k, double work)
+{
+    for (int i = 1; i < k; i++) /* insertion sort: k <= MS_MAX_SLICES */
+        for (int j = i; j > 0 && ready[j - 1] > ready[j]; j--) {
+            double t = ready[j];
+            ready[j] = ready[j - 1];
+            ready[j - 1] = t;
+        }
+    double sum = 0, x = 0;
+    for (int j = 0; j < k; j++) {
+        sum += ready[j];
+        x = (work + sum) / (j + 1);
+        if (j + 1 == k || x <= ready[j + 1])
+            break;
+    }
+    return x;
+}
+
+double ms_env_makespan_bound(const ms_env *e)
+{
+    double end = e->last_end > e->now ? e->last_end : e->now, work = 0;
+    double ready[MS_MAX_SLICES];
+    for (int i = 0; i < e->K; i++)
+        ready[i] = e->free_at[i] > e->now ? e->free_at[i] - e->now : 0;
+    for (int b = 0; b < e->nbatch; b++) {
+        const double *time = e->w->tasks[e->batch[b]].time;
+        double shortest = INFINITY, least = INFINITY;
+        for (int k = 0; k < e->S; k++) {
+            double t = time[e->gpu.sizes[k]];
+            if (t > 0 && t < shortest)
+                shortest = t;
+            if (t > 0 && e->gpu.sizes[k] * t < least)
+                least = e->gpu.sizes[k] * t;
+        }
+        if (e->now + shortest > end)
+            end = e->now + shortest;
+        work += least;
+    }
+    /* The area bound is a sum of roundings: lowered by a relative 1e-9 so that it never
+     * exceeds a makespan it equals exactly (a cutoff compares against it). */
+    return work > 0 ? fmax(end, (e->now + fill_time(ready, e->K, work)) * (1 - 1e-9)) : end;
+}
+
 int ms_env_canon_config(const ms_env *e) { return e->part < 0 ? -1 : e->canon.canon_of[e->part]; }
 int ms_env_real_partition(const ms_env *e) { return e->part; }
 int ms_env_reconfigurations(const ms_env *e) { return e->nreconf; }

@@ -179,10 +179,15 @@ static const float *trunk_forward(const ms_mlp *m, int first, float *const *act,
     return h;
 }
 
+void ms_mlp_forward_policy(const ms_mlp *m, ms_mlp_work *w, const float *x, int rows)
+{
+    affine(m, m->nhidden, trunk_forward(m, 0, w->act, x, rows), rows, w->logits);
+}
+
 void ms_mlp_forward(const ms_mlp *m, ms_mlp_work *w, const float *x, int rows)
 {
-    const float *h = trunk_forward(m, 0, w->act, x, rows);
-    affine(m, m->nhidden, h, rows, w->logits);
+    ms_mlp_forward_policy(m, w, x, rows);
+    const float *h = w->act[m->nhidden - 1];
     if (m->separate)
         h = trunk_forward(m, m->nhidden + 2, w->act + m->nhidden, x, rows);
     affine(m, m->nhidden + 1, h, rows, w->value);

@@ -74,6 +74,8 @@ static json_t *header_json(const ms_rl_model *m)
     }
     if (h && m->has_cpu)
         json_object_set_new(h, "cpu_seconds", json_real(m->cpu_seconds));
+    if (h && m->has_rollout_gap) /* only when calibrated */
+        json_object_set_new(h, "rollout_gap", json_real(m->rollout_gap));
     return h;
 }
 
@@ -141,7 +143,7 @@ int ms_model_save(const char *path, const ms_rl_model *m, ms_error *err)
 static int parse_header(const char *path, json_t *h, size_t body, ms_rl_model *m,
                         ms_error *err)
 {
-    json_t *hidden = NULL, *train = NULL, *cpu = NULL;
+    json_t *hidden = NULL, *train = NULL, *cpu = NULL, *gap = NULL;
     const char *enc = NULL, *gpu = NULL, *preset = "", *commit = "", *rng[4] = {0};
     json_int_t steps = 0, seed = 0, adam_t = 0;
     int in = 0, nact = 0, direct = 0, online = 0, useless = 0, adam = 0, separate = 0, async = 0,
@@ -154,7 +156,7 @@ static int parse_header(const char *path, json_t *h, size_t body, ms_rl_model *m
     if (json_unpack_ex(h, &je, 0,
                        "{s:{s:i, s:o, s:i, s?b},"
                        " s:{s:i, s:i, s:s, s:b, s:b, s:b, s?b, s?b, s?b},"
-                       " s:s, s?s, s:I, s?s, s:I, s:b, s?I, s?[ssss], s?o, s?o}",
+                       " s:s, s?s, s:I, s?s, s:I, s:b, s?I, s?[ssss], s?o, s?o, s?o}",
                        "arch", "in", &in, "hidden", &hidden, "actions", &nact, "separate",
                        &separate, "env", "n_batch",
                        &m->env.n_batch, "levels", &m->env.levels, "encoding", &enc,
@@ -163,12 +165,19 @@ static int parse_header(const char *path, json_t *h, size_t body, ms_rl_model *m
                        "soonest_placement", &soonest, "gpu", &gpu,
                        "preset", &preset, "steps", &steps, "git_commit", &commit,
                        "seed", &seed, "adam", &adam, "adam_t", &adam_t, "rng", &rng[0], &rng[1],
-                       &rng[2], &rng[3], "train", &train, "cpu_seconds", &cpu))
+                       &rng[2], &rng[3], "train", &train, "cpu_seconds", &cpu, "rollout_gap",
+                       &gap))
         return ms_error_set(err, MS_EINVAL, "%s: header: %s", path, je.text);
     if (cpu && !(json_is_number(cpu) && json_number_value(cpu) >= 0 &&
                  isfinite(json_number_value(cpu))))
         return ms_error_set(err, MS_EINVAL, "%s: header: cpu_seconds must be a number >= 0",
                             path);
+    if (gap && !(json_is_number(gap) && json_number_value(gap) >= 0 &&
+                 json_number_value(gap) <= 1000))
+        return ms_error_set(err, MS_EINVAL, "%s: header: rollout_gap must be a number in "
+                                            "0..1000", path);
+    m->has_rollout_gap = gap != NULL;
+    m->rollout_gap = gap ? (float)json_number_value(gap) : 0;
     m->has_cpu = cpu != NULL;
     m->cpu_seconds = cpu ? json_number_value(cpu) : 0;
     if (!json_is_array(hidden) || json_array_size(hidden) < 1 ||
@@ -213,11 +222,9 @@ static int parse_header(const char *path, json_t *h, size_t body, ms_rl_model *m
      * half of loading a 256x256 policy). */
     if (!(m->mlp.params = malloc(m->mlp.nparams * sizeof(float))))
         return ms_error_set(err, MS_ENOMEM, "%s: out of memory", path);
-    if (m->has_adam) {
-        if (ms_adam_init(&m->adam, m->mlp.nparams, 3e-4f, err))
-            return err ? err->code : MS_ENOMEM;
-        m->adam.t = adam_t;
-    }
+    if (m->has_adam && ms_adam_init(&m->adam, m->mlp.nparams, 3e-4f, err))
+        return err ? err->code : MS_ENOMEM;
+    m->adam.t = adam_t; /* also without the moments: a file saved again keeps its header */
     return MS_OK;
 }
 
@@ -252,6 +259,11 @@ int ms_model_parse(const char *buf, size_t len, const char *path, ms_rl_model *m
     if (rc)
         ms_model_destroy(m);
     return rc;
+}
+
+float ms_rl_model_gap(const ms_rl_model *m)
+{
+    return m->has_rollout_gap ? m->rollout_gap : MS_RL_GAP_DEFAULT;
 }
 
 void ms_model_destroy(ms_rl_model *m)

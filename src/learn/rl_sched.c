@@ -22,25 +22,26 @@ int ms_rl_greedy_action(const ms_mlp *m, ms_mlp_work *w, const ms_env *e, float 
 {
     ms_env_observe(e, obs);
     ms_env_mask(e, mask);
-    ms_mlp_forward(m, w, obs, 1);
+    ms_mlp_forward_policy(m, w, obs, 1);
     return ms_policy_argmax(w->logits, mask, m->nact);
 }
 
-/* Runs one episode on w with the greedy policy, or the rollout-improved one when ro. */
+/* Runs one episode on w with the greedy policy, or the rollout-improved one when ro (over
+ * width candidates within gap of the greedy logit). */
 static int run_episode(const ms_rl_model *model, ms_env *e, const ms_workload *w,
                        ms_mlp_work *work, float *obs, uint8_t *mask, ms_rl_rollout *ro,
-                       int width, ms_error *err)
+                       int width, float gap, ms_error *err)
 {
     if (ms_env_reset(e, w, err))
         return err ? err->code : MS_EINVAL;
+    if (ro)
+        ms_rl_rollout_forget(ro);
     bool done = ms_env_done(e);
     while (!done) {
         int a;
-        if (ro) { /* each completion of the rollout is this greedy policy's own episode */
-            ms_rl_choice ch;
-            if (ms_rl_rollout_best(ro, e, width, &ch, err))
+        if (ro) {
+            if (ms_rl_rollout_decide(ro, e, width, gap, &a, err))
                 return err ? err->code : MS_EINVAL;
-            a = ch.best;
         } else
             a = ms_rl_greedy_action(&model->mlp, work, e, obs, mask);
         ms_env_step(e, a, &done);
@@ -83,7 +84,7 @@ static int runner_init(runner *r, const ms_rl_model *model, const ms_gpu_model *
         runner_free(r);
         return ms_error_set(err, MS_ENOMEM, "rl: out of memory");
     }
-    if (rollout && !(r->ro = ms_rl_rollout_new(&model->mlp, gpu, &cfg, err))) {
+    if (rollout && !(r->ro = ms_rl_rollout_new(&model->mlp, err))) {
         runner_free(r);
         return err ? err->code : MS_ENOMEM;
     }
@@ -91,15 +92,22 @@ static int runner_init(runner *r, const ms_rl_model *model, const ms_gpu_model *
 }
 
 int ms_rl_schedule(const ms_rl_model *model, const ms_gpu_model *gpu, const ms_workload *w,
-                   bool online, int rollout, ms_schedule **out, ms_error *err)
+                   bool online, int rollout, float gap, ms_schedule **out, ms_error *err)
 {
     runner r;
-    if (runner_init(&r, model, gpu, online, rollout != 0, err))
+    if (isnan(gap))
+        gap = ms_rl_model_gap(model);
+    bool improve = (rollout > 1 || rollout == MS_RL_ROLLOUT_ALL) && gap > 0;
+    if (runner_init(&r, model, gpu, online, improve, err))
         return err ? err->code : MS_EINVAL;
     int rc = run_episode(model, r.env, w, &r.work, r.obs, r.mask, r.ro,
-                         rollout == MS_RL_ROLLOUT_ALL ? 0 : rollout, err);
-    if (!rc)
-        rc = ms_env_to_schedule(r.env, online ? "rl-online" : "rl", out, err);
+                         rollout == MS_RL_ROLLOUT_ALL ? 0 : rollout, gap, err);
+    if (!rc && !(rc = ms_env_to_schedule(r.env, online ? "rl-online" : "rl", out, err))) {
+        int decisions = ms_env_steps(r.env);
+        ms_schedule_set_stat(*out, "decisions", decisions);
+        ms_schedule_set_stat(*out, "network_passes",
+                             r.ro ? (double)ms_rl_rollout_get_stats(r.ro).passes : decisions);
+    }
     runner_free(&r);
     return rc;
 }
@@ -118,7 +126,7 @@ int ms_rl_eval_popt(const ms_rl_model *model, const ms_gpu_model *gpu, const ms_
             rc = ms_error_set(err, MS_ENOMEM, "rl: out of memory");
             break;
         }
-        rc = run_episode(model, r.env, b, &r.work, r.obs, r.mask, NULL, 0, err);
+        rc = run_episode(model, r.env, b, &r.work, r.obs, r.mask, NULL, 0, 0, err);
         if (!rc)
             sum += (ms_env_now(r.env) / ms_bound_lbound_paper(b, gpu, 1) - 1) * 100;
         ms_workload_free(b);

@@ -102,7 +102,7 @@ static double slot_step(void *arg, int a, bool *done)
 
 static int need_rollout(mig_slot *s, const ms_mlp *mlp, ms_error *err)
 {
-    if (!s->ro && !(s->ro = ms_rl_rollout_new(mlp, s->gpu, &s->cfg->env, err)))
+    if (!s->ro && !(s->ro = ms_rl_rollout_new(mlp, err)))
         return err ? err->code : MS_ENOMEM;
     return MS_OK;
 }

@@ -1,8 +1,10 @@
 /* offline.c: the offline schedulers' registry and common entry point (timing, naming). */
+#include <math.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
 
+#include "migsched/learn.h"
 #include "migsched/offline.h"
 
 static int far_refine(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
@@ -82,6 +84,8 @@ void ms_offline_options_init(ms_offline_options *o)
     o->refine = 1;
     o->concat = MS_CONCAT_TRIVIAL;
     o->rl_queue = MS_RL_QUEUE_BEST;
+    o->rl_rollout = MS_RL_ROLLOUT_DEFAULT;
+    o->rl_rollout_gap = NAN; /* the policy's */
 }
 
 /* A keyword's index in names[0..n), or -1. */

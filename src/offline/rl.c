@@ -9,6 +9,14 @@
 #include "migsched/learn.h"
 #include "search_internal.h"
 
+/* The agent's plan of w with the options' rule of decision (greedy or rollout). */
+static int policy_plan(const ms_rl_model *m, const ms_gpu_model *gpu, const ms_workload *w,
+                      bool online, const ms_offline_options *opt, ms_schedule **out,
+                      ms_error *err)
+{
+    return ms_rl_schedule(m, gpu, w, online, opt->rl_rollout, opt->rl_rollout_gap, out, err);
+}
+
 /* The agent's plan s of batch b (tasks numbered within the batch wb) into batch b of p. */
 static int put_batch(far_plan *p, int b, int first, const ms_workload *wb,
                      const ms_offline_options *opt, const ms_schedule *s, ms_error *err)
@@ -45,7 +53,7 @@ static int split_queue(const ms_rl_model *m, const ms_workload *w, const ms_gpu_
         ms_schedule *s = NULL;
         if (!wb)
             rc = ms_error_set(err, MS_ENOMEM, "out of memory");
-        if (!rc && !(rc = ms_rl_schedule(m, gpu, wb, false, opt->rl_rollout, &s, err)))
+        if (!rc && !(rc = policy_plan(m, gpu, wb, false, opt, &s, err)))
             rc = put_batch(&p, b, first, wb, opt, s, err);
         ms_schedule_free(s);
         ms_workload_free(wb);
@@ -143,7 +151,7 @@ static int guard(const ms_rl_model *m, const ms_workload *w, const ms_gpu_model 
     if (!rc && w->n > N && !m->env.online) {
         if (!(wh = ms_workload_slice(w, 0, N)) || !(wt = ms_workload_slice(w, N, w->n - N)))
             rc = ms_error_set(err, MS_ENOMEM, "out of memory");
-        if (!rc && !(rc = ms_rl_schedule(m, gpu, wh, false, opt->rl_rollout, &head, err)) &&
+        if (!rc && !(rc = policy_plan(m, gpu, wh, false, opt, &head, err)) &&
             !(rc = ms_far_schedule(wt, gpu, 1, &fo, &tail, err)) && !(seq = append(head, tail, N)))
             rc = ms_error_set(err, MS_ENOMEM, "out of memory");
     }
@@ -177,13 +185,13 @@ static int agent_plan(const ms_rl_model *m, const ms_workload *w, const ms_gpu_m
     bool longer = !online && w->n > m->env.n_batch;
     *used = MS_RL_QUEUE_FILL;
     if (!longer || opt->rl_queue == MS_RL_QUEUE_FILL)
-        return ms_rl_schedule(m, gpu, w, true, opt->rl_rollout, out, err);
+        return policy_plan(m, gpu, w, true, opt, out, err);
     *used = MS_RL_QUEUE_SPLIT;
     int rc = split_queue(m, w, gpu, opt, out, err);
     if (rc || opt->rl_queue == MS_RL_QUEUE_SPLIT)
         return rc;
     ms_schedule *fill = NULL;
-    if ((rc = ms_rl_schedule(m, gpu, w, true, opt->rl_rollout, &fill, err)))
+    if ((rc = policy_plan(m, gpu, w, true, opt, &fill, err)))
         return rc;
     if (ms_schedule_makespan(fill) < ms_schedule_makespan(*out))
         *used = MS_RL_QUEUE_FILL;
@@ -218,8 +226,12 @@ int ms_rl_offline_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gp
         snprintf(s->algorithm, sizeof s->algorithm, "%s", online ? "rl-online" : "rl");
         ms_schedule_set_stat(s, "rl_queue", used);
         ms_schedule_set_stat(s, "guard", !opt->no_guard);
-        if (opt->rl_rollout)
+        float gap = isnan(opt->rl_rollout_gap) ? ms_rl_model_gap(&m) : opt->rl_rollout_gap;
+        if ((opt->rl_rollout > 1 || opt->rl_rollout == MS_RL_ROLLOUT_ALL) && gap > 0) {
             ms_schedule_set_stat(s, "rollout", opt->rl_rollout);
+            if (isfinite(gap)) /* absent: at every decision */
+                ms_schedule_set_stat(s, "rollout_gap", gap);
+        }
     }
     ms_model_destroy(&m);
     return rc;

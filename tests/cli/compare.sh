@@ -42,14 +42,17 @@ grep -q '^fixpart:3 ' "$tmp/out" || fail "fixpart by index missing"
 [ "$(grep ^fixpartbest, "$tmp/d.csv" | cut -d, -f2)" = "$(grep ^fixpartbest, "$tmp/r.csv" | cut -d, -f2)" ] \
   || fail "fixpartbest changed"
 # rl's options reach rl's row: the agent alone (--no-guard) is never shorter than the guarded
-# plan, and improved by rollout it is never longer than the greedy agent alone.
+# plan, and improved by rollout (by default, or over 3 actions at every decision) it is never
+# longer than the greedy agent alone (--rl-rollout 1).
 model=$src/models/a100-widetimes.bin
 "$bin" generate --gpu A100-40GB --preset WIDETIMES --n 20 --seed 5 -o "$tmp/w20.csv"
 mk() { "$bin" compare "$tmp/w20.csv" --gpu A100-40GB --algos rl --model "$model" --no-time --csv - "$@" \
   | grep ^rl, | cut -d, -f2; }
-guarded=$(mk) alone=$(mk --no-guard --rl-queue fill) rollout=$(mk --no-guard --rl-queue fill --rl-rollout 3)
-awk -v g="$guarded" -v a="$alone" -v r="$rollout" 'BEGIN { exit !(g <= a && r <= a) }' \
-  || fail "rl options: guarded $guarded, alone $alone, rollout $rollout"
+guarded=$(mk) alone=$(mk --no-guard --rl-queue fill) greedy=$(mk --no-guard --rl-queue fill --rl-rollout 1)
+rollout=$(mk --no-guard --rl-queue fill --rl-rollout 3 --rl-rollout-gap inf)
+awk -v g="$guarded" -v a="$alone" -v r="$rollout" -v y="$greedy" \
+  'BEGIN { exit !(g <= a && a <= y && r <= y) }' \
+  || fail "rl options: guarded $guarded, alone $alone, rollout $rollout, greedy $greedy"
 # Plots, one per algorithm.
 "$bin" compare "$w" --gpu A30-24GB --algos far,miso,fixpart:2-1-1 --plot-dir "$tmp/plots" > /dev/null
 for f in far miso fixpart_2-1-1; do [ -s "$tmp/plots/$f.html" ] || fail "no plot $f"; done

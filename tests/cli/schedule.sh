@@ -117,17 +117,30 @@ awk -v g="$(mk "$T/rl_g.json")" -v a="$(mk "$T/rl_best.json")" 'BEGIN { exit !(g
 [ $? = 2 ] && grep -q -- '--no-guard goes with --algo rl' "$T/err" || fail "--no-guard with far"
 "$M" schedule "$T/w20.csv" --gpu A100-40GB --algo far --rl-queue fill 2>/dev/null
 [ $? = 2 ] || fail "--rl-queue with far"
-# --rl-rollout: the policy improved by rollout validates, is never longer than the greedy
-# agent's plan (the greedy action is always a candidate), and the JSON says its width.
-for k in 3 all; do
+# --rl-rollout K --rl-rollout-gap G: the policy improved by rollout (by default over its 4
+# best actions within the gap calibrated for it, models/README.md) validates, is never longer than the greedy agent's plan
+# (--rl-rollout 1; the greedy action is always a candidate), and the JSON says the rule.
+"$M" schedule "$T/w20.csv" --gpu A100-40GB --algo rl --model "$MODEL" --rl-queue fill --no-guard \
+  --rl-rollout 1 --json > "$T/rl_greedy.json" || fail "rl greedy"
+grep -q '"rollout"' "$T/rl_greedy.json" && fail "greedy rollout stat"
+gap=$(python3 -c 'import json, sys; print(json.load(sys.stdin)["stats"]["rollout_gap"])' \
+  < "$T/rl_fill.json") || fail "the default rule's gap"
+for k in "3 --rl-rollout-gap inf" "all --rl-rollout-gap inf" "4 --rl-rollout-gap $gap"; do
+  f="$T/rl_ro_${k%% *}.json"
   "$M" schedule "$T/w20.csv" --gpu A100-40GB --algo rl --model "$MODEL" --rl-queue fill --no-guard \
-    --rl-rollout $k --json > "$T/rl_ro_$k.json" || fail "rl rollout $k"
-  "$M" validate "$T/rl_ro_$k.json" --workload "$T/w20.csv" > /dev/null || fail "rl rollout $k invalid"
-  awk -v r="$(mk "$T/rl_ro_$k.json")" -v g="$(mk "$T/rl_fill.json")" 'BEGIN { exit !(r <= g) }' \
+    --rl-rollout $k --json > "$f" || fail "rl rollout $k"
+  "$M" validate "$f" --workload "$T/w20.csv" > /dev/null || fail "rl rollout $k invalid"
+  awk -v r="$(mk "$f")" -v g="$(mk "$T/rl_greedy.json")" 'BEGIN { exit !(r <= g) }' \
     || fail "rollout $k longer than the greedy agent"
 done
 grep -q '"rollout": 3' "$T/rl_ro_3.json" || fail "rollout stat"
+grep -q '"rollout_gap"' "$T/rl_ro_3.json" && fail "rollout_gap stat at every decision"
 grep -q '"rollout": -1' "$T/rl_ro_all.json" || fail "rollout all stat"
+grep -q '"rollout": 4' "$T/rl_fill.json" || fail "the default rule's width"
+cmp -s <(mk "$T/rl_fill.json") <(mk "$T/rl_ro_4.json") || fail "the default rule is not 4 within $gap"
+"$M" schedule "$T/w20.csv" --gpu A100-40GB --algo rl --model "$MODEL" --rl-rollout-gap x 2>"$T/err"
+[ $? = 2 ] && grep -q -- '--rl-rollout-gap must be a number in 0..1000 or inf' "$T/err" \
+  || fail "--rl-rollout-gap x"
 "$M" schedule "$T/w20.csv" --gpu A100-40GB --algo rl --model "$MODEL" --rl-rollout 0 2>"$T/err"
 [ $? = 2 ] && grep -q -- '--rl-rollout must be 1..1000 or all' "$T/err" || fail "--rl-rollout 0"
 "$M" schedule "$T/w20.csv" --gpu A100-40GB --algo far --rl-rollout 2 2>"$T/err"

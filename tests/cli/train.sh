@@ -275,7 +275,8 @@ grep -q "bad.bin: not a migsched model file" "$dir/err"
 # batches of N (and FAR's p_opt on them) differ from the shuffled order's.
 "$bin" rl-eval --model "$dir/a.bin" --sets 5 --tasks 12 --compare far --order sorted \
     >"$dir/sorted.txt"
-grep -q 'seed 2026, tasks in class order$' "$dir/sorted.txt"
+grep -q 'seed 2026, tasks in class order, rollout over the 4 best actions within logit gap 1$' \
+    "$dir/sorted.txt"
 "$bin" rl-eval --model "$dir/a.bin" --sets 5 --tasks 12 --compare far --json > "$dir/shuf.json"
 "$bin" rl-eval --model "$dir/a.bin" --sets 5 --tasks 12 --compare far --json --order sorted \
     > "$dir/sorted.json"
@@ -285,16 +286,53 @@ a, b = (json.load(open(p)) for p in sys.argv[1:])
 assert a["order"] == "shuffled" and b["order"] == "sorted", (a, b)
 assert a["p_opt"]["far"] != b["p_opt"]["far"], (a, b)
 PY
-# rl-eval --rollout K: the policy improved by rollout, never above the greedy policy's p_opt
-# (per batch its plan is never longer), and the JSON says the width.
-"$bin" rl-eval --model "$dir/a.bin" --sets 5 --tasks 12 --json --rollout 2 > "$dir/ro.json"
-python3 - "$dir/shuf.json" "$dir/ro.json" <<'PY'
+# rl-eval --rollout K --rollout-gap G: the policy improved by rollout (by default over 4
+# actions within the policy's calibrated gap, 1 for this uncalibrated one), never above the greedy policy's p_opt (--rollout 1; per batch
+# its plan is never longer), and the JSON says the rule (nothing for the greedy policy).
+"$bin" rl-eval --model "$dir/a.bin" --sets 5 --tasks 12 --json --rollout 1 > "$dir/greedy.json"
+"$bin" rl-eval --model "$dir/a.bin" --sets 5 --tasks 12 --json --rollout 2 --rollout-gap inf \
+    > "$dir/ro.json"
+python3 - "$dir/greedy.json" "$dir/ro.json" "$dir/shuf.json" <<'PY'
 import json, sys
-a, b = (json.load(open(p)) for p in sys.argv[1:])
-assert b["rollout"] == 2 and "rollout" not in a, (a, b)
-assert b["p_opt"]["rl"] <= a["p_opt"]["rl"] + 1e-9, (a, b)
+g, b, d = (json.load(open(p)) for p in sys.argv[1:])
+assert "rollout" not in g and "rollout_gap" not in g, g
+assert b["rollout"] == 2 and b["rollout_gap"] == "inf", b
+assert d["rollout"] == 4 and d["rollout_gap"] == 1, d
+assert b["p_opt"]["rl"] <= g["p_opt"]["rl"] + 1e-9, (g, b)
+assert d["p_opt"]["rl"] <= g["p_opt"]["rl"] + 1e-9, (g, d)
 PY
-"$bin" rl-eval --model "$dir/a.bin" --sets 2 --tasks 12 --rollout all | grep -q 'rollout over every allowed action$'
+"$bin" rl-eval --model "$dir/a.bin" --sets 2 --tasks 12 --rollout all --rollout-gap inf \
+    | grep -q 'rollout over every allowed action at every decision$'
+"$bin" rl-eval --model "$dir/a.bin" --sets 2 --tasks 12 --rollout-gap 0 | grep -q ', greedy$'
+"$bin" rl-eval --model "$dir/a.bin" --sets 5 --rollout-gap -1 2>"$dir/err" && exit 1
+grep -q -- "--rollout-gap: '-1' is not a number in 0..1000 or inf" "$dir/err" \
+    || { echo "FAIL: rl-eval --rollout-gap -1"; exit 1; }
+# rl-calibrate: the largest gap of its list whose passes per decision stay within --passes,
+# written into the copy's header, which rl-eval then takes by default; bad usage is refused
+# and writes nothing.
+"$bin" rl-calibrate --model "$dir/a.bin" --passes 3 --sets 2 -o "$dir/cal.bin" > "$dir/cal.txt"
+python3 - "$dir/cal.txt" <<'PY'
+import re, sys
+rows = re.findall(r"^gap ([0-9.]+): ([0-9.]+) passes per decision", open(sys.argv[1]).read(), re.M)
+chosen = float(re.search(r"^rollout_gap ([0-9.]+) written", open(sys.argv[1]).read(), re.M)[1])
+assert rows and float(rows[0][0]) == 0 and float(rows[0][1]) == 1, rows
+within = [float(g) for g, p in rows if float(p) <= 3]
+assert chosen == max(within), (rows, chosen)
+assert all(float(p) > 3 for g, p in rows if float(g) > chosen), rows
+open(sys.argv[1] + ".gap", "w").write(str(chosen))
+PY
+"$bin" rl-eval --model "$dir/cal.bin" --sets 1 --tasks 12 --json > "$dir/cal.json"
+python3 - "$dir/cal.json" "$dir/cal.txt.gap" <<'PY'
+import json, sys
+d, g = json.load(open(sys.argv[1])), float(open(sys.argv[2]).read())
+assert (d.get("rollout_gap", 0) if g else 0) == g, (d, g)
+PY
+"$bin" rl-calibrate --model "$dir/a.bin" --passes 0.5 -o "$dir/nocal.bin" 2>"$dir/err" && exit 1
+grep -q -- "--passes: '0.5' is not a number in 1..1000" "$dir/err" \
+    || { echo "FAIL: rl-calibrate --passes 0.5"; exit 1; }
+"$bin" rl-calibrate --model "$dir/a.bin" --passes 2 2>"$dir/err" && exit 1
+grep -q -- "-o are required" "$dir/err" || { echo "FAIL: rl-calibrate without -o"; exit 1; }
+[ ! -e "$dir/nocal.bin" ] || { echo "FAIL: rl-calibrate wrote on bad usage"; exit 1; }
 # rl-eval --by-batch: one mean per batch position (N = 4: tasks 1-4, 5-8, 9-10); every
 # dataset has each position once, so their mean is the overall p_opt.
 "$bin" rl-eval --model "$dir/a.bin" --sets 5 --tasks 10 --compare far --order sorted --json \
