@@ -193,8 +193,9 @@ static int make_batches(const ms_gpu_model *gpu, const char *preset, bool sorted
 
 /* The shipped offline policies' decisions in Table 4's protocol (EXPERIMENTS.md), both
  * dataset orders: the greedy policy (paper 001's agent) and the default rule (rollout over
- * the 8 best actions within logit gap 1); time per decision, network passes per decision and
- * the batches' mean makespan. Then the WIDETIMES policy with rollout at every decision. */
+ * the 4 best actions within the policy's calibrated logit gap); time per decision, network
+ * passes per decision and the batches' mean makespan. Then the WIDETIMES policy with
+ * rollout at every decision. */
 static void bench_rollout(const ms_gpu_model *gpu)
 {
     static const char *const presets[] = {"POORSCALING", "GOODSCALING", "MIXSCALINGUNIFORM",
@@ -219,7 +220,7 @@ static void bench_rollout(const ms_gpu_model *gpu)
         for (int sorted = 0; sorted < 2; sorted++) {
             int nb = make_batches(gpu, presets[p], sorted, SETS, batches);
             const rule greedy = {"greedy", 1, 0}, dflt = {"default", MS_RL_ROLLOUT_DEFAULT,
-                                                          MS_RL_GAP_DEFAULT};
+                                                          ms_rl_model_gap(&m)};
             run_rule(&m, e, batches, nb, &greedy, &t);
             double mk_greedy = t.mk;
             printf("%s policy, %s, %d batches of 14: greedy ", lower,

@@ -51,19 +51,53 @@ static int greedy_action(ms_env *e, ms_mlp_work *work, float *obs, uint8_t *mask
     return ms_policy_argmax(work->logits, mask, model.mlp.nact);
 }
 
+/* What a test of the rollout's choices works with: the episode e, the replays r, the
+ * rollout, and the network's scratch. */
+typedef struct rig {
+    ms_env *e, *r;
+    ms_rl_rollout *ro;
+    ms_mlp_work work;
+    int *order;
+    float *obs;
+    uint8_t *mask, *root;
+} rig;
+
+static void rig_init(rig *g)
+{
+    g->e = ms_env_new(gpu(), &model.env, NULL);
+    g->r = ms_env_new(gpu(), &model.env, NULL);
+    g->ro = ms_rl_rollout_new(&model.mlp, NULL);
+    assert_int_equal(ms_mlp_work_init(&g->work, &model.mlp, 1, NULL), 0);
+    g->order = malloc((size_t)model.mlp.nact * sizeof(int));
+    g->obs = malloc((size_t)model.mlp.in * sizeof(float));
+    g->mask = malloc((size_t)model.mlp.nact);
+    g->root = malloc((size_t)model.mlp.nact);
+}
+
+static void rig_free(rig *g)
+{
+    free(g->obs);
+    free(g->order);
+    free(g->mask);
+    free(g->root);
+    ms_mlp_work_destroy(&g->work);
+    ms_rl_rollout_free(g->ro);
+    ms_env_free(g->r);
+    ms_env_free(g->e);
+}
+
 /* The makespan of: the episode's first n actions, then a, then greedy actions, replayed
  * from a reset (no copy, no batched network pass). */
-static double replayed(ms_env *e, const ms_workload *w, const int *prefix, int n, int a,
-                       ms_mlp_work *work, float *obs, uint8_t *mask)
+static double replayed(rig *g, const ms_workload *w, const int *prefix, int n, int a)
 {
     bool done = false;
-    assert_int_equal(ms_env_reset(e, w, NULL), 0);
+    assert_int_equal(ms_env_reset(g->r, w, NULL), 0);
     for (int i = 0; i < n; i++)
-        ms_env_step(e, prefix[i], &done);
-    ms_env_step(e, a, &done);
+        ms_env_step(g->r, prefix[i], &done);
+    ms_env_step(g->r, a, &done);
     while (!done)
-        ms_env_step(e, greedy_action(e, work, obs, mask), &done);
-    return ms_env_now(e);
+        ms_env_step(g->r, greedy_action(g->r, &g->work, g->obs, g->mask), &done);
+    return ms_env_now(g->r);
 }
 
 /* The allowed actions by logit into order, highest first (ties: the lower action first, as
@@ -89,13 +123,8 @@ static int ranked(const float *logits, const uint8_t *allowed, int *order)
 static void test_choice_is_best_completion(void **state)
 {
     (void)state;
-    ms_env *e = ms_env_new(gpu(), &model.env, NULL), *r = ms_env_new(gpu(), &model.env, NULL);
-    ms_rl_rollout *ro = ms_rl_rollout_new(&model.mlp, NULL);
-    ms_mlp_work work;
-    assert_int_equal(ms_mlp_work_init(&work, &model.mlp, 1, NULL), 0);
-    int nact = model.mlp.nact, *order = malloc((size_t)nact * sizeof(int));
-    float *obs = malloc((size_t)model.mlp.in * sizeof(float));
-    uint8_t *mask = malloc((size_t)nact), *root = malloc((size_t)nact);
+    rig g;
+    rig_init(&g);
     int prefix[512], departed = 0, decisions = 0;
     ms_rng rng;
     ms_rng_seed(&rng, 77);
@@ -103,21 +132,21 @@ static void test_choice_is_best_completion(void **state)
     for (int q = 0; q < 12; q++) {
         ms_workload *w = generate(2 + (int)ms_rng_below(&rng, 6), &rng);
         int width = widths[q % 3], n = 0;
-        assert_int_equal(ms_env_reset(e, w, NULL), 0);
-        bool done = ms_env_done(e);
+        assert_int_equal(ms_env_reset(g.e, w, NULL), 0);
+        bool done = ms_env_done(g.e);
         while (!done) {
             ms_rl_choice ch;
-            assert_int_equal(ms_rl_rollout_best(ro, e, width, &ch, NULL), 0);
+            assert_int_equal(ms_rl_rollout_best(g.ro, g.e, width, &ch, NULL), 0);
             /* The candidates: the width allowed actions of highest logits. */
-            ms_env_mask(e, root);
-            int greedy = greedy_action(e, &work, obs, mask);
-            int allowed = ranked(work.logits, root, order);
+            ms_env_mask(g.e, g.root);
+            int greedy = greedy_action(g.e, &g.work, g.obs, g.mask);
+            int allowed = ranked(g.work.logits, g.root, g.order);
             assert_int_equal(ch.greedy, greedy);
-            assert_int_equal(order[0], greedy);
+            assert_int_equal(g.order[0], greedy);
             assert_int_equal(ch.candidates, width && width < allowed ? width : allowed);
             double best = INFINITY, mine = NAN;
             for (int i = 0; i < ch.candidates && ch.candidates > 1; i++) {
-                double mk = replayed(r, w, prefix, n, order[i], &work, obs, mask);
+                double mk = replayed(&g, w, prefix, n, g.order[i]);
                 if (i == 0)
                     mine = mk;
                 best = fmin(best, mk);
@@ -131,26 +160,19 @@ static void test_choice_is_best_completion(void **state)
                 if (best == mine)
                     assert_int_equal(ch.best, greedy);
                 else
-                    assert_true(replayed(r, w, prefix, n, ch.best, &work, obs, mask) == best);
+                    assert_true(replayed(&g, w, prefix, n, ch.best) == best);
                 departed += ch.best != greedy;
                 decisions++;
             }
             assert_true(n < 512);
             prefix[n++] = ch.best;
-            ms_env_step(e, ch.best, &done);
+            ms_env_step(g.e, ch.best, &done);
         }
         ms_workload_free(w);
     }
     assert_true(decisions > 50);
     assert_true(departed > 0); /* the test would not see a wrong choice rule otherwise */
-    free(obs);
-    free(order);
-    free(mask);
-    free(root);
-    ms_mlp_work_destroy(&work);
-    ms_rl_rollout_free(ro);
-    ms_env_free(r);
-    ms_env_free(e);
+    rig_free(&g);
 }
 
 /* Along episodes of ms_rl_rollout_decide (width 8; logit gaps 0.5, 1 and every decision),
@@ -161,13 +183,8 @@ static void test_choice_is_best_completion(void **state)
 static void test_decide_is_gated_best_completion(void **state)
 {
     (void)state;
-    ms_env *e = ms_env_new(gpu(), &model.env, NULL), *r = ms_env_new(gpu(), &model.env, NULL);
-    ms_rl_rollout *ro = ms_rl_rollout_new(&model.mlp, NULL);
-    ms_mlp_work work;
-    assert_int_equal(ms_mlp_work_init(&work, &model.mlp, 1, NULL), 0);
-    int nact = model.mlp.nact, *order = malloc((size_t)nact * sizeof(int));
-    float *obs = malloc((size_t)model.mlp.in * sizeof(float));
-    uint8_t *mask = malloc((size_t)nact), *root = malloc((size_t)nact);
+    rig g;
+    rig_init(&g);
     int prefix[512], departed = 0, rolled = 0;
     ms_rng rng;
     ms_rng_seed(&rng, 5);
@@ -176,48 +193,41 @@ static void test_decide_is_gated_best_completion(void **state)
         ms_workload *w = generate(2 + (int)ms_rng_below(&rng, 13), &rng);
         float gap = gaps[q % 3];
         int n = 0;
-        assert_int_equal(ms_env_reset(e, w, NULL), 0);
-        ms_rl_rollout_forget(ro);
-        bool done = ms_env_done(e);
+        assert_int_equal(ms_env_reset(g.e, w, NULL), 0);
+        ms_rl_rollout_forget(g.ro);
+        bool done = ms_env_done(g.e);
         while (!done) {
             int a;
-            assert_int_equal(ms_rl_rollout_decide(ro, e, 8, gap, &a, NULL), 0);
-            ms_env_mask(e, root);
-            greedy_action(e, &work, obs, mask);
-            int nc = ranked(work.logits, root, order);
+            assert_int_equal(ms_rl_rollout_decide(g.ro, g.e, 8, gap, &a, NULL), 0);
+            ms_env_mask(g.e, g.root);
+            greedy_action(g.e, &g.work, g.obs, g.mask);
+            int nc = ranked(g.work.logits, g.root, g.order);
             nc = nc < 8 ? nc : 8;
-            while (nc > 1 && !(work.logits[order[0]] - work.logits[order[nc - 1]] < gap))
+            while (nc > 1 && !(g.work.logits[g.order[0]] - g.work.logits[g.order[nc - 1]] < gap))
                 nc--;
-            int expect = order[0];
-            double best = nc > 1 ? replayed(r, w, prefix, n, order[0], &work, obs, mask) : 0;
+            int expect = g.order[0];
+            double best = nc > 1 ? replayed(&g, w, prefix, n, g.order[0]) : 0;
             for (int i = 1; i < nc; i++) {
-                double mk = replayed(r, w, prefix, n, order[i], &work, obs, mask);
+                double mk = replayed(&g, w, prefix, n, g.order[i]);
                 if (mk < best) {
                     best = mk;
-                    expect = order[i];
+                    expect = g.order[i];
                 }
             }
             assert_int_equal(a, expect);
             rolled += nc > 1;
-            departed += a != order[0];
+            departed += a != g.order[0];
             assert_true(n < 512);
             prefix[n++] = a;
-            ms_env_step(e, a, &done);
+            ms_env_step(g.e, a, &done);
         }
         ms_workload_free(w);
     }
-    ms_rl_rollout_stats st = ms_rl_rollout_get_stats(ro);
+    ms_rl_rollout_stats st = ms_rl_rollout_get_stats(g.ro);
     print_message("decide: %ld decisions, %d rolled out, %d departed; %ld passes, %ld cut, "
                   "%ld merged\n", st.decisions, rolled, departed, st.passes, st.cut, st.merged);
     assert_true(departed > 0 && st.cut > 0 && st.merged > 0);
-    free(obs);
-    free(order);
-    free(mask);
-    free(root);
-    ms_mlp_work_destroy(&work);
-    ms_rl_rollout_free(ro);
-    ms_env_free(r);
-    ms_env_free(e);
+    rig_free(&g);
 }
 
 static ms_schedule *plan(const ms_workload *w, int rollout, float gap)
