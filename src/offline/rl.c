@@ -11,8 +11,8 @@
 
 /* The agent's plan of w with the options' rule of decision (greedy or rollout). */
 static int policy_plan(const ms_rl_model *m, const ms_gpu_model *gpu, const ms_workload *w,
-                      bool online, const ms_offline_options *opt, ms_schedule **out,
-                      ms_error *err)
+                       bool online, const ms_offline_options *opt, ms_schedule **out,
+                       ms_error *err)
 {
     return ms_rl_schedule(m, gpu, w, online, opt->rl_rollout, opt->rl_rollout_gap, out, err);
 }
