@@ -152,11 +152,6 @@ typedef struct eval_args {
     float gap;
 } eval_args;
 
-/* Whether the rule of decision improves the greedy policy by rollout at all. */
-static bool improved(const eval_args *a)
-{
-    return (a->rollout > 1 || a->rollout == MS_RL_ROLLOUT_ALL) && a->gap > 0;
-}
 
 static void report(const eval_ctx *c, const eval_args *a)
 {
@@ -164,7 +159,7 @@ static void report(const eval_ctx *c, const eval_args *a)
     printf("%s (%s, %ld steps) on %ld %s datasets of %ld tasks, seed %llu%s", a->model,
            c->model.gpu, c->model.steps, a->sets, a->preset, a->tasks,
            (unsigned long long)a->seed, a->sorted ? ", tasks in class order" : "");
-    if (!improved(a))
+    if (!ms_rl_rule_rolls_out(a->rollout, a->gap))
         printf(", greedy");
     else {
         if (a->rollout == MS_RL_ROLLOUT_ALL)
@@ -235,7 +230,7 @@ static int report_json(const eval_ctx *c, const eval_args *a)
         }
         json_object_set_new(root, "p_opt_by_batch", arr);
     }
-    if (improved(a)) { /* greedy evaluations have neither */
+    if (ms_rl_rule_rolls_out(a->rollout, a->gap)) { /* greedy evaluations have neither */
         json_object_set_new(root, "rollout", a->rollout == MS_RL_ROLLOUT_ALL
                                                  ? json_string("all")
                                                  : json_integer(a->rollout));

@@ -91,14 +91,18 @@ static int runner_init(runner *r, const ms_rl_model *model, const ms_gpu_model *
     return MS_OK;
 }
 
+bool ms_rl_rule_rolls_out(int rollout, float gap)
+{
+    return (rollout > 1 || rollout == MS_RL_ROLLOUT_ALL) && gap > 0;
+}
+
 int ms_rl_schedule(const ms_rl_model *model, const ms_gpu_model *gpu, const ms_workload *w,
                    bool online, int rollout, float gap, ms_schedule **out, ms_error *err)
 {
     runner r;
     if (isnan(gap))
         gap = ms_rl_model_gap(model);
-    bool improve = (rollout > 1 || rollout == MS_RL_ROLLOUT_ALL) && gap > 0;
-    if (runner_init(&r, model, gpu, online, improve, err))
+    if (runner_init(&r, model, gpu, online, ms_rl_rule_rolls_out(rollout, gap), err))
         return err ? err->code : MS_EINVAL;
     int rc = run_episode(model, r.env, w, &r.work, r.obs, r.mask, r.ro,
                          rollout == MS_RL_ROLLOUT_ALL ? 0 : rollout, gap, err);

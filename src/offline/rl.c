@@ -227,7 +227,7 @@ int ms_rl_offline_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gp
         ms_schedule_set_stat(s, "rl_queue", used);
         ms_schedule_set_stat(s, "guard", !opt->no_guard);
         float gap = isnan(opt->rl_rollout_gap) ? ms_rl_model_gap(&m) : opt->rl_rollout_gap;
-        if ((opt->rl_rollout > 1 || opt->rl_rollout == MS_RL_ROLLOUT_ALL) && gap > 0) {
+        if (ms_rl_rule_rolls_out(opt->rl_rollout, gap)) {
             ms_schedule_set_stat(s, "rollout", opt->rl_rollout);
             if (isfinite(gap)) /* absent: at every decision */
                 ms_schedule_set_stat(s, "rollout_gap", gap);
