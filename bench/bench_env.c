@@ -111,7 +111,6 @@ static void bench_decision(const ms_gpu_model *gpu, const ms_gen_params *gen)
 
 /* A rule of decision of the learned scheduler (ms_rl_schedule's rollout and gap). */
 typedef struct rule {
-    const char *name;
     int width;
     float gap;
 } rule;
@@ -133,7 +132,7 @@ static void run_rule(const ms_rl_model *m, ms_env *e, ms_workload *const *batche
     ms_mlp_work_init(&w, &m->mlp, 1, NULL);
     float *obs = malloc((size_t)m->mlp.in * sizeof(float));
     uint8_t *mask = malloc((size_t)m->mlp.nact);
-    bool greedy = r->width == 1 || r->gap <= 0;
+    bool greedy = !ms_rl_rule_rolls_out(r->width, r->gap);
     t->n = 0;
     t->mk = 0;
     for (int b = 0; b < nb; b++) {
@@ -219,8 +218,7 @@ static void bench_rollout(const ms_gpu_model *gpu)
         ms_env *e = ms_env_new(gpu, &m.env, NULL);
         for (int sorted = 0; sorted < 2; sorted++) {
             int nb = make_batches(gpu, presets[p], sorted, SETS, batches);
-            const rule greedy = {"greedy", 1, 0}, dflt = {"default", MS_RL_ROLLOUT_DEFAULT,
-                                                          ms_rl_model_gap(&m)};
+            const rule greedy = {1, 0}, dflt = {MS_RL_ROLLOUT_DEFAULT, ms_rl_model_gap(&m)};
             run_rule(&m, e, batches, nb, &greedy, &t);
             double mk_greedy = t.mk;
             printf("%s policy, %s, %d batches of 14: greedy ", lower,
@@ -237,7 +235,7 @@ static void bench_rollout(const ms_gpu_model *gpu)
         if (p == 4) { /* WIDETIMES: rollout at every decision, the old rule */
             int nb = make_batches(gpu, presets[p], false, SETS, batches);
             for (int width = 2; width <= 8; width *= 2) {
-                const rule every = {"every", width, INFINITY};
+                const rule every = {width, INFINITY};
                 run_rule(&m, e, batches, nb, &every, &t);
                 printf("%s policy, shuffled, rollout over %d at every decision: ", lower, width);
                 print_timing(&t);
