@@ -132,6 +132,14 @@ static const struct {
     {"backend sim\ngpus\n", {0}, "@:2: gpus: missing value"},
     {"backend sim\nbackend nvml\n", {0}, "@:2: backend is already set at @:1"},
     {"backend cuda\n", {0}, "@:1: backend \"cuda\": expected nvml or sim"},
+    {"allow-root-jobs yes\n", {0}, "@:1: allow-root-jobs \"yes\": expected true or false"},
+    {"admin-group -wheel\n", {0}, "@:1: admin-group \"-wheel\": expected a user or group name"},
+    {"slurm-user a/b\n", {0}, "@:1: slurm-user \"a/b\": expected a user or group name"},
+    {"isolation cgroup\n", {0}, "@:1: isolation \"cgroup\": expected devices or none"},
+    {"user-queue-limit 0\n", {0}, "@:1: user-queue-limit \"0\": expected an integer"},
+    {"user-queue-bytes 100\n", {0}, "@:1: user-queue-bytes \"100\": expected bytes"},
+    {"peer-connections 257\n", {0}, "@:1: peer-connections \"257\": expected an integer 1..256"},
+    {"request-timeout 0\n", {0}, "@:1: request-timeout \"0\": expected seconds above 0"},
     {"gpus 0\n", {0}, "@:1: gpus \"0\": expected an integer 1..64"},
     {"gpus 2x\n", {0}, "@:1: gpus \"2x\": expected an integer"},
     {"devices 0,0\n", {0}, "@:1: devices \"0,0\": a device is listed twice"},
@@ -243,7 +251,9 @@ static void test_reloadable_keys(void **state)
     (void)state;
     static const char *const live[] = {"token-file", "time-scale", "log-level", "on-stop",
                                        "batch-size", "batch-period", "batch-concat",
-                                       "queue-limit", "stop-grace", "tau"};
+                                       "queue-limit", "stop-grace", "tau", "admin-group",
+                                       "slurm-user", "user-queue-limit",
+                                       "user-queue-bytes"};
     int nlive = 0;
     for (int k = 0; k < MS_DAEMON_NKEYS; k++) {
         assert_int_equal(ms_daemon_key_parse(ms_daemon_key_name(k)), k);
@@ -253,7 +263,7 @@ static void test_reloadable_keys(void **state)
         assert_int_equal(ms_daemon_key_reloadable(k), want);
         nlive += want;
     }
-    assert_int_equal(nlive, 10);
+    assert_int_equal(nlive, 14);
     assert_int_equal(ms_daemon_key_parse("config"), -1);
 }
 
@@ -299,14 +309,18 @@ static void test_write_round_trip(void **state)
     FILE *out = open_memstream(&text, &len);
     ms_daemon_config_write(&c, out);
     fclose(out);
-    char want[1024];
+    char want[2048];
     snprintf(want, sizeof want,
              "backend sim\ngpu H100\ngpus 3\nlisten unix:/tmp/x.sock\nlisten tcp:[::1]:7000\n"
              "token-file %s\ndb /var/lib/migschedd/migschedd.db\nmode batch\n"
              "time-scale 0.125\nlog-level info\non-stop wait\nbatch-size 16\n"
              "batch-period 2.5\nbatch-concat overlap\nqueue-limit 100000\nstop-grace 10\n"
              "tau 0.4\nlog-dir /var/log/migschedd\nslurm-reconcile 0\nslurm-gres migslice\n"
-             "hpc-job-mapping-dir /run/dcgm-map\n", f->token);
+             "hpc-job-mapping-dir /run/dcgm-map\nallow-root-jobs false\nadmin-group none\n"
+             "slurm-user slurm\nisolation devices\ndev-dir /dev\n"
+             "mig-minors /proc/driver/nvidia-caps/mig-minors\nuser-queue-limit 10000\n"
+             "user-queue-bytes 16777216\npeer-connections 32\nrequest-timeout 10\n",
+             f->token);
     assert_string_equal(text, want);
     write_conf(f, text);
     assert_int_equal(run(&back, &e, ARGS("--config", f->conf)), MS_OK);

@@ -5,13 +5,24 @@
 #ifndef MIGSCHED_DAEMON_API_H
 #define MIGSCHED_DAEMON_API_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "engine.h"
 
 #define MS_API_MAX_ARGS 8
 
+/* Who sent a request: the peer's credentials on the Unix socket (SO_PEERCRED), the local
+ * user a token names on TCP. authenticated false: nobody (only the public paths). */
+typedef struct ms_api_caller {
+    bool authenticated;
+    uint32_t uid, gid;
+    char name[64];              /* the user's name ("" when the uid has none) */
+} ms_api_caller;
+
 typedef struct ms_api_request {
+    ms_api_caller caller;
     const char *method;         /* "GET", "POST", ... */
     const char *path;           /* without the query */
     int nargs;                  /* query arguments (value NULL when given without '=') */

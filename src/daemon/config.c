@@ -28,12 +28,22 @@ static const struct {
     [MS_KEY_LOG_DIR] = {"log-dir", false},       [MS_KEY_SLURM_RECONCILE] = {"slurm-reconcile", false},
     [MS_KEY_SLURM_GRES] = {"slurm-gres", false},
     [MS_KEY_HPC_JOB_MAPPING_DIR] = {"hpc-job-mapping-dir", false},
+    [MS_KEY_ALLOW_ROOT_JOBS] = {"allow-root-jobs", false},
+    [MS_KEY_ADMIN_GROUP] = {"admin-group", true}, [MS_KEY_SLURM_USER] = {"slurm-user", true},
+    [MS_KEY_ISOLATION] = {"isolation", false},   [MS_KEY_DEV_DIR] = {"dev-dir", false},
+    [MS_KEY_MIG_MINORS] = {"mig-minors", false},
+    [MS_KEY_USER_QUEUE_LIMIT] = {"user-queue-limit", true},
+    [MS_KEY_USER_QUEUE_BYTES] = {"user-queue-bytes", true},
+    [MS_KEY_PEER_CONNECTIONS] = {"peer-connections", false},
+    [MS_KEY_REQUEST_TIMEOUT] = {"request-timeout", false},
 };
 
 static const char *const BACKENDS[] = {"nvml", "sim", NULL};
 static const char *const MODES[] = {"online", "batch", NULL};
 static const char *const LEVELS[] = {"debug", "info", "warn", "error", NULL};
 static const char *const ON_STOP[] = {"wait", "requeue", NULL};
+static const char *const BOOLS[] = {"false", "true", NULL};
+static const char *const ISOLATIONS[] = {"devices", "none", NULL};
 
 void ms_daemon_config_defaults(ms_daemon_config *c)
 {
@@ -55,6 +65,14 @@ void ms_daemon_config_defaults(ms_daemon_config *c)
     snprintf(c->log_dir, sizeof c->log_dir, "/var/log/migschedd");
     c->slurm_reconcile = 60;
     snprintf(c->slurm_gres, sizeof c->slurm_gres, "migslice");
+    snprintf(c->slurm_user, sizeof c->slurm_user, "slurm");
+    c->isolation = MS_ISOLATION_DEVICES;
+    snprintf(c->dev_dir, sizeof c->dev_dir, "/dev");
+    snprintf(c->mig_minors, sizeof c->mig_minors, "/proc/driver/nvidia-caps/mig-minors");
+    c->user_queue_limit = 10000;
+    c->user_queue_bytes = 16777216;
+    c->peer_connections = 32;
+    c->request_timeout = 10;
 }
 
 int ms_daemon_key_parse(const char *name)
@@ -190,6 +208,23 @@ static int parse_listen(ms_daemon_listen *l, const char *value, const char *wher
     return MS_OK;
 }
 
+/* A user or group name as useradd takes it (or none for the empty name). */
+static int set_name(char *dst, size_t size, const char *value, const char *where,
+                    const char *key, ms_error *err)
+{
+    if (!strcmp(value, "none")) {
+        *dst = '\0';
+        return MS_OK;
+    }
+    size_t n = strlen(value);
+    if (!n || n >= size || value[0] == '-' ||
+        strspn(value, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != n)
+        return bad(err, where, key, value, "expected a user or group name ([A-Za-z0-9_.-], "
+                   "at most 63 bytes, not starting with '-') or none");
+    snprintf(dst, size, "%s", value);
+    return MS_OK;
+}
+
 static int set_path(char *dst, const char *value, const char *where, const char *key,
                     ms_error *err)
 {
@@ -287,6 +322,40 @@ static int set_value(ms_daemon_config *c, int k, const char *v, const char *w, m
         return MS_OK;
     case MS_KEY_HPC_JOB_MAPPING_DIR:
         return set_path(c->hpc_job_mapping_dir, v, w, name, err);
+    case MS_KEY_ALLOW_ROOT_JOBS:
+        if ((i = choice(BOOLS, v)) < 0)
+            return bad(err, w, name, v, "expected true or false");
+        c->allow_root_jobs = i;
+        return MS_OK;
+    case MS_KEY_ADMIN_GROUP:
+        return set_name(c->admin_group, sizeof c->admin_group, v, w, name, err);
+    case MS_KEY_SLURM_USER:
+        return set_name(c->slurm_user, sizeof c->slurm_user, v, w, name, err);
+    case MS_KEY_ISOLATION:
+        if ((i = choice(ISOLATIONS, v)) < 0)
+            return bad(err, w, name, v, "expected devices or none");
+        c->isolation = (ms_isolation)i;
+        return MS_OK;
+    case MS_KEY_DEV_DIR:
+        return set_path(c->dev_dir, v, w, name, err);
+    case MS_KEY_MIG_MINORS:
+        return set_path(c->mig_minors, v, w, name, err);
+    case MS_KEY_USER_QUEUE_LIMIT:
+        return parse_int(v, 1, 100000000, &c->user_queue_limit)
+                   ? MS_OK : bad(err, w, name, v, "expected an integer 1..100000000");
+    case MS_KEY_USER_QUEUE_BYTES: {
+        long b;
+        if (!ms_parse_long(v, 65536, 1L << 40, &b))
+            return bad(err, w, name, v, "expected bytes, 65536..1099511627776");
+        c->user_queue_bytes = b;
+        return MS_OK;
+    }
+    case MS_KEY_PEER_CONNECTIONS:
+        return parse_int(v, 1, MS_DAEMON_CONNECTION_LIMIT, &c->peer_connections)
+                   ? MS_OK : bad(err, w, name, v, "expected an integer 1..256");
+    case MS_KEY_REQUEST_TIMEOUT:
+        return parse_positive(v, 3600, &c->request_timeout)
+                   ? MS_OK : bad(err, w, name, v, "expected seconds above 0, at most 3600");
     }
     return ms_error_set(err, MS_EINVAL, "%s: unknown key", w);
 }
@@ -532,6 +601,20 @@ static void value_text(const ms_daemon_config *c, int k, char *buf, size_t len)
     case MS_KEY_SLURM_RECONCILE: real_text(buf, len, c->slurm_reconcile); break;
     case MS_KEY_SLURM_GRES: snprintf(buf, len, "%s", c->slurm_gres); break;
     case MS_KEY_HPC_JOB_MAPPING_DIR: snprintf(buf, len, "%s", c->hpc_job_mapping_dir); break;
+    case MS_KEY_ALLOW_ROOT_JOBS: snprintf(buf, len, "%s", BOOLS[c->allow_root_jobs]); break;
+    case MS_KEY_ADMIN_GROUP:
+        snprintf(buf, len, "%s", *c->admin_group ? c->admin_group : "none");
+        break;
+    case MS_KEY_SLURM_USER:
+        snprintf(buf, len, "%s", *c->slurm_user ? c->slurm_user : "none");
+        break;
+    case MS_KEY_ISOLATION: snprintf(buf, len, "%s", ISOLATIONS[c->isolation]); break;
+    case MS_KEY_DEV_DIR: snprintf(buf, len, "%s", c->dev_dir); break;
+    case MS_KEY_MIG_MINORS: snprintf(buf, len, "%s", c->mig_minors); break;
+    case MS_KEY_USER_QUEUE_LIMIT: snprintf(buf, len, "%d", c->user_queue_limit); break;
+    case MS_KEY_USER_QUEUE_BYTES: snprintf(buf, len, "%lld", c->user_queue_bytes); break;
+    case MS_KEY_PEER_CONNECTIONS: snprintf(buf, len, "%d", c->peer_connections); break;
+    case MS_KEY_REQUEST_TIMEOUT: real_text(buf, len, c->request_timeout); break;
     }
 }
 

@@ -13,12 +13,16 @@
 #define MS_DAEMON_MAX_LISTEN 8
 #define MS_DAEMON_MAX_DEVICES 64
 #define MS_DAEMON_PATH_LEN 4096
-#define MS_DAEMON_WHERE_LEN 160   /* "FILE:LINE" or "--key" */
+#define MS_DAEMON_WHERE_LEN 160
+#define MS_DAEMON_CONNECTION_LIMIT 256  /* open connections per listener, all peers */   /* "FILE:LINE" or "--key" */
 
 typedef enum ms_daemon_backend { MS_DAEMON_NVML = 0, MS_DAEMON_SIM } ms_daemon_backend;
 typedef enum ms_daemon_mode { MS_DAEMON_ONLINE = 0, MS_DAEMON_BATCH } ms_daemon_mode;
 typedef enum ms_log_level { MS_LOG_DEBUG = 0, MS_LOG_INFO, MS_LOG_WARN, MS_LOG_ERROR } ms_log_level;
 typedef enum ms_on_stop { MS_ON_STOP_WAIT = 0, MS_ON_STOP_REQUEUE } ms_on_stop;
+/* How a job is confined to its MIG instance: a private mount namespace whose NVIDIA device
+ * nodes are its own instance's only, or nothing (CUDA_VISIBLE_DEVICES alone, a hint). */
+typedef enum ms_isolation { MS_ISOLATION_DEVICES = 0, MS_ISOLATION_NONE } ms_isolation;
 
 /* One listening address: unix:PATH or tcp:HOST:PORT (HOST a loopback address). */
 typedef struct ms_daemon_listen {
@@ -35,7 +39,9 @@ enum ms_daemon_key {
     MS_KEY_DB, MS_KEY_MODE, MS_KEY_TIME_SCALE, MS_KEY_LOG_LEVEL, MS_KEY_ON_STOP,
     MS_KEY_BATCH_SIZE, MS_KEY_BATCH_PERIOD, MS_KEY_BATCH_CONCAT, MS_KEY_QUEUE_LIMIT,
     MS_KEY_STOP_GRACE, MS_KEY_TAU, MS_KEY_LOG_DIR, MS_KEY_SLURM_RECONCILE, MS_KEY_SLURM_GRES,
-    MS_KEY_HPC_JOB_MAPPING_DIR, MS_DAEMON_NKEYS
+    MS_KEY_HPC_JOB_MAPPING_DIR, MS_KEY_ALLOW_ROOT_JOBS, MS_KEY_ADMIN_GROUP, MS_KEY_SLURM_USER,
+    MS_KEY_ISOLATION, MS_KEY_DEV_DIR, MS_KEY_MIG_MINORS, MS_KEY_USER_QUEUE_LIMIT,
+    MS_KEY_USER_QUEUE_BYTES, MS_KEY_PEER_CONNECTIONS, MS_KEY_REQUEST_TIMEOUT, MS_DAEMON_NKEYS
 };
 
 typedef struct ms_daemon_config {
@@ -63,6 +69,16 @@ typedef struct ms_daemon_config {
     double slurm_reconcile;        /* seconds between checks of Slurm's running jobs; 0 off */
     char slurm_gres[64];           /* the count-only GRES an allocation must fit; "none" */
     char hpc_job_mapping_dir[MS_DAEMON_PATH_LEN]; /* DCGM exporter's job files; "" none */
+    bool allow_root_jobs;          /* a job may run as uid 0 */
+    char admin_group[64];          /* members are admins (beside root); "" none */
+    char slurm_user[64];           /* may manage allocations (beside root) */
+    ms_isolation isolation;
+    char dev_dir[MS_DAEMON_PATH_LEN];    /* where the NVIDIA device nodes are */
+    char mig_minors[MS_DAEMON_PATH_LEN]; /* the MIG capability minors file */
+    int user_queue_limit;          /* queued jobs per user */
+    long long user_queue_bytes;    /* bytes of queued jobs' specs per user */
+    int peer_connections;          /* open connections per peer (uid; TCP: address) */
+    double request_timeout;        /* seconds a request may take to send headers and body */
     /* Where each key was set ("" = the default), for messages. */
     char where[MS_DAEMON_NKEYS][MS_DAEMON_WHERE_LEN];
     /* Filled by ms_daemon_config_check when gpu is set. */
@@ -74,7 +90,10 @@ typedef struct ms_daemon_config {
  * db /var/lib/migschedd/migschedd.db, mode online, time-scale 1, log-level info,
  * on-stop wait, batch-size 16, batch-period 60, batch-concat overlap, queue-limit 100000,
  * stop-grace 10, tau 0.4, log-dir /var/log/migschedd, slurm-reconcile 60, slurm-gres
- * migslice, no hpc-job-mapping-dir. */
+ * migslice, no hpc-job-mapping-dir, allow-root-jobs false, no admin-group, slurm-user
+ * slurm, isolation devices, dev-dir /dev, mig-minors /proc/driver/nvidia-caps/mig-minors,
+ * user-queue-limit 10000, user-queue-bytes 16777216, peer-connections 32,
+ * request-timeout 10. */
 void ms_daemon_config_defaults(ms_daemon_config *c);
 
 /* Key name ("batch-size") to its index, -1 if unknown. */

@@ -8,7 +8,7 @@
 
 #include "engine.h"
 
-#define MS_HTTP_CONNECTION_LIMIT 256
+#define MS_HTTP_CONNECTION_LIMIT MS_DAEMON_CONNECTION_LIMIT
 #define MS_HTTP_TIMEOUT_SECONDS 30   /* an idle or stalled connection is closed */
 
 typedef struct ms_http ms_http;

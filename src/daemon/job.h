@@ -59,10 +59,17 @@ typedef struct ms_job_spec {
     int64_t slurm_job_id;
 } ms_job_spec;
 
+/* Whom a job belongs to (and runs as): who submitted it, or whom an admin submitted it for. */
+typedef struct ms_job_owner {
+    uint32_t uid, gid;
+    char name[64];
+} ms_job_owner;
+
 /* The daemon's record of a job. Times are seconds since the epoch, NAN while unset. */
 typedef struct ms_job {
     int64_t id;              /* 0 until the store assigns one */
     ms_job_spec spec;
+    ms_job_owner owner;
     ms_job_state state;
     int attempts;            /* starts so far */
     double submitted, started, ended;
