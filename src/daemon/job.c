@@ -375,3 +375,16 @@ json_t *ms_job_to_json(const ms_job *j, const ms_gpu_model *gpu)
     json_object_set_new(o, "spec", ms_job_spec_to_json(&j->spec, gpu));
     return o;
 }
+
+int ms_job_log_path(const char *log_dir, const ms_job *j, int attempt, const char *ext,
+                    char *buf, size_t len, ms_error *err)
+{
+    char uid[16];
+    snprintf(uid, sizeof uid, "%u", (unsigned)j->owner.uid);
+    int n = snprintf(buf, len, "%s/%s/job-%lld.%d.%s", log_dir,
+                     *j->owner.name ? j->owner.name : uid, (long long)j->id, attempt, ext);
+    if (n < 0 || (size_t)n >= len)
+        return ms_error_set(err, MS_EINVAL, "log-dir %s: job %lld's output path is too long",
+                            log_dir, (long long)j->id);
+    return MS_OK;
+}

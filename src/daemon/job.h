@@ -115,6 +115,12 @@ void ms_job_free(ms_job *j);
  * allocation), and the spec. */
 json_t *ms_job_to_json(const ms_job *j, const ms_gpu_model *gpu);
 
+/* Where attempt `attempt` of job j writes its output: LOG_DIR/OWNER/job-ID.ATTEMPT.EXT (OWNER:
+ * the owner's name, or the uid where the uid has none; ext "out" or "err"). MS_EINVAL when
+ * it does not fit len. */
+int ms_job_log_path(const char *log_dir, const ms_job *j, int attempt, const char *ext,
+                    char *buf, size_t len, ms_error *err);
+
 /* The state machine (job_state.c): one function per event, called by the API and by the
  * recovery path alike. Each checks the transition is legal (else MS_EINVAL naming the job,
  * the event and its state, and j is unchanged), applies it at time now and fills *t. */
