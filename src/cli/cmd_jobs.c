@@ -1,45 +1,61 @@
-/* cmd_jobs.c: `migsched jobs` (the daemon's jobs, GET /v1/jobs), `migsched cancel`
- * (DELETE /v1/jobs/ID) and `migsched status` (GPUs and the queue: GET /v1/gpus and
+/* cmd_jobs.c: `migsched jobs` (the daemon's jobs, GET /v1/jobs page by page), `migsched
+ * cancel` (DELETE /v1/jobs/ID) and `migsched status` (GPUs and the queue: GET /v1/gpus and
  * /v1/jobs). */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <curl/curl.h>
 
 #include "cli_util.h"
 #include "commands.h"
 #include "daemon_client.h"
+#include "daemon_reply.h"
 #include "migsched/io.h"
 
-/* The options every client command takes, and --state for jobs. */
+/* The most pages `jobs` follows: a daemon that always has one more is not believed. */
+#define MAX_PAGES 100000
+#define MAX_USER_LEN 256
+
+/* The options every client command takes, and --state and --user for jobs. */
 struct client_opts {
-    const char *connect, *token, *state;
+    const char *connect, *token, *state, *user;
+    double timeout;
     bool json;
     int first_arg;
 };
 
 /* At most max_args arguments after the options. Returns -1 to go on, else the exit
  * status (help printed, or bad usage). */
-static int parse_opts(const char *cmd, int argc, char **argv, bool with_state, int max_args,
+static int parse_opts(const char *cmd, int argc, char **argv, bool filters, int max_args,
                       const char *help, struct client_opts *o)
 {
     static const struct option opts[] = {
         {"connect", required_argument, 0, 'c'}, {"token-file", required_argument, 0, 'T'},
-        {"json", no_argument, 0, 'j'},          {"state", required_argument, 0, 's'},
+        {"timeout", required_argument, 0, 't'}, {"json", no_argument, 0, 'j'},
+        {"state", required_argument, 0, 's'},   {"user", required_argument, 0, 'u'},
         {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
+    o->timeout = CLI_DEFAULT_TIMEOUT;
     opterr = 0;
     int opt;
     while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (opt) {
         case 'c': o->connect = optarg; break;
         case 'T': o->token = optarg; break;
+        case 't':
+            if (!cli_client_parse_timeout(cmd, optarg, &o->timeout))
+                return 2;
+            break;
         case 'j': o->json = true; break;
         case 's':
-            if (with_state) {
-                o->state = optarg;
+        case 'u':
+            if (filters) {
+                *(opt == 's' ? &o->state : &o->user) = optarg;
                 break;
             }
-            /* only jobs takes --state */
+            /* only jobs takes --state and --user */
             __attribute__((fallthrough));
         default:
             cli_client_error(cmd, "unknown or incomplete option '%s'", argv[optind - 1]);
@@ -57,48 +73,139 @@ static int parse_opts(const char *cmd, int argc, char **argv, bool with_state, i
     return -1;
 }
 
-/* One request on a fresh connection: 0 with *reply, else the exit status. */
-static int request(const char *cmd, const struct client_opts *o, const char *method,
-                   const char *path, json_t **reply)
+/* The connection of o; NULL with *rc the exit status. */
+static cli_client *open_client(const char *cmd, const struct client_opts *o, int *rc)
 {
     bool usage;
     cli_client *c = cli_client_open(cmd, o->connect, o->token, &usage);
     if (!c)
-        return usage ? 2 : 1;
-    int rc = cli_client_call(c, method, path, NULL, reply, NULL);
-    cli_client_close(c);
+        *rc = usage ? 2 : 1;
+    else
+        cli_client_timeout(c, o->timeout);
+    return c;
+}
+
+static char *copy_path(const char *cmd, const char *s)
+{
+    char *d = strdup(s);
+    if (!d)
+        cli_client_error(cmd, "out of memory");
+    return d;
+}
+
+/* Calls each(job, arg) for every job of GET path and of the pages its next links name,
+ * in order. The ids must increase throughout: a next that does not advance would go
+ * round for ever. Returns 0, or 1 after printing why not. */
+static int each_job(cli_client *c, const char *cmd, const char *path,
+                    int (*each)(json_t *job, void *arg), void *arg)
+{
+    char *page = copy_path(cmd, path);
+    long long last = 0;
+    int rc = page ? 0 : 1;
+    for (int pages = 1; page && !rc; pages++) {
+        json_t *reply, *j;
+        if (pages > MAX_PAGES) {
+            cli_client_error(cmd, "GET %s: more than %d pages of jobs", page, MAX_PAGES);
+            rc = 1;
+            break;
+        }
+        if (cli_client_call_checked(c, "GET", page, NULL, cli_reply_jobs_page, &reply)) {
+            rc = 1;
+            break;
+        }
+        json_t *jobs = json_object_get(reply, "jobs"), *next = json_object_get(reply, "next");
+        size_t i;
+        json_array_foreach(jobs, i, j) {
+            long long id = (long long)json_integer_value(json_object_get(j, "id"));
+            if (id <= last) {
+                cli_client_error(cmd, "GET %s: the list of jobs does not advance: job %lld "
+                                 "after job %lld", page, id, last);
+                rc = 1;
+                break;
+            }
+            last = id;
+            if ((rc = each(j, arg)))
+                break;
+        }
+        if (!rc && json_is_string(next) && !json_array_size(jobs)) {
+            cli_client_error(cmd, "GET %s: the list of jobs does not advance: a page without "
+                             "jobs links to another", page);
+            rc = 1;
+        }
+        free(page);
+        page = NULL;
+        if (!rc && json_is_string(next) && !(page = copy_path(cmd, json_string_value(next))))
+            rc = 1;
+        json_decref(reply);
+    }
+    free(page);
     return rc;
 }
 
-static const char *str_or(json_t *v, const char *dflt)
-{
-    return json_is_string(v) ? json_string_value(v) : dflt;
-}
+static const char JOBS_ROW[] = "%8s  %-8s  %-9s  %8s  %-8s  %-10s  %4s  %s\n";
 
-static void print_job_row(json_t *j)
+static int print_job_row(json_t *j, void *arg)
 {
-    json_t *gpu = json_object_get(j, "gpu"), *pl = json_object_get(j, "placement");
-    char where[32] = "-";
+    (void)arg;
+    json_t *gpu = json_object_get(j, "gpu"), *ex = json_object_get(j, "exit_status");
+    char where[48] = "-", exit_s[24] = "-", id[24], attempts[24];
     if (json_is_integer(gpu))
         snprintf(where, sizeof where, "%lld@%lld", (long long)json_integer_value(gpu),
-                 (long long)json_integer_value(json_object_get(pl, "start")));
-    json_t *ex = json_object_get(j, "exit_status");
-    char exit_s[16] = "-";
+                 (long long)json_integer_value(json_object_get(json_object_get(j, "placement"),
+                                                               "start")));
     if (json_is_integer(ex))
         snprintf(exit_s, sizeof exit_s, "%lld", (long long)json_integer_value(ex));
-    printf("%8lld  %-9s  %8lld  %-8s  %-10s  %4s  %s\n",
-           (long long)json_integer_value(json_object_get(j, "id")),
-           str_or(json_object_get(j, "state"), "?"),
-           (long long)json_integer_value(json_object_get(j, "attempts")), where,
-           str_or(json_object_get(j, "profile"), "(times)"), exit_s,
-           str_or(json_object_get(j, "name"), ""));
+    snprintf(id, sizeof id, "%lld", (long long)json_integer_value(json_object_get(j, "id")));
+    snprintf(attempts, sizeof attempts, "%lld",
+             (long long)json_integer_value(json_object_get(j, "attempts")));
+    char user[CLI_REPLY_TEXT_LEN], state[CLI_REPLY_TEXT_LEN], profile[CLI_REPLY_TEXT_LEN],
+        name[CLI_REPLY_TEXT_LEN];
+    printf(JOBS_ROW, id, cli_reply_text(j, "user", "-", user),
+           cli_reply_text(j, "state", "?", state), attempts, where,
+           cli_reply_text(j, "profile", "(times)", profile), exit_s,
+           cli_reply_text(j, "name", "", name));
+    return 0;
+}
+
+static int append_job(json_t *j, void *arg)
+{
+    if (!json_array_append(arg, j))
+        return 0;
+    cli_client_error("jobs", "out of memory");
+    return 1;
+}
+
+static bool known_state(const char *s)
+{
+    for (const char *const *k = cli_job_states; *k; k++)
+        if (!strcmp(s, *k))
+            return true;
+    return false;
+}
+
+/* GET /v1/jobs with the filters as query arguments (the user's name escaped for a URL);
+ * NULL when out of memory. */
+static char *jobs_path(const char *user, const char *state)
+{
+    char *u = user ? curl_easy_escape(NULL, user, 0) : NULL;
+    if (user && !u)
+        return NULL;
+    size_t n = 64 + (u ? strlen(u) : 0) + (state ? strlen(state) : 0);
+    char *path = malloc(n);
+    if (path)
+        snprintf(path, n, "/v1/jobs%s%s%s%s%s%s", u || state ? "?" : "", u ? "user=" : "",
+                 u ? u : "", u && state ? "&" : "", state ? "state=" : "", state ? state : "");
+    curl_free(u);
+    return path;
 }
 
 static const char JOBS_HELP[] =
-    "usage: migsched jobs [--state queued|running|done|failed|cancelled] [--json]\n"
-    "                     [--connect ...] [--token-file FILE]\n"
-    "  The daemon's jobs by id: state, attempts, GPU@slot, profile, exit status, name\n"
-    "  (--json: the daemon's {\"jobs\": [...]}).\n" CLI_CLIENT_FLAGS_HELP;
+    "usage: migsched jobs [--user NAME] [--state queued|running|done|failed|cancelled]\n"
+    "                     [--json] [--connect ...] [--token-file FILE] [--timeout S]\n"
+    "  The daemon's jobs by id, every page of them: user, state, attempts, GPU@slot,\n"
+    "  profile, exit status, name (--json: {\"jobs\": [...]} of all the pages). --user and\n"
+    "  --state: only that user's jobs, only jobs in that state. What the daemon sent is\n"
+    "  printed with control characters escaped (\\x1b, \\n, ...).\n" CLI_CLIENT_FLAGS_HELP;
 
 int cmd_jobs(int argc, char **argv)
 {
@@ -106,35 +213,39 @@ int cmd_jobs(int argc, char **argv)
     int rc = parse_opts("jobs", argc, argv, true, 0, JOBS_HELP, &o);
     if (rc >= 0)
         return rc;
-    char path[128] = "/v1/jobs";
-    if (o.state) {
-        static const char *const states[] = {"queued", "running", "done", "failed", "cancelled"};
-        bool known = false;
-        for (size_t i = 0; i < sizeof states / sizeof *states; i++)
-            known |= !strcmp(o.state, states[i]);
-        if (!known) {
-            cli_client_error("jobs", "--state: expected queued, running, done, failed or "
-                             "cancelled, not \"%.40s\"", o.state);
-            return 2;
-        }
-        snprintf(path, sizeof path, "/v1/jobs?state=%s", o.state);
+    if (o.state && !known_state(o.state)) {
+        cli_client_error("jobs", "--state: expected queued, running, done, failed or "
+                         "cancelled, not \"%.40s\"", o.state);
+        return 2;
     }
-    json_t *reply;
-    if ((rc = request("jobs", &o, "GET", path, &reply)))
+    if (o.user && (!*o.user || strlen(o.user) > MAX_USER_LEN)) {
+        cli_client_error("jobs", "--user: expected a user name (1 to %d bytes)", MAX_USER_LEN);
+        return 2;
+    }
+    cli_client *c = open_client("jobs", &o, &rc);
+    if (!c)
         return rc;
-    if (o.json)
-        return cli_json_print("jobs", reply);
-    printf("%8s  %-9s  %8s  %-8s  %-10s  %4s  %s\n", "id", "state", "attempts", "gpu@slot",
-           "profile", "exit", "name");
-    size_t i;
-    json_t *j;
-    json_array_foreach(json_object_get(reply, "jobs"), i, j) print_job_row(j);
-    json_decref(reply);
-    return 0;
+    char *path = jobs_path(o.user, o.state);
+    json_t *all = o.json ? json_array() : NULL;
+    if (!path || (o.json && !all)) {
+        cli_client_error("jobs", "out of memory");
+        rc = 1;
+    } else {
+        if (!o.json)
+            printf(JOBS_ROW, "id", "user", "state", "attempts", "gpu@slot", "profile", "exit",
+                   "name");
+        rc = each_job(c, "jobs", path, o.json ? append_job : print_job_row, all);
+    }
+    free(path);
+    cli_client_close(c);
+    if (o.json && !rc)
+        return cli_reply_print_json("jobs", json_pack("{s:o}", "jobs", all));
+    json_decref(all);
+    return rc;
 }
 
 static const char CANCEL_HELP[] =
-    "usage: migsched cancel ID [--json] [--connect ...] [--token-file FILE]\n"
+    "usage: migsched cancel ID [--json] [--connect ...] [--token-file FILE] [--timeout S]\n"
     "  Cancels a job: a queued one is removed from the queue, a running one is stopped\n"
     "  (SIGTERM, then SIGKILL after the grace period) and its instance freed.\n"
     CLI_CLIENT_FLAGS_HELP;
@@ -151,24 +262,61 @@ int cmd_cancel(int argc, char **argv)
         fputs(CANCEL_HELP, stderr);
         return 2;
     }
+    cli_client *c = open_client("cancel", &o, &rc);
+    if (!c)
+        return rc;
     char path[64];
     snprintf(path, sizeof path, "/v1/jobs/%ld", id);
     json_t *reply;
-    if ((rc = request("cancel", &o, "DELETE", path, &reply)))
+    rc = cli_client_call_checked(c, "DELETE", path, NULL, cli_reply_one_job, &reply);
+    cli_client_close(c);
+    if (rc)
         return rc;
     if (o.json)
-        return cli_json_print("cancel", reply);
-    printf("job %ld %s: %s\n", id, str_or(json_object_get(reply, "name"), ""),
-           str_or(json_object_get(reply, "state"), "?"));
+        return cli_reply_print_json("cancel", reply);
+    char name[CLI_REPLY_TEXT_LEN], state[CLI_REPLY_TEXT_LEN];
+    printf("job %ld %s: %s\n", id, cli_reply_text(reply, "name", "", name),
+           cli_reply_text(reply, "state", "?", state));
     json_decref(reply);
     return 0;
 }
 
 static const char STATUS_HELP[] =
-    "usage: migsched status [--json] [--connect ...] [--token-file FILE]\n"
-    "  Each GPU's instances (profile@slot, state, job) and the jobs by state\n"
-    "  (--json: {\"gpus\": [...] as GET /v1/gpus, \"jobs\": {state: count}}).\n"
+    "usage: migsched status [--json] [--connect ...] [--token-file FILE] [--timeout S]\n"
+    "  Each GPU's instances (profile@slot, state, job) and the jobs by state, over every\n"
+    "  page of jobs (--json: {\"gpus\": [...] as GET /v1/gpus, \"jobs\": {state: count}}).\n"
     CLI_CLIENT_FLAGS_HELP;
+
+static int count_job(json_t *j, void *counts)
+{
+    json_t *n = json_object_get(counts, json_string_value(json_object_get(j, "state")));
+    json_integer_set(n, json_integer_value(n) + 1);
+    return 0;
+}
+
+static void print_gpu(json_t *g)
+{
+    char model[CLI_REPLY_TEXT_LEN], uuid[CLI_REPLY_TEXT_LEN];
+    printf("gpu %lld  %s  %s  busy %lld/%lld slices  fragmentation %.2f\n",
+           (long long)json_integer_value(json_object_get(g, "gpu")),
+           cli_reply_text(g, "model", "?", model), cli_reply_text(g, "uuid", "?", uuid),
+           (long long)json_integer_value(json_object_get(g, "busy_slices")),
+           (long long)json_integer_value(json_object_get(g, "slices")),
+           json_number_value(json_object_get(g, "fragmentation")));
+    size_t k;
+    json_t *in;
+    json_array_foreach(json_object_get(g, "instances"), k, in) {
+        char profile[CLI_REPLY_TEXT_LEN], state[CLI_REPLY_TEXT_LEN];
+        json_t *job = json_object_get(in, "job");
+        printf("  %s@%lld  %-10s", cli_reply_text(in, "profile", "?", profile),
+               (long long)json_integer_value(json_object_get(json_object_get(in, "placement"),
+                                                             "start")),
+               cli_reply_text(in, "state", "?", state));
+        if (json_is_integer(job))
+            printf("  job %lld", (long long)json_integer_value(job));
+        printf("\n");
+    }
+}
 
 int cmd_status(int argc, char **argv)
 {
@@ -176,47 +324,34 @@ int cmd_status(int argc, char **argv)
     int rc = parse_opts("status", argc, argv, false, 0, STATUS_HELP, &o);
     if (rc >= 0)
         return rc;
-    json_t *gpus = NULL, *jobs = NULL;
-    if ((rc = request("status", &o, "GET", "/v1/gpus", &gpus)))
+    cli_client *c = open_client("status", &o, &rc);
+    if (!c)
         return rc;
-    if ((rc = request("status", &o, "GET", "/v1/jobs", &jobs))) {
+    json_t *gpus = NULL, *counts = json_object();
+    for (const char *const *s = cli_job_states; counts && *s; s++)
+        if (json_object_set_new(counts, *s, json_integer(0)))
+            counts = (json_decref(counts), NULL);
+    if (!counts) {
+        cli_client_error("status", "out of memory");
+        rc = 1;
+    } else {
+        rc = cli_client_call_checked(c, "GET", "/v1/gpus", NULL, cli_reply_gpus, &gpus) ||
+             each_job(c, "status", "/v1/jobs", count_job, counts);
+    }
+    cli_client_close(c);
+    if (rc) {
         json_decref(gpus);
-        return rc;
+        json_decref(counts);
+        return 1;
     }
-    json_t *counts = json_pack("{s:i, s:i, s:i, s:i, s:i}", "queued", 0, "running", 0, "done",
-                               0, "failed", 0, "cancelled", 0);
-    size_t i, k;
-    json_t *j, *g, *in;
-    json_array_foreach(json_object_get(jobs, "jobs"), i, j) {
-        json_t *n = json_object_get(counts, str_or(json_object_get(j, "state"), ""));
-        if (n)
-            json_integer_set(n, json_integer_value(n) + 1);
-    }
-    json_decref(jobs);
     if (o.json) {
         json_object_set_new(gpus, "jobs", counts);
-        return cli_json_print("status", gpus);
+        return cli_reply_print_json("status", gpus);
     }
-    json_array_foreach(json_object_get(gpus, "gpus"), i, g) {
-        printf("gpu %lld  %s  %s  busy %lld/%lld slices  fragmentation %.2f\n",
-               (long long)json_integer_value(json_object_get(g, "gpu")),
-               str_or(json_object_get(g, "model"), "?"), str_or(json_object_get(g, "uuid"), "?"),
-               (long long)json_integer_value(json_object_get(g, "busy_slices")),
-               (long long)json_integer_value(json_object_get(g, "slices")),
-               json_number_value(json_object_get(g, "fragmentation")));
-        json_array_foreach(json_object_get(g, "instances"), k, in) {
-            json_t *job = json_object_get(in, "job");
-            printf("  %s@%lld  %-10s", str_or(json_object_get(in, "profile"), "?"),
-                   (long long)json_integer_value(json_object_get(json_object_get(in, "placement"),
-                                                                 "start")),
-                   str_or(json_object_get(in, "state"), "?"));
-            if (json_is_integer(job) && json_integer_value(job) > 0)
-                printf("  job %lld", (long long)json_integer_value(job));
-            printf("\n");
-        }
-    }
+    size_t i;
+    json_t *g, *n;
+    json_array_foreach(json_object_get(gpus, "gpus"), i, g) print_gpu(g);
     const char *key;
-    json_t *n;
     printf("jobs:");
     json_object_foreach(counts, key, n) printf(" %s %lld", key, (long long)json_integer_value(n));
     printf("\n");

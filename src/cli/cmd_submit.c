@@ -10,6 +10,7 @@
 #include "cli_util.h"
 #include "commands.h"
 #include "daemon_client.h"
+#include "daemon_reply.h"
 #include "migsched/io.h"
 #include "migsched/workload.h"
 
@@ -21,8 +22,9 @@ static void usage(FILE *f)
             "usage: migsched submit (--profile P --seconds S | --slices N --seconds S |\n"
             "                        --times 1=T1,2=T2,...) [--name NAME] [--cwd DIR]\n"
             "                       [--env KEY=VALUE]... [--on-interrupt retry|fail]\n"
-            "                       [--connect ...] [--token-file FILE] [--json] -- COMMAND [ARGS]\n"
-            "       migsched submit --file JOBS.json|JOBS.csv [--connect ...] [--json]\n"
+            "                       [--connect ...] [--token-file FILE] [--timeout S] [--json]\n"
+            "                       -- COMMAND [ARGS]\n"
+            "       migsched submit --file JOBS.json|JOBS.csv [--connect ...] [--timeout S] [--json]\n"
             "  Queues jobs on migschedd and prints 'submitted job ID NAME' for each (--json:\n"
             "  the daemon's job objects). The command runs without a shell in --cwd (default\n"
             "  the current folder); NAME defaults to the command's base name.\n"
@@ -194,7 +196,7 @@ static int post_all(cli_client *c, json_t *jobs, const char *file, bool as_json)
             rc = 1;
             break;
         }
-        rc = cli_client_call(c, "POST", "/v1/jobs", body, &reply, NULL);
+        rc = cli_client_call_checked(c, "POST", "/v1/jobs", body, cli_reply_one_job, &reply);
         free(body);
         if (rc) {
             if (file)
@@ -205,13 +207,15 @@ static int post_all(cli_client *c, json_t *jobs, const char *file, bool as_json)
         if (as_json)
             json_array_append_new(out, reply);
         else {
-            printf("submitted job %lld %s\n", (long long)json_integer_value(json_object_get(reply, "id")),
-                   json_string_value(json_object_get(reply, "name")));
+            char name[CLI_REPLY_TEXT_LEN];
+            printf("submitted job %lld %s\n",
+                   (long long)json_integer_value(json_object_get(reply, "id")),
+                   cli_reply_text(reply, "name", "", name));
             json_decref(reply);
         }
     }
     if (as_json && !rc)
-        return cli_json_print(CMD, out);
+        return cli_reply_print_json(CMD, out);
     json_decref(out);
     return rc;
 }
@@ -225,10 +229,12 @@ int cmd_submit(int argc, char **argv)
         {"env", required_argument, 0, 'e'},     {"on-interrupt", required_argument, 0, 'i'},
         {"file", required_argument, 0, 'f'},    {"connect", required_argument, 0, 'c'},
         {"token-file", required_argument, 0, 'T'}, {"json", no_argument, 0, 'j'},
-        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+        {"timeout", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
     struct one_job f = {.env = json_object()};
     const char *file = NULL, *connect = NULL, *token = NULL;
     bool as_json = false;
+    double timeout = CLI_DEFAULT_TIMEOUT;
     int opt, rc = 2;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
@@ -273,6 +279,10 @@ int cmd_submit(int argc, char **argv)
         case 'c': connect = optarg; break;
         case 'T': token = optarg; break;
         case 'j': as_json = true; break;
+        case 'o':
+            if (!cli_client_parse_timeout(CMD, optarg, &timeout))
+                goto out;
+            break;
         case 'h': usage(stdout); rc = 0; goto out;
         default:
             cli_client_error(CMD, "unknown or incomplete option '%s'", argv[optind - 1]);
@@ -297,6 +307,8 @@ int cmd_submit(int argc, char **argv)
     }
     bool usage_err;
     cli_client *c = cli_client_open(CMD, connect, token, &usage_err);
+    if (c)
+        cli_client_timeout(c, timeout);
     rc = c ? post_all(c, jobs, file, as_json) : usage_err ? 2 : 1;
     cli_client_close(c);
     json_decref(jobs);

@@ -1,6 +1,8 @@
 /* daemon_client.c: the client commands' connection to migschedd, on libcurl. */
 #include "daemon_client.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,7 +10,12 @@
 
 #include <curl/curl.h>
 
+#include "escape.h"
 #include "migsched/io.h"
+
+/* The largest reply taken: a page of 1,000 jobs with their specs is well below it, and a
+ * daemon that sends without end is stopped here rather than by the memory running out. */
+#define MAX_REPLY_MIB 256
 
 struct cli_client {
     const char *cmd;
@@ -18,9 +25,10 @@ struct cli_client {
     char where[160];     /* unix:PATH or the URL, for messages */
     char *buf;           /* the reply being received */
     size_t len, cap;
-    bool oom;
+    bool oom, too_big;
     char *errbuf;        /* cli_client_capture_errors: a call's error goes here */
     size_t errlen;
+    double timeout;      /* seconds, for messages */
 };
 
 static void verror(const char *cmd, const char *fmt, va_list ap)
@@ -46,7 +54,25 @@ void cli_client_capture_errors(cli_client *c, char *buf, size_t len)
 
 void cli_client_timeout(cli_client *c, double seconds)
 {
-    curl_easy_setopt(c->curl, CURLOPT_TIMEOUT_MS, (long)(seconds * 1000));
+    /* Whole milliseconds, rounded up: curl takes 0 for no limit at all. */
+    long ms = (long)ceil(seconds * 1000);
+    c->timeout = seconds;
+    curl_easy_setopt(c->curl, CURLOPT_TIMEOUT_MS, ms);
+    curl_easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT_MS, ms);
+}
+
+bool cli_client_parse_timeout(const char *cmd, const char *arg, double *seconds)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(arg, &end);
+    if (end == arg || *end || errno || !(v > 0 && v <= CLI_MAX_TIMEOUT)) {
+        cli_client_error(cmd, "--timeout: expected a number of seconds in (0, %d], not "
+                         "\"%.40s\"", CLI_MAX_TIMEOUT, arg);
+        return false;
+    }
+    *seconds = v;
+    return true;
 }
 
 /* A call's error: into the capture buffer when there is one, else on stderr. */
@@ -65,6 +91,10 @@ static size_t on_data(char *p, size_t size, size_t n, void *cls)
 {
     cli_client *c = cls;
     size_t k = size * n;
+    if (c->len + k > (size_t)MAX_REPLY_MIB << 20) {
+        c->too_big = true;
+        return 0;  /* aborts the transfer */
+    }
     if (c->len + k + 1 > c->cap) {
         size_t cap = c->cap ? c->cap * 2 : 4096;
         while (cap < c->len + k + 1)
@@ -158,8 +188,8 @@ cli_client *cli_client_open(const char *cmd, const char *connect, const char *to
     curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_data);
     curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, c);
     curl_easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT, 10L);
     curl_easy_setopt(c->curl, CURLOPT_PROTOCOLS_STR, "http");
+    cli_client_timeout(c, CLI_DEFAULT_TIMEOUT);
     return c;
 }
 
@@ -174,16 +204,34 @@ void cli_client_close(cli_client *c)
     free(c);
 }
 
+/* An error reply without {"error": "..."}: its status and how its body began. */
+static void bare_error(cli_client *c, const char *method, const char *path, long code)
+{
+    enum { SHOWN = 80 };
+    char began[CLI_ESCAPED_LEN(SHOWN) + 32] = "an empty reply";
+    if (c->len) {
+        char esc[CLI_ESCAPED_LEN(SHOWN)];
+        snprintf(began, sizeof began, "the reply began \"%s\"",
+                 cli_escape(c->buf, c->len < SHOWN ? c->len : SHOWN, esc, sizeof esc));
+    }
+    call_error(c, "%s %s: HTTP %ld from migschedd at %s without an error message (%s)", method,
+               path, code, c->where, began);
+}
+
 int cli_client_call(cli_client *c, const char *method, const char *path, const char *body,
                     json_t **reply, long *status)
 {
-    char url[512];
-    snprintf(url, sizeof url, "%s%s", c->base, path);
     c->len = 0;
-    c->oom = false;
+    c->oom = c->too_big = false;
     if (status)
         *status = 0;
     *reply = NULL;
+    char *url = malloc(strlen(c->base) + strlen(path) + 1);
+    if (!url) {
+        call_error(c, "out of memory");
+        return 1;
+    }
+    strcat(strcpy(url, c->base), path);
     curl_easy_setopt(c->curl, CURLOPT_URL, url);
     curl_easy_setopt(c->curl, CURLOPT_CUSTOMREQUEST, method);
     if (body) {
@@ -194,12 +242,20 @@ int cli_client_call(cli_client *c, const char *method, const char *path, const c
         curl_easy_setopt(c->curl, CURLOPT_CUSTOMREQUEST, method);
     }
     CURLcode rc = curl_easy_perform(c->curl);
+    free(url);
+    if (rc == CURLE_OPERATION_TIMEDOUT) {
+        call_error(c, "%s %s: no complete reply from migschedd at %s within %g s (the timeout)",
+                   method, path, c->where, c->timeout);
+        return 1;
+    }
     if (rc != CURLE_OK) {
         if (c->oom)
             call_error(c, "out of memory reading the daemon's reply");
+        else if (c->too_big)
+            call_error(c, "%s %s: the reply of migschedd at %s is over %d MiB", method, path,
+                       c->where, MAX_REPLY_MIB);
         else
-            call_error(c, "cannot reach migschedd at %s: %s", c->where,
-                             curl_easy_strerror(rc));
+            call_error(c, "cannot reach migschedd at %s: %s", c->where, curl_easy_strerror(rc));
         return 1;
     }
     long code = 0;
@@ -209,18 +265,44 @@ int cli_client_call(cli_client *c, const char *method, const char *path, const c
     json_error_t je;
     json_t *o = c->len ? json_loadb(c->buf, c->len, 0, &je) : NULL;
     if (code >= 400) {
-        const char *msg = json_string_value(json_object_get(o, "error"));
-        if (msg)
-            call_error(c, "%s", msg);
+        json_t *msg = json_object_get(o, "error");
+        char esc[CLI_ESCAPED_LEN(MS_ERR_LEN)];
+        if (json_is_string(msg))
+            call_error(c, "%s (HTTP %ld)", cli_escape(json_string_value(msg),
+                       json_string_length(msg), esc, sizeof esc), code);
         else
-            call_error(c, "%s: HTTP %ld from migschedd at %s", path, code, c->where);
+            bare_error(c, method, path, code);
         json_decref(o);
         return 1;
     }
     if (!o) {
-        call_error(c, "%s: the reply of migschedd at %s is not JSON", path, c->where);
+        char esc[CLI_ESCAPED_LEN(sizeof je.text)];
+        call_error(c, "%s %s: the reply of migschedd at %s is not JSON (%s)", method, path,
+                   c->where, c->len ? cli_escape(je.text, strlen(je.text), esc, sizeof esc)
+                                    : "an empty reply");
+        return 1;
+    }
+    if (!json_is_object(o)) {
+        call_error(c, "%s %s: migschedd at %s sent a malformed reply: expected a JSON object",
+                   method, path, c->where);
+        json_decref(o);
         return 1;
     }
     *reply = o;
     return 0;
+}
+
+int cli_client_call_checked(cli_client *c, const char *method, const char *path,
+                            const char *body, cli_reply_check *check, json_t **reply)
+{
+    if (cli_client_call(c, method, path, body, reply, NULL))
+        return 1;
+    char msg[MS_ERR_LEN];
+    if (!check(*reply, msg, sizeof msg))
+        return 0;
+    call_error(c, "%s %s: migschedd at %s sent a malformed reply: %s", method, path, c->where,
+               msg);
+    json_decref(*reply);
+    *reply = NULL;
+    return 1;
 }
