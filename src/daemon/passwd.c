@@ -58,6 +58,6 @@ bool ms_user_name(uint32_t uid, char name[MS_USER_NAME_MAX])
 {
     ms_user u;
     bool found = !lookup(NULL, (uid_t)uid, &u);
-    memcpy(name, found ? u.name : "", found ? sizeof u.name : 1);
+    snprintf(name, MS_USER_NAME_MAX, "%s", found ? u.name : "");
     return found;
 }
