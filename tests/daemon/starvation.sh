@@ -12,8 +12,13 @@ M=$1 DD=$2
 . "$3/tests/daemon/lib.sh"
 command -v python3 >/dev/null || fail "python3 is missing"
 PEERS=32 RT=4
-U1= U2=
-drop_users() { for u in $U1 $U2; do userdel -r "$u" 2>/dev/null; done; cleanup; }
+U1= U2= SLOW=
+# The slow client first: a user with a process left cannot be removed.
+drop_users() {
+    [ -n "$SLOW" ] && kill "$SLOW" 2>/dev/null && wait "$SLOW" 2>/dev/null
+    for u in $U1 $U2; do userdel -r "$u" 2>/dev/null; done
+    cleanup
+}
 trap drop_users EXIT
 TOKEN=0123456789abcdef0123456789abcdef
 printf 'root %s\n' "$TOKEN" > "$T/token"
@@ -71,17 +76,20 @@ fi
 
 # 2. The Unix socket: a local user trickles bodies; root and another user are answered.
 U1=mst$RANDOM$RANDOM U2=mso$RANDOM$RANDOM
-useradd -M -N -s /usr/sbin/nologin "$U1" || fail "useradd $U1"
-useradd -M -N -s /usr/sbin/nologin "$U2" || fail "useradd $U2"
+# useradd fails while another test holds the passwd lock: a few tries.
+add_user() { for _ in 1 2 3 4 5 6 7 8 9 10; do useradd -M -N -s /usr/sbin/nologin "$1" 2>/dev/null && return; sleep 0.5; done; fail "useradd $1"; }
+add_user "$U1"
+add_user "$U2"
 chmod 666 "$SOCK"
 mkdir "$T/u1" && chown "$U1" "$T/u1"
-as() { local u=$1; shift; setpriv --reuid="$u" --regid="$(id -g "$u")" --init-groups "$@"; }
-as "$U1" /usr/bin/python3 "$T/trickle.py" --unix "$SOCK" --whole-header --count 300 \
+AS1=(setpriv --reuid="$U1" --regid="$(id -g "$U1")" --init-groups)
+AS2=(setpriv --reuid="$U2" --regid="$(id -g "$U2")" --init-groups)
+"${AS1[@]}" /usr/bin/python3 "$T/trickle.py" --unix "$SOCK" --whole-header --count 300 \
     --seconds 12 --interval 2 --ready "$T/u1/ready" > "$T/slow2.json" 2> "$T/slow2.err" &
 SLOW=$!
 await '[ -e "$T/u1/ready" ] || ! kill -0 $SLOW 2>/dev/null' 30
 probe_while $SLOW curl --unix-socket "$SOCK" http://d/v1/gpus
-[ "$(as "$U2" curl -s -m 1 -o /dev/null -w '%{http_code}' --unix-socket "$SOCK" http://d/v1/gpus)" = 200 ] \
+[ "$("${AS2[@]}" curl -s -m 1 -o /dev/null -w '%{http_code}' --unix-socket "$SOCK" http://d/v1/gpus)" = 200 ] \
     || fail "another user was not answered within 1 s"
 wait $SLOW || fail "the slow client failed: $(cat "$T/slow2.err")"
 check_slow "$T/slow2.json"

@@ -16,8 +16,10 @@ command -v python3 >/dev/null || fail "python3 is missing"
 UA=mta$RANDOM$RANDOM UB=mtb$RANDOM$RANDOM
 drop_users() { userdel -r "$UA" 2>/dev/null; userdel -r "$UB" 2>/dev/null; cleanup; }
 trap drop_users EXIT
-useradd -M -N -s /usr/sbin/nologin "$UA" || fail "useradd $UA"
-useradd -M -N -s /usr/sbin/nologin "$UB" || fail "useradd $UB"
+# useradd fails while another test holds the passwd lock: a few tries.
+add_user() { for _ in 1 2 3 4 5 6 7 8 9 10; do useradd -M -N -s /usr/sbin/nologin "$1" 2>/dev/null && return; sleep 0.5; done; fail "useradd $1"; }
+add_user "$UA"
+add_user "$UB"
 TA=aaaaaaaaaaaaaaaa$RANDOM TB=bbbbbbbbbbbbbbbb$RANDOM TB2=cccccccccccccccc$RANDOM
 cat > "$T/tokens" <<EOF
 # node operators' tokens
