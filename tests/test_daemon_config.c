@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "tokens.h"
 #include "support.h"
 
 typedef struct fixture {
@@ -21,7 +22,7 @@ static int setup(void **state)
     snprintf(f->conf, sizeof f->conf, "%s/migschedd.conf", f->dir);
     snprintf(f->token, sizeof f->token, "%s/token", f->dir);
     FILE *t = fopen(f->token, "w");
-    fputs("0123456789abcdef0123456789abcdef\n", t);
+    fputs("root 0123456789abcdef0123456789abcdef\n", t);
     fclose(t);
     chmod(f->token, 0600);
     *state = f;
@@ -217,6 +218,14 @@ static void test_errors(void **state)
     }
 }
 
+static void write_token_file(const fixture *f, const char *text)
+{
+    FILE *t = fopen(f->token, "w");
+    assert_non_null(t);
+    fputs(text, t);
+    fclose(t);
+}
+
 static void test_token_file_rules(void **state)
 {
     fixture *f = *state;
@@ -231,19 +240,41 @@ static void test_token_file_rules(void **state)
     chmod(f->token, 0640);
     assert_int_equal(run(&c, &e, ARGS("--config", f->conf)), MS_EINVAL);
     assert_non_null(strstr(e.msg, "readable by group or others"));
-
     chmod(f->token, 0600);
-    FILE *t = fopen(f->token, "w");
-    fputs("short\n", t);
-    fclose(t);
-    assert_int_equal(run(&c, &e, ARGS("--config", f->conf)), MS_EINVAL);
-    assert_non_null(strstr(e.msg, "expected one line of 16 to 4096 bytes"));
 
-    t = fopen(f->token, "w");
-    fputs("0123456789abcdef0123\nsecond line\n", t);
-    fclose(t);
+    /* Comments, blank lines, tabs, CRLF; a user with two tokens. */
+    write_token_file(f, "# operators\n\n  \t\nroot\t0123456789abcdef\r\n"
+                        "  # rotated\nroot  fedcba9876543210fedcba9876543210  \n");
+    assert_int_equal(run(&c, &e, ARGS("--config", f->conf)), MS_OK);
+
+    /* Each error names the file and line (and never quotes the token). */
+    static const struct { const char *text, *msg; } BAD_FILES[] = {
+        {"0123456789abcdef0123\n", ":1: expected USER TOKEN"},
+        {"# c\nroot 0123456789abcdef extra\n", ":2: expected USER TOKEN"},
+        {"root\n", ":1: expected USER TOKEN"},
+        {"root short\n", ":1: a token of 5 bytes: expected 16 to 4096"},
+        {"root 0123456789abcd\x01" "ef\n", ":1: the token holds a byte that is not printable"},
+        {"root 0123456789abcdef\n\nno-such-user-x7q 0123456789abcdeg\n",
+         ":3: no local user \"no-such-user-x7q\""},
+        {"root 0123456789abcdef\nroot 0123456789abcdeg\nroot 0123456789abcdef\n",
+         ":3: the token of line 1 listed again"},
+        {"# nothing\n\n", ": no token in it (expected USER TOKEN lines)"},
+        {"", ": no token in it"},
+    };
+    for (size_t i = 0; i < sizeof BAD_FILES / sizeof *BAD_FILES; i++) {
+        write_token_file(f, BAD_FILES[i].text);
+        char want[400];
+        snprintf(want, sizeof want, "token-file: %s%s", f->token, BAD_FILES[i].msg);
+        if (run(&c, &e, ARGS("--config", f->conf)) != MS_EINVAL || !strstr(e.msg, want))
+            fail_msg("case %zu: \"%s\", expected \"%s\"", i, e.msg, want);
+        assert_null(strstr(e.msg, "0123456789abcd"));
+    }
+    char big[MS_TOKEN_MAX + 16] = "root ";
+    memset(big + 5, 'x', MS_TOKEN_MAX + 1);
+    big[5 + MS_TOKEN_MAX + 1] = '\0';
+    write_token_file(f, big);
     assert_int_equal(run(&c, &e, ARGS("--config", f->conf)), MS_EINVAL);
-    assert_non_null(strstr(e.msg, "expected one line"));
+    assert_non_null(strstr(e.msg, ":1: a token of 4097 bytes"));
 }
 
 static void test_reloadable_keys(void **state)

@@ -113,7 +113,8 @@ static size_t on_data(char *p, size_t size, size_t n, void *cls)
     return k;
 }
 
-/* "Authorization: Bearer <the token file's first line>". */
+/* "Authorization: Bearer TOKEN" from the token file's first line: the token alone (a
+ * user's own file), or `USER TOKEN` (a line of the daemon's token-file). */
 static int token_header(cli_client *c, const char *path)
 {
     ms_error err;
@@ -124,10 +125,19 @@ static int token_header(cli_client *c, const char *path)
         return 1;
     }
     text[strcspn(text, "\r\n")] = '\0';
-    size_t n = strlen(text) + 32;
-    char *h = malloc(n);
+    char *save;
+    const char *first = strtok_r(text, " \t", &save);
+    const char *second = first ? strtok_r(NULL, " \t", &save) : NULL;
+    if (!first || (second && strtok_r(NULL, " \t", &save))) {
+        free(text);
+        cli_client_error(c->cmd, "%s: expected a token (or USER TOKEN) on the first line", path);
+        return 1;
+    }
+    const char *token = second ? second : first;
+    size_t hn = strlen(token) + 32;
+    char *h = malloc(hn);
     if (h)
-        snprintf(h, n, "Authorization: Bearer %s", text);
+        snprintf(h, hn, "Authorization: Bearer %s", token);
     free(text);
     struct curl_slist *l = h ? curl_slist_append(c->headers, h) : NULL;
     free(h);

@@ -11,6 +11,7 @@
 
 #include "migsched/io.h"
 #include "migsched/offline.h"
+#include "tokens.h"
 
 static const struct {
     const char *name;
@@ -491,17 +492,13 @@ static int check_token_file(const ms_daemon_config *c, ms_error *err)
     if (st.st_mode & 077)
         return ms_error_set(err, MS_EINVAL, "%s: token-file %s: readable by group or others "
                             "(chmod 600 it)", w, c->token_file);
-    char *text;
-    size_t len;
-    int rc = ms_read_file(c->token_file, &text, &len, err);
-    if (rc)
+    ms_tokens *t;
+    int rc = ms_tokens_read(c->token_file, &t, err);
+    if (rc) {
+        ms_error_prefix(err, "%s: token-file", w);
         return rc;
-    size_t tok = strcspn(text, "\r\n");
-    bool ok = tok >= 16 && tok <= 4096 && strspn(text + tok, "\r\n") == len - tok;
-    free(text);
-    if (!ok)
-        return ms_error_set(err, MS_EINVAL, "%s: token-file %s: expected one line of 16 to "
-                            "4096 bytes", w, c->token_file);
+    }
+    ms_tokens_free(t);
     return MS_OK;
 }
 

@@ -116,7 +116,7 @@ int ms_daemon_config_load(ms_daemon_config *c, const char *path, ms_error *err);
 int ms_daemon_config_from_args(ms_daemon_config *c, int argc, char **argv, ms_error *err);
 /* The rules between keys, each error naming where the key was set: sim needs gpu and gpus
  * (not devices); nvml needs devices (not gpus, not time-scale); tcp listening needs a
- * token-file, readable and not accessible to group or others, with a token in it;
+ * token-file, not accessible to group or others, of valid `USER TOKEN` lines (tokens.h);
  * batch-size and batch-period go with mode batch. Loads the GPU model (c->model). */
 int ms_daemon_config_check(ms_daemon_config *c, ms_error *err);
 /* For SIGHUP: next (checked) may differ from cur only in reloadable keys; else an error

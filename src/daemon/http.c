@@ -1,22 +1,24 @@
-/* http.c: migschedd's HTTP transport on libmicrohttpd: listeners, bodies, auth, responses.
- * What each route does is api.c's. */
+/* http.c: migschedd's HTTP transport on libmicrohttpd: listeners, who the caller is,
+ * bodies, responses. What each route does is api.c's. */
 #include "http.h"
 
+#include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <microhttpd.h>
 
 #include "api.h"
+#include "conns.h"
 #include "listen.h"
 #include "log.h"
-#include "migsched/io.h"
-
-#define TOKEN_MAX 4096
+#include "tokens.h"
 
 struct server {
     ms_http *h;
@@ -28,58 +30,74 @@ struct ms_http {
     int n;
     struct server s[MS_DAEMON_MAX_LISTEN];
     ms_api api;
-    pthread_mutex_t token_mu;   /* the token changes on SIGHUP */
-    char token[TOKEN_MAX + 1];
-    size_t token_len;
+    ms_conns *conns;
+    pthread_rwlock_t tokens_mu;   /* the tokens change on SIGHUP */
+    ms_tokens *tokens;            /* NULL without a TCP listener */
+};
+
+/* One connection (MHD's socket context): its entry in conns and, on the Unix socket, its
+ * peer's name once a request needed it. */
+struct sock {
+    ms_conn *slot;
+    bool named;
+    char name[MS_USER_NAME_MAX];
 };
 
 /* One request's state across MHD's calls: the body as it arrives, or why it is refused. */
 struct conn {
+    struct sock *sock;
+    ms_api_caller caller;
     char *body;
     size_t len, cap;
     bool too_big;
-    bool unauthorized;
+    bool early;        /* answered before its body was read: the rest is drained */
 };
 
-/* The first line of the token file (config.c checked its shape and mode). */
-static int load_token(ms_http *h, const char *path, ms_error *err)
+/* The tokens of path, replacing the old ones only once the file has been read whole. */
+static int load_tokens(ms_http *h, const char *path, ms_error *err)
 {
-    char *text;
-    size_t len;
-    int rc = ms_read_file(path, &text, &len, err);
+    ms_tokens *t;
+    int rc = ms_tokens_read(path, &t, err);
     if (rc)
         return rc;
-    size_t n = strcspn(text, "\r\n");
-    if (n < 16 || n > TOKEN_MAX) {
-        free(text);
-        return ms_error_set(err, MS_EINVAL, "token-file %s: expected one line of 16 to 4096 "
-                            "bytes", path);
-    }
-    pthread_mutex_lock(&h->token_mu);
-    memcpy(h->token, text, n);
-    h->token[n] = '\0';
-    h->token_len = n;
-    pthread_mutex_unlock(&h->token_mu);
-    free(text);
+    pthread_rwlock_wrlock(&h->tokens_mu);
+    ms_tokens *old = h->tokens;
+    h->tokens = t;
+    pthread_rwlock_unlock(&h->tokens_mu);
+    ms_tokens_free(old);
+    char q[MS_DAEMON_PATH_LEN + 8];
+    ms_dlog(MS_LOG_INFO, "http.tokens", "file=%s tokens=%d", ms_dlog_quote(path, q, sizeof q),
+            ms_tokens_count(t));
     return MS_OK;
 }
 
-/* The time taken depends on the expected token's length only, never on where a guess
- * first differs. */
-static bool authorized(ms_http *h, struct MHD_Connection *c)
+/* Who sent the request: on the Unix socket the peer (its name looked up once per
+ * connection), on TCP the user whose token the Authorization header carries, if any. */
+static ms_api_caller caller_of(struct server *s, struct MHD_Connection *c, struct sock *k)
 {
+    ms_api_caller who = {0};
+    if (!s->l.tcp) {
+        const ms_peer *p = ms_conn_peer(k->slot);
+        if (!k->named) {
+            ms_user_name(p->uid, k->name);
+            k->named = true;
+        }
+        who = (ms_api_caller){.authenticated = true, .uid = p->uid, .gid = p->gid};
+        memcpy(who.name, k->name, sizeof who.name);
+        return who;
+    }
     const char *a = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
     if (!a || strncasecmp(a, "Bearer ", 7))
-        return false;
-    a += 7;
-    size_t glen = strlen(a);
-    pthread_mutex_lock(&h->token_mu);
-    unsigned char d = glen != h->token_len;
-    for (size_t i = 0; i < h->token_len; i++)
-        d |= (unsigned char)((i < glen ? a[i] : 0) ^ h->token[i]);
-    bool ok = h->token_len > 0 && d == 0;
-    pthread_mutex_unlock(&h->token_mu);
-    return ok;
+        return who;
+    ms_user u;
+    pthread_rwlock_rdlock(&s->h->tokens_mu);
+    bool ok = ms_tokens_match(s->h->tokens, a + 7, strlen(a + 7), &u);
+    pthread_rwlock_unlock(&s->h->tokens_mu);
+    if (ok) {
+        who = (ms_api_caller){.authenticated = true, .uid = u.uid, .gid = u.gid};
+        memcpy(who.name, u.name, sizeof who.name);
+    }
+    return who;
 }
 
 static enum MHD_Result send_response(struct MHD_Connection *c, ms_api_response *rs)
@@ -105,12 +123,27 @@ static enum MHD_Result send_response(struct MHD_Connection *c, ms_api_response *
     return ok;
 }
 
-static enum MHD_Result send_error(struct MHD_Connection *c, unsigned status, const char *msg)
+/* The access log's line for a request answered with status. */
+static void log_request(const char *method, const char *url, unsigned status,
+                        const ms_api_caller *who)
 {
-    ms_api_response rs;
-    memset(&rs, 0, sizeof rs);
-    ms_api_error(&rs, status, msg);
-    return send_response(c, &rs);
+    if (ms_dlog_level() > MS_LOG_DEBUG)
+        return;
+    char qm[64], qu[600], qn[140], uid[16] = "-";
+    if (who->authenticated)
+        snprintf(uid, sizeof uid, "%" PRIu32, who->uid);
+    ms_dlog(MS_LOG_DEBUG, "http.request", "method=%s path=%s status=%u user=%s uid=%s",
+            ms_dlog_quote(method, qm, sizeof qm), ms_dlog_quote(url, qu, sizeof qu), status,
+            who->authenticated ? ms_dlog_quote(who->name, qn, sizeof qn) : "-", uid);
+}
+
+/* rs as the 413 of a body over the limit. */
+static void too_big(ms_api_response *rs)
+{
+    char msg[64];
+    snprintf(msg, sizeof msg, "request body over %d bytes", MS_JOB_BODY_MAX);
+    memset(rs, 0, sizeof *rs);
+    ms_api_error(rs, 413, msg);
 }
 
 static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const char *key,
@@ -126,17 +159,10 @@ static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const cha
     return MHD_YES;
 }
 
-static enum MHD_Result send_too_big(struct MHD_Connection *c)
-{
-    char msg[64];
-    snprintf(msg, sizeof msg, "request body over %d bytes", MS_JOB_BODY_MAX);
-    return send_error(c, 413, msg);
-}
-
 /* Appends to the body; past the limit the body is dropped and the rest discarded. */
 static void take_body(struct conn *k, const char *data, size_t n)
 {
-    if (k->too_big || k->unauthorized)
+    if (k->too_big)
         return;
     if (k->len + n > MS_JOB_BODY_MAX) {
         k->too_big = true;
@@ -162,9 +188,42 @@ static void take_body(struct conn *k, const char *data, size_t n)
     k->body[k->len] = '\0';
 }
 
-/* Paths anyone who can connect may read: the page (it holds no data; it asks for the
- * token in the URL's #fragment, which browsers never send) and the liveness probe. */
-static bool public_path(const char *url) { return !strcmp(url, "/") || !strcmp(url, "/healthz"); }
+/* What anyone who can connect may read: the page (it holds no data; it asks for the token
+ * in the URL's #fragment, which browsers never send) and the liveness probe. */
+static bool public_request(const char *method, const char *url)
+{
+    return !strcmp(method, "GET") && (!strcmp(url, "/") || !strcmp(url, "/healthz"));
+}
+
+/* Whether the request announces a body (a length over 0, or chunks). */
+static bool has_body(struct MHD_Connection *c)
+{
+    const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                                 MHD_HTTP_HEADER_CONTENT_LENGTH);
+    return (cl && strtoull(cl, NULL, 10) > 0) ||
+           MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+}
+
+/* The first call, once the headers are in: who is asking, and whether the request is
+ * refused before its body is read (no credentials; an announced length over the limit). */
+static enum MHD_Result begin(struct MHD_Connection *c, const char *url, const char *method,
+                             struct conn *k)
+{
+    ms_api_response rs;
+    memset(&rs, 0, sizeof rs);
+    const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                                 MHD_HTTP_HEADER_CONTENT_LENGTH);
+    if (!k->caller.authenticated && !public_request(method, url))
+        ms_api_error(&rs, 401, "missing or wrong bearer token (Authorization: Bearer <a token "
+                               "of the token-file>)");
+    else if (cl && strtoull(cl, NULL, 10) > MS_JOB_BODY_MAX)
+        too_big(&rs);
+    else
+        return MHD_YES;
+    k->early = has_body(c);
+    log_request(method, url, rs.status, &k->caller);
+    return send_response(c, &rs);
+}
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
                               const char *method, const char *version, const char *upload,
@@ -173,55 +232,134 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     struct server *s = cls;
     struct conn *k = *con_cls;
     if (!k) {
-        if (!(k = calloc(1, sizeof *k)))
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+        struct sock *sk = ci ? ci->socket_context : NULL;
+        if (!sk || !(k = calloc(1, sizeof *k)))
             return MHD_NO;
+        k->sock = sk;
+        k->caller = caller_of(s, c, sk);
         *con_cls = k;
-        /* A refused request's body is read and dropped (take_body), not answered at once: a
-         * reply before the upload ends makes the server close a socket with unread data,
-         * and the reset can destroy the reply before the client reads it. */
-        k->unauthorized = s->l.tcp && !public_path(url) && !authorized(s->h, c);
-        const char *cl =
-            MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-        k->too_big = cl && strtoull(cl, NULL, 10) > MS_JOB_BODY_MAX;
-        return MHD_YES;
+        return begin(c, url, method, k);
     }
     if (*upload_size) {
         take_body(k, upload, *upload_size);
         *upload_size = 0;
         return MHD_YES;
     }
-    if (k->unauthorized)
-        return send_error(c, 401, "missing or wrong bearer token (Authorization: Bearer "
-                                  "<the token-file's token>)");
-    if (k->too_big)
-        return send_too_big(c);
-    ms_api_request rq = {.method = method, .path = url, .body = k->body, .len = k->len};
-    MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_arg, &rq);
-    if (rq.nargs > MS_API_MAX_ARGS)
-        return send_error(c, 400, "too many query arguments");
+    /* The whole request is in: answering it has no deadline (a submission may wait for
+     * its group commit). */
+    ms_conns_deadline(s->h->conns, k->sock->slot, false);
+    ms_api_request rq = {.caller = k->caller, .method = method, .path = url,
+                         .body = k->body, .len = k->len};
     ms_api_response rs;
-    ms_api_handle(&s->h->api, &rq, &rs);
-    ms_dlog(MS_LOG_DEBUG, "http.request", "method=%s path=%s status=%u", method, url, rs.status);
+    if (k->too_big) {
+        too_big(&rs);
+    } else {
+        MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_arg, &rq);
+        if (rq.nargs > MS_API_MAX_ARGS) {
+            memset(&rs, 0, sizeof rs);
+            ms_api_error(&rs, 400, "too many query arguments");
+        } else {
+            ms_api_handle(&s->h->api, &rq, &rs);
+        }
+    }
+    log_request(method, url, rs.status, &rq.caller);
     return send_response(c, &rs);
+}
+
+/* After an answer sent before the body was read: our side is shut for writing (the client
+ * sees the answer, then the end) and what the client still sends is read and dropped
+ * until it closes or the deadline passes. Closing with unread data would make the kernel
+ * reset the connection, and a reset can destroy the answer before the client reads it. */
+static void drain(ms_conns *cs, const struct sock *sk, int fd)
+{
+    char scrap[4096];
+    shutdown(fd, SHUT_WR);
+    for (;;) {
+        double left = ms_conns_left(cs, sk->slot);
+        if (left <= 0)
+            return;
+        struct pollfd pf = {.fd = fd, .events = POLLIN};
+        int r = poll(&pf, 1, left > 1 ? 1000 : (int)(left * 1000) + 1);
+        if (r < 0)
+            return;
+        if (r == 0)
+            continue;
+        ssize_t n = recv(fd, scrap, sizeof scrap, 0);
+        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+            return;
+    }
 }
 
 static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
                       enum MHD_RequestTerminationCode toe)
 {
+    struct server *s = cls;
     struct conn *k = *con_cls;
     if (k) {
+        if (k->early && toe == MHD_REQUEST_TERMINATED_COMPLETED_OK) {
+            const union MHD_ConnectionInfo *ci =
+                MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+            if (ci)
+                drain(s->h->conns, k->sock, ci->connect_fd);
+        }
+        /* A kept-alive connection's next request: its own deadline. */
+        ms_conns_deadline(s->h->conns, k->sock->slot, true);
         free(k->body);
         free(k);
     }
     *con_cls = NULL;
 }
 
+/* A connection accepted (in the server's listening thread) or closed (its thread joined,
+ * its socket still open): it joins or leaves conns; one over its peer's limit, or whose
+ * peer cannot be told, is shut down at once. */
+static void notify(void *cls, struct MHD_Connection *c, void **socket_context,
+                   enum MHD_ConnectionNotificationCode code)
+{
+    struct server *s = cls;
+    struct sock *sk = *socket_context;
+    if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+        if (sk) {
+            ms_conns_remove(s->h->conns, sk->slot);
+            free(sk);
+        }
+        *socket_context = NULL;
+        return;
+    }
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (!ci)
+        return;
+    int fd = ci->connect_fd;
+    ms_peer who;
+    ms_error err = {0};
+    char q[MS_ERR_LEN + 64];
+    if (ms_listener_peer(&s->l, fd, &who, &err)) {
+        ms_dlog(MS_LOG_WARN, "http.peer_unknown", "error=%s", ms_dlog_quote(err.msg, q, sizeof q));
+        shutdown(fd, SHUT_RDWR);
+        return;
+    }
+    if (!(sk = calloc(1, sizeof *sk)) || !(sk->slot = ms_conns_add(s->h->conns, fd, &who))) {
+        free(sk);
+        shutdown(fd, SHUT_RDWR);
+        return;
+    }
+    *socket_context = sk;
+}
+
+/* libmicrohttpd's own messages. Those about one client's connection ending mid-request
+ * (every cut at a deadline makes one) are for debugging: a slow client must not flood the
+ * log; conns.c warns about such peers once a minute. */
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
     char msg[512], q[600];
     vsnprintf(msg, sizeof msg, fmt, ap);
     msg[strcspn(msg, "\n")] = '\0';
-    ms_dlog(MS_LOG_WARN, "http.error", "msg=%s", ms_dlog_quote(msg, q, sizeof q));
+    bool client = !strncmp(msg, "Connection socket is closed", 27) ||
+                  !strncmp(msg, "Connection was closed", 21);
+    ms_dlog(client ? MS_LOG_DEBUG : MS_LOG_WARN, "http.error", "msg=%s",
+            ms_dlog_quote(msg, q, sizeof q));
 }
 
 int ms_http_open(const ms_daemon_config *c, ms_http **out, ms_error *err)
@@ -229,8 +367,9 @@ int ms_http_open(const ms_daemon_config *c, ms_http **out, ms_error *err)
     ms_http *h = calloc(1, sizeof *h);
     if (!h)
         return ms_error_set(err, MS_ENOMEM, "out of memory");
-    pthread_mutex_init(&h->token_mu, NULL);
-    int rc = MS_OK;
+    pthread_rwlock_init(&h->tokens_mu, NULL);
+    int rc = ms_conns_new(c->nlisten * MS_HTTP_CONNECTION_LIMIT, c->peer_connections,
+                          c->request_timeout, &h->conns, err);
     bool tcp = false;
     for (int i = 0; i < c->nlisten && !rc; i++) {
         h->s[i].h = h;
@@ -239,7 +378,7 @@ int ms_http_open(const ms_daemon_config *c, ms_http **out, ms_error *err)
         tcp |= c->listen[i].tcp;
     }
     if (!rc && tcp)
-        rc = load_token(h, c->token_file, err);
+        rc = load_tokens(h, c->token_file, err);
     if (rc) {
         ms_http_close(h);
         return rc;
@@ -265,7 +404,8 @@ int ms_http_start(ms_http *h, ms_engine *e, const ms_gpu_model *m, const char *s
             MHD_OPTION_LISTEN_SOCKET, s->l.fd,
             MHD_OPTION_CONNECTION_LIMIT, (unsigned)MS_HTTP_CONNECTION_LIMIT,
             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)MS_HTTP_TIMEOUT_SECONDS,
-            MHD_OPTION_NOTIFY_COMPLETED, completed, NULL, MHD_OPTION_END);
+            MHD_OPTION_NOTIFY_CONNECTION, notify, s,
+            MHD_OPTION_NOTIFY_COMPLETED, completed, s, MHD_OPTION_END);
         if (!s->d)
             return ms_error_set(err, MS_EIO, "listen %s: the HTTP server did not start",
                                 s->l.tcp ? "tcp" : s->l.path);
@@ -275,10 +415,7 @@ int ms_http_start(ms_http *h, ms_engine *e, const ms_gpu_model *m, const char *s
 
 int ms_http_reload(ms_http *h, const ms_daemon_config *next, ms_error *err)
 {
-    for (int i = 0; i < h->n; i++)
-        if (h->s[i].l.tcp)
-            return load_token(h, next->token_file, err);
-    return MS_OK;
+    return h->tokens ? load_tokens(h, next->token_file, err) : MS_OK;
 }
 
 void ms_http_close(ms_http *h)
@@ -291,6 +428,8 @@ void ms_http_close(ms_http *h)
             MHD_stop_daemon(s->d);  /* closes the listening socket it was given */
         ms_listener_close(&s->l, s->d != NULL);
     }
-    pthread_mutex_destroy(&h->token_mu);
+    ms_conns_free(h->conns);
+    ms_tokens_free(h->tokens);
+    pthread_rwlock_destroy(&h->tokens_mu);
     free(h);
 }

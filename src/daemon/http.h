@@ -1,15 +1,16 @@
 /* http.h: migschedd's HTTP server on libmicrohttpd: one server per listener (thread per
- * connection, so slow clients and a submission waiting for its group commit never hold up
- * others), bodies read up to MS_JOB_BODY_MAX (413 beyond, without reading the rest when the
- * length is announced), bearer-token checks on TCP listeners (the Unix socket relies on its
- * file mode), then api.c's routes. Private to the daemon. */
+ * connection, so a submission waiting for its group commit never holds up others; per-peer
+ * limits and request deadlines from conns.h, so a slow client cannot either), the caller
+ * of each request (the peer's uid and gid on the Unix socket, a token's user on TCP),
+ * refusals before the body is read (no credentials: 401; an announced length over
+ * MS_JOB_BODY_MAX: 413), bodies, then api.c's routes. Private to the daemon. */
 #ifndef MIGSCHED_DAEMON_HTTP_H
 #define MIGSCHED_DAEMON_HTTP_H
 
 #include "engine.h"
 
 #define MS_HTTP_CONNECTION_LIMIT MS_DAEMON_CONNECTION_LIMIT
-#define MS_HTTP_TIMEOUT_SECONDS 30   /* an idle or stalled connection is closed */
+#define MS_HTTP_TIMEOUT_SECONDS 30   /* idle while an answer is sent: the connection is closed */
 
 typedef struct ms_http ms_http;
 
@@ -20,7 +21,7 @@ int ms_http_open(const ms_daemon_config *c, ms_http **out, ms_error *err);
  * slurm_gres: ms_api's). */
 int ms_http_start(ms_http *h, ms_engine *e, const ms_gpu_model *m, const char *slurm_gres,
                   ms_error *err);
-/* SIGHUP: reads next's token file (the old token stays on an error). */
+/* SIGHUP: reads next's token file (the old tokens stay on an error). */
 int ms_http_reload(ms_http *h, const ms_daemon_config *next, ms_error *err);
 /* Stops the servers (their threads joined: no engine call is in flight after it), closes
  * the listeners and removes the Unix socket files they made. */

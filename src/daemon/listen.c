@@ -1,8 +1,10 @@
-/* listen.c: migschedd's listening sockets (Unix and loopback TCP). */
+/* listen.c: migschedd's listening sockets (Unix and loopback TCP) and their peers. */
 #include "listen.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -126,4 +128,52 @@ void ms_listener_close(ms_listener *l, bool fd_closed)
         st.st_ctim.tv_nsec == l->made.tv_nsec)
         unlink(l->path);
     *l->path = '\0';
+}
+
+int ms_listener_peer(const ms_listener *l, int fd, ms_peer *out, ms_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->tcp = l->tcp;
+    if (!l->tcp) {
+        struct ucred cr;
+        socklen_t n = sizeof cr;
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &n))
+            return ms_error_set(err, MS_EIO, "SO_PEERCRED: %s", strerror(errno));
+        out->uid = cr.uid;
+        out->gid = cr.gid;
+        return MS_OK;
+    }
+    struct sockaddr_storage sa;
+    socklen_t n = sizeof sa;
+    if (getpeername(fd, (struct sockaddr *)&sa, &n))
+        return ms_error_set(err, MS_EIO, "getpeername: %s", strerror(errno));
+    if (sa.ss_family == AF_INET6) {
+        memcpy(out->addr, &((struct sockaddr_in6 *)&sa)->sin6_addr, 16);
+    } else if (sa.ss_family == AF_INET) {
+        out->addr[10] = out->addr[11] = 0xff;
+        memcpy(out->addr + 12, &((struct sockaddr_in *)&sa)->sin_addr, 4);
+    } else {
+        return ms_error_set(err, MS_EIO, "a TCP peer of address family %d", sa.ss_family);
+    }
+    return MS_OK;
+}
+
+bool ms_peer_same(const ms_peer *a, const ms_peer *b)
+{
+    if (a->tcp != b->tcp)
+        return false;
+    return a->tcp ? !memcmp(a->addr, b->addr, sizeof a->addr) : a->uid == b->uid;
+}
+
+const char *ms_peer_text(const ms_peer *p, char *buf, size_t len)
+{
+    static const unsigned char V4[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    char a[INET6_ADDRSTRLEN] = "?";
+    if (!p->tcp)
+        snprintf(buf, len, "uid:%u", (unsigned)p->uid);
+    else if (!memcmp(p->addr, V4, sizeof V4))
+        snprintf(buf, len, "%s", inet_ntop(AF_INET, p->addr + 12, a, sizeof a) ? a : "?");
+    else
+        snprintf(buf, len, "%s", inet_ntop(AF_INET6, p->addr, a, sizeof a) ? a : "?");
+    return buf;
 }

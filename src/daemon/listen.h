@@ -1,10 +1,12 @@
 /* listen.h: migschedd's listening sockets, made before the HTTP server takes them over
  * (MHD_OPTION_LISTEN_SOCKET): a Unix socket at a path (mode 0660; refused while a live
- * daemon answers on it, a stale one replaced) or a TCP socket on a loopback address.
- * Private to the daemon. */
+ * daemon answers on it, a stale one replaced) or a TCP socket on a loopback address; and
+ * who is at the other end of a connection accepted on one. Private to the daemon. */
 #ifndef MIGSCHED_DAEMON_LISTEN_H
 #define MIGSCHED_DAEMON_LISTEN_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -19,6 +21,14 @@ typedef struct ms_listener {
     struct timespec made;
 } ms_listener;
 
+/* The other end of an accepted connection: on a Unix socket the peer process's uid and gid
+ * (SO_PEERCRED, which the peer cannot forge), on TCP its address. */
+typedef struct ms_peer {
+    bool tcp;
+    uint32_t uid, gid;          /* unix */
+    unsigned char addr[16];     /* tcp: IPv6, an IPv4 address as ::ffff:A.B.C.D */
+} ms_peer;
+
 /* Binds and listens on l. Errors name the address (l->where) and the problem: a path
  * that is not a socket, a socket a live process accepts connections on (another daemon),
  * a port in use. */
@@ -26,5 +36,12 @@ int ms_listener_open(const ms_daemon_listen *l, ms_listener *out, ms_error *err)
 /* Closes the socket (if the HTTP server has not already) and removes the Unix socket file
  * when it is still the one this listener made. */
 void ms_listener_close(ms_listener *l, bool fd_closed);
+
+/* Who is at the other end of fd, a connection accepted on l. */
+int ms_listener_peer(const ms_listener *l, int fd, ms_peer *out, ms_error *err);
+/* Whether a and b are one peer: one uid (their gids may differ), or one address. */
+bool ms_peer_same(const ms_peer *a, const ms_peer *b);
+/* p as a log value: "uid:1000", "127.0.0.2", "::1". */
+const char *ms_peer_text(const ms_peer *p, char *buf, size_t len);
 
 #endif

@@ -12,7 +12,7 @@ M=$1 DD=$2
 command -v sqlite3 >/dev/null || fail "sqlite3 is missing (make deps)"
 
 TOKEN=0123456789abcdef0123456789abcdef
-printf '%s\n' "$TOKEN" > "$T/token"
+printf 'root %s\n' "$TOKEN" > "$T/token"
 chmod 600 "$T/token"
 write_conf() {  # $1: log level, $2: GPUs
     cat > "$T/d.conf" <<CONF
@@ -24,6 +24,7 @@ listen tcp:127.0.0.1:$PORT
 token-file $T/token
 db $T/d.db
 time-scale 400
+allow-root-jobs true
 log-level $1
 CONF
 }
