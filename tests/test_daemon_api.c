@@ -3,7 +3,7 @@
  * never pulled in): status codes for every route and every engine outcome (201, 400 with
  * the parser's message, 404, 405 with Allow, 409, 429, 503), query arguments, the
  * exposition's series, labels, escapes and histograms; and the listeners: a stale socket
- * is replaced, a live one or a non-socket refused, the socket made 0660 and removed at
+ * is replaced, a live one or a non-socket refused, the socket made 0666 and removed at
  * close only while it is still ours. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -374,7 +374,7 @@ static void test_listeners(void **state)
     assert_int_equal(ms_listener_open(&l, &a, &err), MS_OK);
     struct stat st;
     assert_int_equal(stat(path, &st), 0);
-    assert_int_equal(st.st_mode & 0777, 0660);
+    assert_int_equal(st.st_mode & 0777, 0666);
     /* A live listener keeps its socket. */
     assert_int_equal(ms_listener_open(&l, &b, &err), MS_EBUSY);
     assert_non_null(strstr(err.msg, "another migschedd is listening there"));

@@ -66,9 +66,10 @@ static int open_unix(const ms_daemon_listen *l, ms_listener *out, ms_error *err)
         return fail(-1, err, l, "socket");
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
     snprintf(sa.sun_path, sizeof sa.sun_path, "%s", l->path);
-    /* The socket is born 0660: no moment at which others could connect. Listeners are made
-     * before any thread starts, so the process-wide umask is safe to change here. */
-    mode_t old = umask(0117);
+    /* The socket is born 0666: every local user may connect, since each request is
+     * authorized by its caller's uid (SO_PEERCRED), not by the file's mode. Listeners are
+     * made before any thread starts, so the process-wide umask is safe to change here. */
+    mode_t old = umask(0111);
     int b = bind(fd, (struct sockaddr *)&sa, sizeof sa);
     umask(old);
     if (b)
