@@ -343,9 +343,11 @@ int ei_spawn(ms_engine *e, ei_run *r, const char *mig_uuid, ms_error *err)
         if (!cmd || !envp)
             rc = ms_error_set(err, MS_ENOMEM, "out of memory");
     }
+    /* A daemon that is not root can only run its own user's jobs, as itself. */
+    bool same = geteuid() != 0 && id.uid == geteuid() && id.gid == getegid();
     exec_spawn_opts o = {.command = cmd, .cwd = j->spec.cwd ? j->spec.cwd : id.home,
                          .envp = envp, .out_fd = out, .err_fd = errfd, .sleep_s = -1,
-                         .as = &id};
+                         .as = same ? NULL : &id};
     pid_t pid = rc ? -1 : exec_spawn(&o, &gate);
     if (!rc && pid < 0)
         rc = ms_error_set(err, MS_EIO, "job %lld: cannot start: %s", (long long)j->id,

@@ -31,17 +31,22 @@ int exec_identity_init(exec_identity *id, uid_t uid, gid_t gid, ms_error *err)
     int n = 32;
     for (;;) {
         gid_t *g = realloc(id->groups, (size_t)n * sizeof *g);
-        if (!g)
+        if (!g) {
+            free(id->groups);
+            id->groups = NULL;
             break;
+        }
         id->groups = g;
         int want = n;
         if (getgrouplist(pw.pw_name, gid, g, &want) >= 0) {
             id->ngroups = want;
             break;
         }
-        if (want <= n)  /* refused without asking for more room: give up */
+        if (want <= n) {  /* refused without asking for more room */
+            exec_identity_fini(id);
             return ms_error_set(err, MS_EINVAL, "uid %u (%s): cannot list its groups",
                                 (unsigned)uid, pw.pw_name);
+        }
         n = want;
     }
     if (!id->name || !id->home || !id->shell || !id->groups) {
