@@ -143,7 +143,8 @@ static int run(int argc, char **argv, const ms_daemon_config *c, int sfd)
     ms_engine *e = NULL;
     ms_slurm_reconciler *rec = NULL;
     const ms_gpu_model *model = c->has_model ? &c->model : NULL;
-    if (check_folders(c, &err) || ms_http_open(c, &h, &err) || ms_store_open(c->db, model, &st, &err) ||
+    if (check_folders(c, &err) || ms_http_open(c, &h, &err) ||
+        ms_store_open(c->db, model, &st, &err) ||
         ms_engine_open(c, st, &e, &err) || ms_http_start(h, e, model, c->slurm_gres, &err) ||
         (c->slurm_reconcile > 0 &&
          ms_slurm_reconciler_start(e, c->slurm_reconcile, &rec, &err))) {

@@ -98,7 +98,8 @@ int ms_device_lock_acquire(const char *dir, const char *gpu_uuid, ms_device_lock
         return ms_error_set(err, MS_ENOMEM, "out of memory");
     snprintf(l->path, sizeof l->path, "%s/%s.lock", dir, gpu_uuid);
     /* Never through a link nor on a FIFO, and only a lock of ours or root's. */
-    if ((rc = ms_open_regular(AT_FDCWD, l->path, l->path, O_RDWR | O_CREAT, 0644, &l->fd, err)) ||
+    if ((rc = ms_open_regular(AT_FDCWD, l->path, l->path, O_RDWR | O_CREAT, 0644, &l->fd,
+                              err)) ||
         (rc = ms_file_check_ours(l->fd, l->path, err))) {
         if (l->fd >= 0)
             close(l->fd);

@@ -22,7 +22,10 @@ trap '[ -n "$SPID" ] && kill "$SPID" 2>/dev/null; userdel "$U" 2>/dev/null; clea
 umask 022
 chmod 755 "$T"
 echo precious > "$T/victim"
-victim_intact() { [ "$(cat "$T/victim")" = precious ] || fail "$1: root wrote through a link: victim is now '$(cat "$T/victim")'"; }
+victim_intact() {
+    [ "$(cat "$T/victim")" = precious ] ||
+        fail "$1: root wrote through a link: victim is now '$(cat "$T/victim")'"
+}
 NV=(--backend nvml --devices 0 --gpu A30-24GB --listen "unix:$SOCK" --allow-root-jobs true
     --stop-grace 2)
 mkdir -p "$T/logs" "$T/db" "$T/rt"
@@ -47,12 +50,15 @@ refused() {
 mkdir -m 1777 "$T/open"
 chmod 1777 "$T/open"
 runuser -u "$U" -- ln -s "$T/victim" "$T/open/job-1.1.out"
-refused "log-dir $T/open: owned by uid 0 with mode 1777" "${NV[@]}" --db "$T/db/d.db" --log-dir "$T/open"
+refused "log-dir $T/open: owned by uid 0 with mode 1777" "${NV[@]}" --db "$T/db/d.db" \
+    --log-dir "$T/open"
 victim_intact "log-dir"
 mkdir "$T/ulogs" && chown "$U" "$T/ulogs"
-refused "log-dir $T/ulogs: owned by uid $(id -u "$U") with mode 0755" "${NV[@]}" --db "$T/db/d.db" --log-dir "$T/ulogs"
+refused "log-dir $T/ulogs: owned by uid $(id -u "$U") with mode 0755" "${NV[@]}" \
+    --db "$T/db/d.db" --log-dir "$T/ulogs"
 mkdir -m 0770 "$T/gdb"
-refused "the db's folder $T/gdb: owned by uid 0 with mode 0770" "${NV[@]}" --db "$T/gdb/d.db" --log-dir "$T/logs"
+refused "the db's folder $T/gdb: owned by uid 0 with mode 0770" "${NV[@]}" --db "$T/gdb/d.db" \
+    --log-dir "$T/logs"
 MIGSCHED_RUNTIME_DIR=$T/open refused "the runtime folder $T/open: owned by uid 0 with mode 1777" \
     "${NV[@]}" --db "$T/db/d.db" --log-dir "$T/logs"
 refused "hpc-job-mapping-dir $T/open: owned by uid 0 with mode 1777" --backend sim --gpu A30-24GB --gpus 1 \
