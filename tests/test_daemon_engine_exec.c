@@ -41,8 +41,9 @@ static void configure_nvml(fixture *f, const char *grace)
 {
     char logs[400];
     snprintf(logs, sizeof logs, "%s/logs", f->dir);
+    /* The engine's submissions have no owner (uid 0): root's jobs must be allowed. */
     configure(f, "nvml", "devices", "0", "gpu", getenv("FAKE_NVML_GPU"), "log-dir", logs,
-              "stop-grace", grace, NULL);
+              "stop-grace", grace, "allow-root-jobs", "true", NULL);
 }
 
 /* The device's instances as a fresh process would see them. */
@@ -71,13 +72,15 @@ static void test_runs_commands(void **state)
 {
     fixture *f = *state;
     configure_nvml(f, "5");
+    setenv("MIGSCHED_CANARY", "the daemon's", 1);  /* never seen by a job */
     open_engine(f);
     int64_t ok[3];
     for (int i = 0; i < 3; i++)
         ok[i] = submit_cmd_ok(f, "[\"sleep\", \"0.2\"]", "\"profile\": \"2g.12gb\", "
                               "\"seconds\": 1", NULL);
     int64_t bad = submit_cmd_ok(f, "[\"sh\", \"-c\", \"echo out $GREETING; echo "
-                                "$CUDA_VISIBLE_DEVICES >&2; exit 3\"]",
+                                "$CUDA_VISIBLE_DEVICES >&2; echo ${MIGSCHED_CANARY-none} "
+                                "$PATH >&2; exit 3\"]",
                                 "\"profile\": \"1g.6gb\", \"seconds\": 1",
                                 "\"env\": {\"GREETING\": \"it's me\"}");
     int64_t missing = submit_cmd_ok(f, "[\"/nonexistent/command\"]",
@@ -89,17 +92,20 @@ static void test_runs_commands(void **state)
     assert_int_equal(exit_status(f, ok[0]), 0);
     assert_int_equal(exit_status(f, bad), 3);
     assert_int_equal(exit_status(f, missing), 127);
-    char path[MS_DAEMON_PATH_LEN + 32], *text;
+    char path[MS_DAEMON_PATH_LEN + 128], *text;
     size_t len;
     ms_error e = {0};
-    snprintf(path, sizeof path, "%s/job-%lld.1.out", f->c.log_dir, (long long)bad);
+    ms_job j = {.id = bad};  /* owned by uid 0, as the engine's submissions are */
+    assert_int_equal(ms_job_log_path(f->c.log_dir, &j, 1, "out", path, sizeof path, &e), MS_OK);
     assert_int_equal(ms_read_file(path, &text, &len, &e), MS_OK);
     assert_string_equal(text, "out it's me\n");
     free(text);
-    snprintf(path, sizeof path, "%s/job-%lld.1.err", f->c.log_dir, (long long)bad);
+    assert_int_equal(ms_job_log_path(f->c.log_dir, &j, 1, "err", path, sizeof path, &e), MS_OK);
     assert_int_equal(ms_read_file(path, &text, &len, &e), MS_OK);
     assert_true(!strncmp(text, "MIG-", 4));  /* the job saw its instance */
+    assert_non_null(strstr(text, "\nnone /usr/local/bin:/usr/bin:/bin\n"));  /* a clean env */
     free(text);
+    unsetenv("MIGSCHED_CANARY");
     stop_engine(f);
     ms_mig_instance list[MS_MAX_MIG];
     assert_int_equal(device_instances(list), 0);

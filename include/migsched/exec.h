@@ -126,8 +126,11 @@ void ms_device_lock_release(ms_device_lock *l);
  * "destroyed DEV GI", "task DEV PGID START INDEX",
  * "ended PGID", "finished", "clean" (docs/exec.md). Every writer returns an error once a
  * write failed (and keeps failing): the caller must stop changing the device. */
-/* Opens path for appending (a regular file, created if missing) and writes the "run"
- * record (this process) durably; backend NULL appends without a "run" record (cleanup). */
+/* Opens path for appending (a regular file, created if missing with mode 0600) and writes
+ * the "run" record (this process) durably; backend NULL appends without a "run" record
+ * (cleanup). A journal is used only in a folder that only we (or root) can write, and only
+ * if it is a regular file of ours or root's, opened without following a link: anything
+ * else is refused, naming it, and never read nor acted on. */
 int ms_journal_open(const char *path, const char *backend, const char *model, ms_journal **out,
                     ms_error *err);
 /* Appends "clean": nothing the journal recorded is left (cleanup's last word). */
@@ -183,6 +186,9 @@ typedef struct ms_journal_state {
     ms_journal_rec rec[MS_JOURNAL_MAX_RECORDS];
 } ms_journal_state;
 
+/* Reads and replays the journal at path under the rules of ms_journal_open; *found false
+ * (and MS_OK) when there is none. */
+int ms_journal_load(const char *path, ms_journal_state *st, bool *found, ms_error *err);
 /* Replays a journal's text. Impossible records (negative ids, an unknown model, placements
  * outside the model, trailing junk) are errors naming source and line. */
 int ms_journal_parse(const char *text, size_t len, const char *source, ms_journal_state *st,

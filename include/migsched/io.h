@@ -47,11 +47,32 @@ typedef struct ms_output {
     char *path, *tmp;
 } ms_output;
 
+/* The temporary file comes from mkstemp in path's folder and gets the mode the umask
+ * gives a new file; an existing device or FIFO at path is written in place (a FIFO without
+ * a reader is refused, never waited for). */
 int ms_output_open(ms_output *o, const char *path, ms_error *err);
+/* The same, always as a regular file of that mode that replaces whatever is at path (a
+ * symbolic link, a FIFO): nothing is ever written through it. For files written as root. */
+int ms_output_open_file(ms_output *o, const char *path, unsigned mode, ms_error *err);
 /* Closes and renames; on a write error removes the temporary file and fails. */
 int ms_output_commit(ms_output *o, ms_error *err);
 /* Closes and removes the temporary file (on an error path). */
 void ms_output_abort(ms_output *o);
+
+/* Files written as root in folders others might reach. ms_open_regular opens name
+ * (relative to dirfd, or AT_FDCWD) with flags and mode (for O_CREAT) plus O_NOFOLLOW,
+ * O_NONBLOCK and O_CLOEXEC, and keeps it only if it is a regular file (O_TRUNC applies
+ * only then; O_NONBLOCK is cleared): a symbolic link, a FIFO or a device is refused and
+ * never written. shown names it in messages. */
+int ms_open_regular(int dirfd, const char *name, const char *shown, int flags, unsigned mode,
+                    int *fd, ms_error *err);
+/* MS_EIO unless the open file fd is owned by root or the effective uid. */
+int ms_file_check_ours(int fd, const char *shown, ms_error *err);
+/* A folder only its owner can write: creates path with create_mode if missing (0: never
+ * creates), then MS_EIO unless it is a folder owned by root or the effective uid and not
+ * writable by group or others (the message names what, the path, its owner and its mode);
+ * a symbolic link to it must be root's or ours too. */
+int ms_dir_check(const char *what, const char *path, unsigned create_mode, ms_error *err);
 
 /* An integer in [lo, hi] that is the whole of s (no sign-only, no trailing text). */
 bool ms_parse_long(const char *s, long lo, long hi, long *out);

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -131,25 +132,23 @@ int ei_nvml_open(ms_engine *e, ms_error *err)
     int rc = MS_OK;
     for (int g = 0; g < e->ngpus && !rc; g++)
         rc = open_device(e, g, c->devices[g], err);
-    if (!rc && mkdir(c->log_dir, 0750) && errno != EEXIST)
-        rc = ms_error_set(err, MS_EIO, "log-dir %s: %s", c->log_dir, strerror(errno));
+    if (!rc)
+        rc = ms_dir_check("log-dir", c->log_dir, 0750, err);
     char path[512];
     if (!rc)
         rc = ms_default_run_path(c->devices, c->ndevices, ".journal", path, sizeof path, err);
     if (rc)
         return rc;
     /* The previous owner's journal (the device locks say it is gone). */
-    ms_journal_state *old = NULL;
-    char *text = NULL;
-    size_t len;
-    ms_error rerr;
-    if (ms_read_file(path, &text, &len, &rerr) == MS_OK) {
-        old = malloc(sizeof *old);
-        if (!old)
-            rc = ms_error_set(err, MS_ENOMEM, "out of memory");
-        else
-            rc = ms_journal_parse(text, len, path, old, err);
-        free(text);
+    ms_journal_state *old = malloc(sizeof *old);
+    bool found = false;
+    if (!old)
+        rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+    else
+        rc = ms_journal_load(path, old, &found, err);
+    if (!found) {
+        free(old);
+        old = NULL;
     }
     for (int k = 0; !rc && old && k < old->n; k++)
         if (old->rec[k].kind == MS_JOURNAL_TASK)
@@ -198,78 +197,168 @@ static char *shell_command(const ms_job_spec *s)
     return cmd;
 }
 
-/* The daemon's environment (less what exec_env drops and what the job sets itself), then
- * the job's variables and CUDA_VISIBLE_DEVICES=<the instance's MIG UUID>. */
-static char **job_env(const ms_job_spec *s, const char *mig_uuid, char ***owned)
+/* Sets KEY=VALUE in env (n entries so far), replacing an entry of the same key. */
+static bool env_put(char **env, int *n, const char *key, const char *value)
 {
-    int n;
-    char **envp = exec_env(s->nenv + 1, &n);
-    *owned = calloc((size_t)s->nenv + 2, sizeof **owned);
-    if (!envp || !*owned) {
-        free(envp);
-        free(*owned);
-        return NULL;
-    }
-    int k = 0;
-    for (int i = 0; envp[i]; i++) {
-        bool overridden = false;
-        for (int v = 0; v < s->nenv && !overridden; v++) {
-            size_t kl = strlen(s->env_keys[v]);
-            overridden = !strncmp(envp[i], s->env_keys[v], kl) && envp[i][kl] == '=';
+    size_t kl = strlen(key), l = kl + strlen(value) + 2;
+    char *kv = malloc(l);
+    if (!kv)
+        return false;
+    snprintf(kv, l, "%s=%s", key, value);
+    for (int i = 0; i < *n; i++)
+        if (!strncmp(env[i], key, kl) && env[i][kl] == '=') {
+            free(env[i]);
+            env[i] = kv;
+            return true;
         }
-        if (!overridden)
-            envp[k++] = envp[i];
-    }
-    int o = 0;
-    for (int v = 0; v < s->nenv; v++) {
-        size_t l = strlen(s->env_keys[v]) + strlen(s->env_values[v]) + 2;
-        if (((*owned)[o] = malloc(l)))
-            snprintf((*owned)[o], l, "%s=%s", s->env_keys[v], s->env_values[v]);
-        envp[k++] = (*owned)[o++];
-    }
-    size_t l = strlen(mig_uuid) + 22;
-    if (((*owned)[o] = malloc(l)))
-        snprintf((*owned)[o], l, "CUDA_VISIBLE_DEVICES=%s", mig_uuid);
-    envp[k++] = (*owned)[o++];
-    envp[k] = NULL;
-    for (int i = 0; i < o; i++)
-        if (!(*owned)[i]) {
-            free(envp);
-            return NULL;
-        }
-    return envp;
+    env[(*n)++] = kv;
+    return true;
 }
 
-static int open_log(const ms_engine *e, const ms_job *j, const char *ext)
+static void env_free(char **env)
 {
-    char path[MS_DAEMON_PATH_LEN + 64];
-    snprintf(path, sizeof path, "%s/job-%lld.%d.%s", e->c->log_dir, (long long)j->id,
-             j->attempts, ext);
-    return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+    for (int i = 0; env && env[i]; i++)
+        free(env[i]);
+    free(env);
+}
+
+/* A clean environment, never the daemon's: the owner's HOME, USER, LOGNAME and SHELL, a
+ * default PATH, then the job's variables, then CUDA_VISIBLE_DEVICES=<its MIG UUID>. */
+static char **job_env(const ms_job_spec *s, const exec_identity *id, const char *mig_uuid)
+{
+    char **env = calloc((size_t)s->nenv + 7, sizeof *env);
+    int n = 0;
+    bool ok = env && env_put(env, &n, "HOME", id->home) && env_put(env, &n, "USER", id->name) &&
+              env_put(env, &n, "LOGNAME", id->name) && env_put(env, &n, "SHELL", id->shell) &&
+              env_put(env, &n, "PATH", "/usr/local/bin:/usr/bin:/bin");
+    for (int v = 0; ok && v < s->nenv; v++)
+        ok = env_put(env, &n, s->env_keys[v], s->env_values[v]);
+    if (ok && env_put(env, &n, "CUDA_VISIBLE_DEVICES", mig_uuid))
+        return env;
+    env_free(env);
+    return NULL;
+}
+
+/* The owner's folder in log-dir, opened so that nothing its owner controls redirects root:
+ * made by root if missing (then given to the owner, mode 0700), never through a link, and
+ * kept only if it is a folder of root's or the owner's that nobody else can write. Returns
+ * its descriptor, -1 with err filled. */
+static int open_owner_dir(const ms_engine *e, const ms_job *j, const char *path, ms_error *err)
+{
+    const char *log_dir = e->c->log_dir;
+    size_t dl = strlen(log_dir);
+    const char *name = path + dl + 1, *slash = strchr(name, '/');
+    char folder[sizeof j->owner.name + 16];
+    size_t fl = slash ? (size_t)(slash - name) : 0;
+    if (!slash || strchr(slash + 1, '/') || fl == 0 || fl >= sizeof folder ||
+        (name[0] == '.' && (fl == 1 || (fl == 2 && name[1] == '.'))))
+        return ms_error_set(err, MS_EINVAL, "job %lld: its owner's name cannot name a folder "
+                            "of log-dir", (long long)j->id);
+    memcpy(folder, name, fl);
+    folder[fl] = '\0';
+    int dfd = open(log_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return ms_error_set(err, MS_EIO, "log-dir %s: %s", log_dir, strerror(errno));
+    bool made = mkdirat(dfd, folder, 0700) == 0;
+    int made_errno = errno;
+    int ufd = made || made_errno == EEXIST
+                  ? openat(dfd, folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                  : -1;
+    int oerr = errno;
+    close(dfd);
+    struct stat st;
+    int rc = MS_OK;
+    if (ufd < 0)
+        rc = ms_error_set(err, MS_EIO, "log-dir %s/%s: %s", log_dir, folder,
+                          !made && made_errno != EEXIST ? strerror(made_errno)
+                          : oerr == ELOOP || oerr == ENOTDIR ? "not a folder (a symbolic link?)"
+                                                             : strerror(oerr));
+    else if (made && fchown(ufd, j->owner.uid, j->owner.gid) != 0)
+        rc = ms_error_set(err, MS_EIO, "log-dir %s/%s: cannot give it to uid %u: %s", log_dir,
+                          folder, (unsigned)j->owner.uid, strerror(errno));
+    else if (fstat(ufd, &st) != 0 || !S_ISDIR(st.st_mode) ||
+             (st.st_uid != 0 && st.st_uid != geteuid() && st.st_uid != j->owner.uid) ||
+             (st.st_mode & (S_IWGRP | S_IWOTH)))
+        rc = ms_error_set(err, MS_EIO, "log-dir %s/%s: owned by uid %u with mode %04o: it must "
+                          "be a folder of root's or uid %u's that nobody else can write",
+                          log_dir, folder, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777),
+                          (unsigned)j->owner.uid);
+    if (rc && ufd >= 0)
+        close(ufd);
+    return rc ? -1 : ufd;
+}
+
+/* Attempt j->attempts' output file ext, new (what was at its name is unlinked, never
+ * followed), mode 0600, owned by the job's owner. */
+static int open_log(const ms_engine *e, const ms_job *j, const char *ext, int *fd, ms_error *err)
+{
+    char path[MS_DAEMON_PATH_LEN + 128];
+    int rc = ms_job_log_path(e->c->log_dir, j, j->attempts, ext, path, sizeof path, err);
+    int ufd = rc ? -1 : open_owner_dir(e, j, path, err);
+    if (ufd < 0)
+        return rc ? rc : MS_EIO;
+    const char *file = strrchr(path, '/') + 1;
+    if (unlinkat(ufd, file, 0) != 0 && errno != ENOENT)
+        rc = ms_error_set(err, MS_EIO, "%s: %s", path, strerror(errno));
+    if (!rc)
+        rc = ms_open_regular(ufd, file, path, O_WRONLY | O_CREAT | O_EXCL, 0600, fd, err);
+    if (!rc && fchown(*fd, j->owner.uid, j->owner.gid) != 0) {
+        rc = ms_error_set(err, MS_EIO, "%s: cannot give it to uid %u: %s", path,
+                          (unsigned)j->owner.uid, strerror(errno));
+        close(*fd);
+        *fd = -1;
+    }
+    close(ufd);
+    return rc;
+}
+
+/* Whom job j runs as: its owner, refused as root unless allow-root-jobs. */
+static int job_identity(const ms_engine *e, const ms_job *j, exec_identity *id, ms_error *err)
+{
+    if (j->owner.uid == 0 && !e->c->allow_root_jobs)
+        return ms_error_set(err, MS_EINVAL, "job %lld would run as root (uid 0): refused "
+                            "(allow-root-jobs is false)", (long long)j->id);
+    int rc = exec_identity_init(id, j->owner.uid, j->owner.gid, err);
+    if (rc)
+        ms_error_prefix(err, "job %lld: its owner", (long long)j->id);
+    return rc;
 }
 
 int ei_spawn(ms_engine *e, ei_run *r, const char *mig_uuid, ms_error *err)
 {
-    char **owned = NULL;
-    char *cmd = shell_command(&r->job.spec);
-    char **envp = job_env(&r->job.spec, mig_uuid, &owned);
-    int out = open_log(e, &r->job, "out"), errfd = open_log(e, &r->job, "err");
-    int rc = MS_OK, gate = -1;
-    if (!cmd || !envp)
-        rc = ms_error_set(err, MS_ENOMEM, "out of memory");
-    else if (out < 0 || errfd < 0)
-        rc = ms_error_set(err, MS_EIO, "log-dir %s: job %lld: %s", e->c->log_dir,
-                          (long long)r->job.id, strerror(errno));
-    pid_t pid = rc ? -1 : exec_spawn(cmd, r->job.spec.cwd, envp, out, errfd, -1, &gate);
+    const ms_job *j = &r->job;
+    int out = -1, errfd = -1, gate = -1;
+    exec_identity id = {0};
+    char *cmd = NULL, **envp = NULL;
+    int rc = open_log(e, j, "out", &out, err);
+    if (!rc)
+        rc = open_log(e, j, "err", &errfd, err);
+    r->exit_status = rc ? EXEC_EXIT_EXEC : EXEC_EXIT_IDENTITY;
+    if (!rc)
+        rc = job_identity(e, j, &id, err);
+    if (!rc) {
+        r->exit_status = EXEC_EXIT_EXEC;
+        cmd = shell_command(&j->spec);
+        envp = job_env(&j->spec, &id, mig_uuid);
+        if (!cmd || !envp)
+            rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+    }
+    /* A daemon that is not root can only run its own user's jobs, as itself. */
+    bool same = geteuid() != 0 && id.uid == geteuid() && id.gid == getegid();
+    exec_spawn_opts o = {.command = cmd, .cwd = j->spec.cwd ? j->spec.cwd : id.home,
+                         .envp = envp, .out_fd = out, .err_fd = errfd, .sleep_s = -1,
+                         .as = same ? NULL : &id};
+    pid_t pid = rc ? -1 : exec_spawn(&o, &gate);
     if (!rc && pid < 0)
-        rc = ms_error_set(err, MS_EIO, "job %lld: cannot start: %s", (long long)r->job.id,
+        rc = ms_error_set(err, MS_EIO, "job %lld: cannot start: %s", (long long)j->id,
                           strerror(errno));
+    if (rc && errfd >= 0)  /* the owner reads why in the job's stderr file */
+        dprintf(errfd, "migschedd: %s\n", err->msg);
     if (pid > 0) {
         /* Recorded before the command runs: after a crash the group is found and stopped. */
         unsigned long long started = 0;
         proc_start_time(pid, &started);
-        rc = ms_journal_task(e->journal, e->gpu[r->gpu].device, pid, started, (int)r->job.id,
-                             err);
+        rc = ms_journal_task(e->journal, e->gpu[r->gpu].device, pid, started, (int)j->id, err);
         if (rc)
             kill(-pid, SIGKILL);  /* unrecorded: it must not run; reaped as killed */
         exec_release(gate);
@@ -279,10 +368,8 @@ int ei_spawn(ms_engine *e, ei_run *r, const char *mig_uuid, ms_error *err)
         close(out);
     if (errfd >= 0)
         close(errfd);
-    for (int i = 0; owned && i <= r->job.spec.nenv; i++)
-        free(owned[i]);
-    free(owned);
-    free(envp);
+    exec_identity_fini(&id);
+    env_free(envp);
     free(cmd);
     return rc;
 }

@@ -339,11 +339,11 @@ static void run_started(ms_engine *e, const ei_starting *s, ms_job *next)
     ei_mapping(e, g, p.start, &r->job);
     ms_error err = {0};
     if (e->nvml && !alloc && ei_spawn(e, r, in->mig.uuid, &err) && r->pid == 0) {
-        /* It never ran: it fails as a shell does for a command it cannot run. */
+        /* It never ran: it fails with the status ei_spawn gave (as a shell's for a command
+         * it cannot run, or the one of an identity refused). */
         ms_dlog(MS_LOG_ERROR, "job.spawn_failed", "id=%lld error=\"%s\"", (long long)next->id,
                 err.msg);
         r->exited = true;
-        r->exit_status = 127;
     }
     ei_observe(&e->wait_seconds, ms_engine_time_bounds, MS_ENGINE_TIME_BUCKETS,
                next->started - next->submitted);

@@ -203,7 +203,10 @@ int ei_alloc_mapping_init(ms_engine *e, ms_error *err);
  * ones, every other instance foreign. */
 int ei_nvml_open(ms_engine *e, ms_error *err);
 void ei_nvml_close(ms_engine *e, bool clean);
-/* Starts r's command in its instance (the start is already durable). */
+/* Starts r's command in its instance (the start is already durable), as its owner (docs/
+ * daemon.md, Execution). When no process started, r->exit_status says why (a refused
+ * identity, or as a shell's for a command it cannot run) and the reason is in the job's
+ * stderr file when that could be made. */
 int ei_spawn(ms_engine *e, ei_run *r, const char *mig_uuid, ms_error *err);
 /* Reaps r's process if it ended; sends SIGTERM when it must stop (cancel, stop with
  * requeue) and SIGKILL after the grace period. */

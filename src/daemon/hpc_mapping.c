@@ -23,7 +23,8 @@ int ms_hpc_mapping_set(const char *dir, int gpu, unsigned gi, const int64_t *job
         return MS_OK;
     }
     ms_output o;
-    int rc = ms_output_open(&o, path, err);
+    /* Read by the exporter; a link or FIFO at path is replaced, never written through. */
+    int rc = ms_output_open_file(&o, path, 0644, err);
     if (rc)
         return rc;
     for (size_t i = 0; i < n; i++)

@@ -12,6 +12,8 @@
 #include "engine.h"
 #include "http.h"
 #include "log.h"
+#include "migsched/exec.h"
+#include "migsched/io.h"
 #include "slurm_reconcile.h"
 
 #ifndef MIGSCHED_VERSION
@@ -57,6 +59,25 @@ static int identify_model(ms_daemon_config *c, ms_error *err)
     c->has_model = true;
     ms_backend_close(b);
     return MS_OK;
+}
+
+/* The folders root writes in must be root's (or the daemon's user's) and writable by their
+ * owner only, else a user could plant links or FIFOs where root writes; missing ones are
+ * made (the database's 0700, log-dir 0750, the mapping folder 0755: the exporter reads it). */
+static int check_folders(const ms_daemon_config *c, ms_error *err)
+{
+    char dir[MS_DAEMON_PATH_LEN];
+    const char *slash = strrchr(c->db, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - c->db) + (slash == c->db) : 1,
+             slash ? c->db : ".");
+    int rc = ms_dir_check("the db's folder", dir, 0700, err);
+    if (!rc && *c->hpc_job_mapping_dir)
+        rc = ms_dir_check("hpc-job-mapping-dir", c->hpc_job_mapping_dir, 0755, err);
+    if (!rc && c->backend == MS_DAEMON_NVML)
+        rc = ms_dir_check("log-dir", c->log_dir, 0750, err);
+    if (!rc && c->backend == MS_DAEMON_NVML)  /* device locks and the journal */
+        rc = ms_runtime_dir(dir, sizeof dir, err);
+    return rc;
 }
 
 /* A flag problem (not the file's, not a rule between keys) is bad usage: exit 2. */
@@ -122,7 +143,8 @@ static int run(int argc, char **argv, const ms_daemon_config *c, int sfd)
     ms_engine *e = NULL;
     ms_slurm_reconciler *rec = NULL;
     const ms_gpu_model *model = c->has_model ? &c->model : NULL;
-    if (ms_http_open(c, &h, &err) || ms_store_open(c->db, model, &st, &err) ||
+    if (check_folders(c, &err) || ms_http_open(c, &h, &err) ||
+        ms_store_open(c->db, model, &st, &err) ||
         ms_engine_open(c, st, &e, &err) || ms_http_start(h, e, model, c->slurm_gres, &err) ||
         (c->slurm_reconcile > 0 &&
          ms_slurm_reconciler_start(e, c->slurm_reconcile, &rec, &err))) {

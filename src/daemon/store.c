@@ -3,10 +3,17 @@
  * database's path. */
 #include "store.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "migsched/io.h"
 
 struct ms_store {
     sqlite3 *db;
@@ -121,6 +128,30 @@ static int migrate(ms_store *st, ms_error *err)
     return MS_OK;
 }
 
+/* The database and its -wal and -shm (which SQLite creates with the database's mode) at
+ * mode 0600, regular files opened without following links: they hold jobs' environments. */
+static int private_files(const char *path, ms_error *err)
+{
+    static const char *const SUFFIX[] = {"", "-wal", "-shm"};
+    for (int i = 0; i < 3; i++) {
+        char name[4200];
+        if ((size_t)snprintf(name, sizeof name, "%s%s", path, SUFFIX[i]) >= sizeof name)
+            return ms_error_set(err, MS_EINVAL, "%s: path too long", path);
+        int fd;
+        if (i > 0 && access(name, F_OK) != 0 && errno == ENOENT)
+            continue;
+        int rc = ms_open_regular(AT_FDCWD, name, name, O_RDWR | (i == 0 ? O_CREAT : 0), 0600,
+                                 &fd, err);
+        if (!rc && fchmod(fd, 0600) != 0)
+            rc = ms_error_set(err, MS_EIO, "%s: %s", name, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        if (rc)
+            return rc;
+    }
+    return MS_OK;
+}
+
 int ms_store_open(const char *path, const ms_gpu_model *gpu, ms_store **out, ms_error *err)
 {
     *out = NULL;
@@ -130,7 +161,11 @@ int ms_store_open(const char *path, const ms_gpu_model *gpu, ms_store **out, ms_
         return ms_error_set(err, MS_ENOMEM, "%s: out of memory", path);
     }
     st->gpu = gpu;
-    int rc;
+    int rc = private_files(path, err);
+    if (rc) {
+        ms_store_close(st);
+        return rc;
+    }
     if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
         SQLITE_OK) {
         rc = st->db ? db_error(st, "cannot open", err)

@@ -251,19 +251,14 @@ static int check_owner(const ms_journal_state *st, const char *path, ms_error *e
     return MS_OK;
 }
 
+/* Only a journal of ours (or root's) in a folder only we can write: another user's could
+ * name any process group and instance. */
 static int read_journal(const char *path, ms_journal_state *st, ms_error *err)
 {
-    struct stat sb;
-    if (stat(path, &sb) != 0)
-        return ms_error_set(err, MS_EIO, "%s: cannot open the journal: %s", path, strerror(errno));
-    if (!S_ISREG(sb.st_mode))  /* /dev/zero, /dev/full: no end to read */
-        return ms_error_set(err, MS_EIO, "%s: the journal must be a regular file", path);
-    char *text = NULL;
-    size_t len = 0;
-    int rc = ms_read_file(path, &text, &len, err);
-    if (rc == MS_OK)
-        rc = ms_journal_parse(text, len, path, st, err);
-    free(text);
+    bool found;
+    int rc = ms_journal_load(path, st, &found, err);
+    if (!rc && !found)
+        rc = ms_error_set(err, MS_EIO, "%s: cannot open the journal: %s", path, strerror(ENOENT));
     return rc;
 }
 

@@ -1,6 +1,7 @@
 /* devlock.c: one owner per physical GPU: an exclusive flock on <runtime dir>/<GPU UUID>.lock
  * held for a whole run (the kernel drops it when the owner dies, even by SIGKILL), and the
- * runtime directory where locks, default journals and logs live. */
+ * runtime directory where locks, default journals and logs live (only its owner, or
+ * root, may write it). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "migsched/exec.h"
+#include "migsched/io.h"
 #include "proc.h"
 
 struct ms_device_lock {
@@ -19,22 +21,15 @@ struct ms_device_lock {
     char path[600];
 };
 
-/* mkdir that accepts an existing folder of ours; `private` folders must be owned by us
- * and not a link (a shared /tmp could hold someone else's). */
-static int ensure_dir(const char *dir, mode_t mode, bool private, ms_error *err)
+/* A runtime folder only we (or root) can write: a shared one would let another user plant
+ * the journals and locks we act on. */
+static int ensure_dir(const char *dir, mode_t mode, ms_error *err)
 {
-    if (mkdir(dir, mode) != 0 && errno != EEXIST)
-        return ms_error_set(err, MS_EIO, "%s: cannot create the runtime folder: %s", dir,
-                            strerror(errno));
-    struct stat st;
-    if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-        return ms_error_set(err, MS_EIO, "%s: the runtime folder is not a folder", dir);
-    if (private && st.st_uid != geteuid())
-        return ms_error_set(err, MS_EIO, "%s: the runtime folder belongs to another user", dir);
-    if (access(dir, W_OK | X_OK) != 0)
-        return ms_error_set(err, MS_EIO, "%s: cannot write in the runtime folder: %s", dir,
-                            strerror(errno));
-    return MS_OK;
+    int rc = ms_dir_check("the runtime folder", dir, mode, err);
+    if (!rc && access(dir, W_OK | X_OK) != 0)
+        rc = ms_error_set(err, MS_EIO, "%s: cannot write in the runtime folder: %s", dir,
+                          strerror(errno));
+    return rc;
 }
 
 int ms_runtime_dir(char *buf, size_t len, ms_error *err)
@@ -42,7 +37,7 @@ int ms_runtime_dir(char *buf, size_t len, ms_error *err)
     const char *env = getenv("MIGSCHED_RUNTIME_DIR");
     const char *xdg = getenv("XDG_RUNTIME_DIR");
     const char *tmp = getenv("TMPDIR");
-    bool private = false;
+    mode_t mode = 0755;
     if (env && *env)
         snprintf(buf, len, "%s", env);
     else if (geteuid() == 0)
@@ -51,9 +46,9 @@ int ms_runtime_dir(char *buf, size_t len, ms_error *err)
         snprintf(buf, len, "%s/migsched", xdg);
     else {
         snprintf(buf, len, "%s/migsched-%u", tmp && *tmp ? tmp : "/tmp", (unsigned)geteuid());
-        private = true;
+        mode = 0700;
     }
-    return ensure_dir(buf, private ? 0700 : 0755, private, err);
+    return ensure_dir(buf, mode, err);
 }
 
 int ms_default_run_path(const int *devices, int n, const char *suffix, char *buf, size_t len,
@@ -91,22 +86,24 @@ int ms_device_lock_acquire(const char *dir, const char *gpu_uuid, ms_device_lock
 {
     *out = NULL;
     char def[400];
-    if (!dir) {
-        int rc = ms_runtime_dir(def, sizeof def, err);
-        if (rc)
-            return rc;
+    int rc = dir ? ensure_dir(dir, 0, err) : ms_runtime_dir(def, sizeof def, err);
+    if (rc)
+        return rc;
+    if (!dir)
         dir = def;
-    }
     if (!gpu_uuid || !*gpu_uuid || strchr(gpu_uuid, '/'))
         return ms_error_set(err, MS_EINVAL, "'%s' is not a GPU UUID to lock", gpu_uuid ? gpu_uuid : "");
     ms_device_lock *l = calloc(1, sizeof *l);
     if (!l)
         return ms_error_set(err, MS_ENOMEM, "out of memory");
     snprintf(l->path, sizeof l->path, "%s/%s.lock", dir, gpu_uuid);
-    l->fd = open(l->path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (l->fd < 0) {
-        int rc = ms_error_set(err, MS_EIO, "%s: cannot open the device lock: %s", l->path,
-                              strerror(errno));
+    /* Never through a link nor on a FIFO, and only a lock of ours or root's. */
+    if ((rc = ms_open_regular(AT_FDCWD, l->path, l->path, O_RDWR | O_CREAT, 0644, &l->fd,
+                              err)) ||
+        (rc = ms_file_check_ours(l->fd, l->path, err))) {
+        if (l->fd >= 0)
+            close(l->fd);
+        ms_error_prefix(err, "the device lock");
         free(l);
         return rc;
     }
@@ -117,7 +114,6 @@ int ms_device_lock_acquire(const char *dir, const char *gpu_uuid, ms_device_lock
         int e = errno;
         long pid = e == EWOULDBLOCK ? holder_pid(l->fd) : 0;
         close(l->fd);
-        int rc;
         if (e != EWOULDBLOCK)
             rc = ms_error_set(err, MS_EIO, "%s: cannot lock: %s", l->path, strerror(e));
         else if (pid > 0)
@@ -135,7 +131,7 @@ int ms_device_lock_acquire(const char *dir, const char *gpu_uuid, ms_device_lock
     char text[64];
     int n = snprintf(text, sizeof text, "%ld %llu\n", (long)getpid(), start);
     if (ftruncate(l->fd, 0) != 0 || pwrite(l->fd, text, (size_t)n, 0) != n) {
-        int rc = ms_error_set(err, MS_EIO, "%s: cannot write the device lock: %s", l->path,
+        rc = ms_error_set(err, MS_EIO, "%s: cannot write the device lock: %s", l->path,
                               strerror(errno));
         ms_device_lock_release(l);
         return rc;

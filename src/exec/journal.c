@@ -4,12 +4,14 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "migsched/exec.h"
+#include "migsched/io.h"
 #include "proc.h"
 
 struct ms_journal {
@@ -48,35 +50,71 @@ static int record(ms_journal *j, bool sync, ms_error *err, const char *fmt, ...)
     return rc;
 }
 
+/* A journal we may act on: in a folder only we (or root) can write, never through a link
+ * nor a FIFO, a regular file of ours (or root's); fd opened with flags and mode. */
+static int open_trusted(const char *path, int flags, int *fd, ms_error *err)
+{
+    char dir[512];
+    const char *slash = strrchr(path, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
+             slash ? path : ".");
+    int rc = ms_dir_check("the journal's folder", dir, 0, err);
+    if (!rc)
+        rc = ms_open_regular(AT_FDCWD, path, path, flags, 0600, fd, err);
+    if (!rc && (rc = ms_file_check_ours(*fd, path, err))) {
+        close(*fd);
+        *fd = -1;
+    }
+    if (rc)
+        ms_error_prefix(err, "%s: cannot open the journal", path);
+    return rc;
+}
+
 int ms_journal_open(const char *path, const char *backend, const char *model, ms_journal **out,
                     ms_error *err)
 {
     *out = NULL;
-    struct stat st;
-    /* A device (/dev/null, /dev/full) or a pipe cannot keep records for a later cleanup. */
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-        return ms_error_set(err, MS_EIO, "%s: the journal must be a regular file", path);
     ms_journal *j = calloc(1, sizeof *j);
     if (!j)
         return ms_error_set(err, MS_ENOMEM, "out of memory opening the journal");
-    j->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-    if (j->fd < 0) {
+    int rc = open_trusted(path, O_WRONLY | O_APPEND | O_CREAT, &j->fd, err);
+    if (rc) {
         free(j);
-        return ms_error_set(err, MS_EIO, "%s: cannot open the journal: %s", path, strerror(errno));
+        return rc;
     }
     snprintf(j->path, sizeof j->path, "%s", path);
     pthread_mutex_init(&j->lock, NULL);
     unsigned long long start = 0;
     proc_start_time(getpid(), &start);
-    int rc = backend ? record(j, true, err, "run %s %s %ld %llu\n", backend, model,
-                              (long)getpid(), start)
-                     : MS_OK;
+    rc = backend ? record(j, true, err, "run %s %s %ld %llu\n", backend, model,
+                          (long)getpid(), start)
+                 : MS_OK;
     if (rc) {
         ms_journal_close(j, false, NULL);
         return rc;
     }
     *out = j;
     return MS_OK;
+}
+
+int ms_journal_load(const char *path, ms_journal_state *st, bool *found, ms_error *err)
+{
+    *found = false;
+    int fd = -1;
+    if (access(path, F_OK) != 0 && errno == ENOENT)
+        return MS_OK;
+    int rc = open_trusted(path, O_RDONLY, &fd, err);
+    char *text = NULL;
+    size_t len = 0;
+    if (!rc) {
+        close(fd);  /* read by name: the folder is ours, so the name is still this file */
+        rc = ms_read_file(path, &text, &len, err);
+    }
+    if (!rc)
+        rc = ms_journal_parse(text, len, path, st, err);
+    free(text);
+    *found = rc == MS_OK;
+    return rc;
 }
 
 int ms_journal_close(ms_journal *j, bool finished, ms_error *err)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "migsched/exec.h"
+#include "migsched/io.h"
 #include "spawn.h"
 
 static double mono(void)
@@ -64,7 +65,10 @@ static int run_once(prof *p, const ms_task *t, int size, int rep, double *second
     if (p->o->logs_dir) {
         char path[600];
         snprintf(path, sizeof path, "%s/%s-size%d-rep%d.log", p->o->logs_dir, t->name, size, rep);
-        out_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        int rc = ms_open_regular(AT_FDCWD, path, path, O_WRONLY | O_CREAT | O_TRUNC, 0644,
+                                 &out_fd, err);
+        if (rc)
+            return rc;
     } else {
         out_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
     }
@@ -72,7 +76,9 @@ static int run_once(prof *p, const ms_task *t, int size, int rep, double *second
     p->envp[p->nenv - 2] = p->visible;
     p->envp[p->nenv - 1] = p->slices;
     double t0 = mono();
-    pid_t pid = exec_spawn(t->command, t->cwd, p->envp, out_fd, out_fd, -1, NULL);
+    pid_t pid = exec_spawn(&(exec_spawn_opts){.command = t->command, .cwd = t->cwd,
+                                              .envp = p->envp, .out_fd = out_fd,
+                                              .err_fd = out_fd, .sleep_s = -1}, NULL);
     if (out_fd >= 0)
         close(out_fd);
     if (pid < 0)

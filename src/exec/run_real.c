@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "migsched/io.h"
 #include "mps.h"
 #include "runner.h"
 #include "proc.h"
@@ -92,11 +93,14 @@ static void real_start_task(run_ctx *c, int task)
     const run_inst *in = &c->inst[t->instance];
     char err_path[300];
     int out_fd = -1, err_fd = -1;
+    ms_error lerr = {0};
     if (c->o->logs_dir && !c->sim_tasks) {  /* sim tasks only sleep: nothing to log */
         log_path(c, task, "out", t->log, sizeof t->log);
         log_path(c, task, "err", err_path, sizeof err_path);
-        out_fd = open(t->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        err_fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (ms_open_regular(AT_FDCWD, t->log, t->log, O_WRONLY | O_CREAT | O_TRUNC, 0644,
+                            &out_fd, &lerr) == MS_OK)
+            ms_open_regular(AT_FDCWD, err_path, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644,
+                            &err_fd, &lerr);
     }
     /* The environment's last five slots: this task's device, index, size and MPS daemon. */
     snprintf(c->env_visible, sizeof c->env_visible, "CUDA_VISIBLE_DEVICES=%s", in->mi.uuid);
@@ -111,8 +115,12 @@ static void real_start_task(run_ctx *c, int task)
     double sleep_s = c->sim_tasks ? (t->planned_end - t->planned_start) * c->time_unit : -1;
     t->start = run_now(c);
     int gate = -1;
-    pid_t pid = exec_spawn(wt->command, wt->cwd, c->envp, out_fd, err_fd, sleep_s,
-                           c->journal ? &gate : NULL);
+    pid_t pid = lerr.msg[0] ? -1
+                            : exec_spawn(&(exec_spawn_opts){.command = wt->command,
+                                                            .cwd = wt->cwd, .envp = c->envp,
+                                                            .out_fd = out_fd, .err_fd = err_fd,
+                                                            .sleep_s = sleep_s},
+                                         c->journal ? &gate : NULL);
     if (out_fd >= 0)
         close(out_fd);
     if (err_fd >= 0)
@@ -120,7 +128,8 @@ static void real_start_task(run_ctx *c, int task)
     if (pid < 0) {
         t->end = t->start;
         t->state = MS_RUN_FAILED;
-        run_progress(c, "cannot start task %s: %s", c->w->tasks[t->index].name, strerror(errno));
+        run_progress(c, "cannot start task %s: %s", c->w->tasks[t->index].name,
+                     lerr.msg[0] ? lerr.msg : strerror(errno));
         run_task_done(c, task);
         return;
     }

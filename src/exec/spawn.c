@@ -1,10 +1,14 @@
 /* spawn.c: fork/exec of task commands with only async-signal-safe calls in the child (the
- * parent has threads), and the tasks' environment. */
+ * parent has threads): the identity a child takes (computed before fork), and the tasks'
+ * environment. */
 #include "spawn.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -12,8 +16,97 @@
 
 extern char **environ;
 
-static void child(const char *command, const char *cwd, char *const envp[], int out_fd,
-                  int err_fd, double sleep_s, const int gate[2])
+int exec_identity_init(exec_identity *id, uid_t uid, gid_t gid, ms_error *err)
+{
+    *id = (exec_identity){.uid = uid, .gid = gid};
+    struct passwd pw, *found = NULL;
+    char buf[16384];
+    int e = getpwuid_r(uid, &pw, buf, sizeof buf, &found);
+    if (!found)
+        return ms_error_set(err, MS_EINVAL, "uid %u has no passwd entry%s%s", (unsigned)uid,
+                            e ? ": " : "", e ? strerror(e) : "");
+    id->name = strdup(pw.pw_name);
+    id->home = strdup(pw.pw_dir);
+    id->shell = strdup(*pw.pw_shell ? pw.pw_shell : "/bin/sh");
+    int n = 32;
+    for (;;) {
+        gid_t *g = realloc(id->groups, (size_t)n * sizeof *g);
+        if (!g) {
+            free(id->groups);
+            id->groups = NULL;
+            break;
+        }
+        id->groups = g;
+        int want = n;
+        if (getgrouplist(pw.pw_name, gid, g, &want) >= 0) {
+            id->ngroups = want;
+            break;
+        }
+        if (want <= n) {  /* refused without asking for more room */
+            exec_identity_fini(id);
+            return ms_error_set(err, MS_EINVAL, "uid %u (%s): cannot list its groups",
+                                (unsigned)uid, pw.pw_name);
+        }
+        n = want;
+    }
+    if (!id->name || !id->home || !id->shell || !id->groups) {
+        exec_identity_fini(id);
+        return ms_error_set(err, MS_ENOMEM, "out of memory");
+    }
+    snprintf(id->failed, sizeof id->failed, "migsched: cannot run as %.64s (uid %u, gid %u): ",
+             id->name, (unsigned)uid, (unsigned)gid);
+    return MS_OK;
+}
+
+void exec_identity_fini(exec_identity *id)
+{
+    free(id->groups);
+    free(id->name);
+    free(id->home);
+    free(id->shell);
+    *id = (exec_identity){0};
+}
+
+static void say(const char *s)
+{
+    ssize_t ignored = write(2, s, strlen(s));
+    (void)ignored;
+}
+
+/* "<prefix>CALL: errno N\n" on stderr (strerror is not async-signal-safe), then exit. */
+static void identity_failed(const exec_identity *id, const char *call, int e)
+{
+    char digits[12], *p = digits + sizeof digits;
+    *--p = '\0';
+    do
+        *--p = (char)('0' + e % 10);
+    while ((e /= 10) > 0 && p > digits);
+    say(id->failed);
+    say(call);
+    say(" failed: errno ");
+    say(p);
+    say(" (nothing was run)\n");
+    _exit(EXEC_EXIT_IDENTITY);
+}
+
+/* Groups, then gid, then uid (each needs the privilege the next one drops), each checked;
+ * and root cannot be taken back. */
+static void take_identity(const exec_identity *id)
+{
+    if (setgroups((size_t)id->ngroups, id->groups) != 0)
+        identity_failed(id, "setgroups", errno);
+    if (setgid(id->gid) != 0)
+        identity_failed(id, "setgid", errno);
+    if (setuid(id->uid) != 0)
+        identity_failed(id, "setuid", errno);
+    if (id->uid != 0 && setuid(0) == 0)
+        identity_failed(id, "dropping root", EPERM);
+}
+
+/* The child's one path from fork to exec: its process group and go, signals and standard
+ * streams; then, while it still has the parent's privileges, whatever needs them; then its
+ * identity; then cwd and command, with that identity's rights. */
+static void child(const exec_spawn_opts *o, const int gate[2])
 {
     setpgid(0, 0);
     if (gate[0] >= 0) {  /* wait for the go; EOF means the parent died before recording us */
@@ -23,7 +116,7 @@ static void child(const char *command, const char *cwd, char *const envp[], int 
         while ((n = read(gate[0], &go, 1)) < 0 && errno == EINTR)
             ;
         if (n != 1)
-            _exit(125);
+            _exit(EXEC_EXIT_GATE);
         close(gate[0]);
     }
     signal(SIGINT, SIG_DFL);
@@ -31,36 +124,36 @@ static void child(const char *command, const char *cwd, char *const envp[], int 
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    if (out_fd >= 0)
-        dup2(out_fd, 1);
-    if (err_fd >= 0)
-        dup2(err_fd, 2);
-    if (sleep_s >= 0) {
-        struct timespec ts = {(time_t)sleep_s, (long)((sleep_s - (double)(time_t)sleep_s) * 1e9)};
+    if (o->out_fd >= 0)
+        dup2(o->out_fd, 1);
+    if (o->err_fd >= 0)
+        dup2(o->err_fd, 2);
+    if (o->sleep_s >= 0) {
+        double s = o->sleep_s;
+        struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
         while (nanosleep(&ts, &ts) != 0)
             ;
         _exit(0);
     }
-    if (cwd && chdir(cwd) != 0) {
-        static const char msg[] = "migsched: cannot change to the task's cwd\n";
-        ssize_t ignored = write(2, msg, sizeof msg - 1);
-        (void)ignored;
-        _exit(126);
+    if (o->as)
+        take_identity(o->as);
+    if (o->cwd && chdir(o->cwd) != 0) {
+        say("migsched: cannot change to the task's cwd\n");
+        _exit(EXEC_EXIT_CWD);
     }
-    char *argv[] = {"sh", "-c", (char *)command, NULL};
-    execve("/bin/sh", argv, envp);
-    _exit(127);
+    char *argv[] = {"sh", "-c", (char *)o->command, NULL};
+    execve("/bin/sh", argv, o->envp);
+    _exit(EXEC_EXIT_EXEC);
 }
 
-pid_t exec_spawn(const char *command, const char *cwd, char *const envp[], int out_fd,
-                 int err_fd, double sleep_s, int *gate)
+pid_t exec_spawn(const exec_spawn_opts *o, int *gate)
 {
     int fds[2] = {-1, -1};
     if (gate && pipe2(fds, O_CLOEXEC) != 0)
         return -1;
     pid_t pid = fork();
     if (pid == 0)
-        child(command, cwd, envp, out_fd, err_fd, sleep_s, fds);
+        child(o, fds);
     if (pid > 0)
         setpgid(pid, pid);  /* also done in the child: whichever runs first */
     if (gate) {

@@ -1,7 +1,9 @@
-/* io.c: whole-file reads, temporary-file-then-rename writes, CSV quoting. */
+/* io.c: whole-file reads, temporary-file-then-rename writes, files and folders that are
+ * safe to write as root, CSV quoting. */
 #include "migsched/io.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdbool.h>
@@ -123,6 +125,112 @@ const char *ms_time_check(double x)
     return NULL;
 }
 
+int ms_open_regular(int dirfd, const char *name, const char *shown, int flags, unsigned mode,
+                    int *fd, ms_error *err)
+{
+    /* O_TRUNC waits for fstat: whatever is not a regular file is never touched. */
+    *fd = openat(dirfd, name, (flags & ~O_TRUNC) | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+                 (mode_t)mode);
+    if (*fd < 0)
+        return ms_error_set(err, MS_EIO, "%s: cannot open: %s", shown,
+                            errno == ELOOP ? "it is a symbolic link" : strerror(errno));
+    struct stat st;
+    int rc = MS_OK;
+    if (fstat(*fd, &st) != 0)
+        rc = ms_error_set(err, MS_EIO, "%s: %s", shown, strerror(errno));
+    else if (!S_ISREG(st.st_mode))
+        rc = ms_error_set(err, MS_EIO,
+                          "%s: must be a regular file (not a FIFO, a device or a folder)", shown);
+    else if ((flags & O_TRUNC) && ftruncate(*fd, 0) != 0)
+        rc = ms_error_set(err, MS_EIO, "%s: cannot truncate: %s", shown, strerror(errno));
+    else if (fcntl(*fd, F_SETFL, fcntl(*fd, F_GETFL) & ~O_NONBLOCK) != 0)
+        rc = ms_error_set(err, MS_EIO, "%s: %s", shown, strerror(errno));
+    if (rc) {
+        close(*fd);
+        *fd = -1;
+    }
+    return rc;
+}
+
+int ms_file_check_ours(int fd, const char *shown, ms_error *err)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return ms_error_set(err, MS_EIO, "%s: %s", shown, strerror(errno));
+    if (st.st_uid != 0 && st.st_uid != geteuid())
+        return ms_error_set(err, MS_EIO, "%s: owned by uid %u, not by uid %u or root: "
+                            "refused (never read, never acted on)", shown, (unsigned)st.st_uid,
+                            (unsigned)geteuid());
+    return MS_OK;
+}
+
+int ms_dir_check(const char *what, const char *path, unsigned create_mode, ms_error *err)
+{
+    if (create_mode && mkdir(path, (mode_t)create_mode) != 0 && errno != EEXIST)
+        return ms_error_set(err, MS_EIO, "%s %s: cannot create: %s", what, path, strerror(errno));
+    struct stat st;
+    /* A link is trusted only as far as its own owner: someone else's could be re-pointed. */
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && st.st_uid != 0 &&
+        st.st_uid != geteuid())
+        return ms_error_set(err, MS_EIO, "%s %s: a symbolic link owned by uid %u: it must be "
+                            "owned by root or uid %u", what, path, (unsigned)st.st_uid,
+                            (unsigned)geteuid());
+    if (stat(path, &st) != 0)
+        return ms_error_set(err, MS_EIO, "%s %s: %s", what, path, strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return ms_error_set(err, MS_EIO, "%s %s: not a folder", what, path);
+    if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & (S_IWGRP | S_IWOTH)))
+        return ms_error_set(err, MS_EIO, "%s %s: owned by uid %u with mode %04o: it must be "
+                            "owned by root or uid %u and writable by its owner only (chmod "
+                            "go-w)", what, path, (unsigned)st.st_uid,
+                            (unsigned)(st.st_mode & 07777), (unsigned)geteuid());
+    return MS_OK;
+}
+
+/* What the process's umask leaves of 0666 (Linux's /proc; read-only, unlike umask(2),
+ * which other threads would see changed); 0600 when it cannot be read. */
+static mode_t default_file_mode(void)
+{
+    FILE *f = fopen("/proc/self/status", "re");
+    char line[128];
+    unsigned mask = 077;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "Umask: %o", &mask) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return (mode_t)(0666 & ~mask);
+}
+
+/* A temporary file from mkstemp beside path (O_EXCL, a name nobody can predict), with
+ * mode. */
+static int open_temporary(ms_output *o, const char *path, mode_t mode, ms_error *err)
+{
+    o->path = strdup(path);
+    o->tmp = malloc(strlen(path) + 16);
+    if (!o->path || !o->tmp) {
+        free(o->path);
+        free(o->tmp);
+        return ms_error_set(err, MS_ENOMEM, "out of memory");
+    }
+    sprintf(o->tmp, "%s.tmpXXXXXX", path);
+    int fd = mkostemp(o->tmp, O_CLOEXEC);
+    if (fd >= 0 && (fchmod(fd, mode) != 0 || !(o->f = fdopen(fd, "wb")))) {
+        int e = errno;
+        close(fd);
+        unlink(o->tmp);
+        errno = e;
+        fd = -1;
+    }
+    if (fd < 0) {
+        int e = errno;
+        free(o->path);
+        free(o->tmp);
+        return ms_error_set(err, MS_EIO, "%s: cannot write: %s", path, strerror(e));
+    }
+    return MS_OK;
+}
+
 int ms_output_open(ms_output *o, const char *path, ms_error *err)
 {
     memset(o, 0, sizeof *o);
@@ -132,33 +240,30 @@ int ms_output_open(ms_output *o, const char *path, ms_error *err)
     }
     struct stat st;
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        /* A device or pipe (/dev/null, a FIFO): renaming over it would replace it. */
-        o->f = fopen(path, "wb");
+        /* A device or pipe (/dev/null, a FIFO): renaming over it would replace it. A FIFO
+         * nobody reads is refused rather than waited for. */
+        int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+        if (fd >= 0 && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == 0)
+            o->f = fdopen(fd, "wb");
         o->path = o->f ? strdup(path) : NULL;
         if (!o->f || !o->path) {
-            int e = errno;
+            int e = errno == ENXIO ? EPIPE : errno;
             if (o->f)
                 fclose(o->f);
-            return ms_error_set(err, MS_EIO, "%s: cannot write: %s", path, strerror(e));
+            else if (fd >= 0)
+                close(fd);
+            return ms_error_set(err, MS_EIO, "%s: cannot write: %s", path,
+                                e == EPIPE ? "a FIFO with no reader" : strerror(e));
         }
         return MS_OK;
     }
-    o->path = strdup(path);
-    o->tmp = malloc(strlen(path) + 16);
-    if (!o->path || !o->tmp) {
-        free(o->path);
-        free(o->tmp);
-        return ms_error_set(err, MS_ENOMEM, "out of memory");
-    }
-    sprintf(o->tmp, "%s.tmp%ld", path, (long)getpid());
-    o->f = fopen(o->tmp, "wb");
-    if (!o->f) {
-        int e = errno;
-        free(o->path);
-        free(o->tmp);
-        return ms_error_set(err, MS_EIO, "%s: cannot write: %s", path, strerror(e));
-    }
-    return MS_OK;
+    return open_temporary(o, path, default_file_mode(), err);
+}
+
+int ms_output_open_file(ms_output *o, const char *path, unsigned mode, ms_error *err)
+{
+    memset(o, 0, sizeof *o);
+    return open_temporary(o, path, (mode_t)mode, err);
 }
 
 int ms_output_commit(ms_output *o, ms_error *err)

@@ -295,7 +295,7 @@ grep -q '1 leftover instance destroyed' out.txt && grep -q 'LEFT: device 0: GPU 
 # of such a journal does not hang; impossible records are refused with their line.
 fresh full
 "$M" run "$D/a30_plan.json" --workload "$D/a30_tasks.csv" --journal /dev/full --logs logs 2> err.txt
-[ $? = 1 ] && grep -q '/dev/full: the journal must be a regular file' err.txt || fail "4: $(cat err.txt)"
+[ $? = 1 ] && grep -q '/dev/full: cannot open the journal: /dev/full: must be a regular file' err.txt || fail "4: $(cat err.txt)"
 [ ! -e "$FAKE_NVML_STATE" ] || fail "4: the device was changed"
 timeout 20 "$M" run --cleanup --journal /dev/full 2> err.txt
 [ $? = 1 ] && grep -q 'regular file' err.txt || fail "4: cleanup of /dev/full: $(cat err.txt)"
