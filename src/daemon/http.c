@@ -4,9 +4,11 @@
 
 #include <inttypes.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <microhttpd.h>
@@ -166,6 +168,34 @@ static void take_body(struct conn *k, const char *data, size_t n)
  * token in the URL's #fragment, which browsers never send) and the liveness probe. */
 static bool public_path(const char *url) { return !strcmp(url, "/") || !strcmp(url, "/healthz"); }
 
+/* Who is calling: on the Unix socket the peer's credentials (SO_PEERCRED); on TCP the
+ * token's holder is the daemon's own user. */
+static void fill_caller(struct server *s, struct MHD_Connection *c, ms_api_caller *out)
+{
+    memset(out, 0, sizeof *out);
+    if (s->l.tcp) {
+        if (!authorized(s->h, c))
+            return;
+        out->uid = geteuid();
+        out->gid = getegid();
+    } else {
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        struct ucred cred;
+        socklen_t len = sizeof cred;
+        if (!ci || getsockopt(ci->connect_fd, SOL_SOCKET, SO_PEERCRED, &cred, &len))
+            return;
+        out->uid = cred.uid;
+        out->gid = cred.gid;
+    }
+    out->authenticated = true;
+    struct passwd pw, *res = NULL;
+    char buf[4096];
+    if (!getpwuid_r(out->uid, &pw, buf, sizeof buf, &res) && res &&
+        strlen(pw.pw_name) < sizeof out->name)
+        snprintf(out->name, sizeof out->name, "%s", pw.pw_name);
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
                               const char *method, const char *version, const char *upload,
                               size_t *upload_size, void **con_cls)
@@ -196,6 +226,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     if (k->too_big)
         return send_too_big(c);
     ms_api_request rq = {.method = method, .path = url, .body = k->body, .len = k->len};
+    fill_caller(s, c, &rq.caller);
     MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_arg, &rq);
     if (rq.nargs > MS_API_MAX_ARGS)
         return send_error(c, 400, "too many query arguments");

@@ -8,7 +8,7 @@
 # $1 = migsched, $2 = migschedd, $3 = source dir.
 M=$1 DD=$2
 . "$3/tests/daemon/lib.sh"
-start_daemon --backend sim --gpu A100-40GB --gpus 1 --listen "unix:$SOCK" --db "$T/d.db" \
+start_daemon --allow-root-jobs true --backend sim --gpu A100-40GB --gpus 1 --listen "unix:$SOCK" --db "$T/d.db" \
     --time-scale 1 --on-stop requeue
 C=(--connect "unix:$SOCK")
 spec() { ucurl "http://d/v1/jobs/$1" | sed '$d' | jq -c "$2"; }

@@ -24,6 +24,7 @@ listen tcp:127.0.0.1:$PORT
 token-file $T/token
 db $T/d.db
 time-scale 400
+allow-root-jobs true
 log-level $1
 CONF
 }

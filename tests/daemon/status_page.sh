@@ -11,7 +11,7 @@ command -v chromium >/dev/null || { echo "SKIP: chromium missing (make test inst
 TOKEN=fedcba9876543210fedcba9876543210
 printf '%s\n' "$TOKEN" > "$T/token"
 chmod 600 "$T/token"
-start_daemon --backend sim --gpu A100-40GB --gpus 2 --listen "unix:$SOCK" \
+start_daemon --allow-root-jobs true --backend sim --gpu A100-40GB --gpus 2 --listen "unix:$SOCK" \
     --listen "tcp:127.0.0.1:$PORT" --token-file "$T/token" --db "$T/d.db" --on-stop requeue
 sub() { "$M" submit --connect "http://127.0.0.1:$PORT" --token-file "$T/token" "$@" > /dev/null || fail "submit $*"; }
 sub --profile 7g.40gb --seconds 100000 --name render-big -- true
