@@ -395,7 +395,7 @@ static void test_migration_owners(void **state)
 }
 
 /* Pages: ids above after, at most limit, *more while jobs match beyond; filtered by state
- * and by owner (a name, or the uid of an owner without one). */
+ * and by owner (a name, or the uid of an owner without one). The counts by state. */
 static void test_job_pages(void **state)
 {
     fixture *f = *state;
@@ -447,6 +447,11 @@ static void test_job_pages(void **state)
     ms_store_free_jobs(page, n);
     q.limit = 0;
     assert_int_equal(ms_store_job_page(st, &q, &page, &n, &more, &e), MS_EINVAL);
+    uint64_t counts[MS_JOB_NSTATES];
+    assert_int_equal(ms_store_count_jobs(st, counts, &e), MS_OK);
+    assert_int_equal(counts[MS_JOB_QUEUED], 6);
+    assert_int_equal(counts[MS_JOB_CANCELLED], 1);
+    assert_int_equal(counts[MS_JOB_RUNNING] + counts[MS_JOB_DONE] + counts[MS_JOB_NEW], 0);
     ms_store_close(st);
 }
 

@@ -272,23 +272,17 @@ static void *loop(void *arg)
 /* Counts the store's jobs by state and queues the queued ones (by id). */
 static int load_jobs(ms_engine *e, ms_error *err)
 {
+    /* Counted in SQL: only the queued jobs are read, never every job ever run. */
+    int rc = ms_store_count_jobs(e->st, e->jobs, err);
     ms_job *all;
     size_t n;
-    int rc = ms_store_list_jobs(e->st, -1, &all, &n, err);
-    if (rc)
+    if (rc || (rc = ms_store_list_jobs(e->st, MS_JOB_QUEUED, &all, &n, err)))
         return rc;
-    size_t nq = 0;
-    for (size_t i = 0; i < n; i++) {
-        e->jobs[all[i].state]++;
-        nq += all[i].state == MS_JOB_QUEUED;
-    }
-    e->queue = malloc((nq ? nq : 1) * sizeof *e->queue);
-    e->capqueue = nq ? nq : 1;
+    e->queue = malloc((n ? n : 1) * sizeof *e->queue);
+    e->capqueue = n ? n : 1;
     if (!e->queue)
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
     for (size_t i = 0; !rc && i < n; i++) {
-        if (all[i].state != MS_JOB_QUEUED)
-            continue;
         ms_job *q = malloc(sizeof *q);
         if (!q) {
             rc = ms_error_set(err, MS_ENOMEM, "out of memory");

@@ -107,7 +107,7 @@ static int pragma_int(ms_store *st, const char *sql, int *out, ms_error *err)
 
 static int migrate(ms_store *st, ms_error *err)
 {
-    int version, rc = pragma_int(st, "PRAGMA user_version", &version, err);
+    int version = 0, rc = pragma_int(st, "PRAGMA user_version", &version, err);
     if (rc)
         return rc;
     if (version > NMIGRATIONS)
@@ -524,6 +524,30 @@ int ms_store_job_page(ms_store *st, const ms_store_job_query *q, ms_job **out, s
         return db_error(st, "bind", err);
     }
     return collect_jobs(st, s, (size_t)q->limit, out, n, more, err);
+}
+
+int ms_store_count_jobs(ms_store *st, uint64_t counts[MS_JOB_NSTATES], ms_error *err)
+{
+    memset(counts, 0, MS_JOB_NSTATES * sizeof *counts);
+    sqlite3_stmt *s;
+    int rc = prepare(st, "SELECT state, count(*) FROM jobs GROUP BY state", &s, err);
+    if (rc)
+        return rc;
+    int step;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        const char *state = (const char *)sqlite3_column_text(s, 0);
+        int k = state ? ms_job_state_parse(state) : -1;
+        if (k <= MS_JOB_NEW) {
+            rc = ms_error_set(err, MS_EINVAL, "%s: a job in state \"%.20s\"", st->path,
+                              state ? state : "");
+            break;
+        }
+        counts[k] = (uint64_t)sqlite3_column_int64(s, 1);
+    }
+    if (!rc && step != SQLITE_DONE)
+        rc = db_error(st, "count jobs", err);
+    sqlite3_finalize(s);
+    return rc;
 }
 
 int ms_store_running_jobs(ms_store *st, ms_job **out, size_t *n, ms_error *err)
