@@ -1,7 +1,8 @@
 /* test_daemon_api.c: migschedd's routes and its /metrics exposition against a stand-in
  * engine defined here (the linker takes these ms_engine_* over the library's, which is then
  * never pulled in): status codes for every route and every engine outcome (201, 400 with
- * the parser's message, 404, 405 with Allow, 409, 429, 503), query arguments, the
+ * the parser's message, 403, 404, 405 with Allow, 409, 429, 503), query arguments and
+ * pages, the caller (401 without one, admins, "user", who manages allocations), the
  * exposition's series, labels, escapes and histograms; and the listeners: a stale socket
  * is replaced, a live one or a non-socket refused, the socket made 0660 and removed at
  * close only while it is still ours. */

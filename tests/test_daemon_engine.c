@@ -3,7 +3,8 @@
  * jobs with per-size times; cancel (queued, running, ended, unknown); the queue limit;
  * stop under wait and requeue; recovery after the process is SIGKILLed mid-run; group-
  * committed submissions from concurrent threads; the GPU view and metrics; a Slurm
- * allocation's instance through restarts. */
+ * allocation's instance through restarts; owners (who sees a spec, who cancels, root's jobs)
+ * and the per-user queue limits. */
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>

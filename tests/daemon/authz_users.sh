@@ -2,7 +2,7 @@
 # authz_users.sh: who may do what, over the Unix socket with two throwaway users A and B, a
 # member C of a throwaway admin group, and root (sim backend): A's job shows A as its user;
 # B sees its public fields but not its spec (the secret in its env) and cannot cancel it
-# (403 naming A); A, root and C can see the spec, C can cancel it; an admin submits for
+# (403 naming A); A, root and C can see the spec, C and root can cancel it; an admin submits for
 # another user, a user cannot; allocations are refused to users (403, nothing made or
 # released); a root job is refused unless --allow-root-jobs true; the log names each job's
 # user.
@@ -59,7 +59,9 @@ ID2=$(body_of "$r" | jq .id)
 expect 200 '"state":"cancelled"' "$(ucurl_as "$UA" -X DELETE "http://d/v1/jobs/$ID2")"
 
 # Submitting for another user: admins only, a user that exists.
-expect 201 "\"user\":\"$UA\"" "$(ucurl_as "$UC" -X POST -d "$(job for-a ", \"user\": \"$UA\"")" http://d/v1/jobs)"
+r=$(ucurl_as "$UC" -X POST -d "$(job for-a ", \"user\": \"$UA\"")" http://d/v1/jobs)
+expect 201 "\"user\":\"$UA\"" "$r"
+expect 200 '"state":"cancelled"' "$(ucurl -X DELETE "http://d/v1/jobs/$(body_of "$r" | jq .id)")"  # root cancels
 expect 201 "\"user\":\"$UB\"" "$(ucurl -X POST -d "$(job for-b ", \"user\": \"$UB\"")" http://d/v1/jobs)"
 expect 403 "only an admin (root or a member of admin-group) may submit for another user; you are $UB" \
     "$(ucurl_as "$UB" -X POST -d "$(job not-a ", \"user\": \"$UA\"")" http://d/v1/jobs)"
