@@ -62,7 +62,7 @@ static int bench(const char *gpu, const char *concat, const ms_workload *w)
         ms_job_spec s;
         json_t *out;
         if (ms_job_spec_parse(text, strlen(text), &c.model, &s, &err) ||
-            ms_engine_submit(e, &s, &out, &err) != MS_ENGINE_OK) {
+            ms_engine_submit(e, &s, &ROOT, &out, &err) != MS_ENGINE_OK) {
             fprintf(stderr, "bench_engine_batch: %s\n", err.msg);
             failed++;
             continue;

@@ -27,7 +27,7 @@ static void *submit(void *arg)
         json_t *out;
         ms_error err;
         if (ms_job_spec_parse(job, sizeof job - 1, w->m, &s, &err) ||
-            ms_engine_submit(w->e, &s, &out, &err) != MS_ENGINE_OK) {
+            ms_engine_submit(w->e, &s, &ROOT, &out, &err) != MS_ENGINE_OK) {
             w->failed++;
             continue;
         }

@@ -38,17 +38,21 @@ void set(ms_daemon_config *c, const char *key, const char *value)
         fail_msg("%s", e.msg);
 }
 
+const ms_engine_actor ROOT_ACTOR = {.who = {.uid = 0, .gid = 0, .name = "root"}, .admin = true};
+
 /* Configures backend (key, value pairs follow, NULL-ended) on the fixture's database;
- * sim runs at time-scale 1000 unless a pair says otherwise. */
+ * sim runs at time-scale 1000 and root's jobs are allowed unless a pair says otherwise. */
 void configure(fixture *f, const char *backend, ...)
 {
     ms_daemon_config_defaults(&f->c);
+    f->owner = ROOT_ACTOR.who;
     set(&f->c, "backend", backend);
     set(&f->c, "db", f->db);
     ms_error e = {0};
     /* The default scale, set as a file would so that a pair below may override it. */
-    if (!strcmp(backend, "sim") &&
-        ms_daemon_config_set(&f->c, "time-scale", "1000", "test:1", &e))
+    if ((!strcmp(backend, "sim") &&
+         ms_daemon_config_set(&f->c, "time-scale", "1000", "test:1", &e)) ||
+        ms_daemon_config_set(&f->c, "allow-root-jobs", "true", "test:2", &e))
         fail_msg("%s", e.msg);
     va_list ap;
     va_start(ap, backend);
@@ -88,7 +92,7 @@ ms_engine_outcome submit_cmd(fixture *f, const char *command, const char *sizing
     if (ms_job_spec_parse(text, strlen(text), &f->c.model, &s, &e))
         fail_msg("%s", e.msg);
     json_t *job = NULL;
-    ms_engine_outcome o = ms_engine_submit(f->e, &s, &job, &e);
+    ms_engine_outcome o = ms_engine_submit(f->e, &s, &f->owner, &job, &e);
     assert_null(s.name);  /* the engine took the spec, whatever the outcome */
     assert_int_equal(s.argc, 0);
     if (o == MS_ENGINE_OK) {
@@ -126,7 +130,7 @@ const char *state_of(fixture *f, int64_t id)
     static char buf[32];
     json_t *job;
     ms_error e = {0};
-    assert_int_equal(ms_engine_job(f->e, id, &job, &e), MS_ENGINE_OK);
+    assert_int_equal(ms_engine_job(f->e, id, &ROOT_ACTOR, &job, &e), MS_ENGINE_OK);
     snprintf(buf, sizeof buf, "%s", json_string_value(json_object_get(job, "state")));
     json_decref(job);
     return buf;
@@ -134,11 +138,16 @@ const char *state_of(fixture *f, int64_t id)
 
 size_t count_state(ms_engine *e, int state)
 {
-    json_t *jobs;
-    ms_error err = {0};
-    assert_int_equal(ms_engine_jobs(e, state, &jobs, &err), MS_ENGINE_OK);
-    size_t n = json_array_size(json_object_get(jobs, "jobs"));
-    json_decref(jobs);
+    ms_store_job_query q = {.after = 0, .limit = 1000, .state = state};
+    size_t n = 0;
+    do {
+        json_t *jobs;
+        ms_error err = {0};
+        assert_int_equal(ms_engine_jobs(e, &q, &ROOT_ACTOR, &jobs, &q.after, &err),
+                         MS_ENGINE_OK);
+        n += json_array_size(json_object_get(jobs, "jobs"));
+        json_decref(jobs);
+    } while (q.after);
     return n;
 }
 

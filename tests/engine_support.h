@@ -11,13 +11,18 @@ typedef struct fixture {
     ms_store *st;
     ms_engine *e;
     char job_name[32];  /* the name submissions give their jobs ("j" when empty) */
+    ms_job_owner owner; /* whom submissions belong to: root unless a test says otherwise */
 } fixture;
+
+/* Root as the engine sees a caller: an admin. */
+extern const ms_engine_actor ROOT_ACTOR;
 
 int setup(void **state);
 int teardown(void **state);
 void set(ms_daemon_config *c, const char *key, const char *value);
 /* Configures backend (key, value pairs follow, NULL-ended) on the fixture's database;
- * sim runs at time-scale 1000 unless a pair says otherwise. */
+ * sim runs at time-scale 1000 and root's jobs are allowed (allow-root-jobs true) unless a
+ * pair says otherwise. */
 void configure(fixture *f, const char *backend, ...);
 void open_engine(fixture *f);
 void stop_engine(fixture *f);
@@ -29,6 +34,7 @@ ms_engine_outcome submit_json(fixture *f, const char *sizing, const char *extra,
 int64_t submit_cmd_ok(fixture *f, const char *command, const char *sizing, const char *extra);
 int64_t submit_ok(fixture *f, const char *sizing, const char *extra);
 const char *state_of(fixture *f, int64_t id);
+/* Jobs in state (-1: all), every page. */
 size_t count_state(ms_engine *e, int state);
 void pause_ms(int ms);
 /* Waits (at most a minute: a generous bound for a loaded machine) until n jobs are in

@@ -1,7 +1,8 @@
 /* test_daemon_api.c: migschedd's routes and its /metrics exposition against a stand-in
  * engine defined here (the linker takes these ms_engine_* over the library's, which is then
  * never pulled in): status codes for every route and every engine outcome (201, 400 with
- * the parser's message, 404, 405 with Allow, 409, 429, 503), query arguments, the
+ * the parser's message, 403, 404, 405 with Allow, 409, 429, 503), query arguments and
+ * pages, the caller (401 without one, admins, "user", who manages allocations), the
  * exposition's series, labels, escapes and histograms; and the listeners: a stale socket
  * is replaced, a live one or a non-socket refused, the socket made 0666 and removed at
  * close only while it is still ours. */
@@ -25,6 +26,9 @@ struct ms_engine {
     int queue_limit;
     bool stopping;
     ms_engine_metrics m;
+    ms_engine_access access;
+    ms_engine_actor last;       /* who the last job call came from */
+    ms_job_owner alloc_owner;   /* whom the last allocation step was for */
 };
 
 const double ms_engine_time_bounds[MS_ENGINE_TIME_BUCKETS] = {0.1, 0.5, 1,    5,    10,   30,
@@ -34,7 +38,13 @@ const double ms_engine_reconf_bounds[MS_ENGINE_RECONF_BUCKETS] = {0.05, 0.1, 0.2
 
 static const ms_gpu_model *a100(void) { return ms_gpu_builtin("A100-40GB"); }
 
-ms_engine_outcome ms_engine_submit(ms_engine *e, ms_job_spec *spec, json_t **job, ms_error *err)
+void ms_engine_access_get(ms_engine *e, ms_engine_access *out)
+{
+    *out = e->access;
+}
+
+ms_engine_outcome ms_engine_submit(ms_engine *e, ms_job_spec *spec, const ms_job_owner *owner,
+                                   json_t **job, ms_error *err)
 {
     if (e->stopping || e->njobs >= e->queue_limit) {
         ms_job_spec_free(spec);  /* the engine takes the spec whatever the outcome */
@@ -48,9 +58,10 @@ ms_engine_outcome ms_engine_submit(ms_engine *e, ms_job_spec *spec, json_t **job
     ms_job *j = &e->jobs[e->njobs++];
     ms_job_transition t;
     ms_job_init(j, spec);
+    j->owner = *owner;
     ms_job_submit(j, 1000, &t, err);
     j->id = e->njobs;
-    *job = ms_job_to_json(j, a100());
+    *job = ms_job_to_json(j, a100(), true, NULL);
     return MS_ENGINE_OK;
 }
 
@@ -63,33 +74,49 @@ static ms_job *find(ms_engine *e, int64_t id, ms_error *err)
     return &e->jobs[id - 1];
 }
 
-ms_engine_outcome ms_engine_cancel(ms_engine *e, int64_t id, json_t **job, ms_error *err)
+ms_engine_outcome ms_engine_cancel(ms_engine *e, int64_t id, const ms_engine_actor *who,
+                                   json_t **job, ms_error *err)
 {
+    e->last = *who;
     ms_job *j = find(e, id, err);
     if (!j)
         return MS_ENGINE_NOT_FOUND;
     ms_job_transition t;
     if (ms_job_cancel(j, 1001, &t, err))
         return MS_ENGINE_CONFLICT;
-    *job = ms_job_to_json(j, a100());
+    *job = ms_job_to_json(j, a100(), true, NULL);
     return MS_ENGINE_OK;
 }
 
-ms_engine_outcome ms_engine_job(ms_engine *e, int64_t id, json_t **job, ms_error *err)
+ms_engine_outcome ms_engine_job(ms_engine *e, int64_t id, const ms_engine_actor *who,
+                                json_t **job, ms_error *err)
 {
+    e->last = *who;
     ms_job *j = find(e, id, err);
     if (!j)
         return MS_ENGINE_NOT_FOUND;
-    *job = ms_job_to_json(j, a100());
+    *job = ms_job_to_json(j, a100(), true, NULL);
     return MS_ENGINE_OK;
 }
 
-ms_engine_outcome ms_engine_jobs(ms_engine *e, int state, json_t **jobs, ms_error *err)
+/* The page the query asks for (state and after; the user filter is the store's). */
+ms_engine_outcome ms_engine_jobs(ms_engine *e, const ms_store_job_query *q,
+                                 const ms_engine_actor *who, json_t **jobs, int64_t *next,
+                                 ms_error *err)
 {
+    e->last = *who;
+    *next = 0;
     json_t *a = json_array();
-    for (int i = 0; i < e->njobs; i++)
-        if (state < 0 || (int)e->jobs[i].state == state)
-            json_array_append_new(a, ms_job_to_json(&e->jobs[i], a100()));
+    for (int i = 0; i < e->njobs; i++) {
+        const ms_job *j = &e->jobs[i];
+        if (j->id <= q->after || (q->state >= 0 && (int)j->state != q->state))
+            continue;
+        if ((int)json_array_size(a) == q->limit) {
+            *next = json_integer_value(json_object_get(json_array_get(a, q->limit - 1), "id"));
+            break;
+        }
+        json_array_append_new(a, ms_job_to_json(j, a100(), false, NULL));
+    }
     *jobs = json_pack("{s:o}", "jobs", a);
     return MS_ENGINE_OK;
 }
@@ -115,9 +142,11 @@ ms_engine_outcome ms_engine_metrics_snapshot(ms_engine *e, ms_engine_metrics *ou
 }
 
 /* Allocations: the stand-in echoes what the route passed (job, step, profile). */
-ms_engine_outcome ms_engine_alloc_step(ms_engine *e, ms_job_spec *spec, int64_t step,
+ms_engine_outcome ms_engine_alloc_step(ms_engine *e, ms_job_spec *spec,
+                                       const ms_job_owner *owner, int64_t step,
                                        json_t **alloc, ms_error *err)
 {
+    e->alloc_owner = *owner;
     *alloc = json_pack("{s:I, s:I, s:s, s:s}", "slurm_job_id", (json_int_t)spec->slurm_job_id,
                        "step", (json_int_t)step, "profile", a100()->profiles[spec->profile].name,
                        "name", spec->name);
@@ -155,14 +184,22 @@ static ms_api api_of(ms_engine *e)
     return api;
 }
 
-static ms_api_response call(ms_engine *e, const char *method, const char *path, const char *body)
+static const ms_api_caller ROOT = {.authenticated = true, .uid = 0, .gid = 0, .name = "root"};
+
+static ms_api_response call_as(ms_engine *e, ms_api_caller who, const char *method,
+                               const char *path, const char *body)
 {
     ms_api api = api_of(e);
-    ms_api_request rq = {.method = method, .path = path, .body = body,
+    ms_api_request rq = {.caller = who, .method = method, .path = path, .body = body,
                          .len = body ? strlen(body) : 0};
     ms_api_response rs;
     ms_api_handle(&api, &rq, &rs);
     return rs;
+}
+
+static ms_api_response call(ms_engine *e, const char *method, const char *path, const char *body)
+{
+    return call_as(e, ROOT, method, path, body);
 }
 
 /* Checks the status and that the body holds text; frees the body. */
@@ -266,15 +303,23 @@ static void test_allocation_routes(void **state)
     engine_free(&e);
 }
 
-static ms_api_response call_args(ms_engine *e, const char *key, const char *value)
+/* GET /v1/jobs with n (key, value) pairs. */
+static ms_api_response call_argv(ms_engine *e, int n, const char *const *kv)
 {
     ms_api api = api_of(e);
-    ms_api_request rq = {.method = "GET", .path = "/v1/jobs", .nargs = 1};
-    rq.arg_key[0] = key;
-    rq.arg_value[0] = value;
+    ms_api_request rq = {.caller = ROOT, .method = "GET", .path = "/v1/jobs", .nargs = n};
+    for (int i = 0; i < n; i++) {
+        rq.arg_key[i] = kv[2 * i];
+        rq.arg_value[i] = kv[2 * i + 1];
+    }
     ms_api_response rs;
     ms_api_handle(&api, &rq, &rs);
     return rs;
+}
+
+static ms_api_response call_args(ms_engine *e, const char *key, const char *value)
+{
+    return call_argv(e, 1, (const char *const[]){key, value});
 }
 
 static void test_query(void **state)
@@ -288,15 +333,118 @@ static void test_query(void **state)
     assert_null(strstr(rs.body, "\"id\":1"));
     expect(rs, 200, "");
     expect(call_args(&e, "state", "queued"), 200, "\"id\":1");
-    expect(call_args(&e, "state", "new"), 400, "unknown state \\\"new\\\"");
-    expect(call_args(&e, "state", NULL), 400, "unknown state");
-    expect(call_args(&e, "colour", "red"), 400, "unknown query argument \\\"colour\\\"");
+    expect(call_args(&e, "state", "new"), 400, "state: unknown state \\\"new\\\" (queued, "
+                                                "running, done, failed, cancelled)");
+    expect(call_args(&e, "state", NULL), 400, "state: unknown state");
+    expect(call_args(&e, "colour", "red"), 400, "unknown query argument \\\"colour\\\" "
+                                                "(allowed: limit, after, user, state)");
     ms_api api = api_of(&e);
-    ms_api_request rq = {.method = "GET", .path = "/v1/gpus", .nargs = 1};
+    ms_api_request rq = {.caller = ROOT, .method = "GET", .path = "/v1/gpus", .nargs = 1};
     rq.arg_key[0] = "state";
     rq.arg_value[0] = "queued";
     ms_api_handle(&api, &rq, &rs);
     expect(rs, 400, "takes no query arguments");
+    engine_free(&e);
+}
+
+/* Pages: limit (default and most 1000), after, the filters, and "next" carrying them on;
+ * every bad argument a 400 naming it. */
+static void test_pages(void **state)
+{
+    ms_engine e = {.queue_limit = 8};
+    for (int i = 0; i < 5; i++)
+        expect(call(&e, "POST", "/v1/jobs", JOB), 201, "");
+    expect(call_args(&e, "limit", "2"), 200,
+           "\"id\":2,\"name\":\"t1\",\"user\":\"root\"");
+    expect(call_args(&e, "limit", "2"), 200, "\"next\":\"/v1/jobs?after=2&limit=2\"");
+    expect(call_argv(&e, 2, (const char *const[]){"after", "4", "limit", "2"}), 200,
+           "\"id\":5,\"name\"");
+    expect(call_argv(&e, 2, (const char *const[]){"after", "4", "limit", "2"}), 200,
+           "\"next\":null");
+    expect(call(&e, "GET", "/v1/jobs", NULL), 200, "\"next\":null");
+    expect(call_argv(&e, 3, (const char *const[]){"limit", "1", "state", "queued", "user",
+                                                  "a b/\xc3\xa9"}),
+           200, "\"next\":\"/v1/jobs?after=1&limit=1&state=queued&user=a%20b%2F%C3%A9\"");
+    /* A public listing: no spec. */
+    ms_api_response rs = call(&e, "GET", "/v1/jobs", NULL);
+    assert_null(strstr(rs.body, "\"spec\""));
+    expect(rs, 200, "\"id\":5");
+    expect(call_args(&e, "limit", "1001"), 400, "limit: must be an integer 1..1000 (got \\\"1001\\\")");
+    expect(call_args(&e, "limit", "0"), 400, "limit: must be an integer 1..1000");
+    expect(call_args(&e, "limit", NULL), 400, "limit: must be");
+    expect(call_args(&e, "after", "-1"), 400, "after: must be a job id");
+    expect(call_args(&e, "after", "x"), 400, "after: must be a job id");
+    expect(call_args(&e, "user", ""), 400, "user: must be a user name");
+    expect(call_argv(&e, 2, (const char *const[]){"limit", "1", "limit", "2"}), 400,
+           "limit: is given twice");
+    engine_free(&e);
+}
+
+/* Nobody gets more than the page and /healthz; the caller reaches the engine as the actor,
+ * an admin when root or in admin-group; "user" submits for another user, an admin only;
+ * allocations are root's and slurm-user's. */
+static void test_authorization(void **state)
+{
+    ms_engine e = {.queue_limit = 8};
+    ms_api_caller nobody = {.authenticated = false};
+    ms_api_response rs = call_as(&e, nobody, "GET", "/v1/jobs", NULL);
+    expect(rs, 401, "authentication required");
+    expect(call_as(&e, nobody, "POST", "/v1/jobs", JOB), 401, "authentication required");
+    expect(call_as(&e, nobody, "GET", "/metrics", NULL), 401, "authentication required");
+    expect(call_as(&e, nobody, "GET", "/no/such/route", NULL), 401, "authentication required");
+    expect(call_as(&e, nobody, "PUT", "/v1/allocations/1/steps/0", "{\"slices\": 1}"), 401, "");
+    expect(call_as(&e, nobody, "GET", "/healthz", NULL), 200, "ok");
+    expect(call_as(&e, nobody, "GET", "/", NULL), 200, "<title>migschedd</title>");
+    assert_int_equal(e.njobs, 0);
+
+    /* A user: the owner of their jobs, not an admin; another user's name is refused. */
+    ms_api_caller user = {.authenticated = true, .uid = 65534, .gid = 65534, .name = "nobody"};
+    expect(call_as(&e, user, "POST", "/v1/jobs", JOB), 201, "\"user\":\"nobody\"");
+    assert_int_equal(e.jobs[0].owner.uid, 65534);
+    expect(call_as(&e, user, "GET", "/v1/jobs/1", NULL), 200, "");
+    assert_int_equal(e.last.who.uid, 65534);
+    assert_false(e.last.admin);
+    char body[256];
+    snprintf(body, sizeof body, "{\"name\": \"x\", \"command\": [\"true\"], \"slices\": 1,"
+             " \"seconds\": 1, \"user\": \"%s\"}", "root");
+    expect(call_as(&e, user, "POST", "/v1/jobs", body), 403,
+           "only an admin (root or a member of admin-group) may submit for another user; "
+           "you are nobody");
+    snprintf(body, sizeof body, "{\"name\": \"x\", \"command\": [\"true\"], \"slices\": 1,"
+             " \"seconds\": 1, \"user\": \"%s\"}", "nobody");
+    expect(call_as(&e, user, "POST", "/v1/jobs", body), 201, "\"user\":\"nobody\"");
+    /* admin-group makes an admin, read per request. */
+    snprintf(e.access.admin_group, sizeof e.access.admin_group, "nogroup");
+    expect(call_as(&e, user, "GET", "/v1/jobs/1", NULL), 200, "");
+    assert_true(e.last.admin);  /* nobody's primary group is nogroup */
+    e.access.admin_group[0] = '\0';
+    /* Root submits for a user, named; an unknown user is a 400 naming it. */
+    expect(call(&e, "POST", "/v1/jobs", body), 201, "\"user\":\"nobody\"");
+    assert_int_equal(e.jobs[2].owner.uid, 65534);
+    expect(call(&e, "GET", "/v1/jobs/1", NULL), 200, "");
+    assert_true(e.last.admin);
+    expect(call(&e, "POST", "/v1/jobs", "{\"name\": \"x\", \"command\": [\"true\"],"
+                " \"slices\": 1, \"seconds\": 1, \"user\": \"no-such-user-x9\"}"),
+           400, "job: user: no user \\\"no-such-user-x9\\\" on this node");
+
+    /* Allocations: a user is refused whatever the method, root and slurm-user served. */
+    snprintf(e.access.slurm_user, sizeof e.access.slurm_user, "no-such-user-x9");
+    e.alloc_owner.uid = 77;
+    expect(call_as(&e, user, "PUT", "/v1/allocations/42/steps/0", "{\"slices\": 1}"), 403,
+           "only root and slurm-user (no-such-user-x9) may manage allocations; you are nobody");
+    expect(call_as(&e, user, "DELETE", "/v1/allocations/42", NULL), 403, "slurm-user");
+    expect(call_as(&e, user, "DELETE", "/v1/allocations/42/steps/0", NULL), 403, "slurm-user");
+    expect(call_as(&e, user, "GET", "/v1/allocations/42", NULL), 403, "slurm-user");
+    assert_int_equal(e.alloc_owner.uid, 77);  /* the engine was never called */
+    snprintf(e.access.slurm_user, sizeof e.access.slurm_user, "nobody");
+    expect(call_as(&e, user, "PUT", "/v1/allocations/42/steps/0", "{\"slices\": 1}"), 200, "");
+    assert_int_equal(e.alloc_owner.uid, 65534);  /* the caller, when no user is named */
+    expect(call(&e, "PUT", "/v1/allocations/42/steps/1", "{\"slices\": 1, \"user\": \"nobody\"}"),
+           200, "");
+    assert_int_equal(e.alloc_owner.uid, 65534);
+    assert_string_equal(e.alloc_owner.name, "nobody");
+    expect(call(&e, "PUT", "/v1/allocations/42/steps/1", "{\"slices\": 1, \"user\": \"zz-none-9\"}"),
+           400, "allocation: user: no user \\\"zz-none-9\\\" on this node");
     engine_free(&e);
 }
 
@@ -321,7 +469,7 @@ static void test_metrics(void **state)
     m.gpu[1].fragmentation = 0.25;
     m.gpu[1].busy_slices = 3;
     m.gpu[1].ninstances = 2;
-    m.gpu[1].instance[0] = (ms_engine_instance_metrics){.profile = 3, .start = 4, .gi_id = 2, .busy = true, .job = 7};
+    m.gpu[1].instance[0] = (ms_engine_instance_metrics){.profile = 3, .start = 4, .gi_id = 2, .busy = true, .job = 7, .user = "al\"ice"};
     m.gpu[1].instance[1] = (ms_engine_instance_metrics){.profile = 0, .start = 0, .gi_id = 9};
     size_t len;
     char *text = ms_metrics_render(&m, a100(), "h\"x\\y\n", &len);
@@ -343,8 +491,8 @@ static void test_metrics(void **state)
         "migsched_instance_creation_seconds_bucket{le=\"0.05\"} 0\n",
         "migsched_gpu_fragmentation{gpu=\"1\",UUID=\"GPU-1\",Hostname=\"h\\\"x\\\\y\\n\"} 0.25\n",
         "migsched_gpu_busy_slices{gpu=\"0\",UUID=\"GPU-0\",Hostname=\"h\\\"x\\\\y\\n\"} 0\n",
-        "migsched_instance_busy{gpu=\"1\",UUID=\"GPU-1\",Hostname=\"h\\\"x\\\\y\\n\",GPU_I_PROFILE=\"3g.20gb\",GPU_I_ID=\"2\",start=\"4\"} 1\n",
-        "GPU_I_PROFILE=\"1g.5gb\",GPU_I_ID=\"9\",start=\"0\"} 0\n",
+        "migsched_instance_busy{gpu=\"1\",UUID=\"GPU-1\",Hostname=\"h\\\"x\\\\y\\n\",GPU_I_PROFILE=\"3g.20gb\",GPU_I_ID=\"2\",start=\"4\",user=\"al\\\"ice\"} 1\n",
+        "GPU_I_PROFILE=\"1g.5gb\",GPU_I_ID=\"9\",start=\"0\",user=\"\"} 0\n",
     };
     for (size_t i = 0; i < sizeof want / sizeof *want; i++)
         if (!strstr(text, want[i]))
@@ -401,6 +549,7 @@ int main(void)
         cmocka_unit_test(test_routes),  cmocka_unit_test(test_errors),
         cmocka_unit_test(test_query),   cmocka_unit_test(test_metrics),
         cmocka_unit_test(test_listeners), cmocka_unit_test(test_allocation_routes),
+        cmocka_unit_test(test_pages),   cmocka_unit_test(test_authorization),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,7 +3,8 @@
  * jobs with per-size times; cancel (queued, running, ended, unknown); the queue limit;
  * stop under wait and requeue; recovery after the process is SIGKILLed mid-run; group-
  * committed submissions from concurrent threads; the GPU view and metrics; a Slurm
- * allocation's instance through restarts. */
+ * allocation's instance through restarts; owners (who sees a spec, who cancels, root's jobs)
+ * and the per-user queue limits. */
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -67,7 +68,7 @@ static void test_times_job_size(void **state)
     wait_state(f, id, "done");
     json_t *job;
     ms_error e = {0};
-    assert_int_equal(ms_engine_job(f->e, id, &job, &e), MS_ENGINE_OK);
+    assert_int_equal(ms_engine_job(f->e, id, &ROOT_ACTOR, &job, &e), MS_ENGINE_OK);
     assert_string_equal(json_string_value(json_object_get(job, "profile")), "2g.20gb");
     json_decref(job);
 }
@@ -99,17 +100,17 @@ static void test_cancel(void **state)
     free(plan);
 
     json_t *job;
-    assert_int_equal(ms_engine_cancel(f->e, b, &job, &e), MS_ENGINE_OK);
+    assert_int_equal(ms_engine_cancel(f->e, b, &ROOT_ACTOR, &job, &e), MS_ENGINE_OK);
     assert_string_equal(json_string_value(json_object_get(job, "state")), "cancelled");
     json_decref(job);
-    assert_int_equal(ms_engine_cancel(f->e, a, &job, &e), MS_ENGINE_OK);
+    assert_int_equal(ms_engine_cancel(f->e, a, &ROOT_ACTOR, &job, &e), MS_ENGINE_OK);
     assert_string_equal(json_string_value(json_object_get(job, "state")), "cancelled");
     json_decref(job);
-    assert_int_equal(ms_engine_cancel(f->e, a, &job, &e), MS_ENGINE_CONFLICT);
+    assert_int_equal(ms_engine_cancel(f->e, a, &ROOT_ACTOR, &job, &e), MS_ENGINE_CONFLICT);
     assert_null(job);
     assert_non_null(strstr(e.msg, "is cancelled"));
-    assert_int_equal(ms_engine_cancel(f->e, 999, &job, &e), MS_ENGINE_NOT_FOUND);
-    assert_int_equal(ms_engine_job(f->e, 999, &job, &e), MS_ENGINE_NOT_FOUND);
+    assert_int_equal(ms_engine_cancel(f->e, 999, &ROOT_ACTOR, &job, &e), MS_ENGINE_NOT_FOUND);
+    assert_int_equal(ms_engine_job(f->e, 999, &ROOT_ACTOR, &job, &e), MS_ENGINE_NOT_FOUND);
     /* The cancelled job's instance is free again: a new job runs at once. */
     int64_t c = submit_ok(f, "\"profile\": \"4g.24gb\", \"seconds\": 600", NULL);
     wait_state(f, c, "running");
@@ -128,6 +129,157 @@ static void test_queue_full(void **state)
     assert_int_equal(submit_json(f, "\"profile\": \"1g.6gb\", \"seconds\": 1", NULL, &id),
                      MS_ENGINE_QUEUE_FULL);
     assert_int_equal(count_state(f->e, MS_JOB_QUEUED), 3);
+}
+
+static const ms_job_owner ALICE = {.uid = 4242, .gid = 4242, .name = "alice"},
+                          BOB = {.uid = 4343, .gid = 4343, .name = "bob"};
+
+/* Submits a job of about kb KB (its env) as owner; the outcome, and the message in msg. */
+static ms_engine_outcome submit_big(fixture *f, const ms_job_owner *owner, int kb, char *msg)
+{
+    size_t len = (size_t)kb * 1024 + 512;
+    char *text = malloc(len), *p = text;
+    p += sprintf(p, "{\"name\": \"big\", \"command\": [\"true\"], \"profile\": \"1g.6gb\","
+                 " \"seconds\": 600, \"env\": {");
+    for (int i = 0; i < kb; i++)
+        p += sprintf(p, "%s\"V%d\": \"%01000d\"", i ? ", " : "", i, 0);
+    sprintf(p, "}}");
+    ms_job_spec s;
+    ms_error e = {0};
+    if (ms_job_spec_parse(text, strlen(text), &f->c.model, &s, &e))
+        fail_msg("%s", e.msg);
+    free(text);
+    json_t *job = NULL;
+    ms_engine_outcome o = ms_engine_submit(f->e, &s, owner, &job, &e);
+    json_decref(job);
+    snprintf(msg, MS_ERR_LEN, "%s", o == MS_ENGINE_OK ? "" : e.msg);
+    return o;
+}
+
+/* A job belongs to its owner: others see its public fields (not its spec: the secret in its
+ * env), and cannot cancel it; the owner and admins can. A job of uid 0 is refused unless
+ * allow-root-jobs; an allocation runs no command and is exempt. A busy instance's metrics
+ * name its job's owner. */
+static void test_owners(void **state)
+{
+    fixture *f = *state;
+    configure(f, "sim", "gpu", "A30-24GB", "gpus", "1", "time-scale", "1", "allow-root-jobs",
+              "false", NULL);
+    open_engine(f);
+    ms_error e = {0};
+    char msg[MS_ERR_LEN];
+    assert_int_equal(submit_big(f, &ROOT_ACTOR.who, 1, msg), MS_ENGINE_FORBIDDEN);
+    assert_non_null(strstr(msg, "it would run as root (uid 0)"));
+    assert_non_null(strstr(msg, "allow-root-jobs true"));
+    f->owner = ALICE;
+    int64_t id = submit_ok(f, "\"profile\": \"4g.24gb\", \"seconds\": 600",
+                   "\"env\": {\"AWS_SECRET\": \"s3cr3t\"}");
+    wait_state(f, id, "running");
+    ms_engine_actor bob = {.who = BOB}, alice = {.who = ALICE}, admin = {.who = BOB, .admin = true};
+    json_t *job;
+    assert_int_equal(ms_engine_job(f->e, id, &bob, &job, &e), MS_ENGINE_OK);
+    assert_string_equal(json_string_value(json_object_get(job, "user")), "alice");
+    char *text = json_dumps(job, JSON_COMPACT);
+    assert_null(strstr(text, "s3cr3t"));
+    assert_null(json_object_get(job, "spec"));
+    assert_null(json_object_get(job, "logs"));
+    free(text);
+    json_decref(job);
+    const ms_engine_actor *may[] = {&alice, &admin};
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(ms_engine_job(f->e, id, may[k], &job, &e), MS_ENGINE_OK);
+        assert_string_equal(json_string_value(json_object_get(
+                                json_object_get(json_object_get(job, "spec"), "env"),
+                                "AWS_SECRET")), "s3cr3t");
+        assert_true(json_is_null(json_object_get(job, "logs")));  /* sim: no files */
+        json_decref(job);
+    }
+    ms_store_job_query q = {.limit = 10, .state = -1};
+    int64_t next;
+    assert_int_equal(ms_engine_jobs(f->e, &q, &bob, &job, &next, &e), MS_ENGINE_OK);
+    text = json_dumps(job, JSON_COMPACT);
+    assert_non_null(strstr(text, "\"user\":\"alice\""));
+    assert_null(strstr(text, "s3cr3t"));
+    free(text);
+    json_decref(job);
+    ms_engine_metrics *m = malloc(sizeof *m);
+    assert_int_equal(ms_engine_metrics_snapshot(f->e, m, &e), MS_ENGINE_OK);
+    assert_int_equal(m->gpu[0].ninstances, 1);
+    assert_string_equal(m->gpu[0].instance[0].user, "alice");
+    free(m);
+
+    assert_int_equal(ms_engine_cancel(f->e, id, &bob, &job, &e), MS_ENGINE_FORBIDDEN);
+    assert_null(job);
+    assert_string_equal(e.msg, "job 1 belongs to alice: only its owner or an admin may cancel it");
+    assert_string_equal(state_of(f, id), "running");
+    assert_int_equal(ms_engine_cancel(f->e, id, &alice, &job, &e), MS_ENGINE_OK);
+    json_decref(job);
+    int64_t other = submit_ok(f, "\"profile\": \"4g.24gb\", \"seconds\": 600", NULL);
+    assert_int_equal(ms_engine_cancel(f->e, other, &admin, &job, &e), MS_ENGINE_OK);
+    json_decref(job);
+
+    /* Root's allocation: nothing runs as root, it is made. */
+    const char *alloc = "{\"name\": \"a\", \"slurm_job_id\": 9, \"profile\": \"1g.6gb\"}";
+    ms_job_spec s;
+    assert_int_equal(ms_job_spec_parse(alloc, strlen(alloc), &f->c.model, &s, &e), MS_OK);
+    assert_int_equal(ms_engine_alloc_step(f->e, &s, &ROOT_ACTOR.who, 0, &job, &e),
+                     MS_ENGINE_OK);
+    assert_string_equal(json_string_value(json_object_get(job, "user")), "root");
+    json_decref(job);
+}
+
+/* Queued jobs per user: user-queue-limit in count, user-queue-bytes in their specs' bytes,
+ * each refusal naming the limit and the user; another user is not held back; a job leaving
+ * the queue makes room; a restart counts the queued jobs again; a SIGHUP's new limits
+ * apply at once. */
+static void test_user_limits(void **state)
+{
+    fixture *f = *state;
+    configure(f, "sim", "gpu", "A30-24GB", "gpus", "1", "time-scale", "1",
+              "user-queue-limit", "2", "user-queue-bytes", "65536", NULL);
+    open_engine(f);
+    /* A Slurm allocation holds the GPU (through the restart below): the jobs stay queued. */
+    const char *alloc = "{\"name\": \"a\", \"slurm_job_id\": 9, \"profile\": \"4g.24gb\"}";
+    ms_job_spec s;
+    json_t *job;
+    ms_error e = {0};
+    assert_int_equal(ms_job_spec_parse(alloc, strlen(alloc), &f->c.model, &s, &e), MS_OK);
+    assert_int_equal(ms_engine_alloc_step(f->e, &s, &ROOT_ACTOR.who, 0, &job, &e),
+                     MS_ENGINE_OK);
+    json_decref(job);
+    wait_count(f->e, MS_JOB_RUNNING, 1);
+    f->owner = ALICE;
+    int64_t q1 = submit_ok(f, "\"profile\": \"1g.6gb\", \"seconds\": 1", NULL);
+    submit_ok(f, "\"profile\": \"1g.6gb\", \"seconds\": 1", NULL);
+    char msg[MS_ERR_LEN];
+    assert_int_equal(submit_big(f, &ALICE, 1, msg), MS_ENGINE_QUEUE_FULL);
+    assert_string_equal(msg, "user alice has 2 jobs queued already (user-queue-limit 2)");
+    assert_int_equal(submit_big(f, &BOB, 1, msg), MS_ENGINE_OK);
+    assert_int_equal(ms_engine_cancel(f->e, q1, &ROOT_ACTOR, &job, &e), MS_ENGINE_OK);
+    json_decref(job);
+    assert_int_equal(submit_big(f, &ALICE, 1, msg), MS_ENGINE_OK);
+    assert_int_equal(submit_big(f, &ALICE, 1, msg), MS_ENGINE_QUEUE_FULL);
+
+    /* Bytes: a first 40 KB fits, a second does not. */
+    const ms_job_owner carol = {.uid = 4444, .gid = 4444, .name = "carol"};
+    assert_int_equal(submit_big(f, &carol, 40, msg), MS_ENGINE_OK);
+    assert_int_equal(submit_big(f, &carol, 40, msg), MS_ENGINE_QUEUE_FULL);
+    assert_non_null(strstr(msg, "user carol's queued jobs hold "));
+    assert_non_null(strstr(msg, "would pass user-queue-bytes (65536)"));
+
+    stop_engine(f);
+    open_engine(f);
+    assert_int_equal(submit_big(f, &ALICE, 1, msg), MS_ENGINE_QUEUE_FULL);
+    assert_int_equal(submit_big(f, &carol, 40, msg), MS_ENGINE_QUEUE_FULL);
+    ms_daemon_config *next = malloc(sizeof *next);
+    *next = f->c;
+    next->user_queue_limit = 3;
+    next->user_queue_bytes = 1 << 20;
+    assert_int_equal(ms_engine_reload(f->e, next, &e), MS_OK);
+    free(next);
+    assert_int_equal(submit_big(f, &ALICE, 1, msg), MS_ENGINE_OK);
+    assert_int_equal(submit_big(f, &carol, 40, msg), MS_ENGINE_OK);
+    assert_int_equal(submit_big(f, &ALICE, 1, msg), MS_ENGINE_QUEUE_FULL);
 }
 
 /* on-stop wait: the running job finishes, the queued one stays queued, nothing is left. */
@@ -193,7 +345,7 @@ static void crash_child(fixture *f, size_t n)
         snprintf(text, sizeof text, "{\"name\": \"c\", \"command\": [\"true\"], %s}",
                  SIZES[i % 6]);
         if (ms_job_spec_parse(text, strlen(text), &f->c.model, &s, &e) ||
-            ms_engine_submit(f->e, &s, &job, &e) != MS_ENGINE_OK)
+            ms_engine_submit(f->e, &s, &f->owner, &job, &e) != MS_ENGINE_OK)
             _exit(1);
         json_decref(job);
     }
@@ -267,7 +419,7 @@ static void test_sim_allocation_restart(void **state)
     json_t *a;
     ms_error e = {0};
     assert_int_equal(ms_job_spec_parse(text, strlen(text), &f->c.model, &s, &e), MS_OK);
-    assert_int_equal(ms_engine_alloc_step(f->e, &s, 0, &a, &e), MS_ENGINE_OK);
+    assert_int_equal(ms_engine_alloc_step(f->e, &s, &f->owner, 0, &a, &e), MS_ENGINE_OK);
     json_decref(a);
     wait_count(f->e, MS_JOB_RUNNING, 1);
     char told[96], now[96];
@@ -343,7 +495,7 @@ static void test_group_commit(void **state)
         }
     ms_error e = {0};
     json_t *gone;
-    assert_int_equal(ms_engine_cancel(f->e, blocker, &gone, &e), MS_ENGINE_OK);
+    assert_int_equal(ms_engine_cancel(f->e, blocker, &ROOT_ACTOR, &gone, &e), MS_ENGINE_OK);
     json_decref(gone);
     wait_count(f->e, MS_JOB_RUNNING, 1);
     ms_engine_metrics m;
@@ -352,7 +504,9 @@ static void test_group_commit(void **state)
     assert_int_equal(m.jobs[MS_JOB_QUEUED] + m.jobs[MS_JOB_RUNNING], T * N);
     /* FIFO: the job running is the lowest id after the blocker's. */
     json_t *jobs;
-    assert_int_equal(ms_engine_jobs(f->e, MS_JOB_RUNNING, &jobs, &e), MS_ENGINE_OK);
+    ms_store_job_query q = {.limit = 1000, .state = MS_JOB_RUNNING};
+    int64_t next;
+    assert_int_equal(ms_engine_jobs(f->e, &q, &ROOT_ACTOR, &jobs, &next, &e), MS_ENGINE_OK);
     assert_int_equal(json_integer_value(json_object_get(
                          json_array_get(json_object_get(jobs, "jobs"), 0), "id")), blocker + 1);
     json_decref(jobs);
@@ -557,6 +711,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_times_job_size, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
         cmocka_unit_test_setup_teardown(test_queue_full, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_owners, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_user_limits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stop_wait, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stop_requeue, setup, teardown),
         cmocka_unit_test_setup_teardown(test_crash_recovery, setup, teardown),

@@ -62,7 +62,7 @@ static int exit_status(fixture *f, int64_t id)
 {
     json_t *job;
     ms_error e = {0};
-    assert_int_equal(ms_engine_job(f->e, id, &job, &e), MS_ENGINE_OK);
+    assert_int_equal(ms_engine_job(f->e, id, &ROOT_ACTOR, &job, &e), MS_ENGINE_OK);
     int s = (int)json_integer_value(json_object_get(job, "exit_status"));
     json_decref(job);
     return s;
@@ -156,7 +156,7 @@ static void test_cancel_kills(void **state)
     wait_state(f, id, "running");
     json_t *job;
     ms_error e = {0};
-    assert_int_equal(ms_engine_cancel(f->e, id, &job, &e), MS_ENGINE_OK);
+    assert_int_equal(ms_engine_cancel(f->e, id, &ROOT_ACTOR, &job, &e), MS_ENGINE_OK);
     assert_string_equal(json_string_value(json_object_get(job, "state")), "cancelled");
     json_decref(job);
     int64_t next = submit_cmd_ok(f, "[\"true\"]", "\"profile\": \"4g.24gb\", \"seconds\": 1",
@@ -188,7 +188,7 @@ static void crash_child(fixture *f)
         ms_job_spec s;
         json_t *job;
         if (ms_job_spec_parse(text, strlen(text), &f->c.model, &s, &e) ||
-            ms_engine_submit(f->e, &s, &job, &e) != MS_ENGINE_OK)
+            ms_engine_submit(f->e, &s, &f->owner, &job, &e) != MS_ENGINE_OK)
             _exit(1);
         json_decref(job);
     }
@@ -373,7 +373,7 @@ static void test_instance_replaced_while_running(void **state)
     assert_string_equal(state_of(f, whole), "queued");
     json_t *job;
     ms_error e = {0};
-    assert_int_equal(ms_engine_cancel(f->e, whole, &job, &e), MS_ENGINE_OK);
+    assert_int_equal(ms_engine_cancel(f->e, whole, &ROOT_ACTOR, &job, &e), MS_ENGINE_OK);
     json_decref(job);
     check_theirs_alone(f, &theirs);
 }

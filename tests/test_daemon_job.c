@@ -73,10 +73,29 @@ static void test_parse_allocation(void **state)
     ms_job_spec_free(&back);
     ms_job j;
     ms_job_init(&j, &s);
-    o = ms_job_to_json(&j, a100());
+    j.attempts = 1;
+    o = ms_job_to_json(&j, a100(), true, "/var/log/migschedd");
     assert_true(json_integer_value(json_object_get(o, "slurm_job_id")) == 4294967295LL);
+    assert_true(json_is_null(json_object_get(o, "logs")));  /* an allocation runs no command */
     json_decref(o);
     ms_job_free(&j);
+}
+
+/* "user" names whom an admin submits for: kept beside the spec, never in its JSON (the
+ * owner is the job's, not the spec's). */
+static void test_parse_user(void **state)
+{
+    (void)state;
+    ms_job_spec s;
+    ms_error e = {0};
+    assert_int_equal(parse("{\"name\": \"a\", \"command\": [\"x\"], \"slices\": 1,"
+                           " \"seconds\": 1, \"user\": \"bob\"}", &s, &e), MS_OK);
+    assert_string_equal(s.user, "bob");
+    char *text = ms_job_spec_text(&s, a100());
+    assert_null(strstr(text, "bob"));
+    free(text);
+    ms_job_spec_free(&s);
+    assert_null(s.user);
 }
 
 static void test_parse_times_round_trip(void **state)
@@ -113,7 +132,14 @@ static const struct {
     {"[1]", "must be a JSON object"},
     {"{\"name\": \"a\", \"command\": [\"x\"], \"seconds\": 1, \"slices\": 1, \"gpu\": 0}",
      "job: unknown key \"gpu\" (allowed: name, command, cwd, env, on_interrupt, profile, "
-     "slices, seconds, times, slurm_job_id)"},
+     "slices, seconds, times, slurm_job_id, user)"},
+    {"{\"name\": \"a\", \"command\": [\"x\"], \"slices\": 1, \"seconds\": 1, \"user\": 0}",
+     "user: must be a string"},
+    {"{\"name\": \"a\", \"command\": [\"x\"], \"slices\": 1, \"seconds\": 1, \"user\": \"\"}",
+     "user: must not be empty"},
+    {"{\"name\": \"a\", \"command\": [\"x\"], \"slices\": 1, \"seconds\": 1, \"user\":"
+     " \"u234567890123456789012345678901234567890123456789012345678901234\"}",
+     "user: longer than 63 bytes"},
     {"{\"name\": \"a\", \"name\": \"b\", \"command\": [\"x\"]}", "malformed JSON"},
     {"{\"command\": [\"x\"], \"slices\": 1, \"seconds\": 1}", "missing field: \"name\""},
     {"{\"name\": \"a\", \"slices\": 1, \"seconds\": 1}", "missing field: \"command\""},
@@ -267,22 +293,43 @@ static void test_render(void **state)
     ms_placement at = {ms_gpu_profile_by_name(a100(), "2g.10gb"), 4};
     assert_int_equal(ms_job_start(&j, 101.5, 1, at, "MIG-1234", &t, &e), MS_OK);
     assert_int_equal(ms_job_finish(&j, 111.5, 3, &t, &e), MS_OK);
-    json_t *o = ms_job_to_json(&j, a100());
+    j.owner = (ms_job_owner){.uid = 1001, .gid = 1001, .name = "alice"};
+    /* The owner's and admins' view: the spec and the latest attempt's output files. */
+    json_t *o = ms_job_to_json(&j, a100(), true, "/var/log/migschedd");
     char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
-    assert_string_equal(text,
-        "{\"id\":7,\"name\":\"j\",\"state\":\"failed\",\"attempts\":1,\"submitted\":100.0,"
-        "\"started\":101.5,\"ended\":111.5,\"gpu\":1,\"profile\":\"2g.10gb\","
+    const char *pub =
+        "{\"id\":7,\"name\":\"j\",\"user\":\"alice\",\"state\":\"failed\",\"attempts\":1,"
+        "\"submitted\":100.0,\"started\":101.5,\"ended\":111.5,\"gpu\":1,\"profile\":\"2g.10gb\","
         "\"placement\":{\"start\":4},\"mig_uuid\":\"MIG-1234\",\"exit_status\":3,"
-        "\"slurm_job_id\":null,\"spec\":{\"name\":\"j\",\"command\":[\"sleep\",\"1\"],\"env\":{},"
-        "\"on_interrupt\":\"retry\",\"profile\":\"2g.10gb\",\"seconds\":10.0}}");
+        "\"slurm_job_id\":null";
+    char want[1024];
+    snprintf(want, sizeof want, "%s,\"spec\":{\"name\":\"j\",\"command\":[\"sleep\",\"1\"],"
+             "\"env\":{},\"on_interrupt\":\"retry\",\"profile\":\"2g.10gb\",\"seconds\":10.0},"
+             "\"logs\":{\"stdout\":\"/var/log/migschedd/alice/job-7.1.out\","
+             "\"stderr\":\"/var/log/migschedd/alice/job-7.1.err\"}}", pub);
+    assert_string_equal(text, want);
     free(text);
+    json_decref(o);
+    /* Anyone's view: the public fields only. */
+    o = ms_job_to_json(&j, a100(), false, "/var/log/migschedd");
+    text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
+    snprintf(want, sizeof want, "%s}", pub);
+    assert_string_equal(text, want);
+    free(text);
+    json_decref(o);
+    /* The sim backend writes no output: no log paths; an owner without a name is its uid. */
+    j.owner.name[0] = '\0';
+    o = ms_job_to_json(&j, a100(), true, NULL);
+    assert_true(json_is_null(json_object_get(o, "logs")));
+    assert_string_equal(json_string_value(json_object_get(o, "user")), "1001");
     json_decref(o);
     ms_job_free(&j);
 
     /* A queued job: every unknown is null. */
     j = new_job("retry");
     assert_int_equal(ms_job_submit(&j, 5, &t, &e), MS_OK);
-    o = ms_job_to_json(&j, a100());
+    o = ms_job_to_json(&j, a100(), true, "/var/log/migschedd");
+    assert_true(json_is_null(json_object_get(o, "logs")));  /* never started */
     assert_true(json_is_null(json_object_get(o, "started")));
     assert_true(json_is_null(json_object_get(o, "gpu")));
     assert_true(json_is_null(json_object_get(o, "placement")));
@@ -436,7 +483,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_profile),    cmocka_unit_test(test_parse_times_round_trip),
-        cmocka_unit_test(test_parse_allocation),
+        cmocka_unit_test(test_parse_allocation), cmocka_unit_test(test_parse_user),
         cmocka_unit_test(test_parse_errors),     cmocka_unit_test(test_parse_limits),
         cmocka_unit_test(test_render),           cmocka_unit_test(test_transition_table),
         cmocka_unit_test(test_interrupt_policies), cmocka_unit_test(test_names),

@@ -47,8 +47,10 @@ static ms_store *open_ok(const char *path)
     return st;
 }
 
-/* Parses, submits and stores a job; returns its id. */
-static int64_t submit(ms_store *st, const char *name, const char *on_interrupt, double now)
+/* Parses, submits and stores a job owned by owner (NULL: nobody set, uid 0 and no name);
+ * returns its id. */
+static int64_t submit_as(ms_store *st, const char *name, const char *on_interrupt, double now,
+                         const ms_job_owner *owner)
 {
     char text[256];
     snprintf(text, sizeof text, "{\"name\": \"%s\", \"command\": [\"sleep\", \"5\"],"
@@ -60,6 +62,8 @@ static int64_t submit(ms_store *st, const char *name, const char *on_interrupt, 
     ms_job j;
     ms_job_transition t;
     ms_job_init(&j, &s);
+    if (owner)
+        j.owner = *owner;
     assert_int_equal(ms_job_submit(&j, now, &t, &e), MS_OK);
     if (ms_store_submit(st, &j, &t, &e))
         fail_msg("%s", e.msg);
@@ -68,6 +72,11 @@ static int64_t submit(ms_store *st, const char *name, const char *on_interrupt, 
     int64_t id = j.id;
     ms_job_free(&j);
     return id;
+}
+
+static int64_t submit(ms_store *st, const char *name, const char *on_interrupt, double now)
+{
+    return submit_as(st, name, on_interrupt, now, NULL);
 }
 
 /* Loads job id, applies one event through the state machine and stores it. */
@@ -348,6 +357,104 @@ static void test_migration(void **state)
     assert_true(has_index(f->path, "transitions_by_job"));
 }
 
+/* A database of schema version 3 (before jobs had owners) gets the owner columns: its jobs
+ * were run by root, so they are root's (uid 0, gid 0, "root"); a job stored afterwards keeps
+ * the owner it was given. */
+static void test_migration_owners(void **state)
+{
+    fixture *f = *state;
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+    for (int i = 0; i < 3; i++)
+        exec_sql(db, ms_store_migration_sql(i));
+    exec_sql(db, "PRAGMA user_version = 3");
+    exec_sql(db, "INSERT INTO jobs(name, spec, state, attempts, submitted) VALUES('old',"
+                 " '{\"name\":\"old\",\"command\":[\"true\"],\"slices\":2,\"seconds\":9}',"
+                 " 'done', 1, 50)");
+    sqlite3_close(db);
+
+    ms_store *st = open_ok(f->path);
+    assert_settings(st);
+    ms_error e = {0};
+    ms_job j;
+    assert_int_equal(ms_store_get_job(st, 1, &j, &e), MS_OK);
+    assert_int_equal(j.owner.uid, 0);
+    assert_int_equal(j.owner.gid, 0);
+    assert_string_equal(j.owner.name, "root");
+    ms_job_free(&j);
+    ms_job_owner alice = {.uid = 4242, .gid = 4343, .name = "alice"};
+    int64_t id = submit_as(st, "new", "retry", 60, &alice);
+    assert_int_equal(ms_store_get_job(st, id, &j, &e), MS_OK);
+    assert_int_equal(j.owner.uid, 4242);
+    assert_int_equal(j.owner.gid, 4343);
+    assert_string_equal(j.owner.name, "alice");
+    assert_true(j.spec_bytes > 0);
+    ms_job_free(&j);
+    ms_store_close(st);
+    assert_true(has_index(f->path, "jobs_by_owner"));
+}
+
+/* Pages: ids above after, at most limit, *more while jobs match beyond; filtered by state
+ * and by owner (a name, or the uid of an owner without one). The counts by state. */
+static void test_job_pages(void **state)
+{
+    fixture *f = *state;
+    ms_store *st = open_ok(f->path);
+    ms_job_owner alice = {.uid = 4242, .gid = 4242, .name = "alice"},
+                 nameless = {.uid = 5151, .gid = 5151, .name = ""};
+    for (int i = 0; i < 7; i++)  /* 1..7: alice, nameless, alice, ... */
+        submit_as(st, "p", "retry", 10 + i, i % 2 ? &nameless : &alice);
+    event(st, 3, MS_JOB_EV_CANCEL, 30, 0);
+    ms_job *page;
+    size_t n;
+    bool more;
+    ms_error e = {0};
+    ms_store_job_query q = {.after = 0, .limit = 3, .state = -1};
+    assert_int_equal(ms_store_job_page(st, &q, &page, &n, &more, &e), MS_OK);
+    assert_int_equal(n, 3);
+    assert_true(more);
+    assert_int_equal(page[0].id, 1);
+    assert_int_equal(page[2].id, 3);
+    ms_store_free_jobs(page, n);
+    q.after = 6;
+    assert_int_equal(ms_store_job_page(st, &q, &page, &n, &more, &e), MS_OK);
+    assert_int_equal(n, 1);
+    assert_false(more);
+    assert_int_equal(page[0].id, 7);
+    ms_store_free_jobs(page, n);
+    q = (ms_store_job_query){.after = 1, .limit = 2, .state = -1, .user = "alice"};
+    assert_int_equal(ms_store_job_page(st, &q, &page, &n, &more, &e), MS_OK);
+    assert_int_equal(n, 2);
+    assert_true(more);
+    assert_int_equal(page[0].id, 3);
+    assert_int_equal(page[1].id, 5);
+    ms_store_free_jobs(page, n);
+    q = (ms_store_job_query){.after = 0, .limit = 10, .state = MS_JOB_QUEUED, .user = "alice"};
+    assert_int_equal(ms_store_job_page(st, &q, &page, &n, &more, &e), MS_OK);
+    assert_int_equal(n, 3);  /* 1, 5, 7: 3 is cancelled */
+    assert_false(more);
+    assert_int_equal(page[1].id, 5);
+    ms_store_free_jobs(page, n);
+    q = (ms_store_job_query){.after = 0, .limit = 10, .state = -1, .user = "5151"};
+    assert_int_equal(ms_store_job_page(st, &q, &page, &n, &more, &e), MS_OK);
+    assert_int_equal(n, 3);
+    assert_int_equal(page[0].id, 2);
+    assert_int_equal(page[0].owner.uid, 5151);
+    ms_store_free_jobs(page, n);
+    q = (ms_store_job_query){.after = 0, .limit = 10, .state = -1, .user = "nobody-here"};
+    assert_int_equal(ms_store_job_page(st, &q, &page, &n, &more, &e), MS_OK);
+    assert_int_equal(n, 0);
+    ms_store_free_jobs(page, n);
+    q.limit = 0;
+    assert_int_equal(ms_store_job_page(st, &q, &page, &n, &more, &e), MS_EINVAL);
+    uint64_t counts[MS_JOB_NSTATES];
+    assert_int_equal(ms_store_count_jobs(st, counts, &e), MS_OK);
+    assert_int_equal(counts[MS_JOB_QUEUED], 6);
+    assert_int_equal(counts[MS_JOB_CANCELLED], 1);
+    assert_int_equal(counts[MS_JOB_RUNNING] + counts[MS_JOB_DONE] + counts[MS_JOB_NEW], 0);
+    ms_store_close(st);
+}
+
 static void test_newer_version_refused(void **state)
 {
     fixture *f = *state;
@@ -475,6 +582,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_stale_transition_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_crash_recovery, setup, teardown),
         cmocka_unit_test_setup_teardown(test_migration, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_migration_owners, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_job_pages, setup, teardown),
         cmocka_unit_test_setup_teardown(test_newer_version_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_open_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_plans_and_instances, setup, teardown),

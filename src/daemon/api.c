@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "identity.h"
 #include "metrics.h"
 #include "slurm.h"
 #include "migsched/io.h"
@@ -50,6 +51,7 @@ static unsigned outcome_status(ms_engine_outcome o)
     switch (o) {
     case MS_ENGINE_OK: return 200;
     case MS_ENGINE_BAD_REQUEST: return 400;
+    case MS_ENGINE_FORBIDDEN: return 403;
     case MS_ENGINE_NOT_FOUND: return 404;
     case MS_ENGINE_CONFLICT: return 409;
     case MS_ENGINE_QUEUE_FULL: return 429;
@@ -71,6 +73,52 @@ static void reply(ms_api_response *rs, ms_engine_outcome out, unsigned ok_status
     ms_api_error(rs, outcome_status(out), err->msg);
 }
 
+static ms_job_owner caller_owner(const ms_api_request *rq)
+{
+    ms_job_owner o = {.uid = rq->caller.uid, .gid = rq->caller.gid};
+    snprintf(o.name, sizeof o.name, "%s", rq->caller.name);
+    return o;
+}
+
+/* The caller as the engine checks them: admins are root and admin-group's members, as
+ * the group is now (admin-group is live, the group's members may change). */
+static ms_engine_actor actor(const ms_api *api, const ms_api_request *rq)
+{
+    ms_engine_actor a = {.who = caller_owner(rq)};
+    ms_engine_access acc;
+    ms_engine_access_get(api->engine, &acc);
+    a.admin = a.who.uid == 0 || ms_identity_in_group(&a.who, acc.admin_group);
+    return a;
+}
+
+/* Whom a submission belongs to: the caller, or the user the body names (spec->user, then
+ * dropped), which only an admin may make someone else. false: rs holds the refusal. */
+static bool submission_owner(const ms_api *api, const ms_api_request *rq, ms_job_spec *spec,
+                             ms_job_owner *owner, ms_api_response *rs)
+{
+    ms_engine_actor a = actor(api, rq);
+    *owner = a.who;
+    char *user = spec->user;
+    spec->user = NULL;
+    if (!user)
+        return true;
+    ms_error err = {0};
+    char msg[MS_ERR_LEN + 16];
+    bool ok = !ms_identity_user(user, owner, &err);
+    if (!ok) {
+        snprintf(msg, sizeof msg, "job: user: %s", err.msg);
+        ms_api_error(rs, 400, msg);
+    } else if (owner->uid != a.who.uid && !a.admin) {
+        char uid[16];
+        snprintf(msg, sizeof msg, "job: user: only an admin (root or a member of admin-group) "
+                 "may submit for another user; you are %s", ms_job_user(&a.who, uid));
+        ms_api_error(rs, 403, msg);
+        ok = false;
+    }
+    free(user);
+    return ok;
+}
+
 static void jobs_post(const ms_api *api, const ms_api_request *rq, ms_api_response *rs)
 {
     ms_error err = {0};
@@ -85,36 +133,107 @@ static void jobs_post(const ms_api *api, const ms_api_request *rq, ms_api_respon
                               "/v1/allocations/{slurm_job_id}/steps/{step}");
         return;
     }
+    ms_job_owner owner;
+    if (!submission_owner(api, rq, &spec, &owner, rs)) {
+        ms_job_spec_free(&spec);
+        return;
+    }
     json_t *job = NULL;
-    ms_engine_outcome out = ms_engine_submit(api->engine, &spec, &job, &err);  /* takes spec */
+    /* takes spec */
+    ms_engine_outcome out = ms_engine_submit(api->engine, &spec, &owner, &job, &err);
     if (out == MS_ENGINE_OK)
         snprintf(rs->location, sizeof rs->location, "/v1/jobs/%lld",
                  (long long)json_integer_value(json_object_get(job, "id")));
     reply(rs, out, 201, job, &err);
 }
 
+#define JOBS_PAGE_MAX 1000
+
+/* One query argument of GET /v1/jobs into q; false with the 400 in rs. */
+static bool jobs_arg(const char *key, const char *value, ms_store_job_query *q, bool seen[4],
+                     ms_api_response *rs)
+{
+    static const char *const ARGS[] = {"limit", "after", "user", "state"};
+    char msg[256];
+    int k = 0;
+    while (k < 4 && strcmp(key, ARGS[k]))
+        k++;
+    long v = 0;
+    const char *why = NULL;
+    if (k == 4) {
+        snprintf(msg, sizeof msg, "unknown query argument \"%.64s\" (allowed: limit, after, "
+                 "user, state)", key);
+        ms_api_error(rs, 400, msg);
+        return false;
+    }
+    if (seen[k])
+        why = "is given twice";
+    else if (k == 0 && !(value && ms_parse_long(value, 1, JOBS_PAGE_MAX, &v)))
+        why = "must be an integer 1..1000";
+    else if (k == 1 && !(value && ms_parse_long(value, 0, INT64_MAX, &v)))
+        why = "must be a job id (an integer from 0)";
+    else if (k == 2 && !(value && *value && strlen(value) < sizeof ((ms_job_owner *)0)->name))
+        why = "must be a user name (1..63 bytes)";
+    if (!why && k == 3 && (!value || ms_job_state_parse(value) <= MS_JOB_NEW)) {
+        snprintf(msg, sizeof msg, "state: unknown state \"%.64s\" (queued, running, done, "
+                 "failed, cancelled)", value ? value : "");
+        ms_api_error(rs, 400, msg);
+        return false;
+    }
+    if (why) {
+        snprintf(msg, sizeof msg, "%s: %s (got \"%.64s\")", key, why, value ? value : "");
+        ms_api_error(rs, 400, msg);
+        return false;
+    }
+    seen[k] = true;
+    if (k == 0)
+        q->limit = (int)v;
+    else if (k == 1)
+        q->after = v;
+    else if (k == 2)
+        q->user = value;
+    else
+        q->state = ms_job_state_parse(value);
+    return true;
+}
+
+/* Appends "&key=value" to buf, the value percent-encoded (RFC 3986's unreserved kept). */
+static void add_arg(char *buf, size_t len, const char *key, const char *value)
+{
+    size_t n = strlen(buf);
+    n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "&%s=", key);
+    for (const unsigned char *c = (const unsigned char *)value; *c && n + 4 < len; c++) {
+        if ((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') ||
+            strchr("-._~", *c))
+            buf[n++] = (char)*c;
+        else
+            n += (size_t)snprintf(buf + n, len - n, "%%%02X", *c);
+    }
+    buf[n < len ? n : len - 1] = '\0';
+}
+
 static void jobs_list(const ms_api *api, const ms_api_request *rq, ms_api_response *rs)
 {
-    int state = -1;
-    for (int i = 0; i < rq->nargs; i++) {
-        char msg[256];
-        if (strcmp(rq->arg_key[i], "state")) {
-            snprintf(msg, sizeof msg, "unknown query argument \"%.64s\" (allowed: state)",
-                     rq->arg_key[i]);
-            ms_api_error(rs, 400, msg);
+    ms_store_job_query q = {.after = 0, .limit = JOBS_PAGE_MAX, .state = -1};
+    bool seen[4] = {false};
+    for (int i = 0; i < rq->nargs; i++)
+        if (!jobs_arg(rq->arg_key[i], rq->arg_value[i], &q, seen, rs))
             return;
-        }
-        state = rq->arg_value[i] ? ms_job_state_parse(rq->arg_value[i]) : -1;
-        if (state <= MS_JOB_NEW) {
-            snprintf(msg, sizeof msg, "state: unknown state \"%.64s\" (queued, running, done, "
-                     "failed, cancelled)", rq->arg_value[i] ? rq->arg_value[i] : "");
-            ms_api_error(rs, 400, msg);
-            return;
-        }
-    }
     ms_error err = {0};
     json_t *jobs = NULL;
-    ms_engine_outcome out = ms_engine_jobs(api->engine, state, &jobs, &err);
+    int64_t next = 0;
+    ms_engine_actor a = actor(api, rq);
+    ms_engine_outcome out = ms_engine_jobs(api->engine, &q, &a, &jobs, &next, &err);
+    if (out == MS_ENGINE_OK) {
+        /* The next page: the same filters, from the last id of this one. */
+        char link[256];
+        snprintf(link, sizeof link, "/v1/jobs?after=%lld&limit=%d", (long long)next, q.limit);
+        if (q.state >= 0)
+            add_arg(link, sizeof link, "state", ms_job_state_name((ms_job_state)q.state));
+        if (q.user)
+            add_arg(link, sizeof link, "user", q.user);
+        json_object_set_new(jobs, "next", next ? json_string(link) : json_null());
+    }
     reply(rs, out, 200, jobs, &err);
 }
 
@@ -131,9 +250,10 @@ static void job_one(const ms_api *api, const ms_api_request *rq, const char *id_
     }
     ms_error err = {0};
     json_t *job = NULL;
+    ms_engine_actor a = actor(api, rq);
     ms_engine_outcome out = !strcmp(rq->method, "DELETE")
-                                ? ms_engine_cancel(api->engine, id, &job, &err)
-                                : ms_engine_job(api->engine, id, &job, &err);
+                                ? ms_engine_cancel(api->engine, id, &a, &job, &err)
+                                : ms_engine_job(api->engine, id, &a, &job, &err);
     reply(rs, out, 200, job, &err);
 }
 
@@ -152,12 +272,13 @@ static bool slurm_id(const char *text, long lo, int64_t *out, ms_api_response *r
     return false;
 }
 
-/* The allocation a PUT step asks for: the body's {"profile": NAME} or {"slices": N}, made
- * a job spec by the job parser (its errors, its rules). */
+/* The allocation a PUT step asks for: the body's {"profile": NAME} or {"slices": N} and
+ * optionally {"user": NAME} (the Slurm job's user), made a job spec by the job parser (its
+ * errors, its rules). */
 static int alloc_spec(const ms_api *api, const ms_api_request *rq, int64_t job,
                       ms_job_spec *spec, ms_error *err)
 {
-    static const char *const KEYS[] = {"profile", "slices", NULL};
+    static const char *const KEYS[] = {"profile", "slices", "user", NULL};
     json_error_t je;
     json_t *o = json_loadb(rq->body ? rq->body : "", rq->len, JSON_REJECT_DUPLICATES, &je);
     if (!o)
@@ -227,13 +348,24 @@ static void alloc_step(const ms_api *api, const ms_api_request *rq, const char *
         ms_api_error(rs, 400, err.msg);
         return;
     }
+    /* Its owner: the Slurm job's user when the plugin names one, else the caller. */
+    ms_job_owner owner = caller_owner(rq);
+    if (spec.user && ms_identity_user(spec.user, &owner, &err)) {
+        char msg[MS_ERR_LEN + 32];
+        snprintf(msg, sizeof msg, "allocation: user: %s", err.msg);
+        ms_job_spec_free(&spec);
+        ms_api_error(rs, 400, msg);
+        return;
+    }
+    free(spec.user);
+    spec.user = NULL;
     ms_engine_outcome out = gres_check(api, &spec, &err);
     if (out != MS_ENGINE_OK) {
         ms_job_spec_free(&spec);
         ms_api_error(rs, outcome_status(out), err.msg);
         return;
     }
-    out = ms_engine_alloc_step(api->engine, &spec, step, &o, &err);  /* takes spec */
+    out = ms_engine_alloc_step(api->engine, &spec, &owner, step, &o, &err);  /* takes spec */
     reply(rs, out, 200, o, &err);
 }
 
@@ -368,9 +500,35 @@ static bool allowed(const char *allow, const char *method)
     return false;
 }
 
+/* Allocations are the SPANK plugin's (root in slurmstepd) and the Slurm user's: anyone else
+ * is refused before anything is read or changed. */
+static bool allocation_manager(const ms_api *api, const ms_api_request *rq,
+                               ms_api_response *rs)
+{
+    ms_engine_access acc;
+    ms_engine_access_get(api->engine, &acc);
+    if (rq->caller.uid == 0 || ms_identity_uid_is(rq->caller.uid, acc.slurm_user))
+        return true;
+    char msg[256], uid[16];
+    ms_job_owner me = caller_owner(rq);
+    snprintf(msg, sizeof msg, "only root and slurm-user (%s) may manage allocations; you are "
+             "%s", *acc.slurm_user ? acc.slurm_user : "none", ms_job_user(&me, uid));
+    ms_api_error(rs, 403, msg);
+    return false;
+}
+
 void ms_api_handle(const ms_api *api, const ms_api_request *rq, ms_api_response *rs)
 {
     memset(rs, 0, sizeof *rs);
+    /* Nobody gets more than the page's static HTML and the liveness probe: not even which
+     * routes exist. */
+    bool public = !strcmp(rq->method, "GET") &&
+                  (!strcmp(rq->path, "/") || !strcmp(rq->path, "/healthz"));
+    if (!rq->caller.authenticated && !public) {
+        ms_api_error(rs, 401, "authentication required: connect on the Unix socket, or send "
+                              "Authorization: Bearer <your token> on TCP");
+        return;
+    }
     char ids[MAX_IDS][ID_LEN];
     int r = find_route(rq->path, ids);
     if (r < 0) {
@@ -391,6 +549,8 @@ void ms_api_handle(const ms_api *api, const ms_api_request *rq, ms_api_response 
         ms_api_error(rs, 400, "this route takes no query arguments");
         return;
     }
+    if ((r == R_ALLOC || r == R_ALLOC_STEP) && !allocation_manager(api, rq, rs))
+        return;
     switch (r) {
     case R_INDEX: page(rs); break;
     case R_HEALTHZ: set_json(rs, 200, json_pack("{s:s}", "status", "ok")); break;

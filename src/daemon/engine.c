@@ -40,6 +40,64 @@ void ei_observe(ms_engine_histogram *h, const double *bounds, int nb, double v)
     h->sum += v;
 }
 
+static ei_tally *tally_of(const ms_engine *e, uint32_t uid)
+{
+    for (size_t i = 0; i < e->ntally; i++)
+        if (e->tally[i].uid == uid)
+            return &e->tally[i];
+    return NULL;
+}
+
+ei_tally ei_tally_get(const ms_engine *e, uint32_t uid)
+{
+    const ei_tally *t = tally_of(e, uid);
+    return t ? *t : (ei_tally){.uid = uid};
+}
+
+int ei_tally_add(ms_engine *e, uint32_t uid, size_t bytes, int delta)
+{
+    ei_tally *t = tally_of(e, uid);
+    if (!t && delta < 0)
+        return MS_OK;
+    if (!t) {
+        if (e->ntally == e->captally) {
+            size_t cap = e->captally ? 2 * e->captally : 16;
+            ei_tally *nt = realloc(e->tally, cap * sizeof *nt);
+            if (!nt)
+                return MS_ENOMEM;
+            e->tally = nt;
+            e->captally = cap;
+        }
+        t = &e->tally[e->ntally++];
+        *t = (ei_tally){.uid = uid};
+    }
+    if (delta > 0) {
+        t->jobs++;
+        t->bytes += bytes;
+    } else {
+        t->jobs -= t->jobs > 0;
+        t->bytes -= t->bytes > bytes ? bytes : t->bytes;
+    }
+    if (t->jobs == 0)  /* only users with queued jobs are kept */
+        *t = e->tally[--e->ntally];
+    return MS_OK;
+}
+
+/* Allocations are Slurm's (limited by Slurm): they count in no user's tally. */
+static int tally_job(ms_engine *e, const ms_job *j, int delta)
+{
+    return ei_is_alloc(j) ? MS_OK : ei_tally_add(e, j->owner.uid, j->spec_bytes, delta);
+}
+
+ms_job *ei_queue_remove(ms_engine *e, size_t at)
+{
+    ms_job *j = e->queue[at];
+    memmove(&e->queue[at], &e->queue[at + 1], (e->nqueue - at - 1) * sizeof *e->queue);
+    e->nqueue--;
+    tally_job(e, j, -1);
+    return j;
+}
+
 int ei_queue_insert(ms_engine *e, ms_job *j)
 {
     if (e->nqueue == e->capqueue) {
@@ -53,6 +111,8 @@ int ei_queue_insert(ms_engine *e, ms_job *j)
     size_t at = e->nqueue;
     while (at > 0 && e->queue[at - 1]->id > j->id)
         at--;
+    if (tally_job(e, j, 1))
+        return MS_ENOMEM;
     memmove(&e->queue[at + 1], &e->queue[at], (e->nqueue - at) * sizeof *e->queue);
     e->queue[at] = j;
     e->nqueue++;
@@ -74,7 +134,9 @@ static int after_end(ms_engine *e, size_t i, ms_job *next, ms_job_event ev, ms_e
     if (next->state == MS_JOB_DONE || next->state == MS_JOB_FAILED)
         ei_observe(&e->turnaround_seconds, ms_engine_time_bounds, MS_ENGINE_TIME_BUCKETS,
                    next->ended - next->submitted);
-    ms_dlog(MS_LOG_INFO, "job.end", "id=%lld event=%s state=%s", (long long)next->id,
+    char uid[16], user[160];
+    ms_dlog(MS_LOG_INFO, "job.end", "id=%lld user=%s event=%s state=%s", (long long)next->id,
+            ms_dlog_quote(ms_job_user(&next->owner, uid), user, sizeof user),
             ms_job_event_name(ev), ms_job_state_name(next->state));
     if (ei_is_alloc(next))
         ei_alloc_ended(e, next);
@@ -210,29 +272,28 @@ static void *loop(void *arg)
 /* Counts the store's jobs by state and queues the queued ones (by id). */
 static int load_jobs(ms_engine *e, ms_error *err)
 {
+    /* Counted in SQL: only the queued jobs are read, never every job ever run. */
+    int rc = ms_store_count_jobs(e->st, e->jobs, err);
     ms_job *all;
     size_t n;
-    int rc = ms_store_list_jobs(e->st, -1, &all, &n, err);
-    if (rc)
+    if (rc || (rc = ms_store_list_jobs(e->st, MS_JOB_QUEUED, &all, &n, err)))
         return rc;
-    size_t nq = 0;
-    for (size_t i = 0; i < n; i++) {
-        e->jobs[all[i].state]++;
-        nq += all[i].state == MS_JOB_QUEUED;
-    }
-    e->queue = malloc((nq ? nq : 1) * sizeof *e->queue);
-    e->capqueue = nq ? nq : 1;
+    e->queue = malloc((n ? n : 1) * sizeof *e->queue);
+    e->capqueue = n ? n : 1;
     if (!e->queue)
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
     for (size_t i = 0; !rc && i < n; i++) {
-        if (all[i].state != MS_JOB_QUEUED)
-            continue;
         ms_job *q = malloc(sizeof *q);
         if (!q) {
             rc = ms_error_set(err, MS_ENOMEM, "out of memory");
             break;
         }
         *q = all[i];
+        if (tally_job(e, q, 1)) {
+            free(q);
+            rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+            break;
+        }
         memset(&all[i].spec, 0, sizeof all[i].spec);
         e->queue[e->nqueue++] = q;
     }
@@ -295,6 +356,7 @@ static void free_engine(ms_engine *e)
         free(e->queue[i]);
     }
     free(e->queue);
+    free(e->tally);
     for (size_t i = 0; i < e->nrun; i++)
         ms_job_free(&e->run[i].job);
     free(e->run);
@@ -349,6 +411,10 @@ int ms_engine_open(const ms_daemon_config *c, ms_store *st, ms_engine **out, ms_
     e->time_scale = c->time_scale;
     e->tau = c->tau;
     e->queue_limit = c->queue_limit;
+    e->user_queue_limit = c->user_queue_limit;
+    e->user_queue_bytes = c->user_queue_bytes;
+    snprintf(e->access.admin_group, sizeof e->access.admin_group, "%s", c->admin_group);
+    snprintf(e->access.slurm_user, sizeof e->access.slurm_user, "%s", c->slurm_user);
     e->on_stop = c->on_stop;
     e->batch_size = c->batch_size;
     e->batch_period = c->batch_period;
@@ -436,6 +502,13 @@ void ms_engine_close(ms_engine *e)
     free_engine(e);
 }
 
+void ms_engine_access_get(ms_engine *e, ms_engine_access *out)
+{
+    pthread_mutex_lock(&e->mu);
+    *out = e->access;
+    pthread_mutex_unlock(&e->mu);
+}
+
 int ms_engine_reload(ms_engine *e, const ms_daemon_config *next, ms_error *err)
 {
     (void)err;
@@ -444,6 +517,10 @@ int ms_engine_reload(ms_engine *e, const ms_daemon_config *next, ms_error *err)
     e->stop_grace = next->stop_grace;
     e->tau = next->tau;
     e->queue_limit = next->queue_limit;
+    e->user_queue_limit = next->user_queue_limit;
+    e->user_queue_bytes = next->user_queue_bytes;
+    snprintf(e->access.admin_group, sizeof e->access.admin_group, "%s", next->admin_group);
+    snprintf(e->access.slurm_user, sizeof e->access.slurm_user, "%s", next->slurm_user);
     e->on_stop = next->on_stop;
     e->batch_size = next->batch_size;  /* from the next batch on */
     e->batch_period = next->batch_period;
@@ -451,8 +528,12 @@ int ms_engine_reload(ms_engine *e, const ms_daemon_config *next, ms_error *err)
     ms_dlog_set_level(next->log_level);
     ei_wake(e);
     pthread_mutex_unlock(&e->mu);
-    ms_dlog(MS_LOG_INFO, "engine.reload", "time_scale=%g on_stop=%s queue_limit=%d",
+    char ag[160], su[160];
+    ms_dlog(MS_LOG_INFO, "engine.reload", "time_scale=%g on_stop=%s queue_limit=%d "
+            "user_queue_limit=%d user_queue_bytes=%lld admin_group=%s slurm_user=%s",
             next->time_scale, next->on_stop == MS_ON_STOP_WAIT ? "wait" : "requeue",
-            next->queue_limit);
+            next->queue_limit, next->user_queue_limit, next->user_queue_bytes,
+            ms_dlog_quote(*next->admin_group ? next->admin_group : "none", ag, sizeof ag),
+            ms_dlog_quote(*next->slurm_user ? next->slurm_user : "none", su, sizeof su));
     return MS_OK;
 }

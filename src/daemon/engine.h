@@ -20,14 +20,15 @@
 typedef struct ms_engine ms_engine;
 
 /* Why a request was not carried out (the ms_error says what exactly). The HTTP layer maps
- * them: BAD_REQUEST 400, NOT_FOUND 404, CONFLICT 409, QUEUE_FULL 429, STOPPING 503,
- * INTERNAL 500. */
+ * them: BAD_REQUEST 400, FORBIDDEN 403, NOT_FOUND 404, CONFLICT 409, QUEUE_FULL 429,
+ * STOPPING 503, INTERNAL 500. */
 typedef enum ms_engine_outcome {
     MS_ENGINE_OK = 0,
     MS_ENGINE_BAD_REQUEST,   /* the request cannot be served as asked (e.g. no GPU can ever fit it) */
+    MS_ENGINE_FORBIDDEN,     /* the caller may not (another user's job, a root job) */
     MS_ENGINE_NOT_FOUND,     /* no such job */
     MS_ENGINE_CONFLICT,      /* the job is in a state the request does not apply to */
-    MS_ENGINE_QUEUE_FULL,    /* too many queued jobs */
+    MS_ENGINE_QUEUE_FULL,    /* too many queued jobs (all, or the user's) */
     MS_ENGINE_STOPPING,      /* the daemon is shutting down */
     MS_ENGINE_INTERNAL,      /* the store or the backend failed */
 } ms_engine_outcome;
@@ -58,17 +59,42 @@ int ms_engine_reload(ms_engine *e, const ms_daemon_config *next, ms_error *err);
 
 /* ---- The API's calls. Each *_json result is a new reference the caller decrefs. ---- */
 
-/* Queues one job (taking ownership of *spec, which is zeroed); returns once its submit
- * transition is durable in the store (group-committed with concurrent submissions), with
- * the job's GET /v1/jobs/{id} JSON in *job. */
-ms_engine_outcome ms_engine_submit(ms_engine *e, ms_job_spec *spec, json_t **job,
-                                   ms_error *err);
+/* Who asks: the caller, and whether they are an admin (root or a member of admin-group;
+ * the API decides, per request). A job's spec and logs are shown, and it is cancelled,
+ * only for its owner or an admin. */
+typedef struct ms_engine_actor {
+    ms_job_owner who;
+    bool admin;
+} ms_engine_actor;
+
+/* The live keys the API authorizes with (a SIGHUP changes them): "" for none. */
+typedef struct ms_engine_access {
+    char admin_group[64];
+    char slurm_user[64];
+} ms_engine_access;
+void ms_engine_access_get(ms_engine *e, ms_engine_access *out);
+
+/* Queues one job owned by owner (taking ownership of *spec, which is zeroed); returns once
+ * its submit transition is durable in the store (group-committed with concurrent
+ * submissions), with the job's GET /v1/jobs/{id} JSON (the owner's view) in *job.
+ * FORBIDDEN: the owner is uid 0 and allow-root-jobs is false; QUEUE_FULL: queue-limit, or
+ * the owner's queued jobs at user-queue-limit or their specs' bytes past user-queue-bytes
+ * with this one. */
+ms_engine_outcome ms_engine_submit(ms_engine *e, ms_job_spec *spec, const ms_job_owner *owner,
+                                   json_t **job, ms_error *err);
 /* A queued job is cancelled at once; a running one gets SIGTERM, then SIGKILL after the
- * grace period, then its instance is freed, and is cancelled. *job: its JSON after. */
-ms_engine_outcome ms_engine_cancel(ms_engine *e, int64_t id, json_t **job, ms_error *err);
-ms_engine_outcome ms_engine_job(ms_engine *e, int64_t id, json_t **job, ms_error *err);
-/* {"jobs": [...]} by id; state -1 for every job, else one ms_job_state. */
-ms_engine_outcome ms_engine_jobs(ms_engine *e, int state, json_t **jobs, ms_error *err);
+ * grace period, then its instance is freed, and is cancelled. *job: its JSON after.
+ * FORBIDDEN (naming the owner): who is neither its owner nor an admin. */
+ms_engine_outcome ms_engine_cancel(ms_engine *e, int64_t id, const ms_engine_actor *who,
+                                   json_t **job, ms_error *err);
+/* A job as who may see it (ms_job_to_json's detail for its owner and admins). */
+ms_engine_outcome ms_engine_job(ms_engine *e, int64_t id, const ms_engine_actor *who,
+                                json_t **job, ms_error *err);
+/* {"jobs": [...]}: a page of jobs (ms_store_job_page), each as who may see it; *next: the
+ * page's last id when more jobs match beyond it, else 0. */
+ms_engine_outcome ms_engine_jobs(ms_engine *e, const ms_store_job_query *q,
+                                 const ms_engine_actor *who, json_t **jobs, int64_t *next,
+                                 ms_error *err);
 /* {"gpus": [{"gpu", "uuid", "model", "slots", "slices", "instances": [{"profile",
  * "placement": {"start"}, "gi_id", "mig_uuid", "state": "creating"|"idle"|"busy"|
  * "destroying", "job"}], "fragmentation", "busy_slices"}]} */
@@ -83,9 +109,10 @@ ms_engine_outcome ms_engine_plan(ms_engine *e, char **schedule_json, ms_error *e
  * holding it) and "gi_id" (its GPU instance id, null until placed). ---- */
 
 /* Adds `step` to the live (queued or running) allocation of Slurm job spec->slurm_job_id,
- * making one from spec (its profile) when there is none: idempotent. Takes the spec.
- * CONFLICT: the live allocation has another profile; BAD_REQUEST: mode batch. */
-ms_engine_outcome ms_engine_alloc_step(ms_engine *e, ms_job_spec *spec, int64_t step,
+ * making one from spec (its profile) owned by owner when there is none: idempotent. Takes
+ * the spec. CONFLICT: the live allocation has another profile; BAD_REQUEST: mode batch. */
+ms_engine_outcome ms_engine_alloc_step(ms_engine *e, ms_job_spec *spec,
+                                       const ms_job_owner *owner, int64_t step,
                                        json_t **alloc, ms_error *err);
 /* NOT_FOUND: the Slurm job has no live allocation. */
 ms_engine_outcome ms_engine_alloc_get(ms_engine *e, int64_t slurm_id, json_t **alloc,
@@ -124,6 +151,7 @@ typedef struct ms_engine_instance_metrics {
     char mig_uuid[96];
     bool busy;                /* holds a running job */
     int64_t job;              /* 0 when idle */
+    char user[64];            /* the job's owner (ms_job_user); "" when idle */
 } ms_engine_instance_metrics;
 
 typedef struct ms_engine_gpu_metrics {

@@ -43,8 +43,10 @@ void ei_alloc_ended(ms_engine *e, const ms_job *j)
     pthread_mutex_unlock(&e->smu);
     if (rc)  /* stale step rows name an ended job: no allocation is found by them */
         ms_dlog(MS_LOG_WARN, "allocation.steps_failed", "error=\"%s\"", err.msg);
-    ms_dlog(MS_LOG_INFO, "allocation.end", "id=%lld slurm_job=%lld state=%s",
-            (long long)j->id, (long long)j->spec.slurm_job_id, ms_job_state_name(j->state));
+    char uid[16], user[160];
+    ms_dlog(MS_LOG_INFO, "allocation.end", "id=%lld user=%s slurm_job=%lld state=%s",
+            (long long)j->id, ms_dlog_quote(ms_job_user(&j->owner, uid), user, sizeof user),
+            (long long)j->spec.slurm_job_id, ms_job_state_name(j->state));
 }
 
 int ei_alloc_load_held(ms_engine *e, ms_error *err)
@@ -131,9 +133,10 @@ int ei_alloc_resume(ms_engine *e, ms_job *j, bool *resumed, ms_error *err)
                                  .end_mono = INFINITY};
     memset(&j->spec, 0, sizeof j->spec);
     *resumed = true;
-    ms_dlog(MS_LOG_INFO, "recover.allocation", "id=%lld slurm_job=%lld gpu=%d start=%d",
-            (long long)j->id, (long long)e->run[e->nrun - 1].job.spec.slurm_job_id, j->gpu,
-            j->placement.start);
+    char uid[16], user[160];
+    ms_dlog(MS_LOG_INFO, "recover.allocation", "id=%lld user=%s slurm_job=%lld gpu=%d start=%d",
+            (long long)j->id, ms_dlog_quote(ms_job_user(&j->owner, uid), user, sizeof user),
+            (long long)e->run[e->nrun - 1].job.spec.slurm_job_id, j->gpu, j->placement.start);
     return MS_OK;
 }
 
@@ -179,7 +182,7 @@ static ms_job *find_live(ms_engine *e, int64_t slurm_id, ei_run **run)
 static ms_engine_outcome alloc_json(ms_engine *e, int64_t id, long gi, json_t **out,
                                     ms_error *err)
 {
-    ms_engine_outcome o = ei_get_job(e, id, out, err);
+    ms_engine_outcome o = ei_get_job(e, id, NULL, out, err);
     if (o != MS_ENGINE_OK)
         return o;
     int64_t *steps;
@@ -207,8 +210,9 @@ static long held_gi(const ms_engine *e, const ei_run *r)
     return r ? (long)e->gpu[r->gpu].inst[r->slot].mig.gi_id : -1;
 }
 
-/* A new allocation from spec, queued (mu held; takes the spec). */
-static int alloc_new(ms_engine *e, ms_job_spec *spec, ms_job **out, ms_error *err)
+/* A new allocation from spec owned by owner, queued (mu held; takes the spec). */
+static int alloc_new(ms_engine *e, ms_job_spec *spec, const ms_job_owner *owner, ms_job **out,
+                     ms_error *err)
 {
     ms_job *j = malloc(sizeof *j);
     if (!j) {
@@ -216,6 +220,7 @@ static int alloc_new(ms_engine *e, ms_job_spec *spec, ms_job **out, ms_error *er
         return ms_error_set(err, MS_ENOMEM, "out of memory");
     }
     ms_job_init(j, spec);
+    j->owner = *owner;
     ms_job_transition t;
     int rc = ms_job_submit(j, ei_now(), &t, err);
     if (!rc) {
@@ -232,14 +237,16 @@ static int alloc_new(ms_engine *e, ms_job_spec *spec, ms_job **out, ms_error *er
     }
     e->jobs[MS_JOB_QUEUED]++;
     e->submitted_total++;
-    ms_dlog(MS_LOG_INFO, "allocation.new", "id=%lld slurm_job=%lld profile=%s",
-            (long long)j->id, (long long)j->spec.slurm_job_id,
-            e->m->profiles[j->spec.profile].name);
+    char uid[16], user[160];
+    ms_dlog(MS_LOG_INFO, "allocation.new", "id=%lld user=%s slurm_job=%lld profile=%s",
+            (long long)j->id, ms_dlog_quote(ms_job_user(&j->owner, uid), user, sizeof user),
+            (long long)j->spec.slurm_job_id, e->m->profiles[j->spec.profile].name);
     *out = j;
     return MS_OK;
 }
 
-ms_engine_outcome ms_engine_alloc_step(ms_engine *e, ms_job_spec *spec, int64_t step,
+ms_engine_outcome ms_engine_alloc_step(ms_engine *e, ms_job_spec *spec,
+                                       const ms_job_owner *owner, int64_t step,
                                        json_t **alloc, ms_error *err)
 {
     *alloc = NULL;
@@ -266,7 +273,7 @@ ms_engine_outcome ms_engine_alloc_step(ms_engine *e, ms_job_spec *spec, int64_t 
         ms_error_set(err, MS_EINVAL, "%d jobs are queued already (queue-limit)",
                      e->queue_limit);
         o = MS_ENGINE_QUEUE_FULL;
-    } else if (!j && alloc_new(e, spec, &j, err)) {
+    } else if (!j && alloc_new(e, spec, owner, &j, err)) {
         o = MS_ENGINE_INTERNAL;
     }
     int64_t id = j ? j->id : 0;
@@ -349,8 +356,10 @@ ms_engine_outcome ms_engine_alloc_release(ms_engine *e, int64_t slurm_id, int64_
     pthread_mutex_unlock(&e->smu);
     free(steps);
     if (!rc && n == 0) {
-        ms_dlog(MS_LOG_INFO, "allocation.release", "id=%lld slurm_job=%lld by=%s",
-                (long long)id, (long long)slurm_id, step < 0 ? "epilog" : "last_step");
+        char uid[16], user[160];
+        ms_dlog(MS_LOG_INFO, "allocation.release", "id=%lld user=%s slurm_job=%lld by=%s",
+                (long long)id, ms_dlog_quote(ms_job_user(&j->owner, uid), user, sizeof user),
+                (long long)slurm_id, step < 0 ? "epilog" : "last_step");
         rc = release(e, j, run, true, err);
         gi = -1;
     }
@@ -387,8 +396,10 @@ int ms_engine_alloc_reconcile(ms_engine *e, const int64_t *alive, size_t nalive,
     for (size_t i = 0; !rc && i < k; i++) {
         ei_run *run;
         ms_job *j = find_live(e, gone[i], &run);
-        ms_dlog(MS_LOG_INFO, "allocation.release", "id=%lld slurm_job=%lld by=reconcile",
-                (long long)j->id, (long long)gone[i]);
+        char uid[16], user[160];
+        ms_dlog(MS_LOG_INFO, "allocation.release", "id=%lld user=%s slurm_job=%lld by=reconcile",
+                (long long)j->id, ms_dlog_quote(ms_job_user(&j->owner, uid), user, sizeof user),
+                (long long)gone[i]);
         pthread_mutex_lock(&e->smu);
         rc = ms_store_steps_clear(e->st, j->id, err);
         pthread_mutex_unlock(&e->smu);

@@ -101,8 +101,37 @@ int ei_commit(ms_engine *e, const ms_job *const *jobs, const ms_job_transition *
     return MS_OK;
 }
 
-ms_engine_outcome ms_engine_submit(ms_engine *e, ms_job_spec *spec, json_t **job,
-                                   ms_error *err)
+/* Where the jobs' output files are: the nvml backend's log-dir; the sim runs no command. */
+static const char *log_dir(const ms_engine *e)
+{
+    return e->nvml ? e->c->log_dir : NULL;
+}
+
+/* Whether owner may queue one more job of bytes (mu held): queue-limit, then the owner's
+ * user-queue-limit and user-queue-bytes. */
+static ms_engine_outcome admit(ms_engine *e, const ms_job_owner *owner, size_t bytes,
+                               ms_error *err)
+{
+    char uid[16];
+    const char *user = ms_job_user(owner, uid);
+    ei_tally t = ei_tally_get(e, owner->uid);
+    if (e->nqueue + e->inflight >= (size_t)e->queue_limit)
+        ms_error_set(err, MS_EINVAL, "%d jobs are queued already (queue-limit)",
+                     e->queue_limit);
+    else if (t.jobs >= (size_t)e->user_queue_limit)
+        ms_error_set(err, MS_EINVAL, "user %s has %zu jobs queued already (user-queue-limit "
+                     "%d)", user, t.jobs, e->user_queue_limit);
+    else if (t.bytes + bytes > (uint64_t)e->user_queue_bytes)
+        ms_error_set(err, MS_EINVAL, "user %s's queued jobs hold %llu bytes of specs; this "
+                     "one's %zu would pass user-queue-bytes (%lld)", user,
+                     (unsigned long long)t.bytes, bytes, e->user_queue_bytes);
+    else
+        return MS_ENGINE_OK;
+    return MS_ENGINE_QUEUE_FULL;
+}
+
+ms_engine_outcome ms_engine_submit(ms_engine *e, ms_job_spec *spec, const ms_job_owner *owner,
+                                   json_t **job, ms_error *err)
 {
     *job = NULL;
     int profile;
@@ -114,54 +143,75 @@ ms_engine_outcome ms_engine_submit(ms_engine *e, ms_job_spec *spec, json_t **job
         ms_error_set(err, MS_EINVAL, "job: no size of %s can run it", e->m->name);
         return MS_ENGINE_BAD_REQUEST;
     }
-    pthread_mutex_lock(&e->mu);
-    if (e->stopping) {
-        pthread_mutex_unlock(&e->mu);
+    if (owner->uid == 0 && !e->c->allow_root_jobs) {
         ms_job_spec_free(spec);
-        ms_error_set(err, MS_EINVAL, "migschedd is stopping: no new jobs");
-        return MS_ENGINE_STOPPING;
+        ms_error_set(err, MS_EINVAL, "job: it would run as root (uid 0), which migschedd "
+                     "refuses unless configured with allow-root-jobs true; submit it as "
+                     "the user it should run as");
+        return MS_ENGINE_FORBIDDEN;
     }
-    if (e->nqueue + e->inflight >= (size_t)e->queue_limit) {
+    char *text = ms_job_spec_text(spec, e->m);
+    size_t bytes = text ? strlen(text) : 0;
+    free(text);
+    if (!text) {
+        ms_job_spec_free(spec);
+        ms_error_set(err, MS_ENOMEM, "out of memory");
+        return MS_ENGINE_INTERNAL;
+    }
+    pthread_mutex_lock(&e->mu);
+    ms_engine_outcome o = e->stopping ? MS_ENGINE_STOPPING : admit(e, owner, bytes, err);
+    if (o == MS_ENGINE_STOPPING)
+        ms_error_set(err, MS_EINVAL, "migschedd is stopping: no new jobs");
+    /* Counted while in flight, so that concurrent submissions cannot pass the limits. */
+    if (o == MS_ENGINE_OK && ei_tally_add(e, owner->uid, bytes, 1)) {
+        ms_error_set(err, MS_ENOMEM, "out of memory");
+        o = MS_ENGINE_INTERNAL;
+    }
+    if (o != MS_ENGINE_OK) {
         pthread_mutex_unlock(&e->mu);
         ms_job_spec_free(spec);
-        ms_error_set(err, MS_EINVAL, "%d jobs are queued already (queue-limit)",
-                     e->queue_limit);
-        return MS_ENGINE_QUEUE_FULL;
+        return o;
     }
     e->inflight++;
     pthread_mutex_unlock(&e->mu);
 
     ms_job *j = malloc(sizeof *j);
+    int rc = MS_OK;
     if (!j) {
         ms_job_spec_free(spec);
-        pthread_mutex_lock(&e->mu);
-        e->inflight--;
-        pthread_mutex_unlock(&e->mu);
-        ms_error_set(err, MS_ENOMEM, "out of memory");
-        return MS_ENGINE_INTERNAL;
+        rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+    } else {
+        ms_job_init(j, spec);
+        j->owner = *owner;
+        j->spec_bytes = bytes;
+        ei_submit r = {.job = j};
+        rc = ms_job_submit(j, ei_now(), &r.t, err);
+        if (!rc) {
+            pthread_mutex_lock(&e->cmu);
+            *e->pending_tail = &r;
+            e->pending_tail = &r.next;
+            group_commit(e, &r);
+            pthread_mutex_unlock(&e->cmu);
+            if ((rc = r.rc))
+                *err = r.err;
+        }
+        if (!rc)
+            *job = ms_job_to_json(j, e->m, true, log_dir(e));
     }
-    ms_job_init(j, spec);
-    ei_submit r = {.job = j};
-    int rc = ms_job_submit(j, ei_now(), &r.t, err);
-    if (!rc) {
-        pthread_mutex_lock(&e->cmu);
-        *e->pending_tail = &r;
-        e->pending_tail = &r.next;
-        group_commit(e, &r);
-        pthread_mutex_unlock(&e->cmu);
-        if ((rc = r.rc))
-            *err = r.err;
-    }
-    if (!rc)
-        *job = ms_job_to_json(j, e->m);
     pthread_mutex_lock(&e->mu);
     e->inflight--;
+    ei_tally_add(e, owner->uid, bytes, -1);  /* the queue counts it from here on */
     if (!rc) {
+        char uid[16], user[160], name[160];
+        ms_dlog(MS_LOG_INFO, "job.submit", "id=%lld user=%s name=%s", (long long)j->id,
+                ms_dlog_quote(ms_job_user(&j->owner, uid), user, sizeof user),
+                ms_dlog_quote(j->spec.name, name, sizeof name));
         if (ei_queue_insert(e, j) == MS_OK) {
             j = NULL;
         } else {
             /* Durable but unqueued in memory: the next start picks it up from the store. */
-            ms_dlog(MS_LOG_ERROR, "job.queue_full_memory", "id=%lld", (long long)j->id);
+            ms_dlog(MS_LOG_ERROR, "job.queue_full_memory", "id=%lld user=%s",
+                    (long long)j->id, user);
         }
         e->submitted_total++;
         ei_wake(e);
@@ -179,15 +229,23 @@ ms_engine_outcome ms_engine_submit(ms_engine *e, ms_job_spec *spec, json_t **job
     return *job ? MS_ENGINE_OK : MS_ENGINE_INTERNAL;
 }
 
-ms_engine_outcome ei_get_job(ms_engine *e, int64_t id, json_t **job, ms_error *err)
+/* A job from the store: NOT_FOUND when there is none. */
+static ms_engine_outcome read_job(ms_engine *e, int64_t id, ms_job *j, ms_error *err)
+{
+    pthread_mutex_lock(&e->smu);
+    int rc = ms_store_get_job(e->st, id, j, err);
+    pthread_mutex_unlock(&e->smu);
+    return !rc ? MS_ENGINE_OK : rc == MS_EINVAL ? MS_ENGINE_NOT_FOUND : MS_ENGINE_INTERNAL;
+}
+
+ms_engine_outcome ei_get_job(ms_engine *e, int64_t id, const ms_engine_actor *who,
+                             json_t **job, ms_error *err)
 {
     ms_job j;
-    pthread_mutex_lock(&e->smu);
-    int rc = ms_store_get_job(e->st, id, &j, err);
-    pthread_mutex_unlock(&e->smu);
-    if (rc)
-        return rc == MS_EINVAL ? MS_ENGINE_NOT_FOUND : MS_ENGINE_INTERNAL;
-    *job = ms_job_to_json(&j, e->m);
+    ms_engine_outcome o = read_job(e, id, &j, err);
+    if (o != MS_ENGINE_OK)
+        return o;
+    *job = ms_job_to_json(&j, e->m, ei_may_manage(who, &j), log_dir(e));
     ms_job_free(&j);
     if (!*job) {
         ms_error_set(err, MS_ENOMEM, "out of memory");
@@ -196,10 +254,11 @@ ms_engine_outcome ei_get_job(ms_engine *e, int64_t id, json_t **job, ms_error *e
     return MS_ENGINE_OK;
 }
 
-ms_engine_outcome ms_engine_job(ms_engine *e, int64_t id, json_t **job, ms_error *err)
+ms_engine_outcome ms_engine_job(ms_engine *e, int64_t id, const ms_engine_actor *who,
+                                json_t **job, ms_error *err)
 {
     *job = NULL;
-    return ei_get_job(e, id, job, err);
+    return ei_get_job(e, id, who, job, err);
 }
 
 int ei_cancel_queued(ms_engine *e, size_t i, ms_error *err)
@@ -209,13 +268,14 @@ int ei_cancel_queued(ms_engine *e, size_t i, ms_error *err)
     int rc = ms_job_cancel(&next, ei_now(), &t, err);
     if (rc || (rc = ei_commit(e, (const ms_job *const[]){&next}, &t, 1, false, err)))
         return rc;
-    ms_dlog(MS_LOG_INFO, "job.cancel", "id=%lld state=queued", (long long)next.id);
+    char uid[16], user[160];
+    ms_dlog(MS_LOG_INFO, "job.cancel", "id=%lld user=%s state=queued", (long long)next.id,
+            ms_dlog_quote(ms_job_user(&next.owner, uid), user, sizeof user));
     if (ei_is_alloc(&next))
         ei_alloc_ended(e, &next);
-    ms_job_free(e->queue[i]);
-    free(e->queue[i]);
-    memmove(&e->queue[i], &e->queue[i + 1], (e->nqueue - i - 1) * sizeof *e->queue);
-    e->nqueue--;
+    ms_job *q = ei_queue_remove(e, i);
+    ms_job_free(q);
+    free(q);
     return MS_OK;
 }
 
@@ -232,9 +292,23 @@ void ei_wait_ended(ms_engine *e, int64_t id)
     }
 }
 
-ms_engine_outcome ms_engine_cancel(ms_engine *e, int64_t id, json_t **job, ms_error *err)
+ms_engine_outcome ms_engine_cancel(ms_engine *e, int64_t id, const ms_engine_actor *who,
+                                   json_t **job, ms_error *err)
 {
     *job = NULL;
+    /* Whose it is: an owner never changes, so the store's word holds for what follows. */
+    ms_job owned;
+    ms_engine_outcome o = read_job(e, id, &owned, err);
+    if (o != MS_ENGINE_OK)
+        return o;
+    bool may = ei_may_manage(who, &owned);
+    char uid[16];
+    if (!may)
+        ms_error_set(err, MS_EINVAL, "job %lld belongs to %s: only its owner or an admin may "
+                     "cancel it", (long long)id, ms_job_user(&owned.owner, uid));
+    ms_job_free(&owned);
+    if (!may)
+        return MS_ENGINE_FORBIDDEN;
     pthread_mutex_lock(&e->mu);
     int rc = MS_OK;
     bool found = false;
@@ -263,7 +337,7 @@ ms_engine_outcome ms_engine_cancel(ms_engine *e, int64_t id, json_t **job, ms_er
     pthread_mutex_unlock(&e->mu);
     if (rc)
         return fail(rc);
-    ms_engine_outcome o = ei_get_job(e, id, job, err);
+    o = ei_get_job(e, id, who, job, err);
     if (o != MS_ENGINE_OK || found)
         return o;
     /* Neither queued nor running: done, failed or cancelled already. */
@@ -274,29 +348,52 @@ ms_engine_outcome ms_engine_cancel(ms_engine *e, int64_t id, json_t **job, ms_er
     return MS_ENGINE_CONFLICT;
 }
 
-ms_engine_outcome ms_engine_jobs(ms_engine *e, int state, json_t **jobs, ms_error *err)
+ms_engine_outcome ms_engine_jobs(ms_engine *e, const ms_store_job_query *q,
+                                 const ms_engine_actor *who, json_t **jobs, int64_t *next,
+                                 ms_error *err)
 {
     *jobs = NULL;
-    ms_job *all;
+    *next = 0;
+    ms_job *page;
     size_t n;
+    bool more;
     pthread_mutex_lock(&e->smu);
-    int rc = ms_store_list_jobs(e->st, state, &all, &n, err);
+    int rc = ms_store_job_page(e->st, q, &page, &n, &more, err);
     pthread_mutex_unlock(&e->smu);
     if (rc)
-        return MS_ENGINE_INTERNAL;
+        return fail(rc);
+    if (more && n)
+        *next = page[n - 1].id;
+    /* Each job is freed once rendered: the page is held once, not twice. */
     json_t *arr = json_array();
-    for (size_t i = 0; arr && i < n; i++)
-        if (json_array_append_new(arr, ms_job_to_json(&all[i], e->m))) {
+    for (size_t i = 0; i < n; i++) {
+        if (arr && json_array_append_new(arr, ms_job_to_json(&page[i], e->m,
+                                                             ei_may_manage(who, &page[i]),
+                                                             log_dir(e)))) {
             json_decref(arr);
             arr = NULL;
         }
-    ms_store_free_jobs(all, n);
+        ms_job_free(&page[i]);
+    }
+    free(page);
     *jobs = arr ? json_pack("{s:o}", "jobs", arr) : NULL;
     if (!*jobs) {
         ms_error_set(err, MS_ENOMEM, "out of memory");
         return MS_ENGINE_INTERNAL;
     }
     return MS_ENGINE_OK;
+}
+
+/* The owner of the running job id, for the metrics' user label ("" when not running). */
+static void running_user(const ms_engine *e, int64_t id, char user[64])
+{
+    *user = '\0';
+    for (size_t i = 0; i < e->nrun; i++)
+        if (e->run[i].job.id == id) {
+            char uid[16];
+            snprintf(user, 64, "%s", ms_job_user(&e->run[i].job.owner, uid));
+            return;
+        }
 }
 
 static const char *inst_state(ei_state s)
@@ -332,6 +429,7 @@ static void gpu_metrics(const ms_engine *e, int g, ms_engine_gpu_metrics *out)
         snprintf(im->mig_uuid, sizeof im->mig_uuid, "%s", in->mig.uuid);
         im->busy = in->state == EI_BUSY;
         im->job = in->state == EI_BUSY ? in->job : 0;
+        running_user(e, im->job, im->user);
     }
 }
 

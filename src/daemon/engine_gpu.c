@@ -341,21 +341,20 @@ static void run_started(ms_engine *e, const ei_starting *s, ms_job *next)
     if (e->nvml && !alloc && ei_spawn(e, r, in->mig.uuid, &err) && r->pid == 0) {
         /* It never ran: it fails with the status ei_spawn gave (as a shell's for a command
          * it cannot run, or the one of an identity refused). */
-        ms_dlog(MS_LOG_ERROR, "job.spawn_failed", "id=%lld error=\"%s\"", (long long)next->id,
-                err.msg);
+        char uid[16], user[160];
+        ms_dlog(MS_LOG_ERROR, "job.spawn_failed", "id=%lld user=%s error=\"%s\"",
+                (long long)next->id,
+                ms_dlog_quote(ms_job_user(&next->owner, uid), user, sizeof user), err.msg);
         r->exited = true;
     }
     ei_observe(&e->wait_seconds, ms_engine_time_bounds, MS_ENGINE_TIME_BUCKETS,
                next->started - next->submitted);
-    char name[160];
-    ms_dlog(MS_LOG_INFO, "job.start", "id=%lld name=%s gpu=%d profile=%s start=%d",
-            (long long)next->id, ms_dlog_quote(next->spec.name, name, sizeof name),
-            e->gpu[g].device, e->m->profiles[p.profile].name, p.start);
-    size_t at = queued_at(e, s->id);
-    ms_job *j = e->queue[at];
-    memmove(&e->queue[at], &e->queue[at + 1], (e->nqueue - at - 1) * sizeof *e->queue);
-    e->nqueue--;
-    free(j);  /* its spec now belongs to the running copy */
+    char name[160], uid[16], user[160];
+    ms_dlog(MS_LOG_INFO, "job.start", "id=%lld user=%s name=%s gpu=%d profile=%s start=%d",
+            (long long)next->id, ms_dlog_quote(ms_job_user(&next->owner, uid), user, sizeof user),
+            ms_dlog_quote(next->spec.name, name, sizeof name), e->gpu[g].device,
+            e->m->profiles[p.profile].name, p.start);
+    free(ei_queue_remove(e, queued_at(e, s->id)));  /* its spec now belongs to the running copy */
 }
 
 int ei_start_flush(ms_engine *e, ms_error *err)
@@ -384,8 +383,11 @@ int ei_start_flush(ms_engine *e, ms_error *err)
                 k++;
                 continue;
             }
-            ms_dlog(MS_LOG_ERROR, "job.start_failed", "id=%lld error=\"%s\"",
-                    (long long)st->id, err->msg);
+            char uid[16], user[160];
+            ms_dlog(MS_LOG_ERROR, "job.start_failed", "id=%lld user=%s error=\"%s\"",
+                    (long long)st->id,
+                    ms_dlog_quote(ms_job_user(&next[k].owner, uid), user, sizeof user),
+                    err->msg);
         }
         ei_release(e, st->gpu, st->at.start);
         st->id = 0;

@@ -58,6 +58,14 @@ typedef struct ei_starting {
     bool cancel;                /* a client cancelled it while its start was committed */
 } ei_starting;
 
+/* One user's queued jobs (and submissions in flight), against user-queue-limit and
+ * user-queue-bytes. */
+typedef struct ei_tally {
+    uint32_t uid;
+    size_t jobs;
+    uint64_t bytes;             /* of their specs (ms_job.spec_bytes) */
+} ei_tally;
+
 /* A submission (job) or n transitions of other jobs (jobs, ts) waiting for their group
  * commit. */
 typedef struct ei_submit {
@@ -95,6 +103,9 @@ struct ms_engine {
     double time_scale, stop_grace, tau, batch_period;
     int queue_limit, batch_size, batch_concat;
     ms_on_stop on_stop;
+    int user_queue_limit;
+    long long user_queue_bytes;
+    ms_engine_access access;
 
     ms_job *held;               /* open only: allocations running when the last process */
     size_t nheld;               /*   ended (engine_alloc.c adopts their instances) */
@@ -102,6 +113,8 @@ struct ms_engine {
     ms_job **queue;             /* queued jobs, by id (FIFO) */
     size_t nqueue, capqueue;
     size_t inflight;            /* submissions counted against the limit, not yet queued */
+    ei_tally *tally;            /* per owner with queued jobs (allocations not counted) */
+    size_t ntally, captally;
     ei_run *run;                /* running jobs */
     size_t nrun, caprun;
     ei_starting *starting;      /* claimed this pass, to be committed by ei_start_flush */
@@ -146,8 +159,16 @@ static inline void ei_wake(ms_engine *e)
     pthread_cond_broadcast(&e->wake);
 }
 /* Queues j (owned from then on) in id order: FIFO, though concurrent commits and retried
- * jobs come back out of order. MS_ENOMEM leaves j the caller's. */
+ * jobs come back out of order; counted in its owner's tally. MS_ENOMEM leaves j the
+ * caller's. */
 int ei_queue_insert(ms_engine *e, ms_job *j);
+/* Takes queue[at] out of the queue (and its owner's tally); the caller owns it. */
+ms_job *ei_queue_remove(ms_engine *e, size_t at);
+/* Counts (delta 1) or uncounts (-1) one job of uid weighing bytes in uid's tally. MS_ENOMEM:
+ * nothing counted. An uncount never fails. */
+int ei_tally_add(ms_engine *e, uint32_t uid, size_t bytes, int delta);
+/* uid's tally (zeros when it has none). */
+ei_tally ei_tally_get(const ms_engine *e, uint32_t uid);
 double ei_now(void);            /* seconds since the epoch */
 double ei_mono(void);           /* monotonic seconds */
 void ei_observe(ms_engine_histogram *h, const double *bounds, int nb, double v);
@@ -160,8 +181,14 @@ int ei_commit(ms_engine *e, const ms_job *const *jobs, const ms_job_transition *
               bool drop_mu, ms_error *err);
 
 /* engine_api.c */
-/* A job's GET /v1/jobs/{id} JSON from the store. */
-ms_engine_outcome ei_get_job(ms_engine *e, int64_t id, json_t **job, ms_error *err);
+/* A job's GET /v1/jobs/{id} JSON from the store, as who may see it (NULL: every field). */
+ms_engine_outcome ei_get_job(ms_engine *e, int64_t id, const ms_engine_actor *who,
+                             json_t **job, ms_error *err);
+/* Whether who may see job j's spec and logs, and cancel it: its owner or an admin. */
+static inline bool ei_may_manage(const ms_engine_actor *who, const ms_job *j)
+{
+    return !who || who->admin || who->who.uid == j->owner.uid;
+}
 /* Cancels queue[i] (mu held): its transition, then it leaves the queue. */
 int ei_cancel_queued(ms_engine *e, size_t i, ms_error *err);
 /* Waits (mu held) until the running job id has ended. */

@@ -9,7 +9,7 @@
 
 static const char *const FIELDS[] = {"name", "command", "cwd", "env", "on_interrupt",
                                       "profile", "slices", "seconds", "times",
-                                      "slurm_job_id", NULL};
+                                      "slurm_job_id", "user", NULL};
 
 static int bad(ms_error *err, const char *field, const char *fmt, const char *detail)
 {
@@ -221,6 +221,9 @@ static int parse_root(json_t *root, const ms_gpu_model *gpu, ms_job_spec *s, ms_
         return rc;
     json_t *v;
     json_t *name = json_object_get(root, "name"), *cmd = json_object_get(root, "command");
+    if ((v = json_object_get(root, "user")) &&
+        (rc = get_string(v, "user", sizeof ((ms_job_owner *)0)->name - 1, &s->user, err)))
+        return rc;
     if (!name)
         return ms_error_set(err, MS_EINVAL, "job: missing field: \"name\"");
     if ((v = json_object_get(root, "slurm_job_id"))) {
@@ -309,6 +312,14 @@ json_t *ms_job_spec_to_json(const ms_job_spec *s, const ms_gpu_model *gpu)
     return o;
 }
 
+char *ms_job_spec_text(const ms_job_spec *s, const ms_gpu_model *gpu)
+{
+    json_t *o = ms_job_spec_to_json(s, gpu);
+    char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    return text;
+}
+
 void ms_job_spec_free(ms_job_spec *s)
 {
     for (int i = 0; i < s->argc; i++)
@@ -322,6 +333,7 @@ void ms_job_spec_free(ms_job_spec *s)
     free(s->env_values);
     free(s->name);
     free(s->cwd);
+    free(s->user);
     memset(s, 0, sizeof *s);
     s->profile = -1;
 }
@@ -348,11 +360,34 @@ static json_t *time_or_null(double t)
     return isnan(t) ? json_null() : json_real(t);
 }
 
-json_t *ms_job_to_json(const ms_job *j, const ms_gpu_model *gpu)
+const char *ms_job_user(const ms_job_owner *o, char uid[16])
+{
+    if (*o->name)
+        return o->name;
+    snprintf(uid, 16, "%u", (unsigned)o->uid);
+    return uid;
+}
+
+/* {"stdout": PATH, "stderr": PATH} of the latest attempt, or null (see ms_job_to_json). */
+static json_t *logs_json(const ms_job *j, const char *log_dir)
+{
+    char out[4400], errp[4400];  /* log-dir's 4096 bytes, then OWNER/job-ID.N.ext */
+    ms_error ignored;
+    if (!log_dir || j->attempts < 1 || j->spec.slurm_job_id > 0 ||
+        ms_job_log_path(log_dir, j, j->attempts, "out", out, sizeof out, &ignored) ||
+        ms_job_log_path(log_dir, j, j->attempts, "err", errp, sizeof errp, &ignored))
+        return json_null();
+    return json_pack("{s:s, s:s}", "stdout", out, "stderr", errp);
+}
+
+json_t *ms_job_to_json(const ms_job *j, const ms_gpu_model *gpu, bool detail,
+                       const char *log_dir)
 {
     json_t *o = json_object();
+    char uid[16];
     json_object_set_new(o, "id", json_integer(j->id));
     json_object_set_new(o, "name", json_string(j->spec.name));
+    json_object_set_new(o, "user", json_string(ms_job_user(&j->owner, uid)));
     json_object_set_new(o, "state", json_string(ms_job_state_name(j->state)));
     json_object_set_new(o, "attempts", json_integer(j->attempts));
     json_object_set_new(o, "submitted", time_or_null(j->submitted));
@@ -372,7 +407,10 @@ json_t *ms_job_to_json(const ms_job *j, const ms_gpu_model *gpu)
     json_object_set_new(o, "slurm_job_id", j->spec.slurm_job_id > 0
                                                ? json_integer(j->spec.slurm_job_id)
                                                : json_null());
-    json_object_set_new(o, "spec", ms_job_spec_to_json(&j->spec, gpu));
+    if (detail) {
+        json_object_set_new(o, "spec", ms_job_spec_to_json(&j->spec, gpu));
+        json_object_set_new(o, "logs", logs_json(j, log_dir));
+    }
     return o;
 }
 
@@ -380,9 +418,8 @@ int ms_job_log_path(const char *log_dir, const ms_job *j, int attempt, const cha
                     char *buf, size_t len, ms_error *err)
 {
     char uid[16];
-    snprintf(uid, sizeof uid, "%u", (unsigned)j->owner.uid);
-    int n = snprintf(buf, len, "%s/%s/job-%lld.%d.%s", log_dir,
-                     *j->owner.name ? j->owner.name : uid, (long long)j->id, attempt, ext);
+    int n = snprintf(buf, len, "%s/%s/job-%lld.%d.%s", log_dir, ms_job_user(&j->owner, uid),
+                     (long long)j->id, attempt, ext);
     if (n < 0 || (size_t)n >= len)
         return ms_error_set(err, MS_EINVAL, "log-dir %s: job %lld's output path is too long",
                             log_dir, (long long)j->id);

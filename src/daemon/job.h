@@ -57,6 +57,9 @@ typedef struct ms_job_spec {
     /* > 0: a Slurm job's allocation (docs/daemon.md, Allocations): it runs no command and
      * holds its instance (profile) until released; argc 0, seconds 0, on_interrupt fail. */
     int64_t slurm_job_id;
+    /* "user": whom an admin submits for (an allocation: the Slurm job's user); NULL: the
+     * caller. It becomes the job's owner and is not part of the spec's JSON. */
+    char *user;
 } ms_job_spec;
 
 /* Whom a job belongs to (and runs as): who submitted it, or whom an admin submitted it for. */
@@ -70,6 +73,7 @@ typedef struct ms_job {
     int64_t id;              /* 0 until the store assigns one */
     ms_job_spec spec;
     ms_job_owner owner;
+    size_t spec_bytes;       /* of the spec's JSON as the store keeps it (ms_job_spec_text) */
     ms_job_state state;
     int attempts;            /* starts so far */
     double submitted, started, ended;
@@ -105,15 +109,25 @@ int ms_job_spec_parse(const char *text, size_t len, const ms_gpu_model *gpu, ms_
                       ms_error *err);
 /* The spec back as JSON, in the form ms_job_spec_parse reads (the store keeps this). */
 json_t *ms_job_spec_to_json(const ms_job_spec *s, const ms_gpu_model *gpu);
+/* That JSON as the store's compact text (malloc'd; NULL when out of memory): its length is
+ * what a spec weighs against user-queue-bytes. */
+char *ms_job_spec_text(const ms_job_spec *s, const ms_gpu_model *gpu);
 void ms_job_spec_free(ms_job_spec *s);
 
 /* A fresh record (state MS_JOB_NEW) owning spec; the caller's spec is zeroed. */
 void ms_job_init(ms_job *j, ms_job_spec *spec);
 void ms_job_free(ms_job *j);
-/* The GET /v1/jobs/{id} shape: id, name, state, attempts, submitted/started/ended, gpu,
- * profile, placement, mig_uuid, exit_status, slurm_job_id (null while unknown or not an
- * allocation), and the spec. */
-json_t *ms_job_to_json(const ms_job *j, const ms_gpu_model *gpu);
+/* The owner as the API shows it: the name, or the uid in decimal (in uid) when it has none. */
+const char *ms_job_user(const ms_job_owner *o, char uid[16]);
+
+/* The GET /v1/jobs/{id} shape. Anyone's view (detail false), the public fields: id, name,
+ * user, state, attempts, submitted/started/ended, gpu, profile, placement, mig_uuid,
+ * exit_status, slurm_job_id (null while unknown or not an allocation). The owner's and
+ * admins' view (detail true) adds the spec and "logs": the latest attempt's output files
+ * under log_dir (ms_job_log_path), null before the first start, for an allocation or when
+ * log_dir is NULL (the sim backend writes none). */
+json_t *ms_job_to_json(const ms_job *j, const ms_gpu_model *gpu, bool detail,
+                       const char *log_dir);
 
 /* Where attempt `attempt` of job j writes its output: LOG_DIR/OWNER/job-ID.ATTEMPT.EXT (OWNER:
  * the owner's name, or the uid where the uid has none; ext "out" or "err"). MS_EINVAL when

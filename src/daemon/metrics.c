@@ -73,7 +73,7 @@ static void per_instance(FILE *f, const ms_engine_metrics *m, const ms_gpu_model
                          const char *host)
 {
     head(f, "migsched_instance_busy", "gauge",
-         "1 while the MIG instance holds a running job, 0 while idle");
+         "1 while the MIG instance holds a running job (user: its owner), 0 while idle");
     for (int i = 0; i < m->ngpus; i++)
         for (int k = 0; k < m->gpu[i].ninstances; k++) {
             const ms_engine_instance_metrics *in = &m->gpu[i].instance[k];
@@ -83,7 +83,9 @@ static void per_instance(FILE *f, const ms_engine_metrics *m, const ms_gpu_model
             label_value(f, in->profile >= 0 && in->profile < model->nprofiles
                                ? model->profiles[in->profile].name
                                : "");
-            fprintf(f, ",GPU_I_ID=\"%u\",start=\"%d\"} %d\n", in->gi_id, in->start, in->busy);
+            fprintf(f, ",GPU_I_ID=\"%u\",start=\"%d\",user=", in->gi_id, in->start);
+            label_value(f, in->user);
+            fprintf(f, "} %d\n", in->busy);
         }
 }
 

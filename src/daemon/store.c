@@ -7,11 +7,14 @@
 #include <fcntl.h>
 #include <math.h>
 #include <sqlite3.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "migsched/io.h"
 
 #include "migsched/io.h"
 
@@ -44,6 +47,12 @@ static const char *const MIGRATIONS[] = {
     /* 3: the Slurm steps holding each allocation (a job with a slurm_job_id in its spec). */
     "CREATE TABLE allocation_steps(job INTEGER NOT NULL REFERENCES jobs(id),"
     " step INTEGER NOT NULL, PRIMARY KEY(job, step)) WITHOUT ROWID;",
+    /* 4: each job's owner (whom it runs as); jobs from before were run by root. Listed by
+     * owner a page at a time. */
+    "ALTER TABLE jobs ADD COLUMN owner_uid INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE jobs ADD COLUMN owner_gid INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE jobs ADD COLUMN owner_name TEXT NOT NULL DEFAULT 'root';"
+    "CREATE INDEX jobs_by_owner ON jobs(owner_name, id);",
 };
 #define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof *MIGRATIONS))
 
@@ -105,7 +114,7 @@ static int pragma_int(ms_store *st, const char *sql, int *out, ms_error *err)
 
 static int migrate(ms_store *st, ms_error *err)
 {
-    int version, rc = pragma_int(st, "PRAGMA user_version", &version, err);
+    int version = 0, rc = pragma_int(st, "PRAGMA user_version", &version, err);
     if (rc)
         return rc;
     if (version > NMIGRATIONS)
@@ -273,30 +282,27 @@ static int finish_txn(ms_store *st, int rc, ms_error *err)
     return exec(st, "COMMIT", err);
 }
 
-static char *spec_text(const ms_store *st, const ms_job_spec *spec)
-{
-    json_t *o = ms_job_spec_to_json(spec, st->gpu);
-    char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
-    json_decref(o);
-    return text;
-}
-
 /* Inserts one submitted job and its transition inside the caller's transaction. */
 static int insert_job(ms_store *st, ms_job *j, ms_job_transition *t, ms_error *err)
 {
     if (j->state != MS_JOB_QUEUED || t->event != MS_JOB_EV_SUBMIT)
         return ms_error_set(err, MS_EINVAL, "%s: a job is stored when it is submitted",
                             st->path);
-    char *spec = spec_text(st, &j->spec);
+    char *spec = ms_job_spec_text(&j->spec, st->gpu);
     if (!spec)
         return ms_error_set(err, MS_ENOMEM, "%s: out of memory", st->path);
+    j->spec_bytes = strlen(spec);
     sqlite3_stmt *s = NULL;
     int rc = prepare(st, "INSERT INTO jobs(state, attempts, submitted, started, ended, gpu,"
-                         " profile, start_slot, mig_uuid, exit_status, name, spec)"
-                         " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &s, err);
+                         " profile, start_slot, mig_uuid, exit_status, name, spec, owner_uid,"
+                         " owner_gid, owner_name) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+                         " ?, ?)", &s, err);
     if (!rc && (bind_job_state(st, s, j) ||
                 sqlite3_bind_text(s, 11, j->spec.name, -1, SQLITE_STATIC) ||
-                sqlite3_bind_text(s, 12, spec, -1, SQLITE_STATIC))) {
+                sqlite3_bind_text(s, 12, spec, -1, SQLITE_STATIC) ||
+                sqlite3_bind_int64(s, 13, j->owner.uid) ||
+                sqlite3_bind_int64(s, 14, j->owner.gid) ||
+                sqlite3_bind_text(s, 15, j->owner.name, -1, SQLITE_STATIC))) {
         sqlite3_finalize(s);
         rc = db_error(st, "bind job", err);
     } else if (!rc) {
@@ -379,7 +385,7 @@ static double column_time(sqlite3_stmt *s, int i)
 }
 
 #define JOB_COLUMNS "id, spec, state, attempts, submitted, started, ended, gpu, profile," \
-                    " start_slot, mig_uuid, exit_status"
+                    " start_slot, mig_uuid, exit_status, owner_uid, owner_gid, owner_name"
 
 /* One row of JOB_COLUMNS into a job; a row this build cannot read is an error naming it. */
 static int read_job(ms_store *st, sqlite3_stmt *s, ms_job *j, ms_error *err)
@@ -398,6 +404,11 @@ static int read_job(ms_store *st, sqlite3_stmt *s, ms_job *j, ms_error *err)
     }
     ms_job_init(j, &parsed);
     j->id = id;
+    j->spec_bytes = strlen(spec);
+    j->owner.uid = (uint32_t)sqlite3_column_int64(s, 12);
+    j->owner.gid = (uint32_t)sqlite3_column_int64(s, 13);
+    const char *owner = (const char *)sqlite3_column_text(s, 14);
+    snprintf(j->owner.name, sizeof j->owner.name, "%s", owner ? owner : "");
     j->state = (ms_job_state)st_idx;
     j->attempts = sqlite3_column_int(s, 3);
     j->submitted = column_time(s, 4);
@@ -464,6 +475,38 @@ static int grow(void **arr, size_t *cap, size_t n, size_t elem)
     return 0;
 }
 
+/* Reads the rows of s (prepared and bound) into *out, at most max; *more: whether a row
+ * beyond max was there (NULL: none is asked for). Finalizes s. */
+static int collect_jobs(ms_store *st, sqlite3_stmt *s, size_t max, ms_job **out, size_t *n,
+                        bool *more, ms_error *err)
+{
+    size_t cap = 0;
+    int step, rc = MS_OK;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        if (*n == max) {
+            if (more)
+                *more = true;
+            step = SQLITE_DONE;
+            break;
+        }
+        if (grow((void **)out, &cap, *n, sizeof **out))
+            rc = ms_error_set(err, MS_ENOMEM, "%s: out of memory", st->path);
+        else if (!(rc = read_job(st, s, &(*out)[*n], err)))
+            (*n)++;
+        if (rc)
+            break;
+    }
+    if (!rc && step != SQLITE_DONE)
+        rc = db_error(st, "select jobs", err);
+    sqlite3_finalize(s);
+    if (rc) {
+        ms_store_free_jobs(*out, *n);
+        *out = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
 int ms_store_list_jobs(ms_store *st, int state, ms_job **out, size_t *n, ms_error *err)
 {
     *out = NULL;
@@ -475,24 +518,70 @@ int ms_store_list_jobs(ms_store *st, int state, ms_job **out, size_t *n, ms_erro
     if (rc)
         return rc;
     if (state >= 0 && sqlite3_bind_text(s, 1, ms_job_state_name((ms_job_state)state), -1,
-                                        SQLITE_STATIC) != SQLITE_OK)
-        rc = db_error(st, "bind", err);
-    size_t cap = 0;
+                                        SQLITE_STATIC) != SQLITE_OK) {
+        sqlite3_finalize(s);
+        return db_error(st, "bind", err);
+    }
+    return collect_jobs(st, s, SIZE_MAX, out, n, NULL, err);
+}
+
+int ms_store_job_page(ms_store *st, const ms_store_job_query *q, ms_job **out, size_t *n,
+                      bool *more, ms_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    *more = false;
+    if (q->limit < 1 || q->after < 0)
+        return ms_error_set(err, MS_EINVAL, "%s: a page needs a limit above 0 and an id from 0",
+                            st->path);
+    /* One statement per filter, each served by an index (the state's, the owner's) in id
+     * order: a page reads its rows and one more, never the whole table. An owner without
+     * a name is listed by its uid in decimal, as it is shown. */
+    long uid = -1;
+    bool by_uid = q->user && ms_parse_long(q->user, 0, UINT32_MAX, &uid);
+    char sql[512];
+    snprintf(sql, sizeof sql, "SELECT " JOB_COLUMNS " FROM jobs WHERE id > ?1%s%s"
+             " ORDER BY id LIMIT ?2",
+             q->state >= 0 ? " AND state = ?3" : "",
+             !q->user ? ""
+             : by_uid ? " AND (owner_name = ?4 OR (owner_name = '' AND owner_uid = ?5))"
+                      : " AND owner_name = ?4");
+    sqlite3_stmt *s;
+    int rc = prepare(st, sql, &s, err);
+    if (rc)
+        return rc;
+    if (sqlite3_bind_int64(s, 1, q->after) || sqlite3_bind_int64(s, 2, (int64_t)q->limit + 1) ||
+        (q->state >= 0 && sqlite3_bind_text(s, 3, ms_job_state_name((ms_job_state)q->state), -1,
+                                            SQLITE_STATIC)) ||
+        (q->user && sqlite3_bind_text(s, 4, q->user, -1, SQLITE_STATIC)) ||
+        (by_uid && sqlite3_bind_int64(s, 5, uid))) {
+        sqlite3_finalize(s);
+        return db_error(st, "bind", err);
+    }
+    return collect_jobs(st, s, (size_t)q->limit, out, n, more, err);
+}
+
+int ms_store_count_jobs(ms_store *st, uint64_t counts[MS_JOB_NSTATES], ms_error *err)
+{
+    memset(counts, 0, MS_JOB_NSTATES * sizeof *counts);
+    sqlite3_stmt *s;
+    int rc = prepare(st, "SELECT state, count(*) FROM jobs GROUP BY state", &s, err);
+    if (rc)
+        return rc;
     int step;
-    while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW) {
-        if (grow((void **)out, &cap, *n, sizeof **out))
-            rc = ms_error_set(err, MS_ENOMEM, "%s: out of memory", st->path);
-        else if (!(rc = read_job(st, s, &(*out)[*n], err)))
-            (*n)++;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        const char *state = (const char *)sqlite3_column_text(s, 0);
+        int k = state ? ms_job_state_parse(state) : -1;
+        if (k <= MS_JOB_NEW) {
+            rc = ms_error_set(err, MS_EINVAL, "%s: a job in state \"%.20s\"", st->path,
+                              state ? state : "");
+            break;
+        }
+        counts[k] = (uint64_t)sqlite3_column_int64(s, 1);
     }
     if (!rc && step != SQLITE_DONE)
-        rc = db_error(st, "select jobs", err);
+        rc = db_error(st, "count jobs", err);
     sqlite3_finalize(s);
-    if (rc) {
-        ms_store_free_jobs(*out, *n);
-        *out = NULL;
-        *n = 0;
-    }
     return rc;
 }
 

@@ -4,6 +4,7 @@
 #ifndef MIGSCHED_DAEMON_STORE_H
 #define MIGSCHED_DAEMON_STORE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "job.h"
@@ -48,6 +49,21 @@ int ms_store_get_job(ms_store *st, int64_t id, ms_job *out, ms_error *err);
  * job then the array (ms_store_free_jobs). */
 int ms_store_list_jobs(ms_store *st, int state, ms_job **out, size_t *n, ms_error *err);
 void ms_store_free_jobs(ms_job *jobs, size_t n);
+/* A page of jobs (GET /v1/jobs): ids above after, by id, at most limit (>= 1), in state
+ * (-1: any), owned by user (NULL: anyone; an owner's name, or the uid in decimal of one
+ * that has none). */
+typedef struct ms_store_job_query {
+    int64_t after;
+    int limit;
+    int state;
+    const char *user;
+} ms_store_job_query;
+/* *more: whether jobs beyond the page match. The page is read with SQL's LIMIT on an
+ * index, never the whole table. *out as ms_store_list_jobs's. */
+int ms_store_job_page(ms_store *st, const ms_store_job_query *q, ms_job **out, size_t *n,
+                      bool *more, ms_error *err);
+/* How many jobs are in each state (counts[MS_JOB_NEW] is 0), counted by SQL. */
+int ms_store_count_jobs(ms_store *st, uint64_t counts[MS_JOB_NSTATES], ms_error *err);
 /* The recovery query: jobs that were running when the daemon stopped (or crashed). */
 int ms_store_running_jobs(ms_store *st, ms_job **out, size_t *n, ms_error *err);
 /* A job's transitions in the order they happened. */

@@ -6,7 +6,7 @@
 # $1 = migsched, $2 = migschedd, $3 = source dir.
 M=$1 DD=$2
 . "$3/tests/daemon/lib.sh"
-start_daemon --backend sim --gpu A100-40GB --gpus 1 --listen "unix:$SOCK" --db "$T/d.db" \
+start_daemon --allow-root-jobs true --backend sim --gpu A100-40GB --gpus 1 --listen "unix:$SOCK" --db "$T/d.db" \
     --queue-limit 3 --on-stop wait
 sub() { "$M" submit --connect "unix:$SOCK" --profile 7g.40gb "$@" -- true; }
 sub --seconds 600 --name first > /dev/null || fail "submit first"

@@ -6,7 +6,7 @@
 M=$1 DD=$2
 . "$3/tests/daemon/lib.sh"
 command -v promtool >/dev/null || { echo "SKIP: promtool missing (make deps installs prometheus)"; exit 77; }
-start_daemon --backend sim --gpu A100-40GB --gpus 2 --listen "unix:$SOCK" --db "$T/d.db" --time-scale 50 \
+start_daemon --allow-root-jobs true --backend sim --gpu A100-40GB --gpus 2 --listen "unix:$SOCK" --db "$T/d.db" --time-scale 50 \
     --on-stop requeue
 for i in 1 2 3; do
     "$M" submit --connect "unix:$SOCK" --profile 1g.5gb --seconds 5 --name "short-$i" -- true > /dev/null || fail "submit"
@@ -27,7 +27,7 @@ for re in '^migsched_jobs{state="done"} 3$' '^migsched_jobs{state="running"} 2$'
           '^migsched_instance_creation_seconds_bucket{le="\+Inf"} [1-9]' \
           '^migsched_gpu_fragmentation{gpu="0",UUID="[^"]+",Hostname="[^"]+"} ' \
           '^migsched_gpu_busy_slices{gpu="[01]",UUID=.*} [1-9]' \
-          '^migsched_instance_busy{gpu="[01]",UUID="[^"]+",Hostname="[^"]+",GPU_I_PROFILE="3g.20gb",GPU_I_ID="[0-9]+",start="[0-9]"} 1$' \
+          '^migsched_instance_busy{gpu="[01]",UUID="[^"]+",Hostname="[^"]+",GPU_I_PROFILE="3g.20gb",GPU_I_ID="[0-9]+",start="[0-9]",user="root"} 1$' \
           '^# TYPE migsched_job_wait_seconds histogram$'; do
     grep -Eq "$re" "$T/metrics.txt" || fail "no line matching $re in: $(cat "$T/metrics.txt")"
 done

@@ -125,7 +125,7 @@ echo 107 > "$T/running.new" && mv "$T/running.new" "$T/running"  # squeue may re
 rm "$T/squeue_fails"
 await '[ "$(status_of "$(ucurl http://d/v1/allocations/104)")" = 404 ]' 10
 [ "$(field 107 .state)" = running ] || fail "107 released although running"
-grep -q 'event=allocation.release id=[0-9]* slurm_job=104 by=reconcile' "$T/daemon.log" || fail "reconcile log"
+grep -q 'event=allocation.release id=[0-9]* user=root slurm_job=104 by=reconcile' "$T/daemon.log" || fail "reconcile log"
 grep -q -- '--all --noheader --format=%A --states=RUNNING,COMPLETING,SUSPENDED,CONFIGURING,STOPPED' "$T/squeue_args" ||
     fail "squeue arguments: $(cat "$T/squeue_args")"
 "$DRV" "$ARGS" epilog 107 || fail "epilog 107"

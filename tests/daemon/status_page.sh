@@ -2,7 +2,7 @@
 # status_page.sh: the status page (GET /) of a live migschedd rendered by headless Chromium
 # (Debian's chromium, installed by `make test`): on the TCP listener with the token in the
 # address's #fragment, the DOM after the page's own fetches shows every GPU, its instances
-# and the running and queued jobs by name; a screenshot PNG is written. The page makes no
+# and the running and queued jobs by name and user; a screenshot PNG is written. The page makes no
 # request outside the daemon (no external URL in it).
 # $1 = migsched, $2 = migschedd, $3 = source dir.
 M=$1 DD=$2
@@ -26,7 +26,8 @@ HOME=$T timeout 120 chromium --headless --no-sandbox --disable-gpu --user-data-d
     --virtual-time-budget=6000 --dump-dom "http://127.0.0.1:$PORT/#token=$TOKEN" > "$T/dom.html" 2> "$T/chrome.err" \
     || fail "chromium --dump-dom: $(tail -3 "$T/chrome.err")"
 for text in 'GPU 0 — A100-40GB' 'GPU 1 — A100-40GB' 'render-big' 'render-four' 'render-three' \
-            'render-waiting' '7g.40gb @0' '3 running, 1 queued'; do
+            'render-waiting' '7g.40gb @0' '3 running, 1 queued' '<th>user</th>' \
+            '<td>render-big</td><td>root</td>'; do
     grep -qF "$text" "$T/dom.html" || fail "the rendered page lacks '$text' ($(grep -o 'id="status"[^<]*<' "$T/dom.html"))"
 done
 HOME=$T timeout 120 chromium --headless --no-sandbox --disable-gpu --user-data-dir="$T/chrome" \
