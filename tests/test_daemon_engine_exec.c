@@ -95,7 +95,7 @@ static void test_runs_commands(void **state)
     char path[MS_DAEMON_PATH_LEN + 128], *text;
     size_t len;
     ms_error e = {0};
-    ms_job j = {.id = bad};  /* owned by uid 0, as the engine's submissions are */
+    ms_job j = {.id = bad, .owner = ROOT_ACTOR.who};  /* the fixture submits as root */
     assert_int_equal(ms_job_log_path(f->c.log_dir, &j, 1, "out", path, sizeof path, &e), MS_OK);
     assert_int_equal(ms_read_file(path, &text, &len, &e), MS_OK);
     assert_string_equal(text, "out it's me\n");

@@ -92,7 +92,7 @@ for d in "$T/logs/0" "$T/logs/root"; do rm -rf "$d"; ln -s "$T/elsewhere" "$d"; 
 "$M" submit --connect "unix:$SOCK" --profile 1g.6gb --seconds 1 --name j3 -- echo linked > /dev/null
 await '[ "$(count_state failed)" = 1 ]' 30
 [ -z "$(ls "$T/elsewhere")" ] || fail "written through the owner folder's link: $(ls "$T/elsewhere")"
-grep -q 'event=job.spawn_failed id=3 error=.*not a folder' "$T/daemon.log" || fail "job 3's reason"
+grep -q 'event=job.spawn_failed id=3 user=root error=.*not a folder' "$T/daemon.log" || fail "job 3's reason"
 
 # 3. The database and its WAL are 0600 (umask 022); an existing 0644 one is made 0600.
 [ "$(stat -c %a "$T/db/d.db")" = 600 ] && [ "$(stat -c %a "$T/db/d.db-wal")" = 600 ] ||
