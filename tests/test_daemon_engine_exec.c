@@ -37,12 +37,14 @@ static int setup_nvml(void **state)
     return 0;
 }
 
+/* Unconfined jobs (the fake GPU has no device nodes): isolation has its own tests
+ * (test_exec_isolate, tests/daemon/isolation.sh). */
 static void configure_nvml(fixture *f, const char *grace)
 {
     char logs[400];
     snprintf(logs, sizeof logs, "%s/logs", f->dir);
     configure(f, "nvml", "devices", "0", "gpu", getenv("FAKE_NVML_GPU"), "log-dir", logs,
-              "stop-grace", grace, NULL);
+              "stop-grace", grace, "isolation", "none", NULL);
 }
 
 /* The device's instances as a fresh process would see them. */

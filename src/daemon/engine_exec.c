@@ -18,6 +18,7 @@
 #include "engine_internal.h"
 #include "log.h"
 #include "migsched/io.h"
+#include "migsched/isolate.h"
 
 static void pause_s(double s)
 {
@@ -123,6 +124,29 @@ static int open_device(ms_engine *e, int g, int device, ms_error *err)
     return ms_device_lock_acquire(NULL, gp->uuid, &gp->lock, err);
 }
 
+/* What jobs will be confined by, said once at start: nothing (a warning), or why every
+ * job of a GPU will fail to start. */
+static void note_isolation(const ms_engine *e)
+{
+    char q[MS_ERR_LEN + 64];
+    if (e->c->isolation == MS_ISOLATION_NONE) {
+        ms_dlog(MS_LOG_WARN, "isolation.none", "warning=%s",
+                ms_dlog_quote("isolation none: jobs can reach every MIG instance on the node", q,
+                              sizeof q));
+        return;
+    }
+    for (int g = 0; g < e->ngpus; g++) {
+        unsigned minor;
+        ms_error err = {0};
+        if (ms_backend_gpu_minor(e->gpu[g].be, &minor, &err))
+            ms_dlog(MS_LOG_WARN, "isolation.unavailable", "gpu=%d error=%s", e->gpu[g].device,
+                    ms_dlog_quote(err.msg, q, sizeof q));
+    }
+    if (access(e->c->mig_minors, R_OK))
+        ms_dlog(MS_LOG_WARN, "isolation.unavailable", "mig_minors=%s error=%s",
+                ms_dlog_quote(e->c->mig_minors, q, sizeof q), strerror(errno));
+}
+
 int ei_nvml_open(ms_engine *e, ms_error *err)
 {
     const ms_daemon_config *c = e->c;
@@ -162,6 +186,8 @@ int ei_nvml_open(ms_engine *e, ms_error *err)
     for (int g = 0; !rc && g < e->ngpus; g++)
         rc = reconcile_device(e, g, old, err);
     free(old);
+    if (!rc)
+        note_isolation(e);
     return rc;
 }
 
@@ -248,22 +274,56 @@ static int open_log(const ms_engine *e, const ms_job *j, const char *ext)
     return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
 }
 
+/* The device nodes r's process may see (*iso NULL with isolation none), with the pipe on
+ * which the child says whether it could confine itself (report[0] is ours). */
+static int job_isolation(ms_engine *e, const ei_run *r, ms_devplan **iso, int report[2],
+                         ms_error *err)
+{
+    *iso = NULL;
+    if (e->c->isolation == MS_ISOLATION_NONE)
+        return MS_OK;
+    const ei_gpu *gp = &e->gpu[r->gpu];
+    const ms_mig_instance *in = &gp->inst[r->slot].mig;
+    ms_devplan_target t = {.dev_dir = e->c->dev_dir, .mig_minors = e->c->mig_minors,
+                             .gi_id = in->gi_id, .ci_id = in->ci_id, .close_fds = true};
+    int rc = in->nci < 1 ? ms_error_set(err, MS_EBACKEND, "GPU instance %u has no compute "
+                                        "instance", in->gi_id)
+                         : ms_backend_gpu_minor(gp->be, &t.gpu_minor, err);
+    if (!rc)
+        rc = ms_devplan_make(&t, iso, err);
+    if (!rc && pipe2(report, O_CLOEXEC))
+        rc = ms_error_set(err, MS_EIO, "cannot make a pipe: %s", strerror(errno));
+    if (rc) {
+        ms_devplan_free(*iso);
+        *iso = NULL;
+        ms_error_prefix(err, "device isolation");
+        return rc;
+    }
+    (*iso)->report_fd = report[1];
+    return MS_OK;
+}
+
 int ei_spawn(ms_engine *e, ei_run *r, const char *mig_uuid, ms_error *err)
 {
     char **owned = NULL;
     char *cmd = shell_command(&r->job.spec);
     char **envp = job_env(&r->job.spec, mig_uuid, &owned);
     int out = open_log(e, &r->job, "out"), errfd = open_log(e, &r->job, "err");
-    int rc = MS_OK, gate = -1;
+    int rc = MS_OK, gate = -1, report[2] = {-1, -1};
+    ms_devplan *iso = NULL;
     if (!cmd || !envp)
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
     else if (out < 0 || errfd < 0)
         rc = ms_error_set(err, MS_EIO, "log-dir %s: job %lld: %s", e->c->log_dir,
                           (long long)r->job.id, strerror(errno));
-    pid_t pid = rc ? -1 : exec_spawn(cmd, r->job.spec.cwd, envp, out, errfd, -1, &gate);
+    else if ((rc = job_isolation(e, r, &iso, report, err)))
+        dprintf(errfd, "migsched: %s\n", err->msg);  /* the job's own account of why */
+    pid_t pid = rc ? -1 : exec_spawn(cmd, r->job.spec.cwd, envp, out, errfd, -1, &gate, iso);
     if (!rc && pid < 0)
         rc = ms_error_set(err, MS_EIO, "job %lld: cannot start: %s", (long long)r->job.id,
                           strerror(errno));
+    if (report[1] >= 0)
+        close(report[1]);
     if (pid > 0) {
         /* Recorded before the command runs: after a crash the group is found and stopped. */
         unsigned long long started = 0;
@@ -274,7 +334,16 @@ int ei_spawn(ms_engine *e, ei_run *r, const char *mig_uuid, ms_error *err)
             kill(-pid, SIGKILL);  /* unrecorded: it must not run; reaped as killed */
         exec_release(gate);
         r->pid = pid;
+        /* Not confined: it ran nothing and has exited (126); it never started. */
+        if (!rc && iso && (rc = ms_devplan_wait(report[0], err))) {
+            waitpid(pid, NULL, 0);
+            ms_journal_task_ended(e->journal, pid, NULL);
+            r->pid = 0;
+        }
     }
+    if (report[0] >= 0)
+        close(report[0]);
+    ms_devplan_free(iso);
     if (out >= 0)
         close(out);
     if (errfd >= 0)

@@ -128,7 +128,7 @@ static int control(run_ctx *c, int k, const char *uuid, const char *command, cha
     if (mkdirs(pipe_dir) || mkdirs(log_dir)) {
         snprintf(why, len, "cannot create %s or %s: %s", pipe_dir, log_dir, strerror(errno));
     } else {
-        pid_t pid = exec_spawn(command, NULL, envp, -1, -1, -1, NULL);
+        pid_t pid = exec_spawn(command, NULL, envp, -1, -1, -1, NULL, NULL);
         if (pid < 0)
             snprintf(why, len, "cannot start '%s': %s", command, strerror(errno));
         else if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))

@@ -72,7 +72,7 @@ static int run_once(prof *p, const ms_task *t, int size, int rep, double *second
     p->envp[p->nenv - 2] = p->visible;
     p->envp[p->nenv - 1] = p->slices;
     double t0 = mono();
-    pid_t pid = exec_spawn(t->command, t->cwd, p->envp, out_fd, out_fd, -1, NULL);
+    pid_t pid = exec_spawn(t->command, t->cwd, p->envp, out_fd, out_fd, -1, NULL, NULL);
     if (out_fd >= 0)
         close(out_fd);
     if (pid < 0)

@@ -112,7 +112,7 @@ static void real_start_task(run_ctx *c, int task)
     t->start = run_now(c);
     int gate = -1;
     pid_t pid = exec_spawn(wt->command, wt->cwd, c->envp, out_fd, err_fd, sleep_s,
-                           c->journal ? &gate : NULL);
+                           c->journal ? &gate : NULL, NULL);
     if (out_fd >= 0)
         close(out_fd);
     if (err_fd >= 0)

@@ -13,7 +13,7 @@
 extern char **environ;
 
 static void child(const char *command, const char *cwd, char *const envp[], int out_fd,
-                  int err_fd, double sleep_s, const int gate[2])
+                  int err_fd, double sleep_s, const int gate[2], const ms_devplan *iso)
 {
     setpgid(0, 0);
     if (gate[0] >= 0) {  /* wait for the go; EOF means the parent died before recording us */
@@ -35,6 +35,8 @@ static void child(const char *command, const char *cwd, char *const envp[], int 
         dup2(out_fd, 1);
     if (err_fd >= 0)
         dup2(err_fd, 2);
+    if (iso && ms_devplan_apply(iso, NULL, 0))  /* still root: before any identity change */
+        _exit(126);
     if (sleep_s >= 0) {
         struct timespec ts = {(time_t)sleep_s, (long)((sleep_s - (double)(time_t)sleep_s) * 1e9)};
         while (nanosleep(&ts, &ts) != 0)
@@ -53,14 +55,14 @@ static void child(const char *command, const char *cwd, char *const envp[], int 
 }
 
 pid_t exec_spawn(const char *command, const char *cwd, char *const envp[], int out_fd,
-                 int err_fd, double sleep_s, int *gate)
+                 int err_fd, double sleep_s, int *gate, const ms_devplan *iso)
 {
     int fds[2] = {-1, -1};
     if (gate && pipe2(fds, O_CLOEXEC) != 0)
         return -1;
     pid_t pid = fork();
     if (pid == 0)
-        child(command, cwd, envp, out_fd, err_fd, sleep_s, fds);
+        child(command, cwd, envp, out_fd, err_fd, sleep_s, fds, iso);
     if (pid > 0)
         setpgid(pid, pid);  /* also done in the child: whichever runs first */
     if (gate) {
