@@ -285,7 +285,7 @@ static int job_isolation(ms_engine *e, const ei_run *r, ms_devplan **iso, int re
     const ei_gpu *gp = &e->gpu[r->gpu];
     const ms_mig_instance *in = &gp->inst[r->slot].mig;
     ms_devplan_target t = {.dev_dir = e->c->dev_dir, .mig_minors = e->c->mig_minors,
-                             .gi_id = in->gi_id, .ci_id = in->ci_id, .close_fds = true};
+                           .gi_id = in->gi_id, .ci_id = in->ci_id, .close_fds = true};
     int rc = in->nci < 1 ? ms_error_set(err, MS_EBACKEND, "GPU instance %u has no compute "
                                         "instance", in->gi_id)
                          : ms_backend_gpu_minor(gp->be, &t.gpu_minor, err);
