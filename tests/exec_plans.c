@@ -139,6 +139,7 @@ char *fake_nvml_begin(const char *gpu, int gpus)
     setenv("FAKE_NVML_GPUS", n, 1);
     unsetenv("FAKE_NVML_FAIL");
     unsetenv("FAKE_NVML_MIG");
+    unsetenv("FAKE_NVML_MINOR_BASE");
     return state_path;
 }
 

@@ -37,13 +37,16 @@ static int setup_nvml(void **state)
     return 0;
 }
 
+/* Unconfined jobs (the fake GPU has no device nodes): isolation has its own tests
+ * (test_exec_isolate, tests/daemon/isolation.sh). */
 static void configure_nvml(fixture *f, const char *grace)
 {
     char logs[400];
     snprintf(logs, sizeof logs, "%s/logs", f->dir);
     /* The engine's submissions have no owner (uid 0): root's jobs must be allowed. */
     configure(f, "nvml", "devices", "0", "gpu", getenv("FAKE_NVML_GPU"), "log-dir", logs,
-              "stop-grace", grace, "allow-root-jobs", "true", NULL);
+              "stop-grace", grace, "allow-root-jobs", "true", "isolation", "none",
+              NULL);
 }
 
 /* The device's instances as a fresh process would see them. */

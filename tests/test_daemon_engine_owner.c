@@ -52,6 +52,7 @@ static int setup_owner(void **state)
     snprintf(f->home, sizeof f->home, "%s", pw->pw_dir);
     ms_daemon_config_defaults(&f->c);
     snprintf(f->c.log_dir, sizeof f->c.log_dir, "%s", f->logs);
+    f->c.isolation = MS_ISOLATION_NONE;  /* no GPU here: test_exec_isolate covers confinement */
     f->e = calloc(1, sizeof *f->e);  /* only what ei_spawn reads: no journal, GPU 0 */
     f->e->c = &f->c;
     f->e->ngpus = 1;

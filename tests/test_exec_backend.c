@@ -1,5 +1,6 @@
 /* test_exec_backend.c: the nvml backend against the fake NVML (placement rules, overlap,
- * persistence across opens, model checks, missing library and symbol) and the sim backend. */
+ * persistence across opens, model checks, missing library and symbol, the GPU's minor
+ * number) and the sim backend. */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -199,6 +200,33 @@ static void test_create_failure_cleans_up(void **unused)
     ms_backend_close(b);
 }
 
+/* The GPU's minor number (its /dev/nvidia<minor>), not its index; a failure to read it
+ * fails only the asking for it. The sim backend's is the device index. */
+static void test_minor_number(void **unused)
+{
+    setenv("FAKE_NVML_GPUS", "2", 1);
+    setenv("FAKE_NVML_MINOR_BASE", "5", 1);
+    ms_backend_options opt = {.nvml_library = FAKE_LIB};
+    ms_backend *b = NULL;
+    ms_error err;
+    unsigned minor = 0;
+    assert_int_equal(ms_backend_open("nvml", 1, NULL, &opt, &b, &err), MS_OK);
+    assert_int_equal(ms_backend_gpu_minor(b, &minor, &err), MS_OK);
+    assert_int_equal(minor, 6);
+    ms_backend_close(b);
+    setenv("FAKE_NVML_FAIL", "nvmlDeviceGetMinorNumber:1", 1);
+    b = fake_nvml_open(FAKE_LIB, NULL);
+    assert_int_equal(ms_backend_gpu_minor(b, &minor, &err), MS_EBACKEND);
+    assert_non_null(strstr(err.msg, "device 0: reading the GPU's minor number: "
+                                    "nvmlDeviceGetMinorNumber failed: Unknown Error"));
+    ms_backend_close(b);
+    assert_int_equal(ms_backend_open("sim", 3, ms_gpu_builtin("A30-24GB"), NULL, &b, &err),
+                     MS_OK);
+    assert_int_equal(ms_backend_gpu_minor(b, &minor, &err), MS_OK);
+    assert_int_equal(minor, 3);
+    ms_backend_close(b);
+}
+
 /* The fake's own rules, called directly: placements, IN_USE, overlap. */
 static void test_fake_rules(void **unused)
 {
@@ -289,6 +317,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_processes_and_disable, setup, teardown),
         cmocka_unit_test_setup_teardown(test_create_failure_cleans_up, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fake_rules, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_minor_number, setup, teardown),
         cmocka_unit_test(test_sim_backend),
         cmocka_unit_test(test_device_names),
     };

@@ -13,10 +13,17 @@ static void test_args(void **state)
     assert_int_equal(msp_parse_args(0, NULL, &c, err, sizeof err), 0);
     assert_string_equal(c.socket, "/run/migschedd/migschedd.sock");
     assert_true(c.timeout == 60);
-    char *ok[] = {"socket=/tmp/m.sock", "timeout=2.5"};
-    assert_int_equal(msp_parse_args(2, ok, &c, err, sizeof err), 0);
+    assert_true(c.isolate);
+    assert_string_equal(c.dev_dir, "/dev");
+    assert_string_equal(c.mig_minors, "/proc/driver/nvidia-caps/mig-minors");
+    char *ok[] = {"socket=/tmp/m.sock", "timeout=2.5", "isolation=none", "dev_dir=/tmp/dev",
+                  "mig_minors=/tmp/minors"};
+    assert_int_equal(msp_parse_args(5, ok, &c, err, sizeof err), 0);
     assert_string_equal(c.socket, "/tmp/m.sock");
     assert_true(c.timeout == 2.5);
+    assert_false(c.isolate);
+    assert_string_equal(c.dev_dir, "/tmp/dev");
+    assert_string_equal(c.mig_minors, "/tmp/minors");
     static const struct {
         const char *arg, *msg;
     } BAD[] = {
@@ -27,7 +34,11 @@ static void test_args(void **state)
         {"timeout=5s", "expected seconds above 0"},
         {"timeout=86401", "at most 86400"},
         {"timeout=nan", "expected seconds"},
-        {"colour=red", "unknown argument \"colour=red\" (socket=PATH, timeout=SECONDS)"},
+        {"colour=red", "unknown argument \"colour=red\" (socket=PATH, timeout=SECONDS, "
+                       "isolation=devices|none, dev_dir=PATH, mig_minors=PATH)"},
+        {"isolation=cgroup", "isolation=cgroup: expected isolation=devices or isolation=none"},
+        {"dev_dir=dev", "dev_dir=dev: expected an absolute path"},
+        {"mig_minors=", "mig_minors=: expected an absolute path"},
     };
     for (size_t i = 0; i < sizeof BAD / sizeof *BAD; i++) {
         char *one[] = {(char *)BAD[i].arg};

@@ -73,6 +73,10 @@ int ms_backend_processes(ms_backend *b, unsigned gi_id, unsigned *pids, int max,
 
 /* The physical GPU's UUID ("GPU-..."; nvml), "" for the sim backend (nothing to own). */
 const char *ms_backend_gpu_uuid(const ms_backend *b);
+/* The GPU's minor number: its node is /dev/nvidia<minor> and mig-minors lists its MIG
+ * capabilities under gpu<minor> (nvml: nvmlDeviceGetMinorNumber, read at open and after a
+ * MIG mode change; its failure is reported here, not by the open; sim: the device index). */
+int ms_backend_gpu_minor(const ms_backend *b, unsigned *minor, ms_error *err);
 /* Name of the built-in model whose geometry the device has (what journals record). */
 const char *ms_backend_geometry_name(const ms_backend *b);
 

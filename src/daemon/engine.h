@@ -97,7 +97,8 @@ ms_engine_outcome ms_engine_jobs(ms_engine *e, const ms_store_job_query *q,
                                  ms_error *err);
 /* {"gpus": [{"gpu", "uuid", "model", "slots", "slices", "instances": [{"profile",
  * "placement": {"start"}, "gi_id", "mig_uuid", "state": "creating"|"idle"|"busy"|
- * "destroying", "job"}], "fragmentation", "busy_slices"}]} */
+ * "destroying", "job"}], "fragmentation", "busy_slices"}], "isolation": "devices"|"none"}
+ * (what confines jobs: the configuration's isolation) */
 ms_engine_outcome ms_engine_gpus(ms_engine *e, json_t **gpus, ms_error *err);
 /* The current plan as migsched-schedule/1 JSON text (malloc'd; the caller frees it): online,
  * the running jobs; batch, the running plan as of the last batch's join (finished work

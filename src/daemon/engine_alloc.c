@@ -177,14 +177,48 @@ static ms_job *find_live(ms_engine *e, int64_t slurm_id, ei_run **run)
     return NULL;
 }
 
+/* Where a held allocation's instance is: what the SPANK plugin confines its tasks to.
+ * gi -1: not holding one; gpu_minor -1: the GPU's minor number is unknown. */
+typedef struct held {
+    long gi, ci, gpu_minor;
+} held;
+
+/* Asked after the store's view of the job: one the store says runs is in the running set
+ * by then (ei_settle: its start has been acted on), so that a running allocation always
+ * comes with its instance. */
+static held held_now(ms_engine *e, int64_t id)
+{
+    held h = {-1, -1, -1};
+    pthread_mutex_lock(&e->mu);
+    ei_settle(e);
+    for (size_t i = 0; i < e->nrun; i++) {
+        const ei_run *r = &e->run[i];
+        if (r->job.id != id)
+            continue;
+        const ei_gpu *gp = &e->gpu[r->gpu];
+        const ms_mig_instance *in = &gp->inst[r->slot].mig;
+        unsigned minor;
+        h.gi = (long)in->gi_id;
+        h.ci = in->nci > 0 ? (long)in->ci_id : -1;
+        h.gpu_minor = ms_backend_gpu_minor(gp->be, &minor, NULL) == MS_OK ? (long)minor : -1;
+    }
+    pthread_mutex_unlock(&e->mu);
+    return h;
+}
+
+static json_t *or_null(long v)
+{
+    return v >= 0 ? json_integer(v) : json_null();
+}
+
 /* The allocation's JSON: its job (GET /v1/jobs/{id}) with its steps and, once placed, its
- * GPU instance id (DCGM's GPU_I_ID). gi: -1 when not holding an instance. */
-static ms_engine_outcome alloc_json(ms_engine *e, int64_t id, long gi, json_t **out,
-                                    ms_error *err)
+ * GPU instance id (DCGM's GPU_I_ID), compute instance id and the GPU's minor number. */
+static ms_engine_outcome alloc_json(ms_engine *e, int64_t id, json_t **out, ms_error *err)
 {
     ms_engine_outcome o = ei_get_job(e, id, NULL, out, err);
     if (o != MS_ENGINE_OK)
         return o;
+    held h = held_now(e, id);
     int64_t *steps;
     size_t n;
     pthread_mutex_lock(&e->smu);
@@ -195,7 +229,9 @@ static ms_engine_outcome alloc_json(ms_engine *e, int64_t id, long gi, json_t **
         json_array_append_new(arr, json_integer(steps[i]));
     free(steps);
     if (!arr || json_object_set_new(*out, "steps", arr) ||
-        json_object_set_new(*out, "gi_id", gi >= 0 ? json_integer(gi) : json_null())) {
+        json_object_set_new(*out, "gi_id", or_null(h.gi)) ||
+        json_object_set_new(*out, "ci_id", or_null(h.ci)) ||
+        json_object_set_new(*out, "gpu_minor", or_null(h.gpu_minor))) {
         json_decref(*out);
         *out = NULL;
         if (!rc)
@@ -203,11 +239,6 @@ static ms_engine_outcome alloc_json(ms_engine *e, int64_t id, long gi, json_t **
         return MS_ENGINE_INTERNAL;
     }
     return MS_ENGINE_OK;
-}
-
-static long held_gi(const ms_engine *e, const ei_run *r)
-{
-    return r ? (long)e->gpu[r->gpu].inst[r->slot].mig.gi_id : -1;
 }
 
 /* A new allocation from spec owned by owner, queued (mu held; takes the spec). */
@@ -284,10 +315,9 @@ ms_engine_outcome ms_engine_alloc_step(ms_engine *e, ms_job_spec *spec,
         o = rc ? MS_ENGINE_INTERNAL : o;
         ei_wake(e);
     }
-    long gi = held_gi(e, run);
     pthread_mutex_unlock(&e->mu);
     ms_job_spec_free(spec);  /* a no-op when alloc_new took it */
-    return o == MS_ENGINE_OK ? alloc_json(e, id, gi, alloc, err) : o;
+    return o == MS_ENGINE_OK ? alloc_json(e, id, alloc, err) : o;
 }
 
 ms_engine_outcome ms_engine_alloc_get(ms_engine *e, int64_t slurm_id, json_t **alloc,
@@ -299,13 +329,12 @@ ms_engine_outcome ms_engine_alloc_get(ms_engine *e, int64_t slurm_id, json_t **a
     ei_run *run;
     ms_job *j = find_live(e, slurm_id, &run);
     int64_t id = j ? j->id : 0;
-    long gi = held_gi(e, run);
     pthread_mutex_unlock(&e->mu);
     if (!id) {
         ms_error_set(err, MS_EINVAL, "Slurm job %lld holds no allocation", (long long)slurm_id);
         return MS_ENGINE_NOT_FOUND;
     }
-    return alloc_json(e, id, gi, alloc, err);
+    return alloc_json(e, id, alloc, err);
 }
 
 /* Releases allocation j (mu held): a running one ends done (its instance becomes idle), a
@@ -346,7 +375,6 @@ ms_engine_outcome ms_engine_alloc_release(ms_engine *e, int64_t slurm_id, int64_
         return MS_ENGINE_NOT_FOUND;
     }
     int64_t id = j->id, *steps = NULL;
-    long gi = held_gi(e, run);
     size_t n = 0;
     pthread_mutex_lock(&e->smu);
     int rc = step < 0 ? ms_store_steps_clear(e->st, id, err)
@@ -361,12 +389,11 @@ ms_engine_outcome ms_engine_alloc_release(ms_engine *e, int64_t slurm_id, int64_
                 (long long)id, ms_dlog_quote(ms_job_user(&j->owner, uid), user, sizeof user),
                 (long long)slurm_id, step < 0 ? "epilog" : "last_step");
         rc = release(e, j, run, true, err);
-        gi = -1;
     }
     pthread_mutex_unlock(&e->mu);
     if (rc)
         return MS_ENGINE_INTERNAL;
-    return alloc_json(e, id, gi, alloc, err);
+    return alloc_json(e, id, alloc, err);
 }
 
 int ms_engine_alloc_reconcile(ms_engine *e, const int64_t *alive, size_t nalive, double asked,

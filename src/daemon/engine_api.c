@@ -468,7 +468,9 @@ ms_engine_outcome ms_engine_gpus(ms_engine *e, json_t **gpus, ms_error *err)
         }
     }
     pthread_mutex_unlock(&e->mu);
-    *gpus = arr ? json_pack("{s:o}", "gpus", arr) : NULL;
+    *gpus = arr ? json_pack("{s:o, s:s}", "gpus", arr, "isolation",
+                            e->c->isolation == MS_ISOLATION_NONE ? "none" : "devices")
+                : NULL;
     if (!*gpus) {
         ms_error_set(err, MS_ENOMEM, "out of memory");
         return MS_ENGINE_INTERNAL;

@@ -19,6 +19,7 @@
 #include "engine_internal.h"
 #include "log.h"
 #include "migsched/io.h"
+#include "migsched/isolate.h"
 
 static void pause_s(double s)
 {
@@ -124,6 +125,29 @@ static int open_device(ms_engine *e, int g, int device, ms_error *err)
     return ms_device_lock_acquire(NULL, gp->uuid, &gp->lock, err);
 }
 
+/* What jobs will be confined by, said once at start: nothing (a warning), or why every
+ * job of a GPU will fail to start. */
+static void note_isolation(const ms_engine *e)
+{
+    char q[MS_ERR_LEN + 64];
+    if (e->c->isolation == MS_ISOLATION_NONE) {
+        ms_dlog(MS_LOG_WARN, "isolation.none", "warning=%s",
+                ms_dlog_quote("isolation none: jobs can reach every MIG instance on the node", q,
+                              sizeof q));
+        return;
+    }
+    for (int g = 0; g < e->ngpus; g++) {
+        unsigned minor;
+        ms_error err = {0};
+        if (ms_backend_gpu_minor(e->gpu[g].be, &minor, &err))
+            ms_dlog(MS_LOG_WARN, "isolation.unavailable", "gpu=%d error=%s", e->gpu[g].device,
+                    ms_dlog_quote(err.msg, q, sizeof q));
+    }
+    if (access(e->c->mig_minors, R_OK))
+        ms_dlog(MS_LOG_WARN, "isolation.unavailable", "mig_minors=%s error=%s",
+                ms_dlog_quote(e->c->mig_minors, q, sizeof q), strerror(errno));
+}
+
 int ei_nvml_open(ms_engine *e, ms_error *err)
 {
     const ms_daemon_config *c = e->c;
@@ -161,6 +185,8 @@ int ei_nvml_open(ms_engine *e, ms_error *err)
     for (int g = 0; !rc && g < e->ngpus; g++)
         rc = reconcile_device(e, g, old, err);
     free(old);
+    if (!rc)
+        note_isolation(e);
     return rc;
 }
 
@@ -324,10 +350,40 @@ static int job_identity(const ms_engine *e, const ms_job *j, exec_identity *id, 
     return rc;
 }
 
+/* The device nodes r's process may see (*iso NULL with isolation none), with the pipe on
+ * which the child says whether it could confine itself (report[0] is ours). */
+static int job_isolation(ms_engine *e, const ei_run *r, ms_devplan **iso, int report[2],
+                         ms_error *err)
+{
+    *iso = NULL;
+    if (e->c->isolation == MS_ISOLATION_NONE)
+        return MS_OK;
+    const ei_gpu *gp = &e->gpu[r->gpu];
+    const ms_mig_instance *in = &gp->inst[r->slot].mig;
+    ms_devplan_target t = {.dev_dir = e->c->dev_dir, .mig_minors = e->c->mig_minors,
+                           .gi_id = in->gi_id, .ci_id = in->ci_id, .close_fds = true};
+    int rc = in->nci < 1 ? ms_error_set(err, MS_EBACKEND, "GPU instance %u has no compute "
+                                        "instance", in->gi_id)
+                         : ms_backend_gpu_minor(gp->be, &t.gpu_minor, err);
+    if (!rc)
+        rc = ms_devplan_make(&t, iso, err);
+    if (!rc && pipe2(report, O_CLOEXEC))
+        rc = ms_error_set(err, MS_EIO, "cannot make a pipe: %s", strerror(errno));
+    if (rc) {
+        ms_devplan_free(*iso);
+        *iso = NULL;
+        ms_error_prefix(err, "device isolation");
+        return rc;
+    }
+    (*iso)->report_fd = report[1];
+    return MS_OK;
+}
+
 int ei_spawn(ms_engine *e, ei_run *r, const char *mig_uuid, ms_error *err)
 {
     const ms_job *j = &r->job;
-    int out = -1, errfd = -1, gate = -1;
+    int out = -1, errfd = -1, gate = -1, report[2] = {-1, -1};
+    ms_devplan *iso = NULL;
     exec_identity id = {0};
     char *cmd = NULL, **envp = NULL;
     int rc = open_log(e, j, "out", &out, err);
@@ -343,17 +399,19 @@ int ei_spawn(ms_engine *e, ei_run *r, const char *mig_uuid, ms_error *err)
         if (!cmd || !envp)
             rc = ms_error_set(err, MS_ENOMEM, "out of memory");
     }
+    if (!rc && (rc = job_isolation(e, r, &iso, report, err)))
+        r->exit_status = EXEC_EXIT_ISOLATION;
     /* A daemon that is not root can only run its own user's jobs, as itself. */
     bool same = geteuid() != 0 && id.uid == geteuid() && id.gid == getegid();
     exec_spawn_opts o = {.command = cmd, .cwd = j->spec.cwd ? j->spec.cwd : id.home,
                          .envp = envp, .out_fd = out, .err_fd = errfd, .sleep_s = -1,
-                         .as = same ? NULL : &id};
+                         .iso = iso, .as = same ? NULL : &id};
     pid_t pid = rc ? -1 : exec_spawn(&o, &gate);
     if (!rc && pid < 0)
         rc = ms_error_set(err, MS_EIO, "job %lld: cannot start: %s", (long long)j->id,
                           strerror(errno));
-    if (rc && errfd >= 0)  /* the owner reads why in the job's stderr file */
-        dprintf(errfd, "migschedd: %s\n", err->msg);
+    if (report[1] >= 0)
+        close(report[1]);
     if (pid > 0) {
         /* Recorded before the command runs: after a crash the group is found and stopped. */
         unsigned long long started = 0;
@@ -363,7 +421,19 @@ int ei_spawn(ms_engine *e, ei_run *r, const char *mig_uuid, ms_error *err)
             kill(-pid, SIGKILL);  /* unrecorded: it must not run; reaped as killed */
         exec_release(gate);
         r->pid = pid;
+        /* Not confined: it ran nothing and has exited; it never started. */
+        if (!rc && iso && (rc = ms_devplan_wait(report[0], err))) {
+            waitpid(pid, NULL, 0);
+            ms_journal_task_ended(e->journal, pid, NULL);
+            r->pid = 0;
+            r->exit_status = EXEC_EXIT_ISOLATION;
+        }
     }
+    if (rc && errfd >= 0)  /* the owner reads why in the job's stderr file */
+        dprintf(errfd, "migschedd: %s\n", err->msg);
+    if (report[0] >= 0)
+        close(report[0]);
+    ms_devplan_free(iso);
     if (out >= 0)
         close(out);
     if (errfd >= 0)

@@ -59,6 +59,11 @@ void ms_backend_close(ms_backend *b)
 const char *ms_backend_kind(const ms_backend *b) { return b->ops->kind; }
 const char *ms_backend_gpu_uuid(const ms_backend *b) { return b->uuid; }
 
+int ms_backend_gpu_minor(const ms_backend *b, unsigned *minor, ms_error *err)
+{
+    return b->ops->gpu_minor(b, minor, err);
+}
+
 const char *ms_backend_geometry_name(const ms_backend *b)
 {
     const ms_gpu_model *seen = ms_gpu_model_from_device_name(b->name);

@@ -17,6 +17,7 @@ typedef struct ms_backend_ops {
     int (*processes)(ms_backend *b, unsigned gi_id, unsigned *pids, int max, int *n,
                      ms_error *err);
     int (*count)(const ms_backend_options *opt, int *n, ms_error *err);
+    int (*gpu_minor)(const ms_backend *b, unsigned *minor, ms_error *err);
 } ms_backend_ops;
 
 struct ms_backend {

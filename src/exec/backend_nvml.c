@@ -23,6 +23,9 @@ typedef struct nvml_impl {
     nvml_api api;
     nvmlDevice_t dev;
     bool initialized;
+    int minor_rc;             /* the GPU's minor number, or why NVML gave none */
+    unsigned minor;
+    ms_error minor_err;
 } nvml_impl;
 
 /* NVML's own strings when nvmlErrorString exists; ours (from the documented names) if not. */
@@ -113,6 +116,26 @@ static bool same_geometry(const ms_gpu_model *a, const ms_gpu_model *b)
     return true;
 }
 
+/* Kept for ms_backend_gpu_minor: only device isolation needs it, so its failure fails
+ * nothing else. */
+static void read_minor(ms_backend *b)
+{
+    nvml_impl *n = b->impl;
+    nvmlReturn_t r = NVML_CALL(n, nvmlDeviceGetMinorNumber, n->dev, &n->minor);
+    n->minor_rc = r == NVML_SUCCESS ? MS_OK
+                                    : nvml_fail(b, r, "nvmlDeviceGetMinorNumber", &n->minor_err,
+                                                "reading the GPU's minor number");
+}
+
+static int nvml_gpu_minor(const ms_backend *b, unsigned *minor, ms_error *err)
+{
+    const nvml_impl *n = b->impl;
+    if (n->minor_rc)
+        return ms_error_set(err, n->minor_rc, "%s", n->minor_err.msg);
+    *minor = n->minor;
+    return MS_OK;
+}
+
 static int open_device(ms_backend *b, const ms_gpu_model *model, ms_error *err)
 {
     nvml_impl *n = b->impl;
@@ -133,6 +156,7 @@ static int open_device(ms_backend *b, const ms_gpu_model *model, ms_error *err)
     /* The lock key: indices can change across reboots, the UUID does not. */
     if ((r = NVML_CALL(n, nvmlDeviceGetUUID, n->dev, b->uuid, sizeof b->uuid)) != NVML_SUCCESS)
         return nvml_fail(b, r, "nvmlDeviceGetUUID", err, "reading the GPU UUID");
+    read_minor(b);
     const ms_gpu_model *seen = ms_gpu_model_from_device_name(b->name);
     if (model && seen && !same_geometry(seen, model))
         return ms_error_set(err, MS_EINVAL, "device %d is a %s (%s), not a %s", b->device,
@@ -202,6 +226,7 @@ static int nvml_set_mig(ms_backend *b, bool on, ms_error *err)
     int rc = nvml_mig_mode(b, &now, err);
     if (rc)
         return rc;
+    read_minor(b);  /* the change may have reset the GPU */
     if (now != on)
         return ms_error_set(err, MS_EBACKEND,
                             "device %d: MIG mode %s is pending (activation: %s); stop every GPU "
@@ -561,4 +586,5 @@ const ms_backend_ops ms_backend_nvml_ops = {
     .destroy = nvml_destroy,
     .processes = nvml_processes,
     .count = nvml_count,
+    .gpu_minor = nvml_gpu_minor,
 };

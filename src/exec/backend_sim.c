@@ -80,6 +80,12 @@ static int sim_count(const ms_backend_options *opt, int *n, ms_error *err)
     return MS_OK;
 }
 
+static int sim_gpu_minor(const ms_backend *b, unsigned *minor, ms_error *err)
+{
+    *minor = (unsigned)b->device;
+    return MS_OK;
+}
+
 static int sim_list(ms_backend *b, ms_mig_instance out[MS_MAX_MIG], int *n, ms_error *err)
 {
     sim_impl *s = b->impl;
@@ -142,4 +148,5 @@ const ms_backend_ops ms_backend_sim_ops = {
     .destroy = sim_destroy,
     .processes = sim_processes,
     .count = sim_count,
+    .gpu_minor = sim_gpu_minor,
 };

@@ -100,6 +100,7 @@ typedef struct nvmlProcessInfo_st {
     X(nvmlReturn_t, nvmlDeviceGetHandleByIndex_v2, (unsigned int index, nvmlDevice_t *device)) \
     X(nvmlReturn_t, nvmlDeviceGetName, (nvmlDevice_t device, char *name, unsigned int length)) \
     X(nvmlReturn_t, nvmlDeviceGetUUID, (nvmlDevice_t device, char *uuid, unsigned int length)) \
+    X(nvmlReturn_t, nvmlDeviceGetMinorNumber, (nvmlDevice_t device, unsigned int *minorNumber)) \
     X(nvmlReturn_t, nvmlDeviceGetMigMode,                                                    \
       (nvmlDevice_t device, unsigned int *currentMode, unsigned int *pendingMode))           \
     X(nvmlReturn_t, nvmlDeviceSetMigMode,                                                    \

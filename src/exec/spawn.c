@@ -128,6 +128,8 @@ static void child(const exec_spawn_opts *o, const int gate[2])
         dup2(o->out_fd, 1);
     if (o->err_fd >= 0)
         dup2(o->err_fd, 2);
+    if (o->iso && ms_devplan_apply(o->iso, NULL, 0))  /* still root: before the identity */
+        _exit(EXEC_EXIT_ISOLATION);
     if (o->sleep_s >= 0) {
         double s = o->sleep_s;
         struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};

@@ -7,9 +7,11 @@
 #include <sys/types.h>
 
 #include "migsched/error.h"
+#include "migsched/isolate.h"
 
 /* The exit statuses of a child that ran nothing (a shell's are 126 and 127 too). */
 enum {
+    EXEC_EXIT_ISOLATION = 123, /* it could not confine itself to its device nodes */
     EXEC_EXIT_IDENTITY = 124,  /* it could not take its owner's groups, gid or uid */
     EXEC_EXIT_GATE = 125,      /* the parent died before releasing it */
     EXEC_EXIT_CWD = 126,       /* it could not change to its cwd */
@@ -38,6 +40,9 @@ typedef struct exec_spawn_opts {
     char *const *envp;
     int out_fd, err_fd;        /* stdout and stderr; -1 = inherited */
     double sleep_s;            /* >= 0: sleep that long and exit 0 instead (sim tasks) */
+    const ms_devplan *iso;     /* NULL: not confined; else its device nodes only, set up first,
+                                  as root (exit EXEC_EXIT_ISOLATION if it cannot:
+                                  ms_devplan_apply reports why) */
     const exec_identity *as;   /* NULL: the parent's identity; else taken before cwd and exec */
 } exec_spawn_opts;
 

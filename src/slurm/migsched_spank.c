@@ -17,6 +17,7 @@
 
 #include "spank_args.h"
 #include "spank_client.h"
+#include "spank_isolate.h"
 
 SPANK_PLUGIN(migsched, 1)
 
@@ -91,8 +92,9 @@ static int step_context(spank_t sp, int ac, char **av, msp_conf *conf, uint32_t 
     return load_conf(ac, av, conf) || job_and_step(sp, job, step) ? -1 : 1;
 }
 
-/* Once per task, as root, before the task runs: the task waits for its instance. A
- * refusal or a timeout fails the step (FAILED, exit 1:0; the node is not drained). */
+/* Once per task, as root, before the task runs: the task waits for its instance, then is
+ * confined to its device nodes. A refusal, a timeout or a confinement that cannot be set
+ * up fails the step (FAILED, exit 1:0; the node is not drained). */
 int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
 {
     uint32_t job, step;
@@ -115,6 +117,10 @@ int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
         spank_setenv(sp, "MIGSCHED_GPU", gpu, 1) != ESPANK_SUCCESS ||
         spank_setenv(sp, "MIGSCHED_MIG_PROFILE", in.profile, 1) != ESPANK_SUCCESS) {
         slurm_error("migsched: job %u: cannot set the task's environment", job);
+        return -1;
+    }
+    if (msp_isolate(&conf, &in, err, sizeof err)) {
+        slurm_error("migsched: job %u step %u: %s", job, step, err);
         return -1;
     }
     slurm_verbose("migsched: job %u step %u: %s on GPU %d (%s)", job, step, in.mig_uuid,

@@ -7,13 +7,42 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* NAME=PATH into buf: absolute and fitting. */
+static int path_arg(const char *a, size_t skip, char *buf, size_t len, char *err,
+                    size_t errlen)
+{
+    const char *p = a + skip;
+    if (p[0] != '/' || strlen(p) >= len) {
+        snprintf(err, errlen, "%.80s: expected an absolute path of at most %zu bytes", a,
+                 len - 1);
+        return -1;
+    }
+    snprintf(buf, len, "%s", p);
+    return 0;
+}
+
 int msp_parse_args(int argc, char *const argv[], msp_conf *out, char *err, size_t errlen)
 {
     snprintf(out->socket, sizeof out->socket, "%s", MSP_DEFAULT_SOCKET);
     out->timeout = MSP_DEFAULT_TIMEOUT;
+    out->isolate = true;
+    snprintf(out->dev_dir, sizeof out->dev_dir, "%s", MS_DEFAULT_DEV_DIR);
+    snprintf(out->mig_minors, sizeof out->mig_minors, "%s", MS_DEFAULT_MIG_MINORS);
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
-        if (!strncmp(a, "socket=", 7)) {
+        if (!strncmp(a, "dev_dir=", 8)) {
+            if (path_arg(a, 8, out->dev_dir, sizeof out->dev_dir, err, errlen))
+                return -1;
+        } else if (!strncmp(a, "mig_minors=", 11)) {
+            if (path_arg(a, 11, out->mig_minors, sizeof out->mig_minors, err, errlen))
+                return -1;
+        } else if (!strncmp(a, "isolation=", 10)) {
+            if (strcmp(a + 10, "devices") && strcmp(a + 10, "none")) {
+                snprintf(err, errlen, "%.80s: expected isolation=devices or isolation=none", a);
+                return -1;
+            }
+            out->isolate = !strcmp(a + 10, "devices");
+        } else if (!strncmp(a, "socket=", 7)) {
             const char *p = a + 7;
             if (p[0] != '/' || strlen(p) >= sizeof out->socket) {
                 snprintf(err, errlen, "%s: expected an absolute socket path of at most %d "
@@ -31,8 +60,8 @@ int msp_parse_args(int argc, char *const argv[], msp_conf *out, char *err, size_
             }
             out->timeout = t;
         } else {
-            snprintf(err, errlen, "unknown argument \"%.80s\" (socket=PATH, timeout=SECONDS)",
-                     a);
+            snprintf(err, errlen, "unknown argument \"%.80s\" (socket=PATH, timeout=SECONDS, "
+                     "isolation=devices|none, dev_dir=PATH, mig_minors=PATH)", a);
             return -1;
         }
     }

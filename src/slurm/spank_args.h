@@ -1,19 +1,27 @@
 /* spank_args.h: the SPANK plugin's words, apart from Slurm so they are tested without it:
- * its plugstack.conf arguments (socket=PATH timeout=SECONDS) and the job option
+ * its plugstack.conf arguments (socket=PATH timeout=SECONDS isolation=devices|none
+ * dev_dir=PATH mig_minors=PATH) and the job option
  * --mig=PROFILE|SLICES made the body of migschedd's PUT /v1/allocations/{job}/steps/{step}.
  * See docs/daemon.md ("Slurm"). */
 #ifndef MIGSCHED_SLURM_SPANK_ARGS_H
 #define MIGSCHED_SLURM_SPANK_ARGS_H
 
+#include <stdbool.h>
 #include <stddef.h>
+
+#include "migsched/isolate.h"
 
 #define MSP_DEFAULT_SOCKET "/run/migschedd/migschedd.sock"
 #define MSP_DEFAULT_TIMEOUT 60.0   /* seconds to wait for an instance */
 #define MSP_SOCKET_LEN 108         /* sockaddr_un's sun_path */
+#define MSP_PATH_LEN 1024
 
 typedef struct msp_conf {
     char socket[MSP_SOCKET_LEN];   /* migschedd's Unix socket */
     double timeout;                /* seconds a task waits for its instance, (0, 86400] */
+    bool isolate;                  /* isolation=devices: a task sees only its instance's nodes */
+    char dev_dir[MSP_PATH_LEN];    /* where the NVIDIA device nodes are (absolute) */
+    char mig_minors[MSP_PATH_LEN]; /* the driver's MIG capability minors (absolute) */
 } msp_conf;
 
 /* plugstack.conf's arguments (argv[0..argc-1]) over the defaults. Returns 0, or -1 with

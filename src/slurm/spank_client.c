@@ -35,6 +35,12 @@ static cli_client *connect_to(const msp_conf *c, char *err, size_t errlen)
     return cl;
 }
 
+static long id_or_none(json_t *a, const char *key)
+{
+    json_t *v = json_object_get(a, key);
+    return json_is_integer(v) && json_integer_value(v) >= 0 ? (long)json_integer_value(v) : -1;
+}
+
 /* Fills out from a running allocation's JSON; 0 when it runs, 1 while queued, -1 when it
  * is neither (err says). */
 static int placed(json_t *a, msp_instance *out, char *err, size_t errlen)
@@ -53,6 +59,9 @@ static int placed(json_t *a, msp_instance *out, char *err, size_t errlen)
     snprintf(out->profile, sizeof out->profile, "%s", profile);
     out->allocation = (long long)json_integer_value(json_object_get(a, "id"));
     out->gpu = (int)json_integer_value(json_object_get(a, "gpu"));
+    out->gpu_minor = id_or_none(a, "gpu_minor");
+    out->gi_id = id_or_none(a, "gi_id");
+    out->ci_id = id_or_none(a, "ci_id");
     return 0;
 }
 

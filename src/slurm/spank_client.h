@@ -15,6 +15,8 @@ typedef struct msp_instance {
     long long allocation;  /* migschedd's job id of the allocation */
     int gpu;               /* the GPU (NVML index; sim: 0..gpus-1) */
     char profile[32];
+    long gpu_minor;        /* the GPU's minor number (/dev/nvidia<minor>); -1: unknown */
+    long gi_id, ci_id;     /* the MIG instance's GPU and compute instance ids; -1: none */
 } msp_instance;
 
 /* PUT /v1/allocations/{job}/steps/{step} with body (msp_parse_mig's), then GET

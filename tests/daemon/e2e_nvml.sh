@@ -14,8 +14,9 @@ export LD_LIBRARY_PATH=$FAKE_NVML_DIR FAKE_NVML_STATE=$T/nvml.state FAKE_NVML_GP
     FAKE_NVML_GPUS=1 FAKE_NVML_DELAY_SCALE=0.05 MIGSCHED_RUNTIME_DIR=$T/rt
 unset FAKE_NVML_FAIL FAKE_NVML_MIG MIGSCHED_NVML_LIBRARY
 left() { if [ -e "$FAKE_NVML_STATE" ]; then grep -c '^gi ' "$FAKE_NVML_STATE"; else echo 0; fi; }
+# Unconfined jobs: the fake GPU has no device nodes (isolation.sh gives them some).
 DARGS=(--backend nvml --devices 0 --gpu A30-24GB --listen "unix:$SOCK" --db "$T/d.db"
-       --allow-root-jobs true --log-dir "$T/logs" --stop-grace 2)
+       --allow-root-jobs true --log-dir "$T/logs" --stop-grace 2 --isolation none)
 mkdir -p "$T/logs"
 start_daemon "${DARGS[@]}"
 
@@ -87,7 +88,7 @@ grep -q '^gi 0 9 1g.6gb 3 1' "$FAKE_NVML_STATE" || fail "the foreign instance wa
 [ "$(left)" = 1 ] || fail "instances left beside the foreign one: $(cat "$FAKE_NVML_STATE")"
 # Without a gpu key the model is the device's: jobs are parsed against the A30 found.
 start_daemon --backend nvml --devices 0 --listen "unix:$SOCK" --db "$T/d2.db" --log-dir "$T/logs" \
-    --allow-root-jobs true
+    --allow-root-jobs true --isolation none
 ucurl http://d/v1/gpus | grep -q '"model": *"A30-24GB"' || fail "no A30 model learnt: $(ucurl http://d/v1/gpus)"
 "$M" submit --connect "unix:$SOCK" --profile 1g.6gb --seconds 1 --name learnt -- true > /dev/null \
     || fail "a job for the learnt model was refused"

@@ -27,7 +27,7 @@ victim_intact() {
         fail "$1: root wrote through a link: victim is now '$(cat "$T/victim")'"
 }
 NV=(--backend nvml --devices 0 --gpu A30-24GB --listen "unix:$SOCK" --allow-root-jobs true
-    --stop-grace 2)
+    --stop-grace 2 --isolation none)
 mkdir -p "$T/logs" "$T/db" "$T/rt"
 
 # 1. A folder root writes in that others can write: the daemon refuses to start, naming

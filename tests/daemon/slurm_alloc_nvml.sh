@@ -12,8 +12,10 @@ export LD_LIBRARY_PATH=$FAKE_NVML_DIR FAKE_NVML_STATE=$T/nvml.state FAKE_NVML_GP
     FAKE_NVML_GPUS=1 FAKE_NVML_DELAY_SCALE=0.05 MIGSCHED_RUNTIME_DIR=$T/rt
 unset FAKE_NVML_FAIL FAKE_NVML_MIG MIGSCHED_NVML_LIBRARY
 gis() { if [ -e "$FAKE_NVML_STATE" ]; then grep '^gi ' "$FAKE_NVML_STATE"; fi; }
+# The short job runs unconfined: the fake GPU has no device nodes (isolation.sh has some).
 DARGS=(--backend nvml --devices 0 --gpu A30-24GB --listen "unix:$SOCK" --db "$T/d.db"
-       --allow-root-jobs true --log-dir "$T/logs" --slurm-gres none --slurm-reconcile 0 --hpc-job-mapping-dir "$T/map")
+       --allow-root-jobs true --log-dir "$T/logs" --slurm-gres none --slurm-reconcile 0 --hpc-job-mapping-dir "$T/map"
+       --isolation none)
 mkdir -p "$T/logs" "$T/map"
 start_daemon "${DARGS[@]}"
 ARGS="socket=$SOCK timeout=20"

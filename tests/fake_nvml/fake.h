@@ -47,9 +47,11 @@ typedef struct fake_config {
     double delay_scale;
     char state_path[512];     /* "" = state lives in this process only */
     bool mig_initially;
+    unsigned minor_base;      /* GPU g's minor number is minor_base + g */
 } fake_config;
 
-/* Reads FAKE_NVML_GPU, FAKE_NVML_GPUS, FAKE_NVML_DELAY_SCALE, FAKE_NVML_STATE, FAKE_NVML_MIG;
+/* Reads FAKE_NVML_GPU, FAKE_NVML_GPUS, FAKE_NVML_DELAY_SCALE, FAKE_NVML_STATE, FAKE_NVML_MIG,
+ * FAKE_NVML_MINOR_BASE;
  * returns false (and prints why on stderr) when they are wrong. */
 bool fake_config_load(fake_config *c);
 

@@ -216,6 +216,20 @@ API nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned int
     return r == NVML_SUCCESS ? copy_string(buf, uuid, length) : r;
 }
 
+API nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int *minorNumber)
+{
+    ENTER(nvmlDeviceGetMinorNumber);
+    if (!minorNumber)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    fake_state *st = fake_state_begin(&cfg);
+    unsigned g = 0;
+    fake_gpu *gpu = gpu_of(st, device, K_DEV, &g);
+    if (gpu)
+        *minorNumber = cfg.minor_base + g;
+    fake_state_end(&cfg, false);
+    return gpu ? NVML_SUCCESS : NVML_ERROR_INVALID_ARGUMENT;
+}
+
 API nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *current,
                                       unsigned int *pending)
 {

@@ -39,6 +39,9 @@ bool fake_config_load(fake_config *c)
     snprintf(c->state_path, sizeof c->state_path, "%s", s ? s : "");
     const char *m = getenv("FAKE_NVML_MIG");
     c->mig_initially = !(m && !strcmp(m, "0"));
+    /* Not the index by default on hardware either: code that mixes them up fails. */
+    const char *b = getenv("FAKE_NVML_MINOR_BASE");
+    c->minor_base = b && *b ? (unsigned)atoi(b) : 0;
     return true;
 }
 

@@ -1,6 +1,8 @@
 # lib.sh: a private single-node Slurm for the tests in tests/slurm: munged, slurmctld and
 # slurmd as root in a temporary folder (own key, socket, ports and spool; no systemd), and
-# migschedd on the fake NVML (2 A100-40GB) whose Unix socket the SPANK plugin talks to.
+# migschedd on the fake NVML (2 A100-40GB) whose Unix socket the SPANK plugin talks to; the
+# plugin confines each task to a fake device tree ($DEVDIR, minors in $MINORS; the GPUs'
+# minor numbers are 2 and 3).
 # Sourced with $M (migsched), $DD (migschedd), $PLUGIN (migsched_spank.so) set; every
 # process it starts is ended, and the folder removed, on every exit path. Builds on the
 # daemon tests' lib.sh (the folder $T, await, start_daemon, ucurl).
@@ -27,8 +29,10 @@ MUNGE_PID= CTLD_PID= SLURMD_PID=
 export SLURM_CONF=$T/slurm.conf
 # migschedd and the fake NVML: 2 A100-40GB, state in a file, fast creations.
 export LD_LIBRARY_PATH=$FAKE_NVML_DIR FAKE_NVML_STATE=$T/nvml.state FAKE_NVML_GPU=A100-40GB \
-    FAKE_NVML_GPUS=2 FAKE_NVML_DELAY_SCALE=0.05 MIGSCHED_RUNTIME_DIR=$T/rt
+    FAKE_NVML_GPUS=2 FAKE_NVML_DELAY_SCALE=0.05 MIGSCHED_RUNTIME_DIR=$T/rt FAKE_NVML_MINOR_BASE=2
 unset FAKE_NVML_FAIL FAKE_NVML_MIG MIGSCHED_NVML_LIBRARY
+DEVDIR=$T/dev MINORS=$T/mig-minors
+fake_device_tree "$DEVDIR" "$MINORS" 2 3
 
 # Ends one of our daemons: SIGTERM, then SIGKILL after $2 s (default 10).
 end_pid() {
@@ -137,7 +141,8 @@ NodeName=$host NodeAddr=127.0.0.1 CPUs=64 Gres=migslice:$slices State=UNKNOWN
 PartitionName=mig Nodes=$host Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
 EOF
     echo "NodeName=$host Name=migslice Count=$slices Flags=CountOnly" > "$T/gres.conf"
-    echo "required $PLUGIN socket=$SOCK timeout=$timeout" > "$T/plugstack.conf"
+    echo "required $PLUGIN socket=$SOCK timeout=$timeout dev_dir=$DEVDIR mig_minors=$MINORS" \
+        > "$T/plugstack.conf"
 }
 
 # Starts munged, slurmctld and slurmd and waits for the node to be idle.

@@ -4,7 +4,8 @@
 # cannot be placed (someone else's instances hold slot 0 of both GPUs, so no 7g.40gb fits)
 # fails its step after the timeout with a clear message, holds nothing in migschedd, does
 # not drain the node, and leaves the foreign instances alone; a job that fits still runs; a
-# job whose slurmstepd is killed is released by its epilog (reconciliation off); with
+# step that cannot be confined to its instance's device nodes fails saying why; a job whose
+# slurmstepd is killed is released by its epilog (reconciliation off); with
 # migschedd down a --mig step fails cleanly too.
 # $1 = migsched, $2 = migschedd, $3 = source dir, $4 = migsched_spank.so; FAKE_NVML_DIR set by ctest.
 M=$1 DD=$2 PLUGIN=${4:-}
@@ -53,6 +54,21 @@ out=$(env "$TAG" srun -Q --mig=3 --gres=migslice:3 sh -c 'echo "$CUDA_VISIBLE_DE
     fail "--mig=3 failed after the refusals"
 case $out in MIG-*) ;; *) fail "--mig=3 saw CUDA_VISIBLE_DEVICES=$out" ;; esac
 await '[ "$(live_allocs)" = 0 ]' 30
+
+# Device isolation that cannot be set up (the minors file lists no instance): the step
+# fails saying why, runs nothing and holds nothing.
+cp "$MINORS" "$T/minors.full"
+grep -v '^gpu' "$T/minors.full" > "$MINORS"
+rc=0
+env "$TAG" srun -Q --mig=2 --gres=migslice:2 sh -c 'echo ran' > "$T/noiso.out" 2>&1 || rc=$?
+cp "$T/minors.full" "$MINORS"
+[ "$rc" != 0 ] || fail "a step ran without its device isolation"
+grep -q ran "$T/noiso.out" && fail "the task ran although it could not be confined"
+grep -q "device isolation: $MINORS lists no gpu" "$T/noiso.out" ||
+    fail "the failure does not say why: $(cat "$T/noiso.out")"
+echo "not confinable, exit $rc: $(grep -m1 'device isolation' "$T/noiso.out")"
+await '[ "$(live_allocs)" = 0 ]' 30
+await '[ "$(node_state)" = idle ]' 60
 
 # slurmstepd killed: slurm_spank_exit never runs; once Slurm ends the job (scancel: Slurm
 # alone notices a dead slurmstepd only much later) the job's epilog releases it.
