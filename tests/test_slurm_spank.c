@@ -65,6 +65,17 @@ static void test_mig(void **state)
     assert_string_equal(body, "{\"profile\": \"3g.20gb\"}");
     assert_int_equal(msp_parse_mig("1g.10gb+me", body, sizeof body, err, sizeof err), 0);
     assert_string_equal(body, "{\"profile\": \"1g.10gb+me\"}");
+    /* The job's user joins the body; a name that could break the JSON is refused. */
+    assert_int_equal(msp_body_user(body, sizeof body, "al.ice_9-x", err, sizeof err), 0);
+    assert_string_equal(body, "{\"profile\": \"1g.10gb+me\", \"user\": \"al.ice_9-x\"}");
+    assert_int_equal(msp_parse_mig("3", body, sizeof body, err, sizeof err), 0);
+    assert_int_equal(msp_body_user(body, sizeof body, "bob\"", err, sizeof err), -1);
+    assert_non_null(strstr(err, "is not one migsched takes"));
+    assert_int_equal(msp_body_user(body, sizeof body, "", err, sizeof err), -1);
+    assert_string_equal(body, "{\"slices\": 3}");  /* untouched by a refusal */
+    char small[20] = "{\"slices\": 3}";
+    assert_int_equal(msp_body_user(small, sizeof small, "alice", err, sizeof err), -1);
+    assert_non_null(strstr(err, "no room"));
     static const struct {
         const char *value, *msg;
     } BAD[] = {

@@ -25,7 +25,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: migschedd [--config FILE] [--KEY VALUE | --KEY=VALUE]...\n"
             "       migschedd --help | --version\n\n"
-            "Accepts jobs over HTTP, places them onto MIG GPUs and runs them (issue 12).\n"
+            "Accepts jobs over HTTP, places them onto MIG GPUs and runs them as their owners.\n"
             "Every configuration key is also a flag; flags override the file:\n"
             "  --backend nvml|sim      --gpu MODEL           --gpus N (sim)\n"
             "  --devices 0,1 (nvml)    --listen unix:PATH | tcp:127.0.0.1:PORT (repeatable)\n"
@@ -34,6 +34,10 @@ static void usage(FILE *f)
             "  --on-stop wait|requeue  --batch-size N        --batch-period S\n"
             "  --batch-concat trivial|reverse|overlap\n"
             "  --slurm-reconcile S     --slurm-gres NAME|none --hpc-job-mapping-dir DIR\n"
+            "  --allow-root-jobs true|false  --admin-group GROUP  --slurm-user USER\n"
+            "  --isolation devices|none  --dev-dir DIR  --mig-minors FILE\n"
+            "  --user-queue-limit N    --user-queue-bytes B  --peer-connections N\n"
+            "  --request-timeout S\n"
             "and the engine's keys listed in docs/daemon.md (\"Configuration\").\n"
             "SIGTERM or SIGINT stops cleanly; SIGHUP re-reads the configuration (live keys).\n"
             "Exit status: 0 clean stop, 1 error, 2 bad usage.\n");

@@ -8,7 +8,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <pwd.h>
 #include <string.h>
+#include <sys/types.h>
 
 /* Slurm finds the plugin's symbols by name: these are the only ones exported (the client
  * code linked in is built hidden). */
@@ -82,6 +84,26 @@ static int job_and_step(spank_t sp, uint32_t *job, uint32_t *step)
     return 0;
 }
 
+/* The name of the Slurm job's user: the allocation is theirs in migschedd. */
+static int job_user(spank_t sp, char *name, size_t len, char *err, size_t errlen)
+{
+    uid_t uid;
+    if (spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS) {
+        snprintf(err, errlen, "cannot read the Slurm job's uid");
+        return -1;
+    }
+    struct passwd pw, *found = NULL;
+    char buf[4096];
+    int e = getpwuid_r(uid, &pw, buf, sizeof buf, &found);
+    if (!found || strlen(pw.pw_name) >= len) {
+        snprintf(err, errlen, "the Slurm job's uid %u has no usable passwd entry%s%s",
+                 (unsigned)uid, e ? ": " : "", e ? strerror(e) : "");
+        return -1;
+    }
+    snprintf(name, len, "%s", pw.pw_name);
+    return 0;
+}
+
 /* A step's callback in slurmstepd: 1 with the arguments and ids when the job asked --mig,
  * 0 when there is nothing to do here, -1 on an error (logged). */
 static int step_context(spank_t sp, int ac, char **av, msp_conf *conf, uint32_t *job,
@@ -102,9 +124,11 @@ int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
     int ctx = step_context(sp, ac, av, &conf, &job, &step);
     if (ctx <= 0)
         return ctx;
-    char body[128], err[1024];
+    char body[256], err[1024], user[128];
     msp_instance in;
     if (msp_parse_mig(mig_value, body, sizeof body, err, sizeof err) ||
+        job_user(sp, user, sizeof user, err, sizeof err) ||
+        msp_body_user(body, sizeof body, user, err, sizeof err) ||
         msp_acquire(&conf, job, step, body, &in, err, sizeof err)) {
         slurm_error("migsched: job %u --mig=%s: %s", job, mig_value, err);
         return -1;

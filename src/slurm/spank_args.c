@@ -96,3 +96,21 @@ int msp_parse_mig(const char *value, char *body, size_t bodylen, char *err, size
     snprintf(body, bodylen, "{\"profile\": \"%s\"}", value);
     return 0;
 }
+
+int msp_body_user(char *body, size_t bodylen, const char *user, char *err, size_t errlen)
+{
+    size_t n = strlen(user), len = strlen(body);
+    /* Only these characters reach the JSON text (a name as useradd makes it). */
+    if (!n || n > 64 || strspn(user, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                     "0123456789._-") != n) {
+        snprintf(err, errlen, "the job's user name \"%.64s\" is not one migsched takes "
+                 "([A-Za-z0-9._-], at most 64 bytes)", user);
+        return -1;
+    }
+    if (len < 2 || body[len - 1] != '}' || len + n + 12 > bodylen) {
+        snprintf(err, errlen, "no room for the job's user in the allocation's request");
+        return -1;
+    }
+    snprintf(body + len - 1, bodylen - len + 1, ", \"user\": \"%s\"}", user);
+    return 0;
+}

@@ -33,4 +33,9 @@ int msp_parse_args(int argc, char *const argv[], msp_conf *out, char *err, size_
  * {"profile": "NAME"} (written to body). Returns 0, or -1 with the problem in err. */
 int msp_parse_mig(const char *value, char *body, size_t bodylen, char *err, size_t errlen);
 
+/* Names the Slurm job's user in body (msp_parse_mig's object) as "user", so that the
+ * allocation migschedd makes is that user's. Returns 0, or -1 with the problem in err (a
+ * name outside [A-Za-z0-9._-], or no room). */
+int msp_body_user(char *body, size_t bodylen, const char *user, char *err, size_t errlen);
+
 #endif
