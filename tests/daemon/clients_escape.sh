@@ -11,8 +11,7 @@ start_fake
 C=(--connect "unix:$SOCK" --timeout 10)
 # run 'CMD ARGS' RC: the command exits RC; stdout and stderr hold only plain text.
 run() {
-    local cmd=${1%% *}
-    timeout 20 "$M" $cmd "${C[@]}" ${1#"$cmd"} > "$T/out" 2> "$T/err"
+    client "$1"
     local rc=$?
     [ $rc = "$2" ] || fail "migsched $1 exited $rc: $(cat "$T/err")"
     plain_text "$T/out" "migsched $1 (stdout)"

@@ -11,8 +11,7 @@ start_fake
 C=(--connect "unix:$SOCK" --timeout 10)
 # expect 'CMD ARGS' 'PATTERN': the command exits 1 and says PATTERN on stderr.
 expect() {
-    local cmd=${1%% *}
-    timeout 20 "$M" $cmd "${C[@]}" ${1#"$cmd"} > "$T/out" 2> "$T/err"
+    client "$1"
     local rc=$?
     [ $rc = 1 ] || fail "migsched $1 exited $rc (stdout: $(cat "$T/out")) for $(cat "$T/routes.json")"
     grep -q -- "$2" "$T/err" || fail "migsched $1: expected '$2' in: $(cat "$T/err")"

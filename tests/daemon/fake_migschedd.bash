@@ -27,3 +27,9 @@ plain_text() {
     [ "$(LC_ALL=C tr -d '\040-\176\n' < "$1" | wc -c)" = 0 ] ||
         fail "$2: raw control or non-ASCII bytes: $(cat -v "$1" | head -5)"
 }
+# client 'CMD ARGS': `migsched CMD ARGS` with the options in C, stopped by a guard if it
+# hangs; stdout and stderr in $T/out and $T/err; its exit status is client's.
+client() {
+    local cmd=${1%% *}
+    timeout 20 "$M" $cmd "${C[@]}" ${1#"$cmd"} > "$T/out" 2> "$T/err"
+}
