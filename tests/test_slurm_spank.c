@@ -1,8 +1,18 @@
-/* test_slurm_spank.c: the SPANK plugin's parsing without Slurm: its plugstack.conf
- * arguments and --mig's value made the allocation request's body. */
+/* test_slurm_spank.c: the SPANK plugin without Slurm: its plugstack.conf arguments, --mig's
+ * value made the allocation request's body, and the retry policy of its requests (which
+ * failures are retried, the backoff's cap, the deadline), also against a stand-in for
+ * migschedd on a Unix socket. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include "spank_args.h"
+#include "spank_client.h"
 #include "support.h"
 
 static void test_args(void **state)
@@ -99,8 +109,201 @@ static void test_mig(void **state)
     assert_int_equal(msp_parse_mig(NULL, body, sizeof body, err, sizeof err), -1);
 }
 
+/* What a restarting migschedd gives is retried; an answer of its own is final. */
+static void test_retry_reason(void **state)
+{
+    (void)state;
+    assert_string_equal(msp_retry_reason(0, ECONNREFUSED), "connection refused");
+    assert_string_equal(msp_retry_reason(0, ENOENT), "no socket file");
+    assert_string_equal(msp_retry_reason(503, 0), "migschedd is stopping (HTTP 503)");
+    static const long FINAL[] = {400, 403, 404, 409, 429, 500};
+    for (size_t i = 0; i < sizeof FINAL / sizeof *FINAL; i++)
+        assert_null(msp_retry_reason(FINAL[i], 0));
+    assert_null(msp_retry_reason(0, 0));       /* a timeout, a reply cut short */
+    assert_null(msp_retry_reason(0, EACCES));  /* the socket's mode: waiting changes nothing */
+}
+
+/* Pauses double from 0.1 s to the 2 s cap; the last is cut at the deadline, then none. */
+static void test_backoff(void **state)
+{
+    (void)state;
+    msp_backoff b;
+    msp_backoff_init(&b, 100, 10);
+    static const double WANT[] = {0.1, 0.2, 0.4, 0.8, 1.6, 2, 2, 2};
+    double now = 100;
+    for (size_t i = 0; i < sizeof WANT / sizeof *WANT; i++) {
+        double w = msp_backoff_next(&b, now);
+        assert_near(w, WANT[i], 1e-12);
+        now += w;
+    }
+    assert_near(now, 109.1, 1e-9);
+    assert_near(msp_backoff_next(&b, now), 0.9, 1e-9);  /* up to the deadline only */
+    assert_true(msp_backoff_next(&b, 110) < 0);
+    assert_true(msp_backoff_next(&b, 250) < 0);
+    msp_backoff_init(&b, 5, 0.05);
+    assert_near(msp_backoff_next(&b, 5), 0.05, 1e-12);
+}
+
+/* A stand-in for migschedd: answers each connection with the next of its replies. */
+typedef struct stand_in {
+    int fd;
+    const char *const *replies;  /* "STATUS BODY" each */
+    int n, served;
+    pthread_t thread;
+} stand_in;
+
+static void *serve(void *arg)
+{
+    stand_in *s = arg;
+    for (; s->served < s->n; s->served++) {
+        int c = accept(s->fd, NULL, NULL);
+        if (c < 0)
+            break;
+        char req[4096];
+        size_t got = 0;
+        ssize_t k;
+        /* Requests here have no body but the PUT's short one, sent with the headers. */
+        while (got < sizeof req - 1 && (k = read(c, req + got, sizeof req - 1 - got)) > 0) {
+            got += (size_t)k;
+            req[got] = '\0';
+            char *end = strstr(req, "\r\n\r\n");
+            const char *cl = strstr(req, "Content-Length: ");
+            if (end && (!cl || strlen(end + 4) >= (size_t)atoi(cl + 16)))
+                break;
+        }
+        int status = atoi(s->replies[s->served]);
+        const char *body = strchr(s->replies[s->served], ' ') + 1;
+        char out[1024];
+        int len = snprintf(out, sizeof out, "HTTP/1.1 %d X\r\nContent-Type: application/json\r\n"
+                           "Content-Length: %zu\r\nConnection: close\r\n\r\n%s", status,
+                           strlen(body), body);
+        ssize_t w = write(c, out, (size_t)len);
+        close(c);
+        if (w != len)
+            break;  /* the client's assertions then say what is missing */
+    }
+    return NULL;
+}
+
+/* Binds path; listens (with a thread serving replies) only when replies are given, so
+ * that without them a connection is refused. */
+static void stand_in_start(stand_in *s, const char *path, const char *const *replies, int n)
+{
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+    unlink(path);
+    *s = (stand_in){.fd = socket(AF_UNIX, SOCK_STREAM, 0), .replies = replies, .n = n};
+    assert_true(s->fd >= 0 && bind(s->fd, (struct sockaddr *)&a, sizeof a) == 0);
+    if (n) {
+        assert_int_equal(listen(s->fd, 8), 0);
+        assert_int_equal(pthread_create(&s->thread, NULL, serve, s), 0);
+    }
+}
+
+static void stand_in_stop(stand_in *s, const char *path)
+{
+    if (s->n)
+        pthread_join(s->thread, NULL);
+    close(s->fd);
+    unlink(path);
+}
+
+static int notes;
+static char last_note[256];
+static void count_note(const char *msg)
+{
+    notes++;
+    snprintf(last_note, sizeof last_note, "%s", msg);
+}
+
+static void stand_in_conf(msp_conf *c, const char *path, double timeout)
+{
+    char err[256];
+    assert_int_equal(msp_parse_args(0, NULL, c, err, sizeof err), 0);
+    assert_null(c->note);
+    snprintf(c->socket, sizeof c->socket, "%s", path);
+    c->timeout = timeout;
+    c->note = count_note;
+    notes = 0;
+}
+
+#define RUNNING "200 {\"id\": 7, \"state\": \"running\", \"mig_uuid\": \"MIG-x\", " \
+                "\"profile\": \"2g.10gb\", \"gpu\": 1}"
+
+/* 503 while stopping and a queued allocation are waited out; a refusal is final at once. */
+static void test_stand_in_replies(void **state)
+{
+    (void)state;
+    char path[64], err[1024];
+    snprintf(path, sizeof path, "/tmp/msp-test-%ld.sock", (long)getpid());
+    msp_conf c;
+    stand_in s;
+    msp_instance in;
+    static const char *const STOPPING[] = {
+        "503 {\"error\": \"migschedd is stopping: no new allocations\"}",
+        "503 {\"error\": \"migschedd is stopping: no new allocations\"}",
+        "200 {\"id\": 7, \"state\": \"queued\"}", RUNNING};
+    stand_in_start(&s, path, STOPPING, 4);
+    stand_in_conf(&c, path, 30);
+    assert_int_equal(msp_acquire(&c, 12, 0, "{\"slices\": 2}", &in, err, sizeof err), 0);
+    stand_in_stop(&s, path);
+    assert_int_equal(s.served, 4);
+    assert_int_equal(notes, 2);  /* once per retry, not for the queued wait */
+    assert_string_equal(last_note, "job 12: PUT /v1/allocations/12/steps/0: migschedd is "
+                                   "stopping (HTTP 503); retrying in 0.2 s");
+    assert_string_equal(in.mig_uuid, "MIG-x");
+    assert_int_equal(in.allocation, 7);
+
+    static const char *const CONFLICT[] = {"409 {\"error\": \"holds an allocation of 3g\"}"};
+    stand_in_start(&s, path, CONFLICT, 1);
+    stand_in_conf(&c, path, 30);
+    assert_int_equal(msp_acquire(&c, 12, 1, "{\"slices\": 2}", &in, err, sizeof err), -1);
+    stand_in_stop(&s, path);
+    assert_int_equal(notes, 0);
+    assert_string_equal(err, "holds an allocation of 3g (HTTP 409)");
+
+    static const char *const RELEASED[] = {
+        "503 {\"error\": \"migschedd is stopping\"}",
+        "404 {\"error\": \"Slurm job 12 holds no allocation\"}"};
+    stand_in_start(&s, path, RELEASED, 2);
+    stand_in_conf(&c, path, 30);
+    assert_int_equal(msp_release(&c, 12, 0, 0, err, sizeof err), 0);
+    stand_in_stop(&s, path);
+    assert_int_equal(notes, 1);
+}
+
+/* Nothing listening, or no socket file: retried until the timeout, then the last reason
+ * and the time waited are named. */
+static void test_stand_in_down(void **state)
+{
+    (void)state;
+    char path[64], err[1024];
+    snprintf(path, sizeof path, "/tmp/msp-test-%ld.sock", (long)getpid());
+    msp_conf c;
+    stand_in s;
+    stand_in_start(&s, path, NULL, 0);  /* bound, not listening: refused */
+    stand_in_conf(&c, path, 0.35);
+    assert_int_equal(msp_release(&c, 3, 0, 1, err, sizeof err), -1);
+    stand_in_stop(&s, path);
+    assert_true(notes >= 2);  /* 0.1, 0.2, then what is left of 0.35 s */
+    assert_non_null(strstr(last_note, "job 3: DELETE /v1/allocations/3: connection refused; "
+                                      "retrying in "));
+    assert_non_null(strstr(err, "cannot reach migschedd at unix:"));
+    assert_non_null(strstr(err, "(connection refused; gave up after "));
+    assert_non_null(strstr(err, " s, the plugin's timeout)"));
+
+    stand_in_conf(&c, path, 0.35);  /* the socket file is gone */
+    msp_instance in;
+    assert_int_equal(msp_acquire(&c, 3, 0, "{\"slices\": 1}", &in, err, sizeof err), -1);
+    assert_true(notes >= 2);
+    assert_non_null(strstr(err, "(no socket file; gave up after "));
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_args), cmocka_unit_test(test_mig)};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_args), cmocka_unit_test(test_mig),
+        cmocka_unit_test(test_retry_reason), cmocka_unit_test(test_backoff),
+        cmocka_unit_test(test_stand_in_replies), cmocka_unit_test(test_stand_in_down)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,6 +29,7 @@ struct cli_client {
     char *errbuf;        /* cli_client_capture_errors: a call's error goes here */
     size_t errlen;
     double timeout;      /* seconds, for messages */
+    long connect_errno;  /* the last call's failed connect(2), else 0 */
 };
 
 static void verror(const char *cmd, const char *fmt, va_list ap)
@@ -233,6 +234,7 @@ int cli_client_call(cli_client *c, const char *method, const char *path, const c
 {
     c->len = 0;
     c->oom = c->too_big = false;
+    c->connect_errno = 0;
     if (status)
         *status = 0;
     *reply = NULL;
@@ -253,6 +255,8 @@ int cli_client_call(cli_client *c, const char *method, const char *path, const c
     }
     CURLcode rc = curl_easy_perform(c->curl);
     free(url);
+    if (rc == CURLE_COULDNT_CONNECT)
+        curl_easy_getinfo(c->curl, CURLINFO_OS_ERRNO, &c->connect_errno);
     if (rc == CURLE_OPERATION_TIMEDOUT) {
         call_error(c, "%s %s: no complete reply from migschedd at %s within %g s (the timeout)",
                    method, path, c->where, c->timeout);
@@ -300,6 +304,11 @@ int cli_client_call(cli_client *c, const char *method, const char *path, const c
     }
     *reply = o;
     return 0;
+}
+
+long cli_client_connect_errno(const cli_client *c)
+{
+    return c->connect_errno;
 }
 
 int cli_client_call_checked(cli_client *c, const char *method, const char *path,

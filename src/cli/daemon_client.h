@@ -33,6 +33,10 @@ void cli_client_close(cli_client *c);
 int cli_client_call(cli_client *c, const char *method, const char *path, const char *body,
                     json_t **reply, long *status);
 
+/* The errno of the last call's failed connection (ECONNREFUSED: nothing listens on the
+ * socket; ENOENT: the socket file is gone), 0 when it connected or failed otherwise. */
+long cli_client_connect_errno(const cli_client *c);
+
 /* Checks a reply's shape: 0 when o has every field the caller relies on, else 1 with the
  * first that does not, and why, in msg (len bytes). */
 typedef int cli_reply_check(json_t *o, char *msg, size_t len);

@@ -47,6 +47,12 @@ static struct spank_option mig_option = {
     "compute slices.",
     1, 0, mig_option_cb};
 
+/* A request retried while migschedd restarts: once per retry, at verbose level. */
+static void note_retry(const char *msg)
+{
+    slurm_verbose("migsched: %s", msg);
+}
+
 /* The plugin's arguments, parsed in each callback: slurmd runs the job epilog in a process
  * where slurm_spank_init did not run. */
 static int load_conf(int ac, char **av, msp_conf *conf)
@@ -56,6 +62,7 @@ static int load_conf(int ac, char **av, msp_conf *conf)
         slurm_error("migsched_spank: plugstack.conf: %s", err);
         return -1;
     }
+    conf->note = note_retry;
     return 0;
 }
 

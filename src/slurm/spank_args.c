@@ -26,6 +26,7 @@ int msp_parse_args(int argc, char *const argv[], msp_conf *out, char *err, size_
     snprintf(out->socket, sizeof out->socket, "%s", MSP_DEFAULT_SOCKET);
     out->timeout = MSP_DEFAULT_TIMEOUT;
     out->isolate = true;
+    out->note = NULL;
     snprintf(out->dev_dir, sizeof out->dev_dir, "%s", MS_DEFAULT_DEV_DIR);
     snprintf(out->mig_minors, sizeof out->mig_minors, "%s", MS_DEFAULT_MIG_MINORS);
     for (int i = 0; i < argc; i++) {

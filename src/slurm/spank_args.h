@@ -22,6 +22,9 @@ typedef struct msp_conf {
     bool isolate;                  /* isolation=devices: a task sees only its instance's nodes */
     char dev_dir[MSP_PATH_LEN];    /* where the NVIDIA device nodes are (absolute) */
     char mig_minors[MSP_PATH_LEN]; /* the driver's MIG capability minors (absolute) */
+    /* Told each retry of a request that migschedd could not take (the plugin logs it at
+     * verbose level); NULL: nobody. Not an argument: msp_parse_args sets it to NULL. */
+    void (*note)(const char *msg);
 } msp_conf;
 
 /* plugstack.conf's arguments (argv[0..argc-1]) over the defaults. Returns 0, or -1 with

@@ -1,6 +1,7 @@
 /* spank_client.c: the plugin's requests to migschedd (the CLI's libcurl client). */
 #include "spank_client.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,6 +18,41 @@ static double mono(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void pause_for(double seconds)
+{
+    struct timespec ts = {(time_t)seconds, (long)((seconds - floor(seconds)) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
+const char *msp_retry_reason(long status, long connect_errno)
+{
+    if (status == 503)
+        return "migschedd is stopping (HTTP 503)";
+    if (status)
+        return NULL;  /* migschedd answered: its refusal stands */
+    if (connect_errno == ECONNREFUSED)
+        return "connection refused";
+    if (connect_errno == ENOENT)
+        return "no socket file";
+    return NULL;
+}
+
+void msp_backoff_init(msp_backoff *b, double now, double timeout)
+{
+    b->start = now;
+    b->until = now + timeout;
+    b->pause = MSP_RETRY_FIRST;
+}
+
+double msp_backoff_next(msp_backoff *b, double now)
+{
+    if (now >= b->until)
+        return -1;
+    double wait = fmin(b->pause, b->until - now);
+    b->pause = fmin(2 * b->pause, MSP_RETRY_CAP);
+    return wait;
 }
 
 static cli_client *connect_to(const msp_conf *c, char *err, size_t errlen)
@@ -65,20 +101,57 @@ static int placed(json_t *a, msp_instance *out, char *err, size_t errlen)
     return 0;
 }
 
+/* One request of Slurm job `job`, tried again while msp_retry_reason says so and b's
+ * deadline allows. Returns 0 with *reply, or -1 with the error in err (the client's; when
+ * the deadline ran out, also the last reason and the time waited). status: as
+ * cli_client_call's. */
+static int call(cli_client *cl, const msp_conf *c, msp_backoff *b, uint32_t job,
+                const char *method, const char *path, const char *body, json_t **reply,
+                long *status, char *err, size_t errlen)
+{
+    for (;;) {
+        if (!cli_client_call(cl, method, path, body, reply, status)) {
+            b->pause = MSP_RETRY_FIRST;  /* a later outage starts short again */
+            return 0;
+        }
+        const char *why = msp_retry_reason(*status, cli_client_connect_errno(cl));
+        if (!why)
+            return -1;
+        double now = mono(), wait = msp_backoff_next(b, now);
+        if (wait < 0) {
+            size_t n = strlen(err);
+            snprintf(err + n, errlen - n, " (%s; gave up after %.1f s, the plugin's timeout)",
+                     why, now - b->start);
+            return -1;
+        }
+        if (c->note) {
+            char msg[256];
+            snprintf(msg, sizeof msg, "job %u: %s %s: %s; retrying in %.1f s", job, method,
+                     path, why, wait);
+            c->note(msg);
+        }
+        pause_for(wait);
+    }
+}
+
 int msp_acquire(const msp_conf *c, uint32_t job, uint32_t step, const char *body,
                 msp_instance *out, char *err, size_t errlen)
 {
     cli_client *cl = connect_to(c, err, errlen);
     if (!cl)
         return -1;
+    msp_backoff b;
+    msp_backoff_init(&b, mono(), c->timeout);
     char path[96];
     snprintf(path, sizeof path, "/v1/allocations/%u/steps/%u", job, step);
     json_t *a = NULL;
-    int rc = cli_client_call(cl, "PUT", path, body, &a, NULL) ? -1 : placed(a, out, err, errlen);
-    double until = mono() + c->timeout, pause = FIRST_POLL_SECONDS;
+    long status;
+    int rc = call(cl, c, &b, job, "PUT", path, body, &a, &status, err, errlen)
+                 ? -1 : placed(a, out, err, errlen);
+    double pause = FIRST_POLL_SECONDS;
     snprintf(path, sizeof path, "/v1/allocations/%u", job);
     while (rc == 1) {
-        if (mono() >= until) {
+        if (mono() >= b.until) {
             snprintf(err, errlen, "no MIG instance for job %u within %g s (its allocation is "
                      "still queued: the node's GPUs are busy)", job, c->timeout);
             rc = -1;
@@ -86,12 +159,12 @@ int msp_acquire(const msp_conf *c, uint32_t job, uint32_t step, const char *body
         }
         /* Placement often takes milliseconds (an idle instance reused): look soon, then
          * back off to POLL_SECONDS. */
-        struct timespec ts = {0, (long)(pause * 1e9)};
-        nanosleep(&ts, NULL);
+        pause_for(pause);
         pause = fmin(2 * pause, POLL_SECONDS);
         json_decref(a);
         a = NULL;
-        rc = cli_client_call(cl, "GET", path, NULL, &a, NULL) ? -1 : placed(a, out, err, errlen);
+        rc = call(cl, c, &b, job, "GET", path, NULL, &a, &status, err, errlen)
+                 ? -1 : placed(a, out, err, errlen);
     }
     json_decref(a);
     cli_client_close(cl);
@@ -109,9 +182,12 @@ int msp_release(const msp_conf *c, uint32_t job, uint32_t step, int all_steps, c
         snprintf(path, sizeof path, "/v1/allocations/%u", job);
     else
         snprintf(path, sizeof path, "/v1/allocations/%u/steps/%u", job, step);
+    msp_backoff b;
+    msp_backoff_init(&b, mono(), c->timeout);
     json_t *a = NULL;
     long status = 0;
-    int rc = cli_client_call(cl, "DELETE", path, NULL, &a, &status) && status != 404 ? -1 : 0;
+    int rc = call(cl, c, &b, job, "DELETE", path, NULL, &a, &status, err, errlen) &&
+             status != 404 ? -1 : 0;
     if (rc == 0)
         err[0] = '\0';
     json_decref(a);
