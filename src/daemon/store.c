@@ -239,18 +239,18 @@ static int check_marker(ms_store *st, off_t size, ms_error *err)
         return ms_error_set(err, MS_EINVAL, "%s: the file is empty (zero length), not a "
                             "store: restore it, remove it for a new store, or start once with "
                             "init-store true", st->path);
-    if (id == 0 && size > 0 &&
-        !(rc = pragma_int(st, "PRAGMA user_version", &version, err)) &&
-        !(rc = pragma_int(st, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND"
-                              " name IN ('jobs', 'transitions', 'instances')", &tables, err)) &&
-        !(version >= 1 && tables == 3))
-        rc = ms_error_set(err, MS_EINVAL, "%s: not a migschedd store (a SQLite database "
-                          "without its marker)", st->path);
-    else if (!rc && id != 0)
-        rc = ms_error_set(err, MS_EINVAL, "%s: not a migschedd store (a SQLite database of "
-                          "application id %#x)", st->path, (unsigned)id);
-    if (rc)
-        return rc;
+    if (id != 0)
+        return ms_error_set(err, MS_EINVAL, "%s: not a migschedd store (a SQLite database of "
+                            "application id %#x)", st->path, (unsigned)id);
+    if (size > 0) {  /* no marker: a store from before it has a schema version and our tables */
+        if ((rc = pragma_int(st, "PRAGMA user_version", &version, err)) ||
+            (rc = pragma_int(st, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND"
+                                 " name IN ('jobs', 'transitions', 'instances')", &tables, err)))
+            return rc;
+        if (version < 1 || tables != 3)
+            return ms_error_set(err, MS_EINVAL, "%s: not a migschedd store (a SQLite database "
+                                "without its marker)", st->path);
+    }
     char sql[64];
     snprintf(sql, sizeof sql, "PRAGMA application_id = %d", STORE_APPLICATION_ID);
     return exec(st, sql, err);
