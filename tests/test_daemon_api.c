@@ -543,6 +543,54 @@ static void test_listeners(void **state)
     test_remove_dir(dir);
 }
 
+/* Ids and times' sizes are written one way only: "01", "+1" or " 1" would name job 1 (or
+ * size 1) under another name, and two such keys would merge; each gets a 400 naming it.
+ * A message cut inside a UTF-8 character is still a JSON error. */
+static void test_canonical(void **state)
+{
+    ms_engine e = {.queue_limit = 4};
+    expect(call(&e, "POST", "/v1/jobs", JOB), 201, "\"id\":1");
+    static const char *const IDS[] = {"01", "+1", " 1", "-0", "001"};
+    for (size_t i = 0; i < sizeof IDS / sizeof *IDS; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "/v1/jobs/%s", IDS[i]);
+        expect(call(&e, "GET", path, NULL), 400, "is not written canonically");
+        expect(call(&e, "DELETE", path, NULL), 400, "is not written canonically");
+        snprintf(path, sizeof path, "/v1/allocations/%s", IDS[i]);
+        expect(call(&e, "GET", path, NULL), 400, "is not written canonically");
+        snprintf(path, sizeof path, "/v1/allocations/7/steps/%s", IDS[i]);
+        expect(call(&e, "PUT", path, "{\"slices\": 1}"), 400, "is not written canonically");
+    }
+    expect(call(&e, "GET", "/v1/jobs/1", NULL), 200, "\"id\":1");
+    expect(call_args(&e, "after", "01"), 400, "after: must be a job id");
+    expect(call_args(&e, "limit", "+5"), 400, "limit: must be an integer");
+    expect(call(&e, "POST", "/v1/jobs", "{\"name\": \"t\", \"command\": [\"true\"],"
+                " \"times\": {\"1\": 5, \"01\": 9}}"), 400, "times.01: a size is written "
+                "canonically (\\\"1\\\", not \\\"01\\\")");
+    expect(call(&e, "POST", "/v1/jobs", "{\"name\": \"t\", \"command\": [\"true\"],"
+                " \"times\": {\"+1\": 9}}"), 400, "times.+1");
+    /* "times.%.40s" ends inside the 20th 2-byte character after the "a". */
+    char body[256] = "{\"name\": \"t\", \"command\": [\"true\"], \"times\": {\"a";
+    for (int i = 0; i < 30; i++)
+        strcat(body, "\xc3\xa9");
+    strcat(body, "\": 5}}");
+    ms_api_response rs = call(&e, "POST", "/v1/jobs", body);
+    expect(rs, 400, "\"error\":\"job: times.a\xc3\xa9");
+    char msg[MS_ERR_LEN];
+    ms_error err;
+    memset(msg, 'x', sizeof msg);
+    memcpy(msg + sizeof msg - 8, "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 8);
+    ms_error_set(&err, MS_EINVAL, "%.*s", (int)sizeof msg, msg);  /* cut inside the last */
+    assert_int_equal(strlen(err.msg), sizeof msg - 2);  /* before the cut character */
+    ms_api_response cut;
+    memset(&cut, 0, sizeof cut);
+    ms_api_error(&cut, 400, err.msg);
+    expect(cut, 400, "\xc3\xa9\xc3\xa9\xc3\xa9");
+    ms_api_error(&cut, 400, "bytes \xff\xfe and \xe2\x82 from a client");
+    expect(cut, 400, "bytes ?? and ?? from a client");
+    engine_free(&e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -550,6 +598,7 @@ int main(void)
         cmocka_unit_test(test_query),   cmocka_unit_test(test_metrics),
         cmocka_unit_test(test_listeners), cmocka_unit_test(test_allocation_routes),
         cmocka_unit_test(test_pages),   cmocka_unit_test(test_authorization),
+        cmocka_unit_test(test_canonical),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -232,8 +232,8 @@ static void test_token_file_rules(void **state)
     ms_daemon_config c;
     ms_error e = {0};
     char text[600];
-    snprintf(text, sizeof text, "devices 0\nlisten tcp:localhost:8080\ntoken-file %s\n",
-             f->token);
+    snprintf(text, sizeof text, "devices 0\nlisten tcp:localhost:8080\ntoken-file %s\n"
+             "db /tmp/x.db\n", f->token);
     write_conf(f, text);
     assert_int_equal(run(&c, &e, ARGS("--config", f->conf)), MS_OK);
 
@@ -343,7 +343,7 @@ static void test_write_round_trip(void **state)
     char want[2048];
     snprintf(want, sizeof want,
              "backend sim\ngpu H100\ngpus 3\nlisten unix:/tmp/x.sock\nlisten tcp:[::1]:7000\n"
-             "token-file %s\ndb /var/lib/migschedd/migschedd.db\nmode batch\n"
+             "token-file %s\ndb /tmp/x.sock.db\ninit-store false\nmode batch\n"
              "time-scale 0.125\nlog-level info\non-stop wait\nbatch-size 16\n"
              "batch-period 2.5\nbatch-concat overlap\nqueue-limit 100000\nstop-grace 10\n"
              "tau 0.4\nlog-dir /var/log/migschedd\nslurm-reconcile 0\nslurm-gres migslice\n"

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -462,6 +463,7 @@ static void test_newer_version_refused(void **state)
     assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
     char sql[64];
     snprintf(sql, sizeof sql, "PRAGMA user_version = %d", ms_store_migration_count() + 1);
+    exec_sql(db, "PRAGMA application_id = 1296648019");  /* "MIGS": a store of a newer build */
     exec_sql(db, sql);
     sqlite3_close(db);
     ms_store *st;
@@ -469,7 +471,8 @@ static void test_newer_version_refused(void **state)
     assert_int_equal(ms_store_open(f->path, a100(), &st, &e), MS_EINVAL);
     assert_null(st);
     assert_non_null(strstr(e.msg, f->path));
-    assert_non_null(strstr(e.msg, "is newer than this migschedd knows"));
+    if (!strstr(e.msg, "is newer than this migschedd knows"))
+        fail_msg("%s", e.msg);
 }
 
 static void test_open_errors(void **state)
@@ -487,7 +490,156 @@ static void test_open_errors(void **state)
     fclose(out);
     assert_int_not_equal(ms_store_open(f->path, a100(), &st, &e), MS_OK);
     assert_non_null(strstr(e.msg, f->path));
-    assert_non_null(strstr(e.msg, "not a database"));
+    assert_non_null(strstr(e.msg, "not a migschedd store"));
+}
+
+/* One daemon per store: a second lock on the same db is refused at once, naming the
+ * holder's pid; the lock file is 0600 with that pid; once released it can be taken again;
+ * a link where the lock file goes is refused, its target untouched. */
+static void test_lock(void **state)
+{
+    fixture *f = *state;
+    ms_error e = {0};
+    int a, b;
+    assert_int_equal(ms_store_lock(f->path, &a, &e), MS_OK);
+    char lock[600], want[64], text[32] = "";
+    snprintf(lock, sizeof lock, "%s.lock", f->path);
+    struct stat sb;
+    assert_int_equal(stat(lock, &sb), 0);
+    assert_int_equal(sb.st_mode & 0777, 0600);
+    FILE *in = fopen(lock, "r");
+    assert_non_null(fgets(text, sizeof text, in));
+    fclose(in);
+    snprintf(want, sizeof want, "%ld\n", (long)getpid());
+    assert_string_equal(text, want);
+    assert_int_equal(ms_store_lock(f->path, &b, &e), MS_EINVAL);
+    assert_int_equal(b, -1);
+    snprintf(want, sizeof want, "in use by migschedd pid %ld", (long)getpid());
+    assert_non_null(strstr(e.msg, want));
+    assert_non_null(strstr(e.msg, f->path));
+    close(a);
+    assert_int_equal(ms_store_lock(f->path, &b, &e), MS_OK);
+    close(b);
+
+    char target[400], other[400];
+    snprintf(target, sizeof target, "%s/target", f->dir);
+    snprintf(other, sizeof other, "%s/l.db", f->dir);
+    snprintf(lock, sizeof lock, "%s.lock", other);
+    FILE *t = fopen(target, "w");
+    fputs("keep", t);
+    fclose(t);
+    assert_int_equal(symlink(target, lock), 0);
+    assert_int_not_equal(ms_store_lock(other, &b, &e), MS_OK);
+    assert_non_null(strstr(e.msg, lock));
+    assert_int_equal(stat(target, &sb), 0);
+    assert_int_equal(sb.st_size, 4);
+}
+
+static void write_bytes(const char *path, const void *data, size_t n)
+{
+    FILE *out = fopen(path, "w");
+    assert_non_null(out);
+    assert_int_equal(fwrite(data, 1, n, out), n);
+    fclose(out);
+}
+
+static void expect_refused(const char *path, const char *text)
+{
+    ms_store *st;
+    ms_error e = {0};
+    assert_int_not_equal(ms_store_open(path, a100(), &st, &e), MS_OK);
+    assert_null(st);
+    if (!strstr(e.msg, path) || !strstr(e.msg, text))
+        fail_msg("%s: expected \"%s\": %s", path, text, e.msg);
+}
+
+static int application_id(const char *path)
+{
+    sqlite3 *db;
+    sqlite3_stmt *s;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA application_id", -1, &s, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(s), SQLITE_ROW);
+    int id = sqlite3_column_int(s, 0);
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+    return id;
+}
+
+/* The format marker: a new store carries it; an empty file is refused unless
+ * ms_store_init made it a store; another SQLite database is refused, by open and by init
+ * alike, and left as it was; a store of before the marker is marked and opens. */
+static void test_format_marker(void **state)
+{
+    fixture *f = *state;
+    ms_error e = {0};
+    ms_store_close(open_ok(f->path));
+    assert_int_equal(application_id(f->path), 0x4d494753);
+
+    char empty[400], foreign[400], old[400];
+    snprintf(empty, sizeof empty, "%s/empty.db", f->dir);
+    write_bytes(empty, "", 0);
+    expect_refused(empty, "is empty");
+    struct stat sb;
+    assert_int_equal(stat(empty, &sb), 0);
+    assert_int_equal(sb.st_size, 0);
+    assert_int_equal(ms_store_init(empty, &e), MS_OK);
+    ms_store *st = open_ok(empty);
+    submit(st, "first", "retry", 10);
+    ms_store_close(st);
+    assert_int_equal(ms_store_init(empty, &e), MS_OK);  /* a store: left alone */
+    st = open_ok(empty);
+    uint64_t counts[MS_JOB_NSTATES];
+    assert_int_equal(ms_store_count_jobs(st, counts, &e), MS_OK);
+    assert_int_equal(counts[MS_JOB_QUEUED], 1);
+    ms_store_close(st);
+
+    snprintf(foreign, sizeof foreign, "%s/foreign.db", f->dir);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(foreign, &db), SQLITE_OK);
+    exec_sql(db, "CREATE TABLE t(x); INSERT INTO t VALUES(42)");
+    sqlite3_close(db);
+    assert_int_equal(stat(foreign, &sb), 0);
+    off_t size = sb.st_size;
+    assert_int_equal(ms_store_init(foreign, &e), MS_OK);
+    expect_refused(foreign, "not a migschedd store");
+    assert_int_equal(application_id(foreign), 0);
+    assert_int_equal(stat(foreign, &sb), 0);
+    assert_int_equal(sb.st_size, size);
+    assert_int_equal(sqlite3_open(foreign, &db), SQLITE_OK);
+    exec_sql(db, "PRAGMA application_id = 7");
+    sqlite3_close(db);
+    expect_refused(foreign, "application id 0x7");
+
+    snprintf(old, sizeof old, "%s/old.db", f->dir);
+    assert_int_equal(sqlite3_open(old, &db), SQLITE_OK);
+    exec_sql(db, ms_store_migration_sql(0));
+    exec_sql(db, "PRAGMA user_version = 1");
+    sqlite3_close(db);
+    ms_store_close(open_ok(old));
+    assert_int_equal(application_id(old), 0x4d494753);
+}
+
+/* Random bytes over a store's last page: found at open by quick_check, naming the file. */
+static void test_quick_check(void **state)
+{
+    fixture *f = *state;
+    ms_store *st = open_ok(f->path);
+    for (int i = 0; i < 60; i++)
+        submit(st, "a job whose name takes some room in a page", "retry", 10 + i);
+    ms_store_close(st);
+    struct stat sb;
+    assert_int_equal(stat(f->path, &sb), 0);
+    assert_true(sb.st_size >= 3 * 4096);
+    unsigned char page[4096];
+    unsigned x = 12345;
+    for (size_t i = 0; i < sizeof page; i++)
+        page[i] = (unsigned char)((x = x * 1103515245u + 12345u) >> 16);
+    FILE *out = fopen(f->path, "r+");
+    assert_int_equal(fseek(out, sb.st_size - (off_t)sizeof page, SEEK_SET), 0);
+    assert_int_equal(fwrite(page, 1, sizeof page, out), sizeof page);
+    fclose(out);
+    expect_refused(f->path, "damaged store: quick_check");
 }
 
 /* An allocation's steps: a set per job (a step added twice is there once), removed one by
@@ -586,6 +738,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_job_pages, setup, teardown),
         cmocka_unit_test_setup_teardown(test_newer_version_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_open_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_lock, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_format_marker, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_quick_check, setup, teardown),
         cmocka_unit_test_setup_teardown(test_plans_and_instances, setup, teardown),
         cmocka_unit_test_setup_teardown(test_allocation_steps, setup, teardown),
     };

@@ -1,6 +1,7 @@
 /* api.c: migschedd's routes: parse and validate, one engine call, render. */
 #include "api.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,9 +42,51 @@ static void set_json(ms_api_response *rs, unsigned status, json_t *o)
     set_body(rs, status, JSON_TYPE, body, n);
 }
 
+/* The length of the longest prefix of s that is whole, valid UTF-8 sequences (jansson
+ * refuses anything else). */
+static size_t utf8_valid_prefix(const unsigned char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        unsigned c = s[i];
+        size_t k = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 && c >= 0xc2 ? 2
+                 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 && c <= 0xf4 ? 4 : 0;
+        if (!k || i + k > n)
+            return i;
+        for (size_t j = 1; j < k; j++)
+            if ((s[i + j] & 0xc0) != 0x80)
+                return i;
+        unsigned cp = k == 1 ? c : c & (0x7f >> k);
+        for (size_t j = 1; j < k; j++)
+            cp = cp << 6 | (s[i + j] & 0x3f);
+        if ((k == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+            (k == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+            return i;
+        i += k;
+    }
+    return n;
+}
+
+/* A message holds names and values cut to a length (%.40s, the error's fixed buffer), which
+ * may end inside a character, and bytes a client sent: every byte that is not part of a
+ * valid UTF-8 character becomes '?', so the error is always a JSON body. */
 void ms_api_error(ms_api_response *rs, unsigned status, const char *msg)
 {
-    set_json(rs, status, json_pack("{s:s}", "error", msg));
+    char clean[MS_ERR_LEN + 256];
+    const unsigned char *m = (const unsigned char *)msg;
+    size_t n = 0, i = 0, len = strnlen(msg, sizeof clean - 1);
+    while (i < len) {
+        size_t ok = utf8_valid_prefix(m + i, len - i);
+        memcpy(clean + n, msg + i, ok);
+        n += ok;
+        i += ok;
+        if (i < len) {
+            clean[n++] = '?';
+            i++;
+        }
+    }
+    clean[n] = '\0';
+    set_json(rs, status, json_pack("{s:s}", "error", clean));
 }
 
 static unsigned outcome_status(ms_engine_outcome o)
@@ -168,9 +211,11 @@ static bool jobs_arg(const char *key, const char *value, ms_store_job_query *q, 
     }
     if (seen[k])
         why = "is given twice";
-    else if (k == 0 && !(value && ms_parse_long(value, 1, JOBS_PAGE_MAX, &v)))
+    else if (k == 0 && !(value && ms_canonical_integer(value) &&
+                         ms_parse_long(value, 1, JOBS_PAGE_MAX, &v)))
         why = "must be an integer 1..1000";
-    else if (k == 1 && !(value && ms_parse_long(value, 0, INT64_MAX, &v)))
+    else if (k == 1 && !(value && ms_canonical_integer(value) &&
+                         ms_parse_long(value, 0, INT64_MAX, &v)))
         why = "must be a job id (an integer from 0)";
     else if (k == 2 && !(value && *value && strlen(value) < sizeof ((ms_job_owner *)0)->name))
         why = "must be a user name (1..63 bytes)";
@@ -237,11 +282,26 @@ static void jobs_list(const ms_api *api, const ms_api_request *rq, ms_api_respon
     reply(rs, out, 200, jobs, &err);
 }
 
+/* An id in a path: a number written any other way than canonically ("01", "+1", " 1")
+ * would name the same job as "1" under another name; it gets a 400 saying so. */
+static bool canonical_id(const char *text, ms_api_response *rs)
+{
+    long v;
+    if (!ms_parse_long(text, LONG_MIN, LONG_MAX, &v) || ms_canonical_integer(text))
+        return true;  /* not a number at all: the route's own error */
+    char msg[160];
+    snprintf(msg, sizeof msg, "id \"%.64s\" is not written canonically (write %ld)", text, v);
+    ms_api_error(rs, 400, msg);
+    return false;
+}
+
 /* DELETE or GET /v1/jobs/{id}. */
 static void job_one(const ms_api *api, const ms_api_request *rq, const char *id_text,
                     ms_api_response *rs)
 {
     long id;
+    if (!canonical_id(id_text, rs))
+        return;
     if (!ms_parse_long(id_text, 1, INT64_MAX, &id)) {
         char msg[128];
         snprintf(msg, sizeof msg, "no job \"%.64s\" (ids are positive integers)", id_text);
@@ -261,6 +321,8 @@ static void job_one(const ms_api *api, const ms_api_request *rq, const char *id_
 static bool slurm_id(const char *text, long lo, int64_t *out, ms_api_response *rs)
 {
     long v;
+    if (!canonical_id(text, rs))
+        return false;
     if (ms_parse_long(text, lo, MS_SLURM_JOB_ID_MAX, &v)) {
         *out = v;
         return true;

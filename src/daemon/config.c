@@ -20,7 +20,8 @@ static const struct {
     [MS_KEY_BACKEND] = {"backend", false},       [MS_KEY_GPU] = {"gpu", false},
     [MS_KEY_GPUS] = {"gpus", false},             [MS_KEY_DEVICES] = {"devices", false},
     [MS_KEY_LISTEN] = {"listen", false},         [MS_KEY_TOKEN_FILE] = {"token-file", true},
-    [MS_KEY_DB] = {"db", false},                 [MS_KEY_MODE] = {"mode", false},
+    [MS_KEY_DB] = {"db", false},                 [MS_KEY_INIT_STORE] = {"init-store", false},
+    [MS_KEY_MODE] = {"mode", false},
     [MS_KEY_TIME_SCALE] = {"time-scale", true},  [MS_KEY_LOG_LEVEL] = {"log-level", true},
     [MS_KEY_ON_STOP] = {"on-stop", true},        [MS_KEY_BATCH_SIZE] = {"batch-size", true},
     [MS_KEY_BATCH_PERIOD] = {"batch-period", true}, [MS_KEY_BATCH_CONCAT] = {"batch-concat", true},
@@ -46,12 +47,14 @@ static const char *const ON_STOP[] = {"wait", "requeue", NULL};
 static const char *const BOOLS[] = {"false", "true", NULL};
 static const char *const ISOLATIONS[] = {"devices", "none", NULL};
 
+static const char DEFAULT_SOCKET[] = "/run/migschedd/migschedd.sock";
+
 void ms_daemon_config_defaults(ms_daemon_config *c)
 {
     memset(c, 0, sizeof *c);
     c->backend = MS_DAEMON_NVML;
     c->nlisten = 1;
-    snprintf(c->listen[0].path, sizeof c->listen[0].path, "/run/migschedd/migschedd.sock");
+    snprintf(c->listen[0].path, sizeof c->listen[0].path, "%s", DEFAULT_SOCKET);
     snprintf(c->db, sizeof c->db, "/var/lib/migschedd/migschedd.db");
     c->mode = MS_DAEMON_ONLINE;
     c->time_scale = 1;
@@ -323,6 +326,11 @@ static int set_value(ms_daemon_config *c, int k, const char *v, const char *w, m
         return MS_OK;
     case MS_KEY_HPC_JOB_MAPPING_DIR:
         return set_path(c->hpc_job_mapping_dir, v, w, name, err);
+    case MS_KEY_INIT_STORE:
+        if ((i = choice(BOOLS, v)) < 0)
+            return bad(err, w, name, v, "expected true or false");
+        c->init_store = i;
+        return MS_OK;
     case MS_KEY_ALLOW_ROOT_JOBS:
         if ((i = choice(BOOLS, v)) < 0)
             return bad(err, w, name, v, "expected true or false");
@@ -502,6 +510,24 @@ static int check_token_file(const ms_daemon_config *c, ms_error *err)
     return MS_OK;
 }
 
+/* A db not given: the service's while listen is the default; else beside the first unix
+ * socket, named after it, so that daemons started by hand on other sockets never share a
+ * store (and a test's daemon never writes the service's). */
+static int default_db(ms_daemon_config *c, ms_error *err)
+{
+    if (*c->where[MS_KEY_DB] || (c->nlisten == 1 && !c->listen[0].tcp &&
+                                 !strcmp(c->listen[0].path, DEFAULT_SOCKET)))
+        return MS_OK;
+    for (int i = 0; i < c->nlisten; i++)
+        if (!c->listen[i].tcp) {
+            snprintf(c->db, sizeof c->db, "%s.db", c->listen[i].path);
+            return MS_OK;
+        }
+    return ms_error_set(err, MS_EINVAL, "%s: listen tcp:%s:%d alone: give the db (no unix "
+                        "socket to name it after)", c->listen[0].where, c->listen[0].host,
+                        c->listen[0].port);
+}
+
 int ms_daemon_config_check(ms_daemon_config *c, ms_error *err)
 {
     c->has_model = false;
@@ -535,6 +561,8 @@ int ms_daemon_config_check(ms_daemon_config *c, ms_error *err)
                                 c->listen[i].where, c->listen[i].host, c->listen[i].port);
     int rc;
     if (*c->token_file && (rc = check_token_file(c, err)))
+        return rc;
+    if ((rc = default_db(c, err)))
         return rc;
     if (*c->gpu) {
         if ((rc = ms_gpu_lookup(c->gpu, &c->model, err))) {
@@ -599,6 +627,7 @@ static void value_text(const ms_daemon_config *c, int k, char *buf, size_t len)
     case MS_KEY_SLURM_GRES: snprintf(buf, len, "%s", c->slurm_gres); break;
     case MS_KEY_HPC_JOB_MAPPING_DIR: snprintf(buf, len, "%s", c->hpc_job_mapping_dir); break;
     case MS_KEY_ALLOW_ROOT_JOBS: snprintf(buf, len, "%s", BOOLS[c->allow_root_jobs]); break;
+    case MS_KEY_INIT_STORE: snprintf(buf, len, "%s", BOOLS[c->init_store]); break;
     case MS_KEY_ADMIN_GROUP:
         snprintf(buf, len, "%s", *c->admin_group ? c->admin_group : "none");
         break;

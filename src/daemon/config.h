@@ -36,7 +36,7 @@ typedef struct ms_daemon_listen {
 /* Keys in docs/daemon.md's order; ms_daemon_config.where is indexed by them. */
 enum ms_daemon_key {
     MS_KEY_BACKEND, MS_KEY_GPU, MS_KEY_GPUS, MS_KEY_DEVICES, MS_KEY_LISTEN, MS_KEY_TOKEN_FILE,
-    MS_KEY_DB, MS_KEY_MODE, MS_KEY_TIME_SCALE, MS_KEY_LOG_LEVEL, MS_KEY_ON_STOP,
+    MS_KEY_DB, MS_KEY_INIT_STORE, MS_KEY_MODE, MS_KEY_TIME_SCALE, MS_KEY_LOG_LEVEL, MS_KEY_ON_STOP,
     MS_KEY_BATCH_SIZE, MS_KEY_BATCH_PERIOD, MS_KEY_BATCH_CONCAT, MS_KEY_QUEUE_LIMIT,
     MS_KEY_STOP_GRACE, MS_KEY_TAU, MS_KEY_LOG_DIR, MS_KEY_SLURM_RECONCILE, MS_KEY_SLURM_GRES,
     MS_KEY_HPC_JOB_MAPPING_DIR, MS_KEY_ALLOW_ROOT_JOBS, MS_KEY_ADMIN_GROUP, MS_KEY_SLURM_USER,
@@ -54,6 +54,7 @@ typedef struct ms_daemon_config {
     ms_daemon_listen listen[MS_DAEMON_MAX_LISTEN];
     char token_file[MS_DAEMON_PATH_LEN];
     char db[MS_DAEMON_PATH_LEN];
+    bool init_store;               /* an empty db file may be made a new store */
     ms_daemon_mode mode;
     double time_scale;             /* sim: task-seconds per real second */
     ms_log_level log_level;
@@ -87,7 +88,7 @@ typedef struct ms_daemon_config {
 } ms_daemon_config;
 
 /* The defaults (docs/daemon.md): backend nvml, listen unix:/run/migschedd/migschedd.sock,
- * db /var/lib/migschedd/migschedd.db, mode online, time-scale 1, log-level info,
+ * db /var/lib/migschedd/migschedd.db (see ms_daemon_config_check), init-store false, mode online, time-scale 1, log-level info,
  * on-stop wait, batch-size 16, batch-period 60, batch-concat overlap, queue-limit 100000,
  * stop-grace 10, tau 0.4, log-dir /var/log/migschedd, slurm-reconcile 60, slurm-gres
  * migslice, no hpc-job-mapping-dir, allow-root-jobs false, no admin-group, slurm-user
@@ -117,7 +118,10 @@ int ms_daemon_config_from_args(ms_daemon_config *c, int argc, char **argv, ms_er
 /* The rules between keys, each error naming where the key was set: sim needs gpu and gpus
  * (not devices); nvml needs devices (not gpus, not time-scale); tcp listening needs a
  * token-file, not accessible to group or others, of valid `USER TOKEN` lines (tokens.h);
- * batch-size and batch-period go with mode batch. Loads the GPU model (c->model). */
+ * batch-size and batch-period go with mode batch. Loads the GPU model (c->model). A db
+ * not given is the default one only while listen is the default; otherwise it is the first
+ * unix socket's path with ".db" added (ad-hoc daemons never share a store), and a daemon
+ * listening on TCP alone must be given one. */
 int ms_daemon_config_check(ms_daemon_config *c, ms_error *err);
 /* For SIGHUP: next (checked) may differ from cur only in reloadable keys; else an error
  * naming the first key that would need a restart and where next sets it. */

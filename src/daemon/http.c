@@ -41,6 +41,7 @@ struct sock {
     ms_conn *slot;
     bool named;
     char name[MS_USER_NAME_MAX];
+    bool nul_in_url;   /* the request's URL decoded to a NUL byte (until it completes) */
 };
 
 /* One request's state across MHD's calls: the body as it arrives, or why it is refused. */
@@ -204,8 +205,54 @@ static bool has_body(struct MHD_Connection *c)
            MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
 }
 
+struct framing {
+    int lengths, encodings;
+};
+
+static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind, const char *key,
+                                     const char *value)
+{
+    struct framing *f = cls;
+    f->lengths += !strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    f->encodings += !strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+    return MHD_YES;
+}
+
+/* Why the request's framing or URL is ambiguous (NULL: it is not). Two lengths, or a length
+ * beside chunks, are read one way here and maybe another by a proxy in front (request
+ * smuggling); a NUL would cut the path short of what the client sent. */
+static const char *ambiguous(struct MHD_Connection *c, const struct sock *sk)
+{
+    struct framing f = {0};
+    MHD_get_connection_values(c, MHD_HEADER_KIND, count_framing, &f);
+    if (f.lengths > 1)
+        return "more than one Content-Length header: the body's length is ambiguous";
+    if (f.encodings > 1)
+        return "more than one Transfer-Encoding header";
+    if (f.encodings && f.lengths)
+        return "Transfer-Encoding and Content-Length together: the body's length is ambiguous";
+    if (sk->nul_in_url)
+        return "a NUL byte (%00) in the URL";
+    return NULL;
+}
+
+/* libmicrohttpd's decoding of the path and of each query key and value, noting a NUL. */
+static size_t unescape(void *cls, struct MHD_Connection *c, char *uri)
+{
+    size_t n = MHD_http_unescape(uri);
+    if (strlen(uri) != n) {
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+        struct sock *sk = ci ? ci->socket_context : NULL;
+        if (sk)
+            sk->nul_in_url = true;
+    }
+    return n;
+}
+
 /* The first call, once the headers are in: who is asking, and whether the request is
- * refused before its body is read (no credentials; an announced length over the limit). */
+ * refused before its body is read (an ambiguous request; no credentials; an announced
+ * length over the limit). */
 static enum MHD_Result begin(struct MHD_Connection *c, const char *url, const char *method,
                              struct conn *k)
 {
@@ -213,7 +260,10 @@ static enum MHD_Result begin(struct MHD_Connection *c, const char *url, const ch
     memset(&rs, 0, sizeof rs);
     const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
                                                  MHD_HTTP_HEADER_CONTENT_LENGTH);
-    if (!k->caller.authenticated && !public_request(method, url))
+    const char *why = ambiguous(c, k->sock);
+    if (why)
+        ms_api_error(&rs, 400, why);
+    else if (!k->caller.authenticated && !public_request(method, url))
         ms_api_error(&rs, 401, "missing or wrong bearer token (Authorization: Bearer <a token "
                                "of the token-file>)");
     else if (cl && strtoull(cl, NULL, 10) > MS_JOB_BODY_MAX)
@@ -304,8 +354,9 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
             if (ci)
                 drain(s->h->conns, k->sock, ci->connect_fd);
         }
-        /* A kept-alive connection's next request: its own deadline. */
+        /* A kept-alive connection's next request: its own deadline, its own URL. */
         ms_conns_deadline(s->h->conns, k->sock->slot, true);
+        k->sock->nul_in_url = false;
         free(k->body);
         free(k);
     }
@@ -405,7 +456,8 @@ int ms_http_start(ms_http *h, ms_engine *e, const ms_gpu_model *m, const char *s
             MHD_OPTION_CONNECTION_LIMIT, (unsigned)MS_HTTP_CONNECTION_LIMIT,
             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)MS_HTTP_TIMEOUT_SECONDS,
             MHD_OPTION_NOTIFY_CONNECTION, notify, s,
-            MHD_OPTION_NOTIFY_COMPLETED, completed, s, MHD_OPTION_END);
+            MHD_OPTION_NOTIFY_COMPLETED, completed, s,
+            MHD_OPTION_UNESCAPE_CALLBACK, unescape, s, MHD_OPTION_END);
         if (!s->d)
             return ms_error_set(err, MS_EIO, "listen %s: the HTTP server did not start",
                                 s->l.tcp ? "tcp" : s->l.path);

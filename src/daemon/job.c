@@ -1,6 +1,7 @@
 /* job.c: a job's JSON: parsing a submission with precise errors, rendering it back. */
 #include "job.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,6 +114,16 @@ static int parse_env(json_t *v, ms_job_spec *s, ms_error *err)
     return MS_OK;
 }
 
+bool ms_canonical_integer(const char *s)
+{
+    long v;
+    char back[24];
+    if (!ms_parse_long(s, LONG_MIN, LONG_MAX, &v))
+        return false;
+    snprintf(back, sizeof back, "%ld", v);
+    return !strcmp(back, s);
+}
+
 static int parse_times(json_t *v, const ms_gpu_model *gpu, ms_job_spec *s, ms_error *err)
 {
     if (!json_is_object(v) || json_object_size(v) == 0)
@@ -122,9 +133,11 @@ static int parse_times(json_t *v, const ms_gpu_model *gpu, ms_job_spec *s, ms_er
     json_object_foreach(v, k, val) {
         char field[80];
         snprintf(field, sizeof field, "times.%.40s", k);
-        char *end;
-        long size = strtol(k, &end, 10);
-        if (end == k || *end || size < 1 || size > MS_MAX_SLICES ||
+        long size;
+        if (!ms_canonical_integer(k) && ms_parse_long(k, LONG_MIN, LONG_MAX, &size))
+            return ms_error_set(err, MS_EINVAL, "job: %s: a size is written canonically "
+                                "(\"%ld\", not \"%.40s\")", field, size, k);
+        if (!ms_parse_long(k, 1, MS_MAX_SLICES, &size) ||
             ms_gpu_size_index(gpu, (int)size) < 0) {
             char sizes[64] = "";
             for (int i = 0; i < gpu->nsizes; i++)

@@ -95,6 +95,10 @@ typedef struct ms_job_transition {
 const char *ms_job_state_name(ms_job_state s);
 /* -1 for an unknown name. */
 int ms_job_state_parse(const char *name);
+
+/* Whether s is an integer written the one way printf's %ld writes it: no '+', blank or
+ * leading zero, no "-0" ("01" and "1" would otherwise name one thing twice). */
+bool ms_canonical_integer(const char *s);
 const char *ms_job_event_name(ms_job_event e);
 int ms_job_event_parse(const char *name);
 

@@ -29,7 +29,8 @@ static void usage(FILE *f)
             "Every configuration key is also a flag; flags override the file:\n"
             "  --backend nvml|sim      --gpu MODEL           --gpus N (sim)\n"
             "  --devices 0,1 (nvml)    --listen unix:PATH | tcp:127.0.0.1:PORT (repeatable)\n"
-            "  --token-file FILE       --db PATH             --mode online|batch\n"
+            "  --token-file FILE       --db PATH             --init-store true|false\n"
+            "  --mode online|batch\n"
             "  --time-scale X (sim)    --log-level debug|info|warn|error\n"
             "  --on-stop wait|requeue  --batch-size N        --batch-period S\n"
             "  --batch-concat trivial|reverse|overlap\n"
@@ -147,7 +148,7 @@ static int run(int argc, char **argv, const ms_daemon_config *c, int sfd)
     ms_engine *e = NULL;
     ms_slurm_reconciler *rec = NULL;
     const ms_gpu_model *model = c->has_model ? &c->model : NULL;
-    if (check_folders(c, &err) || ms_http_open(c, &h, &err) ||
+    if (ms_http_open(c, &h, &err) || (c->init_store && ms_store_init(c->db, &err)) ||
         ms_store_open(c->db, model, &st, &err) ||
         ms_engine_open(c, st, &e, &err) || ms_http_start(h, e, model, c->slurm_gres, &err) ||
         (c->slurm_reconcile > 0 &&
@@ -210,8 +211,17 @@ int main(int argc, char **argv)
         return usage_err ? 2 : 1;
     }
     ms_dlog_set_level(c->log_level);
+    /* The store's lock comes before anything else is touched (the devices, the socket, the
+     * store): a second daemon on the store stops here, held for the process's life. */
+    int lock = -1;
+    if (check_folders(c, &err) || ms_store_lock(c->db, &lock, &err)) {
+        fprintf(stderr, "migschedd: %s\n", err.msg);
+        free(c);
+        return 1;
+    }
     if (identify_model(c, &err)) {
         fprintf(stderr, "migschedd: device %d: %s\n", c->devices[0], err.msg);
+        close(lock);
         free(c);
         return 1;
     }
@@ -228,11 +238,13 @@ int main(int argc, char **argv)
     int sfd = -1;
     if (sigprocmask(SIG_BLOCK, &blocked, NULL) || (sfd = signalfd(-1, &set, SFD_CLOEXEC)) < 0) {
         fprintf(stderr, "migschedd: signalfd: %s\n", strerror(errno));
+        close(lock);
         free(c);
         return 1;
     }
     int rc = run(argc, argv, c, sfd);
     close(sfd);
+    close(lock);
     free(c);
     return rc;
 }

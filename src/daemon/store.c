@@ -11,10 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include "migsched/io.h"
 
 #include "migsched/io.h"
 
@@ -137,9 +136,13 @@ static int migrate(ms_store *st, ms_error *err)
     return MS_OK;
 }
 
+/* "MIGS": a migschedd store, in the database header's application_id. */
+#define STORE_APPLICATION_ID 0x4d494753
+
 /* The database and its -wal and -shm (which SQLite creates with the database's mode) at
- * mode 0600, regular files opened without following links: they hold jobs' environments. */
-static int private_files(const char *path, ms_error *err)
+ * mode 0600, regular files opened without following links: they hold jobs' environments.
+ * *size: the database's size before this call (-1: it did not exist). */
+static int private_files(const char *path, off_t *size, ms_error *err)
 {
     static const char *const SUFFIX[] = {"", "-wal", "-shm"};
     for (int i = 0; i < 3; i++) {
@@ -149,6 +152,9 @@ static int private_files(const char *path, ms_error *err)
         int fd;
         if (i > 0 && access(name, F_OK) != 0 && errno == ENOENT)
             continue;
+        struct stat sb;
+        if (i == 0)
+            *size = lstat(name, &sb) == 0 ? sb.st_size : -1;
         int rc = ms_open_regular(AT_FDCWD, name, name, O_RDWR | (i == 0 ? O_CREAT : 0), 0600,
                                  &fd, err);
         if (!rc && fchmod(fd, 0600) != 0)
@@ -161,6 +167,116 @@ static int private_files(const char *path, ms_error *err)
     return MS_OK;
 }
 
+int ms_store_lock(const char *path, int *fd, ms_error *err)
+{
+    char name[4200];
+    *fd = -1;
+    if ((size_t)snprintf(name, sizeof name, "%s.lock", path) >= sizeof name)
+        return ms_error_set(err, MS_EINVAL, "%s: path too long", path);
+    int f, rc = ms_open_regular(AT_FDCWD, name, name, O_RDWR | O_CREAT, 0600, &f, err);
+    if (rc)
+        return rc;
+    if (fchmod(f, 0600) != 0) {
+        rc = ms_error_set(err, MS_EIO, "%s: %s", name, strerror(errno));
+    } else if (flock(f, LOCK_EX | LOCK_NB) != 0) {
+        if (errno == EWOULDBLOCK) {
+            char pid[24] = "";
+            ssize_t n = pread(f, pid, sizeof pid - 1, 0);
+            pid[n > 0 ? n : 0] = '\0';
+            pid[strspn(pid, "0123456789")] = '\0';
+            rc = ms_error_set(err, MS_EINVAL, "db %s: in use by migschedd pid %s (lock %s)",
+                              path, *pid ? pid : "unknown", name);
+        } else {
+            rc = ms_error_set(err, MS_EIO, "%s: flock: %s", name, strerror(errno));
+        }
+    } else {
+        char pid[24];
+        int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+        if (ftruncate(f, 0) != 0 || pwrite(f, pid, (size_t)n, 0) != n)
+            rc = ms_error_set(err, MS_EIO, "%s: %s", name, strerror(errno));
+    }
+    if (rc) {
+        close(f);
+        return rc;
+    }
+    *fd = f;
+    return MS_OK;
+}
+
+int ms_store_init(const char *path, ms_error *err)
+{
+    struct stat sb;
+    if (lstat(path, &sb) != 0 || sb.st_size != 0)
+        return MS_OK;  /* missing: ms_store_open creates it; with content: never touched */
+    sqlite3 *db = NULL;
+    char sql[64];
+    snprintf(sql, sizeof sql, "PRAGMA application_id = %d", STORE_APPLICATION_ID);
+    int rc = MS_OK;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
+        sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK)
+        rc = ms_error_set(err, MS_EIO, "%s: cannot make a new store: %s", path,
+                          db ? sqlite3_errmsg(db) : "out of memory");
+    sqlite3_close(db);
+    return rc;
+}
+
+/* Whether the open database is a migschedd store: its application_id is ours, or it is
+ * the file just created (made ours here, in the header, before anything else is written),
+ * or a store from before the marker (a schema version and our tables; marked now). */
+static int check_marker(ms_store *st, off_t size, ms_error *err)
+{
+    int id = 0, version = 0, tables = 0;
+    int rc = pragma_int(st, "PRAGMA application_id", &id, err);
+    if (rc) {
+        if (sqlite3_errcode(st->db) == SQLITE_NOTADB)
+            return ms_error_set(err, MS_EINVAL, "%s: not a migschedd store (not a SQLite "
+                                "database)", st->path);
+        return rc;
+    }
+    if (id == STORE_APPLICATION_ID)
+        return MS_OK;
+    if (size == 0)
+        return ms_error_set(err, MS_EINVAL, "%s: the file is empty (zero length), not a "
+                            "store: restore it, remove it for a new store, or start once with "
+                            "init-store true", st->path);
+    if (id != 0)
+        return ms_error_set(err, MS_EINVAL, "%s: not a migschedd store (a SQLite database of "
+                            "application id %#x)", st->path, (unsigned)id);
+    if (size > 0) {  /* no marker: a store from before it has a schema version and our tables */
+        if ((rc = pragma_int(st, "PRAGMA user_version", &version, err)) ||
+            (rc = pragma_int(st, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND"
+                                 " name IN ('jobs', 'transitions', 'instances')", &tables, err)))
+            return rc;
+        if (version < 1 || tables != 3)
+            return ms_error_set(err, MS_EINVAL, "%s: not a migschedd store (a SQLite database "
+                                "without its marker)", st->path);
+    }
+    char sql[64];
+    snprintf(sql, sizeof sql, "PRAGMA application_id = %d", STORE_APPLICATION_ID);
+    return exec(st, sql, err);
+}
+
+/* PRAGMA quick_check's first finding, if it is not "ok". */
+static int quick_check(ms_store *st, ms_error *err)
+{
+    sqlite3_stmt *s;
+    int rc = prepare(st, "PRAGMA quick_check(1)", &s, err);
+    if (rc) {
+        ms_error_prefix(err, "quick_check");
+        return rc;
+    }
+    int step = sqlite3_step(s);
+    const char *r = step == SQLITE_ROW ? (const char *)sqlite3_column_text(s, 0) : NULL;
+    if (step != SQLITE_ROW)
+        rc = ms_error_set(err, MS_EIO, "%s: damaged store: quick_check: %s", st->path,
+                          sqlite3_errmsg(st->db));
+    else if (!r || strcmp(r, "ok"))
+        rc = ms_error_set(err, MS_EIO, "%s: damaged store: quick_check: %.200s", st->path,
+                          r ? r : "no answer");
+    sqlite3_finalize(s);
+    return rc;
+}
+
 int ms_store_open(const char *path, const ms_gpu_model *gpu, ms_store **out, ms_error *err)
 {
     *out = NULL;
@@ -170,7 +286,8 @@ int ms_store_open(const char *path, const ms_gpu_model *gpu, ms_store **out, ms_
         return ms_error_set(err, MS_ENOMEM, "%s: out of memory", path);
     }
     st->gpu = gpu;
-    int rc = private_files(path, err);
+    off_t size;
+    int rc = private_files(path, &size, err);
     if (rc) {
         ms_store_close(st);
         return rc;
@@ -184,10 +301,12 @@ int ms_store_open(const char *path, const ms_gpu_model *gpu, ms_store **out, ms_
     }
     char mode[16];
     int sync, version;
-    /* A busy writer (another migschedd on the same file) makes us wait, not fail at once. */
+    /* A busy writer (a sqlite3 shell on the file) makes us wait, not fail at once; another
+     * migschedd is kept out by ms_store_lock. */
     if (sqlite3_busy_timeout(st->db, 5000) != SQLITE_OK)
         rc = db_error(st, "busy timeout", err);
-    else if (!(rc = exec(st, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;"
+    else if (!(rc = check_marker(st, size, err)) && !(rc = quick_check(st, err)) &&
+             !(rc = exec(st, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;"
                              " PRAGMA foreign_keys = ON", err)) &&
              !(rc = migrate(st, err)) &&
              !(rc = ms_store_settings(st, &version, mode, &sync, err)) && strcmp(mode, "wal"))

@@ -15,10 +15,23 @@ typedef struct ms_store ms_store;
 int ms_store_migration_count(void);
 const char *ms_store_migration_sql(int i);
 
+/* One daemon per store: an exclusive flock on PATH.lock (a regular file, never followed as
+ * a link, mode 0600), which then holds the caller's pid; *fd keeps the lock until it is
+ * closed (or the process dies). Held by another process: MS_EINVAL "db PATH: in use by
+ * migschedd pid N", at once. */
+int ms_store_lock(const char *path, int *fd, ms_error *err);
+/* A zero-length file at path is made a new, empty store (its format marker written); a
+ * missing file or one with content is left alone (ms_store_open decides). */
+int ms_store_init(const char *path, ms_error *err);
+
 /* Opens (creating if missing) the database at path and applies the migrations it lacks,
- * each in its own transaction. A database of a newer version than this build knows is
- * refused (MS_EINVAL); a file that is not a SQLite database fails (MS_EIO). Jobs are parsed back
- * against gpu, which the store keeps a pointer to. Errors name the path. */
+ * each in its own transaction. A store carries a format marker (the database header's
+ * application_id, "MIGS"): a missing file is created as a new store, a store of before the
+ * marker (its schema there) is marked; an empty file (unless ms_store_init made it a store),
+ * another SQLite database or a file that is not one are refused (MS_EINVAL, "not a migschedd
+ * store", never written); PRAGMA quick_check finds damage (MS_EIO "damaged store"). A
+ * database of a newer version than this build knows is refused (MS_EINVAL). Jobs are
+ * parsed back against gpu, which the store keeps a pointer to. Errors name the path. */
 int ms_store_open(const char *path, const ms_gpu_model *gpu, ms_store **out, ms_error *err);
 void ms_store_close(ms_store *st);
 

@@ -5,13 +5,30 @@
 #include <stdio.h>
 #include <string.h>
 
+/* A message cut to the buffer may end inside a UTF-8 character, which a JSON encoder then
+ * refuses: the cut is moved back to the character's start. n: what was asked to fit. */
+static void cut_at_character(char *msg, size_t n)
+{
+    if (n < MS_ERR_LEN - 1)
+        return;
+    size_t end = MS_ERR_LEN - 1, start = end;
+    while (start > 0 && ((unsigned char)msg[start - 1] & 0xc0) == 0x80 && end - start < 3)
+        start--;
+    unsigned char lead = start > 0 ? (unsigned char)msg[start - 1] : 0;
+    size_t want = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+    if (lead >= 0xc0 && end - start + 1 < want)
+        msg[start - 1] = '\0';
+}
+
 int ms_error_set(ms_error *err, int code, const char *fmt, ...)
 {
     if (err) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        int n = vsnprintf(err->msg, sizeof err->msg, fmt, ap);
         va_end(ap);
+        if (n > 0)
+            cut_at_character(err->msg, (size_t)n);
         err->code = code;
     }
     return code;
@@ -33,4 +50,5 @@ void ms_error_prefix(ms_error *err, const char *fmt, ...)
     size_t room = sizeof err->msg - (size_t)n;
     memcpy(err->msg + n, ": ", 3);
     strncat(err->msg + n + 2, old, room - 3);
+    cut_at_character(err->msg, (size_t)n + 2 + strlen(old));
 }
