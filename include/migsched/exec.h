@@ -129,8 +129,9 @@ void ms_device_lock_release(ms_device_lock *l);
  * "created DEV GI START SIZE UUID", "destroying DEV GI START SIZE PROFILE CI UUID",
  * "destroyed DEV GI", "settled DEV START", "task DEV PGID START INDEX",
  * "ended PGID", "finished", "clean" (docs/exec.md). A crash mid-write leaves at most the
- * last record cut short (no final newline): the reader drops it, a writer cuts it off. Every writer returns an error once a
- * write failed (and keeps failing): the caller must stop changing the device. */
+ * last record cut short (no final newline): the reader drops it, a writer cuts it off.
+ * Every writer returns an error once a write failed (and keeps failing): the caller must
+ * stop changing the device. */
 /* Opens path for appending (a regular file, created if missing with mode 0600) and writes
  * the "run" record (this process) durably; backend NULL appends without a "run" record
  * (cleanup). A journal is used only in a folder that only we (or root) can write, and only
