@@ -7,7 +7,10 @@
  * point of a destroy (journalled "destroying") recovered, a stranger's instance made at our
  * old id and slots after it left alone, and an instance that lost its compute instance
  * with no destroy of ours under way left alone too; an idle instance of ours that someone
- * else replaces while the engine runs is found out, never used, and theirs left alone. */
+ * else replaces while the engine runs is found out, never used, and theirs left alone; the
+ * journal stays bounded over 30 SIGKILL/restart cycles, a recorded group whose leader is
+ * gone or another process is never signalled, a torn last record is recovered from and an
+ * unreadable journal stops the start. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -566,6 +569,253 @@ static void test_lost_compute_instance_left_alone(void **state)
     assert_true(ms_mig_same_instance(&lone, &list[0]));
 }
 
+/* The journal's path (the engine's default for device 0). */
+static void journal_path(char *path, size_t len)
+{
+    ms_error e = {0};
+    assert_int_equal(ms_default_run_path((const int[]){0}, 1, ".journal", path, len, &e), MS_OK);
+}
+
+static void journal_append(const char *text, size_t len)
+{
+    char path[512];
+    journal_path(path, sizeof path);
+    FILE *out = fopen(path, "a");
+    assert_non_null(out);
+    assert_int_equal(fwrite(text, 1, len, out), len);
+    fclose(out);
+}
+
+/* Size and records (lines) of the journal. */
+static void journal_size(long *bytes, int *records)
+{
+    char path[512], *text;
+    size_t len;
+    ms_error e = {0};
+    journal_path(path, sizeof path);
+    assert_int_equal(ms_read_file(path, &text, &len, &e), MS_OK);
+    *bytes = (long)len;
+    *records = 0;
+    for (size_t i = 0; i < len; i++)
+        *records += text[i] == '\n';
+    free(text);
+}
+
+/* One cycle's engine process: recovers what the last one left, starts two jobs (failed,
+ * not retried, when interrupted: each cycle has its own) and is SIGKILLed once both run. */
+static void cycle_child(fixture *f, int cycle)
+{
+    ms_error e = {0};
+    if (ms_store_open(f->db, &f->c.model, &f->st, &e) || ms_engine_open(&f->c, f->st, &f->e, &e)) {
+        fprintf(stderr, "cycle %d: %s\n", cycle, e.msg);
+        _exit(1);
+    }
+    char up[2][400];
+    for (int k = 0; k < 2; k++) {
+        snprintf(up[k], sizeof up[k], "%s/up%d.%d", f->dir, cycle, k);
+        char text[1200];
+        snprintf(text, sizeof text, "{\"name\": \"c\", \"command\": [\"sh\", \"-c\", \"echo > "
+                 "%s; exec sleep 60\"], \"profile\": \"2g.12gb\", \"seconds\": 60, "
+                 "\"on_interrupt\": \"fail\"}", up[k]);
+        ms_job_spec s;
+        json_t *job;
+        if (ms_job_spec_parse(text, strlen(text), &f->c.model, &s, &e) ||
+            ms_engine_submit(f->e, &s, &f->owner, &job, &e) != MS_ENGINE_OK)
+            _exit(1);
+        json_decref(job);
+    }
+    for (int i = 0; i < 12000; i++) {
+        if (!access(up[0], F_OK) && !access(up[1], F_OK))
+            raise(SIGKILL);
+        pause_ms(5);
+    }
+    _exit(1);
+}
+
+/* 30 SIGKILL/restart cycles with jobs running: every start succeeds, and the journal's
+ * size and records stay bounded whatever the number of cycles (the crashed run's tasks
+ * and instances are closed, the start compacts). `migsched run --cleanup` then still
+ * starts, and a clean stop leaves nothing open. */
+static void test_restart_loop_bounded(void **state)
+{
+    fixture *f = *state;
+    configure_nvml(f, "1");
+    for (int cycle = 0; cycle < 30; cycle++) {
+        pid_t child = fork();
+        assert_true(child >= 0);
+        if (child == 0)
+            cycle_child(f, cycle);
+        int status;
+        assert_int_equal(waitpid(child, &status, 0), child);
+        if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL)
+            fail_msg("cycle %d: the engine did not start (status %d)", cycle, status);
+        long bytes;
+        int records;
+        journal_size(&bytes, &records);
+        if (bytes > 2048 || records > 40 || open_records(f, MS_JOURNAL_TASK) > 2 ||
+            open_records(f, MS_JOURNAL_CREATED) > 2)
+            fail_msg("cycle %d: the journal grew: %ld bytes, %d records, %d open tasks", cycle,
+                     bytes, records, open_records(f, MS_JOURNAL_TASK));
+    }
+    char path[512];
+    journal_path(path, sizeof path);
+    ms_cleanup_options o = {.journal = path, .kill_grace_s = 1};
+    ms_cleanup_report rep;
+    ms_error e = {0};
+    if (ms_run_cleanup(&o, &rep, &e))
+        fail_msg("%s", e.msg);
+    assert_int_equal(rep.killed, 2);
+    assert_int_equal(rep.destroyed, 2);
+    open_engine(f);
+    assert_int_equal(count_state(f->e, MS_JOB_FAILED), 60);  /* interrupted, not retried */
+    stop_engine(f);
+    long bytes;
+    int records;
+    journal_size(&bytes, &records);
+    assert_true(records <= 4);  /* run, finished, device */
+    assert_int_equal(open_records(f, MS_JOURNAL_TASK), 0);
+    ms_mig_instance list[MS_MAX_MIG];
+    assert_int_equal(device_instances(list), 0);
+}
+
+static bool group_member_alive(pid_t pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *in = fopen(path, "r");
+    if (!in)
+        return false;
+    size_t n = fread(buf, 1, sizeof buf - 1, in);
+    fclose(in);
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')');
+    return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+}
+
+static unsigned long long start_time(pid_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *in = fopen(path, "r");
+    assert_non_null(in);
+    size_t n = fread(buf, 1, sizeof buf - 1, in);
+    fclose(in);
+    buf[n] = '\0';
+    unsigned long long st = 0;
+    const char *p = strrchr(buf, ')');
+    assert_non_null(p);
+    assert_int_equal(sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
+                            "%*d %*d %*d %*d %llu", &st), 1);
+    return st;
+}
+
+/* A journal whose task records name process groups that are not the recorded ones: one
+ * whose leader is another process (a later start time), one whose leader is gone (so
+ * its id could have been reused by anyone's group). Neither is signalled; both records
+ * are closed. */
+static void test_reused_pgid_left_alone(void **state)
+{
+    fixture *f = *state;
+    int pipefd[2];
+    assert_int_equal(pipe(pipefd), 0);
+    pid_t lone_leader = fork();  /* a group whose leader exits, leaving a member */
+    assert_true(lone_leader >= 0);
+    if (lone_leader == 0) {
+        setpgid(0, 0);
+        pid_t member = fork();
+        if (member == 0) {
+            execlp("sleep", "sleep", "60", (char *)NULL);
+            _exit(127);
+        }
+        if (write(pipefd[1], &member, sizeof member) != sizeof member)
+            _exit(1);
+        _exit(0);
+    }
+    pid_t member;
+    assert_int_equal(read(pipefd[0], &member, sizeof member), sizeof member);
+    close(pipefd[0]);
+    close(pipefd[1]);
+    assert_int_equal(waitpid(lone_leader, NULL, 0), lone_leader);
+    pid_t other = fork();  /* a group whose leader lives, started after the record's */
+    assert_true(other >= 0);
+    if (other == 0) {
+        setpgid(0, 0);
+        execlp("sleep", "sleep", "60", (char *)NULL);
+        _exit(127);
+    }
+    setpgid(other, other);
+    for (int i = 0; i < 2000 && getpgid(other) != other; i++)
+        pause_ms(1);
+    unsigned long long other_start = start_time(other);
+    char text[400];
+    int n = snprintf(text, sizeof text, "run nvml A30-24GB 1 1\ntask 0 %d %llu 7\n"
+                     "task 0 %d %llu 8\n", (int)lone_leader, other_start,
+                     (int)other, other_start - 1);
+    journal_append(text, (size_t)n);
+    configure_nvml(f, "1");
+    open_engine(f);
+    int still_open = open_records(f, MS_JOURNAL_TASK);
+    pause_ms(200);
+    bool member_alive = group_member_alive(member);
+    int st = 0;
+    pid_t reaped = waitpid(other, &st, WNOHANG);
+    kill(-lone_leader, SIGKILL);
+    kill(-other, SIGKILL);
+    if (!reaped)
+        waitpid(other, NULL, 0);
+    stop_engine(f);
+    assert_true(member_alive);
+    assert_int_equal(reaped, 0);
+    assert_int_equal(still_open, 0);
+}
+
+/* A crash mid-write left the journal's last record cut short: the start drops it and
+ * recovers from the rest (the old processes stopped, both jobs done once more). */
+static void test_torn_journal_recovered(void **state)
+{
+    fixture *f = *state;
+    crash(f);
+    pid_t old[2] = {read_pid(f, 0), read_pid(f, 1)};
+    journal_append("ended 1", 7);
+    open_engine(f);
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < 2000 && kill(old[k], 0) == 0; i++)
+            pause_ms(5);
+    assert_int_equal(kill(old[0], 0), -1);
+    assert_int_equal(kill(old[1], 0), -1);
+    wait_count(f->e, MS_JOB_DONE, 2);
+    stop_engine(f);
+    check_all_done(f, 2);
+    assert_int_equal(open_records(f, MS_JOURNAL_TASK), 0);
+    ms_mig_instance list[MS_MAX_MIG];
+    assert_int_equal(device_instances(list), 0);
+}
+
+/* A journal with a NUL byte is unreadable: the start stops with the reader's error
+ * naming the file and line, and touches nothing (the crashed run's jobs keep running). */
+static void test_unreadable_journal_stops_start(void **state)
+{
+    fixture *f = *state;
+    crash(f);
+    pid_t old[2] = {read_pid(f, 0), read_pid(f, 1)};
+    long bytes;
+    int records;
+    journal_size(&bytes, &records);
+    journal_append("ended\0 1\n", 9);
+    ms_error e = {0};
+    assert_int_equal(ms_store_open(f->db, &f->c.model, &f->st, &e), MS_OK);
+    assert_int_not_equal(ms_engine_open(&f->c, f->st, &f->e, &e), MS_OK);
+    char path[512], want[600];
+    journal_path(path, sizeof path);
+    snprintf(want, sizeof want, "%s:%d: NUL byte", path, records + 1);
+    if (!strstr(e.msg, want))
+        fail_msg("'%s' (wanted %s)", e.msg, want);
+    bool running = kill(old[0], 0) == 0 && kill(old[1], 0) == 0;
+    kill(old[0], SIGKILL);
+    kill(old[1], SIGKILL);
+    assert_true(running);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -586,6 +836,11 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_stranger_of_another_profile, setup_nvml, teardown),
         cmocka_unit_test_setup_teardown(test_lost_compute_instance_left_alone, setup_nvml,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_restart_loop_bounded, setup_nvml, teardown),
+        cmocka_unit_test_setup_teardown(test_reused_pgid_left_alone, setup_nvml, teardown),
+        cmocka_unit_test_setup_teardown(test_torn_journal_recovered, setup_nvml, teardown),
+        cmocka_unit_test_setup_teardown(test_unreadable_journal_stops_start, setup_nvml,
                                         teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

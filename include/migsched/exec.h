@@ -127,9 +127,11 @@ void ms_device_lock_release(ms_device_lock *l);
  * when it announces a change) before the change: "run BACKEND MODEL PID START",
  * "device DEV GPU-UUID", "foreign DEV GI START SIZE UUID|-", "begin DEV START SIZE",
  * "created DEV GI START SIZE UUID", "destroying DEV GI START SIZE PROFILE CI UUID",
- * "destroyed DEV GI", "task DEV PGID START INDEX",
- * "ended PGID", "finished", "clean" (docs/exec.md). Every writer returns an error once a
- * write failed (and keeps failing): the caller must stop changing the device. */
+ * "destroyed DEV GI", "settled DEV START", "task DEV PGID START INDEX",
+ * "ended PGID", "finished", "clean" (docs/exec.md). A crash mid-write leaves at most the
+ * last record cut short (no final newline): the reader drops it, a writer cuts it off.
+ * Every writer returns an error once a write failed (and keeps failing): the caller must
+ * stop changing the device. */
 /* Opens path for appending (a regular file, created if missing with mode 0600) and writes
  * the "run" record (this process) durably; backend NULL appends without a "run" record
  * (cleanup). A journal is used only in a folder that only we (or root) can write, and only
@@ -139,7 +141,7 @@ int ms_journal_open(const char *path, const char *backend, const char *model, ms
                     ms_error *err);
 /* Appends "clean": nothing the journal recorded is left (cleanup's last word). */
 int ms_journal_clean(ms_journal *j, ms_error *err);
-/* Appends "finished" when asked; closes. */
+/* Appends "finished" and compacts when asked; closes. */
 int ms_journal_close(ms_journal *j, bool finished, ms_error *err);
 int ms_journal_device(ms_journal *j, int device, const char *gpu_uuid, ms_error *err);
 int ms_journal_foreign(ms_journal *j, int device, const ms_mig_instance *in, ms_error *err);
@@ -154,6 +156,15 @@ int ms_journal_destroyed(ms_journal *j, int device, unsigned gi_id, ms_error *er
 int ms_journal_task(ms_journal *j, int device, int pgid, unsigned long long start, int index,
                     ms_error *err);
 int ms_journal_task_ended(ms_journal *j, int pgid, ms_error *err);
+/* A creation begun at start_slot that recovery settled (what is there now is recorded as
+ * found): its "begin" record is closed. */
+int ms_journal_begin_settled(ms_journal *j, int device, int start_slot, ms_error *err);
+/* Rewrites the journal as the records it leaves open (the same state on replay): a new
+ * file from mkstemp in its folder (mode 0600), synced, renamed over it, the folder synced.
+ * A journal that grows past MS_JOURNAL_COMPACT_BYTES is compacted as it is written; a
+ * clean close ("finished") compacts it too. */
+#define MS_JOURNAL_COMPACT_BYTES (256 * 1024)
+int ms_journal_compact(ms_journal *j, ms_error *err);
 
 /* What a journal leaves open after replay. */
 #define MS_JOURNAL_MAX_RECORDS 512
@@ -184,6 +195,7 @@ typedef struct ms_journal_state {
     int owner_pid;               /* the last run's process */
     unsigned long long owner_start;
     bool finished;               /* the last run ended normally */
+    int torn_line;               /* the last record, cut short by a crash: dropped (0: none) */
     int ndev;
     struct { int device; char uuid[96]; } dev[MS_RUN_MAX_GPUS];
     int n;
@@ -191,10 +203,12 @@ typedef struct ms_journal_state {
 } ms_journal_state;
 
 /* Reads and replays the journal at path under the rules of ms_journal_open; *found false
- * (and MS_OK) when there is none. */
+ * (and MS_OK) when there is no file there. Any other failure (EACCES, a NUL byte, over the
+ * input limit, a bad record) is an error naming the file (and line): never no journal. */
 int ms_journal_load(const char *path, ms_journal_state *st, bool *found, ms_error *err);
 /* Replays a journal's text. Impossible records (negative ids, an unknown model, placements
- * outside the model, trailing junk) are errors naming source and line. */
+ * outside the model, trailing junk, a NUL byte) are errors naming source and line; text
+ * after the last newline is a record cut short (torn_line), dropped. */
 int ms_journal_parse(const char *text, size_t len, const char *source, ms_journal_state *st,
                      ms_error *err);
 

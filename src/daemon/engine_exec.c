@@ -27,20 +27,60 @@ static void pause_s(double s)
     nanosleep(&ts, NULL);
 }
 
-/* A process group of the previous owner that still runs is ours (the journal's pgid and
- * leader start time say so) but not our child: we cannot wait for its exit status, so it
- * is stopped and its job interrupted (retried under retry), never run twice at once. */
-static void stop_leftover(ms_engine *e, const ms_journal_rec *r)
+/* Waits up to `seconds` for the group to go; true if it did. */
+static bool group_gone(const ms_journal_rec *r, double seconds)
+{
+    for (double waited = 0; proc_group_ours_alive(r->pgid, r->pstart); waited += 0.05) {
+        if (waited >= seconds)
+            return false;
+        pause_s(0.05);
+    }
+    return true;
+}
+
+/* A process group of the previous owner that still runs is ours only while its leader is
+ * the recorded process (pgid and start time), never by its id alone; it is not our child:
+ * we cannot wait for its exit status, so it is stopped and its job interrupted (retried
+ * under retry), never run twice at once. A group whose leader is gone cannot be told from
+ * another that took its id: logged and left alone. Returns whether the record is settled
+ * (the group gone, stopped, or not provably ours), so that its end is journalled. */
+static bool stop_leftover(ms_engine *e, const ms_journal_rec *r)
 {
     if (!proc_group_ours_alive(r->pgid, r->pstart))
-        return;
+        return true;
+    if (!proc_group_leader_is(r->pgid, r->pstart)) {
+        ms_dlog(MS_LOG_WARN, "recover.unproven_group", "pgid=%d job=%d reason=\"its leader "
+                "is gone: the group cannot be told from another that took its id; left "
+                "alone\"", r->pgid, r->task);
+        return true;
+    }
     ms_dlog(MS_LOG_WARN, "recover.stop_process", "pgid=%d job=%d", r->pgid, r->task);
     kill(-r->pgid, SIGTERM);
-    for (double waited = 0; waited < e->stop_grace && proc_group_ours_alive(r->pgid, r->pstart);
-         waited += 0.05)
-        pause_s(0.05);
-    if (proc_group_ours_alive(r->pgid, r->pstart))
-        kill(-r->pgid, SIGKILL);
+    if (group_gone(r, e->stop_grace))
+        return true;
+    kill(-r->pgid, SIGKILL);
+    if (group_gone(r, 2.0))
+        return true;
+    ms_dlog(MS_LOG_ERROR, "recover.survived", "pgid=%d job=%d reason=\"survived SIGKILL: its "
+            "record stays open\"", r->pgid, r->task);
+    return false;
+}
+
+/* The end of every task record of the previous journal that recovery settled; one that
+ * shares its pgid with a group still running stays open ("ended" closes by pgid). */
+static int journal_settled(ms_engine *e, const ms_journal_state *old, const bool *settled,
+                           ms_error *err)
+{
+    int rc = MS_OK;
+    for (int k = 0; !rc && old && k < old->n; k++) {
+        bool shared = false;
+        for (int i = 0; settled[k] && i < old->n; i++)
+            shared |= old->rec[i].kind == MS_JOURNAL_TASK && !settled[i] &&
+                      old->rec[i].pgid == old->rec[k].pgid;
+        if (settled[k] && !shared)
+            rc = ms_journal_task_ended(e->journal, old->rec[k].pgid, err);
+    }
+    return rc;
 }
 
 /* An instance at an id the previous journal recorded that is not provably ours: reported
@@ -93,7 +133,9 @@ static int reconcile_device(ms_engine *e, int g, const ms_journal_state *old, ms
                 list[i].gi_id, list[i].start_slot, list[i].size_slots);
     }
     /* Recorded instances that are gone (destroyed before the crash was journalled, or by
-     * someone else): settled, so that no later start takes a new instance for them. */
+     * someone else): settled, so that no later start takes a new instance for them. A
+     * creation in flight at the crash is settled too: what it may have made is recorded
+     * foreign above. */
     for (int k = 0; !rc && old && k < old->n; k++) {
         const ms_journal_rec *r = &old->rec[k];
         bool listed = false;
@@ -102,6 +144,8 @@ static int reconcile_device(ms_engine *e, int g, const ms_journal_state *old, ms
         if (r->device == gp->device && !listed &&
             (r->kind == MS_JOURNAL_CREATED || r->kind == MS_JOURNAL_DESTROYING))
             rc = ms_journal_destroyed(e->journal, gp->device, r->gi_id, err);
+        else if (r->device == gp->device && r->kind == MS_JOURNAL_BEGUN)
+            rc = ms_journal_begin_settled(e->journal, gp->device, r->start, err);
     }
     return rc;
 }
@@ -163,9 +207,10 @@ int ei_nvml_open(ms_engine *e, ms_error *err)
         rc = ms_default_run_path(c->devices, c->ndevices, ".journal", path, sizeof path, err);
     if (rc)
         return rc;
-    /* The previous owner's journal (the device locks say it is gone). */
+    /* The previous owner's journal (the device locks say it is gone): one that cannot be
+     * read stops the start, for its processes and instances would be taken for none. */
     ms_journal_state *old = malloc(sizeof *old);
-    bool found = false;
+    bool found = false, settled[MS_JOURNAL_MAX_RECORDS] = {0};
     if (!old)
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
     else
@@ -174,17 +219,27 @@ int ei_nvml_open(ms_engine *e, ms_error *err)
         free(old);
         old = NULL;
     }
+    char q[600];
+    if (!rc && old && old->torn_line)
+        ms_dlog(MS_LOG_WARN, "journal.torn_record", "journal=%s line=%d reason=\"cut short by "
+                "a crash mid-write: dropped\"", ms_dlog_quote(path, q, sizeof q),
+                old->torn_line);
     for (int k = 0; !rc && old && k < old->n; k++)
         if (old->rec[k].kind == MS_JOURNAL_TASK)
-            stop_leftover(e, &old->rec[k]);
+            settled[k] = stop_leftover(e, &old->rec[k]);
     if (!rc)
         rc = ms_journal_open(path, "nvml", ms_backend_geometry_name(e->gpu[0].be), &e->journal,
                              err);
+    if (!rc)
+        rc = journal_settled(e, old, settled, err);
     for (int g = 0; !rc && g < e->ngpus; g++)
         rc = ms_journal_device(e->journal, e->gpu[g].device, e->gpu[g].uuid, err);
     for (int g = 0; !rc && g < e->ngpus; g++)
         rc = reconcile_device(e, g, old, err);
     free(old);
+    /* What is left open is what is live: the journal is rewritten as just that. */
+    if (!rc)
+        rc = ms_journal_compact(e->journal, err);
     if (!rc)
         note_isolation(e);
     return rc;

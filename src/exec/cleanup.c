@@ -18,6 +18,7 @@ typedef struct cleaner {
     const ms_journal_state *st;
     ms_cleanup_report *rep;
     ms_journal *j;
+    bool ours[MS_JOURNAL_MAX_RECORDS];  /* task groups proved the run's: only those signalled */
     ms_backend *b[MS_RUN_MAX_GPUS];
     ms_device_lock *lock[MS_RUN_MAX_GPUS];
     int dev[MS_RUN_MAX_GPUS], ndev;
@@ -61,7 +62,7 @@ static bool any_alive(const cleaner *c)
 {
     for (int i = 0; i < c->st->n; i++) {
         const ms_journal_rec *r = &c->st->rec[i];
-        if (r->kind == MS_JOURNAL_TASK && proc_group_ours_alive(r->pgid, r->pstart))
+        if (c->ours[i] && proc_group_ours_alive(r->pgid, r->pstart))
             return true;
     }
     return false;
@@ -71,9 +72,26 @@ static void signal_groups(cleaner *c, int sig)
 {
     for (int i = 0; i < c->st->n; i++) {
         const ms_journal_rec *r = &c->st->rec[i];
-        if (r->kind == MS_JOURNAL_TASK && proc_group_ours_alive(r->pgid, r->pstart) &&
+        if (c->ours[i] && proc_group_ours_alive(r->pgid, r->pstart) &&
             kill(-r->pgid, sig) == 0 && sig == SIGTERM)
             c->rep->killed++;
+    }
+}
+
+/* A group is the run's only while its leader is the recorded process, never by its id
+ * alone: with the leader gone, another group may have taken the id. Such a group is
+ * reported and left alone. */
+static void prove_groups(cleaner *c)
+{
+    for (int i = 0; i < c->st->n; i++) {
+        const ms_journal_rec *r = &c->st->rec[i];
+        if (r->kind != MS_JOURNAL_TASK || !proc_group_ours_alive(r->pgid, r->pstart))
+            continue;
+        c->ours[i] = proc_group_leader_is(r->pgid, r->pstart);
+        if (!c->ours[i])
+            left(c, "task process group %d (task #%d, device %d): its leader is gone, so it "
+                    "cannot be told from another group that took its id: left alone (see `ps "
+                    "-o pid,lstart,args -g %d`)", r->pgid, r->task, r->device, r->pgid);
     }
 }
 
@@ -91,6 +109,7 @@ static bool wait_groups(const cleaner *c, double seconds)
 /* Before the instances: a task still running on one keeps it busy (IN_USE). */
 static void stop_tasks(cleaner *c)
 {
+    prove_groups(c);
     if (!any_alive(c))
         return;
     double grace = c->o->kill_grace_s > 0 ? c->o->kill_grace_s : 5.0;
@@ -105,7 +124,7 @@ static void stop_tasks(cleaner *c)
         return;
     for (int i = 0; i < c->st->n; i++) {
         const ms_journal_rec *r = &c->st->rec[i];
-        if (r->kind == MS_JOURNAL_TASK && proc_group_ours_alive(r->pgid, r->pstart))
+        if (c->ours[i] && proc_group_ours_alive(r->pgid, r->pstart))
             left(c, "task process group %d (task #%d, device %d) survived SIGKILL", r->pgid,
                  r->task, r->device);
     }
@@ -270,6 +289,9 @@ int ms_run_cleanup(const ms_cleanup_options *o, ms_cleanup_report *rep, ms_error
         return ms_error_set(err, MS_ENOMEM, "out of memory reading the journal");
     cleaner c = {.o = o, .st = st, .rep = rep};
     int rc = read_journal(o->journal, st, err);
+    if (rc == MS_OK && st->torn_line)
+        say(&c, "%s:%d: the last record was cut short by a crash mid-write: dropped",
+            o->journal, st->torn_line);
     if (rc == MS_OK)
         rc = check_owner(st, o->journal, err);
     if (rc == MS_OK && st->n)
@@ -280,9 +302,12 @@ int ms_run_cleanup(const ms_cleanup_options *o, ms_cleanup_report *rep, ms_error
         stop_tasks(&c);
     for (int k = 0; rc == MS_OK && k < c.ndev; k++)
         rc = clean_device(&c, c.b[k], err);
-    /* Nothing of the journal's is left: later cleanups have nothing to do. */
+    /* Nothing of the journal's is left: later cleanups have nothing to do, and the
+     * journal shrinks to its header. */
     if (rc == MS_OK && c.j && rep->nleft == 0)
         rc = ms_journal_clean(c.j, err);
+    if (rc == MS_OK && c.j)
+        rc = ms_journal_compact(c.j, err);
     ms_journal_close(c.j, false, NULL);
     for (int k = 0; k < c.ndev; k++) {
         ms_backend_close(c.b[k]);

@@ -1,5 +1,5 @@
-/* journal.c: the run journal: writing records durably (or failing loudly) and replaying a
- * journal's text into what it leaves open. */
+/* journal.c: the run journal: writing records durably (or failing loudly), replaying a
+ * journal's text into what it leaves open, and compacting it to its open records. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -19,7 +19,10 @@ struct ms_journal {
     char path[512];
     pthread_mutex_t lock;   /* op threads and the main loop write it */
     char failed[MS_ERR_LEN];  /* the first write error; every later write fails with it */
+    size_t bytes;           /* the file's size: past MS_JOURNAL_COMPACT_BYTES it is compacted */
 };
+
+static int compact_locked(ms_journal *j, ms_error *err);
 
 /* One record, written whole with one write(2) and, when `sync`, fsync-ed: the record
  * announces a change that cleanup must know of even if the machine then crashes. */
@@ -44,6 +47,10 @@ static int record(ms_journal *j, bool sync, ms_error *err, const char *fmt, ...)
         else if (sync && fsync(j->fd) != 0)
             snprintf(j->failed, sizeof j->failed, "%.300s: cannot sync the journal: %s", j->path,
                      strerror(errno));
+        j->bytes += w > 0 ? (size_t)w : 0;
+        ms_error cerr;
+        if (!j->failed[0] && j->bytes > MS_JOURNAL_COMPACT_BYTES && compact_locked(j, &cerr))
+            snprintf(j->failed, sizeof j->failed, "%s", cerr.msg);
     }
     int rc = j->failed[0] ? ms_error_set(err, MS_EIO, "%s", j->failed) : MS_OK;
     pthread_mutex_unlock(&j->lock);
@@ -70,6 +77,34 @@ static int open_trusted(const char *path, int flags, int *fd, ms_error *err)
     return rc;
 }
 
+/* A record cut short by a crash mid-write (bytes after the last newline; at most one
+ * record's length) is cut off, so that what is appended stays whole records: the reader
+ * drops it too (ms_journal_parse). Sets *size to what is left. */
+static int cut_torn(int fd, const char *path, size_t *size, ms_error *err)
+{
+    struct stat s;
+    if (fstat(fd, &s) != 0)
+        return ms_error_set(err, MS_EIO, "%s: cannot read the journal: %s", path, strerror(errno));
+    *size = (size_t)s.st_size;
+    char tail[256];
+    size_t from = *size > sizeof tail ? *size - sizeof tail : 0;
+    ssize_t n = *size ? pread(fd, tail, *size - from, (off_t)from) : 0;
+    if (n < 0 || (size_t)n != *size - from)
+        return ms_error_set(err, MS_EIO, "%s: cannot read the journal: %s", path,
+                            n < 0 ? strerror(errno) : "short read");
+    if (n == 0 || tail[n - 1] == '\n')
+        return MS_OK;
+    const char *nl = memrchr(tail, '\n', (size_t)n);
+    if (!nl && from > 0)  /* longer than any record: damage, for the reader to report */
+        return MS_OK;
+    size_t keep = nl ? from + (size_t)(nl - tail) + 1 : 0;
+    if (ftruncate(fd, (off_t)keep) != 0 || fsync(fd) != 0)
+        return ms_error_set(err, MS_EIO, "%s: cannot cut the torn last record: %s", path,
+                            strerror(errno));
+    *size = keep;
+    return MS_OK;
+}
+
 int ms_journal_open(const char *path, const char *backend, const char *model, ms_journal **out,
                     ms_error *err)
 {
@@ -77,7 +112,9 @@ int ms_journal_open(const char *path, const char *backend, const char *model, ms
     ms_journal *j = calloc(1, sizeof *j);
     if (!j)
         return ms_error_set(err, MS_ENOMEM, "out of memory opening the journal");
-    int rc = open_trusted(path, O_WRONLY | O_APPEND | O_CREAT, &j->fd, err);
+    int rc = open_trusted(path, O_RDWR | O_APPEND | O_CREAT, &j->fd, err);
+    if (!rc && (rc = cut_torn(j->fd, path, &j->bytes, err)))
+        close(j->fd);
     if (rc) {
         free(j);
         return rc;
@@ -101,7 +138,8 @@ int ms_journal_load(const char *path, ms_journal_state *st, bool *found, ms_erro
 {
     *found = false;
     int fd = -1;
-    if (access(path, F_OK) != 0 && errno == ENOENT)
+    struct stat s;
+    if (lstat(path, &s) != 0 && errno == ENOENT)
         return MS_OK;
     int rc = open_trusted(path, O_RDONLY, &fd, err);
     char *text = NULL;
@@ -122,6 +160,8 @@ int ms_journal_close(ms_journal *j, bool finished, ms_error *err)
     if (!j)
         return MS_OK;
     int rc = finished ? record(j, true, err, "finished\n") : MS_OK;
+    if (!rc && finished)
+        rc = ms_journal_compact(j, err);
     close(j->fd);
     pthread_mutex_destroy(&j->lock);
     free(j);
@@ -187,6 +227,11 @@ int ms_journal_task(ms_journal *j, int device, int pgid, unsigned long long star
 int ms_journal_task_ended(ms_journal *j, int pgid, ms_error *err)
 {
     return record(j, false, err, "ended %d\n", pgid);
+}
+
+int ms_journal_begin_settled(ms_journal *j, int device, int start_slot, ms_error *err)
+{
+    return record(j, false, err, "settled %d %d\n", device, start_slot);
 }
 
 /* ---- Replay ----------------------------------------------------------------------- */
@@ -410,6 +455,14 @@ static int replay_line(ms_journal_state *st, char *line, const char *source, int
                              .pstart = (unsigned long long)pstart, .task = (int)index};
         return jstate_add(st, r, source, lineno, err);
     }
+    if (!strcmp(first, "settled")) {
+        if (!split(line, tok, 3) || !num(tok[1], 0, 255, &dev) ||
+            !num(tok[2], 0, MS_MAX_SLOTS, &start))
+            return bad(source, lineno, "'settled' needs DEV START", err);
+        r = (ms_journal_rec){.device = (int)dev, .start = (int)start};
+        jstate_drop(st, begun_at, &r);
+        return MS_OK;
+    }
     if (!strcmp(first, "ended")) {
         if (!split(line, tok, 2) || !num(tok[1], 2, 0x7fffffff, &pgid))
             return bad(source, lineno, "'ended' needs PGID > 1", err);
@@ -425,6 +478,18 @@ int ms_journal_parse(const char *text, size_t len, const char *source, ms_journa
 {
     memset(st, 0, sizeof *st);
     int lineno = 0;
+    /* Each record is written whole with one write(2): bytes after the last newline are one
+     * cut short by a crash, never what their first bytes say ("ended 7" of "ended 7123"). */
+    if (len > 0 && text[len - 1] != '\n') {
+        const char *nl = memrchr(text, '\n', len);
+        size_t keep = nl ? (size_t)(nl - text) + 1 : 0;
+        for (size_t i = 0; i < keep; i++)
+            st->torn_line += text[i] == '\n';
+        st->torn_line++;
+        if (len - keep > 255)
+            return ms_error_set(err, MS_EINVAL, "%s:%d: record too long", source, st->torn_line);
+        len = keep;
+    }
     for (size_t pos = 0; pos < len;) {
         const char *nl = memchr(text + pos, '\n', len - pos);
         size_t end = nl ? (size_t)(nl - text) : len;
@@ -445,6 +510,131 @@ int ms_journal_parse(const char *text, size_t len, const char *source, ms_journa
             return rc;
     }
     return MS_OK;
+}
+
+/* ---- Compaction ------------------------------------------------------------------- */
+
+/* The journal's open records as a journal, in an order that replays to the same state:
+ * a "destroying" record replaces a "created" one of its id and a "created" one ends a
+ * "begin" at its place, so each comes before what it would end. */
+static size_t write_state(const ms_journal_state *st, char *buf, size_t cap)
+{
+    size_t n = 0;
+#define PUT(...) (n += (size_t)snprintf(buf + n, n < cap ? cap - n : 0, __VA_ARGS__))
+    if (st->model[0])
+        PUT("run %s %s %d %llu\n", st->backend, st->model, st->owner_pid, st->owner_start);
+    if (st->finished)
+        PUT("finished\n");
+    for (int k = 0; k < st->ndev; k++)
+        PUT("device %d %s\n", st->dev[k].device, st->dev[k].uuid);
+    static const ms_journal_kind order[] = {MS_JOURNAL_DESTROYING, MS_JOURNAL_CREATED,
+                                            MS_JOURNAL_BEGUN, MS_JOURNAL_FOREIGN,
+                                            MS_JOURNAL_TASK};
+    for (size_t o = 0; o < sizeof order / sizeof order[0]; o++)
+        for (int i = 0; i < st->n; i++) {
+            const ms_journal_rec *r = &st->rec[i];
+            const char *uuid = r->uuid[0] ? r->uuid : "-";
+            if (r->kind != order[o])
+                continue;
+            if (r->kind == MS_JOURNAL_DESTROYING) {
+                char ci[16] = "-";
+                if (r->ci >= 0)
+                    snprintf(ci, sizeof ci, "%d", r->ci);
+                PUT("destroying %d %u %d %d %s %s %s\n", r->device, r->gi_id, r->start, r->size,
+                    r->profile[0] ? r->profile : "-", ci, uuid);
+            } else if (r->kind == MS_JOURNAL_CREATED || r->kind == MS_JOURNAL_FOREIGN) {
+                PUT("%s %d %u %d %d %s\n", r->kind == MS_JOURNAL_CREATED ? "created" : "foreign",
+                    r->device, r->gi_id, r->start, r->size, uuid);
+            } else if (r->kind == MS_JOURNAL_BEGUN) {
+                PUT("begin %d %d %d\n", r->device, r->start, r->size);
+            } else {
+                PUT("task %d %d %llu %d\n", r->device, r->pgid, r->pstart, r->task);
+            }
+        }
+#undef PUT
+    return n;
+}
+
+/* Writes text as a new file beside the journal (mkstemp: mode 0600), synced, renamed over
+ * the journal and the folder synced: a crash leaves the old journal or the new, whole.
+ * Once renamed, *fd is the new file, open for appending (-1 before). */
+static int replace_file(const char *path, const char *text, size_t len, int *fd, ms_error *err)
+{
+    char tmp[sizeof ((ms_journal *)0)->path + 16], dir[sizeof tmp];
+    snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
+    const char *slash = strrchr(path, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
+             slash ? path : ".");
+    *fd = -1;
+    int f = mkostemp(tmp, O_APPEND | O_CLOEXEC);
+    if (f < 0)
+        return ms_error_set(err, MS_EIO, "%s: cannot compact the journal: %s", tmp,
+                            strerror(errno));
+    const char *step = "write";
+    ssize_t w = write(f, text, len);
+    bool ok = w >= 0 && (size_t)w == len;
+    if (ok && !(ok = fchmod(f, 0600) == 0))
+        step = "chmod";
+    if (ok && !(ok = fsync(f) == 0))
+        step = "sync";
+    if (ok && !(ok = rename(tmp, path) == 0))
+        step = "rename";
+    int e = errno;
+    if (!ok) {
+        unlink(tmp);
+        close(f);
+        return ms_error_set(err, MS_EIO, "%s: cannot compact the journal (%s): %s", path, step,
+                            w >= 0 && (size_t)w != len && step[0] == 'w' ? "short write"
+                                                                          : strerror(e));
+    }
+    *fd = f;  /* in place now, synced or not: later records go to it */
+    int d = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int rc = d < 0 || fsync(d) != 0
+                 ? ms_error_set(err, MS_EIO, "%s: cannot sync the journal's folder after "
+                                "compacting the journal: %s", dir, strerror(errno))
+                 : MS_OK;
+    if (d >= 0)
+        close(d);
+    return rc;
+}
+
+static int compact_locked(ms_journal *j, ms_error *err)
+{
+    char *text = NULL, *out = NULL;
+    size_t len = 0;
+    ms_journal_state *st = malloc(sizeof *st);
+    int rc = st ? ms_read_file(j->path, &text, &len, err)
+                : ms_error_set(err, MS_ENOMEM, "out of memory compacting the journal");
+    if (!rc)
+        rc = ms_journal_parse(text, len, j->path, st, err);
+    /* Each open record takes one line of at most 255 bytes. */
+    size_t cap = (size_t)(st && !rc ? st->n + st->ndev + 2 : 0) * 256, n = 0;
+    if (!rc && !(out = malloc(cap)))
+        rc = ms_error_set(err, MS_ENOMEM, "out of memory compacting the journal");
+    if (!rc)
+        n = write_state(st, out, cap);
+    int fd = -1;
+    if (!rc)
+        rc = replace_file(j->path, out, n, &fd, err);
+    if (fd >= 0) {
+        close(j->fd);
+        j->fd = fd;
+        j->bytes = n;
+    }
+    free(out);
+    free(text);
+    free(st);
+    return rc;
+}
+
+int ms_journal_compact(ms_journal *j, ms_error *err)
+{
+    if (!j)
+        return MS_OK;
+    pthread_mutex_lock(&j->lock);
+    int rc = j->failed[0] ? ms_error_set(err, MS_EIO, "%s", j->failed) : compact_locked(j, err);
+    pthread_mutex_unlock(&j->lock);
+    return rc;
 }
 
 static ms_claim rec_claim(const ms_journal_rec *r, const ms_gpu_model *m,

@@ -70,3 +70,11 @@ bool proc_group_ours_alive(pid_t pgid, unsigned long long leader_start)
     closedir(d);
     return alive;
 }
+
+bool proc_group_leader_is(pid_t pgid, unsigned long long leader_start)
+{
+    char state;
+    pid_t pgrp;
+    unsigned long long st;
+    return pgid > 1 && read_stat(pgid, &state, &pgrp, &st) && pgrp == pgid && st == leader_start;
+}

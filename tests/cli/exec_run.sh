@@ -52,11 +52,11 @@ fresh a100; export FAKE_NVML_GPU=A100-40GB FAKE_NVML_GPUS=2
 [ $? = 1 ] && grep -q 'uses 2 GPUs but 1 device was given' err.txt || fail "device count not checked"
 export FAKE_NVML_GPU=A30-24GB FAKE_NVML_GPUS=1
 
-# 2b. Plan GPU 0 on device 1: the journal shows device 1, device 0 is untouched.
+# 2b. Plan GPU 0 on device 1: the (compacted) journal names device 1 only; device 0 untouched.
 fresh dev1; export FAKE_NVML_GPUS=2
 printf 'gpu 0 mig 1\ngi 0 5 4g.24gb 0 1\nci 0 5 0 3\n' > "$FAKE_NVML_STATE"
 run_a30 --device 1 || fail "run on device 1 ($(cat err.txt))"
-grep -q '^begin 1 ' journal && ! grep -q '^begin 0 ' journal || fail "device mapping"
+grep -q '^device 1 ' journal && ! grep -q '^device 0 ' journal || fail "device mapping"
 [ "$(left)" = 1 ] || fail "device 0's instance touched"
 export FAKE_NVML_GPUS=1
 

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# journal.sh: migschedd's run journal as an operator meets it (nvml backend, fake NVML): a
+# record torn by a crash mid-write is dropped and logged (journal.torn_record naming the
+# file and line) and the start recovers; a clean stop leaves a compacted journal (mode
+# 0600); a NUL byte stops the start with the reader's error naming the file and line, and
+# `migsched run --cleanup` by a user who may not read the journal is refused (EACCES).
+# $1 = migsched, $2 = migschedd, $3 = source dir; FAKE_NVML_DIR is set by ctest.
+M=$1 DD=$2
+. "$3/tests/daemon/lib.sh"
+[ -n "${FAKE_NVML_DIR:-}" ] || { echo "SKIP: the fake NVML was not built"; exit 77; }
+export LD_LIBRARY_PATH=$FAKE_NVML_DIR FAKE_NVML_STATE=$T/nvml.state FAKE_NVML_GPU=A30-24GB \
+    FAKE_NVML_GPUS=1 FAKE_NVML_DELAY_SCALE=0.05 MIGSCHED_RUNTIME_DIR=$T/rt
+unset FAKE_NVML_FAIL FAKE_NVML_MIG MIGSCHED_NVML_LIBRARY
+J=$T/rt/run-dev0.journal
+DARGS=(--backend nvml --devices 0 --gpu A30-24GB --listen "unix:$SOCK" --db "$T/d.db"
+       --allow-root-jobs true --log-dir "$T/logs" --stop-grace 2 --isolation none)
+mkdir -p "$T/logs"
+start_daemon "${DARGS[@]}"
+for i in 1 2; do
+    "$M" submit --connect "unix:$SOCK" --profile 2g.12gb --seconds 2 --name "n$i" -- sleep 2 \
+        > /dev/null || fail "submit n$i"
+done
+await '[ "$(count_state running)" = 2 ]' 60
+stop_daemon KILL 137
+
+# 1. A torn last record: dropped, logged, recovered from.
+printf 'ended 1' >> "$J"
+line=$(( $(wc -l < "$J") + 1 ))
+start_daemon "${DARGS[@]}"
+grep -q "event=journal.torn_record journal=$J line=$line " "$T/daemon.log" \
+    || fail "no journal.torn_record for line $line"
+await '[ "$(count_state done)" = 2 ]' 60
+
+# 2. A clean stop leaves the journal compacted: its header only, mode 0600.
+stop_daemon TERM 0
+[ "$(wc -l < "$J")" -le 3 ] || fail "journal not compacted: $(cat "$J")"
+[ "$(stat -c %a "$J")" = 600 ] || fail "journal mode $(stat -c %a "$J")"
+[ "$(ls "$T/rt" | grep -c journal)" = 1 ] || fail "a temporary journal left: $(ls "$T/rt")"
+
+# 3. A NUL byte: the start stops, naming the file and line.
+line=$(( $(wc -l < "$J") + 1 ))
+printf 'ta\0sk 0 12 3 4\n' >> "$J"
+rc=0
+timeout 30 "$DD" "${DARGS[@]}" > "$T/nul.out" 2>&1 || rc=$?
+[ "$rc" != 0 ] && [ "$rc" != 124 ] || fail "migschedd started or hung ($rc) despite the NUL"
+grep -q "$J:$line: NUL byte" "$T/nul.out" || fail "NUL: $(cat "$T/nul.out")"
+
+# 4. A reader that may not read the journal: refused, never taken for no journal.
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null &&
+   setpriv --reuid=65534 --regid=65534 --clear-groups "$M" --help > /dev/null 2>&1; then
+    chmod 755 "$T" "$T/rt"
+    rc=0
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$M" run --cleanup --journal "$J" \
+        > "$T/c.out" 2> "$T/c.err" || rc=$?
+    [ "$rc" = 1 ] && grep -q "$J: cannot open the journal: .*Permission denied" "$T/c.err" \
+        || fail "cleanup as nobody exited $rc: $(cat "$T/c.err")"
+else
+    echo "note: not root or nobody cannot run $M: the EACCES case is test_exec_journal's"
+fi
+echo "journal: ok"
