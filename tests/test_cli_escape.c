@@ -1,6 +1,6 @@
-/* test_cli_escape.c: the clients' escaping of daemon text: controls (C0, DEL, C1) and
- * bytes that are not UTF-8 become visible escapes, printable UTF-8 stays, and text that
- * does not fit is cut short on a whole escape with "...". */
+/* test_cli_escape.c: the clients' escaping of daemon text: controls (C0, DEL, C1),
+ * bidirectional controls and bytes that are not UTF-8 become visible escapes, printable
+ * UTF-8 stays, and text that does not fit is cut short on a whole escape with "...". */
 #include <string.h>
 
 #include "escape.h"
@@ -29,6 +29,12 @@ static void test_escapes(void **state)
         {"\xc2\x9b" "31m", 5, "\\u009b31m"},          /* U+009B, CSI */
         {"\xc2\x85", 2, "\\u0085"},                   /* U+0085, NEL */
         {"\xc2\xa0\xc3\xa9", 4, "\xc2\xa0\xc3\xa9"},  /* NBSP, é: printable */
+        /* Bidirectional controls would reorder the rest of a printed row (a job's name
+         * making its user and state read as others): escaped like controls. */
+        {"a\xe2\x80\xae" "b", 5, "a\\u202eb"},         /* U+202E, RIGHT-TO-LEFT OVERRIDE */
+        {"\xe2\x81\xa6\xe2\x81\xa9", 6, "\\u2066\\u2069"},  /* isolates */
+        {"\xe2\x80\x8f\xd8\x9c", 5, "\\u200f\\u061c"},     /* RLM, ARABIC LETTER MARK */
+        {"\xe2\x80\xa8", 3, "\\u2028"},                  /* LINE SEPARATOR */
         {"\xe2\x82\xac\xf0\x9f\x98\x80", 7, "\xe2\x82\xac\xf0\x9f\x98\x80"},
         {"\x9b", 1, "\\x9b"},                         /* a lone C1 byte */
         {"\xff\xfe", 2, "\\xff\\xfe"},

@@ -1,6 +1,7 @@
 /* escape.c: daemon text made safe for the terminal. */
 #include "escape.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -36,6 +37,15 @@ static size_t utf8_seq(const unsigned char *s, size_t n, unsigned *cp)
     return k;
 }
 
+/* Unicode's bidirectional controls and line separators: printable as far as the terminal
+ * knows, but they reorder or break the rest of the line (a job's name could make the user
+ * and state printed after it read as others). */
+static bool reorders(unsigned cp)
+{
+    return cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x2028 && cp <= 0x202e) ||
+           (cp >= 0x2066 && cp <= 0x2069);
+}
+
 const char *cli_escape(const char *s, size_t n, char *buf, size_t len)
 {
     static const char NAMED[] = "\n\r\t\\", LETTER[] = "nrt\\";
@@ -55,7 +65,7 @@ const char *cli_escape(const char *s, size_t n, char *buf, size_t len)
             snprintf(esc, sizeof esc, "\\%c", LETTER[strchr(NAMED, (int)cp) - NAMED]);
         } else if (cp < 0x20 || cp == 0x7f) {
             snprintf(esc, sizeof esc, "\\x%02x", cp);
-        } else if (cp >= 0x80 && cp <= 0x9f) {
+        } else if ((cp >= 0x80 && cp <= 0x9f) || reorders(cp)) {
             snprintf(esc, sizeof esc, "\\u%04x", cp);
         } else {
             piece = s + i;  /* printable: as it is */

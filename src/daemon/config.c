@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "migsched/io.h"
 #include "migsched/offline.h"
@@ -500,6 +501,11 @@ static int check_token_file(const ms_daemon_config *c, ms_error *err)
     if (st.st_mode & 077)
         return ms_error_set(err, MS_EINVAL, "%s: token-file %s: readable by group or others "
                             "(chmod 600 it)", w, c->token_file);
+    /* It says who every TCP caller is: whoever may write it may be anyone. */
+    if (st.st_uid != 0 && st.st_uid != geteuid())
+        return ms_error_set(err, MS_EINVAL, "%s: token-file %s: owned by uid %u: it must be "
+                            "owned by root or uid %u", w, c->token_file, (unsigned)st.st_uid,
+                            (unsigned)geteuid());
     ms_tokens *t;
     int rc = ms_tokens_read(c->token_file, &t, err);
     if (rc) {

@@ -301,9 +301,17 @@ ms_engine_outcome ms_engine_cancel(ms_engine *e, int64_t id, const ms_engine_act
     ms_engine_outcome o = read_job(e, id, &owned, err);
     if (o != MS_ENGINE_OK)
         return o;
-    bool may = ei_may_manage(who, &owned);
+    /* An allocation's owner is the Slurm job's user, but only Slurm releases it (an
+     * instance freed under its running steps would go to someone else's job). */
+    bool alloc = ei_is_alloc(&owned) && who && !who->admin;
+    bool may = !alloc && ei_may_manage(who, &owned);
     char uid[16];
-    if (!may)
+    if (alloc)
+        ms_error_set(err, MS_EINVAL, "job %lld is Slurm job %lld's allocation: Slurm releases "
+                     "it (DELETE /v1/allocations/%lld, root or slurm-user), or an admin",
+                     (long long)id, (long long)owned.spec.slurm_job_id,
+                     (long long)owned.spec.slurm_job_id);
+    else if (!may)
         ms_error_set(err, MS_EINVAL, "job %lld belongs to %s: only its owner or an admin may "
                      "cancel it", (long long)id, ms_job_user(&owned.owner, uid));
     ms_job_free(&owned);

@@ -315,7 +315,11 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         }
     }
     log_request(method, url, rs.status, &rq.caller);
-    return send_response(c, &rs);
+    enum MHD_Result ok = send_response(c, &rs);
+    /* The answer must be read within request-timeout: a client that reads it a byte at a
+     * time would otherwise hold the connection for good. */
+    ms_conns_deadline(s->h->conns, k->sock->slot, true);
+    return ok;
 }
 
 /* After an answer sent before the body was read: our side is shut for writing (the client
