@@ -55,7 +55,9 @@ int ms_identity_user(const char *name, ms_job_owner *out, ms_error *err)
     struct passwd pw;
     char *buf;
     bool found = lookup_user(name, &pw, &buf);
-    if (found && strlen(pw.pw_name) < sizeof out->name) {
+    /* A name that does not fit is refused, never taken as nobody's (the caller's). */
+    bool fits = found && strlen(pw.pw_name) < sizeof out->name;
+    if (fits) {
         out->uid = pw.pw_uid;
         out->gid = pw.pw_gid;
         snprintf(out->name, sizeof out->name, "%s", pw.pw_name);
@@ -63,6 +65,9 @@ int ms_identity_user(const char *name, ms_job_owner *out, ms_error *err)
     free(buf);
     if (!found)
         return ms_error_set(err, MS_EINVAL, "no user \"%.63s\" on this node", name);
+    if (!fits)
+        return ms_error_set(err, MS_EINVAL, "user \"%.63s...\": names of %zu bytes or more are "
+                            "not supported", name, sizeof out->name);
     return MS_OK;
 }
 
@@ -95,15 +100,21 @@ bool ms_identity_in_group(const ms_job_owner *user, const char *group)
     if (!*group)
         return false;
     struct group gr;
-    char *buf;
+    char *buf = NULL;
     bool in = false;
-    if (lookup_group(group, &gr, &buf)) {
-        in = user->gid == gr.gr_gid;
-        for (char **m = gr.gr_mem; !in && *user->name && m && *m; m++)
+    /* From the user and group databases only: the gid a caller connects with is its
+     * process's, which a setgid program may have lent it. */
+    struct passwd pw;
+    char *pbuf = NULL;
+    if (*user->name && lookup_group(group, &gr, &buf) && lookup_user(user->name, &pw, &pbuf) &&
+        pw.pw_uid == user->uid) {
+        in = pw.pw_gid == gr.gr_gid;
+        for (char **m = gr.gr_mem; !in && m && *m; m++)
             in = !strcmp(*m, user->name);
-        if (!in && *user->name)
-            in = in_grouplist(user->name, user->gid, gr.gr_gid);
+        if (!in)
+            in = in_grouplist(user->name, pw.pw_gid, gr.gr_gid);
     }
+    free(pbuf);
     free(buf);
     return in;
 }

@@ -11,11 +11,12 @@
 #include "migsched/error.h"
 
 /* The user called name: uid, primary gid and name (getpwnam_r). MS_EINVAL naming it when
- * there is none. */
+ * there is none, or when its name does not fit ms_job_owner's. */
 int ms_identity_user(const char *name, ms_job_owner *out, ms_error *err);
-/* Whether user (uid, gid, name; name may be "") is in group: its primary gid, its
- * supplementary groups (getgrouplist) or the group's member list. false for "" or a group
- * that does not exist. */
+/* Whether the user called user->name, if it has uid user->uid, is in group by the user
+ * and group databases: its passwd entry's primary gid, its supplementary groups
+ * (getgrouplist) or the group's member list (never user->gid: a caller's gid is its
+ * process's). false for a nameless user or a group that does not exist. */
 bool ms_identity_in_group(const ms_job_owner *user, const char *group);
 /* Whether uid is the user called name (false for "" or a user that does not exist). */
 bool ms_identity_uid_is(uint32_t uid, const char *name);

@@ -33,7 +33,7 @@ int ms_online_cpus(void)
 /* text: refuse NUL bytes (every text reader would silently cut its strings there). */
 static int read_whole(const char *path, bool text, char **buf, size_t *len, ms_error *err)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = fopen(path, "rbe");  /* close-on-exec: never inherited by a job */
     if (!f)
         return ms_error_set(err, MS_EIO, "%s: cannot open: %s", path, strerror(errno));
     struct stat st = {0};

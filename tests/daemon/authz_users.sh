@@ -44,6 +44,12 @@ lacks "$SECRET" "$r"
 r=$(ucurl_as "$UB" -X DELETE "http://d/v1/jobs/$ID")
 expect 403 "job $ID belongs to $UA: only its owner or an admin may cancel it" "$r"
 [ "$(body_of "$(ucurl "http://d/v1/jobs/$ID")" | jq -r .state)" != cancelled ] || fail "B cancelled A's job"
+# B connecting with the admin group as its process's gid (as a setgid program could lend
+# it) is still no admin: membership is the group database's word.
+r=$(setpriv --reuid="$UB" --regid="$(getent group "$GADM" | cut -d: -f3)" --clear-groups \
+    curl -s --unix-socket "$SOCK" -w '\n%{http_code}' "http://d/v1/jobs/$ID")
+expect 200 "\"user\":\"$UA\"" "$r"
+lacks "$SECRET" "$r"
 
 # A, root and the admin-group member C see the spec; C cancels it.
 for u in "$UA" root "$UC"; do
