@@ -559,13 +559,15 @@ static int grow(void **arr, size_t *cap, size_t n, size_t elem)
 
 /* Reads the rows of s (prepared and bound) into *out, at most max; *more: whether a row
  * beyond max was there (NULL: none is asked for). Finalizes s. */
-static int collect_jobs(ms_store *st, sqlite3_stmt *s, size_t max, ms_job **out, size_t *n,
-                        bool *more, ms_error *err)
+/* Up to max jobs and, past the first, max_bytes of their specs (0: no byte bound). */
+static int collect_jobs(ms_store *st, sqlite3_stmt *s, size_t max, size_t max_bytes,
+                        ms_job **out, size_t *n, bool *more, ms_error *err)
 {
-    size_t cap = 0;
+    size_t cap = 0, bytes = 0;
     int step, rc = MS_OK;
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        if (*n == max) {
+        bytes += (size_t)sqlite3_column_bytes(s, 1);  /* the spec's JSON text */
+        if (*n == max || (max_bytes && *n && bytes > max_bytes)) {
             if (more)
                 *more = true;
             step = SQLITE_DONE;
@@ -604,7 +606,7 @@ int ms_store_list_jobs(ms_store *st, int state, ms_job **out, size_t *n, ms_erro
         sqlite3_finalize(s);
         return db_error(st, "bind", err);
     }
-    return collect_jobs(st, s, SIZE_MAX, out, n, NULL, err);
+    return collect_jobs(st, s, SIZE_MAX, 0, out, n, NULL, err);
 }
 
 int ms_store_job_page(ms_store *st, const ms_store_job_query *q, ms_job **out, size_t *n,
@@ -640,7 +642,7 @@ int ms_store_job_page(ms_store *st, const ms_store_job_query *q, ms_job **out, s
         sqlite3_finalize(s);
         return db_error(st, "bind", err);
     }
-    return collect_jobs(st, s, (size_t)q->limit, out, n, more, err);
+    return collect_jobs(st, s, (size_t)q->limit, MS_STORE_PAGE_BYTES, out, n, more, err);
 }
 
 int ms_store_count_jobs(ms_store *st, uint64_t counts[MS_JOB_NSTATES], ms_error *err)

@@ -71,6 +71,9 @@ typedef struct ms_store_job_query {
     int state;
     const char *user;
 } ms_store_job_query;
+/* A page ends early once its jobs' specs pass this many bytes (it always holds one job):
+ * a page of 1000 jobs of 64 KiB specs would hold 64 MiB, many times over once rendered. */
+#define MS_STORE_PAGE_BYTES (4u << 20)
 /* *more: whether jobs beyond the page match. The page is read with SQL's LIMIT on an
  * index, never the whole table. *out as ms_store_list_jobs's. */
 int ms_store_job_page(ms_store *st, const ms_store_job_query *q, ms_job **out, size_t *n,

@@ -71,8 +71,10 @@ while [ "$next" != null ]; do
 done
 [ "$(wc -l < "$T/ids")" = "$OK" ] && sort -n -c "$T/ids" || fail "pages: $(wc -l < "$T/ids") ids, want $OK in order"
 echo "$pages pages of 100; VmRSS $(rss_kb) kB"
-r=$(ucurl_as "$UA" "http://d/v1/jobs?user=$UA")  # the whole default page: every job's spec
-[ "$(body_of "$r" | jq '.jobs | length')" = "$OK" ] && [ "$(body_of "$r" | jq .next)" = null ] || fail "default page"
+r=$(ucurl_as "$UA" "http://d/v1/jobs?user=$UA")  # the default page: 4 MiB of specs, then next
+n=$(body_of "$r" | jq '.jobs | length')
+[ "$n" -ge 60 ] && [ "$n" -lt "$OK" ] && [ "$(body_of "$r" | jq -r .next)" = "/v1/jobs?after=$(body_of "$r" | jq '.jobs[-1].id')&limit=1000&user=$UA" ] &&
+    [ "$(body_of "$r" | wc -c)" -lt 5000000 ] || fail "default page: $n jobs, next $(body_of "$r" | jq -r .next)"
 rss_within || fail "VmRSS $(rss_kb) kB after reading the pages"
 echo "after a $(body_of "$r" | wc -c)-byte page: VmRSS $(rss_kb) kB"
 r=$(ucurl_as "$UB" "http://d/v1/jobs?limit=2&state=queued&user=$UA")
