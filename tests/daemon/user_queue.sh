@@ -76,7 +76,7 @@ n=$(body_of "$r" | jq '.jobs | length')
 [ "$n" -ge 60 ] && [ "$n" -lt "$OK" ] && [ "$(body_of "$r" | jq -r .next)" = "/v1/jobs?after=$(body_of "$r" | jq '.jobs[-1].id')&limit=1000&user=$UA" ] &&
     [ "$(body_of "$r" | wc -c)" -lt 5000000 ] || fail "default page: $n jobs, next $(body_of "$r" | jq -r .next)"
 rss_within || fail "VmRSS $(rss_kb) kB after reading the pages"
-echo "after a $(body_of "$r" | wc -c)-byte page: VmRSS $(rss_kb) kB"
+echo "default page: $n jobs in $(body_of "$r" | wc -c) bytes; VmRSS $(rss_kb) kB"
 r=$(ucurl_as "$UB" "http://d/v1/jobs?limit=2&state=queued&user=$UA")
 [ "$(body_of "$r" | jq -r .next)" = "/v1/jobs?after=3&limit=2&state=queued&user=$UA" ] || fail "next: $r"
 body_of "$r" | jq -e '[.jobs[] | select(.spec)] | length == 0' > /dev/null || fail "B sees specs"
