@@ -5,6 +5,8 @@
  * committed submissions from concurrent threads; the GPU view and metrics; a Slurm
  * allocation's instance through restarts; owners (who sees a spec, who cancels, root's jobs)
  * and the per-user queue limits. */
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -329,6 +331,179 @@ static void test_stop_requeue(void **state)
     ms_engine_close(f->e);
     f->e = NULL;
     check_no_instance_left(f);
+}
+
+/* SQLite's own system calls (its unix VFS's table), made to fail with ENOSPC on demand: the
+ * engine's store then fails on every write as on a full disk, reads still working. */
+static volatile int disk_full;
+static sqlite3_syscall_ptr real_write, real_pwrite, real_pwrite64;
+
+static ssize_t full_write(int fd, const void *b, size_t n)
+{
+    if (disk_full)
+        return errno = ENOSPC, -1;
+    return ((ssize_t(*)(int, const void *, size_t))real_write)(fd, b, n);
+}
+
+static ssize_t full_pwrite(int fd, const void *b, size_t n, off_t at)
+{
+    if (disk_full)
+        return errno = ENOSPC, -1;
+    return ((ssize_t(*)(int, const void *, size_t, off_t))real_pwrite)(fd, b, n, at);
+}
+
+static ssize_t full_pwrite64(int fd, const void *b, size_t n, off_t at)
+{
+    if (disk_full)
+        return errno = ENOSPC, -1;
+    return ((ssize_t(*)(int, const void *, size_t, off_t))real_pwrite64)(fd, b, n, at);
+}
+
+static void hook_writes(bool on)
+{
+    sqlite3_vfs *v = sqlite3_vfs_find(NULL);
+    if (on) {
+        real_write = v->xGetSystemCall(v, "write");
+        real_pwrite = v->xGetSystemCall(v, "pwrite");
+        real_pwrite64 = v->xGetSystemCall(v, "pwrite64");
+    }
+    v->xSetSystemCall(v, "write", on ? (sqlite3_syscall_ptr)full_write : real_write);
+    v->xSetSystemCall(v, "pwrite", on ? (sqlite3_syscall_ptr)full_pwrite : real_pwrite);
+    v->xSetSystemCall(v, "pwrite64", on ? (sqlite3_syscall_ptr)full_pwrite64 : real_pwrite64);
+}
+
+static double cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static size_t count_lines(const char *path, const char *needle)
+{
+    FILE *in = fopen(path, "r");
+    assert_non_null(in);
+    char line[4096];
+    size_t n = 0;
+    while (fgets(line, sizeof line, in))
+        n += strstr(line, needle) != NULL;
+    fclose(in);
+    return n;
+}
+
+typedef struct stopper {
+    ms_engine *e;
+    ms_error err;
+    int rc;
+    volatile bool done;
+} stopper;
+
+static void *stop_thread(void *arg)
+{
+    stopper *s = arg;
+    s->rc = ms_engine_stop(s->e, &s->err);
+    s->done = true;
+    return NULL;
+}
+
+typedef struct canceller {
+    ms_engine *e;
+    int64_t id;
+    volatile bool done;
+} canceller;
+
+static void *cancel_thread(void *arg)
+{
+    canceller *c = arg;
+    json_t *job = NULL;
+    ms_error err = {0};
+    ms_engine_cancel(c->e, c->id, &ROOT_ACTOR, &job, &err);
+    json_decref(job);
+    c->done = true;
+    return NULL;
+}
+
+/* stderr (the engine's log) into path; returns the saved stderr for unredirect. */
+static int redirect_log(const char *path)
+{
+    fflush(stderr);
+    int saved = dup(STDERR_FILENO), fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    assert_true(saved >= 0 && fd >= 0);
+    dup2(fd, STDERR_FILENO);
+    close(fd);
+    return saved;
+}
+
+static void unredirect_log(int saved)
+{
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+}
+
+/* The disk fills while a job runs: its end cannot be committed. The engine retries with
+ * backoff (a few log lines and little CPU over seconds, not a spin) and, once the disk has
+ * room again, ends the job and logs how often the error repeated. Full again: a stop still
+ * returns soon after stop-grace, leaving the job to the next start's recovery. */
+static void test_store_full_backoff(void **state)
+{
+    fixture *f = *state;
+    configure(f, "sim", "gpu", "A30-24GB", "gpus", "1", "time-scale", "1", "stop-grace", "1",
+              NULL);
+    open_engine(f);
+    int64_t a = submit_ok(f, "\"profile\": \"4g.24gb\", \"seconds\": 0.3", NULL);
+    wait_state(f, a, "running");
+    char log[400];
+    snprintf(log, sizeof log, "%s/engine.log", f->dir);
+    int saved = redirect_log(log);
+    hook_writes(true);
+    disk_full = 1;
+    double cpu0 = cpu_seconds();
+    pause_ms(3000);
+    double cpu = cpu_seconds() - cpu0;
+    disk_full = 0;
+    wait_state(f, a, "done");
+    /* The summary follows the commit: logged once the engine acts on the end. */
+    for (int i = 0; i < 6000 && count_lines(log, "summary=recovered") == 0; i++)
+        pause_ms(10);
+    unredirect_log(saved);
+    size_t failed = count_lines(log, "event=job.end_failed error=");
+    fprintf(stderr, "job.end_failed lines: %zu, cpu %.3f s in 3 s\n", failed, cpu);
+    assert_true(failed >= 1 && failed <= 20);
+    assert_true(cpu < 1.5);
+    assert_int_equal(count_lines(log, "summary=recovered"), 1);
+    assert_int_equal(count_lines(log, "repeated=0 "), 0);  /* it was tried again meanwhile */
+
+    int64_t b = submit_ok(f, "\"profile\": \"4g.24gb\", \"seconds\": 0.3", NULL);
+    wait_state(f, b, "running");
+    saved = redirect_log(log);
+    disk_full = 1;
+    /* A cancel waiting for b's end, which never comes, returns with the stop. */
+    canceller c = {.e = f->e, .id = b};
+    stopper s = {.e = f->e};
+    pthread_t ct, t;
+    assert_int_equal(pthread_create(&ct, NULL, cancel_thread, &c), 0);
+    pause_ms(500);
+    assert_false(c.done);
+    assert_int_equal(pthread_create(&t, NULL, stop_thread, &s), 0);
+    for (int i = 0; i < 1000 && !(s.done && c.done); i++)  /* a hang guard: stop-grace is 1 s */
+        pause_ms(10);
+    bool stopped = s.done && c.done;
+    if (stopped) {
+        pthread_join(t, NULL);
+        pthread_join(ct, NULL);
+    }
+    disk_full = 0;
+    hook_writes(false);
+    unredirect_log(saved);
+    assert_true(stopped);
+    assert_int_equal(s.rc, MS_EIO);
+    assert_non_null(strstr(s.err.msg, "left running"));
+    assert_int_equal(count_lines(log, "event=engine.stop_abandoned jobs=1"), 1);
+    ms_engine_close(f->e);
+    f->e = NULL;
+    /* The store says it still runs: the next start interrupts it and runs it again. */
+    open_engine(f);
+    wait_state(f, b, "done");
 }
 
 /* The crash test's child: no cmocka here (a failure must not run the parent's tests in
@@ -715,6 +890,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_user_limits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stop_wait, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stop_requeue, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_store_full_backoff, setup, teardown),
         cmocka_unit_test_setup_teardown(test_crash_recovery, setup, teardown),
         cmocka_unit_test_setup_teardown(test_group_commit, setup, teardown),
         cmocka_unit_test_setup_teardown(test_batch_plan_order, setup, teardown),

@@ -194,8 +194,10 @@ static int end_runs(ms_engine *e, const ending *en, size_t n, ms_error *err)
     return rc;
 }
 
-/* One pass: jobs whose hold ended or that were cancelled end, then the queue is placed.
- * Returns the monotonic time of the next hold's end (INFINITY: none). */
+/* One pass: jobs whose hold ended or that were cancelled end, then the queue is placed. A
+ * failing step (the ends' commit; the placement, its backend calls and commits) waits for
+ * its backoff, whatever else falls due meanwhile. Returns the monotonic time of the next
+ * thing to do (INFINITY: none). */
 static double step(ms_engine *e)
 {
     ms_error err = {0};
@@ -221,24 +223,33 @@ static double step(ms_engine *e)
         else if (r->end_mono <= now)
             en[nen++] = (ending){i, MS_JOB_EV_FINISH, 0};
     }
-    if (!en || end_runs(e, en, nen, &err)) {
-        /* the store failed: try again shortly, the jobs stay as they are */
-        ms_dlog(MS_LOG_ERROR, "job.end_failed", "error=\"%s\"", en ? err.msg : "out of memory");
-        next = fmin(next, now + 0.5);
+    /* On a store failure the jobs stay as they are, to be ended at the next try. */
+    if ((nen || !en) && ms_backoff_due(&e->ends, now)) {
+        if (!en || end_runs(e, en, nen, &err))
+            ms_backoff_fail(&e->ends, ei_mono(), en ? err.msg : "out of memory");
+        else
+            ms_backoff_ok(&e->ends);
     }
     free(en);
-    int rc = e->c->mode == MS_DAEMON_BATCH ? ei_batch_step(e, &err)
-             : e->stopping                   ? MS_OK
-                                             : ei_place_queued(e, &err);
-    if (e->c->mode == MS_DAEMON_BATCH)  /* a batch falls due by time too */
-        next = fmin(next, now + (ei_batch_due(e) - ei_now()));
-    if (rc) {
-        ms_dlog(MS_LOG_ERROR, "schedule.failed", "error=\"%s\"", err.msg);
-        next = fmin(next, now + 0.5);
+    bool batch = e->c->mode == MS_DAEMON_BATCH;
+    if (ms_backoff_due(&e->schedule, now)) {
+        int rc = batch ? ei_batch_step(e, &err) : e->stopping ? MS_OK : ei_place_queued(e, &err);
+        if (rc)
+            ms_backoff_fail(&e->schedule, ei_mono(), err.msg);
+        else
+            ms_backoff_ok(&e->schedule);
     }
+    /* A step that failed is due at its retry, not before. */
+    double ends_at = e->ends.delay > 0 ? e->ends.retry_at : -INFINITY;
+    double schedule_at = e->schedule.delay > 0 ? e->schedule.retry_at : -INFINITY;
+    if (e->schedule.delay > 0)
+        next = fmin(next, schedule_at);
+    if (batch)  /* a batch falls due by time too */
+        next = fmin(next, fmax(schedule_at, now + (ei_batch_due(e) - ei_now())));
     for (size_t i = 0; i < e->nrun; i++)  /* those just started included */
-        next = fmin(next, e->nvml && !ei_is_alloc(&e->run[i].job) ? now + 0.05
-                                                                  : e->run[i].end_mono);
+        next = fmin(next, e->nvml && !ei_is_alloc(&e->run[i].job)
+                              ? now + 0.05  /* a poll: the end itself waits for ends_at */
+                              : fmax(ends_at, e->run[i].end_mono));
     return next;
 }
 
@@ -251,6 +262,21 @@ static void *loop(void *arg)
         double next = step(e);
         if (e->stopping && ei_jobs_running(e) == 0)
             break;
+        if (e->stopping && e->ends.delay > 0) {
+            /* The store keeps failing: the stop ends at stop-grace all the same, and the
+             * jobs it could not end are left to the next start's recovery, as after a crash. */
+            double give_up = e->stop_mono + e->stop_grace;
+            if (ei_mono() >= give_up) {
+                e->abandoned = ei_jobs_running(e);
+                char q[MS_ERR_LEN + 32];
+                ms_dlog(MS_LOG_ERROR, "engine.stop_abandoned", "jobs=%zu error=%s repeated=%lu",
+                        e->abandoned, ms_dlog_quote(e->ends.error, q, sizeof q),
+                        e->ends.repeated);
+                pthread_cond_broadcast(&e->changed);  /* a cancel waiting for one of them */
+                break;
+            }
+            next = fmin(next, give_up);
+        }
         if (e->kicked)
             continue;
         if (isinf(next)) {
@@ -420,6 +446,9 @@ int ms_engine_open(const ms_daemon_config *c, ms_store *st, ms_engine **out, ms_
     e->batch_period = c->batch_period;
     e->batch_concat = c->batch_concat;
     e->pending_tail = &e->pending;
+    e->ends = ms_backoff_init("job.end_failed", MS_BACKOFF_FIRST, MS_BACKOFF_MAX);
+    e->schedule = ms_backoff_init("schedule.failed", MS_BACKOFF_FIRST, MS_BACKOFF_MAX);
+    e->plan_retry = ms_backoff_init("batch.plan_failed", 1, 60);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -463,6 +492,8 @@ int ms_engine_stop(ms_engine *e, ms_error *err)
 {
     pthread_mutex_lock(&e->mu);
     bool first = !e->stopping;
+    if (first)
+        e->stop_mono = ei_mono();
     e->stopping = true;
     ei_wake(e);
     pthread_mutex_unlock(&e->mu);
@@ -480,8 +511,13 @@ int ms_engine_stop(ms_engine *e, ms_error *err)
         }
     /* The journal's "finished": nothing of ours is left (else the next start reads it). */
     ei_nvml_close(e, left == 0 && held == 0);
-    ms_dlog(MS_LOG_INFO, "engine.stop", "queued=%zu instances_left=%d allocations_held=%d",
-            e->nqueue, left, held);
+    held -= (int)e->abandoned;  /* their instances are busy too */
+    ms_dlog(MS_LOG_INFO, "engine.stop", "queued=%zu instances_left=%d allocations_held=%d "
+            "abandoned=%zu", e->nqueue, left, held, e->abandoned);
+    if (e->abandoned)
+        return ms_error_set(err, MS_EIO, "%zu jobs left running in the store, which failed to "
+                            "record their ends: %s (the next start recovers them)",
+                            e->abandoned, e->ends.error);
     if (left)
         return ms_error_set(err, MS_EBACKEND, "%d instances could not be destroyed (see the "
                             "log; migsched run --cleanup removes them)", left);

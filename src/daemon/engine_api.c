@@ -286,7 +286,7 @@ void ei_wait_ended(ms_engine *e, int64_t id)
         bool still = false;
         for (size_t k = 0; k < e->nrun; k++)
             still |= e->run[k].job.id == id;
-        if (!still || !e->thread_started)
+        if (!still || !e->thread_started || e->abandoned)  /* abandoned: it never ends */
             return;
         pthread_cond_wait(&e->changed, &e->mu);
     }

@@ -465,19 +465,10 @@ int ei_batch_step(ms_engine *e, ms_error *err)
     double due = ei_batch_due(e);
     if (due <= ei_now()) {
         ms_error perr = {0};
-        if (plan_batch(e, &perr)) {
-            /* Tried again later, backing off to a minute; logged when the reason changes. */
-            e->plan_backoff = e->plan_backoff > 0 ? fmin(2 * e->plan_backoff, 60) : 1;
-            e->plan_retry = ei_mono() + e->plan_backoff;
-            if (strcmp(perr.msg, e->plan_error)) {
-                ms_dlog(MS_LOG_ERROR, "batch.plan_failed", "retry_s=%g error=\"%s\"",
-                        e->plan_backoff, perr.msg);
-                snprintf(e->plan_error, sizeof e->plan_error, "%s", perr.msg);
-            }
-        } else {
-            e->plan_backoff = 0;
-            e->plan_error[0] = '\0';
-        }
+        if (plan_batch(e, &perr))
+            ms_backoff_fail(&e->plan_retry, ei_mono(), perr.msg);
+        else
+            ms_backoff_ok(&e->plan_retry);
     }
     return e->batch ? advance(e, err) : MS_OK;
 }
@@ -490,7 +481,8 @@ double ei_batch_due(const ms_engine *e)
     size_t n = unplanned_jobs(e, &oldest);
     if (n == 0)
         return INFINITY;
-    double retry = ei_now() + fmax(0, e->plan_retry - ei_mono());  /* after a failure */
+    const ms_backoff *b = &e->plan_retry;  /* after a failure */
+    double retry = ei_now() + (b->delay > 0 ? fmax(0, b->retry_at - ei_mono()) : 0);
     if (n >= (size_t)e->batch_size)
         return retry;  /* due now: e.g. jobs that came while the last batch ran */
     return fmax(oldest + e->batch_period, retry);

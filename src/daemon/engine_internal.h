@@ -6,6 +6,7 @@
 
 #include <pthread.h>
 
+#include "backoff.h"
 #include "engine.h"
 #include "migsched/exec.h"
 #include "migsched/online.h"
@@ -97,6 +98,8 @@ struct ms_engine {
     pthread_cond_t changed;     /* a running job ended (cancel waits on it) */
     pthread_t thread;
     bool thread_started, stopping, quit;
+    double stop_mono;           /* when the stop began (monotonic) */
+    size_t abandoned;           /* jobs a stop left running: their ends could not be stored */
     bool kicked;                /* woken: the scheduling thread passes again before waiting
                                    (the wake-up may come while it has mu dropped) */
     /* the live keys (SIGHUP) */
@@ -121,13 +124,12 @@ struct ms_engine {
     size_t nstarting, capstarting;
     bool flushing;              /* transitions committed with mu dropped and not yet acted on
                                    (starts or ends): the views wait for them (ei_settle) */
+    ms_backoff ends, schedule;  /* the scheduling thread's failing steps (backoff.h) */
     ei_batch *batch;            /* batch mode: the running plan's execution */
     ms_schedule *plan;          /* batch mode: the batches' work not done at the last join, */
     ms_workload *plan_w;        /*   their jobs as its workload */
     double plan_t0;             /* when its time 0 was (seconds since the epoch) */
-    double plan_retry;          /* a failed planning is tried again then (monotonic) */
-    double plan_backoff;        /*   after this many seconds (doubling), */
-    char plan_error[MS_ERR_LEN];  /* and why it failed (logged when it changes) */
+    ms_backoff plan_retry;      /* batch mode: a failed planning is tried again later */
 
     /* metrics */
     uint64_t jobs[MS_JOB_NSTATES];  /* by state: under smu, counted as commits make them durable */
