@@ -261,6 +261,44 @@ ms_engine_outcome ms_engine_job(ms_engine *e, int64_t id, const ms_engine_actor 
     return ei_get_job(e, id, who, job, err);
 }
 
+ms_engine_outcome ms_engine_history(ms_engine *e, int64_t id, const ms_engine_actor *who,
+                                    json_t **history, ms_error *err)
+{
+    *history = NULL;
+    ms_job owned;
+    ms_engine_outcome o = read_job(e, id, &owned, err);
+    if (o != MS_ENGINE_OK)
+        return o;
+    bool may = ei_may_manage(who, &owned);
+    char uid[16];
+    if (!may)
+        ms_error_set(err, MS_EINVAL, "job %lld belongs to %s: only its owner or an admin may "
+                     "read its history", (long long)id, ms_job_user(&owned.owner, uid));
+    ms_job_free(&owned);
+    if (!may)
+        return MS_ENGINE_FORBIDDEN;
+    ms_job_transition *ts;
+    size_t n;
+    pthread_mutex_lock(&e->smu);
+    int rc = ms_store_history(e->st, id, &ts, &n, err);
+    pthread_mutex_unlock(&e->smu);
+    if (rc)
+        return MS_ENGINE_INTERNAL;
+    json_t *arr = json_array();
+    for (size_t i = 0; arr && i < n; i++)
+        if (json_array_append_new(arr, ms_job_transition_to_json(&ts[i]))) {
+            json_decref(arr);
+            arr = NULL;
+        }
+    free(ts);
+    if (!arr || !(*history = json_pack("{s:I, s:o}", "job", (json_int_t)id, "transitions",
+                                       arr))) {
+        ms_error_set(err, MS_ENOMEM, "out of memory");
+        return MS_ENGINE_INTERNAL;
+    }
+    return MS_ENGINE_OK;
+}
+
 int ei_cancel_queued(ms_engine *e, size_t i, ms_error *err)
 {
     ms_job next = *e->queue[i];
