@@ -13,6 +13,32 @@ static ms_engine_outcome fail(int rc)
     return rc == MS_EINVAL ? MS_ENGINE_BAD_REQUEST : MS_ENGINE_INTERNAL;
 }
 
+/* ms_engine_prune with smu held. */
+static int prune(ms_engine *e, ms_error *err)
+{
+    e->prune_at = ei_mono() + fmin(3600, e->c->retention / 10);
+    uint64_t gone[MS_JOB_NSTATES], n = 0;
+    int rc = ms_store_prune(e->st, ei_now() - e->c->retention, gone, err);
+    for (int k = 0; !rc && k < MS_JOB_NSTATES; k++) {
+        e->jobs[k] -= gone[k];
+        n += gone[k];
+    }
+    if (!rc && n)
+        ms_dlog(MS_LOG_INFO, "store.prune", "jobs=%llu done=%llu failed=%llu cancelled=%llu",
+                (unsigned long long)n, (unsigned long long)gone[MS_JOB_DONE],
+                (unsigned long long)gone[MS_JOB_FAILED],
+                (unsigned long long)gone[MS_JOB_CANCELLED]);
+    return rc;
+}
+
+int ms_engine_prune(ms_engine *e, ms_error *err)
+{
+    pthread_mutex_lock(&e->smu);
+    int rc = prune(e, err);
+    pthread_mutex_unlock(&e->smu);
+    return rc;
+}
+
 /* The leader of a group commit writes every pending submission in one transaction; the
  * others wait for it. Called with cmu held; returns with cmu held once r is done. */
 static void group_commit(ms_engine *e, ei_submit *r)
@@ -60,6 +86,9 @@ static void group_commit(ms_engine *e, ei_submit *r)
                     e->jobs[tts[t].to]++;
                 }
             }
+            ms_error perr = {0};
+            if (ei_mono() >= e->prune_at && prune(e, &perr))  /* tried again when next due */
+                ms_dlog(MS_LOG_WARN, "store.prune_failed", "error=\"%s\"", perr.msg);
             pthread_mutex_unlock(&e->smu);
             i = 0;
             for (ei_submit *s = batch; s; s = s->next)

@@ -682,6 +682,56 @@ int ms_store_count_jobs(ms_store *st, uint64_t counts[MS_JOB_NSTATES], ms_error 
     return rc;
 }
 
+/* The jobs retention deletes: finished before the cut (?1). */
+#define PRUNED "SELECT id FROM jobs WHERE ended < ?1 AND state IN ('done', 'failed', 'cancelled')"
+
+/* Runs one statement of the prune with the cut bound; counts[] gets the rows of a
+ * "SELECT state, count(*)" one. */
+static int prune_step(ms_store *st, const char *sql, double before,
+                      uint64_t counts[MS_JOB_NSTATES], ms_error *err)
+{
+    sqlite3_stmt *s;
+    int rc = prepare(st, sql, &s, err);
+    if (rc)
+        return rc;
+    if (sqlite3_bind_double(s, 1, before) != SQLITE_OK) {
+        sqlite3_finalize(s);
+        return db_error(st, "bind", err);
+    }
+    int step;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        const char *state = (const char *)sqlite3_column_text(s, 0);
+        int k = state ? ms_job_state_parse(state) : -1;
+        if (counts && k > MS_JOB_NEW)
+            counts[k] = (uint64_t)sqlite3_column_int64(s, 1);
+    }
+    if (step != SQLITE_DONE)
+        rc = db_error(st, "prune", err);
+    sqlite3_finalize(s);
+    return rc;
+}
+
+int ms_store_prune(ms_store *st, double before, uint64_t counts[MS_JOB_NSTATES],
+                   ms_error *err)
+{
+    memset(counts, 0, MS_JOB_NSTATES * sizeof *counts);
+    int rc = exec(st, "BEGIN IMMEDIATE", err);
+    /* The rows that refer to a job go first: the jobs they name are the same set until
+     * the last statement deletes them. */
+    rc = rc ? rc : prune_step(st, "SELECT state, count(*) FROM jobs WHERE id IN (" PRUNED ")"
+                              " GROUP BY state", before, counts, err);
+    rc = rc ? rc : prune_step(st, "DELETE FROM transitions WHERE job IN (" PRUNED ")", before,
+                              NULL, err);
+    rc = rc ? rc : prune_step(st, "DELETE FROM allocation_steps WHERE job IN (" PRUNED ")",
+                              before, NULL, err);
+    rc = rc ? rc : prune_step(st, "DELETE FROM jobs WHERE id IN (" PRUNED ")", before, NULL,
+                              err);
+    rc = finish_txn(st, rc, err);
+    if (rc)
+        memset(counts, 0, MS_JOB_NSTATES * sizeof *counts);
+    return rc;
+}
+
 int ms_store_running_jobs(ms_store *st, ms_job **out, size_t *n, ms_error *err)
 {
     return ms_store_list_jobs(st, MS_JOB_RUNNING, out, n, err);

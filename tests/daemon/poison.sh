@@ -3,8 +3,8 @@
 # being its parent) is not retried forever: after max-attempts (3 by default) runs lost to
 # daemon crashes it fails with the reason "interrupted 3 times" and the daemon keeps
 # running. Every job carries its reason ("exit status 3") in GET /v1/jobs/{id} and
-# `migsched jobs`, and GET /v1/jobs/{id}/history lists its transitions with their reasons,
-# for its owner and admins only.
+# `migsched jobs`, and GET /v1/jobs/{id}/history lists its transitions with their reasons.
+# Finished jobs are pruned once older than retention, at start and as commits come.
 # $1 = migsched, $2 = migschedd, $3 = source dir; FAKE_NVML_DIR is set by ctest.
 M=$1 DD=$2
 . "$3/tests/daemon/lib.sh"
@@ -62,5 +62,21 @@ assert ts[0]["reason"] is None and ts[0]["from"] == "new", ts
 ' || fail "history body: $(body_of "$h")"
 [ "$(status_of "$(ucurl http://d/v1/jobs/9/history)")" = 404 ] || fail "history of no job"
 [ "$(status_of "$(ucurl -X DELETE http://d/v1/jobs/2/history)")" = 405 ] || fail "DELETE history"
+stop_daemon TERM 0
+
+# Retention: at start the finished jobs older than it are pruned, and again as commits
+# come once it is due (every retention / 10 at most).
+sleep 1.2
+start_daemon "${DARGS[@]}" --retention 1
+[ "$(status_of "$(ucurl http://d/v1/jobs/1)")" = 404 ] || fail "job 1 not pruned at start"
+[ "$(status_of "$(ucurl http://d/v1/jobs/2/history)")" = 404 ] || fail "job 2 not pruned"
+"$M" submit --connect "unix:$SOCK" --profile 1g.6gb --seconds 1 --name ok -- true > /dev/null
+await '[ "$(count_state done)" = 1 ]' 60
+sleep 1.2
+"$M" submit --connect "unix:$SOCK" --profile 1g.6gb --seconds 1 --name ok2 -- true > /dev/null
+[ "$(status_of "$(ucurl http://d/v1/jobs/3)")" = 404 ] || fail "job 3 not pruned: $(job 3)"
+[ "$(sqlite3 "$T/d.db" 'SELECT count(*) FROM transitions WHERE job <= 3')" = 0 ] ||
+    fail "transitions of pruned jobs left"
+grep -q 'event=store.prune jobs=2 done=0 failed=2' "$T/daemon.log" || fail "no prune logged"
 stop_daemon TERM 0
 echo PASS
