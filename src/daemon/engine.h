@@ -95,8 +95,8 @@ ms_engine_outcome ms_engine_job(ms_engine *e, int64_t id, const ms_engine_actor 
  * retention / 10 (at most hourly), so the store is bounded by what the node ran in a
  * retention period: every row it grows by comes through a commit. */
 int ms_engine_prune(ms_engine *e, ms_error *err);
-/* {"job": ID, "transitions": [...]}: the job's transitions in order (ms_job_transition_to_json).
- * FORBIDDEN (naming the owner): who is neither its owner nor an admin, as for its spec. */
+/* {"job": ID, "transitions": [...]}: the job's transitions in order
+ * (ms_job_transition_to_json). FORBIDDEN (naming the owner): who is neither its owner nor an admin, as for its spec. */
 ms_engine_outcome ms_engine_history(ms_engine *e, int64_t id, const ms_engine_actor *who,
                                     json_t **history, ms_error *err);
 /* {"jobs": [...]}: a page of jobs (ms_store_job_page), each as who may see it; *next: the

@@ -683,7 +683,8 @@ int ms_store_count_jobs(ms_store *st, uint64_t counts[MS_JOB_NSTATES], ms_error 
 }
 
 /* The jobs retention deletes: finished before the cut (?1). */
-#define PRUNED "SELECT id FROM jobs WHERE ended < ?1 AND state IN ('done', 'failed', 'cancelled')"
+#define PRUNED \
+    "SELECT id FROM jobs WHERE ended < ?1 AND state IN ('done', 'failed', 'cancelled')"
 
 /* Runs one statement of the prune with the cut bound; counts[] gets the rows of a
  * "SELECT state, count(*)" one. */
