@@ -99,6 +99,16 @@ ms_engine_outcome ms_engine_job(ms_engine *e, int64_t id, const ms_engine_actor 
     return MS_ENGINE_OK;
 }
 
+ms_engine_outcome ms_engine_history(ms_engine *e, int64_t id, const ms_engine_actor *who,
+                                    json_t **history, ms_error *err)
+{
+    e->last = *who;
+    if (!find(e, id, err))
+        return MS_ENGINE_NOT_FOUND;
+    *history = json_pack("{s:I, s:[]}", "job", (json_int_t)id, "transitions");
+    return MS_ENGINE_OK;
+}
+
 /* The page the query asks for (state and after; the user filter is the store's). */
 ms_engine_outcome ms_engine_jobs(ms_engine *e, const ms_store_job_query *q,
                                  const ms_engine_actor *who, json_t **jobs, int64_t *next,

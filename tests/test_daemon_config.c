@@ -141,6 +141,8 @@ static const struct {
     {"user-queue-bytes 100\n", {0}, "@:1: user-queue-bytes \"100\": expected bytes"},
     {"peer-connections 257\n", {0}, "@:1: peer-connections \"257\": expected an integer 1..256"},
     {"request-timeout 0\n", {0}, "@:1: request-timeout \"0\": expected seconds above 0"},
+    {"max-attempts 0\n", {0}, "@:1: max-attempts \"0\": expected an integer 1..1000"},
+    {"retention -1\n", {0}, "@:1: retention \"-1\": expected seconds above 0"},
     {"gpus 0\n", {0}, "@:1: gpus \"0\": expected an integer 1..64"},
     {"gpus 2x\n", {0}, "@:1: gpus \"2x\": expected an integer"},
     {"devices 0,0\n", {0}, "@:1: devices \"0,0\": a device is listed twice"},
@@ -350,7 +352,8 @@ static void test_write_round_trip(void **state)
              "hpc-job-mapping-dir /run/dcgm-map\nallow-root-jobs false\nadmin-group none\n"
              "slurm-user slurm\nisolation devices\ndev-dir /dev\n"
              "mig-minors /proc/driver/nvidia-caps/mig-minors\nuser-queue-limit 10000\n"
-             "user-queue-bytes 16777216\npeer-connections 32\nrequest-timeout 10\n",
+             "user-queue-bytes 16777216\npeer-connections 32\nrequest-timeout 10\n"
+             "max-attempts 3\nretention 604800\n",
              f->token);
     assert_string_equal(text, want);
     write_conf(f, text);

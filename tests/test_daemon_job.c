@@ -298,10 +298,10 @@ static void test_render(void **state)
     json_t *o = ms_job_to_json(&j, a100(), true, "/var/log/migschedd");
     char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
     const char *pub =
-        "{\"id\":7,\"name\":\"j\",\"user\":\"alice\",\"state\":\"failed\",\"attempts\":1,"
-        "\"submitted\":100.0,\"started\":101.5,\"ended\":111.5,\"gpu\":1,\"profile\":\"2g.10gb\","
-        "\"placement\":{\"start\":4},\"mig_uuid\":\"MIG-1234\",\"exit_status\":3,"
-        "\"slurm_job_id\":null";
+        "{\"id\":7,\"name\":\"j\",\"user\":\"alice\",\"state\":\"failed\","
+        "\"reason\":\"exit status 3\",\"attempts\":1,\"submitted\":100.0,\"started\":101.5,"
+        "\"ended\":111.5,\"gpu\":1,\"profile\":\"2g.10gb\",\"placement\":{\"start\":4},"
+        "\"mig_uuid\":\"MIG-1234\",\"exit_status\":3,\"slurm_job_id\":null";
     char want[1024];
     snprintf(want, sizeof want, "%s,\"spec\":{\"name\":\"j\",\"command\":[\"sleep\",\"1\"],"
              "\"env\":{},\"on_interrupt\":\"retry\",\"profile\":\"2g.10gb\",\"seconds\":10.0},"
@@ -458,6 +458,8 @@ static void test_interrupt_policies(void **state)
     assert_int_equal(t.to, MS_JOB_FAILED);
     assert_true(j.ended == 5);
     assert_false(j.has_exit);
+    assert_string_equal(j.reason, "interrupted (on_interrupt fail)");
+    assert_string_equal(t.reason, j.reason);
     ms_job_free(&j);
 
     /* A nonzero exit fails the job; exit 0 is done. */
@@ -465,6 +467,53 @@ static void test_interrupt_policies(void **state)
     drive(&j, MS_JOB_FAILED);
     assert_int_equal(j.exit_status, 1);
     assert_true(j.has_exit);
+    assert_string_equal(j.reason, "exit status 1");
+    ms_job_free(&j);
+}
+
+/* Runs lost to daemon crashes requeue a job under retry until the max-attempts'th, which
+ * fails it; each transition carries its reason, and a new start clears it. */
+static void test_recover_poison(void **state)
+{
+    (void)state;
+    ms_job_transition t;
+    ms_error e = {0};
+    ms_placement at = {ms_gpu_profile_by_name(a100(), "2g.10gb"), 0};
+    ms_job j = new_job("retry");
+    drive(&j, MS_JOB_RUNNING);
+    for (int k = 1; k <= 2; k++) {
+        if (k > 1)
+            assert_int_equal(ms_job_start(&j, 3, 0, at, "MIG-a", &t, &e), MS_OK);
+        assert_string_equal(j.reason, "");
+        assert_int_equal(ms_job_recover(&j, 5, 3, &t, &e), MS_OK);
+        assert_int_equal(j.state, MS_JOB_QUEUED);
+        assert_int_equal(j.crashes, k);
+        assert_string_equal(t.reason, "interrupted by a daemon crash, requeued");
+    }
+    assert_int_equal(ms_job_start(&j, 4, 0, at, "MIG-a", &t, &e), MS_OK);
+    assert_int_equal(ms_job_recover(&j, 6, 3, &t, &e), MS_OK);
+    assert_int_equal(j.state, MS_JOB_FAILED);
+    assert_int_equal(t.to, MS_JOB_FAILED);
+    assert_int_equal(j.spec.on_interrupt, MS_ON_INTERRUPT_RETRY);  /* the spec is kept */
+    assert_string_equal(j.reason, "interrupted 3 times");
+    assert_string_equal(t.reason, "interrupted 3 times");
+    /* A failed job is not recovered again, and is left as it was. */
+    assert_int_equal(ms_job_recover(&j, 7, 3, &t, &e), MS_EINVAL);
+    assert_int_equal(j.crashes, 3);
+    ms_job_free(&j);
+
+    j = new_job("fail");
+    drive(&j, MS_JOB_RUNNING);
+    assert_int_equal(ms_job_recover(&j, 5, 3, &t, &e), MS_OK);
+    assert_int_equal(j.state, MS_JOB_FAILED);
+    assert_string_equal(j.reason, "interrupted by a daemon crash (on_interrupt fail)");
+    ms_job_free(&j);
+
+    j = new_job("retry");
+    drive(&j, MS_JOB_RUNNING);
+    ms_job_set_reason(&j, &t, "%s %d", "x", 1);
+    assert_string_equal(j.reason, "x 1");
+    assert_string_equal(t.reason, "x 1");
     ms_job_free(&j);
 }
 
@@ -486,7 +535,8 @@ int main(void)
         cmocka_unit_test(test_parse_allocation), cmocka_unit_test(test_parse_user),
         cmocka_unit_test(test_parse_errors),     cmocka_unit_test(test_parse_limits),
         cmocka_unit_test(test_render),           cmocka_unit_test(test_transition_table),
-        cmocka_unit_test(test_interrupt_policies), cmocka_unit_test(test_names),
+        cmocka_unit_test(test_interrupt_policies), cmocka_unit_test(test_recover_poison),
+        cmocka_unit_test(test_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -676,6 +676,63 @@ static void test_allocation_steps(void **state)
     ms_store_close(st);
 }
 
+/* Retention: finished jobs that ended before the cut are deleted with their transitions
+ * and allocation steps, counted by state; queued, running and recent ones stay. */
+static void test_prune(void **state)
+{
+    fixture *f = *state;
+    ms_store *st = open_ok(f->path);
+    ms_error e = {0};
+    int64_t done = submit(st, "done", "retry", 1), failed = submit(st, "failed", "retry", 2),
+            cancelled = submit(st, "cancelled", "retry", 3), queued = submit(st, "q", "retry", 4),
+            running = submit(st, "r", "retry", 5), recent = submit(st, "recent", "retry", 6);
+    event(st, done, MS_JOB_EV_START, 10, 0);
+    event(st, done, MS_JOB_EV_FINISH, 20, 0);
+    event(st, failed, MS_JOB_EV_START, 10, 0);
+    event(st, failed, MS_JOB_EV_FINISH, 30, 2);
+    event(st, cancelled, MS_JOB_EV_CANCEL, 40, 0);
+    event(st, running, MS_JOB_EV_START, 10, 0);
+    event(st, recent, MS_JOB_EV_START, 10, 0);
+    event(st, recent, MS_JOB_EV_FINISH, 1000, 0);
+    assert_int_equal(ms_store_step_add(st, cancelled, 1, &e), MS_OK);
+    uint64_t gone[MS_JOB_NSTATES];
+    assert_int_equal(ms_store_prune(st, 500, gone, &e), MS_OK);
+    assert_true(gone[MS_JOB_DONE] == 1 && gone[MS_JOB_FAILED] == 1 &&
+                gone[MS_JOB_CANCELLED] == 1 && gone[MS_JOB_QUEUED] == 0 &&
+                gone[MS_JOB_RUNNING] == 0);
+    ms_store_close(st);
+    st = open_ok(f->path);
+    ms_job j;
+    int64_t pruned[] = {done, failed, cancelled};
+    for (size_t i = 0; i < 3; i++) {
+        assert_int_equal(ms_store_get_job(st, pruned[i], &j, &e), MS_EINVAL);
+        ms_job_transition *ts;
+        size_t n;
+        assert_int_equal(ms_store_history(st, pruned[i], &ts, &n, &e), MS_OK);
+        assert_int_equal(n, 0);
+        free(ts);
+    }
+    int64_t *steps;
+    size_t n;
+    assert_int_equal(ms_store_steps(st, cancelled, &steps, &n, &e), MS_OK);
+    assert_int_equal(n, 0);
+    free(steps);
+    int64_t kept[] = {queued, running, recent};
+    for (size_t i = 0; i < 3; i++) {
+        assert_int_equal(ms_store_get_job(st, kept[i], &j, &e), MS_OK);
+        ms_job_free(&j);
+    }
+    uint64_t counts[MS_JOB_NSTATES];
+    assert_int_equal(ms_store_count_jobs(st, counts, &e), MS_OK);
+    assert_true(counts[MS_JOB_QUEUED] == 1 && counts[MS_JOB_RUNNING] == 1 &&
+                counts[MS_JOB_DONE] == 1 && counts[MS_JOB_FAILED] == 0);
+    /* Nothing more to prune: a second pass deletes nothing. */
+    assert_int_equal(ms_store_prune(st, 500, gone, &e), MS_OK);
+    assert_true(gone[MS_JOB_DONE] == 0 && gone[MS_JOB_FAILED] == 0 &&
+                gone[MS_JOB_CANCELLED] == 0);
+    ms_store_close(st);
+}
+
 static void test_plans_and_instances(void **state)
 {
     fixture *f = *state;
@@ -741,6 +798,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_lock, setup, teardown),
         cmocka_unit_test_setup_teardown(test_format_marker, setup, teardown),
         cmocka_unit_test_setup_teardown(test_quick_check, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_prune, setup, teardown),
         cmocka_unit_test_setup_teardown(test_plans_and_instances, setup, teardown),
         cmocka_unit_test_setup_teardown(test_allocation_steps, setup, teardown),
     };

@@ -142,7 +142,7 @@ static int each_job(cli_client *c, const char *cmd, const char *path,
     return rc;
 }
 
-static const char JOBS_ROW[] = "%8s  %-8s  %-9s  %8s  %-8s  %-10s  %4s  %s\n";
+static const char JOBS_ROW[] = "%8s  %-8s  %-9s  %8s  %-8s  %-10s  %4s  %-16s  %s\n";
 
 static int print_job_row(json_t *j, void *arg)
 {
@@ -159,11 +159,11 @@ static int print_job_row(json_t *j, void *arg)
     snprintf(attempts, sizeof attempts, "%lld",
              (long long)json_integer_value(json_object_get(j, "attempts")));
     char user[CLI_REPLY_TEXT_LEN], state[CLI_REPLY_TEXT_LEN], profile[CLI_REPLY_TEXT_LEN],
-        name[CLI_REPLY_TEXT_LEN];
+        name[CLI_REPLY_TEXT_LEN], reason[CLI_REPLY_TEXT_LEN];
     printf(JOBS_ROW, id, cli_reply_text(j, "user", "-", user),
            cli_reply_text(j, "state", "?", state), attempts, where,
            cli_reply_text(j, "profile", "(times)", profile), exit_s,
-           cli_reply_text(j, "name", "", name));
+           cli_reply_text(j, "name", "", name), cli_reply_text(j, "reason", "-", reason));
     return 0;
 }
 
@@ -203,9 +203,10 @@ static const char JOBS_HELP[] =
     "usage: migsched jobs [--user NAME] [--state queued|running|done|failed|cancelled]\n"
     "                     [--json] [--connect ...] [--token-file FILE] [--timeout S]\n"
     "  The daemon's jobs by id, every page of them: user, state, attempts, GPU@slot,\n"
-    "  profile, exit status, name (--json: {\"jobs\": [...]} of all the pages). --user and\n"
-    "  --state: only that user's jobs, only jobs in that state. What the daemon sent is\n"
-    "  printed with control characters escaped (\\x1b, \\n, ...).\n" CLI_CLIENT_FLAGS_HELP;
+    "  profile, exit status, name, reason (why it failed, was interrupted or waits; --json:\n"
+    "  {\"jobs\": [...]} of all the pages). --user and --state: only that user's jobs, only\n"
+    "  jobs in that state. What the daemon sent is printed with control characters\n"
+    "  escaped (\\x1b, \\n, ...).\n" CLI_CLIENT_FLAGS_HELP;
 
 int cmd_jobs(int argc, char **argv)
 {
@@ -233,7 +234,7 @@ int cmd_jobs(int argc, char **argv)
     } else {
         if (!o.json)
             printf(JOBS_ROW, "id", "user", "state", "attempts", "gpu@slot", "profile", "exit",
-                   "name");
+                   "name", "reason");
         rc = each_job(c, "jobs", path, o.json ? append_job : print_job_row, all);
     }
     free(path);

@@ -295,9 +295,9 @@ static bool canonical_id(const char *text, ms_api_response *rs)
     return false;
 }
 
-/* DELETE or GET /v1/jobs/{id}. */
+/* DELETE or GET /v1/jobs/{id}, GET /v1/jobs/{id}/history. */
 static void job_one(const ms_api *api, const ms_api_request *rq, const char *id_text,
-                    ms_api_response *rs)
+                    bool history, ms_api_response *rs)
 {
     long id;
     if (!canonical_id(id_text, rs))
@@ -311,7 +311,8 @@ static void job_one(const ms_api *api, const ms_api_request *rq, const char *id_
     ms_error err = {0};
     json_t *job = NULL;
     ms_engine_actor a = actor(api, rq);
-    ms_engine_outcome out = !strcmp(rq->method, "DELETE")
+    ms_engine_outcome out = history ? ms_engine_history(api->engine, id, &a, &job, &err)
+                            : !strcmp(rq->method, "DELETE")
                                 ? ms_engine_cancel(api->engine, id, &a, &job, &err)
                                 : ms_engine_job(api->engine, id, &a, &job, &err);
     reply(rs, out, 200, job, &err);
@@ -506,15 +507,16 @@ static void page(ms_api_response *rs)
 }
 
 /* The routes: a path (a '*' segment matches one id segment) and the methods it takes. */
-enum route_id { R_INDEX, R_HEALTHZ, R_METRICS, R_JOBS, R_JOB, R_GPUS, R_PLAN, R_ALLOC,
-                R_ALLOC_STEP, R_NROUTES };
+enum route_id { R_INDEX, R_HEALTHZ, R_METRICS, R_JOBS, R_JOB, R_JOB_HISTORY, R_GPUS, R_PLAN,
+                R_ALLOC, R_ALLOC_STEP, R_NROUTES };
 static const struct {
     const char *path;
     const char *allow;
 } ROUTES[R_NROUTES] = {
     [R_INDEX] = {"/", "GET"},          [R_HEALTHZ] = {"/healthz", "GET"},
     [R_METRICS] = {"/metrics", "GET"}, [R_JOBS] = {"/v1/jobs", "GET, POST"},
-    [R_JOB] = {"/v1/jobs/*", "GET, DELETE"}, [R_GPUS] = {"/v1/gpus", "GET"},
+    [R_JOB] = {"/v1/jobs/*", "GET, DELETE"}, [R_JOB_HISTORY] = {"/v1/jobs/*/history", "GET"},
+    [R_GPUS] = {"/v1/gpus", "GET"},
     [R_PLAN] = {"/v1/plan", "GET"},    [R_ALLOC] = {"/v1/allocations/*", "GET, DELETE"},
     [R_ALLOC_STEP] = {"/v1/allocations/*/steps/*", "PUT, DELETE"},
 };
@@ -623,7 +625,8 @@ void ms_api_handle(const ms_api *api, const ms_api_request *rq, ms_api_response 
         else
             jobs_list(api, rq, rs);
         break;
-    case R_JOB: job_one(api, rq, ids[0], rs); break;
+    case R_JOB: job_one(api, rq, ids[0], false, rs); break;
+    case R_JOB_HISTORY: job_one(api, rq, ids[0], true, rs); break;
     case R_GPUS: gpus(api, rs); break;
     case R_PLAN: plan(api, rs); break;
     case R_ALLOC: alloc_one(api, rq, ids[0], rs); break;

@@ -39,6 +39,7 @@ static const struct {
     [MS_KEY_USER_QUEUE_BYTES] = {"user-queue-bytes", true},
     [MS_KEY_PEER_CONNECTIONS] = {"peer-connections", false},
     [MS_KEY_REQUEST_TIMEOUT] = {"request-timeout", false},
+    [MS_KEY_MAX_ATTEMPTS] = {"max-attempts", false}, [MS_KEY_RETENTION] = {"retention", false},
 };
 
 static const char *const BACKENDS[] = {"nvml", "sim", NULL};
@@ -78,6 +79,8 @@ void ms_daemon_config_defaults(ms_daemon_config *c)
     c->user_queue_bytes = 16777216;
     c->peer_connections = 32;
     c->request_timeout = 10;
+    c->max_attempts = 3;
+    c->retention = 7 * 86400;
 }
 
 int ms_daemon_key_parse(const char *name)
@@ -366,6 +369,12 @@ static int set_value(ms_daemon_config *c, int k, const char *v, const char *w, m
     case MS_KEY_REQUEST_TIMEOUT:
         return parse_positive(v, 3600, &c->request_timeout)
                    ? MS_OK : bad(err, w, name, v, "expected seconds above 0, at most 3600");
+    case MS_KEY_MAX_ATTEMPTS:
+        return parse_int(v, 1, 1000, &c->max_attempts)
+                   ? MS_OK : bad(err, w, name, v, "expected an integer 1..1000");
+    case MS_KEY_RETENTION:
+        return parse_positive(v, MS_TIME_MAX, &c->retention)
+                   ? MS_OK : bad(err, w, name, v, "expected seconds above 0, at most 1e9");
     }
     return ms_error_set(err, MS_EINVAL, "%s: unknown key", w);
 }
@@ -647,6 +656,8 @@ static void value_text(const ms_daemon_config *c, int k, char *buf, size_t len)
     case MS_KEY_USER_QUEUE_BYTES: snprintf(buf, len, "%lld", c->user_queue_bytes); break;
     case MS_KEY_PEER_CONNECTIONS: snprintf(buf, len, "%d", c->peer_connections); break;
     case MS_KEY_REQUEST_TIMEOUT: real_text(buf, len, c->request_timeout); break;
+    case MS_KEY_MAX_ATTEMPTS: snprintf(buf, len, "%d", c->max_attempts); break;
+    case MS_KEY_RETENTION: real_text(buf, len, c->retention); break;
     }
 }
 

@@ -41,7 +41,8 @@ enum ms_daemon_key {
     MS_KEY_STOP_GRACE, MS_KEY_TAU, MS_KEY_LOG_DIR, MS_KEY_SLURM_RECONCILE, MS_KEY_SLURM_GRES,
     MS_KEY_HPC_JOB_MAPPING_DIR, MS_KEY_ALLOW_ROOT_JOBS, MS_KEY_ADMIN_GROUP, MS_KEY_SLURM_USER,
     MS_KEY_ISOLATION, MS_KEY_DEV_DIR, MS_KEY_MIG_MINORS, MS_KEY_USER_QUEUE_LIMIT,
-    MS_KEY_USER_QUEUE_BYTES, MS_KEY_PEER_CONNECTIONS, MS_KEY_REQUEST_TIMEOUT, MS_DAEMON_NKEYS
+    MS_KEY_USER_QUEUE_BYTES, MS_KEY_PEER_CONNECTIONS, MS_KEY_REQUEST_TIMEOUT,
+    MS_KEY_MAX_ATTEMPTS, MS_KEY_RETENTION, MS_DAEMON_NKEYS
 };
 
 typedef struct ms_daemon_config {
@@ -80,6 +81,8 @@ typedef struct ms_daemon_config {
     long long user_queue_bytes;    /* bytes of queued jobs' specs per user */
     int peer_connections;          /* open connections per peer (uid; TCP: address) */
     double request_timeout;        /* seconds a request may take to send headers and body */
+    int max_attempts;              /* runs lost to daemon crashes before a job fails */
+    double retention;              /* seconds a finished job is kept before it is pruned */
     /* Where each key was set ("" = the default), for messages. */
     char where[MS_DAEMON_NKEYS][MS_DAEMON_WHERE_LEN];
     /* Filled by ms_daemon_config_check when gpu is set. */
@@ -94,7 +97,7 @@ typedef struct ms_daemon_config {
  * migslice, no hpc-job-mapping-dir, allow-root-jobs false, no admin-group, slurm-user
  * slurm, isolation devices, dev-dir /dev, mig-minors /proc/driver/nvidia-caps/mig-minors,
  * user-queue-limit 10000, user-queue-bytes 16777216, peer-connections 32,
- * request-timeout 10. */
+ * request-timeout 10, max-attempts 3, retention 604800 (7 days). */
 void ms_daemon_config_defaults(ms_daemon_config *c);
 
 /* Key name ("batch-size") to its index, -1 if unknown. */

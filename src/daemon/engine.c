@@ -357,7 +357,7 @@ static int reconcile_store(ms_engine *e, ms_error *err)
         if (ei_is_alloc(&run[i]) && ((rc = ei_alloc_resume(e, &run[i], &resumed, err)) ||
                                      resumed))
             continue;
-        rc = ms_job_interrupt(&run[i], ei_now(), &ts[k], err);
+        rc = ms_job_recover(&run[i], ei_now(), e->c->max_attempts, &ts[k], err);
         ptr[k++] = &run[i];
     }
     if (!rc && k && !(rc = ms_store_transitions(e->st, ptr, ts, k, err)))

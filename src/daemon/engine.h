@@ -90,6 +90,15 @@ ms_engine_outcome ms_engine_cancel(ms_engine *e, int64_t id, const ms_engine_act
 /* A job as who may see it (ms_job_to_json's detail for its owner and admins). */
 ms_engine_outcome ms_engine_job(ms_engine *e, int64_t id, const ms_engine_actor *who,
                                 json_t **job, ms_error *err);
+/* Retention: deletes the jobs that finished more than `retention` seconds ago from the
+ * store (ms_store_prune). Called at start; the group commit calls it again every
+ * retention / 10 (at most hourly), so the store is bounded by what the node ran in a
+ * retention period: every row it grows by comes through a commit. */
+int ms_engine_prune(ms_engine *e, ms_error *err);
+/* {"job": ID, "transitions": [...]}: the job's transitions in order
+ * (ms_job_transition_to_json). FORBIDDEN (naming the owner): who is neither its owner nor an admin, as for its spec. */
+ms_engine_outcome ms_engine_history(ms_engine *e, int64_t id, const ms_engine_actor *who,
+                                    json_t **history, ms_error *err);
 /* {"jobs": [...]}: a page of jobs (ms_store_job_page), each as who may see it; *next: the
  * page's last id when more jobs match beyond it, else 0. */
 ms_engine_outcome ms_engine_jobs(ms_engine *e, const ms_store_job_query *q,

@@ -13,6 +13,32 @@ static ms_engine_outcome fail(int rc)
     return rc == MS_EINVAL ? MS_ENGINE_BAD_REQUEST : MS_ENGINE_INTERNAL;
 }
 
+/* ms_engine_prune with smu held. */
+static int prune(ms_engine *e, ms_error *err)
+{
+    e->prune_at = ei_mono() + fmin(3600, e->c->retention / 10);
+    uint64_t gone[MS_JOB_NSTATES], n = 0;
+    int rc = ms_store_prune(e->st, ei_now() - e->c->retention, gone, err);
+    for (int k = 0; !rc && k < MS_JOB_NSTATES; k++) {
+        e->jobs[k] -= gone[k];
+        n += gone[k];
+    }
+    if (!rc && n)
+        ms_dlog(MS_LOG_INFO, "store.prune", "jobs=%llu done=%llu failed=%llu cancelled=%llu",
+                (unsigned long long)n, (unsigned long long)gone[MS_JOB_DONE],
+                (unsigned long long)gone[MS_JOB_FAILED],
+                (unsigned long long)gone[MS_JOB_CANCELLED]);
+    return rc;
+}
+
+int ms_engine_prune(ms_engine *e, ms_error *err)
+{
+    pthread_mutex_lock(&e->smu);
+    int rc = prune(e, err);
+    pthread_mutex_unlock(&e->smu);
+    return rc;
+}
+
 /* The leader of a group commit writes every pending submission in one transaction; the
  * others wait for it. Called with cmu held; returns with cmu held once r is done. */
 static void group_commit(ms_engine *e, ei_submit *r)
@@ -60,6 +86,9 @@ static void group_commit(ms_engine *e, ei_submit *r)
                     e->jobs[tts[t].to]++;
                 }
             }
+            ms_error perr = {0};
+            if (ei_mono() >= e->prune_at && prune(e, &perr))  /* tried again when next due */
+                ms_dlog(MS_LOG_WARN, "store.prune_failed", "error=\"%s\"", perr.msg);
             pthread_mutex_unlock(&e->smu);
             i = 0;
             for (ei_submit *s = batch; s; s = s->next)
@@ -259,6 +288,44 @@ ms_engine_outcome ms_engine_job(ms_engine *e, int64_t id, const ms_engine_actor 
 {
     *job = NULL;
     return ei_get_job(e, id, who, job, err);
+}
+
+ms_engine_outcome ms_engine_history(ms_engine *e, int64_t id, const ms_engine_actor *who,
+                                    json_t **history, ms_error *err)
+{
+    *history = NULL;
+    ms_job owned;
+    ms_engine_outcome o = read_job(e, id, &owned, err);
+    if (o != MS_ENGINE_OK)
+        return o;
+    bool may = ei_may_manage(who, &owned);
+    char uid[16];
+    if (!may)
+        ms_error_set(err, MS_EINVAL, "job %lld belongs to %s: only its owner or an admin may "
+                     "read its history", (long long)id, ms_job_user(&owned.owner, uid));
+    ms_job_free(&owned);
+    if (!may)
+        return MS_ENGINE_FORBIDDEN;
+    ms_job_transition *ts;
+    size_t n;
+    pthread_mutex_lock(&e->smu);
+    int rc = ms_store_history(e->st, id, &ts, &n, err);
+    pthread_mutex_unlock(&e->smu);
+    if (rc)
+        return MS_ENGINE_INTERNAL;
+    json_t *arr = json_array();
+    for (size_t i = 0; arr && i < n; i++)
+        if (json_array_append_new(arr, ms_job_transition_to_json(&ts[i]))) {
+            json_decref(arr);
+            arr = NULL;
+        }
+    free(ts);
+    if (!arr || !(*history = json_pack("{s:I, s:o}", "job", (json_int_t)id, "transitions",
+                                       arr))) {
+        ms_error_set(err, MS_ENOMEM, "out of memory");
+        return MS_ENGINE_INTERNAL;
+    }
+    return MS_ENGINE_OK;
 }
 
 int ei_cancel_queued(ms_engine *e, size_t i, ms_error *err)

@@ -133,6 +133,7 @@ struct ms_engine {
 
     /* metrics */
     uint64_t jobs[MS_JOB_NSTATES];  /* by state: under smu, counted as commits make them durable */
+    double prune_at;            /* retention's next pass (monotonic; under smu) */
     uint64_t submitted_total, creations_total, destructions_total;
     ms_engine_histogram creation_seconds, destruction_seconds, wait_seconds,
         turnaround_seconds;

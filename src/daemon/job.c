@@ -373,6 +373,14 @@ static json_t *time_or_null(double t)
     return isnan(t) ? json_null() : json_real(t);
 }
 
+json_t *ms_job_transition_to_json(const ms_job_transition *t)
+{
+    return json_pack("{s:f, s:s, s:s, s:s, s:o}", "at", t->at, "event",
+                     ms_job_event_name(t->event), "from", ms_job_state_name(t->from), "to",
+                     ms_job_state_name(t->to), "reason",
+                     t->reason[0] ? json_string(t->reason) : json_null());
+}
+
 const char *ms_job_user(const ms_job_owner *o, char uid[16])
 {
     if (*o->name)
@@ -402,6 +410,8 @@ json_t *ms_job_to_json(const ms_job *j, const ms_gpu_model *gpu, bool detail,
     json_object_set_new(o, "name", json_string(j->spec.name));
     json_object_set_new(o, "user", json_string(ms_job_user(&j->owner, uid)));
     json_object_set_new(o, "state", json_string(ms_job_state_name(j->state)));
+    /* Reasons are the daemon's own text; null when the state needs none. */
+    json_object_set_new(o, "reason", j->reason[0] ? json_string(j->reason) : json_null());
     json_object_set_new(o, "attempts", json_integer(j->attempts));
     json_object_set_new(o, "submitted", time_or_null(j->submitted));
     json_object_set_new(o, "started", time_or_null(j->started));

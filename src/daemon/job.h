@@ -19,6 +19,7 @@
 #define MS_JOB_ARGS_MAX 256          /* command arguments */
 #define MS_JOB_STRING_MAX 4096       /* bytes of one argument, the cwd, one env value */
 #define MS_JOB_ENV_MAX 128           /* environment variables */
+#define MS_JOB_REASON_MAX 256        /* bytes of a reason, with its NUL */
 
 /* MS_JOB_NEW is a job not yet submitted: the "from" of the submit transition. */
 typedef enum ms_job_state {
@@ -82,6 +83,10 @@ typedef struct ms_job {
     char mig_uuid[96];       /* "" when none */
     bool has_exit;
     int exit_status;
+    int crashes;             /* runs lost to a daemon crash (ms_job_recover) */
+    /* Why it is in its state: failed, interrupted, requeued or waiting; "" when it needs
+     * no explanation (submitted, running, done). Set by each transition. */
+    char reason[MS_JOB_REASON_MAX];
 } ms_job;
 
 /* One state change, as the store records it. */
@@ -90,6 +95,7 @@ typedef struct ms_job_transition {
     double at;
     ms_job_event event;
     ms_job_state from, to;
+    char reason[MS_JOB_REASON_MAX]; /* the job's reason after it */
 } ms_job_transition;
 
 const char *ms_job_state_name(ms_job_state s);
@@ -125,13 +131,17 @@ void ms_job_free(ms_job *j);
 const char *ms_job_user(const ms_job_owner *o, char uid[16]);
 
 /* The GET /v1/jobs/{id} shape. Anyone's view (detail false), the public fields: id, name,
- * user, state, attempts, submitted/started/ended, gpu, profile, placement, mig_uuid,
+ * user, state, reason, attempts, submitted/started/ended, gpu, profile, placement, mig_uuid,
  * exit_status, slurm_job_id (null while unknown or not an allocation). The owner's and
  * admins' view (detail true) adds the spec and "logs": the latest attempt's output files
  * under log_dir (ms_job_log_path), null before the first start, for an allocation or when
  * log_dir is NULL (the sim backend writes none). */
 json_t *ms_job_to_json(const ms_job *j, const ms_gpu_model *gpu, bool detail,
                        const char *log_dir);
+
+/* One transition as GET /v1/jobs/{id}/history lists it: {"at", "event", "from", "to",
+ * "reason"} (reason null when it has none). */
+json_t *ms_job_transition_to_json(const ms_job_transition *t);
 
 /* Where attempt `attempt` of job j writes its output: LOG_DIR/OWNER/job-ID.ATTEMPT.EXT (OWNER:
  * the owner's name, or the uid where the uid has none; ext "out" or "err"). MS_EINVAL when
@@ -152,5 +162,13 @@ int ms_job_finish(ms_job *j, double now, int exit_status, ms_job_transition *t, 
 int ms_job_interrupt(ms_job *j, double now, ms_job_transition *t, ms_error *err);
 /* A queued or running job is cancelled (the caller stops its process first). */
 int ms_job_cancel(ms_job *j, double now, ms_job_transition *t, ms_error *err);
+/* The recovery path's interrupt: the job was running when the daemon died. After
+ * max_attempts such losses the job is poison (it may be what kills the daemon): it fails
+ * with the reason "interrupted N times" whatever its on_interrupt. */
+int ms_job_recover(ms_job *j, double now, int max_attempts, ms_job_transition *t,
+                   ms_error *err);
+/* Replaces the reason a transition just gave j (and t, its record), truncated to fit. */
+void ms_job_set_reason(ms_job *j, ms_job_transition *t, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 #endif

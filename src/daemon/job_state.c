@@ -4,6 +4,8 @@
  *   queued|running -cancel-> cancelled
  * Anything else is an error and leaves the job unchanged. */
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "job.h"
@@ -53,7 +55,17 @@ static int expect(const ms_job *j, ms_job_event e, ms_job_state a, ms_job_state 
     t->at = now;
     t->event = e;
     t->from = j->state;
+    t->reason[0] = '\0';
     return MS_OK;
+}
+
+void ms_job_set_reason(ms_job *j, ms_job_transition *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(j->reason, sizeof j->reason, fmt, ap);
+    va_end(ap);
+    memcpy(t->reason, j->reason, sizeof t->reason);
 }
 
 static void unplace(ms_job *j)
@@ -70,6 +82,7 @@ int ms_job_submit(ms_job *j, double now, ms_job_transition *t, ms_error *err)
     if (rc)
         return rc;
     j->submitted = now;
+    j->reason[0] = '\0';
     t->to = j->state = MS_JOB_QUEUED;
     return MS_OK;
 }
@@ -93,6 +106,7 @@ int ms_job_start(ms_job *j, double now, int gpu, ms_placement at, const char *mi
     j->gpu = gpu;
     j->placement = at;
     snprintf(j->mig_uuid, sizeof j->mig_uuid, "%s", mig_uuid ? mig_uuid : "");
+    j->reason[0] = '\0';
     t->to = j->state = MS_JOB_RUNNING;
     return MS_OK;
 }
@@ -106,6 +120,11 @@ int ms_job_finish(ms_job *j, double now, int exit_status, ms_job_transition *t, 
     j->has_exit = true;
     j->exit_status = exit_status;
     t->to = j->state = exit_status == 0 ? MS_JOB_DONE : MS_JOB_FAILED;
+    j->reason[0] = '\0';
+    if (exit_status > 128)
+        ms_job_set_reason(j, t, "killed by signal %d", exit_status - 128);
+    else if (exit_status)
+        ms_job_set_reason(j, t, "exit status %d", exit_status);
     return MS_OK;
 }
 
@@ -119,10 +138,33 @@ int ms_job_interrupt(ms_job *j, double now, ms_job_transition *t, ms_error *err)
         unplace(j);
         j->started = NAN;
         t->to = j->state = MS_JOB_QUEUED;
+        ms_job_set_reason(j, t, "interrupted, requeued");
     } else {
         j->ended = now;
         t->to = j->state = MS_JOB_FAILED;
+        ms_job_set_reason(j, t, "interrupted (on_interrupt fail)");
     }
+    return MS_OK;
+}
+
+int ms_job_recover(ms_job *j, double now, int max_attempts, ms_job_transition *t,
+                   ms_error *err)
+{
+    ms_on_interrupt asked = j->spec.on_interrupt;
+    bool poison = j->crashes + 1 >= max_attempts;
+    if (poison)
+        j->spec.on_interrupt = MS_ON_INTERRUPT_FAIL;
+    int rc = ms_job_interrupt(j, now, t, err);
+    j->spec.on_interrupt = asked;
+    if (rc)
+        return rc;
+    j->crashes++;
+    if (poison)
+        ms_job_set_reason(j, t, "interrupted %d times", j->crashes);
+    else if (j->state == MS_JOB_FAILED)
+        ms_job_set_reason(j, t, "interrupted by a daemon crash (on_interrupt fail)");
+    else
+        ms_job_set_reason(j, t, "interrupted by a daemon crash, requeued");
     return MS_OK;
 }
 
@@ -133,5 +175,6 @@ int ms_job_cancel(ms_job *j, double now, ms_job_transition *t, ms_error *err)
         return rc;
     j->ended = now;
     t->to = j->state = MS_JOB_CANCELLED;
+    ms_job_set_reason(j, t, "cancelled");
     return MS_OK;
 }

@@ -150,7 +150,8 @@ static int run(int argc, char **argv, const ms_daemon_config *c, int sfd)
     const ms_gpu_model *model = c->has_model ? &c->model : NULL;
     if (ms_http_open(c, &h, &err) || (c->init_store && ms_store_init(c->db, &err)) ||
         ms_store_open(c->db, model, &st, &err) ||
-        ms_engine_open(c, st, &e, &err) || ms_http_start(h, e, model, c->slurm_gres, &err) ||
+        ms_engine_open(c, st, &e, &err) || ms_engine_prune(e, &err) ||
+        ms_http_start(h, e, model, c->slurm_gres, &err) ||
         (c->slurm_reconcile > 0 &&
          ms_slurm_reconciler_start(e, c->slurm_reconcile, &rec, &err))) {
         ms_dlog(MS_LOG_ERROR, "daemon.start_failed", "error=%s",

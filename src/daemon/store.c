@@ -51,6 +51,13 @@ static const char *const MIGRATIONS[] = {
     "ALTER TABLE jobs ADD COLUMN owner_gid INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE jobs ADD COLUMN owner_name TEXT NOT NULL DEFAULT 'root';"
     "CREATE INDEX jobs_by_owner ON jobs(owner_name, id);",
+    /* 5: why a job is in its state, recorded with each transition; the runs a job lost to
+     * daemon crashes (poison jobs fail after max-attempts); finished jobs found by their
+     * end for retention. */
+    "ALTER TABLE jobs ADD COLUMN reason TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE jobs ADD COLUMN crashes INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE transitions ADD COLUMN reason TEXT NOT NULL DEFAULT '';"
+    "CREATE INDEX jobs_by_end ON jobs(ended) WHERE ended IS NOT NULL;",
 };
 #define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof *MIGRATIONS))
 
@@ -314,8 +321,8 @@ static int bind_time(sqlite3_stmt *s, int i, double t)
     return isnan(t) ? sqlite3_bind_null(s, i) : sqlite3_bind_double(s, i, t);
 }
 
-/* Binds the job's mutable columns at 1..10: state, attempts, submitted, started, ended,
- * gpu, profile, start_slot, mig_uuid, exit_status. */
+/* Binds the job's mutable columns at 1..12: state, attempts, submitted, started, ended,
+ * gpu, profile, start_slot, mig_uuid, exit_status, reason, crashes. */
 static int bind_job_state(ms_store *st, sqlite3_stmt *s, const ms_job *j)
 {
     bool placed = j->placement.profile >= 0;
@@ -333,20 +340,23 @@ static int bind_job_state(ms_store *st, sqlite3_stmt *s, const ms_job *j)
                                   : sqlite3_bind_null(s, 9);
     rc = rc ? rc : j->has_exit ? sqlite3_bind_int(s, 10, j->exit_status)
                                : sqlite3_bind_null(s, 10);
+    rc = rc ? rc : sqlite3_bind_text(s, 11, j->reason, -1, SQLITE_STATIC);
+    rc = rc ? rc : sqlite3_bind_int(s, 12, j->crashes);
     return rc;
 }
 
 static int insert_transition(ms_store *st, const ms_job_transition *t, ms_error *err)
 {
     sqlite3_stmt *s;
-    int rc = prepare(st, "INSERT INTO transitions(job, at, event, from_state, to_state)"
-                         " VALUES(?, ?, ?, ?, ?)", &s, err);
+    int rc = prepare(st, "INSERT INTO transitions(job, at, event, from_state, to_state,"
+                         " reason) VALUES(?, ?, ?, ?, ?, ?)", &s, err);
     if (rc)
         return rc;
     if (sqlite3_bind_int64(s, 1, t->job) || sqlite3_bind_double(s, 2, t->at) ||
         sqlite3_bind_text(s, 3, ms_job_event_name(t->event), -1, SQLITE_STATIC) ||
         sqlite3_bind_text(s, 4, ms_job_state_name(t->from), -1, SQLITE_STATIC) ||
-        sqlite3_bind_text(s, 5, ms_job_state_name(t->to), -1, SQLITE_STATIC)) {
+        sqlite3_bind_text(s, 5, ms_job_state_name(t->to), -1, SQLITE_STATIC) ||
+        sqlite3_bind_text(s, 6, t->reason, -1, SQLITE_STATIC)) {
         sqlite3_finalize(s);
         return db_error(st, "bind transition", err);
     }
@@ -376,15 +386,15 @@ static int insert_job(ms_store *st, ms_job *j, ms_job_transition *t, ms_error *e
     j->spec_bytes = strlen(spec);
     sqlite3_stmt *s = NULL;
     int rc = prepare(st, "INSERT INTO jobs(state, attempts, submitted, started, ended, gpu,"
-                         " profile, start_slot, mig_uuid, exit_status, name, spec, owner_uid,"
-                         " owner_gid, owner_name) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-                         " ?, ?)", &s, err);
+                         " profile, start_slot, mig_uuid, exit_status, reason, crashes, name,"
+                         " spec, owner_uid, owner_gid, owner_name) VALUES(?, ?, ?, ?, ?, ?, ?,"
+                         " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &s, err);
     if (!rc && (bind_job_state(st, s, j) ||
-                sqlite3_bind_text(s, 11, j->spec.name, -1, SQLITE_STATIC) ||
-                sqlite3_bind_text(s, 12, spec, -1, SQLITE_STATIC) ||
-                sqlite3_bind_int64(s, 13, j->owner.uid) ||
-                sqlite3_bind_int64(s, 14, j->owner.gid) ||
-                sqlite3_bind_text(s, 15, j->owner.name, -1, SQLITE_STATIC))) {
+                sqlite3_bind_text(s, 13, j->spec.name, -1, SQLITE_STATIC) ||
+                sqlite3_bind_text(s, 14, spec, -1, SQLITE_STATIC) ||
+                sqlite3_bind_int64(s, 15, j->owner.uid) ||
+                sqlite3_bind_int64(s, 16, j->owner.gid) ||
+                sqlite3_bind_text(s, 17, j->owner.name, -1, SQLITE_STATIC))) {
         sqlite3_finalize(s);
         rc = db_error(st, "bind job", err);
     } else if (!rc) {
@@ -419,9 +429,10 @@ static int update_job(ms_store *st, const ms_job *j, const ms_job_transition *t,
     sqlite3_stmt *s;
     int rc = prepare(st, "UPDATE jobs SET state = ?, attempts = ?, submitted = ?, started = ?,"
                          " ended = ?, gpu = ?, profile = ?, start_slot = ?, mig_uuid = ?,"
-                         " exit_status = ? WHERE id = ? AND state = ?", &s, err);
-    if (!rc && (bind_job_state(st, s, j) || sqlite3_bind_int64(s, 11, j->id) ||
-                sqlite3_bind_text(s, 12, ms_job_state_name(t->from), -1, SQLITE_STATIC))) {
+                         " exit_status = ?, reason = ?, crashes = ? WHERE id = ? AND state = ?",
+                     &s, err);
+    if (!rc && (bind_job_state(st, s, j) || sqlite3_bind_int64(s, 13, j->id) ||
+                sqlite3_bind_text(s, 14, ms_job_state_name(t->from), -1, SQLITE_STATIC))) {
         sqlite3_finalize(s);
         rc = db_error(st, "bind job", err);
     } else if (!rc && !(rc = step_done(st, s, "update job", err)) &&
@@ -467,7 +478,8 @@ static double column_time(sqlite3_stmt *s, int i)
 }
 
 #define JOB_COLUMNS "id, spec, state, attempts, submitted, started, ended, gpu, profile," \
-                    " start_slot, mig_uuid, exit_status, owner_uid, owner_gid, owner_name"
+                    " start_slot, mig_uuid, exit_status, owner_uid, owner_gid, owner_name," \
+                    " reason, crashes"
 
 /* One row of JOB_COLUMNS into a job; a row this build cannot read is an error naming it. */
 static int read_job(ms_store *st, sqlite3_stmt *s, ms_job *j, ms_error *err)
@@ -512,6 +524,9 @@ static int read_job(ms_store *st, sqlite3_stmt *s, ms_job *j, ms_error *err)
     snprintf(j->mig_uuid, sizeof j->mig_uuid, "%s", uuid ? uuid : "");
     if ((j->has_exit = sqlite3_column_type(s, 11) != SQLITE_NULL))
         j->exit_status = sqlite3_column_int(s, 11);
+    const char *reason = (const char *)sqlite3_column_text(s, 15);
+    snprintf(j->reason, sizeof j->reason, "%s", reason ? reason : "");
+    j->crashes = sqlite3_column_int(s, 16);
     return MS_OK;
 }
 
@@ -669,6 +684,57 @@ int ms_store_count_jobs(ms_store *st, uint64_t counts[MS_JOB_NSTATES], ms_error 
     return rc;
 }
 
+/* The jobs retention deletes: finished before the cut (?1). */
+#define PRUNED \
+    "SELECT id FROM jobs WHERE ended < ?1 AND state IN ('done', 'failed', 'cancelled')"
+
+/* Runs one statement of the prune with the cut bound; counts[] gets the rows of a
+ * "SELECT state, count(*)" one. */
+static int prune_step(ms_store *st, const char *sql, double before,
+                      uint64_t counts[MS_JOB_NSTATES], ms_error *err)
+{
+    sqlite3_stmt *s;
+    int rc = prepare(st, sql, &s, err);
+    if (rc)
+        return rc;
+    if (sqlite3_bind_double(s, 1, before) != SQLITE_OK) {
+        sqlite3_finalize(s);
+        return db_error(st, "bind", err);
+    }
+    int step;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        const char *state = (const char *)sqlite3_column_text(s, 0);
+        int k = state ? ms_job_state_parse(state) : -1;
+        if (counts && k > MS_JOB_NEW)
+            counts[k] = (uint64_t)sqlite3_column_int64(s, 1);
+    }
+    if (step != SQLITE_DONE)
+        rc = db_error(st, "prune", err);
+    sqlite3_finalize(s);
+    return rc;
+}
+
+int ms_store_prune(ms_store *st, double before, uint64_t counts[MS_JOB_NSTATES],
+                   ms_error *err)
+{
+    memset(counts, 0, MS_JOB_NSTATES * sizeof *counts);
+    int rc = exec(st, "BEGIN IMMEDIATE", err);
+    /* The rows that refer to a job go first: the jobs they name are the same set until
+     * the last statement deletes them. */
+    rc = rc ? rc : prune_step(st, "SELECT state, count(*) FROM jobs WHERE id IN (" PRUNED ")"
+                              " GROUP BY state", before, counts, err);
+    rc = rc ? rc : prune_step(st, "DELETE FROM transitions WHERE job IN (" PRUNED ")", before,
+                              NULL, err);
+    rc = rc ? rc : prune_step(st, "DELETE FROM allocation_steps WHERE job IN (" PRUNED ")",
+                              before, NULL, err);
+    rc = rc ? rc : prune_step(st, "DELETE FROM jobs WHERE id IN (" PRUNED ")", before, NULL,
+                              err);
+    rc = finish_txn(st, rc, err);
+    if (rc)
+        memset(counts, 0, MS_JOB_NSTATES * sizeof *counts);
+    return rc;
+}
+
 int ms_store_running_jobs(ms_store *st, ms_job **out, size_t *n, ms_error *err)
 {
     return ms_store_list_jobs(st, MS_JOB_RUNNING, out, n, err);
@@ -680,7 +746,7 @@ int ms_store_history(ms_store *st, int64_t job, ms_job_transition **out, size_t 
     *out = NULL;
     *n = 0;
     sqlite3_stmt *s;
-    int rc = prepare(st, "SELECT at, event, from_state, to_state FROM transitions"
+    int rc = prepare(st, "SELECT at, event, from_state, to_state, reason FROM transitions"
                          " WHERE job = ? ORDER BY seq", &s, err);
     if (rc)
         return rc;
@@ -704,6 +770,8 @@ int ms_store_history(ms_store *st, int64_t job, ms_job_transition **out, size_t 
             t.event = (ms_job_event)e;
             t.from = (ms_job_state)f;
             t.to = (ms_job_state)g;
+            const char *reason = (const char *)sqlite3_column_text(s, 4);
+            snprintf(t.reason, sizeof t.reason, "%s", reason ? reason : "");
             (*out)[(*n)++] = t;
         }
     }

@@ -80,6 +80,11 @@ int ms_store_job_page(ms_store *st, const ms_store_job_query *q, ms_job **out, s
                       bool *more, ms_error *err);
 /* How many jobs are in each state (counts[MS_JOB_NEW] is 0), counted by SQL. */
 int ms_store_count_jobs(ms_store *st, uint64_t counts[MS_JOB_NSTATES], ms_error *err);
+/* Retention: deletes the jobs that finished (done, failed, cancelled) before `before`
+ * (seconds since the epoch) with their transitions and allocation steps, in one
+ * transaction; counts[state] gets how many of each state went. */
+int ms_store_prune(ms_store *st, double before, uint64_t counts[MS_JOB_NSTATES],
+                   ms_error *err);
 /* The recovery query: jobs that were running when the daemon stopped (or crashed). */
 int ms_store_running_jobs(ms_store *st, ms_job **out, size_t *n, ms_error *err);
 /* A job's transitions in the order they happened. */

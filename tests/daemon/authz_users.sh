@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # authz_users.sh: who may do what, over the Unix socket with two throwaway users A and B, a
 # member C of a throwaway admin group, and root (sim backend): A's job shows A as its user;
-# B sees its public fields but not its spec (the secret in its env) and cannot cancel it
-# (403 naming A); A, root and C can see the spec, C and root can cancel it; an admin submits for
+# B sees its public fields but not its spec (the secret in its env) nor its history, and
+# cannot cancel it (403 naming A); A, root and C can see the spec and the history, C and
+# root can cancel it; an admin submits for
 # another user, a user cannot; allocations are refused to users (403, nothing made or
 # released); a root job is refused unless --allow-root-jobs true; the log names each job's
 # user.
@@ -44,6 +45,8 @@ lacks "$SECRET" "$r"
 r=$(ucurl_as "$UB" -X DELETE "http://d/v1/jobs/$ID")
 expect 403 "job $ID belongs to $UA: only its owner or an admin may cancel it" "$r"
 [ "$(body_of "$(ucurl "http://d/v1/jobs/$ID")" | jq -r .state)" != cancelled ] || fail "B cancelled A's job"
+expect 403 "job $ID belongs to $UA: only its owner or an admin may read its history" \
+    "$(ucurl_as "$UB" "http://d/v1/jobs/$ID/history")"
 # B connecting with the admin group as its process's gid (as a setgid program could lend
 # it) is still no admin: membership is the group database's word.
 r=$(setpriv --reuid="$UB" --regid="$(getent group "$GADM" | cut -d: -f3)" --clear-groups \
@@ -56,6 +59,7 @@ for u in "$UA" root "$UC"; do
     r=$(ucurl_as "$u" "http://d/v1/jobs/$ID")
     [ "$(body_of "$r" | jq -r .spec.env.AWS_SECRET)" = "$SECRET" ] || fail "$u does not see the spec: $r"
     body_of "$r" | jq -e '.logs == null' > /dev/null || fail "logs on sim: $r"
+    expect 200 '"transitions":[{"at":' "$(ucurl_as "$u" "http://d/v1/jobs/$ID/history")"
 done
 expect 200 '"state":"cancelled"' "$(ucurl_as "$UC" -X DELETE "http://d/v1/jobs/$ID")"
 # The owner cancels their own.

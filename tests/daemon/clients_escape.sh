@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # clients_escape.sh: terminal escapes from the daemon (ESC [ 2J, an OSC title, BEL, DEL, a
-# C1 control, invalid UTF-8) in job names, users, profiles, GPU models and error messages
+# C1 control, invalid UTF-8) in job names, users, profiles, reasons, GPU models and error messages
 # are printed escaped by jobs, status, cancel and submit, as text and as --json: nothing
 # but printable ASCII reaches the terminal.
 # $1 = migsched, $3 = source dir.
@@ -20,9 +20,10 @@ run() {
 # ESC [ 2J (clear), OSC 0 (the window title) ended by BEL, DEL, U+009B (CSI), a newline.
 evil='\u001b[2J\u001b]0;owned\u0007x\u007f\u009b31m\ny'
 shown='\x1b[2J\x1b]0;owned\x07x\x7f\u009b31m\ny'
-routes 'GET /v1/jobs' 200 "{\"jobs\": [$(job 1 ".name = \"$evil\" | .user = \"\\u001b[1m$evil\" | .profile = \"\\u001bP1\"")], \"next\": null}"
+routes 'GET /v1/jobs' 200 "{\"jobs\": [$(job 1 ".name = \"$evil\" | .user = \"\\u001b[1m$evil\" | .profile = \"\\u001bP1\" | .reason = \"\\u001b[5m$evil\"")], \"next\": null}"
 run jobs 0
-grep -qF "$shown" "$T/out" && grep -qF '\x1b[1m' "$T/out" && grep -qF '\x1bP1' "$T/out" || fail "jobs: $(cat "$T/out")"
+grep -qF "$shown" "$T/out" && grep -qF '\x1b[1m' "$T/out" && grep -qF '\x1bP1' "$T/out" &&
+    grep -qF '\x1b[5m' "$T/out" || fail "jobs: $(cat "$T/out")"
 run "jobs --json" 0
 [ "$(jq -r '.jobs[0].name' "$T/out")" = "$(printf '\033[2J\033]0;owned\007x\177\302\23331m\ny')" ] || fail "jobs --json changed the name: $(cat "$T/out")"
 routes 'POST /v1/jobs' 201 "$(job 2 ".name = \"$evil\"")"

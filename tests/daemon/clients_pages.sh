@@ -11,17 +11,17 @@ start_fake
 C=(--connect "unix:$SOCK" --timeout 10)
 page1="{\"jobs\": [$(job 1), $(job 2 '.user = "bob" | .state = "running" | .gpu = 0 | .placement = {start: 4} | .attempts = 1')], \"next\": \"/v1/jobs?after=2&limit=2\"}"
 page2="{\"jobs\": [$(job 3 'del(.user)'), $(job 4 '.state = "done" | .exit_status = 0')], \"next\": \"/v1/jobs?after=4&limit=2\"}"
-page3="{\"jobs\": [$(job 5 '.state = "failed"')], \"next\": null}"
+page3="{\"jobs\": [$(job 5 '.state = "failed" | .reason = "exit status 1"')], \"next\": null}"
 routes 'GET /v1/jobs' 200 "$page1" 'GET /v1/jobs?after=2&limit=2' 200 "$page2" \
        'GET /v1/jobs?after=4&limit=2' 200 "$page3" 'GET /v1/gpus' 200 '{"gpus": []}'
 "$M" jobs "${C[@]}" > "$T/out" 2> "$T/err" || fail "jobs: $(cat "$T/err")"
 cat > "$T/want" <<'W'
-      id  user      state      attempts  gpu@slot  profile     exit  name
-       1  alice     queued            0  -         1g.5gb         -  job1
-       2  bob       running           1  0@4       1g.5gb         -  job2
-       3  -         queued            0  -         1g.5gb         -  job3
-       4  alice     done              0  -         1g.5gb         0  job4
-       5  alice     failed            0  -         1g.5gb         -  job5
+      id  user      state      attempts  gpu@slot  profile     exit  name              reason
+       1  alice     queued            0  -         1g.5gb         -  job1              -
+       2  bob       running           1  0@4       1g.5gb         -  job2              -
+       3  -         queued            0  -         1g.5gb         -  job3              -
+       4  alice     done              0  -         1g.5gb         0  job4              -
+       5  alice     failed            0  -         1g.5gb         -  job5              exit status 1
 W
 diff "$T/want" "$T/out" > "$T/diff" || fail "jobs over 3 pages: $(cat "$T/diff")"
 [ "$(cat "$T/requests")" = "$(printf 'GET /v1/jobs\nGET /v1/jobs?after=2&limit=2\nGET /v1/jobs?after=4&limit=2')" ] ||
