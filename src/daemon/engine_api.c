@@ -290,22 +290,31 @@ ms_engine_outcome ms_engine_job(ms_engine *e, int64_t id, const ms_engine_actor 
     return ei_get_job(e, id, who, job, err);
 }
 
+/* Job id from the store (*j: the caller frees it) when who may `verb` it, being its owner
+ * or an admin; otherwise FORBIDDEN naming the owner, with nothing to free. An owner never
+ * changes, so the store's word holds for what the caller does next. */
+static ms_engine_outcome read_managed(ms_engine *e, int64_t id, const ms_engine_actor *who,
+                                      const char *verb, ms_job *j, ms_error *err)
+{
+    ms_engine_outcome o = read_job(e, id, j, err);
+    if (o != MS_ENGINE_OK || ei_may_manage(who, j))
+        return o;
+    char uid[16];
+    ms_error_set(err, MS_EINVAL, "job %lld belongs to %s: only its owner or an admin may %s",
+                 (long long)id, ms_job_user(&j->owner, uid), verb);
+    ms_job_free(j);
+    return MS_ENGINE_FORBIDDEN;
+}
+
 ms_engine_outcome ms_engine_history(ms_engine *e, int64_t id, const ms_engine_actor *who,
                                     json_t **history, ms_error *err)
 {
     *history = NULL;
     ms_job owned;
-    ms_engine_outcome o = read_job(e, id, &owned, err);
+    ms_engine_outcome o = read_managed(e, id, who, "read its history", &owned, err);
     if (o != MS_ENGINE_OK)
         return o;
-    bool may = ei_may_manage(who, &owned);
-    char uid[16];
-    if (!may)
-        ms_error_set(err, MS_EINVAL, "job %lld belongs to %s: only its owner or an admin may "
-                     "read its history", (long long)id, ms_job_user(&owned.owner, uid));
     ms_job_free(&owned);
-    if (!may)
-        return MS_ENGINE_FORBIDDEN;
     ms_job_transition *ts;
     size_t n;
     pthread_mutex_lock(&e->smu);
@@ -363,26 +372,20 @@ ms_engine_outcome ms_engine_cancel(ms_engine *e, int64_t id, const ms_engine_act
                                    json_t **job, ms_error *err)
 {
     *job = NULL;
-    /* Whose it is: an owner never changes, so the store's word holds for what follows. */
     ms_job owned;
-    ms_engine_outcome o = read_job(e, id, &owned, err);
+    ms_engine_outcome o = read_managed(e, id, who, "cancel it", &owned, err);
     if (o != MS_ENGINE_OK)
         return o;
     /* An allocation's owner is the Slurm job's user, but only Slurm releases it (an
      * instance freed under its running steps would go to someone else's job). */
     bool alloc = ei_is_alloc(&owned) && who && !who->admin;
-    bool may = !alloc && ei_may_manage(who, &owned);
-    char uid[16];
     if (alloc)
         ms_error_set(err, MS_EINVAL, "job %lld is Slurm job %lld's allocation: Slurm releases "
                      "it (DELETE /v1/allocations/%lld, root or slurm-user), or an admin",
                      (long long)id, (long long)owned.spec.slurm_job_id,
                      (long long)owned.spec.slurm_job_id);
-    else if (!may)
-        ms_error_set(err, MS_EINVAL, "job %lld belongs to %s: only its owner or an admin may "
-                     "cancel it", (long long)id, ms_job_user(&owned.owner, uid));
     ms_job_free(&owned);
-    if (!may)
+    if (alloc)
         return MS_ENGINE_FORBIDDEN;
     pthread_mutex_lock(&e->mu);
     int rc = MS_OK;
