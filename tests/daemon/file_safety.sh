@@ -11,10 +11,7 @@
 M=$1 DD=$2 DRV=$4
 . "$3/tests/daemon/lib.sh"
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root (a throwaway user)"; exit 77; }
-[ -n "${FAKE_NVML_DIR:-}" ] || { echo "SKIP: the fake NVML was not built"; exit 77; }
-export LD_LIBRARY_PATH=$FAKE_NVML_DIR FAKE_NVML_STATE=$T/nvml.state FAKE_NVML_GPU=A30-24GB \
-    FAKE_NVML_GPUS=1 FAKE_NVML_DELAY_SCALE=0.05 MIGSCHED_RUNTIME_DIR=$T/rt
-unset FAKE_NVML_FAIL FAKE_NVML_MIG MIGSCHED_NVML_LIBRARY
+use_fake_nvml
 U=msfs$$$RANDOM
 useradd -M -U -s /bin/sh "$U" || fail "useradd $U"
 SPID=

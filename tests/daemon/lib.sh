@@ -107,3 +107,11 @@ fake_device_tree() {
 }
 # The capability minor of NAME (gpu0/gi1/access) in a mig-minors file.
 cap_minor() { awk -v n="$2" '$1 == n { print $2 }' "$1"; }
+# The nvml backend on the fake NVML (one A30 whose state lives in $T/nvml.state, fast
+# reconfigurations, journals and locks in $T/rt); the test is skipped when it was not built.
+use_fake_nvml() {
+    [ -n "${FAKE_NVML_DIR:-}" ] || { echo "SKIP: the fake NVML was not built"; exit 77; }
+    export LD_LIBRARY_PATH=$FAKE_NVML_DIR FAKE_NVML_STATE=$T/nvml.state FAKE_NVML_GPU=A30-24GB \
+        FAKE_NVML_GPUS=1 FAKE_NVML_DELAY_SCALE=0.05 MIGSCHED_RUNTIME_DIR=$T/rt
+    unset FAKE_NVML_FAIL FAKE_NVML_MIG MIGSCHED_NVML_LIBRARY
+}

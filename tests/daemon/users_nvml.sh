@@ -9,10 +9,7 @@
 M=$1 DD=$2
 . "$3/tests/daemon/lib.sh"
 . "$3/tests/daemon/users_lib.sh"
-[ -n "${FAKE_NVML_DIR:-}" ] || { echo "SKIP: the fake NVML was not built"; exit 77; }
-export LD_LIBRARY_PATH=$FAKE_NVML_DIR FAKE_NVML_STATE=$T/nvml.state FAKE_NVML_GPU=A30-24GB \
-    FAKE_NVML_GPUS=1 FAKE_NVML_DELAY_SCALE=0.05 MIGSCHED_RUNTIME_DIR=$T/rt
-unset FAKE_NVML_FAIL FAKE_NVML_MIG MIGSCHED_NVML_LIBRARY
+use_fake_nvml
 UA=msa$SUFFIX UB=msb$SUFFIX UC=msc$SUFFIX GADM=msadm$SUFFIX
 new_group "$GADM"
 new_user "$UA"
