@@ -234,6 +234,20 @@ static void crash(fixture *f)
     assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 }
 
+/* After a crash and a new open: the crashed run's two processes are gone (stopped by the
+ * recovery, reaped by init), its two jobs run again to done; then the engine is stopped. */
+static void recovered_two(fixture *f, const pid_t old[2])
+{
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < 2000 && kill(old[k], 0) == 0; i++)
+            pause_ms(5);
+    assert_int_equal(kill(old[0], 0), -1);
+    assert_int_equal(kill(old[1], 0), -1);
+    wait_count(f->e, MS_JOB_DONE, 2);
+    stop_engine(f);
+    check_all_done(f, 2);
+}
+
 static void test_crash_recovery(void **state)
 {
     fixture *f = *state;
@@ -243,14 +257,7 @@ static void test_crash_recovery(void **state)
     ms_mig_instance list[MS_MAX_MIG];
     assert_int_equal(device_instances(list), 2);
     open_engine(f);
-    for (int k = 0; k < 2; k++)  /* stopped by the recovery (and reaped by init) */
-        for (int i = 0; i < 2000 && kill(old[k], 0) == 0; i++)
-            pause_ms(5);
-    assert_int_equal(kill(old[0], 0), -1);
-    assert_int_equal(kill(old[1], 0), -1);
-    wait_count(f->e, MS_JOB_DONE, 2);
-    stop_engine(f);
-    check_all_done(f, 2);
+    recovered_two(f, old);
     ms_job *jobs;
     size_t n;
     ms_error e = {0};
@@ -778,14 +785,7 @@ static void test_torn_journal_recovered(void **state)
     pid_t old[2] = {read_pid(f, 0), read_pid(f, 1)};
     journal_append("ended 1", 7);
     open_engine(f);
-    for (int k = 0; k < 2; k++)
-        for (int i = 0; i < 2000 && kill(old[k], 0) == 0; i++)
-            pause_ms(5);
-    assert_int_equal(kill(old[0], 0), -1);
-    assert_int_equal(kill(old[1], 0), -1);
-    wait_count(f->e, MS_JOB_DONE, 2);
-    stop_engine(f);
-    check_all_done(f, 2);
+    recovered_two(f, old);
     assert_int_equal(open_records(f, MS_JOURNAL_TASK), 0);
     ms_mig_instance list[MS_MAX_MIG];
     assert_int_equal(device_instances(list), 0);
