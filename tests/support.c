@@ -147,3 +147,17 @@ int test_task_class(const ms_task *t, const ms_gpu_model *gpu)
     }
     return good;
 }
+
+bool test_process_running(int pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    FILE *in = fopen(path, "r");
+    if (!in)
+        return false;
+    size_t n = fread(buf, 1, sizeof buf - 1, in);
+    fclose(in);
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')');  /* comm may hold spaces and parentheses */
+    return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+}

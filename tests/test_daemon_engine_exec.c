@@ -685,20 +685,6 @@ static void test_restart_loop_bounded(void **state)
     assert_int_equal(device_instances(list), 0);
 }
 
-static bool group_member_alive(pid_t pid)
-{
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    FILE *in = fopen(path, "r");
-    if (!in)
-        return false;
-    size_t n = fread(buf, 1, sizeof buf - 1, in);
-    fclose(in);
-    buf[n] = '\0';
-    const char *p = strrchr(buf, ')');
-    return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
-}
-
 static unsigned long long start_time(pid_t pid)
 {
     char path[64], buf[1024];
@@ -763,7 +749,7 @@ static void test_reused_pgid_left_alone(void **state)
     open_engine(f);
     int still_open = open_records(f, MS_JOURNAL_TASK);
     pause_ms(200);
-    bool member_alive = group_member_alive(member);
+    bool member_alive = test_process_running(member);
     int st = 0;
     pid_t reaped = waitpid(other, &st, WNOHANG);
     kill(-lone_leader, SIGKILL);

@@ -317,20 +317,6 @@ static pid_t leaderless_group(pid_t *member)
     return leader;
 }
 
-static bool running(pid_t pid)
-{
-    char p[64], buf[512];
-    snprintf(p, sizeof p, "/proc/%d/stat", (int)pid);
-    FILE *in = fopen(p, "r");
-    if (!in)
-        return false;
-    size_t n = fread(buf, 1, sizeof buf - 1, in);
-    fclose(in);
-    buf[n] = '\0';
-    const char *c = strrchr(buf, ')');
-    return c && c[2] != 'Z' && c[2] != 'X';
-}
-
 /* `migsched run --cleanup` on a journal whose task record names a group whose leader is
  * gone: never signalled by its id alone, reported as left. */
 static void test_cleanup_leaves_unproven_group(void **unused)
@@ -345,7 +331,7 @@ static void test_cleanup_leaves_unproven_group(void **unused)
     ms_error err = {0};
     int rc = ms_run_cleanup(&o, &rep, &err);
     usleep(200 * 1000);
-    bool alive = running(member);
+    bool alive = test_process_running(member);
     kill(-group, SIGKILL);
     assert_int_equal(rc, MS_OK);
     assert_true(alive);
