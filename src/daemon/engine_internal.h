@@ -1,6 +1,7 @@
 /* engine_internal.h: the engine's state shared by its files (engine.c: lifecycle and the
  * scheduling thread; engine_gpu.c: instances and the online placement; engine_api.c: the
- * API's calls and group-committed submissions). Private to src/daemon. */
+ * API's calls and group-committed submissions; engine_exec.c and engine_recover.c: the nvml
+ * side, its processes and the start after a previous owner). Private to src/daemon. */
 #ifndef MIGSCHED_DAEMON_ENGINE_INTERNAL_H
 #define MIGSCHED_DAEMON_ENGINE_INTERNAL_H
 
@@ -241,6 +242,13 @@ int ei_spawn(ms_engine *e, ei_run *r, const char *mig_uuid, ms_error *err);
 /* Reaps r's process if it ended; sends SIGTERM when it must stop (cancel, stop with
  * requeue) and SIGKILL after the grace period. */
 void ei_watch(ms_engine *e, ei_run *r, bool must_stop, double now);
+
+/* engine_recover.c (nvml open, the devices opened and locked) */
+/* Reconciles with what the previous owner's journal at path left (ms_journal_load: one
+ * that cannot be read stops the start): its processes stopped, its instances destroyed if
+ * still the very ones (a held allocation's adopted), every other instance foreign; then
+ * opens e->journal there, compacted to what is live. */
+int ei_recover(ms_engine *e, const char *path, ms_error *err);
 
 /* engine_batch.c (batch mode; the scheduling thread, mu held) */
 /* Plans a batch when one is due (joined to the running plan), carries the plan on. */
