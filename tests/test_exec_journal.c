@@ -175,7 +175,7 @@ static void test_open_torn_appends_whole(void **unused)
     ms_journal *j;
     ms_error err = {0};
     assert_int_equal(ms_journal_open(path, "nvml", "A30-24GB", &j, &err), MS_OK);
-    assert_int_equal(ms_journal_task(j, 0, 4321, 99, 4, &err), MS_OK);
+    assert_int_equal(ms_journal_task(j, 0, 4321, 99, 4, NULL, &err), MS_OK);
     assert_int_equal(ms_journal_close(j, false, &err), MS_OK);
     ms_journal_state *st;
     bool found;
@@ -220,7 +220,7 @@ static void test_compact(void **unused)
                                                            "1g.6gb")};
     assert_int_equal(ms_journal_foreign(j, 0, &fo, &err), MS_OK);
     for (int k = 0; k < 200; k++) {  /* what a long run leaves: all ended */
-        assert_int_equal(ms_journal_task(j, 0, 1000 + k, 5, k, &err), MS_OK);
+        assert_int_equal(ms_journal_task(j, 0, 1000 + k, 5, k, NULL, &err), MS_OK);
         assert_int_equal(ms_journal_task_ended(j, 1000 + k, &err), MS_OK);
         assert_int_equal(ms_journal_create_begin(j, 0, 0, 2, &err), MS_OK);
         assert_int_equal(ms_journal_created(j, 0, &a, &err), MS_OK);
@@ -230,7 +230,7 @@ static void test_compact(void **unused)
     assert_int_equal(ms_journal_created(j, 0, &a, &err), MS_OK);
     assert_int_equal(ms_journal_destroying(j, 0, ms_gpu_builtin("A30-24GB"), &d, &err), MS_OK);
     assert_int_equal(ms_journal_create_begin(j, 0, 2, 1, &err), MS_OK);
-    assert_int_equal(ms_journal_task(j, 0, 4321, 99, 3, &err), MS_OK);
+    assert_int_equal(ms_journal_task(j, 0, 4321, 99, 3, NULL, &err), MS_OK);
     ms_journal_state *before, *after;
     bool found;
     assert_int_equal(load(&before, &found, &err), MS_OK);
@@ -280,7 +280,7 @@ static void test_compacted_as_written(void **unused)
     ms_journal *j;
     ms_error err = {0};
     assert_int_equal(ms_journal_open(path, "nvml", "A30-24GB", &j, &err), MS_OK);
-    assert_int_equal(ms_journal_task(j, 0, 4321, 99, 3, &err), MS_OK);
+    assert_int_equal(ms_journal_task(j, 0, 4321, 99, 3, NULL, &err), MS_OK);
     for (int k = 0; k < 3 * MS_JOURNAL_COMPACT_BYTES / 16; k++)
         assert_int_equal(ms_journal_task_ended(j, 100000 + k, &err), MS_OK);
     assert_true(size_of(path) <= MS_JOURNAL_COMPACT_BYTES + 512);
@@ -290,6 +290,33 @@ static void test_compacted_as_written(void **unused)
     assert_int_equal(load(&st, &found, &err), MS_OK);
     assert_int_equal(count_kind(st, MS_JOURNAL_TASK), 1);
     assert_int_equal(entries(dir), 1);
+    free(st);
+}
+
+/* A task's cgroup is kept whole through compaction; a record with a relative or spaced
+ * cgroup path is refused (writing or reading), naming the line. */
+static void test_task_cgroup(void **unused)
+{
+    static const char cg[] = "/sys/fs/cgroup/system.slice/migschedd.service/migschedd-7/job-12.3";
+    ms_journal *j;
+    ms_error err = {0};
+    assert_int_equal(ms_journal_open(path, "nvml", "A30-24GB", &j, &err), MS_OK);
+    assert_int_equal(ms_journal_task(j, 0, 4321, 99, 12, cg, &err), MS_OK);
+    assert_int_equal(ms_journal_task(j, 0, 4322, 99, 13, "/a b", &err), MS_EINVAL);
+    assert_int_equal(ms_journal_compact(j, &err), MS_OK);
+    assert_int_equal(ms_journal_close(j, false, &err), MS_OK);
+    ms_journal_state *st;
+    bool found;
+    assert_int_equal(load(&st, &found, &err), MS_OK);
+    assert_int_equal(count_kind(st, MS_JOURNAL_TASK), 1);
+    for (int k = 0; k < st->n; k++)
+        if (st->rec[k].kind == MS_JOURNAL_TASK)
+            assert_string_equal(st->rec[k].cgroup, cg);
+    free(st);
+    static const char bad[] = "run nvml A30-24GB 1 1\ntask 0 7123 5 3 job-3.1\n";
+    put(bad, sizeof bad - 1);
+    assert_int_equal(load(&st, &found, &err), MS_EINVAL);
+    assert_non_null(strstr(err.msg, ":2: 'task' needs DEV PGID START INDEX [CGROUP]"));
     free(st);
 }
 
@@ -351,6 +378,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_cleanup_leaves_unproven_group, setup, teardown),
         cmocka_unit_test_setup_teardown(test_compact, setup, teardown),
         cmocka_unit_test_setup_teardown(test_compacted_as_written, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_task_cgroup, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

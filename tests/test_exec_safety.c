@@ -100,7 +100,7 @@ static void test_journal_round_trip(void **unused)
     assert_int_equal(ms_journal_foreign(j, 0, &fo, &err), MS_OK);
     assert_int_equal(ms_journal_create_begin(j, 0, 0, 2, &err), MS_OK);
     assert_int_equal(ms_journal_created(j, 0, &a, &err), MS_OK);
-    assert_int_equal(ms_journal_task(j, 0, 4321, 99, 3, &err), MS_OK);
+    assert_int_equal(ms_journal_task(j, 0, 4321, 99, 3, NULL, &err), MS_OK);
     assert_int_equal(ms_journal_create_begin(j, 0, 2, 1, &err), MS_OK);
     assert_int_equal(ms_journal_close(j, false, &err), MS_OK);
     char *text;

@@ -152,9 +152,11 @@ int ms_journal_created(ms_journal *j, int device, const ms_mig_instance *in, ms_
 int ms_journal_destroying(ms_journal *j, int device, const ms_gpu_model *m,
                           const ms_mig_instance *in, ms_error *err);
 int ms_journal_destroyed(ms_journal *j, int device, unsigned gi_id, ms_error *err);
-/* A task process group (its leader's pid and start time) and its end. */
+/* A task process group (its leader's pid and start time), with the cgroup that holds all of
+ * its processes (NULL or "": none; a path without whitespace, shorter than
+ * MS_JOURNAL_CGROUP_LEN), and its end. */
 int ms_journal_task(ms_journal *j, int device, int pgid, unsigned long long start, int index,
-                    ms_error *err);
+                    const char *cgroup, ms_error *err);
 int ms_journal_task_ended(ms_journal *j, int pgid, ms_error *err);
 /* A creation begun at start_slot that recovery settled (what is there now is recorded as
  * found): its "begin" record is closed. */
@@ -177,6 +179,8 @@ typedef enum ms_journal_kind {
     MS_JOURNAL_DESTROYING,  /* migsched's, its destroy begun and not seen to end */
 } ms_journal_kind;
 
+#define MS_JOURNAL_CGROUP_LEN 256
+
 typedef struct ms_journal_rec {
     ms_journal_kind kind;
     int device;
@@ -187,6 +191,7 @@ typedef struct ms_journal_rec {
     int ci;                      /* destroying: its compute instance, -1 if none */
     int pgid, task;
     unsigned long long pstart;   /* task leader's start time */
+    char cgroup[MS_JOURNAL_CGROUP_LEN]; /* task: the cgroup of all its processes, "" if none */
     int line;                    /* where it was recorded */
 } ms_journal_rec;
 

@@ -34,7 +34,7 @@ static const struct {
     [MS_KEY_ALLOW_ROOT_JOBS] = {"allow-root-jobs", false},
     [MS_KEY_ADMIN_GROUP] = {"admin-group", true}, [MS_KEY_SLURM_USER] = {"slurm-user", true},
     [MS_KEY_ISOLATION] = {"isolation", false},   [MS_KEY_DEV_DIR] = {"dev-dir", false},
-    [MS_KEY_MIG_MINORS] = {"mig-minors", false},
+    [MS_KEY_MIG_MINORS] = {"mig-minors", false}, [MS_KEY_CGROUP_ROOT] = {"cgroup-root", false},
     [MS_KEY_USER_QUEUE_LIMIT] = {"user-queue-limit", true},
     [MS_KEY_USER_QUEUE_BYTES] = {"user-queue-bytes", true},
     [MS_KEY_PEER_CONNECTIONS] = {"peer-connections", false},
@@ -353,6 +353,13 @@ static int set_value(ms_daemon_config *c, int k, const char *v, const char *w, m
         return set_path(c->dev_dir, v, w, name, err);
     case MS_KEY_MIG_MINORS:
         return set_path(c->mig_minors, v, w, name, err);
+    case MS_KEY_CGROUP_ROOT:
+        /* Journalled with each job's cgroup name: absolute, no whitespace, room for both. */
+        if (v[0] && strcmp(v, "none") && (v[0] != '/' || strpbrk(v, " \t\n\r")))
+            return bad(err, w, name, v, "expected none or an absolute path without whitespace");
+        if (strlen(v) > 160)
+            return bad(err, w, name, v, "longer than 160 bytes");
+        return set_path(c->cgroup_root, v, w, name, err);
     case MS_KEY_USER_QUEUE_LIMIT:
         return parse_int(v, 1, 100000000, &c->user_queue_limit)
                    ? MS_OK : bad(err, w, name, v, "expected an integer 1..100000000");
@@ -652,6 +659,7 @@ static void value_text(const ms_daemon_config *c, int k, char *buf, size_t len)
     case MS_KEY_ISOLATION: snprintf(buf, len, "%s", ISOLATIONS[c->isolation]); break;
     case MS_KEY_DEV_DIR: snprintf(buf, len, "%s", c->dev_dir); break;
     case MS_KEY_MIG_MINORS: snprintf(buf, len, "%s", c->mig_minors); break;
+    case MS_KEY_CGROUP_ROOT: snprintf(buf, len, "%s", c->cgroup_root); break;
     case MS_KEY_USER_QUEUE_LIMIT: snprintf(buf, len, "%d", c->user_queue_limit); break;
     case MS_KEY_USER_QUEUE_BYTES: snprintf(buf, len, "%lld", c->user_queue_bytes); break;
     case MS_KEY_PEER_CONNECTIONS: snprintf(buf, len, "%d", c->peer_connections); break;

@@ -40,7 +40,7 @@ enum ms_daemon_key {
     MS_KEY_BATCH_SIZE, MS_KEY_BATCH_PERIOD, MS_KEY_BATCH_CONCAT, MS_KEY_QUEUE_LIMIT,
     MS_KEY_STOP_GRACE, MS_KEY_TAU, MS_KEY_LOG_DIR, MS_KEY_SLURM_RECONCILE, MS_KEY_SLURM_GRES,
     MS_KEY_HPC_JOB_MAPPING_DIR, MS_KEY_ALLOW_ROOT_JOBS, MS_KEY_ADMIN_GROUP, MS_KEY_SLURM_USER,
-    MS_KEY_ISOLATION, MS_KEY_DEV_DIR, MS_KEY_MIG_MINORS, MS_KEY_USER_QUEUE_LIMIT,
+    MS_KEY_ISOLATION, MS_KEY_DEV_DIR, MS_KEY_MIG_MINORS, MS_KEY_CGROUP_ROOT, MS_KEY_USER_QUEUE_LIMIT,
     MS_KEY_USER_QUEUE_BYTES, MS_KEY_PEER_CONNECTIONS, MS_KEY_REQUEST_TIMEOUT,
     MS_KEY_MAX_ATTEMPTS, MS_KEY_RETENTION, MS_DAEMON_NKEYS
 };
@@ -77,6 +77,8 @@ typedef struct ms_daemon_config {
     ms_isolation isolation;
     char dev_dir[MS_DAEMON_PATH_LEN];    /* where the NVIDIA device nodes are */
     char mig_minors[MS_DAEMON_PATH_LEN]; /* the MIG capability minors file */
+    char cgroup_root[MS_DAEMON_PATH_LEN]; /* under which jobs get cgroups: "" its own cgroup,
+                                             "none" process groups only */
     int user_queue_limit;          /* queued jobs per user */
     long long user_queue_bytes;    /* bytes of queued jobs' specs per user */
     int peer_connections;          /* open connections per peer (uid; TCP: address) */

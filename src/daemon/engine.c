@@ -172,8 +172,11 @@ static int end_runs(ms_engine *e, const ending *en, size_t n, ms_error *err)
     for (size_t k = 0; !rc && k < n; k++) {
         next[k] = e->run[en[k].i].job;
         ptr[k] = &next[k];
+        /* A job ended when its process did, though it held its instance until nothing
+         * it started was left. */
+        double ended = e->run[en[k].i].ended_at > 0 ? e->run[en[k].i].ended_at : now;
         rc = en[k].ev == MS_JOB_EV_FINISH
-                 ? ms_job_finish(&next[k], now, en[k].exit_status, &ts[k], err)
+                 ? ms_job_finish(&next[k], ended, en[k].exit_status, &ts[k], err)
              : en[k].ev == MS_JOB_EV_INTERRUPT ? ms_job_interrupt(&next[k], now, &ts[k], err)
                                                : ms_job_cancel(&next[k], now, &ts[k], err);
     }

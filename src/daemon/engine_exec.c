@@ -2,6 +2,7 @@
  * run`), the journal (the same records, so `migsched run --cleanup --device ...` reads what
  * the daemon left) and each job's command as a process group in its MIG instance;
  * engine_recover.c reconciles with what the previous owner left behind. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -13,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../exec/cgroup.h"
 #include "../exec/proc.h"
 #include "../exec/spawn.h"
 #include "engine_internal.h"
@@ -62,6 +64,68 @@ static void note_isolation(const ms_engine *e)
                 ms_dlog_quote(e->c->mig_minors, q, sizeof q), strerror(errno));
 }
 
+/* Whether pid is a running migschedd. */
+static bool daemon_alive(long pid)
+{
+    char path[64], comm[32] = "";
+    snprintf(path, sizeof path, "/proc/%ld/comm", pid);
+    FILE *f = fopen(path, "re");
+    bool named = f && fgets(comm, sizeof comm, f) && !strcmp(comm, "migschedd\n");
+    if (f)
+        fclose(f);
+    return named;
+}
+
+/* Under root, the folders of daemons that are gone (a crash's, emptied by recovery) are
+ * removed with their empty job cgroups, so that crashes leave none behind. */
+static void sweep_cgroups(const char *root)
+{
+    DIR *d = opendir(root);
+    for (struct dirent *de; d && (de = readdir(d));) {
+        char path[MS_JOURNAL_CGROUP_LEN + 256], *end;
+        long pid = !strncmp(de->d_name, "migschedd-", 10) ? strtol(de->d_name + 10, &end, 10)
+                                                           : 0;
+        if (pid > 0 && !*end && pid != getpid() && !daemon_alive(pid) &&
+            (size_t)snprintf(path, sizeof path, "%s/%s", root, de->d_name) < sizeof path)
+            ms_cgroup_prune(path);
+    }
+    if (d)
+        closedir(d);
+}
+
+/* The folder of the jobs' cgroups, e->cgroup: cgroup-root/migschedd-PID (a folder per
+ * daemon, so that daemons of other stores under one cgroup never meet). With cgroup-root
+ * left to its default, no usable cgroup v2 is said once and jobs are tracked by process
+ * group (docs/daemon.md, Crash recovery); a cgroup-root set and unusable stops the start. */
+static int open_cgroups(ms_engine *e, ms_error *err)
+{
+    const char *conf = e->c->cgroup_root;
+    char root[MS_JOURNAL_CGROUP_LEN], q[MS_ERR_LEN + 64];
+    ms_error why = {0};
+    bool off = !strcmp(conf, "none");
+    int rc = off ? ms_error_set(&why, MS_EINVAL, "cgroup-root is none")
+                 : ms_cgroup_root(conf, root, sizeof root, &why);
+    /* Room for "/job-ID.ATTEMPT" after it. */
+    if (!rc && (size_t)snprintf(e->cgroup, sizeof e->cgroup, "%s/migschedd-%d", root,
+                                (int)getpid()) >= sizeof e->cgroup - 48)
+        rc = ms_error_set(&why, MS_EINVAL, "%s: path too long for the journal", root);
+    if (!rc) {
+        sweep_cgroups(root);
+        rc = ms_cgroup_make(e->cgroup, &why);
+    }
+    if (!rc) {
+        ms_dlog(MS_LOG_INFO, "cgroup.root", "path=%s", ms_dlog_quote(e->cgroup, q, sizeof q));
+        return MS_OK;
+    }
+    e->cgroup[0] = '\0';
+    if (conf[0] && !off)
+        return ms_error_set(err, rc, "cgroup-root %s: %s", conf, why.msg);
+    ms_dlog(MS_LOG_WARN, "cgroup.unavailable", "reason=%s warning=\"jobs are tracked by "
+            "process group: a child that leaves it (setsid) outlives its job\"",
+            ms_dlog_quote(why.msg, q, sizeof q));
+    return MS_OK;
+}
+
 int ei_nvml_open(ms_engine *e, ms_error *err)
 {
     const ms_daemon_config *c = e->c;
@@ -80,12 +144,16 @@ int ei_nvml_open(ms_engine *e, ms_error *err)
     if (!rc)
         rc = ei_recover(e, path, err);
     if (!rc)
+        rc = open_cgroups(e, err);
+    if (!rc)
         note_isolation(e);
     return rc;
 }
 
 void ei_nvml_close(ms_engine *e, bool clean)
 {
+    if (e->cgroup[0])  /* busy only with jobs a failing stop left: the next start's */
+        ms_cgroup_remove(e->cgroup, NULL);
     if (e->journal)
         ms_journal_close(e->journal, clean, NULL);
     e->journal = NULL;
@@ -273,6 +341,35 @@ static int job_isolation(ms_engine *e, const ei_run *r, ms_devplan **iso, int re
     return MS_OK;
 }
 
+/* r's cgroup, made empty in the daemon's folder (made again if something removed it). */
+static int job_cgroup(ms_engine *e, ei_run *r, ms_error *err)
+{
+    if (!e->cgroup[0])
+        return MS_OK;
+    if ((size_t)snprintf(r->cgroup, sizeof r->cgroup, "%s/job-%lld.%d", e->cgroup,
+                         (long long)r->job.id, r->job.attempts) >= sizeof r->cgroup) {
+        r->cgroup[0] = '\0';
+        return ms_error_set(err, MS_EINVAL, "%s: path too long for a job's cgroup", e->cgroup);
+    }
+    int rc = ms_cgroup_ensure(e->cgroup, err);
+    if (!rc)
+        rc = ms_cgroup_make(r->cgroup, err);
+    if (rc)
+        r->cgroup[0] = '\0';
+    return rc;
+}
+
+/* r's emptied cgroup is removed (one that cannot be is said: it stays, empty). */
+static void drop_cgroup(ei_run *r)
+{
+    ms_error err = {0};
+    char q[MS_ERR_LEN + 64];
+    if (ms_cgroup_remove(r->cgroup, &err))
+        ms_dlog(MS_LOG_WARN, "cgroup.remove_failed", "id=%lld error=%s", (long long)r->job.id,
+                ms_dlog_quote(err.msg, q, sizeof q));
+    r->cgroup[0] = '\0';
+}
+
 int ei_spawn(ms_engine *e, ei_run *r, const char *mig_uuid, ms_error *err)
 {
     const ms_job *j = &r->job;
@@ -300,6 +397,8 @@ int ei_spawn(ms_engine *e, ei_run *r, const char *mig_uuid, ms_error *err)
     exec_spawn_opts o = {.command = cmd, .cwd = j->spec.cwd ? j->spec.cwd : id.home,
                          .envp = envp, .out_fd = out, .err_fd = errfd, .sleep_s = -1,
                          .iso = iso, .as = same ? NULL : &id};
+    if (!rc)
+        rc = job_cgroup(e, r, err);
     pid_t pid = rc ? -1 : exec_spawn(&o, &gate);
     if (!rc && pid < 0)
         rc = ms_error_set(err, MS_EIO, "job %lld: cannot start: %s", (long long)j->id,
@@ -307,22 +406,29 @@ int ei_spawn(ms_engine *e, ei_run *r, const char *mig_uuid, ms_error *err)
     if (report[1] >= 0)
         close(report[1]);
     if (pid > 0) {
-        /* Recorded before the command runs: after a crash the group is found and stopped. */
+        /* In its cgroup and recorded before the command runs (it waits at the gate): after
+         * a crash everything it started is found and stopped. */
         unsigned long long started = 0;
         proc_start_time(pid, &started);
-        rc = ms_journal_task(e->journal, e->gpu[r->gpu].device, pid, started, (int)j->id, err);
+        rc = r->cgroup[0] ? ms_cgroup_enter(r->cgroup, pid, err) : MS_OK;
+        if (!rc)
+            rc = ms_journal_task(e->journal, e->gpu[r->gpu].device, pid, started, (int)j->id,
+                                 r->cgroup, err);
         if (rc)
             kill(-pid, SIGKILL);  /* unrecorded: it must not run; reaped as killed */
         exec_release(gate);
-        r->pid = pid;
+        r->pid = r->pgid = pid;
         /* Not confined: it ran nothing and has exited; it never started. */
         if (!rc && iso && (rc = ms_devplan_wait(report[0], err))) {
             waitpid(pid, NULL, 0);
             ms_journal_task_ended(e->journal, pid, NULL);
             r->pid = 0;
             r->exit_status = EXEC_EXIT_ISOLATION;
+            drop_cgroup(r);
         }
     }
+    if (pid <= 0)
+        drop_cgroup(r);
     if (rc && errfd >= 0)  /* the owner reads why in the job's stderr file */
         dprintf(errfd, "migschedd: %s\n", err->msg);
     if (report[0] >= 0)
@@ -338,23 +444,44 @@ int ei_spawn(ms_engine *e, ei_run *r, const char *mig_uuid, ms_error *err)
     return rc;
 }
 
+/* Signals r's processes: its cgroup's (SIGKILL: cgroup.kill), else its process group. */
+static void signal_run(const ei_run *r, int sig)
+{
+    if (r->cgroup[0])
+        ms_cgroup_signal(r->cgroup, sig);
+    else if (r->pid > 0)
+        kill(-r->pid, sig);
+}
+
 void ei_watch(ms_engine *e, ei_run *r, bool must_stop, double now)
 {
-    if (r->pid <= 0)
+    if (r->exited || (r->pid <= 0 && !r->cgroup[0]))
         return;
     int status;
-    if (waitpid(r->pid, &status, WNOHANG) == r->pid) {
-        r->exited = true;
+    if (r->pid > 0 && waitpid(r->pid, &status, WNOHANG) == r->pid) {
         r->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        ms_journal_task_ended(e->journal, r->pid, NULL);
+        r->ended_at = ei_now();
         r->pid = 0;
+    }
+    /* The job ends with its process; its instance is free once nothing it started runs. */
+    if (r->cgroup[0] && !ms_cgroup_populated(r->cgroup))
+        drop_cgroup(r);
+    if (r->pid == 0 && !r->cgroup[0]) {
+        ms_journal_task_ended(e->journal, r->pgid, NULL);
+        r->exited = true;
         return;
     }
-    if (must_stop && r->kill_at == 0) {
-        kill(-r->pid, SIGTERM);
+    if ((must_stop || r->pid == 0) && r->kill_at == 0) {
+        if (r->pid == 0) {
+            char uid[16], user[160];
+            ms_dlog(MS_LOG_INFO, "job.leftovers", "id=%lld user=%s reason=\"its process "
+                    "exited, leaving processes in its cgroup: stopped\"", (long long)r->job.id,
+                    ms_dlog_quote(ms_job_user(&r->job.owner, uid), user, sizeof user));
+        }
+        signal_run(r, SIGTERM);
         r->kill_at = now + e->stop_grace;
     } else if (r->kill_at > 0 && now >= r->kill_at) {
-        kill(-r->pid, SIGKILL);
+        signal_run(r, SIGKILL);
         r->kill_at = INFINITY;
     }
 }

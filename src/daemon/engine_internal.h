@@ -44,8 +44,13 @@ typedef struct ei_run {
     bool cancel;                /* a client asked to cancel it */
     bool release;               /* an allocation's last step ended: it is done */
     pid_t pid;                  /* nvml: its process (group leader), 0 once reaped */
+    pid_t pgid;                 /* nvml: its process group, as journalled */
+    char cgroup[MS_JOURNAL_CGROUP_LEN]; /* nvml: the cgroup of all its processes ("" none,
+                                   or removed once empty) */
     double kill_at;             /* nvml: SIGKILL the group then (monotonic); 0 = not signalled */
-    bool exited;                /* nvml: the process ended with exit_status */
+    double ended_at;            /* nvml: when its process exited (seconds since the epoch) */
+    bool exited;                /* nvml: the process ended with exit_status, and nothing of
+                                   it is left (its cgroup empty) */
     int exit_status;            /* 128 + n for a signal */
 } ei_run;
 
@@ -87,6 +92,8 @@ struct ms_engine {
     const ms_gpu_model *m;
     bool nvml;
     ms_journal *journal;        /* nvml: what the engine creates and runs, like migsched run */
+    char cgroup[MS_JOURNAL_CGROUP_LEN]; /* nvml: the folder of its jobs' cgroups ("" none:
+                                   process groups only) */
     ms_store *st;
     ms_online_frag_table *ft;
     int ngpus;
@@ -240,7 +247,8 @@ void ei_nvml_close(ms_engine *e, bool clean);
  * stderr file when that could be made. */
 int ei_spawn(ms_engine *e, ei_run *r, const char *mig_uuid, ms_error *err);
 /* Reaps r's process if it ended; sends SIGTERM when it must stop (cancel, stop with
- * requeue) and SIGKILL after the grace period. */
+ * requeue), and to what its cgroup still holds once its process exited, then SIGKILL after
+ * the grace period. r->exited once nothing of it is left. */
 void ei_watch(ms_engine *e, ei_run *r, bool must_stop, double now);
 
 /* engine_recover.c (nvml open, the devices opened and locked) */

@@ -1,12 +1,14 @@
 /* engine_recover.c: the nvml engine's start after its previous owner (a clean stop or a
- * crash): the processes that owner's journal records still running are stopped, its
- * instances destroyed if still the very ones, every other instance recorded foreign, and
- * the journal rewritten as what is live. */
+ * crash): the processes that owner's journal records still running are stopped (by their
+ * cgroups where they have them, never by a process-group id alone), its instances destroyed
+ * if still the very ones, every other instance recorded foreign, and the journal rewritten
+ * as what is live. */
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <time.h>
 
+#include "../exec/cgroup.h"
 #include "../exec/proc.h"
 #include "engine_internal.h"
 #include "log.h"
@@ -54,6 +56,40 @@ static bool stop_leftover(ms_engine *e, const ms_journal_rec *r)
     ms_dlog(MS_LOG_ERROR, "recover.survived", "pgid=%d job=%d reason=\"survived SIGKILL: its "
             "record stays open\"", r->pgid, r->task);
     return false;
+}
+
+/* The previous owner's jobs that still run are stopped: those with a cgroup by it, together
+ * (everything each started, whatever its process group), the others by their process
+ * group. settled[k]: task record k is settled (its end is journalled). */
+static void stop_leftovers(ms_engine *e, const ms_journal_state *old, bool *settled)
+{
+    const char *paths[MS_JOURNAL_MAX_RECORDS];
+    int at[MS_JOURNAL_MAX_RECORDS];
+    bool gone[MS_JOURNAL_MAX_RECORDS];
+    char q[MS_JOURNAL_CGROUP_LEN + 16];
+    int n = 0;
+    for (int k = 0; k < old->n; k++) {
+        const ms_journal_rec *r = &old->rec[k];
+        if (r->kind != MS_JOURNAL_TASK)
+            continue;
+        if (!r->cgroup[0]) {
+            settled[k] = stop_leftover(e, r);
+            continue;
+        }
+        if (ms_cgroup_populated(r->cgroup))
+            ms_dlog(MS_LOG_WARN, "recover.stop_cgroup", "cgroup=%s job=%d",
+                    ms_dlog_quote(r->cgroup, q, sizeof q), r->task);
+        paths[n] = r->cgroup;
+        at[n++] = k;
+    }
+    ms_cgroup_stop(paths, n, e->stop_grace, gone);
+    for (int i = 0; i < n; i++) {
+        settled[at[i]] = gone[i];
+        if (!gone[i])
+            ms_dlog(MS_LOG_ERROR, "recover.survived", "cgroup=%s job=%d reason=\"a process "
+                    "survived SIGKILL: its record stays open\"",
+                    ms_dlog_quote(paths[i], q, sizeof q), old->rec[at[i]].task);
+    }
 }
 
 /* The end of every task record of the previous journal that recovery settled; one that
@@ -160,9 +196,8 @@ int ei_recover(ms_engine *e, const char *path, ms_error *err)
         ms_dlog(MS_LOG_WARN, "journal.torn_record", "journal=%s line=%d reason=\"cut short by "
                 "a crash mid-write: dropped\"", ms_dlog_quote(path, q, sizeof q),
                 old->torn_line);
-    for (int k = 0; !rc && old && k < old->n; k++)
-        if (old->rec[k].kind == MS_JOURNAL_TASK)
-            settled[k] = stop_leftover(e, &old->rec[k]);
+    if (!rc && old)
+        stop_leftovers(e, old, settled);
     if (!rc)
         rc = ms_journal_open(path, "nvml", ms_backend_geometry_name(e->gpu[0].be), &e->journal,
                              err);

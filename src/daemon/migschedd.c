@@ -37,6 +37,7 @@ static void usage(FILE *f)
             "  --slurm-reconcile S     --slurm-gres NAME|none --hpc-job-mapping-dir DIR\n"
             "  --allow-root-jobs true|false  --admin-group GROUP  --slurm-user USER\n"
             "  --isolation devices|none  --dev-dir DIR  --mig-minors FILE\n"
+            "  --cgroup-root DIR|none (nvml)\n"
             "  --user-queue-limit N    --user-queue-bytes B  --peer-connections N\n"
             "  --request-timeout S\n"
             "and the engine's keys listed in docs/daemon.md (\"Configuration\").\n"

@@ -1,5 +1,5 @@
-/* cleanup.c: `migsched run --cleanup`: after a crashed run, stop the task process groups
- * it left, then destroy the instances it created, each only if it is still the very
+/* cleanup.c: `migsched run --cleanup`: after a crashed run, stop the tasks it left (by
+ * their cgroups, else their process groups), then destroy the instances it created, each only if it is still the very
  * instance the journal recorded. */
 #include <errno.h>
 #include <signal.h>
@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "cgroup.h"
 #include "migsched/exec.h"
 #include "migsched/io.h"
 #include "proc.h"
@@ -85,7 +86,8 @@ static void prove_groups(cleaner *c)
 {
     for (int i = 0; i < c->st->n; i++) {
         const ms_journal_rec *r = &c->st->rec[i];
-        if (r->kind != MS_JOURNAL_TASK || !proc_group_ours_alive(r->pgid, r->pstart))
+        if (r->kind != MS_JOURNAL_TASK || r->cgroup[0] ||
+            !proc_group_ours_alive(r->pgid, r->pstart))
             continue;
         c->ours[i] = proc_group_leader_is(r->pgid, r->pstart);
         if (!c->ours[i])
@@ -106,16 +108,46 @@ static bool wait_groups(const cleaner *c, double seconds)
     return true;
 }
 
+/* Tasks recorded with a cgroup (migschedd's jobs) are stopped by it, all together:
+ * everything each started goes, whatever its process group. */
+static void stop_cgroups(cleaner *c, double grace)
+{
+    const char *paths[MS_JOURNAL_MAX_RECORDS];
+    int at[MS_JOURNAL_MAX_RECORDS], n = 0;
+    bool gone[MS_JOURNAL_MAX_RECORDS];
+    for (int i = 0; i < c->st->n; i++) {
+        const ms_journal_rec *r = &c->st->rec[i];
+        if (r->kind != MS_JOURNAL_TASK || !r->cgroup[0])
+            continue;
+        c->rep->killed += ms_cgroup_populated(r->cgroup);
+        paths[n] = r->cgroup;
+        at[n++] = i;
+    }
+    if (n == 0)
+        return;
+    ms_cgroup_stop(paths, n, grace, gone);
+    for (int k = 0; k < n; k++)
+        if (!gone[k])
+            left(c, "task cgroup %s (task #%d) still holds a process after SIGKILL", paths[k],
+                 c->st->rec[at[k]].task);
+}
+
 /* Before the instances: a task still running on one keeps it busy (IN_USE). */
 static void stop_tasks(cleaner *c)
 {
+    double grace = c->o->kill_grace_s > 0 ? c->o->kill_grace_s : 5.0;
+    stop_cgroups(c, grace);
+    if (c->rep->killed)
+        say(c, "stopped %d task cgroup%s of the crashed run", c->rep->killed,
+            c->rep->killed == 1 ? "" : "s");
     prove_groups(c);
     if (!any_alive(c))
         return;
-    double grace = c->o->kill_grace_s > 0 ? c->o->kill_grace_s : 5.0;
+    int before = c->rep->killed;
     signal_groups(c, SIGTERM);
-    say(c, "sent SIGTERM to %d task process group%s of the crashed run", c->rep->killed,
-        c->rep->killed == 1 ? "" : "s");
+    int groups = c->rep->killed - before;
+    say(c, "sent SIGTERM to %d task process group%s of the crashed run", groups,
+        groups == 1 ? "" : "s");
     if (wait_groups(c, grace))
         return;
     signal_groups(c, SIGKILL);

@@ -24,6 +24,9 @@ struct ms_journal {
 
 static int compact_locked(ms_journal *j, ms_error *err);
 
+/* The longest record, newline not counted: a task's with its cgroup path is the longest. */
+#define MS_JOURNAL_RECORD_MAX 511
+
 /* One record, written whole with one write(2) and, when `sync`, fsync-ed: the record
  * announces a change that cleanup must know of even if the machine then crashes. */
 static int record(ms_journal *j, bool sync, ms_error *err, const char *fmt, ...)
@@ -33,7 +36,7 @@ static int record(ms_journal *j, bool sync, ms_error *err, const char *fmt, ...)
 {
     if (!j)
         return MS_OK;
-    char line[512];
+    char line[MS_JOURNAL_RECORD_MAX + 2];
     va_list ap;
     va_start(ap, fmt);
     int n = vsnprintf(line, sizeof line, fmt, ap);
@@ -219,9 +222,13 @@ int ms_journal_destroyed(ms_journal *j, int device, unsigned gi_id, ms_error *er
 }
 
 int ms_journal_task(ms_journal *j, int device, int pgid, unsigned long long start, int index,
-                    ms_error *err)
+                    const char *cgroup, ms_error *err)
 {
-    return record(j, true, err, "task %d %d %llu %d\n", device, pgid, start, index);
+    if (cgroup && cgroup[0] && (strlen(cgroup) >= MS_JOURNAL_CGROUP_LEN || strpbrk(cgroup, " \t\n")))
+        return ms_error_set(err, MS_EINVAL, "cgroup %.300s: a journal records a path shorter than "
+                            "%d characters without whitespace", cgroup, MS_JOURNAL_CGROUP_LEN);
+    return record(j, true, err, "task %d %d %llu %d%s%s\n", device, pgid, start, index,
+                  cgroup && cgroup[0] ? " " : "", cgroup ? cgroup : "");
 }
 
 int ms_journal_task_ended(ms_journal *j, int pgid, ms_error *err)
@@ -281,14 +288,20 @@ static bool task_of(const ms_journal_rec *r, const ms_journal_rec *k)
     return r->kind == MS_JOURNAL_TASK && r->pgid == k->pgid;
 }
 
-/* Whitespace-separated tokens of a record; false if there are not exactly `want`. */
-static bool split(char *line, char **tok, int want)
+/* How many whitespace-separated tokens a record has; the first `most` go to tok. */
+static int tokens(char *line, char **tok, int most)
 {
     int n = 0;
     for (char *save = NULL, *t = strtok_r(line, " ", &save); t; t = strtok_r(NULL, " ", &save))
-        if (n++ < want)
+        if (n++ < most)
             tok[n - 1] = t;
-    return n == want;
+    return n;
+}
+
+/* Whether a record has exactly `want` tokens. */
+static bool split(char *line, char **tok, int want)
+{
+    return tokens(line, tok, want) == want;
 }
 
 /* A decimal integer in [lo, hi]. */
@@ -448,11 +461,16 @@ static int replay_line(ms_journal_state *st, char *line, const char *source, int
         return MS_OK;
     }
     if (!strcmp(first, "task")) {
-        if (!split(line, tok, 5) || !num(tok[1], 0, 255, &dev) || !num(tok[2], 2, 0x7fffffff, &pgid) ||
-            !num(tok[3], 0, (long long)1 << 62, &pstart) || !num(tok[4], 0, 0x7fffffff, &index))
-            return bad(source, lineno, "'task' needs DEV PGID START INDEX (PGID > 1)", err);
+        int n = tokens(line, tok, 6);
+        if ((n != 5 && n != 6) || !num(tok[1], 0, 255, &dev) || !num(tok[2], 2, 0x7fffffff, &pgid) ||
+            !num(tok[3], 0, (long long)1 << 62, &pstart) || !num(tok[4], 0, 0x7fffffff, &index) ||
+            (n == 6 && (tok[5][0] != '/' || strlen(tok[5]) >= MS_JOURNAL_CGROUP_LEN)))
+            return bad(source, lineno, "'task' needs DEV PGID START INDEX [CGROUP] (PGID > 1, "
+                       "CGROUP an absolute path)", err);
         r = (ms_journal_rec){.kind = MS_JOURNAL_TASK, .device = (int)dev, .pgid = (int)pgid,
                              .pstart = (unsigned long long)pstart, .task = (int)index};
+        if (n == 6)
+            snprintf(r.cgroup, sizeof r.cgroup, "%s", tok[5]);
         return jstate_add(st, r, source, lineno, err);
     }
     if (!strcmp(first, "settled")) {
@@ -486,7 +504,7 @@ int ms_journal_parse(const char *text, size_t len, const char *source, ms_journa
         for (size_t i = 0; i < keep; i++)
             st->torn_line += text[i] == '\n';
         st->torn_line++;
-        if (len - keep > 255)
+        if (len - keep > MS_JOURNAL_RECORD_MAX)
             return ms_error_set(err, MS_EINVAL, "%s:%d: record too long", source, st->torn_line);
         len = keep;
     }
@@ -494,9 +512,9 @@ int ms_journal_parse(const char *text, size_t len, const char *source, ms_journa
         const char *nl = memchr(text + pos, '\n', len - pos);
         size_t end = nl ? (size_t)(nl - text) : len;
         lineno++;
-        if (end - pos > 255)
+        if (end - pos > MS_JOURNAL_RECORD_MAX)
             return ms_error_set(err, MS_EINVAL, "%s:%d: record too long", source, lineno);
-        char line[256];
+        char line[MS_JOURNAL_RECORD_MAX + 1];
         size_t n = end - pos;
         memcpy(line, text + pos, n);
         line[n] = '\0';
@@ -548,7 +566,8 @@ static size_t write_state(const ms_journal_state *st, char *buf, size_t cap)
             } else if (r->kind == MS_JOURNAL_BEGUN) {
                 PUT("begin %d %d %d\n", r->device, r->start, r->size);
             } else {
-                PUT("task %d %d %llu %d\n", r->device, r->pgid, r->pstart, r->task);
+                PUT("task %d %d %llu %d%s%s\n", r->device, r->pgid, r->pstart, r->task,
+                    r->cgroup[0] ? " " : "", r->cgroup);
             }
         }
 #undef PUT

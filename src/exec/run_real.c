@@ -140,7 +140,7 @@ static void real_start_task(run_ctx *c, int task)
     proc_start_time(pid, &started);
     ms_error jerr;
     if (ms_journal_task(c->journal, ms_backend_device(c->gpu[t->gpu].backend), pid, started,
-                        t->index, &jerr))
+                        t->index, NULL, &jerr))
         run_fatal(c, jerr.msg);  /* the stop kills it */
     if (gate >= 0)
         exec_release(gate);

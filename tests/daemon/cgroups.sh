@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# cgroups.sh: every migschedd job (nvml backend, fake NVML) in a cgroup of its own under
+# cgroup-root, found wherever the unified hierarchy is mounted.
+#  1. A job whose process exits leaving a background child, a setsid child and one that
+#     ignores SIGTERM ends only once they are gone (SIGTERM, then cgroup.kill after
+#     stop-grace): the next job on its instance never meets them.
+#  2. A cancel stops a setsid child too.
+#  3. After a SIGKILL of the daemon, the restart stops a running job's setsid child by the
+#     cgroup its journal record names, and removes the dead daemon's folder.
+#  4. A clean stop leaves no cgroup; `cgroup-root none` says jobs are tracked by process
+#     group; a cgroup-root that is not on cgroup v2 stops the start naming the key.
+# Needs root and a writable cgroup v2 hierarchy. $1 = migsched, $2 = migschedd, $3 = source
+# dir; FAKE_NVML_DIR is set by ctest.
+M=$1 DD=$2
+. "$3/tests/daemon/lib.sh"
+use_fake_nvml
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (cgroups)"; exit 77; }
+CG2=$(findmnt -n -t cgroup2 -o TARGET | head -n1)
+[ -n "$CG2" ] || { echo "SKIP: no cgroup v2 hierarchy is mounted"; exit 77; }
+ROOT=$CG2/migsched-test-$$
+mkdir "$ROOT" 2>/dev/null || { echo "SKIP: cannot make a cgroup under $CG2"; exit 77; }
+TAG=$$  # the leftovers' sleeps carry it, so that only this test's are found
+finish() {
+    [ -n "$DPID" ] && kill -9 "$DPID" 2>/dev/null
+    pkill -9 -f "sleep 9[0-9]$TAG" 2>/dev/null
+    find "$ROOT" -depth -type d -exec rmdir {} \; 2>/dev/null
+    cleanup
+}
+trap finish EXIT
+alive() { pgrep -f "sleep 9[$1]$TAG" | wc -l; }
+DARGS=(--backend nvml --devices 0 --gpu A30-24GB --listen "unix:$SOCK" --db "$T/d.db"
+       --allow-root-jobs true --log-dir "$T/logs" --stop-grace 1 --isolation none
+       --cgroup-root "$ROOT")
+mkdir -p "$T/logs"
+submit() {  # submit PROFILE NAME SHELL-COMMAND: prints the job's id
+    "$M" submit --connect "unix:$SOCK" --profile "$1" --seconds 1 --name "$2" -- /bin/sh -c "$3" \
+        | awk '{print $3}'
+}
+state() { ucurl "http://d/v1/jobs/$1" | sed '$d' | python3 -c 'import json,sys; print(json.load(sys.stdin)["state"])'; }
+field() { ucurl "http://d/v1/jobs/$1" | sed '$d' | python3 -c 'import json,sys; print(json.load(sys.stdin)['"\"$2\""'])'; }
+
+start_daemon "${DARGS[@]}"
+grep -q "event=cgroup.root path=$ROOT/migschedd-$DPID\$" "$T/daemon.log" || fail "no cgroup.root"
+
+# 1. Leftovers: the job's process exits at once. The whole GPU's profile, so that the
+#    second job is given the same instance.
+id1=$(submit 4g.24gb left "sleep 91$TAG & setsid sleep 92$TAG & (trap '' TERM; exec sleep 93$TAG) & echo > '$T/spawned'; exit 0")
+id2=$(submit 4g.24gb next "pgrep -f 'sleep 9[123]$TAG' > '$T/seen'; exit 0")
+await '[ "$(state "$id1")" = done ]' 30
+[ -e "$T/spawned" ] || fail "job $id1 did not start its children"
+[ "$(alive 123)" = 0 ] || fail "job $id1 is done with its leftovers running: $(pgrep -af "sleep 9[123]$TAG")"
+grep -q "event=job.leftovers id=$id1 " "$T/daemon.log" || fail "no job.leftovers for job $id1"
+[ ! -e "$ROOT/migschedd-$DPID/job-$id1.1" ] || fail "job $id1's cgroup is left"
+await '[ "$(state "$id2")" = done ]' 30
+[ "$(field "$id2" mig_uuid)" = "$(field "$id1" mig_uuid)" ] || fail "job $id2 had another instance"
+[ ! -s "$T/seen" ] || fail "job $id2 met job $id1's leftovers: $(cat "$T/seen")"
+# It ended with its process: its end time is that exit's, at least stop-grace before the
+# end was committed (the child ignoring SIGTERM needed cgroup.kill, sent stop-grace later).
+python3 - "$(ucurl "http://d/v1/jobs/$id1" | sed '$d')" \
+    "$(grep -m1 "event=job.end id=$id1 " "$T/daemon.log" | cut -d' ' -f1)" <<'PY' \
+    || fail "job $id1's end time"
+import datetime, json, sys
+j = json.loads(sys.argv[1])
+logged = datetime.datetime.strptime(sys.argv[2], "ts=%Y-%m-%dT%H:%M:%S.%fZ")
+logged = logged.replace(tzinfo=datetime.timezone.utc).timestamp()
+assert logged - j["ended"] >= 0.9, (logged, j)
+PY
+
+# 2. A cancel reaches a setsid child.
+id3=$(submit 1g.6gb cancelled "setsid sleep 94$TAG & exec sleep 95$TAG")
+await '[ "$(alive 45)" = 2 ]' 30
+"$M" cancel "$id3" --connect "unix:$SOCK" > /dev/null || fail "cancel $id3"
+[ "$(state "$id3")" = cancelled ] || fail "job $id3 is $(state "$id3")"
+[ "$(alive 45)" = 0 ] || fail "cancelled job $id3 left: $(pgrep -af "sleep 9[45]$TAG")"
+
+# 3. A crash: the restart stops the running job's setsid child by its cgroup.
+id4=$(submit 1g.6gb crashed "setsid sleep 96$TAG & exec sleep 97$TAG")
+await '[ "$(alive 67)" = 2 ] && [ "$(state "$id4")" = running ]' 30
+old=$DPID
+stop_daemon KILL 137
+[ "$(alive 67)" = 2 ] || fail "the job's processes died with the daemon"
+grep -q "^task 0 [0-9]* [0-9]* $id4 $ROOT/migschedd-$old/job-$id4.1\$" "$T/rt/run-dev0.journal" \
+    || fail "no task record with its cgroup: $(cat "$T/rt/run-dev0.journal")"
+start_daemon "${DARGS[@]}"
+[ "$(alive 67)" = 0 ] || fail "recovery left: $(pgrep -af "sleep 9[67]$TAG")"
+grep -q "event=recover.stop_cgroup cgroup=$ROOT/migschedd-$old/job-$id4.1 job=$id4" "$T/daemon.log" \
+    || fail "no recover.stop_cgroup"
+[ ! -e "$ROOT/migschedd-$old" ] || fail "the dead daemon's cgroup folder is left"
+
+# 4. A clean stop leaves no cgroup (the job's second run, cancelled, was in one).
+await '[ "$(state "$id4")" = running ] && [ "$(alive 67)" = 2 ]' 30
+[ "$(field "$id4" attempts)" = 2 ] || fail "job $id4 was not run again"
+"$M" cancel "$id4" --connect "unix:$SOCK" > /dev/null || fail "cancel $id4"
+[ "$(alive 67)" = 0 ] || fail "cancelled job $id4 left: $(pgrep -af "sleep 9[67]$TAG")"
+stop_daemon TERM 0
+[ -z "$(find "$ROOT" -mindepth 1 -type d)" ] || fail "cgroups left after a clean stop: $(find "$ROOT" -mindepth 1 -type d)"
+start_daemon "${DARGS[@]/#$ROOT/none}"
+grep -q 'event=cgroup.unavailable reason="cgroup-root is none"' "$T/daemon.log" \
+    || fail "cgroup-root none not said"
+stop_daemon TERM 0
+rc=0
+"$DD" "${DARGS[@]/#$ROOT/$T}" > "$T/out" 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -q "cgroup-root $T: $T: not a folder of a cgroup v2 file system" "$T/out" \
+    || fail "a cgroup-root off cgroup v2 (exit $rc): $(cat "$T/out")"
+echo "cgroups: ok"
