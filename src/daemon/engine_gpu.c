@@ -426,10 +426,17 @@ int ei_start_flush(ms_engine *e, ms_error *err)
     return rc;
 }
 
-int ei_place_queued(ms_engine *e, ms_error *err)
+bool ei_place(const ms_engine *e, int profile, int *g, int *start)
 {
     ms_online_rule rule = {.frag = true, .balance = true, .dynamic = true, .tau = e->tau};
     ms_online_gpu_view views[MS_DAEMON_MAX_DEVICES];
+    for (int k = 0; k < e->ngpus; k++)
+        ei_view(e, k, &views[k]);
+    return ms_online_place(e->m, &rule, e->ft, views, e->ngpus, profile, g, start);
+}
+
+int ei_place_queued(ms_engine *e, ms_error *err)
+{
     bool blocked[MS_MAX_PROFILES] = {false};
     int rc = MS_OK;
     double now = ei_mono();
@@ -444,9 +451,7 @@ int ei_place_queued(ms_engine *e, ms_error *err)
             i++;
             continue;
         }
-        for (int k = 0; k < e->ngpus; k++)
-            ei_view(e, k, &views[k]);
-        if (!ms_online_place(e->m, &rule, e->ft, views, e->ngpus, profile, &g, &st)) {
+        if (!ei_place(e, profile, &g, &st)) {
             blocked[profile] = true;
             i++;
             continue;

@@ -290,6 +290,9 @@ int ei_start(ms_engine *e, size_t i, int g, ms_placement p, ms_error *err);
  * left out. */
 int ei_start_flush(ms_engine *e, ms_error *err);
 void ei_view(const ms_engine *e, int g, ms_online_gpu_view *v);
+/* Where paper 002's policy puts a job of profile now (GPU g, start slot); false when no GPU
+ * has room for it. */
+bool ei_place(const ms_engine *e, int profile, int *g, int *start);
 /* Places and starts what the queue allows (FCFS per profile, paper 002's policy). */
 int ei_place_queued(ms_engine *e, ms_error *err);
 /* The instance at (g, slot) holds no job any more. */

@@ -50,7 +50,7 @@ for j in jobs:
     assert j["state"] in ("queued", "running"), j
     if j["state"] == "queued":
         assert j["reason"].startswith("start failed on this node: "), j
-        assert "No space left on device" in j["reason"], j
+        assert "No space left on device; next try in " in j["reason"], j
 PY
 h=$(ucurl http://d/v1/jobs/1/history | sed '$d')
 grep -q '"event": *"requeue"' <<<"$h" || fail "no requeue in the history: $h"
