@@ -3,7 +3,8 @@
 # NVML: no job fails, whatever its on_interrupt; each goes back to the queue with the
 # reason "start failed on this node: ...", its history shows the requeue, and the log has
 # a few job.start_failed lines, not one per job per try. Once the disk has room again
-# every job runs and ends done. Needs root (mount).
+# every job runs and ends done; a job waiting out its backoff holds back none behind it,
+# in online and in batch mode. Needs root (mount).
 # $1 = migsched, $2 = migschedd, $3 = source dir; FAKE_NVML_DIR is set by ctest.
 M=$1 DD=$2
 . "$3/tests/daemon/lib.sh"
@@ -66,6 +67,22 @@ await '[ "$(count_state done)" = '$N' ]' 120
 [ "$(count_state failed)" = 0 ] || fail "jobs failed"
 grep -q 'event=job.start_failed .*summary=recovered' "$T/daemon.log" || fail "no recovered summary"
 stop_daemon TERM 0
+
+# A job waiting out its backoff holds back none behind it: root's folder of log-dir is a
+# link (unusable: root's jobs are requeued), nobody's job after it runs and ends done.
+rm -rf "$T/logs/root" && ln -s /tmp "$T/logs/root"
+start_daemon "${DARGS[@]}" --db "$T/u.db"
+for who in root nobody; do
+    r=$(ucurl -X POST -d '{"name": "'$who'", "command": ["true"], "profile": "1g.6gb",
+        "seconds": 1, "user": "'$who'", "cwd": "/"}' http://d/v1/jobs)
+    [ "$(status_of "$r")" = 201 ] || fail "submit for $who: $r"
+done
+await '[ "$(count_state done)" = 1 ]' 30
+r=$(ucurl http://d/v1/jobs/1 | sed '$d')
+grep -q '"state":"queued".*"reason":"start failed on this node: .*not a folder' <<<"$r" ||
+    fail "root's job: $r"
+stop_daemon TERM 0
+rm "$T/logs/root" && mkdir -m 0700 "$T/logs/root"
 
 # Batch mode: a job waiting out its backoff is taken into no batch; once there is room,
 # every job runs.
