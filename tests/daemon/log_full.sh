@@ -3,8 +3,8 @@
 # NVML: no job fails, whatever its on_interrupt; each goes back to the queue with the
 # reason "start failed on this node: ...", its history shows the requeue, and the log has
 # a few job.start_failed lines, not one per job per try. Once the disk has room again
-# every job runs and ends done; a job waiting out its backoff holds back none behind it,
-# in online and in batch mode. Needs root (mount).
+# every job runs and ends done; a job waiting out its backoff holds back none behind it.
+# Batch mode requeues such jobs the same way. Needs root (mount).
 # $1 = migsched, $2 = migschedd, $3 = source dir; FAKE_NVML_DIR is set by ctest.
 M=$1 DD=$2
 . "$3/tests/daemon/lib.sh"
