@@ -294,8 +294,9 @@ static size_t queue_position(const ms_engine *e, int64_t id)
 
 /* Why queued job j (read from the store) still waits, as things are now (mu held), into
  * its reason; the one its last transition gave stays when none of these applies
- * (docs/daemon.md, Jobs). Computed when asked: nothing is stored on each pass. */
-static void waiting_reason(ms_engine *e, ms_job *j)
+ * (docs/daemon.md, Jobs). Computed when asked: nothing is stored on each pass. *batch_due:
+ * when the next batch is due, NAN until this call's first job needs it (once per page). */
+static void waiting_reason(ms_engine *e, ms_job *j, double *batch_due)
 {
     size_t at = queue_position(e, j->id);
     if (j->state != MS_JOB_QUEUED || at == e->nqueue)
@@ -311,7 +312,9 @@ static void waiting_reason(ms_engine *e, ms_job *j)
         say(j, "scheduling failed on this node: %s; next try in %.0f s", e->schedule.error,
             ceil(e->schedule.retry_at - mono));
     } else if (e->c->mode == MS_DAEMON_BATCH) {
-        double due = ei_batch_due(e) - ei_now();
+        if (isnan(*batch_due))
+            *batch_due = ei_batch_due(e);
+        double due = *batch_due - ei_now();
         if (ei_batch_planned(e, j->id))
             say(j, "planned in the running batch: waits for its instance");
         else if (due > 0)
@@ -335,8 +338,9 @@ ms_engine_outcome ei_get_job(ms_engine *e, int64_t id, const ms_engine_actor *wh
     ms_engine_outcome o = read_job(e, id, &j, err);
     if (o != MS_ENGINE_OK)
         return o;
+    double due = NAN;
     pthread_mutex_lock(&e->mu);
-    waiting_reason(e, &j);
+    waiting_reason(e, &j, &due);
     pthread_mutex_unlock(&e->mu);
     *job = ms_job_to_json(&j, e->m, ei_may_manage(who, &j), log_dir(e));
     ms_job_free(&j);
@@ -506,9 +510,10 @@ ms_engine_outcome ms_engine_jobs(ms_engine *e, const ms_store_job_query *q,
         return fail(rc);
     if (more && n)
         *next = page[n - 1].id;
+    double due = NAN;
     pthread_mutex_lock(&e->mu);
     for (size_t i = 0; i < n; i++)
-        waiting_reason(e, &page[i]);
+        waiting_reason(e, &page[i], &due);
     pthread_mutex_unlock(&e->mu);
     /* Each job is freed once rendered: the page is held once, not twice. */
     json_t *arr = json_array();
