@@ -99,11 +99,24 @@ static void another_error_is_logged_after_a_summary(void **state)
     assert_non_null(strstr(buf, "event=x.failed error=two retry_s=4\n"));
 }
 
+/* A job's wait before its next start after n node failures in a row: 1 s doubling to 60. */
+static void delay_after_n_failures(void **state)
+{
+    (void)state;
+    const double want[] = {1, 2, 4, 8, 16, 32, 60, 60};
+    for (int n = 1; n <= 8; n++)
+        assert_true(ms_backoff_delay(1, 60, n) == want[n - 1]);
+    assert_true(ms_backoff_delay(1, 60, 1000000) == 60);
+    assert_true(ms_backoff_delay(0.1, 5, 3) > 0.4 - 1e-9);
+    assert_true(ms_backoff_delay(0.1, 5, 3) < 0.4 + 1e-9);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(waits_double_to_the_cap),
         cmocka_unit_test(another_error_is_logged_after_a_summary),
+        cmocka_unit_test(delay_after_n_failures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

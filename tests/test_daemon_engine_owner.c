@@ -170,6 +170,7 @@ static void test_root_refused(void **state)
     int rc;
     assert_int_equal(run_job(f, &r, &rc, &e), EXEC_EXIT_IDENTITY);
     assert_int_not_equal(rc, MS_OK);
+    assert_false(r.node_fault);  /* the job's own fault: it fails */
     assert_int_equal(r.pid, 0);
     assert_false(exists(f->dir, "ran"));
     char *text = output(f, &r, "err", NULL);
@@ -278,7 +279,8 @@ static void test_planted_outputs(void **state)
 }
 
 /* The owner's folder is a link (to a folder of root's), or writable by others: refused,
- * nothing run, nothing written there. */
+ * nothing run, nothing written there; the node's fault (its log-dir), so the job is not
+ * failed but tried again later (node_fault, no exit status). */
 static void test_owner_folder_refused(void **state)
 {
     owner_fixture *f = *state;
@@ -292,8 +294,9 @@ static void test_owner_folder_refused(void **state)
     ei_run r = job(13, f->owner, argv, NULL);
     ms_error e = {0};
     int rc;
-    assert_int_equal(run_job(f, &r, &rc, &e), EXEC_EXIT_EXEC);
+    assert_int_equal(run_job(f, &r, &rc, &e), 0);
     assert_int_not_equal(rc, MS_OK);
+    assert_true(r.node_fault);
     assert_non_null(strstr(e.msg, "not a folder"));
     assert_false(exists(f->dir, "ran"));
     assert_false(exists(elsewhere, "job-13.1.out"));
@@ -301,7 +304,8 @@ static void test_owner_folder_refused(void **state)
     assert_int_equal(mkdir(folder, 0700), 0);
     assert_int_equal(chmod(folder, 0777), 0);
     r = job(14, f->owner, argv, NULL);
-    assert_int_equal(run_job(f, &r, &rc, &e), EXEC_EXIT_EXEC);
+    assert_int_equal(run_job(f, &r, &rc, &e), 0);
+    assert_true(r.node_fault);
     assert_non_null(strstr(e.msg, "mode 0777"));
     assert_false(exists(f->dir, "ran"));
 }

@@ -370,6 +370,7 @@ static int apply(ms_job *j, ms_job_event ev, ms_job_transition *t, ms_error *e)
     case MS_JOB_EV_FINISH: return ms_job_finish(j, 10, 0, t, e);
     case MS_JOB_EV_INTERRUPT: return ms_job_interrupt(j, 10, t, e);
     case MS_JOB_EV_CANCEL: return ms_job_cancel(j, 10, t, e);
+    case MS_JOB_EV_REQUEUE: return ms_job_requeue(j, 10, "disk full", 1, t, e);
     }
     return -1;
 }
@@ -394,17 +395,17 @@ static void test_transition_table(void **state)
 {
     (void)state;
     /* Expected target per state and event (-1: illegal); interrupt under retry. */
-    static const int next[MS_JOB_NSTATES][5] = {
-        [MS_JOB_NEW] = {MS_JOB_QUEUED, -1, -1, -1, -1},
-        [MS_JOB_QUEUED] = {-1, MS_JOB_RUNNING, -1, -1, MS_JOB_CANCELLED},
-        [MS_JOB_RUNNING] = {-1, -1, MS_JOB_DONE, MS_JOB_QUEUED, MS_JOB_CANCELLED},
-        [MS_JOB_DONE] = {-1, -1, -1, -1, -1},
-        [MS_JOB_FAILED] = {-1, -1, -1, -1, -1},
-        [MS_JOB_CANCELLED] = {-1, -1, -1, -1, -1},
+    static const int next[MS_JOB_NSTATES][6] = {
+        [MS_JOB_NEW] = {MS_JOB_QUEUED, -1, -1, -1, -1, -1},
+        [MS_JOB_QUEUED] = {-1, MS_JOB_RUNNING, -1, -1, MS_JOB_CANCELLED, -1},
+        [MS_JOB_RUNNING] = {-1, -1, MS_JOB_DONE, MS_JOB_QUEUED, MS_JOB_CANCELLED, MS_JOB_QUEUED},
+        [MS_JOB_DONE] = {-1, -1, -1, -1, -1, -1},
+        [MS_JOB_FAILED] = {-1, -1, -1, -1, -1, -1},
+        [MS_JOB_CANCELLED] = {-1, -1, -1, -1, -1, -1},
     };
     int legal = 0;
     for (int s = 0; s < MS_JOB_NSTATES; s++)
-        for (int ev = 0; ev < 5; ev++) {
+        for (int ev = 0; ev < 6; ev++) {
             ms_job j = new_job("retry");
             drive(&j, (ms_job_state)s);
             ms_job before = j;
@@ -428,7 +429,7 @@ static void test_transition_table(void **state)
             }
             ms_job_free(&j);
         }
-    assert_int_equal(legal, 6);
+    assert_int_equal(legal, 7);
 }
 
 static void test_interrupt_policies(void **state)
@@ -517,12 +518,52 @@ static void test_recover_poison(void **state)
     ms_job_free(&j);
 }
 
+/* A start that ran nothing for the node's reason: back to queued whatever on_interrupt
+ * says, counted as a start failure and never as a crash (max-attempts' count). */
+static void test_requeue(void **state)
+{
+    (void)state;
+    ms_job_transition t;
+    ms_error e = {0};
+    ms_placement at = {ms_gpu_profile_by_name(a100(), "2g.10gb"), 0};
+    ms_job j = new_job("fail");
+    drive(&j, MS_JOB_RUNNING);
+    for (int k = 1; k <= 3; k++) {
+        if (k > 1)
+            assert_int_equal(ms_job_start(&j, 3, 0, at, "MIG-a", &t, &e), MS_OK);
+        assert_int_equal(ms_job_requeue(&j, 5, "log-dir /l/u: No space left on device", k,
+                                        &t, &e), MS_OK);
+        assert_int_equal(j.state, MS_JOB_QUEUED);
+        assert_int_equal(t.event, MS_JOB_EV_REQUEUE);
+        assert_int_equal(t.from, MS_JOB_RUNNING);
+        assert_int_equal(t.to, MS_JOB_QUEUED);
+        assert_int_equal(j.attempts, k);
+        assert_int_equal(j.start_failures, k);
+        assert_int_equal(j.crashes, 0);
+        assert_int_equal(j.gpu, -1);
+        assert_string_equal(j.mig_uuid, "");
+        assert_true(isnan(j.started));
+        assert_string_equal(j.start_error, "log-dir /l/u: No space left on device");
+    }
+    assert_string_equal(j.reason, "start failed on this node: log-dir /l/u: No space left on "
+                                  "device; next try in 3 s");
+    assert_string_equal(t.reason, j.reason);
+    /* Its own last error as the cause (the engine passes j.start_error). */
+    assert_int_equal(ms_job_start(&j, 6, 0, at, "MIG-a", &t, &e), MS_OK);
+    assert_int_equal(ms_job_requeue(&j, 7, j.start_error, 4, &t, &e), MS_OK);
+    assert_string_equal(j.start_error, "log-dir /l/u: No space left on device");
+    /* Only a running job's start can have failed. */
+    assert_int_equal(ms_job_requeue(&j, 8, "x", 1, &t, &e), MS_EINVAL);
+    assert_int_equal(j.start_failures, 4);
+    ms_job_free(&j);
+}
+
 static void test_names(void **state)
 {
     (void)state;
     for (int s = 0; s < MS_JOB_NSTATES; s++)
         assert_int_equal(ms_job_state_parse(ms_job_state_name((ms_job_state)s)), s);
-    for (int ev = 0; ev < 5; ev++)
+    for (int ev = 0; ev < 6; ev++)
         assert_int_equal(ms_job_event_parse(ms_job_event_name((ms_job_event)ev)), ev);
     assert_int_equal(ms_job_state_parse("paused"), -1);
     assert_int_equal(ms_job_event_parse("resume"), -1);
@@ -536,7 +577,7 @@ int main(void)
         cmocka_unit_test(test_parse_errors),     cmocka_unit_test(test_parse_limits),
         cmocka_unit_test(test_render),           cmocka_unit_test(test_transition_table),
         cmocka_unit_test(test_interrupt_policies), cmocka_unit_test(test_recover_poison),
-        cmocka_unit_test(test_names),
+        cmocka_unit_test(test_requeue),          cmocka_unit_test(test_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -44,6 +44,14 @@ void ms_backoff_fail(ms_backoff *b, double now, const char *error)
             b->delay);
 }
 
+double ms_backoff_delay(double first, double max, int n)
+{
+    double d = first;
+    for (int k = 1; k < n && d < max; k++)
+        d *= 2;
+    return fmin(d, max);
+}
+
 void ms_backoff_ok(ms_backoff *b)
 {
     if (b->delay == 0)

@@ -33,6 +33,9 @@ bool ms_backoff_due(const ms_backoff *b, double now);
  * most max). Logged (level error, with retry_s) when it is the first failure or
  * another error than the last one, which then gets its summary first (repeated=N). */
 void ms_backoff_fail(ms_backoff *b, double now, const char *error);
+/* The wait after n failures in a row (n >= 1): first, doubled n - 1 times, at most max
+ * (what a job whose start keeps failing on the node waits before its next try). */
+double ms_backoff_delay(double first, double max, int n);
 /* The step succeeded: a failing one logs its summary (level info, repeated=N, recovered)
  * and tries at once again from now on. */
 void ms_backoff_ok(ms_backoff *b);

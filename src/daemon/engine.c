@@ -172,6 +172,14 @@ static int end_runs(ms_engine *e, const ending *en, size_t n, ms_error *err)
     for (size_t k = 0; !rc && k < n; k++) {
         next[k] = e->run[en[k].i].job;
         ptr[k] = &next[k];
+        if (en[k].ev == MS_JOB_EV_REQUEUE) {
+            /* Not placed again before its wait, which doubles with each failure in a row. */
+            double wait = ms_backoff_delay(EI_START_FIRST, EI_START_MAX,
+                                           next[k].start_failures + 1);
+            next[k].not_before = ei_mono() + wait;
+            rc = ms_job_requeue(&next[k], now, next[k].start_error, wait, &ts[k], err);
+            continue;
+        }
         /* A job ended when its process did, though it held its instance until nothing
          * it started was left. */
         double ended = e->run[en[k].i].ended_at > 0 ? e->run[en[k].i].ended_at : now;
@@ -215,13 +223,16 @@ static double step(ms_engine *e)
         if (e->nvml && !alloc) {
             /* A process is stopped first; its job ends once it is reaped. */
             ei_watch(e, r, r->cancel || requeue, now);
-            if (!r->exited)  /* polled below: waitpid on our own children */
+            if (!r->exited && !r->node_fault)  /* polled below: waitpid on our own children */
                 continue;
         }
-        ms_job_event ev = r->cancel ? MS_JOB_EV_CANCEL
-                          : requeue ? MS_JOB_EV_INTERRUPT
-                                    : MS_JOB_EV_FINISH;
-        if (r->cancel || requeue || r->exited || r->release)
+        /* A start that ran nothing for the node's reason goes back to the queue, even at a
+         * stop: it was never interrupted. */
+        ms_job_event ev = r->cancel       ? MS_JOB_EV_CANCEL
+                          : r->node_fault ? MS_JOB_EV_REQUEUE
+                          : requeue       ? MS_JOB_EV_INTERRUPT
+                                          : MS_JOB_EV_FINISH;
+        if (r->cancel || requeue || r->exited || r->release || r->node_fault)
             en[nen++] = (ending){i, ev, r->exit_status};
         else if (r->end_mono <= now)
             en[nen++] = (ending){i, MS_JOB_EV_FINISH, 0};
@@ -249,6 +260,9 @@ static double step(ms_engine *e)
         next = fmin(next, schedule_at);
     if (batch)  /* a batch falls due by time too */
         next = fmin(next, fmax(schedule_at, now + (ei_batch_due(e) - ei_now())));
+    for (size_t i = 0; i < e->nqueue; i++)  /* a job's backoff after a node failure */
+        if (e->queue[i]->not_before > now)
+            next = fmin(next, e->queue[i]->not_before);
     for (size_t i = 0; i < e->nrun; i++)  /* those just started included */
         next = fmin(next, e->nvml && !ei_is_alloc(&e->run[i].job)
                               ? now + 0.05  /* a poll: the end itself waits for ends_at */
@@ -452,6 +466,8 @@ int ms_engine_open(const ms_daemon_config *c, ms_store *st, ms_engine **out, ms_
     e->ends = ms_backoff_init("job.end_failed", MS_BACKOFF_FIRST, MS_BACKOFF_MAX);
     e->schedule = ms_backoff_init("schedule.failed", MS_BACKOFF_FIRST, MS_BACKOFF_MAX);
     e->plan_retry = ms_backoff_init("batch.plan_failed", 1, 60);
+    e->starts = ms_backoff_init("job.start_failed", EI_START_FIRST, EI_START_MAX);
+    e->destroys = ms_backoff_init("instance.destroy_failed", MS_BACKOFF_FIRST, MS_BACKOFF_MAX);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);

@@ -2,6 +2,8 @@
  * callers share one transaction, hence one fsync, and each returns once its own submission
  * is durable), cancel, the job and GPU views and the metrics snapshot. */
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -267,6 +269,68 @@ static ms_engine_outcome read_job(ms_engine *e, int64_t id, ms_job *j, ms_error 
     return !rc ? MS_ENGINE_OK : rc == MS_EINVAL ? MS_ENGINE_NOT_FOUND : MS_ENGINE_INTERNAL;
 }
 
+static void say(ms_job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(ms_job *j, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(j->reason, sizeof j->reason, fmt, ap);
+    va_end(ap);
+}
+
+/* Where queued job id is in the engine's queue (in id order); nqueue when it is not there. */
+static size_t queue_position(const ms_engine *e, int64_t id)
+{
+    size_t lo = 0, hi = e->nqueue;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (e->queue[mid]->id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < e->nqueue && e->queue[lo]->id == id ? lo : e->nqueue;
+}
+
+/* Why queued job j (read from the store) still waits, as things are now (mu held), into
+ * its reason; the one its last transition gave stays when none of these applies
+ * (docs/daemon.md, Jobs). Computed when asked: nothing is stored on each pass. *batch_due:
+ * when the next batch is due, NAN until this call's first job needs it (once per page). */
+static void waiting_reason(ms_engine *e, ms_job *j, double *batch_due)
+{
+    size_t at = queue_position(e, j->id);
+    if (j->state != MS_JOB_QUEUED || at == e->nqueue)
+        return;  /* not in the queue: its start or cancel is being committed */
+    const ms_job *q = e->queue[at];
+    double mono = ei_mono();
+    if (e->stopping) {
+        say(j, "the daemon is stopping: queued jobs wait for its next start");
+    } else if (q->not_before > mono) {
+        say(j, "start failed on this node: %s; next try in %.0f s", q->start_error,
+            ceil(q->not_before - mono));
+    } else if (!ms_backoff_due(&e->schedule, mono)) {
+        say(j, "scheduling failed on this node: %s; next try in %.0f s", e->schedule.error,
+            ceil(e->schedule.retry_at - mono));
+    } else if (e->c->mode == MS_DAEMON_BATCH) {
+        if (isnan(*batch_due))
+            *batch_due = ei_batch_due(e);
+        double due = *batch_due - ei_now();
+        if (ei_batch_planned(e, j->id))
+            say(j, "planned in the running batch: waits for its instance");
+        else if (due > 0)
+            say(j, "waits for the next batch, due in %.0f s", ceil(due));
+        else
+            say(j, "waits for the next batch, due now");
+    } else {
+        int profile, g, start;
+        double seconds;
+        ei_job_size(e->m, &q->spec, &profile, &seconds);
+        if (profile >= 0 && !ei_place(e, profile, &g, &start))
+            say(j, "no GPU has room for %s now; %zu queued %s ahead of it",
+                e->m->profiles[profile].name, at, at == 1 ? "job" : "jobs");
+    }
+}
+
 ms_engine_outcome ei_get_job(ms_engine *e, int64_t id, const ms_engine_actor *who,
                              json_t **job, ms_error *err)
 {
@@ -274,6 +338,10 @@ ms_engine_outcome ei_get_job(ms_engine *e, int64_t id, const ms_engine_actor *wh
     ms_engine_outcome o = read_job(e, id, &j, err);
     if (o != MS_ENGINE_OK)
         return o;
+    double due = NAN;
+    pthread_mutex_lock(&e->mu);
+    waiting_reason(e, &j, &due);
+    pthread_mutex_unlock(&e->mu);
     *job = ms_job_to_json(&j, e->m, ei_may_manage(who, &j), log_dir(e));
     ms_job_free(&j);
     if (!*job) {
@@ -442,6 +510,11 @@ ms_engine_outcome ms_engine_jobs(ms_engine *e, const ms_store_job_query *q,
         return fail(rc);
     if (more && n)
         *next = page[n - 1].id;
+    double due = NAN;
+    pthread_mutex_lock(&e->mu);
+    for (size_t i = 0; i < n; i++)
+        waiting_reason(e, &page[i], &due);
+    pthread_mutex_unlock(&e->mu);
     /* Each job is freed once rendered: the page is held once, not twice. */
     json_t *arr = json_array();
     for (size_t i = 0; i < n; i++) {

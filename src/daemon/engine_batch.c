@@ -217,6 +217,18 @@ static bool unplanned(const ms_engine *e, int64_t id)
            !bsearch(&id, b->planned, (size_t)b->nplanned, sizeof id, cmp_id);
 }
 
+bool ei_batch_planned(const ms_engine *e, int64_t id)
+{
+    return !unplanned(e, id);
+}
+
+/* Whether queued job j is one the next batch may take: in no plan, and not waiting out
+ * its backoff after a start that failed on the node (those after it are taken instead). */
+static bool plannable(const ms_engine *e, const ms_job *j, double now)
+{
+    return j->not_before <= now && unplanned(e, j->id);
+}
+
 /* Plans up to batch-size queued jobs no plan holds, joins them to the running plan and
  * validates the joint plan; on failure the running plan stays as it was. */
 static int plan_batch(ms_engine *e, ms_error *err)
@@ -224,8 +236,9 @@ static int plan_batch(ms_engine *e, ms_error *err)
     ms_workload *w = ms_workload_new();
     int64_t *jobs = malloc((size_t)e->batch_size * sizeof *jobs);
     int n = 0, rc = w && jobs ? MS_OK : ms_error_set(err, MS_ENOMEM, "out of memory");
+    double mono = ei_mono();
     for (size_t i = 0; !rc && i < e->nqueue && n < e->batch_size; i++) {
-        if (!unplanned(e, e->queue[i]->id))
+        if (!plannable(e, e->queue[i], mono))
             continue;
         double time[MS_MAX_SLICES + 1];
         ei_spec_times(e->m, &e->queue[i]->spec, time);
@@ -445,13 +458,14 @@ static int advance(ms_engine *e, ms_error *err)
     return rc;
 }
 
-/* Queued jobs no plan holds, and the oldest one's submission time. */
+/* Queued jobs the next batch may take, and the oldest one's submission time. */
 static size_t unplanned_jobs(const ms_engine *e, double *oldest)
 {
     size_t n = 0;
     *oldest = INFINITY;
+    double mono = ei_mono();
     for (size_t i = 0; i < e->nqueue; i++)
-        if (unplanned(e, e->queue[i]->id)) {
+        if (plannable(e, e->queue[i], mono)) {
             n++;
             *oldest = fmin(*oldest, e->queue[i]->submitted);
         }

@@ -277,7 +277,8 @@ static int open_owner_dir(const ms_engine *e, const ms_job *j, const char *path,
 }
 
 /* Attempt j->attempts' output file ext, new (what was at its name is unlinked, never
- * followed), mode 0600, owned by the job's owner. */
+ * followed), mode 0600, owned by the job's owner. Errors name the owner's folder, not the
+ * file: the same fault of the node reads the same for every job (logged once). */
 static int open_log(const ms_engine *e, const ms_job *j, const char *ext, int *fd, ms_error *err)
 {
     char path[MS_DAEMON_PATH_LEN + 128];
@@ -285,13 +286,14 @@ static int open_log(const ms_engine *e, const ms_job *j, const char *ext, int *f
     int ufd = rc ? -1 : open_owner_dir(e, j, path, err);
     if (ufd < 0)
         return rc ? rc : MS_EIO;
-    const char *file = strrchr(path, '/') + 1;
+    char *file = strrchr(path, '/') + 1, shown[sizeof path + 16];
+    snprintf(shown, sizeof shown, "log-dir %.*s", (int)(file - 1 - path), path);
     if (unlinkat(ufd, file, 0) != 0 && errno != ENOENT)
-        rc = ms_error_set(err, MS_EIO, "%s: %s", path, strerror(errno));
+        rc = ms_error_set(err, MS_EIO, "%s: %s", shown, strerror(errno));
     if (!rc)
-        rc = ms_open_regular(ufd, file, path, O_WRONLY | O_CREAT | O_EXCL, 0600, fd, err);
+        rc = ms_open_regular(ufd, file, shown, O_WRONLY | O_CREAT | O_EXCL, 0600, fd, err);
     if (!rc && fchown(*fd, j->owner.uid, j->owner.gid) != 0) {
-        rc = ms_error_set(err, MS_EIO, "%s: cannot give it to uid %u: %s", path,
+        rc = ms_error_set(err, MS_EIO, "%s: cannot give a log file to uid %u: %s", shown,
                           (unsigned)j->owner.uid, strerror(errno));
         close(*fd);
         *fd = -1;
@@ -313,9 +315,10 @@ static int job_identity(const ms_engine *e, const ms_job *j, exec_identity *id, 
 }
 
 /* The device nodes r's process may see (*iso NULL with isolation none), with the pipe on
- * which the child says whether it could confine itself (report[0] is ours). */
+ * which the child says whether it could confine itself (report[0] is ours). *refused: the
+ * job's device isolation was refused (its fault), not the pipe (the node's). */
 static int job_isolation(ms_engine *e, const ei_run *r, ms_devplan **iso, int report[2],
-                         ms_error *err)
+                         bool *refused, ms_error *err)
 {
     *iso = NULL;
     if (e->c->isolation == MS_ISOLATION_NONE)
@@ -329,6 +332,7 @@ static int job_isolation(ms_engine *e, const ei_run *r, ms_devplan **iso, int re
                          : ms_backend_gpu_minor(gp->be, &t.gpu_minor, err);
     if (!rc)
         rc = ms_devplan_make(&t, iso, err);
+    *refused = rc != MS_OK;
     if (!rc && pipe2(report, O_CLOEXEC))
         rc = ms_error_set(err, MS_EIO, "cannot make a pipe: %s", strerror(errno));
     if (rc) {
@@ -374,24 +378,24 @@ int ei_spawn(ms_engine *e, ei_run *r, const char *mig_uuid, ms_error *err)
 {
     const ms_job *j = &r->job;
     int out = -1, errfd = -1, gate = -1, report[2] = {-1, -1};
+    int fault = 0;  /* the job's own fault: the exit status it fails with */
     ms_devplan *iso = NULL;
     exec_identity id = {0};
     char *cmd = NULL, **envp = NULL;
     int rc = open_log(e, j, "out", &out, err);
     if (!rc)
         rc = open_log(e, j, "err", &errfd, err);
-    r->exit_status = rc ? EXEC_EXIT_EXEC : EXEC_EXIT_IDENTITY;
-    if (!rc)
-        rc = job_identity(e, j, &id, err);
+    if (!rc && (rc = job_identity(e, j, &id, err)))
+        fault = EXEC_EXIT_IDENTITY;
     if (!rc) {
-        r->exit_status = EXEC_EXIT_EXEC;
         cmd = shell_command(&j->spec);
         envp = job_env(&j->spec, &id, mig_uuid);
         if (!cmd || !envp)
             rc = ms_error_set(err, MS_ENOMEM, "out of memory");
     }
-    if (!rc && (rc = job_isolation(e, r, &iso, report, err)))
-        r->exit_status = EXEC_EXIT_ISOLATION;
+    bool refused = false;
+    if (!rc && (rc = job_isolation(e, r, &iso, report, &refused, err)) && refused)
+        fault = EXEC_EXIT_ISOLATION;
     /* A daemon that is not root can only run its own user's jobs, as itself. */
     bool same = geteuid() != 0 && id.uid == geteuid() && id.gid == getegid();
     exec_spawn_opts o = {.command = cmd, .cwd = j->spec.cwd ? j->spec.cwd : id.home,
@@ -401,8 +405,7 @@ int ei_spawn(ms_engine *e, ei_run *r, const char *mig_uuid, ms_error *err)
         rc = job_cgroup(e, r, err);
     pid_t pid = rc ? -1 : exec_spawn(&o, &gate);
     if (!rc && pid < 0)
-        rc = ms_error_set(err, MS_EIO, "job %lld: cannot start: %s", (long long)j->id,
-                          strerror(errno));
+        rc = ms_error_set(err, MS_EIO, "cannot start a process: %s", strerror(errno));
     if (report[1] >= 0)
         close(report[1]);
     if (pid > 0) {
@@ -415,20 +418,25 @@ int ei_spawn(ms_engine *e, ei_run *r, const char *mig_uuid, ms_error *err)
             rc = ms_journal_task(e->journal, e->gpu[r->gpu].device, pid, started, (int)j->id,
                                  r->cgroup, err);
         if (rc)
-            kill(-pid, SIGKILL);  /* unrecorded: it must not run; reaped as killed */
+            kill(-pid, SIGKILL);  /* unrecorded: it must not run */
         exec_release(gate);
-        r->pid = r->pgid = pid;
+        if (rc)
+            waitpid(pid, NULL, 0);  /* killed at its gate: it ran nothing */
+        else
+            r->pid = r->pgid = pid;
         /* Not confined: it ran nothing and has exited; it never started. */
         if (!rc && iso && (rc = ms_devplan_wait(report[0], err))) {
             waitpid(pid, NULL, 0);
             ms_journal_task_ended(e->journal, pid, NULL);
             r->pid = 0;
-            r->exit_status = EXEC_EXIT_ISOLATION;
-            drop_cgroup(r);
+            fault = EXEC_EXIT_ISOLATION;
         }
     }
-    if (pid <= 0)
+    if (rc && r->cgroup[0])  /* nothing runs in it */
         drop_cgroup(r);
+    /* What ran nothing through no fault of the job's own is the node's: it is tried again. */
+    r->exit_status = fault;
+    r->node_fault = rc && !fault;
     if (rc && errfd >= 0)  /* the owner reads why in the job's stderr file */
         dprintf(errfd, "migschedd: %s\n", err->msg);
     if (report[0] >= 0)

@@ -160,10 +160,13 @@ int ei_destroy(ms_engine *e, int g, int slot, ms_error *err)
     if (rc) {
         in->state = EI_IDLE;  /* kept: tried again when next in the way, or at stop */
         in->mig = was;        /* without its MIG device if the compute instance went */
-        ms_dlog(MS_LOG_ERROR, "instance.destroy_failed", "gpu=%d start=%d gi=%u",
-                gp->device, slot, was.gi_id);
+        char why[MS_ERR_LEN + 64];
+        snprintf(why, sizeof why, "gpu %d start %d gi %u: %s", gp->device, slot, was.gi_id,
+                 err->msg);
+        ms_backoff_fail(&e->destroys, ei_mono(), why);
         return rc;
     }
+    ms_backoff_ok(&e->destroys);
     e->destructions_total++;
     ei_observe(&e->destruction_seconds, ms_engine_reconf_bounds, MS_ENGINE_RECONF_BUCKETS,
                took);
@@ -339,13 +342,23 @@ static void run_started(ms_engine *e, const ei_starting *s, ms_job *next)
     ei_mapping(e, g, p.start, &r->job);
     ms_error err = {0};
     if (e->nvml && !alloc && ei_spawn(e, r, in->mig.uuid, &err) && r->pid == 0) {
-        /* It never ran: it fails with the status ei_spawn gave (as a shell's for a command
-         * it cannot run, or the one of an identity refused). */
-        char uid[16], user[160];
-        ms_dlog(MS_LOG_ERROR, "job.spawn_failed", "id=%lld user=%s error=\"%s\"",
-                (long long)next->id,
-                ms_dlog_quote(ms_job_user(&next->owner, uid), user, sizeof user), err.msg);
-        r->exited = true;
+        if (r->node_fault) {
+            /* The node's fault: requeued (step()), logged once per distinct error. */
+            snprintf(r->job.start_error, sizeof r->job.start_error, "%.*s",
+                     (int)sizeof r->job.start_error - 1, err.msg);
+            ms_backoff_fail(&e->starts, ei_mono(), err.msg);
+        } else {
+            /* The job's own: it fails with the status ei_spawn gave (an identity or a
+             * device isolation refused). */
+            char uid[16], user[160];
+            ms_dlog(MS_LOG_ERROR, "job.spawn_failed", "id=%lld user=%s error=\"%s\"",
+                    (long long)next->id,
+                    ms_dlog_quote(ms_job_user(&next->owner, uid), user, sizeof user), err.msg);
+            r->exited = true;
+        }
+    } else if (e->nvml && !alloc) {
+        r->job.start_failures = 0;
+        ms_backoff_ok(&e->starts);
     }
     ei_observe(&e->wait_seconds, ms_engine_time_bounds, MS_ENGINE_TIME_BUCKETS,
                next->started - next->submitted);
@@ -413,25 +426,32 @@ int ei_start_flush(ms_engine *e, ms_error *err)
     return rc;
 }
 
-int ei_place_queued(ms_engine *e, ms_error *err)
+bool ei_place(const ms_engine *e, int profile, int *g, int *start)
 {
     ms_online_rule rule = {.frag = true, .balance = true, .dynamic = true, .tau = e->tau};
     ms_online_gpu_view views[MS_DAEMON_MAX_DEVICES];
+    for (int k = 0; k < e->ngpus; k++)
+        ei_view(e, k, &views[k]);
+    return ms_online_place(e->m, &rule, e->ft, views, e->ngpus, profile, g, start);
+}
+
+int ei_place_queued(ms_engine *e, ms_error *err)
+{
     bool blocked[MS_MAX_PROFILES] = {false};
     int rc = MS_OK;
+    double now = ei_mono();
     for (size_t i = 0; i < e->nqueue && !e->stopping;) {
         int profile, g, st;
         double seconds;
         ei_job_size(e->m, &e->queue[i]->spec, &profile, &seconds);
         /* FCFS per profile: a job that cannot be placed holds back the later jobs of its
-         * profile (they need the same room) but not the others. */
-        if (blocked[profile]) {
+         * profile (they need the same room) but not the others; one waiting out its
+         * backoff after a node failure holds back none. */
+        if (blocked[profile] || e->queue[i]->not_before > now) {
             i++;
             continue;
         }
-        for (int k = 0; k < e->ngpus; k++)
-            ei_view(e, k, &views[k]);
-        if (!ms_online_place(e->m, &rule, e->ft, views, e->ngpus, profile, &g, &st)) {
+        if (!ei_place(e, profile, &g, &st)) {
             blocked[profile] = true;
             i++;
             continue;

@@ -52,7 +52,14 @@ typedef struct ei_run {
     bool exited;                /* nvml: the process ended with exit_status, and nothing of
                                    it is left (its cgroup empty) */
     int exit_status;            /* 128 + n for a signal */
+    bool node_fault;            /* nvml: its start ran nothing for the node's reason (the
+                                   error in job.start_error): it is requeued, not failed */
 } ei_run;
+
+/* A job whose start keeps failing for the node's reason waits 1 s, doubling to a minute
+ * (ms_backoff_delay over its job.start_failures). */
+#define EI_START_FIRST 1.0
+#define EI_START_MAX 60.0
 
 typedef struct ei_batch ei_batch;  /* engine_batch.c */
 
@@ -133,6 +140,8 @@ struct ms_engine {
     bool flushing;              /* transitions committed with mu dropped and not yet acted on
                                    (starts or ends): the views wait for them (ei_settle) */
     ms_backoff ends, schedule;  /* the scheduling thread's failing steps (backoff.h) */
+    ms_backoff starts, destroys; /* logging only: starts that failed for the node's reason
+                                   (each job waits out its own not_before), destructions */
     ei_batch *batch;            /* batch mode: the running plan's execution */
     ms_schedule *plan;          /* batch mode: the batches' work not done at the last join, */
     ms_workload *plan_w;        /*   their jobs as its workload */
@@ -242,9 +251,10 @@ int ei_alloc_mapping_init(ms_engine *e, ms_error *err);
 int ei_nvml_open(ms_engine *e, ms_error *err);
 void ei_nvml_close(ms_engine *e, bool clean);
 /* Starts r's command in its instance (the start is already durable), as its owner (docs/
- * daemon.md, Execution). When no process started, r->exit_status says why (a refused
- * identity, or as a shell's for a command it cannot run) and the reason is in the job's
- * stderr file when that could be made. */
+ * daemon.md, Execution). When no process started, either it was the job's own fault
+ * (r->exit_status says which: a refused identity or device isolation; it fails) or the
+ * node's (r->node_fault: its log files, a fork, memory, the journal; it is requeued); the
+ * reason is in the job's stderr file when that could be made. */
 int ei_spawn(ms_engine *e, ei_run *r, const char *mig_uuid, ms_error *err);
 /* Reaps r's process if it ended; sends SIGTERM when it must stop (cancel, stop with
  * requeue), and to what its cgroup still holds once its process exited, then SIGKILL after
@@ -261,7 +271,10 @@ int ei_recover(ms_engine *e, const char *path, ms_error *err);
 /* engine_batch.c (batch mode; the scheduling thread, mu held) */
 /* Plans a batch when one is due (joined to the running plan), carries the plan on. */
 int ei_batch_step(ms_engine *e, ms_error *err);
-/* When the oldest queued job makes a batch due (seconds since the epoch; INFINITY: none). */
+/* Whether queued job id is in the running plan (it waits for its instance there). */
+bool ei_batch_planned(const ms_engine *e, int64_t id);
+/* When the oldest queued job the next batch may take makes it due (seconds since the
+ * epoch; INFINITY: none). */
 double ei_batch_due(const ms_engine *e);
 void ei_batch_free(ei_batch *b);
 /* The running plan as migsched-schedule/1 (malloc'd), NULL when none. */
@@ -285,6 +298,9 @@ int ei_start(ms_engine *e, size_t i, int g, ms_placement p, ms_error *err);
  * left out. */
 int ei_start_flush(ms_engine *e, ms_error *err);
 void ei_view(const ms_engine *e, int g, ms_online_gpu_view *v);
+/* Where paper 002's policy puts a job of profile now (GPU g, start slot); false when no GPU
+ * has room for it. */
+bool ei_place(const ms_engine *e, int profile, int *g, int *start);
 /* Places and starts what the queue allows (FCFS per profile, paper 002's policy). */
 int ei_place_queued(ms_engine *e, ms_error *err);
 /* The instance at (g, slot) holds no job any more. */

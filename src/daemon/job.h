@@ -38,6 +38,7 @@ typedef enum ms_job_event {
     MS_JOB_EV_FINISH,
     MS_JOB_EV_INTERRUPT,
     MS_JOB_EV_CANCEL,
+    MS_JOB_EV_REQUEUE,
 } ms_job_event;
 
 typedef enum ms_on_interrupt { MS_ON_INTERRUPT_RETRY = 0, MS_ON_INTERRUPT_FAIL } ms_on_interrupt;
@@ -87,6 +88,12 @@ typedef struct ms_job {
     /* Why it is in its state: failed, interrupted, requeued or waiting; "" when it needs
      * no explanation (submitted, running, done). Set by each transition. */
     char reason[MS_JOB_REASON_MAX];
+    /* The engine's, in memory only (never stored; zero when read from the store): starts
+     * in a row that ran nothing for the node's reason (ms_job_requeue), the last one's
+     * error, and the monotonic time before which it is not placed again. */
+    int start_failures;
+    char start_error[MS_JOB_REASON_MAX];
+    double not_before;
 } ms_job;
 
 /* One state change, as the store records it. */
@@ -160,6 +167,12 @@ int ms_job_finish(ms_job *j, double now, int exit_status, ms_job_transition *t, 
 /* The job's process or instance was lost (daemon crash, stop with requeue): back to queued
  * under on_interrupt retry, failed under fail. */
 int ms_job_interrupt(ms_job *j, double now, ms_job_transition *t, ms_error *err);
+/* Its start ran nothing for the node's reason (log-dir full, fork failure, ...: `why`):
+ * running goes back to queued whatever its on_interrupt, counted in start_failures (not in
+ * crashes: it never ran), with the reason "start failed on this node: WHY; next try in
+ * DELAY s". */
+int ms_job_requeue(ms_job *j, double now, const char *why, double delay, ms_job_transition *t,
+                   ms_error *err);
 /* A queued or running job is cancelled (the caller stops its process first). */
 int ms_job_cancel(ms_job *j, double now, ms_job_transition *t, ms_error *err);
 /* The recovery path's interrupt: the job was running when the daemon died. After

@@ -1,6 +1,7 @@
 /* job_state.c: the one state machine of jobs, used by the HTTP API and the recovery path:
  *   new -submit-> queued -start-> running -finish-> done (exit 0) | failed
  *   running -interrupt-> queued (on_interrupt retry) | failed (fail)
+ *   running -requeue-> queued (its start ran nothing for the node's reason)
  *   queued|running -cancel-> cancelled
  * Anything else is an error and leaves the job unchanged. */
 #include <math.h>
@@ -12,7 +13,8 @@
 
 static const char *const STATE_NAMES[MS_JOB_NSTATES] = {"new", "queued", "running", "done",
                                                         "failed", "cancelled"};
-static const char *const EVENT_NAMES[] = {"submit", "start", "finish", "interrupt", "cancel"};
+static const char *const EVENT_NAMES[] = {"submit", "start", "finish", "interrupt", "cancel",
+                                          "requeue"};
 #define NEVENTS ((int)(sizeof EVENT_NAMES / sizeof *EVENT_NAMES))
 
 const char *ms_job_state_name(ms_job_state s)
@@ -165,6 +167,23 @@ int ms_job_recover(ms_job *j, double now, int max_attempts, ms_job_transition *t
         ms_job_set_reason(j, t, "interrupted by a daemon crash (on_interrupt fail)");
     else
         ms_job_set_reason(j, t, "interrupted by a daemon crash, requeued");
+    return MS_OK;
+}
+
+int ms_job_requeue(ms_job *j, double now, const char *why, double delay, ms_job_transition *t,
+                   ms_error *err)
+{
+    int rc = expect(j, MS_JOB_EV_REQUEUE, MS_JOB_RUNNING, MS_JOB_RUNNING, now, t, err);
+    if (rc)
+        return rc;
+    char copy[sizeof j->start_error];  /* why may be j->start_error itself */
+    snprintf(copy, sizeof copy, "%s", why);
+    unplace(j);
+    j->started = NAN;
+    j->start_failures++;
+    memcpy(j->start_error, copy, sizeof copy);
+    t->to = j->state = MS_JOB_QUEUED;
+    ms_job_set_reason(j, t, "start failed on this node: %s; next try in %g s", copy, delay);
     return MS_OK;
 }
 

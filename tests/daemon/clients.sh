@@ -41,7 +41,7 @@ printf '[{"name": "ok", "command": ["true"], "slices": 1, "seconds": 1}, {"name"
 # modelled creation time, about a quarter of a second at --time-scale 1).
 await '[ "$(spec 1 .state)" = "\"running\"" ]'
 "$M" jobs "${C[@]}" --state queued > jobs.txt || fail "jobs"
-grep -q '^ *2  [^ ]*  *queued .* two  *-$' jobs.txt || fail "jobs --state queued: $(cat jobs.txt)"
+grep -q '^ *2  [^ ]*  *queued .* two  *no GPU has room for 2g.10gb now; 0 queued jobs ahead of it$' jobs.txt || fail "jobs --state queued: $(cat jobs.txt)"
 grep -q ' sleep$' jobs.txt && fail "a running job listed as queued: $(cat jobs.txt)"
 [ "$("$M" jobs "${C[@]}" --json | jq '.jobs | length')" = 7 ] || fail "jobs --json"
 [ "$("$M" cancel "${C[@]}" 2)" = "job 2 two: cancelled" ] || fail "cancel"
