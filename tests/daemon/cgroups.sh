@@ -6,7 +6,8 @@
 #     stop-grace): the next job on its instance never meets them.
 #  2. A cancel stops a setsid child too.
 #  3. After a SIGKILL of the daemon, the restart stops a running job's setsid child by the
-#     cgroup its journal record names, and removes the dead daemon's folder.
+#     cgroup its journal record names, and removes the dead daemon's folder; so does
+#     `migsched run --cleanup` on the journal a killed daemon left.
 #  4. A clean stop leaves no cgroup; `cgroup-root none` says jobs are tracked by process
 #     group; a cgroup-root that is not on cgroup v2 stops the start naming the key.
 # Needs root and a writable cgroup v2 hierarchy. $1 = migsched, $2 = migschedd, $3 = source
@@ -87,9 +88,21 @@ grep -q "event=recover.stop_cgroup cgroup=$ROOT/migschedd-$old/job-$id4.1 job=$i
     || fail "no recover.stop_cgroup"
 [ ! -e "$ROOT/migschedd-$old" ] || fail "the dead daemon's cgroup folder is left"
 
-# 4. A clean stop leaves no cgroup (the job's second run, cancelled, was in one).
 await '[ "$(state "$id4")" = running ] && [ "$(alive 67)" = 2 ]' 30
-[ "$(field "$id4" attempts)" = 2 ] || fail "job $id4 was not run again"
+# 3b. `migsched run --cleanup` on a crashed daemon's journal stops the job the same way.
+old=$DPID
+stop_daemon KILL 137
+[ "$(alive 67)" = 2 ] || fail "the job's processes died with the daemon"
+"$M" run --cleanup --device 0 > "$T/cleanup.out" 2>&1 || fail "cleanup: $(cat "$T/cleanup.out")"
+grep -q "stopped 1 task cgroup of the crashed run" "$T/cleanup.out" \
+    || fail "cleanup said: $(cat "$T/cleanup.out")"
+[ "$(alive 67)" = 0 ] || fail "cleanup left: $(pgrep -af "sleep 9[67]$TAG")"
+[ ! -e "$ROOT/migschedd-$old/job-$id4.2" ] || fail "cleanup left the job's cgroup"
+start_daemon "${DARGS[@]}"
+
+# 4. A clean stop leaves no cgroup (the job's last run, cancelled, was in one).
+await '[ "$(state "$id4")" = running ] && [ "$(alive 67)" = 2 ]' 30
+[ "$(field "$id4" attempts)" = 3 ] || fail "job $id4 was not run again"
 "$M" cancel "$id4" --connect "unix:$SOCK" > /dev/null || fail "cancel $id4"
 [ "$(alive 67)" = 0 ] || fail "cancelled job $id4 left: $(pgrep -af "sleep 9[67]$TAG")"
 stop_daemon TERM 0
