@@ -28,18 +28,24 @@ fill() {
     : 2>/dev/null > "$T/logs/probe" && fail "the tmpfs is not full"
 }
 fill
+# submit NAME ON_INTERRUPT: a short job on a 1g.6gb instance.
+submit() {
+    local r
+    r=$(ucurl -X POST -d '{"name": "'"$1"'", "command": ["true"], "profile": "1g.6gb",
+        "seconds": 1, "on_interrupt": "'"$2"'"}' http://d/v1/jobs)
+    [ "$(status_of "$r")" = 201 ] || fail "submit $1: $r"
+}
+requeues() { sqlite3 "$1" "SELECT count(*) FROM transitions WHERE event = 'requeue'"; }
 DARGS=(--backend nvml --devices 0 --gpu A30-24GB --listen "unix:$SOCK" --allow-root-jobs true
        --log-dir "$T/logs" --stop-grace 2 --isolation none)
 start_daemon "${DARGS[@]}" --db "$T/d.db"
 N=5
 for i in $(seq 1 $N); do
     oi=retry; [ $(( i % 2 )) = 0 ] && oi=fail
-    r=$(ucurl -X POST -d '{"name": "j'$i'", "command": ["true"], "profile": "1g.6gb",
-        "seconds": 1, "on_interrupt": "'$oi'"}' http://d/v1/jobs)
-    [ "$(status_of "$r")" = 201 ] || fail "submit j$i: $r"
+    submit "j$i" "$oi"
 done
 # Several tries each (the first retries come after 1 s, then 2 s).
-await '[ "$(sqlite3 "$T/d.db" "SELECT count(*) FROM transitions WHERE event = '"'requeue'"'")" -ge $(( 2 * N )) ]' 60
+await '[ "$(requeues "$T/d.db")" -ge $(( 2 * N )) ]' 60
 [ "$(count_state failed)" = 0 ] || fail "jobs failed: $(ucurl 'http://d/v1/jobs?state=failed')"
 [ "$(count_state done)" = 0 ] || fail "jobs ran with log-dir full"
 jobs=$(ucurl http://d/v1/jobs | sed '$d')
@@ -89,11 +95,9 @@ rm "$T/logs/root" && mkdir -m 0700 "$T/logs/root"
 fill
 start_daemon "${DARGS[@]}" --db "$T/b.db" --mode batch --batch-size 2 --batch-period 0.2
 for i in 1 2 3; do
-    r=$(ucurl -X POST -d '{"name": "b'$i'", "command": ["true"], "profile": "1g.6gb",
-        "seconds": 1, "on_interrupt": "fail"}' http://d/v1/jobs)
-    [ "$(status_of "$r")" = 201 ] || fail "submit b$i: $r"
+    submit "b$i" fail
 done
-await '[ "$(sqlite3 "$T/b.db" "SELECT count(*) FROM transitions WHERE event = '"'requeue'"'")" -ge 6 ]' 60
+await '[ "$(requeues "$T/b.db")" -ge 6 ]' 60
 [ "$(count_state failed)" = 0 ] || fail "batch jobs failed"
 rm -rf "$T/logs/fill"
 await '[ "$(count_state done)" = 3 ]' 120
