@@ -113,6 +113,8 @@ static int open_cgroups(ms_engine *e, ms_error *err)
         sweep_cgroups(root);
         rc = ms_cgroup_make(e->cgroup, &why);
     }
+    if (!rc && (rc = ms_cgroup_probe(e->cgroup, &why)))
+        ms_cgroup_remove(e->cgroup, NULL);
     if (!rc) {
         ms_dlog(MS_LOG_INFO, "cgroup.root", "path=%s", ms_dlog_quote(e->cgroup, q, sizeof q));
         return MS_OK;

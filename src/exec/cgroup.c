@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -249,4 +250,40 @@ void ms_cgroup_stop(const char *const *paths, int n, double grace, bool *gone)
     }
     for (int i = 0; i < n; i++)
         gone[i] = !ms_cgroup_populated(paths[i]) && ms_cgroup_remove(paths[i], NULL) == MS_OK;
+}
+
+int ms_cgroup_probe(const char *dir, ms_error *err)
+{
+    char path[MS_CGROUP_PATH_LEN];
+    if ((size_t)snprintf(path, sizeof path, "%s/probe", dir) >= sizeof path)
+        return ms_error_set(err, MS_EINVAL, "%s: path too long", dir);
+    int rc = ms_cgroup_make(path, err), gate[2] = {-1, -1};
+    if (rc)
+        return rc;
+    pid_t pid = pipe2(gate, O_CLOEXEC) == 0 ? fork() : -1;
+    if (pid == 0) {  /* waits until killed or its parent goes (the pipe's end) */
+        char c;
+        close(gate[1]);
+        _exit(read(gate[0], &c, 1) < 0 ? 1 : 0);
+    }
+    if (pid < 0)
+        rc = ms_error_set(err, MS_EIO, "cannot start a process: %s", strerror(errno));
+    if (!rc)
+        rc = ms_cgroup_enter(path, pid, err);
+    const char *one[1] = {path};
+    if (!rc && !ms_cgroup_populated(path))
+        rc = ms_error_set(err, MS_EIO, "cgroup %s: a process moved into it is not seen there",
+                          path);
+    if (!rc && (ms_cgroup_signal(path, SIGKILL) != 1 || !wait_empty(one, 1, 2.0)))
+        rc = ms_error_set(err, MS_EIO, "cgroup %s: its process cannot be killed through it",
+                          path);
+    if (pid > 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+    }
+    for (int i = 0; i < 2; i++)
+        if (gate[i] >= 0)
+            close(gate[i]);
+    int removed = ms_cgroup_remove(path, rc ? NULL : err);
+    return rc ? rc : removed;
 }

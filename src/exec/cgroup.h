@@ -23,6 +23,12 @@
  * MS_EINVAL with the reason when there is none (no cgroup v2, a v1-only system). */
 int ms_cgroup_root(const char *configured, char *out, size_t len, ms_error *err);
 
+/* Whether tasks can be held under the folder dir: a child is moved into a cgroup made there,
+ * seen in it, killed through it and seen gone, and the cgroup removed. Where the hierarchy
+ * lets a folder be made but not used (no right to move processes, a threaded subtree), the
+ * reason is given. */
+int ms_cgroup_probe(const char *dir, ms_error *err);
+
 /* Makes the cgroup at path (mode 0755, root's); one already there is taken if empty. */
 int ms_cgroup_make(const char *path, ms_error *err);
 /* Makes the cgroup at path unless one is there (whatever it holds). */

@@ -9,7 +9,8 @@
 #     cgroup its journal record names, and removes the dead daemon's folder; so does
 #     `migsched run --cleanup` on the journal a killed daemon left.
 #  4. A clean stop leaves no cgroup; `cgroup-root none` says jobs are tracked by process
-#     group; a cgroup-root that is not on cgroup v2 stops the start naming the key.
+#     group; a cgroup-root that is not on cgroup v2, or where no process can be moved (a
+#     threaded subtree), stops the start naming the key.
 # Needs root and a writable cgroup v2 hierarchy. $1 = migsched, $2 = migschedd, $3 = source
 # dir; FAKE_NVML_DIR is set by ctest.
 M=$1 DD=$2
@@ -118,4 +119,11 @@ rc=0
 "$DD" "${DARGS[@]/#$ROOT/$T}" > "$T/out" 2>&1 || rc=$?
 [ "$rc" = 1 ] && grep -q "cgroup-root $T: $T: not a folder of a cgroup v2 file system" "$T/out" \
     || fail "a cgroup-root off cgroup v2 (exit $rc): $(cat "$T/out")"
+# A cgroup-root where a folder can be made but no process moved (a threaded subtree).
+mkdir -p "$ROOT/thr/t" && echo threaded > "$ROOT/thr/t/cgroup.type" || fail "threaded cgroup"
+rc=0
+"$DD" "${DARGS[@]/#$ROOT/$ROOT/thr/t}" > "$T/out" 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -q "cgroup-root $ROOT/thr/t: cgroup .*/probe: cannot move process [0-9]* into it: Operation not supported" "$T/out" \
+    || fail "a threaded cgroup-root (exit $rc): $(cat "$T/out")"
+[ -z "$(find "$ROOT/thr/t" -mindepth 1 -type d)" ] || fail "the refused start left cgroups"
 echo "cgroups: ok"
