@@ -230,6 +230,9 @@ static void test_compact(void **unused)
     assert_int_equal(ms_journal_created(j, 0, &a, &err), MS_OK);
     assert_int_equal(ms_journal_destroying(j, 0, ms_gpu_builtin("A30-24GB"), &d, &err), MS_OK);
     assert_int_equal(ms_journal_create_begin(j, 0, 2, 1, &err), MS_OK);
+    ms_mig_instance h = {.gi_id = 4, .start_slot = 3, .size_slots = 1, .profile = d.profile};
+    assert_int_equal(ms_journal_create_begin(j, 0, 3, 1, &err), MS_OK);
+    assert_int_equal(ms_journal_gi_made(j, 0, ms_gpu_builtin("A30-24GB"), &h, &err), MS_OK);
     assert_int_equal(ms_journal_task(j, 0, 4321, 99, 3, NULL, &err), MS_OK);
     ms_journal_state *before, *after;
     bool found;
@@ -250,7 +253,7 @@ static void test_compact(void **unused)
     assert_int_equal(after->ndev, 1);
     assert_string_equal(after->dev[0].uuid, "GPU-x");
     assert_int_equal(after->n, before->n);
-    assert_int_equal(after->n, 5);  /* foreign, created, destroying, begun, task */
+    assert_int_equal(after->n, 6);  /* foreign, created, destroying, begun, gi, task */
     for (int i = 0; i < before->n; i++) {
         bool same = false;
         const ms_journal_rec *b = &before->rec[i];

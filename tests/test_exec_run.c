@@ -356,8 +356,10 @@ static void test_sigint_cleans_up(void **unused)
     free(text);
 }
 
-/* A crash in the middle of creating an instance (GPU instance made, no compute instance),
- * then --cleanup from the journal; a foreign instance is left alone. */
+/* A crash in the middle of creating an instance, then --cleanup from the journal: killed
+ * after the GPU instance was journalled ("gi"), before its compute instance, the instance
+ * is the run's and destroyed; killed before that record, it is unproven. A foreign
+ * instance is left alone. */
 static void test_crash_then_cleanup(void **unused)
 {
     setenv("FAKE_NVML_GPU", "A30-24GB", 1);
@@ -373,10 +375,18 @@ static void test_crash_then_cleanup(void **unused)
     unsetenv("FAKE_NVML_FAIL");
     assert_int_equal(rc, 128 + SIGKILL);
     assert_true(instances_left(0) >= 1);
-    /* The instance whose creation was in flight has no recorded identity: reported with
-     * the command that removes it, destroyed only when forced. */
     ms_cleanup_options co = {.journal = journal, .backend_opt = bo};
     ms_cleanup_report rep;
+    assert_int_equal(ms_run_cleanup(&co, &rep, &err), MS_OK);
+    assert_int_equal(rep.nleft, 0);
+    assert_int_equal(instances_left(0), 0);
+    setenv("FAKE_NVML_FAIL", "nvmlDeviceCreateGpuInstanceWithPlacement:4:killafter", 1);
+    rc = run_in_child("sleep 0.01", MS_ON_FAILURE_CONTINUE, false);
+    unsetenv("FAKE_NVML_FAIL");
+    assert_int_equal(rc, 128 + SIGKILL);
+    assert_true(instances_left(0) >= 1);
+    /* The instance whose creation was in flight has no recorded identity: reported with
+     * the command that removes it, destroyed only when forced. */
     assert_int_equal(ms_run_cleanup(&co, &rep, &err), MS_OK);
     assert_int_equal(rep.nleft, 1);
     assert_non_null(strstr(rep.left[0], "--force"));

@@ -2,7 +2,7 @@
  * share: the per-GPU lock, instance identity (a reused GPU-instance id is not the same
  * instance), the journal writer and reader (durable or refused; impossible records
  * rejected with their line), what open records claim, and `run --cleanup` after a crash
- * between the two steps of a destroy. */
+ * between the two steps of a destroy or of a creation. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -214,6 +214,50 @@ static void test_journal_claims(void **unused)
     reject("run nvml A100-40GB 1 1\ndestroying 0 3 0 2 1g.10gb 0\n", "j:2: 'destroying' needs");
 }
 
+/* A "gi" record (NVML made the GPU instance; its compute instance is not confirmed yet)
+ * claims the instance at its id, slots and profile while it has no compute instance; with
+ * one it is unproven (ours, or someone's made in its place); another profile or place at
+ * its id is a stranger's. It ends the
+ * "begin" at its place; "created" supersedes it and "destroyed" ends it. */
+static void test_journal_claims_half_made(void **unused)
+{
+    const ms_gpu_model *m = ms_gpu_builtin("A100-40GB");
+    int p1 = ms_gpu_profile_by_name(m, "1g.10gb"), p2 = ms_gpu_profile_by_name(m, "2g.10gb");
+    const char *j = "run nvml A100-40GB 1 1\nbegin 0 0 2\ngi 0 3 0 2 1g.10gb\n";
+    ms_mig_instance bare = {.gi_id = 3, .profile = p1, .start_slot = 0, .size_slots = 2};
+    ms_mig_instance whole = bare;
+    whole.nci = 1;
+    snprintf(whole.uuid, sizeof whole.uuid, "MIG-a");
+    assert_int_equal(claim_text(j, &bare), MS_CLAIM_OURS);
+    assert_int_equal(claim_text(j, &whole), MS_CLAIM_UNPROVEN);
+    ms_mig_instance x = bare;
+    x.profile = p2;  /* another profile on the same slots */
+    assert_int_equal(claim_text(j, &x), MS_CLAIM_STRANGER);
+    x = bare;
+    x.start_slot = 2;
+    assert_int_equal(claim_text(j, &x), MS_CLAIM_STRANGER);
+    x = bare;
+    x.gi_id = 4;
+    assert_int_equal(claim_text(j, &x), MS_CLAIM_NONE);
+    ms_journal_state *st = malloc(sizeof *st);
+    ms_error err;
+    assert_int_equal(ms_journal_parse(j, strlen(j), "j", st, &err), MS_OK);
+    assert_int_equal(st->n, 1);  /* the "begin" is closed */
+    assert_int_equal(st->rec[0].kind, MS_JOURNAL_GI_MADE);
+    assert_string_equal(st->rec[0].profile, "1g.10gb");
+    free(st);
+    char more[256];
+    snprintf(more, sizeof more, "%screated 0 3 0 2 MIG-a\n", j);
+    assert_int_equal(claim_text(more, &whole), MS_CLAIM_OURS);
+    assert_int_equal(claim_text(more, &bare), MS_CLAIM_UNPROVEN);  /* "created" rules now */
+    snprintf(more, sizeof more, "%sdestroyed 0 3\n", j);
+    assert_int_equal(claim_text(more, &bare), MS_CLAIM_NONE);
+    reject("run nvml A100-40GB 1 1\ngi 0 3 0 2 3g.20gb\n", "j:2: 'gi': the profile");
+    reject("run nvml A100-40GB 1 1\ngi 0 3 1 2 1g.10gb\n", "j:2: 'gi': the profile");
+    reject("run nvml A100-40GB 1 1\ngi 0 3 0 2\n", "j:2: 'gi' needs");
+    reject("run nvml A100-40GB 1 1\ngi 0 -3 0 2 1g.10gb\n", "j:2: 'gi' needs");
+}
+
 /* A run (a child process) journals an instance it creates and is killed at `fault` (the
  * fake NVML's) inside its destroy, with "destroying" written if `record`. */
 static void crash_in_destroy(const char *journal, const char *fault, bool record)
@@ -320,6 +364,69 @@ static void test_cleanup_leaves_stranger(void **unused)
     assert_true(ms_mig_same_instance(&theirs, &list[0]));
 }
 
+/* A run (a child process) journals the creation of a 2g.12gb instance at slot 0 and is
+ * killed at `fault` (the fake NVML's) inside it. */
+static void crash_in_create(const char *journal, const char *fault)
+{
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        ms_backend *b;
+        ms_journal *j;
+        ms_mig_instance mi;
+        ms_error err;
+        if (ms_backend_open("nvml", 0, NULL, NULL, &b, &err) ||
+            ms_journal_open(journal, "nvml", "A30-24GB", &j, &err) ||
+            ms_journal_device(j, 0, ms_backend_gpu_uuid(b), &err) ||
+            ms_journal_create_begin(j, 0, 0, 2, &err))
+            _exit(1);
+        setenv("FAKE_NVML_FAIL", fault, 1);
+        ms_backend_create_journaled(b, j, (ms_placement){ms_gpu_profile_by_name(
+                                              ms_backend_model(b), "2g.12gb"), 0},
+                                    &mi, &err);
+        _exit(2);
+    }
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+}
+
+/* `run --cleanup` after a crash inside a creation, once NVML made the GPU instance: killed
+ * before its compute instance was made, the instance is the journal's and destroyed; just
+ * after, it has a MIG device the journal does not name: reported, and destroyed only with
+ * --force. Either way nothing is left open. */
+static void test_cleanup_after_crash_in_create(void **unused)
+{
+    const char *const faults[] = {"nvmlGpuInstanceCreateComputeInstance:1:kill",
+                                  "nvmlGpuInstanceCreateComputeInstance:1:killafter"};
+    for (int k = 0; k < 2; k++) {
+        char journal[128];
+        ms_cleanup_report rep;
+        ms_mig_instance list[MS_MAX_MIG];
+        snprintf(journal, sizeof journal, "%s/c%d", dir, k);
+        crash_in_create(journal, faults[k]);
+        assert_int_equal(list_device(list), 1);
+        assert_int_equal(list[0].uuid[0] != '\0', k == 1);
+        cleanup(journal, false, &rep);
+        assert_int_equal(rep.nleft, k == 1);
+        assert_int_equal(rep.destroyed, k == 0);
+        if (k == 1) {
+            assert_non_null(strstr(rep.left[0], "has a compute instance the journal does not "
+                                                "name"));
+            assert_int_equal(list_device(list), 1);
+            cleanup(journal, true, &rep);
+            assert_int_equal(rep.destroyed, 1);
+        }
+        assert_int_equal(list_device(list), 0);
+        ms_journal_state *st = malloc(sizeof *st);
+        bool found;
+        ms_error err;
+        assert_int_equal(ms_journal_load(journal, st, &found, &err), MS_OK);
+        assert_int_equal(st->n, 0);
+        free(st);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -330,6 +437,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_journal_claims, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cleanup_after_crash_in_destroy, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cleanup_leaves_stranger, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_journal_claims_half_made, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cleanup_after_crash_in_create, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -59,9 +59,19 @@ int ms_backend_enable_mig(ms_backend *b, ms_error *err);
 int ms_backend_disable_mig(ms_backend *b, ms_error *err);
 /* Every GPU instance on the device, sorted by start slot. */
 int ms_backend_list(ms_backend *b, ms_mig_instance out[MS_MAX_MIG], int *n, ms_error *err);
+/* The run journal (below): what a run owns, for cleanup after a crash. */
+typedef struct ms_journal ms_journal;
 /* Creates a GPU instance at the placement and one compute instance spanning it; on a
  * failure after the GPU instance exists, destroys it again before returning. */
 int ms_backend_create(ms_backend *b, ms_placement p, ms_mig_instance *out, ms_error *err);
+/* The same, journalled: the GPU instance is recorded in j ("gi", synced) as soon as it
+ * exists, before its compute instance is made, so that a crash in between leaves an
+ * instance the journal names; if that record cannot be written the GPU instance is
+ * destroyed again and the write error returned. A GPU instance made and destroyed again
+ * inside the call is recorded "destroyed". The caller journals "begin" before and
+ * "created" after. j NULL: no journal (ms_backend_create). */
+int ms_backend_create_journaled(ms_backend *b, ms_journal *j, ms_placement p,
+                                ms_mig_instance *out, ms_error *err);
 /* Destroys every compute instance of the GPU instance, then the GPU instance. */
 int ms_backend_destroy(ms_backend *b, unsigned gi_id, ms_error *err);
 /* The PIDs of the compute processes running on the GPU instance's MIG devices (nvml:
@@ -97,7 +107,6 @@ bool ms_mig_same_instance(const ms_mig_instance *was, const ms_mig_instance *now
  * instance steps leaves a record naming what is ours (ms_journal_claim). When the destroy
  * fails after removing the compute instances, was->uuid is emptied: the remains are still
  * the caller's to destroy. */
-typedef struct ms_journal ms_journal;
 int ms_backend_destroy_owned(ms_backend *b, ms_journal *j, ms_mig_instance *was,
                              ms_error *err);
 
@@ -126,9 +135,9 @@ void ms_device_lock_release(ms_device_lock *l);
 /* An append-only text file recording what a run owns, each record written (and fsync-ed
  * when it announces a change) before the change: "run BACKEND MODEL PID START",
  * "device DEV GPU-UUID", "foreign DEV GI START SIZE UUID|-", "begin DEV START SIZE",
- * "created DEV GI START SIZE UUID", "destroying DEV GI START SIZE PROFILE CI UUID",
- * "destroyed DEV GI", "settled DEV START", "task DEV PGID START INDEX",
- * "ended PGID", "finished", "clean" (docs/exec.md). A crash mid-write leaves at most the
+ * "gi DEV GI START SIZE PROFILE", "created DEV GI START SIZE UUID",
+ * "destroying DEV GI START SIZE PROFILE CI UUID", "destroyed DEV GI", "settled DEV START",
+ * "task DEV PGID START INDEX", "ended PGID", "finished", "clean" (docs/exec.md). A crash mid-write leaves at most the
  * last record cut short (no final newline): the reader drops it, a writer cuts it off.
  * Every writer returns an error once a write failed (and keeps failing): the caller must
  * stop changing the device. */
@@ -147,6 +156,10 @@ int ms_journal_device(ms_journal *j, int device, const char *gpu_uuid, ms_error 
 int ms_journal_foreign(ms_journal *j, int device, const ms_mig_instance *in, ms_error *err);
 int ms_journal_create_begin(ms_journal *j, int device, int start_slot, int size_slots,
                             ms_error *err);
+/* NVML made the GPU instance `in` (m names its profile); its compute instance is not made
+ * yet: synced, so that a crash before "created" leaves an instance the journal names. */
+int ms_journal_gi_made(ms_journal *j, int device, const ms_gpu_model *m,
+                       const ms_mig_instance *in, ms_error *err);
 int ms_journal_created(ms_journal *j, int device, const ms_mig_instance *in, ms_error *err);
 /* A destroy of `in` (as the device lists it; m names its profile) is about to start. */
 int ms_journal_destroying(ms_journal *j, int device, const ms_gpu_model *m,
@@ -177,6 +190,8 @@ typedef enum ms_journal_kind {
     MS_JOURNAL_FOREIGN,   /* present when the last run started: never migsched's */
     MS_JOURNAL_TASK,      /* a task process group that was not seen to end */
     MS_JOURNAL_DESTROYING,  /* migsched's, its destroy begun and not seen to end */
+    MS_JOURNAL_GI_MADE,   /* a GPU instance of migsched's whose creation (its compute
+                           * instance) was not confirmed: gi_id, slots, profile known */
 } ms_journal_kind;
 
 #define MS_JOURNAL_CGROUP_LEN 256
@@ -187,7 +202,7 @@ typedef struct ms_journal_rec {
     unsigned gi_id;
     int start, size;
     char uuid[96];
-    char profile[MS_NAME_LEN];   /* destroying: the profile's name, "" if unknown */
+    char profile[MS_NAME_LEN];   /* destroying, gi made: the profile's name, "" if unknown */
     int ci;                      /* destroying: its compute instance, -1 if none */
     int pgid, task;
     unsigned long long pstart;   /* task leader's start time */
@@ -217,16 +232,19 @@ int ms_journal_load(const char *path, ms_journal_state *st, bool *found, ms_erro
 int ms_journal_parse(const char *text, size_t len, const char *source, ms_journal_state *st,
                      ms_error *err);
 
-/* What the open CREATED and DESTROYING records of a device say about an instance that
- * device lists now (m: the device's model, naming its profile): the strongest claim, and
+/* What the open CREATED, GI_MADE and DESTROYING records of a device say about an instance
+ * that device lists now (m: the device's model, naming its profile): the strongest claim, and
  * in *why the record making it (NULL for MS_CLAIM_NONE). */
 typedef enum ms_claim {
     MS_CLAIM_NONE,       /* another GPU-instance id: the record says nothing about it */
     MS_CLAIM_STRANGER,   /* the recorded id, but not the recorded instance: never touched */
     MS_CLAIM_UNPROVEN,   /* created: the recorded id and slots but no MIG device, and no
-                          * destroy of ours under way: a stranger's new instance looks the same */
+                          * destroy of ours under way; or (gi made) the recorded id, slots
+                          * and profile with a compute instance: a stranger's new instance
+                          * looks the same */
     MS_CLAIM_OURS,       /* the very instance recorded, or (destroying) its remains with the
-                          * recorded id, slots and profile and no compute instance */
+                          * recorded id, slots and profile and no compute instance, or (gi
+                          * made) the recorded id, slots and profile without one */
 } ms_claim;
 ms_claim ms_journal_claim(const ms_journal_state *st, int device, const ms_gpu_model *m,
                           const ms_mig_instance *now, const ms_journal_rec **why);

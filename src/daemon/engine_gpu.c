@@ -189,7 +189,7 @@ int ei_create(ms_engine *e, int g, ms_placement p, int64_t job, ms_error *err)
                                                   e->m->profiles[p.profile].size_slots, err)
                         : MS_OK;
     if (!rc)
-        rc = ms_backend_create(gp->be, p, &mig, err);
+        rc = ms_backend_create_journaled(gp->be, e->journal, p, &mig, err);
     double took = ei_mono() - t0;
     if (!rc && e->journal && (rc = ms_journal_created(e->journal, gp->device, &mig, err)))
         ms_backend_destroy(gp->be, mig.gi_id, NULL);

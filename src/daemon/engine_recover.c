@@ -121,6 +121,9 @@ static int not_ours(ms_engine *e, int g, const ms_mig_instance *in, ms_claim c,
             gp->device, in->gi_id, in->start_slot, in->size_slots, in->uuid[0] ? in->uuid : "-",
             r->line, c == MS_CLAIM_STRANGER
                          ? "not the instance the journal recorded at this id: someone else's"
+                         : r->kind == MS_JOURNAL_GI_MADE
+                         ? "being made at the crash, with a compute instance the journal does "
+                           "not name: it cannot be told from someone else's"
                          : "the recorded id and slots without a MIG device, and no destroy of "
                            "ours was under way: it cannot be told from someone else's");
     return c == MS_CLAIM_STRANGER ? ms_journal_destroyed(e->journal, gp->device, r->gi_id, err)
@@ -130,7 +133,8 @@ static int not_ours(ms_engine *e, int g, const ms_mig_instance *in, ms_claim c,
 /* The previous journal's instances still on device g are destroyed (idle: their processes
  * are stopped) unless a held allocation's; what else is there is foreign, recorded and
  * never touched. Only what the journal proves ours counts (ms_journal_claim): a GPU
- * instance that lost its compute instance is ours only if a "destroying" record names it. */
+ * instance without its compute instance is ours only if a "destroying" record names it
+ * (a destroy under way at the crash) or a "gi" record (a creation under way). */
 static int reconcile_device(ms_engine *e, int g, const ms_journal_state *old, ms_error *err)
 {
     ei_gpu *gp = &e->gpu[g];
@@ -148,8 +152,14 @@ static int reconcile_device(ms_engine *e, int g, const ms_journal_state *old, ms
                 (rc = ms_backend_destroy_owned(gp->be, e->journal, &was, err)) ||
                 (rc = ms_journal_destroyed(e->journal, gp->device, was.gi_id, err)))
                 continue;
-            ms_dlog(MS_LOG_INFO, "recover.destroy", "gpu=%d gi=%u start=%d half_destroyed=%s",
-                    gp->device, was.gi_id, was.start_slot, list[i].uuid[0] ? "no" : "yes");
+            /* Which of our steps the crash cut short, if any: what made the instance ours. */
+            ms_dlog(MS_LOG_INFO, "recover.destroy",
+                    "gpu=%d gi=%u start=%d interrupted=%s mig_device=%s", gp->device,
+                    was.gi_id, was.start_slot,
+                    r->kind == MS_JOURNAL_GI_MADE     ? "create"
+                    : r->kind == MS_JOURNAL_DESTROYING ? "destroy"
+                                                       : "no",
+                    list[i].uuid[0] ? "yes" : "no");
             continue;
         }
         if (c != MS_CLAIM_NONE && (rc = not_ours(e, g, &list[i], c, r, err)))
@@ -160,15 +170,16 @@ static int reconcile_device(ms_engine *e, int g, const ms_journal_state *old, ms
     }
     /* Recorded instances that are gone (destroyed before the crash was journalled, or by
      * someone else): settled, so that no later start takes a new instance for them. A
-     * creation in flight at the crash is settled too: what it may have made is recorded
-     * foreign above. */
+     * creation in flight at the crash before NVML made its GPU instance ("begin" without
+     * "gi") is settled too: what it may have made is recorded foreign above. */
     for (int k = 0; !rc && old && k < old->n; k++) {
         const ms_journal_rec *r = &old->rec[k];
         bool listed = false;
         for (int i = 0; i < n; i++)
             listed |= list[i].gi_id == r->gi_id;
         if (r->device == gp->device && !listed &&
-            (r->kind == MS_JOURNAL_CREATED || r->kind == MS_JOURNAL_DESTROYING))
+            (r->kind == MS_JOURNAL_CREATED || r->kind == MS_JOURNAL_DESTROYING ||
+             r->kind == MS_JOURNAL_GI_MADE))
             rc = ms_journal_destroyed(e->journal, gp->device, r->gi_id, err);
         else if (r->device == gp->device && r->kind == MS_JOURNAL_BEGUN)
             rc = ms_journal_begin_settled(e->journal, gp->device, r->start, err);

@@ -121,13 +121,19 @@ int ms_backend_list(ms_backend *b, ms_mig_instance out[MS_MAX_MIG], int *n, ms_e
     return rc;
 }
 
-int ms_backend_create(ms_backend *b, ms_placement p, ms_mig_instance *out, ms_error *err)
+int ms_backend_create_journaled(ms_backend *b, ms_journal *j, ms_placement p,
+                                ms_mig_instance *out, ms_error *err)
 {
     if (!ms_gpu_placement_allowed(&b->model, p))
         return ms_error_set(err, MS_EINVAL, "device %d: profile %d at slot %d is not an allowed placement",
                             b->device, p.profile, p.start);
     memset(out, 0, sizeof *out);
-    return b->ops->create(b, p, out, err);
+    return b->ops->create(b, p, j, out, err);
+}
+
+int ms_backend_create(ms_backend *b, ms_placement p, ms_mig_instance *out, ms_error *err)
+{
+    return ms_backend_create_journaled(b, NULL, p, out, err);
 }
 
 int ms_backend_destroy(ms_backend *b, unsigned gi_id, ms_error *err)

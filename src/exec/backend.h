@@ -12,7 +12,10 @@ typedef struct ms_backend_ops {
     int (*mig_mode)(ms_backend *b, bool *enabled, ms_error *err);
     int (*set_mig)(ms_backend *b, bool on, ms_error *err);
     int (*list)(ms_backend *b, ms_mig_instance out[MS_MAX_MIG], int *n, ms_error *err);
-    int (*create)(ms_backend *b, ms_placement p, ms_mig_instance *out, ms_error *err);
+    /* j (NULL: none) records the GPU instance as soon as it exists
+     * (ms_backend_create_journaled). */
+    int (*create)(ms_backend *b, ms_placement p, ms_journal *j, ms_mig_instance *out,
+                  ms_error *err);
     int (*destroy)(ms_backend *b, unsigned gi_id, ms_error *err);
     int (*processes)(ms_backend *b, unsigned gi_id, unsigned *pids, int max, int *n,
                      ms_error *err);

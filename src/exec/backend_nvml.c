@@ -453,7 +453,8 @@ static int destroy_gi(ms_backend *b, nvmlGpuInstance_t gi, const char *what, ms_
     return MS_OK;
 }
 
-static int nvml_create(ms_backend *b, ms_placement p, ms_mig_instance *out, ms_error *err)
+static int nvml_create(ms_backend *b, ms_placement p, ms_journal *j, ms_mig_instance *out,
+                       ms_error *err)
 {
     nvml_impl *n = b->impl;
     const ms_profile *pr = &b->model.profiles[p.profile];
@@ -469,25 +470,36 @@ static int nvml_create(ms_backend *b, ms_placement p, ms_mig_instance *out, ms_e
                                &place, &gi);
     if (r != NVML_SUCCESS)
         return nvml_fail(b, r, "nvmlDeviceCreateGpuInstanceWithPlacement", err, what);
+    /* Recorded before its compute instance is made: a crash from here on leaves a GPU
+     * instance the journal names as ours (its id, slots and profile). */
+    ms_mig_instance made;
+    bool recorded = false;
+    if (j && !(rc = describe_gi(b, gi, p.profile, &made, err)))
+        recorded = !(rc = ms_journal_gi_made(j, b->device, &b->model, &made, err));
     nvmlComputeInstanceProfileInfo_t ci_info;
     nvmlComputeInstance_t ci;
     int ci_index = ms_nvml_ci_profile_index(pr->slices);
-    r = NVML_CALL(n, nvmlGpuInstanceGetComputeInstanceProfileInfo, gi, (unsigned)ci_index,
-                  NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED, &ci_info);
-    if (r != NVML_SUCCESS)
+    if (!rc && (r = NVML_CALL(n, nvmlGpuInstanceGetComputeInstanceProfileInfo, gi,
+                              (unsigned)ci_index, NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED,
+                              &ci_info)) != NVML_SUCCESS)
         rc = nvml_fail(b, r, "nvmlGpuInstanceGetComputeInstanceProfileInfo", err, what);
-    else if ((r = NVML_CALL(n, nvmlGpuInstanceCreateComputeInstance, gi, ci_info.id, &ci)) !=
-             NVML_SUCCESS)
+    else if (!rc && (r = NVML_CALL(n, nvmlGpuInstanceCreateComputeInstance, gi, ci_info.id,
+                                   &ci)) != NVML_SUCCESS)
         rc = nvml_fail(b, r, "nvmlGpuInstanceCreateComputeInstance", err, what);
-    else
+    else if (!rc)
         rc = describe_gi(b, gi, p.profile, out, err);
     if (rc) {
         /* Leave nothing half-made behind; the first error is the one reported. */
         ms_error second;
-        if (destroy_gi(b, gi, what, &second) && err) {
-            char first[MS_ERR_LEN];
-            memcpy(first, err->msg, sizeof first);
-            ms_error_set(err, rc, "%.240s; cleaning up also failed: %.240s", first, second.msg);
+        if (destroy_gi(b, gi, what, &second)) {
+            if (err) {
+                char first[MS_ERR_LEN];
+                memcpy(first, err->msg, sizeof first);
+                ms_error_set(err, rc, "%.240s; cleaning up also failed: %.240s", first,
+                             second.msg);
+            }
+        } else if (recorded) {
+            ms_journal_destroyed(j, b->device, made.gi_id, NULL);
         }
     }
     return rc;

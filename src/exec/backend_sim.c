@@ -94,8 +94,12 @@ static int sim_list(ms_backend *b, ms_mig_instance out[MS_MAX_MIG], int *n, ms_e
     return MS_OK;
 }
 
-static int sim_create(ms_backend *b, ms_placement p, ms_mig_instance *out, ms_error *err)
+/* A sim instance lives in this process only and is made in one step: no crash can leave it
+ * half made, and none survives one, so it needs no journal record. */
+static int sim_create(ms_backend *b, ms_placement p, ms_journal *j, ms_mig_instance *out,
+                      ms_error *err)
 {
+    (void)j;
     sim_impl *s = b->impl;
     const ms_profile *pr = &b->model.profiles[p.profile];
     uint32_t mask = ms_gpu_slot_mask(&b->model, p);

@@ -263,11 +263,17 @@ static int clean_device(cleaner *c, ms_backend *b, ms_error *err)
         const ms_journal_rec *cr;
         ms_claim claim = ms_journal_claim(c->st, dev, ms_backend_model(b), in, &cr);
         if (claim == MS_CLAIM_OURS) {
-            destroy(c, b, in, in->uuid[0] ? "" : " (its destroy was under way at the crash)");
+            destroy(c, b, in, cr->kind == MS_JOURNAL_GI_MADE
+                                  ? " (its creation was under way at the crash)"
+                              : in->uuid[0] ? "" : " (its destroy was under way at the crash)");
             continue;
         }
-        if (claim == MS_CLAIM_UNPROVEN) {  /* no "destroying" record: not ours for sure */
-            unsure(c, b, in, "has the recorded id and slots but lost its MIG device", cr->line);
+        if (claim == MS_CLAIM_UNPROVEN) {  /* not ours for sure */
+            unsure(c, b, in, cr->kind == MS_JOURNAL_GI_MADE
+                                 ? "was being made at the crash but has a compute instance "
+                                   "the journal does not name"
+                                 : "has the recorded id and slots but lost its MIG device",
+                   cr->line);
             continue;
         }
         if (claim == MS_CLAIM_STRANGER)

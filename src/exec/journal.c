@@ -193,6 +193,23 @@ int ms_journal_create_begin(ms_journal *j, int device, int start_slot, int size_
     return record(j, true, err, "begin %d %d %d\n", device, start_slot, size_slots);
 }
 
+static const char *profile_name(const ms_gpu_model *m, int profile)
+{
+    return profile >= 0 && profile < m->nprofiles ? m->profiles[profile].name : "-";
+}
+
+/* Synced: a crash from here to "created" leaves a GPU instance without (or with a just
+ * made) compute instance that only this record tells from a stranger's at that place. */
+int ms_journal_gi_made(ms_journal *j, int device, const ms_gpu_model *m,
+                       const ms_mig_instance *in, ms_error *err)
+{
+    if (in->profile < 0 || in->profile >= m->nprofiles)
+        return ms_error_set(err, MS_EINVAL, "device %d: GPU instance %u: profile %d is not one "
+                            "of %s's: not journalled", device, in->gi_id, in->profile, m->name);
+    return record(j, true, err, "gi %d %u %d %d %s\n", device, in->gi_id, in->start_slot,
+                  in->size_slots, m->profiles[in->profile].name);
+}
+
 int ms_journal_created(ms_journal *j, int device, const ms_mig_instance *in, ms_error *err)
 {
     return record(j, true, err, "created %d %u %d %d %s\n", device, in->gi_id, in->start_slot,
@@ -209,9 +226,8 @@ int ms_journal_destroying(ms_journal *j, int device, const ms_gpu_model *m,
     if (in->nci > 0)
         snprintf(ci, sizeof ci, "%u", in->ci_id);
     return record(j, true, err, "destroying %d %u %d %d %s %s %s\n", device, in->gi_id,
-                  in->start_slot, in->size_slots,
-                  in->profile >= 0 && in->profile < m->nprofiles ? m->profiles[in->profile].name : "-",
-                  ci, in->uuid[0] ? in->uuid : "-");
+                  in->start_slot, in->size_slots, profile_name(m, in->profile), ci,
+                  in->uuid[0] ? in->uuid : "-");
 }
 
 /* Not synced: a lost "destroyed" only makes cleanup look for an instance that is gone,
@@ -275,12 +291,19 @@ static bool begun_at(const ms_journal_rec *r, const ms_journal_rec *k)
     return r->kind == MS_JOURNAL_BEGUN && r->device == k->device && r->start == k->start;
 }
 
-/* A destruction ends the instance's creation or destroying record; a destroying record
- * replaces its creation (it says more: profile, compute instance). */
+/* A destruction ends the instance's gi, creation or destroying record; a destroying or gi
+ * record replaces any of them (the instance at that id is now the one it names). */
 static bool instance_as(const ms_journal_rec *r, const ms_journal_rec *k)
 {
-    return (r->kind == MS_JOURNAL_CREATED || r->kind == MS_JOURNAL_DESTROYING) &&
+    return (r->kind == MS_JOURNAL_CREATED || r->kind == MS_JOURNAL_DESTROYING ||
+            r->kind == MS_JOURNAL_GI_MADE) &&
            r->device == k->device && r->gi_id == k->gi_id;
+}
+
+/* A creation confirmed ("created") supersedes the gi record of its id. */
+static bool gi_made_as(const ms_journal_rec *r, const ms_journal_rec *k)
+{
+    return r->kind == MS_JOURNAL_GI_MADE && r->device == k->device && r->gi_id == k->gi_id;
 }
 
 static bool task_of(const ms_journal_rec *r, const ms_journal_rec *k)
@@ -369,6 +392,34 @@ static int replay_device(ms_journal_state *st, char **tok, const char *source, i
     return MS_OK;
 }
 
+/* Profile p (an index, < 0 for none) has the placement (start, size) on the model. */
+static bool profile_placed(const ms_gpu_model *m, int p, long long start, long long size)
+{
+    return p >= 0 && m->profiles[p].size_slots == size &&
+           ms_gpu_placement_allowed(m, (ms_placement){p, (int)start});
+}
+
+/* "gi DEV GI START SIZE PROFILE": the GPU instance of a creation in flight; it ends the
+ * "begin" at its place (the creation now has an id). */
+static int replay_gi(ms_journal_state *st, const ms_gpu_model *m, char *line,
+                     const char *source, int lineno, ms_error *err)
+{
+    char *tok[6] = {0};
+    long long dev, gi, start, size;
+    if (!split(line, tok, 6) || !num(tok[1], 0, 255, &dev) || !num(tok[2], 0, 0xffffffffLL, &gi) ||
+        !num(tok[3], 0, MS_MAX_SLOTS, &start) || !num(tok[4], 1, MS_MAX_SLOTS, &size))
+        return bad(source, lineno, "'gi' needs DEV GI START SIZE PROFILE with ids >= 0", err);
+    if (!profile_placed(m, ms_gpu_profile_by_name(m, tok[5]), start, size))
+        return bad(source, lineno, "'gi': the profile has no such placement on the GPU model",
+                   err);
+    ms_journal_rec r = {.kind = MS_JOURNAL_GI_MADE, .device = (int)dev, .gi_id = (unsigned)gi,
+                        .start = (int)start, .size = (int)size, .ci = -1};
+    snprintf(r.profile, sizeof r.profile, "%s", tok[5]);
+    jstate_drop(st, begun_at, &r);
+    jstate_drop(st, instance_as, &r);
+    return jstate_add(st, r, source, lineno, err);
+}
+
 static int replay_destroying(ms_journal_state *st, const ms_gpu_model *m, char *line,
                              const char *source, int lineno, ms_error *err)
 {
@@ -380,8 +431,7 @@ static int replay_destroying(ms_journal_state *st, const ms_gpu_model *m, char *
         return bad(source, lineno, "'destroying' needs DEV GI START SIZE PROFILE CI|- UUID|- "
                    "with ids >= 0", err);
     int p = ms_gpu_profile_by_name(m, tok[5]);
-    if (strcmp(tok[5], "-") && (p < 0 || m->profiles[p].size_slots != size ||
-                                !ms_gpu_placement_allowed(m, (ms_placement){p, (int)start})))
+    if (strcmp(tok[5], "-") && !profile_placed(m, p, start, size))
         return bad(source, lineno, "'destroying': the profile has no such placement on the GPU "
                    "model", err);
     if (!strcmp(tok[5], "-") && !placement_ok(m, start, size))
@@ -437,12 +487,16 @@ static int replay_line(ms_journal_state *st, char *line, const char *source, int
                              .device = (int)dev, .gi_id = (unsigned)gi, .start = (int)start,
                              .size = (int)size};
         snprintf(r.uuid, sizeof r.uuid, "%s", strcmp(tok[5], "-") ? tok[5] : "");
-        if (!foreign)
+        if (!foreign) {
             jstate_drop(st, begun_at, &r);
+            jstate_drop(st, gi_made_as, &r);
+        }
         return jstate_add(st, r, source, lineno, err);
     }
     if (!strcmp(first, "destroying"))
         return replay_destroying(st, m, line, source, lineno, err);
+    if (!strcmp(first, "gi"))
+        return replay_gi(st, m, line, source, lineno, err);
     if (!strcmp(first, "begin")) {
         if (!split(line, tok, 4) || !num(tok[1], 0, 255, &dev) ||
             !num(tok[2], 0, MS_MAX_SLOTS, &start) || !num(tok[3], 1, MS_MAX_SLOTS, &size))
@@ -533,8 +587,8 @@ int ms_journal_parse(const char *text, size_t len, const char *source, ms_journa
 /* ---- Compaction ------------------------------------------------------------------- */
 
 /* The journal's open records as a journal, in an order that replays to the same state:
- * a "destroying" record replaces a "created" one of its id and a "created" one ends a
- * "begin" at its place, so each comes before what it would end. */
+ * a "destroying" record replaces a "created" one of its id and a "created" or "gi" one
+ * ends a "begin" at its place, so each comes before what it would end. */
 static size_t write_state(const ms_journal_state *st, char *buf, size_t cap)
 {
     size_t n = 0;
@@ -546,8 +600,8 @@ static size_t write_state(const ms_journal_state *st, char *buf, size_t cap)
     for (int k = 0; k < st->ndev; k++)
         PUT("device %d %s\n", st->dev[k].device, st->dev[k].uuid);
     static const ms_journal_kind order[] = {MS_JOURNAL_DESTROYING, MS_JOURNAL_CREATED,
-                                            MS_JOURNAL_BEGUN, MS_JOURNAL_FOREIGN,
-                                            MS_JOURNAL_TASK};
+                                            MS_JOURNAL_GI_MADE, MS_JOURNAL_BEGUN,
+                                            MS_JOURNAL_FOREIGN, MS_JOURNAL_TASK};
     for (size_t o = 0; o < sizeof order / sizeof order[0]; o++)
         for (int i = 0; i < st->n; i++) {
             const ms_journal_rec *r = &st->rec[i];
@@ -563,6 +617,8 @@ static size_t write_state(const ms_journal_state *st, char *buf, size_t cap)
             } else if (r->kind == MS_JOURNAL_CREATED || r->kind == MS_JOURNAL_FOREIGN) {
                 PUT("%s %d %u %d %d %s\n", r->kind == MS_JOURNAL_CREATED ? "created" : "foreign",
                     r->device, r->gi_id, r->start, r->size, uuid);
+            } else if (r->kind == MS_JOURNAL_GI_MADE) {
+                PUT("gi %d %u %d %d %s\n", r->device, r->gi_id, r->start, r->size, r->profile);
             } else if (r->kind == MS_JOURNAL_BEGUN) {
                 PUT("begin %d %d %d\n", r->device, r->start, r->size);
             } else {
@@ -659,7 +715,8 @@ int ms_journal_compact(ms_journal *j, ms_error *err)
 static ms_claim rec_claim(const ms_journal_rec *r, const ms_gpu_model *m,
                           const ms_mig_instance *now)
 {
-    if ((r->kind != MS_JOURNAL_CREATED && r->kind != MS_JOURNAL_DESTROYING) ||
+    if ((r->kind != MS_JOURNAL_CREATED && r->kind != MS_JOURNAL_DESTROYING &&
+         r->kind != MS_JOURNAL_GI_MADE) ||
         r->gi_id != now->gi_id)
         return MS_CLAIM_NONE;
     bool place = r->start == now->start_slot && r->size == now->size_slots;
@@ -668,13 +725,18 @@ static ms_claim rec_claim(const ms_journal_rec *r, const ms_gpu_model *m,
             return MS_CLAIM_OURS;
         return place && !now->uuid[0] ? MS_CLAIM_UNPROVEN : MS_CLAIM_STRANGER;
     }
-    /* Its compute instance is either still the recorded one (the crash came before it was
-     * removed) or gone (after): one of someone else's, or another profile, is not ours. */
     const char *profile = now->profile >= 0 && now->profile < m->nprofiles
                               ? m->profiles[now->profile].name : "";
-    bool same = place && !strcmp(r->profile, profile) &&
-                (!now->uuid[0] || (r->uuid[0] && !strcmp(r->uuid, now->uuid) &&
-                                  r->ci == (int)now->ci_id));
+    bool same = place && !strcmp(r->profile, profile);
+    /* Made by us at the crash, before its compute instance: ours while it has none. One
+     * with a compute instance may be the one we were making or someone else's, made after
+     * they removed ours: nothing tells them apart, so it is not taken. */
+    if (r->kind == MS_JOURNAL_GI_MADE)
+        return !same ? MS_CLAIM_STRANGER : now->uuid[0] ? MS_CLAIM_UNPROVEN : MS_CLAIM_OURS;
+    /* Its compute instance is either still the recorded one (the crash came before it was
+     * removed) or gone (after): one of someone else's, or another profile, is not ours. */
+    same = same && (!now->uuid[0] || (r->uuid[0] && !strcmp(r->uuid, now->uuid) &&
+                                     r->ci == (int)now->ci_id));
     return same ? MS_CLAIM_OURS : MS_CLAIM_STRANGER;
 }
 

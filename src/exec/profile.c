@@ -132,7 +132,7 @@ static int profile_size(prof *p, const ms_workload *tasks, int size, ms_workload
                                           m->profiles[at.profile].size_slots, err)))
             break;
         double t0 = mono();
-        if ((rc = ms_backend_create(p->b, at, &mi, err)))
+        if ((rc = ms_backend_create_journaled(p->b, p->j, at, &mi, err)))
             break;
         created += mono() - t0;
         p->have_instance = true;

@@ -73,7 +73,9 @@ void run_do_op(run_ctx *c, int op)
         if (rc)
             run_fatal(c, err.msg);
         else
-            rc = ms_backend_create(b, (ms_placement){in->profile, in->start_slot}, &mi, &err);
+            rc = ms_backend_create_journaled(b, c->journal,
+                                             (ms_placement){in->profile, in->start_slot}, &mi,
+                                             &err);
         if (rc == MS_OK) {
             in->mi = mi;  /* read by the main loop only once this op is done */
             o->gi_id = mi.gi_id;

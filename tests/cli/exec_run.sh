@@ -93,13 +93,23 @@ await_task; kill -INT $pid; wait $pid; rc=$?
 grep -q '"stopped": "interrupted (SIGINT)"' report.json || fail "report lacks the interruption"
 [ "$(left)" = 0 ] || fail "instances left after SIGINT"
 
-# 7. Crash while creating (GPU instance made, no compute instance), then --cleanup.
+# 7. Crash while creating, then --cleanup. Killed once the GPU instance was journalled
+# ("gi"), before its compute instance: the half-made instance is the run's, destroyed.
 fresh crash
 echo 'gpu 0 mig 1' > "$FAKE_NVML_STATE"
 FAKE_NVML_FAIL=nvmlGpuInstanceCreateComputeInstance:3:kill run_a30
 [ $? = 137 ] || fail "crash did not happen"
 [ "$(left)" -ge 1 ] || fail "the crash left nothing to clean"
-# The half-made instance has no recorded identity: reported with its removal, kept.
+"$M" run --cleanup --journal journal > out.txt 2> err.txt || fail "cleanup ($(cat err.txt))"
+grep -q 'its creation was under way at the crash' out.txt || fail "cleanup: $(cat out.txt)"
+[ "$(left)" = 0 ] || fail "cleanup left $(left) instances"
+# Killed just after NVML made the GPU instance, before its "gi" record: it has no
+# recorded identity, so it is reported with its removal and kept.
+fresh crash
+echo 'gpu 0 mig 1' > "$FAKE_NVML_STATE"
+FAKE_NVML_FAIL=nvmlDeviceCreateGpuInstanceWithPlacement:3:killafter run_a30
+[ $? = 137 ] || fail "crash did not happen"
+[ "$(left)" -ge 1 ] || fail "the crash left nothing to clean"
 "$M" run --cleanup --journal journal > out.txt 2> err.txt
 [ $? = 1 ] && grep -q 'LEFT: .*creation was in flight.*--force.*nvidia-smi mig -i 0 -gi' err.txt \
     || fail "in-flight creation not reported ($(cat err.txt))"
@@ -184,19 +194,38 @@ run_bg() { "$M" run "$D/a30_plan.json" --workload slow.csv --journal journal --l
            "$@" > out.txt 2> err.txt & pid=$!; }
 MARK=31.$$  # a task duration no other process on the machine uses (this shell's pid)
 
-# Item 1a: crash inside the first creation (GPU instance made, no compute instance);
-# someone removes it and creates their own instance on the same slots: cleanup reports
-# it (it cannot prove it is not its own) and leaves it alive.
-fresh inflight
-echo 'gpu 0 mig 1' > "$FAKE_NVML_STATE"
-FAKE_NVML_FAIL=nvmlGpuInstanceCreateComputeInstance:1:kill "$M" run "$D/a30_plan.json" \
-    --workload "$D/a30_tasks.csv" --journal journal --logs logs --quiet > /dev/null 2>&1
-[ $? = 137 ] || fail "1a: crash did not happen"
+# Item 1a: crash inside the first creation, just after NVML made the GPU instance and
+# before its "gi" record; someone removes it and creates their own instance on the same
+# slots: cleanup reports it (it cannot prove it is not its own) and leaves it alive.
+crash_in_first_create() {
+    fresh inflight
+    echo 'gpu 0 mig 1' > "$FAKE_NVML_STATE"
+    FAKE_NVML_FAIL=$1 "$M" run "$D/a30_plan.json" --workload "$D/a30_tasks.csv" \
+        --journal journal --logs logs --quiet > /dev/null 2>&1
+    [ $? = 137 ] || fail "1a: crash did not happen ($1)"
+}
+crash_in_first_create nvmlDeviceCreateGpuInstanceWithPlacement:1:killafter
 plant 'serial 777\ngpu 0 mig 1\ngi 0 1 4g.24gb 0 777\nci 0 1 0 3\n'
 "$M" run --cleanup --journal journal > out.txt 2> err.txt
 [ $? = 1 ] && grep -q 'GPU instance 1 (slots 0-3, MIG-.*) sits where a creation was in flight' err.txt \
     || fail "1a: cleanup did not report the unproven instance ($(cat err.txt))"
 grep -q '^gi 0 1 4g.24gb 0 777$' "$FAKE_NVML_STATE" || fail "1a: the foreign instance was destroyed"
+# Killed after the "gi" record: someone's instance of another profile at the recorded id
+# and slots is not the one recorded, left alone.
+crash_in_first_create nvmlGpuInstanceCreateComputeInstance:1:kill
+grep -q '^gi 0 1 0 4 4g.24gb$' journal || fail "1a: no gi record: $(cat journal)"
+plant 'serial 776\ngpu 0 mig 1\ngi 0 1 2g.12gb 0 776\nci 0 1 0 1\n'
+"$M" run --cleanup --journal journal > out.txt 2> err.txt || fail "1a: cleanup ($(cat err.txt))"
+grep -q 'GPU instance 1 is not the one the journal recorded' out.txt || fail "1a: $(cat out.txt)"
+grep -q '^gi 0 1 2g.12gb 0 776$' "$FAKE_NVML_STATE" || fail "1a: the foreign instance was destroyed"
+# The same profile there with a compute instance: the run's (killed once its compute
+# instance was made, before "created") or someone else's: reported, left alone.
+crash_in_first_create nvmlGpuInstanceCreateComputeInstance:1:kill
+plant 'serial 775\ngpu 0 mig 1\ngi 0 1 4g.24gb 0 775\nci 0 1 0 3\n'
+"$M" run --cleanup --journal journal > out.txt 2> err.txt
+[ $? = 1 ] && grep -q 'was being made at the crash but has a compute instance the journal does not name' err.txt \
+    || fail "1a: the unproven half-made instance was not reported ($(cat err.txt))"
+grep -q '^gi 0 1 4g.24gb 0 775$' "$FAKE_NVML_STATE" || fail "1a: the unproven instance was destroyed"
 
 # Item 1b: SIGKILL mid-run, then someone else's instance takes the crashed run's GPU-
 # instance id (and slots): cleanup leaves it alive.
