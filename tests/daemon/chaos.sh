@@ -24,11 +24,13 @@ DARGS=(--backend nvml --devices 0 --gpu A30-24GB --listen "unix:$SOCK" --db "$T/
        --max-attempts 100)
 mkdir -p "$T/logs" "$T/locks"
 CPIDS=()
-# Kills what the test made (clients, then every process carrying one of its tokens, by
-# pid) before lib.sh's cleanup stops the daemon and removes the folder.
+# Kills what the test made: the clients, the daemon (so that it starts nothing more), then
+# every process carrying one of its tokens, by pid; lib.sh's cleanup removes the folder.
 chaos_cleanup() {
     touch "$T/stop"
     for p in "${CPIDS[@]}"; do kill "$p" 2>/dev/null; done
+    [ -n "$DPID" ] && kill -9 "$DPID" 2>/dev/null && wait "$DPID" 2>/dev/null
+    DPID=
     for f in /proc/[0-9]*/cmdline; do
         { tr '\0' ' ' < "$f"; } 2>/dev/null | grep -q "$TOKPFX" || continue
         p=${f#/proc/}; kill -9 "${p%/cmdline}" 2>/dev/null
@@ -45,7 +47,10 @@ LC_ALL=C  # EPOCHREALTIME's decimal point is the locale's
 TOKEN=$1 SECS=$2 KIND=$3 RUNS=$4
 out=$(readlink /proc/$$/fd/1)
 out=${out##*/job-}; out=${out%.out}
-rec() { printf '%s %s %s %s %s %s\n' "$1" "$TOKEN" $$ "${out%.*}" "${out#*.}" "$EPOCHREALTIME" >> "$RUNS"; }
+rec() {
+    printf '%s %s %s %s %s %s\n' "$1" "$TOKEN" $$ "${out%.*}" "${out#*.}" "$EPOCHREALTIME" \
+        >> "$RUNS"
+}
 trap 'rec stopped; exit 143' TERM
 exec 9>> "$5/$TOKEN.lock"
 flock -n 9 || rec OVERLAP
@@ -63,7 +68,8 @@ SH
 # file and /proc. "check LABEL DAEMON_START" after each start; "final" at the end.
 cat > "$T/check.py" <<'PY'
 import collections, glob, http.client, json, os, re, socket, sys, time
-T, SOCK, TOKPFX, SETTLE = os.environ["T"], os.environ["SOCK"], os.environ["TOKPFX"], float(os.environ["SETTLE"])
+T, SOCK, TOKPFX = os.environ["T"], os.environ["SOCK"], os.environ["TOKPFX"]
+SETTLE = float(os.environ["SETTLE"])
 STATS = T + "/stats.json"
 TOKEN = re.compile(r"\b(" + re.escape(TOKPFX) + r"_[ab]_\d+)\b")
 problems = []
@@ -132,7 +138,8 @@ def gi_of_state():
     return {tuple(map(int, l.split()[1:3])) for l in open(path) if l.startswith("gi ")}
 
 def gi_of_api():
-    return {(g["gpu"], i["gi_id"]): i["state"] for g in api("/v1/gpus")["gpus"] for i in g["instances"]}
+    return {(g["gpu"], i["gi_id"]): i["state"]
+            for g in api("/v1/gpus")["gpus"] for i in g["instances"]}
 
 def check_instances(label):
     # A snapshot of the file between two of the API: an instance on the device that the
@@ -147,14 +154,19 @@ def check_instances(label):
         if not leaked and not phantom:
             return
         time.sleep(0.2)
-    problems.append("%s: instances on the fake NVML %s, the API's %s (leaked %s, missing %s)"
-                    % (label, sorted(f), a2, sorted(leaked), sorted(phantom)))
+    # The daemon's own instance taken for someone else's is one it never uses nor destroys.
+    foreign = [l.strip() for l in open(T + "/daemon.log")
+               if re.search(r"event=(recover|instance)\.(foreign|not_ours)", l)]
+    problems.append("%s: instances on the fake NVML %s, the API's %s (leaked %s, missing %s); "
+                    "logged foreign: %s" % (label, sorted(f), a2, sorted(leaked), sorted(phantom),
+                                            " | ".join(foreign[-3:]) or "none"))
 
 def check_common(label, jobs, by_tok, overlaps, final):
     acc = accepted()
     for tok, jid in sorted(acc.items(), key=lambda x: x[1]):
         if jid not in jobs or jobs[jid]["name"] != tok:
-            problems.append("%s: job %d (%s) was accepted but is not in the store" % (label, jid, tok))
+            problems.append("%s: job %d (%s) was accepted but is not in the store"
+                            % (label, jid, tok))
     if overlaps:
         problems.append("%s: runs overlap: %s" % (label, "; ".join(overlaps[:5])))
     for tok, by_run in by_tok.items():
@@ -171,7 +183,8 @@ def check_common(label, jobs, by_tok, overlaps, final):
     for tok, procs in token_processes().items():
         if tok in ended:
             j = ended[tok]
-            left.append((tok, "job %d %s %.1f s ago: %s" % (j["id"], j["state"], now - (j["ended"] or 0), "; ".join(procs))))
+            left.append((tok, "job %d %s %.1f s ago: %s" % (
+                j["id"], j["state"], now - (j["ended"] or 0), "; ".join(procs))))
     if left:
         problems.append("%s: processes of %d ended jobs left: %s"
                         % (label, len(left), " | ".join(l for _, l in left[:4])))
@@ -182,14 +195,11 @@ def journal_lines():
     return sum(1 for _ in open(path)) if os.path.exists(path) else 0
 
 def stats():
-    return json.load(open(STATS)) if os.path.exists(STATS) else {"journal_max_lines": 0, "leftovers": []}
+    if os.path.exists(STATS):
+        return json.load(open(STATS))
+    return {"journal_max_lines": 0, "leftovers": []}
 
-def check(label, since):
-    st = stats()
-    jobs = store_jobs()
-    by_tok, overlaps = runs()
-    _, left = check_common(label, jobs, by_tok, overlaps, False)
-    check_instances(label)
+def check_journal(st, label, since, by_tok):
     # The start compacted the journal to what is live; since then each run started adds a
     # few records (begin, created, task, ended, destroying, destroyed, and a destroy of an
     # instance in its way): a bound set by this daemon's work, not by the restarts before.
@@ -199,7 +209,20 @@ def check(label, since):
         problems.append("%s: the journal has %d lines after %d runs started since the daemon did"
                         % (label, n, started))
     st["journal_max_lines"] = max(st["journal_max_lines"], n)
+
+def check(label, since):
+    st = stats()
+    jobs = store_jobs()
+    by_tok, overlaps = runs()
+    _, left = check_common(label, jobs, by_tok, overlaps, False)
+    check_instances(label)
+    check_journal(st, label, since, by_tok)
     st["leftovers"] = sorted(set(st["leftovers"]) | left)
+    json.dump(st, open(STATS, "w"))
+
+def journal(label, since):
+    st = stats()
+    check_journal(st, label, since, runs()[0])
     json.dump(st, open(STATS, "w"))
 
 def final():
@@ -217,7 +240,8 @@ def final():
         if j["state"] == "done":
             last = max(by_tok[tok].values(), key=lambda r: min(r.values()), default={})
             if "end" not in last:
-                problems.append("job %d (%s) is done but its last run did not end: %s" % (jid, tok, dict(by_tok[tok])))
+                problems.append("job %d (%s) is done but its last run did not end: %s"
+                                % (jid, tok, dict(by_tok[tok])))
         elif j["state"] == "cancelled":
             if jid not in cancels:
                 problems.append("job %d (%s) was cancelled by nobody" % (jid, tok))
@@ -232,24 +256,45 @@ def final():
             problems.append("client: " + l.strip())
     reran = sum(1 for tok in acc if len(by_tok[tok]) > 1)
     # at least once: a run that ended and yet was followed by another (its end not committed)
-    again = sum(1 for tok in acc
-                if any("end" in r for r in sorted(by_tok[tok].values(), key=lambda r: min(r.values()))[:-1]))
-    print("chaos: seed=%s cycles=%s accepted=%d done=%d cancelled=%d failed=%d reran=%d overlapping=%d "
-          "leftovers=%d journal_max_lines=%d reran_after_end=%d children=%s"
+    in_order = lambda tok: sorted(by_tok[tok].values(), key=lambda r: min(r.values()))
+    again = sum(1 for tok in acc if any("end" in r for r in in_order(tok)[:-1]))
+    print("chaos: seed=%s cycles=%s accepted=%d done=%d cancelled=%d failed=%d reran=%d "
+          "overlapping=%d leftovers=%d journal_max_lines=%d reran_after_end=%d children=%s"
           % (os.environ["SEED"], os.environ["CYCLES"], len(acc), count["done"], count["cancelled"],
-             count["failed"], reran, len(overlaps), len(set(st["leftovers"]) | left), st["journal_max_lines"],
-             again, os.environ["CHILDREN"]))
+             count["failed"], reran, len(overlaps), len(set(st["leftovers"]) | left),
+             st["journal_max_lines"], again, os.environ["CHILDREN"]))
+
+def history():
+    # Every job's transitions chain from submit to its state, with a start per attempt.
+    import sqlite3
+    db = sqlite3.connect("file:%s/d.db?mode=ro" % T, uri=True)
+    chains = collections.defaultdict(list)
+    for job, event, frm, to in db.execute(
+            "SELECT job, event, from_state, to_state FROM transitions ORDER BY job, seq"):
+        chains[job].append((event, frm, to))
+    for jid, state, attempts in db.execute("SELECT id, state, attempts FROM jobs"):
+        ts, prev = chains[jid], "new"
+        for event, frm, to in ts:
+            if frm != prev:
+                problems.append("job %d: %s from %s after %s: %s" % (jid, event, frm, prev, ts))
+            prev = to
+        starts = sum(e == "start" for e, _, _ in ts)
+        if not ts or ts[0][0] != "submit" or prev != state or starts != attempts:
+            problems.append("job %d (%s, %d attempts): history %s" % (jid, state, attempts, ts))
 
 def drained():
-    sys.exit(1 if api("/v1/jobs?state=queued&limit=1")["jobs"] or api("/v1/jobs?state=running&limit=1")["jobs"] else 0)
+    sys.exit(1 if any(api("/v1/jobs?limit=1&state=" + s)["jobs"] for s in ("queued", "running"))
+             else 0)
 
-{"check": lambda: check(sys.argv[2], float(sys.argv[3])), "final": final, "drained": drained}[sys.argv[1]]()
+{"check": lambda: check(sys.argv[2], float(sys.argv[3])),
+ "journal": lambda: journal(sys.argv[2], float(sys.argv[3])),
+ "final": final, "drained": drained, "history": history}[sys.argv[1]]()
 if problems:
     print("\n".join(problems[:20]), file=sys.stderr)
     sys.exit(1)
 PY
 export T SOCK TOKPFX SETTLE SEED CYCLES
-check() { python3 "$T/check.py" check "$@" || fail "check: $1"; }
+check() { python3 "$T/check.py" "$@" || fail "${2:-$1}"; }
 
 # A client: submits short jobs (0.1-1.5 s, mixed profiles; with CHILDREN some leave a
 # background or setsid child) while fewer than 6 wait, cancels some, and records every
@@ -258,7 +303,7 @@ check() { python3 "$T/check.py" check "$@" || fail "check: $1"; }
 PROFILES=(1g.6gb 2g.12gb 4g.24gb 1g.6gb)
 KINDS=(plain plain bg setsid)
 client() {
-    local name=$1 n=0 r code id secs prof kind d
+    local name=$1 n=0 r code id secs prof kind d tok
     RANDOM=$2
     while [ ! -e "$T/stop" ]; do
         r=$(curl -s --max-time 10 --unix-socket "$SOCK" 'http://d/v1/jobs?state=queued&limit=6')
@@ -270,20 +315,25 @@ client() {
         prof=${PROFILES[RANDOM % 4]}
         kind=plain
         [ "$CHILDREN" = yes ] && kind=${KINDS[RANDOM % 4]}
-        r=$(printf '{"name": "%s", "command": ["/bin/bash", "%s/job.sh", "%s", "%s", "%s", "%s/runs.txt", "%s/locks"], "profile": "%s", "seconds": %s}' \
-                "${TOKPFX}_${name}_$n" "$T" "${TOKPFX}_${name}_$n" "$secs" "$kind" "$T" "$T" "$prof" "$secs" |
+        tok=${TOKPFX}_${name}_$n
+        r=$(printf '{"name": "%s", "profile": "%s", "seconds": %s, "command": ["/bin/bash",
+                     "%s/job.sh", "%s", "%s", "%s", "%s/runs.txt", "%s/locks"]}' \
+                "$tok" "$prof" "$secs" "$T" "$tok" "$secs" "$kind" "$T" "$T" |
             curl -s --max-time 10 --unix-socket "$SOCK" -X POST --data-binary @- \
                 -H 'Content-Type: application/json' -w '\n%{http_code}' http://d/v1/jobs)
         code=$(tail -n1 <<<"$r")
         case $code in
         201) id=$(grep -o '"id": *[0-9]*' <<<"$r" | head -1 | grep -o '[0-9]*$')
-             echo "${TOKPFX}_${name}_$n $id" >> "$T/accepted.$name"
+             echo "$tok $id" >> "$T/accepted.$name"
              if [ $((RANDOM % 7)) = 0 ]; then
                  sleep "0.$((RANDOM % 9))"
                  echo "$id" >> "$T/cancels.$name"
                  code=$(curl -s -o /dev/null --max-time 10 --unix-socket "$SOCK" -X DELETE \
                             -w '%{http_code}' "http://d/v1/jobs/$id")
-                 case $code in 200|409|000|503) ;; *) echo "DELETE job $id: $code" >> "$T/unexpected.$name" ;; esac
+                 case $code in
+                 200|409|000|503) ;;
+                 *) echo "DELETE job $id: $code" >> "$T/unexpected.$name" ;;
+                 esac
              fi ;;
         000|503) ;;
         *) echo "POST: $r" | tr '\n' ' ' >> "$T/unexpected.$name"; echo >> "$T/unexpected.$name" ;;
@@ -297,30 +347,42 @@ start_daemon "${DARGS[@]}"
 # Leftover children are the daemon's to end only where jobs get cgroups.
 if grep -q 'event=cgroup.unavailable' "$T/daemon.log"; then
     CHILDREN=no
-    echo "chaos: no usable cgroup v2 (cgroup.unavailable): jobs leave no background or setsid children"
+    echo "chaos: no usable cgroup v2 (cgroup.unavailable): no job leaves a child behind"
 else
     CHILDREN=yes
+    echo "chaos: jobs leave background and setsid children, which must not outlive them"
 fi
 export CHILDREN
 client a $((SEED + 1)) & CPIDS+=($!)
 client b $((SEED + 2)) & CPIDS+=($!)
 for cycle in $(seq 1 $CYCLES); do
     [ $SECONDS -lt 300 ] || fail "hang guard: $SECONDS s at cycle $cycle"
-    check "cycle $cycle" "$since"
-    sleep "$((RANDOM % 3)).$((RANDOM % 10))$((RANDOM % 10))"
+    check check "cycle $cycle" "$since"
+    d=$((RANDOM % 3)).$((RANDOM % 10))$((RANDOM % 10))
+    echo "cycle $cycle: SIGKILL after $d s"
+    sleep "$d"
+    check journal "cycle $cycle, at the kill" "$since"
     stop_daemon KILL 137
     since=$EPOCHREALTIME
+    # One start in five is killed too, within its first 0.3 s (recovery, compaction).
+    if [ $((RANDOM % 5)) = 0 ]; then
+        "$DD" "${DARGS[@]}" >>"$T/daemon.log" 2>&1 &
+        DPID=$!
+        sleep "0.$((RANDOM % 3))$((RANDOM % 10))"
+        stop_daemon KILL 137
+    fi
     start_daemon "${DARGS[@]}"
 done
-check "after the last restart" "$since"
+check check "after the last restart" "$since"
 touch "$T/stop"
 for p in "${CPIDS[@]}"; do wait "$p"; done
 CPIDS=()
 await 'python3 "$T/check.py" drained' 120
 sleep $SETTLE
-python3 "$T/check.py" final > "$T/summary" || { cat "$T/summary"; fail "final check"; }
+python3 "$T/check.py" final > "$T/summary" || { cat "$T/summary"; fail "the final check"; }
 # A clean stop: no instance of the daemon's left on the device, the journal compacted.
 stop_daemon TERM 0
 ! grep -s '^gi ' "$FAKE_NVML_STATE" || fail "instances left after a clean stop"
 [ "$(wc -l < "$J")" -le 3 ] || fail "the journal after a clean stop: $(cat "$J")"
+check history "the store's transitions"
 cat "$T/summary"
