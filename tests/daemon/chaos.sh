@@ -199,11 +199,11 @@ def stats():
         return json.load(open(STATS))
     return {"journal_max_lines": 0, "leftovers": []}
 
-def check_journal(st, label, since, by_tok):
+def check_journal(st, label, since, n, by_tok):
     # The start compacted the journal to what is live; since then each run started adds a
     # few records (begin, created, task, ended, destroying, destroyed, and a destroy of an
     # instance in its way): a bound set by this daemon's work, not by the restarts before.
-    n = journal_lines()
+    # n is read before the runs file, so that no record counts without its run.
     started = sum(1 for r in by_tok.values() for w in r.values() if w.get("start", 0) >= since)
     if n > 24 + 8 * started:
         problems.append("%s: the journal has %d lines after %d runs started since the daemon did"
@@ -212,17 +212,19 @@ def check_journal(st, label, since, by_tok):
 
 def check(label, since):
     st = stats()
+    n = journal_lines()
     jobs = store_jobs()
     by_tok, overlaps = runs()
+    check_journal(st, label, since, n, by_tok)
     _, left = check_common(label, jobs, by_tok, overlaps, False)
     check_instances(label)
-    check_journal(st, label, since, by_tok)
     st["leftovers"] = sorted(set(st["leftovers"]) | left)
     json.dump(st, open(STATS, "w"))
 
 def journal(label, since):
     st = stats()
-    check_journal(st, label, since, runs()[0])
+    n = journal_lines()
+    check_journal(st, label, since, n, runs()[0])
     json.dump(st, open(STATS, "w"))
 
 def final():
