@@ -141,17 +141,62 @@ def gi_of_api():
     return {(g["gpu"], i["gi_id"]): i["state"]
             for g in api("/v1/gpus")["gpus"] for i in g["instances"]}
 
-def check_instances(label):
+def in_flight():
+    # The creations each journal a kill left was making: "begin" places (gpu, start, size)
+    # and "gi" instances (gpu, gi, start, size) that no later record settled.
+    begins, gis = set(), set()
+    for f in glob.glob(T + "/at-kill.*"):
+        ob, og = {}, {}
+        for l in open(f):
+            w = l.split()
+            if w and w[0] == "begin":
+                ob[(w[1], w[2])] = w[3]
+            elif w and w[0] == "settled":
+                ob.pop((w[1], w[2]), None)
+            elif w and w[0] in ("gi", "created"):
+                ob.pop((w[1], w[3]), None)
+                og.pop((w[1], w[2]), None)
+                if w[0] == "gi":
+                    og[(w[1], w[2])] = (w[3], w[4])
+            elif w and w[0] == "destroyed":
+                og.pop((w[1], w[2]), None)
+        begins |= {(int(d), int(st), int(z)) for (d, st), z in ob.items()}
+        gis |= {(int(d), int(x), int(st), int(z)) for (d, x), (st, z) in og.items()}
+    return begins, gis
+
+def unprovable(leaked):
+    # The one leak the daemon may leave: an instance it was making when killed, in the
+    # window no record covers (docs/daemon.md, Crash recovery), which it then reported and
+    # left alone. Such an instance is the operator's to remove (check.py operator).
+    begins, gis = in_flight()
+    said = {}
+    for l in open(T + "/daemon.log"):
+        m = re.search(r"event=recover\.(?:foreign|not_ours) gpu=(\d+) gi=(\d+) start=(\d+) "
+                      r"size=(\d+)", l)
+        if m:
+            g, x, st, z = map(int, m.groups())
+            said[(g, x)] = (st, z)
+    ok = set()
+    for g, x in leaked:
+        if (g, x) in said:
+            st, z = said[(g, x)]
+            if (g, st, z) in begins or (g, x, st, z) in gis:
+                ok.add((g, x))
+    return ok
+
+def check_instances(label, st):
     # A snapshot of the file between two of the API: an instance on the device that the
     # daemon knows in neither is leaked; one it lists settled (idle, busy) in both must be on
     # the device. Jobs start and end meanwhile: retried until a snapshot agrees.
+    known = {tuple(k) for k in st["unprovable"]}
     for _ in range(25):
         a1 = gi_of_api(); f = gi_of_state(); a2 = gi_of_api()
-        leaked = f - set(a1) - set(a2)
+        leaked = f - set(a1) - set(a2) - known
         settled = {k for k in set(a1) & set(a2)
                    if a1[k] in ("idle", "busy") and a2[k] in ("idle", "busy")}
         phantom = settled - f
-        if not leaked and not phantom:
+        if not phantom and not leaked - unprovable(leaked):
+            st["unprovable"] = sorted(known | unprovable(leaked))
             return
         time.sleep(0.2)
     # The daemon's own instance taken for someone else's is one it never uses nor destroys.
@@ -160,6 +205,34 @@ def check_instances(label):
     problems.append("%s: instances on the fake NVML %s, the API's %s (leaked %s, missing %s); "
                     "logged foreign: %s" % (label, sorted(f), a2, sorted(leaked), sorted(phantom),
                                             " | ".join(foreign[-3:]) or "none"))
+
+def operator():
+    # With the daemon down, the operator removes what it reported as unprovable (as
+    # `nvidia-smi mig -dci -dgi` would): the fake NVML's lines of those instances.
+    st = stats()
+    gone = {tuple(k) for k in st["unprovable"]} - {tuple(k) for k in st["removed"]}
+    if not gone:
+        return
+    path = os.environ["FAKE_NVML_STATE"]
+    keep = [l for l in open(path)
+            if not (l.split()[:1] in (["gi"], ["ci"]) and tuple(map(int, l.split()[1:3])) in gone)]
+    open(path, "w").writelines(keep)
+    st["removed"] = sorted({tuple(k) for k in st["removed"]} | gone)
+    json.dump(st, open(STATS, "w"))
+
+def pending():
+    # Whether something reported unprovable is still on the device.
+    st = stats()
+    sys.exit(0 if {tuple(k) for k in st["unprovable"]} - {tuple(k) for k in st["removed"]}
+             else 1)
+
+def no_instances():
+    # After the clean stop: nothing of the daemon's is left (what it reported unprovable and
+    # the operator has not removed yet aside).
+    st = stats()
+    left = gi_of_state() - ({tuple(k) for k in st["unprovable"]} - {tuple(k) for k in st["removed"]})
+    if left:
+        problems.append("instances left after a clean stop: %s" % sorted(left))
 
 def check_common(label, jobs, by_tok, overlaps, final):
     acc = accepted()
@@ -197,7 +270,7 @@ def journal_lines():
 def stats():
     if os.path.exists(STATS):
         return json.load(open(STATS))
-    return {"journal_max_lines": 0, "leftovers": []}
+    return {"journal_max_lines": 0, "leftovers": [], "unprovable": [], "removed": []}
 
 def check_journal(st, label, since, n, by_tok):
     # The start compacted the journal to what is live; since then each run started adds a
@@ -217,7 +290,7 @@ def check(label, since):
     by_tok, overlaps = runs()
     check_journal(st, label, since, n, by_tok)
     _, left = check_common(label, jobs, by_tok, overlaps, False)
-    check_instances(label)
+    check_instances(label, st)
     st["leftovers"] = sorted(set(st["leftovers"]) | left)
     json.dump(st, open(STATS, "w"))
 
@@ -261,10 +334,11 @@ def final():
     in_order = lambda tok: sorted(by_tok[tok].values(), key=lambda r: min(r.values()))
     again = sum(1 for tok in acc if any("end" in r for r in in_order(tok)[:-1]))
     print("chaos: seed=%s cycles=%s accepted=%d done=%d cancelled=%d failed=%d reran=%d "
-          "overlapping=%d leftovers=%d journal_max_lines=%d reran_after_end=%d children=%s"
+          "overlapping=%d leftovers=%d journal_max_lines=%d reran_after_end=%d unprovable=%d "
+          "children=%s"
           % (os.environ["SEED"], os.environ["CYCLES"], len(acc), count["done"], count["cancelled"],
              count["failed"], reran, len(overlaps), len(set(st["leftovers"]) | left),
-             st["journal_max_lines"], again, os.environ["CHILDREN"]))
+             st["journal_max_lines"], again, len(st["unprovable"]), os.environ["CHILDREN"]))
 
 def history():
     # Every job's transitions chain from submit to its state, with a start per attempt.
@@ -290,7 +364,8 @@ def drained():
 
 {"check": lambda: check(sys.argv[2], float(sys.argv[3])),
  "journal": lambda: journal(sys.argv[2], float(sys.argv[3])),
- "final": final, "drained": drained, "history": history}[sys.argv[1]]()
+ "final": final, "drained": drained, "history": history, "operator": operator,
+ "pending": pending, "no_instances": no_instances}[sys.argv[1]]()
 if problems:
     print("\n".join(problems[:20]), file=sys.stderr)
     sys.exit(1)
@@ -344,6 +419,14 @@ client() {
     done
 }
 
+# After a kill: the journal as the killed daemon left it (what it was creating), and the
+# operator's removal of what an earlier start reported as unprovable.
+KILLS=0
+killed() {
+    KILLS=$((KILLS + 1))
+    cp "$J" "$T/at-kill.$KILLS" 2>/dev/null
+    check operator
+}
 since=$EPOCHREALTIME
 start_daemon "${DARGS[@]}"
 # Leftover children are the daemon's to end only where jobs get cgroups.
@@ -365,6 +448,7 @@ for cycle in $(seq 1 $CYCLES); do
     sleep "$d"
     check journal "cycle $cycle, at the kill" "$since"
     stop_daemon KILL 137
+    killed
     since=$EPOCHREALTIME
     # One start in five is killed too, within its first 0.3 s (recovery, compaction).
     if [ $((RANDOM % 5)) = 0 ]; then
@@ -372,10 +456,16 @@ for cycle in $(seq 1 $CYCLES); do
         DPID=$!
         sleep "0.$((RANDOM % 3))$((RANDOM % 10))"
         stop_daemon KILL 137
+        killed
     fi
     start_daemon "${DARGS[@]}"
 done
 check check "after the last restart" "$since"
+if python3 "$T/check.py" pending; then  # its slots are lost until the operator steps in
+    stop_daemon KILL 137
+    killed
+    start_daemon "${DARGS[@]}"
+fi
 touch "$T/stop"
 for p in "${CPIDS[@]}"; do wait "$p"; done
 CPIDS=()
@@ -384,7 +474,7 @@ sleep $SETTLE
 python3 "$T/check.py" final > "$T/summary" || { cat "$T/summary"; fail "the final check"; }
 # A clean stop: no instance of the daemon's left on the device, the journal compacted.
 stop_daemon TERM 0
-! grep -s '^gi ' "$FAKE_NVML_STATE" || fail "instances left after a clean stop"
+check no_instances
 [ "$(wc -l < "$J")" -le 3 ] || fail "the journal after a clean stop: $(cat "$J")"
 check history "the store's transitions"
 cat "$T/summary"
