@@ -221,7 +221,7 @@ static void test_compact(void **unused)
     assert_int_equal(ms_journal_foreign(j, 0, &fo, &err), MS_OK);
     for (int k = 0; k < 200; k++) {  /* what a long run leaves: all ended */
         assert_int_equal(ms_journal_task(j, 0, 1000 + k, 5, k, NULL, &err), MS_OK);
-        assert_int_equal(ms_journal_task_ended(j, 1000 + k, &err), MS_OK);
+        assert_int_equal(ms_journal_task_ended(j, 1000 + k, 5, &err), MS_OK);
         assert_int_equal(ms_journal_create_begin(j, 0, 0, 2, &err), MS_OK);
         assert_int_equal(ms_journal_created(j, 0, &a, &err), MS_OK);
         assert_int_equal(ms_journal_destroyed(j, 0, a.gi_id, &err), MS_OK);
@@ -268,7 +268,7 @@ static void test_compact(void **unused)
             fail_msg("record %d (kind %d, line %d) lost by the compaction", i, b->kind, b->line);
     }
     free(after);
-    assert_int_equal(ms_journal_task_ended(j, 4321, &err), MS_OK);  /* into the new file */
+    assert_int_equal(ms_journal_task_ended(j, 4321, 99, &err), MS_OK);  /* into the new file */
     assert_int_equal(ms_journal_close(j, true, &err), MS_OK);
     assert_int_equal(load(&after, &found, &err), MS_OK);
     assert_int_equal(count_kind(after, MS_JOURNAL_TASK), 0);
@@ -285,7 +285,7 @@ static void test_compacted_as_written(void **unused)
     assert_int_equal(ms_journal_open(path, "nvml", "A30-24GB", &j, &err), MS_OK);
     assert_int_equal(ms_journal_task(j, 0, 4321, 99, 3, NULL, &err), MS_OK);
     for (int k = 0; k < 3 * MS_JOURNAL_COMPACT_BYTES / 16; k++)
-        assert_int_equal(ms_journal_task_ended(j, 100000 + k, &err), MS_OK);
+        assert_int_equal(ms_journal_task_ended(j, 100000 + k, 0, &err), MS_OK);
     assert_true(size_of(path) <= MS_JOURNAL_COMPACT_BYTES + 512);
     assert_int_equal(ms_journal_close(j, false, &err), MS_OK);
     ms_journal_state *st;
@@ -320,6 +320,25 @@ static void test_task_cgroup(void **unused)
     put(bad, sizeof bad - 1);
     assert_int_equal(load(&st, &found, &err), MS_EINVAL);
     assert_non_null(strstr(err.msg, ":2: 'task' needs DEV PGID START INDEX [CGROUP]"));
+    free(st);
+}
+
+/* An end names its task by the leader's pid and start time: a reused pid's end leaves the
+ * first task's record open (its cgroup may still drain); an end without the start, from an
+ * older writer, ends every task of that pgid. */
+static void test_ended_names_its_task(void **unused)
+{
+    static const char text[] = "run nvml A30-24GB 1 1\ntask 0 100 5 1 /cg/job-1.1\n"
+                               "task 0 100 9 2 /cg/job-2.1\nended 100 9\n";
+    ms_journal_state *st = malloc(sizeof *st);
+    ms_error err = {0};
+    assert_int_equal(ms_journal_parse(text, sizeof text - 1, "j", st, &err), MS_OK);
+    assert_int_equal(count_kind(st, MS_JOURNAL_TASK), 1);
+    assert_string_equal(st->rec[0].cgroup, "/cg/job-1.1");
+    static const char legacy[] = "run nvml A30-24GB 1 1\ntask 0 100 5 1\ntask 0 100 9 2\n"
+                                 "ended 100\n";
+    assert_int_equal(ms_journal_parse(legacy, sizeof legacy - 1, "j", st, &err), MS_OK);
+    assert_int_equal(count_kind(st, MS_JOURNAL_TASK), 0);
     free(st);
 }
 
@@ -382,6 +401,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_compact, setup, teardown),
         cmocka_unit_test_setup_teardown(test_compacted_as_written, setup, teardown),
         cmocka_unit_test_setup_teardown(test_task_cgroup, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ended_names_its_task, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -170,7 +170,9 @@ int ms_journal_destroyed(ms_journal *j, int device, unsigned gi_id, ms_error *er
  * MS_JOURNAL_CGROUP_LEN), and its end. */
 int ms_journal_task(ms_journal *j, int device, int pgid, unsigned long long start, int index,
                     const char *cgroup, ms_error *err);
-int ms_journal_task_ended(ms_journal *j, int pgid, ms_error *err);
+/* The end names the task by its leader's pid and start time: once the leader is reaped its
+ * pid may lead another task while this one's cgroup still drains. */
+int ms_journal_task_ended(ms_journal *j, int pgid, unsigned long long start, ms_error *err);
 /* A creation begun at start_slot that recovery settled (what is there now is recorded as
  * found): its "begin" record is closed. */
 int ms_journal_begin_settled(ms_journal *j, int device, int start_slot, ms_error *err);

@@ -141,7 +141,9 @@ static int after_end(ms_engine *e, size_t i, ms_job *next, ms_job_event ev, ms_e
     if (ei_is_alloc(next))
         ei_alloc_ended(e, next);
     ei_mapping(e, r->gpu, r->slot, NULL);
-    ei_release(e, r->gpu, r->slot);
+    /* Its instance is free once nothing the job started is left. */
+    if (!ei_leftovers(e, r, &e->gpu[r->gpu].inst[r->slot], ei_mono()))
+        ei_release(e, r->gpu, r->slot);
     int rc = MS_OK;
     if (next->state == MS_JOB_QUEUED) {  /* interrupted under retry: back in line, by id */
         ms_job *q = malloc(sizeof *q);
@@ -180,11 +182,8 @@ static int end_runs(ms_engine *e, const ending *en, size_t n, ms_error *err)
             rc = ms_job_requeue(&next[k], now, next[k].start_error, wait, &ts[k], err);
             continue;
         }
-        /* A job ended when its process did, though it held its instance until nothing
-         * it started was left. */
-        double ended = e->run[en[k].i].ended_at > 0 ? e->run[en[k].i].ended_at : now;
         rc = en[k].ev == MS_JOB_EV_FINISH
-                 ? ms_job_finish(&next[k], ended, en[k].exit_status, &ts[k], err)
+                 ? ms_job_finish(&next[k], now, en[k].exit_status, &ts[k], err)
              : en[k].ev == MS_JOB_EV_INTERRUPT ? ms_job_interrupt(&next[k], now, &ts[k], err)
                                                : ms_job_cancel(&next[k], now, &ts[k], err);
     }
@@ -209,10 +208,26 @@ static int end_runs(ms_engine *e, const ending *en, size_t n, ms_error *err)
  * failing step (the ends' commit; the placement, its backend calls and commits) waits for
  * its backoff, whatever else falls due meanwhile. Returns the monotonic time of the next
  * thing to do (INFINITY: none). */
+/* Instances whose ended jobs left processes: idle once those are gone. Returns whether
+ * one still drains. */
+static bool drain(ms_engine *e, double now)
+{
+    bool draining = false;
+    for (int g = 0; g < e->ngpus; g++)
+        for (int k = 0; k < e->m->slots; k++) {
+            ei_inst *in = &e->gpu[g].inst[k];
+            if (in->state == EI_DRAINING && ei_drained(e, in, now))
+                ei_release(e, g, k);
+            draining |= in->state == EI_DRAINING;
+        }
+    return draining;
+}
+
 static double step(ms_engine *e)
 {
     ms_error err = {0};
     double now = ei_mono(), next = INFINITY;
+    drain(e, now);
     ending *en = malloc((e->nrun ? e->nrun : 1) * sizeof *en);
     size_t nen = 0;
     for (size_t i = 0; en && i < e->nrun; i++) {
@@ -263,6 +278,10 @@ static double step(ms_engine *e)
     for (size_t i = 0; i < e->nqueue; i++)  /* a job's backoff after a node failure */
         if (e->queue[i]->not_before > now)
             next = fmin(next, e->queue[i]->not_before);
+    for (int g = 0; g < e->ngpus; g++)  /* a poll, as for running processes */
+        for (int k = 0; k < e->m->slots; k++)
+            if (e->gpu[g].inst[k].state == EI_DRAINING)
+                next = fmin(next, now + 0.05);
     for (size_t i = 0; i < e->nrun; i++)  /* those just started included */
         next = fmin(next, e->nvml && !ei_is_alloc(&e->run[i].job)
                               ? now + 0.05  /* a poll: the end itself waits for ends_at */
@@ -277,7 +296,7 @@ static void *loop(void *arg)
     while (!e->quit) {
         e->kicked = false;
         double next = step(e);
-        if (e->stopping && ei_jobs_running(e) == 0)
+        if (e->stopping && ei_jobs_running(e) == 0 && !drain(e, ei_mono()))
             break;
         if (e->stopping && e->ends.delay > 0) {
             /* The store keeps failing: the stop ends at stop-grace all the same, and the

@@ -553,6 +553,7 @@ static const char *inst_state(ei_state s)
     case EI_CREATING: return "creating";
     case EI_BUSY: return "busy";
     case EI_DESTROYING: return "destroying";
+    case EI_DRAINING: return "draining";
     default: return "idle";
     }
 }

@@ -406,9 +406,11 @@ static int advance(ms_engine *e, ms_error *err)
             if (op & 1) {
                 if (b->inst_state[i] == BI_GONE)
                     continue;
-                /* no instance there: someone else removed it (ei_destroy's "lost") */
-                if (!inst_done(b, i) || (e->gpu[g].inst[in->start_slot].profile >= 0 &&
-                                         ei_destroy(e, g, in->start_slot, err)))
+                /* no instance there: someone else removed it (ei_destroy's "lost"); one
+                 * whose last job's leftovers are being stopped waits for them */
+                const ei_inst *now = &e->gpu[g].inst[in->start_slot];
+                if (!inst_done(b, i) || now->state == EI_DRAINING ||
+                    (now->profile >= 0 && ei_destroy(e, g, in->start_slot, err)))
                     break;
                 b->inst_state[i] = BI_GONE;
             } else {

@@ -425,11 +425,11 @@ int ei_spawn(ms_engine *e, ei_run *r, const char *mig_uuid, ms_error *err)
         if (rc)
             waitpid(pid, NULL, 0);  /* killed at its gate: it ran nothing */
         else
-            r->pid = r->pgid = pid;
+            r->pid = r->pgid = pid, r->pstart = started;
         /* Not confined: it ran nothing and has exited; it never started. */
         if (!rc && iso && (rc = ms_devplan_wait(report[0], err))) {
             waitpid(pid, NULL, 0);
-            ms_journal_task_ended(e->journal, pid, NULL);
+            ms_journal_task_ended(e->journal, pid, started, NULL);
             r->pid = 0;
             fault = EXEC_EXIT_ISOLATION;
         }
@@ -465,33 +465,66 @@ static void signal_run(const ei_run *r, int sig)
 
 void ei_watch(ms_engine *e, ei_run *r, bool must_stop, double now)
 {
-    if (r->exited || (r->pid <= 0 && !r->cgroup[0]))
+    if (r->pid <= 0)
         return;
     int status;
-    if (r->pid > 0 && waitpid(r->pid, &status, WNOHANG) == r->pid) {
-        r->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        r->ended_at = ei_now();
-        r->pid = 0;
-    }
-    /* The job ends with its process; its instance is free once nothing it started runs. */
-    if (r->cgroup[0] && !ms_cgroup_populated(r->cgroup))
-        drop_cgroup(r);
-    if (r->pid == 0 && !r->cgroup[0]) {
-        ms_journal_task_ended(e->journal, r->pgid, NULL);
+    if (waitpid(r->pid, &status, WNOHANG) == r->pid) {
         r->exited = true;
+        r->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        r->pid = 0;
+        if (!r->cgroup[0])
+            ms_journal_task_ended(e->journal, r->pgid, r->pstart, NULL);
         return;
     }
-    if ((must_stop || r->pid == 0) && r->kill_at == 0) {
-        if (r->pid == 0) {
-            char uid[16], user[160];
-            ms_dlog(MS_LOG_INFO, "job.leftovers", "id=%lld user=%s reason=\"its process "
-                    "exited, leaving processes in its cgroup: stopped\"", (long long)r->job.id,
-                    ms_dlog_quote(ms_job_user(&r->job.owner, uid), user, sizeof user));
-        }
+    if (must_stop && r->kill_at == 0) {
         signal_run(r, SIGTERM);
         r->kill_at = now + e->stop_grace;
     } else if (r->kill_at > 0 && now >= r->kill_at) {
         signal_run(r, SIGKILL);
         r->kill_at = INFINITY;
     }
+}
+
+bool ei_leftovers(ms_engine *e, ei_run *r, ei_inst *in, double now)
+{
+    if (!r->cgroup[0])
+        return false;
+    if (!ms_cgroup_populated(r->cgroup)) {
+        drop_cgroup(r);
+        ms_journal_task_ended(e->journal, r->pgid, r->pstart, NULL);
+        return false;
+    }
+    char uid[16], user[160];
+    ms_dlog(MS_LOG_INFO, "job.leftovers", "id=%lld user=%s reason=\"its process exited, leaving "
+            "processes in its cgroup: stopped before its instance is used again\"",
+            (long long)r->job.id, ms_dlog_quote(ms_job_user(&r->job.owner, uid), user, sizeof user));
+    ms_cgroup_signal(r->cgroup, SIGTERM);
+    in->state = EI_DRAINING;
+    in->job = 0;
+    snprintf(in->drain, sizeof in->drain, "%s", r->cgroup);
+    in->drain_pgid = r->pgid;
+    in->drain_pstart = r->pstart;
+    /* A cancel's grace runs on; its SIGKILL already sent: again at once. */
+    in->drain_kill_at = r->kill_at == 0 ? now + e->stop_grace : isinf(r->kill_at) ? now : r->kill_at;
+    r->cgroup[0] = '\0';
+    return true;
+}
+
+bool ei_drained(ms_engine *e, ei_inst *in, double now)
+{
+    if (ms_cgroup_populated(in->drain)) {
+        if (in->drain_kill_at > 0 && now >= in->drain_kill_at) {
+            ms_cgroup_signal(in->drain, SIGKILL);
+            in->drain_kill_at = INFINITY;
+        }
+        return false;
+    }
+    ms_error err = {0};
+    char q[MS_ERR_LEN + 64];
+    if (ms_cgroup_remove(in->drain, &err))
+        ms_dlog(MS_LOG_WARN, "cgroup.remove_failed", "error=%s",
+                ms_dlog_quote(err.msg, q, sizeof q));
+    ms_journal_task_ended(e->journal, in->drain_pgid, in->drain_pstart, NULL);
+    in->drain[0] = '\0';
+    return true;
 }

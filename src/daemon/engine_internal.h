@@ -14,7 +14,9 @@
 #include "migsched/schedule.h"
 #include "migsched/workload.h"
 
-typedef enum { EI_NONE = 0, EI_CREATING, EI_IDLE, EI_BUSY, EI_DESTROYING } ei_state;
+/* EI_DRAINING: its job has ended, leaving processes in its cgroup that are being stopped;
+ * idle once they are gone. */
+typedef enum { EI_NONE = 0, EI_CREATING, EI_IDLE, EI_BUSY, EI_DESTROYING, EI_DRAINING } ei_state;
 
 /* One MIG instance the engine created, by start slot (at most one instance starts at a
  * slot). */
@@ -24,6 +26,10 @@ typedef struct ei_inst {
     int64_t job;                /* the job it holds (or is created for), 0 when idle */
     ms_mig_instance mig;        /* as the backend reported it */
     int64_t store_id;           /* its row in the store's instances table */
+    char drain[MS_JOURNAL_CGROUP_LEN]; /* draining: the ended job's cgroup */
+    int drain_pgid;             /* draining: that job's process group and leader's start */
+    unsigned long long drain_pstart; /*   time, as journalled */
+    double drain_kill_at;       /* draining: SIGKILL what is left then (monotonic) */
 } ei_inst;
 
 typedef struct ei_gpu {
@@ -45,12 +51,12 @@ typedef struct ei_run {
     bool release;               /* an allocation's last step ended: it is done */
     pid_t pid;                  /* nvml: its process (group leader), 0 once reaped */
     pid_t pgid;                 /* nvml: its process group, as journalled */
+    unsigned long long pstart;  /* nvml: its leader's start time, as journalled */
     char cgroup[MS_JOURNAL_CGROUP_LEN]; /* nvml: the cgroup of all its processes ("" none,
                                    or removed once empty) */
     double kill_at;             /* nvml: SIGKILL the group then (monotonic); 0 = not signalled */
-    double ended_at;            /* nvml: when its process exited (seconds since the epoch) */
-    bool exited;                /* nvml: the process ended with exit_status, and nothing of
-                                   it is left (its cgroup empty) */
+    bool exited;                /* nvml: the process ended with exit_status (what it left in
+                                   its cgroup is stopped while its instance drains) */
     int exit_status;            /* 128 + n for a signal */
     bool node_fault;            /* nvml: its start ran nothing for the node's reason (the
                                    error in job.start_error): it is requeued, not failed */
@@ -256,10 +262,15 @@ void ei_nvml_close(ms_engine *e, bool clean);
  * node's (r->node_fault: its log files, a fork, memory, the journal; it is requeued); the
  * reason is in the job's stderr file when that could be made. */
 int ei_spawn(ms_engine *e, ei_run *r, const char *mig_uuid, ms_error *err);
-/* Reaps r's process if it ended; sends SIGTERM when it must stop (cancel, stop with
- * requeue), and to what its cgroup still holds once its process exited, then SIGKILL after
- * the grace period. r->exited once nothing of it is left. */
+/* Reaps r's process if it ended (r->exited); sends SIGTERM when it must stop (cancel, stop
+ * with requeue), and SIGKILL after the grace period. */
 void ei_watch(ms_engine *e, ei_run *r, bool must_stop, double now);
+/* Whether r's job, which has ended, left processes in its cgroup: if so they get SIGTERM
+ * and its instance (in) drains; else the cgroup is removed and the run's record ended. */
+bool ei_leftovers(ms_engine *e, ei_run *r, ei_inst *in, double now);
+/* A draining instance: SIGKILL (cgroup.kill) what is left once the grace is over; true
+ * once nothing is left (the cgroup removed, the record ended): it may then go idle. */
+bool ei_drained(ms_engine *e, ei_inst *in, double now);
 
 /* engine_recover.c (nvml open, the devices opened and locked) */
 /* Reconciles with what the previous owner's journal at path left (ms_journal_load: one

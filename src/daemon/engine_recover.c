@@ -92,20 +92,15 @@ static void stop_leftovers(ms_engine *e, const ms_journal_state *old, bool *sett
     }
 }
 
-/* The end of every task record of the previous journal that recovery settled; one that
- * shares its pgid with a group still running stays open ("ended" closes by pgid). */
+/* The end of every task record of the previous journal that recovery settled, each named
+ * by its leader's pid and start time. */
 static int journal_settled(ms_engine *e, const ms_journal_state *old, const bool *settled,
                            ms_error *err)
 {
     int rc = MS_OK;
-    for (int k = 0; !rc && old && k < old->n; k++) {
-        bool shared = false;
-        for (int i = 0; settled[k] && i < old->n; i++)
-            shared |= old->rec[i].kind == MS_JOURNAL_TASK && !settled[i] &&
-                      old->rec[i].pgid == old->rec[k].pgid;
-        if (settled[k] && !shared)
-            rc = ms_journal_task_ended(e->journal, old->rec[k].pgid, err);
-    }
+    for (int k = 0; !rc && old && k < old->n; k++)
+        if (settled[k])
+            rc = ms_journal_task_ended(e->journal, old->rec[k].pgid, old->rec[k].pstart, err);
     return rc;
 }
 

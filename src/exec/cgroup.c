@@ -274,9 +274,12 @@ int ms_cgroup_probe(const char *dir, ms_error *err)
     if (!rc && !ms_cgroup_populated(path))
         rc = ms_error_set(err, MS_EIO, "cgroup %s: a process moved into it is not seen there",
                           path);
-    if (!rc && (ms_cgroup_signal(path, SIGKILL) != 1 || !wait_empty(one, 1, 2.0)))
-        rc = ms_error_set(err, MS_EIO, "cgroup %s: its process cannot be killed through it",
-                          path);
+    if (!rc) {  /* how many it signalled may be 0: the kill can beat the listing */
+        ms_cgroup_signal(path, SIGKILL);
+        if (!wait_empty(one, 1, 2.0))
+            rc = ms_error_set(err, MS_EIO, "cgroup %s: its process cannot be killed through "
+                              "it", path);
+    }
     if (pid > 0) {
         kill(pid, SIGKILL);
         waitpid(pid, NULL, 0);

@@ -1,6 +1,7 @@
 /* journal.c: the run journal: writing records durably (or failing loudly), replaying a
  * journal's text into what it leaves open, and compacting it to its open records. */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -247,9 +248,9 @@ int ms_journal_task(ms_journal *j, int device, int pgid, unsigned long long star
                   cgroup && cgroup[0] ? " " : "", cgroup ? cgroup : "");
 }
 
-int ms_journal_task_ended(ms_journal *j, int pgid, ms_error *err)
+int ms_journal_task_ended(ms_journal *j, int pgid, unsigned long long start, ms_error *err)
 {
-    return record(j, false, err, "ended %d\n", pgid);
+    return record(j, false, err, "ended %d %llu\n", pgid, start);
 }
 
 int ms_journal_begin_settled(ms_journal *j, int device, int start_slot, ms_error *err)
@@ -306,9 +307,12 @@ static bool gi_made_as(const ms_journal_rec *r, const ms_journal_rec *k)
     return r->kind == MS_JOURNAL_GI_MADE && r->device == k->device && r->gi_id == k->gi_id;
 }
 
+/* k: an "ended" record's pgid and, unless ULLONG_MAX (written before ends named the start),
+ * its leader's start time. */
 static bool task_of(const ms_journal_rec *r, const ms_journal_rec *k)
 {
-    return r->kind == MS_JOURNAL_TASK && r->pgid == k->pgid;
+    return r->kind == MS_JOURNAL_TASK && r->pgid == k->pgid &&
+           (k->pstart == ULLONG_MAX || r->pstart == k->pstart);
 }
 
 /* How many whitespace-separated tokens a record has; the first `most` go to tok. */
@@ -536,9 +540,12 @@ static int replay_line(ms_journal_state *st, char *line, const char *source, int
         return MS_OK;
     }
     if (!strcmp(first, "ended")) {
-        if (!split(line, tok, 2) || !num(tok[1], 2, 0x7fffffff, &pgid))
-            return bad(source, lineno, "'ended' needs PGID > 1", err);
+        int n = tokens(line, tok, 3);
+        if ((n != 2 && n != 3) || !num(tok[1], 2, 0x7fffffff, &pgid) ||
+            (n == 3 && !num(tok[2], 0, (long long)1 << 62, &pstart)))
+            return bad(source, lineno, "'ended' needs PGID [START] (PGID > 1)", err);
         r.pgid = (int)pgid;
+        r.pstart = n == 3 ? (unsigned long long)pstart : ULLONG_MAX;
         jstate_drop(st, task_of, &r);
         return MS_OK;
     }

@@ -240,9 +240,10 @@ static int prepare(run_ctx *c, ms_error *err)
     c->sim_tasks = !strcmp(o->backend, "sim");
     c->time_unit = c->sim_tasks && o->time_scale > 0 ? o->time_scale : 1.0;
     c->pids = calloc((size_t)c->r->ntasks + 1, sizeof *c->pids);
+    c->pstarts = calloc((size_t)c->r->ntasks + 1, sizeof *c->pstarts);
     c->op_done_at = malloc(((size_t)c->r->nops + 1) * sizeof(double));
     c->task_done_at = malloc(((size_t)c->r->ntasks + 1) * sizeof(double));
-    if (!c->pids || !c->op_done_at || !c->task_done_at)
+    if (!c->pids || !c->pstarts || !c->op_done_at || !c->task_done_at)
         return ms_error_set(err, MS_ENOMEM, "out of memory");
     for (int i = 0; i < c->r->nops; i++)
         c->op_done_at[i] = NAN;
@@ -270,6 +271,7 @@ static void release(run_ctx *c)
         free(c->inst[k].tasks);
     free(c->inst);
     free(c->pids);
+    free(c->pstarts);
     free(c->envp);
     free(c->op_done_at);
     free(c->task_done_at);

@@ -138,6 +138,7 @@ static void real_start_task(run_ctx *c, int task)
      * so that a cleanup after a crash of this process can stop the group. */
     unsigned long long started = 0;
     proc_start_time(pid, &started);
+    c->pstarts[task] = started;
     ms_error jerr;
     if (ms_journal_task(c->journal, ms_backend_device(c->gpu[t->gpu].backend), pid, started,
                         t->index, NULL, &jerr))
@@ -168,7 +169,7 @@ static void reap(run_ctx *c)
             ms_run_task *t = &c->r->tasks[i];
             c->pids[i] = 0;
             ms_error jerr;
-            if (ms_journal_task_ended(c->journal, pid, &jerr))
+            if (ms_journal_task_ended(c->journal, pid, c->pstarts[i], &jerr))
                 run_fatal(c, jerr.msg);
             t->end = run_now(c);
             t->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);

@@ -61,6 +61,7 @@ struct run_ctx {
     pthread_t main_thread;
     pthread_mutex_t lock;
     pid_t *pids;             /* per report task, 0 if not running */
+    unsigned long long *pstarts; /* per report task, its leader's start time (journalled) */
     char **envp;             /* environment for tasks; the last five slots are ours */
     int nenv;
     char env_visible[160], env_index[48], env_slices[32];  /* what those slots point to */

@@ -2,8 +2,9 @@
 # cgroups.sh: every migschedd job (nvml backend, fake NVML) in a cgroup of its own under
 # cgroup-root, found wherever the unified hierarchy is mounted.
 #  1. A job whose process exits leaving a background child, a setsid child and one that
-#     ignores SIGTERM ends only once they are gone (SIGTERM, then cgroup.kill after
-#     stop-grace): the next job on its instance never meets them.
+#     ignores SIGTERM ends with its process; its instance drains (SIGTERM, then cgroup.kill
+#     after stop-grace) and is used again only once they are gone: the next job on it never
+#     meets them.
 #  2. A cancel stops a setsid child too.
 #  3. After a SIGKILL of the daemon, the restart stops a running job's setsid child by the
 #     cgroup its journal record names, and removes the dead daemon's folder; so does
@@ -31,7 +32,7 @@ finish() {
 trap finish EXIT
 alive() { pgrep -f "sleep 9[$1]$TAG" | wc -l; }
 DARGS=(--backend nvml --devices 0 --gpu A30-24GB --listen "unix:$SOCK" --db "$T/d.db"
-       --allow-root-jobs true --log-dir "$T/logs" --stop-grace 1 --isolation none
+       --allow-root-jobs true --log-dir "$T/logs" --stop-grace 2 --isolation none
        --cgroup-root "$ROOT")
 mkdir -p "$T/logs"
 submit() {  # submit PROFILE NAME SHELL-COMMAND: prints the job's id
@@ -50,30 +51,22 @@ id1=$(submit 4g.24gb left "sleep 91$TAG & setsid sleep 92$TAG & (trap '' TERM; e
 id2=$(submit 4g.24gb next "pgrep -f 'sleep 9[123]$TAG' > '$T/seen'; exit 0")
 await '[ "$(state "$id1")" = done ]' 30
 [ -e "$T/spawned" ] || fail "job $id1 did not start its children"
-[ "$(alive 123)" = 0 ] || fail "job $id1 is done with its leftovers running: $(pgrep -af "sleep 9[123]$TAG")"
 grep -q "event=job.leftovers id=$id1 " "$T/daemon.log" || fail "no job.leftovers for job $id1"
-[ ! -e "$ROOT/migschedd-$DPID/job-$id1.1" ] || fail "job $id1's cgroup is left"
+# Done with its process; the child ignoring SIGTERM keeps the instance draining until
+# cgroup.kill, stop-grace later.
+await 'ucurl http://d/v1/gpus | grep -q "\"state\": *\"draining\""' 10
+await '[ "$(alive 123)" = 0 ]' 10
 await '[ "$(state "$id2")" = done ]' 30
+[ ! -e "$ROOT/migschedd-$DPID/job-$id1.1" ] || fail "job $id1's cgroup is left"
 [ "$(field "$id2" mig_uuid)" = "$(field "$id1" mig_uuid)" ] || fail "job $id2 had another instance"
 [ ! -s "$T/seen" ] || fail "job $id2 met job $id1's leftovers: $(cat "$T/seen")"
-# It ended with its process: its end time is that exit's, at least stop-grace before the
-# end was committed (the child ignoring SIGTERM needed cgroup.kill, sent stop-grace later).
-python3 - "$(ucurl "http://d/v1/jobs/$id1" | sed '$d')" \
-    "$(grep -m1 "event=job.end id=$id1 " "$T/daemon.log" | cut -d' ' -f1)" <<'PY' \
-    || fail "job $id1's end time"
-import datetime, json, sys
-j = json.loads(sys.argv[1])
-logged = datetime.datetime.strptime(sys.argv[2], "ts=%Y-%m-%dT%H:%M:%S.%fZ")
-logged = logged.replace(tzinfo=datetime.timezone.utc).timestamp()
-assert logged - j["ended"] >= 0.9, (logged, j)
-PY
 
 # 2. A cancel reaches a setsid child.
 id3=$(submit 1g.6gb cancelled "setsid sleep 94$TAG & exec sleep 95$TAG")
 await '[ "$(alive 45)" = 2 ]' 30
 "$M" cancel "$id3" --connect "unix:$SOCK" > /dev/null || fail "cancel $id3"
 [ "$(state "$id3")" = cancelled ] || fail "job $id3 is $(state "$id3")"
-[ "$(alive 45)" = 0 ] || fail "cancelled job $id3 left: $(pgrep -af "sleep 9[45]$TAG")"
+await '[ "$(alive 45)" = 0 ]' 10
 
 # 3. A crash: the restart stops the running job's setsid child by its cgroup.
 id4=$(submit 1g.6gb crashed "setsid sleep 96$TAG & exec sleep 97$TAG")
@@ -108,7 +101,7 @@ start_daemon "${DARGS[@]}"
 await '[ "$(state "$id4")" = running ] && [ "$(alive 67)" = 2 ]' 30
 [ "$(field "$id4" attempts)" = 3 ] || fail "job $id4 was not run again"
 "$M" cancel "$id4" --connect "unix:$SOCK" > /dev/null || fail "cancel $id4"
-[ "$(alive 67)" = 0 ] || fail "cancelled job $id4 left: $(pgrep -af "sleep 9[67]$TAG")"
+await '[ "$(alive 67)" = 0 ]' 10
 stop_daemon TERM 0
 [ -z "$(find "$ROOT" -mindepth 1 -type d)" ] || fail "cgroups left after a clean stop: $(find "$ROOT" -mindepth 1 -type d)"
 start_daemon "${DARGS[@]/#$ROOT/none}"
