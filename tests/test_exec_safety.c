@@ -258,6 +258,27 @@ static void test_journal_claims_half_made(void **unused)
     reject("run nvml A100-40GB 1 1\ngi 0 -3 0 2 1g.10gb\n", "j:2: 'gi' needs");
 }
 
+/* In a child process standing for a run: the device opened, the journal begun with a
+ * creation of a 2g.12gb instance at slot 0 (*at). Exits the child on failure. */
+static void begin_run(const char *journal, ms_backend **b, ms_journal **j, ms_placement *at)
+{
+    ms_error err;
+    if (ms_backend_open("nvml", 0, NULL, NULL, b, &err) ||
+        ms_journal_open(journal, "nvml", "A30-24GB", j, &err) ||
+        ms_journal_device(*j, 0, ms_backend_gpu_uuid(*b), &err) ||
+        ms_journal_create_begin(*j, 0, 0, 2, &err))
+        _exit(1);
+    *at = (ms_placement){ms_gpu_profile_by_name(ms_backend_model(*b), "2g.12gb"), 0};
+}
+
+/* Waits for the run's child, which the fake NVML's fault must have killed. */
+static void await_killed(pid_t child)
+{
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+}
+
 /* A run (a child process) journals an instance it creates and is killed at `fault` (the
  * fake NVML's) inside its destroy, with "destroying" written if `record`. */
 static void crash_in_destroy(const char *journal, const char *fault, bool record)
@@ -268,23 +289,16 @@ static void crash_in_destroy(const char *journal, const char *fault, bool record
         ms_backend *b;
         ms_journal *j;
         ms_mig_instance mi;
+        ms_placement at;
         ms_error err;
-        if (ms_backend_open("nvml", 0, NULL, NULL, &b, &err) ||
-            ms_journal_open(journal, "nvml", "A30-24GB", &j, &err) ||
-            ms_journal_device(j, 0, ms_backend_gpu_uuid(b), &err) ||
-            ms_journal_create_begin(j, 0, 0, 2, &err) ||
-            ms_backend_create(b, (ms_placement){ms_gpu_profile_by_name(ms_backend_model(b),
-                                                                       "2g.12gb"), 0},
-                              &mi, &err) ||
-            ms_journal_created(j, 0, &mi, &err))
+        begin_run(journal, &b, &j, &at);
+        if (ms_backend_create(b, at, &mi, &err) || ms_journal_created(j, 0, &mi, &err))
             _exit(1);
         setenv("FAKE_NVML_FAIL", fault, 1);
         ms_backend_destroy_owned(b, record ? j : NULL, &mi, &err);
         _exit(2);
     }
-    int status;
-    assert_int_equal(waitpid(child, &status, 0), child);
-    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    await_killed(child);
 }
 
 static int list_device(ms_mig_instance list[MS_MAX_MIG])
@@ -374,21 +388,14 @@ static void crash_in_create(const char *journal, const char *fault)
         ms_backend *b;
         ms_journal *j;
         ms_mig_instance mi;
+        ms_placement at;
         ms_error err;
-        if (ms_backend_open("nvml", 0, NULL, NULL, &b, &err) ||
-            ms_journal_open(journal, "nvml", "A30-24GB", &j, &err) ||
-            ms_journal_device(j, 0, ms_backend_gpu_uuid(b), &err) ||
-            ms_journal_create_begin(j, 0, 0, 2, &err))
-            _exit(1);
+        begin_run(journal, &b, &j, &at);
         setenv("FAKE_NVML_FAIL", fault, 1);
-        ms_backend_create_journaled(b, j, (ms_placement){ms_gpu_profile_by_name(
-                                              ms_backend_model(b), "2g.12gb"), 0},
-                                    &mi, &err);
+        ms_backend_create_journaled(b, j, at, &mi, &err);
         _exit(2);
     }
-    int status;
-    assert_int_equal(waitpid(child, &status, 0), child);
-    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    await_killed(child);
 }
 
 /* `run --cleanup` after a crash inside a creation, once NVML made the GPU instance: killed

@@ -95,21 +95,20 @@ grep -q '"stopped": "interrupted (SIGINT)"' report.json || fail "report lacks th
 
 # 7. Crash while creating, then --cleanup. Killed once the GPU instance was journalled
 # ("gi"), before its compute instance: the half-made instance is the run's, destroyed.
-fresh crash
-echo 'gpu 0 mig 1' > "$FAKE_NVML_STATE"
-FAKE_NVML_FAIL=nvmlGpuInstanceCreateComputeInstance:3:kill run_a30
-[ $? = 137 ] || fail "crash did not happen"
-[ "$(left)" -ge 1 ] || fail "the crash left nothing to clean"
+crash_at() {  # the run killed at the fake NVML's fault $1, leaving an instance
+    fresh crash
+    echo 'gpu 0 mig 1' > "$FAKE_NVML_STATE"
+    FAKE_NVML_FAIL=$1 run_a30
+    [ $? = 137 ] || fail "crash did not happen ($1)"
+    [ "$(left)" -ge 1 ] || fail "the crash left nothing to clean ($1)"
+}
+crash_at nvmlGpuInstanceCreateComputeInstance:3:kill
 "$M" run --cleanup --journal journal > out.txt 2> err.txt || fail "cleanup ($(cat err.txt))"
 grep -q 'its creation was under way at the crash' out.txt || fail "cleanup: $(cat out.txt)"
 [ "$(left)" = 0 ] || fail "cleanup left $(left) instances"
 # Killed just after NVML made the GPU instance, before its "gi" record: it has no
 # recorded identity, so it is reported with its removal and kept.
-fresh crash
-echo 'gpu 0 mig 1' > "$FAKE_NVML_STATE"
-FAKE_NVML_FAIL=nvmlDeviceCreateGpuInstanceWithPlacement:3:killafter run_a30
-[ $? = 137 ] || fail "crash did not happen"
-[ "$(left)" -ge 1 ] || fail "the crash left nothing to clean"
+crash_at nvmlDeviceCreateGpuInstanceWithPlacement:3:killafter
 "$M" run --cleanup --journal journal > out.txt 2> err.txt
 [ $? = 1 ] && grep -q 'LEFT: .*creation was in flight.*--force.*nvidia-smi mig -i 0 -gi' err.txt \
     || fail "in-flight creation not reported ($(cat err.txt))"
