@@ -203,12 +203,17 @@ crash_in_first_create() {
         --journal journal --logs logs --quiet > /dev/null 2>&1
     [ $? = 137 ] || fail "1a: crash did not happen ($1)"
 }
-crash_in_first_create nvmlDeviceCreateGpuInstanceWithPlacement:1:killafter
-plant 'serial 777\ngpu 0 mig 1\ngi 0 1 4g.24gb 0 777\nci 0 1 0 3\n'
-"$M" run --cleanup --journal journal > out.txt 2> err.txt
-[ $? = 1 ] && grep -q 'GPU instance 1 (slots 0-3, MIG-.*) sits where a creation was in flight' err.txt \
-    || fail "1a: cleanup did not report the unproven instance ($(cat err.txt))"
-grep -q '^gi 0 1 4g.24gb 0 777$' "$FAKE_NVML_STATE" || fail "1a: the foreign instance was destroyed"
+# Someone's instance planted ($1: its serial) after a crash at the fault $2: cleanup reports
+# it, saying $3, and leaves it alive.
+unproven_left() {
+    crash_in_first_create "$2"
+    plant "serial $1\ngpu 0 mig 1\ngi 0 1 4g.24gb 0 $1\nci 0 1 0 3\n"
+    "$M" run --cleanup --journal journal > out.txt 2> err.txt
+    [ $? = 1 ] && grep -q "$3" err.txt || fail "1a: cleanup did not report the unproven instance ($(cat err.txt))"
+    grep -q "^gi 0 1 4g.24gb 0 $1\$" "$FAKE_NVML_STATE" || fail "1a: the unproven instance was destroyed"
+}
+unproven_left 777 nvmlDeviceCreateGpuInstanceWithPlacement:1:killafter \
+    'GPU instance 1 (slots 0-3, MIG-.*) sits where a creation was in flight'
 # Killed after the "gi" record: someone's instance of another profile at the recorded id
 # and slots is not the one recorded, left alone.
 crash_in_first_create nvmlGpuInstanceCreateComputeInstance:1:kill
@@ -219,12 +224,8 @@ grep -q 'GPU instance 1 is not the one the journal recorded' out.txt || fail "1a
 grep -q '^gi 0 1 2g.12gb 0 776$' "$FAKE_NVML_STATE" || fail "1a: the foreign instance was destroyed"
 # The same profile there with a compute instance: the run's (killed once its compute
 # instance was made, before "created") or someone else's: reported, left alone.
-crash_in_first_create nvmlGpuInstanceCreateComputeInstance:1:kill
-plant 'serial 775\ngpu 0 mig 1\ngi 0 1 4g.24gb 0 775\nci 0 1 0 3\n'
-"$M" run --cleanup --journal journal > out.txt 2> err.txt
-[ $? = 1 ] && grep -q 'was being made at the crash but has a compute instance the journal does not name' err.txt \
-    || fail "1a: the unproven half-made instance was not reported ($(cat err.txt))"
-grep -q '^gi 0 1 4g.24gb 0 775$' "$FAKE_NVML_STATE" || fail "1a: the unproven instance was destroyed"
+unproven_left 775 nvmlGpuInstanceCreateComputeInstance:1:kill \
+    'was being made at the crash but has a compute instance the journal does not name'
 
 # Item 1b: SIGKILL mid-run, then someone else's instance takes the crashed run's GPU-
 # instance id (and slots): cleanup leaves it alive.
