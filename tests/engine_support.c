@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 int setup(void **state)
 {
@@ -123,6 +124,17 @@ int64_t submit_cmd_ok(fixture *f, const char *command, const char *sizing, const
 int64_t submit_ok(fixture *f, const char *sizing, const char *extra)
 {
     return submit_cmd_ok(f, "[\"true\"]", sizing, extra);
+}
+
+void child_submit(fixture *f, const char *text)
+{
+    ms_job_spec s;
+    json_t *job;
+    ms_error e = {0};
+    if (ms_job_spec_parse(text, strlen(text), &f->c.model, &s, &e) ||
+        ms_engine_submit(f->e, &s, &f->owner, &job, &e) != MS_ENGINE_OK)
+        _exit(1);
+    json_decref(job);
 }
 
 const char *state_of(fixture *f, int64_t id)

@@ -33,6 +33,9 @@ ms_engine_outcome submit_cmd(fixture *f, const char *command, const char *sizing
 ms_engine_outcome submit_json(fixture *f, const char *sizing, const char *extra, int64_t *id);
 int64_t submit_cmd_ok(fixture *f, const char *command, const char *sizing, const char *extra);
 int64_t submit_ok(fixture *f, const char *sizing, const char *extra);
+/* In a forked child, where cmocka cannot fail the test: submits the job JSON text, exits 1
+ * unless it is accepted. */
+void child_submit(fixture *f, const char *text);
 const char *state_of(fixture *f, int64_t id);
 /* Jobs in state (-1: all), every page. */
 size_t count_state(ms_engine *e, int state);

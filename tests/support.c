@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../src/exec/proc.h"
 #include "migsched/rng.h"
 #include "migsched/schedule.h"
 #include "migsched/workload.h"
@@ -150,14 +151,6 @@ int test_task_class(const ms_task *t, const ms_gpu_model *gpu)
 
 bool test_process_running(int pid)
 {
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", pid);
-    FILE *in = fopen(path, "r");
-    if (!in)
-        return false;
-    size_t n = fread(buf, 1, sizeof buf - 1, in);
-    fclose(in);
-    buf[n] = '\0';
-    const char *p = strrchr(buf, ')');  /* comm may hold spaces and parentheses */
-    return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+    unsigned long long start;
+    return proc_start_time(pid, &start) && proc_alive(pid, start);
 }

@@ -29,7 +29,7 @@ double test_ratio_bound(int a, int b, double r);
  * (r <= 0.2 on every step), checking from its times alone that every step after it is
  * sub-linear (r >= 0.5); fails the test otherwise. */
 int test_task_class(const struct ms_task *t, const struct ms_gpu_model *gpu);
-/* Whether process pid exists and is neither a zombie nor dead (/proc/PID/stat). */
+/* Whether process pid exists and is not a zombie (exec's proc_alive). */
 bool test_process_running(int pid);
 /* Some tasks lose sizes (inf: too little memory) and some times are rounded so that ties in
  * time and area occur; every task keeps at least one finite size. */

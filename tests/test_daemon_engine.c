@@ -514,15 +514,10 @@ static void crash_child(fixture *f, size_t n)
     if (ms_store_open(f->db, &f->c.model, &f->st, &e) || ms_engine_open(&f->c, f->st, &f->e, &e))
         _exit(1);
     for (size_t i = 0; i < n; i++) {
-        ms_job_spec s;
-        json_t *job;
         char text[256];
         snprintf(text, sizeof text, "{\"name\": \"c\", \"command\": [\"true\"], %s}",
                  SIZES[i % 6]);
-        if (ms_job_spec_parse(text, strlen(text), &f->c.model, &s, &e) ||
-            ms_engine_submit(f->e, &s, &f->owner, &job, &e) != MS_ENGINE_OK)
-            _exit(1);
-        json_decref(job);
+        child_submit(f, text);
     }
     for (int i = 0; i < 12000; i++) {  /* mid-run: some done, some still running */
         ms_engine_metrics m;

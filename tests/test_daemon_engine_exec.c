@@ -191,12 +191,7 @@ static void crash_child(fixture *f)
         crash_command(f, k, cmd, sizeof cmd);
         snprintf(text, sizeof text, "{\"name\": \"c\", \"command\": %s, \"profile\": "
                  "\"2g.12gb\", \"seconds\": 60}", cmd);
-        ms_job_spec s;
-        json_t *job;
-        if (ms_job_spec_parse(text, strlen(text), &f->c.model, &s, &e) ||
-            ms_engine_submit(f->e, &s, &f->owner, &job, &e) != MS_ENGINE_OK)
-            _exit(1);
-        json_decref(job);
+        child_submit(f, text);
     }
     for (int i = 0; i < 12000; i++) {  /* both commands run: die */
         char p0[400], p1[400];
@@ -624,12 +619,7 @@ static void cycle_child(fixture *f, int cycle)
         snprintf(text, sizeof text, "{\"name\": \"c\", \"command\": [\"sh\", \"-c\", \"echo > "
                  "%s; exec sleep 60\"], \"profile\": \"2g.12gb\", \"seconds\": 60, "
                  "\"on_interrupt\": \"fail\"}", up[k]);
-        ms_job_spec s;
-        json_t *job;
-        if (ms_job_spec_parse(text, strlen(text), &f->c.model, &s, &e) ||
-            ms_engine_submit(f->e, &s, &f->owner, &job, &e) != MS_ENGINE_OK)
-            _exit(1);
-        json_decref(job);
+        child_submit(f, text);
     }
     for (int i = 0; i < 12000; i++) {
         if (!access(up[0], F_OK) && !access(up[1], F_OK))

@@ -208,19 +208,22 @@ static int end_runs(ms_engine *e, const ending *en, size_t n, ms_error *err)
  * failing step (the ends' commit; the placement, its backend calls and commits) waits for
  * its backoff, whatever else falls due meanwhile. Returns the monotonic time of the next
  * thing to do (INFINITY: none). */
-/* Instances whose ended jobs left processes: idle once those are gone. Returns whether
- * one still drains. */
-static bool drain(ms_engine *e, double now)
+/* Instances whose ended jobs left processes: idle once those are gone. */
+static void drain(ms_engine *e, double now)
 {
-    bool draining = false;
     for (int g = 0; g < e->ngpus; g++)
-        for (int k = 0; k < e->m->slots; k++) {
-            ei_inst *in = &e->gpu[g].inst[k];
-            if (in->state == EI_DRAINING && ei_drained(e, in, now))
+        for (int k = 0; k < e->m->slots; k++)
+            if (e->gpu[g].inst[k].state == EI_DRAINING && ei_drained(e, &e->gpu[g].inst[k], now))
                 ei_release(e, g, k);
-            draining |= in->state == EI_DRAINING;
-        }
-    return draining;
+}
+
+static bool draining(const ms_engine *e)
+{
+    for (int g = 0; g < e->ngpus; g++)
+        for (int k = 0; k < e->m->slots; k++)
+            if (e->gpu[g].inst[k].state == EI_DRAINING)
+                return true;
+    return false;
 }
 
 static double step(ms_engine *e)
@@ -278,10 +281,8 @@ static double step(ms_engine *e)
     for (size_t i = 0; i < e->nqueue; i++)  /* a job's backoff after a node failure */
         if (e->queue[i]->not_before > now)
             next = fmin(next, e->queue[i]->not_before);
-    for (int g = 0; g < e->ngpus; g++)  /* a poll, as for running processes */
-        for (int k = 0; k < e->m->slots; k++)
-            if (e->gpu[g].inst[k].state == EI_DRAINING)
-                next = fmin(next, now + 0.05);
+    if (draining(e))  /* a poll, as for running processes */
+        next = fmin(next, now + 0.05);
     for (size_t i = 0; i < e->nrun; i++)  /* those just started included */
         next = fmin(next, e->nvml && !ei_is_alloc(&e->run[i].job)
                               ? now + 0.05  /* a poll: the end itself waits for ends_at */
@@ -296,7 +297,7 @@ static void *loop(void *arg)
     while (!e->quit) {
         e->kicked = false;
         double next = step(e);
-        if (e->stopping && ei_jobs_running(e) == 0 && !drain(e, ei_mono()))
+        if (e->stopping && ei_jobs_running(e) == 0 && !draining(e))
             break;
         if (e->stopping && e->ends.delay > 0) {
             /* The store keeps failing: the stop ends at stop-grace all the same, and the

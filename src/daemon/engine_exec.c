@@ -365,14 +365,20 @@ static int job_cgroup(ms_engine *e, ei_run *r, ms_error *err)
     return rc;
 }
 
-/* r's emptied cgroup is removed (one that cannot be is said: it stays, empty). */
-static void drop_cgroup(ei_run *r)
+/* An emptied cgroup is removed (one that cannot be is said: it stays, empty). */
+static void remove_cgroup(const char *path)
 {
     ms_error err = {0};
     char q[MS_ERR_LEN + 64];
-    if (ms_cgroup_remove(r->cgroup, &err))
-        ms_dlog(MS_LOG_WARN, "cgroup.remove_failed", "id=%lld error=%s", (long long)r->job.id,
+    if (ms_cgroup_remove(path, &err))
+        ms_dlog(MS_LOG_WARN, "cgroup.remove_failed", "error=%s",
                 ms_dlog_quote(err.msg, q, sizeof q));
+}
+
+/* r's emptied cgroup, removed and forgotten. */
+static void drop_cgroup(ei_run *r)
+{
+    remove_cgroup(r->cgroup);
     r->cgroup[0] = '\0';
 }
 
@@ -519,11 +525,7 @@ bool ei_drained(ms_engine *e, ei_inst *in, double now)
         }
         return false;
     }
-    ms_error err = {0};
-    char q[MS_ERR_LEN + 64];
-    if (ms_cgroup_remove(in->drain, &err))
-        ms_dlog(MS_LOG_WARN, "cgroup.remove_failed", "error=%s",
-                ms_dlog_quote(err.msg, q, sizeof q));
+    remove_cgroup(in->drain);
     ms_journal_task_ended(e->journal, in->drain_pgid, in->drain_pstart, NULL);
     in->drain[0] = '\0';
     return true;

@@ -63,11 +63,9 @@ static bool stop_leftover(ms_engine *e, const ms_journal_rec *r)
  * group. settled[k]: task record k is settled (its end is journalled). */
 static void stop_leftovers(ms_engine *e, const ms_journal_state *old, bool *settled)
 {
-    const char *paths[MS_JOURNAL_MAX_RECORDS];
-    int at[MS_JOURNAL_MAX_RECORDS];
-    bool gone[MS_JOURNAL_MAX_RECORDS];
+    bool held[MS_JOURNAL_MAX_RECORDS], gone[MS_JOURNAL_MAX_RECORDS];
     char q[MS_JOURNAL_CGROUP_LEN + 16];
-    int n = 0;
+    ms_cgroup_stop_tasks(old, e->stop_grace, held, gone);
     for (int k = 0; k < old->n; k++) {
         const ms_journal_rec *r = &old->rec[k];
         if (r->kind != MS_JOURNAL_TASK)
@@ -76,19 +74,14 @@ static void stop_leftovers(ms_engine *e, const ms_journal_state *old, bool *sett
             settled[k] = stop_leftover(e, r);
             continue;
         }
-        if (ms_cgroup_populated(r->cgroup))
+        settled[k] = gone[k];
+        if (held[k])
             ms_dlog(MS_LOG_WARN, "recover.stop_cgroup", "cgroup=%s job=%d",
                     ms_dlog_quote(r->cgroup, q, sizeof q), r->task);
-        paths[n] = r->cgroup;
-        at[n++] = k;
-    }
-    ms_cgroup_stop(paths, n, e->stop_grace, gone);
-    for (int i = 0; i < n; i++) {
-        settled[at[i]] = gone[i];
-        if (!gone[i])
+        if (!gone[k])
             ms_dlog(MS_LOG_ERROR, "recover.survived", "cgroup=%s job=%d reason=\"a process "
                     "survived SIGKILL: its record stays open\"",
-                    ms_dlog_quote(paths[i], q, sizeof q), old->rec[at[i]].task);
+                    ms_dlog_quote(r->cgroup, q, sizeof q), r->task);
     }
 }
 

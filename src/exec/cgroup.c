@@ -238,18 +238,26 @@ static bool wait_empty(const char *const *paths, int n, double seconds)
     }
 }
 
-void ms_cgroup_stop(const char *const *paths, int n, double grace, bool *gone)
+void ms_cgroup_stop_tasks(const ms_journal_state *st, double grace, bool *held, bool *gone)
 {
-    int left = 0;
-    for (int i = 0; i < n; i++)
-        left += ms_cgroup_signal(paths[i], SIGTERM) > 0 || ms_cgroup_populated(paths[i]);
+    const char *paths[MS_JOURNAL_MAX_RECORDS];
+    int at[MS_JOURNAL_MAX_RECORDS], n = 0, left = 0;
+    for (int k = 0; k < st->n; k++) {
+        held[k] = gone[k] = false;
+        if (st->rec[k].kind != MS_JOURNAL_TASK || !st->rec[k].cgroup[0])
+            continue;
+        paths[n] = st->rec[k].cgroup;
+        at[n] = k;
+        held[k] = ms_cgroup_signal(paths[n], SIGTERM) > 0 || ms_cgroup_populated(paths[n]);
+        left += held[at[n++]];
+    }
     if (left && !wait_empty(paths, n, grace)) {
         for (int i = 0; i < n; i++)
             ms_cgroup_signal(paths[i], SIGKILL);
         wait_empty(paths, n, 2.0);
     }
     for (int i = 0; i < n; i++)
-        gone[i] = !ms_cgroup_populated(paths[i]) && ms_cgroup_remove(paths[i], NULL) == MS_OK;
+        gone[at[i]] = !ms_cgroup_populated(paths[i]) && ms_cgroup_remove(paths[i], NULL) == MS_OK;
 }
 
 int ms_cgroup_probe(const char *dir, ms_error *err)

@@ -48,9 +48,11 @@ int ms_cgroup_remove(const char *path, ms_error *err);
  * a populated one stays (rmdir refuses it). */
 void ms_cgroup_prune(const char *path);
 
-/* Stops every process of the n cgroups together: SIGTERM, up to `grace` seconds for them
- * to go, then SIGKILL and 2 s more; each emptied cgroup is removed. gone[i] says whether
- * paths[i] is empty now (false: something survived SIGKILL, e.g. stuck in the kernel). */
-void ms_cgroup_stop(const char *const *paths, int n, double grace, bool *gone);
+/* Stops the tasks of a crashed run's journal that name a cgroup, all together: SIGTERM to
+ * every process of each, up to `grace` seconds for them to go, then SIGKILL and 2 s more;
+ * each emptied cgroup is removed. For such a record k: held[k] whether its cgroup held a
+ * process, gone[k] whether it is empty now (false: something survived SIGKILL, e.g. stuck
+ * in the kernel). Other records are left false. */
+void ms_cgroup_stop_tasks(const ms_journal_state *st, double grace, bool *held, bool *gone);
 
 #endif

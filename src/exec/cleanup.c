@@ -112,24 +112,15 @@ static bool wait_groups(const cleaner *c, double seconds)
  * everything each started goes, whatever its process group. */
 static void stop_cgroups(cleaner *c, double grace)
 {
-    const char *paths[MS_JOURNAL_MAX_RECORDS];
-    int at[MS_JOURNAL_MAX_RECORDS], n = 0;
-    bool gone[MS_JOURNAL_MAX_RECORDS];
-    for (int i = 0; i < c->st->n; i++) {
-        const ms_journal_rec *r = &c->st->rec[i];
-        if (r->kind != MS_JOURNAL_TASK || !r->cgroup[0])
-            continue;
-        c->rep->killed += ms_cgroup_populated(r->cgroup);
-        paths[n] = r->cgroup;
-        at[n++] = i;
+    bool held[MS_JOURNAL_MAX_RECORDS], gone[MS_JOURNAL_MAX_RECORDS];
+    ms_cgroup_stop_tasks(c->st, grace, held, gone);
+    for (int k = 0; k < c->st->n; k++) {
+        const ms_journal_rec *r = &c->st->rec[k];
+        c->rep->killed += held[k];
+        if (r->kind == MS_JOURNAL_TASK && r->cgroup[0] && !gone[k])
+            left(c, "task cgroup %s (task #%d) still holds a process after SIGKILL", r->cgroup,
+                 r->task);
     }
-    if (n == 0)
-        return;
-    ms_cgroup_stop(paths, n, grace, gone);
-    for (int k = 0; k < n; k++)
-        if (!gone[k])
-            left(c, "task cgroup %s (task #%d) still holds a process after SIGKILL", paths[k],
-                 c->st->rec[at[k]].task);
 }
 
 /* Before the instances: a task still running on one keeps it busy (IN_USE). */
