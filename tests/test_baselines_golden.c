@@ -60,7 +60,7 @@ static void fixpart_first_free(void **state)
     ms_workload *w = make(NAMES, TIMES, 5);
     ms_schedule *s = NULL;
     ms_error err = {0};
-    assert_int_equal(ms_baseline_schedule("fixpart:1-1-2", w, gpu, 1, &s, &err), 0);
+    assert_int_equal(ms_baseline_schedule("fixpart:1-1-2", w, gpu, 1, NULL, &s, &err), 0);
     assert_string_equal(s->algorithm, "fixpart:1-1-2");
     assert_valid(s, w);
     const int slot[] = {0, 1, 2, 1, 2};
@@ -85,12 +85,12 @@ static void fixpart_infeasible(void **state)
     ms_workload *w = make(NAMES, TIMES, 5);
     ms_schedule *s = NULL;
     ms_error err = {0};
-    assert_int_equal(ms_baseline_schedule("fixpart:1-1-1-1", w, gpu, 1, &s, &err), MS_EINFEASIBLE);
+    assert_int_equal(ms_baseline_schedule("fixpart:1-1-1-1", w, gpu, 1, NULL, &s, &err), MS_EINFEASIBLE);
     assert_null(s);
     assert_non_null(strstr(err.msg, "t4"));
-    assert_int_equal(ms_baseline_schedule("fixpart:3-1", w, gpu, 1, &s, &err), MS_EINVAL);
-    assert_int_equal(ms_baseline_schedule("fixpart:9", w, gpu, 1, &s, &err), MS_EINVAL);
-    assert_int_equal(ms_baseline_schedule("fixpart:5", w, gpu, 1, &s, &err), MS_EINFEASIBLE);
+    assert_int_equal(ms_baseline_schedule("fixpart:3-1", w, gpu, 1, NULL, &s, &err), MS_EINVAL);
+    assert_int_equal(ms_baseline_schedule("fixpart:9", w, gpu, 1, NULL, &s, &err), MS_EINVAL);
+    assert_int_equal(ms_baseline_schedule("fixpart:5", w, gpu, 1, NULL, &s, &err), MS_EINFEASIBLE);
     assert_false(ms_baseline_known("fixpartx"));
     ms_workload_free(w);
 }
@@ -101,7 +101,7 @@ static void nomig_sum(void **state)
     const ms_gpu_model *gpu = ms_gpu_builtin("A30-24GB");
     ms_workload *w = make(NAMES, TIMES, 5);
     ms_schedule *s = NULL;
-    assert_int_equal(ms_nomig_schedule(w, gpu, 1, &s, NULL), 0);
+    assert_int_equal(ms_nomig_schedule(w, gpu, 1, NULL, &s, NULL), 0);
     assert_valid(s, w);
     assert_int_equal(s->ninst, 1);
     assert_int_equal(gpu->profiles[s->inst[0].profile].slices, 4);
@@ -109,7 +109,7 @@ static void nomig_sum(void **state)
     ms_schedule_free(s);
     /* Two GPUs: list scheduling of t(4) = 1,1,2,1,2 -> {1,2,2} and {1,1}... GPU0 gets t0
      * [0,1], GPU1 t1 [0,1], GPU0 t2 [1,3], GPU1 t3 [1,2], GPU1 t4 [2,4]: makespan 4. */
-    assert_int_equal(ms_nomig_schedule(w, gpu, 2, &s, NULL), 0);
+    assert_int_equal(ms_nomig_schedule(w, gpu, 2, NULL, &s, NULL), 0);
     assert_valid(s, w);
     assert_double_equal(ms_schedule_makespan(s), 4, 1e-12);
     ms_schedule_free(s);
@@ -122,13 +122,13 @@ static void fixpartbest_is_min(void **state)
     const ms_gpu_model *gpu = ms_gpu_builtin("A30-24GB");
     ms_workload *w = make(NAMES, TIMES, 5);
     ms_schedule *best = NULL;
-    assert_int_equal(ms_fixpartbest_schedule(w, gpu, 1, &best, NULL), 0);
+    assert_int_equal(ms_fixpartbest_schedule(w, gpu, 1, NULL, &best, NULL), 0);
     assert_valid(best, w);
     double min = INFINITY;
     int argmin = -1;
     for (int k = 0; k < gpu->npartitions; k++) {
         ms_schedule *s = NULL;
-        if (ms_fixpart_schedule(w, gpu, 1, k, &s, NULL))
+        if (ms_fixpart_schedule(w, gpu, 1, NULL, k, &s, NULL))
             continue;
         if (ms_schedule_makespan(s) < min) {
             min = ms_schedule_makespan(s);
@@ -164,7 +164,7 @@ static void miso_rodinia(void **state)
     };
     ms_workload *w = make(names, t, 8);
     ms_schedule *s = NULL;
-    assert_int_equal(ms_miso_schedule(w, gpu, 1, &s, NULL), 0);
+    assert_int_equal(ms_miso_schedule(w, gpu, 1, NULL, &s, NULL), 0);
     assert_valid(s, w);
     assert_int_equal((int)ms_schedule_stat(s, "rounds"), 4);
     assert_int_equal(s->ninst, 5);
@@ -193,7 +193,7 @@ static void miso_prefers_speedup_sum(void **state)
         assert_int_equal(ms_workload_add(w, name, t, NULL, NULL, NULL), 0);
     }
     ms_schedule *s = NULL;
-    assert_int_equal(ms_miso_schedule(w, gpu, 1, &s, NULL), 0);
+    assert_int_equal(ms_miso_schedule(w, gpu, 1, NULL, &s, NULL), 0);
     assert_valid(s, w);
     assert_int_equal(s->ninst, 7);
     assert_int_equal((int)ms_schedule_stat(s, "rounds"), 1);
@@ -207,7 +207,7 @@ static void miso_prefers_speedup_sum(void **state)
         snprintf(name, sizeof name, "p%d", i);
         assert_int_equal(ms_workload_add(w, name, t, NULL, NULL, NULL), 0);
     }
-    assert_int_equal(ms_miso_schedule(w, gpu, 1, &s, NULL), 0);
+    assert_int_equal(ms_miso_schedule(w, gpu, 1, NULL, &s, NULL), 0);
     assert_valid(s, w);
     int slices[MS_MAX_SLICES + 1] = {0};
     for (int i = 0; i < 4; i++)
@@ -234,12 +234,12 @@ static void miso_rounds_vs_eager(void **state)
     };
     ms_workload *w = make(names, t, 5);
     ms_schedule *s = NULL;
-    assert_int_equal(ms_miso_schedule(w, gpu, 1, &s, NULL), 0);
+    assert_int_equal(ms_miso_schedule(w, gpu, 1, NULL, &s, NULL), 0);
     assert_valid(s, w);
     assert_double_equal(ms_schedule_makespan(s), 10.11 + 0.40 + 0.13 + 0.8, 1e-9);
     assert_int_equal((int)ms_schedule_stat(s, "rounds"), 2);
     ms_schedule_free(s);
-    assert_int_equal(ms_miso_eager_schedule(w, gpu, 1, &s, NULL), 0);
+    assert_int_equal(ms_miso_eager_schedule(w, gpu, 1, NULL, &s, NULL), 0);
     assert_valid(s, w);
     assert_double_equal(ms_schedule_makespan(s), 10.11, 1e-9);
     assert_double_equal(task_of(s, 4)->start, 1.22, 1e-9);

@@ -66,7 +66,7 @@ static void check_all(const ms_workload *w, const ms_gpu_model *gpu, int gpus)
     /* Every FIXPART(P), and FIXPARTBEST = their minimum. */
     double min = INFINITY;
     for (int k = 0; k < gpu->npartitions; k++) {
-        int rc = ms_fixpart_schedule(w, gpu, gpus, k, &s, &err);
+        int rc = ms_fixpart_schedule(w, gpu, gpus, NULL, k, &s, &err);
         if (rc == MS_EINFEASIBLE)
             continue;
         assert_int_equal(rc, 0);
@@ -74,7 +74,7 @@ static void check_all(const ms_workload *w, const ms_gpu_model *gpu, int gpus)
         min = fmin(min, ms_schedule_makespan(s));
         ms_schedule_free(s);
     }
-    int rc = ms_fixpartbest_schedule(w, gpu, gpus, &s, &err);
+    int rc = ms_fixpartbest_schedule(w, gpu, gpus, NULL, &s, &err);
     if (isinf(min)) {
         assert_int_equal(rc, MS_EINFEASIBLE);
         return;

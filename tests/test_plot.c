@@ -145,7 +145,7 @@ static void svg_shows_everything(void **state)
     const ms_gpu_model *gpu = ms_gpu_builtin("A100-40GB");
     ms_workload *w = workload();
     ms_schedule *s = NULL;
-    assert_int_equal(ms_miso_schedule(w, gpu, 1, &s, NULL), 0);
+    assert_int_equal(ms_miso_schedule(w, gpu, 1, NULL, &s, NULL), 0);
     int creates = 0, destroys = 0;
     for (int k = 0; k < s->ninst; k++) {
         creates += isfinite(s->inst[k].create_start);
@@ -188,7 +188,7 @@ static void panels(void **state)
     const ms_gpu_model *gpu = ms_gpu_builtin("H100-80GB");
     ms_workload *w = workload();
     ms_schedule *s = NULL;
-    assert_int_equal(ms_nomig_schedule(w, gpu, 3, &s, NULL), 0);
+    assert_int_equal(ms_nomig_schedule(w, gpu, 3, NULL, &s, NULL), 0);
     char *doc = render(s, w, false);
     assert_null(xml_check(doc));
     assert_non_null(strstr(doc, "GPU 2 (H100-80GB)"));
@@ -204,7 +204,7 @@ static void html_well_formed(void **state)
     const ms_gpu_model *gpu = ms_gpu_builtin("A30-24GB");
     ms_workload *w = workload();
     ms_schedule *s = NULL;
-    assert_int_equal(ms_fixpartbest_schedule(w, gpu, 1, &s, NULL), 0);
+    assert_int_equal(ms_fixpartbest_schedule(w, gpu, 1, NULL, &s, NULL), 0);
     char *doc = render(s, w, true);
     const char *why = xml_check(strstr(doc, "<html"));
     if (why)
@@ -228,7 +228,7 @@ static void write_file_by_extension(void **state)
     const ms_gpu_model *gpu = ms_gpu_builtin("A30-24GB");
     ms_workload *w = workload();
     ms_schedule *s = NULL;
-    assert_int_equal(ms_nomig_schedule(w, gpu, 1, &s, NULL), 0);
+    assert_int_equal(ms_nomig_schedule(w, gpu, 1, NULL, &s, NULL), 0);
     ms_plot_labels lab;
     ms_plot_labels_from_workload(s, w, &lab);
     ms_error err = {0};

@@ -439,6 +439,11 @@ int ms_rl_greedy_action(const ms_mlp *m, ms_mlp_work *w, const ms_env *e, float 
                         uint8_t *mask);
 int ms_rl_schedule(const ms_rl_model *model, const ms_gpu_model *gpu, const ms_workload *w,
                    bool online, int rollout, float gap, ms_schedule **out, ms_error *err);
+/* The same from model partition `part` (-1: an empty GPU; ms_env_reset_from), instance k
+ * of it busy for busy[k] seconds. */
+int ms_rl_schedule_from(const ms_rl_model *model, const ms_gpu_model *gpu,
+                        const ms_workload *w, bool online, int rollout, float gap, int part,
+                        const double *busy, ms_schedule **out, ms_error *err);
 /* Whether that rule (gap resolved) ever rolls out, or is the greedy policy. */
 bool ms_rl_rule_rolls_out(int rollout, float gap);
 /* Same, one batch of the environment's episode at a time for p_opt per batch (offline

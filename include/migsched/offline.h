@@ -54,6 +54,8 @@ typedef struct ms_offline_options {
                                   * 0 = the algorithm's default */
     int threads;                 /* "search": worker threads; 0 or 1 = one */
     long node_limit;             /* "optimal": branch-and-bound nodes; 0 = no limit */
+    const ms_initial *initial;   /* what the GPUs hold before the plan (DESIGN.md); NULL:
+                                  * empty. Every algorithm plans from it. */
 } ms_offline_options;
 
 /* Queues longer than a policy's batch N (docs/rl.md, "Queues of any length"). */
@@ -165,34 +167,38 @@ void ms_far_tree_print(const ms_schedule *s, const ms_workload *w, FILE *f);
  * MS_EINFEASIBLE (with a message naming the task) when the policy cannot run the workload.
  * gpus >= 1 GPUs of the model. */
 
-/* FIXPART(P): partition index `partition` of gpu->partitions set up before the plan on
- * every GPU (no reconfiguration cost); tasks in FIFO order, each on the first instance to
- * become free that can run it. */
-int ms_fixpart_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus, int partition,
-                        ms_schedule **out, ms_error *err);
+/* Each takes the layout the GPUs hold before the plan (NULL: empty; DESIGN.md). */
+
+/* FIXPART(P): partition index `partition` of gpu->partitions set up on every GPU from the
+ * initial layout (an instance already there kept, the others in the way destroyed, the
+ * rest created, one at a time); tasks in FIFO order, each on the first instance to become
+ * free that can run it. */
+int ms_fixpart_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
+                        const ms_initial *initial, int partition, ms_schedule **out,
+                        ms_error *err);
 /* FIXPARTBEST: FIXPART with the partition giving the lowest makespan (first on ties);
  * infeasible partitions are skipped. Stat "partition" = the 1-based partition chosen. */
 int ms_fixpartbest_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
-                            ms_schedule **out, ms_error *err);
-/* NOMIG: each GPU whole (its largest instance, present from the start), FIFO. */
+                            const ms_initial *initial, ms_schedule **out, ms_error *err);
+/* NOMIG: each GPU whole (its largest instance, set up like FIXPART's), FIFO. */
 int ms_nomig_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
-                      ms_schedule **out, ms_error *err);
+                      const ms_initial *initial, ms_schedule **out, ms_error *err);
 /* MISO-OPT: FIFO rounds; each round takes the partition maximising the summed speedups
  * t(1)/t(s) of the next |P| tasks under their best assignment, reconfigures only the
  * instances that change, and ends when its tasks are done. Stat "rounds". */
 int ms_miso_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
-                     ms_schedule **out, ms_error *err);
+                     const ms_initial *initial, ms_schedule **out, ms_error *err);
 /* MISO as paper 001 words it, without rounds: whenever instances are free, the partition
  * that keeps the running instances and maximises the summed speedups of the next tasks
  * on its free instances; the head task waits when it fits none. Stat "decisions". */
 int ms_miso_eager_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
-                           ms_schedule **out, ms_error *err);
+                           const ms_initial *initial, ms_schedule **out, ms_error *err);
 
 /* FIXPART by name: "fixpart:4-2-1" or "fixpart:<1-based index>" (the other baselines are
  * in the table of ms_offline_find). */
 bool ms_baseline_known(const char *algo);
 int ms_baseline_schedule(const char *algo, const ms_workload *w, const ms_gpu_model *gpu,
-                         int gpus, ms_schedule **out, ms_error *err);
+                         int gpus, const ms_initial *initial, ms_schedule **out, ms_error *err);
 
 /* ---- Experiments (papers' protocols; docs/baselines.md) ---------------------------------
  * Tables: "rho" (paper 000 Table 4), "sigma" (Table 5), "refine" (Table 6), "concat"

@@ -81,6 +81,51 @@ int ms_schedule_parse_json(const char *text, size_t len, const char *source,
 int ms_schedule_read_json(const char *path, const ms_gpu_model *gpu, ms_schedule **out,
                           ms_error *err);
 
+/* ---- What the GPUs hold before a plan (DESIGN.md, --initial) -----------------------
+ * An input of planning, the same for every algorithm and the lower bounds: an initial
+ * instance the plan keeps costs nothing, one it does not keep is destroyed first and
+ * charged. Empty (n = 0, or a NULL pointer where one is taken) means nothing is there. */
+typedef struct ms_initial_inst {
+    int gpu;
+    ms_placement at;
+    double busy_until;   /* 0: idle; t > 0: running work outside the plan until t, so the
+                          * plan neither runs a task on it nor destroys it before t */
+} ms_initial_inst;
+
+typedef struct ms_initial {
+    int n, cap;
+    ms_initial_inst *inst;   /* sorted by (gpu, start slot) */
+} ms_initial;
+
+void ms_initial_init(ms_initial *l);
+void ms_initial_fini(ms_initial *l);
+/* Adds an instance, keeping the order; MS_EINVAL (err says why) for a placement the model
+ * does not allow or one overlapping an instance already there. */
+int ms_initial_add(ms_initial *l, const ms_gpu_model *gpu, int g, ms_placement at,
+                   double busy_until, ms_error *err);
+/* "empty", or per GPU a partition ("4-3", "2-2-2-1", a 1-based index as fixpart: takes,
+ * or "empty"), comma-separated: one item applies to every GPU, else one item per GPU.
+ * "device" is refused here: only `run` and migschedd, which see a device, read it. */
+int ms_initial_parse(const char *text, const ms_gpu_model *gpu, int gpus, ms_initial *out,
+                     ms_error *err);
+/* True for the keyword "device". */
+bool ms_initial_is_device(const char *text);
+/* "empty", or one partition per GPU joined by commas (one item when every GPU holds the
+ * same). */
+void ms_initial_format(const ms_initial *l, const ms_gpu_model *gpu, int gpus, char *buf,
+                       size_t len);
+/* The instances of l on GPU g, in slot order, into at/busy (room for MS_MAX_SLOTS); returns
+ * their count. */
+int ms_initial_on_gpu(const ms_initial *l, int g, ms_placement *at, double *busy);
+/* Bit s set = an instance of s compute slices is there on some GPU (ms_bound_lbound_present). */
+unsigned ms_initial_present_sizes(const ms_initial *l, const ms_gpu_model *gpu);
+/* The initial instances a schedule lists (NaN create times), as a layout. */
+int ms_initial_of_schedule(const ms_schedule *s, ms_initial *out, ms_error *err);
+/* Describes how `have` differs from `want` (at most len bytes: "GPU 0: 3g.20gb at slot 4
+ * is in the plan's layout, not on the device; ..."); returns the number of differences. */
+int ms_initial_diff(const ms_initial *want, const ms_initial *have, const ms_gpu_model *gpu,
+                    const char *want_name, const char *have_name, char *buf, size_t len);
+
 /* Plan and workload agree: every task's index is a workload position and, where the plan
  * names its tasks, the name is the workload's at that index (a workload with rows swapped
  * or a task renamed is not the one the plan was made for). Run before the validator,
@@ -101,6 +146,11 @@ typedef struct ms_validation {
 /* Returns the number of violations (0 = valid); out may be NULL. Call
  * ms_validation_free on out afterwards. */
 int ms_schedule_validate(const ms_schedule *s, const ms_workload *w, ms_validation *out);
+/* The same, and the plan starts from `initial` (NULL: empty): its instances without a
+ * creation are exactly those of the layout, and none that is busy runs a task or is
+ * destroyed before its busy_until (rule initial-layout). */
+int ms_schedule_validate_initial(const ms_schedule *s, const ms_workload *w,
+                                 const ms_initial *initial, ms_validation *out);
 void ms_validation_free(ms_validation *v);
 
 /* Rule names used by the validator. */
@@ -116,6 +166,7 @@ void ms_validation_free(ms_validation *v);
 #define MS_RULE_DESTROY_BEFORE_TASK "destroy-before-task" /* destroyed before last task ends */
 #define MS_RULE_TIMES "times"                      /* NaN, negative or unordered times */
 #define MS_RULE_TASK_INSTANCE "task-instance"      /* a task on an instance that does not exist */
+#define MS_RULE_INITIAL "initial-layout"          /* not what the GPUs held before the plan */
 
 /* Lower bounds (DESIGN.md, Lower bounds), for `gpus` GPUs of the model. */
 double ms_bound_baseline(const ms_workload *w, const ms_gpu_model *gpu, int gpus);

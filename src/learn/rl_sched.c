@@ -28,11 +28,11 @@ int ms_rl_greedy_action(const ms_mlp *m, ms_mlp_work *w, const ms_env *e, float 
 
 /* Runs one episode on w with the greedy policy, or the rollout-improved one when ro (over
  * width candidates within gap of the greedy logit). */
-static int run_episode(const ms_rl_model *model, ms_env *e, const ms_workload *w,
-                       ms_mlp_work *work, float *obs, uint8_t *mask, ms_rl_rollout *ro,
-                       int width, float gap, ms_error *err)
+static int run_episode(const ms_rl_model *model, ms_env *e, const ms_workload *w, int part,
+                       const double *busy, ms_mlp_work *work, float *obs, uint8_t *mask,
+                       ms_rl_rollout *ro, int width, float gap, ms_error *err)
 {
-    if (ms_env_reset(e, w, err))
+    if (ms_env_reset_from(e, w, part, busy, err))
         return err ? err->code : MS_EINVAL;
     if (ro)
         ms_rl_rollout_forget(ro);
@@ -99,12 +99,19 @@ bool ms_rl_rule_rolls_out(int rollout, float gap)
 int ms_rl_schedule(const ms_rl_model *model, const ms_gpu_model *gpu, const ms_workload *w,
                    bool online, int rollout, float gap, ms_schedule **out, ms_error *err)
 {
+    return ms_rl_schedule_from(model, gpu, w, online, rollout, gap, -1, NULL, out, err);
+}
+
+int ms_rl_schedule_from(const ms_rl_model *model, const ms_gpu_model *gpu,
+                        const ms_workload *w, bool online, int rollout, float gap, int part,
+                        const double *busy, ms_schedule **out, ms_error *err)
+{
     runner r;
     if (isnan(gap))
         gap = ms_rl_model_gap(model);
     if (runner_init(&r, model, gpu, online, ms_rl_rule_rolls_out(rollout, gap), err))
         return err ? err->code : MS_EINVAL;
-    int rc = run_episode(model, r.env, w, &r.work, r.obs, r.mask, r.ro,
+    int rc = run_episode(model, r.env, w, part, busy, &r.work, r.obs, r.mask, r.ro,
                          rollout == MS_RL_ROLLOUT_ALL ? 0 : rollout, gap, err);
     if (!rc && !(rc = ms_env_to_schedule(r.env, online ? "rl-online" : "rl", out, err))) {
         int decisions = ms_env_steps(r.env);
@@ -130,7 +137,7 @@ int ms_rl_eval_popt(const ms_rl_model *model, const ms_gpu_model *gpu, const ms_
             rc = ms_error_set(err, MS_ENOMEM, "rl: out of memory");
             break;
         }
-        rc = run_episode(model, r.env, b, &r.work, r.obs, r.mask, NULL, 0, 0, err);
+        rc = run_episode(model, r.env, b, -1, NULL, &r.work, r.obs, r.mask, NULL, 0, 0, err);
         if (!rc)
             sum += (ms_env_now(r.env) / ms_bound_lbound_paper(b, gpu, 1) - 1) * 100;
         ms_workload_free(b);

@@ -155,7 +155,7 @@ int ms_far_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
         return MS_OK;
     }
     far_plan p;
-    far_engine e = {0};
+    far_engine e = {.initial = opt->initial};
     far_totals tot = {0};
     if (far_plan_init(&p, w, gpu, gpus, batches)) {
         ms_schedule_free(s);

@@ -56,8 +56,72 @@ static far_op heap_pop(far_op *h, int *n)
     return top;
 }
 
+/* An initial instance as a run sees it. */
+typedef struct far_init {
+    int gpu;
+    ms_placement at;
+    uint32_t slots;
+    double busy;
+    int kept_by;                   /* the engine instance that is it, -1: none */
+    double destroy_start, destroy_end; /* NAN: not destroyed */
+} far_init;
+
+/* Reads the initial layout for a run from batch b0 (none unless b0 is 0) and matches each
+ * initial instance with the first-layer instance of batch 0 at its placement. */
+static int match_initial(far_engine *e, const far_plan *p, int b0)
+{
+    e->ninit = 0;
+    for (int i = 0; i < e->n; i++)
+        e->inst[i].keeps = -1;
+    const ms_initial *l = b0 == 0 ? e->initial : NULL;
+    if (!l || l->n == 0)
+        return MS_OK;
+    if (l->n > e->init_cap) {
+        far_init *in = realloc(e->init, (size_t)l->n * sizeof *in);
+        if (!in)
+            return MS_ENOMEM;
+        e->init = in;
+        e->init_cap = l->n;
+    }
+    for (int j = 0; j < l->n; j++) {
+        const ms_initial_inst *x = &l->inst[j];
+        if (x->gpu >= p->gpus)
+            continue;
+        far_init *f = &e->init[e->ninit];
+        *f = (far_init){x->gpu, x->at, ms_gpu_slot_mask(p->gpu, x->at), x->busy_until, -1, NAN,
+                        NAN};
+        for (int i = 0; i < e->n && f->kept_by < 0; i++) {
+            far_inst *in = &e->inst[i];
+            ms_placement at = p->gpu->tree.node[in->node].at;
+            if (in->batch == 0 && in->gpu == x->gpu && in->npred == 0 && in->cont < 0 &&
+                at.profile == x->at.profile && at.start == x->at.start) {
+                f->kept_by = i;
+                in->keeps = e->ninit;
+            }
+        }
+        e->ninit++;
+    }
+    return MS_OK;
+}
+
+/* Before a creation on `slots` of GPU g: the initial instances there that the plan does
+ * not keep are destroyed, each once free, on the GPU's clock. */
+static void clear_initial(far_engine *e, const ms_gpu_model *gpu, int g, uint32_t slots,
+                          double *clock)
+{
+    for (int j = 0; j < e->ninit; j++) {
+        far_init *f = &e->init[j];
+        if (f->gpu != g || f->kept_by >= 0 || !isnan(f->destroy_start) || !(f->slots & slots))
+            continue;
+        f->destroy_start = fmax(*clock, f->busy);
+        f->destroy_end = *clock =
+            f->destroy_start + gpu->destroy_s[gpu->profiles[f->at.profile].slices];
+    }
+}
+
 void far_engine_free(far_engine *e)
 {
+    free(e->init);
     free(e->inst);
     free(e->order);
     free(e->succ_start);
@@ -241,7 +305,7 @@ static void release_batches(far_engine *e, int bi, int nb, int *done_batch, doub
 
 int far_engine_run(far_engine *e, const far_plan *p, int b0, int b1, bool barrier, bool exact)
 {
-    if (collect(e, p, b0, b1))
+    if (collect(e, p, b0, b1) || match_initial(e, p, b0))
         return MS_ENOMEM;
     e->b0 = b0;
     const ms_gpu_model *gpu = p->gpu;
@@ -263,11 +327,12 @@ int far_engine_run(far_engine *e, const far_plan *p, int b0, int b1, bool barrie
         double *rc = &clock[op.gpu];
         int size = p->tree.size[in->node];
         if (!op.destroy) {
-            if (in->cont >= 0 || (e->present && in->npred == 0 && in->batch == e->b0)) {
+            if (in->cont >= 0 || in->keeps >= 0) {
                 /* kept from the previous batch, or there before the plan: no creation */
                 in->create_start = in->create_end = NAN;
-                in->task_start = op.key;
+                in->task_start = in->keeps >= 0 ? fmax(op.key, e->init[in->keeps].busy) : op.key;
             } else {
+                clear_initial(e, gpu, op.gpu, p->tree.slots[in->node], rc);
                 in->create_start = fmax(*rc, op.key);
                 in->task_start = in->create_end = *rc = in->create_start + gpu->create_s[size];
             }
@@ -290,7 +355,7 @@ int far_engine_run(far_engine *e, const far_plan *p, int b0, int b1, bool barrie
                 release_batches(e, in->batch - b0, b1 - b0, &done_batch, &start_at, batch_end,
                                 &nh);
         } else {
-            in->destroy_start = fmax(*rc, op.key);
+            in->destroy_start = fmax(*rc, op.key);  /* after its last task, so once free */
             in->destroy_end = *rc = in->destroy_start + gpu->destroy_s[size];
             for (int k = e->succ_start[op.inst]; k < e->succ_start[op.inst + 1]; k++) {
                 far_inst *s = &e->inst[e->succ[k]];
@@ -331,6 +396,12 @@ int far_engine_emit(const far_engine *e, const far_plan *p, ms_schedule *s)
                 return MS_ENOMEM;
             t += d;
         }
+    }
+    for (int j = 0; j < e->ninit; j++) {
+        const far_init *f = &e->init[j];
+        if (f->kept_by < 0 && ms_schedule_add_instance(s, f->gpu, f->at.profile, f->at.start, NAN,
+                                                       NAN, f->destroy_start, f->destroy_end) < 0)
+            return MS_ENOMEM;
     }
     return MS_OK;
 }

@@ -80,9 +80,14 @@ int far_plan_put_batch(far_plan *p, int b, int first, far_plan *one);
 /* Timing engine: turns a plan into instance and task times. Creation and destruction go
  * through one clock per GPU; an instance is created once every overlapping instance before
  * it (by tree order, and by batch) is destroyed. `barrier`: a batch starts no earlier than
- * the previous batch's last task end (trivial concatenation). */
+ * the previous batch's last task end (trivial concatenation). From batch 0 the GPUs hold
+ * e->initial: an instance of batch 0 with nothing before it on its slots that is at the
+ * placement of an initial instance is that instance (no creation; its tasks start once it
+ * is free); an initial instance the plan does not keep is destroyed, once free, right
+ * before the first creation on its slots; one the plan never touches stays. */
 typedef struct far_inst {
     int batch, gpu, node;
+    int keeps;                     /* the initial instance it is (no creation), -1: none */
     int seq;                       /* tie-break order (node id, reversed in reversed batches) */
     const far_list *list;
     int npred, pending;
@@ -103,9 +108,10 @@ typedef struct far_engine {
     int *held;                     /* per batch: instances waiting for the barrier */
     int held_cap;
     int b0;                        /* first batch of the last run */
-    bool present;                  /* set by the caller: the first batch's instances with no
-                                      predecessor exist before the plan (no creation), as
-                                      FIXPART's and the exact solver's may; FAR leaves it off */
+    const ms_initial *initial;     /* set by the caller: what the GPUs hold before batch 0
+                                      (NULL: empty) */
+    int ninit, init_cap;           /* the last run's view of it (far_engine.c) */
+    struct far_init *init;
     double makespan;
 } far_engine;
 

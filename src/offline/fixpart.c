@@ -1,11 +1,12 @@
 /* fixpart.c: FIXPART(P), FIXPARTBEST and NOMIG (paper 000 6.5, paper 001 5.3): one static
- * partition set up before the plan, tasks in FIFO order on the first instance to become
- * free that can run them. */
+ * partition set up from what the GPUs hold (its creations charged unless it is there
+ * already), tasks in FIFO order on the first instance to become free that can run them. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "initial_setup.h"
 #include "migsched/offline.h"
 
 static int inst_slices(const ms_gpu_model *gpu, ms_placement p)
@@ -47,11 +48,11 @@ static void fill_slices(const ms_gpu_model *gpu, const ms_partition *p, int nins
         slices[j] = inst_slices(gpu, p->inst[j % p->n]);
 }
 
-/* List scheduling in FIFO order over the ninst instances of p (instance j: p->inst[j % p->n])
- * from free_at (zeros), each task added to s; every task fits (check_fits). 0, or -1 when s
- * runs out of memory. */
+/* List scheduling in FIFO order over the ninst instances of p (instance j: p->inst[j % p->n],
+ * schedule instance id[j]) from free_at (when each is set up), each task added to s; every
+ * task fits (check_fits). 0, or -1 when s runs out of memory. */
 static int list_schedule(const ms_workload *w, const ms_gpu_model *gpu, const ms_partition *p,
-                         int ninst, double *free_at, ms_schedule *s)
+                         int ninst, double *free_at, const int *id, ms_schedule *s)
 {
     int *slices = malloc((size_t)ninst * sizeof *slices);
     if (!slices)
@@ -61,7 +62,7 @@ static int list_schedule(const ms_workload *w, const ms_gpu_model *gpu, const ms
         const double *time = w->tasks[i].time;
         int best = first_free(time, slices, free_at, ninst);
         double t = time[slices[best]];
-        if (ms_schedule_add_task(s, i, best, free_at[best], free_at[best] + t)) {
+        if (ms_schedule_add_task(s, i, id[best], free_at[best], free_at[best] + t)) {
             free(slices);
             return -1;
         }
@@ -75,8 +76,8 @@ static int list_schedule(const ms_workload *w, const ms_gpu_model *gpu, const ms
  * fits no instance of partition k), in one pass over the tasks: a pass per partition read a million-task workload
  * 19 times on an A100, and as often again to check that the tasks fit. Each partition
  * takes the same steps in the same order as list_schedule. */
-static int all_makespans(const ms_workload *w, const ms_gpu_model *gpu, int gpus, double *ms,
-                         bool *fits)
+static int all_makespans(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
+                         const ms_initial *initial, double *ms, bool *fits)
 {
     int np = gpu->npartitions, *first = malloc((size_t)(np + 1) * sizeof *first);
     if (!first)
@@ -94,6 +95,9 @@ static int all_makespans(const ms_workload *w, const ms_gpu_model *gpu, int gpus
     }
     for (int k = 0; k < np; k++) {
         fill_slices(gpu, &gpu->partitions[k], first[k + 1] - first[k], slices + first[k]);
+        const ms_partition *p = &gpu->partitions[k];
+        for (int g = 0; g < gpus; g++)
+            setup_partition(gpu, initial, g, p, NULL, NULL, free_at + first[k] + g * p->n);
         ms[k] = 0;
         fits[k] = true;
     }
@@ -120,10 +124,11 @@ static int all_makespans(const ms_workload *w, const ms_gpu_model *gpu, int gpus
     return 0;
 }
 
-/* FIFO list scheduling over the instances of `part` on every GPU. Instances are present
- * before the plan (NAN create times) and stay alive (NAN destroy times). */
-static int fixpart_run(const ms_workload *w, const ms_gpu_model *gpu, int gpus, int part,
-                       const char *algo, ms_schedule **out, ms_error *err)
+/* FIFO list scheduling over the instances of `part` on every GPU, each set up from the
+ * initial layout (setup_partition); they stay alive at the end (NAN destroy times). */
+static int fixpart_run(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
+                       const ms_initial *initial, int part, const char *algo, ms_schedule **out,
+                       ms_error *err)
 {
     if (gpus < 1)
         return ms_error_set(err, MS_EINVAL, "%s: need at least one GPU (got %d)", algo, gpus);
@@ -137,27 +142,29 @@ static int fixpart_run(const ms_workload *w, const ms_gpu_model *gpu, int gpus, 
     ms_schedule *s = ms_schedule_new(gpu, gpus, algo);
     int ninst = gpus * p->n;
     double *free_at = calloc((size_t)ninst, sizeof *free_at);
-    if (!s || !free_at)
+    int *id = calloc((size_t)ninst, sizeof *id);
+    if (!s || !free_at || !id)
         goto oom;
-    for (int j = 0; j < ninst; j++) {
-        ms_placement pl = p->inst[j % p->n];
-        if (ms_schedule_add_instance(s, j / p->n, pl.profile, pl.start, NAN, NAN, NAN, NAN) < 0)
+    for (int g = 0; g < gpus; g++)
+        if (setup_partition(gpu, initial, g, p, s, id + g * p->n, free_at + g * p->n))
             goto oom;
-    }
-    if (list_schedule(w, gpu, p, ninst, free_at, s) < 0)
+    if (list_schedule(w, gpu, p, ninst, free_at, id, s) < 0)
         goto oom;
     free(free_at);
+    free(id);
     ms_schedule_normalize(s);
     *out = s;
     return MS_OK;
 oom:
     free(free_at);
+    free(id);
     ms_schedule_free(s);
     return ms_error_set(err, MS_ENOMEM, "%s: out of memory", algo);
 }
 
-int ms_fixpart_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus, int partition,
-                        ms_schedule **out, ms_error *err)
+int ms_fixpart_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
+                        const ms_initial *initial, int partition, ms_schedule **out,
+                        ms_error *err)
 {
     char name[MS_NAME_LEN + 16] = "fixpart";
     if (partition >= 0 && partition < gpu->npartitions) {
@@ -165,7 +172,7 @@ int ms_fixpart_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
         ms_partition_format(gpu, &gpu->partitions[partition], part, sizeof part);
         snprintf(name, sizeof name, "fixpart:%s", part);
     }
-    return fixpart_run(w, gpu, gpus, partition, name, out, err);
+    return fixpart_run(w, gpu, gpus, initial, partition, name, out, err);
 }
 
 /* The partition made of one instance using every slice. */
@@ -179,23 +186,23 @@ static int whole_gpu_partition(const ms_gpu_model *gpu)
 }
 
 int ms_nomig_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
-                      ms_schedule **out, ms_error *err)
+                      const ms_initial *initial, ms_schedule **out, ms_error *err)
 {
     int k = whole_gpu_partition(gpu);
     if (k < 0)
         return ms_error_set(err, MS_EINVAL, "nomig: %s has no whole-GPU instance", gpu->name);
-    return fixpart_run(w, gpu, gpus, k, "nomig", out, err);
+    return fixpart_run(w, gpu, gpus, initial, k, "nomig", out, err);
 }
 
 int ms_fixpartbest_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
-                            ms_schedule **out, ms_error *err)
+                            const ms_initial *initial, ms_schedule **out, ms_error *err)
 {
     if (gpus < 1)
         return ms_error_set(err, MS_EINVAL, "fixpartbest: need at least one GPU (got %d)", gpus);
     /* Each partition's makespan without building its schedule; only the best one's is. */
     double ms[MS_MAX_PARTITIONS];
     bool fits[MS_MAX_PARTITIONS];
-    if (all_makespans(w, gpu, gpus, ms, fits))
+    if (all_makespans(w, gpu, gpus, initial, ms, fits))
         return ms_error_set(err, MS_ENOMEM, "fixpartbest: out of memory");
     int best_k = -1;
     for (int k = 0; k < gpu->npartitions; k++)
@@ -204,7 +211,7 @@ int ms_fixpartbest_schedule(const ms_workload *w, const ms_gpu_model *gpu, int g
     if (best_k < 0)
         return ms_error_set(err, MS_EINFEASIBLE,
                             "fixpartbest: no partition of %s can run every task", gpu->name);
-    int rc = fixpart_run(w, gpu, gpus, best_k, "fixpartbest", out, err);
+    int rc = fixpart_run(w, gpu, gpus, initial, best_k, "fixpartbest", out, err);
     if (!rc)
         ms_schedule_set_stat(*out, "partition", best_k + 1);
     return rc;

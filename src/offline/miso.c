@@ -278,15 +278,26 @@ static int no_fit(const ms_workload *w, const ms_gpu_model *gpu, int next, const
                         next, w->tasks[next].name, gpu->name);
 }
 
-/* A new schedule named algo on gpus GPUs and an idle state for each. */
-static int begin(const ms_gpu_model *gpu, int gpus, const char *algo, ms_schedule **s,
-                 gpu_state **st, ms_error *err)
+/* A new schedule named algo on gpus GPUs, each holding its initial instances (listed
+ * without creation; a busy one stays until it is free). */
+static int begin(const ms_gpu_model *gpu, int gpus, const ms_initial *initial, const char *algo,
+                 ms_schedule **s, gpu_state **st, ms_error *err)
 {
     if (gpus < 1)
         return ms_error_set(err, MS_EINVAL, "%s: need at least one GPU (got %d)", algo, gpus);
     *s = ms_schedule_new(gpu, gpus, algo);
     *st = calloc((size_t)gpus, sizeof **st);
-    if (!*s || !*st) {
+    bool oom = !*s || !*st;
+    for (int g = 0; g < gpus && !oom; g++) {
+        gpu_state *x = &(*st)[g];
+        x->nalive = ms_initial_on_gpu(initial, g, x->alive, x->busy_until);
+        for (int a = 0; a < x->nalive && !oom; a++) {
+            x->alive_id[a] = ms_schedule_add_instance(*s, g, x->alive[a].profile,
+                                                      x->alive[a].start, NAN, NAN, NAN, NAN);
+            oom = x->alive_id[a] < 0;
+        }
+    }
+    if (oom) {
         ms_schedule_free(*s);
         free(*st);
         return ms_error_set(err, MS_ENOMEM, "%s: out of memory", algo);
@@ -308,11 +319,11 @@ static int finish(ms_schedule *s, gpu_state *st, int rc, ms_schedule **out)
 }
 
 int ms_miso_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
-                     ms_schedule **out, ms_error *err)
+                     const ms_initial *initial, ms_schedule **out, ms_error *err)
 {
     ms_schedule *s = NULL;
     gpu_state *st = NULL;
-    int rc = begin(gpu, gpus, "miso", &s, &st, err), rounds = 0;
+    int rc = begin(gpu, gpus, initial, "miso", &s, &st, err), rounds = 0;
     if (rc)
         return rc;
     for (int next = 0; next < w->n; rounds++) {
@@ -350,11 +361,11 @@ static double next_event(const gpu_state *st, int gpus, double t)
 }
 
 int ms_miso_eager_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
-                           ms_schedule **out, ms_error *err)
+                           const ms_initial *initial, ms_schedule **out, ms_error *err)
 {
     ms_schedule *s = NULL;
     gpu_state *st = NULL;
-    int rc = begin(gpu, gpus, "miso-eager", &s, &st, err), decisions = 0, next = 0;
+    int rc = begin(gpu, gpus, initial, "miso-eager", &s, &st, err), decisions = 0, next = 0;
     if (rc)
         return rc;
     for (double t = 0; next < w->n; t = next_event(st, gpus, t)) {

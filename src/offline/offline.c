@@ -26,25 +26,25 @@ static int far_norefine(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
 static int miso(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                 const ms_offline_options *opt, ms_schedule **out, ms_error *err)
 {
-    return ms_miso_schedule(w, gpu, gpus, out, err);
+    return ms_miso_schedule(w, gpu, gpus, opt->initial, out, err);
 }
 
 static int miso_eager(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                       const ms_offline_options *opt, ms_schedule **out, ms_error *err)
 {
-    return ms_miso_eager_schedule(w, gpu, gpus, out, err);
+    return ms_miso_eager_schedule(w, gpu, gpus, opt->initial, out, err);
 }
 
 static int fixpartbest(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                        const ms_offline_options *opt, ms_schedule **out, ms_error *err)
 {
-    return ms_fixpartbest_schedule(w, gpu, gpus, out, err);
+    return ms_fixpartbest_schedule(w, gpu, gpus, opt->initial, out, err);
 }
 
 static int nomig(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                  const ms_offline_options *opt, ms_schedule **out, ms_error *err)
 {
-    return ms_nomig_schedule(w, gpu, gpus, out, err);
+    return ms_nomig_schedule(w, gpu, gpus, opt->initial, out, err);
 }
 
 /* One line per algorithm; "fixpart:P" (any partition P) is handled by ms_baseline_*. */
@@ -118,6 +118,23 @@ bool ms_offline_known(const char *name)
     return ms_offline_find(name) || ms_baseline_known(name);
 }
 
+/* The initial instances a plan has no business with are listed too (no creation, no
+ * destruction), so that the plan says what the GPUs hold from start to end. */
+static int list_untouched(ms_schedule *s, const ms_initial *l)
+{
+    for (int i = 0; l && i < l->n; i++) {
+        const ms_initial_inst *x = &l->inst[i];
+        bool listed = false;
+        for (int k = 0; k < s->ninst && !listed; k++)
+            listed = isnan(s->inst[k].create_start) && s->inst[k].gpu == x->gpu &&
+                     s->inst[k].profile == x->at.profile && s->inst[k].start_slot == x->at.start;
+        if (!listed && ms_schedule_add_instance(s, x->gpu, x->at.profile, x->at.start, NAN, NAN,
+                                                NAN, NAN) < 0)
+            return MS_ENOMEM;
+    }
+    return MS_OK;
+}
+
 int ms_offline_schedule(const char *algo, const ms_workload *w, const ms_gpu_model *gpu,
                         int gpus, const ms_offline_options *opt, ms_schedule **out, ms_error *err)
 {
@@ -140,10 +157,15 @@ int ms_offline_schedule(const char *algo, const ms_workload *w, const ms_gpu_mod
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int rc = a ? a->run(w, gpu, gpus, opt, out, err)
-               : ms_baseline_schedule(algo, w, gpu, gpus, out, err);
+               : ms_baseline_schedule(algo, w, gpu, gpus, opt->initial, out, err);
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    if (rc)
+    if (rc == MS_OK && (rc = list_untouched(*out, opt->initial)))
+        ms_error_set(err, rc, "out of memory");
+    if (rc) {
+        ms_schedule_free(*out);
+        *out = NULL;
         return rc;
+    }
     ms_schedule_set_stat(*out, "compute_seconds",
                          (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9);
     return MS_OK;

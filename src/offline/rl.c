@@ -9,12 +9,67 @@
 #include "migsched/learn.h"
 #include "search_internal.h"
 
-/* The agent's plan of w with the options' rule of decision (greedy or rollout). */
-static int policy_plan(const ms_rl_model *m, const ms_gpu_model *gpu, const ms_workload *w,
-                       bool online, const ms_offline_options *opt, ms_schedule **out,
-                       ms_error *err)
+static ms_schedule *append(const ms_schedule *a, const ms_schedule *b, int first);
+
+/* The model partition GPU 0 holds in l (its instances exactly that partition's, busy[k]
+ * the k-th one's busy time), -1 when none. */
+static int held_partition(const ms_gpu_model *gpu, const ms_initial *l,
+                          double busy[MS_MAX_INSTANCES])
 {
-    return ms_rl_schedule(m, gpu, w, online, opt->rl_rollout, opt->rl_rollout_gap, out, err);
+    ms_placement at[MS_MAX_SLOTS];
+    double b[MS_MAX_SLOTS];
+    int n = ms_initial_on_gpu(l, 0, at, b);
+    for (int k = 0; k < gpu->npartitions; k++) {
+        const ms_partition *p = &gpu->partitions[k];
+        bool same = p->n == n;
+        for (int i = 0; i < n && same; i++)
+            same = p->inst[i].profile == at[i].profile && p->inst[i].start == at[i].start;
+        if (same) {
+            memcpy(busy, b, (size_t)n * sizeof *busy);
+            return k;
+        }
+    }
+    return -1;
+}
+
+/* The agent's plan of w with the options' rule of decision (greedy or rollout), from the
+ * GPU's layout `initial` (NULL: empty): an episode from that partition where the
+ * environment knows it, else from an empty GPU after the initial instances in the plan's
+ * way are destroyed. */
+static int policy_plan(const ms_rl_model *m, const ms_gpu_model *gpu, const ms_workload *w,
+                       bool online, const ms_offline_options *opt, const ms_initial *initial,
+                       ms_schedule **out, ms_error *err)
+{
+    if (!initial || initial->n == 0)
+        return ms_rl_schedule(m, gpu, w, online, opt->rl_rollout, opt->rl_rollout_gap, out,
+                              err);
+    double busy[MS_MAX_INSTANCES];
+    int part = held_partition(gpu, initial, busy);
+    if (part >= 0 && ms_rl_schedule_from(m, gpu, w, online, opt->rl_rollout,
+                                         opt->rl_rollout_gap, part, busy, out, NULL) == MS_OK)
+        return MS_OK;
+    for (int i = 0; i < initial->n; i++)
+        if (initial->inst[i].busy_until > 0)
+            return ms_error_set(err, MS_EINVAL, "rl: the policy cannot plan around busy "
+                                                "instances outside its configurations");
+    ms_schedule *fresh = NULL, *held = ms_schedule_new(gpu, 1, "rl");
+    int rc = held ? MS_OK : ms_error_set(err, MS_ENOMEM, "out of memory");
+    for (int i = 0; i < initial->n && !rc; i++)
+        if (ms_schedule_add_instance(held, 0, initial->inst[i].at.profile,
+                                     initial->inst[i].at.start, NAN, NAN, NAN, NAN) < 0)
+            rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+    if (!rc)
+        rc = ms_rl_schedule(m, gpu, w, online, opt->rl_rollout, opt->rl_rollout_gap, &fresh,
+                            err);
+    if (!rc && !(*out = append(held, fresh, 0)))
+        rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+    if (!rc) { /* the agent's own counters (decisions, passes) */
+        memcpy((*out)->stats, fresh->stats, sizeof fresh->stats);
+        (*out)->nstats = fresh->nstats;
+    }
+    ms_schedule_free(held);
+    ms_schedule_free(fresh);
+    return rc;
 }
 
 /* The agent's plan s of batch b (tasks numbered within the batch wb) into batch b of p. */
@@ -53,7 +108,7 @@ static int split_queue(const ms_rl_model *m, const ms_workload *w, const ms_gpu_
         ms_schedule *s = NULL;
         if (!wb)
             rc = ms_error_set(err, MS_ENOMEM, "out of memory");
-        if (!rc && !(rc = policy_plan(m, gpu, wb, false, opt, &s, err)))
+        if (!rc && !(rc = policy_plan(m, gpu, wb, false, opt, NULL, &s, err)))
             rc = put_batch(&p, b, first, wb, opt, s, err);
         ms_schedule_free(s);
         ms_workload_free(wb);
@@ -61,7 +116,7 @@ static int split_queue(const ms_rl_model *m, const ms_workload *w, const ms_gpu_
     }
     ms_offline_options co = *opt;
     co.concat = MS_CONCAT_OVERLAP;
-    far_engine e = {0};
+    far_engine e = {.initial = opt->initial};
     ms_schedule *s = rc ? NULL : ms_schedule_new(gpu, 1, "rl");
     if (!rc && !s)
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
@@ -147,12 +202,15 @@ static int guard(const ms_rl_model *m, const ms_workload *w, const ms_gpu_model 
     double agent = ms_schedule_makespan(*s);
     ms_schedule *far = NULL, *head = NULL, *tail = NULL, *seq = NULL;
     ms_workload *wh = NULL, *wt = NULL;
+    ms_offline_options after = fo; /* the rest starts from what the head leaves */
+    after.initial = NULL;
     int rc = ms_far_schedule(w, gpu, 1, &fo, &far, err);
     if (!rc && w->n > N && !m->env.online) {
         if (!(wh = ms_workload_slice(w, 0, N)) || !(wt = ms_workload_slice(w, N, w->n - N)))
             rc = ms_error_set(err, MS_ENOMEM, "out of memory");
-        if (!rc && !(rc = policy_plan(m, gpu, wh, false, opt, &head, err)) &&
-            !(rc = ms_far_schedule(wt, gpu, 1, &fo, &tail, err)) && !(seq = append(head, tail, N)))
+        if (!rc && !(rc = policy_plan(m, gpu, wh, false, opt, opt->initial, &head, err)) &&
+            !(rc = ms_far_schedule(wt, gpu, 1, &after, &tail, err)) &&
+            !(seq = append(head, tail, N)))
             rc = ms_error_set(err, MS_ENOMEM, "out of memory");
     }
     ms_workload_free(wh);
@@ -185,13 +243,13 @@ static int agent_plan(const ms_rl_model *m, const ms_workload *w, const ms_gpu_m
     bool longer = !online && w->n > m->env.n_batch;
     *used = MS_RL_QUEUE_FILL;
     if (!longer || opt->rl_queue == MS_RL_QUEUE_FILL)
-        return policy_plan(m, gpu, w, true, opt, out, err);
+        return policy_plan(m, gpu, w, true, opt, opt->initial, out, err);
     *used = MS_RL_QUEUE_SPLIT;
     int rc = split_queue(m, w, gpu, opt, out, err);
     if (rc || opt->rl_queue == MS_RL_QUEUE_SPLIT)
         return rc;
     ms_schedule *fill = NULL;
-    if ((rc = policy_plan(m, gpu, w, true, opt, &fill, err)))
+    if ((rc = policy_plan(m, gpu, w, true, opt, opt->initial, &fill, err)))
         return rc;
     if (ms_schedule_makespan(fill) < ms_schedule_makespan(*out))
         *used = MS_RL_QUEUE_FILL;

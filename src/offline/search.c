@@ -79,6 +79,8 @@ static int search_batch(far_plan *p, int b, int first, int n, const search_start
     const search_starts *st = whole;
     ms_offline_options one = *opt;
     one.batch = 0;
+    if (b > 0) /* a later batch starts from what the one before leaves (concatenation) */
+        one.initial = NULL;
     int rc = wb ? MS_OK : ms_error_set(err, MS_ENOMEM, "out of memory");
     if (!rc && !alone) {
         rc = search_starts_run(&own, wb, p->gpu, p->gpus, &one, err);
@@ -102,8 +104,8 @@ static int search_batch(far_plan *p, int b, int first, int n, const search_start
         ms_rng r = ms_rng_split(&root, (uint64_t)b);
         long ev;
         double un;
-        rc = search_improve(&best, seeds, nseeds, ms_rng_next(&r), units, threads, alone, &ev,
-                            &un);
+        rc = search_improve(&best, seeds, nseeds, one.initial, ms_rng_next(&r), units, threads,
+                            alone, &ev, &un);
         if (rc)
             ms_error_set(err, rc, "out of memory in search");
         tot->evaluations += ev;
@@ -128,7 +130,7 @@ static int search_batch(far_plan *p, int b, int first, int n, const search_start
 /* The searched plan as a schedule: one batch timed exactly, several joined as opt asks. */
 static int emit_plan(far_plan *p, const ms_offline_options *opt, ms_schedule *s, ms_error *err)
 {
-    far_engine e = {.present = true}; /* the first instances exist before the plan */
+    far_engine e = {.initial = opt->initial};
     int rc;
     if (p->batches > 1) {
         rc = far_concat_run(p, &e, opt, s, err);

@@ -53,13 +53,13 @@ int search_start_threads(int threads, int ntasks);
  * instances; false (p left empty) when an instance is not a node of the tree. */
 bool search_plan_from_schedule(far_plan *p, const ms_schedule *s);
 
-/* Improves the one-batch plan `best` (on p->w) for budget_units work units on `threads`
- * threads, each from its own stream of rng seed `seed` and from seeds[t % nseeds];
+/* Improves the one-batch plan `best` (on p->w, from the GPUs' layout `initial`) for
+ * budget_units work units on `threads` threads, each from its own stream of rng seed `seed` and from seeds[t % nseeds];
  * `best` gets the best plan found. With `one_batch`, the tree order (reversal, the ranks
  * that order simultaneous creations) is searched too. *evaluations and *units are summed
  * over the threads. */
-int search_improve(far_plan *best, far_plan *const *seeds, int nseeds, uint64_t seed,
-                   double budget_units, int threads, bool one_batch, long *evaluations,
-                   double *units);
+int search_improve(far_plan *best, far_plan *const *seeds, int nseeds,
+                   const ms_initial *initial, uint64_t seed, double budget_units, int threads,
+                   bool one_batch, long *evaluations, double *units);
 
 #endif

@@ -486,21 +486,21 @@ static void worker_free(ls_worker *wk)
     free(wk->undo);
 }
 
-static int worker_init(ls_worker *wk, const far_plan *like)
+static int worker_init(ls_worker *wk, const far_plan *like, const ms_initial *initial)
 {
     memset(wk, 0, sizeof *wk);
     int n = like->w->n > 0 ? like->w->n : 1;
     int a = far_plan_init(&wk->cur, like->w, like->gpu, like->gpus, 1);
     int b = far_plan_init(&wk->best, like->w, like->gpu, like->gpus, 1);
-    wk->e.present = true; /* like the schedules of FIXPART and the exact solver */
+    wk->e.initial = initial;
     wk->loc = malloc((size_t)n * sizeof *wk->loc);
     wk->scratch = malloc((size_t)2 * n * sizeof *wk->scratch);
     return a || b || !wk->loc || !wk->scratch ? MS_ENOMEM : MS_OK;
 }
 
-int search_improve(far_plan *best, far_plan *const *seeds, int nseeds, uint64_t seed,
-                   double budget_units, int threads, bool one_batch, long *evaluations,
-                   double *units)
+int search_improve(far_plan *best, far_plan *const *seeds, int nseeds,
+                   const ms_initial *initial, uint64_t seed, double budget_units, int threads,
+                   bool one_batch, long *evaluations, double *units)
 {
     if (threads < 1)
         threads = 1;
@@ -513,7 +513,7 @@ int search_improve(far_plan *best, far_plan *const *seeds, int nseeds, uint64_t 
     ms_rng root;
     ms_rng_seed(&root, seed);
     for (int t = 0; t < threads && !rc; t++) {
-        rc = worker_init(&wk[t], best);
+        rc = worker_init(&wk[t], best, initial);
         wk[t].rng = ms_rng_split(&root, (uint64_t)t);
         wk[t].budget = budget_units;
         wk[t].one_batch = one_batch;

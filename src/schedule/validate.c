@@ -405,7 +405,52 @@ static void check_missing(vctx *c, const int *seen)
                    c->w->tasks[i].name);
 }
 
-int ms_schedule_validate(const ms_schedule *s, const ms_workload *w, ms_validation *out)
+/* The plan's instances without a creation are exactly the layout's; a busy one runs no task
+ * and is not destroyed before it is free. */
+static void check_initial(vctx *c, const ms_initial *l)
+{
+    const ms_schedule *s = c->s;
+    char lab[96], lab2[96];
+    bool *matched = calloc((size_t)(l ? l->n : 0) + 1, sizeof *matched);
+    if (!matched) {
+        report(c, "out-of-memory", "out of memory while validating");
+        return;
+    }
+    for (int k = 0; k < s->ninst; k++) {
+        const ms_sched_instance *in = &s->inst[k];
+        if (!c->inst_ok[k] || !isnan(in->create_start))
+            continue;
+        int at = -1;
+        for (int i = 0; l && i < l->n && at < 0; i++)
+            if (!matched[i] && l->inst[i].gpu == in->gpu &&
+                l->inst[i].at.profile == in->profile && l->inst[i].at.start == in->start_slot)
+                at = i;
+        if (at < 0) {
+            report(c, MS_RULE_INITIAL, "%s has no creation, but the GPUs do not hold it before "
+                   "the plan", inst_label(c, k, lab, sizeof lab));
+            continue;
+        }
+        matched[at] = true;
+        double busy = l->inst[at].busy_until;
+        if (after(busy, in->destroy_start))
+            report(c, MS_RULE_INITIAL, "%s is destroyed at %.9g but busy until %.9g",
+                   inst_label(c, k, lab, sizeof lab), in->destroy_start, busy);
+        for (int j = 0; j < s->ntasks; j++)
+            if (c->task_ok[j] && s->task[j].instance == k && after(busy, s->task[j].start))
+                report(c, MS_RULE_INITIAL, "%s starts at %.9g on %s, busy until %.9g",
+                       task_label(c, j, lab, sizeof lab), s->task[j].start,
+                       inst_label(c, k, lab2, sizeof lab2), busy);
+    }
+    for (int i = 0; l && i < l->n; i++)
+        if (!matched[i])
+            report(c, MS_RULE_INITIAL, "gpu %d holds %s at slot %d before the plan, which the "
+                   "plan does not list", l->inst[i].gpu,
+                   s->gpu.profiles[l->inst[i].at.profile].name, l->inst[i].at.start);
+    free(matched);
+}
+
+static int validate(const ms_schedule *s, const ms_workload *w, const ms_initial *initial,
+                    bool check_layout, ms_validation *out)
 {
     vctx c = {s, w, out, 0, NULL, NULL};
     if (out)
@@ -423,6 +468,8 @@ int ms_schedule_validate(const ms_schedule *s, const ms_workload *w, ms_validati
         }
         check_missing(&c, seen);
         oom = check_task_overlap(&c) || check_slot_conflicts(&c) || check_reconfig_serial(&c);
+        if (check_layout)
+            check_initial(&c, initial);
     }
     if (oom) /* a schedule that cannot be checked is not accepted */
         report(&c, "out-of-memory", "out of memory while validating");
@@ -430,6 +477,17 @@ int ms_schedule_validate(const ms_schedule *s, const ms_workload *w, ms_validati
     free(c.inst_ok);
     free(c.task_ok);
     return c.count;
+}
+
+int ms_schedule_validate(const ms_schedule *s, const ms_workload *w, ms_validation *out)
+{
+    return validate(s, w, NULL, false, out);
+}
+
+int ms_schedule_validate_initial(const ms_schedule *s, const ms_workload *w,
+                                 const ms_initial *initial, ms_validation *out)
+{
+    return validate(s, w, initial, true, out);
 }
 
 int ms_schedule_match_workload(const ms_schedule *s, const ms_workload *w, ms_error *err)
