@@ -26,7 +26,7 @@ static ms_workload *make(const char *const *names, const double (*t)[MS_MAX_SLIC
 static void assert_valid(const ms_schedule *s, const ms_workload *w)
 {
     ms_validation v = {0};
-    int n = ms_schedule_validate(s, w, &v);
+    int n = ms_schedule_validate_initial(s, w, NULL, &v);
     for (int i = 0; i < v.n; i++)
         print_error("%s: [%s] %s\n", s->algorithm, v.v[i].rule, v.v[i].msg);
     ms_validation_free(&v);
@@ -53,7 +53,20 @@ static const double TIMES[][MS_MAX_SLICES + 1] = {
 };
 
 /* FIFO, each task on the first instance to become free that can run it (lowest slot on
- * ties): t0->1g@0 [0,4], t1->1g@1 [0,3], t2->2g@2 [0,3], t3->1g@1 [3,4], t4->2g@2 [3,7]. */
+ * ties). From an empty A30 the instances are created in slot order, one at a time: 1g@0
+ * ready at 0.11, 1g@1 at 0.22, 2g@2 at 0.34; t0->1g@0 [0.11,4.11], t1->1g@1 [0.22,3.22],
+ * t2->2g@2 [0.34,3.34], t3->1g@1 [3.22,4.22], t4->2g@2 [3.34,7.34]. */
+static void check_tasks(const ms_schedule *s, const double *start, const double *end)
+{
+    const int slot[] = {0, 1, 2, 1, 2};
+    for (int i = 0; i < 5; i++) {
+        const ms_sched_task *t = task_of(s, i);
+        assert_int_equal(s->inst[t->instance].start_slot, slot[i]);
+        assert_double_equal(t->start, start[i], 1e-9);
+        assert_double_equal(t->end, end[i], 1e-9);
+    }
+}
+
 static void fixpart_first_free(void **state)
 {
     const ms_gpu_model *gpu = ms_gpu_builtin("A30-24GB");
@@ -63,19 +76,36 @@ static void fixpart_first_free(void **state)
     assert_int_equal(ms_baseline_schedule("fixpart:1-1-2", w, gpu, 1, NULL, &s, &err), 0);
     assert_string_equal(s->algorithm, "fixpart:1-1-2");
     assert_valid(s, w);
-    const int slot[] = {0, 1, 2, 1, 2};
-    const double start[] = {0, 0, 0, 3, 3}, end[] = {4, 3, 3, 4, 7};
-    for (int i = 0; i < 5; i++) {
-        const ms_sched_task *t = task_of(s, i);
-        assert_int_equal(s->inst[t->instance].start_slot, slot[i]);
-        assert_double_equal(t->start, start[i], 1e-12);
-        assert_double_equal(t->end, end[i], 1e-12);
-    }
+    check_tasks(s, (const double[]){0.11, 0.22, 0.34, 3.22, 3.34},
+                (const double[]){4.11, 3.22, 3.34, 4.22, 7.34});
     assert_int_equal(s->ninst, 3);
-    for (int k = 0; k < s->ninst; k++) /* set up before the plan: no creation */
-        assert_true(isnan(s->inst[k].create_start) && isnan(s->inst[k].destroy_start));
-    assert_double_equal(ms_schedule_makespan(s), 7, 1e-12);
+    for (int k = 0; k < s->ninst; k++) /* created, never destroyed */
+        assert_true(!isnan(s->inst[k].create_start) && isnan(s->inst[k].destroy_start));
+    assert_double_equal(ms_schedule_makespan(s), 7.34, 1e-9);
     ms_schedule_free(s);
+    /* From the very partition: nothing to create, every instance free at 0: t0->1g@0
+     * [0,4], t1->1g@1 [0,3], t2->2g@2 [0,3], t3->1g@1 [3,4], t4->2g@2 [3,7]. */
+    ms_initial init;
+    assert_int_equal(ms_initial_parse("1-1-2", gpu, 1, &init, &err), 0);
+    assert_int_equal(ms_fixpart_schedule(w, gpu, 1, &init, ms_partition_parse(gpu, "1-1-2"), &s,
+                                         &err), 0);
+    assert_int_equal(ms_schedule_validate_initial(s, w, &init, NULL), 0);
+    check_tasks(s, (const double[]){0, 0, 0, 3, 3}, (const double[]){4, 3, 3, 4, 7});
+    assert_int_equal(s->ninst, 3);
+    ms_schedule_free(s);
+    ms_initial_fini(&init);
+    /* From 2-1-1: 2g@0 is in the way of 1g@0 and 1g@1 and is destroyed first [0,0.10];
+     * 1g@2 and 1g@3 are in the way of 2g@2, destroyed [0.10,0.20], [0.20,0.30]; then 1g@0
+     * [0.30,0.41], 1g@1 [0.41,0.52], 2g@2 [0.52,0.64] are created. */
+    assert_int_equal(ms_initial_parse("2-1-1", gpu, 1, &init, &err), 0);
+    assert_int_equal(ms_fixpart_schedule(w, gpu, 1, &init, ms_partition_parse(gpu, "1-1-2"), &s,
+                                         &err), 0);
+    assert_int_equal(ms_schedule_validate_initial(s, w, &init, NULL), 0);
+    check_tasks(s, (const double[]){0.41, 0.52, 0.64, 3.52, 3.64},
+                (const double[]){4.41, 3.52, 3.64, 4.52, 7.64});
+    assert_int_equal(s->ninst, 6);
+    ms_schedule_free(s);
+    ms_initial_fini(&init);
     ms_workload_free(w);
 }
 
@@ -95,7 +125,8 @@ static void fixpart_infeasible(void **state)
     ms_workload_free(w);
 }
 
-/* NOMIG: the whole GPU, tasks back to back: makespan = sum of t(4) = 1+1+2+1+2. */
+/* NOMIG: the whole GPU, created first (0.13 s), tasks back to back: makespan = 0.13 + sum
+ * of t(4) = 1+1+2+1+2. */
 static void nomig_sum(void **state)
 {
     const ms_gpu_model *gpu = ms_gpu_builtin("A30-24GB");
@@ -105,13 +136,14 @@ static void nomig_sum(void **state)
     assert_valid(s, w);
     assert_int_equal(s->ninst, 1);
     assert_int_equal(gpu->profiles[s->inst[0].profile].slices, 4);
-    assert_double_equal(ms_schedule_makespan(s), 7, 1e-12);
+    assert_double_equal(ms_schedule_makespan(s), 7.13, 1e-9);
     ms_schedule_free(s);
-    /* Two GPUs: list scheduling of t(4) = 1,1,2,1,2 -> {1,2,2} and {1,1}... GPU0 gets t0
-     * [0,1], GPU1 t1 [0,1], GPU0 t2 [1,3], GPU1 t3 [1,2], GPU1 t4 [2,4]: makespan 4. */
+    /* Two GPUs, each creating its instance by 0.13: list scheduling of t(4) = 1,1,2,1,2:
+     * GPU0 t0 [.13,1.13], GPU1 t1 [.13,1.13], GPU0 t2 [1.13,3.13], GPU1 t3 [1.13,2.13],
+     * GPU1 t4 [2.13,4.13]: makespan 4.13. */
     assert_int_equal(ms_nomig_schedule(w, gpu, 2, NULL, &s, NULL), 0);
     assert_valid(s, w);
-    assert_double_equal(ms_schedule_makespan(s), 4, 1e-12);
+    assert_double_equal(ms_schedule_makespan(s), 4.13, 1e-9);
     ms_schedule_free(s);
     ms_workload_free(w);
 }

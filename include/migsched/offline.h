@@ -227,6 +227,8 @@ typedef struct ms_experiment {
     int threads;             /* 0: one per online core */
     int paper_family;        /* FAR's ms_offline_options.paper_family in every table */
     const char *model;       /* "search": the agent's policy file (NULL: no agent column) */
+    const ms_initial *initial; /* what the GPU holds before each plan (NULL: empty), the
+                                * same for every algorithm */
 } ms_experiment;
 
 /* The papers' defaults for `table` on gpu (NULL: A100-40GB); MS_EINVAL for an unknown

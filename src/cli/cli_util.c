@@ -108,6 +108,16 @@ int cli_check_outputs(const char *cmd, const char *const *paths, int n)
     return 0;
 }
 
+int cli_initial_parse(const char *cmd, const char *text, const ms_gpu_model *gpu, int gpus,
+                      ms_initial *out)
+{
+    ms_error err;
+    if (ms_initial_parse(text, gpu, gpus, out, &err) == MS_OK)
+        return 0;
+    fprintf(stderr, "migsched %s: %s\n", cmd, err.msg);
+    return 1;
+}
+
 double cli_cpu_seconds(void)
 {
     struct rusage ru;

@@ -9,12 +9,13 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: migsched bounds WORKLOAD --gpu MODEL [--gpus G] [--json]\n"
+    fprintf(f, "usage: migsched bounds WORKLOAD --gpu MODEL [--gpus G] [--initial L] [--json]\n"
                "  Prints the makespan lower bounds of a workload (CSV or JSON) on G GPUs:\n"
                "  baseline (paper 000 6.4), l_bound (paper 001 5.2 with creation times only,\n"
-               "  a true bound) and l_bound_paper (5.2 as printed; not always a bound).\n"
-               "  --json prints {\"workload\", \"tasks\", \"gpu_model\", \"gpus\", \"baseline\",\n"
-               "  \"l_bound\", \"l_bound_paper\"} instead.\n");
+               "  none for sizes the initial layout holds: a true bound) and l_bound_paper\n"
+               "  (5.2 as printed; not always a bound).\n" CLI_INITIAL_HELP
+               "  --json prints {\"workload\", \"tasks\", \"gpu_model\", \"gpus\", \"initial\",\n"
+               "  \"baseline\", \"l_bound\", \"l_bound_paper\"} instead.\n");
 }
 
 int cmd_bounds(int argc, char **argv)
@@ -22,15 +23,17 @@ int cmd_bounds(int argc, char **argv)
     static const struct option opts[] = {{"gpu", required_argument, 0, 'g'},
                                          {"gpus", required_argument, 0, 'n'},
                                          {"json", no_argument, 0, 'j'},
+                                         {"initial", required_argument, 0, 'i'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    const char *gpu = NULL;
+    const char *gpu = NULL, *initial = "empty";
     int gpus = 1, json = 0, c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "g:h", opts, NULL)) != -1) {
         switch (c) {
         case 'g': gpu = optarg; break;
         case 'j': json = 1; break;
+        case 'i': initial = optarg; break;
         case 'n':
             if (!cli_parse_int(optarg, 1, 4096, &gpus)) {
                 fprintf(stderr, "migsched bounds: --gpus: '%s' is not 1..4096\n", optarg);
@@ -52,18 +55,27 @@ int cmd_bounds(int argc, char **argv)
         fprintf(stderr, "migsched bounds: %s\n", err.msg);
         return 1;
     }
+    ms_initial init;
+    if (cli_initial_parse("bounds", initial, &m, gpus, &init)) {
+        ms_workload_free(w);
+        return 1;
+    }
+    char layout[256];
+    ms_initial_format(&init, &m, gpus, layout, sizeof layout);
     double base = ms_bound_baseline(w, &m, gpus), lb, lbp;
-    ms_bound_lbound_both(w, &m, gpus, 0, &lb, &lbp);
+    ms_bound_lbound_both(w, &m, gpus, ms_initial_present_sizes(&init, &m), &lb, &lbp);
+    ms_initial_fini(&init);
     int n = w->n;
     ms_workload_free(w);
     if (json)
-        return cli_json_print("bounds", json_pack("{s:s, s:i, s:s, s:i, s:o, s:o, s:o}",
+        return cli_json_print("bounds", json_pack("{s:s, s:i, s:s, s:i, s:s, s:o, s:o, s:o}",
                                                   "workload", argv[optind], "tasks", n,
-                                                  "gpu_model", m.name, "gpus", gpus, "baseline",
-                                                  cli_json_real(base), "l_bound",
-                                                  cli_json_real(lb), "l_bound_paper",
+                                                  "gpu_model", m.name, "gpus", gpus, "initial",
+                                                  layout, "baseline", cli_json_real(base),
+                                                  "l_bound", cli_json_real(lb), "l_bound_paper",
                                                   cli_json_real(lbp)));
-    printf("%s: %d task%s on %d x %s\n", argv[optind], n, n == 1 ? "" : "s", gpus, m.name);
+    printf("%s: %d task%s on %d x %s, initial layout %s\n", argv[optind], n, n == 1 ? "" : "s",
+           gpus, m.name, layout);
     printf("baseline       %.6f  (least task area / (slices x GPUs), paper 000 6.4)\n", base);
     printf("l_bound        %.6f  (paper 001 5.2 with creation times only: a lower bound)\n", lb);
     printf("l_bound_paper  %.6f  (paper 001 5.2 as printed: not always a lower bound)\n", lbp);

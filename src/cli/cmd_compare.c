@@ -27,7 +27,7 @@ static void usage(FILE *f)
             "                        [--no-time] [--four-runs-three] [--tie-right-first]\n"
             "                        [--time-budget MS] [--node-limit N]\n"
             "                        [--rl-queue fill|split|best] [--no-guard] [--rl-rollout K|all]\n"
-            "                        [--rl-rollout-gap G]\n"
+            "                        [--rl-rollout-gap G] [--initial L]\n"
             "  Runs each algorithm of LIST (default " DEFAULT_ALGOS ") on the workload,\n"
             "  validates every schedule and prints: makespan, sigma (makespan / FAR's), rho\n"
             "  (makespan / baseline), p_opt (%% over l_bound_paper), reconfigurations,\n"
@@ -44,6 +44,8 @@ static void usage(FILE *f)
             "  --time-budget MS, --node-limit N  budgets of search and optimal (as for\n"
             "                 `schedule`)\n"
             "  --four-runs-three, --tie-right-first  FAR's options (migsched schedule --help)\n"
+            CLI_INITIAL_HELP
+            "                     (every row plans from the same layout, charged alike)\n"
             "  --rl-queue MODE, --no-guard, --rl-rollout K, --rl-rollout-gap G  rl's options\n"
             "                 (migsched schedule --help); by default rl's row is the guarded\n"
             "                 agent improved by rollout (schedule's defaults)\n"
@@ -68,10 +70,10 @@ static double now_ms(void)
 }
 
 /* Reports every violation; returns their number. */
-static int check(const row *r, const ms_workload *w)
+static int check(const row *r, const ms_workload *w, const ms_initial *initial)
 {
     ms_validation v = {0};
-    int n = ms_schedule_validate(r->s, w, &v);
+    int n = ms_schedule_validate_initial(r->s, w, initial, &v);
     for (int i = 0; i < v.n; i++)
         fprintf(stderr, "migsched compare: BUG: %s schedule invalid [%s]: %s\n", r->algo,
                 v.v[i].rule, v.v[i].msg);
@@ -94,7 +96,7 @@ static int run_row(row *r, const ms_workload *w, const ms_gpu_model *gpu, int gp
         fprintf(stderr, "migsched compare: %s\n", err.msg);
         return 1;
     }
-    if (check(r, w))
+    if (check(r, w, opt->initial))
         return 1;
     ms_schedule_metrics(r->s, w, &r->m);
     return 0;
@@ -120,8 +122,9 @@ static void print_csv(FILE *f, const row *rows, int n, double far, bool timed)
     }
 }
 
-static void print_text(const row *rows, int n, double far, bool timed)
+static void print_text(const char *layout, const row *rows, int n, double far, bool timed)
 {
+    printf("initial layout: %s\n", layout);
     printf("%-22s %10s %7s %7s %8s %7s %6s%s\n", "algorithm", "makespan", "sigma", "rho",
            "p_opt", "reconf", "idle", timed ? "  time_ms" : "");
     for (int i = 0; i < n; i++) {
@@ -141,8 +144,8 @@ static void print_text(const row *rows, int n, double far, bool timed)
 }
 
 /* One object per algorithm: its metrics, or "infeasible" with the reason. */
-static int print_json(const char *workload, const ms_gpu_model *gpu, int gpus, const row *rows,
-                      int n, double far, bool timed)
+static int print_json(const char *workload, const ms_gpu_model *gpu, int gpus,
+                      const char *layout, const row *rows, int n, double far, bool timed)
 {
     json_t *list = json_array();
     for (int i = 0; i < n; i++) {
@@ -159,9 +162,9 @@ static int print_json(const char *workload, const ms_gpu_model *gpu, int gpus, c
             json_object_set_new(o, "compute_ms", cli_json_real(r->ms));
         json_array_append_new(list, o);
     }
-    return cli_json_print("compare", json_pack("{s:s, s:s, s:i, s:o}", "workload", workload,
-                                               "gpu_model", gpu->name, "gpus", gpus,
-                                               "algorithms", list));
+    return cli_json_print("compare", json_pack("{s:s, s:s, s:i, s:s, s:o}", "workload",
+                                               workload, "gpu_model", gpu->name, "gpus", gpus,
+                                               "initial", layout, "algorithms", list));
 }
 
 /* Before any work: the folder exists (or is made) and a file can be created in it. */
@@ -231,7 +234,7 @@ static int write_csv(const char *path, const row *rows, int n, double far, bool 
 }
 
 typedef struct compare_args {
-    const char *gpu, *workload, *csv, *plot_dir;
+    const char *gpu, *workload, *csv, *plot_dir, *initial;
     char algos[4096];
     int gpus;
     bool json, timed;
@@ -258,6 +261,7 @@ static int parse_args(int argc, char **argv, compare_args *a)
                                          {"no-guard", no_argument, 0, 'U'},
                                          {"rl-rollout", required_argument, 0, 'L'},
                                          {"rl-rollout-gap", required_argument, 0, 'D'},
+                                         {"initial", required_argument, 0, 'I'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     int c;
@@ -319,6 +323,7 @@ static int parse_args(int argc, char **argv, compare_args *a)
             }
             a->rl_only = "--rl-rollout-gap";
             break;
+        case 'I': a->initial = optarg; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -369,13 +374,15 @@ static int emit(const compare_args *a, const ms_gpu_model *gpu, const row *rows,
                 double far, const ms_workload *w)
 {
     bool csv_stdout = a->csv && !strcmp(a->csv, "-");
+    char layout[256];
+    ms_initial_format(a->opt.initial, gpu, a->gpus, layout, sizeof layout);
     if (a->json) {
-        if (print_json(a->workload, gpu, a->gpus, rows, n, far, a->timed))
+        if (print_json(a->workload, gpu, a->gpus, layout, rows, n, far, a->timed))
             return 1;
     } else if (csv_stdout) {
         print_csv(stdout, rows, n, far, a->timed);
     } else {
-        print_text(rows, n, far, a->timed);
+        print_text(layout, rows, n, far, a->timed);
     }
     if (cli_stdout_check("compare"))
         return 1;
@@ -389,7 +396,7 @@ static int emit(const compare_args *a, const ms_gpu_model *gpu, const row *rows,
 
 int cmd_compare(int argc, char **argv)
 {
-    compare_args a = {.gpus = 1, .timed = true, .algos = DEFAULT_ALGOS};
+    compare_args a = {.gpus = 1, .timed = true, .algos = DEFAULT_ALGOS, .initial = "empty"};
     ms_offline_options_init(&a.opt);
     int rc = parse_args(argc, argv, &a);
     if (rc >= 0)
@@ -408,8 +415,13 @@ int cmd_compare(int argc, char **argv)
     ms_gpu_model gpu;
     ms_error err = {0};
     ms_workload *w = NULL;
-    if (ms_gpu_lookup(a.gpu, &gpu, &err) || ms_workload_read(a.workload, &gpu, &w, &err)) {
+    ms_initial init;
+    ms_initial_init(&init);
+    a.opt.initial = &init;
+    if (ms_gpu_lookup(a.gpu, &gpu, &err) || ms_workload_read(a.workload, &gpu, &w, &err) ||
+        ms_initial_parse(a.initial, &gpu, a.gpus, &init, &err)) {
         fprintf(stderr, "migsched compare: %s\n", err.msg);
+        ms_workload_free(w);
         return 1;
     }
     double far = NAN;
@@ -431,5 +443,6 @@ int cmd_compare(int argc, char **argv)
     for (int i = 0; i < n; i++)
         ms_schedule_free(rows[i].s);
     ms_workload_free(w);
+    ms_initial_fini(&init);
     return rc;
 }

@@ -21,7 +21,7 @@ static void usage(FILE *f)
             "usage: migsched experiment --table rho|sigma|refine|concat|multibatch|popt|search\n"
             "         [--gpu MODEL] [--presets 'P,Q;R,S@0.25'] [--n 10,15] [--reps R]\n"
             "         [--seed S] [--threads K] [--batch N] [--batches B] [--paper-family]\n"
-            "         [--model FILE] [-o FILE.csv]\n"
+            "         [--model FILE] [--initial L] [-o FILE.csv]\n"
             "  Runs one of the papers' experiments and writes one CSV line per cell (workload\n"
             "  row x n): the mean of each metric over the repetitions and their count.\n"
             "  rho: paper 000 Table 4 (FAR's makespan / baseline)\n"
@@ -41,7 +41,9 @@ static void usage(FILE *f)
             "  per core. Rows are generator presets joined by ',' (a row), rows by ';', with\n"
             "  an optional @p_sup. Results depend only on the options, not on --threads.\n"
             "  --paper-family: FAR walks only paper 000's family of allocations (without its\n"
-            "  extra candidate, every task on the whole GPU); baselines are unchanged.\n");
+            "  extra candidate, every task on the whole GPU); baselines are unchanged.\n"
+            CLI_INITIAL_HELP
+            "                     (before every plan of every algorithm)\n");
 }
 
 static volatile sig_atomic_t interrupted;
@@ -96,10 +98,10 @@ int cmd_experiment(int argc, char **argv)
         {"threads", required_argument, 0, 'j'}, {"batch", required_argument, 0, 'b'},
         {"batches", required_argument, 0, 'B'}, {"output", required_argument, 0, 'o'},
         {"paper-family", no_argument, 0, 'P'},  {"help", no_argument, 0, 'h'},
-        {"model", required_argument, 0, 'M'},
+        {"model", required_argument, 0, 'M'},  {"initial", required_argument, 0, 'I'},
         {0, 0, 0, 0}};
     const char *table = NULL, *gpu = NULL, *presets = NULL, *ns = NULL, *out = NULL;
-    const char *policy = NULL;
+    const char *policy = NULL, *initial = "empty";
     long reps = 0, threads = 0, batch = 0, batches = 0;
     int paper_family = 0;
     uint64_t seed = 1;
@@ -125,6 +127,7 @@ int cmd_experiment(int argc, char **argv)
         case 'o': out = optarg; break;
         case 'P': paper_family = 1; break;
         case 'M': policy = optarg; break;
+        case 'I': initial = optarg; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -159,6 +162,10 @@ int cmd_experiment(int argc, char **argv)
                             "the source tree or give --model FILE)\n", DEFAULT_MODEL);
     }
     e.model = policy;
+    ms_initial init;
+    if (cli_initial_parse("experiment", initial, &e.gpu, 1, &init))
+        return 1;
+    e.initial = &init;
     struct sigaction sa = {.sa_handler = on_sigint};
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
@@ -166,6 +173,7 @@ int cmd_experiment(int argc, char **argv)
     ms_experiment_result r = {0};
     int rc = ms_experiment_run(&e, isatty(STDERR_FILENO) ? bar : NULL, &last, &interrupted, &r, &err);
     if (rc && rc != MS_EINTR) {
+        ms_initial_fini(&init);
         fprintf(stderr, "\nmigsched experiment: %s\n", err.msg);
         if (r.values)
             ms_experiment_result_free(&r);
@@ -175,5 +183,6 @@ int cmd_experiment(int argc, char **argv)
         fprintf(stderr, "\nmigsched experiment: %s; writing what is done\n", err.msg);
     int wrc = write_result(out, &e, &r);
     ms_experiment_result_free(&r);
+    ms_initial_fini(&init);
     return wrc ? wrc : rc == MS_EINTR ? 130 : 0;
 }

@@ -28,7 +28,7 @@ static void usage(FILE *f)
             "                         [--no-guard] [--rl-rollout K|all] [--rl-rollout-gap G]]\n"
             "                         [--tree]\n"
             "                         [--time-budget MS] [--threads N] [--node-limit N]\n"
-            "                         [--json [--timings]] [-o FILE]\n"
+            "                         [--initial L] [--json [--timings]] [-o FILE]\n"
             "  Plans WORKLOAD (CSV or JSON) on G GPUs (default 1) of MODEL (a built-in name or\n"
             "  a JSON model file) and checks the plan with the validator.\n"
             "  --algo NAME        offline algorithm (default search):");
@@ -70,6 +70,7 @@ static void usage(FILE *f)
             "                     starting schedules, which do not, use at least 2 threads\n"
             "                     on 2 CPUs (and reading and writing large files 2)\n"
             "  --node-limit N     optimal: stop after N search nodes (deterministic)\n"
+            CLI_INITIAL_HELP
             "  --tree             print the repartitioning tree with each instance's tasks\n"
             "  --json             print the migsched-schedule/1 JSON instead of text; the same\n"
             "                     input gives the same bytes\n"
@@ -86,11 +87,13 @@ static int parse_int(const char *opt, const char *text, int lo, int hi, int *out
     return 2;
 }
 
-static void print_text(const ms_schedule *s, const ms_workload *w, bool tree, FILE *f)
+static void print_text(const ms_schedule *s, const ms_workload *w, const char *layout, bool tree,
+                       FILE *f)
 {
     ms_metrics m;
     ms_schedule_metrics(s, w, &m);
-    fprintf(f, "%s on %d x %s: %d tasks\n\n", s->algorithm, s->gpus, s->gpu.name, w->n);
+    fprintf(f, "%s on %d x %s from %s: %d tasks\n\n", s->algorithm, s->gpus, s->gpu.name,
+            layout, w->n);
     if (tree) {
         ms_far_tree_print(s, w, f);
         fprintf(f, "\n");
@@ -121,8 +124,8 @@ static void print_text(const ms_schedule *s, const ms_workload *w, bool tree, FI
     }
 }
 
-static int emit(const ms_schedule *s, const ms_workload *w, bool json, bool tree,
-                const char *path)
+static int emit(const ms_schedule *s, const ms_workload *w, const char *layout, bool json,
+                bool tree, const char *path)
 {
     ms_output out;
     ms_error err;
@@ -137,7 +140,7 @@ static int emit(const ms_schedule *s, const ms_workload *w, bool json, bool tree
             return 1;
         }
     } else {
-        print_text(s, w, tree, out.f);
+        print_text(s, w, layout, tree, out.f);
     }
     if (ms_output_commit(&out, &err)) {
         fprintf(stderr, "migsched schedule: %s\n", err.msg);
@@ -147,10 +150,10 @@ static int emit(const ms_schedule *s, const ms_workload *w, bool json, bool tree
 }
 
 /* A schedule that fails the validator is a bug: say so rather than print it. */
-static int check(const ms_schedule *s, const ms_workload *w)
+static int check(const ms_schedule *s, const ms_workload *w, const ms_initial *initial)
 {
     ms_validation v = {0};
-    int bad = ms_schedule_validate(s, w, &v);
+    int bad = ms_schedule_validate_initial(s, w, initial, &v);
     for (int i = 0; i < v.n && i < 10; i++)
         fprintf(stderr, "migsched schedule: invalid plan (%s): %s\n", v.v[i].rule, v.v[i].msg);
     ms_validation_free(&v);
@@ -195,7 +198,7 @@ static int parse_node_limit(const char *text, long *out)
 }
 
 typedef struct schedule_args {
-    const char *gpu, *algo, *out, *workload;
+    const char *gpu, *algo, *out, *workload, *initial;
     int gpus;
     bool tree, json, timings;
     ms_offline_options opt;
@@ -217,6 +220,7 @@ static int parse_args(int argc, char **argv, schedule_args *a)
         {"node-limit", required_argument, 0, 'N'}, {"rl-queue", required_argument, 0, 'Q'},
         {"no-guard", no_argument, 0, 'U'},    {"rl-rollout", required_argument, 0, 'L'},
         {"rl-rollout-gap", required_argument, 0, 'D'}, {"help", no_argument, 0, 'h'},
+        {"initial", required_argument, 0, 'I'},
         {0, 0, 0, 0}};
     int c, bad = 0;
     const char *rl_only = NULL;
@@ -267,6 +271,7 @@ static int parse_args(int argc, char **argv, schedule_args *a)
         case 'n': bad = parse_int("--threads", optarg, 1, 64, &a->opt.threads); break;
         case 'N': bad = parse_node_limit(optarg, &a->opt.node_limit); break;
         case 'o': a->out = optarg; break;
+        case 'I': a->initial = optarg; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -297,7 +302,7 @@ static int parse_args(int argc, char **argv, schedule_args *a)
 
 int cmd_schedule(int argc, char **argv)
 {
-    schedule_args a = {.algo = "search", .gpus = 1};
+    schedule_args a = {.algo = "search", .gpus = 1, .initial = "empty"};
     ms_offline_options_init(&a.opt);
     int rc = parse_args(argc, argv, &a);
     if (rc >= 0)
@@ -306,18 +311,26 @@ int cmd_schedule(int argc, char **argv)
     ms_workload *w = NULL;
     ms_schedule *s = NULL;
     ms_error err;
+    ms_initial init;
+    ms_initial_init(&init);
+    a.opt.initial = &init;
     if (ms_gpu_lookup(a.gpu, &gpu, &err) || ms_workload_read(a.workload, &gpu, &w, &err) ||
+        ms_initial_parse(a.initial, &gpu, a.gpus, &init, &err) ||
         ms_offline_schedule(a.algo, w, &gpu, a.gpus, &a.opt, &s, &err)) {
         fprintf(stderr, "migsched schedule: %s\n", err.msg);
         ms_workload_free(w);
+        ms_initial_fini(&init);
         return 1;
     }
-    rc = check(s, w);
+    char layout[256];
+    ms_initial_format(&init, &gpu, a.gpus, layout, sizeof layout);
+    rc = check(s, w, &init);
     if (a.json && !a.timings)
         ms_schedule_drop_timings(s);
     if (!rc)
-        rc = emit(s, w, a.json, a.tree, a.out);
+        rc = emit(s, w, layout, a.json, a.tree, a.out);
     ms_schedule_free(s);
     ms_workload_free(w);
+    ms_initial_fini(&init);
     return rc;
 }

@@ -12,15 +12,19 @@
 static void usage(FILE *f)
 {
     fprintf(f, "usage: migsched validate SCHEDULE.json --workload FILE [--gpu MODEL] [--gantt]\n"
-               "                         [--width N] [--json]\n"
-               "  Checks that the plan was made for this workload (task indices and names) and\n"
-               "  every validity rule (docs/schedules.md). Prints\n"
+               "                         [--width N] [--initial L] [--json]\n"
+               "  Checks that the plan was made for this workload (task indices and names),\n"
+               "  that it starts from what the GPUs hold (--initial) and every validity rule\n"
+               "  (docs/schedules.md). Prints\n"
                "  'valid makespan=... baseline=... l_bound=... rho=... p_opt=...' and exits 0,\n"
                "  or prints each violation with its rule and exits 1.\n"
                "  --gpu MODEL   built-in model or model JSON file (default: the schedule's\n"
                "                gpu_model, which must then be built in)\n"
                "  --gantt       also draw the schedule as a text Gantt chart (--width columns,\n"
                "                default 80)\n"
+               "  --initial L   the layout the plan must start from: empty (default: it creates\n"
+               "                every instance), or a partition per GPU (4-3, 2-2-2-1, an index;\n"
+               "                comma list for several GPUs): exactly its instances, no creation\n"
                "  --json        print {\"valid\", \"violations\", \"metrics\"} as JSON instead\n");
 }
 
@@ -59,7 +63,7 @@ static int print_json(int n, const ms_validation *v, const ms_metrics *m)
 }
 
 typedef struct validate_args {
-    const char *schedule, *workload, *gpu;
+    const char *schedule, *workload, *gpu, *initial;
     bool gantt, json;
     int width;
 } validate_args;
@@ -83,9 +87,16 @@ static int check(const validate_args *a)
         ms_schedule_free(s);
         return 1;
     }
+    ms_initial init;
+    if (cli_initial_parse("validate", a->initial, &s->gpu, s->gpus, &init)) {
+        ms_workload_free(w);
+        ms_schedule_free(s);
+        return 1;
+    }
     ms_validation v;
     ms_metrics m;
-    int n = ms_schedule_validate(s, w, &v);
+    int n = ms_schedule_validate_initial(s, w, &init, &v);
+    ms_initial_fini(&init);
     rc = n ? 1 : 0;
     if (n == 0)
         ms_schedule_metrics(s, w, &m);
@@ -110,9 +121,10 @@ int cmd_validate(int argc, char **argv)
                                          {"gantt", no_argument, 0, 'G'},
                                          {"width", required_argument, 0, 'W'},
                                          {"json", no_argument, 0, 'j'},
+                                         {"initial", required_argument, 0, 'i'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    validate_args a = {.width = 80};
+    validate_args a = {.width = 80, .initial = "empty"};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "w:g:h", opts, NULL)) != -1) {
@@ -121,6 +133,7 @@ int cmd_validate(int argc, char **argv)
         case 'g': a.gpu = optarg; break;
         case 'G': a.gantt = true; break;
         case 'j': a.json = true; break;
+        case 'i': a.initial = optarg; break;
         case 'W':
             if (!cli_parse_int(optarg, 20, 1000, &a.width)) {
                 fprintf(stderr, "migsched validate: --width: '%s' is not 20..1000\n", optarg);

@@ -6,8 +6,8 @@
 
 #include "experiment_internal.h"
 
-/* Runs algo (with options; NULL: the defaults) on e's GPU with e's FAR family and
- * validates the schedule: an invalid one is a bug. */
+/* Runs algo (with options; NULL: the defaults) on e's GPU from e's initial layout with e's
+ * FAR family and validates the schedule: an invalid one is a bug. */
 static int run_valid(const char *algo, const ms_workload *w, const ms_experiment *e,
                      const ms_offline_options *opt, ms_schedule **out, ms_error *err)
 {
@@ -17,11 +17,12 @@ static int run_valid(const char *algo, const ms_workload *w, const ms_experiment
     else
         ms_offline_options_init(&o);
     o.paper_family = e->paper_family;
+    o.initial = e->initial;
     int rc = ms_offline_schedule(algo, w, &e->gpu, 1, &o, out, err);
     if (rc)
         return rc;
     ms_validation v = {0};
-    if (ms_schedule_validate(*out, w, &v)) {
+    if (ms_schedule_validate_initial(*out, w, e->initial, &v)) {
         rc = ms_error_set(err, MS_EINVAL, "BUG: %s produced an invalid schedule [%s]: %s", algo,
                           v.v[0].rule, v.v[0].msg);
         ms_schedule_free(*out);

@@ -13,16 +13,34 @@ python3 - "$tmp/a.csv" <<'PY'
 import csv, sys
 rows = {r["algorithm"]: r for r in csv.DictReader(open(sys.argv[1]))}
 assert list(rows) == ["far", "search", "miso", "fixpartbest", "nomig"], list(rows)
-# search is at least as good as every other algorithm on the sample (issue 14).
+# search is at least as good as every other algorithm on the sample.
 assert all(float(rows["search"]["makespan"]) <= float(r["makespan"]) for r in rows.values())
 assert rows["far"]["sigma"] == "1.000000", rows["far"]
-# NOMIG on the A30: the sum of the 4-slice times, no reconfiguration, no idle slice.
+# NOMIG on an empty A30: the whole GPU's creation (0.13 s), then the sum of the 4-slice
+# times, no reconfiguration.
 t4 = [1.18849, 0.501269, 8.53057, 17.3214, 0.316071, 1.01767, 6.38692, 20.6617]
-assert abs(float(rows["nomig"]["makespan"]) - sum(t4)) < 1e-5, rows["nomig"]
-assert rows["nomig"]["reconfigurations"] == "0" and float(rows["nomig"]["idle_fraction"]) == 0
+assert abs(float(rows["nomig"]["makespan"]) - 0.13 - sum(t4)) < 1e-5, rows["nomig"]
+assert rows["nomig"]["reconfigurations"] == "0", rows["nomig"]
 for r in rows.values():
     assert float(r["rho"]) >= 1 and float(r["makespan"]) > 0, r
 PY
+# From a GPU that holds the whole instance already NOMIG creates nothing and no slice idles;
+# from 2-1-1 every row still validates (the command exits 1 otherwise) and search still wins.
+"$bin" compare "$w" --gpu A30-24GB --initial 4 --algos nomig --csv - --no-time > "$tmp/whole.csv"
+"$bin" compare "$w" --gpu A30-24GB --initial 2-1-1 --csv - --no-time > "$tmp/p211.csv"
+python3 - "$tmp/whole.csv" "$tmp/p211.csv" <<'PY'
+import csv, sys
+whole = next(csv.DictReader(open(sys.argv[1])))
+t4 = [1.18849, 0.501269, 8.53057, 17.3214, 0.316071, 1.01767, 6.38692, 20.6617]
+assert abs(float(whole["makespan"]) - sum(t4)) < 1e-5, whole
+assert whole["reconfigurations"] == "0" and float(whole["idle_fraction"]) == 0, whole
+rows = {r["algorithm"]: r for r in csv.DictReader(open(sys.argv[2]))}
+assert all(float(rows["search"]["makespan"]) <= float(r["makespan"]) for r in rows.values())
+PY
+"$bin" compare "$w" --gpu A30-24GB --initial 2-1-1 --algos nomig --no-time | head -1 \
+  | grep -qx 'initial layout: 2-1-1' || fail "the text table does not name its initial layout"
+if "$bin" compare "$w" --gpu A30-24GB --initial 3-3 2> "$tmp/err"; then fail "bad --initial accepted"; fi
+grep -q "'3-3' is not a partition of A30-24GB" "$tmp/err" || fail "bad --initial message: $(cat "$tmp/err")"
 # fixpart:1-1-1-1 cannot run lavaMD: reported, the others still run.
 "$bin" compare "$w" --gpu A30-24GB --algos far,fixpart:1-1-1-1,fixpart:3 --no-time \
   > "$tmp/out" 2> "$tmp/err"
