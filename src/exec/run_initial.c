@@ -141,6 +141,22 @@ static int take_identities(run_ctx *c, int g, const ms_mig_instance *list, int n
     return MS_OK;
 }
 
+/* " (plan GPU 0 is device 3, ...)" when the plan's GPU numbers are not the devices'. */
+static void gpu_names(const run_ctx *c, char *buf, size_t len)
+{
+    bool same = true;
+    for (int g = 0; g < c->ngpus; g++)
+        same &= c->o->devices[g] == g;
+    buf[0] = '\0';
+    for (int g = 0; !same && g < c->ngpus; g++) {
+        size_t used = strlen(buf);
+        snprintf(buf + used, len - used, "%splan GPU %d is device %d", g ? ", " : " (", g,
+                 c->o->devices[g]);
+    }
+    if (!same && strlen(buf) + 1 < len)
+        strcat(buf, ")");
+}
+
 int exec_initial_find(run_ctx *c, ms_error *err)
 {
     bool everything = ms_initial_is_device(c->o->initial);
@@ -155,7 +171,7 @@ int exec_initial_find(run_ctx *c, ms_error *err)
     ms_initial_init(&have);
     ms_mig_instance (*list)[MS_MAX_MIG] = calloc(MS_RUN_MAX_GPUS, sizeof *list);
     int nlist[MS_RUN_MAX_GPUS] = {0}, nunknown = 0;
-    char unknown[MS_ERR_LEN / 2] = "", diff[MS_ERR_LEN / 2];
+    char unknown[MS_ERR_LEN / 2] = "", diff[MS_ERR_LEN / 2], names[160];
     if (!list)
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
     for (int g = 0; rc == MS_OK && g < c->ngpus; g++)
@@ -163,11 +179,13 @@ int exec_initial_find(run_ctx *c, ms_error *err)
                       &nunknown, err);
     if (rc == MS_OK &&
         ms_initial_diff(&want, &have, &c->s->gpu, "in the plan's layout", "on the device", diff,
-                        sizeof diff) + nunknown)
+                        sizeof diff) + nunknown) {
+        gpu_names(c, names, sizeof names);
         rc = ms_error_set(err, MS_EINVAL,
                           "the devices do not hold the layout the plan starts from (--initial "
-                          "%s): %s%s%s; nothing was changed",
-                          c->o->initial, diff, diff[0] && unknown[0] ? "; " : "", unknown);
+                          "%s): %s%s%s; nothing was changed%s",
+                          c->o->initial, diff, diff[0] && unknown[0] ? "; " : "", unknown, names);
+    }
     for (int g = 0; rc == MS_OK && g < c->ngpus; g++)
         rc = take_identities(c, g, list[g], nlist[g], err);
     free(list);

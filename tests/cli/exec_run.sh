@@ -383,6 +383,11 @@ refused "$one" "GPU 0: 2g.12gb at slot 2 is in the plan's layout, not on the dev
 other='serial 900\ngpu 0 mig 1\ngi 0 1 2g.12gb 0 900\nci 0 1 0 1\ngi 0 2 1g.6gb 2 901\nci 0 2 0 0\n'
 refused "$other" "GPU 0: 1g.6gb at slot 2 is on the device, not in the plan's layout" --initial 2-2
 refused "$held" "--initial 4: the plan does not start from that layout" --initial 4
+export FAKE_NVML_GPUS=2  # plan GPU 0 on device 1: the message says which device GPU 0 is
+refused 'serial 900\ngpu 1 mig 1\ngi 1 1 2g.12gb 0 900\nci 1 1 0 1\n' \
+    "GPU 0: 2g.12gb at slot 2 is in the plan's layout, not on the device; nothing was changed (plan GPU 0 is device 1)" \
+    --initial device --device 1
+export FAKE_NVML_GPUS=1
 # A busy initial instance (someone's process on GPU instance 1) is not destroyed.
 fresh busy; plant "${held}proc 0 1 4242\n"
 run_initial --initial 2-2
