@@ -108,7 +108,7 @@ void check_run_order(const ms_schedule *s, const ms_run_report *r)
             continue;
         const ms_run_op *c = find_op(r, t->instance, MS_OP_CREATE);
         const ms_run_op *d = find_op(r, t->instance, MS_OP_DESTROY);
-        assert_true(c->end <= t->start);
+        assert_true(c ? c->end <= t->start : t->start >= 0);  /* none: initial, there at 0 */
         if (d && d->state == MS_RUN_OK)
             assert_true(t->end <= d->start);
         for (int j = 0; j < i; j++)  /* earlier in plan order on the same instance */
@@ -118,7 +118,8 @@ void check_run_order(const ms_schedule *s, const ms_run_report *r)
     for (int a = 0; a < s->ninst; a++)
         for (int b = 0; b < s->ninst; b++) {
             const ms_sched_instance *x = &s->inst[a], *y = &s->inst[b];
-            if (a == b || x->gpu != y->gpu || !(x->create_start < y->create_start))
+            double made = isnan(x->create_start) ? -INFINITY : x->create_start;  /* initial */
+            if (a == b || x->gpu != y->gpu || !(made < y->create_start))
                 continue;
             uint32_t mx = ms_gpu_slot_mask(&s->gpu, (ms_placement){x->profile, x->start_slot});
             uint32_t my = ms_gpu_slot_mask(&s->gpu, (ms_placement){y->profile, y->start_slot});

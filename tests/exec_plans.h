@@ -19,8 +19,9 @@ ms_schedule *plan_phases(const ms_gpu_model *m, int gpus, const plan_inst *phase
 void plan_free(ms_schedule *s);
 
 /* The real run followed the plan: per GPU ops in plan order, one at a time; tasks inside
- * their instance's real lifetime, one at a time per instance, in plan order; an instance
- * created only after every earlier instance on overlapping slots was destroyed. */
+ * their instance's real lifetime (an initial instance's from time 0), one at a time per
+ * instance, in plan order; an instance created only after every earlier instance on
+ * overlapping slots (initial ones too) was destroyed. */
 void check_run_order(const ms_schedule *s, const ms_run_report *r);
 
 /* The fake NVML for one test: a fresh state file (returned, malloc'd) holding `gpus` GPUs

@@ -22,6 +22,8 @@ typedef struct ms_backend_options {
     /* sim: multiplies the model's create/destroy times (each call sleeps that long);
      * 0 = instant. */
     double sim_delay_scale;
+    /* sim: the instances the simulated GPU holds when opened (NULL: none). */
+    const ms_partition *sim_holds;
 } ms_backend_options;
 
 /* A GPU instance (with its compute instances) as the device reports it. */
@@ -284,6 +286,11 @@ typedef struct ms_run_options {
     bool wait_on_stop;            /* on abort/signal: let running tasks finish (else kill) */
     bool enable_mig;              /* enable MIG mode where it is off (else refuse) */
     bool keep_final;              /* leave the instances alive at the plan's end */
+    /* What the devices hold before the plan, which the plan must start from: NULL or
+     * "empty" (nothing: the plan creates every instance), a layout as ms_initial_parse
+     * reads it, or "device" (what the plan's devices hold now). The sim backend's GPUs
+     * hold the layout ("device": nothing). */
+    const char *initial;
     const char *journal;          /* NULL = no journal (sim always goes without) */
     const char *lock_dir;         /* device locks (nvml); NULL = ms_runtime_dir */
     double time_scale;            /* sim: 0 = virtual time; s > 0 = sleep s x planned time */
@@ -303,8 +310,8 @@ typedef enum ms_run_state {
 typedef struct ms_run_task {
     int index, instance, gpu;
     double planned_start, planned_end;
-    double start, end;            /* seconds of plan time (0 = once the plan's initial
-                                   * instances exist); NAN if not run */
+    double start, end;            /* seconds of plan time (0 = the run's start); NAN if
+                                   * not run */
     ms_run_state state;
     int exit_status;              /* exit code, or -signal when killed; -1000 if not run */
     char log[256];                /* stdout log path ("" if none); stderr is *.err beside */
@@ -315,7 +322,8 @@ typedef enum ms_op_kind { MS_OP_CREATE, MS_OP_DESTROY } ms_op_kind;
 typedef struct ms_run_op {
     ms_op_kind kind;
     int instance, gpu;
-    double planned_start, planned_end;  /* -INFINITY/INFINITY: before/after the plan */
+    double planned_start, planned_end;  /* INFINITY: after the plan (the destruction of
+                                         * an instance it leaves alive) */
     double start, end;
     ms_run_state state;
     unsigned gi_id;               /* the GPU instance created / destroyed */
@@ -336,13 +344,18 @@ typedef struct ms_run_report {
     bool ok;                      /* every task ran and exited 0, nothing left behind */
     char stopped[MS_ERR_LEN];     /* why the run stopped early, "" if it did not */
     int signal;                   /* SIGINT/SIGTERM that stopped it, 0 if none */
-    int nleft;                    /* instances this run created that are still alive */
+    int nleft;                    /* instances this run created that are still alive (an
+                                   * initial instance is never this run's) */
     char left[MS_MAX_MIG * MS_RUN_MAX_GPUS][96];
 } ms_run_report;
 
 /* Carries the plan out. Tasks need a command unless the backend is sim. Returns MS_OK
  * when the run took place (see report->ok for its outcome), or an error when it could not
- * start (bad options, foreign instances in the way, MIG off, ...). While it runs SIGINT
+ * start (bad options, foreign instances in the way, MIG off, a plan that does not start
+ * from opt->initial or devices that do not hold it, ...). The plan's initial instances
+ * (null creation) are never created: their tasks run on them as the devices hold them, one
+ * the plan destroys is destroyed only if no compute process runs on it, and none is
+ * destroyed at the end nor on a stop. The journal records them as foreign. While it runs SIGINT
  * and SIGTERM are taken by the run (stop, clean up, report) and SIGCHLD/SIGUSR1 are
  * blocked in the calling thread; the previous mask is restored on return. */
 int ms_run(const ms_schedule *s, const ms_workload *w, const ms_run_options *opt,

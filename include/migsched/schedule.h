@@ -121,8 +121,9 @@ int ms_initial_on_gpu(const ms_initial *l, int g, ms_placement *at, double *busy
 unsigned ms_initial_present_sizes(const ms_initial *l, const ms_gpu_model *gpu);
 /* The initial instances a schedule lists (NaN create times), as a layout. */
 int ms_initial_of_schedule(const ms_schedule *s, ms_initial *out, ms_error *err);
-/* Describes how `have` differs from `want` (at most len bytes: "GPU 0: 3g.20gb at slot 4
- * is in the plan's layout, not on the device; ..."); returns the number of differences. */
+/* Describes how `have` differs from `want` (at most len bytes); the names say where each
+ * is: with "in the plan's layout" and "on the device", "GPU 0: 3g.20gb at slot 4 is in
+ * the plan's layout, not on the device; ...". Returns the number of differences. */
 int ms_initial_diff(const ms_initial *want, const ms_initial *have, const ms_gpu_model *gpu,
                     const char *want_name, const char *have_name, char *buf, size_t len);
 

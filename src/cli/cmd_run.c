@@ -17,7 +17,8 @@ static void usage(FILE *f)
             "usage: migsched run SCHEDULE.json --workload FILE [--device N[,N...]]\n"
             "                    [--backend nvml|sim] [--dry-run] [--logs DIR]\n"
             "                    [--on-failure continue|abort] [--report FILE.json]\n"
-            "                    [--enable-mig] [--journal FILE] [--keep-final] [--wait]\n"
+            "                    [--initial empty|LAYOUT|device] [--enable-mig]\n"
+            "                    [--journal FILE] [--keep-final] [--wait]\n"
             "                    [--time-scale S] [--gpu MODEL] [--quiet] [--json]\n"
             "                    [--mps FILE [--mps-control PATH] [--mps-root DIR]]\n"
             "       migsched run --cleanup [--journal FILE | --device N[,N...]] [--force]\n"
@@ -25,6 +26,14 @@ static void usage(FILE *f)
             "  task's command on its instance (CUDA_VISIBLE_DEVICES=MIG-...) once the\n"
             "  instance exists and the tasks before it there have finished (docs/exec.md).\n"
             "  --device       NVML index of the GPU for plan GPU 0, 1, ... (default 0,1,...)\n"
+            "  --initial      what the devices hold before the plan, which the plan must\n"
+            "                 start from: empty (default; the plan creates every instance),\n"
+            "                 a partition (4-3, 2-1-1, an index; a comma list: one per GPU)\n"
+            "                 or device (what they hold now); a difference is refused,\n"
+            "                 naming it, before anything changes. The plan's initial\n"
+            "                 instances are never created, are destroyed where it says only\n"
+            "                 while no process runs on them, and are left as they are at the\n"
+            "                 end (sim: the simulated GPUs hold the partition)\n"
             "  --backend      nvml (default; dlopen libnvidia-ml.so.1) or sim (no hardware)\n"
             "  --dry-run      print the NVML operations and commands, touch nothing\n"
             "  --logs         per-task stdout/stderr files (default RUNDIR/run-devN.logs)\n"
@@ -37,7 +46,8 @@ static void usage(FILE *f)
             "  --cleanup      stop the tasks and destroy the instances a crashed run left\n"
             "  --force        with --cleanup: also destroy instances whose creation was in\n"
             "                 flight at the crash (they may not be migsched's)\n"
-            "  --keep-final   leave the instances the plan has alive at its end\n"
+            "  --keep-final   leave the instances the plan has alive at its end (initial\n"
+            "                 instances are always left)\n"
             "  --wait         on abort or Ctrl-C let running tasks finish (default: kill)\n"
             "  --time-scale   sim: 0 = virtual time (default), S > 0 = sleep S x planned time\n"
             "  --gpu          model JSON file when the plan's model is not built in\n"
@@ -206,7 +216,8 @@ int cmd_run(int argc, char **argv)
         {"quiet", no_argument, 0, 'q'},          {"json", no_argument, 0, 'J'},
         {"help", no_argument, 0, 'h'},           {"mps", required_argument, 0, 'M'},
         {"mps-control", required_argument, 0, 'X'}, {"mps-root", required_argument, 0, 'R'},
-        {"force", no_argument, 0, 'F'},          {0, 0, 0, 0}};
+        {"force", no_argument, 0, 'F'},          {"initial", required_argument, 0, 'I'},
+        {0, 0, 0, 0}};
     const char *mps[3] = {NULL, NULL, NULL};
     ms_run_options o = {.backend = "nvml", .progress = stderr};
     const char *workload = NULL, *report = NULL, *gpu = NULL;
@@ -244,6 +255,7 @@ int cmd_run(int argc, char **argv)
         case 'F': force = true; break;
         case 'j': o.journal = optarg; break;
         case 'K': o.keep_final = true; break;
+        case 'I': o.initial = optarg; break;
         case 'W': o.wait_on_stop = true; break;
         case 't':
             if (!cli_parse_double(optarg, 0, 1e3, &o.time_scale)) {

@@ -26,6 +26,35 @@ static void sim_sleep(double seconds)
         ;
 }
 
+/* The instance appears at once: what the GPU holds when opened, or a creation's end. */
+static int sim_add(ms_backend *b, ms_placement p, ms_mig_instance *out, ms_error *err)
+{
+    sim_impl *s = b->impl;
+    const ms_profile *pr = &b->model.profiles[p.profile];
+    uint32_t mask = ms_gpu_slot_mask(&b->model, p);
+    for (int i = 0; i < s->n; i++) {
+        ms_placement q = {s->inst[i].profile, s->inst[i].start_slot};
+        if (ms_gpu_slot_mask(&b->model, q) & mask)
+            return ms_error_set(err, MS_EBACKEND,
+                                "device %d: creating %s at slot %d: slots taken by GPU instance %u (sim)",
+                                b->device, pr->name, p.start, s->inst[i].gi_id);
+    }
+    if (s->n == MS_MAX_MIG)
+        return ms_error_set(err, MS_EBACKEND, "device %d: too many GPU instances (sim)", b->device);
+    ms_mig_instance *in = &s->inst[s->n++];
+    memset(in, 0, sizeof *in);
+    in->gi_id = s->next_gi++;
+    in->ci_id = 0;
+    in->nci = 1;
+    in->profile = p.profile;
+    in->start_slot = p.start;
+    in->size_slots = pr->size_slots;
+    snprintf(in->uuid, sizeof in->uuid, "MIG-51300000-0000-4000-8000-%04d%08u", b->device,
+             ++s->serial);
+    *out = *in;
+    return MS_OK;
+}
+
 static int sim_open(ms_backend *b, const ms_backend_options *opt, const ms_gpu_model *model,
                     ms_error *err)
 {
@@ -40,6 +69,16 @@ static int sim_open(ms_backend *b, const ms_backend_options *opt, const ms_gpu_m
     b->impl = s;
     b->model = *model;
     snprintf(b->name, sizeof b->name, "simulated %s", model->name);
+    ms_mig_instance held;
+    for (int i = 0; opt->sim_holds && i < opt->sim_holds->n; i++) {
+        int rc = ms_gpu_placement_allowed(model, opt->sim_holds->inst[i])
+                     ? sim_add(b, opt->sim_holds->inst[i], &held, err)
+                     : ms_error_set(err, MS_EINVAL, "the sim backend cannot hold that placement");
+        if (rc) {
+            free(s);
+            return rc;
+        }
+    }
     return MS_OK;
 }
 
@@ -101,30 +140,8 @@ static int sim_create(ms_backend *b, ms_placement p, ms_journal *j, ms_mig_insta
 {
     (void)j;
     sim_impl *s = b->impl;
-    const ms_profile *pr = &b->model.profiles[p.profile];
-    uint32_t mask = ms_gpu_slot_mask(&b->model, p);
-    for (int i = 0; i < s->n; i++) {
-        ms_placement q = {s->inst[i].profile, s->inst[i].start_slot};
-        if (ms_gpu_slot_mask(&b->model, q) & mask)
-            return ms_error_set(err, MS_EBACKEND,
-                                "device %d: creating %s at slot %d: slots taken by GPU instance %u (sim)",
-                                b->device, pr->name, p.start, s->inst[i].gi_id);
-    }
-    if (s->n == MS_MAX_MIG)
-        return ms_error_set(err, MS_EBACKEND, "device %d: too many GPU instances (sim)", b->device);
-    sim_sleep(ms_gpu_create_time(&b->model, pr->slices) * s->delay_scale);
-    ms_mig_instance *in = &s->inst[s->n++];
-    memset(in, 0, sizeof *in);
-    in->gi_id = s->next_gi++;
-    in->ci_id = 0;
-    in->nci = 1;
-    in->profile = p.profile;
-    in->start_slot = p.start;
-    in->size_slots = pr->size_slots;
-    snprintf(in->uuid, sizeof in->uuid, "MIG-51300000-0000-4000-8000-%04d%08u", b->device,
-             ++s->serial);
-    *out = *in;
-    return MS_OK;
+    sim_sleep(ms_gpu_create_time(&b->model, b->model.profiles[p.profile].slices) * s->delay_scale);
+    return sim_add(b, p, out, err);
 }
 
 static int sim_destroy(ms_backend *b, unsigned gi_id, ms_error *err)

@@ -1,5 +1,6 @@
-/* run.c: ms_run: checks the plan against the workload and the devices (MIG mode, foreign
- * instances in the way), lays out the ops and tasks, picks the driver, runs the engine. */
+/* run.c: ms_run: checks the plan against the workload and the devices (what they hold
+ * before the plan, MIG mode, foreign instances in the way), lays out the ops and tasks,
+ * picks the driver, runs the engine. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -99,15 +100,18 @@ static int build(run_ctx *c, ms_error *err)
     qsort(r->tasks, (size_t)r->ntasks, sizeof *r->tasks, cmp_task);
     for (int k = 0; k < s->ninst; k++) {
         const ms_sched_instance *si = &s->inst[k];
+        bool initial = isnan(si->create_start);
         c->inst[k] = (run_inst){.gpu = si->gpu, .profile = si->profile,
-                                .start_slot = si->start_slot, .running = -1};
-        /* Instances present before the plan are created first; those alive at its end are
-         * destroyed last unless kept. */
-        r->ops[r->nops++] = (ms_run_op){.kind = MS_OP_CREATE, .instance = k, .gpu = si->gpu,
-                                        .planned_start = or_inf(si->create_start, -INFINITY),
-                                        .planned_end = or_inf(si->create_end, -INFINITY),
-                                        .start = NAN, .end = NAN};
-        if (!isnan(si->destroy_start) || !c->o->keep_final)
+                                .start_slot = si->start_slot, .running = -1,
+                                .initial = initial};
+        /* An initial instance is there already; one alive at the plan's end is destroyed
+         * last unless kept, or initial (not this run's). */
+        if (!initial)
+            r->ops[r->nops++] = (ms_run_op){.kind = MS_OP_CREATE, .instance = k, .gpu = si->gpu,
+                                            .planned_start = si->create_start,
+                                            .planned_end = si->create_end, .start = NAN,
+                                            .end = NAN};
+        if (!isnan(si->destroy_start) || !(c->o->keep_final || initial))
             r->ops[r->nops++] = (ms_run_op){.kind = MS_OP_DESTROY, .instance = k, .gpu = si->gpu,
                                             .planned_start = or_inf(si->destroy_start, INFINITY),
                                             .planned_end = or_inf(si->destroy_end, INFINITY),
@@ -130,7 +134,8 @@ static int build(run_ctx *c, ms_error *err)
     return MS_OK;
 }
 
-/* Refuses when an instance that is not this run's sits on slots the plan needs. */
+/* Refuses when an instance that is not this run's, nor one the plan starts from, sits on
+ * slots the plan needs. */
 static int check_foreign(run_ctx *c, int g, ms_error *err)
 {
     ms_backend *b = c->gpu[g].backend;
@@ -149,6 +154,8 @@ static int check_foreign(run_ctx *c, int g, ms_error *err)
         rc = ms_journal_foreign(c->journal, ms_backend_device(b), &list[i], err);
         if (rc)
             return rc;
+        if (exec_initial_is(c, g, &list[i]))
+            continue;
         uint32_t mask = ((1u << list[i].size_slots) - 1u) << list[i].start_slot;
         if (!(mask & needed))
             continue;
@@ -166,14 +173,17 @@ static int check_foreign(run_ctx *c, int g, ms_error *err)
     return MS_OK;
 }
 
-/* Opens every device and takes its lock: nothing changes on a device another process owns. */
-static int own_devices(run_ctx *c, ms_error *err)
+/* Opens every device and takes its lock: nothing changes on a device another process owns.
+ * The sim backend's GPUs hold what sim_holds says. */
+static int own_devices(run_ctx *c, const ms_partition *sim_holds, ms_error *err)
 {
     const ms_run_options *o = c->o;
     ms_backend_options bo = o->backend_opt;
     if (c->sim_tasks && o->time_scale > 0)
         bo.sim_delay_scale = o->time_scale;  /* scaled time: reconfigurations too */
     for (int g = 0; g < c->ngpus; g++) {
+        if (c->sim_tasks)
+            bo.sim_holds = &sim_holds[g];
         int rc = ms_backend_open(o->backend, o->devices[g], &c->s->gpu, &bo,
                                  &c->gpu[g].backend, err);
         const char *uuid = rc ? "" : ms_backend_gpu_uuid(c->gpu[g].backend);
@@ -185,22 +195,25 @@ static int own_devices(run_ctx *c, ms_error *err)
     return MS_OK;
 }
 
-/* The journal first, then MIG mode and the foreign check: every change is recorded. */
+/* The journal first, then what the devices hold against the plan's initial layout, then
+ * MIG mode and the foreign check: every change is recorded, and none is made on devices
+ * that do not hold what the plan starts from. */
 static int ready_devices(run_ctx *c, ms_error *err)
 {
     const ms_run_options *o = c->o;
+    int rc = MS_OK;
     if (o->journal && !c->sim_tasks) {
-        int rc = ms_journal_open(o->journal, o->backend,
-                                 ms_backend_geometry_name(c->gpu[0].backend), &c->journal, err);
+        rc = ms_journal_open(o->journal, o->backend, ms_backend_geometry_name(c->gpu[0].backend),
+                             &c->journal, err);
         for (int g = 0; rc == MS_OK && g < c->ngpus; g++)
             rc = ms_journal_device(c->journal, o->devices[g],
                                    ms_backend_gpu_uuid(c->gpu[g].backend), err);
-        if (rc)
-            return rc;
     }
-    for (int g = 0; g < c->ngpus; g++) {
+    if (rc == MS_OK)
+        rc = exec_initial_find(c, err);
+    for (int g = 0; rc == MS_OK && g < c->ngpus; g++) {
         bool on = false;
-        int rc = ms_backend_mig_mode(c->gpu[g].backend, &on, err);
+        rc = ms_backend_mig_mode(c->gpu[g].backend, &on, err);
         if (rc == MS_OK && !on && !o->enable_mig)
             rc = ms_error_set(err, MS_EINVAL,
                               "device %d: MIG mode is off; rerun with --enable-mig (needs root; "
@@ -209,10 +222,8 @@ static int ready_devices(run_ctx *c, ms_error *err)
             rc = ms_backend_enable_mig(c->gpu[g].backend, err);
         if (rc == MS_OK)
             rc = check_foreign(c, g, err);
-        if (rc)
-            return rc;
     }
-    return MS_OK;
+    return rc;
 }
 
 /* The log folder exists and takes files before any device is touched. */
@@ -249,11 +260,13 @@ static int prepare(run_ctx *c, ms_error *err)
         c->op_done_at[i] = NAN;
     for (int i = 0; i < c->r->ntasks; i++)
         c->task_done_at[i] = NAN;
-    if (o->dry_run)
-        return MS_OK;  /* the listing is the output: no progress lines */
-    int rc = o->logs_dir && !c->sim_tasks ? ready_logs(o->logs_dir, err) : MS_OK;
+    ms_partition sim_holds[MS_RUN_MAX_GPUS];
+    int rc = exec_initial_layout(c, sim_holds, err);
+    if (rc || o->dry_run)
+        return rc;  /* a dry run's listing is the output: no progress lines */
+    rc = o->logs_dir && !c->sim_tasks ? ready_logs(o->logs_dir, err) : MS_OK;
     if (rc == MS_OK)
-        rc = own_devices(c, err);
+        rc = own_devices(c, sim_holds, err);
     if (rc == MS_OK)
         rc = ready_devices(c, err);
     if (rc == MS_OK && c->driver == &run_real_driver)

@@ -1,8 +1,9 @@
 /* runner.c: the plan executor's dependency engine. Reconfigurations run one at a time in
- * plan order on each GPU; an instance's tasks run one after another once it exists; a
- * destruction waits for its instance's last task. Tasks on overlapping slots are thereby
- * ordered too: an instance is created only after the earlier instances on its slots were
- * destroyed. Real durations differ from the plan, so nothing here looks at the clock. */
+ * plan order on each GPU; an instance's tasks run one after another once it exists (an
+ * initial one from the start); a destruction waits for its instance's last task. Tasks on
+ * overlapping slots are thereby ordered too: an instance is created only after the earlier
+ * instances on its slots were destroyed. Real durations differ from the plan, so nothing
+ * here looks at the clock. */
 #include "runner.h"
 
 #include "mps.h"
@@ -57,6 +58,29 @@ void run_fatal(run_ctx *c, const char *why)
     pthread_mutex_unlock(&c->lock);
 }
 
+/* An initial instance is destroyed only while no compute process runs on it: what runs
+ * there is someone else's, and migsched stops only what it started. */
+static int check_idle(ms_backend *b, const run_ctx *c, const run_inst *in, ms_error *err)
+{
+    unsigned pids[MS_MAX_PIDS];
+    int n = 0;
+    int rc = ms_backend_processes(b, in->mi.gi_id, pids, MS_MAX_PIDS, &n, err);
+    if (rc || n == 0)
+        return rc;
+    char list[160] = "";
+    for (int i = 0; i < n; i++) {
+        size_t used = strlen(list);
+        if (used + 12 < sizeof list)
+            snprintf(list + used, sizeof list - used, "%s%u", i ? ", " : "", pids[i]);
+    }
+    return ms_error_set(err, MS_EBUSY,
+                        "device %d: GPU instance %u (%s at slot %d, there before the plan) runs "
+                        "compute process%s %s that migsched did not start: not destroyed",
+                        ms_backend_device(b), in->mi.gi_id,
+                        c->s->gpu.profiles[in->profile].name, in->start_slot, n == 1 ? "" : "es",
+                        list);
+}
+
 void run_do_op(run_ctx *c, int op)
 {
     ms_run_op *o = &c->r->ops[op];
@@ -84,7 +108,9 @@ void run_do_op(run_ctx *c, int op)
                 run_fatal(c, jerr.msg);  /* the stop destroys it: this run knows it is its own */
         }
     } else {
-        rc = ms_backend_destroy_owned(b, c->journal, &in->mi, &err);
+        rc = in->initial ? check_idle(b, c, in, &err) : MS_OK;
+        if (rc == MS_OK)
+            rc = ms_backend_destroy_owned(b, c->journal, &in->mi, &err);
         if (rc == MS_OK && ms_journal_destroyed(c->journal, dev, in->mi.gi_id, &jerr))
             run_fatal(c, jerr.msg);
         if (rc == MS_ECHANGED) {
@@ -154,9 +180,6 @@ void run_task_done(run_ctx *c, int task)
 
 static bool tasks_finished(const run_inst *in) { return in->running < 0 && in->next_task == in->ntasks; }
 
-/* The creation of an instance the plan assumes present before it starts. */
-static bool is_initial(const ms_run_op *o) { return o->planned_start == -INFINITY; }
-
 /* Starts the next op of a GPU if its dependencies allow; returns true if it moved on. */
 static bool advance_gpu(run_ctx *c, run_gpu *g)
 {
@@ -165,9 +188,8 @@ static bool advance_gpu(run_ctx *c, run_gpu *g)
     int op = g->first + g->next;
     ms_run_op *o = &c->r->ops[op];
     run_inst *in = &c->inst[o->instance];
-    if (c->prelude && !is_initial(o))
-        return false;
-    bool skip = o->kind == MS_OP_CREATE ? c->stopping : !in->alive;
+    /* A stop destroys only what this run created. */
+    bool skip = o->kind == MS_OP_CREATE ? c->stopping : !in->alive || (in->initial && c->stopping);
     if (skip) {
         o->state = MS_RUN_SKIPPED;
         if (o->kind == MS_OP_CREATE) {
@@ -192,34 +214,6 @@ static bool advance_gpu(run_ctx *c, run_gpu *g)
     return true;
 }
 
-static bool prelude_done(const run_ctx *c)
-{
-    for (int g = 0; g < c->ngpus; g++) {
-        const run_gpu *gp = &c->gpu[g];
-        if (gp->busy || (gp->next < gp->count && is_initial(&c->r->ops[gp->first + gp->next])))
-            return false;
-    }
-    return true;
-}
-
-/* The plan's time 0 is when its initial layout exists: the clock restarts there and the
- * initial creations keep negative times. */
-static void end_prelude(run_ctx *c)
-{
-    double shift = run_now(c);
-    for (int i = 0; i < c->r->nops; i++)
-        if (is_initial(&c->r->ops[i])) {
-            c->r->ops[i].start -= shift;
-            c->r->ops[i].end -= shift;
-        }
-    if (c->driver == &run_virtual_driver)
-        c->vclock = 0;
-    else
-        c->t0 += shift * c->time_unit;
-    c->prelude = false;
-    run_progress(c, "the plan's initial instances took %.3f s; plan time 0 starts now", shift);
-}
-
 static void launch_ready(run_ctx *c)
 {
     char fatal[MS_ERR_LEN];
@@ -231,14 +225,10 @@ static void launch_ready(run_ctx *c)
     bool moved = true;
     while (moved) {
         moved = false;
-        if (c->prelude && prelude_done(c)) {
-            end_prelude(c);
-            moved = true;
-        }
         for (int g = 0; g < c->ngpus; g++)
             moved |= advance_gpu(c, &c->gpu[g]);
     }
-    if (c->stopping || c->prelude)
+    if (c->stopping)
         return;
     for (int k = 0; k < c->s->ninst; k++) {
         run_inst *in = &c->inst[k];
@@ -262,14 +252,23 @@ static bool anything_running(const run_ctx *c)
     return false;
 }
 
+/* Whether the run leaves instance k alive at its end on purpose: it was there before the
+ * plan (not this run's), or the plan keeps it and the caller asked to keep it. */
+static bool left_on_purpose(const run_ctx *c, int k)
+{
+    return c->inst[k].initial ||
+           (c->o->keep_final && isnan(c->s->inst[k].destroy_start) && !c->stopping);
+}
+
 /* Destroys whatever this run created and still holds (after a stop or failed destroys),
- * except what the plan leaves alive when the caller asked to keep it. */
+ * except what it leaves on purpose; this run's MPS daemons stop in any case. */
 static void sweep(run_ctx *c)
 {
     for (int k = 0; k < c->s->ninst; k++) {
         run_inst *in = &c->inst[k];
-        bool planned_alive = isnan(c->s->inst[k].destroy_start);
-        if (!in->alive || (c->o->keep_final && planned_alive && !c->stopping))
+        if (in->alive && in->initial)
+            exec_mps_stop(c, k);
+        if (!in->alive || left_on_purpose(c, k))
             continue;
         ms_error err;
         ms_backend *b = c->gpu[in->gpu].backend;
@@ -284,10 +283,11 @@ static void sweep(run_ctx *c)
             run_progress(c, "cleanup of instance %d failed: %s", k, err.msg);
         }
     }
+    int room = (int)(sizeof c->r->left / sizeof c->r->left[0]);
     for (int k = 0; k < c->s->ninst; k++) {
         run_inst *in = &c->inst[k];
-        if (in->alive && !(c->o->keep_final && isnan(c->s->inst[k].destroy_start)) &&
-            c->r->nleft < (int)(sizeof c->r->left / sizeof c->r->left[0]))
+        if (in->alive && !in->initial &&
+            !(c->o->keep_final && isnan(c->s->inst[k].destroy_start)) && c->r->nleft < room)
             snprintf(c->r->left[c->r->nleft++], sizeof c->r->left[0],
                      "device %d: GPU instance %u (%s at slot %d)",
                      ms_backend_device(c->gpu[in->gpu].backend), in->mi.gi_id, profile_name(c, k),
@@ -295,10 +295,29 @@ static void sweep(run_ctx *c)
     }
 }
 
+/* The initial instances exist from the start: their MPS daemons start first. */
+static void start_initial(run_ctx *c)
+{
+    for (int k = 0; k < c->s->ninst; k++) {
+        run_inst *in = &c->inst[k];
+        char why[MS_ERR_LEN];
+        if (!in->initial || !in->alive)
+            continue;
+        run_progress(c, "instance %d: %s at slot %d on device %d is there before the plan (GPU "
+                     "instance %u%s%s)", k, profile_name(c, k), in->start_slot,
+                     c->o->devices[in->gpu], in->mi.gi_id, in->mi.uuid[0] ? ", " : "",
+                     in->mi.uuid);
+        if (exec_mps_start(c, k, why, sizeof why) == 0)
+            continue;
+        run_progress(c, "instance %d (%s at slot %d, there before the plan): %s; its tasks are "
+                     "skipped", k, profile_name(c, k), in->start_slot, why);
+        skip_tasks(c, in);
+    }
+}
+
 void ms_run_engine(run_ctx *c)
 {
-    for (int i = 0; i < c->r->nops; i++)
-        c->prelude |= is_initial(&c->r->ops[i]);
+    start_initial(c);
     for (;;) {
         launch_ready(c);
         if (!anything_running(c))

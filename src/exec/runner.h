@@ -15,10 +15,12 @@ typedef struct run_inst {
     int ntasks, *tasks;      /* report task indices in planned order */
     int next_task;           /* first task not started */
     int running;             /* report task index running on it, -1 if none */
-    bool alive;              /* created by this run and not destroyed */
+    bool alive;              /* exists (created by this run, or initial) and not destroyed */
+    bool initial;            /* held before the plan: never created, never this run's */
     bool failed;             /* its creation failed or was skipped */
     bool changed;            /* someone else destroyed or replaced it (set by its op) */
-    ms_mig_instance mi;      /* what was created: the identity every destroy checks */
+    ms_mig_instance mi;      /* what was created (or found, initial): the identity every
+                              * destroy checks */
     bool mps_up;             /* an MPS control daemon of this run serves it */
 } run_inst;
 
@@ -53,7 +55,6 @@ struct run_ctx {
     ms_device_lock *locks[MS_RUN_MAX_GPUS];
     char fatal[MS_ERR_LEN];  /* why the run must stop whatever --on-failure says (journal
                               * write failed, device changed); guarded by lock */
-    bool prelude;            /* creating the instances the plan assumes present */
     bool stopping;
     int stop_signal;         /* SIGINT/SIGTERM that stopped the run, 0 if none */
     /* real driver */
@@ -85,6 +86,14 @@ void run_task_done(run_ctx *c, int task);
 void run_stop(run_ctx *c, const char *why);
 /* Records a reason to stop that --on-failure cannot override (any thread). */
 void run_fatal(run_ctx *c, const char *why);
+/* The plan's initial instances (run_initial.c): the layout c->o->initial names, checked
+ * against the plan before any device is opened (in *sim_holds per GPU: what the sim
+ * backend's GPUs hold); then every device against it, before anything changes there,
+ * taking each initial instance's identity from the device (or a stand-in, dry run). */
+int exec_initial_layout(run_ctx *c, ms_partition sim_holds[MS_RUN_MAX_GPUS], ms_error *err);
+int exec_initial_find(run_ctx *c, ms_error *err);
+/* Whether device instance `d` of GPU g is one of the plan's initial instances. */
+bool exec_initial_is(const run_ctx *c, int g, const ms_mig_instance *d);
 /* Carries out one op on its backend (called by the drivers, maybe in a thread). */
 void run_do_op(run_ctx *c, int op);
 /* Runs the engine to the end (including the final cleanup) and fills the report. */

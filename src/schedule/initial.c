@@ -201,7 +201,7 @@ static bool holds(const ms_initial *l, const ms_initial_inst *x)
     return false;
 }
 
-/* Appends "GPU g: PROFILE at slot S is in A's layout, not in B's" for what a has and b lacks. */
+/* Appends "GPU g: PROFILE at slot S is <a_name>, not <b_name>" for what a has and b lacks. */
 static int missing(const ms_initial *a, const ms_initial *b, const ms_gpu_model *gpu,
                    const char *a_name, const char *b_name, char *buf, size_t len, size_t *used)
 {
@@ -212,7 +212,7 @@ static int missing(const ms_initial *a, const ms_initial *b, const ms_gpu_model 
         n++;
         if (*used + 1 >= len)
             continue;
-        int w = snprintf(buf + *used, len - *used, "%sGPU %d: %s at slot %d is in %s, not in %s",
+        int w = snprintf(buf + *used, len - *used, "%sGPU %d: %s at slot %d is %s, not %s",
                          *used ? "; " : "", a->inst[i].gpu,
                          gpu->profiles[a->inst[i].at.profile].name, a->inst[i].at.start, a_name,
                          b_name);

@@ -350,6 +350,61 @@ check_journal 'run nvml A30-24GB 1 1\nbegin 0 4 1\n' 2 'placement outside the GP
 check_journal 'run nvml A30-24GB 1 1\ntask 0 -5 1 0\n' 2 "'task' needs"
 check_journal 'run nvml A30-24GB 1 1\ndestroyed 0 1 extra\n' 2 "'destroyed' needs"
 
+# 7. A plan that starts from what the device holds (--initial): 2g.12gb at slots 0 and 2
+# (GPU instances 1 and 2). Instance 0 is destroyed where the plan says, instance 1 is kept
+# to the end and left, 1g.6gb at slot 0 is created (and destroyed at the end).
+IP=$D/a30_initial_plan.json IW=$D/a30_initial_tasks.csv
+held='serial 900\ngpu 0 mig 1\ngi 0 1 2g.12gb 0 900\nci 0 1 0 1\ngi 0 2 2g.12gb 2 901\nci 0 2 0 1\n'
+run_initial() { "$M" run "$IP" --workload "$IW" --journal journal --logs logs --report report.json \
+                --quiet "$@" > out.txt 2> err.txt; }
+"$M" run --help | grep -q -- '--initial  *what the devices hold' || fail "7: --help lacks --initial"
+for initial in 2-2 device; do
+    fresh "initial-$initial"; plant "$held"
+    run_initial --initial $initial || fail "7: --initial $initial: exit $? ($(cat err.txt))"
+    [ "$(grep -c '"op": "create"' report.json)" = 1 ] || fail "7: --initial $initial: initial instances created"
+    grep -q '^MIG-fa4e0000-0001-' logs/0-t0.out && grep -q '^MIG-fa4e0000-0002-' logs/2-t2.out \
+        || fail "7: --initial $initial: tasks not on the instances held"
+    [ "$(left)" = 1 ] && grep -q '^gi 0 2 2g.12gb 2 901$' "$FAKE_NVML_STATE" \
+        || fail "7: --initial $initial: the kept initial instance is not left as it was: $(cat "$FAKE_NVML_STATE")"
+done
+# Refused before anything changes, naming the difference: the default (empty), a device that
+# lacks one, and one with another profile there.
+refused() {  # $1 = state, $2 = expected message, then run_initial's arguments
+    local st=$1 want=$2; shift 2
+    fresh refused; plant "$st"; cp "$FAKE_NVML_STATE" before
+    run_initial "$@"
+    [ $? = 1 ] && grep -qF -- "$want" err.txt || fail "7: $*: exit $?, $(cat err.txt)"
+    cmp -s before "$FAKE_NVML_STATE" || fail "7: $*: the device changed"
+}
+refused "$held" "--initial empty: the plan does not start from that layout: instance 0 (gpu 0, 2g.12gb@0) has no creation"
+one='serial 900\ngpu 0 mig 1\ngi 0 1 2g.12gb 0 900\nci 0 1 0 1\n'
+refused "$one" "GPU 0: 2g.12gb at slot 2 is in the plan's layout, not on the device" --initial 2-2
+refused "$one" "GPU 0: 2g.12gb at slot 2 is in the plan's layout, not on the device" --initial device
+other='serial 900\ngpu 0 mig 1\ngi 0 1 2g.12gb 0 900\nci 0 1 0 1\ngi 0 2 1g.6gb 2 901\nci 0 2 0 0\n'
+refused "$other" "GPU 0: 1g.6gb at slot 2 is on the device, not in the plan's layout" --initial 2-2
+refused "$held" "--initial 4: the plan does not start from that layout" --initial 4
+export FAKE_NVML_GPUS=2  # plan GPU 0 on device 1: the message says which device GPU 0 is
+refused 'serial 900\ngpu 1 mig 1\ngi 1 1 2g.12gb 0 900\nci 1 1 0 1\n' \
+    "GPU 0: 2g.12gb at slot 2 is in the plan's layout, not on the device; nothing was changed (plan GPU 0 is device 1)" \
+    --initial device --device 1
+export FAKE_NVML_GPUS=1
+# A busy initial instance (someone's process on GPU instance 1) is not destroyed.
+fresh busy; plant "${held}proc 0 1 4242\n"
+run_initial --initial 2-2
+[ $? = 1 ] && grep -q 'compute process 4242 that migsched did not start' report.json \
+    || fail "7: busy initial instance: $(cat err.txt)"
+grep -q '^gi 0 1 2g.12gb 0 900$' "$FAKE_NVML_STATE" && grep -q '^gi 0 2 2g.12gb 2 901$' "$FAKE_NVML_STATE" \
+    || fail "7: a busy initial instance was destroyed"
+# The sim backend's GPU holds the --initial layout: the run is the plan from time 0.
+"$M" run "$IP" --workload "$IW" --backend sim --initial 2-2 --json > sim.json 2> err.txt \
+    || fail "7: sim ($(cat err.txt))"
+grep -q '"makespan_planned": 0.36' sim.json && grep -q '"makespan": 0.36' sim.json \
+    || fail "7: sim makespan: $(grep makespan sim.json)"
+"$M" run "$IP" --workload "$IW" --backend sim --quiet 2> err.txt
+[ $? = 1 ] && grep -q 'has no creation' err.txt || fail "7: sim without --initial: $(cat err.txt)"
+"$M" run "$IP" --workload "$IW" --dry-run --initial device 2> err.txt
+[ $? = 1 ] && grep -q 'a dry run reads no device' err.txt || fail "7: dry run --initial device"
+
 # Item 6: arguments are checked before the device is touched.
 fresh args
 "$M" run "$D/a30_plan.json" --workload "$D/a30_tasks.csv" --report /nonexistent/r.json 2> err.txt
