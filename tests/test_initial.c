@@ -74,8 +74,8 @@ static void add_and_diff(void **state)
     assert_int_equal(ms_initial_add(&a, gpu, 0, (ms_placement){p1, 3}, 2.5, &err), 0);
     assert_int_equal(ms_initial_parse("2-1-1", gpu, 1, &b, &err), 0);
     char msg[256];
-    assert_int_equal(ms_initial_diff(&a, &b, gpu, "the plan", "the device", msg, sizeof msg), 1);
-    assert_string_equal(msg, "GPU 0: 1g.6gb at slot 2 is in the device, not in the plan");
+    assert_int_equal(ms_initial_diff(&a, &b, gpu, "in the plan", "on the device", msg, sizeof msg), 1);
+    assert_string_equal(msg, "GPU 0: 1g.6gb at slot 2 is on the device, not in the plan");
     assert_int_equal(ms_initial_diff(&b, &b, gpu, "x", "y", msg, sizeof msg), 0);
     assert_string_equal(msg, "");
     assert_int_equal(ms_initial_present_sizes(&a, gpu), (1u << 2) | (1u << 1));
