@@ -21,6 +21,13 @@ ms_workload *bf_workload(int n, const double times[][MS_MAX_SLICES + 1])
     return w;
 }
 
+void bf_layout(const ms_gpu_model *g, const ms_partition *p, ms_initial *out)
+{
+    ms_error err;
+    ms_initial_init(out);
+    for (int k = 0; p && k < p->n; k++)
+        assert_int_equal(ms_initial_add(out, g, 0, p->inst[k], 0, &err), 0);
+}
 
 /* ---- exhaustive search ----------------------------------------------------------------
  * Why an optimal schedule is among the enumerated ones. Take any valid schedule and drop
@@ -38,18 +45,18 @@ ms_workload *bf_workload(int n, const double times[][MS_MAX_SLICES + 1])
  * instance I" (creations of instances that overlap a live one are not allowed), each
  * creation starting when the previous operation ends and each destruction at
  * max(previous operation end, last task end). Destructions after the last creation are
- * never needed and are left out. Instances present at the start have no creation: their
- * (possibly empty) ordered task lists run from time 0 and are chosen first; they can be
- * destroyed like any live instance. Only base profiles are tried: a larger-memory profile of
+ * never needed and are left out. The layout's instances, present at the start, have no
+ * creation: their (possibly empty) ordered task lists run from when they are free (time 0,
+ * or their busy time) and are chosen first; they can be destroyed like any live instance
+ * (not before they are free), and those never destroyed stay. Only base profiles are
+ * created: a larger-memory profile of
  * the same compute size occupies a superset of the slots of the base profile at the same
  * start, with the same times, so replacing it keeps a schedule valid. Pruning uses only
  * sound bounds: every task not yet placed runs on an instance created after the current
  * end of the operation sequence R, so the makespan is at least R + min create time +
  * max over those tasks of their fastest time, and at least R + min create time + their
- * least total area / slices. Every complete candidate goes through the validator.
- * With free_init the initial instances are chosen too, as any set of non-overlapping base
- * placements (ascending), each with a non-empty ordered task list (an initial instance
- * without tasks only takes slots), before the operation sequence. */
+ * least total area / slices. Every complete candidate goes through the validator, with
+ * the layout. */
 
 typedef struct search {
     const ms_gpu_model *g;
@@ -62,8 +69,8 @@ typedef struct search {
     double free_at[16];  /* per instance id: when its last task ends */
     double min_create, best;
     bool prune;  /* off only to check that pruning loses nothing */
-    bool free_init; /* the initial instances are chosen by the search */
-    int ninit;   /* instances 0..ninit-1 exist before the plan (given ones) */
+    const ms_initial *init;
+    int ninit;   /* instances 0..ninit-1 are the layout's */
     long leaves;
 } search;
 
@@ -95,7 +102,7 @@ static void dfs(search *b, unsigned rem, double R, double ms);
 static void leaf(search *b, double ms)
 {
     ms_validation v;
-    int bad = ms_schedule_validate(b->cur, b->w, &v);
+    int bad = ms_schedule_validate_initial(b->cur, b->w, b->init, &v);
     for (int i = 0; i < v.n && bad; i++)
         print_message("candidate invalid: [%s] %s\n", v.v[i].rule, v.v[i].msg);
     ms_validation_free(&v);
@@ -109,30 +116,26 @@ static void leaf(search *b, double ms)
 #define OPS INT_MAX /* the next step is the operation sequence */
 
 static void seed(search *b, int j, unsigned rem, double ms);
-static void choose_initial(search *b, int from, unsigned rem, double ms);
 
 /* Whether j (what follows the current task list) is still in the initial phase. */
 static bool seeding(const search *b, int j)
 {
-    return j != OPS && (b->free_init || j < b->ninit);
+    return j != OPS && j < b->ninit;
 }
 
-/* Goes on once the task list of an instance is chosen: the next given initial instance's
- * list or, with free_init, the next initial placement from j; else the operation
- * sequence. */
+/* Goes on once the task list of an instance is chosen: the next initial instance's list,
+ * else the operation sequence. */
 static void proceed(search *b, int j, unsigned rem, double R, double ms)
 {
     if (!seeding(b, j))
         dfs(b, rem, R, ms);
-    else if (b->free_init)
-        choose_initial(b, j, rem, ms);
     else
         seed(b, j, rem, ms);
 }
 
 /* Appends remaining tasks one by one to instance id (free from t); after each append the
- * list may end (proceed with j) or grow. The bound holds only once every initial
- * instance has its list (remaining tasks then need a new instance). */
+ * list may end (proceed with j) or grow. The bound on the remaining tasks holds only once
+ * every initial instance has its list (remaining tasks then need a new instance). */
 static void extend(search *b, int id, unsigned rem, double t, double R, double ms, int j)
 {
     int sl = inst_slices(b, id);
@@ -144,7 +147,10 @@ static void extend(search *b, int id, unsigned rem, double t, double R, double m
         double save = b->free_at[id];
         b->free_at[id] = t + d;
         double ms2 = fmax(ms, t + d);
-        if (seeding(b, j) || lower(b, rem & ~(1u << i), R, ms2) < b->best) {
+        /* while seeding, remaining tasks may still go on initial instances: only the
+         * makespan so far bounds */
+        if (seeding(b, j) ? !b->prune || ms2 < b->best
+                          : lower(b, rem & ~(1u << i), R, ms2) < b->best) {
             proceed(b, j, rem & ~(1u << i), R, ms2);
             extend(b, id, rem & ~(1u << i), t + d, R, ms2, j);
         }
@@ -153,11 +159,11 @@ static void extend(search *b, int id, unsigned rem, double t, double R, double m
     }
 }
 
-/* The task list of initial instance j (possibly empty), running from time 0. */
+/* The task list of initial instance j (possibly empty), running from when it is free. */
 static void seed(search *b, int j, unsigned rem, double ms)
 {
     proceed(b, j + 1, rem, 0.0, ms);
-    extend(b, j, rem, 0.0, 0.0, ms, j + 1);
+    extend(b, j, rem, b->free_at[j], 0.0, ms, j + 1);
 }
 
 static bool overlaps_live(const search *b, int p)
@@ -168,23 +174,6 @@ static bool overlaps_live(const search *b, int p)
         used |= ms_gpu_slot_mask(b->g, (ms_placement){in->profile, in->start_slot});
     }
     return (used & b->mask[p]) != 0;
-}
-
-/* free_init: no more initial instances, or one more at a placement from `from` on. */
-static void choose_initial(search *b, int from, unsigned rem, double ms)
-{
-    dfs(b, rem, 0.0, ms);
-    for (int p = from; p < b->npl; p++) {
-        if (overlaps_live(b, p))
-            continue;
-        int id = ms_schedule_add_instance(b->cur, 0, b->pl[p].profile, b->pl[p].start, NAN, NAN,
-                                          NAN, NAN);
-        b->live[b->nlive++] = id;
-        b->free_at[id] = 0.0;
-        extend(b, id, rem, 0.0, 0.0, ms, p + 1);
-        b->nlive--;
-        b->cur->ninst--;
-    }
 }
 
 static void try_create(search *b, int p, unsigned rem, double R, double ms)
@@ -231,10 +220,9 @@ static void dfs(search *b, unsigned rem, double R, double ms)
 }
 
 double bf_optimum(const ms_gpu_model *g, const ms_workload *w, bool prune,
-                  const ms_partition *init, bool free_init, long *leaves)
+                  const ms_initial *init, long *leaves)
 {
-    search b = {.g = g, .w = w, .best = INF, .min_create = INF, .prune = prune,
-                .free_init = free_init};
+    search b = {.g = g, .w = w, .best = INF, .min_create = INF, .prune = prune, .init = init};
     for (int k = 0; k < g->nsizes; k++) {
         int prof = g->base_profile[g->sizes[k]];
         const ms_profile *pr = &g->profiles[prof];
@@ -247,13 +235,13 @@ double bf_optimum(const ms_gpu_model *g, const ms_workload *w, bool prune,
     }
     b.cur = ms_schedule_new(g, 1, "exhaustive");
     for (int k = 0; init && k < init->n; k++) {
-        int id = ms_schedule_add_instance(b.cur, 0, init->inst[k].profile, init->inst[k].start,
-                                          NAN, NAN, NAN, NAN);
+        assert_int_equal(init->inst[k].gpu, 0);
+        int id = ms_schedule_add_instance(b.cur, 0, init->inst[k].at.profile,
+                                          init->inst[k].at.start, NAN, NAN, NAN, NAN);
         b.live[b.nlive++] = id;
-        b.free_at[id] = 0.0;
+        b.free_at[id] = init->inst[k].busy_until;
     }
     b.ninit = b.nlive;
-    assert_true(b.ninit == 0 || !free_init);
     proceed(&b, 0, (1u << w->n) - 1, 0.0, 0.0);
     ms_schedule_free(b.cur);
     *leaves = b.leaves;

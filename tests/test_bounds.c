@@ -63,7 +63,7 @@ static void check_bounds_against_optimum(const char *model, int cases, int max_n
         int n = 1 + c % max_n;
         ms_workload *w = bf_random_workload(g, n, &r);
         long l;
-        double opt = bf_optimum(g, w, true, NULL, false, &l);
+        double opt = bf_optimum(g, w, true, NULL, &l);
         leaves += l;
         double base = ms_bound_baseline(w, g, 1), lb = ms_bound_lbound(w, g, 1);
         if (base > opt + EPS || lb > opt + EPS) {
@@ -97,8 +97,8 @@ static void test_bruteforce_a100(void **st)
 }
 
 /* Instances present at the start: a random subset of a random valid partition. The
- * optimum may use them without creating them; l_bound then charges no creation for their
- * sizes (ms_bound_lbound_present). */
+ * optimum may keep them without creating them (or destroy them, charged); l_bound then
+ * charges no creation for their sizes (ms_bound_lbound_present). */
 static void check_with_initial(const char *model, int cases, uint64_t seed_value)
 {
     const ms_gpu_model *g = ms_gpu_builtin(model);
@@ -116,8 +116,11 @@ static void check_with_initial(const char *model, int cases, uint64_t seed_value
                 present |= 1u << g->profiles[p->inst[k].profile].slices;
             }
         ms_workload *w = bf_random_workload(g, 1 + c % 3, &r);
+        ms_initial layout;
+        bf_layout(g, &init, &layout);
         long l;
-        double opt = bf_optimum(g, w, true, &init, false, &l);
+        double opt = bf_optimum(g, w, true, &layout, &l);
+        ms_initial_fini(&layout);
         leaves += l;
         double lb = ms_bound_lbound_present(w, g, 1, present);
         if (lb > opt + EPS)
@@ -162,8 +165,11 @@ static void test_bruteforce_initial(void **st)
     const double t[1][MS_MAX_SLICES + 1] = {{INF, INF, INF, INF, INF, INF, INF, 10, INF}};
     ms_workload *w = bf_workload(1, t);
     ms_partition whole = {1, {{g->base_profile[7], 0}}};
+    ms_initial layout;
+    bf_layout(g, &whole, &layout);
     long leaves;
-    assert_float_equal(bf_optimum(g, w, true, &whole, false, &leaves), 10.0, EPS);
+    assert_float_equal(bf_optimum(g, w, true, &layout, &leaves), 10.0, EPS);
+    ms_initial_fini(&layout);
     assert_float_equal(ms_bound_lbound_present(w, g, 1, 1u << 7), 10.0, EPS);
     assert_true(ms_bound_lbound(w, g, 1) > 10.0);
     ms_workload_free(w);
@@ -187,7 +193,7 @@ static void test_paper_bound_exceeds_optimum(void **st)
     const double t[1][MS_MAX_SLICES + 1] = {{INF, INF, INF, INF, INF, INF, INF, 10, INF}};
     ms_workload *w = bf_workload(1, t);
     long leaves;
-    double opt = bf_optimum(g, w, true, NULL, false, &leaves);
+    double opt = bf_optimum(g, w, true, NULL, &leaves);
     assert_float_equal(opt, 10.24, EPS);
     assert_float_equal(ms_bound_lbound_paper(w, g, 1), 10.46, EPS);
     assert_float_equal(ms_bound_lbound(w, g, 1), 10.24, EPS);
@@ -205,7 +211,7 @@ static void test_search_known(void **st)
                                             {INF, 1, INF, INF, INF, INF, INF, INF, INF}};
     ms_workload *w = bf_workload(2, t);
     long leaves;
-    assert_float_equal(bf_optimum(g, w, true, NULL, false, &leaves), 1.22, EPS);
+    assert_float_equal(bf_optimum(g, w, true, NULL, &leaves), 1.22, EPS);
     ms_workload_free(w);
 }
 
@@ -225,10 +231,11 @@ static void test_pruning_sound(void **st)
             long l1, l2;
             /* on the A30, every other case starts from a whole valid partition (on the
              * A100 the unpruned search from seven 1g instances runs far too long) */
-            const ms_partition *init =
-                m == 0 && c % 2 ? &g->partitions[c % g->npartitions] : NULL;
-            double a = bf_optimum(g, w, true, init, false, &l1);
-            double b = bf_optimum(g, w, false, init, false, &l2);
+            ms_initial init;
+            bf_layout(g, m == 0 && c % 2 ? &g->partitions[c % g->npartitions] : NULL, &init);
+            double a = bf_optimum(g, w, true, &init, &l1);
+            double b = bf_optimum(g, w, false, &init, &l2);
+            ms_initial_fini(&init);
             assert_float_equal(a, b, 1e-12);
             pruned += l1;
             all += l2;

@@ -1,7 +1,9 @@
-/* test_optimal.c: the exact scheduler (--algo optimal): its proved makespan equals the
+/* test_optimal.c: the exact scheduler (--algo optimal): from the layout before the plan
+ * (empty, a partition, part of one, busy instances) its proved makespan equals the
  * brute-force optimum (bruteforce.c) on tiny batches of every built-in model, its schedules
- * validate, it is never worse than a heuristic when it proves optimality, and its
- * node-limited mode is deterministic. */
+ * validate against the layout and end no earlier than baseline and l_bound, it is never
+ * worse than a heuristic when it proves optimality, and its node-limited mode is
+ * deterministic. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,12 +17,14 @@
 
 static const char *const heuristics[] = {"far", "fixpartbest", "miso", "miso-eager", "nomig"};
 
-/* Runs optimal with the given limits and checks the schedule against the validator. */
-static ms_schedule *run_optimal(const ms_workload *w, const ms_gpu_model *g, long node_limit,
-                                double budget_ms)
+/* Runs optimal from `initial` (NULL: empty) with the given limits and checks the schedule
+ * against the validator and the layout, and the bounds against its makespan. */
+static ms_schedule *run_optimal(const ms_workload *w, const ms_gpu_model *g,
+                                const ms_initial *initial, long node_limit, double budget_ms)
 {
     ms_offline_options o;
     ms_offline_options_init(&o);
+    o.initial = initial;
     o.node_limit = node_limit;
     o.time_budget_ms = budget_ms;
     ms_schedule *s = NULL;
@@ -29,19 +33,41 @@ static ms_schedule *run_optimal(const ms_workload *w, const ms_gpu_model *g, lon
     if (rc)
         fail_msg("optimal failed: %s", err.msg);
     ms_validation v = {0};
-    int bad = ms_schedule_validate(s, w, &v);
+    int bad = ms_schedule_validate_initial(s, w, initial, &v);
     for (int i = 0; i < v.n && bad; i++)
         print_message("invalid: [%s] %s\n", v.v[i].rule, v.v[i].msg);
     ms_validation_free(&v);
     assert_int_equal(bad, 0);
-    double lb = ms_schedule_stat(s, "lower_bound");
-    assert_true(lb <= ms_schedule_makespan(s) + EPS);
+    double ms = ms_schedule_makespan(s);
+    assert_true(ms_schedule_stat(s, "lower_bound") <= ms + EPS);
     assert_true(ms_schedule_stat(s, "nodes") >= 0);
+    assert_true(ms >= ms_bound_baseline(w, g, 1) - EPS);
+    assert_true(ms >= ms_bound_lbound_present(w, g, 1, ms_initial_present_sizes(initial, g)) -
+                         EPS);
     return s;
 }
 
-/* Every built-in model, n = 1..4: the proved makespan is the exhaustive optimum over
- * schedules whose initial instances are free (as FIXPART and NOMIG assume). */
+/* A random layout of g: empty, a whole partition, or part of one; some instances busy for
+ * a while (the case's number picks the kind). */
+static void random_layout(const ms_gpu_model *g, int c, ms_rng *r, ms_initial *out)
+{
+    ms_error err;
+    ms_initial_init(out);
+    int kind = c % 5;
+    if (kind == 0)
+        return;
+    const ms_partition *p = &g->partitions[ms_rng_below(r, (uint64_t)g->npartitions)];
+    for (int k = 0; k < p->n; k++) {
+        if (kind == 3 && ms_rng_below(r, 2))
+            continue;
+        double busy = kind == 4 && ms_rng_below(r, 2) ? 0.5 * (double)(1 + ms_rng_below(r, 4))
+                                                      : 0.0;
+        assert_int_equal(ms_initial_add(out, g, 0, p->inst[k], busy, &err), 0);
+    }
+}
+
+/* Every built-in model, n = 1..4, from random layouts: the proved makespan is the
+ * exhaustive optimum over the valid schedules from that layout. */
 static void check_bruteforce(const char *model, int cases, uint64_t seed)
 {
     const ms_gpu_model *g = ms_gpu_builtin(model);
@@ -49,26 +75,34 @@ static void check_bruteforce(const char *model, int cases, uint64_t seed)
     ms_rng_seed(&r, seed);
     long leaves = 0, nodes = 0;
     for (int c = 0; c < cases; c++) {
-        ms_workload *w = bf_random_workload(g, 1 + c % 4, &r);
+        ms_workload *w = bf_random_workload(g, 1 + c / 5 % 4, &r);
+        ms_initial layout;
+        random_layout(g, c, &r, &layout);
         long l;
-        double opt = bf_optimum(g, w, true, NULL, true, &l);
+        double opt = bf_optimum(g, w, true, &layout, &l);
         leaves += l;
-        ms_schedule *s = run_optimal(w, g, 0, 0);
+        ms_schedule *s = run_optimal(w, g, &layout, 0, 0);
         nodes += (long)ms_schedule_stat(s, "nodes");
         assert_near(ms_schedule_stat(s, "proved"), 1, 0);
-        if (fabs(ms_schedule_makespan(s) - opt) > EPS)
+        if (fabs(ms_schedule_makespan(s) - opt) > EPS) {
+            char text[128];
+            ms_initial_format(&layout, g, 1, text, sizeof text);
+            print_message("case %d from %s: optimal %.9g, brute force %.9g\n", c, text,
+                          ms_schedule_makespan(s), opt);
             for (int i = 0; i < w->n; i++)
                 print_message("  t%d: %g %g %g %g %g\n", i, w->tasks[i].time[1],
                               w->tasks[i].time[2], w->tasks[i].time[3], w->tasks[i].time[4],
                               w->tasks[i].time[7]);
+        }
         assert_near(ms_schedule_makespan(s), opt, EPS);
         /* stopped after a few nodes: still valid, never better than the optimum, and its
          * lower bound below it */
-        ms_schedule *q = run_optimal(w, g, 2, 0);
+        ms_schedule *q = run_optimal(w, g, &layout, 2, 0);
         assert_true(ms_schedule_makespan(q) >= opt - EPS);
         assert_true(ms_schedule_stat(q, "lower_bound") <= opt + EPS);
         ms_schedule_free(q);
         ms_schedule_free(s);
+        ms_initial_fini(&layout);
         ms_workload_free(w);
     }
     print_message("%s: %d batches, %ld brute-force candidates, %ld branch-and-bound nodes\n",
@@ -112,7 +146,7 @@ static void check_heuristics(const char *model, const char *const *presets, int 
             ms_error err;
             assert_int_equal(ms_gen_preset(g, presets[k], &p, &err), 0);
             assert_int_equal(ms_generate(g, &p, n, &r, &w, &err), 0);
-            ms_schedule *s = run_optimal(w, g, 2000000, 0);
+            ms_schedule *s = run_optimal(w, g, NULL, 2000000, 0);
             total++;
             if (ms_schedule_stat(s, "proved") == 1) {
                 proved++;
@@ -147,17 +181,17 @@ static void test_never_worse_a30(void **st)
     check_heuristics("A30-24GB", presets, 5, 2, 8, 6);
 }
 
-/* The dominance and symmetry rules (equal tasks, lex-least initial instances, symmetric
- * placements, creations on held slots only, no same-placement replacement, creation
- * order) lose nothing: the same optimum as the search pruned by bounds alone, on batches
- * beyond the brute force's reach. */
-static double search_optimum(const ms_workload *w, const ms_gpu_model *g, bool no_rules,
-                             long *nodes)
+/* The dominance and symmetry rules (equal tasks, the lex-least of the layout's symmetric
+ * task sets, symmetric placements, no same-placement replacement, creation order) lose
+ * nothing: the same optimum as the search pruned by bounds alone, from random layouts, on
+ * batches beyond the brute force's reach. */
+static double search_optimum(const ms_workload *w, const ms_gpu_model *g,
+                             const ms_initial *initial, bool no_rules, long *nodes)
 {
     opt_problem *o = malloc(sizeof *o);
     ms_error err;
     assert_non_null(o);
-    assert_int_equal(opt_problem_init(o, w, g, &err), 0);
+    assert_int_equal(opt_problem_init(o, w, g, initial, &err), 0);
     o->no_rules = no_rules;
     opt_search(o);
     assert_false(o->stopped);
@@ -184,8 +218,12 @@ static void check_rules(const char *model, const char *preset, int n, int cases,
         } else {
             w = bf_random_workload(g, n, &r);
         }
-        double a = search_optimum(w, g, false, &with), b = search_optimum(w, g, true, &without);
+        ms_initial layout;
+        random_layout(g, c, &r, &layout);
+        double a = search_optimum(w, g, &layout, false, &with);
+        double b = search_optimum(w, g, &layout, true, &without);
         assert_near(a, b, EPS * b);
+        ms_initial_fini(&layout);
         ms_workload_free(w);
     }
     print_message("%s %s n=%d: %ld nodes with the rules, %ld without\n", model,
@@ -219,7 +257,7 @@ static void test_node_limit_deterministic(void **st)
     assert_int_equal(ms_generate(g, &p, 12, &r, &w, &err), 0);
     char *text[2];
     for (int k = 0; k < 2; k++) {
-        ms_schedule *s = run_optimal(w, g, 5000, 0);
+        ms_schedule *s = run_optimal(w, g, NULL, 5000, 0);
         assert_near(ms_schedule_stat(s, "proved"), 0, 0);
         assert_near(ms_schedule_stat(s, "nodes"), 5000, 0);
         ms_schedule *far = NULL;
@@ -237,7 +275,7 @@ static void test_node_limit_deterministic(void **st)
     free(text[0]);
     free(text[1]);
     /* a time budget also returns a valid schedule (how far it gets depends on the machine) */
-    ms_schedule_free(run_optimal(w, g, 0, 1));
+    ms_schedule_free(run_optimal(w, g, NULL, 0, 1));
     ms_workload_free(w);
 }
 
@@ -250,7 +288,7 @@ static ms_workload *three_equal_tasks(void)
     return bf_workload(3, t);
 }
 
-/* One GPU and one batch only, with messages that say so. */
+/* One GPU and one batch only, and a layout on that GPU, with messages that say so. */
 static void test_refusals(void **st)
 {
     (void)st;
@@ -270,21 +308,43 @@ static void test_refusals(void **st)
     o.batch = 3;
     assert_int_equal(ms_offline_schedule("optimal", w, g, 1, &o, &s, &err), 0);
     ms_schedule_free(s);
+    s = NULL;
+    ms_initial two;
+    assert_int_equal(ms_initial_parse("4,4", g, 2, &two, &err), 0);
+    o.initial = &two;
+    assert_int_equal(ms_offline_schedule("optimal", w, g, 1, &o, &s, &err), MS_EINVAL);
+    assert_non_null(strstr(err.msg, "GPU 1"));
+    assert_null(s);
+    ms_initial_fini(&two);
     ms_workload_free(w);
 }
 
-/* Three identical perfectly scaling tasks on an A30: the whole GPU from the start runs them
- * back to back in 3 s, which nothing beats (area 12 slice-seconds on 4 slices). */
+/* Three identical perfectly scaling tasks on an A30. Held from the start, the whole GPU
+ * runs them back to back in 3 s, which nothing beats (area 12 slice-seconds on 4 slices).
+ * From an empty GPU, creating it (0.13 s) first gives 3.13 s, which the brute force finds
+ * optimal too. From 1-1-1-1, destroying the four 1g (0.40 s) and creating it gives 3.53 s:
+ * a task on a 1g ends at 4 s or later, and a 2g is free at 0.32 s at the earliest (two
+ * destructions, a creation), so two of the three tasks on 2g end at 4.32 s or later. */
 static void test_equal_tasks_known(void **st)
 {
     (void)st;
     const ms_gpu_model *g = ms_gpu_builtin("A30-24GB");
     ms_workload *w = three_equal_tasks();
-    ms_schedule *s = run_optimal(w, g, 0, 0);
-    assert_near(ms_schedule_makespan(s), 3.0, EPS);
-    assert_near(ms_schedule_stat(s, "proved"), 1, 0);
-    assert_near(ms_schedule_stat(s, "lower_bound"), 3.0, EPS);
-    ms_schedule_free(s);
+    static const char *const layouts[] = {"4", "empty", "1-1-1-1"};
+    static const double expect[] = {3.0, 3.13, 3.53};
+    for (int k = 0; k < 3; k++) {
+        ms_initial layout;
+        ms_error err;
+        assert_int_equal(ms_initial_parse(layouts[k], g, 1, &layout, &err), 0);
+        long leaves;
+        assert_near(bf_optimum(g, w, true, &layout, &leaves), expect[k], EPS);
+        ms_schedule *s = run_optimal(w, g, &layout, 0, 0);
+        assert_near(ms_schedule_makespan(s), expect[k], EPS);
+        assert_near(ms_schedule_stat(s, "proved"), 1, 0);
+        assert_near(ms_schedule_stat(s, "lower_bound"), expect[k], EPS);
+        ms_schedule_free(s);
+        ms_initial_fini(&layout);
+    }
     ms_workload_free(w);
 }
 

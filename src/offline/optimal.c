@@ -26,7 +26,7 @@ static ms_schedule *best_heuristic(const ms_workload *w, const ms_gpu_model *gpu
         ms_error err;
         if (ms_offline_schedule(incumbents[k], w, gpu, 1, &own, &s, &err))
             continue; /* infeasible for this policy: the others may do */
-        if (ms_schedule_validate(s, w, NULL) ||
+        if (ms_schedule_validate_initial(s, w, opt->initial, NULL) ||
             (best && ms_schedule_makespan(s) >= ms_schedule_makespan(best))) {
             ms_schedule_free(s);
             continue;
@@ -37,19 +37,30 @@ static ms_schedule *best_heuristic(const ms_workload *w, const ms_gpu_model *gpu
     return best;
 }
 
-/* Replays the decision sequence with the times docs/optimal.md gives it. */
+/* Replays the decision sequence with the times docs/optimal.md gives it: the layout's
+ * instances first (instance and step k are the layout's k-th), live from the start. */
 static int build(const opt_problem *o, ms_schedule *s)
 {
     opt_live live[MS_MAX_SLOTS], keep[MS_MAX_SLOTS];
     int id_of[OPT_MAX_STEPS];
     int nlive = 0, nkeep;
     double R = 0.0;
+    for (int k = 0; k < o->ninit; k++) {
+        ms_placement at = o->pl[o->init_pl[k]];
+        id_of[k] = ms_schedule_add_instance(s, 0, at.profile, at.start, NAN, NAN, NAN, NAN);
+        if (id_of[k] < 0)
+            return MS_ENOMEM;
+        live[nlive++] = (opt_live){o->init_pl[k], k, o->init_busy[k]};
+    }
     for (int k = 0; k < o->best_len; k++) {
         const opt_step *st = &o->best_path[k];
         ms_placement at = o->pl[st->pl];
         double t = 0.0;
         if (st->initial) {
-            id_of[k] = ms_schedule_add_instance(s, 0, at.profile, at.start, NAN, NAN, NAN, NAN);
+            t = o->init_busy[k];
+            for (int j = 0; j < nlive; j++)
+                if (live[j].step == k)
+                    live[j] = live[--nlive]; /* back below with its tasks' end */
         } else {
             double ds[MS_MAX_SLOTS], de[MS_MAX_SLOTS];
             for (int j = 0; j < nlive; j++)
@@ -105,15 +116,16 @@ static int search_below(opt_problem *o, double incumbent, ms_schedule **out)
     return MS_OK;
 }
 
-int opt_improve(const ms_workload *w, const ms_gpu_model *gpu, double incumbent,
-                long node_limit, ms_schedule **out, long *nodes, ms_error *err)
+int opt_improve(const ms_workload *w, const ms_gpu_model *gpu, const ms_initial *initial,
+                double incumbent, long node_limit, ms_schedule **out, long *nodes,
+                ms_error *err)
 {
     *out = NULL;
     *nodes = 0;
     opt_problem *o = malloc(sizeof *o);
     if (!o)
         return ms_error_set(err, MS_ENOMEM, "optimal: out of memory");
-    int rc = opt_problem_init(o, w, gpu, err);
+    int rc = opt_problem_init(o, w, gpu, initial, err);
     if (rc) {
         free(o);
         return rc;
@@ -146,7 +158,7 @@ int ms_optimal_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
     opt_problem *o = malloc(sizeof *o);
     if (!o)
         return ms_error_set(err, MS_ENOMEM, "optimal: out of memory");
-    if ((rc = opt_problem_init(o, w, gpu, err))) {
+    if ((rc = opt_problem_init(o, w, gpu, opt->initial, err))) {
         free(o);
         return rc;
     }

@@ -18,8 +18,9 @@
 _Static_assert(MS_MAX_SLOTS <= 8, "a set of slots is a byte in auto_used");
 
 /* One decision: an instance at placement pl running the tasks of mask `tasks` back to back
- * (ascending index); initial = present from time 0 (no creation), else created once the
- * live instances overlapping it are destroyed. */
+ * (ascending index); initial = one of the layout's instances (no creation; its tasks, maybe
+ * none, from when it is free), else created once the live instances overlapping it are
+ * destroyed. */
 typedef struct opt_step {
     int pl;
     bool initial;
@@ -36,8 +37,9 @@ typedef struct opt_problem {
     const ms_gpu_model *g;
     const ms_workload *w;
     int n;
-    /* candidate placements: one per slot mask and size (the fewest slots) */
-    int npl;
+    /* candidate placements (0..ncand-1: one per slot mask and size, the fewest slots), then
+     * the layout's placements that are not candidates (never created) */
+    int ncand, npl;
     ms_placement pl[OPT_MAX_PL];
     uint32_t mask[OPT_MAX_PL];
     int size[OPT_MAX_PL];
@@ -49,7 +51,6 @@ typedef struct opt_problem {
     int nauto;
     uint8_t (*auto_used)[1 << MS_MAX_SLOTS];  /* the image of each set of slots */
     int (*auto_pl)[OPT_MAX_PL];
-    int (*auto_inv)[OPT_MAX_PL];   /* inverse placement permutation */
     double t[OPT_MAX_TASKS][MS_MAX_SLICES + 1];
     int same_prev[OPT_MAX_TASKS];  /* previous task with identical times, -1 if none */
     int same_next[OPT_MAX_TASKS];  /* next task with identical times, -1 if none */
@@ -60,6 +61,14 @@ typedef struct opt_problem {
     unsigned nsets;
     double set_create[OPT_MAX_SETS];
     double (*coef)[OPT_MAX_SETS];
+    /* the layout before the plan, in slot order: placement, busy until, and the symmetries
+     * that map it onto itself (as a permutation of its instances) */
+    int ninit;
+    int init_pl[MS_MAX_SLOTS];
+    double init_busy[MS_MAX_SLOTS];
+    unsigned init_sizes[MS_MAX_SLOTS]; /* bit k: size g->sizes[k] (as l_bound's sets) */
+    int ninit_auto;
+    int (*init_perm)[MS_MAX_SLOTS];  /* init_perm[a][q]: the instance whose image is q */
     bool no_rules;                 /* tests: bounds only, no dominance or symmetry pruning */
     /* limits and results */
     long node_limit;
@@ -68,15 +77,17 @@ typedef struct opt_problem {
     bool stopped;
     double best;                   /* makespan of the best schedule known */
     double proved_below;           /* no schedule is shorter than this */
-    uint64_t init_key[OPT_MAX_PL]; /* initial phase: each placement's task classes, 0 = none */
+    uint64_t init_key[MS_MAX_SLOTS]; /* initial phase: each instance's task classes */
     int best_len;                  /* -1: the incumbent (not a search path) */
     opt_step best_path[OPT_MAX_STEPS];
     int len;
     opt_step path[OPT_MAX_STEPS];
 } opt_problem;
 
-/* Fills the tables for w on g; MS_EINVAL when w has more than OPT_MAX_TASKS tasks. */
-int opt_problem_init(opt_problem *o, const ms_workload *w, const ms_gpu_model *g, ms_error *err);
+/* Fills the tables for w on g from the layout `initial` (NULL: empty); MS_EINVAL when w has
+ * more than OPT_MAX_TASKS tasks or the layout holds an instance off GPU 0. */
+int opt_problem_init(opt_problem *o, const ms_workload *w, const ms_gpu_model *g,
+                     const ms_initial *initial, ms_error *err);
 void opt_problem_free(opt_problem *o);
 
 /* Runs the branch and bound below o->best; improves best/best_path. */
@@ -88,11 +99,12 @@ void opt_search(opt_problem *o);
 double opt_clear(const opt_problem *o, const opt_live *live, int nlive, int p, double R,
                  opt_live *keep, int *nkeep, double *start, double *end);
 
-/* The branch and bound below `incumbent` (a makespan; INFINITY: none), stopped after
- * node_limit nodes (0: none), without the heuristics' incumbent: *out gets the best schedule
- * found shorter than incumbent, or NULL; *nodes the nodes expanded. For search's exact
- * phase on small batches. */
-int opt_improve(const ms_workload *w, const ms_gpu_model *gpu, double incumbent,
-                long node_limit, ms_schedule **out, long *nodes, ms_error *err);
+/* The branch and bound from the layout `initial` (NULL: empty) below `incumbent` (a
+ * makespan; INFINITY: none), stopped after node_limit nodes (0: none), without the
+ * heuristics' incumbent: *out gets the best schedule found shorter than incumbent, or NULL;
+ * *nodes the nodes expanded. For search's exact phase on small batches. */
+int opt_improve(const ms_workload *w, const ms_gpu_model *gpu, const ms_initial *initial,
+                double incumbent, long node_limit, ms_schedule **out, long *nodes,
+                ms_error *err);
 
 #endif

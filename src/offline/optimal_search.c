@@ -1,9 +1,9 @@
 /* optimal_search.c: the exact scheduler's branch and bound. A node is a prefix of the
- * decision sequence of docs/optimal.md: first the initial instances (ascending placement,
- * each with its task set), then creations, each preceded by the destruction of the live
- * instances it overlaps. Pruning: lower bounds on the remaining work (l_bound, per-task
- * earliest finish, slice and slot area), equal tasks taken in index order, geometry
- * symmetries that fix the live instances, and creations only on slots held before. */
+ * decision sequence of docs/optimal.md: first the task set (maybe empty) of each instance
+ * of the layout before the plan, then creations, each preceded by the destruction of the
+ * live instances it overlaps. Pruning: lower bounds on the remaining work (l_bound, per-task
+ * earliest finish, slice and slot area), equal tasks taken in index order, and geometry
+ * symmetries that fix the layout or the live instances. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,15 +11,13 @@
 
 #include "optimal_internal.h"
 
-#define INIT_CLOSED (-2)  /* init_last once the initial instances are chosen */
 #define CHECK_EVERY 1024  /* nodes between clock reads */
 
 typedef struct state {
     double R;        /* when the last reconfiguration ends */
     double ms;       /* latest task end so far */
     uint64_t rem;    /* tasks not yet on an instance */
-    uint32_t used;   /* slots some instance has held */
-    int init_last;   /* last initial placement chosen (-1: none yet), or INIT_CLOSED */
+    int init_next;   /* the layout's next instance to get its tasks (ninit: all have) */
     /* the last creation, when it destroyed instances: its slots and theirs, the R it
      * started from, and the latest R that would not have delayed it */
     uint32_t last_block;
@@ -48,7 +46,7 @@ static double cutoff(const opt_problem *o)
 
 /* ---- tables --------------------------------------------------------------------------- */
 
-/* Of placements with the same size, one whose slots include another's is never needed:
+/* Of placements with the same size, one whose slots include another's is never created:
  * the other holds a subset of its slots for the same times (ties: the lower index). */
 static void find_placements(opt_problem *o)
 {
@@ -76,6 +74,39 @@ static void find_placements(opt_problem *o)
         o->size[o->npl] = sa;
         o->npl++;
     }
+    o->ncand = o->npl;
+}
+
+/* Each instance of the layout: its placement, added after the candidates when it is not
+ * one of them. */
+static int find_layout(opt_problem *o, const ms_initial *initial, ms_error *err)
+{
+    const ms_gpu_model *g = o->g;
+    for (int i = 0; initial && i < initial->n; i++) {
+        const ms_initial_inst *in = &initial->inst[i];
+        if (in->gpu != 0)
+            return ms_error_set(err, MS_EINVAL,
+                                "optimal: the layout before the plan holds an instance on GPU "
+                                "%d; the exact scheduler plans GPU 0 only", in->gpu);
+        if (!ms_gpu_placement_allowed(g, in->at))
+            return ms_error_set(err, MS_EINVAL,
+                                "optimal: the layout's instance at slot %d is not a placement "
+                                "of %s", in->at.start, g->name);
+        int p = 0;
+        while (p < o->npl && (o->pl[p].profile != in->at.profile || o->pl[p].start != in->at.start))
+            p++;
+        if (p == o->npl) {
+            o->pl[p] = in->at;
+            o->mask[p] = ms_gpu_slot_mask(g, in->at);
+            o->size[p] = g->profiles[in->at.profile].slices;
+            o->npl++;
+        }
+        int k = o->ninit++;
+        o->init_pl[k] = p;
+        o->init_busy[k] = in->busy_until;
+        o->init_sizes[k] = 1u << ms_gpu_size_index(g, o->size[p]);
+    }
+    return MS_OK;
 }
 
 static uint32_t map_mask(const uint32_t *perm, uint32_t m)
@@ -87,16 +118,19 @@ static uint32_t map_mask(const uint32_t *perm, uint32_t m)
     return r;
 }
 
+/* A candidate's image among the candidates, a layout's placement's among those. */
 static int find_image(const opt_problem *o, int p, uint32_t image)
 {
-    for (int q = 0; q < o->npl; q++)
+    bool cand = p < o->ncand;
+    for (int q = cand ? 0 : o->ncand; q < (cand ? o->ncand : o->npl); q++)
         if (o->mask[q] == image && o->size[q] == o->size[p])
             return q;
     return -1;
 }
 
-/* Slot permutations mapping every candidate placement onto one of the same size, built
- * slot by slot: a placement is checked as soon as all its slots have an image. */
+/* Slot permutations mapping every candidate placement onto one of the same size, and the
+ * layout's other placements among themselves, built slot by slot: a placement is checked
+ * as soon as all its slots have an image. */
 static void find_autos(opt_problem *o, uint32_t *perm, int k, uint32_t taken)
 {
     int slots = o->g->slots;
@@ -107,13 +141,8 @@ static void find_autos(opt_problem *o, uint32_t *perm, int k, uint32_t taken)
     if (k == slots) {
         if (o->nauto == OPT_MAX_AUTO)
             return;
-        for (uint32_t m = 0; m < 1u << slots; m++)
-            o->auto_used[o->nauto][m] = (uint8_t)map_mask(perm, m);
-        for (int p = 0; p < o->npl; p++) {
-            int q = find_image(o, p, map_mask(perm, o->mask[p]));
-            o->auto_pl[o->nauto][p] = q;
-            o->auto_inv[o->nauto][q] = p;
-        }
+        for (int p = 0; p < o->npl; p++)
+            o->auto_pl[o->nauto][p] = find_image(o, p, map_mask(perm, o->mask[p]));
         o->nauto++;
         return;
     }
@@ -124,11 +153,12 @@ static void find_autos(opt_problem *o, uint32_t *perm, int k, uint32_t taken)
         }
 }
 
-/* The most compute slices a set of non-overlapping candidate placements holds. */
+/* The most compute slices a set of non-overlapping candidate placements holds (no other
+ * set holds more: each placement holds a candidate's slots with its size). */
 static int max_slices(const opt_problem *o, int from, uint32_t held)
 {
     int best = 0;
-    for (int p = from; p < o->npl; p++)
+    for (int p = from; p < o->ncand; p++)
         if (!(o->mask[p] & held)) {
             int s = o->size[p] + max_slices(o, p + 1, held | o->mask[p]);
             if (s > best)
@@ -137,7 +167,27 @@ static int max_slices(const opt_problem *o, int from, uint32_t held)
     return best;
 }
 
-int opt_problem_init(opt_problem *o, const ms_workload *w, const ms_gpu_model *g, ms_error *err)
+/* The symmetries that map the layout onto itself (placements and busy times), but the
+ * identity, each as the inverse permutation of the layout's instances. */
+static void find_layout_autos(opt_problem *o)
+{
+    for (int a = 1; a < o->nauto; a++) {
+        int *inv = o->init_perm[o->ninit_auto];
+        bool ok = true;
+        for (int k = 0; k < o->ninit && ok; k++) {
+            int q = o->auto_pl[a][o->init_pl[k]], r = 0;
+            while (r < o->ninit && (o->init_pl[r] != q || o->init_busy[r] != o->init_busy[k]))
+                r++;
+            ok = r < o->ninit;
+            if (ok)
+                inv[r] = k;
+        }
+        o->ninit_auto += ok;
+    }
+}
+
+int opt_problem_init(opt_problem *o, const ms_workload *w, const ms_gpu_model *g,
+                     const ms_initial *initial, ms_error *err)
 {
     if (w->n > OPT_MAX_TASKS)
         return ms_error_set(err, MS_EINVAL,
@@ -150,17 +200,20 @@ int opt_problem_init(opt_problem *o, const ms_workload *w, const ms_gpu_model *g
     o->best = INFINITY;
     o->best_len = -1;
     find_placements(o);
-    o->auto_used = calloc(OPT_MAX_AUTO, sizeof *o->auto_used);
+    int rc = find_layout(o, initial, err);
+    if (rc)
+        return rc;
     o->auto_pl = calloc(OPT_MAX_AUTO, sizeof *o->auto_pl);
-    o->auto_inv = calloc(OPT_MAX_AUTO, sizeof *o->auto_inv);
+    o->init_perm = calloc(OPT_MAX_AUTO, sizeof *o->init_perm);
     o->nsets = 1u << g->nsizes;
     o->coef = calloc((size_t)(w->n ? w->n : 1), sizeof *o->coef);
-    if (!o->auto_used || !o->auto_pl || !o->auto_inv || !o->coef) {
+    if (!o->auto_pl || !o->init_perm || !o->coef) {
         opt_problem_free(o);
         return ms_error_set(err, MS_ENOMEM, "optimal: out of memory");
     }
     uint32_t perm[MS_MAX_SLOTS];
     find_autos(o, perm, 0, 0);
+    find_layout_autos(o);
     for (int p = 0; p < o->npl; p++) {
         o->nslots[p] = __builtin_popcount(o->mask[p]);
         o->create[p] = ms_gpu_create_time(g, o->size[p]);
@@ -171,7 +224,7 @@ int opt_problem_init(opt_problem *o, const ms_workload *w, const ms_gpu_model *g
     }
 
     o->min_create_area = INFINITY;
-    for (int p = 0; p < o->npl; p++) {
+    for (int p = 0; p < o->ncand; p++) {
         int sl = o->nslots[p];
         if (!o->size_slots[o->size[p]] || sl < o->size_slots[o->size[p]])
             o->size_slots[o->size[p]] = sl;
@@ -203,13 +256,11 @@ int opt_problem_init(opt_problem *o, const ms_workload *w, const ms_gpu_model *g
 
 void opt_problem_free(opt_problem *o)
 {
-    free(o->auto_used);
     free(o->auto_pl);
-    free(o->auto_inv);
+    free(o->init_perm);
     free(o->coef);
-    o->auto_used = NULL;
     o->auto_pl = NULL;
-    o->auto_inv = NULL;
+    o->init_perm = NULL;
     o->coef = NULL;
 }
 
@@ -270,14 +321,15 @@ static double chain_end(const opt_problem *o, const state *st, int p, double R)
 
 /* ---- bounds --------------------------------------------------------------------------- */
 
-/* l_bound of the remaining tasks; with_create: each size used is created after now. Only
- * whether it reaches `stop` matters to the search: the first set of sizes below it is
- * returned as is (a value < stop), and each set's sum stops once it reaches the least so far. */
-static double lbound_rem(const opt_problem *o, uint64_t rem, bool with_create, double stop)
+/* l_bound of the remaining tasks, each size used created after now but those in `present`
+ * (bit k: g->sizes[k]). Only whether it reaches `stop` matters to the search: the first set
+ * of sizes below it is returned as is (a value < stop), and each set's sum stops once it
+ * reaches the least so far. */
+static double lbound_rem(const opt_problem *o, uint64_t rem, unsigned present, double stop)
 {
     double best = INFINITY, below = isfinite(stop) ? stop * o->g->slices : -INFINITY;
     for (unsigned S = 1; S < o->nsets; S++) {
-        double total = with_create ? o->set_create[S] : 0.0;
+        double total = o->set_create[S & ~present]; /* the creation terms add up by size */
         for (uint64_t r = rem; r && total < best; r &= r - 1)
             total += o->coef[__builtin_ctzll(r)][S];
         if (total < below)
@@ -292,12 +344,10 @@ static double lbound_rem(const opt_problem *o, uint64_t rem, bool with_create, d
 static double bound(const opt_problem *o, const state *st, double c)
 {
     const ms_gpu_model *g = o->g;
-    bool open = st->init_last != INIT_CLOSED;
-    uint32_t held = 0;
+    bool open = st->init_next < o->ninit;
     double live_slices = 0, live_slots = 0;
     for (int j = 0; j < st->nlive; j++) {
         const opt_live *x = &st->live[j];
-        held |= o->mask[x->pl];
         live_slices += o->size[x->pl] * dmax(0.0, x->f - st->R);
         live_slots += o->nslots[x->pl] * dmax(0.0, x->f - st->R);
     }
@@ -317,11 +367,13 @@ static double bound(const opt_problem *o, const state *st, double c)
     double ready[MS_MAX_SLICES + 1];
     for (int s = 0; s <= MS_MAX_SLICES; s++)
         ready[s] = INFINITY;
-    for (int p = 0; p < o->npl; p++) {
-        double e = 0.0;
-        if (!open || p <= st->init_last || (o->mask[p] & held))
-            e = chain[p] + o->create[p];
-        ready[o->size[p]] = dmin(ready[o->size[p]], e);
+    for (int p = 0; p < o->ncand; p++)
+        ready[o->size[p]] = dmin(ready[o->size[p]], chain[p] + o->create[p]);
+    unsigned present = 0; /* the sizes of the layout's instances still open to tasks */
+    for (int k = st->init_next; k < o->ninit; k++) {
+        int s = o->size[o->init_pl[k]];
+        ready[s] = dmin(ready[s], o->init_busy[k]);
+        present |= o->init_sizes[k];
     }
     /* each task: its earliest end, and its least area over the sizes on which it can end
      * before c */
@@ -357,12 +409,12 @@ static double bound(const opt_problem *o, const state *st, double c)
     if (first + (after + area) / o->slice_cap >= c ||
         first + (slots_after + slot_area) / g->slots >= c)
         return c;
-    if (!open)
+    if (!open) /* every remaining task is on an instance created from R on */
         area += o->min_create_area;
     if (st->R + (live_slices + area) / o->slice_cap >= c ||
         st->R + (live_slots + slot_area) / g->slots >= c)
         return c;
-    return dmax(lb, st->R + lbound_rem(o, st->rem, !open, c - st->R));
+    return dmax(lb, st->R + lbound_rem(o, st->rem, present, c - st->R));
 }
 
 /* ---- search --------------------------------------------------------------------------- */
@@ -385,16 +437,16 @@ static uint64_t class_key(const opt_problem *o, uint64_t T)
     return key;
 }
 
-/* Initial instances: of the images of a set under the geometry symmetries, only the one
- * whose keys (by ascending placement) are lexicographically least is explored; false when
- * some image is already known to be smaller. Placements up to `upto` or overlapping `held`
- * are decided. */
-static bool lex_leader(const opt_problem *o, int upto, uint32_t held)
+/* The layout's task sets: of their images under the symmetries that map the layout onto
+ * itself, only the one whose keys (by instance) are lexicographically least is explored;
+ * false when some image is already known to be smaller. Instances up to `upto` are
+ * decided. */
+static bool lex_leader(const opt_problem *o, int upto)
 {
-    for (int a = 1; a < o->nauto; a++)
-        for (int q = 0; q < o->npl; q++) {
-            int r = o->auto_inv[a][q];
-            if ((q > upto && !(o->mask[q] & held)) || (r > upto && !(o->mask[r] & held)))
+    for (int a = 0; a < o->ninit_auto; a++)
+        for (int q = 0; q < o->ninit; q++) {
+            int r = o->init_perm[a][q];
+            if (q > upto || r > upto)
                 break;
             if (o->init_key[r] != o->init_key[q]) {
                 if (o->init_key[r] < o->init_key[q])
@@ -405,9 +457,36 @@ static bool lex_leader(const opt_problem *o, int upto, uint32_t held)
     return true;
 }
 
-/* Chooses the task set of a new instance at placement p whose tasks start at e: tasks
- * added in ascending index from `from`, each set a child node. base holds the state
- * after the instance's creation, before its tasks are taken out of rem. */
+/* The child of base where the instance at placement p runs the tasks T, free from f. */
+static void descend(opt_problem *o, const state *base, int p, bool initial, uint64_t T,
+                    double f)
+{
+    state c = *base;
+    c.rem &= ~T;
+    if (T)
+        c.ms = dmax(c.ms, f);
+    int k = c.nlive++; /* keep the chain order: by finish, ties by step */
+    for (; k > 0 && (c.live[k - 1].f > f || (c.live[k - 1].f == f && c.live[k - 1].step > o->len));
+         k--)
+        c.live[k] = c.live[k - 1];
+    c.live[k] = (opt_live){p, o->len, f};
+    o->path[o->len++] = (opt_step){p, initial, T};
+    if (!initial) {
+        expand(o, &c);
+    } else { /* the layout's instances are the first steps: step k is instance k */
+        int at = o->len - 1;
+        o->init_key[at] = class_key(o, T);
+        if (o->no_rules || lex_leader(o, at))
+            expand(o, &c);
+        o->init_key[at] = 0;
+    }
+    o->len--;
+}
+
+/* Chooses the task set of an instance at placement p whose tasks start at e: tasks added
+ * in ascending index from `from`, each non-empty set a child node. base holds the state
+ * after the instance's creation (or, for the layout's, without it), before its tasks are
+ * taken out of rem. */
 static void choose(opt_problem *o, const state *base, int p, bool initial, double e,
                    uint64_t T, double load, int from)
 {
@@ -422,80 +501,72 @@ static void choose(opt_problem *o, const state *base, int p, bool initial, doubl
         double l2 = load + o->t[i][s], f = e + l2;
         if (dmax(base->ms, f) >= cutoff(o))
             continue; /* so would every larger set */
-        state c = *base;
-        c.rem &= ~(T | bit);
-        c.ms = dmax(c.ms, f);
-        int k = c.nlive++; /* keep the chain order: after every live instance ending by f */
-        for (; k > 0 && c.live[k - 1].f > f; k--)
-            c.live[k] = c.live[k - 1];
-        c.live[k] = (opt_live){p, o->len, f};
-        o->path[o->len++] = (opt_step){p, initial, T | bit};
-        if (!initial) {
-            expand(o, &c);
-        } else {
-            o->init_key[p] = class_key(o, T | bit);
-            if (o->no_rules || lex_leader(o, p, c.used))
-                expand(o, &c);
-            o->init_key[p] = 0;
-        }
-        o->len--;
+        descend(o, base, p, initial, T | bit, f);
         choose(o, base, p, initial, e, T | bit, l2, i + 1);
     }
 }
 
-static void place(opt_problem *o, const state *st, int p, bool initial)
+/* The layout's next instance gets its tasks (none: it waits, free from its busy time, to
+ * be destroyed before an overlapping creation or to stay). */
+static void place_initial(opt_problem *o, const state *st)
 {
+    int k = st->init_next, p = o->init_pl[k];
     state base = *st;
-    double e = 0.0;
-    base.last_block = 0;
-    if (initial) {
-        base.init_last = p;
-    } else {
-        double c = o->create[p];
-        /* independent of the previous creation and done before that one would have started
-         * waiting for its destructions: the order with this one first is no later anywhere */
-        if (!o->no_rules && st->last_block && !(o->mask[p] & st->last_block) &&
-            chain_end(o, st, p, st->R_prev) + c <=
-                st->slack - 1e-9 * (st->slack > 1 ? st->slack : 1))
-            return;
-        double chain = st->R, destroy = 0.0; /* chain_end's loop, splitting the live set */
-        base.last_block = o->mask[p];
-        base.nlive = 0;
-        for (int j = 0; j < st->nlive; j++) {
-            const opt_live *x = &st->live[j];
-            if (o->mask[x->pl] & o->mask[p]) {
-                chain = dmax(chain, x->f) + o->destroy[x->pl];
-                destroy += o->destroy[x->pl];
-                base.last_block |= o->mask[x->pl];
-            } else {
-                base.live[base.nlive++] = *x;
-            }
-        }
-        /* replacing the one instance at the same placement: its tasks could have run on it
-         * without the destruction and creation */
-        if (!o->no_rules && base.nlive == st->nlive - 1) {
-            for (int j = 0; j < st->nlive; j++)
-                if (st->live[j].pl == p)
-                    return;
-        }
-        if (base.nlive == st->nlive)
-            base.last_block = 0; /* nothing to wait for: nothing fits before it */
-        base.R_prev = st->R;
-        base.slack = chain - destroy; /* a start up to here does not delay the chain */
-        base.R = e = chain + c;
-    }
-    base.used |= o->mask[p];
-    choose(o, &base, p, initial, e, 0, 0.0, 0);
+    base.init_next = k + 1;
+    base.nlive = 0;
+    for (int j = 0; j < st->nlive; j++)
+        if (st->live[j].step != k)
+            base.live[base.nlive++] = st->live[j];
+    descend(o, &base, p, true, 0, o->init_busy[k]);
+    choose(o, &base, p, true, o->init_busy[k], 0, 0.0, 0);
 }
 
-/* Symmetries that keep every live instance (placement and finish) and the held slots:
- * placements they map onto each other lead to the same futures. */
+/* A creation at candidate placement p, after the destruction of the live instances it
+ * overlaps. */
+static void place(opt_problem *o, const state *st, int p)
+{
+    state base = *st;
+    double c = o->create[p];
+    /* independent of the previous creation and done before that one would have started
+     * waiting for its destructions: the order with this one first is no later anywhere */
+    if (!o->no_rules && st->last_block && !(o->mask[p] & st->last_block) &&
+        chain_end(o, st, p, st->R_prev) + c <=
+            st->slack - 1e-9 * (st->slack > 1 ? st->slack : 1))
+        return;
+    double chain = st->R, destroy = 0.0; /* chain_end's loop, splitting the live set */
+    base.last_block = o->mask[p];
+    base.nlive = 0;
+    for (int j = 0; j < st->nlive; j++) {
+        const opt_live *x = &st->live[j];
+        if (o->mask[x->pl] & o->mask[p]) {
+            chain = dmax(chain, x->f) + o->destroy[x->pl];
+            destroy += o->destroy[x->pl];
+            base.last_block |= o->mask[x->pl];
+        } else {
+            base.live[base.nlive++] = *x;
+        }
+    }
+    /* replacing the one instance at the same placement: its tasks could have run on it
+     * without the destruction and creation */
+    if (!o->no_rules && base.nlive == st->nlive - 1) {
+        for (int j = 0; j < st->nlive; j++)
+            if (st->live[j].pl == p)
+                return;
+    }
+    if (base.nlive == st->nlive)
+        base.last_block = 0; /* nothing to wait for: nothing fits before it */
+    base.R_prev = st->R;
+    base.slack = chain - destroy; /* a start up to here does not delay the chain */
+    base.R = chain + c;
+    choose(o, &base, p, false, base.R, 0, 0.0, 0);
+}
+
+/* Symmetries that keep every live instance (placement and finish): placements they map
+ * onto each other lead to the same futures. */
 static int stabilizer(const opt_problem *o, const state *st, int *out)
 {
     int n = 0;
     for (int a = 0; a < o->nauto; a++) {
-        if (o->auto_used[a][st->used] != st->used)
-            continue;
         bool ok = true;
         for (int j = 0; j < st->nlive && ok; j++) {
             int q = o->auto_pl[a][st->live[j].pl];
@@ -535,30 +606,18 @@ static void expand(opt_problem *o, const state *st)
         o->stopped = true;
         return;
     }
-    if (st->init_last != INIT_CLOSED) {
-        uint32_t held = 0;
-        for (int j = 0; j < st->nlive; j++)
-            held |= o->mask[st->live[j].pl];
-        for (int p = st->init_last + 1; p < o->npl; p++)
-            if (!(o->mask[p] & held))
-                place(o, st, p, true);
-        state closed = *st;
-        closed.init_last = INIT_CLOSED;
-        if (o->no_rules || lex_leader(o, o->npl, closed.used))
-            expand(o, &closed);
+    if (st->init_next < o->ninit) {
+        place_initial(o, st);
         return;
     }
     int stab[OPT_MAX_AUTO];
     int ns = o->no_rules ? 0 : stabilizer(o, st, stab);
-    for (int p = 0; p < o->npl && !o->stopped; p++) {
-        /* slots never held could have had this instance from time 0, for free */
-        if (!o->no_rules && !(o->mask[p] & st->used))
-            continue;
+    for (int p = 0; p < o->ncand && !o->stopped; p++) {
         bool twin = false;
         for (int a = 0; a < ns && !twin; a++)
             twin = o->auto_pl[stab[a]][p] < p;
         if (!twin)
-            place(o, st, p, false);
+            place(o, st, p);
     }
 }
 
@@ -566,7 +625,13 @@ static void expand(opt_problem *o, const state *st)
  * from the root bound, tried first, expanded 2 to 8 times more nodes to the same proofs.) */
 void opt_search(opt_problem *o)
 {
-    state root = {.init_last = -1, .rem = o->n == 64 ? ~0ull : (1ull << o->n) - 1};
+    state root = {.rem = o->n == 64 ? ~0ull : (1ull << o->n) - 1};
+    for (int k = 0; k < o->ninit; k++) { /* live from the start, in chain order */
+        int j = root.nlive++;
+        for (; j > 0 && root.live[j - 1].f > o->init_busy[k]; j--)
+            root.live[j] = root.live[j - 1];
+        root.live[j] = (opt_live){o->init_pl[k], k, o->init_busy[k]};
+    }
     o->len = 0;
     o->nodes = 0;
     o->stopped = false;

@@ -226,8 +226,8 @@ int ms_search_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
     if (!rc && exact) { /* below the best so far: a shorter schedule of any shape */
         ms_schedule *x = NULL;
         long limit = (long)(budget_ms * SEARCH_EXACT_NODES_PER_MS);
-        rc = opt_improve(w, gpu, ms_schedule_makespan(s), limit > 0 ? limit : 1, &x,
-                         &tot.nodes, err);
+        rc = opt_improve(w, gpu, opt->initial, ms_schedule_makespan(s), limit > 0 ? limit : 1,
+                         &x, &tot.nodes, err);
         if (x) {
             ms_schedule_free(s);
             s = x;
