@@ -162,3 +162,16 @@ ms_backend *fake_nvml_open(const char *lib, const ms_gpu_model *model)
         fail_msg("open: %s", err.msg);
     return b;
 }
+
+char *test_read_small_file(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    char *buf = calloc(1, 4096);
+    size_t n = buf ? fread(buf, 1, 4095, f) : 0;
+    if (buf)
+        buf[n] = '\0';
+    fclose(f);
+    return buf;
+}

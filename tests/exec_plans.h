@@ -31,4 +31,7 @@ void fake_nvml_end(char *state_path);
 /* Device 0 through the nvml backend on the library at lib (NULL model = identify it). */
 ms_backend *fake_nvml_open(const char *lib, const ms_gpu_model *model);
 
+/* The first 4095 bytes of a file, NUL-terminated (malloc'd), or NULL when it cannot be read. */
+char *test_read_small_file(const char *path);
+
 #endif

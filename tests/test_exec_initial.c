@@ -150,22 +150,11 @@ static const ms_run_task *task_of(const ms_run_report *r, int index)
     return NULL;
 }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return NULL;
-    char *buf = calloc(1, 4096);
-    size_t n = fread(buf, 1, 4095, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
 
 /* The task's log starts with this MIG device UUID. */
 static void saw_device(const ms_run_task *t, const char *uuid)
 {
-    char *out = slurp(t->log);
+    char *out = test_read_small_file(t->log);
     assert_non_null(out);
     if (strncmp(out, uuid, strlen(uuid)))
         fail_msg("task %d saw '%s', expected %s", t->index, out, uuid);
@@ -345,7 +334,7 @@ static void test_crash_keeps_initial(void **unused)
     ms_mig_instance list[MS_MAX_MIG];
     assert_int_equal(device_holds(list), 2);  /* instance 1 and instance 2 */
     /* The journal claims neither initial instance; the destroy of instance 0 is in it. */
-    char *text = slurp(journal), rec[160];
+    char *text = test_read_small_file(journal), rec[160];
     assert_non_null(text);
     snprintf(rec, sizeof rec, "foreign 0 %u 2 2 %s\n", held[1].gi_id, held[1].uuid);
     assert_non_null(strstr(text, rec));

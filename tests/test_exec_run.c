@@ -94,17 +94,6 @@ static int instances_left(int device)
     return n;
 }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return NULL;
-    char *buf = calloc(1, 4096);
-    size_t n = fread(buf, 1, 4095, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
 
 static void run_plan_to_completion(const char *model, const plan_inst *phases, int gpus)
 {
@@ -127,7 +116,7 @@ static void run_plan_to_completion(const char *model, const plan_inst *phases, i
         assert_int_equal(r->tasks[i].state, MS_RUN_OK);
         assert_int_equal(r->tasks[i].exit_status, 0);
         /* The task saw its own instance's MIG device. */
-        char *out = slurp(r->tasks[i].log);
+        char *out = test_read_small_file(r->tasks[i].log);
         assert_non_null(out);
         const ms_run_op *create = NULL;
         for (int k = 0; k < r->nops; k++)
@@ -147,7 +136,7 @@ static void run_plan_to_completion(const char *model, const plan_inst *phases, i
     ms_run_report_print(r, w, f);
     assert_int_equal(ms_run_report_write_json(r, w, f, &err), MS_OK);
     fclose(f);
-    char *text = slurp(table);
+    char *text = test_read_small_file(table);
     assert_non_null(strstr(text, "planned end"));
     assert_non_null(strstr(text, "\"planned_start\""));
     assert_non_null(strstr(text, "\"exit_status\": 0"));
@@ -219,7 +208,7 @@ static void test_dry_run_touches_nothing(void **unused)
     if (ms_run(s, w, &o, &r, &err))
         fail_msg("%s", err.msg);
     fclose(o.dry_out);
-    char *text = slurp(path);
+    char *text = test_read_small_file(path);
     assert_non_null(strstr(text, "nvmlDeviceCreateGpuInstanceWithPlacement(7g.40gb"));
     assert_non_null(strstr(text, "CUDA_VISIBLE_DEVICES=MIG-<instance 0> ./bench 0"));
     assert_true(strstr(text, "destroy instance 0") < strstr(text, "create instance 1"));
@@ -284,7 +273,7 @@ static char *report_text(void)
 {
     char path[128];
     snprintf(path, sizeof path, "%s/report.json", dir);
-    return slurp(path);
+    return test_read_small_file(path);
 }
 
 /* Every NVML entry point the run uses, failed at its first and at a later call. */

@@ -143,27 +143,6 @@ static void random_layout(const ms_gpu_model *gpu, int gpus, bool busy, ms_rng *
     }
 }
 
-static ms_workload *random_workload(const ms_gpu_model *gpu, int n, ms_rng *r)
-{
-    ms_workload *w = ms_workload_new();
-    for (int i = 0; i < n; i++) {
-        double t[MS_MAX_SLICES + 1];
-        for (int s = 0; s <= MS_MAX_SLICES; s++)
-            t[s] = INFINITY;
-        double cur = 0.2 + 20 * ms_rng_uniform(r);
-        int first = ms_rng_uniform(r) < 0.15 ? 1 : 0;
-        for (int k = 0; k < gpu->nsizes; k++) {
-            if (k > 0)
-                cur *= 0.4 + 0.6 * ms_rng_uniform(r);
-            t[gpu->sizes[k]] = k < first ? INFINITY : cur;
-        }
-        char name[16];
-        snprintf(name, sizeof name, "r%d", i);
-        assert_int_equal(ms_workload_add(w, name, t, NULL, NULL, NULL), 0);
-    }
-    return w;
-}
-
 static bool has_busy(const ms_initial *l)
 {
     for (int i = 0; i < l->n; i++)
@@ -220,7 +199,7 @@ static void every_algorithm(void **state)
         for (int m = 0; m < ms_gpu_builtin_count(); m++) {
             const ms_gpu_model *gpu = ms_gpu_builtin_at(m);
             int gpus = 1 + (int)ms_rng_below(&r, 2), n = (int)ms_rng_below(&r, 9);
-            ms_workload *w = random_workload(gpu, n, &r);
+            ms_workload *w = n ? test_random_preset_workload(gpu, n, &r) : ms_workload_new();
             ms_initial l;
             random_layout(gpu, gpus, rep % 3 == 2, &r, &l);
             for (size_t a = 0; a < sizeof algos / sizeof *algos; a++) {
@@ -252,7 +231,7 @@ static void keeping_is_free(void **state)
     for (int rep = 0; rep < 200; rep++) {
         const ms_gpu_model *gpu = rep % 2 ? a30() : a100();
         int k = (int)ms_rng_below(&r, (uint64_t)gpu->npartitions);
-        ms_workload *w = random_workload(gpu, 1 + (int)ms_rng_below(&r, 12), &r);
+        ms_workload *w = test_random_preset_workload(gpu, 1 + (int)ms_rng_below(&r, 12), &r);
         ms_initial held;
         ms_initial_init(&held);
         for (int i = 0; i < gpu->partitions[k].n; i++)
