@@ -228,6 +228,12 @@ int ms_search_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
         long limit = (long)(budget_ms * SEARCH_EXACT_NODES_PER_MS);
         rc = opt_improve(w, gpu, ms_schedule_makespan(s), limit > 0 ? limit : 1, &x,
                          &tot.nodes, err);
+        /* The exact solver takes its first instances as present (docs/optimal.md): given
+         * what the GPUs hold, its schedule counts only where it is valid on that. */
+        if (x && opt->initial && ms_schedule_validate_initial(x, w, opt->initial, NULL)) {
+            ms_schedule_free(x);
+            x = NULL;
+        }
         if (x) {
             ms_schedule_free(s);
             s = x;
