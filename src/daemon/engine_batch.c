@@ -292,12 +292,34 @@ static int standins_kept(const ms_engine *e, const ms_schedule *s, const ms_init
     return MS_OK;
 }
 
+/* Whether the running plan's instance at x, alive at its end, is there or yet to be made:
+ * one someone else destroyed (ei_destroy's "lost") is not offered to the batch. */
+static bool still_there(const ms_engine *e, const ms_initial_inst *x)
+{
+    const ms_schedule *p = e->plan;
+    for (int i = 0; i < p->ninst; i++) {
+        const ms_sched_instance *in = &p->inst[i];
+        if (isnan(in->destroy_end) && in->gpu == x->gpu && in->profile == x->at.profile &&
+            in->start_slot == x->at.start)
+            return e->batch->inst_state[i] == BI_PLANNED ||
+                   e->gpu[x->gpu].inst[x->at.start].profile == x->at.profile;
+    }
+    return false;
+}
+
 /* What the GPUs hold for a batch planned at `now` (the plan's clock): the instances the
  * running plan leaves, each busy until its last task there ends, and stand-ins for the
  * instances not ours. */
 static int node_layout(const ms_engine *e, double now, ms_initial *l, ms_error *err)
 {
-    int rc = e->plan ? ms_schedule_join_layout(e->plan, now, l, err) : MS_OK;
+    ms_initial left;
+    ms_initial_init(&left);
+    int rc = e->plan ? ms_schedule_join_layout(e->plan, now, &left, err) : MS_OK;
+    for (int k = 0; !rc && k < left.n; k++)
+        if (still_there(e, &left.inst[k]))
+            rc = ms_initial_add(l, e->m, left.inst[k].gpu, left.inst[k].at,
+                                left.inst[k].busy_until, err);
+    ms_initial_fini(&left);
     for (int g = 0; !rc && g < e->ngpus; g++)
         rc = foreign_layout(e, g, l, err);
     return rc;
