@@ -5,7 +5,8 @@
  * keeps the running plan's tasks as they were, starts nothing of the new batch before now,
  * ends no later than the trivial join, and overlap ends no later than reverse. Golden: a
  * long task on a small instance lets the next batch start beside it, long before it ends;
- * a full GPU does not; plans for other GPUs are refused. Deterministic: same bytes. */
+ * a full GPU does not; plans for other GPUs are refused. Deterministic: same bytes. A batch
+ * planned from what the running plan leaves (random pairs, and an idle instance kept). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -180,6 +181,115 @@ static void test_starts_beside_long_task(void **state)
     ms_workload_free(w);
 }
 
+/* A batch planned from what the running plan leaves (ms_schedule_join_layout): on random
+ * pairs as above, the batch's plan validates on that layout, and the joint plan validates,
+ * keeps the running plan's tasks, and runs the batch's tasks on an instance it keeps after
+ * the running plan's tasks there, with no instance created for it. */
+static void test_property_from_layout(void **state)
+{
+    (void)state;
+    ms_rng rng;
+    ms_rng_seed(&rng, 2027);
+    const char *models[] = {"A30-24GB", "A100-40GB"};
+    int kept = 0, cases = 100;
+    for (int c = 0; c < cases; c++) {
+        const ms_gpu_model *gpu = ms_gpu_builtin(models[c % 2]);
+        int gpus = 1 + (int)ms_rng_below(&rng, 2);
+        ms_workload *wa = random_workload(gpu, 2 + (int)ms_rng_below(&rng, 8), &rng);
+        ms_workload *wb = random_workload(gpu, 2 + (int)ms_rng_below(&rng, 8), &rng);
+        ms_schedule *a = plan("search", wa, gpu, gpus);
+        ms_schedule *first = join(NULL, 0, a, wa, 0, MS_CONCAT_OVERLAP);
+        double now = ms_rng_uniform(&rng) * 1.2 * ms_schedule_makespan(first);
+        ms_initial l;
+        ms_initial_init(&l);
+        ms_error err;
+        if (ms_schedule_join_layout(first, now, &l, &err))
+            fail_msg("%s", err.msg);
+        ms_offline_options o;
+        ms_offline_options_init(&o);
+        o.time_budget_ms = 2;
+        o.initial = &l;
+        ms_schedule *b;
+        if (ms_offline_schedule("search", wb, gpu, gpus, &o, &b, &err))
+            fail_msg("%s", err.msg);
+        ms_validation v = {0};
+        if (ms_schedule_validate_initial(b, wb, &l, &v))
+            fail_msg("case %d: batch invalid on the layout: %s", c, v.v[0].msg);
+        ms_validation_free(&v);
+        ms_workload *w = joint_workload(wa, wb);
+        for (int m = MS_CONCAT_TRIVIAL; m <= MS_CONCAT_OVERLAP; m++) {
+            ms_schedule *j = join(first, now, b, wb, wa->n, (ms_concat_mode)m);
+            check_valid(j, w, c);
+            for (int t = 0; t < first->ntasks; t++)
+                assert_true(j->task[t].start == first->task[t].start);
+            for (int t = first->ntasks; t < j->ntasks; t++) {
+                const ms_sched_task *k = &j->task[t];
+                assert_true(k->start >= now - 1e-12);
+                if (k->instance >= first->ninst)
+                    continue;
+                kept++;
+                for (int u = 0; u < first->ntasks; u++)
+                    if (first->task[u].instance == k->instance)
+                        assert_true(k->start >= first->task[u].end - 1e-9);
+            }
+            ms_schedule_free(j);
+        }
+        ms_initial_fini(&l);
+        ms_schedule_free(first);
+        ms_schedule_free(a);
+        ms_schedule_free(b);
+        ms_workload_free(wa);
+        ms_workload_free(wb);
+        ms_workload_free(w);
+    }
+    printf("tasks of a batch run on an instance of the running plan: %d\n", kept);
+    assert_true(kept > 0);
+}
+
+/* A 2g task, then a batch of one more once it is done: the batch keeps the idle 2g
+ * instance (no destruction, no creation) and its task starts at `now`, where the batch
+ * planned from empty GPUs waits for a destruction and a creation. */
+static void test_keeps_idle_instance(void **state)
+{
+    (void)state;
+    const ms_gpu_model *gpu = ms_gpu_builtin("A30-24GB");
+    ms_workload *w = ms_workload_new();
+    ms_error err;
+    double t[MS_MAX_SLICES + 1];
+    for (int s = 0; s <= MS_MAX_SLICES; s++)
+        t[s] = s == 2 ? 10 : INFINITY;
+    assert_int_equal(ms_workload_add(w, "x", t, NULL, NULL, &err), MS_OK);
+    ms_schedule *a = plan("search", w, gpu, 1);
+    ms_schedule *first = join(NULL, 0, a, w, 0, MS_CONCAT_OVERLAP);
+    double now = ms_schedule_makespan(first) + 1;
+    ms_initial l;
+    ms_initial_init(&l);
+    assert_int_equal(ms_schedule_join_layout(first, now, &l, &err), MS_OK);
+    assert_int_equal(l.n, 1);
+    assert_true(l.inst[0].busy_until == 0);
+    ms_offline_options o;
+    ms_offline_options_init(&o);
+    o.initial = &l;
+    ms_schedule *b, *empty = plan("far", w, gpu, 1);  /* far charges every creation */
+    assert_int_equal(ms_offline_schedule("search", w, gpu, 1, &o, &b, &err), MS_OK);
+    ms_schedule *kept = join(first, now, b, w, 1, MS_CONCAT_OVERLAP);
+    ms_schedule *made = join(first, now, empty, w, 1, MS_CONCAT_OVERLAP);
+    assert_int_equal(kept->ninst, 1);
+    assert_int_equal(kept->task[1].instance, 0);
+    assert_true(kept->task[1].start == now);
+    assert_int_equal(made->ninst, 2);  /* destroyed and made again */
+    assert_true(made->task[1].start >= now + ms_gpu_destroy_time(gpu, 2) +
+                                           ms_gpu_create_time(gpu, 2));
+    ms_initial_fini(&l);
+    ms_schedule_free(kept);
+    ms_schedule_free(made);
+    ms_schedule_free(b);
+    ms_schedule_free(empty);
+    ms_schedule_free(first);
+    ms_schedule_free(a);
+    ms_workload_free(w);
+}
+
 static void test_other_gpu_refused(void **state)
 {
     (void)state;
@@ -207,6 +317,8 @@ int main(void)
         cmocka_unit_test(test_property),
         cmocka_unit_test(test_starts_beside_long_task),
         cmocka_unit_test(test_other_gpu_refused),
+        cmocka_unit_test(test_property_from_layout),
+        cmocka_unit_test(test_keeps_idle_instance),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,7 @@
 /* test_daemon_engine_exec.c: migschedd's engine on the nvml backend against the fake NVML
  * (its device state in a file, so several processes see one GPU), running real commands:
  * exit statuses and log files, no instance left after a clean stop, a foreign instance
- * never touched, cancel of a process that ignores SIGTERM (SIGKILL after the grace), and
+ * never touched (online and batch), cancel of a process that ignores SIGTERM (SIGKILL after the grace), and
  * recovery after the engine's process is SIGKILLed with jobs running: the old processes
  * are stopped, their instances destroyed, every job completes exactly once; a crash at each
  * point of a destroy (journalled "destroying") recovered, a stranger's instance made at our
@@ -21,6 +21,7 @@
 
 #include "engine_support.h"
 #include "migsched/io.h"
+#include "migsched/schedule.h"
 
 #define FAKE_LIB MIGSCHED_BINARY_DIR "/tests/fake_nvml/libnvidia-ml.so.1"
 
@@ -145,6 +146,56 @@ static void test_foreign_untouched(void **state)
     assert_int_equal(ms_store_get_job(f->st, a, &j, &e), MS_OK);
     assert_int_equal(j.placement.start, 0);
     ms_job_free(&j);
+    ms_mig_instance list[MS_MAX_MIG];
+    assert_int_equal(device_instances(list), 1);
+    assert_true(ms_mig_same_instance(&foreign, &list[0]));
+}
+
+/* Batch mode alike: the batch is planned with the foreign instance's slots kept out (two 2g
+ * jobs that would run side by side on an empty A30 take turns on the other half), and the
+ * foreign instance is never destroyed. */
+static void test_batch_foreign_untouched(void **state)
+{
+    fixture *f = *state;
+    ms_backend *b;
+    ms_error e = {0};
+    ms_mig_instance foreign;
+    const ms_gpu_model *a30 = ms_gpu_builtin("A30-24GB");
+    assert_int_equal(ms_backend_open("nvml", 0, a30, NULL, &b, &e), MS_OK);
+    assert_int_equal(ms_backend_create(b, (ms_placement){ms_gpu_profile_by_name(a30, "2g.12gb"),
+                                                         2}, &foreign, &e), MS_OK);
+    ms_backend_close(b);
+    configure_nvml(f, "5");
+    set(&f->c, "mode", "batch");
+    set(&f->c, "batch-size", "2");
+    set(&f->c, "batch-period", "1000");
+    assert_int_equal(ms_daemon_config_check(&f->c, &e), MS_OK);
+    open_engine(f);
+    int64_t id[2];
+    for (int i = 0; i < 2; i++)
+        id[i] = submit_cmd_ok(f, "[\"sleep\", \"0.1\"]", "\"profile\": \"2g.12gb\", "
+                              "\"seconds\": 1", NULL);
+    for (int i = 0; i < 2; i++)
+        wait_state(f, id[i], "done");
+    char *text;
+    assert_int_equal(ms_engine_plan(f->e, &text, &e), MS_ENGINE_OK);
+    stop_engine(f);
+    check_all_done(f, 2);
+    ms_schedule *plan;
+    if (ms_schedule_parse_json(text, strlen(text), "plan", a30, &plan, &e))
+        fail_msg("%s", e.msg);
+    free(text);
+    for (int i = 0; i < plan->ninst; i++)  /* nothing of the plan on the foreign slots */
+        assert_int_equal(ms_gpu_slot_mask(a30, (ms_placement){plan->inst[i].profile,
+                                                              plan->inst[i].start_slot}) &
+                             0xc, 0);
+    ms_schedule_free(plan);
+    for (int i = 0; i < 2; i++) {
+        ms_job j;
+        assert_int_equal(ms_store_get_job(f->st, id[i], &j, &e), MS_OK);
+        assert_int_equal(j.placement.start, 0);
+        ms_job_free(&j);
+    }
     ms_mig_instance list[MS_MAX_MIG];
     assert_int_equal(device_instances(list), 1);
     assert_true(ms_mig_same_instance(&foreign, &list[0]));
@@ -797,6 +848,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_runs_commands, setup_nvml, teardown),
         cmocka_unit_test_setup_teardown(test_foreign_untouched, setup_nvml, teardown),
+        cmocka_unit_test_setup_teardown(test_batch_foreign_untouched, setup_nvml, teardown),
         cmocka_unit_test_setup_teardown(test_instance_replaced_while_running, setup_nvml,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_idle_instance_replaced_alike, setup_nvml, teardown),

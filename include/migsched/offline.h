@@ -116,12 +116,22 @@ int ms_far_plan(const ms_workload *w, const ms_gpu_model *gpu, ms_schedule **out
  * whichever ends first; overlap: then moves and swaps of the batch's own tasks between its
  * same-size instances (4.3, at most opt->concat_max_ops), each kept only if the joint
  * makespan drops; never a plan ending later than trivial. run's instances left alive are
- * destroyed once idle where the batch needs their slots. The joint plan's task indices are
- * run's, then next's shifted by base_task. Stats: makespan_trivial, makespan_reverse,
- * makespan_overlap, concat_moves, concat_swaps, concat_used, reversed. */
+ * destroyed once idle where the batch needs their slots. A batch planned from
+ * ms_schedule_join_layout's layout lists those instances as initial (no creation): its
+ * tasks on one run on that very instance after run's tasks there, one it destroys is
+ * destroyed as planned, and such a batch is not mirrored; an initial instance run does not
+ * hold is created like the others when it has tasks, else left out. The joint plan's task
+ * indices are run's, then next's shifted by base_task. Stats: makespan_trivial,
+ * makespan_reverse, makespan_overlap, concat_moves, concat_swaps, concat_used, reversed. */
 int ms_schedule_join(const ms_schedule *run, double now, const ms_schedule *next,
                      const ms_workload *next_w, int base_task, const ms_offline_options *opt,
                      ms_schedule **out, ms_error *err);
+/* What run (NULL: none) leaves on the GPUs for a batch planned at `now` (run's clock), as
+ * that batch's initial layout (out: initialised by the caller, added to): every instance
+ * alive at run's end, busy until its last task's end (its creation's when it has none) less
+ * now, 0 once past. */
+int ms_schedule_join_layout(const ms_schedule *run, double now, ms_initial *out,
+                            ms_error *err);
 
 /* The search scheduler (docs/search.md): local search over task sizes, order and
  * reconfigurations from the best of FAR, FIXPARTBEST, miso-eager and (with opt->model) the

@@ -303,7 +303,12 @@ static void waiting_reason(ms_engine *e, ms_job *j, double *batch_due)
         return;  /* not in the queue: its start or cancel is being committed */
     const ms_job *q = e->queue[at];
     double mono = ei_mono();
-    if (e->stopping) {
+    const ei_making *mk = &e->making;
+    if (mk->job == j->id) {
+        say(j, "its instance is being made (%s at slot %d of GPU %d): starts in about %.0f s",
+            e->m->profiles[mk->at.profile].name, mk->at.start, e->gpu[mk->gpu].device,
+            fmax(0, ceil(mk->ready - mono)));
+    } else if (e->stopping) {
         say(j, "the daemon is stopping: queued jobs wait for its next start");
     } else if (q->not_before > mono) {
         say(j, "start failed on this node: %s; next try in %.0f s", q->start_error,

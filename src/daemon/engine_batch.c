@@ -1,6 +1,8 @@
 /* engine_batch.c: batch mode. Queued jobs accumulate; when batch-size jobs no plan holds
  * are queued, or the oldest has waited batch-period, the first batch-size of them are
- * planned with the library's offline planner (search, as `migsched schedule` calls it) and
+ * planned with the library's offline planner (search, as `migsched schedule` calls it)
+ * from what the GPUs hold (the instances the running plan leaves, busy until its last task
+ * on each, and stand-ins keeping the slots of instances not ours out of the plan) and
  * joined to the running plan with paper 000's overlap concatenation (ms_schedule_join:
  * the running plan stays as it is, the batch's instances start as soon as their slots are
  * free); the joint plan is validated before anything of the batch runs. Before a join the
@@ -15,6 +17,7 @@
 
 #include "engine_internal.h"
 #include "log.h"
+#include "migsched/io.h"
 #include "migsched/offline.h"
 #include "migsched/schedule.h"
 
@@ -229,8 +232,102 @@ static bool plannable(const ms_engine *e, const ms_job *j, double now)
     return j->not_before <= now && unplanned(e, j->id);
 }
 
-/* Plans up to batch-size queued jobs no plan holds, joins them to the running plan and
- * validates the joint plan; on failure the running plan stays as it was. */
+/* Stand-ins for the instances not ours on GPU g: placements of the model covering their
+ * slots (the smallest that covers each), never over what `l` already holds there, busy until
+ * MS_TIME_MAX, so the batch neither uses nor destroys them (standins_kept). */
+static int foreign_layout(const ms_engine *e, int g, ms_initial *l, ms_error *err)
+{
+    const ms_gpu_model *m = e->m;
+    uint32_t taken = 0;
+    ms_placement at[MS_MAX_SLOTS];
+    double busy[MS_MAX_SLOTS];
+    for (int k = ms_initial_on_gpu(l, g, at, busy) - 1; k >= 0; k--)
+        taken |= ms_gpu_slot_mask(m, at[k]);
+    for (int slot = 0; slot < m->slots; slot++) {
+        if (!(e->gpu[g].foreign_slots >> slot & 1) || (taken >> slot & 1))
+            continue;
+        ms_placement best = {-1, 0};
+        for (int p = 0; p < m->nprofiles; p++)
+            for (int k = 0; k < m->profiles[p].nstarts; k++) {
+                ms_placement c = {p, m->profiles[p].starts[k]};
+                uint32_t mask = ms_gpu_slot_mask(m, c);
+                if ((mask >> slot & 1) && !(mask & taken) &&
+                    (best.profile < 0 ||
+                     m->profiles[p].size_slots < m->profiles[best.profile].size_slots))
+                    best = c;
+            }
+        if (best.profile < 0)
+            return ms_error_set(err, MS_EINVAL, "device %d: slot %d, held by an instance not "
+                                "ours, cannot be kept out of the plan (no free placement of "
+                                "%s covers it)", e->gpu[g].device, slot, m->name);
+        int rc = ms_initial_add(l, m, g, best, MS_TIME_MAX, err);
+        if (rc)
+            return rc;
+        taken |= ms_gpu_slot_mask(m, best);
+    }
+    return MS_OK;
+}
+
+/* Whether the batch's plan s leaves every stand-in of layout l as it is: no task on it, no
+ * destruction (the planner would do either only after MS_TIME_MAX, for a job that needs
+ * those slots). */
+static int standins_kept(const ms_engine *e, const ms_schedule *s, const ms_initial *l,
+                         ms_error *err)
+{
+    for (int i = 0; i < s->ninst; i++) {
+        const ms_sched_instance *in = &s->inst[i];
+        bool used = !isnan(in->destroy_start);
+        for (int t = 0; t < s->ntasks && !used; t++)
+            used = s->task[t].instance == i;
+        for (int k = 0; used && isnan(in->create_start) && k < l->n; k++) {
+            const ms_initial_inst *x = &l->inst[k];
+            if (x->busy_until >= MS_TIME_MAX && x->gpu == in->gpu &&
+                x->at.profile == in->profile && x->at.start == in->start_slot)
+                return ms_error_set(err, MS_EINVAL, "the batch needs slots of device %d held "
+                                    "by instances not ours (%s at slot %d)",
+                                    e->gpu[in->gpu].device, e->m->profiles[in->profile].name,
+                                    in->start_slot);
+        }
+    }
+    return MS_OK;
+}
+
+/* Whether the running plan's instance at x, alive at its end, is there or yet to be made:
+ * one someone else destroyed (ei_destroy's "lost") is not offered to the batch. */
+static bool still_there(const ms_engine *e, const ms_initial_inst *x)
+{
+    const ms_schedule *p = e->plan;
+    for (int i = 0; i < p->ninst; i++) {
+        const ms_sched_instance *in = &p->inst[i];
+        if (isnan(in->destroy_end) && in->gpu == x->gpu && in->profile == x->at.profile &&
+            in->start_slot == x->at.start)
+            return e->batch->inst_state[i] == BI_PLANNED ||
+                   e->gpu[x->gpu].inst[x->at.start].profile == x->at.profile;
+    }
+    return false;
+}
+
+/* What the GPUs hold for a batch planned at `now` (the plan's clock): the instances the
+ * running plan leaves, each busy until its last task there ends, and stand-ins for the
+ * instances not ours. */
+static int node_layout(const ms_engine *e, double now, ms_initial *l, ms_error *err)
+{
+    ms_initial left;
+    ms_initial_init(&left);
+    int rc = e->plan ? ms_schedule_join_layout(e->plan, now, &left, err) : MS_OK;
+    for (int k = 0; !rc && k < left.n; k++)
+        if (still_there(e, &left.inst[k]))
+            rc = ms_initial_add(l, e->m, left.inst[k].gpu, left.inst[k].at,
+                                left.inst[k].busy_until, err);
+    ms_initial_fini(&left);
+    for (int g = 0; !rc && g < e->ngpus; g++)
+        rc = foreign_layout(e, g, l, err);
+    return rc;
+}
+
+/* Plans up to batch-size queued jobs no plan holds from what the GPUs hold, joins them to
+ * the running plan and validates the joint plan; on failure the running plan stays as it
+ * was. */
 static int plan_batch(ms_engine *e, ms_error *err)
 {
     ms_workload *w = ms_workload_new();
@@ -245,22 +342,29 @@ static int plan_batch(ms_engine *e, ms_error *err)
         jobs[n++] = e->queue[i]->id;
         rc = ms_workload_add(w, e->queue[i]->spec.name, time, NULL, NULL, err);
     }
-    ms_offline_options opt;
-    ms_offline_options_init(&opt);
-    ms_schedule *s = NULL, *joint = NULL;
-    ms_workload *joint_w = NULL;
-    if (!rc)  /* the very call `migsched schedule` makes, with its defaults */
-        rc = ms_offline_schedule("search", w, e->m, e->ngpus, &opt, &s, err);
-    ms_validation v = {0};
-    if (!rc && ms_schedule_validate(s, w, &v))
-        rc = ms_error_set(err, MS_EINVAL, "the batch's plan is not valid: %s",
-                          v.n ? v.v[0].msg : "?");
-    ms_validation_free(&v);
     if (!e->plan_t0)
         e->plan_t0 = ei_now();
     double now = ei_now() - e->plan_t0;
     if (!rc)
         rc = prune(e, err);
+    ms_initial layout;
+    ms_initial_init(&layout);
+    if (!rc)
+        rc = node_layout(e, now, &layout, err);
+    ms_offline_options opt;
+    ms_offline_options_init(&opt);
+    opt.initial = &layout;
+    ms_schedule *s = NULL, *joint = NULL;
+    ms_workload *joint_w = NULL;
+    if (!rc)  /* the call `migsched schedule` makes, with its defaults, from the layout */
+        rc = ms_offline_schedule("search", w, e->m, e->ngpus, &opt, &s, err);
+    ms_validation v = {0};
+    if (!rc && ms_schedule_validate_initial(s, w, &layout, &v))
+        rc = ms_error_set(err, MS_EINVAL, "the batch's plan is not valid: %s",
+                          v.n ? v.v[0].msg : "?");
+    ms_validation_free(&v);
+    if (!rc)
+        rc = standins_kept(e, s, &layout, err);
     opt.concat = (ms_concat_mode)e->batch_concat;
     if (!rc)
         rc = ms_schedule_join(e->plan, now, s, w, e->plan_w ? e->plan_w->n : 0, &opt, &joint,
@@ -308,6 +412,7 @@ static int plan_batch(ms_engine *e, ms_error *err)
                 (int)ms_schedule_stat(e->plan, "concat_swaps"));
     free(text);
     free(jobs);
+    ms_initial_fini(&layout);
     ms_schedule_free(s);
     ms_schedule_free(joint);
     ms_workload_free(w);

@@ -244,9 +244,31 @@ static int still_ours(ms_engine *e, int g, int slot, ms_error *err)
     return lost(e, g, slot, &was, sid, err);
 }
 
+double ei_ready(const ms_engine *e, int g, ms_placement p)
+{
+    const ms_gpu_model *m = e->m;
+    const ei_inst *at = &e->gpu[g].inst[p.start];
+    if (at->profile == p.profile && at->state == EI_IDLE)
+        return 0;
+    uint32_t mask = ms_gpu_slot_mask(m, p);
+    double t = ms_gpu_create_time(m, m->profiles[p.profile].slices);
+    for (int k = 0; k < m->slots; k++) {
+        const ei_inst *o = &e->gpu[g].inst[k];
+        if (o->profile < 0)
+            continue;
+        int slices = m->profiles[o->profile].slices;
+        bool in_way = ms_gpu_slot_mask(m, (ms_placement){o->profile, k}) & mask;
+        if (o->state == EI_CREATING)
+            t += ms_gpu_create_time(m, slices);
+        else if (o->state == EI_DESTROYING || (o->state == EI_IDLE && in_way))
+            t += ms_gpu_destroy_time(m, slices);
+    }
+    return t;
+}
+
 /* Makes (g, p) an instance held by job: reused when an idle one is there (still ours),
  * else created once the idle instances overlapping it are destroyed. */
-static int claim(ms_engine *e, int g, ms_placement p, int64_t job, ms_error *err)
+static int make(ms_engine *e, int g, ms_placement p, int64_t job, ms_error *err)
 {
     ei_inst *in = &e->gpu[g].inst[p.start];
     if (in->profile == p.profile && in->state == EI_IDLE) {
@@ -273,6 +295,17 @@ static int claim(ms_engine *e, int g, ms_placement p, int64_t job, ms_error *err
     int rc = ei_create(e, g, p, job, err);
     if (!rc)
         in->state = EI_BUSY;
+    return rc;
+}
+
+/* make(), with e->making saying so meanwhile: when the job is expected to start. */
+static int claim(ms_engine *e, int g, ms_placement p, int64_t job, ms_error *err)
+{
+    /* sim: reconfigurations take the model's times over time-scale, fixed at open */
+    double scale = e->nvml ? 1 : e->c->time_scale;
+    e->making = (ei_making){job, g, p, ei_mono() + ei_ready(e, g, p) / scale};
+    int rc = make(e, g, p, job, err);
+    e->making.job = 0;
     return rc;
 }
 

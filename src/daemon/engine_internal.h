@@ -69,6 +69,15 @@ typedef struct ei_run {
 
 typedef struct ei_batch ei_batch;  /* engine_batch.c */
 
+/* Online: the start whose instance is being made (reused, or created after the idle
+ * instances in its way are destroyed). */
+typedef struct ei_making {
+    int64_t job;                /* 0: none */
+    int gpu;
+    ms_placement at;
+    double ready;               /* when it is expected to start (monotonic, ei_ready) */
+} ei_making;
+
 /* A start whose instance is claimed but whose transition is not yet durable: the pass's
  * starts are committed together (ei_start_flush). */
 typedef struct ei_starting {
@@ -143,6 +152,7 @@ struct ms_engine {
     size_t nrun, caprun;
     ei_starting *starting;      /* claimed this pass, to be committed by ei_start_flush */
     size_t nstarting, capstarting;
+    ei_making making;           /* the claim whose backend calls have mu dropped */
     bool flushing;              /* transitions committed with mu dropped and not yet acted on
                                    (starts or ends): the views wait for them (ei_settle) */
     ms_backoff ends, schedule;  /* the scheduling thread's failing steps (backoff.h) */
@@ -309,6 +319,11 @@ int ei_start(ms_engine *e, size_t i, int g, ms_placement p, ms_error *err);
  * left out. */
 int ei_start_flush(ms_engine *e, ms_error *err);
 void ei_view(const ms_engine *e, int g, ms_online_gpu_view *v);
+/* The GPU model's seconds before placement p on GPU g can hold a job, as the offline
+ * planners charge them: none when an idle instance of its profile is there (reused); else
+ * its creation after the destruction of each idle instance in its way, one at a time, and
+ * after any reconfiguration under way on g (counted whole). */
+double ei_ready(const ms_engine *e, int g, ms_placement p);
 /* Where paper 002's policy puts a job of profile now (GPU g, start slot); false when no GPU
  * has room for it. */
 bool ei_place(const ms_engine *e, int profile, int *g, int *start);

@@ -3,10 +3,13 @@
  * the new batch keeps its plan's structure (instances, their tasks' order, each GPU's order
  * of creations and destructions) and is retimed against it: each instance is created as
  * soon as its slots are free of the running plan's instances and of the batch's own earlier
- * ones, in a gap of the GPU's one-at-a-time clock, no earlier than `now`. Reverse (4.2): the
- * batch also runs mirrored (its last configuration first), and the shorter join is kept.
- * Overlap (4.3): then moves and swaps of the batch's tasks between its same-size instances,
- * chosen as far_batches.c chooses them, each kept only if the joint makespan drops. */
+ * ones, in a gap of the GPU's one-at-a-time clock, no earlier than `now`. A batch planned
+ * from what the running plan leaves (ms_schedule_join_layout) runs on the instances it
+ * keeps (after their last task) and destroys the ones it does not, as planned. Reverse
+ * (4.2): the batch also runs mirrored (its last configuration first), and the shorter join
+ * is kept. Overlap (4.3): then moves and swaps of the batch's tasks between its same-size
+ * instances, chosen as far_batches.c chooses them, each kept only if the joint makespan
+ * drops. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +48,10 @@ typedef struct jn_ctx {
      * with their last task's end */
     int *live, nlive;
     double *last_end;
+    /* per batch instance present before it (no creation): the running plan's instance it
+     * is (alive at that plan's end, same placement); -1 for the others (one with no
+     * creation that the running plan does not hold is created like them) */
+    int *same;
 } jn_ctx;
 
 static double task_time(const jn_ctx *c, int t, int inst)
@@ -107,6 +114,31 @@ static int find_live(jn_ctx *c)
     return MS_OK;
 }
 
+static bool is_initial(const ms_sched_instance *in)
+{
+    return isnan(in->create_start);
+}
+
+/* The running plan's instance each of the batch's initial ones is (c->same). */
+static int find_same(jn_ctx *c)
+{
+    const ms_schedule *run = c->run, *s = c->next;
+    c->same = malloc((size_t)(s->ninst + 1) * sizeof *c->same);
+    if (!c->same)
+        return MS_ENOMEM;
+    for (int i = 0; i < s->ninst; i++) {
+        const ms_sched_instance *in = &s->inst[i];
+        c->same[i] = -1;
+        for (int l = 0; is_initial(in) && l < c->nlive; l++) {
+            const ms_sched_instance *r = &run->inst[c->live[l]];
+            if (isnan(r->destroy_end) && r->gpu == in->gpu && r->profile == in->profile &&
+                r->start_slot == in->start_slot)
+                c->same[i] = c->live[l];
+        }
+    }
+    return MS_OK;
+}
+
 /* Retimes batch b after the running plan, no operation before `floor`. */
 static void retime(jn_ctx *c, const jn_batch *b, double floor, jn_times *x)
 {
@@ -122,15 +154,30 @@ static void retime(jn_ctx *c, const jn_batch *b, double floor, jn_times *x)
     x->makespan = run ? ms_schedule_makespan(run) : 0;
     for (int k = 0; k < b->nops; k++) {
         int i = b->ops[k] >> 1, g = s->inst[i].gpu, slices = s->gpu.profiles[s->inst[i].profile].slices;
-        if (b->inst_n[i] == 0)  /* emptied by moves: not created at all */
+        /* emptied by moves: not created at all; an initial one without tasks is left as it
+         * is, or destroyed where a creation of the batch needs its slots (below) */
+        if (b->inst_n[i] == 0)
             continue;
+        int same = c->same[i];
         if (b->ops[k] & 1) {
-            double last = x->ce[i];
+            double last = same >= 0 ? fmax(floor, c->last_end[same]) : x->ce[i];
             for (int j = 0; j < b->inst_n[i]; j++)
                 last = fmax(last, x->ts[b->tasks[b->inst_first[i] + j]] +
                                       task_time(c, b->tasks[b->inst_first[i] + j], i));
             x->ds[i] = reserve(c, g, last, ms_gpu_destroy_time(&s->gpu, slices));
             x->de[i] = x->ds[i] + ms_gpu_destroy_time(&s->gpu, slices);
+            if (same >= 0)
+                x->run_ds[same] = x->ds[i];
+            continue;
+        }
+        if (same >= 0) {  /* already there: its tasks after the running plan's */
+            double t = fmax(floor, c->last_end[same]);
+            for (int j = 0; j < b->inst_n[i]; j++) {
+                int task = b->tasks[b->inst_first[i] + j];
+                x->ts[task] = t;
+                t += task_time(c, task, i);
+                x->makespan = fmax(x->makespan, t);
+            }
             continue;
         }
         uint32_t mask = ms_gpu_slot_mask(&s->gpu, (ms_placement){s->inst[i].profile,
@@ -416,9 +463,11 @@ static int emit(const jn_ctx *c, const jn_batch *b, const jn_times *x, int base_
     for (int i = 0; i < s->ninst; i++) {
         if (b->inst_n[i] == 0)
             continue;
-        int id = ms_schedule_add_instance(out, s->inst[i].gpu, s->inst[i].profile,
-                                          s->inst[i].start_slot, x->cs[i], x->ce[i], x->ds[i],
-                                          x->de[i]);
+        int id = c->same[i] >= 0
+                     ? c->same[i]
+                     : ms_schedule_add_instance(out, s->inst[i].gpu, s->inst[i].profile,
+                                                s->inst[i].start_slot, x->cs[i], x->ce[i],
+                                                x->ds[i], x->de[i]);
         if (id < 0)
             return MS_ENOMEM;
         for (int j = 0; j < b->inst_n[i]; j++) {
@@ -441,6 +490,13 @@ int ms_schedule_join(const ms_schedule *run, double now, const ms_schedule *next
                             "%d x %s)", run->gpus, run->gpu.name, next->gpus, next->gpu.name);
     jn_ctx c = {.run = run, .next = next, .w = next_w, .now = now};
     int rc = find_live(&c);
+    if (!rc)
+        rc = find_same(&c);
+    /* A batch that runs on or destroys the running plan's instances is not mirrored:
+     * mirrored, they would come last. */
+    bool mirror = true;
+    for (int i = 0; !rc && i < next->ninst; i++)
+        mirror = mirror && c.same[i] < 0;
     c.cap = 3 * c.nlive + 2 * next->ninst + 1;  /* intervals per GPU at most */
     c.busy = malloc((size_t)next->gpus * c.cap * 2 * sizeof *c.busy);
     c.nbusy = calloc((size_t)next->gpus, sizeof *c.nbusy);
@@ -451,7 +507,7 @@ int ms_schedule_join(const ms_schedule *run, double now, const ms_schedule *next
         rc = MS_ENOMEM;
     if (!rc)
         rc = batch_build(next, false, &fwd);
-    if (!rc)
+    if (!rc && mirror)
         rc = batch_build(next, true, &rev);
     if (!rc)
         rc = times_init(&x, next->ninst, next->ntasks, nrun);
@@ -468,7 +524,8 @@ int ms_schedule_join(const ms_schedule *run, double now, const ms_schedule *next
         w_trivial = joined(&c, &fwd, run_end, &x);
         if (opt->concat != MS_CONCAT_TRIVIAL) {
             /* the batch as planned or mirrored, whichever joins shorter (ties: as planned) */
-            double wf = joined(&c, &fwd, now, &x), wr = joined(&c, &rev, now, &x);
+            double wf = joined(&c, &fwd, now, &x);
+            double wr = mirror ? joined(&c, &rev, now, &x) : INFINITY;
             w_reverse = fmin(wf, wr);
             if (w_reverse < w_trivial) {
                 pick = wr < wf ? &rev : &fwd;
@@ -519,6 +576,24 @@ int ms_schedule_join(const ms_schedule *run, double now, const ms_schedule *next
     times_free(&x);
     free(c.busy);
     free(c.nbusy);
+    free(c.live);
+    free(c.last_end);
+    free(c.same);
+    return rc;
+}
+
+int ms_schedule_join_layout(const ms_schedule *run, double now, ms_initial *out,
+                            ms_error *err)
+{
+    jn_ctx c = {.run = run, .now = now};
+    int rc = find_live(&c) ? ms_error_set(err, MS_ENOMEM, "out of memory") : MS_OK;
+    for (int l = 0; !rc && l < c.nlive; l++) {
+        const ms_sched_instance *in = &run->inst[c.live[l]];
+        if (isnan(in->destroy_end))
+            rc = ms_initial_add(out, &run->gpu, in->gpu, (ms_placement){in->profile,
+                                                                        in->start_slot},
+                                fmax(0, c.last_end[c.live[l]] - now), err);
+    }
     free(c.live);
     free(c.last_end);
     return rc;
