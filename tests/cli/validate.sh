@@ -72,4 +72,24 @@ echo "$out" | grep -q "^l_bound_paper  10.460000 " || fail "l_bound_paper: $out"
 "$M" bounds "$T/big.csv" --gpu A100 --gpus 0 2> /dev/null; [ $? -eq 2 ] || fail "--gpus 0"
 "$M" bounds "$T/nothere.csv" --gpu A100 2> /dev/null; [ $? -eq 1 ] || fail "missing file"
 "$M" bounds --help | grep -q "^usage: migsched bounds" || fail "bounds --help"
+# From a GPU that already holds the whole instance nothing is created: l_bound = 10 exactly;
+# a layout without the 7-slice size still charges its creation.
+out=$("$M" bounds "$T/big.csv" --gpu A100-40GB --initial 7) || fail "bounds --initial 7"
+echo "$out" | grep -q "^l_bound        10.000000 " || fail "l_bound from 7: $out"
+echo "$out" | grep -q "initial layout 7$" || fail "bounds names its layout: $out"
+"$M" bounds "$T/big.csv" --gpu A100-40GB --initial 4-3 | grep -q "^l_bound        10.240000 " \
+  || fail "l_bound from 4-3"
+"$M" bounds "$T/big.csv" --gpu A100-40GB --initial 99 2> "$T/err"; [ $? -eq 1 ] || fail "bad --initial"
+grep -q "'99' is not a partition of A100-40GB" "$T/err" || fail "bad --initial message: $(cat "$T/err")"
+
+# validate --initial: a plan made from 7 validates only against the layout it starts from.
+"$M" schedule "$T/big.csv" --gpu A100-40GB --algo far --initial 7 --json -o "$T/from7.json" \
+  || fail "schedule --initial 7"
+"$M" validate "$T/from7.json" --workload "$T/big.csv" --initial 7 | grep -q "^valid makespan=10.000000 " \
+  || fail "the plan from 7 does not validate from 7"
+"$M" validate "$T/from7.json" --workload "$T/big.csv" > "$T/out"; [ $? -eq 1 ] || fail "from 7 valid from empty"
+grep -q "initial-layout: instance 0 (gpu 0, 7g.40gb@0) has no creation" "$T/out" \
+  || fail "initial-layout violation: $(cat "$T/out")"
+"$M" schedule "$T/big.csv" --gpu A100-40GB --initial device 2> "$T/err"; [ $? -eq 1 ] || fail "schedule --initial device"
+grep -q "only \`migsched run\` and migschedd" "$T/err" || fail "--initial device message: $(cat "$T/err")"
 echo ok
