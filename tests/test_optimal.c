@@ -348,6 +348,37 @@ static void test_equal_tasks_known(void **st)
     ms_workload_free(w);
 }
 
+/* Batches of 7 A100 tasks where a bound once cut off the optimum: a valid plan (made then,
+ * kept in tests/data/optimal) ends at 69.2705 s and 41.5336 s, and a proof claimed 69.4305
+ * s and 41.7036 s. A proved optimum is never above a valid plan of the same workload. */
+static void test_never_above_a_valid_plan(void **st)
+{
+    (void)st;
+    static const char *const cases[] = {"a100_extreme1", "a100_good31"};
+    const ms_gpu_model *g = ms_gpu_builtin("A100-40GB");
+    for (int k = 0; k < 2; k++) {
+        char path[128];
+        ms_workload *w = NULL;
+        ms_schedule *plan = NULL;
+        ms_error err;
+        snprintf(path, sizeof path, "tests/data/optimal/%s.csv", cases[k]);
+        if (ms_workload_read(test_source_path(path), g, &w, &err))
+            fail_msg("%s", err.msg);
+        snprintf(path, sizeof path, "tests/data/optimal/%s.plan.json", cases[k]);
+        if (ms_schedule_read_json(test_source_path(path), g, &plan, &err))
+            fail_msg("%s", err.msg);
+        assert_int_equal(ms_schedule_validate_initial(plan, w, NULL, NULL), 0);
+        ms_schedule *s = run_optimal(w, g, NULL, 0, 0);
+        assert_true(ms_schedule_stat(s, "proved") == 1);
+        if (!(ms_schedule_makespan(s) <= ms_schedule_makespan(plan) + EPS))
+            fail_msg("%s: 'proved' %.9f above a valid plan's %.9f", cases[k],
+                     ms_schedule_makespan(s), ms_schedule_makespan(plan));
+        ms_schedule_free(s);
+        ms_schedule_free(plan);
+        ms_workload_free(w);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -360,6 +391,7 @@ int main(void)
         cmocka_unit_test(test_rules_lose_nothing),
         cmocka_unit_test(test_never_worse_a30),
         cmocka_unit_test(test_never_worse_a100),
+        cmocka_unit_test(test_never_above_a_valid_plan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
