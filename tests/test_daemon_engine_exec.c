@@ -119,11 +119,9 @@ static void test_runs_commands(void **state)
     check_no_instance_left(f);
 }
 
-/* An instance someone else made stays, with its very identity, and its slots are never
- * used: two 2g jobs take turns on the other half. */
-static void test_foreign_untouched(void **state)
+/* A 2g.12gb instance someone else made on slots 2-3 of the emulated A30. */
+static ms_mig_instance make_foreign(void)
 {
-    fixture *f = *state;
     ms_backend *b;
     ms_error e = {0};
     ms_mig_instance foreign;
@@ -132,23 +130,45 @@ static void test_foreign_untouched(void **state)
     assert_int_equal(ms_backend_create(b, (ms_placement){ms_gpu_profile_by_name(a30, "2g.12gb"),
                                                          2}, &foreign, &e), MS_OK);
     ms_backend_close(b);
-    configure_nvml(f, "5");
-    open_engine(f);
-    int64_t a = submit_cmd_ok(f, "[\"sleep\", \"0.1\"]", "\"profile\": \"2g.12gb\", "
-                              "\"seconds\": 1", NULL);
-    int64_t c = submit_cmd_ok(f, "[\"sleep\", \"0.1\"]", "\"profile\": \"2g.12gb\", "
-                              "\"seconds\": 1", NULL);
-    wait_state(f, a, "done");
-    wait_state(f, c, "done");
-    stop_engine(f);
+    return foreign;
+}
+
+/* Two 2g jobs beside the foreign instance (the engine stopped): both done, both on slots
+ * 0-1, and the foreign instance still there with its very identity. */
+static void two_jobs_beside(fixture *f, const ms_mig_instance *foreign, const int64_t id[2])
+{
+    ms_error e = {0};
     check_all_done(f, 2);
-    ms_job j;
-    assert_int_equal(ms_store_get_job(f->st, a, &j, &e), MS_OK);
-    assert_int_equal(j.placement.start, 0);
-    ms_job_free(&j);
+    for (int i = 0; i < 2; i++) {
+        ms_job j;
+        assert_int_equal(ms_store_get_job(f->st, id[i], &j, &e), MS_OK);
+        assert_int_equal(j.placement.start, 0);
+        ms_job_free(&j);
+    }
     ms_mig_instance list[MS_MAX_MIG];
     assert_int_equal(device_instances(list), 1);
-    assert_true(ms_mig_same_instance(&foreign, &list[0]));
+    assert_true(ms_mig_same_instance(foreign, &list[0]));
+}
+
+static int64_t submit_2g(fixture *f)
+{
+    return submit_cmd_ok(f, "[\"sleep\", \"0.1\"]", "\"profile\": \"2g.12gb\", \"seconds\": 1",
+                         NULL);
+}
+
+/* An instance someone else made stays, with its very identity, and its slots are never
+ * used: two 2g jobs take turns on the other half. */
+static void test_foreign_untouched(void **state)
+{
+    fixture *f = *state;
+    ms_mig_instance foreign = make_foreign();
+    configure_nvml(f, "5");
+    open_engine(f);
+    int64_t id[2] = {submit_2g(f), submit_2g(f)};
+    for (int i = 0; i < 2; i++)
+        wait_state(f, id[i], "done");
+    stop_engine(f);
+    two_jobs_beside(f, &foreign, id);
 }
 
 /* Batch mode alike: the batch is planned with the foreign instance's slots kept out (two 2g
@@ -157,30 +177,21 @@ static void test_foreign_untouched(void **state)
 static void test_batch_foreign_untouched(void **state)
 {
     fixture *f = *state;
-    ms_backend *b;
     ms_error e = {0};
-    ms_mig_instance foreign;
     const ms_gpu_model *a30 = ms_gpu_builtin("A30-24GB");
-    assert_int_equal(ms_backend_open("nvml", 0, a30, NULL, &b, &e), MS_OK);
-    assert_int_equal(ms_backend_create(b, (ms_placement){ms_gpu_profile_by_name(a30, "2g.12gb"),
-                                                         2}, &foreign, &e), MS_OK);
-    ms_backend_close(b);
+    ms_mig_instance foreign = make_foreign();
     configure_nvml(f, "5");
     set(&f->c, "mode", "batch");
     set(&f->c, "batch-size", "2");
     set(&f->c, "batch-period", "1000");
     assert_int_equal(ms_daemon_config_check(&f->c, &e), MS_OK);
     open_engine(f);
-    int64_t id[2];
-    for (int i = 0; i < 2; i++)
-        id[i] = submit_cmd_ok(f, "[\"sleep\", \"0.1\"]", "\"profile\": \"2g.12gb\", "
-                              "\"seconds\": 1", NULL);
+    int64_t id[2] = {submit_2g(f), submit_2g(f)};
     for (int i = 0; i < 2; i++)
         wait_state(f, id[i], "done");
     char *text;
     assert_int_equal(ms_engine_plan(f->e, &text, &e), MS_ENGINE_OK);
     stop_engine(f);
-    check_all_done(f, 2);
     ms_schedule *plan;
     if (ms_schedule_parse_json(text, strlen(text), "plan", a30, &plan, &e))
         fail_msg("%s", e.msg);
@@ -190,15 +201,7 @@ static void test_batch_foreign_untouched(void **state)
                                                               plan->inst[i].start_slot}) &
                              0xc, 0);
     ms_schedule_free(plan);
-    for (int i = 0; i < 2; i++) {
-        ms_job j;
-        assert_int_equal(ms_store_get_job(f->st, id[i], &j, &e), MS_OK);
-        assert_int_equal(j.placement.start, 0);
-        ms_job_free(&j);
-    }
-    ms_mig_instance list[MS_MAX_MIG];
-    assert_int_equal(device_instances(list), 1);
-    assert_true(ms_mig_same_instance(&foreign, &list[0]));
+    two_jobs_beside(f, &foreign, id);
 }
 
 /* A job that ignores SIGTERM is killed after the grace period; its instance is freed. */
