@@ -18,18 +18,17 @@ int setup_partition(const ms_gpu_model *gpu, const ms_initial *initial, int g,
     for (int i = 0; i < p->n; i++)
         wanted |= ms_gpu_slot_mask(gpu, p->inst[i]);
     int kept_by[MS_MAX_INSTANCES];   /* p's instance i: the initial one it keeps, -1: none */
-    bool in_way[MS_MAX_SLOTS];
+    bool kept[MS_MAX_SLOTS] = {false}, in_way[MS_MAX_SLOTS];
     for (int i = 0; i < p->n; i++) {
         kept_by[i] = -1;
         for (int k = 0; k < n; k++)
             if (same(at[k], p->inst[i]))
                 kept_by[i] = k;
+        if (kept_by[i] >= 0)
+            kept[kept_by[i]] = true;
     }
-    for (int k = 0; k < n; k++) {
-        in_way[k] = (ms_gpu_slot_mask(gpu, at[k]) & wanted) != 0;
-        for (int i = 0; i < p->n; i++)
-            in_way[k] &= kept_by[i] != k;
-    }
+    for (int k = 0; k < n; k++)
+        in_way[k] = !kept[k] && (ms_gpu_slot_mask(gpu, at[k]) & wanted) != 0;
     /* Destructions by the time each instance is free (idle ones at 0 first). */
     int order[MS_MAX_SLOTS], nd = 0;
     for (int k = 0; k < n; k++)
@@ -42,16 +41,10 @@ int setup_partition(const ms_gpu_model *gpu, const ms_initial *initial, int g,
             order[j] = k;
         }
     double clock = 0;
-    for (int k = 0; k < n; k++) {
-        if (in_way[k])
-            continue;
-        bool kept = false;
-        for (int i = 0; i < p->n; i++)
-            kept |= kept_by[i] == k;
-        if (!kept && s && ms_schedule_add_instance(s, g, at[k].profile, at[k].start, NAN, NAN,
-                                                   NAN, NAN) < 0)
+    for (int k = 0; k < n; k++) /* untouched: listed as they are */
+        if (!in_way[k] && !kept[k] && s &&
+            ms_schedule_add_instance(s, g, at[k].profile, at[k].start, NAN, NAN, NAN, NAN) < 0)
             return -1;
-    }
     for (int j = 0; j < nd; j++) {
         int k = order[j];
         double d0 = fmax(clock, busy[k]);

@@ -9,7 +9,51 @@
 #include "migsched/learn.h"
 #include "search_internal.h"
 
-static ms_schedule *append(const ms_schedule *a, const ms_schedule *b, int first);
+/* A valid plan of "a, then b": the instances of a still alive at its end that overlap
+ * one of b's are destroyed one at a time, then b (tasks renumbered from `first`) runs
+ * shifted to start after that. */
+static ms_schedule *append(const ms_schedule *a, const ms_schedule *b, int first)
+{
+    ms_schedule *s = ms_schedule_clone(a);
+    if (!s)
+        return NULL;
+    const ms_gpu_model *g = &s->gpu;
+    double clock = ms_schedule_makespan(a);
+    for (int i = 0; i < a->ninst; i++)
+        clock = fmax(clock, fmax(isnan(a->inst[i].create_end) ? 0 : a->inst[i].create_end,
+                                 isnan(a->inst[i].destroy_end) ? 0 : a->inst[i].destroy_end));
+    uint32_t used = 0; /* slots b's instances occupy */
+    for (int i = 0; i < b->ninst; i++)
+        used |= ms_gpu_slot_mask(g, (ms_placement){b->inst[i].profile, b->inst[i].start_slot});
+    for (int i = 0; i < s->ninst; i++) {
+        ms_sched_instance *in = &s->inst[i];
+        if (!isnan(in->destroy_start) ||
+            !(ms_gpu_slot_mask(g, (ms_placement){in->profile, in->start_slot}) & used))
+            continue;
+        in->destroy_start = clock;
+        clock += ms_gpu_destroy_time(g, g->profiles[in->profile].slices);
+        in->destroy_end = clock;
+    }
+    int base = s->ninst;
+    bool ok = true;
+    for (int i = 0; i < b->ninst && ok; i++) {
+        const ms_sched_instance *in = &b->inst[i];
+        ok = ms_schedule_add_instance(s, 0, in->profile, in->start_slot, clock + in->create_start,
+                                      clock + in->create_end, clock + in->destroy_start,
+                                      clock + in->destroy_end) >= 0;
+    }
+    for (int k = 0; k < b->ntasks && ok; k++) {
+        const ms_sched_task *t = &b->task[k];
+        ok = !ms_schedule_add_task(s, first + t->index, base + t->instance, clock + t->start,
+                                   clock + t->end);
+    }
+    if (!ok) {
+        ms_schedule_free(s);
+        return NULL;
+    }
+    ms_schedule_normalize(s);
+    return s;
+}
 
 /* The model partition GPU 0 holds in l (its instances exactly that partition's, busy[k]
  * the k-th one's busy time), -1 when none. */
@@ -130,52 +174,6 @@ static int split_queue(const ms_rl_model *m, const ms_workload *w, const ms_gpu_
         ms_schedule_normalize(s);
     *out = rc ? NULL : s;
     return rc;
-}
-
-/* A valid plan of "a, then b": the instances of a still alive at its end that overlap
- * one of b's are destroyed one at a time, then b (tasks renumbered from `first`) runs
- * shifted to start after that. */
-static ms_schedule *append(const ms_schedule *a, const ms_schedule *b, int first)
-{
-    ms_schedule *s = ms_schedule_clone(a);
-    if (!s)
-        return NULL;
-    const ms_gpu_model *g = &s->gpu;
-    double clock = ms_schedule_makespan(a);
-    for (int i = 0; i < a->ninst; i++)
-        clock = fmax(clock, fmax(isnan(a->inst[i].create_end) ? 0 : a->inst[i].create_end,
-                                 isnan(a->inst[i].destroy_end) ? 0 : a->inst[i].destroy_end));
-    uint32_t used = 0; /* slots b's instances occupy */
-    for (int i = 0; i < b->ninst; i++)
-        used |= ms_gpu_slot_mask(g, (ms_placement){b->inst[i].profile, b->inst[i].start_slot});
-    for (int i = 0; i < s->ninst; i++) {
-        ms_sched_instance *in = &s->inst[i];
-        if (!isnan(in->destroy_start) ||
-            !(ms_gpu_slot_mask(g, (ms_placement){in->profile, in->start_slot}) & used))
-            continue;
-        in->destroy_start = clock;
-        clock += ms_gpu_destroy_time(g, g->profiles[in->profile].slices);
-        in->destroy_end = clock;
-    }
-    int base = s->ninst;
-    bool ok = true;
-    for (int i = 0; i < b->ninst && ok; i++) {
-        const ms_sched_instance *in = &b->inst[i];
-        ok = ms_schedule_add_instance(s, 0, in->profile, in->start_slot, clock + in->create_start,
-                                      clock + in->create_end, clock + in->destroy_start,
-                                      clock + in->destroy_end) >= 0;
-    }
-    for (int k = 0; k < b->ntasks && ok; k++) {
-        const ms_sched_task *t = &b->task[k];
-        ok = !ms_schedule_add_task(s, first + t->index, base + t->instance, clock + t->start,
-                                   clock + t->end);
-    }
-    if (!ok) {
-        ms_schedule_free(s);
-        return NULL;
-    }
-    ms_schedule_normalize(s);
-    return s;
 }
 
 /* Keeps the shorter of *best and c (ties: *best); frees the other. */

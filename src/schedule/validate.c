@@ -412,8 +412,11 @@ static void check_initial(vctx *c, const ms_initial *l)
     const ms_schedule *s = c->s;
     char lab[96], lab2[96];
     bool *matched = calloc((size_t)(l ? l->n : 0) + 1, sizeof *matched);
-    if (!matched) {
+    double *busy = calloc((size_t)s->ninst + 1, sizeof *busy); /* per instance, 0: none */
+    if (!matched || !busy) {
         report(c, "out-of-memory", "out of memory while validating");
+        free(matched);
+        free(busy);
         return;
     }
     for (int k = 0; k < s->ninst; k++) {
@@ -431,15 +434,17 @@ static void check_initial(vctx *c, const ms_initial *l)
             continue;
         }
         matched[at] = true;
-        double busy = l->inst[at].busy_until;
-        if (after(busy, in->destroy_start))
+        busy[k] = l->inst[at].busy_until;
+        if (after(busy[k], in->destroy_start))
             report(c, MS_RULE_INITIAL, "%s is destroyed at %.9g but busy until %.9g",
-                   inst_label(c, k, lab, sizeof lab), in->destroy_start, busy);
-        for (int j = 0; j < s->ntasks; j++)
-            if (c->task_ok[j] && s->task[j].instance == k && after(busy, s->task[j].start))
-                report(c, MS_RULE_INITIAL, "%s starts at %.9g on %s, busy until %.9g",
-                       task_label(c, j, lab, sizeof lab), s->task[j].start,
-                       inst_label(c, k, lab2, sizeof lab2), busy);
+                   inst_label(c, k, lab, sizeof lab), in->destroy_start, busy[k]);
+    }
+    for (int j = 0; j < s->ntasks; j++) { /* one pass, however many instances are busy */
+        int k = s->task[j].instance;
+        if (c->task_ok[j] && busy[k] > 0 && after(busy[k], s->task[j].start))
+            report(c, MS_RULE_INITIAL, "%s starts at %.9g on %s, busy until %.9g",
+                   task_label(c, j, lab, sizeof lab), s->task[j].start,
+                   inst_label(c, k, lab2, sizeof lab2), busy[k]);
     }
     for (int i = 0; l && i < l->n; i++)
         if (!matched[i])
@@ -447,6 +452,7 @@ static void check_initial(vctx *c, const ms_initial *l)
                    "plan does not list", l->inst[i].gpu,
                    s->gpu.profiles[l->inst[i].at.profile].name, l->inst[i].at.start);
     free(matched);
+    free(busy);
 }
 
 static int validate(const ms_schedule *s, const ms_workload *w, const ms_initial *initial,
