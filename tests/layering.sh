@@ -24,7 +24,6 @@ exec: backend backend_nvml | not yet split
 hier: catalogue profile | not yet split
 env: batch env | not yet split
 gpu: model_json models | not yet split
-daemon: engine engine_alloc engine_api engine_batch engine_exec engine_gpu engine_recover | not yet split
 '
 
 objs=$(find "$B/CMakeFiles/migsched_lib.dir/src" "$B/CMakeFiles/migsched_daemon.dir/src" \

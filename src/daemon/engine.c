@@ -1,6 +1,6 @@
 /* engine.c: the engine's lifecycle: open (backends, reconciliation with the store), the one
  * scheduling thread (it alone changes instances and starts and ends jobs), stop and close.
- * Online mode: paper 002's placement (engine_gpu.c). With the sim backend a job holds its
+ * Online mode: paper 002's placement (engine_online.c). With the sim backend a job holds its
  * instance for its time / time-scale; nothing survives a crash, so every job the store
  * says was running is interrupted at open. */
 #include <errno.h>
@@ -11,113 +11,6 @@
 
 #include "engine_internal.h"
 #include "log.h"
-
-const double ms_engine_time_bounds[MS_ENGINE_TIME_BUCKETS] = {
-    0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600, 14400, 86400};
-const double ms_engine_reconf_bounds[MS_ENGINE_RECONF_BUCKETS] = {
-    0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 1, 2, 5, 10};
-
-double ei_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-double ei_mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-void ei_observe(ms_engine_histogram *h, const double *bounds, int nb, double v)
-{
-    for (int i = 0; i < nb; i++)
-        if (v <= bounds[i])
-            h->count[i]++;
-    h->total++;
-    h->sum += v;
-}
-
-static ei_tally *tally_of(const ms_engine *e, uint32_t uid)
-{
-    for (size_t i = 0; i < e->ntally; i++)
-        if (e->tally[i].uid == uid)
-            return &e->tally[i];
-    return NULL;
-}
-
-ei_tally ei_tally_get(const ms_engine *e, uint32_t uid)
-{
-    const ei_tally *t = tally_of(e, uid);
-    return t ? *t : (ei_tally){.uid = uid};
-}
-
-int ei_tally_add(ms_engine *e, uint32_t uid, size_t bytes, int delta)
-{
-    ei_tally *t = tally_of(e, uid);
-    if (!t && delta < 0)
-        return MS_OK;
-    if (!t) {
-        if (e->ntally == e->captally) {
-            size_t cap = e->captally ? 2 * e->captally : 16;
-            ei_tally *nt = realloc(e->tally, cap * sizeof *nt);
-            if (!nt)
-                return MS_ENOMEM;
-            e->tally = nt;
-            e->captally = cap;
-        }
-        t = &e->tally[e->ntally++];
-        *t = (ei_tally){.uid = uid};
-    }
-    if (delta > 0) {
-        t->jobs++;
-        t->bytes += bytes;
-    } else {
-        t->jobs -= t->jobs > 0;
-        t->bytes -= t->bytes > bytes ? bytes : t->bytes;
-    }
-    if (t->jobs == 0)  /* only users with queued jobs are kept */
-        *t = e->tally[--e->ntally];
-    return MS_OK;
-}
-
-/* Allocations are Slurm's (limited by Slurm): they count in no user's tally. */
-static int tally_job(ms_engine *e, const ms_job *j, int delta)
-{
-    return ei_is_alloc(j) ? MS_OK : ei_tally_add(e, j->owner.uid, j->spec_bytes, delta);
-}
-
-ms_job *ei_queue_remove(ms_engine *e, size_t at)
-{
-    ms_job *j = e->queue[at];
-    memmove(&e->queue[at], &e->queue[at + 1], (e->nqueue - at - 1) * sizeof *e->queue);
-    e->nqueue--;
-    tally_job(e, j, -1);
-    return j;
-}
-
-int ei_queue_insert(ms_engine *e, ms_job *j)
-{
-    if (e->nqueue == e->capqueue) {
-        size_t cap = e->capqueue ? 2 * e->capqueue : 64;
-        ms_job **nq = realloc(e->queue, cap * sizeof *nq);
-        if (!nq)
-            return MS_ENOMEM;
-        e->queue = nq;
-        e->capqueue = cap;
-    }
-    size_t at = e->nqueue;
-    while (at > 0 && e->queue[at - 1]->id > j->id)
-        at--;
-    if (tally_job(e, j, 1))
-        return MS_ENOMEM;
-    memmove(&e->queue[at + 1], &e->queue[at], (e->nqueue - at) * sizeof *e->queue);
-    e->queue[at] = j;
-    e->nqueue++;
-    return MS_OK;
-}
 
 /* A running job that ends in this pass: run[i], how and with what exit status. */
 typedef struct ending {
@@ -138,8 +31,7 @@ static int after_end(ms_engine *e, size_t i, ms_job *next, ms_job_event ev, ms_e
     ms_dlog(MS_LOG_INFO, "job.end", "id=%lld user=%s event=%s state=%s", (long long)next->id,
             ms_dlog_quote(ms_job_user(&next->owner, uid), user, sizeof user),
             ms_job_event_name(ev), ms_job_state_name(next->state));
-    if (ei_is_alloc(next))
-        ei_alloc_ended(e, next);
+    ei_job_ended(e, next);
     ei_mapping(e, r->gpu, r->slot, NULL);
     /* Its instance is free once nothing the job started is left. */
     if (!ei_leftovers(e, r, &e->gpu[r->gpu].inst[r->slot], ei_mono()))
@@ -352,7 +244,7 @@ static int load_jobs(ms_engine *e, ms_error *err)
             break;
         }
         *q = all[i];
-        if (tally_job(e, q, 1)) {
+        if (ei_tally_job(e, q, 1)) {
             free(q);
             rc = ms_error_set(err, MS_ENOMEM, "out of memory");
             break;
@@ -400,8 +292,7 @@ static int reconcile_store(ms_engine *e, ms_error *err)
     if (!rc && k && !(rc = ms_store_transitions(e->st, ptr, ts, k, err)))
         ms_dlog(MS_LOG_INFO, "recover.jobs", "interrupted=%zu", k);
     for (size_t i = 0; !rc && i < k; i++)
-        if (ei_is_alloc(ptr[i]))
-            ei_alloc_ended(e, ptr[i]);
+        ei_job_ended(e, ptr[i]);
     free(ts);
     free(ptr);
     ms_store_free_jobs(run, n);

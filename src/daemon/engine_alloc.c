@@ -22,33 +22,6 @@ size_t ei_jobs_running(const ms_engine *e)
     return n;
 }
 
-void ei_mapping(ms_engine *e, int g, int slot, const ms_job *j)
-{
-    const char *dir = e->c->hpc_job_mapping_dir;
-    if (!*dir)
-        return;
-    /* DCGM's hpc_job label: the Slurm job id for an allocation, else migschedd's. */
-    int64_t id = j ? (ei_is_alloc(j) ? j->spec.slurm_job_id : j->id) : 0;
-    ms_error err = {0};
-    if (ms_hpc_mapping_set(dir, e->gpu[g].device, e->gpu[g].inst[slot].mig.gi_id, &id, j ? 1 : 0,
-                           &err))
-        ms_dlog(MS_LOG_WARN, "mapping.failed", "error=\"%s\"", err.msg);
-}
-
-void ei_alloc_ended(ms_engine *e, const ms_job *j)
-{
-    ms_error err = {0};
-    pthread_mutex_lock(&e->smu);
-    int rc = ms_store_steps_clear(e->st, j->id, &err);
-    pthread_mutex_unlock(&e->smu);
-    if (rc)  /* stale step rows name an ended job: no allocation is found by them */
-        ms_dlog(MS_LOG_WARN, "allocation.steps_failed", "error=\"%s\"", err.msg);
-    char uid[16], user[160];
-    ms_dlog(MS_LOG_INFO, "allocation.end", "id=%lld user=%s slurm_job=%lld state=%s",
-            (long long)j->id, ms_dlog_quote(ms_job_user(&j->owner, uid), user, sizeof user),
-            (long long)j->spec.slurm_job_id, ms_job_state_name(j->state));
-}
-
 int ei_alloc_load_held(ms_engine *e, ms_error *err)
 {
     ms_job *run;

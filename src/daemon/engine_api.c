@@ -15,123 +15,6 @@ static ms_engine_outcome fail(int rc)
     return rc == MS_EINVAL ? MS_ENGINE_BAD_REQUEST : MS_ENGINE_INTERNAL;
 }
 
-/* ms_engine_prune with smu held. */
-static int prune(ms_engine *e, ms_error *err)
-{
-    e->prune_at = ei_mono() + fmin(3600, e->c->retention / 10);
-    uint64_t gone[MS_JOB_NSTATES], n = 0;
-    int rc = ms_store_prune(e->st, ei_now() - e->c->retention, gone, err);
-    for (int k = 0; !rc && k < MS_JOB_NSTATES; k++) {
-        e->jobs[k] -= gone[k];
-        n += gone[k];
-    }
-    if (!rc && n)
-        ms_dlog(MS_LOG_INFO, "store.prune", "jobs=%llu done=%llu failed=%llu cancelled=%llu",
-                (unsigned long long)n, (unsigned long long)gone[MS_JOB_DONE],
-                (unsigned long long)gone[MS_JOB_FAILED],
-                (unsigned long long)gone[MS_JOB_CANCELLED]);
-    return rc;
-}
-
-int ms_engine_prune(ms_engine *e, ms_error *err)
-{
-    pthread_mutex_lock(&e->smu);
-    int rc = prune(e, err);
-    pthread_mutex_unlock(&e->smu);
-    return rc;
-}
-
-/* The leader of a group commit writes every pending submission in one transaction; the
- * others wait for it. Called with cmu held; returns with cmu held once r is done. */
-static void group_commit(ms_engine *e, ei_submit *r)
-{
-    while (!r->done) {
-        if (e->committing) {
-            pthread_cond_wait(&e->committed, &e->cmu);
-            continue;
-        }
-        ei_submit *batch = e->pending;
-        e->pending = NULL;
-        e->pending_tail = &e->pending;
-        e->committing = true;
-        pthread_mutex_unlock(&e->cmu);
-        size_t n = 0, nt = 0;
-        for (ei_submit *s = batch; s; s = s->next)
-            s->job ? n++ : (nt += s->n);
-        ms_job **jobs = malloc((n ? n : 1) * sizeof *jobs);
-        ms_job_transition *ts = malloc((n ? n : 1) * sizeof *ts);
-        const ms_job **tjobs = malloc((nt ? nt : 1) * sizeof *tjobs);
-        ms_job_transition *tts = malloc((nt ? nt : 1) * sizeof *tts);
-        ms_error err = {0};
-        int rc;
-        if (!jobs || !ts || !tjobs || !tts) {
-            rc = ms_error_set(&err, MS_ENOMEM, "out of memory");
-        } else {
-            size_t i = 0, k = 0;
-            for (ei_submit *s = batch; s; s = s->next) {
-                if (s->job) {
-                    jobs[i] = s->job;
-                    ts[i++] = s->t;
-                    continue;
-                }
-                memcpy(tjobs + k, s->jobs, s->n * sizeof *tjobs);
-                memcpy(tts + k, s->ts, s->n * sizeof *tts);
-                k += s->n;
-            }
-            pthread_mutex_lock(&e->smu);
-            rc = ms_store_commit(e->st, jobs, ts, n, tjobs, tts, nt, &err);
-            /* Counted as they become durable, under the same lock as the store. */
-            if (!rc) {
-                e->jobs[MS_JOB_QUEUED] += n;
-                for (size_t t = 0; t < nt; t++) {
-                    e->jobs[tts[t].from]--;
-                    e->jobs[tts[t].to]++;
-                }
-            }
-            ms_error perr = {0};
-            if (ei_mono() >= e->prune_at && prune(e, &perr))  /* tried again when next due */
-                ms_dlog(MS_LOG_WARN, "store.prune_failed", "error=\"%s\"", perr.msg);
-            pthread_mutex_unlock(&e->smu);
-            i = 0;
-            for (ei_submit *s = batch; s; s = s->next)
-                if (s->job)
-                    s->t = ts[i++];
-        }
-        free(jobs);
-        free(ts);
-        free(tjobs);
-        free(tts);
-        pthread_mutex_lock(&e->cmu);
-        for (ei_submit *s = batch; s; s = s->next) {
-            s->rc = rc;
-            s->err = err;
-            s->done = true;
-        }
-        e->committing = false;
-        pthread_cond_broadcast(&e->committed);
-    }
-}
-
-int ei_commit(ms_engine *e, const ms_job *const *jobs, const ms_job_transition *ts, size_t n,
-              bool drop_mu, ms_error *err)
-{
-    ei_submit r = {.jobs = jobs, .ts = ts, .n = n};
-    if (drop_mu)
-        pthread_mutex_unlock(&e->mu);
-    pthread_mutex_lock(&e->cmu);
-    *e->pending_tail = &r;
-    e->pending_tail = &r.next;
-    group_commit(e, &r);
-    pthread_mutex_unlock(&e->cmu);
-    if (drop_mu)
-        pthread_mutex_lock(&e->mu);
-    if (r.rc) {
-        *err = r.err;
-        return r.rc;
-    }
-    return MS_OK;
-}
-
 /* Where the jobs' output files are: the nvml backend's log-dir; the sim runs no command. */
 static const char *log_dir(const ms_engine *e)
 {
@@ -221,7 +104,7 @@ ms_engine_outcome ms_engine_submit(ms_engine *e, ms_job_spec *spec, const ms_job
             pthread_mutex_lock(&e->cmu);
             *e->pending_tail = &r;
             e->pending_tail = &r.next;
-            group_commit(e, &r);
+            ei_group_commit(e, &r);
             pthread_mutex_unlock(&e->cmu);
             if ((rc = r.rc))
                 *err = r.err;
@@ -420,8 +303,7 @@ int ei_cancel_queued(ms_engine *e, size_t i, ms_error *err)
     char uid[16], user[160];
     ms_dlog(MS_LOG_INFO, "job.cancel", "id=%lld user=%s state=queued", (long long)next.id,
             ms_dlog_quote(ms_job_user(&next.owner, uid), user, sizeof user));
-    if (ei_is_alloc(&next))
-        ei_alloc_ended(e, &next);
+    ei_job_ended(e, &next);
     ms_job *q = ei_queue_remove(e, i);
     ms_job_free(q);
     free(q);

@@ -1,13 +1,14 @@
-/* engine_gpu.c: the engine's MIG instances and online placement: each GPU seen as paper
- * 002's policy (src/online/policy.c) sees it, the instance a job gets (reused when idle,
- * else created after destroying the idle instances in its way), and the FCFS queue. Runs on
- * the scheduling thread with mu held; backend calls drop mu (they take real time) while the
- * instance is marked creating or destroying, so the API keeps answering. */
+/* engine_gpu.c: the engine's MIG instances and the starts on them: the instance a job gets
+ * (reused when idle, else created after destroying the idle instances in its way), and the
+ * pass's starts committed together. Runs on the scheduling thread with mu held; backend
+ * calls drop mu (they take real time) while the instance is marked creating or destroying,
+ * so the API keeps answering. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "engine_internal.h"
+#include "hpc_mapping.h"
 #include "log.h"
 #include "migsched/workload.h"
 
@@ -53,35 +54,6 @@ int ei_busy_slices(const ms_engine *e, int g)
         if (e->gpu[g].inst[k].state == EI_BUSY)
             n += e->m->profiles[e->gpu[g].inst[k].profile].slices;
     return n;
-}
-
-void ei_view(const ms_engine *e, int g, ms_online_gpu_view *v)
-{
-    const ms_gpu_model *m = e->m;
-    memset(v, 0, sizeof *v);
-    for (int k = 0; k < MS_MAX_SLOTS; k++)
-        v->idle[k] = -1;
-    /* Foreign instances: their slots are never ours to use or to count free. */
-    v->job_slots = v->locked_slots = v->frag_slots = e->gpu[g].foreign_slots;
-    v->frag_slices = e->gpu[g].foreign_slices;
-    for (int k = 0; k < m->slots; k++) {
-        const ei_inst *in = &e->gpu[g].inst[k];
-        if (in->profile < 0)
-            continue;
-        ms_placement p = {in->profile, k};
-        uint32_t mask = ms_gpu_slot_mask(m, p);
-        if (in->state == EI_IDLE) {
-            v->idle[k] = (int8_t)in->profile;
-            continue;
-        }
-        v->locked_slots |= mask;
-        if (in->job) {  /* holding a job, or being created for one */
-            v->job_slots |= mask;
-            v->frag_slots |= mask;
-            v->frag_slices |= ms_gpu_slice_mask(m, p);
-            v->load += m->profiles[in->profile].slices;
-        }
-    }
 }
 
 /* The memory slots an instance of the device listing takes. */
@@ -316,21 +288,6 @@ void ei_release(ms_engine *e, int g, int slot)
     in->job = 0;
 }
 
-int ei_grow_run(ms_engine *e, size_t more)
-{
-    if (e->nrun + more <= e->caprun)
-        return MS_OK;
-    size_t cap = e->caprun ? 2 * e->caprun : 16;
-    while (cap < e->nrun + more)
-        cap *= 2;
-    ei_run *r = realloc(e->run, cap * sizeof *r);
-    if (!r)
-        return MS_ENOMEM;
-    e->run = r;
-    e->caprun = cap;
-    return MS_OK;
-}
-
 int ei_start(ms_engine *e, size_t i, int g, ms_placement p, ms_error *err)
 {
     int64_t id = e->queue[i]->id;
@@ -347,14 +304,6 @@ int ei_start(ms_engine *e, size_t i, int g, ms_placement p, ms_error *err)
         return rc;
     e->starting[e->nstarting++] = (ei_starting){.id = id, .gpu = g, .at = p};
     return MS_OK;
-}
-
-static size_t queued_at(const ms_engine *e, int64_t id)
-{
-    size_t at = 0;
-    while (at < e->nqueue && e->queue[at]->id != id)
-        at++;
-    return at;
 }
 
 /* The start is durable: the job runs (a hold, or its process) and leaves the queue. */
@@ -400,7 +349,8 @@ static void run_started(ms_engine *e, const ei_starting *s, ms_job *next)
             (long long)next->id, ms_dlog_quote(ms_job_user(&next->owner, uid), user, sizeof user),
             ms_dlog_quote(next->spec.name, name, sizeof name), e->gpu[g].device,
             e->m->profiles[p.profile].name, p.start);
-    free(ei_queue_remove(e, queued_at(e, s->id)));  /* its spec now belongs to the running copy */
+    /* its spec now belongs to the running copy */
+    free(ei_queue_remove(e, ei_queued_at(e, s->id)));
 }
 
 int ei_start_flush(ms_engine *e, ms_error *err)
@@ -420,7 +370,7 @@ int ei_start_flush(ms_engine *e, ms_error *err)
         ei_starting *st = &e->starting[s];
         /* mu was dropped around later claims' backend calls: a job cancelled meanwhile is
          * gone from the queue and leaves its instance idle. */
-        size_t at = queued_at(e, st->id);
+        size_t at = ei_queued_at(e, st->id);
         if (!rc && at < e->nqueue) {
             next[k] = *e->queue[at];
             ptr[k] = &next[k];
@@ -459,51 +409,6 @@ int ei_start_flush(ms_engine *e, ms_error *err)
     return rc;
 }
 
-bool ei_place(const ms_engine *e, int profile, int *g, int *start)
-{
-    ms_online_rule rule = {.frag = true, .balance = true, .dynamic = true, .tau = e->tau};
-    ms_online_gpu_view views[MS_DAEMON_MAX_DEVICES];
-    for (int k = 0; k < e->ngpus; k++)
-        ei_view(e, k, &views[k]);
-    return ms_online_place(e->m, &rule, e->ft, views, e->ngpus, profile, g, start);
-}
-
-int ei_place_queued(ms_engine *e, ms_error *err)
-{
-    bool blocked[MS_MAX_PROFILES] = {false};
-    int rc = MS_OK;
-    double now = ei_mono();
-    for (size_t i = 0; i < e->nqueue && !e->stopping;) {
-        int profile, g, st;
-        double seconds;
-        ei_job_size(e->m, &e->queue[i]->spec, &profile, &seconds);
-        /* FCFS per profile: a job that cannot be placed holds back the later jobs of its
-         * profile (they need the same room) but not the others; one waiting out its
-         * backoff after a node failure holds back none. */
-        if (blocked[profile] || e->queue[i]->not_before > now) {
-            i++;
-            continue;
-        }
-        if (!ei_place(e, profile, &g, &st)) {
-            blocked[profile] = true;
-            i++;
-            continue;
-        }
-        int64_t id = e->queue[i]->id;
-        if ((rc = ei_start(e, i, g, (ms_placement){profile, st}, err)))
-            break;  /* queue[i] is still queued; the loop tries again later */
-        /* It stays queued until the flush; submissions may have come before it meanwhile. */
-        size_t at = queued_at(e, id);
-        i = at < e->nqueue ? at + 1 : i;
-    }
-    /* Every start of the pass in one transaction. */
-    ms_error ferr = {0};
-    int frc = ei_start_flush(e, &ferr);
-    if (!rc && frc)
-        *err = ferr;
-    return rc ? rc : frc;
-}
-
 int ei_destroy_all(ms_engine *e, ms_error *err)
 {
     int first = MS_OK;
@@ -519,4 +424,18 @@ int ei_destroy_all(ms_engine *e, ms_error *err)
                 }
             }
     return first;
+}
+
+
+void ei_mapping(ms_engine *e, int g, int slot, const ms_job *j)
+{
+    const char *dir = e->c->hpc_job_mapping_dir;
+    if (!*dir)
+        return;
+    /* DCGM's hpc_job label: the Slurm job id for an allocation, else migschedd's. */
+    int64_t id = j ? (ei_is_alloc(j) ? j->spec.slurm_job_id : j->id) : 0;
+    ms_error err = {0};
+    if (ms_hpc_mapping_set(dir, e->gpu[g].device, e->gpu[g].inst[slot].mig.gi_id, &id, j ? 1 : 0,
+                           &err))
+        ms_dlog(MS_LOG_WARN, "mapping.failed", "error=\"%s\"", err.msg);
 }

@@ -1,7 +1,10 @@
-/* engine_internal.h: the engine's state shared by its files (engine.c: lifecycle and the
- * scheduling thread; engine_gpu.c: instances and the online placement; engine_api.c: the
- * API's calls and group-committed submissions; engine_exec.c and engine_recover.c: the nvml
- * side, its processes and the start after a previous owner). Private to src/daemon. */
+/* engine_internal.h: the engine's state shared by its files, in layers (each calls only
+ * those listed before it): engine_core.c: clocks, queue, tallies, group commit, a job's end;
+ * engine_exec.c: the nvml jobs' processes; engine_gpu.c: instances and starts;
+ * engine_online.c and engine_batch.c: the two modes' placement; engine_api.c: the API's
+ * calls; engine_alloc.c: Slurm jobs' allocations; engine_recover.c: the nvml start after a
+ * previous owner; engine_nvml.c: the nvml side's open and close; engine.c: lifecycle and
+ * the scheduling thread. Private to src/daemon. */
 #ifndef MIGSCHED_DAEMON_ENGINE_INTERNAL_H
 #define MIGSCHED_DAEMON_ENGINE_INTERNAL_H
 
@@ -179,7 +182,7 @@ struct ms_engine {
     pthread_mutex_t smu;
 };
 
-/* engine.c */
+/* engine_core.c */
 /* Waits (mu held) until the transitions being committed are acted on, so that a view of
  * the engine agrees with the store. */
 static inline void ei_settle(ms_engine *e)
@@ -205,16 +208,29 @@ ms_job *ei_queue_remove(ms_engine *e, size_t at);
 int ei_tally_add(ms_engine *e, uint32_t uid, size_t bytes, int delta);
 /* uid's tally (zeros when it has none). */
 ei_tally ei_tally_get(const ms_engine *e, uint32_t uid);
+/* Counts (1) or uncounts (-1) queued job j in its owner's tally; allocations are Slurm's
+ * (limited by Slurm): they count in no user's tally. */
+int ei_tally_job(ms_engine *e, const ms_job *j, int delta);
 double ei_now(void);            /* seconds since the epoch */
 double ei_mono(void);           /* monotonic seconds */
 void ei_observe(ms_engine_histogram *h, const double *bounds, int nb, double v);
-/* engine_api.c */
+/* Where queued job id is in the queue; nqueue when it is not there. */
+size_t ei_queued_at(const ms_engine *e, int64_t id);
+/* Room for `more` running jobs beyond nrun: MS_OK or MS_ENOMEM. */
+int ei_grow_run(ms_engine *e, size_t more);
+/* Job j's end is durable, however it ended (done, failed, cancelled queued or running,
+ * interrupted at open): an allocation's steps are forgotten. */
+void ei_job_ended(ms_engine *e, const ms_job *j);
 /* Makes n transitions of jobs durable in the next group commit (with the submissions and
  * other transitions waiting: one transaction, one fsync) and counts them by state. Called
  * with mu held; drop_mu releases it while waiting (the scheduling thread, whose state
  * nothing else changes meanwhile), so that submissions go on. */
 int ei_commit(ms_engine *e, const ms_job *const *jobs, const ms_job_transition *ts, size_t n,
               bool drop_mu, ms_error *err);
+/* The leader of a group commit writes every pending submission in one transaction; the
+ * others wait for it. Called with cmu held and r pending; returns with cmu held once r is
+ * done. */
+void ei_group_commit(ms_engine *e, ei_submit *r);
 
 /* engine_api.c */
 /* A job's GET /v1/jobs/{id} JSON from the store, as who may see it (NULL: every field). */
@@ -238,12 +254,6 @@ static inline bool ei_is_alloc(const ms_job *j)
 /* Running jobs that are not allocations (a stop waits for these only: an allocation's
  * instance stays held through a restart). */
 size_t ei_jobs_running(const ms_engine *e);
-/* Room for `more` running jobs beyond nrun: MS_OK or MS_ENOMEM. */
-int ei_grow_run(ms_engine *e, size_t more);
-/* The instance at (g, slot) now holds job j (NULL: none): the HPC job-mapping file. */
-void ei_mapping(ms_engine *e, int g, int slot, const ms_job *j);
-/* An allocation ended (done, cancelled, failed): its steps are forgotten. */
-void ei_alloc_ended(ms_engine *e, const ms_job *j);
 /* Open: the allocations the store says are running (before the backends open). */
 int ei_alloc_load_held(ms_engine *e, ms_error *err);
 /* nvml open: whether in, found on GPU g and created by the last process, is a held
@@ -261,11 +271,6 @@ int ei_alloc_resume(ms_engine *e, ms_job *j, bool *resumed, ms_error *err);
 int ei_alloc_mapping_init(ms_engine *e, ms_error *err);
 
 /* engine_exec.c (nvml) */
-/* Opens and locks the devices, starts the journal, and reconciles with what the previous
- * owner's journal left: its processes stopped, its instances destroyed if still the very
- * ones, every other instance foreign. */
-int ei_nvml_open(ms_engine *e, ms_error *err);
-void ei_nvml_close(ms_engine *e, bool clean);
 /* Starts r's command in its instance (the start is already durable), as its owner (docs/
  * daemon.md, Execution). When no process started, either it was the job's own fault
  * (r->exit_status says which: a refused identity or device isolation; it fails) or the
@@ -288,6 +293,13 @@ bool ei_drained(ms_engine *e, ei_inst *in, double now);
  * still the very ones (a held allocation's adopted), every other instance foreign; then
  * opens e->journal there, compacted to what is live. */
 int ei_recover(ms_engine *e, const char *path, ms_error *err);
+
+/* engine_nvml.c */
+/* Opens and locks the devices, starts the journal, and reconciles with what the previous
+ * owner's journal left: its processes stopped, its instances destroyed if still the very
+ * ones, every other instance foreign. */
+int ei_nvml_open(ms_engine *e, ms_error *err);
+void ei_nvml_close(ms_engine *e, bool clean);
 
 /* engine_batch.c (batch mode; the scheduling thread, mu held) */
 /* Plans a batch when one is due (joined to the running plan), carries the plan on. */
@@ -318,21 +330,25 @@ int ei_start(ms_engine *e, size_t i, int g, ms_placement p, ms_error *err);
  * On failure they stay queued and their instances idle. A job cancelled since its claim is
  * left out. */
 int ei_start_flush(ms_engine *e, ms_error *err);
-void ei_view(const ms_engine *e, int g, ms_online_gpu_view *v);
+/* The instance at (g, slot) now holds job j (NULL: none): the HPC job-mapping file. */
+void ei_mapping(ms_engine *e, int g, int slot, const ms_job *j);
 /* The GPU model's seconds before placement p on GPU g can hold a job, as the offline
  * planners charge them: none when an idle instance of its profile is there (reused); else
  * its creation after the destruction of each idle instance in its way, one at a time, and
  * after any reconfiguration under way on g (counted whole). */
 double ei_ready(const ms_engine *e, int g, ms_placement p);
-/* Where paper 002's policy puts a job of profile now (GPU g, start slot); false when no GPU
- * has room for it. */
-bool ei_place(const ms_engine *e, int profile, int *g, int *start);
-/* Places and starts what the queue allows (FCFS per profile, paper 002's policy). */
-int ei_place_queued(ms_engine *e, ms_error *err);
 /* The instance at (g, slot) holds no job any more. */
 void ei_release(ms_engine *e, int g, int slot);
 /* Destroys every instance the engine created (stop). */
 int ei_destroy_all(ms_engine *e, ms_error *err);
 int ei_busy_slices(const ms_engine *e, int g);
+
+/* engine_online.c (online mode; the scheduling thread, mu held) */
+void ei_view(const ms_engine *e, int g, ms_online_gpu_view *v);
+/* Where paper 002's policy puts a job of profile now (GPU g, start slot); false when no GPU
+ * has room for it. */
+bool ei_place(const ms_engine *e, int profile, int *g, int *start);
+/* Places and starts what the queue allows (FCFS per profile, paper 002's policy). */
+int ei_place_queued(ms_engine *e, ms_error *err);
 
 #endif

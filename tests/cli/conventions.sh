@@ -26,6 +26,7 @@ INCLUDE_UP_ALLOWED='
 src/daemon/engine_exec.c:../exec/cgroup.h
 src/daemon/engine_exec.c:../exec/proc.h
 src/daemon/engine_exec.c:../exec/spawn.h
+src/daemon/engine_nvml.c:../exec/cgroup.h
 src/daemon/engine_recover.c:../exec/cgroup.h
 src/daemon/engine_recover.c:../exec/proc.h
 src/slurm/spank_client.c:../cli/daemon_client.h
