@@ -1,9 +1,9 @@
-/* bench_rl_queue.c: the learned scheduler on queues longer than its batch N (issue 16
- * item 1): per shipped offline policy and queue length, the mean makespan gap to FAR
+/* bench_rl_queue.c: the learned scheduler on queues longer than its batch N: per
+ * shipped offline policy and queue length, the mean makespan gap to FAR
  * ((agent / FAR - 1) * 100 on the same queue) of the batch-at-a-time episode (the old
  * behaviour), the refilled batch (fill), balanced batches joined by overlap (split), the
  * shorter of those two (best, the default) and the guarded default; at 15 tasks also the
- * issue's must-show read literally: against the agent's plan of the first 14 tasks with
+ * required showing read literally: against the agent's plan of the first 14 tasks with
  * FAR's plan of the 15th alone after it (makespans added). Usage: bench_rl_queue [QUEUES
  * per cell, default 100]. */
 #include <math.h>

@@ -1,4 +1,4 @@
-/* bench_scale.c: `migsched schedule --json` end to end by workload size (issue 14 item 5):
+/* bench_scale.c: `migsched schedule --json` end to end by workload size:
  * read the CSV, plan with search (the default: its starting schedules, FAR among them,
  * then 10 ms of local search), validate, write the JSON, for n = 10^3 .. 10^6 tasks
  * (MIXEDSCALING,WIDETIMES on an A100-40GB, generated here and written to a temporary CSV);

@@ -1,4 +1,4 @@
-/* test_exec_report.c: the run report: JSON fields of the issue's format, and the deviation
+/* test_exec_report.c: the run report: JSON fields of the required format, and the deviation
  * convention of paper 000 Table 3 checked against the paper's own nine Rodinia rows. */
 #include <jansson.h>
 #include <math.h>

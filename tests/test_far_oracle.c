@@ -1,6 +1,6 @@
 /* test_far_oracle.c: FAR's output must not change when its implementation is made faster.
  * tests/data/far_oracle.txt holds, per case, a 64-bit FNV-1a hash of the schedule JSON
- * (without measured times) that FAR produced before the n log n work (issue 14 item 5):
+ * (without measured times) that FAR produced before the n log n work (a65dc09):
  * random workloads of every model and preset, 1-4 GPUs, n up to 3,000 (every 50th case up
  * to 20,000), one batch or several in every concatenation mode, with and without
  * refinement, the paper's family and the rule options. Each case has its own seed, so any

@@ -1,4 +1,4 @@
-/* test_rl_queue.c: the learned scheduler on queues of any length (issue 16): a 15-task
+/* test_rl_queue.c: the learned scheduler on queues of any length: a 15-task
  * queue planned with an N = 14 policy is no worse than its first 14 tasks followed by the
  * 15th planned by FAR alone; the agent's schedules (its default rule of decision, both queue
  * modes, no guard) validate on random queues of 1-60 tasks for every shipped policy (and,
@@ -96,7 +96,7 @@ static int setup(void **state)
     return 0;
 }
 
-/* The issue's must-show: 15 tasks with an N = 14 offline policy (`--algo rl` as it
+/* The required showing: 15 tasks with an N = 14 offline policy (`--algo rl` as it
  * defaults) take no longer than the agent's plan of the first 14 tasks followed by FAR's
  * plan of the 15th alone: their makespans added, plus the destruction of the 14-task plan's
  * instances still alive at its end (what running one after the other costs). 20 fixed

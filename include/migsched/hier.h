@@ -259,7 +259,7 @@ int ms_hier_solve(const ms_hier_window *w, const ms_hier_corun *cr, int cmax, ms
 int ms_hier_default_layout(const ms_hier_window *ws, size_t n, const ms_hier_corun *cr,
                            int cmax, ms_hier_layout *out, ms_error *err);
 
-/* ---- Execution (item 5): a plan as MIG instances and MPS shares ---- */
+/* ---- Execution: a plan as MIG instances and MPS shares ---- */
 
 /* A plan rendered on a MIG GPU model: groups one after another; in each, one GPU instance
  * per GI of its setup (private memory: the 4g and 3g profiles side by side; otherwise the

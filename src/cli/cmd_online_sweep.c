@@ -1,5 +1,5 @@
-/* cmd_online_sweep.c: `migsched online sweep`: every policy against offered load (issue 17
- * item 4), printed per point and written as CSV and an SVG of the curves. */
+/* cmd_online_sweep.c: `migsched online sweep`: every policy against offered load,
+ * printed per point and written as CSV and an SVG of the curves. */
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* sweep.c: results as curves (issue 17): each policy at each offered load over several
+/* sweep.c: results as curves: each policy at each offered load over several
  * seeds, with the static baseline's layout chosen out of sample per load, and the curves'
  * CSV. Offered load is defined in generate.c (ms_online_gen_load). */
 #include "internal.h"

@@ -186,7 +186,7 @@ sed 's/"end": 0.16/"end": 0.17/' "$D/a30_plan.json" > bad.json
 "$M" run "$D/a30_plan.json" --workload x --on-failure maybe 2> /dev/null; [ $? = 2 ] || fail "bad --on-failure"
 "$M" run --help | grep -q -- '--cleanup' || fail "help"
 
-# ---- Safety on a shared GPU (issue 11): one reproducer per item. ----
+# ---- Safety on a shared GPU: one reproducer per case. ----
 # t0 (first on instance 0, 4g.24gb at slot 0) takes $1; the other tasks are short.
 slow_t0() { sed "s/^t0,\(.*\),sleep[^,]*\$/t0,\1,$1/" "$D/a30_tasks.csv" > slow.csv; }
 run_bg() { "$M" run "$D/a30_plan.json" --workload slow.csv --journal journal --logs logs --quiet \

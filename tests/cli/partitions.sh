@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# migsched gpus / partitions: the counts of the issue (19 on A100, 5 on A30, 13 canonical).
+# migsched gpus / partitions: the expected counts (19 on A100, 5 on A30, 13 canonical).
 set -euo pipefail
 bin=$1
 count() { "$bin" partitions "$@" --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["partitions"]))'; }
