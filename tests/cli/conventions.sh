@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# conventions.sh: one set of CLI conventions for every command (issue 11, items 5, 7, 9):
+# conventions.sh: one set of CLI conventions for every command:
 # a lost stdout (> /dev/full) fails every command that prints; --json output parses;
 # exit 1 for bad input (any unknown name) and 2 for bad usage; a plan is refused for a
 # workload whose rows were swapped or renamed; a failing plot leaves no other output file;
