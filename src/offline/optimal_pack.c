@@ -154,10 +154,17 @@ bool opt_pack_cuts(const opt_problem *o, const double *ready, uint64_t rem,
                 add_job(jobs, &njobs, len[i]);
         if (!(ntask_jobs = njobs))
             continue;
-        for (int j = 0; j < nlive; j++) /* busy from first on: a job pinned there */
-            if (o->size[live[j].pl] >= g->sizes[k] && live[j].f > first)
-                add_job(jobs, &njobs, live[j].f - first);
-        if (first + machines_bound(jobs, njobs, o->pack_machines[k]) >= c)
+        /* a live instance busy from first on is a job pinned there; one busy until c or
+         * later (a layout instance, maybe with no tasks) takes its machine away */
+        int m = o->pack_machines[k];
+        for (int j = 0; j < nlive; j++)
+            if (o->size[live[j].pl] >= g->sizes[k] && live[j].f > first) {
+                if (live[j].f >= c)
+                    m--;
+                else
+                    add_job(jobs, &njobs, live[j].f - first);
+            }
+        if (m <= 0 || first + machines_bound(jobs, njobs, m) >= c)
             return true;
     }
     return slot_bins_overflow(o, ready, rem, live, nlive, first, c);
