@@ -186,13 +186,15 @@ static void test_never_worse_a30(void **st)
  * nothing: the same optimum as the search pruned by bounds alone, from random layouts, on
  * batches beyond the brute force's reach. */
 static double search_optimum(const ms_workload *w, const ms_gpu_model *g,
-                             const ms_initial *initial, bool no_rules, long *nodes)
+                             const ms_initial *initial, bool no_rules, bool no_pack,
+                             long *nodes)
 {
     opt_problem *o = malloc(sizeof *o);
     ms_error err;
     assert_non_null(o);
     assert_int_equal(opt_problem_init(o, w, g, initial, &err), 0);
     o->no_rules = no_rules;
+    o->no_pack = no_pack;
     opt_search(o);
     assert_false(o->stopped);
     double best = o->best;
@@ -220,8 +222,8 @@ static void check_rules(const char *model, const char *preset, int n, int cases,
         }
         ms_initial layout;
         random_layout(g, c, &r, &layout);
-        double a = search_optimum(w, g, &layout, false, &with);
-        double b = search_optimum(w, g, &layout, true, &without);
+        double a = search_optimum(w, g, &layout, false, false, &with);
+        double b = search_optimum(w, g, &layout, true, false, &without);
         assert_near(a, b, EPS * b);
         ms_initial_fini(&layout);
         ms_workload_free(w);
@@ -241,6 +243,50 @@ static void test_rules_lose_nothing(void **st)
     check_rules("A100-40GB", "MIXSCALINGEXTREME", 5, 6, 66);
     check_rules("A100-40GB", "POORSCALING", 6, 4, 67);
     check_rules("A100-40GB", "GOODSCALING,WIDETIMES", 6, 4, 68);
+}
+
+/* The packing bounds never cut off an optimum: the same makespan with them and without,
+ * on generated batches of 5 to 7 tasks, from an empty GPU and from whole partitions. */
+static void check_pack(const char *model, const char *layout_text, uint64_t seed)
+{
+    static const char *const presets[] = {"MIXEDSCALING", "POORSCALING,WIDETIMES",
+                                          "GOODSCALING", "MIXSCALINGEXTREME,WIDETIMES"};
+    const ms_gpu_model *g = ms_gpu_builtin(model);
+    ms_rng r;
+    ms_rng_seed(&r, seed);
+    ms_initial layout;
+    ms_error err;
+    if (ms_initial_parse(layout_text, g, 1, &layout, &err))
+        fail_msg("%s", err.msg);
+    long with = 0, without = 0;
+    for (int n = 5; n <= 7; n++)
+        for (int k = 0; k < 4; k++) {
+            ms_gen_params p;
+            ms_workload *w = NULL;
+            assert_int_equal(ms_gen_preset(g, presets[k], &p, &err), 0);
+            assert_int_equal(ms_generate(g, &p, n, &r, &w, &err), 0);
+            double a = search_optimum(w, g, &layout, false, false, &with);
+            double b = search_optimum(w, g, &layout, false, true, &without);
+            if (fabs(a - b) > EPS * b)
+                fail_msg("%s from %s, n=%d %s: %.9f with the packing bounds, %.9f without",
+                         model, layout_text, n, presets[k], a, b);
+            ms_workload_free(w);
+        }
+    ms_initial_fini(&layout);
+    print_message("%s from %s: %ld nodes with the packing bounds, %ld without\n", model,
+                  layout_text, with, without);
+}
+
+static void test_pack_loses_nothing(void **st)
+{
+    (void)st;
+    for (uint64_t seed = 0; seed < 3; seed++) {
+        check_pack("A100-40GB", "empty", 70 + seed);
+        check_pack("A100-40GB", "4-3", 73 + seed);
+        check_pack("A100-40GB", "2-2-2-1", 76 + seed);
+        check_pack("A30-24GB", "empty", 79 + seed);
+        check_pack("A30-24GB", "2-1-1", 82 + seed);
+    }
 }
 
 /* A node limit stops the search at the same place every time: same bytes. */
@@ -389,6 +435,7 @@ int main(void)
         cmocka_unit_test(test_bruteforce_a100),
         cmocka_unit_test(test_bruteforce_h_b),
         cmocka_unit_test(test_rules_lose_nothing),
+        cmocka_unit_test(test_pack_loses_nothing),
         cmocka_unit_test(test_never_worse_a30),
         cmocka_unit_test(test_never_worse_a100),
         cmocka_unit_test(test_never_above_a_valid_plan),

@@ -69,7 +69,13 @@ typedef struct opt_problem {
     unsigned init_sizes[MS_MAX_SLOTS]; /* bit k: size g->sizes[k] (as l_bound's sets) */
     int ninit_auto;
     int (*init_perm)[MS_MAX_SLOTS];  /* init_perm[a][q]: the instance whose image is q */
+    /* the packing bound: most instances of at least g->sizes[k] slices that coexist */
+    int pack_machines[MS_MAX_SLICES];
+    /* its bins (two weightings of the slots): how many, per size index the least an
+     * instance holds, per placement what it holds */
+    int bin_count[2], bin_weight[2][MS_MAX_SLICES], bin_held[2][OPT_MAX_PL];
     bool no_rules;                 /* tests: bounds only, no dominance or symmetry pruning */
+    bool no_pack;                  /* tests: without the packing bound */
     /* limits and results */
     long node_limit;
     double deadline;               /* CLOCK_MONOTONIC seconds; 0 = none */
@@ -89,6 +95,15 @@ typedef struct opt_problem {
 int opt_problem_init(opt_problem *o, const ms_workload *w, const ms_gpu_model *g,
                      const ms_initial *initial, ms_error *err);
 void opt_problem_free(opt_problem *o);
+
+/* optimal_pack.c: fills pack_machines from the candidate placements. */
+void opt_pack_init(opt_problem *o);
+
+/* The packing bounds under the cut-off c: true when no completion ends before c. ready[s]:
+ * the earliest start of a task on size s; rem: the tasks not yet on an instance; live: the
+ * instances whose task sets are fixed, busy until their f. */
+bool opt_pack_cuts(const opt_problem *o, const double *ready, uint64_t rem,
+                   const opt_live *live, int nlive, double c);
 
 /* Runs the branch and bound below o->best; improves best/best_path. */
 void opt_search(opt_problem *o);

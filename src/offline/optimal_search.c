@@ -231,6 +231,7 @@ int opt_problem_init(opt_problem *o, const ms_workload *w, const ms_gpu_model *g
         o->min_create_area = fmin(o->min_create_area, o->size[p] * o->create[p]);
     }
     o->slice_cap = max_slices(o, 0, 0);
+    opt_pack_init(o);
     for (int i = 0; i < w->n; i++) {
         memcpy(o->t[i], w->tasks[i].time, sizeof o->t[i]);
         o->same_prev[i] = o->same_next[i] = -1;
@@ -396,6 +397,8 @@ static double bound(const opt_problem *o, const state *st, double c)
     }
     if (lb >= c)
         return lb;
+    if (!o->no_pack && opt_pack_cuts(o, ready, st->rem, st->live, st->nlive, c))
+        return c;
     /* no remaining task runs before the first new instance can: from then on, the live
      * instances' remaining work and all of theirs share the slices (and the slots) */
     double first = INFINITY, after = 0, slots_after = 0;

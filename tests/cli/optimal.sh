@@ -17,7 +17,8 @@ import json, sys
 s = json.load(open(sys.argv[1]))
 st = s["stats"]
 assert s["algorithm"] == "optimal" and st["proved"] == 1, st
-assert abs(st["lower_bound"] - s["makespan"]) < 1e-9 and st["nodes"] >= 1, st
+# nodes may be 0: the root's bounds can prove the heuristics' incumbent optimal
+assert abs(st["lower_bound"] - s["makespan"]) < 1e-9 and st["nodes"] >= 0, st
 assert s["makespan"] >= s["l_bound"] - 1e-9, s
 PY
 # no heuristic of compare is shorter than the proved optimum
