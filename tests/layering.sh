@@ -23,7 +23,6 @@ cli: cmd_hier cmd_hier_experiment cmd_hier_train | not yet split
 exec: backend backend_nvml | not yet split
 hier: catalogue profile | not yet split
 env: batch env | not yet split
-gpu: model_json models | not yet split
 '
 
 objs=$(find "$B/CMakeFiles/migsched_lib.dir/src" "$B/CMakeFiles/migsched_daemon.dir/src" \
