@@ -21,7 +21,6 @@ learn: model rl_sched rollout train | not yet split
 workload: workload workload_csv workload_json | not yet split
 cli: cmd_hier cmd_hier_experiment cmd_hier_train | not yet split
 exec: backend backend_nvml | not yet split
-hier: catalogue profile | not yet split
 '
 
 objs=$(find "$B/CMakeFiles/migsched_lib.dir/src" "$B/CMakeFiles/migsched_daemon.dir/src" \
