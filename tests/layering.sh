@@ -15,15 +15,9 @@ command -v nm > /dev/null || fail "nm not found (binutils)"
 # when its files all lie in one allowed loop of its module (a loop split in part passes).
 ALLOWED='
 offline: far offline optimal rl search search_seed | not yet split
-exec: mps run_real run_virtual runner | not yet split
-online: migrate place queue sim | not yet split
 learn: model rl_sched rollout train | not yet split
 workload: workload workload_csv workload_json | not yet split
 cli: cmd_hier cmd_hier_experiment cmd_hier_train | not yet split
-exec: backend backend_nvml | not yet split
-hier: catalogue profile | not yet split
-env: batch env | not yet split
-gpu: model_json models | not yet split
 '
 
 objs=$(find "$B/CMakeFiles/migsched_lib.dir/src" "$B/CMakeFiles/migsched_daemon.dir/src" \

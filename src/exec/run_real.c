@@ -27,12 +27,7 @@ static double mono(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-double run_now(run_ctx *c)
-{
-    if (c->driver == &run_virtual_driver)
-        return c->vclock;
-    return (mono() - c->t0) / c->time_unit;
-}
+static double real_now(run_ctx *c) { return (mono() - c->t0) / c->time_unit; }
 
 typedef struct op_arg {
     run_ctx *c;
@@ -217,4 +212,5 @@ static void real_wait(run_ctx *c)
     take_ops(c);
 }
 
-const run_driver run_real_driver = {real_start_op, real_start_task, real_wait, real_kill_tasks};
+const run_driver run_real_driver = {real_start_op, real_start_task, real_wait, real_kill_tasks,
+                                    real_now};

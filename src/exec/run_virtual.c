@@ -99,5 +99,7 @@ static void virtual_kill_tasks(run_ctx *c, int sig)
     }
 }
 
+static double virtual_now(run_ctx *c) { return c->vclock; }
+
 const run_driver run_virtual_driver = {virtual_start_op, virtual_start_task, virtual_wait,
-                                       virtual_kill_tasks};
+                                       virtual_kill_tasks, virtual_now};

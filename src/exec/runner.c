@@ -9,22 +9,8 @@
 #include "mps.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-
-void run_progress(run_ctx *c, const char *fmt, ...)
-{
-    if (!c->o->progress || c->o->dry_run)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(c->o->progress, "[%9.3f] ", run_now(c));
-    vfprintf(c->o->progress, fmt, ap);
-    fputc('\n', c->o->progress);
-    va_end(ap);
-    fflush(c->o->progress);
-}
 
 static const char *profile_name(const run_ctx *c, int inst)
 {

@@ -1,6 +1,7 @@
-/* runner.h: the executor's state shared by the dependency engine (runner.c) and its two
+/* runner.h: the executor's state shared by the dependency engine (runner.c), its two
  * drivers: real processes and threads (run_real.c), virtual time and dry runs
- * (run_virtual.c). Private to src/exec. */
+ * (run_virtual.c), and the run's clock and progress lines (run_log.c). Private to
+ * src/exec. */
 #ifndef MIGSCHED_EXEC_RUNNER_H
 #define MIGSCHED_EXEC_RUNNER_H
 
@@ -40,6 +41,8 @@ typedef struct run_driver {
      * signal arrives (calling run_stop). */
     void (*wait)(run_ctx *c);
     void (*kill_tasks)(run_ctx *c, int sig);
+    /* Plan seconds since the run started: real time (scaled) or the virtual clock. */
+    double (*now)(run_ctx *c);
 } run_driver;
 
 struct run_ctx {
@@ -78,9 +81,10 @@ struct run_ctx {
     double *op_done_at, *task_done_at;  /* NAN when not in flight */
 };
 
+/* run_log.c */
 double run_now(run_ctx *c);
 void run_progress(run_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Results from a driver: the op/task has ended (state, times and ids filled in). */
+/* runner.c: results from a driver: the op/task has ended (state, times and ids filled in). */
 void run_op_done(run_ctx *c, int op);
 void run_task_done(run_ctx *c, int task);
 void run_stop(run_ctx *c, const char *why);

@@ -4,7 +4,6 @@
  * and the schedulers never ask for media engines. */
 #include <ctype.h>
 #include <pthread.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "migsched/gpu.h"
@@ -83,26 +82,4 @@ const ms_gpu_model *ms_gpu_builtin(const char *name)
         if (len && !strncasecmp(name, builtin[i].name, len) && builtin[i].name[len] == '-')
             return &builtin[i];
     return NULL;
-}
-
-int ms_gpu_lookup(const char *name_or_path, ms_gpu_model *out, ms_error *err)
-{
-    const ms_gpu_model *m = ms_gpu_builtin(name_or_path);
-    if (m) {
-        *out = *m;
-        return MS_OK;
-    }
-    FILE *f = fopen(name_or_path, "r");
-    if (!f) {
-        char names[256] = "";
-        for (int i = 0; i < NBUILTIN; i++) {
-            strncat(names, i ? ", " : "", sizeof names - strlen(names) - 1);
-            strncat(names, builtin[i].name, sizeof names - strlen(names) - 1);
-        }
-        return ms_error_set(err, MS_EINVAL,
-                            "unknown GPU model '%s' (built-in: %s; or a JSON model file)",
-                            name_or_path, names);
-    }
-    fclose(f);
-    return ms_gpu_load_json(name_or_path, out, err);
 }

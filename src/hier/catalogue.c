@@ -7,17 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const ms_hier_counter_names[MS_HIER_NCOUNTERS] = {
-    "duration", "memory_pct", "elapsed_cycles", "grid_size", "registers_per_thread",
-    "dram_throughput", "l1tex_throughput", "l2_throughput", "sm_active_cycles",
-    "compute_pct", "waves_per_sm", "achieved_active_warps"};
-
-const char *ms_hier_class_name(ms_hier_class c)
-{
-    static const char *const names[] = {"CI", "MI", "US"};
-    return names[c];
-}
-
 /* Model parameters per program: solo seconds, serial share s, memory intensity m, cache
  * sensitivity, grid size, registers per thread; '*' programs are held out (Table IV).
  * Chosen by class (CI: s <= 0.12, m <= 0.45; MI: s 0.35-0.65, m >= 0.7; US: s >= 0.987,

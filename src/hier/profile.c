@@ -1,11 +1,23 @@
-/* profile.c: job profiles: V-A2's classification, range checks, catalogues, windows built
- * from names and the random job mixes of Table V's four categories. */
+/* profile.c: job profiles: the names of their counters and classes, V-A2's classification,
+ * range checks, catalogues, windows built from names and the random job mixes of Table V's
+ * four categories. */
 #include "migsched/hier.h"
 #include "migsched/io.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+const char *const ms_hier_counter_names[MS_HIER_NCOUNTERS] = {
+    "duration", "memory_pct", "elapsed_cycles", "grid_size", "registers_per_thread",
+    "dram_throughput", "l1tex_throughput", "l2_throughput", "sm_active_cycles",
+    "compute_pct", "waves_per_sm", "achieved_active_warps"};
+
+const char *ms_hier_class_name(ms_hier_class c)
+{
+    static const char *const names[] = {"CI", "MI", "US"};
+    return names[c];
+}
 
 ms_hier_class ms_hier_classify(const ms_hier_profile *p, const ms_hier_params *par)
 {

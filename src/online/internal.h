@@ -1,5 +1,6 @@
 /* internal.h: the online module's private types: fragmentation table, min-tree, and the
- * simulator state shared by its files (sim, place, migrate, layout, check). */
+ * simulator state shared by its files (sim_core, expected, place, queue, migrate, sim,
+ * layout, check). */
 #ifndef MIGSCHED_ONLINE_INTERNAL_H
 #define MIGSCHED_ONLINE_INTERNAL_H
 
@@ -117,15 +118,26 @@ typedef struct msi_sim {
     uint8_t *is_dirty;
 } msi_sim;
 
-/* sim.c */
+/* sim_core.c: the primitives below placement, queue and migration */
 /* Room for one more element in the array *arr_ptr (n used of *cap, `size` bytes each),
  * doubling from `first`; false (the array kept as it was) when out of memory. */
 bool msi_reserve(void *arr_ptr, int n, int *cap, size_t size, int first);
-double msi_system_frag(const msi_sim *s);
 void msi_push(msi_sim *s, double t, int kind, int id, int slot, uint32_t version);
+/* The earliest event, taken off the heap (which holds at least one). */
+msi_event msi_pop(msi_sim *s);
+/* Recomputes a GPU's masks and counters from its instances. */
+void msi_recount(msi_sim *s, int g);
+double msi_system_frag(const msi_sim *s);
 void msi_rerate(msi_sim *s, int g);
-void msi_gpu_changed(msi_sim *s, int g);
+/* expected.c */
+/* Job j's expected end from its known work alone (contention is not foreseen): its work
+ * left from now, or all of it from its instance's readiness when it has not started. */
+double msi_expected_end(const msi_sim *s, int j);
+double msi_slots_free_at(const msi_sim *s, int g, uint32_t mask);
 /* place.c */
+/* A GPU's instances changed: its counters, F, the system's tallies and its placement keys
+ * follow (and it is marked for the incremental check). */
+void msi_gpu_changed(msi_sim *s, int g);
 void msi_update_keys(msi_sim *s, int g);
 bool msi_lazy(const msi_sim *s, int g);
 void msi_claim(msi_sim *s, int g, int start, int profile, int j, double *ready);
@@ -135,16 +147,13 @@ bool msi_try_place(msi_sim *s, int j);
 double msi_frag_with(const msi_sim *s, int g, uint32_t add_slots, uint32_t add_slices,
                      uint32_t drop_slots, uint32_t drop_slices);
 bool msi_target_ok(const msi_sim *s, int g, int profile, int start);
-/* queue.c: the queue disciplines and the aging reservation */
-void msi_on_arrival_queue(msi_sim *s, int j);
-void msi_dispatch_queue(msi_sim *s);
 /* Whether job j, not the reserved one, may take (g, start) on the reserved GPU, outside the
  * reserved slots: only when it is expected to end before they free (recorded in j for the
  * check). */
 bool msi_resv_admit(msi_sim *s, int j, int g, int start);
-/* Job j's expected end from its known work alone (contention is not foreseen): its work
- * left from now, or all of it from its instance's readiness when it has not started. */
-double msi_expected_end(const msi_sim *s, int j);
+/* queue.c: the queue disciplines and the aging reservation */
+void msi_on_arrival_queue(msi_sim *s, int j);
+void msi_dispatch_queue(msi_sim *s);
 /* migrate.c */
 void msi_on_departure(msi_sim *s, int g);
 void msi_migration_end(msi_sim *s, int j);

@@ -1,6 +1,7 @@
 /* place.c: arrival placement (paper 002 IV-C and the first-fit baselines): per-GPU
- * candidate placements, the trees that pick a GPU and instance claiming (the queue is
- * queue.c). */
+ * candidate placements, the trees that pick a GPU (kept up to date whenever a GPU
+ * changes), instance claiming and the aging reservation's admission of other jobs (the
+ * queue is queue.c). */
 #include "internal.h"
 
 static uint32_t bits(int n) { return (1u << n) - 1u; }
@@ -77,6 +78,24 @@ void msi_update_keys(msi_sim *s, int g)
     }
 }
 
+void msi_gpu_changed(msi_sim *s, int g)
+{
+    msi_gpu *gp = &s->gpu[g];
+    if (!s->is_dirty[g]) {  /* for the incremental check */
+        s->is_dirty[g] = 1;
+        s->dirty[s->ndirty++] = g;
+    }
+    s->instances -= gp->ninst;
+    s->busy -= gp->nbusy;
+    s->frag_sum -= llround(gp->frag * 1e12);
+    msi_recount(s, g);
+    gp->frag = msi_frag_with(s, g, 0, 0, 0, 0);
+    s->instances += gp->ninst;
+    s->busy += gp->nbusy;
+    s->frag_sum += llround(gp->frag * 1e12);
+    msi_update_keys(s, g);
+}
+
 /* Instance o (starting at slot k) overlaps `mask`: it is in the way of a new instance there. */
 static bool in_the_way(const ms_gpu_model *m, const msi_inst *o, int k, uint32_t mask)
 {
@@ -123,6 +142,17 @@ void msi_claim(msi_sim *s, int g, int start, int profile, int j, double *ready)
     *in = (msi_inst){(int8_t)profile, MSI_I_CREATING, j, *ready};
     s->r->creations++;
     msi_push(s, *ready, MSI_EV_RECONF_END, g, start, 0);
+}
+
+bool msi_resv_admit(msi_sim *s, int j, int g, int start)
+{
+    int p = s->w->jobs[j].profile;
+    double slack = msi_slots_free_at(s, g, s->resv_mask) -
+                   (msi_claim_ready(s, g, start, p) + s->w->jobs[j].work);
+    if (slack < -1e-9)
+        return false;
+    s->job[j].admit_slack = slack;
+    return true;
 }
 
 /* The best start of `profile` on g outside the slots `avoid`, -1 when none fits. */

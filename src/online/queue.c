@@ -53,35 +53,6 @@ static int oldest_head(const msi_sim *s, const bool *blocked)
     return best;
 }
 
-double msi_expected_end(const msi_sim *s, int j)
-{
-    const msi_job *jb = &s->job[j];
-    if (jb->state == MSI_J_STARTING) {
-        const msi_inst *in = &s->gpu[jb->gpu].inst[jb->slot];
-        double ready = in->state == MSI_I_READY || in->ready_at < s->now ? s->now : in->ready_at;
-        return ready + s->w->jobs[j].work;
-    }
-    double left = jb->remaining - (s->now - jb->last) * jb->rate;
-    return s->now + (left > 0 ? left : 0);
-}
-
-/* When the slots `mask` of g are expected to be free: the latest expected end of the jobs
- * holding them, creations in progress, now at least. */
-static double slots_free_at(const msi_sim *s, int g, uint32_t mask)
-{
-    const msi_gpu *gp = &s->gpu[g];
-    double t = s->now;
-    for (int k = 0; k < s->m->slots; k++) {
-        const msi_inst *in = &gp->inst[k];
-        if (in->profile < 0 || !(ms_gpu_slot_mask(s->m, (ms_placement){in->profile, k}) & mask))
-            continue;
-        double e = in->job >= 0 ? msi_expected_end(s, in->job)
-                 : in->state == MSI_I_CREATING ? in->ready_at : s->now;
-        t = e > t ? e : t;
-    }
-    return t;
-}
-
 /* The GPU and start whose slots for `profile` are expected to free soonest (first GPU,
  * then lowest start on ties); false when none can ever hold it (a static layout without
  * an instance of the profile). */
@@ -94,7 +65,8 @@ static bool soonest_slots(const msi_sim *s, int profile, int *gpu, int *start)
             int st = pr->starts[i];
             if (s->static_layout && s->gpu[g].inst[st].profile != profile)
                 continue;
-            double t = slots_free_at(s, g, ms_gpu_slot_mask(s->m, (ms_placement){profile, st}));
+            double t =
+                msi_slots_free_at(s, g, ms_gpu_slot_mask(s->m, (ms_placement){profile, st}));
             if (t < best) {
                 best = t;
                 *gpu = g;
@@ -123,17 +95,6 @@ static void resv_update(msi_sim *s)
     s->resv_gpu = g;
     s->resv_mask = ms_gpu_slot_mask(s->m, (ms_placement){p, st});
     s->resv_since = s->claims;
-}
-
-bool msi_resv_admit(msi_sim *s, int j, int g, int start)
-{
-    int p = s->w->jobs[j].profile;
-    double slack = slots_free_at(s, g, s->resv_mask) -
-                   (msi_claim_ready(s, g, start, p) + s->w->jobs[j].work);
-    if (slack < -1e-9)
-        return false;
-    s->job[j].admit_slack = slack;
-    return true;
 }
 
 void msi_on_arrival_queue(msi_sim *s, int j)
