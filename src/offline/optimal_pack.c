@@ -91,8 +91,9 @@ static const double dff_eps[] = {0.1, 0.2, 0.3, 0.4, 0.5};
 /* Each memory slot is a bin of height c - first (first: when the first new instance can run
  * a task): the tasks on instances holding it and the live ones' remaining work run one at a
  * time there. True when, under some u^eps, their images over all slots exceed the bins. */
-static bool slot_bins_overflow(const opt_problem *o, const double *ready, uint64_t rem,
-                               const opt_live *live, int nlive, double first, double c)
+static bool slot_bins_overflow(const opt_problem *o, const int *task, const unsigned *fits,
+                               int ntasks, const opt_live *live, int nlive, double first,
+                               double c)
 {
     const ms_gpu_model *g = o->g;
     double H = c - first;
@@ -105,15 +106,13 @@ static bool slot_bins_overflow(const opt_problem *o, const double *ready, uint64
         /* many lengths mapped to H fill the bins exactly: the sum's rounding must not
          * overflow them */
         cap += 1e-9 * cap;
-        for (uint64_t r = rem; r && load <= cap; r &= r - 1) {
-            const double *t = o->t[__builtin_ctzll(r)];
+        for (int i = 0; i < ntasks && load <= cap; i++) {
+            const double *t = o->t[task[i]];
             double least = INFINITY;
-            for (int k = 0; k < g->nsizes; k++) {
-                int s = g->sizes[k];
-                if (ready[s] + t[s] < c) {
-                    double a = o->bin_weight[w][k] * dff(t[s], H, eps);
-                    least = least < a ? least : a;
-                }
+            for (unsigned f = fits[i]; f; f &= f - 1) {
+                int k = __builtin_ctz(f);
+                double a = o->bin_weight[w][k] * dff(t[g->sizes[k]], H, eps);
+                least = least < a ? least : a;
             }
             load += least;
         }
@@ -127,16 +126,21 @@ bool opt_pack_cuts(const opt_problem *o, const double *ready, uint64_t rem,
                    const opt_live *live, int nlive, double c)
 {
     const ms_gpu_model *g = o->g;
-    int least[OPT_MAX_TASKS], ntasks = 0;
+    /* per remaining task: the sizes (bit k: g->sizes[k]) on which it can end before c, the
+     * least of them and its least time there; computed once for every bound below */
+    int task[OPT_MAX_TASKS], least[OPT_MAX_TASKS], ntasks = 0;
+    unsigned fits[OPT_MAX_TASKS];
     double len[OPT_MAX_TASKS];
     for (uint64_t r = rem; r; r &= r - 1) {
-        const double *t = o->t[__builtin_ctzll(r)];
+        const double *t = o->t[task[ntasks] = __builtin_ctzll(r)];
         least[ntasks] = -1;
+        fits[ntasks] = 0;
         len[ntasks] = INFINITY;
         for (int k = g->nsizes - 1; k >= 0; k--) {
             int s = g->sizes[k];
             if (ready[s] + t[s] < c) {
                 least[ntasks] = k;
+                fits[ntasks] |= 1u << k;
                 len[ntasks] = len[ntasks] < t[s] ? len[ntasks] : t[s];
             }
         }
@@ -167,5 +171,5 @@ bool opt_pack_cuts(const opt_problem *o, const double *ready, uint64_t rem,
         if (m <= 0 || first + machines_bound(jobs, njobs, m) >= c)
             return true;
     }
-    return slot_bins_overflow(o, ready, rem, live, nlive, first, c);
+    return slot_bins_overflow(o, task, fits, ntasks, live, nlive, first, c);
 }

@@ -397,8 +397,6 @@ static double bound(const opt_problem *o, const state *st, double c)
     }
     if (lb >= c)
         return lb;
-    if (!o->no_pack && opt_pack_cuts(o, ready, st->rem, st->live, st->nlive, c))
-        return c;
     /* no remaining task runs before the first new instance can: from then on, the live
      * instances' remaining work and all of theirs share the slices (and the slots) */
     double first = INFINITY, after = 0, slots_after = 0;
@@ -417,7 +415,11 @@ static double bound(const opt_problem *o, const state *st, double c)
     if (st->R + (live_slices + area) / o->slice_cap >= c ||
         st->R + (live_slots + slot_area) / g->slots >= c)
         return c;
-    return dmax(lb, st->R + lbound_rem(o, st->rem, present, c - st->R));
+    lb = dmax(lb, st->R + lbound_rem(o, st->rem, present, c - st->R));
+    /* the packing bounds cost most: tried only when no other bound prunes */
+    if (lb < c && !o->no_pack && opt_pack_cuts(o, ready, st->rem, st->live, st->nlive, c))
+        return c;
+    return lb;
 }
 
 /* ---- search --------------------------------------------------------------------------- */
