@@ -96,7 +96,8 @@ int opt_problem_init(opt_problem *o, const ms_workload *w, const ms_gpu_model *g
                      const ms_initial *initial, ms_error *err);
 void opt_problem_free(opt_problem *o);
 
-/* optimal_pack.c: fills pack_machines from the candidate placements. */
+/* optimal_pack.c: fills slice_cap and the packing bounds' tables (pack_machines, the bins)
+ * from the candidate placements. */
 void opt_pack_init(opt_problem *o);
 
 /* The packing bounds under the cut-off c: true when no completion ends before c. ready[s]:

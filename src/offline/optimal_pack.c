@@ -1,19 +1,22 @@
-/* optimal_pack.c: the exact scheduler's packing bound (docs/optimal.md, Bounds). Under a
+/* optimal_pack.c: the exact scheduler's packing bounds (docs/optimal.md, Bounds). Under a
  * cut-off, a remaining task can only run on the sizes where it can still end before it. The
  * geometry lets only m_s instances of at least s slices coexist, each running one task at a
  * time: the tasks that need such an instance and the live ones' remaining work are jobs on
- * m_s parallel machines from the first moment a new instance of those sizes can run one. */
+ * m_s parallel machines from the first moment a new instance of those sizes can run one.
+ * And each memory slot runs one task at a time: the slots are bins of the time left. */
 #include "optimal_internal.h"
 
 /* The most placements of at least `least` slices that hold no slot in common, among the
- * candidates from `from` on (each placement holds a candidate's slots with its size, so no
- * set of instances is larger). */
-static int most_disjoint(const opt_problem *o, int least, int from, uint32_t held)
+ * candidates from `from` on, counted one each or (by_slices) by their slices (each
+ * placement holds a candidate's slots with its size, so no set of instances holds more). */
+static int most_disjoint(const opt_problem *o, int least, bool by_slices, int from,
+                         uint32_t held)
 {
     int best = 0;
     for (int p = from; p < o->ncand; p++)
         if (o->size[p] >= least && !(o->mask[p] & held)) {
-            int k = 1 + most_disjoint(o, least, p + 1, held | o->mask[p]);
+            int k = (by_slices ? o->size[p] : 1) +
+                    most_disjoint(o, least, by_slices, p + 1, held | o->mask[p]);
             if (k > best)
                 best = k;
         }
@@ -44,8 +47,9 @@ static void find_bins(opt_problem *o, int w)
 
 void opt_pack_init(opt_problem *o)
 {
+    o->slice_cap = most_disjoint(o, 0, true, 0, 0);
     for (int k = 0; k < o->g->nsizes; k++)
-        o->pack_machines[k] = most_disjoint(o, o->g->sizes[k], 0, 0);
+        o->pack_machines[k] = most_disjoint(o, o->g->sizes[k], false, 0, 0);
     find_bins(o, 0);
     find_bins(o, 1);
 }
@@ -152,11 +156,11 @@ bool opt_pack_cuts(const opt_problem *o, const double *ready, uint64_t rem,
         if (first >= c)
             continue; /* no task needs these sizes: it would end after c anyway */
         double jobs[OPT_MAX_TASKS + MS_MAX_SLOTS];
-        int njobs = 0, ntask_jobs;
+        int njobs = 0;
         for (int i = 0; i < ntasks; i++)
             if (least[i] >= k)
                 add_job(jobs, &njobs, len[i]);
-        if (!(ntask_jobs = njobs))
+        if (!njobs)
             continue;
         /* a live instance busy from first on is a job pinned there; one busy until c or
          * later (a layout instance, maybe with no tasks) takes its machine away */

@@ -153,20 +153,6 @@ static void find_autos(opt_problem *o, uint32_t *perm, int k, uint32_t taken)
         }
 }
 
-/* The most compute slices a set of non-overlapping candidate placements holds (no other
- * set holds more: each placement holds a candidate's slots with its size). */
-static int max_slices(const opt_problem *o, int from, uint32_t held)
-{
-    int best = 0;
-    for (int p = from; p < o->ncand; p++)
-        if (!(o->mask[p] & held)) {
-            int s = o->size[p] + max_slices(o, p + 1, held | o->mask[p]);
-            if (s > best)
-                best = s;
-        }
-    return best;
-}
-
 /* The symmetries that map the layout onto itself (placements and busy times), but the
  * identity, each as the inverse permutation of the layout's instances. */
 static void find_layout_autos(opt_problem *o)
@@ -230,7 +216,6 @@ int opt_problem_init(opt_problem *o, const ms_workload *w, const ms_gpu_model *g
             o->size_slots[o->size[p]] = sl;
         o->min_create_area = fmin(o->min_create_area, o->size[p] * o->create[p]);
     }
-    o->slice_cap = max_slices(o, 0, 0);
     opt_pack_init(o);
     for (int i = 0; i < w->n; i++) {
         memcpy(o->t[i], w->tasks[i].time, sizeof o->t[i]);
