@@ -82,15 +82,14 @@ int main(int argc, char **argv)
     ms_offline_options o;
     ms_offline_options_init(&o);
     o.initial = &layout;
-    if (limit_s > 0)
-        o.time_budget_ms = limit_s * 1e3;
-    else
-        o.node_limit = NODE_LIMIT;
     char limit[64];
-    if (limit_s > 0)
+    if (limit_s > 0) {
+        o.time_budget_ms = limit_s * 1e3;
         snprintf(limit, sizeof limit, "%g s of wall-clock time", limit_s);
-    else
+    } else {
+        o.node_limit = NODE_LIMIT;
         snprintf(limit, sizeof limit, "%ld nodes", NODE_LIMIT);
+    }
     printf("optimal: time to proof on %s from initial layout %s, one batch per preset (%d "
            "presets), at most %s each\n", gpu->name, layout_text, NPRESETS, limit);
     printf("   n  proved  cpu_s_median  cpu_s_max  wall_s_max  nodes_max  far_gap_%%_mean\n");
