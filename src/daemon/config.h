@@ -13,8 +13,10 @@
 #define MS_DAEMON_MAX_LISTEN 8
 #define MS_DAEMON_MAX_DEVICES 64
 #define MS_DAEMON_PATH_LEN 4096
-#define MS_DAEMON_WHERE_LEN 160
-#define MS_DAEMON_CONNECTION_LIMIT 256  /* open connections per listener, all peers */   /* "FILE:LINE" or "--key" */
+#define MS_DAEMON_WHERE_LEN 160         /* "FILE:LINE" or "--key" */
+#define MS_DAEMON_CONNECTION_LIMIT 256  /* open connections per listener, all peers */
+/* listen's default; the db's default goes with it (ms_daemon_config_check). */
+#define MS_DAEMON_DEFAULT_SOCKET "/run/migschedd/migschedd.sock"
 
 typedef enum ms_daemon_backend { MS_DAEMON_NVML = 0, MS_DAEMON_SIM } ms_daemon_backend;
 typedef enum ms_daemon_mode { MS_DAEMON_ONLINE = 0, MS_DAEMON_BATCH } ms_daemon_mode;
@@ -92,14 +94,8 @@ typedef struct ms_daemon_config {
     ms_gpu_model model;
 } ms_daemon_config;
 
-/* The defaults (docs/daemon.md): backend nvml, listen unix:/run/migschedd/migschedd.sock,
- * db /var/lib/migschedd/migschedd.db (see ms_daemon_config_check), init-store false, mode online, time-scale 1, log-level info,
- * on-stop wait, batch-size 16, batch-period 60, batch-concat overlap, queue-limit 100000,
- * stop-grace 10, tau 0.4, log-dir /var/log/migschedd, slurm-reconcile 60, slurm-gres
- * migslice, no hpc-job-mapping-dir, allow-root-jobs false, no admin-group, slurm-user
- * slurm, isolation devices, dev-dir /dev, mig-minors /proc/driver/nvidia-caps/mig-minors,
- * user-queue-limit 10000, user-queue-bytes 16777216, peer-connections 32,
- * request-timeout 10, max-attempts 3, retention 604800 (7 days). */
+/* Every key's default: its row's in config_keys.c (docs/daemon.md lists them); the db's
+ * may then change with listen (see ms_daemon_config_check). */
 void ms_daemon_config_defaults(ms_daemon_config *c);
 
 /* Key name ("batch-size") to its index, -1 if unknown. */
