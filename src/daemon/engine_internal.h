@@ -1,10 +1,16 @@
-/* engine_internal.h: the engine's state shared by its files, in layers (each calls only
- * those listed before it): engine_core.c: clocks, queue, tallies, group commit, a job's end;
- * engine_exec.c: the nvml jobs' processes; engine_gpu.c: instances and starts;
- * engine_online.c and engine_batch.c: the two modes' placement; engine_api.c: the API's
- * calls; engine_alloc.c: Slurm jobs' allocations; engine_recover.c: the nvml start after a
- * previous owner; engine_nvml.c: the nvml side's open and close; engine.c: lifecycle and
- * the scheduling thread. Private to src/daemon. */
+/* engine_internal.h: the engine's state shared by its files, which lie in layers (each
+ * calls only files listed above it):
+ *   engine_core.c     clocks, histograms, the queue and its tallies, group commit, a job's end
+ *   engine_exec.c     the nvml jobs' processes: spawned in their cgroups, journalled, stopped
+ *   engine_gpu.c      the MIG instances and the starts on them
+ *   engine_online.c   online mode's placement: paper 002's policy over the FCFS queue
+ *   engine_batch.c    batch mode: batches planned offline and joined to the running plan
+ *   engine_api.c      the API's calls: submissions, cancel, the views, the metrics snapshot
+ *   engine_alloc.c    Slurm jobs' allocations and the steps holding them
+ *   engine_recover.c  the nvml start after a previous owner: its processes and instances
+ *   engine_nvml.c     the nvml side's open and close: devices, log folder, cgroups, journal
+ *   engine.c          the lifecycle (open, stop, close) and the scheduling thread
+ * Private to src/daemon. */
 #ifndef MIGSCHED_DAEMON_ENGINE_INTERNAL_H
 #define MIGSCHED_DAEMON_ENGINE_INTERNAL_H
 
