@@ -43,7 +43,7 @@ static int bench(const char *gpu, const char *concat, const ms_workload *w)
     if (!mkdtemp(dir))
         return perror("mkdtemp"), 1;
     snprintf(db, sizeof db, "%s/jobs.db", dir);
-    ms_daemon_config c;
+    md_config c;
     ms_error err;
     char scale[16];
     snprintf(scale, sizeof scale, "%d", SCALE);
@@ -51,37 +51,37 @@ static int bench(const char *gpu, const char *concat, const ms_workload *w)
                              {"db", db}, {"log-level", "error"}, {"mode", "batch"},
                              {"batch-size", "16"}, {"batch-period", "1000"},
                              {"batch-concat", concat}, {"time-scale", scale}};
-    ms_store *st;
-    ms_engine *e;
+    md_store *st;
+    md_engine *e;
     if (bench_engine_open(&c, keys, sizeof keys / sizeof *keys, db, &st, &e))
         return 1;
     int total = BATCHES * PER_BATCH, failed = 0;
     for (int i = 0; i < total; i++) {
         char text[512];
         job_json(w, &c.model, i % w->n, text, sizeof text);
-        ms_job_spec s;
+        md_job_spec s;
         json_t *out;
-        if (ms_job_spec_parse(text, strlen(text), &c.model, &s, &err) ||
-            ms_engine_submit(e, &s, &ROOT, &out, &err) != MS_ENGINE_OK) {
+        if (md_job_spec_parse(text, strlen(text), &c.model, &s, &err) ||
+            md_engine_submit(e, &s, &ROOT, &out, &err) != MD_ENGINE_OK) {
             fprintf(stderr, "bench_engine_batch: %s\n", err.msg);
             failed++;
             continue;
         }
         json_decref(out);
     }
-    ms_job *jobs = NULL;
+    md_job *jobs = NULL;
     size_t n = 0;
     for (int tries = 0; tries < 2400; tries++) {  /* at most 10 minutes */
-        ms_store_free_jobs(jobs, n);
+        md_store_free_jobs(jobs, n);
         jobs = NULL;
-        if (ms_store_list_jobs(st, MS_JOB_DONE, &jobs, &n, &err) || n == (size_t)total - failed)
+        if (md_store_list_jobs(st, MD_JOB_DONE, &jobs, &n, &err) || n == (size_t)total - failed)
             break;
         usleep(250000);
     }
     char *plan = NULL;
-    ms_engine_plan(e, &plan, &err);
-    ms_engine_stop(e, &err);
-    ms_engine_close(e);
+    md_engine_plan(e, &plan, &err);
+    md_engine_stop(e, &err);
+    md_engine_close(e);
     double first = INFINITY, last = 0;
     for (size_t i = 0; i < n; i++) {
         first = fmin(first, jobs[i].started);
@@ -95,8 +95,8 @@ static int bench(const char *gpu, const char *concat, const ms_workload *w)
            concat, n, planned, (last - first) * SCALE);
     ms_schedule_free(s);
     free(plan);
-    ms_store_free_jobs(jobs, n);
-    ms_store_close(st);
+    md_store_free_jobs(jobs, n);
+    md_store_close(st);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     return system(cmd) != 0 || failed || n != (size_t)total;
 }

@@ -12,7 +12,7 @@
 #include "bench_util.h"
 
 typedef struct worker {
-    ms_engine *e;
+    md_engine *e;
     const ms_gpu_model *m;
     int n, failed;
 } worker;
@@ -23,11 +23,11 @@ static void *submit(void *arg)
     static const char job[] = "{\"name\": \"b\", \"command\": [\"true\"], "
                               "\"profile\": \"7g.80gb\", \"seconds\": 1e6}";
     for (int i = 0; i < w->n; i++) {
-        ms_job_spec s;
+        md_job_spec s;
         json_t *out;
         ms_error err;
-        if (ms_job_spec_parse(job, sizeof job - 1, w->m, &s, &err) ||
-            ms_engine_submit(w->e, &s, &ROOT, &out, &err) != MS_ENGINE_OK) {
+        if (md_job_spec_parse(job, sizeof job - 1, w->m, &s, &err) ||
+            md_engine_submit(w->e, &s, &ROOT, &out, &err) != MD_ENGINE_OK) {
             w->failed++;
             continue;
         }
@@ -42,11 +42,11 @@ static int bench(int threads, int total)
     if (!mkdtemp(dir))
         return perror("mkdtemp"), 1;
     snprintf(db, sizeof db, "%s/jobs.db", dir);
-    ms_daemon_config c;
+    md_config c;
     const char *const keys[][2] = {{"backend", "sim"}, {"gpu", "H100-80GB"}, {"gpus", "1"},
                              {"db", db}, {"log-level", "error"}};
-    ms_store *st;
-    ms_engine *e;
+    md_store *st;
+    md_engine *e;
     if (bench_engine_open(&c, keys, sizeof keys / sizeof *keys, db, &st, &e))
         return 1;
     worker w[64];
@@ -65,8 +65,8 @@ static int bench(int threads, int total)
     int n = total / threads * threads;
     printf("engine submit  %2d threads %6d jobs %7.3f s %8.0f submissions/s%s\n", threads, n,
            dt, n / dt, failed ? "  (some failed)" : "");
-    ms_engine_close(e);  /* no stop: the one long job stays running, as after a crash */
-    ms_store_close(st);
+    md_engine_close(e);  /* no stop: the one long job stays running, as after a crash */
+    md_store_close(st);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     return system(cmd) != 0 || failed;
 }

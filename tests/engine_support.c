@@ -22,81 +22,81 @@ int teardown(void **state)
 {
     fixture *f = *state;
     if (f->e)  /* closed without a stop: jobs still running stay as they are */
-        ms_engine_close(f->e);
+        md_engine_close(f->e);
     if (f->st)
-        ms_store_close(f->st);
+        md_store_close(f->st);
     test_remove_dir(f->dir);
     free(f);
     return 0;
 }
 
-void set(ms_daemon_config *c, const char *key, const char *value)
+void set(md_config *c, const char *key, const char *value)
 {
     ms_error e = {0};
     char where[64];
     snprintf(where, sizeof where, "--%s", key);
-    if (ms_daemon_config_set(c, key, value, where, &e))
+    if (md_config_set(c, key, value, where, &e))
         fail_msg("%s", e.msg);
 }
 
-const ms_engine_actor ROOT_ACTOR = {.who = {.uid = 0, .gid = 0, .name = "root"}, .admin = true};
+const md_engine_actor ROOT_ACTOR = {.who = {.uid = 0, .gid = 0, .name = "root"}, .admin = true};
 
 /* Configures backend (key, value pairs follow, NULL-ended) on the fixture's database;
  * sim runs at time-scale 1000 and root's jobs are allowed unless a pair says otherwise. */
 void configure(fixture *f, const char *backend, ...)
 {
-    ms_daemon_config_defaults(&f->c);
+    md_config_defaults(&f->c);
     f->owner = ROOT_ACTOR.who;
     set(&f->c, "backend", backend);
     set(&f->c, "db", f->db);
     ms_error e = {0};
     /* The default scale, set as a file would so that a pair below may override it. */
     if ((!strcmp(backend, "sim") &&
-         ms_daemon_config_set(&f->c, "time-scale", "1000", "test:1", &e)) ||
-        ms_daemon_config_set(&f->c, "allow-root-jobs", "true", "test:2", &e))
+         md_config_set(&f->c, "time-scale", "1000", "test:1", &e)) ||
+        md_config_set(&f->c, "allow-root-jobs", "true", "test:2", &e))
         fail_msg("%s", e.msg);
     va_list ap;
     va_start(ap, backend);
     for (const char *k; (k = va_arg(ap, const char *));)
         set(&f->c, k, va_arg(ap, const char *));
     va_end(ap);
-    if (ms_daemon_config_check(&f->c, &e))
+    if (md_config_check(&f->c, &e))
         fail_msg("%s", e.msg);
 }
 
 void open_engine(fixture *f)
 {
     ms_error e = {0};
-    if (!f->st && ms_store_open(f->db, &f->c.model, &f->st, &e))
+    if (!f->st && md_store_open(f->db, &f->c.model, &f->st, &e))
         fail_msg("%s", e.msg);
-    if (ms_engine_open(&f->c, f->st, &f->e, &e))
+    if (md_engine_open(&f->c, f->st, &f->e, &e))
         fail_msg("%s", e.msg);
 }
 
 void stop_engine(fixture *f)
 {
     ms_error e = {0};
-    assert_int_equal(ms_engine_stop(f->e, &e), MS_OK);
-    ms_engine_close(f->e);
+    assert_int_equal(md_engine_stop(f->e, &e), MS_OK);
+    md_engine_close(f->e);
     f->e = NULL;
 }
 
 /* Submits {"name", "command", sizing...}; returns the outcome and the id in *id. */
-ms_engine_outcome submit_cmd(fixture *f, const char *command, const char *sizing,
+md_engine_outcome submit_cmd(fixture *f, const char *command, const char *sizing,
                              const char *extra, int64_t *id)
 {
     char text[1024];
     snprintf(text, sizeof text, "{\"name\": \"%s\", \"command\": %s, %s%s%s}",
              f->job_name[0] ? f->job_name : "j", command, sizing, extra ? ", " : "", extra ? extra : "");
-    ms_job_spec s;
+    md_job_spec s;
     ms_error e = {0};
-    if (ms_job_spec_parse(text, strlen(text), &f->c.model, &s, &e))
+    if (md_job_spec_parse(text, strlen(text), &f->c.model, &s, &e))
         fail_msg("%s", e.msg);
     json_t *job = NULL;
-    ms_engine_outcome o = ms_engine_submit(f->e, &s, &f->owner, &job, &e);
+    md_engine_outcome o = md_engine_submit(f->e, &s, &f->owner, &job, &e);
     assert_null(s.name);  /* the engine took the spec, whatever the outcome */
     assert_int_equal(s.argc, 0);
-    if (o == MS_ENGINE_OK) {
+    if (o == MD_ENGINE_OK) {
         assert_non_null(job);
         assert_string_equal(json_string_value(json_object_get(job, "state")), "queued");
         *id = json_integer_value(json_object_get(job, "id"));
@@ -108,7 +108,7 @@ ms_engine_outcome submit_cmd(fixture *f, const char *command, const char *sizing
     return o;
 }
 
-ms_engine_outcome submit_json(fixture *f, const char *sizing, const char *extra, int64_t *id)
+md_engine_outcome submit_json(fixture *f, const char *sizing, const char *extra, int64_t *id)
 {
     return submit_cmd(f, "[\"true\"]", sizing, extra, id);
 }
@@ -116,7 +116,7 @@ ms_engine_outcome submit_json(fixture *f, const char *sizing, const char *extra,
 int64_t submit_cmd_ok(fixture *f, const char *command, const char *sizing, const char *extra)
 {
     int64_t id = 0;
-    assert_int_equal(submit_cmd(f, command, sizing, extra, &id), MS_ENGINE_OK);
+    assert_int_equal(submit_cmd(f, command, sizing, extra, &id), MD_ENGINE_OK);
     assert_true(id > 0);
     return id;
 }
@@ -128,11 +128,11 @@ int64_t submit_ok(fixture *f, const char *sizing, const char *extra)
 
 void child_submit(fixture *f, const char *text)
 {
-    ms_job_spec s;
+    md_job_spec s;
     json_t *job;
     ms_error e = {0};
-    if (ms_job_spec_parse(text, strlen(text), &f->c.model, &s, &e) ||
-        ms_engine_submit(f->e, &s, &f->owner, &job, &e) != MS_ENGINE_OK)
+    if (md_job_spec_parse(text, strlen(text), &f->c.model, &s, &e) ||
+        md_engine_submit(f->e, &s, &f->owner, &job, &e) != MD_ENGINE_OK)
         _exit(1);
     json_decref(job);
 }
@@ -142,21 +142,21 @@ const char *state_of(fixture *f, int64_t id)
     static char buf[32];
     json_t *job;
     ms_error e = {0};
-    assert_int_equal(ms_engine_job(f->e, id, &ROOT_ACTOR, &job, &e), MS_ENGINE_OK);
+    assert_int_equal(md_engine_job(f->e, id, &ROOT_ACTOR, &job, &e), MD_ENGINE_OK);
     snprintf(buf, sizeof buf, "%s", json_string_value(json_object_get(job, "state")));
     json_decref(job);
     return buf;
 }
 
-size_t count_state(ms_engine *e, int state)
+size_t count_state(md_engine *e, int state)
 {
-    ms_store_job_query q = {.after = 0, .limit = 1000, .state = state};
+    md_store_job_query q = {.after = 0, .limit = 1000, .state = state};
     size_t n = 0;
     do {
         json_t *jobs;
         ms_error err = {0};
-        assert_int_equal(ms_engine_jobs(e, &q, &ROOT_ACTOR, &jobs, &q.after, &err),
-                         MS_ENGINE_OK);
+        assert_int_equal(md_engine_jobs(e, &q, &ROOT_ACTOR, &jobs, &q.after, &err),
+                         MD_ENGINE_OK);
         n += json_array_size(json_object_get(jobs, "jobs"));
         json_decref(jobs);
     } while (q.after);
@@ -171,14 +171,14 @@ void pause_ms(int ms)
 
 /* Waits (at most a minute: a generous bound for a loaded machine) until n jobs are in
  * `state`. */
-void wait_count(ms_engine *e, int state, size_t n)
+void wait_count(md_engine *e, int state, size_t n)
 {
     for (int i = 0; i < 12000; i++) {
         if (count_state(e, state) == n)
             return;
         pause_ms(5);
     }
-    fail_msg("%zu jobs never reached %s (%zu did)", n, ms_job_state_name(state),
+    fail_msg("%zu jobs never reached %s (%zu did)", n, md_job_state_name(state),
              count_state(e, state));
 }
 
@@ -194,35 +194,35 @@ void wait_state(fixture *f, int64_t id, const char *state)
 
 /* The job's history replays through the state machine from new and ends in the job's
  * state; returns how many times it started and how many finish transitions it has. */
-void check_history(ms_store *st, const ms_job *j, int *starts, int *finishes)
+void check_history(md_store *st, const md_job *j, int *starts, int *finishes)
 {
-    ms_job_transition *t;
+    md_job_transition *t;
     size_t n;
     ms_error e = {0};
-    assert_int_equal(ms_store_history(st, j->id, &t, &n, &e), MS_OK);
-    ms_job_spec none = {.profile = 0, .on_interrupt = j->spec.on_interrupt};
-    ms_job r;
-    ms_job_init(&r, &none);
+    assert_int_equal(md_store_history(st, j->id, &t, &n, &e), MS_OK);
+    md_job_spec none = {.profile = 0, .on_interrupt = j->spec.on_interrupt};
+    md_job r;
+    md_job_init(&r, &none);
     r.id = j->id;
     *starts = *finishes = 0;
     ms_placement at = {0, 0};
     for (size_t i = 0; i < n; i++) {
-        ms_job_transition u;
+        md_job_transition u;
         assert_int_equal(t[i].from, r.state);
-        int rc = t[i].event == MS_JOB_EV_SUBMIT   ? ms_job_submit(&r, t[i].at, &u, &e)
-                 : t[i].event == MS_JOB_EV_START  ? ms_job_start(&r, t[i].at, 0, at, "", &u, &e)
-                 : t[i].event == MS_JOB_EV_FINISH ? ms_job_finish(&r, t[i].at,
-                                                                  t[i].to == MS_JOB_DONE ? 0 : 1,
+        int rc = t[i].event == MD_JOB_EV_SUBMIT   ? md_job_submit(&r, t[i].at, &u, &e)
+                 : t[i].event == MD_JOB_EV_START  ? md_job_start(&r, t[i].at, 0, at, "", &u, &e)
+                 : t[i].event == MD_JOB_EV_FINISH ? md_job_finish(&r, t[i].at,
+                                                                  t[i].to == MD_JOB_DONE ? 0 : 1,
                                                                   &u, &e)
-                 : t[i].event == MS_JOB_EV_INTERRUPT ? ms_job_interrupt(&r, t[i].at, &u, &e)
-                                                     : ms_job_cancel(&r, t[i].at, &u, &e);
+                 : t[i].event == MD_JOB_EV_INTERRUPT ? md_job_interrupt(&r, t[i].at, &u, &e)
+                                                     : md_job_cancel(&r, t[i].at, &u, &e);
         assert_int_equal(rc, MS_OK);
         assert_int_equal(u.to, t[i].to);
-        *starts += t[i].event == MS_JOB_EV_START;
-        *finishes += t[i].event == MS_JOB_EV_FINISH;
+        *starts += t[i].event == MD_JOB_EV_START;
+        *finishes += t[i].event == MD_JOB_EV_FINISH;
     }
     assert_int_equal(r.state, j->state);
-    ms_job_free(&r);
+    md_job_free(&r);
     free(t);
 }
 
@@ -230,20 +230,20 @@ void check_history(ms_store *st, const ms_job *j, int *starts, int *finishes)
  * once on overlapping slots of one GPU. */
 void check_all_done(fixture *f, size_t n)
 {
-    ms_job *jobs;
+    md_job *jobs;
     size_t got;
     ms_error e = {0};
-    assert_int_equal(ms_store_list_jobs(f->st, -1, &jobs, &got, &e), MS_OK);
+    assert_int_equal(md_store_list_jobs(f->st, -1, &jobs, &got, &e), MS_OK);
     assert_int_equal(got, n);
     for (size_t i = 0; i < got; i++) {
         int starts, finishes;
-        assert_int_equal(jobs[i].state, MS_JOB_DONE);
+        assert_int_equal(jobs[i].state, MD_JOB_DONE);
         check_history(f->st, &jobs[i], &starts, &finishes);
         assert_int_equal(finishes, 1);
         assert_int_equal(starts, jobs[i].attempts);
         assert_true(jobs[i].started <= jobs[i].ended);
         for (size_t k = 0; k < i; k++) {
-            const ms_job *a = &jobs[i], *b = &jobs[k];
+            const md_job *a = &jobs[i], *b = &jobs[k];
             if (a->gpu != b->gpu ||
                 !(ms_gpu_slot_mask(&f->c.model, a->placement) &
                   ms_gpu_slot_mask(&f->c.model, b->placement)))
@@ -253,15 +253,15 @@ void check_all_done(fixture *f, size_t n)
                          (long long)b->id, a->gpu);
         }
     }
-    ms_store_free_jobs(jobs, got);
+    md_store_free_jobs(jobs, got);
 }
 
 void check_no_instance_left(fixture *f)
 {
-    ms_store_instance *live;
+    md_store_instance *live;
     size_t n;
     ms_error e = {0};
-    assert_int_equal(ms_store_live_instances(f->st, &live, &n, &e), MS_OK);
+    assert_int_equal(md_store_live_instances(f->st, &live, &n, &e), MS_OK);
     assert_int_equal(n, 0);
     free(live);
 }

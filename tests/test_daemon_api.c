@@ -20,52 +20,52 @@
 #include "support.h"
 
 /* ---- The stand-in engine: jobs in an array; outcomes forced by the test. ---- */
-struct ms_engine {
-    ms_job jobs[8];
+struct md_engine {
+    md_job jobs[8];
     int njobs;
     int queue_limit;
     bool stopping;
-    ms_engine_metrics m;
-    ms_engine_access access;
-    ms_engine_actor last;       /* who the last job call came from */
-    ms_job_owner alloc_owner;   /* whom the last allocation step was for */
+    md_engine_metrics m;
+    md_engine_access access;
+    md_engine_actor last;       /* who the last job call came from */
+    md_job_owner alloc_owner;   /* whom the last allocation step was for */
 };
 
-const double ms_engine_time_bounds[MS_ENGINE_TIME_BUCKETS] = {0.1, 0.5, 1,    5,    10,   30,
+const double md_engine_time_bounds[MD_ENGINE_TIME_BUCKETS] = {0.1, 0.5, 1,    5,    10,   30,
                                                               60,  300, 900, 3600, 14400, 86400};
-const double ms_engine_reconf_bounds[MS_ENGINE_RECONF_BUCKETS] = {0.05, 0.1, 0.2, 0.3, 0.5,
+const double md_engine_reconf_bounds[MD_ENGINE_RECONF_BUCKETS] = {0.05, 0.1, 0.2, 0.3, 0.5,
                                                                   0.75, 1,   2,   5,   10};
 
 static const ms_gpu_model *a100(void) { return ms_gpu_builtin("A100-40GB"); }
 
-void ms_engine_access_get(ms_engine *e, ms_engine_access *out)
+void md_engine_access_get(md_engine *e, md_engine_access *out)
 {
     *out = e->access;
 }
 
-ms_engine_outcome ms_engine_submit(ms_engine *e, ms_job_spec *spec, const ms_job_owner *owner,
+md_engine_outcome md_engine_submit(md_engine *e, md_job_spec *spec, const md_job_owner *owner,
                                    json_t **job, ms_error *err)
 {
     if (e->stopping || e->njobs >= e->queue_limit) {
-        ms_job_spec_free(spec);  /* the engine takes the spec whatever the outcome */
+        md_job_spec_free(spec);  /* the engine takes the spec whatever the outcome */
         if (e->stopping) {
             ms_error_set(err, MS_EINVAL, "migschedd is stopping");
-            return MS_ENGINE_STOPPING;
+            return MD_ENGINE_STOPPING;
         }
         ms_error_set(err, MS_EINVAL, "the queue is full (%d jobs)", e->queue_limit);
-        return MS_ENGINE_QUEUE_FULL;
+        return MD_ENGINE_QUEUE_FULL;
     }
-    ms_job *j = &e->jobs[e->njobs++];
-    ms_job_transition t;
-    ms_job_init(j, spec);
+    md_job *j = &e->jobs[e->njobs++];
+    md_job_transition t;
+    md_job_init(j, spec);
     j->owner = *owner;
-    ms_job_submit(j, 1000, &t, err);
+    md_job_submit(j, 1000, &t, err);
     j->id = e->njobs;
-    *job = ms_job_to_json(j, a100(), true, NULL);
-    return MS_ENGINE_OK;
+    *job = md_job_to_json(j, a100(), true, NULL);
+    return MD_ENGINE_OK;
 }
 
-static ms_job *find(ms_engine *e, int64_t id, ms_error *err)
+static md_job *find(md_engine *e, int64_t id, ms_error *err)
 {
     if (id < 1 || id > e->njobs) {
         ms_error_set(err, MS_EINVAL, "no job %lld", (long long)id);
@@ -74,146 +74,146 @@ static ms_job *find(ms_engine *e, int64_t id, ms_error *err)
     return &e->jobs[id - 1];
 }
 
-ms_engine_outcome ms_engine_cancel(ms_engine *e, int64_t id, const ms_engine_actor *who,
+md_engine_outcome md_engine_cancel(md_engine *e, int64_t id, const md_engine_actor *who,
                                    json_t **job, ms_error *err)
 {
     e->last = *who;
-    ms_job *j = find(e, id, err);
+    md_job *j = find(e, id, err);
     if (!j)
-        return MS_ENGINE_NOT_FOUND;
-    ms_job_transition t;
-    if (ms_job_cancel(j, 1001, &t, err))
-        return MS_ENGINE_CONFLICT;
-    *job = ms_job_to_json(j, a100(), true, NULL);
-    return MS_ENGINE_OK;
+        return MD_ENGINE_NOT_FOUND;
+    md_job_transition t;
+    if (md_job_cancel(j, 1001, &t, err))
+        return MD_ENGINE_CONFLICT;
+    *job = md_job_to_json(j, a100(), true, NULL);
+    return MD_ENGINE_OK;
 }
 
-ms_engine_outcome ms_engine_job(ms_engine *e, int64_t id, const ms_engine_actor *who,
+md_engine_outcome md_engine_job(md_engine *e, int64_t id, const md_engine_actor *who,
                                 json_t **job, ms_error *err)
 {
     e->last = *who;
-    ms_job *j = find(e, id, err);
+    md_job *j = find(e, id, err);
     if (!j)
-        return MS_ENGINE_NOT_FOUND;
-    *job = ms_job_to_json(j, a100(), true, NULL);
-    return MS_ENGINE_OK;
+        return MD_ENGINE_NOT_FOUND;
+    *job = md_job_to_json(j, a100(), true, NULL);
+    return MD_ENGINE_OK;
 }
 
-ms_engine_outcome ms_engine_history(ms_engine *e, int64_t id, const ms_engine_actor *who,
+md_engine_outcome md_engine_history(md_engine *e, int64_t id, const md_engine_actor *who,
                                     json_t **history, ms_error *err)
 {
     e->last = *who;
     if (!find(e, id, err))
-        return MS_ENGINE_NOT_FOUND;
+        return MD_ENGINE_NOT_FOUND;
     *history = json_pack("{s:I, s:[]}", "job", (json_int_t)id, "transitions");
-    return MS_ENGINE_OK;
+    return MD_ENGINE_OK;
 }
 
 /* The page the query asks for (state and after; the user filter is the store's). */
-ms_engine_outcome ms_engine_jobs(ms_engine *e, const ms_store_job_query *q,
-                                 const ms_engine_actor *who, json_t **jobs, int64_t *next,
+md_engine_outcome md_engine_jobs(md_engine *e, const md_store_job_query *q,
+                                 const md_engine_actor *who, json_t **jobs, int64_t *next,
                                  ms_error *err)
 {
     e->last = *who;
     *next = 0;
     json_t *a = json_array();
     for (int i = 0; i < e->njobs; i++) {
-        const ms_job *j = &e->jobs[i];
+        const md_job *j = &e->jobs[i];
         if (j->id <= q->after || (q->state >= 0 && (int)j->state != q->state))
             continue;
         if ((int)json_array_size(a) == q->limit) {
             *next = json_integer_value(json_object_get(json_array_get(a, q->limit - 1), "id"));
             break;
         }
-        json_array_append_new(a, ms_job_to_json(j, a100(), false, NULL));
+        json_array_append_new(a, md_job_to_json(j, a100(), false, NULL));
     }
     *jobs = json_pack("{s:o}", "jobs", a);
-    return MS_ENGINE_OK;
+    return MD_ENGINE_OK;
 }
 
-ms_engine_outcome ms_engine_gpus(ms_engine *e, json_t **gpus, ms_error *err)
+md_engine_outcome md_engine_gpus(md_engine *e, json_t **gpus, ms_error *err)
 {
     *gpus = json_pack("{s:[{s:i, s:s, s:[{s:s, s:{s:i}, s:s}]}]}", "gpus", "gpu", 0, "model",
                       "A100-40GB", "instances", "profile", "3g.20gb", "placement", "start", 4,
                       "state", "busy");
-    return MS_ENGINE_OK;
+    return MD_ENGINE_OK;
 }
 
-ms_engine_outcome ms_engine_plan(ms_engine *e, char **schedule_json, ms_error *err)
+md_engine_outcome md_engine_plan(md_engine *e, char **schedule_json, ms_error *err)
 {
     *schedule_json = strdup("{\"format\": \"migsched-schedule/1\"}\n");
-    return MS_ENGINE_OK;
+    return MD_ENGINE_OK;
 }
 
-ms_engine_outcome ms_engine_metrics_snapshot(ms_engine *e, ms_engine_metrics *out, ms_error *err)
+md_engine_outcome md_engine_metrics_snapshot(md_engine *e, md_engine_metrics *out, ms_error *err)
 {
     *out = e->m;
-    return MS_ENGINE_OK;
+    return MD_ENGINE_OK;
 }
 
 /* Allocations: the stand-in echoes what the route passed (job, step, profile). */
-ms_engine_outcome ms_engine_alloc_step(ms_engine *e, ms_job_spec *spec,
-                                       const ms_job_owner *owner, int64_t step,
+md_engine_outcome md_engine_alloc_step(md_engine *e, md_job_spec *spec,
+                                       const md_job_owner *owner, int64_t step,
                                        json_t **alloc, ms_error *err)
 {
     e->alloc_owner = *owner;
     *alloc = json_pack("{s:I, s:I, s:s, s:s}", "slurm_job_id", (json_int_t)spec->slurm_job_id,
                        "step", (json_int_t)step, "profile", a100()->profiles[spec->profile].name,
                        "name", spec->name);
-    ms_job_spec_free(spec);
-    return MS_ENGINE_OK;
+    md_job_spec_free(spec);
+    return MD_ENGINE_OK;
 }
 
-ms_engine_outcome ms_engine_alloc_get(ms_engine *e, int64_t slurm_id, json_t **alloc,
+md_engine_outcome md_engine_alloc_get(md_engine *e, int64_t slurm_id, json_t **alloc,
                                       ms_error *err)
 {
     ms_error_set(err, MS_EINVAL, "Slurm job %lld holds no allocation", (long long)slurm_id);
-    return MS_ENGINE_NOT_FOUND;
+    return MD_ENGINE_NOT_FOUND;
 }
 
-ms_engine_outcome ms_engine_alloc_release(ms_engine *e, int64_t slurm_id, int64_t step,
+md_engine_outcome md_engine_alloc_release(md_engine *e, int64_t slurm_id, int64_t step,
                                           json_t **alloc, ms_error *err)
 {
     *alloc = json_pack("{s:I, s:I}", "slurm_job_id", (json_int_t)slurm_id, "released",
                        (json_int_t)step);
-    return MS_ENGINE_OK;
+    return MD_ENGINE_OK;
 }
 
-static void engine_free(ms_engine *e)
+static void engine_free(md_engine *e)
 {
     for (int i = 0; i < e->njobs; i++)
-        ms_job_free(&e->jobs[i]);
+        md_job_free(&e->jobs[i]);
 }
 
 /* ---- Helpers ---- */
 
-static ms_api api_of(ms_engine *e)
+static md_api api_of(md_engine *e)
 {
-    ms_api api = {.engine = e, .model = a100()};
+    md_api api = {.engine = e, .model = a100()};
     snprintf(api.hostname, sizeof api.hostname, "node-\"7\"");
     return api;
 }
 
-static const ms_api_caller ROOT = {.authenticated = true, .uid = 0, .gid = 0, .name = "root"};
+static const md_api_caller ROOT = {.authenticated = true, .uid = 0, .gid = 0, .name = "root"};
 
-static ms_api_response call_as(ms_engine *e, ms_api_caller who, const char *method,
+static md_api_response call_as(md_engine *e, md_api_caller who, const char *method,
                                const char *path, const char *body)
 {
-    ms_api api = api_of(e);
-    ms_api_request rq = {.caller = who, .method = method, .path = path, .body = body,
+    md_api api = api_of(e);
+    md_api_request rq = {.caller = who, .method = method, .path = path, .body = body,
                          .len = body ? strlen(body) : 0};
-    ms_api_response rs;
-    ms_api_handle(&api, &rq, &rs);
+    md_api_response rs;
+    md_api_handle(&api, &rq, &rs);
     return rs;
 }
 
-static ms_api_response call(ms_engine *e, const char *method, const char *path, const char *body)
+static md_api_response call(md_engine *e, const char *method, const char *path, const char *body)
 {
     return call_as(e, ROOT, method, path, body);
 }
 
 /* Checks the status and that the body holds text; frees the body. */
-static void expect(ms_api_response rs, unsigned status, const char *text)
+static void expect(md_api_response rs, unsigned status, const char *text)
 {
     if (rs.status != status || !rs.body || !strstr(rs.body, text))
         fail_msg("status %u, body %s; expected %u with \"%s\"", rs.status,
@@ -226,8 +226,8 @@ static const char JOB[] =
 
 static void test_routes(void **state)
 {
-    ms_engine e = {.queue_limit = 2};
-    ms_api_response rs = call(&e, "POST", "/v1/jobs", JOB);
+    md_engine e = {.queue_limit = 2};
+    md_api_response rs = call(&e, "POST", "/v1/jobs", JOB);
     assert_string_equal(rs.location, "/v1/jobs/1");
     assert_string_equal(rs.content_type, "application/json");
     expect(rs, 201, "\"state\":\"queued\"");
@@ -240,7 +240,7 @@ static void test_routes(void **state)
     assert_string_equal(rs.content_type, "text/html; charset=utf-8");
     expect(rs, 200, "<title>migschedd</title>");
     rs = call(&e, "GET", "/metrics", NULL);
-    assert_string_equal(rs.content_type, MS_METRICS_CONTENT_TYPE);
+    assert_string_equal(rs.content_type, MD_METRICS_CONTENT_TYPE);
     expect(rs, 200, "# TYPE migsched_jobs gauge");
     expect(call(&e, "DELETE", "/v1/jobs/1", NULL), 200, "\"state\":\"cancelled\"");
     expect(call(&e, "DELETE", "/v1/jobs/1", NULL), 409, "cannot cancel a job that is cancelled");
@@ -249,7 +249,7 @@ static void test_routes(void **state)
 
 static void test_errors(void **state)
 {
-    ms_engine e = {.queue_limit = 1};
+    md_engine e = {.queue_limit = 1};
     expect(call(&e, "POST", "/v1/jobs", "{\"name\": "), 400, "\"error\":\"job: ");
     expect(call(&e, "POST", "/v1/jobs", NULL), 400, "\"error\"");
     expect(call(&e, "POST", "/v1/jobs",
@@ -267,7 +267,7 @@ static void test_errors(void **state)
     expect(call(&e, "GET", "/v1/jobs/1x", NULL), 404, "no job \\\"1x\\\"");
     expect(call(&e, "GET", "/v1/jobs/1/more", NULL), 404, "no route /v1/jobs/1/more");
     expect(call(&e, "GET", "/v1/job", NULL), 404, "no route");
-    ms_api_response rs = call(&e, "PUT", "/v1/jobs", NULL);
+    md_api_response rs = call(&e, "PUT", "/v1/jobs", NULL);
     assert_string_equal(rs.allow, "GET, POST");
     expect(rs, 405, "method not allowed (allowed: GET, POST)");
     rs = call(&e, "POST", "/v1/jobs/1", NULL);
@@ -282,7 +282,7 @@ static void test_errors(void **state)
  * allocation. */
 static void test_allocation_routes(void **state)
 {
-    ms_engine e = {.queue_limit = 2};
+    md_engine e = {.queue_limit = 2};
     expect(call(&e, "PUT", "/v1/allocations/42/steps/0", "{\"profile\": \"3g.20gb\"}"), 200,
            "\"slurm_job_id\":42,\"step\":0,\"profile\":\"3g.20gb\",\"name\":\"slurm-42\"");
     expect(call(&e, "PUT", "/v1/allocations/42/steps/4294967291", "{\"slices\": 2}"), 200,
@@ -303,7 +303,7 @@ static void test_allocation_routes(void **state)
     expect(call(&e, "PUT", "/v1/allocations/1/steps/0", "[1]"), 400, "must be a JSON object");
     expect(call(&e, "PUT", "/v1/allocations/1/steps/0", "{}"), 400, "missing field");
     expect(call(&e, "PUT", "/v1/allocations/1/steps/0", NULL), 400, "malformed JSON");
-    ms_api_response rs = call(&e, "POST", "/v1/allocations/1/steps/0", NULL);
+    md_api_response rs = call(&e, "POST", "/v1/allocations/1/steps/0", NULL);
     assert_string_equal(rs.allow, "PUT, DELETE");
     expect(rs, 405, "allowed: PUT, DELETE");
     expect(call(&e, "GET", "/v1/allocations/1/steps", NULL), 404, "no route");
@@ -314,31 +314,31 @@ static void test_allocation_routes(void **state)
 }
 
 /* GET /v1/jobs with n (key, value) pairs. */
-static ms_api_response call_argv(ms_engine *e, int n, const char *const *kv)
+static md_api_response call_argv(md_engine *e, int n, const char *const *kv)
 {
-    ms_api api = api_of(e);
-    ms_api_request rq = {.caller = ROOT, .method = "GET", .path = "/v1/jobs", .nargs = n};
+    md_api api = api_of(e);
+    md_api_request rq = {.caller = ROOT, .method = "GET", .path = "/v1/jobs", .nargs = n};
     for (int i = 0; i < n; i++) {
         rq.arg_key[i] = kv[2 * i];
         rq.arg_value[i] = kv[2 * i + 1];
     }
-    ms_api_response rs;
-    ms_api_handle(&api, &rq, &rs);
+    md_api_response rs;
+    md_api_handle(&api, &rq, &rs);
     return rs;
 }
 
-static ms_api_response call_args(ms_engine *e, const char *key, const char *value)
+static md_api_response call_args(md_engine *e, const char *key, const char *value)
 {
     return call_argv(e, 1, (const char *const[]){key, value});
 }
 
 static void test_query(void **state)
 {
-    ms_engine e = {.queue_limit = 4};
+    md_engine e = {.queue_limit = 4};
     expect(call(&e, "POST", "/v1/jobs", JOB), 201, "");
     expect(call(&e, "POST", "/v1/jobs", JOB), 201, "");
     expect(call(&e, "DELETE", "/v1/jobs/2", NULL), 200, "");
-    ms_api_response rs = call_args(&e, "state", "cancelled");
+    md_api_response rs = call_args(&e, "state", "cancelled");
     assert_non_null(strstr(rs.body, "\"id\":2"));
     assert_null(strstr(rs.body, "\"id\":1"));
     expect(rs, 200, "");
@@ -348,11 +348,11 @@ static void test_query(void **state)
     expect(call_args(&e, "state", NULL), 400, "state: unknown state");
     expect(call_args(&e, "colour", "red"), 400, "unknown query argument \\\"colour\\\" "
                                                 "(allowed: limit, after, user, state)");
-    ms_api api = api_of(&e);
-    ms_api_request rq = {.caller = ROOT, .method = "GET", .path = "/v1/gpus", .nargs = 1};
+    md_api api = api_of(&e);
+    md_api_request rq = {.caller = ROOT, .method = "GET", .path = "/v1/gpus", .nargs = 1};
     rq.arg_key[0] = "state";
     rq.arg_value[0] = "queued";
-    ms_api_handle(&api, &rq, &rs);
+    md_api_handle(&api, &rq, &rs);
     expect(rs, 400, "takes no query arguments");
     engine_free(&e);
 }
@@ -361,7 +361,7 @@ static void test_query(void **state)
  * every bad argument a 400 naming it. */
 static void test_pages(void **state)
 {
-    ms_engine e = {.queue_limit = 8};
+    md_engine e = {.queue_limit = 8};
     for (int i = 0; i < 5; i++)
         expect(call(&e, "POST", "/v1/jobs", JOB), 201, "");
     expect(call_args(&e, "limit", "2"), 200,
@@ -376,7 +376,7 @@ static void test_pages(void **state)
                                                   "a b/\xc3\xa9"}),
            200, "\"next\":\"/v1/jobs?after=1&limit=1&state=queued&user=a%20b%2F%C3%A9\"");
     /* A public listing: no spec. */
-    ms_api_response rs = call(&e, "GET", "/v1/jobs", NULL);
+    md_api_response rs = call(&e, "GET", "/v1/jobs", NULL);
     assert_null(strstr(rs.body, "\"spec\""));
     expect(rs, 200, "\"id\":5");
     expect(call_args(&e, "limit", "1001"), 400, "limit: must be an integer 1..1000 (got \\\"1001\\\")");
@@ -395,9 +395,9 @@ static void test_pages(void **state)
  * allocations are root's and slurm-user's. */
 static void test_authorization(void **state)
 {
-    ms_engine e = {.queue_limit = 8};
-    ms_api_caller nobody = {.authenticated = false};
-    ms_api_response rs = call_as(&e, nobody, "GET", "/v1/jobs", NULL);
+    md_engine e = {.queue_limit = 8};
+    md_api_caller nobody = {.authenticated = false};
+    md_api_response rs = call_as(&e, nobody, "GET", "/v1/jobs", NULL);
     expect(rs, 401, "authentication required");
     expect(call_as(&e, nobody, "POST", "/v1/jobs", JOB), 401, "authentication required");
     expect(call_as(&e, nobody, "GET", "/metrics", NULL), 401, "authentication required");
@@ -408,7 +408,7 @@ static void test_authorization(void **state)
     assert_int_equal(e.njobs, 0);
 
     /* A user: the owner of their jobs, not an admin; another user's name is refused. */
-    ms_api_caller user = {.authenticated = true, .uid = 65534, .gid = 65534, .name = "nobody"};
+    md_api_caller user = {.authenticated = true, .uid = 65534, .gid = 65534, .name = "nobody"};
     expect(call_as(&e, user, "POST", "/v1/jobs", JOB), 201, "\"user\":\"nobody\"");
     assert_int_equal(e.jobs[0].owner.uid, 65534);
     expect(call_as(&e, user, "GET", "/v1/jobs/1", NULL), 200, "");
@@ -460,14 +460,14 @@ static void test_authorization(void **state)
 
 static void test_metrics(void **state)
 {
-    ms_engine_metrics m;
+    md_engine_metrics m;
     memset(&m, 0, sizeof m);
-    m.jobs[MS_JOB_QUEUED] = 4;
-    m.jobs[MS_JOB_RUNNING] = 2;
+    m.jobs[MD_JOB_QUEUED] = 4;
+    m.jobs[MD_JOB_RUNNING] = 2;
     m.submitted_total = 9;
     m.reconfigurations_total = 5;
     m.wait_seconds.count[0] = 1;
-    for (int i = 1; i < MS_ENGINE_TIME_BUCKETS; i++)
+    for (int i = 1; i < MD_ENGINE_TIME_BUCKETS; i++)
         m.wait_seconds.count[i] = 3;
     m.wait_seconds.total = 4;
     m.wait_seconds.sum = 7000.5;
@@ -479,10 +479,10 @@ static void test_metrics(void **state)
     m.gpu[1].fragmentation = 0.25;
     m.gpu[1].busy_slices = 3;
     m.gpu[1].ninstances = 2;
-    m.gpu[1].instance[0] = (ms_engine_instance_metrics){.profile = 3, .start = 4, .gi_id = 2, .busy = true, .job = 7, .user = "al\"ice"};
-    m.gpu[1].instance[1] = (ms_engine_instance_metrics){.profile = 0, .start = 0, .gi_id = 9};
+    m.gpu[1].instance[0] = (md_engine_instance_metrics){.profile = 3, .start = 4, .gi_id = 2, .busy = true, .job = 7, .user = "al\"ice"};
+    m.gpu[1].instance[1] = (md_engine_instance_metrics){.profile = 0, .start = 0, .gi_id = 9};
     size_t len;
-    char *text = ms_metrics_render(&m, a100(), "h\"x\\y\n", &len);
+    char *text = md_metrics_render(&m, a100(), "h\"x\\y\n", &len);
     assert_non_null(text);
     assert_int_equal(len, strlen(text));
     static const char *const want[] = {
@@ -513,9 +513,9 @@ static void test_metrics(void **state)
 
 /* ---- Listeners ---- */
 
-static ms_daemon_listen unix_at(const char *path)
+static md_listen unix_at(const char *path)
 {
-    ms_daemon_listen l = {0};
+    md_listen l = {0};
     snprintf(l.path, sizeof l.path, "%s", path);
     snprintf(l.where, sizeof l.where, "--listen");
     return l;
@@ -526,28 +526,28 @@ static void test_listeners(void **state)
     char dir[64], path[100];
     test_temp_dir("listen", dir, sizeof dir);
     snprintf(path, sizeof path, "%s/s.sock", dir);
-    ms_daemon_listen l = unix_at(path);
-    ms_listener a, b;
+    md_listen l = unix_at(path);
+    md_listener a, b;
     ms_error err = {0};
-    assert_int_equal(ms_listener_open(&l, &a, &err), MS_OK);
+    assert_int_equal(md_listener_open(&l, &a, &err), MS_OK);
     struct stat st;
     assert_int_equal(stat(path, &st), 0);
     assert_int_equal(st.st_mode & 0777, 0666);
     /* A live listener keeps its socket. */
-    assert_int_equal(ms_listener_open(&l, &b, &err), MS_EBUSY);
+    assert_int_equal(md_listener_open(&l, &b, &err), MS_EBUSY);
     assert_non_null(strstr(err.msg, "another migschedd is listening there"));
     /* Closed without removing (a crash): the stale socket is replaced. */
     close(a.fd);
-    assert_int_equal(ms_listener_open(&l, &b, &err), MS_OK);
+    assert_int_equal(md_listener_open(&l, &b, &err), MS_OK);
     /* Closing the old listener must not remove the new one's socket. */
-    ms_listener_close(&a, true);
+    md_listener_close(&a, true);
     assert_int_equal(stat(path, &st), 0);
-    ms_listener_close(&b, false);
+    md_listener_close(&b, false);
     assert_int_not_equal(stat(path, &st), 0);
     /* A file that is not a socket is never removed. */
     FILE *f = fopen(path, "w");
     fclose(f);
-    assert_int_equal(ms_listener_open(&l, &b, &err), MS_EINVAL);
+    assert_int_equal(md_listener_open(&l, &b, &err), MS_EINVAL);
     assert_non_null(strstr(err.msg, "exists and is not a socket"));
     assert_int_equal(stat(path, &st), 0);
     test_remove_dir(dir);
@@ -558,7 +558,7 @@ static void test_listeners(void **state)
  * A message cut inside a UTF-8 character is still a JSON error. */
 static void test_canonical(void **state)
 {
-    ms_engine e = {.queue_limit = 4};
+    md_engine e = {.queue_limit = 4};
     expect(call(&e, "POST", "/v1/jobs", JOB), 201, "\"id\":1");
     static const char *const IDS[] = {"01", "+1", " 1", "-0", "001"};
     for (size_t i = 0; i < sizeof IDS / sizeof *IDS; i++) {
@@ -584,7 +584,7 @@ static void test_canonical(void **state)
     for (int i = 0; i < 30; i++)
         strcat(body, "\xc3\xa9");
     strcat(body, "\": 5}}");
-    ms_api_response rs = call(&e, "POST", "/v1/jobs", body);
+    md_api_response rs = call(&e, "POST", "/v1/jobs", body);
     expect(rs, 400, "\"error\":\"job: times.a\xc3\xa9");
     char msg[MS_ERR_LEN];
     ms_error err;
@@ -592,11 +592,11 @@ static void test_canonical(void **state)
     memcpy(msg + sizeof msg - 8, "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 8);
     ms_error_set(&err, MS_EINVAL, "%.*s", (int)sizeof msg, msg);  /* cut inside the last */
     assert_int_equal(strlen(err.msg), sizeof msg - 2);  /* before the cut character */
-    ms_api_response cut;
+    md_api_response cut;
     memset(&cut, 0, sizeof cut);
-    ms_api_error(&cut, 400, err.msg);
+    md_api_error(&cut, 400, err.msg);
     expect(cut, 400, "\xc3\xa9\xc3\xa9\xc3\xa9");
-    ms_api_error(&cut, 400, "bytes \xff\xfe and \xe2\x82 from a client");
+    md_api_error(&cut, 400, "bytes \xff\xfe and \xe2\x82 from a client");
     expect(cut, 400, "bytes ?? and ?? from a client");
     engine_free(&e);
 }

@@ -15,7 +15,7 @@
 #include "backoff.h"
 
 /* The log lines written while fn runs on b, in buf. */
-static void logged(void (*fn)(ms_backoff *), ms_backoff *b, char *buf, size_t n)
+static void logged(void (*fn)(md_backoff *), md_backoff *b, char *buf, size_t n)
 {
     char path[] = "/tmp/migsched-backoff-XXXXXX";
     int fd = mkstemp(path);
@@ -34,14 +34,14 @@ static void logged(void (*fn)(ms_backoff *), ms_backoff *b, char *buf, size_t n)
 static double now;
 static const char *error;
 
-static void fail_now(ms_backoff *b)
+static void fail_now(md_backoff *b)
 {
-    ms_backoff_fail(b, now, error);
+    md_backoff_fail(b, now, error);
 }
 
-static void ok(ms_backoff *b)
+static void ok(md_backoff *b)
 {
-    ms_backoff_ok(b);
+    md_backoff_ok(b);
 }
 
 static size_t lines(const char *s)
@@ -55,9 +55,9 @@ static size_t lines(const char *s)
 static void waits_double_to_the_cap(void **state)
 {
     (void)state;
-    ms_backoff b = ms_backoff_init("x.failed", MS_BACKOFF_FIRST, MS_BACKOFF_MAX);
+    md_backoff b = md_backoff_init("x.failed", MD_BACKOFF_FIRST, MD_BACKOFF_MAX);
     now = 100;
-    assert_true(ms_backoff_due(&b, now));
+    assert_true(md_backoff_due(&b, now));
     const double want[] = {0.1, 0.2, 0.4, 0.8, 1.6, 3.2, 5, 5};
     char buf[4096];
     error = "disk full";
@@ -65,15 +65,15 @@ static void waits_double_to_the_cap(void **state)
         logged(fail_now, &b, buf, sizeof buf);
         assert_int_equal(lines(buf), i == 0);  /* once, at the first failure */
         assert_true(b.delay > want[i] - 1e-9 && b.delay < want[i] + 1e-9);
-        assert_false(ms_backoff_due(&b, now + want[i] - 0.01));
-        assert_true(ms_backoff_due(&b, now + want[i]));
+        assert_false(md_backoff_due(&b, now + want[i] - 0.01));
+        assert_true(md_backoff_due(&b, now + want[i]));
         now += want[i];
     }
     logged(ok, &b, buf, sizeof buf);
     assert_int_equal(lines(buf), 1);
     assert_non_null(strstr(buf, "level=info event=x.failed error=\"disk full\" repeated=7 "
                                 "summary=recovered"));
-    assert_true(ms_backoff_due(&b, now));
+    assert_true(md_backoff_due(&b, now));
     logged(ok, &b, buf, sizeof buf);  /* nothing to say when it did not fail */
     assert_string_equal(buf, "");
     /* A new run of failures starts from the first wait again. */
@@ -84,7 +84,7 @@ static void waits_double_to_the_cap(void **state)
 static void another_error_is_logged_after_a_summary(void **state)
 {
     (void)state;
-    ms_backoff b = ms_backoff_init("x.failed", 1, 60);
+    md_backoff b = md_backoff_init("x.failed", 1, 60);
     char buf[4096];
     now = 0;
     error = "one";
@@ -105,10 +105,10 @@ static void delay_after_n_failures(void **state)
     (void)state;
     const double want[] = {1, 2, 4, 8, 16, 32, 60, 60};
     for (int n = 1; n <= 8; n++)
-        assert_true(ms_backoff_delay(1, 60, n) == want[n - 1]);
-    assert_true(ms_backoff_delay(1, 60, 1000000) == 60);
-    assert_true(ms_backoff_delay(0.1, 5, 3) > 0.4 - 1e-9);
-    assert_true(ms_backoff_delay(0.1, 5, 3) < 0.4 + 1e-9);
+        assert_true(md_backoff_delay(1, 60, n) == want[n - 1]);
+    assert_true(md_backoff_delay(1, 60, 1000000) == 60);
+    assert_true(md_backoff_delay(0.1, 5, 3) > 0.4 - 1e-9);
+    assert_true(md_backoff_delay(0.1, 5, 3) < 0.4 + 1e-9);
 }
 
 int main(void)

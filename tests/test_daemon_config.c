@@ -46,13 +46,13 @@ static void write_conf(const fixture *f, const char *text)
 }
 
 /* Parses argv (NULL-terminated, argv[0] included) and checks; returns the status. */
-static int run(ms_daemon_config *c, ms_error *e, char **argv)
+static int run(md_config *c, ms_error *e, char **argv)
 {
     int argc = 0;
     while (argv[argc])
         argc++;
-    int rc = ms_daemon_config_from_args(c, argc, argv, e);
-    return rc ? rc : ms_daemon_config_check(c, e);
+    int rc = md_config_from_args(c, argc, argv, e);
+    return rc ? rc : md_config_check(c, e);
 }
 
 #define ARGS(...) ((char *[]){"migschedd", __VA_ARGS__, NULL})
@@ -75,11 +75,11 @@ static void test_file_and_flags(void **state)
              "batch-size 32\r\n"
              "log-level debug\n", f->token);
     write_conf(f, text);
-    ms_daemon_config c;
+    md_config c;
     ms_error e = {0};
     assert_int_equal(run(&c, &e, ARGS("--config", f->conf, "--gpus", "4", "--time-scale=60")),
                      MS_OK);
-    assert_int_equal(c.backend, MS_DAEMON_SIM);
+    assert_int_equal(c.backend, MD_SIM);
     assert_string_equal(c.gpu, "A100-40GB");
     assert_true(c.has_model);
     assert_string_equal(c.model.name, "A100-40GB");
@@ -92,16 +92,16 @@ static void test_file_and_flags(void **state)
     assert_string_equal(c.listen[1].host, "127.0.0.1");
     assert_int_equal(c.listen[1].port, 8080);
     assert_string_equal(c.db, "/var/tmp/jobs db.sqlite"); /* the rest of the line */
-    assert_int_equal(c.mode, MS_DAEMON_BATCH);
+    assert_int_equal(c.mode, MD_BATCH);
     assert_int_equal(c.batch_size, 32);
     assert_true(c.batch_period == 60);          /* the default */
-    assert_int_equal(c.log_level, MS_LOG_DEBUG);
-    assert_int_equal(c.on_stop, MS_ON_STOP_WAIT);
+    assert_int_equal(c.log_level, MD_LOG_DEBUG);
+    assert_int_equal(c.on_stop, MD_ON_STOP_WAIT);
     char where[400];
     snprintf(where, sizeof where, "%s:3", f->conf);
-    assert_string_equal(c.where[MS_KEY_BACKEND], where);
-    assert_string_equal(c.where[MS_KEY_ON_STOP], "");
-    assert_string_equal(c.where[MS_KEY_GPUS], "--gpus");
+    assert_string_equal(c.where[MD_KEY_BACKEND], where);
+    assert_string_equal(c.where[MD_KEY_ON_STOP], "");
+    assert_string_equal(c.where[MD_KEY_GPUS], "--gpus");
 
     /* listen flags replace the file's listen lines (then collect). */
     assert_int_equal(run(&c, &e, ARGS("--config", f->conf, "--listen", "unix:/tmp/b.sock",
@@ -119,7 +119,7 @@ static void test_file_and_flags(void **state)
     assert_false(c.has_model); /* nvml without gpu: the model comes from the device */
     assert_int_equal(c.nlisten, 1);
     assert_string_equal(c.listen[0].path, "/run/migschedd/migschedd.sock");
-    assert_int_equal(c.on_stop, MS_ON_STOP_REQUEUE);
+    assert_int_equal(c.on_stop, MD_ON_STOP_REQUEUE);
 }
 
 /* Each bad configuration (a file, then flags) and a fragment its message must contain;
@@ -210,7 +210,7 @@ static void test_errors(void **state)
                 strcat(want, f->conf);
             else
                 strncat(want, p, 1);
-        ms_daemon_config c;
+        md_config c;
         ms_error e = {0};
         int rc = run(&c, &e, argv);
         if (rc != MS_EINVAL && rc != MS_EIO)
@@ -231,7 +231,7 @@ static void write_token_file(const fixture *f, const char *text)
 static void test_token_file_rules(void **state)
 {
     fixture *f = *state;
-    ms_daemon_config c;
+    md_config c;
     ms_error e = {0};
     char text[600];
     snprintf(text, sizeof text, "devices 0\nlisten tcp:localhost:8080\ntoken-file %s\n"
@@ -271,9 +271,9 @@ static void test_token_file_rules(void **state)
             fail_msg("case %zu: \"%s\", expected \"%s\"", i, e.msg, want);
         assert_null(strstr(e.msg, "0123456789abcd"));
     }
-    char big[MS_TOKEN_MAX + 16] = "root ";
-    memset(big + 5, 'x', MS_TOKEN_MAX + 1);
-    big[5 + MS_TOKEN_MAX + 1] = '\0';
+    char big[MD_TOKEN_MAX + 16] = "root ";
+    memset(big + 5, 'x', MD_TOKEN_MAX + 1);
+    big[5 + MD_TOKEN_MAX + 1] = '\0';
     write_token_file(f, big);
     assert_int_equal(run(&c, &e, ARGS("--config", f->conf)), MS_EINVAL);
     assert_non_null(strstr(e.msg, ":1: a token of 4097 bytes"));
@@ -288,40 +288,40 @@ static void test_reloadable_keys(void **state)
                                        "slurm-user", "user-queue-limit",
                                        "user-queue-bytes"};
     int nlive = 0;
-    for (int k = 0; k < MS_DAEMON_NKEYS; k++) {
-        assert_int_equal(ms_daemon_key_parse(ms_daemon_key_name(k)), k);
+    for (int k = 0; k < MD_NKEYS; k++) {
+        assert_int_equal(md_key_parse(md_key_name(k)), k);
         bool want = false;
         for (size_t i = 0; i < sizeof live / sizeof *live; i++)
-            want |= !strcmp(live[i], ms_daemon_key_name(k));
-        assert_int_equal(ms_daemon_key_reloadable(k), want);
+            want |= !strcmp(live[i], md_key_name(k));
+        assert_int_equal(md_key_reloadable(k), want);
         nlive += want;
     }
     assert_int_equal(nlive, 14);
-    assert_int_equal(ms_daemon_key_parse("config"), -1);
+    assert_int_equal(md_key_parse("config"), -1);
 }
 
 static void test_reload_check(void **state)
 {
     fixture *f = *state;
-    ms_daemon_config cur, next;
+    md_config cur, next;
     ms_error e = {0};
     write_conf(f, "backend sim\ngpu A30\ngpus 2\nmode batch\nlog-level info\n");
     assert_int_equal(run(&cur, &e, ARGS("--config", f->conf)), MS_OK);
     write_conf(f, "backend sim\ngpu A30\ngpus 2\nmode batch\nlog-level debug\n"
                   "batch-size 4\ntime-scale 100\n");
     assert_int_equal(run(&next, &e, ARGS("--config", f->conf)), MS_OK);
-    assert_int_equal(ms_daemon_config_reload_check(&cur, &next, &e), MS_OK);
+    assert_int_equal(md_config_reload_check(&cur, &next, &e), MS_OK);
 
     write_conf(f, "backend sim\ngpu A30\ngpus 3\nmode batch\n");
     assert_int_equal(run(&next, &e, ARGS("--config", f->conf)), MS_OK);
-    assert_int_equal(ms_daemon_config_reload_check(&cur, &next, &e), MS_EINVAL);
+    assert_int_equal(md_config_reload_check(&cur, &next, &e), MS_EINVAL);
     char want[400];
     snprintf(want, sizeof want, "%s:3: gpus cannot change while migschedd runs", f->conf);
     assert_non_null(strstr(e.msg, want));
 
     write_conf(f, "backend sim\ngpu A30\ngpus 2\nmode batch\nlisten unix:/tmp/other.sock\n");
     assert_int_equal(run(&next, &e, ARGS("--config", f->conf)), MS_OK);
-    assert_int_equal(ms_daemon_config_reload_check(&cur, &next, &e), MS_EINVAL);
+    assert_int_equal(md_config_reload_check(&cur, &next, &e), MS_EINVAL);
     assert_non_null(strstr(e.msg, "listen cannot change"));
 }
 
@@ -329,7 +329,7 @@ static void test_reload_check(void **state)
 static void test_write_round_trip(void **state)
 {
     fixture *f = *state;
-    ms_daemon_config c, back;
+    md_config c, back;
     ms_error e = {0};
     assert_int_equal(run(&c, &e, ARGS("--backend", "sim", "--gpu", "H100", "--gpus", "3",
                                       "--listen", "unix:/tmp/x.sock", "--listen",
@@ -340,7 +340,7 @@ static void test_write_round_trip(void **state)
     char *text;
     size_t len;
     FILE *out = open_memstream(&text, &len);
-    ms_daemon_config_write(&c, out);
+    md_config_write(&c, out);
     fclose(out);
     char want[2048];
     snprintf(want, sizeof want,
@@ -358,10 +358,10 @@ static void test_write_round_trip(void **state)
     assert_string_equal(text, want);
     write_conf(f, text);
     assert_int_equal(run(&back, &e, ARGS("--config", f->conf)), MS_OK);
-    assert_int_equal(ms_daemon_config_reload_check(&c, &back, &e), MS_OK);
+    assert_int_equal(md_config_reload_check(&c, &back, &e), MS_OK);
     char *text2;
     out = open_memstream(&text2, &len);
-    ms_daemon_config_write(&back, out);
+    md_config_write(&back, out);
     fclose(out);
     assert_string_equal(text, text2);
     free(text);

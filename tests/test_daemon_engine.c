@@ -36,18 +36,18 @@ static void test_online_all_once(void **state)
     size_t n = 60;
     for (size_t i = 0; i < n; i++)
         submit_ok(f, SIZES[(i * 7) % 6], NULL);
-    wait_count(f->e, MS_JOB_DONE, n);
-    ms_engine_metrics m;
+    wait_count(f->e, MD_JOB_DONE, n);
+    md_engine_metrics m;
     ms_error e = {0};
     /* The last end is counted once it is durable: the store may show it a moment before
      * the scheduling thread has recorded it. */
     for (int tries = 0; tries < 500; tries++) {
-        assert_int_equal(ms_engine_metrics_snapshot(f->e, &m, &e), MS_ENGINE_OK);
+        assert_int_equal(md_engine_metrics_snapshot(f->e, &m, &e), MD_ENGINE_OK);
         if (m.turnaround_seconds.total == n)
             break;
         pause_ms(10);
     }
-    assert_int_equal(m.jobs[MS_JOB_DONE], n);
+    assert_int_equal(m.jobs[MD_JOB_DONE], n);
     assert_int_equal(m.submitted_total, n);
     assert_int_equal(m.wait_seconds.total, n);
     assert_int_equal(m.turnaround_seconds.total, n);
@@ -70,7 +70,7 @@ static void test_times_job_size(void **state)
     wait_state(f, id, "done");
     json_t *job;
     ms_error e = {0};
-    assert_int_equal(ms_engine_job(f->e, id, &ROOT_ACTOR, &job, &e), MS_ENGINE_OK);
+    assert_int_equal(md_engine_job(f->e, id, &ROOT_ACTOR, &job, &e), MD_ENGINE_OK);
     assert_string_equal(json_string_value(json_object_get(job, "profile")), "2g.20gb");
     json_decref(job);
 }
@@ -88,7 +88,7 @@ static void test_cancel(void **state)
 
     json_t *gpus;
     ms_error e = {0};
-    assert_int_equal(ms_engine_gpus(f->e, &gpus, &e), MS_ENGINE_OK);
+    assert_int_equal(md_engine_gpus(f->e, &gpus, &e), MD_ENGINE_OK);
     json_t *g0 = json_array_get(json_object_get(gpus, "gpus"), 0);
     json_t *i0 = json_array_get(json_object_get(g0, "instances"), 0);
     assert_string_equal(json_string_value(json_object_get(i0, "state")), "busy");
@@ -96,23 +96,23 @@ static void test_cancel(void **state)
     assert_int_equal(json_integer_value(json_object_get(g0, "busy_slices")), 4);
     json_decref(gpus);
     char *plan;
-    assert_int_equal(ms_engine_plan(f->e, &plan, &e), MS_ENGINE_OK);
+    assert_int_equal(md_engine_plan(f->e, &plan, &e), MD_ENGINE_OK);
     assert_non_null(strstr(plan, "\"migsched-schedule/1\""));
     assert_non_null(strstr(plan, "\"4g.24gb\""));
     free(plan);
 
     json_t *job;
-    assert_int_equal(ms_engine_cancel(f->e, b, &ROOT_ACTOR, &job, &e), MS_ENGINE_OK);
+    assert_int_equal(md_engine_cancel(f->e, b, &ROOT_ACTOR, &job, &e), MD_ENGINE_OK);
     assert_string_equal(json_string_value(json_object_get(job, "state")), "cancelled");
     json_decref(job);
-    assert_int_equal(ms_engine_cancel(f->e, a, &ROOT_ACTOR, &job, &e), MS_ENGINE_OK);
+    assert_int_equal(md_engine_cancel(f->e, a, &ROOT_ACTOR, &job, &e), MD_ENGINE_OK);
     assert_string_equal(json_string_value(json_object_get(job, "state")), "cancelled");
     json_decref(job);
-    assert_int_equal(ms_engine_cancel(f->e, a, &ROOT_ACTOR, &job, &e), MS_ENGINE_CONFLICT);
+    assert_int_equal(md_engine_cancel(f->e, a, &ROOT_ACTOR, &job, &e), MD_ENGINE_CONFLICT);
     assert_null(job);
     assert_non_null(strstr(e.msg, "is cancelled"));
-    assert_int_equal(ms_engine_cancel(f->e, 999, &ROOT_ACTOR, &job, &e), MS_ENGINE_NOT_FOUND);
-    assert_int_equal(ms_engine_job(f->e, 999, &ROOT_ACTOR, &job, &e), MS_ENGINE_NOT_FOUND);
+    assert_int_equal(md_engine_cancel(f->e, 999, &ROOT_ACTOR, &job, &e), MD_ENGINE_NOT_FOUND);
+    assert_int_equal(md_engine_job(f->e, 999, &ROOT_ACTOR, &job, &e), MD_ENGINE_NOT_FOUND);
     /* The cancelled job's instance is free again: a new job runs at once. */
     int64_t c = submit_ok(f, "\"profile\": \"4g.24gb\", \"seconds\": 600", NULL);
     wait_state(f, c, "running");
@@ -129,15 +129,15 @@ static void test_queue_full(void **state)
     for (int i = 0; i < 3; i++)
         submit_ok(f, "\"profile\": \"4g.24gb\", \"seconds\": 600", NULL);
     assert_int_equal(submit_json(f, "\"profile\": \"1g.6gb\", \"seconds\": 1", NULL, &id),
-                     MS_ENGINE_QUEUE_FULL);
-    assert_int_equal(count_state(f->e, MS_JOB_QUEUED), 3);
+                     MD_ENGINE_QUEUE_FULL);
+    assert_int_equal(count_state(f->e, MD_JOB_QUEUED), 3);
 }
 
-static const ms_job_owner ALICE = {.uid = 4242, .gid = 4242, .name = "alice"},
+static const md_job_owner ALICE = {.uid = 4242, .gid = 4242, .name = "alice"},
                           BOB = {.uid = 4343, .gid = 4343, .name = "bob"};
 
 /* Submits a job of about kb KB (its env) as owner; the outcome, and the message in msg. */
-static ms_engine_outcome submit_big(fixture *f, const ms_job_owner *owner, int kb, char *msg)
+static md_engine_outcome submit_big(fixture *f, const md_job_owner *owner, int kb, char *msg)
 {
     size_t len = (size_t)kb * 1024 + 512;
     char *text = malloc(len), *p = text;
@@ -146,15 +146,15 @@ static ms_engine_outcome submit_big(fixture *f, const ms_job_owner *owner, int k
     for (int i = 0; i < kb; i++)
         p += sprintf(p, "%s\"V%d\": \"%01000d\"", i ? ", " : "", i, 0);
     sprintf(p, "}}");
-    ms_job_spec s;
+    md_job_spec s;
     ms_error e = {0};
-    if (ms_job_spec_parse(text, strlen(text), &f->c.model, &s, &e))
+    if (md_job_spec_parse(text, strlen(text), &f->c.model, &s, &e))
         fail_msg("%s", e.msg);
     free(text);
     json_t *job = NULL;
-    ms_engine_outcome o = ms_engine_submit(f->e, &s, owner, &job, &e);
+    md_engine_outcome o = md_engine_submit(f->e, &s, owner, &job, &e);
     json_decref(job);
-    snprintf(msg, MS_ERR_LEN, "%s", o == MS_ENGINE_OK ? "" : e.msg);
+    snprintf(msg, MS_ERR_LEN, "%s", o == MD_ENGINE_OK ? "" : e.msg);
     return o;
 }
 
@@ -170,16 +170,16 @@ static void test_owners(void **state)
     open_engine(f);
     ms_error e = {0};
     char msg[MS_ERR_LEN];
-    assert_int_equal(submit_big(f, &ROOT_ACTOR.who, 1, msg), MS_ENGINE_FORBIDDEN);
+    assert_int_equal(submit_big(f, &ROOT_ACTOR.who, 1, msg), MD_ENGINE_FORBIDDEN);
     assert_non_null(strstr(msg, "it would run as root (uid 0)"));
     assert_non_null(strstr(msg, "allow-root-jobs true"));
     f->owner = ALICE;
     int64_t id = submit_ok(f, "\"profile\": \"4g.24gb\", \"seconds\": 600",
                    "\"env\": {\"AWS_SECRET\": \"s3cr3t\"}");
     wait_state(f, id, "running");
-    ms_engine_actor bob = {.who = BOB}, alice = {.who = ALICE}, admin = {.who = BOB, .admin = true};
+    md_engine_actor bob = {.who = BOB}, alice = {.who = ALICE}, admin = {.who = BOB, .admin = true};
     json_t *job;
-    assert_int_equal(ms_engine_job(f->e, id, &bob, &job, &e), MS_ENGINE_OK);
+    assert_int_equal(md_engine_job(f->e, id, &bob, &job, &e), MD_ENGINE_OK);
     assert_string_equal(json_string_value(json_object_get(job, "user")), "alice");
     char *text = json_dumps(job, JSON_COMPACT);
     assert_null(strstr(text, "s3cr3t"));
@@ -187,45 +187,45 @@ static void test_owners(void **state)
     assert_null(json_object_get(job, "logs"));
     free(text);
     json_decref(job);
-    const ms_engine_actor *may[] = {&alice, &admin};
+    const md_engine_actor *may[] = {&alice, &admin};
     for (int k = 0; k < 2; k++) {
-        assert_int_equal(ms_engine_job(f->e, id, may[k], &job, &e), MS_ENGINE_OK);
+        assert_int_equal(md_engine_job(f->e, id, may[k], &job, &e), MD_ENGINE_OK);
         assert_string_equal(json_string_value(json_object_get(
                                 json_object_get(json_object_get(job, "spec"), "env"),
                                 "AWS_SECRET")), "s3cr3t");
         assert_true(json_is_null(json_object_get(job, "logs")));  /* sim: no files */
         json_decref(job);
     }
-    ms_store_job_query q = {.limit = 10, .state = -1};
+    md_store_job_query q = {.limit = 10, .state = -1};
     int64_t next;
-    assert_int_equal(ms_engine_jobs(f->e, &q, &bob, &job, &next, &e), MS_ENGINE_OK);
+    assert_int_equal(md_engine_jobs(f->e, &q, &bob, &job, &next, &e), MD_ENGINE_OK);
     text = json_dumps(job, JSON_COMPACT);
     assert_non_null(strstr(text, "\"user\":\"alice\""));
     assert_null(strstr(text, "s3cr3t"));
     free(text);
     json_decref(job);
-    ms_engine_metrics *m = malloc(sizeof *m);
-    assert_int_equal(ms_engine_metrics_snapshot(f->e, m, &e), MS_ENGINE_OK);
+    md_engine_metrics *m = malloc(sizeof *m);
+    assert_int_equal(md_engine_metrics_snapshot(f->e, m, &e), MD_ENGINE_OK);
     assert_int_equal(m->gpu[0].ninstances, 1);
     assert_string_equal(m->gpu[0].instance[0].user, "alice");
     free(m);
 
-    assert_int_equal(ms_engine_cancel(f->e, id, &bob, &job, &e), MS_ENGINE_FORBIDDEN);
+    assert_int_equal(md_engine_cancel(f->e, id, &bob, &job, &e), MD_ENGINE_FORBIDDEN);
     assert_null(job);
     assert_string_equal(e.msg, "job 1 belongs to alice: only its owner or an admin may cancel it");
     assert_string_equal(state_of(f, id), "running");
-    assert_int_equal(ms_engine_cancel(f->e, id, &alice, &job, &e), MS_ENGINE_OK);
+    assert_int_equal(md_engine_cancel(f->e, id, &alice, &job, &e), MD_ENGINE_OK);
     json_decref(job);
     int64_t other = submit_ok(f, "\"profile\": \"4g.24gb\", \"seconds\": 600", NULL);
-    assert_int_equal(ms_engine_cancel(f->e, other, &admin, &job, &e), MS_ENGINE_OK);
+    assert_int_equal(md_engine_cancel(f->e, other, &admin, &job, &e), MD_ENGINE_OK);
     json_decref(job);
 
     /* Root's allocation: nothing runs as root, it is made. */
     const char *alloc = "{\"name\": \"a\", \"slurm_job_id\": 9, \"profile\": \"1g.6gb\"}";
-    ms_job_spec s;
-    assert_int_equal(ms_job_spec_parse(alloc, strlen(alloc), &f->c.model, &s, &e), MS_OK);
-    assert_int_equal(ms_engine_alloc_step(f->e, &s, &ROOT_ACTOR.who, 0, &job, &e),
-                     MS_ENGINE_OK);
+    md_job_spec s;
+    assert_int_equal(md_job_spec_parse(alloc, strlen(alloc), &f->c.model, &s, &e), MS_OK);
+    assert_int_equal(md_engine_alloc_step(f->e, &s, &ROOT_ACTOR.who, 0, &job, &e),
+                     MD_ENGINE_OK);
     assert_string_equal(json_string_value(json_object_get(job, "user")), "root");
     json_decref(job);
 }
@@ -242,46 +242,46 @@ static void test_user_limits(void **state)
     open_engine(f);
     /* A Slurm allocation holds the GPU (through the restart below): the jobs stay queued. */
     const char *alloc = "{\"name\": \"a\", \"slurm_job_id\": 9, \"profile\": \"4g.24gb\"}";
-    ms_job_spec s;
+    md_job_spec s;
     json_t *job;
     ms_error e = {0};
-    assert_int_equal(ms_job_spec_parse(alloc, strlen(alloc), &f->c.model, &s, &e), MS_OK);
-    assert_int_equal(ms_engine_alloc_step(f->e, &s, &ROOT_ACTOR.who, 0, &job, &e),
-                     MS_ENGINE_OK);
+    assert_int_equal(md_job_spec_parse(alloc, strlen(alloc), &f->c.model, &s, &e), MS_OK);
+    assert_int_equal(md_engine_alloc_step(f->e, &s, &ROOT_ACTOR.who, 0, &job, &e),
+                     MD_ENGINE_OK);
     json_decref(job);
-    wait_count(f->e, MS_JOB_RUNNING, 1);
+    wait_count(f->e, MD_JOB_RUNNING, 1);
     f->owner = ALICE;
     int64_t q1 = submit_ok(f, "\"profile\": \"1g.6gb\", \"seconds\": 1", NULL);
     submit_ok(f, "\"profile\": \"1g.6gb\", \"seconds\": 1", NULL);
     char msg[MS_ERR_LEN];
-    assert_int_equal(submit_big(f, &ALICE, 1, msg), MS_ENGINE_QUEUE_FULL);
+    assert_int_equal(submit_big(f, &ALICE, 1, msg), MD_ENGINE_QUEUE_FULL);
     assert_string_equal(msg, "user alice has 2 jobs queued already (user-queue-limit 2)");
-    assert_int_equal(submit_big(f, &BOB, 1, msg), MS_ENGINE_OK);
-    assert_int_equal(ms_engine_cancel(f->e, q1, &ROOT_ACTOR, &job, &e), MS_ENGINE_OK);
+    assert_int_equal(submit_big(f, &BOB, 1, msg), MD_ENGINE_OK);
+    assert_int_equal(md_engine_cancel(f->e, q1, &ROOT_ACTOR, &job, &e), MD_ENGINE_OK);
     json_decref(job);
-    assert_int_equal(submit_big(f, &ALICE, 1, msg), MS_ENGINE_OK);
-    assert_int_equal(submit_big(f, &ALICE, 1, msg), MS_ENGINE_QUEUE_FULL);
+    assert_int_equal(submit_big(f, &ALICE, 1, msg), MD_ENGINE_OK);
+    assert_int_equal(submit_big(f, &ALICE, 1, msg), MD_ENGINE_QUEUE_FULL);
 
     /* Bytes: a first 40 KB fits, a second does not. */
-    const ms_job_owner carol = {.uid = 4444, .gid = 4444, .name = "carol"};
-    assert_int_equal(submit_big(f, &carol, 40, msg), MS_ENGINE_OK);
-    assert_int_equal(submit_big(f, &carol, 40, msg), MS_ENGINE_QUEUE_FULL);
+    const md_job_owner carol = {.uid = 4444, .gid = 4444, .name = "carol"};
+    assert_int_equal(submit_big(f, &carol, 40, msg), MD_ENGINE_OK);
+    assert_int_equal(submit_big(f, &carol, 40, msg), MD_ENGINE_QUEUE_FULL);
     assert_non_null(strstr(msg, "user carol's queued jobs hold "));
     assert_non_null(strstr(msg, "would pass user-queue-bytes (65536)"));
 
     stop_engine(f);
     open_engine(f);
-    assert_int_equal(submit_big(f, &ALICE, 1, msg), MS_ENGINE_QUEUE_FULL);
-    assert_int_equal(submit_big(f, &carol, 40, msg), MS_ENGINE_QUEUE_FULL);
-    ms_daemon_config *next = malloc(sizeof *next);
+    assert_int_equal(submit_big(f, &ALICE, 1, msg), MD_ENGINE_QUEUE_FULL);
+    assert_int_equal(submit_big(f, &carol, 40, msg), MD_ENGINE_QUEUE_FULL);
+    md_config *next = malloc(sizeof *next);
     *next = f->c;
     next->user_queue_limit = 3;
     next->user_queue_bytes = 1 << 20;
-    assert_int_equal(ms_engine_reload(f->e, next, &e), MS_OK);
+    assert_int_equal(md_engine_reload(f->e, next, &e), MS_OK);
     free(next);
-    assert_int_equal(submit_big(f, &ALICE, 1, msg), MS_ENGINE_OK);
-    assert_int_equal(submit_big(f, &carol, 40, msg), MS_ENGINE_OK);
-    assert_int_equal(submit_big(f, &ALICE, 1, msg), MS_ENGINE_QUEUE_FULL);
+    assert_int_equal(submit_big(f, &ALICE, 1, msg), MD_ENGINE_OK);
+    assert_int_equal(submit_big(f, &carol, 40, msg), MD_ENGINE_OK);
+    assert_int_equal(submit_big(f, &ALICE, 1, msg), MD_ENGINE_QUEUE_FULL);
 }
 
 /* on-stop wait: the running job finishes, the queued one stays queued, nothing is left. */
@@ -294,14 +294,14 @@ static void test_stop_wait(void **state)
     int64_t b = submit_ok(f, "\"profile\": \"4g.24gb\", \"seconds\": 4", NULL);
     wait_state(f, a, "running");
     stop_engine(f);
-    ms_job j;
+    md_job j;
     ms_error e = {0};
-    assert_int_equal(ms_store_get_job(f->st, a, &j, &e), MS_OK);
-    assert_int_equal(j.state, MS_JOB_DONE);
-    ms_job_free(&j);
-    assert_int_equal(ms_store_get_job(f->st, b, &j, &e), MS_OK);
-    assert_int_equal(j.state, MS_JOB_QUEUED);
-    ms_job_free(&j);
+    assert_int_equal(md_store_get_job(f->st, a, &j, &e), MS_OK);
+    assert_int_equal(j.state, MD_JOB_DONE);
+    md_job_free(&j);
+    assert_int_equal(md_store_get_job(f->st, b, &j, &e), MS_OK);
+    assert_int_equal(j.state, MD_JOB_QUEUED);
+    md_job_free(&j);
     check_no_instance_left(f);
     /* The next start runs what stayed queued. */
     open_engine(f);
@@ -322,13 +322,13 @@ static void test_stop_requeue(void **state)
     wait_state(f, a, "running");
     wait_state(f, b, "running");
     ms_error e = {0};
-    assert_int_equal(ms_engine_stop(f->e, &e), MS_OK);
+    assert_int_equal(md_engine_stop(f->e, &e), MS_OK);
     int64_t id;
     assert_int_equal(submit_json(f, "\"profile\": \"1g.6gb\", \"seconds\": 1", NULL, &id),
-                     MS_ENGINE_STOPPING);
+                     MD_ENGINE_STOPPING);
     assert_string_equal(state_of(f, a), "queued");
     assert_string_equal(state_of(f, b), "failed");
-    ms_engine_close(f->e);
+    md_engine_close(f->e);
     f->e = NULL;
     check_no_instance_left(f);
 }
@@ -392,7 +392,7 @@ static size_t count_lines(const char *path, const char *needle)
 }
 
 typedef struct stopper {
-    ms_engine *e;
+    md_engine *e;
     ms_error err;
     int rc;
     volatile bool done;
@@ -401,13 +401,13 @@ typedef struct stopper {
 static void *stop_thread(void *arg)
 {
     stopper *s = arg;
-    s->rc = ms_engine_stop(s->e, &s->err);
+    s->rc = md_engine_stop(s->e, &s->err);
     s->done = true;
     return NULL;
 }
 
 typedef struct canceller {
-    ms_engine *e;
+    md_engine *e;
     int64_t id;
     volatile bool done;
 } canceller;
@@ -417,7 +417,7 @@ static void *cancel_thread(void *arg)
     canceller *c = arg;
     json_t *job = NULL;
     ms_error err = {0};
-    ms_engine_cancel(c->e, c->id, &ROOT_ACTOR, &job, &err);
+    md_engine_cancel(c->e, c->id, &ROOT_ACTOR, &job, &err);
     json_decref(job);
     c->done = true;
     return NULL;
@@ -499,7 +499,7 @@ static void test_store_full_backoff(void **state)
     assert_int_equal(s.rc, MS_EIO);
     assert_non_null(strstr(s.err.msg, "left running"));
     assert_int_equal(count_lines(log, "event=engine.stop_abandoned jobs=1"), 1);
-    ms_engine_close(f->e);
+    md_engine_close(f->e);
     f->e = NULL;
     /* The store says it still runs: the next start interrupts it and runs it again. */
     open_engine(f);
@@ -511,7 +511,7 @@ static void test_store_full_backoff(void **state)
 static void crash_child(fixture *f, size_t n)
 {
     ms_error e = {0};
-    if (ms_store_open(f->db, &f->c.model, &f->st, &e) || ms_engine_open(&f->c, f->st, &f->e, &e))
+    if (md_store_open(f->db, &f->c.model, &f->st, &e) || md_engine_open(&f->c, f->st, &f->e, &e))
         _exit(1);
     for (size_t i = 0; i < n; i++) {
         char text[256];
@@ -520,10 +520,10 @@ static void crash_child(fixture *f, size_t n)
         child_submit(f, text);
     }
     for (int i = 0; i < 12000; i++) {  /* mid-run: some done, some still running */
-        ms_engine_metrics m;
-        if (ms_engine_metrics_snapshot(f->e, &m, &e) != MS_ENGINE_OK)
+        md_engine_metrics m;
+        if (md_engine_metrics_snapshot(f->e, &m, &e) != MD_ENGINE_OK)
             _exit(1);
-        if (m.jobs[MS_JOB_DONE] >= 2 && m.jobs[MS_JOB_RUNNING] >= 1)
+        if (m.jobs[MD_JOB_DONE] >= 2 && m.jobs[MD_JOB_RUNNING] >= 1)
             raise(SIGKILL);
         pause_ms(2);
     }
@@ -545,28 +545,28 @@ static void test_crash_recovery(void **state)
     assert_int_equal(waitpid(pid, &status, 0), pid);
     assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
     open_engine(f);
-    wait_count(f->e, MS_JOB_DONE, n);
+    wait_count(f->e, MD_JOB_DONE, n);
     stop_engine(f);
     check_all_done(f, n);
     check_no_instance_left(f);
     /* The crash interrupted at least one run: some job started twice. */
-    ms_job *jobs;
+    md_job *jobs;
     size_t got;
     ms_error e = {0};
-    assert_int_equal(ms_store_list_jobs(f->st, -1, &jobs, &got, &e), MS_OK);
+    assert_int_equal(md_store_list_jobs(f->st, -1, &jobs, &got, &e), MS_OK);
     int retried = 0;
     for (size_t i = 0; i < got; i++)
         retried += jobs[i].attempts > 1;
-    ms_store_free_jobs(jobs, got);
+    md_store_free_jobs(jobs, got);
     assert_true(retried > 0);
 }
 
-static const char *alloc_text(ms_engine *e, int64_t slurm_id, const char *field, char *buf,
+static const char *alloc_text(md_engine *e, int64_t slurm_id, const char *field, char *buf,
                               size_t len)
 {
     json_t *a;
     ms_error err = {0};
-    assert_int_equal(ms_engine_alloc_get(e, slurm_id, &a, &err), MS_ENGINE_OK);
+    assert_int_equal(md_engine_alloc_get(e, slurm_id, &a, &err), MD_ENGINE_OK);
     snprintf(buf, len, "%s", json_string_value(json_object_get(a, field)));
     json_decref(a);
     return buf;
@@ -585,13 +585,13 @@ static void test_sim_allocation_restart(void **state)
     open_engine(f);
     wait_state(f, submit_ok(f, "\"profile\": \"1g.10gb\", \"seconds\": 1", NULL), "done");
     const char *text = "{\"name\": \"a\", \"slurm_job_id\": 77, \"profile\": \"3g.20gb\"}";
-    ms_job_spec s;
+    md_job_spec s;
     json_t *a;
     ms_error e = {0};
-    assert_int_equal(ms_job_spec_parse(text, strlen(text), &f->c.model, &s, &e), MS_OK);
-    assert_int_equal(ms_engine_alloc_step(f->e, &s, &f->owner, 0, &a, &e), MS_ENGINE_OK);
+    assert_int_equal(md_job_spec_parse(text, strlen(text), &f->c.model, &s, &e), MS_OK);
+    assert_int_equal(md_engine_alloc_step(f->e, &s, &f->owner, 0, &a, &e), MD_ENGINE_OK);
     json_decref(a);
-    wait_count(f->e, MS_JOB_RUNNING, 1);
+    wait_count(f->e, MD_JOB_RUNNING, 1);
     char told[96], now[96];
     alloc_text(f->e, 77, "mig_uuid", told, sizeof told);
     for (int r = 0; r < 2; r++) {
@@ -601,20 +601,20 @@ static void test_sim_allocation_restart(void **state)
     assert_string_equal(alloc_text(f->e, 77, "state", now, sizeof now), "running");
     assert_string_equal(alloc_text(f->e, 77, "mig_uuid", now, sizeof now), told);
     json_t *gpus;
-    assert_int_equal(ms_engine_gpus(f->e, &gpus, &e), MS_ENGINE_OK);
+    assert_int_equal(md_engine_gpus(f->e, &gpus, &e), MD_ENGINE_OK);
     json_t *insts = json_object_get(json_array_get(json_object_get(gpus, "gpus"), 0), "instances");
     assert_int_equal(json_array_size(insts), 1);
     const char *held = json_string_value(json_object_get(json_array_get(insts, 0), "mig_uuid"));
     assert_non_null(held);
     assert_string_not_equal(held, told);
     json_decref(gpus);
-    assert_int_equal(ms_engine_alloc_release(f->e, 77, -1, &a, &e), MS_ENGINE_OK);
+    assert_int_equal(md_engine_alloc_release(f->e, 77, -1, &a, &e), MD_ENGINE_OK);
     json_decref(a);
-    ms_engine_metrics m;
-    assert_int_equal(ms_engine_metrics_snapshot(f->e, &m, &e), MS_ENGINE_OK);
+    md_engine_metrics m;
+    assert_int_equal(md_engine_metrics_snapshot(f->e, &m, &e), MD_ENGINE_OK);
     uint64_t destroyed = m.destructions_total;
-    assert_int_equal(ms_engine_stop(f->e, &e), MS_OK);
-    assert_int_equal(ms_engine_metrics_snapshot(f->e, &m, &e), MS_ENGINE_OK);
+    assert_int_equal(md_engine_stop(f->e, &e), MS_OK);
+    assert_int_equal(md_engine_metrics_snapshot(f->e, &m, &e), MD_ENGINE_OK);
     assert_int_equal(m.destructions_total, destroyed + 1);
     stop_engine(f);
     check_no_instance_left(f);
@@ -665,22 +665,22 @@ static void test_group_commit(void **state)
         }
     ms_error e = {0};
     json_t *gone;
-    assert_int_equal(ms_engine_cancel(f->e, blocker, &ROOT_ACTOR, &gone, &e), MS_ENGINE_OK);
+    assert_int_equal(md_engine_cancel(f->e, blocker, &ROOT_ACTOR, &gone, &e), MD_ENGINE_OK);
     json_decref(gone);
-    wait_count(f->e, MS_JOB_RUNNING, 1);
-    ms_engine_metrics m;
-    assert_int_equal(ms_engine_metrics_snapshot(f->e, &m, &e), MS_ENGINE_OK);
+    wait_count(f->e, MD_JOB_RUNNING, 1);
+    md_engine_metrics m;
+    assert_int_equal(md_engine_metrics_snapshot(f->e, &m, &e), MD_ENGINE_OK);
     assert_int_equal(m.submitted_total, T * N + 1);
-    assert_int_equal(m.jobs[MS_JOB_QUEUED] + m.jobs[MS_JOB_RUNNING], T * N);
+    assert_int_equal(m.jobs[MD_JOB_QUEUED] + m.jobs[MD_JOB_RUNNING], T * N);
     /* FIFO: the job running is the lowest id after the blocker's. */
     json_t *jobs;
-    ms_store_job_query q = {.limit = 1000, .state = MS_JOB_RUNNING};
+    md_store_job_query q = {.limit = 1000, .state = MD_JOB_RUNNING};
     int64_t next;
-    assert_int_equal(ms_engine_jobs(f->e, &q, &ROOT_ACTOR, &jobs, &next, &e), MS_ENGINE_OK);
+    assert_int_equal(md_engine_jobs(f->e, &q, &ROOT_ACTOR, &jobs, &next, &e), MD_ENGINE_OK);
     assert_int_equal(json_integer_value(json_object_get(
                          json_array_get(json_object_get(jobs, "jobs"), 0), "id")), blocker + 1);
     json_decref(jobs);
-    assert_int_equal(count_state(f->e, MS_JOB_QUEUED), T * N - 1);
+    assert_int_equal(count_state(f->e, MD_JOB_QUEUED), T * N - 1);
 }
 
 /* Batch mode: batches of 8 planned by search and run in plan order: every job on the
@@ -700,10 +700,10 @@ static void test_batch_plan_order(void **state)
                              : "\"times\": {\"1\": 12, \"2\": 7, \"3\": 5, \"7\": 3}",
                   NULL);
     }
-    wait_count(f->e, MS_JOB_DONE, n);
+    wait_count(f->e, MD_JOB_DONE, n);
     char *text;
     ms_error e = {0};
-    assert_int_equal(ms_engine_plan(f->e, &text, &e), MS_ENGINE_OK);
+    assert_int_equal(md_engine_plan(f->e, &text, &e), MD_ENGINE_OK);
     stop_engine(f);
     check_all_done(f, n);
     check_no_instance_left(f);
@@ -714,17 +714,17 @@ static void test_batch_plan_order(void **state)
     assert_true(plan->ntasks >= 8 && plan->ntasks <= (int)n);
     char *saved;
     int64_t id;
-    assert_int_equal(ms_store_latest_plan(f->st, &id, &saved, &e), MS_OK);
+    assert_int_equal(md_store_latest_plan(f->st, &id, &saved, &e), MS_OK);
     assert_string_equal(saved, text);  /* the store holds the running plan */
     free(saved);
     free(text);
-    ms_job *jobs;
+    md_job *jobs;
     size_t got;
-    assert_int_equal(ms_store_list_jobs(f->st, -1, &jobs, &got, &e), MS_OK);
+    assert_int_equal(md_store_list_jobs(f->st, -1, &jobs, &got, &e), MS_OK);
     for (int t = 0; t < plan->ntasks; t++) {
         const ms_sched_task *a = &plan->task[t];
         const ms_sched_instance *in = &plan->inst[a->instance];
-        const ms_job *ja = &jobs[atoi(a->name + 3) - 1];  /* task "jobK": job K */
+        const md_job *ja = &jobs[atoi(a->name + 3) - 1];  /* task "jobK": job K */
         assert_string_equal(ja->spec.name, a->name);
         assert_int_equal(ja->gpu, in->gpu);
         assert_int_equal(ja->placement.profile, in->profile);
@@ -735,14 +735,14 @@ static void test_batch_plan_order(void **state)
                 assert_true(ja->ended <= jobs[atoi(b->name + 3) - 1].started);
         }
     }
-    ms_store_free_jobs(jobs, got);
+    md_store_free_jobs(jobs, got);
     ms_schedule_free(plan);
 }
 
 /* Two batches joined with the overlap concatenation: a long job on a 1-slice instance
  * (slower on larger ones) and three short ones, then four short ones. The second batch
  * starts beside the long job, not after it, in the plan and in fact; the joint plan
- * validates and is what ms_engine_plan (GET /v1/plan) gives and the store holds. */
+ * validates and is what md_engine_plan (GET /v1/plan) gives and the store holds. */
 static void test_batch_overlap(void **state)
 {
     fixture *f = *state;
@@ -756,10 +756,10 @@ static void test_batch_overlap(void **state)
     int64_t long_id = submit_ok(f, LONG, NULL);
     for (int i = 0; i < 7; i++)
         submit_ok(f, SHORT, NULL);
-    wait_count(f->e, MS_JOB_DONE, 8);
+    wait_count(f->e, MD_JOB_DONE, 8);
     char *text;
     ms_error e = {0};
-    assert_int_equal(ms_engine_plan(f->e, &text, &e), MS_ENGINE_OK);
+    assert_int_equal(md_engine_plan(f->e, &text, &e), MD_ENGINE_OK);
     stop_engine(f);
     check_all_done(f, 8);
     check_no_instance_left(f);
@@ -768,7 +768,7 @@ static void test_batch_overlap(void **state)
         fail_msg("%s", e.msg);
     char *saved;
     int64_t id;
-    assert_int_equal(ms_store_latest_plan(f->st, &id, &saved, &e), MS_OK);
+    assert_int_equal(md_store_latest_plan(f->st, &id, &saved, &e), MS_OK);
     assert_string_equal(saved, text);
     free(saved);
     free(text);
@@ -798,9 +798,9 @@ static void test_batch_overlap(void **state)
     }
     assert_true(second_start < long_end);
     /* In fact too: a job of the second batch started before the long job ended. */
-    ms_job *jobs;
+    md_job *jobs;
     size_t got;
-    assert_int_equal(ms_store_list_jobs(f->st, -1, &jobs, &got, &e), MS_OK);
+    assert_int_equal(md_store_list_jobs(f->st, -1, &jobs, &got, &e), MS_OK);
     assert_int_equal(got, 8);
     double real_second = INFINITY, real_long_end = 0;
     for (size_t i = 0; i < got; i++) {
@@ -810,7 +810,7 @@ static void test_batch_overlap(void **state)
             real_second = fmin(real_second, jobs[i].started);
     }
     assert_true(real_second < real_long_end);
-    ms_store_free_jobs(jobs, got);
+    md_store_free_jobs(jobs, got);
     ms_validation_free(&v);
     ms_workload_free(w);
     ms_schedule_free(plan);
@@ -830,10 +830,10 @@ static void test_batch_prune(void **state)
     for (int k = 0; k < BATCHES; k++) {
         for (int j = 0; j < SIZE; j++)
             submit_ok(f, "\"times\": {\"1\": 8, \"2\": 5, \"4\": 3}", NULL);
-        wait_count(f->e, MS_JOB_DONE, (size_t)(k + 1) * SIZE);
+        wait_count(f->e, MD_JOB_DONE, (size_t)(k + 1) * SIZE);
         char *text;
         ms_error e = {0};
-        assert_int_equal(ms_engine_plan(f->e, &text, &e), MS_ENGINE_OK);
+        assert_int_equal(md_engine_plan(f->e, &text, &e), MD_ENGINE_OK);
         ms_schedule *plan;
         if (ms_schedule_parse_json(text, strlen(text), "plan", &f->c.model, &plan, &e))
             fail_msg("%s", e.msg);
@@ -869,7 +869,7 @@ static void test_batch_period(void **state)
     open_engine(f);
     for (int i = 0; i < 3; i++)
         submit_ok(f, "\"times\": {\"1\": 10, \"2\": 6, \"4\": 4}", NULL);
-    wait_count(f->e, MS_JOB_DONE, 3);
+    wait_count(f->e, MD_JOB_DONE, 3);
     stop_engine(f);
     check_all_done(f, 3);
 }

@@ -69,7 +69,7 @@ static int exit_status(fixture *f, int64_t id)
 {
     json_t *job;
     ms_error e = {0};
-    assert_int_equal(ms_engine_job(f->e, id, &ROOT_ACTOR, &job, &e), MS_ENGINE_OK);
+    assert_int_equal(md_engine_job(f->e, id, &ROOT_ACTOR, &job, &e), MD_ENGINE_OK);
     int s = (int)json_integer_value(json_object_get(job, "exit_status"));
     json_decref(job);
     return s;
@@ -99,15 +99,15 @@ static void test_runs_commands(void **state)
     assert_int_equal(exit_status(f, ok[0]), 0);
     assert_int_equal(exit_status(f, bad), 3);
     assert_int_equal(exit_status(f, missing), 127);
-    char path[MS_DAEMON_PATH_LEN + 128], *text;
+    char path[MD_PATH_LEN + 128], *text;
     size_t len;
     ms_error e = {0};
-    ms_job j = {.id = bad, .owner = ROOT_ACTOR.who};  /* the fixture submits as root */
-    assert_int_equal(ms_job_log_path(f->c.log_dir, &j, 1, "out", path, sizeof path, &e), MS_OK);
+    md_job j = {.id = bad, .owner = ROOT_ACTOR.who};  /* the fixture submits as root */
+    assert_int_equal(md_job_log_path(f->c.log_dir, &j, 1, "out", path, sizeof path, &e), MS_OK);
     assert_int_equal(ms_read_file(path, &text, &len, &e), MS_OK);
     assert_string_equal(text, "out it's me\n");
     free(text);
-    assert_int_equal(ms_job_log_path(f->c.log_dir, &j, 1, "err", path, sizeof path, &e), MS_OK);
+    assert_int_equal(md_job_log_path(f->c.log_dir, &j, 1, "err", path, sizeof path, &e), MS_OK);
     assert_int_equal(ms_read_file(path, &text, &len, &e), MS_OK);
     assert_true(!strncmp(text, "MIG-", 4));  /* the job saw its instance */
     assert_non_null(strstr(text, "\nnone /usr/local/bin:/usr/bin:/bin\n"));  /* a clean env */
@@ -140,10 +140,10 @@ static void two_jobs_beside(fixture *f, const ms_mig_instance *foreign, const in
     ms_error e = {0};
     check_all_done(f, 2);
     for (int i = 0; i < 2; i++) {
-        ms_job j;
-        assert_int_equal(ms_store_get_job(f->st, id[i], &j, &e), MS_OK);
+        md_job j;
+        assert_int_equal(md_store_get_job(f->st, id[i], &j, &e), MS_OK);
         assert_int_equal(j.placement.start, 0);
-        ms_job_free(&j);
+        md_job_free(&j);
     }
     ms_mig_instance list[MS_MAX_MIG];
     assert_int_equal(device_instances(list), 1);
@@ -184,13 +184,13 @@ static void test_batch_foreign_untouched(void **state)
     set(&f->c, "mode", "batch");
     set(&f->c, "batch-size", "2");
     set(&f->c, "batch-period", "1000");
-    assert_int_equal(ms_daemon_config_check(&f->c, &e), MS_OK);
+    assert_int_equal(md_config_check(&f->c, &e), MS_OK);
     open_engine(f);
     int64_t id[2] = {submit_2g(f), submit_2g(f)};
     for (int i = 0; i < 2; i++)
         wait_state(f, id[i], "done");
     char *text;
-    assert_int_equal(ms_engine_plan(f->e, &text, &e), MS_ENGINE_OK);
+    assert_int_equal(md_engine_plan(f->e, &text, &e), MD_ENGINE_OK);
     stop_engine(f);
     ms_schedule *plan;
     if (ms_schedule_parse_json(text, strlen(text), "plan", a30, &plan, &e))
@@ -216,7 +216,7 @@ static void test_cancel_kills(void **state)
     wait_state(f, id, "running");
     json_t *job;
     ms_error e = {0};
-    assert_int_equal(ms_engine_cancel(f->e, id, &ROOT_ACTOR, &job, &e), MS_ENGINE_OK);
+    assert_int_equal(md_engine_cancel(f->e, id, &ROOT_ACTOR, &job, &e), MD_ENGINE_OK);
     assert_string_equal(json_string_value(json_object_get(job, "state")), "cancelled");
     json_decref(job);
     int64_t next = submit_cmd_ok(f, "[\"true\"]", "\"profile\": \"4g.24gb\", \"seconds\": 1",
@@ -238,7 +238,7 @@ static void crash_command(const fixture *f, int k, char *buf, size_t len)
 static void crash_child(fixture *f)
 {
     ms_error e = {0};
-    if (ms_store_open(f->db, &f->c.model, &f->st, &e) || ms_engine_open(&f->c, f->st, &f->e, &e))
+    if (md_store_open(f->db, &f->c.model, &f->st, &e) || md_engine_open(&f->c, f->st, &f->e, &e))
         _exit(1);
     for (int k = 0; k < 2; k++) {
         char cmd[1600], text[1900];
@@ -292,7 +292,7 @@ static void recovered_two(fixture *f, const pid_t old[2])
             pause_ms(5);
     assert_int_equal(kill(old[0], 0), -1);
     assert_int_equal(kill(old[1], 0), -1);
-    wait_count(f->e, MS_JOB_DONE, 2);
+    wait_count(f->e, MD_JOB_DONE, 2);
     stop_engine(f);
     check_all_done(f, 2);
 }
@@ -307,13 +307,13 @@ static void test_crash_recovery(void **state)
     assert_int_equal(device_instances(list), 2);
     open_engine(f);
     recovered_two(f, old);
-    ms_job *jobs;
+    md_job *jobs;
     size_t n;
     ms_error e = {0};
-    assert_int_equal(ms_store_list_jobs(f->st, -1, &jobs, &n, &e), MS_OK);
+    assert_int_equal(md_store_list_jobs(f->st, -1, &jobs, &n, &e), MS_OK);
     for (size_t i = 0; i < n; i++)
         assert_int_equal(jobs[i].attempts, 2);
-    ms_store_free_jobs(jobs, n);
+    md_store_free_jobs(jobs, n);
     assert_int_equal(device_instances(list), 0);
     check_no_instance_left(f);
 }
@@ -398,11 +398,11 @@ static void check_runs_beside(fixture *f, const ms_mig_instance *ours)
     int64_t half = submit_cmd_ok(f, "[\"true\"]", "\"profile\": \"2g.12gb\", \"seconds\": 1",
                                  NULL);
     wait_state(f, half, "done");
-    ms_job j;
+    md_job j;
     ms_error e = {0};
-    assert_int_equal(ms_store_get_job(f->st, half, &j, &e), MS_OK);
+    assert_int_equal(md_store_get_job(f->st, half, &j, &e), MS_OK);
     assert_int_not_equal(j.placement.start, ours->start_slot);
-    ms_job_free(&j);
+    md_job_free(&j);
     assert_int_equal(open_records(f, MS_JOURNAL_FOREIGN), 1);
 }
 
@@ -435,7 +435,7 @@ static void test_instance_replaced_while_running(void **state)
     assert_string_equal(state_of(f, whole), "queued");
     json_t *job;
     ms_error e = {0};
-    assert_int_equal(ms_engine_cancel(f->e, whole, &ROOT_ACTOR, &job, &e), MS_ENGINE_OK);
+    assert_int_equal(md_engine_cancel(f->e, whole, &ROOT_ACTOR, &job, &e), MD_ENGINE_OK);
     json_decref(job);
     check_theirs_alone(f, &theirs);
 }
@@ -466,7 +466,7 @@ static void crash_in_destroy(fixture *f, const char *fault, const char *profile)
         snprintf(sizing, sizeof sizing, "\"profile\": \"%s\", \"seconds\": 1", profile);
         wait_state(f, submit_ok(f, sizing, NULL), "done");
         ms_error e = {0};
-        ms_engine_stop(f->e, &e);
+        md_engine_stop(f->e, &e);
         _exit(2);  /* the fault never came */
     }
     int status;
@@ -618,7 +618,7 @@ static void test_lost_compute_instance_left_alone(void **state)
     ms_mig_instance lone = list[0].uuid[0] ? list[1] : list[0];
     assert_false(lone.uuid[0]);
     open_engine(f);
-    wait_count(f->e, MS_JOB_DONE, 2);
+    wait_count(f->e, MD_JOB_DONE, 2);
     stop_engine(f);
     check_all_done(f, 2);
     assert_int_equal(device_instances(list), 1);
@@ -662,7 +662,7 @@ static void journal_size(long *bytes, int *records)
 static void cycle_child(fixture *f, int cycle)
 {
     ms_error e = {0};
-    if (ms_store_open(f->db, &f->c.model, &f->st, &e) || ms_engine_open(&f->c, f->st, &f->e, &e)) {
+    if (md_store_open(f->db, &f->c.model, &f->st, &e) || md_engine_open(&f->c, f->st, &f->e, &e)) {
         fprintf(stderr, "cycle %d: %s\n", cycle, e.msg);
         _exit(1);
     }
@@ -718,7 +718,7 @@ static void test_restart_loop_bounded(void **state)
     assert_int_equal(rep.killed, 2);
     assert_int_equal(rep.destroyed, 2);
     open_engine(f);
-    assert_int_equal(count_state(f->e, MS_JOB_FAILED), 60);  /* interrupted, not retried */
+    assert_int_equal(count_state(f->e, MD_JOB_FAILED), 60);  /* interrupted, not retried */
     stop_engine(f);
     long bytes;
     int records;
@@ -833,8 +833,8 @@ static void test_unreadable_journal_stops_start(void **state)
     journal_size(&bytes, &records);
     journal_append("ended\0 1\n", 9);
     ms_error e = {0};
-    assert_int_equal(ms_store_open(f->db, &f->c.model, &f->st, &e), MS_OK);
-    assert_int_not_equal(ms_engine_open(&f->c, f->st, &f->e, &e), MS_OK);
+    assert_int_equal(md_store_open(f->db, &f->c.model, &f->st, &e), MS_OK);
+    assert_int_not_equal(md_engine_open(&f->c, f->st, &f->e, &e), MS_OK);
     char path[512], want[600];
     journal_path(path, sizeof path);
     snprintf(want, sizeof want, "%s:%d: NUL byte", path, records + 1);

@@ -34,7 +34,7 @@ static ms_schedule *running_plan(fixture *f)
 {
     char *text;
     ms_error e = {0};
-    assert_int_equal(ms_engine_plan(f->e, &text, &e), MS_ENGINE_OK);
+    assert_int_equal(md_engine_plan(f->e, &text, &e), MD_ENGINE_OK);
     ms_schedule *plan;
     if (ms_schedule_parse_json(text, strlen(text), "plan", &f->c.model, &plan, &e))
         fail_msg("%s", e.msg);
@@ -42,11 +42,11 @@ static ms_schedule *running_plan(fixture *f)
     return plan;
 }
 
-static ms_job get_job(fixture *f, int64_t id)
+static md_job get_job(fixture *f, int64_t id)
 {
-    ms_job j;
+    md_job j;
     ms_error e = {0};
-    assert_int_equal(ms_store_get_job(f->st, id, &j, &e), MS_OK);
+    assert_int_equal(md_store_get_job(f->st, id, &j, &e), MS_OK);
     return j;
 }
 
@@ -54,14 +54,14 @@ static ms_job get_job(fixture *f, int64_t id)
  * once: the second batch neither destroyed it nor made another. */
 static void check_same_instance(fixture *f, int64_t a, int64_t b)
 {
-    ms_job ja = get_job(f, a), jb = get_job(f, b);
+    md_job ja = get_job(f, a), jb = get_job(f, b);
     assert_int_equal(ja.gpu, jb.gpu);
     assert_int_equal(ja.placement.profile, jb.placement.profile);
     assert_int_equal(ja.placement.start, jb.placement.start);
     assert_string_equal(ja.mig_uuid, jb.mig_uuid);
     assert_true(jb.started >= ja.ended);
-    ms_job_free(&ja);
-    ms_job_free(&jb);
+    md_job_free(&ja);
+    md_job_free(&jb);
     assert_int_equal(instances_created(f), 1);
 }
 
@@ -122,9 +122,9 @@ static void test_batch_waits_for_busy_instance(void **state)
 }
 
 /* An engine with only what online placement reads: one A30, no instance. */
-static ms_engine *bare_engine(const ms_gpu_model *m)
+static md_engine *bare_engine(const ms_gpu_model *m)
 {
-    ms_engine *e = calloc(1, sizeof *e);
+    md_engine *e = calloc(1, sizeof *e);
     assert_non_null(e);
     e->m = m;
     e->ngpus = 1;
@@ -136,7 +136,7 @@ static ms_engine *bare_engine(const ms_gpu_model *m)
 }
 
 /* Where the policy puts a job of profile `name` and when it could start there. */
-static double placed(ms_engine *e, const char *name, int *start)
+static double placed(md_engine *e, const char *name, int *start)
 {
     int p = ms_gpu_profile_by_name(e->m, name), g;
     assert_true(ei_place(e, p, &g, start));
@@ -148,7 +148,7 @@ static void test_online_start_charges_reconfiguration(void **state)
 {
     (void)state;
     const ms_gpu_model *m = ms_gpu_builtin("A30-24GB");
-    ms_engine *e = bare_engine(m);
+    md_engine *e = bare_engine(m);
     int two = ms_gpu_profile_by_name(m, "2g.12gb"), one = ms_gpu_profile_by_name(m, "1g.6gb");
     int start;
     /* empty: the job waits for its instance's creation */
@@ -185,7 +185,7 @@ static void test_online_reason_while_made(void **state)
     for (int i = 0; i < 6000 && !seen && strcmp(state_of(f, id), "queued") == 0; i++) {
         json_t *job;
         ms_error e = {0};
-        assert_int_equal(ms_engine_job(f->e, id, &ROOT_ACTOR, &job, &e), MS_ENGINE_OK);
+        assert_int_equal(md_engine_job(f->e, id, &ROOT_ACTOR, &job, &e), MD_ENGINE_OK);
         const char *reason = json_string_value(json_object_get(job, "reason"));
         if (reason && !strncmp(reason, want, strlen(want))) {
             seen = true;

@@ -25,9 +25,9 @@
 
 typedef struct owner_fixture {
     char dir[256], logs[320], user[32];
-    ms_daemon_config c;
-    ms_engine *e;
-    ms_job_owner owner;  /* the throwaway user */
+    md_config c;
+    md_engine *e;
+    md_job_owner owner;  /* the throwaway user */
     char home[256];
 } owner_fixture;
 
@@ -47,12 +47,12 @@ static int setup_owner(void **state)
     assert_int_equal(system(cmd), 0);
     struct passwd *pw = getpwnam(f->user);
     assert_non_null(pw);
-    f->owner = (ms_job_owner){.uid = pw->pw_uid, .gid = pw->pw_gid};
+    f->owner = (md_job_owner){.uid = pw->pw_uid, .gid = pw->pw_gid};
     snprintf(f->owner.name, sizeof f->owner.name, "%s", f->user);
     snprintf(f->home, sizeof f->home, "%s", pw->pw_dir);
-    ms_daemon_config_defaults(&f->c);
+    md_config_defaults(&f->c);
     snprintf(f->c.log_dir, sizeof f->c.log_dir, "%s", f->logs);
-    f->c.isolation = MS_ISOLATION_NONE;  /* no GPU here: test_exec_isolate covers confinement */
+    f->c.isolation = MD_ISOLATION_NONE;  /* no GPU here: test_exec_isolate covers confinement */
     f->e = calloc(1, sizeof *f->e);  /* only what ei_spawn reads: no journal, GPU 0 */
     f->e->c = &f->c;
     f->e->ngpus = 1;
@@ -82,14 +82,14 @@ static int teardown_owner(void **state)
     } while (0)
 
 /* A running copy of job id owned by owner, running argv (JSON) with extra spec keys. */
-static ei_run job(int64_t id, ms_job_owner owner, const char *argv, const char *extra)
+static ei_run job(int64_t id, md_job_owner owner, const char *argv, const char *extra)
 {
     char text[1024];
     snprintf(text, sizeof text, "{\"name\": \"j\", \"command\": %s, \"profile\": \"1g.6gb\", "
              "\"seconds\": 1%s%s}", argv, extra ? ", " : "", extra ? extra : "");
     ei_run r = {.job = {.id = id, .owner = owner, .attempts = 1}};
     ms_error e = {0};
-    if (ms_job_spec_parse(text, strlen(text), ms_gpu_builtin("A30-24GB"), &r.job.spec, &e))
+    if (md_job_spec_parse(text, strlen(text), ms_gpu_builtin("A30-24GB"), &r.job.spec, &e))
         fail_msg("%s", e.msg);
     return r;
 }
@@ -104,16 +104,16 @@ static int run_job(owner_fixture *f, ei_run *r, int *spawn_rc, ms_error *e)
         assert_int_equal(waitpid(r->pid, &ws, 0), r->pid);
         status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
     }
-    ms_job_spec_free(&r->job.spec);
+    md_job_spec_free(&r->job.spec);
     return status;
 }
 
 static char *output(owner_fixture *f, const ei_run *r, const char *ext, struct stat *st)
 {
-    char path[MS_DAEMON_PATH_LEN + 128], *text = NULL;
+    char path[MD_PATH_LEN + 128], *text = NULL;
     size_t len;
     ms_error e = {0};
-    assert_int_equal(ms_job_log_path(f->logs, &r->job, 1, ext, path, sizeof path, &e), MS_OK);
+    assert_int_equal(md_job_log_path(f->logs, &r->job, 1, ext, path, sizeof path, &e), MS_OK);
     if (st)
         assert_int_equal(lstat(path, st), 0);
     assert_int_equal(ms_read_file(path, &text, &len, &e), MS_OK);
@@ -164,7 +164,7 @@ static void test_root_refused(void **state)
     NEED_ROOT(f);
     char argv[400];
     snprintf(argv, sizeof argv, "[\"touch\", \"%s/ran\"]", f->dir);
-    ms_job_owner root = {.uid = 0, .gid = 0, .name = "root"};
+    md_job_owner root = {.uid = 0, .gid = 0, .name = "root"};
     ei_run r = job(8, root, argv, NULL);
     ms_error e = {0};
     int rc;
@@ -188,7 +188,7 @@ static void test_no_passwd_entry(void **state)
     NEED_ROOT(f);
     char argv[400];
     snprintf(argv, sizeof argv, "[\"touch\", \"%s/ran\"]", f->dir);
-    ms_job_owner nobody = {.uid = 3999999, .gid = 3999999};
+    md_job_owner nobody = {.uid = 3999999, .gid = 3999999};
     assert_null(getpwuid(nobody.uid));
     ei_run r = job(10, nobody, argv, NULL);
     ms_error e = {0};

@@ -13,15 +13,15 @@ static const ms_gpu_model *a100(void)
     return ms_gpu_builtin("A100-40GB");
 }
 
-static int parse(const char *text, ms_job_spec *s, ms_error *e)
+static int parse(const char *text, md_job_spec *s, ms_error *e)
 {
-    return ms_job_spec_parse(text, strlen(text), a100(), s, e);
+    return md_job_spec_parse(text, strlen(text), a100(), s, e);
 }
 
 static void test_parse_profile(void **state)
 {
     (void)state;
-    ms_job_spec s;
+    md_job_spec s;
     ms_error e = {0};
     assert_int_equal(parse("{\"name\": \"train\", \"command\": [\"python3\", \"t.py\"],"
                            " \"cwd\": \"/srv\", \"env\": {\"A\": \"1\", \"B_2\": \"x y\"},"
@@ -34,18 +34,18 @@ static void test_parse_profile(void **state)
     assert_int_equal(s.nenv, 2);
     assert_string_equal(s.env_keys[1], "B_2");
     assert_string_equal(s.env_values[1], "x y");
-    assert_int_equal(s.on_interrupt, MS_ON_INTERRUPT_FAIL);
+    assert_int_equal(s.on_interrupt, MD_ON_INTERRUPT_FAIL);
     assert_string_equal(a100()->profiles[s.profile].name, "3g.20gb");
     assert_true(s.seconds == 120.5);
-    ms_job_spec_free(&s);
+    md_job_spec_free(&s);
 
     /* "slices" picks the smallest-memory profile of that size; retry is the default. */
     assert_int_equal(parse("{\"name\": \"n\", \"command\": [\"x\"], \"slices\": 1,"
                            " \"seconds\": 3}", &s, &e), MS_OK);
     assert_string_equal(a100()->profiles[s.profile].name, "1g.5gb");
-    assert_int_equal(s.on_interrupt, MS_ON_INTERRUPT_RETRY);
+    assert_int_equal(s.on_interrupt, MD_ON_INTERRUPT_RETRY);
     assert_null(s.cwd);
-    ms_job_spec_free(&s);
+    md_job_spec_free(&s);
 }
 
 /* An allocation: no command, no time, never retried; its spec reads back the same and its
@@ -53,16 +53,16 @@ static void test_parse_profile(void **state)
 static void test_parse_allocation(void **state)
 {
     (void)state;
-    ms_job_spec s, back;
+    md_job_spec s, back;
     ms_error e = {0};
     assert_int_equal(parse("{\"name\": \"slurm-42\", \"slurm_job_id\": 4294967295,"
                            " \"slices\": 3}", &s, &e), MS_OK);
     assert_true(s.slurm_job_id == 4294967295LL);
     assert_int_equal(s.argc, 0);
     assert_true(s.seconds == 0);
-    assert_int_equal(s.on_interrupt, MS_ON_INTERRUPT_FAIL);
+    assert_int_equal(s.on_interrupt, MD_ON_INTERRUPT_FAIL);
     assert_string_equal(a100()->profiles[s.profile].name, "3g.20gb");
-    json_t *o = ms_job_spec_to_json(&s, a100());
+    json_t *o = md_job_spec_to_json(&s, a100());
     char *text = json_dumps(o, JSON_COMPACT);
     assert_string_equal(text, "{\"name\":\"slurm-42\",\"slurm_job_id\":4294967295,"
                               "\"profile\":\"3g.20gb\"}");
@@ -70,15 +70,15 @@ static void test_parse_allocation(void **state)
     assert_true(back.slurm_job_id == s.slurm_job_id && back.profile == s.profile);
     free(text);
     json_decref(o);
-    ms_job_spec_free(&back);
-    ms_job j;
-    ms_job_init(&j, &s);
+    md_job_spec_free(&back);
+    md_job j;
+    md_job_init(&j, &s);
     j.attempts = 1;
-    o = ms_job_to_json(&j, a100(), true, "/var/log/migschedd");
+    o = md_job_to_json(&j, a100(), true, "/var/log/migschedd");
     assert_true(json_integer_value(json_object_get(o, "slurm_job_id")) == 4294967295LL);
     assert_true(json_is_null(json_object_get(o, "logs")));  /* an allocation runs no command */
     json_decref(o);
-    ms_job_free(&j);
+    md_job_free(&j);
 }
 
 /* "user" names whom an admin submits for: kept beside the spec, never in its JSON (the
@@ -86,15 +86,15 @@ static void test_parse_allocation(void **state)
 static void test_parse_user(void **state)
 {
     (void)state;
-    ms_job_spec s;
+    md_job_spec s;
     ms_error e = {0};
     assert_int_equal(parse("{\"name\": \"a\", \"command\": [\"x\"], \"slices\": 1,"
                            " \"seconds\": 1, \"user\": \"bob\"}", &s, &e), MS_OK);
     assert_string_equal(s.user, "bob");
-    char *text = ms_job_spec_text(&s, a100());
+    char *text = md_job_spec_text(&s, a100());
     assert_null(strstr(text, "bob"));
     free(text);
-    ms_job_spec_free(&s);
+    md_job_spec_free(&s);
     assert_null(s.user);
 }
 
@@ -103,25 +103,25 @@ static void test_parse_times_round_trip(void **state)
     (void)state;
     const char *text = "{\"name\": \"sweep\", \"command\": [\"./run\"],"
                        " \"times\": {\"1\": 120.0, \"2\": 64.0, \"7\": 20.25}}";
-    ms_job_spec s, back;
+    md_job_spec s, back;
     ms_error e = {0};
     assert_int_equal(parse(text, &s, &e), MS_OK);
     assert_int_equal(s.profile, -1);
     assert_true(s.times[1] == 120 && s.times[2] == 64 && s.times[7] == 20.25);
     assert_true(s.times[3] == 0 && s.times[4] == 0);
     /* Rendered and parsed again: the same spec, the same bytes. */
-    json_t *o = ms_job_spec_to_json(&s, a100());
+    json_t *o = md_job_spec_to_json(&s, a100());
     char *t1 = json_dumps(o, JSON_COMPACT);
     assert_int_equal(parse(t1, &back, &e), MS_OK);
-    json_t *o2 = ms_job_spec_to_json(&back, a100());
+    json_t *o2 = md_job_spec_to_json(&back, a100());
     char *t2 = json_dumps(o2, JSON_COMPACT);
     assert_string_equal(t1, t2);
     free(t1);
     free(t2);
     json_decref(o);
     json_decref(o2);
-    ms_job_spec_free(&s);
-    ms_job_spec_free(&back);
+    md_job_spec_free(&s);
+    md_job_spec_free(&back);
 }
 
 /* Each bad job and a fragment its message must contain. */
@@ -219,7 +219,7 @@ static void test_parse_errors(void **state)
 {
     (void)state;
     for (size_t i = 0; i < sizeof BAD / sizeof *BAD; i++) {
-        ms_job_spec s;
+        md_job_spec s;
         ms_error e = {0};
         int rc = parse(BAD[i].json, &s, &e);
         if (rc != MS_EINVAL || !strstr(e.msg, BAD[i].msg))
@@ -233,16 +233,16 @@ static void test_parse_errors(void **state)
 static void test_parse_limits(void **state)
 {
     (void)state;
-    ms_job_spec s;
+    md_job_spec s;
     ms_error e = {0};
-    size_t big = MS_JOB_BODY_MAX + 1;
+    size_t big = MD_JOB_BODY_MAX + 1;
     char *text = malloc(big + 1);
     memset(text, ' ', big);
     text[big] = '\0';
-    assert_int_equal(ms_job_spec_parse(text, big, a100(), &s, &e), MS_EINVAL);
+    assert_int_equal(md_job_spec_parse(text, big, a100(), &s, &e), MS_EINVAL);
     assert_non_null(strstr(e.msg, "over the limit of 65536"));
 
-    char name[MS_JOB_NAME_MAX + 2];
+    char name[MD_JOB_NAME_MAX + 2];
     memset(name, 'n', sizeof name - 1);
     name[sizeof name - 1] = '\0';
     snprintf(text, big, "{\"name\": \"%s\", \"command\": [\"x\"], \"slices\": 1, "
@@ -252,7 +252,7 @@ static void test_parse_limits(void **state)
 
     size_t at = (size_t)snprintf(text, big, "{\"name\": \"a\", \"slices\": 1, \"seconds\": 1, "
                                  "\"command\": [");
-    for (int i = 0; i <= MS_JOB_ARGS_MAX; i++)
+    for (int i = 0; i <= MD_JOB_ARGS_MAX; i++)
         at += (size_t)snprintf(text + at, big - at, "%s\"a\"", i ? "," : "");
     snprintf(text + at, big - at, "]}");
     assert_int_equal(parse(text, &s, &e), MS_EINVAL);
@@ -260,7 +260,7 @@ static void test_parse_limits(void **state)
 
     at = (size_t)snprintf(text, big, "{\"name\": \"a\", \"slices\": 1, \"seconds\": 1, "
                           "\"command\": [\"x\"], \"env\": {");
-    for (int i = 0; i <= MS_JOB_ENV_MAX; i++)
+    for (int i = 0; i <= MD_JOB_ENV_MAX; i++)
         at += (size_t)snprintf(text + at, big - at, "%s\"V%d\": \"\"", i ? "," : "", i);
     snprintf(text + at, big - at, "}}");
     assert_int_equal(parse(text, &s, &e), MS_EINVAL);
@@ -268,17 +268,17 @@ static void test_parse_limits(void **state)
     free(text);
 }
 
-static ms_job new_job(const char *on_interrupt)
+static md_job new_job(const char *on_interrupt)
 {
     char text[256];
     snprintf(text, sizeof text, "{\"name\": \"j\", \"command\": [\"sleep\", \"1\"],"
              " \"on_interrupt\": \"%s\", \"profile\": \"2g.10gb\", \"seconds\": 10}",
              on_interrupt);
-    ms_job_spec s;
+    md_job_spec s;
     ms_error e = {0};
     assert_int_equal(parse(text, &s, &e), MS_OK);
-    ms_job j;
-    ms_job_init(&j, &s);
+    md_job j;
+    md_job_init(&j, &s);
     j.id = 7;
     return j;
 }
@@ -286,16 +286,16 @@ static ms_job new_job(const char *on_interrupt)
 static void test_render(void **state)
 {
     (void)state;
-    ms_job j = new_job("retry");
-    ms_job_transition t;
+    md_job j = new_job("retry");
+    md_job_transition t;
     ms_error e = {0};
-    assert_int_equal(ms_job_submit(&j, 100, &t, &e), MS_OK);
+    assert_int_equal(md_job_submit(&j, 100, &t, &e), MS_OK);
     ms_placement at = {ms_gpu_profile_by_name(a100(), "2g.10gb"), 4};
-    assert_int_equal(ms_job_start(&j, 101.5, 1, at, "MIG-1234", &t, &e), MS_OK);
-    assert_int_equal(ms_job_finish(&j, 111.5, 3, &t, &e), MS_OK);
-    j.owner = (ms_job_owner){.uid = 1001, .gid = 1001, .name = "alice"};
+    assert_int_equal(md_job_start(&j, 101.5, 1, at, "MIG-1234", &t, &e), MS_OK);
+    assert_int_equal(md_job_finish(&j, 111.5, 3, &t, &e), MS_OK);
+    j.owner = (md_job_owner){.uid = 1001, .gid = 1001, .name = "alice"};
     /* The owner's and admins' view: the spec and the latest attempt's output files. */
-    json_t *o = ms_job_to_json(&j, a100(), true, "/var/log/migschedd");
+    json_t *o = md_job_to_json(&j, a100(), true, "/var/log/migschedd");
     char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
     const char *pub =
         "{\"id\":7,\"name\":\"j\",\"user\":\"alice\",\"state\":\"failed\","
@@ -311,7 +311,7 @@ static void test_render(void **state)
     free(text);
     json_decref(o);
     /* Anyone's view: the public fields only. */
-    o = ms_job_to_json(&j, a100(), false, "/var/log/migschedd");
+    o = md_job_to_json(&j, a100(), false, "/var/log/migschedd");
     text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
     snprintf(want, sizeof want, "%s}", pub);
     assert_string_equal(text, want);
@@ -319,16 +319,16 @@ static void test_render(void **state)
     json_decref(o);
     /* The sim backend writes no output: no log paths; an owner without a name is its uid. */
     j.owner.name[0] = '\0';
-    o = ms_job_to_json(&j, a100(), true, NULL);
+    o = md_job_to_json(&j, a100(), true, NULL);
     assert_true(json_is_null(json_object_get(o, "logs")));
     assert_string_equal(json_string_value(json_object_get(o, "user")), "1001");
     json_decref(o);
-    ms_job_free(&j);
+    md_job_free(&j);
 
     /* A queued job: every unknown is null. */
     j = new_job("retry");
-    assert_int_equal(ms_job_submit(&j, 5, &t, &e), MS_OK);
-    o = ms_job_to_json(&j, a100(), true, "/var/log/migschedd");
+    assert_int_equal(md_job_submit(&j, 5, &t, &e), MS_OK);
+    o = md_job_to_json(&j, a100(), true, "/var/log/migschedd");
     assert_true(json_is_null(json_object_get(o, "logs")));  /* never started */
     assert_true(json_is_null(json_object_get(o, "started")));
     assert_true(json_is_null(json_object_get(o, "gpu")));
@@ -337,45 +337,45 @@ static void test_render(void **state)
     assert_true(json_is_null(json_object_get(o, "exit_status")));
     assert_string_equal(json_string_value(json_object_get(o, "profile")), "2g.10gb");
     json_decref(o);
-    ms_job_free(&j);
+    md_job_free(&j);
 }
 
 /* Brings a fresh job to state s by legal events. */
-static void drive(ms_job *j, ms_job_state s)
+static void drive(md_job *j, md_job_state s)
 {
-    ms_job_transition t;
+    md_job_transition t;
     ms_error e = {0};
     ms_placement at = {ms_gpu_profile_by_name(a100(), "2g.10gb"), 0};
-    if (s == MS_JOB_NEW)
+    if (s == MD_JOB_NEW)
         return;
-    assert_int_equal(ms_job_submit(j, 1, &t, &e), MS_OK);
-    if (s == MS_JOB_QUEUED)
+    assert_int_equal(md_job_submit(j, 1, &t, &e), MS_OK);
+    if (s == MD_JOB_QUEUED)
         return;
-    if (s == MS_JOB_CANCELLED) {
-        assert_int_equal(ms_job_cancel(j, 2, &t, &e), MS_OK);
+    if (s == MD_JOB_CANCELLED) {
+        assert_int_equal(md_job_cancel(j, 2, &t, &e), MS_OK);
         return;
     }
-    assert_int_equal(ms_job_start(j, 2, 0, at, "MIG-a", &t, &e), MS_OK);
-    if (s != MS_JOB_RUNNING)
-        assert_int_equal(ms_job_finish(j, 3, s == MS_JOB_DONE ? 0 : 1, &t, &e), MS_OK);
+    assert_int_equal(md_job_start(j, 2, 0, at, "MIG-a", &t, &e), MS_OK);
+    if (s != MD_JOB_RUNNING)
+        assert_int_equal(md_job_finish(j, 3, s == MD_JOB_DONE ? 0 : 1, &t, &e), MS_OK);
 }
 
 /* Applies event ev (or its sole legal form) and returns the status. */
-static int apply(ms_job *j, ms_job_event ev, ms_job_transition *t, ms_error *e)
+static int apply(md_job *j, md_job_event ev, md_job_transition *t, ms_error *e)
 {
     ms_placement at = {ms_gpu_profile_by_name(a100(), "2g.10gb"), 2};
     switch (ev) {
-    case MS_JOB_EV_SUBMIT: return ms_job_submit(j, 10, t, e);
-    case MS_JOB_EV_START: return ms_job_start(j, 10, 1, at, "MIG-b", t, e);
-    case MS_JOB_EV_FINISH: return ms_job_finish(j, 10, 0, t, e);
-    case MS_JOB_EV_INTERRUPT: return ms_job_interrupt(j, 10, t, e);
-    case MS_JOB_EV_CANCEL: return ms_job_cancel(j, 10, t, e);
-    case MS_JOB_EV_REQUEUE: return ms_job_requeue(j, 10, "disk full", 1, t, e);
+    case MD_JOB_EV_SUBMIT: return md_job_submit(j, 10, t, e);
+    case MD_JOB_EV_START: return md_job_start(j, 10, 1, at, "MIG-b", t, e);
+    case MD_JOB_EV_FINISH: return md_job_finish(j, 10, 0, t, e);
+    case MD_JOB_EV_INTERRUPT: return md_job_interrupt(j, 10, t, e);
+    case MD_JOB_EV_CANCEL: return md_job_cancel(j, 10, t, e);
+    case MD_JOB_EV_REQUEUE: return md_job_requeue(j, 10, "disk full", 1, t, e);
     }
     return -1;
 }
 
-static void assert_unchanged(const ms_job *a, const ms_job *b)
+static void assert_unchanged(const md_job *a, const md_job *b)
 {
     assert_int_equal(a->state, b->state);
     assert_int_equal(a->attempts, b->attempts);
@@ -395,27 +395,27 @@ static void test_transition_table(void **state)
 {
     (void)state;
     /* Expected target per state and event (-1: illegal); interrupt under retry. */
-    static const int next[MS_JOB_NSTATES][6] = {
-        [MS_JOB_NEW] = {MS_JOB_QUEUED, -1, -1, -1, -1, -1},
-        [MS_JOB_QUEUED] = {-1, MS_JOB_RUNNING, -1, -1, MS_JOB_CANCELLED, -1},
-        [MS_JOB_RUNNING] = {-1, -1, MS_JOB_DONE, MS_JOB_QUEUED, MS_JOB_CANCELLED, MS_JOB_QUEUED},
-        [MS_JOB_DONE] = {-1, -1, -1, -1, -1, -1},
-        [MS_JOB_FAILED] = {-1, -1, -1, -1, -1, -1},
-        [MS_JOB_CANCELLED] = {-1, -1, -1, -1, -1, -1},
+    static const int next[MD_JOB_NSTATES][6] = {
+        [MD_JOB_NEW] = {MD_JOB_QUEUED, -1, -1, -1, -1, -1},
+        [MD_JOB_QUEUED] = {-1, MD_JOB_RUNNING, -1, -1, MD_JOB_CANCELLED, -1},
+        [MD_JOB_RUNNING] = {-1, -1, MD_JOB_DONE, MD_JOB_QUEUED, MD_JOB_CANCELLED, MD_JOB_QUEUED},
+        [MD_JOB_DONE] = {-1, -1, -1, -1, -1, -1},
+        [MD_JOB_FAILED] = {-1, -1, -1, -1, -1, -1},
+        [MD_JOB_CANCELLED] = {-1, -1, -1, -1, -1, -1},
     };
     int legal = 0;
-    for (int s = 0; s < MS_JOB_NSTATES; s++)
+    for (int s = 0; s < MD_JOB_NSTATES; s++)
         for (int ev = 0; ev < 6; ev++) {
-            ms_job j = new_job("retry");
-            drive(&j, (ms_job_state)s);
-            ms_job before = j;
-            ms_job_transition t;
+            md_job j = new_job("retry");
+            drive(&j, (md_job_state)s);
+            md_job before = j;
+            md_job_transition t;
             ms_error e = {0};
-            int rc = apply(&j, (ms_job_event)ev, &t, &e);
+            int rc = apply(&j, (md_job_event)ev, &t, &e);
             if (next[s][ev] < 0) {
                 assert_int_equal(rc, MS_EINVAL);
                 assert_non_null(strstr(e.msg, "job 7: cannot"));
-                assert_non_null(strstr(e.msg, ms_job_state_name((ms_job_state)s)));
+                assert_non_null(strstr(e.msg, md_job_state_name((md_job_state)s)));
                 assert_unchanged(&before, &j);
             } else {
                 legal++;
@@ -427,7 +427,7 @@ static void test_transition_table(void **state)
                 assert_int_equal(t.job, 7);
                 assert_true(t.at == 10);
             }
-            ms_job_free(&j);
+            md_job_free(&j);
         }
     assert_int_equal(legal, 7);
 }
@@ -435,41 +435,41 @@ static void test_transition_table(void **state)
 static void test_interrupt_policies(void **state)
 {
     (void)state;
-    ms_job_transition t;
+    md_job_transition t;
     ms_error e = {0};
-    ms_job j = new_job("retry");
-    drive(&j, MS_JOB_RUNNING);
-    assert_int_equal(ms_job_interrupt(&j, 5, &t, &e), MS_OK);
-    assert_int_equal(j.state, MS_JOB_QUEUED);
+    md_job j = new_job("retry");
+    drive(&j, MD_JOB_RUNNING);
+    assert_int_equal(md_job_interrupt(&j, 5, &t, &e), MS_OK);
+    assert_int_equal(j.state, MD_JOB_QUEUED);
     assert_int_equal(j.attempts, 1);
     assert_int_equal(j.gpu, -1);
     assert_int_equal(j.placement.profile, -1);
     assert_string_equal(j.mig_uuid, "");
     assert_true(isnan(j.started));
     /* Requeued, it starts again: a second attempt. */
-    assert_int_equal(apply(&j, MS_JOB_EV_START, &t, &e), MS_OK);
+    assert_int_equal(apply(&j, MD_JOB_EV_START, &t, &e), MS_OK);
     assert_int_equal(j.attempts, 2);
     assert_string_equal(j.mig_uuid, "MIG-b");
-    ms_job_free(&j);
+    md_job_free(&j);
 
     j = new_job("fail");
-    drive(&j, MS_JOB_RUNNING);
-    assert_int_equal(ms_job_interrupt(&j, 5, &t, &e), MS_OK);
-    assert_int_equal(j.state, MS_JOB_FAILED);
-    assert_int_equal(t.to, MS_JOB_FAILED);
+    drive(&j, MD_JOB_RUNNING);
+    assert_int_equal(md_job_interrupt(&j, 5, &t, &e), MS_OK);
+    assert_int_equal(j.state, MD_JOB_FAILED);
+    assert_int_equal(t.to, MD_JOB_FAILED);
     assert_true(j.ended == 5);
     assert_false(j.has_exit);
     assert_string_equal(j.reason, "interrupted (on_interrupt fail)");
     assert_string_equal(t.reason, j.reason);
-    ms_job_free(&j);
+    md_job_free(&j);
 
     /* A nonzero exit fails the job; exit 0 is done. */
     j = new_job("retry");
-    drive(&j, MS_JOB_FAILED);
+    drive(&j, MD_JOB_FAILED);
     assert_int_equal(j.exit_status, 1);
     assert_true(j.has_exit);
     assert_string_equal(j.reason, "exit status 1");
-    ms_job_free(&j);
+    md_job_free(&j);
 }
 
 /* Runs lost to daemon crashes requeue a job under retry until the max-attempts'th, which
@@ -477,45 +477,45 @@ static void test_interrupt_policies(void **state)
 static void test_recover_poison(void **state)
 {
     (void)state;
-    ms_job_transition t;
+    md_job_transition t;
     ms_error e = {0};
     ms_placement at = {ms_gpu_profile_by_name(a100(), "2g.10gb"), 0};
-    ms_job j = new_job("retry");
-    drive(&j, MS_JOB_RUNNING);
+    md_job j = new_job("retry");
+    drive(&j, MD_JOB_RUNNING);
     for (int k = 1; k <= 2; k++) {
         if (k > 1)
-            assert_int_equal(ms_job_start(&j, 3, 0, at, "MIG-a", &t, &e), MS_OK);
+            assert_int_equal(md_job_start(&j, 3, 0, at, "MIG-a", &t, &e), MS_OK);
         assert_string_equal(j.reason, "");
-        assert_int_equal(ms_job_recover(&j, 5, 3, &t, &e), MS_OK);
-        assert_int_equal(j.state, MS_JOB_QUEUED);
+        assert_int_equal(md_job_recover(&j, 5, 3, &t, &e), MS_OK);
+        assert_int_equal(j.state, MD_JOB_QUEUED);
         assert_int_equal(j.crashes, k);
         assert_string_equal(t.reason, "interrupted by a daemon crash, requeued");
     }
-    assert_int_equal(ms_job_start(&j, 4, 0, at, "MIG-a", &t, &e), MS_OK);
-    assert_int_equal(ms_job_recover(&j, 6, 3, &t, &e), MS_OK);
-    assert_int_equal(j.state, MS_JOB_FAILED);
-    assert_int_equal(t.to, MS_JOB_FAILED);
-    assert_int_equal(j.spec.on_interrupt, MS_ON_INTERRUPT_RETRY);  /* the spec is kept */
+    assert_int_equal(md_job_start(&j, 4, 0, at, "MIG-a", &t, &e), MS_OK);
+    assert_int_equal(md_job_recover(&j, 6, 3, &t, &e), MS_OK);
+    assert_int_equal(j.state, MD_JOB_FAILED);
+    assert_int_equal(t.to, MD_JOB_FAILED);
+    assert_int_equal(j.spec.on_interrupt, MD_ON_INTERRUPT_RETRY);  /* the spec is kept */
     assert_string_equal(j.reason, "interrupted 3 times");
     assert_string_equal(t.reason, "interrupted 3 times");
     /* A failed job is not recovered again, and is left as it was. */
-    assert_int_equal(ms_job_recover(&j, 7, 3, &t, &e), MS_EINVAL);
+    assert_int_equal(md_job_recover(&j, 7, 3, &t, &e), MS_EINVAL);
     assert_int_equal(j.crashes, 3);
-    ms_job_free(&j);
+    md_job_free(&j);
 
     j = new_job("fail");
-    drive(&j, MS_JOB_RUNNING);
-    assert_int_equal(ms_job_recover(&j, 5, 3, &t, &e), MS_OK);
-    assert_int_equal(j.state, MS_JOB_FAILED);
+    drive(&j, MD_JOB_RUNNING);
+    assert_int_equal(md_job_recover(&j, 5, 3, &t, &e), MS_OK);
+    assert_int_equal(j.state, MD_JOB_FAILED);
     assert_string_equal(j.reason, "interrupted by a daemon crash (on_interrupt fail)");
-    ms_job_free(&j);
+    md_job_free(&j);
 
     j = new_job("retry");
-    drive(&j, MS_JOB_RUNNING);
-    ms_job_set_reason(&j, &t, "%s %d", "x", 1);
+    drive(&j, MD_JOB_RUNNING);
+    md_job_set_reason(&j, &t, "%s %d", "x", 1);
     assert_string_equal(j.reason, "x 1");
     assert_string_equal(t.reason, "x 1");
-    ms_job_free(&j);
+    md_job_free(&j);
 }
 
 /* A start that ran nothing for the node's reason: back to queued whatever on_interrupt
@@ -523,20 +523,20 @@ static void test_recover_poison(void **state)
 static void test_requeue(void **state)
 {
     (void)state;
-    ms_job_transition t;
+    md_job_transition t;
     ms_error e = {0};
     ms_placement at = {ms_gpu_profile_by_name(a100(), "2g.10gb"), 0};
-    ms_job j = new_job("fail");
-    drive(&j, MS_JOB_RUNNING);
+    md_job j = new_job("fail");
+    drive(&j, MD_JOB_RUNNING);
     for (int k = 1; k <= 3; k++) {
         if (k > 1)
-            assert_int_equal(ms_job_start(&j, 3, 0, at, "MIG-a", &t, &e), MS_OK);
-        assert_int_equal(ms_job_requeue(&j, 5, "log-dir /l/u: No space left on device", k,
+            assert_int_equal(md_job_start(&j, 3, 0, at, "MIG-a", &t, &e), MS_OK);
+        assert_int_equal(md_job_requeue(&j, 5, "log-dir /l/u: No space left on device", k,
                                         &t, &e), MS_OK);
-        assert_int_equal(j.state, MS_JOB_QUEUED);
-        assert_int_equal(t.event, MS_JOB_EV_REQUEUE);
-        assert_int_equal(t.from, MS_JOB_RUNNING);
-        assert_int_equal(t.to, MS_JOB_QUEUED);
+        assert_int_equal(j.state, MD_JOB_QUEUED);
+        assert_int_equal(t.event, MD_JOB_EV_REQUEUE);
+        assert_int_equal(t.from, MD_JOB_RUNNING);
+        assert_int_equal(t.to, MD_JOB_QUEUED);
         assert_int_equal(j.attempts, k);
         assert_int_equal(j.start_failures, k);
         assert_int_equal(j.crashes, 0);
@@ -549,24 +549,24 @@ static void test_requeue(void **state)
                                   "device; next try in 3 s");
     assert_string_equal(t.reason, j.reason);
     /* Its own last error as the cause (the engine passes j.start_error). */
-    assert_int_equal(ms_job_start(&j, 6, 0, at, "MIG-a", &t, &e), MS_OK);
-    assert_int_equal(ms_job_requeue(&j, 7, j.start_error, 4, &t, &e), MS_OK);
+    assert_int_equal(md_job_start(&j, 6, 0, at, "MIG-a", &t, &e), MS_OK);
+    assert_int_equal(md_job_requeue(&j, 7, j.start_error, 4, &t, &e), MS_OK);
     assert_string_equal(j.start_error, "log-dir /l/u: No space left on device");
     /* Only a running job's start can have failed. */
-    assert_int_equal(ms_job_requeue(&j, 8, "x", 1, &t, &e), MS_EINVAL);
+    assert_int_equal(md_job_requeue(&j, 8, "x", 1, &t, &e), MS_EINVAL);
     assert_int_equal(j.start_failures, 4);
-    ms_job_free(&j);
+    md_job_free(&j);
 }
 
 static void test_names(void **state)
 {
     (void)state;
-    for (int s = 0; s < MS_JOB_NSTATES; s++)
-        assert_int_equal(ms_job_state_parse(ms_job_state_name((ms_job_state)s)), s);
+    for (int s = 0; s < MD_JOB_NSTATES; s++)
+        assert_int_equal(md_job_state_parse(md_job_state_name((md_job_state)s)), s);
     for (int ev = 0; ev < 6; ev++)
-        assert_int_equal(ms_job_event_parse(ms_job_event_name((ms_job_event)ev)), ev);
-    assert_int_equal(ms_job_state_parse("paused"), -1);
-    assert_int_equal(ms_job_event_parse("resume"), -1);
+        assert_int_equal(md_job_event_parse(md_job_event_name((md_job_event)ev)), ev);
+    assert_int_equal(md_job_state_parse("paused"), -1);
+    assert_int_equal(md_job_event_parse("resume"), -1);
 }
 
 int main(void)

@@ -14,26 +14,26 @@ static void plain_values_pass(void **state)
 {
     (void)state;
     char buf[64];
-    assert_string_equal(ms_dlog_quote("3g.20gb", buf, sizeof buf), "3g.20gb");
-    assert_string_equal(ms_dlog_quote("/run/x.sock", buf, sizeof buf), "/run/x.sock");
+    assert_string_equal(md_log_quote("3g.20gb", buf, sizeof buf), "3g.20gb");
+    assert_string_equal(md_log_quote("/run/x.sock", buf, sizeof buf), "/run/x.sock");
 }
 
 static void others_are_quoted(void **state)
 {
     (void)state;
     char buf[64];
-    assert_string_equal(ms_dlog_quote("", buf, sizeof buf), "\"\"");
-    assert_string_equal(ms_dlog_quote("a b", buf, sizeof buf), "\"a b\"");
-    assert_string_equal(ms_dlog_quote("k=v", buf, sizeof buf), "\"k=v\"");
-    assert_string_equal(ms_dlog_quote("say \"hi\"\n", buf, sizeof buf), "\"say \\\"hi\\\"\\n\"");
-    assert_string_equal(ms_dlog_quote("\x01", buf, sizeof buf), "\"\\x01\"");
+    assert_string_equal(md_log_quote("", buf, sizeof buf), "\"\"");
+    assert_string_equal(md_log_quote("a b", buf, sizeof buf), "\"a b\"");
+    assert_string_equal(md_log_quote("k=v", buf, sizeof buf), "\"k=v\"");
+    assert_string_equal(md_log_quote("say \"hi\"\n", buf, sizeof buf), "\"say \\\"hi\\\"\\n\"");
+    assert_string_equal(md_log_quote("\x01", buf, sizeof buf), "\"\\x01\"");
 }
 
 static void long_values_are_cut_and_closed(void **state)
 {
     (void)state;
     char buf[16];
-    ms_dlog_quote("a very long value with blanks", buf, sizeof buf);
+    md_log_quote("a very long value with blanks", buf, sizeof buf);
     size_t n = strlen(buf);
     assert_true(n < sizeof buf);
     assert_int_equal(buf[0], '"');

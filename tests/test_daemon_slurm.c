@@ -17,11 +17,11 @@ static void test_job_ids(void **state)
     int64_t *ids;
     size_t n;
     ms_error e = {0};
-    assert_int_equal(ms_slurm_parse_job_ids("101\n  7 \n\n4294967295\n", &ids, &n, &e), MS_OK);
+    assert_int_equal(md_slurm_parse_job_ids("101\n  7 \n\n4294967295\n", &ids, &n, &e), MS_OK);
     assert_int_equal(n, 3);
     assert_true(ids[0] == 101 && ids[1] == 7 && ids[2] == 4294967295LL);
     free(ids);
-    assert_int_equal(ms_slurm_parse_job_ids("", &ids, &n, &e), MS_OK);  /* nothing runs */
+    assert_int_equal(md_slurm_parse_job_ids("", &ids, &n, &e), MS_OK);  /* nothing runs */
     assert_int_equal(n, 0);
     assert_null(ids);
     /* Anything else is an error, so that a message is never read as "no jobs". */
@@ -29,7 +29,7 @@ static void test_job_ids(void **state)
                                       "4294967296\n", "-5\n", "1 2\n"};
     for (size_t i = 0; i < sizeof BAD / sizeof *BAD; i++) {
         e.msg[0] = '\0';
-        if (ms_slurm_parse_job_ids(BAD[i], &ids, &n, &e) != MS_EINVAL ||
+        if (md_slurm_parse_job_ids(BAD[i], &ids, &n, &e) != MS_EINVAL ||
             !strstr(e.msg, "not a job id") || ids || n)
             fail_msg("\"%s\": \"%s\"", BAD[i], e.msg);
     }
@@ -56,7 +56,7 @@ static void test_gres(void **state)
     for (size_t i = 0; i < sizeof CASES / sizeof *CASES; i++) {
         long c = -1;
         ms_error e = {0};
-        assert_int_equal(ms_slurm_parse_gres(CASES[i].text, "migslice", &c, &e), MS_OK);
+        assert_int_equal(md_slurm_parse_gres(CASES[i].text, "migslice", &c, &e), MS_OK);
         if (c != CASES[i].count)
             fail_msg("\"%s\": %ld, expected %ld", CASES[i].text, c, CASES[i].count);
     }
@@ -77,18 +77,18 @@ static void test_mapping(void **state)
     assert_non_null(mkdtemp(dir));
     ms_error e = {0};
     int64_t jobs[] = {4242, 7};
-    assert_int_equal(ms_hpc_mapping_set(dir, 1, 3, jobs, 2, &e), MS_OK);
+    assert_int_equal(md_hpc_mapping_set(dir, 1, 3, jobs, 2, &e), MS_OK);
     snprintf(path, sizeof path, "%s/1.3", dir);
     char *t = read_text(path);
     assert_string_equal(t, "4242\n7\n");
     free(t);
-    assert_int_equal(ms_hpc_mapping_set(dir, 1, 3, jobs, 1, &e), MS_OK);  /* rewritten */
+    assert_int_equal(md_hpc_mapping_set(dir, 1, 3, jobs, 1, &e), MS_OK);  /* rewritten */
     t = read_text(path);
     assert_string_equal(t, "4242\n");
     free(t);
-    assert_int_equal(ms_hpc_mapping_set(dir, 1, 3, NULL, 0, &e), MS_OK);  /* no job: gone */
+    assert_int_equal(md_hpc_mapping_set(dir, 1, 3, NULL, 0, &e), MS_OK);  /* no job: gone */
     assert_int_not_equal(access(path, F_OK), 0);
-    assert_int_equal(ms_hpc_mapping_set(dir, 1, 3, NULL, 0, &e), MS_OK);  /* gone already */
+    assert_int_equal(md_hpc_mapping_set(dir, 1, 3, NULL, 0, &e), MS_OK);  /* gone already */
     /* Prune: the GPU's stale instance files go; kept ones, other GPUs' and others' stay. */
     const char *names[] = {"0.1", "0.2", "0.9", "1.1", "0", "0.x", "notes"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
@@ -98,7 +98,7 @@ static void test_mapping(void **state)
         fclose(f);
     }
     unsigned keep[] = {2};
-    assert_int_equal(ms_hpc_mapping_prune(dir, 0, keep, 1, &e), MS_OK);
+    assert_int_equal(md_hpc_mapping_prune(dir, 0, keep, 1, &e), MS_OK);
     const bool left[] = {false, true, false, true, true, true, true};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
@@ -107,9 +107,9 @@ static void test_mapping(void **state)
         unlink(path);
     }
     rmdir(dir);
-    assert_int_equal(ms_hpc_mapping_set("/nonexistent/dir", 0, 1, jobs, 1, &e), MS_EIO);
+    assert_int_equal(md_hpc_mapping_set("/nonexistent/dir", 0, 1, jobs, 1, &e), MS_EIO);
     assert_non_null(strstr(e.msg, "/nonexistent/dir"));
-    assert_int_equal(ms_hpc_mapping_prune("/nonexistent/dir", 0, keep, 1, &e), MS_EIO);
+    assert_int_equal(md_hpc_mapping_prune("/nonexistent/dir", 0, keep, 1, &e), MS_EIO);
     assert_non_null(strstr(e.msg, "hpc-job-mapping-dir /nonexistent/dir"));
 }
 

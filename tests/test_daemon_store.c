@@ -39,73 +39,73 @@ static int teardown(void **state)
     return 0;
 }
 
-static ms_store *open_ok(const char *path)
+static md_store *open_ok(const char *path)
 {
-    ms_store *st;
+    md_store *st;
     ms_error e = {0};
-    if (ms_store_open(path, a100(), &st, &e))
+    if (md_store_open(path, a100(), &st, &e))
         fail_msg("%s", e.msg);
     return st;
 }
 
 /* Parses, submits and stores a job owned by owner (NULL: nobody set, uid 0 and no name);
  * returns its id. */
-static int64_t submit_as(ms_store *st, const char *name, const char *on_interrupt, double now,
-                         const ms_job_owner *owner)
+static int64_t submit_as(md_store *st, const char *name, const char *on_interrupt, double now,
+                         const md_job_owner *owner)
 {
     char text[256];
     snprintf(text, sizeof text, "{\"name\": \"%s\", \"command\": [\"sleep\", \"5\"],"
              " \"on_interrupt\": \"%s\", \"times\": {\"1\": 30, \"7\": 6}}", name,
              on_interrupt);
-    ms_job_spec s;
+    md_job_spec s;
     ms_error e = {0};
-    assert_int_equal(ms_job_spec_parse(text, strlen(text), a100(), &s, &e), MS_OK);
-    ms_job j;
-    ms_job_transition t;
-    ms_job_init(&j, &s);
+    assert_int_equal(md_job_spec_parse(text, strlen(text), a100(), &s, &e), MS_OK);
+    md_job j;
+    md_job_transition t;
+    md_job_init(&j, &s);
     if (owner)
         j.owner = *owner;
-    assert_int_equal(ms_job_submit(&j, now, &t, &e), MS_OK);
-    if (ms_store_submit(st, &j, &t, &e))
+    assert_int_equal(md_job_submit(&j, now, &t, &e), MS_OK);
+    if (md_store_submit(st, &j, &t, &e))
         fail_msg("%s", e.msg);
     assert_true(j.id > 0);
     assert_int_equal(t.job, j.id);
     int64_t id = j.id;
-    ms_job_free(&j);
+    md_job_free(&j);
     return id;
 }
 
-static int64_t submit(ms_store *st, const char *name, const char *on_interrupt, double now)
+static int64_t submit(md_store *st, const char *name, const char *on_interrupt, double now)
 {
     return submit_as(st, name, on_interrupt, now, NULL);
 }
 
 /* Loads job id, applies one event through the state machine and stores it. */
-static void event(ms_store *st, int64_t id, ms_job_event ev, double now, int exit_status)
+static void event(md_store *st, int64_t id, md_job_event ev, double now, int exit_status)
 {
-    ms_job j;
-    ms_job_transition t;
+    md_job j;
+    md_job_transition t;
     ms_error e = {0};
-    assert_int_equal(ms_store_get_job(st, id, &j, &e), MS_OK);
+    assert_int_equal(md_store_get_job(st, id, &j, &e), MS_OK);
     ms_placement at = {ms_gpu_profile_by_name(a100(), "7g.40gb"), 0};
-    int rc = ev == MS_JOB_EV_START ? ms_job_start(&j, now, 0, at, "MIG-5e1f", &t, &e)
-           : ev == MS_JOB_EV_FINISH ? ms_job_finish(&j, now, exit_status, &t, &e)
-           : ev == MS_JOB_EV_INTERRUPT ? ms_job_interrupt(&j, now, &t, &e)
-                                       : ms_job_cancel(&j, now, &t, &e);
+    int rc = ev == MD_JOB_EV_START ? md_job_start(&j, now, 0, at, "MIG-5e1f", &t, &e)
+           : ev == MD_JOB_EV_FINISH ? md_job_finish(&j, now, exit_status, &t, &e)
+           : ev == MD_JOB_EV_INTERRUPT ? md_job_interrupt(&j, now, &t, &e)
+                                       : md_job_cancel(&j, now, &t, &e);
     assert_int_equal(rc, MS_OK);
-    if (ms_store_transition(st, &j, &t, &e))
+    if (md_store_transition(st, &j, &t, &e))
         fail_msg("%s", e.msg);
-    ms_job_free(&j);
+    md_job_free(&j);
 }
 
 /* The connection is at the newest schema, in WAL mode, synchronous=FULL (2). */
-static void assert_settings(ms_store *st)
+static void assert_settings(md_store *st)
 {
     int version, sync;
     char mode[16];
     ms_error e = {0};
-    assert_int_equal(ms_store_settings(st, &version, mode, &sync, &e), MS_OK);
-    assert_int_equal(version, ms_store_migration_count());
+    assert_int_equal(md_store_settings(st, &version, mode, &sync, &e), MS_OK);
+    assert_int_equal(version, md_store_migration_count());
     assert_string_equal(mode, "wal");
     assert_int_equal(sync, 2);
 }
@@ -113,9 +113,9 @@ static void assert_settings(ms_store *st)
 static void test_settings(void **state)
 {
     fixture *f = *state;
-    ms_store *st = open_ok(f->path);
+    md_store *st = open_ok(f->path);
     assert_settings(st);
-    ms_store_close(st);
+    md_store_close(st);
     /* WAL is a property of the file: another connection sees it. */
     sqlite3 *db;
     sqlite3_stmt *s;
@@ -130,21 +130,21 @@ static void test_settings(void **state)
 static void test_round_trip_and_history(void **state)
 {
     fixture *f = *state;
-    ms_store *st = open_ok(f->path);
+    md_store *st = open_ok(f->path);
     int64_t a = submit(st, "a", "retry", 100), b = submit(st, "b", "fail", 101);
     assert_int_equal(b, a + 1);
-    event(st, a, MS_JOB_EV_START, 102, 0);
-    event(st, a, MS_JOB_EV_INTERRUPT, 103, 0);
-    event(st, a, MS_JOB_EV_START, 104, 0);
-    event(st, a, MS_JOB_EV_FINISH, 110, 0);
-    event(st, b, MS_JOB_EV_CANCEL, 105, 0);
-    ms_store_close(st);
+    event(st, a, MD_JOB_EV_START, 102, 0);
+    event(st, a, MD_JOB_EV_INTERRUPT, 103, 0);
+    event(st, a, MD_JOB_EV_START, 104, 0);
+    event(st, a, MD_JOB_EV_FINISH, 110, 0);
+    event(st, b, MD_JOB_EV_CANCEL, 105, 0);
+    md_store_close(st);
 
     st = open_ok(f->path); /* everything survives a reopen */
-    ms_job j;
+    md_job j;
     ms_error e = {0};
-    assert_int_equal(ms_store_get_job(st, a, &j, &e), MS_OK);
-    assert_int_equal(j.state, MS_JOB_DONE);
+    assert_int_equal(md_store_get_job(st, a, &j, &e), MS_OK);
+    assert_int_equal(j.state, MD_JOB_DONE);
     assert_int_equal(j.attempts, 2);
     assert_true(j.submitted == 100 && j.started == 104 && j.ended == 110);
     assert_int_equal(j.gpu, 0);
@@ -154,21 +154,21 @@ static void test_round_trip_and_history(void **state)
     assert_int_equal(j.exit_status, 0);
     assert_string_equal(j.spec.name, "a");
     assert_true(j.spec.times[7] == 6);
-    ms_job_free(&j);
+    md_job_free(&j);
 
-    ms_job_transition *h;
+    md_job_transition *h;
     size_t n;
-    assert_int_equal(ms_store_history(st, a, &h, &n, &e), MS_OK);
+    assert_int_equal(md_store_history(st, a, &h, &n, &e), MS_OK);
     static const struct {
-        ms_job_event ev;
-        ms_job_state from, to;
+        md_job_event ev;
+        md_job_state from, to;
         double at;
     } want[] = {
-        {MS_JOB_EV_SUBMIT, MS_JOB_NEW, MS_JOB_QUEUED, 100},
-        {MS_JOB_EV_START, MS_JOB_QUEUED, MS_JOB_RUNNING, 102},
-        {MS_JOB_EV_INTERRUPT, MS_JOB_RUNNING, MS_JOB_QUEUED, 103},
-        {MS_JOB_EV_START, MS_JOB_QUEUED, MS_JOB_RUNNING, 104},
-        {MS_JOB_EV_FINISH, MS_JOB_RUNNING, MS_JOB_DONE, 110},
+        {MD_JOB_EV_SUBMIT, MD_JOB_NEW, MD_JOB_QUEUED, 100},
+        {MD_JOB_EV_START, MD_JOB_QUEUED, MD_JOB_RUNNING, 102},
+        {MD_JOB_EV_INTERRUPT, MD_JOB_RUNNING, MD_JOB_QUEUED, 103},
+        {MD_JOB_EV_START, MD_JOB_QUEUED, MD_JOB_RUNNING, 104},
+        {MD_JOB_EV_FINISH, MD_JOB_RUNNING, MD_JOB_DONE, 110},
     };
     assert_int_equal(n, 5);
     for (size_t i = 0; i < n; i++) {
@@ -180,74 +180,74 @@ static void test_round_trip_and_history(void **state)
     }
     free(h);
 
-    ms_job *list;
-    assert_int_equal(ms_store_list_jobs(st, -1, &list, &n, &e), MS_OK);
+    md_job *list;
+    assert_int_equal(md_store_list_jobs(st, -1, &list, &n, &e), MS_OK);
     assert_int_equal(n, 2);
-    assert_int_equal(list[1].state, MS_JOB_CANCELLED);
-    ms_store_free_jobs(list, n);
-    assert_int_equal(ms_store_list_jobs(st, MS_JOB_CANCELLED, &list, &n, &e), MS_OK);
+    assert_int_equal(list[1].state, MD_JOB_CANCELLED);
+    md_store_free_jobs(list, n);
+    assert_int_equal(md_store_list_jobs(st, MD_JOB_CANCELLED, &list, &n, &e), MS_OK);
     assert_int_equal(n, 1);
     assert_int_equal(list[0].id, b);
-    ms_store_free_jobs(list, n);
+    md_store_free_jobs(list, n);
 
-    assert_int_equal(ms_store_get_job(st, 99, &j, &e), MS_EINVAL);
+    assert_int_equal(md_store_get_job(st, 99, &j, &e), MS_EINVAL);
     assert_string_equal(e.msg, "no job 99");
-    ms_store_close(st);
+    md_store_close(st);
 }
 
 /* A transition from a state the row is no longer in (a stale copy) changes nothing. */
 static void test_stale_transition_refused(void **state)
 {
     fixture *f = *state;
-    ms_store *st = open_ok(f->path);
+    md_store *st = open_ok(f->path);
     int64_t id = submit(st, "a", "retry", 1);
-    ms_job stale, j;
-    ms_job_transition t;
+    md_job stale, j;
+    md_job_transition t;
     ms_error e = {0};
-    assert_int_equal(ms_store_get_job(st, id, &stale, &e), MS_OK);
-    event(st, id, MS_JOB_EV_CANCEL, 2, 0);
-    assert_int_equal(ms_job_cancel(&stale, 3, &t, &e), MS_OK);
-    assert_int_equal(ms_store_transition(st, &stale, &t, &e), MS_EINVAL);
+    assert_int_equal(md_store_get_job(st, id, &stale, &e), MS_OK);
+    event(st, id, MD_JOB_EV_CANCEL, 2, 0);
+    assert_int_equal(md_job_cancel(&stale, 3, &t, &e), MS_OK);
+    assert_int_equal(md_store_transition(st, &stale, &t, &e), MS_EINVAL);
     assert_non_null(strstr(e.msg, "is not queued in the database"));
-    ms_job_transition *h;
+    md_job_transition *h;
     size_t n;
-    assert_int_equal(ms_store_history(st, id, &h, &n, &e), MS_OK);
+    assert_int_equal(md_store_history(st, id, &h, &n, &e), MS_OK);
     assert_int_equal(n, 2); /* submit, the first cancel: the refused one left no row */
     free(h);
-    assert_int_equal(ms_store_get_job(st, id, &j, &e), MS_OK);
+    assert_int_equal(md_store_get_job(st, id, &j, &e), MS_OK);
     assert_true(j.ended == 2);
-    ms_job_free(&j);
-    ms_job_free(&stale);
-    ms_store_close(st);
+    md_job_free(&j);
+    md_job_free(&stale);
+    md_store_close(st);
 }
 
 /* Stores a job and runs events on it through the state machine, without cmocka (for the
  * child that is killed): 0 or the first failing status. */
-static int job_events(ms_store *st, const char *on_interrupt, int nev, const ms_job_event *ev)
+static int job_events(md_store *st, const char *on_interrupt, int nev, const md_job_event *ev)
 {
     char text[256];
     snprintf(text, sizeof text, "{\"name\": \"c\", \"command\": [\"sleep\", \"5\"],"
              " \"on_interrupt\": \"%s\", \"slices\": 7, \"seconds\": 6}", on_interrupt);
-    ms_job_spec s;
-    ms_job j;
-    ms_job_transition t;
+    md_job_spec s;
+    md_job j;
+    md_job_transition t;
     ms_error e = {0};
-    int rc = ms_job_spec_parse(text, strlen(text), a100(), &s, &e);
+    int rc = md_job_spec_parse(text, strlen(text), a100(), &s, &e);
     if (rc)
         return rc;
-    ms_job_init(&j, &s);
+    md_job_init(&j, &s);
     ms_placement at = {j.spec.profile, 0};
-    if (!(rc = ms_job_submit(&j, 1, &t, &e)))
-        rc = ms_store_submit(st, &j, &t, &e);
+    if (!(rc = md_job_submit(&j, 1, &t, &e)))
+        rc = md_store_submit(st, &j, &t, &e);
     for (int i = 0; i < nev && !rc; i++) {
-        rc = ev[i] == MS_JOB_EV_START ? ms_job_start(&j, 2 + i, 0, at, "MIG-c", &t, &e)
-                                      : ms_job_finish(&j, 2 + i, 0, &t, &e);
+        rc = ev[i] == MD_JOB_EV_START ? md_job_start(&j, 2 + i, 0, at, "MIG-c", &t, &e)
+                                      : md_job_finish(&j, 2 + i, 0, &t, &e);
         if (!rc)
-            rc = ms_store_transition(st, &j, &t, &e);
+            rc = md_store_transition(st, &j, &t, &e);
     }
     if (rc)
         fprintf(stderr, "child: %s\n", e.msg);
-    ms_job_free(&j);
+    md_job_free(&j);
     return rc;
 }
 
@@ -257,14 +257,14 @@ static int job_events(ms_store *st, const char *on_interrupt, int nev, const ms_
 static void test_crash_recovery(void **state)
 {
     fixture *f = *state;
-    const ms_job_event start[] = {MS_JOB_EV_START}, done[] = {MS_JOB_EV_START,
-                                                             MS_JOB_EV_FINISH};
+    const md_job_event start[] = {MD_JOB_EV_START}, done[] = {MD_JOB_EV_START,
+                                                             MD_JOB_EV_FINISH};
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
-        ms_store *cst;
+        md_store *cst;
         ms_error ce = {0};
-        if (ms_store_open(f->path, a100(), &cst, &ce) || job_events(cst, "retry", 1, start) ||
+        if (md_store_open(f->path, a100(), &cst, &ce) || job_events(cst, "retry", 1, start) ||
             job_events(cst, "fail", 1, start) || job_events(cst, "retry", 0, NULL) ||
             job_events(cst, "retry", 2, done))
             _exit(2);
@@ -276,36 +276,36 @@ static void test_crash_recovery(void **state)
     assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
     int64_t r1 = 1, r2 = 2, q = 3;
 
-    ms_store *st = open_ok(f->path);
-    ms_job *run;
+    md_store *st = open_ok(f->path);
+    md_job *run;
     size_t n;
     ms_error e = {0};
-    assert_int_equal(ms_store_running_jobs(st, &run, &n, &e), MS_OK);
+    assert_int_equal(md_store_running_jobs(st, &run, &n, &e), MS_OK);
     assert_int_equal(n, 2);
     assert_int_equal(run[0].id, r1);
     assert_int_equal(run[1].id, r2);
     for (size_t i = 0; i < n; i++) {
-        ms_job_transition t;
-        assert_int_equal(ms_job_interrupt(&run[i], 10, &t, &e), MS_OK);
-        assert_int_equal(ms_store_transition(st, &run[i], &t, &e), MS_OK);
+        md_job_transition t;
+        assert_int_equal(md_job_interrupt(&run[i], 10, &t, &e), MS_OK);
+        assert_int_equal(md_store_transition(st, &run[i], &t, &e), MS_OK);
     }
-    ms_store_free_jobs(run, n);
-    assert_int_equal(ms_store_running_jobs(st, &run, &n, &e), MS_OK);
+    md_store_free_jobs(run, n);
+    assert_int_equal(md_store_running_jobs(st, &run, &n, &e), MS_OK);
     assert_int_equal(n, 0);
-    ms_store_free_jobs(run, n);
-    ms_job j;
-    assert_int_equal(ms_store_get_job(st, r1, &j, &e), MS_OK);
-    assert_int_equal(j.state, MS_JOB_QUEUED);
-    ms_job_free(&j);
-    assert_int_equal(ms_store_get_job(st, r2, &j, &e), MS_OK);
-    assert_int_equal(j.state, MS_JOB_FAILED);
-    ms_job_free(&j);
-    assert_int_equal(ms_store_list_jobs(st, MS_JOB_QUEUED, &run, &n, &e), MS_OK);
+    md_store_free_jobs(run, n);
+    md_job j;
+    assert_int_equal(md_store_get_job(st, r1, &j, &e), MS_OK);
+    assert_int_equal(j.state, MD_JOB_QUEUED);
+    md_job_free(&j);
+    assert_int_equal(md_store_get_job(st, r2, &j, &e), MS_OK);
+    assert_int_equal(j.state, MD_JOB_FAILED);
+    md_job_free(&j);
+    assert_int_equal(md_store_list_jobs(st, MD_JOB_QUEUED, &run, &n, &e), MS_OK);
     assert_int_equal(n, 2); /* q and the requeued r1 */
     assert_int_equal(run[0].id, r1);
     assert_int_equal(run[1].id, q);
-    ms_store_free_jobs(run, n);
-    ms_store_close(st);
+    md_store_free_jobs(run, n);
+    md_store_close(st);
 }
 
 static void exec_sql(sqlite3 *db, const char *sql)
@@ -334,10 +334,10 @@ static bool has_index(const char *path, const char *name)
 static void test_migration(void **state)
 {
     fixture *f = *state;
-    assert_true(ms_store_migration_count() >= 2);
+    assert_true(md_store_migration_count() >= 2);
     sqlite3 *db;
     assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
-    exec_sql(db, ms_store_migration_sql(0));
+    exec_sql(db, md_store_migration_sql(0));
     exec_sql(db, "PRAGMA user_version = 1");
     exec_sql(db, "INSERT INTO jobs(name, spec, state, attempts, submitted) VALUES('old',"
                  " '{\"name\":\"old\",\"command\":[\"true\"],\"slices\":2,\"seconds\":9}',"
@@ -345,16 +345,16 @@ static void test_migration(void **state)
     sqlite3_close(db);
     assert_false(has_index(f->path, "transitions_by_job"));
 
-    ms_store *st = open_ok(f->path);
+    md_store *st = open_ok(f->path);
     assert_settings(st);
     ms_error e = {0};
-    ms_job j;
-    assert_int_equal(ms_store_get_job(st, 1, &j, &e), MS_OK);
+    md_job j;
+    assert_int_equal(md_store_get_job(st, 1, &j, &e), MS_OK);
     assert_string_equal(j.spec.name, "old");
-    assert_int_equal(j.state, MS_JOB_QUEUED);
+    assert_int_equal(j.state, MD_JOB_QUEUED);
     assert_string_equal(a100()->profiles[j.spec.profile].name, "2g.10gb");
-    ms_job_free(&j);
-    ms_store_close(st);
+    md_job_free(&j);
+    md_store_close(st);
     assert_true(has_index(f->path, "transitions_by_job"));
 }
 
@@ -367,31 +367,31 @@ static void test_migration_owners(void **state)
     sqlite3 *db;
     assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
     for (int i = 0; i < 3; i++)
-        exec_sql(db, ms_store_migration_sql(i));
+        exec_sql(db, md_store_migration_sql(i));
     exec_sql(db, "PRAGMA user_version = 3");
     exec_sql(db, "INSERT INTO jobs(name, spec, state, attempts, submitted) VALUES('old',"
                  " '{\"name\":\"old\",\"command\":[\"true\"],\"slices\":2,\"seconds\":9}',"
                  " 'done', 1, 50)");
     sqlite3_close(db);
 
-    ms_store *st = open_ok(f->path);
+    md_store *st = open_ok(f->path);
     assert_settings(st);
     ms_error e = {0};
-    ms_job j;
-    assert_int_equal(ms_store_get_job(st, 1, &j, &e), MS_OK);
+    md_job j;
+    assert_int_equal(md_store_get_job(st, 1, &j, &e), MS_OK);
     assert_int_equal(j.owner.uid, 0);
     assert_int_equal(j.owner.gid, 0);
     assert_string_equal(j.owner.name, "root");
-    ms_job_free(&j);
-    ms_job_owner alice = {.uid = 4242, .gid = 4343, .name = "alice"};
+    md_job_free(&j);
+    md_job_owner alice = {.uid = 4242, .gid = 4343, .name = "alice"};
     int64_t id = submit_as(st, "new", "retry", 60, &alice);
-    assert_int_equal(ms_store_get_job(st, id, &j, &e), MS_OK);
+    assert_int_equal(md_store_get_job(st, id, &j, &e), MS_OK);
     assert_int_equal(j.owner.uid, 4242);
     assert_int_equal(j.owner.gid, 4343);
     assert_string_equal(j.owner.name, "alice");
     assert_true(j.spec_bytes > 0);
-    ms_job_free(&j);
-    ms_store_close(st);
+    md_job_free(&j);
+    md_store_close(st);
     assert_true(has_index(f->path, "jobs_by_owner"));
 }
 
@@ -400,60 +400,60 @@ static void test_migration_owners(void **state)
 static void test_job_pages(void **state)
 {
     fixture *f = *state;
-    ms_store *st = open_ok(f->path);
-    ms_job_owner alice = {.uid = 4242, .gid = 4242, .name = "alice"},
+    md_store *st = open_ok(f->path);
+    md_job_owner alice = {.uid = 4242, .gid = 4242, .name = "alice"},
                  nameless = {.uid = 5151, .gid = 5151, .name = ""};
     for (int i = 0; i < 7; i++)  /* 1..7: alice, nameless, alice, ... */
         submit_as(st, "p", "retry", 10 + i, i % 2 ? &nameless : &alice);
-    event(st, 3, MS_JOB_EV_CANCEL, 30, 0);
-    ms_job *page;
+    event(st, 3, MD_JOB_EV_CANCEL, 30, 0);
+    md_job *page;
     size_t n;
     bool more;
     ms_error e = {0};
-    ms_store_job_query q = {.after = 0, .limit = 3, .state = -1};
-    assert_int_equal(ms_store_job_page(st, &q, &page, &n, &more, &e), MS_OK);
+    md_store_job_query q = {.after = 0, .limit = 3, .state = -1};
+    assert_int_equal(md_store_job_page(st, &q, &page, &n, &more, &e), MS_OK);
     assert_int_equal(n, 3);
     assert_true(more);
     assert_int_equal(page[0].id, 1);
     assert_int_equal(page[2].id, 3);
-    ms_store_free_jobs(page, n);
+    md_store_free_jobs(page, n);
     q.after = 6;
-    assert_int_equal(ms_store_job_page(st, &q, &page, &n, &more, &e), MS_OK);
+    assert_int_equal(md_store_job_page(st, &q, &page, &n, &more, &e), MS_OK);
     assert_int_equal(n, 1);
     assert_false(more);
     assert_int_equal(page[0].id, 7);
-    ms_store_free_jobs(page, n);
-    q = (ms_store_job_query){.after = 1, .limit = 2, .state = -1, .user = "alice"};
-    assert_int_equal(ms_store_job_page(st, &q, &page, &n, &more, &e), MS_OK);
+    md_store_free_jobs(page, n);
+    q = (md_store_job_query){.after = 1, .limit = 2, .state = -1, .user = "alice"};
+    assert_int_equal(md_store_job_page(st, &q, &page, &n, &more, &e), MS_OK);
     assert_int_equal(n, 2);
     assert_true(more);
     assert_int_equal(page[0].id, 3);
     assert_int_equal(page[1].id, 5);
-    ms_store_free_jobs(page, n);
-    q = (ms_store_job_query){.after = 0, .limit = 10, .state = MS_JOB_QUEUED, .user = "alice"};
-    assert_int_equal(ms_store_job_page(st, &q, &page, &n, &more, &e), MS_OK);
+    md_store_free_jobs(page, n);
+    q = (md_store_job_query){.after = 0, .limit = 10, .state = MD_JOB_QUEUED, .user = "alice"};
+    assert_int_equal(md_store_job_page(st, &q, &page, &n, &more, &e), MS_OK);
     assert_int_equal(n, 3);  /* 1, 5, 7: 3 is cancelled */
     assert_false(more);
     assert_int_equal(page[1].id, 5);
-    ms_store_free_jobs(page, n);
-    q = (ms_store_job_query){.after = 0, .limit = 10, .state = -1, .user = "5151"};
-    assert_int_equal(ms_store_job_page(st, &q, &page, &n, &more, &e), MS_OK);
+    md_store_free_jobs(page, n);
+    q = (md_store_job_query){.after = 0, .limit = 10, .state = -1, .user = "5151"};
+    assert_int_equal(md_store_job_page(st, &q, &page, &n, &more, &e), MS_OK);
     assert_int_equal(n, 3);
     assert_int_equal(page[0].id, 2);
     assert_int_equal(page[0].owner.uid, 5151);
-    ms_store_free_jobs(page, n);
-    q = (ms_store_job_query){.after = 0, .limit = 10, .state = -1, .user = "nobody-here"};
-    assert_int_equal(ms_store_job_page(st, &q, &page, &n, &more, &e), MS_OK);
+    md_store_free_jobs(page, n);
+    q = (md_store_job_query){.after = 0, .limit = 10, .state = -1, .user = "nobody-here"};
+    assert_int_equal(md_store_job_page(st, &q, &page, &n, &more, &e), MS_OK);
     assert_int_equal(n, 0);
-    ms_store_free_jobs(page, n);
+    md_store_free_jobs(page, n);
     q.limit = 0;
-    assert_int_equal(ms_store_job_page(st, &q, &page, &n, &more, &e), MS_EINVAL);
-    uint64_t counts[MS_JOB_NSTATES];
-    assert_int_equal(ms_store_count_jobs(st, counts, &e), MS_OK);
-    assert_int_equal(counts[MS_JOB_QUEUED], 6);
-    assert_int_equal(counts[MS_JOB_CANCELLED], 1);
-    assert_int_equal(counts[MS_JOB_RUNNING] + counts[MS_JOB_DONE] + counts[MS_JOB_NEW], 0);
-    ms_store_close(st);
+    assert_int_equal(md_store_job_page(st, &q, &page, &n, &more, &e), MS_EINVAL);
+    uint64_t counts[MD_JOB_NSTATES];
+    assert_int_equal(md_store_count_jobs(st, counts, &e), MS_OK);
+    assert_int_equal(counts[MD_JOB_QUEUED], 6);
+    assert_int_equal(counts[MD_JOB_CANCELLED], 1);
+    assert_int_equal(counts[MD_JOB_RUNNING] + counts[MD_JOB_DONE] + counts[MD_JOB_NEW], 0);
+    md_store_close(st);
 }
 
 static void test_newer_version_refused(void **state)
@@ -462,13 +462,13 @@ static void test_newer_version_refused(void **state)
     sqlite3 *db;
     assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
     char sql[64];
-    snprintf(sql, sizeof sql, "PRAGMA user_version = %d", ms_store_migration_count() + 1);
+    snprintf(sql, sizeof sql, "PRAGMA user_version = %d", md_store_migration_count() + 1);
     exec_sql(db, "PRAGMA application_id = 1296648019");  /* "MIGS": a store of a newer build */
     exec_sql(db, sql);
     sqlite3_close(db);
-    ms_store *st;
+    md_store *st;
     ms_error e = {0};
-    assert_int_equal(ms_store_open(f->path, a100(), &st, &e), MS_EINVAL);
+    assert_int_equal(md_store_open(f->path, a100(), &st, &e), MS_EINVAL);
     assert_null(st);
     assert_non_null(strstr(e.msg, f->path));
     if (!strstr(e.msg, "is newer than this migschedd knows"))
@@ -478,17 +478,17 @@ static void test_newer_version_refused(void **state)
 static void test_open_errors(void **state)
 {
     fixture *f = *state;
-    ms_store *st;
+    md_store *st;
     ms_error e = {0};
     char path[400];
     snprintf(path, sizeof path, "%s/missing/dir/jobs.db", f->dir);
-    assert_int_equal(ms_store_open(path, a100(), &st, &e), MS_EIO);
+    assert_int_equal(md_store_open(path, a100(), &st, &e), MS_EIO);
     assert_non_null(strstr(e.msg, path));
     /* Not a database: refused, naming the file, and left as it was. */
     FILE *out = fopen(f->path, "w");
     fputs("this is not a SQLite database, just some text long enough to have a header\n", out);
     fclose(out);
-    assert_int_not_equal(ms_store_open(f->path, a100(), &st, &e), MS_OK);
+    assert_int_not_equal(md_store_open(f->path, a100(), &st, &e), MS_OK);
     assert_non_null(strstr(e.msg, f->path));
     assert_non_null(strstr(e.msg, "not a migschedd store"));
 }
@@ -501,7 +501,7 @@ static void test_lock(void **state)
     fixture *f = *state;
     ms_error e = {0};
     int a, b;
-    assert_int_equal(ms_store_lock(f->path, &a, &e), MS_OK);
+    assert_int_equal(md_store_lock(f->path, &a, &e), MS_OK);
     char lock[600], want[64], text[32] = "";
     snprintf(lock, sizeof lock, "%s.lock", f->path);
     struct stat sb;
@@ -512,13 +512,13 @@ static void test_lock(void **state)
     fclose(in);
     snprintf(want, sizeof want, "%ld\n", (long)getpid());
     assert_string_equal(text, want);
-    assert_int_equal(ms_store_lock(f->path, &b, &e), MS_EINVAL);
+    assert_int_equal(md_store_lock(f->path, &b, &e), MS_EINVAL);
     assert_int_equal(b, -1);
     snprintf(want, sizeof want, "in use by migschedd pid %ld", (long)getpid());
     assert_non_null(strstr(e.msg, want));
     assert_non_null(strstr(e.msg, f->path));
     close(a);
-    assert_int_equal(ms_store_lock(f->path, &b, &e), MS_OK);
+    assert_int_equal(md_store_lock(f->path, &b, &e), MS_OK);
     close(b);
 
     char target[400], other[400];
@@ -529,7 +529,7 @@ static void test_lock(void **state)
     fputs("keep", t);
     fclose(t);
     assert_int_equal(symlink(target, lock), 0);
-    assert_int_not_equal(ms_store_lock(other, &b, &e), MS_OK);
+    assert_int_not_equal(md_store_lock(other, &b, &e), MS_OK);
     assert_non_null(strstr(e.msg, lock));
     assert_int_equal(stat(target, &sb), 0);
     assert_int_equal(sb.st_size, 4);
@@ -545,9 +545,9 @@ static void write_bytes(const char *path, const void *data, size_t n)
 
 static void expect_refused(const char *path, const char *text)
 {
-    ms_store *st;
+    md_store *st;
     ms_error e = {0};
-    assert_int_not_equal(ms_store_open(path, a100(), &st, &e), MS_OK);
+    assert_int_not_equal(md_store_open(path, a100(), &st, &e), MS_OK);
     assert_null(st);
     if (!strstr(e.msg, path) || !strstr(e.msg, text))
         fail_msg("%s: expected \"%s\": %s", path, text, e.msg);
@@ -567,13 +567,13 @@ static int application_id(const char *path)
 }
 
 /* The format marker: a new store carries it; an empty file is refused unless
- * ms_store_init made it a store; another SQLite database is refused, by open and by init
+ * md_store_init made it a store; another SQLite database is refused, by open and by init
  * alike, and left as it was; a store of before the marker is marked and opens. */
 static void test_format_marker(void **state)
 {
     fixture *f = *state;
     ms_error e = {0};
-    ms_store_close(open_ok(f->path));
+    md_store_close(open_ok(f->path));
     assert_int_equal(application_id(f->path), 0x4d494753);
 
     char empty[400], foreign[400], old[400];
@@ -583,16 +583,16 @@ static void test_format_marker(void **state)
     struct stat sb;
     assert_int_equal(stat(empty, &sb), 0);
     assert_int_equal(sb.st_size, 0);
-    assert_int_equal(ms_store_init(empty, &e), MS_OK);
-    ms_store *st = open_ok(empty);
+    assert_int_equal(md_store_init(empty, &e), MS_OK);
+    md_store *st = open_ok(empty);
     submit(st, "first", "retry", 10);
-    ms_store_close(st);
-    assert_int_equal(ms_store_init(empty, &e), MS_OK);  /* a store: left alone */
+    md_store_close(st);
+    assert_int_equal(md_store_init(empty, &e), MS_OK);  /* a store: left alone */
     st = open_ok(empty);
-    uint64_t counts[MS_JOB_NSTATES];
-    assert_int_equal(ms_store_count_jobs(st, counts, &e), MS_OK);
-    assert_int_equal(counts[MS_JOB_QUEUED], 1);
-    ms_store_close(st);
+    uint64_t counts[MD_JOB_NSTATES];
+    assert_int_equal(md_store_count_jobs(st, counts, &e), MS_OK);
+    assert_int_equal(counts[MD_JOB_QUEUED], 1);
+    md_store_close(st);
 
     snprintf(foreign, sizeof foreign, "%s/foreign.db", f->dir);
     sqlite3 *db;
@@ -601,7 +601,7 @@ static void test_format_marker(void **state)
     sqlite3_close(db);
     assert_int_equal(stat(foreign, &sb), 0);
     off_t size = sb.st_size;
-    assert_int_equal(ms_store_init(foreign, &e), MS_OK);
+    assert_int_equal(md_store_init(foreign, &e), MS_OK);
     expect_refused(foreign, "not a migschedd store");
     assert_int_equal(application_id(foreign), 0);
     assert_int_equal(stat(foreign, &sb), 0);
@@ -613,10 +613,10 @@ static void test_format_marker(void **state)
 
     snprintf(old, sizeof old, "%s/old.db", f->dir);
     assert_int_equal(sqlite3_open(old, &db), SQLITE_OK);
-    exec_sql(db, ms_store_migration_sql(0));
+    exec_sql(db, md_store_migration_sql(0));
     exec_sql(db, "PRAGMA user_version = 1");
     sqlite3_close(db);
-    ms_store_close(open_ok(old));
+    md_store_close(open_ok(old));
     assert_int_equal(application_id(old), 0x4d494753);
 }
 
@@ -624,10 +624,10 @@ static void test_format_marker(void **state)
 static void test_quick_check(void **state)
 {
     fixture *f = *state;
-    ms_store *st = open_ok(f->path);
+    md_store *st = open_ok(f->path);
     for (int i = 0; i < 60; i++)
         submit(st, "a job whose name takes some room in a page", "retry", 10 + i);
-    ms_store_close(st);
+    md_store_close(st);
     struct stat sb;
     assert_int_equal(stat(f->path, &sb), 0);
     assert_true(sb.st_size >= 3 * 4096);
@@ -647,33 +647,33 @@ static void test_quick_check(void **state)
 static void test_allocation_steps(void **state)
 {
     fixture *f = *state;
-    ms_store *st = open_ok(f->path);
+    md_store *st = open_ok(f->path);
     ms_error e = {0};
     int64_t a = submit(st, "a", "fail", 1), b = submit(st, "b", "fail", 2), *steps;
     size_t n;
-    assert_int_equal(ms_store_step_add(st, a, 4294967291LL, &e), MS_OK);
-    assert_int_equal(ms_store_step_add(st, a, 0, &e), MS_OK);
-    assert_int_equal(ms_store_step_add(st, a, 0, &e), MS_OK);
-    assert_int_equal(ms_store_step_add(st, b, 3, &e), MS_OK);
-    ms_store_close(st);
+    assert_int_equal(md_store_step_add(st, a, 4294967291LL, &e), MS_OK);
+    assert_int_equal(md_store_step_add(st, a, 0, &e), MS_OK);
+    assert_int_equal(md_store_step_add(st, a, 0, &e), MS_OK);
+    assert_int_equal(md_store_step_add(st, b, 3, &e), MS_OK);
+    md_store_close(st);
     st = open_ok(f->path);
-    assert_int_equal(ms_store_steps(st, a, &steps, &n, &e), MS_OK);
+    assert_int_equal(md_store_steps(st, a, &steps, &n, &e), MS_OK);
     assert_int_equal(n, 2);
     assert_true(steps[0] == 0 && steps[1] == 4294967291LL);
     free(steps);
-    assert_int_equal(ms_store_step_remove(st, a, 0, &e), MS_OK);
-    assert_int_equal(ms_store_step_remove(st, a, 7, &e), MS_OK);  /* not there: no error */
-    assert_int_equal(ms_store_steps(st, a, &steps, &n, &e), MS_OK);
+    assert_int_equal(md_store_step_remove(st, a, 0, &e), MS_OK);
+    assert_int_equal(md_store_step_remove(st, a, 7, &e), MS_OK);  /* not there: no error */
+    assert_int_equal(md_store_steps(st, a, &steps, &n, &e), MS_OK);
     assert_int_equal(n, 1);
     free(steps);
-    assert_int_equal(ms_store_steps_clear(st, a, &e), MS_OK);
-    assert_int_equal(ms_store_steps(st, a, &steps, &n, &e), MS_OK);
+    assert_int_equal(md_store_steps_clear(st, a, &e), MS_OK);
+    assert_int_equal(md_store_steps(st, a, &steps, &n, &e), MS_OK);
     assert_int_equal(n, 0);
     assert_null(steps);
-    assert_int_equal(ms_store_steps(st, b, &steps, &n, &e), MS_OK);
+    assert_int_equal(md_store_steps(st, b, &steps, &n, &e), MS_OK);
     assert_true(n == 1 && steps[0] == 3);
     free(steps);
-    ms_store_close(st);
+    md_store_close(st);
 }
 
 /* Retention: finished jobs that ended before the cut are deleted with their transitions
@@ -681,93 +681,93 @@ static void test_allocation_steps(void **state)
 static void test_prune(void **state)
 {
     fixture *f = *state;
-    ms_store *st = open_ok(f->path);
+    md_store *st = open_ok(f->path);
     ms_error e = {0};
     int64_t done = submit(st, "done", "retry", 1), failed = submit(st, "failed", "retry", 2),
             cancelled = submit(st, "cancelled", "retry", 3), queued = submit(st, "q", "retry", 4),
             running = submit(st, "r", "retry", 5), recent = submit(st, "recent", "retry", 6);
-    event(st, done, MS_JOB_EV_START, 10, 0);
-    event(st, done, MS_JOB_EV_FINISH, 20, 0);
-    event(st, failed, MS_JOB_EV_START, 10, 0);
-    event(st, failed, MS_JOB_EV_FINISH, 30, 2);
-    event(st, cancelled, MS_JOB_EV_CANCEL, 40, 0);
-    event(st, running, MS_JOB_EV_START, 10, 0);
-    event(st, recent, MS_JOB_EV_START, 10, 0);
-    event(st, recent, MS_JOB_EV_FINISH, 1000, 0);
-    assert_int_equal(ms_store_step_add(st, cancelled, 1, &e), MS_OK);
-    uint64_t gone[MS_JOB_NSTATES];
-    assert_int_equal(ms_store_prune(st, 500, gone, &e), MS_OK);
-    assert_true(gone[MS_JOB_DONE] == 1 && gone[MS_JOB_FAILED] == 1 &&
-                gone[MS_JOB_CANCELLED] == 1 && gone[MS_JOB_QUEUED] == 0 &&
-                gone[MS_JOB_RUNNING] == 0);
-    ms_store_close(st);
+    event(st, done, MD_JOB_EV_START, 10, 0);
+    event(st, done, MD_JOB_EV_FINISH, 20, 0);
+    event(st, failed, MD_JOB_EV_START, 10, 0);
+    event(st, failed, MD_JOB_EV_FINISH, 30, 2);
+    event(st, cancelled, MD_JOB_EV_CANCEL, 40, 0);
+    event(st, running, MD_JOB_EV_START, 10, 0);
+    event(st, recent, MD_JOB_EV_START, 10, 0);
+    event(st, recent, MD_JOB_EV_FINISH, 1000, 0);
+    assert_int_equal(md_store_step_add(st, cancelled, 1, &e), MS_OK);
+    uint64_t gone[MD_JOB_NSTATES];
+    assert_int_equal(md_store_prune(st, 500, gone, &e), MS_OK);
+    assert_true(gone[MD_JOB_DONE] == 1 && gone[MD_JOB_FAILED] == 1 &&
+                gone[MD_JOB_CANCELLED] == 1 && gone[MD_JOB_QUEUED] == 0 &&
+                gone[MD_JOB_RUNNING] == 0);
+    md_store_close(st);
     st = open_ok(f->path);
-    ms_job j;
+    md_job j;
     int64_t pruned[] = {done, failed, cancelled};
     for (size_t i = 0; i < 3; i++) {
-        assert_int_equal(ms_store_get_job(st, pruned[i], &j, &e), MS_EINVAL);
-        ms_job_transition *ts;
+        assert_int_equal(md_store_get_job(st, pruned[i], &j, &e), MS_EINVAL);
+        md_job_transition *ts;
         size_t n;
-        assert_int_equal(ms_store_history(st, pruned[i], &ts, &n, &e), MS_OK);
+        assert_int_equal(md_store_history(st, pruned[i], &ts, &n, &e), MS_OK);
         assert_int_equal(n, 0);
         free(ts);
     }
     int64_t *steps;
     size_t n;
-    assert_int_equal(ms_store_steps(st, cancelled, &steps, &n, &e), MS_OK);
+    assert_int_equal(md_store_steps(st, cancelled, &steps, &n, &e), MS_OK);
     assert_int_equal(n, 0);
     free(steps);
     int64_t kept[] = {queued, running, recent};
     for (size_t i = 0; i < 3; i++) {
-        assert_int_equal(ms_store_get_job(st, kept[i], &j, &e), MS_OK);
-        ms_job_free(&j);
+        assert_int_equal(md_store_get_job(st, kept[i], &j, &e), MS_OK);
+        md_job_free(&j);
     }
-    uint64_t counts[MS_JOB_NSTATES];
-    assert_int_equal(ms_store_count_jobs(st, counts, &e), MS_OK);
-    assert_true(counts[MS_JOB_QUEUED] == 1 && counts[MS_JOB_RUNNING] == 1 &&
-                counts[MS_JOB_DONE] == 1 && counts[MS_JOB_FAILED] == 0);
+    uint64_t counts[MD_JOB_NSTATES];
+    assert_int_equal(md_store_count_jobs(st, counts, &e), MS_OK);
+    assert_true(counts[MD_JOB_QUEUED] == 1 && counts[MD_JOB_RUNNING] == 1 &&
+                counts[MD_JOB_DONE] == 1 && counts[MD_JOB_FAILED] == 0);
     /* Nothing more to prune: a second pass deletes nothing. */
-    assert_int_equal(ms_store_prune(st, 500, gone, &e), MS_OK);
-    assert_true(gone[MS_JOB_DONE] == 0 && gone[MS_JOB_FAILED] == 0 &&
-                gone[MS_JOB_CANCELLED] == 0);
-    ms_store_close(st);
+    assert_int_equal(md_store_prune(st, 500, gone, &e), MS_OK);
+    assert_true(gone[MD_JOB_DONE] == 0 && gone[MD_JOB_FAILED] == 0 &&
+                gone[MD_JOB_CANCELLED] == 0);
+    md_store_close(st);
 }
 
 static void test_plans_and_instances(void **state)
 {
     fixture *f = *state;
-    ms_store *st = open_ok(f->path);
+    md_store *st = open_ok(f->path);
     ms_error e = {0};
     int64_t id;
     char *text;
-    assert_int_equal(ms_store_latest_plan(st, &id, &text, &e), MS_OK);
+    assert_int_equal(md_store_latest_plan(st, &id, &text, &e), MS_OK);
     assert_null(text);
-    assert_int_equal(ms_store_add_plan(st, 1, "{\"format\":\"migsched-schedule/1\",\"n\":1}",
+    assert_int_equal(md_store_add_plan(st, 1, "{\"format\":\"migsched-schedule/1\",\"n\":1}",
                                        &id, &e), MS_OK);
-    assert_int_equal(ms_store_add_plan(st, 2, "{\"format\":\"migsched-schedule/1\",\"n\":2}",
+    assert_int_equal(md_store_add_plan(st, 2, "{\"format\":\"migsched-schedule/1\",\"n\":2}",
                                        &id, &e), MS_OK);
     int64_t latest;
-    assert_int_equal(ms_store_latest_plan(st, &latest, &text, &e), MS_OK);
+    assert_int_equal(md_store_latest_plan(st, &latest, &text, &e), MS_OK);
     assert_int_equal(latest, id);
     assert_string_equal(text, "{\"format\":\"migsched-schedule/1\",\"n\":2}");
     free(text);
 
-    ms_store_instance a = {.gpu = 0, .at = {ms_gpu_profile_by_name(a100(), "3g.20gb"), 4},
+    md_store_instance a = {.gpu = 0, .at = {ms_gpu_profile_by_name(a100(), "3g.20gb"), 4},
                            .gi_id = 2, .ci_id = 0, .uuid = "MIG-aaaa", .created = 10};
-    ms_store_instance b = a;
+    md_store_instance b = a;
     b.gpu = 1;
     snprintf(b.uuid, sizeof b.uuid, "MIG-bbbb");
-    assert_int_equal(ms_store_add_instance(st, &a, &e), MS_OK);
-    assert_int_equal(ms_store_add_instance(st, &b, &e), MS_OK);
-    assert_int_equal(ms_store_instance_destroyed(st, a.id, 20, &e), MS_OK);
-    assert_int_equal(ms_store_instance_destroyed(st, a.id, 21, &e), MS_EINVAL);
+    assert_int_equal(md_store_add_instance(st, &a, &e), MS_OK);
+    assert_int_equal(md_store_add_instance(st, &b, &e), MS_OK);
+    assert_int_equal(md_store_instance_destroyed(st, a.id, 20, &e), MS_OK);
+    assert_int_equal(md_store_instance_destroyed(st, a.id, 21, &e), MS_EINVAL);
     assert_non_null(strstr(e.msg, "no live instance"));
-    ms_store_close(st);
+    md_store_close(st);
 
     st = open_ok(f->path);
-    ms_store_instance *live;
+    md_store_instance *live;
     size_t n;
-    assert_int_equal(ms_store_live_instances(st, &live, &n, &e), MS_OK);
+    assert_int_equal(md_store_live_instances(st, &live, &n, &e), MS_OK);
     assert_int_equal(n, 1);
     assert_int_equal(live[0].id, b.id);
     assert_int_equal(live[0].gpu, 1);
@@ -777,10 +777,10 @@ static void test_plans_and_instances(void **state)
     assert_string_equal(live[0].uuid, "MIG-bbbb");
     assert_true(live[0].created == 10);
     free(live);
-    ms_store_instance nouuid = a;
+    md_store_instance nouuid = a;
     nouuid.uuid[0] = '\0';
-    assert_int_equal(ms_store_add_instance(st, &nouuid, &e), MS_EINVAL);
-    ms_store_close(st);
+    assert_int_equal(md_store_add_instance(st, &nouuid, &e), MS_EINVAL);
+    md_store_close(st);
 }
 
 int main(void)

@@ -13,7 +13,7 @@
 
 static const char JSON_TYPE[] = "application/json";
 
-static void set_body(ms_api_response *rs, unsigned status, const char *type, char *body,
+static void set_body(md_api_response *rs, unsigned status, const char *type, char *body,
                      size_t len)
 {
     rs->status = status;
@@ -27,7 +27,7 @@ static void set_body(ms_api_response *rs, unsigned status, const char *type, cha
 }
 
 /* Takes the reference to o. */
-static void set_json(ms_api_response *rs, unsigned status, json_t *o)
+static void set_json(md_api_response *rs, unsigned status, json_t *o)
 {
     char *text = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     json_decref(o);
@@ -70,7 +70,7 @@ static size_t utf8_valid_prefix(const unsigned char *s, size_t n)
 /* A message holds names and values cut to a length (%.40s, the error's fixed buffer), which
  * may end inside a character, and bytes a client sent: every byte that is not part of a
  * valid UTF-8 character becomes '?', so the error is always a JSON body. */
-void ms_api_error(ms_api_response *rs, unsigned status, const char *msg)
+void md_api_error(md_api_response *rs, unsigned status, const char *msg)
 {
     char clean[MS_ERR_LEN + 256];
     const unsigned char *m = (const unsigned char *)msg;
@@ -89,57 +89,57 @@ void ms_api_error(ms_api_response *rs, unsigned status, const char *msg)
     set_json(rs, status, json_pack("{s:s}", "error", clean));
 }
 
-static unsigned outcome_status(ms_engine_outcome o)
+static unsigned outcome_status(md_engine_outcome o)
 {
     switch (o) {
-    case MS_ENGINE_OK: return 200;
-    case MS_ENGINE_BAD_REQUEST: return 400;
-    case MS_ENGINE_FORBIDDEN: return 403;
-    case MS_ENGINE_NOT_FOUND: return 404;
-    case MS_ENGINE_CONFLICT: return 409;
-    case MS_ENGINE_QUEUE_FULL: return 429;
-    case MS_ENGINE_STOPPING: return 503;
-    case MS_ENGINE_INTERNAL: break;
+    case MD_ENGINE_OK: return 200;
+    case MD_ENGINE_BAD_REQUEST: return 400;
+    case MD_ENGINE_FORBIDDEN: return 403;
+    case MD_ENGINE_NOT_FOUND: return 404;
+    case MD_ENGINE_CONFLICT: return 409;
+    case MD_ENGINE_QUEUE_FULL: return 429;
+    case MD_ENGINE_STOPPING: return 503;
+    case MD_ENGINE_INTERNAL: break;
     }
     return 500;
 }
 
 /* The engine's answer: o rendered with ok_status, or its error. */
-static void reply(ms_api_response *rs, ms_engine_outcome out, unsigned ok_status, json_t *o,
+static void reply(md_api_response *rs, md_engine_outcome out, unsigned ok_status, json_t *o,
                   const ms_error *err)
 {
-    if (out == MS_ENGINE_OK) {
+    if (out == MD_ENGINE_OK) {
         set_json(rs, ok_status, o);
         return;
     }
     json_decref(o);
-    ms_api_error(rs, outcome_status(out), err->msg);
+    md_api_error(rs, outcome_status(out), err->msg);
 }
 
-static ms_job_owner caller_owner(const ms_api_request *rq)
+static md_job_owner caller_owner(const md_api_request *rq)
 {
-    ms_job_owner o = {.uid = rq->caller.uid, .gid = rq->caller.gid};
+    md_job_owner o = {.uid = rq->caller.uid, .gid = rq->caller.gid};
     snprintf(o.name, sizeof o.name, "%s", rq->caller.name);
     return o;
 }
 
 /* The caller as the engine checks them: admins are root and admin-group's members, as
  * the group is now (admin-group is live, the group's members may change). */
-static ms_engine_actor actor(const ms_api *api, const ms_api_request *rq)
+static md_engine_actor actor(const md_api *api, const md_api_request *rq)
 {
-    ms_engine_actor a = {.who = caller_owner(rq)};
-    ms_engine_access acc;
-    ms_engine_access_get(api->engine, &acc);
-    a.admin = a.who.uid == 0 || ms_identity_in_group(&a.who, acc.admin_group);
+    md_engine_actor a = {.who = caller_owner(rq)};
+    md_engine_access acc;
+    md_engine_access_get(api->engine, &acc);
+    a.admin = a.who.uid == 0 || md_identity_in_group(&a.who, acc.admin_group);
     return a;
 }
 
 /* Whom a submission belongs to: the caller, or the user the body names (spec->user, then
  * dropped), which only an admin may make someone else. false: rs holds the refusal. */
-static bool submission_owner(const ms_api *api, const ms_api_request *rq, ms_job_spec *spec,
-                             ms_job_owner *owner, ms_api_response *rs)
+static bool submission_owner(const md_api *api, const md_api_request *rq, md_job_spec *spec,
+                             md_job_owner *owner, md_api_response *rs)
 {
-    ms_engine_actor a = actor(api, rq);
+    md_engine_actor a = actor(api, rq);
     *owner = a.who;
     char *user = spec->user;
     spec->user = NULL;
@@ -147,44 +147,44 @@ static bool submission_owner(const ms_api *api, const ms_api_request *rq, ms_job
         return true;
     ms_error err = {0};
     char msg[MS_ERR_LEN + 16];
-    bool ok = !ms_identity_user(user, owner, &err);
+    bool ok = !md_identity_user(user, owner, &err);
     if (!ok) {
         snprintf(msg, sizeof msg, "job: user: %s", err.msg);
-        ms_api_error(rs, 400, msg);
+        md_api_error(rs, 400, msg);
     } else if (owner->uid != a.who.uid && !a.admin) {
         char uid[16];
         snprintf(msg, sizeof msg, "job: user: only an admin (root or a member of admin-group) "
-                 "may submit for another user; you are %s", ms_job_user(&a.who, uid));
-        ms_api_error(rs, 403, msg);
+                 "may submit for another user; you are %s", md_job_user(&a.who, uid));
+        md_api_error(rs, 403, msg);
         ok = false;
     }
     free(user);
     return ok;
 }
 
-static void jobs_post(const ms_api *api, const ms_api_request *rq, ms_api_response *rs)
+static void jobs_post(const md_api *api, const md_api_request *rq, md_api_response *rs)
 {
     ms_error err = {0};
-    ms_job_spec spec;
-    if (ms_job_spec_parse(rq->body ? rq->body : "", rq->len, api->model, &spec, &err)) {
-        ms_api_error(rs, 400, err.msg);
+    md_job_spec spec;
+    if (md_job_spec_parse(rq->body ? rq->body : "", rq->len, api->model, &spec, &err)) {
+        md_api_error(rs, 400, err.msg);
         return;
     }
     if (spec.slurm_job_id > 0) {  /* an allocation is made by its steps, never posted */
-        ms_job_spec_free(&spec);
-        ms_api_error(rs, 400, "job: slurm_job_id: allocations are made with PUT "
+        md_job_spec_free(&spec);
+        md_api_error(rs, 400, "job: slurm_job_id: allocations are made with PUT "
                               "/v1/allocations/{slurm_job_id}/steps/{step}");
         return;
     }
-    ms_job_owner owner;
+    md_job_owner owner;
     if (!submission_owner(api, rq, &spec, &owner, rs)) {
-        ms_job_spec_free(&spec);
+        md_job_spec_free(&spec);
         return;
     }
     json_t *job = NULL;
     /* takes spec */
-    ms_engine_outcome out = ms_engine_submit(api->engine, &spec, &owner, &job, &err);
-    if (out == MS_ENGINE_OK)
+    md_engine_outcome out = md_engine_submit(api->engine, &spec, &owner, &job, &err);
+    if (out == MD_ENGINE_OK)
         snprintf(rs->location, sizeof rs->location, "/v1/jobs/%lld",
                  (long long)json_integer_value(json_object_get(job, "id")));
     reply(rs, out, 201, job, &err);
@@ -193,8 +193,8 @@ static void jobs_post(const ms_api *api, const ms_api_request *rq, ms_api_respon
 #define JOBS_PAGE_MAX 1000
 
 /* One query argument of GET /v1/jobs into q; false with the 400 in rs. */
-static bool jobs_arg(const char *key, const char *value, ms_store_job_query *q, bool seen[4],
-                     ms_api_response *rs)
+static bool jobs_arg(const char *key, const char *value, md_store_job_query *q, bool seen[4],
+                     md_api_response *rs)
 {
     static const char *const ARGS[] = {"limit", "after", "user", "state"};
     char msg[256];
@@ -206,28 +206,28 @@ static bool jobs_arg(const char *key, const char *value, ms_store_job_query *q, 
     if (k == 4) {
         snprintf(msg, sizeof msg, "unknown query argument \"%.64s\" (allowed: limit, after, "
                  "user, state)", key);
-        ms_api_error(rs, 400, msg);
+        md_api_error(rs, 400, msg);
         return false;
     }
     if (seen[k])
         why = "is given twice";
-    else if (k == 0 && !(value && ms_canonical_integer(value) &&
+    else if (k == 0 && !(value && md_canonical_integer(value) &&
                          ms_parse_long(value, 1, JOBS_PAGE_MAX, &v)))
         why = "must be an integer 1..1000";
-    else if (k == 1 && !(value && ms_canonical_integer(value) &&
+    else if (k == 1 && !(value && md_canonical_integer(value) &&
                          ms_parse_long(value, 0, INT64_MAX, &v)))
         why = "must be a job id (an integer from 0)";
-    else if (k == 2 && !(value && *value && strlen(value) < sizeof ((ms_job_owner *)0)->name))
+    else if (k == 2 && !(value && *value && strlen(value) < sizeof ((md_job_owner *)0)->name))
         why = "must be a user name (1..63 bytes)";
-    if (!why && k == 3 && (!value || ms_job_state_parse(value) <= MS_JOB_NEW)) {
+    if (!why && k == 3 && (!value || md_job_state_parse(value) <= MD_JOB_NEW)) {
         snprintf(msg, sizeof msg, "state: unknown state \"%.64s\" (queued, running, done, "
                  "failed, cancelled)", value ? value : "");
-        ms_api_error(rs, 400, msg);
+        md_api_error(rs, 400, msg);
         return false;
     }
     if (why) {
         snprintf(msg, sizeof msg, "%s: %s (got \"%.64s\")", key, why, value ? value : "");
-        ms_api_error(rs, 400, msg);
+        md_api_error(rs, 400, msg);
         return false;
     }
     seen[k] = true;
@@ -238,7 +238,7 @@ static bool jobs_arg(const char *key, const char *value, ms_store_job_query *q, 
     else if (k == 2)
         q->user = value;
     else
-        q->state = ms_job_state_parse(value);
+        q->state = md_job_state_parse(value);
     return true;
 }
 
@@ -257,9 +257,9 @@ static void add_arg(char *buf, size_t len, const char *key, const char *value)
     buf[n < len ? n : len - 1] = '\0';
 }
 
-static void jobs_list(const ms_api *api, const ms_api_request *rq, ms_api_response *rs)
+static void jobs_list(const md_api *api, const md_api_request *rq, md_api_response *rs)
 {
-    ms_store_job_query q = {.after = 0, .limit = JOBS_PAGE_MAX, .state = -1};
+    md_store_job_query q = {.after = 0, .limit = JOBS_PAGE_MAX, .state = -1};
     bool seen[4] = {false};
     for (int i = 0; i < rq->nargs; i++)
         if (!jobs_arg(rq->arg_key[i], rq->arg_value[i], &q, seen, rs))
@@ -267,14 +267,14 @@ static void jobs_list(const ms_api *api, const ms_api_request *rq, ms_api_respon
     ms_error err = {0};
     json_t *jobs = NULL;
     int64_t next = 0;
-    ms_engine_actor a = actor(api, rq);
-    ms_engine_outcome out = ms_engine_jobs(api->engine, &q, &a, &jobs, &next, &err);
-    if (out == MS_ENGINE_OK) {
+    md_engine_actor a = actor(api, rq);
+    md_engine_outcome out = md_engine_jobs(api->engine, &q, &a, &jobs, &next, &err);
+    if (out == MD_ENGINE_OK) {
         /* The next page: the same filters, from the last id of this one. */
         char link[256];
         snprintf(link, sizeof link, "/v1/jobs?after=%lld&limit=%d", (long long)next, q.limit);
         if (q.state >= 0)
-            add_arg(link, sizeof link, "state", ms_job_state_name((ms_job_state)q.state));
+            add_arg(link, sizeof link, "state", md_job_state_name((md_job_state)q.state));
         if (q.user)
             add_arg(link, sizeof link, "user", q.user);
         json_object_set_new(jobs, "next", next ? json_string(link) : json_null());
@@ -284,20 +284,20 @@ static void jobs_list(const ms_api *api, const ms_api_request *rq, ms_api_respon
 
 /* An id in a path: a number written any other way than canonically ("01", "+1", " 1")
  * would name the same job as "1" under another name; it gets a 400 saying so. */
-static bool canonical_id(const char *text, ms_api_response *rs)
+static bool canonical_id(const char *text, md_api_response *rs)
 {
     long v;
-    if (!ms_parse_long(text, LONG_MIN, LONG_MAX, &v) || ms_canonical_integer(text))
+    if (!ms_parse_long(text, LONG_MIN, LONG_MAX, &v) || md_canonical_integer(text))
         return true;  /* not a number at all: the route's own error */
     char msg[160];
     snprintf(msg, sizeof msg, "id \"%.64s\" is not written canonically (write %ld)", text, v);
-    ms_api_error(rs, 400, msg);
+    md_api_error(rs, 400, msg);
     return false;
 }
 
 /* DELETE or GET /v1/jobs/{id}, GET /v1/jobs/{id}/history. */
-static void job_one(const ms_api *api, const ms_api_request *rq, const char *id_text,
-                    bool history, ms_api_response *rs)
+static void job_one(const md_api *api, const md_api_request *rq, const char *id_text,
+                    bool history, md_api_response *rs)
 {
     long id;
     if (!canonical_id(id_text, rs))
@@ -305,41 +305,41 @@ static void job_one(const ms_api *api, const ms_api_request *rq, const char *id_
     if (!ms_parse_long(id_text, 1, INT64_MAX, &id)) {
         char msg[128];
         snprintf(msg, sizeof msg, "no job \"%.64s\" (ids are positive integers)", id_text);
-        ms_api_error(rs, 404, msg);
+        md_api_error(rs, 404, msg);
         return;
     }
     ms_error err = {0};
     json_t *job = NULL;
-    ms_engine_actor a = actor(api, rq);
-    ms_engine_outcome out = history ? ms_engine_history(api->engine, id, &a, &job, &err)
+    md_engine_actor a = actor(api, rq);
+    md_engine_outcome out = history ? md_engine_history(api->engine, id, &a, &job, &err)
                             : !strcmp(rq->method, "DELETE")
-                                ? ms_engine_cancel(api->engine, id, &a, &job, &err)
-                                : ms_engine_job(api->engine, id, &a, &job, &err);
+                                ? md_engine_cancel(api->engine, id, &a, &job, &err)
+                                : md_engine_job(api->engine, id, &a, &job, &err);
     reply(rs, out, 200, job, &err);
 }
 
 /* A Slurm job or step id in a path: 0..4294967295 (a job: from 1). */
-static bool slurm_id(const char *text, long lo, int64_t *out, ms_api_response *rs)
+static bool slurm_id(const char *text, long lo, int64_t *out, md_api_response *rs)
 {
     long v;
     if (!canonical_id(text, rs))
         return false;
-    if (ms_parse_long(text, lo, MS_SLURM_JOB_ID_MAX, &v)) {
+    if (ms_parse_long(text, lo, MD_SLURM_JOB_ID_MAX, &v)) {
         *out = v;
         return true;
     }
     char msg[160];
     snprintf(msg, sizeof msg, "\"%.64s\" is not a Slurm %s id (an integer %ld..4294967295)",
              text, lo ? "job" : "step", lo);
-    ms_api_error(rs, 404, msg);
+    md_api_error(rs, 404, msg);
     return false;
 }
 
 /* The allocation a PUT step asks for: the body's {"profile": NAME} or {"slices": N} and
  * optionally {"user": NAME} (the Slurm job's user), made a job spec by the job parser (its
  * errors, its rules). */
-static int alloc_spec(const ms_api *api, const ms_api_request *rq, int64_t job,
-                      ms_job_spec *spec, ms_error *err)
+static int alloc_spec(const md_api *api, const md_api_request *rq, int64_t job,
+                      md_job_spec *spec, ms_error *err)
 {
     static const char *const KEYS[] = {"profile", "slices", "user", NULL};
     json_error_t je;
@@ -359,42 +359,42 @@ static int alloc_spec(const ms_api *api, const ms_api_request *rq, int64_t job,
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
     json_decref(o);
     if (!rc)
-        rc = ms_job_spec_parse(text, strlen(text), api->model, spec, err);
+        rc = md_job_spec_parse(text, strlen(text), api->model, spec, err);
     free(text);
     return rc;
 }
 
 /* --mig and --gres=<slurm_gres>:N are not linked by Slurm: a new allocation must fit the
  * job's count of that GRES on this node, which Slurm is asked for. */
-static ms_engine_outcome gres_check(const ms_api *api, const ms_job_spec *spec, ms_error *err)
+static md_engine_outcome gres_check(const md_api *api, const md_job_spec *spec, ms_error *err)
 {
     if (!api->slurm_gres || !strcmp(api->slurm_gres, "none"))
-        return MS_ENGINE_OK;
+        return MD_ENGINE_OK;
     json_t *live = NULL;
     ms_error ignored;
-    if (ms_engine_alloc_get(api->engine, spec->slurm_job_id, &live, &ignored) == MS_ENGINE_OK) {
+    if (md_engine_alloc_get(api->engine, spec->slurm_job_id, &live, &ignored) == MD_ENGINE_OK) {
         json_decref(live);  /* checked when it was made */
-        return MS_ENGINE_OK;
+        return MD_ENGINE_OK;
     }
     long have;
-    if (ms_slurm_job_gres(spec->slurm_job_id, api->slurm_gres, &have, err)) {
+    if (md_slurm_job_gres(spec->slurm_job_id, api->slurm_gres, &have, err)) {
         ms_error_prefix(err, "cannot check Slurm job %lld's %s GRES",
                         (long long)spec->slurm_job_id, api->slurm_gres);
-        return MS_ENGINE_INTERNAL;
+        return MD_ENGINE_INTERNAL;
     }
     const ms_profile *p = &api->model->profiles[spec->profile];
     if (p->slices <= have)
-        return MS_ENGINE_OK;
+        return MD_ENGINE_OK;
     ms_error_set(err, MS_EINVAL, "Slurm job %lld asks --mig=%s (%d compute slices) but holds "
                  "%ld %s on this node: submit it with --gres=%s:%d or more",
                  (long long)spec->slurm_job_id, p->name, p->slices, have, api->slurm_gres,
                  api->slurm_gres, p->slices);
-    return MS_ENGINE_BAD_REQUEST;
+    return MD_ENGINE_BAD_REQUEST;
 }
 
 /* PUT or DELETE /v1/allocations/{job}/steps/{step}. */
-static void alloc_step(const ms_api *api, const ms_api_request *rq, const char *job_text,
-                       const char *step_text, ms_api_response *rs)
+static void alloc_step(const md_api *api, const md_api_request *rq, const char *job_text,
+                       const char *step_text, md_api_response *rs)
 {
     int64_t job, step;
     if (!slurm_id(job_text, 1, &job, rs) || !slurm_id(step_text, 0, &step, rs))
@@ -402,57 +402,57 @@ static void alloc_step(const ms_api *api, const ms_api_request *rq, const char *
     ms_error err = {0};
     json_t *o = NULL;
     if (!strcmp(rq->method, "DELETE")) {
-        ms_engine_outcome out = ms_engine_alloc_release(api->engine, job, step, &o, &err);
+        md_engine_outcome out = md_engine_alloc_release(api->engine, job, step, &o, &err);
         reply(rs, out, 200, o, &err);
         return;
     }
-    ms_job_spec spec;
+    md_job_spec spec;
     if (alloc_spec(api, rq, job, &spec, &err)) {
-        ms_api_error(rs, 400, err.msg);
+        md_api_error(rs, 400, err.msg);
         return;
     }
     /* Its owner: the Slurm job's user when the plugin names one, else the caller. */
-    ms_job_owner owner = caller_owner(rq);
-    if (spec.user && ms_identity_user(spec.user, &owner, &err)) {
+    md_job_owner owner = caller_owner(rq);
+    if (spec.user && md_identity_user(spec.user, &owner, &err)) {
         char msg[MS_ERR_LEN + 32];
         snprintf(msg, sizeof msg, "allocation: user: %s", err.msg);
-        ms_job_spec_free(&spec);
-        ms_api_error(rs, 400, msg);
+        md_job_spec_free(&spec);
+        md_api_error(rs, 400, msg);
         return;
     }
     free(spec.user);
     spec.user = NULL;
-    ms_engine_outcome out = gres_check(api, &spec, &err);
-    if (out != MS_ENGINE_OK) {
-        ms_job_spec_free(&spec);
-        ms_api_error(rs, outcome_status(out), err.msg);
+    md_engine_outcome out = gres_check(api, &spec, &err);
+    if (out != MD_ENGINE_OK) {
+        md_job_spec_free(&spec);
+        md_api_error(rs, outcome_status(out), err.msg);
         return;
     }
-    out = ms_engine_alloc_step(api->engine, &spec, &owner, step, &o, &err);  /* takes spec */
+    out = md_engine_alloc_step(api->engine, &spec, &owner, step, &o, &err);  /* takes spec */
     reply(rs, out, 200, o, &err);
 }
 
 /* GET or DELETE (the job's epilog: every step) /v1/allocations/{job}. */
-static void alloc_one(const ms_api *api, const ms_api_request *rq, const char *job_text,
-                      ms_api_response *rs)
+static void alloc_one(const md_api *api, const md_api_request *rq, const char *job_text,
+                      md_api_response *rs)
 {
     int64_t job;
     if (!slurm_id(job_text, 1, &job, rs))
         return;
     ms_error err = {0};
     json_t *o = NULL;
-    ms_engine_outcome out = !strcmp(rq->method, "DELETE")
-                                ? ms_engine_alloc_release(api->engine, job, -1, &o, &err)
-                                : ms_engine_alloc_get(api->engine, job, &o, &err);
+    md_engine_outcome out = !strcmp(rq->method, "DELETE")
+                                ? md_engine_alloc_release(api->engine, job, -1, &o, &err)
+                                : md_engine_alloc_get(api->engine, job, &o, &err);
     reply(rs, out, 200, o, &err);
 }
 
 /* Each instance also gets its width in slots, which the status page draws. */
-static void gpus(const ms_api *api, ms_api_response *rs)
+static void gpus(const md_api *api, md_api_response *rs)
 {
     ms_error err = {0};
     json_t *o = NULL;
-    ms_engine_outcome out = ms_engine_gpus(api->engine, &o, &err);
+    md_engine_outcome out = md_engine_gpus(api->engine, &o, &err);
     size_t i, k;
     json_t *g, *in;
     json_array_foreach(json_object_get(o, "gpus"), i, g) {
@@ -467,40 +467,40 @@ static void gpus(const ms_api *api, ms_api_response *rs)
     reply(rs, out, 200, o, &err);
 }
 
-static void plan(const ms_api *api, ms_api_response *rs)
+static void plan(const md_api *api, md_api_response *rs)
 {
     ms_error err = {0};
     char *text = NULL;
-    ms_engine_outcome out = ms_engine_plan(api->engine, &text, &err);
-    if (out != MS_ENGINE_OK) {
+    md_engine_outcome out = md_engine_plan(api->engine, &text, &err);
+    if (out != MD_ENGINE_OK) {
         free(text);
-        ms_api_error(rs, outcome_status(out), err.msg);
+        md_api_error(rs, outcome_status(out), err.msg);
         return;
     }
     set_body(rs, 200, JSON_TYPE, text, text ? strlen(text) : 0);
 }
 
-static void metrics(const ms_api *api, ms_api_response *rs)
+static void metrics(const md_api *api, md_api_response *rs)
 {
     ms_error err = {0};
-    ms_engine_metrics *m = malloc(sizeof *m);  /* large: not on a connection's stack */
+    md_engine_metrics *m = malloc(sizeof *m);  /* large: not on a connection's stack */
     if (!m) {
         set_body(rs, 500, JSON_TYPE, NULL, 0);
         return;
     }
-    ms_engine_outcome out = ms_engine_metrics_snapshot(api->engine, m, &err);
-    if (out != MS_ENGINE_OK) {
+    md_engine_outcome out = md_engine_metrics_snapshot(api->engine, m, &err);
+    if (out != MD_ENGINE_OK) {
         free(m);
-        ms_api_error(rs, outcome_status(out), err.msg);
+        md_api_error(rs, outcome_status(out), err.msg);
         return;
     }
     size_t len = 0;
-    char *text = ms_metrics_render(m, api->model, api->hostname, &len);
+    char *text = md_metrics_render(m, api->model, api->hostname, &len);
     free(m);
-    set_body(rs, 200, MS_METRICS_CONTENT_TYPE, text, len);
+    set_body(rs, 200, MD_METRICS_CONTENT_TYPE, text, len);
 }
 
-static void page(ms_api_response *rs)
+static void page(md_api_response *rs)
 {
     char *html = strdup(ms_status_page_html);
     set_body(rs, 200, "text/html; charset=utf-8", html, html ? strlen(html) : 0);
@@ -566,22 +566,22 @@ static bool allowed(const char *allow, const char *method)
 
 /* Allocations are the SPANK plugin's (root in slurmstepd) and the Slurm user's: anyone else
  * is refused before anything is read or changed. */
-static bool allocation_manager(const ms_api *api, const ms_api_request *rq,
-                               ms_api_response *rs)
+static bool allocation_manager(const md_api *api, const md_api_request *rq,
+                               md_api_response *rs)
 {
-    ms_engine_access acc;
-    ms_engine_access_get(api->engine, &acc);
-    if (rq->caller.uid == 0 || ms_identity_uid_is(rq->caller.uid, acc.slurm_user))
+    md_engine_access acc;
+    md_engine_access_get(api->engine, &acc);
+    if (rq->caller.uid == 0 || md_identity_uid_is(rq->caller.uid, acc.slurm_user))
         return true;
     char msg[256], uid[16];
-    ms_job_owner me = caller_owner(rq);
+    md_job_owner me = caller_owner(rq);
     snprintf(msg, sizeof msg, "only root and slurm-user (%s) may manage allocations; you are "
-             "%s", *acc.slurm_user ? acc.slurm_user : "none", ms_job_user(&me, uid));
-    ms_api_error(rs, 403, msg);
+             "%s", *acc.slurm_user ? acc.slurm_user : "none", md_job_user(&me, uid));
+    md_api_error(rs, 403, msg);
     return false;
 }
 
-void ms_api_handle(const ms_api *api, const ms_api_request *rq, ms_api_response *rs)
+void md_api_handle(const md_api *api, const md_api_request *rq, md_api_response *rs)
 {
     memset(rs, 0, sizeof *rs);
     /* Nobody gets more than the page's static HTML and the liveness probe: not even which
@@ -589,7 +589,7 @@ void ms_api_handle(const ms_api *api, const ms_api_request *rq, ms_api_response 
     bool public = !strcmp(rq->method, "GET") &&
                   (!strcmp(rq->path, "/") || !strcmp(rq->path, "/healthz"));
     if (!rq->caller.authenticated && !public) {
-        ms_api_error(rs, 401, "authentication required: connect on the Unix socket, or send "
+        md_api_error(rs, 401, "authentication required: connect on the Unix socket, or send "
                               "Authorization: Bearer <your token> on TCP");
         return;
     }
@@ -598,19 +598,19 @@ void ms_api_handle(const ms_api *api, const ms_api_request *rq, ms_api_response 
     if (r < 0) {
         char msg[160];
         snprintf(msg, sizeof msg, "no route %.100s (see GET / or docs/daemon.md)", rq->path);
-        ms_api_error(rs, 404, msg);
+        md_api_error(rs, 404, msg);
         return;
     }
     if (!allowed(ROUTES[r].allow, rq->method)) {
         char msg[160];
         snprintf(msg, sizeof msg, "%.16s %.100s: method not allowed (allowed: %s)",
                  rq->method, rq->path, ROUTES[r].allow);
-        ms_api_error(rs, 405, msg);
+        md_api_error(rs, 405, msg);
         rs->allow = ROUTES[r].allow;
         return;
     }
     if (rq->nargs && (r != R_JOBS || strcmp(rq->method, "GET"))) {
-        ms_api_error(rs, 400, "this route takes no query arguments");
+        md_api_error(rs, 400, "this route takes no query arguments");
         return;
     }
     if ((r == R_ALLOC || r == R_ALLOC_STEP) && !allocation_manager(api, rq, rs))

@@ -12,32 +12,32 @@
 #include "migsched/error.h"
 
 /* The scheduling loop's steps: the first wait and the cap (seconds). */
-#define MS_BACKOFF_FIRST 0.1
-#define MS_BACKOFF_MAX 5.0
+#define MD_BACKOFF_FIRST 0.1
+#define MD_BACKOFF_MAX 5.0
 
-typedef struct ms_backoff {
+typedef struct md_backoff {
     const char *event;      /* the log event ("job.end_failed") */
     double first, max;      /* the first wait and the cap (seconds) */
     double delay;           /* the wait before the next try; 0: not failing */
     double retry_at;        /* when the step is due again (monotonic seconds) */
     unsigned long repeated; /* failures with the same error since it was logged */
     char error[MS_ERR_LEN]; /* the error logged last */
-} ms_backoff;
+} md_backoff;
 
 /* A step that has not failed yet, logging its failures as `event`, waiting `first` seconds
  * after its first failure and doubling to `max`. */
-ms_backoff ms_backoff_init(const char *event, double first, double max);
+md_backoff md_backoff_init(const char *event, double first, double max);
 /* Whether the step may run at `now` (monotonic): it is not failing or its wait is over. */
-bool ms_backoff_due(const ms_backoff *b, double now);
+bool md_backoff_due(const md_backoff *b, double now);
 /* The step failed with `error` at `now`: the next try waits twice as long as the last (at
  * most max). Logged (level error, with retry_s) when it is the first failure or
  * another error than the last one, which then gets its summary first (repeated=N). */
-void ms_backoff_fail(ms_backoff *b, double now, const char *error);
+void md_backoff_fail(md_backoff *b, double now, const char *error);
 /* The wait after n failures in a row (n >= 1): first, doubled n - 1 times, at most max
  * (what a job whose start keeps failing on the node waits before its next try). */
-double ms_backoff_delay(double first, double max, int n);
+double md_backoff_delay(double first, double max, int n);
 /* The step succeeded: a failing one logs its summary (level info, repeated=N, recovered)
  * and tries at once again from now on. */
-void ms_backoff_ok(ms_backoff *b);
+void md_backoff_ok(md_backoff *b);
 
 #endif

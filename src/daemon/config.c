@@ -18,10 +18,10 @@ static bool from_flag(const char *where)
     return !strncmp(where, "--", 2);
 }
 
-int ms_daemon_config_set(ms_daemon_config *c, const char *key, const char *value,
-                         const char *where, ms_error *err)
+int md_config_set(md_config *c, const char *key, const char *value,
+                  const char *where, ms_error *err)
 {
-    int k = ms_daemon_key_parse(key);
+    int k = md_key_parse(key);
     if (k < 0)
         return ms_error_set(err, MS_EINVAL, "%s: unknown key \"%.80s\" (see docs/daemon.md)",
                             where, key);
@@ -29,7 +29,7 @@ int ms_daemon_config_set(ms_daemon_config *c, const char *key, const char *value
         return ms_error_set(err, MS_EINVAL, "%s: %s: missing value", where, key);
     const char *prev = c->where[k];
     bool prev_flag = from_flag(prev);
-    if (k == MS_KEY_LISTEN) {
+    if (k == MD_KEY_LISTEN) {
         /* The defaults, or the file's lines when the first flag comes, are replaced. */
         if (!*prev || (from_flag(where) && !prev_flag))
             c->nlisten = 0;
@@ -42,7 +42,7 @@ int ms_daemon_config_set(ms_daemon_config *c, const char *key, const char *value
     return rc;
 }
 
-int ms_daemon_config_load(ms_daemon_config *c, const char *path, ms_error *err)
+int md_config_load(md_config *c, const char *path, ms_error *err)
 {
     char *text;
     size_t len;
@@ -65,17 +65,17 @@ int ms_daemon_config_load(ms_daemon_config *c, const char *path, ms_error *err)
         if (*value)
             *value++ = '\0';
         value += strspn(value, " \t");
-        char where[MS_DAEMON_WHERE_LEN];
+        char where[MD_WHERE_LEN];
         snprintf(where, sizeof where, "%.140s:%d", path, lineno);
-        rc = ms_daemon_config_set(c, line, value, where, err);
+        rc = md_config_set(c, line, value, where, err);
     }
     free(text);
     return rc;
 }
 
-int ms_daemon_config_from_args(ms_daemon_config *c, int argc, char **argv, ms_error *err)
+int md_config_from_args(md_config *c, int argc, char **argv, ms_error *err)
 {
-    ms_daemon_config_defaults(c);
+    md_config_defaults(c);
     const char *file = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--config")) {
@@ -91,7 +91,7 @@ int ms_daemon_config_from_args(ms_daemon_config *c, int argc, char **argv, ms_er
         }
     }
     int rc;
-    if (file && (rc = ms_daemon_config_load(c, file, err)))
+    if (file && (rc = md_config_load(c, file, err)))
         return rc;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -103,14 +103,14 @@ int ms_daemon_config_from_args(ms_daemon_config *c, int argc, char **argv, ms_er
             continue;
         if (strncmp(a, "--", 2) || !a[2])
             return ms_error_set(err, MS_EINVAL, "unexpected argument \"%.80s\"", a);
-        char key[64], where[MS_DAEMON_WHERE_LEN];
+        char key[64], where[MD_WHERE_LEN];
         const char *eq = strchr(a, '='), *value;
         size_t klen = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
         if (klen >= sizeof key)
             return ms_error_set(err, MS_EINVAL, "unknown flag \"%.80s\"", a);
         memcpy(key, a + 2, klen);
         key[klen] = '\0';
-        if (ms_daemon_key_parse(key) < 0)
+        if (md_key_parse(key) < 0)
             return ms_error_set(err, MS_EINVAL, "unknown flag \"--%s\" (see docs/daemon.md)",
                                 key);
         if (eq) {
@@ -121,22 +121,22 @@ int ms_daemon_config_from_args(ms_daemon_config *c, int argc, char **argv, ms_er
             return ms_error_set(err, MS_EINVAL, "--%s: missing value", key);
         }
         snprintf(where, sizeof where, "--%s", key);
-        if ((rc = ms_daemon_config_set(c, key, value, where, err)))
+        if ((rc = md_config_set(c, key, value, where, err)))
             return rc;
     }
     return MS_OK;
 }
 
 /* Where a key was set, for messages about a rule between keys. */
-static const char *origin(const ms_daemon_config *c, int k)
+static const char *origin(const md_config *c, int k)
 {
     return *c->where[k] ? c->where[k] : "the defaults";
 }
 
 /* The token file exists, holds a token and is private to its owner. */
-static int check_token_file(const ms_daemon_config *c, ms_error *err)
+static int check_token_file(const md_config *c, ms_error *err)
 {
-    const char *w = origin(c, MS_KEY_TOKEN_FILE);
+    const char *w = origin(c, MD_KEY_TOKEN_FILE);
     struct stat st;
     if (stat(c->token_file, &st))
         return ms_error_set(err, MS_EINVAL, "%s: token-file %s: %s", w, c->token_file,
@@ -149,23 +149,23 @@ static int check_token_file(const ms_daemon_config *c, ms_error *err)
         return ms_error_set(err, MS_EINVAL, "%s: token-file %s: owned by uid %u: it must be "
                             "owned by root or uid %u", w, c->token_file, (unsigned)st.st_uid,
                             (unsigned)geteuid());
-    ms_tokens *t;
-    int rc = ms_tokens_read(c->token_file, &t, err);
+    md_tokens *t;
+    int rc = md_tokens_read(c->token_file, &t, err);
     if (rc) {
         ms_error_prefix(err, "%s: token-file", w);
         return rc;
     }
-    ms_tokens_free(t);
+    md_tokens_free(t);
     return MS_OK;
 }
 
 /* A db not given: the service's while listen is the default; else beside the first unix
  * socket, named after it, so that daemons started by hand on other sockets never share a
  * store (and a test's daemon never writes the service's). */
-static int default_db(ms_daemon_config *c, ms_error *err)
+static int default_db(md_config *c, ms_error *err)
 {
-    if (*c->where[MS_KEY_DB] || (c->nlisten == 1 && !c->listen[0].tcp &&
-                                 !strcmp(c->listen[0].path, MS_DAEMON_DEFAULT_SOCKET)))
+    if (*c->where[MD_KEY_DB] || (c->nlisten == 1 && !c->listen[0].tcp &&
+                                 !strcmp(c->listen[0].path, MD_DEFAULT_SOCKET)))
         return MS_OK;
     for (int i = 0; i < c->nlisten; i++)
         if (!c->listen[i].tcp) {
@@ -177,29 +177,29 @@ static int default_db(ms_daemon_config *c, ms_error *err)
                         c->listen[0].port);
 }
 
-int ms_daemon_config_check(ms_daemon_config *c, ms_error *err)
+int md_config_check(md_config *c, ms_error *err)
 {
     c->has_model = false;
-    if (c->backend == MS_DAEMON_SIM) {
+    if (c->backend == MD_SIM) {
         if (!*c->gpu || !c->gpus)
             return ms_error_set(err, MS_EINVAL, "%s: backend sim needs gpu MODEL and gpus N",
-                                origin(c, MS_KEY_BACKEND));
+                                origin(c, MD_KEY_BACKEND));
         if (c->ndevices)
             return ms_error_set(err, MS_EINVAL, "%s: devices is for backend nvml (backend sim "
-                                "at %s)", c->where[MS_KEY_DEVICES], origin(c, MS_KEY_BACKEND));
+                                "at %s)", c->where[MD_KEY_DEVICES], origin(c, MD_KEY_BACKEND));
     } else {
         if (!c->ndevices)
             return ms_error_set(err, MS_EINVAL, "%s: backend nvml needs devices (e.g. 0,1)",
-                                origin(c, MS_KEY_BACKEND));
+                                origin(c, MD_KEY_BACKEND));
         if (c->gpus)
             return ms_error_set(err, MS_EINVAL, "%s: gpus is for backend sim (nvml uses "
-                                "devices)", c->where[MS_KEY_GPUS]);
-        if (*c->where[MS_KEY_TIME_SCALE])
+                                "devices)", c->where[MD_KEY_GPUS]);
+        if (*c->where[MD_KEY_TIME_SCALE])
             return ms_error_set(err, MS_EINVAL, "%s: time-scale is for backend sim",
-                                c->where[MS_KEY_TIME_SCALE]);
+                                c->where[MD_KEY_TIME_SCALE]);
     }
-    if (c->mode != MS_DAEMON_BATCH)
-        for (int k = 0; k < MS_DAEMON_NKEYS; k++)
+    if (c->mode != MD_BATCH)
+        for (int k = 0; k < MD_NKEYS; k++)
             if (md_keys[k].batch_only && *c->where[k])
                 return ms_error_set(err, MS_EINVAL, "%s: %s goes with mode batch (mode is "
                                     "online)", c->where[k], md_keys[k].name);
@@ -215,7 +215,7 @@ int ms_daemon_config_check(ms_daemon_config *c, ms_error *err)
         return rc;
     if (*c->gpu) {
         if ((rc = ms_gpu_lookup(c->gpu, &c->model, err))) {
-            ms_error_prefix(err, "%s: gpu", origin(c, MS_KEY_GPU));
+            ms_error_prefix(err, "%s: gpu", origin(c, MD_KEY_GPU));
             return rc;
         }
         c->has_model = true;
@@ -223,13 +223,13 @@ int ms_daemon_config_check(ms_daemon_config *c, ms_error *err)
     return MS_OK;
 }
 
-#define VALUE_LEN (MS_DAEMON_MAX_LISTEN * 160 + MS_DAEMON_PATH_LEN)
+#define VALUE_LEN (MD_MAX_LISTEN * 160 + MD_PATH_LEN)
 
-int ms_daemon_config_reload_check(const ms_daemon_config *cur, const ms_daemon_config *next,
-                                  ms_error *err)
+int md_config_reload_check(const md_config *cur, const md_config *next,
+                           ms_error *err)
 {
     char a[VALUE_LEN], b[VALUE_LEN];
-    for (int k = 0; k < MS_DAEMON_NKEYS; k++) {
+    for (int k = 0; k < MD_NKEYS; k++) {
         if (md_keys[k].reloadable)
             continue;
         md_value_text(&md_keys[k], cur, a, sizeof a);
@@ -242,16 +242,16 @@ int ms_daemon_config_reload_check(const ms_daemon_config *cur, const ms_daemon_c
     return MS_OK;
 }
 
-void ms_daemon_config_write(const ms_daemon_config *c, FILE *f)
+void md_config_write(const md_config *c, FILE *f)
 {
     char v[VALUE_LEN];
-    for (int k = 0; k < MS_DAEMON_NKEYS; k++) {
+    for (int k = 0; k < MD_NKEYS; k++) {
         md_value_text(&md_keys[k], c, v, sizeof v);
-        /* Only what ms_daemon_config_check accepts back: no key foreign to the backend
+        /* Only what md_config_check accepts back: no key foreign to the backend
          * or mode. */
-        bool skip = !*v || (k == MS_KEY_GPUS && !c->gpus) ||
-                    (k == MS_KEY_TIME_SCALE && c->backend != MS_DAEMON_SIM) ||
-                    (md_keys[k].batch_only && c->mode != MS_DAEMON_BATCH);
+        bool skip = !*v || (k == MD_KEY_GPUS && !c->gpus) ||
+                    (k == MD_KEY_TIME_SCALE && c->backend != MD_SIM) ||
+                    (md_keys[k].batch_only && c->mode != MD_BATCH);
         if (skip)
             continue;
         for (char *line = v, *nl; line; line = nl) {

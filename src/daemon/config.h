@@ -10,58 +10,58 @@
 #include "migsched/error.h"
 #include "migsched/gpu.h"
 
-#define MS_DAEMON_MAX_LISTEN 8
-#define MS_DAEMON_MAX_DEVICES 64
-#define MS_DAEMON_PATH_LEN 4096
-#define MS_DAEMON_WHERE_LEN 160         /* "FILE:LINE" or "--key" */
-#define MS_DAEMON_CONNECTION_LIMIT 256  /* open connections per listener, all peers */
-/* listen's default; the db's default goes with it (ms_daemon_config_check). */
-#define MS_DAEMON_DEFAULT_SOCKET "/run/migschedd/migschedd.sock"
+#define MD_MAX_LISTEN 8
+#define MD_MAX_DEVICES 64
+#define MD_PATH_LEN 4096
+#define MD_WHERE_LEN 160                /* "FILE:LINE" or "--key" */
+#define MD_CONNECTION_LIMIT 256         /* open connections per listener, all peers */
+/* listen's default; the db's default goes with it (md_config_check). */
+#define MD_DEFAULT_SOCKET "/run/migschedd/migschedd.sock"
 
-typedef enum ms_daemon_backend { MS_DAEMON_NVML = 0, MS_DAEMON_SIM } ms_daemon_backend;
-typedef enum ms_daemon_mode { MS_DAEMON_ONLINE = 0, MS_DAEMON_BATCH } ms_daemon_mode;
-typedef enum ms_log_level { MS_LOG_DEBUG = 0, MS_LOG_INFO, MS_LOG_WARN, MS_LOG_ERROR } ms_log_level;
-typedef enum ms_on_stop { MS_ON_STOP_WAIT = 0, MS_ON_STOP_REQUEUE } ms_on_stop;
+typedef enum md_backend { MD_NVML = 0, MD_SIM } md_backend;
+typedef enum md_mode { MD_ONLINE = 0, MD_BATCH } md_mode;
+typedef enum md_log_level { MD_LOG_DEBUG = 0, MD_LOG_INFO, MD_LOG_WARN, MD_LOG_ERROR } md_log_level;
+typedef enum md_on_stop { MD_ON_STOP_WAIT = 0, MD_ON_STOP_REQUEUE } md_on_stop;
 /* How a job is confined to its MIG instance: a private mount namespace whose NVIDIA device
  * nodes are its own instance's only, or nothing (CUDA_VISIBLE_DEVICES alone, a hint). */
-typedef enum ms_isolation { MS_ISOLATION_DEVICES = 0, MS_ISOLATION_NONE } ms_isolation;
+typedef enum md_isolation { MD_ISOLATION_DEVICES = 0, MD_ISOLATION_NONE } md_isolation;
 
 /* One listening address: unix:PATH or tcp:HOST:PORT (HOST a loopback address). */
-typedef struct ms_daemon_listen {
+typedef struct md_listen {
     bool tcp;
     char path[108];           /* unix: a socket path fits sockaddr_un's sun_path */
     char host[64];            /* tcp: "127.0.0.1", "::1" */
     int port;
-    char where[MS_DAEMON_WHERE_LEN];
-} ms_daemon_listen;
+    char where[MD_WHERE_LEN];
+} md_listen;
 
-/* Keys in docs/daemon.md's order; ms_daemon_config.where is indexed by them. */
-enum ms_daemon_key {
-    MS_KEY_BACKEND, MS_KEY_GPU, MS_KEY_GPUS, MS_KEY_DEVICES, MS_KEY_LISTEN, MS_KEY_TOKEN_FILE,
-    MS_KEY_DB, MS_KEY_INIT_STORE, MS_KEY_MODE, MS_KEY_TIME_SCALE, MS_KEY_LOG_LEVEL, MS_KEY_ON_STOP,
-    MS_KEY_BATCH_SIZE, MS_KEY_BATCH_PERIOD, MS_KEY_BATCH_CONCAT, MS_KEY_QUEUE_LIMIT,
-    MS_KEY_STOP_GRACE, MS_KEY_TAU, MS_KEY_LOG_DIR, MS_KEY_SLURM_RECONCILE, MS_KEY_SLURM_GRES,
-    MS_KEY_HPC_JOB_MAPPING_DIR, MS_KEY_ALLOW_ROOT_JOBS, MS_KEY_ADMIN_GROUP, MS_KEY_SLURM_USER,
-    MS_KEY_ISOLATION, MS_KEY_DEV_DIR, MS_KEY_MIG_MINORS, MS_KEY_CGROUP_ROOT, MS_KEY_USER_QUEUE_LIMIT,
-    MS_KEY_USER_QUEUE_BYTES, MS_KEY_PEER_CONNECTIONS, MS_KEY_REQUEST_TIMEOUT,
-    MS_KEY_MAX_ATTEMPTS, MS_KEY_RETENTION, MS_DAEMON_NKEYS
+/* Keys in docs/daemon.md's order; md_config.where is indexed by them. */
+enum md_key {
+    MD_KEY_BACKEND, MD_KEY_GPU, MD_KEY_GPUS, MD_KEY_DEVICES, MD_KEY_LISTEN, MD_KEY_TOKEN_FILE,
+    MD_KEY_DB, MD_KEY_INIT_STORE, MD_KEY_MODE, MD_KEY_TIME_SCALE, MD_KEY_LOG_LEVEL, MD_KEY_ON_STOP,
+    MD_KEY_BATCH_SIZE, MD_KEY_BATCH_PERIOD, MD_KEY_BATCH_CONCAT, MD_KEY_QUEUE_LIMIT,
+    MD_KEY_STOP_GRACE, MD_KEY_TAU, MD_KEY_LOG_DIR, MD_KEY_SLURM_RECONCILE, MD_KEY_SLURM_GRES,
+    MD_KEY_HPC_JOB_MAPPING_DIR, MD_KEY_ALLOW_ROOT_JOBS, MD_KEY_ADMIN_GROUP, MD_KEY_SLURM_USER,
+    MD_KEY_ISOLATION, MD_KEY_DEV_DIR, MD_KEY_MIG_MINORS, MD_KEY_CGROUP_ROOT,
+    MD_KEY_USER_QUEUE_LIMIT, MD_KEY_USER_QUEUE_BYTES, MD_KEY_PEER_CONNECTIONS,
+    MD_KEY_REQUEST_TIMEOUT, MD_KEY_MAX_ATTEMPTS, MD_KEY_RETENTION, MD_NKEYS
 };
 
-typedef struct ms_daemon_config {
-    ms_daemon_backend backend;
-    char gpu[MS_DAEMON_PATH_LEN];  /* a built-in model name or a model JSON path */
+typedef struct md_config {
+    md_backend backend;
+    char gpu[MD_PATH_LEN];         /* a built-in model name or a model JSON path */
     int gpus;                      /* sim: GPUs simulated */
     int ndevices;
-    int devices[MS_DAEMON_MAX_DEVICES]; /* nvml: device indices, distinct */
+    int devices[MD_MAX_DEVICES];   /* nvml: device indices, distinct */
     int nlisten;
-    ms_daemon_listen listen[MS_DAEMON_MAX_LISTEN];
-    char token_file[MS_DAEMON_PATH_LEN];
-    char db[MS_DAEMON_PATH_LEN];
+    md_listen listen[MD_MAX_LISTEN];
+    char token_file[MD_PATH_LEN];
+    char db[MD_PATH_LEN];
     bool init_store;               /* an empty db file may be made a new store */
-    ms_daemon_mode mode;
+    md_mode mode;
     double time_scale;             /* sim: task-seconds per real second */
-    ms_log_level log_level;
-    ms_on_stop on_stop;
+    md_log_level log_level;
+    md_on_stop on_stop;
     int batch_size;                /* batch: plan when this many jobs are pending */
     double batch_period;           /* batch: or when the oldest has waited this long (s) */
     int batch_concat;              /* batch: how a batch joins the running plan
@@ -69,18 +69,18 @@ typedef struct ms_daemon_config {
     int queue_limit;               /* queued jobs beyond which submissions are refused */
     double stop_grace;             /* seconds between SIGTERM and SIGKILL of a job */
     double tau;                    /* online: a GPU is Lazy iff busy slices < tau x slices */
-    char log_dir[MS_DAEMON_PATH_LEN]; /* nvml: each job's stdout/stderr files */
+    char log_dir[MD_PATH_LEN];     /* nvml: each job's stdout/stderr files */
     double slurm_reconcile;        /* seconds between checks of Slurm's running jobs; 0 off */
     char slurm_gres[64];           /* the count-only GRES an allocation must fit; "none" */
-    char hpc_job_mapping_dir[MS_DAEMON_PATH_LEN]; /* DCGM exporter's job files; "" none */
+    char hpc_job_mapping_dir[MD_PATH_LEN]; /* DCGM exporter's job files; "" none */
     bool allow_root_jobs;          /* a job may run as uid 0 */
     char admin_group[64];          /* members are admins (beside root); "" none */
     char slurm_user[64];           /* may manage allocations (beside root) */
-    ms_isolation isolation;
-    char dev_dir[MS_DAEMON_PATH_LEN];    /* where the NVIDIA device nodes are */
-    char mig_minors[MS_DAEMON_PATH_LEN]; /* the MIG capability minors file */
-    char cgroup_root[MS_DAEMON_PATH_LEN]; /* under which jobs get cgroups: "" its own cgroup,
-                                             "none" process groups only */
+    md_isolation isolation;
+    char dev_dir[MD_PATH_LEN];     /* where the NVIDIA device nodes are */
+    char mig_minors[MD_PATH_LEN];  /* the MIG capability minors file */
+    char cgroup_root[MD_PATH_LEN]; /* under which jobs get cgroups: "" its own cgroup,
+                                      "none" process groups only */
     int user_queue_limit;          /* queued jobs per user */
     long long user_queue_bytes;    /* bytes of queued jobs' specs per user */
     int peer_connections;          /* open connections per peer (uid; TCP: address) */
@@ -88,34 +88,34 @@ typedef struct ms_daemon_config {
     int max_attempts;              /* runs lost to daemon crashes before a job fails */
     double retention;              /* seconds a finished job is kept before it is pruned */
     /* Where each key was set ("" = the default), for messages. */
-    char where[MS_DAEMON_NKEYS][MS_DAEMON_WHERE_LEN];
-    /* Filled by ms_daemon_config_check when gpu is set. */
+    char where[MD_NKEYS][MD_WHERE_LEN];
+    /* Filled by md_config_check when gpu is set. */
     bool has_model;
     ms_gpu_model model;
-} ms_daemon_config;
+} md_config;
 
 /* Every key's default: its row's in config_keys.c (docs/daemon.md lists them); the db's
- * may then change with listen (see ms_daemon_config_check). */
-void ms_daemon_config_defaults(ms_daemon_config *c);
+ * may then change with listen (see md_config_check). */
+void md_config_defaults(md_config *c);
 
 /* Key name ("batch-size") to its index, -1 if unknown. */
-int ms_daemon_key_parse(const char *name);
-const char *ms_daemon_key_name(int key);
+int md_key_parse(const char *name);
+const char *md_key_name(int key);
 /* Whether a SIGHUP may change the key in a running daemon. */
-bool ms_daemon_key_reloadable(int key);
+bool md_key_reloadable(int key);
 
 /* Sets one key from its text; `where` ("FILE:LINE" or "--key") goes into every message.
  * A key set twice from the same kind of source (two lines, two flags) is an error, except
  * listen, which collects; the first listen flag replaces the file's listen lines. */
-int ms_daemon_config_set(ms_daemon_config *c, const char *key, const char *value,
-                         const char *where, ms_error *err);
+int md_config_set(md_config *c, const char *key, const char *value,
+                  const char *where, ms_error *err);
 /* Applies a config file: `key value` per line, blank lines and lines starting with '#'
  * ignored; the value is the rest of the line, surrounding blanks trimmed. */
-int ms_daemon_config_load(ms_daemon_config *c, const char *path, ms_error *err);
+int md_config_load(md_config *c, const char *path, ms_error *err);
 /* Defaults, then the file of `--config FILE` (if any), then every other `--key value` or
  * `--key=value` in argv[1..argc-1]. Anything else (an unknown flag, a positional argument)
- * is an error naming it. Does not check the whole: call ms_daemon_config_check. */
-int ms_daemon_config_from_args(ms_daemon_config *c, int argc, char **argv, ms_error *err);
+ * is an error naming it. Does not check the whole: call md_config_check. */
+int md_config_from_args(md_config *c, int argc, char **argv, ms_error *err);
 /* The rules between keys, each error naming where the key was set: sim needs gpu and gpus
  * (not devices); nvml needs devices (not gpus, not time-scale); tcp listening needs a
  * token-file, not accessible to group or others, of valid `USER TOKEN` lines (tokens.h);
@@ -123,12 +123,12 @@ int ms_daemon_config_from_args(ms_daemon_config *c, int argc, char **argv, ms_er
  * not given is the default one only while listen is the default; otherwise it is the first
  * unix socket's path with ".db" added (ad-hoc daemons never share a store), and a daemon
  * listening on TCP alone must be given one. */
-int ms_daemon_config_check(ms_daemon_config *c, ms_error *err);
+int md_config_check(md_config *c, ms_error *err);
 /* For SIGHUP: next (checked) may differ from cur only in reloadable keys; else an error
  * naming the first key that would need a restart and where next sets it. */
-int ms_daemon_config_reload_check(const ms_daemon_config *cur, const ms_daemon_config *next,
-                                  ms_error *err);
+int md_config_reload_check(const md_config *cur, const md_config *next,
+                           ms_error *err);
 /* The effective configuration in the file format, one key per line (listen repeated). */
-void ms_daemon_config_write(const ms_daemon_config *c, FILE *f);
+void md_config_write(const md_config *c, FILE *f);
 
 #endif

@@ -14,12 +14,12 @@
 
 static const char *const BOOLS[] = {"false", "true", NULL};
 
-static void *field(const md_key_row *row, ms_daemon_config *c)
+static void *field(const md_key_row *row, md_config *c)
 {
     return (char *)c + row->offset;
 }
 
-static const void *cfield(const md_key_row *row, const ms_daemon_config *c)
+static const void *cfield(const md_key_row *row, const md_config *c)
 {
     return (const char *)c + row->offset;
 }
@@ -72,7 +72,7 @@ static int choice(const char *const *names, const char *value)
     return -1;
 }
 
-static int parse_int(const md_key_row *row, ms_daemon_config *c, const char *v,
+static int parse_int(const md_key_row *row, md_config *c, const char *v,
                      const char *where, ms_error *err)
 {
     long x;
@@ -89,7 +89,7 @@ static int parse_int(const md_key_row *row, ms_daemon_config *c, const char *v,
     return MS_OK;
 }
 
-static void text_int(const md_key_row *row, const ms_daemon_config *c, char *buf, size_t len)
+static void text_int(const md_key_row *row, const md_config *c, char *buf, size_t len)
 {
     if (row->kind == MD_VALUE_BYTES)
         snprintf(buf, len, "%lld", *(const long long *)cfield(row, c));
@@ -98,7 +98,7 @@ static void text_int(const md_key_row *row, const ms_daemon_config *c, char *buf
 }
 
 /* A finite number in (lo, hi], the whole text; or "0" where the row turns off at zero. */
-static int parse_real(const md_key_row *row, ms_daemon_config *c, const char *v,
+static int parse_real(const md_key_row *row, md_config *c, const char *v,
                       const char *where, ms_error *err)
 {
     double *out = field(row, c);
@@ -122,18 +122,18 @@ static int parse_real(const md_key_row *row, ms_daemon_config *c, const char *v,
     return MS_OK;
 }
 
-static void text_real(const md_key_row *row, const ms_daemon_config *c, char *buf, size_t len)
+static void text_real(const md_key_row *row, const md_config *c, char *buf, size_t len)
 {
     real_text(buf, len, *(const double *)cfield(row, c));
 }
 
 /* A choice's index is stored through an int: every enum of the configuration is one. */
-_Static_assert(sizeof(ms_daemon_backend) == sizeof(int) && sizeof(ms_daemon_mode) == sizeof(int)
-                   && sizeof(ms_log_level) == sizeof(int) && sizeof(ms_on_stop) == sizeof(int)
-                   && sizeof(ms_isolation) == sizeof(int),
+_Static_assert(sizeof(md_backend) == sizeof(int) && sizeof(md_mode) == sizeof(int)
+                   && sizeof(md_log_level) == sizeof(int) && sizeof(md_on_stop) == sizeof(int)
+                   && sizeof(md_isolation) == sizeof(int),
                "the configuration's enums are int-sized");
 
-static int parse_choice(const md_key_row *row, ms_daemon_config *c, const char *v,
+static int parse_choice(const md_key_row *row, md_config *c, const char *v,
                         const char *where, ms_error *err)
 {
     int i = choice(row->names, v);
@@ -147,13 +147,13 @@ static int parse_choice(const md_key_row *row, ms_daemon_config *c, const char *
     return MS_OK;
 }
 
-static void text_choice(const md_key_row *row, const ms_daemon_config *c, char *buf,
+static void text_choice(const md_key_row *row, const md_config *c, char *buf,
                         size_t len)
 {
     snprintf(buf, len, "%s", row->names[*(const int *)cfield(row, c)]);
 }
 
-static int parse_bool(const md_key_row *row, ms_daemon_config *c, const char *v,
+static int parse_bool(const md_key_row *row, md_config *c, const char *v,
                       const char *where, ms_error *err)
 {
     int i = choice(BOOLS, v);
@@ -163,12 +163,12 @@ static int parse_bool(const md_key_row *row, ms_daemon_config *c, const char *v,
     return MS_OK;
 }
 
-static void text_bool(const md_key_row *row, const ms_daemon_config *c, char *buf, size_t len)
+static void text_bool(const md_key_row *row, const md_config *c, char *buf, size_t len)
 {
     snprintf(buf, len, "%s", BOOLS[*(const bool *)cfield(row, c)]);
 }
 
-static int parse_concat(const md_key_row *row, ms_daemon_config *c, const char *v,
+static int parse_concat(const md_key_row *row, md_config *c, const char *v,
                         const char *where, ms_error *err)
 {
     int i = ms_concat_parse(v);
@@ -185,13 +185,13 @@ static int parse_concat(const md_key_row *row, ms_daemon_config *c, const char *
     return MS_OK;
 }
 
-static void text_concat(const md_key_row *row, const ms_daemon_config *c, char *buf,
+static void text_concat(const md_key_row *row, const md_config *c, char *buf,
                         size_t len)
 {
     snprintf(buf, len, "%s", ms_concat_name(*(const int *)cfield(row, c)));
 }
 
-static int parse_path(const md_key_row *row, ms_daemon_config *c, const char *v,
+static int parse_path(const md_key_row *row, md_config *c, const char *v,
                       const char *where, ms_error *err)
 {
     if (strlen(v) >= row->size) {
@@ -203,13 +203,13 @@ static int parse_path(const md_key_row *row, ms_daemon_config *c, const char *v,
     return MS_OK;
 }
 
-static void text_path(const md_key_row *row, const ms_daemon_config *c, char *buf, size_t len)
+static void text_path(const md_key_row *row, const md_config *c, char *buf, size_t len)
 {
     snprintf(buf, len, "%s", (const char *)cfield(row, c));
 }
 
 /* A user or group name as useradd takes it (or none for the empty name). */
-static int parse_name(const md_key_row *row, ms_daemon_config *c, const char *v,
+static int parse_name(const md_key_row *row, md_config *c, const char *v,
                       const char *where, ms_error *err)
 {
     char *dst = field(row, c);
@@ -229,14 +229,14 @@ static int parse_name(const md_key_row *row, ms_daemon_config *c, const char *v,
     return MS_OK;
 }
 
-static void text_name(const md_key_row *row, const ms_daemon_config *c, char *buf, size_t len)
+static void text_name(const md_key_row *row, const md_config *c, char *buf, size_t len)
 {
     const char *name = cfield(row, c);
     snprintf(buf, len, "%s", *name ? name : "none");
 }
 
 /* A GRES name as slurm.conf takes it; it goes into no shell, but stays plain. */
-static int parse_gres(const md_key_row *row, ms_daemon_config *c, const char *v,
+static int parse_gres(const md_key_row *row, md_config *c, const char *v,
                       const char *where, ms_error *err)
 {
     size_t n = strlen(v);
@@ -252,7 +252,7 @@ static int parse_gres(const md_key_row *row, ms_daemon_config *c, const char *v,
 }
 
 /* Journalled with each job's cgroup name: absolute, no whitespace, room for both. */
-static int parse_cgroup(const md_key_row *row, ms_daemon_config *c, const char *v,
+static int parse_cgroup(const md_key_row *row, md_config *c, const char *v,
                         const char *where, ms_error *err)
 {
     if (v[0] && strcmp(v, "none") && (v[0] != '/' || strpbrk(v, " \t\n\r")))
@@ -265,7 +265,7 @@ static int parse_cgroup(const md_key_row *row, ms_daemon_config *c, const char *
     return parse_path(row, c, v, where, err);
 }
 
-static int parse_devices(const md_key_row *row, ms_daemon_config *c, const char *v,
+static int parse_devices(const md_key_row *row, md_config *c, const char *v,
                          const char *where, ms_error *err)
 {
     char buf[512];
@@ -291,7 +291,7 @@ static int parse_devices(const md_key_row *row, ms_daemon_config *c, const char 
     return MS_OK;
 }
 
-static void text_devices(const md_key_row *row, const ms_daemon_config *c, char *buf,
+static void text_devices(const md_key_row *row, const md_config *c, char *buf,
                          size_t len)
 {
     (void)row;
@@ -312,7 +312,7 @@ static bool loopback(const char *host)
     return inet_pton(AF_INET6, host, &a6) == 1 && IN6_IS_ADDR_LOOPBACK(&a6);
 }
 
-static int parse_address(const md_key_row *row, ms_daemon_listen *l, const char *value,
+static int parse_address(const md_key_row *row, md_listen *l, const char *value,
                          const char *where, ms_error *err)
 {
     memset(l, 0, sizeof *l);
@@ -355,12 +355,12 @@ static int parse_address(const md_key_row *row, ms_daemon_listen *l, const char 
     return MS_OK;
 }
 
-static int parse_listen(const md_key_row *row, ms_daemon_config *c, const char *v,
+static int parse_listen(const md_key_row *row, md_config *c, const char *v,
                         const char *where, ms_error *err)
 {
-    if (c->nlisten == MS_DAEMON_MAX_LISTEN) {
+    if (c->nlisten == MD_MAX_LISTEN) {
         char why[48];
-        snprintf(why, sizeof why, "more than %d listen addresses", MS_DAEMON_MAX_LISTEN);
+        snprintf(why, sizeof why, "more than %d listen addresses", MD_MAX_LISTEN);
         return bad(err, where, row, v, why);
     }
     int rc = parse_address(row, &c->listen[c->nlisten], v, where, err);
@@ -369,13 +369,13 @@ static int parse_listen(const md_key_row *row, ms_daemon_config *c, const char *
     return rc;
 }
 
-static void text_listen(const md_key_row *row, const ms_daemon_config *c, char *buf,
+static void text_listen(const md_key_row *row, const md_config *c, char *buf,
                         size_t len)
 {
     (void)row;
     size_t used = 0;
     for (int i = 0; i < c->nlisten && used < len; i++) {
-        const ms_daemon_listen *l = &c->listen[i];
+        const md_listen *l = &c->listen[i];
         const char *sep = i ? "\n" : "";
         if (!l->tcp)
             used += (size_t)snprintf(buf + used, len - used, "%sunix:%s", sep, l->path);
@@ -388,9 +388,9 @@ static void text_listen(const md_key_row *row, const ms_daemon_config *c, char *
     }
 }
 
-typedef int (*parse_fn)(const md_key_row *, ms_daemon_config *, const char *, const char *,
+typedef int (*parse_fn)(const md_key_row *, md_config *, const char *, const char *,
                         ms_error *);
-typedef void (*text_fn)(const md_key_row *, const ms_daemon_config *, char *, size_t);
+typedef void (*text_fn)(const md_key_row *, const md_config *, char *, size_t);
 
 static const struct {
     parse_fn parse;
@@ -411,13 +411,13 @@ static const struct {
     [MD_VALUE_LISTEN] = {parse_listen, text_listen},
 };
 
-int md_value_parse(const md_key_row *row, ms_daemon_config *c, const char *text,
+int md_value_parse(const md_key_row *row, md_config *c, const char *text,
                    const char *where, ms_error *err)
 {
     return KINDS[row->kind].parse(row, c, text, where, err);
 }
 
-void md_value_text(const md_key_row *row, const ms_daemon_config *c, char *buf, size_t len)
+void md_value_text(const md_key_row *row, const md_config *c, char *buf, size_t len)
 {
     buf[0] = '\0';
     KINDS[row->kind].text(row, c, buf, len);

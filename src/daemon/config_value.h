@@ -34,7 +34,7 @@ typedef struct md_key_row {
     bool reloadable;           /* a SIGHUP may change it in a running daemon */
     bool batch_only;           /* goes with mode batch only */
     bool zero_off;             /* seconds: "0" turns the feature off */
-    size_t offset;             /* its field in ms_daemon_config */
+    size_t offset;             /* its field in md_config */
     size_t size;               /* that field's size (texts: the longest is size - 1 bytes) */
     double lo, hi;             /* numbers and device indices: the bounds; cgroup: hi bytes */
     const char *const *names;  /* choices, NULL-terminated, in the enum's order */
@@ -43,10 +43,10 @@ typedef struct md_key_row {
 
 /* Parses text into the row's field of c; a bad value is an error naming where, the key,
  * the value and what the row expects. */
-int md_value_parse(const md_key_row *row, ms_daemon_config *c, const char *text,
+int md_value_parse(const md_key_row *row, md_config *c, const char *text,
                    const char *where, ms_error *err);
 /* The field's value as the file format writes it (listen: every address, '\n'-separated);
  * truncated to fit buf. */
-void md_value_text(const md_key_row *row, const ms_daemon_config *c, char *buf, size_t len);
+void md_value_text(const md_key_row *row, const md_config *c, char *buf, size_t len);
 
 #endif

@@ -12,11 +12,11 @@
 #define NEVER 1e18
 #define LOG_EVERY 60.0   /* seconds between two warnings about one peer */
 
-struct ms_conn {
+struct md_conn {
     bool used;
     bool cut;          /* shut down at its deadline */
     int fd;
-    ms_peer who;
+    md_peer who;
     int peer;          /* index in peers */
     double deadline;   /* NEVER when off */
 };
@@ -24,14 +24,14 @@ struct ms_conn {
 /* A peer with connections open, or seen lately (kept for its warnings' times). */
 struct peer {
     bool used;
-    ms_peer who;
+    md_peer who;
     int open;
     unsigned refused, cut;              /* since the last warning of each */
     double refused_warned, cut_warned;  /* when (-NEVER: never) */
     double seen;
 };
 
-struct ms_conns {
+struct md_conns {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     pthread_t watchdog;
@@ -39,7 +39,7 @@ struct ms_conns {
     double wake;       /* when the watchdog looks next (NEVER: when told) */
     int cap, per_peer;
     double timeout;
-    struct ms_conn *c;
+    struct md_conn *c;
     struct peer *p;    /* cap of them: a peer has a connection or had one */
 };
 
@@ -51,7 +51,7 @@ static double now(void)
 }
 
 /* The peer's entry, made if needed in a free slot or over the one idle the longest. */
-static int peer_of(ms_conns *cs, const ms_peer *who, double t)
+static int peer_of(md_conns *cs, const md_peer *who, double t)
 {
     int empty = -1, idle = -1;
     for (int i = 0; i < cs->cap; i++) {
@@ -59,7 +59,7 @@ static int peer_of(ms_conns *cs, const ms_peer *who, double t)
         if (!p->used) {
             if (empty < 0)
                 empty = i;
-        } else if (ms_peer_same(&p->who, who)) {
+        } else if (md_peer_same(&p->who, who)) {
             return i;
         } else if (!p->open && (idle < 0 || p->seen < cs->p[idle].seen)) {
             idle = i;
@@ -80,16 +80,16 @@ static void warn(struct peer *p, const char *event, unsigned *count, double *war
     if (t - *warned < LOG_EVERY)
         return;
     char who[64];
-    ms_dlog(MS_LOG_WARN, event, "peer=%s %s=%g count=%u",
-            ms_peer_text(&p->who, who, sizeof who), what, n, *count);
+    md_log(MD_LOG_WARN, event, "peer=%s %s=%g count=%u",
+           md_peer_text(&p->who, who, sizeof who), what, n, *count);
     *count = 0;
     *warned = t;
 }
 
-ms_conn *ms_conns_add(ms_conns *cs, int fd, const ms_peer *peer)
+md_conn *md_conns_add(md_conns *cs, int fd, const md_peer *peer)
 {
     double t = now();
-    ms_conn *c = NULL;
+    md_conn *c = NULL;
     pthread_mutex_lock(&cs->mu);
     int pi = peer_of(cs, peer, t);
     if (pi < 0)
@@ -107,7 +107,7 @@ ms_conn *ms_conns_add(ms_conns *cs, int fd, const ms_peer *peer)
             c = &cs->c[i];
     if (!c)
         goto out;
-    *c = (struct ms_conn){.used = true, .fd = fd, .who = *peer, .peer = pi,
+    *c = (struct md_conn){.used = true, .fd = fd, .who = *peer, .peer = pi,
                           .deadline = t + cs->timeout};
     p->open++;
     if (c->deadline < cs->wake)
@@ -117,7 +117,7 @@ out:
     return c;
 }
 
-void ms_conns_remove(ms_conns *cs, ms_conn *c)
+void md_conns_remove(md_conns *cs, md_conn *c)
 {
     pthread_mutex_lock(&cs->mu);
     struct peer *p = &cs->p[c->peer];
@@ -127,7 +127,7 @@ void ms_conns_remove(ms_conns *cs, ms_conn *c)
     pthread_mutex_unlock(&cs->mu);
 }
 
-void ms_conns_deadline(ms_conns *cs, ms_conn *c, bool on)
+void md_conns_deadline(md_conns *cs, md_conn *c, bool on)
 {
     pthread_mutex_lock(&cs->mu);
     c->deadline = on ? now() + cs->timeout : NEVER;
@@ -136,7 +136,7 @@ void ms_conns_deadline(ms_conns *cs, ms_conn *c, bool on)
     pthread_mutex_unlock(&cs->mu);
 }
 
-double ms_conns_left(ms_conns *cs, const ms_conn *c)
+double md_conns_left(md_conns *cs, const md_conn *c)
 {
     pthread_mutex_lock(&cs->mu);
     double left = c->deadline == NEVER ? 1e9 : c->deadline - now();
@@ -146,18 +146,18 @@ double ms_conns_left(ms_conns *cs, const ms_conn *c)
     return left;
 }
 
-const ms_peer *ms_conn_peer(const ms_conn *c) { return &c->who; }
+const md_peer *md_conn_peer(const md_conn *c) { return &c->who; }
 
 /* Shuts down every connection past its deadline (its thread then reads the end and
  * closes it), then sleeps until the next deadline or a change. */
 static void *watch(void *arg)
 {
-    ms_conns *cs = arg;
+    md_conns *cs = arg;
     pthread_mutex_lock(&cs->mu);
     while (!cs->stop) {
         double t = now(), next = NEVER;
         for (int i = 0; i < cs->cap; i++) {
-            ms_conn *c = &cs->c[i];
+            md_conn *c = &cs->c[i];
             if (!c->used || c->cut || c->deadline == NEVER)
                 continue;
             if (c->deadline > t) {
@@ -185,9 +185,9 @@ static void *watch(void *arg)
     return NULL;
 }
 
-int ms_conns_new(int cap, int per_peer, double timeout, ms_conns **out, ms_error *err)
+int md_conns_new(int cap, int per_peer, double timeout, md_conns **out, ms_error *err)
 {
-    ms_conns *cs = calloc(1, sizeof *cs);
+    md_conns *cs = calloc(1, sizeof *cs);
     if (!cs || !(cs->c = calloc((size_t)cap, sizeof *cs->c)) ||
         !(cs->p = calloc((size_t)cap, sizeof *cs->p))) {
         if (cs)
@@ -219,7 +219,7 @@ int ms_conns_new(int cap, int per_peer, double timeout, ms_conns **out, ms_error
     return MS_OK;
 }
 
-void ms_conns_free(ms_conns *cs)
+void md_conns_free(md_conns *cs)
 {
     if (!cs)
         return;

@@ -15,30 +15,30 @@
 /* A running job that ends in this pass: run[i], how and with what exit status. */
 typedef struct ending {
     size_t i;
-    ms_job_event ev;
+    md_job_event ev;
     int exit_status;
 } ending;
 
 /* What follows an end once it is durable: the instance freed, the job dropped from the
  * running set (requeued by id when interrupted under retry). */
-static int after_end(ms_engine *e, size_t i, ms_job *next, ms_job_event ev, ms_error *err)
+static int after_end(md_engine *e, size_t i, md_job *next, md_job_event ev, ms_error *err)
 {
     ei_run *r = &e->run[i];
-    if (next->state == MS_JOB_DONE || next->state == MS_JOB_FAILED)
-        ei_observe(&e->turnaround_seconds, ms_engine_time_bounds, MS_ENGINE_TIME_BUCKETS,
+    if (next->state == MD_JOB_DONE || next->state == MD_JOB_FAILED)
+        ei_observe(&e->turnaround_seconds, md_engine_time_bounds, MD_ENGINE_TIME_BUCKETS,
                    next->ended - next->submitted);
     char uid[16], user[160];
-    ms_dlog(MS_LOG_INFO, "job.end", "id=%lld user=%s event=%s state=%s", (long long)next->id,
-            ms_dlog_quote(ms_job_user(&next->owner, uid), user, sizeof user),
-            ms_job_event_name(ev), ms_job_state_name(next->state));
+    md_log(MD_LOG_INFO, "job.end", "id=%lld user=%s event=%s state=%s", (long long)next->id,
+           md_log_quote(md_job_user(&next->owner, uid), user, sizeof user),
+           md_job_event_name(ev), md_job_state_name(next->state));
     ei_job_ended(e, next);
     ei_mapping(e, r->gpu, r->slot, NULL);
     /* Its instance is free once nothing the job started is left. */
     if (!ei_leftovers(e, r, &e->gpu[r->gpu].inst[r->slot], ei_mono()))
         ei_release(e, r->gpu, r->slot);
     int rc = MS_OK;
-    if (next->state == MS_JOB_QUEUED) {  /* interrupted under retry: back in line, by id */
-        ms_job *q = malloc(sizeof *q);
+    if (next->state == MD_JOB_QUEUED) {  /* interrupted under retry: back in line, by id */
+        md_job *q = malloc(sizeof *q);
         if (q)
             *q = *next;
         if (!q || ei_queue_insert(e, q)) {
@@ -48,7 +48,7 @@ static int after_end(ms_engine *e, size_t i, ms_job *next, ms_job_event ev, ms_e
             memset(&next->spec, 0, sizeof next->spec);
         }
     }
-    ms_job_free(next);
+    md_job_free(next);
     e->run[i] = e->run[--e->nrun];
     return rc;
 }
@@ -56,28 +56,28 @@ static int after_end(ms_engine *e, size_t i, ms_job *next, ms_job_event ev, ms_e
 /* Ends the jobs of `en` (by increasing run index) with one transaction for all of them
  * (one fsync), then frees their instances: nothing is acted on before it is durable. On a
  * store failure every one of them stays running, to be tried again. */
-static int end_runs(ms_engine *e, const ending *en, size_t n, ms_error *err)
+static int end_runs(md_engine *e, const ending *en, size_t n, ms_error *err)
 {
-    ms_job *next = malloc((n ? n : 1) * sizeof *next);
-    ms_job_transition *ts = malloc((n ? n : 1) * sizeof *ts);
-    const ms_job **ptr = malloc((n ? n : 1) * sizeof *ptr);
+    md_job *next = malloc((n ? n : 1) * sizeof *next);
+    md_job_transition *ts = malloc((n ? n : 1) * sizeof *ts);
+    const md_job **ptr = malloc((n ? n : 1) * sizeof *ptr);
     int rc = next && ts && ptr ? MS_OK : ms_error_set(err, MS_ENOMEM, "out of memory");
     double now = ei_now();
     for (size_t k = 0; !rc && k < n; k++) {
         next[k] = e->run[en[k].i].job;
         ptr[k] = &next[k];
-        if (en[k].ev == MS_JOB_EV_REQUEUE) {
+        if (en[k].ev == MD_JOB_EV_REQUEUE) {
             /* Not placed again before its wait, which doubles with each failure in a row. */
-            double wait = ms_backoff_delay(EI_START_FIRST, EI_START_MAX,
+            double wait = md_backoff_delay(EI_START_FIRST, EI_START_MAX,
                                            next[k].start_failures + 1);
             next[k].not_before = ei_mono() + wait;
-            rc = ms_job_requeue(&next[k], now, next[k].start_error, wait, &ts[k], err);
+            rc = md_job_requeue(&next[k], now, next[k].start_error, wait, &ts[k], err);
             continue;
         }
-        rc = en[k].ev == MS_JOB_EV_FINISH
-                 ? ms_job_finish(&next[k], now, en[k].exit_status, &ts[k], err)
-             : en[k].ev == MS_JOB_EV_INTERRUPT ? ms_job_interrupt(&next[k], now, &ts[k], err)
-                                               : ms_job_cancel(&next[k], now, &ts[k], err);
+        rc = en[k].ev == MD_JOB_EV_FINISH
+                 ? md_job_finish(&next[k], now, en[k].exit_status, &ts[k], err)
+             : en[k].ev == MD_JOB_EV_INTERRUPT ? md_job_interrupt(&next[k], now, &ts[k], err)
+                                               : md_job_cancel(&next[k], now, &ts[k], err);
     }
     if (!rc && n) {
         e->flushing = true;  /* the views wait until the ends are acted on */
@@ -101,7 +101,7 @@ static int end_runs(ms_engine *e, const ending *en, size_t n, ms_error *err)
  * its backoff, whatever else falls due meanwhile. Returns the monotonic time of the next
  * thing to do (INFINITY: none). */
 /* Instances whose ended jobs left processes: idle once those are gone. */
-static void drain(ms_engine *e, double now)
+static void drain(md_engine *e, double now)
 {
     for (int g = 0; g < e->ngpus; g++)
         for (int k = 0; k < e->m->slots; k++)
@@ -109,7 +109,7 @@ static void drain(ms_engine *e, double now)
                 ei_release(e, g, k);
 }
 
-static bool draining(const ms_engine *e)
+static bool draining(const md_engine *e)
 {
     for (int g = 0; g < e->ngpus; g++)
         for (int k = 0; k < e->m->slots; k++)
@@ -118,7 +118,7 @@ static bool draining(const ms_engine *e)
     return false;
 }
 
-static double step(ms_engine *e)
+static double step(md_engine *e)
 {
     ms_error err = {0};
     double now = ei_mono(), next = INFINITY;
@@ -129,7 +129,7 @@ static double step(ms_engine *e)
         ei_run *r = &e->run[i];
         /* An allocation is the Slurm job's, not ours to stop: it outlives a stop. */
         bool alloc = ei_is_alloc(&r->job);
-        bool requeue = !alloc && e->stopping && e->on_stop == MS_ON_STOP_REQUEUE && !e->quit;
+        bool requeue = !alloc && e->stopping && e->on_stop == MD_ON_STOP_REQUEUE && !e->quit;
         if (e->nvml && !alloc) {
             /* A process is stopped first; its job ends once it is reaped. */
             ei_watch(e, r, r->cancel || requeue, now);
@@ -138,30 +138,30 @@ static double step(ms_engine *e)
         }
         /* A start that ran nothing for the node's reason goes back to the queue, even at a
          * stop: it was never interrupted. */
-        ms_job_event ev = r->cancel       ? MS_JOB_EV_CANCEL
-                          : r->node_fault ? MS_JOB_EV_REQUEUE
-                          : requeue       ? MS_JOB_EV_INTERRUPT
-                                          : MS_JOB_EV_FINISH;
+        md_job_event ev = r->cancel       ? MD_JOB_EV_CANCEL
+                          : r->node_fault ? MD_JOB_EV_REQUEUE
+                          : requeue       ? MD_JOB_EV_INTERRUPT
+                                          : MD_JOB_EV_FINISH;
         if (r->cancel || requeue || r->exited || r->release || r->node_fault)
             en[nen++] = (ending){i, ev, r->exit_status};
         else if (r->end_mono <= now)
-            en[nen++] = (ending){i, MS_JOB_EV_FINISH, 0};
+            en[nen++] = (ending){i, MD_JOB_EV_FINISH, 0};
     }
     /* On a store failure the jobs stay as they are, to be ended at the next try. */
-    if ((nen || !en) && ms_backoff_due(&e->ends, now)) {
+    if ((nen || !en) && md_backoff_due(&e->ends, now)) {
         if (!en || end_runs(e, en, nen, &err))
-            ms_backoff_fail(&e->ends, ei_mono(), en ? err.msg : "out of memory");
+            md_backoff_fail(&e->ends, ei_mono(), en ? err.msg : "out of memory");
         else
-            ms_backoff_ok(&e->ends);
+            md_backoff_ok(&e->ends);
     }
     free(en);
-    bool batch = e->c->mode == MS_DAEMON_BATCH;
-    if (ms_backoff_due(&e->schedule, now)) {
+    bool batch = e->c->mode == MD_BATCH;
+    if (md_backoff_due(&e->schedule, now)) {
         int rc = batch ? ei_batch_step(e, &err) : e->stopping ? MS_OK : ei_place_queued(e, &err);
         if (rc)
-            ms_backoff_fail(&e->schedule, ei_mono(), err.msg);
+            md_backoff_fail(&e->schedule, ei_mono(), err.msg);
         else
-            ms_backoff_ok(&e->schedule);
+            md_backoff_ok(&e->schedule);
     }
     /* A step that failed is due at its retry, not before. */
     double ends_at = e->ends.delay > 0 ? e->ends.retry_at : -INFINITY;
@@ -184,7 +184,7 @@ static double step(ms_engine *e)
 
 static void *loop(void *arg)
 {
-    ms_engine *e = arg;
+    md_engine *e = arg;
     pthread_mutex_lock(&e->mu);
     while (!e->quit) {
         e->kicked = false;
@@ -198,9 +198,9 @@ static void *loop(void *arg)
             if (ei_mono() >= give_up) {
                 e->abandoned = ei_jobs_running(e);
                 char q[MS_ERR_LEN + 32];
-                ms_dlog(MS_LOG_ERROR, "engine.stop_abandoned", "jobs=%zu error=%s repeated=%lu",
-                        e->abandoned, ms_dlog_quote(e->ends.error, q, sizeof q),
-                        e->ends.repeated);
+                md_log(MD_LOG_ERROR, "engine.stop_abandoned", "jobs=%zu error=%s repeated=%lu",
+                       e->abandoned, md_log_quote(e->ends.error, q, sizeof q),
+                       e->ends.repeated);
                 pthread_cond_broadcast(&e->changed);  /* a cancel waiting for one of them */
                 break;
             }
@@ -219,26 +219,26 @@ static void *loop(void *arg)
     }
     ms_error err = {0};
     if (ei_destroy_all(e, &err))
-        ms_dlog(MS_LOG_ERROR, "instance.destroy_failed", "error=\"%s\"", err.msg);
+        md_log(MD_LOG_ERROR, "instance.destroy_failed", "error=\"%s\"", err.msg);
     pthread_mutex_unlock(&e->mu);
     return NULL;
 }
 
 /* Counts the store's jobs by state and queues the queued ones (by id). */
-static int load_jobs(ms_engine *e, ms_error *err)
+static int load_jobs(md_engine *e, ms_error *err)
 {
     /* Counted in SQL: only the queued jobs are read, never every job ever run. */
-    int rc = ms_store_count_jobs(e->st, e->jobs, err);
-    ms_job *all;
+    int rc = md_store_count_jobs(e->st, e->jobs, err);
+    md_job *all;
     size_t n;
-    if (rc || (rc = ms_store_list_jobs(e->st, MS_JOB_QUEUED, &all, &n, err)))
+    if (rc || (rc = md_store_list_jobs(e->st, MD_JOB_QUEUED, &all, &n, err)))
         return rc;
     e->queue = malloc((n ? n : 1) * sizeof *e->queue);
     e->capqueue = n ? n : 1;
     if (!e->queue)
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
     for (size_t i = 0; !rc && i < n; i++) {
-        ms_job *q = malloc(sizeof *q);
+        md_job *q = malloc(sizeof *q);
         if (!q) {
             rc = ms_error_set(err, MS_ENOMEM, "out of memory");
             break;
@@ -252,7 +252,7 @@ static int load_jobs(ms_engine *e, ms_error *err)
         memset(&all[i].spec, 0, sizeof all[i].spec);
         e->queue[e->nqueue++] = q;
     }
-    ms_store_free_jobs(all, n);
+    md_store_free_jobs(all, n);
     return rc;
 }
 
@@ -262,22 +262,22 @@ static int load_jobs(ms_engine *e, ms_error *err)
  * it says was running is interrupted (requeued under retry, failed under fail). Allocations
  * are the exception: the Slurm job holding one still uses its instance, adopted by
  * ei_nvml_open (nvml) or made again (sim), and it runs on. */
-static int reconcile_store(ms_engine *e, ms_error *err)
+static int reconcile_store(md_engine *e, ms_error *err)
 {
-    ms_store_instance *live;
+    md_store_instance *live;
     size_t n;
-    int rc = ms_store_live_instances(e->st, &live, &n, err);
+    int rc = md_store_live_instances(e->st, &live, &n, err);
     for (size_t i = 0; !rc && i < n; i++)
         if (!ei_alloc_keeps_row(e, &live[i]))
-            rc = ms_store_instance_destroyed(e->st, live[i].id, ei_now(), err);
+            rc = md_store_instance_destroyed(e->st, live[i].id, ei_now(), err);
     if (!rc && n)
-        ms_dlog(MS_LOG_INFO, "recover.instances", "gone=%zu", n);
+        md_log(MD_LOG_INFO, "recover.instances", "gone=%zu", n);
     free(live);
-    ms_job *run;
-    if (rc || (rc = ms_store_running_jobs(e->st, &run, &n, err)))
+    md_job *run;
+    if (rc || (rc = md_store_running_jobs(e->st, &run, &n, err)))
         return rc;
-    ms_job_transition *ts = calloc(n ? n : 1, sizeof *ts);
-    const ms_job **ptr = calloc(n ? n : 1, sizeof *ptr);
+    md_job_transition *ts = calloc(n ? n : 1, sizeof *ts);
+    const md_job **ptr = calloc(n ? n : 1, sizeof *ptr);
     if (!ts || !ptr)
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
     size_t k = 0;
@@ -286,33 +286,33 @@ static int reconcile_store(ms_engine *e, ms_error *err)
         if (ei_is_alloc(&run[i]) && ((rc = ei_alloc_resume(e, &run[i], &resumed, err)) ||
                                      resumed))
             continue;
-        rc = ms_job_recover(&run[i], ei_now(), e->c->max_attempts, &ts[k], err);
+        rc = md_job_recover(&run[i], ei_now(), e->c->max_attempts, &ts[k], err);
         ptr[k++] = &run[i];
     }
-    if (!rc && k && !(rc = ms_store_transitions(e->st, ptr, ts, k, err)))
-        ms_dlog(MS_LOG_INFO, "recover.jobs", "interrupted=%zu", k);
+    if (!rc && k && !(rc = md_store_transitions(e->st, ptr, ts, k, err)))
+        md_log(MD_LOG_INFO, "recover.jobs", "interrupted=%zu", k);
     for (size_t i = 0; !rc && i < k; i++)
         ei_job_ended(e, ptr[i]);
     free(ts);
     free(ptr);
-    ms_store_free_jobs(run, n);
+    md_store_free_jobs(run, n);
     return rc;
 }
 
-static void free_engine(ms_engine *e)
+static void free_engine(md_engine *e)
 {
     ei_nvml_close(e, false);
-    ms_store_free_jobs(e->held, e->nheld);
+    md_store_free_jobs(e->held, e->nheld);
     for (int g = 0; g < e->ngpus; g++)
         ms_backend_close(e->gpu[g].be);
     for (size_t i = 0; i < e->nqueue; i++) {
-        ms_job_free(e->queue[i]);
+        md_job_free(e->queue[i]);
         free(e->queue[i]);
     }
     free(e->queue);
     free(e->tally);
     for (size_t i = 0; i < e->nrun; i++)
-        ms_job_free(&e->run[i].job);
+        md_job_free(&e->run[i].job);
     free(e->run);
     free(e->starting);
     ei_batch_free(e->batch);
@@ -328,10 +328,10 @@ static void free_engine(ms_engine *e)
     free(e);
 }
 
-static int open_backends(ms_engine *e, ms_error *err)
+static int open_backends(md_engine *e, ms_error *err)
 {
-    const ms_daemon_config *c = e->c;
-    if (c->backend == MS_DAEMON_NVML)
+    const md_config *c = e->c;
+    if (c->backend == MD_NVML)
         return ei_nvml_open(e, err);
     /* Creations and destructions take the model's times, scaled like the jobs. */
     ms_backend_options opt = {.sim_delay_scale = 1.0 / c->time_scale};
@@ -350,12 +350,12 @@ static int open_backends(ms_engine *e, ms_error *err)
     return MS_OK;
 }
 
-int ms_engine_open(const ms_daemon_config *c, ms_store *st, ms_engine **out, ms_error *err)
+int md_engine_open(const md_config *c, md_store *st, md_engine **out, ms_error *err)
 {
     *out = NULL;
     if (!c->has_model)  /* migschedd sets the nvml devices' own when the key is absent */
         return ms_error_set(err, MS_EINVAL, "the configuration has no GPU model (gpu)");
-    ms_engine *e = calloc(1, sizeof *e);
+    md_engine *e = calloc(1, sizeof *e);
     if (!e)
         return ms_error_set(err, MS_ENOMEM, "out of memory");
     e->c = c;
@@ -374,11 +374,11 @@ int ms_engine_open(const ms_daemon_config *c, ms_store *st, ms_engine **out, ms_
     e->batch_period = c->batch_period;
     e->batch_concat = c->batch_concat;
     e->pending_tail = &e->pending;
-    e->ends = ms_backoff_init("job.end_failed", MS_BACKOFF_FIRST, MS_BACKOFF_MAX);
-    e->schedule = ms_backoff_init("schedule.failed", MS_BACKOFF_FIRST, MS_BACKOFF_MAX);
-    e->plan_retry = ms_backoff_init("batch.plan_failed", 1, 60);
-    e->starts = ms_backoff_init("job.start_failed", EI_START_FIRST, EI_START_MAX);
-    e->destroys = ms_backoff_init("instance.destroy_failed", MS_BACKOFF_FIRST, MS_BACKOFF_MAX);
+    e->ends = md_backoff_init("job.end_failed", MD_BACKOFF_FIRST, MD_BACKOFF_MAX);
+    e->schedule = md_backoff_init("schedule.failed", MD_BACKOFF_FIRST, MD_BACKOFF_MAX);
+    e->plan_retry = md_backoff_init("batch.plan_failed", 1, 60);
+    e->starts = md_backoff_init("job.start_failed", EI_START_FIRST, EI_START_MAX);
+    e->destroys = md_backoff_init("instance.destroy_failed", MD_BACKOFF_FIRST, MD_BACKOFF_MAX);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -412,13 +412,13 @@ int ms_engine_open(const ms_daemon_config *c, ms_store *st, ms_engine **out, ms_
         return rc;
     }
     e->thread_started = true;
-    ms_dlog(MS_LOG_INFO, "engine.open", "backend=%s gpus=%d model=%s queued=%zu",
-            c->backend == MS_DAEMON_SIM ? "sim" : "nvml", e->ngpus, e->m->name, e->nqueue);
+    md_log(MD_LOG_INFO, "engine.open", "backend=%s gpus=%d model=%s queued=%zu",
+           c->backend == MD_SIM ? "sim" : "nvml", e->ngpus, e->m->name, e->nqueue);
     *out = e;
     return MS_OK;
 }
 
-int ms_engine_stop(ms_engine *e, ms_error *err)
+int md_engine_stop(md_engine *e, ms_error *err)
 {
     pthread_mutex_lock(&e->mu);
     bool first = !e->stopping;
@@ -442,8 +442,8 @@ int ms_engine_stop(ms_engine *e, ms_error *err)
     /* The journal's "finished": nothing of ours is left (else the next start reads it). */
     ei_nvml_close(e, left == 0 && held == 0);
     held -= (int)e->abandoned;  /* their instances are busy too */
-    ms_dlog(MS_LOG_INFO, "engine.stop", "queued=%zu instances_left=%d allocations_held=%d "
-            "abandoned=%zu", e->nqueue, left, held, e->abandoned);
+    md_log(MD_LOG_INFO, "engine.stop", "queued=%zu instances_left=%d allocations_held=%d "
+           "abandoned=%zu", e->nqueue, left, held, e->abandoned);
     if (e->abandoned)
         return ms_error_set(err, MS_EIO, "%zu jobs left running in the store, which failed to "
                             "record their ends: %s (the next start recovers them)",
@@ -454,7 +454,7 @@ int ms_engine_stop(ms_engine *e, ms_error *err)
     return MS_OK;
 }
 
-void ms_engine_close(ms_engine *e)
+void md_engine_close(md_engine *e)
 {
     if (!e)
         return;
@@ -468,14 +468,14 @@ void ms_engine_close(ms_engine *e)
     free_engine(e);
 }
 
-void ms_engine_access_get(ms_engine *e, ms_engine_access *out)
+void md_engine_access_get(md_engine *e, md_engine_access *out)
 {
     pthread_mutex_lock(&e->mu);
     *out = e->access;
     pthread_mutex_unlock(&e->mu);
 }
 
-int ms_engine_reload(ms_engine *e, const ms_daemon_config *next, ms_error *err)
+int md_engine_reload(md_engine *e, const md_config *next, ms_error *err)
 {
     (void)err;
     pthread_mutex_lock(&e->mu);
@@ -491,15 +491,15 @@ int ms_engine_reload(ms_engine *e, const ms_daemon_config *next, ms_error *err)
     e->batch_size = next->batch_size;  /* from the next batch on */
     e->batch_period = next->batch_period;
     e->batch_concat = next->batch_concat;
-    ms_dlog_set_level(next->log_level);
+    md_log_set_level(next->log_level);
     ei_wake(e);
     pthread_mutex_unlock(&e->mu);
     char ag[160], su[160];
-    ms_dlog(MS_LOG_INFO, "engine.reload", "time_scale=%g on_stop=%s queue_limit=%d "
-            "user_queue_limit=%d user_queue_bytes=%lld admin_group=%s slurm_user=%s",
-            next->time_scale, next->on_stop == MS_ON_STOP_WAIT ? "wait" : "requeue",
-            next->queue_limit, next->user_queue_limit, next->user_queue_bytes,
-            ms_dlog_quote(*next->admin_group ? next->admin_group : "none", ag, sizeof ag),
-            ms_dlog_quote(*next->slurm_user ? next->slurm_user : "none", su, sizeof su));
+    md_log(MD_LOG_INFO, "engine.reload", "time_scale=%g on_stop=%s queue_limit=%d "
+           "user_queue_limit=%d user_queue_bytes=%lld admin_group=%s slurm_user=%s",
+           next->time_scale, next->on_stop == MD_ON_STOP_WAIT ? "wait" : "requeue",
+           next->queue_limit, next->user_queue_limit, next->user_queue_bytes,
+           md_log_quote(*next->admin_group ? next->admin_group : "none", ag, sizeof ag),
+           md_log_quote(*next->slurm_user ? next->slurm_user : "none", su, sizeof su));
     return MS_OK;
 }

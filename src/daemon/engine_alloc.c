@@ -14,7 +14,7 @@
 #include "hpc_mapping.h"
 #include "log.h"
 
-size_t ei_jobs_running(const ms_engine *e)
+size_t ei_jobs_running(const md_engine *e)
 {
     size_t n = 0;
     for (size_t i = 0; i < e->nrun; i++)
@@ -22,17 +22,17 @@ size_t ei_jobs_running(const ms_engine *e)
     return n;
 }
 
-int ei_alloc_load_held(ms_engine *e, ms_error *err)
+int ei_alloc_load_held(md_engine *e, ms_error *err)
 {
-    ms_job *run;
+    md_job *run;
     size_t n;
-    int rc = ms_store_running_jobs(e->st, &run, &n, err);
+    int rc = md_store_running_jobs(e->st, &run, &n, err);
     if (rc)
         return rc;
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         if (!ei_is_alloc(&run[i])) {
-            ms_job_free(&run[i]);
+            md_job_free(&run[i]);
             continue;
         }
         run[k++] = run[i];
@@ -42,13 +42,13 @@ int ei_alloc_load_held(ms_engine *e, ms_error *err)
     return MS_OK;
 }
 
-int ei_alloc_adopt(ms_engine *e, int g, const ms_mig_instance *in, bool *adopted,
+int ei_alloc_adopt(md_engine *e, int g, const ms_mig_instance *in, bool *adopted,
                    ms_error *err)
 {
     ei_gpu *gp = &e->gpu[g];
     *adopted = false;
     for (size_t i = 0; i < e->nheld; i++) {
-        const ms_job *j = &e->held[i];
+        const md_job *j = &e->held[i];
         if (j->gpu != gp->device || j->placement.start != in->start_slot ||
             strcmp(j->mig_uuid, in->uuid) || j->placement.profile < 0)
             continue;
@@ -58,14 +58,14 @@ int ei_alloc_adopt(ms_engine *e, int g, const ms_mig_instance *in, bool *adopted
         gp->inst[in->start_slot] = (ei_inst){.profile = j->placement.profile,
                                              .state = EI_BUSY, .job = j->id, .mig = *in};
         *adopted = true;
-        ms_dlog(MS_LOG_INFO, "recover.adopt", "gpu=%d gi=%u start=%d slurm_job=%lld",
-                gp->device, in->gi_id, in->start_slot, (long long)j->spec.slurm_job_id);
+        md_log(MD_LOG_INFO, "recover.adopt", "gpu=%d gi=%u start=%d slurm_job=%lld",
+               gp->device, in->gi_id, in->start_slot, (long long)j->spec.slurm_job_id);
         return MS_OK;
     }
     return MS_OK;
 }
 
-bool ei_alloc_keeps_row(ms_engine *e, const ms_store_instance *row)
+bool ei_alloc_keeps_row(md_engine *e, const md_store_instance *row)
 {
     for (int g = 0; g < e->ngpus; g++) {
         if (e->gpu[g].device != row->gpu || row->at.start < 0 || row->at.start >= MS_MAX_SLOTS)
@@ -79,7 +79,7 @@ bool ei_alloc_keeps_row(ms_engine *e, const ms_store_instance *row)
     return false;
 }
 
-int ei_alloc_resume(ms_engine *e, ms_job *j, bool *resumed, ms_error *err)
+int ei_alloc_resume(md_engine *e, md_job *j, bool *resumed, ms_error *err)
 {
     *resumed = false;
     int g = 0;
@@ -92,8 +92,8 @@ int ei_alloc_resume(ms_engine *e, ms_job *j, bool *resumed, ms_error *err)
         /* Nothing survives a sim process: the instance is made again where it was. */
         ms_error cerr = {0};
         if (ei_create(e, g, j->placement, j->id, &cerr)) {
-            ms_dlog(MS_LOG_WARN, "recover.allocation_lost", "slurm_job=%lld error=\"%s\"",
-                    (long long)j->spec.slurm_job_id, cerr.msg);
+            md_log(MD_LOG_WARN, "recover.allocation_lost", "slurm_job=%lld error=\"%s\"",
+                   (long long)j->spec.slurm_job_id, cerr.msg);
             return MS_OK;
         }
         in->state = EI_BUSY;
@@ -107,13 +107,13 @@ int ei_alloc_resume(ms_engine *e, ms_job *j, bool *resumed, ms_error *err)
     memset(&j->spec, 0, sizeof j->spec);
     *resumed = true;
     char uid[16], user[160];
-    ms_dlog(MS_LOG_INFO, "recover.allocation", "id=%lld user=%s slurm_job=%lld gpu=%d start=%d",
-            (long long)j->id, ms_dlog_quote(ms_job_user(&j->owner, uid), user, sizeof user),
-            (long long)e->run[e->nrun - 1].job.spec.slurm_job_id, j->gpu, j->placement.start);
+    md_log(MD_LOG_INFO, "recover.allocation", "id=%lld user=%s slurm_job=%lld gpu=%d start=%d",
+           (long long)j->id, md_log_quote(md_job_user(&j->owner, uid), user, sizeof user),
+           (long long)e->run[e->nrun - 1].job.spec.slurm_job_id, j->gpu, j->placement.start);
     return MS_OK;
 }
 
-int ei_alloc_mapping_init(ms_engine *e, ms_error *err)
+int ei_alloc_mapping_init(md_engine *e, ms_error *err)
 {
     if (!*e->c->hpc_job_mapping_dir)
         return MS_OK;
@@ -123,7 +123,7 @@ int ei_alloc_mapping_init(ms_engine *e, ms_error *err)
         for (size_t i = 0; i < e->nrun; i++)
             if (e->run[i].gpu == g)
                 keep[nkeep++] = e->gpu[g].inst[e->run[i].slot].mig.gi_id;
-        int rc = ms_hpc_mapping_prune(e->c->hpc_job_mapping_dir, e->gpu[g].device, keep, nkeep,
+        int rc = md_hpc_mapping_prune(e->c->hpc_job_mapping_dir, e->gpu[g].device, keep, nkeep,
                                       err);
         if (rc)
             return rc;
@@ -136,7 +136,7 @@ int ei_alloc_mapping_init(ms_engine *e, ms_error *err)
 /* ---- The API's calls ---- */
 
 /* The live (queued or running) allocation of a Slurm job: its engine job, NULL if none. */
-static ms_job *find_live(ms_engine *e, int64_t slurm_id, ei_run **run)
+static md_job *find_live(md_engine *e, int64_t slurm_id, ei_run **run)
 {
     *run = NULL;
     for (size_t i = 0; i < e->nqueue; i++)
@@ -159,7 +159,7 @@ typedef struct held {
 /* Asked after the store's view of the job: one the store says runs is in the running set
  * by then (ei_settle: its start has been acted on), so that a running allocation always
  * comes with its instance. */
-static held held_now(ms_engine *e, int64_t id)
+static held held_now(md_engine *e, int64_t id)
 {
     held h = {-1, -1, -1};
     pthread_mutex_lock(&e->mu);
@@ -186,16 +186,16 @@ static json_t *or_null(long v)
 
 /* The allocation's JSON: its job (GET /v1/jobs/{id}) with its steps and, once placed, its
  * GPU instance id (DCGM's GPU_I_ID), compute instance id and the GPU's minor number. */
-static ms_engine_outcome alloc_json(ms_engine *e, int64_t id, json_t **out, ms_error *err)
+static md_engine_outcome alloc_json(md_engine *e, int64_t id, json_t **out, ms_error *err)
 {
-    ms_engine_outcome o = ei_get_job(e, id, NULL, out, err);
-    if (o != MS_ENGINE_OK)
+    md_engine_outcome o = ei_get_job(e, id, NULL, out, err);
+    if (o != MD_ENGINE_OK)
         return o;
     held h = held_now(e, id);
     int64_t *steps;
     size_t n;
     pthread_mutex_lock(&e->smu);
-    int rc = ms_store_steps(e->st, id, &steps, &n, err);
+    int rc = md_store_steps(e->st, id, &steps, &n, err);
     pthread_mutex_unlock(&e->smu);
     json_t *arr = rc ? NULL : json_array();
     for (size_t i = 0; arr && i < n; i++)
@@ -209,110 +209,110 @@ static ms_engine_outcome alloc_json(ms_engine *e, int64_t id, json_t **out, ms_e
         *out = NULL;
         if (!rc)
             ms_error_set(err, MS_ENOMEM, "out of memory");
-        return MS_ENGINE_INTERNAL;
+        return MD_ENGINE_INTERNAL;
     }
-    return MS_ENGINE_OK;
+    return MD_ENGINE_OK;
 }
 
 /* A new allocation from spec owned by owner, queued (mu held; takes the spec). */
-static int alloc_new(ms_engine *e, ms_job_spec *spec, const ms_job_owner *owner, ms_job **out,
+static int alloc_new(md_engine *e, md_job_spec *spec, const md_job_owner *owner, md_job **out,
                      ms_error *err)
 {
-    ms_job *j = malloc(sizeof *j);
+    md_job *j = malloc(sizeof *j);
     if (!j) {
-        ms_job_spec_free(spec);
+        md_job_spec_free(spec);
         return ms_error_set(err, MS_ENOMEM, "out of memory");
     }
-    ms_job_init(j, spec);
+    md_job_init(j, spec);
     j->owner = *owner;
-    ms_job_transition t;
-    int rc = ms_job_submit(j, ei_now(), &t, err);
+    md_job_transition t;
+    int rc = md_job_submit(j, ei_now(), &t, err);
     if (!rc) {
         pthread_mutex_lock(&e->smu);
-        rc = ms_store_submit(e->st, j, &t, err);
+        rc = md_store_submit(e->st, j, &t, err);
         pthread_mutex_unlock(&e->smu);
     }
     if (!rc && ei_queue_insert(e, j))  /* durable: the next start queues it */
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
     if (rc) {
-        ms_job_free(j);
+        md_job_free(j);
         free(j);
         return rc;
     }
-    e->jobs[MS_JOB_QUEUED]++;
+    e->jobs[MD_JOB_QUEUED]++;
     e->submitted_total++;
     char uid[16], user[160];
-    ms_dlog(MS_LOG_INFO, "allocation.new", "id=%lld user=%s slurm_job=%lld profile=%s",
-            (long long)j->id, ms_dlog_quote(ms_job_user(&j->owner, uid), user, sizeof user),
-            (long long)j->spec.slurm_job_id, e->m->profiles[j->spec.profile].name);
+    md_log(MD_LOG_INFO, "allocation.new", "id=%lld user=%s slurm_job=%lld profile=%s",
+           (long long)j->id, md_log_quote(md_job_user(&j->owner, uid), user, sizeof user),
+           (long long)j->spec.slurm_job_id, e->m->profiles[j->spec.profile].name);
     *out = j;
     return MS_OK;
 }
 
-ms_engine_outcome ms_engine_alloc_step(ms_engine *e, ms_job_spec *spec,
-                                       const ms_job_owner *owner, int64_t step,
+md_engine_outcome md_engine_alloc_step(md_engine *e, md_job_spec *spec,
+                                       const md_job_owner *owner, int64_t step,
                                        json_t **alloc, ms_error *err)
 {
     *alloc = NULL;
     int64_t slurm_id = spec->slurm_job_id;
-    ms_engine_outcome o = MS_ENGINE_OK;
+    md_engine_outcome o = MD_ENGINE_OK;
     pthread_mutex_lock(&e->mu);
     ei_settle(e);  /* no start or end half done: the queue and the running set are stable */
     ei_run *run;
-    ms_job *j = find_live(e, slurm_id, &run);
-    if (e->c->mode != MS_DAEMON_ONLINE) {
+    md_job *j = find_live(e, slurm_id, &run);
+    if (e->c->mode != MD_ONLINE) {
         ms_error_set(err, MS_EINVAL, "allocations need mode online (this migschedd plans "
                      "batches)");
-        o = MS_ENGINE_BAD_REQUEST;
+        o = MD_ENGINE_BAD_REQUEST;
     } else if (e->stopping) {
         ms_error_set(err, MS_EINVAL, "migschedd is stopping: no new allocations");
-        o = MS_ENGINE_STOPPING;
+        o = MD_ENGINE_STOPPING;
     } else if (j && j->spec.profile != spec->profile) {
         /* Nested steps inherit the job's --mig: another size is a mistake, not a resize. */
         ms_error_set(err, MS_EINVAL, "Slurm job %lld holds an allocation of %s; this step "
                      "asks for %s", (long long)slurm_id, e->m->profiles[j->spec.profile].name,
                      e->m->profiles[spec->profile].name);
-        o = MS_ENGINE_CONFLICT;
+        o = MD_ENGINE_CONFLICT;
     } else if (!j && e->nqueue + e->inflight >= (size_t)e->queue_limit) {
         ms_error_set(err, MS_EINVAL, "%d jobs are queued already (queue-limit)",
                      e->queue_limit);
-        o = MS_ENGINE_QUEUE_FULL;
+        o = MD_ENGINE_QUEUE_FULL;
     } else if (!j && alloc_new(e, spec, owner, &j, err)) {
-        o = MS_ENGINE_INTERNAL;
+        o = MD_ENGINE_INTERNAL;
     }
     int64_t id = j ? j->id : 0;
-    if (o == MS_ENGINE_OK) {
+    if (o == MD_ENGINE_OK) {
         pthread_mutex_lock(&e->smu);
-        int rc = ms_store_step_add(e->st, id, step, err);
+        int rc = md_store_step_add(e->st, id, step, err);
         pthread_mutex_unlock(&e->smu);
-        o = rc ? MS_ENGINE_INTERNAL : o;
+        o = rc ? MD_ENGINE_INTERNAL : o;
         ei_wake(e);
     }
     pthread_mutex_unlock(&e->mu);
-    ms_job_spec_free(spec);  /* a no-op when alloc_new took it */
-    return o == MS_ENGINE_OK ? alloc_json(e, id, alloc, err) : o;
+    md_job_spec_free(spec);  /* a no-op when alloc_new took it */
+    return o == MD_ENGINE_OK ? alloc_json(e, id, alloc, err) : o;
 }
 
-ms_engine_outcome ms_engine_alloc_get(ms_engine *e, int64_t slurm_id, json_t **alloc,
+md_engine_outcome md_engine_alloc_get(md_engine *e, int64_t slurm_id, json_t **alloc,
                                       ms_error *err)
 {
     *alloc = NULL;
     pthread_mutex_lock(&e->mu);
     ei_settle(e);
     ei_run *run;
-    ms_job *j = find_live(e, slurm_id, &run);
+    md_job *j = find_live(e, slurm_id, &run);
     int64_t id = j ? j->id : 0;
     pthread_mutex_unlock(&e->mu);
     if (!id) {
         ms_error_set(err, MS_EINVAL, "Slurm job %lld holds no allocation", (long long)slurm_id);
-        return MS_ENGINE_NOT_FOUND;
+        return MD_ENGINE_NOT_FOUND;
     }
     return alloc_json(e, id, alloc, err);
 }
 
 /* Releases allocation j (mu held): a running one ends done (its instance becomes idle), a
  * queued one is cancelled. wait: until the scheduling thread has ended it. */
-static int release(ms_engine *e, ms_job *j, ei_run *run, bool wait, ms_error *err)
+static int release(md_engine *e, md_job *j, ei_run *run, bool wait, ms_error *err)
 {
     if (run) {
         run->release = true;
@@ -329,47 +329,47 @@ static int release(ms_engine *e, ms_job *j, ei_run *run, bool wait, ms_error *er
     return ei_cancel_queued(e, i, err);
 }
 
-ms_engine_outcome ms_engine_alloc_release(ms_engine *e, int64_t slurm_id, int64_t step,
+md_engine_outcome md_engine_alloc_release(md_engine *e, int64_t slurm_id, int64_t step,
                                           json_t **alloc, ms_error *err)
 {
     *alloc = NULL;
     pthread_mutex_lock(&e->mu);
     ei_settle(e);
     ei_run *run;
-    ms_job *j = find_live(e, slurm_id, &run);
+    md_job *j = find_live(e, slurm_id, &run);
     if (!j || e->stopping) {
         pthread_mutex_unlock(&e->mu);
         if (j) {  /* the scheduling thread may be gone: the next start reconciles */
             ms_error_set(err, MS_EINVAL, "migschedd is stopping: the allocation is released "
                          "by the reconciliation after its restart");
-            return MS_ENGINE_STOPPING;
+            return MD_ENGINE_STOPPING;
         }
         ms_error_set(err, MS_EINVAL, "Slurm job %lld holds no allocation", (long long)slurm_id);
-        return MS_ENGINE_NOT_FOUND;
+        return MD_ENGINE_NOT_FOUND;
     }
     int64_t id = j->id, *steps = NULL;
     size_t n = 0;
     pthread_mutex_lock(&e->smu);
-    int rc = step < 0 ? ms_store_steps_clear(e->st, id, err)
-                      : ms_store_step_remove(e->st, id, step, err);
+    int rc = step < 0 ? md_store_steps_clear(e->st, id, err)
+                      : md_store_step_remove(e->st, id, step, err);
     if (!rc)
-        rc = ms_store_steps(e->st, id, &steps, &n, err);
+        rc = md_store_steps(e->st, id, &steps, &n, err);
     pthread_mutex_unlock(&e->smu);
     free(steps);
     if (!rc && n == 0) {
         char uid[16], user[160];
-        ms_dlog(MS_LOG_INFO, "allocation.release", "id=%lld user=%s slurm_job=%lld by=%s",
-                (long long)id, ms_dlog_quote(ms_job_user(&j->owner, uid), user, sizeof user),
-                (long long)slurm_id, step < 0 ? "epilog" : "last_step");
+        md_log(MD_LOG_INFO, "allocation.release", "id=%lld user=%s slurm_job=%lld by=%s",
+               (long long)id, md_log_quote(md_job_user(&j->owner, uid), user, sizeof user),
+               (long long)slurm_id, step < 0 ? "epilog" : "last_step");
         rc = release(e, j, run, true, err);
     }
     pthread_mutex_unlock(&e->mu);
     if (rc)
-        return MS_ENGINE_INTERNAL;
+        return MD_ENGINE_INTERNAL;
     return alloc_json(e, id, alloc, err);
 }
 
-int ms_engine_alloc_reconcile(ms_engine *e, const int64_t *alive, size_t nalive, double asked,
+int md_engine_alloc_reconcile(md_engine *e, const int64_t *alive, size_t nalive, double asked,
                               int *released, ms_error *err)
 {
     *released = 0;
@@ -383,7 +383,7 @@ int ms_engine_alloc_reconcile(ms_engine *e, const int64_t *alive, size_t nalive,
     if (!gone)
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
     for (size_t i = 0; !rc && i < n; i++) {
-        const ms_job *j = i < e->nqueue ? e->queue[i] : &e->run[i - e->nqueue].job;
+        const md_job *j = i < e->nqueue ? e->queue[i] : &e->run[i - e->nqueue].job;
         /* One made after Slurm was asked may be a job that started since: kept. */
         if (!ei_is_alloc(j) || !(j->submitted < asked))
             continue;
@@ -395,13 +395,13 @@ int ms_engine_alloc_reconcile(ms_engine *e, const int64_t *alive, size_t nalive,
     }
     for (size_t i = 0; !rc && i < k; i++) {
         ei_run *run;
-        ms_job *j = find_live(e, gone[i], &run);
+        md_job *j = find_live(e, gone[i], &run);
         char uid[16], user[160];
-        ms_dlog(MS_LOG_INFO, "allocation.release", "id=%lld user=%s slurm_job=%lld by=reconcile",
-                (long long)j->id, ms_dlog_quote(ms_job_user(&j->owner, uid), user, sizeof user),
-                (long long)gone[i]);
+        md_log(MD_LOG_INFO, "allocation.release", "id=%lld user=%s slurm_job=%lld by=reconcile",
+               (long long)j->id, md_log_quote(md_job_user(&j->owner, uid), user, sizeof user),
+               (long long)gone[i]);
         pthread_mutex_lock(&e->smu);
-        rc = ms_store_steps_clear(e->st, j->id, err);
+        rc = md_store_steps_clear(e->st, j->id, err);
         pthread_mutex_unlock(&e->smu);
         if (!rc && !(rc = release(e, j, run, false, err)))
             (*released)++;
@@ -411,7 +411,7 @@ int ms_engine_alloc_reconcile(ms_engine *e, const int64_t *alive, size_t nalive,
     return rc;
 }
 
-size_t ms_engine_alloc_count(ms_engine *e)
+size_t md_engine_alloc_count(md_engine *e)
 {
     pthread_mutex_lock(&e->mu);
     size_t n = 0;

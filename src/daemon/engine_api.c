@@ -10,24 +10,24 @@
 #include "engine_internal.h"
 #include "log.h"
 
-static ms_engine_outcome fail(int rc)
+static md_engine_outcome fail(int rc)
 {
-    return rc == MS_EINVAL ? MS_ENGINE_BAD_REQUEST : MS_ENGINE_INTERNAL;
+    return rc == MS_EINVAL ? MD_ENGINE_BAD_REQUEST : MD_ENGINE_INTERNAL;
 }
 
 /* Where the jobs' output files are: the nvml backend's log-dir; the sim runs no command. */
-static const char *log_dir(const ms_engine *e)
+static const char *log_dir(const md_engine *e)
 {
     return e->nvml ? e->c->log_dir : NULL;
 }
 
 /* Whether owner may queue one more job of bytes (mu held): queue-limit, then the owner's
  * user-queue-limit and user-queue-bytes. */
-static ms_engine_outcome admit(ms_engine *e, const ms_job_owner *owner, size_t bytes,
+static md_engine_outcome admit(md_engine *e, const md_job_owner *owner, size_t bytes,
                                ms_error *err)
 {
     char uid[16];
-    const char *user = ms_job_user(owner, uid);
+    const char *user = md_job_user(owner, uid);
     ei_tally t = ei_tally_get(e, owner->uid);
     if (e->nqueue + e->inflight >= (size_t)e->queue_limit)
         ms_error_set(err, MS_EINVAL, "%d jobs are queued already (queue-limit)",
@@ -40,11 +40,11 @@ static ms_engine_outcome admit(ms_engine *e, const ms_job_owner *owner, size_t b
                      "one's %zu would pass user-queue-bytes (%lld)", user,
                      (unsigned long long)t.bytes, bytes, e->user_queue_bytes);
     else
-        return MS_ENGINE_OK;
-    return MS_ENGINE_QUEUE_FULL;
+        return MD_ENGINE_OK;
+    return MD_ENGINE_QUEUE_FULL;
 }
 
-ms_engine_outcome ms_engine_submit(ms_engine *e, ms_job_spec *spec, const ms_job_owner *owner,
+md_engine_outcome md_engine_submit(md_engine *e, md_job_spec *spec, const md_job_owner *owner,
                                    json_t **job, ms_error *err)
 {
     *job = NULL;
@@ -53,53 +53,53 @@ ms_engine_outcome ms_engine_submit(ms_engine *e, ms_job_spec *spec, const ms_job
     ei_job_size(e->m, spec, &profile, &seconds);
     /* The spec is ours whatever the outcome: a refused one is freed (and zeroed). */
     if (profile < 0) {
-        ms_job_spec_free(spec);
+        md_job_spec_free(spec);
         ms_error_set(err, MS_EINVAL, "job: no size of %s can run it", e->m->name);
-        return MS_ENGINE_BAD_REQUEST;
+        return MD_ENGINE_BAD_REQUEST;
     }
     if (owner->uid == 0 && !e->c->allow_root_jobs) {
-        ms_job_spec_free(spec);
+        md_job_spec_free(spec);
         ms_error_set(err, MS_EINVAL, "job: it would run as root (uid 0), which migschedd "
                      "refuses unless configured with allow-root-jobs true; submit it as "
                      "the user it should run as");
-        return MS_ENGINE_FORBIDDEN;
+        return MD_ENGINE_FORBIDDEN;
     }
-    char *text = ms_job_spec_text(spec, e->m);
+    char *text = md_job_spec_text(spec, e->m);
     size_t bytes = text ? strlen(text) : 0;
     free(text);
     if (!text) {
-        ms_job_spec_free(spec);
+        md_job_spec_free(spec);
         ms_error_set(err, MS_ENOMEM, "out of memory");
-        return MS_ENGINE_INTERNAL;
+        return MD_ENGINE_INTERNAL;
     }
     pthread_mutex_lock(&e->mu);
-    ms_engine_outcome o = e->stopping ? MS_ENGINE_STOPPING : admit(e, owner, bytes, err);
-    if (o == MS_ENGINE_STOPPING)
+    md_engine_outcome o = e->stopping ? MD_ENGINE_STOPPING : admit(e, owner, bytes, err);
+    if (o == MD_ENGINE_STOPPING)
         ms_error_set(err, MS_EINVAL, "migschedd is stopping: no new jobs");
     /* Counted while in flight, so that concurrent submissions cannot pass the limits. */
-    if (o == MS_ENGINE_OK && ei_tally_add(e, owner->uid, bytes, 1)) {
+    if (o == MD_ENGINE_OK && ei_tally_add(e, owner->uid, bytes, 1)) {
         ms_error_set(err, MS_ENOMEM, "out of memory");
-        o = MS_ENGINE_INTERNAL;
+        o = MD_ENGINE_INTERNAL;
     }
-    if (o != MS_ENGINE_OK) {
+    if (o != MD_ENGINE_OK) {
         pthread_mutex_unlock(&e->mu);
-        ms_job_spec_free(spec);
+        md_job_spec_free(spec);
         return o;
     }
     e->inflight++;
     pthread_mutex_unlock(&e->mu);
 
-    ms_job *j = malloc(sizeof *j);
+    md_job *j = malloc(sizeof *j);
     int rc = MS_OK;
     if (!j) {
-        ms_job_spec_free(spec);
+        md_job_spec_free(spec);
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
     } else {
-        ms_job_init(j, spec);
+        md_job_init(j, spec);
         j->owner = *owner;
         j->spec_bytes = bytes;
         ei_submit r = {.job = j};
-        rc = ms_job_submit(j, ei_now(), &r.t, err);
+        rc = md_job_submit(j, ei_now(), &r.t, err);
         if (!rc) {
             pthread_mutex_lock(&e->cmu);
             *e->pending_tail = &r;
@@ -110,29 +110,29 @@ ms_engine_outcome ms_engine_submit(ms_engine *e, ms_job_spec *spec, const ms_job
                 *err = r.err;
         }
         if (!rc)
-            *job = ms_job_to_json(j, e->m, true, log_dir(e));
+            *job = md_job_to_json(j, e->m, true, log_dir(e));
     }
     pthread_mutex_lock(&e->mu);
     e->inflight--;
     ei_tally_add(e, owner->uid, bytes, -1);  /* the queue counts it from here on */
     if (!rc) {
         char uid[16], user[160], name[160];
-        ms_dlog(MS_LOG_INFO, "job.submit", "id=%lld user=%s name=%s", (long long)j->id,
-                ms_dlog_quote(ms_job_user(&j->owner, uid), user, sizeof user),
-                ms_dlog_quote(j->spec.name, name, sizeof name));
+        md_log(MD_LOG_INFO, "job.submit", "id=%lld user=%s name=%s", (long long)j->id,
+               md_log_quote(md_job_user(&j->owner, uid), user, sizeof user),
+               md_log_quote(j->spec.name, name, sizeof name));
         if (ei_queue_insert(e, j) == MS_OK) {
             j = NULL;
         } else {
             /* Durable but unqueued in memory: the next start picks it up from the store. */
-            ms_dlog(MS_LOG_ERROR, "job.queue_full_memory", "id=%lld user=%s",
-                    (long long)j->id, user);
+            md_log(MD_LOG_ERROR, "job.queue_full_memory", "id=%lld user=%s",
+                   (long long)j->id, user);
         }
         e->submitted_total++;
         ei_wake(e);
     }
     pthread_mutex_unlock(&e->mu);
     if (j) {
-        ms_job_free(j);
+        md_job_free(j);
         free(j);
     }
     if (rc) {
@@ -140,20 +140,20 @@ ms_engine_outcome ms_engine_submit(ms_engine *e, ms_job_spec *spec, const ms_job
         *job = NULL;
         return fail(rc);
     }
-    return *job ? MS_ENGINE_OK : MS_ENGINE_INTERNAL;
+    return *job ? MD_ENGINE_OK : MD_ENGINE_INTERNAL;
 }
 
 /* A job from the store: NOT_FOUND when there is none. */
-static ms_engine_outcome read_job(ms_engine *e, int64_t id, ms_job *j, ms_error *err)
+static md_engine_outcome read_job(md_engine *e, int64_t id, md_job *j, ms_error *err)
 {
     pthread_mutex_lock(&e->smu);
-    int rc = ms_store_get_job(e->st, id, j, err);
+    int rc = md_store_get_job(e->st, id, j, err);
     pthread_mutex_unlock(&e->smu);
-    return !rc ? MS_ENGINE_OK : rc == MS_EINVAL ? MS_ENGINE_NOT_FOUND : MS_ENGINE_INTERNAL;
+    return !rc ? MD_ENGINE_OK : rc == MS_EINVAL ? MD_ENGINE_NOT_FOUND : MD_ENGINE_INTERNAL;
 }
 
-static void say(ms_job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void say(ms_job *j, const char *fmt, ...)
+static void say(md_job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(md_job *j, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -162,7 +162,7 @@ static void say(ms_job *j, const char *fmt, ...)
 }
 
 /* Where queued job id is in the engine's queue (in id order); nqueue when it is not there. */
-static size_t queue_position(const ms_engine *e, int64_t id)
+static size_t queue_position(const md_engine *e, int64_t id)
 {
     size_t lo = 0, hi = e->nqueue;
     while (lo < hi) {
@@ -179,12 +179,12 @@ static size_t queue_position(const ms_engine *e, int64_t id)
  * its reason; the one its last transition gave stays when none of these applies
  * (docs/daemon.md, Jobs). Computed when asked: nothing is stored on each pass. *batch_due:
  * when the next batch is due, NAN until this call's first job needs it (once per page). */
-static void waiting_reason(ms_engine *e, ms_job *j, double *batch_due)
+static void waiting_reason(md_engine *e, md_job *j, double *batch_due)
 {
     size_t at = queue_position(e, j->id);
-    if (j->state != MS_JOB_QUEUED || at == e->nqueue)
+    if (j->state != MD_JOB_QUEUED || at == e->nqueue)
         return;  /* not in the queue: its start or cancel is being committed */
-    const ms_job *q = e->queue[at];
+    const md_job *q = e->queue[at];
     double mono = ei_mono();
     const ei_making *mk = &e->making;
     if (mk->job == j->id) {
@@ -196,10 +196,10 @@ static void waiting_reason(ms_engine *e, ms_job *j, double *batch_due)
     } else if (q->not_before > mono) {
         say(j, "start failed on this node: %s; next try in %.0f s", q->start_error,
             ceil(q->not_before - mono));
-    } else if (!ms_backoff_due(&e->schedule, mono)) {
+    } else if (!md_backoff_due(&e->schedule, mono)) {
         say(j, "scheduling failed on this node: %s; next try in %.0f s", e->schedule.error,
             ceil(e->schedule.retry_at - mono));
-    } else if (e->c->mode == MS_DAEMON_BATCH) {
+    } else if (e->c->mode == MD_BATCH) {
         if (isnan(*batch_due))
             *batch_due = ei_batch_due(e);
         double due = *batch_due - ei_now();
@@ -219,27 +219,27 @@ static void waiting_reason(ms_engine *e, ms_job *j, double *batch_due)
     }
 }
 
-ms_engine_outcome ei_get_job(ms_engine *e, int64_t id, const ms_engine_actor *who,
+md_engine_outcome ei_get_job(md_engine *e, int64_t id, const md_engine_actor *who,
                              json_t **job, ms_error *err)
 {
-    ms_job j;
-    ms_engine_outcome o = read_job(e, id, &j, err);
-    if (o != MS_ENGINE_OK)
+    md_job j;
+    md_engine_outcome o = read_job(e, id, &j, err);
+    if (o != MD_ENGINE_OK)
         return o;
     double due = NAN;
     pthread_mutex_lock(&e->mu);
     waiting_reason(e, &j, &due);
     pthread_mutex_unlock(&e->mu);
-    *job = ms_job_to_json(&j, e->m, ei_may_manage(who, &j), log_dir(e));
-    ms_job_free(&j);
+    *job = md_job_to_json(&j, e->m, ei_may_manage(who, &j), log_dir(e));
+    md_job_free(&j);
     if (!*job) {
         ms_error_set(err, MS_ENOMEM, "out of memory");
-        return MS_ENGINE_INTERNAL;
+        return MD_ENGINE_INTERNAL;
     }
-    return MS_ENGINE_OK;
+    return MD_ENGINE_OK;
 }
 
-ms_engine_outcome ms_engine_job(ms_engine *e, int64_t id, const ms_engine_actor *who,
+md_engine_outcome md_engine_job(md_engine *e, int64_t id, const md_engine_actor *who,
                                 json_t **job, ms_error *err)
 {
     *job = NULL;
@@ -249,38 +249,38 @@ ms_engine_outcome ms_engine_job(ms_engine *e, int64_t id, const ms_engine_actor 
 /* Job id from the store (*j: the caller frees it) when who may `verb` it, being its owner
  * or an admin; otherwise FORBIDDEN naming the owner, with nothing to free. An owner never
  * changes, so the store's word holds for what the caller does next. */
-static ms_engine_outcome read_managed(ms_engine *e, int64_t id, const ms_engine_actor *who,
-                                      const char *verb, ms_job *j, ms_error *err)
+static md_engine_outcome read_managed(md_engine *e, int64_t id, const md_engine_actor *who,
+                                      const char *verb, md_job *j, ms_error *err)
 {
-    ms_engine_outcome o = read_job(e, id, j, err);
-    if (o != MS_ENGINE_OK || ei_may_manage(who, j))
+    md_engine_outcome o = read_job(e, id, j, err);
+    if (o != MD_ENGINE_OK || ei_may_manage(who, j))
         return o;
     char uid[16];
     ms_error_set(err, MS_EINVAL, "job %lld belongs to %s: only its owner or an admin may %s",
-                 (long long)id, ms_job_user(&j->owner, uid), verb);
-    ms_job_free(j);
-    return MS_ENGINE_FORBIDDEN;
+                 (long long)id, md_job_user(&j->owner, uid), verb);
+    md_job_free(j);
+    return MD_ENGINE_FORBIDDEN;
 }
 
-ms_engine_outcome ms_engine_history(ms_engine *e, int64_t id, const ms_engine_actor *who,
+md_engine_outcome md_engine_history(md_engine *e, int64_t id, const md_engine_actor *who,
                                     json_t **history, ms_error *err)
 {
     *history = NULL;
-    ms_job owned;
-    ms_engine_outcome o = read_managed(e, id, who, "read its history", &owned, err);
-    if (o != MS_ENGINE_OK)
+    md_job owned;
+    md_engine_outcome o = read_managed(e, id, who, "read its history", &owned, err);
+    if (o != MD_ENGINE_OK)
         return o;
-    ms_job_free(&owned);
-    ms_job_transition *ts;
+    md_job_free(&owned);
+    md_job_transition *ts;
     size_t n;
     pthread_mutex_lock(&e->smu);
-    int rc = ms_store_history(e->st, id, &ts, &n, err);
+    int rc = md_store_history(e->st, id, &ts, &n, err);
     pthread_mutex_unlock(&e->smu);
     if (rc)
-        return MS_ENGINE_INTERNAL;
+        return MD_ENGINE_INTERNAL;
     json_t *arr = json_array();
     for (size_t i = 0; arr && i < n; i++)
-        if (json_array_append_new(arr, ms_job_transition_to_json(&ts[i]))) {
+        if (json_array_append_new(arr, md_job_transition_to_json(&ts[i]))) {
             json_decref(arr);
             arr = NULL;
         }
@@ -288,29 +288,29 @@ ms_engine_outcome ms_engine_history(ms_engine *e, int64_t id, const ms_engine_ac
     if (!arr || !(*history = json_pack("{s:I, s:o}", "job", (json_int_t)id, "transitions",
                                        arr))) {
         ms_error_set(err, MS_ENOMEM, "out of memory");
-        return MS_ENGINE_INTERNAL;
+        return MD_ENGINE_INTERNAL;
     }
-    return MS_ENGINE_OK;
+    return MD_ENGINE_OK;
 }
 
-int ei_cancel_queued(ms_engine *e, size_t i, ms_error *err)
+int ei_cancel_queued(md_engine *e, size_t i, ms_error *err)
 {
-    ms_job next = *e->queue[i];
-    ms_job_transition t;
-    int rc = ms_job_cancel(&next, ei_now(), &t, err);
-    if (rc || (rc = ei_commit(e, (const ms_job *const[]){&next}, &t, 1, false, err)))
+    md_job next = *e->queue[i];
+    md_job_transition t;
+    int rc = md_job_cancel(&next, ei_now(), &t, err);
+    if (rc || (rc = ei_commit(e, (const md_job *const[]){&next}, &t, 1, false, err)))
         return rc;
     char uid[16], user[160];
-    ms_dlog(MS_LOG_INFO, "job.cancel", "id=%lld user=%s state=queued", (long long)next.id,
-            ms_dlog_quote(ms_job_user(&next.owner, uid), user, sizeof user));
+    md_log(MD_LOG_INFO, "job.cancel", "id=%lld user=%s state=queued", (long long)next.id,
+           md_log_quote(md_job_user(&next.owner, uid), user, sizeof user));
     ei_job_ended(e, &next);
-    ms_job *q = ei_queue_remove(e, i);
-    ms_job_free(q);
+    md_job *q = ei_queue_remove(e, i);
+    md_job_free(q);
     free(q);
     return MS_OK;
 }
 
-void ei_wait_ended(ms_engine *e, int64_t id)
+void ei_wait_ended(md_engine *e, int64_t id)
 {
     ei_wake(e);
     for (;;) {
@@ -323,13 +323,13 @@ void ei_wait_ended(ms_engine *e, int64_t id)
     }
 }
 
-ms_engine_outcome ms_engine_cancel(ms_engine *e, int64_t id, const ms_engine_actor *who,
+md_engine_outcome md_engine_cancel(md_engine *e, int64_t id, const md_engine_actor *who,
                                    json_t **job, ms_error *err)
 {
     *job = NULL;
-    ms_job owned;
-    ms_engine_outcome o = read_managed(e, id, who, "cancel it", &owned, err);
-    if (o != MS_ENGINE_OK)
+    md_job owned;
+    md_engine_outcome o = read_managed(e, id, who, "cancel it", &owned, err);
+    if (o != MD_ENGINE_OK)
         return o;
     /* An allocation's owner is the Slurm job's user, but only Slurm releases it (an
      * instance freed under its running steps would go to someone else's job). */
@@ -339,9 +339,9 @@ ms_engine_outcome ms_engine_cancel(ms_engine *e, int64_t id, const ms_engine_act
                      "it (DELETE /v1/allocations/%lld, root or slurm-user), or an admin",
                      (long long)id, (long long)owned.spec.slurm_job_id,
                      (long long)owned.spec.slurm_job_id);
-    ms_job_free(&owned);
+    md_job_free(&owned);
     if (alloc)
-        return MS_ENGINE_FORBIDDEN;
+        return MD_ENGINE_FORBIDDEN;
     pthread_mutex_lock(&e->mu);
     int rc = MS_OK;
     bool found = false;
@@ -371,27 +371,27 @@ ms_engine_outcome ms_engine_cancel(ms_engine *e, int64_t id, const ms_engine_act
     if (rc)
         return fail(rc);
     o = ei_get_job(e, id, who, job, err);
-    if (o != MS_ENGINE_OK || found)
+    if (o != MD_ENGINE_OK || found)
         return o;
     /* Neither queued nor running: done, failed or cancelled already. */
     ms_error_set(err, MS_EINVAL, "job %lld is %s: nothing to cancel", (long long)id,
                  json_string_value(json_object_get(*job, "state")));
     json_decref(*job);
     *job = NULL;
-    return MS_ENGINE_CONFLICT;
+    return MD_ENGINE_CONFLICT;
 }
 
-ms_engine_outcome ms_engine_jobs(ms_engine *e, const ms_store_job_query *q,
-                                 const ms_engine_actor *who, json_t **jobs, int64_t *next,
+md_engine_outcome md_engine_jobs(md_engine *e, const md_store_job_query *q,
+                                 const md_engine_actor *who, json_t **jobs, int64_t *next,
                                  ms_error *err)
 {
     *jobs = NULL;
     *next = 0;
-    ms_job *page;
+    md_job *page;
     size_t n;
     bool more;
     pthread_mutex_lock(&e->smu);
-    int rc = ms_store_job_page(e->st, q, &page, &n, &more, err);
+    int rc = md_store_job_page(e->st, q, &page, &n, &more, err);
     pthread_mutex_unlock(&e->smu);
     if (rc)
         return fail(rc);
@@ -405,31 +405,31 @@ ms_engine_outcome ms_engine_jobs(ms_engine *e, const ms_store_job_query *q,
     /* Each job is freed once rendered: the page is held once, not twice. */
     json_t *arr = json_array();
     for (size_t i = 0; i < n; i++) {
-        if (arr && json_array_append_new(arr, ms_job_to_json(&page[i], e->m,
+        if (arr && json_array_append_new(arr, md_job_to_json(&page[i], e->m,
                                                              ei_may_manage(who, &page[i]),
                                                              log_dir(e)))) {
             json_decref(arr);
             arr = NULL;
         }
-        ms_job_free(&page[i]);
+        md_job_free(&page[i]);
     }
     free(page);
     *jobs = arr ? json_pack("{s:o}", "jobs", arr) : NULL;
     if (!*jobs) {
         ms_error_set(err, MS_ENOMEM, "out of memory");
-        return MS_ENGINE_INTERNAL;
+        return MD_ENGINE_INTERNAL;
     }
-    return MS_ENGINE_OK;
+    return MD_ENGINE_OK;
 }
 
 /* The owner of the running job id, for the metrics' user label ("" when not running). */
-static void running_user(const ms_engine *e, int64_t id, char user[64])
+static void running_user(const md_engine *e, int64_t id, char user[64])
 {
     *user = '\0';
     for (size_t i = 0; i < e->nrun; i++)
         if (e->run[i].job.id == id) {
             char uid[16];
-            snprintf(user, 64, "%s", ms_job_user(&e->run[i].job.owner, uid));
+            snprintf(user, 64, "%s", md_job_user(&e->run[i].job.owner, uid));
             return;
         }
 }
@@ -446,7 +446,7 @@ static const char *inst_state(ei_state s)
 }
 
 /* One GPU's metrics (mu held). */
-static void gpu_metrics(const ms_engine *e, int g, ms_engine_gpu_metrics *out)
+static void gpu_metrics(const md_engine *e, int g, md_engine_gpu_metrics *out)
 {
     const ei_gpu *gp = &e->gpu[g];
     ms_online_gpu_view v;
@@ -461,7 +461,7 @@ static void gpu_metrics(const ms_engine *e, int g, ms_engine_gpu_metrics *out)
         const ei_inst *in = &gp->inst[k];
         if (in->profile < 0 || out->ninstances == MS_MAX_MIG)
             continue;
-        ms_engine_instance_metrics *im = &out->instance[out->ninstances++];
+        md_engine_instance_metrics *im = &out->instance[out->ninstances++];
         im->profile = in->profile;
         im->start = k;
         im->gi_id = in->mig.gi_id;
@@ -472,13 +472,13 @@ static void gpu_metrics(const ms_engine *e, int g, ms_engine_gpu_metrics *out)
     }
 }
 
-ms_engine_outcome ms_engine_gpus(ms_engine *e, json_t **gpus, ms_error *err)
+md_engine_outcome md_engine_gpus(md_engine *e, json_t **gpus, ms_error *err)
 {
     json_t *arr = json_array();
     pthread_mutex_lock(&e->mu);
     ei_settle(e);
     for (int g = 0; arr && g < e->ngpus; g++) {
-        ms_engine_gpu_metrics gm;
+        md_engine_gpu_metrics gm;
         gpu_metrics(e, g, &gm);
         json_t *insts = json_array();
         for (int k = 0; k < e->m->slots && insts; k++) {
@@ -508,16 +508,16 @@ ms_engine_outcome ms_engine_gpus(ms_engine *e, json_t **gpus, ms_error *err)
     }
     pthread_mutex_unlock(&e->mu);
     *gpus = arr ? json_pack("{s:o, s:s}", "gpus", arr, "isolation",
-                            e->c->isolation == MS_ISOLATION_NONE ? "none" : "devices")
+                            e->c->isolation == MD_ISOLATION_NONE ? "none" : "devices")
                 : NULL;
     if (!*gpus) {
         ms_error_set(err, MS_ENOMEM, "out of memory");
-        return MS_ENGINE_INTERNAL;
+        return MD_ENGINE_INTERNAL;
     }
-    return MS_ENGINE_OK;
+    return MD_ENGINE_OK;
 }
 
-ms_engine_outcome ms_engine_metrics_snapshot(ms_engine *e, ms_engine_metrics *out,
+md_engine_outcome md_engine_metrics_snapshot(md_engine *e, md_engine_metrics *out,
                                              ms_error *err)
 {
     (void)err;
@@ -539,12 +539,12 @@ ms_engine_outcome ms_engine_metrics_snapshot(ms_engine *e, ms_engine_metrics *ou
     for (int g = 0; g < e->ngpus; g++)
         gpu_metrics(e, g, &out->gpu[g]);
     pthread_mutex_unlock(&e->mu);
-    return MS_ENGINE_OK;
+    return MD_ENGINE_OK;
 }
 
 /* Online mode plans nothing ahead: the plan is what runs now, one task per running job on
  * its instance, from its start to its expected end. */
-static json_t *running_plan(ms_engine *e)
+static json_t *running_plan(md_engine *e)
 {
     json_t *insts = json_array(), *tasks = json_array();
     int id = 0;
@@ -579,12 +579,12 @@ static json_t *running_plan(ms_engine *e)
                      "makespan", makespan, "instances", insts, "tasks", tasks);
 }
 
-ms_engine_outcome ms_engine_plan(ms_engine *e, char **schedule_json, ms_error *err)
+md_engine_outcome md_engine_plan(md_engine *e, char **schedule_json, ms_error *err)
 {
     *schedule_json = NULL;
     pthread_mutex_lock(&e->mu);
     ei_settle(e);
-    if (e->c->mode == MS_DAEMON_BATCH && e->plan) {
+    if (e->c->mode == MD_BATCH && e->plan) {
         *schedule_json = ei_plan_text(e);
     } else {
         json_t *o = running_plan(e);
@@ -595,7 +595,7 @@ ms_engine_outcome ms_engine_plan(ms_engine *e, char **schedule_json, ms_error *e
     pthread_mutex_unlock(&e->mu);
     if (!*schedule_json) {
         ms_error_set(err, MS_ENOMEM, "out of memory");
-        return MS_ENGINE_INTERNAL;
+        return MD_ENGINE_INTERNAL;
     }
-    return MS_ENGINE_OK;
+    return MD_ENGINE_OK;
 }

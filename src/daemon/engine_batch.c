@@ -33,8 +33,8 @@ struct ei_batch {
     int *inst_next;           /* per plan instance: its tasks started or skipped */
     int *order;               /* task positions by (instance, planned start) */
     int *inst_first, *inst_n;
-    int *ops[MS_DAEMON_MAX_DEVICES];  /* per GPU (instance << 1 | destroy), planned order */
-    int nops[MS_DAEMON_MAX_DEVICES], next[MS_DAEMON_MAX_DEVICES];
+    int *ops[MD_MAX_DEVICES]; /* per GPU (instance << 1 | destroy), planned order */
+    int nops[MD_MAX_DEVICES], next[MD_MAX_DEVICES];
     int first_open;           /* tasks before it have all ended */
     int64_t *planned;         /* job ids of the pending tasks, sorted */
     int nplanned;
@@ -51,7 +51,7 @@ void ei_batch_free(ei_batch *b)
     free(b->order);
     free(b->inst_first);
     free(b->inst_n);
-    for (int g = 0; g < MS_DAEMON_MAX_DEVICES; g++)
+    for (int g = 0; g < MD_MAX_DEVICES; g++)
         free(b->ops[g]);
     free(b->planned);
     free(b);
@@ -76,7 +76,7 @@ static int grow(void *pp, int *cap, int need, size_t elem, bool zero)
 
 /* Each instance's task order and each GPU's operation order, derived from e->plan (the
  * arrays have room for it). */
-static void derive(ms_engine *e)
+static void derive(md_engine *e)
 {
     ei_batch *b = e->batch;
     const ms_schedule *p = e->plan;
@@ -96,7 +96,7 @@ static void derive(ms_engine *e)
 /* Extends the execution state to the plan e->plan after a batch was joined (jobs: the
  * batch's job ids by its workload index): the new tasks and instances pending, each
  * instance's task order and each GPU's operation order derived again. */
-static int extend(ms_engine *e, const int64_t *jobs, int njobs)
+static int extend(md_engine *e, const int64_t *jobs, int njobs)
 {
     if (!e->batch && !(e->batch = calloc(1, sizeof *e->batch)))
         return MS_ENOMEM;
@@ -134,7 +134,7 @@ static int extend(ms_engine *e, const int64_t *jobs, int njobs)
  * work not yet done, so the plan, its execution state and each stored plan stay bounded
  * however long the daemon runs. Times stay seconds since plan_t0; what stays keeps its
  * order and state. On failure (out of memory) nothing changed. */
-static int prune(ms_engine *e, ms_error *err)
+static int prune(md_engine *e, ms_error *err)
 {
     ei_batch *b = e->batch;
     const ms_schedule *p = e->plan;
@@ -213,21 +213,21 @@ static int cmp_id(const void *a, const void *b)
 }
 
 /* Whether queued job id is in no plan yet. */
-static bool unplanned(const ms_engine *e, int64_t id)
+static bool unplanned(const md_engine *e, int64_t id)
 {
     const ei_batch *b = e->batch;
     return !b || !b->nplanned ||
            !bsearch(&id, b->planned, (size_t)b->nplanned, sizeof id, cmp_id);
 }
 
-bool ei_batch_planned(const ms_engine *e, int64_t id)
+bool ei_batch_planned(const md_engine *e, int64_t id)
 {
     return !unplanned(e, id);
 }
 
 /* Whether queued job j is one the next batch may take: in no plan, and not waiting out
  * its backoff after a start that failed on the node (those after it are taken instead). */
-static bool plannable(const ms_engine *e, const ms_job *j, double now)
+static bool plannable(const md_engine *e, const md_job *j, double now)
 {
     return j->not_before <= now && unplanned(e, j->id);
 }
@@ -235,7 +235,7 @@ static bool plannable(const ms_engine *e, const ms_job *j, double now)
 /* Stand-ins for the instances not ours on GPU g: placements of the model covering their
  * slots (the smallest that covers each), never over what `l` already holds there, busy until
  * MS_TIME_MAX, so the batch neither uses nor destroys them (standins_kept). */
-static int foreign_layout(const ms_engine *e, int g, ms_initial *l, ms_error *err)
+static int foreign_layout(const md_engine *e, int g, ms_initial *l, ms_error *err)
 {
     const ms_gpu_model *m = e->m;
     uint32_t taken = 0;
@@ -271,7 +271,7 @@ static int foreign_layout(const ms_engine *e, int g, ms_initial *l, ms_error *er
 /* Whether the batch's plan s leaves every stand-in of layout l as it is: no task on it, no
  * destruction (the planner would do either only after MS_TIME_MAX, for a job that needs
  * those slots). */
-static int standins_kept(const ms_engine *e, const ms_schedule *s, const ms_initial *l,
+static int standins_kept(const md_engine *e, const ms_schedule *s, const ms_initial *l,
                          ms_error *err)
 {
     for (int i = 0; i < s->ninst; i++) {
@@ -294,7 +294,7 @@ static int standins_kept(const ms_engine *e, const ms_schedule *s, const ms_init
 
 /* Whether the running plan's instance at x, alive at its end, is there or yet to be made:
  * one someone else destroyed (ei_destroy's "lost") is not offered to the batch. */
-static bool still_there(const ms_engine *e, const ms_initial_inst *x)
+static bool still_there(const md_engine *e, const ms_initial_inst *x)
 {
     const ms_schedule *p = e->plan;
     for (int i = 0; i < p->ninst; i++) {
@@ -310,7 +310,7 @@ static bool still_there(const ms_engine *e, const ms_initial_inst *x)
 /* What the GPUs hold for a batch planned at `now` (the plan's clock): the instances the
  * running plan leaves, each busy until its last task there ends, and stand-ins for the
  * instances not ours. */
-static int node_layout(const ms_engine *e, double now, ms_initial *l, ms_error *err)
+static int node_layout(const md_engine *e, double now, ms_initial *l, ms_error *err)
 {
     ms_initial left;
     ms_initial_init(&left);
@@ -328,7 +328,7 @@ static int node_layout(const ms_engine *e, double now, ms_initial *l, ms_error *
 /* Plans up to batch-size queued jobs no plan holds from what the GPUs hold, joins them to
  * the running plan and validates the joint plan; on failure the running plan stays as it
  * was. */
-static int plan_batch(ms_engine *e, ms_error *err)
+static int plan_batch(md_engine *e, ms_error *err)
 {
     ms_workload *w = ms_workload_new();
     int64_t *jobs = malloc((size_t)e->batch_size * sizeof *jobs);
@@ -399,17 +399,17 @@ static int plan_batch(ms_engine *e, ms_error *err)
     if (!rc && (text = ei_plan_text(e))) {
         int64_t id;
         pthread_mutex_lock(&e->smu);
-        rc = ms_store_add_plan(e->st, ei_now(), text, &id, err);
+        rc = md_store_add_plan(e->st, ei_now(), text, &id, err);
         pthread_mutex_unlock(&e->smu);
     }
     if (!rc)
-        ms_dlog(MS_LOG_INFO, "batch.plan", "jobs=%d instances=%d makespan=%.3f "
-                "joint_makespan=%.3f trivial=%.3f reversed=%d moves=%d swaps=%d", n, s->ninst,
-                ms_schedule_makespan(s), ms_schedule_makespan(e->plan),
-                ms_schedule_stat(e->plan, "makespan_trivial"),
-                (int)ms_schedule_stat(e->plan, "reversed"),
-                (int)ms_schedule_stat(e->plan, "concat_moves"),
-                (int)ms_schedule_stat(e->plan, "concat_swaps"));
+        md_log(MD_LOG_INFO, "batch.plan", "jobs=%d instances=%d makespan=%.3f "
+               "joint_makespan=%.3f trivial=%.3f reversed=%d moves=%d swaps=%d", n, s->ninst,
+               ms_schedule_makespan(s), ms_schedule_makespan(e->plan),
+               ms_schedule_stat(e->plan, "makespan_trivial"),
+               (int)ms_schedule_stat(e->plan, "reversed"),
+               (int)ms_schedule_stat(e->plan, "concat_moves"),
+               (int)ms_schedule_stat(e->plan, "concat_swaps"));
     free(text);
     free(jobs);
     ms_initial_fini(&layout);
@@ -420,7 +420,7 @@ static int plan_batch(ms_engine *e, ms_error *err)
     return rc;
 }
 
-static size_t queue_index(const ms_engine *e, int64_t id)
+static size_t queue_index(const md_engine *e, int64_t id)
 {
     for (size_t i = 0; i < e->nqueue; i++)
         if (e->queue[i]->id == id)
@@ -428,7 +428,7 @@ static size_t queue_index(const ms_engine *e, int64_t id)
     return (size_t)-1;
 }
 
-static bool running(const ms_engine *e, int64_t id)
+static bool running(const md_engine *e, int64_t id)
 {
     for (size_t i = 0; i < e->nrun; i++)
         if (e->run[i].job.id == id)
@@ -437,7 +437,7 @@ static bool running(const ms_engine *e, int64_t id)
 }
 
 /* Whether an instance of ours really holds a slot of (g, p). */
-static bool slots_taken(const ms_engine *e, int g, ms_placement p)
+static bool slots_taken(const md_engine *e, int g, ms_placement p)
 {
     uint32_t mask = ms_gpu_slot_mask(e->m, p);
     if (mask & e->gpu[g].foreign_slots)
@@ -452,7 +452,7 @@ static bool slots_taken(const ms_engine *e, int g, ms_placement p)
 
 /* The tasks' states: ended ones (and those cancelled before they ran); the pending ones'
  * jobs become the planned set. */
-static int task_states(ms_engine *e)
+static int task_states(md_engine *e)
 {
     ei_batch *b = e->batch;
     const ms_schedule *s = e->plan;
@@ -496,7 +496,7 @@ static bool inst_done(const ei_batch *b, int i)
 }
 
 /* One pass over the running plan: ends, operations, starts. */
-static int advance(ms_engine *e, ms_error *err)
+static int advance(md_engine *e, ms_error *err)
 {
     ei_batch *b = e->batch;
     const ms_schedule *s = e->plan;
@@ -566,7 +566,7 @@ static int advance(ms_engine *e, ms_error *err)
 }
 
 /* Queued jobs the next batch may take, and the oldest one's submission time. */
-static size_t unplanned_jobs(const ms_engine *e, double *oldest)
+static size_t unplanned_jobs(const md_engine *e, double *oldest)
 {
     size_t n = 0;
     *oldest = INFINITY;
@@ -579,7 +579,7 @@ static size_t unplanned_jobs(const ms_engine *e, double *oldest)
     return n;
 }
 
-int ei_batch_step(ms_engine *e, ms_error *err)
+int ei_batch_step(md_engine *e, ms_error *err)
 {
     if (e->batch && task_states(e))
         return ms_error_set(err, MS_ENOMEM, "out of memory");
@@ -587,14 +587,14 @@ int ei_batch_step(ms_engine *e, ms_error *err)
     if (due <= ei_now()) {
         ms_error perr = {0};
         if (plan_batch(e, &perr))
-            ms_backoff_fail(&e->plan_retry, ei_mono(), perr.msg);
+            md_backoff_fail(&e->plan_retry, ei_mono(), perr.msg);
         else
-            ms_backoff_ok(&e->plan_retry);
+            md_backoff_ok(&e->plan_retry);
     }
     return e->batch ? advance(e, err) : MS_OK;
 }
 
-double ei_batch_due(const ms_engine *e)
+double ei_batch_due(const md_engine *e)
 {
     if (e->nqueue == 0 || e->stopping)
         return INFINITY;
@@ -602,14 +602,14 @@ double ei_batch_due(const ms_engine *e)
     size_t n = unplanned_jobs(e, &oldest);
     if (n == 0)
         return INFINITY;
-    const ms_backoff *b = &e->plan_retry;  /* after a failure */
+    const md_backoff *b = &e->plan_retry;  /* after a failure */
     double retry = ei_now() + (b->delay > 0 ? fmax(0, b->retry_at - ei_mono()) : 0);
     if (n >= (size_t)e->batch_size)
         return retry;  /* due now: e.g. jobs that came while the last batch ran */
     return fmax(oldest + e->batch_period, retry);
 }
 
-char *ei_plan_text(ms_engine *e)
+char *ei_plan_text(md_engine *e)
 {
     if (!e->plan)
         return NULL;

@@ -10,9 +10,9 @@
 #include "engine_internal.h"
 #include "log.h"
 
-const double ms_engine_time_bounds[MS_ENGINE_TIME_BUCKETS] = {
+const double md_engine_time_bounds[MD_ENGINE_TIME_BUCKETS] = {
     0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600, 14400, 86400};
-const double ms_engine_reconf_bounds[MS_ENGINE_RECONF_BUCKETS] = {
+const double md_engine_reconf_bounds[MD_ENGINE_RECONF_BUCKETS] = {
     0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 1, 2, 5, 10};
 
 double ei_now(void)
@@ -29,7 +29,7 @@ double ei_mono(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-void ei_observe(ms_engine_histogram *h, const double *bounds, int nb, double v)
+void ei_observe(md_engine_histogram *h, const double *bounds, int nb, double v)
 {
     for (int i = 0; i < nb; i++)
         if (v <= bounds[i])
@@ -38,7 +38,7 @@ void ei_observe(ms_engine_histogram *h, const double *bounds, int nb, double v)
     h->sum += v;
 }
 
-static ei_tally *tally_of(const ms_engine *e, uint32_t uid)
+static ei_tally *tally_of(const md_engine *e, uint32_t uid)
 {
     for (size_t i = 0; i < e->ntally; i++)
         if (e->tally[i].uid == uid)
@@ -46,13 +46,13 @@ static ei_tally *tally_of(const ms_engine *e, uint32_t uid)
     return NULL;
 }
 
-ei_tally ei_tally_get(const ms_engine *e, uint32_t uid)
+ei_tally ei_tally_get(const md_engine *e, uint32_t uid)
 {
     const ei_tally *t = tally_of(e, uid);
     return t ? *t : (ei_tally){.uid = uid};
 }
 
-int ei_tally_add(ms_engine *e, uint32_t uid, size_t bytes, int delta)
+int ei_tally_add(md_engine *e, uint32_t uid, size_t bytes, int delta)
 {
     ei_tally *t = tally_of(e, uid);
     if (!t && delta < 0)
@@ -81,25 +81,25 @@ int ei_tally_add(ms_engine *e, uint32_t uid, size_t bytes, int delta)
     return MS_OK;
 }
 
-int ei_tally_job(ms_engine *e, const ms_job *j, int delta)
+int ei_tally_job(md_engine *e, const md_job *j, int delta)
 {
     return ei_is_alloc(j) ? MS_OK : ei_tally_add(e, j->owner.uid, j->spec_bytes, delta);
 }
 
-ms_job *ei_queue_remove(ms_engine *e, size_t at)
+md_job *ei_queue_remove(md_engine *e, size_t at)
 {
-    ms_job *j = e->queue[at];
+    md_job *j = e->queue[at];
     memmove(&e->queue[at], &e->queue[at + 1], (e->nqueue - at - 1) * sizeof *e->queue);
     e->nqueue--;
     ei_tally_job(e, j, -1);
     return j;
 }
 
-int ei_queue_insert(ms_engine *e, ms_job *j)
+int ei_queue_insert(md_engine *e, md_job *j)
 {
     if (e->nqueue == e->capqueue) {
         size_t cap = e->capqueue ? 2 * e->capqueue : 64;
-        ms_job **nq = realloc(e->queue, cap * sizeof *nq);
+        md_job **nq = realloc(e->queue, cap * sizeof *nq);
         if (!nq)
             return MS_ENOMEM;
         e->queue = nq;
@@ -116,7 +116,7 @@ int ei_queue_insert(ms_engine *e, ms_job *j)
     return MS_OK;
 }
 
-size_t ei_queued_at(const ms_engine *e, int64_t id)
+size_t ei_queued_at(const md_engine *e, int64_t id)
 {
     size_t at = 0;
     while (at < e->nqueue && e->queue[at]->id != id)
@@ -124,7 +124,7 @@ size_t ei_queued_at(const ms_engine *e, int64_t id)
     return at;
 }
 
-int ei_grow_run(ms_engine *e, size_t more)
+int ei_grow_run(md_engine *e, size_t more)
 {
     if (e->nrun + more <= e->caprun)
         return MS_OK;
@@ -139,25 +139,25 @@ int ei_grow_run(ms_engine *e, size_t more)
     return MS_OK;
 }
 
-/* ms_engine_prune with smu held. */
-static int prune(ms_engine *e, ms_error *err)
+/* md_engine_prune with smu held. */
+static int prune(md_engine *e, ms_error *err)
 {
     e->prune_at = ei_mono() + fmin(3600, e->c->retention / 10);
-    uint64_t gone[MS_JOB_NSTATES], n = 0;
-    int rc = ms_store_prune(e->st, ei_now() - e->c->retention, gone, err);
-    for (int k = 0; !rc && k < MS_JOB_NSTATES; k++) {
+    uint64_t gone[MD_JOB_NSTATES], n = 0;
+    int rc = md_store_prune(e->st, ei_now() - e->c->retention, gone, err);
+    for (int k = 0; !rc && k < MD_JOB_NSTATES; k++) {
         e->jobs[k] -= gone[k];
         n += gone[k];
     }
     if (!rc && n)
-        ms_dlog(MS_LOG_INFO, "store.prune", "jobs=%llu done=%llu failed=%llu cancelled=%llu",
-                (unsigned long long)n, (unsigned long long)gone[MS_JOB_DONE],
-                (unsigned long long)gone[MS_JOB_FAILED],
-                (unsigned long long)gone[MS_JOB_CANCELLED]);
+        md_log(MD_LOG_INFO, "store.prune", "jobs=%llu done=%llu failed=%llu cancelled=%llu",
+               (unsigned long long)n, (unsigned long long)gone[MD_JOB_DONE],
+               (unsigned long long)gone[MD_JOB_FAILED],
+               (unsigned long long)gone[MD_JOB_CANCELLED]);
     return rc;
 }
 
-int ms_engine_prune(ms_engine *e, ms_error *err)
+int md_engine_prune(md_engine *e, ms_error *err)
 {
     pthread_mutex_lock(&e->smu);
     int rc = prune(e, err);
@@ -165,7 +165,7 @@ int ms_engine_prune(ms_engine *e, ms_error *err)
     return rc;
 }
 
-void ei_group_commit(ms_engine *e, ei_submit *r)
+void ei_group_commit(md_engine *e, ei_submit *r)
 {
     while (!r->done) {
         if (e->committing) {
@@ -180,10 +180,10 @@ void ei_group_commit(ms_engine *e, ei_submit *r)
         size_t n = 0, nt = 0;
         for (ei_submit *s = batch; s; s = s->next)
             s->job ? n++ : (nt += s->n);
-        ms_job **jobs = malloc((n ? n : 1) * sizeof *jobs);
-        ms_job_transition *ts = malloc((n ? n : 1) * sizeof *ts);
-        const ms_job **tjobs = malloc((nt ? nt : 1) * sizeof *tjobs);
-        ms_job_transition *tts = malloc((nt ? nt : 1) * sizeof *tts);
+        md_job **jobs = malloc((n ? n : 1) * sizeof *jobs);
+        md_job_transition *ts = malloc((n ? n : 1) * sizeof *ts);
+        const md_job **tjobs = malloc((nt ? nt : 1) * sizeof *tjobs);
+        md_job_transition *tts = malloc((nt ? nt : 1) * sizeof *tts);
         ms_error err = {0};
         int rc;
         if (!jobs || !ts || !tjobs || !tts) {
@@ -201,10 +201,10 @@ void ei_group_commit(ms_engine *e, ei_submit *r)
                 k += s->n;
             }
             pthread_mutex_lock(&e->smu);
-            rc = ms_store_commit(e->st, jobs, ts, n, tjobs, tts, nt, &err);
+            rc = md_store_commit(e->st, jobs, ts, n, tjobs, tts, nt, &err);
             /* Counted as they become durable, under the same lock as the store. */
             if (!rc) {
-                e->jobs[MS_JOB_QUEUED] += n;
+                e->jobs[MD_JOB_QUEUED] += n;
                 for (size_t t = 0; t < nt; t++) {
                     e->jobs[tts[t].from]--;
                     e->jobs[tts[t].to]++;
@@ -212,7 +212,7 @@ void ei_group_commit(ms_engine *e, ei_submit *r)
             }
             ms_error perr = {0};
             if (ei_mono() >= e->prune_at && prune(e, &perr))  /* tried again when next due */
-                ms_dlog(MS_LOG_WARN, "store.prune_failed", "error=\"%s\"", perr.msg);
+                md_log(MD_LOG_WARN, "store.prune_failed", "error=\"%s\"", perr.msg);
             pthread_mutex_unlock(&e->smu);
             i = 0;
             for (ei_submit *s = batch; s; s = s->next)
@@ -234,7 +234,7 @@ void ei_group_commit(ms_engine *e, ei_submit *r)
     }
 }
 
-int ei_commit(ms_engine *e, const ms_job *const *jobs, const ms_job_transition *ts, size_t n,
+int ei_commit(md_engine *e, const md_job *const *jobs, const md_job_transition *ts, size_t n,
               bool drop_mu, ms_error *err)
 {
     ei_submit r = {.jobs = jobs, .ts = ts, .n = n};
@@ -254,18 +254,18 @@ int ei_commit(ms_engine *e, const ms_job *const *jobs, const ms_job_transition *
     return MS_OK;
 }
 
-void ei_job_ended(ms_engine *e, const ms_job *j)
+void ei_job_ended(md_engine *e, const md_job *j)
 {
     if (!ei_is_alloc(j))
         return;
     ms_error err = {0};
     pthread_mutex_lock(&e->smu);
-    int rc = ms_store_steps_clear(e->st, j->id, &err);
+    int rc = md_store_steps_clear(e->st, j->id, &err);
     pthread_mutex_unlock(&e->smu);
     if (rc)  /* stale step rows name an ended job: no allocation is found by them */
-        ms_dlog(MS_LOG_WARN, "allocation.steps_failed", "error=\"%s\"", err.msg);
+        md_log(MD_LOG_WARN, "allocation.steps_failed", "error=\"%s\"", err.msg);
     char uid[16], user[160];
-    ms_dlog(MS_LOG_INFO, "allocation.end", "id=%lld user=%s slurm_job=%lld state=%s",
-            (long long)j->id, ms_dlog_quote(ms_job_user(&j->owner, uid), user, sizeof user),
-            (long long)j->spec.slurm_job_id, ms_job_state_name(j->state));
+    md_log(MD_LOG_INFO, "allocation.end", "id=%lld user=%s slurm_job=%lld state=%s",
+           (long long)j->id, md_log_quote(md_job_user(&j->owner, uid), user, sizeof user),
+           (long long)j->spec.slurm_job_id, md_job_state_name(j->state));
 }

@@ -22,7 +22,7 @@
 
 /* argv as one sh command, each word single-quoted; `exec` so the group leader is the
  * command itself. */
-static char *shell_command(const ms_job_spec *s)
+static char *shell_command(const md_job_spec *s)
 {
     size_t len = 6;
     for (int i = 0; i < s->argc; i++)
@@ -69,7 +69,7 @@ static void env_free(char **env)
 
 /* A clean environment, never the daemon's: the owner's HOME, USER, LOGNAME and SHELL, a
  * default PATH, then the job's variables, then CUDA_VISIBLE_DEVICES=<its MIG UUID>. */
-static char **job_env(const ms_job_spec *s, const exec_identity *id, const char *mig_uuid)
+static char **job_env(const md_job_spec *s, const exec_identity *id, const char *mig_uuid)
 {
     char **env = calloc((size_t)s->nenv + 7, sizeof *env);
     int n = 0;
@@ -88,7 +88,7 @@ static char **job_env(const ms_job_spec *s, const exec_identity *id, const char 
  * made by root if missing (then given to the owner, mode 0700), never through a link, and
  * kept only if it is a folder of root's or the owner's that nobody else can write. Returns
  * its descriptor, -1 with err filled. */
-static int open_owner_dir(const ms_engine *e, const ms_job *j, const char *path, ms_error *err)
+static int open_owner_dir(const md_engine *e, const md_job *j, const char *path, ms_error *err)
 {
     const char *log_dir = e->c->log_dir;
     size_t dl = strlen(log_dir);
@@ -136,10 +136,10 @@ static int open_owner_dir(const ms_engine *e, const ms_job *j, const char *path,
 /* Attempt j->attempts' output file ext, new (what was at its name is unlinked, never
  * followed), mode 0600, owned by the job's owner. Errors name the owner's folder, not the
  * file: the same fault of the node reads the same for every job (logged once). */
-static int open_log(const ms_engine *e, const ms_job *j, const char *ext, int *fd, ms_error *err)
+static int open_log(const md_engine *e, const md_job *j, const char *ext, int *fd, ms_error *err)
 {
-    char path[MS_DAEMON_PATH_LEN + 128];
-    int rc = ms_job_log_path(e->c->log_dir, j, j->attempts, ext, path, sizeof path, err);
+    char path[MD_PATH_LEN + 128];
+    int rc = md_job_log_path(e->c->log_dir, j, j->attempts, ext, path, sizeof path, err);
     int ufd = rc ? -1 : open_owner_dir(e, j, path, err);
     if (ufd < 0)
         return rc ? rc : MS_EIO;
@@ -160,7 +160,7 @@ static int open_log(const ms_engine *e, const ms_job *j, const char *ext, int *f
 }
 
 /* Whom job j runs as: its owner, refused as root unless allow-root-jobs. */
-static int job_identity(const ms_engine *e, const ms_job *j, exec_identity *id, ms_error *err)
+static int job_identity(const md_engine *e, const md_job *j, exec_identity *id, ms_error *err)
 {
     if (j->owner.uid == 0 && !e->c->allow_root_jobs)
         return ms_error_set(err, MS_EINVAL, "job %lld would run as root (uid 0): refused "
@@ -174,11 +174,11 @@ static int job_identity(const ms_engine *e, const ms_job *j, exec_identity *id, 
 /* The device nodes r's process may see (*iso NULL with isolation none), with the pipe on
  * which the child says whether it could confine itself (report[0] is ours). *refused: the
  * job's device isolation was refused (its fault), not the pipe (the node's). */
-static int job_isolation(ms_engine *e, const ei_run *r, ms_devplan **iso, int report[2],
+static int job_isolation(md_engine *e, const ei_run *r, ms_devplan **iso, int report[2],
                          bool *refused, ms_error *err)
 {
     *iso = NULL;
-    if (e->c->isolation == MS_ISOLATION_NONE)
+    if (e->c->isolation == MD_ISOLATION_NONE)
         return MS_OK;
     const ei_gpu *gp = &e->gpu[r->gpu];
     const ms_mig_instance *in = &gp->inst[r->slot].mig;
@@ -203,7 +203,7 @@ static int job_isolation(ms_engine *e, const ei_run *r, ms_devplan **iso, int re
 }
 
 /* r's cgroup, made empty in the daemon's folder (made again if something removed it). */
-static int job_cgroup(ms_engine *e, ei_run *r, ms_error *err)
+static int job_cgroup(md_engine *e, ei_run *r, ms_error *err)
 {
     if (!e->cgroup[0])
         return MS_OK;
@@ -226,8 +226,8 @@ static void remove_cgroup(const char *path)
     ms_error err = {0};
     char q[MS_ERR_LEN + 64];
     if (ms_cgroup_remove(path, &err))
-        ms_dlog(MS_LOG_WARN, "cgroup.remove_failed", "error=%s",
-                ms_dlog_quote(err.msg, q, sizeof q));
+        md_log(MD_LOG_WARN, "cgroup.remove_failed", "error=%s",
+               md_log_quote(err.msg, q, sizeof q));
 }
 
 /* r's emptied cgroup, removed and forgotten. */
@@ -237,9 +237,9 @@ static void drop_cgroup(ei_run *r)
     r->cgroup[0] = '\0';
 }
 
-int ei_spawn(ms_engine *e, ei_run *r, const char *mig_uuid, ms_error *err)
+int ei_spawn(md_engine *e, ei_run *r, const char *mig_uuid, ms_error *err)
 {
-    const ms_job *j = &r->job;
+    const md_job *j = &r->job;
     int out = -1, errfd = -1, gate = -1, report[2] = {-1, -1};
     int fault = 0;  /* the job's own fault: the exit status it fails with */
     ms_devplan *iso = NULL;
@@ -324,7 +324,7 @@ static void signal_run(const ei_run *r, int sig)
         kill(-r->pid, sig);
 }
 
-void ei_watch(ms_engine *e, ei_run *r, bool must_stop, double now)
+void ei_watch(md_engine *e, ei_run *r, bool must_stop, double now)
 {
     if (r->pid <= 0)
         return;
@@ -346,7 +346,7 @@ void ei_watch(ms_engine *e, ei_run *r, bool must_stop, double now)
     }
 }
 
-bool ei_leftovers(ms_engine *e, ei_run *r, ei_inst *in, double now)
+bool ei_leftovers(md_engine *e, ei_run *r, ei_inst *in, double now)
 {
     if (!r->cgroup[0])
         return false;
@@ -356,9 +356,9 @@ bool ei_leftovers(ms_engine *e, ei_run *r, ei_inst *in, double now)
         return false;
     }
     char uid[16], user[160];
-    ms_dlog(MS_LOG_INFO, "job.leftovers", "id=%lld user=%s reason=\"its process exited, leaving "
-            "processes in its cgroup: stopped before its instance is used again\"",
-            (long long)r->job.id, ms_dlog_quote(ms_job_user(&r->job.owner, uid), user, sizeof user));
+    md_log(MD_LOG_INFO, "job.leftovers", "id=%lld user=%s reason=\"its process exited, leaving "
+           "processes in its cgroup: stopped before its instance is used again\"",
+           (long long)r->job.id, md_log_quote(md_job_user(&r->job.owner, uid), user, sizeof user));
     ms_cgroup_signal(r->cgroup, SIGTERM);
     in->state = EI_DRAINING;
     in->job = 0;
@@ -371,7 +371,7 @@ bool ei_leftovers(ms_engine *e, ei_run *r, ei_inst *in, double now)
     return true;
 }
 
-bool ei_drained(ms_engine *e, ei_inst *in, double now)
+bool ei_drained(md_engine *e, ei_inst *in, double now)
 {
     if (ms_cgroup_populated(in->drain)) {
         if (in->drain_kill_at > 0 && now >= in->drain_kill_at) {

@@ -12,7 +12,7 @@
 #include "log.h"
 #include "migsched/workload.h"
 
-void ei_spec_times(const ms_gpu_model *m, const ms_job_spec *s, double time[MS_MAX_SLICES + 1])
+void ei_spec_times(const ms_gpu_model *m, const md_job_spec *s, double time[MS_MAX_SLICES + 1])
 {
     for (int k = 0; k <= MS_MAX_SLICES; k++)
         time[k] = s->profile < 0 && s->times[k] > 0 ? s->times[k] : INFINITY;
@@ -30,7 +30,7 @@ void ei_spec_times(const ms_gpu_model *m, const ms_job_spec *s, double time[MS_M
     }
 }
 
-void ei_job_size(const ms_gpu_model *m, const ms_job_spec *s, int *profile, double *seconds)
+void ei_job_size(const ms_gpu_model *m, const md_job_spec *s, int *profile, double *seconds)
 {
     if (s->profile >= 0) {
         *profile = s->profile;
@@ -47,7 +47,7 @@ void ei_job_size(const ms_gpu_model *m, const ms_job_spec *s, int *profile, doub
     *seconds = best > 0 ? t.time[best] : NAN;
 }
 
-int ei_busy_slices(const ms_engine *e, int g)
+int ei_busy_slices(const md_engine *e, int g)
 {
     int n = 0;
     for (int k = 0; k < e->m->slots; k++)
@@ -62,7 +62,7 @@ static uint32_t listed_slots(const ms_mig_instance *in)
     return ((1u << in->size_slots) - 1) << in->start_slot;
 }
 
-int ei_foreign(ms_engine *e, int g, const ms_mig_instance *in, ms_error *err)
+int ei_foreign(md_engine *e, int g, const ms_mig_instance *in, ms_error *err)
 {
     ei_gpu *gp = &e->gpu[g];
     int rc = e->journal ? ms_journal_foreign(e->journal, gp->device, in, err) : MS_OK;
@@ -78,7 +78,7 @@ int ei_foreign(ms_engine *e, int g, const ms_mig_instance *in, ms_error *err)
  * what now overlaps its slots is someone else's, never used or touched. Called with mu
  * dropped; returns with it held, and MS_ECHANGED so that the caller's start fails (its job
  * stays queued and is placed elsewhere). */
-static int lost(ms_engine *e, int g, int slot, const ms_mig_instance *was, int64_t sid,
+static int lost(md_engine *e, int g, int slot, const ms_mig_instance *was, int64_t sid,
                 ms_error *err)
 {
     ei_gpu *gp = &e->gpu[g];
@@ -91,24 +91,24 @@ static int lost(ms_engine *e, int g, int slot, const ms_mig_instance *was, int64
     if (e->journal)
         ms_journal_destroyed(e->journal, gp->device, was->gi_id, NULL);
     pthread_mutex_lock(&e->smu);
-    ms_store_instance_destroyed(e->st, sid, ei_now(), NULL);
+    md_store_instance_destroyed(e->st, sid, ei_now(), NULL);
     pthread_mutex_unlock(&e->smu);
     pthread_mutex_lock(&e->mu);
     for (int i = 0; i < n; i++) {
         if (listed_slots(&list[i]) & listed_slots(was)) {
             ei_foreign(e, g, &list[i], NULL);
-            ms_dlog(MS_LOG_WARN, "instance.foreign", "gpu=%d gi=%u start=%d size=%d",
-                    gp->device, list[i].gi_id, list[i].start_slot, list[i].size_slots);
+            md_log(MD_LOG_WARN, "instance.foreign", "gpu=%d gi=%u start=%d size=%d",
+                   gp->device, list[i].gi_id, list[i].start_slot, list[i].size_slots);
         }
     }
-    ms_dlog(MS_LOG_WARN, "instance.lost", "gpu=%d start=%d gi=%u error=\"%s\"", gp->device,
-            slot, was->gi_id, why.msg);
+    md_log(MD_LOG_WARN, "instance.lost", "gpu=%d start=%d gi=%u error=\"%s\"", gp->device,
+           slot, was->gi_id, why.msg);
     gp->inst[slot] = (ei_inst){.profile = -1};
     *err = why;
     return MS_ECHANGED;
 }
 
-int ei_destroy(ms_engine *e, int g, int slot, ms_error *err)
+int ei_destroy(md_engine *e, int g, int slot, ms_error *err)
 {
     ei_gpu *gp = &e->gpu[g];
     ei_inst *in = &gp->inst[slot];
@@ -123,7 +123,7 @@ int ei_destroy(ms_engine *e, int g, int slot, ms_error *err)
         rc = ms_journal_destroyed(e->journal, gp->device, was.gi_id, err);
     if (!rc) {
         pthread_mutex_lock(&e->smu);
-        rc = ms_store_instance_destroyed(e->st, sid, ei_now(), err);
+        rc = md_store_instance_destroyed(e->st, sid, ei_now(), err);
         pthread_mutex_unlock(&e->smu);
     }
     if (rc == MS_ECHANGED)
@@ -135,20 +135,20 @@ int ei_destroy(ms_engine *e, int g, int slot, ms_error *err)
         char why[MS_ERR_LEN + 64];
         snprintf(why, sizeof why, "gpu %d start %d gi %u: %s", gp->device, slot, was.gi_id,
                  err->msg);
-        ms_backoff_fail(&e->destroys, ei_mono(), why);
+        md_backoff_fail(&e->destroys, ei_mono(), why);
         return rc;
     }
-    ms_backoff_ok(&e->destroys);
+    md_backoff_ok(&e->destroys);
     e->destructions_total++;
-    ei_observe(&e->destruction_seconds, ms_engine_reconf_bounds, MS_ENGINE_RECONF_BUCKETS,
+    ei_observe(&e->destruction_seconds, md_engine_reconf_bounds, MD_ENGINE_RECONF_BUCKETS,
                took);
-    ms_dlog(MS_LOG_INFO, "instance.destroy", "gpu=%d profile=%s start=%d gi=%u seconds=%.3f",
-            gp->device, e->m->profiles[in->profile].name, slot, was.gi_id, took);
+    md_log(MD_LOG_INFO, "instance.destroy", "gpu=%d profile=%s start=%d gi=%u seconds=%.3f",
+           gp->device, e->m->profiles[in->profile].name, slot, was.gi_id, took);
     *in = (ei_inst){.profile = -1};
     return MS_OK;
 }
 
-int ei_create(ms_engine *e, int g, ms_placement p, int64_t job, ms_error *err)
+int ei_create(md_engine *e, int g, ms_placement p, int64_t job, ms_error *err)
 {
     ei_gpu *gp = &e->gpu[g];
     ei_inst *in = &gp->inst[p.start];
@@ -165,14 +165,14 @@ int ei_create(ms_engine *e, int g, ms_placement p, int64_t job, ms_error *err)
     double took = ei_mono() - t0;
     if (!rc && e->journal && (rc = ms_journal_created(e->journal, gp->device, &mig, err)))
         ms_backend_destroy(gp->be, mig.gi_id, NULL);
-    ms_store_instance row = {.gpu = gp->device, .at = p};
+    md_store_instance row = {.gpu = gp->device, .at = p};
     if (!rc) {
         row.gi_id = (int)mig.gi_id;
         row.ci_id = (int)mig.ci_id;
         snprintf(row.uuid, sizeof row.uuid, "%s", mig.uuid);
         row.created = ei_now();
         pthread_mutex_lock(&e->smu);
-        rc = ms_store_add_instance(e->st, &row, err);
+        rc = md_store_add_instance(e->st, &row, err);
         pthread_mutex_unlock(&e->smu);
         if (rc)
             ms_backend_destroy(gp->be, mig.gi_id, NULL);  /* unrecorded: not kept */
@@ -185,9 +185,9 @@ int ei_create(ms_engine *e, int g, ms_placement p, int64_t job, ms_error *err)
     in->mig = mig;
     in->store_id = row.id;
     e->creations_total++;
-    ei_observe(&e->creation_seconds, ms_engine_reconf_bounds, MS_ENGINE_RECONF_BUCKETS, took);
-    ms_dlog(MS_LOG_INFO, "instance.create", "gpu=%d profile=%s start=%d gi=%u seconds=%.3f",
-            gp->device, e->m->profiles[p.profile].name, p.start, mig.gi_id, took);
+    ei_observe(&e->creation_seconds, md_engine_reconf_bounds, MD_ENGINE_RECONF_BUCKETS, took);
+    md_log(MD_LOG_INFO, "instance.create", "gpu=%d profile=%s start=%d gi=%u seconds=%.3f",
+           gp->device, e->m->profiles[p.profile].name, p.start, mig.gi_id, took);
     return MS_OK;
 }
 
@@ -195,7 +195,7 @@ int ei_create(ms_engine *e, int g, ms_placement p, int64_t job, ms_error *err)
  * replaced it since (same profile and place, another MIG UUID): then it is lost, as
  * ei_destroy finds out, and the start fails. The listing is quick: mu stays held unless the
  * instance is lost. */
-static int still_ours(ms_engine *e, int g, int slot, ms_error *err)
+static int still_ours(md_engine *e, int g, int slot, ms_error *err)
 {
     ei_gpu *gp = &e->gpu[g];
     ms_mig_instance list[MS_MAX_MIG];
@@ -216,7 +216,7 @@ static int still_ours(ms_engine *e, int g, int slot, ms_error *err)
     return lost(e, g, slot, &was, sid, err);
 }
 
-double ei_ready(const ms_engine *e, int g, ms_placement p)
+double ei_ready(const md_engine *e, int g, ms_placement p)
 {
     const ms_gpu_model *m = e->m;
     const ei_inst *at = &e->gpu[g].inst[p.start];
@@ -240,7 +240,7 @@ double ei_ready(const ms_engine *e, int g, ms_placement p)
 
 /* Makes (g, p) an instance held by job: reused when an idle one is there (still ours),
  * else created once the idle instances overlapping it are destroyed. */
-static int make(ms_engine *e, int g, ms_placement p, int64_t job, ms_error *err)
+static int make(md_engine *e, int g, ms_placement p, int64_t job, ms_error *err)
 {
     ei_inst *in = &e->gpu[g].inst[p.start];
     if (in->profile == p.profile && in->state == EI_IDLE) {
@@ -271,7 +271,7 @@ static int make(ms_engine *e, int g, ms_placement p, int64_t job, ms_error *err)
 }
 
 /* make(), with e->making saying so meanwhile: when the job is expected to start. */
-static int claim(ms_engine *e, int g, ms_placement p, int64_t job, ms_error *err)
+static int claim(md_engine *e, int g, ms_placement p, int64_t job, ms_error *err)
 {
     /* sim: reconfigurations take the model's times over time-scale, fixed at open */
     double scale = e->nvml ? 1 : e->c->time_scale;
@@ -281,14 +281,14 @@ static int claim(ms_engine *e, int g, ms_placement p, int64_t job, ms_error *err
     return rc;
 }
 
-void ei_release(ms_engine *e, int g, int slot)
+void ei_release(md_engine *e, int g, int slot)
 {
     ei_inst *in = &e->gpu[g].inst[slot];
     in->state = EI_IDLE;
     in->job = 0;
 }
 
-int ei_start(ms_engine *e, size_t i, int g, ms_placement p, ms_error *err)
+int ei_start(md_engine *e, size_t i, int g, ms_placement p, ms_error *err)
 {
     int64_t id = e->queue[i]->id;
     if (e->nstarting == e->capstarting) {
@@ -307,7 +307,7 @@ int ei_start(ms_engine *e, size_t i, int g, ms_placement p, ms_error *err)
 }
 
 /* The start is durable: the job runs (a hold, or its process) and leaves the queue. */
-static void run_started(ms_engine *e, const ei_starting *s, ms_job *next)
+static void run_started(md_engine *e, const ei_starting *s, md_job *next)
 {
     ms_placement p = s->at;
     int g = s->gpu;
@@ -328,39 +328,39 @@ static void run_started(ms_engine *e, const ei_starting *s, ms_job *next)
             /* The node's fault: requeued (step()), logged once per distinct error. */
             snprintf(r->job.start_error, sizeof r->job.start_error, "%.*s",
                      (int)sizeof r->job.start_error - 1, err.msg);
-            ms_backoff_fail(&e->starts, ei_mono(), err.msg);
+            md_backoff_fail(&e->starts, ei_mono(), err.msg);
         } else {
             /* The job's own: it fails with the status ei_spawn gave (an identity or a
              * device isolation refused). */
             char uid[16], user[160];
-            ms_dlog(MS_LOG_ERROR, "job.spawn_failed", "id=%lld user=%s error=\"%s\"",
-                    (long long)next->id,
-                    ms_dlog_quote(ms_job_user(&next->owner, uid), user, sizeof user), err.msg);
+            md_log(MD_LOG_ERROR, "job.spawn_failed", "id=%lld user=%s error=\"%s\"",
+                   (long long)next->id,
+                   md_log_quote(md_job_user(&next->owner, uid), user, sizeof user), err.msg);
             r->exited = true;
         }
     } else if (e->nvml && !alloc) {
         r->job.start_failures = 0;
-        ms_backoff_ok(&e->starts);
+        md_backoff_ok(&e->starts);
     }
-    ei_observe(&e->wait_seconds, ms_engine_time_bounds, MS_ENGINE_TIME_BUCKETS,
+    ei_observe(&e->wait_seconds, md_engine_time_bounds, MD_ENGINE_TIME_BUCKETS,
                next->started - next->submitted);
     char name[160], uid[16], user[160];
-    ms_dlog(MS_LOG_INFO, "job.start", "id=%lld user=%s name=%s gpu=%d profile=%s start=%d",
-            (long long)next->id, ms_dlog_quote(ms_job_user(&next->owner, uid), user, sizeof user),
-            ms_dlog_quote(next->spec.name, name, sizeof name), e->gpu[g].device,
-            e->m->profiles[p.profile].name, p.start);
+    md_log(MD_LOG_INFO, "job.start", "id=%lld user=%s name=%s gpu=%d profile=%s start=%d",
+           (long long)next->id, md_log_quote(md_job_user(&next->owner, uid), user, sizeof user),
+           md_log_quote(next->spec.name, name, sizeof name), e->gpu[g].device,
+           e->m->profiles[p.profile].name, p.start);
     /* its spec now belongs to the running copy */
     free(ei_queue_remove(e, ei_queued_at(e, s->id)));
 }
 
-int ei_start_flush(ms_engine *e, ms_error *err)
+int ei_start_flush(md_engine *e, ms_error *err)
 {
     size_t n = e->nstarting;
     if (n == 0)
         return MS_OK;
-    ms_job *next = malloc(n * sizeof *next);
-    ms_job_transition *ts = malloc(n * sizeof *ts);
-    const ms_job **ptr = malloc(n * sizeof *ptr);
+    md_job *next = malloc(n * sizeof *next);
+    md_job_transition *ts = malloc(n * sizeof *ts);
+    const md_job **ptr = malloc(n * sizeof *ptr);
     int rc = next && ts && ptr ? MS_OK : ms_error_set(err, MS_ENOMEM, "out of memory");
     if (!rc && ei_grow_run(e, n))  /* no failure once the starts are durable */
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
@@ -374,16 +374,16 @@ int ei_start_flush(ms_engine *e, ms_error *err)
         if (!rc && at < e->nqueue) {
             next[k] = *e->queue[at];
             ptr[k] = &next[k];
-            if (ms_job_start(&next[k], now, e->gpu[st->gpu].device, st->at,
+            if (md_job_start(&next[k], now, e->gpu[st->gpu].device, st->at,
                              e->gpu[st->gpu].inst[st->at.start].mig.uuid, &ts[k], err) == MS_OK) {
                 k++;
                 continue;
             }
             char uid[16], user[160];
-            ms_dlog(MS_LOG_ERROR, "job.start_failed", "id=%lld user=%s error=\"%s\"",
-                    (long long)st->id,
-                    ms_dlog_quote(ms_job_user(&next[k].owner, uid), user, sizeof user),
-                    err->msg);
+            md_log(MD_LOG_ERROR, "job.start_failed", "id=%lld user=%s error=\"%s\"",
+                   (long long)st->id,
+                   md_log_quote(md_job_user(&next[k].owner, uid), user, sizeof user),
+                   err->msg);
         }
         ei_release(e, st->gpu, st->at.start);
         st->id = 0;
@@ -409,7 +409,7 @@ int ei_start_flush(ms_engine *e, ms_error *err)
     return rc;
 }
 
-int ei_destroy_all(ms_engine *e, ms_error *err)
+int ei_destroy_all(md_engine *e, ms_error *err)
 {
     int first = MS_OK;
     for (int g = 0; g < e->ngpus; g++)
@@ -427,7 +427,7 @@ int ei_destroy_all(ms_engine *e, ms_error *err)
 }
 
 
-void ei_mapping(ms_engine *e, int g, int slot, const ms_job *j)
+void ei_mapping(md_engine *e, int g, int slot, const md_job *j)
 {
     const char *dir = e->c->hpc_job_mapping_dir;
     if (!*dir)
@@ -435,7 +435,7 @@ void ei_mapping(ms_engine *e, int g, int slot, const ms_job *j)
     /* DCGM's hpc_job label: the Slurm job id for an allocation, else migschedd's. */
     int64_t id = j ? (ei_is_alloc(j) ? j->spec.slurm_job_id : j->id) : 0;
     ms_error err = {0};
-    if (ms_hpc_mapping_set(dir, e->gpu[g].device, e->gpu[g].inst[slot].mig.gi_id, &id, j ? 1 : 0,
+    if (md_hpc_mapping_set(dir, e->gpu[g].device, e->gpu[g].inst[slot].mig.gi_id, &id, j ? 1 : 0,
                            &err))
-        ms_dlog(MS_LOG_WARN, "mapping.failed", "error=\"%s\"", err.msg);
+        md_log(MD_LOG_WARN, "mapping.failed", "error=\"%s\"", err.msg);
 }

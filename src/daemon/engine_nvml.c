@@ -14,7 +14,7 @@
 #include "migsched/io.h"
 #include "migsched/isolate.h"
 
-static int open_device(ms_engine *e, int g, int device, ms_error *err)
+static int open_device(md_engine *e, int g, int device, ms_error *err)
 {
     ei_gpu *gp = &e->gpu[g];
     gp->device = device;
@@ -35,25 +35,25 @@ static int open_device(ms_engine *e, int g, int device, ms_error *err)
 
 /* What jobs will be confined by, said once at start: nothing (a warning), or why every
  * job of a GPU will fail to start. */
-static void note_isolation(const ms_engine *e)
+static void note_isolation(const md_engine *e)
 {
     char q[MS_ERR_LEN + 64];
-    if (e->c->isolation == MS_ISOLATION_NONE) {
-        ms_dlog(MS_LOG_WARN, "isolation.none", "warning=%s",
-                ms_dlog_quote("isolation none: jobs can reach every MIG instance on the node", q,
-                              sizeof q));
+    if (e->c->isolation == MD_ISOLATION_NONE) {
+        md_log(MD_LOG_WARN, "isolation.none", "warning=%s",
+               md_log_quote("isolation none: jobs can reach every MIG instance on the node", q,
+                            sizeof q));
         return;
     }
     for (int g = 0; g < e->ngpus; g++) {
         unsigned minor;
         ms_error err = {0};
         if (ms_backend_gpu_minor(e->gpu[g].be, &minor, &err))
-            ms_dlog(MS_LOG_WARN, "isolation.unavailable", "gpu=%d error=%s", e->gpu[g].device,
-                    ms_dlog_quote(err.msg, q, sizeof q));
+            md_log(MD_LOG_WARN, "isolation.unavailable", "gpu=%d error=%s", e->gpu[g].device,
+                   md_log_quote(err.msg, q, sizeof q));
     }
     if (access(e->c->mig_minors, R_OK))
-        ms_dlog(MS_LOG_WARN, "isolation.unavailable", "mig_minors=%s error=%s",
-                ms_dlog_quote(e->c->mig_minors, q, sizeof q), strerror(errno));
+        md_log(MD_LOG_WARN, "isolation.unavailable", "mig_minors=%s error=%s",
+               md_log_quote(e->c->mig_minors, q, sizeof q), strerror(errno));
 }
 
 /* Whether pid is a running migschedd. */
@@ -89,7 +89,7 @@ static void sweep_cgroups(const char *root)
  * daemon, so that daemons of other stores under one cgroup never meet). With cgroup-root
  * left to its default, no usable cgroup v2 is said once and jobs are tracked by process
  * group (docs/daemon.md, Crash recovery); a cgroup-root set and unusable stops the start. */
-static int open_cgroups(ms_engine *e, ms_error *err)
+static int open_cgroups(md_engine *e, ms_error *err)
 {
     const char *conf = e->c->cgroup_root;
     char root[MS_JOURNAL_CGROUP_LEN], q[MS_ERR_LEN + 64];
@@ -108,21 +108,21 @@ static int open_cgroups(ms_engine *e, ms_error *err)
     if (!rc && (rc = ms_cgroup_probe(e->cgroup, &why)))
         ms_cgroup_remove(e->cgroup, NULL);
     if (!rc) {
-        ms_dlog(MS_LOG_INFO, "cgroup.root", "path=%s", ms_dlog_quote(e->cgroup, q, sizeof q));
+        md_log(MD_LOG_INFO, "cgroup.root", "path=%s", md_log_quote(e->cgroup, q, sizeof q));
         return MS_OK;
     }
     e->cgroup[0] = '\0';
     if (conf[0] && !off)
         return ms_error_set(err, rc, "cgroup-root %s: %s", conf, why.msg);
-    ms_dlog(MS_LOG_WARN, "cgroup.unavailable", "reason=%s warning=\"jobs are tracked by "
-            "process group: a child that leaves it (setsid) outlives its job\"",
-            ms_dlog_quote(why.msg, q, sizeof q));
+    md_log(MD_LOG_WARN, "cgroup.unavailable", "reason=%s warning=\"jobs are tracked by "
+           "process group: a child that leaves it (setsid) outlives its job\"",
+           md_log_quote(why.msg, q, sizeof q));
     return MS_OK;
 }
 
-int ei_nvml_open(ms_engine *e, ms_error *err)
+int ei_nvml_open(md_engine *e, ms_error *err)
 {
-    const ms_daemon_config *c = e->c;
+    const md_config *c = e->c;
     e->nvml = true;
     e->ngpus = c->ndevices;
     int rc = MS_OK;
@@ -144,7 +144,7 @@ int ei_nvml_open(ms_engine *e, ms_error *err)
     return rc;
 }
 
-void ei_nvml_close(ms_engine *e, bool clean)
+void ei_nvml_close(md_engine *e, bool clean)
 {
     if (e->cgroup[0])  /* busy only with jobs a failing stop left: the next start's */
         ms_cgroup_remove(e->cgroup, NULL);

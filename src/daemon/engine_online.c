@@ -6,7 +6,7 @@
 #include "engine_internal.h"
 #include "migsched/online.h"
 
-void ei_view(const ms_engine *e, int g, ms_online_gpu_view *v)
+void ei_view(const md_engine *e, int g, ms_online_gpu_view *v)
 {
     const ms_gpu_model *m = e->m;
     memset(v, 0, sizeof *v);
@@ -35,16 +35,16 @@ void ei_view(const ms_engine *e, int g, ms_online_gpu_view *v)
     }
 }
 
-bool ei_place(const ms_engine *e, int profile, int *g, int *start)
+bool ei_place(const md_engine *e, int profile, int *g, int *start)
 {
     ms_online_rule rule = {.frag = true, .balance = true, .dynamic = true, .tau = e->tau};
-    ms_online_gpu_view views[MS_DAEMON_MAX_DEVICES];
+    ms_online_gpu_view views[MD_MAX_DEVICES];
     for (int k = 0; k < e->ngpus; k++)
         ei_view(e, k, &views[k]);
     return ms_online_place(e->m, &rule, e->ft, views, e->ngpus, profile, g, start);
 }
 
-int ei_place_queued(ms_engine *e, ms_error *err)
+int ei_place_queued(md_engine *e, ms_error *err)
 {
     bool blocked[MS_MAX_PROFILES] = {false};
     int rc = MS_OK;

@@ -36,32 +36,32 @@ static bool group_gone(const ms_journal_rec *r, double seconds)
  * under retry), never run twice at once. A group whose leader is gone cannot be told from
  * another that took its id: logged and left alone. Returns whether the record is settled
  * (the group gone, stopped, or not provably ours), so that its end is journalled. */
-static bool stop_leftover(ms_engine *e, const ms_journal_rec *r)
+static bool stop_leftover(md_engine *e, const ms_journal_rec *r)
 {
     if (!proc_group_ours_alive(r->pgid, r->pstart))
         return true;
     if (!proc_group_leader_is(r->pgid, r->pstart)) {
-        ms_dlog(MS_LOG_WARN, "recover.unproven_group", "pgid=%d job=%d reason=\"its leader "
-                "is gone: the group cannot be told from another that took its id; left "
-                "alone\"", r->pgid, r->task);
+        md_log(MD_LOG_WARN, "recover.unproven_group", "pgid=%d job=%d reason=\"its leader "
+               "is gone: the group cannot be told from another that took its id; left "
+               "alone\"", r->pgid, r->task);
         return true;
     }
-    ms_dlog(MS_LOG_WARN, "recover.stop_process", "pgid=%d job=%d", r->pgid, r->task);
+    md_log(MD_LOG_WARN, "recover.stop_process", "pgid=%d job=%d", r->pgid, r->task);
     kill(-r->pgid, SIGTERM);
     if (group_gone(r, e->stop_grace))
         return true;
     kill(-r->pgid, SIGKILL);
     if (group_gone(r, 2.0))
         return true;
-    ms_dlog(MS_LOG_ERROR, "recover.survived", "pgid=%d job=%d reason=\"survived SIGKILL: its "
-            "record stays open\"", r->pgid, r->task);
+    md_log(MD_LOG_ERROR, "recover.survived", "pgid=%d job=%d reason=\"survived SIGKILL: its "
+           "record stays open\"", r->pgid, r->task);
     return false;
 }
 
 /* The previous owner's jobs that still run are stopped: those with a cgroup by it, together
  * (everything each started, whatever its process group), the others by their process
  * group. settled[k]: task record k is settled (its end is journalled). */
-static void stop_leftovers(ms_engine *e, const ms_journal_state *old, bool *settled)
+static void stop_leftovers(md_engine *e, const ms_journal_state *old, bool *settled)
 {
     bool held[MS_JOURNAL_MAX_RECORDS], gone[MS_JOURNAL_MAX_RECORDS];
     char q[MS_JOURNAL_CGROUP_LEN + 16];
@@ -76,18 +76,18 @@ static void stop_leftovers(ms_engine *e, const ms_journal_state *old, bool *sett
         }
         settled[k] = gone[k];
         if (held[k])
-            ms_dlog(MS_LOG_WARN, "recover.stop_cgroup", "cgroup=%s job=%d",
-                    ms_dlog_quote(r->cgroup, q, sizeof q), r->task);
+            md_log(MD_LOG_WARN, "recover.stop_cgroup", "cgroup=%s job=%d",
+                   md_log_quote(r->cgroup, q, sizeof q), r->task);
         if (!gone[k])
-            ms_dlog(MS_LOG_ERROR, "recover.survived", "cgroup=%s job=%d reason=\"a process "
-                    "survived SIGKILL: its record stays open\"",
-                    ms_dlog_quote(r->cgroup, q, sizeof q), r->task);
+            md_log(MD_LOG_ERROR, "recover.survived", "cgroup=%s job=%d reason=\"a process "
+                   "survived SIGKILL: its record stays open\"",
+                   md_log_quote(r->cgroup, q, sizeof q), r->task);
     }
 }
 
 /* The end of every task record of the previous journal that recovery settled, each named
  * by its leader's pid and start time. */
-static int journal_settled(ms_engine *e, const ms_journal_state *old, const bool *settled,
+static int journal_settled(md_engine *e, const ms_journal_state *old, const bool *settled,
                            ms_error *err)
 {
     int rc = MS_OK;
@@ -100,14 +100,14 @@ static int journal_settled(ms_engine *e, const ms_journal_state *old, const bool
 /* An instance at an id the previous journal recorded that is not provably ours: reported
  * and left alone. A stranger's ends our record (ours is gone); an unproven one keeps it,
  * for an operator's `migsched run --cleanup --force` once the daemon is stopped. */
-static int not_ours(ms_engine *e, int g, const ms_mig_instance *in, ms_claim c,
+static int not_ours(md_engine *e, int g, const ms_mig_instance *in, ms_claim c,
                     const ms_journal_rec *r, ms_error *err)
 {
     ei_gpu *gp = &e->gpu[g];
-    ms_dlog(MS_LOG_WARN, "recover.not_ours",
-            "gpu=%d gi=%u start=%d size=%d mig_uuid=%s journal_line=%d reason=\"%s\"",
-            gp->device, in->gi_id, in->start_slot, in->size_slots, in->uuid[0] ? in->uuid : "-",
-            r->line, c == MS_CLAIM_STRANGER
+    md_log(MD_LOG_WARN, "recover.not_ours",
+           "gpu=%d gi=%u start=%d size=%d mig_uuid=%s journal_line=%d reason=\"%s\"",
+           gp->device, in->gi_id, in->start_slot, in->size_slots, in->uuid[0] ? in->uuid : "-",
+           r->line, c == MS_CLAIM_STRANGER
                          ? "not the instance the journal recorded at this id: someone else's"
                          : r->kind == MS_JOURNAL_GI_MADE
                          ? "being made at the crash, with a compute instance the journal does "
@@ -123,7 +123,7 @@ static int not_ours(ms_engine *e, int g, const ms_mig_instance *in, ms_claim c,
  * never touched. Only what the journal proves ours counts (ms_journal_claim): a GPU
  * instance without its compute instance is ours only if a "destroying" record names it
  * (a destroy under way at the crash) or a "gi" record (a creation under way). */
-static int reconcile_device(ms_engine *e, int g, const ms_journal_state *old, ms_error *err)
+static int reconcile_device(md_engine *e, int g, const ms_journal_state *old, ms_error *err)
 {
     ei_gpu *gp = &e->gpu[g];
     const ms_gpu_model *m = ms_backend_model(gp->be);
@@ -141,11 +141,11 @@ static int reconcile_device(ms_engine *e, int g, const ms_journal_state *old, ms
                 (rc = ms_journal_destroyed(e->journal, gp->device, was.gi_id, err)))
                 continue;
             /* Which of our steps the crash cut short, if any: what made the instance ours. */
-            ms_dlog(MS_LOG_INFO, "recover.destroy",
-                    "gpu=%d gi=%u start=%d interrupted=%s mig_device=%s", gp->device,
-                    was.gi_id, was.start_slot,
-                    r->kind == MS_JOURNAL_GI_MADE     ? "create"
-                    : r->kind == MS_JOURNAL_DESTROYING ? "destroy"
+            md_log(MD_LOG_INFO, "recover.destroy",
+                   "gpu=%d gi=%u start=%d interrupted=%s mig_device=%s", gp->device,
+                   was.gi_id, was.start_slot,
+                   r->kind == MS_JOURNAL_GI_MADE     ? "create"
+                   : r->kind == MS_JOURNAL_DESTROYING ? "destroy"
                                                        : "no",
                     list[i].uuid[0] ? "yes" : "no");
             continue;
@@ -153,8 +153,8 @@ static int reconcile_device(ms_engine *e, int g, const ms_journal_state *old, ms
         if (c != MS_CLAIM_NONE && (rc = not_ours(e, g, &list[i], c, r, err)))
             continue;
         rc = ei_foreign(e, g, &list[i], err);
-        ms_dlog(MS_LOG_INFO, "recover.foreign", "gpu=%d gi=%u start=%d size=%d", gp->device,
-                list[i].gi_id, list[i].start_slot, list[i].size_slots);
+        md_log(MD_LOG_INFO, "recover.foreign", "gpu=%d gi=%u start=%d size=%d", gp->device,
+               list[i].gi_id, list[i].start_slot, list[i].size_slots);
     }
     /* Recorded instances that are gone (destroyed before the crash was journalled, or by
      * someone else): settled, so that no later start takes a new instance for them. A
@@ -175,7 +175,7 @@ static int reconcile_device(ms_engine *e, int g, const ms_journal_state *old, ms
     return rc;
 }
 
-int ei_recover(ms_engine *e, const char *path, ms_error *err)
+int ei_recover(md_engine *e, const char *path, ms_error *err)
 {
     int rc = MS_OK;
     /* The previous owner's journal (the device locks say it is gone): one that cannot be
@@ -192,9 +192,9 @@ int ei_recover(ms_engine *e, const char *path, ms_error *err)
     }
     char q[600];
     if (!rc && old && old->torn_line)
-        ms_dlog(MS_LOG_WARN, "journal.torn_record", "journal=%s line=%d reason=\"cut short by "
-                "a crash mid-write: dropped\"", ms_dlog_quote(path, q, sizeof q),
-                old->torn_line);
+        md_log(MD_LOG_WARN, "journal.torn_record", "journal=%s line=%d reason=\"cut short by "
+               "a crash mid-write: dropped\"", md_log_quote(path, q, sizeof q),
+               old->torn_line);
     if (!rc && old)
         stop_leftovers(e, old, settled);
     if (!rc)

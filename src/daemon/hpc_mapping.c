@@ -11,7 +11,7 @@
 
 #define MAP_PATH_LEN 4200
 
-int ms_hpc_mapping_set(const char *dir, int gpu, unsigned gi, const int64_t *jobs, size_t n,
+int md_hpc_mapping_set(const char *dir, int gpu, unsigned gi, const int64_t *jobs, size_t n,
                        ms_error *err)
 {
     char path[MAP_PATH_LEN];
@@ -34,7 +34,7 @@ int ms_hpc_mapping_set(const char *dir, int gpu, unsigned gi, const int64_t *job
     return rc;
 }
 
-int ms_hpc_mapping_prune(const char *dir, int gpu, const unsigned *keep, size_t nkeep,
+int md_hpc_mapping_prune(const char *dir, int gpu, const unsigned *keep, size_t nkeep,
                          ms_error *err)
 {
     DIR *d = opendir(dir);
@@ -52,7 +52,7 @@ int ms_hpc_mapping_prune(const char *dir, int gpu, const unsigned *keep, size_t 
         for (size_t i = 0; i < nkeep && !kept; i++)
             kept = keep[i] == (unsigned)gi;
         if (!kept)
-            rc = ms_hpc_mapping_set(dir, gpu, (unsigned)gi, NULL, 0, err);
+            rc = md_hpc_mapping_set(dir, gpu, (unsigned)gi, NULL, 0, err);
     }
     closedir(d);
     return rc;

@@ -12,11 +12,11 @@
 #include "migsched/error.h"
 
 /* <dir>/<gpu>.<gi> now lists jobs[0..n-1]; n == 0 removes it (absent already is fine). */
-int ms_hpc_mapping_set(const char *dir, int gpu, unsigned gi, const int64_t *jobs, size_t n,
+int md_hpc_mapping_set(const char *dir, int gpu, unsigned gi, const int64_t *jobs, size_t n,
                        ms_error *err);
 /* Removes the <gpu>.<N> files of the GPU whose N is not in keep[0..nkeep-1] (left by a run
  * that ended without removing them); other files in dir are not ours and stay. */
-int ms_hpc_mapping_prune(const char *dir, int gpu, const unsigned *keep, size_t nkeep,
+int md_hpc_mapping_prune(const char *dir, int gpu, const unsigned *keep, size_t nkeep,
                          ms_error *err);
 
 #endif

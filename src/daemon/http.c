@@ -21,33 +21,33 @@
 #include "tokens.h"
 
 struct server {
-    ms_http *h;
-    ms_listener l;
+    md_http *h;
+    md_listener l;
     struct MHD_Daemon *d;
 };
 
-struct ms_http {
+struct md_http {
     int n;
-    struct server s[MS_DAEMON_MAX_LISTEN];
-    ms_api api;
-    ms_conns *conns;
+    struct server s[MD_MAX_LISTEN];
+    md_api api;
+    md_conns *conns;
     pthread_rwlock_t tokens_mu;   /* the tokens change on SIGHUP */
-    ms_tokens *tokens;            /* NULL without a TCP listener */
+    md_tokens *tokens;            /* NULL without a TCP listener */
 };
 
 /* One connection (MHD's socket context): its entry in conns and, on the Unix socket, its
  * peer's name once a request needed it. */
 struct sock {
-    ms_conn *slot;
+    md_conn *slot;
     bool named;
-    char name[MS_USER_NAME_MAX];
+    char name[MD_USER_NAME_MAX];
     bool nul_in_url;   /* the request's URL decoded to a NUL byte (until it completes) */
 };
 
 /* One request's state across MHD's calls: the body as it arrives, or why it is refused. */
 struct conn {
     struct sock *sock;
-    ms_api_caller caller;
+    md_api_caller caller;
     char *body;
     size_t len, cap;
     bool too_big;
@@ -55,53 +55,53 @@ struct conn {
 };
 
 /* The tokens of path, replacing the old ones only once the file has been read whole. */
-static int load_tokens(ms_http *h, const char *path, ms_error *err)
+static int load_tokens(md_http *h, const char *path, ms_error *err)
 {
-    ms_tokens *t;
-    int rc = ms_tokens_read(path, &t, err);
+    md_tokens *t;
+    int rc = md_tokens_read(path, &t, err);
     if (rc)
         return rc;
     pthread_rwlock_wrlock(&h->tokens_mu);
-    ms_tokens *old = h->tokens;
+    md_tokens *old = h->tokens;
     h->tokens = t;
     pthread_rwlock_unlock(&h->tokens_mu);
-    ms_tokens_free(old);
-    char q[MS_DAEMON_PATH_LEN + 8];
-    ms_dlog(MS_LOG_INFO, "http.tokens", "file=%s tokens=%d", ms_dlog_quote(path, q, sizeof q),
-            ms_tokens_count(t));
+    md_tokens_free(old);
+    char q[MD_PATH_LEN + 8];
+    md_log(MD_LOG_INFO, "http.tokens", "file=%s tokens=%d", md_log_quote(path, q, sizeof q),
+           md_tokens_count(t));
     return MS_OK;
 }
 
 /* Who sent the request: on the Unix socket the peer (its name looked up once per
  * connection), on TCP the user whose token the Authorization header carries, if any. */
-static ms_api_caller caller_of(struct server *s, struct MHD_Connection *c, struct sock *k)
+static md_api_caller caller_of(struct server *s, struct MHD_Connection *c, struct sock *k)
 {
-    ms_api_caller who = {0};
+    md_api_caller who = {0};
     if (!s->l.tcp) {
-        const ms_peer *p = ms_conn_peer(k->slot);
+        const md_peer *p = md_conn_peer(k->slot);
         if (!k->named) {
-            ms_user_name(p->uid, k->name);
+            md_user_name(p->uid, k->name);
             k->named = true;
         }
-        who = (ms_api_caller){.authenticated = true, .uid = p->uid, .gid = p->gid};
+        who = (md_api_caller){.authenticated = true, .uid = p->uid, .gid = p->gid};
         memcpy(who.name, k->name, sizeof who.name);
         return who;
     }
     const char *a = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
     if (!a || strncasecmp(a, "Bearer ", 7))
         return who;
-    ms_user u;
+    md_user u;
     pthread_rwlock_rdlock(&s->h->tokens_mu);
-    bool ok = ms_tokens_match(s->h->tokens, a + 7, strlen(a + 7), &u);
+    bool ok = md_tokens_match(s->h->tokens, a + 7, strlen(a + 7), &u);
     pthread_rwlock_unlock(&s->h->tokens_mu);
     if (ok) {
-        who = (ms_api_caller){.authenticated = true, .uid = u.uid, .gid = u.gid};
+        who = (md_api_caller){.authenticated = true, .uid = u.uid, .gid = u.gid};
         memcpy(who.name, u.name, sizeof who.name);
     }
     return who;
 }
 
-static enum MHD_Result send_response(struct MHD_Connection *c, ms_api_response *rs)
+static enum MHD_Result send_response(struct MHD_Connection *c, md_api_response *rs)
 {
     struct MHD_Response *r =
         MHD_create_response_from_buffer(rs->len, rs->body, MHD_RESPMEM_MUST_FREE);
@@ -126,32 +126,32 @@ static enum MHD_Result send_response(struct MHD_Connection *c, ms_api_response *
 
 /* The access log's line for a request answered with status. */
 static void log_request(const char *method, const char *url, unsigned status,
-                        const ms_api_caller *who)
+                        const md_api_caller *who)
 {
-    if (ms_dlog_level() > MS_LOG_DEBUG)
+    if (md_log_get_level() > MD_LOG_DEBUG)
         return;
     char qm[64], qu[600], qn[140], uid[16] = "-";
     if (who->authenticated)
         snprintf(uid, sizeof uid, "%" PRIu32, who->uid);
-    ms_dlog(MS_LOG_DEBUG, "http.request", "method=%s path=%s status=%u user=%s uid=%s",
-            ms_dlog_quote(method, qm, sizeof qm), ms_dlog_quote(url, qu, sizeof qu), status,
-            who->authenticated ? ms_dlog_quote(who->name, qn, sizeof qn) : "-", uid);
+    md_log(MD_LOG_DEBUG, "http.request", "method=%s path=%s status=%u user=%s uid=%s",
+           md_log_quote(method, qm, sizeof qm), md_log_quote(url, qu, sizeof qu), status,
+           who->authenticated ? md_log_quote(who->name, qn, sizeof qn) : "-", uid);
 }
 
 /* rs as the 413 of a body over the limit. */
-static void too_big(ms_api_response *rs)
+static void too_big(md_api_response *rs)
 {
     char msg[64];
-    snprintf(msg, sizeof msg, "request body over %d bytes", MS_JOB_BODY_MAX);
+    snprintf(msg, sizeof msg, "request body over %d bytes", MD_JOB_BODY_MAX);
     memset(rs, 0, sizeof *rs);
-    ms_api_error(rs, 413, msg);
+    md_api_error(rs, 413, msg);
 }
 
 static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const char *key,
                                    const char *value)
 {
-    ms_api_request *rq = cls;
-    if (rq->nargs == MS_API_MAX_ARGS) {
+    md_api_request *rq = cls;
+    if (rq->nargs == MD_API_MAX_ARGS) {
         rq->nargs++;  /* one over: too many */
         return MHD_NO;
     }
@@ -165,7 +165,7 @@ static void take_body(struct conn *k, const char *data, size_t n)
 {
     if (k->too_big)
         return;
-    if (k->len + n > MS_JOB_BODY_MAX) {
+    if (k->len + n > MD_JOB_BODY_MAX) {
         k->too_big = true;
         free(k->body);
         k->body = NULL;
@@ -256,17 +256,17 @@ static size_t unescape(void *cls, struct MHD_Connection *c, char *uri)
 static enum MHD_Result begin(struct MHD_Connection *c, const char *url, const char *method,
                              struct conn *k)
 {
-    ms_api_response rs;
+    md_api_response rs;
     memset(&rs, 0, sizeof rs);
     const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
                                                  MHD_HTTP_HEADER_CONTENT_LENGTH);
     const char *why = ambiguous(c, k->sock);
     if (why)
-        ms_api_error(&rs, 400, why);
+        md_api_error(&rs, 400, why);
     else if (!k->caller.authenticated && !public_request(method, url))
-        ms_api_error(&rs, 401, "missing or wrong bearer token (Authorization: Bearer <a token "
+        md_api_error(&rs, 401, "missing or wrong bearer token (Authorization: Bearer <a token "
                                "of the token-file>)");
-    else if (cl && strtoull(cl, NULL, 10) > MS_JOB_BODY_MAX)
+    else if (cl && strtoull(cl, NULL, 10) > MD_JOB_BODY_MAX)
         too_big(&rs);
     else
         return MHD_YES;
@@ -299,26 +299,26 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     }
     /* The whole request is in: answering it has no deadline (a submission may wait for
      * its group commit). */
-    ms_conns_deadline(s->h->conns, k->sock->slot, false);
-    ms_api_request rq = {.caller = k->caller, .method = method, .path = url,
+    md_conns_deadline(s->h->conns, k->sock->slot, false);
+    md_api_request rq = {.caller = k->caller, .method = method, .path = url,
                          .body = k->body, .len = k->len};
-    ms_api_response rs;
+    md_api_response rs;
     if (k->too_big) {
         too_big(&rs);
     } else {
         MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_arg, &rq);
-        if (rq.nargs > MS_API_MAX_ARGS) {
+        if (rq.nargs > MD_API_MAX_ARGS) {
             memset(&rs, 0, sizeof rs);
-            ms_api_error(&rs, 400, "too many query arguments");
+            md_api_error(&rs, 400, "too many query arguments");
         } else {
-            ms_api_handle(&s->h->api, &rq, &rs);
+            md_api_handle(&s->h->api, &rq, &rs);
         }
     }
     log_request(method, url, rs.status, &rq.caller);
     enum MHD_Result ok = send_response(c, &rs);
     /* The answer must be read within request-timeout: a client that reads it a byte at a
      * time would otherwise hold the connection for good. */
-    ms_conns_deadline(s->h->conns, k->sock->slot, true);
+    md_conns_deadline(s->h->conns, k->sock->slot, true);
     return ok;
 }
 
@@ -326,12 +326,12 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
  * sees the answer, then the end) and what the client still sends is read and dropped
  * until it closes or the deadline passes. Closing with unread data would make the kernel
  * reset the connection, and a reset can destroy the answer before the client reads it. */
-static void drain(ms_conns *cs, const struct sock *sk, int fd)
+static void drain(md_conns *cs, const struct sock *sk, int fd)
 {
     char scrap[4096];
     shutdown(fd, SHUT_WR);
     for (;;) {
-        double left = ms_conns_left(cs, sk->slot);
+        double left = md_conns_left(cs, sk->slot);
         if (left <= 0)
             return;
         struct pollfd pf = {.fd = fd, .events = POLLIN};
@@ -359,7 +359,7 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
                 drain(s->h->conns, k->sock, ci->connect_fd);
         }
         /* A kept-alive connection's next request: its own deadline, its own URL. */
-        ms_conns_deadline(s->h->conns, k->sock->slot, true);
+        md_conns_deadline(s->h->conns, k->sock->slot, true);
         k->sock->nul_in_url = false;
         free(k->body);
         free(k);
@@ -377,7 +377,7 @@ static void notify(void *cls, struct MHD_Connection *c, void **socket_context,
     struct sock *sk = *socket_context;
     if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
         if (sk) {
-            ms_conns_remove(s->h->conns, sk->slot);
+            md_conns_remove(s->h->conns, sk->slot);
             free(sk);
         }
         *socket_context = NULL;
@@ -387,15 +387,15 @@ static void notify(void *cls, struct MHD_Connection *c, void **socket_context,
     if (!ci)
         return;
     int fd = ci->connect_fd;
-    ms_peer who;
+    md_peer who;
     ms_error err = {0};
     char q[MS_ERR_LEN + 64];
-    if (ms_listener_peer(&s->l, fd, &who, &err)) {
-        ms_dlog(MS_LOG_WARN, "http.peer_unknown", "error=%s", ms_dlog_quote(err.msg, q, sizeof q));
+    if (md_listener_peer(&s->l, fd, &who, &err)) {
+        md_log(MD_LOG_WARN, "http.peer_unknown", "error=%s", md_log_quote(err.msg, q, sizeof q));
         shutdown(fd, SHUT_RDWR);
         return;
     }
-    if (!(sk = calloc(1, sizeof *sk)) || !(sk->slot = ms_conns_add(s->h->conns, fd, &who))) {
+    if (!(sk = calloc(1, sizeof *sk)) || !(sk->slot = md_conns_add(s->h->conns, fd, &who))) {
         free(sk);
         shutdown(fd, SHUT_RDWR);
         return;
@@ -413,36 +413,36 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
     msg[strcspn(msg, "\n")] = '\0';
     bool client = !strncmp(msg, "Connection socket is closed", 27) ||
                   !strncmp(msg, "Connection was closed", 21);
-    ms_dlog(client ? MS_LOG_DEBUG : MS_LOG_WARN, "http.error", "msg=%s",
-            ms_dlog_quote(msg, q, sizeof q));
+    md_log(client ? MD_LOG_DEBUG : MD_LOG_WARN, "http.error", "msg=%s",
+           md_log_quote(msg, q, sizeof q));
 }
 
-int ms_http_open(const ms_daemon_config *c, ms_http **out, ms_error *err)
+int md_http_open(const md_config *c, md_http **out, ms_error *err)
 {
-    ms_http *h = calloc(1, sizeof *h);
+    md_http *h = calloc(1, sizeof *h);
     if (!h)
         return ms_error_set(err, MS_ENOMEM, "out of memory");
     pthread_rwlock_init(&h->tokens_mu, NULL);
-    int rc = ms_conns_new(c->nlisten * MS_HTTP_CONNECTION_LIMIT, c->peer_connections,
+    int rc = md_conns_new(c->nlisten * MD_HTTP_CONNECTION_LIMIT, c->peer_connections,
                           c->request_timeout, &h->conns, err);
     bool tcp = false;
     for (int i = 0; i < c->nlisten && !rc; i++) {
         h->s[i].h = h;
-        if (!(rc = ms_listener_open(&c->listen[i], &h->s[i].l, err)))
+        if (!(rc = md_listener_open(&c->listen[i], &h->s[i].l, err)))
             h->n++;
         tcp |= c->listen[i].tcp;
     }
     if (!rc && tcp)
         rc = load_tokens(h, c->token_file, err);
     if (rc) {
-        ms_http_close(h);
+        md_http_close(h);
         return rc;
     }
     *out = h;
     return MS_OK;
 }
 
-int ms_http_start(ms_http *h, ms_engine *e, const ms_gpu_model *m, const char *slurm_gres,
+int md_http_start(md_http *h, md_engine *e, const ms_gpu_model *m, const char *slurm_gres,
                   ms_error *err)
 {
     h->api.engine = e;
@@ -457,8 +457,8 @@ int ms_http_start(ms_http *h, ms_engine *e, const ms_gpu_model *m, const char *s
                 MHD_USE_ERROR_LOG,
             0, NULL, NULL, handle, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
             MHD_OPTION_LISTEN_SOCKET, s->l.fd,
-            MHD_OPTION_CONNECTION_LIMIT, (unsigned)MS_HTTP_CONNECTION_LIMIT,
-            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)MS_HTTP_TIMEOUT_SECONDS,
+            MHD_OPTION_CONNECTION_LIMIT, (unsigned)MD_HTTP_CONNECTION_LIMIT,
+            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)MD_HTTP_TIMEOUT_SECONDS,
             MHD_OPTION_NOTIFY_CONNECTION, notify, s,
             MHD_OPTION_NOTIFY_COMPLETED, completed, s,
             MHD_OPTION_UNESCAPE_CALLBACK, unescape, s, MHD_OPTION_END);
@@ -469,12 +469,12 @@ int ms_http_start(ms_http *h, ms_engine *e, const ms_gpu_model *m, const char *s
     return MS_OK;
 }
 
-int ms_http_reload(ms_http *h, const ms_daemon_config *next, ms_error *err)
+int md_http_reload(md_http *h, const md_config *next, ms_error *err)
 {
     return h->tokens ? load_tokens(h, next->token_file, err) : MS_OK;
 }
 
-void ms_http_close(ms_http *h)
+void md_http_close(md_http *h)
 {
     if (!h)
         return;
@@ -482,10 +482,10 @@ void ms_http_close(ms_http *h)
         struct server *s = &h->s[i];
         if (s->d)
             MHD_stop_daemon(s->d);  /* closes the listening socket it was given */
-        ms_listener_close(&s->l, s->d != NULL);
+        md_listener_close(&s->l, s->d != NULL);
     }
-    ms_conns_free(h->conns);
-    ms_tokens_free(h->tokens);
+    md_conns_free(h->conns);
+    md_tokens_free(h->tokens);
     pthread_rwlock_destroy(&h->tokens_mu);
     free(h);
 }

@@ -3,28 +3,28 @@
  * limits and request deadlines from conns.h, so a slow client cannot either), the caller
  * of each request (the peer's uid and gid on the Unix socket, a token's user on TCP),
  * refusals before the body is read (no credentials: 401; an announced length over
- * MS_JOB_BODY_MAX: 413), bodies, then api.c's routes. Private to the daemon. */
+ * MD_JOB_BODY_MAX: 413), bodies, then api.c's routes. Private to the daemon. */
 #ifndef MIGSCHED_DAEMON_HTTP_H
 #define MIGSCHED_DAEMON_HTTP_H
 
 #include "engine.h"
 
-#define MS_HTTP_CONNECTION_LIMIT MS_DAEMON_CONNECTION_LIMIT
-#define MS_HTTP_TIMEOUT_SECONDS 30   /* idle while an answer is sent: the connection is closed */
+#define MD_HTTP_CONNECTION_LIMIT MD_CONNECTION_LIMIT
+#define MD_HTTP_TIMEOUT_SECONDS 30   /* idle while an answer is sent: the connection is closed */
 
-typedef struct ms_http ms_http;
+typedef struct md_http md_http;
 
 /* Opens every listener of c and reads the token file when one is TCP. Done before the
  * engine opens, so a second daemon started on the same socket stops here. */
-int ms_http_open(const ms_daemon_config *c, ms_http **out, ms_error *err);
+int md_http_open(const md_config *c, md_http **out, ms_error *err);
 /* Starts serving requests on the listeners with the engine (jobs are parsed against m;
- * slurm_gres: ms_api's). */
-int ms_http_start(ms_http *h, ms_engine *e, const ms_gpu_model *m, const char *slurm_gres,
+ * slurm_gres: md_api's). */
+int md_http_start(md_http *h, md_engine *e, const ms_gpu_model *m, const char *slurm_gres,
                   ms_error *err);
 /* SIGHUP: reads next's token file (the old tokens stay on an error). */
-int ms_http_reload(ms_http *h, const ms_daemon_config *next, ms_error *err);
+int md_http_reload(md_http *h, const md_config *next, ms_error *err);
 /* Stops the servers (their threads joined: no engine call is in flight after it), closes
  * the listeners and removes the Unix socket files they made. */
-void ms_http_close(ms_http *h);
+void md_http_close(md_http *h);
 
 #endif

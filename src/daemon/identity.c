@@ -50,7 +50,7 @@ static bool lookup_group(const char *name, struct group *gr, char **buf)
     }
 }
 
-int ms_identity_user(const char *name, ms_job_owner *out, ms_error *err)
+int md_identity_user(const char *name, md_job_owner *out, ms_error *err)
 {
     struct passwd pw;
     char *buf;
@@ -95,7 +95,7 @@ static bool in_grouplist(const char *name, gid_t base, gid_t gid)
     return false;
 }
 
-bool ms_identity_in_group(const ms_job_owner *user, const char *group)
+bool md_identity_in_group(const md_job_owner *user, const char *group)
 {
     if (!*group)
         return false;
@@ -119,7 +119,7 @@ bool ms_identity_in_group(const ms_job_owner *user, const char *group)
     return in;
 }
 
-bool ms_identity_uid_is(uint32_t uid, const char *name)
+bool md_identity_uid_is(uint32_t uid, const char *name)
 {
     if (!*name)
         return false;

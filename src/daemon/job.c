@@ -47,13 +47,13 @@ static int get_time(json_t *v, const char *field, double *out, ms_error *err)
     return MS_OK;
 }
 
-static int parse_command(json_t *v, ms_job_spec *s, ms_error *err)
+static int parse_command(json_t *v, md_job_spec *s, ms_error *err)
 {
     if (!json_is_array(v) || json_array_size(v) == 0)
         return bad(err, "command", "%s", "must be a non-empty array of strings");
-    if (json_array_size(v) > MS_JOB_ARGS_MAX)
+    if (json_array_size(v) > MD_JOB_ARGS_MAX)
         return ms_error_set(err, MS_EINVAL, "job: command: more than %d arguments",
-                            MS_JOB_ARGS_MAX);
+                            MD_JOB_ARGS_MAX);
     s->argv = calloc(json_array_size(v), sizeof *s->argv);
     if (!s->argv)
         return ms_error_set(err, MS_ENOMEM, "job: out of memory");
@@ -62,7 +62,7 @@ static int parse_command(json_t *v, ms_job_spec *s, ms_error *err)
     json_array_foreach(v, i, a) {
         char field[32];
         snprintf(field, sizeof field, "command[%zu]", i);
-        int rc = get_string(a, field, MS_JOB_STRING_MAX, &s->argv[i], err);
+        int rc = get_string(a, field, MD_JOB_STRING_MAX, &s->argv[i], err);
         if (rc)
             return rc;
         s->argc++;
@@ -82,13 +82,13 @@ static bool env_name_ok(const char *k)
     return true;
 }
 
-static int parse_env(json_t *v, ms_job_spec *s, ms_error *err)
+static int parse_env(json_t *v, md_job_spec *s, ms_error *err)
 {
     if (!json_is_object(v))
         return bad(err, "env", "%s", "must be an object of strings");
     size_t n = json_object_size(v);
-    if (n > MS_JOB_ENV_MAX)
-        return ms_error_set(err, MS_EINVAL, "job: env: more than %d variables", MS_JOB_ENV_MAX);
+    if (n > MD_JOB_ENV_MAX)
+        return ms_error_set(err, MS_EINVAL, "job: env: more than %d variables", MD_JOB_ENV_MAX);
     s->env_keys = calloc(n ? n : 1, sizeof *s->env_keys);
     s->env_values = calloc(n ? n : 1, sizeof *s->env_values);
     if (!s->env_keys || !s->env_values)
@@ -103,7 +103,7 @@ static int parse_env(json_t *v, ms_job_spec *s, ms_error *err)
                                          "at most 128 bytes)");
         if (!json_is_string(val))
             return bad(err, field, "%s", "must be a string");
-        if (json_string_length(val) > MS_JOB_STRING_MAX)
+        if (json_string_length(val) > MD_JOB_STRING_MAX)
             return bad(err, field, "%s", "is over 4096 bytes");
         s->env_keys[s->nenv] = strdup(k);
         s->env_values[s->nenv] = strdup(json_string_value(val));
@@ -114,7 +114,7 @@ static int parse_env(json_t *v, ms_job_spec *s, ms_error *err)
     return MS_OK;
 }
 
-bool ms_canonical_integer(const char *s)
+bool md_canonical_integer(const char *s)
 {
     long v;
     char back[24];
@@ -124,7 +124,7 @@ bool ms_canonical_integer(const char *s)
     return !strcmp(back, s);
 }
 
-static int parse_times(json_t *v, const ms_gpu_model *gpu, ms_job_spec *s, ms_error *err)
+static int parse_times(json_t *v, const ms_gpu_model *gpu, md_job_spec *s, ms_error *err)
 {
     if (!json_is_object(v) || json_object_size(v) == 0)
         return bad(err, "times", "%s", "must be a non-empty object {\"size\": seconds}");
@@ -134,7 +134,7 @@ static int parse_times(json_t *v, const ms_gpu_model *gpu, ms_job_spec *s, ms_er
         char field[80];
         snprintf(field, sizeof field, "times.%.40s", k);
         long size;
-        if (!ms_canonical_integer(k) && ms_parse_long(k, LONG_MIN, LONG_MAX, &size))
+        if (!md_canonical_integer(k) && ms_parse_long(k, LONG_MIN, LONG_MAX, &size))
             return ms_error_set(err, MS_EINVAL, "job: %s: a size is written canonically "
                                 "(\"%ld\", not \"%.40s\")", field, size, k);
         if (!ms_parse_long(k, 1, MS_MAX_SLICES, &size) ||
@@ -153,7 +153,7 @@ static int parse_times(json_t *v, const ms_gpu_model *gpu, ms_job_spec *s, ms_er
     return MS_OK;
 }
 
-static int parse_placement_request(json_t *root, const ms_gpu_model *gpu, ms_job_spec *s,
+static int parse_placement_request(json_t *root, const ms_gpu_model *gpu, md_job_spec *s,
                                    ms_error *err)
 {
     json_t *prof = json_object_get(root, "profile"), *sl = json_object_get(root, "slices");
@@ -195,7 +195,7 @@ static int parse_placement_request(json_t *root, const ms_gpu_model *gpu, ms_job
 /* A Slurm job's allocation: a name, the Slurm job id and a profile or slices; nothing to
  * run, no expected time (it holds its instance until released), never retried (the Slurm
  * job was told its instance's UUID). */
-static int parse_allocation(json_t *root, json_t *id, const ms_gpu_model *gpu, ms_job_spec *s,
+static int parse_allocation(json_t *root, json_t *id, const ms_gpu_model *gpu, md_job_spec *s,
                             ms_error *err)
 {
     static const char *const NOT[] = {"command", "cwd", "env", "on_interrupt", "seconds",
@@ -205,10 +205,10 @@ static int parse_allocation(json_t *root, json_t *id, const ms_gpu_model *gpu, m
             return ms_error_set(err, MS_EINVAL, "job: %s: an allocation (slurm_job_id) takes "
                                 "only name, slurm_job_id and profile or slices", NOT[i]);
     json_int_t n = json_is_integer(id) ? json_integer_value(id) : 0;
-    if (n < 1 || n > MS_SLURM_JOB_ID_MAX)
+    if (n < 1 || n > MD_SLURM_JOB_ID_MAX)
         return bad(err, "slurm_job_id", "%s", "must be an integer 1..4294967295");
     s->slurm_job_id = n;
-    s->on_interrupt = MS_ON_INTERRUPT_FAIL;
+    s->on_interrupt = MD_ON_INTERRUPT_FAIL;
     json_t *prof = json_object_get(root, "profile"), *sl = json_object_get(root, "slices");
     if (!prof && !sl)
         return ms_error_set(err, MS_EINVAL, "job: missing field: \"profile\" or \"slices\"");
@@ -225,7 +225,7 @@ static int parse_allocation(json_t *root, json_t *id, const ms_gpu_model *gpu, m
     return rc;
 }
 
-static int parse_root(json_t *root, const ms_gpu_model *gpu, ms_job_spec *s, ms_error *err)
+static int parse_root(json_t *root, const ms_gpu_model *gpu, md_job_spec *s, ms_error *err)
 {
     if (!json_is_object(root))
         return ms_error_set(err, MS_EINVAL, "job: must be a JSON object");
@@ -235,22 +235,22 @@ static int parse_root(json_t *root, const ms_gpu_model *gpu, ms_job_spec *s, ms_
     json_t *v;
     json_t *name = json_object_get(root, "name"), *cmd = json_object_get(root, "command");
     if ((v = json_object_get(root, "user")) &&
-        (rc = get_string(v, "user", sizeof ((ms_job_owner *)0)->name - 1, &s->user, err)))
+        (rc = get_string(v, "user", sizeof ((md_job_owner *)0)->name - 1, &s->user, err)))
         return rc;
     if (!name)
         return ms_error_set(err, MS_EINVAL, "job: missing field: \"name\"");
     if ((v = json_object_get(root, "slurm_job_id"))) {
-        if ((rc = get_string(name, "name", MS_JOB_NAME_MAX, &s->name, err)))
+        if ((rc = get_string(name, "name", MD_JOB_NAME_MAX, &s->name, err)))
             return rc;
         return parse_allocation(root, v, gpu, s, err);
     }
     if (!cmd)
         return ms_error_set(err, MS_EINVAL, "job: missing field: \"command\"");
-    if ((rc = get_string(name, "name", MS_JOB_NAME_MAX, &s->name, err)) ||
+    if ((rc = get_string(name, "name", MD_JOB_NAME_MAX, &s->name, err)) ||
         (rc = parse_command(cmd, s, err)))
         return rc;
     if ((v = json_object_get(root, "cwd")) &&
-        (rc = get_string(v, "cwd", MS_JOB_STRING_MAX, &s->cwd, err)))
+        (rc = get_string(v, "cwd", MD_JOB_STRING_MAX, &s->cwd, err)))
         return rc;
     if (s->cwd && s->cwd[0] != '/')
         return bad(err, "cwd", "%s", "must be an absolute path");
@@ -259,23 +259,23 @@ static int parse_root(json_t *root, const ms_gpu_model *gpu, ms_job_spec *s, ms_
     if ((v = json_object_get(root, "on_interrupt"))) {
         const char *o = json_string_value(v);
         if (o && !strcmp(o, "retry"))
-            s->on_interrupt = MS_ON_INTERRUPT_RETRY;
+            s->on_interrupt = MD_ON_INTERRUPT_RETRY;
         else if (o && !strcmp(o, "fail"))
-            s->on_interrupt = MS_ON_INTERRUPT_FAIL;
+            s->on_interrupt = MD_ON_INTERRUPT_FAIL;
         else
             return bad(err, "on_interrupt", "%s", "must be \"retry\" or \"fail\"");
     }
     return parse_placement_request(root, gpu, s, err);
 }
 
-int ms_job_spec_parse(const char *text, size_t len, const ms_gpu_model *gpu, ms_job_spec *out,
+int md_job_spec_parse(const char *text, size_t len, const ms_gpu_model *gpu, md_job_spec *out,
                       ms_error *err)
 {
     memset(out, 0, sizeof *out);
     out->profile = -1;
-    if (len > MS_JOB_BODY_MAX)
+    if (len > MD_JOB_BODY_MAX)
         return ms_error_set(err, MS_EINVAL, "job: %zu bytes, over the limit of %d", len,
-                            MS_JOB_BODY_MAX);
+                            MD_JOB_BODY_MAX);
     json_error_t je;
     json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
     if (!root)
@@ -284,11 +284,11 @@ int ms_job_spec_parse(const char *text, size_t len, const ms_gpu_model *gpu, ms_
     int rc = parse_root(root, gpu, out, err);
     json_decref(root);
     if (rc)
-        ms_job_spec_free(out);
+        md_job_spec_free(out);
     return rc;
 }
 
-json_t *ms_job_spec_to_json(const ms_job_spec *s, const ms_gpu_model *gpu)
+json_t *md_job_spec_to_json(const md_job_spec *s, const ms_gpu_model *gpu)
 {
     json_t *o = json_object(), *cmd = json_array(), *env = json_object();
     for (int i = 0; i < s->argc; i++)
@@ -308,7 +308,7 @@ json_t *ms_job_spec_to_json(const ms_job_spec *s, const ms_gpu_model *gpu)
         json_object_set_new(o, "cwd", json_string(s->cwd));
     json_object_set_new(o, "env", env);
     json_object_set_new(o, "on_interrupt",
-                        json_string(s->on_interrupt == MS_ON_INTERRUPT_FAIL ? "fail" : "retry"));
+                        json_string(s->on_interrupt == MD_ON_INTERRUPT_FAIL ? "fail" : "retry"));
     if (s->profile >= 0) {
         json_object_set_new(o, "profile", json_string(gpu->profiles[s->profile].name));
         json_object_set_new(o, "seconds", json_real(s->seconds));
@@ -325,15 +325,15 @@ json_t *ms_job_spec_to_json(const ms_job_spec *s, const ms_gpu_model *gpu)
     return o;
 }
 
-char *ms_job_spec_text(const ms_job_spec *s, const ms_gpu_model *gpu)
+char *md_job_spec_text(const md_job_spec *s, const ms_gpu_model *gpu)
 {
-    json_t *o = ms_job_spec_to_json(s, gpu);
+    json_t *o = md_job_spec_to_json(s, gpu);
     char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
     json_decref(o);
     return text;
 }
 
-void ms_job_spec_free(ms_job_spec *s)
+void md_job_spec_free(md_job_spec *s)
 {
     for (int i = 0; i < s->argc; i++)
         free(s->argv[i]);
@@ -351,21 +351,21 @@ void ms_job_spec_free(ms_job_spec *s)
     s->profile = -1;
 }
 
-void ms_job_init(ms_job *j, ms_job_spec *spec)
+void md_job_init(md_job *j, md_job_spec *spec)
 {
     memset(j, 0, sizeof *j);
     j->spec = *spec;
     memset(spec, 0, sizeof *spec);
     spec->profile = -1;
-    j->state = MS_JOB_NEW;
+    j->state = MD_JOB_NEW;
     j->submitted = j->started = j->ended = NAN;
     j->gpu = -1;
     j->placement.profile = -1;
 }
 
-void ms_job_free(ms_job *j)
+void md_job_free(md_job *j)
 {
-    ms_job_spec_free(&j->spec);
+    md_job_spec_free(&j->spec);
 }
 
 static json_t *time_or_null(double t)
@@ -373,15 +373,15 @@ static json_t *time_or_null(double t)
     return isnan(t) ? json_null() : json_real(t);
 }
 
-json_t *ms_job_transition_to_json(const ms_job_transition *t)
+json_t *md_job_transition_to_json(const md_job_transition *t)
 {
     return json_pack("{s:f, s:s, s:s, s:s, s:o}", "at", t->at, "event",
-                     ms_job_event_name(t->event), "from", ms_job_state_name(t->from), "to",
-                     ms_job_state_name(t->to), "reason",
+                     md_job_event_name(t->event), "from", md_job_state_name(t->from), "to",
+                     md_job_state_name(t->to), "reason",
                      t->reason[0] ? json_string(t->reason) : json_null());
 }
 
-const char *ms_job_user(const ms_job_owner *o, char uid[16])
+const char *md_job_user(const md_job_owner *o, char uid[16])
 {
     if (*o->name)
         return o->name;
@@ -389,27 +389,27 @@ const char *ms_job_user(const ms_job_owner *o, char uid[16])
     return uid;
 }
 
-/* {"stdout": PATH, "stderr": PATH} of the latest attempt, or null (see ms_job_to_json). */
-static json_t *logs_json(const ms_job *j, const char *log_dir)
+/* {"stdout": PATH, "stderr": PATH} of the latest attempt, or null (see md_job_to_json). */
+static json_t *logs_json(const md_job *j, const char *log_dir)
 {
     char out[4400], errp[4400];  /* log-dir's 4096 bytes, then OWNER/job-ID.N.ext */
     ms_error ignored;
     if (!log_dir || j->attempts < 1 || j->spec.slurm_job_id > 0 ||
-        ms_job_log_path(log_dir, j, j->attempts, "out", out, sizeof out, &ignored) ||
-        ms_job_log_path(log_dir, j, j->attempts, "err", errp, sizeof errp, &ignored))
+        md_job_log_path(log_dir, j, j->attempts, "out", out, sizeof out, &ignored) ||
+        md_job_log_path(log_dir, j, j->attempts, "err", errp, sizeof errp, &ignored))
         return json_null();
     return json_pack("{s:s, s:s}", "stdout", out, "stderr", errp);
 }
 
-json_t *ms_job_to_json(const ms_job *j, const ms_gpu_model *gpu, bool detail,
+json_t *md_job_to_json(const md_job *j, const ms_gpu_model *gpu, bool detail,
                        const char *log_dir)
 {
     json_t *o = json_object();
     char uid[16];
     json_object_set_new(o, "id", json_integer(j->id));
     json_object_set_new(o, "name", json_string(j->spec.name));
-    json_object_set_new(o, "user", json_string(ms_job_user(&j->owner, uid)));
-    json_object_set_new(o, "state", json_string(ms_job_state_name(j->state)));
+    json_object_set_new(o, "user", json_string(md_job_user(&j->owner, uid)));
+    json_object_set_new(o, "state", json_string(md_job_state_name(j->state)));
     /* Reasons are the daemon's own text; null when the state needs none. */
     json_object_set_new(o, "reason", j->reason[0] ? json_string(j->reason) : json_null());
     json_object_set_new(o, "attempts", json_integer(j->attempts));
@@ -431,17 +431,17 @@ json_t *ms_job_to_json(const ms_job *j, const ms_gpu_model *gpu, bool detail,
                                                ? json_integer(j->spec.slurm_job_id)
                                                : json_null());
     if (detail) {
-        json_object_set_new(o, "spec", ms_job_spec_to_json(&j->spec, gpu));
+        json_object_set_new(o, "spec", md_job_spec_to_json(&j->spec, gpu));
         json_object_set_new(o, "logs", logs_json(j, log_dir));
     }
     return o;
 }
 
-int ms_job_log_path(const char *log_dir, const ms_job *j, int attempt, const char *ext,
+int md_job_log_path(const char *log_dir, const md_job *j, int attempt, const char *ext,
                     char *buf, size_t len, ms_error *err)
 {
     char uid[16];
-    int n = snprintf(buf, len, "%s/%s/job-%lld.%d.%s", log_dir, ms_job_user(&j->owner, uid),
+    int n = snprintf(buf, len, "%s/%s/job-%lld.%d.%s", log_dir, md_job_user(&j->owner, uid),
                      (long long)j->id, attempt, ext);
     if (n < 0 || (size_t)n >= len)
         return ms_error_set(err, MS_EINVAL, "log-dir %s: job %lld's output path is too long",

@@ -14,7 +14,7 @@
 
 #define BACKLOG 256
 
-static int fail(int fd, ms_error *err, const ms_daemon_listen *l, const char *what)
+static int fail(int fd, ms_error *err, const md_listen *l, const char *what)
 {
     int e = errno;
     if (fd >= 0)
@@ -25,7 +25,7 @@ static int fail(int fd, ms_error *err, const ms_daemon_listen *l, const char *wh
 
 /* An existing socket file: a daemon still accepting on it keeps it; a stale one (nobody
  * accepts: ECONNREFUSED) is removed. Anything but a socket is never removed. */
-static int clear_stale(const ms_daemon_listen *l, ms_error *err)
+static int clear_stale(const md_listen *l, ms_error *err)
 {
     const char *w = *l->where ? l->where : "default";
     struct stat st;
@@ -56,7 +56,7 @@ static int clear_stale(const ms_daemon_listen *l, ms_error *err)
     return MS_OK;
 }
 
-static int open_unix(const ms_daemon_listen *l, ms_listener *out, ms_error *err)
+static int open_unix(const md_listen *l, md_listener *out, ms_error *err)
 {
     int rc = clear_stale(l, err);
     if (rc)
@@ -88,7 +88,7 @@ static int open_unix(const ms_daemon_listen *l, ms_listener *out, ms_error *err)
     return MS_OK;
 }
 
-static int open_tcp(const ms_daemon_listen *l, ms_listener *out, ms_error *err)
+static int open_tcp(const md_listen *l, md_listener *out, ms_error *err)
 {
     char port[16];
     snprintf(port, sizeof port, "%d", l->port);
@@ -110,7 +110,7 @@ static int open_tcp(const ms_daemon_listen *l, ms_listener *out, ms_error *err)
     return MS_OK;
 }
 
-int ms_listener_open(const ms_daemon_listen *l, ms_listener *out, ms_error *err)
+int md_listener_open(const md_listen *l, md_listener *out, ms_error *err)
 {
     memset(out, 0, sizeof *out);
     out->fd = -1;
@@ -118,7 +118,7 @@ int ms_listener_open(const ms_daemon_listen *l, ms_listener *out, ms_error *err)
     return l->tcp ? open_tcp(l, out, err) : open_unix(l, out, err);
 }
 
-void ms_listener_close(ms_listener *l, bool fd_closed)
+void md_listener_close(md_listener *l, bool fd_closed)
 {
     if (l->fd >= 0 && !fd_closed)
         close(l->fd);
@@ -131,7 +131,7 @@ void ms_listener_close(ms_listener *l, bool fd_closed)
     *l->path = '\0';
 }
 
-int ms_listener_peer(const ms_listener *l, int fd, ms_peer *out, ms_error *err)
+int md_listener_peer(const md_listener *l, int fd, md_peer *out, ms_error *err)
 {
     memset(out, 0, sizeof *out);
     out->tcp = l->tcp;
@@ -159,14 +159,14 @@ int ms_listener_peer(const ms_listener *l, int fd, ms_peer *out, ms_error *err)
     return MS_OK;
 }
 
-bool ms_peer_same(const ms_peer *a, const ms_peer *b)
+bool md_peer_same(const md_peer *a, const md_peer *b)
 {
     if (a->tcp != b->tcp)
         return false;
     return a->tcp ? !memcmp(a->addr, b->addr, sizeof a->addr) : a->uid == b->uid;
 }
 
-const char *ms_peer_text(const ms_peer *p, char *buf, size_t len)
+const char *md_peer_text(const md_peer *p, char *buf, size_t len)
 {
     static const unsigned char V4[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
     char a[INET6_ADDRSTRLEN] = "?";

@@ -9,12 +9,12 @@
 #include <time.h>
 #include <unistd.h>
 
-static _Atomic int current_level = MS_LOG_INFO;
+static _Atomic int current_level = MD_LOG_INFO;
 static const char *const LEVEL_NAMES[] = {"debug", "info", "warn", "error"};
 
-void ms_dlog_set_level(ms_log_level level) { atomic_store(&current_level, (int)level); }
+void md_log_set_level(md_log_level level) { atomic_store(&current_level, (int)level); }
 
-ms_log_level ms_dlog_level(void) { return (ms_log_level)atomic_load(&current_level); }
+md_log_level md_log_get_level(void) { return (md_log_level)atomic_load(&current_level); }
 
 static bool plain(const char *s)
 {
@@ -28,7 +28,7 @@ static bool plain(const char *s)
     return true;
 }
 
-const char *ms_dlog_quote(const char *s, char *buf, size_t n)
+const char *md_log_quote(const char *s, char *buf, size_t n)
 {
     if (plain(s)) {
         snprintf(buf, n, "%s", s);
@@ -55,7 +55,7 @@ const char *ms_dlog_quote(const char *s, char *buf, size_t n)
     return buf;
 }
 
-void ms_dlog(ms_log_level level, const char *event, const char *fmt, ...)
+void md_log(md_log_level level, const char *event, const char *fmt, ...)
 {
     if ((int)level < atomic_load(&current_level))
         return;

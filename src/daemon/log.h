@@ -10,18 +10,18 @@
 #include "config.h"
 
 /* Lines below level are dropped (SIGHUP may change it). */
-void ms_dlog_set_level(ms_log_level level);
-ms_log_level ms_dlog_level(void);
+void md_log_set_level(md_log_level level);
+md_log_level md_log_get_level(void);
 
 /* One event: `event` names it ("job.start"); fmt ("key=%d key2=%s ...", may be "") gives
  * the pairs. A value that may hold blanks, quotes or '=' (a job name, an error message)
- * goes through ms_dlog_quote first. */
-void ms_dlog(ms_log_level level, const char *event, const char *fmt, ...)
+ * goes through md_log_quote first. */
+void md_log(md_log_level level, const char *event, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* s as one log value: unchanged when it is a non-empty run of printable characters without
  * blanks, quotes, backslashes or '='; else in double quotes with those and control
  * characters escaped (\" \\ \n \xHH). Truncated to fit buf (n >= 8). Returns buf. */
-const char *ms_dlog_quote(const char *s, char *buf, size_t n);
+const char *md_log_quote(const char *s, char *buf, size_t n);
 
 #endif

@@ -27,7 +27,7 @@ static void label_value(FILE *f, const char *s)
 }
 
 /* {gpu="0",UUID="...",Hostname="..."}: DCGM's labels of a GPU. */
-static void gpu_labels(FILE *f, const ms_engine_gpu_metrics *g, const char *host)
+static void gpu_labels(FILE *f, const md_engine_gpu_metrics *g, const char *host)
 {
     fprintf(f, "{gpu=\"%d\",UUID=", g->gpu);
     label_value(f, g->uuid);
@@ -35,7 +35,7 @@ static void gpu_labels(FILE *f, const ms_engine_gpu_metrics *g, const char *host
     label_value(f, host);
 }
 
-static void histogram(FILE *f, const char *name, const char *help, const ms_engine_histogram *h,
+static void histogram(FILE *f, const char *name, const char *help, const md_engine_histogram *h,
                       const double *bounds, int nb)
 {
     head(f, name, "histogram", help);
@@ -51,7 +51,7 @@ static void counter(FILE *f, const char *name, const char *help, uint64_t v)
     fprintf(f, "%s %" PRIu64 "\n", name, v);
 }
 
-static void per_gpu(FILE *f, const ms_engine_metrics *m, const char *host)
+static void per_gpu(FILE *f, const md_engine_metrics *m, const char *host)
 {
     head(f, "migsched_gpu_fragmentation", "gauge",
          "Fragmentation F(g) of the GPU's free slots (0: every free slice usable)");
@@ -69,14 +69,14 @@ static void per_gpu(FILE *f, const ms_engine_metrics *m, const char *host)
     }
 }
 
-static void per_instance(FILE *f, const ms_engine_metrics *m, const ms_gpu_model *model,
+static void per_instance(FILE *f, const md_engine_metrics *m, const ms_gpu_model *model,
                          const char *host)
 {
     head(f, "migsched_instance_busy", "gauge",
          "1 while the MIG instance holds a running job (user: its owner), 0 while idle");
     for (int i = 0; i < m->ngpus; i++)
         for (int k = 0; k < m->gpu[i].ninstances; k++) {
-            const ms_engine_instance_metrics *in = &m->gpu[i].instance[k];
+            const md_engine_instance_metrics *in = &m->gpu[i].instance[k];
             fputs("migsched_instance_busy", f);
             gpu_labels(f, &m->gpu[i], host);
             fputs(",GPU_I_PROFILE=", f);
@@ -89,7 +89,7 @@ static void per_instance(FILE *f, const ms_engine_metrics *m, const ms_gpu_model
         }
 }
 
-char *ms_metrics_render(const ms_engine_metrics *m, const ms_gpu_model *model,
+char *md_metrics_render(const md_engine_metrics *m, const ms_gpu_model *model,
                         const char *hostname, size_t *len)
 {
     char *text = NULL;
@@ -97,25 +97,25 @@ char *ms_metrics_render(const ms_engine_metrics *m, const ms_gpu_model *model,
     if (!f)
         return NULL;
     head(f, "migsched_jobs", "gauge", "Jobs by state (queued: the queue's length)");
-    for (int s = MS_JOB_QUEUED; s < MS_JOB_NSTATES; s++)
-        fprintf(f, "migsched_jobs{state=\"%s\"} %" PRIu64 "\n", ms_job_state_name(s),
+    for (int s = MD_JOB_QUEUED; s < MD_JOB_NSTATES; s++)
+        fprintf(f, "migsched_jobs{state=\"%s\"} %" PRIu64 "\n", md_job_state_name(s),
                 m->jobs[s]);
     head(f, "migsched_running_jobs", "gauge", "Jobs running now");
-    fprintf(f, "migsched_running_jobs %" PRIu64 "\n", m->jobs[MS_JOB_RUNNING]);
+    fprintf(f, "migsched_running_jobs %" PRIu64 "\n", m->jobs[MD_JOB_RUNNING]);
     counter(f, "migsched_jobs_submitted_total", "Jobs submitted since this process started",
             m->submitted_total);
     counter(f, "migsched_reconfigurations_total",
             "MIG instance creations and destructions since this process started",
             m->reconfigurations_total);
     histogram(f, "migsched_instance_creation_seconds", "Time to create a MIG instance",
-              &m->creation_seconds, ms_engine_reconf_bounds, MS_ENGINE_RECONF_BUCKETS);
+              &m->creation_seconds, md_engine_reconf_bounds, MD_ENGINE_RECONF_BUCKETS);
     histogram(f, "migsched_instance_destruction_seconds", "Time to destroy a MIG instance",
-              &m->destruction_seconds, ms_engine_reconf_bounds, MS_ENGINE_RECONF_BUCKETS);
+              &m->destruction_seconds, md_engine_reconf_bounds, MD_ENGINE_RECONF_BUCKETS);
     histogram(f, "migsched_job_wait_seconds", "Time from a job's submission to its start",
-              &m->wait_seconds, ms_engine_time_bounds, MS_ENGINE_TIME_BUCKETS);
+              &m->wait_seconds, md_engine_time_bounds, MD_ENGINE_TIME_BUCKETS);
     histogram(f, "migsched_job_turnaround_seconds",
               "Time from a job's submission to its end (done or failed)",
-              &m->turnaround_seconds, ms_engine_time_bounds, MS_ENGINE_TIME_BUCKETS);
+              &m->turnaround_seconds, md_engine_time_bounds, MD_ENGINE_TIME_BUCKETS);
     per_gpu(f, m, hostname);
     per_instance(f, m, model, hostname);
     if (fclose(f)) {

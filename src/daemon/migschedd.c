@@ -45,17 +45,17 @@ static void usage(FILE *f)
             "Exit status: 0 clean stop, 1 error, 2 bad usage.\n");
 }
 
-static int load_config(int argc, char **argv, ms_daemon_config *c, ms_error *err)
+static int load_config(int argc, char **argv, md_config *c, ms_error *err)
 {
-    int rc = ms_daemon_config_from_args(c, argc, argv, err);
-    return rc ? rc : ms_daemon_config_check(c, err);
+    int rc = md_config_from_args(c, argc, argv, err);
+    return rc ? rc : md_config_check(c, err);
 }
 
 /* nvml without a gpu key: the model is the first device's, learnt before the store and the
  * API parse jobs against it (the engine then checks every device is that model). */
-static int identify_model(ms_daemon_config *c, ms_error *err)
+static int identify_model(md_config *c, ms_error *err)
 {
-    if (c->backend != MS_DAEMON_NVML || c->has_model)
+    if (c->backend != MD_NVML || c->has_model)
         return MS_OK;
     ms_backend *b;
     int rc = ms_backend_open("nvml", c->devices[0], NULL, NULL, &b, err);
@@ -70,18 +70,18 @@ static int identify_model(ms_daemon_config *c, ms_error *err)
 /* The folders root writes in must be root's (or the daemon's user's) and writable by their
  * owner only, else a user could plant links or FIFOs where root writes; missing ones are
  * made (the database's 0700, log-dir 0750, the mapping folder 0755: the exporter reads it). */
-static int check_folders(const ms_daemon_config *c, ms_error *err)
+static int check_folders(const md_config *c, ms_error *err)
 {
-    char dir[MS_DAEMON_PATH_LEN];
+    char dir[MD_PATH_LEN];
     const char *slash = strrchr(c->db, '/');
     snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - c->db) + (slash == c->db) : 1,
              slash ? c->db : ".");
     int rc = ms_dir_check("the db's folder", dir, 0700, err);
     if (!rc && *c->hpc_job_mapping_dir)
         rc = ms_dir_check("hpc-job-mapping-dir", c->hpc_job_mapping_dir, 0755, err);
-    if (!rc && c->backend == MS_DAEMON_NVML)
+    if (!rc && c->backend == MD_NVML)
         rc = ms_dir_check("log-dir", c->log_dir, 0750, err);
-    if (!rc && c->backend == MS_DAEMON_NVML)  /* device locks and the journal */
+    if (!rc && c->backend == MD_NVML)  /* device locks and the journal */
         rc = ms_runtime_dir(dir, sizeof dir, err);
     return rc;
 }
@@ -95,31 +95,31 @@ static bool usage_error(const ms_error *err)
 
 /* SIGHUP: the new configuration applies only if every changed key is live; a refused
  * reload changes nothing. */
-static void reload(int argc, char **argv, const ms_daemon_config *cur, ms_engine *e,
-                   ms_http *h)
+static void reload(int argc, char **argv, const md_config *cur, md_engine *e,
+                   md_http *h)
 {
-    ms_daemon_config *next = malloc(sizeof *next);
+    md_config *next = malloc(sizeof *next);
     ms_error err = {0};
     char q[MS_ERR_LEN + 64];
     if (!next) {
-        ms_dlog(MS_LOG_ERROR, "config.reload_refused", "error=\"out of memory\"");
+        md_log(MD_LOG_ERROR, "config.reload_refused", "error=\"out of memory\"");
         return;
     }
-    if (load_config(argc, argv, next, &err) || ms_daemon_config_reload_check(cur, next, &err) ||
-        ms_http_reload(h, next, &err) || ms_engine_reload(e, next, &err)) {
-        ms_dlog(MS_LOG_ERROR, "config.reload_refused", "error=%s",
-                ms_dlog_quote(err.msg, q, sizeof q));
+    if (load_config(argc, argv, next, &err) || md_config_reload_check(cur, next, &err) ||
+        md_http_reload(h, next, &err) || md_engine_reload(e, next, &err)) {
+        md_log(MD_LOG_ERROR, "config.reload_refused", "error=%s",
+               md_log_quote(err.msg, q, sizeof q));
     } else {
-        ms_dlog_set_level(next->log_level);
+        md_log_set_level(next->log_level);
         static const char *const LEVELS[] = {"debug", "info", "warn", "error"};
-        ms_dlog(MS_LOG_INFO, "config.reloaded", "log_level=%s", LEVELS[next->log_level]);
+        md_log(MD_LOG_INFO, "config.reloaded", "log_level=%s", LEVELS[next->log_level]);
     }
     free(next);
 }
 
 /* Reads signals until SIGTERM or SIGINT. */
-static int serve(int sfd, int argc, char **argv, const ms_daemon_config *c, ms_engine *e,
-                 ms_http *h)
+static int serve(int sfd, int argc, char **argv, const md_config *c, md_engine *e,
+                 md_http *h)
 {
     for (;;) {
         struct signalfd_siginfo si;
@@ -127,62 +127,62 @@ static int serve(int sfd, int argc, char **argv, const ms_daemon_config *c, ms_e
         if (n != (ssize_t)sizeof si) {
             if (n < 0 && errno == EINTR)
                 continue;
-            ms_dlog(MS_LOG_ERROR, "daemon.signalfd", "error=%s", strerror(errno));
+            md_log(MD_LOG_ERROR, "daemon.signalfd", "error=%s", strerror(errno));
             return 1;
         }
         if (si.ssi_signo == SIGHUP) {
-            ms_dlog(MS_LOG_INFO, "signal", "name=SIGHUP");
+            md_log(MD_LOG_INFO, "signal", "name=SIGHUP");
             reload(argc, argv, c, e, h);
             continue;
         }
-        ms_dlog(MS_LOG_INFO, "signal", "name=%s", si.ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
+        md_log(MD_LOG_INFO, "signal", "name=%s", si.ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
         return 0;
     }
 }
 
-static int run(int argc, char **argv, const ms_daemon_config *c, int sfd)
+static int run(int argc, char **argv, const md_config *c, int sfd)
 {
     char q[MS_ERR_LEN + 64];
     ms_error err = {0};
-    ms_http *h = NULL;
-    ms_store *st = NULL;
-    ms_engine *e = NULL;
-    ms_slurm_reconciler *rec = NULL;
+    md_http *h = NULL;
+    md_store *st = NULL;
+    md_engine *e = NULL;
+    md_slurm_reconciler *rec = NULL;
     const ms_gpu_model *model = c->has_model ? &c->model : NULL;
-    if (ms_http_open(c, &h, &err) || (c->init_store && ms_store_init(c->db, &err)) ||
-        ms_store_open(c->db, model, &st, &err) ||
-        ms_engine_open(c, st, &e, &err) || ms_engine_prune(e, &err) ||
-        ms_http_start(h, e, model, c->slurm_gres, &err) ||
+    if (md_http_open(c, &h, &err) || (c->init_store && md_store_init(c->db, &err)) ||
+        md_store_open(c->db, model, &st, &err) ||
+        md_engine_open(c, st, &e, &err) || md_engine_prune(e, &err) ||
+        md_http_start(h, e, model, c->slurm_gres, &err) ||
         (c->slurm_reconcile > 0 &&
-         ms_slurm_reconciler_start(e, c->slurm_reconcile, &rec, &err))) {
-        ms_dlog(MS_LOG_ERROR, "daemon.start_failed", "error=%s",
-                ms_dlog_quote(err.msg, q, sizeof q));
+         md_slurm_reconciler_start(e, c->slurm_reconcile, &rec, &err))) {
+        md_log(MD_LOG_ERROR, "daemon.start_failed", "error=%s",
+               md_log_quote(err.msg, q, sizeof q));
         if (e) {
-            ms_http_close(h);
+            md_http_close(h);
             h = NULL;
-            ms_engine_stop(e, &err);
-            ms_engine_close(e);
+            md_engine_stop(e, &err);
+            md_engine_close(e);
         }
-        ms_http_close(h);
+        md_http_close(h);
         if (st)
-            ms_store_close(st);
+            md_store_close(st);
         return 1;
     }
-    ms_dlog(MS_LOG_INFO, "daemon.start", "version=%s backend=%s pid=%ld", MIGSCHED_VERSION,
-            c->backend == MS_DAEMON_SIM ? "sim" : "nvml", (long)getpid());
+    md_log(MD_LOG_INFO, "daemon.start", "version=%s backend=%s pid=%ld", MIGSCHED_VERSION,
+           c->backend == MD_SIM ? "sim" : "nvml", (long)getpid());
     int rc = serve(sfd, argc, argv, c, e, h);
-    ms_slurm_reconciler_stop(rec);
+    md_slurm_reconciler_stop(rec);
     /* Submissions are refused first (503) while status requests are still answered; the
      * listeners close once the engine has stopped. */
-    if (ms_engine_stop(e, &err)) {
-        ms_dlog(MS_LOG_ERROR, "daemon.stop_failed", "error=%s",
-                ms_dlog_quote(err.msg, q, sizeof q));
+    if (md_engine_stop(e, &err)) {
+        md_log(MD_LOG_ERROR, "daemon.stop_failed", "error=%s",
+               md_log_quote(err.msg, q, sizeof q));
         rc = 1;
     }
-    ms_http_close(h);
-    ms_engine_close(e);
-    ms_store_close(st);
-    ms_dlog(MS_LOG_INFO, "daemon.stop", "status=%d", rc);
+    md_http_close(h);
+    md_engine_close(e);
+    md_store_close(st);
+    md_log(MD_LOG_INFO, "daemon.stop", "status=%d", rc);
     return rc;
 }
 
@@ -198,7 +198,7 @@ int main(int argc, char **argv)
             return fflush(stdout) ? 1 : 0;
         }
     }
-    ms_daemon_config *c = malloc(sizeof *c);
+    md_config *c = malloc(sizeof *c);
     if (!c) {
         fprintf(stderr, "migschedd: out of memory\n");
         return 1;
@@ -212,11 +212,11 @@ int main(int argc, char **argv)
         free(c);
         return usage_err ? 2 : 1;
     }
-    ms_dlog_set_level(c->log_level);
+    md_log_set_level(c->log_level);
     /* The store's lock comes before anything else is touched (the devices, the socket, the
      * store): a second daemon on the store stops here, held for the process's life. */
     int lock = -1;
-    if (check_folders(c, &err) || ms_store_lock(c->db, &lock, &err)) {
+    if (check_folders(c, &err) || md_store_lock(c->db, &lock, &err)) {
         fprintf(stderr, "migschedd: %s\n", err.msg);
         free(c);
         return 1;

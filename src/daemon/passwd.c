@@ -10,7 +10,7 @@
 
 /* One lookup (name, or uid when name is NULL) with a buffer grown until the entry fits.
  * Returns 0 and fills out, ENOENT when there is none, or the error. */
-static int lookup(const char *name, uid_t uid, ms_user *out)
+static int lookup(const char *name, uid_t uid, md_user *out)
 {
     long hint = sysconf(_SC_GETPW_R_SIZE_MAX);
     size_t size = hint > 0 ? (size_t)hint : 1024;
@@ -40,7 +40,7 @@ static int lookup(const char *name, uid_t uid, ms_user *out)
     }
 }
 
-int ms_user_by_name(const char *name, ms_user *out, ms_error *err)
+int md_user_by_name(const char *name, md_user *out, ms_error *err)
 {
     /* getpwnam_r's "no such user" may be ENOENT, ESRCH, EBADF or EPERM besides 0. */
     int e = lookup(name, 0, out);
@@ -48,16 +48,16 @@ int ms_user_by_name(const char *name, ms_user *out, ms_error *err)
         return ms_error_set(err, MS_EINVAL, "no local user \"%s\"", name);
     if (e == ENAMETOOLONG)
         return ms_error_set(err, MS_EINVAL, "user name \"%s\" is over %d bytes", name,
-                            MS_USER_NAME_MAX - 1);
+                            MD_USER_NAME_MAX - 1);
     if (e)
         return ms_error_set(err, MS_EIO, "looking up user \"%s\": %s", name, strerror(e));
     return MS_OK;
 }
 
-bool ms_user_name(uint32_t uid, char name[MS_USER_NAME_MAX])
+bool md_user_name(uint32_t uid, char name[MD_USER_NAME_MAX])
 {
-    ms_user u;
+    md_user u;
     bool found = !lookup(NULL, (uid_t)uid, &u);
-    snprintf(name, MS_USER_NAME_MAX, "%s", found ? u.name : "");
+    snprintf(name, MD_USER_NAME_MAX, "%s", found ? u.name : "");
     return found;
 }

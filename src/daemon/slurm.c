@@ -83,7 +83,7 @@ static int capture(char *const argv[], char **out, ms_error *err)
     return MS_OK;
 }
 
-int ms_slurm_parse_job_ids(const char *text, int64_t **ids, size_t *n, ms_error *err)
+int md_slurm_parse_job_ids(const char *text, int64_t **ids, size_t *n, ms_error *err)
 {
     *ids = NULL;
     *n = 0;
@@ -98,7 +98,7 @@ int ms_slurm_parse_job_ids(const char *text, int64_t **ids, size_t *n, ms_error 
         long id;
         if (used && (used >= sizeof buf ||
                      (memcpy(buf, line + lead, used), buf[used] = '\0',
-                      !ms_parse_long(buf, 1, MS_SLURM_JOB_ID_MAX, &id)))) {
+                      !ms_parse_long(buf, 1, MD_SLURM_JOB_ID_MAX, &id)))) {
             free(*ids);
             *ids = NULL;
             *n = 0;
@@ -125,7 +125,7 @@ int ms_slurm_parse_job_ids(const char *text, int64_t **ids, size_t *n, ms_error 
     return MS_OK;
 }
 
-int ms_slurm_running_jobs(int64_t **ids, size_t *n, ms_error *err)
+int md_slurm_running_jobs(int64_t **ids, size_t *n, ms_error *err)
 {
     /* --all: jobs in hidden partitions too (missing one would release its allocation). */
     char *const argv[] = {"squeue", "--all", "--noheader", "--format=%A",
@@ -134,12 +134,12 @@ int ms_slurm_running_jobs(int64_t **ids, size_t *n, ms_error *err)
     int rc = capture(argv, &text, err);
     if (rc)
         return rc;
-    rc = ms_slurm_parse_job_ids(text, ids, n, err);
+    rc = md_slurm_parse_job_ids(text, ids, n, err);
     free(text);
     return rc;
 }
 
-int ms_slurm_parse_gres(const char *text, const char *gres, long *count, ms_error *err)
+int md_slurm_parse_gres(const char *text, const char *gres, long *count, ms_error *err)
 {
     *count = 0;
     const char *f = strstr(text, "TresPerNode=");
@@ -171,7 +171,7 @@ int ms_slurm_parse_gres(const char *text, const char *gres, long *count, ms_erro
     return MS_OK;
 }
 
-int ms_slurm_job_gres(int64_t job, const char *gres, long *count, ms_error *err)
+int md_slurm_job_gres(int64_t job, const char *gres, long *count, ms_error *err)
 {
     char id[24];
     snprintf(id, sizeof id, "%lld", (long long)job);
@@ -180,7 +180,7 @@ int ms_slurm_job_gres(int64_t job, const char *gres, long *count, ms_error *err)
     int rc = capture(argv, &text, err);
     if (rc)
         return rc;
-    rc = ms_slurm_parse_gres(text, gres, count, err);
+    rc = md_slurm_parse_gres(text, gres, count, err);
     free(text);
     return rc;
 }

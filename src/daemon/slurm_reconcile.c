@@ -12,8 +12,8 @@
 #include "log.h"
 #include "slurm.h"
 
-struct ms_slurm_reconciler {
-    ms_engine *e;
+struct md_slurm_reconciler {
+    md_engine *e;
     double period;
     pthread_t thread;
     pthread_mutex_t mu;
@@ -21,9 +21,9 @@ struct ms_slurm_reconciler {
     bool quit;
 };
 
-static void reconcile_once(ms_slurm_reconciler *r)
+static void reconcile_once(md_slurm_reconciler *r)
 {
-    if (ms_engine_alloc_count(r->e) == 0)
+    if (md_engine_alloc_count(r->e) == 0)
         return;
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
@@ -33,23 +33,23 @@ static void reconcile_once(ms_slurm_reconciler *r)
     int released;
     ms_error err = {0};
     char q[MS_ERR_LEN + 64];
-    if (ms_slurm_running_jobs(&ids, &n, &err)) {
-        ms_dlog(MS_LOG_WARN, "slurm.reconcile_failed", "error=%s released=0",
-                ms_dlog_quote(err.msg, q, sizeof q));
+    if (md_slurm_running_jobs(&ids, &n, &err)) {
+        md_log(MD_LOG_WARN, "slurm.reconcile_failed", "error=%s released=0",
+               md_log_quote(err.msg, q, sizeof q));
         return;
     }
-    int rc = ms_engine_alloc_reconcile(r->e, ids, n, asked, &released, &err);
+    int rc = md_engine_alloc_reconcile(r->e, ids, n, asked, &released, &err);
     free(ids);
     if (rc)
-        ms_dlog(MS_LOG_ERROR, "slurm.reconcile_failed", "error=%s released=%d",
-                ms_dlog_quote(err.msg, q, sizeof q), released);
+        md_log(MD_LOG_ERROR, "slurm.reconcile_failed", "error=%s released=%d",
+               md_log_quote(err.msg, q, sizeof q), released);
     else if (released)
-        ms_dlog(MS_LOG_INFO, "slurm.reconcile", "running=%zu released=%d", n, released);
+        md_log(MD_LOG_INFO, "slurm.reconcile", "running=%zu released=%d", n, released);
 }
 
 static void *reconcile_loop(void *arg)
 {
-    ms_slurm_reconciler *r = arg;
+    md_slurm_reconciler *r = arg;
     pthread_mutex_lock(&r->mu);
     while (!r->quit) {
         struct timespec ts;
@@ -69,11 +69,11 @@ static void *reconcile_loop(void *arg)
     return NULL;
 }
 
-int ms_slurm_reconciler_start(ms_engine *e, double period, ms_slurm_reconciler **out,
+int md_slurm_reconciler_start(md_engine *e, double period, md_slurm_reconciler **out,
                               ms_error *err)
 {
     *out = NULL;
-    ms_slurm_reconciler *r = calloc(1, sizeof *r);
+    md_slurm_reconciler *r = calloc(1, sizeof *r);
     if (!r)
         return ms_error_set(err, MS_ENOMEM, "out of memory");
     r->e = e;
@@ -96,7 +96,7 @@ int ms_slurm_reconciler_start(ms_engine *e, double period, ms_slurm_reconciler *
     return MS_OK;
 }
 
-void ms_slurm_reconciler_stop(ms_slurm_reconciler *r)
+void md_slurm_reconciler_stop(md_slurm_reconciler *r)
 {
     if (!r)
         return;

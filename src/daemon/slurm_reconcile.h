@@ -6,9 +6,9 @@
 
 #include "engine.h"
 
-typedef struct ms_slurm_reconciler ms_slurm_reconciler;
-int ms_slurm_reconciler_start(ms_engine *e, double period, ms_slurm_reconciler **out,
+typedef struct md_slurm_reconciler md_slurm_reconciler;
+int md_slurm_reconciler_start(md_engine *e, double period, md_slurm_reconciler **out,
                               ms_error *err);
-void ms_slurm_reconciler_stop(ms_slurm_reconciler *r);
+void md_slurm_reconciler_stop(md_slurm_reconciler *r);
 
 #endif

@@ -16,7 +16,7 @@
 
 #include "migsched/io.h"
 
-struct ms_store {
+struct md_store {
     sqlite3 *db;
     char *path;
     const ms_gpu_model *gpu;
@@ -61,22 +61,22 @@ static const char *const MIGRATIONS[] = {
 };
 #define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof *MIGRATIONS))
 
-int ms_store_migration_count(void)
+int md_store_migration_count(void)
 {
     return NMIGRATIONS;
 }
 
-const char *ms_store_migration_sql(int i)
+const char *md_store_migration_sql(int i)
 {
     return i >= 0 && i < NMIGRATIONS ? MIGRATIONS[i] : NULL;
 }
 
-static int db_error(ms_store *st, const char *what, ms_error *err)
+static int db_error(md_store *st, const char *what, ms_error *err)
 {
     return ms_error_set(err, MS_EIO, "%s: %s: %s", st->path, what, sqlite3_errmsg(st->db));
 }
 
-static int exec(ms_store *st, const char *sql, ms_error *err)
+static int exec(md_store *st, const char *sql, ms_error *err)
 {
     char *msg = NULL;
     if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
@@ -88,7 +88,7 @@ static int exec(ms_store *st, const char *sql, ms_error *err)
     return MS_OK;
 }
 
-static int prepare(ms_store *st, const char *sql, sqlite3_stmt **s, ms_error *err)
+static int prepare(md_store *st, const char *sql, sqlite3_stmt **s, ms_error *err)
 {
     if (sqlite3_prepare_v2(st->db, sql, -1, s, NULL) != SQLITE_OK)
         return db_error(st, "prepare", err);
@@ -96,14 +96,14 @@ static int prepare(ms_store *st, const char *sql, sqlite3_stmt **s, ms_error *er
 }
 
 /* Steps a statement that returns no rows and finalizes it. */
-static int step_done(ms_store *st, sqlite3_stmt *s, const char *what, ms_error *err)
+static int step_done(md_store *st, sqlite3_stmt *s, const char *what, ms_error *err)
 {
     int rc = sqlite3_step(s) == SQLITE_DONE ? MS_OK : db_error(st, what, err);
     sqlite3_finalize(s);
     return rc;
 }
 
-static int pragma_int(ms_store *st, const char *sql, int *out, ms_error *err)
+static int pragma_int(md_store *st, const char *sql, int *out, ms_error *err)
 {
     sqlite3_stmt *s;
     int rc = prepare(st, sql, &s, err);
@@ -117,7 +117,7 @@ static int pragma_int(ms_store *st, const char *sql, int *out, ms_error *err)
     return rc;
 }
 
-static int migrate(ms_store *st, ms_error *err)
+static int migrate(md_store *st, ms_error *err)
 {
     int version = 0, rc = pragma_int(st, "PRAGMA user_version", &version, err);
     if (rc)
@@ -173,11 +173,11 @@ static int private_files(const char *path, off_t *size, ms_error *err)
     return MS_OK;
 }
 
-int ms_store_init(const char *path, ms_error *err)
+int md_store_init(const char *path, ms_error *err)
 {
     struct stat sb;
     if (lstat(path, &sb) != 0 || sb.st_size != 0)
-        return MS_OK;  /* missing: ms_store_open creates it; with content: never touched */
+        return MS_OK;  /* missing: md_store_open creates it; with content: never touched */
     sqlite3 *db = NULL;
     char sql[64];
     snprintf(sql, sizeof sql, "PRAGMA application_id = %d", STORE_APPLICATION_ID);
@@ -193,7 +193,7 @@ int ms_store_init(const char *path, ms_error *err)
 /* Whether the open database is a migschedd store: its application_id is ours, or it is
  * the file just created (made ours here, in the header, before anything else is written),
  * or a store from before the marker (a schema version and our tables; marked now). */
-static int check_marker(ms_store *st, off_t size, ms_error *err)
+static int check_marker(md_store *st, off_t size, ms_error *err)
 {
     int id = 0, version = 0, tables = 0;
     int rc = pragma_int(st, "PRAGMA application_id", &id, err);
@@ -227,7 +227,7 @@ static int check_marker(ms_store *st, off_t size, ms_error *err)
 }
 
 /* PRAGMA quick_check's first finding, if it is not "ok". */
-static int quick_check(ms_store *st, ms_error *err)
+static int quick_check(md_store *st, ms_error *err)
 {
     sqlite3_stmt *s;
     int rc = prepare(st, "PRAGMA quick_check(1)", &s, err);
@@ -247,10 +247,10 @@ static int quick_check(ms_store *st, ms_error *err)
     return rc;
 }
 
-int ms_store_open(const char *path, const ms_gpu_model *gpu, ms_store **out, ms_error *err)
+int md_store_open(const char *path, const ms_gpu_model *gpu, md_store **out, ms_error *err)
 {
     *out = NULL;
-    ms_store *st = calloc(1, sizeof *st);
+    md_store *st = calloc(1, sizeof *st);
     if (!st || !(st->path = strdup(path))) {
         free(st);
         return ms_error_set(err, MS_ENOMEM, "%s: out of memory", path);
@@ -259,38 +259,38 @@ int ms_store_open(const char *path, const ms_gpu_model *gpu, ms_store **out, ms_
     off_t size;
     int rc = private_files(path, &size, err);
     if (rc) {
-        ms_store_close(st);
+        md_store_close(st);
         return rc;
     }
     if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
         SQLITE_OK) {
         rc = st->db ? db_error(st, "cannot open", err)
                     : ms_error_set(err, MS_ENOMEM, "%s: out of memory", path);
-        ms_store_close(st);
+        md_store_close(st);
         return rc;
     }
     char mode[16];
     int sync, version;
     /* A busy writer (a sqlite3 shell on the file) makes us wait, not fail at once; another
-     * migschedd is kept out by ms_store_lock. */
+     * migschedd is kept out by md_store_lock. */
     if (sqlite3_busy_timeout(st->db, 5000) != SQLITE_OK)
         rc = db_error(st, "busy timeout", err);
     else if (!(rc = check_marker(st, size, err)) && !(rc = quick_check(st, err)) &&
              !(rc = exec(st, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;"
                              " PRAGMA foreign_keys = ON", err)) &&
              !(rc = migrate(st, err)) &&
-             !(rc = ms_store_settings(st, &version, mode, &sync, err)) && strcmp(mode, "wal"))
+             !(rc = md_store_settings(st, &version, mode, &sync, err)) && strcmp(mode, "wal"))
         rc = ms_error_set(err, MS_EIO, "%s: journal mode is %s, not wal (a file system "
                           "without shared memory?)", path, mode);
     if (rc) {
-        ms_store_close(st);
+        md_store_close(st);
         return rc;
     }
     *out = st;
     return MS_OK;
 }
 
-void ms_store_close(ms_store *st)
+void md_store_close(md_store *st)
 {
     if (!st)
         return;
@@ -299,7 +299,7 @@ void ms_store_close(ms_store *st)
     free(st);
 }
 
-int ms_store_settings(ms_store *st, int *version, char journal_mode[16], int *synchronous,
+int md_store_settings(md_store *st, int *version, char journal_mode[16], int *synchronous,
                       ms_error *err)
 {
     sqlite3_stmt *s;
@@ -323,10 +323,10 @@ static int bind_time(sqlite3_stmt *s, int i, double t)
 
 /* Binds the job's mutable columns at 1..12: state, attempts, submitted, started, ended,
  * gpu, profile, start_slot, mig_uuid, exit_status, reason, crashes. */
-static int bind_job_state(ms_store *st, sqlite3_stmt *s, const ms_job *j)
+static int bind_job_state(md_store *st, sqlite3_stmt *s, const md_job *j)
 {
     bool placed = j->placement.profile >= 0;
-    int rc = sqlite3_bind_text(s, 1, ms_job_state_name(j->state), -1, SQLITE_STATIC);
+    int rc = sqlite3_bind_text(s, 1, md_job_state_name(j->state), -1, SQLITE_STATIC);
     rc = rc ? rc : sqlite3_bind_int(s, 2, j->attempts);
     rc = rc ? rc : bind_time(s, 3, j->submitted);
     rc = rc ? rc : bind_time(s, 4, j->started);
@@ -345,7 +345,7 @@ static int bind_job_state(ms_store *st, sqlite3_stmt *s, const ms_job *j)
     return rc;
 }
 
-static int insert_transition(ms_store *st, const ms_job_transition *t, ms_error *err)
+static int insert_transition(md_store *st, const md_job_transition *t, ms_error *err)
 {
     sqlite3_stmt *s;
     int rc = prepare(st, "INSERT INTO transitions(job, at, event, from_state, to_state,"
@@ -353,9 +353,9 @@ static int insert_transition(ms_store *st, const ms_job_transition *t, ms_error 
     if (rc)
         return rc;
     if (sqlite3_bind_int64(s, 1, t->job) || sqlite3_bind_double(s, 2, t->at) ||
-        sqlite3_bind_text(s, 3, ms_job_event_name(t->event), -1, SQLITE_STATIC) ||
-        sqlite3_bind_text(s, 4, ms_job_state_name(t->from), -1, SQLITE_STATIC) ||
-        sqlite3_bind_text(s, 5, ms_job_state_name(t->to), -1, SQLITE_STATIC) ||
+        sqlite3_bind_text(s, 3, md_job_event_name(t->event), -1, SQLITE_STATIC) ||
+        sqlite3_bind_text(s, 4, md_job_state_name(t->from), -1, SQLITE_STATIC) ||
+        sqlite3_bind_text(s, 5, md_job_state_name(t->to), -1, SQLITE_STATIC) ||
         sqlite3_bind_text(s, 6, t->reason, -1, SQLITE_STATIC)) {
         sqlite3_finalize(s);
         return db_error(st, "bind transition", err);
@@ -365,7 +365,7 @@ static int insert_transition(ms_store *st, const ms_job_transition *t, ms_error 
 
 /* Ends a transaction begun with BEGIN IMMEDIATE: COMMIT if its body succeeded (rc 0),
  * else ROLLBACK and rc. */
-static int finish_txn(ms_store *st, int rc, ms_error *err)
+static int finish_txn(md_store *st, int rc, ms_error *err)
 {
     if (rc) {
         sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
@@ -375,12 +375,12 @@ static int finish_txn(ms_store *st, int rc, ms_error *err)
 }
 
 /* Inserts one submitted job and its transition inside the caller's transaction. */
-static int insert_job(ms_store *st, ms_job *j, ms_job_transition *t, ms_error *err)
+static int insert_job(md_store *st, md_job *j, md_job_transition *t, ms_error *err)
 {
-    if (j->state != MS_JOB_QUEUED || t->event != MS_JOB_EV_SUBMIT)
+    if (j->state != MD_JOB_QUEUED || t->event != MD_JOB_EV_SUBMIT)
         return ms_error_set(err, MS_EINVAL, "%s: a job is stored when it is submitted",
                             st->path);
-    char *spec = ms_job_spec_text(&j->spec, st->gpu);
+    char *spec = md_job_spec_text(&j->spec, st->gpu);
     if (!spec)
         return ms_error_set(err, MS_ENOMEM, "%s: out of memory", st->path);
     j->spec_bytes = strlen(spec);
@@ -408,22 +408,22 @@ static int insert_job(ms_store *st, ms_job *j, ms_job_transition *t, ms_error *e
     return rc;
 }
 
-int ms_store_submit_many(ms_store *st, ms_job *const *jobs, ms_job_transition *ts, size_t n,
+int md_store_submit_many(md_store *st, md_job *const *jobs, md_job_transition *ts, size_t n,
                          ms_error *err)
 {
-    return ms_store_commit(st, jobs, ts, n, NULL, NULL, 0, err);
+    return md_store_commit(st, jobs, ts, n, NULL, NULL, 0, err);
 }
 
-int ms_store_submit(ms_store *st, ms_job *j, ms_job_transition *t, ms_error *err)
+int md_store_submit(md_store *st, md_job *j, md_job_transition *t, ms_error *err)
 {
-    return ms_store_submit_many(st, &j, t, 1, err);
+    return md_store_submit_many(st, &j, t, 1, err);
 }
 
 /* Writes one job's new state and its transition inside the caller's transaction. */
-static int update_job(ms_store *st, const ms_job *j, const ms_job_transition *t,
+static int update_job(md_store *st, const md_job *j, const md_job_transition *t,
                       ms_error *err)
 {
-    if (t->job != j->id || t->to != j->state || t->event == MS_JOB_EV_SUBMIT)
+    if (t->job != j->id || t->to != j->state || t->event == MD_JOB_EV_SUBMIT)
         return ms_error_set(err, MS_EINVAL, "%s: job %lld: the transition is not the "
                             "job's last", st->path, (long long)j->id);
     sqlite3_stmt *s;
@@ -432,7 +432,7 @@ static int update_job(ms_store *st, const ms_job *j, const ms_job_transition *t,
                          " exit_status = ?, reason = ?, crashes = ? WHERE id = ? AND state = ?",
                      &s, err);
     if (!rc && (bind_job_state(st, s, j) || sqlite3_bind_int64(s, 13, j->id) ||
-                sqlite3_bind_text(s, 14, ms_job_state_name(t->from), -1, SQLITE_STATIC))) {
+                sqlite3_bind_text(s, 14, md_job_state_name(t->from), -1, SQLITE_STATIC))) {
         sqlite3_finalize(s);
         rc = db_error(st, "bind job", err);
     } else if (!rc && !(rc = step_done(st, s, "update job", err)) &&
@@ -440,19 +440,19 @@ static int update_job(ms_store *st, const ms_job *j, const ms_job_transition *t,
         /* The row is not in the state the transition starts from: a second writer, or a
          * caller whose copy of the job is stale. */
         rc = ms_error_set(err, MS_EINVAL, "%s: job %lld is not %s in the database",
-                          st->path, (long long)j->id, ms_job_state_name(t->from));
+                          st->path, (long long)j->id, md_job_state_name(t->from));
     }
     return rc ? rc : insert_transition(st, t, err);
 }
 
-int ms_store_transitions(ms_store *st, const ms_job *const *jobs, const ms_job_transition *ts,
+int md_store_transitions(md_store *st, const md_job *const *jobs, const md_job_transition *ts,
                          size_t n, ms_error *err)
 {
-    return ms_store_commit(st, NULL, NULL, 0, jobs, ts, n, err);
+    return md_store_commit(st, NULL, NULL, 0, jobs, ts, n, err);
 }
 
-int ms_store_commit(ms_store *st, ms_job *const *subs, ms_job_transition *sts, size_t nsub,
-                    const ms_job *const *jobs, const ms_job_transition *ts, size_t n,
+int md_store_commit(md_store *st, md_job *const *subs, md_job_transition *sts, size_t nsub,
+                    const md_job *const *jobs, const md_job_transition *ts, size_t n,
                     ms_error *err)
 {
     int rc = exec(st, "BEGIN IMMEDIATE", err);
@@ -466,10 +466,10 @@ int ms_store_commit(ms_store *st, ms_job *const *subs, ms_job_transition *sts, s
     return rc;
 }
 
-int ms_store_transition(ms_store *st, const ms_job *j, const ms_job_transition *t,
+int md_store_transition(md_store *st, const md_job *j, const md_job_transition *t,
                         ms_error *err)
 {
-    return ms_store_transitions(st, &j, t, 1, err);
+    return md_store_transitions(st, &j, t, 1, err);
 }
 
 static double column_time(sqlite3_stmt *s, int i)
@@ -482,28 +482,28 @@ static double column_time(sqlite3_stmt *s, int i)
                     " reason, crashes"
 
 /* One row of JOB_COLUMNS into a job; a row this build cannot read is an error naming it. */
-static int read_job(ms_store *st, sqlite3_stmt *s, ms_job *j, ms_error *err)
+static int read_job(md_store *st, sqlite3_stmt *s, md_job *j, ms_error *err)
 {
     int64_t id = sqlite3_column_int64(s, 0);
     const char *spec = (const char *)sqlite3_column_text(s, 1);
     const char *state = (const char *)sqlite3_column_text(s, 2);
-    ms_job_spec parsed;
-    int st_idx = state ? ms_job_state_parse(state) : -1;
-    if (!spec || st_idx <= MS_JOB_NEW)
+    md_job_spec parsed;
+    int st_idx = state ? md_job_state_parse(state) : -1;
+    if (!spec || st_idx <= MD_JOB_NEW)
         return ms_error_set(err, MS_EINVAL, "%s: job %lld: bad row", st->path, (long long)id);
-    int rc = ms_job_spec_parse(spec, strlen(spec), st->gpu, &parsed, err);
+    int rc = md_job_spec_parse(spec, strlen(spec), st->gpu, &parsed, err);
     if (rc) {
         ms_error_prefix(err, "%s: job %lld", st->path, (long long)id);
         return rc;
     }
-    ms_job_init(j, &parsed);
+    md_job_init(j, &parsed);
     j->id = id;
     j->spec_bytes = strlen(spec);
     j->owner.uid = (uint32_t)sqlite3_column_int64(s, 12);
     j->owner.gid = (uint32_t)sqlite3_column_int64(s, 13);
     const char *owner = (const char *)sqlite3_column_text(s, 14);
     snprintf(j->owner.name, sizeof j->owner.name, "%s", owner ? owner : "");
-    j->state = (ms_job_state)st_idx;
+    j->state = (md_job_state)st_idx;
     j->attempts = sqlite3_column_int(s, 3);
     j->submitted = column_time(s, 4);
     j->started = column_time(s, 5);
@@ -515,7 +515,7 @@ static int read_job(ms_store *st, sqlite3_stmt *s, ms_job *j, ms_error *err)
         j->placement.profile = ms_gpu_profile_by_name(st->gpu, prof);
         j->placement.start = sqlite3_column_int(s, 9);
         if (j->placement.profile < 0) {
-            ms_job_free(j);
+            md_job_free(j);
             return ms_error_set(err, MS_EINVAL, "%s: job %lld: %s has no profile \"%.40s\"",
                                 st->path, (long long)id, st->gpu->name, prof);
         }
@@ -530,7 +530,7 @@ static int read_job(ms_store *st, sqlite3_stmt *s, ms_job *j, ms_error *err)
     return MS_OK;
 }
 
-int ms_store_get_job(ms_store *st, int64_t id, ms_job *out, ms_error *err)
+int md_store_get_job(md_store *st, int64_t id, md_job *out, ms_error *err)
 {
     sqlite3_stmt *s;
     int rc = prepare(st, "SELECT " JOB_COLUMNS " FROM jobs WHERE id = ?", &s, err);
@@ -551,10 +551,10 @@ int ms_store_get_job(ms_store *st, int64_t id, ms_job *out, ms_error *err)
     return rc;
 }
 
-void ms_store_free_jobs(ms_job *jobs, size_t n)
+void md_store_free_jobs(md_job *jobs, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        ms_job_free(&jobs[i]);
+        md_job_free(&jobs[i]);
     free(jobs);
 }
 
@@ -575,8 +575,8 @@ static int grow(void **arr, size_t *cap, size_t n, size_t elem)
 /* Reads the rows of s (prepared and bound) into *out, at most max; *more: whether a row
  * beyond max was there (NULL: none is asked for). Finalizes s. */
 /* Up to max jobs and, past the first, max_bytes of their specs (0: no byte bound). */
-static int collect_jobs(ms_store *st, sqlite3_stmt *s, size_t max, size_t max_bytes,
-                        ms_job **out, size_t *n, bool *more, ms_error *err)
+static int collect_jobs(md_store *st, sqlite3_stmt *s, size_t max, size_t max_bytes,
+                        md_job **out, size_t *n, bool *more, ms_error *err)
 {
     size_t cap = 0, bytes = 0;
     int step, rc = MS_OK;
@@ -599,14 +599,14 @@ static int collect_jobs(ms_store *st, sqlite3_stmt *s, size_t max, size_t max_by
         rc = db_error(st, "select jobs", err);
     sqlite3_finalize(s);
     if (rc) {
-        ms_store_free_jobs(*out, *n);
+        md_store_free_jobs(*out, *n);
         *out = NULL;
         *n = 0;
     }
     return rc;
 }
 
-int ms_store_list_jobs(ms_store *st, int state, ms_job **out, size_t *n, ms_error *err)
+int md_store_list_jobs(md_store *st, int state, md_job **out, size_t *n, ms_error *err)
 {
     *out = NULL;
     *n = 0;
@@ -616,7 +616,7 @@ int ms_store_list_jobs(ms_store *st, int state, ms_job **out, size_t *n, ms_erro
                                      " ORDER BY id", &s, err);
     if (rc)
         return rc;
-    if (state >= 0 && sqlite3_bind_text(s, 1, ms_job_state_name((ms_job_state)state), -1,
+    if (state >= 0 && sqlite3_bind_text(s, 1, md_job_state_name((md_job_state)state), -1,
                                         SQLITE_STATIC) != SQLITE_OK) {
         sqlite3_finalize(s);
         return db_error(st, "bind", err);
@@ -624,7 +624,7 @@ int ms_store_list_jobs(ms_store *st, int state, ms_job **out, size_t *n, ms_erro
     return collect_jobs(st, s, SIZE_MAX, 0, out, n, NULL, err);
 }
 
-int ms_store_job_page(ms_store *st, const ms_store_job_query *q, ms_job **out, size_t *n,
+int md_store_job_page(md_store *st, const md_store_job_query *q, md_job **out, size_t *n,
                       bool *more, ms_error *err)
 {
     *out = NULL;
@@ -650,19 +650,19 @@ int ms_store_job_page(ms_store *st, const ms_store_job_query *q, ms_job **out, s
     if (rc)
         return rc;
     if (sqlite3_bind_int64(s, 1, q->after) || sqlite3_bind_int64(s, 2, (int64_t)q->limit + 1) ||
-        (q->state >= 0 && sqlite3_bind_text(s, 3, ms_job_state_name((ms_job_state)q->state), -1,
+        (q->state >= 0 && sqlite3_bind_text(s, 3, md_job_state_name((md_job_state)q->state), -1,
                                             SQLITE_STATIC)) ||
         (q->user && sqlite3_bind_text(s, 4, q->user, -1, SQLITE_STATIC)) ||
         (by_uid && sqlite3_bind_int64(s, 5, uid))) {
         sqlite3_finalize(s);
         return db_error(st, "bind", err);
     }
-    return collect_jobs(st, s, (size_t)q->limit, MS_STORE_PAGE_BYTES, out, n, more, err);
+    return collect_jobs(st, s, (size_t)q->limit, MD_STORE_PAGE_BYTES, out, n, more, err);
 }
 
-int ms_store_count_jobs(ms_store *st, uint64_t counts[MS_JOB_NSTATES], ms_error *err)
+int md_store_count_jobs(md_store *st, uint64_t counts[MD_JOB_NSTATES], ms_error *err)
 {
-    memset(counts, 0, MS_JOB_NSTATES * sizeof *counts);
+    memset(counts, 0, MD_JOB_NSTATES * sizeof *counts);
     sqlite3_stmt *s;
     int rc = prepare(st, "SELECT state, count(*) FROM jobs GROUP BY state", &s, err);
     if (rc)
@@ -670,8 +670,8 @@ int ms_store_count_jobs(ms_store *st, uint64_t counts[MS_JOB_NSTATES], ms_error 
     int step;
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
         const char *state = (const char *)sqlite3_column_text(s, 0);
-        int k = state ? ms_job_state_parse(state) : -1;
-        if (k <= MS_JOB_NEW) {
+        int k = state ? md_job_state_parse(state) : -1;
+        if (k <= MD_JOB_NEW) {
             rc = ms_error_set(err, MS_EINVAL, "%s: a job in state \"%.20s\"", st->path,
                               state ? state : "");
             break;
@@ -690,8 +690,8 @@ int ms_store_count_jobs(ms_store *st, uint64_t counts[MS_JOB_NSTATES], ms_error 
 
 /* Runs one statement of the prune with the cut bound; counts[] gets the rows of a
  * "SELECT state, count(*)" one. */
-static int prune_step(ms_store *st, const char *sql, double before,
-                      uint64_t counts[MS_JOB_NSTATES], ms_error *err)
+static int prune_step(md_store *st, const char *sql, double before,
+                      uint64_t counts[MD_JOB_NSTATES], ms_error *err)
 {
     sqlite3_stmt *s;
     int rc = prepare(st, sql, &s, err);
@@ -704,8 +704,8 @@ static int prune_step(ms_store *st, const char *sql, double before,
     int step;
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
         const char *state = (const char *)sqlite3_column_text(s, 0);
-        int k = state ? ms_job_state_parse(state) : -1;
-        if (counts && k > MS_JOB_NEW)
+        int k = state ? md_job_state_parse(state) : -1;
+        if (counts && k > MD_JOB_NEW)
             counts[k] = (uint64_t)sqlite3_column_int64(s, 1);
     }
     if (step != SQLITE_DONE)
@@ -714,10 +714,10 @@ static int prune_step(ms_store *st, const char *sql, double before,
     return rc;
 }
 
-int ms_store_prune(ms_store *st, double before, uint64_t counts[MS_JOB_NSTATES],
+int md_store_prune(md_store *st, double before, uint64_t counts[MD_JOB_NSTATES],
                    ms_error *err)
 {
-    memset(counts, 0, MS_JOB_NSTATES * sizeof *counts);
+    memset(counts, 0, MD_JOB_NSTATES * sizeof *counts);
     int rc = exec(st, "BEGIN IMMEDIATE", err);
     /* The rows that refer to a job go first: the jobs they name are the same set until
      * the last statement deletes them. */
@@ -731,16 +731,16 @@ int ms_store_prune(ms_store *st, double before, uint64_t counts[MS_JOB_NSTATES],
                               err);
     rc = finish_txn(st, rc, err);
     if (rc)
-        memset(counts, 0, MS_JOB_NSTATES * sizeof *counts);
+        memset(counts, 0, MD_JOB_NSTATES * sizeof *counts);
     return rc;
 }
 
-int ms_store_running_jobs(ms_store *st, ms_job **out, size_t *n, ms_error *err)
+int md_store_running_jobs(md_store *st, md_job **out, size_t *n, ms_error *err)
 {
-    return ms_store_list_jobs(st, MS_JOB_RUNNING, out, n, err);
+    return md_store_list_jobs(st, MD_JOB_RUNNING, out, n, err);
 }
 
-int ms_store_history(ms_store *st, int64_t job, ms_job_transition **out, size_t *n,
+int md_store_history(md_store *st, int64_t job, md_job_transition **out, size_t *n,
                      ms_error *err)
 {
     *out = NULL;
@@ -758,18 +758,18 @@ int ms_store_history(ms_store *st, int64_t job, ms_job_transition **out, size_t 
         const char *ev = (const char *)sqlite3_column_text(s, 1);
         const char *from = (const char *)sqlite3_column_text(s, 2);
         const char *to = (const char *)sqlite3_column_text(s, 3);
-        ms_job_transition t = {.job = job, .at = sqlite3_column_double(s, 0)};
-        int e = ev ? ms_job_event_parse(ev) : -1, f = from ? ms_job_state_parse(from) : -1,
-            g = to ? ms_job_state_parse(to) : -1;
+        md_job_transition t = {.job = job, .at = sqlite3_column_double(s, 0)};
+        int e = ev ? md_job_event_parse(ev) : -1, f = from ? md_job_state_parse(from) : -1,
+            g = to ? md_job_state_parse(to) : -1;
         if (e < 0 || f < 0 || g < 0) {
             rc = ms_error_set(err, MS_EINVAL, "%s: job %lld: bad transition row", st->path,
                               (long long)job);
         } else if (grow((void **)out, &cap, *n, sizeof **out)) {
             rc = ms_error_set(err, MS_ENOMEM, "%s: out of memory", st->path);
         } else {
-            t.event = (ms_job_event)e;
-            t.from = (ms_job_state)f;
-            t.to = (ms_job_state)g;
+            t.event = (md_job_event)e;
+            t.from = (md_job_state)f;
+            t.to = (md_job_state)g;
             const char *reason = (const char *)sqlite3_column_text(s, 4);
             snprintf(t.reason, sizeof t.reason, "%s", reason ? reason : "");
             (*out)[(*n)++] = t;
@@ -786,7 +786,7 @@ int ms_store_history(ms_store *st, int64_t job, ms_job_transition **out, size_t 
     return rc;
 }
 
-int ms_store_add_plan(ms_store *st, double now, const char *schedule_json, int64_t *id,
+int md_store_add_plan(md_store *st, double now, const char *schedule_json, int64_t *id,
                       ms_error *err)
 {
     sqlite3_stmt *s;
@@ -803,7 +803,7 @@ int ms_store_add_plan(ms_store *st, double now, const char *schedule_json, int64
     return rc;
 }
 
-int ms_store_latest_plan(ms_store *st, int64_t *id, char **schedule_json, ms_error *err)
+int md_store_latest_plan(md_store *st, int64_t *id, char **schedule_json, ms_error *err)
 {
     *schedule_json = NULL;
     *id = 0;
@@ -824,7 +824,7 @@ int ms_store_latest_plan(ms_store *st, int64_t *id, char **schedule_json, ms_err
     return rc;
 }
 
-int ms_store_add_instance(ms_store *st, ms_store_instance *inst, ms_error *err)
+int md_store_add_instance(md_store *st, md_store_instance *inst, ms_error *err)
 {
     if (inst->at.profile < 0 || inst->at.profile >= st->gpu->nprofiles || !inst->uuid[0])
         return ms_error_set(err, MS_EINVAL, "%s: an instance needs a profile and a UUID",
@@ -848,7 +848,7 @@ int ms_store_add_instance(ms_store *st, ms_store_instance *inst, ms_error *err)
     return rc;
 }
 
-int ms_store_instance_destroyed(ms_store *st, int64_t id, double now, ms_error *err)
+int md_store_instance_destroyed(md_store *st, int64_t id, double now, ms_error *err)
 {
     sqlite3_stmt *s;
     int rc = prepare(st, "UPDATE instances SET destroyed = ? WHERE id = ? AND destroyed IS NULL",
@@ -864,7 +864,7 @@ int ms_store_instance_destroyed(ms_store *st, int64_t id, double now, ms_error *
     return rc;
 }
 
-int ms_store_live_instances(ms_store *st, ms_store_instance **out, size_t *n, ms_error *err)
+int md_store_live_instances(md_store *st, md_store_instance **out, size_t *n, ms_error *err)
 {
     *out = NULL;
     *n = 0;
@@ -886,7 +886,7 @@ int ms_store_live_instances(ms_store *st, ms_store_instance **out, size_t *n, ms
         } else if (grow((void **)out, &cap, *n, sizeof **out)) {
             rc = ms_error_set(err, MS_ENOMEM, "%s: out of memory", st->path);
         } else {
-            ms_store_instance *in = &(*out)[(*n)++];
+            md_store_instance *in = &(*out)[(*n)++];
             memset(in, 0, sizeof *in);
             in->id = sqlite3_column_int64(s, 0);
             in->gpu = sqlite3_column_int(s, 1);
@@ -910,7 +910,7 @@ int ms_store_live_instances(ms_store *st, ms_store_instance **out, size_t *n, ms
 }
 
 /* Runs sql (a statement on (job) or (job, step)) to completion. */
-static int step_stmt(ms_store *st, const char *sql, int64_t job, int64_t step, ms_error *err)
+static int step_stmt(md_store *st, const char *sql, int64_t job, int64_t step, ms_error *err)
 {
     sqlite3_stmt *s;
     int rc = prepare(st, sql, &s, err);
@@ -924,24 +924,24 @@ static int step_stmt(ms_store *st, const char *sql, int64_t job, int64_t step, m
     return step_done(st, s, "allocation step", err);
 }
 
-int ms_store_step_add(ms_store *st, int64_t job, int64_t step, ms_error *err)
+int md_store_step_add(md_store *st, int64_t job, int64_t step, ms_error *err)
 {
     return step_stmt(st, "INSERT OR IGNORE INTO allocation_steps(job, step) VALUES(?, ?)", job,
                      step, err);
 }
 
-int ms_store_step_remove(ms_store *st, int64_t job, int64_t step, ms_error *err)
+int md_store_step_remove(md_store *st, int64_t job, int64_t step, ms_error *err)
 {
     return step_stmt(st, "DELETE FROM allocation_steps WHERE job = ? AND step = ?", job, step,
                      err);
 }
 
-int ms_store_steps_clear(ms_store *st, int64_t job, ms_error *err)
+int md_store_steps_clear(md_store *st, int64_t job, ms_error *err)
 {
     return step_stmt(st, "DELETE FROM allocation_steps WHERE job = ?", job, 0, err);
 }
 
-int ms_store_steps(ms_store *st, int64_t job, int64_t **out, size_t *n, ms_error *err)
+int md_store_steps(md_store *st, int64_t job, int64_t **out, size_t *n, ms_error *err)
 {
     *out = NULL;
     *n = 0;

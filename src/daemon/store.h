@@ -9,113 +9,113 @@
 
 #include "job.h"
 
-typedef struct ms_store ms_store;
+typedef struct md_store md_store;
 
 /* The schema's migrations, oldest first: migration i takes user_version i to i + 1. */
-int ms_store_migration_count(void);
-const char *ms_store_migration_sql(int i);
+int md_store_migration_count(void);
+const char *md_store_migration_sql(int i);
 
 /* One daemon per store: an exclusive flock on PATH.lock (a regular file, never followed as
  * a link, mode 0600), which then holds the caller's pid; *fd keeps the lock until it is
  * closed (or the process dies). Held by another process: MS_EINVAL "db PATH: in use by
  * migschedd pid N", at once. */
-int ms_store_lock(const char *path, int *fd, ms_error *err);
+int md_store_lock(const char *path, int *fd, ms_error *err);
 /* A zero-length file at path is made a new, empty store (its format marker written); a
- * missing file or one with content is left alone (ms_store_open decides). */
-int ms_store_init(const char *path, ms_error *err);
+ * missing file or one with content is left alone (md_store_open decides). */
+int md_store_init(const char *path, ms_error *err);
 
 /* Opens (creating if missing) the database at path and applies the migrations it lacks,
  * each in its own transaction. A store carries a format marker (the database header's
  * application_id, "MIGS"): a missing file is created as a new store, a store of before the
- * marker (its schema there) is marked; an empty file (unless ms_store_init made it a store),
+ * marker (its schema there) is marked; an empty file (unless md_store_init made it a store),
  * another SQLite database or a file that is not one are refused (MS_EINVAL, "not a migschedd
  * store", never written); PRAGMA quick_check finds damage (MS_EIO "damaged store"). A
  * database of a newer version than this build knows is refused (MS_EINVAL). Jobs are
  * parsed back against gpu, which the store keeps a pointer to. Errors name the path. */
-int ms_store_open(const char *path, const ms_gpu_model *gpu, ms_store **out, ms_error *err);
-void ms_store_close(ms_store *st);
+int md_store_open(const char *path, const ms_gpu_model *gpu, md_store **out, ms_error *err);
+void md_store_close(md_store *st);
 
 /* The connection's user_version, journal mode ("wal") and synchronous level (2 = FULL). */
-int ms_store_settings(ms_store *st, int *version, char journal_mode[16], int *synchronous,
+int md_store_settings(md_store *st, int *version, char journal_mode[16], int *synchronous,
                       ms_error *err);
 
 /* Inserts a new job with its submit transition in one transaction; sets j->id and t->job.
- * j must have just been through ms_job_submit. */
-int ms_store_submit(ms_store *st, ms_job *j, ms_job_transition *t, ms_error *err);
+ * j must have just been through md_job_submit. */
+int md_store_submit(md_store *st, md_job *j, md_job_transition *t, ms_error *err);
 /* Writes the job's new state and the transition that led to it in one transaction. */
-int ms_store_transition(ms_store *st, const ms_job *j, const ms_job_transition *t,
+int md_store_transition(md_store *st, const md_job *j, const md_job_transition *t,
                         ms_error *err);
 /* Group commit: n submissions (or n transitions) in one transaction, so one fsync makes
  * them all durable; all or none (on failure no job keeps an id). */
-int ms_store_submit_many(ms_store *st, ms_job *const *jobs, ms_job_transition *ts, size_t n,
+int md_store_submit_many(md_store *st, md_job *const *jobs, md_job_transition *ts, size_t n,
                          ms_error *err);
-int ms_store_transitions(ms_store *st, const ms_job *const *jobs, const ms_job_transition *ts,
+int md_store_transitions(md_store *st, const md_job *const *jobs, const md_job_transition *ts,
                          size_t n, ms_error *err);
 /* Both at once: nsub submissions and n transitions of other jobs in one transaction. */
-int ms_store_commit(ms_store *st, ms_job *const *subs, ms_job_transition *sts, size_t nsub,
-                    const ms_job *const *jobs, const ms_job_transition *ts, size_t n,
+int md_store_commit(md_store *st, md_job *const *subs, md_job_transition *sts, size_t nsub,
+                    const md_job *const *jobs, const md_job_transition *ts, size_t n,
                     ms_error *err);
 
-/* One job by id (MS_EINVAL "no job N" when absent); the caller frees it with ms_job_free. */
-int ms_store_get_job(ms_store *st, int64_t id, ms_job *out, ms_error *err);
+/* One job by id (MS_EINVAL "no job N" when absent); the caller frees it with md_job_free. */
+int md_store_get_job(md_store *st, int64_t id, md_job *out, ms_error *err);
 /* Jobs in one state (or every job when state is -1), by id; *out is malloc'd, free each
- * job then the array (ms_store_free_jobs). */
-int ms_store_list_jobs(ms_store *st, int state, ms_job **out, size_t *n, ms_error *err);
-void ms_store_free_jobs(ms_job *jobs, size_t n);
+ * job then the array (md_store_free_jobs). */
+int md_store_list_jobs(md_store *st, int state, md_job **out, size_t *n, ms_error *err);
+void md_store_free_jobs(md_job *jobs, size_t n);
 /* A page of jobs (GET /v1/jobs): ids above after, by id, at most limit (>= 1), in state
  * (-1: any), owned by user (NULL: anyone; an owner's name, or the uid in decimal of one
  * that has none). */
-typedef struct ms_store_job_query {
+typedef struct md_store_job_query {
     int64_t after;
     int limit;
     int state;
     const char *user;
-} ms_store_job_query;
+} md_store_job_query;
 /* A page ends early once its jobs' specs pass this many bytes (it always holds one job):
  * a page of 1000 jobs of 64 KiB specs would hold 64 MiB, many times over once rendered. */
-#define MS_STORE_PAGE_BYTES (4u << 20)
+#define MD_STORE_PAGE_BYTES (4u << 20)
 /* *more: whether jobs beyond the page match. The page is read with SQL's LIMIT on an
- * index, never the whole table. *out as ms_store_list_jobs's. */
-int ms_store_job_page(ms_store *st, const ms_store_job_query *q, ms_job **out, size_t *n,
+ * index, never the whole table. *out as md_store_list_jobs's. */
+int md_store_job_page(md_store *st, const md_store_job_query *q, md_job **out, size_t *n,
                       bool *more, ms_error *err);
-/* How many jobs are in each state (counts[MS_JOB_NEW] is 0), counted by SQL. */
-int ms_store_count_jobs(ms_store *st, uint64_t counts[MS_JOB_NSTATES], ms_error *err);
+/* How many jobs are in each state (counts[MD_JOB_NEW] is 0), counted by SQL. */
+int md_store_count_jobs(md_store *st, uint64_t counts[MD_JOB_NSTATES], ms_error *err);
 /* Retention: deletes the jobs that finished (done, failed, cancelled) before `before`
  * (seconds since the epoch) with their transitions and allocation steps, in one
  * transaction; counts[state] gets how many of each state went. */
-int ms_store_prune(ms_store *st, double before, uint64_t counts[MS_JOB_NSTATES],
+int md_store_prune(md_store *st, double before, uint64_t counts[MD_JOB_NSTATES],
                    ms_error *err);
 /* The recovery query: jobs that were running when the daemon stopped (or crashed). */
-int ms_store_running_jobs(ms_store *st, ms_job **out, size_t *n, ms_error *err);
+int md_store_running_jobs(md_store *st, md_job **out, size_t *n, ms_error *err);
 /* A job's transitions in the order they happened. */
-int ms_store_history(ms_store *st, int64_t job, ms_job_transition **out, size_t *n,
+int md_store_history(md_store *st, int64_t job, md_job_transition **out, size_t *n,
                      ms_error *err);
 
 /* A plan the daemon executes (the migsched-schedule/1 JSON text); *id is its number. */
-int ms_store_add_plan(ms_store *st, double now, const char *schedule_json, int64_t *id,
+int md_store_add_plan(md_store *st, double now, const char *schedule_json, int64_t *id,
                       ms_error *err);
 /* The most recent plan (malloc'd text, NULL when none). */
-int ms_store_latest_plan(ms_store *st, int64_t *id, char **schedule_json, ms_error *err);
+int md_store_latest_plan(md_store *st, int64_t *id, char **schedule_json, ms_error *err);
 
-/* A MIG instance the daemon created; live until ms_store_instance_destroyed. */
-typedef struct ms_store_instance {
+/* A MIG instance the daemon created; live until md_store_instance_destroyed. */
+typedef struct md_store_instance {
     int64_t id;
     int gpu;
     ms_placement at;
     int gi_id, ci_id;
     char uuid[96];
     double created;
-} ms_store_instance;
-int ms_store_add_instance(ms_store *st, ms_store_instance *inst, ms_error *err);
-int ms_store_instance_destroyed(ms_store *st, int64_t id, double now, ms_error *err);
+} md_store_instance;
+int md_store_add_instance(md_store *st, md_store_instance *inst, ms_error *err);
+int md_store_instance_destroyed(md_store *st, int64_t id, double now, ms_error *err);
 /* Instances created and not yet destroyed, by id (*out malloc'd). */
-int ms_store_live_instances(ms_store *st, ms_store_instance **out, size_t *n, ms_error *err);
+int md_store_live_instances(md_store *st, md_store_instance **out, size_t *n, ms_error *err);
 
 /* The Slurm steps holding an allocation (job: its id here): a step is added once however
  * often it is added, removed if there; *out malloc'd, ascending. */
-int ms_store_step_add(ms_store *st, int64_t job, int64_t step, ms_error *err);
-int ms_store_step_remove(ms_store *st, int64_t job, int64_t step, ms_error *err);
-int ms_store_steps_clear(ms_store *st, int64_t job, ms_error *err);
-int ms_store_steps(ms_store *st, int64_t job, int64_t **out, size_t *n, ms_error *err);
+int md_store_step_add(md_store *st, int64_t job, int64_t step, ms_error *err);
+int md_store_step_remove(md_store *st, int64_t job, int64_t step, ms_error *err);
+int md_store_steps_clear(md_store *st, int64_t job, ms_error *err);
+int md_store_steps(md_store *st, int64_t job, int64_t **out, size_t *n, ms_error *err);
 
 #endif

@@ -12,7 +12,7 @@
 
 #include "migsched/io.h"
 
-int ms_store_lock(const char *path, int *fd, ms_error *err)
+int md_store_lock(const char *path, int *fd, ms_error *err)
 {
     char name[4200];
     *fd = -1;

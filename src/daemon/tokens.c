@@ -8,18 +8,18 @@
 #include "migsched/io.h"
 
 struct entry {
-    ms_user user;
+    md_user user;
     int line;
     size_t len;
     char *token;
 };
 
-struct ms_tokens {
+struct md_tokens {
     int n, cap;
     struct entry *e;
 };
 
-void ms_tokens_free(ms_tokens *t)
+void md_tokens_free(md_tokens *t)
 {
     if (!t)
         return;
@@ -32,7 +32,7 @@ void ms_tokens_free(ms_tokens *t)
     free(t);
 }
 
-int ms_tokens_count(const ms_tokens *t) { return t->n; }
+int md_tokens_count(const md_tokens *t) { return t->n; }
 
 static bool blank(char c) { return c == ' ' || c == '\t'; }
 
@@ -52,7 +52,7 @@ static const char *field(const char **p, size_t *len)
 }
 
 /* One `USER TOKEN` line (NUL-terminated, without its newline) added to t. */
-static int add_line(ms_tokens *t, const char *path, int line, const char *text, ms_error *err)
+static int add_line(md_tokens *t, const char *path, int line, const char *text, ms_error *err)
 {
     size_t ulen, tlen, rest;
     const char *user = field(&text, &ulen);
@@ -61,9 +61,9 @@ static int add_line(ms_tokens *t, const char *path, int line, const char *text, 
     if (!tlen || rest)
         return ms_error_set(err, MS_EINVAL, "%s:%d: expected USER TOKEN (a local user's name, "
                             "then the token)", path, line);
-    if (tlen < MS_TOKEN_MIN || tlen > MS_TOKEN_MAX)
+    if (tlen < MD_TOKEN_MIN || tlen > MD_TOKEN_MAX)
         return ms_error_set(err, MS_EINVAL, "%s:%d: a token of %zu bytes: expected %d to %d",
-                            path, line, tlen, MS_TOKEN_MIN, MS_TOKEN_MAX);
+                            path, line, tlen, MD_TOKEN_MIN, MD_TOKEN_MAX);
     for (size_t i = 0; i < tlen; i++)
         if (tok[i] < 0x21 || tok[i] > 0x7e)
             return ms_error_set(err, MS_EINVAL, "%s:%d: the token holds a byte that is not "
@@ -72,14 +72,14 @@ static int add_line(ms_tokens *t, const char *path, int line, const char *text, 
         if (t->e[i].len == tlen && !memcmp(t->e[i].token, tok, tlen))
             return ms_error_set(err, MS_EINVAL, "%s:%d: the token of line %d listed again "
                                 "(each token names one user)", path, line, t->e[i].line);
-    char name[MS_USER_NAME_MAX];
+    char name[MD_USER_NAME_MAX];
     if (ulen >= sizeof name)
         return ms_error_set(err, MS_EINVAL, "%s:%d: a user name of %zu bytes (at most %d)",
-                            path, line, ulen, MS_USER_NAME_MAX - 1);
+                            path, line, ulen, MD_USER_NAME_MAX - 1);
     memcpy(name, user, ulen);
     name[ulen] = '\0';
     struct entry e = {.line = line, .len = tlen};
-    int rc = ms_user_by_name(name, &e.user, err);
+    int rc = md_user_by_name(name, &e.user, err);
     if (rc) {
         ms_error_prefix(err, "%s:%d", path, line);
         return rc;
@@ -99,14 +99,14 @@ static int add_line(ms_tokens *t, const char *path, int line, const char *text, 
     return MS_OK;
 }
 
-int ms_tokens_read(const char *path, ms_tokens **out, ms_error *err)
+int md_tokens_read(const char *path, md_tokens **out, ms_error *err)
 {
     char *text;
     size_t len;
     int rc = ms_read_file(path, &text, &len, err);
     if (rc)
         return rc;
-    ms_tokens *t = calloc(1, sizeof *t);
+    md_tokens *t = calloc(1, sizeof *t);
     if (!t) {
         free(text);
         return ms_error_set(err, MS_ENOMEM, "out of memory");
@@ -131,7 +131,7 @@ int ms_tokens_read(const char *path, ms_tokens **out, ms_error *err)
     memset(text, 0, len);
     free(text);
     if (rc) {
-        ms_tokens_free(t);
+        md_tokens_free(t);
         return rc;
     }
     *out = t;
@@ -147,7 +147,7 @@ static uint32_t same(const char *a, const char *b, size_t len)
     return (((uint32_t)d - 1) >> 8) & 1;
 }
 
-bool ms_tokens_match(const ms_tokens *t, const char *guess, size_t len, ms_user *who)
+bool md_tokens_match(const md_tokens *t, const char *guess, size_t len, md_user *who)
 {
     /* Every token is compared in full, whatever matched before; a guess of another length
      * is compared with the token itself so that the work is the same. */

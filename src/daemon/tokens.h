@@ -11,18 +11,18 @@
 
 #include "passwd.h"
 
-#define MS_TOKEN_MIN 16
-#define MS_TOKEN_MAX 4096
+#define MD_TOKEN_MIN 16
+#define MD_TOKEN_MAX 4096
 
-typedef struct ms_tokens ms_tokens;
+typedef struct md_tokens md_tokens;
 
 /* Reads the file at path (its mode is the configuration's check): at least one token.
  * Errors name PATH:LINE and never quote a token. */
-int ms_tokens_read(const char *path, ms_tokens **out, ms_error *err);
-void ms_tokens_free(ms_tokens *t);
-int ms_tokens_count(const ms_tokens *t);
+int md_tokens_read(const char *path, md_tokens **out, ms_error *err);
+void md_tokens_free(md_tokens *t);
+int md_tokens_count(const md_tokens *t);
 
 /* Whether guess (len bytes) is one of t's tokens, and if so whose (*who). */
-bool ms_tokens_match(const ms_tokens *t, const char *guess, size_t len, ms_user *who);
+bool md_tokens_match(const md_tokens *t, const char *guess, size_t len, md_user *who);
 
 #endif

@@ -7,9 +7,9 @@
 
 #include "job.h"
 
-static char *render(const ms_job_spec *s, const ms_gpu_model *gpu)
+static char *render(const md_job_spec *s, const ms_gpu_model *gpu)
 {
-    json_t *o = ms_job_spec_to_json(s, gpu);
+    json_t *o = md_job_spec_to_json(s, gpu);
     char *text = json_dumps(o, JSON_COMPACT);
     json_decref(o);
     return text;
@@ -19,19 +19,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const ms_gpu_model *gpu = ms_gpu_builtin("A100-40GB");
-    ms_job_spec s, back;
+    md_job_spec s, back;
     ms_error err;
-    if (ms_job_spec_parse((const char *)data, size, gpu, &s, &err))
+    if (md_job_spec_parse((const char *)data, size, gpu, &s, &err))
         return 0;
     char *t1 = render(&s, gpu);
-    if (!t1 || ms_job_spec_parse(t1, strlen(t1), gpu, &back, &err))
+    if (!t1 || md_job_spec_parse(t1, strlen(t1), gpu, &back, &err))
         abort();
     char *t2 = render(&back, gpu);
     if (!t2 || strcmp(t1, t2))
         abort();
     free(t1);
     free(t2);
-    ms_job_spec_free(&s);
-    ms_job_spec_free(&back);
+    md_job_spec_free(&s);
+    md_job_spec_free(&back);
     return 0;
 }
