@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "config_keys.h"
 #include "tokens.h"
 #include "support.h"
 
@@ -300,6 +301,33 @@ static void test_reloadable_keys(void **state)
     assert_int_equal(md_key_parse("config"), -1);
 }
 
+/* Each integer key's bounds come from its row: hi is taken, hi + 1 refused by a message
+ * naming lo..hi. */
+static void test_integer_bounds_from_rows(void **state)
+{
+    (void)state;
+    int checked = 0;
+    for (int k = 0; k < MD_NKEYS; k++) {
+        const md_key_row *row = &md_keys[k];
+        if (row->kind != MD_VALUE_INT && row->kind != MD_VALUE_BYTES)
+            continue;
+        md_config c;
+        md_config_defaults(&c);
+        ms_error e = {0};
+        char value[32], range[80];
+        snprintf(value, sizeof value, "%.0f", row->hi);
+        assert_int_equal(md_config_set(&c, row->name, value, "--x", &e), MS_OK);
+        md_config_defaults(&c);
+        snprintf(value, sizeof value, "%.0f", row->hi + 1);
+        snprintf(range, sizeof range, " %.0f..%.0f", row->lo, row->hi);
+        assert_int_equal(md_config_set(&c, row->name, value, "--x", &e), MS_EINVAL);
+        if (!strstr(e.msg, range))
+            fail_msg("%s: message \"%s\", expected \"%s\"", row->name, e.msg, range);
+        checked++;
+    }
+    assert_int_equal(checked, 7);
+}
+
 static void test_reload_check(void **state)
 {
     fixture *f = *state;
@@ -375,6 +403,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_token_file_rules, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reloadable_keys, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_integer_bounds_from_rows, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reload_check, setup, teardown),
         cmocka_unit_test_setup_teardown(test_write_round_trip, setup, teardown),
     };

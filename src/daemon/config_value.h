@@ -34,7 +34,7 @@ typedef struct md_key_row {
     bool reloadable;           /* a SIGHUP may change it in a running daemon */
     bool batch_only;           /* goes with mode batch only */
     bool zero_off;             /* seconds: "0" turns the feature off */
-    size_t offset;             /* its field in md_config */
+    size_t offset;             /* its field in md_config (devices, listen: theirs are fixed) */
     size_t size;               /* that field's size (texts: the longest is size - 1 bytes) */
     double lo, hi;             /* numbers and device indices: the bounds; cgroup: hi bytes */
     const char *const *names;  /* choices, NULL-terminated, in the enum's order */
