@@ -98,7 +98,6 @@ int hier_load_sources(const hier_sources *src, ms_hier_catalog *cat, ms_hier_cor
     return 0;
 }
 
-/* Plans one window with a policy (default: the layout best for this window). */
 int hier_lookahead_option(int opt, const char *arg, ms_hier_lookahead *la)
 {
     if (opt == 'L' && !cli_parse_int(arg, 1, MS_HIER_MAX_LOOKAHEAD, &la->width))
@@ -107,24 +106,6 @@ int hier_lookahead_option(int opt, const char *arg, ms_hier_lookahead *la)
         return hier_bad_usage("--lookahead-depth must be an integer in 1..3 (1: the tried "
                               "actions are finished by the greedy agent)");
     return 0;
-}
-
-int hier_plan_window(const ms_hier_window *w, const ms_hier_corun *cr, int cmax,
-                     ms_hier_policy p, const char *model, ms_hier_lookahead lookahead,
-                     int *layout, ms_hier_plan *out, ms_error *err)
-{
-    if (p == MS_HIER_RL)
-        return ms_hier_rl_plan(w, cr, cmax, model, lookahead, out, err);
-    ms_hier_layout l = MS_HIER_NOMIG;
-    if (p == MS_HIER_DEFAULT && *layout >= 0) {
-        l = (ms_hier_layout)*layout;
-    } else if (p == MS_HIER_DEFAULT) {
-        int rc = ms_hier_default_layout(w, 1, cr, cmax, &l, err);
-        if (rc)
-            return rc;
-        *layout = (int)l;
-    }
-    return ms_hier_solve(w, cr, cmax, p, l, out, err);
 }
 
 static json_t *plan_json(const ms_hier_plan *p, const ms_hier_window *w, const ms_hier_corun *cr,
@@ -333,7 +314,7 @@ int cmd_hier(int argc, char **argv)
     ms_hier_plan plan = {0};
     int layout = -1, rc = ms_hier_window_read(window, &cat, &w, &err);
     if (!rc)
-        rc = hier_plan_window(&w, cr, cmax, pol, model, lookahead, &layout, &plan, &err);
+        rc = ms_hier_plan_window(&w, cr, cmax, pol, model, lookahead, &layout, &plan, &err);
     if (!rc)
         rc = ms_hier_plan_check(&plan, &w, cr, cmax, &err);
     if (!rc && exec_out)

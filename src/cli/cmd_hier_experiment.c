@@ -100,8 +100,8 @@ static int run_point(const mix *mixes, int n, const ms_hier_corun *cr, int cmax,
                 continue;
             ms_hier_plan plan;
             int l = (int)res->layout;
-            rc = hier_plan_window(&mixes[i].w, cr, cmax, (ms_hier_policy)p, model, lookahead, &l,
-                                  &plan, err);
+            rc = ms_hier_plan_window(&mixes[i].w, cr, cmax, (ms_hier_policy)p, model,
+                                     lookahead, &l, &plan, err);
             if (!rc)
                 rc = ms_hier_plan_check(&plan, &mixes[i].w, cr, cmax, err);
             if (rc) {
