@@ -47,14 +47,18 @@ static void ablation_usage(FILE *f)
         "  (wait + execution, paper 002's \"makespan\") normalised to first-fit static.\n");
 }
 
+/* The generator's options are kept apart from gen: its defaults come from the GPU model,
+ * known only once the options are read (setup_gen puts them over the defaults). */
 typedef struct online_opts {
     const char *gpu, *trace, *alibaba, *csv, *plot, *save, *timeline;
     int limit, seeds;
     unsigned long long seed;
     ms_online_gen gen;
+    double arrival_mean;
+    int jobs;
     const char *mix, *service, *times;
     bool tuned, layout_set;
-    bool have_gen, json;
+    bool arrival_set, jobs_set, json;
     ms_online_config cfg;
 } online_opts;
 
@@ -112,13 +116,13 @@ static int parse(const char *cmd, int argc, char **argv, online_opts *o, void (*
         case O_ALIBABA: o->alibaba = optarg; break;
         case O_LIMIT: rc = num(cmd, "--limit", optarg, 0, 1e8, &v); o->limit = (int)v; break;
         case O_ARRIVAL:
-            rc = num(cmd, "--arrival-mean", optarg, 1e-6, 1e9, &o->gen.arrival_mean);
-            o->have_gen = true;
+            rc = num(cmd, "--arrival-mean", optarg, 1e-6, 1e9, &o->arrival_mean);
+            o->arrival_set = true;
             break;
         case O_JOBS:
             rc = num(cmd, "--jobs", optarg, 1, 1e7, &v);
-            o->gen.jobs = (int)v;
-            o->have_gen = true;
+            o->jobs = (int)v;
+            o->jobs_set = true;
             break;
         case O_MIX: o->mix = optarg; break;
         case O_SERVICE: o->service = optarg; break;
@@ -181,8 +185,14 @@ static int fail(const char *cmd, const ms_error *err)
     return 1;
 }
 
+/* The generator: m's defaults, then the options given. */
 static int setup_gen(const char *cmd, const ms_gpu_model *m, online_opts *o, ms_error *err)
 {
+    ms_online_gen_defaults(m, &o->gen);
+    if (o->arrival_set)
+        o->gen.arrival_mean = o->arrival_mean;
+    if (o->jobs_set)
+        o->gen.jobs = o->jobs;
     if (o->mix && ms_online_parse_mix(m, o->mix, &o->gen, err))
         return fail(cmd, err);
     if (o->service && !strcmp(o->service, "long"))
@@ -196,10 +206,15 @@ static int setup_gen(const char *cmd, const ms_gpu_model *m, online_opts *o, ms_
     return 0;
 }
 
+static bool have_gen(const online_opts *o)
+{
+    return o->arrival_set || o->jobs_set;
+}
+
 static int load_workload(online_opts *o, const ms_gpu_model *m, ms_online_workload *w,
                          ms_error *err)
 {
-    int sources = !!o->trace + !!o->alibaba + o->have_gen;
+    int sources = !!o->trace + !!o->alibaba + have_gen(o);
     if (sources != 1) {
         fprintf(stderr, "migsched online simulate: give exactly one of --trace, --alibaba, or "
                         "--arrival-mean/--jobs\n");
@@ -214,7 +229,7 @@ static int load_workload(online_opts *o, const ms_gpu_model *m, ms_online_worklo
                         "GPU, %d without a lifetime)\n", w->n, w->skipped, w->skipped_multi_gpu,
                 w->skipped_no_gpu, w->skipped_bad_time);
     }
-    if (o->have_gen) {
+    if (have_gen(o)) {
         int rc = setup_gen("simulate", m, o, err);
         if (rc)
             return rc;
@@ -304,10 +319,10 @@ static int emit(const online_opts *o, const ms_gpu_model *m, const ms_online_wor
                 const ms_online_result *r, ms_error *err)
 {
     if (o->json) {
-        if (print_json(m, &o->cfg, w, r, o->have_gen))
+        if (print_json(m, &o->cfg, w, r, have_gen(o)))
             return 1;
     } else {
-        print_result(m, &o->cfg, w, r, o->have_gen);
+        print_result(m, &o->cfg, w, r, have_gen(o));
     }
     if (cli_stdout_check("online simulate"))
         return 1;
@@ -326,12 +341,12 @@ static int tune_layout(online_opts *o, const ms_gpu_model *m, ms_error *err)
 {
     bool static_run = o->cfg.policy == MS_POLICY_FF_STATIC ||
                       (o->cfg.policy == MS_POLICY_FRAG && !o->cfg.dynamic);
-    if (o->tuned && !o->have_gen) {
+    if (o->tuned && !have_gen(o)) {
         fprintf(stderr, "migsched online simulate: --layout tuned needs a generated workload "
                         "(--arrival-mean/--jobs) to draw its training workloads from\n");
         return 2;
     }
-    if (!static_run || !o->have_gen || (o->layout_set && !o->tuned))
+    if (!static_run || !have_gen(o) || (o->layout_set && !o->tuned))
         return 0;
     if (ms_online_choose_layout(m, &o->gen, &o->cfg, MS_ONLINE_TRAIN_SEED(o->seed), 5, err))
         return fail("simulate", err);
@@ -354,10 +369,6 @@ static int simulate(int argc, char **argv)
     ms_error err;
     if (ms_gpu_lookup(o.gpu, &m, &err))
         return fail("simulate", &err);
-    ms_online_gen_defaults(&m, &o.gen);
-    o.have_gen = false;
-    if ((rc = parse("simulate", argc, argv, &o, simulate_usage)) >= 0)  /* over the defaults */
-        return rc;
     const char *outputs[] = {o.csv, o.plot, o.save, o.timeline};
     if (cli_check_outputs("online simulate", outputs, 4))
         return 1;
@@ -381,53 +392,77 @@ static int simulate(int argc, char **argv)
     return rc;
 }
 
-/* The ablation's configurations: baseline, techniques added one by one, and each left out. */
-typedef struct ablation_row {
-    const char *name;
-    int policy;
-    bool balance, dynamic, migration;
-} ablation_row;
-
-static const ablation_row rows[] = {
-    {"firstfit-static", MS_POLICY_FF_STATIC, false, false, false},
-    {"+balance", MS_POLICY_FRAG, true, false, false},
-    {"+balance+dynamic", MS_POLICY_FRAG, true, true, false},
-    {"all (+migration)", MS_POLICY_FRAG, true, true, true},
-    {"firstfit-dynamic", MS_POLICY_FF_DYNAMIC, false, true, false},
-    {"all - balance", MS_POLICY_FRAG, false, true, true},
-    {"all - dynamic", MS_POLICY_FRAG, true, false, true},
-};
-#define NROWS ((int)(sizeof rows / sizeof rows[0]))
-
-/* One cell: the row on one workload, averaged over the seeds. A static row's layout is
- * chosen out of sample (training seeds). MS_EINFEASIBLE: no static layout holds the mix. */
-static int ablation_cell(const ms_gpu_model *m, online_opts *o, int service, double mean,
-                         const ablation_row *row, double out[3], ms_error *err)
+/* A row of the ablation table as text, once it has run: each cell normalised to the
+ * firstfit-static row's, [absolute turnaround; wait/execution]. */
+static void print_ablation_row(void *arg, int row, const ms_online_ablation_table *t)
 {
-    out[0] = out[1] = out[2] = 0;
-    ms_online_gen g = o->gen;
-    g.service = service;
-    g.arrival_mean = mean;
-    ms_online_config c = o->cfg;
-    c.policy = row->policy;
-    c.balance = row->balance;
-    c.dynamic = row->dynamic;
-    c.migration = row->migration;
-    int rc = row->dynamic ? MS_OK
-                          : ms_online_choose_layout(m, &g, &c, MS_ONLINE_TRAIN_SEED(o->seed),
-                                                    o->seeds, err);
-    for (int s = 0; s < o->seeds && !rc; s++) {
-        ms_online_workload w;
-        ms_online_result r;
-        if ((rc = ms_online_run_seed(m, &g, &c, o->seed + (unsigned long long)s, &w, &r, err)))
-            break;
-        out[0] += r.mean_turnaround / o->seeds;
-        out[1] += r.mean_wait / o->seeds;
-        out[2] += r.mean_exec / o->seeds;
-        ms_online_workload_free(&w);
-        ms_online_result_free(&r);
+    (void)arg;
+    printf("%-18s", ms_online_ablation_row_name(row));
+    for (int l = 0; l < MS_ABLATION_LOADS; l++) {
+        const ms_online_ablation_cell *v = &t->cell[row][l];
+        double base = t->cell[0][l].turnaround;
+        char cell[64];
+        if (isnan(v->turnaround))
+            snprintf(cell, sizeof cell, "n/a");
+        else if (isnan(base))
+            snprintf(cell, sizeof cell, "n/a [%.0f; %.0f/%.0f]", v->turnaround, v->wait,
+                     v->execution);
+        else
+            snprintf(cell, sizeof cell, "%.3f [%.0f; %.0f/%.0f]", v->turnaround / base,
+                     v->turnaround, v->wait, v->execution);
+        printf(" %28s", cell);
     }
-    return rc;
+    printf("\n");
+    fflush(stdout); /* a row at a time: the whole table takes minutes */
+}
+
+static void print_ablation_header(const online_opts *o, const ms_gpu_model *m)
+{
+    printf("%d x %s, %d jobs per workload, %d seeds from %llu, tau %g, kappa %g, migration "
+           "cost %g s (%s), queue %s", o->cfg.gpus, m->name, o->gen.jobs, o->seeds, o->seed,
+           o->cfg.tau, o->cfg.kappa, o->cfg.migration_cost,
+           ms_online_migration_rule_name(o->cfg.migration_rule),
+           ms_online_queue_name(o->cfg.queue));
+    if (o->cfg.queue == MS_QUEUE_RESERVE)
+        printf(" after %g s", o->cfg.reserve_after);
+    printf("\n");
+    printf("mean turnaround (wait + execution) normalised to firstfit-static "
+           "[absolute s; mean wait / mean execution s]\n");
+    printf("%-18s", "configuration");
+    for (int l = 0; l < MS_ABLATION_LOADS; l++)
+        printf(" %28s", ms_online_ablation_load_name(l));
+    printf("\n");
+}
+
+static int print_ablation_json(const online_opts *o, const ms_gpu_model *m,
+                               const ms_online_ablation_table *t)
+{
+    json_t *table = json_array();
+    for (int i = 0; i < MS_ABLATION_ROWS; i++) {
+        json_t *cells = json_array();
+        for (int l = 0; l < MS_ABLATION_LOADS; l++) {
+            const ms_online_ablation_cell *v = &t->cell[i][l];
+            json_array_append_new(cells, json_pack("{s:s, s:o, s:o, s:o, s:o}", "workload",
+                                                   ms_online_ablation_load_name(l), "normalised",
+                                                   cli_json_real(v->turnaround /
+                                                                 t->cell[0][l].turnaround),
+                                                   "turnaround", cli_json_real(v->turnaround),
+                                                   "wait", cli_json_real(v->wait), "execution",
+                                                   cli_json_real(v->execution)));
+        }
+        json_array_append_new(table, json_pack("{s:s, s:o}", "configuration",
+                                               ms_online_ablation_row_name(i), "cells", cells));
+    }
+    return cli_json_print("online ablation",
+                          json_pack("{s:i, s:s, s:i, s:i, s:I, s:o, s:o, s:o, s:s, s:s, s:o, "
+                                    "s:o}", "gpus", o->cfg.gpus, "gpu_model", m->name, "jobs",
+                                    o->gen.jobs, "seeds", o->seeds, "seed", (json_int_t)o->seed,
+                                    "tau", cli_json_real(o->cfg.tau), "kappa",
+                                    cli_json_real(o->cfg.kappa), "migration_cost",
+                                    cli_json_real(o->cfg.migration_cost), "migration_rule",
+                                    ms_online_migration_rule_name(o->cfg.migration_rule), "queue",
+                                    ms_online_queue_name(o->cfg.queue), "reserve_after",
+                                    cli_json_real(o->cfg.reserve_after), "rows", table));
 }
 
 static int ablation(int argc, char **argv)
@@ -444,90 +479,15 @@ static int ablation(int argc, char **argv)
     ms_error err;
     if (ms_gpu_lookup(o.gpu, &m, &err))
         return fail("ablation", &err);
-    ms_online_gen_defaults(&m, &o.gen);
-    int jobs = o.gen.jobs;
-    if ((rc = parse("ablation", argc, argv, &o, ablation_usage)) >= 0)
-        return rc;
-    if (!o.have_gen)
-        o.gen.jobs = jobs;
     if ((rc = setup_gen("ablation", &m, &o, &err)))
         return rc;
-    static const struct { const char *name; int service; double mean; } loads[] = {
-        {"Normal(25)", MS_SERVICE_NORMAL, 25}, {"Long(25)", MS_SERVICE_LONG, 25},
-        {"Normal(50)", MS_SERVICE_NORMAL, 50}, {"Long(50)", MS_SERVICE_LONG, 50}};
-    if (!o.json) {
-        printf("%d x %s, %d jobs per workload, %d seeds from %llu, tau %g, kappa %g, migration "
-               "cost %g s (%s), queue %s", o.cfg.gpus, m.name, o.gen.jobs, o.seeds, o.seed,
-               o.cfg.tau, o.cfg.kappa, o.cfg.migration_cost,
-               ms_online_migration_rule_name(o.cfg.migration_rule),
-               ms_online_queue_name(o.cfg.queue));
-        if (o.cfg.queue == MS_QUEUE_RESERVE)
-            printf(" after %g s", o.cfg.reserve_after);
-        printf("\n");
-        printf("mean turnaround (wait + execution) normalised to firstfit-static "
-               "[absolute s; mean wait / mean execution s]\n");
-        printf("%-18s", "configuration");
-        for (int l = 0; l < 4; l++)
-            printf(" %28s", loads[l].name);
-        printf("\n");
-    }
-    json_t *table = o.json ? json_array() : NULL;
-    double base[4];
-    for (int i = 0; i < NROWS; i++) {
-        json_t *cells = o.json ? json_array() : NULL;
-        if (!o.json)
-            printf("%-18s", rows[i].name);
-        for (int l = 0; l < 4; l++) {
-            double v[3];
-            rc = ablation_cell(&m, &o, loads[l].service, loads[l].mean, &rows[i], v, &err);
-            if (rc && rc != MS_EINFEASIBLE) {
-                json_decref(cells);
-                json_decref(table);
-                return fail("ablation", &err);
-            }
-            if (rc)  /* no static layout holds the mix (one GPU): n/a, not a failure */
-                v[0] = v[1] = v[2] = NAN;
-            if (i == 0)
-                base[l] = v[0];
-            if (o.json) {
-                json_array_append_new(cells, json_pack("{s:s, s:o, s:o, s:o, s:o}", "workload",
-                                                       loads[l].name, "normalised",
-                                                       cli_json_real(v[0] / base[l]),
-                                                       "turnaround", cli_json_real(v[0]), "wait",
-                                                       cli_json_real(v[1]), "execution",
-                                                       cli_json_real(v[2])));
-                continue;
-            }
-            char cell[64];
-            if (rc)
-                snprintf(cell, sizeof cell, "n/a");
-            else if (isnan(base[l]))
-                snprintf(cell, sizeof cell, "n/a [%.0f; %.0f/%.0f]", v[0], v[1], v[2]);
-            else
-                snprintf(cell, sizeof cell, "%.3f [%.0f; %.0f/%.0f]", v[0] / base[l], v[0],
-                         v[1], v[2]);
-            printf(" %28s", cell);
-        }
-        if (o.json) {
-            json_array_append_new(table, json_pack("{s:s, s:o}", "configuration", rows[i].name,
-                                                   "cells", cells));
-        } else {
-            printf("\n");
-            fflush(stdout); /* a row at a time: the whole table takes minutes */
-        }
-    }
     if (!o.json)
-        return 0;
-    return cli_json_print("online ablation",
-                          json_pack("{s:i, s:s, s:i, s:i, s:I, s:o, s:o, s:o, s:s, s:s, s:o, "
-                                    "s:o}", "gpus", o.cfg.gpus, "gpu_model", m.name, "jobs",
-                                    o.gen.jobs, "seeds", o.seeds, "seed", (json_int_t)o.seed,
-                                    "tau", cli_json_real(o.cfg.tau), "kappa",
-                                    cli_json_real(o.cfg.kappa), "migration_cost",
-                                    cli_json_real(o.cfg.migration_cost), "migration_rule",
-                                    ms_online_migration_rule_name(o.cfg.migration_rule), "queue",
-                                    ms_online_queue_name(o.cfg.queue), "reserve_after",
-                                    cli_json_real(o.cfg.reserve_after), "rows", table));
+        print_ablation_header(&o, &m);
+    ms_online_ablation a = {.gen = o.gen, .cfg = o.cfg, .seed = o.seed, .seeds = o.seeds};
+    ms_online_ablation_table t;
+    if (ms_online_ablation_run(&m, &a, o.json ? NULL : print_ablation_row, NULL, &t, &err))
+        return fail("ablation", &err);
+    return o.json ? print_ablation_json(&o, &m, &t) : 0;
 }
 
 int cmd_online(int argc, char **argv)
