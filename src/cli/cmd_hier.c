@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli_common.h"
 #include "cli_util.h"
 #include "commands.h"
 #include "hier_cli.h"
@@ -103,24 +104,29 @@ static void plan_text(const ms_hier_plan *p, const ms_hier_window *w, const ms_h
 static int hier_setups(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"c", required_argument, 0, 'c'}, {"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    int c0 = 1, c1 = MS_HIER_MAX_C, json = 0, o;
+        {"c", required_argument, 0, 'c'}, CLI_LONG_JSON, {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    cli_common co = {.cmd = "hier", .takes = CLI_JSON};
+    int c0 = 1, c1 = MS_HIER_MAX_C, o, rc;
     optind = 1;
     while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if ((rc = cli_common_option(&co, o, optarg)) >= 0) {
+            if (rc)
+                return rc;
+            continue;
+        }
         if (o == 'c') {
             if (!cli_parse_int(optarg, 1, MS_HIER_MAX_C, &c0))
-                return hier_bad_usage("--c must be an integer in 1..4");
+                return cli_usage_error("hier", hier_usage, "--c must be an integer in 1..4");
             c1 = c0;
-        } else if (o == 'j') {
-            json = 1;
         } else if (o == 'h') {
             return hier_help();
         } else {
-            return hier_bad_usage("unknown option");
+            return cli_usage_error("hier", hier_usage, "unknown option");
         }
     }
     if (optind < argc)
-        return hier_bad_usage("setups takes no arguments");
+        return cli_usage_error("hier", hier_usage, "setups takes no arguments");
     json_t *arr = json_array();
     for (int c = c0; c <= c1; c++) {
         ms_hier_setup s[128];
@@ -130,7 +136,7 @@ static int hier_setups(int argc, char **argv)
             const char *fam = s[i].family == MS_HIER_FAM_SOLO ? "solo" : s[i].family == MS_HIER_FAM_MPS ? "mps"
                               : s[i].family == MS_HIER_FAM_MIG ? "mig" : s[i].family == MS_HIER_FAM_HIER ? "hier" : "default";
             ms_hier_setup_notation(&s[i], nota, sizeof nota);
-            if (json) {
+            if (co.json) {
                 json_t *j = json_object();
                 json_object_set_new(j, "c", json_integer(c));
                 json_object_set_new(j, "family", json_string(fam));
@@ -142,7 +148,7 @@ static int hier_setups(int argc, char **argv)
             }
         }
     }
-    if (json) {
+    if (co.json) {
         json_dumpf(arr, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         putchar('\n');
     }
@@ -161,33 +167,40 @@ int cmd_hier(int argc, char **argv)
     static const struct option opts[] = {
         {"window", required_argument, 0, 'w'},    {"policy", required_argument, 0, 'p'},
         {"cmax", required_argument, 0, 'c'},      {"model", required_argument, 0, 'm'},
-        {"json", no_argument, 0, 'j'},            {"exec-out", required_argument, 0, 'x'},
-        {"gpu", required_argument, 0, 'g'},       {"catalogue", required_argument, 0, 'C'},
+        CLI_LONG_JSON,                            {"exec-out", required_argument, 0, 'x'},
+        CLI_LONG_GPU,                             {"catalogue", required_argument, 0, 'C'},
         {"corun", required_argument, 0, 'r'},     {"gamma", required_argument, 0, 'G'},
         {"lookahead", required_argument, 0, 'L'}, {"lookahead-depth", required_argument, 0, 'D'},
         {"help", no_argument, 0, 'h'},            {0, 0, 0, 0}};
-    const char *window = NULL, *model = NULL, *exec_out = NULL, *gpu_name = "A100-40GB";
+    const char *window = NULL, *model = NULL, *exec_out = NULL;
+    cli_common co = {.cmd = "hier", .takes = CLI_GPU | CLI_JSON, .gpu = "A100-40GB"};
     hier_sources src = {NULL, NULL, ms_hier_params_default().gamma};
-    int cmax = 4, json = 0, have_policy = 0, o;
+    int cmax = 4, have_policy = 0, o, rc;
     ms_hier_lookahead lookahead = {MS_HIER_LOOKAHEAD_DEFAULT, 1};
     ms_hier_policy pol = MS_HIER_OPTIMAL;
     optind = 1;
     while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if ((rc = cli_common_option(&co, o, optarg)) >= 0) {
+            if (rc)
+                return rc;
+            continue;
+        }
         switch (o) {
         case 'w': window = optarg; break;
         case 'p':
             if (ms_hier_policy_parse(optarg, &pol))
-                return hier_bad_usage("--policy must be timeshare, mig2, mps, default, rl or optimal");
+                return cli_usage_error("hier", hier_usage,
+                                       "--policy must be timeshare, mig2, mps, default, rl or "
+                                       "optimal");
             have_policy = 1;
             break;
         case 'c':
             if (!cli_parse_int(optarg, 1, MS_HIER_MAX_C, &cmax))
-                return hier_bad_usage("--cmax must be an integer in 1..4 (Table VII's setups)");
+                return cli_usage_error("hier", hier_usage,
+                                       "--cmax must be an integer in 1..4 (Table VII's setups)");
             break;
         case 'm': model = optarg; break;
-        case 'j': json = 1; break;
         case 'x': exec_out = optarg; break;
-        case 'g': gpu_name = optarg; break;
         case 'L':
         case 'D':
             if (hier_lookahead_option(o, optarg, &lookahead))
@@ -200,15 +213,16 @@ int cmd_hier(int argc, char **argv)
                 return 2;
             break;
         case 'h': return hier_help();
-        default: return hier_bad_usage("unknown option");
+        default: return cli_usage_error("hier", hier_usage, "unknown option");
         }
     }
     if (optind < argc)
-        return hier_bad_usage("unexpected argument (the window is given with --window)");
+        return cli_usage_error("hier", hier_usage,
+                               "unexpected argument (the window is given with --window)");
     if (!window || !have_policy)
-        return hier_bad_usage("--window and --policy are required");
+        return cli_usage_error("hier", hier_usage, "--window and --policy are required");
     if (pol == MS_HIER_RL && !model)
-        return hier_fail("no model: --policy rl needs --model FILE (a trained DQN agent)");
+        return cli_fail("hier", "no model: --policy rl needs --model FILE (a trained DQN agent)");
     ms_hier_catalog cat;
     ms_hier_corun *cr;
     if (hier_load_sources(&src, &cat, &cr))
@@ -216,16 +230,17 @@ int cmd_hier(int argc, char **argv)
     ms_error err;
     ms_hier_window w;
     ms_hier_plan plan = {0};
-    int layout = -1, rc = ms_hier_window_read(window, &cat, &w, &err);
+    int layout = -1;
+    rc = ms_hier_window_read(window, &cat, &w, &err);
     if (!rc)
         rc = ms_hier_plan_window(&w, cr, cmax, pol, model, lookahead, &layout, &plan, &err);
     if (!rc)
         rc = ms_hier_plan_check(&plan, &w, cr, cmax, &err);
     if (!rc && exec_out)
-        rc = hier_write_exec(&plan, &w, gpu_name, exec_out, &err);
+        rc = hier_write_exec(&plan, &w, co.gpu, exec_out, &err);
     if (rc) {
-        hier_fail(err.msg);
-    } else if (json) {
+        cli_fail("hier", "%s", err.msg);
+    } else if (co.json) {
         json_t *root = plan_json(&plan, &w, cr, pol, cmax, layout, lookahead);
         json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
         putchar('\n');

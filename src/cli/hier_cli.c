@@ -1,11 +1,12 @@
-/* hier_cli.c: what the `migsched hier` subcommands share: the usage, the messages of
- * failure, and the options of the co-run sources and the agent's lookahead. */
+/* hier_cli.c: what the `migsched hier` subcommands share: the usage, and the options of
+ * the co-run sources and the agent's lookahead. */
 #include <stdio.h>
 
+#include "cli_common.h"
 #include "cli_util.h"
 #include "hier_cli.h"
 
-static void usage(FILE *f)
+void hier_usage(FILE *f)
 {
     fprintf(f,
             "usage: migsched hier --window FILE --policy timeshare|mig2|mps|default|rl|optimal\n"
@@ -41,21 +42,8 @@ static void usage(FILE *f)
 
 int hier_help(void)
 {
-    usage(stdout);
+    hier_usage(stdout);
     return 0;
-}
-
-int hier_fail(const char *msg)
-{
-    fprintf(stderr, "migsched hier: %s\n", msg);
-    return 1;
-}
-
-int hier_bad_usage(const char *msg)
-{
-    fprintf(stderr, "migsched hier: %s\n", msg);
-    usage(stderr);
-    return 2;
 }
 
 int hier_source_option(int opt, const char *arg, hier_sources *src)
@@ -65,7 +53,7 @@ int hier_source_option(int opt, const char *arg, hier_sources *src)
     else if (opt == 'r')
         src->corun = arg;
     else if (!cli_parse_double(arg, 0, 100, &src->gamma))
-        return hier_bad_usage("--gamma must be a number in [0, 100]");
+        return cli_usage_error("hier", hier_usage, "--gamma must be a number in [0, 100]");
     return 0;
 }
 
@@ -77,7 +65,7 @@ int hier_load_sources(const hier_sources *src, ms_hier_catalog *cat, ms_hier_cor
     int rc = src->catalogue ? ms_hier_catalog_read(src->catalogue, cat, &err)
                             : ms_hier_catalog_builtin(cat, &err);
     if (rc)
-        return hier_fail(err.msg);
+        return cli_fail("hier", "%s", err.msg);
     if (src->corun) {
         rc = ms_hier_corun_read(src->corun, &par, cr, &err);
     } else if (!(*cr = ms_hier_corun_model(&par))) {
@@ -85,7 +73,7 @@ int hier_load_sources(const hier_sources *src, ms_hier_catalog *cat, ms_hier_cor
     }
     if (rc) {
         ms_hier_catalog_free(cat);
-        return hier_fail(err.msg);
+        return cli_fail("hier", "%s", err.msg);
     }
     return 0;
 }
@@ -93,9 +81,11 @@ int hier_load_sources(const hier_sources *src, ms_hier_catalog *cat, ms_hier_cor
 int hier_lookahead_option(int opt, const char *arg, ms_hier_lookahead *la)
 {
     if (opt == 'L' && !cli_parse_int(arg, 1, MS_HIER_MAX_LOOKAHEAD, &la->width))
-        return hier_bad_usage("--lookahead must be an integer in 1..8 (1: the greedy agent)");
+        return cli_usage_error("hier", hier_usage,
+                               "--lookahead must be an integer in 1..8 (1: the greedy agent)");
     if (opt == 'D' && !cli_parse_int(arg, 1, MS_HIER_MAX_LOOKAHEAD_DEPTH, &la->depth))
-        return hier_bad_usage("--lookahead-depth must be an integer in 1..3 (1: the tried "
+        return cli_usage_error("hier", hier_usage,
+                               "--lookahead-depth must be an integer in 1..3 (1: the tried "
                               "actions are finished by the greedy agent)");
     return 0;
 }

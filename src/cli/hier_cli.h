@@ -1,6 +1,8 @@
-/* hier_cli.h: what the `migsched hier` files share (cmd_hier*.c). */
+/* hier_cli.h: what the `migsched hier` subcommands share (hier_cli.c below cmd_hier*.c). */
 #ifndef MIGSCHED_CLI_HIER_H
 #define MIGSCHED_CLI_HIER_H
+
+#include <stdio.h>
 
 #include "migsched/hier.h"
 
@@ -11,12 +13,12 @@ typedef struct hier_sources {
     double gamma;
 } hier_sources;
 
-int hier_fail(const char *msg);
+/* Prints the usage of every hier subcommand on f. */
+void hier_usage(FILE *f);
 /* Prints the usage on stdout; returns 0. */
 int hier_help(void);
 /* Handles --catalogue ('C'), --corun ('r') and --gamma ('G'); 0, or 2 after a usage message. */
 int hier_source_option(int opt, const char *arg, hier_sources *src);
-int hier_bad_usage(const char *msg);
 /* Loads the catalogue and the co-run source; prints the error and returns 1 on failure. */
 int hier_load_sources(const hier_sources *src, ms_hier_catalog *cat, ms_hier_corun **cr);
 /* Parses --lookahead K (1..8, the actions the agent tries per decision; opt 'L') and
