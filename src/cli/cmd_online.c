@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_common.h"
 #include "cli_util.h"
 #include "commands.h"
 #include "migsched/online.h"
@@ -50,7 +51,8 @@ static void ablation_usage(FILE *f)
 /* The generator's options are kept apart from gen: its defaults come from the GPU model,
  * known only once the options are read (setup_gen puts them over the defaults). */
 typedef struct online_opts {
-    const char *gpu, *trace, *alibaba, *csv, *plot, *save, *timeline;
+    cli_common co; /* --gpu, --json */
+    const char *trace, *alibaba, *csv, *plot, *save, *timeline;
     int limit, seeds;
     unsigned long long seed;
     ms_online_gen gen;
@@ -58,32 +60,25 @@ typedef struct online_opts {
     int jobs;
     const char *mix, *service, *times;
     bool tuned, layout_set;
-    bool arrival_set, jobs_set, json;
+    bool arrival_set, jobs_set;
     ms_online_config cfg;
 } online_opts;
-
-static int bad(const char *cmd, const char *msg, const char *arg)
-{
-    fprintf(stderr, "migsched online %s: %s '%s'\n", cmd, msg, arg);
-    return 2;
-}
 
 static int num(const char *cmd, const char *opt, const char *s, double lo, double hi, double *out)
 {
     if (cli_parse_double(s, lo, hi, out))
         return 0;
-    fprintf(stderr, "migsched online %s: %s must be a number in [%g, %g], got '%s'\n", cmd, opt,
-            lo, hi, s);
-    return 2;
+    return cli_usage_error(cmd, NULL, "%s must be a number in [%g, %g], got '%s'", opt, lo, hi,
+                           s);
 }
 
 enum { O_GPUS = 256, O_TRACE, O_ALIBABA, O_LIMIT, O_ARRIVAL, O_JOBS, O_MIX, O_SERVICE,
        O_POLICY, O_TAU, O_KAPPA, O_NOMIG, O_NOBAL, O_NODYN, O_MIGCOST, O_LAYOUT, O_SEED,
-       O_CHECK, O_CSV, O_PLOT, O_SAVE, O_SEEDS, O_JSON, O_TIMELINE, O_TIMES, O_MIGRULE,
+       O_CHECK, O_CSV, O_PLOT, O_SAVE, O_SEEDS, O_TIMELINE, O_TIMES, O_MIGRULE,
        O_QUEUE, O_RESERVE };
 
 static const struct option long_opts[] = {
-    {"gpu", required_argument, 0, 'g'}, {"gpus", required_argument, 0, O_GPUS},
+    CLI_LONG_GPU, {"gpus", required_argument, 0, O_GPUS},
     {"trace", required_argument, 0, O_TRACE}, {"alibaba", required_argument, 0, O_ALIBABA},
     {"limit", required_argument, 0, O_LIMIT}, {"arrival-mean", required_argument, 0, O_ARRIVAL},
     {"jobs", required_argument, 0, O_JOBS}, {"mix", required_argument, 0, O_MIX},
@@ -94,7 +89,7 @@ static const struct option long_opts[] = {
     {"layout", required_argument, 0, O_LAYOUT}, {"seed", required_argument, 0, O_SEED},
     {"check", no_argument, 0, O_CHECK}, {"csv", required_argument, 0, O_CSV},
     {"plot", required_argument, 0, O_PLOT}, {"save-trace", required_argument, 0, O_SAVE},
-    {"seeds", required_argument, 0, O_SEEDS}, {"json", no_argument, 0, O_JSON},
+    {"seeds", required_argument, 0, O_SEEDS}, CLI_LONG_JSON,
     {"timeline", required_argument, 0, O_TIMELINE},
     {"service-times", required_argument, 0, O_TIMES},
     {"migration-rule", required_argument, 0, O_MIGRULE}, {"queue", required_argument, 0, O_QUEUE},
@@ -102,15 +97,21 @@ static const struct option long_opts[] = {
     {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 
 /* Parses every option both subcommands know; returns -1 to go on, else an exit status. */
-static int parse(const char *cmd, int argc, char **argv, online_opts *o, void (*usage)(FILE *))
+static int parse(int argc, char **argv, online_opts *o, void (*usage)(FILE *))
 {
+    const char *cmd = o->co.cmd;
     double v = 0;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "g:h", long_opts, NULL)) != -1) {
-        int rc = 0;
+        int rc = cli_common_option(&o->co, c, optarg);
+        if (rc >= 0) {
+            if (rc)
+                return rc;
+            continue;
+        }
+        rc = 0;
         switch (c) {
-        case 'g': o->gpu = optarg; break;
         case O_GPUS: rc = num(cmd, "--gpus", optarg, 1, 1 << 20, &v); o->cfg.gpus = (int)v; break;
         case O_TRACE: o->trace = optarg; break;
         case O_ALIBABA: o->alibaba = optarg; break;
@@ -129,8 +130,7 @@ static int parse(const char *cmd, int argc, char **argv, online_opts *o, void (*
         case O_POLICY:
             o->cfg.policy = ms_online_policy_parse(optarg);
             if (o->cfg.policy < 0) { /* an unknown algorithm: bad input, as in every command */
-                fprintf(stderr, "migsched online %s: unknown policy '%s'\n", cmd, optarg);
-                return 1;
+                return cli_fail(cmd, "unknown policy '%s'", optarg);
             }
             break;
         case O_TAU: rc = num(cmd, "--tau", optarg, 0, 1, &o->cfg.tau); break;
@@ -138,16 +138,20 @@ static int parse(const char *cmd, int argc, char **argv, online_opts *o, void (*
         case O_NOMIG: o->cfg.migration = false; break;
         case O_NOBAL: o->cfg.balance = false; break;
         case O_NODYN: o->cfg.dynamic = false; break;
-        case O_MIGCOST: rc = num(cmd, "--migration-cost", optarg, 0, 1e9, &o->cfg.migration_cost); break;
+        case O_MIGCOST:
+            rc = num(cmd, "--migration-cost", optarg, 0, 1e9, &o->cfg.migration_cost);
+            break;
         case O_MIGRULE:
             o->cfg.migration_rule = ms_online_migration_rule_parse(optarg);
             if (o->cfg.migration_rule < 0)
-                return bad(cmd, "--migration-rule must be cost-aware or always, got", optarg);
+                return cli_usage_error(cmd, NULL, "--migration-rule must be cost-aware or always, "
+                                       "got '%s'", optarg);
             break;
         case O_QUEUE:
             o->cfg.queue = ms_online_queue_parse(optarg);
             if (o->cfg.queue < 0)
-                return bad(cmd, "--queue must be fcfs-profile, fcfs or reserve, got", optarg);
+                return cli_usage_error(cmd, NULL, "--queue must be fcfs-profile, fcfs or reserve, "
+                                       "got '%s'", optarg);
             break;
         case O_RESERVE:
             rc = num(cmd, "--reserve-after", optarg, 0, 1e8, &o->cfg.reserve_after);
@@ -157,15 +161,17 @@ static int parse(const char *cmd, int argc, char **argv, online_opts *o, void (*
             o->layout_set = true;
             o->cfg.layout = o->tuned ? MS_LAYOUT_BEST : ms_online_layout_parse(optarg);
             if (o->cfg.layout < MS_LAYOUT_BEST)
-                return bad(cmd, "unknown layout", optarg);
+                return cli_usage_error(cmd, NULL, "unknown layout '%s'", optarg);
             break;
-        case O_SEED: rc = num(cmd, "--seed", optarg, 0, 1e18, &v); o->seed = (unsigned long long)v; break;
+        case O_SEED:
+            rc = num(cmd, "--seed", optarg, 0, 1e18, &v);
+            o->seed = (unsigned long long)v;
+            break;
         case O_SEEDS: rc = num(cmd, "--seeds", optarg, 1, 1000, &v); o->seeds = (int)v; break;
         case O_CHECK: o->cfg.check = true; break;
         case O_CSV: o->csv = optarg; break;
         case O_PLOT: o->plot = optarg; break;
         case O_SAVE: o->save = optarg; break;
-        case O_JSON: o->json = true; break;
         case O_TIMELINE: o->timeline = optarg; break;
         case O_TIMES: o->times = optarg; break;
         case 'h': usage(stdout); return 0;
@@ -175,34 +181,30 @@ static int parse(const char *cmd, int argc, char **argv, online_opts *o, void (*
             return rc;
     }
     if (optind < argc)
-        return bad(cmd, "unexpected argument", argv[optind]);
+        return cli_usage_error(cmd, NULL, "unexpected argument '%s'", argv[optind]);
     return -1;
 }
 
-static int fail(const char *cmd, const ms_error *err)
-{
-    fprintf(stderr, "migsched online %s: %s\n", cmd, err->msg);
-    return 1;
-}
-
 /* The generator: m's defaults, then the options given. */
-static int setup_gen(const char *cmd, const ms_gpu_model *m, online_opts *o, ms_error *err)
+static int setup_gen(const ms_gpu_model *m, online_opts *o, ms_error *err)
 {
+    const char *cmd = o->co.cmd;
     ms_online_gen_defaults(m, &o->gen);
     if (o->arrival_set)
         o->gen.arrival_mean = o->arrival_mean;
     if (o->jobs_set)
         o->gen.jobs = o->jobs;
     if (o->mix && ms_online_parse_mix(m, o->mix, &o->gen, err))
-        return fail(cmd, err);
+        return cli_fail(cmd, "%s", err->msg);
     if (o->service && !strcmp(o->service, "long"))
         o->gen.service = MS_SERVICE_LONG;
     else if (o->service && strcmp(o->service, "normal"))
-        return bad(cmd, "--service must be normal or long, got", o->service);
+        return cli_usage_error(cmd, NULL, "--service must be normal or long, got '%s'", o->service);
     if (o->times && !strcmp(o->times, "flat"))
         o->gen.flat_service = true;
     else if (o->times && strcmp(o->times, "profile"))
-        return bad(cmd, "--service-times must be profile or flat, got", o->times);
+        return cli_usage_error(cmd, NULL, "--service-times must be profile or flat, got '%s'",
+                               o->times);
     return 0;
 }
 
@@ -216,27 +218,26 @@ static int load_workload(online_opts *o, const ms_gpu_model *m, ms_online_worklo
 {
     int sources = !!o->trace + !!o->alibaba + have_gen(o);
     if (sources != 1) {
-        fprintf(stderr, "migsched online simulate: give exactly one of --trace, --alibaba, or "
-                        "--arrival-mean/--jobs\n");
-        return 2;
+        return cli_usage_error("online simulate", NULL, "give exactly one of --trace, --alibaba, "
+                               "or --arrival-mean/--jobs");
     }
     if (o->trace && ms_online_trace_read(o->trace, m, w, err))
-        return fail("simulate", err);
+        return cli_fail("online simulate", "%s", err->msg);
     if (o->alibaba) {
         if (ms_online_alibaba_read(o->alibaba, m, o->limit, w, err))
-            return fail("simulate", err);
+            return cli_fail("online simulate", "%s", err->msg);
         fprintf(stderr, "alibaba: %d one-GPU pods kept, %d skipped (%d multi-GPU, %d without a "
                         "GPU, %d without a lifetime)\n", w->n, w->skipped, w->skipped_multi_gpu,
                 w->skipped_no_gpu, w->skipped_bad_time);
     }
     if (have_gen(o)) {
-        int rc = setup_gen("simulate", m, o, err);
+        int rc = setup_gen(m, o, err);
         if (rc)
             return rc;
         ms_rng rng;
         ms_rng_seed(&rng, o->seed);
         if (ms_online_generate(m, &o->gen, &rng, w, err))
-            return fail("simulate", err);
+            return cli_fail("online simulate", "%s", err->msg);
     }
     return 0;
 }
@@ -318,7 +319,7 @@ static int print_json(const ms_gpu_model *m, const ms_online_config *c,
 static int emit(const online_opts *o, const ms_gpu_model *m, const ms_online_workload *w,
                 const ms_online_result *r, ms_error *err)
 {
-    if (o->json) {
+    if (o->co.json) {
         if (print_json(m, &o->cfg, w, r, have_gen(o)))
             return 1;
     } else {
@@ -331,7 +332,7 @@ static int emit(const online_opts *o, const ms_gpu_model *m, const ms_online_wor
         (o->timeline && ms_online_write_timeline_csv(o->timeline, m, r, err)) ||
         (o->csv && ms_online_write_jobs_csv(o->csv, m, w, r, err)) ||
         (o->save && ms_online_trace_write(o->save, m, w, err)))
-        return fail("simulate", err);
+        return cli_fail("online simulate", "%s", err->msg);
     return 0;
 }
 
@@ -342,33 +343,32 @@ static int tune_layout(online_opts *o, const ms_gpu_model *m, ms_error *err)
     bool static_run = o->cfg.policy == MS_POLICY_FF_STATIC ||
                       (o->cfg.policy == MS_POLICY_FRAG && !o->cfg.dynamic);
     if (o->tuned && !have_gen(o)) {
-        fprintf(stderr, "migsched online simulate: --layout tuned needs a generated workload "
-                        "(--arrival-mean/--jobs) to draw its training workloads from\n");
-        return 2;
+        return cli_usage_error("online simulate", NULL, "--layout tuned needs a generated "
+                               "workload (--arrival-mean/--jobs) to draw its training workloads "
+                               "from");
     }
     if (!static_run || !have_gen(o) || (o->layout_set && !o->tuned))
         return 0;
     if (ms_online_choose_layout(m, &o->gen, &o->cfg, MS_ONLINE_TRAIN_SEED(o->seed), 5, err))
-        return fail("simulate", err);
+        return cli_fail("online simulate", "%s", err->msg);
     return 0;
 }
 
 static int simulate(int argc, char **argv)
 {
-    online_opts o = {0};
+    online_opts o = {.co = {.cmd = "online simulate", .takes = CLI_GPU | CLI_JSON}};
     ms_online_config_defaults(&o.cfg);
     o.cfg.gpus = 0;
-    int rc = parse("simulate", argc, argv, &o, simulate_usage);
+    int rc = parse(argc, argv, &o, simulate_usage);
     if (rc >= 0)
         return rc;
-    if (!o.gpu || !o.cfg.gpus) {
-        fprintf(stderr, "migsched online simulate: --gpu and --gpus are required\n");
-        return 2;
+    if (!o.co.gpu || !o.cfg.gpus) {
+        return cli_usage_error("online simulate", NULL, "--gpu and --gpus are required");
     }
     ms_gpu_model m;
     ms_error err;
-    if (ms_gpu_lookup(o.gpu, &m, &err))
-        return fail("simulate", &err);
+    if (ms_gpu_lookup(o.co.gpu, &m, &err))
+        return cli_fail("online simulate", "%s", err.msg);
     const char *outputs[] = {o.csv, o.plot, o.save, o.timeline};
     if (cli_check_outputs("online simulate", outputs, 4))
         return 1;
@@ -384,7 +384,7 @@ static int simulate(int argc, char **argv)
     }
     if (ms_online_simulate(&m, &w, &o.cfg, &r, &err)) {
         ms_online_workload_free(&w);
-        return fail("simulate", &err);
+        return cli_fail("online simulate", "%s", err.msg);
     }
     rc = emit(&o, &m, &w, &r, &err);
     ms_online_result_free(&r);
@@ -467,27 +467,27 @@ static int print_ablation_json(const online_opts *o, const ms_gpu_model *m,
 
 static int ablation(int argc, char **argv)
 {
-    online_opts o = {0};
+    online_opts o = {.co = {.cmd = "online ablation", .takes = CLI_GPU | CLI_JSON,
+                            .gpu = "A100-40GB"}};
     ms_online_config_defaults(&o.cfg);
-    o.gpu = "A100-40GB";
     o.seeds = 5;
     o.seed = 1;
-    int rc = parse("ablation", argc, argv, &o, ablation_usage);
+    int rc = parse(argc, argv, &o, ablation_usage);
     if (rc >= 0)
         return rc;
     ms_gpu_model m;
     ms_error err;
-    if (ms_gpu_lookup(o.gpu, &m, &err))
-        return fail("ablation", &err);
-    if ((rc = setup_gen("ablation", &m, &o, &err)))
+    if (ms_gpu_lookup(o.co.gpu, &m, &err))
+        return cli_fail("online ablation", "%s", err.msg);
+    if ((rc = setup_gen(&m, &o, &err)))
         return rc;
-    if (!o.json)
+    if (!o.co.json)
         print_ablation_header(&o, &m);
     ms_online_ablation a = {.gen = o.gen, .cfg = o.cfg, .seed = o.seed, .seeds = o.seeds};
     ms_online_ablation_table t;
-    if (ms_online_ablation_run(&m, &a, o.json ? NULL : print_ablation_row, NULL, &t, &err))
-        return fail("ablation", &err);
-    return o.json ? print_ablation_json(&o, &m, &t) : 0;
+    if (ms_online_ablation_run(&m, &a, o.co.json ? NULL : print_ablation_row, NULL, &t, &err))
+        return cli_fail("online ablation", "%s", err.msg);
+    return o.co.json ? print_ablation_json(&o, &m, &t) : 0;
 }
 
 int cmd_online(int argc, char **argv)
