@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_common.h"
 #include "cli_util.h"
 #include "commands.h"
 #include "migsched/learn.h"
@@ -152,15 +153,11 @@ static int report_json(const eval_ctx *c, const eval_args *a)
 static int split_list(char *list, ms_rl_eval *e)
 {
     for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
-        if (!ms_offline_known(tok)) {
-            fprintf(stderr, "migsched rl-eval: --compare: unknown algorithm '%s'\n", tok);
-            return 1;
-        }
-        if (e->ncompare == MS_RL_EVAL_MAX_COMPARE || !strcmp(tok, "rl")) {
-            fprintf(stderr, "migsched rl-eval: --compare: at most %d offline algorithms, not "
-                            "rl\n", MS_RL_EVAL_MAX_COMPARE);
-            return 2;
-        }
+        if (!ms_offline_known(tok))
+            return cli_fail("rl-eval", "--compare: unknown algorithm '%s'", tok);
+        if (e->ncompare == MS_RL_EVAL_MAX_COMPARE || !strcmp(tok, "rl"))
+            return cli_usage_error("rl-eval", NULL, "--compare: at most %d offline algorithms, "
+                                   "not rl", MS_RL_EVAL_MAX_COMPARE);
         e->compare[e->ncompare++] = tok;
     }
     return 0;
@@ -170,69 +167,58 @@ static int split_list(char *list, ms_rl_eval *e)
 static int parse_args(int argc, char **argv, eval_args *a)
 {
     static const struct option longopts[] = {
-        {"model", 1, 0, 'm'}, {"gpu", 1, 0, 'g'},  {"preset", 1, 0, 'p'}, {"sets", 1, 0, 'd'},
-        {"tasks", 1, 0, 't'}, {"seed", 1, 0, 's'}, {"compare", 1, 0, 'c'},
-        {"offline-model", 1, 0, 'f'}, {"json", 0, 0, 'j'}, {"order", 1, 0, 'o'},
+        {"model", 1, 0, 'm'}, CLI_LONG_GPU,  {"preset", 1, 0, 'p'}, {"sets", 1, 0, 'd'},
+        {"tasks", 1, 0, 't'}, CLI_LONG_SEED, {"compare", 1, 0, 'c'},
+        {"offline-model", 1, 0, 'f'}, CLI_LONG_JSON, {"order", 1, 0, 'o'},
         {"rollout", 1, 0, 'r'}, {"rollout-gap", 1, 0, 'G'}, {"by-batch", 0, 0, 'b'},
         {"help", 0, 0, 'h'},
         {0, 0, 0, 0}};
-    int ch, li = -1;
+    cli_common co = {.cmd = "rl-eval", .takes = CLI_GPU | CLI_SEED | CLI_JSON, .seed = a->seed};
+    int ch, li = -1, rc;
     optind = 1;
     while ((ch = getopt_long(argc, argv, "h", longopts, &li)) != -1) {
+        if ((rc = cli_common_option(&co, ch, optarg)) >= 0) {
+            if (rc)
+                return rc;
+            continue;
+        }
         switch (ch) {
         case 'm': a->model = optarg; break;
-        case 'g': a->gpu = optarg; break;
         case 'p': a->preset = optarg; break;
         case 'f': a->offline = optarg; break;
         case 'c': snprintf(a->list, sizeof a->list, "%s", optarg); break;
-        case 'j': a->json = true; break;
         case 'b': a->by_batch = true; break;
         case 'r':
-            if (!cli_parse_rollout(optarg, &a->rollout)) {
-                fprintf(stderr, "migsched rl-eval: --rollout: '%s' is not 1..1000 or all\n",
-                        optarg);
-                return 2;
-            }
+            if (!cli_parse_rollout(optarg, &a->rollout))
+                return cli_usage_error("rl-eval", NULL, "--rollout: '%s' is not 1..1000 or all",
+                                       optarg);
             break;
         case 'G':
-            if (!cli_parse_rollout_gap(optarg, &a->gap)) {
-                fprintf(stderr, "migsched rl-eval: --rollout-gap: '%s' is not a number in "
-                                "0..1000 or inf\n", optarg);
-                return 2;
-            }
+            if (!cli_parse_rollout_gap(optarg, &a->gap))
+                return cli_usage_error("rl-eval", NULL, "--rollout-gap: '%s' is not a number in "
+                                       "0..1000 or inf", optarg);
             break;
         case 'o':
-            if (strcmp(optarg, "shuffled") && strcmp(optarg, "sorted")) {
-                fprintf(stderr, "migsched rl-eval: --order: '%s' is not shuffled or sorted\n",
-                        optarg);
-                return 2;
-            }
+            if (strcmp(optarg, "shuffled") && strcmp(optarg, "sorted"))
+                return cli_usage_error("rl-eval", NULL, "--order: '%s' is not shuffled or sorted",
+                                       optarg);
             a->sorted = !strcmp(optarg, "sorted");
             break;
-        case 's':
-            if (!cli_parse_seed(optarg, &a->seed)) {
-                fprintf(stderr, "migsched rl-eval: --seed: '%s' is not a non-negative integer\n",
-                        optarg);
-                return 2;
-            }
-            break;
         case 'd': case 't':
-            if (!cli_parse_long(optarg, 1, 1000000, ch == 'd' ? &a->sets : &a->tasks)) {
-                fprintf(stderr, "migsched rl-eval: --%s: '%s' is not an integer in 1..1000000\n",
-                        longopts[li].name, optarg);
-                return 2;
-            }
+            if (!cli_parse_long(optarg, 1, 1000000, ch == 'd' ? &a->sets : &a->tasks))
+                return cli_usage_error("rl-eval", NULL, "--%s: '%s' is not an integer in "
+                                       "1..1000000", longopts[li].name, optarg);
             break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
     }
-    if (!a->model || optind < argc) {
-        fprintf(stderr, "migsched rl-eval: %s\n",
-                a->model ? "unexpected argument" : "--model FILE is required");
-        usage(stderr);
-        return 2;
-    }
+    a->gpu = co.gpu;
+    a->seed = co.seed;
+    a->json = co.json;
+    if (!a->model || optind < argc)
+        return cli_usage_error("rl-eval", usage, "%s",
+                               a->model ? "unexpected argument" : "--model FILE is required");
     return -1;
 }
 
@@ -270,20 +256,18 @@ int cmd_rl_eval(int argc, char **argv)
     ms_error err;
     if (ms_model_load(a.model, &c.model, &err) ||
         (a.offline && ms_model_load(a.offline, &c.offline_model, &err))) {
-        fprintf(stderr, "migsched rl-eval: %s\n", err.msg);
         ms_model_destroy(&c.model);
-        return 1;
+        return cli_fail("rl-eval", "%s", err.msg);
     }
     c.has_offline = a.offline != NULL;
     if (isnan(a.gap))
         a.gap = ms_rl_model_gap(&c.model);
     rc = 1;
     if (a.by_batch && c.model.env.online) {
-        fprintf(stderr, "migsched rl-eval: --by-batch: an online policy plans each dataset as "
-                        "one queue, not in batches\n");
-        rc = 2;
+        rc = cli_usage_error("rl-eval", NULL, "--by-batch: an online policy plans each dataset "
+                             "as one queue, not in batches");
     } else if (setup_eval(&c, &a, &err) || ms_rl_eval_run(&c.gpu, &c.eval, &c.res, &err)) {
-        fprintf(stderr, "migsched rl-eval: %s\n", err.msg);
+        cli_fail("rl-eval", "%s", err.msg);
     } else if (a.json) {
         rc = report_json(&c, &a);
     } else {
