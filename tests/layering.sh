@@ -17,7 +17,6 @@ ALLOWED='
 offline: far offline optimal rl search search_seed | not yet split
 learn: model rl_sched rollout train | not yet split
 workload: workload workload_csv workload_json | not yet split
-cli: cmd_hier cmd_hier_experiment cmd_hier_train | not yet split
 '
 
 objs=$(find "$B/CMakeFiles/migsched_lib.dir/src" "$B/CMakeFiles/migsched_daemon.dir/src" \

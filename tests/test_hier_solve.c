@@ -247,6 +247,51 @@ static void test_render_valid(void **state)
     ms_hier_window_free(&w);
 }
 
+/* ms_hier_plan_window: each exhaustive policy plans as ms_hier_solve does; default with no
+ * layout given picks the window's best one and reports it, and keeps one given. */
+static void test_plan_window(void **state)
+{
+    (void)state;
+    ms_error err;
+    ms_rng rng;
+    ms_rng_seed(&rng, 5);
+    ms_hier_window w;
+    assert_int_equal(ms_hier_window_mix(&cat, MS_HIER_MIX_BALANCED, 8, -1, &rng, &w, &err), 0);
+    ms_hier_plan got, want;
+    int layout = -1;
+    assert_int_equal(ms_hier_plan_window(&w, cr, 4, MS_HIER_OPTIMAL, NULL, MS_HIER_GREEDY,
+                                         &layout, &got, &err), 0);
+    assert_int_equal(layout, -1);
+    assert_int_equal(ms_hier_solve(&w, cr, 4, MS_HIER_OPTIMAL, MS_HIER_NOMIG, &want, &err), 0);
+    assert_int_equal(got.n, want.n);
+    assert_memory_equal(got.groups, want.groups, got.n * sizeof *got.groups);
+    ms_hier_plan_free(&got);
+    ms_hier_plan_free(&want);
+
+    ms_hier_layout best;
+    assert_int_equal(ms_hier_default_layout(&w, 1, cr, 4, &best, &err), 0);
+    assert_int_equal(ms_hier_plan_window(&w, cr, 4, MS_HIER_DEFAULT, NULL, MS_HIER_GREEDY,
+                                         &layout, &got, &err), 0);
+    assert_int_equal(layout, (int)best);
+    ms_hier_plan_free(&got);
+
+    ms_hier_layout other = best == MS_HIER_SHARED ? MS_HIER_PRIVATE : MS_HIER_SHARED;
+    layout = (int)other;
+    assert_int_equal(ms_hier_plan_window(&w, cr, 4, MS_HIER_DEFAULT, NULL, MS_HIER_GREEDY,
+                                         &layout, &got, &err), 0);
+    assert_int_equal(layout, (int)other);
+    assert_int_equal(ms_hier_solve(&w, cr, 4, MS_HIER_DEFAULT, other, &want, &err), 0);
+    assert_int_equal(got.n, want.n);
+    assert_memory_equal(got.groups, want.groups, got.n * sizeof *got.groups);
+    ms_hier_plan_free(&got);
+    ms_hier_plan_free(&want);
+
+    assert_int_equal(ms_hier_plan_window(&w, cr, 4, MS_HIER_RL, "no-such-model.bin",
+                                         MS_HIER_GREEDY, &layout, &got, &err), MS_EIO);
+    assert_non_null(strstr(err.msg, "no-such-model.bin"));
+    ms_hier_window_free(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -255,6 +300,7 @@ int main(void)
         cmocka_unit_test(test_plan_check_rejects),
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_render_valid),
+        cmocka_unit_test(test_plan_window),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

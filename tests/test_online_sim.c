@@ -479,6 +479,64 @@ static void test_sweep(void **state)
     free(s);
 }
 
+static void count_rows(void *arg, int row, const ms_online_ablation_table *t)
+{
+    (void)t;
+    int *done = arg;
+    assert_int_equal(row, *done);
+    (*done)++;
+}
+
+/* The ablation: every row is reported once, in order; a dynamic row's cell is the mean of
+ * its seeds' runs with its techniques; a static row on one GPU, where no static layout
+ * holds the mix, is n/a (NAN), not a failure; same numbers twice. */
+static void test_ablation(void **state)
+{
+    (void)state;
+    const ms_gpu_model *m = ms_gpu_builtin("A100-40GB");
+    ms_error err;
+    ms_online_ablation a = {.seed = 3, .seeds = 2};
+    ms_online_gen_defaults(m, &a.gen);
+    a.gen.jobs = 12;
+    ms_online_config_defaults(&a.cfg);
+    a.cfg.gpus = 2;
+    ms_online_ablation_table t, again;
+    int done = 0;
+    assert_int_equal(ms_online_ablation_run(m, &a, count_rows, &done, &t, &err), 0);
+    assert_int_equal(done, MS_ABLATION_ROWS);
+    assert_string_equal(ms_online_ablation_row_name(0), "firstfit-static");
+    assert_string_equal(ms_online_ablation_load_name(1), "Long(25)");
+    assert_int_equal(ms_online_ablation_run(m, &a, NULL, NULL, &again, &err), 0);
+    for (int i = 0; i < MS_ABLATION_ROWS; i++)
+        for (int l = 0; l < MS_ABLATION_LOADS; l++)
+            assert_true(t.cell[i][l].turnaround == again.cell[i][l].turnaround &&
+                        t.cell[i][l].wait == again.cell[i][l].wait &&
+                        t.cell[i][l].execution == again.cell[i][l].execution);
+    ms_online_gen g = a.gen; /* "all (+migration)" on Long(50) */
+    g.service = MS_SERVICE_LONG;
+    g.arrival_mean = 50;
+    ms_online_config c = a.cfg;
+    c.policy = MS_POLICY_FRAG;
+    c.balance = c.dynamic = c.migration = true;
+    double turn = 0, wait = 0;
+    for (int s = 0; s < 2; s++) {
+        ms_online_workload w;
+        ms_online_result r;
+        assert_int_equal(ms_online_run_seed(m, &g, &c, 3 + s, &w, &r, &err), 0);
+        turn += r.mean_turnaround / 2;
+        wait += r.mean_wait / 2;
+        ms_online_result_free(&r);
+        ms_online_workload_free(&w);
+    }
+    assert_true(t.cell[3][3].turnaround == turn && t.cell[3][3].wait == wait);
+    a.cfg.gpus = 1;
+    assert_int_equal(ms_online_ablation_run(m, &a, NULL, NULL, &t, &err), 0);
+    assert_true(isnan(t.cell[0][0].turnaround) && isnan(t.cell[0][0].execution));
+    assert_false(isnan(t.cell[2][0].turnaround));
+    a.seeds = 0;
+    assert_int_equal(ms_online_ablation_run(m, &a, NULL, NULL, &t, &err), MS_EINVAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -491,6 +549,7 @@ int main(void)
         cmocka_unit_test(test_owp_elasticbatch_gpu_order),
         cmocka_unit_test(test_layouts_same_multiset),
         cmocka_unit_test(test_sweep),
+        cmocka_unit_test(test_ablation),
         cmocka_unit_test(test_quantile_golden),
         cmocka_unit_test(test_deterministic),
     };

@@ -296,6 +296,13 @@ int ms_hier_rl_plan(const ms_hier_window *w, const ms_hier_corun *cr, int cmax,
                     const char *model_path, ms_hier_lookahead lookahead, ms_hier_plan *out,
                     ms_error *err);
 
+/* A window planned by policy p: the agent of model_path for MS_HIER_RL (by lookahead),
+ * ms_hier_solve otherwise. For MS_HIER_DEFAULT a *layout (an ms_hier_layout) >= 0 is used
+ * as given; *layout < 0 picks the layout best for this window and reports it there. */
+int ms_hier_plan_window(const ms_hier_window *w, const ms_hier_corun *cr, int cmax,
+                        ms_hier_policy p, const char *model_path, ms_hier_lookahead lookahead,
+                        int *layout, ms_hier_plan *out, ms_error *err);
+
 /* ---- The DQN agent (src/hier/rl_*.c): training and planning ---- */
 
 /* The agent of Table VI: state W x (f + 5), actions = W picks + setups (the solo one and

@@ -10,6 +10,7 @@
 
 #include "migsched/error.h"
 #include "migsched/gpu.h"
+#include "migsched/learn.h"
 #include "migsched/schedule.h"
 #include "migsched/workload.h"
 
@@ -268,5 +269,42 @@ int ms_experiment_run(const ms_experiment *e, ms_experiment_progress progress, v
  * there were. */
 int ms_experiment_write_csv(const ms_experiment *e, const ms_experiment_result *r, FILE *f);
 void ms_experiment_result_free(ms_experiment_result *r);
+
+/* ---- A trained policy against the offline algorithms on the same generated datasets
+ * (paper 001): p_opt per batch for offline policies (Table 4), p_online^A for online
+ * ones (Table 5). Every schedule goes through the validator. ---- */
+
+#define MS_RL_EVAL_MAX_COMPARE 8
+
+typedef struct ms_rl_eval {
+    const ms_rl_model *model;         /* the policy evaluated */
+    const ms_rl_model *offline_model; /* online models: an offline policy compared (or NULL) */
+    int rollout;                      /* the policies' rule of decision (ms_rl_schedule) */
+    float gap;
+    int ncompare;                     /* offline algorithms (ms_offline_known) run on */
+    const char *compare[MS_RL_EVAL_MAX_COMPARE]; /* the same data */
+    ms_gen_params gen;                /* the datasets: sets of `tasks` tasks drawn with seed */
+    long sets;
+    int tasks;
+    uint64_t seed;
+    bool by_batch;                    /* offline policies: also p_opt per batch position */
+} ms_rl_eval;
+
+/* Means over the datasets, the policy first, then each compared algorithm, then the
+ * offline policy. Offline policies: p_opt % = mean over each dataset's batches of N of
+ * (makespan / l_bound_paper - 1) x 100, each batch scheduled alone (also for the compared
+ * algorithms). Online policies: the whole dataset is one queue; mean[0] is the policy's
+ * makespan (s), the others p_online^A % = (makespan of A / the policy's - 1) x 100, A given
+ * the dataset in batches of N. */
+typedef struct ms_rl_eval_result {
+    double mean[MS_RL_EVAL_MAX_COMPARE + 2];
+    int npos;                                  /* by_batch: the batch positions, else 0 */
+    double (*by_batch)[MS_RL_EVAL_MAX_COMPARE + 1]; /* [position]: p_opt of the k-th batch */
+} ms_rl_eval_result;
+
+/* Fills *out (ms_rl_eval_result_free releases it); an error names the dataset. */
+int ms_rl_eval_run(const ms_gpu_model *gpu, const ms_rl_eval *e, ms_rl_eval_result *out,
+                   ms_error *err);
+void ms_rl_eval_result_free(ms_rl_eval_result *r);
 
 #endif

@@ -352,4 +352,37 @@ int ms_online_sweep_write_csv(const char *path, const ms_gpu_model *m, const ms_
 int ms_online_sweep_write_svg(const ms_online_sweep *s, const ms_online_point *pts,
                               const char *path, const char *title, ms_error *err);
 
+/* ---- The ablation: the techniques switched on one by one (paper 002) ---- */
+
+/* Rows: firstfit-static, +balance, +balance+dynamic, all (+migration), firstfit-dynamic,
+ * all - balance, all - dynamic. Loads: Normal and Long service at mean inter-arrival 25 s
+ * and 50 s. */
+#define MS_ABLATION_ROWS 7
+#define MS_ABLATION_LOADS 4
+
+typedef struct ms_online_ablation {
+    ms_online_gen gen;           /* the workload; service and arrival_mean set per load */
+    ms_online_config cfg;        /* gpus, tau, kappa, ...; the techniques set per row */
+    unsigned long long seed;     /* evaluation seeds seed .. seed+seeds-1; a static row's */
+    int seeds;                   /*   layout is chosen on MS_ONLINE_TRAIN_SEED(seed) ... */
+} ms_online_ablation;
+
+/* One row on one load, means over the seeds (s); all NAN when no static layout holds the
+ * mix (a static row on one GPU). */
+typedef struct ms_online_ablation_cell {
+    double turnaround, wait, execution;
+} ms_online_ablation_cell;
+
+typedef struct ms_online_ablation_table {
+    ms_online_ablation_cell cell[MS_ABLATION_ROWS][MS_ABLATION_LOADS];
+} ms_online_ablation_table;
+
+const char *ms_online_ablation_row_name(int row);
+const char *ms_online_ablation_load_name(int load);
+/* Runs every row on every load into *out; row_done, when given, is called after each row
+ * with the rows so far (the whole table takes minutes). */
+int ms_online_ablation_run(const ms_gpu_model *m, const ms_online_ablation *a,
+                           void (*row_done)(void *arg, int row, const ms_online_ablation_table *t),
+                           void *arg, ms_online_ablation_table *out, ms_error *err);
+
 #endif

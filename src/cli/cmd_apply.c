@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli_common.h"
 #include "cli_util.h"
 #include "commands.h"
 #include "migsched/exec.h"
@@ -49,30 +50,29 @@ static void export_usage(FILE *f)
                "  -o         output file (default stdout)\n");
 }
 
-/* The options both commands share; returns 0 when taken, 2 on bad usage, -1 if not one. */
-static int common_option(const char *cmd, int c, const char **backend, const char **gpu,
-                         int *devices, int *ndevices)
+/* The options both commands share (--gpu in co); returns 0 when taken, 2 on bad usage, -1
+ * if not one. */
+static int device_option(cli_common *co, int c, const char **backend, int *devices,
+                         int *ndevices)
 {
+    int rc = cli_common_option(co, c, optarg);
+    if (rc >= 0)
+        return rc;
     switch (c) {
     case 'b':
-        if (strcmp(optarg, "nvml") && strcmp(optarg, "sim")) {
-            fprintf(stderr, "migsched %s: --backend: '%s' is not nvml or sim\n", cmd, optarg);
-            return 2;
-        }
+        if (strcmp(optarg, "nvml") && strcmp(optarg, "sim"))
+            return cli_usage_error(co->cmd, NULL, "--backend: '%s' is not nvml or sim", optarg);
         *backend = optarg;
         return 0;
-    case 'g': *gpu = optarg; return 0;
     case 'd':
-        if (!cli_parse_int_list(optarg, 0, 255, MS_RUN_MAX_GPUS, devices, ndevices)) {
-            fprintf(stderr, "migsched %s: --devices: '%s' is not a list of GPU indices\n", cmd, optarg);
-            return 2;
-        }
+        if (!cli_parse_int_list(optarg, 0, 255, MS_RUN_MAX_GPUS, devices, ndevices))
+            return cli_usage_error(co->cmd, NULL, "--devices: '%s' is not a list of GPU indices",
+                                   optarg);
         for (int i = 0; i < *ndevices; i++)
             for (int j = 0; j < i; j++)
-                if (devices[i] == devices[j]) {
-                    fprintf(stderr, "migsched %s: --devices: GPU %d is listed twice\n", cmd, devices[i]);
-                    return 2;
-                }
+                if (devices[i] == devices[j])
+                    return cli_usage_error(co->cmd, NULL, "--devices: GPU %d is listed twice",
+                                           devices[i]);
         return 0;
     default: return -1;
     }
@@ -82,14 +82,10 @@ static int common_option(const char *cmd, int c, const char **backend, const cha
 static int load_model(const char *cmd, const char *backend, const char *gpu, ms_gpu_model *m)
 {
     ms_error err;
-    if (!gpu && !strcmp(backend, "sim")) {
-        fprintf(stderr, "migsched %s: --backend sim needs --gpu MODEL\n", cmd);
-        return 2;
-    }
-    if (gpu && ms_gpu_lookup(gpu, m, &err)) {
-        fprintf(stderr, "migsched %s: --gpu: %s\n", cmd, err.msg);
-        return 1;
-    }
+    if (!gpu && !strcmp(backend, "sim"))
+        return cli_usage_error(cmd, NULL, "--backend sim needs --gpu MODEL");
+    if (gpu && ms_gpu_lookup(gpu, m, &err))
+        return cli_fail(cmd, "--gpu: %s", err.msg);
     return 0;
 }
 
@@ -102,15 +98,16 @@ int cmd_apply(int argc, char **argv)
                                          {"check", no_argument, 0, 'k'},
                                          {"mode-only", no_argument, 0, 'm'},
                                          {"backend", required_argument, 0, 'b'},
-                                         {"gpu", required_argument, 0, 'g'},
+                                         CLI_LONG_GPU,
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     ms_apply_options o = {.backend = "nvml"};
-    const char *file = NULL, *name = NULL, *gpu = NULL;
+    cli_common co = {.cmd = "apply", .takes = CLI_GPU};
+    const char *file = NULL, *name = NULL;
     int c, rc;
     optind = 1;
     while ((c = getopt_long(argc, argv, "f:c:h", opts, NULL)) != -1) {
-        if ((rc = common_option("apply", c, &o.backend, &gpu, o.devices, &o.ndevices)) >= 0) {
+        if ((rc = device_option(&co, c, &o.backend, o.devices, &o.ndevices)) >= 0) {
             if (rc)
                 return rc;
             continue;
@@ -132,9 +129,9 @@ int cmd_apply(int argc, char **argv)
         return 2;
     }
     ms_gpu_model model;
-    if ((rc = load_model("apply", o.backend, gpu, &model)))
+    if ((rc = load_model("apply", o.backend, co.gpu, &model)))
         return rc;
-    o.model = gpu ? &model : NULL;
+    o.model = co.gpu ? &model : NULL;
     ms_error err;
     ms_migparted *cfg = NULL;
     rc = ms_migparted_read(file, &cfg, &err);
@@ -151,28 +148,27 @@ int cmd_export(int argc, char **argv)
     static const struct option opts[] = {{"devices", required_argument, 0, 'd'},
                                          {"name", required_argument, 0, 'N'},
                                          {"backend", required_argument, 0, 'b'},
-                                         {"gpu", required_argument, 0, 'g'},
-                                         {"output", required_argument, 0, 'o'},
+                                         CLI_LONG_GPU,
+                                         CLI_LONG_OUTPUT,
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    const char *backend = "nvml", *gpu = NULL, *name = "current", *output = "-";
+    cli_common co = {.cmd = "export", .takes = CLI_GPU | CLI_OUTPUT, .output = "-"};
+    const char *backend = "nvml", *name = "current";
     int devices[MS_RUN_MAX_GPUS], ndevices = 0, c, rc;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-        if ((rc = common_option("export", c, &backend, &gpu, devices, &ndevices)) >= 0) {
+        if ((rc = device_option(&co, c, &backend, devices, &ndevices)) >= 0) {
             if (rc)
                 return rc;
             continue;
         }
         switch (c) {
         case 'N':
-            if (!*optarg || strcspn(optarg, " :#\"'\t\n{}[],&*!|>%@`") != strlen(optarg)) {
-                fprintf(stderr, "migsched export: --name: '%s' is not a plain YAML key\n", optarg);
-                return 2;
-            }
+            if (!*optarg || strcspn(optarg, " :#\"'\t\n{}[],&*!|>%@`") != strlen(optarg))
+                return cli_usage_error("export", NULL, "--name: '%s' is not a plain YAML key",
+                                       optarg);
             name = optarg;
             break;
-        case 'o': output = optarg; break;
         case 'h': export_usage(stdout); return 0;
         default: export_usage(stderr); return 2;
         }
@@ -182,12 +178,13 @@ int cmd_export(int argc, char **argv)
         return 2;
     }
     ms_gpu_model model;
+    const char *gpu = co.gpu;
     if ((rc = load_model("export", backend, gpu, &model)))
         return rc;
     ms_error err;
     ms_output out = {0};
     ms_backend_options bo = {0};
-    rc = ms_output_open(&out, output, &err);
+    rc = ms_output_open(&out, co.output, &err);
     if (rc == MS_OK) {
         rc = ms_export(backend, &bo, gpu ? &model : NULL, devices, ndevices, name, out.f, &err);
         if (rc)

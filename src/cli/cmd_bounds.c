@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cli_common.h"
 #include "cli_util.h"
 #include "commands.h"
 #include "migsched/schedule.h"
@@ -20,34 +21,35 @@ static void usage(FILE *f)
 
 int cmd_bounds(int argc, char **argv)
 {
-    static const struct option opts[] = {{"gpu", required_argument, 0, 'g'},
-                                         {"gpus", required_argument, 0, 'n'},
-                                         {"json", no_argument, 0, 'j'},
+    static const struct option opts[] = {CLI_LONG_GPU,
+                                         CLI_LONG_GPUS,
+                                         CLI_LONG_JSON,
                                          {"initial", required_argument, 0, 'i'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    const char *gpu = NULL, *initial = "empty";
-    int gpus = 1, json = 0, c;
+    cli_common co = {.cmd = "bounds", .takes = CLI_GPU | CLI_GPUS | CLI_JSON,
+                     .gpus_max = 4096, .gpus = 1};
+    const char *initial = "empty";
+    int c, rc;
     optind = 1;
     while ((c = getopt_long(argc, argv, "g:h", opts, NULL)) != -1) {
+        if ((rc = cli_common_option(&co, c, optarg)) >= 0) {
+            if (rc)
+                return rc;
+            continue;
+        }
         switch (c) {
-        case 'g': gpu = optarg; break;
-        case 'j': json = 1; break;
         case 'i': initial = optarg; break;
-        case 'n':
-            if (!cli_parse_int(optarg, 1, 4096, &gpus)) {
-                fprintf(stderr, "migsched bounds: --gpus: '%s' is not 1..4096\n", optarg);
-                return 2;
-            }
-            break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
     }
-    if (!gpu || optind != argc - 1) {
+    if (!co.gpu || optind != argc - 1) {
         usage(stderr);
         return 2;
     }
+    const char *gpu = co.gpu;
+    int gpus = co.gpus;
     ms_error err;
     ms_gpu_model m;
     ms_workload *w;
@@ -67,7 +69,7 @@ int cmd_bounds(int argc, char **argv)
     ms_initial_fini(&init);
     int n = w->n;
     ms_workload_free(w);
-    if (json)
+    if (co.json)
         return cli_json_print("bounds", json_pack("{s:s, s:i, s:s, s:i, s:s, s:o, s:o, s:o}",
                                                   "workload", argv[optind], "tasks", n,
                                                   "gpu_model", m.name, "gpus", gpus, "initial",

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "cli_common.h"
 #include "cli_util.h"
 #include "commands.h"
 #include "migsched/io.h"
@@ -245,12 +246,12 @@ typedef struct compare_args {
 /* Returns -1 when the arguments are good, else the exit status (0 after --help). */
 static int parse_args(int argc, char **argv, compare_args *a)
 {
-    static const struct option opts[] = {{"gpu", required_argument, 0, 'g'},
-                                         {"gpus", required_argument, 0, 'G'},
+    static const struct option opts[] = {CLI_LONG_GPU,
+                                         CLI_LONG_GPUS,
                                          {"algos", required_argument, 0, 'a'},
                                          {"model", required_argument, 0, 'm'},
                                          {"csv", required_argument, 0, 'c'},
-                                         {"json", no_argument, 0, 'j'},
+                                         CLI_LONG_JSON,
                                          {"plot-dir", required_argument, 0, 'p'},
                                          {"no-time", no_argument, 0, 'T'},
                                          {"four-runs-three", no_argument, 0, 'F'},
@@ -264,63 +265,53 @@ static int parse_args(int argc, char **argv, compare_args *a)
                                          {"initial", required_argument, 0, 'I'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    int c;
+    cli_common co = {.cmd = "compare", .takes = CLI_GPU | CLI_GPUS | CLI_JSON,
+                     .gpus_max = 1024, .range_words = "a count in ", .gpus = a->gpus};
+    int c, rc;
     optind = 1;
     while ((c = getopt_long(argc, argv, "g:G:a:h", opts, NULL)) != -1) {
+        if ((rc = cli_common_option(&co, c, optarg)) >= 0) {
+            if (rc)
+                return rc;
+            continue;
+        }
         switch (c) {
-        case 'g': a->gpu = optarg; break;
-        case 'G':
-            if (!cli_parse_int(optarg, 1, 1024, &a->gpus)) {
-                fprintf(stderr, "migsched compare: --gpus: '%s' is not a count in 1..1024\n", optarg);
-                return 2;
-            }
-            break;
         case 'a': snprintf(a->algos, sizeof a->algos, "%s", optarg); break;
         case 'm': a->opt.model = optarg; break;
         case 'c': a->csv = optarg; break;
-        case 'j': a->json = true; break;
         case 'p': a->plot_dir = optarg; break;
         case 'T': a->timed = false; break;
         case 'F': a->opt.four_runs_three = 1; break;
         case 'R': a->opt.tie_right_first = 1; break;
         case 'B':
-            if (!cli_parse_double(optarg, 0, 1e12, &a->opt.time_budget_ms) || a->opt.time_budget_ms <= 0) {
-                fprintf(stderr, "migsched compare: --time-budget must be a positive number of "
-                                "milliseconds, not '%s'\n", optarg);
-                return 2;
-            }
+            if (!cli_parse_double(optarg, 0, 1e12, &a->opt.time_budget_ms) ||
+                a->opt.time_budget_ms <= 0)
+                return cli_usage_error("compare", NULL, "--time-budget must be a positive number "
+                                       "of milliseconds, not '%s'", optarg);
             break;
         case 'N':
-            if (!cli_parse_long(optarg, 1, LONG_MAX, &a->opt.node_limit)) {
-                fprintf(stderr, "migsched compare: --node-limit must be a positive integer, not "
-                                "'%s'\n", optarg);
-                return 2;
-            }
+            if (!cli_parse_long(optarg, 1, LONG_MAX, &a->opt.node_limit))
+                return cli_usage_error("compare", NULL, "--node-limit must be a positive "
+                                       "integer, not '%s'", optarg);
             break;
         case 'Q':
-            if ((c = ms_rl_queue_parse(optarg)) < 0) {
-                fprintf(stderr, "migsched compare: --rl-queue must be fill, split or best, not "
-                                "'%s'\n", optarg);
-                return 2;
-            }
+            if ((c = ms_rl_queue_parse(optarg)) < 0)
+                return cli_usage_error("compare", NULL, "--rl-queue must be fill, split or "
+                                       "best, not '%s'", optarg);
             a->opt.rl_queue = c;
             a->rl_only = "--rl-queue";
             break;
         case 'U': a->opt.no_guard = 1; a->rl_only = "--no-guard"; break;
         case 'L':
-            if (!cli_parse_rollout(optarg, &a->opt.rl_rollout)) {
-                fprintf(stderr, "migsched compare: --rl-rollout must be 1..1000 or all, not "
-                                "'%s'\n", optarg);
-                return 2;
-            }
+            if (!cli_parse_rollout(optarg, &a->opt.rl_rollout))
+                return cli_usage_error("compare", NULL, "--rl-rollout must be 1..1000 or all, "
+                                       "not '%s'", optarg);
             a->rl_only = "--rl-rollout";
             break;
         case 'D':
-            if (!cli_parse_rollout_gap(optarg, &a->opt.rl_rollout_gap)) {
-                fprintf(stderr, "migsched compare: --rl-rollout-gap must be a number in 0..1000 "
-                                "or inf, not '%s'\n", optarg);
-                return 2;
-            }
+            if (!cli_parse_rollout_gap(optarg, &a->opt.rl_rollout_gap))
+                return cli_usage_error("compare", NULL, "--rl-rollout-gap must be a number in "
+                                       "0..1000 or inf, not '%s'", optarg);
             a->rl_only = "--rl-rollout-gap";
             break;
         case 'I': a->initial = optarg; break;
@@ -328,14 +319,15 @@ static int parse_args(int argc, char **argv, compare_args *a)
         default: usage(stderr); return 2;
         }
     }
+    a->gpu = co.gpu;
+    a->gpus = co.gpus;
+    a->json = co.json;
     if (!a->gpu || optind != argc - 1) {
         usage(stderr);
         return 2;
     }
-    if (a->json && a->csv && !strcmp(a->csv, "-")) {
-        fprintf(stderr, "migsched compare: --json and --csv - both want stdout\n");
-        return 2;
-    }
+    if (a->json && a->csv && !strcmp(a->csv, "-"))
+        return cli_usage_error("compare", NULL, "--json and --csv - both want stdout");
     a->workload = argv[optind];
     return -1;
 }

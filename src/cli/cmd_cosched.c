@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_common.h"
 #include "cli_util.h"
 #include "commands.h"
 #include "migsched/cosched.h"
@@ -30,77 +31,66 @@ static void usage(FILE *f)
             "  seconds; 0 means no limit.\n");
 }
 
-static int fail(const char *msg)
-{
-    fprintf(stderr, "migsched cosched: %s\n", msg);
-    return 1;
-}
-
-static int bad_usage(const char *msg)
-{
-    fprintf(stderr, "migsched cosched: %s\n", msg);
-    usage(stderr);
-    return 2;
-}
-
 static int load_catalogue(const char *path, uint64_t seed, ms_cosched_instance **cat)
 {
     ms_error err;
     if (path)
-        return ms_cosched_read(path, 1, cat, &err) ? fail(err.msg) : 0;
+        return ms_cosched_read(path, 1, cat, &err) ? cli_fail("cosched", "%s", err.msg) : 0;
     ms_rng r;
     ms_rng_seed(&r, seed);
     *cat = ms_cosched_catalogue_synthetic(60, &r);
-    return *cat ? 0 : fail("out of memory");
+    return *cat ? 0 : cli_fail("cosched", "out of memory");
 }
 
 static int cosched_generate(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"setting", required_argument, 0, 's'}, {"n", required_argument, 0, 'n'},
-        {"seed", required_argument, 0, 'S'},    {"catalogue", required_argument, 0, 'c'},
-        {"output", required_argument, 0, 'o'},  {"help", no_argument, 0, 'h'},
+        {"setting", required_argument, 0, 'T'}, {"n", required_argument, 0, 'n'},
+        CLI_LONG_SEED,                          {"catalogue", required_argument, 0, 'c'},
+        CLI_LONG_OUTPUT,                        {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
-    int setting = -1, n = 0, c;
-    uint64_t seed = 1;
-    const char *out = "-", *catpath = NULL;
+    cli_common co = {.cmd = "cosched", .takes = CLI_SEED | CLI_OUTPUT,
+                     .say = CLI_SAY_MUST_BE_USAGE, .usage = usage, .seed = 1, .output = "-"};
+    int setting = -1, n = 0, c, rc;
+    const char *catpath = NULL;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+        if ((rc = cli_common_option(&co, c, optarg)) >= 0) {
+            if (rc)
+                return rc;
+            continue;
+        }
         switch (c) {
-        case 's':
+        case 'T':
             if ((setting = ms_cosched_setting_lookup(optarg)) < 0)
-                return bad_usage("--setting must be uniform, weighted or random");
+                return cli_usage_error("cosched", usage,
+                                       "--setting must be uniform, weighted or random");
             break;
         case 'n':
             if (!cli_parse_int(optarg, 1, 100000, &n))
-                return bad_usage("--n must be an integer in 1..100000");
-            break;
-        case 'S':
-            if (!cli_parse_seed(optarg, &seed))
-                return bad_usage("--seed must be a non-negative integer");
+                return cli_usage_error("cosched", usage, "--n must be an integer in 1..100000");
             break;
         case 'c': catpath = optarg; break;
-        case 'o': out = optarg; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
     }
     if (setting < 0 || n < 1 || optind < argc)
-        return bad_usage("generate needs --setting and --n");
+        return cli_usage_error("cosched", usage, "generate needs --setting and --n");
     ms_cosched_instance *cat, *in;
     ms_error err;
-    if (load_catalogue(catpath, seed, &cat))
+    if (load_catalogue(catpath, co.seed, &cat))
         return 1;
     ms_rng r;
-    ms_rng_seed(&r, seed);
+    ms_rng_seed(&r, co.seed);
     ms_rng gen = ms_rng_split(&r, 1);
-    int rc = ms_cosched_generate(cat, setting, n, &gen, &in, &err);
+    rc = ms_cosched_generate(cat, setting, n, &gen, &in, &err);
     ms_cosched_instance_free(cat);
     if (rc)
-        return fail(err.msg);
-    rc = ms_cosched_write_json(in, out, &err);
+        return cli_fail("cosched", "%s", err.msg);
+    rc = ms_cosched_write_json(in, co.output, &err);
     ms_cosched_instance_free(in);
-    return rc ? fail(err.msg) : 0;
+    return rc ? cli_fail("cosched", "%s", err.msg) : 0;
 }
 
 static volatile sig_atomic_t interrupted;
@@ -120,51 +110,60 @@ static int parse_sizes(char *list, int *ns, int max)
 static int cosched_experiment(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"setting", required_argument, 0, 's'},   {"n", required_argument, 0, 'n'},
-        {"instances", required_argument, 0, 'i'}, {"seed", required_argument, 0, 'S'},
+        {"setting", required_argument, 0, 'T'},   {"n", required_argument, 0, 'n'},
+        {"instances", required_argument, 0, 'i'}, CLI_LONG_SEED,
         {"direct-limit", required_argument, 0, 'l'}, {"direct-max-n", required_argument, 0, 'm'},
-        {"catalogue", required_argument, 0, 'c'}, {"output", required_argument, 0, 'o'},
+        {"catalogue", required_argument, 0, 'c'}, CLI_LONG_OUTPUT,
         {"svg", required_argument, 0, 'g'},       {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
-    int ns[64], c;
+    int ns[64], c, rc;
     ms_cosched_experiment e = {-1, ns, 0, 5, 1, 2.0, 30, NULL, "-", NULL, stderr, 0, NULL};
+    cli_common co = {.cmd = "cosched", .takes = CLI_SEED | CLI_OUTPUT,
+                     .say = CLI_SAY_MUST_BE_USAGE, .usage = usage, .seed = e.seed,
+                     .output = e.csv_path};
     const char *catpath = NULL;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+        if ((rc = cli_common_option(&co, c, optarg)) >= 0) {
+            if (rc)
+                return rc;
+            continue;
+        }
         switch (c) {
-        case 's':
+        case 'T':
             if ((e.setting = ms_cosched_setting_lookup(optarg)) < 0)
-                return bad_usage("--setting must be uniform, weighted or random");
+                return cli_usage_error("cosched", usage,
+                                       "--setting must be uniform, weighted or random");
             break;
         case 'n':
             if ((e.nn = parse_sizes(optarg, ns, 64)) < 1)
-                return bad_usage("--n must be a comma-separated list of up to 64 sizes");
+                return cli_usage_error("cosched", usage,
+                                       "--n must be a comma-separated list of up to 64 sizes");
             break;
         case 'i':
             if (!cli_parse_int(optarg, 1, 10000, &e.instances))
-                return bad_usage("--instances must be an integer in 1..10000");
-            break;
-        case 'S':
-            if (!cli_parse_seed(optarg, &e.seed))
-                return bad_usage("--seed must be a non-negative integer");
+                return cli_usage_error("cosched", usage,
+                                       "--instances must be an integer in 1..10000");
             break;
         case 'l':
             if (!cli_parse_double(optarg, 0, INFINITY, &e.direct_limit))
-                return bad_usage("--direct-limit must be a non-negative number of seconds");
+                return cli_usage_error("cosched", usage,
+                                       "--direct-limit must be a non-negative number of seconds");
             break;
         case 'm':
             if (!cli_parse_int(optarg, 0, 100000, &e.direct_max_n))
-                return bad_usage("--direct-max-n must be an integer >= 0");
+                return cli_usage_error("cosched", usage, "--direct-max-n must be an integer >= 0");
             break;
         case 'c': catpath = optarg; break;
-        case 'o': e.csv_path = optarg; break;
         case 'g': e.svg_prefix = optarg; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
     }
     if (e.setting < 0 || e.nn < 1 || optind < argc)
-        return bad_usage("experiment needs --setting and --n");
+        return cli_usage_error("cosched", usage, "experiment needs --setting and --n");
+    e.seed = co.seed;
+    e.csv_path = co.output;
     /* The CSV is committed before the figures are drawn: check every path first. */
     char figs[3][4096];
     static const char *const fig[3] = {"fig13", "fig14", "fig15"};
@@ -186,55 +185,61 @@ static int cosched_experiment(int argc, char **argv)
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    int rc = ms_cosched_experiment_run(&e, &err);
+    rc = ms_cosched_experiment_run(&e, &err);
     ms_cosched_instance_free(cat);
-    return rc ? fail(err.msg) : 0;
+    return rc ? cli_fail("cosched", "%s", err.msg) : 0;
 }
 
 static int cosched_schedule(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"algo", required_argument, 0, 'a'}, {"json", no_argument, 0, 'j'},
+        {"algo", required_argument, 0, 'a'}, CLI_LONG_JSON,
         {"plot", required_argument, 0, 'p'}, {"time-limit", required_argument, 0, 't'},
         {"help", no_argument, 0, 'h'},       {0, 0, 0, 0}};
-    int algo = -1, as_json = 0, c;
+    cli_common co = {.cmd = "cosched", .takes = CLI_JSON};
+    int algo = -1, c, rc;
     double limit = 10;
     const char *plot = NULL;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if ((rc = cli_common_option(&co, c, optarg)) >= 0) {
+            if (rc)
+                return rc;
+            continue;
+        }
         switch (c) {
         case 'a':
             /* an unknown algorithm is bad input (1), as in every command */
             if ((algo = ms_cosched_algo_lookup(optarg)) < 0)
-                return fail("--algo must be plp, caterpillar, nonpreemptive, maxpair, direct or "
-                            "sequential");
+                return cli_fail("cosched", "--algo must be plp, caterpillar, nonpreemptive, "
+                                "maxpair, direct or sequential");
             break;
-        case 'j': as_json = 1; break;
         case 'p': plot = optarg; break;
         case 't':
             if (!cli_parse_double(optarg, 0, INFINITY, &limit))
-                return bad_usage("--time-limit must be a non-negative number of seconds");
+                return cli_usage_error("cosched", usage,
+                                       "--time-limit must be a non-negative number of seconds");
             break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
     }
     if (algo < 0 || optind != argc - 1)
-        return bad_usage("give one INSTANCE file and --algo");
+        return cli_usage_error("cosched", usage, "give one INSTANCE file and --algo");
     ms_cosched_instance *in;
     ms_cosched_schedule *s;
     ms_cosched_lp lp;
     ms_error err;
     if (ms_cosched_read(argv[optind], 0, &in, &err))
-        return fail(err.msg);
-    int rc = ms_cosched_run(in, algo, limit, &s, &err);
+        return cli_fail("cosched", "%s", err.msg);
+    rc = ms_cosched_run(in, algo, limit, &s, &err);
     if (!rc) {
         int nonpre = algo != MS_COSCHED_PLP && algo != MS_COSCHED_CATERPILLAR;
         if ((rc = ms_cosched_validate(in, s, nonpre, &err)))
             ms_error_prefix(&err, "internal error: invalid schedule");
         else if (plot)
             rc = ms_cosched_plot(in, s, ms_cosched_algo_name(algo), plot, &err);
-        if (!rc && as_json)
+        if (!rc && co.json)
             rc = ms_cosched_schedule_write_json(in, s, ms_cosched_algo_name(algo), stdout, &err);
         else if (!rc && !(rc = ms_cosched_plp(in, &lp, &err))) {
             double mk = ms_cosched_makespan(s);
@@ -247,13 +252,13 @@ static int cosched_schedule(int argc, char **argv)
         ms_cosched_schedule_free(s);
     }
     ms_cosched_instance_free(in);
-    return rc ? fail(err.msg) : 0;
+    return rc ? cli_fail("cosched", "%s", err.msg) : 0;
 }
 
 int cmd_cosched(int argc, char **argv)
 {
     if (argc < 2)
-        return bad_usage("missing INSTANCE or subcommand");
+        return cli_usage_error("cosched", usage, "missing INSTANCE or subcommand");
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         usage(stdout);
         return 0;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_common.h"
 #include "cli_util.h"
 #include "commands.h"
 #include "migsched/io.h"
@@ -92,39 +93,36 @@ static int write_result(const char *path, const ms_experiment *e, const ms_exper
 int cmd_experiment(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"table", required_argument, 0, 't'},   {"gpu", required_argument, 0, 'g'},
+        {"table", required_argument, 0, 't'},   CLI_LONG_GPU,
         {"presets", required_argument, 0, 'p'}, {"n", required_argument, 0, 'n'},
-        {"reps", required_argument, 0, 'r'},    {"seed", required_argument, 0, 's'},
-        {"threads", required_argument, 0, 'j'}, {"batch", required_argument, 0, 'b'},
-        {"batches", required_argument, 0, 'B'}, {"output", required_argument, 0, 'o'},
+        {"reps", required_argument, 0, 'r'},    CLI_LONG_SEED,
+        CLI_LONG_THREADS,                       {"batch", required_argument, 0, 'b'},
+        {"batches", required_argument, 0, 'B'}, CLI_LONG_OUTPUT,
         {"paper-family", no_argument, 0, 'P'},  {"help", no_argument, 0, 'h'},
         {"model", required_argument, 0, 'M'},  {"initial", required_argument, 0, 'I'},
         {0, 0, 0, 0}};
-    const char *table = NULL, *gpu = NULL, *presets = NULL, *ns = NULL, *out = NULL;
+    const char *table = NULL, *presets = NULL, *ns = NULL;
     const char *policy = NULL, *initial = "empty";
-    long reps = 0, threads = 0, batch = 0, batches = 0;
+    long reps = 0, batch = 0, batches = 0;
     int paper_family = 0;
-    uint64_t seed = 1;
-    int c;
+    cli_common co = {.cmd = "experiment", .takes = CLI_GPU | CLI_SEED | CLI_THREADS | CLI_OUTPUT,
+                     .threads_max = 1024, .range_words = "an integer in ", .seed = 1};
+    int c, rc;
     optind = 1;
     while ((c = getopt_long(argc, argv, "t:g:p:n:r:s:j:b:B:o:M:Ph", opts, NULL)) != -1) {
+        if ((rc = cli_common_option(&co, c, optarg)) >= 0) {
+            if (rc)
+                return rc;
+            continue;
+        }
         int bad = 0;
         switch (c) {
         case 't': table = optarg; break;
-        case 'g': gpu = optarg; break;
         case 'p': presets = optarg; break;
         case 'n': ns = optarg; break;
         case 'r': bad = parse_int("reps", optarg, 1, 1000000, &reps); break;
-        case 's':
-            if (!cli_parse_seed(optarg, &seed)) {
-                fprintf(stderr, "migsched experiment: --seed: '%s' is not a non-negative integer\n", optarg);
-                bad = 2;
-            }
-            break;
-        case 'j': bad = parse_int("threads", optarg, 1, 1024, &threads); break;
         case 'b': bad = parse_int("batch", optarg, 1, 100000, &batch); break;
         case 'B': bad = parse_int("batches", optarg, 1, 1000000, &batches); break;
-        case 'o': out = optarg; break;
         case 'P': paper_family = 1; break;
         case 'M': policy = optarg; break;
         case 'I': initial = optarg; break;
@@ -138,6 +136,7 @@ int cmd_experiment(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    const char *gpu = co.gpu, *out = co.output;
     ms_experiment e;
     ms_error err = {0};
     ms_gpu_model model;
@@ -148,9 +147,9 @@ int cmd_experiment(int argc, char **argv)
         fprintf(stderr, "migsched experiment: %s\n", err.msg);
         return 1;
     }
-    e.seed = seed;
+    e.seed = co.seed;
     e.reps = reps ? (int)reps : e.reps;
-    e.threads = (int)threads;
+    e.threads = co.threads;
     e.batch = batch ? (int)batch : e.batch;
     e.batches = batches ? (int)batches : e.batches;
     e.paper_family = paper_family;
@@ -171,7 +170,7 @@ int cmd_experiment(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     int last = -1;
     ms_experiment_result r = {0};
-    int rc = ms_experiment_run(&e, isatty(STDERR_FILENO) ? bar : NULL, &last, &interrupted, &r, &err);
+    rc = ms_experiment_run(&e, isatty(STDERR_FILENO) ? bar : NULL, &last, &interrupted, &r, &err);
     if (rc && rc != MS_EINTR) {
         ms_initial_fini(&init);
         fprintf(stderr, "\nmigsched experiment: %s\n", err.msg);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_common.h"
 #include "cli_util.h"
 #include "commands.h"
 #include "migsched/io.h"
@@ -40,18 +41,11 @@ static void usage(FILE *f)
             "  -v         print the class counts on stderr\n");
 }
 
-static int fail(const char *fmt, const char *a, const char *b)
-{
-    fprintf(stderr, "migsched generate: ");
-    fprintf(stderr, fmt, a, b);
-    fputc('\n', stderr);
-    return 2;
-}
 
 static int parse_number(const char *opt, const char *text, double *out)
 {
     if (!cli_parse_double(text, -DBL_MAX, DBL_MAX, out))
-        return fail("%s: '%s' is not a number", opt, text);
+        return cli_usage_error("generate", NULL, "%s: '%s' is not a number", opt, text);
     return 0;
 }
 
@@ -66,7 +60,8 @@ static int parse_shares(const char *text, ms_gen_params *pa)
         char *eq = strchr(tok, '='), *end;
         long s = eq ? strtol(tok, &end, 10) : 0;
         if (!eq || end != eq || s < 1 || s > MS_MAX_SLICES) {
-            rc = fail("--p: '%s' is not SIZE=SHARE with SIZE in 1..8%s", tok, "");
+            rc = cli_usage_error("generate", NULL, "--p: '%s' is not SIZE=SHARE with SIZE in 1..8",
+                                 tok);
             break;
         }
         rc = parse_number("--p", eq + 1, &pa->p[s]);
@@ -86,45 +81,48 @@ struct gen_args {
 static int parse_args(int argc, char **argv, struct gen_args *a)
 {
     static const struct option opts[] = {
-        {"gpu", required_argument, 0, 'g'},   {"preset", required_argument, 0, 'P'},
-        {"n", required_argument, 0, 'n'},     {"seed", required_argument, 0, 's'},
+        CLI_LONG_GPU,                         {"preset", required_argument, 0, 'P'},
+        {"n", required_argument, 0, 'n'},     CLI_LONG_SEED,
         {"p-sup", required_argument, 0, 'S'}, {"tmin", required_argument, 0, 'a'},
         {"tmax", required_argument, 0, 'b'},  {"p", required_argument, 0, 'p'},
-        {"p-stop", required_argument, 0, 'x'}, {"json", no_argument, 0, 'j'},
-        {"output", required_argument, 0, 'o'}, {"verbose", no_argument, 0, 'v'},
+        {"p-stop", required_argument, 0, 'x'}, CLI_LONG_JSON,
+        CLI_LONG_OUTPUT,                       {"verbose", no_argument, 0, 'v'},
         {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
     memset(a, 0, sizeof *a);
     a->n = -1;
-    a->seed = 1;
-    a->output = "-";
-    int c;
+    cli_common co = {.cmd = "generate", .takes = CLI_GPU | CLI_SEED | CLI_JSON | CLI_OUTPUT,
+                     .seed = 1, .output = "-"};
+    int c, rc;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:vh", opts, NULL)) != -1) {
+        if ((rc = cli_common_option(&co, c, optarg)) >= 0) {
+            if (rc)
+                return rc;
+            continue;
+        }
         switch (c) {
-        case 'g': a->gpu = optarg; break;
         case 'P': a->preset = optarg; break;
         case 'n':
             if (!cli_parse_long(optarg, 1, INT_MAX, &a->n))
-                return fail("--n: '%s' is not a task count (1..2147483647)%s", optarg, "");
-            break;
-        case 's':
-            if (!cli_parse_seed(optarg, &a->seed))
-                return fail("--seed: '%s' is not a non-negative integer%s", optarg, "");
+                return cli_usage_error("generate", NULL,
+                                       "--n: '%s' is not a task count (1..2147483647)", optarg);
             break;
         case 'S': a->p_sup = optarg; break;
         case 'a': a->tmin = optarg; break;
         case 'b': a->tmax = optarg; break;
         case 'p': a->shares = optarg; break;
         case 'x': a->p_stop = optarg; break;
-        case 'j': a->json = 1; break;
-        case 'o': a->output = optarg; break;
         case 'v': a->verbose = 1; break;
         case 'h': usage(stdout); return -1;
         default: usage(stderr); return 2;
         }
     }
     if (optind < argc)
-        return fail("unexpected argument '%s'%s", argv[optind], "");
+        return cli_usage_error("generate", NULL, "unexpected argument '%s'", argv[optind]);
+    a->gpu = co.gpu;
+    a->seed = co.seed;
+    a->json = co.json;
+    a->output = co.output;
     if (!a->gpu || a->n < 0) {
         usage(stderr);
         return 2;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli_common.h"
 #include "cli_util.h"
 #include "commands.h"
 #include "migsched/exec.h"
@@ -75,35 +76,36 @@ static void partitions_usage(FILE *f)
 
 int cmd_partitions(int argc, char **argv)
 {
-    static const struct option opts[] = {{"gpu", required_argument, 0, 'g'},
+    static const struct option opts[] = {CLI_LONG_GPU,
                                          {"canonical", no_argument, 0, 'c'},
                                          {"keep-useless", no_argument, 0, 'k'},
-                                         {"json", no_argument, 0, 'j'},
+                                         CLI_LONG_JSON,
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    const char *gpu = NULL;
-    int canonical = 0, keep_useless = 0, as_json = 0, c;
+    cli_common co = {.cmd = "partitions", .takes = CLI_GPU | CLI_JSON};
+    int canonical = 0, keep_useless = 0, c, rc;
     optind = 1;
     while ((c = getopt_long(argc, argv, "g:h", opts, NULL)) != -1) {
+        if ((rc = cli_common_option(&co, c, optarg)) >= 0) {
+            if (rc)
+                return rc;
+            continue;
+        }
         switch (c) {
-        case 'g': gpu = optarg; break;
         case 'c': canonical = 1; break;
         case 'k': keep_useless = 1; break;
-        case 'j': as_json = 1; break;
         case 'h': partitions_usage(stdout); return 0;
         default: partitions_usage(stderr); return 2;
         }
     }
-    if (!gpu || optind < argc) {
+    if (!co.gpu || optind < argc) {
         partitions_usage(stderr);
         return 2;
     }
     ms_gpu_model m;
     ms_error err;
-    if (ms_gpu_lookup(gpu, &m, &err)) {
-        fprintf(stderr, "migsched partitions: %s\n", err.msg);
-        return 1;
-    }
+    if (ms_gpu_lookup(co.gpu, &m, &err))
+        return cli_fail("partitions", "%s", err.msg);
     int list[MS_MAX_PARTITIONS], n = 0;
     ms_canon_set cs;
     if (canonical) {
@@ -114,7 +116,7 @@ int cmd_partitions(int argc, char **argv)
         for (int i = 0; i < m.npartitions; i++)
             list[n++] = i;
     }
-    if (as_json) {
+    if (co.json) {
         json_t *arr = json_array();
         for (int i = 0; i < n; i++)
             json_array_append_new(arr, partition_json(&m, &m.partitions[list[i]]));

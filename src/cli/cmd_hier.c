@@ -1,5 +1,5 @@
-/* cmd_hier.c: `migsched hier`: plan a job window with MIG+MPS setups (paper 004), list the
- * setups, and run the experiment over job mixes. */
+/* cmd_hier.c: `migsched hier`: plan a job window with MIG+MPS setups (paper 004) and list
+ * the setups; hands `hier experiment` and `hier train` to their files. */
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -8,124 +8,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli_common.h"
 #include "cli_util.h"
 #include "commands.h"
 #include "hier_cli.h"
 #include "migsched/hier.h"
-
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: migsched hier --window FILE --policy timeshare|mig2|mps|default|rl|optimal\n"
-            "                     [--cmax C] [--model FILE] [--lookahead K] [--lookahead-depth D]\n"
-            "                     [--json] [--exec-out DIR]\n"
-            "                     [--gpu MODEL] [--catalogue FILE] [--corun FILE] [--gamma G]\n"
-            "       migsched hier experiment [--window W] [--cmax C] [--mixes N] [--seed S]\n"
-            "                     [--model FILE] [--lookahead K] [--lookahead-depth D] [--json]\n"
-            "                     [--catalogue FILE]\n"
-            "                     [--corun FILE] [--gamma G]\n"
-            "       migsched hier setups [--c C] [--json]\n"
-            "       migsched hier train --out FILE [--steps N] [--seed S] [--window W] [--cmax C]\n"
-            "                     (the DQN agent; migsched hier train --help)\n"
-            "  Co-schedules a window of jobs with hierarchical MIG+MPS partitioning (paper 004):\n"
-            "  job sets of at most C_max jobs (default 4), each with a setup of Table VII.\n"
-            "  WINDOW is CSV (a 'name' column, optional profile columns and 'command') or JSON\n"
-            "  {\"jobs\": [...]}; names are looked up in the catalogue: the built-in MODELLED one of\n"
-            "  Table IV, or --catalogue FILE (same format, full profiles). Co-run times come from\n"
-            "  the model (--gamma sets its interference, default 0.4) or from a measured table\n"
-            "  --corun FILE (CSV setup,jobs,times). --exec-out DIR writes plan.json, workload.json\n"
-            "  and mps.json for `migsched run` (GPU model default A100-40GB).\n"
-            "  experiment: W and C may be lists or ranges (8,12 or 8-16); at W = 12 without\n"
-            "  --mixes the mixes are Table V's Q1-Q12, otherwise N random mixes (default 3) per\n"
-            "  category (CI-, MI-, US-dominant, balanced) drawn with --seed (default 1).\n"
-            "  --lookahead K (policy rl, 1..8, default 3): each decision tries the agent's K best\n"
-            "  actions by Q, finishes each with the greedy agent and keeps the one of least co-run\n"
-            "  time (rollout; never worse than the greedy agent, K = 1).\n"
-            "  --lookahead-depth D (1..3, default 1): each tried action is finished by the\n"
-            "  rollout of depth D - 1 instead of the greedy agent (never worse than depth D - 1;\n"
-            "  up to K^D times the work).\n"
-            "  docs/hier.md has the model, the formats and the setups' ids.\n");
-}
-
-int hier_help(void)
-{
-    usage(stdout);
-    return 0;
-}
-
-int hier_fail(const char *msg)
-{
-    fprintf(stderr, "migsched hier: %s\n", msg);
-    return 1;
-}
-
-int hier_bad_usage(const char *msg)
-{
-    fprintf(stderr, "migsched hier: %s\n", msg);
-    usage(stderr);
-    return 2;
-}
-
-int hier_source_option(int opt, const char *arg, hier_sources *src)
-{
-    if (opt == 'C')
-        src->catalogue = arg;
-    else if (opt == 'r')
-        src->corun = arg;
-    else if (!cli_parse_double(arg, 0, 100, &src->gamma))
-        return hier_bad_usage("--gamma must be a number in [0, 100]");
-    return 0;
-}
-
-int hier_load_sources(const hier_sources *src, ms_hier_catalog *cat, ms_hier_corun **cr)
-{
-    ms_error err;
-    ms_hier_params par = ms_hier_params_default();
-    par.gamma = src->gamma;
-    int rc = src->catalogue ? ms_hier_catalog_read(src->catalogue, cat, &err)
-                            : ms_hier_catalog_builtin(cat, &err);
-    if (rc)
-        return hier_fail(err.msg);
-    if (src->corun) {
-        rc = ms_hier_corun_read(src->corun, &par, cr, &err);
-    } else if (!(*cr = ms_hier_corun_model(&par))) {
-        rc = ms_error_set(&err, MS_ENOMEM, "out of memory");
-    }
-    if (rc) {
-        ms_hier_catalog_free(cat);
-        return hier_fail(err.msg);
-    }
-    return 0;
-}
-
-/* Plans one window with a policy (default: the layout best for this window). */
-int hier_lookahead_option(int opt, const char *arg, ms_hier_lookahead *la)
-{
-    if (opt == 'L' && !cli_parse_int(arg, 1, MS_HIER_MAX_LOOKAHEAD, &la->width))
-        return hier_bad_usage("--lookahead must be an integer in 1..8 (1: the greedy agent)");
-    if (opt == 'D' && !cli_parse_int(arg, 1, MS_HIER_MAX_LOOKAHEAD_DEPTH, &la->depth))
-        return hier_bad_usage("--lookahead-depth must be an integer in 1..3 (1: the tried "
-                              "actions are finished by the greedy agent)");
-    return 0;
-}
-
-int hier_plan_window(const ms_hier_window *w, const ms_hier_corun *cr, int cmax,
-                     ms_hier_policy p, const char *model, ms_hier_lookahead lookahead,
-                     int *layout, ms_hier_plan *out, ms_error *err)
-{
-    if (p == MS_HIER_RL)
-        return ms_hier_rl_plan(w, cr, cmax, model, lookahead, out, err);
-    ms_hier_layout l = MS_HIER_NOMIG;
-    if (p == MS_HIER_DEFAULT && *layout >= 0) {
-        l = (ms_hier_layout)*layout;
-    } else if (p == MS_HIER_DEFAULT) {
-        int rc = ms_hier_default_layout(w, 1, cr, cmax, &l, err);
-        if (rc)
-            return rc;
-        *layout = (int)l;
-    }
-    return ms_hier_solve(w, cr, cmax, p, l, out, err);
-}
 
 static json_t *plan_json(const ms_hier_plan *p, const ms_hier_window *w, const ms_hier_corun *cr,
                          ms_hier_policy pol, int cmax, int layout, ms_hier_lookahead la)
@@ -217,25 +104,29 @@ static void plan_text(const ms_hier_plan *p, const ms_hier_window *w, const ms_h
 static int hier_setups(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"c", required_argument, 0, 'c'}, {"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    int c0 = 1, c1 = MS_HIER_MAX_C, json = 0, o;
+        {"c", required_argument, 0, 'c'}, CLI_LONG_JSON, {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    cli_common co = {.cmd = "hier", .takes = CLI_JSON};
+    int c0 = 1, c1 = MS_HIER_MAX_C, o, rc;
     optind = 1;
     while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if ((rc = cli_common_option(&co, o, optarg)) >= 0) {
+            if (rc)
+                return rc;
+            continue;
+        }
         if (o == 'c') {
             if (!cli_parse_int(optarg, 1, MS_HIER_MAX_C, &c0))
-                return hier_bad_usage("--c must be an integer in 1..4");
+                return cli_usage_error("hier", hier_usage, "--c must be an integer in 1..4");
             c1 = c0;
-        } else if (o == 'j') {
-            json = 1;
         } else if (o == 'h') {
-            usage(stdout);
-            return 0;
+            return hier_help();
         } else {
-            return hier_bad_usage("unknown option");
+            return cli_usage_error("hier", hier_usage, "unknown option");
         }
     }
     if (optind < argc)
-        return hier_bad_usage("setups takes no arguments");
+        return cli_usage_error("hier", hier_usage, "setups takes no arguments");
     json_t *arr = json_array();
     for (int c = c0; c <= c1; c++) {
         ms_hier_setup s[128];
@@ -245,7 +136,7 @@ static int hier_setups(int argc, char **argv)
             const char *fam = s[i].family == MS_HIER_FAM_SOLO ? "solo" : s[i].family == MS_HIER_FAM_MPS ? "mps"
                               : s[i].family == MS_HIER_FAM_MIG ? "mig" : s[i].family == MS_HIER_FAM_HIER ? "hier" : "default";
             ms_hier_setup_notation(&s[i], nota, sizeof nota);
-            if (json) {
+            if (co.json) {
                 json_t *j = json_object();
                 json_object_set_new(j, "c", json_integer(c));
                 json_object_set_new(j, "family", json_string(fam));
@@ -257,7 +148,7 @@ static int hier_setups(int argc, char **argv)
             }
         }
     }
-    if (json) {
+    if (co.json) {
         json_dumpf(arr, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         putchar('\n');
     }
@@ -276,33 +167,40 @@ int cmd_hier(int argc, char **argv)
     static const struct option opts[] = {
         {"window", required_argument, 0, 'w'},    {"policy", required_argument, 0, 'p'},
         {"cmax", required_argument, 0, 'c'},      {"model", required_argument, 0, 'm'},
-        {"json", no_argument, 0, 'j'},            {"exec-out", required_argument, 0, 'x'},
-        {"gpu", required_argument, 0, 'g'},       {"catalogue", required_argument, 0, 'C'},
+        CLI_LONG_JSON,                            {"exec-out", required_argument, 0, 'x'},
+        CLI_LONG_GPU,                             {"catalogue", required_argument, 0, 'C'},
         {"corun", required_argument, 0, 'r'},     {"gamma", required_argument, 0, 'G'},
         {"lookahead", required_argument, 0, 'L'}, {"lookahead-depth", required_argument, 0, 'D'},
         {"help", no_argument, 0, 'h'},            {0, 0, 0, 0}};
-    const char *window = NULL, *model = NULL, *exec_out = NULL, *gpu_name = "A100-40GB";
+    const char *window = NULL, *model = NULL, *exec_out = NULL;
+    cli_common co = {.cmd = "hier", .takes = CLI_GPU | CLI_JSON, .gpu = "A100-40GB"};
     hier_sources src = {NULL, NULL, ms_hier_params_default().gamma};
-    int cmax = 4, json = 0, have_policy = 0, o;
+    int cmax = 4, have_policy = 0, o, rc;
     ms_hier_lookahead lookahead = {MS_HIER_LOOKAHEAD_DEFAULT, 1};
     ms_hier_policy pol = MS_HIER_OPTIMAL;
     optind = 1;
     while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if ((rc = cli_common_option(&co, o, optarg)) >= 0) {
+            if (rc)
+                return rc;
+            continue;
+        }
         switch (o) {
         case 'w': window = optarg; break;
         case 'p':
             if (ms_hier_policy_parse(optarg, &pol))
-                return hier_bad_usage("--policy must be timeshare, mig2, mps, default, rl or optimal");
+                return cli_usage_error("hier", hier_usage,
+                                       "--policy must be timeshare, mig2, mps, default, rl or "
+                                       "optimal");
             have_policy = 1;
             break;
         case 'c':
             if (!cli_parse_int(optarg, 1, MS_HIER_MAX_C, &cmax))
-                return hier_bad_usage("--cmax must be an integer in 1..4 (Table VII's setups)");
+                return cli_usage_error("hier", hier_usage,
+                                       "--cmax must be an integer in 1..4 (Table VII's setups)");
             break;
         case 'm': model = optarg; break;
-        case 'j': json = 1; break;
         case 'x': exec_out = optarg; break;
-        case 'g': gpu_name = optarg; break;
         case 'L':
         case 'D':
             if (hier_lookahead_option(o, optarg, &lookahead))
@@ -314,16 +212,17 @@ int cmd_hier(int argc, char **argv)
             if (hier_source_option(o, optarg, &src))
                 return 2;
             break;
-        case 'h': usage(stdout); return 0;
-        default: return hier_bad_usage("unknown option");
+        case 'h': return hier_help();
+        default: return cli_usage_error("hier", hier_usage, "unknown option");
         }
     }
     if (optind < argc)
-        return hier_bad_usage("unexpected argument (the window is given with --window)");
+        return cli_usage_error("hier", hier_usage,
+                               "unexpected argument (the window is given with --window)");
     if (!window || !have_policy)
-        return hier_bad_usage("--window and --policy are required");
+        return cli_usage_error("hier", hier_usage, "--window and --policy are required");
     if (pol == MS_HIER_RL && !model)
-        return hier_fail("no model: --policy rl needs --model FILE (a trained DQN agent)");
+        return cli_fail("hier", "no model: --policy rl needs --model FILE (a trained DQN agent)");
     ms_hier_catalog cat;
     ms_hier_corun *cr;
     if (hier_load_sources(&src, &cat, &cr))
@@ -331,16 +230,17 @@ int cmd_hier(int argc, char **argv)
     ms_error err;
     ms_hier_window w;
     ms_hier_plan plan = {0};
-    int layout = -1, rc = ms_hier_window_read(window, &cat, &w, &err);
+    int layout = -1;
+    rc = ms_hier_window_read(window, &cat, &w, &err);
     if (!rc)
-        rc = hier_plan_window(&w, cr, cmax, pol, model, lookahead, &layout, &plan, &err);
+        rc = ms_hier_plan_window(&w, cr, cmax, pol, model, lookahead, &layout, &plan, &err);
     if (!rc)
         rc = ms_hier_plan_check(&plan, &w, cr, cmax, &err);
     if (!rc && exec_out)
-        rc = hier_write_exec(&plan, &w, gpu_name, exec_out, &err);
+        rc = hier_write_exec(&plan, &w, co.gpu, exec_out, &err);
     if (rc) {
-        hier_fail(err.msg);
-    } else if (json) {
+        cli_fail("hier", "%s", err.msg);
+    } else if (co.json) {
         json_t *root = plan_json(&plan, &w, cr, pol, cmax, layout, lookahead);
         json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
         putchar('\n');

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_common.h"
 #include "cli_util.h"
 #include "hier_cli.h"
 
@@ -100,8 +101,8 @@ static int run_point(const mix *mixes, int n, const ms_hier_corun *cr, int cmax,
                 continue;
             ms_hier_plan plan;
             int l = (int)res->layout;
-            rc = hier_plan_window(&mixes[i].w, cr, cmax, (ms_hier_policy)p, model, lookahead, &l,
-                                  &plan, err);
+            rc = ms_hier_plan_window(&mixes[i].w, cr, cmax, (ms_hier_policy)p, model,
+                                     lookahead, &l, &plan, err);
             if (!rc)
                 rc = ms_hier_plan_check(&plan, &mixes[i].w, cr, cmax, err);
             if (rc) {
@@ -189,35 +190,40 @@ int hier_experiment(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"window", required_argument, 0, 'w'}, {"cmax", required_argument, 0, 'c'},
-        {"mixes", required_argument, 0, 'n'},  {"seed", required_argument, 0, 's'},
-        {"model", required_argument, 0, 'm'},  {"json", no_argument, 0, 'j'},
+        {"mixes", required_argument, 0, 'n'},  CLI_LONG_SEED,
+        {"model", required_argument, 0, 'm'},  CLI_LONG_JSON,
         {"catalogue", required_argument, 0, 'C'}, {"corun", required_argument, 0, 'r'},
         {"gamma", required_argument, 0, 'G'},  {"lookahead", required_argument, 0, 'L'},
         {"lookahead-depth", required_argument, 0, 'D'},
         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
-    int ws[MAX_POINTS] = {12}, nw = 1, cs[MAX_POINTS] = {4}, nc = 1, per = 0, json = 0, o;
+    int ws[MAX_POINTS] = {12}, nw = 1, cs[MAX_POINTS] = {4}, nc = 1, per = 0, o, rc;
     ms_hier_lookahead lookahead = {MS_HIER_LOOKAHEAD_DEFAULT, 1};
-    uint64_t seed = 1;
+    cli_common co = {.cmd = "hier", .takes = CLI_SEED | CLI_JSON, .say = CLI_SAY_MUST_BE_USAGE,
+                     .usage = hier_usage, .seed = 1};
     const char *model = NULL;
     hier_sources src = {NULL, NULL, ms_hier_params_default().gamma};
     optind = 1;
     while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if ((rc = cli_common_option(&co, o, optarg)) >= 0) {
+            if (rc)
+                return rc;
+            continue;
+        }
         switch (o) {
         case 'w':
             if (parse_list(optarg, 2, MS_HIER_MAX_W, ws, &nw))
-                return hier_bad_usage("--window must be a list or range of sizes in 2..16 (exhaustive policies)");
+                return cli_usage_error("hier", hier_usage,
+                                       "--window must be a list or range of sizes in 2..16 "
+                                       "(exhaustive policies)");
             break;
         case 'c':
             if (parse_list(optarg, 1, MS_HIER_MAX_C, cs, &nc))
-                return hier_bad_usage("--cmax must be a list or range in 1..4");
+                return cli_usage_error("hier", hier_usage,
+                                       "--cmax must be a list or range in 1..4");
             break;
         case 'n':
             if (!cli_parse_int(optarg, 1, 1000, &per))
-                return hier_bad_usage("--mixes must be an integer in 1..1000");
-            break;
-        case 's':
-            if (!cli_parse_seed(optarg, &seed))
-                return hier_bad_usage("--seed must be a non-negative integer");
+                return cli_usage_error("hier", hier_usage, "--mixes must be an integer in 1..1000");
             break;
         case 'm': model = optarg; break;
         case 'L':
@@ -225,7 +231,6 @@ int hier_experiment(int argc, char **argv)
             if (hier_lookahead_option(o, optarg, &lookahead))
                 return 2;
             break;
-        case 'j': json = 1; break;
         case 'C':
         case 'r':
         case 'G':
@@ -234,18 +239,18 @@ int hier_experiment(int argc, char **argv)
             break;
         case 'h':
             return hier_help();
-        default: return hier_bad_usage("unknown option");
+        default: return cli_usage_error("hier", hier_usage, "unknown option");
         }
     }
     if (optind < argc)
-        return hier_bad_usage("experiment takes no arguments");
+        return cli_usage_error("hier", hier_usage, "experiment takes no arguments");
     ms_hier_catalog cat;
     ms_hier_corun *cr;
     if (hier_load_sources(&src, &cat, &cr))
         return 1;
     json_t *runs = json_array();
     ms_error err;
-    int rc = MS_OK;
+    rc = MS_OK;
     int progress = isatty(STDERR_FILENO);
     for (int a = 0; a < nw && !rc; a++)
         for (int b = 0; b < nc && !rc; b++) {
@@ -255,12 +260,12 @@ int hier_experiment(int argc, char **argv)
             point_result res;
             if (progress)
                 fprintf(stderr, "hier experiment: W = %d, C_max = %d\n", ws[a], cs[b]);
-            rc = build_mixes(&cat, ws[a], per, seed, &mixes, &n, &err);
+            rc = build_mixes(&cat, ws[a], per, co.seed, &mixes, &n, &err);
             if (!rc && !(per_mix = calloc((size_t)n * MS_HIER_NPOLICY, sizeof *per_mix)))
                 rc = ms_error_set(&err, MS_ENOMEM, "out of memory");
             if (!rc)
                 rc = run_point(mixes, n, cr, cs[b], model, lookahead, per_mix, &res, &err);
-            if (!rc && json)
+            if (!rc && co.json)
                 json_array_append_new(runs, point_json(ws[a], cs[b], mixes, n, per_mix, &res, model));
             else if (!rc)
                 point_text(ws[a], cs[b], mixes, n, per_mix, &res, model);
@@ -270,8 +275,8 @@ int hier_experiment(int argc, char **argv)
             free(per_mix);
         }
     if (rc) {
-        hier_fail(err.msg);
-    } else if (json) {
+        cli_fail("hier", "%s", err.msg);
+    } else if (co.json) {
         json_t *root;
         if (json_array_size(runs) == 1) { /* one point: its object, "policies" at the top */
             root = json_incref(json_array_get(runs, 0));
@@ -280,7 +285,7 @@ int hier_experiment(int argc, char **argv)
             json_object_set(root, "runs", runs);
         }
         json_object_set_new(root, "corun", json_string(ms_hier_corun_measured(cr) ? "measured" : "model"));
-        json_object_set_new(root, "seed", json_integer((json_int_t)seed));
+        json_object_set_new(root, "seed", json_integer((json_int_t)co.seed));
         if (model) {
             json_object_set_new(root, "lookahead", json_integer(lookahead.width));
             json_object_set_new(root, "lookahead_depth", json_integer(lookahead.depth));

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_common.h"
 #include "cli_util.h"
 #include "hier_cli.h"
 
@@ -101,25 +102,16 @@ static int parse_args(int argc, char **argv, opts *o)
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
-        if (!ok) {
-            fprintf(stderr, "migsched hier train: bad value '%s' for an option\n", optarg);
-            return 2;
-        }
+        if (!ok)
+            return cli_usage_error("hier train", NULL, "bad value '%s' for an option", optarg);
     }
-    if (o->steps == 0 && o->pretrain == 0) {
-        fprintf(stderr, "migsched hier train: --steps 0 needs --expert-pretrain N > 0\n");
-        return 2;
-    }
-    if (o->pretrain > 0 && o->cfg.ri_weight != 0) {
-        fprintf(stderr, "migsched hier train: --expert-pretrain needs --ri-weight 0 (the exact "
-                        "values cover the time saved and r_f, not r_i)\n");
-        return 2;
-    }
-    if (optind < argc || !o->out) {
-        fprintf(stderr, "migsched hier train: --out is required\n");
-        usage(stderr);
-        return 2;
-    }
+    if (o->steps == 0 && o->pretrain == 0)
+        return cli_usage_error("hier train", NULL, "--steps 0 needs --expert-pretrain N > 0");
+    if (o->pretrain > 0 && o->cfg.ri_weight != 0)
+        return cli_usage_error("hier train", NULL, "--expert-pretrain needs --ri-weight 0 (the "
+                               "exact values cover the time saved and r_f, not r_i)");
+    if (optind < argc || !o->out)
+        return cli_usage_error("hier train", usage, "--out is required");
     return -1;
 }
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_common.h"
 #include "cli_util.h"
 #include "commands.h"
 #include "migsched/exec.h"
@@ -33,15 +34,21 @@ int cmd_layout(int argc, char **argv)
                                          {"format", required_argument, 0, 'f'},
                                          {"json", no_argument, 0, 'j'},
                                          {"name", required_argument, 0, 'n'},
-                                         {"gpu", required_argument, 0, 'g'},
-                                         {"output", required_argument, 0, 'o'},
+                                         CLI_LONG_GPU,
+                                         CLI_LONG_OUTPUT,
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     double at = NAN;
-    const char *format = "mig-parted", *name = "migsched", *gpu = NULL, *output = "-";
-    int c;
+    const char *format = "mig-parted", *name = "migsched";
+    cli_common co = {.cmd = "layout", .takes = CLI_GPU | CLI_OUTPUT, .output = "-"};
+    int c, rc;
     optind = 1;
     while ((c = getopt_long(argc, argv, "a:f:n:g:o:h", opts, NULL)) != -1) {
+        if ((rc = cli_common_option(&co, c, optarg)) >= 0) {
+            if (rc)
+                return rc;
+            continue;
+        }
         switch (c) {
         case 'a':
             if (!cli_parse_double(optarg, -DBL_MAX, DBL_MAX, &at)) {
@@ -64,8 +71,6 @@ int cmd_layout(int argc, char **argv)
             name = optarg;
             break;
         case 'j': format = "json"; break;
-        case 'g': gpu = optarg; break;
-        case 'o': output = optarg; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -78,11 +83,12 @@ int cmd_layout(int argc, char **argv)
     ms_gpu_model model;
     ms_schedule *s = NULL;
     ms_output out = {0};
-    int rc = gpu ? ms_gpu_lookup(gpu, &model, &err) : MS_OK;
+    const char *gpu = co.gpu;
+    rc = gpu ? ms_gpu_lookup(gpu, &model, &err) : MS_OK;
     if (rc == MS_OK)
         rc = ms_schedule_read_json(argv[optind], gpu ? &model : NULL, &s, &err);
     if (rc == MS_OK)
-        rc = ms_output_open(&out, output, &err);
+        rc = ms_output_open(&out, co.output, &err);
     if (rc == MS_OK) {
         rc = strcmp(format, "json") ? ms_layout_write_mig_parted(s, at, name, out.f, &err)
                                     : ms_layout_write_json(s, at, out.f, &err);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_common.h"
 #include "cli_util.h"
 #include "commands.h"
 #include "migsched/online.h"
@@ -47,39 +48,37 @@ static void ablation_usage(FILE *f)
         "  (wait + execution, paper 002's \"makespan\") normalised to first-fit static.\n");
 }
 
+/* The generator's options are kept apart from gen: its defaults come from the GPU model,
+ * known only once the options are read (setup_gen puts them over the defaults). */
 typedef struct online_opts {
-    const char *gpu, *trace, *alibaba, *csv, *plot, *save, *timeline;
+    cli_common co; /* --gpu, --json */
+    const char *trace, *alibaba, *csv, *plot, *save, *timeline;
     int limit, seeds;
     unsigned long long seed;
     ms_online_gen gen;
+    double arrival_mean;
+    int jobs;
     const char *mix, *service, *times;
     bool tuned, layout_set;
-    bool have_gen, json;
+    bool arrival_set, jobs_set;
     ms_online_config cfg;
 } online_opts;
-
-static int bad(const char *cmd, const char *msg, const char *arg)
-{
-    fprintf(stderr, "migsched online %s: %s '%s'\n", cmd, msg, arg);
-    return 2;
-}
 
 static int num(const char *cmd, const char *opt, const char *s, double lo, double hi, double *out)
 {
     if (cli_parse_double(s, lo, hi, out))
         return 0;
-    fprintf(stderr, "migsched online %s: %s must be a number in [%g, %g], got '%s'\n", cmd, opt,
-            lo, hi, s);
-    return 2;
+    return cli_usage_error(cmd, NULL, "%s must be a number in [%g, %g], got '%s'", opt, lo, hi,
+                           s);
 }
 
 enum { O_GPUS = 256, O_TRACE, O_ALIBABA, O_LIMIT, O_ARRIVAL, O_JOBS, O_MIX, O_SERVICE,
        O_POLICY, O_TAU, O_KAPPA, O_NOMIG, O_NOBAL, O_NODYN, O_MIGCOST, O_LAYOUT, O_SEED,
-       O_CHECK, O_CSV, O_PLOT, O_SAVE, O_SEEDS, O_JSON, O_TIMELINE, O_TIMES, O_MIGRULE,
+       O_CHECK, O_CSV, O_PLOT, O_SAVE, O_SEEDS, O_TIMELINE, O_TIMES, O_MIGRULE,
        O_QUEUE, O_RESERVE };
 
 static const struct option long_opts[] = {
-    {"gpu", required_argument, 0, 'g'}, {"gpus", required_argument, 0, O_GPUS},
+    CLI_LONG_GPU, {"gpus", required_argument, 0, O_GPUS},
     {"trace", required_argument, 0, O_TRACE}, {"alibaba", required_argument, 0, O_ALIBABA},
     {"limit", required_argument, 0, O_LIMIT}, {"arrival-mean", required_argument, 0, O_ARRIVAL},
     {"jobs", required_argument, 0, O_JOBS}, {"mix", required_argument, 0, O_MIX},
@@ -90,7 +89,7 @@ static const struct option long_opts[] = {
     {"layout", required_argument, 0, O_LAYOUT}, {"seed", required_argument, 0, O_SEED},
     {"check", no_argument, 0, O_CHECK}, {"csv", required_argument, 0, O_CSV},
     {"plot", required_argument, 0, O_PLOT}, {"save-trace", required_argument, 0, O_SAVE},
-    {"seeds", required_argument, 0, O_SEEDS}, {"json", no_argument, 0, O_JSON},
+    {"seeds", required_argument, 0, O_SEEDS}, CLI_LONG_JSON,
     {"timeline", required_argument, 0, O_TIMELINE},
     {"service-times", required_argument, 0, O_TIMES},
     {"migration-rule", required_argument, 0, O_MIGRULE}, {"queue", required_argument, 0, O_QUEUE},
@@ -98,35 +97,40 @@ static const struct option long_opts[] = {
     {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 
 /* Parses every option both subcommands know; returns -1 to go on, else an exit status. */
-static int parse(const char *cmd, int argc, char **argv, online_opts *o, void (*usage)(FILE *))
+static int parse(int argc, char **argv, online_opts *o, void (*usage)(FILE *))
 {
+    const char *cmd = o->co.cmd;
     double v = 0;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "g:h", long_opts, NULL)) != -1) {
-        int rc = 0;
+        int rc = cli_common_option(&o->co, c, optarg);
+        if (rc >= 0) {
+            if (rc)
+                return rc;
+            continue;
+        }
+        rc = 0;
         switch (c) {
-        case 'g': o->gpu = optarg; break;
         case O_GPUS: rc = num(cmd, "--gpus", optarg, 1, 1 << 20, &v); o->cfg.gpus = (int)v; break;
         case O_TRACE: o->trace = optarg; break;
         case O_ALIBABA: o->alibaba = optarg; break;
         case O_LIMIT: rc = num(cmd, "--limit", optarg, 0, 1e8, &v); o->limit = (int)v; break;
         case O_ARRIVAL:
-            rc = num(cmd, "--arrival-mean", optarg, 1e-6, 1e9, &o->gen.arrival_mean);
-            o->have_gen = true;
+            rc = num(cmd, "--arrival-mean", optarg, 1e-6, 1e9, &o->arrival_mean);
+            o->arrival_set = true;
             break;
         case O_JOBS:
             rc = num(cmd, "--jobs", optarg, 1, 1e7, &v);
-            o->gen.jobs = (int)v;
-            o->have_gen = true;
+            o->jobs = (int)v;
+            o->jobs_set = true;
             break;
         case O_MIX: o->mix = optarg; break;
         case O_SERVICE: o->service = optarg; break;
         case O_POLICY:
             o->cfg.policy = ms_online_policy_parse(optarg);
             if (o->cfg.policy < 0) { /* an unknown algorithm: bad input, as in every command */
-                fprintf(stderr, "migsched online %s: unknown policy '%s'\n", cmd, optarg);
-                return 1;
+                return cli_fail(cmd, "unknown policy '%s'", optarg);
             }
             break;
         case O_TAU: rc = num(cmd, "--tau", optarg, 0, 1, &o->cfg.tau); break;
@@ -134,16 +138,20 @@ static int parse(const char *cmd, int argc, char **argv, online_opts *o, void (*
         case O_NOMIG: o->cfg.migration = false; break;
         case O_NOBAL: o->cfg.balance = false; break;
         case O_NODYN: o->cfg.dynamic = false; break;
-        case O_MIGCOST: rc = num(cmd, "--migration-cost", optarg, 0, 1e9, &o->cfg.migration_cost); break;
+        case O_MIGCOST:
+            rc = num(cmd, "--migration-cost", optarg, 0, 1e9, &o->cfg.migration_cost);
+            break;
         case O_MIGRULE:
             o->cfg.migration_rule = ms_online_migration_rule_parse(optarg);
             if (o->cfg.migration_rule < 0)
-                return bad(cmd, "--migration-rule must be cost-aware or always, got", optarg);
+                return cli_usage_error(cmd, NULL, "--migration-rule must be cost-aware or always, "
+                                       "got '%s'", optarg);
             break;
         case O_QUEUE:
             o->cfg.queue = ms_online_queue_parse(optarg);
             if (o->cfg.queue < 0)
-                return bad(cmd, "--queue must be fcfs-profile, fcfs or reserve, got", optarg);
+                return cli_usage_error(cmd, NULL, "--queue must be fcfs-profile, fcfs or reserve, "
+                                       "got '%s'", optarg);
             break;
         case O_RESERVE:
             rc = num(cmd, "--reserve-after", optarg, 0, 1e8, &o->cfg.reserve_after);
@@ -153,15 +161,17 @@ static int parse(const char *cmd, int argc, char **argv, online_opts *o, void (*
             o->layout_set = true;
             o->cfg.layout = o->tuned ? MS_LAYOUT_BEST : ms_online_layout_parse(optarg);
             if (o->cfg.layout < MS_LAYOUT_BEST)
-                return bad(cmd, "unknown layout", optarg);
+                return cli_usage_error(cmd, NULL, "unknown layout '%s'", optarg);
             break;
-        case O_SEED: rc = num(cmd, "--seed", optarg, 0, 1e18, &v); o->seed = (unsigned long long)v; break;
+        case O_SEED:
+            rc = num(cmd, "--seed", optarg, 0, 1e18, &v);
+            o->seed = (unsigned long long)v;
+            break;
         case O_SEEDS: rc = num(cmd, "--seeds", optarg, 1, 1000, &v); o->seeds = (int)v; break;
         case O_CHECK: o->cfg.check = true; break;
         case O_CSV: o->csv = optarg; break;
         case O_PLOT: o->plot = optarg; break;
         case O_SAVE: o->save = optarg; break;
-        case O_JSON: o->json = true; break;
         case O_TIMELINE: o->timeline = optarg; break;
         case O_TIMES: o->times = optarg; break;
         case 'h': usage(stdout); return 0;
@@ -171,57 +181,63 @@ static int parse(const char *cmd, int argc, char **argv, online_opts *o, void (*
             return rc;
     }
     if (optind < argc)
-        return bad(cmd, "unexpected argument", argv[optind]);
+        return cli_usage_error(cmd, NULL, "unexpected argument '%s'", argv[optind]);
     return -1;
 }
 
-static int fail(const char *cmd, const ms_error *err)
+/* The generator: m's defaults, then the options given. */
+static int setup_gen(const ms_gpu_model *m, online_opts *o, ms_error *err)
 {
-    fprintf(stderr, "migsched online %s: %s\n", cmd, err->msg);
-    return 1;
-}
-
-static int setup_gen(const char *cmd, const ms_gpu_model *m, online_opts *o, ms_error *err)
-{
+    const char *cmd = o->co.cmd;
+    ms_online_gen_defaults(m, &o->gen);
+    if (o->arrival_set)
+        o->gen.arrival_mean = o->arrival_mean;
+    if (o->jobs_set)
+        o->gen.jobs = o->jobs;
     if (o->mix && ms_online_parse_mix(m, o->mix, &o->gen, err))
-        return fail(cmd, err);
+        return cli_fail(cmd, "%s", err->msg);
     if (o->service && !strcmp(o->service, "long"))
         o->gen.service = MS_SERVICE_LONG;
     else if (o->service && strcmp(o->service, "normal"))
-        return bad(cmd, "--service must be normal or long, got", o->service);
+        return cli_usage_error(cmd, NULL, "--service must be normal or long, got '%s'", o->service);
     if (o->times && !strcmp(o->times, "flat"))
         o->gen.flat_service = true;
     else if (o->times && strcmp(o->times, "profile"))
-        return bad(cmd, "--service-times must be profile or flat, got", o->times);
+        return cli_usage_error(cmd, NULL, "--service-times must be profile or flat, got '%s'",
+                               o->times);
     return 0;
+}
+
+static bool have_gen(const online_opts *o)
+{
+    return o->arrival_set || o->jobs_set;
 }
 
 static int load_workload(online_opts *o, const ms_gpu_model *m, ms_online_workload *w,
                          ms_error *err)
 {
-    int sources = !!o->trace + !!o->alibaba + o->have_gen;
+    int sources = !!o->trace + !!o->alibaba + have_gen(o);
     if (sources != 1) {
-        fprintf(stderr, "migsched online simulate: give exactly one of --trace, --alibaba, or "
-                        "--arrival-mean/--jobs\n");
-        return 2;
+        return cli_usage_error("online simulate", NULL, "give exactly one of --trace, --alibaba, "
+                               "or --arrival-mean/--jobs");
     }
     if (o->trace && ms_online_trace_read(o->trace, m, w, err))
-        return fail("simulate", err);
+        return cli_fail("online simulate", "%s", err->msg);
     if (o->alibaba) {
         if (ms_online_alibaba_read(o->alibaba, m, o->limit, w, err))
-            return fail("simulate", err);
+            return cli_fail("online simulate", "%s", err->msg);
         fprintf(stderr, "alibaba: %d one-GPU pods kept, %d skipped (%d multi-GPU, %d without a "
                         "GPU, %d without a lifetime)\n", w->n, w->skipped, w->skipped_multi_gpu,
                 w->skipped_no_gpu, w->skipped_bad_time);
     }
-    if (o->have_gen) {
-        int rc = setup_gen("simulate", m, o, err);
+    if (have_gen(o)) {
+        int rc = setup_gen(m, o, err);
         if (rc)
             return rc;
         ms_rng rng;
         ms_rng_seed(&rng, o->seed);
         if (ms_online_generate(m, &o->gen, &rng, w, err))
-            return fail("simulate", err);
+            return cli_fail("online simulate", "%s", err->msg);
     }
     return 0;
 }
@@ -303,11 +319,11 @@ static int print_json(const ms_gpu_model *m, const ms_online_config *c,
 static int emit(const online_opts *o, const ms_gpu_model *m, const ms_online_workload *w,
                 const ms_online_result *r, ms_error *err)
 {
-    if (o->json) {
-        if (print_json(m, &o->cfg, w, r, o->have_gen))
+    if (o->co.json) {
+        if (print_json(m, &o->cfg, w, r, have_gen(o)))
             return 1;
     } else {
-        print_result(m, &o->cfg, w, r, o->have_gen);
+        print_result(m, &o->cfg, w, r, have_gen(o));
     }
     if (cli_stdout_check("online simulate"))
         return 1;
@@ -316,7 +332,7 @@ static int emit(const online_opts *o, const ms_gpu_model *m, const ms_online_wor
         (o->timeline && ms_online_write_timeline_csv(o->timeline, m, r, err)) ||
         (o->csv && ms_online_write_jobs_csv(o->csv, m, w, r, err)) ||
         (o->save && ms_online_trace_write(o->save, m, w, err)))
-        return fail("simulate", err);
+        return cli_fail("online simulate", "%s", err->msg);
     return 0;
 }
 
@@ -326,38 +342,33 @@ static int tune_layout(online_opts *o, const ms_gpu_model *m, ms_error *err)
 {
     bool static_run = o->cfg.policy == MS_POLICY_FF_STATIC ||
                       (o->cfg.policy == MS_POLICY_FRAG && !o->cfg.dynamic);
-    if (o->tuned && !o->have_gen) {
-        fprintf(stderr, "migsched online simulate: --layout tuned needs a generated workload "
-                        "(--arrival-mean/--jobs) to draw its training workloads from\n");
-        return 2;
+    if (o->tuned && !have_gen(o)) {
+        return cli_usage_error("online simulate", NULL, "--layout tuned needs a generated "
+                               "workload (--arrival-mean/--jobs) to draw its training workloads "
+                               "from");
     }
-    if (!static_run || !o->have_gen || (o->layout_set && !o->tuned))
+    if (!static_run || !have_gen(o) || (o->layout_set && !o->tuned))
         return 0;
     if (ms_online_choose_layout(m, &o->gen, &o->cfg, MS_ONLINE_TRAIN_SEED(o->seed), 5, err))
-        return fail("simulate", err);
+        return cli_fail("online simulate", "%s", err->msg);
     return 0;
 }
 
 static int simulate(int argc, char **argv)
 {
-    online_opts o = {0};
+    online_opts o = {.co = {.cmd = "online simulate", .takes = CLI_GPU | CLI_JSON}};
     ms_online_config_defaults(&o.cfg);
     o.cfg.gpus = 0;
-    int rc = parse("simulate", argc, argv, &o, simulate_usage);
+    int rc = parse(argc, argv, &o, simulate_usage);
     if (rc >= 0)
         return rc;
-    if (!o.gpu || !o.cfg.gpus) {
-        fprintf(stderr, "migsched online simulate: --gpu and --gpus are required\n");
-        return 2;
+    if (!o.co.gpu || !o.cfg.gpus) {
+        return cli_usage_error("online simulate", NULL, "--gpu and --gpus are required");
     }
     ms_gpu_model m;
     ms_error err;
-    if (ms_gpu_lookup(o.gpu, &m, &err))
-        return fail("simulate", &err);
-    ms_online_gen_defaults(&m, &o.gen);
-    o.have_gen = false;
-    if ((rc = parse("simulate", argc, argv, &o, simulate_usage)) >= 0)  /* over the defaults */
-        return rc;
+    if (ms_gpu_lookup(o.co.gpu, &m, &err))
+        return cli_fail("online simulate", "%s", err.msg);
     const char *outputs[] = {o.csv, o.plot, o.save, o.timeline};
     if (cli_check_outputs("online simulate", outputs, 4))
         return 1;
@@ -373,7 +384,7 @@ static int simulate(int argc, char **argv)
     }
     if (ms_online_simulate(&m, &w, &o.cfg, &r, &err)) {
         ms_online_workload_free(&w);
-        return fail("simulate", &err);
+        return cli_fail("online simulate", "%s", err.msg);
     }
     rc = emit(&o, &m, &w, &r, &err);
     ms_online_result_free(&r);
@@ -381,153 +392,102 @@ static int simulate(int argc, char **argv)
     return rc;
 }
 
-/* The ablation's configurations: baseline, techniques added one by one, and each left out. */
-typedef struct ablation_row {
-    const char *name;
-    int policy;
-    bool balance, dynamic, migration;
-} ablation_row;
-
-static const ablation_row rows[] = {
-    {"firstfit-static", MS_POLICY_FF_STATIC, false, false, false},
-    {"+balance", MS_POLICY_FRAG, true, false, false},
-    {"+balance+dynamic", MS_POLICY_FRAG, true, true, false},
-    {"all (+migration)", MS_POLICY_FRAG, true, true, true},
-    {"firstfit-dynamic", MS_POLICY_FF_DYNAMIC, false, true, false},
-    {"all - balance", MS_POLICY_FRAG, false, true, true},
-    {"all - dynamic", MS_POLICY_FRAG, true, false, true},
-};
-#define NROWS ((int)(sizeof rows / sizeof rows[0]))
-
-/* One cell: the row on one workload, averaged over the seeds. A static row's layout is
- * chosen out of sample (training seeds). MS_EINFEASIBLE: no static layout holds the mix. */
-static int ablation_cell(const ms_gpu_model *m, online_opts *o, int service, double mean,
-                         const ablation_row *row, double out[3], ms_error *err)
+/* A row of the ablation table as text, once it has run: each cell normalised to the
+ * firstfit-static row's, [absolute turnaround; wait/execution]. */
+static void print_ablation_row(void *arg, int row, const ms_online_ablation_table *t)
 {
-    out[0] = out[1] = out[2] = 0;
-    ms_online_gen g = o->gen;
-    g.service = service;
-    g.arrival_mean = mean;
-    ms_online_config c = o->cfg;
-    c.policy = row->policy;
-    c.balance = row->balance;
-    c.dynamic = row->dynamic;
-    c.migration = row->migration;
-    int rc = row->dynamic ? MS_OK
-                          : ms_online_choose_layout(m, &g, &c, MS_ONLINE_TRAIN_SEED(o->seed),
-                                                    o->seeds, err);
-    for (int s = 0; s < o->seeds && !rc; s++) {
-        ms_online_workload w;
-        ms_online_result r;
-        if ((rc = ms_online_run_seed(m, &g, &c, o->seed + (unsigned long long)s, &w, &r, err)))
-            break;
-        out[0] += r.mean_turnaround / o->seeds;
-        out[1] += r.mean_wait / o->seeds;
-        out[2] += r.mean_exec / o->seeds;
-        ms_online_workload_free(&w);
-        ms_online_result_free(&r);
+    (void)arg;
+    printf("%-18s", ms_online_ablation_row_name(row));
+    for (int l = 0; l < MS_ABLATION_LOADS; l++) {
+        const ms_online_ablation_cell *v = &t->cell[row][l];
+        double base = t->cell[0][l].turnaround;
+        char cell[64];
+        if (isnan(v->turnaround))
+            snprintf(cell, sizeof cell, "n/a");
+        else if (isnan(base))
+            snprintf(cell, sizeof cell, "n/a [%.0f; %.0f/%.0f]", v->turnaround, v->wait,
+                     v->execution);
+        else
+            snprintf(cell, sizeof cell, "%.3f [%.0f; %.0f/%.0f]", v->turnaround / base,
+                     v->turnaround, v->wait, v->execution);
+        printf(" %28s", cell);
     }
-    return rc;
+    printf("\n");
+    fflush(stdout); /* a row at a time: the whole table takes minutes */
+}
+
+static void print_ablation_header(const online_opts *o, const ms_gpu_model *m)
+{
+    printf("%d x %s, %d jobs per workload, %d seeds from %llu, tau %g, kappa %g, migration "
+           "cost %g s (%s), queue %s", o->cfg.gpus, m->name, o->gen.jobs, o->seeds, o->seed,
+           o->cfg.tau, o->cfg.kappa, o->cfg.migration_cost,
+           ms_online_migration_rule_name(o->cfg.migration_rule),
+           ms_online_queue_name(o->cfg.queue));
+    if (o->cfg.queue == MS_QUEUE_RESERVE)
+        printf(" after %g s", o->cfg.reserve_after);
+    printf("\n");
+    printf("mean turnaround (wait + execution) normalised to firstfit-static "
+           "[absolute s; mean wait / mean execution s]\n");
+    printf("%-18s", "configuration");
+    for (int l = 0; l < MS_ABLATION_LOADS; l++)
+        printf(" %28s", ms_online_ablation_load_name(l));
+    printf("\n");
+}
+
+static int print_ablation_json(const online_opts *o, const ms_gpu_model *m,
+                               const ms_online_ablation_table *t)
+{
+    json_t *table = json_array();
+    for (int i = 0; i < MS_ABLATION_ROWS; i++) {
+        json_t *cells = json_array();
+        for (int l = 0; l < MS_ABLATION_LOADS; l++) {
+            const ms_online_ablation_cell *v = &t->cell[i][l];
+            json_array_append_new(cells, json_pack("{s:s, s:o, s:o, s:o, s:o}", "workload",
+                                                   ms_online_ablation_load_name(l), "normalised",
+                                                   cli_json_real(v->turnaround /
+                                                                 t->cell[0][l].turnaround),
+                                                   "turnaround", cli_json_real(v->turnaround),
+                                                   "wait", cli_json_real(v->wait), "execution",
+                                                   cli_json_real(v->execution)));
+        }
+        json_array_append_new(table, json_pack("{s:s, s:o}", "configuration",
+                                               ms_online_ablation_row_name(i), "cells", cells));
+    }
+    return cli_json_print("online ablation",
+                          json_pack("{s:i, s:s, s:i, s:i, s:I, s:o, s:o, s:o, s:s, s:s, s:o, "
+                                    "s:o}", "gpus", o->cfg.gpus, "gpu_model", m->name, "jobs",
+                                    o->gen.jobs, "seeds", o->seeds, "seed", (json_int_t)o->seed,
+                                    "tau", cli_json_real(o->cfg.tau), "kappa",
+                                    cli_json_real(o->cfg.kappa), "migration_cost",
+                                    cli_json_real(o->cfg.migration_cost), "migration_rule",
+                                    ms_online_migration_rule_name(o->cfg.migration_rule), "queue",
+                                    ms_online_queue_name(o->cfg.queue), "reserve_after",
+                                    cli_json_real(o->cfg.reserve_after), "rows", table));
 }
 
 static int ablation(int argc, char **argv)
 {
-    online_opts o = {0};
+    online_opts o = {.co = {.cmd = "online ablation", .takes = CLI_GPU | CLI_JSON,
+                            .gpu = "A100-40GB"}};
     ms_online_config_defaults(&o.cfg);
-    o.gpu = "A100-40GB";
     o.seeds = 5;
     o.seed = 1;
-    int rc = parse("ablation", argc, argv, &o, ablation_usage);
+    int rc = parse(argc, argv, &o, ablation_usage);
     if (rc >= 0)
         return rc;
     ms_gpu_model m;
     ms_error err;
-    if (ms_gpu_lookup(o.gpu, &m, &err))
-        return fail("ablation", &err);
-    ms_online_gen_defaults(&m, &o.gen);
-    int jobs = o.gen.jobs;
-    if ((rc = parse("ablation", argc, argv, &o, ablation_usage)) >= 0)
+    if (ms_gpu_lookup(o.co.gpu, &m, &err))
+        return cli_fail("online ablation", "%s", err.msg);
+    if ((rc = setup_gen(&m, &o, &err)))
         return rc;
-    if (!o.have_gen)
-        o.gen.jobs = jobs;
-    if ((rc = setup_gen("ablation", &m, &o, &err)))
-        return rc;
-    static const struct { const char *name; int service; double mean; } loads[] = {
-        {"Normal(25)", MS_SERVICE_NORMAL, 25}, {"Long(25)", MS_SERVICE_LONG, 25},
-        {"Normal(50)", MS_SERVICE_NORMAL, 50}, {"Long(50)", MS_SERVICE_LONG, 50}};
-    if (!o.json) {
-        printf("%d x %s, %d jobs per workload, %d seeds from %llu, tau %g, kappa %g, migration "
-               "cost %g s (%s), queue %s", o.cfg.gpus, m.name, o.gen.jobs, o.seeds, o.seed,
-               o.cfg.tau, o.cfg.kappa, o.cfg.migration_cost,
-               ms_online_migration_rule_name(o.cfg.migration_rule),
-               ms_online_queue_name(o.cfg.queue));
-        if (o.cfg.queue == MS_QUEUE_RESERVE)
-            printf(" after %g s", o.cfg.reserve_after);
-        printf("\n");
-        printf("mean turnaround (wait + execution) normalised to firstfit-static "
-               "[absolute s; mean wait / mean execution s]\n");
-        printf("%-18s", "configuration");
-        for (int l = 0; l < 4; l++)
-            printf(" %28s", loads[l].name);
-        printf("\n");
-    }
-    json_t *table = o.json ? json_array() : NULL;
-    double base[4];
-    for (int i = 0; i < NROWS; i++) {
-        json_t *cells = o.json ? json_array() : NULL;
-        if (!o.json)
-            printf("%-18s", rows[i].name);
-        for (int l = 0; l < 4; l++) {
-            double v[3];
-            rc = ablation_cell(&m, &o, loads[l].service, loads[l].mean, &rows[i], v, &err);
-            if (rc && rc != MS_EINFEASIBLE) {
-                json_decref(cells);
-                json_decref(table);
-                return fail("ablation", &err);
-            }
-            if (rc)  /* no static layout holds the mix (one GPU): n/a, not a failure */
-                v[0] = v[1] = v[2] = NAN;
-            if (i == 0)
-                base[l] = v[0];
-            if (o.json) {
-                json_array_append_new(cells, json_pack("{s:s, s:o, s:o, s:o, s:o}", "workload",
-                                                       loads[l].name, "normalised",
-                                                       cli_json_real(v[0] / base[l]),
-                                                       "turnaround", cli_json_real(v[0]), "wait",
-                                                       cli_json_real(v[1]), "execution",
-                                                       cli_json_real(v[2])));
-                continue;
-            }
-            char cell[64];
-            if (rc)
-                snprintf(cell, sizeof cell, "n/a");
-            else if (isnan(base[l]))
-                snprintf(cell, sizeof cell, "n/a [%.0f; %.0f/%.0f]", v[0], v[1], v[2]);
-            else
-                snprintf(cell, sizeof cell, "%.3f [%.0f; %.0f/%.0f]", v[0] / base[l], v[0],
-                         v[1], v[2]);
-            printf(" %28s", cell);
-        }
-        if (o.json) {
-            json_array_append_new(table, json_pack("{s:s, s:o}", "configuration", rows[i].name,
-                                                   "cells", cells));
-        } else {
-            printf("\n");
-            fflush(stdout); /* a row at a time: the whole table takes minutes */
-        }
-    }
-    if (!o.json)
-        return 0;
-    return cli_json_print("online ablation",
-                          json_pack("{s:i, s:s, s:i, s:i, s:I, s:o, s:o, s:o, s:s, s:s, s:o, "
-                                    "s:o}", "gpus", o.cfg.gpus, "gpu_model", m.name, "jobs",
-                                    o.gen.jobs, "seeds", o.seeds, "seed", (json_int_t)o.seed,
-                                    "tau", cli_json_real(o.cfg.tau), "kappa",
-                                    cli_json_real(o.cfg.kappa), "migration_cost",
-                                    cli_json_real(o.cfg.migration_cost), "migration_rule",
-                                    ms_online_migration_rule_name(o.cfg.migration_rule), "queue",
-                                    ms_online_queue_name(o.cfg.queue), "reserve_after",
-                                    cli_json_real(o.cfg.reserve_after), "rows", table));
+    if (!o.co.json)
+        print_ablation_header(&o, &m);
+    ms_online_ablation a = {.gen = o.gen, .cfg = o.cfg, .seed = o.seed, .seeds = o.seeds};
+    ms_online_ablation_table t;
+    if (ms_online_ablation_run(&m, &a, o.co.json ? NULL : print_ablation_row, NULL, &t, &err))
+        return cli_fail("online ablation", "%s", err.msg);
+    return o.co.json ? print_ablation_json(&o, &m, &t) : 0;
 }
 
 int cmd_online(int argc, char **argv)

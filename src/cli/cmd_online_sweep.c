@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_common.h"
 #include "cli_util.h"
 #include "commands.h"
 #include "migsched/online.h"
@@ -28,16 +29,9 @@ static void usage(FILE *f)
         "  utilisation and fragmentation. firstfit-static's layout is chosen out of sample.\n");
 }
 
-static int arg_error(const char *opt, const char *v)
+static int bad_value(const char *opt, const char *v)
 {
-    fprintf(stderr, "migsched online sweep: bad value '%s' for --%s\n", v, opt);
-    return 2;
-}
-
-static int lib_error(const ms_error *err)
-{
-    fprintf(stderr, "migsched online sweep: %s\n", err->msg);
-    return 1;
+    return cli_usage_error("online sweep", NULL, "bad value '%s' for --%s", v, opt);
 }
 
 static void bar(void *arg, int done, int total)
@@ -80,7 +74,7 @@ enum { O_GPUS = 256, O_JOBS, O_SEEDS, O_SEED, O_MIX, O_SERVICE, O_TIMES, O_POLIC
        O_TAU, O_KAPPA, O_MIGCOST, O_CSV, O_PLOT };
 
 static const struct option opts[] = {
-    {"gpu", required_argument, 0, 'g'}, {"gpus", required_argument, 0, O_GPUS},
+    CLI_LONG_GPU, {"gpus", required_argument, 0, O_GPUS},
     {"jobs", required_argument, 0, O_JOBS}, {"seeds", required_argument, 0, O_SEEDS},
     {"seed", required_argument, 0, O_SEED}, {"mix", required_argument, 0, O_MIX},
     {"service", required_argument, 0, O_SERVICE},
@@ -91,7 +85,8 @@ static const struct option opts[] = {
     {"plot", required_argument, 0, O_PLOT}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 
 typedef struct sweep_opts {
-    const char *gpu, *mix, *service, *times, *policies, *load, *csv, *plot;
+    cli_common co; /* --gpu */
+    const char *mix, *service, *times, *policies, *load, *csv, *plot;
     int gpus, jobs, seeds;
     uint64_t seed;
     double tau, kappa, migcost;
@@ -102,9 +97,14 @@ static int parse(int argc, char **argv, sweep_opts *o)
     int c, at = -1;
     optind = 1;
     while ((c = getopt_long(argc, argv, "g:h", opts, &at)) != -1) {
+        int rc = cli_common_option(&o->co, c, optarg);
+        if (rc >= 0) {
+            if (rc)
+                return rc;
+            continue;
+        }
         bool ok = true;
         switch (c) {
-        case 'g': o->gpu = optarg; break;
         case O_GPUS: ok = cli_parse_int(optarg, 1, 1 << 20, &o->gpus); break;
         case O_JOBS: ok = cli_parse_int(optarg, 1, 10000000, &o->jobs); break;
         case O_SEEDS: ok = cli_parse_int(optarg, 1, 1000, &o->seeds); break;
@@ -123,11 +123,11 @@ static int parse(int argc, char **argv, sweep_opts *o)
         default: usage(stderr); return 2;
         }
         if (!ok)
-            return arg_error(at >= 0 ? opts[at].name : "?", optarg);
+            return bad_value(at >= 0 ? opts[at].name : "?", optarg);
     }
     if (optind < argc) {
-        fprintf(stderr, "migsched online sweep: unexpected argument '%s'\n", argv[optind]);
-        return 2;
+        return cli_usage_error("online sweep", NULL, "unexpected argument '%s'",
+                               argv[optind]);
     }
     return -1;
 }
@@ -138,13 +138,13 @@ static int setup(const sweep_opts *o, const ms_gpu_model *m, ms_online_sweep *s,
     ms_online_gen_defaults(m, &s->gen);
     s->gen.jobs = o->jobs;
     if (o->mix && ms_online_parse_mix(m, o->mix, &s->gen, err))
-        return lib_error(err);
+        return cli_fail("online sweep", "%s", err->msg);
     if (o->service && strcmp(o->service, "normal") && strcmp(o->service, "long"))
-        return arg_error("service", o->service);
+        return bad_value("service", o->service);
     s->gen.service = o->service && !strcmp(o->service, "long") ? MS_SERVICE_LONG
                                                                  : MS_SERVICE_NORMAL;
     if (o->times && strcmp(o->times, "profile") && strcmp(o->times, "flat"))
-        return arg_error("service-times", o->times);
+        return bad_value("service-times", o->times);
     s->gen.flat_service = o->times && !strcmp(o->times, "flat");
     ms_online_config_defaults(&s->cfg);
     s->cfg.gpus = o->gpus;
@@ -155,7 +155,7 @@ static int setup(const sweep_opts *o, const ms_gpu_model *m, ms_online_sweep *s,
     s->seeds = o->seeds;
     if (ms_online_sweep_parse_policies(o->policies, s, err) ||
         ms_online_sweep_parse_loads(o->load, s, err))
-        return lib_error(err);
+        return cli_fail("online sweep", "%s", err->msg);
     return 0;
 }
 
@@ -163,7 +163,8 @@ int cmd_online_sweep(int argc, char **argv)
 {
     ms_online_config d;
     ms_online_config_defaults(&d);
-    sweep_opts o = {.gpu = "A100-40GB", .policies = DEFAULT_POLICIES, .load = "0.5:1.1:0.05",
+    sweep_opts o = {.co = {.cmd = "online sweep", .takes = CLI_GPU, .gpu = "A100-40GB"},
+                    .policies = DEFAULT_POLICIES, .load = "0.5:1.1:0.05",
                     .gpus = 4, .jobs = 500, .seeds = 5, .seed = 1, .tau = d.tau,
                     .kappa = d.kappa, .migcost = d.migration_cost};
     int rc = parse(argc, argv, &o);
@@ -176,15 +177,14 @@ int cmd_online_sweep(int argc, char **argv)
     ms_error err = {0};
     ms_online_sweep *s = calloc(1, sizeof *s);
     if (!s) {
-        fprintf(stderr, "migsched online sweep: out of memory\n");
-        return 1;
+        return cli_fail("online sweep", "out of memory");
     }
     ms_online_point *pts = NULL;
-    if (ms_gpu_lookup(o.gpu, &m, &err))
-        rc = lib_error(&err);
+    if (ms_gpu_lookup(o.co.gpu, &m, &err))
+        rc = cli_fail("online sweep", "%s", err.msg);
     else if (!(rc = setup(&o, &m, s, &err)) &&
              ms_online_sweep_run(&m, s, isatty(STDERR_FILENO) ? bar : NULL, NULL, &pts, &err))
-        rc = lib_error(&err);
+        rc = cli_fail("online sweep", "%s", err.msg);
     if (rc) {
         free(s);
         return rc;
@@ -196,7 +196,7 @@ int cmd_online_sweep(int argc, char **argv)
              s->seeds);
     if (!rc && ((o.csv && ms_online_sweep_write_csv(o.csv, &m, s, pts, &err)) ||
                 (o.plot && ms_online_sweep_write_svg(s, pts, o.plot, title, &err))))
-        rc = lib_error(&err);
+        rc = cli_fail("online sweep", "%s", err.msg);
     free(pts);
     free(s);
     return rc;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_common.h"
 #include "commands.h"
 #include "migsched/io.h"
 #include "migsched/plot.h"
@@ -73,28 +74,33 @@ static int read_file_labels(const char *path, const ms_schedule *s, file_labels 
 
 int cmd_plot(int argc, char **argv)
 {
-    static const struct option opts[] = {{"output", required_argument, 0, 'o'},
+    static const struct option opts[] = {CLI_LONG_OUTPUT,
                                          {"workload", required_argument, 0, 'w'},
-                                         {"gpu", required_argument, 0, 'g'},
+                                         CLI_LONG_GPU,
                                          {"title", required_argument, 0, 't'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--curves") || !strncmp(argv[i], "--curves=", 9))
             return cmd_plot_curves(argc, argv);
-    const char *out = NULL, *wpath = NULL, *gpu_name = NULL, *title = NULL;
-    int c;
+    const char *wpath = NULL, *title = NULL;
+    cli_common co = {.cmd = "plot", .takes = CLI_GPU | CLI_OUTPUT};
+    int c, rc;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:w:g:t:h", opts, NULL)) != -1) {
+        if ((rc = cli_common_option(&co, c, optarg)) >= 0) {
+            if (rc)
+                return rc;
+            continue;
+        }
         switch (c) {
-        case 'o': out = optarg; break;
         case 'w': wpath = optarg; break;
-        case 'g': gpu_name = optarg; break;
         case 't': title = optarg; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
     }
+    const char *out = co.output, *gpu_name = co.gpu;
     if (!out || optind != argc - 1) {
         usage(stderr);
         return 2;
@@ -112,7 +118,7 @@ int cmd_plot(int argc, char **argv)
     ms_schedule *s = NULL;
     ms_workload *w = NULL;
     file_labels fl = {0};
-    int rc = 1;
+    rc = 1;
     if (ms_schedule_read_json(spath, gpu, &s, &err))
         goto fail;
     if (wpath && ms_workload_read(wpath, &s->gpu, &w, &err))

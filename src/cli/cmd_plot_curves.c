@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_common.h"
 #include "commands.h"
 #include "migsched/learn.h"
 #include "migsched/plot.h"
@@ -64,13 +65,19 @@ typedef struct curve_args {
 
 static int parse_args(int argc, char **argv, curve_args *a)
 {
-    static const struct option opts[] = {{"curves", 1, 0, 'c'}, {"output", 1, 0, 'o'},
+    static const struct option opts[] = {{"curves", 1, 0, 'c'}, CLI_LONG_OUTPUT,
                                          {"x", 1, 0, 'x'},      {"y", 1, 0, 'y'},
                                          {"label", 1, 0, 'l'},  {"title", 1, 0, 't'},
                                          {"help", 0, 0, 'h'},   {0, 0, 0, 0}};
+    cli_common co = {.cmd = "plot", .takes = CLI_OUTPUT};
     optind = 1;
-    int ch;
+    int ch, rc;
     while ((ch = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+        if ((rc = cli_common_option(&co, ch, optarg)) >= 0) {
+            if (rc)
+                return rc;
+            continue;
+        }
         const char *bad = NULL;
         switch (ch) {
         case 'c':
@@ -81,7 +88,6 @@ static int parse_args(int argc, char **argv, curve_args *a)
             if ((a->nlabels = split(optarg, a->labels, MAX_LOGS)) < 0)
                 bad = "--label: an empty name or more than 32 names";
             break;
-        case 'o': a->out = optarg; break;
         case 't': a->title = optarg; break;
         case 'x':
             if (strcmp(optarg, "steps") && strcmp(optarg, "cpu"))
@@ -96,21 +102,17 @@ static int parse_args(int argc, char **argv, curve_args *a)
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
-        if (bad) {
-            fprintf(stderr, "migsched plot: %s\n", bad);
-            return 2;
-        }
+        if (bad)
+            return cli_usage_error("plot", NULL, "%s", bad);
     }
+    a->out = co.output;
     const char *bad = optind < argc ? "a schedule file does not go with --curves"
                       : !a->out     ? "-o FILE.svg is required"
                       : a->nlabels && a->nlabels != a->nlogs
                           ? "--label needs one name per log"
                           : NULL;
-    if (bad) {
-        fprintf(stderr, "migsched plot: %s\n", bad);
-        usage(stderr);
-        return 2;
-    }
+    if (bad)
+        return cli_usage_error("plot", usage, "%s", bad);
     return -1;
 }
 

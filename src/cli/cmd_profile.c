@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_common.h"
 #include "cli_util.h"
 #include "commands.h"
 #include "migsched/exec.h"
@@ -72,51 +73,51 @@ int cmd_profile(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"device", required_argument, 0, 'd'}, {"reps", required_argument, 0, 'r'},
-        {"output", required_argument, 0, 'o'}, {"gpu-model-out", required_argument, 0, 'm'},
+        CLI_LONG_OUTPUT,                       {"gpu-model-out", required_argument, 0, 'm'},
         {"backend", required_argument, 0, 'b'}, {"sizes", required_argument, 0, 's'},
-        {"gpu", required_argument, 0, 'g'},    {"logs", required_argument, 0, 'l'},
+        CLI_LONG_GPU,                          {"logs", required_argument, 0, 'l'},
         {"journal", required_argument, 0, 'j'}, {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     ms_profile_options o = {.backend = "nvml", .reps = 1};
-    const char *output = NULL, *model_out = NULL, *gpu = NULL;
-    int c;
+    const char *model_out = NULL;
+    cli_common co = {.cmd = "profile", .takes = CLI_GPU | CLI_OUTPUT};
+    int c, rc;
     optind = 1;
     while ((c = getopt_long(argc, argv, "d:r:o:m:b:s:g:l:j:h", opts, NULL)) != -1) {
+        if ((rc = cli_common_option(&co, c, optarg)) >= 0) {
+            if (rc)
+                return rc;
+            continue;
+        }
         switch (c) {
         case 'd':
-            if (!cli_parse_int(optarg, 0, INT_MAX, &o.device)) {
-                fprintf(stderr, "migsched profile: --device: '%s' is not a GPU index\n", optarg);
-                return 2;
-            }
+            if (!cli_parse_int(optarg, 0, INT_MAX, &o.device))
+                return cli_usage_error("profile", NULL,
+                                       "--device: '%s' is not a GPU index", optarg);
             break;
         case 'r':
-            if (!cli_parse_int(optarg, 1, 1000, &o.reps)) {
-                fprintf(stderr, "migsched profile: --reps: '%s' is not 1..1000\n", optarg);
-                return 2;
-            }
+            if (!cli_parse_int(optarg, 1, 1000, &o.reps))
+                return cli_usage_error("profile", NULL, "--reps: '%s' is not 1..1000", optarg);
             break;
-        case 'o': output = optarg; break;
         case 'm': model_out = optarg; break;
         case 'b':
-            if (strcmp(optarg, "nvml") && strcmp(optarg, "sim")) {
-                fprintf(stderr, "migsched profile: --backend: '%s' is not nvml or sim\n", optarg);
-                return 2;
-            }
+            if (strcmp(optarg, "nvml") && strcmp(optarg, "sim"))
+                return cli_usage_error("profile", NULL,
+                                       "--backend: '%s' is not nvml or sim", optarg);
             o.backend = optarg;
             break;
         case 's':
-            if (parse_sizes(optarg, &o)) {
-                fprintf(stderr, "migsched profile: --sizes: '%s' is not a list of sizes\n", optarg);
-                return 2;
-            }
+            if (parse_sizes(optarg, &o))
+                return cli_usage_error("profile", NULL,
+                                       "--sizes: '%s' is not a list of sizes", optarg);
             break;
-        case 'g': gpu = optarg; break;
         case 'l': o.logs_dir = optarg; break;
         case 'j': o.journal = optarg; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
     }
+    const char *output = co.output, *gpu = co.gpu;
     if (!output || optind != argc - 1) {
         usage(stderr);
         return 2;
@@ -127,7 +128,7 @@ int cmd_profile(int argc, char **argv)
     ms_gpu_model model, measured;
     ms_workload *tasks = NULL, *w = NULL;
     char journal[512];
-    int rc = gpu ? ms_gpu_lookup(gpu, &model, &err) : MS_OK;
+    rc = gpu ? ms_gpu_lookup(gpu, &model, &err) : MS_OK;
     /* The same journal as `migsched run` on that device, so `run --cleanup` finds it. */
     if (rc == MS_OK && !o.journal && !strcmp(o.backend, "nvml") &&
         (rc = ms_default_run_path(&o.device, 1, ".journal", journal, sizeof journal, &err)) == MS_OK)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli_common.h"
 #include "cli_util.h"
 #include "commands.h"
 #include "migsched/learn.h"
@@ -94,15 +95,21 @@ static int parse_args(int argc, char **argv, calib_args *a)
 {
     static const struct option longopts[] = {
         {"model", 1, 0, 'm'}, {"passes", 1, 0, 'p'}, {"rollout", 1, 0, 'r'},
-        {"sets", 1, 0, 'd'},  {"seed", 1, 0, 's'},   {"help", 0, 0, 'h'},
+        {"sets", 1, 0, 'd'},  CLI_LONG_SEED,         {"help", 0, 0, 'h'},
         {0, 0, 0, 0}};
-    int ch, li = -1;
+    /* -o has no long form here */
+    cli_common co = {.cmd = "rl-calibrate", .takes = CLI_SEED | CLI_OUTPUT, .seed = a->seed};
+    int ch, li = -1, rc;
     optind = 1;
     while ((ch = getopt_long(argc, argv, "o:h", longopts, &li)) != -1) {
+        if ((rc = cli_common_option(&co, ch, optarg)) >= 0) {
+            if (rc)
+                return rc;
+            continue;
+        }
         const char *bad = NULL; /* what the option's value should have been */
         switch (ch) {
         case 'm': a->model = optarg; break;
-        case 'o': a->out = optarg; break;
         case 'p':
             if (!cli_parse_double(optarg, 1, 1000, &a->passes))
                 bad = "a number in 1..1000";
@@ -115,25 +122,19 @@ static int parse_args(int argc, char **argv, calib_args *a)
             if (!cli_parse_long(optarg, 1, 1000000, &a->sets))
                 bad = "an integer in 1..1000000";
             break;
-        case 's':
-            if (!cli_parse_seed(optarg, &a->seed))
-                bad = "a non-negative integer";
-            break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
-        if (bad) {
-            fprintf(stderr, "migsched rl-calibrate: --%s: '%s' is not %s\n", longopts[li].name,
-                    optarg, bad);
-            return 2;
-        }
+        if (bad)
+            return cli_usage_error("rl-calibrate", NULL, "--%s: '%s' is not %s",
+                                   longopts[li].name, optarg, bad);
     }
-    if (!a->model || !a->out || a->passes < 1 || optind < argc) {
-        fprintf(stderr, "migsched rl-calibrate: %s\n",
-                optind < argc ? "unexpected argument" : "--model, --passes and -o are required");
-        usage(stderr);
-        return 2;
-    }
+    a->seed = co.seed;
+    a->out = co.output;
+    if (!a->model || !a->out || a->passes < 1 || optind < argc)
+        return cli_usage_error("rl-calibrate", usage, "%s",
+                               optind < argc ? "unexpected argument"
+                                             : "--model, --passes and -o are required");
     return -1;
 }
 

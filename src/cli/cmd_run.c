@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_common.h"
 #include "cli_util.h"
 #include "commands.h"
 #include "migsched/exec.h"
@@ -88,10 +89,8 @@ static int ready_outputs(ms_run_options *o, const char *report, char *journal, c
         return 1;
     ms_output probe = {0};
     ms_error err;
-    if (report && ms_output_open(&probe, report, &err)) {
-        fprintf(stderr, "migsched run: %s\n", err.msg);
-        return 1;
-    }
+    if (report && ms_output_open(&probe, report, &err))
+        return cli_fail("run", "%s", err.msg);
     if (report)
         ms_output_abort(&probe);
     return 0;
@@ -106,10 +105,8 @@ static int cleanup(ms_run_options *o, bool force)
                              .lock_dir = o->lock_dir, .force = force, .progress = stdout};
     ms_cleanup_report rep;
     ms_error err;
-    if (ms_run_cleanup(&co, &rep, &err)) {
-        fprintf(stderr, "migsched run: cleanup: %s\n", err.msg);
-        return 1;
-    }
+    if (ms_run_cleanup(&co, &rep, &err))
+        return cli_fail("run", "cleanup: %s", err.msg);
     printf("cleanup: %d leftover instance%s destroyed, %d task process group%s stopped\n",
            rep.destroyed, rep.destroyed == 1 ? "" : "s", rep.killed, rep.killed == 1 ? "" : "s");
     for (int i = 0; i < rep.nleft; i++)
@@ -127,10 +124,8 @@ static int write_report(const char *path, const ms_run_report *r, const ms_workl
         fprintf(stderr, "migsched run: %s\n", err.msg);
         return 1;
     }
-    if (ms_output_commit(&out, &err)) {
-        fprintf(stderr, "migsched run: %s\n", err.msg);
-        return 1;
-    }
+    if (ms_output_commit(&out, &err))
+        return cli_fail("run", "%s", err.msg);
     return 0;
 }
 
@@ -138,10 +133,8 @@ static int write_report(const char *path, const ms_run_report *r, const ms_workl
 static int validate(const ms_schedule *s, const ms_workload *w, const char *path)
 {
     ms_error err;
-    if (ms_schedule_match_workload(s, w, &err)) {
-        fprintf(stderr, "migsched run: %s: %s\n", path, err.msg);
-        return 1;
-    }
+    if (ms_schedule_match_workload(s, w, &err))
+        return cli_fail("run", "%s: %s", path, err.msg);
     ms_validation v;
     int n = ms_schedule_validate(s, w, &v);
     for (int i = 0; i < v.n && i < 5; i++)
@@ -212,41 +205,43 @@ int cmd_run(int argc, char **argv)
         {"report", required_argument, 0, 'r'},   {"enable-mig", no_argument, 0, 'E'},
         {"cleanup", no_argument, 0, 'C'},        {"journal", required_argument, 0, 'j'},
         {"keep-final", no_argument, 0, 'K'},     {"wait", no_argument, 0, 'W'},
-        {"time-scale", required_argument, 0, 't'}, {"gpu", required_argument, 0, 'g'},
-        {"quiet", no_argument, 0, 'q'},          {"json", no_argument, 0, 'J'},
+        {"time-scale", required_argument, 0, 't'}, CLI_LONG_GPU,
+        {"quiet", no_argument, 0, 'q'},          CLI_LONG_JSON,
         {"help", no_argument, 0, 'h'},           {"mps", required_argument, 0, 'M'},
         {"mps-control", required_argument, 0, 'X'}, {"mps-root", required_argument, 0, 'R'},
         {"force", no_argument, 0, 'F'},          {"initial", required_argument, 0, 'I'},
         {0, 0, 0, 0}};
     const char *mps[3] = {NULL, NULL, NULL};
     ms_run_options o = {.backend = "nvml", .progress = stderr};
-    const char *workload = NULL, *report = NULL, *gpu = NULL;
-    bool do_cleanup = false, force = false, json = false;
-    int c;
+    const char *workload = NULL, *report = NULL;
+    cli_common co = {.cmd = "run", .takes = CLI_GPU | CLI_JSON};
+    bool do_cleanup = false, force = false;
+    int c, rc;
     optind = 1;
     while ((c = getopt_long(argc, argv, "w:d:b:nl:f:r:j:t:g:qh", opts, NULL)) != -1) {
+        if ((rc = cli_common_option(&co, c, optarg)) >= 0) {
+            if (rc)
+                return rc;
+            continue;
+        }
         switch (c) {
         case 'w': workload = optarg; break;
         case 'd':
-            if (!cli_parse_int_list(optarg, 0, 255, MS_RUN_MAX_GPUS, o.devices, &o.ndevices)) {
-                fprintf(stderr, "migsched run: --device: '%s' is not a list of GPU indices\n", optarg);
-                return 2;
-            }
+            if (!cli_parse_int_list(optarg, 0, 255, MS_RUN_MAX_GPUS, o.devices, &o.ndevices))
+                return cli_usage_error("run", NULL,
+                                       "--device: '%s' is not a list of GPU indices", optarg);
             break;
         case 'b':
-            if (strcmp(optarg, "nvml") && strcmp(optarg, "sim")) {
-                fprintf(stderr, "migsched run: --backend: '%s' is not nvml or sim\n", optarg);
-                return 2;
-            }
+            if (strcmp(optarg, "nvml") && strcmp(optarg, "sim"))
+                return cli_usage_error("run", NULL, "--backend: '%s' is not nvml or sim", optarg);
             o.backend = optarg;
             break;
         case 'n': o.dry_run = true; break;
         case 'l': o.logs_dir = optarg; break;
         case 'f':
-            if (strcmp(optarg, "continue") && strcmp(optarg, "abort")) {
-                fprintf(stderr, "migsched run: --on-failure: '%s' is not continue or abort\n", optarg);
-                return 2;
-            }
+            if (strcmp(optarg, "continue") && strcmp(optarg, "abort"))
+                return cli_usage_error("run", NULL,
+                                       "--on-failure: '%s' is not continue or abort", optarg);
             o.on_failure = strcmp(optarg, "abort") ? MS_ON_FAILURE_CONTINUE : MS_ON_FAILURE_ABORT;
             break;
         case 'r': report = optarg; break;
@@ -258,14 +253,11 @@ int cmd_run(int argc, char **argv)
         case 'I': o.initial = optarg; break;
         case 'W': o.wait_on_stop = true; break;
         case 't':
-            if (!cli_parse_double(optarg, 0, 1e3, &o.time_scale)) {
-                fprintf(stderr, "migsched run: --time-scale: '%s' is not a number in 0..1000\n", optarg);
-                return 2;
-            }
+            if (!cli_parse_double(optarg, 0, 1e3, &o.time_scale))
+                return cli_usage_error("run", NULL,
+                                       "--time-scale: '%s' is not a number in 0..1000", optarg);
             break;
-        case 'g': gpu = optarg; break;
         case 'q': o.progress = NULL; break;
-        case 'J': json = true; break;
         case 'M': mps[0] = optarg; break;
         case 'X': mps[1] = optarg; break;
         case 'R': mps[2] = optarg; break;
@@ -284,14 +276,10 @@ int cmd_run(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    if (json && o.dry_run) {
-        fprintf(stderr, "migsched run: --dry-run prints a listing; it does not go with --json\n");
-        return 2;
-    }
-    if ((mps[1] || mps[2]) && !mps[0]) {
-        fprintf(stderr, "migsched run: --mps-control and --mps-root need --mps FILE\n");
-        usage(stderr);
-        return 2;
-    }
-    return run(argv[optind], workload, gpu, report, json, mps, &o);
+    if (co.json && o.dry_run)
+        return cli_usage_error("run", NULL,
+                               "--dry-run prints a listing; it does not go with --json");
+    if ((mps[1] || mps[2]) && !mps[0])
+        return cli_usage_error("run", usage, "--mps-control and --mps-root need --mps FILE");
+    return run(argv[optind], workload, co.gpu, report, co.json, mps, &o);
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_common.h"
 #include "cli_util.h"
 #include "commands.h"
 #include "migsched/io.h"
@@ -82,9 +83,8 @@ static int parse_int(const char *opt, const char *text, int lo, int hi, int *out
 {
     if (cli_parse_int(text, lo, hi, out))
         return 0;
-    fprintf(stderr, "migsched schedule: %s must be an integer in %d..%d, not '%s'\n", opt, lo, hi,
-            text);
-    return 2;
+    return cli_usage_error("schedule", NULL, "%s must be an integer in %d..%d, not '%s'", opt,
+                           lo, hi, text);
 }
 
 static void print_text(const ms_schedule *s, const ms_workload *w, const char *layout, bool tree,
@@ -160,32 +160,19 @@ static int check(const ms_schedule *s, const ms_workload *w, const ms_initial *i
     return bad ? 1 : 0;
 }
 
-static int usage_error(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "migsched schedule: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n");
-    return 2;
-}
-
 static int parse_fraction(const char *text, double *out)
 {
     if (!cli_parse_double(text, 0, 1, out) || *out == 1)
-        return usage_error("--refine-min-gain must be a number in [0, 1), not '%s'", text);
-    return 0;
-}
-
-static int parse_seed(const char *text, uint64_t *out)
-{
-    if (!cli_parse_seed(text, out))
-        return usage_error("--seed must be a non-negative integer, not '%s'", text);
+        return cli_usage_error("schedule", NULL,
+                               "--refine-min-gain must be a number in [0, 1), not '%s'", text);
     return 0;
 }
 
 static int parse_budget(const char *text, double *out)
 {
     if (!cli_parse_double(text, 0, 1e12, out) || *out <= 0)
-        return usage_error("--time-budget must be a positive number of milliseconds, not '%s'",
+        return cli_usage_error("schedule", NULL,
+                               "--time-budget must be a positive number of milliseconds, not '%s'",
                            text);
     return 0;
 }
@@ -193,7 +180,8 @@ static int parse_budget(const char *text, double *out)
 static int parse_node_limit(const char *text, long *out)
 {
     if (!cli_parse_long(text, 1, LONG_MAX, out))
-        return usage_error("--node-limit must be a positive integer, not '%s'", text);
+        return cli_usage_error("schedule", NULL,
+                               "--node-limit must be a positive integer, not '%s'", text);
     return 0;
 }
 
@@ -208,37 +196,46 @@ typedef struct schedule_args {
 static int parse_args(int argc, char **argv, schedule_args *a)
 {
     static const struct option opts[] = {
-        {"gpu", required_argument, 0, 'g'},   {"gpus", required_argument, 0, 'G'},
+        CLI_LONG_GPU,                         CLI_LONG_GPUS,
         {"algo", required_argument, 0, 'a'},  {"batch", required_argument, 0, 'b'},
         {"concat", required_argument, 0, 'c'}, {"refine-iters", required_argument, 0, 'k'},
-        {"refine-min-gain", required_argument, 0, 'm'}, {"seed", required_argument, 0, 's'},
-        {"tree", no_argument, 0, 't'},        {"json", no_argument, 0, 'j'},
+        {"refine-min-gain", required_argument, 0, 'm'}, CLI_LONG_SEED,
+        {"tree", no_argument, 0, 't'},        CLI_LONG_JSON,
         {"model", required_argument, 0, 'M'}, {"online", no_argument, 0, 'O'},
         {"timings", no_argument, 0, 'T'},     {"paper-family", no_argument, 0, 'P'},
         {"four-runs-three", no_argument, 0, 'F'}, {"tie-right-first", no_argument, 0, 'R'},
-        {"time-budget", required_argument, 0, 'B'}, {"threads", required_argument, 0, 'n'},
+        {"time-budget", required_argument, 0, 'B'}, CLI_LONG_THREADS,
         {"node-limit", required_argument, 0, 'N'}, {"rl-queue", required_argument, 0, 'Q'},
         {"no-guard", no_argument, 0, 'U'},    {"rl-rollout", required_argument, 0, 'L'},
         {"rl-rollout-gap", required_argument, 0, 'D'}, {"help", no_argument, 0, 'h'},
         {"initial", required_argument, 0, 'I'},
         {0, 0, 0, 0}};
-    int c, bad = 0;
+    cli_common co = {.cmd = "schedule",
+                     .takes = CLI_GPU | CLI_GPUS | CLI_SEED | CLI_JSON | CLI_THREADS | CLI_OUTPUT,
+                     .say = CLI_SAY_MUST_BE, .gpus_max = 64, .threads_max = 64,
+                     .range_words = "an integer in ", .gpus = a->gpus, .seed = a->opt.seed,
+                     .threads = a->opt.threads};
+    int c, bad = 0, rc;
     const char *rl_only = NULL;
     optind = 1;
     while (!bad && (c = getopt_long(argc, argv, "g:o:h", opts, NULL)) != -1) {
+        if ((rc = cli_common_option(&co, c, optarg)) >= 0) {
+            if (rc)
+                return rc;
+            continue;
+        }
         switch (c) {
-        case 'g': a->gpu = optarg; break;
-        case 'G': bad = parse_int("--gpus", optarg, 1, 64, &a->gpus); break;
         case 'a': a->algo = optarg; break;
         case 'b': bad = parse_int("--batch", optarg, 1, INT_MAX, &a->opt.batch); break;
         case 'k':
             bad = parse_int("--refine-iters", optarg, 0, INT_MAX, &a->opt.refine_max_iters);
             break;
         case 'm': bad = parse_fraction(optarg, &a->opt.refine_min_gain); break;
-        case 's': bad = parse_seed(optarg, &a->opt.seed); break;
         case 'c':
             if ((c = ms_concat_parse(optarg)) < 0)
-                return usage_error("--concat must be trivial, reverse or overlap, not '%s'", optarg);
+                return cli_usage_error("schedule", NULL,
+                                       "--concat must be trivial, reverse or overlap, not '%s'",
+                                       optarg);
             a->opt.concat = (ms_concat_mode)c;
             break;
         case 't': a->tree = true; break;
@@ -246,31 +243,31 @@ static int parse_args(int argc, char **argv, schedule_args *a)
         case 'O': a->opt.online = 1; break;
         case 'Q':
             if ((c = ms_rl_queue_parse(optarg)) < 0)
-                return usage_error("--rl-queue must be fill, split or best, not '%s'", optarg);
+                return cli_usage_error("schedule", NULL,
+                                       "--rl-queue must be fill, split or best, not '%s'", optarg);
             a->opt.rl_queue = c;
             rl_only = "--rl-queue";
             break;
         case 'U': a->opt.no_guard = 1; rl_only = "--no-guard"; break;
         case 'L':
             if (!cli_parse_rollout(optarg, &a->opt.rl_rollout))
-                return usage_error("--rl-rollout must be 1..1000 or all, not '%s'", optarg);
+                return cli_usage_error("schedule", NULL,
+                                       "--rl-rollout must be 1..1000 or all, not '%s'", optarg);
             rl_only = "--rl-rollout";
             break;
         case 'D':
             if (!cli_parse_rollout_gap(optarg, &a->opt.rl_rollout_gap))
-                return usage_error("--rl-rollout-gap must be a number in 0..1000 or inf, not "
+                return cli_usage_error("schedule", NULL,
+                                       "--rl-rollout-gap must be a number in 0..1000 or inf, not "
                                    "'%s'", optarg);
             rl_only = "--rl-rollout-gap";
             break;
-        case 'j': a->json = true; break;
         case 'T': a->timings = true; break;
         case 'P': a->opt.paper_family = 1; break;
         case 'F': a->opt.four_runs_three = 1; break;
         case 'R': a->opt.tie_right_first = 1; break;
         case 'B': bad = parse_budget(optarg, &a->opt.time_budget_ms); break;
-        case 'n': bad = parse_int("--threads", optarg, 1, 64, &a->opt.threads); break;
         case 'N': bad = parse_node_limit(optarg, &a->opt.node_limit); break;
-        case 'o': a->out = optarg; break;
         case 'I': a->initial = optarg; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
@@ -278,10 +275,16 @@ static int parse_args(int argc, char **argv, schedule_args *a)
     }
     if (bad)
         return 2;
+    a->gpu = co.gpu;
+    a->gpus = co.gpus;
+    a->opt.seed = co.seed;
+    a->opt.threads = co.threads;
+    a->json = co.json;
+    a->out = co.output;
     if (!a->gpu || optind != argc - 1) {
-        usage_error("%s", !a->gpu ? "--gpu MODEL is required" : "give exactly one WORKLOAD file");
-        usage(stderr);
-        return 2;
+        return cli_usage_error("schedule", usage, "%s",
+                               !a->gpu ? "--gpu MODEL is required"
+                                       : "give exactly one WORKLOAD file");
     }
     if (!ms_offline_known(a->algo)) { /* bad input (1), like fixpart:P with no partition P */
         fprintf(stderr, "migsched schedule: unknown algorithm '%s' (see --help)\n", a->algo);
@@ -289,13 +292,13 @@ static int parse_args(int argc, char **argv, schedule_args *a)
     }
     bool rl = !strcmp(a->algo, "rl");
     if (rl && !a->opt.model)
-        return usage_error("%s", "--algo rl needs --model FILE");
+        return cli_usage_error("schedule", NULL, "%s", "--algo rl needs --model FILE");
     if (a->opt.model && !rl && strcmp(a->algo, "search"))
-        return usage_error("%s", "--model goes with --algo rl or search");
+        return cli_usage_error("schedule", NULL, "%s", "--model goes with --algo rl or search");
     if (a->opt.online && !rl)
-        return usage_error("%s", "--online goes with --algo rl");
+        return cli_usage_error("schedule", NULL, "%s", "--online goes with --algo rl");
     if (rl_only && !rl)
-        return usage_error("%s goes with --algo rl", rl_only);
+        return cli_usage_error("schedule", NULL, "%s goes with --algo rl", rl_only);
     a->workload = argv[optind];
     return -1;
 }

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_common.h"
 #include "cli_util.h"
 #include "commands.h"
 #include "migsched/learn.h"
@@ -94,7 +95,8 @@ static const char *const tune_names[TUNE_N] = {
     "demonstrate-share", "demonstrator"};
 
 typedef struct train_opts {
-    const char *gpu, *preset, *out;
+    cli_common co; /* --gpu */
+    const char *preset, *out;
     long steps, eval_every;
     int eval_sets, eval_tasks, levels;
     bool resume, slim, fine_tune, async_reconfig, exact, longest_first, soonest_placement;
@@ -104,7 +106,7 @@ typedef struct train_opts {
 static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
 {
     static const struct option longopts[] = {
-        {"gpu", 1, 0, 'g'},        {"preset", 1, 0, 'p'},    {"steps", 1, 0, 's'},
+        CLI_LONG_GPU,              {"preset", 1, 0, 'p'},    {"steps", 1, 0, 's'},
         {"out", 1, 0, 'o'},        {"n-batch", 1, 0, 'N'},   {"levels", 1, 0, 'M'},
         {"encoding", 1, 0, 'E'},   {"no-direct", 0, 0, 'D'}, {"online", 0, 0, 'O'},
         {"hidden", 1, 0, 'H'},     {"envs", 1, 0, 'e'},      {"rollout", 1, 0, 'T'},
@@ -125,8 +127,13 @@ static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
         char *end = NULL;
         long v = optarg ? strtol(optarg, &end, 10) : 0;
         bool num_ok = optarg && *optarg && end && !*end && v >= 0;
+        int rc = cli_common_option(&o->co, ch, optarg);
+        if (rc >= 0) {
+            if (rc)
+                return rc;
+            continue;
+        }
         switch (ch) {
-        case 'g': o->gpu = optarg; break;
         case 'p': o->preset = optarg; break;
         case 'o': o->out = optarg; break;
         case 'D': c->env.direct_reconfig = false; break;
@@ -242,29 +249,22 @@ static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
         }
         continue;
     bad:
-        fprintf(stderr, "migsched train: --%s: bad value '%s' (see --help)\n",
-                li >= 0 ? longopts[li].name : "?", optarg);
-        return 2;
+        return cli_usage_error("train", NULL, "--%s: bad value '%s' (see --help)",
+                               li >= 0 ? longopts[li].name : "?", optarg);
     }
     const char *missing = !o->preset                  ? "--preset"
                           : !o->steps                 ? "--steps"
                           : !o->out                   ? "--out"
                           : o->fine_tune && !o->resume ? "--resume (for --fine-tune)"
                                                       : NULL;
-    if (!missing && (c->sorted.share > 0 || c->ppo.demo_share > 0) && c->env.online) {
-        fprintf(stderr, "migsched train: --%s: %s are for offline policies, not --online\n",
-                c->sorted.share > 0 ? "sorted-share" : "demonstrate-share",
-                c->sorted.share > 0 ? "sorted batches" : "demonstrations");
-        return 2;
-    }
-    if (optind < argc || missing) {
-        if (missing)
-            fprintf(stderr, "migsched train: %s is required\n", missing);
-        else
-            fprintf(stderr, "migsched train: unexpected argument '%s'\n", argv[optind]);
-        usage(stderr);
-        return 2;
-    }
+    if (!missing && (c->sorted.share > 0 || c->ppo.demo_share > 0) && c->env.online)
+        return cli_usage_error("train", NULL, "--%s: %s are for offline policies, not --online",
+                               c->sorted.share > 0 ? "sorted-share" : "demonstrate-share",
+                               c->sorted.share > 0 ? "sorted batches" : "demonstrations");
+    if (missing)
+        return cli_usage_error("train", usage, "%s is required", missing);
+    if (optind < argc)
+        return cli_usage_error("train", usage, "unexpected argument '%s'", argv[optind]);
     return -1;
 }
 
@@ -486,7 +486,8 @@ static int train_loop(ms_trainer *t, const train_opts *o, const ms_gpu_model *gp
 
 int cmd_train(int argc, char **argv)
 {
-    train_opts o = {.gpu = "A100-40GB", .eval_sets = 100, .eval_tasks = 100};
+    train_opts o = {.co = {.cmd = "train", .takes = CLI_GPU, .gpu = "A100-40GB"},
+                    .eval_sets = 100, .eval_tasks = 100};
     ms_train_config c;
     memset(&c, 0, sizeof c);
     ms_env_config_default(&c.env);
@@ -502,7 +503,7 @@ int cmd_train(int argc, char **argv)
         return 1;
     ms_error err;
     ms_gpu_model gpu;
-    if (ms_gpu_lookup(o.gpu, &gpu, &err) || ms_gen_preset(&gpu, o.preset, &c.gen, &err)) {
+    if (ms_gpu_lookup(o.co.gpu, &gpu, &err) || ms_gen_preset(&gpu, o.preset, &c.gen, &err)) {
         fprintf(stderr, "migsched train: %s\n", err.msg);
         return 1;
     }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_common.h"
 #include "cli_util.h"
 #include "commands.h"
 #include "migsched/io.h"
@@ -117,22 +118,26 @@ static int check(const validate_args *a)
 int cmd_validate(int argc, char **argv)
 {
     static const struct option opts[] = {{"workload", required_argument, 0, 'w'},
-                                         {"gpu", required_argument, 0, 'g'},
-                                         {"gantt", no_argument, 0, 'G'},
+                                         CLI_LONG_GPU,
+                                         {"gantt", no_argument, 0, 'T'},
                                          {"width", required_argument, 0, 'W'},
-                                         {"json", no_argument, 0, 'j'},
+                                         CLI_LONG_JSON,
                                          {"initial", required_argument, 0, 'i'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     validate_args a = {.width = 80, .initial = "empty"};
-    int c;
+    cli_common co = {.cmd = "validate", .takes = CLI_GPU | CLI_JSON};
+    int c, rc;
     optind = 1;
     while ((c = getopt_long(argc, argv, "w:g:h", opts, NULL)) != -1) {
+        if ((rc = cli_common_option(&co, c, optarg)) >= 0) {
+            if (rc)
+                return rc;
+            continue;
+        }
         switch (c) {
         case 'w': a.workload = optarg; break;
-        case 'g': a.gpu = optarg; break;
-        case 'G': a.gantt = true; break;
-        case 'j': a.json = true; break;
+        case 'T': a.gantt = true; break;
         case 'i': a.initial = optarg; break;
         case 'W':
             if (!cli_parse_int(optarg, 20, 1000, &a.width)) {
@@ -148,6 +153,8 @@ int cmd_validate(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    a.gpu = co.gpu;
+    a.json = co.json;
     if (a.gantt && a.json) {
         fprintf(stderr, "migsched validate: --gantt draws text; it does not go with --json\n");
         return 2;

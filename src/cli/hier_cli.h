@@ -1,6 +1,8 @@
-/* hier_cli.h: what the `migsched hier` files share (cmd_hier*.c). */
+/* hier_cli.h: what the `migsched hier` subcommands share (hier_cli.c below cmd_hier*.c). */
 #ifndef MIGSCHED_CLI_HIER_H
 #define MIGSCHED_CLI_HIER_H
+
+#include <stdio.h>
 
 #include "migsched/hier.h"
 
@@ -11,19 +13,14 @@ typedef struct hier_sources {
     double gamma;
 } hier_sources;
 
-int hier_fail(const char *msg);
+/* Prints the usage of every hier subcommand on f. */
+void hier_usage(FILE *f);
 /* Prints the usage on stdout; returns 0. */
 int hier_help(void);
 /* Handles --catalogue ('C'), --corun ('r') and --gamma ('G'); 0, or 2 after a usage message. */
 int hier_source_option(int opt, const char *arg, hier_sources *src);
-int hier_bad_usage(const char *msg);
 /* Loads the catalogue and the co-run source; prints the error and returns 1 on failure. */
 int hier_load_sources(const hier_sources *src, ms_hier_catalog *cat, ms_hier_corun **cr);
-/* Plans a window; for MS_HIER_DEFAULT *layout < 0 picks the layout best for this window
- * (and reports it there), otherwise *layout (an ms_hier_layout) is used. */
-int hier_plan_window(const ms_hier_window *w, const ms_hier_corun *cr, int cmax,
-                     ms_hier_policy p, const char *model, ms_hier_lookahead lookahead,
-                     int *layout, ms_hier_plan *out, ms_error *err);
 /* Parses --lookahead K (1..8, the actions the agent tries per decision; opt 'L') and
  * --lookahead-depth D (1..3, opt 'D') into *la; 0, or 2 after a usage message. */
 int hier_lookahead_option(int opt, const char *arg, ms_hier_lookahead *la);
