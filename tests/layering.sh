@@ -4,10 +4,10 @@
 # symbol another file defines depends on it. Fails on a loop of files inside a module (a
 # strongly connected set of two or more) that the allowlist below does not hold, and on a
 # call from a module to one after it. $1 = build dir, $2 = the library's modules in order
-# (CMakeLists.txt's MIGSCHED_MODULES); daemon and cli come above them.
+# (CMakeLists.txt's MIGSCHED_MODULES); migschedd's client, then daemon and cli come above them.
 set -u
 B=$1
-ORDER="$2 daemon cli"
+ORDER="$2 client daemon cli"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 command -v nm > /dev/null || fail "nm not found (binutils)"
 
@@ -19,8 +19,9 @@ learn: model rl_sched rollout train | not yet split
 workload: workload workload_csv workload_json | not yet split
 '
 
-objs=$(find "$B/CMakeFiles/migsched_lib.dir/src" "$B/CMakeFiles/migsched_daemon.dir/src" \
-            "$B/CMakeFiles/migsched.dir/src" -name '*.c.o' 2> /dev/null | sort)
+objs=$(find "$B/CMakeFiles/migsched_lib.dir/src" "$B/CMakeFiles/migsched_client.dir/src" \
+            "$B/CMakeFiles/migsched_daemon.dir/src" "$B/CMakeFiles/migsched.dir/src" \
+            -name '*.c.o' 2> /dev/null | sort)
 [ -n "$objs" ] || fail "no object files under $B/CMakeFiles (build first)"
 
 # One line per object and symbol: "D module file symbol" (defined) or "U module file symbol".

@@ -3,13 +3,13 @@
  * UTF-8 stays, and text that does not fit is cut short on a whole escape with "...". */
 #include <string.h>
 
-#include "escape.h"
+#include "migsched/escape.h"
 #include "support.h"
 
 static const char *esc(const char *s, size_t n, size_t len)
 {
     static char buf[256];
-    return cli_escape(s, n, buf, len);
+    return ms_escape(s, n, buf, len);
 }
 
 static void test_escapes(void **state)
@@ -55,11 +55,11 @@ static void test_escapes(void **state)
 static void test_fit(void **state)
 {
     (void)state;
-    /* CLI_ESCAPED_LEN always holds the whole text. */
+    /* MS_ESCAPED_LEN always holds the whole text. */
     char big[64];
     memset(big, 0x1b, sizeof big);
-    char out[CLI_ESCAPED_LEN(sizeof big)];
-    cli_escape(big, sizeof big, out, sizeof out);
+    char out[MS_ESCAPED_LEN(sizeof big)];
+    ms_escape(big, sizeof big, out, sizeof out);
     assert_int_equal(strlen(out), 4 * sizeof big);
     /* Exactly filling the buffer is no cut; one more is, on a whole escape. */
     assert_string_equal(esc("abcdef", 6, 7), "abcdef");

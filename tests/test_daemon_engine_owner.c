@@ -18,9 +18,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../exec/spawn.h"
 #include "engine_internal.h"
 #include "migsched/io.h"
+#include "migsched/process.h"
 #include "support.h"
 
 typedef struct owner_fixture {

@@ -10,8 +10,8 @@
 
 #include "cli_util.h"
 #include "commands.h"
-#include "daemon_client.h"
 #include "daemon_reply.h"
+#include "migsched/client.h"
 #include "migsched/io.h"
 
 /* The most pages `jobs` follows: a daemon that always has one more is not believed. */
@@ -37,7 +37,7 @@ static int parse_opts(const char *cmd, int argc, char **argv, bool filters, int 
         {"state", required_argument, 0, 's'},   {"user", required_argument, 0, 'u'},
         {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
-    o->timeout = CLI_DEFAULT_TIMEOUT;
+    o->timeout = MS_CLIENT_DEFAULT_TIMEOUT;
     opterr = 0;
     int opt;
     while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -45,7 +45,7 @@ static int parse_opts(const char *cmd, int argc, char **argv, bool filters, int 
         case 'c': o->connect = optarg; break;
         case 'T': o->token = optarg; break;
         case 't':
-            if (!cli_client_parse_timeout(cmd, optarg, &o->timeout))
+            if (!ms_client_parse_timeout(cmd, optarg, &o->timeout))
                 return 2;
             break;
         case 'j': o->json = true; break;
@@ -58,7 +58,7 @@ static int parse_opts(const char *cmd, int argc, char **argv, bool filters, int 
             /* only jobs takes --state and --user */
             __attribute__((fallthrough));
         default:
-            cli_client_error(cmd, "unknown or incomplete option '%s'", argv[optind - 1]);
+            ms_client_error(cmd, "unknown or incomplete option '%s'", argv[optind - 1]);
             fputs(help, stderr);
             return 2;
         case 'h': fputs(help, stdout); return 0;
@@ -66,7 +66,7 @@ static int parse_opts(const char *cmd, int argc, char **argv, bool filters, int 
     }
     o->first_arg = optind;
     if (argc - optind > max_args) {
-        cli_client_error(cmd, "unexpected argument '%s'", argv[optind + max_args]);
+        ms_client_error(cmd, "unexpected argument '%s'", argv[optind + max_args]);
         fputs(help, stderr);
         return 2;
     }
@@ -74,14 +74,14 @@ static int parse_opts(const char *cmd, int argc, char **argv, bool filters, int 
 }
 
 /* The connection of o; NULL with *rc the exit status. */
-static cli_client *open_client(const char *cmd, const struct client_opts *o, int *rc)
+static ms_client *open_client(const char *cmd, const struct client_opts *o, int *rc)
 {
     bool usage;
-    cli_client *c = cli_client_open(cmd, o->connect, o->token, &usage);
+    ms_client *c = ms_client_open(cmd, o->connect, o->token, &usage);
     if (!c)
         *rc = usage ? 2 : 1;
     else
-        cli_client_timeout(c, o->timeout);
+        ms_client_timeout(c, o->timeout);
     return c;
 }
 
@@ -89,14 +89,14 @@ static char *copy_path(const char *cmd, const char *s)
 {
     char *d = strdup(s);
     if (!d)
-        cli_client_error(cmd, "out of memory");
+        ms_client_error(cmd, "out of memory");
     return d;
 }
 
 /* Calls each(job, arg) for every job of GET path and of the pages its next links name,
  * in order. The ids must increase throughout: a next that does not advance would go
  * round for ever. Returns 0, or 1 after printing why not. */
-static int each_job(cli_client *c, const char *cmd, const char *path,
+static int each_job(ms_client *c, const char *cmd, const char *path,
                     int (*each)(json_t *job, void *arg), void *arg)
 {
     char *page = copy_path(cmd, path);
@@ -105,11 +105,11 @@ static int each_job(cli_client *c, const char *cmd, const char *path,
     for (int pages = 1; page && !rc; pages++) {
         json_t *reply, *j;
         if (pages > MAX_PAGES) {
-            cli_client_error(cmd, "GET %s: more than %d pages of jobs", page, MAX_PAGES);
+            ms_client_error(cmd, "GET %s: more than %d pages of jobs", page, MAX_PAGES);
             rc = 1;
             break;
         }
-        if (cli_client_call_checked(c, "GET", page, NULL, cli_reply_jobs_page, &reply)) {
+        if (ms_client_call_checked(c, "GET", page, NULL, cli_reply_jobs_page, &reply)) {
             rc = 1;
             break;
         }
@@ -118,8 +118,8 @@ static int each_job(cli_client *c, const char *cmd, const char *path,
         json_array_foreach(jobs, i, j) {
             long long id = (long long)json_integer_value(json_object_get(j, "id"));
             if (id <= last) {
-                cli_client_error(cmd, "GET %s: the list of jobs does not advance: job %lld "
-                                 "after job %lld", page, id, last);
+                ms_client_error(cmd, "GET %s: the list of jobs does not advance: job %lld "
+                                "after job %lld", page, id, last);
                 rc = 1;
                 break;
             }
@@ -128,8 +128,8 @@ static int each_job(cli_client *c, const char *cmd, const char *path,
                 break;
         }
         if (!rc && json_is_string(next) && !json_array_size(jobs)) {
-            cli_client_error(cmd, "GET %s: the list of jobs does not advance: a page without "
-                             "jobs links to another", page);
+            ms_client_error(cmd, "GET %s: the list of jobs does not advance: a page without "
+                            "jobs links to another", page);
             rc = 1;
         }
         free(page);
@@ -171,7 +171,7 @@ static int append_job(json_t *j, void *arg)
 {
     if (!json_array_append(arg, j))
         return 0;
-    cli_client_error("jobs", "out of memory");
+    ms_client_error("jobs", "out of memory");
     return 1;
 }
 
@@ -215,21 +215,21 @@ int cmd_jobs(int argc, char **argv)
     if (rc >= 0)
         return rc;
     if (o.state && !known_state(o.state)) {
-        cli_client_error("jobs", "--state: expected queued, running, done, failed or "
-                         "cancelled, not \"%.40s\"", o.state);
+        ms_client_error("jobs", "--state: expected queued, running, done, failed or "
+                        "cancelled, not \"%.40s\"", o.state);
         return 2;
     }
     if (o.user && (!*o.user || strlen(o.user) > MAX_USER_LEN)) {
-        cli_client_error("jobs", "--user: expected a user name (1 to %d bytes)", MAX_USER_LEN);
+        ms_client_error("jobs", "--user: expected a user name (1 to %d bytes)", MAX_USER_LEN);
         return 2;
     }
-    cli_client *c = open_client("jobs", &o, &rc);
+    ms_client *c = open_client("jobs", &o, &rc);
     if (!c)
         return rc;
     char *path = jobs_path(o.user, o.state);
     json_t *all = o.json ? json_array() : NULL;
     if (!path || (o.json && !all)) {
-        cli_client_error("jobs", "out of memory");
+        ms_client_error("jobs", "out of memory");
         rc = 1;
     } else {
         if (!o.json)
@@ -238,7 +238,7 @@ int cmd_jobs(int argc, char **argv)
         rc = each_job(c, "jobs", path, o.json ? append_job : print_job_row, all);
     }
     free(path);
-    cli_client_close(c);
+    ms_client_close(c);
     if (o.json && !rc)
         return cli_reply_print_json("jobs", json_pack("{s:o}", "jobs", all));
     json_decref(all);
@@ -259,18 +259,18 @@ int cmd_cancel(int argc, char **argv)
         return rc;
     long id;
     if (o.first_arg == argc || !ms_parse_long(argv[o.first_arg], 1, INT64_MAX, &id)) {
-        cli_client_error("cancel", "expected one job id (a positive integer)");
+        ms_client_error("cancel", "expected one job id (a positive integer)");
         fputs(CANCEL_HELP, stderr);
         return 2;
     }
-    cli_client *c = open_client("cancel", &o, &rc);
+    ms_client *c = open_client("cancel", &o, &rc);
     if (!c)
         return rc;
     char path[64];
     snprintf(path, sizeof path, "/v1/jobs/%ld", id);
     json_t *reply;
-    rc = cli_client_call_checked(c, "DELETE", path, NULL, cli_reply_one_job, &reply);
-    cli_client_close(c);
+    rc = ms_client_call_checked(c, "DELETE", path, NULL, cli_reply_one_job, &reply);
+    ms_client_close(c);
     if (rc)
         return rc;
     if (o.json)
@@ -325,7 +325,7 @@ int cmd_status(int argc, char **argv)
     int rc = parse_opts("status", argc, argv, false, 0, STATUS_HELP, &o);
     if (rc >= 0)
         return rc;
-    cli_client *c = open_client("status", &o, &rc);
+    ms_client *c = open_client("status", &o, &rc);
     if (!c)
         return rc;
     json_t *gpus = NULL, *counts = json_object();
@@ -333,13 +333,13 @@ int cmd_status(int argc, char **argv)
         if (json_object_set_new(counts, *s, json_integer(0)))
             counts = (json_decref(counts), NULL);
     if (!counts) {
-        cli_client_error("status", "out of memory");
+        ms_client_error("status", "out of memory");
         rc = 1;
     } else {
-        rc = cli_client_call_checked(c, "GET", "/v1/gpus", NULL, cli_reply_gpus, &gpus) ||
+        rc = ms_client_call_checked(c, "GET", "/v1/gpus", NULL, cli_reply_gpus, &gpus) ||
              each_job(c, "status", "/v1/jobs", count_job, counts);
     }
-    cli_client_close(c);
+    ms_client_close(c);
     if (rc) {
         json_decref(gpus);
         json_decref(counts);

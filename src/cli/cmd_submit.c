@@ -9,8 +9,8 @@
 
 #include "cli_util.h"
 #include "commands.h"
-#include "daemon_client.h"
 #include "daemon_reply.h"
+#include "migsched/client.h"
 #include "migsched/io.h"
 #include "migsched/workload.h"
 
@@ -67,12 +67,12 @@ static json_t *job_from_flags(const struct one_job *f, int argc, char **argv)
 {
     int kinds = (f->profile != NULL) + (f->slices > 0) + (f->times != NULL);
     if (kinds != 1 || (f->times && f->seconds > 0) || (!f->times && !(f->seconds > 0))) {
-        cli_client_error(CMD, "give one of --profile P --seconds S, --slices N --seconds S, "
-                         "--times 1=..,2=..");
+        ms_client_error(CMD, "give one of --profile P --seconds S, --slices N --seconds S, "
+                        "--times 1=..,2=..");
         return NULL;
     }
     if (argc == 0) {
-        cli_client_error(CMD, "missing the command (after --)");
+        ms_client_error(CMD, "missing the command (after --)");
         return NULL;
     }
     json_t *cmd = json_array();
@@ -97,8 +97,8 @@ static json_t *job_from_flags(const struct one_job *f, int argc, char **argv)
     if (f->times) {
         json_t *t = parse_times(f->times);
         if (!t) {
-            cli_client_error(CMD, "--times: expected SIZE=SECONDS,... (e.g. 1=120,2=64), not "
-                             "\"%.80s\"", f->times);
+            ms_client_error(CMD, "--times: expected SIZE=SECONDS,... (e.g. 1=120,2=64), not "
+                            "\"%.80s\"", f->times);
             json_decref(job);
             return NULL;
         }
@@ -115,14 +115,14 @@ static json_t *jobs_from_workload(const char *path)
     ms_error err;
     ms_workload *w;
     if (ms_workload_read(path, NULL, &w, &err)) {
-        cli_client_error(CMD, "%s", err.msg);
+        ms_client_error(CMD, "%s", err.msg);
         return NULL;
     }
     json_t *jobs = json_array();
     for (int i = 0; i < w->n && jobs; i++) {
         const ms_task *t = &w->tasks[i];
         if (!t->command) {
-            cli_client_error(CMD, "%s: task %d (%s) has no command", path, i + 1, t->name);
+            ms_client_error(CMD, "%s: task %d (%s) has no command", path, i + 1, t->name);
             json_decref(jobs);
             jobs = NULL;
             break;
@@ -151,7 +151,7 @@ static json_t *jobs_from_file(const char *path)
     char *text;
     size_t len;
     if (ms_read_file(path, &text, &len, &err)) {
-        cli_client_error(CMD, "%s", err.msg);
+        ms_client_error(CMD, "%s", err.msg);
         return NULL;
     }
     size_t lead = strspn(text, " \t\r\n");
@@ -163,18 +163,18 @@ static json_t *jobs_from_file(const char *path)
     json_t *jobs = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
     free(text);
     if (!jobs) {
-        cli_client_error(CMD, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+        ms_client_error(CMD, "%s:%d:%d: %s", path, je.line, je.column, je.text);
         return NULL;
     }
     size_t i;
     json_t *j;
     json_array_foreach(jobs, i, j) if (!json_is_object(j)) {
-        cli_client_error(CMD, "%s: job %zu: expected a JSON object", path, i + 1);
+        ms_client_error(CMD, "%s: job %zu: expected a JSON object", path, i + 1);
         json_decref(jobs);
         return NULL;
     }
     if (!json_array_size(jobs)) {
-        cli_client_error(CMD, "%s: no jobs", path);
+        ms_client_error(CMD, "%s: no jobs", path);
         json_decref(jobs);
         return NULL;
     }
@@ -182,7 +182,7 @@ static json_t *jobs_from_file(const char *path)
 }
 
 /* Posts each job in order; stops at the first refusal, saying which were queued. */
-static int post_all(cli_client *c, json_t *jobs, const char *file, bool as_json)
+static int post_all(ms_client *c, json_t *jobs, const char *file, bool as_json)
 {
     json_t *out = json_array();
     size_t i;
@@ -192,16 +192,16 @@ static int post_all(cli_client *c, json_t *jobs, const char *file, bool as_json)
         char *body = json_dumps(j, JSON_COMPACT);
         json_t *reply = NULL;
         if (!body) {
-            cli_client_error(CMD, "out of memory");
+            ms_client_error(CMD, "out of memory");
             rc = 1;
             break;
         }
-        rc = cli_client_call_checked(c, "POST", "/v1/jobs", body, cli_reply_one_job, &reply);
+        rc = ms_client_call_checked(c, "POST", "/v1/jobs", body, cli_reply_one_job, &reply);
         free(body);
         if (rc) {
             if (file)
-                cli_client_error(CMD, "%s: job %zu (%s) refused; %zu before it were queued", file,
-                                 i + 1, json_string_value(json_object_get(j, "name")) ?: "?", i);
+                ms_client_error(CMD, "%s: job %zu (%s) refused; %zu before it were queued", file,
+                                i + 1, json_string_value(json_object_get(j, "name")) ?: "?", i);
             break;
         }
         if (as_json)
@@ -234,7 +234,7 @@ int cmd_submit(int argc, char **argv)
     struct one_job f = {.env = json_object()};
     const char *file = NULL, *connect = NULL, *token = NULL;
     bool as_json = false;
-    double timeout = CLI_DEFAULT_TIMEOUT;
+    double timeout = MS_CLIENT_DEFAULT_TIMEOUT;
     int opt, rc = 2;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
@@ -242,14 +242,14 @@ int cmd_submit(int argc, char **argv)
         case 'p': f.profile = optarg; break;
         case 's':
             if (!ms_parse_long(optarg, 1, 64, &f.slices)) {
-                cli_client_error(CMD, "--slices: expected 1..64, not \"%.40s\"", optarg);
+                ms_client_error(CMD, "--slices: expected 1..64, not \"%.40s\"", optarg);
                 goto out;
             }
             break;
         case 'S':
             if (!cli_parse_double(optarg, 1e-300, MS_TIME_MAX, &f.seconds)) {
-                cli_client_error(CMD, "--seconds: expected a number of seconds in (0, 1e9], "
-                                 "not \"%.40s\"", optarg);
+                ms_client_error(CMD, "--seconds: expected a number of seconds in (0, 1e9], "
+                                "not \"%.40s\"", optarg);
                 goto out;
             }
             break;
@@ -259,7 +259,7 @@ int cmd_submit(int argc, char **argv)
         case 'e': {
             char *eq = strchr(optarg, '=');
             if (!eq || eq == optarg) {
-                cli_client_error(CMD, "--env: expected KEY=VALUE, not \"%.80s\"", optarg);
+                ms_client_error(CMD, "--env: expected KEY=VALUE, not \"%.80s\"", optarg);
                 goto out;
             }
             *eq = '\0';
@@ -269,8 +269,8 @@ int cmd_submit(int argc, char **argv)
         }
         case 'i':
             if (strcmp(optarg, "retry") && strcmp(optarg, "fail")) {
-                cli_client_error(CMD, "--on-interrupt: expected retry or fail, not \"%.40s\"",
-                                 optarg);
+                ms_client_error(CMD, "--on-interrupt: expected retry or fail, not \"%.40s\"",
+                                optarg);
                 goto out;
             }
             f.on_interrupt = optarg;
@@ -280,19 +280,19 @@ int cmd_submit(int argc, char **argv)
         case 'T': token = optarg; break;
         case 'j': as_json = true; break;
         case 'o':
-            if (!cli_client_parse_timeout(CMD, optarg, &timeout))
+            if (!ms_client_parse_timeout(CMD, optarg, &timeout))
                 goto out;
             break;
         case 'h': usage(stdout); rc = 0; goto out;
         default:
-            cli_client_error(CMD, "unknown or incomplete option '%s'", argv[optind - 1]);
+            ms_client_error(CMD, "unknown or incomplete option '%s'", argv[optind - 1]);
             usage(stderr);
             goto out;
         }
     }
     if (file && (f.profile || f.slices || f.times || f.seconds > 0 || f.name || f.cwd ||
                  json_object_size(f.env) || f.on_interrupt || optind < argc)) {
-        cli_client_error(CMD, "--file takes its jobs from the file: no job flags or command");
+        ms_client_error(CMD, "--file takes its jobs from the file: no job flags or command");
         goto out;
     }
     json_t *jobs = file ? jobs_from_file(file) : NULL;
@@ -306,11 +306,11 @@ int cmd_submit(int argc, char **argv)
         goto out;
     }
     bool usage_err;
-    cli_client *c = cli_client_open(CMD, connect, token, &usage_err);
+    ms_client *c = ms_client_open(CMD, connect, token, &usage_err);
     if (c)
-        cli_client_timeout(c, timeout);
+        ms_client_timeout(c, timeout);
     rc = c ? post_all(c, jobs, file, as_json) : usage_err ? 2 : 1;
-    cli_client_close(c);
+    ms_client_close(c);
     json_decref(jobs);
 out:
     json_decref(f.env);

@@ -2,6 +2,8 @@
 #ifndef MIGSCHED_CLI_COMMANDS_H
 #define MIGSCHED_CLI_COMMANDS_H
 
+#include "migsched/client.h"
+
 /* Each returns the process exit status; argv[0] is the subcommand name. */
 int cmd_gpus(int argc, char **argv);
 int cmd_partitions(int argc, char **argv);
@@ -26,10 +28,20 @@ int cmd_profile(int argc, char **argv);
 int cmd_apply(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_hier(int argc, char **argv);
-/* Clients of migschedd (daemon_client.h). */
+/* Clients of migschedd (migsched/client.h). */
 int cmd_submit(int argc, char **argv);
 int cmd_jobs(int argc, char **argv);
 int cmd_cancel(int argc, char **argv);
 int cmd_status(int argc, char **argv);
+
+/* The common flags of the client commands, for their --help texts. */
+#define CLI_STR_(x) #x
+#define CLI_STR(x) CLI_STR_(x)
+#define CLI_CLIENT_FLAGS_HELP                                                              \
+    "  --connect unix:PATH | http://127.0.0.1:PORT   the daemon (default "                  \
+    MS_CLIENT_DEFAULT_CONNECT ")\n"                                                        \
+    "  --token-file FILE   the bearer token for http:// (the daemon's token-file)\n"        \
+    "  --timeout S         give up on a request after S seconds (default "                 \
+    CLI_STR(MS_CLIENT_DEFAULT_TIMEOUT) ")\n"
 
 #endif

@@ -41,11 +41,11 @@ __attribute__((format(printf, 3, 4))) static int fail(char *msg, size_t len, con
 static const char *shown(json_t *v, char *buf, size_t len)
 {
     enum { SHOWN = 40 };
-    char esc[CLI_ESCAPED_LEN(SHOWN)];
+    char esc[MS_ESCAPED_LEN(SHOWN)];
     switch (json_typeof(v)) {
     case JSON_STRING:
-        snprintf(buf, len, "\"%s\"", cli_escape(json_string_value(v), json_string_length(v),
-                                                esc, sizeof esc));
+        snprintf(buf, len, "\"%s\"", ms_escape(json_string_value(v), json_string_length(v),
+                                               esc, sizeof esc));
         break;
     case JSON_INTEGER: snprintf(buf, len, "%lld", (long long)json_integer_value(v)); break;
     case JSON_REAL: snprintf(buf, len, "%g", json_real_value(v)); break;
@@ -99,7 +99,7 @@ static json_t *field(json_t *o, const char *at, const struct field *f, char *msg
 {
     json_t *v = json_object_get(o, f->key);
     const char *dot = *at ? "." : "";
-    char val[CLI_ESCAPED_LEN(40) + 8], want[128];
+    char val[MS_ESCAPED_LEN(40) + 8], want[128];
     if (!v) {
         fail(msg, len, "%s%s%s: missing", at, dot, f->key);
         return NULL;
@@ -131,7 +131,7 @@ static int fields(json_t *o, const char *at, const struct field *f, size_t n, ch
 /* AT, an element of an array, must be an object. */
 static int object_at(json_t *v, const char *at, char *msg, size_t len)
 {
-    char val[CLI_ESCAPED_LEN(40) + 8];
+    char val[MS_ESCAPED_LEN(40) + 8];
     return json_is_object(v) ? 0 : fail(msg, len, "%s: expected an object, not %s", at,
                                         shown(v, val, sizeof val));
 }
@@ -193,7 +193,7 @@ int cli_reply_jobs_page(json_t *o, char *msg, size_t len)
         if (object_at(j, at, msg, len) || cli_reply_job(j, at, msg, len))
             return 1;
     }
-    char val[CLI_ESCAPED_LEN(40) + 8];
+    char val[MS_ESCAPED_LEN(40) + 8];
     if (next && !json_is_null(next) && !(json_is_string(next) && next_ok(json_string_value(next))))
         return fail(msg, len, "next: expected null or a path /v1/jobs?..., not %s",
                     shown(next, val, sizeof val));
@@ -234,8 +234,8 @@ int cli_reply_gpus(json_t *o, char *msg, size_t len)
 const char *cli_reply_text(json_t *o, const char *key, const char *dflt, char *buf)
 {
     json_t *v = json_object_get(o, key);
-    return json_is_string(v) ? cli_escape(json_string_value(v), json_string_length(v), buf,
-                                          CLI_REPLY_TEXT_LEN)
+    return json_is_string(v) ? ms_escape(json_string_value(v), json_string_length(v), buf,
+                                         CLI_REPLY_TEXT_LEN)
                              : dflt;
 }
 

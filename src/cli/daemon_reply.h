@@ -8,7 +8,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "escape.h"
+#include "migsched/escape.h"
 
 /* A job's states, as the daemon names them; NULL-terminated. */
 extern const char *const cli_job_states[];
@@ -20,7 +20,7 @@ extern const char *const cli_job_states[];
  * messages ("jobs[3]"; "" for a reply that is the job). Returns 0, or 1 with msg. */
 int cli_reply_job(json_t *o, const char *at, char *msg, size_t len);
 
-/* The cli_reply_check of a job reply. */
+/* The ms_client_reply_check of a job reply. */
 int cli_reply_one_job(json_t *o, char *msg, size_t len);
 
 /* A page of GET /v1/jobs: {"jobs": [jobs], "next": "/v1/jobs?..." or null}; a reply
@@ -32,7 +32,7 @@ int cli_reply_jobs_page(json_t *o, char *msg, size_t len);
 int cli_reply_gpus(json_t *o, char *msg, size_t len);
 
 /* Room for a string of a reply as printed: longer ones are cut short. */
-#define CLI_REPLY_TEXT_LEN CLI_ESCAPED_LEN(256)
+#define CLI_REPLY_TEXT_LEN MS_ESCAPED_LEN(256)
 
 /* o's string KEY escaped for the terminal into buf (CLI_REPLY_TEXT_LEN bytes), or dflt when
  * it is null or absent. Returns buf or dflt. */

@@ -12,13 +12,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../exec/cgroup.h"
-#include "../exec/proc.h"
-#include "../exec/spawn.h"
 #include "engine_internal.h"
 #include "log.h"
 #include "migsched/io.h"
 #include "migsched/isolate.h"
+#include "migsched/process.h"
 
 /* argv as one sh command, each word single-quoted; `exec` so the group leader is the
  * command itself. */

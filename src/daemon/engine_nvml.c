@@ -8,11 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../exec/cgroup.h"
 #include "engine_internal.h"
 #include "log.h"
 #include "migsched/io.h"
 #include "migsched/isolate.h"
+#include "migsched/process.h"
 
 static int open_device(md_engine *e, int g, int device, ms_error *err)
 {

@@ -8,10 +8,9 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "../exec/cgroup.h"
-#include "../exec/proc.h"
 #include "engine_internal.h"
 #include "log.h"
+#include "migsched/process.h"
 
 static void pause_s(double s)
 {

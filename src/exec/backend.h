@@ -1,6 +1,6 @@
 /* backend.h: what a backend implements behind ms_backend (private to src/exec). */
-#ifndef MIGSCHED_EXEC_BACKEND_H
-#define MIGSCHED_EXEC_BACKEND_H
+#ifndef MIGSCHED_EXEC_BACKEND_OPS_H
+#define MIGSCHED_EXEC_BACKEND_OPS_H
 
 #include "migsched/exec.h"
 

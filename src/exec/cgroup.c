@@ -1,5 +1,5 @@
-/* cgroup.c: per-task cgroups on the unified (v2) hierarchy (cgroup.h). */
-#include "cgroup.h"
+/* cgroup.c: per-task cgroups on the unified (v2) hierarchy (migsched/process.h). */
+#include "migsched/process.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -13,6 +13,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+/* The longest cgroup path kept (a journal record holds it whole). */
+#define MS_CGROUP_PATH_LEN MS_JOURNAL_CGROUP_LEN
 
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC 0x63677270

@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "cgroup.h"
 #include "migsched/exec.h"
 #include "migsched/io.h"
+#include "migsched/process.h"
 #include "proc.h"
 
 typedef struct cleaner {

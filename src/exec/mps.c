@@ -1,6 +1,6 @@
-/* mps.c: MPS control daemons inside the GPU instances of a run (paper 004's hierarchical
- * plans): the mps.json reader and writer, starting and stopping `nvidia-cuda-mps-control`
- * per instance, and the variables its tasks need to reach it. */
+/* mps.c: MPS control daemons inside GPU instances (paper 004's hierarchical plans): the
+ * mps.json reader and writer, starting and stopping `nvidia-cuda-mps-control` in one
+ * instance, and the variables its tasks need to reach it (run_mps.c decides when). */
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -82,15 +82,14 @@ int ms_mps_plan_write_json(const int *daemon, int ninst, FILE *f, ms_error *err)
     return ferror(f) ? ms_error_set(err, MS_EIO, "cannot write the MPS plan") : MS_OK;
 }
 
-static bool wants(const run_ctx *c, int k)
+bool exec_mps_wanted(const ms_mps_plan *p, int k)
 {
-    return c->o->mps && k < c->o->mps->ninst && c->o->mps->daemon[k];
+    return p && k < p->ninst && p->daemon[k];
 }
 
-static void dir_of(const run_ctx *c, int k, const char *leaf, char *buf, size_t len)
+static void dir_of(const exec_mps_site *s, const char *leaf, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s/dev%d-inst%d/%s", c->o->mps->root,
-             c->o->devices[c->inst[k].gpu], k, leaf);
+    snprintf(buf, len, "%s/dev%d-inst%d/%s", s->plan->root, s->device, s->instance, leaf);
 }
 
 static int mkdirs(char *path)
@@ -106,8 +105,18 @@ static int mkdirs(char *path)
     return mkdir(path, 0700) != 0 && errno != EEXIST ? -1 : 0;
 }
 
+void exec_mps_task_env(const exec_mps_site *s, char *pipe_var, size_t pipe_len, char *log_var,
+                       size_t log_len)
+{
+    char pipe_dir[600], log_dir[600];
+    dir_of(s, "pipe", pipe_dir, sizeof pipe_dir);
+    dir_of(s, "log", log_dir, sizeof log_dir);
+    snprintf(pipe_var, pipe_len, "CUDA_MPS_PIPE_DIRECTORY=%s", pipe_dir);
+    snprintf(log_var, log_len, "CUDA_MPS_LOG_DIRECTORY=%s", log_dir);
+}
+
 /* Runs `command` (sh -c) with the instance's three variables; 0 if it exited 0. */
-static int control(run_ctx *c, int k, const char *uuid, const char *command, char *why, size_t len)
+static int control(const exec_mps_site *s, const char *command, char *why, size_t len)
 {
     int n;
     char **envp = exec_env(3, &n);
@@ -116,11 +125,10 @@ static int control(run_ctx *c, int k, const char *uuid, const char *command, cha
         snprintf(why, len, "out of memory");
         return -1;
     }
-    dir_of(c, k, "pipe", pipe_dir, sizeof pipe_dir);
-    dir_of(c, k, "log", log_dir, sizeof log_dir);
-    snprintf(vis, sizeof vis, "CUDA_VISIBLE_DEVICES=%s", uuid);
-    snprintf(pipe_var, sizeof pipe_var, "CUDA_MPS_PIPE_DIRECTORY=%s", pipe_dir);
-    snprintf(log_var, sizeof log_var, "CUDA_MPS_LOG_DIRECTORY=%s", log_dir);
+    dir_of(s, "pipe", pipe_dir, sizeof pipe_dir);
+    dir_of(s, "log", log_dir, sizeof log_dir);
+    snprintf(vis, sizeof vis, "CUDA_VISIBLE_DEVICES=%s", s->uuid);
+    exec_mps_task_env(s, pipe_var, sizeof pipe_var, log_var, sizeof log_var);
     envp[n - 3] = vis;
     envp[n - 2] = pipe_var;
     envp[n - 1] = log_var;
@@ -143,76 +151,42 @@ static int control(run_ctx *c, int k, const char *uuid, const char *command, cha
 }
 
 /* The control binary as one shell word. */
-static void quoted_control(const run_ctx *c, char *buf, size_t len)
+static void quoted_control(const ms_mps_plan *p, char *buf, size_t len)
 {
     size_t at = (size_t)snprintf(buf, len, "'");
-    for (const char *p = c->o->mps->control; *p && at + 5 < len; p++)
-        at += (size_t)(*p == '\'' ? snprintf(buf + at, len - at, "'\\''") : snprintf(buf + at, len - at, "%c", *p));
+    for (const char *q = p->control; *q && at + 5 < len; q++)
+        at += (size_t)(*q == '\'' ? snprintf(buf + at, len - at, "'\\''")
+                                  : snprintf(buf + at, len - at, "%c", *q));
     snprintf(buf + at, len - at, "'");
 }
 
-int exec_mps_start(run_ctx *c, int k, char *why, size_t len)
+int exec_mps_start(const exec_mps_site *s, FILE *dry, char *why, size_t len)
 {
-    if (!wants(c, k))
-        return 0;
     char ctl[1100], cmd[1200], pipe_dir[600], log_dir[600];
-    quoted_control(c, ctl, sizeof ctl);
+    quoted_control(s->plan, ctl, sizeof ctl);
     snprintf(cmd, sizeof cmd, "%s -d", ctl);
-    if (c->o->dry_run) {
-        dir_of(c, k, "pipe", pipe_dir, sizeof pipe_dir);
-        dir_of(c, k, "log", log_dir, sizeof log_dir);
-        fprintf(c->o->dry_out ? c->o->dry_out : stdout,
-                "device %d: start MPS in instance %d: CUDA_VISIBLE_DEVICES=%s CUDA_MPS_PIPE_DIRECTORY=%s "
-                "CUDA_MPS_LOG_DIRECTORY=%s %s\n",
-                c->o->devices[c->inst[k].gpu], k, c->inst[k].mi.uuid, pipe_dir, log_dir, cmd);
-        c->inst[k].mps_up = true;
+    if (dry) {
+        dir_of(s, "pipe", pipe_dir, sizeof pipe_dir);
+        dir_of(s, "log", log_dir, sizeof log_dir);
+        fprintf(dry, "device %d: start MPS in instance %d: CUDA_VISIBLE_DEVICES=%s "
+                "CUDA_MPS_PIPE_DIRECTORY=%s CUDA_MPS_LOG_DIRECTORY=%s %s\n",
+                s->device, s->instance, s->uuid, pipe_dir, log_dir, cmd);
         return 0;
     }
-    if (strcmp(c->o->backend, "nvml"))
-        return 0; /* no GPU behind the sim backend: nothing to share */
-    if (control(c, k, c->inst[k].mi.uuid, cmd, why, len))
-        return -1;
-    c->inst[k].mps_up = true;
-    run_progress(c, "MPS control daemon started in instance %d", k);
-    return 0;
+    return control(s, cmd, why, len);
 }
 
-void exec_mps_stop(run_ctx *c, int k)
+int exec_mps_stop(const exec_mps_site *s, FILE *dry, char *why, size_t len)
 {
-    if (!c->inst[k].mps_up)
-        return;
-    char ctl[1100], cmd[1200], why[300];
-    quoted_control(c, ctl, sizeof ctl);
-    snprintf(cmd, sizeof cmd, "echo quit | %s", ctl);
-    c->inst[k].mps_up = false;
-    if (c->o->dry_run) {
+    char ctl[1100], cmd[1200];
+    quoted_control(s->plan, ctl, sizeof ctl);
+    if (dry) {
         char pipe_dir[600];
-        dir_of(c, k, "pipe", pipe_dir, sizeof pipe_dir);
-        fprintf(c->o->dry_out ? c->o->dry_out : stdout,
-                "device %d: stop MPS in instance %d: echo quit | CUDA_MPS_PIPE_DIRECTORY=%s %s\n",
-                c->o->devices[c->inst[k].gpu], k, pipe_dir, ctl);
-        return;
+        dir_of(s, "pipe", pipe_dir, sizeof pipe_dir);
+        fprintf(dry, "device %d: stop MPS in instance %d: echo quit | "
+                "CUDA_MPS_PIPE_DIRECTORY=%s %s\n", s->device, s->instance, pipe_dir, ctl);
+        return 0;
     }
-    if (control(c, k, c->inst[k].mi.uuid, cmd, why, sizeof why))
-        run_progress(c, "stopping the MPS daemon of instance %d: %s", k, why);
-    else
-        run_progress(c, "MPS control daemon of instance %d stopped", k);
-}
-
-void exec_mps_task_env(run_ctx *c, int k, char **env, char *text, size_t len)
-{
-    env[0] = env[1] = NULL;
-    if (text && len)
-        text[0] = 0;
-    if (!c->inst[k].mps_up)
-        return;
-    char pipe_dir[600], log_dir[600];
-    dir_of(c, k, "pipe", pipe_dir, sizeof pipe_dir);
-    dir_of(c, k, "log", log_dir, sizeof log_dir);
-    snprintf(c->env_mps_pipe, sizeof c->env_mps_pipe, "CUDA_MPS_PIPE_DIRECTORY=%s", pipe_dir);
-    snprintf(c->env_mps_log, sizeof c->env_mps_log, "CUDA_MPS_LOG_DIRECTORY=%s", log_dir);
-    env[0] = c->env_mps_pipe;
-    env[1] = c->env_mps_log;
-    if (text)
-        snprintf(text, len, "%s %s ", c->env_mps_pipe, c->env_mps_log);
+    snprintf(cmd, sizeof cmd, "echo quit | %s", ctl);
+    return control(s, cmd, why, len);
 }

@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "migsched/io.h"
-#include "mps.h"
 #include "runner.h"
 #include "proc.h"
 #include "spawn.h"
@@ -105,7 +104,7 @@ static void real_start_task(run_ctx *c, int task)
     c->envp[c->nenv - 5] = c->env_visible;
     c->envp[c->nenv - 4] = c->env_index;
     c->envp[c->nenv - 3] = c->env_slices;
-    exec_mps_task_env(c, t->instance, &c->envp[c->nenv - 2], NULL, 0);
+    run_mps_task_env(c, t->instance, &c->envp[c->nenv - 2], NULL, 0);
     const ms_task *wt = &c->w->tasks[t->index];
     double sleep_s = c->sim_tasks ? (t->planned_end - t->planned_start) * c->time_unit : -1;
     t->start = run_now(c);

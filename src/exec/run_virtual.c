@@ -5,7 +5,6 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "mps.h"
 #include "runner.h"
 
 static FILE *dry_out(run_ctx *c) { return c->o->dry_out ? c->o->dry_out : stdout; }
@@ -46,7 +45,7 @@ static void virtual_start_task(run_ctx *c, int task)
     ms_run_task *t = &c->r->tasks[task];
     const ms_task *wt = &c->w->tasks[t->index];
     char mps[1400];
-    exec_mps_task_env(c, t->instance, (char *[2]){0}, mps, sizeof mps);
+    run_mps_task_env(c, t->instance, (char *[2]){0}, mps, sizeof mps);
     if (c->o->dry_run)
         fprintf(dry_out(c), "run task %s (#%d) on instance %d: cd %s && CUDA_VISIBLE_DEVICES=%s %s%s\n",
                 wt->name, t->index, t->instance, wt->cwd ? wt->cwd : ".",

@@ -6,7 +6,6 @@
  * here looks at the clock. */
 #include "runner.h"
 
-#include "mps.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -120,7 +119,7 @@ void run_op_done(run_ctx *c, int op)
             in->mi = (ms_mig_instance){.gi_id = o->gi_id, .profile = in->profile,
                                        .start_slot = in->start_slot};
         snprintf(in->mi.uuid, sizeof in->mi.uuid, "%s", o->uuid);
-        if (exec_mps_start(c, o->instance, o->error, sizeof o->error)) {
+        if (run_mps_start(c, o->instance, o->error, sizeof o->error)) {
             in->alive = true; /* still this run's to destroy; its tasks are skipped below */
             o->state = MS_RUN_FAILED;
         }
@@ -195,7 +194,7 @@ static bool advance_gpu(run_ctx *c, run_gpu *g)
     g->busy = true;
     o->state = MS_RUN_RUNNING;
     if (o->kind == MS_OP_DESTROY)
-        exec_mps_stop(c, o->instance);
+        run_mps_stop(c, o->instance);
     c->driver->start_op(c, op);
     return true;
 }
@@ -253,12 +252,12 @@ static void sweep(run_ctx *c)
     for (int k = 0; k < c->s->ninst; k++) {
         run_inst *in = &c->inst[k];
         if (in->alive && in->initial)
-            exec_mps_stop(c, k);
+            run_mps_stop(c, k);
         if (!in->alive || left_on_purpose(c, k))
             continue;
         ms_error err;
         ms_backend *b = c->gpu[in->gpu].backend;
-        exec_mps_stop(c, k);
+        run_mps_stop(c, k);
         int rc = ms_backend_destroy_owned(b, c->journal, &in->mi, &err);
         if (rc == MS_OK) {
             ms_journal_destroyed(c->journal, ms_backend_device(b), in->mi.gi_id, NULL);
@@ -293,7 +292,7 @@ static void start_initial(run_ctx *c)
                      "instance %u%s%s)", k, profile_name(c, k), in->start_slot,
                      c->o->devices[in->gpu], in->mi.gi_id, in->mi.uuid[0] ? ", " : "",
                      in->mi.uuid);
-        if (exec_mps_start(c, k, why, sizeof why) == 0)
+        if (run_mps_start(c, k, why, sizeof why) == 0)
             continue;
         run_progress(c, "instance %d (%s at slot %d, there before the plan): %s; its tasks are "
                      "skipped", k, profile_name(c, k), in->start_slot, why);

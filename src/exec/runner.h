@@ -69,7 +69,7 @@ struct run_ctx {
     char **envp;             /* environment for tasks; the last five slots are ours */
     int nenv;
     char env_visible[160], env_index[48], env_slices[32];  /* what those slots point to */
-    char env_mps_pipe[640], env_mps_log[640];  /* the two MPS slots (mps.c) */
+    char env_mps_pipe[640], env_mps_log[640];  /* the two MPS slots (run_mps.c) */
     bool sim_tasks;          /* tasks sleep their planned time instead of running */
     double time_unit;        /* real seconds per plan second (sim scaled time), else 1 */
     double kill_at;          /* when stopping: SIGKILL what still runs after this time */
@@ -98,6 +98,14 @@ int exec_initial_layout(run_ctx *c, ms_partition sim_holds[MS_RUN_MAX_GPUS], ms_
 int exec_initial_find(run_ctx *c, ms_error *err);
 /* Whether device instance `d` of GPU g is one of the plan's initial instances. */
 bool exec_initial_is(const run_ctx *c, int g, const ms_mig_instance *d);
+/* run_mps.c: after instance k exists, starts its MPS daemon if the plan asks (nvml
+ * backend) or lists the command (dry run); returns 0, or -1 with why filled. Before it is
+ * destroyed, stops the daemon if one runs. The MPS part of a task's environment: fills the
+ * two slots env[0..1] (NULL when instance k has no daemon) and, for dry runs, text (may be
+ * NULL) with "VAR=... VAR=... ". */
+int run_mps_start(run_ctx *c, int k, char *why, size_t len);
+void run_mps_stop(run_ctx *c, int k);
+void run_mps_task_env(run_ctx *c, int k, char **env, char *text, size_t len);
 /* Carries out one op on its backend (called by the drivers, maybe in a thread). */
 void run_do_op(run_ctx *c, int op);
 /* Runs the engine to the end (including the final cleanup) and fills the report. */

@@ -1,4 +1,4 @@
-/* spank_client.c: the plugin's requests to migschedd (the CLI's libcurl client). */
+/* spank_client.c: the plugin's requests to migschedd (migschedd's libcurl client). */
 #include "spank_client.h"
 
 #include <errno.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../cli/daemon_client.h"
+#include "migsched/client.h"
 
 #define FIRST_POLL_SECONDS 0.005
 #define POLL_SECONDS 0.1
@@ -55,19 +55,19 @@ double msp_backoff_next(msp_backoff *b, double now)
     return wait;
 }
 
-static cli_client *connect_to(const msp_conf *c, char *err, size_t errlen)
+static ms_client *connect_to(const msp_conf *c, char *err, size_t errlen)
 {
     char where[MSP_SOCKET_LEN + 8];
     snprintf(where, sizeof where, "unix:%s", c->socket);
     bool usage;
-    cli_client *cl = cli_client_open("migsched_spank", where, NULL, &usage);
+    ms_client *cl = ms_client_open("migsched_spank", where, NULL, &usage);
     if (!cl) {
         snprintf(err, errlen, "cannot open a connection to migschedd at %s", where);
         return NULL;
     }
-    cli_client_capture_errors(cl, err, errlen);
+    ms_client_capture_errors(cl, err, errlen);
     /* One request never outlasts the wait, plus room for migschedd asking Slurm. */
-    cli_client_timeout(cl, c->timeout + REQUEST_SLACK_SECONDS);
+    ms_client_timeout(cl, c->timeout + REQUEST_SLACK_SECONDS);
     return cl;
 }
 
@@ -104,17 +104,17 @@ static int placed(json_t *a, msp_instance *out, char *err, size_t errlen)
 /* One request of Slurm job `job`, tried again while msp_retry_reason says so and b's
  * deadline allows. Returns 0 with *reply, or -1 with the error in err (the client's; when
  * the deadline ran out, also the last reason and the time waited). status: as
- * cli_client_call's. */
-static int call(cli_client *cl, const msp_conf *c, msp_backoff *b, uint32_t job,
+ * ms_client_call's. */
+static int call(ms_client *cl, const msp_conf *c, msp_backoff *b, uint32_t job,
                 const char *method, const char *path, const char *body, json_t **reply,
                 long *status, char *err, size_t errlen)
 {
     for (;;) {
-        if (!cli_client_call(cl, method, path, body, reply, status)) {
+        if (!ms_client_call(cl, method, path, body, reply, status)) {
             b->pause = MSP_RETRY_FIRST;  /* a later outage starts short again */
             return 0;
         }
-        const char *why = msp_retry_reason(*status, cli_client_connect_errno(cl));
+        const char *why = msp_retry_reason(*status, ms_client_connect_errno(cl));
         if (!why)
             return -1;
         double now = mono(), wait = msp_backoff_next(b, now);
@@ -137,7 +137,7 @@ static int call(cli_client *cl, const msp_conf *c, msp_backoff *b, uint32_t job,
 int msp_acquire(const msp_conf *c, uint32_t job, uint32_t step, const char *body,
                 msp_instance *out, char *err, size_t errlen)
 {
-    cli_client *cl = connect_to(c, err, errlen);
+    ms_client *cl = connect_to(c, err, errlen);
     if (!cl)
         return -1;
     msp_backoff b;
@@ -167,14 +167,14 @@ int msp_acquire(const msp_conf *c, uint32_t job, uint32_t step, const char *body
                  ? -1 : placed(a, out, err, errlen);
     }
     json_decref(a);
-    cli_client_close(cl);
+    ms_client_close(cl);
     return rc;
 }
 
 int msp_release(const msp_conf *c, uint32_t job, uint32_t step, int all_steps, char *err,
                 size_t errlen)
 {
-    cli_client *cl = connect_to(c, err, errlen);
+    ms_client *cl = connect_to(c, err, errlen);
     if (!cl)
         return -1;
     char path[96];
@@ -191,6 +191,6 @@ int msp_release(const msp_conf *c, uint32_t job, uint32_t step, int all_steps, c
     if (rc == 0)
         err[0] = '\0';
     json_decref(a);
-    cli_client_close(cl);
+    ms_client_close(cl);
     return rc;
 }

@@ -1,5 +1,5 @@
-/* spank_client.h: the SPANK plugin's round trips with migschedd, on the migsched CLI's
- * libcurl client (src/cli/daemon_client.c): ask for a step's instance and wait until it is
+/* spank_client.h: the SPANK plugin's round trips with migschedd, on its libcurl client
+ * (migsched/client.h, shared with the CLI): ask for a step's instance and wait until it is
  * placed, release a step, release a job; each request waits out a migschedd that is
  * restarting. No scheduling here: migschedd decides. */
 #ifndef MIGSCHED_SLURM_SPANK_CLIENT_H

@@ -23,13 +23,6 @@ printf 'arrival,profile,work\n0,1g.5gb,10\n1,3g.20gb,20\n2,7g.40gb,5\n' > trace.
 # A module uses another only through include/migsched/: no #include "../" in src/, but for
 # these, which reach private headers that have no public API yet.
 INCLUDE_UP_ALLOWED='
-src/daemon/engine_exec.c:../exec/cgroup.h
-src/daemon/engine_exec.c:../exec/proc.h
-src/daemon/engine_exec.c:../exec/spawn.h
-src/daemon/engine_nvml.c:../exec/cgroup.h
-src/daemon/engine_recover.c:../exec/cgroup.h
-src/daemon/engine_recover.c:../exec/proc.h
-src/slurm/spank_client.c:../cli/daemon_client.h
 src/hier/corun_table.c:../workload/csv_lexer.h
 src/hier/window_io.c:../workload/csv_lexer.h
 '

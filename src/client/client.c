@@ -1,5 +1,6 @@
-/* daemon_client.c: the client commands' connection to migschedd, on libcurl. */
-#include "daemon_client.h"
+/* client.c: the connection to migschedd of the client commands and the SPANK plugin, on
+ * libcurl. */
+#include "migsched/client.h"
 
 #include <errno.h>
 #include <math.h>
@@ -10,14 +11,14 @@
 
 #include <curl/curl.h>
 
-#include "escape.h"
+#include "migsched/escape.h"
 #include "migsched/io.h"
 
 /* The largest reply taken: a page of 1,000 jobs with their specs is well below it, and a
  * daemon that sends without end is stopped here rather than by the memory running out. */
 #define MAX_REPLY_MIB 256
 
-struct cli_client {
+struct ms_client {
     const char *cmd;
     CURL *curl;
     struct curl_slist *headers;
@@ -26,7 +27,7 @@ struct cli_client {
     char *buf;           /* the reply being received */
     size_t len, cap;
     bool oom, too_big;
-    char *errbuf;        /* cli_client_capture_errors: a call's error goes here */
+    char *errbuf;        /* ms_client_capture_errors: a call's error goes here */
     size_t errlen;
     double timeout;      /* seconds, for messages */
     long connect_errno;  /* the last call's failed connect(2), else 0 */
@@ -39,7 +40,7 @@ static void verror(const char *cmd, const char *fmt, va_list ap)
     fputc('\n', stderr);
 }
 
-void cli_client_error(const char *cmd, const char *fmt, ...)
+void ms_client_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -47,13 +48,13 @@ void cli_client_error(const char *cmd, const char *fmt, ...)
     va_end(ap);
 }
 
-void cli_client_capture_errors(cli_client *c, char *buf, size_t len)
+void ms_client_capture_errors(ms_client *c, char *buf, size_t len)
 {
     c->errbuf = buf;
     c->errlen = len;
 }
 
-void cli_client_timeout(cli_client *c, double seconds)
+void ms_client_timeout(ms_client *c, double seconds)
 {
     /* Whole milliseconds, rounded up: curl takes 0 for no limit at all. */
     long ms = (long)ceil(seconds * 1000);
@@ -62,14 +63,14 @@ void cli_client_timeout(cli_client *c, double seconds)
     curl_easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT_MS, ms);
 }
 
-bool cli_client_parse_timeout(const char *cmd, const char *arg, double *seconds)
+bool ms_client_parse_timeout(const char *cmd, const char *arg, double *seconds)
 {
     char *end;
     errno = 0;
     double v = strtod(arg, &end);
-    if (end == arg || *end || errno || !(v > 0 && v <= CLI_MAX_TIMEOUT)) {
-        cli_client_error(cmd, "--timeout: expected a number of seconds in (0, %d], not "
-                         "\"%.40s\"", CLI_MAX_TIMEOUT, arg);
+    if (end == arg || *end || errno || !(v > 0 && v <= MS_CLIENT_MAX_TIMEOUT)) {
+        ms_client_error(cmd, "--timeout: expected a number of seconds in (0, %d], not "
+                        "\"%.40s\"", MS_CLIENT_MAX_TIMEOUT, arg);
         return false;
     }
     *seconds = v;
@@ -77,7 +78,7 @@ bool cli_client_parse_timeout(const char *cmd, const char *arg, double *seconds)
 }
 
 /* A call's error: into the capture buffer when there is one, else on stderr. */
-__attribute__((format(printf, 2, 3))) static void call_error(cli_client *c, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void call_error(ms_client *c, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -90,7 +91,7 @@ __attribute__((format(printf, 2, 3))) static void call_error(cli_client *c, cons
 
 static size_t on_data(char *p, size_t size, size_t n, void *cls)
 {
-    cli_client *c = cls;
+    ms_client *c = cls;
     size_t k = size * n;
     if (c->len + k > (size_t)MAX_REPLY_MIB << 20) {
         c->too_big = true;
@@ -116,13 +117,13 @@ static size_t on_data(char *p, size_t size, size_t n, void *cls)
 
 /* "Authorization: Bearer TOKEN" from the token file's first line: the token alone (a
  * user's own file), or `USER TOKEN` (a line of the daemon's token-file). */
-static int token_header(cli_client *c, const char *path)
+static int token_header(ms_client *c, const char *path)
 {
     ms_error err;
     char *text;
     size_t len;
     if (ms_read_file(path, &text, &len, &err)) {
-        cli_client_error(c->cmd, "%s", err.msg);
+        ms_client_error(c->cmd, "%s", err.msg);
         return 1;
     }
     text[strcspn(text, "\r\n")] = '\0';
@@ -131,7 +132,7 @@ static int token_header(cli_client *c, const char *path)
     const char *second = first ? strtok_r(NULL, " \t", &save) : NULL;
     if (!first || (second && strtok_r(NULL, " \t", &save))) {
         free(text);
-        cli_client_error(c->cmd, "%s: expected a token (or USER TOKEN) on the first line", path);
+        ms_client_error(c->cmd, "%s: expected a token (or USER TOKEN) on the first line", path);
         return 1;
     }
     const char *token = second ? second : first;
@@ -143,36 +144,36 @@ static int token_header(cli_client *c, const char *path)
     struct curl_slist *l = h ? curl_slist_append(c->headers, h) : NULL;
     free(h);
     if (!l) {
-        cli_client_error(c->cmd, "out of memory");
+        ms_client_error(c->cmd, "out of memory");
         return 1;
     }
     c->headers = l;
     return 0;
 }
 
-cli_client *cli_client_open(const char *cmd, const char *connect, const char *token_file,
-                            bool *usage)
+ms_client *ms_client_open(const char *cmd, const char *connect, const char *token_file,
+                          bool *usage)
 {
     *usage = false;
     if (!connect)
-        connect = CLI_DEFAULT_CONNECT;
+        connect = MS_CLIENT_DEFAULT_CONNECT;
     bool unix_sock = !strncmp(connect, "unix:", 5);
     if ((unix_sock && (!connect[5] || strlen(connect + 5) >= 108)) ||
         (!unix_sock && strncmp(connect, "http://", 7)) || strlen(connect) >= 200) {
-        cli_client_error(cmd, "--connect: expected unix:PATH or http://127.0.0.1:PORT, not "
-                         "\"%.80s\"", connect);
+        ms_client_error(cmd, "--connect: expected unix:PATH or http://127.0.0.1:PORT, not "
+                        "\"%.80s\"", connect);
         *usage = true;
         return NULL;
     }
     if (token_file && unix_sock) {
-        cli_client_error(cmd, "--token-file goes with --connect http://... (the Unix socket "
-                         "relies on its file mode)");
+        ms_client_error(cmd, "--token-file goes with --connect http://... (the Unix socket "
+                        "relies on its file mode)");
         *usage = true;
         return NULL;
     }
-    cli_client *c = calloc(1, sizeof *c);
+    ms_client *c = calloc(1, sizeof *c);
     if (!c || curl_global_init(CURL_GLOBAL_DEFAULT) || !(c->curl = curl_easy_init())) {
-        cli_client_error(cmd, "cannot initialise libcurl");
+        ms_client_error(cmd, "cannot initialise libcurl");
         free(c);
         return NULL;
     }
@@ -191,8 +192,8 @@ cli_client *cli_client_open(const char *cmd, const char *connect, const char *to
     c->headers = l ? curl_slist_append(l, "Expect:") : NULL;  /* no 100-continue round trip */
     if (!c->headers || (token_file && token_header(c, token_file))) {
         if (!c->headers)
-            cli_client_error(cmd, "out of memory");
-        cli_client_close(c);
+            ms_client_error(cmd, "out of memory");
+        ms_client_close(c);
         return NULL;
     }
     curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, c->headers);
@@ -200,11 +201,11 @@ cli_client *cli_client_open(const char *cmd, const char *connect, const char *to
     curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, c);
     curl_easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c->curl, CURLOPT_PROTOCOLS_STR, "http");
-    cli_client_timeout(c, CLI_DEFAULT_TIMEOUT);
+    ms_client_timeout(c, MS_CLIENT_DEFAULT_TIMEOUT);
     return c;
 }
 
-void cli_client_close(cli_client *c)
+void ms_client_close(ms_client *c)
 {
     if (!c)
         return;
@@ -216,21 +217,21 @@ void cli_client_close(cli_client *c)
 }
 
 /* An error reply without {"error": "..."}: its status and how its body began. */
-static void bare_error(cli_client *c, const char *method, const char *path, long code)
+static void bare_error(ms_client *c, const char *method, const char *path, long code)
 {
     enum { SHOWN = 80 };
-    char began[CLI_ESCAPED_LEN(SHOWN) + 32] = "an empty reply";
+    char began[MS_ESCAPED_LEN(SHOWN) + 32] = "an empty reply";
     if (c->len) {
-        char esc[CLI_ESCAPED_LEN(SHOWN)];
+        char esc[MS_ESCAPED_LEN(SHOWN)];
         snprintf(began, sizeof began, "the reply began \"%s\"",
-                 cli_escape(c->buf, c->len < SHOWN ? c->len : SHOWN, esc, sizeof esc));
+                 ms_escape(c->buf, c->len < SHOWN ? c->len : SHOWN, esc, sizeof esc));
     }
     call_error(c, "%s %s: HTTP %ld from migschedd at %s without an error message (%s)", method,
                path, code, c->where, began);
 }
 
-int cli_client_call(cli_client *c, const char *method, const char *path, const char *body,
-                    json_t **reply, long *status)
+int ms_client_call(ms_client *c, const char *method, const char *path, const char *body,
+                   json_t **reply, long *status)
 {
     c->len = 0;
     c->oom = c->too_big = false;
@@ -280,9 +281,9 @@ int cli_client_call(cli_client *c, const char *method, const char *path, const c
     json_t *o = c->len ? json_loadb(c->buf, c->len, 0, &je) : NULL;
     if (code >= 400) {
         json_t *msg = json_object_get(o, "error");
-        char esc[CLI_ESCAPED_LEN(MS_ERR_LEN)];
+        char esc[MS_ESCAPED_LEN(MS_ERR_LEN)];
         if (json_is_string(msg))
-            call_error(c, "%s (HTTP %ld)", cli_escape(json_string_value(msg),
+            call_error(c, "%s (HTTP %ld)", ms_escape(json_string_value(msg),
                        json_string_length(msg), esc, sizeof esc), code);
         else
             bare_error(c, method, path, code);
@@ -290,9 +291,9 @@ int cli_client_call(cli_client *c, const char *method, const char *path, const c
         return 1;
     }
     if (!o) {
-        char esc[CLI_ESCAPED_LEN(sizeof je.text)];
+        char esc[MS_ESCAPED_LEN(sizeof je.text)];
         call_error(c, "%s %s: the reply of migschedd at %s is not JSON (%s)", method, path,
-                   c->where, c->len ? cli_escape(je.text, strlen(je.text), esc, sizeof esc)
+                   c->where, c->len ? ms_escape(je.text, strlen(je.text), esc, sizeof esc)
                                     : "an empty reply");
         return 1;
     }
@@ -306,15 +307,15 @@ int cli_client_call(cli_client *c, const char *method, const char *path, const c
     return 0;
 }
 
-long cli_client_connect_errno(const cli_client *c)
+long ms_client_connect_errno(const ms_client *c)
 {
     return c->connect_errno;
 }
 
-int cli_client_call_checked(cli_client *c, const char *method, const char *path,
-                            const char *body, cli_reply_check *check, json_t **reply)
+int ms_client_call_checked(ms_client *c, const char *method, const char *path,
+                           const char *body, ms_client_reply_check *check, json_t **reply)
 {
-    if (cli_client_call(c, method, path, body, reply, NULL))
+    if (ms_client_call(c, method, path, body, reply, NULL))
         return 1;
     char msg[MS_ERR_LEN];
     if (!check(*reply, msg, sizeof msg))

@@ -1,5 +1,5 @@
 /* escape.c: daemon text made safe for the terminal. */
-#include "escape.h"
+#include "migsched/escape.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -46,7 +46,7 @@ static bool reorders(unsigned cp)
            (cp >= 0x2066 && cp <= 0x2069);
 }
 
-const char *cli_escape(const char *s, size_t n, char *buf, size_t len)
+const char *ms_escape(const char *s, size_t n, char *buf, size_t len)
 {
     static const char NAMED[] = "\n\r\t\\", LETTER[] = "nrt\\";
     const unsigned char *p = (const unsigned char *)s;
