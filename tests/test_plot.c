@@ -240,23 +240,23 @@ static void log_axis_ticks(void **state)
 {
     ms_chart_axis a = {.scale = MS_CHART_LOG, .lo = NAN, .hi = NAN};
     ms_chart_ticks t;
-    ms_chart_fit(&a, 0.03, 250, &t); /* rounded out to decades, a tick at each */
+    ms_chart_fit(&a, 0.03, 250, 6, &t); /* rounded out to decades, a tick at each */
     static const double decades[] = {0.01, 0.1, 1, 10, 100, 1000};
     assert_int_equal(t.n, 6);
     assert_true(fabs(t.lo - 0.01) < 1e-12 && fabs(t.hi - 1000) < 1e-9);
     for (int k = 0; k < 6; k++)
         assert_true(fabs(t.at[k] / decades[k] - 1) < 1e-12);
-    ms_chart_fit(&a, 3, 40, &t); /* two decades: 1, 2 and 5 times each */
+    ms_chart_fit(&a, 3, 40, 6, &t); /* two decades: 1, 2 and 5 times each */
     static const double few[] = {1, 2, 5, 10, 20, 50, 100};
     assert_int_equal(t.n, 7);
     for (int k = 0; k < 7; k++)
         assert_true(fabs(t.at[k] / few[k] - 1) < 1e-12);
-    ms_chart_fit(&a, 1e-6, 1e14, &t); /* twenty decades: every 2nd (or coarser) */
+    ms_chart_fit(&a, 1e-6, 1e14, 6, &t); /* twenty decades: every 2nd (or coarser) */
     assert_true(t.n >= 4 && t.n <= 11);
     for (int k = 1; k < t.n; k++)
         assert_true(t.at[k] > t.at[k - 1] * 99);
     ms_chart_axis lin = {.scale = MS_CHART_LINEAR, .lo = 0, .hi = NAN};
-    ms_chart_fit(&lin, 250, 1000, &t); /* from 0, round steps */
+    ms_chart_fit(&lin, 250, 1000, 6, &t); /* from 0, round steps */
     assert_true(t.lo == 0 && t.hi == 1000 && t.at[0] == 0 && t.at[t.n - 1] == 1000);
 }
 

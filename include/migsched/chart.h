@@ -36,11 +36,12 @@ typedef struct ms_chart_ticks {
     double at[MS_CHART_MAX_TICKS];
 } ms_chart_ticks;
 
-/* Fits a to data in [min, max] (NAN, NAN: no data). Linear: bounds rounded out to a round
- * step, ticks at its multiples. Log: bounds rounded out to powers of ten, a tick at each
- * (every 2nd, 5th... when they are many; also at 2 and 5 times them when they are under
- * three). A flat range gets a band around it. */
-void ms_chart_fit(const ms_chart_axis *a, double min, double max, ms_chart_ticks *out);
+/* Fits a to data in [min, max] (NAN, NAN: no data) with about `ticks` ticks. Linear:
+ * bounds rounded out to a round step, ticks at its multiples. Log: bounds rounded out to
+ * powers of ten, a tick at each (every 2nd, 5th... when they are many more than `ticks`;
+ * also at 2 and 5 times them when they are under three). A flat range gets a band. */
+void ms_chart_fit(const ms_chart_axis *a, double min, double max, int ticks,
+                  ms_chart_ticks *out);
 
 /* Series style flags. */
 enum {

@@ -14,7 +14,7 @@ static void time_axis(FILE *f, double total)
 {
     ms_chart_axis a = {.scale = MS_CHART_LINEAR, .lo = 0, .hi = total, .fixed = true};
     ms_chart_ticks t;
-    ms_chart_fit(&a, NAN, NAN, &t);
+    ms_chart_fit(&a, NAN, NAN, 8, &t);
     for (int k = 0; k < t.n; k++) {
         double x = X0 + (X1 - X0) * t.at[k] / total;
         fprintf(f, "<line x1='%.2f' y1='%d' x2='%.2f' y2='%d' stroke='#444'/>"

@@ -82,7 +82,10 @@ static bool drawable(const ms_chart_panel *p, const ms_chart_series *s, int k)
     return ms_chart_drawable(&p->x, s->x[k]) && ms_chart_drawable(&p->y, s->y[k]);
 }
 
-static void fit(placed *q)
+/* About a tick per this many pixels: fewer on smaller panels. */
+enum { X_TICK_PX = 100, Y_TICK_PX = 60 };
+
+static void fit(placed *q, const layout *l)
 {
     double x[2] = {NAN, NAN}, y[2] = {NAN, NAN};
     for (int i = 0; i < q->p->nseries; i++) {
@@ -95,8 +98,8 @@ static void fit(placed *q)
                 y[1] = isnan(y[1]) ? s->y[k] : fmax(y[1], s->y[k]);
             }
     }
-    ms_chart_fit(&q->p->x, x[0], x[1], &q->tx);
-    ms_chart_fit(&q->p->y, y[0], y[1], &q->ty);
+    ms_chart_fit(&q->p->x, x[0], x[1], l->pw / X_TICK_PX, &q->tx);
+    ms_chart_fit(&q->p->y, y[0], y[1], l->ph / Y_TICK_PX, &q->ty);
 }
 
 static void text_at(FILE *f, double x, double y, const char *attrs, const char *text)
@@ -258,7 +261,7 @@ int ms_chart_svg(const ms_chart *c, const ms_chart_panel *p, int np, FILE *f, ms
     for (int i = 0; i < np; i++) {
         int col = i % l.cols;
         placed q = {.p = &p[i], .x0 = col * l.cell_w + LEFT, .y0 = top + HEAD};
-        fit(&q);
+        fit(&q, &l);
         draw_axes(f, &q, &l);
         draw_marks(f, &q, &l);
         for (int s = 0; s < p[i].nseries; s++)

@@ -5,8 +5,6 @@
 
 #include "chart_internal.h"
 
-enum { TICKS = 6 }; /* about this many ticks on a linear axis */
-
 double ms_chart_nice_step(double span, int ticks)
 {
     double raw = span / ticks, p = pow(10, floor(log10(raw))), m = raw / p;
@@ -43,7 +41,8 @@ static void add_tick(ms_chart_ticks *t, double v)
         t->at[t->n++] = v;
 }
 
-static void fit_linear(const ms_chart_axis *a, double min, double max, ms_chart_ticks *t)
+static void fit_linear(const ms_chart_axis *a, double min, double max, int ticks,
+                       ms_chart_ticks *t)
 {
     if (isnan(min))
         min = 0, max = 1;
@@ -52,7 +51,7 @@ static void fit_linear(const ms_chart_axis *a, double min, double max, ms_chart_
         min -= min == 0 ? 0 : pad;
         max += pad;
     }
-    double step = ms_chart_nice_step(max - min, TICKS);
+    double step = ms_chart_nice_step(max - min, ticks);
     t->lo = a->fixed ? min : floor(min / step) * step;
     t->hi = a->fixed ? max : ceil(max / step) * step;
     t->n = 0;
@@ -60,7 +59,8 @@ static void fit_linear(const ms_chart_axis *a, double min, double max, ms_chart_
         add_tick(t, fabs(k) < 0.5 ? 0 : k * step);
 }
 
-static void fit_log(const ms_chart_axis *a, double min, double max, ms_chart_ticks *t)
+static void fit_log(const ms_chart_axis *a, double min, double max, int ticks,
+                    ms_chart_ticks *t)
 {
     if (isnan(min))
         min = 1, max = 10;
@@ -79,19 +79,21 @@ static void fit_log(const ms_chart_axis *a, double min, double max, ms_chart_tic
             }
         return;
     }
-    double every = ehi - elo > 8 ? ceil(ms_chart_nice_step(ehi - elo, TICKS)) : 1;
+    double every = ehi - elo > ticks + 2 ? ceil(ms_chart_nice_step(ehi - elo, ticks)) : 1;
     for (double e = ceil(elo / every) * every; e <= ehi; e += every)
         if (pow(10, e) >= t->lo * (1 - 1e-9) && pow(10, e) <= t->hi * (1 + 1e-9))
             add_tick(t, pow(10, e));
 }
 
-void ms_chart_fit(const ms_chart_axis *a, double min, double max, ms_chart_ticks *out)
+void ms_chart_fit(const ms_chart_axis *a, double min, double max, int ticks,
+                  ms_chart_ticks *out)
 {
     hold_hints(a, &min, &max);
+    ticks = ticks > 2 ? ticks : 2;
     if (a->scale == MS_CHART_LOG)
-        fit_log(a, min, max, out);
+        fit_log(a, min, max, ticks, out);
     else
-        fit_linear(a, min, max, out);
+        fit_linear(a, min, max, ticks, out);
 }
 
 double ms_chart_fraction(const ms_chart_axis *a, const ms_chart_ticks *t, double v)
