@@ -1,11 +1,13 @@
 /* test_plot.c: the SVG/HTML schedule plots are well-formed and show every task (by name)
- * and every creation and destruction period. */
+ * and every creation and destruction period; the chart writer's axes, escaping and panel
+ * layout. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "support.h"
+#include "migsched/chart.h"
 #include "migsched/offline.h"
 #include "migsched/plot.h"
 
@@ -223,6 +225,109 @@ static void checker_rejects(void **state)
     assert_non_null(xml_check("<a x=\"1></a>"));
 }
 
+static char *read_back(FILE *f)
+{
+    long len = ftell(f);
+    char *buf = malloc((size_t)len + 1);
+    rewind(f);
+    assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
+    buf[len] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static void log_axis_ticks(void **state)
+{
+    ms_chart_axis a = {.scale = MS_CHART_LOG, .lo = NAN, .hi = NAN};
+    ms_chart_ticks t;
+    ms_chart_fit(&a, 0.03, 250, 6, &t); /* rounded out to decades, a tick at each */
+    static const double decades[] = {0.01, 0.1, 1, 10, 100, 1000};
+    assert_int_equal(t.n, 6);
+    assert_true(fabs(t.lo - 0.01) < 1e-12 && fabs(t.hi - 1000) < 1e-9);
+    for (int k = 0; k < 6; k++)
+        assert_true(fabs(t.at[k] / decades[k] - 1) < 1e-12);
+    ms_chart_fit(&a, 3, 40, 6, &t); /* two decades: 1, 2 and 5 times each */
+    static const double few[] = {1, 2, 5, 10, 20, 50, 100};
+    assert_int_equal(t.n, 7);
+    for (int k = 0; k < 7; k++)
+        assert_true(fabs(t.at[k] / few[k] - 1) < 1e-12);
+    ms_chart_fit(&a, 1e-6, 1e14, 6, &t); /* twenty decades: every 2nd (or coarser) */
+    assert_true(t.n >= 4 && t.n <= 11);
+    for (int k = 1; k < t.n; k++)
+        assert_true(t.at[k] > t.at[k - 1] * 99);
+    ms_chart_axis lin = {.scale = MS_CHART_LINEAR, .lo = 0, .hi = NAN};
+    ms_chart_fit(&lin, 250, 1000, 6, &t); /* from 0, round steps */
+    assert_true(t.lo == 0 && t.hi == 1000 && t.at[0] == 0 && t.at[t.n - 1] == 1000);
+}
+
+static void chart_escapes_text(void **state)
+{
+    double x[] = {1, 2}, y[] = {3, 4};
+    ms_chart_series s = {"a<b & \"c\"", x, y, 2, NULL, MS_CHART_POINTS};
+    ms_chart_panel p = {.title = "<&\">", .x = {.label = "x & y", .lo = NAN, .hi = NAN},
+                        .y = {.label = "\"y\"", .lo = NAN, .hi = NAN}, .series = &s,
+                        .nseries = 1};
+    ms_chart c = {.title = "t<1>", .note = "n&m"};
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    assert_int_equal(ms_chart_svg(&c, &p, 1, f, NULL), 0);
+    char *doc = read_back(f);
+    const char *why = xml_check(doc);
+    if (why)
+        fail_msg("chart not well-formed: %s", why);
+    assert_non_null(strstr(doc, ">a&lt;b &amp; &quot;c&quot;</text>"));
+    assert_non_null(strstr(doc, "<title>a&lt;b &amp; &quot;c&quot;: x 1, y 3</title>"));
+    assert_non_null(strstr(doc, ">&lt;&amp;&quot;&gt;</text>"));
+    assert_non_null(strstr(doc, ">t&lt;1&gt;</text>"));
+    assert_non_null(strstr(doc, ">n&amp;m</text>"));
+    assert_null(strstr(doc, "a<b"));
+    free(doc);
+}
+
+/* The frames' corners, in document order. */
+static int frames(const char *doc, double *x, double *y, int max)
+{
+    int n = 0;
+    for (const char *p = strstr(doc, "class=\"frame\""); p && n < max;
+         p = strstr(p + 1, "class=\"frame\""))
+        if (sscanf(p, "class=\"frame\" x=\"%lf\" y=\"%lf\"", &x[n], &y[n]) == 2)
+            n++;
+    return n;
+}
+
+static void chart_panel_layout(void **state)
+{
+    double x[] = {0, 1, 2}, y[] = {5, 7, 6};
+    ms_chart_series s[2] = {{"one", x, y, 3, NULL, MS_CHART_STEPS},
+                            {"two", x, x, 3, NULL, MS_CHART_DASHED}};
+    ms_chart_panel p[3];
+    for (int i = 0; i < 3; i++)
+        p[i] = (ms_chart_panel){.x = {.lo = NAN, .hi = NAN}, .y = {.lo = NAN, .hi = NAN},
+                                .series = s, .nseries = 2};
+    ms_chart c = {.columns = 2, .panel_width = 300, .panel_height = 200, .shared_legend = true};
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    assert_int_equal(ms_chart_svg(&c, p, 3, f, NULL), 0);
+    char *doc = read_back(f);
+    assert_null(xml_check(doc));
+    double fx[4], fy[4];
+    assert_int_equal(frames(doc, fx, fy, 4), 3);
+    /* Two in the first row, the third under the first; rows far enough apart. */
+    assert_true(fy[0] == fy[1] && fx[1] >= fx[0] + 300);
+    assert_true(fx[2] == fx[0] && fy[2] >= fy[0] + 200);
+    assert_int_equal(count(doc, "<polyline class=\"curve\""), 6);
+    assert_int_equal(count(doc, ">one</text>"), 1); /* one shared legend */
+    assert_int_equal(count(doc, "stroke-dasharray"), 3 + 1);
+    /* A staircase: 3 points drawn as 5. */
+    const char *pts = strstr(doc, "points=\"");
+    int commas = 0;
+    for (const char *q = pts + 8; *q != '"'; q++)
+        commas += *q == ',';
+    assert_int_equal(commas, 5);
+    free(doc);
+    assert_int_equal(ms_chart_svg(&c, p, 0, stdout, NULL), MS_EINVAL);
+}
+
 static void write_file_by_extension(void **state)
 {
     const ms_gpu_model *gpu = ms_gpu_builtin("A30-24GB");
@@ -259,6 +364,9 @@ int main(void)
         cmocka_unit_test(html_well_formed),
         cmocka_unit_test(panels),
         cmocka_unit_test(write_file_by_extension),
+        cmocka_unit_test(log_axis_ticks),
+        cmocka_unit_test(chart_escapes_text),
+        cmocka_unit_test(chart_panel_layout),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

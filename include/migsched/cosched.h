@@ -192,15 +192,6 @@ typedef struct ms_cosched_experiment {
 } ms_cosched_experiment;
 int ms_cosched_experiment_run(const ms_cosched_experiment *e, ms_error *err);
 
-/* Minimal SVG charts (self-contained writer). */
-typedef struct ms_svg_series {
-    const char *name;
-    int len;
-    const double *x, *y;
-} ms_svg_series;
-int ms_svg_line_chart(const char *path, const char *title, const char *xlabel,
-                      const char *ylabel, int logy, int nseries, const ms_svg_series *series,
-                      ms_error *err);
 /* Two-stream Gantt chart of a schedule. */
 int ms_cosched_plot(const ms_cosched_instance *inst, const ms_cosched_schedule *s,
                     const char *title, const char *path, ms_error *err);

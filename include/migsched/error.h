@@ -31,4 +31,10 @@ int ms_error_set(ms_error *err, int code, const char *fmt, ...)
 /* Prepends "prefix: " to an existing message (e.g. a file name). */
 void ms_error_prefix(ms_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* A debug build's check of an algorithm's invariant failed (MIGSCHED_DEBUG_CHECKS): a bug in
+ * migsched, not in its input, so the one place that stops the process. Prints "where:
+ * message" to stderr and aborts. */
+_Noreturn void ms_invariant_failed(const char *where, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 #endif

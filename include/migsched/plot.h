@@ -1,5 +1,5 @@
 /* plot.h: schedule drawings (the papers' figures): SVG, and self-contained HTML with
- * hover details; line charts (learning curves) as SVG. Part of the schedule module
+ * hover details; line charts (learning curves) as SVG through the chart writer. Part of the schedule module
  * (src/schedule/plot_*.c). */
 #ifndef MIGSCHED_PLOT_H
 #define MIGSCHED_PLOT_H
@@ -42,9 +42,10 @@ typedef struct ms_plot_chart {
     const char *xname, *yname;           /* short names in the points' <title>s */
 } ms_plot_chart;
 
-/* One polyline (class "curve") per series, a circle per point, round ticks with a grid,
- * the frame (class "frame"; x from 0 when no x is negative, y over the data's range), axis
- * labels and a legend; MS_EINVAL on a non-finite point or no point at all. */
+/* One chart of the chart writer (migsched/chart.h): a polyline (class "curve") per series,
+ * a circle per point, round ticks with a grid, the frame (class "frame"; x from 0, y over
+ * the data's range), axis labels and a legend; MS_EINVAL on a non-finite point or no point
+ * at all. */
 int ms_plot_curves_svg(const ms_plot_chart *c, const ms_plot_series *s, int ns, FILE *f,
                        ms_error *err);
 /* Writes path (which must end in .svg) all-or-nothing. */

@@ -2,7 +2,42 @@
  * (primal-dual, O(n^3), after Galil 1986 "Efficient algorithms for finding maximum matching
  * in graphs"). Weights are scaled to integers so that every dual value stays an exact
  * integer in a double: the matching is optimal for the scaled weights (relative rounding
- * 2^-30 of the largest weight). Vertex duals are stored doubled, as in Galil's exposition. */
+ * 2^-30 of the largest weight). Vertex duals are stored doubled, as in Galil's exposition.
+ *
+ * INVARIANTS. Vertices are 0 .. nv - 1, blossoms nv .. 2nv - 1; edge k has the endpoints
+ * 2k (at eu[k]) and 2k + 1 (at ev[k]), endpoint[p] is p's vertex and p ^ 1 the other end.
+ *
+ *   1. nb[nb_off[v] .. nb_off[v + 1]) are the remote endpoints of v's edges.
+ *   2. mate[v] is the remote endpoint of v's matched edge (-1: v is single), and matching
+ *      is symmetric: mate[endpoint[mate[v]]] == mate[v] ^ 1. Each stage that augments adds
+ *      one edge to the matching; the first stage that does not ends the algorithm.
+ *   3. inblossom[v] is the top-level blossom holding vertex v (v itself when none);
+ *      bparent[b] the blossom whose child b is (-1: top level); childs[b] are b's
+ *      nchilds[b] sub-blossoms round its odd cycle (3 or more, the base's first) and
+ *      endps[b][i] the endpoint in childs[b][i] of the edge to the next one; bbase[b] is
+ *      b's base vertex, -1 for a blossom id not in use (those are unused[0 .. nunused)).
+ *   4. Within a stage, a top-level blossom's label is 0 (free), 1 (S: outer) or 2 (T:
+ *      inner), and 5 only inside scan_blossom (an S-blossom marked as passed, back to 1
+ *      before it returns). labelend[b] is the remote endpoint of the edge b got its label
+ *      through (-1: an S-root, whose base is single). The queue holds S-vertices to
+ *      scan. run_stages clears labels, best edges and allow at the start of each stage.
+ *   5. dual[v] is twice the vertex dual u(v), dual[b] the blossom dual z(b). Always
+ *      dual[v] >= 0, dual[b] >= 0 for a blossom in use, and every dual is an integer
+ *      (slack between two S-vertices is even, so delta stays one). slack(k) >= 0 for an
+ *      edge whose ends lie in different top-level blossoms (inside a blossom the z of the
+ *      blossoms holding both ends make up for slack), and 0 for a matched one of those.
+ *   6. allow[k] set: edge k was found tight this stage and may be used; a clear allow does
+ *      not say the edge is not tight.
+ *   7. bestedge[v] of a free vertex (or one not reached in a T-blossom) is its least-slack
+ *      edge to an S-vertex, and bestedge[b] of a top-level S-blossom its least-slack edge
+ *      to another S-blossom (-1: none known); bbest[b] (nbbest[b] entries, -1: not kept)
+ *      lists, per neighbouring S-blossom, b's least-slack edge to it.
+ *   8. A stage ends without augmenting only when delta is the least vertex dual (type
+ *      1). A single vertex has been an S-root in every stage, so all single vertices share
+ *      that least dual, which is then 0: with 5, the matching is optimal.
+ *
+ * Debug builds (MIGSCHED_DEBUG_CHECKS) check 2, 3's odd cycles and 5 after every stage
+ * that augments, and 8's single vertices at the end. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -420,6 +455,46 @@ static int update_duals(bl *g)
     return 0;
 }
 
+#ifdef MIGSCHED_DEBUG_CHECKS
+/* Invariants 2 (with `stages` augmenting stages done), 3's odd cycles and 5. */
+static void check_stage(const bl *g, int stages)
+{
+    int matched = 0;
+    for (int v = 0; v < g->nv; v++) {
+        int p = g->mate[v];
+        if (p >= 0 && g->mate[g->endpoint[p]] != (p ^ 1))
+            ms_invariant_failed("blossom", "vertex %d's mate %d is matched elsewhere", v,
+                                g->endpoint[p]);
+        matched += p >= 0;
+        if (g->dual[v] < 0 || g->dual[v] != floor(g->dual[v]))
+            ms_invariant_failed("blossom", "vertex %d has dual %g", v, g->dual[v]);
+    }
+    if (matched != 2 * stages)
+        ms_invariant_failed("blossom", "%d matched vertices after %d augmentations", matched,
+                            stages);
+    for (int b = g->nv; b < 2 * g->nv; b++)
+        if (g->bbase[b] >= 0 && (g->dual[b] < 0 || g->dual[b] != floor(g->dual[b]) ||
+                                 g->nchilds[b] < 3 || g->nchilds[b] % 2 == 0))
+            ms_invariant_failed("blossom", "blossom %d has dual %g and %d children", b,
+                                g->dual[b], g->nchilds[b]);
+    for (int k = 0; k < g->ne; k++) {
+        if (g->inblossom[g->eu[k]] == g->inblossom[g->ev[k]])
+            continue;
+        double s = slack(g, k);
+        if (s < 0 || (g->mate[g->eu[k]] == 2 * k + 1 && s != 0))
+            ms_invariant_failed("blossom", "edge %d has slack %g", k, s);
+    }
+}
+
+/* Invariant 8 at the end: no single vertex keeps a positive dual. */
+static void check_optimum(const bl *g)
+{
+    for (int v = 0; v < g->nv; v++)
+        if (g->mate[v] < 0 && g->dual[v] != 0)
+            ms_invariant_failed("blossom", "single vertex %d keeps dual %g", v, g->dual[v]);
+}
+#endif
+
 static void run_stages(bl *g)
 {
     int nv = g->nv;
@@ -447,7 +522,15 @@ static void run_stages(bl *g)
         for (int b = nv; b < 2 * nv; b++)
             if (g->bparent[b] == -1 && g->bbase[b] >= 0 && g->label[b] == 1 && g->dual[b] == 0)
                 expand_blossom(g, b, 1);
+#ifdef MIGSCHED_DEBUG_CHECKS
+        if (!g->oom)
+            check_stage(g, stage + 1);
+#endif
     }
+#ifdef MIGSCHED_DEBUG_CHECKS
+    if (!g->oom)
+        check_optimum(g);
+#endif
 }
 
 static int bl_init(bl *g, int nv, int ne, const int *eu, const int *ev)

@@ -10,7 +10,44 @@
  * On a tree the minimum total / 2 is the fewest caterpillars (Lemmas 2-4 reach the same
  * optimum). On a pseudo-tree one cycle vertex v must separate its two cycle edges (Lemmas
  * 5-7 choose which): we try every v and type of the removed cycle edge. Preemptions are
- * caterpillars - 1 per tree and caterpillars per pseudo-tree. */
+ * caterpillars - 1 per tree and caterpillars per pseudo-tree.
+ *
+ * INVARIANTS (vertex ends of edge e: 0 = eu[e], 1 = ev[e]):
+ *
+ *   1. adj[adj_off[v] .. adj_off[v + 1]) are the ids of the edges at v: each edge is listed
+ *      once at each of its two distinct ends (ctx_init rejects a loop).
+ *   2. comp is a union-find over the vertices whose roots are each component's smallest
+ *      vertex; cnt[2r] and cnt[2r + 1] count root r's vertices k and edges m. m = k - 1: a
+ *      tree; m = k: one cycle (unicyclic); m > k is rejected. There, core[v] = 1 exactly
+ *      for the vertices on the cycle of a unicyclic component (what stripping leaves
+ *      keeps), so each core vertex has two cycle edges (possibly parallel ones).
+ *   3. During one DP from a root (c->cut: the cycle edge taken out, -1 none):
+ *      order[0 .. norder) lists the component in BFS order without edge cut, parent_edge[x]
+ *      is the edge to x's parent (-1 at the root), so a vertex comes after its parent.
+ *   4. A state s = 2a + b at a vertex: a = its path (P) ends so far, exact up to 6 and
+ *      then 5 or 6 with the true count's parity (f_cost and f_sep need a exactly only up to
+ *      4, then whether it is 0 and its parity); b = whether a pendant centre (C) end is
+ *      there. Vertex extra_v also counts edge cut's end there, in role extra_role.
+ *   5. Once dp_up has passed x, dp[3x + r] is the least total f_cost over x's subtree (x
+ *      included) when x's parent edge has role r at x; it is finite. layers[i * NS + s]
+ *      after child_layers: the least total over x's first i children's subtrees that
+ *      leaves x in state s (INF: none does).
+ *   6. A total counts 2 per caterpillar: one at each end of its path, or 2 at the centre
+ *      of a star (a path of one vertex). So a tree's least total is twice its fewest
+ *      caterpillars, and so is a unicyclic component's least total over the cycle
+ *      vertices its cycle may be split at (solve_at each).
+ *   7. After the fixing passes, role[2e + j] is e's role at end j and the two ends pair up:
+ *      (P, P), (C, L) or (L, C). sep[r] holds a unicyclic component's split (its cycle
+ *      vertex v, the cycle edges e1 = the cut one and e2 kept apart, and how many other
+ *      path edges x1, x2 join each); sep[r].v = -1 for a tree.
+ *   8. gid[2e + j] is the copy of e's end-j vertex that e's caterpillar passes: a copy
+ *      holds at most two P ends, any number of C ends, and an L end only alone. Edges that
+ *      share a copy are one caterpillar (uf over the edges); there are splits + the number
+ *      of tree components of them.
+ *   9. order receives every edge once, a caterpillar's edges one after another: along its
+ *      path, each stop's pendants before the path edge out of it.
+ *
+ * Debug builds (MIGSCHED_DEBUG_CHECKS) check 7's role pairs, 8 and 9 after each solve. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -363,6 +400,46 @@ static void emit_caterpillar(const cat_ctx *c, const int *gid, const int *edges,
     }
 }
 
+#ifdef MIGSCHED_DEBUG_CHECKS
+/* Invariant 7's role pairs, 8 (ngid copies; uf links the edges of a caterpillar) and 9. */
+static void check_solution(const cat_ctx *c, const int *gid, int ngid, int *uf,
+                           const int *comp_cnt, int *comp, const int *order, int splits)
+{
+    int *p_ends = calloc((size_t)ngid + 1, sizeof(int)), *ends = calloc((size_t)ngid + 1,
+                                                                          sizeof(int));
+    int *l_ends = calloc((size_t)ngid + 1, sizeof(int)), *seen = calloc((size_t)c->ne + 1,
+                                                                          sizeof(int));
+    if (p_ends && ends && l_ends && seen) {
+        for (int e = 0; e < c->ne; e++) {
+            int a = c->role[2 * e], b = c->role[2 * e + 1];
+            if (!(a == R_P ? b == R_P : a == R_C ? b == R_L : a == R_L && b == R_C))
+                ms_invariant_failed("caterpillar", "edge %d has roles %d and %d", e, a, b);
+            for (int j = 0; j < 2; j++) {
+                int r = c->role[2 * e + j], g = gid[2 * e + j];
+                ends[g]++, p_ends[g] += r == R_P, l_ends[g] += r == R_L;
+            }
+            if (order[e] < 0 || order[e] >= c->ne || seen[order[e]]++)
+                ms_invariant_failed("caterpillar", "position %d of the order repeats or "
+                                    "misses an edge", e);
+        }
+        for (int g = 0; g < ngid; g++)
+            if (p_ends[g] > 2 || (l_ends[g] && ends[g] > 1))
+                ms_invariant_failed("caterpillar", "vertex copy %d holds %d path and %d leaf "
+                                    "ends of %d", g, p_ends[g], l_ends[g], ends[g]);
+        int caterpillars = 0, trees = 0;
+        for (int e = 0; e < c->ne; e++)
+            caterpillars += uf_find(uf, e) == e;
+        for (int v = 0; v < c->nv; v++)
+            trees += uf_find(comp, v) == v && comp_cnt[2 * v + 1] > 0 &&
+                     comp_cnt[2 * v + 1] == comp_cnt[2 * v] - 1;
+        if (caterpillars != splits + trees)
+            ms_invariant_failed("caterpillar", "%d caterpillars for %d splits in %d trees",
+                                caterpillars, splits, trees);
+    }
+    free(p_ends), free(ends), free(l_ends), free(seen);
+}
+#endif
+
 /* Solves every component; fills order (edge ids in schedule order). Returns the number of
  * splits (preemptions) or -1 when the graph is not a pseudo-forest or memory runs out. */
 static int caterpillar_solve(cat_ctx *c, int *order)
@@ -471,6 +548,10 @@ static int caterpillar_solve(cat_ctx *c, int *order)
     }
     if (nout != ne)
         splits = -1;
+#ifdef MIGSCHED_DEBUG_CHECKS
+    if (splits >= 0)
+        check_solution(c, gid, ngid, uf, cnt, comp, order, splits);
+#endif
 out:
     free(comp), free(cnt), free(deg), free(layers), free(kids), free(uf), free(stack);
     free(core), free(scratch), free(sep);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "migsched/chart.h"
 #include "migsched/cosched.h"
 #include "migsched/io.h"
 
@@ -66,8 +67,9 @@ static int figure(const ms_cosched_experiment *e, const stats *st, const char *s
 {
     char path[4096];
     snprintf(path, sizeof path, "%s-%s.svg", e->svg_prefix, suffix);
-    double *xs = malloc(sizeof(double) * (size_t)e->nn), *ys = malloc(sizeof(double) * (size_t)(e->nn * nalgos));
-    ms_svg_series ser[MS_COSCHED_NALGOS];
+    double *xs = malloc(sizeof(double) * (size_t)e->nn);
+    double *ys = malloc(sizeof(double) * (size_t)(e->nn * nalgos));
+    ms_chart_series ser[MS_COSCHED_NALGOS];
     if (!xs || !ys) {
         free(xs), free(ys);
         return ms_error_set(err, MS_ENOMEM, "out of memory");
@@ -77,12 +79,20 @@ static int figure(const ms_cosched_experiment *e, const stats *st, const char *s
     for (int a = 0; a < nalgos; a++) {
         for (int i = 0; i < e->nn; i++)
             ys[a * e->nn + i] = mean(&st[i * MS_COSCHED_NALGOS + algos[a]], field);
-        ser[a] = (ms_svg_series){ms_cosched_algo_name(algos[a]), e->nn, xs, ys + a * e->nn};
+        ser[a] = (ms_chart_series){ms_cosched_algo_name(algos[a]), xs, ys + a * e->nn, e->nn,
+                                   NULL, MS_CHART_POINTS};
     }
     char full[256];
     snprintf(full, sizeof full, "%s (%s setting, mean of %d instances)", title,
              ms_cosched_setting_name(e->setting), e->instances);
-    int rc = ms_svg_line_chart(path, full, "number of tasks n", ylabel, logy, nalgos, ser, err);
+    ms_chart_panel panel = {
+        .x = {"number of tasks n", "n", MS_CHART_LINEAR, NAN, NAN, false},
+        .y = {ylabel, NULL, logy ? MS_CHART_LOG : MS_CHART_LINEAR, NAN, NAN, false},
+        .series = ser,
+        .nseries = nalgos,
+    };
+    ms_chart chart = {.title = full};
+    int rc = ms_chart_write_file(path, &chart, &panel, 1, err);
     free(xs), free(ys);
     return rc;
 }

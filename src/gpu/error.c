@@ -1,8 +1,9 @@
-/* error.c: filling ms_error messages. */
+/* error.c: filling ms_error messages; stopping on a broken invariant in debug builds. */
 #include "migsched/error.h"
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A message cut to the buffer may end inside a UTF-8 character, which a JSON encoder then
@@ -51,4 +52,15 @@ void ms_error_prefix(ms_error *err, const char *fmt, ...)
     memcpy(err->msg + n, ": ", 3);
     strncat(err->msg + n + 2, old, room - 3);
     cut_at_character(err->msg, (size_t)n + 2 + strlen(old));
+}
+
+void ms_invariant_failed(const char *where, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: invariant broken: ", where);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    abort();
 }

@@ -1,6 +1,36 @@
 /* far_place.c: FAR phase 2, Algorithm 1 of paper 000: list scheduling of one allocation on
  * the repartitioning tree(s), a min-heap of instances by end time and one reconfiguration
- * clock per GPU. */
+ * clock per GPU.
+ *
+ * INVARIANTS, at the top of every iteration of far_place's loop (an instance is a key
+ * k = g * MS_MAX_TREE_NODES + v: node v of the tree on GPU g):
+ *
+ *   1. st.heap[0 .. st.nh) is a binary min-heap of the alive instances by (end_small,
+ *      tie); tie values are distinct, so the order is total. On each GPU no alive node is
+ *      an ancestor of another: each GPU starts with its root, and a split replaces the top
+ *      by its children.
+ *   2. end_small[k] of an alive instance is when it is free next: the end of its last
+ *      task, or, while it has run none (used_small[k] == 0: not yet created), the time its
+ *      parent split (0 for a root).
+ *   3. now = end_small[st.heap[0]] never decreases from one iteration to the next (a
+ *      placement raises the top's end, a split hands it to the children), so whatever is
+ *      still to run starts at or after now.
+ *   4. cover = the sum of the alive nodes' sizes (exact: small integers), work = the sum of
+ *      size * end_small over them (up to rounding), so bound = now * capacity + work -
+ *      now * cover + area is capacity times a lower bound on the makespan.
+ *   5. next[z] lies in [group[z].head, head + n]: group z's tasks before it are placed, in
+ *      the group's (LPT) order; rem[z] = the total time of the others (up to rounding);
+ *      area = the caller's area less z * time of every task placed from group z.
+ *   6. clock_small[g] is when GPU g's creations and destructions so far end: they run one
+ *      at a time, each once the instance it concerns is free.
+ *   7. placed + remaining = s->n; s->order[0 .. placed) are the placed tasks in placement
+ *      order and s->node_of their instances; makespan (0 before any) and max_end
+ *      (-INFINITY before any) are the latest end among them.
+ *   8. tr->bound[0 .. tr->events) does not decrease (each entry is the max with the one
+ *      before); tr->end[i] is max_end after iteration i.
+ *
+ * Debug builds (MIGSCHED_DEBUG_CHECKS) check 1's heap order, 3, 4 and 7's count on every
+ * iteration. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -144,6 +174,34 @@ bool far_place_gives_up(const far_search *s, double area, double cutoff)
     return end >= cutoff;
 }
 
+#ifdef MIGSCHED_DEBUG_CHECKS
+/* Invariants 1 (heap order), 3, 4 and 7 (the count); *last_now: the previous top time. */
+static void check_place(const place_state *st, const far_tree *t, double work, double cover,
+                        int placed, int remaining, int n, double *last_now)
+{
+    double sizes = 0, sum = 0, scale = 1;
+    for (int i = 0; i < st->nh; i++) {
+        int k = st->heap[i], size = t->size[k % MS_MAX_TREE_NODES];
+        if (i > 0 && key_less(st, k, st->heap[(i - 1) / 2]))
+            ms_invariant_failed("far_place", "heap entry %d is before its parent", i);
+        sizes += size;
+        sum += size * st->end[k];
+        scale += fabs(size * st->end[k]);
+    }
+    if (sizes != cover || fabs(sum - work) > 1e-6 * scale)
+        ms_invariant_failed("far_place", "cover %g and work %g, the heap holds %g and %g",
+                            cover, work, sizes, sum);
+    if (st->nh > 0 && st->end[st->heap[0]] < *last_now)
+        ms_invariant_failed("far_place", "the top time went back from %g to %g", *last_now,
+                            st->end[st->heap[0]]);
+    if (placed + remaining != n)
+        ms_invariant_failed("far_place", "%d placed and %d remaining of %d tasks", placed,
+                            remaining, n);
+    if (st->nh > 0)
+        *last_now = st->end[st->heap[0]];
+}
+#endif
+
 /* Slices a node holds idle while it is alive: a 3-slice instance on slots 0-3 of an A100
  * leaves slice 3 unused until it splits into two 2-slice ones. foot(v) = the most slices
  * v's slots can hold, max(size, sum of the children's foot); idle = foot - size. Alive
@@ -246,7 +304,13 @@ double far_place(far_search *s, double area, double cutoff)
     double carry = -INFINITY; /* max of the earlier iterations' idle-ahead bounds, less
                                  total_area: recorded one iteration late, as they read the
                                  group position their iteration looks at */
+#ifdef MIGSCHED_DEBUG_CHECKS
+    double last_now = -INFINITY;
+#endif
     for (int ev = 0; st.nh > 0 && remaining > 0; ev++) {
+#ifdef MIGSCHED_DEBUG_CHECKS
+        check_place(&st, t, work, cover, placed, remaining, s->n, &last_now);
+#endif
         int k = st.heap[0], g = k / MS_MAX_TREE_NODES, v = k % MS_MAX_TREE_NODES;
         int size = t->size[v];
         double now = end_small[k];

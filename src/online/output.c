@@ -1,9 +1,12 @@
 /* output.c: what a simulation writes: the per-job CSV, the timeline CSV, and an SVG of
  * system fragmentation, instance counts and desired against actual instances per profile
- * over time with migration decisions marked (paper 002 Figs. 6, 8). The SVG is written by
- * hand: a few polylines need no library. */
+ * over time with migration decisions marked (paper 002 Figs. 6, 8), the SVG through the
+ * chart writer. */
 #include "internal.h"
 
+#include <stdlib.h>
+
+#include "migsched/chart.h"
 #include "migsched/io.h"
 
 int ms_online_write_jobs_csv(const char *path, const ms_gpu_model *m,
@@ -43,20 +46,21 @@ static int shown_profiles(const ms_gpu_model *m, const ms_online_result *r, int 
     return n;
 }
 
-/* Opens the output of a file drawn from the timeline, which must have been recorded. */
-static int open_timeline(ms_output *o, const char *path, const ms_online_result *r,
-                         ms_error *err)
+/* A file drawn from the timeline needs one recorded. */
+static int need_timeline(const char *path, const ms_online_result *r, ms_error *err)
 {
     if (r->nsamples == 0)
         return ms_error_set(err, MS_EINVAL, "%s: no timeline recorded (empty workload?)", path);
-    return ms_output_open(o, path, err);
+    return MS_OK;
 }
 
 int ms_online_write_timeline_csv(const char *path, const ms_gpu_model *m,
                                  const ms_online_result *r, ms_error *err)
 {
     ms_output o;
-    int rc = open_timeline(&o, path, r, err);
+    int rc = need_timeline(path, r, err);
+    if (!rc)
+        rc = ms_output_open(&o, path, err);
     if (rc)
         return rc;
     int shown[MS_MAX_PROFILES], ns = shown_profiles(m, r, shown);
@@ -75,22 +79,7 @@ int ms_online_write_timeline_csv(const char *path, const ms_gpu_model *m,
     return ms_output_commit(&o, err);
 }
 
-#define SVG_W 900.0
-#define SVG_LEFT 60.0
-#define SVG_PLOT_W (SVG_W - SVG_LEFT - 40.0)
-#define SVG_PANEL_H 200.0
-#define SVG_MAX_POINTS 4000  /* long runs are thinned to this many points per line */
-
-typedef struct svg_frame {
-    double t0, t1, top, ymax;
-} svg_frame;
-
-static double sx(const svg_frame *f, double t)
-{
-    return SVG_LEFT + (f->t1 > f->t0 ? (t - f->t0) / (f->t1 - f->t0) : 0) * SVG_PLOT_W;
-}
-
-static double sy(const svg_frame *f, double v) { return f->top + SVG_PANEL_H * (1 - v / f->ymax); }
+#define SVG_MAX_POINTS 4000 /* long runs are thinned to this many points per line */
 
 /* 0 fragmentation, 1 instances, 2 busy, 3 queued; 4 + 2p desired, 5 + 2p actual of p */
 static double field(const ms_online_sample *s, int which)
@@ -100,121 +89,89 @@ static double field(const ms_online_sample *s, int which)
     return which == 0 ? s->frag : which == 1 ? s->instances : which == 2 ? s->busy : s->queued;
 }
 
-/* A step line (values hold until the next sample). */
-static void polyline(FILE *f, const svg_frame *fr, const ms_online_result *r, int which,
-                     const char *color, const char *dash)
+/* The timeline's values thinned to at most SVG_MAX_POINTS samples: times, then one row per
+ * drawn field (the 4 system fields, then desired and actual of each shown profile). */
+typedef struct timeline_data {
+    int n, nfields;
+    double *t, *v, *marks;
+} timeline_data;
+
+static int thin(const ms_online_result *r, const int *shown, int ns, timeline_data *d)
 {
     int stride = r->nsamples / SVG_MAX_POINTS + 1;
-    fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.2\"%s points=\"",
-            color, dash);
-    double prev = 0;
-    for (int i = 0; i < r->nsamples; i += stride) {
-        double v = field(&r->samples[i], which), x = sx(fr, r->samples[i].t);
-        if (i > 0)
-            fprintf(f, "%.1f,%.1f ", x, sy(fr, prev));
-        fprintf(f, "%.1f,%.1f ", x, sy(fr, v));
-        prev = v;
+    d->n = (r->nsamples + stride - 1) / stride;
+    d->nfields = 4 + 2 * ns;
+    d->t = malloc(sizeof(double) * (size_t)d->n * (size_t)(1 + d->nfields));
+    d->marks = malloc(sizeof(double) * (size_t)(r->nmig > 0 ? r->nmig : 1));
+    if (!d->t || !d->marks)
+        return MS_ENOMEM;
+    d->v = d->t + d->n;
+    for (int k = 0; k < d->n; k++) {
+        const ms_online_sample *smp = &r->samples[k * stride];
+        d->t[k] = smp->t;
+        for (int i = 0; i < d->nfields; i++) {
+            int which = i < 4 ? i : 4 + 2 * shown[(i - 4) / 2] + (i - 4) % 2;
+            d->v[(size_t)i * (size_t)d->n + (size_t)k] = field(smp, which);
+        }
     }
-    fprintf(f, "\"/>\n");
+    for (int i = 0; i < r->nmig; i++)
+        d->marks[i] = r->mig[i].t;
+    return MS_OK;
 }
 
-static void axes(FILE *f, const svg_frame *fr, const char *label, const char *ymax_text)
+static ms_chart_series step_line(const timeline_data *d, int i, const char *label,
+                                 const char *colour, unsigned style)
 {
-    fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" "
-               "stroke=\"#888\"/>\n", SVG_LEFT, fr->top, SVG_PLOT_W, SVG_PANEL_H);
-    fprintf(f, "<text x=\"5\" y=\"%.0f\">%s</text>\n", fr->top + 14, ymax_text);
-    fprintf(f, "<text x=\"5\" y=\"%.0f\">0</text>\n", fr->top + SVG_PANEL_H);
-    fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-weight=\"bold\">%s</text>\n", SVG_LEFT + 5,
-            fr->top - 6, label);
+    return (ms_chart_series){label, d->t, d->v + (size_t)i * (size_t)d->n, d->n, colour,
+                             MS_CHART_STEPS | style};
 }
 
-static const char *const profile_colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
-                                             "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"};
-
-static void ticks(FILE *f, const svg_frame *fr)
+/* Paper 002 Figs. 6 and 8: fragmentation with the migrations marked, the instance counts,
+ * and per profile the jobs wanting an instance (dashed) against its instances (solid). */
+static int write_svg(const char *path, const ms_gpu_model *m, const ms_online_result *r,
+                     const char *title, ms_error *err)
 {
-    for (int k = 0; k <= 5; k++) {
-        double t = fr->t0 + (fr->t1 - fr->t0) * k / 5;
-        fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%.0f s</text>\n",
-                sx(fr, t), fr->top + SVG_PANEL_H + 14, t);
+    int shown[MS_MAX_PROFILES], ns = shown_profiles(m, r, shown);
+    timeline_data d = {0};
+    ms_chart_series sys[4], prof[2 * MS_MAX_PROFILES];
+    char names[2 * MS_MAX_PROFILES][64];
+    int rc = thin(r, shown, ns, &d);
+    if (rc) {
+        free(d.t), free(d.marks);
+        return ms_error_set(err, MS_ENOMEM, "%s: out of memory", path);
     }
-}
-
-static double panel_max(const ms_online_result *r, const int *which, int n)
-{
-    double top = 1;
-    for (int i = 0; i < r->nsamples; i++)
-        for (int k = 0; k < n; k++)
-            top = field(&r->samples[i], which[k]) > top ? field(&r->samples[i], which[k]) : top;
-    return top;
-}
-
-/* Paper 002 Fig. 6: per profile, jobs wanting an instance (dashed) and instances (solid). */
-static void desired_panel(FILE *f, const svg_frame *fr, const ms_gpu_model *m,
-                          const ms_online_result *r, const int *shown, int ns)
-{
-    char ymax[32], label[512];
-    snprintf(ymax, sizeof ymax, "%.0f", fr->ymax);
-    int len = snprintf(label, sizeof label, "desired (dashed) and actual (solid) instances:");
-    for (int i = 0; i < ns && len < (int)sizeof label - 40; i++)
-        len += snprintf(label + len, sizeof label - (size_t)len, " <tspan fill=\"%s\">%s</tspan>",
-                        profile_colors[i % 8], m->profiles[shown[i]].name);
-    axes(f, fr, label, ymax);
-    ticks(f, fr);
-    for (int i = 0; i < ns; i++) {
-        polyline(f, fr, r, 4 + 2 * shown[i], profile_colors[i % 8], " stroke-dasharray=\"4 3\"");
-        polyline(f, fr, r, 5 + 2 * shown[i], profile_colors[i % 8], "");
+    sys[0] = step_line(&d, 0, "fragmentation", "#000", 0);
+    sys[1] = step_line(&d, 1, "instances", NULL, 0);
+    sys[2] = step_line(&d, 2, "busy instances", NULL, 0);
+    sys[3] = step_line(&d, 3, "queued jobs", NULL, 0);
+    for (int i = 0; i < 2 * ns; i++) {
+        snprintf(names[i], sizeof names[i], "%s %s", m->profiles[shown[i / 2]].name,
+                 i % 2 ? "actual" : "desired");
+        prof[i] = step_line(&d, 4 + i, names[i], ms_chart_colour(i / 2),
+                            i % 2 ? 0 : MS_CHART_DASHED);
     }
-}
-
-static void write_svg(FILE *f, const ms_gpu_model *m, const ms_online_result *r,
-                      const char *title)
-{
-    svg_frame top = {r->samples[0].t, r->samples[r->nsamples - 1].t, 40, 1.0};
-    svg_frame mid = top, bot = top;
-    mid.top = top.top + SVG_PANEL_H + 50;
-    bot.top = mid.top + SVG_PANEL_H + 50;
-    mid.ymax = panel_max(r, (const int[]){1, 2, 3}, 3);
-    int shown[MS_MAX_PROFILES], ns = shown_profiles(m, r, shown), which[2 * MS_MAX_PROFILES];
-    for (int i = 0; i < ns; i++) {
-        which[2 * i] = 4 + 2 * shown[i];
-        which[2 * i + 1] = 5 + 2 * shown[i];
-    }
-    bot.ymax = panel_max(r, which, 2 * ns);
-    double h = bot.top + SVG_PANEL_H + 50;
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-               "font-family=\"sans-serif\" font-size=\"12\">\n", SVG_W, h);
-    fprintf(f, "<text x=\"%.0f\" y=\"18\" font-size=\"14\">%s</text>\n", SVG_LEFT, title);
-    axes(f, &top, "system fragmentation (mean F(g)); red marks: migrations", "1");
-    char ymax[32];
-    snprintf(ymax, sizeof ymax, "%.0f", mid.ymax);
-    axes(f, &mid, "instances (blue), busy instances (green), queued jobs (orange)", ymax);
-    for (int i = 0; i < r->nmig; i++) {
-        double x = sx(&top, r->mig[i].t);
-        fprintf(f, "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"red\" "
-                   "stroke-opacity=\"0.5\"/>\n", x, top.top + SVG_PANEL_H - 12, x,
-                top.top + SVG_PANEL_H);
-    }
-    ticks(f, &top);
-    ticks(f, &mid);
-    polyline(f, &top, r, 0, "black", "");
-    polyline(f, &mid, r, 1, "#1f77b4", "");
-    polyline(f, &mid, r, 2, "#2ca02c", "");
-    polyline(f, &mid, r, 3, "#ff7f0e", "");
-    desired_panel(f, &bot, m, r, shown, ns);
-    fprintf(f, "<text x=\"%.0f\" y=\"%.0f\">time %.0f s to %.0f s; %ld migrations, %ld "
-               "reconfigurations</text>\n", SVG_LEFT, h - 12, top.t0, top.t1,
-            r->total_migrations, r->reconfigurations);
-    fprintf(f, "</svg>\n");
+    ms_chart_axis time = {"time (s)", "t", MS_CHART_LINEAR, r->samples[0].t,
+                          r->samples[r->nsamples - 1].t, true};
+    ms_chart_panel p[3] = {
+        {"system fragmentation (mean F(g)); red marks: migrations", time,
+         {NULL, "F", MS_CHART_LINEAR, 0, 1, true}, sys, 1, d.marks, r->nmig, "migration"},
+        {"instances, busy instances and queued jobs", time,
+         {NULL, "count", MS_CHART_LINEAR, 0, 1, false}, sys + 1, 3, NULL, 0, NULL},
+        {"desired (dashed) and actual (solid) instances per profile", time,
+         {NULL, "instances", MS_CHART_LINEAR, 0, 1, false}, prof, 2 * ns, NULL, 0, NULL},
+    };
+    char note[160];
+    snprintf(note, sizeof note, "time %.0f s to %.0f s; %ld migrations, %ld reconfigurations",
+             time.lo, time.hi, r->total_migrations, r->reconfigurations);
+    ms_chart c = {.title = title, .note = note, .panel_width = 640, .panel_height = 200};
+    rc = ms_chart_write_file(path, &c, p, 3, err);
+    free(d.t), free(d.marks);
+    return rc;
 }
 
 int ms_online_write_svg(const char *path, const ms_gpu_model *m, const ms_online_result *r,
                         const char *title, ms_error *err)
 {
-    ms_output o;
-    int rc = open_timeline(&o, path, r, err);
-    if (rc)
-        return rc;
-    write_svg(o.f, m, r, title);
-    return ms_output_commit(&o, err);
+    int rc = need_timeline(path, r, err);
+    return rc ? rc : write_svg(path, m, r, title, err);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "migsched/chart.h"
 #include "migsched/io.h"
 #include "migsched/plot.h"
 #include "plot_internal.h"
@@ -32,7 +33,7 @@ int ms_plot_html(const ms_schedule *s, const ms_plot_labels *lab, FILE *f, ms_er
 {
     const char *title = lab->title ? lab->title : s->algorithm;
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>", f);
-    ms_plot_escape(f, title);
+    ms_svg_escape(f, title);
     fputs(" - migsched schedule</title>\n", f);
     fputs(STYLE, f);
     fputs("</head>\n<body>\n<div id=\"tip\"></div>\n", f);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "migsched/chart.h"
 #include "migsched/plot.h"
 #include "plot_internal.h"
 
@@ -12,28 +13,8 @@ enum {
     AXIS = 34, LEGEND = 26,
 };
 
-const char *const ms_plot_palette[MS_PLOT_NCOLOURS] = {
-    "#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#edc948", "#76b7b2",
-    "#ff9da7", "#9c755f", "#8cd17d", "#a0cbe8", "#ffbe7d", "#d4a6c8",
-};
 #define CREATE_COLOUR "#17becf"
 #define DESTROY_COLOUR "#d62728"
-
-void ms_plot_escape(FILE *f, const char *text)
-{
-    for (const char *c = text; *c; c++) {
-        switch (*c) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&#39;", f); break;
-        default:
-            /* Control characters are not allowed in XML 1.0. */
-            fputc((unsigned char)*c < 0x20 && *c != '\t' ? '?' : *c, f);
-        }
-    }
-}
 
 typedef struct frame {
     double tmax;     /* time at the right edge */
@@ -100,9 +81,9 @@ static void box(FILE *f, const char *cls, double x0, double x1, double y, double
     fprintf(f, "<rect class=\"%s\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"",
             cls, x0, y, fmax(x1 - x0, 1.5), h, fill);
     fputs(" data-tip=\"", f);
-    ms_plot_escape(f, tip);
+    ms_svg_escape(f, tip);
     fputs("\"><title>", f);
-    ms_plot_escape(f, tip);
+    ms_svg_escape(f, tip);
     fputs("</title></rect>\n", f);
 }
 
@@ -150,19 +131,13 @@ static void draw_task(FILE *f, const ms_schedule *s, const ms_plot_labels *lab, 
     snprintf(tip, sizeof tip, "%s (task %d) on %s: %.3f - %.3f s", name, t->index, iname,
              t->start, t->end);
     double x0 = x_of(fr, t->start), x1 = x_of(fr, t->end);
-    box(f, "task", x0, x1, y, h, ms_plot_palette[(t->index < 0 ? 0 : t->index) % MS_PLOT_NCOLOURS], tip);
+    box(f, "task", x0, x1, y, h, ms_chart_colour(t->index < 0 ? 0 : t->index), tip);
     /* The name inside the box, clipped to it so narrow boxes stay readable. */
     fprintf(f, "<svg x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\"><text x=\"3\" y=\"%.2f\" "
                "font-size=\"11\" fill=\"#111\" pointer-events=\"none\">",
             x0, y, fmax(x1 - x0, 0.5), h, h / 2 + 4);
-    ms_plot_escape(f, name);
+    ms_svg_escape(f, name);
     fputs("</text></svg>\n", f);
-}
-
-double ms_plot_nice_step(double span, int ticks)
-{
-    double raw = span / ticks, p = pow(10, floor(log10(raw))), m = raw / p;
-    return p * (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10);
 }
 
 static void draw_frame(FILE *f, const ms_schedule *s, const frame *fr)
@@ -178,7 +153,7 @@ static void draw_frame(FILE *f, const ms_schedule *s, const frame *fr)
                 LEFT, top + PANEL_HEAD, WIDTH - LEFT - RIGHT, s->gpu.slices * ROW);
     }
     int axis_y = panel_top(s, s->gpus);
-    double step = ms_plot_nice_step(fr->tmax, 8);
+    double step = ms_chart_nice_step(fr->tmax, 8);
     for (double t = 0; t <= fr->tmax + 1e-9; t += step)
         fprintf(f, "<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%d\" stroke=\"#444\"/>"
                    "<text x=\"%.2f\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">%g</text>\n",
@@ -226,7 +201,7 @@ void ms_plot_svg_element(const ms_schedule *s, const ms_plot_labels *lab, FILE *
     fprintf(f, "<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n<text x=\"%d\" y=\"16\" "
                "font-size=\"14\" font-weight=\"bold\">",
             WIDTH, fr.height, LEFT);
-    ms_plot_escape(f, lab->title ? lab->title : s->algorithm);
+    ms_svg_escape(f, lab->title ? lab->title : s->algorithm);
     fputs("</text>\n", f);
     draw_frame(f, s, &fr);
     for (int k = 0; k < s->ninst; k++)

@@ -20,6 +20,8 @@ for algo in plp caterpillar nonpreemptive maxpair direct sequential; do
   "$bin" cosched "$tmp/a.json" --algo "$algo" --time-limit 2 --plot "$tmp/$algo.svg" | grep -q "makespan" \
     || fail "$algo: text output"
   grep -q "<svg" "$tmp/$algo.svg" || fail "$algo: plot"
+  python3 -c "import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])" "$tmp/$algo.svg" \
+    || fail "$algo: plot not well formed"
 done
 grep -q '"preemptions": 0' "$tmp/nonpreemptive.out" || fail "nonpreemptive preempts"
 
@@ -49,5 +51,22 @@ head -1 "$tmp/exp.csv" | grep -q "^setting,n,instance,algorithm,makespan" || fai
 [ "$(grep -c ',direct,' "$tmp/exp.csv")" -eq 2 ] || fail "direct rows"
 [ "$(grep -c ',caterpillar,' "$tmp/exp.csv")" -eq 4 ] || fail "caterpillar rows"
 for f in fig13 fig14 fig15; do grep -q "<svg" "$tmp/exp-$f.svg" || fail "$f"; done
+# The figures are well formed, a line per algorithm, a point per size it ran at (direct
+# only at n = 8), and the running time's axis has its ticks at powers of ten.
+python3 - "$tmp/exp" <<'PY'
+import math, sys, xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+for fig, lines, points in (("fig13", 1, 2), ("fig14", 3, 5), ("fig15", 5, 9)):
+    root = ET.parse(sys.argv[1] + "-" + fig + ".svg").getroot()
+    curves = [p for p in root.iter(ns + "polyline") if p.get("class") == "curve"]
+    assert len(curves) == lines, (fig, len(curves))
+    assert len(list(root.iter(ns + "circle"))) == points, fig
+    if fig == "fig15":
+        ticks = [float(t.text) for t in root.iter(ns + "text") if t.get("text-anchor") == "end"]
+        assert len(ticks) >= 2, ticks
+        assert all(abs(math.log10(v) - round(math.log10(v))) < 1e-9 for v in ticks), ticks
+        titles = [t.text for t in root.iter(ns + "title")]
+        assert any(t.startswith("direct: n 8, y ") for t in titles), titles
+PY
 grep -q "cat_ppt" "$tmp/summary" || fail "summary"
 echo ok

@@ -66,6 +66,21 @@ check "ablation" "[ $? -eq 0 ] && grep -q 'Long(50)' '$tmp/out' && grep -q '^fir
 check "timeline written" "[ $? -eq 0 ] && head -1 '$tmp/tl.csv' | grep -q '^t,fragmentation,instances,busy,queued,desired_1g.5gb,actual_1g.5gb,'"
 check "timeline ends empty" "tail -1 '$tmp/tl.csv' | awk -F, '{for (i = 6; i <= NF; i += 2) if (\$i != 0) exit 1}'"
 check "plot has the desired/actual panel" "grep -q 'desired (dashed) and actual (solid)' '$tmp/tl.svg' && grep -q 'stroke-dasharray' '$tmp/tl.svg'"
+# the plot is well formed, a line per timeline column and a red mark per migration
+check "plot shows the timeline's columns" "python3 - '$tmp/tl.csv' '$tmp/tl.svg' '$tmp/out' <<'PY'
+import re, sys, xml.etree.ElementTree as ET
+ns = '{http://www.w3.org/2000/svg}'
+cols = open(sys.argv[1]).readline().strip().split(',')[1:]
+root = ET.parse(sys.argv[2]).getroot()
+curves = [p for p in root.iter(ns + 'polyline') if p.get('class') == 'curve']
+assert len(curves) == len(cols), (len(curves), cols)
+texts = [t.text for t in root.iter(ns + 'text')]
+for c in cols[4:]:
+    kind, prof = c.split('_', 1)
+    assert prof + ' ' + kind in texts, c
+marks = [l for l in root.iter(ns + 'line') if l.get('stroke-opacity') == '0.5']
+assert len(marks) == int(re.search(r'migrations (\\d+)', open(sys.argv[3]).read()).group(1))
+PY"
 check "tpot printed" "grep -q 'mean time per output token (ms): 1g.5gb' '$tmp/out'"
 # the paper's Fig. 5 baselines
 for p in owp elasticbatch; do
@@ -84,6 +99,23 @@ check "sweep exits 0" "[ $? -eq 0 ]"
 check "sweep csv has 6 policies x 3 loads" "[ \$(wc -l <'$tmp/s1.csv') -eq 19 ] && grep -q '^frag/fcfs-profile,0.7000,' '$tmp/s1.csv' && head -1 '$tmp/s1.csv' | grep -q '^policy,load,arrival_mean,turnaround,makespan,wait,execution,utilisation,fragmentation,layout,wait_p50_1g.5gb,wait_p99_1g.5gb,tpot_ms_1g.5gb'"
 check "sweep static layout named" "grep -q '^firstfit-static,0.6000,.*,\(packed\|small-first\|spread\|grouped\),' '$tmp/s1.csv'"
 check "sweep svg" "grep -q '<svg' '$tmp/s1.svg' && [ \$(grep -c '<polyline' '$tmp/s1.svg') -eq 30 ]"
+# the five panels' points are the CSV's turnaround, wait, utilisation and fragmentation
+check "sweep svg shows the csv" "python3 - '$tmp/s1.csv' '$tmp/s1.svg' <<'PY'
+import csv, sys, xml.etree.ElementTree as ET
+ns = '{http://www.w3.org/2000/svg}'
+rows = list(csv.DictReader(open(sys.argv[1])))
+root = ET.parse(sys.argv[2]).getroot()
+titles = [c.find(ns + 'title').text for c in root.iter(ns + 'circle')]
+assert len(titles) == 5 * len(rows), len(titles)
+for panel, col in ((0, 'turnaround'), (1, 'wait'), (3, 'utilisation'), (4, 'fragmentation')):
+    for k, r in enumerate(rows):
+        name, rest = titles[panel * len(rows) + k].split(': ')
+        load, y = rest.split(', ')
+        assert name == r['policy'] and float(load.split()[1]) == float(r['load']), (name, r)
+        assert abs(float(y.split()[1]) - float(r[col])) <= 1e-4 * max(1, float(r[col])), col
+texts = [t.text for t in root.iter(ns + 'text')]
+assert all(r['policy'] in texts for r in rows)
+PY"
 "$bin" online sweep --load 0.6:0.8:0.1 --jobs 60 --seeds 2 --csv "$tmp/s2.csv" --plot "$tmp/s2.svg" >"$tmp/s2.out" 2>&1
 check "sweep deterministic" "cmp -s '$tmp/s1.csv' '$tmp/s2.csv' && cmp -s '$tmp/s1.svg' '$tmp/s2.svg' && cmp -s '$tmp/s1.out' '$tmp/s2.out'"
 "$bin" online sweep --load 0.6:0.8:0.1 --jobs 60 --seeds 2 --seed 9 --csv "$tmp/s3.csv" >/dev/null 2>&1
