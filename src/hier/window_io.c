@@ -8,8 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../workload/csv_lexer.h"
 #include "hier_internal.h"
+#include "migsched/csv_lexer.h"
 #include "migsched/io.h"
 
 /* Profile fields a file may give, besides the name and the Table III counters. */

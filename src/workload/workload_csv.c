@@ -5,7 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "csv_lexer.h"
+#include "migsched/csv_lexer.h"
 #include "migsched/io.h"
 #include "migsched/workload.h"
 #include "workload_internal.h"

@@ -30,8 +30,6 @@ src/daemon/engine_nvml.c:../exec/cgroup.h
 src/daemon/engine_recover.c:../exec/cgroup.h
 src/daemon/engine_recover.c:../exec/proc.h
 src/slurm/spank_client.c:../cli/daemon_client.h
-src/hier/corun_table.c:../workload/csv_lexer.h
-src/hier/window_io.c:../workload/csv_lexer.h
 '
 (cd "$S" && grep -rn '^#include "\.\./' src) | while IFS=: read -r file line text; do
     inc=${text#*\"}
