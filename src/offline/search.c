@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "migsched/parallel.h"
 #include "optimal_internal.h"
 #include "search_internal.h"
 
@@ -25,9 +26,9 @@ typedef struct seed_job {
     bool oom[8];
 } seed_job;
 
-static void seed_build(void *arg, int i)
+static void seed_build(int i, void *ctx)
 {
-    seed_job *j = arg;
+    seed_job *j = ctx;
     far_plan *p = malloc(sizeof *p);
     if (!p || far_plan_init(p, j->wb, j->gpu, j->gpus, 1)) {
         free(p);
@@ -49,7 +50,7 @@ static int make_seeds(const search_starts *st, const ms_workload *wb, const ms_g
                       int gpus, int threads, far_plan **seeds, int *nseeds)
 {
     seed_job j = {.st = st, .wb = wb, .gpu = gpu, .gpus = gpus};
-    search_run_indexed(st->n, threads, seed_build, &j);
+    ms_parallel_for(st->n, threads, seed_build, &j);
     bool oom = false;
     *nseeds = 0;
     for (int i = 0; i < st->n; i++) {
