@@ -10,6 +10,8 @@
 /* The index of name in names[0..n-1], -1 if it is not there: the parsing half of the
  * name tables of enumerations ("float", "one-hot", "exact" and the like). */
 int ms_name_index(const char *const *names, int n, const char *name);
+/* The same, ignoring ASCII case (keywords a user may type as "FILL" or "Fill"). */
+int ms_name_index_any_case(const char *const *names, int n, const char *name);
 
 /* The largest time in seconds (about 31.7 years) any reader accepts, in any field: beyond
  * it a value is a typo or unit mix-up, and sums of such times lose all precision. */
