@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "migsched/parallel.h"
+#include "migsched/parse.h"
 #include "optimal_internal.h"
 #include "search_internal.h"
 
@@ -167,11 +168,8 @@ static void put_stats(ms_schedule *s, const search_totals *tot, const search_sta
                                        "concat_seconds"};
     int n = 0;
     for (int i = 0; i < s->nstats; i++)
-        for (size_t k = 0; k < sizeof keep / sizeof *keep; k++)
-            if (!strcmp(s->stats[i].key, keep[k])) {
-                s->stats[n++] = s->stats[i];
-                break;
-            }
+        if (ms_name_index(keep, (int)(sizeof keep / sizeof *keep), s->stats[i].key) >= 0)
+            s->stats[n++] = s->stats[i];
     s->nstats = n;
     snprintf(s->algorithm, sizeof s->algorithm, "search");
     ms_schedule_set_stat(s, "batches", batches);
