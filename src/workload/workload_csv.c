@@ -294,7 +294,8 @@ static void write_field(FILE *f, const char *s)
         fputs(s, f);
 }
 
-int ms_workload_write_csv(const ms_workload *w, const ms_gpu_model *gpu, FILE *f)
+int ms_workload_write_csv(const ms_workload *w, const ms_gpu_model *gpu, FILE *f,
+                          ms_error *err)
 {
     int size[MS_MAX_SLICES], nsizes = wl_columns(w, gpu, size);
     bool command = false, cwd = false;
@@ -327,5 +328,5 @@ int ms_workload_write_csv(const ms_workload *w, const ms_gpu_model *gpu, FILE *f
         }
         fputc('\n', f);
     }
-    return ferror(f) ? MS_EIO : MS_OK;
+    return ferror(f) ? ms_error_set(err, MS_EIO, "cannot write the workload") : MS_OK;
 }
