@@ -49,10 +49,10 @@ static void run_size(const ms_gpu_model *gpu, int n, int threads, int fd_total)
     close(fo);
     FILE *f = fdopen(fd, "w");
     ms_workload *gen = bench_generate_seeded("bench_scale", gpu, "MIXEDSCALING,WIDETIMES", n, 7);
-    if (!f || ms_workload_write_csv(gen, gpu, f) || fclose(f))
-        die("writing the workload", NULL);
+    ms_error err = {0};
+    if (!f || ms_workload_write_csv(gen, gpu, f, &err) || fclose(f))
+        die("writing the workload", err.msg[0] ? &err : NULL);
     ms_workload_free(gen);
-    ms_error err;
     ms_workload *w = NULL;
     ms_schedule *s = NULL, *far = NULL;
     step rd, fplan, plan, val, wr;

@@ -13,12 +13,14 @@ static void round_trip(const ms_workload *w, const ms_gpu_model *gpu, int json, 
     char *buf = NULL;
     FILE *f = open_memstream(&buf, bytes);
     double t0 = bench_now();
-    if (json ? ms_workload_write_json(w, gpu, f) : ms_workload_write_csv(w, gpu, f))
+    ms_error err;
+    if (json ? ms_workload_write_json(w, gpu, f, &err) : ms_workload_write_csv(w, gpu, f, &err)) {
+        fprintf(stderr, "bench: %s\n", err.msg);
         abort();
+    }
     fclose(f);
     double t1 = bench_now();
     ms_workload *back = NULL;
-    ms_error err;
     int rc = json ? ms_workload_parse_json(buf, *bytes, "bench", gpu, &back, &err)
                   : ms_workload_parse_csv(buf, *bytes, "bench", gpu, &back, &err);
     if (rc || back->n != w->n) {

@@ -16,7 +16,6 @@ command -v nm > /dev/null || fail "nm not found (binutils)"
 ALLOWED='
 offline: far offline optimal rl search search_seed | not yet split
 learn: model rl_sched rollout train | not yet split
-workload: workload workload_csv workload_json | not yet split
 '
 
 objs=$(find "$B/CMakeFiles/migsched_lib.dir/src" "$B/CMakeFiles/migsched_client.dir/src" \

@@ -295,6 +295,20 @@ static void test_writer_format(void **state)
     ms_workload_free(w);
 }
 
+/* A failed write comes back through err. */
+static void test_writer_error(void **state)
+{
+    ms_workload *w = parse_ok("name,1\ng,22.3\n", a30());
+    FILE *full = fopen("/dev/full", "w");
+    assert_non_null(full);
+    setvbuf(full, NULL, _IONBF, 0); /* each write fails at once, not at fclose */
+    ms_error err = {0};
+    assert_int_equal(ms_workload_write_csv(w, a30(), full, &err), MS_EIO);
+    assert_string_equal(err.msg, "cannot write the workload");
+    fclose(full);
+    ms_workload_free(w);
+}
+
 /* The shared CSV quoting: always quoted, inner quotes doubled, commas kept. */
 static void test_csv_write_quoted(void **state)
 {
@@ -464,7 +478,8 @@ int main(void)
         cmocka_unit_test(test_accepted_values), cmocka_unit_test(test_times_as_strtod),
         cmocka_unit_test(test_times_near_midpoints),
         cmocka_unit_test(test_round_trip),      cmocka_unit_test(test_writer_format),
-        cmocka_unit_test(test_large_file),      cmocka_unit_test(test_read_sniffs_format),
+        cmocka_unit_test(test_writer_error),    cmocka_unit_test(test_large_file),
+        cmocka_unit_test(test_read_sniffs_format),
         cmocka_unit_test(test_csv_write_quoted), cmocka_unit_test(test_split_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

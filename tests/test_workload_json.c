@@ -162,12 +162,41 @@ static void test_writer_format(void **state)
     ms_workload_free(w);
 }
 
+/* A full disk and a name jansson refuses come back through err, each named. */
+static void test_writer_errors(void **state)
+{
+    ms_workload *w = parse_ok(T("{\"name\": \"g\", \"times\": {\"1\": 22.3}}"), a30());
+    FILE *full = fopen("/dev/full", "w");
+    assert_non_null(full);
+    setvbuf(full, NULL, _IONBF, 0); /* each write fails at once, not at fclose */
+    ms_error err = {0};
+    assert_int_equal(ms_workload_write_json(w, a30(), full, &err), MS_EIO);
+    assert_string_equal(err.msg, "cannot write the workload");
+    fclose(full);
+    ms_workload_free(w);
+
+    w = ms_workload_new();
+    double time[MS_MAX_SLICES + 1] = {INFINITY, 1, INFINITY, INFINITY, INFINITY, INFINITY,
+                                      INFINITY, INFINITY, INFINITY};
+    assert_int_equal(ms_workload_add(w, "ok", time, NULL, NULL, NULL), MS_OK);
+    assert_int_equal(ms_workload_add(w, "bad\xff", time, NULL, NULL, NULL), MS_OK);
+    char *buf = NULL;
+    size_t len;
+    FILE *f = open_memstream(&buf, &len);
+    assert_int_equal(ms_workload_write_json(w, a30(), f, &err), MS_EINVAL);
+    assert_non_null(strstr(err.msg, "task 1"));
+    assert_non_null(strstr(err.msg, "not valid UTF-8"));
+    fclose(f);
+    free(buf);
+    ms_workload_free(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_structure_errors), cmocka_unit_test(test_time_errors),
         cmocka_unit_test(test_accepted),         cmocka_unit_test(test_round_trip),
-        cmocka_unit_test(test_writer_format),
+        cmocka_unit_test(test_writer_format),    cmocka_unit_test(test_writer_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -63,8 +63,11 @@ static inline char *write_to_string(const ms_workload *w, const ms_gpu_model *gp
 {
     char *buf = NULL;
     FILE *f = open_memstream(&buf, len);
-    assert_int_equal(json ? ms_workload_write_json(w, gpu, f) : ms_workload_write_csv(w, gpu, f),
-                     MS_OK);
+    ms_error err = {0};
+    int rc = json ? ms_workload_write_json(w, gpu, f, &err)
+                  : ms_workload_write_csv(w, gpu, f, &err);
+    if (rc)
+        fail_msg("writing the workload: %s", err.msg);
     fclose(f);
     return buf;
 }

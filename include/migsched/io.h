@@ -1,94 +1,11 @@
-/* io.h: whole-file reads, all-or-nothing file writes and CSV quoting shared by every
- * reader/writer. */
+/* io.h: everything a reader or a writer uses, in one include: files (files.h), parsing
+ * (parse.h), formatting (format.h) and the thread count (parallel.h). */
 #ifndef MIGSCHED_IO_H
 #define MIGSCHED_IO_H
 
-#include <stdbool.h>
-#include <stdio.h>
-
-#include "migsched/error.h"
-
-/* Every reader refuses an input larger than ms_input_max(): 1 GiB, or the byte count in
- * the environment variable MIGSCHED_MAX_INPUT_BYTES. */
-#define MS_INPUT_MAX_DEFAULT ((size_t)1 << 30)
-size_t ms_input_max(void);
-
-/* Reads a text file into a NUL-terminated malloc'd buffer (*len excludes the NUL). Fails,
- * naming the file, on a directory, an input over ms_input_max() (a device such as
- * /dev/zero stops at the limit) or a NUL byte. */
-int ms_read_file(const char *path, char **buf, size_t *len, ms_error *err);
-/* The same for a binary file (NUL bytes allowed). */
-int ms_read_binary_file(const char *path, char **buf, size_t *len, ms_error *err);
-
-/* The index of name in names[0..n-1], -1 if it is not there: the parsing half of the
- * name tables of enumerations ("float", "one-hot", "exact" and the like). */
-int ms_name_index(const char *const *names, int n, const char *name);
-
-/* The largest time in seconds (about 31.7 years) any reader accepts, in any field: beyond
- * it a value is a typo or unit mix-up, and sums of such times lose all precision. */
-#define MS_TIME_MAX 1e9
-/* NULL when x is a number of magnitude at most MS_TIME_MAX (infinity is out); else the
- * problem, worded to follow the field's name ("is over the ceiling of 1e9 s"). */
-const char *ms_time_check(double x);
-
-/* x as "%.*f" prints it with `decimals` digits after the point while |x| < 1e12, and in
- * "%.6g" form beyond (and for inf/nan): a ratio over a tiny denominator would otherwise
- * print all of its up to 309 digits. The text lives until the end of the full expression:
- * printf("%8s", ms_fixed(rho, 3).s). */
-typedef struct ms_num_text {
-    char s[48];
-} ms_num_text;
-ms_num_text ms_fixed(double x, int decimals);
-
-/* Writing a file so that readers never see half of it: write to a temporary file beside
- * the target, then ms_output_commit renames it over the target ("-" = stdout). */
-typedef struct ms_output {
-    FILE *f;
-    char *path, *tmp;
-} ms_output;
-
-/* The temporary file comes from mkstemp in path's folder and gets the mode the umask
- * gives a new file; an existing device or FIFO at path is written in place (a FIFO without
- * a reader is refused, never waited for). */
-int ms_output_open(ms_output *o, const char *path, ms_error *err);
-/* The same, always as a regular file of that mode that replaces whatever is at path (a
- * symbolic link, a FIFO): nothing is ever written through it. For files written as root. */
-int ms_output_open_file(ms_output *o, const char *path, unsigned mode, ms_error *err);
-/* Closes and renames; on a write error removes the temporary file and fails. */
-int ms_output_commit(ms_output *o, ms_error *err);
-/* Closes and removes the temporary file (on an error path). */
-void ms_output_abort(ms_output *o);
-
-/* Files written as root in folders others might reach. ms_open_regular opens name
- * (relative to dirfd, or AT_FDCWD) with flags and mode (for O_CREAT) plus O_NOFOLLOW,
- * O_NONBLOCK and O_CLOEXEC, and keeps it only if it is a regular file (O_TRUNC applies
- * only then; O_NONBLOCK is cleared): a symbolic link, a FIFO or a device is refused and
- * never written. shown names it in messages. */
-int ms_open_regular(int dirfd, const char *name, const char *shown, int flags, unsigned mode,
-                    int *fd, ms_error *err);
-/* MS_EIO unless the open file fd is owned by root or the effective uid. */
-int ms_file_check_ours(int fd, const char *shown, ms_error *err);
-/* A folder only its owner can write: creates path with create_mode if missing (0: never
- * creates), then MS_EIO unless it is a folder owned by root or the effective uid and not
- * writable by group or others (the message names what, the path, its owner and its mode);
- * a symbolic link to it must be root's or ours too. */
-int ms_dir_check(const char *what, const char *path, unsigned create_mode, ms_error *err);
-
-/* An integer in [lo, hi] that is the whole of s (no sign-only, no trailing text). */
-bool ms_parse_long(const char *s, long lo, long hi, long *out);
-
-/* MS_OK when every key of the JSON object obj is in the NULL-terminated list allowed (a
- * misspelt key is an error, not a silently ignored default); else MS_EINVAL
- * "WHERE: unknown key "K" (allowed: a, b)". */
-struct json_t;
-int ms_json_check_keys(struct json_t *obj, const char *const *allowed, const char *where,
-                       ms_error *err);
-
-/* Processors online (at least 1): how many threads a reader, a writer or search's starting
- * schedules may use where the result does not depend on the count. */
-int ms_online_cpus(void);
-
-/* Writes s as one double-quoted CSV field, doubling the quotes inside (RFC 4180). */
-void ms_csv_write_quoted(FILE *f, const char *s);
+#include "migsched/files.h"
+#include "migsched/format.h"
+#include "migsched/parallel.h"
+#include "migsched/parse.h"
 
 #endif

@@ -46,9 +46,12 @@ int ms_workload_parse_json(const char *text, size_t len, const char *source,
 int ms_workload_read(const char *path, const ms_gpu_model *gpu, ms_workload **out,
                      ms_error *err);
 
-/* Writers: the GPU's sizes as columns; INFINITY is written as inf. */
-int ms_workload_write_csv(const ms_workload *w, const ms_gpu_model *gpu, FILE *f);
-int ms_workload_write_json(const ms_workload *w, const ms_gpu_model *gpu, FILE *f);
+/* Writers: the GPU's sizes as columns; INFINITY is written as inf. MS_EIO "cannot write the
+ * workload" when f fails; JSON: MS_EINVAL for a task whose strings are not UTF-8. */
+int ms_workload_write_csv(const ms_workload *w, const ms_gpu_model *gpu, FILE *f,
+                          ms_error *err);
+int ms_workload_write_json(const ms_workload *w, const ms_gpu_model *gpu, FILE *f,
+                           ms_error *err);
 
 /* Every task can run on some size of the GPU. */
 int ms_workload_check_gpu(const ms_workload *w, const ms_gpu_model *gpu, ms_error *err);

@@ -185,11 +185,12 @@ int cmd_generate(int argc, char **argv)
     }
     if (a.verbose)
         print_counts(&gpu, &pa, (int)a.n);
-    rc = a.json ? ms_workload_write_json(w, &gpu, o.f) : ms_workload_write_csv(w, &gpu, o.f);
+    rc = a.json ? ms_workload_write_json(w, &gpu, o.f, &err)
+                : ms_workload_write_csv(w, &gpu, o.f, &err);
     ms_workload_free(w);
     if (rc) {
         ms_output_abort(&o);
-        fprintf(stderr, "migsched generate: %s: write failed\n", a.output);
+        fprintf(stderr, "migsched generate: %s: %s\n", a.output, err.msg);
         return 1;
     }
     if (ms_output_commit(&o, &err)) {

@@ -20,10 +20,11 @@ static int write_one(const char *dir, const char *name, int what, const ms_hier_
         return rc;
     if (what == 0)
         rc = ms_schedule_write_json(x->schedule, x->workload, o.f, err);
-    else if (what == 1)
-        rc = ms_workload_write_json(x->workload, &x->schedule->gpu, o.f)
-                 ? ms_error_set(err, MS_EIO, "%s: cannot write", path) : MS_OK;
-    else
+    else if (what == 1) {
+        rc = ms_workload_write_json(x->workload, &x->schedule->gpu, o.f, err);
+        if (rc)
+            ms_error_prefix(err, "%s", path);
+    } else
         rc = ms_mps_plan_write_json(x->mps_daemon, x->schedule->ninst, o.f, err);
     if (rc) {
         ms_output_abort(&o);

@@ -53,8 +53,8 @@ static int write_outputs(const ms_workload *w, const ms_gpu_model *m, const char
 {
     ms_output a = {0}, b = {0};
     int rc = ms_output_open(&a, csv, err);
-    if (rc == MS_OK && ms_workload_write_csv(w, m, a.f))
-        rc = ms_error_set(err, MS_EIO, "%s: cannot write", csv);
+    if (rc == MS_OK && (rc = ms_workload_write_csv(w, m, a.f, err)))
+        ms_error_prefix(err, "%s", csv);
     if (rc == MS_OK && model_out && (rc = ms_output_open(&b, model_out, err)) == MS_OK)
         rc = ms_profile_write_model_json(m, b.f, err);
     /* Both files or neither. */

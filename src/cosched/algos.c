@@ -1,7 +1,6 @@
 /* algos.c: the co-scheduling algorithms by name, and running one on an instance. */
-#include <string.h>
-
 #include "migsched/cosched.h"
+#include "migsched/parse.h"
 
 static const char *const algo_names[MS_COSCHED_NALGOS] = {
     "plp", "caterpillar", "nonpreemptive", "maxpair", "direct", "sequential"};
@@ -13,10 +12,7 @@ const char *ms_cosched_algo_name(int algo)
 
 int ms_cosched_algo_lookup(const char *name)
 {
-    for (int a = 0; a < MS_COSCHED_NALGOS; a++)
-        if (!strcmp(name, algo_names[a]))
-            return a;
-    return -1;
+    return ms_name_index(algo_names, MS_COSCHED_NALGOS, name);
 }
 
 /* The LP's intervals in the order of its columns: optimal makespan, arbitrary preemptions. */

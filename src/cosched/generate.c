@@ -6,15 +6,13 @@
 #include <string.h>
 
 #include "migsched/cosched.h"
+#include "migsched/parse.h"
 
 static const char *const setting_names[] = {"uniform", "weighted", "random"};
 
 int ms_cosched_setting_lookup(const char *name)
 {
-    for (int s = 0; s < 3; s++)
-        if (!strcmp(name, setting_names[s]))
-            return s;
-    return -1;
+    return ms_name_index(setting_names, 3, name);
 }
 
 const char *ms_cosched_setting_name(int s) { return s >= 0 && s < 3 ? setting_names[s] : "?"; }

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../workload/csv_lexer.h"
 #include "hier_internal.h"
+#include "migsched/csv_lexer.h"
 #include "migsched/io.h"
 
 /* Splits s at ';' into at most max trimmed parts (in place); returns the count, or max + 1. */

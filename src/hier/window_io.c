@@ -8,8 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../workload/csv_lexer.h"
 #include "hier_internal.h"
+#include "migsched/csv_lexer.h"
 #include "migsched/io.h"
 
 /* Profile fields a file may give, besides the name and the Table III counters. */
@@ -24,10 +24,11 @@ static const char *field_name(int f)
 
 static int field_by_name(const char *name)
 {
-    for (int f = 0; f < NFIELDS; f++)
-        if (!strcasecmp(name, field_name(f)))
-            return f;
-    return -1;
+    int f = ms_name_index_any_case(PARAM_NAMES, NPARAM, name);
+    if (f >= 0)
+        return f;
+    f = ms_name_index_any_case(ms_hier_counter_names, MS_HIER_NCOUNTERS, name);
+    return f >= 0 ? NPARAM + f : -1;
 }
 
 /* One job as read: which fields it gave, and their values. */

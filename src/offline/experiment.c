@@ -1,13 +1,14 @@
 /* experiment.c: runs an experiment table's (cell, repetition) units on a pool of threads,
  * deterministically, and writes the per-cell means as CSV. */
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "experiment_internal.h"
 #include "migsched/io.h"
+#include "migsched/parallel.h"
 
 int ms_experiment_init(ms_experiment *e, const char *table, const ms_gpu_model *gpu,
                        ms_error *err)
@@ -102,7 +103,7 @@ typedef struct pool {
     const exp_table *t;
     ms_gen_params params[MS_EXP_MAX_ROWS];
     ms_experiment_result *r;
-    long next, total, finished;
+    long total, finished;
     int rc;
     ms_error err;
     volatile sig_atomic_t *stop;
@@ -127,39 +128,38 @@ static ms_rng unit_rng(const ms_experiment *e, int row, int n, int rep)
     return ms_rng_split(&base, ((uint64_t)n << 32) | (uint64_t)rep);
 }
 
-/* Units go repetition-major so an interrupted run has every cell about equally done. */
-static void *worker(void *arg)
+/* Unit u: units go repetition-major so an interrupted run has every cell about equally
+ * done; after a failure or a stop the units not yet begun are skipped. */
+static void run_unit(int u, void *ctx)
 {
-    pool *p = arg;
+    pool *p = ctx;
     const ms_experiment *e = p->e;
+    pthread_mutex_lock(&p->lock);
+    bool skip = p->rc || (p->stop && *p->stop);
+    pthread_mutex_unlock(&p->lock);
+    if (skip)
+        return;
     int ncells = e->nrows * e->ncols;
-    for (;;) {
-        pthread_mutex_lock(&p->lock);
-        long u = p->rc || (p->stop && *p->stop) ? p->total : p->next++;
-        pthread_mutex_unlock(&p->lock);
-        if (u >= p->total)
-            return NULL;
-        int cell = (int)(u % ncells), rep = (int)(u / ncells);
-        int row = cell / e->ncols, n = e->n[cell % e->ncols];
-        ms_rng rng = unit_rng(e, row, n, rep);
-        double vals[MS_EXP_MAX_VALUES];
-        ms_error err = {0};
-        int rc = p->t->unit(e, &p->params[row], n, &rng, vals, &err);
-        pthread_mutex_lock(&p->lock);
-        if (rc && !p->rc) {
-            p->rc = rc;
-            p->err = err;
-            ms_error_prefix(&p->err, "%s, n=%d, repetition %d", e->rows[row], n, rep);
-        } else if (!rc) {
-            size_t at = (size_t)cell * e->reps + rep;
-            memcpy(&p->r->values[at * p->t->nvalues], vals, sizeof(double) * p->t->nvalues);
-            p->r->done[at] = 1;
-            p->finished++;
-            if (p->progress)
-                p->progress(p->finished, p->total, p->arg);
-        }
-        pthread_mutex_unlock(&p->lock);
+    int cell = u % ncells, rep = u / ncells;
+    int row = cell / e->ncols, n = e->n[cell % e->ncols];
+    ms_rng rng = unit_rng(e, row, n, rep);
+    double vals[MS_EXP_MAX_VALUES];
+    ms_error err = {0};
+    int rc = p->t->unit(e, &p->params[row], n, &rng, vals, &err);
+    pthread_mutex_lock(&p->lock);
+    if (rc && !p->rc) {
+        p->rc = rc;
+        p->err = err;
+        ms_error_prefix(&p->err, "%s, n=%d, repetition %d", e->rows[row], n, rep);
+    } else if (!rc) {
+        size_t at = (size_t)cell * e->reps + rep;
+        memcpy(&p->r->values[at * p->t->nvalues], vals, sizeof(double) * p->t->nvalues);
+        p->r->done[at] = 1;
+        p->finished++;
+        if (p->progress)
+            p->progress(p->finished, p->total, p->arg);
     }
+    pthread_mutex_unlock(&p->lock);
 }
 
 static int alloc_result(const ms_experiment *e, const exp_table *t, ms_experiment_result *r,
@@ -174,6 +174,9 @@ static int alloc_result(const ms_experiment *e, const exp_table *t, ms_experimen
     r->reps = e->reps;
     r->value_names = t->value_names;
     size_t units = (size_t)r->ncells * e->reps;
+    if (units > INT_MAX) /* units are indices of one ms_parallel_for */
+        return ms_error_set(err, MS_EINVAL, "experiment: %zu units (cells x repetitions), more "
+                            "than %d", units, INT_MAX);
     r->values = malloc(units * t->nvalues * sizeof *r->values);
     r->done = calloc(units, 1);
     if (!r->values || !r->done) {
@@ -213,20 +216,7 @@ int ms_experiment_run(const ms_experiment *e, ms_experiment_progress progress, v
     }
     p->total = (long)out->ncells * e->reps;
     pthread_mutex_init(&p->lock, NULL);
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int nthreads = e->threads > 0 ? e->threads : (int)(cores > 0 ? cores : 1);
-    if (nthreads > p->total)
-        nthreads = (int)p->total;
-    pthread_t *th = calloc((size_t)nthreads, sizeof *th);
-    int started = 0;
-    for (; th && started < nthreads; started++)
-        if (pthread_create(&th[started], NULL, worker, p))
-            break;
-    if (!started)
-        worker(p);
-    for (int i = 0; i < started; i++)
-        pthread_join(th[i], NULL);
-    free(th);
+    ms_parallel_for((int)p->total, e->threads > 0 ? e->threads : ms_online_cpus(), run_unit, p);
     pthread_mutex_destroy(&p->lock);
     rc = p->rc;
     if (rc && err)

@@ -6,6 +6,7 @@
 
 #include "migsched/learn.h"
 #include "migsched/offline.h"
+#include "migsched/parse.h"
 
 static int far_refine(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                       const ms_offline_options *opt, ms_schedule **out, ms_error *err)
@@ -88,20 +89,18 @@ void ms_offline_options_init(ms_offline_options *o)
     o->rl_rollout_gap = NAN; /* the policy's */
 }
 
-/* A keyword's index in names[0..n), or -1. */
-static int keyword(const char *const *names, int n, const char *text)
-{
-    for (int i = 0; i < n; i++)
-        if (!strcasecmp(text, names[i]))
-            return i;
-    return -1;
-}
-
 static const char *const rl_queue_names[] = {"fill", "split", "best"};
 static const char *const concat_names[] = {"trivial", "reverse", "overlap"};
 
-int ms_rl_queue_parse(const char *text) { return keyword(rl_queue_names, 3, text); }
-int ms_concat_parse(const char *text) { return keyword(concat_names, 3, text); }
+int ms_rl_queue_parse(const char *text)
+{
+    return ms_name_index_any_case(rl_queue_names, 3, text);
+}
+
+int ms_concat_parse(const char *text)
+{
+    return ms_name_index_any_case(concat_names, 3, text);
+}
 
 const char *ms_rl_queue_name(ms_rl_queue_mode m)
 {

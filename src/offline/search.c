@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "migsched/parallel.h"
+#include "migsched/parse.h"
 #include "optimal_internal.h"
 #include "search_internal.h"
 
@@ -25,9 +27,9 @@ typedef struct seed_job {
     bool oom[8];
 } seed_job;
 
-static void seed_build(void *arg, int i)
+static void seed_build(int i, void *ctx)
 {
-    seed_job *j = arg;
+    seed_job *j = ctx;
     far_plan *p = malloc(sizeof *p);
     if (!p || far_plan_init(p, j->wb, j->gpu, j->gpus, 1)) {
         free(p);
@@ -49,7 +51,7 @@ static int make_seeds(const search_starts *st, const ms_workload *wb, const ms_g
                       int gpus, int threads, far_plan **seeds, int *nseeds)
 {
     seed_job j = {.st = st, .wb = wb, .gpu = gpu, .gpus = gpus};
-    search_run_indexed(st->n, threads, seed_build, &j);
+    ms_parallel_for(st->n, threads, seed_build, &j);
     bool oom = false;
     *nseeds = 0;
     for (int i = 0; i < st->n; i++) {
@@ -166,11 +168,8 @@ static void put_stats(ms_schedule *s, const search_totals *tot, const search_sta
                                        "concat_seconds"};
     int n = 0;
     for (int i = 0; i < s->nstats; i++)
-        for (size_t k = 0; k < sizeof keep / sizeof *keep; k++)
-            if (!strcmp(s->stats[i].key, keep[k])) {
-                s->stats[n++] = s->stats[i];
-                break;
-            }
+        if (ms_name_index(keep, (int)(sizeof keep / sizeof *keep), s->stats[i].key) >= 0)
+            s->stats[n++] = s->stats[i];
     s->nstats = n;
     snprintf(s->algorithm, sizeof s->algorithm, "search");
     ms_schedule_set_stat(s, "batches", batches);

@@ -40,10 +40,6 @@ typedef struct search_starts {
 int search_starts_run(search_starts *st, const ms_workload *w, const ms_gpu_model *gpu,
                       int gpus, const ms_offline_options *opt, ms_error *err);
 void search_starts_free(search_starts *st);
-/* Calls fn(arg, i) for every i in [0, n) on `threads` threads (the caller's among them),
- * each taking the next index not yet taken: whatever fn keeps by index does not depend on
- * the count. */
-void search_run_indexed(int n, int threads, void (*fn)(void *arg, int i), void *arg);
 /* Threads that compute the starting schedules of ntasks tasks: the workers' count, but at
  * least two where two CPUs are online and the workload is large enough to repay a thread,
  * since the starts do not depend on the count (docs/search.md, "Threads"). */

@@ -3,10 +3,10 @@
  * evaluator, with a budget counted in work units so that results do not depend on the
  * machine's speed. */
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "migsched/parallel.h"
 #include "search_internal.h"
 
 #define NOWHERE (-1)
@@ -469,11 +469,10 @@ static int run_worker(ls_worker *wk)
     return MS_OK;
 }
 
-static void *worker_main(void *arg)
+static void worker_main(int t, void *ctx)
 {
-    ls_worker *wk = arg;
+    ls_worker *wk = (ls_worker *)ctx + t;
     wk->rc = run_worker(wk);
-    return NULL;
 }
 
 static void worker_free(ls_worker *wk)
@@ -507,9 +506,7 @@ int search_improve(far_plan *best, far_plan *const *seeds, int nseeds,
     if (threads > SEARCH_MAX_THREADS)
         threads = SEARCH_MAX_THREADS;
     ls_worker *wk = calloc((size_t)threads, sizeof *wk);
-    pthread_t *th = calloc((size_t)threads, sizeof *th);
-    bool *started = calloc((size_t)threads, sizeof *started);
-    int rc = wk && th && started ? MS_OK : MS_ENOMEM;
+    int rc = wk ? MS_OK : MS_ENOMEM;
     ms_rng root;
     ms_rng_seed(&root, seed);
     for (int t = 0; t < threads && !rc; t++) {
@@ -519,18 +516,12 @@ int search_improve(far_plan *best, far_plan *const *seeds, int nseeds,
         wk[t].one_batch = one_batch;
         wk[t].seed = seeds[t % nseeds];
     }
-    for (int t = 1; t < threads && !rc; t++)
-        started[t] = !pthread_create(&th[t], NULL, worker_main, &wk[t]);
     if (!rc)
-        worker_main(&wk[0]);
+        ms_parallel_for(threads, threads, worker_main, wk);
     int pick = -1;
     *evaluations = 0;
     *units = 0;
     for (int t = 0; t < threads && wk; t++) {
-        if (t > 0 && started && started[t])
-            pthread_join(th[t], NULL);
-        else if (t > 0 && !rc)
-            wk[t].rc = run_worker(&wk[t]); /* the thread could not start: run it here */
         if (!rc)
             rc = wk[t].rc;
         *evaluations += wk[t].evals;
@@ -543,7 +534,5 @@ int search_improve(far_plan *best, far_plan *const *seeds, int nseeds,
     for (int t = 0; t < threads && wk; t++)
         worker_free(&wk[t]);
     free(wk);
-    free(th);
-    free(started);
     return rc;
 }

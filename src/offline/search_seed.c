@@ -1,11 +1,11 @@
 /* search_seed.c: the search scheduler's starting schedules (FAR and its variants, the
  * baselines, the learned policy) and their translation into FAR plans to search from. */
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "migsched/io.h"
+#include "migsched/parallel.h"
 #include "search_internal.h"
 
 /* The schedules search starts from, in tie-break order: FAR as configured, FAR with the
@@ -28,42 +28,6 @@ void search_starts_free(search_starts *st)
 
 #define NSTART_ALGOS (sizeof start_algos / sizeof *start_algos)
 
-/* The shared index of search_run_indexed's threads. */
-typedef struct indexed_pool {
-    int n, next;
-    void (*fn)(void *arg, int i);
-    void *arg;
-    pthread_mutex_t lock;
-} indexed_pool;
-
-static void *indexed_worker(void *arg)
-{
-    indexed_pool *p = arg;
-    for (;;) {
-        pthread_mutex_lock(&p->lock);
-        int i = p->next++;
-        pthread_mutex_unlock(&p->lock);
-        if (i >= p->n)
-            return NULL;
-        p->fn(p->arg, i);
-    }
-}
-
-void search_run_indexed(int n, int threads, void (*fn)(void *arg, int i), void *arg)
-{
-    indexed_pool p = {.n = n, .fn = fn, .arg = arg};
-    pthread_t th[SEARCH_MAX_THREADS];
-    int started = 0;
-    pthread_mutex_init(&p.lock, NULL);
-    for (; started < threads - 1 && started < n - 1 && started < SEARCH_MAX_THREADS; started++)
-        if (pthread_create(&th[started], NULL, indexed_worker, &p))
-            break; /* fewer threads: the same results, later */
-    indexed_worker(&p);
-    for (int i = 0; i < started; i++)
-        pthread_join(th[i], NULL);
-    pthread_mutex_destroy(&p.lock);
-}
-
 /* The starting algorithms' runs, kept by table position. */
 typedef struct start_pool {
     const ms_workload *w;
@@ -76,9 +40,9 @@ typedef struct start_pool {
     ms_error err[NSTART_ALGOS];
 } start_pool;
 
-static void start_run(void *arg, int a)
+static void start_run(int a, void *ctx)
 {
-    start_pool *p = arg;
+    start_pool *p = ctx;
     if (!p->skip[a])
         p->rc[a] = ms_offline_schedule(start_algos[a].algo, p->w, p->gpu, p->gpus, &p->o[a],
                                        &p->s[a], &p->err[a]);
@@ -114,8 +78,8 @@ int search_starts_run(search_starts *st, const ms_workload *w, const ms_gpu_mode
     int to_run = 0;
     for (size_t a = 0; a < NSTART_ALGOS; a++)
         to_run += !p->skip[a];
-    search_run_indexed((int)NSTART_ALGOS, to_run < 2 ? 1 : search_start_threads(opt->threads, w->n),
-                       start_run, p);
+    ms_parallel_for((int)NSTART_ALGOS, to_run < 2 ? 1 : search_start_threads(opt->threads, w->n),
+                    start_run, p);
     int rc = MS_OK;
     for (size_t a = 0; a < NSTART_ALGOS; a++) { /* in table order, as if run one by one */
         if (p->skip[a] || rc) {

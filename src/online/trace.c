@@ -214,14 +214,6 @@ static int profile_for_fraction(const ms_gpu_model *m, double frac)
     return -1;
 }
 
-static int column(char **f, int n, const char *name)
-{
-    for (int i = 0; i < n; i++)
-        if (!strcmp(f[i], name))
-            return i;
-    return -1;
-}
-
 #define ALI_MAX_COLS 32
 
 int ms_online_alibaba_read(const char *path, const ms_gpu_model *m, int limit,
@@ -257,9 +249,11 @@ int ms_online_alibaba_parse(const char *data, size_t len, const char *path,
         free(text);
         return ms_error_set(err, MS_EINVAL, "%s:1: more than %d columns", path, ALI_MAX_COLS);
     }
-    int c_name = column(f, nc, "name"), c_num = column(f, nc, "num_gpu");
-    int c_milli = column(f, nc, "gpu_milli"), c_cre = column(f, nc, "creation_time");
-    int c_del = column(f, nc, "deletion_time"), lineno = 1;
+    const char *const *head = (const char *const *)f;
+    int c_name = ms_name_index(head, nc, "name"), c_num = ms_name_index(head, nc, "num_gpu");
+    int c_milli = ms_name_index(head, nc, "gpu_milli");
+    int c_cre = ms_name_index(head, nc, "creation_time");
+    int c_del = ms_name_index(head, nc, "deletion_time"), lineno = 1;
     if (c_name < 0 || c_num < 0 || c_milli < 0 || c_cre < 0 || c_del < 0)
         rc = ms_error_set(err, MS_EINVAL, "%s:1: header lacks name, num_gpu, gpu_milli, "
                           "creation_time or deletion_time", path);

@@ -5,12 +5,12 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "migsched/io.h"
+#include "migsched/parallel.h"
 #include "migsched/schedule.h"
 #include "schedule_internal.h"
 
@@ -203,41 +203,37 @@ static void task_line(line *l, const ms_sched_task *t, const ms_workload *w, con
 }
 
 /* Task lines [from, to) of s into b's buffer: blocks of them are formatted on two threads
- * and written in order, the same bytes as one by one. */
+ * and written in order, the same bytes as one by one. The first of a pair is written by the
+ * thread that formats it (out set), while the second is formatted. */
 typedef struct task_block {
     const ms_schedule *s;
     const ms_workload *w;
     int from, to;
     line l;
+    FILE *out;
+    int rc;
 } task_block;
 
-static void *format_tasks(void *arg)
+static void format_tasks(int k, void *ctx)
 {
-    task_block *b = arg;
+    task_block *b = (task_block *)ctx + k;
     for (int i = b->from; i < b->to && !b->l.bad; i++)
         task_line(&b->l, &b->s->task[i], b->w, i + 1 < b->s->ntasks ? ",\n" : "\n");
-    return NULL;
+    if (b->out)
+        b->rc = flush_lines(&b->l, b->out);
 }
 
 static int write_tasks(const ms_schedule *s, const ms_workload *w, FILE *f, int block,
                        bool two)
 {
-    task_block b[2] = {{.s = s, .w = w}, {.s = s, .w = w}};
+    task_block b[2] = {{.s = s, .w = w, .out = f}, {.s = s, .w = w}};
     int rc = 0;
     for (int from = 0; from < s->ntasks && !rc; from += 2 * block) {
         b[0].from = from;
         b[1].from = b[0].to = s->ntasks - from > block ? from + block : s->ntasks;
         b[1].to = s->ntasks - b[1].from > block ? b[1].from + block : s->ntasks;
-        pthread_t th;
-        bool threaded = two && b[1].from < b[1].to &&
-                        !pthread_create(&th, NULL, format_tasks, &b[1]);
-        format_tasks(&b[0]);
-        rc = flush_lines(&b[0].l, f); /* while the second block is formatted */
-        if (threaded)
-            pthread_join(th, NULL);
-        else
-            format_tasks(&b[1]);
-        rc |= flush_lines(&b[1].l, f);
+        ms_parallel_for(b[1].from < b[1].to ? 2 : 1, two ? 2 : 1, format_tasks, b);
+        rc = b[0].rc | flush_lines(&b[1].l, f);
     }
     free(b[0].l.buf);
     free(b[1].l.buf);

@@ -1,11 +1,10 @@
-/* workload.c: the task list type, per-task helpers and reading a file of either format. */
+/* workload.c: the task list type and per-task helpers, which the readers build on. */
 #include "migsched/workload.h"
 
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "migsched/io.h"
 #include "workload_internal.h"
 
 ms_workload *ms_workload_new(void) { return calloc(1, sizeof(ms_workload)); }
@@ -116,23 +115,4 @@ int ms_workload_check_gpu(const ms_workload *w, const ms_gpu_model *gpu, ms_erro
                                 wl_sizes_text(gpu, sizes, sizeof sizes));
         }
     return MS_OK;
-}
-
-int ms_workload_read(const char *path, const ms_gpu_model *gpu, ms_workload **out,
-                     ms_error *err)
-{
-    char *text;
-    size_t len;
-    int rc = ms_read_file(path, &text, &len, err);
-    if (rc)
-        return rc;
-    size_t i = len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3) ? 3 : 0;
-    while (i < len && strchr(" \t\r\n", text[i]) && text[i])
-        i++;
-    if (i < len && text[i] == '{')
-        rc = ms_workload_parse_json(text, len, path, gpu, out, err);
-    else
-        rc = ms_workload_parse_csv(text, len, path, gpu, out, err);
-    free(text);
-    return rc;
 }

@@ -1,12 +1,12 @@
 /* workload_csv.c: workload CSV reader and writer (header name,<sizes...>[,command][,cwd]). */
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "csv_lexer.h"
+#include "migsched/csv_lexer.h"
 #include "migsched/io.h"
+#include "migsched/parallel.h"
 #include "migsched/workload.h"
 #include "workload_internal.h"
 
@@ -138,9 +138,9 @@ typedef struct row_range {
     ms_error err;
 } row_range;
 
-static void *parse_range(void *arg)
+static void parse_range(int i, void *ctx)
 {
-    row_range *r = arg;
+    row_range *r = (row_range *)ctx + i;
     csv_record rec = {0};
     bool got;
     while (!(r->rc = csv_next_record(&r->lx, &rec, &got, &r->err)) && got) {
@@ -149,7 +149,6 @@ static void *parse_range(void *arg)
         r->line[r->n++] = rec.line;
     }
     csv_record_free(&rec);
-    return NULL;
 }
 
 static size_t count_lines(const char *p, const char *end)
@@ -213,8 +212,6 @@ static int parse_rows(csv_lexer *lx, const csv_header *h, const ms_gpu_model *gp
         return ms_error_set(err, MS_ENOMEM, "%s: out of memory", lx->source);
     }
     row_range r[2] = {{.lx = *lx, .h = h, .gpu = gpu, .task = w->tasks, .line = line}};
-    pthread_t th;
-    bool threaded = false;
     if (mid) {
         size_t before = count_lines(lx->p, mid);
         r[1] = r[0];
@@ -222,13 +219,8 @@ static int parse_rows(csv_lexer *lx, const csv_header *h, const ms_gpu_model *gp
         r[1].lx.line += (long)before;
         r[1].task += before;
         r[1].line += before;
-        threaded = !pthread_create(&th, NULL, parse_range, &r[1]);
     }
-    parse_range(&r[0]);
-    if (mid && !threaded)
-        parse_range(&r[1]); /* no thread: the same result, later */
-    else if (threaded)
-        pthread_join(th, NULL);
+    ms_parallel_for(mid ? 2 : 1, 2, parse_range, r);
     w->n = (int)r[0].n;
     const row_range *last = &r[0];
     if (mid && r[0].rc) {
@@ -302,7 +294,8 @@ static void write_field(FILE *f, const char *s)
         fputs(s, f);
 }
 
-int ms_workload_write_csv(const ms_workload *w, const ms_gpu_model *gpu, FILE *f)
+int ms_workload_write_csv(const ms_workload *w, const ms_gpu_model *gpu, FILE *f,
+                          ms_error *err)
 {
     int size[MS_MAX_SLICES], nsizes = wl_columns(w, gpu, size);
     bool command = false, cwd = false;
@@ -335,5 +328,5 @@ int ms_workload_write_csv(const ms_workload *w, const ms_gpu_model *gpu, FILE *f
         }
         fputc('\n', f);
     }
-    return ferror(f) ? MS_EIO : MS_OK;
+    return ferror(f) ? ms_error_set(err, MS_EIO, "cannot write the workload") : MS_OK;
 }

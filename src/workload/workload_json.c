@@ -242,7 +242,8 @@ static int real_precision(const ms_workload *w, const int *size, int nsizes)
     return 15;
 }
 
-int ms_workload_write_json(const ms_workload *w, const ms_gpu_model *gpu, FILE *f)
+int ms_workload_write_json(const ms_workload *w, const ms_gpu_model *gpu, FILE *f,
+                           ms_error *err)
 {
     int size[MS_MAX_SLICES], nsizes = wl_columns(w, gpu, size);
     json_t *root = json_object(), *tasks = json_array();
@@ -252,11 +253,15 @@ int ms_workload_write_json(const ms_workload *w, const ms_gpu_model *gpu, FILE *
     json_object_set_new(root, "tasks", tasks);
     int rc = MS_OK;
     for (int i = 0; i < w->n && !rc; i++)
-        if (json_array_append_new(tasks, task_json(&w->tasks[i], size, nsizes)))
-            rc = MS_EINVAL;  /* text that is not UTF-8 */
+        if (json_array_append_new(tasks, task_json(&w->tasks[i], size, nsizes))) {
+            char shown[48];
+            rc = ms_error_set(err, MS_EINVAL, "task %d ('%s'): its name, command or cwd is not "
+                              "valid UTF-8 (or memory ran out)", i,
+                              wl_quote(w->tasks[i].name, shown, sizeof shown));
+        }
     int flags = JSON_INDENT(2) | JSON_REAL_PRECISION(real_precision(w, size, nsizes));
     if (!rc && (json_dumpf(root, f, flags) || fputc('\n', f) == EOF))
-        rc = MS_EIO;
+        rc = ms_error_set(err, MS_EIO, "cannot write the workload");
     json_decref(root);
     return rc;
 }

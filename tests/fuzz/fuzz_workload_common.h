@@ -19,7 +19,9 @@ static inline void fuzz_round_trip(const ms_workload *w, const ms_gpu_model *gpu
     FILE *f = open_memstream(&buf, &len);
     if (!f)
         return;
-    int rc = json ? ms_workload_write_json(w, gpu, f) : ms_workload_write_csv(w, gpu, f);
+    ms_error werr;
+    int rc = json ? ms_workload_write_json(w, gpu, f, &werr)
+                  : ms_workload_write_csv(w, gpu, f, &werr);
     fclose(f);
     if (rc == MS_OK) {  /* JSON refuses names that are not UTF-8: not a bug */
         ms_workload *back = NULL;

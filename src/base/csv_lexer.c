@@ -1,5 +1,5 @@
 /* csv_lexer.c: splits CSV text into records and fields (RFC 4180 quoting, CRLF, BOM). */
-#include "csv_lexer.h"
+#include "migsched/csv_lexer.h"
 
 #include <stdlib.h>
 #include <string.h>
