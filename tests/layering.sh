@@ -18,16 +18,19 @@ offline: far offline optimal rl search search_seed | not yet split
 learn: model rl_sched rollout train | not yet split
 '
 
-objs=$(find "$B/CMakeFiles/migsched_lib.dir/src" "$B/CMakeFiles/migsched_client.dir/src" \
-            "$B/CMakeFiles/migsched_daemon.dir/src" "$B/CMakeFiles/migsched.dir/src" \
-            -name '*.c.o' 2> /dev/null | sort)
-[ -n "$objs" ] || fail "no object files under $B/CMakeFiles (build first)"
+# Each module's objects lie in its library's target folder (ms_<module>, CMakeLists.txt).
+objs=
+for t in $(printf 'ms_%s ' $2) migsched_client migsched_daemon migsched; do
+    found=$(find "$B/CMakeFiles/$t.dir/src" -name '*.c.o' 2> /dev/null | sort)
+    [ -n "$found" ] || fail "no object files under $B/CMakeFiles/$t.dir/src (build first)"
+    objs="$objs $found"
+done
 
 # One line per object and symbol: "D module file symbol" (defined) or "U module file symbol".
 syms() {
     local o rel
     for o in $objs; do
-        rel=${o#*/src/}
+        rel=${o#*.dir/src/}
         rel=${rel%.c.o}
         nm "$o" | awk -v m="${rel%%/*}" -v f="${rel#*/}" '
             $1 == "U" { print "U", m, f, $2 }
