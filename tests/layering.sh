@@ -15,7 +15,6 @@ command -v nm > /dev/null || fail "nm not found (binutils)"
 # when its files all lie in one allowed loop of its module (a loop split in part passes).
 ALLOWED='
 offline: far offline optimal rl search search_seed | not yet split
-learn: model rl_sched rollout train | not yet split
 workload: workload workload_csv workload_json | not yet split
 cli: cmd_hier cmd_hier_experiment cmd_hier_train | not yet split
 '
