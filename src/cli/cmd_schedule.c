@@ -232,44 +232,47 @@ static int parse_args(int argc, char **argv, schedule_args *a)
         case 'a': a->algo = optarg; break;
         case 'b': bad = parse_int("--batch", optarg, 1, INT_MAX, &a->opt.batch); break;
         case 'k':
-            bad = parse_int("--refine-iters", optarg, 0, INT_MAX, &a->opt.refine_max_iters);
+            bad = parse_int("--refine-iters", optarg, 0, INT_MAX, &a->opt.far.refine_max_iters);
             break;
-        case 'm': bad = parse_fraction(optarg, &a->opt.refine_min_gain); break;
+        case 'm': bad = parse_fraction(optarg, &a->opt.far.refine_min_gain); break;
         case 's': bad = parse_seed(optarg, &a->opt.seed); break;
         case 'c':
             if ((c = ms_concat_parse(optarg)) < 0)
                 return usage_error("--concat must be trivial, reverse or overlap, not '%s'", optarg);
-            a->opt.concat = (ms_concat_mode)c;
+            a->opt.far.concat = (ms_concat_mode)c;
             break;
         case 't': a->tree = true; break;
-        case 'M': a->opt.model = optarg; break;
-        case 'O': a->opt.online = 1; break;
+        case 'M': a->opt.rl.model = optarg; break;
+        case 'O': a->opt.rl.online = 1; break;
         case 'Q':
             if ((c = ms_rl_queue_parse(optarg)) < 0)
                 return usage_error("--rl-queue must be fill, split or best, not '%s'", optarg);
-            a->opt.rl_queue = c;
+            a->opt.rl.queue = c;
             rl_only = "--rl-queue";
             break;
-        case 'U': a->opt.no_guard = 1; rl_only = "--no-guard"; break;
+        case 'U': a->opt.rl.no_guard = 1; rl_only = "--no-guard"; break;
         case 'L':
-            if (!cli_parse_rollout(optarg, &a->opt.rl_rollout))
+            if (!cli_parse_rollout(optarg, &a->opt.rl.rollout))
                 return usage_error("--rl-rollout must be 1..1000 or all, not '%s'", optarg);
             rl_only = "--rl-rollout";
             break;
         case 'D':
-            if (!cli_parse_rollout_gap(optarg, &a->opt.rl_rollout_gap))
+            if (!cli_parse_rollout_gap(optarg, &a->opt.rl.rollout_gap))
                 return usage_error("--rl-rollout-gap must be a number in 0..1000 or inf, not "
                                    "'%s'", optarg);
             rl_only = "--rl-rollout-gap";
             break;
         case 'j': a->json = true; break;
         case 'T': a->timings = true; break;
-        case 'P': a->opt.paper_family = 1; break;
-        case 'F': a->opt.four_runs_three = 1; break;
-        case 'R': a->opt.tie_right_first = 1; break;
-        case 'B': bad = parse_budget(optarg, &a->opt.time_budget_ms); break;
-        case 'n': bad = parse_int("--threads", optarg, 1, 64, &a->opt.threads); break;
-        case 'N': bad = parse_node_limit(optarg, &a->opt.node_limit); break;
+        case 'P': a->opt.far.paper_family = 1; break;
+        case 'F': a->opt.far.four_runs_three = 1; break;
+        case 'R': a->opt.far.tie_right_first = 1; break;
+        case 'B': /* search's budget and optimal's */
+            bad = parse_budget(optarg, &a->opt.search.time_budget_ms);
+            a->opt.optimal.time_budget_ms = a->opt.search.time_budget_ms;
+            break;
+        case 'n': bad = parse_int("--threads", optarg, 1, 64, &a->opt.search.threads); break;
+        case 'N': bad = parse_node_limit(optarg, &a->opt.optimal.node_limit); break;
         case 'o': a->out = optarg; break;
         case 'I': a->initial = optarg; break;
         case 'h': usage(stdout); return 0;
@@ -288,11 +291,11 @@ static int parse_args(int argc, char **argv, schedule_args *a)
         return 1;
     }
     bool rl = !strcmp(a->algo, "rl");
-    if (rl && !a->opt.model)
+    if (rl && !a->opt.rl.model)
         return usage_error("%s", "--algo rl needs --model FILE");
-    if (a->opt.model && !rl && strcmp(a->algo, "search"))
+    if (a->opt.rl.model && !rl && strcmp(a->algo, "search"))
         return usage_error("%s", "--model goes with --algo rl or search");
-    if (a->opt.online && !rl)
+    if (a->opt.rl.online && !rl)
         return usage_error("%s", "--online goes with --algo rl");
     if (rl_only && !rl)
         return usage_error("%s goes with --algo rl", rl_only);

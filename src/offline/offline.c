@@ -10,7 +10,7 @@ static int far_refine(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                       const ms_offline_options *opt, ms_schedule **out, ms_error *err)
 {
     ms_offline_options o = *opt;
-    o.refine = 1;
+    o.far.refine = 1;
     return ms_far_schedule(w, gpu, gpus, &o, out, err);
 }
 
@@ -18,7 +18,7 @@ static int far_norefine(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                         const ms_offline_options *opt, ms_schedule **out, ms_error *err)
 {
     ms_offline_options o = *opt;
-    o.refine = 0;
+    o.far.refine = 0;
     return ms_far_schedule(w, gpu, gpus, &o, out, err);
 }
 

@@ -7,14 +7,32 @@
 #include "migsched/learn.h"
 #include "migsched/offline.h"
 
-void ms_offline_options_init(ms_offline_options *o)
+void ms_far_options_init(ms_far_options *o)
 {
     memset(o, 0, sizeof *o);
     o->refine = 1;
     o->concat = MS_CONCAT_TRIVIAL;
-    o->rl_queue = MS_RL_QUEUE_BEST;
-    o->rl_rollout = MS_RL_ROLLOUT_DEFAULT;
-    o->rl_rollout_gap = NAN; /* the policy's */
+}
+
+void ms_rl_options_init(ms_rl_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->queue = MS_RL_QUEUE_BEST;
+    o->rollout = MS_RL_ROLLOUT_DEFAULT;
+    o->rollout_gap = NAN; /* the policy's */
+}
+
+void ms_search_options_init(ms_search_options *o) { memset(o, 0, sizeof *o); }
+
+void ms_optimal_options_init(ms_optimal_options *o) { memset(o, 0, sizeof *o); }
+
+void ms_offline_options_init(ms_offline_options *o)
+{
+    memset(o, 0, sizeof *o);
+    ms_far_options_init(&o->far);
+    ms_rl_options_init(&o->rl);
+    ms_search_options_init(&o->search);
+    ms_optimal_options_init(&o->optimal);
 }
 
 /* A keyword's index in names[0..n), or -1. */

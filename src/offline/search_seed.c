@@ -100,21 +100,22 @@ int search_starts_run(search_starts *st, const ms_workload *w, const ms_gpu_mode
     for (size_t a = 0; a < NSTART_ALGOS; a++) {
         const char *algo = start_algos[a].algo;
         ms_offline_options o = *opt; /* -1: as the caller set it */
-        o.no_guard = 1;              /* the agent's own plan: FAR is a start of its own */
+        o.rl.no_guard = 1;              /* the agent's own plan: FAR is a start of its own */
         if (start_algos[a].four_runs_three >= 0)
-            o.four_runs_three = start_algos[a].four_runs_three;
+            o.far.four_runs_three = start_algos[a].four_runs_three;
         if (start_algos[a].tie_right_first >= 0)
-            o.tie_right_first = start_algos[a].tie_right_first;
+            o.far.tie_right_first = start_algos[a].tie_right_first;
         p->o[a] = o; /* skipped: no model, or a variant the caller's options already ran */
-        p->skip[a] = (!strcmp(algo, "rl") && (!opt->model || gpus != 1)) ||
-                     (a > 0 && !strcmp(algo, "far") && o.four_runs_three == opt->four_runs_three &&
-                      o.tie_right_first == opt->tie_right_first);
+        p->skip[a] = (!strcmp(algo, "rl") && (!opt->rl.model || gpus != 1)) ||
+                     (a > 0 && !strcmp(algo, "far") &&
+                      o.far.four_runs_three == opt->far.four_runs_three &&
+                      o.far.tie_right_first == opt->far.tie_right_first);
     }
     int to_run = 0;
     for (size_t a = 0; a < NSTART_ALGOS; a++)
         to_run += !p->skip[a];
-    search_run_indexed((int)NSTART_ALGOS, to_run < 2 ? 1 : search_start_threads(opt->threads, w->n),
-                       start_run, p);
+    int threads = to_run < 2 ? 1 : search_start_threads(opt->search.threads, w->n);
+    search_run_indexed((int)NSTART_ALGOS, threads, start_run, p);
     int rc = MS_OK;
     for (size_t a = 0; a < NSTART_ALGOS; a++) { /* in table order, as if run one by one */
         if (p->skip[a] || rc) {
