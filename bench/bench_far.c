@@ -48,7 +48,7 @@ static void concat_bench(const ms_gpu_model *gpu, int per_batch, int batches)
     printf("  N=%-5d batches=%-4d", per_batch, batches);
     double base = 0;
     for (int m = MS_CONCAT_TRIVIAL; m <= MS_CONCAT_OVERLAP; m++) {
-        o.concat = (ms_concat_mode)m;
+        o.far.concat = (ms_concat_mode)m;
         ms_schedule *s = NULL;
         ms_error err;
         if (ms_offline_schedule("far", w, gpu, 1, &o, &s, &err)) {
@@ -59,7 +59,7 @@ static void concat_bench(const ms_gpu_model *gpu, int per_batch, int batches)
         double ms = ms_schedule_makespan(s);
         if (m == MS_CONCAT_TRIVIAL)
             base = ms;
-        printf("  %s: %.3f ms/concat, makespan %.1f (%+.2f%%)", ms_concat_name(o.concat),
+        printf("  %s: %.3f ms/concat, makespan %.1f (%+.2f%%)", ms_concat_name(o.far.concat),
                per * 1e3, ms, (base / ms - 1) * 100);
         ms_schedule_free(s);
     }

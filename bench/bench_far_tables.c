@@ -62,7 +62,7 @@ static void concatenation(const ms_gpu_model *gpu)
     printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     ms_offline_options o;
     ms_offline_options_init(&o);
-    o.concat = MS_CONCAT_OVERLAP;
+    o.far.concat = MS_CONCAT_OVERLAP;
     for (int c = 0; c < 6; c++) {
         printf("| %s |", configs[c]);
         for (int k = 0; k < 3; k++) {

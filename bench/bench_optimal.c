@@ -84,10 +84,10 @@ int main(int argc, char **argv)
     o.initial = &layout;
     char limit[64];
     if (limit_s > 0) {
-        o.time_budget_ms = limit_s * 1e3;
+        o.optimal.time_budget_ms = limit_s * 1e3;
         snprintf(limit, sizeof limit, "%g s of wall-clock time", limit_s);
     } else {
-        o.node_limit = NODE_LIMIT;
+        o.optimal.node_limit = NODE_LIMIT;
         snprintf(limit, sizeof limit, "%ld nodes", NODE_LIMIT);
     }
     printf("optimal: time to proof on %s from initial layout %s, one batch per preset (%d "

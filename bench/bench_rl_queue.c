@@ -35,9 +35,9 @@ static double makespan_of(const char *algo, const ms_workload *w, const ms_gpu_m
 {
     ms_offline_options o;
     ms_offline_options_init(&o);
-    o.model = model;
-    o.rl_queue = queue;
-    o.no_guard = no_guard;
+    o.rl.model = model;
+    o.rl.queue = queue;
+    o.rl.no_guard = no_guard;
     ms_schedule *s = NULL;
     ms_error err = {0};
     if (ms_offline_schedule(algo, w, gpu, 1, &o, &s, &err)) {

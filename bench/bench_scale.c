@@ -66,7 +66,7 @@ static void run_size(const ms_gpu_model *gpu, int n, int threads, int fd_total)
     stop(&fplan);
     ms_offline_options opt;
     ms_offline_options_init(&opt);
-    opt.threads = threads;
+    opt.search.threads = threads;
     start(&plan);
     if (ms_offline_schedule("search", w, gpu, 1, &opt, &s, &err))
         die("search", &err);

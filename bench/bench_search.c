@@ -45,7 +45,7 @@ int main(void)
                                                        500 + (uint64_t)k);
                 ms_offline_options o;
                 ms_offline_options_init(&o);
-                o.time_budget_ms = budgets[b];
+                o.search.time_budget_ms = budgets[b];
                 ms_schedule *far = schedule("far", w, gpu, &o);
                 double t0 = bench_clock(CLOCK_PROCESS_CPUTIME_ID);
                 ms_schedule *s = schedule("search", w, gpu, &o);

@@ -57,7 +57,7 @@ static void generated_batches(void **state)
     ms_rng_seed(&r, 2026);
     ms_offline_options paper;
     ms_offline_options_init(&paper);
-    paper.paper_family = 1;
+    paper.far.paper_family = 1;
     int runs = 0, paper_lost = 0;
     for (int g = 0; g < 3; g++) {
         const ms_gpu_model *gpu = ms_gpu_builtin(models[g]);

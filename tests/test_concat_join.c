@@ -41,7 +41,7 @@ static ms_schedule *plan(const char *algo, const ms_workload *w, const ms_gpu_mo
 {
     ms_offline_options o;
     ms_offline_options_init(&o);
-    o.time_budget_ms = 2;
+    o.search.time_budget_ms = 2;
     ms_schedule *s = NULL;
     ms_error err;
     if (ms_offline_schedule(algo, w, gpu, gpus, &o, &s, &err))
@@ -64,7 +64,7 @@ static ms_schedule *join(const ms_schedule *run, double now, const ms_schedule *
 {
     ms_offline_options o;
     ms_offline_options_init(&o);
-    o.concat = mode;
+    o.far.concat = mode;
     ms_schedule *j = NULL;
     ms_error err;
     if (ms_schedule_join(run, now, next, wb, base, &o, &j, &err))
@@ -207,7 +207,7 @@ static void test_property_from_layout(void **state)
             fail_msg("%s", err.msg);
         ms_offline_options o;
         ms_offline_options_init(&o);
-        o.time_budget_ms = 2;
+        o.search.time_budget_ms = 2;
         o.initial = &l;
         ms_schedule *b;
         if (ms_offline_schedule("search", wb, gpu, gpus, &o, &b, &err))

@@ -101,7 +101,7 @@ static void test_tie_right_first(void **state)
     test_add_only_task(w, "T2", 3, 4);
     ms_offline_options o;
     ms_offline_options_init(&o);
-    o.tie_right_first = 1;
+    o.far.tie_right_first = 1;
     ms_schedule *s = run("far", w, "A100-40GB", 1, &o);
     assert_near(ms_schedule_makespan(s), 6.82, EPS);
     expect_task(s, 1, 3, 4, 0.20);
@@ -134,7 +134,7 @@ static void test_four_runs_three(void **state)
     expect_task(def, 1, 4, 0, 0.21);
     ms_offline_options o;
     ms_offline_options_init(&o);
-    o.four_runs_three = 1;
+    o.far.four_runs_three = 1;
     ms_schedule *s = run("far", w, "A100-40GB", 1, &o);
     assert_near(ms_schedule_makespan(s), 5.71, EPS);
     expect_task(s, 2, 4, 0, 0.21);
@@ -316,7 +316,7 @@ static void test_batches_keep_the_shared_instance(void **state)
     ms_offline_options_init(&o);
     o.batch = 1;
     for (int mode = MS_CONCAT_TRIVIAL; mode <= MS_CONCAT_OVERLAP; mode++) {
-        o.concat = (ms_concat_mode)mode;
+        o.far.concat = (ms_concat_mode)mode;
         ms_schedule *s = run("far", w, "A30-24GB", 1, &o);
         assert_near(ms_schedule_makespan(s), 8.13, EPS);
         assert_near(task_of(s, 1)->start, 5.13, EPS);
@@ -345,7 +345,7 @@ static void test_batches_destroy_between(void **state)
     ms_offline_options_init(&o);
     o.batch = 1;
     for (int mode = MS_CONCAT_TRIVIAL; mode <= MS_CONCAT_REVERSE; mode++) {
-        o.concat = (ms_concat_mode)mode;
+        o.far.concat = (ms_concat_mode)mode;
         ms_schedule *s = run("far", w, "A30-24GB", 1, &o);
         assert_near(ms_schedule_makespan(s), 7.35, EPS);
         const ms_sched_instance *four = instance_at(s, 0, 4, 0);
@@ -382,7 +382,7 @@ static void test_batches_reverse_overlaps(void **state)
     assert_int_equal(s->ninst, 2);
     ms_schedule_free(s);
     for (int mode = MS_CONCAT_REVERSE; mode <= MS_CONCAT_OVERLAP; mode++) {
-        o.concat = (ms_concat_mode)mode;
+        o.far.concat = (ms_concat_mode)mode;
         s = run("far", w, "A30-24GB", 1, &o);
         assert_near(ms_schedule_makespan(s), 7.12, EPS);
         assert_near(task_of(s, 3)->start, 1.23, EPS);

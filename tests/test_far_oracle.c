@@ -53,18 +53,18 @@ static uint64_t run_case(int c)
         test_perturb_workload(w, gpu, &rng);
     ms_offline_options o;
     ms_offline_options_init(&o);
-    o.refine = ms_rng_below(&rng, 4) != 0;
-    o.paper_family = ms_rng_below(&rng, 4) == 0;
+    o.far.refine = ms_rng_below(&rng, 4) != 0;
+    o.far.paper_family = ms_rng_below(&rng, 4) == 0;
     int rules = (int)ms_rng_below(&rng, 6); /* half the cases: no rule option */
-    o.four_runs_three = rules == 1 || rules == 3;
-    o.tie_right_first = rules == 2 || rules == 3;
+    o.far.four_runs_three = rules == 1 || rules == 3;
+    o.far.tie_right_first = rules == 2 || rules == 3;
     if (ms_rng_below(&rng, 3) == 0) {
         static const int sizes[] = {1, 3, 10, 30, 200};
         o.batch = sizes[ms_rng_below(&rng, 5)];
-        o.concat = (ms_concat_mode)ms_rng_below(&rng, 3);
+        o.far.concat = (ms_concat_mode)ms_rng_below(&rng, 3);
     }
     ms_schedule *s = NULL;
-    if (ms_offline_schedule(o.refine ? "far" : "far-norefine", w, gpu, gpus, &o, &s, &err))
+    if (ms_offline_schedule(o.far.refine ? "far" : "far-norefine", w, gpu, gpus, &o, &s, &err))
         fail_msg("case %d: %s", c, err.msg);
     ms_schedule_drop_timings(s);
     size_t len;

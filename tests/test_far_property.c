@@ -44,7 +44,7 @@ static ms_schedule *schedule(const char *algo, const ms_workload *w, const ms_gp
     int bad = ms_schedule_validate(s, w, &v);
     if (bad) {
         print_error("case %d (%s, %s x%d, n=%d, batch %d, concat %s): %s: %s\n", c, algo,
-                    gpu->name, gpus, w->n, o->batch, ms_concat_name(o->concat), v.v[0].rule,
+                    gpu->name, gpus, w->n, o->batch, ms_concat_name(o->far.concat), v.v[0].rule,
                     v.v[0].msg);
         ms_validation_free(&v);
         fail();
@@ -108,11 +108,11 @@ static void check_case(int c, ms_rng *rng)
     } else { /* several batches: each concatenation against trivial */
         static const int sizes[] = {1, 2, 3, 5, 10, 20};
         o.batch = sizes[ms_rng_below(rng, 6)];
-        o.refine = (int)ms_rng_below(rng, 2);
-        const char *algo = o.refine ? "far" : "far-norefine";
+        o.far.refine = (int)ms_rng_below(rng, 2);
+        const char *algo = o.far.refine ? "far" : "far-norefine";
         double trivial = 0;
         for (int m = MS_CONCAT_TRIVIAL; m <= MS_CONCAT_OVERLAP; m++) {
-            o.concat = (ms_concat_mode)m;
+            o.far.concat = (ms_concat_mode)m;
             ms_schedule *s = schedule(algo, w, gpu, gpus, &o, c);
             double ms = ms_schedule_makespan(s);
             if (c % 10 == 1)
@@ -121,7 +121,7 @@ static void check_case(int c, ms_rng *rng)
                 trivial = ms;
             else if (ms > trivial)
                 fail_msg("case %d: %s concatenation %.9g > trivial %.9g", c,
-                         ms_concat_name(o.concat), ms, trivial);
+                         ms_concat_name(o.far.concat), ms, trivial);
             ms_schedule_free(s);
         }
     }
@@ -157,12 +157,12 @@ static void test_rule_options(void **state)
         ms_offline_options o;
         ms_offline_options_init(&o);
         int rules = 1 + (int)ms_rng_below(&rng, 3);
-        o.four_runs_three = rules & 1;
-        o.tie_right_first = (rules & 2) != 0;
+        o.far.four_runs_three = rules & 1;
+        o.far.tie_right_first = (rules & 2) != 0;
         if (ms_rng_below(&rng, 2)) {
             static const int sizes[] = {1, 2, 3, 5, 10, 20};
             o.batch = sizes[ms_rng_below(&rng, 6)];
-            o.concat = (ms_concat_mode)ms_rng_below(&rng, 3);
+            o.far.concat = (ms_concat_mode)ms_rng_below(&rng, 3);
         }
         ms_schedule *plain = schedule("far-norefine", w, gpu, gpus, &o, c);
         ms_schedule *s = schedule("far", w, gpu, gpus, &o, c);
@@ -206,10 +206,10 @@ static void test_refine_options(void **state)
         ms_schedule *full = schedule("far", w, gpu, 1, &o, tries);
         if (ms_schedule_stat(full, "refine_iterations") >= 2) {
             found++;
-            o.refine_max_iters = 1;
+            o.far.refine_max_iters = 1;
             ms_schedule *one = schedule("far", w, gpu, 1, &o, tries);
-            o.refine_max_iters = 0;
-            o.refine_min_gain = 1;
+            o.far.refine_max_iters = 0;
+            o.far.refine_min_gain = 1;
             ms_schedule *gain = schedule("far", w, gpu, 1, &o, tries);
             assert_int_equal((int)ms_schedule_stat(one, "refine_iterations"), 1);
             assert_int_equal((int)ms_schedule_stat(gain, "refine_iterations"), 1);

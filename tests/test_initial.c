@@ -190,8 +190,9 @@ static void every_algorithm(void **state)
     const char *model = test_source_path("models/a100-widetimes.bin");
     ms_offline_options base;
     ms_offline_options_init(&base);
-    base.time_budget_ms = 1;
-    base.node_limit = 20000;
+    base.search.time_budget_ms = 1;
+    base.optimal.time_budget_ms = 1;
+    base.optimal.node_limit = 20000;
     ms_rng r;
     ms_rng_seed(&r, 20261202);
     int runs = 0;
@@ -211,7 +212,7 @@ static void every_algorithm(void **state)
                 if (!strcmp(algos[a], "rl") && (strcmp(gpu->name, "A100-40GB") || n == 0))
                     continue; /* the policy is the A100's; it refuses an empty queue */
                 ms_offline_options o = base;
-                o.model = !strcmp(algos[a], "rl") ? model : NULL;
+                o.rl.model = !strcmp(algos[a], "rl") ? model : NULL;
                 check_algo(algos[a], w, gpu, gpus, &l, &o);
                 runs++;
             }

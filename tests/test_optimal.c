@@ -25,8 +25,8 @@ static ms_schedule *run_optimal(const ms_workload *w, const ms_gpu_model *g,
     ms_offline_options o;
     ms_offline_options_init(&o);
     o.initial = initial;
-    o.node_limit = node_limit;
-    o.time_budget_ms = budget_ms;
+    o.optimal.node_limit = node_limit;
+    o.optimal.time_budget_ms = budget_ms;
     ms_schedule *s = NULL;
     ms_error err;
     int rc = ms_offline_schedule("optimal", w, g, 1, &o, &s, &err);

@@ -39,10 +39,10 @@ static ms_schedule *plan_with(const char *algo, const ms_workload *w, int model,
 {
     ms_offline_options o;
     ms_offline_options_init(&o);
-    o.model = model >= 0 ? model_path[model] : NULL;
-    o.rl_queue = queue;
-    o.no_guard = no_guard;
-    o.rl_rollout = rollout;
+    o.rl.model = model >= 0 ? model_path[model] : NULL;
+    o.rl.queue = queue;
+    o.rl.no_guard = no_guard;
+    o.rl.rollout = rollout;
     ms_schedule *s = NULL;
     ms_error err = {0};
     if (ms_offline_schedule(algo, w, ms_gpu_builtin("A100-40GB"), 1, &o, &s, &err))
@@ -114,12 +114,12 @@ static void test_fifteen_not_worse(void **state)
         for (int q = 0; q < 20; q++) {
             ms_workload *w = generate(m, 15, &rng);
             ms_workload *head = ms_workload_slice(w, 0, 14), *last = ms_workload_slice(w, 14, 1);
-            ms_schedule *h = plan("rl", head, m, d.rl_queue, 1);
+            ms_schedule *h = plan("rl", head, m, d.rl.queue, 1);
             double seq = ms_schedule_makespan(h) + makespan("far", last, -1, 0, 0);
             for (int i = 0; i < h->ninst; i++)
                 if (isnan(h->inst[i].destroy_start))
                     seq += ms_gpu_destroy_time(&h->gpu, h->gpu.profiles[h->inst[i].profile].slices);
-            double whole = makespan("rl", w, m, d.rl_queue, 0);
+            double whole = makespan("rl", w, m, d.rl.queue, 0);
             if (whole > seq * (1 + 1e-12))
                 fail_msg("%s, queue %d: 15 tasks take %.4f s, the first 14 then FAR's 15th "
                          "%.4f s", models[m].file, q, whole, seq);

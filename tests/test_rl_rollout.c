@@ -288,11 +288,11 @@ static void test_offline_entry_point(void **state)
     for (int mode = MS_RL_QUEUE_FILL; mode <= MS_RL_QUEUE_SPLIT; mode++) {
         ms_offline_options o;
         ms_offline_options_init(&o);
-        o.model = test_source_path("models/a100-widetimes.bin");
-        o.rl_queue = mode;
-        o.no_guard = 1;
-        o.rl_rollout = 2;
-        o.rl_rollout_gap = INFINITY;
+        o.rl.model = test_source_path("models/a100-widetimes.bin");
+        o.rl.queue = mode;
+        o.rl.no_guard = 1;
+        o.rl.rollout = 2;
+        o.rl.rollout_gap = INFINITY;
         ms_schedule *s = NULL;
         ms_error err;
         if (ms_offline_schedule("rl", w, gpu(), 1, &o, &s, &err))

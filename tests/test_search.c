@@ -95,11 +95,11 @@ static void test_random_workloads(void **state)
         ms_offline_options o;
         ms_offline_options_init(&o);
         o.seed = (uint64_t)c;
-        o.time_budget_ms = 0.2; /* thousands of cases: a small budget */
+        o.search.time_budget_ms = 0.2; /* thousands of cases: a small budget */
         if (c % 3 == 1) {
             static const int sizes[] = {1, 2, 3, 5, 10};
             o.batch = sizes[ms_rng_below(&rng, 5)];
-            o.concat = (ms_concat_mode)ms_rng_below(&rng, 3);
+            o.far.concat = (ms_concat_mode)ms_rng_below(&rng, 3);
         }
         ms_schedule *s = run("search", w, gpu, gpus, &o, c);
         check_valid(s, w, gpu, gpus, NULL, c);
@@ -150,11 +150,11 @@ static void test_deterministic(void **state)
         ms_offline_options o;
         ms_offline_options_init(&o);
         o.seed = 7;
-        o.threads = 1 + c % 2;
-        o.time_budget_ms = 2;
+        o.search.threads = 1 + c % 2;
+        o.search.time_budget_ms = 2;
         if (c % 4 == 3) {
             o.batch = 6;
-            o.concat = MS_CONCAT_OVERLAP;
+            o.far.concat = MS_CONCAT_OVERLAP;
         }
         ms_schedule *a = run("search", w, gpu, gpus, &o, c), *b = run("search", w, gpu, gpus, &o, c);
         char *ja = json_of(a, w), *jb = json_of(b, w);
@@ -185,7 +185,7 @@ static void test_starts_threads(void **state)
         assert_true(one.n >= 3); /* FAR and its two variants at least */
         for (int threads = 2; threads <= 5; threads += 3) {
             search_starts many = {0};
-            o.threads = threads;
+            o.search.threads = threads;
             assert_int_equal(search_starts_run(&many, w, gpu, gpus, &o, &err), MS_OK);
             assert_int_equal(many.n, one.n);
             for (int i = 0; i < one.n; i++) {
@@ -415,8 +415,8 @@ static void test_rl_start(void **state)
         ms_workload *w = random_workload(gpu, 14, &rng, c);
         ms_offline_options o;
         ms_offline_options_init(&o);
-        o.model = path;
-        o.time_budget_ms = 1;
+        o.rl.model = path;
+        o.search.time_budget_ms = 1;
         ms_schedule *s = run("search", w, gpu, 1, &o, c), *rl = run("rl", w, gpu, 1, &o, c);
         check_valid(s, w, gpu, 1, NULL, c);
         assert_true(ms_schedule_makespan(s) <= ms_schedule_makespan(rl));
@@ -435,11 +435,11 @@ static void test_bad_options(void **state)
     ms_offline_options_init(&o);
     ms_schedule *s = NULL;
     ms_error err;
-    o.time_budget_ms = -1;
+    o.search.time_budget_ms = -1;
     assert_int_equal(ms_offline_schedule("search", w, gpu, 1, &o, &s, &err), MS_EINVAL);
     assert_non_null(strstr(err.msg, "budget"));
-    o.time_budget_ms = 0;
-    o.threads = 1000;
+    o.search.time_budget_ms = 0;
+    o.search.threads = 1000;
     assert_int_equal(ms_offline_schedule("search", w, gpu, 1, &o, &s, &err), MS_EINVAL);
     assert_non_null(strstr(err.msg, "threads"));
     assert_null(s);

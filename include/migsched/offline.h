@@ -21,29 +21,14 @@ typedef enum ms_concat_mode {
     MS_CONCAT_OVERLAP,     /* reverse, then move/swap tasks to overlap more (4.3) */
 } ms_concat_mode;
 
-typedef struct ms_offline_options {
+/* FAR's settings (paper 000), also read by what runs FAR or joins batches as it does (the
+ * learned scheduler's guard and queues, search's starts, ms_schedule_join). */
+typedef struct ms_far_options {
     int refine;                  /* FAR phase 3 on (1) or off (0); "far-norefine" forces 0 */
     int refine_max_iters;        /* iterations of Algorithm 2; 0 = until it stops by itself */
     double refine_min_gain;      /* stop when an iteration gains less than this fraction */
-    int batch;                   /* tasks per batch in arrival order; 0 = one batch */
     ms_concat_mode concat;
     int concat_max_ops;          /* move/swap attempts per concatenation; 0 = default 64 */
-    uint64_t seed;               /* for randomised algorithms (FAR is deterministic) */
-    const char *model;           /* "rl": the policy file (models/a100-*.bin) */
-    int online;                  /* "rl": online batches (paper 001 section 3) */
-    int rl_queue;                /* "rl": how a queue longer than the policy's N is planned
-                                  * (ms_rl_queue_mode; ms_offline_options_init sets the
-                                  * default) */
-    int no_guard;                /* "rl": the agent's plan alone; 0 (default): the better of
-                                  * the agent's and FAR's plan of the queue */
-    int rl_rollout;              /* "rl": 0 or 1 the policy's greedy actions; K > 1 the
-                                  * policy improved by rollout over its K best actions
-                                  * (MS_RL_ROLLOUT_ALL, -1: all of them) where their logits
-                                  * are within rl_rollout_gap of the greedy one's (INFINITY:
-                                  * at every decision; NAN: the policy's calibrated gap);
-                                  * ms_offline_options_init sets MS_RL_ROLLOUT_DEFAULT
-                                  * (learn.h) and NAN */
-    float rl_rollout_gap;
     int paper_family;            /* 1: FAR walks only paper 000's family of allocations; 0
                                   * (default): it also tries every task on the whole GPU */
     int four_runs_three;         /* FAR: the 4-slice instance also runs 3-slice tasks (at its
@@ -51,12 +36,48 @@ typedef struct ms_offline_options {
                                   * literally); 0 (default): it is replaced by 3g@0 */
     int tie_right_first;         /* FAR: equal end times in Algorithm 1 go to the tree's right
                                   * branch first (3g@4 before 3g@0); 0 (default): preorder */
-    double time_budget_ms;       /* "search", "optimal": budget per batch in milliseconds;
-                                  * 0 = the algorithm's default */
-    int threads;                 /* "search": worker threads; 0 or 1 = one */
-    long node_limit;             /* "optimal": branch-and-bound nodes; 0 = no limit */
+} ms_far_options;
+
+/* The learned scheduler's settings ("rl"). */
+typedef struct ms_rl_options {
+    const char *model;           /* the policy file (models/a100-*.bin) */
+    int online;                  /* online batches (paper 001 section 3) */
+    int queue;                   /* how a queue longer than the policy's N is planned
+                                  * (ms_rl_queue_mode; ms_rl_options_init sets the default) */
+    int no_guard;                /* the agent's plan alone; 0 (default): the better of the
+                                  * agent's and FAR's plan of the queue */
+    int rollout;                 /* 0 or 1 the policy's greedy actions; K > 1 the policy
+                                  * improved by rollout over its K best actions
+                                  * (MS_RL_ROLLOUT_ALL, -1: all of them) where their logits
+                                  * are within rollout_gap of the greedy one's (INFINITY: at
+                                  * every decision; NAN: the policy's calibrated gap);
+                                  * ms_rl_options_init sets MS_RL_ROLLOUT_DEFAULT (learn_sched.h)
+                                  * and NAN */
+    float rollout_gap;
+} ms_rl_options;
+
+/* The search scheduler's settings ("search"). */
+typedef struct ms_search_options {
+    double time_budget_ms;       /* budget per batch in milliseconds; 0 = the default */
+    int threads;                 /* worker threads; 0 or 1 = one */
+} ms_search_options;
+
+/* The exact scheduler's settings ("optimal"); 0 = no limit. */
+typedef struct ms_optimal_options {
+    double time_budget_ms;       /* budget in milliseconds */
+    long node_limit;             /* branch-and-bound nodes */
+} ms_optimal_options;
+
+/* Every algorithm's settings: the common ones, then each algorithm's own. */
+typedef struct ms_offline_options {
+    int batch;                   /* tasks per batch in arrival order; 0 = one batch */
+    uint64_t seed;               /* for randomised algorithms (FAR is deterministic) */
     const ms_initial *initial;   /* what the GPUs hold before the plan (DESIGN.md); NULL:
                                   * empty. Every algorithm plans from it. */
+    ms_far_options far;
+    ms_rl_options rl;
+    ms_search_options search;
+    ms_optimal_options optimal;
 } ms_offline_options;
 
 /* Queues longer than a policy's batch N (docs/rl.md, "Queues of any length"). */
@@ -67,6 +88,14 @@ typedef enum ms_rl_queue_mode {
     MS_RL_QUEUE_BEST = 2,  /* both, the shorter plan (the default) */
 } ms_rl_queue_mode;
 
+/* Each sets its algorithm's defaults: FAR refines and joins batches trivially; rl plans
+ * long queues both ways (MS_RL_QUEUE_BEST) and rolls out as MS_RL_ROLLOUT_DEFAULT with the
+ * policy's gap; search and optimal take their own defaults (0). ms_offline_options_init
+ * sets the common settings to 0 (one batch, empty GPUs) and calls the four. */
+void ms_far_options_init(ms_far_options *o);
+void ms_rl_options_init(ms_rl_options *o);
+void ms_search_options_init(ms_search_options *o);
+void ms_optimal_options_init(ms_optimal_options *o);
 void ms_offline_options_init(ms_offline_options *o);
 /* "fill", "split" or "best"; returns -1 for anything else. */
 int ms_rl_queue_parse(const char *text);
@@ -97,7 +126,7 @@ int ms_offline_schedule(const char *algo, const ms_workload *w, const ms_gpu_mod
                         int gpus, const ms_offline_options *opt, ms_schedule **out,
                         ms_error *err);
 
-/* FAR itself (paper 000 sections 3-4); opt->refine chooses phase 3. Stats: allocations
+/* FAR itself (paper 000 sections 3-4); opt->far.refine chooses phase 3. Stats: allocations
  * (family size), evaluated (allocations run through Algorithm 1), makespan_phase2, moves,
  * swaps, refine_iterations; with batches also batches, makespan_trivial, makespan_reverse,
  * p_rev and p_move_swap (percent, paper 000 6.7.1), concat_moves, concat_swaps. */
@@ -112,10 +141,10 @@ int ms_far_plan(const ms_workload *w, const ms_gpu_model *gpu, ms_schedule **out
  * (src/offline/concat_join.c, docs/daemon.md): `next` (the batch's plan from time 0 on the
  * same GPUs, its tasks indexing next_w) is joined to `run` (NULL: none), whose instances and
  * tasks stay as they are, with nothing of the batch before `now` (run's clock). The batch
- * keeps its structure and is retimed: trivial (opt->concat) after run's last task and
+ * keeps its structure and is retimed: trivial (opt->far.concat) after run's last task and
  * operation; reverse: as soon as its slots are free, as planned or mirrored (4.2),
  * whichever ends first; overlap: then moves and swaps of the batch's own tasks between its
- * same-size instances (4.3, at most opt->concat_max_ops), each kept only if the joint
+ * same-size instances (4.3, at most opt->far.concat_max_ops), each kept only if the joint
  * makespan drops; never a plan ending later than trivial. run's instances left alive are
  * destroyed once idle where the batch needs their slots. A batch planned from
  * ms_schedule_join_layout's layout lists those instances as initial (no creation): its
@@ -135,9 +164,9 @@ int ms_schedule_join_layout(const ms_schedule *run, double now, ms_initial *out,
                             ms_error *err);
 
 /* The search scheduler (docs/search.md): local search over task sizes, order and
- * reconfigurations from the best of FAR, FIXPARTBEST, miso-eager and (with opt->model) the
- * learned policy, within opt->time_budget_ms per batch (a deterministic work budget) on
- * opt->threads threads, and on one GPU with at most 6 tasks the exact solver's branch and
+ * reconfigurations from the best of FAR, FIXPARTBEST, miso-eager and (with opt->rl.model) the
+ * learned policy, within opt->search.time_budget_ms per batch (a deterministic work budget) on
+ * opt->search.threads threads, and on one GPU with at most 6 tasks the exact solver's branch and
  * bound below its best with half the budget; never worse than its best starting schedule.
  * Deterministic for a seed and thread count. Stats: evaluations, work_units, nodes,
  * budget_ms, threads, seeds, start_makespan, from_start (1: no search plan beat the best
@@ -149,10 +178,10 @@ int ms_search_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
 int ms_search_plan(const ms_workload *w, const ms_gpu_model *gpu, ms_schedule **out,
                    ms_error *err);
 
-/* The learned scheduler of paper 001 (src/learn) on one GPU: opt->model names the policy
- * file, opt->online picks online batches, opt->rl_queue how a queue longer than the
- * policy's N is planned, and unless opt->no_guard the plan is replaced by FAR's plan of the
- * queue or (queues longer than N) by the agent's plan of the first N tasks followed by
+/* The learned scheduler of paper 001 (src/learn) on one GPU: opt->rl.model names the
+ * policy file, opt->rl.online picks online batches, opt->rl.queue how a queue longer than
+ * the policy's N is planned, and unless opt->rl.no_guard the plan is replaced by FAR's plan
+ * of the queue or (queues longer than N) by the agent's plan of the first N tasks followed by
  * FAR's plan of the rest, whichever is shortest. Stats: rl_queue (the mode whose plan was
  * kept), guard, and with the guard guard_won (0 the agent, 1 FAR, 2 the agent's first N
  * then FAR), agent_makespan, far_makespan, head_far_makespan; split plans add the
@@ -161,10 +190,10 @@ int ms_rl_offline_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gp
                            const ms_offline_options *opt, ms_schedule **out, ms_error *err);
 
 /* The exact scheduler (docs/optimal.md): branch and bound over left-shifted schedules on
- * one GPU, from the best heuristic schedule; opt->time_budget_ms and opt->node_limit stop
- * it early (0 = no limit). Stats: proved (1 when no schedule is shorter), nodes, and
- * lower_bound (the makespan when proved). MS_EINVAL for gpus > 1, a batch smaller than the
- * workload or more than 64 tasks. */
+ * one GPU, from the best heuristic schedule; opt->optimal.time_budget_ms and
+ * opt->optimal.node_limit stop it early (0 = no limit). Stats: proved (1 when no schedule
+ * is shorter), nodes, and lower_bound (the makespan when proved). MS_EINVAL for gpus > 1, a
+ * batch smaller than the workload or more than 64 tasks. */
 int ms_optimal_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                         const ms_offline_options *opt, ms_schedule **out, ms_error *err);
 
@@ -236,7 +265,7 @@ typedef struct ms_experiment {
     int batches;             /* multibatch: batches per dataset */
     uint64_t seed;
     int threads;             /* 0: one per online core */
-    int paper_family;        /* FAR's ms_offline_options.paper_family in every table */
+    int paper_family;        /* FAR's ms_offline_options.far.paper_family in every table */
     const char *model;       /* "search": the agent's policy file (NULL: no agent column) */
     const ms_initial *initial; /* what the GPU holds before each plan (NULL: empty), the
                                 * same for every algorithm */

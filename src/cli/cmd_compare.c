@@ -277,20 +277,21 @@ static int parse_args(int argc, char **argv, compare_args *a)
         }
         switch (c) {
         case 'a': snprintf(a->algos, sizeof a->algos, "%s", optarg); break;
-        case 'm': a->opt.model = optarg; break;
+        case 'm': a->opt.rl.model = optarg; break;
         case 'c': a->csv = optarg; break;
         case 'p': a->plot_dir = optarg; break;
         case 'T': a->timed = false; break;
-        case 'F': a->opt.four_runs_three = 1; break;
-        case 'R': a->opt.tie_right_first = 1; break;
+        case 'F': a->opt.far.four_runs_three = 1; break;
+        case 'R': a->opt.far.tie_right_first = 1; break;
         case 'B':
-            if (!cli_parse_double(optarg, 0, 1e12, &a->opt.time_budget_ms) ||
-                a->opt.time_budget_ms <= 0)
+            if (!cli_parse_double(optarg, 0, 1e12, &a->opt.search.time_budget_ms) ||
+                a->opt.search.time_budget_ms <= 0)
                 return cli_usage_error("compare", NULL, "--time-budget must be a positive number "
                                        "of milliseconds, not '%s'", optarg);
+            a->opt.optimal.time_budget_ms = a->opt.search.time_budget_ms; /* optimal's too */
             break;
         case 'N':
-            if (!cli_parse_long(optarg, 1, LONG_MAX, &a->opt.node_limit))
+            if (!cli_parse_long(optarg, 1, LONG_MAX, &a->opt.optimal.node_limit))
                 return cli_usage_error("compare", NULL, "--node-limit must be a positive "
                                        "integer, not '%s'", optarg);
             break;
@@ -298,18 +299,18 @@ static int parse_args(int argc, char **argv, compare_args *a)
             if ((c = ms_rl_queue_parse(optarg)) < 0)
                 return cli_usage_error("compare", NULL, "--rl-queue must be fill, split or "
                                        "best, not '%s'", optarg);
-            a->opt.rl_queue = c;
+            a->opt.rl.queue = c;
             a->rl_only = "--rl-queue";
             break;
-        case 'U': a->opt.no_guard = 1; a->rl_only = "--no-guard"; break;
+        case 'U': a->opt.rl.no_guard = 1; a->rl_only = "--no-guard"; break;
         case 'L':
-            if (!cli_parse_rollout(optarg, &a->opt.rl_rollout))
+            if (!cli_parse_rollout(optarg, &a->opt.rl.rollout))
                 return cli_usage_error("compare", NULL, "--rl-rollout must be 1..1000 or all, "
                                        "not '%s'", optarg);
             a->rl_only = "--rl-rollout";
             break;
         case 'D':
-            if (!cli_parse_rollout_gap(optarg, &a->opt.rl_rollout_gap))
+            if (!cli_parse_rollout_gap(optarg, &a->opt.rl.rollout_gap))
                 return cli_usage_error("compare", NULL, "--rl-rollout-gap must be a number in "
                                        "0..1000 or inf, not '%s'", optarg);
             a->rl_only = "--rl-rollout-gap";
@@ -346,11 +347,11 @@ static int check_algos(const row *rows, int n, const ms_offline_options *opt,
         rl |= !strcmp(rows[i].algo, "rl");
         search |= !strcmp(rows[i].algo, "search");
     }
-    if (rl && !opt->model) {
+    if (rl && !opt->rl.model) {
         fprintf(stderr, "migsched compare: --algos rl needs --model FILE\n");
         return 2;
     }
-    if (opt->model && !rl && !search) {
+    if (opt->rl.model && !rl && !search) {
         fprintf(stderr, "migsched compare: --model goes with rl or search in --algos\n");
         return 2;
     }

@@ -214,7 +214,7 @@ static int parse_args(int argc, char **argv, schedule_args *a)
                      .takes = CLI_GPU | CLI_GPUS | CLI_SEED | CLI_JSON | CLI_THREADS | CLI_OUTPUT,
                      .say = CLI_SAY_MUST_BE, .gpus_max = 64, .threads_max = 64,
                      .range_words = "an integer in ", .gpus = a->gpus, .seed = a->opt.seed,
-                     .threads = a->opt.threads};
+                     .threads = a->opt.search.threads};
     int c, bad = 0, rc;
     const char *rl_only = NULL;
     optind = 1;
@@ -228,46 +228,49 @@ static int parse_args(int argc, char **argv, schedule_args *a)
         case 'a': a->algo = optarg; break;
         case 'b': bad = parse_int("--batch", optarg, 1, INT_MAX, &a->opt.batch); break;
         case 'k':
-            bad = parse_int("--refine-iters", optarg, 0, INT_MAX, &a->opt.refine_max_iters);
+            bad = parse_int("--refine-iters", optarg, 0, INT_MAX, &a->opt.far.refine_max_iters);
             break;
-        case 'm': bad = parse_fraction(optarg, &a->opt.refine_min_gain); break;
+        case 'm': bad = parse_fraction(optarg, &a->opt.far.refine_min_gain); break;
         case 'c':
             if ((c = ms_concat_parse(optarg)) < 0)
                 return cli_usage_error("schedule", NULL,
                                        "--concat must be trivial, reverse or overlap, not '%s'",
                                        optarg);
-            a->opt.concat = (ms_concat_mode)c;
+            a->opt.far.concat = (ms_concat_mode)c;
             break;
         case 't': a->tree = true; break;
-        case 'M': a->opt.model = optarg; break;
-        case 'O': a->opt.online = 1; break;
+        case 'M': a->opt.rl.model = optarg; break;
+        case 'O': a->opt.rl.online = 1; break;
         case 'Q':
             if ((c = ms_rl_queue_parse(optarg)) < 0)
                 return cli_usage_error("schedule", NULL,
                                        "--rl-queue must be fill, split or best, not '%s'", optarg);
-            a->opt.rl_queue = c;
+            a->opt.rl.queue = c;
             rl_only = "--rl-queue";
             break;
-        case 'U': a->opt.no_guard = 1; rl_only = "--no-guard"; break;
+        case 'U': a->opt.rl.no_guard = 1; rl_only = "--no-guard"; break;
         case 'L':
-            if (!cli_parse_rollout(optarg, &a->opt.rl_rollout))
+            if (!cli_parse_rollout(optarg, &a->opt.rl.rollout))
                 return cli_usage_error("schedule", NULL,
                                        "--rl-rollout must be 1..1000 or all, not '%s'", optarg);
             rl_only = "--rl-rollout";
             break;
         case 'D':
-            if (!cli_parse_rollout_gap(optarg, &a->opt.rl_rollout_gap))
+            if (!cli_parse_rollout_gap(optarg, &a->opt.rl.rollout_gap))
                 return cli_usage_error("schedule", NULL,
                                        "--rl-rollout-gap must be a number in 0..1000 or inf, not "
                                    "'%s'", optarg);
             rl_only = "--rl-rollout-gap";
             break;
         case 'T': a->timings = true; break;
-        case 'P': a->opt.paper_family = 1; break;
-        case 'F': a->opt.four_runs_three = 1; break;
-        case 'R': a->opt.tie_right_first = 1; break;
-        case 'B': bad = parse_budget(optarg, &a->opt.time_budget_ms); break;
-        case 'N': bad = parse_node_limit(optarg, &a->opt.node_limit); break;
+        case 'P': a->opt.far.paper_family = 1; break;
+        case 'F': a->opt.far.four_runs_three = 1; break;
+        case 'R': a->opt.far.tie_right_first = 1; break;
+        case 'B': /* search's budget and optimal's */
+            bad = parse_budget(optarg, &a->opt.search.time_budget_ms);
+            a->opt.optimal.time_budget_ms = a->opt.search.time_budget_ms;
+            break;
+        case 'N': bad = parse_node_limit(optarg, &a->opt.optimal.node_limit); break;
         case 'I': a->initial = optarg; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
@@ -278,7 +281,7 @@ static int parse_args(int argc, char **argv, schedule_args *a)
     a->gpu = co.gpu;
     a->gpus = co.gpus;
     a->opt.seed = co.seed;
-    a->opt.threads = co.threads;
+    a->opt.search.threads = co.threads;
     a->json = co.json;
     a->out = co.output;
     if (!a->gpu || optind != argc - 1) {
@@ -291,11 +294,11 @@ static int parse_args(int argc, char **argv, schedule_args *a)
         return 1;
     }
     bool rl = !strcmp(a->algo, "rl");
-    if (rl && !a->opt.model)
+    if (rl && !a->opt.rl.model)
         return cli_usage_error("schedule", NULL, "%s", "--algo rl needs --model FILE");
-    if (a->opt.model && !rl && strcmp(a->algo, "search"))
+    if (a->opt.rl.model && !rl && strcmp(a->algo, "search"))
         return cli_usage_error("schedule", NULL, "%s", "--model goes with --algo rl or search");
-    if (a->opt.online && !rl)
+    if (a->opt.rl.online && !rl)
         return cli_usage_error("schedule", NULL, "%s", "--online goes with --algo rl");
     if (rl_only && !rl)
         return cli_usage_error("schedule", NULL, "%s goes with --algo rl", rl_only);

@@ -365,7 +365,7 @@ static int plan_batch(md_engine *e, ms_error *err)
     ms_validation_free(&v);
     if (!rc)
         rc = standins_kept(e, s, &layout, err);
-    opt.concat = (ms_concat_mode)e->batch_concat;
+    opt.far.concat = (ms_concat_mode)e->batch_concat;
     if (!rc)
         rc = ms_schedule_join(e->plan, now, s, w, e->plan_w ? e->plan_w->n : 0, &opt, &joint,
                               err);

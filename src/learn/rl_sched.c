@@ -17,15 +17,6 @@ static int check_model(const ms_rl_model *model, const ms_env *e, ms_error *err)
     return MS_OK;
 }
 
-int ms_rl_greedy_action(const ms_mlp *m, ms_mlp_work *w, const ms_env *e, float *obs,
-                        uint8_t *mask)
-{
-    ms_env_observe(e, obs);
-    ms_env_mask(e, mask);
-    ms_mlp_forward_policy(m, w, obs, 1);
-    return ms_policy_argmax(w->logits, mask, m->nact);
-}
-
 /* Runs one episode on w with the greedy policy, or the rollout-improved one when ro (over
  * width candidates within gap of the greedy logit). */
 static int run_episode(const ms_rl_model *model, ms_env *e, const ms_workload *w, int part,

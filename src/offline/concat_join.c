@@ -522,7 +522,7 @@ int ms_schedule_join(const ms_schedule *run, double now, const ms_schedule *next
     double pick_floor = run_end;
     if (!rc) {
         w_trivial = joined(&c, &fwd, run_end, &x);
-        if (opt->concat != MS_CONCAT_TRIVIAL) {
+        if (opt->far.concat != MS_CONCAT_TRIVIAL) {
             /* the batch as planned or mirrored, whichever joins shorter (ties: as planned) */
             double wf = joined(&c, &fwd, now, &x);
             double wr = mirror ? joined(&c, &rev, now, &x) : INFINITY;
@@ -532,9 +532,9 @@ int ms_schedule_join(const ms_schedule *run, double now, const ms_schedule *next
                 pick_floor = now;
             }
         }
-        if (opt->concat == MS_CONCAT_OVERLAP && pick_floor == now) {
+        if (opt->far.concat == MS_CONCAT_OVERLAP && pick_floor == now) {
             double omega = joined(&c, pick, now, &x);
-            int max_ops = opt->concat_max_ops > 0 ? opt->concat_max_ops : JOIN_DEFAULT_OPS;
+            int max_ops = opt->far.concat_max_ops > 0 ? opt->far.concat_max_ops : JOIN_DEFAULT_OPS;
             for (int k = 0; k < max_ops; k++) {
                 int r = improve(&c, pick, &x, &omega);
                 if (r < 0)
@@ -559,9 +559,9 @@ int ms_schedule_join(const ms_schedule *run, double now, const ms_schedule *next
                              : moves + swaps > 0   ? MS_CONCAT_OVERLAP
                                                    : MS_CONCAT_REVERSE);
         ms_schedule_set_stat(joint, "reversed", pick == &rev);
-        if (opt->concat != MS_CONCAT_TRIVIAL)
+        if (opt->far.concat != MS_CONCAT_TRIVIAL)
             ms_schedule_set_stat(joint, "makespan_reverse", w_reverse);
-        if (opt->concat == MS_CONCAT_OVERLAP) {
+        if (opt->far.concat == MS_CONCAT_OVERLAP) {
             ms_schedule_set_stat(joint, "makespan_overlap", isnan(w_overlap) ? w_reverse : w_overlap);
             ms_schedule_set_stat(joint, "concat_moves", moves);
             ms_schedule_set_stat(joint, "concat_swaps", swaps);

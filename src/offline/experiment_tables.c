@@ -16,7 +16,7 @@ static int run_valid(const char *algo, const ms_workload *w, const ms_experiment
         o = *opt;
     else
         ms_offline_options_init(&o);
-    o.paper_family = e->paper_family;
+    o.far.paper_family = e->paper_family;
     o.initial = e->initial;
     int rc = ms_offline_schedule(algo, w, &e->gpu, 1, &o, out, err);
     if (rc)
@@ -262,15 +262,15 @@ static int unit_search(const ms_experiment *e, const ms_gen_params *p, int n, ms
         rc = cut_batches(e, w, &bs, err);
     if (!rc && !(ms = malloc((size_t)(bs.n + 1) * 8 * sizeof *ms)))
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
-    ms_offline_options rl;
-    ms_offline_options_init(&rl);
-    rl.model = e->model;
-    rl.no_guard = 1; /* the agent's column: its plans alone */
+    ms_offline_options agent;
+    ms_offline_options_init(&agent);
+    agent.rl.model = e->model;
+    agent.rl.no_guard = 1; /* the agent's column: its plans alone */
     for (int a = 0; a < 6 && !rc; a++) {
         vals[a] = NAN;
         if (a == 4 && (!e->model || e->gpu.slices != 7))
             continue; /* the policies in models/ are for the A100's geometry */
-        rc = batch_makespans(algos[a], e, &bs, a == 4 ? &rl : NULL, ms + (size_t)a * bs.n, err);
+        rc = batch_makespans(algos[a], e, &bs, a == 4 ? &agent : NULL, ms + (size_t)a * bs.n, err);
         if (!rc)
             vals[a] = mean_popt_of(&bs, ms + (size_t)a * bs.n);
     }
@@ -303,7 +303,7 @@ static void overlap_batches(ms_offline_options *opt, int n)
 {
     ms_offline_options_init(opt);
     opt->batch = n;
-    opt->concat = MS_CONCAT_OVERLAP;
+    opt->far.concat = MS_CONCAT_OVERLAP;
 }
 
 /* Two batches of n tasks joined by FAR's concatenation (paper 000 6.7.1): the gains of

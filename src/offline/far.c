@@ -21,7 +21,7 @@ static int refine_batch(far_plan *p, int b, const ms_offline_options *opt, far_e
                         far_refine_stats *st, ms_error *err)
 {
     *st = (far_refine_stats){0};
-    int rc = opt->refine ? far_refine_run(p, b, e, opt, st) : MS_OK;
+    int rc = opt->far.refine ? far_refine_run(p, b, e, opt, st) : MS_OK;
     return rc ? ms_error_set(err, rc, "out of memory in refinement") : MS_OK;
 }
 
@@ -88,7 +88,7 @@ static int schedule_batches(far_plan *p, int per_batch, const ms_offline_options
         }
         far_refine_stats st;
         rc = refine_batch(p, b, opt, e, &st, err);
-        if (!rc && !opt->paper_family)
+        if (!rc && !opt->far.paper_family)
             rc = try_whole_gpu(srch, p, &alt, b, first, n, opt, e, &st, tot, err);
         tot->refine.moves += st.moves;
         tot->refine.swaps += st.swaps;
@@ -147,7 +147,7 @@ int ms_far_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
         return rc;
     int per_batch = opt->batch > 0 && opt->batch < w->n ? opt->batch : (w->n > 0 ? w->n : 1);
     int batches = w->n > 0 ? (w->n + per_batch - 1) / per_batch : 0;
-    ms_schedule *s = ms_schedule_new(gpu, gpus, opt->refine ? "far" : "far-norefine");
+    ms_schedule *s = ms_schedule_new(gpu, gpus, opt->far.refine ? "far" : "far-norefine");
     if (!s)
         return ms_error_set(err, MS_ENOMEM, "out of memory");
     if (batches == 0) {
@@ -166,7 +166,8 @@ int ms_far_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
     if (!rc && batches > 1)
         rc = far_concat_run(&p, &e, opt, s, err);
     else if (!rc) {
-        if (opt->refine || !opt->paper_family) /* else the engine holds phase 2's exact run */
+        /* else the engine holds phase 2's exact run */
+        if (opt->far.refine || !opt->far.paper_family)
             rc = far_engine_run(&e, &p, 0, 1, false, true);
         if (!rc)
             rc = far_engine_emit(&e, &p, s);

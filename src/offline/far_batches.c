@@ -120,26 +120,26 @@ int far_concat_run(far_plan *p, far_engine *e, const ms_offline_options *opt, ms
         rc = far_engine_run(e, p, 0, p->batches, true, true);
     double w_trivial = e->makespan, w_reverse = NAN, w_overlap = NAN;
     int moves = 0, swaps = 0;
-    if (!rc && opt->concat != MS_CONCAT_TRIVIAL) {
+    if (!rc && opt->far.concat != MS_CONCAT_TRIVIAL) {
         set_reversed(p, true);
         rc = far_engine_run(e, p, 0, p->batches, false, true);
         w_reverse = e->makespan;
     }
-    if (!rc && opt->concat == MS_CONCAT_OVERLAP) {
-        rc = overlap(p, e, opt->concat_max_ops > 0 ? opt->concat_max_ops : CONCAT_DEFAULT_OPS,
-                     &moves, &swaps);
+    if (!rc && opt->far.concat == MS_CONCAT_OVERLAP) {
+        int ops = opt->far.concat_max_ops > 0 ? opt->far.concat_max_ops : CONCAT_DEFAULT_OPS;
+        rc = overlap(p, e, ops, &moves, &swaps);
         if (!rc)
             rc = far_engine_run(e, p, 0, p->batches, false, true);
         w_overlap = e->makespan;
     }
     /* The serial clock can make an overlapped plan lose: keep the best plan computed, in
      * the order overlap, reverse, trivial. */
-    ms_concat_mode pick = opt->concat;
+    ms_concat_mode pick = opt->far.concat;
     if (pick == MS_CONCAT_OVERLAP && !(w_overlap <= w_reverse && w_overlap <= w_trivial))
         pick = MS_CONCAT_REVERSE;
     if (pick == MS_CONCAT_REVERSE && !(w_reverse <= w_trivial))
         pick = MS_CONCAT_TRIVIAL;
-    if (!rc && pick != opt->concat) {
+    if (!rc && pick != opt->far.concat) {
         for (int b = 0; b < p->batches && !rc; b++)
             rc = far_plan_copy_batch(p, b, &trivial, b);
         set_reversed(p, pick != MS_CONCAT_TRIVIAL);
@@ -156,12 +156,12 @@ int far_concat_run(far_plan *p, far_engine *e, const ms_offline_options *opt, ms
                          (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9);
     ms_schedule_set_stat(s, "batches", p->batches);
     ms_schedule_set_stat(s, "makespan_trivial", w_trivial);
-    if (opt->concat != MS_CONCAT_TRIVIAL) {
+    if (opt->far.concat != MS_CONCAT_TRIVIAL) {
         ms_schedule_set_stat(s, "makespan_reverse", w_reverse);
         ms_schedule_set_stat(s, "p_rev", (w_trivial / w_reverse - 1) * 100);
         ms_schedule_set_stat(s, "concat_used", pick);
     }
-    if (opt->concat == MS_CONCAT_OVERLAP) {
+    if (opt->far.concat == MS_CONCAT_OVERLAP) {
         ms_schedule_set_stat(s, "makespan_overlap", w_overlap);
         ms_schedule_set_stat(s, "p_move_swap", (w_trivial / w_overlap - 1) * 100);
         ms_schedule_set_stat(s, "concat_moves", moves);

@@ -46,9 +46,9 @@ void far_plan_set_rules(far_plan *p, const ms_offline_options *opt)
         t->extra[v] = 0;
     }
     memset(t->runs_on, 0, sizeof t->runs_on);
-    if (opt->tie_right_first && t->n > 0)
+    if (opt->far.tie_right_first && t->n > 0)
         rank_right_first(t, &p->gpu->tree, 0, 0);
-    if (!opt->four_runs_three)
+    if (!opt->far.four_runs_three)
         return;
     /* A node whose child holds the same slots with fewer slices (4g@0 and 3g@0 on
      * A100-class models) runs that child's size too before it is split. */

@@ -201,7 +201,8 @@ int far_refine_run(far_plan *p, int b, far_engine *e, const ms_offline_options *
     else
         rc = far_view_update(&rv, e, p, b, b + 1);
     bool stop = false;
-    while (!rc && !stop && (opt->refine_max_iters <= 0 || st->iterations < opt->refine_max_iters)) {
+    int max_iters = opt->far.refine_max_iters;
+    while (!rc && !stop && (max_iters <= 0 || st->iterations < max_iters)) {
         double before = rv.makespan;
         far_refine_stats it = {0, 0, 0};
         if ((rc = far_plan_copy_batch(&undo, 0, p, b)))
@@ -216,7 +217,7 @@ int far_refine_run(far_plan *p, int b, far_engine *e, const ms_offline_options *
         st->moves += it.moves;
         st->swaps += it.swaps;
         st->iterations++;
-        if ((before - rv.makespan) / before < opt->refine_min_gain)
+        if ((before - rv.makespan) / before < opt->far.refine_min_gain)
             break;
     }
     far_plan_free(&undo);

@@ -4,7 +4,6 @@
 #include <strings.h>
 #include <time.h>
 
-#include "migsched/learn.h"
 #include "migsched/offline.h"
 #include "migsched/parse.h"
 
@@ -12,7 +11,7 @@ static int far_refine(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                       const ms_offline_options *opt, ms_schedule **out, ms_error *err)
 {
     ms_offline_options o = *opt;
-    o.refine = 1;
+    o.far.refine = 1;
     return ms_far_schedule(w, gpu, gpus, &o, out, err);
 }
 
@@ -20,7 +19,7 @@ static int far_norefine(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                         const ms_offline_options *opt, ms_schedule **out, ms_error *err)
 {
     ms_offline_options o = *opt;
-    o.refine = 0;
+    o.far.refine = 0;
     return ms_far_schedule(w, gpu, gpus, &o, out, err);
 }
 
@@ -77,39 +76,6 @@ const ms_offline_algo *ms_offline_find(const char *name)
         if (!strcasecmp(algos[i].name, name))
             return &algos[i];
     return NULL;
-}
-
-void ms_offline_options_init(ms_offline_options *o)
-{
-    memset(o, 0, sizeof *o);
-    o->refine = 1;
-    o->concat = MS_CONCAT_TRIVIAL;
-    o->rl_queue = MS_RL_QUEUE_BEST;
-    o->rl_rollout = MS_RL_ROLLOUT_DEFAULT;
-    o->rl_rollout_gap = NAN; /* the policy's */
-}
-
-static const char *const rl_queue_names[] = {"fill", "split", "best"};
-static const char *const concat_names[] = {"trivial", "reverse", "overlap"};
-
-int ms_rl_queue_parse(const char *text)
-{
-    return ms_name_index_any_case(rl_queue_names, 3, text);
-}
-
-int ms_concat_parse(const char *text)
-{
-    return ms_name_index_any_case(concat_names, 3, text);
-}
-
-const char *ms_rl_queue_name(ms_rl_queue_mode m)
-{
-    return m >= 0 && m < 3 ? rl_queue_names[m] : "?";
-}
-
-const char *ms_concat_name(ms_concat_mode m)
-{
-    return m >= 0 && m < 3 ? concat_names[m] : "?";
 }
 
 bool ms_offline_known(const char *name)

@@ -19,8 +19,8 @@ static ms_schedule *best_heuristic(const ms_workload *w, const ms_gpu_model *gpu
 {
     ms_schedule *best = NULL;
     ms_offline_options own = *opt; /* the limits are optimal's own, not search's budget */
-    own.time_budget_ms = 0;
-    own.threads = 1;
+    own.search.time_budget_ms = 0;
+    own.search.threads = 1;
     for (size_t k = 0; k < sizeof incumbents / sizeof incumbents[0]; k++) {
         ms_schedule *s = NULL;
         ms_error err;
@@ -164,8 +164,8 @@ int ms_optimal_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
     }
     double t0 = now_s();
     ms_schedule *inc = best_heuristic(w, gpu, opt);
-    o->node_limit = opt->node_limit;
-    o->deadline = opt->time_budget_ms > 0 ? t0 + opt->time_budget_ms * 1e-3 : 0.0;
+    o->node_limit = opt->optimal.node_limit;
+    o->deadline = opt->optimal.time_budget_ms > 0 ? t0 + opt->optimal.time_budget_ms * 1e-3 : 0.0;
     ms_schedule *s = NULL;
     rc = search_below(o, inc ? ms_schedule_makespan(inc) : INFINITY, &s);
     bool found = o->best_len >= 0 || inc, stopped = o->stopped;

@@ -85,12 +85,12 @@ static int policy_plan(const ms_rl_model *m, const ms_gpu_model *gpu, const ms_w
                        ms_schedule **out, ms_error *err)
 {
     if (!initial || initial->n == 0)
-        return ms_rl_schedule(m, gpu, w, online, opt->rl_rollout, opt->rl_rollout_gap, out,
+        return ms_rl_schedule(m, gpu, w, online, opt->rl.rollout, opt->rl.rollout_gap, out,
                               err);
     double busy[MS_MAX_INSTANCES];
     int part = held_partition(gpu, initial, busy);
-    if (part >= 0 && ms_rl_schedule_from(m, gpu, w, online, opt->rl_rollout,
-                                         opt->rl_rollout_gap, part, busy, out, NULL) == MS_OK)
+    if (part >= 0 && ms_rl_schedule_from(m, gpu, w, online, opt->rl.rollout,
+                                         opt->rl.rollout_gap, part, busy, out, NULL) == MS_OK)
         return MS_OK;
     for (int i = 0; i < initial->n; i++)
         if (initial->inst[i].busy_until > 0)
@@ -103,7 +103,7 @@ static int policy_plan(const ms_rl_model *m, const ms_gpu_model *gpu, const ms_w
                                      initial->inst[i].at.start, NAN, NAN, NAN, NAN) < 0)
             rc = ms_error_set(err, MS_ENOMEM, "out of memory");
     if (!rc)
-        rc = ms_rl_schedule(m, gpu, w, online, opt->rl_rollout, opt->rl_rollout_gap, &fresh,
+        rc = ms_rl_schedule(m, gpu, w, online, opt->rl.rollout, opt->rl.rollout_gap, &fresh,
                             err);
     if (!rc && !(*out = append(held, fresh, 0)))
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
@@ -159,7 +159,7 @@ static int split_queue(const ms_rl_model *m, const ms_workload *w, const ms_gpu_
         first += n;
     }
     ms_offline_options co = *opt;
-    co.concat = MS_CONCAT_OVERLAP;
+    co.far.concat = MS_CONCAT_OVERLAP;
     far_engine e = {.initial = opt->initial};
     ms_schedule *s = rc ? NULL : ms_schedule_new(gpu, 1, "rl");
     if (!rc && !s)
@@ -195,7 +195,7 @@ static int guard(const ms_rl_model *m, const ms_workload *w, const ms_gpu_model 
 {
     ms_offline_options fo = *opt;
     fo.batch = 0;
-    fo.refine = 1;
+    fo.far.refine = 1;
     int N = m->env.n_batch;
     double agent = ms_schedule_makespan(*s);
     ms_schedule *far = NULL, *head = NULL, *tail = NULL, *seq = NULL;
@@ -240,11 +240,11 @@ static int agent_plan(const ms_rl_model *m, const ms_workload *w, const ms_gpu_m
 {
     bool longer = !online && w->n > m->env.n_batch;
     *used = MS_RL_QUEUE_FILL;
-    if (!longer || opt->rl_queue == MS_RL_QUEUE_FILL)
+    if (!longer || opt->rl.queue == MS_RL_QUEUE_FILL)
         return policy_plan(m, gpu, w, true, opt, opt->initial, out, err);
     *used = MS_RL_QUEUE_SPLIT;
     int rc = split_queue(m, w, gpu, opt, out, err);
-    if (rc || opt->rl_queue == MS_RL_QUEUE_SPLIT)
+    if (rc || opt->rl.queue == MS_RL_QUEUE_SPLIT)
         return rc;
     ms_schedule *fill = NULL;
     if ((rc = policy_plan(m, gpu, w, true, opt, opt->initial, &fill, err)))
@@ -258,33 +258,33 @@ static int agent_plan(const ms_rl_model *m, const ms_workload *w, const ms_gpu_m
 int ms_rl_offline_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                            const ms_offline_options *opt, ms_schedule **out, ms_error *err)
 {
-    if (!opt->model)
+    if (!opt->rl.model)
         return ms_error_set(err, MS_EINVAL, "rl: a policy file is required (--model FILE)");
     if (gpus != 1)
         return ms_error_set(err, MS_EINVAL, "rl: the learned policy schedules one GPU, not %d",
                             gpus);
     ms_rl_model m;
-    if (ms_model_load(opt->model, &m, err))
+    if (ms_model_load(opt->rl.model, &m, err))
         return err ? err->code : MS_EINVAL;
     /* An online policy, or a queue that fits the batch, is one episode; fill runs an
      * offline policy with the online refill. */
-    bool online = opt->online || m.env.online;
+    bool online = opt->rl.online || m.env.online;
     int used;
     int rc = agent_plan(&m, w, gpu, opt, online, out, &used, err);
-    if (!rc && !opt->no_guard)
+    if (!rc && !opt->rl.no_guard)
         rc = guard(&m, w, gpu, opt, out, err);
     if (rc) {
         ms_schedule_free(*out);
         *out = NULL;
-        ms_error_prefix(err, "%s", opt->model);
+        ms_error_prefix(err, "%s", opt->rl.model);
     } else {
         ms_schedule *s = *out;
         snprintf(s->algorithm, sizeof s->algorithm, "%s", online ? "rl-online" : "rl");
         ms_schedule_set_stat(s, "rl_queue", used);
-        ms_schedule_set_stat(s, "guard", !opt->no_guard);
-        float gap = isnan(opt->rl_rollout_gap) ? ms_rl_model_gap(&m) : opt->rl_rollout_gap;
-        if (ms_rl_rule_rolls_out(opt->rl_rollout, gap)) {
-            ms_schedule_set_stat(s, "rollout", opt->rl_rollout);
+        ms_schedule_set_stat(s, "guard", !opt->rl.no_guard);
+        float gap = isnan(opt->rl.rollout_gap) ? ms_rl_model_gap(&m) : opt->rl.rollout_gap;
+        if (ms_rl_rule_rolls_out(opt->rl.rollout, gap)) {
+            ms_schedule_set_stat(s, "rollout", opt->rl.rollout);
             if (isfinite(gap)) /* absent: at every decision */
                 ms_schedule_set_stat(s, "rollout_gap", gap);
         }

@@ -149,12 +149,12 @@ static int emit_plan(far_plan *p, const ms_offline_options *opt, ms_schedule *s,
 
 static int check_options(const ms_offline_options *opt, ms_error *err)
 {
-    if (!(opt->time_budget_ms >= 0) || !isfinite(opt->time_budget_ms))
+    if (!(opt->search.time_budget_ms >= 0) || !isfinite(opt->search.time_budget_ms))
         return ms_error_set(err, MS_EINVAL, "search: time budget must be >= 0 ms, not %g",
-                            opt->time_budget_ms);
-    if (opt->threads < 0 || opt->threads > SEARCH_MAX_THREADS)
+                            opt->search.time_budget_ms);
+    if (opt->search.threads < 0 || opt->search.threads > SEARCH_MAX_THREADS)
         return ms_error_set(err, MS_EINVAL, "search: threads must be 0..%d, not %d",
-                            SEARCH_MAX_THREADS, opt->threads);
+                            SEARCH_MAX_THREADS, opt->search.threads);
     return MS_OK;
 }
 
@@ -191,8 +191,9 @@ int ms_search_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
     search_starts whole = {0};
     if (rc || (rc = search_starts_run(&whole, w, gpu, gpus, opt, err)))
         return rc; /* FAR, the first starting algorithm, checks the input */
-    double budget_ms = opt->time_budget_ms > 0 ? opt->time_budget_ms : SEARCH_DEFAULT_BUDGET_MS;
-    int threads = opt->threads > 1 ? opt->threads : 1;
+    double budget_ms =
+        opt->search.time_budget_ms > 0 ? opt->search.time_budget_ms : SEARCH_DEFAULT_BUDGET_MS;
+    int threads = opt->search.threads > 1 ? opt->search.threads : 1;
     int per_batch = opt->batch > 0 && opt->batch < w->n ? opt->batch : (w->n > 0 ? w->n : 1);
     int batches = w->n > 0 ? (w->n + per_batch - 1) / per_batch : 0;
     double units = budget_ms * SEARCH_UNITS_PER_MS;

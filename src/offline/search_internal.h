@@ -35,7 +35,7 @@ typedef struct search_starts {
 } search_starts;
 
 /* Runs every starting algorithm (FAR, its variants, FIXPARTBEST, miso-eager, rl when
- * opt->model is set) on w with opt; those that find the workload infeasible are left out.
+ * opt->rl.model is set) on w with opt; those that find the workload infeasible are left out.
  * Sorted by makespan (ties: table order). */
 int search_starts_run(search_starts *st, const ms_workload *w, const ms_gpu_model *gpu,
                       int gpus, const ms_offline_options *opt, ms_error *err);

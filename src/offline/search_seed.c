@@ -1,5 +1,5 @@
 /* search_seed.c: the search scheduler's starting schedules (FAR and its variants, the
- * baselines, the learned policy) and their translation into FAR plans to search from. */
+ * baselines, the learned policy); search_plan.c makes them FAR plans. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,20 +65,21 @@ int search_starts_run(search_starts *st, const ms_workload *w, const ms_gpu_mode
     for (size_t a = 0; a < NSTART_ALGOS; a++) {
         const char *algo = start_algos[a].algo;
         ms_offline_options o = *opt; /* -1: as the caller set it */
-        o.no_guard = 1;              /* the agent's own plan: FAR is a start of its own */
+        o.rl.no_guard = 1;              /* the agent's own plan: FAR is a start of its own */
         if (start_algos[a].four_runs_three >= 0)
-            o.four_runs_three = start_algos[a].four_runs_three;
+            o.far.four_runs_three = start_algos[a].four_runs_three;
         if (start_algos[a].tie_right_first >= 0)
-            o.tie_right_first = start_algos[a].tie_right_first;
+            o.far.tie_right_first = start_algos[a].tie_right_first;
         p->o[a] = o; /* skipped: no model, or a variant the caller's options already ran */
-        p->skip[a] = (!strcmp(algo, "rl") && (!opt->model || gpus != 1)) ||
-                     (a > 0 && !strcmp(algo, "far") && o.four_runs_three == opt->four_runs_three &&
-                      o.tie_right_first == opt->tie_right_first);
+        p->skip[a] = (!strcmp(algo, "rl") && (!opt->rl.model || gpus != 1)) ||
+                     (a > 0 && !strcmp(algo, "far") &&
+                      o.far.four_runs_three == opt->far.four_runs_three &&
+                      o.far.tie_right_first == opt->far.tie_right_first);
     }
     int to_run = 0;
     for (size_t a = 0; a < NSTART_ALGOS; a++)
         to_run += !p->skip[a];
-    ms_parallel_for((int)NSTART_ALGOS, to_run < 2 ? 1 : search_start_threads(opt->threads, w->n),
+    ms_parallel_for((int)NSTART_ALGOS, to_run < 2 ? 1 : search_start_threads(opt->search.threads, w->n),
                     start_run, p);
     int rc = MS_OK;
     for (size_t a = 0; a < NSTART_ALGOS; a++) { /* in table order, as if run one by one */
@@ -109,51 +110,4 @@ int search_starts_run(search_starts *st, const ms_workload *w, const ms_gpu_mode
     }
     free(p);
     return rc;
-}
-
-static int tree_node_at(const ms_gpu_model *gpu, int profile, int start_slot)
-{
-    for (int v = 0; v < gpu->tree.n; v++)
-        if (gpu->tree.node[v].at.profile == profile && gpu->tree.node[v].at.start == start_slot)
-            return v;
-    return -1;
-}
-
-bool search_plan_from_schedule(far_plan *p, const ms_schedule *s)
-{
-    int keys = p->gpus * p->tree.n;
-    int *node = malloc((size_t)(s->ninst > 0 ? s->ninst : 1) * sizeof *node);
-    int *first = calloc((size_t)keys + 1, sizeof *first);
-    int *seq = malloc((size_t)(s->ntasks > 0 ? s->ntasks : 1) * sizeof *seq);
-    bool ok = node && first && seq;
-    for (int i = 0; i < s->ninst && ok; i++)
-        ok = (node[i] = tree_node_at(p->gpu, s->inst[i].profile, s->inst[i].start_slot)) >= 0 &&
-             s->inst[i].gpu < p->gpus;
-    /* Each key's tasks in schedule order (a counting sort), then inserted as one sequence. */
-    for (int k = 0; k < s->ntasks && ok; k++) {
-        const ms_sched_task *t = &s->task[k];
-        first[s->inst[t->instance].gpu * p->tree.n + node[t->instance] + 1]++;
-    }
-    for (int k = 0; k < keys && ok; k++)
-        first[k + 1] += first[k];
-    for (int k = 0; k < s->ntasks && ok; k++) {
-        const ms_sched_task *t = &s->task[k];
-        seq[first[s->inst[t->instance].gpu * p->tree.n + node[t->instance]]++] = t->index;
-    }
-    for (int k = keys - 1; k >= 0 && ok; k--) /* back to each key's first position */
-        first[k + 1] = first[k];
-    if (ok)
-        first[0] = 0;
-    for (int k = 0; k < keys && ok; k++)
-        ok = !far_list_insert_seq(p, &p->list[k], k % p->tree.n, seq + first[k],
-                                  first[k + 1] - first[k]);
-    free(node);
-    free(first);
-    free(seq);
-    if (!ok)
-        for (int k = 0; k < keys; k++) {
-            p->list[k].n = 0;
-            p->list[k].sum = 0;
-        }
-    return ok;
 }

@@ -18,9 +18,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ms_offline_options_init(&o);
     int gpus = 1 + data[1] % 4;
     o.batch = data[2] % 6;
-    o.concat = (ms_concat_mode)(data[3] % 3);
-    o.refine = (data[3] / 3) % 2;
-    o.refine_max_iters = (data[3] / 6) % 4;
+    o.far.concat = (ms_concat_mode)(data[3] % 3);
+    o.far.refine = (data[3] / 3) % 2;
+    o.far.refine_max_iters = (data[3] / 6) % 4;
     ms_workload *w = NULL;
     ms_error err;
     if (ms_workload_parse_csv((const char *)data + 4, size - 4, "fuzz", gpu, &w, &err))
