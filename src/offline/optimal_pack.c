@@ -81,47 +81,63 @@ static double machines_bound(const double *jobs, int n, int m)
     return lb;
 }
 
-/* The dual feasible function u^eps of Fekete and Schepers on a bin of height H: lengths
+/* The dual feasible functions u^eps of Fekete and Schepers on a bin of height H: lengths
  * adding up to at most H have images adding up to at most H (one above (1 - eps) H leaves
  * only lengths below eps H, mapped to 0). */
-static double dff(double x, double H, double eps)
-{
-    return x > (1 - eps) * H ? H : x < eps * H ? 0 : x;
-}
-
 static const double dff_eps[] = {0.1, 0.2, 0.3, 0.4, 0.5};
 #define NEPS (int)(sizeof dff_eps / sizeof dff_eps[0])
 
 /* Each memory slot is a bin of height c - first (first: when the first new instance can run
  * a task): the tasks on instances holding it and the live ones' remaining work run one at a
- * time there. True when, under some u^eps, their images over all slots exceed the bins. */
+ * time there. True when, under some u^eps and weighting, their images over the slots exceed
+ * the bins. Every function and weighting in one pass over the jobs: most calls cut, but
+ * under different ones. */
 static bool slot_bins_overflow(const opt_problem *o, const int *task, const unsigned *fits,
                                int ntasks, const opt_live *live, int nlive, double first,
                                double c)
 {
     const ms_gpu_model *g = o->g;
-    double H = c - first;
-    for (int e = 0; e < NEPS * 2; e++) {
-        int w = e / NEPS;
-        double eps = dff_eps[e % NEPS], load = 0, cap = o->bin_count[w] * H;
-        for (int j = 0; j < nlive; j++)
-            if (live[j].f > first)
-                load += o->bin_held[w][live[j].pl] * dff(live[j].f - first, H, eps);
+    double H = c - first, lo[NEPS], hi[NEPS], load[2][NEPS] = {{0}};
+    for (int e = 0; e < NEPS; e++) {
+        lo[e] = dff_eps[e] * H;
+        hi[e] = (1 - dff_eps[e]) * H;
+    }
+    for (int j = 0; j < nlive; j++)
+        if (live[j].f > first) {
+            double x = live[j].f - first;
+            for (int e = 0; e < NEPS; e++) {
+                double u = x > hi[e] ? H : x < lo[e] ? 0 : x;
+                load[0][e] += o->bin_held[0][live[j].pl] * u;
+                load[1][e] += o->bin_held[1][live[j].pl] * u;
+            }
+        }
+    for (int i = 0; i < ntasks; i++) {
+        const double *t = o->t[task[i]];
+        double least[2][NEPS];
+        for (int e = 0; e < NEPS; e++)
+            least[0][e] = least[1][e] = INFINITY;
+        for (unsigned f = fits[i]; f; f &= f - 1) {
+            int k = __builtin_ctz(f);
+            double x = t[g->sizes[k]], w0 = o->bin_weight[0][k], w1 = o->bin_weight[1][k];
+            for (int e = 0; e < NEPS; e++) {
+                double u = x > hi[e] ? H : x < lo[e] ? 0 : x;
+                least[0][e] = least[0][e] < w0 * u ? least[0][e] : w0 * u;
+                least[1][e] = least[1][e] < w1 * u ? least[1][e] : w1 * u;
+            }
+        }
+        for (int e = 0; e < NEPS; e++) {
+            load[0][e] += least[0][e];
+            load[1][e] += least[1][e];
+        }
+    }
+    for (int w = 0; w < 2; w++) {
         /* many lengths mapped to H fill the bins exactly: the sum's rounding must not
          * overflow them */
+        double cap = o->bin_count[w] * H;
         cap += 1e-9 * cap;
-        for (int i = 0; i < ntasks && load <= cap; i++) {
-            const double *t = o->t[task[i]];
-            double least = INFINITY;
-            for (unsigned f = fits[i]; f; f &= f - 1) {
-                int k = __builtin_ctz(f);
-                double a = o->bin_weight[w][k] * dff(t[g->sizes[k]], H, eps);
-                least = least < a ? least : a;
-            }
-            load += least;
-        }
-        if (load > cap)
-            return true;
+        for (int e = 0; e < NEPS; e++)
+            if (load[w][e] > cap)
+                return true;
     }
     return false;
 }
