@@ -115,6 +115,26 @@ static void test_catalogue_file(void **state)
     free(p);
 }
 
+/* A file that cannot be read is an error naming it, with nothing left to free. */
+static void test_missing_files(void **state)
+{
+    (void)state;
+    ms_error err;
+    ms_hier_catalog none;
+    memset(&none, 0x5a, sizeof none);
+    assert_int_equal(ms_hier_catalog_read("/nonexistent/catalogue.csv", &none, &err), MS_EIO);
+    assert_non_null(strstr(err.msg, "/nonexistent/catalogue.csv"));
+    assert_null(none.jobs);
+    assert_int_equal(none.n, 0);
+    ms_hier_catalog_free(&none);
+    ms_hier_window win;
+    memset(&win, 0x5a, sizeof win);
+    assert_int_equal(ms_hier_window_read("/nonexistent/window.csv", NULL, &win, &err), MS_EIO);
+    assert_null(win.jobs);
+    assert_null(win.commands);
+    ms_hier_window_free(&win);
+}
+
 static void expect_table_error(const char *text, const char *where, const char *what)
 {
     ms_hier_corun *cr;
@@ -184,6 +204,7 @@ int main(void)
         cmocka_unit_test(test_window_formats_agree),
         cmocka_unit_test(test_window_errors),
         cmocka_unit_test(test_catalogue_file),
+        cmocka_unit_test(test_missing_files),
         cmocka_unit_test(test_corun_table_errors),
         cmocka_unit_test(test_measured_table_replaces_model),
     };

@@ -269,6 +269,9 @@ static int read_jobs(const char *path, const ms_hier_catalog *cat, ms_hier_profi
     char *text;
     size_t len;
     job_in *jobs = NULL;
+    *out = NULL;
+    *commands = NULL;
+    *n = 0;
     int rc = ms_read_file(path, &text, &len, err);
     if (rc)
         return rc;
@@ -281,7 +284,6 @@ static int read_jobs(const char *path, const ms_hier_catalog *cat, ms_hier_profi
         rc = ms_error_set(err, MS_EINVAL, "%s: no jobs", path);
     if (!rc && *n > 4096)
         rc = ms_error_set(err, MS_EINVAL, "%s: %zu jobs, at most 4096", path, *n);
-    *out = NULL;
     if (!rc && !(*out = calloc(*n, sizeof **out)))
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
     ms_hier_params par = ms_hier_params_default();
@@ -293,7 +295,6 @@ static int read_jobs(const char *path, const ms_hier_catalog *cat, ms_hier_profi
                 ms_error_prefix(err, "%s: jobs[%zu]", path, i);
         }
     /* Commands move to the window when any job has one (a catalogue keeps none). */
-    *commands = NULL;
     for (size_t i = 0; i < *n && !rc; i++)
         if (jobs[i].command && !*commands && !(*commands = calloc(*n, sizeof **commands)))
             rc = ms_error_set(err, MS_ENOMEM, "out of memory");
@@ -320,7 +321,7 @@ int ms_hier_window_read(const char *path, const ms_hier_catalog *cat, ms_hier_wi
 int ms_hier_catalog_read(const char *path, ms_hier_catalog *out, ms_error *err)
 {
     memset(out, 0, sizeof *out);
-    char **commands;
+    char **commands = NULL;
     int rc = read_jobs(path, NULL, &out->jobs, &commands, &out->n, err);
     for (size_t i = 0; commands && i < out->n; i++)
         free(commands[i]);
