@@ -296,7 +296,8 @@ int ms_experiment_run(const ms_experiment *e, ms_experiment_progress progress, v
 /* One line per cell: table, gpu, workload, n, the mean of each value over the finished
  * repetitions (in repetition order; the maximum for values named "worst_*"), and how many
  * there were. */
-int ms_experiment_write_csv(const ms_experiment *e, const ms_experiment_result *r, FILE *f);
+int ms_experiment_write_csv(const ms_experiment *e, const ms_experiment_result *r, FILE *f,
+                            ms_error *err);
 void ms_experiment_result_free(ms_experiment_result *r);
 
 /* ---- A trained policy against the offline algorithms on the same generated datasets

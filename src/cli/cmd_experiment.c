@@ -82,7 +82,11 @@ static int write_result(const char *path, const ms_experiment *e, const ms_exper
         fprintf(stderr, "migsched experiment: %s\n", err.msg);
         return 1;
     }
-    ms_experiment_write_csv(e, r, o.f);
+    if (ms_experiment_write_csv(e, r, o.f, &err)) {
+        ms_output_abort(&o);
+        fprintf(stderr, "migsched experiment: %s\n", err.msg);
+        return 1;
+    }
     if (ms_output_commit(&o, &err)) {
         fprintf(stderr, "migsched experiment: %s\n", err.msg);
         return 1;

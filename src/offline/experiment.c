@@ -228,7 +228,8 @@ int ms_experiment_run(const ms_experiment *e, ms_experiment_progress progress, v
     return rc;
 }
 
-int ms_experiment_write_csv(const ms_experiment *e, const ms_experiment_result *r, FILE *f)
+int ms_experiment_write_csv(const ms_experiment *e, const ms_experiment_result *r, FILE *f,
+                            ms_error *err)
 {
     fprintf(f, "table,gpu,workload,n");
     for (int v = 0; v < r->nvalues; v++)
@@ -261,7 +262,9 @@ int ms_experiment_write_csv(const ms_experiment *e, const ms_experiment_result *
         }
         fprintf(f, ",%d\n", done);
     }
-    return ferror(f) ? MS_EIO : MS_OK;
+    /* Flushed here so that a failed write is this writer's error, named as such. */
+    return fflush(f) || ferror(f) ? ms_error_set(err, MS_EIO, "cannot write the experiment table")
+                                : MS_OK;
 }
 
 void ms_experiment_result_free(ms_experiment_result *r)

@@ -89,5 +89,9 @@ set -e
 [ $rc = 130 ] || fail "interrupted run: rc $rc"
 grep -q "interrupted" "$tmp/err" || fail "no interruption message"
 [ "$(wc -l < "$tmp/int.csv")" = 6 ] || fail "interrupted CSV incomplete"
+# A table that cannot be written is an error, not a silent success.
+rc=0; "$bin" experiment --table sigma --n 5 --reps 1 > /dev/full 2> "$tmp/err" || rc=$?
+[ $rc = 1 ] || fail "write to a full device: rc $rc"
+grep -q "cannot write" "$tmp/err" || fail "write to a full device: $(cat "$tmp/err")"
 "$bin" experiment --help | grep -q 'usage: migsched experiment'
 echo "experiment: ok"
