@@ -30,17 +30,25 @@ static int gpus_json(void)
 
 int cmd_gpus(int argc, char **argv)
 {
-    bool json = argc == 2 && !strcmp(argv[1], "--json");
-    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        printf("usage: migsched gpus [--json]\n"
-               "  Lists the built-in GPU models with their profiles; --json prints each model\n"
-               "  in the GPU model JSON format that --gpu accepts as a file.\n");
-        return 0;
+    static const struct option opts[] = {CLI_LONG_JSON, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    cli_common co = {.cmd = "gpus", .takes = CLI_JSON};
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+        if (cli_common_option(&co, c, optarg) >= 0)
+            continue; /* --json, which cannot fail */
+        if (c == 'h') {
+            printf("usage: migsched gpus [--json]\n"
+                   "  Lists the built-in GPU models with their profiles; --json prints each model\n"
+                   "  in the GPU model JSON format that --gpu accepts as a file.\n");
+            return 0;
+        }
+        return cli_usage_error("gpus", NULL, "unexpected argument '%s'", argv[optind - 1]);
     }
-    if (argc > 1 && !json) {
-        fprintf(stderr, "migsched gpus: unexpected argument '%s'\n", argv[1]);
-        return 2;
-    }
+    if (optind < argc)
+        return cli_usage_error("gpus", NULL, "unexpected argument '%s'", argv[optind]);
+    bool json = co.json;
     if (json)
         return gpus_json();
     for (int i = 0; i < ms_gpu_builtin_count(); i++) {

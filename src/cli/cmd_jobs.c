@@ -8,6 +8,7 @@
 
 #include <curl/curl.h>
 
+#include "cli_common.h"
 #include "cli_util.h"
 #include "commands.h"
 #include "daemon_reply.h"
@@ -33,14 +34,20 @@ static int parse_opts(const char *cmd, int argc, char **argv, bool filters, int 
 {
     static const struct option opts[] = {
         {"connect", required_argument, 0, 'c'}, {"token-file", required_argument, 0, 'T'},
-        {"timeout", required_argument, 0, 't'}, {"json", no_argument, 0, 'j'},
+        {"timeout", required_argument, 0, 't'}, CLI_LONG_JSON,
         {"state", required_argument, 0, 's'},   {"user", required_argument, 0, 'u'},
         {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->timeout = MS_CLIENT_DEFAULT_TIMEOUT;
+    cli_common co = {.cmd = cmd, .takes = CLI_JSON};
     opterr = 0;
-    int opt;
+    int opt, rc;
     while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if ((rc = cli_common_option(&co, opt, optarg)) >= 0) {
+            if (rc)
+                return rc;
+            continue;
+        }
         switch (opt) {
         case 'c': o->connect = optarg; break;
         case 'T': o->token = optarg; break;
@@ -48,7 +55,6 @@ static int parse_opts(const char *cmd, int argc, char **argv, bool filters, int 
             if (!ms_client_parse_timeout(cmd, optarg, &o->timeout))
                 return 2;
             break;
-        case 'j': o->json = true; break;
         case 's':
         case 'u':
             if (filters) {
@@ -64,6 +70,7 @@ static int parse_opts(const char *cmd, int argc, char **argv, bool filters, int 
         case 'h': fputs(help, stdout); return 0;
         }
     }
+    o->json = co.json;
     o->first_arg = optind;
     if (argc - optind > max_args) {
         ms_client_error(cmd, "unexpected argument '%s'", argv[optind + max_args]);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_common.h"
 #include "cli_util.h"
 #include "commands.h"
 #include "daemon_reply.h"
@@ -228,16 +229,18 @@ int cmd_submit(int argc, char **argv)
         {"name", required_argument, 0, 'n'},    {"cwd", required_argument, 0, 'd'},
         {"env", required_argument, 0, 'e'},     {"on-interrupt", required_argument, 0, 'i'},
         {"file", required_argument, 0, 'f'},    {"connect", required_argument, 0, 'c'},
-        {"token-file", required_argument, 0, 'T'}, {"json", no_argument, 0, 'j'},
+        {"token-file", required_argument, 0, 'T'}, CLI_LONG_JSON,
         {"timeout", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     struct one_job f = {.env = json_object()};
     const char *file = NULL, *connect = NULL, *token = NULL;
-    bool as_json = false;
     double timeout = MS_CLIENT_DEFAULT_TIMEOUT;
     int opt, rc = 2;
+    cli_common co = {.cmd = CMD, .takes = CLI_JSON};
     opterr = 0;
     while ((opt = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+        if (cli_common_option(&co, opt, optarg) >= 0)
+            continue; /* --json, which cannot fail */
         switch (opt) {
         case 'p': f.profile = optarg; break;
         case 's':
@@ -278,7 +281,6 @@ int cmd_submit(int argc, char **argv)
         case 'f': file = optarg; break;
         case 'c': connect = optarg; break;
         case 'T': token = optarg; break;
-        case 'j': as_json = true; break;
         case 'o':
             if (!ms_client_parse_timeout(CMD, optarg, &timeout))
                 goto out;
@@ -309,7 +311,7 @@ int cmd_submit(int argc, char **argv)
     ms_client *c = ms_client_open(CMD, connect, token, &usage_err);
     if (c)
         ms_client_timeout(c, timeout);
-    rc = c ? post_all(c, jobs, file, as_json) : usage_err ? 2 : 1;
+    rc = c ? post_all(c, jobs, file, co.json) : usage_err ? 2 : 1;
     ms_client_close(c);
     json_decref(jobs);
 out:
