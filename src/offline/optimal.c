@@ -5,13 +5,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "offline_internal.h"
 #include "optimal_internal.h"
 
-/* The starting incumbent: every heuristic that is deterministic and fast; search at its
- * default budget is usually at or near the optimum, which leaves the branch and bound
- * little more than the proof. */
-static const char *const incumbents[] = {"far", "fixpartbest", "miso", "miso-eager", "nomig",
-                                         "search"};
+/* The starting incumbent: every heuristic that is deterministic and fast (far, fixpartbest,
+ * miso, miso-eager, nomig, search); search at its default budget is usually at or near the
+ * optimum, which leaves the branch and bound little more than the proof. */
+static const ms_offline_fn incumbents[] = {offline_far, offline_fixpartbest, offline_miso,
+                                           offline_miso_eager, offline_nomig,
+                                           ms_search_schedule};
 
 static ms_schedule *best_heuristic(const ms_workload *w, const ms_gpu_model *gpu,
                                    const ms_offline_options *opt)
@@ -23,7 +25,7 @@ static ms_schedule *best_heuristic(const ms_workload *w, const ms_gpu_model *gpu
     for (size_t k = 0; k < sizeof incumbents / sizeof incumbents[0]; k++) {
         ms_schedule *s = NULL;
         ms_error err;
-        if (ms_offline_schedule(incumbents[k], w, gpu, 1, &own, &s, &err))
+        if (offline_run(incumbents[k], w, gpu, 1, &own, &s, &err))
             continue; /* infeasible for this policy: the others may do */
         if (ms_schedule_validate_initial(s, w, opt->initial, NULL) ||
             (best && ms_schedule_makespan(s) >= ms_schedule_makespan(best))) {
