@@ -14,7 +14,6 @@ command -v nm > /dev/null || fail "nm not found (binutils)"
 # Loops not yet split: "module: file file ..." (sorted), then "| why". A loop found passes
 # when its files all lie in one allowed loop of its module (a loop split in part passes).
 ALLOWED='
-offline: offline optimal search search_seed | optimal.c runs search and holds its opt_improve
 '
 
 # Each module's objects lie in its library's target folder (ms_<module>, CMakeLists.txt).

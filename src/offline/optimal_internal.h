@@ -1,6 +1,7 @@
 /* optimal_internal.h: the exact scheduler's problem tables and search state, shared by the
- * branch and bound (optimal_search.c) and the entry point that builds the schedule
- * (optimal.c). docs/optimal.md gives the schedule class and why it holds an optimum. */
+ * branch and bound (optimal_search.c), its run below an incumbent as a schedule
+ * (optimal_improve.c) and the entry point (optimal.c). docs/optimal.md gives the schedule
+ * class and why it holds an optimum. */
 #ifndef MIGSCHED_OPTIMAL_INTERNAL_H
 #define MIGSCHED_OPTIMAL_INTERNAL_H
 
@@ -108,12 +109,18 @@ bool opt_pack_cuts(const opt_problem *o, const double *ready, uint64_t rem,
 
 /* Runs the branch and bound below o->best; improves best/best_path. */
 void opt_search(opt_problem *o);
+/* CLOCK_MONOTONIC in seconds: the clock of o->deadline. */
+double opt_now_s(void);
 
 /* Destroys the live instances overlapping placement p in order of finish time, the first
  * starting at R; returns when the last one ends (R if none). keep[] receives the live
  * instances that stay; start/end (may be NULL) each destroyed one's times, by live index. */
 double opt_clear(const opt_problem *o, const opt_live *live, int nlive, int p, double R,
                  opt_live *keep, int *nkeep, double *start, double *end);
+
+/* optimal_improve.c: runs the branch and bound below `incumbent` (INFINITY: none) with o's
+ * limits; *out gets the best schedule it found, NULL when it found none shorter. */
+int opt_search_below(opt_problem *o, double incumbent, ms_schedule **out);
 
 /* The branch and bound from the layout `initial` (NULL: empty) below `incumbent` (a
  * makespan; INFINITY: none), stopped after node_limit nodes (0: none), without the

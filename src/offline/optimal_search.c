@@ -30,7 +30,7 @@ typedef struct state {
 static inline double dmin(double a, double b) { return a < b ? a : b; }
 static inline double dmax(double a, double b) { return a > b ? a : b; }
 
-static double now_s(void)
+double opt_now_s(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -592,7 +592,7 @@ static void expand(opt_problem *o, const state *st)
         return;
     o->nodes++;
     if ((o->node_limit && o->nodes >= o->node_limit) ||
-        (o->deadline && o->nodes % CHECK_EVERY == 0 && now_s() > o->deadline)) {
+        (o->deadline && o->nodes % CHECK_EVERY == 0 && opt_now_s() > o->deadline)) {
         o->stopped = true;
         return;
     }

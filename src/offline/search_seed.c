@@ -6,6 +6,7 @@
 
 #include "migsched/io.h"
 #include "migsched/parallel.h"
+#include "offline_internal.h"
 #include "search_internal.h"
 
 /* The schedules search starts from, in tie-break order: FAR as configured, FAR with the
@@ -13,10 +14,15 @@
  * tie rule (3g@4 before 3g@0), the baselines, and the learned policy when a model is given. */
 static const struct {
     const char *algo;
+    ms_offline_fn run;
     int four_runs_three, tie_right_first;
 } start_algos[] = {
-    {"far", -1, -1}, {"far", 1, -1}, {"far", -1, 1},
-    {"fixpartbest", -1, -1}, {"miso-eager", -1, -1}, {"rl", -1, -1},
+    {"far", offline_far, -1, -1},
+    {"far", offline_far, 1, -1},
+    {"far", offline_far, -1, 1},
+    {"fixpartbest", offline_fixpartbest, -1, -1},
+    {"miso-eager", offline_miso_eager, -1, -1},
+    {"rl", ms_rl_offline_schedule, -1, -1},
 };
 
 void search_starts_free(search_starts *st)
@@ -44,8 +50,8 @@ static void start_run(int a, void *ctx)
 {
     start_pool *p = ctx;
     if (!p->skip[a])
-        p->rc[a] = ms_offline_schedule(start_algos[a].algo, p->w, p->gpu, p->gpus, &p->o[a],
-                                       &p->s[a], &p->err[a]);
+        p->rc[a] = offline_run(start_algos[a].run, p->w, p->gpu, p->gpus, &p->o[a], &p->s[a],
+                               &p->err[a]);
 }
 
 int search_start_threads(int threads, int ntasks)
@@ -79,8 +85,8 @@ int search_starts_run(search_starts *st, const ms_workload *w, const ms_gpu_mode
     int to_run = 0;
     for (size_t a = 0; a < NSTART_ALGOS; a++)
         to_run += !p->skip[a];
-    ms_parallel_for((int)NSTART_ALGOS, to_run < 2 ? 1 : search_start_threads(opt->search.threads, w->n),
-                    start_run, p);
+    int threads = to_run < 2 ? 1 : search_start_threads(opt->search.threads, w->n);
+    ms_parallel_for((int)NSTART_ALGOS, threads, start_run, p);
     int rc = MS_OK;
     for (size_t a = 0; a < NSTART_ALGOS; a++) { /* in table order, as if run one by one */
         if (p->skip[a] || rc) {
