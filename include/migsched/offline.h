@@ -104,7 +104,8 @@ const char *ms_rl_queue_name(ms_rl_queue_mode m);
 int ms_concat_parse(const char *text);
 const char *ms_concat_name(ms_concat_mode m);
 
-/* One scheduling algorithm. A new one is one line in the table of offline.c. */
+/* One scheduling algorithm. A new one is one line in the table of offline.c (and a wrapper in
+ * offline_algos.c when its own function takes other arguments). */
 typedef int (*ms_offline_fn)(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                              const ms_offline_options *opt, ms_schedule **out, ms_error *err);
 
