@@ -81,3 +81,19 @@ int cli_common_option(cli_common *c, int opt, const char *arg)
                                              : bad_value(c, "seed", arg, "a non-negative integer");
     }
 }
+
+int cli_next_option(cli_common *c, int argc, char **argv, const char *shortopts,
+                    const struct option *longopts, int *longindex)
+{
+    int opt, rc;
+    c->status = 0;
+    while ((opt = getopt_long(argc, argv, shortopts, longopts, longindex)) != -1) {
+        if ((rc = cli_common_option(c, opt, optarg)) < 0)
+            return opt;
+        if (rc) {
+            c->status = rc;
+            return -1;
+        }
+    }
+    return -1;
+}

@@ -57,12 +57,19 @@ typedef struct cli_common {
     uint64_t seed;
     int threads, gpus;
     bool json;
+    int status; /* after cli_next_option returned -1: 2 when a value was bad, else 0 */
 } cli_common;
 
 /* Reads opt (getopt_long's return) with its argument when it is one of the options
  * c->takes. Returns -1 when it is not (the command reads it), 0 when it was read, 2 after
  * printing why its value is bad. */
 int cli_common_option(cli_common *c, int opt, const char *arg);
+/* getopt_long that reads the options c->takes itself: returns the next option the command
+ * reads, or -1 at the end of the options or after a bad value (then c->status is 2, the
+ * reason printed), so a command's loop is `while ((o = cli_next_option(...)) != -1)`
+ * followed by `if (co.status) return co.status;`. longindex as getopt_long's. */
+int cli_next_option(cli_common *c, int argc, char **argv, const char *shortopts,
+                    const struct option *longopts, int *longindex);
 
 /* Prints "migsched CMD: MESSAGE" on stderr; returns 1 (the input or the work failed). */
 int cli_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -32,18 +32,15 @@ int cmd_bounds(int argc, char **argv)
     const char *initial = "empty";
     int c, rc;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "g:h", opts, NULL)) != -1) {
-        if ((rc = cli_common_option(&co, c, optarg)) >= 0) {
-            if (rc)
-                return rc;
-            continue;
-        }
+    while ((c = cli_next_option(&co, argc, argv, "g:h", opts, NULL)) != -1) {
         switch (c) {
         case 'i': initial = optarg; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
     }
+    if (co.status)
+        return co.status;
     if (!co.gpu || optind != argc - 1) {
         usage(stderr);
         return 2;

@@ -267,14 +267,9 @@ static int parse_args(int argc, char **argv, compare_args *a)
                                          {0, 0, 0, 0}};
     cli_common co = {.cmd = "compare", .takes = CLI_GPU | CLI_GPUS | CLI_JSON,
                      .gpus_max = 1024, .range_words = "a count in ", .gpus = a->gpus};
-    int c, rc;
+    int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "g:G:a:h", opts, NULL)) != -1) {
-        if ((rc = cli_common_option(&co, c, optarg)) >= 0) {
-            if (rc)
-                return rc;
-            continue;
-        }
+    while ((c = cli_next_option(&co, argc, argv, "g:G:a:h", opts, NULL)) != -1) {
         switch (c) {
         case 'a': snprintf(a->algos, sizeof a->algos, "%s", optarg); break;
         case 'm': a->opt.rl.model = optarg; break;
@@ -320,6 +315,8 @@ static int parse_args(int argc, char **argv, compare_args *a)
         default: usage(stderr); return 2;
         }
     }
+    if (co.status)
+        return co.status;
     a->gpu = co.gpu;
     a->gpus = co.gpus;
     a->json = co.json;

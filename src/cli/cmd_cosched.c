@@ -54,12 +54,7 @@ static int cosched_generate(int argc, char **argv)
     int setting = -1, n = 0, c, rc;
     const char *catpath = NULL;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-        if ((rc = cli_common_option(&co, c, optarg)) >= 0) {
-            if (rc)
-                return rc;
-            continue;
-        }
+    while ((c = cli_next_option(&co, argc, argv, "o:h", opts, NULL)) != -1) {
         switch (c) {
         case 'T':
             if ((setting = ms_cosched_setting_lookup(optarg)) < 0)
@@ -75,6 +70,8 @@ static int cosched_generate(int argc, char **argv)
         default: usage(stderr); return 2;
         }
     }
+    if (co.status)
+        return co.status;
     if (setting < 0 || n < 1 || optind < argc)
         return cli_usage_error("cosched", usage, "generate needs --setting and --n");
     ms_cosched_instance *cat, *in;
@@ -123,12 +120,7 @@ static int cosched_experiment(int argc, char **argv)
                      .output = e.csv_path};
     const char *catpath = NULL;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-        if ((rc = cli_common_option(&co, c, optarg)) >= 0) {
-            if (rc)
-                return rc;
-            continue;
-        }
+    while ((c = cli_next_option(&co, argc, argv, "o:h", opts, NULL)) != -1) {
         switch (c) {
         case 'T':
             if ((e.setting = ms_cosched_setting_lookup(optarg)) < 0)
@@ -160,6 +152,8 @@ static int cosched_experiment(int argc, char **argv)
         default: usage(stderr); return 2;
         }
     }
+    if (co.status)
+        return co.status;
     if (e.setting < 0 || e.nn < 1 || optind < argc)
         return cli_usage_error("cosched", usage, "experiment needs --setting and --n");
     e.seed = co.seed;
@@ -201,12 +195,7 @@ static int cosched_schedule(int argc, char **argv)
     double limit = 10;
     const char *plot = NULL;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        if ((rc = cli_common_option(&co, c, optarg)) >= 0) {
-            if (rc)
-                return rc;
-            continue;
-        }
+    while ((c = cli_next_option(&co, argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'a':
             /* an unknown algorithm is bad input (1), as in every command */
@@ -224,6 +213,8 @@ static int cosched_schedule(int argc, char **argv)
         default: usage(stderr); return 2;
         }
     }
+    if (co.status)
+        return co.status;
     if (algo < 0 || optind != argc - 1)
         return cli_usage_error("cosched", usage, "give one INSTANCE file and --algo");
     ms_cosched_instance *in;

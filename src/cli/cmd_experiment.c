@@ -113,12 +113,7 @@ int cmd_experiment(int argc, char **argv)
                      .threads_max = 1024, .range_words = "an integer in ", .seed = 1};
     int c, rc;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "t:g:p:n:r:s:j:b:B:o:M:Ph", opts, NULL)) != -1) {
-        if ((rc = cli_common_option(&co, c, optarg)) >= 0) {
-            if (rc)
-                return rc;
-            continue;
-        }
+    while ((c = cli_next_option(&co, argc, argv, "t:g:p:n:r:s:j:b:B:o:M:Ph", opts, NULL)) != -1) {
         int bad = 0;
         switch (c) {
         case 't': table = optarg; break;
@@ -136,6 +131,8 @@ int cmd_experiment(int argc, char **argv)
         if (bad)
             return bad;
     }
+    if (co.status)
+        return co.status;
     if (!table || optind != argc) {
         usage(stderr);
         return 2;

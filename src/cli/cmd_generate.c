@@ -92,14 +92,9 @@ static int parse_args(int argc, char **argv, struct gen_args *a)
     a->n = -1;
     cli_common co = {.cmd = "generate", .takes = CLI_GPU | CLI_SEED | CLI_JSON | CLI_OUTPUT,
                      .seed = 1, .output = "-"};
-    int c, rc;
+    int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:vh", opts, NULL)) != -1) {
-        if ((rc = cli_common_option(&co, c, optarg)) >= 0) {
-            if (rc)
-                return rc;
-            continue;
-        }
+    while ((c = cli_next_option(&co, argc, argv, "o:vh", opts, NULL)) != -1) {
         switch (c) {
         case 'P': a->preset = optarg; break;
         case 'n':
@@ -117,6 +112,8 @@ static int parse_args(int argc, char **argv, struct gen_args *a)
         default: usage(stderr); return 2;
         }
     }
+    if (co.status)
+        return co.status;
     if (optind < argc)
         return cli_usage_error("generate", NULL, "unexpected argument '%s'", argv[optind]);
     a->gpu = co.gpu;

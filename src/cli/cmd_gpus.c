@@ -35,9 +35,7 @@ int cmd_gpus(int argc, char **argv)
     int c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-        if (cli_common_option(&co, c, optarg) >= 0)
-            continue; /* --json, which cannot fail */
+    while ((c = cli_next_option(&co, argc, argv, "+h", opts, NULL)) != -1) {
         if (c == 'h') {
             printf("usage: migsched gpus [--json]\n"
                    "  Lists the built-in GPU models with their profiles; --json prints each model\n"
@@ -91,14 +89,9 @@ int cmd_partitions(int argc, char **argv)
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     cli_common co = {.cmd = "partitions", .takes = CLI_GPU | CLI_JSON};
-    int canonical = 0, keep_useless = 0, c, rc;
+    int canonical = 0, keep_useless = 0, c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "g:h", opts, NULL)) != -1) {
-        if ((rc = cli_common_option(&co, c, optarg)) >= 0) {
-            if (rc)
-                return rc;
-            continue;
-        }
+    while ((c = cli_next_option(&co, argc, argv, "g:h", opts, NULL)) != -1) {
         switch (c) {
         case 'c': canonical = 1; break;
         case 'k': keep_useless = 1; break;
@@ -106,6 +99,8 @@ int cmd_partitions(int argc, char **argv)
         default: partitions_usage(stderr); return 2;
         }
     }
+    if (co.status)
+        return co.status;
     if (!co.gpu || optind < argc) {
         partitions_usage(stderr);
         return 2;

@@ -107,14 +107,9 @@ static int hier_setups(int argc, char **argv)
         {"c", required_argument, 0, 'c'}, CLI_LONG_JSON, {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     cli_common co = {.cmd = "hier", .takes = CLI_JSON};
-    int c0 = 1, c1 = MS_HIER_MAX_C, o, rc;
+    int c0 = 1, c1 = MS_HIER_MAX_C, o;
     optind = 1;
-    while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        if ((rc = cli_common_option(&co, o, optarg)) >= 0) {
-            if (rc)
-                return rc;
-            continue;
-        }
+    while ((o = cli_next_option(&co, argc, argv, "h", opts, NULL)) != -1) {
         if (o == 'c') {
             if (!cli_parse_int(optarg, 1, MS_HIER_MAX_C, &c0))
                 return cli_usage_error("hier", hier_usage, "--c must be an integer in 1..4");
@@ -125,6 +120,8 @@ static int hier_setups(int argc, char **argv)
             return cli_usage_error("hier", hier_usage, "unknown option");
         }
     }
+    if (co.status)
+        return co.status;
     if (optind < argc)
         return cli_usage_error("hier", hier_usage, "setups takes no arguments");
     json_t *arr = json_array();
@@ -179,12 +176,7 @@ int cmd_hier(int argc, char **argv)
     ms_hier_lookahead lookahead = {MS_HIER_LOOKAHEAD_DEFAULT, 1};
     ms_hier_policy pol = MS_HIER_OPTIMAL;
     optind = 1;
-    while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        if ((rc = cli_common_option(&co, o, optarg)) >= 0) {
-            if (rc)
-                return rc;
-            continue;
-        }
+    while ((o = cli_next_option(&co, argc, argv, "h", opts, NULL)) != -1) {
         switch (o) {
         case 'w': window = optarg; break;
         case 'p':
@@ -216,6 +208,8 @@ int cmd_hier(int argc, char **argv)
         default: return cli_usage_error("hier", hier_usage, "unknown option");
         }
     }
+    if (co.status)
+        return co.status;
     if (optind < argc)
         return cli_usage_error("hier", hier_usage,
                                "unexpected argument (the window is given with --window)");

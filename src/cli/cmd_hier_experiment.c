@@ -203,12 +203,7 @@ int hier_experiment(int argc, char **argv)
     const char *model = NULL;
     hier_sources src = {NULL, NULL, ms_hier_params_default().gamma};
     optind = 1;
-    while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        if ((rc = cli_common_option(&co, o, optarg)) >= 0) {
-            if (rc)
-                return rc;
-            continue;
-        }
+    while ((o = cli_next_option(&co, argc, argv, "h", opts, NULL)) != -1) {
         switch (o) {
         case 'w':
             if (parse_list(optarg, 2, MS_HIER_MAX_W, ws, &nw))
@@ -242,6 +237,8 @@ int hier_experiment(int argc, char **argv)
         default: return cli_usage_error("hier", hier_usage, "unknown option");
         }
     }
+    if (co.status)
+        return co.status;
     if (optind < argc)
         return cli_usage_error("hier", hier_usage, "experiment takes no arguments");
     ms_hier_catalog cat;

@@ -41,13 +41,8 @@ static int parse_opts(const char *cmd, int argc, char **argv, bool filters, int 
     o->timeout = MS_CLIENT_DEFAULT_TIMEOUT;
     cli_common co = {.cmd = cmd, .takes = CLI_JSON};
     opterr = 0;
-    int opt, rc;
-    while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        if ((rc = cli_common_option(&co, opt, optarg)) >= 0) {
-            if (rc)
-                return rc;
-            continue;
-        }
+    int opt;
+    while ((opt = cli_next_option(&co, argc, argv, "h", opts, NULL)) != -1) {
         switch (opt) {
         case 'c': o->connect = optarg; break;
         case 'T': o->token = optarg; break;
@@ -70,6 +65,8 @@ static int parse_opts(const char *cmd, int argc, char **argv, bool filters, int 
         case 'h': fputs(help, stdout); return 0;
         }
     }
+    if (co.status)
+        return co.status;
     o->json = co.json;
     o->first_arg = optind;
     if (argc - optind > max_args) {

@@ -43,12 +43,7 @@ int cmd_layout(int argc, char **argv)
     cli_common co = {.cmd = "layout", .takes = CLI_GPU | CLI_OUTPUT, .output = "-"};
     int c, rc;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "a:f:n:g:o:h", opts, NULL)) != -1) {
-        if ((rc = cli_common_option(&co, c, optarg)) >= 0) {
-            if (rc)
-                return rc;
-            continue;
-        }
+    while ((c = cli_next_option(&co, argc, argv, "a:f:n:g:o:h", opts, NULL)) != -1) {
         switch (c) {
         case 'a':
             if (!cli_parse_double(optarg, -DBL_MAX, DBL_MAX, &at)) {
@@ -75,6 +70,8 @@ int cmd_layout(int argc, char **argv)
         default: usage(stderr); return 2;
         }
     }
+    if (co.status)
+        return co.status;
     if (optind != argc - 1) {
         usage(stderr);
         return 2;

@@ -103,13 +103,8 @@ static int parse(int argc, char **argv, online_opts *o, void (*usage)(FILE *))
     double v = 0;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "g:h", long_opts, NULL)) != -1) {
-        int rc = cli_common_option(&o->co, c, optarg);
-        if (rc >= 0) {
-            if (rc)
-                return rc;
-            continue;
-        }
+    while ((c = cli_next_option(&o->co, argc, argv, "g:h", long_opts, NULL)) != -1) {
+        int rc;
         rc = 0;
         switch (c) {
         case O_GPUS: rc = num(cmd, "--gpus", optarg, 1, 1 << 20, &v); o->cfg.gpus = (int)v; break;
@@ -180,6 +175,8 @@ static int parse(int argc, char **argv, online_opts *o, void (*usage)(FILE *))
         if (rc)
             return rc;
     }
+    if (o->co.status)
+        return o->co.status;
     if (optind < argc)
         return cli_usage_error(cmd, NULL, "unexpected argument '%s'", argv[optind]);
     return -1;

@@ -96,13 +96,7 @@ static int parse(int argc, char **argv, sweep_opts *o)
 {
     int c, at = -1;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "g:h", opts, &at)) != -1) {
-        int rc = cli_common_option(&o->co, c, optarg);
-        if (rc >= 0) {
-            if (rc)
-                return rc;
-            continue;
-        }
+    while ((c = cli_next_option(&o->co, argc, argv, "g:h", opts, &at)) != -1) {
         bool ok = true;
         switch (c) {
         case O_GPUS: ok = cli_parse_int(optarg, 1, 1 << 20, &o->gpus); break;
@@ -125,6 +119,8 @@ static int parse(int argc, char **argv, sweep_opts *o)
         if (!ok)
             return bad_value(at >= 0 ? opts[at].name : "?", optarg);
     }
+    if (o->co.status)
+        return o->co.status;
     if (optind < argc) {
         return cli_usage_error("online sweep", NULL, "unexpected argument '%s'",
                                argv[optind]);

@@ -87,12 +87,7 @@ int cmd_plot(int argc, char **argv)
     cli_common co = {.cmd = "plot", .takes = CLI_GPU | CLI_OUTPUT};
     int c, rc;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:w:g:t:h", opts, NULL)) != -1) {
-        if ((rc = cli_common_option(&co, c, optarg)) >= 0) {
-            if (rc)
-                return rc;
-            continue;
-        }
+    while ((c = cli_next_option(&co, argc, argv, "o:w:g:t:h", opts, NULL)) != -1) {
         switch (c) {
         case 'w': wpath = optarg; break;
         case 't': title = optarg; break;
@@ -100,6 +95,8 @@ int cmd_plot(int argc, char **argv)
         default: usage(stderr); return 2;
         }
     }
+    if (co.status)
+        return co.status;
     const char *out = co.output, *gpu_name = co.gpu;
     if (!out || optind != argc - 1) {
         usage(stderr);

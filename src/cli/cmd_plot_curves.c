@@ -71,13 +71,8 @@ static int parse_args(int argc, char **argv, curve_args *a)
                                          {"help", 0, 0, 'h'},   {0, 0, 0, 0}};
     cli_common co = {.cmd = "plot", .takes = CLI_OUTPUT};
     optind = 1;
-    int ch, rc;
-    while ((ch = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-        if ((rc = cli_common_option(&co, ch, optarg)) >= 0) {
-            if (rc)
-                return rc;
-            continue;
-        }
+    int ch;
+    while ((ch = cli_next_option(&co, argc, argv, "o:h", opts, NULL)) != -1) {
         const char *bad = NULL;
         switch (ch) {
         case 'c':
@@ -105,6 +100,8 @@ static int parse_args(int argc, char **argv, curve_args *a)
         if (bad)
             return cli_usage_error("plot", NULL, "%s", bad);
     }
+    if (co.status)
+        return co.status;
     a->out = co.output;
     const char *bad = optind < argc ? "a schedule file does not go with --curves"
                       : !a->out     ? "-o FILE.svg is required"

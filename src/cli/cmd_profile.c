@@ -83,12 +83,7 @@ int cmd_profile(int argc, char **argv)
     cli_common co = {.cmd = "profile", .takes = CLI_GPU | CLI_OUTPUT};
     int c, rc;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "d:r:o:m:b:s:g:l:j:h", opts, NULL)) != -1) {
-        if ((rc = cli_common_option(&co, c, optarg)) >= 0) {
-            if (rc)
-                return rc;
-            continue;
-        }
+    while ((c = cli_next_option(&co, argc, argv, "d:r:o:m:b:s:g:l:j:h", opts, NULL)) != -1) {
         switch (c) {
         case 'd':
             if (!cli_parse_int(optarg, 0, INT_MAX, &o.device))
@@ -117,6 +112,8 @@ int cmd_profile(int argc, char **argv)
         default: usage(stderr); return 2;
         }
     }
+    if (co.status)
+        return co.status;
     const char *output = co.output, *gpu = co.gpu;
     if (!output || optind != argc - 1) {
         usage(stderr);

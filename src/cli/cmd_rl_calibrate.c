@@ -99,14 +99,9 @@ static int parse_args(int argc, char **argv, calib_args *a)
         {0, 0, 0, 0}};
     /* -o has no long form here */
     cli_common co = {.cmd = "rl-calibrate", .takes = CLI_SEED | CLI_OUTPUT, .seed = a->seed};
-    int ch, li = -1, rc;
+    int ch, li = -1;
     optind = 1;
-    while ((ch = getopt_long(argc, argv, "o:h", longopts, &li)) != -1) {
-        if ((rc = cli_common_option(&co, ch, optarg)) >= 0) {
-            if (rc)
-                return rc;
-            continue;
-        }
+    while ((ch = cli_next_option(&co, argc, argv, "o:h", longopts, &li)) != -1) {
         const char *bad = NULL; /* what the option's value should have been */
         switch (ch) {
         case 'm': a->model = optarg; break;
@@ -129,6 +124,8 @@ static int parse_args(int argc, char **argv, calib_args *a)
             return cli_usage_error("rl-calibrate", NULL, "--%s: '%s' is not %s",
                                    longopts[li].name, optarg, bad);
     }
+    if (co.status)
+        return co.status;
     a->seed = co.seed;
     a->out = co.output;
     if (!a->model || !a->out || a->passes < 1 || optind < argc)

@@ -174,14 +174,9 @@ static int parse_args(int argc, char **argv, eval_args *a)
         {"help", 0, 0, 'h'},
         {0, 0, 0, 0}};
     cli_common co = {.cmd = "rl-eval", .takes = CLI_GPU | CLI_SEED | CLI_JSON, .seed = a->seed};
-    int ch, li = -1, rc;
+    int ch, li = -1;
     optind = 1;
-    while ((ch = getopt_long(argc, argv, "h", longopts, &li)) != -1) {
-        if ((rc = cli_common_option(&co, ch, optarg)) >= 0) {
-            if (rc)
-                return rc;
-            continue;
-        }
+    while ((ch = cli_next_option(&co, argc, argv, "h", longopts, &li)) != -1) {
         switch (ch) {
         case 'm': a->model = optarg; break;
         case 'p': a->preset = optarg; break;
@@ -213,6 +208,8 @@ static int parse_args(int argc, char **argv, eval_args *a)
         default: usage(stderr); return 2;
         }
     }
+    if (co.status)
+        return co.status;
     a->gpu = co.gpu;
     a->seed = co.seed;
     a->json = co.json;

@@ -216,14 +216,9 @@ int cmd_run(int argc, char **argv)
     const char *workload = NULL, *report = NULL;
     cli_common co = {.cmd = "run", .takes = CLI_GPU | CLI_JSON};
     bool do_cleanup = false, force = false;
-    int c, rc;
+    int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "w:d:b:nl:f:r:j:t:g:qh", opts, NULL)) != -1) {
-        if ((rc = cli_common_option(&co, c, optarg)) >= 0) {
-            if (rc)
-                return rc;
-            continue;
-        }
+    while ((c = cli_next_option(&co, argc, argv, "w:d:b:nl:f:r:j:t:g:qh", opts, NULL)) != -1) {
         switch (c) {
         case 'w': workload = optarg; break;
         case 'd':
@@ -265,6 +260,8 @@ int cmd_run(int argc, char **argv)
         default: usage(stderr); return 2;
         }
     }
+    if (co.status)
+        return co.status;
     if (do_cleanup) {
         if (optind != argc) {
             usage(stderr);

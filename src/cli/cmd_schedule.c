@@ -215,15 +215,10 @@ static int parse_args(int argc, char **argv, schedule_args *a)
                      .say = CLI_SAY_MUST_BE, .gpus_max = 64, .threads_max = 64,
                      .range_words = "an integer in ", .gpus = a->gpus, .seed = a->opt.seed,
                      .threads = a->opt.search.threads};
-    int c, bad = 0, rc;
+    int c, bad = 0;
     const char *rl_only = NULL;
     optind = 1;
-    while (!bad && (c = getopt_long(argc, argv, "g:o:h", opts, NULL)) != -1) {
-        if ((rc = cli_common_option(&co, c, optarg)) >= 0) {
-            if (rc)
-                return rc;
-            continue;
-        }
+    while (!bad && (c = cli_next_option(&co, argc, argv, "g:o:h", opts, NULL)) != -1) {
         switch (c) {
         case 'a': a->algo = optarg; break;
         case 'b': bad = parse_int("--batch", optarg, 1, INT_MAX, &a->opt.batch); break;
@@ -276,6 +271,8 @@ static int parse_args(int argc, char **argv, schedule_args *a)
         default: usage(stderr); return 2;
         }
     }
+    if (co.status)
+        return co.status;
     if (bad)
         return 2;
     a->gpu = co.gpu;

@@ -238,9 +238,7 @@ int cmd_submit(int argc, char **argv)
     int opt, rc = 2;
     cli_common co = {.cmd = CMD, .takes = CLI_JSON};
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-        if (cli_common_option(&co, opt, optarg) >= 0)
-            continue; /* --json, which cannot fail */
+    while ((opt = cli_next_option(&co, argc, argv, "+h", opts, NULL)) != -1) {
         switch (opt) {
         case 'p': f.profile = optarg; break;
         case 's':

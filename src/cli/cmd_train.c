@@ -123,16 +123,10 @@ static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
         {"demonstrator", 1, 0, 'R'}, {0, 0, 0, 0}};
     optind = 1;
     int ch, li = -1;
-    while ((li = -1, ch = getopt_long(argc, argv, "h", longopts, &li)) != -1) {
+    while ((li = -1, ch = cli_next_option(&o->co, argc, argv, "h", longopts, &li)) != -1) {
         char *end = NULL;
         long v = optarg ? strtol(optarg, &end, 10) : 0;
         bool num_ok = optarg && *optarg && end && !*end && v >= 0;
-        int rc = cli_common_option(&o->co, ch, optarg);
-        if (rc >= 0) {
-            if (rc)
-                return rc;
-            continue;
-        }
         switch (ch) {
         case 'p': o->preset = optarg; break;
         case 'o': o->out = optarg; break;
@@ -252,6 +246,8 @@ static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
         return cli_usage_error("train", NULL, "--%s: bad value '%s' (see --help)",
                                li >= 0 ? longopts[li].name : "?", optarg);
     }
+    if (o->co.status)
+        return o->co.status;
     const char *missing = !o->preset                  ? "--preset"
                           : !o->steps                 ? "--steps"
                           : !o->out                   ? "--out"

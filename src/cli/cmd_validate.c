@@ -127,14 +127,9 @@ int cmd_validate(int argc, char **argv)
                                          {0, 0, 0, 0}};
     validate_args a = {.width = 80, .initial = "empty"};
     cli_common co = {.cmd = "validate", .takes = CLI_GPU | CLI_JSON};
-    int c, rc;
+    int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "w:g:h", opts, NULL)) != -1) {
-        if ((rc = cli_common_option(&co, c, optarg)) >= 0) {
-            if (rc)
-                return rc;
-            continue;
-        }
+    while ((c = cli_next_option(&co, argc, argv, "w:g:h", opts, NULL)) != -1) {
         switch (c) {
         case 'w': a.workload = optarg; break;
         case 'T': a.gantt = true; break;
@@ -149,6 +144,8 @@ int cmd_validate(int argc, char **argv)
         default: usage(stderr); return 2;
         }
     }
+    if (co.status)
+        return co.status;
     if (!a.workload || optind != argc - 1) {
         usage(stderr);
         return 2;
