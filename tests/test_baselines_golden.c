@@ -29,7 +29,7 @@ static void assert_valid(const ms_schedule *s, const ms_workload *w)
     int n = ms_schedule_validate_initial(s, w, NULL, &v);
     for (int i = 0; i < v.n; i++)
         print_error("%s: [%s] %s\n", s->algorithm, v.v[i].rule, v.v[i].msg);
-    ms_validation_free(&v);
+    ms_validation_fini(&v);
     assert_int_equal(n, 0);
 }
 

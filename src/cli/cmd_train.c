@@ -367,7 +367,7 @@ static int load_resume(const train_opts *o, ms_train_config *c, ms_rl_model *r, 
                 : add_longest ? "--longest-first"
                 : add_soonest ? "--soonest-placement"
                               : "exact times");
-        ms_model_destroy(r);
+        ms_model_fini(r);
         *have = false;
         return 1;
     }
@@ -382,7 +382,7 @@ static int load_resume(const train_opts *o, ms_train_config *c, ms_rl_model *r, 
     if (new_levels && (!o->fine_tune || c->env.encoding != MS_ENC_EXACT)) {
         fprintf(stderr, "migsched train: %s has %d levels: --levels %d needs --fine-tune and "
                         "exact times\n", o->out, r->env.levels, o->levels);
-        ms_model_destroy(r);
+        ms_model_fini(r);
         *have = false;
         return 1;
     }
@@ -518,7 +518,7 @@ int cmd_train(int argc, char **argv)
         fprintf(stderr, "migsched train: --lr-min %g is above --lr %g\n", c.ppo.lr_min,
                 c.ppo.lr);
         if (have)
-            ms_model_destroy(&resume);
+            ms_model_fini(&resume);
         return 1;
     }
     ms_workload **ws = NULL;
@@ -548,6 +548,6 @@ out:
         ms_workload_free(ws[i]);
     free(ws);
     if (have)
-        ms_model_destroy(&resume);
+        ms_model_fini(&resume);
     return rc;
 }

@@ -53,6 +53,6 @@ int ms_cosched_run(const ms_cosched_instance *in, int algo, double time_limit,
         rc = ms_cosched_caterpillar(in, &lp, out, err);
     else
         rc = ms_cosched_nonpreemptive(in, &lp, out, err);
-    ms_cosched_lp_free(&lp);
+    ms_cosched_lp_fini(&lp);
     return rc;
 }

@@ -187,8 +187,8 @@ static int warm_start(milp *m, int ncols)
         if (ok && !cover_start(m, &c, m->start))
             ok = 2;
         if (ok)
-            ms_cosched_cover_free(&c);
-        ms_cosched_lp_free(&lp);
+            ms_cosched_cover_fini(&c);
+        ms_cosched_lp_fini(&lp);
         if (ok == 2)
             return MS_OK;
         memset(m->start, 0, sizeof(double) * ((size_t)ncols + 1));
@@ -316,6 +316,6 @@ int ms_cosched_direct(const ms_cosched_instance *in, double time_limit,
 out:
     glp_delete_prob(P);
     free(m.e), free(m.arc_from), free(m.arc_edge), free(m.start);
-    ms_cosched_cover_free(&c);
+    ms_cosched_cover_fini(&c);
     return rc;
 }

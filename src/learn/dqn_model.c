@@ -145,13 +145,13 @@ int ms_dqn_model_load(const char *path, ms_dqn_model *m, ms_error *err)
     memset(m, 0, sizeof *m);
     int rc = ms_modelfile_load(path, parse_dqn, m, err);
     if (rc)
-        ms_dqn_model_destroy(m);
+        ms_dqn_model_fini(m);
     return rc;
 }
 
-void ms_dqn_model_destroy(ms_dqn_model *m)
+void ms_dqn_model_fini(ms_dqn_model *m)
 {
-    ms_mlp_destroy(&m->mlp);
+    ms_mlp_fini(&m->mlp);
     free(m->env_json);
     m->env_json = NULL;
 }

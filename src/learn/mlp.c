@@ -89,7 +89,7 @@ int ms_mlp_init(ms_mlp *m, int in, int nhidden, const int *hidden, int nact, ms_
     return ms_mlp_init_sep(m, in, nhidden, hidden, nact, false, rng, err);
 }
 
-void ms_mlp_destroy(ms_mlp *m)
+void ms_mlp_fini(ms_mlp *m)
 {
     free(m->params);
     m->params = NULL;
@@ -109,13 +109,13 @@ int ms_mlp_work_init(ms_mlp_work *w, const ms_mlp *m, int cap, ms_error *err)
     w->logits = malloc((size_t)cap * (size_t)m->nact * sizeof(float));
     w->value = malloc((size_t)cap * sizeof(float));
     if (!ok || !w->logits || !w->value) {
-        ms_mlp_work_destroy(w);
+        ms_mlp_work_fini(w);
         return ms_error_set(err, MS_ENOMEM, "mlp: out of memory");
     }
     return MS_OK;
 }
 
-void ms_mlp_work_destroy(ms_mlp_work *w)
+void ms_mlp_work_fini(ms_mlp_work *w)
 {
     for (int l = 0; l < 2 * MS_MLP_MAX_HIDDEN; l++) {
         free(w->act[l]);

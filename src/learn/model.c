@@ -248,7 +248,7 @@ int ms_model_load(const char *path, ms_rl_model *m, ms_error *err)
     memset(m, 0, sizeof *m);
     int rc = ms_modelfile_load(path, parse_ppo, m, err);
     if (rc)
-        ms_model_destroy(m);
+        ms_model_fini(m);
     return rc;
 }
 
@@ -257,7 +257,7 @@ int ms_model_parse(const char *buf, size_t len, const char *path, ms_rl_model *m
     memset(m, 0, sizeof *m);
     int rc = ms_modelfile_parse(buf, len, path, parse_ppo, m, err);
     if (rc)
-        ms_model_destroy(m);
+        ms_model_fini(m);
     return rc;
 }
 
@@ -266,9 +266,9 @@ float ms_rl_model_gap(const ms_rl_model *m)
     return m->has_rollout_gap ? m->rollout_gap : MS_RL_GAP_DEFAULT;
 }
 
-void ms_model_destroy(ms_rl_model *m)
+void ms_model_fini(ms_rl_model *m)
 {
-    ms_mlp_destroy(&m->mlp);
+    ms_mlp_fini(&m->mlp);
     if (m->has_adam)
-        ms_adam_destroy(&m->adam);
+        ms_adam_fini(&m->adam);
 }

@@ -52,7 +52,7 @@ static void runner_free(runner *r)
 {
     ms_rl_rollout_free(r->ro);
     ms_env_free(r->env);
-    ms_mlp_work_destroy(&r->work);
+    ms_mlp_work_fini(&r->work);
     free(r->obs);
     free(r->mask);
 }

@@ -289,6 +289,6 @@ int ms_rl_offline_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gp
                 ms_schedule_set_stat(s, "rollout_gap", gap);
         }
     }
-    ms_model_destroy(&m);
+    ms_model_fini(&m);
     return rc;
 }
