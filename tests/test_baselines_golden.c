@@ -118,8 +118,13 @@ static void fixpart_infeasible(void **state)
     assert_int_equal(ms_baseline_schedule("fixpart:1-1-1-1", w, gpu, 1, NULL, &s, &err), MS_EINFEASIBLE);
     assert_null(s);
     assert_non_null(strstr(err.msg, "t4"));
+    int stale; /* a failure leaves NULL, never what *out held before */
+    s = (ms_schedule *)&stale;
     assert_int_equal(ms_baseline_schedule("fixpart:3-1", w, gpu, 1, NULL, &s, &err), MS_EINVAL);
+    assert_null(s);
+    s = (ms_schedule *)&stale;
     assert_int_equal(ms_baseline_schedule("fixpart:9", w, gpu, 1, NULL, &s, &err), MS_EINVAL);
+    assert_null(s);
     assert_int_equal(ms_baseline_schedule("fixpart:5", w, gpu, 1, NULL, &s, &err), MS_EINFEASIBLE);
     assert_false(ms_baseline_known("fixpartx"));
     ms_workload_free(w);

@@ -34,6 +34,7 @@ static int lp_schedule(const ms_cosched_instance *in, const ms_cosched_lp *lp,
 int ms_cosched_run(const ms_cosched_instance *in, int algo, double time_limit,
                    ms_cosched_schedule **out, ms_error *err)
 {
+    *out = NULL;
     switch (algo) {
     case MS_COSCHED_MAXPAIR: return ms_cosched_maxpair(in, out, err);
     case MS_COSCHED_SEQUENTIAL: return ms_cosched_sequential(in, out, err);

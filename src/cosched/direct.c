@@ -269,6 +269,7 @@ static int to_cover(const milp *m, glp_prob *P, ms_cosched_cover *c)
 int ms_cosched_direct(const ms_cosched_instance *in, double time_limit,
                       ms_cosched_schedule **out, double *lower, int *optimal, ms_error *err)
 {
+    *out = NULL;
     milp m = {in, 0, 0, 0, NULL, NULL, NULL, 0, 0, NULL};
     ms_cosched_cover c = {in->n, 0, 0, NULL, NULL, calloc((size_t)in->n + 1, sizeof(double))};
     int rc = build_edges(&m);

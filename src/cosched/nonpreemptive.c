@@ -198,6 +198,7 @@ out:
 int ms_cosched_nonpreemptive(const ms_cosched_instance *in, const ms_cosched_lp *lp,
                              ms_cosched_schedule **out, ms_error *err)
 {
+    *out = NULL;
     ms_cosched_cover c;
     int rc = ms_cosched_nonpreemptive_cover(in, lp, &c, err);
     if (!rc)

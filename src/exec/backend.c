@@ -28,6 +28,7 @@ int ms_backend_device_count(const char *kind, const ms_backend_options *opt, int
 int ms_backend_open(const char *kind, int device, const ms_gpu_model *model,
                     const ms_backend_options *opt, ms_backend **out, ms_error *err)
 {
+    *out = NULL;
     const ms_backend_ops *ops = backend_ops(kind, err);
     if (!ops)
         return MS_EINVAL;

@@ -216,6 +216,7 @@ static int profile_all(prof *p, const ms_workload *tasks, ms_workload *out, ms_g
 int ms_profile_run(const ms_workload *tasks, const ms_profile_options *o, ms_workload **out,
                    ms_gpu_model *measured, ms_error *err)
 {
+    *out = NULL;
     if (o->reps < 1)
         return ms_error_set(err, MS_EINVAL, "reps must be >= 1");
     prof p = {.o = o};

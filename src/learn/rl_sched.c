@@ -97,6 +97,7 @@ int ms_rl_schedule_from(const ms_rl_model *model, const ms_gpu_model *gpu,
                         const ms_workload *w, bool online, int rollout, float gap, int part,
                         const double *busy, ms_schedule **out, ms_error *err)
 {
+    *out = NULL;
     runner r;
     if (isnan(gap))
         gap = ms_rl_model_gap(model);
