@@ -324,7 +324,7 @@ int ms_run(const ms_schedule *s, const ms_workload *w, const ms_run_options *o,
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
         c.t0 = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-        ms_run_engine(&c);
+        run_engine(&c);
         r->signal = c.stop_signal;
     }
     ms_journal_close(c.journal, rc == MS_OK && r->nleft == 0, NULL);
