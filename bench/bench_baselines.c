@@ -67,6 +67,6 @@ int main(void)
     }
     printf("experiment sigma, one cell (1000 datasets of 15 tasks, 5 algorithms + 19 FIXPART"
            " each), 1 thread: %.2f s\n", bench_now() - t0);
-    ms_experiment_result_free(&r);
+    ms_experiment_result_fini(&r);
     return 0;
 }

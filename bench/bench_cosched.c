@@ -44,7 +44,7 @@ int main(void)
                        ppt / reps);
             }
             for (int k = 0; k < reps; k++) {
-                ms_cosched_lp_free(&lp[k]);
+                ms_cosched_lp_fini(&lp[k]);
                 ms_cosched_instance_free(in[k]);
             }
         }

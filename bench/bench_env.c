@@ -104,8 +104,8 @@ static void bench_decision(const ms_gpu_model *gpu, const ms_gen_params *gen)
     free(obs);
     free(mask);
     ms_workload_free(wl);
-    ms_mlp_work_destroy(&w);
-    ms_mlp_destroy(&m);
+    ms_mlp_work_fini(&w);
+    ms_mlp_fini(&m);
     ms_env_free(e);
 }
 
@@ -154,7 +154,7 @@ static void run_rule(const ms_rl_model *m, ms_env *e, ms_workload *const *batche
     t->passes = ms_rl_rollout_get_stats(ro).passes;
     free(obs);
     free(mask);
-    ms_mlp_work_destroy(&w);
+    ms_mlp_work_fini(&w);
     ms_rl_rollout_free(ro);
 }
 
@@ -246,7 +246,7 @@ static void bench_rollout(const ms_gpu_model *gpu)
                 ms_workload_free(batches[b]);
         }
         ms_env_free(e);
-        ms_model_destroy(&m);
+        ms_model_fini(&m);
     }
     free(t.lat);
     free(batches);

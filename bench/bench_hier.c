@@ -39,14 +39,14 @@ int main(void)
                 cpu += bench_clock(CLOCK_PROCESS_CPUTIME_ID) - t0;
                 ms_hier_plan_metrics(&plan, &w[k], &m, NULL);
                 thr += m.throughput;
-                ms_hier_plan_free(&plan);
+                ms_hier_plan_fini(&plan);
             }
             printf("%4d %-9s %16.4f %12.3f\n", sizes[si], ms_hier_policy_name(pols[p]), cpu / reps, thr / reps);
         }
         for (int k = 0; k < reps; k++)
-            ms_hier_window_free(&w[k]);
+            ms_hier_window_fini(&w[k]);
     }
     ms_hier_corun_free(cr);
-    ms_hier_catalog_free(&cat);
+    ms_hier_catalog_fini(&cat);
     return 0;
 }

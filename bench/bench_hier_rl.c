@@ -50,7 +50,7 @@ static void bench_config(const ms_hier_catalog *cat, ms_hier_corun *cr, bool gai
                 if (ms_hier_trainer_plan(t, &ws[k], cr, 4, las[l], &p, &err))
                     die("plan", &err);
                 groups += (long)p.n;
-                ms_hier_plan_free(&p);
+                ms_hier_plan_fini(&p);
             }
         double cpu = bench_clock(CLOCK_PROCESS_CPUTIME_ID) - c0, wall = bench_now() - w0;
         printf("%s decision (W=12, C_max=4, 512/256/128, lookahead %d, depth %d): %.3f ms CPU "
@@ -86,7 +86,7 @@ static void bench_config(const ms_hier_catalog *cat, ms_hier_corun *cr, bool gai
            updates);
 
     for (int k = 0; k < 12; k++)
-        ms_hier_window_free(&ws[k]);
+        ms_hier_window_fini(&ws[k]);
     ms_hier_trainer_free(t);
 }
 
@@ -101,6 +101,6 @@ int main(void)
     bench_config(&cat, cr, false);
     bench_config(&cat, cr, true);
     ms_hier_corun_free(cr);
-    ms_hier_catalog_free(&cat);
+    ms_hier_catalog_fini(&cat);
     return 0;
 }

@@ -38,8 +38,8 @@ static int bench(const char *model, int gpus, int jobs, int policy, bool check, 
            ms_online_policy_name(policy), check ? "check" : "", r.events, dt, r.events / dt,
            r.total_migrations, r.mean_wait);
     *secs = dt;
-    ms_online_result_free(&r);
-    ms_online_workload_free(&w);
+    ms_online_result_fini(&r);
+    ms_online_workload_fini(&w);
     return 0;
 }
 

@@ -114,7 +114,7 @@ int main(int argc, char **argv)
                        lit_longer[1], reps, lit_gap[0] / reps, lit_gap[1] / reps);
             fflush(stdout);
         }
-        ms_model_destroy(&m);
+        ms_model_fini(&m);
     }
     return 0;
 }

@@ -105,7 +105,7 @@ static void leaf(search *b, double ms)
     int bad = ms_schedule_validate_initial(b->cur, b->w, b->init, &v);
     for (int i = 0; i < v.n && bad; i++)
         print_message("candidate invalid: [%s] %s\n", v.v[i].rule, v.v[i].msg);
-    ms_validation_free(&v);
+    ms_validation_fini(&v);
     assert_int_equal(bad, 0);
     assert_float_equal(ms_schedule_makespan(b->cur), ms, 1e-12);
     b->leaves++;

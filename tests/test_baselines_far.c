@@ -21,7 +21,7 @@ static double makespan_opt(const char *algo, const ms_workload *w, const ms_gpu_
     int bad = ms_schedule_validate(s, w, &v);
     if (bad)
         fail_msg("%s: invalid [%s] %s", algo, v.v[0].rule, v.v[0].msg);
-    ms_validation_free(&v);
+    ms_validation_fini(&v);
     double m = ms_schedule_makespan(s);
     ms_schedule_free(s);
     return m;

@@ -29,7 +29,7 @@ static void assert_valid(const ms_schedule *s, const ms_workload *w)
     int n = ms_schedule_validate_initial(s, w, NULL, &v);
     for (int i = 0; i < v.n; i++)
         print_error("%s: [%s] %s\n", s->algorithm, v.v[i].rule, v.v[i].msg);
-    ms_validation_free(&v);
+    ms_validation_fini(&v);
     assert_int_equal(n, 0);
 }
 
@@ -118,8 +118,13 @@ static void fixpart_infeasible(void **state)
     assert_int_equal(ms_baseline_schedule("fixpart:1-1-1-1", w, gpu, 1, NULL, &s, &err), MS_EINFEASIBLE);
     assert_null(s);
     assert_non_null(strstr(err.msg, "t4"));
+    int stale; /* a failure leaves NULL, never what *out held before */
+    s = (ms_schedule *)&stale;
     assert_int_equal(ms_baseline_schedule("fixpart:3-1", w, gpu, 1, NULL, &s, &err), MS_EINVAL);
+    assert_null(s);
+    s = (ms_schedule *)&stale;
     assert_int_equal(ms_baseline_schedule("fixpart:9", w, gpu, 1, NULL, &s, &err), MS_EINVAL);
+    assert_null(s);
     assert_int_equal(ms_baseline_schedule("fixpart:5", w, gpu, 1, NULL, &s, &err), MS_EINFEASIBLE);
     assert_false(ms_baseline_known("fixpartx"));
     ms_workload_free(w);

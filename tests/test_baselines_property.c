@@ -14,7 +14,7 @@ static void assert_valid(const ms_schedule *s, const ms_workload *w, const char 
     int n = ms_schedule_validate(s, w, &v);
     for (int i = 0; i < v.n && i < 5; i++)
         print_error("%s (%s): [%s] %s\n", s->algorithm, what, v.v[i].rule, v.v[i].msg);
-    ms_validation_free(&v);
+    ms_validation_fini(&v);
     assert_int_equal(n, 0);
     ms_metrics m;
     ms_schedule_metrics(s, w, &m);

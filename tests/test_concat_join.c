@@ -77,7 +77,7 @@ static void check_valid(const ms_schedule *s, const ms_workload *w, int c)
     ms_validation v = {0};
     if (ms_schedule_validate(s, w, &v))
         fail_msg("case %d: joint plan invalid: %s", c, v.v[0].msg);
-    ms_validation_free(&v);
+    ms_validation_fini(&v);
 }
 
 static void test_property(void **state)
@@ -215,7 +215,7 @@ static void test_property_from_layout(void **state)
         ms_validation v = {0};
         if (ms_schedule_validate_initial(b, wb, &l, &v))
             fail_msg("case %d: batch invalid on the layout: %s", c, v.v[0].msg);
-        ms_validation_free(&v);
+        ms_validation_fini(&v);
         ms_workload *w = joint_workload(wa, wb);
         for (int m = MS_CONCAT_TRIVIAL; m <= MS_CONCAT_OVERLAP; m++) {
             ms_schedule *j = join(first, now, b, wb, wa->n, (ms_concat_mode)m);

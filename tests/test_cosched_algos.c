@@ -105,7 +105,7 @@ static void test_plp_brute_force(void **state)
         assert_true(fabs(lp.makespan - want) <= 1e-7 * want);
         /* G(x*) is a pseudo-forest: no component has more edges than vertices. */
         assert_true(lp.nedges <= in->n);
-        ms_cosched_lp_free(&lp);
+        ms_cosched_lp_fini(&lp);
         ms_cosched_instance_free(in);
     }
 }
@@ -141,7 +141,7 @@ static void check_all(const ms_cosched_instance *in, int with_direct)
             assert_true(ms_cosched_preemptions(s, NULL) <= in->n);
         ms_cosched_schedule_free(s);
     }
-    ms_cosched_lp_free(&lp);
+    ms_cosched_lp_fini(&lp);
 }
 
 static void test_all_algorithms_validate(void **state)
@@ -222,7 +222,7 @@ static void test_fig11_lp_worst_case(void **state)
     ms_cosched_lp lp;
     assert_int_equal(ms_cosched_plp(in, &lp, NULL), 0);
     assert_true(fabs(lp.makespan - opt) < 1e-9);
-    ms_cosched_lp_free(&lp);
+    ms_cosched_lp_fini(&lp);
     /* The two solutions of the figure, built by hand. */
     ms_cosched_edge ring[64], star[64];
     int nr = 0, ns = 0;

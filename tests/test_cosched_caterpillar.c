@@ -150,7 +150,7 @@ static void test_lp_solutions(void **state)
             checked++, preempted += got > 0;
             ms_cosched_schedule_free(s);
         }
-        ms_cosched_lp_free(&lp);
+        ms_cosched_lp_fini(&lp);
         ms_cosched_instance_free(in);
     }
     ms_cosched_instance_free(cat);

@@ -152,13 +152,17 @@ static void test_csv_errors(void **state)
 static void test_read_errors(void **state)
 {
     (void)state;
-    ms_cosched_instance *in;
+    int stale; /* a failure leaves NULL, never what *out held before */
+    ms_cosched_instance *in = (ms_cosched_instance *)&stale;
     ms_error err;
     assert_int_equal(ms_cosched_read("/nonexistent/x.json", 0, &in, &err), MS_EIO);
     assert_non_null(strstr(err.msg, "/nonexistent/x.json"));
+    assert_null(in);
     char *path = test_write_temp("  {\"tasks\": 3}");
+    in = (ms_cosched_instance *)&stale;
     assert_int_equal(ms_cosched_read(path, 0, &in, &err), MS_EINVAL);
     assert_non_null(strstr(err.msg, path));
+    assert_null(in);
     unlink(path);
     free(path);
 }

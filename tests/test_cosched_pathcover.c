@@ -98,7 +98,7 @@ static void test_nonpreemptive_is_optimal_edge_breaking(void **state)
         assert_true(fabs(got - want) <= 1e-7 * want);
         with_breaks += got > lp.makespan * (1 + 1e-9);
         ms_cosched_schedule_free(s);
-        ms_cosched_lp_free(&lp);
+        ms_cosched_lp_fini(&lp);
         ms_cosched_instance_free(in);
     }
     assert_true(with_breaks > 10); /* the test exercised real edge breaking */
@@ -129,7 +129,7 @@ static void test_direct_bound(void **state)
         ms_cosched_schedule_free(d);
         ms_cosched_schedule_free(np);
         ms_cosched_schedule_free(mp);
-        ms_cosched_lp_free(&lp);
+        ms_cosched_lp_fini(&lp);
         ms_cosched_instance_free(in);
     }
 }

@@ -811,7 +811,7 @@ static void test_batch_overlap(void **state)
     }
     assert_true(real_second < real_long_end);
     md_store_free_jobs(jobs, got);
-    ms_validation_free(&v);
+    ms_validation_fini(&v);
     ms_workload_free(w);
     ms_schedule_free(plan);
 }

@@ -72,8 +72,8 @@ static void test_dueling_gradient(void **state)
     for (int r = 0; r < rows; r++)
         assert_true(fabsf((q[r * A] + q[r * A + 1] + q[r * A + 2]) / 3 - w.value[r]) < 1e-5f);
     free(grad);
-    ms_mlp_work_destroy(&w);
-    ms_mlp_destroy(&m);
+    ms_mlp_work_fini(&w);
+    ms_mlp_fini(&m);
 }
 
 /* A contextual bandit: 4 contexts, 5 actions; reward of action a in context s is
@@ -168,7 +168,7 @@ static void test_bandit_optimum(void **state)
         /* The learned Q of the best action is close to its reward. */
         assert_true(fabs(q[bandit_best[s]] - pay[s][bandit_best[s]]) < 0.15);
     }
-    ms_mlp_work_destroy(&w);
+    ms_mlp_work_fini(&w);
 
     /* Same seed, same network bit for bit; another seed, another network. */
     bandit b2;
@@ -210,7 +210,7 @@ static void test_mdp_optimum(void **state)
     }
     assert_true(fabs(ret - 1.0) < 1e-9);
     assert_true(fabsf(q0[0] - 1.0f) < 0.15f && fabsf(q0[1] - 0.5f) < 0.15f);
-    ms_mlp_work_destroy(&w);
+    ms_mlp_work_fini(&w);
     ms_dqn_free(d);
 }
 
@@ -280,7 +280,7 @@ static void test_model_file(void **state)
     assert_int_equal(r.cfg.eps_steps, 999);
     assert_int_equal(r.cfg.hidden[1], 6);
     assert_true(r.cfg.lr == m.cfg.lr && r.cfg.gamma == m.cfg.gamma);
-    ms_dqn_model_destroy(&r);
+    ms_dqn_model_fini(&r);
 
     /* A PPO policy file is refused by format. */
     ms_rl_model p;
@@ -293,7 +293,7 @@ static void test_model_file(void **state)
     char *ppo = test_write_temp("");
     assert_int_equal(ms_model_save(ppo, &p, NULL), 0);
     expect_reject(ppo, "expected migsched-dqn-model/1");
-    ms_mlp_destroy(&p.mlp);
+    ms_mlp_fini(&p.mlp);
     ms_error err;
     /* And the PPO reader refuses the DQN file by format. */
     assert_int_equal(ms_model_load(path, &p, &err), MS_EINVAL);
@@ -319,7 +319,7 @@ static void test_model_file(void **state)
     expect_reject(path, "bad magic");
     unlink(path);
     free(path);
-    ms_dqn_model_destroy(&m);
+    ms_dqn_model_fini(&m);
 }
 
 int main(void)

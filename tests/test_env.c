@@ -361,7 +361,7 @@ static void random_episodes(const char *gpu, bool direct, bool online, ms_encodi
         if (bad)
             fail_msg("%s direct=%d online=%d async=%d soonest=%d episode %d: %s: %s", gpu,
                      direct, online, async, soonest, ep, v.v[0].rule, v.v[0].msg);
-        ms_validation_free(&v);
+        ms_validation_fini(&v);
         int initial = 0;
         for (int i = 0; i < s->ninst; i++)
             initial += isnan(s->inst[i].create_start);

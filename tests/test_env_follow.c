@@ -61,7 +61,7 @@ static double follow(ms_env *e, const ms_workload *w, const ms_schedule *s)
     ms_validation v;
     if (ms_schedule_validate(got, w, &v))
         fail_msg("the followed plan breaks %s: %s", v.v[0].rule, v.v[0].msg);
-    ms_validation_free(&v);
+    ms_validation_fini(&v);
     ms_schedule_free(got);
     return ms_env_now(e);
 }

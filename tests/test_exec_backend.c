@@ -274,9 +274,14 @@ static void test_fake_rules(void **unused)
 static void test_sim_backend(void **unused)
 {
     const ms_gpu_model *m = ms_gpu_builtin("A30-24GB");
-    ms_backend *b = NULL;
+    int stale; /* a failure leaves NULL, never what *out held before */
+    ms_backend *b = (ms_backend *)&stale;
     ms_error err;
     assert_int_equal(ms_backend_open("sim", 0, NULL, NULL, &b, &err), MS_EINVAL);
+    assert_null(b);
+    b = (ms_backend *)&stale;
+    assert_int_equal(ms_backend_open("nosuch", 0, m, NULL, &b, &err), MS_EINVAL);
+    assert_null(b);
     assert_int_equal(ms_backend_open("sim", 0, m, NULL, &b, &err), MS_OK);
     ms_mig_instance a, c, list[MS_MAX_MIG];
     assert_int_equal(ms_backend_create(b, at(m, "2g.12gb", 2), &a, &err), MS_OK);

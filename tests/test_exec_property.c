@@ -19,7 +19,7 @@ static void replay(const ms_schedule *s, const ms_workload *w, const char *what)
     ms_validation v;
     if (ms_schedule_validate(s, w, &v))
         fail_msg("%s: invalid plan: %s: %s", what, v.v[0].rule, v.v[0].msg);
-    ms_validation_free(&v);
+    ms_validation_fini(&v);
     ms_run_options o = {.backend = "sim", .ndevices = s->gpus};
     for (int g = 0; g < s->gpus; g++)
         o.devices[g] = g;

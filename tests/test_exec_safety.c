@@ -44,18 +44,18 @@ static void test_device_lock(void **unused)
 {
     ms_device_lock *a, *b, *other;
     ms_error err;
-    assert_int_equal(ms_device_lock_acquire(NULL, "GPU-1234", &a, &err), MS_OK);
-    assert_int_equal(ms_device_lock_acquire(NULL, "GPU-1234", &b, &err), MS_EBUSY);
+    assert_int_equal(ms_device_lock_open(NULL, "GPU-1234", &a, &err), MS_OK);
+    assert_int_equal(ms_device_lock_open(NULL, "GPU-1234", &b, &err), MS_EBUSY);
     assert_null(b);
     char pid[64];
     snprintf(pid, sizeof pid, "in use by migsched process %ld", (long)getpid());
     assert_non_null(strstr(err.msg, pid));
-    assert_int_equal(ms_device_lock_acquire(dir, "GPU-5678", &other, &err), MS_OK);
-    ms_device_lock_release(a);
-    assert_int_equal(ms_device_lock_acquire(NULL, "GPU-1234", &b, &err), MS_OK);
-    ms_device_lock_release(b);
-    ms_device_lock_release(other);
-    assert_int_equal(ms_device_lock_acquire(NULL, "../GPU", &b, &err), MS_EINVAL);
+    assert_int_equal(ms_device_lock_open(dir, "GPU-5678", &other, &err), MS_OK);
+    ms_device_lock_close(a);
+    assert_int_equal(ms_device_lock_open(NULL, "GPU-1234", &b, &err), MS_OK);
+    ms_device_lock_close(b);
+    ms_device_lock_close(other);
+    assert_int_equal(ms_device_lock_open(NULL, "../GPU", &b, &err), MS_EINVAL);
 }
 
 /* The driver gives a new instance the lowest free GPU-instance id: after ours is removed

@@ -23,7 +23,7 @@ static ms_schedule *run(const char *algo, const ms_workload *w, const char *gpu,
     int bad = ms_schedule_validate(s, w, &v);
     for (int i = 0; i < v.n; i++)
         print_error("violation %s: %s\n", v.v[i].rule, v.v[i].msg);
-    ms_validation_free(&v);
+    ms_validation_fini(&v);
     assert_int_equal(bad, 0);
     return s;
 }

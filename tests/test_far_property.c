@@ -46,10 +46,10 @@ static ms_schedule *schedule(const char *algo, const ms_workload *w, const ms_gp
         print_error("case %d (%s, %s x%d, n=%d, batch %d, concat %s): %s: %s\n", c, algo,
                     gpu->name, gpus, w->n, o->batch, ms_concat_name(o->far.concat), v.v[0].rule,
                     v.v[0].msg);
-        ms_validation_free(&v);
+        ms_validation_fini(&v);
         fail();
     }
-    ms_validation_free(&v);
+    ms_validation_fini(&v);
     assert_int_equal(s->ntasks, w->n);
     double ms = ms_schedule_makespan(s);
     double lb = ms_bound_lbound(w, gpu, gpus), base = ms_bound_baseline(w, gpu, gpus);

@@ -147,7 +147,7 @@ static void test_bad_params(void **state)
         ms_rng_seed(&rng, 1);
         ms_error err = {0};
         assert_int_equal(ms_generate(a30(), &p, 5, &rng, &w, &err), MS_EINVAL);
-        assert_ptr_equal(w, &sentinel);
+        assert_null(w); /* a failure leaves NULL */
         if (!strstr(err.msg, cases[i].needle))
             fail_msg("%s: \"%s\" lacks \"%s\"", cases[i].field, err.msg, cases[i].needle);
     }

@@ -20,7 +20,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    ms_hier_catalog_free(&cat);
+    ms_hier_catalog_fini(&cat);
     return 0;
 }
 
@@ -64,8 +64,8 @@ static void test_window_formats_agree(void **state)
     assert_memory_equal(&a.jobs[0], ms_hier_catalog_find(&cat, "lavaMD"), sizeof a.jobs[0]);
     assert_int_equal(a.jobs[1].cls, MS_HIER_MI);
     assert_near(a.jobs[1].cache, 1.0, 0);
-    ms_hier_window_free(&a);
-    ms_hier_window_free(&b);
+    ms_hier_window_fini(&a);
+    ms_hier_window_fini(&b);
 }
 
 static void test_window_errors(void **state)
@@ -100,7 +100,7 @@ static void test_catalogue_file(void **state)
     assert_int_equal(c.jobs[0].cls, MS_HIER_US);
     assert_int_equal(c.jobs[0].unseen, 1);
     assert_int_equal(c.jobs[1].cls, MS_HIER_CI);
-    ms_hier_catalog_free(&c);
+    ms_hier_catalog_fini(&c);
     unlink(p);
     free(p);
     p = test_write_temp("name,solo,serial,mem\na,10,0.99,0.05\na,20,0.05,0.3\n");
@@ -126,13 +126,13 @@ static void test_missing_files(void **state)
     assert_non_null(strstr(err.msg, "/nonexistent/catalogue.csv"));
     assert_null(none.jobs);
     assert_int_equal(none.n, 0);
-    ms_hier_catalog_free(&none);
+    ms_hier_catalog_fini(&none);
     ms_hier_window win;
     memset(&win, 0x5a, sizeof win);
     assert_int_equal(ms_hier_window_read("/nonexistent/window.csv", NULL, &win, &err), MS_EIO);
     assert_null(win.jobs);
     assert_null(win.commands);
-    ms_hier_window_free(&win);
+    ms_hier_window_fini(&win);
 }
 
 static void expect_table_error(const char *text, const char *where, const char *what)
@@ -189,12 +189,12 @@ static void test_measured_table_replaces_model(void **state)
     assert_string_equal(plan.groups[pair].setup.id, "private:3g(100)+4g(100)");
     assert_near(plan.groups[pair].corun, 60, 1e-12);
     assert_near(plan.total, 60 + 36, 1e-9);
-    ms_hier_plan_free(&plan);
+    ms_hier_plan_fini(&plan);
     /* MPS only: the measured MPS row (90 s) beats time sharing (102 s) and is taken */
     assert_int_equal(ms_hier_solve(&w, cr, 4, MS_HIER_MPS, MS_HIER_NOMIG, &plan, &err), 0);
     assert_near(plan.total, 90 + 36, 1e-9);
-    ms_hier_plan_free(&plan);
-    ms_hier_window_free(&w);
+    ms_hier_plan_fini(&plan);
+    ms_hier_window_fini(&w);
     ms_hier_corun_free(cr);
 }
 

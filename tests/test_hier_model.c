@@ -126,13 +126,13 @@ static void test_catalogue_classes(void **state)
         int dom = q / 3;
         for (int k = 0; k < 3; k++)
             assert_int_equal(per[k], dom == 3 ? 4 : k == dom ? 6 : 3);
-        ms_hier_window_free(&w);
+        ms_hier_window_fini(&w);
     }
     /* a measured 1-GPC time overrides the model: 5% slower makes any job unscalable */
     ms_hier_profile p = *ms_hier_catalog_find(&cat, "lavaMD");
     p.t_1gpc = p.solo * 1.05;
     assert_int_equal(ms_hier_classify(&p, &par), MS_HIER_US);
-    ms_hier_catalog_free(&cat);
+    ms_hier_catalog_fini(&cat);
 }
 
 static ms_hier_profile job(const char *name, double solo, double s, double m)

@@ -40,7 +40,7 @@ static int teardown(void **state)
 {
     fixture *f = *state;
     ms_hier_corun_free(f->cr);
-    ms_hier_catalog_free(&f->cat);
+    ms_hier_catalog_fini(&f->cat);
     free(f);
     return 0;
 }
@@ -104,9 +104,9 @@ static void test_plans_valid(void **state)
                 ms_hier_plan p;
                 assert_int_equal(ms_hier_trainer_plan(t, &w, f->cr, c, MS_HIER_GREEDY, &p, NULL), 0);
                 check_plan(&p, &w, f->cr, c);
-                ms_hier_plan_free(&p);
+                ms_hier_plan_fini(&p);
             }
-            ms_hier_window_free(&w);
+            ms_hier_window_fini(&w);
         }
         /* Groups larger than the agent's action space are refused. */
         ms_hier_window w;
@@ -114,7 +114,7 @@ static void test_plans_valid(void **state)
         ms_hier_plan p;
         ms_error err;
         assert_int_equal(ms_hier_trainer_plan(t, &w, f->cr, cmax + 1, MS_HIER_GREEDY, &p, &err), MS_EINVAL);
-        ms_hier_window_free(&w);
+        ms_hier_window_fini(&w);
         ms_hier_trainer_free(t);
     }
     best_setup = gains = false;
@@ -136,8 +136,8 @@ static void test_long_queue(void **state)
     for (size_t g = 0; g < p.n; g++)
         for (int i = 1; i < p.groups[g].c; i++)
             assert_int_equal(p.groups[g].job[i] / 4, p.groups[g].job[0] / 4);
-    ms_hier_plan_free(&p);
-    ms_hier_window_free(&w);
+    ms_hier_plan_fini(&p);
+    ms_hier_window_fini(&w);
     ms_hier_trainer_free(t);
 }
 
@@ -175,7 +175,7 @@ static char *train_twice(fixture *f, const ms_hier_window *w, const ms_hier_plan
         assert_int_equal(ms_hier_trainer_plan(t, w, f->cr, 3, MS_HIER_GREEDY, &p, NULL), 0);
         check_plan(&p, w, f->cr, 3);
         total[run] = p.total;
-        ms_hier_plan_free(&p);
+        ms_hier_plan_fini(&p);
         paths[run] = test_write_temp("");
         assert_int_equal(ms_hier_trainer_save(t, paths[run], NULL), 0);
         ms_hier_trainer_free(t);
@@ -231,14 +231,14 @@ static void test_learns_optimum(void **state)
     ms_hier_plan p;
     assert_int_equal(ms_hier_rl_plan(&w, f->cr, 3, paths[0], MS_HIER_GREEDY, &p, NULL), 0);
     assert_true(p.total <= opt.total * (1 + 1e-9));
-    ms_hier_plan_free(&p);
+    ms_hier_plan_fini(&p);
     ms_error err;
     assert_int_equal(ms_hier_rl_plan(&w, f->cr, 4, paths[0], MS_HIER_GREEDY, &p, &err), MS_EINVAL);
     assert_non_null(strstr(err.msg, "up to 3"));
     unlink_both(paths);
-    ms_hier_plan_free(&opt);
-    ms_hier_plan_free(&ts);
-    ms_hier_window_free(&w);
+    ms_hier_plan_fini(&opt);
+    ms_hier_plan_fini(&ts);
+    ms_hier_window_fini(&w);
 }
 
 /* The agent, trained in the modes set on the 5-job window below alone, plans its optimum. */
@@ -256,10 +256,10 @@ static void learn_small_optimum(fixture *f)
     check_plan(&p, &w, f->cr, 3);
     if (p.total > opt.total * (1 + 1e-9))
         fail_msg("agent total %.6f, optimum %.6f", p.total, opt.total);
-    ms_hier_plan_free(&p);
-    ms_hier_plan_free(&opt);
+    ms_hier_plan_fini(&p);
+    ms_hier_plan_fini(&opt);
     ms_hier_trainer_free(t);
-    ms_hier_window_free(&w);
+    ms_hier_window_fini(&w);
 }
 
 /* With --best-setup the agent picks job sets only, and with --gains it sees the co-run
@@ -310,7 +310,7 @@ static void test_model_rejections(void **state)
     s[0] = 'm';
     /* A network whose size does not match the environment. */
     m.mlp.in++;
-    ms_mlp_destroy(&m.mlp);
+    ms_mlp_fini(&m.mlp);
     ms_rng rng;
     ms_rng_seed(&rng, 1);
     assert_int_equal(ms_mlp_init(&m.mlp, 4 * 17 + 1, 3, m.cfg.hidden, 4 + 8, &rng, NULL), 0);
@@ -318,7 +318,7 @@ static void test_model_rejections(void **state)
     assert_int_equal(ms_dqn_model_save(path, &m, NULL), 0);
     assert_int_equal(ms_hier_agent_load(path, &a, &err), MS_EINVAL);
     assert_non_null(strstr(err.msg, "inputs"));
-    ms_dqn_model_destroy(&m);
+    ms_dqn_model_fini(&m);
     /* Not a model at all. */
     FILE *fp = fopen(path, "wb");
     fputs("lavaMD,stream\n", fp);
@@ -455,7 +455,7 @@ static void test_gain_rows(void **state)
                         break;
                 hier_rl_ops.step(e, a, &done);
             }
-            ms_hier_window_free(&w);
+            ms_hier_window_fini(&w);
         }
         hier_rl_env_free(e);
     }
@@ -489,7 +489,7 @@ static void test_gain_model(void **state)
     assert_int_equal(ms_dqn_model_load(path, &m, NULL), 0);
     assert_non_null(strstr(m.env_json, "gains3"));
     assert_int_equal(m.mlp.in, 6 * (HIER_RL_FEATURES + HIER_RL_GAIN_FEATURES));
-    ms_dqn_model_destroy(&m);
+    ms_dqn_model_fini(&m);
     ms_rng rng;
     ms_rng_seed(&rng, 3);
     ms_hier_window w;
@@ -500,9 +500,9 @@ static void test_gain_model(void **state)
     assert_int_equal(ms_hier_trainer_plan(t, &w, cr, 3, MS_HIER_GREEDY, &q, NULL), 0);
     assert_int_equal(p.n, q.n);
     assert_float_equal(p.total, q.total, 1e-9);
-    ms_hier_plan_free(&p);
-    ms_hier_plan_free(&q);
-    ms_hier_window_free(&w);
+    ms_hier_plan_fini(&p);
+    ms_hier_plan_fini(&q);
+    ms_hier_window_fini(&w);
     unlink(path);
     free(path);
     ms_hier_trainer_free(t);
@@ -550,7 +550,7 @@ static void test_lookahead(void **state)
                     fail_msg("lookahead %d depth 2: %.9g s, depth 1 %.9g s", K, deeper.total,
                              p.total);
                 deeper_faster += deeper.total < p.total * (1 - 1e-9);
-                ms_hier_plan_free(&deeper);
+                ms_hier_plan_fini(&deeper);
                 assert_int_equal(ms_hier_trainer_plan(t, &w, f->cr, 4, la, &again, NULL), 0);
                 assert_int_equal(again.n, p.n);
                 assert_true(again.total == p.total);
@@ -564,13 +564,13 @@ static void test_lookahead(void **state)
                 ms_validation v = {0};
                 if (ms_schedule_validate(x.schedule, x.workload, &v))
                     fail_msg("lookahead %d: %s: %s", K, v.v[0].rule, v.v[0].msg);
-                ms_validation_free(&v);
-                ms_hier_exec_free(&x);
-                ms_hier_plan_free(&again);
-                ms_hier_plan_free(&p);
+                ms_validation_fini(&v);
+                ms_hier_exec_fini(&x);
+                ms_hier_plan_fini(&again);
+                ms_hier_plan_fini(&p);
             }
-            ms_hier_plan_free(&g);
-            ms_hier_window_free(&w);
+            ms_hier_plan_fini(&g);
+            ms_hier_window_fini(&w);
         }
         ms_hier_window w;
         assert_int_equal(ms_hier_window_mix(&f->cat, 0, 6, -1, &rng, &w, NULL), 0);
@@ -581,7 +581,7 @@ static void test_lookahead(void **state)
             assert_int_equal(ms_hier_trainer_plan(t, &w, f->cr, 4, bad[b], &p, &err), MS_EINVAL);
             assert_non_null(strstr(err.msg, "lookahead"));
         }
-        ms_hier_window_free(&w);
+        ms_hier_window_fini(&w);
         ms_hier_trainer_free(t);
     }
     best_setup = gains = false;
@@ -618,7 +618,7 @@ static void test_rf_weight(void **state)
             ret += hier_rl_ops.step(e, a, &done);
         }
         assert_float_equal(ret, 1 - e->corun_total / e->solo_total, 1e-9);
-        ms_hier_window_free(&w);
+        ms_hier_window_fini(&w);
     }
     char *json = hier_rl_env_json(e, NULL);
     assert_non_null(strstr(json, "\"rf_weight\":0"));
@@ -704,7 +704,7 @@ static void test_expert_values(void **state)
                 }
                 hier_rl_ops.step(e, a, &done);
             }
-            ms_hier_window_free(&w);
+            ms_hier_window_fini(&w);
         }
         hier_rl_expert_free(&x);
         hier_rl_env_free(e);
@@ -742,8 +742,8 @@ static void test_expert_pretrain(void **state)
         unlink_both(paths);
     }
     best_setup = false;
-    ms_hier_plan_free(&opt);
-    ms_hier_window_free(&w);
+    ms_hier_plan_fini(&opt);
+    ms_hier_window_fini(&w);
 }
 
 int main(void)

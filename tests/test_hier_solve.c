@@ -22,7 +22,7 @@ static int teardown(void **state)
 {
     (void)state;
     ms_hier_corun_free(cr);
-    ms_hier_catalog_free(&cat);
+    ms_hier_catalog_fini(&cat);
     return 0;
 }
 
@@ -81,9 +81,9 @@ static void test_dp_matches_brute_force(void **state)
             int block[16];
             double want = brute(&w, cm, fam, block, (int)n, 0, 0);
             assert_near(plan.total, want, 1e-9 * want);
-            ms_hier_plan_free(&plan);
+            ms_hier_plan_fini(&plan);
         }
-        ms_hier_window_free(&w);
+        ms_hier_window_fini(&w);
     }
 }
 
@@ -115,12 +115,12 @@ static void test_policies_property(void **state)
                 assert_near(m.fairness, 1.0, 1e-12);
             }
             total[p] = plan.total;
-            ms_hier_plan_free(&plan);
+            ms_hier_plan_fini(&plan);
         }
         assert_true(total[MS_HIER_OPTIMAL] <= total[MS_HIER_MPS] + 1e-9);
         assert_true(total[MS_HIER_OPTIMAL] <= total[MS_HIER_MIG2] + 1e-9);
         assert_true(total[MS_HIER_OPTIMAL] <= total[MS_HIER_TIMESHARE] + 1e-9);
-        ms_hier_window_free(&w);
+        ms_hier_window_fini(&w);
     }
 }
 
@@ -139,7 +139,7 @@ static void test_plan_check_rejects(void **state)
     assert_int_not_equal(ms_hier_plan_check(&plan, &w, cr, 3, &err), 0);
     plan.groups[0].time[0] /= 1.01;
     assert_int_not_equal(ms_hier_plan_check(&plan, &w, cr, plan.groups[0].c - 1, &err), 0);
-    ms_hier_plan_free(&plan);
+    ms_hier_plan_fini(&plan);
     /* an explicit plan: every job alone but one twice */
     ms_hier_setup solo;
     assert_int_equal(ms_hier_setup_by_id("solo", &solo), 0);
@@ -150,7 +150,7 @@ static void test_plan_check_rejects(void **state)
     assert_non_null(strstr(err.msg, "kmeans"));
     assert_int_equal(ms_hier_plan_add(&plan, &w, cr, &j1, &solo, &err), 0);
     assert_int_not_equal(ms_hier_plan_check(&plan, &w, cr, 1, &err), 0);
-    ms_hier_plan_free(&plan);
+    ms_hier_plan_fini(&plan);
     /* two memory-bound jobs on 10/90 MPS are slower than time sharing: refused */
     ms_hier_setup s;
     assert_int_equal(ms_hier_setup_by_id("mps:10+90", &s), 0);
@@ -160,9 +160,9 @@ static void test_plan_check_rejects(void **state)
     int both[2] = {0, 1};
     assert_int_equal(ms_hier_plan_add(&plan, &w2, cr, both, &s, &err), MS_EINVAL);
     assert_non_null(strstr(err.msg, "time sharing"));
-    ms_hier_plan_free(&plan);
-    ms_hier_window_free(&w2);
-    ms_hier_window_free(&w);
+    ms_hier_plan_fini(&plan);
+    ms_hier_window_fini(&w2);
+    ms_hier_window_fini(&w);
 }
 
 /* Same inputs, same plan, byte for byte; mixes from the same seed are the same. */
@@ -184,10 +184,10 @@ static void test_deterministic(void **state)
     assert_int_equal(ms_hier_solve(&b, cr, 4, MS_HIER_OPTIMAL, MS_HIER_NOMIG, &p2, &err), 0);
     assert_int_equal(p1.n, p2.n);
     assert_memory_equal(p1.groups, p2.groups, p1.n * sizeof *p1.groups);
-    ms_hier_plan_free(&p1);
-    ms_hier_plan_free(&p2);
-    ms_hier_window_free(&a);
-    ms_hier_window_free(&b);
+    ms_hier_plan_fini(&p1);
+    ms_hier_plan_fini(&p2);
+    ms_hier_window_fini(&a);
+    ms_hier_window_fini(&b);
 }
 
 /* Every chosen plan maps to valid MIG placements: rendered on the A100-40GB it passes the
@@ -214,7 +214,7 @@ static void test_render_valid(void **state)
             int bad = ms_schedule_validate(x.schedule, x.workload, &v);
             if (bad)
                 fail_msg("policy %s: %s: %s", ms_hier_policy_name(p), v.v[0].rule, v.v[0].msg);
-            ms_validation_free(&v);
+            ms_validation_fini(&v);
             int expect = 0;
             for (size_t i = 0; i < plan.n; i++) {
                 const ms_hier_setup *s = &plan.groups[i].setup;
@@ -229,10 +229,10 @@ static void test_render_valid(void **state)
                 int slices = gpu->profiles[x.schedule->inst[k].profile].slices;
                 assert_true(slices == 7 || slices == 4 || slices == 3);
             }
-            ms_hier_exec_free(&x);
-            ms_hier_plan_free(&plan);
+            ms_hier_exec_fini(&x);
+            ms_hier_plan_fini(&plan);
         }
-        ms_hier_window_free(&w);
+        ms_hier_window_fini(&w);
     }
     /* the A30 has no 3- and 7-slice profiles: refused with a reason */
     ms_hier_window w;
@@ -243,8 +243,8 @@ static void test_render_valid(void **state)
     assert_int_equal(ms_hier_solve(&w, cr, 4, MS_HIER_OPTIMAL, MS_HIER_NOMIG, &plan, &err), 0);
     assert_int_equal(ms_hier_render(&plan, &w, ms_gpu_builtin("A30-24GB"), &x, &err), MS_EINVAL);
     assert_non_null(strstr(err.msg, "A100-class"));
-    ms_hier_plan_free(&plan);
-    ms_hier_window_free(&w);
+    ms_hier_plan_fini(&plan);
+    ms_hier_window_fini(&w);
 }
 
 /* ms_hier_plan_window: each exhaustive policy plans as ms_hier_solve does; default with no
@@ -265,15 +265,15 @@ static void test_plan_window(void **state)
     assert_int_equal(ms_hier_solve(&w, cr, 4, MS_HIER_OPTIMAL, MS_HIER_NOMIG, &want, &err), 0);
     assert_int_equal(got.n, want.n);
     assert_memory_equal(got.groups, want.groups, got.n * sizeof *got.groups);
-    ms_hier_plan_free(&got);
-    ms_hier_plan_free(&want);
+    ms_hier_plan_fini(&got);
+    ms_hier_plan_fini(&want);
 
     ms_hier_layout best;
     assert_int_equal(ms_hier_default_layout(&w, 1, cr, 4, &best, &err), 0);
     assert_int_equal(ms_hier_plan_window(&w, cr, 4, MS_HIER_DEFAULT, NULL, MS_HIER_GREEDY,
                                          &layout, &got, &err), 0);
     assert_int_equal(layout, (int)best);
-    ms_hier_plan_free(&got);
+    ms_hier_plan_fini(&got);
 
     ms_hier_layout other = best == MS_HIER_SHARED ? MS_HIER_PRIVATE : MS_HIER_SHARED;
     layout = (int)other;
@@ -283,13 +283,13 @@ static void test_plan_window(void **state)
     assert_int_equal(ms_hier_solve(&w, cr, 4, MS_HIER_DEFAULT, other, &want, &err), 0);
     assert_int_equal(got.n, want.n);
     assert_memory_equal(got.groups, want.groups, got.n * sizeof *got.groups);
-    ms_hier_plan_free(&got);
-    ms_hier_plan_free(&want);
+    ms_hier_plan_fini(&got);
+    ms_hier_plan_fini(&want);
 
     assert_int_equal(ms_hier_plan_window(&w, cr, 4, MS_HIER_RL, "no-such-model.bin",
                                          MS_HIER_GREEDY, &layout, &got, &err), MS_EIO);
     assert_non_null(strstr(err.msg, "no-such-model.bin"));
-    ms_hier_window_free(&w);
+    ms_hier_window_fini(&w);
 }
 
 int main(void)

@@ -100,11 +100,11 @@ static void validator_rule(void **state)
     assert_int_equal(ms_schedule_validate(s, w, NULL), 0);          /* structurally fine */
     assert_int_equal(ms_schedule_validate_initial(s, w, NULL, &v), 1); /* not from empty */
     assert_string_equal(v.v[0].rule, MS_RULE_INITIAL);
-    ms_validation_free(&v);
+    ms_validation_fini(&v);
     assert_int_equal(ms_initial_parse("2-1-1", gpu, 1, &l, &err), 0);
     assert_int_equal(ms_schedule_validate_initial(s, w, &l, &v), 2); /* 1g@2, 1g@3 unlisted */
     assert_non_null(strstr(v.v[0].msg, "does not list"));
-    ms_validation_free(&v);
+    ms_validation_fini(&v);
     ms_initial_fini(&l);
     ms_initial_init(&l);
     assert_int_equal(ms_initial_add(&l, gpu, 0, (ms_placement){p2, 0}, 0, &err), 0);
@@ -112,7 +112,7 @@ static void validator_rule(void **state)
     l.inst[0].busy_until = 0.5; /* busy: the task may not start before 0.5 */
     assert_int_equal(ms_schedule_validate_initial(s, w, &l, &v), 1);
     assert_non_null(strstr(v.v[0].msg, "busy until 0.5"));
-    ms_validation_free(&v);
+    ms_validation_fini(&v);
     ms_initial_fini(&l);
     ms_schedule_free(s);
     ms_workload_free(w);
@@ -172,7 +172,7 @@ static void check_algo(const char *algo, const ms_workload *w, const ms_gpu_mode
     for (int i = 0; i < v.n && i < 5; i++)
         print_error("%s on %s x%d from %s, n=%d: [%s] %s\n", algo, gpu->name, gpus, layout,
                     w->n, v.v[i].rule, v.v[i].msg);
-    ms_validation_free(&v);
+    ms_validation_fini(&v);
     assert_int_equal(bad, 0);
     double lb = ms_bound_lbound_present(w, gpu, gpus, ms_initial_present_sizes(l, gpu));
     double mk = ms_schedule_makespan(s), base_lb = ms_bound_baseline(w, gpu, gpus);

@@ -74,8 +74,8 @@ static void check_mlp_gradient(bool separate)
             assert_true(grad[i] == 0.0f);
     }
     free(grad);
-    ms_mlp_work_destroy(&w);
-    ms_mlp_destroy(&m);
+    ms_mlp_work_fini(&w);
+    ms_mlp_fini(&m);
 }
 
 static void test_gradient_check(void **state)
@@ -118,7 +118,7 @@ static double greedy_return(ms_mlp *m)
         ms_mlp_forward(m, &w, obs, 1);
         ret += toy_step(&t, ms_policy_argmax(w.logits, mask, 3), &done);
     }
-    ms_mlp_work_destroy(&w);
+    ms_mlp_work_fini(&w);
     return ret;
 }
 
@@ -376,7 +376,7 @@ static void test_model_file(void **state)
     assert_int_equal(r.steps, 12345);
     assert_int_equal(r.seed, 77);
     assert_false(r.mlp.separate);
-    ms_model_destroy(&r);
+    ms_model_fini(&r);
 
     /* Training settings: a decayed rate and its floor are kept; a constant rate leaves the
      * header as it was before the decay existed. */
@@ -390,7 +390,7 @@ static void test_model_file(void **state)
     assert_non_null(strstr(header_text(path, text), "\"lr_decay\":\"cosine\""));
     assert_int_equal(ms_model_load(path, &r, NULL), 0);
     assert_true(r.has_train && r.ppo.lr_decay == MS_LR_COSINE && r.ppo.lr_min == 2e-5f);
-    ms_model_destroy(&r);
+    ms_model_fini(&r);
     /* The demonstrator: written only when not FAR; an unknown one is refused by name. */
     assert_null(strstr(header_text(path, text), "demonstrator"));
     m.demo_source = MS_DEMO_SEARCH;
@@ -398,7 +398,7 @@ static void test_model_file(void **state)
     assert_non_null(strstr(header_text(path, text), "\"demonstrator\":\"search\""));
     assert_int_equal(ms_model_load(path, &r, NULL), 0);
     assert_int_equal(r.demo_source, MS_DEMO_SEARCH);
-    ms_model_destroy(&r);
+    ms_model_fini(&r);
     m.demo_source = MS_DEMO_FAR;
     ms_demo_source src;
     assert_int_equal(ms_demo_source_parse("search", &src), 0);
@@ -423,7 +423,7 @@ static void test_model_file(void **state)
         assert_non_null(strstr(header_text(path, text), want));
         assert_int_equal(ms_model_load(path, &r, NULL), 0);
         assert_true(*(bool *)((char *)&r.env + flags[i].at));
-        ms_model_destroy(&r);
+        ms_model_fini(&r);
         *on = false;
     }
     m.env.encoding = MS_ENC_EXACT;
@@ -431,7 +431,7 @@ static void test_model_file(void **state)
     assert_non_null(strstr(header_text(path, text), "\"encoding\":\"exact\""));
     assert_int_equal(ms_model_load(path, &r, NULL), 0);
     assert_int_equal(r.env.encoding, MS_ENC_EXACT);
-    ms_model_destroy(&r);
+    ms_model_fini(&r);
     m.env.encoding = MS_ENC_ONEHOT;
 
     /* The rollout rule's calibrated gap: written only when set, read back; out of range
@@ -439,14 +439,14 @@ static void test_model_file(void **state)
     assert_null(strstr(header_text(path, text), "rollout_gap"));
     assert_int_equal(ms_model_load(path, &r, NULL), 0);
     assert_true(!r.has_rollout_gap && ms_rl_model_gap(&r) == MS_RL_GAP_DEFAULT);
-    ms_model_destroy(&r);
+    ms_model_fini(&r);
     m.has_rollout_gap = true;
     m.rollout_gap = 0.75f;
     assert_int_equal(ms_model_save(path, &m, NULL), 0);
     assert_non_null(strstr(header_text(path, text), "\"rollout_gap\":0.75"));
     assert_int_equal(ms_model_load(path, &r, NULL), 0);
     assert_true(r.has_rollout_gap && ms_rl_model_gap(&r) == 0.75f);
-    ms_model_destroy(&r);
+    ms_model_fini(&r);
     m.rollout_gap = 2000;
     assert_int_equal(ms_model_save(path, &m, NULL), 0);
     ms_error gap_err;
@@ -463,8 +463,8 @@ static void test_model_file(void **state)
     assert_true(r.mlp.separate && r.mlp.nparams == sep.mlp.nparams && !r.has_adam);
     assert_int_equal(r.adam.t, 9); /* kept without the moments, for a file saved again */
     assert_memory_equal(r.mlp.params, sep.mlp.params, sep.mlp.nparams * sizeof(float));
-    ms_model_destroy(&r);
-    ms_mlp_destroy(&sep.mlp);
+    ms_model_fini(&r);
+    ms_mlp_fini(&sep.mlp);
 
     /* A truncated file and a foreign file are rejected with the path in the message. */
     FILE *f = fopen(path, "r+b");
@@ -483,7 +483,7 @@ static void test_model_file(void **state)
     assert_non_null(strstr(err.msg, "magic"));
     unlink(path);
     free(path);
-    ms_model_destroy(&m);
+    ms_model_fini(&m);
 }
 
 int main(void)

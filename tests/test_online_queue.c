@@ -62,9 +62,9 @@ static void test_disciplines_by_hand(void **state)
         simulate(m, &w, &c, &r);
         for (int j = 0; j < 4; j++)
             assert_near(r.start[j], cases[i].start[j], 1e-9);
-        ms_online_result_free(&r);
+        ms_online_result_fini(&r);
     }
-    ms_online_workload_free(&w);
+    ms_online_workload_fini(&w);
 }
 
 /* An overloaded random workload with every profile, the whole GPU included. */
@@ -124,10 +124,10 @@ static void test_disciplines_keep_invariants(void **state)
                 if (c.queue == MS_QUEUE_FCFS && c.policy == MS_POLICY_FF_STATIC)
                     for (int j = 1; j < w.n; j++)
                         assert_true(r.start[j] >= r.start[j - 1] - 1e-9);
-                ms_online_result_free(&r);
+                ms_online_result_fini(&r);
                 runs++;
             }
-            ms_online_workload_free(&w);
+            ms_online_workload_fini(&w);
         }
     }
     assert_true(runs > 400);
@@ -158,13 +158,13 @@ static void test_reservation_ends_starvation(void **state)
     ms_online_result r;
     simulate(m, &w, &c, &r);
     assert_true(r.start[big] > 1900);
-    ms_online_result_free(&r);
+    ms_online_result_fini(&r);
     c.queue = MS_QUEUE_RESERVE;
     c.reserve_after = 60;
     simulate(m, &w, &c, &r);
     assert_true(r.start[big] <= 10 + 60 + 30 + 2);
-    ms_online_result_free(&r);
-    ms_online_workload_free(&w);
+    ms_online_result_fini(&r);
+    ms_online_workload_fini(&w);
 }
 
 /* Fig. 2 of paper 002: seven 1g.5gb jobs fill an A100; the short ones leave holes and, with
@@ -207,7 +207,7 @@ static void test_migration_break_even(void **state)
     simulate(m, &w, &c, &r);
     assert_true(r.nmig > 0);
     ms_online_migration first = r.mig[0];
-    ms_online_result_free(&r);
+    ms_online_result_fini(&r);
     double slices = m->profiles[w.jobs[first.job].profile].slices;
     double end_minus_ready = first.gain / first.gain_rate + 1.0;
     double ready_minus_now = first.cost / slices - 1.0;
@@ -217,20 +217,20 @@ static void test_migration_break_even(void **state)
     fig2_config(&c, star + 1e-3);
     simulate(m, &w, &c, &r);
     assert_false(decided(&r, first.t, first.job, first.gain_rate));
-    ms_online_result_free(&r);
+    ms_online_result_fini(&r);
     fig2_config(&c, star - 1e-3);
     simulate(m, &w, &c, &r);
     assert_true(decided(&r, first.t, first.job, first.gain_rate));
-    ms_online_result_free(&r);
+    ms_online_result_fini(&r);
     fig2_config(&c, 1e6);
     simulate(m, &w, &c, &r);
     assert_int_equal(r.total_migrations, 0);
-    ms_online_result_free(&r);
+    ms_online_result_fini(&r);
     c.migration_rule = MS_MIGRATE_ALWAYS;
     simulate(m, &w, &c, &r);
     assert_true(r.total_migrations > 0);
-    ms_online_result_free(&r);
-    ms_online_workload_free(&w);
+    ms_online_result_fini(&r);
+    ms_online_workload_fini(&w);
 }
 
 /* On random loaded traces, every decision of the cost-aware rule has gain > cost (both
@@ -260,8 +260,8 @@ static void test_migration_gain_exceeds_cost(void **state)
         for (int i = 0; i < r.nmig; i++)
             assert_true(r.mig[i].gain > r.mig[i].cost);
         decisions += r.nmig;
-        ms_online_result_free(&r);
-        ms_online_workload_free(&w);
+        ms_online_result_fini(&r);
+        ms_online_workload_fini(&w);
     }
     assert_true(decisions > 20);
 }
@@ -285,14 +285,14 @@ static void test_deterministic_per_discipline(void **state)
             c.reserve_after = 20;
             c.migration_rule = v / MS_QUEUE_COUNT;
             simulate(m, &w, &c, &r[k]);
-            ms_online_workload_free(&w);
+            ms_online_workload_fini(&w);
         }
         assert_int_equal(r[0].n, r[1].n);
         assert_memory_equal(r[0].start, r[1].start, (size_t)r[0].n * sizeof(double));
         assert_memory_equal(r[0].end, r[1].end, (size_t)r[0].n * sizeof(double));
         assert_int_equal(r[0].total_migrations, r[1].total_migrations);
-        ms_online_result_free(&r[0]);
-        ms_online_result_free(&r[1]);
+        ms_online_result_fini(&r[0]);
+        ms_online_result_fini(&r[1]);
     }
 }
 

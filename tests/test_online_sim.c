@@ -122,10 +122,10 @@ static void test_random_traces_keep_invariants(void **state)
                     assert_int_equal(r.total_migrations, 0);
                 if (!c.dynamic)
                     assert_int_equal(r.reconfigurations, 0);
-                ms_online_result_free(&r);
+                ms_online_result_fini(&r);
                 runs++;
             }
-            ms_online_workload_free(&w);
+            ms_online_workload_fini(&w);
         }
     }
     assert_true(runs > 300);
@@ -160,7 +160,7 @@ static void test_contention_timing_by_hand(void **state)
     assert_float_equal(r.end[1], 15.24, 1e-9);
     assert_int_equal(r.creations, 2);
     assert_float_equal(r.makespan, 15.24, 1e-9);
-    ms_online_result_free(&r);
+    ms_online_result_fini(&r);
     /* On two GPUs with balancing (tau 0.1: one 1-slice job makes a GPU Busy) they spread
      * and neither slows the other: both end 10 s after their instance is ready. */
     c.gpus = 2;
@@ -169,8 +169,8 @@ static void test_contention_timing_by_hand(void **state)
     assert_int_not_equal(r.gpu[0], r.gpu[1]);
     assert_float_equal(r.end[0] - r.start[0], 10.0, 1e-9);
     assert_float_equal(r.end[1] - r.start[1], 10.0, 1e-9);
-    ms_online_result_free(&r);
-    ms_online_workload_free(&w);
+    ms_online_result_fini(&r);
+    ms_online_workload_fini(&w);
 }
 
 /* Reconfiguration by hand on one A100-40GB: A (7g, 10 s) is created in 0.24 s and ends at
@@ -201,9 +201,9 @@ static void test_reconfiguration_timing_by_hand(void **state)
         assert_float_equal(r.mean_wait, (0.24 + 9.62 + 0.44) / 3, 1e-9);
         /* turnarounds 5.44, 10.24, 19.62: h = 2 * 0.95 = 1.9 (docs/online.md) */
         assert_float_equal(r.p95_turnaround, 10.24 + 0.9 * (19.62 - 10.24), 1e-9);
-        ms_online_result_free(&r);
+        ms_online_result_fini(&r);
     }
-    ms_online_workload_free(&w);
+    ms_online_workload_fini(&w);
 }
 
 /* Fig. 2 end to end: seven 1g.5gb jobs fill an A100; the short ones leave holes; with tau 0
@@ -230,12 +230,12 @@ static void test_departure_migration_lowers_fragmentation(void **state)
     for (int i = 0; i < r.nmig; i++)
         assert_true(r.mig[i].frag_after < r.mig[i].frag_before - 1e-9);
     assert_sane(&w, &r, 0.0);
-    ms_online_result_free(&r);
+    ms_online_result_fini(&r);
     c.migration = false;
     assert_int_equal(ms_online_simulate(m, &w, &c, &r, NULL), 0);
     assert_int_equal(r.total_migrations, 0);
-    ms_online_result_free(&r);
-    ms_online_workload_free(&w);
+    ms_online_result_fini(&r);
+    ms_online_workload_fini(&w);
 }
 
 /* A GPU left Lazy by a departure pulls a job from a more loaded Busy GPU. */
@@ -258,12 +258,12 @@ static void test_inter_gpu_migration_balances(void **state)
     assert_int_equal(ms_online_simulate(m, &w, &c, &r, NULL), 0);
     assert_int_equal(r.inter_migrations, 1);
     assert_int_not_equal(r.gpu[1], r.gpu[2]);
-    ms_online_result_free(&r);
+    ms_online_result_fini(&r);
     c.migration_cost = 1000;  /* the job would end before the move: not worth it */
     assert_int_equal(ms_online_simulate(m, &w, &c, &r, NULL), 0);
     assert_int_equal(r.inter_migrations, 0);
-    ms_online_result_free(&r);
-    ms_online_workload_free(&w);
+    ms_online_result_fini(&r);
+    ms_online_workload_fini(&w);
 }
 
 static void test_static_layouts(void **state)
@@ -284,16 +284,16 @@ static void test_static_layouts(void **state)
     c.gpus = 2;  /* two GPUs can; each layout works and best is no worse than any */
     assert_int_equal(ms_online_simulate(m, &w, &c, &r, NULL), 0);
     double best = r.mean_turnaround;
-    ms_online_result_free(&r);
+    ms_online_result_fini(&r);
     for (int l = 0; l < MS_LAYOUT_COUNT; l++) {
         c.layout = l;
         assert_int_equal(ms_online_simulate(m, &w, &c, &r, NULL), 0);
         assert_int_equal(r.layout, l);
         assert_true(best <= r.mean_turnaround + 1e-9);
         assert_int_equal(r.reconfigurations, 0);
-        ms_online_result_free(&r);
+        ms_online_result_fini(&r);
     }
-    ms_online_workload_free(&w);
+    ms_online_workload_fini(&w);
 }
 
 /* Linear interpolation between closest ranks, checked by hand: on 1..20, h = 19 * 0.95 =
@@ -327,12 +327,12 @@ static void test_deterministic(void **state)
         ms_online_config_defaults(&c);
         c.gpus = 3;
         assert_int_equal(ms_online_simulate(m, &w, &c, &r[k], NULL), 0);
-        ms_online_workload_free(&w);
+        ms_online_workload_fini(&w);
     }
     assert_memory_equal(r[0].end, r[1].end, (size_t)r[0].n * sizeof(double));
     assert_int_equal(r[0].total_migrations, r[1].total_migrations);
-    ms_online_result_free(&r[0]);
-    ms_online_result_free(&r[1]);
+    ms_online_result_fini(&r[0]);
+    ms_online_result_fini(&r[1]);
 }
 
 /* The baselines' GPU order: a 4g job holds GPU 0, then a 1g job arrives. First fit and
@@ -357,9 +357,9 @@ static void test_owp_elasticbatch_gpu_order(void **state)
         assert_int_equal(r.gpu[0], 0);
         assert_int_equal(r.gpu[1], want[i].gpu);
         assert_int_equal(r.total_migrations, 0);
-        ms_online_result_free(&r);
+        ms_online_result_fini(&r);
     }
-    ms_online_workload_free(&w);
+    ms_online_workload_fini(&w);
 }
 
 /* Like-for-like static layouts: every layout rule holds the same multiset of instances,
@@ -469,8 +469,8 @@ static void test_sweep(void **state)
             ms_online_result r;
             assert_int_equal(ms_online_run_seed(m, &g, &c, 7 + i, &w, &r, &err), 0);
             turn += r.mean_turnaround / 2;
-            ms_online_result_free(&r);
-            ms_online_workload_free(&w);
+            ms_online_result_fini(&r);
+            ms_online_workload_fini(&w);
         }
         assert_float_equal(pt->turnaround, turn, 1e-9 * turn);
     }
@@ -525,8 +525,8 @@ static void test_ablation(void **state)
         assert_int_equal(ms_online_run_seed(m, &g, &c, 3 + s, &w, &r, &err), 0);
         turn += r.mean_turnaround / 2;
         wait += r.mean_wait / 2;
-        ms_online_result_free(&r);
-        ms_online_workload_free(&w);
+        ms_online_result_fini(&r);
+        ms_online_workload_fini(&w);
     }
     assert_true(t.cell[3][3].turnaround == turn && t.cell[3][3].wait == wait);
     a.cfg.gpus = 1;

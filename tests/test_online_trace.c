@@ -36,8 +36,8 @@ static void test_trace_ok(void **state)
     assert_string_equal(ms_online_job_name(&back, 1), "b");
     remove(path);
     free(path);
-    ms_online_workload_free(&back);
-    ms_online_workload_free(&w);
+    ms_online_workload_fini(&back);
+    ms_online_workload_fini(&w);
 }
 
 /* Empty inputs are errors, not empty successes: a header-only trace, zero generated jobs,
@@ -123,7 +123,7 @@ static void test_alibaba_mapping_and_skips(void **state)
     assert_float_equal(w.jobs[0].arrival, 0, 0);
     assert_float_equal(w.jobs[1].arrival, 10, 0);
     assert_float_equal(w.jobs[1].work, 190, 0);
-    ms_online_workload_free(&w);
+    ms_online_workload_fini(&w);
     remove(path);
     free(path);
 }
@@ -187,7 +187,7 @@ static void test_alibaba_real_trace(void **state)
     assert_int_equal(w.skipped_no_gpu, 1088);
     for (int j = 1; j < w.n; j++)
         assert_true(w.jobs[j].arrival >= w.jobs[j - 1].arrival && w.jobs[j].work > 0);
-    ms_online_workload_free(&w);
+    ms_online_workload_fini(&w);
 }
 
 static void test_generator_statistics(void **state)
@@ -220,7 +220,7 @@ static void test_generator_statistics(void **state)
             assert_true(abs(below - w.n / 2) < w.n / 20);
         for (int i = 0; i < g.nmix; i++)
             assert_true(abs(count[g.mix_profile[i]] - w.n / 4) < w.n / 20);
-        ms_online_workload_free(&w);
+        ms_online_workload_fini(&w);
     }
     ms_error err;
     assert_int_equal(ms_online_parse_mix(m, "1g.5gb:3,4g.20gb", &g, NULL), 0);
@@ -273,7 +273,7 @@ static void test_service_by_profile_and_load(void **state)
                 assert_int_equal(below, 0);
             else
                 assert_true(abs(below - n3 / 2) < n3 / 20);
-            ms_online_workload_free(&w);
+            ms_online_workload_fini(&w);
         }
 }
 

@@ -36,7 +36,7 @@ static ms_schedule *run_optimal(const ms_workload *w, const ms_gpu_model *g,
     int bad = ms_schedule_validate_initial(s, w, initial, &v);
     for (int i = 0; i < v.n && bad; i++)
         print_message("invalid: [%s] %s\n", v.v[i].rule, v.v[i].msg);
-    ms_validation_free(&v);
+    ms_validation_fini(&v);
     assert_int_equal(bad, 0);
     double ms = ms_schedule_makespan(s);
     assert_true(ms_schedule_stat(s, "lower_bound") <= ms + EPS);

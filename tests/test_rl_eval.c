@@ -105,14 +105,14 @@ static void test_offline(void **state)
         for (int b = 0; b < r.npos; b++)
             assert_near(r.by_batch[b][k], pos[b][k], 1e-9);
     }
-    ms_rl_eval_result_free(&r);
+    ms_rl_eval_result_fini(&r);
     e.ncompare = MS_RL_EVAL_MAX_COMPARE + 1;
     assert_int_equal(ms_rl_eval_run(gpu, &e, &r, &err), MS_EINVAL);
     e.ncompare = 1;
     e.compare[0] = "no-such-algorithm";
     assert_int_not_equal(ms_rl_eval_run(gpu, &e, &r, &err), 0);
     assert_non_null(strstr(err.msg, "dataset 0"));
-    ms_model_destroy(&m);
+    ms_model_fini(&m);
 }
 
 static void test_online(void **state)
@@ -145,9 +145,9 @@ static void test_online(void **state)
     }
     for (int k = 0; k < 3; k++)
         assert_near(r.mean[k], want[k], 1e-9);
-    ms_rl_eval_result_free(&r);
-    ms_model_destroy(&m);
-    ms_model_destroy(&off);
+    ms_rl_eval_result_fini(&r);
+    ms_model_fini(&m);
+    ms_model_fini(&off);
 }
 
 int main(void)

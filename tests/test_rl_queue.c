@@ -53,7 +53,7 @@ static ms_schedule *plan_with(const char *algo, const ms_workload *w, int model,
         print_error("%s (%s, n=%d, queue %s): %s: %s\n", algo,
                     model >= 0 ? models[model].file : "-", w->n,
                     ms_rl_queue_name((ms_rl_queue_mode)queue), v.v[0].rule, v.v[0].msg);
-        ms_validation_free(&v);
+        ms_validation_fini(&v);
         fail();
     }
     return s;

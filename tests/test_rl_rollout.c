@@ -28,7 +28,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    ms_model_destroy(&model);
+    ms_model_fini(&model);
     return 0;
 }
 
@@ -80,7 +80,7 @@ static void rig_free(rig *g)
     free(g->order);
     free(g->mask);
     free(g->root);
-    ms_mlp_work_destroy(&g->work);
+    ms_mlp_work_fini(&g->work);
     ms_rl_rollout_free(g->ro);
     ms_env_free(g->r);
     ms_env_free(g->e);
@@ -238,7 +238,7 @@ static ms_schedule *plan(const ms_workload *w, int rollout, float gap)
     if (ms_schedule_validate(s, w, &v)) {
         print_error("rollout %d, gap %g, n=%d: %s: %s\n", rollout, (double)gap, w->n,
                     v.v[0].rule, v.v[0].msg);
-        ms_validation_free(&v);
+        ms_validation_fini(&v);
         fail();
     }
     return s;

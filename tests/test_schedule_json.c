@@ -92,7 +92,7 @@ static void test_write_blocks(void **state)
                 size_t len = 0;
                 FILE *f = open_memstream(&buf, &len);
                 ms_error err;
-                assert_int_equal(ms_schedule_write_json_blocks(s, wk, f, block[b], two, &err), 0);
+                assert_int_equal(schedule_write_json_blocks(s, wk, f, block[b], two, &err), 0);
                 fclose(f);
                 assert_int_equal(len, strlen(ref));
                 assert_string_equal(buf, ref);
@@ -261,22 +261,22 @@ static const double edge_doubles[] = {0.0, -0.0, 1.0, 0.1, 0.3, 1e-300, 1e300, D
                                       0.5, 2.5, 0.125, 1e-5, 9.9999999999999995e-5, 1e15,
                                       1e16, 1e17, 123456.5, -7.25e-7};
 
-/* ms_real_digits against the oracle on 300,000 doubles and the edge values. */
+/* real_digits against the oracle on 300,000 doubles and the edge values. */
 static void test_real_digits_oracle(void **st)
 {
     (void)st;
     ms_rng rng;
     ms_rng_seed(&rng, 4242);
     for (size_t i = 0; i < sizeof edge_doubles / sizeof edge_doubles[0]; i++)
-        assert_int_equal(ms_real_digits(edge_doubles[i]), oracle_digits(edge_doubles[i]));
+        assert_int_equal(real_digits(edge_doubles[i]), oracle_digits(edge_doubles[i]));
     for (int i = 0; i < 300000; i++) {
         double x = test_double(&rng, i);
-        if (isfinite(x) && ms_real_digits(x) != oracle_digits(x))
-            fail_msg("%.17g: %d digits, oracle %d", x, ms_real_digits(x), oracle_digits(x));
+        if (isfinite(x) && real_digits(x) != oracle_digits(x))
+            fail_msg("%.17g: %d digits, oracle %d", x, real_digits(x), oracle_digits(x));
     }
 }
 
-/* ms_real_text against jansson itself (the writer's text before it wrote reals itself) at
+/* real_text against jansson itself (the writer's text before it wrote reals itself) at
  * every precision 1..17, on 100,000 doubles, their sign flips and the edge values. */
 static void test_real_text_oracle(void **st)
 {
@@ -294,7 +294,7 @@ static void test_real_text_oracle(void **st)
             char *want = json_dumps(j, JSON_ENCODE_ANY | JSON_REAL_PRECISION(p)), got[32];
             json_decref(j);
             assert_non_null(want);
-            ms_real_text(y, p, got);
+            real_text(y, p, got);
             if (strcmp(got, want))
                 fail_msg("%.17g at %d digits: '%s', jansson '%s'", y, p, got, want);
             free(want);

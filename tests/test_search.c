@@ -51,7 +51,7 @@ static void check_valid(const ms_schedule *s, const ms_workload *w, const ms_gpu
     if (ms_schedule_validate_initial(s, w, initial, &v)) {
         print_error("case %d (%s x%d, n=%d): %s: %s\n", c, gpu->name, gpus, w->n, v.v[0].rule,
                     v.v[0].msg);
-        ms_validation_free(&v);
+        ms_validation_fini(&v);
         fail();
     }
     assert_int_equal(s->ntasks, w->n);

@@ -78,7 +78,7 @@ static void test_given_where_better(void **state)
     c.ppo.separate = m.mlp.separate;
     t = ms_trainer_new(a100(), &c, &m, NULL);
     assert_non_null(t);
-    ms_model_destroy(&m);
+    ms_model_fini(&m);
     ms_error err;
     if (ms_trainer_iterate(t, &st, &err))
         fail_msg("%s", err.msg);
@@ -124,7 +124,7 @@ static void test_checkpoint_keeps_share(void **state)
     assert_int_equal(ms_model_load(path, &m, NULL), MS_OK);
     assert_true(m.has_train);
     assert_near(m.ppo.demo_share, 0.3, 1e-7);
-    ms_model_destroy(&m);
+    ms_model_fini(&m);
     ms_trainer_free(t);
     test_remove_dir(dir);
 }

@@ -61,7 +61,7 @@ static void expect_only(ms_schedule *s, const char *rule, const char *msg_part)
         assert_string_equal(v.v[i].rule, rule);
     if (msg_part)
         assert_non_null(strstr(v.v[0].msg, msg_part));
-    ms_validation_free(&v);
+    ms_validation_fini(&v);
     ms_workload_free(w);
     ms_schedule_free(s);
 }
@@ -72,7 +72,7 @@ static void expect_valid(ms_schedule *s, ms_workload *w)
     int n = ms_schedule_validate(s, w, &v);
     print_violations(&v);
     assert_int_equal(n, 0);
-    ms_validation_free(&v);
+    ms_validation_fini(&v);
     ms_schedule_free(s);
     ms_workload_free(w);
 }
@@ -125,7 +125,7 @@ static void test_duration_cannot_run(void **st)
     assert_int_equal(ms_schedule_validate(s, w, &v), 1);
     assert_string_equal(v.v[0].rule, MS_RULE_TASK_DURATION);
     assert_non_null(strstr(v.v[0].msg, "cannot run on 2 slices"));
-    ms_validation_free(&v);
+    ms_validation_fini(&v);
     ms_schedule_free(s);
     ms_workload_free(w);
 }
@@ -240,7 +240,7 @@ static void test_many_violations(void **st)
     assert_int_equal(v.n, 1000);
     assert_string_equal(v.v[999].rule, MS_RULE_TASK_MISSING);
     assert_non_null(strstr(v.v[999].msg, "task 999 (x)"));
-    ms_validation_free(&v);
+    ms_validation_fini(&v);
     ms_schedule_free(s);
     ms_workload_free(w);
 }
@@ -356,7 +356,7 @@ static void test_two_gpus_valid(void **st)
     assert_int_equal(ms_schedule_validate(s, w, &v), 2);
     assert_string_equal(v.v[0].rule, MS_RULE_SLOT_CONFLICT);
     assert_string_equal(v.v[1].rule, MS_RULE_RECONFIG_SERIAL);
-    ms_validation_free(&v);
+    ms_validation_fini(&v);
     ms_schedule_free(s);
     ms_workload_free(w);
 }
@@ -389,12 +389,12 @@ static void test_large(void **st)
     }
     ms_validation v;
     assert_int_equal(ms_schedule_validate(s, w, &v), 0);
-    ms_validation_free(&v);
+    ms_validation_fini(&v);
     s->task[N - 1].start -= 0.5;  /* the last task on its instance now overlaps the one before */
     s->task[N - 1].end -= 0.5;
     assert_int_equal(ms_schedule_validate(s, w, &v), 1);
     assert_string_equal(v.v[0].rule, MS_RULE_INSTANCE_OVERLAP);
-    ms_validation_free(&v);
+    ms_validation_fini(&v);
     ms_schedule_free(s);
     ms_workload_free(w);
 }
@@ -421,7 +421,7 @@ static void mutate_all(int count, void (*mutate)(ms_schedule *, int), const char
         if (!has_rule(&v, rule))
             print_message("mutation %d: %s not found\n", k, rule);
         assert_true(has_rule(&v, rule));
-        ms_validation_free(&v);
+        ms_validation_fini(&v);
         ms_schedule_free(s);
     }
     ms_workload_free(w);

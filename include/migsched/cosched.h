@@ -91,7 +91,7 @@ typedef struct ms_cosched_lp {
 /* Solves PLP with GLPK (simplex, presolve). Equality constraints: a task progresses exactly
  * p_i, which has the same optimum as the paper's >= when every S_ij <= 1. */
 int ms_cosched_plp(const ms_cosched_instance *inst, ms_cosched_lp *lp, ms_error *err);
-void ms_cosched_lp_free(ms_cosched_lp *lp);
+void ms_cosched_lp_fini(ms_cosched_lp *lp);
 
 /* CaterpillarSplit: an ordering of lp's intervals with the fewest preemptions. */
 int ms_cosched_caterpillar(const ms_cosched_instance *inst, const ms_cosched_lp *lp,
@@ -134,7 +134,7 @@ int ms_cosched_cover_schedule(const ms_cosched_cover *c, ms_cosched_schedule **o
 /* NONPREEMPTIVEALG's cover of an LP solution (ms_cosched_nonpreemptive schedules it). */
 int ms_cosched_nonpreemptive_cover(const ms_cosched_instance *inst, const ms_cosched_lp *lp,
                                    ms_cosched_cover *c, ms_error *err);
-void ms_cosched_cover_free(ms_cosched_cover *c);
+void ms_cosched_cover_fini(ms_cosched_cover *c);
 
 /* Algorithms by name. */
 enum ms_cosched_algo {

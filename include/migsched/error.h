@@ -6,7 +6,9 @@
 
 #define MS_ERR_LEN 512
 
-/* Every fallible function returns 0 on success or one of these, and fills an ms_error. */
+/* Every fallible function returns 0 on success or one of these, and fills an ms_error. One
+ * that hands back an object through an out-parameter (T **out) sets *out to NULL when it
+ * fails, so a caller never holds a stale or freed pointer. */
 enum ms_status {
     MS_OK = 0,
     MS_EINVAL = 1,   /* bad input: file contents, arguments */

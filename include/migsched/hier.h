@@ -67,7 +67,7 @@ typedef struct ms_hier_catalog {
 } ms_hier_catalog;
 /* The built-in catalogue: the 27 programs of Table IV, MODELLED (not measured) profiles. */
 int ms_hier_catalog_builtin(ms_hier_catalog *out, ms_error *err);
-void ms_hier_catalog_free(ms_hier_catalog *c);
+void ms_hier_catalog_fini(ms_hier_catalog *c);
 const ms_hier_profile *ms_hier_catalog_find(const ms_hier_catalog *c, const char *name);
 
 /* ---- Windows ---- */
@@ -78,7 +78,7 @@ typedef struct ms_hier_window {
     ms_hier_profile *jobs;
     char **commands; /* NULL, or n shell commands (NULL entries: none) for running a plan */
 } ms_hier_window;
-void ms_hier_window_free(ms_hier_window *w);
+void ms_hier_window_fini(ms_hier_window *w);
 int ms_hier_window_from_names(const ms_hier_catalog *cat, const char *const *names, size_t n,
                               ms_hier_window *out, ms_error *err);
 /* Reads a window file (docs/hier.md): CSV with a `name` column and optionally every profile
@@ -188,7 +188,7 @@ typedef struct ms_hier_plan {
     ms_hier_group *groups;
     double total; /* sum of CoRunTime over the groups */
 } ms_hier_plan;
-void ms_hier_plan_free(ms_hier_plan *p);
+void ms_hier_plan_fini(ms_hier_plan *p);
 /* Appends a group, computing its times; MS_EINVAL if unknown or slower than time sharing
  * (CoRunTime > SoloRunTime(JS), the first constraint of IV-A). */
 int ms_hier_plan_add(ms_hier_plan *p, const ms_hier_window *w, const ms_hier_corun *cr,
@@ -272,7 +272,7 @@ typedef struct ms_hier_exec {
 } ms_hier_exec;
 int ms_hier_render(const ms_hier_plan *p, const ms_hier_window *w, const ms_gpu_model *gpu,
                    ms_hier_exec *out, ms_error *err);
-void ms_hier_exec_free(ms_hier_exec *x);
+void ms_hier_exec_fini(ms_hier_exec *x);
 /* The thread percentage slot k gets once rendered: its share of its CI, times the CI's
  * share of the 7g instance when the two CIs of a shared-memory setup become one instance
  * (the executor creates one compute instance per GPU instance); 0 = no limit. */

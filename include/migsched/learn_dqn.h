@@ -82,6 +82,6 @@ int ms_dqn_model_save(const char *path, const ms_dqn_model *m, ms_error *err);
 /* Rejects other formats, versions, architectures that do not match the stored parameters,
  * truncated or non-finite parameters, naming path and the problem. */
 int ms_dqn_model_load(const char *path, ms_dqn_model *out, ms_error *err);
-void ms_dqn_model_destroy(ms_dqn_model *m);
+void ms_dqn_model_fini(ms_dqn_model *m);
 
 #endif

@@ -47,9 +47,9 @@ int ms_mlp_shape_sep(ms_mlp *m, int in, int nhidden, const int *hidden, int nact
                      bool separate, ms_error *err);
 int ms_mlp_init_sep(ms_mlp *m, int in, int nhidden, const int *hidden, int nact, bool separate,
                     ms_rng *rng, ms_error *err);
-void ms_mlp_destroy(ms_mlp *m);
+void ms_mlp_fini(ms_mlp *m);
 int ms_mlp_work_init(ms_mlp_work *w, const ms_mlp *m, int cap, ms_error *err);
-void ms_mlp_work_destroy(ms_mlp_work *w);
+void ms_mlp_work_fini(ms_mlp_work *w);
 /* x is rows x in; fills w->logits (rows x nact) and w->value (rows). */
 void ms_mlp_forward(const ms_mlp *m, ms_mlp_work *w, const float *x, int rows);
 /* The same logits without the value (what acting needs). */
@@ -75,7 +75,7 @@ typedef struct ms_adam {
 } ms_adam;
 
 int ms_adam_init(ms_adam *a, size_t n, float lr, ms_error *err);
-void ms_adam_destroy(ms_adam *a);
+void ms_adam_fini(ms_adam *a);
 /* Scales grad to norm <= max_norm (if max_norm > 0), then updates params. Returns the norm
  * before clipping. */
 float ms_adam_step(ms_adam *a, float *params, float *grad, float max_norm);

@@ -68,6 +68,6 @@ int ms_model_load(const char *path, ms_rl_model *out, ms_error *err);
 /* The same from a buffer (source names it in messages); nothing is kept on error. */
 int ms_model_parse(const char *buf, size_t len, const char *source, ms_rl_model *out,
                    ms_error *err);
-void ms_model_destroy(ms_rl_model *m);
+void ms_model_fini(ms_rl_model *m);
 
 #endif

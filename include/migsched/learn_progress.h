@@ -30,6 +30,6 @@ typedef struct ms_progress_log {
 int ms_progress_log_read(const char *path, ms_progress_log *out, ms_error *err);
 int ms_progress_log_parse(const char *buf, size_t len, const char *source, ms_progress_log *out,
                           ms_error *err);
-void ms_progress_log_free(ms_progress_log *log);
+void ms_progress_log_fini(ms_progress_log *log);
 
 #endif

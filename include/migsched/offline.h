@@ -299,7 +299,7 @@ int ms_experiment_run(const ms_experiment *e, ms_experiment_progress progress, v
  * there were. */
 int ms_experiment_write_csv(const ms_experiment *e, const ms_experiment_result *r, FILE *f,
                             ms_error *err);
-void ms_experiment_result_free(ms_experiment_result *r);
+void ms_experiment_result_fini(ms_experiment_result *r);
 
 /* ---- A trained policy against the offline algorithms on the same generated datasets
  * (paper 001): p_opt per batch for offline policies (Table 4), p_online^A for online
@@ -333,9 +333,9 @@ typedef struct ms_rl_eval_result {
     double (*by_batch)[MS_RL_EVAL_MAX_COMPARE + 1]; /* [position]: p_opt of the k-th batch */
 } ms_rl_eval_result;
 
-/* Fills *out (ms_rl_eval_result_free releases it); an error names the dataset. */
+/* Fills *out (ms_rl_eval_result_fini releases it); an error names the dataset. */
 int ms_rl_eval_run(const ms_gpu_model *gpu, const ms_rl_eval *e, ms_rl_eval_result *out,
                    ms_error *err);
-void ms_rl_eval_result_free(ms_rl_eval_result *r);
+void ms_rl_eval_result_fini(ms_rl_eval_result *r);
 
 #endif

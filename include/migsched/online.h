@@ -107,7 +107,7 @@ typedef struct ms_online_workload {
     int skipped_multi_gpu, skipped_no_gpu, skipped_bad_time;
 } ms_online_workload;
 
-void ms_online_workload_free(ms_online_workload *w);
+void ms_online_workload_fini(ms_online_workload *w);
 const char *ms_online_job_name(const ms_online_workload *w, int i);
 
 /* Trace CSV: header `arrival,profile,work[,name]`, one job per line; profile is a profile
@@ -282,7 +282,7 @@ int ms_online_choose_layout(const ms_gpu_model *m, const ms_online_gen *g, ms_on
  * without its profile). */
 int ms_online_simulate(const ms_gpu_model *m, const ms_online_workload *w,
                        const ms_online_config *c, ms_online_result *r, ms_error *err);
-void ms_online_result_free(ms_online_result *r);
+void ms_online_result_fini(ms_online_result *r);
 /* The q-quantile of n ascending values by linear interpolation between closest ranks
  * (Hyndman-Fan type 7, numpy's default): h = (n-1)q, x[floor h] + (h - floor h)(x[floor h + 1]
  * - x[floor h]). p95_turnaround is ms_online_quantile(turnarounds, n, 0.95). */

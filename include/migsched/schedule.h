@@ -145,14 +145,14 @@ typedef struct ms_validation {
 } ms_validation;
 
 /* Returns the number of violations (0 = valid); out may be NULL. Call
- * ms_validation_free on out afterwards. */
+ * ms_validation_fini on out afterwards. */
 int ms_schedule_validate(const ms_schedule *s, const ms_workload *w, ms_validation *out);
 /* The same, and the plan starts from `initial` (NULL: empty): its instances without a
  * creation are exactly those of the layout, and none that is busy runs a task or is
  * destroyed before its busy_until (rule initial-layout). */
 int ms_schedule_validate_initial(const ms_schedule *s, const ms_workload *w,
                                  const ms_initial *initial, ms_validation *out);
-void ms_validation_free(ms_validation *v);
+void ms_validation_fini(ms_validation *v);
 
 /* Rule names used by the validator. */
 #define MS_RULE_TASK_MISSING "task-missing"        /* an input task not scheduled */

@@ -22,6 +22,7 @@ size_t ms_input_max(void)
 /* text: refuse NUL bytes (every text reader would silently cut its strings there). */
 static int read_whole(const char *path, bool text, char **buf, size_t *len, ms_error *err)
 {
+    *buf = NULL;
     FILE *f = fopen(path, "rbe");  /* close-on-exec: never inherited by a job */
     if (!f)
         return ms_error_set(err, MS_EIO, "%s: cannot open: %s", path, strerror(errno));

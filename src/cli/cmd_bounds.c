@@ -30,7 +30,7 @@ int cmd_bounds(int argc, char **argv)
     cli_common co = {.cmd = "bounds", .takes = CLI_GPU | CLI_GPUS | CLI_JSON,
                      .gpus_max = 4096, .gpus = 1};
     const char *initial = "empty";
-    int c, rc;
+    int c;
     optind = 1;
     while ((c = cli_next_option(&co, argc, argv, "g:h", opts, NULL)) != -1) {
         switch (c) {

@@ -78,7 +78,7 @@ static int check(const row *r, const ms_workload *w, const ms_initial *initial)
     for (int i = 0; i < v.n; i++)
         fprintf(stderr, "migsched compare: BUG: %s schedule invalid [%s]: %s\n", r->algo,
                 v.v[i].rule, v.v[i].msg);
-    ms_validation_free(&v);
+    ms_validation_fini(&v);
     return n;
 }
 

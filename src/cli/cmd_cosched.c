@@ -238,7 +238,7 @@ static int cosched_schedule(int argc, char **argv)
                    "%d intervals\n",
                    ms_cosched_algo_name(algo), in->n, mk, lp.makespan, mk / lp.makespan,
                    ms_cosched_preemptions(s, NULL), s->len);
-            ms_cosched_lp_free(&lp);
+            ms_cosched_lp_fini(&lp);
         }
         ms_cosched_schedule_free(s);
     }

@@ -176,13 +176,13 @@ int cmd_experiment(int argc, char **argv)
         ms_initial_fini(&init);
         fprintf(stderr, "\nmigsched experiment: %s\n", err.msg);
         if (r.values)
-            ms_experiment_result_free(&r);
+            ms_experiment_result_fini(&r);
         return 1;
     }
     if (rc == MS_EINTR)
         fprintf(stderr, "\nmigsched experiment: %s; writing what is done\n", err.msg);
     int wrc = write_result(out, &e, &r);
-    ms_experiment_result_free(&r);
+    ms_experiment_result_fini(&r);
     ms_initial_fini(&init);
     return wrc ? wrc : rc == MS_EINTR ? 130 : 0;
 }

@@ -242,9 +242,9 @@ int cmd_hier(int argc, char **argv)
     } else {
         plan_text(&plan, &w, cr, pol, cmax, layout);
     }
-    ms_hier_plan_free(&plan);
-    ms_hier_window_free(&w);
+    ms_hier_plan_fini(&plan);
+    ms_hier_window_fini(&w);
     ms_hier_corun_free(cr);
-    ms_hier_catalog_free(&cat);
+    ms_hier_catalog_fini(&cat);
     return rc ? 1 : 0;
 }

@@ -114,7 +114,7 @@ static int run_point(const mix *mixes, int n, const ms_hier_corun *cr, int cmax,
             res->mean[p].throughput += m->throughput / n;
             res->mean[p].mean_slowdown += m->mean_slowdown / n;
             res->mean[p].fairness += m->fairness / n;
-            ms_hier_plan_free(&plan);
+            ms_hier_plan_fini(&plan);
         }
     return rc;
 }
@@ -267,7 +267,7 @@ int hier_experiment(int argc, char **argv)
             else if (!rc)
                 point_text(ws[a], cs[b], mixes, n, per_mix, &res, model);
             for (int i = 0; i < n; i++)
-                ms_hier_window_free(&mixes[i].w);
+                ms_hier_window_fini(&mixes[i].w);
             free(mixes);
             free(per_mix);
         }
@@ -306,6 +306,6 @@ int hier_experiment(int argc, char **argv)
     }
     json_decref(runs);
     ms_hier_corun_free(cr);
-    ms_hier_catalog_free(&cat);
+    ms_hier_catalog_fini(&cat);
     return rc ? 1 : 0;
 }

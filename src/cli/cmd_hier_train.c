@@ -158,7 +158,7 @@ static int evaluate(ms_hier_trainer *t, const ms_hier_window *ws, const ms_hier_
     if (!rc)
         *tp = mean_throughput(plans, ws);
     for (int k = 0; k < NEVAL; k++)
-        ms_hier_plan_free(&plans[k]);
+        ms_hier_plan_fini(&plans[k]);
     return rc;
 }
 
@@ -173,7 +173,7 @@ static int optimum(const ms_hier_window *ws, const ms_hier_corun *cr, int cmax, 
     if (!rc)
         *tp = mean_throughput(plans, ws);
     for (int k = 0; k < NEVAL; k++)
-        ms_hier_plan_free(&plans[k]);
+        ms_hier_plan_fini(&plans[k]);
     return rc;
 }
 
@@ -308,8 +308,8 @@ int hier_train(int argc, char **argv)
 out:
     ms_hier_trainer_free(t);
     for (int k = 0; k < NEVAL; k++)
-        ms_hier_window_free(&ws[k]);
+        ms_hier_window_fini(&ws[k]);
     ms_hier_corun_free(cr);
-    ms_hier_catalog_free(&cat);
+    ms_hier_catalog_fini(&cat);
     return rc;
 }

@@ -376,16 +376,16 @@ static int simulate(int argc, char **argv)
     ms_online_result r;
     o.cfg.timeline = o.plot || o.timeline;
     if ((rc = tune_layout(&o, &m, &err))) {
-        ms_online_workload_free(&w);
+        ms_online_workload_fini(&w);
         return rc;
     }
     if (ms_online_simulate(&m, &w, &o.cfg, &r, &err)) {
-        ms_online_workload_free(&w);
+        ms_online_workload_fini(&w);
         return cli_fail("online simulate", "%s", err.msg);
     }
     rc = emit(&o, &m, &w, &r, &err);
-    ms_online_result_free(&r);
-    ms_online_workload_free(&w);
+    ms_online_result_fini(&r);
+    ms_online_workload_fini(&w);
     return rc;
 }
 

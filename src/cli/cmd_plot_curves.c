@@ -184,7 +184,7 @@ int cmd_plot_curves(int argc, char **argv)
     rc = 0;
 out:
     for (int i = 0; i < a.nlogs; i++) {
-        ms_progress_log_free(&logs[i]);
+        ms_progress_log_fini(&logs[i]);
         free((void *)s[i].x);
         free(names[i]);
     }

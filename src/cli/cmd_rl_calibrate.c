@@ -172,10 +172,10 @@ int cmd_rl_calibrate(int argc, char **argv)
     if (ms_model_save(a.out, &m, &err))
         goto fail;
     printf("rollout_gap %.2f written to %s\n", (double)chosen, a.out);
-    ms_model_destroy(&m);
+    ms_model_fini(&m);
     return 0;
 fail:
-    ms_model_destroy(&m);
+    ms_model_fini(&m);
 fail_loaded:
     fprintf(stderr, "migsched rl-calibrate: %s\n", err.msg);
     return 1;

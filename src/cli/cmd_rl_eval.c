@@ -253,7 +253,7 @@ int cmd_rl_eval(int argc, char **argv)
     ms_error err;
     if (ms_model_load(a.model, &c.model, &err) ||
         (a.offline && ms_model_load(a.offline, &c.offline_model, &err))) {
-        ms_model_destroy(&c.model);
+        ms_model_fini(&c.model);
         return cli_fail("rl-eval", "%s", err.msg);
     }
     c.has_offline = a.offline != NULL;
@@ -271,9 +271,9 @@ int cmd_rl_eval(int argc, char **argv)
         report(&c, &a);
         rc = 0;
     }
-    ms_rl_eval_result_free(&c.res);
-    ms_model_destroy(&c.model);
+    ms_rl_eval_result_fini(&c.res);
+    ms_model_fini(&c.model);
     if (c.has_offline)
-        ms_model_destroy(&c.offline_model);
+        ms_model_fini(&c.offline_model);
     return rc;
 }

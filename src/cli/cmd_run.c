@@ -142,7 +142,7 @@ static int validate(const ms_schedule *s, const ms_workload *w, const char *path
     if (n)
         fprintf(stderr, "migsched run: %s: not a valid plan for this workload (%d violation%s)\n",
                 path, n, n == 1 ? "" : "s");
-    ms_validation_free(&v);
+    ms_validation_fini(&v);
     return n ? 1 : 0;
 }
 

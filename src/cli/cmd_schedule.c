@@ -156,7 +156,7 @@ static int check(const ms_schedule *s, const ms_workload *w, const ms_initial *i
     int bad = ms_schedule_validate_initial(s, w, initial, &v);
     for (int i = 0; i < v.n && i < 10; i++)
         fprintf(stderr, "migsched schedule: invalid plan (%s): %s\n", v.v[i].rule, v.v[i].msg);
-    ms_validation_free(&v);
+    ms_validation_fini(&v);
     return bad ? 1 : 0;
 }
 

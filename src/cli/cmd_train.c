@@ -363,7 +363,7 @@ static int load_resume(const train_opts *o, ms_train_config *c, ms_rl_model *r, 
                 : add_longest ? "--longest-first"
                 : add_soonest ? "--soonest-placement"
                               : "exact times");
-        ms_model_destroy(r);
+        ms_model_fini(r);
         *have = false;
         return 1;
     }
@@ -378,7 +378,7 @@ static int load_resume(const train_opts *o, ms_train_config *c, ms_rl_model *r, 
     if (new_levels && (!o->fine_tune || c->env.encoding != MS_ENC_EXACT)) {
         fprintf(stderr, "migsched train: %s has %d levels: --levels %d needs --fine-tune and "
                         "exact times\n", o->out, r->env.levels, o->levels);
-        ms_model_destroy(r);
+        ms_model_fini(r);
         *have = false;
         return 1;
     }
@@ -514,7 +514,7 @@ int cmd_train(int argc, char **argv)
         fprintf(stderr, "migsched train: --lr-min %g is above --lr %g\n", c.ppo.lr_min,
                 c.ppo.lr);
         if (have)
-            ms_model_destroy(&resume);
+            ms_model_fini(&resume);
         return 1;
     }
     ms_workload **ws = NULL;
@@ -544,6 +544,6 @@ out:
         ms_workload_free(ws[i]);
     free(ws);
     if (have)
-        ms_model_destroy(&resume);
+        ms_model_fini(&resume);
     return rc;
 }

@@ -109,7 +109,7 @@ static int check(const validate_args *a)
         if (a->gantt)
             ms_schedule_gantt(s, w, stdout, a->width);
     }
-    ms_validation_free(&v);
+    ms_validation_fini(&v);
     ms_workload_free(w);
     ms_schedule_free(s);
     return rc;

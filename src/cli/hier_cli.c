@@ -72,7 +72,7 @@ int hier_load_sources(const hier_sources *src, ms_hier_catalog *cat, ms_hier_cor
         rc = ms_error_set(&err, MS_ENOMEM, "out of memory");
     }
     if (rc) {
-        ms_hier_catalog_free(cat);
+        ms_hier_catalog_fini(cat);
         return cli_fail("hier", "%s", err.msg);
     }
     return 0;

@@ -34,6 +34,7 @@ static int lp_schedule(const ms_cosched_instance *in, const ms_cosched_lp *lp,
 int ms_cosched_run(const ms_cosched_instance *in, int algo, double time_limit,
                    ms_cosched_schedule **out, ms_error *err)
 {
+    *out = NULL;
     switch (algo) {
     case MS_COSCHED_MAXPAIR: return ms_cosched_maxpair(in, out, err);
     case MS_COSCHED_SEQUENTIAL: return ms_cosched_sequential(in, out, err);
@@ -53,6 +54,6 @@ int ms_cosched_run(const ms_cosched_instance *in, int algo, double time_limit,
         rc = ms_cosched_caterpillar(in, &lp, out, err);
     else
         rc = ms_cosched_nonpreemptive(in, &lp, out, err);
-    ms_cosched_lp_free(&lp);
+    ms_cosched_lp_fini(&lp);
     return rc;
 }

@@ -603,6 +603,7 @@ int ms_cosched_caterpillar_count(int nv, int ne, const int *eu, const int *ev)
 int ms_cosched_caterpillar(const ms_cosched_instance *in, const ms_cosched_lp *lp,
                            ms_cosched_schedule **out, ms_error *err)
 {
+    *out = NULL;
     /* A task running alone is a pendant edge to a private leaf vertex (paper 003 4.2.2). */
     int n = in->n, ne = lp->nedges, nv = n + ne, rc = MS_OK;
     int *eu = malloc(sizeof(int) * (size_t)(ne + 1)), *ev = malloc(sizeof(int) * (size_t)(ne + 1));

@@ -73,6 +73,7 @@ static int check_cover(cover_walk *w, ms_error *err)
 int ms_cosched_cover_schedule(const ms_cosched_cover *c, ms_cosched_schedule **out,
                               ms_error *err)
 {
+    *out = NULL;
     int n = c->n, rc = MS_OK;
     cover_walk w = {c, NULL, NULL, NULL, NULL, NULL, NULL, ms_cosched_schedule_new(n)};
     int *mem = calloc((size_t)(6 * n + c->npend + 1), sizeof(int));

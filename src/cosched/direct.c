@@ -187,8 +187,8 @@ static int warm_start(milp *m, int ncols)
         if (ok && !cover_start(m, &c, m->start))
             ok = 2;
         if (ok)
-            ms_cosched_cover_free(&c);
-        ms_cosched_lp_free(&lp);
+            ms_cosched_cover_fini(&c);
+        ms_cosched_lp_fini(&lp);
         if (ok == 2)
             return MS_OK;
         memset(m->start, 0, sizeof(double) * ((size_t)ncols + 1));
@@ -269,6 +269,7 @@ static int to_cover(const milp *m, glp_prob *P, ms_cosched_cover *c)
 int ms_cosched_direct(const ms_cosched_instance *in, double time_limit,
                       ms_cosched_schedule **out, double *lower, int *optimal, ms_error *err)
 {
+    *out = NULL;
     milp m = {in, 0, 0, 0, NULL, NULL, NULL, 0, 0, NULL};
     ms_cosched_cover c = {in->n, 0, 0, NULL, NULL, calloc((size_t)in->n + 1, sizeof(double))};
     int rc = build_edges(&m);
@@ -316,6 +317,6 @@ int ms_cosched_direct(const ms_cosched_instance *in, double time_limit,
 out:
     glp_delete_prob(P);
     free(m.e), free(m.arc_from), free(m.arc_edge), free(m.start);
-    ms_cosched_cover_free(&c);
+    ms_cosched_cover_fini(&c);
     return rc;
 }

@@ -149,7 +149,7 @@ static int run_size(const ms_cosched_experiment *e, const ms_cosched_instance *c
                     continue;
                 rc = run_one(e, in, inst, a, lp.makespan, csv, &st[ni * MS_COSCHED_NALGOS + a], err);
             }
-            ms_cosched_lp_free(&lp);
+            ms_cosched_lp_fini(&lp);
         }
         ms_cosched_instance_free(in);
         if (e->progress)

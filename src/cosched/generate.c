@@ -83,6 +83,7 @@ static int pick_weighted(const ms_cosched_instance *cat, double total_inv, ms_rn
 int ms_cosched_generate(const ms_cosched_instance *cat, int setting, int n, ms_rng *r,
                         ms_cosched_instance **out, ms_error *err)
 {
+    *out = NULL;
     if (n < 1 || setting < 0 || setting > 2)
         return ms_error_set(err, MS_EINVAL, "generate: need n >= 1 and a known setting");
     ms_cosched_instance *in = ms_cosched_instance_new(n);
@@ -126,6 +127,7 @@ static void set_s(ms_cosched_instance *in, int i, int j, double v)
 int ms_cosched_three_partition(const int *a, int m, int B, ms_cosched_instance **out,
                                ms_error *err)
 {
+    *out = NULL;
     long sum = 0;
     for (int i = 0; i < 3 * m; i++) {
         if (a[i] <= 0)

@@ -69,6 +69,7 @@ static int parse_json_root(json_t *root, int catalogue, ms_cosched_instance **ou
 int ms_cosched_parse_json(const char *text, const char *where, int catalogue,
                           ms_cosched_instance **out, ms_error *err)
 {
+    *out = NULL;
     json_error_t je;
     json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
     if (!root)
@@ -184,6 +185,7 @@ static int parse_csv_rows(char *cursor, int lineno, char **head, int n, int cata
 int ms_cosched_parse_csv(const char *text, const char *where, int catalogue,
                          ms_cosched_instance **out, ms_error *err)
 {
+    *out = NULL;
     char *copy = strdup(text), *cursor = copy, **head = NULL;
     int lineno = 0, nh = 0, rc;
     ms_cosched_instance *in = NULL;
@@ -216,6 +218,7 @@ int ms_cosched_parse_csv(const char *text, const char *where, int catalogue,
 
 int ms_cosched_read(const char *path, int catalogue, ms_cosched_instance **out, ms_error *err)
 {
+    *out = NULL;
     char *buf;
     size_t len;
     int rc = ms_read_file(path, &buf, &len, err);

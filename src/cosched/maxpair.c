@@ -31,6 +31,7 @@ static int emit_pair(const ms_cosched_instance *in, int i, int j, ms_cosched_sch
 
 int ms_cosched_maxpair(const ms_cosched_instance *in, ms_cosched_schedule **out, ms_error *err)
 {
+    *out = NULL;
     int n = in->n, m = 0, cap = 1, rc = MS_OK;
     for (int i = 0; i < n; i++)
         for (int j = i + 1; j < n; j++)
@@ -70,6 +71,7 @@ out:
 
 int ms_cosched_sequential(const ms_cosched_instance *in, ms_cosched_schedule **out, ms_error *err)
 {
+    *out = NULL;
     ms_cosched_schedule *s = ms_cosched_schedule_new(in->n);
     int rc = s ? MS_OK : ms_error_set(err, MS_ENOMEM, "out of memory");
     for (int i = 0; i < in->n && !rc; i++)

@@ -138,7 +138,7 @@ out:
     return rc;
 }
 
-void ms_cosched_cover_free(ms_cosched_cover *c)
+void ms_cosched_cover_fini(ms_cosched_cover *c)
 {
     free(c->spine), free(c->pend), free(c->alone);
     c->spine = c->pend = NULL, c->alone = NULL;
@@ -191,17 +191,18 @@ int ms_cosched_nonpreemptive_cover(const ms_cosched_instance *in, const ms_cosch
 out:
     free(deg), free(in_hat), free(keep), free(w);
     if (rc)
-        ms_cosched_cover_free(c);
+        ms_cosched_cover_fini(c);
     return rc;
 }
 
 int ms_cosched_nonpreemptive(const ms_cosched_instance *in, const ms_cosched_lp *lp,
                              ms_cosched_schedule **out, ms_error *err)
 {
+    *out = NULL;
     ms_cosched_cover c;
     int rc = ms_cosched_nonpreemptive_cover(in, lp, &c, err);
     if (!rc)
         rc = ms_cosched_cover_schedule(&c, out, err);
-    ms_cosched_cover_free(&c);
+    ms_cosched_cover_fini(&c);
     return rc;
 }

@@ -4,7 +4,7 @@
 
 #include "migsched/cosched.h"
 
-void ms_cosched_lp_free(ms_cosched_lp *lp)
+void ms_cosched_lp_fini(ms_cosched_lp *lp)
 {
     if (lp)
         free(lp->e);

@@ -34,7 +34,7 @@ typedef enum md_engine_outcome {
 } md_engine_outcome;
 
 /* Opens the configured backend's GPUs (sim: c->gpus simulated c->model; nvml: c->devices,
- * each locked with ms_device_lock_acquire and journalled like `migsched run`), reconciles
+ * each locked with ms_device_lock_open and journalled like `migsched run`), reconciles
  * the store with what the backend and the journal show (instances that exist; jobs that
  * were running: process gone -> md_job_interrupt, requeued under retry, failed under fail;
  * never a job running twice), then starts the scheduling loop. c must hold a model

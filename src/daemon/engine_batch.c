@@ -362,7 +362,7 @@ static int plan_batch(md_engine *e, ms_error *err)
     if (!rc && ms_schedule_validate_initial(s, w, &layout, &v))
         rc = ms_error_set(err, MS_EINVAL, "the batch's plan is not valid: %s",
                           v.n ? v.v[0].msg : "?");
-    ms_validation_free(&v);
+    ms_validation_fini(&v);
     if (!rc)
         rc = standins_kept(e, s, &layout, err);
     opt.far.concat = (ms_concat_mode)e->batch_concat;
@@ -377,7 +377,7 @@ static int plan_batch(md_engine *e, ms_error *err)
     if (!rc && ms_schedule_validate(joint, joint_w, &v))
         rc = ms_error_set(err, MS_EINVAL, "the running plan with the new batch is not "
                           "valid: %s", v.n ? v.v[0].msg : "?");
-    ms_validation_free(&v);
+    ms_validation_fini(&v);
     char *text = NULL;
     if (!rc) {
         snprintf(joint->algorithm, sizeof joint->algorithm, "search");

@@ -30,7 +30,7 @@ static int open_device(md_engine *e, int g, int device, ms_error *err)
         return ms_error_set(err, MS_EINVAL, "device %d: MIG mode is off (enable it, e.g. with "
                             "migsched run --enable-mig or nvidia-smi -mig 1)", device);
     snprintf(gp->uuid, sizeof gp->uuid, "%s", ms_backend_gpu_uuid(gp->be));
-    return ms_device_lock_acquire(NULL, gp->uuid, &gp->lock, err);
+    return ms_device_lock_open(NULL, gp->uuid, &gp->lock, err);
 }
 
 /* What jobs will be confined by, said once at start: nothing (a warning), or why every
@@ -152,7 +152,7 @@ void ei_nvml_close(md_engine *e, bool clean)
         ms_journal_close(e->journal, clean, NULL);
     e->journal = NULL;
     for (int g = 0; g < e->ngpus; g++) {
-        ms_device_lock_release(e->gpu[g].lock);
+        ms_device_lock_close(e->gpu[g].lock);
         e->gpu[g].lock = NULL;
     }
 }

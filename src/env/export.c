@@ -6,6 +6,7 @@
 int ms_env_to_schedule(const ms_env *e, const char *algorithm, ms_schedule **out,
                        ms_error *err)
 {
+    *out = NULL;
     if (e->failed)
         return ms_error_set(err, MS_ENOMEM, "environment: out of memory during the episode");
     ms_schedule *s = ms_schedule_new(&e->gpu, 1, algorithm);

@@ -100,7 +100,7 @@ static int open_device(apply_ctx *c, device *d, ms_error *err)
 {
     int rc = ms_backend_open(c->o->backend, d->index, c->o->model, &c->o->backend_opt, &d->b, err);
     if (rc == MS_OK && !c->dry && ms_backend_gpu_uuid(d->b)[0])
-        rc = ms_device_lock_acquire(c->o->lock_dir, ms_backend_gpu_uuid(d->b), &d->lock, err);
+        rc = ms_device_lock_open(c->o->lock_dir, ms_backend_gpu_uuid(d->b), &d->lock, err);
     if (rc == MS_OK)
         rc = ms_backend_mig_mode(d->b, &d->mig_on, err);
     if (rc == MS_OK && d->mig_on)
@@ -298,7 +298,7 @@ int ms_apply(const ms_migparted *cfgs, const char *name, const ms_apply_options 
         ms_error_prefix(err, "stopped after %d change%s (run apply again to finish)", c->changes,
                         c->changes == 1 ? "" : "s");
     for (int k = 0; k < c->n; k++) {
-        ms_device_lock_release(c->dev[k].lock);
+        ms_device_lock_close(c->dev[k].lock);
         ms_backend_close(c->dev[k].b);
     }
     free(c);

@@ -6,9 +6,9 @@
 
 #include "backend.h"
 
-static const ms_backend_ops *backend_ops(const char *kind, ms_error *err)
+static const exec_backend_ops *backend_ops(const char *kind, ms_error *err)
 {
-    static const ms_backend_ops *const all[] = {&ms_backend_nvml_ops, &ms_backend_sim_ops};
+    static const exec_backend_ops *const all[] = {&exec_backend_nvml_ops, &exec_backend_sim_ops};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (!strcmp(kind, all[i]->kind))
             return all[i];
@@ -19,7 +19,7 @@ static const ms_backend_ops *backend_ops(const char *kind, ms_error *err)
 int ms_backend_device_count(const char *kind, const ms_backend_options *opt, int *n,
                             ms_error *err)
 {
-    const ms_backend_ops *ops = backend_ops(kind, err);
+    const exec_backend_ops *ops = backend_ops(kind, err);
     ms_backend_options none = {0};
     *n = 0;
     return ops ? ops->count(opt ? opt : &none, n, err) : MS_EINVAL;
@@ -28,7 +28,8 @@ int ms_backend_device_count(const char *kind, const ms_backend_options *opt, int
 int ms_backend_open(const char *kind, int device, const ms_gpu_model *model,
                     const ms_backend_options *opt, ms_backend **out, ms_error *err)
 {
-    const ms_backend_ops *ops = backend_ops(kind, err);
+    *out = NULL;
+    const exec_backend_ops *ops = backend_ops(kind, err);
     if (!ops)
         return MS_EINVAL;
     if (device < 0)

@@ -4,7 +4,7 @@
 
 #include "migsched/exec.h"
 
-typedef struct ms_backend_ops {
+typedef struct exec_backend_ops {
     const char *kind;
     int (*open)(ms_backend *b, const ms_backend_options *opt, const ms_gpu_model *model,
                 ms_error *err);
@@ -21,10 +21,10 @@ typedef struct ms_backend_ops {
                      ms_error *err);
     int (*count)(const ms_backend_options *opt, int *n, ms_error *err);
     int (*gpu_minor)(const ms_backend *b, unsigned *minor, ms_error *err);
-} ms_backend_ops;
+} exec_backend_ops;
 
 struct ms_backend {
-    const ms_backend_ops *ops;
+    const exec_backend_ops *ops;
     int device;
     ms_gpu_model model;      /* filled by open */
     char name[96];           /* device name as reported */
@@ -32,7 +32,7 @@ struct ms_backend {
     void *impl;
 };
 
-extern const ms_backend_ops ms_backend_nvml_ops;
-extern const ms_backend_ops ms_backend_sim_ops;
+extern const exec_backend_ops exec_backend_nvml_ops;
+extern const exec_backend_ops exec_backend_sim_ops;
 
 #endif

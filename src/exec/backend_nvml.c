@@ -478,7 +478,7 @@ static int nvml_create(ms_backend *b, ms_placement p, ms_journal *j, ms_mig_inst
         recorded = !(rc = ms_journal_gi_made(j, b->device, &b->model, &made, err));
     nvmlComputeInstanceProfileInfo_t ci_info;
     nvmlComputeInstance_t ci;
-    int ci_index = ms_nvml_ci_profile_index(pr->slices);
+    int ci_index = nvml_ci_profile_index(pr->slices);
     if (!rc && (r = NVML_CALL(n, nvmlGpuInstanceGetComputeInstanceProfileInfo, gi,
                               (unsigned)ci_index, NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED,
                               &ci_info)) != NVML_SUCCESS)
@@ -567,7 +567,7 @@ static int nvml_processes(ms_backend *b, unsigned gi_id, unsigned *pids, int max
 
 static int nvml_count(const ms_backend_options *opt, int *out, ms_error *err)
 {
-    ms_backend tmp = {.ops = &ms_backend_nvml_ops};
+    ms_backend tmp = {.ops = &exec_backend_nvml_ops};
     nvml_impl *n = calloc(1, sizeof *n);
     if (!n)
         return ms_error_set(err, MS_ENOMEM, "out of memory opening NVML");
@@ -587,7 +587,7 @@ static int nvml_count(const ms_backend_options *opt, int *out, ms_error *err)
     return rc;
 }
 
-const ms_backend_ops ms_backend_nvml_ops = {
+const exec_backend_ops exec_backend_nvml_ops = {
     .kind = "nvml",
     .open = nvml_open,
     .close = nvml_close,

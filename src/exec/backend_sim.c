@@ -158,7 +158,7 @@ static int sim_destroy(ms_backend *b, unsigned gi_id, ms_error *err)
     return ms_error_set(err, MS_EBACKEND, "device %d: no GPU instance %u (sim)", b->device, gi_id);
 }
 
-const ms_backend_ops ms_backend_sim_ops = {
+const exec_backend_ops exec_backend_sim_ops = {
     .kind = "sim",
     .open = sim_open,
     .close = sim_close,

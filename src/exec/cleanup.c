@@ -190,7 +190,7 @@ static int take_devices(cleaner *c, ms_error *err)
                                 "device %d is now %s, not %s as the journal recorded: the GPUs "
                                 "were renumbered; nothing touched",
                                 r->device, uuid, was);
-        if (uuid[0] && (rc = ms_device_lock_acquire(c->o->lock_dir, uuid, &c->lock[k], err)))
+        if (uuid[0] && (rc = ms_device_lock_open(c->o->lock_dir, uuid, &c->lock[k], err)))
             return rc;
     }
     return MS_OK;
@@ -340,7 +340,7 @@ int ms_run_cleanup(const ms_cleanup_options *o, ms_cleanup_report *rep, ms_error
     ms_journal_close(c.j, false, NULL);
     for (int k = 0; k < c.ndev; k++) {
         ms_backend_close(c.b[k]);
-        ms_device_lock_release(c.lock[k]);
+        ms_device_lock_close(c.lock[k]);
     }
     free(st);
     return rc;

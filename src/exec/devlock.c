@@ -81,8 +81,8 @@ static long holder_pid(int fd)
     return 0;
 }
 
-int ms_device_lock_acquire(const char *dir, const char *gpu_uuid, ms_device_lock **out,
-                           ms_error *err)
+int ms_device_lock_open(const char *dir, const char *gpu_uuid, ms_device_lock **out,
+                        ms_error *err)
 {
     *out = NULL;
     char def[400];
@@ -133,14 +133,14 @@ int ms_device_lock_acquire(const char *dir, const char *gpu_uuid, ms_device_lock
     if (ftruncate(l->fd, 0) != 0 || pwrite(l->fd, text, (size_t)n, 0) != n) {
         rc = ms_error_set(err, MS_EIO, "%s: cannot write the device lock: %s", l->path,
                               strerror(errno));
-        ms_device_lock_release(l);
+        ms_device_lock_close(l);
         return rc;
     }
     *out = l;
     return MS_OK;
 }
 
-void ms_device_lock_release(ms_device_lock *l)
+void ms_device_lock_close(ms_device_lock *l)
 {
     if (!l)
         return;

@@ -140,7 +140,7 @@ typedef struct nvmlProcessInfo_st {
 
 /* Compute-instance profile index (NVML_COMPUTE_INSTANCE_PROFILE_*) for a slice count,
  * -1 if none. */
-static inline int ms_nvml_ci_profile_index(int slices)
+static inline int nvml_ci_profile_index(int slices)
 {
     switch (slices) {
     case 1: return 0;

@@ -216,12 +216,13 @@ static int profile_all(prof *p, const ms_workload *tasks, ms_workload *out, ms_g
 int ms_profile_run(const ms_workload *tasks, const ms_profile_options *o, ms_workload **out,
                    ms_gpu_model *measured, ms_error *err)
 {
+    *out = NULL;
     if (o->reps < 1)
         return ms_error_set(err, MS_EINVAL, "reps must be >= 1");
     prof p = {.o = o};
     int rc = ms_backend_open(o->backend, o->device, o->gpu, &o->backend_opt, &p.b, err);
     if (rc == MS_OK && ms_backend_gpu_uuid(p.b)[0])
-        rc = ms_device_lock_acquire(o->lock_dir, ms_backend_gpu_uuid(p.b), &p.lock, err);
+        rc = ms_device_lock_open(o->lock_dir, ms_backend_gpu_uuid(p.b), &p.lock, err);
     if (rc) {
         ms_backend_close(p.b);
         return rc;
@@ -257,7 +258,7 @@ int ms_profile_run(const ms_workload *tasks, const ms_profile_options *o, ms_wor
         ;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     ms_backend_close(p.b);
-    ms_device_lock_release(p.lock);
+    ms_device_lock_close(p.lock);
     free(p.envp);
     if (rc) {
         ms_workload_free(w);

@@ -188,7 +188,7 @@ static int own_devices(run_ctx *c, const ms_partition *sim_holds, ms_error *err)
                                  &c->gpu[g].backend, err);
         const char *uuid = rc ? "" : ms_backend_gpu_uuid(c->gpu[g].backend);
         if (rc == MS_OK && uuid[0])
-            rc = ms_device_lock_acquire(o->lock_dir, uuid, &c->locks[g], err);
+            rc = ms_device_lock_open(o->lock_dir, uuid, &c->locks[g], err);
         if (rc)
             return rc;
     }
@@ -278,7 +278,7 @@ static void release(run_ctx *c)
 {
     for (int g = 0; g < MS_RUN_MAX_GPUS; g++) {
         ms_backend_close(c->gpu[g].backend);
-        ms_device_lock_release(c->locks[g]);
+        ms_device_lock_close(c->locks[g]);
     }
     for (int k = 0; c->inst && k < c->s->ninst; k++)
         free(c->inst[k].tasks);
@@ -324,7 +324,7 @@ int ms_run(const ms_schedule *s, const ms_workload *w, const ms_run_options *o,
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
         c.t0 = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-        ms_run_engine(&c);
+        run_engine(&c);
         r->signal = c.stop_signal;
     }
     ms_journal_close(c.journal, rc == MS_OK && r->nleft == 0, NULL);

@@ -29,7 +29,7 @@ static int check_plan(const run_ctx *c, const ms_initial *l, const char *name, m
             append(why, sizeof why, v.v[i].msg);
             n++;
         }
-    ms_validation_free(&v);
+    ms_validation_fini(&v);
     return n ? ms_error_set(err, MS_EINVAL, "--initial %s: the plan does not start from that "
                             "layout: %s", name, why)
              : MS_OK;

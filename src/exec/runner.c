@@ -300,7 +300,7 @@ static void start_initial(run_ctx *c)
     }
 }
 
-void ms_run_engine(run_ctx *c)
+void run_engine(run_ctx *c)
 {
     start_initial(c);
     for (;;) {

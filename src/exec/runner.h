@@ -109,7 +109,7 @@ void run_mps_task_env(run_ctx *c, int k, char **env, char *text, size_t len);
 /* Carries out one op on its backend (called by the drivers, maybe in a thread). */
 void run_do_op(run_ctx *c, int op);
 /* Runs the engine to the end (including the final cleanup) and fills the report. */
-void ms_run_engine(run_ctx *c);
+void run_engine(run_ctx *c);
 
 extern const run_driver run_real_driver;
 extern const run_driver run_virtual_driver;

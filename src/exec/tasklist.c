@@ -109,6 +109,7 @@ int ms_profile_parse_tasks(const char *text, size_t len, const char *source, ms_
 
 int ms_profile_read_tasks(const char *path, ms_workload **out, ms_error *err)
 {
+    *out = NULL;
     char *text;
     size_t len;
     int rc = ms_read_file(path, &text, &len, err);

@@ -123,7 +123,7 @@ int ms_hier_group_best(const ms_hier_window *w, const ms_hier_corun *cr, const i
     return found ? 0 : 1;
 }
 
-void ms_hier_plan_free(ms_hier_plan *p)
+void ms_hier_plan_fini(ms_hier_plan *p)
 {
     if (!p)
         return;

@@ -65,7 +65,7 @@ int ms_hier_profile_check(const ms_hier_profile *p, ms_error *err)
     return MS_OK;
 }
 
-void ms_hier_catalog_free(ms_hier_catalog *c)
+void ms_hier_catalog_fini(ms_hier_catalog *c)
 {
     if (!c)
         return;
@@ -81,7 +81,7 @@ const ms_hier_profile *ms_hier_catalog_find(const ms_hier_catalog *c, const char
     return NULL;
 }
 
-void ms_hier_window_free(ms_hier_window *w)
+void ms_hier_window_fini(ms_hier_window *w)
 {
     if (!w)
         return;
@@ -104,7 +104,7 @@ int ms_hier_window_from_names(const ms_hier_catalog *cat, const char *const *nam
     for (size_t i = 0; i < n; i++) {
         const ms_hier_profile *p = ms_hier_catalog_find(cat, names[i]);
         if (!p) {
-            ms_hier_window_free(out);
+            ms_hier_window_fini(out);
             return ms_error_set(err, MS_EINVAL, "job %zu: unknown job '%s' (not in the catalogue)",
                                 i + 1, names[i]);
         }
@@ -171,6 +171,6 @@ done:
     for (int k = 0; k < 3; k++)
         free(pool[k]);
     if (rc)
-        ms_hier_window_free(out);
+        ms_hier_window_fini(out);
     return rc;
 }

@@ -8,7 +8,7 @@
 
 #include "migsched/hier.h"
 
-void ms_hier_exec_free(ms_hier_exec *x)
+void ms_hier_exec_fini(ms_hier_exec *x)
 {
     if (!x)
         return;
@@ -140,7 +140,7 @@ int ms_hier_render(const ms_hier_plan *p, const ms_hier_window *w, const ms_gpu_
     int cap = (int)p->n * 2 + 1;
     out->mps_daemon = calloc((size_t)cap, sizeof *out->mps_daemon);
     if (!out->schedule || !out->workload || !out->mps_daemon) {
-        ms_hier_exec_free(out);
+        ms_hier_exec_fini(out);
         return ms_error_set(err, MS_ENOMEM, "out of memory");
     }
     int rc = MS_OK;
@@ -194,6 +194,6 @@ int ms_hier_render(const ms_hier_plan *p, const ms_hier_window *w, const ms_gpu_
         }
     }
     if (rc)
-        ms_hier_exec_free(out);
+        ms_hier_exec_fini(out);
     return rc;
 }

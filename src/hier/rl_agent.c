@@ -142,7 +142,7 @@ void ms_hier_agent_free(ms_hier_agent *a)
 {
     if (!a)
         return;
-    ms_dqn_model_destroy(&a->model);
+    ms_dqn_model_fini(&a->model);
     hier_rl_env_free(&a->env);
     free(a);
 }
@@ -157,7 +157,7 @@ int ms_hier_agent_plan(ms_hier_agent *a, const ms_hier_window *w, const ms_hier_
     memset(out, 0, sizeof *out);
     int rc = hier_rl_plan(&a->model.mlp, &a->env, w, cr, cmax, lookahead, out, err);
     if (rc)
-        ms_hier_plan_free(out);
+        ms_hier_plan_fini(out);
     return rc;
 }
 

@@ -38,7 +38,7 @@ int hier_rl_env_init(hier_rl_env *e, const ms_hier_rl_config *c, ms_error *err)
     return MS_OK;
 }
 
-void hier_rl_env_free(hier_rl_env *e) { ms_hier_window_free(&e->drawn); }
+void hier_rl_env_free(hier_rl_env *e) { ms_hier_window_fini(&e->drawn); }
 
 void hier_rl_env_copy(hier_rl_env *dst, const hier_rl_env *src)
 {
@@ -305,7 +305,7 @@ static int reset(void *arg, ms_rng *rng, ms_error *err)
     hier_rl_env *e = arg;
     const ms_hier_window *w = e->fixed;
     if (!w) {
-        ms_hier_window_free(&e->drawn);
+        ms_hier_window_fini(&e->drawn);
         int cat = (int)ms_rng_below(rng, MS_HIER_NMIX);
         if (ms_hier_window_mix(e->cat, cat, (size_t)e->W, 0, rng, &e->drawn, err))
             return err ? err->code : MS_EINVAL;

@@ -50,7 +50,7 @@ void hier_rl_decider_free(hier_rl_decider *d)
 {
     if (!d->net)
         return;
-    ms_mlp_work_destroy(&d->work);
+    ms_mlp_work_fini(&d->work);
     free(d->obs);
     free(d->q);
     free(d->m);

@@ -84,7 +84,7 @@ static void pretrainer_free(pretrainer *p)
         return;
     hier_rl_env_free(&p->env);
     hier_rl_expert_free(&p->expert);
-    ms_mlp_work_destroy(&p->work);
+    ms_mlp_work_fini(&p->work);
     void *bufs[] = {p->obs, p->q, p->target, p->bx, p->by, p->mask, p->bm};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         free(bufs[i]);
@@ -228,7 +228,7 @@ int ms_hier_trainer_plan(ms_hier_trainer *t, const ms_hier_window *w, const ms_h
     if (!rc)
         rc = hier_rl_plan(ms_dqn_mlp(t->dqn), e, w, cr, cmax, lookahead, out, err);
     if (rc)
-        ms_hier_plan_free(out);
+        ms_hier_plan_fini(out);
     hier_rl_env_free(e);
     free(e);
     return rc;

@@ -124,7 +124,7 @@ done:
     free(dp);
     free(choice);
     if (rc)
-        ms_hier_plan_free(out);
+        ms_hier_plan_fini(out);
     return rc;
 }
 
@@ -143,7 +143,7 @@ int ms_hier_default_layout(const ms_hier_window *ws, size_t n, const ms_hier_cor
             ms_hier_metrics m;
             ms_hier_plan_metrics(&p, &ws[i], &m, NULL);
             sum += m.throughput;
-            ms_hier_plan_free(&p);
+            ms_hier_plan_fini(&p);
         }
         if (sum > best) { /* ties keep the simpler layout */
             best = sum;

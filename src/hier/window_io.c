@@ -332,7 +332,7 @@ int ms_hier_catalog_read(const char *path, ms_hier_catalog *out, ms_error *err)
             if (!strcmp(out->jobs[i].name, out->jobs[k].name)) {
                 rc = ms_error_set(err, MS_EINVAL, "%s: job %zu: name '%s' already used by job %zu", path,
                                   i + 1, out->jobs[i].name, k + 1);
-                ms_hier_catalog_free(out);
+                ms_hier_catalog_fini(out);
                 break;
             }
     return rc;

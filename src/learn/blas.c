@@ -36,14 +36,14 @@ static void load(void)
     threads(1);
 }
 
-int ms_blas_load(ms_error *err)
+int learn_blas_load(ms_error *err)
 {
     pthread_once(&once, load);
     return sgemm ? MS_OK : ms_error_set(err, MS_EINVAL, "cannot load OpenBLAS: %s", why);
 }
 
-void ms_blas_sgemm(bool ta, bool tb, int m, int n, int k, const float *a, int lda,
-                   const float *b, int ldb, float *c, int ldc)
+void learn_blas_sgemm(bool ta, bool tb, int m, int n, int k, const float *a, int lda,
+                      const float *b, int ldb, float *c, int ldc)
 {
     sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n,
           k, 1.0f, a, lda, b, ldb, 1.0f, c, ldc);

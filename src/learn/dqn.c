@@ -341,11 +341,11 @@ void ms_dqn_free(ms_dqn *d)
 {
     if (!d)
         return;
-    ms_mlp_destroy(&d->net);
-    ms_mlp_destroy(&d->target);
-    ms_adam_destroy(&d->adam);
-    ms_mlp_work_destroy(&d->work1);
-    ms_mlp_work_destroy(&d->workb);
+    ms_mlp_fini(&d->net);
+    ms_mlp_fini(&d->target);
+    ms_adam_fini(&d->adam);
+    ms_mlp_work_fini(&d->work1);
+    ms_mlp_work_fini(&d->workb);
     void *bufs[] = {d->obs, d->next, d->rew, d->next_mask, d->done, d->act, d->cur, d->q1,
                     d->cur_mask, d->x, d->xn, d->qb, d->dadv, d->dval, d->y, d->idx, d->best,
                     d->grad};

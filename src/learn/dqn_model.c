@@ -50,7 +50,7 @@ int ms_dqn_model_save(const char *path, const ms_dqn_model *m, ms_error *err)
         return err ? err->code : MS_EINVAL;
     const float *arrays[1] = {m->mlp.params};
     size_t counts[1] = {m->mlp.nparams};
-    int rc = ms_modelfile_write(path, h, arrays, counts, 1, err);
+    int rc = modelfile_write(path, h, arrays, counts, 1, err);
     json_decref(h);
     return rc;
 }
@@ -143,15 +143,15 @@ static int parse_dqn(const char *path, json_t *h, size_t body, void *ctx, float 
 int ms_dqn_model_load(const char *path, ms_dqn_model *m, ms_error *err)
 {
     memset(m, 0, sizeof *m);
-    int rc = ms_modelfile_load(path, parse_dqn, m, err);
+    int rc = modelfile_load(path, parse_dqn, m, err);
     if (rc)
-        ms_dqn_model_destroy(m);
+        ms_dqn_model_fini(m);
     return rc;
 }
 
-void ms_dqn_model_destroy(ms_dqn_model *m)
+void ms_dqn_model_fini(ms_dqn_model *m)
 {
-    ms_mlp_destroy(&m->mlp);
+    ms_mlp_fini(&m->mlp);
     free(m->env_json);
     m->env_json = NULL;
 }

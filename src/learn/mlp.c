@@ -31,7 +31,7 @@ int ms_mlp_shape_sep(ms_mlp *m, int in, int nhidden, const int *hidden, int nact
     memset(m, 0, sizeof *m);
     if (in < 1 || nact < 1 || nhidden < 1 || nhidden > MS_MLP_MAX_HIDDEN)
         return ms_error_set(err, MS_EINVAL, "mlp: need 1..%d hidden layers", MS_MLP_MAX_HIDDEN);
-    if (ms_blas_load(err)) /* every network computes through OpenBLAS */
+    if (learn_blas_load(err)) /* every network computes through OpenBLAS */
         return err ? err->code : MS_EINVAL;
     m->in = in;
     m->nact = nact;
@@ -89,7 +89,7 @@ int ms_mlp_init(ms_mlp *m, int in, int nhidden, const int *hidden, int nact, ms_
     return ms_mlp_init_sep(m, in, nhidden, hidden, nact, false, rng, err);
 }
 
-void ms_mlp_destroy(ms_mlp *m)
+void ms_mlp_fini(ms_mlp *m)
 {
     free(m->params);
     m->params = NULL;
@@ -109,13 +109,13 @@ int ms_mlp_work_init(ms_mlp_work *w, const ms_mlp *m, int cap, ms_error *err)
     w->logits = malloc((size_t)cap * (size_t)m->nact * sizeof(float));
     w->value = malloc((size_t)cap * sizeof(float));
     if (!ok || !w->logits || !w->value) {
-        ms_mlp_work_destroy(w);
+        ms_mlp_work_fini(w);
         return ms_error_set(err, MS_ENOMEM, "mlp: out of memory");
     }
     return MS_OK;
 }
 
-void ms_mlp_work_destroy(ms_mlp_work *w)
+void ms_mlp_work_fini(ms_mlp_work *w)
 {
     for (int l = 0; l < 2 * MS_MLP_MAX_HIDDEN; l++) {
         free(w->act[l]);
@@ -155,7 +155,7 @@ static void affine(const ms_mlp *m, int l, const float *x, int rows, float *y)
     const float *b = m->params + m->b_off[l];
     for (int r = 0; r < rows; r++)
         memcpy(y + (size_t)r * out, b, (size_t)out * sizeof(float));
-    ms_blas_sgemm(false, true, rows, out, in, x, in, m->params + m->w_off[l], in, y, out);
+    learn_blas_sgemm(false, true, rows, out, in, x, in, m->params + m->w_off[l], in, y, out);
 }
 
 /* The hidden layers of one trunk: layers first.. (numbered as layer_dims does), their
@@ -199,13 +199,13 @@ static void affine_back(const ms_mlp *m, int l, const float *x, const float *dy,
 {
     int in, out;
     layer_dims(m, l, &in, &out);
-    ms_blas_sgemm(true, false, out, in, rows, dy, out, x, in, grad + m->w_off[l], in);
+    learn_blas_sgemm(true, false, out, in, rows, dy, out, x, in, grad + m->w_off[l], in);
     float *gb = grad + m->b_off[l];
     for (int r = 0; r < rows; r++)
         for (int j = 0; j < out; j++)
             gb[j] += dy[(size_t)r * out + j];
     if (dx)
-        ms_blas_sgemm(false, false, rows, in, out, dy, out, m->params + m->w_off[l], in, dx, in);
+        learn_blas_sgemm(false, false, rows, in, out, dy, out, m->params + m->w_off[l], in, dx, in);
 }
 
 /* Back through one trunk (layers first.., activations act, deltas delta whose top one

@@ -134,7 +134,7 @@ int ms_model_save(const char *path, const ms_rl_model *m, ms_error *err)
     json_t *h = header_json(m);
     size_t n = m->mlp.nparams, counts[3] = {n, n, n};
     const float *arrays[3] = {m->mlp.params, m->adam.m, m->adam.v};
-    int rc = ms_modelfile_write(path, h, arrays, counts, m->has_adam ? 3 : 1, err);
+    int rc = modelfile_write(path, h, arrays, counts, m->has_adam ? 3 : 1, err);
     json_decref(h);
     return rc;
 }
@@ -246,18 +246,18 @@ static int parse_ppo(const char *path, json_t *h, size_t body, void *ctx, float 
 int ms_model_load(const char *path, ms_rl_model *m, ms_error *err)
 {
     memset(m, 0, sizeof *m);
-    int rc = ms_modelfile_load(path, parse_ppo, m, err);
+    int rc = modelfile_load(path, parse_ppo, m, err);
     if (rc)
-        ms_model_destroy(m);
+        ms_model_fini(m);
     return rc;
 }
 
 int ms_model_parse(const char *buf, size_t len, const char *path, ms_rl_model *m, ms_error *err)
 {
     memset(m, 0, sizeof *m);
-    int rc = ms_modelfile_parse(buf, len, path, parse_ppo, m, err);
+    int rc = modelfile_parse(buf, len, path, parse_ppo, m, err);
     if (rc)
-        ms_model_destroy(m);
+        ms_model_fini(m);
     return rc;
 }
 
@@ -266,9 +266,9 @@ float ms_rl_model_gap(const ms_rl_model *m)
     return m->has_rollout_gap ? m->rollout_gap : MS_RL_GAP_DEFAULT;
 }
 
-void ms_model_destroy(ms_rl_model *m)
+void ms_model_fini(ms_rl_model *m)
 {
-    ms_mlp_destroy(&m->mlp);
+    ms_mlp_fini(&m->mlp);
     if (m->has_adam)
-        ms_adam_destroy(&m->adam);
+        ms_adam_fini(&m->adam);
 }

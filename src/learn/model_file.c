@@ -21,8 +21,8 @@ static uint32_t get_u32(const unsigned char *b)
     return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
 }
 
-int ms_modelfile_write(const char *path, json_t *header, const float *const *arrays,
-                       const size_t *counts, int n, ms_error *err)
+int modelfile_write(const char *path, json_t *header, const float *const *arrays,
+                    const size_t *counts, int n, ms_error *err)
 {
     char *text = header ? json_dumps(header, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
     if (!text)
@@ -66,19 +66,19 @@ static int check_arrays(const char *path, const char *body, size_t body_len, flo
     return MS_OK;
 }
 
-int ms_modelfile_load(const char *path, ms_modelfile_parse_fn parse, void *ctx, ms_error *err)
+int modelfile_load(const char *path, modelfile_parse_fn parse, void *ctx, ms_error *err)
 {
     char *buf;
     size_t len;
     if (ms_read_binary_file(path, &buf, &len, err))
         return err ? err->code : MS_EIO;
-    int rc = ms_modelfile_parse(buf, len, path, parse, ctx, err);
+    int rc = modelfile_parse(buf, len, path, parse, ctx, err);
     free(buf);
     return rc;
 }
 
-int ms_modelfile_parse(const char *buf, size_t len, const char *path, ms_modelfile_parse_fn parse,
-                       void *ctx, ms_error *err)
+int modelfile_parse(const char *buf, size_t len, const char *path, modelfile_parse_fn parse,
+                    void *ctx, ms_error *err)
 {
     const unsigned char *b = (const unsigned char *)buf;
     int rc = MS_EINVAL;

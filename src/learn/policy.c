@@ -61,13 +61,13 @@ int ms_adam_init(ms_adam *a, size_t n, float lr, ms_error *err)
     a->m = calloc(n, sizeof(float));
     a->v = calloc(n, sizeof(float));
     if (!a->m || !a->v) {
-        ms_adam_destroy(a);
+        ms_adam_fini(a);
         return ms_error_set(err, MS_ENOMEM, "adam: out of memory");
     }
     return MS_OK;
 }
 
-void ms_adam_destroy(ms_adam *a)
+void ms_adam_fini(ms_adam *a)
 {
     free(a->m);
     free(a->v);

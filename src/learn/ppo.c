@@ -539,7 +539,7 @@ void ms_ppo_free(ms_ppo *p)
         free(w->dlog);
         free(w->dval);
         free(w->logp);
-        ms_mlp_work_destroy(&w->work);
+        ms_mlp_work_fini(&w->work);
     }
     free(p->w);
     free(p->obs);
@@ -560,8 +560,8 @@ void ms_ppo_free(ms_ppo *p)
     free(p->cur_mask);
     free(p->ep_ret);
     free(p->ep_len);
-    ms_mlp_destroy(&p->mlp);
-    ms_adam_destroy(&p->adam);
+    ms_mlp_fini(&p->mlp);
+    ms_adam_fini(&p->adam);
     free(p);
 }
 

@@ -184,7 +184,7 @@ int ms_progress_log_parse(const char *buf, size_t len, const char *source, ms_pr
         rc = ms_error_set(err, MS_EINVAL, "%s: no progress lines ('steps N/TOTAL ...' as "
                                           "migsched train or hier train prints them)", source);
     if (rc)
-        ms_progress_log_free(out);
+        ms_progress_log_fini(out);
     return rc;
 }
 
@@ -201,7 +201,7 @@ int ms_progress_log_read(const char *path, ms_progress_log *out, ms_error *err)
     return rc;
 }
 
-void ms_progress_log_free(ms_progress_log *log)
+void ms_progress_log_fini(ms_progress_log *log)
 {
     free(log->pts);
     memset(log, 0, sizeof *log);

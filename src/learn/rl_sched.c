@@ -52,7 +52,7 @@ static void runner_free(runner *r)
 {
     ms_rl_rollout_free(r->ro);
     ms_env_free(r->env);
-    ms_mlp_work_destroy(&r->work);
+    ms_mlp_work_fini(&r->work);
     free(r->obs);
     free(r->mask);
 }
@@ -97,6 +97,7 @@ int ms_rl_schedule_from(const ms_rl_model *model, const ms_gpu_model *gpu,
                         const ms_workload *w, bool online, int rollout, float gap, int part,
                         const double *busy, ms_schedule **out, ms_error *err)
 {
+    *out = NULL;
     runner r;
     if (isnan(gap))
         gap = ms_rl_model_gap(model);

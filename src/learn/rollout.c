@@ -58,7 +58,7 @@ void ms_rl_rollout_free(ms_rl_rollout *r)
     if (!r)
         return;
     ms_env_free(r->env);
-    ms_mlp_work_destroy(&r->work);
+    ms_mlp_work_fini(&r->work);
     free(r->obs);
     free(r->mask);
     free(r->root);

@@ -48,6 +48,7 @@ static int sorted_batch(const ms_gpu_model *gpu, const ms_train_config *cfg, ms_
 int ms_train_episode(const ms_gpu_model *gpu, const ms_train_config *cfg, ms_rng *rng,
                      ms_workload **out, ms_error *err)
 {
+    *out = NULL;
     /* No draw without a share: runs without it keep their bytes. */
     if (cfg->sorted.share > 0 && ms_rng_uniform(rng) < cfg->sorted.share)
         return sorted_batch(gpu, cfg, rng, out, err);

@@ -13,6 +13,7 @@ bool ms_baseline_known(const char *algo)
 int ms_baseline_schedule(const char *algo, const ms_workload *w, const ms_gpu_model *gpu,
                          int gpus, const ms_initial *initial, ms_schedule **out, ms_error *err)
 {
+    *out = NULL;
     if (!strncmp(algo, FIXPART_PREFIX, sizeof FIXPART_PREFIX - 1)) {
         const char *spec = algo + sizeof FIXPART_PREFIX - 1;
         int k = ms_partition_parse(gpu, spec);

@@ -180,7 +180,7 @@ static int alloc_result(const ms_experiment *e, const exp_table *t, ms_experimen
     r->values = malloc(units * t->nvalues * sizeof *r->values);
     r->done = calloc(units, 1);
     if (!r->values || !r->done) {
-        ms_experiment_result_free(r);
+        ms_experiment_result_fini(r);
         return ms_error_set(err, MS_ENOMEM, "out of memory for %zu results", units);
     }
     return MS_OK;
@@ -267,7 +267,7 @@ int ms_experiment_write_csv(const ms_experiment *e, const ms_experiment_result *
                                 : MS_OK;
 }
 
-void ms_experiment_result_free(ms_experiment_result *r)
+void ms_experiment_result_fini(ms_experiment_result *r)
 {
     free(r->values);
     free(r->done);

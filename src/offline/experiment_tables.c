@@ -28,7 +28,7 @@ static int run_valid(const char *algo, const ms_workload *w, const ms_experiment
         ms_schedule_free(*out);
         *out = NULL;
     }
-    ms_validation_free(&v);
+    ms_validation_fini(&v);
     return rc;
 }
 

@@ -166,6 +166,7 @@ int ms_fixpart_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                         const ms_initial *initial, int partition, ms_schedule **out,
                         ms_error *err)
 {
+    *out = NULL;
     char name[MS_NAME_LEN + 16] = "fixpart";
     if (partition >= 0 && partition < gpu->npartitions) {
         char part[MS_NAME_LEN];
@@ -188,6 +189,7 @@ static int whole_gpu_partition(const ms_gpu_model *gpu)
 int ms_nomig_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                       const ms_initial *initial, ms_schedule **out, ms_error *err)
 {
+    *out = NULL;
     int k = whole_gpu_partition(gpu);
     if (k < 0)
         return ms_error_set(err, MS_EINVAL, "nomig: %s has no whole-GPU instance", gpu->name);
@@ -197,6 +199,7 @@ int ms_nomig_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
 int ms_fixpartbest_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                             const ms_initial *initial, ms_schedule **out, ms_error *err)
 {
+    *out = NULL;
     if (gpus < 1)
         return ms_error_set(err, MS_EINVAL, "fixpartbest: need at least one GPU (got %d)", gpus);
     /* Each partition's makespan without building its schedule; only the best one's is. */

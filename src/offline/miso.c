@@ -321,6 +321,7 @@ static int finish(ms_schedule *s, gpu_state *st, int rc, ms_schedule **out)
 int ms_miso_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                      const ms_initial *initial, ms_schedule **out, ms_error *err)
 {
+    *out = NULL;
     ms_schedule *s = NULL;
     gpu_state *st = NULL;
     int rc = begin(gpu, gpus, initial, "miso", &s, &st, err), rounds = 0;
@@ -363,6 +364,7 @@ static double next_event(const gpu_state *st, int gpus, double t)
 int ms_miso_eager_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                            const ms_initial *initial, ms_schedule **out, ms_error *err)
 {
+    *out = NULL;
     ms_schedule *s = NULL;
     gpu_state *st = NULL;
     int rc = begin(gpu, gpus, initial, "miso-eager", &s, &st, err), decisions = 0, next = 0;

@@ -258,6 +258,7 @@ static int agent_plan(const ms_rl_model *m, const ms_workload *w, const ms_gpu_m
 int ms_rl_offline_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                            const ms_offline_options *opt, ms_schedule **out, ms_error *err)
 {
+    *out = NULL;
     if (!opt->rl.model)
         return ms_error_set(err, MS_EINVAL, "rl: a policy file is required (--model FILE)");
     if (gpus != 1)
@@ -289,6 +290,6 @@ int ms_rl_offline_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gp
                 ms_schedule_set_stat(s, "rollout_gap", gap);
         }
     }
-    ms_model_destroy(&m);
+    ms_model_fini(&m);
     return rc;
 }

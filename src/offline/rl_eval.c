@@ -138,7 +138,7 @@ int ms_rl_eval_run(const ms_gpu_model *gpu, const ms_rl_eval *e, ms_rl_eval_resu
                 ms_error_prefix(err, "dataset %ld", i);
         }
         if (rc) {
-            ms_rl_eval_result_free(out);
+            ms_rl_eval_result_fini(out);
             return rc;
         }
     }
@@ -146,7 +146,7 @@ int ms_rl_eval_run(const ms_gpu_model *gpu, const ms_rl_eval *e, ms_rl_eval_resu
     return MS_OK;
 }
 
-void ms_rl_eval_result_free(ms_rl_eval_result *r)
+void ms_rl_eval_result_fini(ms_rl_eval_result *r)
 {
     free(r->by_batch);
     r->by_batch = NULL;

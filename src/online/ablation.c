@@ -63,8 +63,8 @@ static int run_cell(const ms_gpu_model *m, const ms_online_ablation *a, int load
         out->turnaround += r.mean_turnaround / a->seeds;
         out->wait += r.mean_wait / a->seeds;
         out->execution += r.mean_exec / a->seeds;
-        ms_online_workload_free(&w);
-        ms_online_result_free(&r);
+        ms_online_workload_fini(&w);
+        ms_online_result_fini(&r);
     }
     return rc;
 }

@@ -28,7 +28,7 @@ void ms_online_config_defaults(ms_online_config *c)
                             .layout = MS_LAYOUT_BEST};
 }
 
-void ms_online_result_free(ms_online_result *r)
+void ms_online_result_fini(ms_online_result *r)
 {
     free(r->start);
     free(r->end);
@@ -183,22 +183,22 @@ int ms_online_simulate(const ms_gpu_model *m, const ms_online_workload *w,
         if (lrc == MS_EINFEASIBLE) {  /* a layout without room for some profile */
             if (err && rc)
                 *err = e;
-            ms_online_result_free(&t);
+            ms_online_result_fini(&t);
             continue;
         }
         if (lrc) {
-            ms_online_result_free(r);
-            ms_online_result_free(&t);
+            ms_online_result_fini(r);
+            ms_online_result_fini(&t);
             if (err)
                 *err = e;
             return lrc;
         }
         if (rc || t.mean_turnaround < r->mean_turnaround) {
-            ms_online_result_free(r);
+            ms_online_result_fini(r);
             *r = t;
             rc = MS_OK;
         } else {
-            ms_online_result_free(&t);
+            ms_online_result_fini(&t);
         }
     }
     return rc;

@@ -147,8 +147,8 @@ static int run_point(const ms_gpu_model *m, const ms_online_sweep *s, int which,
             ms_error_set(err, rc, "out of memory in the sweep");
         for (int p = 0; !rc && p < m->nprofiles; p++)
             tpot_n[p] += !isnan(r.tpot[p]);
-        ms_online_result_free(&r);
-        ms_online_workload_free(&w);
+        ms_online_result_fini(&r);
+        ms_online_workload_fini(&w);
     }
     for (int p = 0; !rc && p < m->nprofiles; p++) {
         if (tpot_n[p])

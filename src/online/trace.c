@@ -8,7 +8,7 @@
 
 #include "migsched/io.h"
 
-void ms_online_workload_free(ms_online_workload *w)
+void ms_online_workload_fini(ms_online_workload *w)
 {
     free(w->jobs);
     free(w->names);
@@ -58,7 +58,7 @@ static int cmp_arrival(const void *a, const void *b)
 static int sort_or_free(ms_online_workload *w, int rc)
 {
     if (rc) {
-        ms_online_workload_free(w);
+        ms_online_workload_fini(w);
         return rc;
     }
     if (w->n > 1)  /* qsort must not see the NULL of an empty list */

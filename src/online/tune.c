@@ -15,8 +15,8 @@ int ms_online_run_seed(const ms_gpu_model *m, const ms_online_gen *g, const ms_o
     memset(r, 0, sizeof *r);
     int rc = ms_online_generate(m, g, &rng, w, err);
     if (!rc && (rc = ms_online_simulate(m, w, c, r, err))) {
-        ms_online_result_free(r);  /* a failed run may hold its per-job arrays */
-        ms_online_workload_free(w);
+        ms_online_result_fini(r);  /* a failed run may hold its per-job arrays */
+        ms_online_workload_fini(w);
     }
     return rc;
 }
@@ -42,8 +42,8 @@ int ms_online_choose_layout(const ms_gpu_model *m, const ms_online_gen *g, ms_on
                                          &last)))
                 break;
             sum += r.mean_turnaround;
-            ms_online_workload_free(&w);
-            ms_online_result_free(&r);
+            ms_online_workload_fini(&w);
+            ms_online_result_fini(&r);
         }
         if (rc && rc != MS_EINFEASIBLE) {
             if (err)

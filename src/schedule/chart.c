@@ -69,17 +69,17 @@ static int legend_entries(const ms_chart_panel *p)
 
 static double px(const placed *q, const layout *l, double x)
 {
-    return q->x0 + ms_chart_fraction(&q->p->x, &q->tx, x) * l->pw;
+    return q->x0 + chart_fraction(&q->p->x, &q->tx, x) * l->pw;
 }
 
 static double py(const placed *q, const layout *l, double y)
 {
-    return q->y0 + l->ph - ms_chart_fraction(&q->p->y, &q->ty, y) * l->ph;
+    return q->y0 + l->ph - chart_fraction(&q->p->y, &q->ty, y) * l->ph;
 }
 
 static bool drawable(const ms_chart_panel *p, const ms_chart_series *s, int k)
 {
-    return ms_chart_drawable(&p->x, s->x[k]) && ms_chart_drawable(&p->y, s->y[k]);
+    return chart_drawable(&p->x, s->x[k]) && chart_drawable(&p->y, s->y[k]);
 }
 
 /* About a tick per this many pixels: fewer on smaller panels. */
@@ -114,14 +114,14 @@ static void draw_axes(FILE *f, const placed *q, const layout *l)
     char t[32];
     for (int k = 0; k < q->tx.n; k++) {
         double x = px(q, l, q->tx.at[k]);
-        ms_chart_tick_text(&q->p->x, &q->tx, q->tx.at[k], t, sizeof t);
+        chart_tick_text(&q->p->x, &q->tx, q->tx.at[k], t, sizeof t);
         fprintf(f, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#e4e4e4\"/>",
                 x, q->y0, x, q->y0 + l->ph);
         text_at(f, x, q->y0 + l->ph + 16, " font-size=\"11\" text-anchor=\"middle\"", t);
     }
     for (int k = 0; k < q->ty.n; k++) {
         double y = py(q, l, q->ty.at[k]);
-        ms_chart_tick_text(&q->p->y, &q->ty, q->ty.at[k], t, sizeof t);
+        chart_tick_text(&q->p->y, &q->ty, q->ty.at[k], t, sizeof t);
         fprintf(f, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#e4e4e4\"/>",
                 q->x0, y, q->x0 + l->pw, y);
         text_at(f, q->x0 - 6, y + 4, " font-size=\"11\" text-anchor=\"end\"", t);
@@ -191,7 +191,7 @@ static void draw_marks(FILE *f, const placed *q, const layout *l)
 {
     for (int k = 0; k < q->p->nmarks; k++) {
         double v = q->p->marks[k];
-        if (!ms_chart_drawable(&q->p->x, v) || v < q->tx.lo || v > q->tx.hi)
+        if (!chart_drawable(&q->p->x, v) || v < q->tx.lo || v > q->tx.hi)
             continue;
         fprintf(f, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"%s\" "
                    "stroke-opacity=\"0.5\"/>\n", px(q, l, v), q->y0 + l->ph - 12, px(q, l, v),

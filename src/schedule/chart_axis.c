@@ -11,7 +11,7 @@ double ms_chart_nice_step(double span, int ticks)
     return p * (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10);
 }
 
-bool ms_chart_drawable(const ms_chart_axis *a, double v)
+bool chart_drawable(const ms_chart_axis *a, double v)
 {
     return isfinite(v) && (a->scale != MS_CHART_LOG || v > 0);
 }
@@ -29,9 +29,9 @@ static void hold_hints(const ms_chart_axis *a, double *min, double *max)
         *min = a->lo, *max = a->hi;
         return;
     }
-    if (ms_chart_drawable(a, a->lo))
+    if (chart_drawable(a, a->lo))
         widen(min, max, a->lo);
-    if (ms_chart_drawable(a, a->hi))
+    if (chart_drawable(a, a->hi))
         widen(min, max, a->hi);
 }
 
@@ -96,15 +96,15 @@ void ms_chart_fit(const ms_chart_axis *a, double min, double max, int ticks,
         fit_linear(a, min, max, ticks, out);
 }
 
-double ms_chart_fraction(const ms_chart_axis *a, const ms_chart_ticks *t, double v)
+double chart_fraction(const ms_chart_axis *a, const ms_chart_ticks *t, double v)
 {
     if (a->scale == MS_CHART_LOG)
         return (log10(v) - log10(t->lo)) / (log10(t->hi) - log10(t->lo));
     return (v - t->lo) / (t->hi - t->lo);
 }
 
-void ms_chart_tick_text(const ms_chart_axis *a, const ms_chart_ticks *t, double v, char *buf,
-                        size_t len)
+void chart_tick_text(const ms_chart_axis *a, const ms_chart_ticks *t, double v, char *buf,
+                     size_t len)
 {
     double reach = fmax(fabs(t->lo), fabs(t->hi));
     if (a->scale == MS_CHART_LOG || reach < 1e4)

@@ -49,7 +49,7 @@ int ms_plot_curves_svg(const ms_plot_chart *c, const ms_plot_series *s, int ns, 
 int ms_plot_curves_write_file(const char *path, const ms_plot_chart *c, const ms_plot_series *s,
                               int ns, ms_error *err)
 {
-    if (!ms_plot_ends_with(path, ".svg"))
+    if (!plot_ends_with(path, ".svg"))
         return ms_error_set(err, MS_EINVAL, "%s: the chart file must end in .svg", path);
     ms_output o;
     int rc = ms_output_open(&o, path, err);

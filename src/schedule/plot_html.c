@@ -37,7 +37,7 @@ int ms_plot_html(const ms_schedule *s, const ms_plot_labels *lab, FILE *f, ms_er
     fputs(" - migsched schedule</title>\n", f);
     fputs(STYLE, f);
     fputs("</head>\n<body>\n<div id=\"tip\"></div>\n", f);
-    ms_plot_svg_element(s, lab, f);
+    plot_svg_element(s, lab, f);
     fputs(SCRIPT, f);
     fputs("</body>\n</html>\n", f);
     if (ferror(f))
@@ -45,7 +45,7 @@ int ms_plot_html(const ms_schedule *s, const ms_plot_labels *lab, FILE *f, ms_er
     return MS_OK;
 }
 
-bool ms_plot_ends_with(const char *s, const char *suffix)
+bool plot_ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);
     return n >= m && !strcasecmp(s + n - m, suffix);
@@ -54,8 +54,8 @@ bool ms_plot_ends_with(const char *s, const char *suffix)
 int ms_plot_write_file(const char *path, const ms_schedule *s, const ms_plot_labels *lab,
                        ms_error *err)
 {
-    bool html = ms_plot_ends_with(path, ".html") || ms_plot_ends_with(path, ".htm");
-    if (!html && !ms_plot_ends_with(path, ".svg"))
+    bool html = plot_ends_with(path, ".html") || plot_ends_with(path, ".htm");
+    if (!html && !plot_ends_with(path, ".svg"))
         return ms_error_set(err, MS_EINVAL, "%s: the plot file must end in .svg or .html", path);
     ms_output o;
     int rc = ms_output_open(&o, path, err);

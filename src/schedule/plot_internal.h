@@ -8,9 +8,9 @@
 #include "migsched/plot.h"
 
 /* Whether text ends in suffix, ignoring case. */
-bool ms_plot_ends_with(const char *text, const char *suffix);
+bool plot_ends_with(const char *text, const char *suffix);
 
 /* The <svg> element alone (no XML declaration), for embedding. */
-void ms_plot_svg_element(const ms_schedule *s, const ms_plot_labels *lab, FILE *f);
+void plot_svg_element(const ms_schedule *s, const ms_plot_labels *lab, FILE *f);
 
 #endif

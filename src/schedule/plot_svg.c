@@ -191,7 +191,7 @@ static void draw_legend(FILE *f, const frame *fr)
             y + 10);
 }
 
-void ms_plot_svg_element(const ms_schedule *s, const ms_plot_labels *lab, FILE *f)
+void plot_svg_element(const ms_schedule *s, const ms_plot_labels *lab, FILE *f)
 {
     frame fr;
     set_frame(s, lab, &fr);
@@ -216,7 +216,7 @@ void ms_plot_svg_element(const ms_schedule *s, const ms_plot_labels *lab, FILE *
 int ms_plot_svg(const ms_schedule *s, const ms_plot_labels *lab, FILE *f, ms_error *err)
 {
     fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
-    ms_plot_svg_element(s, lab, f);
+    plot_svg_element(s, lab, f);
     if (ferror(f))
         return ms_error_set(err, MS_EIO, "cannot write the SVG");
     return MS_OK;

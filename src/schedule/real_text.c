@@ -186,7 +186,7 @@ static int trailing_zeros(uint64_t D)
  * or 17 digits: this test comes first). For a normal double, if some p <= 15 digits
  * round-trip, its 15-digit rounding is those digits padded with zeros (a double's half ulp
  * is below half the spacing of 15-digit decimals), so one more test finds every p up to 16. */
-int ms_real_digits(double x)
+int real_digits(double x)
 {
     if (x == 0 || !isfinite(x))
         return 1;
@@ -221,7 +221,7 @@ static char *put_uint(char *o, uint64_t v)
 
 /* "%.{p}g" of x as jansson writes a real: ".0" added when neither a point nor an exponent
  * shows, the exponent without '+' and leading zeros. */
-int ms_real_text(double x, int p, char *out)
+int real_text(double x, int p, char *out)
 {
     char *o = out;
     if (signbit(x))

@@ -23,7 +23,7 @@ static int max_digits(const json_t *v)
 {
     int d = 1;
     if (json_is_real(v)) {
-        d = ms_real_digits(json_real_value(v));
+        d = real_digits(json_real_value(v));
     } else if (json_is_object(v)) {
         const char *k;
         json_t *m;
@@ -110,7 +110,7 @@ static void put_real(line *l, double x)
 {
     char b[32];
     if (isfinite(x))
-        put(l, b, (size_t)ms_real_text(x, l->digits, b));
+        put(l, b, (size_t)real_text(x, l->digits, b));
     else
         put_lit(l, "null");
 }
@@ -142,7 +142,7 @@ static void line_start(line *l, const double *xs, int n)
     l->digits = 1;
     for (int i = 0; i < n; i++)
         if (isfinite(xs[i])) {
-            int d = ms_real_digits(xs[i]);
+            int d = real_digits(xs[i]);
             l->digits = d > l->digits ? d : l->digits;
         }
     put_lit(l, "    {");
@@ -276,11 +276,11 @@ static int emit_header(const ms_schedule *s, const ms_workload *w, FILE *f)
 
 int ms_schedule_write_json(const ms_schedule *s, const ms_workload *w, FILE *f, ms_error *err)
 {
-    return ms_schedule_write_json_blocks(s, w, f, BLOCK_TASKS, ms_online_cpus() >= 2, err);
+    return schedule_write_json_blocks(s, w, f, BLOCK_TASKS, ms_online_cpus() >= 2, err);
 }
 
-int ms_schedule_write_json_blocks(const ms_schedule *s, const ms_workload *w, FILE *f,
-                                  int block, bool two_threads, ms_error *err)
+int schedule_write_json_blocks(const ms_schedule *s, const ms_workload *w, FILE *f,
+                               int block, bool two_threads, ms_error *err)
 {
     for (int k = 0; k < s->ninst; k++)
         if (s->inst[k].profile < 0 || s->inst[k].profile >= s->gpu.nprofiles)

@@ -514,7 +514,7 @@ int ms_schedule_match_workload(const ms_schedule *s, const ms_workload *w, ms_er
     return MS_OK;
 }
 
-void ms_validation_free(ms_validation *v)
+void ms_validation_fini(ms_validation *v)
 {
     if (!v)
         return;

@@ -150,6 +150,7 @@ static int add_tasks(const double *times, const int *order, int n, ms_workload *
 int ms_generate(const ms_gpu_model *gpu, const ms_gen_params *pa, int n, ms_rng *rng,
                 ms_workload **out, ms_error *err)
 {
+    *out = NULL;
     int count[MS_MAX_SLICES + 1], sup[MS_MAX_SLICES + 1];
     bool patho = any_patho(pa);
     ms_gen_params classes = *pa; /* pathological tasks: classes by best size */

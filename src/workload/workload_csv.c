@@ -251,6 +251,7 @@ static int parse_rows(csv_lexer *lx, const csv_header *h, const ms_gpu_model *gp
 int ms_workload_parse_csv(const char *text, size_t len, const char *source,
                           const ms_gpu_model *gpu, ms_workload **out, ms_error *err)
 {
+    *out = NULL;
     size_t split_min = ms_online_cpus() >= 2 ? SPLIT_MIN_BYTES : SIZE_MAX;
     return wl_parse_csv(text, len, source, gpu, split_min, out, err);
 }

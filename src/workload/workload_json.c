@@ -187,6 +187,7 @@ static int parse_root(json_ctx *c, json_t *root, ms_workload *w, ms_error *err)
 int ms_workload_parse_json(const char *text, size_t len, const char *source,
                            const ms_gpu_model *gpu, ms_workload **out, ms_error *err)
 {
+    *out = NULL;
     json_ctx c = {.source = source ? source : "<json>", .gpu = gpu};
     json_error_t je;
     if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3)) {  /* jansson rejects a BOM */

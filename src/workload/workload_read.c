@@ -10,6 +10,7 @@
 int ms_workload_read(const char *path, const ms_gpu_model *gpu, ms_workload **out,
                      ms_error *err)
 {
+    *out = NULL;
     char *text;
     size_t len;
     int rc = ms_read_file(path, &text, &len, err);

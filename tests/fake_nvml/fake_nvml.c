@@ -95,7 +95,7 @@ static fake_ci *ci_by_id(fake_gi *gi, unsigned id)
 static int ci_slices(unsigned index)
 {
     for (int s = 1; s <= 8; s++)
-        if (ms_nvml_ci_profile_index(s) == (int)index)
+        if (nvml_ci_profile_index(s) == (int)index)
             return s;
     return 0;
 }

@@ -29,10 +29,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (ms_hier_solve(&w, cr, 4, (ms_hier_policy)p, MS_HIER_SHARED, &plan, &err) ||
             ms_hier_plan_check(&plan, &w, cr, 4, &err))
             abort();
-        ms_hier_plan_free(&plan);
+        ms_hier_plan_fini(&plan);
     }
-    ms_hier_window_free(&w);
-    ms_hier_catalog_free(&cat);
+    ms_hier_window_fini(&w);
+    ms_hier_catalog_fini(&cat);
     ms_hier_corun_free(cr);
     return 0;
 }

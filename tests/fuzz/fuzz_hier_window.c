@@ -28,12 +28,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (ms_hier_render(&plan, &w, ms_gpu_builtin("A100-40GB"), &x, &err) ||
             ms_schedule_validate(x.schedule, x.workload, NULL))
             abort();
-        ms_hier_exec_free(&x);
-        ms_hier_plan_free(&plan);
+        ms_hier_exec_fini(&x);
+        ms_hier_plan_fini(&plan);
         ms_hier_corun_free(cr);
     }
     if (!rc)
-        ms_hier_window_free(&w);
-    ms_hier_catalog_free(&cat);
+        ms_hier_window_fini(&w);
+    ms_hier_catalog_fini(&cat);
     return 0;
 }

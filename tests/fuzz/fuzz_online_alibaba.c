@@ -14,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (int j = 1; j < w.n; j++)
             if (w.jobs[j].arrival < w.jobs[j - 1].arrival || !(w.jobs[j].work > 0))
                 __builtin_trap();
-        ms_online_workload_free(&w);
+        ms_online_workload_fini(&w);
     }
     return 0;
 }

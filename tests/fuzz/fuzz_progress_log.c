@@ -15,6 +15,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int k = 1; k < log.n; k++)
         if (log.pts[k].steps < log.pts[k - 1].steps)
             abort();
-    ms_progress_log_free(&log);
+    ms_progress_log_fini(&log);
     return 0;
 }

@@ -17,9 +17,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     float *x = calloc((size_t)m.mlp.in, sizeof *x);
     if (x && !ms_mlp_work_init(&w, &m.mlp, 1, &err)) {
         ms_mlp_forward(&m.mlp, &w, x, 1);
-        ms_mlp_work_destroy(&w);
+        ms_mlp_work_fini(&w);
     }
     free(x);
-    ms_model_destroy(&m);
+    ms_model_fini(&m);
     return 0;
 }

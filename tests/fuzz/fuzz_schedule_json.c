@@ -35,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (w && null) {
         ms_validation v;
         ms_schedule_validate(s, w, &v);
-        ms_validation_free(&v);
+        ms_validation_fini(&v);
         ms_metrics m;
         ms_schedule_metrics(s, w, &m);
         ms_schedule_write_json(s, w, null, &err);
