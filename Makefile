@@ -12,8 +12,9 @@ DEB_PACKAGES = cmake pkg-config gcc libglpk-dev libopenblas-dev libjansson-dev \
                libmicrohttpd-dev libsqlite3-dev libcmocka-dev libyaml-dev clang libclang-rt-14-dev \
                libcurl4-openssl-dev curl sqlite3 jq prometheus \
                libslurm-dev slurmctld slurmd slurm-client munge
-# Large, and only the status page's test needs it: installed by `make test` (deps-test).
-TEST_DEB_PACKAGES = chromium
+# Only tests need these, and chromium is large: installed by `make test` (deps-test).
+# chromium renders the status page; clang-format checks the code's format.
+TEST_DEB_PACKAGES = chromium clang-format
 
 .PHONY: all deps deps-test apt-install build install run test test-long bench asan fuzz clean check-render
 

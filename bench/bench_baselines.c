@@ -66,7 +66,8 @@ int main(void)
         return 1;
     }
     printf("experiment sigma, one cell (1000 datasets of 15 tasks, 5 algorithms + 19 FIXPART"
-           " each), 1 thread: %.2f s\n", bench_now() - t0);
+           " each), 1 thread: %.2f s\n",
+           bench_now() - t0);
     ms_experiment_result_fini(&r);
     return 0;
 }

@@ -14,8 +14,8 @@ int main(void)
     ms_rng r;
     ms_rng_seed(&r, 42);
     ms_cosched_instance *cat = ms_cosched_catalogue_synthetic(60, &r);
-    printf("%-9s %5s %-14s %12s %10s %12s\n", "setting", "n", "algorithm", "seconds(avg)",
-           "ratio", "preempt/n");
+    printf("%-9s %5s %-14s %12s %10s %12s\n", "setting", "n", "algorithm", "seconds(avg)", "ratio",
+           "preempt/n");
     for (int setting = 0; setting < 3; setting++)
         for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
             ms_cosched_instance *in[3];

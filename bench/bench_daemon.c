@@ -70,7 +70,8 @@ static void *client(void *arg)
         char body[256];
         snprintf(body, sizeof body,
                  "{\"name\":\"b%d-%d\",\"command\":[\"true\"],\"profile\":\"1g.5gb\","
-                 "\"seconds\":%g}", cl->id, i, cl->seconds);
+                 "\"seconds\":%g}",
+                 cl->id, i, cl->seconds);
         curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
         long code = 0;
         if (curl_easy_perform(c) != CURLE_OK ||
@@ -115,9 +116,9 @@ static pid_t start_daemon(const char *dir)
     unlink(db);
     pid_t pid = fork();
     if (pid == 0) {
-        execl(MIGSCHED_DAEMON_PATH, "migschedd", "--backend", "sim", "--gpu", "A100-40GB",
-              "--gpus", "8", "--time-scale", "1000", "--listen", listen, "--db", db,
-              "--log-level", "warn", "--on-stop", "requeue", (char *)NULL);
+        execl(MIGSCHED_DAEMON_PATH, "migschedd", "--backend", "sim", "--gpu", "A100-40GB", "--gpus",
+              "8", "--time-scale", "1000", "--listen", listen, "--db", db, "--log-level", "warn",
+              "--on-stop", "requeue", (char *)NULL);
         perror("bench_daemon: " MIGSCHED_DAEMON_PATH);
         _exit(127);
     }
@@ -168,7 +169,8 @@ int main(int argc, char **argv)
     }
     curl_global_init(CURL_GLOBAL_DEFAULT);
     printf("bench_daemon: %d clients x %d submissions over the Unix socket (sim, 8 x "
-           "A100-40GB, 1g.5gb jobs, synchronous=FULL)\n", CLIENTS, per_client);
+           "A100-40GB, 1g.5gb jobs, synchronous=FULL)\n",
+           CLIENTS, per_client);
 
     /* 1. Throughput: jobs too long to end meanwhile, so the daemon does little but take
      * submissions (56 start, the rest queue). */
@@ -195,9 +197,8 @@ int main(int argc, char **argv)
     double *wait = malloc((n ? n : 1) * sizeof *wait);
     size_t i;
     json_t *j;
-    json_array_foreach(list, i, j) wait[i] =
-        json_number_value(json_object_get(j, "started")) -
-        json_number_value(json_object_get(j, "submitted"));
+    json_array_foreach(list, i, j) wait[i] = json_number_value(json_object_get(j, "started")) -
+                                             json_number_value(json_object_get(j, "submitted"));
     qsort(wait, n, sizeof *wait, cmp_double);
     printf("%-28s %10s %8s %10s %14s %14s %14s\n", "phase", "submitted", "refused", "subs/s",
            "start p50 (ms)", "start p99 (ms)", "start max (ms)");

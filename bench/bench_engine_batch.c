@@ -17,9 +17,9 @@
 #include "migsched/schedule.h"
 #include "migsched/workload.h"
 
-#define BATCHES 3
+#define BATCHES   3
 #define PER_BATCH 16
-#define SCALE 50
+#define SCALE     50
 
 /* One job's JSON: its times at the sizes it can run at. */
 static void job_json(const ms_workload *w, const ms_gpu_model *m, int t, char *buf, size_t len)
@@ -47,10 +47,16 @@ static int bench(const char *gpu, const char *concat, const ms_workload *w)
     ms_error err;
     char scale[16];
     snprintf(scale, sizeof scale, "%d", SCALE);
-    const char *const keys[][2] = {{"backend", "sim"}, {"gpu", gpu}, {"gpus", "1"},
-                             {"db", db}, {"log-level", "error"}, {"mode", "batch"},
-                             {"batch-size", "16"}, {"batch-period", "1000"},
-                             {"batch-concat", concat}, {"time-scale", scale}};
+    const char *const keys[][2] = {{"backend", "sim"},
+                                   {"gpu", gpu},
+                                   {"gpus", "1"},
+                                   {"db", db},
+                                   {"log-level", "error"},
+                                   {"mode", "batch"},
+                                   {"batch-size", "16"},
+                                   {"batch-period", "1000"},
+                                   {"batch-concat", concat},
+                                   {"time-scale", scale}};
     md_store *st;
     md_engine *e;
     if (bench_engine_open(&c, keys, sizeof keys / sizeof *keys, db, &st, &e))
@@ -71,7 +77,7 @@ static int bench(const char *gpu, const char *concat, const ms_workload *w)
     }
     md_job *jobs = NULL;
     size_t n = 0;
-    for (int tries = 0; tries < 2400; tries++) {  /* at most 10 minutes */
+    for (int tries = 0; tries < 2400; tries++) { /* at most 10 minutes */
         md_store_free_jobs(jobs, n);
         jobs = NULL;
         if (md_store_list_jobs(st, MD_JOB_DONE, &jobs, &n, &err) || n == (size_t)total - failed)
@@ -91,8 +97,8 @@ static int bench(const char *gpu, const char *concat, const ms_workload *w)
     double planned = NAN;
     if (plan && !ms_schedule_parse_json(plan, strlen(plan), "plan", &c.model, &s, &err))
         planned = ms_schedule_makespan(s);
-    printf("%-10s %-8s %4zu jobs  planned makespan %8.2f s  carried out %8.2f s\n", gpu,
-           concat, n, planned, (last - first) * SCALE);
+    printf("%-10s %-8s %4zu jobs  planned makespan %8.2f s  carried out %8.2f s\n", gpu, concat, n,
+           planned, (last - first) * SCALE);
     ms_schedule_free(s);
     free(plan);
     md_store_free_jobs(jobs, n);
@@ -115,7 +121,8 @@ int main(void)
         ms_generate(a100, &params, BATCHES * PER_BATCH, &rng, &gen, &err))
         return fprintf(stderr, "%s\n", err.msg), 1;
     printf("bench_engine_batch: %d batches of %d jobs submitted at once, 1 GPU (sim, "
-           "time-scale %d)\n", BATCHES, PER_BATCH, SCALE);
+           "time-scale %d)\n",
+           BATCHES, PER_BATCH, SCALE);
     int rc = 0;
     for (int k = 0; k < 3; k++)
         rc |= bench("A30-24GB", (const char *[]){"trivial", "reverse", "overlap"}[k], rodinia);

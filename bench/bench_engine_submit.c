@@ -43,8 +43,11 @@ static int bench(int threads, int total)
         return perror("mkdtemp"), 1;
     snprintf(db, sizeof db, "%s/jobs.db", dir);
     md_config c;
-    const char *const keys[][2] = {{"backend", "sim"}, {"gpu", "H100-80GB"}, {"gpus", "1"},
-                             {"db", db}, {"log-level", "error"}};
+    const char *const keys[][2] = {{"backend", "sim"},
+                                   {"gpu", "H100-80GB"},
+                                   {"gpus", "1"},
+                                   {"db", db},
+                                   {"log-level", "error"}};
     md_store *st;
     md_engine *e;
     if (bench_engine_open(&c, keys, sizeof keys / sizeof *keys, db, &st, &e))
@@ -63,9 +66,9 @@ static int bench(int threads, int total)
     }
     double dt = bench_now() - t0;
     int n = total / threads * threads;
-    printf("engine submit  %2d threads %6d jobs %7.3f s %8.0f submissions/s%s\n", threads, n,
-           dt, n / dt, failed ? "  (some failed)" : "");
-    md_engine_close(e);  /* no stop: the one long job stays running, as after a crash */
+    printf("engine submit  %2d threads %6d jobs %7.3f s %8.0f submissions/s%s\n", threads, n, dt,
+           n / dt, failed ? "  (some failed)" : "");
+    md_engine_close(e); /* no stop: the one long job stays running, as after a crash */
     md_store_close(st);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     return system(cmd) != 0 || failed;

@@ -62,7 +62,8 @@ static void bench_step(const ms_gpu_model *gpu, const ms_gen_params *gen)
         ms_workload_free(w);
     }
     printf("env step (A100-40GB, N=M=14, random policy): %ld steps, %.3f us/step, "
-           "%.3f us with mask + observation\n", steps, t_step / steps * 1e6, t_all / steps * 1e6);
+           "%.3f us with mask + observation\n",
+           steps, t_step / steps * 1e6, t_all / steps * 1e6);
     free(mask);
     free(obs);
     ms_env_free(e);
@@ -99,8 +100,9 @@ static void bench_decision(const ms_gpu_model *gpu, const ms_gen_params *gen)
         sum += lat[i];
     qsort(lat, REPS, sizeof lat[0], cmp_double);
     printf("one decision (obs %d, 256x256, %d actions): min %.1f us, median %.1f us, mean %.1f "
-           "us, p99 %.1f us over %d\n", m.in, m.nact, lat[0] * 1e6, lat[REPS / 2] * 1e6,
-           sum / REPS * 1e6, lat[REPS * 99 / 100] * 1e6, REPS);
+           "us, p99 %.1f us over %d\n",
+           m.in, m.nact, lat[0] * 1e6, lat[REPS / 2] * 1e6, sum / REPS * 1e6,
+           lat[REPS * 99 / 100] * 1e6, REPS);
     free(obs);
     free(mask);
     ms_workload_free(wl);
@@ -116,10 +118,10 @@ typedef struct rule {
 } rule;
 
 typedef struct timing {
-    int n;        /* decisions timed */
-    double *lat;  /* seconds each */
-    double mk;    /* sum of the batches' makespans */
-    long passes;  /* network passes of the rollout */
+    int n;       /* decisions timed */
+    double *lat; /* seconds each */
+    double mk;   /* sum of the batches' makespans */
+    long passes; /* network passes of the rollout */
 } timing;
 
 /* Every batch an episode under rule r, each decision timed (ms_rl_rollout_decide, whose
@@ -165,8 +167,8 @@ static void print_timing(const timing *t)
     for (int i = 0; i < t->n; i++)
         sum += t->lat[i];
     qsort(t->lat, (size_t)t->n, sizeof t->lat[0], cmp_double);
-    printf("%.1f us median, %.1f us mean, p99 %.1f us", t->lat[t->n / 2] * 1e6,
-           sum / t->n * 1e6, t->lat[t->n * 99 / 100] * 1e6);
+    printf("%.1f us median, %.1f us mean, p99 %.1f us", t->lat[t->n / 2] * 1e6, sum / t->n * 1e6,
+           t->lat[t->n * 99 / 100] * 1e6);
 }
 
 /* The batches of 14 of `sets` datasets of 100 tasks (seed 2026; sorted: in class order),

@@ -11,8 +11,8 @@
 int main(void)
 {
     const ms_gpu_model *gpu = ms_gpu_builtin("A100-40GB");
-    printf("%8s %10s %10s %12s %12s %14s\n", "tasks", "instances", "ops", "replay (s)",
-           "us/task", "|real-plan| (s)");
+    printf("%8s %10s %10s %12s %12s %14s\n", "tasks", "instances", "ops", "replay (s)", "us/task",
+           "|real-plan| (s)");
     for (int n = 100; n <= 12800; n *= 2) {
         ms_error err;
         ms_gen_params params;

@@ -92,8 +92,8 @@ int main(void)
         double rho, rho2, c, c2;
         double t = time_far("far", gpu, n, nw, reps, &o, &rho, &c);
         double t2 = time_far("far-norefine", gpu, n, nw, reps, &o, &rho2, &c2);
-        printf("  %6d %6d %10.1f us (%8.1f us) %10.1f us (%8.1f us) %8.4f\n", n, nw * reps,
-               t * 1e6, c * 1e6, t2 * 1e6, c2 * 1e6, rho);
+        printf("  %6d %6d %10.1f us (%8.1f us) %10.1f us (%8.1f us) %8.4f\n", n, nw * reps, t * 1e6,
+               c * 1e6, t2 * 1e6, c2 * 1e6, rho);
     }
     printf("multi-batch concatenation (A100, FAR per batch, 20 batches):\n");
     concat_bench(gpu, 30, 20);

@@ -9,9 +9,9 @@
 
 #define RUNS 1000
 
-static const char *const configs[] = {
-    "POORSCALING,NARROWTIMES", "POORSCALING,WIDETIMES",  "MIXEDSCALING,NARROWTIMES",
-    "MIXEDSCALING,WIDETIMES",  "GOODSCALING,NARROWTIMES", "GOODSCALING,WIDETIMES"};
+static const char *const configs[] = {"POORSCALING,NARROWTIMES",  "POORSCALING,WIDETIMES",
+                                      "MIXEDSCALING,NARROWTIMES", "MIXEDSCALING,WIDETIMES",
+                                      "GOODSCALING,NARROWTIMES",  "GOODSCALING,WIDETIMES"};
 static const int sizes[] = {10, 20, 30};
 
 static ms_schedule *run(const char *algo, const ms_workload *w, const ms_gpu_model *gpu,
@@ -29,7 +29,8 @@ static ms_schedule *run(const char *algo, const ms_workload *w, const ms_gpu_mod
 /* Table 6: p_ref = (w_noref / w_ref - 1) * 100, moves and swaps, means over RUNS. */
 static void refinement(const ms_gpu_model *gpu)
 {
-    printf("| configuration | n=10 p_ref | moves | swaps | n=20 p_ref | moves | swaps | n=30 p_ref | moves | swaps |\n");
+    printf("| configuration | n=10 p_ref | moves | swaps | n=20 p_ref | moves | swaps | n=30 p_ref "
+           "| moves | swaps |\n");
     printf("|---|---|---|---|---|---|---|---|---|---|\n");
     ms_offline_options o;
     ms_offline_options_init(&o);
@@ -40,7 +41,8 @@ static void refinement(const ms_gpu_model *gpu)
             ms_rng_seed(&rng, 600 + (uint64_t)(c * 3 + k));
             double p = 0, moves = 0, swaps = 0;
             for (int r = 0; r < RUNS; r++) {
-                ms_workload *w = bench_generate("bench_far_tables", gpu, configs[c], sizes[k], &rng);
+                ms_workload *w = bench_generate("bench_far_tables", gpu, configs[c], sizes[k],
+                                                &rng);
                 ms_schedule *a = run("far-norefine", w, gpu, &o), *b = run("far", w, gpu, &o);
                 p += ms_schedule_makespan(a) / ms_schedule_makespan(b) - 1;
                 moves += ms_schedule_stat(b, "moves");
@@ -58,7 +60,8 @@ static void refinement(const ms_gpu_model *gpu)
 /* Table 7: two consecutive batches of n tasks (the second reversed), RUNS pairs per cell. */
 static void concatenation(const ms_gpu_model *gpu)
 {
-    printf("| configuration | n=10 p_rev | p_move_swap | moves | swaps | n=20 p_rev | p_move_swap | moves | swaps | n=30 p_rev | p_move_swap | moves | swaps |\n");
+    printf("| configuration | n=10 p_rev | p_move_swap | moves | swaps | n=20 p_rev | p_move_swap "
+           "| moves | swaps | n=30 p_rev | p_move_swap | moves | swaps |\n");
     printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     ms_offline_options o;
     ms_offline_options_init(&o);
@@ -71,7 +74,8 @@ static void concatenation(const ms_gpu_model *gpu)
             double prev = 0, pms = 0, moves = 0, swaps = 0;
             o.batch = sizes[k];
             for (int r = 0; r < RUNS; r++) {
-                ms_workload *w = bench_generate("bench_far_tables", gpu, configs[c], 2 * sizes[k], &rng);
+                ms_workload *w = bench_generate("bench_far_tables", gpu, configs[c], 2 * sizes[k],
+                                                &rng);
                 ms_schedule *s = run("far", w, gpu, &o);
                 prev += ms_schedule_stat(s, "p_rev");
                 pms += ms_schedule_stat(s, "p_move_swap");
@@ -90,11 +94,12 @@ static void concatenation(const ms_gpu_model *gpu)
 int main(void)
 {
     const ms_gpu_model *gpu = ms_gpu_builtin("A100-40GB");
-    printf("bench_far_tables: paper 000 Table 6 (refinement), %d workloads per cell, %s\n\n",
-           RUNS, gpu->name);
+    printf("bench_far_tables: paper 000 Table 6 (refinement), %d workloads per cell, %s\n\n", RUNS,
+           gpu->name);
     refinement(gpu);
     printf("\nbench_far_tables: paper 000 Table 7 (concatenation of two batches, the second "
-           "reversed), %d pairs per cell\n\n", RUNS);
+           "reversed), %d pairs per cell\n\n",
+           RUNS);
     concatenation(gpu);
     return 0;
 }

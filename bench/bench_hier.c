@@ -8,7 +8,8 @@
 int main(void)
 {
     static const int sizes[] = {8, 12, 16};
-    static const ms_hier_policy pols[] = {MS_HIER_MIG2, MS_HIER_MPS, MS_HIER_DEFAULT, MS_HIER_OPTIMAL};
+    static const ms_hier_policy pols[] = {MS_HIER_MIG2, MS_HIER_MPS, MS_HIER_DEFAULT,
+                                          MS_HIER_OPTIMAL};
     const int reps = 4;
     ms_hier_catalog cat;
     ms_error err;
@@ -22,7 +23,8 @@ int main(void)
     for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
         ms_hier_window w[4];
         for (int k = 0; k < reps; k++)
-            if (ms_hier_window_mix(&cat, MS_HIER_MIX_BALANCED, (size_t)sizes[si], -1, &r, &w[k], &err)) {
+            if (ms_hier_window_mix(&cat, MS_HIER_MIX_BALANCED, (size_t)sizes[si], -1, &r, &w[k],
+                                   &err)) {
                 fprintf(stderr, "bench_hier: %s\n", err.msg);
                 return 1;
             }
@@ -41,7 +43,8 @@ int main(void)
                 thr += m.throughput;
                 ms_hier_plan_fini(&plan);
             }
-            printf("%4d %-9s %16.4f %12.3f\n", sizes[si], ms_hier_policy_name(pols[p]), cpu / reps, thr / reps);
+            printf("%4d %-9s %16.4f %12.3f\n", sizes[si], ms_hier_policy_name(pols[p]), cpu / reps,
+                   thr / reps);
         }
         for (int k = 0; k < reps; k++)
             ms_hier_window_fini(&w[k]);

@@ -54,9 +54,8 @@ static void bench_config(const ms_hier_catalog *cat, ms_hier_corun *cr, bool gai
             }
         double cpu = bench_clock(CLOCK_PROCESS_CPUTIME_ID) - c0, wall = bench_now() - w0;
         printf("%s decision (W=12, C_max=4, 512/256/128, lookahead %d, depth %d): %.3f ms CPU "
-               "per window (%.3f ms wall; %d windows, %.1f groups per window)\n", name, K,
-               las[l].depth,
-               1e3 * cpu / (reps * 12), 1e3 * wall / (reps * 12), reps * 12,
+               "per window (%.3f ms wall; %d windows, %.1f groups per window)\n",
+               name, K, las[l].depth, 1e3 * cpu / (reps * 12), 1e3 * wall / (reps * 12), reps * 12,
                (double)groups / (reps * 12));
     }
 
@@ -70,7 +69,8 @@ static void bench_config(const ms_hier_catalog *cat, ms_hier_corun *cr, bool gai
         die("train", &err);
     double cpu = bench_clock(CLOCK_PROCESS_CPUTIME_ID) - c0, wall = bench_now() - w0;
     printf("%s training (batch 64, one update per step): %.0f steps/s CPU "
-           "(%.0f steps/s wall; %ld steps)\n", name, steps / cpu, steps / wall, steps);
+           "(%.0f steps/s wall; %ld steps)\n",
+           name, steps / cpu, steps / wall, steps);
 
     /* Pre-training: each update labels 16 states with their exact values, one batch of 64. */
     long updates = 300;
@@ -82,8 +82,8 @@ static void bench_config(const ms_hier_catalog *cat, ms_hier_corun *cr, bool gai
     cpu = bench_clock(CLOCK_PROCESS_CPUTIME_ID) - c0;
     wall = bench_now() - w0;
     printf("%s --expert-pretrain (batch 64, 16 labelled states per update): %.0f updates/s "
-           "CPU (%.0f updates/s wall; %ld updates)\n", name, updates / cpu, updates / wall,
-           updates);
+           "CPU (%.0f updates/s wall; %ld updates)\n",
+           name, updates / cpu, updates / wall, updates);
 
     for (int k = 0; k < 12; k++)
         ms_hier_window_fini(&ws[k]);

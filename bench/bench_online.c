@@ -26,7 +26,7 @@ static int bench(const char *model, int gpus, int jobs, int policy, bool check, 
     ms_online_config_defaults(&c);
     c.gpus = gpus;
     c.policy = policy;
-    c.layout = MS_LAYOUT_PACKED;  /* one layout: "best" would run all four */
+    c.layout = MS_LAYOUT_PACKED; /* one layout: "best" would run all four */
     c.check = check;
     double t0 = bench_now();
     int rc = ms_online_simulate(m, &w, &c, &r, &err);
@@ -34,9 +34,9 @@ static int bench(const char *model, int gpus, int jobs, int policy, bool check, 
     if (rc)
         return fprintf(stderr, "%s\n", err.msg), 1;
     printf("%-10s %5d GPUs %8d jobs %-17s %-9s %9ld events %7.3f s %10.0f events/s  "
-           "(migrations %ld, mean wait %.1f s)\n", model, gpus, jobs,
-           ms_online_policy_name(policy), check ? "check" : "", r.events, dt, r.events / dt,
-           r.total_migrations, r.mean_wait);
+           "(migrations %ld, mean wait %.1f s)\n",
+           model, gpus, jobs, ms_online_policy_name(policy), check ? "check" : "", r.events, dt,
+           r.events / dt, r.total_migrations, r.mean_wait);
     *secs = dt;
     ms_online_result_fini(&r);
     ms_online_workload_fini(&w);

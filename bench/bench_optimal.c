@@ -15,7 +15,7 @@
 #include "migsched/offline.h"
 
 #define NODE_LIMIT 40000000L
-#define N_LARGEST 12
+#define N_LARGEST  12
 
 static const char *const presets[] = {"MIXEDSCALING", "POORSCALING", "GOODSCALING",
                                       "MIXSCALINGEXTREME"};
@@ -41,7 +41,8 @@ static ms_schedule *run(const char *algo, const ms_workload *w, const ms_gpu_mod
 
 static int usage(const char *why)
 {
-    fprintf(stderr, "bench_optimal: %s\nusage: bench_optimal [-v] [--gpu NAME] "
+    fprintf(stderr,
+            "bench_optimal: %s\nusage: bench_optimal [-v] [--gpu NAME] "
             "[--initial LAYOUT] [--limit-s S] [N_MIN [N_MAX]] (1 <= N_MIN <= N_MAX <= %d)\n",
             why, N_LARGEST);
     return 2;
@@ -91,7 +92,8 @@ int main(int argc, char **argv)
         snprintf(limit, sizeof limit, "%ld nodes", NODE_LIMIT);
     }
     printf("optimal: time to proof on %s from initial layout %s, one batch per preset (%d "
-           "presets), at most %s each\n", gpu->name, layout_text, NPRESETS, limit);
+           "presets), at most %s each\n",
+           gpu->name, layout_text, NPRESETS, limit);
     printf("   n  proved  cpu_s_median  cpu_s_max  wall_s_max  nodes_max  far_gap_%%_mean\n");
     for (int n = n_min; n <= n_max; n++) {
         double cpu[NPRESETS], wall_max = 0, gap = 0, nodes_max = 0;

@@ -54,7 +54,8 @@ int main(int argc, char **argv)
     int reps = argc > 1 ? atoi(argv[1]) : 100;
     const ms_gpu_model *gpu = ms_gpu_builtin("A100-40GB");
     printf("learned scheduler on long queues: mean (agent / FAR - 1) %% over %d held-out queues "
-           "(seed 2026) per cell\n", reps);
+           "(seed 2026) per cell\n",
+           reps);
     printf("%-26s %4s %9s %9s %9s %9s %9s\n", "policy", "n", "batch", "fill", "split", "best",
            "guarded");
     for (size_t mi = 0; mi < sizeof models / sizeof *models; mi++) {
@@ -90,7 +91,8 @@ int main(int argc, char **argv)
                 for (int c = 0; c < NCOL; c++)
                     sum[c] += (v[c] / far - 1) * 100;
                 if (lengths[li] == 15) {
-                    ms_workload *head = ms_workload_slice(w, 0, 14), *last = ms_workload_slice(w, 14, 1);
+                    ms_workload *head = ms_workload_slice(w, 0, 14),
+                                *last = ms_workload_slice(w, 14, 1);
                     double lit = makespan_of("rl", head, gpu, path, MS_RL_QUEUE_BEST, 1) +
                                  makespan_of("far", last, gpu, NULL, 0, 0);
                     for (int k = 0; k < 2; k++) {
@@ -110,8 +112,9 @@ int main(int argc, char **argv)
             printf("\n");
             if (lengths[li] == 15)
                 printf("%-26s %4s longer than its first 14 then FAR's 15th: %d (best), %d "
-                       "(guarded) of %d; mean gap %+.2f%% / %+.2f%%\n", "", "", lit_longer[0],
-                       lit_longer[1], reps, lit_gap[0] / reps, lit_gap[1] / reps);
+                       "(guarded) of %d; mean gap %+.2f%% / %+.2f%%\n",
+                       "", "", lit_longer[0], lit_longer[1], reps, lit_gap[0] / reps,
+                       lit_gap[1] / reps);
             fflush(stdout);
         }
         ms_model_fini(&m);

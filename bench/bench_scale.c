@@ -119,8 +119,8 @@ int main(int argc, char **argv)
            gpu->name, threads, load);
     printf("  seconds wall (cpu) per step; total = read + search + validate + write (what "
            "`schedule --json` does); FAR alone beside; peak RSS; FAR's allocations\n");
-    printf("  %8s %16s %16s %16s %16s %16s %16s %8s %6s\n", "n", "read", "FAR alone",
-           "search", "validate", "write", "total", "RSS MiB", "alloc");
+    printf("  %8s %16s %16s %16s %16s %16s %16s %8s %6s\n", "n", "read", "FAR alone", "search",
+           "validate", "write", "total", "RSS MiB", "alloc");
     fflush(stdout);
     double prev = 0;
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0] && sizes[i] <= cap; i++) {

@@ -25,8 +25,11 @@ static ms_schedule *schedule(const char *algo, const ms_workload *w, const ms_gp
 int main(void)
 {
     const ms_gpu_model *gpu = ms_gpu_builtin("A100-40GB");
-    static const char *const rows[] = {"POORSCALING", "GOODSCALING", "MIXSCALINGUNIFORM",
-                                       "MIXSCALINGEXTREME", "MIXSCALINGUNIFORM,WIDETIMES",
+    static const char *const rows[] = {"POORSCALING",
+                                       "GOODSCALING",
+                                       "MIXSCALINGUNIFORM",
+                                       "MIXSCALINGEXTREME",
+                                       "MIXSCALINGUNIFORM,WIDETIMES",
                                        "PATHO4"};
     static const double budgets[] = {1, 10, 100};
     printf("bench_search: A100-40GB, %d batches of 14 tasks per workload type; makespan gain\n"

@@ -20,10 +20,7 @@ static inline double bench_clock(clockid_t id)
 }
 
 /* Wall-clock seconds. */
-static inline double bench_now(void)
-{
-    return bench_clock(CLOCK_MONOTONIC);
-}
+static inline double bench_now(void) { return bench_clock(CLOCK_MONOTONIC); }
 
 /* n tasks generated from `presets` with rng; prints "<who>: <error>" and exits on failure. */
 static inline ms_workload *bench_generate(const char *who, const ms_gpu_model *gpu,

@@ -52,8 +52,7 @@ int main(void)
         volatile double lb = ms_bound_lbound(w, &s->gpu, 1);
         double t2 = bench_now();
         (void)lb;
-        printf("%-9d %-12.4f %-14.3f %-12.4f %d\n", n, t1 - t0, (t1 - t0) / n * 1e6, t2 - t1,
-               bad);
+        printf("%-9d %-12.4f %-14.3f %-12.4f %d\n", n, t1 - t0, (t1 - t0) / n * 1e6, t2 - t1, bad);
         ms_schedule_free(s);
         ms_workload_free(w);
     }

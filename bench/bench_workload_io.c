@@ -55,8 +55,8 @@ int main(void)
         size_t cbytes, jbytes;
         round_trip(w, gpu, 0, &cw, &cr, &cbytes);
         round_trip(w, gpu, 1, &jw, &jr, &jbytes);
-        printf("%8d %9.3f %10.1f %10.3f %10.3f %9.2f %10.3f %10.3f %9.2f\n", n, gen,
-               cbytes / 1e6, cw, cr, cr / n * 1e6, jw, jr, jr / n * 1e6);
+        printf("%8d %9.3f %10.1f %10.3f %10.3f %9.2f %10.3f %10.3f %9.2f\n", n, gen, cbytes / 1e6,
+               cw, cr, cr / n * 1e6, jw, jr, jr / n * 1e6);
         if (prev_csv > 0)
             printf("%8s csv read time ratio to previous size: %.2f (tasks ratio %.1f)\n", "",
                    cr / prev_csv, (double)n / sizes[i - 1]);

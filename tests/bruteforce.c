@@ -66,11 +66,11 @@ typedef struct search {
     uint32_t mask[MS_MAX_SLOTS * MS_MAX_PROFILES];
     ms_schedule *cur;
     int live[16], nlive;
-    double free_at[16];  /* per instance id: when its last task ends */
+    double free_at[16]; /* per instance id: when its last task ends */
     double min_create, best;
-    bool prune;  /* off only to check that pruning loses nothing */
+    bool prune; /* off only to check that pruning loses nothing */
     const ms_initial *init;
-    int ninit;   /* instances 0..ninit-1 are the layout's */
+    int ninit; /* instances 0..ninit-1 are the layout's */
     long leaves;
 } search;
 
@@ -118,10 +118,7 @@ static void leaf(search *b, double ms)
 static void seed(search *b, int j, unsigned rem, double ms);
 
 /* Whether j (what follows the current task list) is still in the initial phase. */
-static bool seeding(const search *b, int j)
-{
-    return j != OPS && j < b->ninit;
-}
+static bool seeding(const search *b, int j) { return j != OPS && j < b->ninit; }
 
 /* Goes on once the task list of an instance is chosen: the next initial instance's list,
  * else the operation sequence. */
@@ -181,8 +178,8 @@ static void try_create(search *b, int p, unsigned rem, double R, double ms)
     if (overlaps_live(b, p))
         return;
     double c = ms_gpu_create_time(b->g, b->g->profiles[b->pl[p].profile].slices);
-    int id = ms_schedule_add_instance(b->cur, 0, b->pl[p].profile, b->pl[p].start, R, R + c,
-                                      NAN, NAN);
+    int id = ms_schedule_add_instance(b->cur, 0, b->pl[p].profile, b->pl[p].start, R, R + c, NAN,
+                                      NAN);
     b->live[b->nlive++] = id;
     b->free_at[id] = R + c;
     extend(b, id, rem, R + c, R + c, ms, OPS);
@@ -219,8 +216,8 @@ static void dfs(search *b, unsigned rem, double R, double ms)
         try_destroy(b, k, rem, R, ms);
 }
 
-double bf_optimum(const ms_gpu_model *g, const ms_workload *w, bool prune,
-                  const ms_initial *init, long *leaves)
+double bf_optimum(const ms_gpu_model *g, const ms_workload *w, bool prune, const ms_initial *init,
+                  long *leaves)
 {
     search b = {.g = g, .w = w, .best = INF, .min_create = INF, .prune = prune, .init = init};
     for (int k = 0; k < g->nsizes; k++) {
@@ -267,6 +264,5 @@ ms_workload *bf_random_workload(const ms_gpu_model *g, int n, ms_rng *r)
             t[i][s] = prev;
         }
     }
-    return bf_workload(n, (const double(*)[MS_MAX_SLICES + 1])t);
+    return bf_workload(n, (const double(*)[MS_MAX_SLICES + 1]) t);
 }
-

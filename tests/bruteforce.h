@@ -20,7 +20,7 @@ void bf_layout(const ms_gpu_model *g, const ms_partition *p, ms_initial *out);
  * can be kept (their tasks from when they are free), destroyed (charged) or left; every
  * other instance is created (charged). prune off only to check that pruning loses nothing;
  * *leaves = candidates validated (against the layout). */
-double bf_optimum(const ms_gpu_model *g, const ms_workload *w, bool prune,
-                  const ms_initial *init, long *leaves);
+double bf_optimum(const ms_gpu_model *g, const ms_workload *w, bool prune, const ms_initial *init,
+                  long *leaves);
 
 #endif

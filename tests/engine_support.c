@@ -21,7 +21,7 @@ int setup(void **state)
 int teardown(void **state)
 {
     fixture *f = *state;
-    if (f->e)  /* closed without a stop: jobs still running stay as they are */
+    if (f->e) /* closed without a stop: jobs still running stay as they are */
         md_engine_close(f->e);
     if (f->st)
         md_store_close(f->st);
@@ -51,8 +51,7 @@ void configure(fixture *f, const char *backend, ...)
     set(&f->c, "db", f->db);
     ms_error e = {0};
     /* The default scale, set as a file would so that a pair below may override it. */
-    if ((!strcmp(backend, "sim") &&
-         md_config_set(&f->c, "time-scale", "1000", "test:1", &e)) ||
+    if ((!strcmp(backend, "sim") && md_config_set(&f->c, "time-scale", "1000", "test:1", &e)) ||
         md_config_set(&f->c, "allow-root-jobs", "true", "test:2", &e))
         fail_msg("%s", e.msg);
     va_list ap;
@@ -82,19 +81,20 @@ void stop_engine(fixture *f)
 }
 
 /* Submits {"name", "command", sizing...}; returns the outcome and the id in *id. */
-md_engine_outcome submit_cmd(fixture *f, const char *command, const char *sizing,
-                             const char *extra, int64_t *id)
+md_engine_outcome submit_cmd(fixture *f, const char *command, const char *sizing, const char *extra,
+                             int64_t *id)
 {
     char text[1024];
     snprintf(text, sizeof text, "{\"name\": \"%s\", \"command\": %s, %s%s%s}",
-             f->job_name[0] ? f->job_name : "j", command, sizing, extra ? ", " : "", extra ? extra : "");
+             f->job_name[0] ? f->job_name : "j", command, sizing, extra ? ", " : "",
+             extra ? extra : "");
     md_job_spec s;
     ms_error e = {0};
     if (md_job_spec_parse(text, strlen(text), &f->c.model, &s, &e))
         fail_msg("%s", e.msg);
     json_t *job = NULL;
     md_engine_outcome o = md_engine_submit(f->e, &s, &f->owner, &job, &e);
-    assert_null(s.name);  /* the engine took the spec, whatever the outcome */
+    assert_null(s.name); /* the engine took the spec, whatever the outcome */
     assert_int_equal(s.argc, 0);
     if (o == MD_ENGINE_OK) {
         assert_non_null(job);
@@ -155,8 +155,7 @@ size_t count_state(md_engine *e, int state)
     do {
         json_t *jobs;
         ms_error err = {0};
-        assert_int_equal(md_engine_jobs(e, &q, &ROOT_ACTOR, &jobs, &q.after, &err),
-                         MD_ENGINE_OK);
+        assert_int_equal(md_engine_jobs(e, &q, &ROOT_ACTOR, &jobs, &q.after, &err), MD_ENGINE_OK);
         n += json_array_size(json_object_get(jobs, "jobs"));
         json_decref(jobs);
     } while (q.after);
@@ -209,11 +208,10 @@ void check_history(md_store *st, const md_job *j, int *starts, int *finishes)
     for (size_t i = 0; i < n; i++) {
         md_job_transition u;
         assert_int_equal(t[i].from, r.state);
-        int rc = t[i].event == MD_JOB_EV_SUBMIT   ? md_job_submit(&r, t[i].at, &u, &e)
-                 : t[i].event == MD_JOB_EV_START  ? md_job_start(&r, t[i].at, 0, at, "", &u, &e)
-                 : t[i].event == MD_JOB_EV_FINISH ? md_job_finish(&r, t[i].at,
-                                                                  t[i].to == MD_JOB_DONE ? 0 : 1,
-                                                                  &u, &e)
+        int rc = t[i].event == MD_JOB_EV_SUBMIT  ? md_job_submit(&r, t[i].at, &u, &e)
+                 : t[i].event == MD_JOB_EV_START ? md_job_start(&r, t[i].at, 0, at, "", &u, &e)
+                 : t[i].event == MD_JOB_EV_FINISH
+                     ? md_job_finish(&r, t[i].at, t[i].to == MD_JOB_DONE ? 0 : 1, &u, &e)
                  : t[i].event == MD_JOB_EV_INTERRUPT ? md_job_interrupt(&r, t[i].at, &u, &e)
                                                      : md_job_cancel(&r, t[i].at, &u, &e);
         assert_int_equal(rc, MS_OK);
@@ -244,13 +242,12 @@ void check_all_done(fixture *f, size_t n)
         assert_true(jobs[i].started <= jobs[i].ended);
         for (size_t k = 0; k < i; k++) {
             const md_job *a = &jobs[i], *b = &jobs[k];
-            if (a->gpu != b->gpu ||
-                !(ms_gpu_slot_mask(&f->c.model, a->placement) &
-                  ms_gpu_slot_mask(&f->c.model, b->placement)))
+            if (a->gpu != b->gpu || !(ms_gpu_slot_mask(&f->c.model, a->placement) &
+                                      ms_gpu_slot_mask(&f->c.model, b->placement)))
                 continue;
             if (!(a->ended <= b->started || b->ended <= a->started))
-                fail_msg("jobs %lld and %lld overlap on GPU %d", (long long)a->id,
-                         (long long)b->id, a->gpu);
+                fail_msg("jobs %lld and %lld overlap on GPU %d", (long long)a->id, (long long)b->id,
+                         a->gpu);
         }
     }
     md_store_free_jobs(jobs, got);
@@ -265,4 +262,3 @@ void check_no_instance_left(fixture *f)
     assert_int_equal(n, 0);
     free(live);
 }
-

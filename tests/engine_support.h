@@ -28,8 +28,8 @@ void open_engine(fixture *f);
 void stop_engine(fixture *f);
 /* Submits {"name", "command": command (JSON), sizing, extra}; returns the outcome and the
  * id in *id. submit_json runs ["true"]; the *_ok forms fail the test unless accepted. */
-md_engine_outcome submit_cmd(fixture *f, const char *command, const char *sizing,
-                             const char *extra, int64_t *id);
+md_engine_outcome submit_cmd(fixture *f, const char *command, const char *sizing, const char *extra,
+                             int64_t *id);
 md_engine_outcome submit_json(fixture *f, const char *sizing, const char *extra, int64_t *id);
 int64_t submit_cmd_ok(fixture *f, const char *command, const char *sizing, const char *extra);
 int64_t submit_ok(fixture *f, const char *sizing, const char *extra);

@@ -25,12 +25,12 @@ static void add_task(ms_schedule *s, ms_workload *w, int inst, double start, dou
     for (int k = 0; k <= MS_MAX_SLICES; k++)
         time[k] = len;
     assert_int_equal(ms_workload_add(w, name, time, cmd, NULL, NULL), MS_OK);
-    s->task[s->ntasks++] = (ms_sched_task){.index = w->n - 1, .instance = inst, .start = start,
-                                           .end = start + len};
+    s->task[s->ntasks++] = (ms_sched_task){
+        .index = w->n - 1, .instance = inst, .start = start, .end = start + len};
 }
 
-ms_schedule *plan_phases(const ms_gpu_model *m, int gpus, const plan_inst *phases,
-                         double task_time, const char *command, ms_workload **w_out)
+ms_schedule *plan_phases(const ms_gpu_model *m, int gpus, const plan_inst *phases, double task_time,
+                         const char *command, ms_workload **w_out)
 {
     ms_schedule *s = calloc(1, sizeof *s);
     s->gpu = *m;
@@ -108,17 +108,17 @@ void check_run_order(const ms_schedule *s, const ms_run_report *r)
             continue;
         const ms_run_op *c = find_op(r, t->instance, MS_OP_CREATE);
         const ms_run_op *d = find_op(r, t->instance, MS_OP_DESTROY);
-        assert_true(c ? c->end <= t->start : t->start >= 0);  /* none: initial, there at 0 */
+        assert_true(c ? c->end <= t->start : t->start >= 0); /* none: initial, there at 0 */
         if (d && d->state == MS_RUN_OK)
             assert_true(t->end <= d->start);
-        for (int j = 0; j < i; j++)  /* earlier in plan order on the same instance */
+        for (int j = 0; j < i; j++) /* earlier in plan order on the same instance */
             if (r->tasks[j].instance == t->instance && r->tasks[j].state == MS_RUN_OK)
                 assert_true(r->tasks[j].end <= t->start);
     }
     for (int a = 0; a < s->ninst; a++)
         for (int b = 0; b < s->ninst; b++) {
             const ms_sched_instance *x = &s->inst[a], *y = &s->inst[b];
-            double made = isnan(x->create_start) ? -INFINITY : x->create_start;  /* initial */
+            double made = isnan(x->create_start) ? -INFINITY : x->create_start; /* initial */
             if (a == b || x->gpu != y->gpu || !(made < y->create_start))
                 continue;
             uint32_t mx = ms_gpu_slot_mask(&s->gpu, (ms_placement){x->profile, x->start_slot});

@@ -7,15 +7,15 @@
 #include "migsched/exec.h"
 
 typedef struct plan_inst {
-    const char *profile;     /* NULL ends a phase */
+    const char *profile; /* NULL ends a phase */
     int start, ntasks;
 } plan_inst;
 
 /* phases: instances separated by {NULL} entries, ended by two {NULL} in a row. Every
  * task is planned to take task_time; its command is `command` with %d replaced by the task
  * index (printf). */
-ms_schedule *plan_phases(const ms_gpu_model *m, int gpus, const plan_inst *phases,
-                         double task_time, const char *command, ms_workload **w);
+ms_schedule *plan_phases(const ms_gpu_model *m, int gpus, const plan_inst *phases, double task_time,
+                         const char *command, ms_workload **w);
 void plan_free(ms_schedule *s);
 
 /* The real run followed the plan: per GPU ops in plan order, one at a time; tasks inside

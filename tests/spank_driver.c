@@ -42,7 +42,8 @@ int main(int argc, char **argv)
             return 1;
         }
         printf("CUDA_VISIBLE_DEVICES=%s\nMIGSCHED_ALLOCATION=%lld\nMIGSCHED_GPU=%d\n"
-               "MIGSCHED_MIG_PROFILE=%s\n", in.mig_uuid, in.allocation, in.gpu, in.profile);
+               "MIGSCHED_MIG_PROFILE=%s\n",
+               in.mig_uuid, in.allocation, in.gpu, in.profile);
         return 0;
     }
     if ((!strcmp(cmd, "release") && argc == 5) || (!strcmp(cmd, "epilog") && argc == 4)) {

@@ -138,12 +138,12 @@ int test_task_class(const ms_task *t, const ms_gpu_model *gpu)
         double ratio = t->time[b] / t->time[a];
         if (ratio <= test_ratio_bound(a, b, 0.2) * (1 + 1e-12)) {
             if (good != a)
-                fail_msg("task %s scales well from %d to %d after a sub-linear step", t->name,
-                         a, b);
+                fail_msg("task %s scales well from %d to %d after a sub-linear step", t->name, a,
+                         b);
             good = b;
         } else if (!(ratio >= test_ratio_bound(a, b, 0.5) * (1 - 1e-12))) {
-            fail_msg("task %s: t(%d)/t(%d) = %g is neither near/super- nor sub-linear",
-                     t->name, b, a, ratio);
+            fail_msg("task %s: t(%d)/t(%d) = %g is neither near/super- nor sub-linear", t->name, b,
+                     a, ratio);
         }
     }
     return good;

@@ -10,11 +10,11 @@
 #include <cmocka.h>
 
 /* cmocka 1.1 has no floating-point assertion. */
-#define assert_near(a, b, eps)                                                              \
-    do {                                                                                    \
-        double a_ = (a), b_ = (b);                                                          \
-        if (!(fabs(a_ - b_) <= (eps)))                                                      \
-            fail_msg("%s = %.17g, expected %.17g (+- %g)", #a, a_, b_, (double)(eps));     \
+#define assert_near(a, b, eps)                                                         \
+    do {                                                                               \
+        double a_ = (a), b_ = (b);                                                     \
+        if (!(fabs(a_ - b_) <= (eps)))                                                 \
+            fail_msg("%s = %.17g, expected %.17g (+- %g)", #a, a_, b_, (double)(eps)); \
     } while (0)
 
 struct ms_workload;

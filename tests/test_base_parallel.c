@@ -11,7 +11,7 @@ enum { MAX_N = 1000 };
 
 typedef struct calls {
     atomic_int count[MAX_N];
-    int order[MAX_N];     /* with one thread: the indices in the order they ran */
+    int order[MAX_N]; /* with one thread: the indices in the order they ran */
     atomic_int ran;
     pthread_t caller;
     atomic_int off_caller; /* calls made on a thread other than the caller's */

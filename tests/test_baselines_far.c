@@ -37,7 +37,8 @@ static void rodinia_a30(void **state)
     const ms_gpu_model *gpu = ms_gpu_builtin("A30-24GB");
     ms_workload *w = NULL;
     ms_error err = {0};
-    assert_int_equal(ms_workload_read(test_source_path("data/rodinia_a30_8tasks.csv"), gpu, &w, &err), 0);
+    assert_int_equal(
+        ms_workload_read(test_source_path("data/rodinia_a30_8tasks.csv"), gpu, &w, &err), 0);
     double far = makespan("far", w, gpu);
     assert_true(far <= makespan("nomig", w, gpu));
     assert_true(far <= makespan("fixpart:4", w, gpu));
@@ -47,10 +48,10 @@ static void rodinia_a30(void **state)
 
 static void generated_batches(void **state)
 {
-    static const char *const rows[] = {
-        "POORSCALING,WIDETIMES", "POORSCALING,NARROWTIMES", "MIXEDSCALING,WIDETIMES",
-        "MIXEDSCALING,NARROWTIMES", "GOODSCALING,WIDETIMES", "GOODSCALING,NARROWTIMES",
-        "MIXSCALINGEXTREME,NARROWTIMES"};
+    static const char *const rows[] = {"POORSCALING,WIDETIMES",        "POORSCALING,NARROWTIMES",
+                                       "MIXEDSCALING,WIDETIMES",       "MIXEDSCALING,NARROWTIMES",
+                                       "GOODSCALING,WIDETIMES",        "GOODSCALING,NARROWTIMES",
+                                       "MIXSCALINGEXTREME,NARROWTIMES"};
     static const char *const models[] = {"A30-24GB", "A100-40GB", "H100-80GB"};
     static const int ns[] = {10, 15, 20, 30};
     ms_rng r;
@@ -87,7 +88,8 @@ static void generated_batches(void **state)
                 }
     }
     print_message("%d generated batches: FAR <= NOMIG + creation everywhere; paper 000's family "
-                  "alone lost %d of them\n", runs, paper_lost);
+                  "alone lost %d of them\n",
+                  runs, paper_lost);
     /* The extra candidate matters: the paper's family alone loses some of these. */
     assert_true(paper_lost > 0);
 }

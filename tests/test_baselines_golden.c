@@ -45,10 +45,8 @@ static const ms_sched_task *task_of(const ms_schedule *s, int index)
 /* A30 sizes 1, 2, 4. Task 4 runs only on 2 or 4 slices. */
 static const char *const NAMES[] = {"t0", "t1", "t2", "t3", "t4"};
 static const double TIMES[][MS_MAX_SLICES + 1] = {
-    {INF, 4, 2, INF, 1, INF, INF, INF, INF},
-    {INF, 3, 2, INF, 1, INF, INF, INF, INF},
-    {INF, 5, 3, INF, 2, INF, INF, INF, INF},
-    {INF, 1, 1, INF, 1, INF, INF, INF, INF},
+    {INF, 4, 2, INF, 1, INF, INF, INF, INF},   {INF, 3, 2, INF, 1, INF, INF, INF, INF},
+    {INF, 5, 3, INF, 2, INF, INF, INF, INF},   {INF, 1, 1, INF, 1, INF, INF, INF, INF},
     {INF, INF, 4, INF, 2, INF, INF, INF, INF},
 };
 
@@ -87,8 +85,8 @@ static void fixpart_first_free(void **state)
      * [0,4], t1->1g@1 [0,3], t2->2g@2 [0,3], t3->1g@1 [3,4], t4->2g@2 [3,7]. */
     ms_initial init;
     assert_int_equal(ms_initial_parse("1-1-2", gpu, 1, &init, &err), 0);
-    assert_int_equal(ms_fixpart_schedule(w, gpu, 1, &init, ms_partition_parse(gpu, "1-1-2"), &s,
-                                         &err), 0);
+    assert_int_equal(
+        ms_fixpart_schedule(w, gpu, 1, &init, ms_partition_parse(gpu, "1-1-2"), &s, &err), 0);
     assert_int_equal(ms_schedule_validate_initial(s, w, &init, NULL), 0);
     check_tasks(s, (const double[]){0, 0, 0, 3, 3}, (const double[]){4, 3, 3, 4, 7});
     assert_int_equal(s->ninst, 3);
@@ -98,8 +96,8 @@ static void fixpart_first_free(void **state)
      * 1g@2 and 1g@3 are in the way of 2g@2, destroyed [0.10,0.20], [0.20,0.30]; then 1g@0
      * [0.30,0.41], 1g@1 [0.41,0.52], 2g@2 [0.52,0.64] are created. */
     assert_int_equal(ms_initial_parse("2-1-1", gpu, 1, &init, &err), 0);
-    assert_int_equal(ms_fixpart_schedule(w, gpu, 1, &init, ms_partition_parse(gpu, "1-1-2"), &s,
-                                         &err), 0);
+    assert_int_equal(
+        ms_fixpart_schedule(w, gpu, 1, &init, ms_partition_parse(gpu, "1-1-2"), &s, &err), 0);
     assert_int_equal(ms_schedule_validate_initial(s, w, &init, NULL), 0);
     check_tasks(s, (const double[]){0.41, 0.52, 0.64, 3.52, 3.64},
                 (const double[]){4.41, 3.52, 3.64, 4.52, 7.64});
@@ -115,7 +113,8 @@ static void fixpart_infeasible(void **state)
     ms_workload *w = make(NAMES, TIMES, 5);
     ms_schedule *s = NULL;
     ms_error err = {0};
-    assert_int_equal(ms_baseline_schedule("fixpart:1-1-1-1", w, gpu, 1, NULL, &s, &err), MS_EINFEASIBLE);
+    assert_int_equal(ms_baseline_schedule("fixpart:1-1-1-1", w, gpu, 1, NULL, &s, &err),
+                     MS_EINFEASIBLE);
     assert_null(s);
     assert_non_null(strstr(err.msg, "t4"));
     int stale; /* a failure leaves NULL, never what *out held before */
@@ -187,8 +186,8 @@ static void fixpartbest_is_min(void **state)
 static void miso_rodinia(void **state)
 {
     const ms_gpu_model *gpu = ms_gpu_builtin("A30-24GB");
-    static const char *const names[] = {"particlefilter", "nw", "lu", "lavaMD",
-                                        "huffman", "heartwall", "gaussian", "pathfinder"};
+    static const char *const names[] = {"particlefilter", "nw",        "lu",       "lavaMD",
+                                        "huffman",        "heartwall", "gaussian", "pathfinder"};
     static const double t[][MS_MAX_SLICES + 1] = {
         {INF, 1.26246, 1.1136, INF, 1.18849, INF, INF, INF, INF},
         {INF, 0.79506, 0.43174, INF, 0.501269, INF, INF, INF, INF},
@@ -207,8 +206,8 @@ static void miso_rodinia(void **state)
     assert_int_equal(s->ninst, 5);
     /* creations 0.12 + 0.11 + 0.11, lu, lavaMD, 3 destructions + 4g creation, gaussian,
      * 4g destruction + 2g creation, pathfinder. */
-    double expect = 0.12 + 0.11 + 0.11 + 8.59878 + 21.697 + 0.30 + 0.13 + 6.38692 + 0.10 +
-                    0.12 + 20.4842;
+    double expect = 0.12 + 0.11 + 0.11 + 8.59878 + 21.697 + 0.30 + 0.13 + 6.38692 + 0.10 + 0.12 +
+                    20.4842;
     assert_double_equal(ms_schedule_makespan(s), expect, 1e-9);
     assert_int_equal(s->inst[task_of(s, 1)->instance].profile,
                      s->inst[task_of(s, 3)->instance].profile); /* nw and lavaMD on the 2g */
@@ -265,7 +264,7 @@ static void miso_rounds_vs_eager(void **state)
     const ms_gpu_model *gpu = ms_gpu_builtin("A30-24GB");
     static const char *const names[] = {"a", "b", "c", "d", "e"};
     static const double t[][MS_MAX_SLICES + 1] = {
-        {INF, 10, 9, INF, 8, INF, INF, INF, INF},  {INF, 1, 0.9, INF, 0.8, INF, INF, INF, INF},
+        {INF, 10, 9, INF, 8, INF, INF, INF, INF},    {INF, 1, 0.9, INF, 0.8, INF, INF, INF, INF},
         {INF, 1, 0.9, INF, 0.8, INF, INF, INF, INF}, {INF, 1, 0.9, INF, 0.8, INF, INF, INF, INF},
         {INF, 1, 0.9, INF, 0.8, INF, INF, INF, INF},
     };
@@ -289,9 +288,12 @@ static void miso_rounds_vs_eager(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(fixpart_first_free), cmocka_unit_test(fixpart_infeasible),
-        cmocka_unit_test(nomig_sum),          cmocka_unit_test(fixpartbest_is_min),
-        cmocka_unit_test(miso_rodinia),       cmocka_unit_test(miso_prefers_speedup_sum),
+        cmocka_unit_test(fixpart_first_free),
+        cmocka_unit_test(fixpart_infeasible),
+        cmocka_unit_test(nomig_sum),
+        cmocka_unit_test(fixpartbest_is_min),
+        cmocka_unit_test(miso_rodinia),
+        cmocka_unit_test(miso_prefers_speedup_sum),
         cmocka_unit_test(miso_rounds_vs_eager),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,8 +19,8 @@ static void assert_valid(const ms_schedule *s, const ms_workload *w, const char 
     ms_metrics m;
     ms_schedule_metrics(s, w, &m);
     if (w->n && !(m.makespan >= m.l_bound * (1 - 1e-9) && m.makespan >= m.baseline * (1 - 1e-9)))
-        fail_msg("%s (%s): makespan %.9g below l_bound %.9g or baseline %.9g", s->algorithm,
-                 what, m.makespan, m.l_bound, m.baseline);
+        fail_msg("%s (%s): makespan %.9g below l_bound %.9g or baseline %.9g", s->algorithm, what,
+                 m.makespan, m.l_bound, m.baseline);
 }
 
 /* Random monotone times over the GPU's sizes; sometimes a small size cannot run the task
@@ -32,13 +32,17 @@ static ms_workload *random_workload(const ms_gpu_model *gpu, int n, ms_rng *r)
         double t[MS_MAX_SLICES + 1];
         for (int s = 0; s <= MS_MAX_SLICES; s++)
             t[s] = INFINITY;
-        double cur = ms_rng_uniform(r) < 0.2 ? 0.05 + ms_rng_uniform(r) : 1 + 99 * ms_rng_uniform(r);
-        int no_below = ms_rng_uniform(r) < 0.15 ? 1 + (int)ms_rng_below(r, (uint64_t)gpu->nsizes - 1) : 0;
+        double cur = ms_rng_uniform(r) < 0.2 ? 0.05 + ms_rng_uniform(r)
+                                             : 1 + 99 * ms_rng_uniform(r);
+        int no_below = ms_rng_uniform(r) < 0.15
+                           ? 1 + (int)ms_rng_below(r, (uint64_t)gpu->nsizes - 1)
+                           : 0;
         for (int k = 0; k < gpu->nsizes; k++) {
             if (k > 0) {
                 double u = ms_rng_uniform(r); /* equal, super-linear-ish or sub-linear step */
-                cur *= u < 0.1 ? 1.0 : u < 0.3 ? 0.2 + 0.3 * ms_rng_uniform(r)
-                                              : 0.5 + 0.5 * ms_rng_uniform(r);
+                cur *= u < 0.1   ? 1.0
+                       : u < 0.3 ? 0.2 + 0.3 * ms_rng_uniform(r)
+                                 : 0.5 + 0.5 * ms_rng_uniform(r);
             }
             t[gpu->sizes[k]] = k < no_below ? INFINITY : fmax(cur, 1e-3);
         }

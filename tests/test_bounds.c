@@ -67,8 +67,8 @@ static void check_bounds_against_optimum(const char *model, int cases, int max_n
         leaves += l;
         double base = ms_bound_baseline(w, g, 1), lb = ms_bound_lbound(w, g, 1);
         if (base > opt + EPS || lb > opt + EPS) {
-            print_message("%s case %d: opt %.6f baseline %.6f l_bound %.6f\n", model, c, opt,
-                          base, lb);
+            print_message("%s case %d: opt %.6f baseline %.6f l_bound %.6f\n", model, c, opt, base,
+                          lb);
             for (int i = 0; i < n; i++)
                 print_message("  t%d: %g %g %g %g %g\n", i, w->tasks[i].time[1],
                               w->tasks[i].time[2], w->tasks[i].time[3], w->tasks[i].time[4],
@@ -81,7 +81,8 @@ static void check_bounds_against_optimum(const char *model, int cases, int max_n
         ms_workload_free(w);
     }
     print_message("%s: %d instances, %ld valid candidates validated, l_bound_paper above the "
-                  "optimum in %d\n", model, cases, leaves, paper_above);
+                  "optimum in %d\n",
+                  model, cases, leaves, paper_above);
 }
 
 static void test_bruteforce_a30(void **st)
@@ -132,7 +133,8 @@ static void check_with_initial(const char *model, int cases, uint64_t seed_value
         ms_workload_free(w);
     }
     print_message("%s with initial instances: %d instances, %ld candidates validated, plain "
-                  "l_bound above the optimum in %d\n", model, cases, leaves, below_plain);
+                  "l_bound above the optimum in %d\n",
+                  model, cases, leaves, below_plain);
 }
 
 /* ms_bound_lbound_both's one pass gives exactly (same bits) the two bounds computed alone. */

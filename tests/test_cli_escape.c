@@ -26,24 +26,30 @@ static void test_escapes(void **state)
         {"a\nb\tc\rd\\e", 9, "a\\nb\\tc\\rd\\\\e"},
         {"\x7f", 1, "\\x7f"},
         {"x\0y", 3, "x\\x00y"},
-        {"\xc2\x9b" "31m", 5, "\\u009b31m"},          /* U+009B, CSI */
-        {"\xc2\x85", 2, "\\u0085"},                   /* U+0085, NEL */
-        {"\xc2\xa0\xc3\xa9", 4, "\xc2\xa0\xc3\xa9"},  /* NBSP, é: printable */
+        {"\xc2\x9b"
+         "31m",
+         5, "\\u009b31m"},                           /* U+009B, CSI */
+        {"\xc2\x85", 2, "\\u0085"},                  /* U+0085, NEL */
+        {"\xc2\xa0\xc3\xa9", 4, "\xc2\xa0\xc3\xa9"}, /* NBSP, é: printable */
         /* Bidirectional controls would reorder the rest of a printed row (a job's name
          * making its user and state read as others): escaped like controls. */
-        {"a\xe2\x80\xae" "b", 5, "a\\u202eb"},         /* U+202E, RIGHT-TO-LEFT OVERRIDE */
-        {"\xe2\x81\xa6\xe2\x81\xa9", 6, "\\u2066\\u2069"},  /* isolates */
+        {"a\xe2\x80\xae"
+         "b",
+         5, "a\\u202eb"},                                  /* U+202E, RIGHT-TO-LEFT OVERRIDE */
+        {"\xe2\x81\xa6\xe2\x81\xa9", 6, "\\u2066\\u2069"}, /* isolates */
         {"\xe2\x80\x8f\xd8\x9c", 5, "\\u200f\\u061c"},     /* RLM, ARABIC LETTER MARK */
-        {"\xe2\x80\xa8", 3, "\\u2028"},                  /* LINE SEPARATOR */
+        {"\xe2\x80\xa8", 3, "\\u2028"},                    /* LINE SEPARATOR */
         {"\xe2\x82\xac\xf0\x9f\x98\x80", 7, "\xe2\x82\xac\xf0\x9f\x98\x80"},
-        {"\x9b", 1, "\\x9b"},                         /* a lone C1 byte */
+        {"\x9b", 1, "\\x9b"}, /* a lone C1 byte */
         {"\xff\xfe", 2, "\\xff\\xfe"},
-        {"\xc0\xaf", 2, "\\xc0\\xaf"},                /* overlong '/' */
-        {"\xe0\x80\xaf", 3, "\\xe0\\x80\\xaf"},       /* overlong, 3 bytes */
-        {"\xed\xa0\x80", 3, "\\xed\\xa0\\x80"},       /* a surrogate */
-        {"\xf4\x90\x80\x80", 4, "\\xf4\\x90\\x80\\x80"},  /* above U+10FFFF */
-        {"\xe2\x82", 2, "\\xe2\\x82"},                /* cut short */
-        {"\xc3" "A", 2, "\\xc3A"},
+        {"\xc0\xaf", 2, "\\xc0\\xaf"},                   /* overlong '/' */
+        {"\xe0\x80\xaf", 3, "\\xe0\\x80\\xaf"},          /* overlong, 3 bytes */
+        {"\xed\xa0\x80", 3, "\\xed\\xa0\\x80"},          /* a surrogate */
+        {"\xf4\x90\x80\x80", 4, "\\xf4\\x90\\x80\\x80"}, /* above U+10FFFF */
+        {"\xe2\x82", 2, "\\xe2\\x82"},                   /* cut short */
+        {"\xc3"
+         "A",
+         2, "\\xc3A"},
     };
     for (size_t i = 0; i < sizeof CASES / sizeof *CASES; i++) {
         const char *got = esc(CASES[i].in, CASES[i].n, 256);
@@ -64,7 +70,10 @@ static void test_fit(void **state)
     /* Exactly filling the buffer is no cut; one more is, on a whole escape. */
     assert_string_equal(esc("abcdef", 6, 7), "abcdef");
     assert_string_equal(esc("abcdefg", 7, 7), "abc...");
-    assert_string_equal(esc("ab\x1b" "cdef", 7, 9), "ab...");
+    assert_string_equal(esc("ab\x1b"
+                            "cdef",
+                            7, 9),
+                        "ab...");
     assert_string_equal(esc("ab\x1b", 3, 7), "ab\\x1b");
     assert_string_equal(esc("\xe2\x82\xac\xe2\x82\xac", 6, 7), "\xe2\x82\xac\xe2\x82\xac");
     assert_string_equal(esc("\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac", 9, 7), "\xe2\x82\xac...");

@@ -30,14 +30,13 @@ static ms_workload *random_workload(const ms_gpu_model *gpu, int n, ms_rng *rng)
         fail_msg("%s", err.msg);
     for (int i = 0; i < w->n; i++)
         if (ms_rng_uniform(rng) < 0.2)
-            for (int k = 0; k < gpu->nsizes - 1; k++)  /* the whole GPU stays possible */
+            for (int k = 0; k < gpu->nsizes - 1; k++) /* the whole GPU stays possible */
                 if (ms_rng_uniform(rng) < 0.4)
                     w->tasks[i].time[gpu->sizes[k]] = INFINITY;
     return w;
 }
 
-static ms_schedule *plan(const char *algo, const ms_workload *w, const ms_gpu_model *gpu,
-                         int gpus)
+static ms_schedule *plan(const char *algo, const ms_workload *w, const ms_gpu_model *gpu, int gpus)
 {
     ms_offline_options o;
     ms_offline_options_init(&o);
@@ -104,7 +103,7 @@ static void test_property(void **state)
             ms_schedule *j = join(first, now, b, wb, wa->n, (ms_concat_mode)m);
             check_valid(j, w, c);
             assert_int_equal(j->ntasks, wa->n + wb->n);
-            for (int t = 0; t < first->ntasks; t++) {  /* the running plan is fixed */
+            for (int t = 0; t < first->ntasks; t++) { /* the running plan is fixed */
                 assert_int_equal(j->task[t].index, first->task[t].index);
                 assert_true(j->task[t].start == first->task[t].start);
             }
@@ -158,7 +157,7 @@ static void test_starts_beside_long_task(void **state)
     check_valid(j, w, 0);
     double first_end = ms_schedule_makespan(first);
     for (int i = first->ninst; i < j->ninst; i++)
-        assert_true(j->inst[i].create_end < first_end - 50);  /* all of them beside it */
+        assert_true(j->inst[i].create_end < first_end - 50); /* all of them beside it */
     assert_true(ms_schedule_makespan(j) < ms_schedule_stat(j, "makespan_trivial"));
     /* trivial: after the long task */
     ms_schedule *t = join(first, 1, b, wb, 1, MS_CONCAT_TRIVIAL);
@@ -270,16 +269,16 @@ static void test_keeps_idle_instance(void **state)
     ms_offline_options o;
     ms_offline_options_init(&o);
     o.initial = &l;
-    ms_schedule *b, *empty = plan("far", w, gpu, 1);  /* far charges every creation */
+    ms_schedule *b, *empty = plan("far", w, gpu, 1); /* far charges every creation */
     assert_int_equal(ms_offline_schedule("search", w, gpu, 1, &o, &b, &err), MS_OK);
     ms_schedule *kept = join(first, now, b, w, 1, MS_CONCAT_OVERLAP);
     ms_schedule *made = join(first, now, empty, w, 1, MS_CONCAT_OVERLAP);
     assert_int_equal(kept->ninst, 1);
     assert_int_equal(kept->task[1].instance, 0);
     assert_true(kept->task[1].start == now);
-    assert_int_equal(made->ninst, 2);  /* destroyed and made again */
-    assert_true(made->task[1].start >= now + ms_gpu_destroy_time(gpu, 2) +
-                                           ms_gpu_create_time(gpu, 2));
+    assert_int_equal(made->ninst, 2); /* destroyed and made again */
+    assert_true(made->task[1].start >=
+                now + ms_gpu_destroy_time(gpu, 2) + ms_gpu_create_time(gpu, 2));
     ms_initial_fini(&l);
     ms_schedule_free(kept);
     ms_schedule_free(made);

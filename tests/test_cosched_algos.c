@@ -265,7 +265,7 @@ static void test_validator(void **state)
     ms_cosched_schedule_add(s, 0.5, 2, -1, NULL);
     assert_int_equal(ms_cosched_validate(in, s, 0, &err), 0);
     assert_int_equal(ms_cosched_validate(in, s, 1, &err), 0); /* 2 alone twice in a row */
-    s->iv[1].b = 0; /* a task cannot run with itself */
+    s->iv[1].b = 0;                                           /* a task cannot run with itself */
     assert_int_not_equal(ms_cosched_validate(in, s, 0, &err), 0);
     s->iv[1].b = 5; /* nor with a task that does not exist */
     assert_int_not_equal(ms_cosched_validate(in, s, 0, &err), 0);

@@ -40,7 +40,8 @@ static int random_pseudo_tree(ms_rng *r, int k, ms_cosched_edge *e)
         e[m++] = (ms_cosched_edge){(int)ms_rng_below(r, (uint64_t)v), v, 1.0};
     if (ms_rng_uniform(r) < 0.5 && k >= 3) {
         for (int tries = 0; tries < 20; tries++) {
-            int a = (int)ms_rng_below(r, (uint64_t)k), b = (int)ms_rng_below(r, (uint64_t)k), dup = 0;
+            int a = (int)ms_rng_below(r, (uint64_t)k), b = (int)ms_rng_below(r, (uint64_t)k),
+                dup = 0;
             for (int q = 0; q < m; q++)
                 dup |= (e[q].a == a && e[q].b == b) || (e[q].a == b && e[q].b == a);
             if (a != b && !dup) {
@@ -192,7 +193,8 @@ static int algorithm1(int n, const int *parent0)
         /* Lemmas 2-3: caterpillar (u, t, v) with the leaves of u, v and t. */
         caterpillars++;
         for (int w = 0; w < n; w++)
-            if (alive[w] && (parent[w] == h1[0] || parent[w] == h1[1] || (parent[w] == t && height[w] == 0)))
+            if (alive[w] &&
+                (parent[w] == h1[0] || parent[w] == h1[1] || (parent[w] == t && height[w] == 0)))
                 alive[w] = 0;
         alive[h1[0]] = alive[h1[1]] = 0;
         if (nh == 2) /* Lemma 3: it also takes the edge from t to its parent */
@@ -227,10 +229,8 @@ static void test_algorithm1_agrees(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_paper_figure4),
-        cmocka_unit_test(test_spiders),
-        cmocka_unit_test(test_algorithm1_agrees),
-        cmocka_unit_test(test_lp_solutions),
+        cmocka_unit_test(test_paper_figure4),       cmocka_unit_test(test_spiders),
+        cmocka_unit_test(test_algorithm1_agrees),   cmocka_unit_test(test_lp_solutions),
         cmocka_unit_test(test_random_pseudo_trees),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

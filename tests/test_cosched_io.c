@@ -7,9 +7,9 @@
 #include "migsched/cosched.h"
 #include "support.h"
 
-static const char *good_json =
-    "{\"tasks\": [{\"name\": \"a\", \"p\": 2}, {\"name\": \"b\", \"p\": 1.5}],\n"
-    " \"speed\": [[1, 0.7], [0.6, 1]]}";
+static const char *good_json = "{\"tasks\": [{\"name\": \"a\", \"p\": 2}, {\"name\": \"b\", \"p\": "
+                               "1.5}],\n"
+                               " \"speed\": [[1, 0.7], [0.6, 1]]}";
 static const char *good_csv = "# comment\nname,p,a,b\na,2,1,0.7\nb,1.5,0.6,1\n";
 
 static void test_json_and_csv_agree(void **state)
@@ -142,7 +142,8 @@ static void test_csv_errors(void **state)
     expect_csv_error("name,p,a,b\na,one,1,0.5\nb,1,0.5,1\n", "line 2: field 'p'");
     expect_csv_error("name,p,a,b\na,1,1,fast\nb,1,0.5,1\n", "line 2: column 'b': 'fast'");
     expect_csv_error("name,p,a,b\na,1,1,1.5\nb,1,0,1\n", "speed[0][1]: 1.5 is faster than alone");
-    expect_csv_error("name,p,a,b\na,1,1,0.5\nb,1e12,0,1\n", "task 'b': p 1e+12 is over the ceiling");
+    expect_csv_error("name,p,a,b\na,1,1,0.5\nb,1e12,0,1\n",
+                     "task 'b': p 1e+12 is over the ceiling");
     expect_csv_error("name,p,a,b\na,1,1,0.5\nb,1,0.5,1\nb,1,0.5,1\n", "line 4: extra row");
     expect_csv_error("name,p,a\na,0,1\n", "positive");
     expect_csv_error("name,p,a\na,1,2\n", "diagonal must be 1");

@@ -79,9 +79,14 @@ static void test_blossom_cases(void **state)
     } cases[] = {
         {4, {1, 1, 2, 3}, {2, 3, 3, 4}, {8, 9, 10, 7}, {-1, 2, 1, 4, 3}},
         {6, {1, 1, 2, 1, 4, 1}, {2, 3, 3, 4, 5, 6}, {9, 8, 10, 5, 4, 3}, {-1, 6, 3, 2, 5, 4, 1}},
-        {10, {1, 1, 2, 3, 4, 1, 3, 4, 5, 9}, {2, 5, 3, 4, 5, 6, 9, 8, 7, 10},
-         {45, 45, 50, 45, 50, 30, 35, 35, 26, 5}, {-1, 6, 3, 2, 8, 7, 1, 5, 4, 10, 9}},
-        {13, {1, 1, 2, 3, 4, 4, 5, 6, 1, 3, 5, 7, 11}, {2, 7, 3, 4, 5, 6, 6, 7, 8, 11, 9, 10, 12},
+        {10,
+         {1, 1, 2, 3, 4, 1, 3, 4, 5, 9},
+         {2, 5, 3, 4, 5, 6, 9, 8, 7, 10},
+         {45, 45, 50, 45, 50, 30, 35, 35, 26, 5},
+         {-1, 6, 3, 2, 8, 7, 1, 5, 4, 10, 9}},
+        {13,
+         {1, 1, 2, 3, 4, 4, 5, 6, 1, 3, 5, 7, 11},
+         {2, 7, 3, 4, 5, 6, 6, 7, 8, 11, 9, 10, 12},
          {45, 45, 50, 45, 95, 94, 94, 50, 30, 35, 36, 26, 5},
          {-1, 8, 3, 2, 6, 9, 4, 10, 1, 5, 7, 12, 11}},
     };
@@ -89,9 +94,9 @@ static void test_blossom_cases(void **state)
         int nv = 0, mate[13];
         for (int k = 0; k < cases[c].ne; k++)
             nv = cases[c].ev[k] + 1 > nv ? cases[c].ev[k] + 1 : nv;
-        assert_int_equal(
-            ms_max_weight_matching(nv, cases[c].ne, cases[c].eu, cases[c].ev, cases[c].w, mate, NULL),
-            0);
+        assert_int_equal(ms_max_weight_matching(nv, cases[c].ne, cases[c].eu, cases[c].ev,
+                                                cases[c].w, mate, NULL),
+                         0);
         for (int v = 0; v < nv; v++)
             assert_int_equal(mate[v], cases[c].mate[v]);
     }

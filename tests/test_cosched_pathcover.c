@@ -74,7 +74,9 @@ static ms_cosched_instance *random_instance(ms_rng *r, int n)
         in->names[i] = strdup(name);
         in->p[i] = 0.2 + 3 * ms_rng_uniform(r);
         for (int j = 0; j < n; j++)
-            in->speed[i * n + j] = i == j ? 1 : ms_rng_uniform(r) < 0.15 ? 0 : 0.3 + 0.7 * ms_rng_uniform(r);
+            in->speed[i * n + j] = i == j                     ? 1
+                                   : ms_rng_uniform(r) < 0.15 ? 0
+                                                              : 0.3 + 0.7 * ms_rng_uniform(r);
     }
     return in;
 }

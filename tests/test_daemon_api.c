@@ -27,27 +27,24 @@ struct md_engine {
     bool stopping;
     md_engine_metrics m;
     md_engine_access access;
-    md_engine_actor last;       /* who the last job call came from */
-    md_job_owner alloc_owner;   /* whom the last allocation step was for */
+    md_engine_actor last;     /* who the last job call came from */
+    md_job_owner alloc_owner; /* whom the last allocation step was for */
 };
 
-const double md_engine_time_bounds[MD_ENGINE_TIME_BUCKETS] = {0.1, 0.5, 1,    5,    10,   30,
+const double md_engine_time_bounds[MD_ENGINE_TIME_BUCKETS] = {0.1, 0.5, 1,   5,    10,    30,
                                                               60,  300, 900, 3600, 14400, 86400};
 const double md_engine_reconf_bounds[MD_ENGINE_RECONF_BUCKETS] = {0.05, 0.1, 0.2, 0.3, 0.5,
                                                                   0.75, 1,   2,   5,   10};
 
 static const ms_gpu_model *a100(void) { return ms_gpu_builtin("A100-40GB"); }
 
-void md_engine_access_get(md_engine *e, md_engine_access *out)
-{
-    *out = e->access;
-}
+void md_engine_access_get(md_engine *e, md_engine_access *out) { *out = e->access; }
 
 md_engine_outcome md_engine_submit(md_engine *e, md_job_spec *spec, const md_job_owner *owner,
                                    json_t **job, ms_error *err)
 {
     if (e->stopping || e->njobs >= e->queue_limit) {
-        md_job_spec_free(spec);  /* the engine takes the spec whatever the outcome */
+        md_job_spec_free(spec); /* the engine takes the spec whatever the outcome */
         if (e->stopping) {
             ms_error_set(err, MS_EINVAL, "migschedd is stopping");
             return MD_ENGINE_STOPPING;
@@ -88,8 +85,8 @@ md_engine_outcome md_engine_cancel(md_engine *e, int64_t id, const md_engine_act
     return MD_ENGINE_OK;
 }
 
-md_engine_outcome md_engine_job(md_engine *e, int64_t id, const md_engine_actor *who,
-                                json_t **job, ms_error *err)
+md_engine_outcome md_engine_job(md_engine *e, int64_t id, const md_engine_actor *who, json_t **job,
+                                ms_error *err)
 {
     e->last = *who;
     md_job *j = find(e, id, err);
@@ -152,9 +149,8 @@ md_engine_outcome md_engine_metrics_snapshot(md_engine *e, md_engine_metrics *ou
 }
 
 /* Allocations: the stand-in echoes what the route passed (job, step, profile). */
-md_engine_outcome md_engine_alloc_step(md_engine *e, md_job_spec *spec,
-                                       const md_job_owner *owner, int64_t step,
-                                       json_t **alloc, ms_error *err)
+md_engine_outcome md_engine_alloc_step(md_engine *e, md_job_spec *spec, const md_job_owner *owner,
+                                       int64_t step, json_t **alloc, ms_error *err)
 {
     e->alloc_owner = *owner;
     *alloc = json_pack("{s:I, s:I, s:s, s:s}", "slurm_job_id", (json_int_t)spec->slurm_job_id,
@@ -164,8 +160,7 @@ md_engine_outcome md_engine_alloc_step(md_engine *e, md_job_spec *spec,
     return MD_ENGINE_OK;
 }
 
-md_engine_outcome md_engine_alloc_get(md_engine *e, int64_t slurm_id, json_t **alloc,
-                                      ms_error *err)
+md_engine_outcome md_engine_alloc_get(md_engine *e, int64_t slurm_id, json_t **alloc, ms_error *err)
 {
     ms_error_set(err, MS_EINVAL, "Slurm job %lld holds no allocation", (long long)slurm_id);
     return MD_ENGINE_NOT_FOUND;
@@ -200,7 +195,10 @@ static md_api_response call_as(md_engine *e, md_api_caller who, const char *meth
                                const char *path, const char *body)
 {
     md_api api = api_of(e);
-    md_api_request rq = {.caller = who, .method = method, .path = path, .body = body,
+    md_api_request rq = {.caller = who,
+                         .method = method,
+                         .path = path,
+                         .body = body,
                          .len = body ? strlen(body) : 0};
     md_api_response rs;
     md_api_handle(&api, &rq, &rs);
@@ -221,8 +219,8 @@ static void expect(md_api_response rs, unsigned status, const char *text)
     free(rs.body);
 }
 
-static const char JOB[] =
-    "{\"name\": \"t1\", \"command\": [\"true\"], \"profile\": \"1g.5gb\", \"seconds\": 3}";
+static const char JOB[] = "{\"name\": \"t1\", \"command\": [\"true\"], \"profile\": \"1g.5gb\", "
+                          "\"seconds\": 3}";
 
 static void test_routes(void **state)
 {
@@ -253,10 +251,12 @@ static void test_errors(void **state)
     expect(call(&e, "POST", "/v1/jobs", "{\"name\": "), 400, "\"error\":\"job: ");
     expect(call(&e, "POST", "/v1/jobs", NULL), 400, "\"error\"");
     expect(call(&e, "POST", "/v1/jobs",
-                "{\"name\": \"x\", \"command\": [\"true\"], \"slices\": 1, \"seconds\": 1, \"colour\": 1}"),
+                "{\"name\": \"x\", \"command\": [\"true\"], \"slices\": 1, \"seconds\": 1, "
+                "\"colour\": 1}"),
            400, "unknown");
     expect(call(&e, "POST", "/v1/jobs",
-                "{\"name\": \"x\", \"command\": [\"true\"], \"profile\": \"3g.40gb\", \"seconds\": 1}"),
+                "{\"name\": \"x\", \"command\": [\"true\"], \"profile\": \"3g.40gb\", \"seconds\": "
+                "1}"),
            400, "A100-40GB has no profile");
     expect(call(&e, "POST", "/v1/jobs", JOB), 201, "\"id\":1");
     expect(call(&e, "POST", "/v1/jobs", JOB), 429, "the queue is full");
@@ -273,7 +273,7 @@ static void test_errors(void **state)
     rs = call(&e, "POST", "/v1/jobs/1", NULL);
     assert_string_equal(rs.allow, "GET, DELETE");
     expect(rs, 405, "allowed: GET, DELETE");
-    rs = call(&e, "GE", "/metrics", NULL);  /* a prefix of an allowed method is not it */
+    rs = call(&e, "GE", "/metrics", NULL); /* a prefix of an allowed method is not it */
     expect(rs, 405, "allowed: GET");
     engine_free(&e);
 }
@@ -343,11 +343,13 @@ static void test_query(void **state)
     assert_null(strstr(rs.body, "\"id\":1"));
     expect(rs, 200, "");
     expect(call_args(&e, "state", "queued"), 200, "\"id\":1");
-    expect(call_args(&e, "state", "new"), 400, "state: unknown state \\\"new\\\" (queued, "
-                                                "running, done, failed, cancelled)");
+    expect(call_args(&e, "state", "new"), 400,
+           "state: unknown state \\\"new\\\" (queued, "
+           "running, done, failed, cancelled)");
     expect(call_args(&e, "state", NULL), 400, "state: unknown state");
-    expect(call_args(&e, "colour", "red"), 400, "unknown query argument \\\"colour\\\" "
-                                                "(allowed: limit, after, user, state)");
+    expect(call_args(&e, "colour", "red"), 400,
+           "unknown query argument \\\"colour\\\" "
+           "(allowed: limit, after, user, state)");
     md_api api = api_of(&e);
     md_api_request rq = {.caller = ROOT, .method = "GET", .path = "/v1/gpus", .nargs = 1};
     rq.arg_key[0] = "state";
@@ -364,22 +366,23 @@ static void test_pages(void **state)
     md_engine e = {.queue_limit = 8};
     for (int i = 0; i < 5; i++)
         expect(call(&e, "POST", "/v1/jobs", JOB), 201, "");
-    expect(call_args(&e, "limit", "2"), 200,
-           "\"id\":2,\"name\":\"t1\",\"user\":\"root\"");
+    expect(call_args(&e, "limit", "2"), 200, "\"id\":2,\"name\":\"t1\",\"user\":\"root\"");
     expect(call_args(&e, "limit", "2"), 200, "\"next\":\"/v1/jobs?after=2&limit=2\"");
     expect(call_argv(&e, 2, (const char *const[]){"after", "4", "limit", "2"}), 200,
            "\"id\":5,\"name\"");
     expect(call_argv(&e, 2, (const char *const[]){"after", "4", "limit", "2"}), 200,
            "\"next\":null");
     expect(call(&e, "GET", "/v1/jobs", NULL), 200, "\"next\":null");
-    expect(call_argv(&e, 3, (const char *const[]){"limit", "1", "state", "queued", "user",
-                                                  "a b/\xc3\xa9"}),
-           200, "\"next\":\"/v1/jobs?after=1&limit=1&state=queued&user=a%20b%2F%C3%A9\"");
+    expect(
+        call_argv(&e, 3,
+                  (const char *const[]){"limit", "1", "state", "queued", "user", "a b/\xc3\xa9"}),
+        200, "\"next\":\"/v1/jobs?after=1&limit=1&state=queued&user=a%20b%2F%C3%A9\"");
     /* A public listing: no spec. */
     md_api_response rs = call(&e, "GET", "/v1/jobs", NULL);
     assert_null(strstr(rs.body, "\"spec\""));
     expect(rs, 200, "\"id\":5");
-    expect(call_args(&e, "limit", "1001"), 400, "limit: must be an integer 1..1000 (got \\\"1001\\\")");
+    expect(call_args(&e, "limit", "1001"), 400,
+           "limit: must be an integer 1..1000 (got \\\"1001\\\")");
     expect(call_args(&e, "limit", "0"), 400, "limit: must be an integer 1..1000");
     expect(call_args(&e, "limit", NULL), 400, "limit: must be");
     expect(call_args(&e, "after", "-1"), 400, "after: must be a job id");
@@ -415,25 +418,30 @@ static void test_authorization(void **state)
     assert_int_equal(e.last.who.uid, 65534);
     assert_false(e.last.admin);
     char body[256];
-    snprintf(body, sizeof body, "{\"name\": \"x\", \"command\": [\"true\"], \"slices\": 1,"
-             " \"seconds\": 1, \"user\": \"%s\"}", "root");
+    snprintf(body, sizeof body,
+             "{\"name\": \"x\", \"command\": [\"true\"], \"slices\": 1,"
+             " \"seconds\": 1, \"user\": \"%s\"}",
+             "root");
     expect(call_as(&e, user, "POST", "/v1/jobs", body), 403,
            "only an admin (root or a member of admin-group) may submit for another user; "
            "you are nobody");
-    snprintf(body, sizeof body, "{\"name\": \"x\", \"command\": [\"true\"], \"slices\": 1,"
-             " \"seconds\": 1, \"user\": \"%s\"}", "nobody");
+    snprintf(body, sizeof body,
+             "{\"name\": \"x\", \"command\": [\"true\"], \"slices\": 1,"
+             " \"seconds\": 1, \"user\": \"%s\"}",
+             "nobody");
     expect(call_as(&e, user, "POST", "/v1/jobs", body), 201, "\"user\":\"nobody\"");
     /* admin-group makes an admin, read per request. */
     snprintf(e.access.admin_group, sizeof e.access.admin_group, "nogroup");
     expect(call_as(&e, user, "GET", "/v1/jobs/1", NULL), 200, "");
-    assert_true(e.last.admin);  /* nobody's primary group is nogroup */
+    assert_true(e.last.admin); /* nobody's primary group is nogroup */
     e.access.admin_group[0] = '\0';
     /* Root submits for a user, named; an unknown user is a 400 naming it. */
     expect(call(&e, "POST", "/v1/jobs", body), 201, "\"user\":\"nobody\"");
     assert_int_equal(e.jobs[2].owner.uid, 65534);
     expect(call(&e, "GET", "/v1/jobs/1", NULL), 200, "");
     assert_true(e.last.admin);
-    expect(call(&e, "POST", "/v1/jobs", "{\"name\": \"x\", \"command\": [\"true\"],"
+    expect(call(&e, "POST", "/v1/jobs",
+                "{\"name\": \"x\", \"command\": [\"true\"],"
                 " \"slices\": 1, \"seconds\": 1, \"user\": \"no-such-user-x9\"}"),
            400, "job: user: no user \\\"no-such-user-x9\\\" on this node");
 
@@ -445,16 +453,17 @@ static void test_authorization(void **state)
     expect(call_as(&e, user, "DELETE", "/v1/allocations/42", NULL), 403, "slurm-user");
     expect(call_as(&e, user, "DELETE", "/v1/allocations/42/steps/0", NULL), 403, "slurm-user");
     expect(call_as(&e, user, "GET", "/v1/allocations/42", NULL), 403, "slurm-user");
-    assert_int_equal(e.alloc_owner.uid, 77);  /* the engine was never called */
+    assert_int_equal(e.alloc_owner.uid, 77); /* the engine was never called */
     snprintf(e.access.slurm_user, sizeof e.access.slurm_user, "nobody");
     expect(call_as(&e, user, "PUT", "/v1/allocations/42/steps/0", "{\"slices\": 1}"), 200, "");
-    assert_int_equal(e.alloc_owner.uid, 65534);  /* the caller, when no user is named */
+    assert_int_equal(e.alloc_owner.uid, 65534); /* the caller, when no user is named */
     expect(call(&e, "PUT", "/v1/allocations/42/steps/1", "{\"slices\": 1, \"user\": \"nobody\"}"),
            200, "");
     assert_int_equal(e.alloc_owner.uid, 65534);
     assert_string_equal(e.alloc_owner.name, "nobody");
-    expect(call(&e, "PUT", "/v1/allocations/42/steps/1", "{\"slices\": 1, \"user\": \"zz-none-9\"}"),
-           400, "allocation: user: no user \\\"zz-none-9\\\" on this node");
+    expect(
+        call(&e, "PUT", "/v1/allocations/42/steps/1", "{\"slices\": 1, \"user\": \"zz-none-9\"}"),
+        400, "allocation: user: no user \\\"zz-none-9\\\" on this node");
     engine_free(&e);
 }
 
@@ -479,7 +488,8 @@ static void test_metrics(void **state)
     m.gpu[1].fragmentation = 0.25;
     m.gpu[1].busy_slices = 3;
     m.gpu[1].ninstances = 2;
-    m.gpu[1].instance[0] = (md_engine_instance_metrics){.profile = 3, .start = 4, .gi_id = 2, .busy = true, .job = 7, .user = "al\"ice"};
+    m.gpu[1].instance[0] = (md_engine_instance_metrics){
+        .profile = 3, .start = 4, .gi_id = 2, .busy = true, .job = 7, .user = "al\"ice"};
     m.gpu[1].instance[1] = (md_engine_instance_metrics){.profile = 0, .start = 0, .gi_id = 9};
     size_t len;
     char *text = md_metrics_render(&m, a100(), "h\"x\\y\n", &len);
@@ -501,7 +511,8 @@ static void test_metrics(void **state)
         "migsched_instance_creation_seconds_bucket{le=\"0.05\"} 0\n",
         "migsched_gpu_fragmentation{gpu=\"1\",UUID=\"GPU-1\",Hostname=\"h\\\"x\\\\y\\n\"} 0.25\n",
         "migsched_gpu_busy_slices{gpu=\"0\",UUID=\"GPU-0\",Hostname=\"h\\\"x\\\\y\\n\"} 0\n",
-        "migsched_instance_busy{gpu=\"1\",UUID=\"GPU-1\",Hostname=\"h\\\"x\\\\y\\n\",GPU_I_PROFILE=\"3g.20gb\",GPU_I_ID=\"2\",start=\"4\",user=\"al\\\"ice\"} 1\n",
+        "migsched_instance_busy{gpu=\"1\",UUID=\"GPU-1\",Hostname=\"h\\\"x\\\\y\\n\",GPU_I_PROFILE="
+        "\"3g.20gb\",GPU_I_ID=\"2\",start=\"4\",user=\"al\\\"ice\"} 1\n",
         "GPU_I_PROFILE=\"1g.5gb\",GPU_I_ID=\"9\",start=\"0\",user=\"\"} 0\n",
     };
     for (size_t i = 0; i < sizeof want / sizeof *want; i++)
@@ -574,11 +585,16 @@ static void test_canonical(void **state)
     expect(call(&e, "GET", "/v1/jobs/1", NULL), 200, "\"id\":1");
     expect(call_args(&e, "after", "01"), 400, "after: must be a job id");
     expect(call_args(&e, "limit", "+5"), 400, "limit: must be an integer");
-    expect(call(&e, "POST", "/v1/jobs", "{\"name\": \"t\", \"command\": [\"true\"],"
-                " \"times\": {\"1\": 5, \"01\": 9}}"), 400, "times.01: a size is written "
-                "canonically (\\\"1\\\", not \\\"01\\\")");
-    expect(call(&e, "POST", "/v1/jobs", "{\"name\": \"t\", \"command\": [\"true\"],"
-                " \"times\": {\"+1\": 9}}"), 400, "times.+1");
+    expect(call(&e, "POST", "/v1/jobs",
+                "{\"name\": \"t\", \"command\": [\"true\"],"
+                " \"times\": {\"1\": 5, \"01\": 9}}"),
+           400,
+           "times.01: a size is written "
+           "canonically (\\\"1\\\", not \\\"01\\\")");
+    expect(call(&e, "POST", "/v1/jobs",
+                "{\"name\": \"t\", \"command\": [\"true\"],"
+                " \"times\": {\"+1\": 9}}"),
+           400, "times.+1");
     /* "times.%.40s" ends inside the 20th 2-byte character after the "a". */
     char body[256] = "{\"name\": \"t\", \"command\": [\"true\"], \"times\": {\"a";
     for (int i = 0; i < 30; i++)
@@ -590,8 +606,8 @@ static void test_canonical(void **state)
     ms_error err;
     memset(msg, 'x', sizeof msg);
     memcpy(msg + sizeof msg - 8, "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 8);
-    ms_error_set(&err, MS_EINVAL, "%.*s", (int)sizeof msg, msg);  /* cut inside the last */
-    assert_int_equal(strlen(err.msg), sizeof msg - 2);  /* before the cut character */
+    ms_error_set(&err, MS_EINVAL, "%.*s", (int)sizeof msg, msg); /* cut inside the last */
+    assert_int_equal(strlen(err.msg), sizeof msg - 2);           /* before the cut character */
     md_api_response cut;
     memset(&cut, 0, sizeof cut);
     md_api_error(&cut, 400, err.msg);
@@ -604,10 +620,10 @@ static void test_canonical(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_routes),  cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_query),   cmocka_unit_test(test_metrics),
+        cmocka_unit_test(test_routes),    cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_query),     cmocka_unit_test(test_metrics),
         cmocka_unit_test(test_listeners), cmocka_unit_test(test_allocation_routes),
-        cmocka_unit_test(test_pages),   cmocka_unit_test(test_authorization),
+        cmocka_unit_test(test_pages),     cmocka_unit_test(test_authorization),
         cmocka_unit_test(test_canonical),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -34,15 +34,9 @@ static void logged(void (*fn)(md_backoff *), md_backoff *b, char *buf, size_t n)
 static double now;
 static const char *error;
 
-static void fail_now(md_backoff *b)
-{
-    md_backoff_fail(b, now, error);
-}
+static void fail_now(md_backoff *b) { md_backoff_fail(b, now, error); }
 
-static void ok(md_backoff *b)
-{
-    md_backoff_ok(b);
-}
+static void ok(md_backoff *b) { md_backoff_ok(b); }
 
 static size_t lines(const char *s)
 {
@@ -63,7 +57,7 @@ static void waits_double_to_the_cap(void **state)
     error = "disk full";
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
         logged(fail_now, &b, buf, sizeof buf);
-        assert_int_equal(lines(buf), i == 0);  /* once, at the first failure */
+        assert_int_equal(lines(buf), i == 0); /* once, at the first failure */
         assert_true(b.delay > want[i] - 1e-9 && b.delay < want[i] + 1e-9);
         assert_false(md_backoff_due(&b, now + want[i] - 0.01));
         assert_true(md_backoff_due(&b, now + want[i]));
@@ -74,7 +68,7 @@ static void waits_double_to_the_cap(void **state)
     assert_non_null(strstr(buf, "level=info event=x.failed error=\"disk full\" repeated=7 "
                                 "summary=recovered"));
     assert_true(md_backoff_due(&b, now));
-    logged(ok, &b, buf, sizeof buf);  /* nothing to say when it did not fail */
+    logged(ok, &b, buf, sizeof buf); /* nothing to say when it did not fail */
     assert_string_equal(buf, "");
     /* A new run of failures starts from the first wait again. */
     logged(fail_now, &b, buf, sizeof buf);

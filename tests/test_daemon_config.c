@@ -74,7 +74,8 @@ static void test_file_and_flags(void **state)
              "db /var/tmp/jobs db.sqlite\n"
              "mode batch\n"
              "batch-size 32\r\n"
-             "log-level debug\n", f->token);
+             "log-level debug\n",
+             f->token);
     write_conf(f, text);
     md_config c;
     ms_error e = {0};
@@ -84,7 +85,7 @@ static void test_file_and_flags(void **state)
     assert_string_equal(c.gpu, "A100-40GB");
     assert_true(c.has_model);
     assert_string_equal(c.model.name, "A100-40GB");
-    assert_int_equal(c.gpus, 4);                /* the flag wins */
+    assert_int_equal(c.gpus, 4); /* the flag wins */
     assert_true(c.time_scale == 60);
     assert_int_equal(c.nlisten, 2);
     assert_false(c.listen[0].tcp);
@@ -95,7 +96,7 @@ static void test_file_and_flags(void **state)
     assert_string_equal(c.db, "/var/tmp/jobs db.sqlite"); /* the rest of the line */
     assert_int_equal(c.mode, MD_BATCH);
     assert_int_equal(c.batch_size, 32);
-    assert_true(c.batch_period == 60);          /* the default */
+    assert_true(c.batch_period == 60); /* the default */
     assert_int_equal(c.log_level, MD_LOG_DEBUG);
     assert_int_equal(c.on_stop, MD_ON_STOP_WAIT);
     char where[400];
@@ -105,16 +106,18 @@ static void test_file_and_flags(void **state)
     assert_string_equal(c.where[MD_KEY_GPUS], "--gpus");
 
     /* listen flags replace the file's listen lines (then collect). */
-    assert_int_equal(run(&c, &e, ARGS("--config", f->conf, "--listen", "unix:/tmp/b.sock",
-                                      "--listen", "tcp:[::1]:9000")), MS_OK);
+    assert_int_equal(run(&c, &e,
+                         ARGS("--config", f->conf, "--listen", "unix:/tmp/b.sock", "--listen",
+                              "tcp:[::1]:9000")),
+                     MS_OK);
     assert_int_equal(c.nlisten, 2);
     assert_string_equal(c.listen[0].path, "/tmp/b.sock");
     assert_string_equal(c.listen[1].host, "::1");
     assert_int_equal(c.listen[1].port, 9000);
 
     /* Flags alone; the default socket when no listen is given. */
-    assert_int_equal(run(&c, &e, ARGS("--backend", "nvml", "--devices", "0,3", "--on-stop",
-                                      "requeue")), MS_OK);
+    assert_int_equal(
+        run(&c, &e, ARGS("--backend", "nvml", "--devices", "0,3", "--on-stop", "requeue")), MS_OK);
     assert_int_equal(c.ndevices, 2);
     assert_int_equal(c.devices[1], 3);
     assert_false(c.has_model); /* nvml without gpu: the model comes from the device */
@@ -158,7 +161,8 @@ static const struct {
     {"listen tcp:[::1:80\n", {0}, "expected tcp:[::1]:PORT"},
     {"listen unix:\n", {0}, "the socket path must be 1 to 107 bytes"},
     {"listen unix:/a\nlisten unix:/b\nlisten unix:/c\nlisten unix:/d\nlisten unix:/e\n"
-     "listen unix:/f\nlisten unix:/g\nlisten unix:/h\nlisten unix:/i\n", {0},
+     "listen unix:/f\nlisten unix:/g\nlisten unix:/h\nlisten unix:/i\n",
+     {0},
      "@:9: listen \"unix:/i\": more than 8 listen addresses"},
     {"mode fifo\n", {0}, "@:1: mode \"fifo\": expected online or batch"},
     {"time-scale 0\n", {0}, "@:1: time-scale \"0\": expected a number above 0"},
@@ -175,18 +179,24 @@ static const struct {
     {NULL, {"--gpus"}, "--gpus: missing value"},
     {NULL, {"plan.json"}, "unexpected argument \"plan.json\""},
     {NULL, {"--config", "/nonexistent/migschedd.conf"}, "/nonexistent/migschedd.conf"},
-    {NULL, {"--backend", "sim", "--gpus", "2"}, "--backend: backend sim needs gpu MODEL and "
-                                                "gpus N"},
+    {NULL,
+     {"--backend", "sim", "--gpus", "2"},
+     "--backend: backend sim needs gpu MODEL and "
+     "gpus N"},
     {"backend sim\ngpu A30\n", {0}, "@:1: backend sim needs gpu MODEL and gpus N"},
-    {"backend sim\ngpu A30\ngpus 1\n", {"--devices", "0"}, "--devices: devices is for backend "
-                                                          "nvml (backend sim at @:1)"},
+    {"backend sim\ngpu A30\ngpus 1\n",
+     {"--devices", "0"},
+     "--devices: devices is for backend "
+     "nvml (backend sim at @:1)"},
     {"gpu A30\n", {0}, "the defaults: backend nvml needs devices"},
     {"devices 0\ngpus 2\n", {0}, "@:2: gpus is for backend sim"},
     {"devices 0\n", {"--time-scale", "10"}, "--time-scale: time-scale is for backend sim"},
     {"devices 0\nbatch-size 8\n", {0}, "@:2: batch-size goes with mode batch"},
-    {"devices 0\nlisten tcp:127.0.0.1:8080\n", {0},
+    {"devices 0\nlisten tcp:127.0.0.1:8080\n",
+     {0},
      "@:2: listen tcp:127.0.0.1:8080 needs a token-file"},
-    {"devices 0\ntoken-file /nonexistent/token\n", {0},
+    {"devices 0\ntoken-file /nonexistent/token\n",
+     {0},
      "@:2: token-file /nonexistent/token: No such file"},
     {"backend sim\ngpus 1\ngpu Z80\n", {0}, "@:3: gpu: "},
 };
@@ -235,8 +245,10 @@ static void test_token_file_rules(void **state)
     md_config c;
     ms_error e = {0};
     char text[600];
-    snprintf(text, sizeof text, "devices 0\nlisten tcp:localhost:8080\ntoken-file %s\n"
-             "db /tmp/x.db\n", f->token);
+    snprintf(text, sizeof text,
+             "devices 0\nlisten tcp:localhost:8080\ntoken-file %s\n"
+             "db /tmp/x.db\n",
+             f->token);
     write_conf(f, text);
     assert_int_equal(run(&c, &e, ARGS("--config", f->conf)), MS_OK);
 
@@ -251,12 +263,16 @@ static void test_token_file_rules(void **state)
     assert_int_equal(run(&c, &e, ARGS("--config", f->conf)), MS_OK);
 
     /* Each error names the file and line (and never quotes the token). */
-    static const struct { const char *text, *msg; } BAD_FILES[] = {
+    static const struct {
+        const char *text, *msg;
+    } BAD_FILES[] = {
         {"0123456789abcdef0123\n", ":1: expected USER TOKEN"},
         {"# c\nroot 0123456789abcdef extra\n", ":2: expected USER TOKEN"},
         {"root\n", ":1: expected USER TOKEN"},
         {"root short\n", ":1: a token of 5 bytes: expected 16 to 4096"},
-        {"root 0123456789abcd\x01" "ef\n", ":1: the token holds a byte that is not printable"},
+        {"root 0123456789abcd\x01"
+         "ef\n",
+         ":1: the token holds a byte that is not printable"},
         {"root 0123456789abcdef\n\nno-such-user-x7q 0123456789abcdeg\n",
          ":3: no local user \"no-such-user-x7q\""},
         {"root 0123456789abcdef\nroot 0123456789abcdeg\nroot 0123456789abcdef\n",
@@ -283,11 +299,10 @@ static void test_token_file_rules(void **state)
 static void test_reloadable_keys(void **state)
 {
     (void)state;
-    static const char *const live[] = {"token-file", "time-scale", "log-level", "on-stop",
-                                       "batch-size", "batch-period", "batch-concat",
-                                       "queue-limit", "stop-grace", "tau", "admin-group",
-                                       "slurm-user", "user-queue-limit",
-                                       "user-queue-bytes"};
+    static const char *const live[] = {
+        "token-file",   "time-scale",   "log-level",        "on-stop",         "batch-size",
+        "batch-period", "batch-concat", "queue-limit",      "stop-grace",      "tau",
+        "admin-group",  "slurm-user",   "user-queue-limit", "user-queue-bytes"};
     int nlive = 0;
     for (int k = 0; k < MD_NKEYS; k++) {
         assert_int_equal(md_key_parse(md_key_name(k)), k);
@@ -359,12 +374,13 @@ static void test_write_round_trip(void **state)
     fixture *f = *state;
     md_config c, back;
     ms_error e = {0};
-    assert_int_equal(run(&c, &e, ARGS("--backend", "sim", "--gpu", "H100", "--gpus", "3",
-                                      "--listen", "unix:/tmp/x.sock", "--listen",
-                                      "tcp:[::1]:7000", "--token-file", f->token,
-                                      "--mode", "batch", "--batch-period", "2.5",
-                                      "--time-scale", "0.125", "--slurm-reconcile", "0",
-                                      "--hpc-job-mapping-dir", "/run/dcgm-map")), MS_OK);
+    assert_int_equal(
+        run(&c, &e,
+            ARGS("--backend", "sim", "--gpu", "H100", "--gpus", "3", "--listen", "unix:/tmp/x.sock",
+                 "--listen", "tcp:[::1]:7000", "--token-file", f->token, "--mode", "batch",
+                 "--batch-period", "2.5", "--time-scale", "0.125", "--slurm-reconcile", "0",
+                 "--hpc-job-mapping-dir", "/run/dcgm-map")),
+        MS_OK);
     char *text;
     size_t len;
     FILE *out = open_memstream(&text, &len);

@@ -36,7 +36,7 @@ static void test_per_peer_limit(void **state)
     assert_null(md_conns_add(cs, 12, &alice));
     md_peer alice_other_gid = alice;
     alice_other_gid.gid = 7;
-    assert_null(md_conns_add(cs, 12, &alice_other_gid));  /* a uid is one peer */
+    assert_null(md_conns_add(cs, 12, &alice_other_gid)); /* a uid is one peer */
     md_conn *b1 = md_conns_add(cs, 13, &bob);
     assert_non_null(b1);
     md_conn *r[3];
@@ -72,7 +72,7 @@ static void test_deadline(void **state)
     assert_non_null(s);
     assert_non_null(b);
     assert_true(md_conns_left(cs, s) > 0);
-    md_conns_deadline(cs, b, false);  /* its request is being answered */
+    md_conns_deadline(cs, b, false); /* its request is being answered */
     /* The slow one keeps sending; that does not move its deadline. */
     for (int i = 0; i < 3; i++) {
         assert_int_equal(write(slow[1], "a", 1), 1);
@@ -82,7 +82,7 @@ static void test_deadline(void **state)
     assert_true(md_conns_left(cs, s) <= 0);
     assert_false(ended(busy[1], 500));
     assert_true(md_conns_left(cs, b) > 1e6);
-    md_conns_deadline(cs, b, true);  /* the next request's */
+    md_conns_deadline(cs, b, true); /* the next request's */
     assert_true(ended(busy[1], 5000));
     md_conns_remove(cs, s);
     md_conns_remove(cs, b);

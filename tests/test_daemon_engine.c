@@ -23,9 +23,12 @@
 #include "migsched/schedule.h"
 
 static const char *const SIZES[] = {
-    "\"profile\": \"1g.10gb\", \"seconds\": 20", "\"profile\": \"2g.20gb\", \"seconds\": 15",
-    "\"profile\": \"3g.40gb\", \"seconds\": 12", "\"profile\": \"4g.40gb\", \"seconds\": 9",
-    "\"slices\": 7, \"seconds\": 5", "\"times\": {\"1\": 40, \"2\": 18, \"7\": 4}",
+    "\"profile\": \"1g.10gb\", \"seconds\": 20",
+    "\"profile\": \"2g.20gb\", \"seconds\": 15",
+    "\"profile\": \"3g.40gb\", \"seconds\": 12",
+    "\"profile\": \"4g.40gb\", \"seconds\": 9",
+    "\"slices\": 7, \"seconds\": 5",
+    "\"times\": {\"1\": 40, \"2\": 18, \"7\": 4}",
 };
 
 static void test_online_all_once(void **state)
@@ -142,7 +145,7 @@ static md_engine_outcome submit_big(fixture *f, const md_job_owner *owner, int k
     size_t len = (size_t)kb * 1024 + 512;
     char *text = malloc(len), *p = text;
     p += sprintf(p, "{\"name\": \"big\", \"command\": [\"true\"], \"profile\": \"1g.6gb\","
-                 " \"seconds\": 600, \"env\": {");
+                    " \"seconds\": 600, \"env\": {");
     for (int i = 0; i < kb; i++)
         p += sprintf(p, "%s\"V%d\": \"%01000d\"", i ? ", " : "", i, 0);
     sprintf(p, "}}");
@@ -175,7 +178,7 @@ static void test_owners(void **state)
     assert_non_null(strstr(msg, "allow-root-jobs true"));
     f->owner = ALICE;
     int64_t id = submit_ok(f, "\"profile\": \"4g.24gb\", \"seconds\": 600",
-                   "\"env\": {\"AWS_SECRET\": \"s3cr3t\"}");
+                           "\"env\": {\"AWS_SECRET\": \"s3cr3t\"}");
     wait_state(f, id, "running");
     md_engine_actor bob = {.who = BOB}, alice = {.who = ALICE}, admin = {.who = BOB, .admin = true};
     json_t *job;
@@ -190,10 +193,11 @@ static void test_owners(void **state)
     const md_engine_actor *may[] = {&alice, &admin};
     for (int k = 0; k < 2; k++) {
         assert_int_equal(md_engine_job(f->e, id, may[k], &job, &e), MD_ENGINE_OK);
-        assert_string_equal(json_string_value(json_object_get(
-                                json_object_get(json_object_get(job, "spec"), "env"),
-                                "AWS_SECRET")), "s3cr3t");
-        assert_true(json_is_null(json_object_get(job, "logs")));  /* sim: no files */
+        assert_string_equal(
+            json_string_value(json_object_get(json_object_get(json_object_get(job, "spec"), "env"),
+                                              "AWS_SECRET")),
+            "s3cr3t");
+        assert_true(json_is_null(json_object_get(job, "logs"))); /* sim: no files */
         json_decref(job);
     }
     md_store_job_query q = {.limit = 10, .state = -1};
@@ -224,8 +228,7 @@ static void test_owners(void **state)
     const char *alloc = "{\"name\": \"a\", \"slurm_job_id\": 9, \"profile\": \"1g.6gb\"}";
     md_job_spec s;
     assert_int_equal(md_job_spec_parse(alloc, strlen(alloc), &f->c.model, &s, &e), MS_OK);
-    assert_int_equal(md_engine_alloc_step(f->e, &s, &ROOT_ACTOR.who, 0, &job, &e),
-                     MD_ENGINE_OK);
+    assert_int_equal(md_engine_alloc_step(f->e, &s, &ROOT_ACTOR.who, 0, &job, &e), MD_ENGINE_OK);
     assert_string_equal(json_string_value(json_object_get(job, "user")), "root");
     json_decref(job);
 }
@@ -237,8 +240,8 @@ static void test_owners(void **state)
 static void test_user_limits(void **state)
 {
     fixture *f = *state;
-    configure(f, "sim", "gpu", "A30-24GB", "gpus", "1", "time-scale", "1",
-              "user-queue-limit", "2", "user-queue-bytes", "65536", NULL);
+    configure(f, "sim", "gpu", "A30-24GB", "gpus", "1", "time-scale", "1", "user-queue-limit", "2",
+              "user-queue-bytes", "65536", NULL);
     open_engine(f);
     /* A Slurm allocation holds the GPU (through the restart below): the jobs stay queued. */
     const char *alloc = "{\"name\": \"a\", \"slurm_job_id\": 9, \"profile\": \"4g.24gb\"}";
@@ -246,8 +249,7 @@ static void test_user_limits(void **state)
     json_t *job;
     ms_error e = {0};
     assert_int_equal(md_job_spec_parse(alloc, strlen(alloc), &f->c.model, &s, &e), MS_OK);
-    assert_int_equal(md_engine_alloc_step(f->e, &s, &ROOT_ACTOR.who, 0, &job, &e),
-                     MD_ENGINE_OK);
+    assert_int_equal(md_engine_alloc_step(f->e, &s, &ROOT_ACTOR.who, 0, &job, &e), MD_ENGINE_OK);
     json_decref(job);
     wait_count(f->e, MD_JOB_RUNNING, 1);
     f->owner = ALICE;
@@ -313,8 +315,8 @@ static void test_stop_wait(void **state)
 static void test_stop_requeue(void **state)
 {
     fixture *f = *state;
-    configure(f, "sim", "gpu", "A30-24GB", "gpus", "1", "time-scale", "1", "on-stop",
-              "requeue", NULL);
+    configure(f, "sim", "gpu", "A30-24GB", "gpus", "1", "time-scale", "1", "on-stop", "requeue",
+              NULL);
     open_engine(f);
     int64_t a = submit_ok(f, "\"profile\": \"2g.12gb\", \"seconds\": 600", NULL);
     int64_t b = submit_ok(f, "\"profile\": \"2g.12gb\", \"seconds\": 600",
@@ -447,8 +449,7 @@ static void unredirect_log(int saved)
 static void test_store_full_backoff(void **state)
 {
     fixture *f = *state;
-    configure(f, "sim", "gpu", "A30-24GB", "gpus", "1", "time-scale", "1", "stop-grace", "1",
-              NULL);
+    configure(f, "sim", "gpu", "A30-24GB", "gpus", "1", "time-scale", "1", "stop-grace", "1", NULL);
     open_engine(f);
     int64_t a = submit_ok(f, "\"profile\": \"4g.24gb\", \"seconds\": 0.3", NULL);
     wait_state(f, a, "running");
@@ -471,7 +472,7 @@ static void test_store_full_backoff(void **state)
     assert_true(failed >= 1 && failed <= 20);
     assert_true(cpu < 1.5);
     assert_int_equal(count_lines(log, "summary=recovered"), 1);
-    assert_int_equal(count_lines(log, "repeated=0 "), 0);  /* it was tried again meanwhile */
+    assert_int_equal(count_lines(log, "repeated=0 "), 0); /* it was tried again meanwhile */
 
     int64_t b = submit_ok(f, "\"profile\": \"4g.24gb\", \"seconds\": 0.3", NULL);
     wait_state(f, b, "running");
@@ -485,7 +486,7 @@ static void test_store_full_backoff(void **state)
     pause_ms(500);
     assert_false(c.done);
     assert_int_equal(pthread_create(&t, NULL, stop_thread, &s), 0);
-    for (int i = 0; i < 1000 && !(s.done && c.done); i++)  /* a hang guard: stop-grace is 1 s */
+    for (int i = 0; i < 1000 && !(s.done && c.done); i++) /* a hang guard: stop-grace is 1 s */
         pause_ms(10);
     bool stopped = s.done && c.done;
     if (stopped) {
@@ -515,11 +516,10 @@ static void crash_child(fixture *f, size_t n)
         _exit(1);
     for (size_t i = 0; i < n; i++) {
         char text[256];
-        snprintf(text, sizeof text, "{\"name\": \"c\", \"command\": [\"true\"], %s}",
-                 SIZES[i % 6]);
+        snprintf(text, sizeof text, "{\"name\": \"c\", \"command\": [\"true\"], %s}", SIZES[i % 6]);
         child_submit(f, text);
     }
-    for (int i = 0; i < 12000; i++) {  /* mid-run: some done, some still running */
+    for (int i = 0; i < 12000; i++) { /* mid-run: some done, some still running */
         md_engine_metrics m;
         if (md_engine_metrics_snapshot(f->e, &m, &e) != MD_ENGINE_OK)
             _exit(1);
@@ -677,8 +677,9 @@ static void test_group_commit(void **state)
     md_store_job_query q = {.limit = 1000, .state = MD_JOB_RUNNING};
     int64_t next;
     assert_int_equal(md_engine_jobs(f->e, &q, &ROOT_ACTOR, &jobs, &next, &e), MD_ENGINE_OK);
-    assert_int_equal(json_integer_value(json_object_get(
-                         json_array_get(json_object_get(jobs, "jobs"), 0), "id")), blocker + 1);
+    assert_int_equal(
+        json_integer_value(json_object_get(json_array_get(json_object_get(jobs, "jobs"), 0), "id")),
+        blocker + 1);
     json_decref(jobs);
     assert_int_equal(count_state(f->e, MD_JOB_QUEUED), T * N - 1);
 }
@@ -694,9 +695,10 @@ static void test_batch_plan_order(void **state)
     open_engine(f);
     size_t n = 16;
     for (size_t i = 0; i < n; i++) {
-        snprintf(f->job_name, sizeof f->job_name, "job%zu", i + 1);  /* the plan's task names */
-        submit_ok(f, i % 4 == 3 ? "\"profile\": \"2g.10gb\", \"seconds\": 7"
-                     : i % 2 ? "\"times\": {\"1\": 30, \"2\": 16, \"3\": 11, \"4\": 9, \"7\": 6}"
+        snprintf(f->job_name, sizeof f->job_name, "job%zu", i + 1); /* the plan's task names */
+        submit_ok(f,
+                  i % 4 == 3 ? "\"profile\": \"2g.10gb\", \"seconds\": 7"
+                  : i % 2    ? "\"times\": {\"1\": 30, \"2\": 16, \"3\": 11, \"4\": 9, \"7\": 6}"
                              : "\"times\": {\"1\": 12, \"2\": 7, \"3\": 5, \"7\": 3}",
                   NULL);
     }
@@ -715,7 +717,7 @@ static void test_batch_plan_order(void **state)
     char *saved;
     int64_t id;
     assert_int_equal(md_store_latest_plan(f->st, &id, &saved, &e), MS_OK);
-    assert_string_equal(saved, text);  /* the store holds the running plan */
+    assert_string_equal(saved, text); /* the store holds the running plan */
     free(saved);
     free(text);
     md_job *jobs;
@@ -724,7 +726,7 @@ static void test_batch_plan_order(void **state)
     for (int t = 0; t < plan->ntasks; t++) {
         const ms_sched_task *a = &plan->task[t];
         const ms_sched_instance *in = &plan->inst[a->instance];
-        const md_job *ja = &jobs[atoi(a->name + 3) - 1];  /* task "jobK": job K */
+        const md_job *ja = &jobs[atoi(a->name + 3) - 1]; /* task "jobK": job K */
         assert_string_equal(ja->spec.name, a->name);
         assert_int_equal(ja->gpu, in->gpu);
         assert_int_equal(ja->placement.profile, in->profile);
@@ -849,8 +851,10 @@ static void test_batch_prune(void **state)
     sqlite3 *db;
     assert_int_equal(sqlite3_open_v2(f->db, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
     sqlite3_stmt *q;
-    assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*), min(length(schedule)), "
-                                            "max(length(schedule)) FROM plans", -1, &q, NULL),
+    assert_int_equal(sqlite3_prepare_v2(db,
+                                        "SELECT count(*), min(length(schedule)), "
+                                        "max(length(schedule)) FROM plans",
+                                        -1, &q, NULL),
                      SQLITE_OK);
     assert_int_equal(sqlite3_step(q), SQLITE_ROW);
     assert_int_equal(sqlite3_column_int(q, 0), BATCHES);

@@ -1,8 +1,8 @@
 /* test_daemon_engine_exec.c: migschedd's engine on the nvml backend against the fake NVML
  * (its device state in a file, so several processes see one GPU), running real commands:
  * exit statuses and log files, no instance left after a clean stop, a foreign instance
- * never touched (online and batch), cancel of a process that ignores SIGTERM (SIGKILL after the grace), and
- * recovery after the engine's process is SIGKILLed with jobs running: the old processes
+ * never touched (online and batch), cancel of a process that ignores SIGTERM (SIGKILL after the
+ * grace), and recovery after the engine's process is SIGKILLed with jobs running: the old processes
  * are stopped, their instances destroyed, every job completes exactly once; a crash at each
  * point of a destroy (journalled "destroying") recovered, a stranger's instance made at our
  * old id and slots after it left alone, and an instance that lost its compute instance
@@ -36,7 +36,7 @@ static int setup_nvml(void **state)
     setenv("FAKE_NVML_GPU", "A30-24GB", 1);
     setenv("FAKE_NVML_GPUS", "1", 1);
     setenv("MIGSCHED_NVML_LIBRARY", FAKE_LIB, 1);
-    setenv("MIGSCHED_RUNTIME_DIR", f->dir, 1);  /* device locks and the journal */
+    setenv("MIGSCHED_RUNTIME_DIR", f->dir, 1); /* device locks and the journal */
     unsetenv("FAKE_NVML_FAIL");
     return 0;
 }
@@ -49,8 +49,7 @@ static void configure_nvml(fixture *f, const char *grace)
     snprintf(logs, sizeof logs, "%s/logs", f->dir);
     /* The engine's submissions have no owner (uid 0): root's jobs must be allowed. */
     configure(f, "nvml", "devices", "0", "gpu", getenv("FAKE_NVML_GPU"), "log-dir", logs,
-              "stop-grace", grace, "allow-root-jobs", "true", "isolation", "none",
-              NULL);
+              "stop-grace", grace, "allow-root-jobs", "true", "isolation", "none", NULL);
 }
 
 /* The device's instances as a fresh process would see them. */
@@ -79,13 +78,16 @@ static void test_runs_commands(void **state)
 {
     fixture *f = *state;
     configure_nvml(f, "5");
-    setenv("MIGSCHED_CANARY", "the daemon's", 1);  /* never seen by a job */
+    setenv("MIGSCHED_CANARY", "the daemon's", 1); /* never seen by a job */
     open_engine(f);
     int64_t ok[3];
     for (int i = 0; i < 3; i++)
-        ok[i] = submit_cmd_ok(f, "[\"sleep\", \"0.2\"]", "\"profile\": \"2g.12gb\", "
-                              "\"seconds\": 1", NULL);
-    int64_t bad = submit_cmd_ok(f, "[\"sh\", \"-c\", \"echo out $GREETING; echo "
+        ok[i] = submit_cmd_ok(f, "[\"sleep\", \"0.2\"]",
+                              "\"profile\": \"2g.12gb\", "
+                              "\"seconds\": 1",
+                              NULL);
+    int64_t bad = submit_cmd_ok(f,
+                                "[\"sh\", \"-c\", \"echo out $GREETING; echo "
                                 "$CUDA_VISIBLE_DEVICES >&2; echo ${MIGSCHED_CANARY-none} "
                                 "$PATH >&2; exit 3\"]",
                                 "\"profile\": \"1g.6gb\", \"seconds\": 1",
@@ -102,15 +104,15 @@ static void test_runs_commands(void **state)
     char path[MD_PATH_LEN + 128], *text;
     size_t len;
     ms_error e = {0};
-    md_job j = {.id = bad, .owner = ROOT_ACTOR.who};  /* the fixture submits as root */
+    md_job j = {.id = bad, .owner = ROOT_ACTOR.who}; /* the fixture submits as root */
     assert_int_equal(md_job_log_path(f->c.log_dir, &j, 1, "out", path, sizeof path, &e), MS_OK);
     assert_int_equal(ms_read_file(path, &text, &len, &e), MS_OK);
     assert_string_equal(text, "out it's me\n");
     free(text);
     assert_int_equal(md_job_log_path(f->c.log_dir, &j, 1, "err", path, sizeof path, &e), MS_OK);
     assert_int_equal(ms_read_file(path, &text, &len, &e), MS_OK);
-    assert_true(!strncmp(text, "MIG-", 4));  /* the job saw its instance */
-    assert_non_null(strstr(text, "\nnone /usr/local/bin:/usr/bin:/bin\n"));  /* a clean env */
+    assert_true(!strncmp(text, "MIG-", 4)); /* the job saw its instance */
+    assert_non_null(strstr(text, "\nnone /usr/local/bin:/usr/bin:/bin\n")); /* a clean env */
     free(text);
     unsetenv("MIGSCHED_CANARY");
     stop_engine(f);
@@ -127,8 +129,9 @@ static ms_mig_instance make_foreign(void)
     ms_mig_instance foreign;
     const ms_gpu_model *a30 = ms_gpu_builtin("A30-24GB");
     assert_int_equal(ms_backend_open("nvml", 0, a30, NULL, &b, &e), MS_OK);
-    assert_int_equal(ms_backend_create(b, (ms_placement){ms_gpu_profile_by_name(a30, "2g.12gb"),
-                                                         2}, &foreign, &e), MS_OK);
+    assert_int_equal(ms_backend_create(b, (ms_placement){ms_gpu_profile_by_name(a30, "2g.12gb"), 2},
+                                       &foreign, &e),
+                     MS_OK);
     ms_backend_close(b);
     return foreign;
 }
@@ -196,10 +199,11 @@ static void test_batch_foreign_untouched(void **state)
     if (ms_schedule_parse_json(text, strlen(text), "plan", a30, &plan, &e))
         fail_msg("%s", e.msg);
     free(text);
-    for (int i = 0; i < plan->ninst; i++)  /* nothing of the plan on the foreign slots */
-        assert_int_equal(ms_gpu_slot_mask(a30, (ms_placement){plan->inst[i].profile,
-                                                              plan->inst[i].start_slot}) &
-                             0xc, 0);
+    for (int i = 0; i < plan->ninst; i++) /* nothing of the plan on the foreign slots */
+        assert_int_equal(
+            ms_gpu_slot_mask(a30, (ms_placement){plan->inst[i].profile, plan->inst[i].start_slot}) &
+                0xc,
+            0);
     ms_schedule_free(plan);
     two_jobs_beside(f, &foreign, id);
 }
@@ -210,17 +214,17 @@ static void test_cancel_kills(void **state)
     fixture *f = *state;
     configure_nvml(f, "0.3");
     open_engine(f);
-    int64_t id = submit_cmd_ok(f, "[\"sh\", \"-c\", \"trap '' TERM; sleep 60 & wait; "
-                               "sleep 60\"]", "\"profile\": \"4g.24gb\", \"seconds\": 60",
-                               NULL);
+    int64_t id = submit_cmd_ok(f,
+                               "[\"sh\", \"-c\", \"trap '' TERM; sleep 60 & wait; "
+                               "sleep 60\"]",
+                               "\"profile\": \"4g.24gb\", \"seconds\": 60", NULL);
     wait_state(f, id, "running");
     json_t *job;
     ms_error e = {0};
     assert_int_equal(md_engine_cancel(f->e, id, &ROOT_ACTOR, &job, &e), MD_ENGINE_OK);
     assert_string_equal(json_string_value(json_object_get(job, "state")), "cancelled");
     json_decref(job);
-    int64_t next = submit_cmd_ok(f, "[\"true\"]", "\"profile\": \"4g.24gb\", \"seconds\": 1",
-                                 NULL);
+    int64_t next = submit_cmd_ok(f, "[\"true\"]", "\"profile\": \"4g.24gb\", \"seconds\": 1", NULL);
     wait_state(f, next, "done");
     stop_engine(f);
     ms_mig_instance list[MS_MAX_MIG];
@@ -230,9 +234,10 @@ static void test_cancel_kills(void **state)
 /* A command that runs long on its first attempt (writing its pid) and at once on a retry. */
 static void crash_command(const fixture *f, int k, char *buf, size_t len)
 {
-    snprintf(buf, len, "[\"sh\", \"-c\", \"if [ -e %s/pid%d ]; then exit 0; fi; "
-             "echo $$ > %s/pid%d.tmp; mv %s/pid%d.tmp %s/pid%d; exec sleep 60\"]", f->dir, k,
-             f->dir, k, f->dir, k, f->dir, k);
+    snprintf(buf, len,
+             "[\"sh\", \"-c\", \"if [ -e %s/pid%d ]; then exit 0; fi; "
+             "echo $$ > %s/pid%d.tmp; mv %s/pid%d.tmp %s/pid%d; exec sleep 60\"]",
+             f->dir, k, f->dir, k, f->dir, k, f->dir, k);
 }
 
 static void crash_child(fixture *f)
@@ -243,11 +248,13 @@ static void crash_child(fixture *f)
     for (int k = 0; k < 2; k++) {
         char cmd[1600], text[1900];
         crash_command(f, k, cmd, sizeof cmd);
-        snprintf(text, sizeof text, "{\"name\": \"c\", \"command\": %s, \"profile\": "
-                 "\"2g.12gb\", \"seconds\": 60}", cmd);
+        snprintf(text, sizeof text,
+                 "{\"name\": \"c\", \"command\": %s, \"profile\": "
+                 "\"2g.12gb\", \"seconds\": 60}",
+                 cmd);
         child_submit(f, text);
     }
-    for (int i = 0; i < 12000; i++) {  /* both commands run: die */
+    for (int i = 0; i < 12000; i++) { /* both commands run: die */
         char p0[400], p1[400];
         snprintf(p0, sizeof p0, "%s/pid0", f->dir);
         snprintf(p1, sizeof p1, "%s/pid1", f->dir);
@@ -302,7 +309,7 @@ static void test_crash_recovery(void **state)
     fixture *f = *state;
     crash(f);
     pid_t old[2] = {read_pid(f, 0), read_pid(f, 1)};
-    assert_int_equal(kill(old[0], 0), 0);  /* the crash left them running */
+    assert_int_equal(kill(old[0], 0), 0); /* the crash left them running */
     ms_mig_instance list[MS_MAX_MIG];
     assert_int_equal(device_instances(list), 2);
     open_engine(f);
@@ -376,10 +383,10 @@ static void replace_idle_instance(fixture *f, const char *profile, ms_mig_instan
 {
     configure_nvml(f, "5");
     open_engine(f);
-    wait_state(f, submit_cmd_ok(f, "[\"true\"]", "\"profile\": \"2g.12gb\", \"seconds\": 1",
-                                NULL), "done");
+    wait_state(f, submit_cmd_ok(f, "[\"true\"]", "\"profile\": \"2g.12gb\", \"seconds\": 1", NULL),
+               "done");
     ms_mig_instance list[MS_MAX_MIG];
-    assert_int_equal(device_instances(list), 1);  /* ours, idle */
+    assert_int_equal(device_instances(list), 1); /* ours, idle */
     *ours = list[0];
     ms_backend *b;
     ms_error e = {0};
@@ -395,8 +402,7 @@ static void replace_idle_instance(fixture *f, const char *profile, ms_mig_instan
 /* A 2g.12gb job runs, and not at the replaced instance's place, which is recorded foreign. */
 static void check_runs_beside(fixture *f, const ms_mig_instance *ours)
 {
-    int64_t half = submit_cmd_ok(f, "[\"true\"]", "\"profile\": \"2g.12gb\", \"seconds\": 1",
-                                 NULL);
+    int64_t half = submit_cmd_ok(f, "[\"true\"]", "\"profile\": \"2g.12gb\", \"seconds\": 1", NULL);
     wait_state(f, half, "done");
     md_job j;
     ms_error e = {0};
@@ -430,7 +436,7 @@ static void test_instance_replaced_while_running(void **state)
     for (int i = 0; i < 6000 && open_records(f, MS_JOURNAL_FOREIGN) == 0; i++)
         pause_ms(10);
     assert_int_equal(open_records(f, MS_JOURNAL_FOREIGN), 1);
-    check_no_instance_left(f);  /* the lost one's row ended */
+    check_no_instance_left(f); /* the lost one's row ended */
     check_runs_beside(f, &ours);
     assert_string_equal(state_of(f, whole), "queued");
     json_t *job;
@@ -467,7 +473,7 @@ static void crash_in_destroy(fixture *f, const char *fault, const char *profile)
         wait_state(f, submit_ok(f, sizing, NULL), "done");
         ms_error e = {0};
         md_engine_stop(f->e, &e);
-        _exit(2);  /* the fault never came */
+        _exit(2); /* the fault never came */
     }
     int status;
     assert_int_equal(waitpid(child, &status, 0), child);
@@ -550,7 +556,7 @@ static void stranger_after(void **state, const char *fault)
     ms_placement at = {ms_gpu_profile_by_name(ms_backend_model(b), "2g.12gb"), ours};
     assert_int_equal(ms_backend_create(b, at, &theirs, &e), MS_OK);
     ms_backend_close(b);
-    assert_int_equal(theirs.gi_id, 1);  /* the id the driver gave ours (the first) */
+    assert_int_equal(theirs.gi_id, 1); /* the id the driver gave ours (the first) */
     assert_int_equal(theirs.start_slot, ours);
     recover_and_run(f, "2g.12gb", 2);
     assert_int_equal(device_instances(list), 1);
@@ -582,8 +588,9 @@ static void test_stranger_of_another_profile(void **state)
     assert_int_equal(ms_backend_open("nvml", 0, NULL, NULL, &b, &e), MS_OK);
     const ms_gpu_model *m = ms_backend_model(b);
     /* Someone's instance on slots 6-7 steers ours to where a 2g.10gb fits too. */
-    assert_int_equal(ms_backend_create(b, (ms_placement){ms_gpu_profile_by_name(m, "1g.10gb"), 6},
-                                       &other, &e), MS_OK);
+    assert_int_equal(
+        ms_backend_create(b, (ms_placement){ms_gpu_profile_by_name(m, "1g.10gb"), 6}, &other, &e),
+        MS_OK);
     crash_in_destroy(f, "nvmlGpuInstanceDestroy:1:kill", "1g.10gb");
     assert_int_equal(device_instances(list), 2);
     const ms_mig_instance ours = list[0];
@@ -670,9 +677,11 @@ static void cycle_child(fixture *f, int cycle)
     for (int k = 0; k < 2; k++) {
         snprintf(up[k], sizeof up[k], "%s/up%d.%d", f->dir, cycle, k);
         char text[1200];
-        snprintf(text, sizeof text, "{\"name\": \"c\", \"command\": [\"sh\", \"-c\", \"echo > "
+        snprintf(text, sizeof text,
+                 "{\"name\": \"c\", \"command\": [\"sh\", \"-c\", \"echo > "
                  "%s; exec sleep 60\"], \"profile\": \"2g.12gb\", \"seconds\": 60, "
-                 "\"on_interrupt\": \"fail\"}", up[k]);
+                 "\"on_interrupt\": \"fail\"}",
+                 up[k]);
         child_submit(f, text);
     }
     for (int i = 0; i < 12000; i++) {
@@ -718,12 +727,12 @@ static void test_restart_loop_bounded(void **state)
     assert_int_equal(rep.killed, 2);
     assert_int_equal(rep.destroyed, 2);
     open_engine(f);
-    assert_int_equal(count_state(f->e, MD_JOB_FAILED), 60);  /* interrupted, not retried */
+    assert_int_equal(count_state(f->e, MD_JOB_FAILED), 60); /* interrupted, not retried */
     stop_engine(f);
     long bytes;
     int records;
     journal_size(&bytes, &records);
-    assert_true(records <= 4);  /* run, finished, device */
+    assert_true(records <= 4); /* run, finished, device */
     assert_int_equal(open_records(f, MS_JOURNAL_TASK), 0);
     ms_mig_instance list[MS_MAX_MIG];
     assert_int_equal(device_instances(list), 0);
@@ -741,8 +750,11 @@ static unsigned long long start_time(pid_t pid)
     unsigned long long st = 0;
     const char *p = strrchr(buf, ')');
     assert_non_null(p);
-    assert_int_equal(sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
-                            "%*d %*d %*d %*d %llu", &st), 1);
+    assert_int_equal(sscanf(p + 1,
+                            " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
+                            "%*d %*d %*d %*d %llu",
+                            &st),
+                     1);
     return st;
 }
 
@@ -755,7 +767,7 @@ static void test_reused_pgid_left_alone(void **state)
     fixture *f = *state;
     int pipefd[2];
     assert_int_equal(pipe(pipefd), 0);
-    pid_t lone_leader = fork();  /* a group whose leader exits, leaving a member */
+    pid_t lone_leader = fork(); /* a group whose leader exits, leaving a member */
     assert_true(lone_leader >= 0);
     if (lone_leader == 0) {
         setpgid(0, 0);
@@ -773,7 +785,7 @@ static void test_reused_pgid_left_alone(void **state)
     close(pipefd[0]);
     close(pipefd[1]);
     assert_int_equal(waitpid(lone_leader, NULL, 0), lone_leader);
-    pid_t other = fork();  /* a group whose leader lives, started after the record's */
+    pid_t other = fork(); /* a group whose leader lives, started after the record's */
     assert_true(other >= 0);
     if (other == 0) {
         setpgid(0, 0);
@@ -785,9 +797,10 @@ static void test_reused_pgid_left_alone(void **state)
         pause_ms(1);
     unsigned long long other_start = start_time(other);
     char text[400];
-    int n = snprintf(text, sizeof text, "run nvml A30-24GB 1 1\ntask 0 %d %llu 7\n"
-                     "task 0 %d %llu 8\n", (int)lone_leader, other_start,
-                     (int)other, other_start - 1);
+    int n = snprintf(text, sizeof text,
+                     "run nvml A30-24GB 1 1\ntask 0 %d %llu 7\n"
+                     "task 0 %d %llu 8\n",
+                     (int)lone_leader, other_start, (int)other, other_start - 1);
     journal_append(text, (size_t)n);
     configure_nvml(f, "1");
     open_engine(f);
@@ -852,8 +865,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_runs_commands, setup_nvml, teardown),
         cmocka_unit_test_setup_teardown(test_foreign_untouched, setup_nvml, teardown),
         cmocka_unit_test_setup_teardown(test_batch_foreign_untouched, setup_nvml, teardown),
-        cmocka_unit_test_setup_teardown(test_instance_replaced_while_running, setup_nvml,
-                                        teardown),
+        cmocka_unit_test_setup_teardown(test_instance_replaced_while_running, setup_nvml, teardown),
         cmocka_unit_test_setup_teardown(test_idle_instance_replaced_alike, setup_nvml, teardown),
         cmocka_unit_test_setup_teardown(test_cancel_kills, setup_nvml, teardown),
         cmocka_unit_test_setup_teardown(test_crash_recovery, setup_nvml, teardown),
@@ -871,8 +883,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_restart_loop_bounded, setup_nvml, teardown),
         cmocka_unit_test_setup_teardown(test_reused_pgid_left_alone, setup_nvml, teardown),
         cmocka_unit_test_setup_teardown(test_torn_journal_recovered, setup_nvml, teardown),
-        cmocka_unit_test_setup_teardown(test_unreadable_journal_stops_start, setup_nvml,
-                                        teardown),
+        cmocka_unit_test_setup_teardown(test_unreadable_journal_stops_start, setup_nvml, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -81,7 +81,7 @@ static void test_batch_keeps_idle_instance(void **state)
     ms_schedule *plan = running_plan(f);
     stop_engine(f);
     check_all_done(f, 2);
-    assert_int_equal(plan->ntasks, 1);  /* b: a's task ended before the join */
+    assert_int_equal(plan->ntasks, 1); /* b: a's task ended before the join */
     assert_int_equal(plan->ninst, 1);
     const ms_sched_instance *in = &plan->inst[plan->task[0].instance];
     assert_true(isnan(in->destroy_start));
@@ -179,7 +179,8 @@ static void test_online_reason_while_made(void **state)
     open_engine(f);
     int64_t id = submit_ok(f, "\"profile\": \"4g.24gb\", \"seconds\": 0.01", NULL);
     char want[128];
-    snprintf(want, sizeof want, "its instance is being made (4g.24gb at slot 0 of GPU 0): "
+    snprintf(want, sizeof want,
+             "its instance is being made (4g.24gb at slot 0 of GPU 0): "
              "starts in about ");
     bool seen = false;
     for (int i = 0; i < 6000 && !seen && strcmp(state_of(f, id), "queued") == 0; i++) {
@@ -189,8 +190,8 @@ static void test_online_reason_while_made(void **state)
         const char *reason = json_string_value(json_object_get(job, "reason"));
         if (reason && !strncmp(reason, want, strlen(want))) {
             seen = true;
-            assert_true(atoi(reason + strlen(want)) <= (int)ceil(ms_gpu_create_time(
-                                                             &f->c.model, 4) / 0.05));
+            assert_true(atoi(reason + strlen(want)) <=
+                        (int)ceil(ms_gpu_create_time(&f->c.model, 4) / 0.05));
         }
         json_decref(job);
         if (!seen)

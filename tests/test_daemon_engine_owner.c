@@ -27,7 +27,7 @@ typedef struct owner_fixture {
     char dir[256], logs[320], user[32];
     md_config c;
     md_engine *e;
-    md_job_owner owner;  /* the throwaway user */
+    md_job_owner owner; /* the throwaway user */
     char home[256];
 } owner_fixture;
 
@@ -52,8 +52,8 @@ static int setup_owner(void **state)
     snprintf(f->home, sizeof f->home, "%s", pw->pw_dir);
     md_config_defaults(&f->c);
     snprintf(f->c.log_dir, sizeof f->c.log_dir, "%s", f->logs);
-    f->c.isolation = MD_ISOLATION_NONE;  /* no GPU here: test_exec_isolate covers confinement */
-    f->e = calloc(1, sizeof *f->e);  /* only what ei_spawn reads: no journal, GPU 0 */
+    f->c.isolation = MD_ISOLATION_NONE; /* no GPU here: test_exec_isolate covers confinement */
+    f->e = calloc(1, sizeof *f->e);     /* only what ei_spawn reads: no journal, GPU 0 */
     f->e->c = &f->c;
     f->e->ngpus = 1;
     *state = f;
@@ -76,17 +76,19 @@ static int teardown_owner(void **state)
 }
 
 #define NEED_ROOT(f) \
-    do { \
-        if (!(f)) \
-            skip(); \
+    do {             \
+        if (!(f))    \
+            skip();  \
     } while (0)
 
 /* A running copy of job id owned by owner, running argv (JSON) with extra spec keys. */
 static ei_run job(int64_t id, md_job_owner owner, const char *argv, const char *extra)
 {
     char text[1024];
-    snprintf(text, sizeof text, "{\"name\": \"j\", \"command\": %s, \"profile\": \"1g.6gb\", "
-             "\"seconds\": 1%s%s}", argv, extra ? ", " : "", extra ? extra : "");
+    snprintf(text, sizeof text,
+             "{\"name\": \"j\", \"command\": %s, \"profile\": \"1g.6gb\", "
+             "\"seconds\": 1%s%s}",
+             argv, extra ? ", " : "", extra ? extra : "");
     ei_run r = {.job = {.id = id, .owner = owner, .attempts = 1}};
     ms_error e = {0};
     if (md_job_spec_parse(text, strlen(text), ms_gpu_builtin("A30-24GB"), &r.job.spec, &e))
@@ -132,9 +134,11 @@ static void test_runs_as_owner(void **state)
     owner_fixture *f = *state;
     NEED_ROOT(f);
     setenv("MIGSCHED_CANARY", "the daemon's", 1);
-    ei_run r = job(7, f->owner, "[\"sh\", \"-c\", \"id -u; id -g; echo $HOME $USER $LOGNAME "
+    ei_run r = job(7, f->owner,
+                   "[\"sh\", \"-c\", \"id -u; id -g; echo $HOME $USER $LOGNAME "
                    "$SHELL; echo $PATH; echo ${MIGSCHED_CANARY-none}; echo $GREETING "
-                   "$CUDA_VISIBLE_DEVICES; pwd\"]", "\"env\": {\"GREETING\": \"hi\"}");
+                   "$CUDA_VISIBLE_DEVICES; pwd\"]",
+                   "\"env\": {\"GREETING\": \"hi\"}");
     ms_error e = {0};
     int rc;
     assert_int_equal(run_job(f, &r, &rc, &e), 0);
@@ -142,9 +146,10 @@ static void test_runs_as_owner(void **state)
     unsetenv("MIGSCHED_CANARY");
     struct stat st;
     char *text = output(f, &r, "out", &st), want[1024];
-    snprintf(want, sizeof want, "%u\n%u\n%s %s %s /bin/sh\n/usr/local/bin:/usr/bin:/bin\nnone\n"
-             "hi MIG-00000000-1111-2222-3333-444444444444\n%s\n", (unsigned)f->owner.uid,
-             (unsigned)f->owner.gid, f->home, f->user, f->user, f->home);
+    snprintf(want, sizeof want,
+             "%u\n%u\n%s %s %s /bin/sh\n/usr/local/bin:/usr/bin:/bin\nnone\n"
+             "hi MIG-00000000-1111-2222-3333-444444444444\n%s\n",
+             (unsigned)f->owner.uid, (unsigned)f->owner.gid, f->home, f->user, f->user, f->home);
     assert_string_equal(text, want);
     free(text);
     assert_true(S_ISREG(st.st_mode));
@@ -170,13 +175,13 @@ static void test_root_refused(void **state)
     int rc;
     assert_int_equal(run_job(f, &r, &rc, &e), EXEC_EXIT_IDENTITY);
     assert_int_not_equal(rc, MS_OK);
-    assert_false(r.node_fault);  /* the job's own fault: it fails */
+    assert_false(r.node_fault); /* the job's own fault: it fails */
     assert_int_equal(r.pid, 0);
     assert_false(exists(f->dir, "ran"));
     char *text = output(f, &r, "err", NULL);
     assert_non_null(strstr(text, "job 8 would run as root (uid 0): refused"));
     free(text);
-    f->c.allow_root_jobs = true;  /* the operator allows it */
+    f->c.allow_root_jobs = true; /* the operator allows it */
     r = job(9, root, argv, NULL);
     assert_int_equal(run_job(f, &r, &rc, &e), 0);
     assert_true(exists(f->dir, "ran"));
@@ -222,7 +227,7 @@ static void test_setgroups_fails(void **state)
     char argv[400];
     snprintf(argv, sizeof argv, "[\"touch\", \"%s/ran\"]", f->dir);
     pid_t p = fork();
-    if (p == 0) {  /* the daemon without the privilege to change identity */
+    if (p == 0) { /* the daemon without the privilege to change identity */
         drop_setid_caps();
         ei_run r = job(11, f->owner, argv, NULL);
         ms_error e = {0};

@@ -8,10 +8,7 @@
 #include "job.h"
 #include "support.h"
 
-static const ms_gpu_model *a100(void)
-{
-    return ms_gpu_builtin("A100-40GB");
-}
+static const ms_gpu_model *a100(void) { return ms_gpu_builtin("A100-40GB"); }
 
 static int parse(const char *text, md_job_spec *s, ms_error *e)
 {
@@ -26,7 +23,9 @@ static void test_parse_profile(void **state)
     assert_int_equal(parse("{\"name\": \"train\", \"command\": [\"python3\", \"t.py\"],"
                            " \"cwd\": \"/srv\", \"env\": {\"A\": \"1\", \"B_2\": \"x y\"},"
                            " \"on_interrupt\": \"fail\", \"profile\": \"3g.20gb\","
-                           " \"seconds\": 120.5}", &s, &e), MS_OK);
+                           " \"seconds\": 120.5}",
+                           &s, &e),
+                     MS_OK);
     assert_string_equal(s.name, "train");
     assert_int_equal(s.argc, 2);
     assert_string_equal(s.argv[1], "t.py");
@@ -41,7 +40,9 @@ static void test_parse_profile(void **state)
 
     /* "slices" picks the smallest-memory profile of that size; retry is the default. */
     assert_int_equal(parse("{\"name\": \"n\", \"command\": [\"x\"], \"slices\": 1,"
-                           " \"seconds\": 3}", &s, &e), MS_OK);
+                           " \"seconds\": 3}",
+                           &s, &e),
+                     MS_OK);
     assert_string_equal(a100()->profiles[s.profile].name, "1g.5gb");
     assert_int_equal(s.on_interrupt, MD_ON_INTERRUPT_RETRY);
     assert_null(s.cwd);
@@ -56,7 +57,9 @@ static void test_parse_allocation(void **state)
     md_job_spec s, back;
     ms_error e = {0};
     assert_int_equal(parse("{\"name\": \"slurm-42\", \"slurm_job_id\": 4294967295,"
-                           " \"slices\": 3}", &s, &e), MS_OK);
+                           " \"slices\": 3}",
+                           &s, &e),
+                     MS_OK);
     assert_true(s.slurm_job_id == 4294967295LL);
     assert_int_equal(s.argc, 0);
     assert_true(s.seconds == 0);
@@ -76,7 +79,7 @@ static void test_parse_allocation(void **state)
     j.attempts = 1;
     o = md_job_to_json(&j, a100(), true, "/var/log/migschedd");
     assert_true(json_integer_value(json_object_get(o, "slurm_job_id")) == 4294967295LL);
-    assert_true(json_is_null(json_object_get(o, "logs")));  /* an allocation runs no command */
+    assert_true(json_is_null(json_object_get(o, "logs"))); /* an allocation runs no command */
     json_decref(o);
     md_job_free(&j);
 }
@@ -89,7 +92,9 @@ static void test_parse_user(void **state)
     md_job_spec s;
     ms_error e = {0};
     assert_int_equal(parse("{\"name\": \"a\", \"command\": [\"x\"], \"slices\": 1,"
-                           " \"seconds\": 1, \"user\": \"bob\"}", &s, &e), MS_OK);
+                           " \"seconds\": 1, \"user\": \"bob\"}",
+                           &s, &e),
+                     MS_OK);
     assert_string_equal(s.user, "bob");
     char *text = md_job_spec_text(&s, a100());
     assert_null(strstr(text, "bob"));
@@ -161,13 +166,16 @@ static const struct {
     {"{\"name\": \"a\", \"command\": [\"x\"], \"cwd\": \"rel\", \"slices\": 1, \"seconds\": 1}",
      "cwd: must be an absolute path"},
     {"{\"name\": \"a\", \"command\": [\"x\"], \"env\": {\"1A\": \"v\"}, \"slices\": 1,"
-     " \"seconds\": 1}", "env.1A: is not a variable name"},
+     " \"seconds\": 1}",
+     "env.1A: is not a variable name"},
     {"{\"name\": \"a\", \"command\": [\"x\"], \"env\": {\"A\": 1}, \"slices\": 1,"
-     " \"seconds\": 1}", "env.A: must be a string"},
+     " \"seconds\": 1}",
+     "env.A: must be a string"},
     {"{\"name\": \"a\", \"command\": [\"x\"], \"env\": [], \"slices\": 1, \"seconds\": 1}",
      "env: must be an object"},
     {"{\"name\": \"a\", \"command\": [\"x\"], \"on_interrupt\": \"maybe\", \"slices\": 1,"
-     " \"seconds\": 1}", "on_interrupt: must be \"retry\" or \"fail\""},
+     " \"seconds\": 1}",
+     "on_interrupt: must be \"retry\" or \"fail\""},
     {"{\"name\": \"a\", \"command\": [\"x\"], \"profile\": \"3g.40gb\", \"seconds\": 1}",
      "profile: A100-40GB has no profile \"3g.40gb\""},
     {"{\"name\": \"a\", \"command\": [\"x\"], \"slices\": 5, \"seconds\": 1}",
@@ -175,7 +183,8 @@ static const struct {
     {"{\"name\": \"a\", \"command\": [\"x\"], \"slices\": 2.5, \"seconds\": 1}",
      "slices: A100-40GB has no instance"},
     {"{\"name\": \"a\", \"command\": [\"x\"], \"slices\": 1, \"profile\": \"1g.5gb\","
-     " \"seconds\": 1}", "not both"},
+     " \"seconds\": 1}",
+     "not both"},
     {"{\"name\": \"a\", \"command\": [\"x\"], \"slices\": 1, \"seconds\": -1}",
      "seconds: must be above 0"},
     {"{\"name\": \"a\", \"command\": [\"x\"], \"slices\": 1, \"seconds\": 0}",
@@ -189,14 +198,14 @@ static const struct {
      "times.5: A100-40GB has no instance size \"5\" (sizes: 1, 2, 3, 4, 7)"},
     {"{\"name\": \"a\", \"command\": [\"x\"], \"times\": {\"two\": 3}}",
      "times.two: A100-40GB has no instance size"},
-    {"{\"name\": \"a\", \"command\": [\"x\"], \"times\": {\"1\": -3}}",
-     "times.1: must be above 0"},
+    {"{\"name\": \"a\", \"command\": [\"x\"], \"times\": {\"1\": -3}}", "times.1: must be above 0"},
     {"{\"name\": \"a\", \"command\": [\"x\"], \"times\": {\"1\": 1e10}}",
      "times.1: is over the ceiling"},
     {"{\"name\": \"a\", \"command\": [\"x\"], \"times\": {\"1\": 3}, \"seconds\": 3}",
      "seconds: goes with"},
     {"{\"name\": \"a\", \"command\": [\"x\"], \"times\": {\"1\": 3}, \"slices\": 1,"
-     " \"seconds\": 3}", "or \"times\", not both"},
+     " \"seconds\": 3}",
+     "or \"times\", not both"},
     /* Allocations (slurm_job_id): a name, the id and a size, nothing else. */
     {"{\"name\": \"a\", \"slurm_job_id\": 0, \"slices\": 1}",
      "slurm_job_id: must be an integer 1..4294967295"},
@@ -209,8 +218,7 @@ static const struct {
      "seconds: an allocation (slurm_job_id) takes only"},
     {"{\"name\": \"a\", \"slurm_job_id\": 7, \"slices\": 1, \"command\": [\"x\"]}",
      "command: an allocation"},
-    {"{\"name\": \"a\", \"slurm_job_id\": 7, \"slices\": 1, \"profile\": \"1g.5gb\"}",
-     "not both"},
+    {"{\"name\": \"a\", \"slurm_job_id\": 7, \"slices\": 1, \"profile\": \"1g.5gb\"}", "not both"},
     {"{\"name\": \"a\", \"slurm_job_id\": 7, \"slices\": 6}", "slices: A100-40GB has no"},
     {"{\"slurm_job_id\": 7, \"slices\": 1}", "missing field: \"name\""},
 };
@@ -223,8 +231,7 @@ static void test_parse_errors(void **state)
         ms_error e = {0};
         int rc = parse(BAD[i].json, &s, &e);
         if (rc != MS_EINVAL || !strstr(e.msg, BAD[i].msg))
-            fail_msg("case %zu: rc %d, message \"%s\", expected \"%s\"", i, rc, e.msg,
-                     BAD[i].msg);
+            fail_msg("case %zu: rc %d, message \"%s\", expected \"%s\"", i, rc, e.msg, BAD[i].msg);
         assert_null(s.name); /* nothing half-built survives a failure */
     }
 }
@@ -245,12 +252,15 @@ static void test_parse_limits(void **state)
     char name[MD_JOB_NAME_MAX + 2];
     memset(name, 'n', sizeof name - 1);
     name[sizeof name - 1] = '\0';
-    snprintf(text, big, "{\"name\": \"%s\", \"command\": [\"x\"], \"slices\": 1, "
-             "\"seconds\": 1}", name);
+    snprintf(text, big,
+             "{\"name\": \"%s\", \"command\": [\"x\"], \"slices\": 1, "
+             "\"seconds\": 1}",
+             name);
     assert_int_equal(parse(text, &s, &e), MS_EINVAL);
     assert_non_null(strstr(e.msg, "name: longer than 128 bytes"));
 
-    size_t at = (size_t)snprintf(text, big, "{\"name\": \"a\", \"slices\": 1, \"seconds\": 1, "
+    size_t at = (size_t)snprintf(text, big,
+                                 "{\"name\": \"a\", \"slices\": 1, \"seconds\": 1, "
                                  "\"command\": [");
     for (int i = 0; i <= MD_JOB_ARGS_MAX; i++)
         at += (size_t)snprintf(text + at, big - at, "%s\"a\"", i ? "," : "");
@@ -258,7 +268,8 @@ static void test_parse_limits(void **state)
     assert_int_equal(parse(text, &s, &e), MS_EINVAL);
     assert_non_null(strstr(e.msg, "command: more than 256 arguments"));
 
-    at = (size_t)snprintf(text, big, "{\"name\": \"a\", \"slices\": 1, \"seconds\": 1, "
+    at = (size_t)snprintf(text, big,
+                          "{\"name\": \"a\", \"slices\": 1, \"seconds\": 1, "
                           "\"command\": [\"x\"], \"env\": {");
     for (int i = 0; i <= MD_JOB_ENV_MAX; i++)
         at += (size_t)snprintf(text + at, big - at, "%s\"V%d\": \"\"", i ? "," : "", i);
@@ -271,7 +282,8 @@ static void test_parse_limits(void **state)
 static md_job new_job(const char *on_interrupt)
 {
     char text[256];
-    snprintf(text, sizeof text, "{\"name\": \"j\", \"command\": [\"sleep\", \"1\"],"
+    snprintf(text, sizeof text,
+             "{\"name\": \"j\", \"command\": [\"sleep\", \"1\"],"
              " \"on_interrupt\": \"%s\", \"profile\": \"2g.10gb\", \"seconds\": 10}",
              on_interrupt);
     md_job_spec s;
@@ -303,10 +315,12 @@ static void test_render(void **state)
         "\"ended\":111.5,\"gpu\":1,\"profile\":\"2g.10gb\",\"placement\":{\"start\":4},"
         "\"mig_uuid\":\"MIG-1234\",\"exit_status\":3,\"slurm_job_id\":null";
     char want[1024];
-    snprintf(want, sizeof want, "%s,\"spec\":{\"name\":\"j\",\"command\":[\"sleep\",\"1\"],"
+    snprintf(want, sizeof want,
+             "%s,\"spec\":{\"name\":\"j\",\"command\":[\"sleep\",\"1\"],"
              "\"env\":{},\"on_interrupt\":\"retry\",\"profile\":\"2g.10gb\",\"seconds\":10.0},"
              "\"logs\":{\"stdout\":\"/var/log/migschedd/alice/job-7.1.out\","
-             "\"stderr\":\"/var/log/migschedd/alice/job-7.1.err\"}}", pub);
+             "\"stderr\":\"/var/log/migschedd/alice/job-7.1.err\"}}",
+             pub);
     assert_string_equal(text, want);
     free(text);
     json_decref(o);
@@ -329,7 +343,7 @@ static void test_render(void **state)
     j = new_job("retry");
     assert_int_equal(md_job_submit(&j, 5, &t, &e), MS_OK);
     o = md_job_to_json(&j, a100(), true, "/var/log/migschedd");
-    assert_true(json_is_null(json_object_get(o, "logs")));  /* never started */
+    assert_true(json_is_null(json_object_get(o, "logs"))); /* never started */
     assert_true(json_is_null(json_object_get(o, "started")));
     assert_true(json_is_null(json_object_get(o, "gpu")));
     assert_true(json_is_null(json_object_get(o, "placement")));
@@ -495,7 +509,7 @@ static void test_recover_poison(void **state)
     assert_int_equal(md_job_recover(&j, 6, 3, &t, &e), MS_OK);
     assert_int_equal(j.state, MD_JOB_FAILED);
     assert_int_equal(t.to, MD_JOB_FAILED);
-    assert_int_equal(j.spec.on_interrupt, MD_ON_INTERRUPT_RETRY);  /* the spec is kept */
+    assert_int_equal(j.spec.on_interrupt, MD_ON_INTERRUPT_RETRY); /* the spec is kept */
     assert_string_equal(j.reason, "interrupted 3 times");
     assert_string_equal(t.reason, "interrupted 3 times");
     /* A failed job is not recovered again, and is left as it was. */
@@ -531,8 +545,8 @@ static void test_requeue(void **state)
     for (int k = 1; k <= 3; k++) {
         if (k > 1)
             assert_int_equal(md_job_start(&j, 3, 0, at, "MIG-a", &t, &e), MS_OK);
-        assert_int_equal(md_job_requeue(&j, 5, "log-dir /l/u: No space left on device", k,
-                                        &t, &e), MS_OK);
+        assert_int_equal(md_job_requeue(&j, 5, "log-dir /l/u: No space left on device", k, &t, &e),
+                         MS_OK);
         assert_int_equal(j.state, MD_JOB_QUEUED);
         assert_int_equal(t.event, MD_JOB_EV_REQUEUE);
         assert_int_equal(t.from, MD_JOB_RUNNING);
@@ -572,12 +586,18 @@ static void test_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_profile),    cmocka_unit_test(test_parse_times_round_trip),
-        cmocka_unit_test(test_parse_allocation), cmocka_unit_test(test_parse_user),
-        cmocka_unit_test(test_parse_errors),     cmocka_unit_test(test_parse_limits),
-        cmocka_unit_test(test_render),           cmocka_unit_test(test_transition_table),
-        cmocka_unit_test(test_interrupt_policies), cmocka_unit_test(test_recover_poison),
-        cmocka_unit_test(test_requeue),          cmocka_unit_test(test_names),
+        cmocka_unit_test(test_parse_profile),
+        cmocka_unit_test(test_parse_times_round_trip),
+        cmocka_unit_test(test_parse_allocation),
+        cmocka_unit_test(test_parse_user),
+        cmocka_unit_test(test_parse_errors),
+        cmocka_unit_test(test_parse_limits),
+        cmocka_unit_test(test_render),
+        cmocka_unit_test(test_transition_table),
+        cmocka_unit_test(test_interrupt_policies),
+        cmocka_unit_test(test_recover_poison),
+        cmocka_unit_test(test_requeue),
+        cmocka_unit_test(test_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

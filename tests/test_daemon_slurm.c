@@ -21,12 +21,12 @@ static void test_job_ids(void **state)
     assert_int_equal(n, 3);
     assert_true(ids[0] == 101 && ids[1] == 7 && ids[2] == 4294967295LL);
     free(ids);
-    assert_int_equal(md_slurm_parse_job_ids("", &ids, &n, &e), MS_OK);  /* nothing runs */
+    assert_int_equal(md_slurm_parse_job_ids("", &ids, &n, &e), MS_OK); /* nothing runs */
     assert_int_equal(n, 0);
     assert_null(ids);
     /* Anything else is an error, so that a message is never read as "no jobs". */
-    static const char *const BAD[] = {"101\nsqueue: error: Invalid user\n", "12_3\n", "0\n",
-                                      "4294967296\n", "-5\n", "1 2\n"};
+    static const char *const BAD[] = {
+        "101\nsqueue: error: Invalid user\n", "12_3\n", "0\n", "4294967296\n", "-5\n", "1 2\n"};
     for (size_t i = 0; i < sizeof BAD / sizeof *BAD; i++) {
         e.msg[0] = '\0';
         if (md_slurm_parse_job_ids(BAD[i], &ids, &n, &e) != MS_EINVAL ||
@@ -82,13 +82,13 @@ static void test_mapping(void **state)
     char *t = read_text(path);
     assert_string_equal(t, "4242\n7\n");
     free(t);
-    assert_int_equal(md_hpc_mapping_set(dir, 1, 3, jobs, 1, &e), MS_OK);  /* rewritten */
+    assert_int_equal(md_hpc_mapping_set(dir, 1, 3, jobs, 1, &e), MS_OK); /* rewritten */
     t = read_text(path);
     assert_string_equal(t, "4242\n");
     free(t);
-    assert_int_equal(md_hpc_mapping_set(dir, 1, 3, NULL, 0, &e), MS_OK);  /* no job: gone */
+    assert_int_equal(md_hpc_mapping_set(dir, 1, 3, NULL, 0, &e), MS_OK); /* no job: gone */
     assert_int_not_equal(access(path, F_OK), 0);
-    assert_int_equal(md_hpc_mapping_set(dir, 1, 3, NULL, 0, &e), MS_OK);  /* gone already */
+    assert_int_equal(md_hpc_mapping_set(dir, 1, 3, NULL, 0, &e), MS_OK); /* gone already */
     /* Prune: the GPU's stale instance files go; kept ones, other GPUs' and others' stay. */
     const char *names[] = {"0.1", "0.2", "0.9", "1.1", "0", "0.x", "notes"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {

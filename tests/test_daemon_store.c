@@ -13,10 +13,7 @@
 #include "store.h"
 #include "support.h"
 
-static const ms_gpu_model *a100(void)
-{
-    return ms_gpu_builtin("A100-40GB");
-}
+static const ms_gpu_model *a100(void) { return ms_gpu_builtin("A100-40GB"); }
 
 typedef struct fixture {
     char dir[256], path[320];
@@ -54,9 +51,10 @@ static int64_t submit_as(md_store *st, const char *name, const char *on_interrup
                          const md_job_owner *owner)
 {
     char text[256];
-    snprintf(text, sizeof text, "{\"name\": \"%s\", \"command\": [\"sleep\", \"5\"],"
-             " \"on_interrupt\": \"%s\", \"times\": {\"1\": 30, \"7\": 6}}", name,
-             on_interrupt);
+    snprintf(text, sizeof text,
+             "{\"name\": \"%s\", \"command\": [\"sleep\", \"5\"],"
+             " \"on_interrupt\": \"%s\", \"times\": {\"1\": 30, \"7\": 6}}",
+             name, on_interrupt);
     md_job_spec s;
     ms_error e = {0};
     assert_int_equal(md_job_spec_parse(text, strlen(text), a100(), &s, &e), MS_OK);
@@ -88,10 +86,10 @@ static void event(md_store *st, int64_t id, md_job_event ev, double now, int exi
     ms_error e = {0};
     assert_int_equal(md_store_get_job(st, id, &j, &e), MS_OK);
     ms_placement at = {ms_gpu_profile_by_name(a100(), "7g.40gb"), 0};
-    int rc = ev == MD_JOB_EV_START ? md_job_start(&j, now, 0, at, "MIG-5e1f", &t, &e)
-           : ev == MD_JOB_EV_FINISH ? md_job_finish(&j, now, exit_status, &t, &e)
-           : ev == MD_JOB_EV_INTERRUPT ? md_job_interrupt(&j, now, &t, &e)
-                                       : md_job_cancel(&j, now, &t, &e);
+    int rc = ev == MD_JOB_EV_START       ? md_job_start(&j, now, 0, at, "MIG-5e1f", &t, &e)
+             : ev == MD_JOB_EV_FINISH    ? md_job_finish(&j, now, exit_status, &t, &e)
+             : ev == MD_JOB_EV_INTERRUPT ? md_job_interrupt(&j, now, &t, &e)
+                                         : md_job_cancel(&j, now, &t, &e);
     assert_int_equal(rc, MS_OK);
     if (md_store_transition(st, &j, &t, &e))
         fail_msg("%s", e.msg);
@@ -226,8 +224,10 @@ static void test_stale_transition_refused(void **state)
 static int job_events(md_store *st, const char *on_interrupt, int nev, const md_job_event *ev)
 {
     char text[256];
-    snprintf(text, sizeof text, "{\"name\": \"c\", \"command\": [\"sleep\", \"5\"],"
-             " \"on_interrupt\": \"%s\", \"slices\": 7, \"seconds\": 6}", on_interrupt);
+    snprintf(text, sizeof text,
+             "{\"name\": \"c\", \"command\": [\"sleep\", \"5\"],"
+             " \"on_interrupt\": \"%s\", \"slices\": 7, \"seconds\": 6}",
+             on_interrupt);
     md_job_spec s;
     md_job j;
     md_job_transition t;
@@ -257,8 +257,7 @@ static int job_events(md_store *st, const char *on_interrupt, int nev, const md_
 static void test_crash_recovery(void **state)
 {
     fixture *f = *state;
-    const md_job_event start[] = {MD_JOB_EV_START}, done[] = {MD_JOB_EV_START,
-                                                             MD_JOB_EV_FINISH};
+    const md_job_event start[] = {MD_JOB_EV_START}, done[] = {MD_JOB_EV_START, MD_JOB_EV_FINISH};
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
@@ -320,8 +319,11 @@ static bool has_index(const char *path, const char *name)
     sqlite3 *db;
     sqlite3_stmt *s;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'index'"
-                                            " AND name = ?", -1, &s, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db,
+                                        "SELECT 1 FROM sqlite_master WHERE type = 'index'"
+                                        " AND name = ?",
+                                        -1, &s, NULL),
+                     SQLITE_OK);
     sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
     bool found = sqlite3_step(s) == SQLITE_ROW;
     sqlite3_finalize(s);
@@ -403,7 +405,7 @@ static void test_job_pages(void **state)
     md_store *st = open_ok(f->path);
     md_job_owner alice = {.uid = 4242, .gid = 4242, .name = "alice"},
                  nameless = {.uid = 5151, .gid = 5151, .name = ""};
-    for (int i = 0; i < 7; i++)  /* 1..7: alice, nameless, alice, ... */
+    for (int i = 0; i < 7; i++) /* 1..7: alice, nameless, alice, ... */
         submit_as(st, "p", "retry", 10 + i, i % 2 ? &nameless : &alice);
     event(st, 3, MD_JOB_EV_CANCEL, 30, 0);
     md_job *page;
@@ -432,7 +434,7 @@ static void test_job_pages(void **state)
     md_store_free_jobs(page, n);
     q = (md_store_job_query){.after = 0, .limit = 10, .state = MD_JOB_QUEUED, .user = "alice"};
     assert_int_equal(md_store_job_page(st, &q, &page, &n, &more, &e), MS_OK);
-    assert_int_equal(n, 3);  /* 1, 5, 7: 3 is cancelled */
+    assert_int_equal(n, 3); /* 1, 5, 7: 3 is cancelled */
     assert_false(more);
     assert_int_equal(page[1].id, 5);
     md_store_free_jobs(page, n);
@@ -463,7 +465,7 @@ static void test_newer_version_refused(void **state)
     assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
     char sql[64];
     snprintf(sql, sizeof sql, "PRAGMA user_version = %d", md_store_migration_count() + 1);
-    exec_sql(db, "PRAGMA application_id = 1296648019");  /* "MIGS": a store of a newer build */
+    exec_sql(db, "PRAGMA application_id = 1296648019"); /* "MIGS": a store of a newer build */
     exec_sql(db, sql);
     sqlite3_close(db);
     md_store *st;
@@ -587,7 +589,7 @@ static void test_format_marker(void **state)
     md_store *st = open_ok(empty);
     submit(st, "first", "retry", 10);
     md_store_close(st);
-    assert_int_equal(md_store_init(empty, &e), MS_OK);  /* a store: left alone */
+    assert_int_equal(md_store_init(empty, &e), MS_OK); /* a store: left alone */
     st = open_ok(empty);
     uint64_t counts[MD_JOB_NSTATES];
     assert_int_equal(md_store_count_jobs(st, counts, &e), MS_OK);
@@ -662,7 +664,7 @@ static void test_allocation_steps(void **state)
     assert_true(steps[0] == 0 && steps[1] == 4294967291LL);
     free(steps);
     assert_int_equal(md_store_step_remove(st, a, 0, &e), MS_OK);
-    assert_int_equal(md_store_step_remove(st, a, 7, &e), MS_OK);  /* not there: no error */
+    assert_int_equal(md_store_step_remove(st, a, 7, &e), MS_OK); /* not there: no error */
     assert_int_equal(md_store_steps(st, a, &steps, &n, &e), MS_OK);
     assert_int_equal(n, 1);
     free(steps);
@@ -697,9 +699,8 @@ static void test_prune(void **state)
     assert_int_equal(md_store_step_add(st, cancelled, 1, &e), MS_OK);
     uint64_t gone[MD_JOB_NSTATES];
     assert_int_equal(md_store_prune(st, 500, gone, &e), MS_OK);
-    assert_true(gone[MD_JOB_DONE] == 1 && gone[MD_JOB_FAILED] == 1 &&
-                gone[MD_JOB_CANCELLED] == 1 && gone[MD_JOB_QUEUED] == 0 &&
-                gone[MD_JOB_RUNNING] == 0);
+    assert_true(gone[MD_JOB_DONE] == 1 && gone[MD_JOB_FAILED] == 1 && gone[MD_JOB_CANCELLED] == 1 &&
+                gone[MD_JOB_QUEUED] == 0 && gone[MD_JOB_RUNNING] == 0);
     md_store_close(st);
     st = open_ok(f->path);
     md_job j;
@@ -728,8 +729,7 @@ static void test_prune(void **state)
                 counts[MD_JOB_DONE] == 1 && counts[MD_JOB_FAILED] == 0);
     /* Nothing more to prune: a second pass deletes nothing. */
     assert_int_equal(md_store_prune(st, 500, gone, &e), MS_OK);
-    assert_true(gone[MD_JOB_DONE] == 0 && gone[MD_JOB_FAILED] == 0 &&
-                gone[MD_JOB_CANCELLED] == 0);
+    assert_true(gone[MD_JOB_DONE] == 0 && gone[MD_JOB_FAILED] == 0 && gone[MD_JOB_CANCELLED] == 0);
     md_store_close(st);
 }
 
@@ -742,18 +742,22 @@ static void test_plans_and_instances(void **state)
     char *text;
     assert_int_equal(md_store_latest_plan(st, &id, &text, &e), MS_OK);
     assert_null(text);
-    assert_int_equal(md_store_add_plan(st, 1, "{\"format\":\"migsched-schedule/1\",\"n\":1}",
-                                       &id, &e), MS_OK);
-    assert_int_equal(md_store_add_plan(st, 2, "{\"format\":\"migsched-schedule/1\",\"n\":2}",
-                                       &id, &e), MS_OK);
+    assert_int_equal(
+        md_store_add_plan(st, 1, "{\"format\":\"migsched-schedule/1\",\"n\":1}", &id, &e), MS_OK);
+    assert_int_equal(
+        md_store_add_plan(st, 2, "{\"format\":\"migsched-schedule/1\",\"n\":2}", &id, &e), MS_OK);
     int64_t latest;
     assert_int_equal(md_store_latest_plan(st, &latest, &text, &e), MS_OK);
     assert_int_equal(latest, id);
     assert_string_equal(text, "{\"format\":\"migsched-schedule/1\",\"n\":2}");
     free(text);
 
-    md_store_instance a = {.gpu = 0, .at = {ms_gpu_profile_by_name(a100(), "3g.20gb"), 4},
-                           .gi_id = 2, .ci_id = 0, .uuid = "MIG-aaaa", .created = 10};
+    md_store_instance a = {.gpu = 0,
+                           .at = {ms_gpu_profile_by_name(a100(), "3g.20gb"), 4},
+                           .gi_id = 2,
+                           .ci_id = 0,
+                           .uuid = "MIG-aaaa",
+                           .created = 10};
     md_store_instance b = a;
     b.gpu = 1;
     snprintf(b.uuid, sizeof b.uuid, "MIG-bbbb");

@@ -9,9 +9,9 @@
 #include "support.h"
 #include "tokens.h"
 
-#define T_ROOT "0123456789abcdef0123456789abcdef"
+#define T_ROOT  "0123456789abcdef0123456789abcdef"
 #define T_ROOT2 "root-second-token-abcdefghij"
-#define T_BIN "binbinbinbinbinbin0123"
+#define T_BIN   "binbinbinbinbinbin0123"
 
 static void test_match(void **state)
 {
@@ -43,14 +43,18 @@ static void test_match(void **state)
     assert_true(md_tokens_match(t, T_ROOT2, strlen(T_ROOT2), &u));
     assert_int_equal(u.uid, 0);
 
-    static const char *const WRONG[] = {"", "0", "0123456789abcdef", T_ROOT "0",
+    static const char *const WRONG[] = {"",
+                                        "0",
+                                        "0123456789abcdef",
+                                        T_ROOT "0",
                                         "1123456789abcdef0123456789abcdef",
-                                        "0123456789abcdef0123456789abcdeF", "bin " T_BIN};
+                                        "0123456789abcdef0123456789abcdeF",
+                                        "bin " T_BIN};
     for (size_t i = 0; i < sizeof WRONG / sizeof *WRONG; i++) {
         u.uid = 4242;
         if (md_tokens_match(t, WRONG[i], strlen(WRONG[i]), &u))
             fail_msg("\"%s\" matched", WRONG[i]);
-        assert_int_equal(u.uid, 4242);  /* untouched */
+        assert_int_equal(u.uid, 4242); /* untouched */
     }
     /* The guess's length is what the header carries, not up to a NUL. */
     assert_false(md_tokens_match(t, T_ROOT, strlen(T_ROOT) - 1, &u));

@@ -119,8 +119,8 @@ static double bandit_step(void *env, int a, bool *done)
     return pay[b->s][a];
 }
 
-static const ms_rl_env_ops bandit_ops = {bandit_reset, bandit_observe, bandit_mask, bandit_step,
-                                         NULL, NULL};
+static const ms_rl_env_ops bandit_ops = {bandit_reset, bandit_observe, bandit_mask,
+                                         bandit_step,  NULL,           NULL};
 
 static void small_config(ms_dqn_config *c)
 {
@@ -179,7 +179,6 @@ static void test_bandit_optimum(void **state)
     ms_dqn_free(d2);
     ms_dqn_free(d3);
 }
-
 
 static void test_mdp_optimum(void **state)
 {
@@ -325,10 +324,8 @@ static void test_model_file(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_dueling_gradient),
-        cmocka_unit_test(test_bandit_optimum),
-        cmocka_unit_test(test_mdp_optimum),
-        cmocka_unit_test(test_bad_config),
+        cmocka_unit_test(test_dueling_gradient), cmocka_unit_test(test_bandit_optimum),
+        cmocka_unit_test(test_mdp_optimum),      cmocka_unit_test(test_bad_config),
         cmocka_unit_test(test_model_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -124,13 +124,13 @@ static void test_table2_episode(void **state)
     double ret = ms_env_step(e, ms_env_action_reconfig(e, c22), &done);
     assert_true(fabs(ms_env_now(e) - 0.24) < 1e-12);
     ms_env_mask(e, mask);
-    assert_false(mask[MS_ACTION_ADVANCE]);                       /* GPU idle */
-    assert_false(mask[ms_env_action_reconfig(e, c22)]);          /* not twice in a row */
+    assert_false(mask[MS_ACTION_ADVANCE]);              /* GPU idle */
+    assert_false(mask[ms_env_action_reconfig(e, c22)]); /* not twice in a row */
     assert_true(mask[ms_env_action_exec(e, 0, 0)] && mask[ms_env_action_exec(e, 1, 1)]);
-    assert_false(mask[ms_env_action_exec(e, 2, 0)]);             /* padding */
-    assert_false(mask[ms_env_action_exec(e, 0, 2)]);             /* no third instance */
-    ret += ms_env_step(e, ms_env_action_exec(e, 0, 0), &done);   /* class 0 = task1 */
-    ret += ms_env_step(e, ms_env_action_exec(e, 0, 1), &done);   /* now task2/3 */
+    assert_false(mask[ms_env_action_exec(e, 2, 0)]);           /* padding */
+    assert_false(mask[ms_env_action_exec(e, 0, 2)]);           /* no third instance */
+    ret += ms_env_step(e, ms_env_action_exec(e, 0, 0), &done); /* class 0 = task1 */
+    ret += ms_env_step(e, ms_env_action_exec(e, 0, 1), &done); /* now task2/3 */
     assert_false(done);
     ms_env_mask(e, mask);
     assert_false(mask[ms_env_action_exec(e, 0, 0)] || mask[ms_env_action_exec(e, 0, 1)]);
@@ -151,8 +151,7 @@ static void test_table2_episode(void **state)
  * task3 then run on it one after the other: makespan 10.24, and task1 ends 0.12 s sooner. */
 static void test_table2_episode_async(void **state)
 {
-    ms_env *e = remake_env(make_env("A30-24GB", true, false, MS_ENC_FLOAT, 14), true,
-                           MS_ENC_FLOAT);
+    ms_env *e = remake_env(make_env("A30-24GB", true, false, MS_ENC_FLOAT, 14), true, MS_ENC_FLOAT);
     ms_workload *w = table2_workload();
     assert_int_equal(ms_env_reset(e, w, NULL), 0);
     uint8_t mask[256];
@@ -203,8 +202,10 @@ static void test_exact_times(void **state)
         for (int k = 0; k < 4; k++)
             assert_float_equal(rows[j * 4 + k], want[j][k], 1e-6);
     bool done;
-    ms_env_step(e, ms_env_action_reconfig(e, ms_env_canon(e)->canon_of[ms_partition_parse(
-                                                 ms_env_gpu(e), "2-2")]), &done);
+    ms_env_step(e,
+                ms_env_action_reconfig(
+                    e, ms_env_canon(e)->canon_of[ms_partition_parse(ms_env_gpu(e), "2-2")]),
+                &done);
     ms_env_step(e, ms_env_action_exec(e, 0, 0), &done);
     ms_env_observe(e, obs);
     int busy = 0;
@@ -250,8 +251,10 @@ static void test_longest_first(void **state)
         assert_float_equal(row1[0], (longest ? 12.4f : 12.0f) / 25, 1e-6);
         assert_float_equal(row1[3], 3 / 14.0f, 1e-6);
         bool done;
-        ms_env_step(e, ms_env_action_reconfig(e, ms_env_canon(e)->canon_of[ms_partition_parse(
-                                                     ms_env_gpu(e), "2-2")]), &done);
+        ms_env_step(e,
+                    ms_env_action_reconfig(
+                        e, ms_env_canon(e)->canon_of[ms_partition_parse(ms_env_gpu(e), "2-2")]),
+                    &done);
         ms_env_step(e, ms_env_action_exec(e, 1, 0), &done);
         ms_env_observe(e, obs);
         /* The other task of the class is next: task2 (12 s) after task4, else task3. */
@@ -296,11 +299,10 @@ static ms_workload *random_workload(const ms_gpu_model *m, int n, ms_rng *rng)
     return w;
 }
 
-static void random_episodes(const char *gpu, bool direct, bool online, ms_encoding enc,
-                            bool async, bool soonest, int episodes, uint64_t seed)
+static void random_episodes(const char *gpu, bool direct, bool online, ms_encoding enc, bool async,
+                            bool soonest, int episodes, uint64_t seed)
 {
-    ms_env *e = remake_env(make_env(gpu, direct, online, MS_ENC_FLOAT, online ? 5 : 7), async,
-                           enc);
+    ms_env *e = remake_env(make_env(gpu, direct, online, MS_ENC_FLOAT, online ? 5 : 7), async, enc);
     if (soonest) {
         ms_env_config c = *ms_env_get_config(e);
         c.soonest_placement = true;
@@ -359,8 +361,8 @@ static void random_episodes(const char *gpu, bool direct, bool online, ms_encodi
         ms_validation v = {0};
         int bad = ms_schedule_validate(s, w, &v);
         if (bad)
-            fail_msg("%s direct=%d online=%d async=%d soonest=%d episode %d: %s: %s", gpu,
-                     direct, online, async, soonest, ep, v.v[0].rule, v.v[0].msg);
+            fail_msg("%s direct=%d online=%d async=%d soonest=%d episode %d: %s: %s", gpu, direct,
+                     online, async, soonest, ep, v.v[0].rule, v.v[0].msg);
         ms_validation_fini(&v);
         int initial = 0;
         for (int i = 0; i < s->ninst; i++)
@@ -402,8 +404,10 @@ static void test_random_policies(void **state)
              * reconfigurations with it. */
             bool async = mode >= 4 && mode != 7, online = mode < 4 ? mode & 2 : mode == 5;
             random_episodes(gpus[g], (mode & 1 || async) && mode != 7, online,
-                            async ? MS_ENC_EXACT : mode & 1 ? MS_ENC_FLOAT : MS_ENC_ONEHOT, async,
-                            mode >= 6, 150, 17 + (uint64_t)(g * 8 + mode));
+                            async      ? MS_ENC_EXACT
+                            : mode & 1 ? MS_ENC_FLOAT
+                                       : MS_ENC_ONEHOT,
+                            async, mode >= 6, 150, 17 + (uint64_t)(g * 8 + mode));
         }
 }
 
@@ -416,8 +420,8 @@ static void test_random_policies(void **state)
 static void test_soonest_placement(void **state)
 {
     const ms_gpu_model *m = ms_gpu_builtin("A100-40GB");
-    int seven = ms_partition_parse(m, "1-1-1-1-1-1-1"),
-        at0 = ms_partition_parse(m, "2-1-1-1-1-1"), at2 = ms_partition_parse(m, "1-1-2-1-1-1");
+    int seven = ms_partition_parse(m, "1-1-1-1-1-1-1"), at0 = ms_partition_parse(m, "2-1-1-1-1-1"),
+        at2 = ms_partition_parse(m, "1-1-2-1-1-1");
     ms_rng rng;
     ms_rng_seed(&rng, 3);
     ms_workload *w = random_workload(m, 4, &rng);
@@ -547,16 +551,11 @@ static void test_observation_layout(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_canonical_roundtrip),
-        cmocka_unit_test(test_equivalent_classes),
-        cmocka_unit_test(test_table2_episode),
-        cmocka_unit_test(test_table2_episode_async),
-        cmocka_unit_test(test_exact_times),
-        cmocka_unit_test(test_longest_first),
-        cmocka_unit_test(test_soonest_placement),
-        cmocka_unit_test(test_random_policies),
-        cmocka_unit_test(test_observation_layout),
-        cmocka_unit_test(test_copy),
+        cmocka_unit_test(test_canonical_roundtrip), cmocka_unit_test(test_equivalent_classes),
+        cmocka_unit_test(test_table2_episode),      cmocka_unit_test(test_table2_episode_async),
+        cmocka_unit_test(test_exact_times),         cmocka_unit_test(test_longest_first),
+        cmocka_unit_test(test_soonest_placement),   cmocka_unit_test(test_random_policies),
+        cmocka_unit_test(test_observation_layout),  cmocka_unit_test(test_copy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -72,8 +72,8 @@ typedef int (*planner)(const ms_workload *, const ms_gpu_model *, ms_schedule **
  * e: the mean of followed makespan / plan makespan. */
 static double plans_followed(planner plan, ms_env *e, ms_rng *rng)
 {
-    const char *presets[] = {"POORSCALING", "GOODSCALING", "MIXSCALINGUNIFORM",
-                             "MIXSCALINGEXTREME", "WIDETIMES"};
+    const char *presets[] = {"POORSCALING", "GOODSCALING", "MIXSCALINGUNIFORM", "MIXSCALINGEXTREME",
+                             "WIDETIMES"};
     double ratio = 0;
     int n = 0;
     for (int p = 0; p < 5; p++)

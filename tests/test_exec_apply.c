@@ -27,7 +27,10 @@ static ms_placement at(const char *profile, int start)
 static ms_mig_instance inst(const char *profile, int start, unsigned gi)
 {
     ms_placement p = at(profile, start);
-    ms_mig_instance in = {.gi_id = gi, .nci = 1, .profile = p.profile, .start_slot = start,
+    ms_mig_instance in = {.gi_id = gi,
+                          .nci = 1,
+                          .profile = p.profile,
+                          .start_slot = start,
                           .size_slots = a100()->profiles[p.profile].size_slots};
     snprintf(in.uuid, sizeof in.uuid, "MIG-test-%u", gi);
     return in;
@@ -46,7 +49,7 @@ typedef struct oracle {
     const ms_gpu_model *m;
     const ms_placement *have;
     int nhave;
-    uint32_t must;                  /* bit i: have[i] must be kept */
+    uint32_t must; /* bit i: have[i] must be kept */
     int left[MS_MAX_PROFILES];
     int n;
     ms_placement at[MS_MAX_INSTANCES];
@@ -77,7 +80,7 @@ static void oracle_scan(oracle *o, int slot, uint32_t used)
         oracle_leaf(o);
         return;
     }
-    oracle_scan(o, slot + 1, used);  /* nothing starts here */
+    oracle_scan(o, slot + 1, used); /* nothing starts here */
     for (int p = 0; p < o->m->nprofiles; p++) {
         ms_placement q = {p, slot};
         if (!o->left[p] || !ms_gpu_placement_allowed(o->m, q) || (ms_gpu_slot_mask(o->m, q) & used))
@@ -148,7 +151,7 @@ static void test_plan_refuses_for_busy_and_infeasible(void **unused)
     ms_apply_plan p;
     ms_error err;
     assert_int_equal(ms_apply_plan_device(a100(), cur, 3, busy, count, &p, &err), MS_EBUSY);
-    assert_int_equal(p.blocking, 1u << 2);  /* the 1g@2 fits the target; the 3g does not */
+    assert_int_equal(p.blocking, 1u << 2); /* the 1g@2 fits the target; the 3g does not */
     count[at("1g.5gb", 0).profile] = 8;
     assert_int_equal(ms_apply_plan_device(a100(), cur, 0, busy, count, &p, &err), MS_EINFEASIBLE);
     memset(count, 0, sizeof count);
@@ -246,8 +249,8 @@ static int apply_counts(const int count[MS_MAX_PROFILES], bool dry, ms_error *er
                        "      mig-enabled: true\n      mig-devices: {");
     for (int p = 0, first = 1; p < m->nprofiles; p++)
         if (count[p]) {
-            len += snprintf(text + len, sizeof text - (size_t)len, "%s\"%s\": %d", first ? "" : ", ",
-                            m->profiles[p].name, count[p]);
+            len += snprintf(text + len, sizeof text - (size_t)len, "%s\"%s\": %d",
+                            first ? "" : ", ", m->profiles[p].name, count[p]);
             first = 0;
         }
     snprintf(text + len, sizeof text - (size_t)len, "}\n");
@@ -255,8 +258,11 @@ static int apply_counts(const int count[MS_MAX_PROFILES], bool dry, ms_error *er
     if (ms_migparted_parse(text, strlen(text), "target.yaml", &cfg, err))
         fail_msg("config: %s", err->msg);
     FILE *out = fopen("/dev/null", "w");
-    ms_apply_options o = {.backend = "nvml", .backend_opt = {.nvml_library = FAKE_LIB},
-                          .dry_run = dry, .lock_dir = lock_dir, .out = out};
+    ms_apply_options o = {.backend = "nvml",
+                          .backend_opt = {.nvml_library = FAKE_LIB},
+                          .dry_run = dry,
+                          .lock_dir = lock_dir,
+                          .out = out};
     int rc = ms_apply(cfg, "target", &o, err);
     fclose(out);
     ms_migparted_free(cfg);
@@ -367,7 +373,8 @@ static void test_random_busy_instances(void **unused)
             for (int i = 0; i < nb; i++) {
                 char pid[32];
                 snprintf(pid, sizeof pid, "PID %u", 4000u + (unsigned)i);
-                named |= (busy & (1u << i)) && strstr(err.msg, before[i].uuid) && strstr(err.msg, pid);
+                named |= (busy & (1u << i)) && strstr(err.msg, before[i].uuid) &&
+                         strstr(err.msg, pid);
             }
             if (!named)
                 fail_msg("refusal names no busy instance: %s", err.msg);

@@ -12,7 +12,7 @@
 #include "support.h"
 #include "../src/exec/nvml_types.h"
 
-#define FAKE_LIB MIGSCHED_BINARY_DIR "/tests/fake_nvml/libnvidia-ml.so.1"
+#define FAKE_LIB     MIGSCHED_BINARY_DIR "/tests/fake_nvml/libnvidia-ml.so.1"
 #define FAKE_OLD_LIB MIGSCHED_BINARY_DIR "/tests/fake_nvml/old/libnvidia-ml.so.1"
 
 static char *state_path;
@@ -56,7 +56,7 @@ static void test_identify_create_list_destroy(void **unused)
     assert_string_not_equal(a.uuid, c.uuid);
     assert_int_equal(ms_backend_list(b, list, &n, &err), MS_OK);
     assert_int_equal(n, 2);
-    assert_int_equal(list[0].start_slot, 0);  /* sorted by slot */
+    assert_int_equal(list[0].start_slot, 0); /* sorted by slot */
     assert_int_equal(list[0].gi_id, c.gi_id);
     assert_string_equal(list[1].uuid, a.uuid);
     /* 4g.20gb covers slots 0-3, where the 2g instance sits. */
@@ -220,8 +220,7 @@ static void test_minor_number(void **unused)
     assert_non_null(strstr(err.msg, "device 0: reading the GPU's minor number: "
                                     "nvmlDeviceGetMinorNumber failed: Unknown Error"));
     ms_backend_close(b);
-    assert_int_equal(ms_backend_open("sim", 3, ms_gpu_builtin("A30-24GB"), NULL, &b, &err),
-                     MS_OK);
+    assert_int_equal(ms_backend_open("sim", 3, ms_gpu_builtin("A30-24GB"), NULL, &b, &err), MS_OK);
     assert_int_equal(ms_backend_gpu_minor(b, &minor, &err), MS_OK);
     assert_int_equal(minor, 3);
     ms_backend_close(b);
@@ -234,19 +233,20 @@ static void test_fake_rules(void **unused)
     assert_non_null(lib);
     nvmlReturn_t (*init)(void) = (nvmlReturn_t(*)(void))dlsym(lib, "nvmlInit_v2");
     nvmlReturn_t (*shutdown)(void) = (nvmlReturn_t(*)(void))dlsym(lib, "nvmlShutdown");
-    nvmlReturn_t (*handle)(unsigned, nvmlDevice_t *) =
-        (nvmlReturn_t(*)(unsigned, nvmlDevice_t *))dlsym(lib, "nvmlDeviceGetHandleByIndex_v2");
+    nvmlReturn_t (*handle)(unsigned, nvmlDevice_t *) = (nvmlReturn_t(*)(
+        unsigned, nvmlDevice_t *))dlsym(lib, "nvmlDeviceGetHandleByIndex_v2");
     nvmlReturn_t (*create)(nvmlDevice_t, unsigned, const nvmlGpuInstancePlacement_t *,
                            nvmlGpuInstance_t *) =
         (nvmlReturn_t(*)(nvmlDevice_t, unsigned, const nvmlGpuInstancePlacement_t *,
-                         nvmlGpuInstance_t *))dlsym(lib, "nvmlDeviceCreateGpuInstanceWithPlacement");
-    nvmlReturn_t (*mkci)(nvmlGpuInstance_t, unsigned, nvmlComputeInstance_t *) =
-        (nvmlReturn_t(*)(nvmlGpuInstance_t, unsigned, nvmlComputeInstance_t *))dlsym(
-            lib, "nvmlGpuInstanceCreateComputeInstance");
-    nvmlReturn_t (*gi_destroy)(nvmlGpuInstance_t) =
-        (nvmlReturn_t(*)(nvmlGpuInstance_t))dlsym(lib, "nvmlGpuInstanceDestroy");
-    nvmlReturn_t (*ci_destroy)(nvmlComputeInstance_t) =
-        (nvmlReturn_t(*)(nvmlComputeInstance_t))dlsym(lib, "nvmlComputeInstanceDestroy");
+                         nvmlGpuInstance_t *))dlsym(lib,
+                                                    "nvmlDeviceCreateGpuInstanceWithPlacement");
+    nvmlReturn_t (*mkci)(nvmlGpuInstance_t, unsigned, nvmlComputeInstance_t *) = (nvmlReturn_t(*)(
+        nvmlGpuInstance_t, unsigned,
+        nvmlComputeInstance_t *))dlsym(lib, "nvmlGpuInstanceCreateComputeInstance");
+    nvmlReturn_t (*gi_destroy)(nvmlGpuInstance_t) = (nvmlReturn_t(*)(nvmlGpuInstance_t))dlsym(
+        lib, "nvmlGpuInstanceDestroy");
+    nvmlReturn_t (*ci_destroy)(nvmlComputeInstance_t) = (nvmlReturn_t(*)(
+        nvmlComputeInstance_t))dlsym(lib, "nvmlComputeInstanceDestroy");
     assert_non_null(create);
     assert_int_equal(handle(0, NULL), NVML_ERROR_UNINITIALIZED);
     assert_int_equal(init(), NVML_SUCCESS);
@@ -258,12 +258,12 @@ static void test_fake_rules(void **unused)
     assert_int_equal(create(dev, 9, &(nvmlGpuInstancePlacement_t){2, 4}, &gi),
                      NVML_ERROR_INVALID_ARGUMENT);
     assert_int_equal(create(dev, 2, &(nvmlGpuInstancePlacement_t){0, 4}, &gi),
-                     NVML_ERROR_INVALID_ARGUMENT);  /* 2 is an index, not an id */
+                     NVML_ERROR_INVALID_ARGUMENT); /* 2 is an index, not an id */
     assert_int_equal(create(dev, 9, &(nvmlGpuInstancePlacement_t){0, 4}, &gi), NVML_SUCCESS);
     assert_int_equal(create(dev, 19, &(nvmlGpuInstancePlacement_t){3, 1}, &other),
                      NVML_ERROR_INSUFFICIENT_RESOURCES);
     assert_int_equal(mkci(gi, 2, &ci), NVML_SUCCESS);
-    assert_int_equal(mkci(gi, 0, &ci), NVML_ERROR_INSUFFICIENT_RESOURCES);  /* GI is full */
+    assert_int_equal(mkci(gi, 0, &ci), NVML_ERROR_INSUFFICIENT_RESOURCES); /* GI is full */
     assert_int_equal(gi_destroy(gi), NVML_ERROR_IN_USE);
     assert_int_equal(ci_destroy(ci), NVML_SUCCESS);
     assert_int_equal(gi_destroy(gi), NVML_SUCCESS);

@@ -15,7 +15,7 @@
 #include "support.h"
 
 #define FAKE_LIB MIGSCHED_BINARY_DIR "/tests/fake_nvml/libnvidia-ml.so.1"
-#define TASK_S 0.05
+#define TASK_S   0.05
 
 static char dir[64];
 static char state[128], journal[128], logs[128];
@@ -58,10 +58,11 @@ static ms_schedule *initial_plan(ms_workload **w_out, const char *t3_sleep)
                                       2 * TASK_S + d2);
     int i1 = ms_schedule_add_instance(s, 0, profile("2g.12gb"), 2, NAN, NAN, NAN, NAN);
     double made = 2 * TASK_S + d2 + c1;
-    int i2 = ms_schedule_add_instance(s, 0, profile("1g.6gb"), 0, 2 * TASK_S + d2, made, NAN,
-                                      NAN);
-    const struct { int inst; double start; } tasks[] = {{i0, 0}, {i0, TASK_S}, {i1, 0},
-                                                        {i2, made}};
+    int i2 = ms_schedule_add_instance(s, 0, profile("1g.6gb"), 0, 2 * TASK_S + d2, made, NAN, NAN);
+    const struct {
+        int inst;
+        double start;
+    } tasks[] = {{i0, 0}, {i0, TASK_S}, {i1, 0}, {i2, made}};
     for (int i = 0; i < 4; i++) {
         double time[MS_MAX_SLICES + 1];
         for (int k = 0; k <= MS_MAX_SLICES; k++)
@@ -71,8 +72,9 @@ static ms_schedule *initial_plan(ms_workload **w_out, const char *t3_sleep)
         snprintf(cmd, sizeof cmd, "sleep %s; echo $CUDA_VISIBLE_DEVICES",
                  i == 3 ? t3_sleep : "0.01");
         assert_int_equal(ms_workload_add(w, name, time, cmd, NULL, NULL), MS_OK);
-        assert_int_equal(ms_schedule_add_task(s, i, tasks[i].inst, tasks[i].start,
-                                              tasks[i].start + TASK_S), MS_OK);
+        assert_int_equal(
+            ms_schedule_add_task(s, i, tasks[i].inst, tasks[i].start, tasks[i].start + TASK_S),
+            MS_OK);
     }
     ms_initial l;
     ms_error err;
@@ -85,8 +87,11 @@ static ms_schedule *initial_plan(ms_workload **w_out, const char *t3_sleep)
 
 static ms_run_options options(const char *backend, const char *initial)
 {
-    ms_run_options o = {.backend = backend, .ndevices = 1, .logs_dir = logs,
-                        .journal = journal, .initial = initial};
+    ms_run_options o = {.backend = backend,
+                        .ndevices = 1,
+                        .logs_dir = logs,
+                        .journal = journal,
+                        .initial = initial};
     o.backend_opt.nvml_library = FAKE_LIB;
     return o;
 }
@@ -149,7 +154,6 @@ static const ms_run_task *task_of(const ms_run_report *r, int index)
             return &r->tasks[i];
     return NULL;
 }
-
 
 /* The task's log starts with this MIG device UUID. */
 static void saw_device(const ms_run_task *t, const char *uuid)
@@ -326,13 +330,13 @@ static void test_crash_keeps_initial(void **unused)
     snprintf(t3_log, sizeof t3_log, "%s/3-t3.out", logs);
     for (int waited = 0; access(t3_log, F_OK) != 0 && waited < 30000; waited += 10)
         usleep(10 * 1000);
-    usleep(100 * 1000);  /* its journal record is written before the command runs */
+    usleep(100 * 1000); /* its journal record is written before the command runs */
     kill(pid, SIGKILL);
     int status;
     assert_int_equal(waitpid(pid, &status, 0), pid);
     assert_true(WIFSIGNALED(status));
     ms_mig_instance list[MS_MAX_MIG];
-    assert_int_equal(device_holds(list), 2);  /* instance 1 and instance 2 */
+    assert_int_equal(device_holds(list), 2); /* instance 1 and instance 2 */
     /* The journal claims neither initial instance; the destroy of instance 0 is in it. */
     char *text = test_read_small_file(journal), rec[160];
     assert_non_null(text);

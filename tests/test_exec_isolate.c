@@ -15,16 +15,15 @@
 #include "migsched/isolate.h"
 #include "support.h"
 
-static const char MINORS[] =
-    "config 1\n"
-    "monitor 2\n"
-    "gpu0/gi1/access 3\n"
-    "gpu0/gi1/ci0/access 4\n"
-    "gpu0/gi2/access 5\n"
-    "gpu0/gi2/ci0/access 6\n"
-    "gpu0/gi2/ci1/access 7\n"
-    "gpu1/gi1/access 8\n"
-    "gpu1/gi1/ci0/access 9\n";
+static const char MINORS[] = "config 1\n"
+                             "monitor 2\n"
+                             "gpu0/gi1/access 3\n"
+                             "gpu0/gi1/ci0/access 4\n"
+                             "gpu0/gi2/access 5\n"
+                             "gpu0/gi2/ci0/access 6\n"
+                             "gpu0/gi2/ci1/access 7\n"
+                             "gpu1/gi1/access 8\n"
+                             "gpu1/gi1/ci0/access 9\n";
 
 static void test_minors(void **state)
 {
@@ -137,16 +136,13 @@ static void make_tree(tree *t)
     fclose(f);
 }
 
-static bool root(void)
-{
-    return geteuid() == 0;
-}
+static bool root(void) { return geteuid() == 0; }
 
 static int plan_for(const tree *t, unsigned gpu, unsigned gi, unsigned ci, ms_devplan **p,
                     ms_error *err)
 {
-    ms_devplan_target target = {.dev_dir = t->dev, .mig_minors = t->minors, .gpu_minor = gpu,
-                                .gi_id = gi, .ci_id = ci};
+    ms_devplan_target target = {
+        .dev_dir = t->dev, .mig_minors = t->minors, .gpu_minor = gpu, .gi_id = gi, .ci_id = ci};
     return ms_devplan_make(&target, p, err);
 }
 
@@ -236,13 +232,16 @@ static void test_plan_errors(void **state)
     expect_plan_error(&t, 2, 1, 0, "lists no gpu2/gi1/access");
     snprintf(p, sizeof p, "%s/nvidia-caps/nvidia-cap7", t.dev);
     assert_int_equal(unlink(p), 0);
-    snprintf(p, sizeof p, "%s/nvidia-caps/nvidia-cap7 (the compute instance's capability): No "
-             "such file", t.dev);
+    snprintf(p, sizeof p,
+             "%s/nvidia-caps/nvidia-cap7 (the compute instance's capability): No "
+             "such file",
+             t.dev);
     expect_plan_error(&t, 0, 2, 1, p);
     snprintf(p, sizeof p, "%s/nvidia-caps/nvidia-cap7", t.dev);
-    FILE *f = fopen(p, "w");  /* a plain file where a node belongs */
+    FILE *f = fopen(p, "w"); /* a plain file where a node belongs */
     fclose(f);
-    expect_plan_error(&t, 0, 2, 1, "nvidia-cap7 (the compute instance's capability) is not a "
+    expect_plan_error(&t, 0, 2, 1,
+                      "nvidia-cap7 (the compute instance's capability) is not a "
                       "character device");
     snprintf(p, sizeof p, "%s/nvidia1", t.dev);
     assert_int_equal(unlink(p), 0);
@@ -288,8 +287,7 @@ static void look_around(const ms_devplan *p, const char *const *tries, int fd)
 }
 
 /* Forks a child that applies p and reports what it sees; returns it (malloc'd). */
-static char *confined_view(ms_devplan *p, const char *const *tries, int *exit_status,
-                           ms_error *why)
+static char *confined_view(ms_devplan *p, const char *const *tries, int *exit_status, ms_error *why)
 {
     int out[2], report[2];
     assert_int_equal(pipe(out), 0);
@@ -329,8 +327,7 @@ static char *confined_view(ms_devplan *p, const char *const *tries, int *exit_st
 static char *host_listing(const tree *t)
 {
     char cmd[1200];
-    snprintf(cmd, sizeof cmd, "LC_ALL=C ls -lnA %s %s/nvidia-caps %s/sub", t->dev, t->dev,
-             t->dev);
+    snprintf(cmd, sizeof cmd, "LC_ALL=C ls -lnA %s %s/nvidia-caps %s/sub", t->dev, t->dev, t->dev);
     FILE *ls = popen(cmd, "r");
     assert_non_null(ls);
     char *buf = calloc(1, 1 << 16);
@@ -351,10 +348,16 @@ static void test_apply(void **state)
     ms_devplan *p;
     ms_error err;
     assert_int_equal(plan_for(&t, 0, 2, 1, &p, &err), MS_OK);
-    static const char *const TRIES[] = {"nvidia0", "nvidia-caps/nvidia-cap5",
-                                        "nvidia-caps/nvidia-cap7", "nvidia1",
-                                        "nvidia-caps/nvidia-cap3", "nvidia-caps/nvidia-cap1",
-                                        "gpu-alias", "unrelated", "sub/inside", NULL};
+    static const char *const TRIES[] = {"nvidia0",
+                                        "nvidia-caps/nvidia-cap5",
+                                        "nvidia-caps/nvidia-cap7",
+                                        "nvidia1",
+                                        "nvidia-caps/nvidia-cap3",
+                                        "nvidia-caps/nvidia-cap1",
+                                        "gpu-alias",
+                                        "unrelated",
+                                        "sub/inside",
+                                        NULL};
     int status;
     char *seen = confined_view(p, TRIES, &status, &err);
     char want[1024];
@@ -404,10 +407,8 @@ static void test_apply(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_minors),
-        cmocka_unit_test(test_minors_errors),
-        cmocka_unit_test(test_plan),
-        cmocka_unit_test(test_plan_errors),
+        cmocka_unit_test(test_minors), cmocka_unit_test(test_minors_errors),
+        cmocka_unit_test(test_plan),   cmocka_unit_test(test_plan_errors),
         cmocka_unit_test(test_apply),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

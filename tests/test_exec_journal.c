@@ -112,7 +112,7 @@ static void test_unreadable_journal(void **unused)
     ms_journal_state *st;
     bool found = true;
     ms_error err = {0};
-    assert_int_equal(load(&st, &found, &err), MS_OK);  /* missing */
+    assert_int_equal(load(&st, &found, &err), MS_OK); /* missing */
     assert_false(found);
     free(st);
     static const char nul[] = "run nvml A30-24GB 1 1\nbegin 0 0 2\nta\0sk 0 71 5 3\n";
@@ -214,12 +214,15 @@ static void test_compact(void **unused)
     assert_int_equal(ms_journal_device(j, 0, "GPU-x", &err), MS_OK);
     ms_mig_instance fo = {.gi_id = 9, .start_slot = 3, .size_slots = 1, .uuid = "MIG-f"};
     ms_mig_instance a = {.gi_id = 1, .start_slot = 0, .size_slots = 2, .uuid = "MIG-a"};
-    ms_mig_instance d = {.gi_id = 2, .start_slot = 2, .size_slots = 1, .uuid = "MIG-d",
-                         .ci_id = 0, .nci = 1,
-                         .profile = ms_gpu_profile_by_name(ms_gpu_builtin("A30-24GB"),
-                                                           "1g.6gb")};
+    ms_mig_instance d = {.gi_id = 2,
+                         .start_slot = 2,
+                         .size_slots = 1,
+                         .uuid = "MIG-d",
+                         .ci_id = 0,
+                         .nci = 1,
+                         .profile = ms_gpu_profile_by_name(ms_gpu_builtin("A30-24GB"), "1g.6gb")};
     assert_int_equal(ms_journal_foreign(j, 0, &fo, &err), MS_OK);
-    for (int k = 0; k < 200; k++) {  /* what a long run leaves: all ended */
+    for (int k = 0; k < 200; k++) { /* what a long run leaves: all ended */
         assert_int_equal(ms_journal_task(j, 0, 1000 + k, 5, k, NULL, &err), MS_OK);
         assert_int_equal(ms_journal_task_ended(j, 1000 + k, 5, &err), MS_OK);
         assert_int_equal(ms_journal_create_begin(j, 0, 0, 2, &err), MS_OK);
@@ -253,7 +256,7 @@ static void test_compact(void **unused)
     assert_int_equal(after->ndev, 1);
     assert_string_equal(after->dev[0].uuid, "GPU-x");
     assert_int_equal(after->n, before->n);
-    assert_int_equal(after->n, 6);  /* foreign, created, destroying, begun, gi, task */
+    assert_int_equal(after->n, 6); /* foreign, created, destroying, begun, gi, task */
     for (int i = 0; i < before->n; i++) {
         bool same = false;
         const ms_journal_rec *b = &before->rec[i];
@@ -268,7 +271,7 @@ static void test_compact(void **unused)
             fail_msg("record %d (kind %d, line %d) lost by the compaction", i, b->kind, b->line);
     }
     free(after);
-    assert_int_equal(ms_journal_task_ended(j, 4321, 99, &err), MS_OK);  /* into the new file */
+    assert_int_equal(ms_journal_task_ended(j, 4321, 99, &err), MS_OK); /* into the new file */
     assert_int_equal(ms_journal_close(j, true, &err), MS_OK);
     assert_int_equal(load(&after, &found, &err), MS_OK);
     assert_int_equal(count_kind(after, MS_JOURNAL_TASK), 0);

@@ -7,11 +7,10 @@
 #include "exec_plans.h"
 #include "support.h"
 
-static const plan_inst phases[] = {
-    {"7g.40gb", 0, 1}, {NULL},
-    {"4g.20gb", 0, 1}, {"3g.20gb", 4, 1}, {NULL},
-    {"2g.10gb", 0, 1}, {"2g.10gb", 2, 1}, {"1g.5gb", 4, 1}, {"1g.5gb", 5, 1}, {"1g.5gb", 6, 1}, {NULL},
-    {NULL}};
+static const plan_inst phases[] = {{"7g.40gb", 0, 1}, {NULL},           {"4g.20gb", 0, 1},
+                                   {"3g.20gb", 4, 1}, {NULL},           {"2g.10gb", 0, 1},
+                                   {"2g.10gb", 2, 1}, {"1g.5gb", 4, 1}, {"1g.5gb", 5, 1},
+                                   {"1g.5gb", 6, 1},  {NULL},           {NULL}};
 
 static char *render(const ms_schedule *s, double t, bool yaml)
 {
@@ -19,7 +18,8 @@ static char *render(const ms_schedule *s, double t, bool yaml)
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     ms_error err;
-    int rc = yaml ? ms_layout_write_mig_parted(s, t, "plan", f, &err) : ms_layout_write_json(s, t, f, &err);
+    int rc = yaml ? ms_layout_write_mig_parted(s, t, "plan", f, &err)
+                  : ms_layout_write_json(s, t, f, &err);
     assert_int_equal(rc, MS_OK);
     fclose(f);
     return buf;

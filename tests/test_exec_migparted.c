@@ -59,8 +59,9 @@ static void test_examples(void **unused)
 
 static void test_flow_style_and_yaml11_booleans(void **unused)
 {
-    ms_migparted *c = parse_ok("{version: v1, mig-configs: {a: [{devices: [2, 0], mig-enabled: yes, "
-                               "mig-devices: {3g.20gb: 2}}, {devices: [1], mig-enabled: off}]}}");
+    ms_migparted *c = parse_ok(
+        "{version: v1, mig-configs: {a: [{devices: [2, 0], mig-enabled: yes, "
+        "mig-devices: {3g.20gb: 2}}, {devices: [1], mig-enabled: off}]}}");
     const ms_migparted_config *a = &c->configs[0];
     assert_int_equal(a->entries[0].ndevices, 2);
     assert_int_equal(a->entries[0].devices[0], 2);
@@ -74,18 +75,23 @@ static void test_bad_files(void **unused)
 {
     parse_bad("", "empty file");
     parse_bad("version: v1\nmig-configs:\n  a:\n    - devices: [0\n", "t.yaml:");
-    parse_bad("mig-configs: {a: [{devices: all, mig-enabled: false}]}\n", "missing required field 'version'");
-    parse_bad("version: v2\nmig-configs: {a: [{devices: all, mig-enabled: false}]}\n", "t.yaml:1:10: version: 'v2' is not v1");
+    parse_bad("mig-configs: {a: [{devices: all, mig-enabled: false}]}\n",
+              "missing required field 'version'");
+    parse_bad("version: v2\nmig-configs: {a: [{devices: all, mig-enabled: false}]}\n",
+              "t.yaml:1:10: version: 'v2' is not v1");
     parse_bad("version: v1\n", "missing required field 'mig-configs'");
     parse_bad("version: v1\nextra: 1\n", "t.yaml:2:1: unexpected field 'extra'");
     parse_bad("version: v1\nmig-configs: {}\n", "at least one config");
     parse_bad("version: v1\nmig-configs:\n  a: []\n", "config 'a' needs at least one entry");
-    parse_bad("version: v1\nmig-configs:\n  a:\n    - mig-enabled: false\n", "t.yaml:4:7: missing required field 'devices'");
-    parse_bad("version: v1\nmig-configs:\n  a:\n    - devices: all\n", "missing required field 'mig-enabled'");
+    parse_bad("version: v1\nmig-configs:\n  a:\n    - mig-enabled: false\n",
+              "t.yaml:4:7: missing required field 'devices'");
+    parse_bad("version: v1\nmig-configs:\n  a:\n    - devices: all\n",
+              "missing required field 'mig-enabled'");
     parse_bad("version: v1\nmig-configs:\n  a:\n    - devices: all\n      mig-enabled: true\n",
               "missing required field 'mig-devices' when 'mig-enabled' is true");
     parse_bad("version: v1\nmig-configs:\n  a:\n    - devices: all\n      mig-enabled: false\n"
-              "      mig-devices: {1g.5gb: 1}\n", "t.yaml:6:20: mig-devices: listed while 'mig-enabled' is false");
+              "      mig-devices: {1g.5gb: 1}\n",
+              "t.yaml:6:20: mig-devices: listed while 'mig-enabled' is false");
     parse_bad("version: v1\nmig-configs:\n  a:\n    - devices: some\n      mig-enabled: false\n",
               "t.yaml:4:16: devices: 'some' is neither 'all' nor a list");
     parse_bad("version: v1\nmig-configs:\n  a:\n    - devices: [0, -1]\n      mig-enabled: false\n",
@@ -95,16 +101,22 @@ static void test_bad_files(void **unused)
     parse_bad("version: v1\nmig-configs:\n  a:\n    - devices: all\n      mig-enabled: \"true\"\n",
               "mig-enabled: 'true' is not true or false");
     parse_bad("version: v1\nmig-configs:\n  a:\n    - devices: all\n      mig-enabled: true\n"
-              "      mig-devices: {1g.5gb: many}\n", "t.yaml:6:29: mig-devices: 1g.5gb: 'many' is not a whole number");
+              "      mig-devices: {1g.5gb: many}\n",
+              "t.yaml:6:29: mig-devices: 1g.5gb: 'many' is not a whole number");
     parse_bad("version: v1\nmig-configs:\n  a:\n    - devices: all\n      mig-enabled: true\n"
-              "      mig-devices: {1g.5gb: 1, 1g.5gb: 2}\n", "'1g.5gb' appears twice");
+              "      mig-devices: {1g.5gb: 1, 1g.5gb: 2}\n",
+              "'1g.5gb' appears twice");
     parse_bad("version: v1\nmig-configs:\n  a:\n    - devices: all\n      mig-enabled: true\n"
-              "      mig-devices: {}\n      mig-enable: true\n", "t.yaml:7:7: unexpected field 'mig-enable'");
+              "      mig-devices: {}\n      mig-enable: true\n",
+              "t.yaml:7:7: unexpected field 'mig-enable'");
     parse_bad("version: v1\nmig-configs:\n  a:\n    - devices: [0]\n      mig-enabled: false\n"
-              "    - devices: [1, 0]\n      mig-enabled: false\n", "t.yaml:6:7: config 'a': GPU 0 is also in the entry at line 4");
+              "    - devices: [1, 0]\n      mig-enabled: false\n",
+              "t.yaml:6:7: config 'a': GPU 0 is also in the entry at line 4");
     parse_bad("version: v1\nmig-configs:\n  a:\n    - devices: all\n      mig-enabled: false\n"
-              "    - devices: [1]\n      mig-enabled: false\n", "'devices: all' leaves no GPU");
-    parse_bad("version: v1\nmig-configs:\n  a:\n    - devices: all\n      mig-enabled: false\n---\nx: 1\n",
+              "    - devices: [1]\n      mig-enabled: false\n",
+              "'devices: all' leaves no GPU");
+    parse_bad("version: v1\nmig-configs:\n  a:\n    - devices: all\n      mig-enabled: "
+              "false\n---\nx: 1\n",
               "a second YAML document");
     parse_bad("version: v1\nmig-configs:\n  a: {devices: all}\n", "config 'a' must be a list");
 }

@@ -32,8 +32,8 @@ static void replay(const ms_schedule *s, const ms_workload *w, const char *what)
     for (int i = 0; i < r->ntasks; i++) {
         const ms_run_task *t = &r->tasks[i];
         if (t->start > t->planned_start + 1e-9 || t->end > t->planned_end + 1e-9)
-            fail_msg("%s: task %d ran [%g, %g], planned [%g, %g]", what, t->index, t->start,
-                     t->end, t->planned_start, t->planned_end);
+            fail_msg("%s: task %d ran [%g, %g], planned [%g, %g]", what, t->index, t->start, t->end,
+                     t->planned_start, t->planned_end);
     }
     for (int i = 0; i < r->nops; i++)
         if (isfinite(r->ops[i].planned_start) && r->ops[i].start > r->ops[i].planned_start + 1e-9)
@@ -53,7 +53,8 @@ static void test_replay_never_late(void **unused)
             ms_rng rng;
             ms_rng_seed(&rng, (uint64_t)seed);
             ms_workload *w;
-            assert_int_equal(ms_gen_preset(gpu, seed % 2 ? "MIXEDSCALING" : "WIDETIMES", &params, &err), MS_OK);
+            assert_int_equal(
+                ms_gen_preset(gpu, seed % 2 ? "MIXEDSCALING" : "WIDETIMES", &params, &err), MS_OK);
             assert_int_equal(ms_generate(gpu, &params, TASKS, &rng, &w, &err), MS_OK);
             for (int a = 0; a < ms_offline_algo_count(); a++) {
                 const ms_offline_algo *algo = ms_offline_algo_at(a);
@@ -62,13 +63,14 @@ static void test_replay_never_late(void **unused)
                 ms_offline_options opt;
                 ms_offline_options_init(&opt);
                 opt.seed = (uint64_t)seed;
-                opt.batch = seed % 3 ? 0 : 8;  /* some multi-batch plans */
+                opt.batch = seed % 3 ? 0 : 8; /* some multi-batch plans */
                 int gpus = 1 + seed % 2;
                 ms_schedule *s;
                 char what[96];
-                snprintf(what, sizeof what, "%s %s seed %d gpus %d", gpu->name, algo->name, seed, gpus);
+                snprintf(what, sizeof what, "%s %s seed %d gpus %d", gpu->name, algo->name, seed,
+                         gpus);
                 if (ms_offline_schedule(algo->name, w, gpu, gpus, &opt, &s, &err))
-                    continue;  /* an algorithm may not support every option */
+                    continue; /* an algorithm may not support every option */
                 replay(s, w, what);
                 ms_schedule_free(s);
                 plans++;

@@ -33,14 +33,21 @@ static void build(ms_run_report *r, ms_workload *w)
     double t[MS_MAX_SLICES + 1] = {0};
     for (int i = 0; i < N; i++) {
         assert_int_equal(ms_workload_add(w, table3[i].name, t, "true", NULL, NULL), MS_OK);
-        r->tasks[r->ntasks++] = (ms_run_task){.index = i, .planned_start = 0,
-                                              .planned_end = table3[i].planned, .start = 0,
-                                              .end = table3[i].real, .state = MS_RUN_OK};
+        r->tasks[r->ntasks++] = (ms_run_task){.index = i,
+                                              .planned_start = 0,
+                                              .planned_end = table3[i].planned,
+                                              .start = 0,
+                                              .end = table3[i].real,
+                                              .state = MS_RUN_OK};
     }
     /* One that never ran, for the null fields. */
     assert_int_equal(ms_workload_add(w, "skipped", t, "true", NULL, NULL), MS_OK);
-    r->tasks[r->ntasks++] = (ms_run_task){.index = N, .planned_start = 1, .planned_end = 2,
-                                          .start = NAN, .end = NAN, .state = MS_RUN_SKIPPED,
+    r->tasks[r->ntasks++] = (ms_run_task){.index = N,
+                                          .planned_start = 1,
+                                          .planned_end = 2,
+                                          .start = NAN,
+                                          .end = NAN,
+                                          .state = MS_RUN_SKIPPED,
                                           .exit_status = -1000};
     r->ok = false;
 }
@@ -63,8 +70,8 @@ static void test_json_fields_and_table3(void **unused)
     assert_true(json_is_false(json_object_get(root, "ok")));
     json_t *tasks = json_object_get(root, "tasks");
     assert_int_equal(json_array_size(tasks), N + 1);
-    static const char *const fields[] = {"name", "index", "planned_start", "planned_end",
-                                         "start", "end", "exit_status"};
+    static const char *const fields[] = {"name",  "index", "planned_start", "planned_end",
+                                         "start", "end",   "exit_status"};
     for (int i = 0; i < N; i++) {
         json_t *t = json_array_get(tasks, (size_t)i);
         for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++)

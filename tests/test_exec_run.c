@@ -19,27 +19,48 @@
 static char dir[64];
 static char state[128], journal[128], logs[128];
 
-static const plan_inst a100_phases[] = {
-    {"7g.40gb", 0, 2}, {NULL},
-    {"4g.20gb", 0, 2}, {"3g.20gb", 4, 2}, {NULL},
-    {"2g.10gb", 0, 1}, {"2g.10gb", 2, 1}, {"2g.10gb", 4, 1}, {"1g.5gb", 6, 1}, {NULL},
-    {"1g.5gb", 0, 1}, {"1g.5gb", 1, 1}, {"1g.5gb", 2, 1}, {"1g.5gb", 3, 1}, {"1g.5gb", 4, 1},
-    {"1g.5gb", 5, 1}, {"1g.5gb", 6, 1}, {NULL},
-    {"3g.20gb", 0, 2}, {"3g.20gb", 4, 2}, {NULL},
-    {NULL}};
+static const plan_inst a100_phases[] = {{"7g.40gb", 0, 2},
+                                        {NULL},
+                                        {"4g.20gb", 0, 2},
+                                        {"3g.20gb", 4, 2},
+                                        {NULL},
+                                        {"2g.10gb", 0, 1},
+                                        {"2g.10gb", 2, 1},
+                                        {"2g.10gb", 4, 1},
+                                        {"1g.5gb", 6, 1},
+                                        {NULL},
+                                        {"1g.5gb", 0, 1},
+                                        {"1g.5gb", 1, 1},
+                                        {"1g.5gb", 2, 1},
+                                        {"1g.5gb", 3, 1},
+                                        {"1g.5gb", 4, 1},
+                                        {"1g.5gb", 5, 1},
+                                        {"1g.5gb", 6, 1},
+                                        {NULL},
+                                        {"3g.20gb", 0, 2},
+                                        {"3g.20gb", 4, 2},
+                                        {NULL},
+                                        {NULL}};
 
-static const plan_inst a30_phases[] = {
-    {"4g.24gb", 0, 2}, {NULL},
-    {"2g.12gb", 0, 2}, {"2g.12gb", 2, 2}, {NULL},
-    {"1g.6gb", 0, 2}, {"1g.6gb", 1, 2}, {"1g.6gb", 2, 2}, {"1g.6gb", 3, 2}, {NULL},
-    {"2g.12gb", 0, 2}, {"1g.6gb", 2, 2}, {"1g.6gb", 3, 2}, {NULL},
-    {NULL}};
+static const plan_inst a30_phases[] = {{"4g.24gb", 0, 2},
+                                       {NULL},
+                                       {"2g.12gb", 0, 2},
+                                       {"2g.12gb", 2, 2},
+                                       {NULL},
+                                       {"1g.6gb", 0, 2},
+                                       {"1g.6gb", 1, 2},
+                                       {"1g.6gb", 2, 2},
+                                       {"1g.6gb", 3, 2},
+                                       {NULL},
+                                       {"2g.12gb", 0, 2},
+                                       {"1g.6gb", 2, 2},
+                                       {"1g.6gb", 3, 2},
+                                       {NULL},
+                                       {NULL}};
 
 /* A short plan for the many fault-injection runs. */
 static const plan_inst a30_small[] = {
-    {"2g.12gb", 0, 1}, {"2g.12gb", 2, 1}, {NULL},
-    {"4g.24gb", 0, 1}, {NULL},
-    {NULL}};
+    {"2g.12gb", 0, 1}, {"2g.12gb", 2, 1}, {NULL}, {"4g.24gb", 0, 1}, {NULL}, {NULL}};
 
 static const plan_inst *child_plan = a30_phases;
 
@@ -53,7 +74,7 @@ static int setup(void **unused)
     setenv("FAKE_NVML_DELAY_SCALE", "0.02", 1);
     setenv("FAKE_NVML_GPU", "A100-40GB", 1);
     setenv("FAKE_NVML_GPUS", "2", 1);
-    setenv("MIGSCHED_RUNTIME_DIR", dir, 1);  /* device locks */
+    setenv("MIGSCHED_RUNTIME_DIR", dir, 1); /* device locks */
     unsetenv("FAKE_NVML_FAIL");
     return 0;
 }
@@ -66,8 +87,11 @@ static int teardown(void **unused)
 
 static ms_run_options options(const char *backend, int ndevices)
 {
-    ms_run_options o = {.backend = backend, .ndevices = ndevices, .logs_dir = logs,
-                        .journal = journal, .on_failure = MS_ON_FAILURE_CONTINUE};
+    ms_run_options o = {.backend = backend,
+                        .ndevices = ndevices,
+                        .logs_dir = logs,
+                        .journal = journal,
+                        .on_failure = MS_ON_FAILURE_CONTINUE};
     o.backend_opt.nvml_library = FAKE_LIB;
     for (int g = 0; g < ndevices; g++)
         o.devices[g] = g;
@@ -94,7 +118,6 @@ static int instances_left(int device)
     return n;
 }
 
-
 static void run_plan_to_completion(const char *model, const plan_inst *phases, int gpus)
 {
     setenv("FAKE_NVML_GPU", model, 1);
@@ -103,7 +126,7 @@ static void run_plan_to_completion(const char *model, const plan_inst *phases, i
     ms_schedule *s = plan_phases(ms_gpu_builtin(model), gpus, phases, 0.03,
                                  "sleep 0.0$((%d %% 4 + 1)); echo $CUDA_VISIBLE_DEVICES", &w);
     assert_true(s->ntasks >= 20);
-    assert_int_equal(ms_schedule_validate(s, w, NULL), 0);  /* the hand-built plan is valid */
+    assert_int_equal(ms_schedule_validate(s, w, NULL), 0); /* the hand-built plan is valid */
     ms_run_options o = options("nvml", gpus);
     ms_run_report *r;
     ms_error err;
@@ -146,7 +169,10 @@ static void run_plan_to_completion(const char *model, const plan_inst *phases, i
     plan_free(s);
 }
 
-static void test_a100_two_gpus(void **unused) { run_plan_to_completion("A100-40GB", a100_phases, 2); }
+static void test_a100_two_gpus(void **unused)
+{
+    run_plan_to_completion("A100-40GB", a100_phases, 2);
+}
 static void test_a30(void **unused) { run_plan_to_completion("A30-24GB", a30_phases, 1); }
 
 /* The sim backend in virtual time carries the plan out exactly as planned. */
@@ -197,7 +223,8 @@ static void test_sim_scaled_never_early(void **unused)
 static void test_dry_run_touches_nothing(void **unused)
 {
     ms_workload *w;
-    ms_schedule *s = plan_phases(ms_gpu_builtin("A100-40GB"), 1, a100_phases, 0.03, "./bench %d", &w);
+    ms_schedule *s = plan_phases(ms_gpu_builtin("A100-40GB"), 1, a100_phases, 0.03, "./bench %d",
+                                 &w);
     ms_run_options o = options("nvml", 1);
     o.dry_run = true;
     char path[128];
@@ -213,7 +240,7 @@ static void test_dry_run_touches_nothing(void **unused)
     assert_non_null(strstr(text, "CUDA_VISIBLE_DEVICES=MIG-<instance 0> ./bench 0"));
     assert_true(strstr(text, "destroy instance 0") < strstr(text, "create instance 1"));
     free(text);
-    assert_int_equal(access(state, F_OK), -1);  /* the fake was never loaded */
+    assert_int_equal(access(state, F_OK), -1); /* the fake was never loaded */
     ms_run_report_free(r);
     ms_workload_free(w);
     plan_free(s);
@@ -259,7 +286,7 @@ static int run_in_child(const char *command, ms_on_failure on_failure, bool inte
         fclose(f);
         _exit(r->ok ? 0 : r->signal ? 3 : 1);
     }
-    if (interrupt) {  /* however slow the build (sanitizers), a task is running then */
+    if (interrupt) { /* however slow the build (sanitizers), a task is running then */
         for (int waited = 0; !task_started() && waited < 30000; waited += 10)
             usleep(10 * 1000);
         kill(pid, SIGINT);
@@ -279,31 +306,42 @@ static char *report_text(void)
 /* Every NVML entry point the run uses, failed at its first and at a later call. */
 static void test_injected_failures_leave_nothing(void **unused)
 {
-    static const char *const entries[] = {
-        "nvmlInit_v2", "nvmlDeviceGetCount_v2", "nvmlDeviceGetHandleByIndex_v2",
-        "nvmlDeviceGetName", "nvmlDeviceGetMigMode", "nvmlDeviceGetGpuInstanceProfileInfo",
-        "nvmlDeviceGetGpuInstances", "nvmlDeviceCreateGpuInstanceWithPlacement",
-        "nvmlDeviceGetGpuInstanceById", "nvmlGpuInstanceGetInfo", "nvmlGpuInstanceDestroy",
-        "nvmlGpuInstanceGetComputeInstanceProfileInfo", "nvmlGpuInstanceCreateComputeInstance",
-        "nvmlGpuInstanceGetComputeInstances", "nvmlComputeInstanceGetInfo_v2",
-        "nvmlComputeInstanceDestroy", "nvmlDeviceGetMaxMigDeviceCount",
-        "nvmlDeviceGetMigDeviceHandleByIndex", "nvmlDeviceGetGpuInstanceId",
-        "nvmlDeviceGetComputeInstanceId", "nvmlDeviceGetUUID"};
+    static const char *const entries[] = {"nvmlInit_v2",
+                                          "nvmlDeviceGetCount_v2",
+                                          "nvmlDeviceGetHandleByIndex_v2",
+                                          "nvmlDeviceGetName",
+                                          "nvmlDeviceGetMigMode",
+                                          "nvmlDeviceGetGpuInstanceProfileInfo",
+                                          "nvmlDeviceGetGpuInstances",
+                                          "nvmlDeviceCreateGpuInstanceWithPlacement",
+                                          "nvmlDeviceGetGpuInstanceById",
+                                          "nvmlGpuInstanceGetInfo",
+                                          "nvmlGpuInstanceDestroy",
+                                          "nvmlGpuInstanceGetComputeInstanceProfileInfo",
+                                          "nvmlGpuInstanceCreateComputeInstance",
+                                          "nvmlGpuInstanceGetComputeInstances",
+                                          "nvmlComputeInstanceGetInfo_v2",
+                                          "nvmlComputeInstanceDestroy",
+                                          "nvmlDeviceGetMaxMigDeviceCount",
+                                          "nvmlDeviceGetMigDeviceHandleByIndex",
+                                          "nvmlDeviceGetGpuInstanceId",
+                                          "nvmlDeviceGetComputeInstanceId",
+                                          "nvmlDeviceGetUUID"};
     static const int nth[] = {1, 4};
     child_plan = a30_small;
     for (size_t e = 0; e < sizeof entries / sizeof entries[0]; e++)
         for (size_t k = 0; k < 2; k++) {
-            int abort_mode = (int)((e + k) % 2);  /* both modes, both positions */
+            int abort_mode = (int)((e + k) % 2); /* both modes, both positions */
             char spec[128];
             snprintf(spec, sizeof spec, "%s:%d", entries[e], nth[k]);
             setenv("FAKE_NVML_FAIL", spec, 1);
-            int rc = run_in_child("true", abort_mode ? MS_ON_FAILURE_ABORT
-                                                           : MS_ON_FAILURE_CONTINUE, false);
+            int rc = run_in_child("true", abort_mode ? MS_ON_FAILURE_ABORT : MS_ON_FAILURE_CONTINUE,
+                                  false);
             unsetenv("FAKE_NVML_FAIL");
             if (rc > 2 || instances_left(0) != 0)
                 fail_msg("FAKE_NVML_FAIL=%s (%s): rc %d, %d instances left", spec,
                          abort_mode ? "abort" : "continue", rc, instances_left(0));
-            if (rc == 1) {  /* the run took place: its report names the failing call */
+            if (rc == 1) { /* the run took place: its report names the failing call */
                 char *text = report_text();
                 if (!strstr(text, entries[e]) || !strstr(text, "\"ok\": false"))
                     fail_msg("FAKE_NVML_FAIL=%s: report does not say so:\n%s", spec, text);
@@ -341,7 +379,7 @@ static void test_sigint_cleans_up(void **unused)
     assert_int_equal(instances_left(0), 0);
     char *text = report_text();
     assert_non_null(strstr(text, "interrupted (SIGINT)"));
-    assert_non_null(strstr(text, "\"exit_status\": -15"));  /* killed with SIGTERM */
+    assert_non_null(strstr(text, "\"exit_status\": -15")); /* killed with SIGTERM */
     free(text);
 }
 
@@ -386,7 +424,7 @@ static void test_crash_then_cleanup(void **unused)
     assert_int_equal(rep.destroyed, 1);
     assert_int_equal(rep.nleft, 0);
     assert_int_equal(instances_left(0), 0);
-    assert_int_equal(instances_left(1), 1);  /* not ours: untouched */
+    assert_int_equal(instances_left(1), 1); /* not ours: untouched */
     /* A second cleanup finds nothing to do. */
     assert_int_equal(ms_run_cleanup(&co, &rep, &err), MS_OK);
     assert_int_equal(rep.destroyed, 0);

@@ -70,7 +70,7 @@ static void test_reused_id_is_not_ours(void **unused)
     ms_mig_instance ours, theirs, list[MS_MAX_MIG];
     assert_int_equal(ms_backend_create(b, (ms_placement){0, 2}, &ours, &err), MS_OK);
     assert_true(ms_mig_same_instance(&ours, &ours));
-    assert_int_equal(ms_backend_destroy(b, ours.gi_id, &err), MS_OK);  /* someone else */
+    assert_int_equal(ms_backend_destroy(b, ours.gi_id, &err), MS_OK); /* someone else */
     assert_int_equal(ms_backend_create(b, (ms_placement){0, 2}, &theirs, &err), MS_OK);
     assert_int_equal(theirs.gi_id, ours.gi_id);
     assert_false(ms_mig_same_instance(&ours, &theirs));
@@ -79,8 +79,8 @@ static void test_reused_id_is_not_ours(void **unused)
     int n = 0;
     assert_int_equal(ms_backend_list(b, list, &n, &err), MS_OK);
     assert_int_equal(n, 1);
-    assert_int_equal(ms_backend_destroy_owned(b, NULL, &theirs, &err), MS_OK);  /* the owner may */
-    assert_int_equal(ms_backend_destroy_owned(b, NULL, &theirs, &err), MS_ECHANGED);  /* gone */
+    assert_int_equal(ms_backend_destroy_owned(b, NULL, &theirs, &err), MS_OK); /* the owner may */
+    assert_int_equal(ms_backend_destroy_owned(b, NULL, &theirs, &err), MS_ECHANGED); /* gone */
     ms_backend_close(b);
 }
 
@@ -117,7 +117,7 @@ static void test_journal_round_trip(void **unused)
     int kinds[5] = {0};
     for (int i = 0; i < st->n; i++)
         kinds[st->rec[i].kind]++;
-    assert_int_equal(kinds[MS_JOURNAL_CREATED], 1);  /* its "begin" is closed by "created" */
+    assert_int_equal(kinds[MS_JOURNAL_CREATED], 1); /* its "begin" is closed by "created" */
     assert_int_equal(kinds[MS_JOURNAL_BEGUN], 1);
     assert_int_equal(kinds[MS_JOURNAL_FOREIGN], 1);
     assert_int_equal(kinds[MS_JOURNAL_TASK], 1);
@@ -176,18 +176,18 @@ static void test_journal_claims(void **unused)
     int p1 = ms_gpu_profile_by_name(m, "1g.10gb"), p2 = ms_gpu_profile_by_name(m, "2g.10gb");
     const char *j = "run nvml A100-40GB 1 1\ncreated 0 3 0 2 MIG-a\n"
                     "destroying 0 3 0 2 1g.10gb 0 MIG-a\ncreated 0 5 4 2 MIG-b\n";
-    ms_mig_instance whole = {.gi_id = 3, .nci = 1, .profile = p1, .start_slot = 0,
-                             .size_slots = 2, .uuid = "MIG-a"};
+    ms_mig_instance whole = {
+        .gi_id = 3, .nci = 1, .profile = p1, .start_slot = 0, .size_slots = 2, .uuid = "MIG-a"};
     ms_mig_instance bare = whole;
     bare.nci = 0;
     bare.uuid[0] = '\0';
     assert_int_equal(claim_text(j, &whole), MS_CLAIM_OURS);
     assert_int_equal(claim_text(j, &bare), MS_CLAIM_OURS);
     ms_mig_instance x = bare;
-    x.profile = p2;  /* another profile on the same slots */
+    x.profile = p2; /* another profile on the same slots */
     assert_int_equal(claim_text(j, &x), MS_CLAIM_STRANGER);
     x = whole;
-    snprintf(x.uuid, sizeof x.uuid, "MIG-z");  /* someone's compute instance */
+    snprintf(x.uuid, sizeof x.uuid, "MIG-z"); /* someone's compute instance */
     assert_int_equal(claim_text(j, &x), MS_CLAIM_STRANGER);
     x = whole;
     x.ci_id = 1;
@@ -195,8 +195,8 @@ static void test_journal_claims(void **unused)
     x = bare;
     x.start_slot = 2;
     assert_int_equal(claim_text(j, &x), MS_CLAIM_STRANGER);
-    ms_mig_instance five = {.gi_id = 5, .nci = 1, .profile = p2, .start_slot = 4,
-                            .size_slots = 2, .uuid = "MIG-b"};
+    ms_mig_instance five = {
+        .gi_id = 5, .nci = 1, .profile = p2, .start_slot = 4, .size_slots = 2, .uuid = "MIG-b"};
     assert_int_equal(claim_text(j, &five), MS_CLAIM_OURS);
     five.nci = 0;
     five.uuid[0] = '\0';
@@ -208,8 +208,10 @@ static void test_journal_claims(void **unused)
     char ended[256];
     snprintf(ended, sizeof ended, "%sdestroyed 0 3\n", j);
     assert_int_equal(claim_text(ended, &bare), MS_CLAIM_NONE);
-    reject("run nvml A100-40GB 1 1\ndestroying 0 3 0 2 3g.20gb 0 MIG-a\n", "j:2: 'destroying': the profile");
-    reject("run nvml A100-40GB 1 1\ndestroying 0 3 1 2 1g.10gb - -\n", "j:2: 'destroying': the profile");
+    reject("run nvml A100-40GB 1 1\ndestroying 0 3 0 2 3g.20gb 0 MIG-a\n",
+           "j:2: 'destroying': the profile");
+    reject("run nvml A100-40GB 1 1\ndestroying 0 3 1 2 1g.10gb - -\n",
+           "j:2: 'destroying': the profile");
     reject("run nvml A100-40GB 1 1\ndestroying 0 3 0 2 1g.10gb -1 -\n", "j:2: 'destroying' needs");
     reject("run nvml A100-40GB 1 1\ndestroying 0 3 0 2 1g.10gb 0\n", "j:2: 'destroying' needs");
 }
@@ -231,7 +233,7 @@ static void test_journal_claims_half_made(void **unused)
     assert_int_equal(claim_text(j, &bare), MS_CLAIM_OURS);
     assert_int_equal(claim_text(j, &whole), MS_CLAIM_UNPROVEN);
     ms_mig_instance x = bare;
-    x.profile = p2;  /* another profile on the same slots */
+    x.profile = p2; /* another profile on the same slots */
     assert_int_equal(claim_text(j, &x), MS_CLAIM_STRANGER);
     x = bare;
     x.start_slot = 2;
@@ -242,14 +244,14 @@ static void test_journal_claims_half_made(void **unused)
     ms_journal_state *st = malloc(sizeof *st);
     ms_error err;
     assert_int_equal(ms_journal_parse(j, strlen(j), "j", st, &err), MS_OK);
-    assert_int_equal(st->n, 1);  /* the "begin" is closed */
+    assert_int_equal(st->n, 1); /* the "begin" is closed */
     assert_int_equal(st->rec[0].kind, MS_JOURNAL_GI_MADE);
     assert_string_equal(st->rec[0].profile, "1g.10gb");
     free(st);
     char more[256];
     snprintf(more, sizeof more, "%screated 0 3 0 2 MIG-a\n", j);
     assert_int_equal(claim_text(more, &whole), MS_CLAIM_OURS);
-    assert_int_equal(claim_text(more, &bare), MS_CLAIM_UNPROVEN);  /* "created" rules now */
+    assert_int_equal(claim_text(more, &bare), MS_CLAIM_UNPROVEN); /* "created" rules now */
     snprintf(more, sizeof more, "%sdestroyed 0 3\n", j);
     assert_int_equal(claim_text(more, &bare), MS_CLAIM_NONE);
     reject("run nvml A100-40GB 1 1\ngi 0 3 0 2 3g.20gb\n", "j:2: 'gi': the profile");

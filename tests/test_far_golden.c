@@ -159,12 +159,12 @@ static void test_four_runs_three(void **state)
 static void test_rodinia_infinite_size(void **state)
 {
     (void)state;
-    static const char *names[] = {"particlefilter", "nw", "lu", "lavaMD",
-                                  "huffman", "heartwall", "gaussian", "pathfinder"};
-    static const double t[8][3] = {{1.26246, 1.1136, 1.18849}, {0.79506, 0.43174, 0.501269},
-                                   {8.59878, 8.10589, 8.53057}, {INFINITY, 21.697, 17.3214},
+    static const char *names[] = {"particlefilter", "nw",        "lu",       "lavaMD",
+                                  "huffman",        "heartwall", "gaussian", "pathfinder"};
+    static const double t[8][3] = {{1.26246, 1.1136, 1.18849},    {0.79506, 0.43174, 0.501269},
+                                   {8.59878, 8.10589, 8.53057},   {INFINITY, 21.697, 17.3214},
                                    {0.314573, 0.24474, 0.316071}, {1.26794, 1.01038, 1.01767},
-                                   {22.3109, 11.517, 6.38692}, {20.5527, 20.4842, 20.6617}};
+                                   {22.3109, 11.517, 6.38692},    {20.5527, 20.4842, 20.6617}};
     ms_workload *w = ms_workload_new();
     for (int i = 0; i < 8; i++) {
         double time[MS_MAX_SLICES + 1];
@@ -175,11 +175,11 @@ static void test_rodinia_infinite_size(void **state)
     }
     ms_schedule *s = run("far", w, "A30-24GB", 1, NULL);
     assert_near(ms_schedule_makespan(s), 0.34 + 20.5527 + 8.59878, EPS);
-    expect_task(s, 3, 2, 0, 0.12);               /* lavaMD: never on its inf size */
-    expect_task(s, 6, 1, 2, 0.23);               /* gaussian */
-    expect_task(s, 7, 1, 3, 0.34);               /* pathfinder */
-    expect_task(s, 2, 1, 3, 0.34 + 20.5527);     /* lu */
-    expect_task(s, 5, 1, 0, 22.027);             /* heartwall after 2g@0's destruction */
+    expect_task(s, 3, 2, 0, 0.12);           /* lavaMD: never on its inf size */
+    expect_task(s, 6, 1, 2, 0.23);           /* gaussian */
+    expect_task(s, 7, 1, 3, 0.34);           /* pathfinder */
+    expect_task(s, 2, 1, 3, 0.34 + 20.5527); /* lu */
+    expect_task(s, 5, 1, 0, 22.027);         /* heartwall after 2g@0's destruction */
     assert_near(ms_schedule_stat(s, "allocations"), 3, 0);
     assert_near(ms_schedule_stat(s, "evaluated"), 2, 0);
     assert_near(ms_schedule_stat(s, "moves") + ms_schedule_stat(s, "swaps"), 0, 0);
@@ -411,8 +411,8 @@ static void test_no_feasible_size_is_an_error(void **state)
                      MS_EINFEASIBLE);
     assert_null(s);
     assert_non_null(strstr(err.msg, "needs3"));
-    assert_int_not_equal(ms_offline_schedule("nope", w, ms_gpu_builtin("A30-24GB"), 1, &o, &s,
-                                             &err), MS_OK);
+    assert_int_not_equal(
+        ms_offline_schedule("nope", w, ms_gpu_builtin("A30-24GB"), 1, &o, &s, &err), MS_OK);
     assert_non_null(strstr(err.msg, "far-norefine"));
     test_add_only_task(w, "huge", 1, 1e300);
     assert_int_equal(ms_offline_schedule("far", w, ms_gpu_builtin("A30-24GB"), 1, &o, &s, &err),

@@ -13,7 +13,6 @@
 #include "support.h"
 #include "migsched/offline.h"
 
-
 /* The sanitizer build runs 5x slower on this 2-core machine: it checks 2,000 by default. */
 #if defined(__SANITIZE_ADDRESS__)
 #define DEFAULT_CASES 2000
@@ -43,9 +42,8 @@ static ms_schedule *schedule(const char *algo, const ms_workload *w, const ms_gp
     ms_validation v = {0};
     int bad = ms_schedule_validate(s, w, &v);
     if (bad) {
-        print_error("case %d (%s, %s x%d, n=%d, batch %d, concat %s): %s: %s\n", c, algo,
-                    gpu->name, gpus, w->n, o->batch, ms_concat_name(o->far.concat), v.v[0].rule,
-                    v.v[0].msg);
+        print_error("case %d (%s, %s x%d, n=%d, batch %d, concat %s): %s: %s\n", c, algo, gpu->name,
+                    gpus, w->n, o->batch, ms_concat_name(o->far.concat), v.v[0].rule, v.v[0].msg);
         ms_validation_fini(&v);
         fail();
     }
@@ -61,8 +59,8 @@ static ms_schedule *schedule(const char *algo, const ms_workload *w, const ms_gp
 /* Every tenth case: a second run gives the same plan, and the plan survives its JSON form
  * (written, read back, still valid, same makespan). */
 static void check_repeat_and_json(const ms_schedule *s, const char *algo, const ms_workload *w,
-                                  const ms_gpu_model *gpu, int gpus,
-                                  const ms_offline_options *o, int c)
+                                  const ms_gpu_model *gpu, int gpus, const ms_offline_options *o,
+                                  int c)
 {
     ms_schedule *again = NULL;
     ms_error err;

@@ -21,8 +21,7 @@ static ms_gen_params preset(const ms_gpu_model *gpu, const char *list)
     return p;
 }
 
-static ms_workload *generate(const ms_gpu_model *gpu, const ms_gen_params *p, int n,
-                             uint64_t seed)
+static ms_workload *generate(const ms_gpu_model *gpu, const ms_gen_params *p, int n, uint64_t seed)
 {
     ms_rng rng;
     ms_rng_seed(&rng, seed);
@@ -84,8 +83,8 @@ static void test_presets(void **state)
     assert_int_equal(names, 10);
 }
 
-static void expect_counts(const ms_gpu_model *gpu, const ms_gen_params *p, int n,
-                          const int *want, const int *want_sup)
+static void expect_counts(const ms_gpu_model *gpu, const ms_gen_params *p, int n, const int *want,
+                          const int *want_sup)
 {
     int count[MS_MAX_SLICES + 1], sup[MS_MAX_SLICES + 1];
     ms_error err = {0};
@@ -127,18 +126,22 @@ static void test_class_counts(void **state)
 
 static void test_bad_params(void **state)
 {
-    struct { const char *field; double value; const char *needle; } cases[] = {
+    struct {
+        const char *field;
+        double value;
+        const char *needle;
+    } cases[] = {
         {"p2", .3, "must sum to 1"},  {"p3", .2, "has no 3-slice"}, {"tmin", 0, "0 < tmin"},
         {"tmax", 50, "tmin <= tmax"}, {"p_sup", 1.5, "p_sup"},      {"p_stop", -1, "p_stop"},
         {"tmax", INFINITY, "tmax"},   {"p1", NAN, "p[1]"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         ms_gen_params p = preset(a30(), "POORSCALING");
-        double *f = !strcmp(cases[i].field, "p2")     ? &p.p[2]
-                    : !strcmp(cases[i].field, "p3")   ? &p.p[3]
-                    : !strcmp(cases[i].field, "p1")   ? &p.p[1]
-                    : !strcmp(cases[i].field, "tmin") ? &p.tmin
-                    : !strcmp(cases[i].field, "tmax") ? &p.tmax
+        double *f = !strcmp(cases[i].field, "p2")      ? &p.p[2]
+                    : !strcmp(cases[i].field, "p3")    ? &p.p[3]
+                    : !strcmp(cases[i].field, "p1")    ? &p.p[1]
+                    : !strcmp(cases[i].field, "tmin")  ? &p.tmin
+                    : !strcmp(cases[i].field, "tmax")  ? &p.tmax
                     : !strcmp(cases[i].field, "p_sup") ? &p.p_sup
                                                        : &p.p_stop;
         *f = cases[i].value;
@@ -179,7 +182,7 @@ static void check_workload(const ms_gpu_model *gpu, const ms_gen_params *p, int 
             assert_true(t->time[gpu->sizes[k]] <= t->time[gpu->sizes[k - 1]]);
         assert_true(t->time[1] >= p->tmin && t->time[1] <= p->tmax);
         seen[test_task_class(t, gpu)]++;
-        double r1 = 2 * t->time[2] / t->time[1] - 1;  /* t(2) = (1 + r)/2 t(1) */
+        double r1 = 2 * t->time[2] / t->time[1] - 1; /* t(2) = (1 + r)/2 t(1) */
         strict_super += r1 < -1e-12;
         weak_super += r1 <= 1e-12;
     }
@@ -197,8 +200,9 @@ static void check_workload(const ms_gpu_model *gpu, const ms_gen_params *p, int 
 
 static void test_generated_classes(void **state)
 {
-    const char *presets[] = {"POORSCALING", "MIXEDSCALING", "GOODSCALING", "MIXSCALINGEXTREME",
-                             "MIXEDSCALING,WIDETIMES", "GOODSCALING,WIDETIMES"};
+    const char *presets[] = {
+        "POORSCALING",       "MIXEDSCALING",           "GOODSCALING",
+        "MIXSCALINGEXTREME", "MIXEDSCALING,WIDETIMES", "GOODSCALING,WIDETIMES"};
     const int ns[] = {1, 10, 37, 100, 10001};
     for (int g = 0; g < ms_gpu_builtin_count(); g++) {
         const ms_gpu_model *gpu = ms_gpu_builtin_at(g);
@@ -297,7 +301,8 @@ static void test_pathological(void **state)
             for (int s = 1; s <= 7; s++)
                 if (isfinite(t[s]))
                     assert_true(t[s] >= t[best]);
-            assert_true(t[3] >= 1.02 * t[best] * (1 - 1e-12) && t[3] <= 1.08 * t[best] * (1 + 1e-12));
+            assert_true(t[3] >= 1.02 * t[best] * (1 - 1e-12) &&
+                        t[3] <= 1.08 * t[best] * (1 + 1e-12));
             assert_true(t[1] >= p.tmin && t[1] <= p.tmax);
         }
         assert_int_equal(at[4], k == 0 ? 40 : k == 1 ? 0 : 20);
@@ -359,10 +364,14 @@ static void test_class_order(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_presets),           cmocka_unit_test(test_class_counts),
-        cmocka_unit_test(test_bad_params),        cmocka_unit_test(test_generated_classes),
-        cmocka_unit_test(test_preset_promises),   cmocka_unit_test(test_stop_superscaling),
-        cmocka_unit_test(test_deterministic_and_shuffled), cmocka_unit_test(test_pathological),
+        cmocka_unit_test(test_presets),
+        cmocka_unit_test(test_class_counts),
+        cmocka_unit_test(test_bad_params),
+        cmocka_unit_test(test_generated_classes),
+        cmocka_unit_test(test_preset_promises),
+        cmocka_unit_test(test_stop_superscaling),
+        cmocka_unit_test(test_deterministic_and_shuffled),
+        cmocka_unit_test(test_pathological),
         cmocka_unit_test(test_class_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -54,9 +54,9 @@ static void test_partition_order_matches_paper(void **state)
 {
     (void)state;
     const ms_gpu_model *m = model("A100-40GB");
-    const char *expect[] = {"7",         "4-3",         "4-2-1",       "4-1-1-1",     "3-3",
-                            "3-2-1",     "3-1-1-1",     "2-2-3",       "2-2-2-1",     "2-2-1-1-1",
-                            "2-1-1-3",   "2-1-1-2-1",   "2-1-1-1-1-1", "1-1-2-3",     "1-1-2-2-1",
+    const char *expect[] = {"7",           "4-3",       "4-2-1",       "4-1-1-1",      "3-3",
+                            "3-2-1",       "3-1-1-1",   "2-2-3",       "2-2-2-1",      "2-2-1-1-1",
+                            "2-1-1-3",     "2-1-1-2-1", "2-1-1-1-1-1", "1-1-2-3",      "1-1-2-2-1",
                             "1-1-2-1-1-1", "1-1-1-1-3", "1-1-1-1-2-1", "1-1-1-1-1-1-1"};
     char buf[64];
     for (int i = 0; i < 19; i++) {
@@ -148,7 +148,8 @@ static void test_permutation_round_trip(void **state)
         for (int p = 0; p < m->npartitions; p++) {
             if (cs.canon_of[p] < 0)
                 continue;
-            int real[MS_MAX_SLICES], canon[MS_MAX_SLICES], mapped[MS_MAX_SLICES], back[MS_MAX_SLICES];
+            int real[MS_MAX_SLICES], canon[MS_MAX_SLICES], mapped[MS_MAX_SLICES],
+                back[MS_MAX_SLICES];
             ms_partition_slice_vector(m, &m->partitions[p], real);
             ms_partition_slice_vector(m, &m->partitions[cs.partition[cs.canon_of[p]]], canon);
             int seen = 0;
@@ -205,7 +206,8 @@ static const char *custom_model =
     "                 \"starts\": [0, 1]},"
     "                {\"name\": \"2g.2gb\", \"slices\": 2, \"memory_gb\": 2, \"size_slots\": 2,"
     "                 \"starts\": [0]}],"
-    " \"reconfig\": {\"1\": {\"create\": 0.1, \"destroy\": 0.2}, \"2\": {\"create\": 0.3, \"destroy\": 0.4}}}";
+    " \"reconfig\": {\"1\": {\"create\": 0.1, \"destroy\": 0.2}, \"2\": {\"create\": 0.3, "
+    "\"destroy\": 0.4}}}";
 
 static void test_custom_model(void **state)
 {
@@ -238,86 +240,119 @@ static void test_custom_model_errors(void **state)
     expect_model_error("{", "model.json:");
     expect_model_error("[]", "top level must be an object");
     expect_model_error("{\"name\": \"X\", \"slots\": 2, \"slices\": 2}", "profiles");
-    expect_model_error("{\"name\": \"X\", \"slots\": 2, \"slices\": 2, \"profiles\": [{\"name\": \"a\","
-                       " \"slices\": 1, \"memory_gb\": 1, \"size_slots\": 1, \"starts\": [1, 3]}]}",
-                       "profiles[0]: starts[1] must be a slot 0..1");
-    expect_model_error("{\"name\": \"X\", \"slots\": 2, \"slices\": 2, \"profiles\": [{\"name\": \"a\","
-                       " \"slices\": 1, \"memory_gb\": 1, \"size_slots\": 1, \"starts\": [0, 1]}]}",
-                       "no profile spans the whole GPU");
-    expect_model_error("{\"name\": \"X\", \"slots\": 2, \"slices\": 2, \"profiles\": [{\"name\": \"a\","
-                       " \"slices\": \"one\", \"memory_gb\": 1, \"size_slots\": 1, \"starts\": [0]}]}",
-                       "profiles[0]: field 'slices' must be an integer");
+    expect_model_error(
+        "{\"name\": \"X\", \"slots\": 2, \"slices\": 2, \"profiles\": [{\"name\": \"a\","
+        " \"slices\": 1, \"memory_gb\": 1, \"size_slots\": 1, \"starts\": [1, 3]}]}",
+        "profiles[0]: starts[1] must be a slot 0..1");
+    expect_model_error(
+        "{\"name\": \"X\", \"slots\": 2, \"slices\": 2, \"profiles\": [{\"name\": \"a\","
+        " \"slices\": 1, \"memory_gb\": 1, \"size_slots\": 1, \"starts\": [0, 1]}]}",
+        "no profile spans the whole GPU");
+    expect_model_error(
+        "{\"name\": \"X\", \"slots\": 2, \"slices\": 2, \"profiles\": [{\"name\": \"a\","
+        " \"slices\": \"one\", \"memory_gb\": 1, \"size_slots\": 1, \"starts\": [0]}]}",
+        "profiles[0]: field 'slices' must be an integer");
 }
 
 /* TOY-2 with one part replaced: P1 and P2 are the profiles, R the reconfig object. */
-#define TOY(top, p1, p2, r)                                                                   \
+#define TOY(top, p1, p2, r) \
     "{\"name\": \"TOY-2\", \"slots\": 2, \"slices\": 2" top ", \"profiles\": [" p1 ", " p2 "]" r "}"
-#define P1 "{\"name\": \"1g.1gb\", \"slices\": 1, \"memory_gb\": 1, \"size_slots\": 1, \"starts\": [0, 1]}"
-#define P2 "{\"name\": \"2g.2gb\", \"slices\": 2, \"memory_gb\": 2, \"size_slots\": 2, \"starts\": [0]}"
-#define R ", \"reconfig\": {\"1\": {\"create\": 0.1, \"destroy\": 0.2}, \"2\": {\"create\": 0.3, \"destroy\": 0.4}}"
+#define P1                                                                                        \
+    "{\"name\": \"1g.1gb\", \"slices\": 1, \"memory_gb\": 1, \"size_slots\": 1, \"starts\": [0, " \
+    "1]}"
+#define P2 \
+    "{\"name\": \"2g.2gb\", \"slices\": 2, \"memory_gb\": 2, \"size_slots\": 2, \"starts\": [0]}"
+#define R                                                                                    \
+    ", \"reconfig\": {\"1\": {\"create\": 0.1, \"destroy\": 0.2}, \"2\": {\"create\": 0.3, " \
+    "\"destroy\": 0.4}}"
 
 /* The reader is strict: every defect is an error naming the field. */
 static void test_custom_model_strict(void **state)
 {
     (void)state;
     ms_gpu_model m;
-    assert_int_equal(ms_gpu_parse_json(TOY("", P1, P2, R), strlen(TOY("", P1, P2, R)), "model.json",
-                                       &m, NULL), MS_OK);
-    expect_model_error(TOY("", "{\"name\": \"1g.1gb\", \"slices\": 1, \"memory_gb\": 1, "
-                           "\"size_slots\": 1, \"starts\": [0, 0, 1]}", P2, R),
+    assert_int_equal(
+        ms_gpu_parse_json(TOY("", P1, P2, R), strlen(TOY("", P1, P2, R)), "model.json", &m, NULL),
+        MS_OK);
+    expect_model_error(TOY("",
+                           "{\"name\": \"1g.1gb\", \"slices\": 1, \"memory_gb\": 1, "
+                           "\"size_slots\": 1, \"starts\": [0, 0, 1]}",
+                           P2, R),
                        "profiles[0]: starts[1]: slot 0 appears twice");
-    expect_model_error(TOY("", "{\"name\": \"1g.1gb\", \"slices\": 1, \"memory_gb\": 1, "
-                           "\"size_slots\": 1, \"starts\": [1, 0]}", P2, R),
+    expect_model_error(TOY("",
+                           "{\"name\": \"1g.1gb\", \"slices\": 1, \"memory_gb\": 1, "
+                           "\"size_slots\": 1, \"starts\": [1, 0]}",
+                           P2, R),
                        "profiles[0]: starts[1]: slot 0 is below the one before");
     expect_model_error(TOY("", P2, P2, R), "profiles[1]: name '2g.2gb' is also profiles[0]'s");
     expect_model_error(TOY(", \"slot\": 3", P1, P2, R), "model: unknown key \"slot\"");
-    expect_model_error(TOY("", "{\"name\": \"1g.1gb\", \"slices\": 1, \"memory_gb\": 1, "
-                           "\"size_slots\": 1, \"starts\": [0, 1], \"nvml\": 0}", P2, R),
+    expect_model_error(TOY("",
+                           "{\"name\": \"1g.1gb\", \"slices\": 1, \"memory_gb\": 1, "
+                           "\"size_slots\": 1, \"starts\": [0, 1], \"nvml\": 0}",
+                           P2, R),
                        "profiles[0]: unknown key \"nvml\"");
-    expect_model_error(TOY("", P1, P2, ", \"reconfig\": {\"1\": {\"create\": 0.1, \"destroy\": 0.2}, "
+    expect_model_error(TOY("", P1, P2,
+                           ", \"reconfig\": {\"1\": {\"create\": 0.1, \"destroy\": 0.2}, "
                            "\"2\": {\"create\": 0.3, \"destory\": 0.4}}"),
                        "reconfig[\"2\"]: unknown key \"destory\"");
     expect_model_error(TOY("", P1, P2, ""), "field 'reconfig' must be an object");
-    expect_model_error(TOY("", P1, P2, ", \"reconfig\": {\"2\": {\"create\": 0.3, \"destroy\": 0.4}}"),
-                       "reconfig: times of size 1 are missing");
-    expect_model_error(TOY("", P1, P2, ", \"reconfig\": {\"1\": {\"create\": 0.1}, "
+    expect_model_error(
+        TOY("", P1, P2, ", \"reconfig\": {\"2\": {\"create\": 0.3, \"destroy\": 0.4}}"),
+        "reconfig: times of size 1 are missing");
+    expect_model_error(TOY("", P1, P2,
+                           ", \"reconfig\": {\"1\": {\"create\": 0.1}, "
                            "\"2\": {\"create\": 0.3, \"destroy\": 0.4}}"),
                        "reconfig[\"1\"]: field 'destroy' is missing");
-    expect_model_error(TOY("", P1, P2, ", \"reconfig\": {\"1\": {\"create\": -0.1, \"destroy\": 0.2}, "
+    expect_model_error(TOY("", P1, P2,
+                           ", \"reconfig\": {\"1\": {\"create\": -0.1, \"destroy\": 0.2}, "
                            "\"2\": {\"create\": 0.3, \"destroy\": 0.4}}"),
                        "reconfig[\"1\"]: field 'create' must be a number >= 0");
-    expect_model_error(TOY("", P1, P2, ", \"reconfig\": {\"1\": {\"create\": 1e300, \"destroy\": 0.2}, "
+    expect_model_error(TOY("", P1, P2,
+                           ", \"reconfig\": {\"1\": {\"create\": 1e300, \"destroy\": 0.2}, "
                            "\"2\": {\"create\": 0.3, \"destroy\": 0.4}}"),
                        "reconfig[\"1\"]: field 'create' = 1e+300 is over the limit of 1e+09");
-    expect_model_error(TOY("", P1, P2, ", \"reconfig\": {\"1\": {\"create\": 0.1, \"destroy\": 0.2}, "
-                           "\"01\": {\"create\": 0.1, \"destroy\": 0.2}, \"2\": {\"create\": 0.3, \"destroy\": 0.4}}"),
+    expect_model_error(TOY("", P1, P2,
+                           ", \"reconfig\": {\"1\": {\"create\": 0.1, \"destroy\": 0.2}, "
+                           "\"01\": {\"create\": 0.1, \"destroy\": 0.2}, \"2\": {\"create\": 0.3, "
+                           "\"destroy\": 0.4}}"),
                        "size 1 is given twice");
-    expect_model_error(TOY("", "{\"name\": \"1g.1gb\", \"slices\": 1, \"memory_gb\": -1, "
-                           "\"size_slots\": 1, \"starts\": [0, 1]}", P2, R),
+    expect_model_error(TOY("",
+                           "{\"name\": \"1g.1gb\", \"slices\": 1, \"memory_gb\": -1, "
+                           "\"size_slots\": 1, \"starts\": [0, 1]}",
+                           P2, R),
                        "profiles[0]: field 'memory_gb' must be a number > 0");
-    expect_model_error(TOY("", "{\"name\": \"1g.1gb\", \"slices\": 1, \"memory_gb\": 1e300, "
-                           "\"size_slots\": 1, \"starts\": [0, 1]}", P2, R),
+    expect_model_error(TOY("",
+                           "{\"name\": \"1g.1gb\", \"slices\": 1, \"memory_gb\": 1e300, "
+                           "\"size_slots\": 1, \"starts\": [0, 1]}",
+                           P2, R),
                        "profiles[0]: field 'memory_gb' = 1e+300 is over the limit");
-    expect_model_error(TOY("", "{\"name\": \"1g.1gb\", \"slices\": 1, \"memory_gb\": 1, "
-                           "\"size_slots\": 4294967297, \"starts\": [0, 1]}", P2, R),
+    expect_model_error(TOY("",
+                           "{\"name\": \"1g.1gb\", \"slices\": 1, \"memory_gb\": 1, "
+                           "\"size_slots\": 4294967297, \"starts\": [0, 1]}",
+                           P2, R),
                        "profiles[0]: field 'size_slots' must be an integer in 1..8");
-    expect_model_error(TOY("", "{\"name\": \"1g.1gb\", \"slices\": 1, \"memory_gb\": 1, "
-                           "\"size_slots\": 1, \"starts\": [0, 1], \"nvml_index\": -7}", P2, R),
+    expect_model_error(TOY("",
+                           "{\"name\": \"1g.1gb\", \"slices\": 1, \"memory_gb\": 1, "
+                           "\"size_slots\": 1, \"starts\": [0, 1], \"nvml_index\": -7}",
+                           P2, R),
                        "profiles[0]: field 'nvml_index' must be an integer in -1..63");
     expect_model_error("{\"name\": \"X\", \"slots\": -8, \"slices\": 2}",
                        "model: field 'slots' must be an integer in 1..8");
     /* A built-in name with another geometry is refused; with its own geometry (the
      * profiler's output: measured times under the device's name) it is accepted. */
-    const char *a30_toy = "{\"name\": \"a30-24gb\", \"slots\": 2, \"slices\": 2, \"profiles\": ["
-                          P1 ", " P2 "]" R "}";
+    const char *a30_toy = "{\"name\": \"a30-24gb\", \"slots\": 2, \"slices\": 2, \"profiles\": [" P1
+                          ", " P2 "]" R "}";
     expect_model_error(a30_toy, "field 'name': 'a30-24gb' is the built-in A30-24GB");
-    const char *a30 =
-        "{\"name\": \"A30-24GB\", \"slots\": 4, \"slices\": 4, \"profiles\": ["
-        "{\"name\": \"1g.6gb\", \"slices\": 1, \"memory_gb\": 6, \"size_slots\": 1, \"starts\": [0, 1, 2, 3]},"
-        "{\"name\": \"2g.12gb\", \"slices\": 2, \"memory_gb\": 12, \"size_slots\": 2, \"starts\": [0, 2]},"
-        "{\"name\": \"4g.24gb\", \"slices\": 4, \"memory_gb\": 24, \"size_slots\": 4, \"starts\": [0]}],"
-        "\"reconfig\": {\"1\": {\"create\": 1, \"destroy\": 1}, \"2\": {\"create\": 1, \"destroy\": 1},"
-        " \"4\": {\"create\": 2, \"destroy\": 2}}}";
+    const char *a30 = "{\"name\": \"A30-24GB\", \"slots\": 4, \"slices\": 4, \"profiles\": ["
+                      "{\"name\": \"1g.6gb\", \"slices\": 1, \"memory_gb\": 6, \"size_slots\": 1, "
+                      "\"starts\": [0, 1, 2, 3]},"
+                      "{\"name\": \"2g.12gb\", \"slices\": 2, \"memory_gb\": 12, \"size_slots\": "
+                      "2, \"starts\": [0, 2]},"
+                      "{\"name\": \"4g.24gb\", \"slices\": 4, \"memory_gb\": 24, \"size_slots\": "
+                      "4, \"starts\": [0]}],"
+                      "\"reconfig\": {\"1\": {\"create\": 1, \"destroy\": 1}, \"2\": {\"create\": "
+                      "1, \"destroy\": 1},"
+                      " \"4\": {\"create\": 2, \"destroy\": 2}}}";
     ms_error err;
     if (ms_gpu_parse_json(a30, strlen(a30), "model.json", &m, &err))
         fail_msg("%s", err.msg);

@@ -50,10 +50,15 @@ static void test_window_formats_agree(void **state)
     ms_hier_window a, b;
     ms_error err;
     assert_int_equal(read_window("name,command\nlavaMD,./run a\n\nmine,\n", &a, &err), MS_EINVAL);
-    assert_int_equal(read_window("name,solo,serial,mem,command\nlavaMD,,,,./run a\nmine,10,0.5,0.9,\n", &a, &err), 0);
-    assert_int_equal(read_window("{\"jobs\": [{\"name\": \"lavaMD\", \"command\": \"./run a\"},"
-                                 " {\"name\": \"mine\", \"solo\": 10, \"serial\": 0.5, \"mem\": 0.9}]}",
-                                 &b, &err), 0);
+    assert_int_equal(
+        read_window("name,solo,serial,mem,command\nlavaMD,,,,./run a\nmine,10,0.5,0.9,\n", &a,
+                    &err),
+        0);
+    assert_int_equal(
+        read_window("{\"jobs\": [{\"name\": \"lavaMD\", \"command\": \"./run a\"},"
+                    " {\"name\": \"mine\", \"solo\": 10, \"serial\": 0.5, \"mem\": 0.9}]}",
+                    &b, &err),
+        0);
     assert_int_equal(a.n, 2);
     assert_int_equal(b.n, 2);
     assert_memory_equal(a.jobs, b.jobs, 2 * sizeof *a.jobs);
@@ -82,8 +87,10 @@ static void test_window_errors(void **state)
     expect_window_error("name\n", "", "no jobs");
     expect_window_error("name\na;b\n", ":2:", "';'");
     expect_window_error("{\"jobs\": [\"lavaMD\", 3]}", "jobs[1]", "must be a name");
-    expect_window_error("{\"jobs\": [{\"name\": \"x\", \"solo\": \"1\"}]}", "jobs[0].solo", "must be a number");
-    expect_window_error("{\"jobs\": [{\"name\": \"x\", \"speed\": 1}]}", "jobs[0].speed", "unknown field");
+    expect_window_error("{\"jobs\": [{\"name\": \"x\", \"solo\": \"1\"}]}", "jobs[0].solo",
+                        "must be a number");
+    expect_window_error("{\"jobs\": [{\"name\": \"x\", \"speed\": 1}]}", "jobs[0].speed",
+                        "unknown field");
     expect_window_error("{\"jobs\": [\"lavaMD\",]}", "line 1", "invalid JSON");
     expect_window_error("{\"jobs\": {}}", "", "'jobs' must be an array");
 }
@@ -152,14 +159,17 @@ static void test_corun_table_errors(void **state)
 {
     (void)state;
     expect_table_error("setup,jobs\n", ":1:", "header must be 'setup,jobs,times'");
-    expect_table_error("setup,jobs,times\nmps:15+85,a;b,1;2\n", ":2:", "'mps:15+85' is not a setup id");
+    expect_table_error("setup,jobs,times\nmps:15+85,a;b,1;2\n",
+                       ":2:", "'mps:15+85' is not a setup id");
     expect_table_error("setup,jobs,times\nsolo,a,1\n", ":2:", "not a setup id of 2 to 4 jobs");
-    expect_table_error("setup,jobs,times\nmps:10+90,a;b;c,1;2\n", ":2:", "3 job names, setup mps:10+90 has 2");
+    expect_table_error("setup,jobs,times\nmps:10+90,a;b;c,1;2\n",
+                       ":2:", "3 job names, setup mps:10+90 has 2");
     expect_table_error("setup,jobs,times\nmps:10+90,a;b,1\n", ":2:", "field 'times': 1 times");
     expect_table_error("setup,jobs,times\nmps:10+90,a;b,1;-2\n", ":2:", "time 2 ('-2')");
     expect_table_error("setup,jobs,times\nmps:10+90,a;a,1;2\n", ":2:", "'a' appears twice");
-    expect_table_error("setup,jobs,times\nmps:10+90,a;b,1;2\nmps:20+80,a;b,1;2\nmps:10+90,a;b,3;4\n",
-                       ":4:", "same setup and jobs as line 2");
+    expect_table_error(
+        "setup,jobs,times\nmps:10+90,a;b,1;2\nmps:20+80,a;b,1;2\nmps:10+90,a;b,3;4\n",
+        ":4:", "same setup and jobs as line 2");
     expect_table_error("setup,jobs,times\n", "", "no rows");
     expect_table_error("setup,jobs,times\nmps:10+90,a;b\n", ":2:", "2 fields, expected 3");
 }

@@ -6,10 +6,7 @@
 #include "migsched/hier.h"
 #include "support.h"
 
-static size_t count(int c, int fam)
-{
-    return ms_hier_setups_for(c, fam, NULL, 0);
-}
+static size_t count(int c, int fam) { return ms_hier_setups_for(c, fam, NULL, 0); }
 
 /* Counted by hand from Table VII: MPS only, splits at 10% steps without order plus the
  * equal split when it is off the grid: C=2 1/9..5/5 (5); C=3 the 8 partitions of 10 into 3
@@ -43,7 +40,8 @@ static void test_setups_consistent(void **state)
     (void)state;
     for (int c = 1; c <= MS_HIER_MAX_C; c++) {
         ms_hier_setup s[128];
-        size_t n = ms_hier_setups_for(c, MS_HIER_FAM_SOLO | MS_HIER_FAM_TABLE7 | MS_HIER_FAM_DEFAULT, s, 128);
+        size_t n = ms_hier_setups_for(
+            c, MS_HIER_FAM_SOLO | MS_HIER_FAM_TABLE7 | MS_HIER_FAM_DEFAULT, s, 128);
         assert_true(n > 0 && n <= 128);
         for (size_t i = 0; i < n; i++) {
             assert_int_equal(s[i].c, c);
@@ -93,9 +91,13 @@ static void test_notation(void **state)
 static void test_catalogue_classes(void **state)
 {
     (void)state;
-    static const char *ci[] = {"lavaMD", "huffman", "hotspot3D", "hotspot", "heartwall", "bt_solver_A", "bt_solver_B", "bt_solver_C"};
-    static const char *mi[] = {"lud_A", "lud_B", "lud_C", "sp_solver_A", "sp_solver_B", "sp_solver_C", "randomaccess", "cfd", "gaussian", "stream"};
-    static const char *us[] = {"kmeans", "dwt2d", "needle", "pathfinder", "backprop", "qs_Coral_P1", "qs_Coral_P2", "qs_NoFission", "qs_NoCollisions"};
+    static const char *ci[] = {"lavaMD",    "huffman",     "hotspot3D",   "hotspot",
+                               "heartwall", "bt_solver_A", "bt_solver_B", "bt_solver_C"};
+    static const char *mi[] = {"lud_A",       "lud_B",        "lud_C", "sp_solver_A", "sp_solver_B",
+                               "sp_solver_C", "randomaccess", "cfd",   "gaussian",    "stream"};
+    static const char *us[] = {"kmeans",      "dwt2d",        "needle",
+                               "pathfinder",  "backprop",     "qs_Coral_P1",
+                               "qs_Coral_P2", "qs_NoFission", "qs_NoCollisions"};
     ms_hier_catalog cat;
     ms_error err;
     assert_int_equal(ms_hier_catalog_builtin(&cat, &err), 0);
@@ -120,7 +122,8 @@ static void test_catalogue_classes(void **state)
     for (int q = 0; q < 12; q++) {
         int per[3] = {0, 0, 0};
         ms_hier_window w;
-        assert_int_equal(ms_hier_window_from_names(&cat, ms_hier_table5_mix(q, NULL), 12, &w, &err), 0);
+        assert_int_equal(ms_hier_window_from_names(&cat, ms_hier_table5_mix(q, NULL), 12, &w, &err),
+                         0);
         for (size_t j = 0; j < w.n; j++)
             per[w.jobs[j].cls]++;
         int dom = q / 3;
@@ -197,7 +200,8 @@ static void test_choices(void **state)
     assert_int_equal(ch[1].job[0], 2);
     for (size_t i = 2; i < n; i++) {
         assert_int_equal(ch[i].c, 2);
-        assert_true((ch[i].job[0] == 0 && ch[i].job[1] == 2) || (ch[i].job[0] == 2 && ch[i].job[1] == 0));
+        assert_true((ch[i].job[0] == 0 && ch[i].job[1] == 2) ||
+                    (ch[i].job[0] == 2 && ch[i].job[1] == 0));
         assert_true(ch[i].setup >= 0 && ch[i].setup < 7);
     }
     /* the written prefix is the same whatever the capacity */
@@ -209,12 +213,9 @@ static void test_choices(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_table7_counts),
-        cmocka_unit_test(test_setups_consistent),
-        cmocka_unit_test(test_notation),
-        cmocka_unit_test(test_catalogue_classes),
-        cmocka_unit_test(test_model_limits),
-        cmocka_unit_test(test_choices),
+        cmocka_unit_test(test_table7_counts), cmocka_unit_test(test_setups_consistent),
+        cmocka_unit_test(test_notation),      cmocka_unit_test(test_catalogue_classes),
+        cmocka_unit_test(test_model_limits),  cmocka_unit_test(test_choices),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

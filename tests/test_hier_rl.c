@@ -88,35 +88,37 @@ static void test_plans_valid(void **state)
     ms_rng rng;
     ms_rng_seed(&rng, 7);
     for (int mode = 0; mode < 3; mode++)
-    for (int cmax = 1; cmax <= MS_HIER_MAX_C; cmax++) {
-        best_setup = mode == 1;
-        gains = mode == 2;
-        ms_hier_trainer *t = small_trainer(f, 12, cmax, NULL, 1000, (uint64_t)cmax);
-        ms_dqn_stats st;
-        assert_int_equal(ms_hier_trainer_run(t, 300, &st, NULL), 0);
-        assert_true(st.episodes > 0);
-        for (int k = 0; k < 40; k++) {
-            ms_hier_window w;
-            size_t n = 2 + ms_rng_below(&rng, 11);
-            assert_int_equal(ms_hier_window_mix(&f->cat, k % MS_HIER_NMIX, n, -1, &rng, &w, NULL),
-                             0);
-            for (int c = 1; c <= cmax; c++) {
-                ms_hier_plan p;
-                assert_int_equal(ms_hier_trainer_plan(t, &w, f->cr, c, MS_HIER_GREEDY, &p, NULL), 0);
-                check_plan(&p, &w, f->cr, c);
-                ms_hier_plan_fini(&p);
+        for (int cmax = 1; cmax <= MS_HIER_MAX_C; cmax++) {
+            best_setup = mode == 1;
+            gains = mode == 2;
+            ms_hier_trainer *t = small_trainer(f, 12, cmax, NULL, 1000, (uint64_t)cmax);
+            ms_dqn_stats st;
+            assert_int_equal(ms_hier_trainer_run(t, 300, &st, NULL), 0);
+            assert_true(st.episodes > 0);
+            for (int k = 0; k < 40; k++) {
+                ms_hier_window w;
+                size_t n = 2 + ms_rng_below(&rng, 11);
+                assert_int_equal(
+                    ms_hier_window_mix(&f->cat, k % MS_HIER_NMIX, n, -1, &rng, &w, NULL), 0);
+                for (int c = 1; c <= cmax; c++) {
+                    ms_hier_plan p;
+                    assert_int_equal(
+                        ms_hier_trainer_plan(t, &w, f->cr, c, MS_HIER_GREEDY, &p, NULL), 0);
+                    check_plan(&p, &w, f->cr, c);
+                    ms_hier_plan_fini(&p);
+                }
+                ms_hier_window_fini(&w);
             }
+            /* Groups larger than the agent's action space are refused. */
+            ms_hier_window w;
+            assert_int_equal(ms_hier_window_mix(&f->cat, 0, 6, -1, &rng, &w, NULL), 0);
+            ms_hier_plan p;
+            ms_error err;
+            assert_int_equal(ms_hier_trainer_plan(t, &w, f->cr, cmax + 1, MS_HIER_GREEDY, &p, &err),
+                             MS_EINVAL);
             ms_hier_window_fini(&w);
+            ms_hier_trainer_free(t);
         }
-        /* Groups larger than the agent's action space are refused. */
-        ms_hier_window w;
-        assert_int_equal(ms_hier_window_mix(&f->cat, 0, 6, -1, &rng, &w, NULL), 0);
-        ms_hier_plan p;
-        ms_error err;
-        assert_int_equal(ms_hier_trainer_plan(t, &w, f->cr, cmax + 1, MS_HIER_GREEDY, &p, &err), MS_EINVAL);
-        ms_hier_window_fini(&w);
-        ms_hier_trainer_free(t);
-    }
     best_setup = gains = false;
 }
 
@@ -157,9 +159,8 @@ static void read_all(const char *path, char **buf, size_t *len)
  * `steps` DQN steps) plan w validly and alike and write the same bytes, to paths[0] and
  * paths[1]; returns those bytes (malloc'd, *len long when len is not NULL), and in *optimal
  * whether the plans reach the optimum opt. */
-static char *train_twice(fixture *f, const ms_hier_window *w, const ms_hier_plan *opt,
-                         long updates, long steps, uint64_t seed, char *paths[2], size_t *len,
-                         bool *optimal)
+static char *train_twice(fixture *f, const ms_hier_window *w, const ms_hier_plan *opt, long updates,
+                         long steps, uint64_t seed, char *paths[2], size_t *len, bool *optimal)
 {
     double total[2];
     for (int run = 0; run < 2; run++) {
@@ -329,8 +330,7 @@ static void test_model_rejections(void **state)
     free(path);
 }
 
-static double saved_direct(const ms_hier_window *w, const ms_hier_corun *cr, const int *jobs,
-                           int c)
+static double saved_direct(const ms_hier_window *w, const ms_hier_corun *cr, const int *jobs, int c)
 {
     int sorted[MS_HIER_MAX_C];
     double solo = 0;
@@ -344,8 +344,7 @@ static double saved_direct(const ms_hier_window *w, const ms_hier_corun *cr, con
     for (int i = 0; i < c; i++)
         solo += w->jobs[sorted[i]].solo;
     ms_hier_group g;
-    if (c < 2 ||
-        ms_hier_group_best(w, cr, sorted, c, MS_HIER_FAM_TABLE7, MS_HIER_NOMIG, &g))
+    if (c < 2 || ms_hier_group_best(w, cr, sorted, c, MS_HIER_FAM_TABLE7, MS_HIER_NOMIG, &g))
         return 0;
     return fmax(solo - g.corun, 0);
 }
@@ -434,8 +433,7 @@ static void test_gain_rows(void **state)
         for (int ep = 0; ep < 30; ep++) {
             ms_hier_window w;
             size_t n = 2 + ms_rng_below(&rng, 7);
-            assert_int_equal(
-                ms_hier_window_mix(cat, ep % MS_HIER_NMIX, n, -1, &rng, &w, NULL), 0);
+            assert_int_equal(ms_hier_window_mix(cat, ep % MS_HIER_NMIX, n, -1, &rng, &w, NULL), 0);
             int cmax = 2 + ep % 3;
             hier_rl_env_start(e, &w, cr, cmax);
             for (bool done = false; !done;) {
@@ -606,8 +604,7 @@ static void test_rf_weight(void **state)
     uint8_t m[HIER_RL_MAX_W + HIER_RL_MAX_SETUPS];
     for (int ep = 0; ep < 20; ep++) {
         ms_hier_window w;
-        assert_int_equal(ms_hier_window_mix(&f->cat, ep % MS_HIER_NMIX, 8, -1, &rng, &w, NULL),
-                         0);
+        assert_int_equal(ms_hier_window_mix(&f->cat, ep % MS_HIER_NMIX, 8, -1, &rng, &w, NULL), 0);
         hier_rl_env_start(e, &w, f->cr, 4);
         double ret = 0;
         for (bool done = false; !done;) {
@@ -626,7 +623,8 @@ static void test_rf_weight(void **state)
     assert_true(e->rf_weight == 0);
     char *old = strstr(json, "\"rf_weight\":0.0,");
     assert_non_null(old);
-    memmove(old, old + strlen("\"rf_weight\":0.0,"), strlen(old + strlen("\"rf_weight\":0.0,")) + 1);
+    memmove(old, old + strlen("\"rf_weight\":0.0,"),
+            strlen(old + strlen("\"rf_weight\":0.0,")) + 1);
     assert_int_equal(hier_rl_env_from_json("x", json, e, NULL), 0);
     assert_true(e->rf_weight == 1);
     free(json);
@@ -682,8 +680,8 @@ static void test_expert_values(void **state)
         assert_int_equal(hier_rl_expert_init(&x, e, NULL), 0);
         for (int ep = 0; ep < 3; ep++) {
             ms_hier_window w;
-            assert_int_equal(ms_hier_window_mix(&f->cat, ep % MS_HIER_NMIX, 6, -1, &rng, &w,
-                                                NULL), 0);
+            assert_int_equal(ms_hier_window_mix(&f->cat, ep % MS_HIER_NMIX, 6, -1, &rng, &w, NULL),
+                             0);
             hier_rl_env_start(e, &w, f->cr, 3);
             hier_rl_expert_start(&x, e);
             for (bool done = false; !done;) {
@@ -749,16 +747,11 @@ static void test_expert_pretrain(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_plans_valid),
-        cmocka_unit_test(test_long_queue),
-        cmocka_unit_test(test_learns_optimum),
-        cmocka_unit_test(test_modes_optimum),
-        cmocka_unit_test(test_model_rejections),
-        cmocka_unit_test(test_gain_rows),
-        cmocka_unit_test(test_gain_model),
-        cmocka_unit_test(test_lookahead),
-        cmocka_unit_test(test_rf_weight),
-        cmocka_unit_test(test_expert_values),
+        cmocka_unit_test(test_plans_valid),      cmocka_unit_test(test_long_queue),
+        cmocka_unit_test(test_learns_optimum),   cmocka_unit_test(test_modes_optimum),
+        cmocka_unit_test(test_model_rejections), cmocka_unit_test(test_gain_rows),
+        cmocka_unit_test(test_gain_model),       cmocka_unit_test(test_lookahead),
+        cmocka_unit_test(test_rf_weight),        cmocka_unit_test(test_expert_values),
         cmocka_unit_test(test_expert_pretrain),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -28,8 +28,8 @@ static int teardown(void **state)
 
 /* Brute force: every partition of jobs[0..n-1] into blocks of <= cmax, each block at its
  * best setup; returns the least total. */
-static double brute(const ms_hier_window *w, int cmax, int fam,
-                    int *block, int n, int next, int nblocks)
+static double brute(const ms_hier_window *w, int cmax, int fam, int *block, int n, int next,
+                    int nblocks)
 {
     if (next == n) {
         double total = 0;
@@ -73,7 +73,9 @@ static void test_dp_matches_brute_force(void **state)
         for (ms_hier_policy p = MS_HIER_MIG2; p <= MS_HIER_OPTIMAL; p++) {
             if (p == MS_HIER_RL || p == MS_HIER_DEFAULT)
                 continue;
-            int fam = p == MS_HIER_MIG2 ? MS_HIER_FAM_MIG : p == MS_HIER_MPS ? MS_HIER_FAM_MPS : MS_HIER_FAM_TABLE7;
+            int fam = p == MS_HIER_MIG2  ? MS_HIER_FAM_MIG
+                      : p == MS_HIER_MPS ? MS_HIER_FAM_MPS
+                                         : MS_HIER_FAM_TABLE7;
             int cm = p == MS_HIER_MIG2 ? 2 : cmax;
             ms_hier_plan plan;
             assert_int_equal(ms_hier_solve(&w, cr, cmax, p, MS_HIER_NOMIG, &plan, &err), 0);
@@ -103,7 +105,8 @@ static void test_policies_property(void **state)
             if (p == MS_HIER_RL)
                 continue;
             ms_hier_plan plan;
-            assert_int_equal(ms_hier_solve(&w, cr, 4, p, (ms_hier_layout)(trial % 3), &plan, &err), 0);
+            assert_int_equal(ms_hier_solve(&w, cr, 4, p, (ms_hier_layout)(trial % 3), &plan, &err),
+                             0);
             assert_int_equal(ms_hier_plan_check(&plan, &w, cr, 4, &err), 0);
             ms_hier_metrics m;
             double sd[16];
@@ -207,7 +210,8 @@ static void test_render_valid(void **state)
             if (p == MS_HIER_RL)
                 continue;
             ms_hier_plan plan;
-            assert_int_equal(ms_hier_solve(&w, cr, 4, p, (ms_hier_layout)(1 + trial % 2), &plan, &err), 0);
+            assert_int_equal(
+                ms_hier_solve(&w, cr, 4, p, (ms_hier_layout)(1 + trial % 2), &plan, &err), 0);
             ms_hier_exec x;
             assert_int_equal(ms_hier_render(&plan, &w, gpu, &x, &err), 0);
             ms_validation v = {0};
@@ -221,7 +225,8 @@ static void test_render_valid(void **state)
                 expect += s->layout == MS_HIER_PRIVATE ? 2 : 1;
                 int sum[2] = {0, 0};
                 for (int k = 0; k < s->c; k++)
-                    sum[s->layout == MS_HIER_PRIVATE ? s->slot[k].ci : 0] += ms_hier_render_pct(s, k);
+                    sum[s->layout == MS_HIER_PRIVATE ? s->slot[k].ci : 0] += ms_hier_render_pct(s,
+                                                                                                k);
                 assert_true(sum[0] <= 100 && sum[1] <= 100);
             }
             assert_int_equal(x.schedule->ninst, expect);
@@ -259,8 +264,9 @@ static void test_plan_window(void **state)
     assert_int_equal(ms_hier_window_mix(&cat, MS_HIER_MIX_BALANCED, 8, -1, &rng, &w, &err), 0);
     ms_hier_plan got, want;
     int layout = -1;
-    assert_int_equal(ms_hier_plan_window(&w, cr, 4, MS_HIER_OPTIMAL, NULL, MS_HIER_GREEDY,
-                                         &layout, &got, &err), 0);
+    assert_int_equal(
+        ms_hier_plan_window(&w, cr, 4, MS_HIER_OPTIMAL, NULL, MS_HIER_GREEDY, &layout, &got, &err),
+        0);
     assert_int_equal(layout, -1);
     assert_int_equal(ms_hier_solve(&w, cr, 4, MS_HIER_OPTIMAL, MS_HIER_NOMIG, &want, &err), 0);
     assert_int_equal(got.n, want.n);
@@ -270,15 +276,17 @@ static void test_plan_window(void **state)
 
     ms_hier_layout best;
     assert_int_equal(ms_hier_default_layout(&w, 1, cr, 4, &best, &err), 0);
-    assert_int_equal(ms_hier_plan_window(&w, cr, 4, MS_HIER_DEFAULT, NULL, MS_HIER_GREEDY,
-                                         &layout, &got, &err), 0);
+    assert_int_equal(
+        ms_hier_plan_window(&w, cr, 4, MS_HIER_DEFAULT, NULL, MS_HIER_GREEDY, &layout, &got, &err),
+        0);
     assert_int_equal(layout, (int)best);
     ms_hier_plan_fini(&got);
 
     ms_hier_layout other = best == MS_HIER_SHARED ? MS_HIER_PRIVATE : MS_HIER_SHARED;
     layout = (int)other;
-    assert_int_equal(ms_hier_plan_window(&w, cr, 4, MS_HIER_DEFAULT, NULL, MS_HIER_GREEDY,
-                                         &layout, &got, &err), 0);
+    assert_int_equal(
+        ms_hier_plan_window(&w, cr, 4, MS_HIER_DEFAULT, NULL, MS_HIER_GREEDY, &layout, &got, &err),
+        0);
     assert_int_equal(layout, (int)other);
     assert_int_equal(ms_hier_solve(&w, cr, 4, MS_HIER_DEFAULT, other, &want, &err), 0);
     assert_int_equal(got.n, want.n);
@@ -286,8 +294,9 @@ static void test_plan_window(void **state)
     ms_hier_plan_fini(&got);
     ms_hier_plan_fini(&want);
 
-    assert_int_equal(ms_hier_plan_window(&w, cr, 4, MS_HIER_RL, "no-such-model.bin",
-                                         MS_HIER_GREEDY, &layout, &got, &err), MS_EIO);
+    assert_int_equal(ms_hier_plan_window(&w, cr, 4, MS_HIER_RL, "no-such-model.bin", MS_HIER_GREEDY,
+                                         &layout, &got, &err),
+                     MS_EIO);
     assert_non_null(strstr(err.msg, "no-such-model.bin"));
     ms_hier_window_fini(&w);
 }
@@ -295,12 +304,9 @@ static void test_plan_window(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_dp_matches_brute_force),
-        cmocka_unit_test(test_policies_property),
-        cmocka_unit_test(test_plan_check_rejects),
-        cmocka_unit_test(test_deterministic),
-        cmocka_unit_test(test_render_valid),
-        cmocka_unit_test(test_plan_window),
+        cmocka_unit_test(test_dp_matches_brute_force), cmocka_unit_test(test_policies_property),
+        cmocka_unit_test(test_plan_check_rejects),     cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_render_valid),           cmocka_unit_test(test_plan_window),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -13,8 +13,7 @@
 static const ms_gpu_model *a30(void) { return ms_gpu_builtin("A30-24GB"); }
 static const ms_gpu_model *a100(void) { return ms_gpu_builtin("A100-40GB"); }
 
-static void parse_ok(const char *text, const ms_gpu_model *gpu, int gpus, const char *shown,
-                     int n)
+static void parse_ok(const char *text, const ms_gpu_model *gpu, int gpus, const char *shown, int n)
 {
     ms_initial l;
     ms_error err = {0};
@@ -25,9 +24,9 @@ static void parse_ok(const char *text, const ms_gpu_model *gpu, int gpus, const 
     assert_string_equal(buf, shown);
     assert_int_equal(l.n, n);
     for (int i = 1; i < l.n; i++) /* kept sorted by GPU, then slot */
-        assert_true(l.inst[i - 1].gpu < l.inst[i].gpu ||
-                    (l.inst[i - 1].gpu == l.inst[i].gpu &&
-                     l.inst[i - 1].at.start < l.inst[i].at.start));
+        assert_true(
+            l.inst[i - 1].gpu < l.inst[i].gpu ||
+            (l.inst[i - 1].gpu == l.inst[i].gpu && l.inst[i - 1].at.start < l.inst[i].at.start));
     ms_initial_fini(&l);
 }
 
@@ -45,12 +44,12 @@ static void parser(void **state)
 {
     parse_ok("empty", a30(), 1, "empty", 0);
     parse_ok("2-1-1", a30(), 1, "2-1-1", 3);
-    parse_ok("4", a30(), 2, "4", 2);             /* one item: every GPU */
+    parse_ok("4", a30(), 2, "4", 2); /* one item: every GPU */
     parse_ok("4-3,empty", a100(), 2, "4-3,empty", 2);
     parse_ok("2-2-2-1", a100(), 1, "2-2-2-1", 4);
     char idx[16];
     snprintf(idx, sizeof idx, "%d", ms_partition_parse(a30(), "2-1-1") + 1);
-    parse_ok(idx, a30(), 1, "2-1-1", 3);          /* the index fixpart: takes */
+    parse_ok(idx, a30(), 1, "2-1-1", 3); /* the index fixpart: takes */
     parse_bad("3-3", a30(), 1, "'3-3' is not a partition of A30-24GB");
     parse_bad("4,4,4", a30(), 2, "3 layouts for 2 GPUs");
     parse_bad("4,", a30(), 2, "an empty item");
@@ -74,7 +73,8 @@ static void add_and_diff(void **state)
     assert_int_equal(ms_initial_add(&a, gpu, 0, (ms_placement){p1, 3}, 2.5, &err), 0);
     assert_int_equal(ms_initial_parse("2-1-1", gpu, 1, &b, &err), 0);
     char msg[256];
-    assert_int_equal(ms_initial_diff(&a, &b, gpu, "in the plan", "on the device", msg, sizeof msg), 1);
+    assert_int_equal(ms_initial_diff(&a, &b, gpu, "in the plan", "on the device", msg, sizeof msg),
+                     1);
     assert_string_equal(msg, "GPU 0: 1g.6gb at slot 2 is on the device, not in the plan");
     assert_int_equal(ms_initial_diff(&b, &b, gpu, "x", "y", msg, sizeof msg), 0);
     assert_string_equal(msg, "");
@@ -97,7 +97,7 @@ static void validator_rule(void **state)
     ms_initial l;
     ms_error err = {0};
     ms_validation v = {0};
-    assert_int_equal(ms_schedule_validate(s, w, NULL), 0);          /* structurally fine */
+    assert_int_equal(ms_schedule_validate(s, w, NULL), 0);             /* structurally fine */
     assert_int_equal(ms_schedule_validate_initial(s, w, NULL, &v), 1); /* not from empty */
     assert_string_equal(v.v[0].rule, MS_RULE_INITIAL);
     ms_validation_fini(&v);
@@ -120,8 +120,7 @@ static void validator_rule(void **state)
 
 /* A random layout per GPU: empty, a model partition, part of one, or (where the model has
  * one) a profile no partition uses; sometimes busy. */
-static void random_layout(const ms_gpu_model *gpu, int gpus, bool busy, ms_rng *r,
-                          ms_initial *l)
+static void random_layout(const ms_gpu_model *gpu, int gpus, bool busy, ms_rng *r, ms_initial *l)
 {
     ms_initial_init(l);
     for (int g = 0; g < gpus; g++) {
@@ -165,28 +164,27 @@ static void check_algo(const char *algo, const ms_workload *w, const ms_gpu_mode
     char layout[128];
     ms_initial_format(l, gpu, gpus, layout, sizeof layout);
     if (rc)
-        fail_msg("%s on %s x%d from %s, n=%d: %s", algo, gpu->name, gpus, layout, w->n,
-                 err.msg);
+        fail_msg("%s on %s x%d from %s, n=%d: %s", algo, gpu->name, gpus, layout, w->n, err.msg);
     ms_validation v = {0};
     int bad = ms_schedule_validate_initial(s, w, l, &v);
     for (int i = 0; i < v.n && i < 5; i++)
-        print_error("%s on %s x%d from %s, n=%d: [%s] %s\n", algo, gpu->name, gpus, layout,
-                    w->n, v.v[i].rule, v.v[i].msg);
+        print_error("%s on %s x%d from %s, n=%d: [%s] %s\n", algo, gpu->name, gpus, layout, w->n,
+                    v.v[i].rule, v.v[i].msg);
     ms_validation_fini(&v);
     assert_int_equal(bad, 0);
     double lb = ms_bound_lbound_present(w, gpu, gpus, ms_initial_present_sizes(l, gpu));
     double mk = ms_schedule_makespan(s), base_lb = ms_bound_baseline(w, gpu, gpus);
     if (w->n && !(mk >= lb * (1 - 1e-9) && mk >= base_lb * (1 - 1e-9)))
-        fail_msg("%s on %s x%d from %s: makespan %.9g below l_bound %.9g or baseline %.9g",
-                 algo, gpu->name, gpus, layout, mk, lb, base_lb);
+        fail_msg("%s on %s x%d from %s: makespan %.9g below l_bound %.9g or baseline %.9g", algo,
+                 gpu->name, gpus, layout, mk, lb, base_lb);
     ms_schedule_free(s);
 }
 
 static void every_algorithm(void **state)
 {
-    static const char *const algos[] = {"far",  "far-norefine", "search",      "miso",
-                                        "miso-eager", "fixpartbest", "nomig", "fixpart:2",
-                                        "optimal", "rl"};
+    static const char *const algos[] = {
+        "far",         "far-norefine", "search",    "miso",    "miso-eager",
+        "fixpartbest", "nomig",        "fixpart:2", "optimal", "rl"};
     const char *model = test_source_path("models/a100-widetimes.bin");
     ms_offline_options base;
     ms_offline_options_init(&base);
@@ -236,8 +234,7 @@ static void keeping_is_free(void **state)
         ms_initial held;
         ms_initial_init(&held);
         for (int i = 0; i < gpu->partitions[k].n; i++)
-            assert_int_equal(ms_initial_add(&held, gpu, 0, gpu->partitions[k].inst[i], 0, NULL),
-                             0);
+            assert_int_equal(ms_initial_add(&held, gpu, 0, gpu->partitions[k].inst[i], 0, NULL), 0);
         ms_schedule *from_empty = NULL, *from_held = NULL;
         int rc = ms_fixpart_schedule(w, gpu, 1, NULL, k, &from_empty, NULL);
         assert_int_equal(ms_fixpart_schedule(w, gpu, 1, &held, k, &from_held, NULL), rc);
@@ -267,10 +264,8 @@ static void keeping_is_free(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(parser),
-        cmocka_unit_test(add_and_diff),
-        cmocka_unit_test(validator_rule),
-        cmocka_unit_test(every_algorithm),
+        cmocka_unit_test(parser),          cmocka_unit_test(add_and_diff),
+        cmocka_unit_test(validator_rule),  cmocka_unit_test(every_algorithm),
         cmocka_unit_test(keeping_is_free),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,8 +12,8 @@
 #include "toy_env.h"
 
 /* loss = sum c .* logits + sum d .* value, so dloss/dlogits = c and dloss/dvalue = d. */
-static double loss_of(const ms_mlp *m, ms_mlp_work *w, const float *x, int rows,
-                      const float *c, const float *d)
+static double loss_of(const ms_mlp *m, ms_mlp_work *w, const float *x, int rows, const float *c,
+                      const float *d)
 {
     ms_mlp_forward(m, w, x, rows);
     double l = 0;
@@ -100,7 +100,6 @@ static void test_masked_policy(void **state)
     for (int i = 0; i < 1000; i++)
         assert_int_not_equal(ms_policy_sample(logp, 4, &rng), 0);
 }
-
 
 static double greedy_return(ms_mlp *m)
 {
@@ -239,7 +238,9 @@ static void test_lr_decay(void **state)
             ms_ppo_stats st;
             assert_int_equal(ms_ppo_iterate(p[d], &st, NULL), 0);
             double x = (double)i / n;
-            double f = d == MS_LR_CONSTANT ? 1 : d == MS_LR_LINEAR ? 1 - x : 0.5 * (1 + cos(M_PI * x));
+            double f = d == MS_LR_CONSTANT ? 1
+                       : d == MS_LR_LINEAR ? 1 - x
+                                           : 0.5 * (1 + cos(M_PI * x));
             assert_near(st.lr, d == MS_LR_CONSTANT ? 3e-3 : 3e-4 + 2.7e-3 * f, 1e-8);
         }
     }
@@ -275,8 +276,8 @@ static double fixed_step(void *arg, int a, bool *done)
     return ms_env_step(((fixed_env *)arg)->env, a, done);
 }
 
-static const ms_rl_env_ops fixed_ops = {fixed_reset, fixed_observe, fixed_mask, fixed_step,
-                                       NULL, NULL};
+static const ms_rl_env_ops fixed_ops = {fixed_reset, fixed_observe, fixed_mask,
+                                        fixed_step,  NULL,          NULL};
 
 static void test_ppo_table2_optimum(void **state)
 {
@@ -319,8 +320,8 @@ static void test_ppo_table2_optimum(void **state)
     view.mlp = *ms_ppo_mlp(p);
     view.env = ec;
     ms_schedule *s;
-    assert_int_equal(
-        ms_rl_schedule(&view, ms_gpu_builtin("A30-24GB"), w, false, 1, 0, &s, NULL), 0);
+    assert_int_equal(ms_rl_schedule(&view, ms_gpu_builtin("A30-24GB"), w, false, 1, 0, &s, NULL),
+                     0);
     assert_int_equal(ms_schedule_validate(s, w, NULL), 0);
     assert_true(fabs(ms_schedule_makespan(s) - 10.24) < 1e-9);
     ms_schedule_free(s);
@@ -409,10 +410,12 @@ static void test_model_file(void **state)
 
     /* Asynchronous reconfigurations, a class's longest task first and the soonest placement:
      * written only when on (older files read as off). */
-    const struct { const char *key; size_t at; } flags[] = {
-        {"async_reconfig", offsetof(ms_env_config, async_reconfig)},
-        {"longest_first", offsetof(ms_env_config, longest_first)},
-        {"soonest_placement", offsetof(ms_env_config, soonest_placement)}};
+    const struct {
+        const char *key;
+        size_t at;
+    } flags[] = {{"async_reconfig", offsetof(ms_env_config, async_reconfig)},
+                 {"longest_first", offsetof(ms_env_config, longest_first)},
+                 {"soonest_placement", offsetof(ms_env_config, soonest_placement)}};
     for (int i = 0; i < 3; i++) {
         bool *on = (bool *)((char *)&m.env + flags[i].at);
         char want[64];
@@ -489,12 +492,9 @@ static void test_model_file(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_gradient_check),
-        cmocka_unit_test(test_masked_policy),
-        cmocka_unit_test(test_ppo_toy_optimum),
-        cmocka_unit_test(test_ppo_imitation),
-        cmocka_unit_test(test_ppo_table2_optimum),
-        cmocka_unit_test(test_lr_decay),
+        cmocka_unit_test(test_gradient_check),     cmocka_unit_test(test_masked_policy),
+        cmocka_unit_test(test_ppo_toy_optimum),    cmocka_unit_test(test_ppo_imitation),
+        cmocka_unit_test(test_ppo_table2_optimum), cmocka_unit_test(test_lr_decay),
         cmocka_unit_test(test_model_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

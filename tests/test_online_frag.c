@@ -31,7 +31,7 @@ static void test_fig1_contiguous_is_not_enough(void **state)
     int p4 = ms_gpu_profile_by_name(m, "4g.20gb");
     ms_placement out;
     assert_false(ms_online_fits(m, &g1, at(m, "4g.20gb", 0)));
-    assert_false(ms_online_fits(m, &g1, (ms_placement){p4, 4}));  /* 4g may start at 0 only */
+    assert_false(ms_online_fits(m, &g1, (ms_placement){p4, 4})); /* 4g may start at 0 only */
     assert_false(ms_online_best_placement(m, &g1, NULL, p4, &out, NULL));
     assert_true(ms_online_fits(m, &g2, at(m, "4g.20gb", 0)));
     assert_true(ms_online_best_placement(m, &g2, NULL, p4, &out, NULL));
@@ -80,12 +80,12 @@ static void test_fig2_fragmentation_value(void **state)
     const ms_gpu_model *m = a100();
     ms_partition busy = parts(2, (ms_placement[]){at(m, "1g.5gb", 0), at(m, "1g.5gb", 5)});
     uint32_t free_slots = 0xFF & ~0x21u, free_slices = 0x7F & ~0x21u;
-    assert_int_equal(ms_online_ideal(m, ms_gpu_profile_by_name(m, "1g.10gb"), free_slots,
-                                     free_slices), 3);
+    assert_int_equal(
+        ms_online_ideal(m, ms_gpu_profile_by_name(m, "1g.10gb"), free_slots, free_slices), 3);
     assert_int_equal(ms_online_valid(m, ms_gpu_profile_by_name(m, "1g.10gb"), free_slots), 2);
     assert_int_equal(ms_online_valid(m, ms_gpu_profile_by_name(m, "2g.10gb"), free_slots), 1);
-    assert_int_equal(ms_online_ideal(m, ms_gpu_profile_by_name(m, "7g.40gb"), free_slots,
-                                     free_slices), 0);
+    assert_int_equal(
+        ms_online_ideal(m, ms_gpu_profile_by_name(m, "7g.40gb"), free_slots, free_slices), 0);
     assert_float_equal(ms_online_frag(m, &busy), 17.0 / 30.0, 1e-12);
 }
 
@@ -103,7 +103,7 @@ static void test_fig2_migration_lowers_fragmentation(void **state)
     ms_partition moved = busy;
     moved.inst[which] = to;
     assert_float_equal(ms_online_frag(m, &moved), after, 1e-12);
-    assert_float_equal(after, 0.0, 1e-12);  /* e.g. 1g@5 -> 1g@1: slots 2-7 stay whole */
+    assert_float_equal(after, 0.0, 1e-12); /* e.g. 1g@5 -> 1g@1: slots 2-7 stay whole */
     /* and no move improves the result further */
     assert_false(ms_online_best_move(m, &moved, &which, &to, &after));
 }
@@ -119,9 +119,10 @@ static void test_best_placement_is_minimal(void **state)
         const ms_gpu_model *m = ms_gpu_builtin_at(mi);
         for (int trial = 0; trial < 300; trial++) {
             ms_partition busy = {0}, idle = {0};
-            for (int k = 0; k < 6; k++) {  /* random feasible busy set, then idle ones */
+            for (int k = 0; k < 6; k++) { /* random feasible busy set, then idle ones */
                 int p = (int)ms_rng_below(&rng, (uint64_t)m->nprofiles);
-                ms_placement pl = {p, m->profiles[p].starts[ms_rng_below(&rng, (uint64_t)m->profiles[p].nstarts)]};
+                ms_placement pl = {
+                    p, m->profiles[p].starts[ms_rng_below(&rng, (uint64_t)m->profiles[p].nstarts)]};
                 ms_partition both = busy;
                 for (int i = 0; i < idle.n; i++)
                     both.inst[both.n++] = idle.inst[i];

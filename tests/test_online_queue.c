@@ -16,8 +16,8 @@ static void parse(const ms_gpu_model *m, const char *text, ms_online_workload *w
         fail_msg("%s", err.msg);
 }
 
-static void simulate(const ms_gpu_model *m, const ms_online_workload *w,
-                     const ms_online_config *c, ms_online_result *r)
+static void simulate(const ms_gpu_model *m, const ms_online_workload *w, const ms_online_config *c,
+                     ms_online_result *r)
 {
     ms_error err = {0};
     if (ms_online_simulate(m, w, c, r, &err))
@@ -39,10 +39,15 @@ static void test_disciplines_by_hand(void **state)
     (void)state;
     const ms_gpu_model *m = ms_gpu_builtin("A100-40GB");
     ms_online_workload w;
-    parse(m, "arrival,profile,work,name\n0,1g.5gb,100,A\n1,4g.20gb,10,B\n2,1g.5gb,5,C\n"
-             "3,1g.5gb,500,D\n", &w);
+    parse(m,
+          "arrival,profile,work,name\n0,1g.5gb,100,A\n1,4g.20gb,10,B\n2,1g.5gb,5,C\n"
+          "3,1g.5gb,500,D\n",
+          &w);
     assert_near(ms_gpu_create_time(m, 4), 0.21, 1e-12);
-    static const struct { int queue; double after, start[4]; } cases[] = {
+    static const struct {
+        int queue;
+        double after, start[4];
+    } cases[] = {
         {MS_QUEUE_FCFS_PROFILE, 0, {0.16, 503.97, 2.16, 3.16}},
         {MS_QUEUE_FCFS, 0, {0.16, 100.57, 100.73, 100.89}},
         {MS_QUEUE_RESERVE, 0, {0.16, 100.57, 2.16, 100.16}},
@@ -106,8 +111,9 @@ static void test_disciplines_keep_invariants(void **state)
                 c.gpus = gpus;
                 c.queue = v % 3;
                 c.reserve_after = (double)ms_rng_below(&rng, 3) * 30;
-                c.policy = v < 3 ? MS_POLICY_FRAG : v < 6 ? MS_POLICY_FF_DYNAMIC
-                                                          : MS_POLICY_FF_STATIC;
+                c.policy = v < 3   ? MS_POLICY_FRAG
+                           : v < 6 ? MS_POLICY_FF_DYNAMIC
+                                   : MS_POLICY_FF_STATIC;
                 c.kappa = trial % 2 ? 0.05 : 0.0;
                 c.migration_rule = trial % 3 ? MS_MIGRATE_COST_AWARE : MS_MIGRATE_ALWAYS;
                 c.check = true;
@@ -242,7 +248,8 @@ static void test_migration_gain_exceeds_cost(void **state)
     ms_rng_seed(&rng, 5);
     long decisions = 0;
     for (int trial = 0; trial < 40; trial++) {
-        const ms_gpu_model *m = ms_gpu_builtin_at((int)ms_rng_below(&rng, (uint64_t)ms_gpu_builtin_count()));
+        const ms_gpu_model *m = ms_gpu_builtin_at(
+            (int)ms_rng_below(&rng, (uint64_t)ms_gpu_builtin_count()));
         int gpus = 1 + (int)ms_rng_below(&rng, 6);
         ms_online_workload w;
         overloaded(m, &rng, gpus, &w);

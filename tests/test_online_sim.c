@@ -16,7 +16,7 @@ static void random_workload(const ms_gpu_model *m, ms_rng *rng, int n, double me
     ms_online_gen_defaults(m, &g);
     g.jobs = n;
     g.arrival_mean = mean;
-    g.nmix = m->nprofiles;  /* every profile, memory-distinct ones and the whole GPU too */
+    g.nmix = m->nprofiles; /* every profile, memory-distinct ones and the whole GPU too */
     for (int p = 0; p < m->nprofiles; p++) {
         g.mix_profile[p] = p;
         g.mix_weight[p] = 1.0 + (double)ms_rng_below(rng, 4);
@@ -60,7 +60,7 @@ static void assert_timeline(const ms_online_result *r)
         if (i > 0)
             assert_true(s->t > r->samples[i - 1].t);
     }
-    assert_int_equal(r->samples[r->nsamples - 1].busy, 0);  /* everything done at the end */
+    assert_int_equal(r->samples[r->nsamples - 1].busy, 0); /* everything done at the end */
     assert_int_equal(r->nmig, r->total_migrations);
 }
 
@@ -95,11 +95,13 @@ static void test_random_traces_keep_invariants(void **state)
                 ms_online_config_defaults(&c);
                 c.gpus = gpus;
                 c.check = true;
-                c.check_full_every = 1;  /* the whole state too, after every event */
+                c.check_full_every = 1; /* the whole state too, after every event */
                 c.timeline = trial % 2;
-                c.policy = v < 6 ? MS_POLICY_FRAG : v == 6 ? MS_POLICY_FF_DYNAMIC
-                           : v == 7 ? MS_POLICY_FF_STATIC : v == 8 ? MS_POLICY_OWP
-                                                                   : MS_POLICY_ELASTICBATCH;
+                c.policy = v < 6    ? MS_POLICY_FRAG
+                           : v == 6 ? MS_POLICY_FF_DYNAMIC
+                           : v == 7 ? MS_POLICY_FF_STATIC
+                           : v == 8 ? MS_POLICY_OWP
+                                    : MS_POLICY_ELASTICBATCH;
                 c.balance = v & 1;
                 c.migration = (v >> 1) & 1;
                 c.dynamic = v < 4 || v == 6 || v >= 8;
@@ -109,7 +111,7 @@ static void test_random_traces_keep_invariants(void **state)
                 ms_online_result r;
                 ms_error err = {0};
                 int rc = ms_online_simulate(m, &w, &c, &r, &err);
-                if (rc == MS_EINFEASIBLE && !c.dynamic)  /* static layout lacking a profile */
+                if (rc == MS_EINFEASIBLE && !c.dynamic) /* static layout lacking a profile */
                     continue;
                 if (rc)
                     fail_msg("%s, %d GPUs, variant %d: %s", m->name, gpus, v, err.msg);
@@ -213,8 +215,10 @@ static void test_departure_migration_lowers_fragmentation(void **state)
     (void)state;
     const ms_gpu_model *m = ms_gpu_builtin("A100-40GB");
     ms_online_workload w;
-    parse(m, "arrival,profile,work\n0,1g.5gb,100\n0,1g.5gb,5\n0,1g.5gb,100\n0,1g.5gb,5\n"
-             "0,1g.5gb,5\n0,1g.5gb,100\n0,1g.5gb,5\n", &w);
+    parse(m,
+          "arrival,profile,work\n0,1g.5gb,100\n0,1g.5gb,5\n0,1g.5gb,100\n0,1g.5gb,5\n"
+          "0,1g.5gb,5\n0,1g.5gb,100\n0,1g.5gb,5\n",
+          &w);
     ms_online_config c;
     ms_online_config_defaults(&c);
     c.gpus = 1;
@@ -259,7 +263,7 @@ static void test_inter_gpu_migration_balances(void **state)
     assert_int_equal(r.inter_migrations, 1);
     assert_int_not_equal(r.gpu[1], r.gpu[2]);
     ms_online_result_fini(&r);
-    c.migration_cost = 1000;  /* the job would end before the move: not worth it */
+    c.migration_cost = 1000; /* the job would end before the move: not worth it */
     assert_int_equal(ms_online_simulate(m, &w, &c, &r, NULL), 0);
     assert_int_equal(r.inter_migrations, 0);
     ms_online_result_fini(&r);
@@ -281,7 +285,7 @@ static void test_static_layouts(void **state)
     ms_error err;
     assert_int_equal(ms_online_simulate(m, &w, &c, &r, &err), MS_EINFEASIBLE);
     assert_non_null(strstr(err.msg, "no room"));
-    c.gpus = 2;  /* two GPUs can; each layout works and best is no worse than any */
+    c.gpus = 2; /* two GPUs can; each layout works and best is no worse than any */
     assert_int_equal(ms_online_simulate(m, &w, &c, &r, NULL), 0);
     double best = r.mean_turnaround;
     ms_online_result_fini(&r);
@@ -309,7 +313,7 @@ static void test_quantile_golden(void **state)
     assert_float_equal(ms_online_quantile(x, 20, 0), 1, 0);
     assert_float_equal(ms_online_quantile(x, 20, 1), 20, 0);
     assert_float_equal(ms_online_quantile(x, 1, 0.95), 1, 0);
-    double y[] = {2, 4, 8, 16};  /* h = 2.85: 8 + 0.85 * 8 */
+    double y[] = {2, 4, 8, 16}; /* h = 2.85: 8 + 0.85 * 8 */
     assert_float_equal(ms_online_quantile(y, 4, 0.95), 14.8, 1e-12);
 }
 
@@ -344,8 +348,9 @@ static void test_owp_elasticbatch_gpu_order(void **state)
     const ms_gpu_model *m = ms_gpu_builtin("A100-40GB");
     ms_online_workload w;
     parse(m, "arrival,profile,work\n0,4g.20gb,100\n1,1g.5gb,10\n", &w);
-    static const struct { int policy, gpu; } want[] = {
-        {MS_POLICY_FF_DYNAMIC, 0}, {MS_POLICY_OWP, 0}, {MS_POLICY_ELASTICBATCH, 1}};
+    static const struct {
+        int policy, gpu;
+    } want[] = {{MS_POLICY_FF_DYNAMIC, 0}, {MS_POLICY_OWP, 0}, {MS_POLICY_ELASTICBATCH, 1}};
     for (int i = 0; i < 3; i++) {
         ms_online_config c;
         ms_online_config_defaults(&c);
@@ -436,7 +441,7 @@ static void test_sweep(void **state)
     ms_online_point *a, *b;
     assert_int_equal(ms_online_sweep_run(m, s, NULL, NULL, &a, &err), 0);
     assert_int_equal(ms_online_sweep_run(m, s, NULL, NULL, &b, &err), 0);
-    for (int k = 0; k < 4; k++) {  /* field by field: padding bytes are not compared */
+    for (int k = 0; k < 4; k++) { /* field by field: padding bytes are not compared */
         assert_true(a[k].turnaround == b[k].turnaround && a[k].makespan == b[k].makespan);
         assert_true(a[k].wait == b[k].wait && a[k].utilisation == b[k].utilisation);
         assert_true(a[k].fragmentation == b[k].fragmentation && a[k].layout == b[k].layout);
@@ -452,15 +457,15 @@ static void test_sweep(void **state)
             int p = s->gen.mix_profile[i];
             assert_true(pt->p50_wait[p] >= 0 && pt->p99_wait[p] >= pt->p50_wait[p]);
         }
-        ms_online_gen g = s->gen;  /* the point is the mean of its seeds' runs */
+        ms_online_gen g = s->gen; /* the point is the mean of its seeds' runs */
         ms_online_gen_set_load(m, &g, 3, pt->load);
         assert_float_equal(pt->arrival_mean, g.arrival_mean, 1e-12);
         ms_online_config c = s->cfg;
         c.policy = pt->policy;
         c.queue = pt->queue;
         if (pt->layout >= 0) {
-            assert_int_equal(ms_online_choose_layout(m, &g, &c, MS_ONLINE_TRAIN_SEED(7), 2,
-                                                     &err), 0);
+            assert_int_equal(ms_online_choose_layout(m, &g, &c, MS_ONLINE_TRAIN_SEED(7), 2, &err),
+                             0);
             assert_int_equal(c.layout, pt->layout);
         }
         double turn = 0;

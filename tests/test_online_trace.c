@@ -20,10 +20,10 @@ static void test_trace_ok(void **state)
 {
     (void)state;
     ms_online_workload w;
-    assert_int_equal(parse("arrival,profile,work,name\r\n5,1g.10gb,3,b\r\n0,7g.40gb,2.5,a\r\n\n",
-                           &w, NULL), 0);
+    assert_int_equal(
+        parse("arrival,profile,work,name\r\n5,1g.10gb,3,b\r\n0,7g.40gb,2.5,a\r\n\n", &w, NULL), 0);
     assert_int_equal(w.n, 2);
-    assert_string_equal(ms_online_job_name(&w, 0), "a");  /* sorted by arrival */
+    assert_string_equal(ms_online_job_name(&w, 0), "a"); /* sorted by arrival */
     assert_int_equal(w.jobs[1].profile, ms_gpu_profile_by_name(a100(), "1g.10gb"));
     assert_float_equal(w.jobs[0].work, 2.5, 0);
     /* written and read back unchanged */
@@ -89,8 +89,10 @@ static void test_trace_errors_name_the_line(void **state)
     expect_error("arrival,profile,work\n0,1g.5gb\n", "t.csv:2: expected 3 fields, found 2");
     expect_error("arrival,profile,work\n0,1g.5gb,1,x,y\n", "t.csv:2: expected 3 fields");
     /* the time ceiling (MS_TIME_MAX) on both time fields */
-    expect_error("arrival,profile,work\n0,1g.5gb,1e300\n", "t.csv:2: work '1e300' is over the ceiling");
-    expect_error("arrival,profile,work\n1e300,1g.5gb,1\n", "t.csv:2: arrival '1e300' is over the ceiling");
+    expect_error("arrival,profile,work\n0,1g.5gb,1e300\n",
+                 "t.csv:2: work '1e300' is over the ceiling");
+    expect_error("arrival,profile,work\n1e300,1g.5gb,1\n",
+                 "t.csv:2: arrival '1e300' is over the ceiling");
     expect_error("arrival,profile,work\n0,1g.5gb,-2\n", "t.csv:2: work '-2' is not a number > 0");
 }
 
@@ -161,8 +163,9 @@ static void test_alibaba_errors(void **state)
         {"name,num_gpu,gpu_milli,creation_time,deletion_time\n", "a.csv: no usable pods"},
     };
     for (int i = 0; i < (int)(sizeof bad / sizeof bad[0]); i++) {
-        assert_int_equal(ms_online_alibaba_parse(bad[i][0], strlen(bad[i][0]), "a.csv", a100(), 0,
-                                                 &w, &err), MS_EINVAL);
+        assert_int_equal(
+            ms_online_alibaba_parse(bad[i][0], strlen(bad[i][0]), "a.csv", a100(), 0, &w, &err),
+            MS_EINVAL);
         if (!strstr(err.msg, bad[i][1]))
             fail_msg("'%s' lacks '%s'", err.msg, bad[i][1]);
         assert_int_equal(w.n, 0);
@@ -173,7 +176,8 @@ static void test_alibaba_errors(void **state)
 static void test_alibaba_real_trace(void **state)
 {
     (void)state;
-    const char *path = test_source_path("../shared/data/alibaba-openb-2023/openb_pod_list_default.csv");
+    const char *path = test_source_path(
+        "../shared/data/alibaba-openb-2023/openb_pod_list_default.csv");
     FILE *f = fopen(path, "r");
     if (!f)
         skip();
@@ -196,7 +200,7 @@ static void test_generator_statistics(void **state)
     const ms_gpu_model *m = a100();
     ms_online_gen g;
     ms_online_gen_defaults(m, &g);
-    assert_int_equal(g.nmix, 4);  /* 1g.5gb 2g 3g 4g, as in paper 002 */
+    assert_int_equal(g.nmix, 4); /* 1g.5gb 2g 3g 4g, as in paper 002 */
     g.jobs = 20000;
     g.arrival_mean = 50;
     for (int service = 0; service < 2; service++) {
@@ -215,7 +219,7 @@ static void test_generator_statistics(void **state)
             count[w.jobs[j].profile]++;
         }
         if (service == MS_SERVICE_LONG)
-            assert_int_equal(below, 0);  /* Long: the upper half only */
+            assert_int_equal(below, 0); /* Long: the upper half only */
         else
             assert_true(abs(below - w.n / 2) < w.n / 20);
         for (int i = 0; i < g.nmix; i++)

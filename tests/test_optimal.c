@@ -42,8 +42,7 @@ static ms_schedule *run_optimal(const ms_workload *w, const ms_gpu_model *g,
     assert_true(ms_schedule_stat(s, "lower_bound") <= ms + EPS);
     assert_true(ms_schedule_stat(s, "nodes") >= 0);
     assert_true(ms >= ms_bound_baseline(w, g, 1) - EPS);
-    assert_true(ms >= ms_bound_lbound_present(w, g, 1, ms_initial_present_sizes(initial, g)) -
-                         EPS);
+    assert_true(ms >= ms_bound_lbound_present(w, g, 1, ms_initial_present_sizes(initial, g)) - EPS);
     return s;
 }
 
@@ -105,8 +104,8 @@ static void check_bruteforce(const char *model, int cases, uint64_t seed)
         ms_initial_fini(&layout);
         ms_workload_free(w);
     }
-    print_message("%s: %d batches, %ld brute-force candidates, %ld branch-and-bound nodes\n",
-                  model, cases, leaves, nodes);
+    print_message("%s: %d batches, %ld brute-force candidates, %ld branch-and-bound nodes\n", model,
+                  cases, leaves, nodes);
 }
 
 static void test_bruteforce_a30(void **st)
@@ -132,8 +131,8 @@ static void test_bruteforce_h_b(void **st)
 
 /* Generated batches (the papers' presets): when optimality is proved, no heuristic is
  * shorter. */
-static void check_heuristics(const char *model, const char *const *presets, int npresets,
-                             int nmin, int nmax, uint64_t seed)
+static void check_heuristics(const char *model, const char *const *presets, int npresets, int nmin,
+                             int nmax, uint64_t seed)
 {
     const ms_gpu_model *g = ms_gpu_builtin(model);
     ms_rng r;
@@ -185,9 +184,8 @@ static void test_never_worse_a30(void **st)
  * task sets, symmetric placements, no same-placement replacement, creation order) lose
  * nothing: the same optimum as the search pruned by bounds alone, from random layouts, on
  * batches beyond the brute force's reach. */
-static double search_optimum(const ms_workload *w, const ms_gpu_model *g,
-                             const ms_initial *initial, bool no_rules, bool no_pack,
-                             long *nodes)
+static double search_optimum(const ms_workload *w, const ms_gpu_model *g, const ms_initial *initial,
+                             bool no_rules, bool no_pack, long *nodes)
 {
     opt_problem *o = malloc(sizeof *o);
     ms_error err;
@@ -249,8 +247,8 @@ static void test_rules_lose_nothing(void **st)
  * on generated batches of 5 to 7 tasks, from an empty GPU and from whole partitions. */
 static void check_pack(const char *model, const char *layout_text, uint64_t seed)
 {
-    static const char *const presets[] = {"MIXEDSCALING", "POORSCALING,WIDETIMES",
-                                          "GOODSCALING", "MIXSCALINGEXTREME,WIDETIMES"};
+    static const char *const presets[] = {"MIXEDSCALING", "POORSCALING,WIDETIMES", "GOODSCALING",
+                                          "MIXSCALINGEXTREME,WIDETIMES"};
     const ms_gpu_model *g = ms_gpu_builtin(model);
     ms_rng r;
     ms_rng_seed(&r, seed);
@@ -268,8 +266,8 @@ static void check_pack(const char *model, const char *layout_text, uint64_t seed
             double a = search_optimum(w, g, &layout, false, false, &with);
             double b = search_optimum(w, g, &layout, false, true, &without);
             if (fabs(a - b) > EPS * b)
-                fail_msg("%s from %s, n=%d %s: %.9f with the packing bounds, %.9f without",
-                         model, layout_text, n, presets[k], a, b);
+                fail_msg("%s from %s, n=%d %s: %.9f with the packing bounds, %.9f without", model,
+                         layout_text, n, presets[k], a, b);
             ms_workload_free(w);
         }
     ms_initial_fini(&layout);
@@ -428,16 +426,11 @@ static void test_never_above_a_valid_plan(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_equal_tasks_known),
-        cmocka_unit_test(test_refusals),
-        cmocka_unit_test(test_node_limit_deterministic),
-        cmocka_unit_test(test_bruteforce_a30),
-        cmocka_unit_test(test_bruteforce_a100),
-        cmocka_unit_test(test_bruteforce_h_b),
-        cmocka_unit_test(test_rules_lose_nothing),
-        cmocka_unit_test(test_pack_loses_nothing),
-        cmocka_unit_test(test_never_worse_a30),
-        cmocka_unit_test(test_never_worse_a100),
+        cmocka_unit_test(test_equal_tasks_known),        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_node_limit_deterministic), cmocka_unit_test(test_bruteforce_a30),
+        cmocka_unit_test(test_bruteforce_a100),          cmocka_unit_test(test_bruteforce_h_b),
+        cmocka_unit_test(test_rules_lose_nothing),       cmocka_unit_test(test_pack_loses_nothing),
+        cmocka_unit_test(test_never_worse_a30),          cmocka_unit_test(test_never_worse_a100),
         cmocka_unit_test(test_never_above_a_valid_plan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -110,8 +110,8 @@ static char *render(const ms_schedule *s, const ms_workload *w, bool html)
 /* Names with XML specials; MISO reconfigures on them. */
 static ms_workload *workload(void)
 {
-    static const char *const names[] = {"a<b", "c&d", "\"quoted\"", "plain", "it's", "x>y",
-                                        "long-task", "t7", "t8", "t9", "t10", "t11"};
+    static const char *const names[] = {"a<b",       "c&d", "\"quoted\"", "plain", "it's", "x>y",
+                                        "long-task", "t7",  "t8",         "t9",    "t10",  "t11"};
     ms_workload *w = ms_workload_new();
     for (int i = 0; i < 12; i++) {
         double t[MS_MAX_SLICES + 1];
@@ -132,8 +132,12 @@ static void escaped(const char *name, char *out, size_t len)
 {
     size_t o = 0;
     for (const char *c = name; *c && o + 7 < len; c++) {
-        const char *e = *c == '<' ? "&lt;" : *c == '>' ? "&gt;" : *c == '&' ? "&amp;"
-                      : *c == '"' ? "&quot;" : *c == '\'' ? "&#39;" : NULL;
+        const char *e = *c == '<'    ? "&lt;"
+                        : *c == '>'  ? "&gt;"
+                        : *c == '&'  ? "&amp;"
+                        : *c == '"'  ? "&quot;"
+                        : *c == '\'' ? "&#39;"
+                                     : NULL;
         if (e)
             o += (size_t)snprintf(out + o, len - o, "%s", e);
         else
@@ -264,8 +268,10 @@ static void chart_escapes_text(void **state)
 {
     double x[] = {1, 2}, y[] = {3, 4};
     ms_chart_series s = {"a<b & \"c\"", x, y, 2, NULL, MS_CHART_POINTS};
-    ms_chart_panel p = {.title = "<&\">", .x = {.label = "x & y", .lo = NAN, .hi = NAN},
-                        .y = {.label = "\"y\"", .lo = NAN, .hi = NAN}, .series = &s,
+    ms_chart_panel p = {.title = "<&\">",
+                        .x = {.label = "x & y", .lo = NAN, .hi = NAN},
+                        .y = {.label = "\"y\"", .lo = NAN, .hi = NAN},
+                        .series = &s,
                         .nseries = 1};
     ms_chart c = {.title = "t<1>", .note = "n&m"};
     FILE *f = tmpfile();
@@ -302,8 +308,8 @@ static void chart_panel_layout(void **state)
                             {"two", x, x, 3, NULL, MS_CHART_DASHED}};
     ms_chart_panel p[3];
     for (int i = 0; i < 3; i++)
-        p[i] = (ms_chart_panel){.x = {.lo = NAN, .hi = NAN}, .y = {.lo = NAN, .hi = NAN},
-                                .series = s, .nseries = 2};
+        p[i] = (ms_chart_panel){
+            .x = {.lo = NAN, .hi = NAN}, .y = {.lo = NAN, .hi = NAN}, .series = s, .nseries = 2};
     ms_chart c = {.columns = 2, .panel_width = 300, .panel_height = 200, .shared_legend = true};
     FILE *f = tmpfile();
     assert_non_null(f);
@@ -359,14 +365,10 @@ static void write_file_by_extension(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(checker_rejects),
-        cmocka_unit_test(svg_shows_everything),
-        cmocka_unit_test(html_well_formed),
-        cmocka_unit_test(panels),
-        cmocka_unit_test(write_file_by_extension),
-        cmocka_unit_test(log_axis_ticks),
-        cmocka_unit_test(chart_escapes_text),
-        cmocka_unit_test(chart_panel_layout),
+        cmocka_unit_test(checker_rejects),         cmocka_unit_test(svg_shows_everything),
+        cmocka_unit_test(html_well_formed),        cmocka_unit_test(panels),
+        cmocka_unit_test(write_file_by_extension), cmocka_unit_test(log_axis_ticks),
+        cmocka_unit_test(chart_escapes_text),      cmocka_unit_test(chart_panel_layout),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -39,8 +39,8 @@ static double far_makespan(const ms_workload *w, const ms_gpu_model *gpu, int ba
     return makespan(s);
 }
 
-static double policy_makespan(const ms_rl_model *m, const ms_gpu_model *gpu,
-                              const ms_workload *w, bool online)
+static double policy_makespan(const ms_rl_model *m, const ms_gpu_model *gpu, const ms_workload *w,
+                              bool online)
 {
     ms_schedule *s = NULL;
     ms_error err;

@@ -46,8 +46,7 @@ static ms_schedule *plan_with(const char *algo, const ms_workload *w, int model,
     ms_schedule *s = NULL;
     ms_error err = {0};
     if (ms_offline_schedule(algo, w, ms_gpu_builtin("A100-40GB"), 1, &o, &s, &err))
-        fail_msg("%s (%s, n=%d): %s", algo, model >= 0 ? models[model].file : "-", w->n,
-                 err.msg);
+        fail_msg("%s (%s, n=%d): %s", algo, model >= 0 ? models[model].file : "-", w->n, err.msg);
     ms_validation v = {0};
     if (ms_schedule_validate(s, w, &v)) {
         print_error("%s (%s, n=%d, queue %s): %s: %s\n", algo,
@@ -60,14 +59,12 @@ static ms_schedule *plan_with(const char *algo, const ms_workload *w, int model,
 }
 
 /* With the agent's default rule of decision. */
-static ms_schedule *plan(const char *algo, const ms_workload *w, int model, int queue,
-                         int no_guard)
+static ms_schedule *plan(const char *algo, const ms_workload *w, int model, int queue, int no_guard)
 {
     return plan_with(algo, w, model, queue, no_guard, MS_RL_ROLLOUT_DEFAULT);
 }
 
-static double makespan(const char *algo, const ms_workload *w, int model, int queue,
-                       int no_guard)
+static double makespan(const char *algo, const ms_workload *w, int model, int queue, int no_guard)
 {
     ms_schedule *s = plan(algo, w, model, queue, no_guard);
     double m = ms_schedule_makespan(s);
@@ -122,7 +119,8 @@ static void test_fifteen_not_worse(void **state)
             double whole = makespan("rl", w, m, d.rl.queue, 0);
             if (whole > seq * (1 + 1e-12))
                 fail_msg("%s, queue %d: 15 tasks take %.4f s, the first 14 then FAR's 15th "
-                         "%.4f s", models[m].file, q, whole, seq);
+                         "%.4f s",
+                         models[m].file, q, whole, seq);
             ms_schedule_free(h);
             ms_workload_free(head);
             ms_workload_free(last);

@@ -225,7 +225,8 @@ static void test_decide_is_gated_best_completion(void **state)
     }
     ms_rl_rollout_stats st = ms_rl_rollout_get_stats(g.ro);
     print_message("decide: %ld decisions, %d rolled out, %d departed; %ld passes, %ld cut, "
-                  "%ld merged\n", st.decisions, rolled, departed, st.passes, st.cut, st.merged);
+                  "%ld merged\n",
+                  st.decisions, rolled, departed, st.passes, st.cut, st.merged);
     assert_true(departed > 0 && st.cut > 0 && st.merged > 0);
     rig_free(&g);
 }
@@ -236,8 +237,8 @@ static ms_schedule *plan(const ms_workload *w, int rollout, float gap)
     assert_int_equal(ms_rl_schedule(&model, gpu(), w, false, rollout, gap, &s, NULL), 0);
     ms_validation v = {0};
     if (ms_schedule_validate(s, w, &v)) {
-        print_error("rollout %d, gap %g, n=%d: %s: %s\n", rollout, (double)gap, w->n,
-                    v.v[0].rule, v.v[0].msg);
+        print_error("rollout %d, gap %g, n=%d: %s: %s\n", rollout, (double)gap, w->n, v.v[0].rule,
+                    v.v[0].msg);
         ms_validation_fini(&v);
         fail();
     }

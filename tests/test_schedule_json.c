@@ -32,8 +32,8 @@ static ms_schedule *sample(void)
     const ms_gpu_model *g = A100();
     ms_schedule *s = ms_schedule_new(g, 1, "far");
     ms_schedule_add_instance(s, 0, ms_gpu_profile_by_name(g, "2g.10gb"), 0, NAN, NAN, 2.0, 2.2);
-    ms_schedule_add_instance(s, 0, ms_gpu_profile_by_name(g, "4g.20gb"), 0, 2.2, 2.2 + 0.21,
-                             NAN, NAN);
+    ms_schedule_add_instance(s, 0, ms_gpu_profile_by_name(g, "4g.20gb"), 0, 2.2, 2.2 + 0.21, NAN,
+                             NAN);
     ms_schedule_add_task(s, 0, 0, 0, 2);
     ms_schedule_add_task(s, 1, 1, 2.41, 3.41);
     ms_schedule_set_stat(s, "compute_seconds", 0.00123);
@@ -187,8 +187,9 @@ static void test_round_trip(void **st)
     ms_schedule *r2;
     assert_int_equal(ms_schedule_parse_json(text, strlen(text), "mem", A100(), &r2, &err), 0);
     ms_schedule_free(r2);
-    assert_int_equal(ms_schedule_parse_json(text, strlen(text), "mem", ms_gpu_builtin("H100"),
-                                            &r2, &err), MS_EINVAL);
+    assert_int_equal(
+        ms_schedule_parse_json(text, strlen(text), "mem", ms_gpu_builtin("H100"), &r2, &err),
+        MS_EINVAL);
     assert_null(r2);
     assert_non_null(strstr(err.msg, "gpu_model: the schedule is for 'A100-40GB'"));
     free(again);
@@ -255,11 +256,31 @@ static double test_double(ms_rng *rng, int i)
     }
 }
 
-static const double edge_doubles[] = {0.0, -0.0, 1.0, 0.1, 0.3, 1e-300, 1e300, DBL_MAX,
-                                      DBL_MIN, DBL_TRUE_MIN, 5e-324, 2.2250738585072009e-308,
-                                      9007199254740993.0, 123456789012345678.0, 0.1 + 0.2,
-                                      0.5, 2.5, 0.125, 1e-5, 9.9999999999999995e-5, 1e15,
-                                      1e16, 1e17, 123456.5, -7.25e-7};
+static const double edge_doubles[] = {0.0,
+                                      -0.0,
+                                      1.0,
+                                      0.1,
+                                      0.3,
+                                      1e-300,
+                                      1e300,
+                                      DBL_MAX,
+                                      DBL_MIN,
+                                      DBL_TRUE_MIN,
+                                      5e-324,
+                                      2.2250738585072009e-308,
+                                      9007199254740993.0,
+                                      123456789012345678.0,
+                                      0.1 + 0.2,
+                                      0.5,
+                                      2.5,
+                                      0.125,
+                                      1e-5,
+                                      9.9999999999999995e-5,
+                                      1e15,
+                                      1e16,
+                                      1e17,
+                                      123456.5,
+                                      -7.25e-7};
 
 /* real_digits against the oracle on 300,000 doubles and the edge values. */
 static void test_real_digits_oracle(void **st)
@@ -325,8 +346,9 @@ static void test_reader_errors(void **st)
 {
     (void)st;
 #define HEAD "{\"format\": \"migsched-schedule/1\", \"gpu_model\": \"A100-40GB\", "
-#define I0 "{\"id\": 0, \"gpu\": 0, \"profile\": \"7g.40gb\", \"start_slot\": 0, \"create_start\": 0, " \
-           "\"create_end\": 0.24, \"destroy_start\": null, \"destroy_end\": null}"
+#define I0                                                                                       \
+    "{\"id\": 0, \"gpu\": 0, \"profile\": \"7g.40gb\", \"start_slot\": 0, \"create_start\": 0, " \
+    "\"create_end\": 0.24, \"destroy_start\": null, \"destroy_end\": null}"
 #define T0 "{\"index\": 0, \"instance\": 0, \"start\": 0.24, \"end\": 1.24}"
     static const struct {
         const char *text, *msg;
@@ -341,43 +363,48 @@ static void test_reader_errors(void **st)
         {HEAD "\"gpus\": 1.5, \"instances\": [], \"tasks\": []}", "gpus: expected an integer"},
         {HEAD "\"tasks\": []}", "s.json: instances: missing"},
         {HEAD "\"instances\": {}, \"tasks\": []}", "instances: expected an array"},
-        {HEAD "\"instances\": [" I0 ", " I0 "], \"tasks\": []}",
-         "instances[1].id: 0, expected 1"},
+        {HEAD "\"instances\": [" I0 ", " I0 "], \"tasks\": []}", "instances[1].id: 0, expected 1"},
         {HEAD "\"instances\": [" I0 ", {\"id\": 1, \"gpu\": 0, \"profile\": \"1g.5gb\", "
               "\"start_slot\": 0}, {\"id\": 2, \"gpu\": 0, \"profile\": \"9g.1gb\", "
               "\"start_slot\": 0}], \"tasks\": []}",
          "s.json: instances[2].profile: unknown profile '9g.1gb' for A100-40GB"},
-        {HEAD "\"instances\": [{\"id\": 0, \"gpu\": 0, \"profile\": \"7g.40gb\", \"start_slot\": 0, "
-              "\"slices\": 3}], \"tasks\": []}",
+        {HEAD
+         "\"instances\": [{\"id\": 0, \"gpu\": 0, \"profile\": \"7g.40gb\", \"start_slot\": 0, "
+         "\"slices\": 3}], \"tasks\": []}",
          "instances[0].slices: 3, but 7g.40gb has 7"},
         {HEAD "\"instances\": [{\"id\": 0, \"profile\": \"7g.40gb\", \"start_slot\": 0}], "
               "\"tasks\": []}",
          "instances[0].gpu: missing"},
-        {HEAD "\"instances\": [{\"id\": 0, \"gpu\": 0, \"profile\": \"7g.40gb\", \"start_slot\": 0, "
-              "\"create_start\": \"soon\"}], \"tasks\": []}",
+        {HEAD
+         "\"instances\": [{\"id\": 0, \"gpu\": 0, \"profile\": \"7g.40gb\", \"start_slot\": 0, "
+         "\"create_start\": \"soon\"}], \"tasks\": []}",
          "instances[0].create_start: expected a number or null"},
         {HEAD "\"instances\": [" I0 "], \"tasks\": [" T0 ", {\"index\": 1, \"instance\": 5, "
               "\"start\": 1, \"end\": 2}]}",
          "tasks[1].instance: no instance 5 (the schedule has 1)"},
-        {HEAD "\"instances\": [" I0 "], \"tasks\": [{\"index\": 0, \"instance\": 0, \"start\": null, "
+        {HEAD "\"instances\": [" I0
+              "], \"tasks\": [{\"index\": 0, \"instance\": 0, \"start\": null, "
               "\"end\": 1}]}",
          "tasks[0].start: expected a number"},
         {HEAD "\"instances\": [" I0 "], \"tasks\": [{\"instance\": 0, \"start\": 0, \"end\": 1}]}",
          "tasks[0].index: missing"},
         {HEAD "\"instances\": [" I0 "], \"tasks\": [" T0 "], \"initial\": [0]}",
          "initial[0]: instance 0 has creation times"},
-        {HEAD "\"instances\": [{\"id\": 0, \"gpu\": 0, \"profile\": \"7g.40gb\", \"start_slot\": 0, "
-              "\"create_start\": null, \"create_end\": null}], \"tasks\": []}",
+        {HEAD
+         "\"instances\": [{\"id\": 0, \"gpu\": 0, \"profile\": \"7g.40gb\", \"start_slot\": 0, "
+         "\"create_start\": null, \"create_end\": null}], \"tasks\": []}",
          "instances[0].create_start: null, but instance 0 is not in \"initial\""},
         {HEAD "\"instances\": [" I0 "], \"tasks\": [], \"stats\": {\"moves\": \"many\"}}",
          "stats.moves: expected a number"},
         {HEAD "\"gpus\": 1, \"gpus\": 2, \"instances\": [], \"tasks\": []}", "s.json:1:"},
-        {HEAD "\"algorithm\": 7, \"instances\": [], \"tasks\": []}", "algorithm: expected a string"},
+        {HEAD "\"algorithm\": 7, \"instances\": [], \"tasks\": []}",
+         "algorithm: expected a string"},
         {HEAD "\"instances\": [" I0 "], \"tasks\": [{\"index\": 0, \"instance\": 0, \"start\": 0, "
               "\"end\": 1e300}]}",
          "tasks[0].end: 1e+300 is over the ceiling of 1e9 s"},
-        {HEAD "\"instances\": [{\"id\": 0, \"gpu\": 0, \"profile\": \"7g.40gb\", \"start_slot\": 0, "
-              "\"create_start\": -1e300}], \"tasks\": []}",
+        {HEAD
+         "\"instances\": [{\"id\": 0, \"gpu\": 0, \"profile\": \"7g.40gb\", \"start_slot\": 0, "
+         "\"create_start\": -1e300}], \"tasks\": []}",
          "instances[0].create_start: -1e+300 is over the ceiling"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -389,7 +416,7 @@ static void test_reader_errors(void **st)
             print_message("case %zu: rc %d, message '%s', want '%s'\n", i, rc, err.msg,
                           cases[i].msg);
         assert_int_equal(rc, MS_EINVAL);
-        assert_null(s);  /* never half-loaded */
+        assert_null(s); /* never half-loaded */
         assert_non_null(strstr(err.msg, cases[i].msg));
     }
 }
@@ -546,7 +573,7 @@ static void test_gantt(void **st)
     print_message("%s", buf);
     assert_non_null(strstr(buf, "makespan 3.41 s"));
     assert_non_null(strstr(buf, "g0 2g.10gb@0   |[a===="));
-    assert_non_null(strstr(buf, "====]xxxxx\n"));      /* destruction after a */
+    assert_non_null(strstr(buf, "====]xxxxx\n"));       /* destruction after a */
     assert_non_null(strstr(buf, "+++++[b \"quoted\"")); /* creation, then b */
     for (char *line = buf; *line;) {                    /* fits a 100-column terminal */
         char *nl = strchr(line, '\n');
@@ -562,12 +589,18 @@ static void test_gantt(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_golden_bytes), cmocka_unit_test(test_round_trip),
-        cmocka_unit_test(test_exact_reals),  cmocka_unit_test(test_empty),
-        cmocka_unit_test(test_reader_errors), cmocka_unit_test(test_read_file),
-        cmocka_unit_test(test_normalize),     cmocka_unit_test(test_metrics),
-        cmocka_unit_test(test_gantt),         cmocka_unit_test(test_match_workload),
-        cmocka_unit_test(test_real_digits_oracle), cmocka_unit_test(test_real_text_oracle),
+        cmocka_unit_test(test_golden_bytes),
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_exact_reals),
+        cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_reader_errors),
+        cmocka_unit_test(test_read_file),
+        cmocka_unit_test(test_normalize),
+        cmocka_unit_test(test_metrics),
+        cmocka_unit_test(test_gantt),
+        cmocka_unit_test(test_match_workload),
+        cmocka_unit_test(test_real_digits_oracle),
+        cmocka_unit_test(test_real_text_oracle),
         cmocka_unit_test(test_write_blocks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

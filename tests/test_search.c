@@ -4,11 +4,11 @@
  * task, ends no earlier than l_bound and no later than FAR, FIXPARTBEST or miso-eager on
  * the same input. Determinism: same seed and thread count (1 and 2), same bytes; the
  * starting schedules, computed on 1, 2 or 5 threads, are the same bytes in the same order. Golden:
- * the Rodinia sample (the proved optimum), two CFD-like tasks (search finds the proved optimum where FAR runs
- * them one after the other), a 7-task batch that needs a list split over its node's
- * children, one whose optimum only the exact phase finds, the learned policy as a starting point, bad options. Batches
- * of 2 to 5 tasks on one GPU: search reaches the proved optimum (its exact phase).
- * MIGSCHED_PROPERTY_CASES overrides the count. */
+ * the Rodinia sample (the proved optimum), two CFD-like tasks (search finds the proved optimum
+ * where FAR runs them one after the other), a 7-task batch that needs a list split over its node's
+ * children, one whose optimum only the exact phase finds, the learned policy as a starting point,
+ * bad options. Batches of 2 to 5 tasks on one GPU: search reaches the proved optimum (its exact
+ * phase). MIGSCHED_PROPERTY_CASES overrides the count. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,9 +19,13 @@
 #include "support.h"
 #include "migsched/offline.h"
 
-static const char *const presets[] = {
-    "POORSCALING,WIDETIMES", "MIXEDSCALING,NARROWTIMES", "GOODSCALING,WIDETIMES",
-    "MIXSCALINGEXTREME,WIDETIMES", "PATHO4", "PATHO2,WIDETIMES", "PATHOMIX"};
+static const char *const presets[] = {"POORSCALING,WIDETIMES",
+                                      "MIXEDSCALING,NARROWTIMES",
+                                      "GOODSCALING,WIDETIMES",
+                                      "MIXSCALINGEXTREME,WIDETIMES",
+                                      "PATHO4",
+                                      "PATHO2,WIDETIMES",
+                                      "PATHOMIX"};
 
 static int case_count(void)
 {
@@ -30,8 +34,8 @@ static int case_count(void)
     return n > 0 ? n : 2000;
 }
 
-static ms_schedule *run(const char *algo, const ms_workload *w, const ms_gpu_model *gpu,
-                        int gpus, const ms_offline_options *o, int c)
+static ms_schedule *run(const char *algo, const ms_workload *w, const ms_gpu_model *gpu, int gpus,
+                        const ms_offline_options *o, int c)
 {
     ms_schedule *s = NULL;
     ms_error err;
@@ -108,8 +112,8 @@ static void test_random_workloads(void **state)
         for (int a = 0; a < 3; a++) {
             ms_schedule *b = run(others[a], w, gpu, gpus, &o, c);
             if (b && ms > ms_schedule_makespan(b) * (1 + 1e-12))
-                fail_msg("case %d (%s x%d, n=%d, batch %d): search %.9g > %s %.9g", c,
-                         gpu->name, gpus, n, o.batch, ms, others[a], ms_schedule_makespan(b));
+                fail_msg("case %d (%s x%d, n=%d, batch %d): search %.9g > %s %.9g", c, gpu->name,
+                         gpus, n, o.batch, ms, others[a], ms_schedule_makespan(b));
             if (a == 0 && b)
                 improved += ms < ms_schedule_makespan(b);
             ms_schedule_free(b);
@@ -117,8 +121,7 @@ static void test_random_workloads(void **state)
         ms_schedule_free(s);
         ms_workload_free(w);
     }
-    print_message("search property: %d random workloads, %d shorter than FAR\n", cases,
-                  improved);
+    print_message("search property: %d random workloads, %d shorter than FAR\n", cases, improved);
     assert_true(improved > cases / 4); /* the search does find better plans */
 }
 
@@ -156,7 +159,8 @@ static void test_deterministic(void **state)
             o.batch = 6;
             o.far.concat = MS_CONCAT_OVERLAP;
         }
-        ms_schedule *a = run("search", w, gpu, gpus, &o, c), *b = run("search", w, gpu, gpus, &o, c);
+        ms_schedule *a = run("search", w, gpu, gpus, &o, c),
+                    *b = run("search", w, gpu, gpus, &o, c);
         char *ja = json_of(a, w), *jb = json_of(b, w);
         assert_string_equal(ja, jb);
         free(ja);
@@ -282,8 +286,8 @@ static ms_schedule *assert_reaches_optimum(const double times[7][5], double expe
     const ms_gpu_model *gpu = ms_gpu_builtin("A100-40GB");
     ms_workload *w = ms_workload_new();
     for (int i = 0; i < 7; i++) {
-        double t[MS_MAX_SLICES + 1] = {0, times[i][0], times[i][1], times[i][2], times[i][3],
-                                       0, 0, times[i][4]};
+        double t[MS_MAX_SLICES + 1] = {0,           times[i][0], times[i][1], times[i][2],
+                                       times[i][3], 0,           0,           times[i][4]};
         char name[8];
         snprintf(name, sizeof name, "t%d", i + 1);
         assert_int_equal(ms_workload_add(w, name, t, NULL, NULL, NULL), MS_OK);
@@ -310,21 +314,20 @@ static ms_schedule *assert_reaches_optimum(const double times[7][5], double expe
 static void test_split_batch(void **state)
 {
     (void)state;
-    static const double times[7][5] = {
-        {56.43390321648509, 28.216951608242546, 25.15861751056135,
-         24.359751797925284, 21.908517983538335},
-        {75.81674631184588, 65.56216519007053, 63.82394125978317,
-         60.253700867250004, 49.72049097624073},
-        {44.46081913626019, 35.422380205559044, 32.90907663363652,
-         30.67306358020917, 27.811690700755648},
-        {89.42132822370293, 52.47625946173617, 43.730216218113476,
-         38.26393919084929, 35.877937618904795},
-        {90.90049994553627, 74.26909467713982, 66.96616119492383,
-         60.35238742455232, 53.27590726311329},
-        {56.61597334212967, 33.45422522222326, 30.023363801361253,
-         30.006480460035053, 23.798596686205585},
-        {95.59472644493084, 71.69604483369812, 61.018693779513086,
-         57.50149954911162, 49.14629075754233}};
+    static const double times[7][5] = {{56.43390321648509, 28.216951608242546, 25.15861751056135,
+                                        24.359751797925284, 21.908517983538335},
+                                       {75.81674631184588, 65.56216519007053, 63.82394125978317,
+                                        60.253700867250004, 49.72049097624073},
+                                       {44.46081913626019, 35.422380205559044, 32.90907663363652,
+                                        30.67306358020917, 27.811690700755648},
+                                       {89.42132822370293, 52.47625946173617, 43.730216218113476,
+                                        38.26393919084929, 35.877937618904795},
+                                       {90.90049994553627, 74.26909467713982, 66.96616119492383,
+                                        60.35238742455232, 53.27590726311329},
+                                       {56.61597334212967, 33.45422522222326, 30.023363801361253,
+                                        30.006480460035053, 23.798596686205585},
+                                       {95.59472644493084, 71.69604483369812, 61.018693779513086,
+                                        57.50149954911162, 49.14629075754233}};
     ms_schedule_free(assert_reaches_optimum(times, 91.0605));
 }
 
@@ -335,21 +338,20 @@ static void test_split_batch(void **state)
 static void test_exact_phase_batch(void **state)
 {
     (void)state;
-    static const double times[7][5] = {
-        {84.198634046631867, 22.008990689250314, 11.114275132147867,
-         7.5046039854099726, 4.4657356144202129},
-        {53.085036374827858, 26.542518187413929, 18.62255183118377,
-         14.875642079200938, 9.2842955335591935},
-        {6.3016217245817767, 6.3016217245817767, 5.2513514371514809,
-         5.0866993208748754, 4.251027289588289},
-        {41.551307075945616, 38.070301507251543, 31.725251256042952,
-         31.121607915240968, 27.217872909488108},
-        {4.7683926689735765, 2.8610356013841458, 2.0186345615680295,
-         1.5933632368392543, 0.93884911279515493},
-        {40.85978634240395, 37.570043556588899, 33.195105374342482,
-         30.250072526066013, 25.254623716468931},
-        {66.039209154984036, 33.019604577492018, 27.516337147910015,
-         26.638103577177972, 22.507709806028508}};
+    static const double times[7][5] = {{84.198634046631867, 22.008990689250314, 11.114275132147867,
+                                        7.5046039854099726, 4.4657356144202129},
+                                       {53.085036374827858, 26.542518187413929, 18.62255183118377,
+                                        14.875642079200938, 9.2842955335591935},
+                                       {6.3016217245817767, 6.3016217245817767, 5.2513514371514809,
+                                        5.0866993208748754, 4.251027289588289},
+                                       {41.551307075945616, 38.070301507251543, 31.725251256042952,
+                                        31.121607915240968, 27.217872909488108},
+                                       {4.7683926689735765, 2.8610356013841458, 2.0186345615680295,
+                                        1.5933632368392543, 0.93884911279515493},
+                                       {40.85978634240395, 37.570043556588899, 33.195105374342482,
+                                        30.250072526066013, 25.254623716468931},
+                                       {66.039209154984036, 33.019604577492018, 27.516337147910015,
+                                        26.638103577177972, 22.507709806028508}};
     ms_schedule *s = assert_reaches_optimum(times, 41.298743897);
     assert_true(ms_schedule_stat(s, "nodes") >= 1);
     assert_true(ms_schedule_stat(s, "nodes") <=
@@ -380,8 +382,8 @@ static void test_small_batches_optimal(void **state)
         for (int k = 0; c % 3 == 1 && k < gpu->partitions[c % gpu->npartitions].n; k++) {
             ms_error err;
             assert_int_equal(ms_initial_add(&held, gpu, 0,
-                                            gpu->partitions[c % gpu->npartitions].inst[k], 0,
-                                            &err), MS_OK);
+                                            gpu->partitions[c % gpu->npartitions].inst[k], 0, &err),
+                             MS_OK);
         }
         o.initial = &held;
         ms_schedule *s = run("search", w, gpu, 1, &o, c);
@@ -449,11 +451,15 @@ static void test_bad_options(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rodinia_sample), cmocka_unit_test(test_cfd_pair),
-        cmocka_unit_test(test_split_batch),    cmocka_unit_test(test_exact_phase_batch),
-        cmocka_unit_test(test_rl_start),       cmocka_unit_test(test_bad_options),
+        cmocka_unit_test(test_rodinia_sample),
+        cmocka_unit_test(test_cfd_pair),
+        cmocka_unit_test(test_split_batch),
+        cmocka_unit_test(test_exact_phase_batch),
+        cmocka_unit_test(test_rl_start),
+        cmocka_unit_test(test_bad_options),
         cmocka_unit_test(test_small_batches_optimal),
-        cmocka_unit_test(test_deterministic),  cmocka_unit_test(test_starts_threads),
+        cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_starts_threads),
         cmocka_unit_test(test_random_workloads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -82,7 +82,7 @@ static void test_mig(void **state)
     assert_int_equal(msp_body_user(body, sizeof body, "bob\"", err, sizeof err), -1);
     assert_non_null(strstr(err, "is not one migsched takes"));
     assert_int_equal(msp_body_user(body, sizeof body, "", err, sizeof err), -1);
-    assert_string_equal(body, "{\"slices\": 3}");  /* untouched by a refusal */
+    assert_string_equal(body, "{\"slices\": 3}"); /* untouched by a refusal */
     char small[20] = "{\"slices\": 3}";
     assert_int_equal(msp_body_user(small, sizeof small, "alice", err, sizeof err), -1);
     assert_non_null(strstr(err, "no room"));
@@ -119,8 +119,8 @@ static void test_retry_reason(void **state)
     static const long FINAL[] = {400, 403, 404, 409, 429, 500};
     for (size_t i = 0; i < sizeof FINAL / sizeof *FINAL; i++)
         assert_null(msp_retry_reason(FINAL[i], 0));
-    assert_null(msp_retry_reason(0, 0));       /* a timeout, a reply cut short */
-    assert_null(msp_retry_reason(0, EACCES));  /* the socket's mode: waiting changes nothing */
+    assert_null(msp_retry_reason(0, 0));      /* a timeout, a reply cut short */
+    assert_null(msp_retry_reason(0, EACCES)); /* the socket's mode: waiting changes nothing */
 }
 
 /* Pauses double from 0.1 s to the 2 s cap; the last is cut at the deadline, then none. */
@@ -137,7 +137,7 @@ static void test_backoff(void **state)
         now += w;
     }
     assert_near(now, 109.1, 1e-9);
-    assert_near(msp_backoff_next(&b, now), 0.9, 1e-9);  /* up to the deadline only */
+    assert_near(msp_backoff_next(&b, now), 0.9, 1e-9); /* up to the deadline only */
     assert_true(msp_backoff_next(&b, 110) < 0);
     assert_true(msp_backoff_next(&b, 250) < 0);
     msp_backoff_init(&b, 5, 0.05);
@@ -147,7 +147,7 @@ static void test_backoff(void **state)
 /* A stand-in for migschedd: answers each connection with the next of its replies. */
 typedef struct stand_in {
     int fd;
-    const char *const *replies;  /* "STATUS BODY" each */
+    const char *const *replies; /* "STATUS BODY" each */
     int n, served;
     pthread_t thread;
 } stand_in;
@@ -174,13 +174,14 @@ static void *serve(void *arg)
         int status = atoi(s->replies[s->served]);
         const char *body = strchr(s->replies[s->served], ' ') + 1;
         char out[1024];
-        int len = snprintf(out, sizeof out, "HTTP/1.1 %d X\r\nContent-Type: application/json\r\n"
-                           "Content-Length: %zu\r\nConnection: close\r\n\r\n%s", status,
-                           strlen(body), body);
+        int len = snprintf(out, sizeof out,
+                           "HTTP/1.1 %d X\r\nContent-Type: application/json\r\n"
+                           "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
+                           status, strlen(body), body);
         ssize_t w = write(c, out, (size_t)len);
         close(c);
         if (w != len)
-            break;  /* the client's assertions then say what is missing */
+            break; /* the client's assertions then say what is missing */
     }
     return NULL;
 }
@@ -227,8 +228,9 @@ static void stand_in_conf(msp_conf *c, const char *path, double timeout)
     notes = 0;
 }
 
-#define RUNNING "200 {\"id\": 7, \"state\": \"running\", \"mig_uuid\": \"MIG-x\", " \
-                "\"profile\": \"2g.10gb\", \"gpu\": 1}"
+#define RUNNING                                                         \
+    "200 {\"id\": 7, \"state\": \"running\", \"mig_uuid\": \"MIG-x\", " \
+    "\"profile\": \"2g.10gb\", \"gpu\": 1}"
 
 /* 503 while stopping and a queued allocation are waited out; a refusal is final at once. */
 static void test_stand_in_replies(void **state)
@@ -248,7 +250,7 @@ static void test_stand_in_replies(void **state)
     assert_int_equal(msp_acquire(&c, 12, 0, "{\"slices\": 2}", &in, err, sizeof err), 0);
     stand_in_stop(&s, path);
     assert_int_equal(s.served, 4);
-    assert_int_equal(notes, 2);  /* once per retry, not for the queued wait */
+    assert_int_equal(notes, 2); /* once per retry, not for the queued wait */
     assert_string_equal(last_note, "job 12: PUT /v1/allocations/12/steps/0: migschedd is "
                                    "stopping (HTTP 503); retrying in 0.2 s");
     assert_string_equal(in.mig_uuid, "MIG-x");
@@ -262,9 +264,8 @@ static void test_stand_in_replies(void **state)
     assert_int_equal(notes, 0);
     assert_string_equal(err, "holds an allocation of 3g (HTTP 409)");
 
-    static const char *const RELEASED[] = {
-        "503 {\"error\": \"migschedd is stopping\"}",
-        "404 {\"error\": \"Slurm job 12 holds no allocation\"}"};
+    static const char *const RELEASED[] = {"503 {\"error\": \"migschedd is stopping\"}",
+                                           "404 {\"error\": \"Slurm job 12 holds no allocation\"}"};
     stand_in_start(&s, path, RELEASED, 2);
     stand_in_conf(&c, path, 30);
     assert_int_equal(msp_release(&c, 12, 0, 0, err, sizeof err), 0);
@@ -281,18 +282,18 @@ static void test_stand_in_down(void **state)
     snprintf(path, sizeof path, "/tmp/msp-test-%ld.sock", (long)getpid());
     msp_conf c;
     stand_in s;
-    stand_in_start(&s, path, NULL, 0);  /* bound, not listening: refused */
+    stand_in_start(&s, path, NULL, 0); /* bound, not listening: refused */
     stand_in_conf(&c, path, 0.35);
     assert_int_equal(msp_release(&c, 3, 0, 1, err, sizeof err), -1);
     stand_in_stop(&s, path);
-    assert_true(notes >= 2);  /* 0.1, 0.2, then what is left of 0.35 s */
+    assert_true(notes >= 2); /* 0.1, 0.2, then what is left of 0.35 s */
     assert_non_null(strstr(last_note, "job 3: DELETE /v1/allocations/3: connection refused; "
                                       "retrying in "));
     assert_non_null(strstr(err, "cannot reach migschedd at unix:"));
     assert_non_null(strstr(err, "(connection refused; gave up after "));
     assert_non_null(strstr(err, " s, the plugin's timeout)"));
 
-    stand_in_conf(&c, path, 0.35);  /* the socket file is gone */
+    stand_in_conf(&c, path, 0.35); /* the socket file is gone */
     msp_instance in;
     assert_int_equal(msp_acquire(&c, 3, 0, "{\"slices\": 1}", &in, err, sizeof err), -1);
     assert_true(notes >= 2);
@@ -301,9 +302,11 @@ static void test_stand_in_down(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_args), cmocka_unit_test(test_mig),
-        cmocka_unit_test(test_retry_reason), cmocka_unit_test(test_backoff),
-        cmocka_unit_test(test_stand_in_replies), cmocka_unit_test(test_stand_in_down)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_args),
+                                       cmocka_unit_test(test_mig),
+                                       cmocka_unit_test(test_retry_reason),
+                                       cmocka_unit_test(test_backoff),
+                                       cmocka_unit_test(test_stand_in_replies),
+                                       cmocka_unit_test(test_stand_in_down)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,8 +1,8 @@
 /* test_train_demo.c: demonstrations in training (`train --demonstrate-share`): FAR's plans
  * are given where they beat the untrained policy and teach through the imitation term
- * (the only labels here); a plan no better than the policy's own episode is never given; a demonstrator's
- * error stops training with its message; online policies are refused; the share survives
- * a checkpoint. */
+ * (the only labels here); a plan no better than the policy's own episode is never given; a
+ * demonstrator's error stops training with its message; online policies are refused; the share
+ * survives a checkpoint. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

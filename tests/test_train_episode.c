@@ -7,7 +7,7 @@
 #include "support.h"
 
 #define TASKS 100 /* rl-eval's dataset */
-#define N 14
+#define N     14
 
 static const ms_gpu_model *a100(void) { return ms_gpu_builtin("A100-40GB"); }
 

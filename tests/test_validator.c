@@ -95,7 +95,7 @@ static void test_duplicate(void **st)
 {
     (void)st;
     ms_schedule *s = base();
-    ms_schedule_add_task(s, 2, 1, 2.41, 3.41);  /* c again, on 3g after b */
+    ms_schedule_add_task(s, 2, 1, 2.41, 3.41); /* c again, on 3g after b */
     expect_only(s, MS_RULE_TASK_DUPLICATE, "task 2 (c) scheduled again at 2.41");
 }
 
@@ -111,7 +111,7 @@ static void test_duration(void **st)
 {
     (void)st;
     ms_schedule *s = base();
-    s->task[0].end = 1.11;  /* a needs 1 s on 4 slices */
+    s->task[0].end = 1.11; /* a needs 1 s on 4 slices */
     expect_only(s, MS_RULE_TASK_DURATION, "task 0 (a)");
 }
 
@@ -119,7 +119,7 @@ static void test_duration_cannot_run(void **st)
 {
     (void)st;
     ms_workload *w = workload3();
-    w->tasks[2].time[2] = INFINITY;  /* c does not fit 2g */
+    w->tasks[2].time[2] = INFINITY; /* c does not fit 2g */
     ms_schedule *s = base();
     ms_validation v;
     assert_int_equal(ms_schedule_validate(s, w, &v), 1);
@@ -134,7 +134,7 @@ static void test_duration_tolerance(void **st)
 {
     (void)st;
     ms_schedule *s = base();
-    s->task[2].end = 2.59 + 5e-10;  /* c: relative error 5e-10 <= 1e-9: accepted */
+    s->task[2].end = 2.59 + 5e-10; /* c: relative error 5e-10 <= 1e-9: accepted */
     expect_valid(s, workload3());
     s = base();
     s->task[2].end = 2.59 + 1e-8;
@@ -145,7 +145,7 @@ static void test_placement(void **st)
 {
     (void)st;
     ms_schedule *s = base();
-    s->inst[1].start_slot = 3;  /* 3g starts at 0 or 4 */
+    s->inst[1].start_slot = 3; /* 3g starts at 0 or 4 */
     expect_only(s, MS_RULE_PLACEMENT, "instance 1 (gpu 0, 3g.20gb@3)");
 }
 
@@ -153,7 +153,7 @@ static void test_placement_gpu(void **st)
 {
     (void)st;
     ms_schedule *s = base();
-    s->inst[1].gpu = 1;  /* the schedule has one GPU */
+    s->inst[1].gpu = 1; /* the schedule has one GPU */
     expect_only(s, MS_RULE_PLACEMENT, "gpu 1 outside 0..0");
 }
 
@@ -161,7 +161,7 @@ static void test_instance_overlap(void **st)
 {
     (void)st;
     ms_schedule *s = base();
-    s->task[2] = (ms_sched_task){2, 1, 2.0, 3.0, NULL};  /* c on 3g while b runs until 2.41 */
+    s->task[2] = (ms_sched_task){2, 1, 2.0, 3.0, NULL}; /* c on 3g while b runs until 2.41 */
     expect_only(s, MS_RULE_INSTANCE_OVERLAP, "task 1 (b) (0.41-2.41) overlaps task 2 (c)");
 }
 
@@ -169,7 +169,7 @@ static void test_lifetime_before_creation(void **st)
 {
     (void)st;
     ms_schedule *s = base();
-    s->task[1].start = 0.30;  /* 3g ready at 0.41 */
+    s->task[1].start = 0.30; /* 3g ready at 0.41 */
     s->task[1].end = 2.30;
     expect_only(s, MS_RULE_TASK_LIFETIME, "before its creation ends at 0.41");
 }
@@ -178,7 +178,7 @@ static void test_lifetime_after_destruction(void **st)
 {
     (void)st;
     ms_schedule *s = base();
-    s->task[2] = (ms_sched_task){2, 0, 1.30, 2.30, NULL};  /* c on 4g after destroy_start 1.21 */
+    s->task[2] = (ms_sched_task){2, 0, 1.30, 2.30, NULL}; /* c on 4g after destroy_start 1.21 */
     expect_only(s, MS_RULE_TASK_LIFETIME, "after its destruction began at 1.21");
 }
 
@@ -249,7 +249,7 @@ static void test_reconfig_serial(void **st)
 {
     (void)st;
     ms_schedule *s = base();
-    s->inst[1].create_start = 0.10;  /* during the 4g creation 0-0.21 */
+    s->inst[1].create_start = 0.10; /* during the 4g creation 0-0.21 */
     s->inst[1].create_end = 0.30;
     expect_only(s, MS_RULE_RECONFIG_SERIAL, "creation of instance 0");
 }
@@ -261,7 +261,7 @@ static void test_reconfig_serial_destroy(void **st)
     /* 3g destroyed after b (2.41-2.62) while the 2g is being created */
     s->inst[1].destroy_start = 2.41;
     s->inst[1].destroy_end = 2.62;
-    s->inst[2].create_start = 2.50;  /* overlaps the 3g destruction 2.41-2.62 */
+    s->inst[2].create_start = 2.50; /* overlaps the 3g destruction 2.41-2.62 */
     s->inst[2].create_end = 2.67;
     s->task[2].start = 2.67;
     s->task[2].end = 3.67;
@@ -272,7 +272,7 @@ static void test_reconfig_duration(void **st)
 {
     (void)st;
     ms_schedule *s = base();
-    s->inst[1].create_end = 0.30;  /* 3g creation takes 0.20 s */
+    s->inst[1].create_end = 0.30; /* 3g creation takes 0.20 s */
     expect_only(s, MS_RULE_RECONFIG_DURATION, "below 0.2 s");
 }
 
@@ -280,7 +280,7 @@ static void test_destroy_before_task(void **st)
 {
     (void)st;
     ms_schedule *s = base();
-    s->inst[0].destroy_start = 1.10;  /* a runs until 1.21 */
+    s->inst[0].destroy_start = 1.10; /* a runs until 1.21 */
     s->inst[0].destroy_end = 1.31;
     expect_only(s, MS_RULE_DESTROY_BEFORE_TASK,
                 "destroyed from 1.1 while task 0 (a) runs until 1.21");
@@ -290,7 +290,7 @@ static void test_times_null_pair(void **st)
 {
     (void)st;
     ms_schedule *s = base();
-    s->inst[1].destroy_start = 3.0;  /* destroy_end stays null */
+    s->inst[1].destroy_start = 3.0; /* destroy_end stays null */
     expect_only(s, MS_RULE_TIMES, "both numbers or both null");
 }
 
@@ -382,7 +382,7 @@ static void test_large(void **st)
     double ready[7];
     for (int k = 0; k < 7; k++)
         ready[k] = s->inst[k].create_end;
-    for (int i = N - 1; i >= 0; i--) {  /* reverse order: the validator must sort */
+    for (int i = N - 1; i >= 0; i--) { /* reverse order: the validator must sort */
         int k = i % 7;
         ms_schedule_add_task(s, i, k, ready[k], ready[k] + 1.0);
         ready[k] += 1.0;
@@ -390,7 +390,7 @@ static void test_large(void **st)
     ms_validation v;
     assert_int_equal(ms_schedule_validate(s, w, &v), 0);
     ms_validation_fini(&v);
-    s->task[N - 1].start -= 0.5;  /* the last task on its instance now overlaps the one before */
+    s->task[N - 1].start -= 0.5; /* the last task on its instance now overlaps the one before */
     s->task[N - 1].end -= 0.5;
     assert_int_equal(ms_schedule_validate(s, w, &v), 1);
     assert_string_equal(v.v[0].rule, MS_RULE_INSTANCE_OVERLAP);
@@ -450,7 +450,7 @@ static void test_mutations(void **st)
 {
     (void)st;
     mutate_all(3, longer_task, MS_RULE_TASK_DURATION);
-    mutate_all(3, early_task, MS_RULE_TASK_LIFETIME);  /* every task starts at create_end */
+    mutate_all(3, early_task, MS_RULE_TASK_LIFETIME); /* every task starts at create_end */
     mutate_all(3, drop_task, MS_RULE_TASK_MISSING);
     mutate_all(3, drop_task, MS_RULE_TASK_DUPLICATE);
     mutate_all(3, short_creation, MS_RULE_RECONFIG_DURATION);

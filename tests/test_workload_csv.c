@@ -32,8 +32,8 @@ static ms_workload *parse_ok(const char *text, const ms_gpu_model *gpu)
 /* A rejected input: MS_EINVAL, *out untouched, every needle in the message. */
 typedef struct bad_case {
     const char *text;
-    size_t len;   /* 0: strlen(text) */
-    int gpu;      /* 0 none, 1 A30, 2 A100 */
+    size_t len; /* 0: strlen(text) */
+    int gpu;    /* 0 none, 1 A30, 2 A100 */
     const char *needle[3];
 } bad_case;
 
@@ -61,8 +61,14 @@ static void test_header_errors(void **state)
         {"\xEF\xBB\xBF", 0, 0, {"t.csv: empty file"}},
         {"task,1,2\na,1,2\n", 0, 0, {"t.csv:1:", "column 1 ('task')", "must be 'name'"}},
         {"\n\nname,1,foo\na,1,2\n", 0, 0, {"t.csv:3:", "column 3 ('foo')", "unknown column"}},
-        {"name,1,5\na,1,2\n", 0, 2, {"t.csv:1:", "column 3 ('5')", "not a compute size of A100-40GB"}},
-        {"name,1,3\na,1,2\n", 0, 1, {"t.csv:1:", "3 is not a compute size of A30-24GB", "name,1,2,4"}},
+        {"name,1,5\na,1,2\n",
+         0,
+         2,
+         {"t.csv:1:", "column 3 ('5')", "not a compute size of A100-40GB"}},
+        {"name,1,3\na,1,2\n",
+         0,
+         1,
+         {"t.csv:1:", "3 is not a compute size of A30-24GB", "name,1,2,4"}},
         {"name,1,9\na,1,2\n", 0, 0, {"t.csv:1:", "column 3 ('9')", "out of range"}},
         {"name,1,0\na,1,2\n", 0, 0, {"t.csv:1:", "out of range"}},
         {"name,2,2\na,1,2\n", 0, 0, {"t.csv:1:", "column 3 ('2')", "appears twice"}},
@@ -104,7 +110,9 @@ static void test_row_errors(void **state)
 {
     static const char nul[] = "name,1,2\na\0b,1,2\n";
     static const bad_case cases[] = {
-        {"name,1,2\na,1,2\nb,1,2\na,3,4\n", 0, 0,
+        {"name,1,2\na,1,2\nb,1,2\na,3,4\n",
+         0,
+         0,
          {"t.csv:4:", "duplicate task name 'a'", "first on line 2"}},
         {"name,1,2\na,inf,\n", 0, 0, {"t.csv:2:", "task 'a'", "cannot run"}},
         {"name,1,2,4\na,inf,,INF\n", 0, 1, {"t.csv:2:", "cannot run on any instance size of A30"}},
@@ -127,8 +135,8 @@ static void test_rodinia_sample(void **state)
 {
     ms_workload *w = NULL;
     ms_error err = {0};
-    int rc = ms_workload_read(test_source_path("../shared/data/rodinia_a30_8tasks.csv"), a30(),
-                              &w, &err);
+    int rc = ms_workload_read(test_source_path("../shared/data/rodinia_a30_8tasks.csv"), a30(), &w,
+                              &err);
     if (rc)
         fail_msg("%s", err.msg);
     assert_int_equal(w->n, 8);
@@ -136,7 +144,7 @@ static void test_rodinia_sample(void **state)
     assert_true(isinf(w->tasks[3].time[1]));
     assert_true(w->tasks[3].time[2] == 21.697);
     assert_true(w->tasks[6].time[4] == 6.38692);
-    assert_true(isinf(w->tasks[0].time[3]));  /* no column: cannot run */
+    assert_true(isinf(w->tasks[0].time[3])); /* no column: cannot run */
     assert_null(w->tasks[0].command);
     assert_int_equal(ms_workload_check_gpu(w, a30(), &err), MS_OK);
     ms_workload_free(w);
@@ -216,7 +224,7 @@ static void test_times_as_strtod(void **state)
                 if (d == point)
                     f[n++] = '.';
                 f[n++] = (char)('0' + (d == 0 && i % 3 ? 1 + ms_rng_below(&rng, 9)
-                                                      : ms_rng_below(&rng, 10)));
+                                                       : ms_rng_below(&rng, 10)));
             }
             if (i % 17 == 0)
                 n += sprintf(f + n, "e%d", (int)ms_rng_below(&rng, 21) - 10);
@@ -237,7 +245,7 @@ static void test_times_near_midpoints(void **state)
     ms_rng rng;
     ms_rng_seed(&rng, 7);
     char *text = malloc((size_t)TIMES * PER * 48 + 16);
-    char (*field)[40] = malloc(sizeof *field * TIMES * PER);
+    char(*field)[40] = malloc(sizeof *field * TIMES * PER);
     size_t len = (size_t)sprintf(text, "name,1\n");
     int rows = 0;
     for (int i = 0; i < TIMES; i++) {
@@ -283,8 +291,9 @@ static void test_writer_format(void **state)
     char *orig;
     size_t olen;
     ms_error err = {0};
-    assert_int_equal(ms_read_file(test_source_path("../shared/data/rodinia_a30_8tasks.csv"),
-                                  &orig, &olen, &err), MS_OK);
+    assert_int_equal(
+        ms_read_file(test_source_path("../shared/data/rodinia_a30_8tasks.csv"), &orig, &olen, &err),
+        MS_OK);
     ms_workload *w = parse_ok(orig, a30());
     size_t len;
     char *text = write_to_string(w, a30(), 0, &len);
@@ -344,7 +353,8 @@ static void test_large_file(void **state)
     ms_error err = {0};
     assert_int_equal(ms_workload_parse_csv(text, len, "big.csv", a100(), &out, &err), MS_EINVAL);
     assert_null(out); /* a failure leaves NULL */
-    assert_non_null(strstr(err.msg, "big.csv:200002: duplicate task name 'task000017' (first on line 19)"));
+    assert_non_null(
+        strstr(err.msg, "big.csv:200002: duplicate task name 'task000017' (first on line 19)"));
     free(text);
 }
 
@@ -395,8 +405,8 @@ static char *split_text(int n, int blank_every, bool crlf, const int *bad_line,
         if (b < nbad)
             p += sprintf(p, "%s%s", bad[b], eol);
         else
-            p += sprintf(p, "t%d,%d.5,%d,%d.25,inf,1.0%d%s", i, 100 + i % 7, 60 + i % 5,
-                         30 + i % 3, i % 10, eol);
+            p += sprintf(p, "t%d,%d.5,%d,%d.25,inf,1.0%d%s", i, 100 + i % 7, 60 + i % 5, 30 + i % 3,
+                         i % 10, eol);
     }
     return text;
 }
@@ -476,14 +486,13 @@ static void test_read_sniffs_format(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_header_errors),   cmocka_unit_test(test_time_errors),
-        cmocka_unit_test(test_row_errors),      cmocka_unit_test(test_rodinia_sample),
-        cmocka_unit_test(test_accepted_values), cmocka_unit_test(test_times_as_strtod),
-        cmocka_unit_test(test_times_near_midpoints),
-        cmocka_unit_test(test_round_trip),      cmocka_unit_test(test_writer_format),
-        cmocka_unit_test(test_writer_error),    cmocka_unit_test(test_large_file),
-        cmocka_unit_test(test_read_sniffs_format),
-        cmocka_unit_test(test_csv_write_quoted), cmocka_unit_test(test_split_rows),
+        cmocka_unit_test(test_header_errors),        cmocka_unit_test(test_time_errors),
+        cmocka_unit_test(test_row_errors),           cmocka_unit_test(test_rodinia_sample),
+        cmocka_unit_test(test_accepted_values),      cmocka_unit_test(test_times_as_strtod),
+        cmocka_unit_test(test_times_near_midpoints), cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_writer_format),        cmocka_unit_test(test_writer_error),
+        cmocka_unit_test(test_large_file),           cmocka_unit_test(test_read_sniffs_format),
+        cmocka_unit_test(test_csv_write_quoted),     cmocka_unit_test(test_split_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,7 +24,7 @@ static ms_workload *parse_ok(const char *text, const ms_gpu_model *gpu)
 
 typedef struct bad_case {
     const char *text;
-    int gpu;   /* 0 none, 1 A30, 2 A100 */
+    int gpu; /* 0 none, 1 A30, 2 A100 */
     const char *needle[3];
 } bad_case;
 
@@ -44,7 +44,7 @@ static void expect_bad(const bad_case *c)
 }
 
 #define T(x) "{\"tasks\": [" x "]}"
-#define OK "{\"name\": \"ok\", \"times\": {\"1\": 1}}"
+#define OK   "{\"name\": \"ok\", \"times\": {\"1\": 1}}"
 
 static void test_structure_errors(void **state)
 {
@@ -52,27 +52,44 @@ static void test_structure_errors(void **state)
         {"", 0, {"t.json:", "invalid JSON"}},
         {"{\"tasks\": [\n{\"name\": \"a\",, }]}", 0, {"t.json:2:", "invalid JSON"}},
         {"[1, 2]", 0, {"t.json: the top level must be an object"}},
-        {T("{\"name\": \"a\", \"times\": {\"1\": 1e300}}"), 0,
+        {T("{\"name\": \"a\", \"times\": {\"1\": 1e300}}"),
+         0,
          {"t.json: tasks[0].times[\"1\"]: time is over the ceiling of 1e9 s"}},
         {"{\"tasks\": [" OK "], \"task\": 1}", 0, {"t.json: top level: unknown key \"task\""}},
         {"{\"gpu\": \"A30\"}", 0, {"t.json: tasks: missing"}},
         {T(""), 0, {"t.json: tasks: must be a non-empty array"}},
         {"{\"tasks\": {}}", 0, {"t.json: tasks: must be a non-empty array"}},
         {"{\"gpu\": 7, \"tasks\": [" OK "]}", 0, {"t.json: gpu: must be a model name"}},
-        {"{\"gpu\": \"0123456789012345678901234567890123\", \"tasks\": [" OK "]}", 0,
+        {"{\"gpu\": \"0123456789012345678901234567890123\", \"tasks\": [" OK "]}",
+         0,
          {"t.json: gpu: ", "at most 31"}},
         {T(OK ", 3"), 0, {"t.json: tasks[1]: must be an object"}},
         {T(OK ", {\"times\": {\"1\": 2}}"), 0, {"t.json: tasks[1].name: missing"}},
-        {T("{\"name\": \"\", \"times\": {\"1\": 2}}"), 0, {"t.json: tasks[0].name: must be a non-empty string"}},
-        {T("{\"name\": 5, \"times\": {\"1\": 2}}"), 0, {"t.json: tasks[0].name: must be a non-empty string"}},
+        {T("{\"name\": \"\", \"times\": {\"1\": 2}}"),
+         0,
+         {"t.json: tasks[0].name: must be a non-empty string"}},
+        {T("{\"name\": 5, \"times\": {\"1\": 2}}"),
+         0,
+         {"t.json: tasks[0].name: must be a non-empty string"}},
         {T("{\"name\": \"a\"}"), 0, {"t.json: tasks[0].times: missing"}},
-        {T("{\"name\": \"a\", \"times\": [1, 2]}"), 0, {"t.json: tasks[0].times: must be an object"}},
-        {T(OK "," OK "," OK), 0, {"t.json: tasks[1].name: duplicate task name \"ok\"", "first at tasks[0]"}},
-        {T("{\"name\": \"a\", \"time\": {\"1\": 2}}"), 0, {"t.json: tasks[0]: unknown key \"time\""}},
-        {T("{\"name\": \"a\", \"times\": {\"1\": 2}, \"command\": 3}"), 0,
+        {T("{\"name\": \"a\", \"times\": [1, 2]}"),
+         0,
+         {"t.json: tasks[0].times: must be an object"}},
+        {T(OK "," OK "," OK),
+         0,
+         {"t.json: tasks[1].name: duplicate task name \"ok\"", "first at tasks[0]"}},
+        {T("{\"name\": \"a\", \"time\": {\"1\": 2}}"),
+         0,
+         {"t.json: tasks[0]: unknown key \"time\""}},
+        {T("{\"name\": \"a\", \"times\": {\"1\": 2}, \"command\": 3}"),
+         0,
          {"t.json: tasks[0].command: must be a string or null"}},
-        {T("{\"name\": \"a\", \"times\": {\"1\": 2}, \"cwd\": []}"), 0, {"t.json: tasks[0].cwd: must be a string"}},
-        {T("{\"name\": \"a\", \"name\": \"b\", \"times\": {\"1\": 2}}"), 0, {"t.json:1:", "duplicate object key"}},
+        {T("{\"name\": \"a\", \"times\": {\"1\": 2}, \"cwd\": []}"),
+         0,
+         {"t.json: tasks[0].cwd: must be a string"}},
+        {T("{\"name\": \"a\", \"name\": \"b\", \"times\": {\"1\": 2}}"),
+         0,
+         {"t.json:1:", "duplicate object key"}},
         {T("{\"name\": \"a\\u0000b\", \"times\": {\"1\": 2}}"), 0, {"t.json:1:", "invalid JSON"}},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -82,21 +99,43 @@ static void test_structure_errors(void **state)
 static void test_time_errors(void **state)
 {
     static const bad_case cases[] = {
-        {T(OK ", {\"name\": \"b\", \"times\": {\"x\": 2}}"), 0, {"t.json: tasks[1].times[\"x\"]: key is not a compute size"}},
-        {T("{\"name\": \"b\", \"times\": {\"0\": 2}}"), 0, {"tasks[0].times[\"0\"]: key is not a compute size"}},
-        {T("{\"name\": \"b\", \"times\": {\"9\": 2}}"), 0, {"tasks[0].times[\"9\"]: key is not a compute size"}},
-        {T("{\"name\": \"b\", \"times\": {\"01\": 2}}"), 0, {"tasks[0].times[\"01\"]: key is not a compute size"}},
-        {T("{\"name\": \"b\", \"times\": {\"1\": 2, \"3\": 1}}"), 1,
+        {T(OK ", {\"name\": \"b\", \"times\": {\"x\": 2}}"),
+         0,
+         {"t.json: tasks[1].times[\"x\"]: key is not a compute size"}},
+        {T("{\"name\": \"b\", \"times\": {\"0\": 2}}"),
+         0,
+         {"tasks[0].times[\"0\"]: key is not a compute size"}},
+        {T("{\"name\": \"b\", \"times\": {\"9\": 2}}"),
+         0,
+         {"tasks[0].times[\"9\"]: key is not a compute size"}},
+        {T("{\"name\": \"b\", \"times\": {\"01\": 2}}"),
+         0,
+         {"tasks[0].times[\"01\"]: key is not a compute size"}},
+        {T("{\"name\": \"b\", \"times\": {\"1\": 2, \"3\": 1}}"),
+         1,
          {"t.json: tasks[0].times[\"3\"]: 3 is not a compute size of A30-24GB (1,2,4)"}},
-        {T("{\"name\": \"b\", \"times\": {\"5\": 2}}"), 2, {"tasks[0].times[\"5\"]: 5 is not a compute size of A100-40GB (1,2,3,4,7)"}},
-        {T(OK ", {\"name\": \"b\", \"times\": {\"1\": 4, \"2\": -1}}"), 0, {"t.json: tasks[1].times[\"2\"]: time is negative"}},
+        {T("{\"name\": \"b\", \"times\": {\"5\": 2}}"),
+         2,
+         {"tasks[0].times[\"5\"]: 5 is not a compute size of A100-40GB (1,2,3,4,7)"}},
+        {T(OK ", {\"name\": \"b\", \"times\": {\"1\": 4, \"2\": -1}}"),
+         0,
+         {"t.json: tasks[1].times[\"2\"]: time is negative"}},
         {T("{\"name\": \"b\", \"times\": {\"2\": 0}}"), 0, {"tasks[0].times[\"2\"]: time is zero"}},
-        {T("{\"name\": \"b\", \"times\": {\"2\": -0.0}}"), 0, {"tasks[0].times[\"2\"]: time is negative"}},
-        {T("{\"name\": \"b\", \"times\": {\"2\": \"3\"}}"), 0, {"tasks[0].times[\"2\"]: time must be a positive number"}},
-        {T("{\"name\": \"b\", \"times\": {\"2\": \"nan\"}}"), 0, {"tasks[0].times[\"2\"]: time must be a positive number"}},
-        {T("{\"name\": \"b\", \"times\": {\"2\": true}}"), 0, {"tasks[0].times[\"2\"]: time must be a positive number"}},
+        {T("{\"name\": \"b\", \"times\": {\"2\": -0.0}}"),
+         0,
+         {"tasks[0].times[\"2\"]: time is negative"}},
+        {T("{\"name\": \"b\", \"times\": {\"2\": \"3\"}}"),
+         0,
+         {"tasks[0].times[\"2\"]: time must be a positive number"}},
+        {T("{\"name\": \"b\", \"times\": {\"2\": \"nan\"}}"),
+         0,
+         {"tasks[0].times[\"2\"]: time must be a positive number"}},
+        {T("{\"name\": \"b\", \"times\": {\"2\": true}}"),
+         0,
+         {"tasks[0].times[\"2\"]: time must be a positive number"}},
         {T("{\"name\": \"b\", \"times\": {\"2\": 1e999}}"), 0, {"t.json:1:", "overflow"}},
-        {T("{\"name\": \"b\", \"times\": {\"1\": null, \"2\": \"inf\"}}"), 0,
+        {T("{\"name\": \"b\", \"times\": {\"1\": null, \"2\": \"inf\"}}"),
+         0,
          {"t.json: tasks[0] (\"b\"): no finite time", "cannot run"}},
         {T("{\"name\": \"b\", \"times\": {}}"), 0, {"tasks[0] (\"b\"): no finite time"}},
     };
@@ -110,12 +149,13 @@ static void test_time_errors(void **state)
 
 static void test_accepted(void **state)
 {
-    const char *text = "\xEF\xBB\xBF{\"gpu\": \"A100-40GB\", \"tasks\": [\n"
-                       " {\"name\": \"gaussian\", \"times\": {\"1\": 22.3, \"2\": 11.5, \"3\": 11.5,"
-                       " \"4\": 6.39, \"7\": 6.39}, \"command\": \"./run\", \"cwd\": \"rodinia/gaussian\"},\n"
-                       " {\"name\": \"big\", \"times\": {\"1\": null, \"2\": \"inf\", \"3\": \"Infinity\","
-                       " \"7\": 4}, \"command\": null},\n"
-                       " {\"name\": \"int\", \"times\": {\"4\": 3}}]}";
+    const char *text =
+        "\xEF\xBB\xBF{\"gpu\": \"A100-40GB\", \"tasks\": [\n"
+        " {\"name\": \"gaussian\", \"times\": {\"1\": 22.3, \"2\": 11.5, \"3\": 11.5,"
+        " \"4\": 6.39, \"7\": 6.39}, \"command\": \"./run\", \"cwd\": \"rodinia/gaussian\"},\n"
+        " {\"name\": \"big\", \"times\": {\"1\": null, \"2\": \"inf\", \"3\": \"Infinity\","
+        " \"7\": 4}, \"command\": null},\n"
+        " {\"name\": \"int\", \"times\": {\"4\": 3}}]}";
     ms_workload *w = parse_ok(text, a100());
     assert_string_equal(w->gpu, "A100-40GB");
     assert_int_equal(w->n, 3);
@@ -176,8 +216,8 @@ static void test_writer_errors(void **state)
     ms_workload_free(w);
 
     w = ms_workload_new();
-    double time[MS_MAX_SLICES + 1] = {INFINITY, 1, INFINITY, INFINITY, INFINITY, INFINITY,
-                                      INFINITY, INFINITY, INFINITY};
+    double time[MS_MAX_SLICES + 1] = {INFINITY, 1,        INFINITY, INFINITY, INFINITY,
+                                      INFINITY, INFINITY, INFINITY, INFINITY};
     assert_int_equal(ms_workload_add(w, "ok", time, NULL, NULL, NULL), MS_OK);
     assert_int_equal(ms_workload_add(w, "bad\xff", time, NULL, NULL, NULL), MS_OK);
     char *buf = NULL;

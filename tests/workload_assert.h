@@ -40,8 +40,8 @@ static inline void assert_same_workload(const ms_workload *a, const ms_workload 
 static inline ms_workload *awkward_workload(void)
 {
     ms_workload *w = ms_workload_new();
-    const char *names[] = {"plain", "with,comma", "with \"quotes\"", " lead", "trail\t",
-                           "multi\nline", "crlf\r\nx", "name"};
+    const char *names[] = {"plain",   "with,comma",  "with \"quotes\"", " lead",
+                           "trail\t", "multi\nline", "crlf\r\nx",       "name"};
     for (int i = 0; i < 8; i++) {
         double t[MS_MAX_SLICES + 1];
         for (int s = 0; s <= MS_MAX_SLICES; s++)

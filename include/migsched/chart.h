@@ -21,11 +21,11 @@ double ms_chart_nice_step(double span, int ticks);
 typedef enum ms_chart_scale { MS_CHART_LINEAR, MS_CHART_LOG } ms_chart_scale;
 
 typedef struct ms_chart_axis {
-    const char *label;    /* under (x) or beside (y) the panel; NULL: none */
-    const char *name;     /* the value's short name in the points' <title>s; NULL: "x", "y" */
+    const char *label; /* under (x) or beside (y) the panel; NULL: none */
+    const char *name;  /* the value's short name in the points' <title>s; NULL: "x", "y" */
     ms_chart_scale scale;
-    double lo, hi;        /* values the axis must hold besides the data; NAN: none */
-    bool fixed;           /* exactly [lo, hi] (both finite) instead of rounding out to ticks */
+    double lo, hi; /* values the axis must hold besides the data; NAN: none */
+    bool fixed;    /* exactly [lo, hi] (both finite) instead of rounding out to ticks */
 } ms_chart_axis;
 
 /* An axis fitted to its data: bounds and the values that get a tick and a grid line. */
@@ -40,8 +40,7 @@ typedef struct ms_chart_ticks {
  * bounds rounded out to a round step, ticks at its multiples. Log: bounds rounded out to
  * powers of ten, a tick at each (every 2nd, 5th... when they are many more than `ticks`;
  * also at 2 and 5 times them when they are under three). A flat range gets a band. */
-void ms_chart_fit(const ms_chart_axis *a, double min, double max, int ticks,
-                  ms_chart_ticks *out);
+void ms_chart_fit(const ms_chart_axis *a, double min, double max, int ticks, ms_chart_ticks *out);
 
 /* Series style flags. */
 enum {
@@ -51,31 +50,31 @@ enum {
 };
 
 typedef struct ms_chart_series {
-    const char *label;    /* legend entry and <title>s; NULL: no legend entry */
-    const double *x, *y;  /* n points in this order; a non-finite one (or one <= 0 on a log
-                           * axis) is left out */
+    const char *label;   /* legend entry and <title>s; NULL: no legend entry */
+    const double *x, *y; /* n points in this order; a non-finite one (or one <= 0 on a log
+                          * axis) is left out */
     int n;
-    const char *colour;   /* NULL: ms_chart_colour(its index in the panel) */
-    unsigned style;       /* MS_CHART_* flags */
+    const char *colour; /* NULL: ms_chart_colour(its index in the panel) */
+    unsigned style;     /* MS_CHART_* flags */
 } ms_chart_series;
 
 typedef struct ms_chart_panel {
-    const char *title;    /* above the panel; NULL: none */
+    const char *title; /* above the panel; NULL: none */
     ms_chart_axis x, y;
     const ms_chart_series *series;
     int nseries;
-    const double *marks;  /* x values marked by short red ticks on the bottom edge */
+    const double *marks; /* x values marked by short red ticks on the bottom edge */
     int nmarks;
     const char *marks_label; /* their legend entry; NULL: none */
 } ms_chart_panel;
 
 typedef struct ms_chart {
-    const char *title;    /* at the top; NULL: none */
-    const char *note;     /* a line at the bottom; NULL: none */
-    int columns;          /* panels per row, filled row by row; < 1: 1 */
+    const char *title;             /* at the top; NULL: none */
+    const char *note;              /* a line at the bottom; NULL: none */
+    int columns;                   /* panels per row, filled row by row; < 1: 1 */
     int panel_width, panel_height; /* each plot area in pixels; 0: 600 x 360 */
-    bool shared_legend;   /* one legend (the first panel's entries) right of the top row,
-                           * instead of one right of each panel */
+    bool shared_legend;            /* one legend (the first panel's entries) right of the top row,
+                                    * instead of one right of each panel */
 } ms_chart;
 
 /* The panels as one SVG document: per panel a frame (class "frame"), grid and tick labels,

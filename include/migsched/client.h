@@ -15,7 +15,7 @@
 /* How long one request may take (connecting, sending, the whole reply) unless
  * ms_client_timeout says otherwise, and the most it may be set to. */
 #define MS_CLIENT_DEFAULT_TIMEOUT 30
-#define MS_CLIENT_MAX_TIMEOUT 86400
+#define MS_CLIENT_MAX_TIMEOUT     86400
 
 typedef struct ms_client ms_client;
 
@@ -44,8 +44,8 @@ typedef int ms_client_reply_check(json_t *o, char *msg, size_t len);
 
 /* ms_client_call, then check (its complaint printed as a malformed reply, naming the
  * request and the daemon). */
-int ms_client_call_checked(ms_client *c, const char *method, const char *path,
-                           const char *body, ms_client_reply_check *check, json_t **reply);
+int ms_client_call_checked(ms_client *c, const char *method, const char *path, const char *body,
+                           ms_client_reply_check *check, json_t **reply);
 
 /* From now on a call's error goes into buf (len bytes, NUL-terminated) instead of stderr
  * (the SPANK plugin reports it through Slurm). */

@@ -111,13 +111,13 @@ int ms_cosched_sequential(const ms_cosched_instance *inst, ms_cosched_schedule *
  * cheapest edge of each cycle, started from NONPREEMPTIVEALG's schedule (or SEQUENTIAL if
  * the LP fails) as first incumbent. *lower gets the MILP's best bound (may be NULL);
  * *optimal (may be NULL) is 1 when GLPK proved optimality within the limit. */
-int ms_cosched_direct(const ms_cosched_instance *inst, double time_limit,
-                      ms_cosched_schedule **out, double *lower, int *optimal, ms_error *err);
+int ms_cosched_direct(const ms_cosched_instance *inst, double time_limit, ms_cosched_schedule **out,
+                      double *lower, int *optimal, ms_error *err);
 
 /* Maximum-weight matching (Edmonds' blossom algorithm, O(n^3)) in a general graph:
  * mate[v] = partner or -1. Weights > 0 matter; others are ignored. */
-int ms_max_weight_matching(int nv, int ne, const int *eu, const int *ev, const double *w,
-                           int *mate, ms_error *err);
+int ms_max_weight_matching(int nv, int ne, const int *eu, const int *ev, const double *w, int *mate,
+                           ms_error *err);
 
 /* Builds a schedule with no preemption from a path cover: spine edges (each vertex on at
  * most two, no cycle), pendant edges (leaf[k] attached to centre[k]) and per-task time
@@ -129,8 +129,7 @@ typedef struct ms_cosched_cover {
     ms_cosched_edge *pend;  /* a = centre, b = leaf */
     double *alone;          /* n entries */
 } ms_cosched_cover;
-int ms_cosched_cover_schedule(const ms_cosched_cover *c, ms_cosched_schedule **out,
-                              ms_error *err);
+int ms_cosched_cover_schedule(const ms_cosched_cover *c, ms_cosched_schedule **out, ms_error *err);
 /* NONPREEMPTIVEALG's cover of an LP solution (ms_cosched_nonpreemptive schedules it). */
 int ms_cosched_nonpreemptive_cover(const ms_cosched_instance *inst, const ms_cosched_lp *lp,
                                    ms_cosched_cover *c, ms_error *err);
@@ -181,13 +180,13 @@ typedef struct ms_cosched_experiment {
     int nn;
     int instances;
     uint64_t seed;
-    double direct_limit; /* seconds per DIRECTALG run */
-    int direct_max_n;    /* DIRECTALG only up to this n (0: never) */
+    double direct_limit;                  /* seconds per DIRECTALG run */
+    int direct_max_n;                     /* DIRECTALG only up to this n (0: never) */
     const ms_cosched_instance *catalogue; /* NULL: the synthetic one from seed */
     const char *csv_path;
     const char *svg_prefix;
-    FILE *summary; /* per-n means (may be NULL) */
-    int progress;  /* progress lines on stderr */
+    FILE *summary;               /* per-n means (may be NULL) */
+    int progress;                /* progress lines on stderr */
     volatile sig_atomic_t *stop; /* when set (e.g. by SIGINT): stop, write nothing, MS_EINTR */
 } ms_cosched_experiment;
 int ms_cosched_experiment_run(const ms_cosched_experiment *e, ms_error *err);

@@ -9,15 +9,15 @@
 
 typedef struct csv_lexer {
     const char *p, *end;
-    const char *source;   /* file name for messages */
-    long line;            /* line of p, 1-based */
+    const char *source; /* file name for messages */
+    long line;          /* line of p, 1-based */
 } csv_lexer;
 
 /* One record: fields are NUL-terminated strings inside buf. */
 typedef struct csv_record {
-    long line;            /* line the record starts on */
+    long line; /* line the record starts on */
     int n, cap;
-    size_t *off;          /* field i starts at buf + off[i] */
+    size_t *off; /* field i starts at buf + off[i] */
     char *buf;
     size_t blen, bcap;
 } csv_record;

@@ -12,23 +12,23 @@
 #include "migsched/workload.h"
 
 typedef enum ms_encoding {
-    MS_ENC_FLOAT = 0,   /* level / M per time (paper 001 6.4) */
-    MS_ENC_ONEHOT = 1,  /* M components per time, all zero for 0, all -1 for infinite */
-    MS_ENC_EXACT = 2,   /* ours: t / scale unrounded (at most 1), 0 for free, -1 for infinite;
-                         * tasks are still grouped into classes by their levels */
+    MS_ENC_FLOAT = 0,  /* level / M per time (paper 001 6.4) */
+    MS_ENC_ONEHOT = 1, /* M components per time, all zero for 0, all -1 for infinite */
+    MS_ENC_EXACT = 2,  /* ours: t / scale unrounded (at most 1), 0 for free, -1 for infinite;
+                        * tasks are still grouped into classes by their levels */
 } ms_encoding;
 
 typedef struct ms_env_config {
-    int n_batch;          /* N: tasks visible at once */
-    int levels;           /* M: discretisation levels, 0 reserved for "free" */
+    int n_batch; /* N: tasks visible at once */
+    int levels;  /* M: discretisation levels, 0 reserved for "free" */
     ms_encoding encoding;
-    bool direct_reconfig; /* 6.5.2 DIRECT RECONFIG instead of 4.2 reconfiguration */
-    bool online;          /* a started task is replaced by the next queued one (section 3) */
-    bool keep_useless;    /* keep the configurations with 3g on slots 0-3 (dropped by default) */
-    bool async_reconfig;  /* ours, with direct_reconfig: the clock does not stop for a
-                           * reconfiguration; the kept instances take tasks while the changed
-                           * ones are destroyed (once free) and created */
-    bool longest_first;   /* ours: a class's longest task runs first, not its earliest */
+    bool direct_reconfig;   /* 6.5.2 DIRECT RECONFIG instead of 4.2 reconfiguration */
+    bool online;            /* a started task is replaced by the next queued one (section 3) */
+    bool keep_useless;      /* keep the configurations with 3g on slots 0-3 (dropped by default) */
+    bool async_reconfig;    /* ours, with direct_reconfig: the clock does not stop for a
+                             * reconfiguration; the kept instances take tasks while the changed
+                             * ones are destroyed (once free) and created */
+    bool longest_first;     /* ours: a class's longest task runs first, not its earliest */
     bool soonest_placement; /* ours: a reconfiguration builds its configuration at the
                              * placement whose destroyed instances free soonest, not at the
                              * one fixed by the current partition's symmetry */
@@ -70,8 +70,7 @@ int ms_env_reset(ms_env *e, const ms_workload *w, ms_error *err);
 /* The same, starting on model partition part (-1: empty GPU; a partition the canonical set
  * dropped is refused) whose instances exist before the episode (the schedule lists them as
  * initial), instance k busy with work outside w for busy[k] >= 0 seconds. */
-int ms_env_reset_from(ms_env *e, const ms_workload *w, int part, const double *busy,
-                      ms_error *err);
+int ms_env_reset_from(ms_env *e, const ms_workload *w, int part, const double *busy, ms_error *err);
 
 /* dst (made for the same GPU and settings) takes src's episode at its current point, to
  * play on from there without touching src; both use src's workload. */
@@ -89,7 +88,7 @@ double ms_env_step(ms_env *e, int action, bool *done);
 void ms_env_observe(const ms_env *e, float *obs);
 
 bool ms_env_done(const ms_env *e);
-double ms_env_now(const ms_env *e);           /* seconds since the episode started */
+double ms_env_now(const ms_env *e); /* seconds since the episode started */
 /* A lower bound on the episode's makespan from this state on, whatever the actions: no task
  * ends before the latest end so far, a task not yet placed not before now plus its shortest
  * time, and the unplaced tasks' least slice-seconds need room on the slices after each is
@@ -107,33 +106,32 @@ int ms_env_reconfigurations(const ms_env *e); /* reconfiguration actions taken *
 int ms_env_steps(const ms_env *e);            /* decisions taken (forced Advances excluded) */
 
 /* The episode so far as a schedule with real times (call when done for a full one). */
-int ms_env_to_schedule(const ms_env *e, const char *algorithm, ms_schedule **out,
-                       ms_error *err);
+int ms_env_to_schedule(const ms_env *e, const char *algorithm, ms_schedule **out, ms_error *err);
 
 /* ---- A plan as actions (ours; demonstrations for imitation): ms_env_follow_start takes a
  * single-GPU plan of the workload of e's offline one-batch episode, at its start; each
  * ms_env_follow_action then gives the action that carries the plan on at e's state (the
  * caller takes it), or -1 where the plan cannot go on or is complete. ---- */
-#define MS_FOLLOW_MAX_TASKS 64
-#define MS_FOLLOW_MAX_INST 128
+#define MS_FOLLOW_MAX_TASKS  64
+#define MS_FOLLOW_MAX_INST   128
 #define MS_FOLLOW_MAX_PHASES 64
 typedef struct ms_follow_entry {
-    uint64_t key;   /* the task's class */
-    int size;       /* compute slices of its instance in the plan */
-    int slot;       /* its instance's start slot in the plan */
-    int phase;      /* the partition it starts in */
-    int index;      /* in the workload */
-    double start;   /* planned */
+    uint64_t key; /* the task's class */
+    int size;     /* compute slices of its instance in the plan */
+    int slot;     /* its instance's start slot in the plan */
+    int phase;    /* the partition it starts in */
+    int index;    /* in the workload */
+    double start; /* planned */
 } ms_follow_entry;
 typedef struct ms_follow_phase {
-    int n;                                /* instances the plan holds */
+    int n;                                                  /* instances the plan holds */
     int8_t size[MS_MAX_INSTANCES], start[MS_MAX_INSTANCES]; /* compute slices, start slot */
 } ms_follow_phase;
 typedef struct ms_env_follow {
-    int nphases, phase;                /* phase: the one being carried out (-1: none yet) */
+    int nphases, phase; /* phase: the one being carried out (-1: none yet) */
     ms_follow_phase phases[MS_FOLLOW_MAX_PHASES];
-    uint32_t on[MS_MAX_SLICES + 1];    /* the sizes a plan's size stands on in this phase */
-    int n;                             /* tasks not started yet, by phase then start */
+    uint32_t on[MS_MAX_SLICES + 1]; /* the sizes a plan's size stands on in this phase */
+    int n;                          /* tasks not started yet, by phase then start */
     ms_follow_entry entry[MS_FOLLOW_MAX_TASKS];
 } ms_env_follow;
 int ms_env_follow_start(ms_env_follow *f, const ms_env *e, const ms_schedule *s, ms_error *err);

@@ -11,14 +11,14 @@
  * fails, so a caller never holds a stale or freed pointer. */
 enum ms_status {
     MS_OK = 0,
-    MS_EINVAL = 1,   /* bad input: file contents, arguments */
-    MS_EIO = 2,      /* cannot read or write a file */
+    MS_EINVAL = 1, /* bad input: file contents, arguments */
+    MS_EIO = 2,    /* cannot read or write a file */
     MS_ENOMEM = 3,
     MS_EINFEASIBLE = 4, /* no valid schedule exists for this input */
-    MS_EBACKEND = 5, /* hardware/driver failure */
-    MS_EINTR = 6,    /* interrupted by a signal */
-    MS_EBUSY = 7,    /* a resource (a GPU) is owned by another process */
-    MS_ECHANGED = 8, /* the hardware is no longer what was recorded (a foreign change) */
+    MS_EBACKEND = 5,    /* hardware/driver failure */
+    MS_EINTR = 6,       /* interrupted by a signal */
+    MS_EBUSY = 7,       /* a resource (a GPU) is owned by another process */
+    MS_ECHANGED = 8,    /* the hardware is no longer what was recorded (a foreign change) */
 };
 
 typedef struct ms_error {

@@ -25,16 +25,16 @@ typedef struct ms_backend_options {
 
 /* A GPU instance (with its compute instances) as the device reports it. */
 typedef struct ms_mig_instance {
-    unsigned gi_id;          /* driver-assigned GPU-instance id */
-    unsigned ci_id;          /* id of the first compute instance (valid if nci > 0) */
-    int nci;                 /* compute instances inside */
-    int profile;             /* index into the device model's profiles, -1 if unknown */
+    unsigned gi_id; /* driver-assigned GPU-instance id */
+    unsigned ci_id; /* id of the first compute instance (valid if nci > 0) */
+    int nci;        /* compute instances inside */
+    int profile;    /* index into the device model's profiles, -1 if unknown */
     int start_slot, size_slots;
-    char uuid[96];           /* "MIG-..." of the first compute instance, "" if none */
+    char uuid[96]; /* "MIG-..." of the first compute instance, "" if none */
 } ms_mig_instance;
 
-#define MS_MAX_MIG 16        /* GPU instances one GPU can hold (7 on A100-class) */
-#define MS_RUN_MAX_GPUS 16   /* GPUs one run drives */
+#define MS_MAX_MIG      16 /* GPU instances one GPU can hold (7 on A100-class) */
+#define MS_RUN_MAX_GPUS 16 /* GPUs one run drives */
 
 /* kind: "nvml" or "sim". model: the GPU the plan is for; nvml checks the device is that
  * model (when it can tell from the device name), sim emulates it; NULL = identify the
@@ -48,8 +48,7 @@ const char *ms_backend_device_name(const ms_backend *b);
 int ms_backend_device(const ms_backend *b);
 
 /* GPUs the backend sees (nvml: nvmlDeviceGetCount_v2; sim: one). */
-int ms_backend_device_count(const char *kind, const ms_backend_options *opt, int *n,
-                            ms_error *err);
+int ms_backend_device_count(const char *kind, const ms_backend_options *opt, int *n, ms_error *err);
 
 int ms_backend_mig_mode(ms_backend *b, bool *enabled, ms_error *err);
 /* Both fail (MS_EBACKEND, saying a GPU reset is needed) when the new mode is only pending;
@@ -69,8 +68,8 @@ int ms_backend_create(ms_backend *b, ms_placement p, ms_mig_instance *out, ms_er
  * destroyed again and the write error returned. A GPU instance made and destroyed again
  * inside the call is recorded "destroyed". The caller journals "begin" before and
  * "created" after. j NULL: no journal (ms_backend_create). */
-int ms_backend_create_journaled(ms_backend *b, ms_journal *j, ms_placement p,
-                                ms_mig_instance *out, ms_error *err);
+int ms_backend_create_journaled(ms_backend *b, ms_journal *j, ms_placement p, ms_mig_instance *out,
+                                ms_error *err);
 /* Destroys every compute instance of the GPU instance, then the GPU instance. */
 int ms_backend_destroy(ms_backend *b, unsigned gi_id, ms_error *err);
 /* The PIDs of the compute processes running on the GPU instance's MIG devices (nvml:
@@ -106,7 +105,6 @@ bool ms_mig_same_instance(const ms_mig_instance *was, const ms_mig_instance *now
  * instance steps leaves a record naming what is ours (ms_journal_claim). When the destroy
  * fails after removing the compute instances, was->uuid is emptied: the remains are still
  * the caller's to destroy. */
-int ms_backend_destroy_owned(ms_backend *b, ms_journal *j, ms_mig_instance *was,
-                             ms_error *err);
+int ms_backend_destroy_owned(ms_backend *b, ms_journal *j, ms_mig_instance *was, ms_error *err);
 
 #endif

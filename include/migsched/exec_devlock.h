@@ -20,8 +20,7 @@ int ms_default_run_path(const int *devices, int n, const char *suffix, char *buf
  * when another process (or another lock in this one) holds it. The kernel releases it when
  * the owner exits, however it dies. */
 typedef struct ms_device_lock ms_device_lock;
-int ms_device_lock_open(const char *dir, const char *gpu_uuid, ms_device_lock **out,
-                        ms_error *err);
+int ms_device_lock_open(const char *dir, const char *gpu_uuid, ms_device_lock **out, ms_error *err);
 void ms_device_lock_close(ms_device_lock *l);
 
 #endif

@@ -15,9 +15,9 @@
  * "device DEV GPU-UUID", "foreign DEV GI START SIZE UUID|-", "begin DEV START SIZE",
  * "gi DEV GI START SIZE PROFILE", "created DEV GI START SIZE UUID",
  * "destroying DEV GI START SIZE PROFILE CI UUID", "destroyed DEV GI", "settled DEV START",
- * "task DEV PGID START INDEX", "ended PGID", "finished", "clean" (docs/exec.md). A crash mid-write leaves at most the
- * last record cut short (no final newline): the reader drops it, a writer cuts it off.
- * Every writer returns an error once a write failed (and keeps failing): the caller must
+ * "task DEV PGID START INDEX", "ended PGID", "finished", "clean" (docs/exec.md). A crash mid-write
+ * leaves at most the last record cut short (no final newline): the reader drops it, a writer cuts
+ * it off. Every writer returns an error once a write failed (and keeps failing): the caller must
  * stop changing the device. */
 /* Opens path for appending (a regular file, created if missing with mode 0600) and writes
  * the "run" record (this process) durably; backend NULL appends without a "run" record
@@ -36,8 +36,8 @@ int ms_journal_create_begin(ms_journal *j, int device, int start_slot, int size_
                             ms_error *err);
 /* NVML made the GPU instance `in` (m names its profile); its compute instance is not made
  * yet: synced, so that a crash before "created" leaves an instance the journal names. */
-int ms_journal_gi_made(ms_journal *j, int device, const ms_gpu_model *m,
-                       const ms_mig_instance *in, ms_error *err);
+int ms_journal_gi_made(ms_journal *j, int device, const ms_gpu_model *m, const ms_mig_instance *in,
+                       ms_error *err);
 int ms_journal_created(ms_journal *j, int device, const ms_mig_instance *in, ms_error *err);
 /* A destroy of `in` (as the device lists it; m names its profile) is about to start. */
 int ms_journal_destroying(ms_journal *j, int device, const ms_gpu_model *m,
@@ -65,13 +65,13 @@ int ms_journal_compact(ms_journal *j, ms_error *err);
 #define MS_JOURNAL_MAX_RECORDS 512
 
 typedef enum ms_journal_kind {
-    MS_JOURNAL_CREATED,   /* created and not destroyed: migsched's (gi_id, uuid known) */
-    MS_JOURNAL_BEGUN,     /* creation asked for, never confirmed (crash inside it) */
-    MS_JOURNAL_FOREIGN,   /* present when the last run started: never migsched's */
-    MS_JOURNAL_TASK,      /* a task process group that was not seen to end */
-    MS_JOURNAL_DESTROYING,  /* migsched's, its destroy begun and not seen to end */
-    MS_JOURNAL_GI_MADE,   /* a GPU instance of migsched's whose creation (its compute
-                           * instance) was not confirmed: gi_id, slots, profile known */
+    MS_JOURNAL_CREATED,    /* created and not destroyed: migsched's (gi_id, uuid known) */
+    MS_JOURNAL_BEGUN,      /* creation asked for, never confirmed (crash inside it) */
+    MS_JOURNAL_FOREIGN,    /* present when the last run started: never migsched's */
+    MS_JOURNAL_TASK,       /* a task process group that was not seen to end */
+    MS_JOURNAL_DESTROYING, /* migsched's, its destroy begun and not seen to end */
+    MS_JOURNAL_GI_MADE,    /* a GPU instance of migsched's whose creation (its compute
+                            * instance) was not confirmed: gi_id, slots, profile known */
 } ms_journal_kind;
 
 #define MS_JOURNAL_CGROUP_LEN 256
@@ -82,22 +82,25 @@ typedef struct ms_journal_rec {
     unsigned gi_id;
     int start, size;
     char uuid[96];
-    char profile[MS_NAME_LEN];   /* destroying, gi made: the profile's name, "" if unknown */
-    int ci;                      /* destroying: its compute instance, -1 if none */
+    char profile[MS_NAME_LEN]; /* destroying, gi made: the profile's name, "" if unknown */
+    int ci;                    /* destroying: its compute instance, -1 if none */
     int pgid, task;
-    unsigned long long pstart;   /* task leader's start time */
+    unsigned long long pstart;          /* task leader's start time */
     char cgroup[MS_JOURNAL_CGROUP_LEN]; /* task: the cgroup of all its processes, "" if none */
-    int line;                    /* where it was recorded */
+    int line;                           /* where it was recorded */
 } ms_journal_rec;
 
 typedef struct ms_journal_state {
     char backend[16], model[MS_NAME_LEN];
-    int owner_pid;               /* the last run's process */
+    int owner_pid; /* the last run's process */
     unsigned long long owner_start;
-    bool finished;               /* the last run ended normally */
-    int torn_line;               /* the last record, cut short by a crash: dropped (0: none) */
+    bool finished; /* the last run ended normally */
+    int torn_line; /* the last record, cut short by a crash: dropped (0: none) */
     int ndev;
-    struct { int device; char uuid[96]; } dev[MS_RUN_MAX_GPUS];
+    struct {
+        int device;
+        char uuid[96];
+    } dev[MS_RUN_MAX_GPUS];
     int n;
     ms_journal_rec rec[MS_JOURNAL_MAX_RECORDS];
 } ms_journal_state;
@@ -116,15 +119,15 @@ int ms_journal_parse(const char *text, size_t len, const char *source, ms_journa
  * that device lists now (m: the device's model, naming its profile): the strongest claim, and
  * in *why the record making it (NULL for MS_CLAIM_NONE). */
 typedef enum ms_claim {
-    MS_CLAIM_NONE,       /* another GPU-instance id: the record says nothing about it */
-    MS_CLAIM_STRANGER,   /* the recorded id, but not the recorded instance: never touched */
-    MS_CLAIM_UNPROVEN,   /* created: the recorded id and slots but no MIG device, and no
-                          * destroy of ours under way; or (gi made) the recorded id, slots
-                          * and profile with a compute instance: a stranger's new instance
-                          * looks the same */
-    MS_CLAIM_OURS,       /* the very instance recorded, or (destroying) its remains with the
-                          * recorded id, slots and profile and no compute instance, or (gi
-                          * made) the recorded id, slots and profile without one */
+    MS_CLAIM_NONE,     /* another GPU-instance id: the record says nothing about it */
+    MS_CLAIM_STRANGER, /* the recorded id, but not the recorded instance: never touched */
+    MS_CLAIM_UNPROVEN, /* created: the recorded id and slots but no MIG device, and no
+                        * destroy of ours under way; or (gi made) the recorded id, slots
+                        * and profile with a compute instance: a stranger's new instance
+                        * looks the same */
+    MS_CLAIM_OURS,     /* the very instance recorded, or (destroying) its remains with the
+                        * recorded id, slots and profile and no compute instance, or (gi
+                        * made) the recorded id, slots and profile without one */
 } ms_claim;
 ms_claim ms_journal_claim(const ms_journal_state *st, int device, const ms_gpu_model *m,
                           const ms_mig_instance *now, const ms_journal_rec **why);

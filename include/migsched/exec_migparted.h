@@ -18,18 +18,18 @@
  * {devices: all | [indices], mig-enabled: bool, mig-devices: {"1g.5gb": 2, ...}}. */
 #define MS_MIGPARTED_MAX_DEVICES 64
 typedef struct ms_migparted_count {
-    char profile[MS_NAME_LEN];   /* as written; checked against a device's model on apply */
+    char profile[MS_NAME_LEN]; /* as written; checked against a device's model on apply */
     int count;
-    int line, column;            /* 1-based, where the key is */
+    int line, column; /* 1-based, where the key is */
 } ms_migparted_count;
 
 typedef struct ms_migparted_entry {
-    int line, column;            /* where the entry starts */
-    bool all;                    /* devices: all */
+    int line, column; /* where the entry starts */
+    bool all;         /* devices: all */
     int ndevices;
     int devices[MS_MIGPARTED_MAX_DEVICES];
     bool mig_enabled;
-    bool device_filter;          /* has a device-filter (not supported by apply) */
+    bool device_filter; /* has a device-filter (not supported by apply) */
     int ncounts;
     ms_migparted_count counts[MS_MAX_PROFILES];
 } ms_migparted_entry;
@@ -69,10 +69,10 @@ void ms_migparted_write_entry(FILE *f, const ms_gpu_model *m, int device, bool m
  * destroys, the placements it creates. */
 typedef struct ms_apply_plan {
     int nkeep, ndestroy, ncreate;
-    int keep[MS_MAX_MIG];        /* indices into the current instances */
+    int keep[MS_MAX_MIG]; /* indices into the current instances */
     int destroy[MS_MAX_MIG];
-    ms_placement create[MS_MAX_INSTANCES];  /* in slot order */
-    uint32_t blocking;           /* on MS_EBUSY: bit i = busy current instance i in the way */
+    ms_placement create[MS_MAX_INSTANCES]; /* in slot order */
+    uint32_t blocking; /* on MS_EBUSY: bit i = busy current instance i in the way */
 } ms_apply_plan;
 
 /* Chooses placements for count[p] instances of each profile p of m: over every feasible
@@ -86,18 +86,18 @@ int ms_apply_plan_device(const ms_gpu_model *m, const ms_mig_instance *cur, int 
                          ms_error *err);
 
 typedef struct ms_apply_options {
-    const char *backend;          /* "nvml" or "sim" */
+    const char *backend; /* "nvml" or "sim" */
     ms_backend_options backend_opt;
-    const ms_gpu_model *model;    /* sim: the GPU to emulate; nvml: NULL = each device's */
-    int ndevices;                 /* 0 = every device the config names */
+    const ms_gpu_model *model; /* sim: the GPU to emulate; nvml: NULL = each device's */
+    int ndevices;              /* 0 = every device the config names */
     int devices[MS_RUN_MAX_GPUS];
-    bool dry_run;                 /* print the NVML operations, change nothing */
-    bool check;                   /* as dry_run, and MS_ECHANGED when anything is to do
-                                   * (mig-parted's assert) */
-    bool mode_only;               /* only MIG mode (mig-parted's --mode-only): enable it
-                                   * where wanted; disabling still clears the GPU */
-    const char *lock_dir;         /* NULL = ms_runtime_dir */
-    FILE *out;                    /* operations done (or, dry, to do); NULL = stdout */
+    bool dry_run;         /* print the NVML operations, change nothing */
+    bool check;           /* as dry_run, and MS_ECHANGED when anything is to do
+                           * (mig-parted's assert) */
+    bool mode_only;       /* only MIG mode (mig-parted's --mode-only): enable it
+                           * where wanted; disabling still clears the GPU */
+    const char *lock_dir; /* NULL = ms_runtime_dir */
+    FILE *out;            /* operations done (or, dry, to do); NULL = stdout */
 } ms_apply_options;
 
 /* Brings every selected device to the config's layout. Every device is locked and planned
@@ -105,8 +105,7 @@ typedef struct ms_apply_options {
  * device outside the config) changes nothing. Busy instances are never destroyed; idle
  * ones, migsched's or not, are destroyed only where the target needs their slots or drops
  * their profile. */
-int ms_apply(const ms_migparted *cfgs, const char *name, const ms_apply_options *o,
-             ms_error *err);
+int ms_apply(const ms_migparted *cfgs, const char *name, const ms_apply_options *o, ms_error *err);
 
 /* Prints the devices' current layout as a v1 config named `name` (ndevices 0 = all). */
 int ms_export(const char *backend, const ms_backend_options *bo, const ms_gpu_model *model,

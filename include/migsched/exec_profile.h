@@ -12,17 +12,17 @@
 #include "migsched/workload.h"
 
 typedef struct ms_profile_options {
-    const char *backend;          /* "nvml" or "sim" (sim: instances simulated, tasks real) */
+    const char *backend; /* "nvml" or "sim" (sim: instances simulated, tasks real) */
     ms_backend_options backend_opt;
     int device;
-    const ms_gpu_model *gpu;      /* NULL = the device's model */
-    int reps;                     /* runs of each task per size (and creations per size) */
-    int nsizes;                   /* sizes to profile; 0 = every size of the model */
+    const ms_gpu_model *gpu; /* NULL = the device's model */
+    int reps;                /* runs of each task per size (and creations per size) */
+    int nsizes;              /* sizes to profile; 0 = every size of the model */
     int sizes[MS_MAX_SLICES];
-    const char *logs_dir;         /* task output; NULL = discarded */
-    const char *journal;          /* NULL = none */
-    const char *lock_dir;         /* device lock (nvml); NULL = ms_runtime_dir */
-    FILE *progress;               /* NULL = quiet */
+    const char *logs_dir; /* task output; NULL = discarded */
+    const char *journal;  /* NULL = none */
+    const char *lock_dir; /* device lock (nvml); NULL = ms_runtime_dir */
+    FILE *progress;       /* NULL = quiet */
 } ms_profile_options;
 
 /* A task list: the FAR authors' format ("name dir script" per line, '#' comments; the

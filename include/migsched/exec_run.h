@@ -20,8 +20,8 @@
  * Only the nvml backend starts daemons; --dry-run lists the commands. */
 typedef struct ms_mps_plan {
     int ninst;
-    bool *daemon;       /* per plan instance */
-    char control[512];  /* nvidia-cuda-mps-control (a path, or a name looked up on PATH) */
+    bool *daemon;      /* per plan instance */
+    char control[512]; /* nvidia-cuda-mps-control (a path, or a name looked up on PATH) */
     char root[512];
 } ms_mps_plan;
 /* Reads {"format": "migsched-mps/1", "instances": [ids]} for plan s; control and root get
@@ -33,45 +33,45 @@ void ms_mps_plan_free(ms_mps_plan *p);
 typedef enum ms_on_failure { MS_ON_FAILURE_CONTINUE, MS_ON_FAILURE_ABORT } ms_on_failure;
 
 typedef struct ms_run_options {
-    const char *backend;          /* "nvml" or "sim" */
+    const char *backend; /* "nvml" or "sim" */
     ms_backend_options backend_opt;
-    int ndevices;                 /* plan GPU g runs on devices[g] */
+    int ndevices; /* plan GPU g runs on devices[g] */
     int devices[MS_RUN_MAX_GPUS];
-    bool dry_run;                 /* print the operations and commands, touch nothing */
-    const char *logs_dir;         /* per-task stdout/stderr files (created if missing) */
+    bool dry_run;         /* print the operations and commands, touch nothing */
+    const char *logs_dir; /* per-task stdout/stderr files (created if missing) */
     ms_on_failure on_failure;
-    bool wait_on_stop;            /* on abort/signal: let running tasks finish (else kill) */
-    bool enable_mig;              /* enable MIG mode where it is off (else refuse) */
-    bool keep_final;              /* leave the instances alive at the plan's end */
+    bool wait_on_stop; /* on abort/signal: let running tasks finish (else kill) */
+    bool enable_mig;   /* enable MIG mode where it is off (else refuse) */
+    bool keep_final;   /* leave the instances alive at the plan's end */
     /* What the devices hold before the plan, which the plan must start from: NULL or
      * "empty" (nothing: the plan creates every instance), a layout as ms_initial_parse
      * reads it, or "device" (what the plan's devices hold now). The sim backend's GPUs
      * hold the layout ("device": nothing). */
     const char *initial;
-    const char *journal;          /* NULL = no journal (sim always goes without) */
-    const char *lock_dir;         /* device locks (nvml); NULL = ms_runtime_dir */
-    double time_scale;            /* sim: 0 = virtual time; s > 0 = sleep s x planned time */
-    FILE *progress;               /* one line per event (NULL = quiet) */
-    FILE *dry_out;                /* where --dry-run writes (NULL = stdout) */
-    const ms_mps_plan *mps;       /* MPS daemons to run in instances (NULL = none) */
+    const char *journal;    /* NULL = no journal (sim always goes without) */
+    const char *lock_dir;   /* device locks (nvml); NULL = ms_runtime_dir */
+    double time_scale;      /* sim: 0 = virtual time; s > 0 = sleep s x planned time */
+    FILE *progress;         /* one line per event (NULL = quiet) */
+    FILE *dry_out;          /* where --dry-run writes (NULL = stdout) */
+    const ms_mps_plan *mps; /* MPS daemons to run in instances (NULL = none) */
 } ms_run_options;
 
 typedef enum ms_run_state {
     MS_RUN_PENDING = 0, /* not started (never started if the run stopped) */
     MS_RUN_RUNNING,
     MS_RUN_OK,
-    MS_RUN_FAILED,      /* task: non-zero exit or killed; op: the backend failed */
-    MS_RUN_SKIPPED,     /* not run because its instance or the run failed */
+    MS_RUN_FAILED,  /* task: non-zero exit or killed; op: the backend failed */
+    MS_RUN_SKIPPED, /* not run because its instance or the run failed */
 } ms_run_state;
 
 typedef struct ms_run_task {
     int index, instance, gpu;
     double planned_start, planned_end;
-    double start, end;            /* seconds of plan time (0 = the run's start); NAN if
-                                   * not run */
+    double start, end; /* seconds of plan time (0 = the run's start); NAN if
+                        * not run */
     ms_run_state state;
-    int exit_status;              /* exit code, or -signal when killed; -1000 if not run */
-    char log[256];                /* stdout log path ("" if none); stderr is *.err beside */
+    int exit_status; /* exit code, or -signal when killed; -1000 if not run */
+    char log[256];   /* stdout log path ("" if none); stderr is *.err beside */
 } ms_run_task;
 
 typedef enum ms_op_kind { MS_OP_CREATE, MS_OP_DESTROY } ms_op_kind;
@@ -79,11 +79,11 @@ typedef enum ms_op_kind { MS_OP_CREATE, MS_OP_DESTROY } ms_op_kind;
 typedef struct ms_run_op {
     ms_op_kind kind;
     int instance, gpu;
-    double planned_start, planned_end;  /* INFINITY: after the plan (the destruction of
-                                         * an instance it leaves alive) */
+    double planned_start, planned_end; /* INFINITY: after the plan (the destruction of
+                                        * an instance it leaves alive) */
     double start, end;
     ms_run_state state;
-    unsigned gi_id;               /* the GPU instance created / destroyed */
+    unsigned gi_id; /* the GPU instance created / destroyed */
     char uuid[96];
     char error[MS_ERR_LEN];
 } ms_run_op;
@@ -94,15 +94,15 @@ typedef struct ms_run_report {
     int ndevices;
     int devices[MS_RUN_MAX_GPUS];
     int ntasks;
-    ms_run_task *tasks;           /* in plan order (planned start) */
+    ms_run_task *tasks; /* in plan order (planned start) */
     int nops;
-    ms_run_op *ops;               /* in execution order per GPU */
+    ms_run_op *ops; /* in execution order per GPU */
     double makespan_planned, makespan;
-    bool ok;                      /* every task ran and exited 0, nothing left behind */
-    char stopped[MS_ERR_LEN];     /* why the run stopped early, "" if it did not */
-    int signal;                   /* SIGINT/SIGTERM that stopped it, 0 if none */
-    int nleft;                    /* instances this run created that are still alive (an
-                                   * initial instance is never this run's) */
+    bool ok;                  /* every task ran and exited 0, nothing left behind */
+    char stopped[MS_ERR_LEN]; /* why the run stopped early, "" if it did not */
+    int signal;               /* SIGINT/SIGTERM that stopped it, 0 if none */
+    int nleft;                /* instances this run created that are still alive (an
+                               * initial instance is never this run's) */
     char left[MS_MAX_MIG * MS_RUN_MAX_GPUS][96];
 } ms_run_report;
 
@@ -119,26 +119,25 @@ int ms_run(const ms_schedule *s, const ms_workload *w, const ms_run_options *opt
            ms_run_report **out, ms_error *err);
 void ms_run_report_free(ms_run_report *r);
 /* {"tasks": [...], "reconfigurations": [...], ...} (docs/exec.md). */
-int ms_run_report_write_json(const ms_run_report *r, const ms_workload *w, FILE *f,
-                             ms_error *err);
+int ms_run_report_write_json(const ms_run_report *r, const ms_workload *w, FILE *f, ms_error *err);
 /* Paper 000 Table 3: planned vs real end of each task, deviation % = (real-plan)/real. */
 void ms_run_report_print(const ms_run_report *r, const ms_workload *w, FILE *f);
 
 typedef struct ms_cleanup_options {
     const char *journal;
     ms_backend_options backend_opt;
-    const char *lock_dir;         /* NULL = ms_runtime_dir */
-    bool force;                   /* also destroy instances whose creation was in flight */
-    double kill_grace_s;          /* SIGTERM -> SIGKILL for surviving tasks (0 = 5 s) */
-    FILE *progress;               /* one line per action (NULL = quiet) */
+    const char *lock_dir; /* NULL = ms_runtime_dir */
+    bool force;           /* also destroy instances whose creation was in flight */
+    double kill_grace_s;  /* SIGTERM -> SIGKILL for surviving tasks (0 = 5 s) */
+    FILE *progress;       /* one line per action (NULL = quiet) */
 } ms_cleanup_options;
 
 #define MS_CLEANUP_MAX_LEFT 64
 
 typedef struct ms_cleanup_report {
-    int destroyed;                /* instances removed */
-    int killed;                   /* task process groups stopped */
-    int nleft;                    /* what could not be removed, each with the reason */
+    int destroyed; /* instances removed */
+    int killed;    /* task process groups stopped */
+    int nleft;     /* what could not be removed, each with the reason */
     char left[MS_CLEANUP_MAX_LEFT][400];
 } ms_cleanup_report;
 

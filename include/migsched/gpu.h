@@ -8,19 +8,19 @@
 
 #include "migsched/error.h"
 
-#define MS_MAX_SLOTS 8        /* NVML memory-slice placement units */
-#define MS_MAX_SLICES 8       /* compute slices; sizes are 1..MS_MAX_SLICES */
-#define MS_MAX_PROFILES 16
+#define MS_MAX_SLOTS      8 /* NVML memory-slice placement units */
+#define MS_MAX_SLICES     8 /* compute slices; sizes are 1..MS_MAX_SLICES */
+#define MS_MAX_PROFILES   16
 #define MS_MAX_PARTITIONS 64
-#define MS_MAX_INSTANCES 8    /* instances in one partition */
+#define MS_MAX_INSTANCES  8 /* instances in one partition */
 #define MS_MAX_TREE_NODES 32
-#define MS_NAME_LEN 32
+#define MS_NAME_LEN       32
 
 typedef struct ms_profile {
-    char name[MS_NAME_LEN];   /* e.g. "3g.20gb" */
-    int slices;               /* compute slices */
+    char name[MS_NAME_LEN]; /* e.g. "3g.20gb" */
+    int slices;             /* compute slices */
     double memory_gb;
-    int size_slots;           /* placement size in memory slots */
+    int size_slots; /* placement size in memory slots */
     int nstarts;
     int starts[MS_MAX_SLOTS]; /* allowed start slots, ascending */
     int nvml_index;           /* NVML_GPU_INSTANCE_PROFILE_* value, -1 if unknown */
@@ -41,20 +41,20 @@ typedef struct ms_partition {
 /* Repartitioning tree (paper 000 Fig. 4): children's slots lie inside the parent's. */
 typedef struct ms_tree_node {
     ms_placement at;
-    int parent;               /* -1 for the root */
+    int parent; /* -1 for the root */
     int nchildren;
     int children[MS_MAX_INSTANCES];
 } ms_tree_node;
 
 typedef struct ms_tree {
-    int n;                    /* node 0 is the root */
+    int n; /* node 0 is the root */
     ms_tree_node node[MS_MAX_TREE_NODES];
 } ms_tree;
 
 typedef struct ms_gpu_model {
     char name[MS_NAME_LEN];
-    int slots;                /* memory slots (4 on A30, 8 on A100-class) */
-    int slices;               /* compute slices (4 or 7) */
+    int slots;  /* memory slots (4 on A30, 8 on A100-class) */
+    int slices; /* compute slices (4 or 7) */
     int nprofiles;
     ms_profile profiles[MS_MAX_PROFILES];
     /* Reconfiguration times by compute size (index = slices), seconds. */
@@ -62,9 +62,9 @@ typedef struct ms_gpu_model {
     double destroy_s[MS_MAX_SLICES + 1];
     /* Derived by ms_gpu_model_finish(): */
     int nsizes;
-    int sizes[MS_MAX_SLICES];             /* distinct compute sizes, ascending */
-    int base_profile[MS_MAX_SLICES + 1];  /* smallest-memory profile per size, -1 if none */
-    int npartitions;                      /* valid partitions of the base profiles */
+    int sizes[MS_MAX_SLICES];                   /* distinct compute sizes, ascending */
+    int base_profile[MS_MAX_SLICES + 1];        /* smallest-memory profile per size, -1 if none */
+    int npartitions;                            /* valid partitions of the base profiles */
     ms_partition partitions[MS_MAX_PARTITIONS]; /* in the papers' Fig. 1 order */
     ms_tree tree;
 } ms_gpu_model;
@@ -111,10 +111,10 @@ bool ms_partition_useless(const ms_gpu_model *m, const ms_partition *p);
 /* Canonical configurations (paper 001 4.1). sigma maps canonical slice position to real
  * slice: canonical slice i is real slice sigma[p][i]. */
 typedef struct ms_canon_set {
-    int n;                                        /* canonical configurations */
-    int partition[MS_MAX_PARTITIONS];             /* model partition of each canonical one */
-    int canon_of[MS_MAX_PARTITIONS];              /* per model partition, -1 if dropped */
-    int sigma[MS_MAX_PARTITIONS][MS_MAX_SLICES];  /* per model partition */
+    int n;                                       /* canonical configurations */
+    int partition[MS_MAX_PARTITIONS];            /* model partition of each canonical one */
+    int canon_of[MS_MAX_PARTITIONS];             /* per model partition, -1 if dropped */
+    int sigma[MS_MAX_PARTITIONS][MS_MAX_SLICES]; /* per model partition */
 } ms_canon_set;
 
 void ms_gpu_canonical(const ms_gpu_model *m, bool drop_useless, ms_canon_set *out);

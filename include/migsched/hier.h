@@ -16,8 +16,8 @@
 #include "migsched/workload.h"
 
 /* Table VII defines setups up to C = 4; the exhaustive policies work up to this window. */
-#define MS_HIER_MAX_C 4
-#define MS_HIER_MAX_W 16
+#define MS_HIER_MAX_C    4
+#define MS_HIER_MAX_W    16
 #define MS_HIER_NAME_LEN 64
 
 /* ---- Job profiles (Table III counters, solo time, class of V-A2) ---- */
@@ -128,9 +128,9 @@ typedef struct ms_hier_slot {
 typedef struct ms_hier_setup {
     int family;
     ms_hier_layout layout;
-    int c;        /* jobs (MPS clients or sole processes), slot order = job order of a group */
+    int c; /* jobs (MPS clients or sole processes), slot order = job order of a group */
     ms_hier_slot slot[MS_HIER_MAX_C];
-    int n_ci;     /* 1 (no MIG) or 2 (3g then 4g) */
+    int n_ci; /* 1 (no MIG) or 2 (3g then 4g) */
     ms_hier_ci ci[2];
     char id[48]; /* compact, comma-free key used by co-run tables: "mps:10+90" */
 } ms_hier_setup;
@@ -221,8 +221,8 @@ typedef struct ms_hier_choice {
  * only. Writes up to cap into out (may be NULL) and returns how many exist; the order is
  * fixed (set size, then jobs, then setup, then slot order). W = 12, C_max = 4, Table VII:
  * 544545 choices (paper 004 V-B's bound sum_C binom(W, C) C! N_C counts every order). */
-size_t ms_hier_choices(unsigned long long free_jobs, int cmax, int families,
-                       ms_hier_choice *out, size_t cap);
+size_t ms_hier_choices(unsigned long long free_jobs, int cmax, int families, ms_hier_choice *out,
+                       size_t cap);
 
 /* Metrics of Figs. 8, 11, 12: throughput = sum of solo times / total, slowdown of a job =
  * co-run time / solo time, fairness = min slowdown / max slowdown. */
@@ -256,8 +256,8 @@ int ms_hier_solve(const ms_hier_window *w, const ms_hier_corun *cr, int cmax, ms
                   ms_hier_layout layout, ms_hier_plan *out, ms_error *err);
 /* The MIG layout of MS_HIER_DEFAULT: shared or private 3g + 4g, whichever has the best mean
  * throughput over the given windows (paper 004: over Q1-Q12). */
-int ms_hier_default_layout(const ms_hier_window *ws, size_t n, const ms_hier_corun *cr,
-                           int cmax, ms_hier_layout *out, ms_error *err);
+int ms_hier_default_layout(const ms_hier_window *ws, size_t n, const ms_hier_corun *cr, int cmax,
+                           ms_hier_layout *out, ms_error *err);
 
 /* ---- Execution: a plan as MIG instances and MPS shares ---- */
 
@@ -285,10 +285,10 @@ int ms_hier_render_pct(const ms_hier_setup *s, int k);
 typedef struct ms_hier_lookahead {
     int width, depth;
 } ms_hier_lookahead;
-#define MS_HIER_MAX_LOOKAHEAD 8
+#define MS_HIER_MAX_LOOKAHEAD       8
 #define MS_HIER_MAX_LOOKAHEAD_DEPTH 3
-#define MS_HIER_LOOKAHEAD_DEFAULT 3 /* the CLI's --lookahead (EXPERIMENTS.md says why) */
-#define MS_HIER_GREEDY ((ms_hier_lookahead){1, 1})
+#define MS_HIER_LOOKAHEAD_DEFAULT   3 /* the CLI's --lookahead (EXPERIMENTS.md says why) */
+#define MS_HIER_GREEDY              ((ms_hier_lookahead){1, 1})
 
 /* The DQN agent's plan for a window (implemented with the agent in src/hier/rl*.c): loads
  * the model file and fills out with groups of size <= cmax, deciding by lookahead. */
@@ -341,8 +341,7 @@ int ms_hier_trainer_pretrain(ms_hier_trainer *t, long updates, double *loss, ms_
 int ms_hier_trainer_save(ms_hier_trainer *t, const char *path, ms_error *err);
 /* The current network's plan for w (groups of up to cmax; lookahead as ms_hier_rl_plan's). */
 int ms_hier_trainer_plan(ms_hier_trainer *t, const ms_hier_window *w, const ms_hier_corun *cr,
-                         int cmax, ms_hier_lookahead lookahead, ms_hier_plan *out,
-                         ms_error *err);
+                         int cmax, ms_hier_lookahead lookahead, ms_hier_plan *out, ms_error *err);
 
 /* A trained agent loaded once for many windows (ms_hier_rl_plan loads it per call). */
 typedef struct ms_hier_agent ms_hier_agent;
@@ -350,8 +349,7 @@ int ms_hier_agent_load(const char *path, ms_hier_agent **out, ms_error *err);
 void ms_hier_agent_free(ms_hier_agent *a);
 int ms_hier_agent_window(const ms_hier_agent *a); /* W: longer queues go W jobs at a time */
 int ms_hier_agent_cmax(const ms_hier_agent *a);
-int ms_hier_agent_plan(ms_hier_agent *a, const ms_hier_window *w, const ms_hier_corun *cr,
-                       int cmax, ms_hier_lookahead lookahead, ms_hier_plan *out,
-                       ms_error *err);
+int ms_hier_agent_plan(ms_hier_agent *a, const ms_hier_window *w, const ms_hier_corun *cr, int cmax,
+                       ms_hier_lookahead lookahead, ms_hier_plan *out, ms_error *err);
 
 #endif

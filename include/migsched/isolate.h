@@ -12,7 +12,7 @@
 
 #include "migsched/error.h"
 
-#define MS_DEFAULT_DEV_DIR "/dev"
+#define MS_DEFAULT_DEV_DIR    "/dev"
 #define MS_DEFAULT_MIG_MINORS "/proc/driver/nvidia-caps/mig-minors"
 
 /* The minors of MIG instance (gpu_minor, gi_id, ci_id)'s two capability nodes
@@ -28,10 +28,10 @@ int ms_mig_minors_find(const char *path, unsigned gpu_minor, unsigned gi_id, uns
 
 /* Whom to confine, and where the device nodes are. */
 typedef struct ms_devplan_target {
-    const char *dev_dir;      /* the device folder, e.g. /dev (absolute) */
-    const char *mig_minors;   /* e.g. /proc/driver/nvidia-caps/mig-minors */
-    unsigned gpu_minor;       /* the parent GPU's /dev/nvidia<minor> */
-    unsigned gi_id, ci_id;    /* the MIG instance */
+    const char *dev_dir;    /* the device folder, e.g. /dev (absolute) */
+    const char *mig_minors; /* e.g. /proc/driver/nvidia-caps/mig-minors */
+    unsigned gpu_minor;     /* the parent GPU's /dev/nvidia<minor> */
+    unsigned gi_id, ci_id;  /* the MIG instance */
     /* Mark every descriptor above 2 close-on-exec: the daemon's own (NVML's device
      * handles among them) must not reach the job. Not for a Slurm task, whose
      * descriptors Slurm hands over on purpose (PMI). */
@@ -42,37 +42,37 @@ typedef struct ms_devplan_target {
  * nodes, every entry whose name does not start with "nvidia" bound (folders recursively,
  * keeping their submounts) or, for symlinks, recreated. */
 typedef enum ms_iso_kind {
-    MS_ISO_NODE,      /* mknod: a copy of an allowed NVIDIA node */
-    MS_ISO_DIR,       /* mkdir: nvidia-caps */
-    MS_ISO_BIND,      /* a bind mount of the original entry */
-    MS_ISO_LINK,      /* symlink, with the original's target */
+    MS_ISO_NODE, /* mknod: a copy of an allowed NVIDIA node */
+    MS_ISO_DIR,  /* mkdir: nvidia-caps */
+    MS_ISO_BIND, /* a bind mount of the original entry */
+    MS_ISO_LINK, /* symlink, with the original's target */
 } ms_iso_kind;
 
 typedef struct ms_iso_entry {
     ms_iso_kind kind;
-    char *name;               /* relative to dev_dir: "nvidia0", "nvidia-caps/nvidia-cap21" */
-    char *path;               /* dev_dir/name */
-    char *target;             /* MS_ISO_LINK: the link's target */
-    bool dir;                 /* MS_ISO_BIND: a folder (else a file-like entry) */
-    mode_t mode;              /* type and permission bits of the original */
+    char *name;   /* relative to dev_dir: "nvidia0", "nvidia-caps/nvidia-cap21" */
+    char *path;   /* dev_dir/name */
+    char *target; /* MS_ISO_LINK: the link's target */
+    bool dir;     /* MS_ISO_BIND: a folder (else a file-like entry) */
+    mode_t mode;  /* type and permission bits of the original */
     uid_t uid;
     gid_t gid;
-    dev_t rdev;               /* MS_ISO_NODE */
+    dev_t rdev; /* MS_ISO_NODE */
 } ms_iso_entry;
 
 typedef struct ms_devplan {
     char *dev_dir;
-    mode_t mode;              /* dev_dir's own mode and owner, given to the tmpfs */
+    mode_t mode; /* dev_dir's own mode and owner, given to the tmpfs */
     uid_t uid;
     gid_t gid;
     char tmpfs_options[96];
-    char *cwd;                /* the caller's folder, entered again once set up */
-    ms_iso_entry *entry;      /* in the order they are made (a folder before its nodes) */
+    char *cwd;           /* the caller's folder, entered again once set up */
+    ms_iso_entry *entry; /* in the order they are made (a folder before its nodes) */
     size_t n;
     unsigned gi_minor, ci_minor;
     bool close_fds;
-    int fd_limit;             /* RLIMIT_NOFILE: where marking them stops without close_range */
-    int report_fd;            /* -1, or where ms_devplan_apply reports (see below) */
+    int fd_limit;  /* RLIMIT_NOFILE: where marking them stops without close_range */
+    int report_fd; /* -1, or where ms_devplan_apply reports (see below) */
 } ms_devplan;
 
 /* Reads the minors and lists dev_dir (readdir, lstat; nothing is changed). The GPU's node,

@@ -19,7 +19,7 @@ typedef enum ms_activation { MS_ACT_TANH = 0, MS_ACT_RELU = 1 } ms_activation;
 typedef struct ms_mlp {
     int in, nact, nhidden;
     ms_activation activation; /* of the hidden layers; ms_mlp_init sets tanh */
-    bool separate;        /* the value head has hidden layers of its own (SB3's MlpPolicy) */
+    bool separate;            /* the value head has hidden layers of its own (SB3's MlpPolicy) */
     int hidden[MS_MLP_MAX_HIDDEN];
     size_t nparams;
     /* Every layer: W (out x in, row-major) then b (out); in order the hidden layers, the
@@ -43,8 +43,8 @@ int ms_mlp_shape(ms_mlp *m, int in, int nhidden, const int *hidden, int nact, ms
 int ms_mlp_init(ms_mlp *m, int in, int nhidden, const int *hidden, int nact, ms_rng *rng,
                 ms_error *err);
 /* The same with `separate` policy and value networks of the same hidden widths. */
-int ms_mlp_shape_sep(ms_mlp *m, int in, int nhidden, const int *hidden, int nact,
-                     bool separate, ms_error *err);
+int ms_mlp_shape_sep(ms_mlp *m, int in, int nhidden, const int *hidden, int nact, bool separate,
+                     ms_error *err);
 int ms_mlp_init_sep(ms_mlp *m, int in, int nhidden, const int *hidden, int nact, bool separate,
                     ms_rng *rng, ms_error *err);
 void ms_mlp_fini(ms_mlp *m);
@@ -84,8 +84,7 @@ float ms_adam_step(ms_adam *a, float *params, float *grad, float max_norm);
  * parameters [lo, hi) with the scaled gradient. ms_sq_sum: the sum of squares of g[0..n),
  * always summed in the same order. */
 float ms_adam_begin(ms_adam *a, float norm, float max_norm);
-void ms_adam_apply(ms_adam *a, float *params, const float *grad, float scale, size_t lo,
-                   size_t hi);
+void ms_adam_apply(ms_adam *a, float *params, const float *grad, float scale, size_t lo, size_t hi);
 double ms_sq_sum(const float *g, size_t n);
 
 #endif

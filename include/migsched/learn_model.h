@@ -40,14 +40,14 @@ typedef struct ms_rl_model {
     uint64_t seed;
     char commit[32];
     bool has_adam;
-    ms_adam adam;            /* only when has_adam (for --resume) */
-    ms_rng rng;              /* trainer state at the checkpoint */
+    ms_adam adam; /* only when has_adam (for --resume) */
+    ms_rng rng;   /* trainer state at the checkpoint */
     /* Training settings (header "train"; files from before it have none): PPO's (threads
      * excepted) and the episodes', so that a resumed run continues as it started. */
     bool has_train;
     ms_ppo_config ppo;
     bool paper_episodes;
-    ms_sorted_episodes sorted; /* header "sorted_share", "sorted_tasks" (only when share > 0) */
+    ms_sorted_episodes sorted;  /* header "sorted_share", "sorted_tasks" (only when share > 0) */
     ms_demo_source demo_source; /* header "demonstrator" (only when not FAR) */
     /* Process CPU seconds the training has used so far, over every resumed run (header
      * "cpu_seconds"; files from before it have none: has_cpu false). */

@@ -30,14 +30,14 @@ typedef struct ms_rl_env_ops {
 typedef enum ms_lr_decay { MS_LR_CONSTANT, MS_LR_LINEAR, MS_LR_COSINE } ms_lr_decay;
 
 typedef struct ms_ppo_config {
-    int n_envs;          /* vectorised environments */
-    int n_steps;         /* steps per environment per rollout */
+    int n_envs;  /* vectorised environments */
+    int n_steps; /* steps per environment per rollout */
     int n_epochs;
     int minibatch;
-    int threads;         /* workers for rollouts and gradients (both cores by default) */
+    int threads; /* workers for rollouts and gradients (both cores by default) */
     int nhidden;
     int hidden[MS_MLP_MAX_HIDDEN];
-    bool separate;       /* separate policy and value networks (SB3's MlpPolicy) */
+    bool separate; /* separate policy and value networks (SB3's MlpPolicy) */
     float lr, gamma, gae_lambda, clip, vf_coef, max_grad_norm;
     /* Entropy coefficient per quarter of the training steps (paper 001 6.5.1). */
     float ent_coef[4];
@@ -70,23 +70,23 @@ const char *ms_lr_decay_name(ms_lr_decay d);
 int ms_lr_decay_parse(const char *name, ms_lr_decay *out);
 
 typedef struct ms_ppo_stats {
-    long steps;               /* environment steps so far */
-    int episodes;             /* finished in the last rollout */
-    double mean_return;       /* over those episodes (NAN if none) */
+    long steps;         /* environment steps so far */
+    int episodes;       /* finished in the last rollout */
+    double mean_return; /* over those episodes (NAN if none) */
     double mean_length;
     float entropy, policy_loss, value_loss, grad_norm, approx_kl, clip_frac, ent_coef;
-    float lr;                 /* the learning rate of the last update */
-    float imitate_loss;       /* mean cross-entropy of the labelled rows (NAN if none) */
-    int demonstrations;       /* episodes of the last rollout that began as one (not in
-                               * episodes and the means) */
+    float lr;           /* the learning rate of the last update */
+    float imitate_loss; /* mean cross-entropy of the labelled rows (NAN if none) */
+    int demonstrations; /* episodes of the last rollout that began as one (not in
+                         * episodes and the means) */
 } ms_ppo_stats;
 
 typedef struct ms_ppo ms_ppo;
 
 /* envs: n_envs environment objects sharing ops, each of obs_size / nact. total_steps sets
  * the entropy schedule. */
-ms_ppo *ms_ppo_new(const ms_ppo_config *cfg, const ms_rl_env_ops *ops, void **envs,
-                   int obs_size, int nact, long total_steps, uint64_t seed, ms_error *err);
+ms_ppo *ms_ppo_new(const ms_ppo_config *cfg, const ms_rl_env_ops *ops, void **envs, int obs_size,
+                   int nact, long total_steps, uint64_t seed, ms_error *err);
 void ms_ppo_free(ms_ppo *p);
 /* One rollout of n_envs x n_steps steps and its update. */
 int ms_ppo_iterate(ms_ppo *p, ms_ppo_stats *out, ms_error *err);

@@ -32,8 +32,8 @@ int ms_rl_rollout_best(ms_rl_rollout *r, const ms_env *env, int width, ms_rl_cho
  * policy's two highest logits is below gap (INFINITY: at every decision), else the greedy
  * action; the same choices as ms_rl_rollout_best's (env is not changed). The episode must
  * move only by the actions this returns; call ms_rl_rollout_forget at its start. */
-int ms_rl_rollout_decide(ms_rl_rollout *r, const ms_env *env, int width, float gap,
-                         int *action, ms_error *err);
+int ms_rl_rollout_decide(ms_rl_rollout *r, const ms_env *env, int width, float gap, int *action,
+                         ms_error *err);
 void ms_rl_rollout_forget(ms_rl_rollout *r);
 /* What r has done so far: decisions of ms_rl_rollout_decide, network passes (the cost),
  * completions stopped by the makespan bound and by reaching the kept completion's state. */

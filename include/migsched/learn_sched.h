@@ -21,9 +21,9 @@
  * what `schedule --algo rl` and `rl-eval` use (EXPERIMENTS.md, Table 4: the quality;
  * bench_env: the decision time). The plan's stats "decisions" and "network_passes" give
  * its cost. ---- */
-#define MS_RL_ROLLOUT_ALL (-1)
+#define MS_RL_ROLLOUT_ALL     (-1)
 #define MS_RL_ROLLOUT_DEFAULT 4
-#define MS_RL_GAP_DEFAULT 1.0f
+#define MS_RL_GAP_DEFAULT     1.0f
 /* The policy's most likely allowed action at e's state (obs and mask receive the state's
  * observation and mask, w's logits row 0 its logits): one network pass, as every decision
  * of the greedy scheduler and of a rollout's completions is made. */
@@ -33,9 +33,9 @@ int ms_rl_schedule(const ms_rl_model *model, const ms_gpu_model *gpu, const ms_w
                    bool online, int rollout, float gap, ms_schedule **out, ms_error *err);
 /* The same from model partition `part` (-1: an empty GPU; ms_env_reset_from), instance k
  * of it busy for busy[k] seconds. */
-int ms_rl_schedule_from(const ms_rl_model *model, const ms_gpu_model *gpu,
-                        const ms_workload *w, bool online, int rollout, float gap, int part,
-                        const double *busy, ms_schedule **out, ms_error *err);
+int ms_rl_schedule_from(const ms_rl_model *model, const ms_gpu_model *gpu, const ms_workload *w,
+                        bool online, int rollout, float gap, int part, const double *busy,
+                        ms_schedule **out, ms_error *err);
 /* Whether that rule (gap resolved) ever rolls out, or is the greedy policy. */
 bool ms_rl_rule_rolls_out(int rollout, float gap);
 /* Same, one batch of the environment's episode at a time for p_opt per batch (offline

@@ -18,7 +18,7 @@
 typedef struct ms_train_config {
     ms_env_config env;
     ms_ppo_config ppo;
-    ms_gen_params gen;       /* workload generator of the training episodes */
+    ms_gen_params gen; /* workload generator of the training episodes */
     char preset[64];
     /* Tasks per training episode; 0 = half the episodes N (3N online), the other half
      * uniform in 1..N (1..3N). */

@@ -24,56 +24,56 @@ typedef enum ms_concat_mode {
 /* FAR's settings (paper 000), also read by what runs FAR or joins batches as it does (the
  * learned scheduler's guard and queues, search's starts, ms_schedule_join). */
 typedef struct ms_far_options {
-    int refine;                  /* FAR phase 3 on (1) or off (0); "far-norefine" forces 0 */
-    int refine_max_iters;        /* iterations of Algorithm 2; 0 = until it stops by itself */
-    double refine_min_gain;      /* stop when an iteration gains less than this fraction */
+    int refine;             /* FAR phase 3 on (1) or off (0); "far-norefine" forces 0 */
+    int refine_max_iters;   /* iterations of Algorithm 2; 0 = until it stops by itself */
+    double refine_min_gain; /* stop when an iteration gains less than this fraction */
     ms_concat_mode concat;
-    int concat_max_ops;          /* move/swap attempts per concatenation; 0 = default 64 */
-    int paper_family;            /* 1: FAR walks only paper 000's family of allocations; 0
-                                  * (default): it also tries every task on the whole GPU */
-    int four_runs_three;         /* FAR: the 4-slice instance also runs 3-slice tasks (at its
-                                  * own 4-slice times) before it is split (paper 000 3.2 read
-                                  * literally); 0 (default): it is replaced by 3g@0 */
-    int tie_right_first;         /* FAR: equal end times in Algorithm 1 go to the tree's right
-                                  * branch first (3g@4 before 3g@0); 0 (default): preorder */
+    int concat_max_ops;  /* move/swap attempts per concatenation; 0 = default 64 */
+    int paper_family;    /* 1: FAR walks only paper 000's family of allocations; 0
+                          * (default): it also tries every task on the whole GPU */
+    int four_runs_three; /* FAR: the 4-slice instance also runs 3-slice tasks (at its
+                          * own 4-slice times) before it is split (paper 000 3.2 read
+                          * literally); 0 (default): it is replaced by 3g@0 */
+    int tie_right_first; /* FAR: equal end times in Algorithm 1 go to the tree's right
+                          * branch first (3g@4 before 3g@0); 0 (default): preorder */
 } ms_far_options;
 
 /* The learned scheduler's settings ("rl"). */
 typedef struct ms_rl_options {
-    const char *model;           /* the policy file (models/a100-*.bin) */
-    int online;                  /* online batches (paper 001 section 3) */
-    int queue;                   /* how a queue longer than the policy's N is planned
-                                  * (ms_rl_queue_mode; ms_rl_options_init sets the default) */
-    int no_guard;                /* the agent's plan alone; 0 (default): the better of the
-                                  * agent's and FAR's plan of the queue */
-    int rollout;                 /* 0 or 1 the policy's greedy actions; K > 1 the policy
-                                  * improved by rollout over its K best actions
-                                  * (MS_RL_ROLLOUT_ALL, -1: all of them) where their logits
-                                  * are within rollout_gap of the greedy one's (INFINITY: at
-                                  * every decision; NAN: the policy's calibrated gap);
-                                  * ms_rl_options_init sets MS_RL_ROLLOUT_DEFAULT (learn_sched.h)
-                                  * and NAN */
+    const char *model; /* the policy file (models/a100-*.bin) */
+    int online;        /* online batches (paper 001 section 3) */
+    int queue;         /* how a queue longer than the policy's N is planned
+                        * (ms_rl_queue_mode; ms_rl_options_init sets the default) */
+    int no_guard;      /* the agent's plan alone; 0 (default): the better of the
+                        * agent's and FAR's plan of the queue */
+    int rollout;       /* 0 or 1 the policy's greedy actions; K > 1 the policy
+                        * improved by rollout over its K best actions
+                        * (MS_RL_ROLLOUT_ALL, -1: all of them) where their logits
+                        * are within rollout_gap of the greedy one's (INFINITY: at
+                        * every decision; NAN: the policy's calibrated gap);
+                        * ms_rl_options_init sets MS_RL_ROLLOUT_DEFAULT (learn_sched.h)
+                        * and NAN */
     float rollout_gap;
 } ms_rl_options;
 
 /* The search scheduler's settings ("search"). */
 typedef struct ms_search_options {
-    double time_budget_ms;       /* budget per batch in milliseconds; 0 = the default */
-    int threads;                 /* worker threads; 0 or 1 = one */
+    double time_budget_ms; /* budget per batch in milliseconds; 0 = the default */
+    int threads;           /* worker threads; 0 or 1 = one */
 } ms_search_options;
 
 /* The exact scheduler's settings ("optimal"); 0 = no limit. */
 typedef struct ms_optimal_options {
-    double time_budget_ms;       /* budget in milliseconds */
-    long node_limit;             /* branch-and-bound nodes */
+    double time_budget_ms; /* budget in milliseconds */
+    long node_limit;       /* branch-and-bound nodes */
 } ms_optimal_options;
 
 /* Every algorithm's settings: the common ones, then each algorithm's own. */
 typedef struct ms_offline_options {
-    int batch;                   /* tasks per batch in arrival order; 0 = one batch */
-    uint64_t seed;               /* for randomised algorithms (FAR is deterministic) */
-    const ms_initial *initial;   /* what the GPUs hold before the plan (DESIGN.md); NULL:
-                                  * empty. Every algorithm plans from it. */
+    int batch;                 /* tasks per batch in arrival order; 0 = one batch */
+    uint64_t seed;             /* for randomised algorithms (FAR is deterministic) */
+    const ms_initial *initial; /* what the GPUs hold before the plan (DESIGN.md); NULL:
+                                * empty. Every algorithm plans from it. */
     ms_far_options far;
     ms_rl_options rl;
     ms_search_options search;
@@ -121,11 +121,10 @@ const ms_offline_algo *ms_offline_find(const char *name);
 /* A name in the table or a parametrised baseline ("fixpart:4-2-1", "fixpart:3"). */
 bool ms_offline_known(const char *name);
 
-/* Runs algorithm `algo` (e.g. "far", "far-norefine", "miso", "fixpart:4-2-1") on `gpus` GPUs of the model. The
- * schedule carries stats: compute_seconds and the algorithm's own counters. */
-int ms_offline_schedule(const char *algo, const ms_workload *w, const ms_gpu_model *gpu,
-                        int gpus, const ms_offline_options *opt, ms_schedule **out,
-                        ms_error *err);
+/* Runs algorithm `algo` (e.g. "far", "far-norefine", "miso", "fixpart:4-2-1") on `gpus` GPUs of the
+ * model. The schedule carries stats: compute_seconds and the algorithm's own counters. */
+int ms_offline_schedule(const char *algo, const ms_workload *w, const ms_gpu_model *gpu, int gpus,
+                        const ms_offline_options *opt, ms_schedule **out, ms_error *err);
 
 /* FAR itself (paper 000 sections 3-4); opt->far.refine chooses phase 3. Stats: allocations
  * (family size), evaluated (allocations run through Algorithm 1), makespan_phase2, moves,
@@ -135,8 +134,7 @@ int ms_far_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                     const ms_offline_options *opt, ms_schedule **out, ms_error *err);
 /* FAR with the default options on one GPU: the default demonstrator of `train
  * --demonstrate-share` (ms_train_config.demonstrator). */
-int ms_far_plan(const ms_workload *w, const ms_gpu_model *gpu, ms_schedule **out,
-                ms_error *err);
+int ms_far_plan(const ms_workload *w, const ms_gpu_model *gpu, ms_schedule **out, ms_error *err);
 
 /* Paper 000 section 4's concatenation of a batch planned while another plan runs
  * (src/offline/concat_join.c, docs/daemon.md): `next` (the batch's plan from time 0 on the
@@ -161,8 +159,7 @@ int ms_schedule_join(const ms_schedule *run, double now, const ms_schedule *next
  * that batch's initial layout (out: initialised by the caller, added to): every instance
  * alive at run's end, busy until its last task's end (its creation's when it has none) less
  * now, 0 once past. */
-int ms_schedule_join_layout(const ms_schedule *run, double now, ms_initial *out,
-                            ms_error *err);
+int ms_schedule_join_layout(const ms_schedule *run, double now, ms_initial *out, ms_error *err);
 
 /* The search scheduler (docs/search.md): local search over task sizes, order and
  * reconfigurations from the best of FAR, FIXPARTBEST, miso-eager and (with opt->rl.model) the
@@ -176,8 +173,7 @@ int ms_search_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                        const ms_offline_options *opt, ms_schedule **out, ms_error *err);
 /* The search with the default options (10 ms of work, one thread) on one GPU: a
  * demonstrator of `train --demonstrator search`. */
-int ms_search_plan(const ms_workload *w, const ms_gpu_model *gpu, ms_schedule **out,
-                   ms_error *err);
+int ms_search_plan(const ms_workload *w, const ms_gpu_model *gpu, ms_schedule **out, ms_error *err);
 
 /* The learned scheduler of paper 001 (src/learn) on one GPU: opt->rl.model names the
  * policy file, opt->rl.online picks online batches, opt->rl.queue how a queue longer than
@@ -215,8 +211,7 @@ void ms_far_tree_print(const ms_schedule *s, const ms_workload *w, FILE *f);
  * rest created, one at a time); tasks in FIFO order, each on the first instance to become
  * free that can run it. */
 int ms_fixpart_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
-                        const ms_initial *initial, int partition, ms_schedule **out,
-                        ms_error *err);
+                        const ms_initial *initial, int partition, ms_schedule **out, ms_error *err);
 /* FIXPARTBEST: FIXPART with the partition giving the lowest makespan (first on ties);
  * infeasible partitions are skipped. Stat "partition" = the 1-based partition chosen. */
 int ms_fixpartbest_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
@@ -238,8 +233,8 @@ int ms_miso_eager_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gp
 /* FIXPART by name: "fixpart:4-2-1" or "fixpart:<1-based index>" (the other baselines are
  * in the table of ms_offline_find). */
 bool ms_baseline_known(const char *algo);
-int ms_baseline_schedule(const char *algo, const ms_workload *w, const ms_gpu_model *gpu,
-                         int gpus, const ms_initial *initial, ms_schedule **out, ms_error *err);
+int ms_baseline_schedule(const char *algo, const ms_workload *w, const ms_gpu_model *gpu, int gpus,
+                         const ms_initial *initial, ms_schedule **out, ms_error *err);
 
 /* ---- Experiments (papers' protocols; docs/baselines.md) ---------------------------------
  * Tables: "rho" (paper 000 Table 4), "sigma" (Table 5), "refine" (Table 6), "concat"
@@ -249,10 +244,10 @@ int ms_baseline_schedule(const char *algo, const ms_workload *w, const ms_gpu_mo
  * A cell is a row (generator presets) x a task count n; each repetition is one dataset
  * whose random stream depends only on (seed, row, n, repetition), so results do not
  * depend on the number of threads. */
-#define MS_EXP_MAX_ROWS 16
-#define MS_EXP_MAX_COLS 16
+#define MS_EXP_MAX_ROWS   16
+#define MS_EXP_MAX_COLS   16
 #define MS_EXP_MAX_VALUES 16
-#define MS_EXP_ROW_LEN 96
+#define MS_EXP_ROW_LEN    96
 
 typedef struct ms_experiment {
     char table[16];
@@ -260,22 +255,21 @@ typedef struct ms_experiment {
     int nrows;
     char rows[MS_EXP_MAX_ROWS][MS_EXP_ROW_LEN]; /* "PRESET[,PRESET...][@p_sup]" */
     int ncols;
-    int n[MS_EXP_MAX_COLS];  /* tasks per dataset, or per batch for concat/multibatch */
-    int reps;                /* datasets per cell */
-    int batch;               /* popt: offline batch size N */
-    int batches;             /* multibatch: batches per dataset */
+    int n[MS_EXP_MAX_COLS]; /* tasks per dataset, or per batch for concat/multibatch */
+    int reps;               /* datasets per cell */
+    int batch;              /* popt: offline batch size N */
+    int batches;            /* multibatch: batches per dataset */
     uint64_t seed;
-    int threads;             /* 0: one per online core */
-    int paper_family;        /* FAR's ms_offline_options.far.paper_family in every table */
-    const char *model;       /* "search": the agent's policy file (NULL: no agent column) */
+    int threads;               /* 0: one per online core */
+    int paper_family;          /* FAR's ms_offline_options.far.paper_family in every table */
+    const char *model;         /* "search": the agent's policy file (NULL: no agent column) */
     const ms_initial *initial; /* what the GPU holds before each plan (NULL: empty), the
                                 * same for every algorithm */
 } ms_experiment;
 
 /* The papers' defaults for `table` on gpu (NULL: A100-40GB); MS_EINVAL for an unknown
  * table or a default row the GPU's generator rejects. */
-int ms_experiment_init(ms_experiment *e, const char *table, const ms_gpu_model *gpu,
-                       ms_error *err);
+int ms_experiment_init(ms_experiment *e, const char *table, const ms_gpu_model *gpu, ms_error *err);
 /* Rows separated by ';' (each "PRESET[,PRESET...][@p_sup]"), task counts by ','. */
 int ms_experiment_set_rows(ms_experiment *e, const char *list, ms_error *err);
 int ms_experiment_set_n(ms_experiment *e, const char *list, ms_error *err);
@@ -283,8 +277,8 @@ int ms_experiment_set_n(ms_experiment *e, const char *list, ms_error *err);
 typedef struct ms_experiment_result {
     int ncells, nvalues, reps;
     const char *const *value_names;
-    double *values;          /* [cell][rep][value]; NAN where not defined */
-    unsigned char *done;     /* [cell][rep] */
+    double *values;      /* [cell][rep][value]; NAN where not defined */
+    unsigned char *done; /* [cell][rep] */
 } ms_experiment_result;
 
 typedef void (*ms_experiment_progress)(long done, long total, void *arg);
@@ -312,13 +306,13 @@ typedef struct ms_rl_eval {
     const ms_rl_model *offline_model; /* online models: an offline policy compared (or NULL) */
     int rollout;                      /* the policies' rule of decision (ms_rl_schedule) */
     float gap;
-    int ncompare;                     /* offline algorithms (ms_offline_known) run on */
+    int ncompare;                                /* offline algorithms (ms_offline_known) run on */
     const char *compare[MS_RL_EVAL_MAX_COMPARE]; /* the same data */
-    ms_gen_params gen;                /* the datasets: sets of `tasks` tasks drawn with seed */
+    ms_gen_params gen; /* the datasets: sets of `tasks` tasks drawn with seed */
     long sets;
     int tasks;
     uint64_t seed;
-    bool by_batch;                    /* offline policies: also p_opt per batch position */
+    bool by_batch; /* offline policies: also p_opt per batch position */
 } ms_rl_eval;
 
 /* Means over the datasets, the policy first, then each compared algorithm, then the
@@ -329,7 +323,7 @@ typedef struct ms_rl_eval {
  * the dataset in batches of N. */
 typedef struct ms_rl_eval_result {
     double mean[MS_RL_EVAL_MAX_COMPARE + 2];
-    int npos;                                  /* by_batch: the batch positions, else 0 */
+    int npos;                                       /* by_batch: the batch positions, else 0 */
     double (*by_batch)[MS_RL_EVAL_MAX_COMPARE + 1]; /* [position]: p_opt of the k-th batch */
 } ms_rl_eval_result;
 

@@ -17,8 +17,7 @@
  * slices: mean over profiles with ideal > 0 of 1 - valid/ideal. */
 double ms_online_frag_masks(const ms_gpu_model *m, uint32_t free_slots, uint32_t free_slices);
 /* ideal(p,g) and valid(p,g) of the same definition. */
-int ms_online_ideal(const ms_gpu_model *m, int profile, uint32_t free_slots,
-                    uint32_t free_slices);
+int ms_online_ideal(const ms_gpu_model *m, int profile, uint32_t free_slots, uint32_t free_slices);
 int ms_online_valid(const ms_gpu_model *m, int profile, uint32_t free_slots);
 /* F(g) of a GPU whose job-holding instances are `busy`. */
 double ms_online_frag(const ms_gpu_model *m, const ms_partition *busy);
@@ -57,23 +56,23 @@ typedef struct ms_online_gpu_view {
 
 /* Which GPU a rule prefers before F and reuse (ties: the lowest index). */
 enum ms_online_fit {
-    MS_FIT_FIRST = 0,          /* none: the lowest index (first fit, paper 002) */
-    MS_FIT_BEST = 1,           /* the fewest free compute slices (OWP's packing) */
-    MS_FIT_WORST = 2,          /* the most free compute slices (ElasticBatch's spreading) */
+    MS_FIT_FIRST = 0, /* none: the lowest index (first fit, paper 002) */
+    MS_FIT_BEST = 1,  /* the fewest free compute slices (OWP's packing) */
+    MS_FIT_WORST = 2, /* the most free compute slices (ElasticBatch's spreading) */
 };
 
 typedef struct ms_online_rule {
-    bool frag;                 /* min-F placement (paper 002); false: first fit */
-    int fit;                   /* enum ms_online_fit */
-    bool balance;              /* conditional load balancing: Busy GPUs only when no Lazy fits */
-    bool dynamic;              /* idle instances may be destroyed and new ones created */
+    bool frag;    /* min-F placement (paper 002); false: first fit */
+    int fit;      /* enum ms_online_fit */
+    bool balance; /* conditional load balancing: Busy GPUs only when no Lazy fits */
+    bool dynamic; /* idle instances may be destroyed and new ones created */
     double tau;
 } ms_online_rule;
 
 /* A job of `profile` can take `start`: its slots hold no job, and either an idle instance
  * of that profile sits there or (dynamic) only idle, unlocked instances do. */
-bool ms_online_can_take(const ms_gpu_model *m, const ms_online_rule *r,
-                        const ms_online_gpu_view *g, int profile, int start);
+bool ms_online_can_take(const ms_gpu_model *m, const ms_online_rule *r, const ms_online_gpu_view *g,
+                        int profile, int start);
 #define MS_ONLINE_NO_FIT UINT64_MAX
 /* The best start of `profile` on one GPU under the rule and its key (lower is better;
  * MS_ONLINE_NO_FIT when nothing fits): the rule's fit first, then min F(g) after placing,
@@ -85,25 +84,24 @@ uint64_t ms_online_place_key(const ms_gpu_model *m, const ms_online_rule *r,
                              int profile, int *start);
 /* The GPU (the lowest key, the first on ties) and start for a job of `profile`; false
  * when no GPU can hold it now. */
-bool ms_online_place(const ms_gpu_model *m, const ms_online_rule *r,
-                     const ms_online_frag_table *ft, const ms_online_gpu_view *gpus, int ngpus,
-                     int profile, int *gpu, int *start);
+bool ms_online_place(const ms_gpu_model *m, const ms_online_rule *r, const ms_online_frag_table *ft,
+                     const ms_online_gpu_view *gpus, int ngpus, int profile, int *gpu, int *start);
 
 /* ---- Workloads ---- */
 
 typedef struct ms_online_job {
-    double arrival;   /* seconds */
-    int profile;      /* index into the model's profiles */
-    double work;      /* seconds of execution alone at that profile */
-    int name;         /* offset into the workload's name buffer, -1 for none */
+    double arrival; /* seconds */
+    int profile;    /* index into the model's profiles */
+    double work;    /* seconds of execution alone at that profile */
+    int name;       /* offset into the workload's name buffer, -1 for none */
 } ms_online_job;
 
 typedef struct ms_online_workload {
     int n, cap;
-    ms_online_job *jobs;      /* sorted by arrival (stable) */
-    char *names;              /* NUL-separated names */
+    ms_online_job *jobs; /* sorted by arrival (stable) */
+    char *names;         /* NUL-separated names */
     size_t names_len, names_cap;
-    int skipped;              /* input records left out (Alibaba reader), see docs */
+    int skipped; /* input records left out (Alibaba reader), see docs */
     int skipped_multi_gpu, skipped_no_gpu, skipped_bad_time;
 } ms_online_workload;
 
@@ -112,8 +110,8 @@ const char *ms_online_job_name(const ms_online_workload *w, int i);
 
 /* Trace CSV: header `arrival,profile,work[,name]`, one job per line; profile is a profile
  * name of the model. Errors name the file and line. */
-int ms_online_trace_parse(const char *text, size_t len, const char *source,
-                          const ms_gpu_model *m, ms_online_workload *w, ms_error *err);
+int ms_online_trace_parse(const char *text, size_t len, const char *source, const ms_gpu_model *m,
+                          ms_online_workload *w, ms_error *err);
 int ms_online_trace_read(const char *path, const ms_gpu_model *m, ms_online_workload *w,
                          ms_error *err);
 int ms_online_trace_write(const char *path, const ms_gpu_model *m, const ms_online_workload *w,
@@ -124,22 +122,21 @@ int ms_online_trace_write(const char *path, const ms_gpu_model *m, const ms_onli
  * keeps the first `limit` jobs. */
 int ms_online_alibaba_read(const char *path, const ms_gpu_model *m, int limit,
                            ms_online_workload *w, ms_error *err);
-int ms_online_alibaba_parse(const char *text, size_t len, const char *source,
-                            const ms_gpu_model *m, int limit, ms_online_workload *w,
-                            ms_error *err);
+int ms_online_alibaba_parse(const char *text, size_t len, const char *source, const ms_gpu_model *m,
+                            int limit, ms_online_workload *w, ms_error *err);
 
 enum ms_online_service { MS_SERVICE_NORMAL = 0, MS_SERVICE_LONG = 1 };
 
 typedef struct ms_online_gen {
     int jobs;
-    double arrival_mean;          /* mean inter-arrival time, seconds (Poisson process) */
+    double arrival_mean; /* mean inter-arrival time, seconds (Poisson process) */
     int nmix;
     int mix_profile[MS_MAX_PROFILES];
     double mix_weight[MS_MAX_PROFILES];
-    int service;                  /* enum ms_online_service */
-    double service_median;        /* median "Normal" service time of a 1g job, seconds */
-    double service_sigma;         /* log-normal shape */
-    bool flat_service;            /* every profile has the same service time (scale 1) */
+    int service;           /* enum ms_online_service */
+    double service_median; /* median "Normal" service time of a 1g job, seconds */
+    double service_sigma;  /* log-normal shape */
+    bool flat_service;     /* every profile has the same service time (scale 1) */
 } ms_online_gen;
 
 /* Defaults: the model's base profiles of every size but the whole GPU, equal weights;
@@ -156,29 +153,28 @@ double ms_online_tpot_alone(const ms_gpu_model *m, int profile);
 double ms_online_gen_load(const ms_gpu_model *m, const ms_online_gen *g, int gpus);
 void ms_online_gen_set_load(const ms_gpu_model *m, ms_online_gen *g, int gpus, double load);
 /* "1g.5gb:2,3g.20gb:1" (weights optional, default 1). */
-int ms_online_parse_mix(const ms_gpu_model *m, const char *text, ms_online_gen *g,
-                        ms_error *err);
+int ms_online_parse_mix(const ms_gpu_model *m, const char *text, ms_online_gen *g, ms_error *err);
 int ms_online_generate(const ms_gpu_model *m, const ms_online_gen *g, ms_rng *rng,
                        ms_online_workload *w, ms_error *err);
 
 /* ---- Policies and the simulator ---- */
 
 enum ms_online_policy {
-    MS_POLICY_FRAG = 0,          /* paper 002: balance + min-F placement + reuse */
-    MS_POLICY_FF_STATIC = 1,     /* first fit on a static layout */
-    MS_POLICY_FF_DYNAMIC = 2,    /* first fit, instances created/destroyed on demand */
-    MS_POLICY_OWP = 3,           /* OWP's heuristic: best fit (pack), dynamic */
-    MS_POLICY_ELASTICBATCH = 4,  /* ElasticBatch's deploy manager: worst fit, dynamic */
+    MS_POLICY_FRAG = 0,         /* paper 002: balance + min-F placement + reuse */
+    MS_POLICY_FF_STATIC = 1,    /* first fit on a static layout */
+    MS_POLICY_FF_DYNAMIC = 2,   /* first fit, instances created/destroyed on demand */
+    MS_POLICY_OWP = 3,          /* OWP's heuristic: best fit (pack), dynamic */
+    MS_POLICY_ELASTICBATCH = 4, /* ElasticBatch's deploy manager: worst fit, dynamic */
     MS_POLICY_COUNT = 5,
 };
 
 /* Static layouts: how a fixed multiset of instances is spread over the GPUs. */
 enum ms_online_layout {
-    MS_LAYOUT_BEST = -1,         /* simulate each and keep the lowest mean turnaround */
-    MS_LAYOUT_PACKED = 0,        /* largest instances first, into the first GPU they fit */
-    MS_LAYOUT_SMALL_FIRST = 1,   /* smallest first, first GPU */
-    MS_LAYOUT_SPREAD = 2,        /* largest first, round-robin over GPUs */
-    MS_LAYOUT_GROUPED = 3,       /* one profile after another, first GPU */
+    MS_LAYOUT_BEST = -1,       /* simulate each and keep the lowest mean turnaround */
+    MS_LAYOUT_PACKED = 0,      /* largest instances first, into the first GPU they fit */
+    MS_LAYOUT_SMALL_FIRST = 1, /* smallest first, first GPU */
+    MS_LAYOUT_SPREAD = 2,      /* largest first, round-robin over GPUs */
+    MS_LAYOUT_GROUPED = 3,     /* one profile after another, first GPU */
     MS_LAYOUT_COUNT = 4,
 };
 const char *ms_online_layout_name(int layout);
@@ -186,9 +182,9 @@ int ms_online_layout_parse(const char *text);
 
 /* Queue disciplines for jobs that cannot be placed at once (docs/online.md, "Queue"). */
 enum ms_online_queue {
-    MS_QUEUE_FCFS_PROFILE = 0,   /* FCFS per profile: a blocked job holds back only its profile */
-    MS_QUEUE_FCFS = 1,           /* strict FCFS: a blocked job holds back every later job */
-    MS_QUEUE_RESERVE = 2,        /* FCFS per profile plus an aging reservation (beyond paper 002) */
+    MS_QUEUE_FCFS_PROFILE = 0, /* FCFS per profile: a blocked job holds back only its profile */
+    MS_QUEUE_FCFS = 1,         /* strict FCFS: a blocked job holds back every later job */
+    MS_QUEUE_RESERVE = 2,      /* FCFS per profile plus an aging reservation (beyond paper 002) */
     MS_QUEUE_COUNT = 3,
 };
 const char *ms_online_queue_name(int queue);
@@ -196,8 +192,8 @@ int ms_online_queue_parse(const char *text);
 
 /* When a departure migration is carried out (docs/online.md, "Departure migration"). */
 enum ms_online_migration_rule {
-    MS_MIGRATE_COST_AWARE = 0,   /* only when the expected gain exceeds the cost */
-    MS_MIGRATE_ALWAYS = 1,       /* paper 002's rule: whenever it lowers F or the load gap */
+    MS_MIGRATE_COST_AWARE = 0, /* only when the expected gain exceeds the cost */
+    MS_MIGRATE_ALWAYS = 1,     /* paper 002's rule: whenever it lowers F or the load gap */
 };
 const char *ms_online_migration_rule_name(int rule);
 int ms_online_migration_rule_parse(const char *text);
@@ -205,22 +201,22 @@ int ms_online_migration_rule_parse(const char *text);
 typedef struct ms_online_config {
     int policy;
     int gpus;
-    double tau;                  /* Lazy iff load < tau (default 0.4) */
-    double kappa;                /* contention slowdown per co-running job (0.05) */
-    bool balance;                /* conditional load balancing (frag policy) */
-    bool dynamic;                /* dynamic partitioning (frag policy; off = static layout) */
-    bool migration;              /* departure migration (frag policy) */
-    double migration_cost;       /* seconds a migration takes beyond the instance creation */
-    int migration_rule;          /* enum ms_online_migration_rule */
-    int queue;                   /* enum ms_online_queue */
-    double reserve_after;        /* MS_QUEUE_RESERVE: wait (s) after which a job reserves a GPU */
-    int layout;                  /* static layouts: enum ms_online_layout */
+    double tau;            /* Lazy iff load < tau (default 0.4) */
+    double kappa;          /* contention slowdown per co-running job (0.05) */
+    bool balance;          /* conditional load balancing (frag policy) */
+    bool dynamic;          /* dynamic partitioning (frag policy; off = static layout) */
+    bool migration;        /* departure migration (frag policy) */
+    double migration_cost; /* seconds a migration takes beyond the instance creation */
+    int migration_rule;    /* enum ms_online_migration_rule */
+    int queue;             /* enum ms_online_queue */
+    double reserve_after;  /* MS_QUEUE_RESERVE: wait (s) after which a job reserves a GPU */
+    int layout;            /* static layouts: enum ms_online_layout */
     double layout_share[MS_MAX_PROFILES]; /* requests' shares by profile the static
-                                  * multiset follows; all 0: the workload's job counts */
-    bool check;                  /* invariant check after every event (what it changed) */
-    int check_full_every;        /* with check: also the whole state every N events (0: at the
-                                  * end only; Debug builds: at least every 1024 events) */
-    bool timeline;               /* record fragmentation/instances over time */
+                                           * multiset follows; all 0: the workload's job counts */
+    bool check;                           /* invariant check after every event (what it changed) */
+    int check_full_every; /* with check: also the whole state every N events (0: at the
+                           * end only; Debug builds: at least every 1024 events) */
+    bool timeline;        /* record fragmentation/instances over time */
 } ms_online_config;
 
 void ms_online_config_defaults(ms_online_config *c);
@@ -229,7 +225,7 @@ int ms_online_policy_parse(const char *text);
 
 typedef struct ms_online_sample {
     double t;
-    double frag;                 /* mean F(g) over GPUs */
+    double frag; /* mean F(g) over GPUs */
     int instances, busy, queued;
     /* per profile (paper 002 Fig. 6): desired = jobs of it in the node (queued, starting or
      * running); actual = instances of it (being created, idle or busy) */
@@ -237,27 +233,27 @@ typedef struct ms_online_sample {
 } ms_online_sample;
 
 typedef struct ms_online_migration {
-    double t;                    /* decision time */
+    double t; /* decision time */
     int job, from_gpu, to_gpu;
     double frag_before, frag_after; /* system F around the decision */
-    double gain, cost;           /* the cost-aware rule's expected gain and cost (slice-seconds) */
-    double gain_rate;            /* its gain per second of the window the move pays off in */
+    double gain, cost; /* the cost-aware rule's expected gain and cost (slice-seconds) */
+    double gain_rate;  /* its gain per second of the window the move pays off in */
 } ms_online_migration;
 
 typedef struct ms_online_result {
     int n;
-    double *start, *end;         /* per job, indexed like the workload */
-    int *gpu;                    /* GPU the job finished on */
-    int *migrations;             /* per job */
+    double *start, *end; /* per job, indexed like the workload */
+    int *gpu;            /* GPU the job finished on */
+    int *migrations;     /* per job */
     double mean_wait, mean_exec, mean_turnaround, max_wait;
-    double p95_turnaround;       /* ms_online_quantile(turnarounds, n, 0.95) */
-    double makespan;             /* last end - first arrival */
+    double p95_turnaround; /* ms_online_quantile(turnarounds, n, 0.95) */
+    double makespan;       /* last end - first arrival */
     long events, reconfigurations, creations, destructions, total_migrations;
     long intra_migrations, inter_migrations;
-    int layout;                  /* static layout used (best when asked) */
-    double mean_frag;            /* time-weighted mean of system F */
+    int layout;                   /* static layout used (best when asked) */
+    double mean_frag;             /* time-weighted mean of system F */
     double tpot[MS_MAX_PROFILES]; /* mean time per output token by profile (s; NAN: no job):
-                                  * ms_online_tpot_alone x execution / work of each job */
+                                   * ms_online_tpot_alone x execution / work of each job */
     int nsamples, cap_samples;
     ms_online_sample *samples;
     int nmig, cap_mig;
@@ -289,13 +285,12 @@ void ms_online_result_fini(ms_online_result *r);
 double ms_online_quantile(const double *sorted, int n, double q);
 
 /* Per-job CSV: name,arrival,profile,work,start,end,wait,exec,turnaround,gpu,migrations. */
-int ms_online_write_jobs_csv(const char *path, const ms_gpu_model *m,
-                             const ms_online_workload *w, const ms_online_result *r,
-                             ms_error *err);
+int ms_online_write_jobs_csv(const char *path, const ms_gpu_model *m, const ms_online_workload *w,
+                             const ms_online_result *r, ms_error *err);
 /* Timeline CSV: t,fragmentation,instances,busy,queued, then desired_P,actual_P for each
  * profile P that ever had a job or an instance. Needs a result with a timeline. */
-int ms_online_write_timeline_csv(const char *path, const ms_gpu_model *m,
-                                 const ms_online_result *r, ms_error *err);
+int ms_online_write_timeline_csv(const char *path, const ms_gpu_model *m, const ms_online_result *r,
+                                 ms_error *err);
 /* SVG: system fragmentation (top), instance counts (middle) and desired against actual
  * instances per profile (bottom) over time, migration decisions marked (paper 002 Figs. 6
  * and 8). Needs a result with a timeline. */
@@ -305,33 +300,33 @@ int ms_online_write_svg(const char *path, const ms_gpu_model *m, const ms_online
 /* ---- Results as curves: policies against offered load ---- */
 
 #define MS_SWEEP_MAX_POLICIES 8
-#define MS_SWEEP_MAX_LOADS 1000
+#define MS_SWEEP_MAX_LOADS    1000
 
 typedef struct ms_online_sweep {
-    ms_online_gen gen;           /* the workload; arrival_mean is set per load */
-    ms_online_config cfg;        /* gpus, tau, kappa, ...; policy and layout set per run */
+    ms_online_gen gen;    /* the workload; arrival_mean is set per load */
+    ms_online_config cfg; /* gpus, tau, kappa, ...; policy and layout set per run */
     int nloads;
     double loads[MS_SWEEP_MAX_LOADS]; /* offered loads (ms_online_gen_load) */
     int npolicies;
     int policies[MS_SWEEP_MAX_POLICIES];
     int queues[MS_SWEEP_MAX_POLICIES]; /* each policy's queue discipline, -1: cfg.queue */
-    unsigned long long seed;     /* evaluation seeds seed .. seed+seeds-1; the static */
-    int seeds;                   /*   layout is chosen on MS_ONLINE_TRAIN_SEED(seed) ... */
+    unsigned long long seed;           /* evaluation seeds seed .. seed+seeds-1; the static */
+    int seeds;                         /*   layout is chosen on MS_ONLINE_TRAIN_SEED(seed) ... */
 } ms_online_sweep;
 
 /* One policy at one offered load, over the seeds: means of the per-seed values, and
  * per-profile waits pooled over the seeds' jobs. */
 typedef struct ms_online_point {
-    int policy;                  /* enum ms_online_policy */
-    int queue;                   /* enum ms_online_queue it ran with */
-    char label[40];              /* "frag", or "frag/reserve" when the sweep named a queue */
+    int policy;     /* enum ms_online_policy */
+    int queue;      /* enum ms_online_queue it ran with */
+    char label[40]; /* "frag", or "frag/reserve" when the sweep named a queue */
     double load, arrival_mean;
     double turnaround, makespan, wait, execution;
-    double utilisation;          /* busy compute-slice seconds / (GPUs x slices x makespan) */
-    double fragmentation;        /* time-weighted mean system F */
-    int layout;                  /* the static layout chosen out of sample, -1 otherwise */
+    double utilisation;   /* busy compute-slice seconds / (GPUs x slices x makespan) */
+    double fragmentation; /* time-weighted mean system F */
+    int layout;           /* the static layout chosen out of sample, -1 otherwise */
     double p50_wait[MS_MAX_PROFILES], p99_wait[MS_MAX_PROFILES]; /* NAN: profile absent */
-    double tpot[MS_MAX_PROFILES];  /* mean time per output token, s */
+    double tpot[MS_MAX_PROFILES];                                /* mean time per output token, s */
 } ms_online_point;
 
 /* Parses "POLICY[/QUEUE],..." into s->policies and s->queues. */
@@ -357,14 +352,14 @@ int ms_online_sweep_write_svg(const ms_online_sweep *s, const ms_online_point *p
 /* Rows: firstfit-static, +balance, +balance+dynamic, all (+migration), firstfit-dynamic,
  * all - balance, all - dynamic. Loads: Normal and Long service at mean inter-arrival 25 s
  * and 50 s. */
-#define MS_ABLATION_ROWS 7
+#define MS_ABLATION_ROWS  7
 #define MS_ABLATION_LOADS 4
 
 typedef struct ms_online_ablation {
-    ms_online_gen gen;           /* the workload; service and arrival_mean set per load */
-    ms_online_config cfg;        /* gpus, tau, kappa, ...; the techniques set per row */
-    unsigned long long seed;     /* evaluation seeds seed .. seed+seeds-1; a static row's */
-    int seeds;                   /*   layout is chosen on MS_ONLINE_TRAIN_SEED(seed) ... */
+    ms_online_gen gen;       /* the workload; service and arrival_mean set per load */
+    ms_online_config cfg;    /* gpus, tau, kappa, ...; the techniques set per row */
+    unsigned long long seed; /* evaluation seeds seed .. seed+seeds-1; a static row's */
+    int seeds;               /*   layout is chosen on MS_ONLINE_TRAIN_SEED(seed) ... */
 } ms_online_ablation;
 
 /* One row on one load, means over the seeds (s); all NAN when no static layout holds the

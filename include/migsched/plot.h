@@ -1,6 +1,6 @@
 /* plot.h: schedule drawings (the papers' figures): SVG, and self-contained HTML with
- * hover details; line charts (learning curves) as SVG through the chart writer. Part of the schedule module
- * (src/schedule/plot_*.c). */
+ * hover details; line charts (learning curves) as SVG through the chart writer. Part of the
+ * schedule module (src/schedule/plot_*.c). */
 #ifndef MIGSCHED_PLOT_H
 #define MIGSCHED_PLOT_H
 
@@ -14,8 +14,8 @@ typedef struct ms_plot_labels {
     const ms_workload *w;     /* names from here when set, else from names[] */
     const char *const *names; /* per input task index; NULL or a NULL entry: "task <i>" */
     int nnames;
-    double l_bound;           /* NAN: not marked */
-    const char *title;        /* NULL: the algorithm's name */
+    double l_bound;    /* NAN: not marked */
+    const char *title; /* NULL: the algorithm's name */
 } ms_plot_labels;
 
 /* One panel per GPU: compute slices (rows) against time, a box per task with its name,
@@ -53,7 +53,6 @@ int ms_plot_curves_write_file(const char *path, const ms_plot_chart *c, const ms
                               int ns, ms_error *err);
 
 /* Labels from the workload the schedule was made for: names and migsched's l_bound. */
-void ms_plot_labels_from_workload(const ms_schedule *s, const ms_workload *w,
-                                  ms_plot_labels *out);
+void ms_plot_labels_from_workload(const ms_schedule *s, const ms_workload *w, ms_plot_labels *out);
 
 #endif

@@ -27,7 +27,7 @@ enum {
 typedef struct exec_identity {
     uid_t uid;
     gid_t gid;
-    gid_t *groups;             /* the supplementary groups, from getgrouplist */
+    gid_t *groups; /* the supplementary groups, from getgrouplist */
     int ngroups;
     char *name, *home, *shell; /* the passwd entry's */
     char failed[160];          /* the child's message prefix when a call fails */
@@ -40,15 +40,15 @@ void exec_identity_fini(exec_identity *id);
 /* How a child starts: everything computed before fork, so that the child (the parent has
  * threads) makes only async-signal-safe calls. */
 typedef struct exec_spawn_opts {
-    const char *command;       /* run as `sh -c command` */
-    const char *cwd;           /* NULL = the parent's */
+    const char *command; /* run as `sh -c command` */
+    const char *cwd;     /* NULL = the parent's */
     char *const *envp;
-    int out_fd, err_fd;        /* stdout and stderr; -1 = inherited */
-    double sleep_s;            /* >= 0: sleep that long and exit 0 instead (sim tasks) */
-    const ms_devplan *iso;     /* NULL: not confined; else its device nodes only, set up first,
-                                  as root (exit EXEC_EXIT_ISOLATION if it cannot:
-                                  ms_devplan_apply reports why) */
-    const exec_identity *as;   /* NULL: the parent's identity; else taken before cwd and exec */
+    int out_fd, err_fd;      /* stdout and stderr; -1 = inherited */
+    double sleep_s;          /* >= 0: sleep that long and exit 0 instead (sim tasks) */
+    const ms_devplan *iso;   /* NULL: not confined; else its device nodes only, set up first,
+                                as root (exit EXEC_EXIT_ISOLATION if it cannot:
+                                ms_devplan_apply reports why) */
+    const exec_identity *as; /* NULL: the parent's identity; else taken before cwd and exec */
 } exec_spawn_opts;
 
 /* Forks a child in its own process group that runs o's command. Returns the pid, -1 on

@@ -15,17 +15,17 @@
 typedef struct ms_sched_instance {
     int id;
     int gpu;
-    int profile;         /* index into the model's profiles */
+    int profile; /* index into the model's profiles */
     int start_slot;
     double create_start, create_end;
     double destroy_start, destroy_end;
 } ms_sched_instance;
 
 typedef struct ms_sched_task {
-    int index;           /* position in the input workload */
-    int instance;        /* ms_sched_instance.id */
+    int index;    /* position in the input workload */
+    int instance; /* ms_sched_instance.id */
     double start, end;
-    char *name;          /* the name a plan file gave the task (owned), NULL otherwise */
+    char *name; /* the name a plan file gave the task (owned), NULL otherwise */
 } ms_sched_task;
 
 typedef struct ms_stat {
@@ -36,11 +36,11 @@ typedef struct ms_stat {
 #define MS_MAX_STATS 32
 
 typedef struct ms_schedule {
-    ms_gpu_model gpu;    /* a copy, so a schedule stands on its own */
+    ms_gpu_model gpu; /* a copy, so a schedule stands on its own */
     int gpus;
     char algorithm[MS_NAME_LEN];
     int ninst, inst_cap;
-    ms_sched_instance *inst;  /* inst[k].id == k */
+    ms_sched_instance *inst; /* inst[k].id == k */
     int ntasks, task_cap;
     ms_sched_task *task;
     int nstats;
@@ -88,13 +88,13 @@ int ms_schedule_read_json(const char *path, const ms_gpu_model *gpu, ms_schedule
 typedef struct ms_initial_inst {
     int gpu;
     ms_placement at;
-    double busy_until;   /* 0: idle; t > 0: running work outside the plan until t, so the
-                          * plan neither runs a task on it nor destroys it before t */
+    double busy_until; /* 0: idle; t > 0: running work outside the plan until t, so the
+                        * plan neither runs a task on it nor destroys it before t */
 } ms_initial_inst;
 
 typedef struct ms_initial {
     int n, cap;
-    ms_initial_inst *inst;   /* sorted by (gpu, start slot) */
+    ms_initial_inst *inst; /* sorted by (gpu, start slot) */
 } ms_initial;
 
 void ms_initial_init(ms_initial *l);
@@ -155,19 +155,19 @@ int ms_schedule_validate_initial(const ms_schedule *s, const ms_workload *w,
 void ms_validation_fini(ms_validation *v);
 
 /* Rule names used by the validator. */
-#define MS_RULE_TASK_MISSING "task-missing"        /* an input task not scheduled */
-#define MS_RULE_TASK_DUPLICATE "task-duplicate"    /* scheduled more than once / bad index */
-#define MS_RULE_TASK_DURATION "task-duration"      /* end - start != time at the size */
-#define MS_RULE_PLACEMENT "placement"              /* not an allowed placement / bad gpu */
-#define MS_RULE_INSTANCE_OVERLAP "instance-overlap" /* two tasks overlap on one instance */
-#define MS_RULE_TASK_LIFETIME "task-lifetime"      /* task outside [create_end, destroy_start] */
-#define MS_RULE_SLOT_CONFLICT "slot-conflict"      /* overlapping slots, overlapping lifetimes */
-#define MS_RULE_RECONFIG_SERIAL "reconfig-serial"  /* two reconfigurations at once on a GPU */
-#define MS_RULE_RECONFIG_DURATION "reconfig-duration" /* shorter than the model's time */
+#define MS_RULE_TASK_MISSING        "task-missing"     /* an input task not scheduled */
+#define MS_RULE_TASK_DUPLICATE      "task-duplicate"   /* scheduled more than once / bad index */
+#define MS_RULE_TASK_DURATION       "task-duration"    /* end - start != time at the size */
+#define MS_RULE_PLACEMENT           "placement"        /* not an allowed placement / bad gpu */
+#define MS_RULE_INSTANCE_OVERLAP    "instance-overlap" /* two tasks overlap on one instance */
+#define MS_RULE_TASK_LIFETIME       "task-lifetime"   /* task outside [create_end, destroy_start] */
+#define MS_RULE_SLOT_CONFLICT       "slot-conflict"   /* overlapping slots, overlapping lifetimes */
+#define MS_RULE_RECONFIG_SERIAL     "reconfig-serial" /* two reconfigurations at once on a GPU */
+#define MS_RULE_RECONFIG_DURATION   "reconfig-duration"   /* shorter than the model's time */
 #define MS_RULE_DESTROY_BEFORE_TASK "destroy-before-task" /* destroyed before last task ends */
-#define MS_RULE_TIMES "times"                      /* NaN, negative or unordered times */
-#define MS_RULE_TASK_INSTANCE "task-instance"      /* a task on an instance that does not exist */
-#define MS_RULE_INITIAL "initial-layout"          /* not what the GPUs held before the plan */
+#define MS_RULE_TIMES               "times"               /* NaN, negative or unordered times */
+#define MS_RULE_TASK_INSTANCE       "task-instance"  /* a task on an instance that does not exist */
+#define MS_RULE_INITIAL             "initial-layout" /* not what the GPUs held before the plan */
 
 /* Lower bounds (DESIGN.md, Lower bounds), for `gpus` GPUs of the model. */
 double ms_bound_baseline(const ms_workload *w, const ms_gpu_model *gpu, int gpus);
@@ -179,8 +179,8 @@ double ms_bound_lbound_present(const ms_workload *w, const ms_gpu_model *gpu, in
                                unsigned present);
 /* ms_bound_lbound_present(present) and ms_bound_lbound_paper, the same values, from one
  * pass over the tasks (the schedule writers need both). */
-void ms_bound_lbound_both(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
-                          unsigned present, double *l_bound, double *l_bound_paper);
+void ms_bound_lbound_both(const ms_workload *w, const ms_gpu_model *gpu, int gpus, unsigned present,
+                          double *l_bound, double *l_bound_paper);
 /* One term of l_bound, for callers that evaluate it on many subsets of tasks: for the
  * non-empty set S of sizes (bit k = gpu->sizes[k]) fills weight[s] = s + Idle(s, S) for s
  * in S (0 elsewhere) and returns sum_{s in S} s * create(s), sizes in `present` not
@@ -194,11 +194,11 @@ unsigned ms_schedule_present_sizes(const ms_schedule *s);
 typedef struct ms_metrics {
     double makespan;
     double baseline, l_bound, l_bound_paper;
-    double rho;          /* makespan / baseline */
-    double p_opt;        /* (makespan / l_bound_paper - 1) * 100 */
+    double rho;   /* makespan / baseline */
+    double p_opt; /* (makespan / l_bound_paper - 1) * 100 */
     int creations, destructions;
     int reconfigurations; /* instances destroyed while tasks remain (repartitions) */
-    double utilization;  /* busy slice-seconds / (slices * gpus * makespan) */
+    double utilization;   /* busy slice-seconds / (slices * gpus * makespan) */
 } ms_metrics;
 
 void ms_schedule_metrics(const ms_schedule *s, const ms_workload *w, ms_metrics *out);

@@ -10,7 +10,7 @@ void csv_lexer_init(csv_lexer *lx, const char *text, size_t len, const char *sou
     lx->end = text + len;
     lx->source = source;
     lx->line = 1;
-    if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3))  /* UTF-8 byte order mark */
+    if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3)) /* UTF-8 byte order mark */
         lx->p += 3;
 }
 
@@ -74,12 +74,12 @@ static int quoted_field(csv_lexer *lx, csv_record *rec, ms_error *err)
         char c = *lx->p++;
         if (c == '"') {
             if (lx->p < lx->end && *lx->p == '"')
-                lx->p++;  /* "" is an escaped quote */
+                lx->p++; /* "" is an escaped quote */
             else
                 break;
         } else if (c == '\0') {
-            return ms_error_set(err, MS_EINVAL, "%s:%ld: field %d: NUL byte in text",
-                                lx->source, lx->line, rec->n);
+            return ms_error_set(err, MS_EINVAL, "%s:%ld: field %d: NUL byte in text", lx->source,
+                                lx->line, rec->n);
         } else if (c == '\n') {
             lx->line++;
         }
@@ -106,8 +106,8 @@ static int plain_field(csv_lexer *lx, csv_record *rec, ms_error *err)
                                 "(quote the whole field and double inner quotes)",
                                 lx->source, lx->line, rec->n);
         if (c == '\0')
-            return ms_error_set(err, MS_EINVAL, "%s:%ld: field %d: NUL byte in text",
-                                lx->source, lx->line, rec->n);
+            return ms_error_set(err, MS_EINVAL, "%s:%ld: field %d: NUL byte in text", lx->source,
+                                lx->line, rec->n);
         if (put_char(rec, c))
             return OOM(lx, err);
     }

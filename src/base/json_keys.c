@@ -5,12 +5,12 @@
 #include <stdio.h>
 #include <string.h>
 
-int ms_json_check_keys(json_t *obj, const char *const *allowed, const char *where,
-                       ms_error *err)
+int ms_json_check_keys(json_t *obj, const char *const *allowed, const char *where, ms_error *err)
 {
     const char *key;
     json_t *v;
-    json_object_foreach(obj, key, v) {
+    json_object_foreach(obj, key, v)
+    {
         int k = 0;
         while (allowed[k] && strcmp(allowed[k], key))
             k++;

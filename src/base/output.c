@@ -97,7 +97,7 @@ int ms_output_commit(ms_output *o, ms_error *err)
     int bad = ferror(o->f);
     bad |= fclose(o->f) != 0;
     int rc = MS_OK;
-    if (!o->tmp) {  /* written in place (a device or pipe) */
+    if (!o->tmp) { /* written in place (a device or pipe) */
         if (bad)
             rc = ms_error_set(err, MS_EIO, "%s: write failed", o->path);
     } else if (bad || rename(o->tmp, o->path)) {

@@ -23,7 +23,7 @@ size_t ms_input_max(void)
 static int read_whole(const char *path, bool text, char **buf, size_t *len, ms_error *err)
 {
     *buf = NULL;
-    FILE *f = fopen(path, "rbe");  /* close-on-exec: never inherited by a job */
+    FILE *f = fopen(path, "rbe"); /* close-on-exec: never inherited by a job */
     if (!f)
         return ms_error_set(err, MS_EIO, "%s: cannot open: %s", path, strerror(errno));
     struct stat st = {0};
@@ -32,10 +32,12 @@ static int read_whole(const char *path, bool text, char **buf, size_t *len, ms_e
     if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode))
         rc = ms_error_set(err, MS_EINVAL, "%s: is a directory, not a file", path);
     else if (S_ISREG(st.st_mode) && (unsigned long long)st.st_size > max)
-        rc = ms_error_set(err, MS_EINVAL, "%s: %lld bytes, over the input limit of %zu bytes "
-                          "(MIGSCHED_MAX_INPUT_BYTES)", path, (long long)st.st_size, max);
+        rc = ms_error_set(err, MS_EINVAL,
+                          "%s: %lld bytes, over the input limit of %zu bytes "
+                          "(MIGSCHED_MAX_INPUT_BYTES)",
+                          path, (long long)st.st_size, max);
     else if (S_ISREG(st.st_mode) && (size_t)st.st_size >= cap)
-        cap = (size_t)st.st_size + 2;  /* one allocation: room for the NUL and the EOF read */
+        cap = (size_t)st.st_size + 2; /* one allocation: room for the NUL and the EOF read */
     char *b = rc ? NULL : malloc(cap);
     if (!rc && !b)
         rc = ms_error_set(err, MS_ENOMEM, "%s: out of memory", path);
@@ -52,8 +54,10 @@ static int read_whole(const char *path, bool text, char **buf, size_t *len, ms_e
         }
         n += got;
         if (n > max) {
-            rc = ms_error_set(err, MS_EINVAL, "%s: over the input limit of %zu bytes "
-                              "(MIGSCHED_MAX_INPUT_BYTES)", path, max);
+            rc = ms_error_set(err, MS_EINVAL,
+                              "%s: over the input limit of %zu bytes "
+                              "(MIGSCHED_MAX_INPUT_BYTES)",
+                              path, max);
             break;
         }
         if (cap - n - 1 == 0) {

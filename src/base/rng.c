@@ -65,10 +65,7 @@ double ms_rng_normal_clipped(ms_rng *r, double mean, double sd, double lo, doubl
     return x < lo ? lo : x > hi ? hi : x;
 }
 
-double ms_rng_exponential(ms_rng *r, double mean)
-{
-    return -mean * log(1.0 - ms_rng_uniform(r));
-}
+double ms_rng_exponential(ms_rng *r, double mean) { return -mean * log(1.0 - ms_rng_uniform(r)); }
 
 ms_rng ms_rng_split(ms_rng *r, uint64_t stream)
 {

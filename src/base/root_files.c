@@ -41,9 +41,10 @@ int ms_file_check_ours(int fd, const char *shown, ms_error *err)
     if (fstat(fd, &st) != 0)
         return ms_error_set(err, MS_EIO, "%s: %s", shown, strerror(errno));
     if (st.st_uid != 0 && st.st_uid != geteuid())
-        return ms_error_set(err, MS_EIO, "%s: owned by uid %u, not by uid %u or root: "
-                            "refused (never read, never acted on)", shown, (unsigned)st.st_uid,
-                            (unsigned)geteuid());
+        return ms_error_set(err, MS_EIO,
+                            "%s: owned by uid %u, not by uid %u or root: "
+                            "refused (never read, never acted on)",
+                            shown, (unsigned)st.st_uid, (unsigned)geteuid());
     return MS_OK;
 }
 
@@ -53,19 +54,21 @@ int ms_dir_check(const char *what, const char *path, unsigned create_mode, ms_er
         return ms_error_set(err, MS_EIO, "%s %s: cannot create: %s", what, path, strerror(errno));
     struct stat st;
     /* A link is trusted only as far as its own owner: someone else's could be re-pointed. */
-    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && st.st_uid != 0 &&
-        st.st_uid != geteuid())
-        return ms_error_set(err, MS_EIO, "%s %s: a symbolic link owned by uid %u: it must be "
-                            "owned by root or uid %u", what, path, (unsigned)st.st_uid,
-                            (unsigned)geteuid());
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && st.st_uid != 0 && st.st_uid != geteuid())
+        return ms_error_set(err, MS_EIO,
+                            "%s %s: a symbolic link owned by uid %u: it must be "
+                            "owned by root or uid %u",
+                            what, path, (unsigned)st.st_uid, (unsigned)geteuid());
     if (stat(path, &st) != 0)
         return ms_error_set(err, MS_EIO, "%s %s: %s", what, path, strerror(errno));
     if (!S_ISDIR(st.st_mode))
         return ms_error_set(err, MS_EIO, "%s %s: not a folder", what, path);
     if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & (S_IWGRP | S_IWOTH)))
-        return ms_error_set(err, MS_EIO, "%s %s: owned by uid %u with mode %04o: it must be "
+        return ms_error_set(err, MS_EIO,
+                            "%s %s: owned by uid %u with mode %04o: it must be "
                             "owned by root or uid %u and writable by its owner only (chmod "
-                            "go-w)", what, path, (unsigned)st.st_uid,
-                            (unsigned)(st.st_mode & 07777), (unsigned)geteuid());
+                            "go-w)",
+                            what, path, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777),
+                            (unsigned)geteuid());
     return MS_OK;
 }

@@ -21,12 +21,30 @@ enum {
     CLI_OPT_JSON = 0x1000,
 };
 /* Their entries for a command's table of long options. */
-#define CLI_LONG_GPU {"gpu", required_argument, 0, CLI_OPT_GPU}
-#define CLI_LONG_OUTPUT {"output", required_argument, 0, CLI_OPT_OUTPUT}
-#define CLI_LONG_SEED {"seed", required_argument, 0, CLI_OPT_SEED}
-#define CLI_LONG_THREADS {"threads", required_argument, 0, CLI_OPT_THREADS}
-#define CLI_LONG_GPUS {"gpus", required_argument, 0, CLI_OPT_GPUS}
-#define CLI_LONG_JSON {"json", no_argument, 0, CLI_OPT_JSON}
+#define CLI_LONG_GPU                             \
+    {                                            \
+        "gpu", required_argument, 0, CLI_OPT_GPU \
+    }
+#define CLI_LONG_OUTPUT                                \
+    {                                                  \
+        "output", required_argument, 0, CLI_OPT_OUTPUT \
+    }
+#define CLI_LONG_SEED                              \
+    {                                              \
+        "seed", required_argument, 0, CLI_OPT_SEED \
+    }
+#define CLI_LONG_THREADS                                 \
+    {                                                    \
+        "threads", required_argument, 0, CLI_OPT_THREADS \
+    }
+#define CLI_LONG_GPUS                              \
+    {                                              \
+        "gpus", required_argument, 0, CLI_OPT_GPUS \
+    }
+#define CLI_LONG_JSON                        \
+    {                                        \
+        "json", no_argument, 0, CLI_OPT_JSON \
+    }
 
 /* Which of them a command takes (cli_common.takes). */
 enum {
@@ -45,14 +63,14 @@ typedef enum { CLI_SAY_IS_NOT, CLI_SAY_MUST_BE, CLI_SAY_MUST_BE_USAGE } cli_say;
 
 typedef struct cli_common {
     /* What the command sets before reading its options. */
-    const char *cmd;           /* "bounds", "online simulate": the messages' prefix */
-    unsigned takes;            /* CLI_GPU | CLI_JSON | ... */
+    const char *cmd; /* "bounds", "online simulate": the messages' prefix */
+    unsigned takes;  /* CLI_GPU | CLI_JSON | ... */
     cli_say say;
     void (*usage)(FILE *f);    /* CLI_SAY_MUST_BE_USAGE: prints the usage on f */
     int gpus_max, threads_max; /* --gpus and --threads take 1..max */
     const char *range_words;   /* before "1..max" in WHAT: "a count in ", "" */
     /* The values read (the command sets the defaults). */
-    const char *gpu;           /* NULL: --gpu not given */
+    const char *gpu; /* NULL: --gpu not given */
     const char *output;
     uint64_t seed;
     int threads, gpus;

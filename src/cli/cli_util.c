@@ -127,20 +127,16 @@ double cli_cpu_seconds(void)
            (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
 }
 
-json_t *cli_json_real(double v)
-{
-    return isfinite(v) ? json_real(v) : json_null();
-}
+json_t *cli_json_real(double v) { return isfinite(v) ? json_real(v) : json_null(); }
 
 json_t *cli_json_metrics(const ms_metrics *m)
 {
     return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:i, s:o}", "makespan",
-                     cli_json_real(m->makespan), "baseline", cli_json_real(m->baseline),
-                     "l_bound", cli_json_real(m->l_bound), "l_bound_paper",
-                     cli_json_real(m->l_bound_paper), "rho", cli_json_real(m->rho), "p_opt",
-                     cli_json_real(m->p_opt), "creations", m->creations, "destructions",
-                     m->destructions, "reconfigurations", m->reconfigurations, "utilization",
-                     cli_json_real(m->utilization));
+                     cli_json_real(m->makespan), "baseline", cli_json_real(m->baseline), "l_bound",
+                     cli_json_real(m->l_bound), "l_bound_paper", cli_json_real(m->l_bound_paper),
+                     "rho", cli_json_real(m->rho), "p_opt", cli_json_real(m->p_opt), "creations",
+                     m->creations, "destructions", m->destructions, "reconfigurations",
+                     m->reconfigurations, "utilization", cli_json_real(m->utilization));
 }
 
 int cli_json_print(const char *cmd, json_t *root)

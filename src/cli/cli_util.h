@@ -45,11 +45,11 @@ bool cli_parse_rollout_gap(const char *text, float *out);
 int cli_initial_parse(const char *cmd, const char *text, const ms_gpu_model *gpu, int gpus,
                       ms_initial *out);
 /* The help line every planning command prints for --initial. */
-#define CLI_INITIAL_HELP \
+#define CLI_INITIAL_HELP                                                                        \
     "  --initial L        what the GPUs hold before the plan: empty (default: every instance\n" \
-    "                     is created and charged), a partition per GPU (4-3, 2-2-2-1, an\n" \
-    "                     index as fixpart: takes; comma list for several GPUs). Instances\n" \
-    "                     there that the plan keeps cost nothing; those in its way are\n" \
+    "                     is created and charged), a partition per GPU (4-3, 2-2-2-1, an\n"     \
+    "                     index as fixpart: takes; comma list for several GPUs). Instances\n"   \
+    "                     there that the plan keeps cost nothing; those in its way are\n"       \
     "                     destroyed first, and charged (DESIGN.md)\n"
 
 /* CPU seconds this process has used so far, user + system, all threads (getrusage). */

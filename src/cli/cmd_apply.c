@@ -52,8 +52,7 @@ static void export_usage(FILE *f)
 
 /* The options both commands share (--gpu in co); returns 0 when taken, 2 on bad usage, -1
  * if not one. */
-static int device_option(cli_common *co, int c, const char **backend, int *devices,
-                         int *ndevices)
+static int device_option(cli_common *co, int c, const char **backend, int *devices, int *ndevices)
 {
     int rc = cli_common_option(co, c, optarg);
     if (rc >= 0)
@@ -91,16 +90,12 @@ static int load_model(const char *cmd, const char *backend, const char *gpu, ms_
 
 int cmd_apply(int argc, char **argv)
 {
-    static const struct option opts[] = {{"file", required_argument, 0, 'f'},
-                                         {"config", required_argument, 0, 'c'},
-                                         {"devices", required_argument, 0, 'd'},
-                                         {"dry-run", no_argument, 0, 'n'},
-                                         {"check", no_argument, 0, 'k'},
-                                         {"mode-only", no_argument, 0, 'm'},
-                                         {"backend", required_argument, 0, 'b'},
-                                         CLI_LONG_GPU,
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
+    static const struct option opts[] = {
+        {"file", required_argument, 0, 'f'},    {"config", required_argument, 0, 'c'},
+        {"devices", required_argument, 0, 'd'}, {"dry-run", no_argument, 0, 'n'},
+        {"check", no_argument, 0, 'k'},         {"mode-only", no_argument, 0, 'm'},
+        {"backend", required_argument, 0, 'b'}, CLI_LONG_GPU,
+        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
     ms_apply_options o = {.backend = "nvml"};
     cli_common co = {.cmd = "apply", .takes = CLI_GPU};
     const char *file = NULL, *name = NULL;
@@ -124,7 +119,8 @@ int cmd_apply(int argc, char **argv)
     }
     if (optind != argc || !file || !name) {
         if (optind == argc)
-            fprintf(stderr, "migsched apply: %s\n", !file ? "-f CONFIG.yaml is required" : "-c NAME is required");
+            fprintf(stderr, "migsched apply: %s\n",
+                    !file ? "-f CONFIG.yaml is required" : "-c NAME is required");
         apply_usage(stderr);
         return 2;
     }

@@ -27,8 +27,8 @@ int cmd_bounds(int argc, char **argv)
                                          {"initial", required_argument, 0, 'i'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    cli_common co = {.cmd = "bounds", .takes = CLI_GPU | CLI_GPUS | CLI_JSON,
-                     .gpus_max = 4096, .gpus = 1};
+    cli_common co = {
+        .cmd = "bounds", .takes = CLI_GPU | CLI_GPUS | CLI_JSON, .gpus_max = 4096, .gpus = 1};
     const char *initial = "empty";
     int c;
     optind = 1;
@@ -67,12 +67,11 @@ int cmd_bounds(int argc, char **argv)
     int n = w->n;
     ms_workload_free(w);
     if (co.json)
-        return cli_json_print("bounds", json_pack("{s:s, s:i, s:s, s:i, s:s, s:o, s:o, s:o}",
-                                                  "workload", argv[optind], "tasks", n,
-                                                  "gpu_model", m.name, "gpus", gpus, "initial",
-                                                  layout, "baseline", cli_json_real(base),
-                                                  "l_bound", cli_json_real(lb), "l_bound_paper",
-                                                  cli_json_real(lbp)));
+        return cli_json_print(
+            "bounds", json_pack("{s:s, s:i, s:s, s:i, s:s, s:o, s:o, s:o}", "workload",
+                                argv[optind], "tasks", n, "gpu_model", m.name, "gpus", gpus,
+                                "initial", layout, "baseline", cli_json_real(base), "l_bound",
+                                cli_json_real(lb), "l_bound_paper", cli_json_real(lbp)));
     printf("%s: %d task%s on %d x %s, initial layout %s\n", argv[optind], n, n == 1 ? "" : "s",
            gpus, m.name, layout);
     printf("baseline       %.6f  (least task area / (slices x GPUs), paper 000 6.4)\n", base);

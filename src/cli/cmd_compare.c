@@ -18,48 +18,49 @@
 #include "migsched/plot.h"
 
 #define DEFAULT_ALGOS "far,search,miso,fixpartbest,nomig"
-#define MAX_ALGOS 64
+#define MAX_ALGOS     64
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: migsched compare WORKLOAD --gpu MODEL [--gpus G] [--algos LIST]\n"
-            "                        [--model FILE] [--csv FILE] [--json] [--plot-dir DIR]\n"
-            "                        [--no-time] [--four-runs-three] [--tie-right-first]\n"
-            "                        [--time-budget MS] [--node-limit N]\n"
-            "                        [--rl-queue fill|split|best] [--no-guard] [--rl-rollout K|all]\n"
-            "                        [--rl-rollout-gap G] [--initial L]\n"
-            "  Runs each algorithm of LIST (default " DEFAULT_ALGOS ") on the workload,\n"
-            "  validates every schedule and prints: makespan, sigma (makespan / FAR's), rho\n"
-            "  (makespan / baseline), p_opt (%% over l_bound_paper), reconfigurations,\n"
-            "  idle-slice fraction and compute time.\n"
-            "  Algorithms: every name of `migsched schedule --help` (search at its default\n"
-            "  budget), and fixpart:P (P as 4-2-1 or a 1-based index from `migsched partitions`);\n"
-            "  rl needs --model, which search also uses as a starting point.\n"
-            "  --model FILE   the policy file for rl (models/README.md)\n"
-            "  --csv FILE     also write the table as CSV to FILE ('-': CSV on stdout instead\n"
-            "                 of the text table)\n"
-            "  --json         print the table as JSON\n"
-            "  --plot-dir DIR writes DIR/<algorithm>.html for each (created if missing)\n"
-            "  --no-time      leaves out the compute time (output then depends only on input)\n"
-            "  --time-budget MS, --node-limit N  budgets of search and optimal (as for\n"
-            "                 `schedule`)\n"
-            "  --four-runs-three, --tie-right-first  FAR's options (migsched schedule --help)\n"
-            CLI_INITIAL_HELP
-            "                     (every row plans from the same layout, charged alike)\n"
-            "  --rl-queue MODE, --no-guard, --rl-rollout K, --rl-rollout-gap G  rl's options\n"
-            "                 (migsched schedule --help); by default rl's row is the guarded\n"
-            "                 agent improved by rollout (schedule's defaults)\n"
-            "  Exit status 1 when a schedule fails validation (a bug), an algorithm is unknown\n"
-            "  or on bad input; 2 on bad usage. Output files are checked writable before the\n"
-            "  algorithms run and written only when everything succeeded.\n");
+    fprintf(
+        f,
+        "usage: migsched compare WORKLOAD --gpu MODEL [--gpus G] [--algos LIST]\n"
+        "                        [--model FILE] [--csv FILE] [--json] [--plot-dir DIR]\n"
+        "                        [--no-time] [--four-runs-three] [--tie-right-first]\n"
+        "                        [--time-budget MS] [--node-limit N]\n"
+        "                        [--rl-queue fill|split|best] [--no-guard] [--rl-rollout K|all]\n"
+        "                        [--rl-rollout-gap G] [--initial L]\n"
+        "  Runs each algorithm of LIST (default " DEFAULT_ALGOS ") on the workload,\n"
+        "  validates every schedule and prints: makespan, sigma (makespan / FAR's), rho\n"
+        "  (makespan / baseline), p_opt (%% over l_bound_paper), reconfigurations,\n"
+        "  idle-slice fraction and compute time.\n"
+        "  Algorithms: every name of `migsched schedule --help` (search at its default\n"
+        "  budget), and fixpart:P (P as 4-2-1 or a 1-based index from `migsched partitions`);\n"
+        "  rl needs --model, which search also uses as a starting point.\n"
+        "  --model FILE   the policy file for rl (models/README.md)\n"
+        "  --csv FILE     also write the table as CSV to FILE ('-': CSV on stdout instead\n"
+        "                 of the text table)\n"
+        "  --json         print the table as JSON\n"
+        "  --plot-dir DIR writes DIR/<algorithm>.html for each (created if missing)\n"
+        "  --no-time      leaves out the compute time (output then depends only on input)\n"
+        "  --time-budget MS, --node-limit N  budgets of search and optimal (as for\n"
+        "                 `schedule`)\n"
+        "  --four-runs-three, --tie-right-first  FAR's options (migsched schedule "
+        "--help)\n" CLI_INITIAL_HELP
+        "                     (every row plans from the same layout, charged alike)\n"
+        "  --rl-queue MODE, --no-guard, --rl-rollout K, --rl-rollout-gap G  rl's options\n"
+        "                 (migsched schedule --help); by default rl's row is the guarded\n"
+        "                 agent improved by rollout (schedule's defaults)\n"
+        "  Exit status 1 when a schedule fails validation (a bug), an algorithm is unknown\n"
+        "  or on bad input; 2 on bad usage. Output files are checked writable before the\n"
+        "  algorithms run and written only when everything succeeded.\n");
 }
 
 typedef struct row {
     char algo[MS_NAME_LEN + 16];
     ms_schedule *s;
     ms_metrics m;
-    double ms;           /* compute milliseconds */
+    double ms;            /* compute milliseconds */
     char why[MS_ERR_LEN]; /* set when the algorithm could not schedule */
 } row;
 
@@ -126,8 +127,8 @@ static void print_csv(FILE *f, const row *rows, int n, double far, bool timed)
 static void print_text(const char *layout, const row *rows, int n, double far, bool timed)
 {
     printf("initial layout: %s\n", layout);
-    printf("%-22s %10s %7s %7s %8s %7s %6s%s\n", "algorithm", "makespan", "sigma", "rho",
-           "p_opt", "reconf", "idle", timed ? "  time_ms" : "");
+    printf("%-22s %10s %7s %7s %8s %7s %6s%s\n", "algorithm", "makespan", "sigma", "rho", "p_opt",
+           "reconf", "idle", timed ? "  time_ms" : "");
     for (int i = 0; i < n; i++) {
         const row *r = &rows[i];
         if (!r->s) {
@@ -135,9 +136,9 @@ static void print_text(const char *layout, const row *rows, int n, double far, b
             continue;
         }
         double sigma = far > 0 ? r->m.makespan / far : NAN;
-        printf("%-22s %10.3f %7s %7s %8s %7d %6.3f", r->algo, r->m.makespan,
-               ms_fixed(sigma, 3).s, ms_fixed(r->m.rho, 3).s, ms_fixed(r->m.p_opt, 2).s,
-               r->m.reconfigurations, 1 - r->m.utilization);
+        printf("%-22s %10.3f %7s %7s %8s %7d %6.3f", r->algo, r->m.makespan, ms_fixed(sigma, 3).s,
+               ms_fixed(r->m.rho, 3).s, ms_fixed(r->m.p_opt, 2).s, r->m.reconfigurations,
+               1 - r->m.utilization);
         if (timed)
             printf(" %8.3f", r->ms);
         printf("\n");
@@ -145,8 +146,8 @@ static void print_text(const char *layout, const row *rows, int n, double far, b
 }
 
 /* One object per algorithm: its metrics, or "infeasible" with the reason. */
-static int print_json(const char *workload, const ms_gpu_model *gpu, int gpus,
-                      const char *layout, const row *rows, int n, double far, bool timed)
+static int print_json(const char *workload, const ms_gpu_model *gpu, int gpus, const char *layout,
+                      const row *rows, int n, double far, bool timed)
 {
     json_t *list = json_array();
     for (int i = 0; i < n; i++) {
@@ -163,9 +164,9 @@ static int print_json(const char *workload, const ms_gpu_model *gpu, int gpus,
             json_object_set_new(o, "compute_ms", cli_json_real(r->ms));
         json_array_append_new(list, o);
     }
-    return cli_json_print("compare", json_pack("{s:s, s:s, s:i, s:s, s:o}", "workload",
-                                               workload, "gpu_model", gpu->name, "gpus", gpus,
-                                               "initial", layout, "algorithms", list));
+    return cli_json_print("compare", json_pack("{s:s, s:s, s:i, s:s, s:o}", "workload", workload,
+                                               "gpu_model", gpu->name, "gpus", gpus, "initial",
+                                               layout, "algorithms", list));
 }
 
 /* Before any work: the folder exists (or is made) and a file can be created in it. */
@@ -265,8 +266,11 @@ static int parse_args(int argc, char **argv, compare_args *a)
                                          {"initial", required_argument, 0, 'I'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    cli_common co = {.cmd = "compare", .takes = CLI_GPU | CLI_GPUS | CLI_JSON,
-                     .gpus_max = 1024, .range_words = "a count in ", .gpus = a->gpus};
+    cli_common co = {.cmd = "compare",
+                     .takes = CLI_GPU | CLI_GPUS | CLI_JSON,
+                     .gpus_max = 1024,
+                     .range_words = "a count in ",
+                     .gpus = a->gpus};
     int c;
     optind = 1;
     while ((c = cli_next_option(&co, argc, argv, "g:G:a:h", opts, NULL)) != -1) {
@@ -281,33 +285,46 @@ static int parse_args(int argc, char **argv, compare_args *a)
         case 'B':
             if (!cli_parse_double(optarg, 0, 1e12, &a->opt.search.time_budget_ms) ||
                 a->opt.search.time_budget_ms <= 0)
-                return cli_usage_error("compare", NULL, "--time-budget must be a positive number "
-                                       "of milliseconds, not '%s'", optarg);
+                return cli_usage_error("compare", NULL,
+                                       "--time-budget must be a positive number "
+                                       "of milliseconds, not '%s'",
+                                       optarg);
             a->opt.optimal.time_budget_ms = a->opt.search.time_budget_ms; /* optimal's too */
             break;
         case 'N':
             if (!cli_parse_long(optarg, 1, LONG_MAX, &a->opt.optimal.node_limit))
-                return cli_usage_error("compare", NULL, "--node-limit must be a positive "
-                                       "integer, not '%s'", optarg);
+                return cli_usage_error("compare", NULL,
+                                       "--node-limit must be a positive "
+                                       "integer, not '%s'",
+                                       optarg);
             break;
         case 'Q':
             if ((c = ms_rl_queue_parse(optarg)) < 0)
-                return cli_usage_error("compare", NULL, "--rl-queue must be fill, split or "
-                                       "best, not '%s'", optarg);
+                return cli_usage_error("compare", NULL,
+                                       "--rl-queue must be fill, split or "
+                                       "best, not '%s'",
+                                       optarg);
             a->opt.rl.queue = c;
             a->rl_only = "--rl-queue";
             break;
-        case 'U': a->opt.rl.no_guard = 1; a->rl_only = "--no-guard"; break;
+        case 'U':
+            a->opt.rl.no_guard = 1;
+            a->rl_only = "--no-guard";
+            break;
         case 'L':
             if (!cli_parse_rollout(optarg, &a->opt.rl.rollout))
-                return cli_usage_error("compare", NULL, "--rl-rollout must be 1..1000 or all, "
-                                       "not '%s'", optarg);
+                return cli_usage_error("compare", NULL,
+                                       "--rl-rollout must be 1..1000 or all, "
+                                       "not '%s'",
+                                       optarg);
             a->rl_only = "--rl-rollout";
             break;
         case 'D':
             if (!cli_parse_rollout_gap(optarg, &a->opt.rl.rollout_gap))
-                return cli_usage_error("compare", NULL, "--rl-rollout-gap must be a number in "
-                                       "0..1000 or inf, not '%s'", optarg);
+                return cli_usage_error("compare", NULL,
+                                       "--rl-rollout-gap must be a number in "
+                                       "0..1000 or inf, not '%s'",
+                                       optarg);
             a->rl_only = "--rl-rollout-gap";
             break;
         case 'I': a->initial = optarg; break;
@@ -331,8 +348,7 @@ static int parse_args(int argc, char **argv, compare_args *a)
 }
 
 /* Every name known, and rl exactly when there is a policy file. */
-static int check_algos(const row *rows, int n, const ms_offline_options *opt,
-                       const char *rl_only)
+static int check_algos(const row *rows, int n, const ms_offline_options *opt, const char *rl_only)
 {
     bool rl = false, search = false;
     for (int i = 0; i < n; i++) {
@@ -360,8 +376,8 @@ static int check_algos(const row *rows, int n, const ms_offline_options *opt,
 }
 
 /* The table on stdout first: files are written only when it arrived. */
-static int emit(const compare_args *a, const ms_gpu_model *gpu, const row *rows, int n,
-                double far, const ms_workload *w)
+static int emit(const compare_args *a, const ms_gpu_model *gpu, const row *rows, int n, double far,
+                const ms_workload *w)
 {
     bool csv_stdout = a->csv && !strcmp(a->csv, "-");
     char layout[256];

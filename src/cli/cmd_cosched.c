@@ -14,21 +14,22 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: migsched cosched INSTANCE --algo ALGO [--json] [--plot FILE.svg] [--time-limit S]\n"
-            "       migsched cosched generate --setting uniform|weighted|random --n N [--seed S]\n"
-            "                                 [--catalogue FILE] [-o FILE]\n"
-            "       migsched cosched experiment --setting SETTING --n N1,N2,.. [--instances K]\n"
-            "                                 [--seed S] [--direct-limit S] [--direct-max-n N]\n"
-            "                                 [--catalogue FILE] [-o FILE.csv] [--svg PREFIX]\n"
-            "  Two-stream co-scheduling with a speed matrix (paper 003). ALGO is one of\n"
-            "  plp, caterpillar, nonpreemptive, maxpair, direct, sequential.\n"
-            "  INSTANCE is JSON {\"tasks\":[{\"name\":..,\"p\":..}],\"speed\":[[..]]} or CSV\n"
-            "  (header name,p,<task names>; one row per task: name,p,speeds).\n"
-            "  --catalogue reads a measured kernel matrix in the same formats (p = standalone\n"
-            "  time, diagonal = two copies together); without it a synthetic catalogue is used.\n"
-            "  --time-limit (default 10) and --direct-limit (default 2) bound DIRECTALG in\n"
-            "  seconds; 0 means no limit.\n");
+    fprintf(
+        f,
+        "usage: migsched cosched INSTANCE --algo ALGO [--json] [--plot FILE.svg] [--time-limit S]\n"
+        "       migsched cosched generate --setting uniform|weighted|random --n N [--seed S]\n"
+        "                                 [--catalogue FILE] [-o FILE]\n"
+        "       migsched cosched experiment --setting SETTING --n N1,N2,.. [--instances K]\n"
+        "                                 [--seed S] [--direct-limit S] [--direct-max-n N]\n"
+        "                                 [--catalogue FILE] [-o FILE.csv] [--svg PREFIX]\n"
+        "  Two-stream co-scheduling with a speed matrix (paper 003). ALGO is one of\n"
+        "  plp, caterpillar, nonpreemptive, maxpair, direct, sequential.\n"
+        "  INSTANCE is JSON {\"tasks\":[{\"name\":..,\"p\":..}],\"speed\":[[..]]} or CSV\n"
+        "  (header name,p,<task names>; one row per task: name,p,speeds).\n"
+        "  --catalogue reads a measured kernel matrix in the same formats (p = standalone\n"
+        "  time, diagonal = two copies together); without it a synthetic catalogue is used.\n"
+        "  --time-limit (default 10) and --direct-limit (default 2) bound DIRECTALG in\n"
+        "  seconds; 0 means no limit.\n");
 }
 
 static int load_catalogue(const char *path, uint64_t seed, ms_cosched_instance **cat)
@@ -44,13 +45,19 @@ static int load_catalogue(const char *path, uint64_t seed, ms_cosched_instance *
 
 static int cosched_generate(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"setting", required_argument, 0, 'T'}, {"n", required_argument, 0, 'n'},
-        CLI_LONG_SEED,                          {"catalogue", required_argument, 0, 'c'},
-        CLI_LONG_OUTPUT,                        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
-    cli_common co = {.cmd = "cosched", .takes = CLI_SEED | CLI_OUTPUT,
-                     .say = CLI_SAY_MUST_BE_USAGE, .usage = usage, .seed = 1, .output = "-"};
+    static const struct option opts[] = {{"setting", required_argument, 0, 'T'},
+                                         {"n", required_argument, 0, 'n'},
+                                         CLI_LONG_SEED,
+                                         {"catalogue", required_argument, 0, 'c'},
+                                         CLI_LONG_OUTPUT,
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    cli_common co = {.cmd = "cosched",
+                     .takes = CLI_SEED | CLI_OUTPUT,
+                     .say = CLI_SAY_MUST_BE_USAGE,
+                     .usage = usage,
+                     .seed = 1,
+                     .output = "-"};
     int setting = -1, n = 0, c, rc;
     const char *catpath = NULL;
     optind = 1;
@@ -106,17 +113,24 @@ static int parse_sizes(char *list, int *ns, int max)
 
 static int cosched_experiment(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"setting", required_argument, 0, 'T'},   {"n", required_argument, 0, 'n'},
-        {"instances", required_argument, 0, 'i'}, CLI_LONG_SEED,
-        {"direct-limit", required_argument, 0, 'l'}, {"direct-max-n", required_argument, 0, 'm'},
-        {"catalogue", required_argument, 0, 'c'}, CLI_LONG_OUTPUT,
-        {"svg", required_argument, 0, 'g'},       {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+    static const struct option opts[] = {{"setting", required_argument, 0, 'T'},
+                                         {"n", required_argument, 0, 'n'},
+                                         {"instances", required_argument, 0, 'i'},
+                                         CLI_LONG_SEED,
+                                         {"direct-limit", required_argument, 0, 'l'},
+                                         {"direct-max-n", required_argument, 0, 'm'},
+                                         {"catalogue", required_argument, 0, 'c'},
+                                         CLI_LONG_OUTPUT,
+                                         {"svg", required_argument, 0, 'g'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     int ns[64], c, rc;
     ms_cosched_experiment e = {-1, ns, 0, 5, 1, 2.0, 30, NULL, "-", NULL, stderr, 0, NULL};
-    cli_common co = {.cmd = "cosched", .takes = CLI_SEED | CLI_OUTPUT,
-                     .say = CLI_SAY_MUST_BE_USAGE, .usage = usage, .seed = e.seed,
+    cli_common co = {.cmd = "cosched",
+                     .takes = CLI_SEED | CLI_OUTPUT,
+                     .say = CLI_SAY_MUST_BE_USAGE,
+                     .usage = usage,
+                     .seed = e.seed,
                      .output = e.csv_path};
     const char *catpath = NULL;
     optind = 1;
@@ -201,7 +215,7 @@ static int cosched_schedule(int argc, char **argv)
             /* an unknown algorithm is bad input (1), as in every command */
             if ((algo = ms_cosched_algo_lookup(optarg)) < 0)
                 return cli_fail("cosched", "--algo must be plp, caterpillar, nonpreemptive, "
-                                "maxpair, direct or sequential");
+                                           "maxpair, direct or sequential");
             break;
         case 'p': plot = optarg; break;
         case 't':

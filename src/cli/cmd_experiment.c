@@ -18,33 +18,32 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: migsched experiment --table rho|sigma|refine|concat|multibatch|popt|search\n"
-            "         [--gpu MODEL] [--presets 'P,Q;R,S@0.25'] [--n 10,15] [--reps R]\n"
-            "         [--seed S] [--threads K] [--batch N] [--batches B] [--paper-family]\n"
-            "         [--model FILE] [--initial L] [-o FILE.csv]\n"
-            "  Runs one of the papers' experiments and writes one CSV line per cell (workload\n"
-            "  row x n): the mean of each metric over the repetitions and their count.\n"
-            "  rho: paper 000 Table 4 (FAR's makespan / baseline)\n"
-            "  sigma: Table 5 (makespan / FAR's for MISO-OPT, FIXPART(1,...,1), FIXPARTBEST,\n"
-            "         FIXPART(whole GPU))\n"
-            "  refine: Table 6 (p_ref, moves, swaps)   concat: Tables 7-8 (two batches)\n"
-            "  multibatch: Table 9 (--batches batches of n)\n"
-            "  popt: paper 001 Table 4 baseline columns (p_opt of FAR, MISO, FIXBEST, NOMIG on\n"
-            "        datasets of n tasks in offline batches of --batch)\n"
-            "  search: as popt for FAR, FIXBEST, MISO, miso-eager, the agent (--model FILE;\n"
-            "        default " DEFAULT_MODEL " when it exists and the GPU has 7 slices) and\n"
-            "        search, plus the pathological sets PATHO4, PATHO2, PATHOMIX; with\n"
-            "        --batch <= 8 also the gaps of search and FAR to the proved optimum (mean,\n"
-            "        worst, share optimal)\n"
-            "  Defaults are the papers': A100-40GB, their workloads and n, 1000 repetitions\n"
-            "  (multibatch: 1 of 1001 batches; popt: n=100, batch 14), seed 1, one thread\n"
-            "  per core. Rows are generator presets joined by ',' (a row), rows by ';', with\n"
-            "  an optional @p_sup. Results depend only on the options, not on --threads.\n"
-            "  --paper-family: FAR walks only paper 000's family of allocations (without its\n"
-            "  extra candidate, every task on the whole GPU); baselines are unchanged.\n"
-            CLI_INITIAL_HELP
-            "                     (before every plan of every algorithm)\n");
+    fprintf(f, "usage: migsched experiment --table rho|sigma|refine|concat|multibatch|popt|search\n"
+               "         [--gpu MODEL] [--presets 'P,Q;R,S@0.25'] [--n 10,15] [--reps R]\n"
+               "         [--seed S] [--threads K] [--batch N] [--batches B] [--paper-family]\n"
+               "         [--model FILE] [--initial L] [-o FILE.csv]\n"
+               "  Runs one of the papers' experiments and writes one CSV line per cell (workload\n"
+               "  row x n): the mean of each metric over the repetitions and their count.\n"
+               "  rho: paper 000 Table 4 (FAR's makespan / baseline)\n"
+               "  sigma: Table 5 (makespan / FAR's for MISO-OPT, FIXPART(1,...,1), FIXPARTBEST,\n"
+               "         FIXPART(whole GPU))\n"
+               "  refine: Table 6 (p_ref, moves, swaps)   concat: Tables 7-8 (two batches)\n"
+               "  multibatch: Table 9 (--batches batches of n)\n"
+               "  popt: paper 001 Table 4 baseline columns (p_opt of FAR, MISO, FIXBEST, NOMIG on\n"
+               "        datasets of n tasks in offline batches of --batch)\n"
+               "  search: as popt for FAR, FIXBEST, MISO, miso-eager, the agent (--model FILE;\n"
+               "        default " DEFAULT_MODEL " when it exists and the GPU has 7 slices) and\n"
+               "        search, plus the pathological sets PATHO4, PATHO2, PATHOMIX; with\n"
+               "        --batch <= 8 also the gaps of search and FAR to the proved optimum (mean,\n"
+               "        worst, share optimal)\n"
+               "  Defaults are the papers': A100-40GB, their workloads and n, 1000 repetitions\n"
+               "  (multibatch: 1 of 1001 batches; popt: n=100, batch 14), seed 1, one thread\n"
+               "  per core. Rows are generator presets joined by ',' (a row), rows by ';', with\n"
+               "  an optional @p_sup. Results depend only on the options, not on --threads.\n"
+               "  --paper-family: FAR walks only paper 000's family of allocations (without its\n"
+               "  extra candidate, every task on the whole GPU); baselines are "
+               "unchanged.\n" CLI_INITIAL_HELP
+               "                     (before every plan of every algorithm)\n");
 }
 
 static volatile sig_atomic_t interrupted;
@@ -96,21 +95,30 @@ static int write_result(const char *path, const ms_experiment *e, const ms_exper
 
 int cmd_experiment(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"table", required_argument, 0, 't'},   CLI_LONG_GPU,
-        {"presets", required_argument, 0, 'p'}, {"n", required_argument, 0, 'n'},
-        {"reps", required_argument, 0, 'r'},    CLI_LONG_SEED,
-        CLI_LONG_THREADS,                       {"batch", required_argument, 0, 'b'},
-        {"batches", required_argument, 0, 'B'}, CLI_LONG_OUTPUT,
-        {"paper-family", no_argument, 0, 'P'},  {"help", no_argument, 0, 'h'},
-        {"model", required_argument, 0, 'M'},  {"initial", required_argument, 0, 'I'},
-        {0, 0, 0, 0}};
+    static const struct option opts[] = {{"table", required_argument, 0, 't'},
+                                         CLI_LONG_GPU,
+                                         {"presets", required_argument, 0, 'p'},
+                                         {"n", required_argument, 0, 'n'},
+                                         {"reps", required_argument, 0, 'r'},
+                                         CLI_LONG_SEED,
+                                         CLI_LONG_THREADS,
+                                         {"batch", required_argument, 0, 'b'},
+                                         {"batches", required_argument, 0, 'B'},
+                                         CLI_LONG_OUTPUT,
+                                         {"paper-family", no_argument, 0, 'P'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {"model", required_argument, 0, 'M'},
+                                         {"initial", required_argument, 0, 'I'},
+                                         {0, 0, 0, 0}};
     const char *table = NULL, *presets = NULL, *ns = NULL;
     const char *policy = NULL, *initial = "empty";
     long reps = 0, batch = 0, batches = 0;
     int paper_family = 0;
-    cli_common co = {.cmd = "experiment", .takes = CLI_GPU | CLI_SEED | CLI_THREADS | CLI_OUTPUT,
-                     .threads_max = 1024, .range_words = "an integer in ", .seed = 1};
+    cli_common co = {.cmd = "experiment",
+                     .takes = CLI_GPU | CLI_SEED | CLI_THREADS | CLI_OUTPUT,
+                     .threads_max = 1024,
+                     .range_words = "an integer in ",
+                     .seed = 1};
     int c, rc;
     optind = 1;
     while ((c = cli_next_option(&co, argc, argv, "t:g:p:n:r:s:j:b:B:o:M:Ph", opts, NULL)) != -1) {
@@ -157,9 +165,11 @@ int cmd_experiment(int argc, char **argv)
     if (!policy && !strcmp(table, "search") && e.gpu.slices == 7) {
         if (!access(DEFAULT_MODEL, R_OK))
             policy = DEFAULT_MODEL;
-        else  /* the path is relative: say why the column is empty rather than stay silent */
-            fprintf(stderr, "migsched experiment: no agent column: %s is not here (run from "
-                            "the source tree or give --model FILE)\n", DEFAULT_MODEL);
+        else /* the path is relative: say why the column is empty rather than stay silent */
+            fprintf(stderr,
+                    "migsched experiment: no agent column: %s is not here (run from "
+                    "the source tree or give --model FILE)\n",
+                    DEFAULT_MODEL);
     }
     e.model = policy;
     ms_initial init;

@@ -15,32 +15,33 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: migsched generate --gpu MODEL --n N [--preset P[,P2...]] [--seed S]\n"
-            "                         [--p-sup X] [--tmin A] [--tmax B] [--p 1=0.5,2=0.5,...]\n"
-            "                         [--p-stop X] [--json] [-o FILE] [-v]\n"
-            "  Writes N synthetic tasks (paper 000 6.3 / paper 001 5.1.2) as a workload CSV\n"
-            "  (JSON with --json) to FILE or stdout; the same arguments give the same bytes.\n"
-            "  --preset   comma-separated presets, later ones override what earlier ones set:\n"
-            "             ");
+    fprintf(f, "usage: migsched generate --gpu MODEL --n N [--preset P[,P2...]] [--seed S]\n"
+               "                         [--p-sup X] [--tmin A] [--tmax B] [--p 1=0.5,2=0.5,...]\n"
+               "                         [--p-stop X] [--json] [-o FILE] [-v]\n"
+               "  Writes N synthetic tasks (paper 000 6.3 / paper 001 5.1.2) as a workload CSV\n"
+               "  (JSON with --json) to FILE or stdout; the same arguments give the same bytes.\n"
+               "  --preset   comma-separated presets, later ones override what earlier ones set:\n"
+               "             ");
     int col = 13;
     for (const char *const *n = ms_gen_preset_names(); *n; n++) {
         bool wrap = col + strlen(*n) + 2 > 78;
         col = wrap ? 13 : col;
-        col += fprintf(f, "%s%s", n == ms_gen_preset_names() ? "" : wrap ? ",\n             " : ", ", *n);
+        col += fprintf(f, "%s%s",
+                       n == ms_gen_preset_names() ? ""
+                       : wrap                     ? ",\n             "
+                                                  : ", ",
+                       *n);
     }
     fputc('\n', f);
-    fprintf(f,
-            "             default: uniform shares, p_sup 0.5, times in [90, 100] s\n"
-            "  --seed     random seed (default 1)\n"
-            "  --p-sup    share of tasks starting super-linear (memory-bound)\n"
-            "  --tmin/--tmax  range of the one-slice time t(1), seconds\n"
-            "  --p        shares of tasks scaling well up to each size (replaces all shares;\n"
-            "             unlisted sizes get 0; must sum to 1)\n"
-            "  --p-stop   per-slice chance a memory-bound task turns compute-bound (0.3)\n"
-            "  -v         print the class counts on stderr\n");
+    fprintf(f, "             default: uniform shares, p_sup 0.5, times in [90, 100] s\n"
+               "  --seed     random seed (default 1)\n"
+               "  --p-sup    share of tasks starting super-linear (memory-bound)\n"
+               "  --tmin/--tmax  range of the one-slice time t(1), seconds\n"
+               "  --p        shares of tasks scaling well up to each size (replaces all shares;\n"
+               "             unlisted sizes get 0; must sum to 1)\n"
+               "  --p-stop   per-slice chance a memory-bound task turns compute-bound (0.3)\n"
+               "  -v         print the class counts on stderr\n");
 }
-
 
 static int parse_number(const char *opt, const char *text, double *out)
 {
@@ -80,18 +81,26 @@ struct gen_args {
 
 static int parse_args(int argc, char **argv, struct gen_args *a)
 {
-    static const struct option opts[] = {
-        CLI_LONG_GPU,                         {"preset", required_argument, 0, 'P'},
-        {"n", required_argument, 0, 'n'},     CLI_LONG_SEED,
-        {"p-sup", required_argument, 0, 'S'}, {"tmin", required_argument, 0, 'a'},
-        {"tmax", required_argument, 0, 'b'},  {"p", required_argument, 0, 'p'},
-        {"p-stop", required_argument, 0, 'x'}, CLI_LONG_JSON,
-        CLI_LONG_OUTPUT,                       {"verbose", no_argument, 0, 'v'},
-        {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
+    static const struct option opts[] = {CLI_LONG_GPU,
+                                         {"preset", required_argument, 0, 'P'},
+                                         {"n", required_argument, 0, 'n'},
+                                         CLI_LONG_SEED,
+                                         {"p-sup", required_argument, 0, 'S'},
+                                         {"tmin", required_argument, 0, 'a'},
+                                         {"tmax", required_argument, 0, 'b'},
+                                         {"p", required_argument, 0, 'p'},
+                                         {"p-stop", required_argument, 0, 'x'},
+                                         CLI_LONG_JSON,
+                                         CLI_LONG_OUTPUT,
+                                         {"verbose", no_argument, 0, 'v'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     memset(a, 0, sizeof *a);
     a->n = -1;
-    cli_common co = {.cmd = "generate", .takes = CLI_GPU | CLI_SEED | CLI_JSON | CLI_OUTPUT,
-                     .seed = 1, .output = "-"};
+    cli_common co = {.cmd = "generate",
+                     .takes = CLI_GPU | CLI_SEED | CLI_JSON | CLI_OUTPUT,
+                     .seed = 1,
+                     .output = "-"};
     int c;
     optind = 1;
     while ((c = cli_next_option(&co, argc, argv, "o:vh", opts, NULL)) != -1) {
@@ -152,8 +161,8 @@ static void print_counts(const ms_gpu_model *gpu, const ms_gen_params *pa, int n
     fprintf(stderr, "%d tasks on %s, t(1) in [%g, %g] s; scale well up to size:", n, gpu->name,
             pa->tmin, pa->tmax);
     for (int k = 0; k < gpu->nsizes; k++)
-        fprintf(stderr, " %d: %d (%d super-linear start)%s", gpu->sizes[k],
-                count[gpu->sizes[k]], sup[gpu->sizes[k]], k + 1 < gpu->nsizes ? "," : "\n");
+        fprintf(stderr, " %d: %d (%d super-linear start)%s", gpu->sizes[k], count[gpu->sizes[k]],
+                sup[gpu->sizes[k]], k + 1 < gpu->nsizes ? "," : "\n");
 }
 
 int cmd_generate(int argc, char **argv)

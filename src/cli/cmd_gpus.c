@@ -30,7 +30,8 @@ static int gpus_json(void)
 
 int cmd_gpus(int argc, char **argv)
 {
-    static const struct option opts[] = {CLI_LONG_JSON, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    static const struct option opts[] = {
+        CLI_LONG_JSON, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     cli_common co = {.cmd = "gpus", .takes = CLI_JSON};
     int c;
     optind = 1;
@@ -82,12 +83,9 @@ static void partitions_usage(FILE *f)
 
 int cmd_partitions(int argc, char **argv)
 {
-    static const struct option opts[] = {CLI_LONG_GPU,
-                                         {"canonical", no_argument, 0, 'c'},
-                                         {"keep-useless", no_argument, 0, 'k'},
-                                         CLI_LONG_JSON,
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
+    static const struct option opts[] = {
+        CLI_LONG_GPU,  {"canonical", no_argument, 0, 'c'}, {"keep-useless", no_argument, 0, 'k'},
+        CLI_LONG_JSON, {"help", no_argument, 0, 'h'},      {0, 0, 0, 0}};
     cli_common co = {.cmd = "partitions", .takes = CLI_GPU | CLI_JSON};
     int canonical = 0, keep_useless = 0, c;
     optind = 1;

@@ -23,9 +23,11 @@ static json_t *plan_json(const ms_hier_plan *p, const ms_hier_window *w, const m
     json_t *root = json_object(), *groups = json_array();
     json_object_set_new(root, "policy", json_string(ms_hier_policy_name(pol)));
     json_object_set_new(root, "cmax", json_integer(cmax));
-    json_object_set_new(root, "corun", json_string(ms_hier_corun_measured(cr) ? "measured" : "model"));
+    json_object_set_new(root, "corun",
+                        json_string(ms_hier_corun_measured(cr) ? "measured" : "model"));
     if (pol == MS_HIER_DEFAULT && layout >= 0)
-        json_object_set_new(root, "layout", json_string(ms_hier_layout_name((ms_hier_layout)layout)));
+        json_object_set_new(root, "layout",
+                            json_string(ms_hier_layout_name((ms_hier_layout)layout)));
     if (pol == MS_HIER_RL) {
         json_object_set_new(root, "lookahead", json_integer(la.width));
         json_object_set_new(root, "lookahead_depth", json_integer(la.depth));
@@ -71,8 +73,9 @@ static void plan_text(const ms_hier_plan *p, const ms_hier_window *w, const ms_h
     ms_hier_metrics m;
     double *sd = calloc(w->n, sizeof *sd), solo = 0;
     ms_hier_plan_metrics(p, w, &m, sd);
-    printf("policy %s, C_max %d, window of %zu jobs; co-run times from the %s", ms_hier_policy_name(pol),
-           cmax, w->n, ms_hier_corun_measured(cr) ? "measured table" : "model (not hardware)");
+    printf("policy %s, C_max %d, window of %zu jobs; co-run times from the %s",
+           ms_hier_policy_name(pol), cmax, w->n,
+           ms_hier_corun_measured(cr) ? "measured table" : "model (not hardware)");
     if (pol == MS_HIER_DEFAULT && layout >= 0)
         printf("; MIG layout %s", ms_hier_layout_name((ms_hier_layout)layout));
     printf("\n%-4s %-48s %-16s %-5s %10s %9s %6s\n", "set", "setup", "job", "class", "time (s)",
@@ -103,9 +106,10 @@ static void plan_text(const ms_hier_plan *p, const ms_hier_window *w, const ms_h
 
 static int hier_setups(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"c", required_argument, 0, 'c'}, CLI_LONG_JSON, {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+    static const struct option opts[] = {{"c", required_argument, 0, 'c'},
+                                         CLI_LONG_JSON,
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     cli_common co = {.cmd = "hier", .takes = CLI_JSON};
     int c0 = 1, c1 = MS_HIER_MAX_C, o;
     optind = 1;
@@ -127,11 +131,15 @@ static int hier_setups(int argc, char **argv)
     json_t *arr = json_array();
     for (int c = c0; c <= c1; c++) {
         ms_hier_setup s[128];
-        size_t n = ms_hier_setups_for(c, MS_HIER_FAM_SOLO | MS_HIER_FAM_TABLE7 | MS_HIER_FAM_DEFAULT, s, 128);
+        size_t n = ms_hier_setups_for(
+            c, MS_HIER_FAM_SOLO | MS_HIER_FAM_TABLE7 | MS_HIER_FAM_DEFAULT, s, 128);
         for (size_t i = 0; i < n; i++) {
             char nota[256];
-            const char *fam = s[i].family == MS_HIER_FAM_SOLO ? "solo" : s[i].family == MS_HIER_FAM_MPS ? "mps"
-                              : s[i].family == MS_HIER_FAM_MIG ? "mig" : s[i].family == MS_HIER_FAM_HIER ? "hier" : "default";
+            const char *fam = s[i].family == MS_HIER_FAM_SOLO   ? "solo"
+                              : s[i].family == MS_HIER_FAM_MPS  ? "mps"
+                              : s[i].family == MS_HIER_FAM_MIG  ? "mig"
+                              : s[i].family == MS_HIER_FAM_HIER ? "hier"
+                                                                : "default";
             ms_hier_setup_notation(&s[i], nota, sizeof nota);
             if (co.json) {
                 json_t *j = json_object();
@@ -161,14 +169,20 @@ int cmd_hier(int argc, char **argv)
         return hier_setups(argc - 1, argv + 1);
     if (argc > 1 && !strcmp(argv[1], "train"))
         return hier_train(argc - 1, argv + 1);
-    static const struct option opts[] = {
-        {"window", required_argument, 0, 'w'},    {"policy", required_argument, 0, 'p'},
-        {"cmax", required_argument, 0, 'c'},      {"model", required_argument, 0, 'm'},
-        CLI_LONG_JSON,                            {"exec-out", required_argument, 0, 'x'},
-        CLI_LONG_GPU,                             {"catalogue", required_argument, 0, 'C'},
-        {"corun", required_argument, 0, 'r'},     {"gamma", required_argument, 0, 'G'},
-        {"lookahead", required_argument, 0, 'L'}, {"lookahead-depth", required_argument, 0, 'D'},
-        {"help", no_argument, 0, 'h'},            {0, 0, 0, 0}};
+    static const struct option opts[] = {{"window", required_argument, 0, 'w'},
+                                         {"policy", required_argument, 0, 'p'},
+                                         {"cmax", required_argument, 0, 'c'},
+                                         {"model", required_argument, 0, 'm'},
+                                         CLI_LONG_JSON,
+                                         {"exec-out", required_argument, 0, 'x'},
+                                         CLI_LONG_GPU,
+                                         {"catalogue", required_argument, 0, 'C'},
+                                         {"corun", required_argument, 0, 'r'},
+                                         {"gamma", required_argument, 0, 'G'},
+                                         {"lookahead", required_argument, 0, 'L'},
+                                         {"lookahead-depth", required_argument, 0, 'D'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     const char *window = NULL, *model = NULL, *exec_out = NULL;
     cli_common co = {.cmd = "hier", .takes = CLI_GPU | CLI_JSON, .gpu = "A100-40GB"};
     hier_sources src = {NULL, NULL, ms_hier_params_default().gamma};

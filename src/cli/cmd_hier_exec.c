@@ -48,10 +48,15 @@ int hier_write_exec(const ms_hier_plan *p, const ms_hier_window *w, const char *
     /* The rendering must be a plan the validator accepts before anything is written. */
     ms_validation v = {0};
     if (ms_schedule_validate(x.schedule, x.workload, &v) > 0)
-        rc = ms_error_set(err, MS_EINVAL, "internal: rendered plan invalid (%s: %s)", v.v[0].rule, v.v[0].msg);
+        rc = ms_error_set(err, MS_EINVAL, "internal: rendered plan invalid (%s: %s)", v.v[0].rule,
+                          v.v[0].msg);
     ms_validation_fini(&v);
     for (int what = 0; what < 3 && !rc; what++)
-        rc = write_one(dir, what == 0 ? "plan.json" : what == 1 ? "workload.json" : "mps.json", what, &x, err);
+        rc = write_one(dir,
+                       what == 0   ? "plan.json"
+                       : what == 1 ? "workload.json"
+                                   : "mps.json",
+                       what, &x, err);
     ms_hier_exec_fini(&x);
     return rc;
 }

@@ -67,7 +67,8 @@ static int build_mixes(const ms_hier_catalog *cat, int wsize, int per, uint64_t 
             rc = ms_hier_window_from_names(cat, ms_hier_table5_mix(i, NULL), 12, &m->w, err);
         } else {
             m->category = i % MS_HIER_NMIX;
-            snprintf(m->name, sizeof m->name, "%s-%d", ms_hier_mix_name(m->category), i / MS_HIER_NMIX + 1);
+            snprintf(m->name, sizeof m->name, "%s-%d", ms_hier_mix_name(m->category),
+                     i / MS_HIER_NMIX + 1);
             rc = ms_hier_window_mix(cat, m->category, (size_t)wsize, -1, &rng, &m->w, err);
         }
         if (rc)
@@ -84,7 +85,8 @@ typedef struct point_result {
 
 /* Runs every policy on every mix; per_mix[i * NPOLICY + p] gets mix i's metrics. */
 static int run_point(const mix *mixes, int n, const ms_hier_corun *cr, int cmax, const char *model,
-                     ms_hier_lookahead lookahead, ms_hier_metrics *per_mix, point_result *res, ms_error *err)
+                     ms_hier_lookahead lookahead, ms_hier_metrics *per_mix, point_result *res,
+                     ms_error *err)
 {
     ms_hier_window *ws = malloc((size_t)n * sizeof *ws);
     if (!ws)
@@ -101,12 +103,13 @@ static int run_point(const mix *mixes, int n, const ms_hier_corun *cr, int cmax,
                 continue;
             ms_hier_plan plan;
             int l = (int)res->layout;
-            rc = ms_hier_plan_window(&mixes[i].w, cr, cmax, (ms_hier_policy)p, model,
-                                     lookahead, &l, &plan, err);
+            rc = ms_hier_plan_window(&mixes[i].w, cr, cmax, (ms_hier_policy)p, model, lookahead, &l,
+                                     &plan, err);
             if (!rc)
                 rc = ms_hier_plan_check(&plan, &mixes[i].w, cr, cmax, err);
             if (rc) {
-                ms_error_prefix(err, "mix %s, policy %s", mixes[i].name, ms_hier_policy_name((ms_hier_policy)p));
+                ms_error_prefix(err, "mix %s, policy %s", mixes[i].name,
+                                ms_hier_policy_name((ms_hier_policy)p));
                 break;
             }
             ms_hier_metrics *m = &per_mix[i * MS_HIER_NPOLICY + p];
@@ -128,8 +131,9 @@ static json_t *metrics_json(const ms_hier_metrics *m)
     return j;
 }
 
-static json_t *point_json(int wsize, int cmax, const mix *mixes, int n, const ms_hier_metrics *per_mix,
-                          const point_result *res, const char *model)
+static json_t *point_json(int wsize, int cmax, const mix *mixes, int n,
+                          const ms_hier_metrics *per_mix, const point_result *res,
+                          const char *model)
 {
     json_t *pt = json_object(), *pols = json_object(), *jm = json_array();
     json_object_set_new(pt, "window", json_integer(wsize));
@@ -137,7 +141,8 @@ static json_t *point_json(int wsize, int cmax, const mix *mixes, int n, const ms
     json_object_set_new(pt, "default_layout", json_string(ms_hier_layout_name(res->layout)));
     for (int p = 0; p < MS_HIER_NPOLICY; p++)
         if (p != MS_HIER_RL || model)
-            json_object_set_new(pols, ms_hier_policy_name((ms_hier_policy)p), metrics_json(&res->mean[p]));
+            json_object_set_new(pols, ms_hier_policy_name((ms_hier_policy)p),
+                                metrics_json(&res->mean[p]));
     json_object_set_new(pt, "policies", pols);
     for (int i = 0; i < n; i++) {
         json_t *o = json_object(), *mp = json_object(), *jobs = json_array();
@@ -188,18 +193,26 @@ static void point_text(int wsize, int cmax, const mix *mixes, int n, const ms_hi
 
 int hier_experiment(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"window", required_argument, 0, 'w'}, {"cmax", required_argument, 0, 'c'},
-        {"mixes", required_argument, 0, 'n'},  CLI_LONG_SEED,
-        {"model", required_argument, 0, 'm'},  CLI_LONG_JSON,
-        {"catalogue", required_argument, 0, 'C'}, {"corun", required_argument, 0, 'r'},
-        {"gamma", required_argument, 0, 'G'},  {"lookahead", required_argument, 0, 'L'},
-        {"lookahead-depth", required_argument, 0, 'D'},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+    static const struct option opts[] = {{"window", required_argument, 0, 'w'},
+                                         {"cmax", required_argument, 0, 'c'},
+                                         {"mixes", required_argument, 0, 'n'},
+                                         CLI_LONG_SEED,
+                                         {"model", required_argument, 0, 'm'},
+                                         CLI_LONG_JSON,
+                                         {"catalogue", required_argument, 0, 'C'},
+                                         {"corun", required_argument, 0, 'r'},
+                                         {"gamma", required_argument, 0, 'G'},
+                                         {"lookahead", required_argument, 0, 'L'},
+                                         {"lookahead-depth", required_argument, 0, 'D'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     int ws[MAX_POINTS] = {12}, nw = 1, cs[MAX_POINTS] = {4}, nc = 1, per = 0, o, rc;
     ms_hier_lookahead lookahead = {MS_HIER_LOOKAHEAD_DEFAULT, 1};
-    cli_common co = {.cmd = "hier", .takes = CLI_SEED | CLI_JSON, .say = CLI_SAY_MUST_BE_USAGE,
-                     .usage = hier_usage, .seed = 1};
+    cli_common co = {.cmd = "hier",
+                     .takes = CLI_SEED | CLI_JSON,
+                     .say = CLI_SAY_MUST_BE_USAGE,
+                     .usage = hier_usage,
+                     .seed = 1};
     const char *model = NULL;
     hier_sources src = {NULL, NULL, ms_hier_params_default().gamma};
     optind = 1;
@@ -232,8 +245,7 @@ int hier_experiment(int argc, char **argv)
             if (hier_source_option(o, optarg, &src))
                 return 2;
             break;
-        case 'h':
-            return hier_help();
+        case 'h': return hier_help();
         default: return cli_usage_error("hier", hier_usage, "unknown option");
         }
     }
@@ -263,7 +275,8 @@ int hier_experiment(int argc, char **argv)
             if (!rc)
                 rc = run_point(mixes, n, cr, cs[b], model, lookahead, per_mix, &res, &err);
             if (!rc && co.json)
-                json_array_append_new(runs, point_json(ws[a], cs[b], mixes, n, per_mix, &res, model));
+                json_array_append_new(runs,
+                                      point_json(ws[a], cs[b], mixes, n, per_mix, &res, model));
             else if (!rc)
                 point_text(ws[a], cs[b], mixes, n, per_mix, &res, model);
             for (int i = 0; i < n; i++)
@@ -281,7 +294,8 @@ int hier_experiment(int argc, char **argv)
             root = json_object();
             json_object_set(root, "runs", runs);
         }
-        json_object_set_new(root, "corun", json_string(ms_hier_corun_measured(cr) ? "measured" : "model"));
+        json_object_set_new(root, "corun",
+                            json_string(ms_hier_corun_measured(cr) ? "measured" : "model"));
         json_object_set_new(root, "seed", json_integer((json_int_t)co.seed));
         if (model) {
             json_object_set_new(root, "lookahead", json_integer(lookahead.width));
@@ -297,7 +311,8 @@ int hier_experiment(int argc, char **argv)
                    lookahead.width, lookahead.depth, lookahead.width, lookahead.depth - 1);
         else if (model && lookahead.width > 1)
             printf("(rl: the agent with lookahead %d: its %d best actions by Q tried per decision, "
-                   "each finished by the greedy agent)\n", lookahead.width, lookahead.width);
+                   "each finished by the greedy agent)\n",
+                   lookahead.width, lookahead.width);
         else if (model)
             printf("(rl: the greedy agent)\n");
         if (!ms_hier_corun_measured(cr))

@@ -56,16 +56,31 @@ typedef struct opts {
 
 static int parse_args(int argc, char **argv, opts *o)
 {
-    static const struct option longopts[] = {
-        {"out", 1, 0, 'o'},          {"steps", 1, 0, 's'},        {"seed", 1, 0, 'S'},
-        {"window", 1, 0, 'w'},       {"cmax", 1, 0, 'c'},         {"catalogue", 1, 0, 'C'},
-        {"corun", 1, 0, 'R'},        {"ri-weight", 1, 0, 'i'},    {"hidden", 1, 0, 'H'},
-        {"lr", 1, 0, 'l'},           {"batch", 1, 0, 'b'},        {"replay", 1, 0, 'r'},
-        {"learn-start", 1, 0, 'L'},  {"train-every", 1, 0, 't'},  {"target-every", 1, 0, 'T'},
-        {"eps-steps", 1, 0, 'e'},    {"eval-every", 1, 0, 'v'},   {"best-setup", 0, 0, 'B'},
-        {"saved-weight", 1, 0, 'W'}, {"gamma", 1, 0, 'g'},       {"help", 0, 0, 'h'},
-        {"gains", 0, 0, 'G'},        {"rf-weight", 1, 0, 'F'},    {"expert-pretrain", 1, 0, 'P'},
-        {0, 0, 0, 0}};
+    static const struct option longopts[] = {{"out", 1, 0, 'o'},
+                                             {"steps", 1, 0, 's'},
+                                             {"seed", 1, 0, 'S'},
+                                             {"window", 1, 0, 'w'},
+                                             {"cmax", 1, 0, 'c'},
+                                             {"catalogue", 1, 0, 'C'},
+                                             {"corun", 1, 0, 'R'},
+                                             {"ri-weight", 1, 0, 'i'},
+                                             {"hidden", 1, 0, 'H'},
+                                             {"lr", 1, 0, 'l'},
+                                             {"batch", 1, 0, 'b'},
+                                             {"replay", 1, 0, 'r'},
+                                             {"learn-start", 1, 0, 'L'},
+                                             {"train-every", 1, 0, 't'},
+                                             {"target-every", 1, 0, 'T'},
+                                             {"eps-steps", 1, 0, 'e'},
+                                             {"eval-every", 1, 0, 'v'},
+                                             {"best-setup", 0, 0, 'B'},
+                                             {"saved-weight", 1, 0, 'W'},
+                                             {"gamma", 1, 0, 'g'},
+                                             {"help", 0, 0, 'h'},
+                                             {"gains", 0, 0, 'G'},
+                                             {"rf-weight", 1, 0, 'F'},
+                                             {"expert-pretrain", 1, 0, 'P'},
+                                             {0, 0, 0, 0}};
     ms_dqn_config *d = &o->cfg.dqn;
     optind = 1;
     int ch;
@@ -108,7 +123,8 @@ static int parse_args(int argc, char **argv, opts *o)
     if (o->steps == 0 && o->pretrain == 0)
         return cli_usage_error("hier train", NULL, "--steps 0 needs --expert-pretrain N > 0");
     if (o->pretrain > 0 && o->cfg.ri_weight != 0)
-        return cli_usage_error("hier train", NULL, "--expert-pretrain needs --ri-weight 0 (the "
+        return cli_usage_error("hier train", NULL,
+                               "--expert-pretrain needs --ri-weight 0 (the "
                                "exact values cover the time saved and r_f, not r_i)");
     if (optind < argc || !o->out)
         return cli_usage_error("hier train", usage, "--out is required");
@@ -125,8 +141,8 @@ static int eval_windows(const opts *o, const ms_hier_catalog *cat, ms_hier_windo
     for (int k = 0; k < NEVAL; k++) {
         const char *category;
         int rc = o->cfg.window == 12
-                     ? ms_hier_window_from_names(cat, ms_hier_table5_mix(k, &category), 12,
-                                                 &ws[k], err)
+                     ? ms_hier_window_from_names(cat, ms_hier_table5_mix(k, &category), 12, &ws[k],
+                                                 err)
                      : ms_hier_window_mix(cat, k % MS_HIER_NMIX, (size_t)o->cfg.window, -1, &rng,
                                           &ws[k], err);
         if (rc)
@@ -147,8 +163,8 @@ static double mean_throughput(const ms_hier_plan *plans, const ms_hier_window *w
 }
 
 /* Mean throughput of the greedy agent over the test windows. */
-static int evaluate(ms_hier_trainer *t, const ms_hier_window *ws, const ms_hier_corun *cr,
-                    int cmax, double *tp, ms_error *err)
+static int evaluate(ms_hier_trainer *t, const ms_hier_window *ws, const ms_hier_corun *cr, int cmax,
+                    double *tp, ms_error *err)
 {
     ms_hier_plan plans[NEVAL];
     memset(plans, 0, sizeof plans);
@@ -222,9 +238,10 @@ static int pretrain_loop(ms_hier_trainer *t, const opts *o, const ms_hier_window
         done += n;
         double el = now_s() - t0;
         char head[256];
-        snprintf(head, sizeof head, "pretrain %ld/%ld  %.0f s  cpu %.1f s  %.0f updates/s  "
-                 "loss %.5f", done, o->pretrain, el, cli_cpu_seconds(),
-                 done / (el > 0 ? el : 1), loss);
+        snprintf(head, sizeof head,
+                 "pretrain %ld/%ld  %.0f s  cpu %.1f s  %.0f updates/s  "
+                 "loss %.5f",
+                 done, o->pretrain, el, cli_cpu_seconds(), done / (el > 0 ? el : 1), loss);
         if (checkpoint(t, o, ws, cr, opt_tp, head))
             return 1;
     }
@@ -263,10 +280,11 @@ static int train_loop(ms_hier_trainer *t, const opts *o, const ms_hier_window *w
             continue;
         next_eval += every;
         char head[256];
-        snprintf(head, sizeof head, "steps %ld/%ld  %.0f s  cpu %.1f s  %.0f steps/s  "
-                 "epsilon %.3f  loss %.5f  mean Q %.4f  mean return %.4f (%d episodes)", done,
-                 o->steps, el, cli_cpu_seconds(), done / (el > 0 ? el : 1), st.epsilon, st.loss,
-                 st.mean_q, ret_n ? ret_sum / ret_n : NAN, ret_n);
+        snprintf(head, sizeof head,
+                 "steps %ld/%ld  %.0f s  cpu %.1f s  %.0f steps/s  "
+                 "epsilon %.3f  loss %.5f  mean Q %.4f  mean return %.4f (%d episodes)",
+                 done, o->steps, el, cli_cpu_seconds(), done / (el > 0 ? el : 1), st.epsilon,
+                 st.loss, st.mean_q, ret_n ? ret_sum / ret_n : NAN, ret_n);
         ret_sum = 0;
         ret_n = 0;
         if (checkpoint(t, o, ws, cr, opt_tp, head))

@@ -16,7 +16,7 @@
 #include "migsched/io.h"
 
 /* The most pages `jobs` follows: a daemon that always has one more is not believed. */
-#define MAX_PAGES 100000
+#define MAX_PAGES    100000
 #define MAX_USER_LEN 256
 
 /* The options every client command takes, and --state and --user for jobs. */
@@ -119,11 +119,14 @@ static int each_job(ms_client *c, const char *cmd, const char *path,
         }
         json_t *jobs = json_object_get(reply, "jobs"), *next = json_object_get(reply, "next");
         size_t i;
-        json_array_foreach(jobs, i, j) {
+        json_array_foreach(jobs, i, j)
+        {
             long long id = (long long)json_integer_value(json_object_get(j, "id"));
             if (id <= last) {
-                ms_client_error(cmd, "GET %s: the list of jobs does not advance: job %lld "
-                                "after job %lld", page, id, last);
+                ms_client_error(cmd,
+                                "GET %s: the list of jobs does not advance: job %lld "
+                                "after job %lld",
+                                page, id, last);
                 rc = 1;
                 break;
             }
@@ -132,8 +135,10 @@ static int each_job(ms_client *c, const char *cmd, const char *path,
                 break;
         }
         if (!rc && json_is_string(next) && !json_array_size(jobs)) {
-            ms_client_error(cmd, "GET %s: the list of jobs does not advance: a page without "
-                            "jobs links to another", page);
+            ms_client_error(cmd,
+                            "GET %s: the list of jobs does not advance: a page without "
+                            "jobs links to another",
+                            page);
             rc = 1;
         }
         free(page);
@@ -155,8 +160,8 @@ static int print_job_row(json_t *j, void *arg)
     char where[48] = "-", exit_s[24] = "-", id[24], attempts[24];
     if (json_is_integer(gpu))
         snprintf(where, sizeof where, "%lld@%lld", (long long)json_integer_value(gpu),
-                 (long long)json_integer_value(json_object_get(json_object_get(j, "placement"),
-                                                               "start")));
+                 (long long)json_integer_value(
+                     json_object_get(json_object_get(j, "placement"), "start")));
     if (json_is_integer(ex))
         snprintf(exit_s, sizeof exit_s, "%lld", (long long)json_integer_value(ex));
     snprintf(id, sizeof id, "%lld", (long long)json_integer_value(json_object_get(j, "id")));
@@ -219,8 +224,10 @@ int cmd_jobs(int argc, char **argv)
     if (rc >= 0)
         return rc;
     if (o.state && !known_state(o.state)) {
-        ms_client_error("jobs", "--state: expected queued, running, done, failed or "
-                        "cancelled, not \"%.40s\"", o.state);
+        ms_client_error("jobs",
+                        "--state: expected queued, running, done, failed or "
+                        "cancelled, not \"%.40s\"",
+                        o.state);
         return 2;
     }
     if (o.user && (!*o.user || strlen(o.user) > MAX_USER_LEN)) {
@@ -252,8 +259,8 @@ int cmd_jobs(int argc, char **argv)
 static const char CANCEL_HELP[] =
     "usage: migsched cancel ID [--json] [--connect ...] [--token-file FILE] [--timeout S]\n"
     "  Cancels a job: a queued one is removed from the queue, a running one is stopped\n"
-    "  (SIGTERM, then SIGKILL after the grace period) and its instance freed.\n"
-    CLI_CLIENT_FLAGS_HELP;
+    "  (SIGTERM, then SIGKILL after the grace period) and its instance "
+    "freed.\n" CLI_CLIENT_FLAGS_HELP;
 
 int cmd_cancel(int argc, char **argv)
 {
@@ -289,8 +296,8 @@ int cmd_cancel(int argc, char **argv)
 static const char STATUS_HELP[] =
     "usage: migsched status [--json] [--connect ...] [--token-file FILE] [--timeout S]\n"
     "  Each GPU's instances (profile@slot, state, job) and the jobs by state, over every\n"
-    "  page of jobs (--json: {\"gpus\": [...] as GET /v1/gpus, \"jobs\": {state: count}}).\n"
-    CLI_CLIENT_FLAGS_HELP;
+    "  page of jobs (--json: {\"gpus\": [...] as GET /v1/gpus, \"jobs\": {state: "
+    "count}}).\n" CLI_CLIENT_FLAGS_HELP;
 
 static int count_job(json_t *j, void *counts)
 {
@@ -310,12 +317,13 @@ static void print_gpu(json_t *g)
            json_number_value(json_object_get(g, "fragmentation")));
     size_t k;
     json_t *in;
-    json_array_foreach(json_object_get(g, "instances"), k, in) {
+    json_array_foreach(json_object_get(g, "instances"), k, in)
+    {
         char profile[CLI_REPLY_TEXT_LEN], state[CLI_REPLY_TEXT_LEN];
         json_t *job = json_object_get(in, "job");
         printf("  %s@%lld  %-10s", cli_reply_text(in, "profile", "?", profile),
-               (long long)json_integer_value(json_object_get(json_object_get(in, "placement"),
-                                                             "start")),
+               (long long)json_integer_value(
+                   json_object_get(json_object_get(in, "placement"), "start")),
                cli_reply_text(in, "state", "?", state));
         if (json_is_integer(job))
             printf("  job %lld", (long long)json_integer_value(job));

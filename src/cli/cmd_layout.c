@@ -53,7 +53,8 @@ int cmd_layout(int argc, char **argv)
             break;
         case 'f':
             if (strcmp(optarg, "mig-parted") && strcmp(optarg, "json")) {
-                fprintf(stderr, "migsched layout: --format: '%s' is not mig-parted or json\n", optarg);
+                fprintf(stderr, "migsched layout: --format: '%s' is not mig-parted or json\n",
+                        optarg);
                 return 2;
             }
             format = optarg;

@@ -13,7 +13,8 @@
 
 static void simulate_usage(FILE *f)
 {
-    fprintf(f,
+    fprintf(
+        f,
         "usage: migsched online simulate --gpu MODEL --gpus G\n"
         "         (--trace FILE | --alibaba FILE [--limit N] |\n"
         "          --arrival-mean S --jobs K [--mix P:W,...] [--service normal|long]\n"
@@ -39,13 +40,13 @@ static void simulate_usage(FILE *f)
 static void ablation_usage(FILE *f)
 {
     fprintf(f,
-        "usage: migsched online ablation [--gpu MODEL] [--gpus G] [--jobs K] [--seeds N]\n"
-        "         [--seed S] [--tau X] [--kappa K] [--migration-cost S] [--mix P:W,...]\n"
-        "         [--migration-rule cost-aware|always] [--queue fcfs-profile|fcfs|reserve]\n"
-        "         [--reserve-after S] [--json]\n"
-        "  Runs paper 002's four workloads (Normal/Long service, mean inter-arrival 25 s and\n"
-        "  50 s) with the techniques switched on one by one and prints the mean turnaround\n"
-        "  (wait + execution, paper 002's \"makespan\") normalised to first-fit static.\n");
+            "usage: migsched online ablation [--gpu MODEL] [--gpus G] [--jobs K] [--seeds N]\n"
+            "         [--seed S] [--tau X] [--kappa K] [--migration-cost S] [--mix P:W,...]\n"
+            "         [--migration-rule cost-aware|always] [--queue fcfs-profile|fcfs|reserve]\n"
+            "         [--reserve-after S] [--json]\n"
+            "  Runs paper 002's four workloads (Normal/Long service, mean inter-arrival 25 s and\n"
+            "  50 s) with the techniques switched on one by one and prints the mean turnaround\n"
+            "  (wait + execution, paper 002's \"makespan\") normalised to first-fit static.\n");
 }
 
 /* The generator's options are kept apart from gen: its defaults come from the GPU model,
@@ -68,33 +69,70 @@ static int num(const char *cmd, const char *opt, const char *s, double lo, doubl
 {
     if (cli_parse_double(s, lo, hi, out))
         return 0;
-    return cli_usage_error(cmd, NULL, "%s must be a number in [%g, %g], got '%s'", opt, lo, hi,
-                           s);
+    return cli_usage_error(cmd, NULL, "%s must be a number in [%g, %g], got '%s'", opt, lo, hi, s);
 }
 
-enum { O_GPUS = 256, O_TRACE, O_ALIBABA, O_LIMIT, O_ARRIVAL, O_JOBS, O_MIX, O_SERVICE,
-       O_POLICY, O_TAU, O_KAPPA, O_NOMIG, O_NOBAL, O_NODYN, O_MIGCOST, O_LAYOUT, O_SEED,
-       O_CHECK, O_CSV, O_PLOT, O_SAVE, O_SEEDS, O_TIMELINE, O_TIMES, O_MIGRULE,
-       O_QUEUE, O_RESERVE };
+enum {
+    O_GPUS = 256,
+    O_TRACE,
+    O_ALIBABA,
+    O_LIMIT,
+    O_ARRIVAL,
+    O_JOBS,
+    O_MIX,
+    O_SERVICE,
+    O_POLICY,
+    O_TAU,
+    O_KAPPA,
+    O_NOMIG,
+    O_NOBAL,
+    O_NODYN,
+    O_MIGCOST,
+    O_LAYOUT,
+    O_SEED,
+    O_CHECK,
+    O_CSV,
+    O_PLOT,
+    O_SAVE,
+    O_SEEDS,
+    O_TIMELINE,
+    O_TIMES,
+    O_MIGRULE,
+    O_QUEUE,
+    O_RESERVE
+};
 
-static const struct option long_opts[] = {
-    CLI_LONG_GPU, {"gpus", required_argument, 0, O_GPUS},
-    {"trace", required_argument, 0, O_TRACE}, {"alibaba", required_argument, 0, O_ALIBABA},
-    {"limit", required_argument, 0, O_LIMIT}, {"arrival-mean", required_argument, 0, O_ARRIVAL},
-    {"jobs", required_argument, 0, O_JOBS}, {"mix", required_argument, 0, O_MIX},
-    {"service", required_argument, 0, O_SERVICE}, {"policy", required_argument, 0, O_POLICY},
-    {"tau", required_argument, 0, O_TAU}, {"kappa", required_argument, 0, O_KAPPA},
-    {"no-migration", no_argument, 0, O_NOMIG}, {"no-balance", no_argument, 0, O_NOBAL},
-    {"no-dynamic", no_argument, 0, O_NODYN}, {"migration-cost", required_argument, 0, O_MIGCOST},
-    {"layout", required_argument, 0, O_LAYOUT}, {"seed", required_argument, 0, O_SEED},
-    {"check", no_argument, 0, O_CHECK}, {"csv", required_argument, 0, O_CSV},
-    {"plot", required_argument, 0, O_PLOT}, {"save-trace", required_argument, 0, O_SAVE},
-    {"seeds", required_argument, 0, O_SEEDS}, CLI_LONG_JSON,
-    {"timeline", required_argument, 0, O_TIMELINE},
-    {"service-times", required_argument, 0, O_TIMES},
-    {"migration-rule", required_argument, 0, O_MIGRULE}, {"queue", required_argument, 0, O_QUEUE},
-    {"reserve-after", required_argument, 0, O_RESERVE},
-    {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+static const struct option long_opts[] = {CLI_LONG_GPU,
+                                          {"gpus", required_argument, 0, O_GPUS},
+                                          {"trace", required_argument, 0, O_TRACE},
+                                          {"alibaba", required_argument, 0, O_ALIBABA},
+                                          {"limit", required_argument, 0, O_LIMIT},
+                                          {"arrival-mean", required_argument, 0, O_ARRIVAL},
+                                          {"jobs", required_argument, 0, O_JOBS},
+                                          {"mix", required_argument, 0, O_MIX},
+                                          {"service", required_argument, 0, O_SERVICE},
+                                          {"policy", required_argument, 0, O_POLICY},
+                                          {"tau", required_argument, 0, O_TAU},
+                                          {"kappa", required_argument, 0, O_KAPPA},
+                                          {"no-migration", no_argument, 0, O_NOMIG},
+                                          {"no-balance", no_argument, 0, O_NOBAL},
+                                          {"no-dynamic", no_argument, 0, O_NODYN},
+                                          {"migration-cost", required_argument, 0, O_MIGCOST},
+                                          {"layout", required_argument, 0, O_LAYOUT},
+                                          {"seed", required_argument, 0, O_SEED},
+                                          {"check", no_argument, 0, O_CHECK},
+                                          {"csv", required_argument, 0, O_CSV},
+                                          {"plot", required_argument, 0, O_PLOT},
+                                          {"save-trace", required_argument, 0, O_SAVE},
+                                          {"seeds", required_argument, 0, O_SEEDS},
+                                          CLI_LONG_JSON,
+                                          {"timeline", required_argument, 0, O_TIMELINE},
+                                          {"service-times", required_argument, 0, O_TIMES},
+                                          {"migration-rule", required_argument, 0, O_MIGRULE},
+                                          {"queue", required_argument, 0, O_QUEUE},
+                                          {"reserve-after", required_argument, 0, O_RESERVE},
+                                          {"help", no_argument, 0, 'h'},
+                                          {0, 0, 0, 0}};
 
 /* Parses every option both subcommands know; returns -1 to go on, else an exit status. */
 static int parse(int argc, char **argv, online_opts *o, void (*usage)(FILE *))
@@ -107,10 +145,16 @@ static int parse(int argc, char **argv, online_opts *o, void (*usage)(FILE *))
         int rc;
         rc = 0;
         switch (c) {
-        case O_GPUS: rc = num(cmd, "--gpus", optarg, 1, 1 << 20, &v); o->cfg.gpus = (int)v; break;
+        case O_GPUS:
+            rc = num(cmd, "--gpus", optarg, 1, 1 << 20, &v);
+            o->cfg.gpus = (int)v;
+            break;
         case O_TRACE: o->trace = optarg; break;
         case O_ALIBABA: o->alibaba = optarg; break;
-        case O_LIMIT: rc = num(cmd, "--limit", optarg, 0, 1e8, &v); o->limit = (int)v; break;
+        case O_LIMIT:
+            rc = num(cmd, "--limit", optarg, 0, 1e8, &v);
+            o->limit = (int)v;
+            break;
         case O_ARRIVAL:
             rc = num(cmd, "--arrival-mean", optarg, 1e-6, 1e9, &o->arrival_mean);
             o->arrival_set = true;
@@ -139,14 +183,18 @@ static int parse(int argc, char **argv, online_opts *o, void (*usage)(FILE *))
         case O_MIGRULE:
             o->cfg.migration_rule = ms_online_migration_rule_parse(optarg);
             if (o->cfg.migration_rule < 0)
-                return cli_usage_error(cmd, NULL, "--migration-rule must be cost-aware or always, "
-                                       "got '%s'", optarg);
+                return cli_usage_error(cmd, NULL,
+                                       "--migration-rule must be cost-aware or always, "
+                                       "got '%s'",
+                                       optarg);
             break;
         case O_QUEUE:
             o->cfg.queue = ms_online_queue_parse(optarg);
             if (o->cfg.queue < 0)
-                return cli_usage_error(cmd, NULL, "--queue must be fcfs-profile, fcfs or reserve, "
-                                       "got '%s'", optarg);
+                return cli_usage_error(cmd, NULL,
+                                       "--queue must be fcfs-profile, fcfs or reserve, "
+                                       "got '%s'",
+                                       optarg);
             break;
         case O_RESERVE:
             rc = num(cmd, "--reserve-after", optarg, 0, 1e8, &o->cfg.reserve_after);
@@ -162,7 +210,10 @@ static int parse(int argc, char **argv, online_opts *o, void (*usage)(FILE *))
             rc = num(cmd, "--seed", optarg, 0, 1e18, &v);
             o->seed = (unsigned long long)v;
             break;
-        case O_SEEDS: rc = num(cmd, "--seeds", optarg, 1, 1000, &v); o->seeds = (int)v; break;
+        case O_SEEDS:
+            rc = num(cmd, "--seeds", optarg, 1, 1000, &v);
+            o->seeds = (int)v;
+            break;
         case O_CHECK: o->cfg.check = true; break;
         case O_CSV: o->csv = optarg; break;
         case O_PLOT: o->plot = optarg; break;
@@ -205,17 +256,15 @@ static int setup_gen(const ms_gpu_model *m, online_opts *o, ms_error *err)
     return 0;
 }
 
-static bool have_gen(const online_opts *o)
-{
-    return o->arrival_set || o->jobs_set;
-}
+static bool have_gen(const online_opts *o) { return o->arrival_set || o->jobs_set; }
 
 static int load_workload(online_opts *o, const ms_gpu_model *m, ms_online_workload *w,
                          ms_error *err)
 {
     int sources = !!o->trace + !!o->alibaba + have_gen(o);
     if (sources != 1) {
-        return cli_usage_error("online simulate", NULL, "give exactly one of --trace, --alibaba, "
+        return cli_usage_error("online simulate", NULL,
+                               "give exactly one of --trace, --alibaba, "
                                "or --arrival-mean/--jobs");
     }
     if (o->trace && ms_online_trace_read(o->trace, m, w, err))
@@ -223,9 +272,10 @@ static int load_workload(online_opts *o, const ms_gpu_model *m, ms_online_worklo
     if (o->alibaba) {
         if (ms_online_alibaba_read(o->alibaba, m, o->limit, w, err))
             return cli_fail("online simulate", "%s", err->msg);
-        fprintf(stderr, "alibaba: %d one-GPU pods kept, %d skipped (%d multi-GPU, %d without a "
-                        "GPU, %d without a lifetime)\n", w->n, w->skipped, w->skipped_multi_gpu,
-                w->skipped_no_gpu, w->skipped_bad_time);
+        fprintf(stderr,
+                "alibaba: %d one-GPU pods kept, %d skipped (%d multi-GPU, %d without a "
+                "GPU, %d without a lifetime)\n",
+                w->n, w->skipped, w->skipped_multi_gpu, w->skipped_no_gpu, w->skipped_bad_time);
     }
     if (have_gen(o)) {
         int rc = setup_gen(m, o, err);
@@ -254,8 +304,8 @@ static void print_result(const ms_gpu_model *m, const ms_online_config *c,
         printf(" after %g s", c->reserve_after);
     printf(", tau %g, kappa %g, %d x %s, %d jobs\n", c->tau, c->kappa, c->gpus, m->name, w->n);
     printf("mean wait %.3f s, mean execution %.3f s, mean turnaround %.3f s, p95 turnaround "
-           "%.3f s, max wait %.3f s\n", r->mean_wait, r->mean_exec, r->mean_turnaround,
-           r->p95_turnaround, r->max_wait);
+           "%.3f s, max wait %.3f s\n",
+           r->mean_wait, r->mean_exec, r->mean_turnaround, r->p95_turnaround, r->max_wait);
     printf("makespan %.3f s, migrations %ld (intra %ld, inter %ld), reconfigurations %ld "
            "(creations %ld, destructions %ld), mean fragmentation %.4f, events %ld\n",
            r->makespan, r->total_migrations, r->intra_migrations, r->inter_migrations,
@@ -272,35 +322,34 @@ static void print_result(const ms_gpu_model *m, const ms_online_config *c,
 }
 
 /* The same numbers as print_result; the techniques only where the policy has them. */
-static int print_json(const ms_gpu_model *m, const ms_online_config *c,
-                      const ms_online_workload *w, const ms_online_result *r, bool tpot)
+static int print_json(const ms_gpu_model *m, const ms_online_config *c, const ms_online_workload *w,
+                      const ms_online_result *r, bool tpot)
 {
     json_t *o = json_pack("{s:s}", "policy", ms_online_policy_name(c->policy));
     if (c->policy == MS_POLICY_FRAG)
-        json_object_update_new(o, json_pack("{s:b, s:b, s:b, s:s}", "balance", c->balance,
-                                            "dynamic", c->dynamic, "migration", c->migration,
-                                            "migration_rule",
-                                            ms_online_migration_rule_name(c->migration_rule)));
+        json_object_update_new(o,
+                               json_pack("{s:b, s:b, s:b, s:s}", "balance", c->balance, "dynamic",
+                                         c->dynamic, "migration", c->migration, "migration_rule",
+                                         ms_online_migration_rule_name(c->migration_rule)));
     if (r->layout >= 0)
         json_object_set_new(o, "static_layout", json_string(ms_online_layout_name(r->layout)));
     json_object_set_new(o, "queue", json_string(ms_online_queue_name(c->queue)));
     if (c->queue == MS_QUEUE_RESERVE)
         json_object_set_new(o, "reserve_after", cli_json_real(c->reserve_after));
     json_object_update_new(
-        o, json_pack("{s:o, s:o, s:i, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I, "
-                     "s:I, s:I, s:I, s:o, s:I}",
-                     "tau", cli_json_real(c->tau), "kappa", cli_json_real(c->kappa), "gpus",
-                     c->gpus, "gpu_model", m->name, "jobs", w->n, "mean_wait",
-                     cli_json_real(r->mean_wait), "mean_execution", cli_json_real(r->mean_exec),
-                     "mean_turnaround", cli_json_real(r->mean_turnaround), "p95_turnaround",
-                     cli_json_real(r->p95_turnaround), "max_wait", cli_json_real(r->max_wait),
-                     "makespan", cli_json_real(r->makespan), "migrations",
-                     (json_int_t)r->total_migrations, "intra_migrations",
-                     (json_int_t)r->intra_migrations, "inter_migrations",
-                     (json_int_t)r->inter_migrations, "reconfigurations",
-                     (json_int_t)r->reconfigurations, "creations", (json_int_t)r->creations,
-                     "destructions", (json_int_t)r->destructions, "mean_fragmentation",
-                     cli_json_real(r->mean_frag), "events", (json_int_t)r->events));
+        o, json_pack(
+               "{s:o, s:o, s:i, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I, "
+               "s:I, s:I, s:I, s:o, s:I}",
+               "tau", cli_json_real(c->tau), "kappa", cli_json_real(c->kappa), "gpus", c->gpus,
+               "gpu_model", m->name, "jobs", w->n, "mean_wait", cli_json_real(r->mean_wait),
+               "mean_execution", cli_json_real(r->mean_exec), "mean_turnaround",
+               cli_json_real(r->mean_turnaround), "p95_turnaround",
+               cli_json_real(r->p95_turnaround), "max_wait", cli_json_real(r->max_wait), "makespan",
+               cli_json_real(r->makespan), "migrations", (json_int_t)r->total_migrations,
+               "intra_migrations", (json_int_t)r->intra_migrations, "inter_migrations",
+               (json_int_t)r->inter_migrations, "reconfigurations", (json_int_t)r->reconfigurations,
+               "creations", (json_int_t)r->creations, "destructions", (json_int_t)r->destructions,
+               "mean_fragmentation", cli_json_real(r->mean_frag), "events", (json_int_t)r->events));
     if (tpot) {
         json_t *t = json_object();
         for (int p = 0; p < m->nprofiles; p++)
@@ -324,8 +373,8 @@ static int emit(const online_opts *o, const ms_gpu_model *m, const ms_online_wor
     }
     if (cli_stdout_check("online simulate"))
         return 1;
-    if ((o->plot && ms_online_write_svg(o->plot, m, r, ms_online_policy_name(o->cfg.policy),
-                                        err)) ||
+    if ((o->plot &&
+         ms_online_write_svg(o->plot, m, r, ms_online_policy_name(o->cfg.policy), err)) ||
         (o->timeline && ms_online_write_timeline_csv(o->timeline, m, r, err)) ||
         (o->csv && ms_online_write_jobs_csv(o->csv, m, w, r, err)) ||
         (o->save && ms_online_trace_write(o->save, m, w, err)))
@@ -340,7 +389,8 @@ static int tune_layout(online_opts *o, const ms_gpu_model *m, ms_error *err)
     bool static_run = o->cfg.policy == MS_POLICY_FF_STATIC ||
                       (o->cfg.policy == MS_POLICY_FRAG && !o->cfg.dynamic);
     if (o->tuned && !have_gen(o)) {
-        return cli_usage_error("online simulate", NULL, "--layout tuned needs a generated "
+        return cli_usage_error("online simulate", NULL,
+                               "--layout tuned needs a generated "
                                "workload (--arrival-mean/--jobs) to draw its training workloads "
                                "from");
     }
@@ -416,9 +466,9 @@ static void print_ablation_row(void *arg, int row, const ms_online_ablation_tabl
 static void print_ablation_header(const online_opts *o, const ms_gpu_model *m)
 {
     printf("%d x %s, %d jobs per workload, %d seeds from %llu, tau %g, kappa %g, migration "
-           "cost %g s (%s), queue %s", o->cfg.gpus, m->name, o->gen.jobs, o->seeds, o->seed,
-           o->cfg.tau, o->cfg.kappa, o->cfg.migration_cost,
-           ms_online_migration_rule_name(o->cfg.migration_rule),
+           "cost %g s (%s), queue %s",
+           o->cfg.gpus, m->name, o->gen.jobs, o->seeds, o->seed, o->cfg.tau, o->cfg.kappa,
+           o->cfg.migration_cost, ms_online_migration_rule_name(o->cfg.migration_rule),
            ms_online_queue_name(o->cfg.queue));
     if (o->cfg.queue == MS_QUEUE_RESERVE)
         printf(" after %g s", o->cfg.reserve_after);
@@ -439,24 +489,24 @@ static int print_ablation_json(const online_opts *o, const ms_gpu_model *m,
         json_t *cells = json_array();
         for (int l = 0; l < MS_ABLATION_LOADS; l++) {
             const ms_online_ablation_cell *v = &t->cell[i][l];
-            json_array_append_new(cells, json_pack("{s:s, s:o, s:o, s:o, s:o}", "workload",
-                                                   ms_online_ablation_load_name(l), "normalised",
-                                                   cli_json_real(v->turnaround /
-                                                                 t->cell[0][l].turnaround),
-                                                   "turnaround", cli_json_real(v->turnaround),
-                                                   "wait", cli_json_real(v->wait), "execution",
-                                                   cli_json_real(v->execution)));
+            json_array_append_new(
+                cells,
+                json_pack("{s:s, s:o, s:o, s:o, s:o}", "workload", ms_online_ablation_load_name(l),
+                          "normalised", cli_json_real(v->turnaround / t->cell[0][l].turnaround),
+                          "turnaround", cli_json_real(v->turnaround), "wait",
+                          cli_json_real(v->wait), "execution", cli_json_real(v->execution)));
         }
         json_array_append_new(table, json_pack("{s:s, s:o}", "configuration",
                                                ms_online_ablation_row_name(i), "cells", cells));
     }
     return cli_json_print("online ablation",
                           json_pack("{s:i, s:s, s:i, s:i, s:I, s:o, s:o, s:o, s:s, s:s, s:o, "
-                                    "s:o}", "gpus", o->cfg.gpus, "gpu_model", m->name, "jobs",
-                                    o->gen.jobs, "seeds", o->seeds, "seed", (json_int_t)o->seed,
-                                    "tau", cli_json_real(o->cfg.tau), "kappa",
-                                    cli_json_real(o->cfg.kappa), "migration_cost",
-                                    cli_json_real(o->cfg.migration_cost), "migration_rule",
+                                    "s:o}",
+                                    "gpus", o->cfg.gpus, "gpu_model", m->name, "jobs", o->gen.jobs,
+                                    "seeds", o->seeds, "seed", (json_int_t)o->seed, "tau",
+                                    cli_json_real(o->cfg.tau), "kappa", cli_json_real(o->cfg.kappa),
+                                    "migration_cost", cli_json_real(o->cfg.migration_cost),
+                                    "migration_rule",
                                     ms_online_migration_rule_name(o->cfg.migration_rule), "queue",
                                     ms_online_queue_name(o->cfg.queue), "reserve_after",
                                     cli_json_real(o->cfg.reserve_after), "rows", table));
@@ -464,8 +514,8 @@ static int print_ablation_json(const online_opts *o, const ms_gpu_model *m,
 
 static int ablation(int argc, char **argv)
 {
-    online_opts o = {.co = {.cmd = "online ablation", .takes = CLI_GPU | CLI_JSON,
-                            .gpu = "A100-40GB"}};
+    online_opts o = {
+        .co = {.cmd = "online ablation", .takes = CLI_GPU | CLI_JSON, .gpu = "A100-40GB"}};
     ms_online_config_defaults(&o.cfg);
     o.seeds = 5;
     o.seed = 1;

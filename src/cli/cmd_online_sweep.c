@@ -17,16 +17,16 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-        "usage: migsched online sweep [--load LO:HI:STEP] [--gpu MODEL] [--gpus G] [--jobs K]\n"
-        "         [--seeds N] [--seed S] [--mix P:W,...] [--service normal|long]\n"
-        "         [--service-times profile|flat] [--policies P[/QUEUE],...] [--tau X]\n"
-        "         [--kappa K] [--migration-cost S] [--csv FILE] [--plot FILE.svg]\n"
-        "  Runs each policy, with its queue discipline when named (default\n"
-        "  " DEFAULT_POLICIES ")\n"
-        "  at each offered load (default 0.5:1.1:0.05; load = arrival rate x mean compute-\n"
-        "  slice seconds of a job / (G x slices)) on seeds S..S+N-1 (default 1, 5 seeds) and\n"
-        "  prints mean turnaround, makespan, mean wait, per-profile p50/p99 wait,\n"
-        "  utilisation and fragmentation. firstfit-static's layout is chosen out of sample.\n");
+            "usage: migsched online sweep [--load LO:HI:STEP] [--gpu MODEL] [--gpus G] [--jobs K]\n"
+            "         [--seeds N] [--seed S] [--mix P:W,...] [--service normal|long]\n"
+            "         [--service-times profile|flat] [--policies P[/QUEUE],...] [--tau X]\n"
+            "         [--kappa K] [--migration-cost S] [--csv FILE] [--plot FILE.svg]\n"
+            "  Runs each policy, with its queue discipline when named (default\n"
+            "  " DEFAULT_POLICIES ")\n"
+            "  at each offered load (default 0.5:1.1:0.05; load = arrival rate x mean compute-\n"
+            "  slice seconds of a job / (G x slices)) on seeds S..S+N-1 (default 1, 5 seeds) and\n"
+            "  prints mean turnaround, makespan, mean wait, per-profile p50/p99 wait,\n"
+            "  utilisation and fragmentation. firstfit-static's layout is chosen out of sample.\n");
 }
 
 static int bad_value(const char *opt, const char *v)
@@ -46,8 +46,8 @@ static void print_points(const ms_gpu_model *m, const ms_online_sweep *s,
                          const ms_online_point *pts)
 {
     printf("%d x %s, %d jobs, seeds %llu..%llu, %s service, times by %s, tau %g, kappa %g, "
-           "migration cost %g s\n", s->cfg.gpus, m->name, s->gen.jobs, s->seed,
-           s->seed + (unsigned long long)s->seeds - 1,
+           "migration cost %g s\n",
+           s->cfg.gpus, m->name, s->gen.jobs, s->seed, s->seed + (unsigned long long)s->seeds - 1,
            s->gen.service == MS_SERVICE_LONG ? "long" : "normal",
            s->gen.flat_service ? "nothing (flat)" : "profile", s->cfg.tau, s->cfg.kappa,
            s->cfg.migration_cost);
@@ -57,8 +57,8 @@ static void print_points(const ms_gpu_model *m, const ms_online_sweep *s,
     printf(" %5s %6s\n", "util", "frag");
     for (int k = 0; k < s->npolicies * s->nloads; k++) {
         const ms_online_point *pt = &pts[k];
-        printf("%-24s %5.2f %10.1f %10.1f %9.1f", pt->label, pt->load,
-               pt->turnaround, pt->makespan, pt->wait);
+        printf("%-24s %5.2f %10.1f %10.1f %9.1f", pt->label, pt->load, pt->turnaround, pt->makespan,
+               pt->wait);
         for (int i = 0; i < s->gen.nmix; i++) {
             char cell[40];
             int p = s->gen.mix_profile[i];
@@ -70,19 +70,40 @@ static void print_points(const ms_gpu_model *m, const ms_online_sweep *s,
     printf("(per profile: p50/p99 wait in s, pooled over the seeds' jobs)\n");
 }
 
-enum { O_GPUS = 256, O_JOBS, O_SEEDS, O_SEED, O_MIX, O_SERVICE, O_TIMES, O_POLICIES, O_LOAD,
-       O_TAU, O_KAPPA, O_MIGCOST, O_CSV, O_PLOT };
+enum {
+    O_GPUS = 256,
+    O_JOBS,
+    O_SEEDS,
+    O_SEED,
+    O_MIX,
+    O_SERVICE,
+    O_TIMES,
+    O_POLICIES,
+    O_LOAD,
+    O_TAU,
+    O_KAPPA,
+    O_MIGCOST,
+    O_CSV,
+    O_PLOT
+};
 
-static const struct option opts[] = {
-    CLI_LONG_GPU, {"gpus", required_argument, 0, O_GPUS},
-    {"jobs", required_argument, 0, O_JOBS}, {"seeds", required_argument, 0, O_SEEDS},
-    {"seed", required_argument, 0, O_SEED}, {"mix", required_argument, 0, O_MIX},
-    {"service", required_argument, 0, O_SERVICE},
-    {"service-times", required_argument, 0, O_TIMES},
-    {"policies", required_argument, 0, O_POLICIES}, {"load", required_argument, 0, O_LOAD},
-    {"tau", required_argument, 0, O_TAU}, {"kappa", required_argument, 0, O_KAPPA},
-    {"migration-cost", required_argument, 0, O_MIGCOST}, {"csv", required_argument, 0, O_CSV},
-    {"plot", required_argument, 0, O_PLOT}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+static const struct option opts[] = {CLI_LONG_GPU,
+                                     {"gpus", required_argument, 0, O_GPUS},
+                                     {"jobs", required_argument, 0, O_JOBS},
+                                     {"seeds", required_argument, 0, O_SEEDS},
+                                     {"seed", required_argument, 0, O_SEED},
+                                     {"mix", required_argument, 0, O_MIX},
+                                     {"service", required_argument, 0, O_SERVICE},
+                                     {"service-times", required_argument, 0, O_TIMES},
+                                     {"policies", required_argument, 0, O_POLICIES},
+                                     {"load", required_argument, 0, O_LOAD},
+                                     {"tau", required_argument, 0, O_TAU},
+                                     {"kappa", required_argument, 0, O_KAPPA},
+                                     {"migration-cost", required_argument, 0, O_MIGCOST},
+                                     {"csv", required_argument, 0, O_CSV},
+                                     {"plot", required_argument, 0, O_PLOT},
+                                     {"help", no_argument, 0, 'h'},
+                                     {0, 0, 0, 0}};
 
 typedef struct sweep_opts {
     cli_common co; /* --gpu */
@@ -122,8 +143,7 @@ static int parse(int argc, char **argv, sweep_opts *o)
     if (o->co.status)
         return o->co.status;
     if (optind < argc) {
-        return cli_usage_error("online sweep", NULL, "unexpected argument '%s'",
-                               argv[optind]);
+        return cli_usage_error("online sweep", NULL, "unexpected argument '%s'", argv[optind]);
     }
     return -1;
 }
@@ -138,7 +158,7 @@ static int setup(const sweep_opts *o, const ms_gpu_model *m, ms_online_sweep *s,
     if (o->service && strcmp(o->service, "normal") && strcmp(o->service, "long"))
         return bad_value("service", o->service);
     s->gen.service = o->service && !strcmp(o->service, "long") ? MS_SERVICE_LONG
-                                                                 : MS_SERVICE_NORMAL;
+                                                               : MS_SERVICE_NORMAL;
     if (o->times && strcmp(o->times, "profile") && strcmp(o->times, "flat"))
         return bad_value("service-times", o->times);
     s->gen.flat_service = o->times && !strcmp(o->times, "flat");
@@ -160,9 +180,15 @@ int cmd_online_sweep(int argc, char **argv)
     ms_online_config d;
     ms_online_config_defaults(&d);
     sweep_opts o = {.co = {.cmd = "online sweep", .takes = CLI_GPU, .gpu = "A100-40GB"},
-                    .policies = DEFAULT_POLICIES, .load = "0.5:1.1:0.05",
-                    .gpus = 4, .jobs = 500, .seeds = 5, .seed = 1, .tau = d.tau,
-                    .kappa = d.kappa, .migcost = d.migration_cost};
+                    .policies = DEFAULT_POLICIES,
+                    .load = "0.5:1.1:0.05",
+                    .gpus = 4,
+                    .jobs = 500,
+                    .seeds = 5,
+                    .seed = 1,
+                    .tau = d.tau,
+                    .kappa = d.kappa,
+                    .migcost = d.migration_cost};
     int rc = parse(argc, argv, &o);
     if (rc >= 0)
         return rc;

@@ -14,18 +14,17 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: migsched plot SCHEDULE.json -o FILE.svg|FILE.html [--workload FILE]\n"
-            "                     [--gpu MODEL] [--title TEXT]\n"
-            "  Draws the schedule: per GPU, compute slices against time, one box per task,\n"
-            "  instance creations (cyan) and destructions (red), the makespan and the lower\n"
-            "  bound. HTML is one self-contained page with details on hover.\n"
-            "  Task names and the lower bound come from the schedule file (its \"name\" and\n"
-            "  \"l_bound\" fields) or, with --workload, from the workload.\n"
-            "  --gpu names the model when the schedule's gpu_model is not built in.\n"
-            "       migsched plot --curves LOG[,LOG...] -o FILE.svg [--x steps|cpu]\n"
-            "                     [--y p_opt|throughput] [--label NAME,...] [--title TEXT]\n"
-            "  Learning curves of training logs (see migsched plot --curves --help).\n");
+    fprintf(f, "usage: migsched plot SCHEDULE.json -o FILE.svg|FILE.html [--workload FILE]\n"
+               "                     [--gpu MODEL] [--title TEXT]\n"
+               "  Draws the schedule: per GPU, compute slices against time, one box per task,\n"
+               "  instance creations (cyan) and destructions (red), the makespan and the lower\n"
+               "  bound. HTML is one self-contained page with details on hover.\n"
+               "  Task names and the lower bound come from the schedule file (its \"name\" and\n"
+               "  \"l_bound\" fields) or, with --workload, from the workload.\n"
+               "  --gpu names the model when the schedule's gpu_model is not built in.\n"
+               "       migsched plot --curves LOG[,LOG...] -o FILE.svg [--x steps|cpu]\n"
+               "                     [--y p_opt|throughput] [--label NAME,...] [--title TEXT]\n"
+               "  Learning curves of training logs (see migsched plot --curves --help).\n");
 }
 
 /* Task names (by input index) and l_bound as the schedule file states them. */
@@ -60,7 +59,8 @@ static int read_file_labels(const char *path, const ms_schedule *s, file_labels 
     fl->names = calloc((size_t)(fl->n > 0 ? fl->n : 1), sizeof *fl->names);
     json_t *tasks = json_object_get(root, "tasks"), *t;
     size_t k;
-    json_array_foreach(tasks, k, t) {
+    json_array_foreach(tasks, k, t)
+    {
         json_t *name = json_object_get(t, "name"), *index = json_object_get(t, "index");
         if (!fl->names || !json_is_string(name) || !json_is_integer(index))
             continue;
@@ -129,8 +129,8 @@ int cmd_plot(int argc, char **argv)
         ms_plot_labels_from_workload(s, w, &lab);
     } else {
         read_file_labels(spath, s, &fl);
-        lab = (ms_plot_labels){.names = (const char *const *)fl.names, .nnames = fl.n,
-                               .l_bound = fl.l_bound};
+        lab = (ms_plot_labels){
+            .names = (const char *const *)fl.names, .nnames = fl.n, .l_bound = fl.l_bound};
     }
     lab.title = title;
     if (ms_plot_write_file(out, s, &lab, &err))

@@ -15,15 +15,14 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: migsched plot --curves LOG[,LOG...] -o FILE.svg [--x steps|cpu]\n"
-            "                     [--y p_opt|throughput] [--label NAME,...] [--title TEXT]\n"
-            "  Draws one curve per training log (the progress lines of `migsched train` or\n"
-            "  `migsched hier train` on stderr, optionally prefixed \"UNIXTIME cpu=SECONDS \")\n"
-            "  against environment steps (default) or CPU seconds.\n"
-            "  --y      p_opt (train's evaluation, %%) or throughput (hier train's); default:\n"
-            "           what the first log holds\n"
-            "  --label  one legend name per log (default: each file's name without .log)\n");
+    fprintf(f, "usage: migsched plot --curves LOG[,LOG...] -o FILE.svg [--x steps|cpu]\n"
+               "                     [--y p_opt|throughput] [--label NAME,...] [--title TEXT]\n"
+               "  Draws one curve per training log (the progress lines of `migsched train` or\n"
+               "  `migsched hier train` on stderr, optionally prefixed \"UNIXTIME cpu=SECONDS \")\n"
+               "  against environment steps (default) or CPU seconds.\n"
+               "  --y      p_opt (train's evaluation, %%) or throughput (hier train's); default:\n"
+               "           what the first log holds\n"
+               "  --label  one legend name per log (default: each file's name without .log)\n");
 }
 
 /* Splits a comma-separated list in place; returns the count, or -1 for an empty item or
@@ -65,10 +64,9 @@ typedef struct curve_args {
 
 static int parse_args(int argc, char **argv, curve_args *a)
 {
-    static const struct option opts[] = {{"curves", 1, 0, 'c'}, CLI_LONG_OUTPUT,
-                                         {"x", 1, 0, 'x'},      {"y", 1, 0, 'y'},
-                                         {"label", 1, 0, 'l'},  {"title", 1, 0, 't'},
-                                         {"help", 0, 0, 'h'},   {0, 0, 0, 0}};
+    static const struct option opts[] = {
+        {"curves", 1, 0, 'c'}, CLI_LONG_OUTPUT,      {"x", 1, 0, 'x'},    {"y", 1, 0, 'y'},
+        {"label", 1, 0, 'l'},  {"title", 1, 0, 't'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
     cli_common co = {.cmd = "plot", .takes = CLI_OUTPUT};
     optind = 1;
     int ch;
@@ -105,25 +103,25 @@ static int parse_args(int argc, char **argv, curve_args *a)
     a->out = co.output;
     const char *bad = optind < argc ? "a schedule file does not go with --curves"
                       : !a->out     ? "-o FILE.svg is required"
-                      : a->nlabels && a->nlabels != a->nlogs
-                          ? "--label needs one name per log"
-                          : NULL;
+                      : a->nlabels && a->nlabels != a->nlogs ? "--label needs one name per log"
+                                                             : NULL;
     if (bad)
         return cli_usage_error("plot", usage, "%s", bad);
     return -1;
 }
 
 /* The log's points on the chart's axes; fails naming the line that lacks a value. */
-static int take_points(const char *path, const ms_progress_log *log, const curve_args *a,
-                       double *x, double *y)
+static int take_points(const char *path, const ms_progress_log *log, const curve_args *a, double *x,
+                       double *y)
 {
     for (int k = 0; k < log->n; k++) {
         const ms_progress_point *p = &log->pts[k];
         x[k] = a->x_cpu ? p->cpu : (double)p->steps;
         y[k] = a->y == 1 ? p->p_opt : p->throughput;
         if (isnan(x[k])) {
-            fprintf(stderr, "migsched plot: %s:%d: no CPU time on this progress line (neither "
-                            "train's 'cpu X s' nor a 'cpu=' prefix): draw it with --x steps\n",
+            fprintf(stderr,
+                    "migsched plot: %s:%d: no CPU time on this progress line (neither "
+                    "train's 'cpu X s' nor a 'cpu=' prefix): draw it with --x steps\n",
                     path, p->line);
             return 1;
         }
@@ -157,8 +155,10 @@ int cmd_plot_curves(int argc, char **argv)
             a.y = isnan(logs[i].pts[0].p_opt) ? 2 : 1;
         double *xy = malloc(2 * (size_t)logs[i].n * sizeof *xy);
         names[i] = a.nlabels ? NULL : default_label(a.logs[i]);
-        s[i] = (ms_plot_series){.label = a.nlabels ? a.labels[i] : names[i], .x = xy,
-                                .y = xy ? xy + logs[i].n : NULL, .n = logs[i].n};
+        s[i] = (ms_plot_series){.label = a.nlabels ? a.labels[i] : names[i],
+                                .x = xy,
+                                .y = xy ? xy + logs[i].n : NULL,
+                                .n = logs[i].n};
         if (!xy || !s[i].label) {
             fprintf(stderr, "migsched plot: out of memory\n");
             goto out;

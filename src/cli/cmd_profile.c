@@ -71,13 +71,17 @@ static int write_outputs(const ms_workload *w, const ms_gpu_model *m, const char
 
 int cmd_profile(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"device", required_argument, 0, 'd'}, {"reps", required_argument, 0, 'r'},
-        CLI_LONG_OUTPUT,                       {"gpu-model-out", required_argument, 0, 'm'},
-        {"backend", required_argument, 0, 'b'}, {"sizes", required_argument, 0, 's'},
-        CLI_LONG_GPU,                          {"logs", required_argument, 0, 'l'},
-        {"journal", required_argument, 0, 'j'}, {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+    static const struct option opts[] = {{"device", required_argument, 0, 'd'},
+                                         {"reps", required_argument, 0, 'r'},
+                                         CLI_LONG_OUTPUT,
+                                         {"gpu-model-out", required_argument, 0, 'm'},
+                                         {"backend", required_argument, 0, 'b'},
+                                         {"sizes", required_argument, 0, 's'},
+                                         CLI_LONG_GPU,
+                                         {"logs", required_argument, 0, 'l'},
+                                         {"journal", required_argument, 0, 'j'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     ms_profile_options o = {.backend = "nvml", .reps = 1};
     const char *model_out = NULL;
     cli_common co = {.cmd = "profile", .takes = CLI_GPU | CLI_OUTPUT};
@@ -87,8 +91,8 @@ int cmd_profile(int argc, char **argv)
         switch (c) {
         case 'd':
             if (!cli_parse_int(optarg, 0, INT_MAX, &o.device))
-                return cli_usage_error("profile", NULL,
-                                       "--device: '%s' is not a GPU index", optarg);
+                return cli_usage_error("profile", NULL, "--device: '%s' is not a GPU index",
+                                       optarg);
             break;
         case 'r':
             if (!cli_parse_int(optarg, 1, 1000, &o.reps))
@@ -97,14 +101,14 @@ int cmd_profile(int argc, char **argv)
         case 'm': model_out = optarg; break;
         case 'b':
             if (strcmp(optarg, "nvml") && strcmp(optarg, "sim"))
-                return cli_usage_error("profile", NULL,
-                                       "--backend: '%s' is not nvml or sim", optarg);
+                return cli_usage_error("profile", NULL, "--backend: '%s' is not nvml or sim",
+                                       optarg);
             o.backend = optarg;
             break;
         case 's':
             if (parse_sizes(optarg, &o))
-                return cli_usage_error("profile", NULL,
-                                       "--sizes: '%s' is not a list of sizes", optarg);
+                return cli_usage_error("profile", NULL, "--sizes: '%s' is not a list of sizes",
+                                       optarg);
             break;
         case 'l': o.logs_dir = optarg; break;
         case 'j': o.journal = optarg; break;
@@ -128,7 +132,8 @@ int cmd_profile(int argc, char **argv)
     rc = gpu ? ms_gpu_lookup(gpu, &model, &err) : MS_OK;
     /* The same journal as `migsched run` on that device, so `run --cleanup` finds it. */
     if (rc == MS_OK && !o.journal && !strcmp(o.backend, "nvml") &&
-        (rc = ms_default_run_path(&o.device, 1, ".journal", journal, sizeof journal, &err)) == MS_OK)
+        (rc = ms_default_run_path(&o.device, 1, ".journal", journal, sizeof journal, &err)) ==
+            MS_OK)
         o.journal = journal;
     o.gpu = gpu ? &model : NULL;
     if (rc == MS_OK)

@@ -18,18 +18,19 @@ static const float gaps[] = {0, 0.25f, 0.5f, 0.75f, 1, 1.25f, 1.5f, 2};
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: migsched rl-calibrate --model FILE --passes P -o OUT [options]\n"
-               "  --passes P   network passes per decision the rule may spend on average\n"
-               "               (1..1000; a greedy decision is one pass)\n"
-               "  --rollout K  the rule's width (default %d)\n"
-               "  --sets D     datasets of 100 tasks of the policy's preset, per order\n"
-               "               (default 100)\n"
-               "  --seed S     their seed (default 7; rl-eval's Table 4 uses 2026)\n"
-               "  -o OUT       the policy file with the gap chosen in its header\n"
-               "Tries the gaps 0 0.25 0.5 0.75 1 1.25 1.5 2 in turn (shuffled and class-sorted\n"
-               "datasets, each batch of N planned alone; online policies: each dataset one\n"
-               "queue), prints each one's passes per decision and mean makespan, and keeps\n"
-               "the largest within P (0: greedy).\n",
+    fprintf(f,
+            "usage: migsched rl-calibrate --model FILE --passes P -o OUT [options]\n"
+            "  --passes P   network passes per decision the rule may spend on average\n"
+            "               (1..1000; a greedy decision is one pass)\n"
+            "  --rollout K  the rule's width (default %d)\n"
+            "  --sets D     datasets of 100 tasks of the policy's preset, per order\n"
+            "               (default 100)\n"
+            "  --seed S     their seed (default 7; rl-eval's Table 4 uses 2026)\n"
+            "  -o OUT       the policy file with the gap chosen in its header\n"
+            "Tries the gaps 0 0.25 0.5 0.75 1 1.25 1.5 2 in turn (shuffled and class-sorted\n"
+            "datasets, each batch of N planned alone; online policies: each dataset one\n"
+            "queue), prints each one's passes per decision and mean makespan, and keeps\n"
+            "the largest within P (0: greedy).\n",
             MS_RL_ROLLOUT_DEFAULT);
 }
 
@@ -121,8 +122,8 @@ static int parse_args(int argc, char **argv, calib_args *a)
         default: usage(stderr); return 2;
         }
         if (bad)
-            return cli_usage_error("rl-calibrate", NULL, "--%s: '%s' is not %s",
-                                   longopts[li].name, optarg, bad);
+            return cli_usage_error("rl-calibrate", NULL, "--%s: '%s' is not %s", longopts[li].name,
+                                   optarg, bad);
     }
     if (co.status)
         return co.status;
@@ -153,16 +154,16 @@ int cmd_rl_calibrate(int argc, char **argv)
     if (ms_gpu_lookup(m.gpu, &gpu, &err) || ms_gen_preset(&gpu, m.preset, &gen, &err))
         goto fail;
     printf("%s (%s, %s): rollout over %d actions, at most %g network passes per decision, "
-           "%ld datasets per order, seed %llu\n", a.model, m.gpu, m.preset, a.rollout, a.passes,
-           a.sets, (unsigned long long)a.seed);
+           "%ld datasets per order, seed %llu\n",
+           a.model, m.gpu, m.preset, a.rollout, a.passes, a.sets, (unsigned long long)a.seed);
     float chosen = 0;
     for (size_t i = 0; i < sizeof gaps / sizeof gaps[0]; i++) {
         cost c;
         if (measure(&m, &gpu, gen, &a, gaps[i], &c, &err))
             goto fail;
         double per = c.passes / c.decisions;
-        printf("gap %.2f: %.2f passes per decision, mean makespan %.3f s\n", (double)gaps[i],
-               per, c.makespan / (double)c.plans);
+        printf("gap %.2f: %.2f passes per decision, mean makespan %.3f s\n", (double)gaps[i], per,
+               c.makespan / (double)c.plans);
         if (per > a.passes)
             break; /* the first gap over P ends the search: wider ones roll out more */
         chosen = gaps[i];

@@ -14,29 +14,30 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: migsched rl-eval --model FILE [options]\n"
-               "  --gpu MODEL       GPU model (default: the model's)\n"
-               "  --preset P        generator preset (default: the model's)\n"
-               "  --sets D          datasets (default 1000)\n"
-               "  --tasks T         tasks per dataset (default 100)\n"
-               "  --seed S          seed of the datasets (default 2026)\n"
-               "  --order O         shuffled (default) or sorted: each dataset's tasks in\n"
-               "                    class order, as paper 001's authors' script writes them\n"
-               "  --compare LIST    offline algorithms to run on the same data, e.g. far,miso\n"
-               "  --offline-model F (online models) the offline policy to compare with\n"
-               "  --rollout K       the policy improved by rollout over its K best actions\n"
-               "                    (or all; default %d; 1: greedy, paper 001's agent)\n"
-               "  --rollout-gap G   only over those whose logit is within G of the greedy\n"
-               "                    action's (default: the model's calibrated gap, else %g;\n"
-               "                    inf: at every decision)\n"
-               "  --by-batch        (offline policies) also p_opt per batch position: the\n"
-               "                    mean over the datasets of each one's k-th batch\n"
-               "  --json            print the result as JSON\n"
-               "Offline policies: p_opt = mean over each dataset's batches of N of\n"
-               "(makespan / l_bound_paper - 1) x 100, each batch scheduled alone (also for\n"
-               "the compared algorithms). Online policies: the whole dataset is one queue;\n"
-               "p_online^A = (makespan of A / makespan of the policy - 1) x 100, A given the\n"
-               "dataset in batches of N (FAR concatenates them trivially).\n",
+    fprintf(f,
+            "usage: migsched rl-eval --model FILE [options]\n"
+            "  --gpu MODEL       GPU model (default: the model's)\n"
+            "  --preset P        generator preset (default: the model's)\n"
+            "  --sets D          datasets (default 1000)\n"
+            "  --tasks T         tasks per dataset (default 100)\n"
+            "  --seed S          seed of the datasets (default 2026)\n"
+            "  --order O         shuffled (default) or sorted: each dataset's tasks in\n"
+            "                    class order, as paper 001's authors' script writes them\n"
+            "  --compare LIST    offline algorithms to run on the same data, e.g. far,miso\n"
+            "  --offline-model F (online models) the offline policy to compare with\n"
+            "  --rollout K       the policy improved by rollout over its K best actions\n"
+            "                    (or all; default %d; 1: greedy, paper 001's agent)\n"
+            "  --rollout-gap G   only over those whose logit is within G of the greedy\n"
+            "                    action's (default: the model's calibrated gap, else %g;\n"
+            "                    inf: at every decision)\n"
+            "  --by-batch        (offline policies) also p_opt per batch position: the\n"
+            "                    mean over the datasets of each one's k-th batch\n"
+            "  --json            print the result as JSON\n"
+            "Offline policies: p_opt = mean over each dataset's batches of N of\n"
+            "(makespan / l_bound_paper - 1) x 100, each batch scheduled alone (also for\n"
+            "the compared algorithms). Online policies: the whole dataset is one queue;\n"
+            "p_online^A = (makespan of A / makespan of the policy - 1) x 100, A given the\n"
+            "dataset in batches of N (FAR concatenates them trivially).\n",
             MS_RL_ROLLOUT_DEFAULT, (double)MS_RL_GAP_DEFAULT);
 }
 
@@ -65,8 +66,8 @@ static void report(const eval_ctx *c, const eval_args *a)
     const ms_rl_eval_result *r = &c->res;
     int ncmp = c->eval.ncompare;
     printf("%s (%s, %ld steps) on %ld %s datasets of %ld tasks, seed %llu%s", a->model,
-           c->model.gpu, c->model.steps, a->sets, a->preset, a->tasks,
-           (unsigned long long)a->seed, a->sorted ? ", tasks in class order" : "");
+           c->model.gpu, c->model.steps, a->sets, a->preset, a->tasks, (unsigned long long)a->seed,
+           a->sorted ? ", tasks in class order" : "");
     if (!ms_rl_rule_rolls_out(a->rollout, a->gap))
         printf(", greedy");
     else {
@@ -117,12 +118,11 @@ static int report_json(const eval_ctx *c, const eval_args *a)
         json_object_set_new(per, c->eval.compare[k], cli_json_real(r->mean[k + 1]));
     if (online && c->has_offline)
         json_object_set_new(per, "offline rl", cli_json_real(r->mean[ncmp + 1]));
-    json_t *root = json_pack("{s:s, s:s, s:I, s:s, s:s, s:I, s:I, s:I, s:s, s:b}", "model",
-                             a->model, "model_gpu", c->model.gpu, "steps",
-                             (json_int_t)c->model.steps, "gpu_model", c->gpu.name, "preset",
-                             a->preset, "sets", (json_int_t)a->sets, "tasks",
-                             (json_int_t)a->tasks, "seed", (json_int_t)a->seed, "order",
-                             a->sorted ? "sorted" : "shuffled", "online", online);
+    json_t *root = json_pack(
+        "{s:s, s:s, s:I, s:s, s:s, s:I, s:I, s:I, s:s, s:b}", "model", a->model, "model_gpu",
+        c->model.gpu, "steps", (json_int_t)c->model.steps, "gpu_model", c->gpu.name, "preset",
+        a->preset, "sets", (json_int_t)a->sets, "tasks", (json_int_t)a->tasks, "seed",
+        (json_int_t)a->seed, "order", a->sorted ? "sorted" : "shuffled", "online", online);
     if (online)
         json_object_update_new(root, json_pack("{s:o, s:o}", "mean_makespan",
                                                cli_json_real(r->mean[0]), "p_online", per));
@@ -140,11 +140,11 @@ static int report_json(const eval_ctx *c, const eval_args *a)
         json_object_set_new(root, "p_opt_by_batch", arr);
     }
     if (ms_rl_rule_rolls_out(a->rollout, a->gap)) { /* greedy evaluations have neither */
-        json_object_set_new(root, "rollout", a->rollout == MS_RL_ROLLOUT_ALL
-                                                 ? json_string("all")
-                                                 : json_integer(a->rollout));
-        json_object_set_new(root, "rollout_gap", isfinite(a->gap) ? json_real(a->gap)
-                                                                  : json_string("inf"));
+        json_object_set_new(root, "rollout",
+                            a->rollout == MS_RL_ROLLOUT_ALL ? json_string("all")
+                                                            : json_integer(a->rollout));
+        json_object_set_new(root, "rollout_gap",
+                            isfinite(a->gap) ? json_real(a->gap) : json_string("inf"));
     }
     return cli_json_print("rl-eval", root);
 }
@@ -156,8 +156,10 @@ static int split_list(char *list, ms_rl_eval *e)
         if (!ms_offline_known(tok))
             return cli_fail("rl-eval", "--compare: unknown algorithm '%s'", tok);
         if (e->ncompare == MS_RL_EVAL_MAX_COMPARE || !strcmp(tok, "rl"))
-            return cli_usage_error("rl-eval", NULL, "--compare: at most %d offline algorithms, "
-                                   "not rl", MS_RL_EVAL_MAX_COMPARE);
+            return cli_usage_error("rl-eval", NULL,
+                                   "--compare: at most %d offline algorithms, "
+                                   "not rl",
+                                   MS_RL_EVAL_MAX_COMPARE);
         e->compare[e->ncompare++] = tok;
     }
     return 0;
@@ -166,13 +168,21 @@ static int split_list(char *list, ms_rl_eval *e)
 /* Returns -1 when the arguments are good, else the exit status (0 after --help). */
 static int parse_args(int argc, char **argv, eval_args *a)
 {
-    static const struct option longopts[] = {
-        {"model", 1, 0, 'm'}, CLI_LONG_GPU,  {"preset", 1, 0, 'p'}, {"sets", 1, 0, 'd'},
-        {"tasks", 1, 0, 't'}, CLI_LONG_SEED, {"compare", 1, 0, 'c'},
-        {"offline-model", 1, 0, 'f'}, CLI_LONG_JSON, {"order", 1, 0, 'o'},
-        {"rollout", 1, 0, 'r'}, {"rollout-gap", 1, 0, 'G'}, {"by-batch", 0, 0, 'b'},
-        {"help", 0, 0, 'h'},
-        {0, 0, 0, 0}};
+    static const struct option longopts[] = {{"model", 1, 0, 'm'},
+                                             CLI_LONG_GPU,
+                                             {"preset", 1, 0, 'p'},
+                                             {"sets", 1, 0, 'd'},
+                                             {"tasks", 1, 0, 't'},
+                                             CLI_LONG_SEED,
+                                             {"compare", 1, 0, 'c'},
+                                             {"offline-model", 1, 0, 'f'},
+                                             CLI_LONG_JSON,
+                                             {"order", 1, 0, 'o'},
+                                             {"rollout", 1, 0, 'r'},
+                                             {"rollout-gap", 1, 0, 'G'},
+                                             {"by-batch", 0, 0, 'b'},
+                                             {"help", 0, 0, 'h'},
+                                             {0, 0, 0, 0}};
     cli_common co = {.cmd = "rl-eval", .takes = CLI_GPU | CLI_SEED | CLI_JSON, .seed = a->seed};
     int ch, li = -1;
     optind = 1;
@@ -190,8 +200,10 @@ static int parse_args(int argc, char **argv, eval_args *a)
             break;
         case 'G':
             if (!cli_parse_rollout_gap(optarg, &a->gap))
-                return cli_usage_error("rl-eval", NULL, "--rollout-gap: '%s' is not a number in "
-                                       "0..1000 or inf", optarg);
+                return cli_usage_error("rl-eval", NULL,
+                                       "--rollout-gap: '%s' is not a number in "
+                                       "0..1000 or inf",
+                                       optarg);
             break;
         case 'o':
             if (strcmp(optarg, "shuffled") && strcmp(optarg, "sorted"))
@@ -199,10 +211,13 @@ static int parse_args(int argc, char **argv, eval_args *a)
                                        optarg);
             a->sorted = !strcmp(optarg, "sorted");
             break;
-        case 'd': case 't':
+        case 'd':
+        case 't':
             if (!cli_parse_long(optarg, 1, 1000000, ch == 'd' ? &a->sets : &a->tasks))
-                return cli_usage_error("rl-eval", NULL, "--%s: '%s' is not an integer in "
-                                       "1..1000000", longopts[li].name, optarg);
+                return cli_usage_error("rl-eval", NULL,
+                                       "--%s: '%s' is not an integer in "
+                                       "1..1000000",
+                                       longopts[li].name, optarg);
             break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
@@ -241,8 +256,8 @@ static int setup_eval(eval_ctx *c, eval_args *a, ms_error *err)
 
 int cmd_rl_eval(int argc, char **argv)
 {
-    eval_args a = {.sets = 1000, .tasks = 100, .seed = 2026, .rollout = MS_RL_ROLLOUT_DEFAULT,
-                   .gap = NAN};
+    eval_args a = {
+        .sets = 1000, .tasks = 100, .seed = 2026, .rollout = MS_RL_ROLLOUT_DEFAULT, .gap = NAN};
     int rc = parse_args(argc, argv, &a);
     if (rc >= 0)
         return rc;
@@ -261,7 +276,8 @@ int cmd_rl_eval(int argc, char **argv)
         a.gap = ms_rl_model_gap(&c.model);
     rc = 1;
     if (a.by_batch && c.model.env.online) {
-        rc = cli_usage_error("rl-eval", NULL, "--by-batch: an online policy plans each dataset "
+        rc = cli_usage_error("rl-eval", NULL,
+                             "--by-batch: an online policy plans each dataset "
                              "as one queue, not in batches");
     } else if (setup_eval(&c, &a, &err) || ms_rl_eval_run(&c.gpu, &c.eval, &c.res, &err)) {
         cli_fail("rl-eval", "%s", err.msg);

@@ -14,58 +14,58 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: migsched run SCHEDULE.json --workload FILE [--device N[,N...]]\n"
-            "                    [--backend nvml|sim] [--dry-run] [--logs DIR]\n"
-            "                    [--on-failure continue|abort] [--report FILE.json]\n"
-            "                    [--initial empty|LAYOUT|device] [--enable-mig]\n"
-            "                    [--journal FILE] [--keep-final] [--wait]\n"
-            "                    [--time-scale S] [--gpu MODEL] [--quiet] [--json]\n"
-            "                    [--mps FILE [--mps-control PATH] [--mps-root DIR]]\n"
-            "       migsched run --cleanup [--journal FILE | --device N[,N...]] [--force]\n"
-            "  Creates and destroys MIG instances in plan order on each GPU and runs each\n"
-            "  task's command on its instance (CUDA_VISIBLE_DEVICES=MIG-...) once the\n"
-            "  instance exists and the tasks before it there have finished (docs/exec.md).\n"
-            "  --device       NVML index of the GPU for plan GPU 0, 1, ... (default 0,1,...)\n"
-            "  --initial      what the devices hold before the plan, which the plan must\n"
-            "                 start from: empty (default; the plan creates every instance),\n"
-            "                 a partition (4-3, 2-1-1, an index; a comma list: one per GPU)\n"
-            "                 or device (what they hold now); a difference is refused,\n"
-            "                 naming it, before anything changes. The plan's initial\n"
-            "                 instances are never created, are destroyed where it says only\n"
-            "                 while no process runs on them, and are left as they are at the\n"
-            "                 end (sim: the simulated GPUs hold the partition)\n"
-            "  --backend      nvml (default; dlopen libnvidia-ml.so.1) or sim (no hardware)\n"
-            "  --dry-run      print the NVML operations and commands, touch nothing\n"
-            "  --logs         per-task stdout/stderr files (default RUNDIR/run-devN.logs)\n"
-            "  --on-failure   after a failed task or reconfiguration: continue (default)\n"
-            "                 or abort (stop, kill running tasks, destroy, report)\n"
-            "  --report       write the run report as JSON to a file\n"
-            "  --json         print the run report as JSON instead of the table\n"
-            "  --enable-mig   enable MIG mode where it is off (root; may reset the GPU)\n"
-            "  --journal      record of what this run creates (default RUNDIR/run-devN.journal)\n"
-            "  --cleanup      stop the tasks and destroy the instances a crashed run left\n"
-            "  --force        with --cleanup: also destroy instances whose creation was in\n"
-            "                 flight at the crash (they may not be migsched's)\n"
-            "  --keep-final   leave the instances the plan has alive at its end (initial\n"
-            "                 instances are always left)\n"
-            "  --wait         on abort or Ctrl-C let running tasks finish (default: kill)\n"
-            "  --time-scale   sim: 0 = virtual time (default), S > 0 = sleep S x planned time\n"
-            "  --gpu          model JSON file when the plan's model is not built in\n"
-            "  --mps          instances whose tasks share them through MPS (mps.json from\n"
-            "                 `migsched hier --exec-out`): a control daemon runs in each\n"
-            "                 (--mps-control, default $MIGSCHED_MPS_CONTROL or\n"
-            "                 nvidia-cuda-mps-control; pipes and logs under --mps-root,\n"
-            "                 default /tmp/migsched-mps; docs/hier.md)\n"
-            "  Exit status: 0 every task ran and exited 0; 1 otherwise; 2 usage;\n"
-            "  130/143 stopped by SIGINT/SIGTERM (after cleaning up).\n"
-            "  RUNDIR: $MIGSCHED_RUNTIME_DIR, else /run/migsched (root), $XDG_RUNTIME_DIR/migsched\n"
-            "  or ${TMPDIR:-/tmp}/migsched-UID; it also holds the per-GPU locks.\n");
+    fprintf(
+        f, "usage: migsched run SCHEDULE.json --workload FILE [--device N[,N...]]\n"
+           "                    [--backend nvml|sim] [--dry-run] [--logs DIR]\n"
+           "                    [--on-failure continue|abort] [--report FILE.json]\n"
+           "                    [--initial empty|LAYOUT|device] [--enable-mig]\n"
+           "                    [--journal FILE] [--keep-final] [--wait]\n"
+           "                    [--time-scale S] [--gpu MODEL] [--quiet] [--json]\n"
+           "                    [--mps FILE [--mps-control PATH] [--mps-root DIR]]\n"
+           "       migsched run --cleanup [--journal FILE | --device N[,N...]] [--force]\n"
+           "  Creates and destroys MIG instances in plan order on each GPU and runs each\n"
+           "  task's command on its instance (CUDA_VISIBLE_DEVICES=MIG-...) once the\n"
+           "  instance exists and the tasks before it there have finished (docs/exec.md).\n"
+           "  --device       NVML index of the GPU for plan GPU 0, 1, ... (default 0,1,...)\n"
+           "  --initial      what the devices hold before the plan, which the plan must\n"
+           "                 start from: empty (default; the plan creates every instance),\n"
+           "                 a partition (4-3, 2-1-1, an index; a comma list: one per GPU)\n"
+           "                 or device (what they hold now); a difference is refused,\n"
+           "                 naming it, before anything changes. The plan's initial\n"
+           "                 instances are never created, are destroyed where it says only\n"
+           "                 while no process runs on them, and are left as they are at the\n"
+           "                 end (sim: the simulated GPUs hold the partition)\n"
+           "  --backend      nvml (default; dlopen libnvidia-ml.so.1) or sim (no hardware)\n"
+           "  --dry-run      print the NVML operations and commands, touch nothing\n"
+           "  --logs         per-task stdout/stderr files (default RUNDIR/run-devN.logs)\n"
+           "  --on-failure   after a failed task or reconfiguration: continue (default)\n"
+           "                 or abort (stop, kill running tasks, destroy, report)\n"
+           "  --report       write the run report as JSON to a file\n"
+           "  --json         print the run report as JSON instead of the table\n"
+           "  --enable-mig   enable MIG mode where it is off (root; may reset the GPU)\n"
+           "  --journal      record of what this run creates (default RUNDIR/run-devN.journal)\n"
+           "  --cleanup      stop the tasks and destroy the instances a crashed run left\n"
+           "  --force        with --cleanup: also destroy instances whose creation was in\n"
+           "                 flight at the crash (they may not be migsched's)\n"
+           "  --keep-final   leave the instances the plan has alive at its end (initial\n"
+           "                 instances are always left)\n"
+           "  --wait         on abort or Ctrl-C let running tasks finish (default: kill)\n"
+           "  --time-scale   sim: 0 = virtual time (default), S > 0 = sleep S x planned time\n"
+           "  --gpu          model JSON file when the plan's model is not built in\n"
+           "  --mps          instances whose tasks share them through MPS (mps.json from\n"
+           "                 `migsched hier --exec-out`): a control daemon runs in each\n"
+           "                 (--mps-control, default $MIGSCHED_MPS_CONTROL or\n"
+           "                 nvidia-cuda-mps-control; pipes and logs under --mps-root,\n"
+           "                 default /tmp/migsched-mps; docs/hier.md)\n"
+           "  Exit status: 0 every task ran and exited 0; 1 otherwise; 2 usage;\n"
+           "  130/143 stopped by SIGINT/SIGTERM (after cleaning up).\n"
+           "  RUNDIR: $MIGSCHED_RUNTIME_DIR, else /run/migsched (root), $XDG_RUNTIME_DIR/migsched\n"
+           "  or ${TMPDIR:-/tmp}/migsched-UID; it also holds the per-GPU locks.\n");
 }
 
 /* The journal (and logs) default to the runtime folder, keyed by the devices. */
-static int default_path(const char **path, const ms_run_options *o, const char *suffix,
-                        char *buf, size_t len)
+static int default_path(const char **path, const ms_run_options *o, const char *suffix, char *buf,
+                        size_t len)
 {
     ms_error err;
     if (*path)
@@ -101,8 +101,11 @@ static int cleanup(ms_run_options *o, bool force)
     char journal[512];
     if (default_path(&o->journal, o, ".journal", journal, sizeof journal))
         return 1;
-    ms_cleanup_options co = {.journal = o->journal, .backend_opt = o->backend_opt,
-                             .lock_dir = o->lock_dir, .force = force, .progress = stdout};
+    ms_cleanup_options co = {.journal = o->journal,
+                             .backend_opt = o->backend_opt,
+                             .lock_dir = o->lock_dir,
+                             .force = force,
+                             .progress = stdout};
     ms_cleanup_report rep;
     ms_error err;
     if (ms_run_cleanup(&co, &rep, &err))
@@ -172,10 +175,12 @@ static int run(const char *plan, const char *workload, const char *gpu, const ch
             snprintf(mp->root, sizeof mp->root, "%s", mps[2]);
         o->mps = mp;
         if (o->ndevices == 0)
-            for (o->ndevices = 0; o->ndevices < s->gpus && o->ndevices < MS_RUN_MAX_GPUS; o->ndevices++)
+            for (o->ndevices = 0; o->ndevices < s->gpus && o->ndevices < MS_RUN_MAX_GPUS;
+                 o->ndevices++)
                 o->devices[o->ndevices] = o->ndevices;
         char journal[512], logs[512];
-        if (ready_outputs(o, report, journal, logs, sizeof journal) == 0 && ms_run(s, w, o, &r, &err))
+        if (ready_outputs(o, report, journal, logs, sizeof journal) == 0 &&
+            ms_run(s, w, o, &r, &err))
             fprintf(stderr, "migsched run: %s\n", err.msg);
         else if (r) {
             status = r->signal ? 128 + r->signal : (r->ok ? 0 : 1);
@@ -198,19 +203,29 @@ static int run(const char *plan, const char *workload, const char *gpu, const ch
 
 int cmd_run(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"workload", required_argument, 0, 'w'}, {"device", required_argument, 0, 'd'},
-        {"backend", required_argument, 0, 'b'},  {"dry-run", no_argument, 0, 'n'},
-        {"logs", required_argument, 0, 'l'},     {"on-failure", required_argument, 0, 'f'},
-        {"report", required_argument, 0, 'r'},   {"enable-mig", no_argument, 0, 'E'},
-        {"cleanup", no_argument, 0, 'C'},        {"journal", required_argument, 0, 'j'},
-        {"keep-final", no_argument, 0, 'K'},     {"wait", no_argument, 0, 'W'},
-        {"time-scale", required_argument, 0, 't'}, CLI_LONG_GPU,
-        {"quiet", no_argument, 0, 'q'},          CLI_LONG_JSON,
-        {"help", no_argument, 0, 'h'},           {"mps", required_argument, 0, 'M'},
-        {"mps-control", required_argument, 0, 'X'}, {"mps-root", required_argument, 0, 'R'},
-        {"force", no_argument, 0, 'F'},          {"initial", required_argument, 0, 'I'},
-        {0, 0, 0, 0}};
+    static const struct option opts[] = {{"workload", required_argument, 0, 'w'},
+                                         {"device", required_argument, 0, 'd'},
+                                         {"backend", required_argument, 0, 'b'},
+                                         {"dry-run", no_argument, 0, 'n'},
+                                         {"logs", required_argument, 0, 'l'},
+                                         {"on-failure", required_argument, 0, 'f'},
+                                         {"report", required_argument, 0, 'r'},
+                                         {"enable-mig", no_argument, 0, 'E'},
+                                         {"cleanup", no_argument, 0, 'C'},
+                                         {"journal", required_argument, 0, 'j'},
+                                         {"keep-final", no_argument, 0, 'K'},
+                                         {"wait", no_argument, 0, 'W'},
+                                         {"time-scale", required_argument, 0, 't'},
+                                         CLI_LONG_GPU,
+                                         {"quiet", no_argument, 0, 'q'},
+                                         CLI_LONG_JSON,
+                                         {"help", no_argument, 0, 'h'},
+                                         {"mps", required_argument, 0, 'M'},
+                                         {"mps-control", required_argument, 0, 'X'},
+                                         {"mps-root", required_argument, 0, 'R'},
+                                         {"force", no_argument, 0, 'F'},
+                                         {"initial", required_argument, 0, 'I'},
+                                         {0, 0, 0, 0}};
     const char *mps[3] = {NULL, NULL, NULL};
     ms_run_options o = {.backend = "nvml", .progress = stderr};
     const char *workload = NULL, *report = NULL;
@@ -223,8 +238,8 @@ int cmd_run(int argc, char **argv)
         case 'w': workload = optarg; break;
         case 'd':
             if (!cli_parse_int_list(optarg, 0, 255, MS_RUN_MAX_GPUS, o.devices, &o.ndevices))
-                return cli_usage_error("run", NULL,
-                                       "--device: '%s' is not a list of GPU indices", optarg);
+                return cli_usage_error("run", NULL, "--device: '%s' is not a list of GPU indices",
+                                       optarg);
             break;
         case 'b':
             if (strcmp(optarg, "nvml") && strcmp(optarg, "sim"))
@@ -235,8 +250,8 @@ int cmd_run(int argc, char **argv)
         case 'l': o.logs_dir = optarg; break;
         case 'f':
             if (strcmp(optarg, "continue") && strcmp(optarg, "abort"))
-                return cli_usage_error("run", NULL,
-                                       "--on-failure: '%s' is not continue or abort", optarg);
+                return cli_usage_error("run", NULL, "--on-failure: '%s' is not continue or abort",
+                                       optarg);
             o.on_failure = strcmp(optarg, "abort") ? MS_ON_FAILURE_CONTINUE : MS_ON_FAILURE_ABORT;
             break;
         case 'r': report = optarg; break;
@@ -249,8 +264,8 @@ int cmd_run(int argc, char **argv)
         case 'W': o.wait_on_stop = true; break;
         case 't':
             if (!cli_parse_double(optarg, 0, 1e3, &o.time_scale))
-                return cli_usage_error("run", NULL,
-                                       "--time-scale: '%s' is not a number in 0..1000", optarg);
+                return cli_usage_error("run", NULL, "--time-scale: '%s' is not a number in 0..1000",
+                                       optarg);
             break;
         case 'q': o.progress = NULL; break;
         case 'M': mps[0] = optarg; break;

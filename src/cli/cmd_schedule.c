@@ -14,77 +14,76 @@
 #include "migsched/learn.h"
 #include "migsched/offline.h"
 
-#define STRINGIFY(x) #x
-#define STRING_OF(x) STRINGIFY(x)
+#define STRINGIFY(x)  #x
+#define STRING_OF(x)  STRINGIFY(x)
 #define DEFAULT_WIDTH STRING_OF(MS_RL_ROLLOUT_DEFAULT)
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: migsched schedule WORKLOAD --gpu MODEL [--gpus G] [--algo NAME]\n"
-            "                         [--batch N --concat trivial|reverse|overlap]\n"
-            "                         [--refine-iters K] [--refine-min-gain X] [--seed S]\n"
-            "                         [--paper-family] [--four-runs-three] [--tie-right-first]\n"
-            "                         [--model FILE [--online] [--rl-queue fill|split|best]\n"
-            "                         [--no-guard] [--rl-rollout K|all] [--rl-rollout-gap G]]\n"
-            "                         [--tree]\n"
-            "                         [--time-budget MS] [--threads N] [--node-limit N]\n"
-            "                         [--initial L] [--json [--timings]] [-o FILE]\n"
-            "  Plans WORKLOAD (CSV or JSON) on G GPUs (default 1) of MODEL (a built-in name or\n"
-            "  a JSON model file) and checks the plan with the validator.\n"
-            "  --algo NAME        offline algorithm (default search):");
+    fprintf(f, "usage: migsched schedule WORKLOAD --gpu MODEL [--gpus G] [--algo NAME]\n"
+               "                         [--batch N --concat trivial|reverse|overlap]\n"
+               "                         [--refine-iters K] [--refine-min-gain X] [--seed S]\n"
+               "                         [--paper-family] [--four-runs-three] [--tie-right-first]\n"
+               "                         [--model FILE [--online] [--rl-queue fill|split|best]\n"
+               "                         [--no-guard] [--rl-rollout K|all] [--rl-rollout-gap G]]\n"
+               "                         [--tree]\n"
+               "                         [--time-budget MS] [--threads N] [--node-limit N]\n"
+               "                         [--initial L] [--json [--timings]] [-o FILE]\n"
+               "  Plans WORKLOAD (CSV or JSON) on G GPUs (default 1) of MODEL (a built-in name or\n"
+               "  a JSON model file) and checks the plan with the validator.\n"
+               "  --algo NAME        offline algorithm (default search):");
     for (int i = 0; i < ms_offline_algo_count(); i++)
         fprintf(f, " %s", ms_offline_algo_at(i)->name);
     fprintf(f, " fixpart:P (P a partition such as 4-2-1, or its index)");
-    fprintf(f,
-            "\n  --batch N          split the queue into batches of N tasks in input order\n"
-            "  --concat MODE      how batches are joined (default trivial)\n"
-            "  --refine-iters K   at most K refinement iterations (default: until no gain)\n"
-            "  --refine-min-gain X stop refining when an iteration gains less than X (fraction)\n"
-            "  --seed S           seed for randomised algorithms (FAR is deterministic)\n"
-            "  --model FILE       policy file for --algo rl, or a starting schedule for search\n"
-            "  --online           rl: online batches (a started task is replaced at once)\n"
-            "  --rl-queue MODE    rl: a queue longer than the policy's N: fill (the batch is\n"
-            "                     refilled as tasks are placed), split (balanced batches joined\n"
-            "                     by overlap concatenation) or best (default: both, the shorter)\n"
-            "  --no-guard         rl: the agent's plan alone (default: the shortest of it, FAR's\n"
-            "                     plan and the agent's first N tasks then FAR's rest; stat\n"
-            "                     guard_won 0, 1 or 2 says which)\n"
-            "  --rl-rollout K     rl: complete each of the policy's K best actions (or all;\n"
-            "                     default " DEFAULT_WIDTH "; 1: greedy, paper 001's agent) with\n"
-            "                     its greedy actions and take the one that ends first\n"
-            "                     (rollout, docs/rl.md)\n"
-            "  --rl-rollout-gap G rl: only those whose logit is within G of the greedy action's\n"
-            "                     (default: the policy's calibrated gap, else 1; inf: all K\n"
-            "                     at every decision)\n"
-            "  --paper-family     FAR walks only paper 000's family of allocations (by default it\n"
-            "                     also tries every task on the whole GPU, see docs/far.md)\n"
-            "  --four-runs-three  FAR: the 4-slice instance also runs 3-slice tasks before it is\n"
-            "                     split (paper 000 3.2 read literally; A100-class models)\n"
-            "  --tie-right-first  FAR: equal end times go to the tree's right branch first\n"
-            "                     (3g@4 before 3g@0)\n"
-            "  --time-budget MS   search: budget per batch (default 10), counted as deterministic\n"
-            "                     work calibrated to milliseconds (docs/search.md); optimal: stop\n"
-            "                     after MS milliseconds with the best schedule found (anytime: the\n"
-            "                     result can depend on machine speed)\n"
-            "  --threads N        search: worker threads (default 1); results depend on N. The\n"
-            "                     starting schedules, which do not, use at least 2 threads\n"
-            "                     on 2 CPUs (and reading and writing large files 2)\n"
-            "  --node-limit N     optimal: stop after N search nodes (deterministic)\n"
-            CLI_INITIAL_HELP
-            "  --tree             print the repartitioning tree with each instance's tasks\n"
-            "  --json             print the migsched-schedule/1 JSON instead of text; the same\n"
-            "                     input gives the same bytes\n"
-            "  --timings          with --json, keep the measured compute times in \"stats\"\n"
-            "  -o FILE            write the output to FILE (all or nothing) instead of stdout\n");
+    fprintf(
+        f,
+        "\n  --batch N          split the queue into batches of N tasks in input order\n"
+        "  --concat MODE      how batches are joined (default trivial)\n"
+        "  --refine-iters K   at most K refinement iterations (default: until no gain)\n"
+        "  --refine-min-gain X stop refining when an iteration gains less than X (fraction)\n"
+        "  --seed S           seed for randomised algorithms (FAR is deterministic)\n"
+        "  --model FILE       policy file for --algo rl, or a starting schedule for search\n"
+        "  --online           rl: online batches (a started task is replaced at once)\n"
+        "  --rl-queue MODE    rl: a queue longer than the policy's N: fill (the batch is\n"
+        "                     refilled as tasks are placed), split (balanced batches joined\n"
+        "                     by overlap concatenation) or best (default: both, the shorter)\n"
+        "  --no-guard         rl: the agent's plan alone (default: the shortest of it, FAR's\n"
+        "                     plan and the agent's first N tasks then FAR's rest; stat\n"
+        "                     guard_won 0, 1 or 2 says which)\n"
+        "  --rl-rollout K     rl: complete each of the policy's K best actions (or all;\n"
+        "                     default " DEFAULT_WIDTH "; 1: greedy, paper 001's agent) with\n"
+        "                     its greedy actions and take the one that ends first\n"
+        "                     (rollout, docs/rl.md)\n"
+        "  --rl-rollout-gap G rl: only those whose logit is within G of the greedy action's\n"
+        "                     (default: the policy's calibrated gap, else 1; inf: all K\n"
+        "                     at every decision)\n"
+        "  --paper-family     FAR walks only paper 000's family of allocations (by default it\n"
+        "                     also tries every task on the whole GPU, see docs/far.md)\n"
+        "  --four-runs-three  FAR: the 4-slice instance also runs 3-slice tasks before it is\n"
+        "                     split (paper 000 3.2 read literally; A100-class models)\n"
+        "  --tie-right-first  FAR: equal end times go to the tree's right branch first\n"
+        "                     (3g@4 before 3g@0)\n"
+        "  --time-budget MS   search: budget per batch (default 10), counted as deterministic\n"
+        "                     work calibrated to milliseconds (docs/search.md); optimal: stop\n"
+        "                     after MS milliseconds with the best schedule found (anytime: the\n"
+        "                     result can depend on machine speed)\n"
+        "  --threads N        search: worker threads (default 1); results depend on N. The\n"
+        "                     starting schedules, which do not, use at least 2 threads\n"
+        "                     on 2 CPUs (and reading and writing large files 2)\n"
+        "  --node-limit N     optimal: stop after N search nodes (deterministic)\n" CLI_INITIAL_HELP
+        "  --tree             print the repartitioning tree with each instance's tasks\n"
+        "  --json             print the migsched-schedule/1 JSON instead of text; the same\n"
+        "                     input gives the same bytes\n"
+        "  --timings          with --json, keep the measured compute times in \"stats\"\n"
+        "  -o FILE            write the output to FILE (all or nothing) instead of stdout\n");
 }
 
 static int parse_int(const char *opt, const char *text, int lo, int hi, int *out)
 {
     if (cli_parse_int(text, lo, hi, out))
         return 0;
-    return cli_usage_error("schedule", NULL, "%s must be an integer in %d..%d, not '%s'", opt,
-                           lo, hi, text);
+    return cli_usage_error("schedule", NULL, "%s must be an integer in %d..%d, not '%s'", opt, lo,
+                           hi, text);
 }
 
 static void print_text(const ms_schedule *s, const ms_workload *w, const char *layout, bool tree,
@@ -92,8 +91,8 @@ static void print_text(const ms_schedule *s, const ms_workload *w, const char *l
 {
     ms_metrics m;
     ms_schedule_metrics(s, w, &m);
-    fprintf(f, "%s on %d x %s from %s: %d tasks\n\n", s->algorithm, s->gpus, s->gpu.name,
-            layout, w->n);
+    fprintf(f, "%s on %d x %s from %s: %d tasks\n\n", s->algorithm, s->gpus, s->gpu.name, layout,
+            w->n);
     if (tree) {
         ms_far_tree_print(s, w, f);
         fprintf(f, "\n");
@@ -173,7 +172,7 @@ static int parse_budget(const char *text, double *out)
     if (!cli_parse_double(text, 0, 1e12, out) || *out <= 0)
         return cli_usage_error("schedule", NULL,
                                "--time-budget must be a positive number of milliseconds, not '%s'",
-                           text);
+                               text);
     return 0;
 }
 
@@ -195,25 +194,40 @@ typedef struct schedule_args {
 /* Returns -1 when the arguments are good, else the exit status (0 after --help). */
 static int parse_args(int argc, char **argv, schedule_args *a)
 {
-    static const struct option opts[] = {
-        CLI_LONG_GPU,                         CLI_LONG_GPUS,
-        {"algo", required_argument, 0, 'a'},  {"batch", required_argument, 0, 'b'},
-        {"concat", required_argument, 0, 'c'}, {"refine-iters", required_argument, 0, 'k'},
-        {"refine-min-gain", required_argument, 0, 'm'}, CLI_LONG_SEED,
-        {"tree", no_argument, 0, 't'},        CLI_LONG_JSON,
-        {"model", required_argument, 0, 'M'}, {"online", no_argument, 0, 'O'},
-        {"timings", no_argument, 0, 'T'},     {"paper-family", no_argument, 0, 'P'},
-        {"four-runs-three", no_argument, 0, 'F'}, {"tie-right-first", no_argument, 0, 'R'},
-        {"time-budget", required_argument, 0, 'B'}, CLI_LONG_THREADS,
-        {"node-limit", required_argument, 0, 'N'}, {"rl-queue", required_argument, 0, 'Q'},
-        {"no-guard", no_argument, 0, 'U'},    {"rl-rollout", required_argument, 0, 'L'},
-        {"rl-rollout-gap", required_argument, 0, 'D'}, {"help", no_argument, 0, 'h'},
-        {"initial", required_argument, 0, 'I'},
-        {0, 0, 0, 0}};
+    static const struct option opts[] = {CLI_LONG_GPU,
+                                         CLI_LONG_GPUS,
+                                         {"algo", required_argument, 0, 'a'},
+                                         {"batch", required_argument, 0, 'b'},
+                                         {"concat", required_argument, 0, 'c'},
+                                         {"refine-iters", required_argument, 0, 'k'},
+                                         {"refine-min-gain", required_argument, 0, 'm'},
+                                         CLI_LONG_SEED,
+                                         {"tree", no_argument, 0, 't'},
+                                         CLI_LONG_JSON,
+                                         {"model", required_argument, 0, 'M'},
+                                         {"online", no_argument, 0, 'O'},
+                                         {"timings", no_argument, 0, 'T'},
+                                         {"paper-family", no_argument, 0, 'P'},
+                                         {"four-runs-three", no_argument, 0, 'F'},
+                                         {"tie-right-first", no_argument, 0, 'R'},
+                                         {"time-budget", required_argument, 0, 'B'},
+                                         CLI_LONG_THREADS,
+                                         {"node-limit", required_argument, 0, 'N'},
+                                         {"rl-queue", required_argument, 0, 'Q'},
+                                         {"no-guard", no_argument, 0, 'U'},
+                                         {"rl-rollout", required_argument, 0, 'L'},
+                                         {"rl-rollout-gap", required_argument, 0, 'D'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {"initial", required_argument, 0, 'I'},
+                                         {0, 0, 0, 0}};
     cli_common co = {.cmd = "schedule",
                      .takes = CLI_GPU | CLI_GPUS | CLI_SEED | CLI_JSON | CLI_THREADS | CLI_OUTPUT,
-                     .say = CLI_SAY_MUST_BE, .gpus_max = 64, .threads_max = 64,
-                     .range_words = "an integer in ", .gpus = a->gpus, .seed = a->opt.seed,
+                     .say = CLI_SAY_MUST_BE,
+                     .gpus_max = 64,
+                     .threads_max = 64,
+                     .range_words = "an integer in ",
+                     .gpus = a->gpus,
+                     .seed = a->opt.seed,
                      .threads = a->opt.search.threads};
     int c, bad = 0;
     const char *rl_only = NULL;
@@ -243,7 +257,10 @@ static int parse_args(int argc, char **argv, schedule_args *a)
             a->opt.rl.queue = c;
             rl_only = "--rl-queue";
             break;
-        case 'U': a->opt.rl.no_guard = 1; rl_only = "--no-guard"; break;
+        case 'U':
+            a->opt.rl.no_guard = 1;
+            rl_only = "--no-guard";
+            break;
         case 'L':
             if (!cli_parse_rollout(optarg, &a->opt.rl.rollout))
                 return cli_usage_error("schedule", NULL,
@@ -254,7 +271,8 @@ static int parse_args(int argc, char **argv, schedule_args *a)
             if (!cli_parse_rollout_gap(optarg, &a->opt.rl.rollout_gap))
                 return cli_usage_error("schedule", NULL,
                                        "--rl-rollout-gap must be a number in 0..1000 or inf, not "
-                                   "'%s'", optarg);
+                                       "'%s'",
+                                       optarg);
             rl_only = "--rl-rollout-gap";
             break;
         case 'T': a->timings = true; break;

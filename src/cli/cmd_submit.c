@@ -19,19 +19,19 @@ static const char CMD[] = "submit";
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: migsched submit (--profile P --seconds S | --slices N --seconds S |\n"
-            "                        --times 1=T1,2=T2,...) [--name NAME] [--cwd DIR]\n"
-            "                       [--env KEY=VALUE]... [--on-interrupt retry|fail]\n"
-            "                       [--connect ...] [--token-file FILE] [--timeout S] [--json]\n"
-            "                       -- COMMAND [ARGS]\n"
-            "       migsched submit --file JOBS.json|JOBS.csv [--connect ...] [--timeout S] [--json]\n"
-            "  Queues jobs on migschedd and prints 'submitted job ID NAME' for each (--json:\n"
-            "  the daemon's job objects). The command runs without a shell in --cwd (default\n"
-            "  the current folder); NAME defaults to the command's base name.\n"
-            "  JOBS.json: an array of job objects as POST /v1/jobs takes them; JOBS.csv: a\n"
-            "  workload CSV (name,1,2,...,command[,cwd]) whose rows become jobs with those\n"
-            "  times, run with sh -c (docs/daemon.md, \"Clients\").\n" CLI_CLIENT_FLAGS_HELP);
+    fprintf(f, "usage: migsched submit (--profile P --seconds S | --slices N --seconds S |\n"
+               "                        --times 1=T1,2=T2,...) [--name NAME] [--cwd DIR]\n"
+               "                       [--env KEY=VALUE]... [--on-interrupt retry|fail]\n"
+               "                       [--connect ...] [--token-file FILE] [--timeout S] [--json]\n"
+               "                       -- COMMAND [ARGS]\n"
+               "       migsched submit --file JOBS.json|JOBS.csv [--connect ...] [--timeout S] "
+               "[--json]\n"
+               "  Queues jobs on migschedd and prints 'submitted job ID NAME' for each (--json:\n"
+               "  the daemon's job objects). The command runs without a shell in --cwd (default\n"
+               "  the current folder); NAME defaults to the command's base name.\n"
+               "  JOBS.json: an array of job objects as POST /v1/jobs takes them; JOBS.csv: a\n"
+               "  workload CSV (name,1,2,...,command[,cwd]) whose rows become jobs with those\n"
+               "  times, run with sh -c (docs/daemon.md, \"Clients\").\n" CLI_CLIENT_FLAGS_HELP);
 }
 
 /* "1=120,2=64.5" into {"1": 120, "2": 64.5}. */
@@ -69,7 +69,7 @@ static json_t *job_from_flags(const struct one_job *f, int argc, char **argv)
     int kinds = (f->profile != NULL) + (f->slices > 0) + (f->times != NULL);
     if (kinds != 1 || (f->times && f->seconds > 0) || (!f->times && !(f->seconds > 0))) {
         ms_client_error(CMD, "give one of --profile P --seconds S, --slices N --seconds S, "
-                        "--times 1=..,2=..");
+                             "--times 1=..,2=..");
         return NULL;
     }
     if (argc == 0) {
@@ -82,8 +82,8 @@ static json_t *job_from_flags(const struct one_job *f, int argc, char **argv)
     char cwd[4096];
     const char *dir = f->cwd ? f->cwd : getcwd(cwd, sizeof cwd);
     char *base = strdup(argv[0]);
-    json_t *job = json_pack("{s:s, s:o}", "name", f->name ? f->name : basename(base),
-                            "command", cmd);
+    json_t *job = json_pack("{s:s, s:o}", "name", f->name ? f->name : basename(base), "command",
+                            cmd);
     free(base);
     if (dir)
         json_object_set_new(job, "cwd", json_string(dir));
@@ -98,8 +98,10 @@ static json_t *job_from_flags(const struct one_job *f, int argc, char **argv)
     if (f->times) {
         json_t *t = parse_times(f->times);
         if (!t) {
-            ms_client_error(CMD, "--times: expected SIZE=SECONDS,... (e.g. 1=120,2=64), not "
-                            "\"%.80s\"", f->times);
+            ms_client_error(CMD,
+                            "--times: expected SIZE=SECONDS,... (e.g. 1=120,2=64), not "
+                            "\"%.80s\"",
+                            f->times);
             json_decref(job);
             return NULL;
         }
@@ -169,7 +171,8 @@ static json_t *jobs_from_file(const char *path)
     }
     size_t i;
     json_t *j;
-    json_array_foreach(jobs, i, j) if (!json_is_object(j)) {
+    json_array_foreach(jobs, i, j) if (!json_is_object(j))
+    {
         ms_client_error(CMD, "%s: job %zu: expected a JSON object", path, i + 1);
         json_decref(jobs);
         return NULL;
@@ -189,7 +192,8 @@ static int post_all(ms_client *c, json_t *jobs, const char *file, bool as_json)
     size_t i;
     json_t *j;
     int rc = 0;
-    json_array_foreach(jobs, i, j) {
+    json_array_foreach(jobs, i, j)
+    {
         char *body = json_dumps(j, JSON_COMPACT);
         json_t *reply = NULL;
         if (!body) {
@@ -223,15 +227,21 @@ static int post_all(ms_client *c, json_t *jobs, const char *file, bool as_json)
 
 int cmd_submit(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"profile", required_argument, 0, 'p'}, {"slices", required_argument, 0, 's'},
-        {"seconds", required_argument, 0, 'S'}, {"times", required_argument, 0, 't'},
-        {"name", required_argument, 0, 'n'},    {"cwd", required_argument, 0, 'd'},
-        {"env", required_argument, 0, 'e'},     {"on-interrupt", required_argument, 0, 'i'},
-        {"file", required_argument, 0, 'f'},    {"connect", required_argument, 0, 'c'},
-        {"token-file", required_argument, 0, 'T'}, CLI_LONG_JSON,
-        {"timeout", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+    static const struct option opts[] = {{"profile", required_argument, 0, 'p'},
+                                         {"slices", required_argument, 0, 's'},
+                                         {"seconds", required_argument, 0, 'S'},
+                                         {"times", required_argument, 0, 't'},
+                                         {"name", required_argument, 0, 'n'},
+                                         {"cwd", required_argument, 0, 'd'},
+                                         {"env", required_argument, 0, 'e'},
+                                         {"on-interrupt", required_argument, 0, 'i'},
+                                         {"file", required_argument, 0, 'f'},
+                                         {"connect", required_argument, 0, 'c'},
+                                         {"token-file", required_argument, 0, 'T'},
+                                         CLI_LONG_JSON,
+                                         {"timeout", required_argument, 0, 'o'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     struct one_job f = {.env = json_object()};
     const char *file = NULL, *connect = NULL, *token = NULL;
     double timeout = MS_CLIENT_DEFAULT_TIMEOUT;
@@ -249,8 +259,10 @@ int cmd_submit(int argc, char **argv)
             break;
         case 'S':
             if (!cli_parse_double(optarg, 1e-300, MS_TIME_MAX, &f.seconds)) {
-                ms_client_error(CMD, "--seconds: expected a number of seconds in (0, 1e9], "
-                                "not \"%.40s\"", optarg);
+                ms_client_error(CMD,
+                                "--seconds: expected a number of seconds in (0, 1e9], "
+                                "not \"%.40s\"",
+                                optarg);
                 goto out;
             }
             break;
@@ -283,7 +295,10 @@ int cmd_submit(int argc, char **argv)
             if (!ms_client_parse_timeout(CMD, optarg, &timeout))
                 goto out;
             break;
-        case 'h': usage(stdout); rc = 0; goto out;
+        case 'h':
+            usage(stdout);
+            rc = 0;
+            goto out;
         default:
             ms_client_error(CMD, "unknown or incomplete option '%s'", argv[optind - 1]);
             usage(stderr);

@@ -86,13 +86,28 @@ static void usage(FILE *f)
 }
 
 /* Training settings a resume takes from the command line instead of the checkpoint. */
-enum { TUNE_ENVS, TUNE_ROLLOUT, TUNE_EPOCHS, TUNE_MINIBATCH, TUNE_LR, TUNE_DECAY, TUNE_LR_MIN,
-       TUNE_ENT, TUNE_SHARE, TUNE_STASKS, TUNE_IM_SHARE, TUNE_IM_WIDTH, TUNE_IM_COEF,
-       TUNE_DEMO, TUNE_DEMO_SOURCE, TUNE_N };
+enum {
+    TUNE_ENVS,
+    TUNE_ROLLOUT,
+    TUNE_EPOCHS,
+    TUNE_MINIBATCH,
+    TUNE_LR,
+    TUNE_DECAY,
+    TUNE_LR_MIN,
+    TUNE_ENT,
+    TUNE_SHARE,
+    TUNE_STASKS,
+    TUNE_IM_SHARE,
+    TUNE_IM_WIDTH,
+    TUNE_IM_COEF,
+    TUNE_DEMO,
+    TUNE_DEMO_SOURCE,
+    TUNE_N
+};
 static const char *const tune_names[TUNE_N] = {
-    "envs", "rollout", "epochs", "minibatch", "lr", "lr-decay", "lr-min", "ent-coef",
-    "sorted-share", "sorted-tasks", "imitate-share", "imitate-width", "imitate-coef",
-    "demonstrate-share", "demonstrator"};
+    "envs",          "rollout",       "epochs",       "minibatch",         "lr",
+    "lr-decay",      "lr-min",        "ent-coef",     "sorted-share",      "sorted-tasks",
+    "imitate-share", "imitate-width", "imitate-coef", "demonstrate-share", "demonstrator"};
 
 typedef struct train_opts {
     cli_common co; /* --gpu */
@@ -105,22 +120,47 @@ typedef struct train_opts {
 
 static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
 {
-    static const struct option longopts[] = {
-        CLI_LONG_GPU,              {"preset", 1, 0, 'p'},    {"steps", 1, 0, 's'},
-        {"out", 1, 0, 'o'},        {"n-batch", 1, 0, 'N'},   {"levels", 1, 0, 'M'},
-        {"encoding", 1, 0, 'E'},   {"no-direct", 0, 0, 'D'}, {"online", 0, 0, 'O'},
-        {"hidden", 1, 0, 'H'},     {"envs", 1, 0, 'e'},      {"rollout", 1, 0, 'T'},
-        {"epochs", 1, 0, 'k'},     {"minibatch", 1, 0, 'b'}, {"lr", 1, 0, 'l'},
-        {"threads", 1, 0, 'j'},    {"seed", 1, 0, 'S'},      {"eval-every", 1, 0, 'v'},
-        {"eval-sets", 1, 0, 'd'},  {"eval-tasks", 1, 0, 't'}, {"resume", 0, 0, 'r'},
-        {"slim", 0, 0, 'L'},       {"separate", 0, 0, 'P'},  {"ent-coef", 1, 0, 'C'},
-        {"paper-ppo", 0, 0, 'A'},  {"paper-episodes", 0, 0, 'Y'}, {"lr-decay", 1, 0, 'y'},
-        {"lr-min", 1, 0, 'm'},     {"fine-tune", 0, 0, 'F'},  {"sorted-share", 1, 0, 'x'},
-        {"sorted-tasks", 1, 0, 'X'}, {"async-reconfig", 0, 0, 'Z'}, {"help", 0, 0, 'h'},
-        {"longest-first", 0, 0, 'G'}, {"soonest-placement", 0, 0, 'Q'},
-        {"imitate-share", 1, 0, 'i'}, {"imitate-width", 1, 0, 'w'},
-        {"imitate-coef", 1, 0, 'c'}, {"demonstrate-share", 1, 0, 'W'},
-        {"demonstrator", 1, 0, 'R'}, {0, 0, 0, 0}};
+    static const struct option longopts[] = {CLI_LONG_GPU,
+                                             {"preset", 1, 0, 'p'},
+                                             {"steps", 1, 0, 's'},
+                                             {"out", 1, 0, 'o'},
+                                             {"n-batch", 1, 0, 'N'},
+                                             {"levels", 1, 0, 'M'},
+                                             {"encoding", 1, 0, 'E'},
+                                             {"no-direct", 0, 0, 'D'},
+                                             {"online", 0, 0, 'O'},
+                                             {"hidden", 1, 0, 'H'},
+                                             {"envs", 1, 0, 'e'},
+                                             {"rollout", 1, 0, 'T'},
+                                             {"epochs", 1, 0, 'k'},
+                                             {"minibatch", 1, 0, 'b'},
+                                             {"lr", 1, 0, 'l'},
+                                             {"threads", 1, 0, 'j'},
+                                             {"seed", 1, 0, 'S'},
+                                             {"eval-every", 1, 0, 'v'},
+                                             {"eval-sets", 1, 0, 'd'},
+                                             {"eval-tasks", 1, 0, 't'},
+                                             {"resume", 0, 0, 'r'},
+                                             {"slim", 0, 0, 'L'},
+                                             {"separate", 0, 0, 'P'},
+                                             {"ent-coef", 1, 0, 'C'},
+                                             {"paper-ppo", 0, 0, 'A'},
+                                             {"paper-episodes", 0, 0, 'Y'},
+                                             {"lr-decay", 1, 0, 'y'},
+                                             {"lr-min", 1, 0, 'm'},
+                                             {"fine-tune", 0, 0, 'F'},
+                                             {"sorted-share", 1, 0, 'x'},
+                                             {"sorted-tasks", 1, 0, 'X'},
+                                             {"async-reconfig", 0, 0, 'Z'},
+                                             {"help", 0, 0, 'h'},
+                                             {"longest-first", 0, 0, 'G'},
+                                             {"soonest-placement", 0, 0, 'Q'},
+                                             {"imitate-share", 1, 0, 'i'},
+                                             {"imitate-width", 1, 0, 'w'},
+                                             {"imitate-coef", 1, 0, 'c'},
+                                             {"demonstrate-share", 1, 0, 'W'},
+                                             {"demonstrator", 1, 0, 'R'},
+                                             {0, 0, 0, 0}};
     optind = 1;
     int ch, li = -1;
     while ((li = -1, ch = cli_next_option(&o->co, argc, argv, "h", longopts, &li)) != -1) {
@@ -173,7 +213,8 @@ static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
             if (!cli_parse_widths(optarg, MS_MLP_MAX_HIDDEN, c->ppo.hidden, &c->ppo.nhidden))
                 goto bad;
             break;
-        case 'l': case 'm': {
+        case 'l':
+        case 'm': {
             double x = strtod(optarg, &end);
             if (*end || end == optarg || !(ch == 'm' ? x >= 0 && x < 1 : x > 0 && x < 1))
                 goto bad;
@@ -181,16 +222,25 @@ static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
             o->given[ch == 'l' ? TUNE_LR : TUNE_LR_MIN] = true;
             break;
         }
-        case 'x': case 'i': case 'c': case 'W': { /* shares in [0, 1], the coefficient in (0, 100] */
+        case 'x':
+        case 'i':
+        case 'c':
+        case 'W': { /* shares in [0, 1], the coefficient in (0, 100] */
             double x;
             if (!cli_parse_double(optarg, 0, ch == 'c' ? 100 : 1, &x) || (ch == 'c' && x == 0))
                 goto bad;
-            if (ch == 'x') c->sorted.share = x;
-            if (ch == 'i') c->ppo.imitate_share = (float)x;
-            if (ch == 'c') c->ppo.imitate_coef = (float)x;
-            if (ch == 'W') c->ppo.demo_share = (float)x;
-            o->given[ch == 'x' ? TUNE_SHARE : ch == 'i' ? TUNE_IM_SHARE : ch == 'c' ? TUNE_IM_COEF
-                                                                             : TUNE_DEMO] = true;
+            if (ch == 'x')
+                c->sorted.share = x;
+            if (ch == 'i')
+                c->ppo.imitate_share = (float)x;
+            if (ch == 'c')
+                c->ppo.imitate_coef = (float)x;
+            if (ch == 'W')
+                c->ppo.demo_share = (float)x;
+            o->given[ch == 'x'   ? TUNE_SHARE
+                     : ch == 'i' ? TUNE_IM_SHARE
+                     : ch == 'c' ? TUNE_IM_COEF
+                                 : TUNE_DEMO] = true;
             break;
         }
         case 'w':
@@ -216,26 +266,48 @@ static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
             if (*end || errno)
                 goto bad;
             break;
-        case 's': case 'N': case 'M': case 'e': case 'T': case 'k': case 'b': case 'j':
-        case 'v': case 'd': case 't': case 'X':
+        case 's':
+        case 'N':
+        case 'M':
+        case 'e':
+        case 'T':
+        case 'k':
+        case 'b':
+        case 'j':
+        case 'v':
+        case 'd':
+        case 't':
+        case 'X':
             if (!num_ok || (v == 0 && ch != 'v'))
                 goto bad;
-            if (ch == 's') o->steps = v;
-            if (ch == 'N') c->env.n_batch = (int)v;
-            if (ch == 'M') c->env.levels = o->levels = (int)v;
-            if (ch == 'e') c->ppo.n_envs = (int)v;
-            if (ch == 'T') c->ppo.n_steps = (int)v;
-            if (ch == 'k') c->ppo.n_epochs = (int)v;
-            if (ch == 'b') c->ppo.minibatch = (int)v;
+            if (ch == 's')
+                o->steps = v;
+            if (ch == 'N')
+                c->env.n_batch = (int)v;
+            if (ch == 'M')
+                c->env.levels = o->levels = (int)v;
+            if (ch == 'e')
+                c->ppo.n_envs = (int)v;
+            if (ch == 'T')
+                c->ppo.n_steps = (int)v;
+            if (ch == 'k')
+                c->ppo.n_epochs = (int)v;
+            if (ch == 'b')
+                c->ppo.minibatch = (int)v;
             o->given[TUNE_ENVS] |= ch == 'e';
             o->given[TUNE_ROLLOUT] |= ch == 'T';
             o->given[TUNE_EPOCHS] |= ch == 'k';
             o->given[TUNE_MINIBATCH] |= ch == 'b';
-            if (ch == 'j') c->ppo.threads = (int)v;
-            if (ch == 'v') o->eval_every = v;
-            if (ch == 'd') o->eval_sets = (int)v;
-            if (ch == 't') o->eval_tasks = (int)v;
-            if (ch == 'X') c->sorted.tasks = (int)v;
+            if (ch == 'j')
+                c->ppo.threads = (int)v;
+            if (ch == 'v')
+                o->eval_every = v;
+            if (ch == 'd')
+                o->eval_sets = (int)v;
+            if (ch == 't')
+                o->eval_tasks = (int)v;
+            if (ch == 'X')
+                c->sorted.tasks = (int)v;
             o->given[TUNE_STASKS] |= ch == 'X';
             break;
         case 'h': usage(stdout); return 0;
@@ -248,11 +320,11 @@ static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
     }
     if (o->co.status)
         return o->co.status;
-    const char *missing = !o->preset                  ? "--preset"
-                          : !o->steps                 ? "--steps"
-                          : !o->out                   ? "--out"
+    const char *missing = !o->preset                   ? "--preset"
+                          : !o->steps                  ? "--steps"
+                          : !o->out                    ? "--out"
                           : o->fine_tune && !o->resume ? "--resume (for --fine-tune)"
-                                                      : NULL;
+                                                       : NULL;
     if (!missing && (c->sorted.share > 0 || c->ppo.demo_share > 0) && c->env.online)
         return cli_usage_error("train", NULL, "--%s: %s are for offline policies, not --online",
                                c->sorted.share > 0 ? "sorted-share" : "demonstrate-share",
@@ -265,8 +337,8 @@ static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
 }
 
 /* The fixed evaluation datasets: drawn from the training preset with a derived seed. */
-static int make_eval_set(const ms_gpu_model *gpu, const ms_train_config *c, int sets,
-                         int tasks, ms_workload ***out, ms_error *err)
+static int make_eval_set(const ms_gpu_model *gpu, const ms_train_config *c, int sets, int tasks,
+                         ms_workload ***out, ms_error *err)
 {
     ms_workload **ws = calloc((size_t)sets, sizeof *ws);
     if (!ws)
@@ -315,21 +387,36 @@ static void fine_tune(const train_opts *o, const ms_train_config *cli, ms_train_
     for (int k = 0; k < TUNE_N; k++) {
         if (!o->fine_tune || !o->given[k])
             continue;
-        if (k == TUNE_ENVS) c->n_envs = cli->ppo.n_envs;
-        if (k == TUNE_ROLLOUT) c->n_steps = cli->ppo.n_steps;
-        if (k == TUNE_EPOCHS) c->n_epochs = cli->ppo.n_epochs;
-        if (k == TUNE_MINIBATCH) c->minibatch = cli->ppo.minibatch;
-        if (k == TUNE_LR) c->lr = cli->ppo.lr;
-        if (k == TUNE_DECAY) c->lr_decay = cli->ppo.lr_decay;
-        if (k == TUNE_LR_MIN) c->lr_min = cli->ppo.lr_min;
-        if (k == TUNE_ENT) memcpy(c->ent_coef, cli->ppo.ent_coef, sizeof c->ent_coef);
-        if (k == TUNE_SHARE) tc->sorted.share = cli->sorted.share;
-        if (k == TUNE_STASKS) tc->sorted.tasks = cli->sorted.tasks;
-        if (k == TUNE_IM_SHARE) c->imitate_share = cli->ppo.imitate_share;
-        if (k == TUNE_IM_WIDTH) c->imitate_width = cli->ppo.imitate_width;
-        if (k == TUNE_IM_COEF) c->imitate_coef = cli->ppo.imitate_coef;
-        if (k == TUNE_DEMO) c->demo_share = cli->ppo.demo_share;
-        if (k == TUNE_DEMO_SOURCE) tc->demo_source = cli->demo_source;
+        if (k == TUNE_ENVS)
+            c->n_envs = cli->ppo.n_envs;
+        if (k == TUNE_ROLLOUT)
+            c->n_steps = cli->ppo.n_steps;
+        if (k == TUNE_EPOCHS)
+            c->n_epochs = cli->ppo.n_epochs;
+        if (k == TUNE_MINIBATCH)
+            c->minibatch = cli->ppo.minibatch;
+        if (k == TUNE_LR)
+            c->lr = cli->ppo.lr;
+        if (k == TUNE_DECAY)
+            c->lr_decay = cli->ppo.lr_decay;
+        if (k == TUNE_LR_MIN)
+            c->lr_min = cli->ppo.lr_min;
+        if (k == TUNE_ENT)
+            memcpy(c->ent_coef, cli->ppo.ent_coef, sizeof c->ent_coef);
+        if (k == TUNE_SHARE)
+            tc->sorted.share = cli->sorted.share;
+        if (k == TUNE_STASKS)
+            tc->sorted.tasks = cli->sorted.tasks;
+        if (k == TUNE_IM_SHARE)
+            c->imitate_share = cli->ppo.imitate_share;
+        if (k == TUNE_IM_WIDTH)
+            c->imitate_width = cli->ppo.imitate_width;
+        if (k == TUNE_IM_COEF)
+            c->imitate_coef = cli->ppo.imitate_coef;
+        if (k == TUNE_DEMO)
+            c->demo_share = cli->ppo.demo_share;
+        if (k == TUNE_DEMO_SOURCE)
+            tc->demo_source = cli->demo_source;
         fprintf(stderr, "%s --%s", any ? "," : "fine-tune: this run's", tune_names[k]);
         any = true;
     }
@@ -357,8 +444,10 @@ static int load_resume(const train_opts *o, ms_train_config *c, ms_rl_model *r, 
          add_soonest = o->soonest_placement && !r->env.soonest_placement,
          add_exact = o->exact && r->env.encoding == MS_ENC_FLOAT;
     if ((add_async || add_longest || add_soonest || add_exact) && !o->fine_tune) {
-        fprintf(stderr, "migsched train: %s was trained without %s: adding it needs "
-                        "--fine-tune\n", o->out,
+        fprintf(stderr,
+                "migsched train: %s was trained without %s: adding it needs "
+                "--fine-tune\n",
+                o->out,
                 add_async     ? "--async-reconfig"
                 : add_longest ? "--longest-first"
                 : add_soonest ? "--soonest-placement"
@@ -376,8 +465,10 @@ static int load_resume(const train_opts *o, ms_train_config *c, ms_rl_model *r, 
      * do not depend on them), so a fine-tune may change them. */
     bool new_levels = o->levels && o->levels != r->env.levels;
     if (new_levels && (!o->fine_tune || c->env.encoding != MS_ENC_EXACT)) {
-        fprintf(stderr, "migsched train: %s has %d levels: --levels %d needs --fine-tune and "
-                        "exact times\n", o->out, r->env.levels, o->levels);
+        fprintf(stderr,
+                "migsched train: %s has %d levels: --levels %d needs --fine-tune and "
+                "exact times\n",
+                o->out, r->env.levels, o->levels);
         ms_model_fini(r);
         *have = false;
         return 1;
@@ -411,22 +502,22 @@ static int load_resume(const train_opts *o, ms_train_config *c, ms_rl_model *r, 
     memcpy(c->ppo.hidden, r->mlp.hidden, sizeof c->ppo.hidden);
     /* The CPU count goes on from the checkpoint's; `plot --curves` reads this line. */
     if (r->has_cpu)
-        fprintf(stderr, "resuming %s at %ld steps, cpu %.1f s\n", o->out, r->steps,
-                r->cpu_seconds);
+        fprintf(stderr, "resuming %s at %ld steps, cpu %.1f s\n", o->out, r->steps, r->cpu_seconds);
     else
-        fprintf(stderr, "resuming %s at %ld steps (the checkpoint has no CPU time: counting "
-                        "from 0)\n", o->out, r->steps);
+        fprintf(stderr,
+                "resuming %s at %ld steps (the checkpoint has no CPU time: counting "
+                "from 0)\n",
+                o->out, r->steps);
     if (r->steps >= o->steps)
-        fprintf(stderr, "%s is at %ld steps, --steps %ld: nothing to train; %s\n", o->out,
-                r->steps, o->steps,
+        fprintf(stderr, "%s is at %ld steps, --steps %ld: nothing to train; %s\n", o->out, r->steps,
+                o->steps,
                 o->slim ? "writing it without the optimiser state"
                         : "the file is left as it is (--slim writes it without the optimiser "
                           "state and with this run's settings)");
     return 0;
 }
 
-static int train_loop(ms_trainer *t, const train_opts *o, const ms_gpu_model *gpu,
-                      ms_workload **ws)
+static int train_loop(ms_trainer *t, const train_opts *o, const ms_gpu_model *gpu, ms_workload **ws)
 {
     ms_error err;
     long every = o->eval_every ? o->eval_every : (o->steps + 9) / 10;
@@ -462,9 +553,8 @@ static int train_loop(ms_trainer *t, const train_opts *o, const ms_gpu_model *gp
         fprintf(stderr,
                 "steps %ld/%ld  %.0f steps/s  cpu %.1f s  mean return %.4f (%d episodes)  "
                 "entropy %.3f (coef %.4f)  lr %.2e  kl %.4f  ",
-                ms_trainer_steps(t), o->steps, (ms_trainer_steps(t) - s0) / (el > 0 ? el : 1),
-                cpu, ret_n ? ret_sum / ret_n : NAN, ret_n, st.entropy, st.ent_coef, st.lr,
-                st.approx_kl);
+                ms_trainer_steps(t), o->steps, (ms_trainer_steps(t) - s0) / (el > 0 ? el : 1), cpu,
+                ret_n ? ret_sum / ret_n : NAN, ret_n, st.entropy, st.ent_coef, st.lr, st.approx_kl);
         if (!isnan(st.imitate_loss)) /* the last update's cross-entropy to the improved actions */
             fprintf(stderr, "imitate %.4f  ", st.imitate_loss);
         if (demos) /* FAR's episodes, not in the mean return */
@@ -483,7 +573,8 @@ static int train_loop(ms_trainer *t, const train_opts *o, const ms_gpu_model *gp
 int cmd_train(int argc, char **argv)
 {
     train_opts o = {.co = {.cmd = "train", .takes = CLI_GPU, .gpu = "A100-40GB"},
-                    .eval_sets = 100, .eval_tasks = 100};
+                    .eval_sets = 100,
+                    .eval_tasks = 100};
     ms_train_config c;
     memset(&c, 0, sizeof c);
     ms_env_config_default(&c.env);
@@ -511,8 +602,7 @@ int cmd_train(int argc, char **argv)
         return 1;
     c.demonstrator = c.demo_source == MS_DEMO_SEARCH ? ms_search_plan : ms_far_plan;
     if (c.ppo.lr_min > c.ppo.lr) {
-        fprintf(stderr, "migsched train: --lr-min %g is above --lr %g\n", c.ppo.lr_min,
-                c.ppo.lr);
+        fprintf(stderr, "migsched train: --lr-min %g is above --lr %g\n", c.ppo.lr_min, c.ppo.lr);
         if (have)
             ms_model_fini(&resume);
         return 1;

@@ -55,12 +55,11 @@ static int print_json(int n, const ms_validation *v, const ms_metrics *m)
 {
     json_t *list = json_array();
     for (int i = 0; i < v->n; i++)
-        json_array_append_new(list, json_pack("{s:s, s:s}", "rule", v->v[i].rule, "message",
-                                              v->v[i].msg));
-    return cli_json_print("validate",
-                          json_pack("{s:b, s:i, s:o, s:o}", "valid", n == 0, "violation_count", n,
-                                    "violations", list, "metrics",
-                                    n ? json_null() : cli_json_metrics(m)));
+        json_array_append_new(
+            list, json_pack("{s:s, s:s}", "rule", v->v[i].rule, "message", v->v[i].msg));
+    return cli_json_print("validate", json_pack("{s:b, s:i, s:o, s:o}", "valid", n == 0,
+                                                "violation_count", n, "violations", list, "metrics",
+                                                n ? json_null() : cli_json_metrics(m)));
 }
 
 typedef struct validate_args {

@@ -11,24 +11,36 @@ const char *const cli_job_states[] = {"queued", "running", "done", "failed", "ca
 static const char *const INSTANCE_STATES[] = {"creating", "idle", "busy", "destroying", NULL};
 
 /* What a field must be; WANT says it in words. */
-enum kind { POS_INT, COUNT, COUNT_OR_NULL, INT_OR_NULL, POS_INT_OR_NULL, STRING,
-            STRING_OR_NULL, NUMBER, ARRAY, OBJECT };
-static const char *const WANT[] = {
-    [POS_INT] = "a positive integer",      [COUNT] = "a non-negative integer",
-    [COUNT_OR_NULL] = "a non-negative integer or null",
-    [INT_OR_NULL] = "an integer or null",  [POS_INT_OR_NULL] = "a positive integer or null",
-    [STRING] = "a string",                 [STRING_OR_NULL] = "a string or null",
-    [NUMBER] = "a number",                 [ARRAY] = "an array",
-    [OBJECT] = "an object"};
+enum kind {
+    POS_INT,
+    COUNT,
+    COUNT_OR_NULL,
+    INT_OR_NULL,
+    POS_INT_OR_NULL,
+    STRING,
+    STRING_OR_NULL,
+    NUMBER,
+    ARRAY,
+    OBJECT
+};
+static const char *const WANT[] = {[POS_INT] = "a positive integer",
+                                   [COUNT] = "a non-negative integer",
+                                   [COUNT_OR_NULL] = "a non-negative integer or null",
+                                   [INT_OR_NULL] = "an integer or null",
+                                   [POS_INT_OR_NULL] = "a positive integer or null",
+                                   [STRING] = "a string",
+                                   [STRING_OR_NULL] = "a string or null",
+                                   [NUMBER] = "a number",
+                                   [ARRAY] = "an array",
+                                   [OBJECT] = "an object"};
 
 struct field {
     const char *key;
     enum kind kind;
-    const char *const *choices;  /* a STRING must be one of these (NULL: any) */
+    const char *const *choices; /* a STRING must be one of these (NULL: any) */
 };
 
-__attribute__((format(printf, 3, 4))) static int fail(char *msg, size_t len, const char *fmt,
-                                                      ...)
+__attribute__((format(printf, 3, 4))) static int fail(char *msg, size_t len, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -44,8 +56,8 @@ static const char *shown(json_t *v, char *buf, size_t len)
     char esc[MS_ESCAPED_LEN(SHOWN)];
     switch (json_typeof(v)) {
     case JSON_STRING:
-        snprintf(buf, len, "\"%s\"", ms_escape(json_string_value(v), json_string_length(v),
-                                               esc, sizeof esc));
+        snprintf(buf, len, "\"%s\"",
+                 ms_escape(json_string_value(v), json_string_length(v), esc, sizeof esc));
         break;
     case JSON_INTEGER: snprintf(buf, len, "%lld", (long long)json_integer_value(v)); break;
     case JSON_REAL: snprintf(buf, len, "%g", json_real_value(v)); break;
@@ -82,7 +94,10 @@ static void choices_text(const char *const *c, char *buf, size_t len)
     size_t n = 0;
     buf[0] = '\0';
     for (size_t i = 0; c[i] && n < len; i++)
-        n += (size_t)snprintf(buf + n, len - n, "%s%s", i == 0 ? "" : c[i + 1] ? ", " : " or ",
+        n += (size_t)snprintf(buf + n, len - n, "%s%s",
+                              i == 0     ? ""
+                              : c[i + 1] ? ", "
+                                         : " or ",
                               c[i]);
 }
 
@@ -119,8 +134,7 @@ static json_t *field(json_t *o, const char *at, const struct field *f, char *msg
 }
 
 /* Every field of the table. */
-static int fields(json_t *o, const char *at, const struct field *f, size_t n, char *msg,
-                  size_t len)
+static int fields(json_t *o, const char *at, const struct field *f, size_t n, char *msg, size_t len)
 {
     for (size_t i = 0; i < n; i++)
         if (!field(o, at, &f[i], msg, len))
@@ -132,8 +146,9 @@ static int fields(json_t *o, const char *at, const struct field *f, size_t n, ch
 static int object_at(json_t *v, const char *at, char *msg, size_t len)
 {
     char val[MS_ESCAPED_LEN(40) + 8];
-    return json_is_object(v) ? 0 : fail(msg, len, "%s: expected an object, not %s", at,
-                                        shown(v, val, sizeof val));
+    return json_is_object(v)
+               ? 0
+               : fail(msg, len, "%s: expected an object, not %s", at, shown(v, val, sizeof val));
 }
 
 /* AT.placement, an object with a start slot. */
@@ -149,11 +164,13 @@ static int placement(json_t *o, const char *at, char *msg, size_t len)
 
 int cli_reply_job(json_t *o, const char *at, char *msg, size_t len)
 {
-    static const struct field JOB[] = {
-        {"id", POS_INT, NULL},           {"name", STRING, NULL},
-        {"state", STRING, cli_job_states}, {"attempts", COUNT, NULL},
-        {"gpu", COUNT_OR_NULL, NULL},    {"profile", STRING_OR_NULL, NULL},
-        {"exit_status", INT_OR_NULL, NULL}};
+    static const struct field JOB[] = {{"id", POS_INT, NULL},
+                                       {"name", STRING, NULL},
+                                       {"state", STRING, cli_job_states},
+                                       {"attempts", COUNT, NULL},
+                                       {"gpu", COUNT_OR_NULL, NULL},
+                                       {"profile", STRING_OR_NULL, NULL},
+                                       {"exit_status", INT_OR_NULL, NULL}};
     static const struct field USER = {"user", STRING, NULL};
     if (fields(o, at, JOB, sizeof JOB / sizeof *JOB, msg, len) ||
         (json_object_get(o, "user") && !field(o, at, &USER, msg, len)))
@@ -162,10 +179,7 @@ int cli_reply_job(json_t *o, const char *at, char *msg, size_t len)
     return json_is_integer(json_object_get(o, "gpu")) && placement(o, at, msg, len);
 }
 
-int cli_reply_one_job(json_t *o, char *msg, size_t len)
-{
-    return cli_reply_job(o, "", msg, len);
-}
+int cli_reply_one_job(json_t *o, char *msg, size_t len) { return cli_reply_job(o, "", msg, len); }
 
 /* A next link: a path of this route, in the characters a URL takes as they are. */
 static bool next_ok(const char *s)
@@ -187,7 +201,8 @@ int cli_reply_jobs_page(json_t *o, char *msg, size_t len)
     if (!jobs)
         return 1;
     size_t i;
-    json_array_foreach(jobs, i, j) {
+    json_array_foreach(jobs, i, j)
+    {
         char at[32];
         snprintf(at, sizeof at, "jobs[%zu]", i);
         if (object_at(j, at, msg, len) || cli_reply_job(j, at, msg, len))
@@ -204,23 +219,24 @@ int cli_reply_gpus(json_t *o, char *msg, size_t len)
 {
     static const struct field GPUS = {"gpus", ARRAY, NULL};
     static const struct field GPU[] = {
-        {"gpu", COUNT, NULL},         {"model", STRING, NULL},
-        {"uuid", STRING, NULL},       {"slices", POS_INT, NULL},
-        {"busy_slices", COUNT, NULL}, {"fragmentation", NUMBER, NULL},
+        {"gpu", COUNT, NULL},      {"model", STRING, NULL},      {"uuid", STRING, NULL},
+        {"slices", POS_INT, NULL}, {"busy_slices", COUNT, NULL}, {"fragmentation", NUMBER, NULL},
         {"instances", ARRAY, NULL}};
-    static const struct field INSTANCE[] = {
-        {"profile", STRING, NULL}, {"state", STRING, INSTANCE_STATES},
-        {"job", POS_INT_OR_NULL, NULL}};
+    static const struct field INSTANCE[] = {{"profile", STRING, NULL},
+                                            {"state", STRING, INSTANCE_STATES},
+                                            {"job", POS_INT_OR_NULL, NULL}};
     json_t *gpus = field(o, "", &GPUS, msg, len), *g, *in;
     if (!gpus)
         return 1;
     size_t i, k;
-    json_array_foreach(gpus, i, g) {
+    json_array_foreach(gpus, i, g)
+    {
         char at[32], inat[64];
         snprintf(at, sizeof at, "gpus[%zu]", i);
         if (object_at(g, at, msg, len) || fields(g, at, GPU, sizeof GPU / sizeof *GPU, msg, len))
             return 1;
-        json_array_foreach(json_object_get(g, "instances"), k, in) {
+        json_array_foreach(json_object_get(g, "instances"), k, in)
+        {
             snprintf(inat, sizeof inat, "%s.instances[%zu]", at, k);
             if (object_at(in, inat, msg, len) ||
                 fields(in, inat, INSTANCE, sizeof INSTANCE / sizeof *INSTANCE, msg, len) ||
@@ -234,15 +250,14 @@ int cli_reply_gpus(json_t *o, char *msg, size_t len)
 const char *cli_reply_text(json_t *o, const char *key, const char *dflt, char *buf)
 {
     json_t *v = json_object_get(o, key);
-    return json_is_string(v) ? ms_escape(json_string_value(v), json_string_length(v), buf,
-                                         CLI_REPLY_TEXT_LEN)
-                             : dflt;
+    return json_is_string(v)
+               ? ms_escape(json_string_value(v), json_string_length(v), buf, CLI_REPLY_TEXT_LEN)
+               : dflt;
 }
 
 int cli_reply_print_json(const char *cmd, json_t *root)
 {
-    char *text = root ? json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER |
-                                             JSON_ENSURE_ASCII)
+    char *text = root ? json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII)
                       : NULL;
     json_decref(root);
     if (!text) {

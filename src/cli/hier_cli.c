@@ -8,36 +8,37 @@
 
 void hier_usage(FILE *f)
 {
-    fprintf(f,
-            "usage: migsched hier --window FILE --policy timeshare|mig2|mps|default|rl|optimal\n"
-            "                     [--cmax C] [--model FILE] [--lookahead K] [--lookahead-depth D]\n"
-            "                     [--json] [--exec-out DIR]\n"
-            "                     [--gpu MODEL] [--catalogue FILE] [--corun FILE] [--gamma G]\n"
-            "       migsched hier experiment [--window W] [--cmax C] [--mixes N] [--seed S]\n"
-            "                     [--model FILE] [--lookahead K] [--lookahead-depth D] [--json]\n"
-            "                     [--catalogue FILE]\n"
-            "                     [--corun FILE] [--gamma G]\n"
-            "       migsched hier setups [--c C] [--json]\n"
-            "       migsched hier train --out FILE [--steps N] [--seed S] [--window W] [--cmax C]\n"
-            "                     (the DQN agent; migsched hier train --help)\n"
-            "  Co-schedules a window of jobs with hierarchical MIG+MPS partitioning (paper 004):\n"
-            "  job sets of at most C_max jobs (default 4), each with a setup of Table VII.\n"
-            "  WINDOW is CSV (a 'name' column, optional profile columns and 'command') or JSON\n"
-            "  {\"jobs\": [...]}; names are looked up in the catalogue: the built-in MODELLED one of\n"
-            "  Table IV, or --catalogue FILE (same format, full profiles). Co-run times come from\n"
-            "  the model (--gamma sets its interference, default 0.4) or from a measured table\n"
-            "  --corun FILE (CSV setup,jobs,times). --exec-out DIR writes plan.json, workload.json\n"
-            "  and mps.json for `migsched run` (GPU model default A100-40GB).\n"
-            "  experiment: W and C may be lists or ranges (8,12 or 8-16); at W = 12 without\n"
-            "  --mixes the mixes are Table V's Q1-Q12, otherwise N random mixes (default 3) per\n"
-            "  category (CI-, MI-, US-dominant, balanced) drawn with --seed (default 1).\n"
-            "  --lookahead K (policy rl, 1..8, default 3): each decision tries the agent's K best\n"
-            "  actions by Q, finishes each with the greedy agent and keeps the one of least co-run\n"
-            "  time (rollout; never worse than the greedy agent, K = 1).\n"
-            "  --lookahead-depth D (1..3, default 1): each tried action is finished by the\n"
-            "  rollout of depth D - 1 instead of the greedy agent (never worse than depth D - 1;\n"
-            "  up to K^D times the work).\n"
-            "  docs/hier.md has the model, the formats and the setups' ids.\n");
+    fprintf(
+        f,
+        "usage: migsched hier --window FILE --policy timeshare|mig2|mps|default|rl|optimal\n"
+        "                     [--cmax C] [--model FILE] [--lookahead K] [--lookahead-depth D]\n"
+        "                     [--json] [--exec-out DIR]\n"
+        "                     [--gpu MODEL] [--catalogue FILE] [--corun FILE] [--gamma G]\n"
+        "       migsched hier experiment [--window W] [--cmax C] [--mixes N] [--seed S]\n"
+        "                     [--model FILE] [--lookahead K] [--lookahead-depth D] [--json]\n"
+        "                     [--catalogue FILE]\n"
+        "                     [--corun FILE] [--gamma G]\n"
+        "       migsched hier setups [--c C] [--json]\n"
+        "       migsched hier train --out FILE [--steps N] [--seed S] [--window W] [--cmax C]\n"
+        "                     (the DQN agent; migsched hier train --help)\n"
+        "  Co-schedules a window of jobs with hierarchical MIG+MPS partitioning (paper 004):\n"
+        "  job sets of at most C_max jobs (default 4), each with a setup of Table VII.\n"
+        "  WINDOW is CSV (a 'name' column, optional profile columns and 'command') or JSON\n"
+        "  {\"jobs\": [...]}; names are looked up in the catalogue: the built-in MODELLED one of\n"
+        "  Table IV, or --catalogue FILE (same format, full profiles). Co-run times come from\n"
+        "  the model (--gamma sets its interference, default 0.4) or from a measured table\n"
+        "  --corun FILE (CSV setup,jobs,times). --exec-out DIR writes plan.json, workload.json\n"
+        "  and mps.json for `migsched run` (GPU model default A100-40GB).\n"
+        "  experiment: W and C may be lists or ranges (8,12 or 8-16); at W = 12 without\n"
+        "  --mixes the mixes are Table V's Q1-Q12, otherwise N random mixes (default 3) per\n"
+        "  category (CI-, MI-, US-dominant, balanced) drawn with --seed (default 1).\n"
+        "  --lookahead K (policy rl, 1..8, default 3): each decision tries the agent's K best\n"
+        "  actions by Q, finishes each with the greedy agent and keeps the one of least co-run\n"
+        "  time (rollout; never worse than the greedy agent, K = 1).\n"
+        "  --lookahead-depth D (1..3, default 1): each tried action is finished by the\n"
+        "  rollout of depth D - 1 instead of the greedy agent (never worse than depth D - 1;\n"
+        "  up to K^D times the work).\n"
+        "  docs/hier.md has the model, the formats and the setups' ids.\n");
 }
 
 int hier_help(void)
@@ -86,6 +87,6 @@ int hier_lookahead_option(int opt, const char *arg, ms_hier_lookahead *la)
     if (opt == 'D' && !cli_parse_int(arg, 1, MS_HIER_MAX_LOOKAHEAD_DEPTH, &la->depth))
         return cli_usage_error("hier", hier_usage,
                                "--lookahead-depth must be an integer in 1..3 (1: the tried "
-                              "actions are finished by the greedy agent)");
+                               "actions are finished by the greedy agent)");
     return 0;
 }

@@ -22,15 +22,15 @@ struct ms_client {
     const char *cmd;
     CURL *curl;
     struct curl_slist *headers;
-    char base[256];      /* "http://localhost" for a socket, else the URL given */
-    char where[160];     /* unix:PATH or the URL, for messages */
-    char *buf;           /* the reply being received */
+    char base[256];  /* "http://localhost" for a socket, else the URL given */
+    char where[160]; /* unix:PATH or the URL, for messages */
+    char *buf;       /* the reply being received */
     size_t len, cap;
     bool oom, too_big;
-    char *errbuf;        /* ms_client_capture_errors: a call's error goes here */
+    char *errbuf; /* ms_client_capture_errors: a call's error goes here */
     size_t errlen;
-    double timeout;      /* seconds, for messages */
-    long connect_errno;  /* the last call's failed connect(2), else 0 */
+    double timeout;     /* seconds, for messages */
+    long connect_errno; /* the last call's failed connect(2), else 0 */
 };
 
 static void verror(const char *cmd, const char *fmt, va_list ap)
@@ -69,8 +69,10 @@ bool ms_client_parse_timeout(const char *cmd, const char *arg, double *seconds)
     errno = 0;
     double v = strtod(arg, &end);
     if (end == arg || *end || errno || !(v > 0 && v <= MS_CLIENT_MAX_TIMEOUT)) {
-        ms_client_error(cmd, "--timeout: expected a number of seconds in (0, %d], not "
-                        "\"%.40s\"", MS_CLIENT_MAX_TIMEOUT, arg);
+        ms_client_error(cmd,
+                        "--timeout: expected a number of seconds in (0, %d], not "
+                        "\"%.40s\"",
+                        MS_CLIENT_MAX_TIMEOUT, arg);
         return false;
     }
     *seconds = v;
@@ -95,7 +97,7 @@ static size_t on_data(char *p, size_t size, size_t n, void *cls)
     size_t k = size * n;
     if (c->len + k > (size_t)MAX_REPLY_MIB << 20) {
         c->too_big = true;
-        return 0;  /* aborts the transfer */
+        return 0; /* aborts the transfer */
     }
     if (c->len + k + 1 > c->cap) {
         size_t cap = c->cap ? c->cap * 2 : 4096;
@@ -104,7 +106,7 @@ static size_t on_data(char *p, size_t size, size_t n, void *cls)
         char *b = realloc(c->buf, cap);
         if (!b) {
             c->oom = true;
-            return 0;  /* aborts the transfer */
+            return 0; /* aborts the transfer */
         }
         c->buf = b;
         c->cap = cap;
@@ -151,8 +153,7 @@ static int token_header(ms_client *c, const char *path)
     return 0;
 }
 
-ms_client *ms_client_open(const char *cmd, const char *connect, const char *token_file,
-                          bool *usage)
+ms_client *ms_client_open(const char *cmd, const char *connect, const char *token_file, bool *usage)
 {
     *usage = false;
     if (!connect)
@@ -160,14 +161,16 @@ ms_client *ms_client_open(const char *cmd, const char *connect, const char *toke
     bool unix_sock = !strncmp(connect, "unix:", 5);
     if ((unix_sock && (!connect[5] || strlen(connect + 5) >= 108)) ||
         (!unix_sock && strncmp(connect, "http://", 7)) || strlen(connect) >= 200) {
-        ms_client_error(cmd, "--connect: expected unix:PATH or http://127.0.0.1:PORT, not "
-                        "\"%.80s\"", connect);
+        ms_client_error(cmd,
+                        "--connect: expected unix:PATH or http://127.0.0.1:PORT, not "
+                        "\"%.80s\"",
+                        connect);
         *usage = true;
         return NULL;
     }
     if (token_file && unix_sock) {
         ms_client_error(cmd, "--token-file goes with --connect http://... (the Unix socket "
-                        "relies on its file mode)");
+                             "relies on its file mode)");
         *usage = true;
         return NULL;
     }
@@ -189,7 +192,7 @@ ms_client *ms_client_open(const char *cmd, const char *connect, const char *toke
             c->base[n - 1] = '\0';
     }
     struct curl_slist *l = curl_slist_append(NULL, "Content-Type: application/json");
-    c->headers = l ? curl_slist_append(l, "Expect:") : NULL;  /* no 100-continue round trip */
+    c->headers = l ? curl_slist_append(l, "Expect:") : NULL; /* no 100-continue round trip */
     if (!c->headers || (token_file && token_header(c, token_file))) {
         if (!c->headers)
             ms_client_error(cmd, "out of memory");
@@ -283,8 +286,9 @@ int ms_client_call(ms_client *c, const char *method, const char *path, const cha
         json_t *msg = json_object_get(o, "error");
         char esc[MS_ESCAPED_LEN(MS_ERR_LEN)];
         if (json_is_string(msg))
-            call_error(c, "%s (HTTP %ld)", ms_escape(json_string_value(msg),
-                       json_string_length(msg), esc, sizeof esc), code);
+            call_error(c, "%s (HTTP %ld)",
+                       ms_escape(json_string_value(msg), json_string_length(msg), esc, sizeof esc),
+                       code);
         else
             bare_error(c, method, path, code);
         json_decref(o);
@@ -292,9 +296,9 @@ int ms_client_call(ms_client *c, const char *method, const char *path, const cha
     }
     if (!o) {
         char esc[MS_ESCAPED_LEN(sizeof je.text)];
-        call_error(c, "%s %s: the reply of migschedd at %s is not JSON (%s)", method, path,
-                   c->where, c->len ? ms_escape(je.text, strlen(je.text), esc, sizeof esc)
-                                    : "an empty reply");
+        call_error(
+            c, "%s %s: the reply of migschedd at %s is not JSON (%s)", method, path, c->where,
+            c->len ? ms_escape(je.text, strlen(je.text), esc, sizeof esc) : "an empty reply");
         return 1;
     }
     if (!json_is_object(o)) {
@@ -307,21 +311,17 @@ int ms_client_call(ms_client *c, const char *method, const char *path, const cha
     return 0;
 }
 
-long ms_client_connect_errno(const ms_client *c)
-{
-    return c->connect_errno;
-}
+long ms_client_connect_errno(const ms_client *c) { return c->connect_errno; }
 
-int ms_client_call_checked(ms_client *c, const char *method, const char *path,
-                           const char *body, ms_client_reply_check *check, json_t **reply)
+int ms_client_call_checked(ms_client *c, const char *method, const char *path, const char *body,
+                           ms_client_reply_check *check, json_t **reply)
 {
     if (ms_client_call(c, method, path, body, reply, NULL))
         return 1;
     char msg[MS_ERR_LEN];
     if (!check(*reply, msg, sizeof msg))
         return 0;
-    call_error(c, "%s %s: migschedd at %s sent a malformed reply: %s", method, path, c->where,
-               msg);
+    call_error(c, "%s %s: migschedd at %s sent a malformed reply: %s", method, path, c->where, msg);
     json_decref(*reply);
     *reply = NULL;
     return 1;

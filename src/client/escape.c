@@ -50,7 +50,7 @@ const char *ms_escape(const char *s, size_t n, char *buf, size_t len)
 {
     static const char NAMED[] = "\n\r\t\\", LETTER[] = "nrt\\";
     const unsigned char *p = (const unsigned char *)s;
-    size_t out = 0, keep = 0;  /* keep: where "..." goes if the text is cut short */
+    size_t out = 0, keep = 0; /* keep: where "..." goes if the text is cut short */
     if (!len)
         return buf;
     for (size_t i = 0, k; i < n; i += k) {
@@ -68,7 +68,7 @@ const char *ms_escape(const char *s, size_t n, char *buf, size_t len)
         } else if ((cp >= 0x80 && cp <= 0x9f) || reorders(cp)) {
             snprintf(esc, sizeof esc, "\\u%04x", cp);
         } else {
-            piece = s + i;  /* printable: as it is */
+            piece = s + i; /* printable: as it is */
         }
         size_t plen = piece == esc ? strlen(esc) : k;
         if (out + plen >= len) {

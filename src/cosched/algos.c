@@ -2,8 +2,8 @@
 #include "migsched/cosched.h"
 #include "migsched/parse.h"
 
-static const char *const algo_names[MS_COSCHED_NALGOS] = {
-    "plp", "caterpillar", "nonpreemptive", "maxpair", "direct", "sequential"};
+static const char *const algo_names[MS_COSCHED_NALGOS] = {"plp",     "caterpillar", "nonpreemptive",
+                                                          "maxpair", "direct",      "sequential"};
 
 const char *ms_cosched_algo_name(int algo)
 {

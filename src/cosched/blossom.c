@@ -57,7 +57,10 @@ typedef struct bl {
 } bl;
 
 static int wrap(int j, int len) { return ((j % len) + len) % len; }
-static double slack(const bl *g, int k) { return g->dual[g->eu[k]] + g->dual[g->ev[k]] - 2 * g->w[k]; }
+static double slack(const bl *g, int k)
+{
+    return g->dual[g->eu[k]] + g->dual[g->ev[k]] - 2 * g->w[k];
+}
 
 /* Appends the vertices of blossom b to out. */
 static void leaves(const bl *g, int b, int *out, int *n)
@@ -475,8 +478,8 @@ static void check_stage(const bl *g, int stages)
     for (int b = g->nv; b < 2 * g->nv; b++)
         if (g->bbase[b] >= 0 && (g->dual[b] < 0 || g->dual[b] != floor(g->dual[b]) ||
                                  g->nchilds[b] < 3 || g->nchilds[b] % 2 == 0))
-            ms_invariant_failed("blossom", "blossom %d has dual %g and %d children", b,
-                                g->dual[b], g->nchilds[b]);
+            ms_invariant_failed("blossom", "blossom %d has dual %g and %d children", b, g->dual[b],
+                                g->nchilds[b]);
     for (int k = 0; k < g->ne; k++) {
         if (g->inblossom[g->eu[k]] == g->inblossom[g->ev[k]])
             continue;
@@ -540,7 +543,8 @@ static int bl_init(bl *g, int nv, int ne, const int *eu, const int *ev)
     size_t n2 = (size_t)(2 * nv + 1);
     g->w = calloc((size_t)ne + 1, sizeof(double)), g->dual = calloc(n2, sizeof(double));
     g->endpoint = malloc(sizeof(int) * (size_t)(2 * ne + 1));
-    g->nb_off = calloc((size_t)nv + 2, sizeof(int)), g->nb = malloc(sizeof(int) * (size_t)(2 * ne + 1));
+    g->nb_off = calloc((size_t)nv + 2, sizeof(int)),
+    g->nb = malloc(sizeof(int) * (size_t)(2 * ne + 1));
     g->mate = malloc(sizeof(int) * n2), g->label = calloc(n2, sizeof(int));
     g->labelend = malloc(sizeof(int) * n2), g->inblossom = malloc(sizeof(int) * n2);
     g->bparent = malloc(sizeof(int) * n2), g->bbase = malloc(sizeof(int) * n2);
@@ -586,8 +590,8 @@ static void bl_free(bl *g)
     free(g->bbest), free(g->nbbest), free(g->allow), free(g->queue), free(g->tmp);
 }
 
-int ms_max_weight_matching(int nv, int ne, const int *eu, const int *ev, const double *w,
-                           int *mate, ms_error *err)
+int ms_max_weight_matching(int nv, int ne, const int *eu, const int *ev, const double *w, int *mate,
+                           ms_error *err)
 {
     /* Keep positive-weight edges between distinct vertices. */
     int *ku = malloc(sizeof(int) * (size_t)(ne + 1)), *kv = malloc(sizeof(int) * (size_t)(ne + 1));

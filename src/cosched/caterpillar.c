@@ -55,8 +55,8 @@
 #include "migsched/cosched.h"
 
 enum { R_P, R_C, R_L, NROLES };
-#define NA 7 /* path-edge count a: exact up to 6, then 5 (odd) or 6 (even) */
-#define NS (NA * 2)
+#define NA  7 /* path-edge count a: exact up to 6, then 5 (odd) or 6 (even) */
+#define NS  (NA * 2)
 #define INF (INT_MAX / 4)
 
 static int a_inc(int a) { return a < 6 ? a + 1 : 5; }
@@ -73,10 +73,10 @@ typedef struct cat_ctx {
     const int *eu, *ev;
     int *adj_off, *adj; /* CSR: adj holds edge ids */
     int *parent_edge, *order, norder;
-    int *dp;     /* dp[v*3 + role of parent edge at v] */
-    int cut;     /* edge removed to make a tree (-1 none) */
+    int *dp;                 /* dp[v*3 + role of parent edge at v] */
+    int cut;                 /* edge removed to make a tree (-1 none) */
     int extra_v, extra_role; /* the removed edge's role at its far end */
-    int *role;   /* role[2*e + (end is ev)] */
+    int *role;               /* role[2*e + (end is ev)] */
 } cat_ctx;
 
 static int other(const cat_ctx *c, int e, int x) { return c->eu[e] == x ? c->ev[e] : c->eu[e]; }
@@ -107,8 +107,7 @@ static void init_state(int a, int b, int role, int *na, int *nb)
 }
 
 /* Forward DP over x's children (skipping edge skip): layers[(i+1)*NS + s] after child i. */
-static int child_layers(const cat_ctx *c, int x, int a0, int b0, int skip, int *layers,
-                        int *kids)
+static int child_layers(const cat_ctx *c, int x, int a0, int b0, int skip, int *layers, int *kids)
 {
     int nk = 0;
     for (int k = c->adj_off[x]; k < c->adj_off[x + 1]; k++) {
@@ -174,8 +173,8 @@ static void backtrack(cat_ctx *c, int x, int nk, int s, const int *layers, const
             for (int t = 0; t < 3 && !found; t++) {
                 int na, nb;
                 init_state(p / 2, p % 2, type_at_parent[t], &na, &nb);
-                if (st(na, nb) == s &&
-                    layers[i * NS + p] + c->dp[y * 3 + type_at_child[t]] == layers[(i + 1) * NS + s]) {
+                if (st(na, nb) == s && layers[i * NS + p] + c->dp[y * 3 + type_at_child[t]] ==
+                                           layers[(i + 1) * NS + s]) {
                     c->role[2 * e + end_index(c, e, x)] = type_at_parent[t];
                     c->role[2 * e + end_index(c, e, y)] = type_at_child[t];
                     s = p;
@@ -359,8 +358,8 @@ static void group_at(const cat_ctx *c, int x, const cycle_choice *sep, int *gid,
 
 /* Appends one caterpillar's edges in schedule order: along its path, pendants at each stop.
  * Vertices are vertex copies (gid), so a caterpillar is a tree even around a split vertex. */
-static void emit_caterpillar(const cat_ctx *c, const int *gid, const int *edges, int m,
-                             int *pdeg, int *padj, int *phead, int *pnext, int *out, int *nout)
+static void emit_caterpillar(const cat_ctx *c, const int *gid, const int *edges, int m, int *pdeg,
+                             int *padj, int *phead, int *pnext, int *out, int *nout)
 {
     int start = -1;
     for (int i = 0; i < m; i++) {
@@ -402,13 +401,13 @@ static void emit_caterpillar(const cat_ctx *c, const int *gid, const int *edges,
 
 #ifdef MIGSCHED_DEBUG_CHECKS
 /* Invariant 7's role pairs, 8 (ngid copies; uf links the edges of a caterpillar) and 9. */
-static void check_solution(const cat_ctx *c, const int *gid, int ngid, int *uf,
-                           const int *comp_cnt, int *comp, const int *order, int splits)
+static void check_solution(const cat_ctx *c, const int *gid, int ngid, int *uf, const int *comp_cnt,
+                           int *comp, const int *order, int splits)
 {
-    int *p_ends = calloc((size_t)ngid + 1, sizeof(int)), *ends = calloc((size_t)ngid + 1,
-                                                                          sizeof(int));
-    int *l_ends = calloc((size_t)ngid + 1, sizeof(int)), *seen = calloc((size_t)c->ne + 1,
-                                                                          sizeof(int));
+    int *p_ends = calloc((size_t)ngid + 1, sizeof(int)),
+        *ends = calloc((size_t)ngid + 1, sizeof(int));
+    int *l_ends = calloc((size_t)ngid + 1, sizeof(int)),
+        *seen = calloc((size_t)c->ne + 1, sizeof(int));
     if (p_ends && ends && l_ends && seen) {
         for (int e = 0; e < c->ne; e++) {
             int a = c->role[2 * e], b = c->role[2 * e + 1];
@@ -419,13 +418,17 @@ static void check_solution(const cat_ctx *c, const int *gid, int ngid, int *uf,
                 ends[g]++, p_ends[g] += r == R_P, l_ends[g] += r == R_L;
             }
             if (order[e] < 0 || order[e] >= c->ne || seen[order[e]]++)
-                ms_invariant_failed("caterpillar", "position %d of the order repeats or "
-                                    "misses an edge", e);
+                ms_invariant_failed("caterpillar",
+                                    "position %d of the order repeats or "
+                                    "misses an edge",
+                                    e);
         }
         for (int g = 0; g < ngid; g++)
             if (p_ends[g] > 2 || (l_ends[g] && ends[g] > 1))
-                ms_invariant_failed("caterpillar", "vertex copy %d holds %d path and %d leaf "
-                                    "ends of %d", g, p_ends[g], l_ends[g], ends[g]);
+                ms_invariant_failed("caterpillar",
+                                    "vertex copy %d holds %d path and %d leaf "
+                                    "ends of %d",
+                                    g, p_ends[g], l_ends[g], ends[g]);
         int caterpillars = 0, trees = 0;
         for (int e = 0; e < c->ne; e++)
             caterpillars += uf_find(uf, e) == e;
@@ -445,10 +448,14 @@ static void check_solution(const cat_ctx *c, const int *gid, int ngid, int *uf,
 static int caterpillar_solve(cat_ctx *c, int *order)
 {
     int nv = c->nv, ne = c->ne, splits = 0, nout = 0;
-    int *comp = malloc(sizeof(int) * (size_t)(nv + 1)), *cnt = calloc((size_t)nv + 1, 2 * sizeof(int));
-    int *deg = calloc((size_t)nv + 1, sizeof(int)), *layers = malloc(sizeof(int) * (size_t)(ne + 2) * NS);
-    int *kids = malloc(sizeof(int) * (size_t)(2 * ne + 2)), *uf = malloc(sizeof(int) * (size_t)(ne + 1));
-    int *stack = malloc(sizeof(int) * (size_t)(nv + 1)), *core = malloc(sizeof(int) * (size_t)(nv + 1));
+    int *comp = malloc(sizeof(int) * (size_t)(nv + 1)),
+        *cnt = calloc((size_t)nv + 1, 2 * sizeof(int));
+    int *deg = calloc((size_t)nv + 1, sizeof(int)),
+        *layers = malloc(sizeof(int) * (size_t)(ne + 2) * NS);
+    int *kids = malloc(sizeof(int) * (size_t)(2 * ne + 2)),
+        *uf = malloc(sizeof(int) * (size_t)(ne + 1));
+    int *stack = malloc(sizeof(int) * (size_t)(nv + 1)),
+        *core = malloc(sizeof(int) * (size_t)(nv + 1));
     int *scratch = malloc(sizeof(int) * (size_t)(16 * ne + 2 * nv + 8));
     cycle_choice *sep = malloc(sizeof *sep * (size_t)(nv + 1));
     if (!comp || !cnt || !deg || !layers || !kids || !uf || !stack || !core || !scratch || !sep) {

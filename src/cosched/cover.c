@@ -70,8 +70,7 @@ static int check_cover(cover_walk *w, ms_error *err)
     return MS_OK;
 }
 
-int ms_cosched_cover_schedule(const ms_cosched_cover *c, ms_cosched_schedule **out,
-                              ms_error *err)
+int ms_cosched_cover_schedule(const ms_cosched_cover *c, ms_cosched_schedule **out, ms_error *err)
 {
     *out = NULL;
     int n = c->n, rc = MS_OK;

@@ -125,8 +125,8 @@ static int build_problem(milp *m, glp_prob *P)
             M = in->p[j] / sji;
         glp_set_col_kind(P, col_f(m, q), GLP_BV);
         rc = put(&r, 1 + n + i, col_f(m, q), 2) || put(&r, 1 + 2 * n + i, col_f(m, q), 1) ||
-             put(&r, 1 + 3 * n + i, col_f(m, q), deg[i]) || put(&r, 1 + 3 * n + j, col_f(m, q), 1) ||
-             put(&r, 1 + 4 * n + k, col_f(m, q), -M);
+             put(&r, 1 + 3 * n + i, col_f(m, q), deg[i]) ||
+             put(&r, 1 + 3 * n + j, col_f(m, q), 1) || put(&r, 1 + 4 * n + k, col_f(m, q), -M);
     }
     if (!rc)
         glp_load_matrix(P, r.nz, r.ia, r.ja, r.ar);
@@ -210,7 +210,8 @@ static int to_cover(const milp *m, glp_prob *P, ms_cosched_cover *c)
 {
     const ms_cosched_instance *in = m->in;
     int n = m->n, ns = 0;
-    int *spine = malloc(sizeof(int) * (size_t)(m->ne + 1)), *uf = malloc(sizeof(int) * (size_t)(n + 1));
+    int *spine = malloc(sizeof(int) * (size_t)(m->ne + 1)),
+        *uf = malloc(sizeof(int) * (size_t)(n + 1));
     int *cnt = calloc((size_t)n + 1, sizeof(int)), *cheap = malloc(sizeof(int) * (size_t)(n + 1));
     if (!spine || !uf || !cnt || !cheap) {
         free(spine), free(uf), free(cnt), free(cheap);
@@ -236,14 +237,15 @@ static int to_cover(const milp *m, glp_prob *P, ms_cosched_cover *c)
             if (paid >= 0)
                 c->pend[c->npend++] = (ms_cosched_edge){paid == a ? b : a, paid, x};
             else /* only rounding can leave x here: run both alone */
-                c->alone[a] += x * ms_cosched_s(in, a, b), c->alone[b] += x * ms_cosched_s(in, b, a);
+                c->alone[a] += x * ms_cosched_s(in, a, b),
+                    c->alone[b] += x * ms_cosched_s(in, b, a);
         }
     }
     /* A component of the degree-2 graph with as many edges as vertices is a cycle. */
     for (int q = 0; q < ns; q++) {
         int k = spine[q], r = find(uf, m->e[k].a);
-        double w = glp_mip_col_val(P, col_x(m, k)) *
-                   (ms_cosched_s(in, m->e[k].a, m->e[k].b) + ms_cosched_s(in, m->e[k].b, m->e[k].a) - 1);
+        double w = glp_mip_col_val(P, col_x(m, k)) * (ms_cosched_s(in, m->e[k].a, m->e[k].b) +
+                                                      ms_cosched_s(in, m->e[k].b, m->e[k].a) - 1);
         cnt[r]++;
         if (cheap[r] < 0 || w < glp_mip_col_val(P, col_x(m, cheap[r])) *
                                     (ms_cosched_s(in, m->e[cheap[r]].a, m->e[cheap[r]].b) +
@@ -266,8 +268,8 @@ static int to_cover(const milp *m, glp_prob *P, ms_cosched_cover *c)
     return rc;
 }
 
-int ms_cosched_direct(const ms_cosched_instance *in, double time_limit,
-                      ms_cosched_schedule **out, double *lower, int *optimal, ms_error *err)
+int ms_cosched_direct(const ms_cosched_instance *in, double time_limit, ms_cosched_schedule **out,
+                      double *lower, int *optimal, ms_error *err)
 {
     *out = NULL;
     milp m = {in, 0, 0, 0, NULL, NULL, NULL, 0, 0, NULL};

@@ -79,8 +79,8 @@ static int figure(const ms_cosched_experiment *e, const stats *st, const char *s
     for (int a = 0; a < nalgos; a++) {
         for (int i = 0; i < e->nn; i++)
             ys[a * e->nn + i] = mean(&st[i * MS_COSCHED_NALGOS + algos[a]], field);
-        ser[a] = (ms_chart_series){ms_cosched_algo_name(algos[a]), xs, ys + a * e->nn, e->nn,
-                                   NULL, MS_CHART_POINTS};
+        ser[a] = (ms_chart_series){
+            ms_cosched_algo_name(algos[a]), xs, ys + a * e->nn, e->nn, NULL, MS_CHART_POINTS};
     }
     char full[256];
     snprintf(full, sizeof full, "%s (%s setting, mean of %d instances)", title,
@@ -147,7 +147,8 @@ static int run_size(const ms_cosched_experiment *e, const ms_cosched_instance *c
             for (int a = 0; a < MS_COSCHED_NALGOS && !rc; a++) {
                 if (a == MS_COSCHED_DIRECT && n > e->direct_max_n)
                     continue;
-                rc = run_one(e, in, inst, a, lp.makespan, csv, &st[ni * MS_COSCHED_NALGOS + a], err);
+                rc = run_one(e, in, inst, a, lp.makespan, csv, &st[ni * MS_COSCHED_NALGOS + a],
+                             err);
             }
             ms_cosched_lp_fini(&lp);
         }

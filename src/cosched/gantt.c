@@ -17,14 +17,15 @@ static void time_axis(FILE *f, double total)
     ms_chart_fit(&a, NAN, NAN, 8, &t);
     for (int k = 0; k < t.n; k++) {
         double x = X0 + (X1 - X0) * t.at[k] / total;
-        fprintf(f, "<line x1='%.2f' y1='%d' x2='%.2f' y2='%d' stroke='#444'/>"
-                   "<text x='%.2f' y='%d' font-size='11' text-anchor='middle'>%g</text>\n",
+        fprintf(f,
+                "<line x1='%.2f' y1='%d' x2='%.2f' y2='%d' stroke='#444'/>"
+                "<text x='%.2f' y='%d' font-size='11' text-anchor='middle'>%g</text>\n",
                 x, AXIS_Y - 10, x, AXIS_Y - 5, x, AXIS_Y + 10, t.at[k]);
     }
 }
 
-int ms_cosched_plot(const ms_cosched_instance *in, const ms_cosched_schedule *s,
-                    const char *title, const char *path, ms_error *err)
+int ms_cosched_plot(const ms_cosched_instance *in, const ms_cosched_schedule *s, const char *title,
+                    const char *path, ms_error *err)
 {
     ms_output o;
     int rc = ms_output_open(&o, path, err);
@@ -56,8 +57,9 @@ int ms_cosched_plot(const ms_cosched_instance *in, const ms_cosched_schedule *s,
             unsigned h = 2166136261u;
             for (const char *c = in->names[task[k]]; *c; c++)
                 h = (h ^ (unsigned char)*c) * 16777619u;
-            fprintf(f, "<rect x='%.2f' y='%d' width='%.2f' height='%d' fill='hsl(%u,60%%,70%%)' "
-                       "stroke='#333' stroke-width='0.5'><title>",
+            fprintf(f,
+                    "<rect x='%.2f' y='%d' width='%.2f' height='%d' fill='hsl(%u,60%%,70%%)' "
+                    "stroke='#333' stroke-width='0.5'><title>",
                     px, lane_y[lane[k]], w, lane_h, h % 360);
             ms_svg_escape(f, in->names[task[k]]);
             fprintf(f, " %.6g..%.6g</title></rect>", t, t + v->d);

@@ -10,10 +10,7 @@
 
 static const char *const setting_names[] = {"uniform", "weighted", "random"};
 
-int ms_cosched_setting_lookup(const char *name)
-{
-    return ms_name_index(setting_names, 3, name);
-}
+int ms_cosched_setting_lookup(const char *name) { return ms_name_index(setting_names, 3, name); }
 
 const char *ms_cosched_setting_name(int s) { return s >= 0 && s < 3 ? setting_names[s] : "?"; }
 
@@ -28,10 +25,7 @@ static int set_name(ms_cosched_instance *in, int i, const char *fmt, int a, int 
  * 1 - (a_k + a_l)/2 (one half on average, less for hungry kernels). When they can, k's speed
  * is t = (u + (1 - a_l))/2 for a fresh uniform u, passed through the CDF of that triangular
  * sum so that speeds are uniform on (0,1) while staying correlated with l's demand. */
-static double uniformize(double t)
-{
-    return t <= 0.5 ? 2 * t * t : 1 - 2 * (1 - t) * (1 - t);
-}
+static double uniformize(double t) { return t <= 0.5 ? 2 * t * t : 1 - 2 * (1 - t) * (1 - t); }
 
 static double corun_speed(double a_other, ms_rng *r)
 {
@@ -109,7 +103,9 @@ int ms_cosched_generate(const ms_cosched_instance *cat, int setting, int n, ms_r
     }
     for (int i = 0; i < n && !rc; i++)
         for (int j = 0; j < n; j++)
-            in->speed[(size_t)i * (size_t)n + (size_t)j] = i == j ? 1 : ms_cosched_s(cat, kern[i], kern[j]);
+            in->speed[(size_t)i * (size_t)n + (size_t)j] = i == j ? 1
+                                                                  : ms_cosched_s(cat, kern[i],
+                                                                                 kern[j]);
     free(kern);
     if (rc) {
         ms_cosched_instance_free(in);
@@ -124,8 +120,7 @@ static void set_s(ms_cosched_instance *in, int i, int j, double v)
     in->speed[(size_t)i * (size_t)in->n + (size_t)j] = v;
 }
 
-int ms_cosched_three_partition(const int *a, int m, int B, ms_cosched_instance **out,
-                               ms_error *err)
+int ms_cosched_three_partition(const int *a, int m, int B, ms_cosched_instance **out, ms_error *err)
 {
     *out = NULL;
     long sum = 0;

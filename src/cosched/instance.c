@@ -75,13 +75,14 @@ int ms_cosched_instance_check(const ms_cosched_instance *in, int catalogue, ms_e
             if ((catalogue || j != i) && (s > 1 || (s > 0 && s <= MS_COSCHED_MIN_SPEED)))
                 return ms_error_set(err, MS_EINVAL,
                                     "speed[%d][%d]: %g %s (task '%s' with '%s'); a co-run speed "
-                                    "is 0 (cannot co-run) or in (%g, 1]", i, j, s,
+                                    "is 0 (cannot co-run) or in (%g, 1]",
+                                    i, j, s,
                                     s > 1 ? "is faster than alone" : "is too small to progress",
                                     in->names[i], in->names[j], MS_COSCHED_MIN_SPEED);
         }
         if (!catalogue && ms_cosched_s(in, i, i) != 1.0)
-            return ms_error_set(err, MS_EINVAL, "speed[%d][%d]: diagonal must be 1 (got %g)", i,
-                                i, ms_cosched_s(in, i, i));
+            return ms_error_set(err, MS_EINVAL, "speed[%d][%d]: diagonal must be 1 (got %g)", i, i,
+                                ms_cosched_s(in, i, i));
     }
     return MS_OK;
 }

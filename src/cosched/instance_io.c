@@ -23,8 +23,8 @@ static int parse_json_root(json_t *root, int catalogue, ms_cosched_instance **ou
                             MS_COSCHED_MAX_TASKS);
     int n = (int)json_array_size(tasks);
     if (!json_is_array(speed) || json_array_size(speed) != (size_t)n)
-        return ms_error_set(err, MS_EINVAL, "field 'speed' must be an array of %d rows (one per task)",
-                            n);
+        return ms_error_set(err, MS_EINVAL,
+                            "field 'speed' must be an array of %d rows (one per task)", n);
     ms_cosched_instance *in = ms_cosched_instance_new(n);
     if (!in)
         return ms_error_set(err, MS_ENOMEM, "out of memory");
@@ -46,8 +46,8 @@ static int parse_json_root(json_t *root, int catalogue, ms_cosched_instance **ou
             in->p[i] = json_number_value(p);
         json_t *row = json_array_get(speed, (size_t)i);
         if (!rc && (!json_is_array(row) || json_array_size(row) != (size_t)n))
-            rc = ms_error_set(err, MS_EINVAL, "speed[%d]: must be an array of %d numbers (square matrix)",
-                              i, n);
+            rc = ms_error_set(err, MS_EINVAL,
+                              "speed[%d]: must be an array of %d numbers (square matrix)", i, n);
         for (int j = 0; j < n && !rc; j++) {
             json_t *v = json_array_get(row, (size_t)j);
             if (!json_is_number(v))
@@ -151,16 +151,18 @@ static int parse_csv_rows(char *cursor, int lineno, char **head, int n, int cata
     for (int i = 0; i < n; i++) {
         char *line = next_line(&cursor, &lineno);
         if (!line)
-            return ms_error_set(err, MS_EINVAL, "line %d: missing row for task '%s' (%d rows expected)",
-                                lineno + 1, head[i + 2], n);
+            return ms_error_set(err, MS_EINVAL,
+                                "line %d: missing row for task '%s' (%d rows expected)", lineno + 1,
+                                head[i + 2], n);
         char **f;
         int nf;
         if (split_fields(line, &f, &nf))
             return ms_error_set(err, MS_ENOMEM, "out of memory");
         int rc = MS_OK;
         if (nf != n + 2)
-            rc = ms_error_set(err, MS_EINVAL, "line %d: %d fields, expected %d (name, p, %d speeds)",
-                              lineno, nf, n + 2, n);
+            rc = ms_error_set(err, MS_EINVAL,
+                              "line %d: %d fields, expected %d (name, p, %d speeds)", lineno, nf,
+                              n + 2, n);
         else if (strcmp(f[0], head[i + 2]))
             rc = ms_error_set(err, MS_EINVAL, "line %d: row name '%s' does not match column '%s'",
                               lineno, f[0], head[i + 2]);
@@ -247,8 +249,8 @@ int ms_cosched_write_json(const ms_cosched_instance *in, const char *path, ms_er
     for (int i = 0; i < in->n; i++) {
         json_t *js = json_string(in->names[i]); /* valid UTF-8: checked when loaded */
         char *name = js ? json_dumps(js, JSON_ENCODE_ANY) : NULL;
-        fprintf(o.f, "%s\n    {\"name\": %s, \"p\": %.17g}", i ? "," : "",
-                name ? name : "\"?\"", in->p[i]);
+        fprintf(o.f, "%s\n    {\"name\": %s, \"p\": %.17g}", i ? "," : "", name ? name : "\"?\"",
+                in->p[i]);
         free(name);
         json_decref(js);
     }

@@ -9,8 +9,8 @@
 
 /* Maximum-weight subgraph of degree <= 2 over edges ids[0..m) (minus skip) of a tree: the LP
  * of paper 003 5.2, integral on bipartite graphs. Marks keep[]; returns the weight. */
-static double degree2_lp(const ms_cosched_edge *e, const double *w, const int *ids, int m,
-                         int skip, int *keep, int *vmap, int *nvmap_mem, ms_error *err, int *rc)
+static double degree2_lp(const ms_cosched_edge *e, const double *w, const int *ids, int m, int skip,
+                         int *keep, int *vmap, int *nvmap_mem, ms_error *err, int *rc)
 {
     int nv = 0;
     for (int k = 0; k < m; k++) {
@@ -27,7 +27,8 @@ static double degree2_lp(const ms_cosched_edge *e, const double *w, const int *i
     for (int v = 0; v < nv; v++)
         glp_set_row_bnds(P, v + 1, GLP_UP, 0, 2);
     glp_add_cols(P, m);
-    int *ia = malloc(sizeof(int) * (size_t)(2 * m + 1)), *ja = malloc(sizeof(int) * (size_t)(2 * m + 1));
+    int *ia = malloc(sizeof(int) * (size_t)(2 * m + 1)),
+        *ja = malloc(sizeof(int) * (size_t)(2 * m + 1));
     double *ar = malloc(sizeof(double) * (size_t)(2 * m + 1)), total = 0;
     int nz = 0;
     if (!ia || !ja || !ar) {
@@ -75,7 +76,8 @@ static int path_cover(int n, const ms_cosched_edge *e, const double *w, int ne, 
     int rc = MS_OK;
     int *uf = malloc(sizeof(int) * (size_t)(n + 1)), *ids = malloc(sizeof(int) * (size_t)(ne + 1));
     int *deg = calloc((size_t)n + 1, sizeof(int)), *vmap = malloc(sizeof(int) * (size_t)(n + 1));
-    int *vmem = malloc(sizeof(int) * (size_t)(n + 1)), *best = malloc(sizeof(int) * (size_t)(ne + 1));
+    int *vmem = malloc(sizeof(int) * (size_t)(n + 1)),
+        *best = malloc(sizeof(int) * (size_t)(ne + 1));
     int *stack = malloc(sizeof(int) * (size_t)(n + 1)), *adjc = calloc((size_t)n + 1, sizeof(int));
     if (!uf || !ids || !deg || !vmap || !vmem || !best || !stack || !adjc) {
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
@@ -152,7 +154,10 @@ int ms_cosched_nonpreemptive_cover(const ms_cosched_instance *in, const ms_cosch
     int *deg = calloc((size_t)n + 1, sizeof(int)), *in_hat = calloc((size_t)ne + 1, sizeof(int));
     int *keep = calloc((size_t)ne + 1, sizeof(int));
     double *w = malloc(sizeof(double) * (size_t)(ne + 1));
-    *c = (ms_cosched_cover){n, 0, 0, malloc(sizeof(ms_cosched_edge) * (size_t)(ne + 1)),
+    *c = (ms_cosched_cover){n,
+                            0,
+                            0,
+                            malloc(sizeof(ms_cosched_edge) * (size_t)(ne + 1)),
                             malloc(sizeof(ms_cosched_edge) * (size_t)(ne + 1)),
                             calloc((size_t)n + 1, sizeof(double))};
     if (!deg || !in_hat || !keep || !w || !c->spine || !c->pend || !c->alone) {

@@ -109,8 +109,8 @@ int ms_cosched_validate(const ms_cosched_instance *in, const ms_cosched_schedule
         ms_cosched_preemptions(s, per);
         for (int i = 0; i < in->n && !rc; i++)
             if (per[i])
-                rc = ms_error_set(err, MS_EINVAL, "task '%s' is preempted %d time(s)",
-                                  in->names[i], per[i]);
+                rc = ms_error_set(err, MS_EINVAL, "task '%s' is preempted %d time(s)", in->names[i],
+                                  per[i]);
         free(per);
     }
     return rc;
@@ -136,8 +136,8 @@ int ms_cosched_schedule_write_json(const ms_cosched_instance *in, const ms_cosch
         json_array_append_new(run, json_string(in->names[v->a]));
         if (v->b >= 0)
             json_array_append_new(run, json_string(in->names[v->b]));
-        json_array_append_new(ivs, json_pack("{s:f, s:f, s:o}", "start", t, "duration", v->d,
-                                             "running", run));
+        json_array_append_new(
+            ivs, json_pack("{s:f, s:f, s:o}", "start", t, "duration", v->d, "running", run));
         t += v->d;
     }
     for (int i = 0; i < in->n; i++)

@@ -13,14 +13,13 @@
 
 static const char JSON_TYPE[] = "application/json";
 
-static void set_body(md_api_response *rs, unsigned status, const char *type, char *body,
-                     size_t len)
+static void set_body(md_api_response *rs, unsigned status, const char *type, char *body, size_t len)
 {
     rs->status = status;
     rs->content_type = type;
     rs->body = body;
     rs->len = len;
-    if (!body) {  /* out of memory: a 500 with no body rather than a crash */
+    if (!body) { /* out of memory: a 500 with no body rather than a crash */
         rs->status = 500;
         rs->len = 0;
     }
@@ -49,8 +48,11 @@ static size_t utf8_valid_prefix(const unsigned char *s, size_t n)
     size_t i = 0;
     while (i < n) {
         unsigned c = s[i];
-        size_t k = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 && c >= 0xc2 ? 2
-                 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 && c <= 0xf4 ? 4 : 0;
+        size_t k = c < 0x80                          ? 1
+                   : (c & 0xe0) == 0xc0 && c >= 0xc2 ? 2
+                   : (c & 0xf0) == 0xe0              ? 3
+                   : (c & 0xf8) == 0xf0 && c <= 0xf4 ? 4
+                                                     : 0;
         if (!k || i + k > n)
             return i;
         for (size_t j = 1; j < k; j++)
@@ -153,8 +155,10 @@ static bool submission_owner(const md_api *api, const md_api_request *rq, md_job
         md_api_error(rs, 400, msg);
     } else if (owner->uid != a.who.uid && !a.admin) {
         char uid[16];
-        snprintf(msg, sizeof msg, "job: user: only an admin (root or a member of admin-group) "
-                 "may submit for another user; you are %s", md_job_user(&a.who, uid));
+        snprintf(msg, sizeof msg,
+                 "job: user: only an admin (root or a member of admin-group) "
+                 "may submit for another user; you are %s",
+                 md_job_user(&a.who, uid));
         md_api_error(rs, 403, msg);
         ok = false;
     }
@@ -170,10 +174,11 @@ static void jobs_post(const md_api *api, const md_api_request *rq, md_api_respon
         md_api_error(rs, 400, err.msg);
         return;
     }
-    if (spec.slurm_job_id > 0) {  /* an allocation is made by its steps, never posted */
+    if (spec.slurm_job_id > 0) { /* an allocation is made by its steps, never posted */
         md_job_spec_free(&spec);
-        md_api_error(rs, 400, "job: slurm_job_id: allocations are made with PUT "
-                              "/v1/allocations/{slurm_job_id}/steps/{step}");
+        md_api_error(rs, 400,
+                     "job: slurm_job_id: allocations are made with PUT "
+                     "/v1/allocations/{slurm_job_id}/steps/{step}");
         return;
     }
     md_job_owner owner;
@@ -204,24 +209,28 @@ static bool jobs_arg(const char *key, const char *value, md_store_job_query *q, 
     long v = 0;
     const char *why = NULL;
     if (k == 4) {
-        snprintf(msg, sizeof msg, "unknown query argument \"%.64s\" (allowed: limit, after, "
-                 "user, state)", key);
+        snprintf(msg, sizeof msg,
+                 "unknown query argument \"%.64s\" (allowed: limit, after, "
+                 "user, state)",
+                 key);
         md_api_error(rs, 400, msg);
         return false;
     }
     if (seen[k])
         why = "is given twice";
-    else if (k == 0 && !(value && md_canonical_integer(value) &&
-                         ms_parse_long(value, 1, JOBS_PAGE_MAX, &v)))
+    else if (k == 0 &&
+             !(value && md_canonical_integer(value) && ms_parse_long(value, 1, JOBS_PAGE_MAX, &v)))
         why = "must be an integer 1..1000";
-    else if (k == 1 && !(value && md_canonical_integer(value) &&
-                         ms_parse_long(value, 0, INT64_MAX, &v)))
+    else if (k == 1 &&
+             !(value && md_canonical_integer(value) && ms_parse_long(value, 0, INT64_MAX, &v)))
         why = "must be a job id (an integer from 0)";
-    else if (k == 2 && !(value && *value && strlen(value) < sizeof ((md_job_owner *)0)->name))
+    else if (k == 2 && !(value && *value && strlen(value) < sizeof((md_job_owner *)0)->name))
         why = "must be a user name (1..63 bytes)";
     if (!why && k == 3 && (!value || md_job_state_parse(value) <= MD_JOB_NEW)) {
-        snprintf(msg, sizeof msg, "state: unknown state \"%.64s\" (queued, running, done, "
-                 "failed, cancelled)", value ? value : "");
+        snprintf(msg, sizeof msg,
+                 "state: unknown state \"%.64s\" (queued, running, done, "
+                 "failed, cancelled)",
+                 value ? value : "");
         md_api_error(rs, 400, msg);
         return false;
     }
@@ -288,7 +297,7 @@ static bool canonical_id(const char *text, md_api_response *rs)
 {
     long v;
     if (!ms_parse_long(text, LONG_MIN, LONG_MAX, &v) || md_canonical_integer(text))
-        return true;  /* not a number at all: the route's own error */
+        return true; /* not a number at all: the route's own error */
     char msg[160];
     snprintf(msg, sizeof msg, "id \"%.64s\" is not written canonically (write %ld)", text, v);
     md_api_error(rs, 400, msg);
@@ -296,8 +305,8 @@ static bool canonical_id(const char *text, md_api_response *rs)
 }
 
 /* DELETE or GET /v1/jobs/{id}, GET /v1/jobs/{id}/history. */
-static void job_one(const md_api *api, const md_api_request *rq, const char *id_text,
-                    bool history, md_api_response *rs)
+static void job_one(const md_api *api, const md_api_request *rq, const char *id_text, bool history,
+                    md_api_response *rs)
 {
     long id;
     if (!canonical_id(id_text, rs))
@@ -329,8 +338,8 @@ static bool slurm_id(const char *text, long lo, int64_t *out, md_api_response *r
         return true;
     }
     char msg[160];
-    snprintf(msg, sizeof msg, "\"%.64s\" is not a Slurm %s id (an integer %ld..4294967295)",
-             text, lo ? "job" : "step", lo);
+    snprintf(msg, sizeof msg, "\"%.64s\" is not a Slurm %s id (an integer %ld..4294967295)", text,
+             lo ? "job" : "step", lo);
     md_api_error(rs, 404, msg);
     return false;
 }
@@ -338,17 +347,20 @@ static bool slurm_id(const char *text, long lo, int64_t *out, md_api_response *r
 /* The allocation a PUT step asks for: the body's {"profile": NAME} or {"slices": N} and
  * optionally {"user": NAME} (the Slurm job's user), made a job spec by the job parser (its
  * errors, its rules). */
-static int alloc_spec(const md_api *api, const md_api_request *rq, int64_t job,
-                      md_job_spec *spec, ms_error *err)
+static int alloc_spec(const md_api *api, const md_api_request *rq, int64_t job, md_job_spec *spec,
+                      ms_error *err)
 {
     static const char *const KEYS[] = {"profile", "slices", "user", NULL};
     json_error_t je;
     json_t *o = json_loadb(rq->body ? rq->body : "", rq->len, JSON_REJECT_DUPLICATES, &je);
     if (!o)
-        return ms_error_set(err, MS_EINVAL, "allocation: malformed JSON at line %d column "
-                            "%d: %s", je.line, je.column, je.text);
+        return ms_error_set(err, MS_EINVAL,
+                            "allocation: malformed JSON at line %d column "
+                            "%d: %s",
+                            je.line, je.column, je.text);
     int rc = json_is_object(o) ? ms_json_check_keys(o, KEYS, "allocation", err)
-                               : ms_error_set(err, MS_EINVAL, "allocation: must be a JSON "
+                               : ms_error_set(err, MS_EINVAL,
+                                              "allocation: must be a JSON "
                                               "object {\"profile\": ...} or {\"slices\": N}");
     char name[32];
     snprintf(name, sizeof name, "slurm-%lld", (long long)job);
@@ -373,19 +385,20 @@ static md_engine_outcome gres_check(const md_api *api, const md_job_spec *spec, 
     json_t *live = NULL;
     ms_error ignored;
     if (md_engine_alloc_get(api->engine, spec->slurm_job_id, &live, &ignored) == MD_ENGINE_OK) {
-        json_decref(live);  /* checked when it was made */
+        json_decref(live); /* checked when it was made */
         return MD_ENGINE_OK;
     }
     long have;
     if (md_slurm_job_gres(spec->slurm_job_id, api->slurm_gres, &have, err)) {
-        ms_error_prefix(err, "cannot check Slurm job %lld's %s GRES",
-                        (long long)spec->slurm_job_id, api->slurm_gres);
+        ms_error_prefix(err, "cannot check Slurm job %lld's %s GRES", (long long)spec->slurm_job_id,
+                        api->slurm_gres);
         return MD_ENGINE_INTERNAL;
     }
     const ms_profile *p = &api->model->profiles[spec->profile];
     if (p->slices <= have)
         return MD_ENGINE_OK;
-    ms_error_set(err, MS_EINVAL, "Slurm job %lld asks --mig=%s (%d compute slices) but holds "
+    ms_error_set(err, MS_EINVAL,
+                 "Slurm job %lld asks --mig=%s (%d compute slices) but holds "
                  "%ld %s on this node: submit it with --gres=%s:%d or more",
                  (long long)spec->slurm_job_id, p->name, p->slices, have, api->slurm_gres,
                  api->slurm_gres, p->slices);
@@ -428,7 +441,7 @@ static void alloc_step(const md_api *api, const md_api_request *rq, const char *
         md_api_error(rs, outcome_status(out), err.msg);
         return;
     }
-    out = md_engine_alloc_step(api->engine, &spec, &owner, step, &o, &err);  /* takes spec */
+    out = md_engine_alloc_step(api->engine, &spec, &owner, step, &o, &err); /* takes spec */
     reply(rs, out, 200, o, &err);
 }
 
@@ -455,8 +468,10 @@ static void gpus(const md_api *api, md_api_response *rs)
     md_engine_outcome out = md_engine_gpus(api->engine, &o, &err);
     size_t i, k;
     json_t *g, *in;
-    json_array_foreach(json_object_get(o, "gpus"), i, g) {
-        json_array_foreach(json_object_get(g, "instances"), k, in) {
+    json_array_foreach(json_object_get(o, "gpus"), i, g)
+    {
+        json_array_foreach(json_object_get(g, "instances"), k, in)
+        {
             const char *name = json_string_value(json_object_get(in, "profile"));
             int p = name ? ms_gpu_profile_by_name(api->model, name) : -1;
             if (p >= 0)
@@ -483,7 +498,7 @@ static void plan(const md_api *api, md_api_response *rs)
 static void metrics(const md_api *api, md_api_response *rs)
 {
     ms_error err = {0};
-    md_engine_metrics *m = malloc(sizeof *m);  /* large: not on a connection's stack */
+    md_engine_metrics *m = malloc(sizeof *m); /* large: not on a connection's stack */
     if (!m) {
         set_body(rs, 500, JSON_TYPE, NULL, 0);
         return;
@@ -507,22 +522,37 @@ static void page(md_api_response *rs)
 }
 
 /* The routes: a path (a '*' segment matches one id segment) and the methods it takes. */
-enum route_id { R_INDEX, R_HEALTHZ, R_METRICS, R_JOBS, R_JOB, R_JOB_HISTORY, R_GPUS, R_PLAN,
-                R_ALLOC, R_ALLOC_STEP, R_NROUTES };
+enum route_id {
+    R_INDEX,
+    R_HEALTHZ,
+    R_METRICS,
+    R_JOBS,
+    R_JOB,
+    R_JOB_HISTORY,
+    R_GPUS,
+    R_PLAN,
+    R_ALLOC,
+    R_ALLOC_STEP,
+    R_NROUTES
+};
 static const struct {
     const char *path;
     const char *allow;
 } ROUTES[R_NROUTES] = {
-    [R_INDEX] = {"/", "GET"},          [R_HEALTHZ] = {"/healthz", "GET"},
-    [R_METRICS] = {"/metrics", "GET"}, [R_JOBS] = {"/v1/jobs", "GET, POST"},
-    [R_JOB] = {"/v1/jobs/*", "GET, DELETE"}, [R_JOB_HISTORY] = {"/v1/jobs/*/history", "GET"},
+    [R_INDEX] = {"/", "GET"},
+    [R_HEALTHZ] = {"/healthz", "GET"},
+    [R_METRICS] = {"/metrics", "GET"},
+    [R_JOBS] = {"/v1/jobs", "GET, POST"},
+    [R_JOB] = {"/v1/jobs/*", "GET, DELETE"},
+    [R_JOB_HISTORY] = {"/v1/jobs/*/history", "GET"},
     [R_GPUS] = {"/v1/gpus", "GET"},
-    [R_PLAN] = {"/v1/plan", "GET"},    [R_ALLOC] = {"/v1/allocations/*", "GET, DELETE"},
+    [R_PLAN] = {"/v1/plan", "GET"},
+    [R_ALLOC] = {"/v1/allocations/*", "GET, DELETE"},
     [R_ALLOC_STEP] = {"/v1/allocations/*/steps/*", "PUT, DELETE"},
 };
 
 #define MAX_IDS 2
-#define ID_LEN 64
+#define ID_LEN  64
 
 /* Whether path matches pattern segment by segment; the '*' segments (non-empty) go to
  * ids. */
@@ -566,8 +596,7 @@ static bool allowed(const char *allow, const char *method)
 
 /* Allocations are the SPANK plugin's (root in slurmstepd) and the Slurm user's: anyone else
  * is refused before anything is read or changed. */
-static bool allocation_manager(const md_api *api, const md_api_request *rq,
-                               md_api_response *rs)
+static bool allocation_manager(const md_api *api, const md_api_request *rq, md_api_response *rs)
 {
     md_engine_access acc;
     md_engine_access_get(api->engine, &acc);
@@ -575,8 +604,10 @@ static bool allocation_manager(const md_api *api, const md_api_request *rq,
         return true;
     char msg[256], uid[16];
     md_job_owner me = caller_owner(rq);
-    snprintf(msg, sizeof msg, "only root and slurm-user (%s) may manage allocations; you are "
-             "%s", *acc.slurm_user ? acc.slurm_user : "none", md_job_user(&me, uid));
+    snprintf(msg, sizeof msg,
+             "only root and slurm-user (%s) may manage allocations; you are "
+             "%s",
+             *acc.slurm_user ? acc.slurm_user : "none", md_job_user(&me, uid));
     md_api_error(rs, 403, msg);
     return false;
 }
@@ -589,8 +620,9 @@ void md_api_handle(const md_api *api, const md_api_request *rq, md_api_response 
     bool public = !strcmp(rq->method, "GET") &&
                   (!strcmp(rq->path, "/") || !strcmp(rq->path, "/healthz"));
     if (!rq->caller.authenticated && !public) {
-        md_api_error(rs, 401, "authentication required: connect on the Unix socket, or send "
-                              "Authorization: Bearer <your token> on TCP");
+        md_api_error(rs, 401,
+                     "authentication required: connect on the Unix socket, or send "
+                     "Authorization: Bearer <your token> on TCP");
         return;
     }
     char ids[MAX_IDS][ID_LEN];
@@ -603,8 +635,8 @@ void md_api_handle(const md_api *api, const md_api_request *rq, md_api_response 
     }
     if (!allowed(ROUTES[r].allow, rq->method)) {
         char msg[160];
-        snprintf(msg, sizeof msg, "%.16s %.100s: method not allowed (allowed: %s)",
-                 rq->method, rq->path, ROUTES[r].allow);
+        snprintf(msg, sizeof msg, "%.16s %.100s: method not allowed (allowed: %s)", rq->method,
+                 rq->path, ROUTES[r].allow);
         md_api_error(rs, 405, msg);
         rs->allow = ROUTES[r].allow;
         return;

@@ -18,26 +18,26 @@
 typedef struct md_api_caller {
     bool authenticated;
     uint32_t uid, gid;
-    char name[64];              /* the user's name ("" when the uid has none) */
+    char name[64]; /* the user's name ("" when the uid has none) */
 } md_api_caller;
 
 typedef struct md_api_request {
     md_api_caller caller;
-    const char *method;         /* "GET", "POST", ... */
-    const char *path;           /* without the query */
-    int nargs;                  /* query arguments (value NULL when given without '=') */
+    const char *method; /* "GET", "POST", ... */
+    const char *path;   /* without the query */
+    int nargs;          /* query arguments (value NULL when given without '=') */
     const char *arg_key[MD_API_MAX_ARGS], *arg_value[MD_API_MAX_ARGS];
-    const char *body;           /* POST: the body read so far (len bytes) */
+    const char *body; /* POST: the body read so far (len bytes) */
     size_t len;
 } md_api_request;
 
 typedef struct md_api_response {
     unsigned status;
     const char *content_type;
-    char *body;                 /* malloc'd, len bytes; the caller frees it */
+    char *body; /* malloc'd, len bytes; the caller frees it */
     size_t len;
-    const char *allow;          /* 405: the methods the path takes */
-    char location[64];          /* 201: the new job's path */
+    const char *allow; /* 405: the methods the path takes */
+    char location[64]; /* 201: the new job's path */
 } md_api_response;
 
 /* What the routes need: the engine, the GPU model jobs are parsed against, the host name

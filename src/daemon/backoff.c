@@ -13,17 +13,14 @@ md_backoff md_backoff_init(const char *event, double first, double max)
     return (md_backoff){.event = event, .first = first, .max = max};
 }
 
-bool md_backoff_due(const md_backoff *b, double now)
-{
-    return b->delay == 0 || now >= b->retry_at;
-}
+bool md_backoff_due(const md_backoff *b, double now) { return b->delay == 0 || now >= b->retry_at; }
 
 /* The last error's summary: how often it came back after it was logged, and why it ended. */
 static void summary(const md_backoff *b, md_log_level level, const char *why)
 {
     char q[MS_ERR_LEN + 32];
-    md_log(level, b->event, "error=%s repeated=%lu summary=%s",
-           md_log_quote(b->error, q, sizeof q), b->repeated, why);
+    md_log(level, b->event, "error=%s repeated=%lu summary=%s", md_log_quote(b->error, q, sizeof q),
+           b->repeated, why);
 }
 
 void md_backoff_fail(md_backoff *b, double now, const char *error)

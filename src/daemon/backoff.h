@@ -13,7 +13,7 @@
 
 /* The scheduling loop's steps: the first wait and the cap (seconds). */
 #define MD_BACKOFF_FIRST 0.1
-#define MD_BACKOFF_MAX 5.0
+#define MD_BACKOFF_MAX   5.0
 
 typedef struct md_backoff {
     const char *event;      /* the log event ("job.end_failed") */

@@ -13,18 +13,15 @@
 #include "migsched/io.h"
 #include "tokens.h"
 
-static bool from_flag(const char *where)
-{
-    return !strncmp(where, "--", 2);
-}
+static bool from_flag(const char *where) { return !strncmp(where, "--", 2); }
 
-int md_config_set(md_config *c, const char *key, const char *value,
-                  const char *where, ms_error *err)
+int md_config_set(md_config *c, const char *key, const char *value, const char *where,
+                  ms_error *err)
 {
     int k = md_key_parse(key);
     if (k < 0)
-        return ms_error_set(err, MS_EINVAL, "%s: unknown key \"%.80s\" (see docs/daemon.md)",
-                            where, key);
+        return ms_error_set(err, MS_EINVAL, "%s: unknown key \"%.80s\" (see docs/daemon.md)", where,
+                            key);
     if (!*value)
         return ms_error_set(err, MS_EINVAL, "%s: %s: missing value", where, key);
     const char *prev = c->where[k];
@@ -111,8 +108,7 @@ int md_config_from_args(md_config *c, int argc, char **argv, ms_error *err)
         memcpy(key, a + 2, klen);
         key[klen] = '\0';
         if (md_key_parse(key) < 0)
-            return ms_error_set(err, MS_EINVAL, "unknown flag \"--%s\" (see docs/daemon.md)",
-                                key);
+            return ms_error_set(err, MS_EINVAL, "unknown flag \"--%s\" (see docs/daemon.md)", key);
         if (eq) {
             value = eq + 1;
         } else if (i + 1 < argc) {
@@ -142,13 +138,16 @@ static int check_token_file(const md_config *c, ms_error *err)
         return ms_error_set(err, MS_EINVAL, "%s: token-file %s: %s", w, c->token_file,
                             strerror(errno));
     if (st.st_mode & 077)
-        return ms_error_set(err, MS_EINVAL, "%s: token-file %s: readable by group or others "
-                            "(chmod 600 it)", w, c->token_file);
+        return ms_error_set(err, MS_EINVAL,
+                            "%s: token-file %s: readable by group or others "
+                            "(chmod 600 it)",
+                            w, c->token_file);
     /* It says who every TCP caller is: whoever may write it may be anyone. */
     if (st.st_uid != 0 && st.st_uid != geteuid())
-        return ms_error_set(err, MS_EINVAL, "%s: token-file %s: owned by uid %u: it must be "
-                            "owned by root or uid %u", w, c->token_file, (unsigned)st.st_uid,
-                            (unsigned)geteuid());
+        return ms_error_set(err, MS_EINVAL,
+                            "%s: token-file %s: owned by uid %u: it must be "
+                            "owned by root or uid %u",
+                            w, c->token_file, (unsigned)st.st_uid, (unsigned)geteuid());
     md_tokens *t;
     int rc = md_tokens_read(c->token_file, &t, err);
     if (rc) {
@@ -164,17 +163,18 @@ static int check_token_file(const md_config *c, ms_error *err)
  * store (and a test's daemon never writes the service's). */
 static int default_db(md_config *c, ms_error *err)
 {
-    if (*c->where[MD_KEY_DB] || (c->nlisten == 1 && !c->listen[0].tcp &&
-                                 !strcmp(c->listen[0].path, MD_DEFAULT_SOCKET)))
+    if (*c->where[MD_KEY_DB] ||
+        (c->nlisten == 1 && !c->listen[0].tcp && !strcmp(c->listen[0].path, MD_DEFAULT_SOCKET)))
         return MS_OK;
     for (int i = 0; i < c->nlisten; i++)
         if (!c->listen[i].tcp) {
             snprintf(c->db, sizeof c->db, "%s.db", c->listen[i].path);
             return MS_OK;
         }
-    return ms_error_set(err, MS_EINVAL, "%s: listen tcp:%s:%d alone: give the db (no unix "
-                        "socket to name it after)", c->listen[0].where, c->listen[0].host,
-                        c->listen[0].port);
+    return ms_error_set(err, MS_EINVAL,
+                        "%s: listen tcp:%s:%d alone: give the db (no unix "
+                        "socket to name it after)",
+                        c->listen[0].where, c->listen[0].host, c->listen[0].port);
 }
 
 int md_config_check(md_config *c, ms_error *err)
@@ -185,15 +185,19 @@ int md_config_check(md_config *c, ms_error *err)
             return ms_error_set(err, MS_EINVAL, "%s: backend sim needs gpu MODEL and gpus N",
                                 origin(c, MD_KEY_BACKEND));
         if (c->ndevices)
-            return ms_error_set(err, MS_EINVAL, "%s: devices is for backend nvml (backend sim "
-                                "at %s)", c->where[MD_KEY_DEVICES], origin(c, MD_KEY_BACKEND));
+            return ms_error_set(err, MS_EINVAL,
+                                "%s: devices is for backend nvml (backend sim "
+                                "at %s)",
+                                c->where[MD_KEY_DEVICES], origin(c, MD_KEY_BACKEND));
     } else {
         if (!c->ndevices)
             return ms_error_set(err, MS_EINVAL, "%s: backend nvml needs devices (e.g. 0,1)",
                                 origin(c, MD_KEY_BACKEND));
         if (c->gpus)
-            return ms_error_set(err, MS_EINVAL, "%s: gpus is for backend sim (nvml uses "
-                                "devices)", c->where[MD_KEY_GPUS]);
+            return ms_error_set(err, MS_EINVAL,
+                                "%s: gpus is for backend sim (nvml uses "
+                                "devices)",
+                                c->where[MD_KEY_GPUS]);
         if (*c->where[MD_KEY_TIME_SCALE])
             return ms_error_set(err, MS_EINVAL, "%s: time-scale is for backend sim",
                                 c->where[MD_KEY_TIME_SCALE]);
@@ -201,11 +205,14 @@ int md_config_check(md_config *c, ms_error *err)
     if (c->mode != MD_BATCH)
         for (int k = 0; k < MD_NKEYS; k++)
             if (md_keys[k].batch_only && *c->where[k])
-                return ms_error_set(err, MS_EINVAL, "%s: %s goes with mode batch (mode is "
-                                    "online)", c->where[k], md_keys[k].name);
+                return ms_error_set(err, MS_EINVAL,
+                                    "%s: %s goes with mode batch (mode is "
+                                    "online)",
+                                    c->where[k], md_keys[k].name);
     for (int i = 0; i < c->nlisten; i++)
         if (c->listen[i].tcp && !*c->token_file)
-            return ms_error_set(err, MS_EINVAL, "%s: listen tcp:%s:%d needs a token-file "
+            return ms_error_set(err, MS_EINVAL,
+                                "%s: listen tcp:%s:%d needs a token-file "
                                 "(clients send its token as a bearer token)",
                                 c->listen[i].where, c->listen[i].host, c->listen[i].port);
     int rc;
@@ -225,8 +232,7 @@ int md_config_check(md_config *c, ms_error *err)
 
 #define VALUE_LEN (MD_MAX_LISTEN * 160 + MD_PATH_LEN)
 
-int md_config_reload_check(const md_config *cur, const md_config *next,
-                           ms_error *err)
+int md_config_reload_check(const md_config *cur, const md_config *next, ms_error *err)
 {
     char a[VALUE_LEN], b[VALUE_LEN];
     for (int k = 0; k < MD_NKEYS; k++) {
@@ -235,7 +241,8 @@ int md_config_reload_check(const md_config *cur, const md_config *next,
         md_value_text(&md_keys[k], cur, a, sizeof a);
         md_value_text(&md_keys[k], next, b, sizeof b);
         if (strcmp(a, b))
-            return ms_error_set(err, MS_EINVAL, "%s: %s cannot change while migschedd runs "
+            return ms_error_set(err, MS_EINVAL,
+                                "%s: %s cannot change while migschedd runs "
                                 "(restart it); kept the running configuration",
                                 origin(next, k), md_keys[k].name);
     }

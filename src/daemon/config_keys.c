@@ -14,8 +14,8 @@ static const char *const LEVELS[] = {"debug", "info", "warn", "error", NULL};
 static const char *const ON_STOP[] = {"wait", "requeue", NULL};
 static const char *const ISOLATIONS[] = {"devices", "none", NULL};
 
-#define FIELD(f) .offset = offsetof(md_config, f), .size = sizeof ((md_config *)0)->f
-#define LIVE .reloadable = true
+#define FIELD(f) .offset = offsetof(md_config, f), .size = sizeof((md_config *)0)->f
+#define LIVE     .reloadable = true
 
 const md_key_row md_keys[MD_NKEYS] = {
     [MD_KEY_BACKEND] = {"backend", MD_VALUE_CHOICE, FIELD(backend), .names = BACKENDS,
@@ -30,12 +30,12 @@ const md_key_row md_keys[MD_NKEYS] = {
     [MD_KEY_MODE] = {"mode", MD_VALUE_CHOICE, FIELD(mode), .names = MODES, .def = "online"},
     [MD_KEY_TIME_SCALE] = {"time-scale", MD_VALUE_NUMBER, FIELD(time_scale), LIVE, .lo = 0,
                            .hi = 1e6, .def = "1"},
-    [MD_KEY_LOG_LEVEL] = {"log-level", MD_VALUE_CHOICE, FIELD(log_level), LIVE,
-                          .names = LEVELS, .def = "info"},
+    [MD_KEY_LOG_LEVEL] = {"log-level", MD_VALUE_CHOICE, FIELD(log_level), LIVE, .names = LEVELS,
+                          .def = "info"},
     [MD_KEY_ON_STOP] = {"on-stop", MD_VALUE_CHOICE, FIELD(on_stop), LIVE, .names = ON_STOP,
                         .def = "wait"},
-    [MD_KEY_BATCH_SIZE] = {"batch-size", MD_VALUE_INT, FIELD(batch_size), LIVE,
-                           .batch_only = true, .lo = 1, .hi = 100000, .def = "16"},
+    [MD_KEY_BATCH_SIZE] = {"batch-size", MD_VALUE_INT, FIELD(batch_size), LIVE, .batch_only = true,
+                           .lo = 1, .hi = 100000, .def = "16"},
     [MD_KEY_BATCH_PERIOD] = {"batch-period", MD_VALUE_SECONDS, FIELD(batch_period), LIVE,
                              .batch_only = true, .lo = 0, .hi = MS_TIME_MAX, .def = "60"},
     [MD_KEY_BATCH_CONCAT] = {"batch-concat", MD_VALUE_CONCAT, FIELD(batch_concat), LIVE,
@@ -54,8 +54,7 @@ const md_key_row md_keys[MD_NKEYS] = {
     [MD_KEY_ALLOW_ROOT_JOBS] = {"allow-root-jobs", MD_VALUE_BOOL, FIELD(allow_root_jobs),
                                 .def = "false"},
     [MD_KEY_ADMIN_GROUP] = {"admin-group", MD_VALUE_NAME, FIELD(admin_group), LIVE},
-    [MD_KEY_SLURM_USER] = {"slurm-user", MD_VALUE_NAME, FIELD(slurm_user), LIVE,
-                           .def = "slurm"},
+    [MD_KEY_SLURM_USER] = {"slurm-user", MD_VALUE_NAME, FIELD(slurm_user), LIVE, .def = "slurm"},
     [MD_KEY_ISOLATION] = {"isolation", MD_VALUE_CHOICE, FIELD(isolation), .names = ISOLATIONS,
                           .def = "devices"},
     [MD_KEY_DEV_DIR] = {"dev-dir", MD_VALUE_PATH, FIELD(dev_dir), .def = "/dev"},
@@ -63,16 +62,16 @@ const md_key_row md_keys[MD_NKEYS] = {
                            .def = "/proc/driver/nvidia-caps/mig-minors"},
     /* At most 160 bytes: journalled with each job's cgroup name, room for both. */
     [MD_KEY_CGROUP_ROOT] = {"cgroup-root", MD_VALUE_CGROUP, FIELD(cgroup_root), .hi = 160},
-    [MD_KEY_USER_QUEUE_LIMIT] = {"user-queue-limit", MD_VALUE_INT, FIELD(user_queue_limit),
-                                 LIVE, .lo = 1, .hi = 100000000, .def = "10000"},
-    [MD_KEY_USER_QUEUE_BYTES] = {"user-queue-bytes", MD_VALUE_BYTES, FIELD(user_queue_bytes),
-                                 LIVE, .lo = 65536, .hi = (double)(1LL << 40), .def = "16777216"},
-    [MD_KEY_PEER_CONNECTIONS] = {"peer-connections", MD_VALUE_INT, FIELD(peer_connections),
-                                 .lo = 1, .hi = MD_CONNECTION_LIMIT, .def = "32"},
+    [MD_KEY_USER_QUEUE_LIMIT] = {"user-queue-limit", MD_VALUE_INT, FIELD(user_queue_limit), LIVE,
+                                 .lo = 1, .hi = 100000000, .def = "10000"},
+    [MD_KEY_USER_QUEUE_BYTES] = {"user-queue-bytes", MD_VALUE_BYTES, FIELD(user_queue_bytes), LIVE,
+                                 .lo = 65536, .hi = (double)(1LL << 40), .def = "16777216"},
+    [MD_KEY_PEER_CONNECTIONS] = {"peer-connections", MD_VALUE_INT, FIELD(peer_connections), .lo = 1,
+                                 .hi = MD_CONNECTION_LIMIT, .def = "32"},
     [MD_KEY_REQUEST_TIMEOUT] = {"request-timeout", MD_VALUE_SECONDS, FIELD(request_timeout),
                                 .lo = 0, .hi = 3600, .def = "10"},
-    [MD_KEY_MAX_ATTEMPTS] = {"max-attempts", MD_VALUE_INT, FIELD(max_attempts), .lo = 1,
-                             .hi = 1000, .def = "3"},
+    [MD_KEY_MAX_ATTEMPTS] = {"max-attempts", MD_VALUE_INT, FIELD(max_attempts), .lo = 1, .hi = 1000,
+                             .def = "3"},
     /* Seven days. */
     [MD_KEY_RETENTION] = {"retention", MD_VALUE_SECONDS, FIELD(retention), .lo = 0,
                           .hi = MS_TIME_MAX, .def = "604800"},
@@ -97,12 +96,6 @@ int md_key_parse(const char *name)
     return -1;
 }
 
-const char *md_key_name(int key)
-{
-    return key >= 0 && key < MD_NKEYS ? md_keys[key].name : "?";
-}
+const char *md_key_name(int key) { return key >= 0 && key < MD_NKEYS ? md_keys[key].name : "?"; }
 
-bool md_key_reloadable(int key)
-{
-    return key >= 0 && key < MD_NKEYS && md_keys[key].reloadable;
-}
+bool md_key_reloadable(int key) { return key >= 0 && key < MD_NKEYS && md_keys[key].reloadable; }

@@ -14,10 +14,7 @@
 
 static const char *const BOOLS[] = {"false", "true", NULL};
 
-static void *field(const md_key_row *row, md_config *c)
-{
-    return (char *)c + row->offset;
-}
+static void *field(const md_key_row *row, md_config *c) { return (char *)c + row->offset; }
 
 static const void *cfield(const md_key_row *row, const md_config *c)
 {
@@ -72,8 +69,8 @@ static int choice(const char *const *names, const char *value)
     return -1;
 }
 
-static int parse_int(const md_key_row *row, md_config *c, const char *v,
-                     const char *where, ms_error *err)
+static int parse_int(const md_key_row *row, md_config *c, const char *v, const char *where,
+                     ms_error *err)
 {
     long x;
     if (!ms_parse_long(v, (long)row->lo, (long)row->hi, &x)) {
@@ -98,8 +95,8 @@ static void text_int(const md_key_row *row, const md_config *c, char *buf, size_
 }
 
 /* A finite number in (lo, hi], the whole text; or "0" where the row turns off at zero. */
-static int parse_real(const md_key_row *row, md_config *c, const char *v,
-                      const char *where, ms_error *err)
+static int parse_real(const md_key_row *row, md_config *c, const char *v, const char *where,
+                      ms_error *err)
 {
     double *out = field(row, c);
     if (row->zero_off && !strcmp(v, "0")) {
@@ -128,13 +125,13 @@ static void text_real(const md_key_row *row, const md_config *c, char *buf, size
 }
 
 /* A choice's index is stored through an int: every enum of the configuration is one. */
-_Static_assert(sizeof(md_backend) == sizeof(int) && sizeof(md_mode) == sizeof(int)
-                   && sizeof(md_log_level) == sizeof(int) && sizeof(md_on_stop) == sizeof(int)
-                   && sizeof(md_isolation) == sizeof(int),
+_Static_assert(sizeof(md_backend) == sizeof(int) && sizeof(md_mode) == sizeof(int) &&
+                   sizeof(md_log_level) == sizeof(int) && sizeof(md_on_stop) == sizeof(int) &&
+                   sizeof(md_isolation) == sizeof(int),
                "the configuration's enums are int-sized");
 
-static int parse_choice(const md_key_row *row, md_config *c, const char *v,
-                        const char *where, ms_error *err)
+static int parse_choice(const md_key_row *row, md_config *c, const char *v, const char *where,
+                        ms_error *err)
 {
     int i = choice(row->names, v);
     if (i < 0) {
@@ -147,14 +144,13 @@ static int parse_choice(const md_key_row *row, md_config *c, const char *v,
     return MS_OK;
 }
 
-static void text_choice(const md_key_row *row, const md_config *c, char *buf,
-                        size_t len)
+static void text_choice(const md_key_row *row, const md_config *c, char *buf, size_t len)
 {
     snprintf(buf, len, "%s", row->names[*(const int *)cfield(row, c)]);
 }
 
-static int parse_bool(const md_key_row *row, md_config *c, const char *v,
-                      const char *where, ms_error *err)
+static int parse_bool(const md_key_row *row, md_config *c, const char *v, const char *where,
+                      ms_error *err)
 {
     int i = choice(BOOLS, v);
     if (i < 0)
@@ -168,8 +164,8 @@ static void text_bool(const md_key_row *row, const md_config *c, char *buf, size
     snprintf(buf, len, "%s", BOOLS[*(const bool *)cfield(row, c)]);
 }
 
-static int parse_concat(const md_key_row *row, md_config *c, const char *v,
-                        const char *where, ms_error *err)
+static int parse_concat(const md_key_row *row, md_config *c, const char *v, const char *where,
+                        ms_error *err)
 {
     int i = ms_concat_parse(v);
     if (i < 0) {
@@ -185,14 +181,13 @@ static int parse_concat(const md_key_row *row, md_config *c, const char *v,
     return MS_OK;
 }
 
-static void text_concat(const md_key_row *row, const md_config *c, char *buf,
-                        size_t len)
+static void text_concat(const md_key_row *row, const md_config *c, char *buf, size_t len)
 {
     snprintf(buf, len, "%s", ms_concat_name(*(const int *)cfield(row, c)));
 }
 
-static int parse_path(const md_key_row *row, md_config *c, const char *v,
-                      const char *where, ms_error *err)
+static int parse_path(const md_key_row *row, md_config *c, const char *v, const char *where,
+                      ms_error *err)
 {
     if (strlen(v) >= row->size) {
         char why[48];
@@ -209,8 +204,8 @@ static void text_path(const md_key_row *row, const md_config *c, char *buf, size
 }
 
 /* A user or group name as useradd takes it (or none for the empty name). */
-static int parse_name(const md_key_row *row, md_config *c, const char *v,
-                      const char *where, ms_error *err)
+static int parse_name(const md_key_row *row, md_config *c, const char *v, const char *where,
+                      ms_error *err)
 {
     char *dst = field(row, c);
     if (!strcmp(v, "none")) {
@@ -221,8 +216,10 @@ static int parse_name(const md_key_row *row, md_config *c, const char *v,
     if (!n || n >= row->size || v[0] == '-' ||
         strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != n) {
         char why[128];
-        snprintf(why, sizeof why, "expected a user or group name ([A-Za-z0-9_.-], at most %zu "
-                 "bytes, not starting with '-') or none", row->size - 1);
+        snprintf(why, sizeof why,
+                 "expected a user or group name ([A-Za-z0-9_.-], at most %zu "
+                 "bytes, not starting with '-') or none",
+                 row->size - 1);
         return bad(err, where, row, v, why);
     }
     snprintf(dst, row->size, "%s", v);
@@ -236,15 +233,17 @@ static void text_name(const md_key_row *row, const md_config *c, char *buf, size
 }
 
 /* A GRES name as slurm.conf takes it; it goes into no shell, but stays plain. */
-static int parse_gres(const md_key_row *row, md_config *c, const char *v,
-                      const char *where, ms_error *err)
+static int parse_gres(const md_key_row *row, md_config *c, const char *v, const char *where,
+                      ms_error *err)
 {
     size_t n = strlen(v);
     if (n >= row->size ||
         strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != n) {
         char why[96];
-        snprintf(why, sizeof why, "expected a GRES name ([A-Za-z0-9_-], at most %zu bytes) "
-                 "or none", row->size - 1);
+        snprintf(why, sizeof why,
+                 "expected a GRES name ([A-Za-z0-9_-], at most %zu bytes) "
+                 "or none",
+                 row->size - 1);
         return bad(err, where, row, v, why);
     }
     snprintf(field(row, c), row->size, "%s", v);
@@ -252,8 +251,8 @@ static int parse_gres(const md_key_row *row, md_config *c, const char *v,
 }
 
 /* Journalled with each job's cgroup name: absolute, no whitespace, room for both. */
-static int parse_cgroup(const md_key_row *row, md_config *c, const char *v,
-                        const char *where, ms_error *err)
+static int parse_cgroup(const md_key_row *row, md_config *c, const char *v, const char *where,
+                        ms_error *err)
 {
     if (v[0] && strcmp(v, "none") && (v[0] != '/' || strpbrk(v, " \t\n\r")))
         return bad(err, where, row, v, "expected none or an absolute path without whitespace");
@@ -265,8 +264,8 @@ static int parse_cgroup(const md_key_row *row, md_config *c, const char *v,
     return parse_path(row, c, v, where, err);
 }
 
-static int parse_devices(const md_key_row *row, md_config *c, const char *v,
-                         const char *where, ms_error *err)
+static int parse_devices(const md_key_row *row, md_config *c, const char *v, const char *where,
+                         ms_error *err)
 {
     char buf[512];
     if (strlen(v) >= sizeof buf)
@@ -277,8 +276,10 @@ static int parse_devices(const md_key_row *row, md_config *c, const char *v,
         long d;
         if (!ms_parse_long(tok, (long)row->lo, (long)row->hi, &d)) {
             char why[96];
-            snprintf(why, sizeof why, "expected device indices %.0f..%.0f separated by "
-                     "commas, e.g. 0,1", row->lo, row->hi);
+            snprintf(why, sizeof why,
+                     "expected device indices %.0f..%.0f separated by "
+                     "commas, e.g. 0,1",
+                     row->lo, row->hi);
             return bad(err, where, row, v, why);
         }
         for (int i = 0; i < c->ndevices; i++)
@@ -291,8 +292,7 @@ static int parse_devices(const md_key_row *row, md_config *c, const char *v,
     return MS_OK;
 }
 
-static void text_devices(const md_key_row *row, const md_config *c, char *buf,
-                         size_t len)
+static void text_devices(const md_key_row *row, const md_config *c, char *buf, size_t len)
 {
     (void)row;
     size_t used = 0;
@@ -312,8 +312,8 @@ static bool loopback(const char *host)
     return inet_pton(AF_INET6, host, &a6) == 1 && IN6_IS_ADDR_LOOPBACK(&a6);
 }
 
-static int parse_address(const md_key_row *row, md_listen *l, const char *value,
-                         const char *where, ms_error *err)
+static int parse_address(const md_key_row *row, md_listen *l, const char *value, const char *where,
+                         ms_error *err)
 {
     memset(l, 0, sizeof *l);
     snprintf(l->where, sizeof l->where, "%s", where);
@@ -349,14 +349,15 @@ static int parse_address(const md_key_row *row, md_listen *l, const char *value,
         return bad(err, where, row, value, "the port must be 1..65535");
     l->port = (int)port;
     if (!loopback(l->host))
-        return bad(err, where, row, value, "tcp listens only on a loopback address "
-                                           "(127.0.0.1, ::1, localhost): the API has no TLS");
+        return bad(err, where, row, value,
+                   "tcp listens only on a loopback address "
+                   "(127.0.0.1, ::1, localhost): the API has no TLS");
     l->tcp = true;
     return MS_OK;
 }
 
-static int parse_listen(const md_key_row *row, md_config *c, const char *v,
-                        const char *where, ms_error *err)
+static int parse_listen(const md_key_row *row, md_config *c, const char *v, const char *where,
+                        ms_error *err)
 {
     if (c->nlisten == MD_MAX_LISTEN) {
         char why[48];
@@ -369,8 +370,7 @@ static int parse_listen(const md_key_row *row, md_config *c, const char *v,
     return rc;
 }
 
-static void text_listen(const md_key_row *row, const md_config *c, char *buf,
-                        size_t len)
+static void text_listen(const md_key_row *row, const md_config *c, char *buf, size_t len)
 {
     (void)row;
     size_t used = 0;
@@ -383,13 +383,11 @@ static void text_listen(const md_key_row *row, const md_config *c, char *buf,
             used += (size_t)snprintf(buf + used, len - used, "%stcp:[%s]:%d", sep, l->host,
                                      l->port);
         else
-            used += (size_t)snprintf(buf + used, len - used, "%stcp:%s:%d", sep, l->host,
-                                     l->port);
+            used += (size_t)snprintf(buf + used, len - used, "%stcp:%s:%d", sep, l->host, l->port);
     }
 }
 
-typedef int (*parse_fn)(const md_key_row *, md_config *, const char *, const char *,
-                        ms_error *);
+typedef int (*parse_fn)(const md_key_row *, md_config *, const char *, const char *, ms_error *);
 typedef void (*text_fn)(const md_key_row *, const md_config *, char *, size_t);
 
 static const struct {
@@ -411,8 +409,8 @@ static const struct {
     [MD_VALUE_LISTEN] = {parse_listen, text_listen},
 };
 
-int md_value_parse(const md_key_row *row, md_config *c, const char *text,
-                   const char *where, ms_error *err)
+int md_value_parse(const md_key_row *row, md_config *c, const char *text, const char *where,
+                   ms_error *err)
 {
     return KINDS[row->kind].parse(row, c, text, where, err);
 }

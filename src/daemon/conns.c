@@ -9,16 +9,16 @@
 
 #include "log.h"
 
-#define NEVER 1e18
-#define LOG_EVERY 60.0   /* seconds between two warnings about one peer */
+#define NEVER     1e18
+#define LOG_EVERY 60.0 /* seconds between two warnings about one peer */
 
 struct md_conn {
     bool used;
-    bool cut;          /* shut down at its deadline */
+    bool cut; /* shut down at its deadline */
     int fd;
     md_peer who;
-    int peer;          /* index in peers */
-    double deadline;   /* NEVER when off */
+    int peer;        /* index in peers */
+    double deadline; /* NEVER when off */
 };
 
 /* A peer with connections open, or seen lately (kept for its warnings' times). */
@@ -26,8 +26,8 @@ struct peer {
     bool used;
     md_peer who;
     int open;
-    unsigned refused, cut;              /* since the last warning of each */
-    double refused_warned, cut_warned;  /* when (-NEVER: never) */
+    unsigned refused, cut;             /* since the last warning of each */
+    double refused_warned, cut_warned; /* when (-NEVER: never) */
     double seen;
 };
 
@@ -36,11 +36,11 @@ struct md_conns {
     pthread_cond_t cv;
     pthread_t watchdog;
     bool stop;
-    double wake;       /* when the watchdog looks next (NEVER: when told) */
+    double wake; /* when the watchdog looks next (NEVER: when told) */
     int cap, per_peer;
     double timeout;
     struct md_conn *c;
-    struct peer *p;    /* cap of them: a peer has a connection or had one */
+    struct peer *p; /* cap of them: a peer has a connection or had one */
 };
 
 static double now(void)
@@ -67,8 +67,8 @@ static int peer_of(md_conns *cs, const md_peer *who, double t)
     }
     int at = empty >= 0 ? empty : idle;
     if (at >= 0)
-        cs->p[at] = (struct peer){.used = true, .who = *who, .refused_warned = -NEVER,
-                                  .cut_warned = -NEVER, .seen = t};
+        cs->p[at] = (struct peer){
+            .used = true, .who = *who, .refused_warned = -NEVER, .cut_warned = -NEVER, .seen = t};
     return at;
 }
 
@@ -80,8 +80,8 @@ static void warn(struct peer *p, const char *event, unsigned *count, double *war
     if (t - *warned < LOG_EVERY)
         return;
     char who[64];
-    md_log(MD_LOG_WARN, event, "peer=%s %s=%g count=%u",
-           md_peer_text(&p->who, who, sizeof who), what, n, *count);
+    md_log(MD_LOG_WARN, event, "peer=%s %s=%g count=%u", md_peer_text(&p->who, who, sizeof who),
+           what, n, *count);
     *count = 0;
     *warned = t;
 }
@@ -93,13 +93,12 @@ md_conn *md_conns_add(md_conns *cs, int fd, const md_peer *peer)
     pthread_mutex_lock(&cs->mu);
     int pi = peer_of(cs, peer, t);
     if (pi < 0)
-        goto out;  /* every slot holds a peer with connections: no room at all */
+        goto out; /* every slot holds a peer with connections: no room at all */
     struct peer *p = &cs->p[pi];
     p->seen = t;
     bool root = !peer->tcp && peer->uid == 0;
     if (p->open >= cs->per_peer && !root) {
-        warn(p, "http.peer_limit", &p->refused, &p->refused_warned, t, "limit",
-             cs->per_peer);
+        warn(p, "http.peer_limit", &p->refused, &p->refused_warned, t, "limit", cs->per_peer);
         goto out;
     }
     for (int i = 0; i < cs->cap && !c; i++)
@@ -107,8 +106,8 @@ md_conn *md_conns_add(md_conns *cs, int fd, const md_peer *peer)
             c = &cs->c[i];
     if (!c)
         goto out;
-    *c = (struct md_conn){.used = true, .fd = fd, .who = *peer, .peer = pi,
-                          .deadline = t + cs->timeout};
+    *c = (struct md_conn){
+        .used = true, .fd = fd, .who = *peer, .peer = pi, .deadline = t + cs->timeout};
     p->open++;
     if (c->deadline < cs->wake)
         pthread_cond_signal(&cs->cv);
@@ -168,14 +167,13 @@ static void *watch(void *arg)
             shutdown(c->fd, SHUT_RDWR);
             c->cut = true;
             struct peer *p = &cs->p[c->peer];
-            warn(p, "http.request_timeout", &p->cut, &p->cut_warned, t, "seconds",
-                 cs->timeout);
+            warn(p, "http.request_timeout", &p->cut, &p->cut_warned, t, "seconds", cs->timeout);
         }
         cs->wake = next;
         if (next == NEVER) {
             pthread_cond_wait(&cs->cv, &cs->mu);
         } else {
-            double at = next + 0.001;  /* just past it, so that it is due when we wake */
+            double at = next + 0.001; /* just past it, so that it is due when we wake */
             struct timespec ts = {.tv_sec = (time_t)at,
                                   .tv_nsec = (long)((at - (double)(time_t)at) * 1e9)};
             pthread_cond_timedwait(&cs->cv, &cs->mu, &ts);
@@ -212,8 +210,7 @@ int md_conns_new(int cap, int per_peer, double timeout, md_conns **out, ms_error
         free(cs->c);
         free(cs->p);
         free(cs);
-        return ms_error_set(err, MS_EIO, "the connection watchdog did not start: %s",
-                            strerror(e));
+        return ms_error_set(err, MS_EIO, "the connection watchdog did not start: %s", strerror(e));
     }
     *out = cs;
     return MS_OK;

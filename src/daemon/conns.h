@@ -11,7 +11,7 @@
 #include "listen.h"
 
 typedef struct md_conns md_conns;
-typedef struct md_conn md_conn;   /* one open connection */
+typedef struct md_conn md_conn; /* one open connection */
 
 /* Room for cap connections in all; starts the watchdog. */
 int md_conns_new(int cap, int per_peer, double timeout, md_conns **out, ms_error *err);

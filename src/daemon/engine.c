@@ -29,20 +29,20 @@ static int after_end(md_engine *e, size_t i, md_job *next, md_job_event ev, ms_e
                    next->ended - next->submitted);
     char uid[16], user[160];
     md_log(MD_LOG_INFO, "job.end", "id=%lld user=%s event=%s state=%s", (long long)next->id,
-           md_log_quote(md_job_user(&next->owner, uid), user, sizeof user),
-           md_job_event_name(ev), md_job_state_name(next->state));
+           md_log_quote(md_job_user(&next->owner, uid), user, sizeof user), md_job_event_name(ev),
+           md_job_state_name(next->state));
     ei_job_ended(e, next);
     ei_mapping(e, r->gpu, r->slot, NULL);
     /* Its instance is free once nothing the job started is left. */
     if (!ei_leftovers(e, r, &e->gpu[r->gpu].inst[r->slot], ei_mono()))
         ei_release(e, r->gpu, r->slot);
     int rc = MS_OK;
-    if (next->state == MD_JOB_QUEUED) {  /* interrupted under retry: back in line, by id */
+    if (next->state == MD_JOB_QUEUED) { /* interrupted under retry: back in line, by id */
         md_job *q = malloc(sizeof *q);
         if (q)
             *q = *next;
         if (!q || ei_queue_insert(e, q)) {
-            free(q);  /* next still owns the spec */
+            free(q); /* next still owns the spec */
             rc = ms_error_set(err, MS_ENOMEM, "out of memory");
         } else {
             memset(&next->spec, 0, sizeof next->spec);
@@ -80,7 +80,7 @@ static int end_runs(md_engine *e, const ending *en, size_t n, ms_error *err)
                                                : md_job_cancel(&next[k], now, &ts[k], err);
     }
     if (!rc && n) {
-        e->flushing = true;  /* the views wait until the ends are acted on */
+        e->flushing = true; /* the views wait until the ends are acted on */
         rc = ei_commit(e, ptr, ts, n, true, err);
     }
     /* Backwards: dropping run[i] moves the last running job into i. */
@@ -133,7 +133,7 @@ static double step(md_engine *e)
         if (e->nvml && !alloc) {
             /* A process is stopped first; its job ends once it is reaped. */
             ei_watch(e, r, r->cancel || requeue, now);
-            if (!r->exited && !r->node_fault)  /* polled below: waitpid on our own children */
+            if (!r->exited && !r->node_fault) /* polled below: waitpid on our own children */
                 continue;
         }
         /* A start that ran nothing for the node's reason goes back to the queue, even at a
@@ -168,16 +168,16 @@ static double step(md_engine *e)
     double schedule_at = e->schedule.delay > 0 ? e->schedule.retry_at : -INFINITY;
     if (e->schedule.delay > 0)
         next = fmin(next, schedule_at);
-    if (batch)  /* a batch falls due by time too */
+    if (batch) /* a batch falls due by time too */
         next = fmin(next, fmax(schedule_at, now + (ei_batch_due(e) - ei_now())));
-    for (size_t i = 0; i < e->nqueue; i++)  /* a job's backoff after a node failure */
+    for (size_t i = 0; i < e->nqueue; i++) /* a job's backoff after a node failure */
         if (e->queue[i]->not_before > now)
             next = fmin(next, e->queue[i]->not_before);
-    if (draining(e))  /* a poll, as for running processes */
+    if (draining(e)) /* a poll, as for running processes */
         next = fmin(next, now + 0.05);
-    for (size_t i = 0; i < e->nrun; i++)  /* those just started included */
+    for (size_t i = 0; i < e->nrun; i++) /* those just started included */
         next = fmin(next, e->nvml && !ei_is_alloc(&e->run[i].job)
-                              ? now + 0.05  /* a poll: the end itself waits for ends_at */
+                              ? now + 0.05 /* a poll: the end itself waits for ends_at */
                               : fmax(ends_at, e->run[i].end_mono));
     return next;
 }
@@ -199,9 +199,8 @@ static void *loop(void *arg)
                 e->abandoned = ei_jobs_running(e);
                 char q[MS_ERR_LEN + 32];
                 md_log(MD_LOG_ERROR, "engine.stop_abandoned", "jobs=%zu error=%s repeated=%lu",
-                       e->abandoned, md_log_quote(e->ends.error, q, sizeof q),
-                       e->ends.repeated);
-                pthread_cond_broadcast(&e->changed);  /* a cancel waiting for one of them */
+                       e->abandoned, md_log_quote(e->ends.error, q, sizeof q), e->ends.repeated);
+                pthread_cond_broadcast(&e->changed); /* a cancel waiting for one of them */
                 break;
             }
             next = fmin(next, give_up);
@@ -283,8 +282,7 @@ static int reconcile_store(md_engine *e, ms_error *err)
     size_t k = 0;
     for (size_t i = 0; !rc && i < n; i++) {
         bool resumed = false;
-        if (ei_is_alloc(&run[i]) && ((rc = ei_alloc_resume(e, &run[i], &resumed, err)) ||
-                                     resumed))
+        if (ei_is_alloc(&run[i]) && ((rc = ei_alloc_resume(e, &run[i], &resumed, err)) || resumed))
             continue;
         rc = md_job_recover(&run[i], ei_now(), e->c->max_attempts, &ts[k], err);
         ptr[k++] = &run[i];
@@ -342,8 +340,7 @@ static int open_backends(md_engine *e, ms_error *err)
             return rc;
         e->gpu[g].device = g;
         /* A stable made-up UUID in NVIDIA's shape, for the metrics' labels. */
-        snprintf(e->gpu[g].uuid, sizeof e->gpu[g].uuid,
-                 "GPU-51300000-0000-4000-8000-%012d", g);
+        snprintf(e->gpu[g].uuid, sizeof e->gpu[g].uuid, "GPU-51300000-0000-4000-8000-%012d", g);
         for (int k = 0; k < MS_MAX_SLOTS; k++)
             e->gpu[g].inst[k] = (ei_inst){.profile = -1};
     }
@@ -353,14 +350,14 @@ static int open_backends(md_engine *e, ms_error *err)
 int md_engine_open(const md_config *c, md_store *st, md_engine **out, ms_error *err)
 {
     *out = NULL;
-    if (!c->has_model)  /* migschedd sets the nvml devices' own when the key is absent */
+    if (!c->has_model) /* migschedd sets the nvml devices' own when the key is absent */
         return ms_error_set(err, MS_EINVAL, "the configuration has no GPU model (gpu)");
     md_engine *e = calloc(1, sizeof *e);
     if (!e)
         return ms_error_set(err, MS_ENOMEM, "out of memory");
     e->c = c;
     e->m = &c->model;
-    e->stop_grace = c->stop_grace;  /* the recovery may stop leftover processes */
+    e->stop_grace = c->stop_grace; /* the recovery may stop leftover processes */
     e->st = st;
     e->time_scale = c->time_scale;
     e->tau = c->tau;
@@ -396,7 +393,7 @@ int md_engine_open(const md_config *c, md_store *st, md_engine **out, ms_error *
         rc = ei_alloc_load_held(e, err);
     if (!rc)
         rc = open_backends(e, err);
-    pthread_mutex_lock(&e->mu);  /* a resumed sim allocation creates its instance */
+    pthread_mutex_lock(&e->mu); /* a resumed sim allocation creates its instance */
     if (!rc)
         rc = reconcile_store(e, err);
     pthread_mutex_unlock(&e->mu);
@@ -431,7 +428,7 @@ int md_engine_stop(md_engine *e, ms_error *err)
         return MS_OK;
     pthread_join(e->thread, NULL);
     e->thread_started = false;
-    int left = 0, held = 0;  /* held: allocations' instances, kept for the next start */
+    int left = 0, held = 0; /* held: allocations' instances, kept for the next start */
     for (int g = 0; g < e->ngpus; g++)
         for (int k = 0; k < e->m->slots; k++) {
             const ei_inst *in = &e->gpu[g].inst[k];
@@ -441,16 +438,21 @@ int md_engine_stop(md_engine *e, ms_error *err)
         }
     /* The journal's "finished": nothing of ours is left (else the next start reads it). */
     ei_nvml_close(e, left == 0 && held == 0);
-    held -= (int)e->abandoned;  /* their instances are busy too */
-    md_log(MD_LOG_INFO, "engine.stop", "queued=%zu instances_left=%d allocations_held=%d "
-           "abandoned=%zu", e->nqueue, left, held, e->abandoned);
+    held -= (int)e->abandoned; /* their instances are busy too */
+    md_log(MD_LOG_INFO, "engine.stop",
+           "queued=%zu instances_left=%d allocations_held=%d "
+           "abandoned=%zu",
+           e->nqueue, left, held, e->abandoned);
     if (e->abandoned)
-        return ms_error_set(err, MS_EIO, "%zu jobs left running in the store, which failed to "
+        return ms_error_set(err, MS_EIO,
+                            "%zu jobs left running in the store, which failed to "
                             "record their ends: %s (the next start recovers them)",
                             e->abandoned, e->ends.error);
     if (left)
-        return ms_error_set(err, MS_EBACKEND, "%d instances could not be destroyed (see the "
-                            "log; migsched run --cleanup removes them)", left);
+        return ms_error_set(err, MS_EBACKEND,
+                            "%d instances could not be destroyed (see the "
+                            "log; migsched run --cleanup removes them)",
+                            left);
     return MS_OK;
 }
 
@@ -458,7 +460,7 @@ void md_engine_close(md_engine *e)
 {
     if (!e)
         return;
-    if (e->thread_started) {  /* closed without a stop: end the thread, leave jobs as they are */
+    if (e->thread_started) { /* closed without a stop: end the thread, leave jobs as they are */
         pthread_mutex_lock(&e->mu);
         e->quit = e->stopping = true;
         ei_wake(e);
@@ -479,7 +481,7 @@ int md_engine_reload(md_engine *e, const md_config *next, ms_error *err)
 {
     (void)err;
     pthread_mutex_lock(&e->mu);
-    e->time_scale = next->time_scale;  /* for holds that start from now on */
+    e->time_scale = next->time_scale; /* for holds that start from now on */
     e->stop_grace = next->stop_grace;
     e->tau = next->tau;
     e->queue_limit = next->queue_limit;
@@ -488,14 +490,15 @@ int md_engine_reload(md_engine *e, const md_config *next, ms_error *err)
     snprintf(e->access.admin_group, sizeof e->access.admin_group, "%s", next->admin_group);
     snprintf(e->access.slurm_user, sizeof e->access.slurm_user, "%s", next->slurm_user);
     e->on_stop = next->on_stop;
-    e->batch_size = next->batch_size;  /* from the next batch on */
+    e->batch_size = next->batch_size; /* from the next batch on */
     e->batch_period = next->batch_period;
     e->batch_concat = next->batch_concat;
     md_log_set_level(next->log_level);
     ei_wake(e);
     pthread_mutex_unlock(&e->mu);
     char ag[160], su[160];
-    md_log(MD_LOG_INFO, "engine.reload", "time_scale=%g on_stop=%s queue_limit=%d "
+    md_log(MD_LOG_INFO, "engine.reload",
+           "time_scale=%g on_stop=%s queue_limit=%d "
            "user_queue_limit=%d user_queue_bytes=%lld admin_group=%s slurm_user=%s",
            next->time_scale, next->on_stop == MD_ON_STOP_WAIT ? "wait" : "requeue",
            next->queue_limit, next->user_queue_limit, next->user_queue_bytes,

@@ -24,13 +24,13 @@ typedef struct md_engine md_engine;
  * STOPPING 503, INTERNAL 500. */
 typedef enum md_engine_outcome {
     MD_ENGINE_OK = 0,
-    MD_ENGINE_BAD_REQUEST,   /* the request cannot be served as asked (e.g. no GPU can ever fit it) */
-    MD_ENGINE_FORBIDDEN,     /* the caller may not (another user's job, a root job) */
-    MD_ENGINE_NOT_FOUND,     /* no such job */
-    MD_ENGINE_CONFLICT,      /* the job is in a state the request does not apply to */
-    MD_ENGINE_QUEUE_FULL,    /* too many queued jobs (all, or the user's) */
-    MD_ENGINE_STOPPING,      /* the daemon is shutting down */
-    MD_ENGINE_INTERNAL,      /* the store or the backend failed */
+    MD_ENGINE_BAD_REQUEST, /* the request cannot be served as asked (e.g. no GPU can ever fit it) */
+    MD_ENGINE_FORBIDDEN,   /* the caller may not (another user's job, a root job) */
+    MD_ENGINE_NOT_FOUND,   /* no such job */
+    MD_ENGINE_CONFLICT,    /* the job is in a state the request does not apply to */
+    MD_ENGINE_QUEUE_FULL,  /* too many queued jobs (all, or the user's) */
+    MD_ENGINE_STOPPING,    /* the daemon is shutting down */
+    MD_ENGINE_INTERNAL,    /* the store or the backend failed */
 } md_engine_outcome;
 
 /* Opens the configured backend's GPUs (sim: c->gpus simulated c->model; nvml: c->devices,
@@ -88,15 +88,16 @@ md_engine_outcome md_engine_submit(md_engine *e, md_job_spec *spec, const md_job
 md_engine_outcome md_engine_cancel(md_engine *e, int64_t id, const md_engine_actor *who,
                                    json_t **job, ms_error *err);
 /* A job as who may see it (md_job_to_json's detail for its owner and admins). */
-md_engine_outcome md_engine_job(md_engine *e, int64_t id, const md_engine_actor *who,
-                                json_t **job, ms_error *err);
+md_engine_outcome md_engine_job(md_engine *e, int64_t id, const md_engine_actor *who, json_t **job,
+                                ms_error *err);
 /* Retention: deletes the jobs that finished more than `retention` seconds ago from the
  * store (md_store_prune). Called at start; the group commit calls it again every
  * retention / 10 (at most hourly), so the store is bounded by what the node ran in a
  * retention period: every row it grows by comes through a commit. */
 int md_engine_prune(md_engine *e, ms_error *err);
 /* {"job": ID, "transitions": [...]}: the job's transitions in order
- * (md_job_transition_to_json). FORBIDDEN (naming the owner): who is neither its owner nor an admin, as for its spec. */
+ * (md_job_transition_to_json). FORBIDDEN (naming the owner): who is neither its owner nor an admin,
+ * as for its spec. */
 md_engine_outcome md_engine_history(md_engine *e, int64_t id, const md_engine_actor *who,
                                     json_t **history, ms_error *err);
 /* {"jobs": [...]}: a page of jobs (md_store_job_page), each as who may see it; *next: the
@@ -121,9 +122,8 @@ md_engine_outcome md_engine_plan(md_engine *e, char **schedule_json, ms_error *e
 /* Adds `step` to the live (queued or running) allocation of Slurm job spec->slurm_job_id,
  * making one from spec (its profile) owned by owner when there is none: idempotent. Takes
  * the spec. CONFLICT: the live allocation has another profile; BAD_REQUEST: mode batch. */
-md_engine_outcome md_engine_alloc_step(md_engine *e, md_job_spec *spec,
-                                       const md_job_owner *owner, int64_t step,
-                                       json_t **alloc, ms_error *err);
+md_engine_outcome md_engine_alloc_step(md_engine *e, md_job_spec *spec, const md_job_owner *owner,
+                                       int64_t step, json_t **alloc, ms_error *err);
 /* NOT_FOUND: the Slurm job has no live allocation. */
 md_engine_outcome md_engine_alloc_get(md_engine *e, int64_t slurm_id, json_t **alloc,
                                       ms_error *err);
@@ -141,9 +141,9 @@ size_t md_engine_alloc_count(md_engine *e);
 
 /* ---- Metrics: a consistent snapshot; the HTTP layer renders the exposition. ---- */
 
-#define MD_ENGINE_TIME_BUCKETS 12   /* job wait and turnaround, seconds */
+#define MD_ENGINE_TIME_BUCKETS   12 /* job wait and turnaround, seconds */
 #define MD_ENGINE_RECONF_BUCKETS 10 /* instance creation and destruction, seconds */
-extern const double md_engine_time_bounds[MD_ENGINE_TIME_BUCKETS];   /* upper bounds, ascending */
+extern const double md_engine_time_bounds[MD_ENGINE_TIME_BUCKETS]; /* upper bounds, ascending */
 extern const double md_engine_reconf_bounds[MD_ENGINE_RECONF_BUCKETS];
 
 /* A Prometheus histogram: count[i] = observations <= bounds[i] (cumulative); +Inf = total. */
@@ -155,30 +155,30 @@ typedef struct md_engine_histogram {
 } md_engine_histogram;
 
 typedef struct md_engine_instance_metrics {
-    int profile;              /* index into the GPU model */
-    int start;                /* placement */
+    int profile; /* index into the GPU model */
+    int start;   /* placement */
     unsigned gi_id;
     char mig_uuid[96];
-    bool busy;                /* holds a running job */
-    int64_t job;              /* 0 when idle */
-    char user[64];            /* the job's owner (md_job_user); "" when idle */
+    bool busy;     /* holds a running job */
+    int64_t job;   /* 0 when idle */
+    char user[64]; /* the job's owner (md_job_user); "" when idle */
 } md_engine_instance_metrics;
 
 typedef struct md_engine_gpu_metrics {
-    int gpu;                  /* sim: 0..gpus-1; nvml: the device index */
-    char uuid[96];            /* the physical GPU's UUID; sim: a stable made-up one */
-    double fragmentation;     /* F(g) of DESIGN.md over its busy instances */
-    int busy_slices;          /* compute slices of instances holding a running job */
+    int gpu;              /* sim: 0..gpus-1; nvml: the device index */
+    char uuid[96];        /* the physical GPU's UUID; sim: a stable made-up one */
+    double fragmentation; /* F(g) of DESIGN.md over its busy instances */
+    int busy_slices;      /* compute slices of instances holding a running job */
     int ninstances;
     md_engine_instance_metrics instance[MS_MAX_MIG];
 } md_engine_gpu_metrics;
 
 typedef struct md_engine_metrics {
-    uint64_t jobs[MD_JOB_NSTATES];          /* jobs by state now (MD_JOB_NEW: 0) */
-    uint64_t submitted_total;               /* since start, this process */
-    uint64_t reconfigurations_total;        /* instance creations + destructions */
+    uint64_t jobs[MD_JOB_NSTATES];   /* jobs by state now (MD_JOB_NEW: 0) */
+    uint64_t submitted_total;        /* since start, this process */
+    uint64_t reconfigurations_total; /* instance creations + destructions */
     uint64_t creations_total, destructions_total;
-    md_engine_histogram creation_seconds;   /* md_engine_reconf_bounds */
+    md_engine_histogram creation_seconds; /* md_engine_reconf_bounds */
     md_engine_histogram destruction_seconds;
     md_engine_histogram wait_seconds;       /* md_engine_time_bounds: submit to start */
     md_engine_histogram turnaround_seconds; /* submit to end, jobs done or failed */
@@ -186,7 +186,6 @@ typedef struct md_engine_metrics {
     md_engine_gpu_metrics gpu[MD_MAX_DEVICES];
 } md_engine_metrics;
 
-md_engine_outcome md_engine_metrics_snapshot(md_engine *e, md_engine_metrics *out,
-                                             ms_error *err);
+md_engine_outcome md_engine_metrics_snapshot(md_engine *e, md_engine_metrics *out, ms_error *err);
 
 #endif

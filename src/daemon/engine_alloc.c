@@ -42,8 +42,7 @@ int ei_alloc_load_held(md_engine *e, ms_error *err)
     return MS_OK;
 }
 
-int ei_alloc_adopt(md_engine *e, int g, const ms_mig_instance *in, bool *adopted,
-                   ms_error *err)
+int ei_alloc_adopt(md_engine *e, int g, const ms_mig_instance *in, bool *adopted, ms_error *err)
 {
     ei_gpu *gp = &e->gpu[g];
     *adopted = false;
@@ -55,11 +54,11 @@ int ei_alloc_adopt(md_engine *e, int g, const ms_mig_instance *in, bool *adopted
         int rc = ms_journal_created(e->journal, gp->device, in, err);
         if (rc)
             return rc;
-        gp->inst[in->start_slot] = (ei_inst){.profile = j->placement.profile,
-                                             .state = EI_BUSY, .job = j->id, .mig = *in};
+        gp->inst[in->start_slot] = (ei_inst){
+            .profile = j->placement.profile, .state = EI_BUSY, .job = j->id, .mig = *in};
         *adopted = true;
-        md_log(MD_LOG_INFO, "recover.adopt", "gpu=%d gi=%u start=%d slurm_job=%lld",
-               gp->device, in->gi_id, in->start_slot, (long long)j->spec.slurm_job_id);
+        md_log(MD_LOG_INFO, "recover.adopt", "gpu=%d gi=%u start=%d slurm_job=%lld", gp->device,
+               in->gi_id, in->start_slot, (long long)j->spec.slurm_job_id);
         return MS_OK;
     }
     return MS_OK;
@@ -102,8 +101,8 @@ int ei_alloc_resume(md_engine *e, md_job *j, bool *resumed, ms_error *err)
         return MS_OK;
     if (ei_grow_run(e, 1))
         return ms_error_set(err, MS_ENOMEM, "out of memory");
-    e->run[e->nrun++] = (ei_run){.job = *j, .gpu = g, .slot = j->placement.start,
-                                 .end_mono = INFINITY};
+    e->run[e->nrun++] = (ei_run){
+        .job = *j, .gpu = g, .slot = j->placement.start, .end_mono = INFINITY};
     memset(&j->spec, 0, sizeof j->spec);
     *resumed = true;
     char uid[16], user[160];
@@ -179,10 +178,7 @@ static held held_now(md_engine *e, int64_t id)
     return h;
 }
 
-static json_t *or_null(long v)
-{
-    return v >= 0 ? json_integer(v) : json_null();
-}
+static json_t *or_null(long v) { return v >= 0 ? json_integer(v) : json_null(); }
 
 /* The allocation's JSON: its job (GET /v1/jobs/{id}) with its steps and, once placed, its
  * GPU instance id (DCGM's GPU_I_ID), compute instance id and the GPU's minor number. */
@@ -232,7 +228,7 @@ static int alloc_new(md_engine *e, md_job_spec *spec, const md_job_owner *owner,
         rc = md_store_submit(e->st, j, &t, err);
         pthread_mutex_unlock(&e->smu);
     }
-    if (!rc && ei_queue_insert(e, j))  /* durable: the next start queues it */
+    if (!rc && ei_queue_insert(e, j)) /* durable: the next start queues it */
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
     if (rc) {
         md_job_free(j);
@@ -249,19 +245,19 @@ static int alloc_new(md_engine *e, md_job_spec *spec, const md_job_owner *owner,
     return MS_OK;
 }
 
-md_engine_outcome md_engine_alloc_step(md_engine *e, md_job_spec *spec,
-                                       const md_job_owner *owner, int64_t step,
-                                       json_t **alloc, ms_error *err)
+md_engine_outcome md_engine_alloc_step(md_engine *e, md_job_spec *spec, const md_job_owner *owner,
+                                       int64_t step, json_t **alloc, ms_error *err)
 {
     *alloc = NULL;
     int64_t slurm_id = spec->slurm_job_id;
     md_engine_outcome o = MD_ENGINE_OK;
     pthread_mutex_lock(&e->mu);
-    ei_settle(e);  /* no start or end half done: the queue and the running set are stable */
+    ei_settle(e); /* no start or end half done: the queue and the running set are stable */
     ei_run *run;
     md_job *j = find_live(e, slurm_id, &run);
     if (e->c->mode != MD_ONLINE) {
-        ms_error_set(err, MS_EINVAL, "allocations need mode online (this migschedd plans "
+        ms_error_set(err, MS_EINVAL,
+                     "allocations need mode online (this migschedd plans "
                      "batches)");
         o = MD_ENGINE_BAD_REQUEST;
     } else if (e->stopping) {
@@ -269,13 +265,14 @@ md_engine_outcome md_engine_alloc_step(md_engine *e, md_job_spec *spec,
         o = MD_ENGINE_STOPPING;
     } else if (j && j->spec.profile != spec->profile) {
         /* Nested steps inherit the job's --mig: another size is a mistake, not a resize. */
-        ms_error_set(err, MS_EINVAL, "Slurm job %lld holds an allocation of %s; this step "
-                     "asks for %s", (long long)slurm_id, e->m->profiles[j->spec.profile].name,
+        ms_error_set(err, MS_EINVAL,
+                     "Slurm job %lld holds an allocation of %s; this step "
+                     "asks for %s",
+                     (long long)slurm_id, e->m->profiles[j->spec.profile].name,
                      e->m->profiles[spec->profile].name);
         o = MD_ENGINE_CONFLICT;
     } else if (!j && e->nqueue + e->inflight >= (size_t)e->queue_limit) {
-        ms_error_set(err, MS_EINVAL, "%d jobs are queued already (queue-limit)",
-                     e->queue_limit);
+        ms_error_set(err, MS_EINVAL, "%d jobs are queued already (queue-limit)", e->queue_limit);
         o = MD_ENGINE_QUEUE_FULL;
     } else if (!j && alloc_new(e, spec, owner, &j, err)) {
         o = MD_ENGINE_INTERNAL;
@@ -289,12 +286,11 @@ md_engine_outcome md_engine_alloc_step(md_engine *e, md_job_spec *spec,
         ei_wake(e);
     }
     pthread_mutex_unlock(&e->mu);
-    md_job_spec_free(spec);  /* a no-op when alloc_new took it */
+    md_job_spec_free(spec); /* a no-op when alloc_new took it */
     return o == MD_ENGINE_OK ? alloc_json(e, id, alloc, err) : o;
 }
 
-md_engine_outcome md_engine_alloc_get(md_engine *e, int64_t slurm_id, json_t **alloc,
-                                      ms_error *err)
+md_engine_outcome md_engine_alloc_get(md_engine *e, int64_t slurm_id, json_t **alloc, ms_error *err)
 {
     *alloc = NULL;
     pthread_mutex_lock(&e->mu);
@@ -339,8 +335,9 @@ md_engine_outcome md_engine_alloc_release(md_engine *e, int64_t slurm_id, int64_
     md_job *j = find_live(e, slurm_id, &run);
     if (!j || e->stopping) {
         pthread_mutex_unlock(&e->mu);
-        if (j) {  /* the scheduling thread may be gone: the next start reconciles */
-            ms_error_set(err, MS_EINVAL, "migschedd is stopping: the allocation is released "
+        if (j) { /* the scheduling thread may be gone: the next start reconciles */
+            ms_error_set(err, MS_EINVAL,
+                         "migschedd is stopping: the allocation is released "
                          "by the reconciliation after its restart");
             return MD_ENGINE_STOPPING;
         }

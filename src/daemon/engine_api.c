@@ -16,29 +16,27 @@ static md_engine_outcome fail(int rc)
 }
 
 /* Where the jobs' output files are: the nvml backend's log-dir; the sim runs no command. */
-static const char *log_dir(const md_engine *e)
-{
-    return e->nvml ? e->c->log_dir : NULL;
-}
+static const char *log_dir(const md_engine *e) { return e->nvml ? e->c->log_dir : NULL; }
 
 /* Whether owner may queue one more job of bytes (mu held): queue-limit, then the owner's
  * user-queue-limit and user-queue-bytes. */
-static md_engine_outcome admit(md_engine *e, const md_job_owner *owner, size_t bytes,
-                               ms_error *err)
+static md_engine_outcome admit(md_engine *e, const md_job_owner *owner, size_t bytes, ms_error *err)
 {
     char uid[16];
     const char *user = md_job_user(owner, uid);
     ei_tally t = ei_tally_get(e, owner->uid);
     if (e->nqueue + e->inflight >= (size_t)e->queue_limit)
-        ms_error_set(err, MS_EINVAL, "%d jobs are queued already (queue-limit)",
-                     e->queue_limit);
+        ms_error_set(err, MS_EINVAL, "%d jobs are queued already (queue-limit)", e->queue_limit);
     else if (t.jobs >= (size_t)e->user_queue_limit)
-        ms_error_set(err, MS_EINVAL, "user %s has %zu jobs queued already (user-queue-limit "
-                     "%d)", user, t.jobs, e->user_queue_limit);
+        ms_error_set(err, MS_EINVAL,
+                     "user %s has %zu jobs queued already (user-queue-limit "
+                     "%d)",
+                     user, t.jobs, e->user_queue_limit);
     else if (t.bytes + bytes > (uint64_t)e->user_queue_bytes)
-        ms_error_set(err, MS_EINVAL, "user %s's queued jobs hold %llu bytes of specs; this "
-                     "one's %zu would pass user-queue-bytes (%lld)", user,
-                     (unsigned long long)t.bytes, bytes, e->user_queue_bytes);
+        ms_error_set(err, MS_EINVAL,
+                     "user %s's queued jobs hold %llu bytes of specs; this "
+                     "one's %zu would pass user-queue-bytes (%lld)",
+                     user, (unsigned long long)t.bytes, bytes, e->user_queue_bytes);
     else
         return MD_ENGINE_OK;
     return MD_ENGINE_QUEUE_FULL;
@@ -59,7 +57,8 @@ md_engine_outcome md_engine_submit(md_engine *e, md_job_spec *spec, const md_job
     }
     if (owner->uid == 0 && !e->c->allow_root_jobs) {
         md_job_spec_free(spec);
-        ms_error_set(err, MS_EINVAL, "job: it would run as root (uid 0), which migschedd "
+        ms_error_set(err, MS_EINVAL,
+                     "job: it would run as root (uid 0), which migschedd "
                      "refuses unless configured with allow-root-jobs true; submit it as "
                      "the user it should run as");
         return MD_ENGINE_FORBIDDEN;
@@ -114,7 +113,7 @@ md_engine_outcome md_engine_submit(md_engine *e, md_job_spec *spec, const md_job
     }
     pthread_mutex_lock(&e->mu);
     e->inflight--;
-    ei_tally_add(e, owner->uid, bytes, -1);  /* the queue counts it from here on */
+    ei_tally_add(e, owner->uid, bytes, -1); /* the queue counts it from here on */
     if (!rc) {
         char uid[16], user[160], name[160];
         md_log(MD_LOG_INFO, "job.submit", "id=%lld user=%s name=%s", (long long)j->id,
@@ -124,8 +123,8 @@ md_engine_outcome md_engine_submit(md_engine *e, md_job_spec *spec, const md_job
             j = NULL;
         } else {
             /* Durable but unqueued in memory: the next start picks it up from the store. */
-            md_log(MD_LOG_ERROR, "job.queue_full_memory", "id=%lld user=%s",
-                   (long long)j->id, user);
+            md_log(MD_LOG_ERROR, "job.queue_full_memory", "id=%lld user=%s", (long long)j->id,
+                   user);
         }
         e->submitted_total++;
         ei_wake(e);
@@ -183,7 +182,7 @@ static void waiting_reason(md_engine *e, md_job *j, double *batch_due)
 {
     size_t at = queue_position(e, j->id);
     if (j->state != MD_JOB_QUEUED || at == e->nqueue)
-        return;  /* not in the queue: its start or cancel is being committed */
+        return; /* not in the queue: its start or cancel is being committed */
     const md_job *q = e->queue[at];
     double mono = ei_mono();
     const ei_making *mk = &e->making;
@@ -219,8 +218,8 @@ static void waiting_reason(md_engine *e, md_job *j, double *batch_due)
     }
 }
 
-md_engine_outcome ei_get_job(md_engine *e, int64_t id, const md_engine_actor *who,
-                             json_t **job, ms_error *err)
+md_engine_outcome ei_get_job(md_engine *e, int64_t id, const md_engine_actor *who, json_t **job,
+                             ms_error *err)
 {
     md_job j;
     md_engine_outcome o = read_job(e, id, &j, err);
@@ -239,8 +238,8 @@ md_engine_outcome ei_get_job(md_engine *e, int64_t id, const md_engine_actor *wh
     return MD_ENGINE_OK;
 }
 
-md_engine_outcome md_engine_job(md_engine *e, int64_t id, const md_engine_actor *who,
-                                json_t **job, ms_error *err)
+md_engine_outcome md_engine_job(md_engine *e, int64_t id, const md_engine_actor *who, json_t **job,
+                                ms_error *err)
 {
     *job = NULL;
     return ei_get_job(e, id, who, job, err);
@@ -285,8 +284,7 @@ md_engine_outcome md_engine_history(md_engine *e, int64_t id, const md_engine_ac
             arr = NULL;
         }
     free(ts);
-    if (!arr || !(*history = json_pack("{s:I, s:o}", "job", (json_int_t)id, "transitions",
-                                       arr))) {
+    if (!arr || !(*history = json_pack("{s:I, s:o}", "job", (json_int_t)id, "transitions", arr))) {
         ms_error_set(err, MS_ENOMEM, "out of memory");
         return MD_ENGINE_INTERNAL;
     }
@@ -317,7 +315,7 @@ void ei_wait_ended(md_engine *e, int64_t id)
         bool still = false;
         for (size_t k = 0; k < e->nrun; k++)
             still |= e->run[k].job.id == id;
-        if (!still || !e->thread_started || e->abandoned)  /* abandoned: it never ends */
+        if (!still || !e->thread_started || e->abandoned) /* abandoned: it never ends */
             return;
         pthread_cond_wait(&e->changed, &e->mu);
     }
@@ -335,7 +333,8 @@ md_engine_outcome md_engine_cancel(md_engine *e, int64_t id, const md_engine_act
      * instance freed under its running steps would go to someone else's job). */
     bool alloc = ei_is_alloc(&owned) && who && !who->admin;
     if (alloc)
-        ms_error_set(err, MS_EINVAL, "job %lld is Slurm job %lld's allocation: Slurm releases "
+        ms_error_set(err, MS_EINVAL,
+                     "job %lld is Slurm job %lld's allocation: Slurm releases "
                      "it (DELETE /v1/allocations/%lld, root or slurm-user), or an admin",
                      (long long)id, (long long)owned.spec.slurm_job_id,
                      (long long)owned.spec.slurm_job_id);
@@ -405,9 +404,9 @@ md_engine_outcome md_engine_jobs(md_engine *e, const md_store_job_query *q,
     /* Each job is freed once rendered: the page is held once, not twice. */
     json_t *arr = json_array();
     for (size_t i = 0; i < n; i++) {
-        if (arr && json_array_append_new(arr, md_job_to_json(&page[i], e->m,
-                                                             ei_may_manage(who, &page[i]),
-                                                             log_dir(e)))) {
+        if (arr &&
+            json_array_append_new(
+                arr, md_job_to_json(&page[i], e->m, ei_may_manage(who, &page[i]), log_dir(e)))) {
             json_decref(arr);
             arr = NULL;
         }
@@ -487,8 +486,8 @@ md_engine_outcome md_engine_gpus(md_engine *e, json_t **gpus, ms_error *err)
                 continue;
             json_t *o = json_pack("{s:s, s:{s:i}, s:i, s:s, s:s, s:o}", "profile",
                                   e->m->profiles[in->profile].name, "placement", "start", k,
-                                  "gi_id", (int)in->mig.gi_id, "mig_uuid", in->mig.uuid,
-                                  "state", inst_state(in->state), "job",
+                                  "gi_id", (int)in->mig.gi_id, "mig_uuid", in->mig.uuid, "state",
+                                  inst_state(in->state), "job",
                                   in->job ? json_integer(in->job) : json_null());
             if (!o || json_array_append_new(insts, o)) {
                 json_decref(insts);
@@ -496,10 +495,9 @@ md_engine_outcome md_engine_gpus(md_engine *e, json_t **gpus, ms_error *err)
             }
         }
         json_t *o = insts ? json_pack("{s:i, s:s, s:s, s:i, s:i, s:o, s:f, s:i}", "gpu", gm.gpu,
-                                      "uuid", gm.uuid, "model", e->m->name, "slots",
-                                      e->m->slots, "slices", e->m->slices, "instances", insts,
-                                      "fragmentation", gm.fragmentation, "busy_slices",
-                                      gm.busy_slices)
+                                      "uuid", gm.uuid, "model", e->m->name, "slots", e->m->slots,
+                                      "slices", e->m->slices, "instances", insts, "fragmentation",
+                                      gm.fragmentation, "busy_slices", gm.busy_slices)
                           : NULL;
         if (!o || json_array_append_new(arr, o)) {
             json_decref(arr);
@@ -517,8 +515,7 @@ md_engine_outcome md_engine_gpus(md_engine *e, json_t **gpus, ms_error *err)
     return MD_ENGINE_OK;
 }
 
-md_engine_outcome md_engine_metrics_snapshot(md_engine *e, md_engine_metrics *out,
-                                             ms_error *err)
+md_engine_outcome md_engine_metrics_snapshot(md_engine *e, md_engine_metrics *out, ms_error *err)
 {
     (void)err;
     memset(out, 0, sizeof *out);
@@ -559,15 +556,15 @@ static json_t *running_plan(md_engine *e)
         double end = r->job.started + seconds;
         makespan = fmax(makespan, end);
         json_array_append_new(insts, json_pack("{s:i, s:i, s:s, s:i, s:i, s:i, s:n, s:n, "
-                                               "s:n, s:n}", "id", id, "gpu", r->gpu,
-                                               "profile", p->name, "start_slot", r->slot,
-                                               "size_slots", p->size_slots, "slices",
-                                               p->slices, "create_start", "create_end",
+                                               "s:n, s:n}",
+                                               "id", id, "gpu", r->gpu, "profile", p->name,
+                                               "start_slot", r->slot, "size_slots", p->size_slots,
+                                               "slices", p->slices, "create_start", "create_end",
                                                "destroy_start", "destroy_end"));
-        json_array_append_new(tasks, json_pack("{s:s, s:I, s:i, s:f, s:f}", "name",
-                                               r->job.spec.name, "index", (json_int_t)r->job.id,
-                                               "instance", id, "start", r->job.started,
-                                               "end", end));
+        json_array_append_new(tasks,
+                              json_pack("{s:s, s:I, s:i, s:f, s:f}", "name", r->job.spec.name,
+                                        "index", (json_int_t)r->job.id, "instance", id, "start",
+                                        r->job.started, "end", end));
     }
     if (!insts || !tasks) {
         json_decref(insts);
@@ -575,8 +572,8 @@ static json_t *running_plan(md_engine *e)
         return NULL;
     }
     return json_pack("{s:s, s:s, s:i, s:s, s:f, s:o, s:o}", "format", "migsched-schedule/1",
-                     "gpu_model", e->m->name, "gpus", e->ngpus, "algorithm", "online",
-                     "makespan", makespan, "instances", insts, "tasks", tasks);
+                     "gpu_model", e->m->name, "gpus", e->ngpus, "algorithm", "online", "makespan",
+                     makespan, "instances", insts, "tasks", tasks);
 }
 
 md_engine_outcome md_engine_plan(md_engine *e, char **schedule_json, ms_error *err)

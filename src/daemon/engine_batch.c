@@ -27,16 +27,16 @@ enum { BI_PLANNED = 0, BI_ALIVE, BI_GONE };
 /* The running plan's execution (e->plan: what is not done of the batches joined). */
 struct ei_batch {
     int ninst, ntasks, njobs, cap_inst, cap_tasks, cap_jobs;
-    int64_t *job;             /* plan workload index -> job id */
-    int *task_state;          /* by position in e->plan->task */
-    int *inst_state;          /* per plan instance: BI_* */
-    int *inst_next;           /* per plan instance: its tasks started or skipped */
-    int *order;               /* task positions by (instance, planned start) */
+    int64_t *job;    /* plan workload index -> job id */
+    int *task_state; /* by position in e->plan->task */
+    int *inst_state; /* per plan instance: BI_* */
+    int *inst_next;  /* per plan instance: its tasks started or skipped */
+    int *order;      /* task positions by (instance, planned start) */
     int *inst_first, *inst_n;
     int *ops[MD_MAX_DEVICES]; /* per GPU (instance << 1 | destroy), planned order */
     int nops[MD_MAX_DEVICES], next[MD_MAX_DEVICES];
-    int first_open;           /* tasks before it have all ended */
-    int64_t *planned;         /* job ids of the pending tasks, sorted */
+    int first_open;   /* tasks before it have all ended */
+    int64_t *planned; /* job ids of the pending tasks, sorted */
     int nplanned;
 };
 
@@ -143,15 +143,15 @@ static int prune(md_engine *e, ms_error *err)
     ms_schedule *np = ms_schedule_new(&p->gpu, p->gpus, p->algorithm);
     ms_workload *nw = ms_workload_new();
     int *id = malloc((size_t)(p->ninst + 1) * sizeof *id);
-    int64_t *job = malloc((size_t)b->cap_jobs * sizeof *job);  /* by the new index */
+    int64_t *job = malloc((size_t)b->cap_jobs * sizeof *job); /* by the new index */
     int rc = np && nw && id && job ? MS_OK : ms_error_set(err, MS_ENOMEM, "out of memory");
     for (int i = 0; !rc && i < p->ninst; i++) {
         const ms_sched_instance *in = &p->inst[i];
         id[i] = b->inst_state[i] == BI_GONE
                     ? -1
                     : ms_schedule_add_instance(np, in->gpu, in->profile, in->start_slot,
-                                               in->create_start, in->create_end,
-                                               in->destroy_start, in->destroy_end);
+                                               in->create_start, in->create_end, in->destroy_start,
+                                               in->destroy_end);
         if (b->inst_state[i] != BI_GONE && id[i] < 0)
             rc = ms_error_set(err, MS_ENOMEM, "out of memory");
     }
@@ -177,7 +177,7 @@ static int prune(md_engine *e, ms_error *err)
     for (int i = 0; i < p->ninst; i++) {
         if (id[i] < 0)
             continue;
-        int next = 0;  /* its tasks started or skipped that stay */
+        int next = 0; /* its tasks started or skipped that stay */
         for (int k = 0; k < b->inst_next[i]; k++)
             next += b->task_state[b->order[b->inst_first[i] + k]] != BT_ENDED;
         b->inst_state[id[i]] = b->inst_state[i];
@@ -216,14 +216,10 @@ static int cmp_id(const void *a, const void *b)
 static bool unplanned(const md_engine *e, int64_t id)
 {
     const ei_batch *b = e->batch;
-    return !b || !b->nplanned ||
-           !bsearch(&id, b->planned, (size_t)b->nplanned, sizeof id, cmp_id);
+    return !b || !b->nplanned || !bsearch(&id, b->planned, (size_t)b->nplanned, sizeof id, cmp_id);
 }
 
-bool ei_batch_planned(const md_engine *e, int64_t id)
-{
-    return !unplanned(e, id);
-}
+bool ei_batch_planned(const md_engine *e, int64_t id) { return !unplanned(e, id); }
 
 /* Whether queued job j is one the next batch may take: in no plan, and not waiting out
  * its backoff after a start that failed on the node (those after it are taken instead). */
@@ -257,9 +253,11 @@ static int foreign_layout(const md_engine *e, int g, ms_initial *l, ms_error *er
                     best = c;
             }
         if (best.profile < 0)
-            return ms_error_set(err, MS_EINVAL, "device %d: slot %d, held by an instance not "
+            return ms_error_set(err, MS_EINVAL,
+                                "device %d: slot %d, held by an instance not "
                                 "ours, cannot be kept out of the plan (no free placement of "
-                                "%s covers it)", e->gpu[g].device, slot, m->name);
+                                "%s covers it)",
+                                e->gpu[g].device, slot, m->name);
         int rc = ms_initial_add(l, m, g, best, MS_TIME_MAX, err);
         if (rc)
             return rc;
@@ -281,9 +279,10 @@ static int standins_kept(const md_engine *e, const ms_schedule *s, const ms_init
             used = s->task[t].instance == i;
         for (int k = 0; used && isnan(in->create_start) && k < l->n; k++) {
             const ms_initial_inst *x = &l->inst[k];
-            if (x->busy_until >= MS_TIME_MAX && x->gpu == in->gpu &&
-                x->at.profile == in->profile && x->at.start == in->start_slot)
-                return ms_error_set(err, MS_EINVAL, "the batch needs slots of device %d held "
+            if (x->busy_until >= MS_TIME_MAX && x->gpu == in->gpu && x->at.profile == in->profile &&
+                x->at.start == in->start_slot)
+                return ms_error_set(err, MS_EINVAL,
+                                    "the batch needs slots of device %d held "
                                     "by instances not ours (%s at slot %d)",
                                     e->gpu[in->gpu].device, e->m->profiles[in->profile].name,
                                     in->start_slot);
@@ -317,8 +316,8 @@ static int node_layout(const md_engine *e, double now, ms_initial *l, ms_error *
     int rc = e->plan ? ms_schedule_join_layout(e->plan, now, &left, err) : MS_OK;
     for (int k = 0; !rc && k < left.n; k++)
         if (still_there(e, &left.inst[k]))
-            rc = ms_initial_add(l, e->m, left.inst[k].gpu, left.inst[k].at,
-                                left.inst[k].busy_until, err);
+            rc = ms_initial_add(l, e->m, left.inst[k].gpu, left.inst[k].at, left.inst[k].busy_until,
+                                err);
     ms_initial_fini(&left);
     for (int g = 0; !rc && g < e->ngpus; g++)
         rc = foreign_layout(e, g, l, err);
@@ -356,7 +355,7 @@ static int plan_batch(md_engine *e, ms_error *err)
     opt.initial = &layout;
     ms_schedule *s = NULL, *joint = NULL;
     ms_workload *joint_w = NULL;
-    if (!rc)  /* the call `migsched schedule` makes, with its defaults, from the layout */
+    if (!rc) /* the call `migsched schedule` makes, with its defaults, from the layout */
         rc = ms_offline_schedule("search", w, e->m, e->ngpus, &opt, &s, err);
     ms_validation v = {0};
     if (!rc && ms_schedule_validate_initial(s, w, &layout, &v))
@@ -367,16 +366,17 @@ static int plan_batch(md_engine *e, ms_error *err)
         rc = standins_kept(e, s, &layout, err);
     opt.far.concat = (ms_concat_mode)e->batch_concat;
     if (!rc)
-        rc = ms_schedule_join(e->plan, now, s, w, e->plan_w ? e->plan_w->n : 0, &opt, &joint,
-                              err);
-    if (!rc && !(joint_w = e->plan_w ? ms_workload_slice(e->plan_w, 0, e->plan_w->n)
-                                     : ms_workload_new()))
+        rc = ms_schedule_join(e->plan, now, s, w, e->plan_w ? e->plan_w->n : 0, &opt, &joint, err);
+    if (!rc &&
+        !(joint_w = e->plan_w ? ms_workload_slice(e->plan_w, 0, e->plan_w->n) : ms_workload_new()))
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
     for (int t = 0; !rc && t < w->n; t++)
         rc = ms_workload_add(joint_w, w->tasks[t].name, w->tasks[t].time, NULL, NULL, err);
     if (!rc && ms_schedule_validate(joint, joint_w, &v))
-        rc = ms_error_set(err, MS_EINVAL, "the running plan with the new batch is not "
-                          "valid: %s", v.n ? v.v[0].msg : "?");
+        rc = ms_error_set(err, MS_EINVAL,
+                          "the running plan with the new batch is not "
+                          "valid: %s",
+                          v.n ? v.v[0].msg : "?");
     ms_validation_fini(&v);
     char *text = NULL;
     if (!rc) {
@@ -385,7 +385,7 @@ static int plan_batch(md_engine *e, ms_error *err)
         ms_workload *old_w = e->plan_w;
         e->plan = joint;
         e->plan_w = joint_w;
-        if ((rc = extend(e, jobs, n))) {  /* the running plan stays as it was */
+        if ((rc = extend(e, jobs, n))) { /* the running plan stays as it was */
             ms_error_set(err, rc, "out of memory");
             e->plan = old;
             e->plan_w = old_w;
@@ -403,9 +403,10 @@ static int plan_batch(md_engine *e, ms_error *err)
         pthread_mutex_unlock(&e->smu);
     }
     if (!rc)
-        md_log(MD_LOG_INFO, "batch.plan", "jobs=%d instances=%d makespan=%.3f "
-               "joint_makespan=%.3f trivial=%.3f reversed=%d moves=%d swaps=%d", n, s->ninst,
-               ms_schedule_makespan(s), ms_schedule_makespan(e->plan),
+        md_log(MD_LOG_INFO, "batch.plan",
+               "jobs=%d instances=%d makespan=%.3f "
+               "joint_makespan=%.3f trivial=%.3f reversed=%d moves=%d swaps=%d",
+               n, s->ninst, ms_schedule_makespan(s), ms_schedule_makespan(e->plan),
                ms_schedule_stat(e->plan, "makespan_trivial"),
                (int)ms_schedule_stat(e->plan, "reversed"),
                (int)ms_schedule_stat(e->plan, "concat_moves"),
@@ -463,8 +464,7 @@ static int task_states(md_engine *e)
         if (b->task_state[t] == BT_RUNNING && !running(e, id))
             b->task_state[t] = BT_ENDED;
         /* Cancelled (or requeued by a stop) before it ran: nothing left to run. */
-        if (b->task_state[t] == BT_PENDING && queue_index(e, id) == (size_t)-1 &&
-            !running(e, id))
+        if (b->task_state[t] == BT_PENDING && queue_index(e, id) == (size_t)-1 && !running(e, id))
             b->task_state[t] = BT_ENDED;
         if (open && b->task_state[t] == BT_ENDED)
             b->first_open = t + 1;
@@ -482,7 +482,7 @@ static int task_states(md_engine *e)
         b->planned[n++] = id;
     }
     b->nplanned = n;
-    if (n)  /* planned is NULL until a job is: qsort must not see it */
+    if (n) /* planned is NULL until a job is: qsort must not see it */
         qsort(b->planned, (size_t)n, sizeof *b->planned, cmp_id);
     return MS_OK;
 }
@@ -535,18 +535,18 @@ static int advance(md_engine *e, ms_error *err)
         int t = b->order[b->inst_first[i] + b->inst_next[i]];
         if (b->task_state[t] != BT_PENDING) {
             b->inst_next[i]++;
-            i--;  /* look at its next task */
+            i--; /* look at its next task */
             continue;
         }
         if (e->gpu[s->inst[i].gpu].inst[s->inst[i].start_slot].state != EI_IDLE)
-            continue;  /* its previous task still runs */
+            continue; /* its previous task still runs */
         size_t q = queue_index(e, b->job[s->task[t].index]);
-        if (q == (size_t)-1) {  /* cancelled while a backend call had mu dropped */
+        if (q == (size_t)-1) { /* cancelled while a backend call had mu dropped */
             b->task_state[t] = BT_ENDED;
             continue;
         }
-        if (ei_start(e, q, s->inst[i].gpu, (ms_placement){s->inst[i].profile,
-                                                          s->inst[i].start_slot}, err))
+        if (ei_start(e, q, s->inst[i].gpu,
+                     (ms_placement){s->inst[i].profile, s->inst[i].start_slot}, err))
             continue;
         b->task_state[t] = BT_RUNNING;
         b->inst_next[i]++;
@@ -602,10 +602,10 @@ double ei_batch_due(const md_engine *e)
     size_t n = unplanned_jobs(e, &oldest);
     if (n == 0)
         return INFINITY;
-    const md_backoff *b = &e->plan_retry;  /* after a failure */
+    const md_backoff *b = &e->plan_retry; /* after a failure */
     double retry = ei_now() + (b->delay > 0 ? fmax(0, b->retry_at - ei_mono()) : 0);
     if (n >= (size_t)e->batch_size)
-        return retry;  /* due now: e.g. jobs that came while the last batch ran */
+        return retry; /* due now: e.g. jobs that came while the last batch ran */
     return fmax(oldest + e->batch_period, retry);
 }
 

@@ -10,10 +10,10 @@
 #include "engine_internal.h"
 #include "log.h"
 
-const double md_engine_time_bounds[MD_ENGINE_TIME_BUCKETS] = {
-    0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600, 14400, 86400};
-const double md_engine_reconf_bounds[MD_ENGINE_RECONF_BUCKETS] = {
-    0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 1, 2, 5, 10};
+const double md_engine_time_bounds[MD_ENGINE_TIME_BUCKETS] = {0.1, 0.5, 1,   5,    10,    30,
+                                                              60,  300, 900, 3600, 14400, 86400};
+const double md_engine_reconf_bounds[MD_ENGINE_RECONF_BUCKETS] = {0.01, 0.05, 0.1, 0.2, 0.3,
+                                                                  0.5,  1,    2,   5,   10};
 
 double ei_now(void)
 {
@@ -76,7 +76,7 @@ int ei_tally_add(md_engine *e, uint32_t uid, size_t bytes, int delta)
         t->jobs -= t->jobs > 0;
         t->bytes -= t->bytes > bytes ? bytes : t->bytes;
     }
-    if (t->jobs == 0)  /* only users with queued jobs are kept */
+    if (t->jobs == 0) /* only users with queued jobs are kept */
         *t = e->tally[--e->ntally];
     return MS_OK;
 }
@@ -152,8 +152,7 @@ static int prune(md_engine *e, ms_error *err)
     if (!rc && n)
         md_log(MD_LOG_INFO, "store.prune", "jobs=%llu done=%llu failed=%llu cancelled=%llu",
                (unsigned long long)n, (unsigned long long)gone[MD_JOB_DONE],
-               (unsigned long long)gone[MD_JOB_FAILED],
-               (unsigned long long)gone[MD_JOB_CANCELLED]);
+               (unsigned long long)gone[MD_JOB_FAILED], (unsigned long long)gone[MD_JOB_CANCELLED]);
     return rc;
 }
 
@@ -211,7 +210,7 @@ void ei_group_commit(md_engine *e, ei_submit *r)
                 }
             }
             ms_error perr = {0};
-            if (ei_mono() >= e->prune_at && prune(e, &perr))  /* tried again when next due */
+            if (ei_mono() >= e->prune_at && prune(e, &perr)) /* tried again when next due */
                 md_log(MD_LOG_WARN, "store.prune_failed", "error=\"%s\"", perr.msg);
             pthread_mutex_unlock(&e->smu);
             i = 0;
@@ -262,7 +261,7 @@ void ei_job_ended(md_engine *e, const md_job *j)
     pthread_mutex_lock(&e->smu);
     int rc = md_store_steps_clear(e->st, j->id, &err);
     pthread_mutex_unlock(&e->smu);
-    if (rc)  /* stale step rows name an ended job: no allocation is found by them */
+    if (rc) /* stale step rows name an ended job: no allocation is found by them */
         md_log(MD_LOG_WARN, "allocation.steps_failed", "error=\"%s\"", err.msg);
     char uid[16], user[160];
     md_log(MD_LOG_INFO, "allocation.end", "id=%lld user=%s slurm_job=%lld state=%s",

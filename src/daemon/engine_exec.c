@@ -95,8 +95,10 @@ static int open_owner_dir(const md_engine *e, const md_job *j, const char *path,
     size_t fl = slash ? (size_t)(slash - name) : 0;
     if (!slash || strchr(slash + 1, '/') || fl == 0 || fl >= sizeof folder ||
         (name[0] == '.' && (fl == 1 || (fl == 2 && name[1] == '.'))))
-        return ms_error_set(err, MS_EINVAL, "job %lld: its owner's name cannot name a folder "
-                            "of log-dir", (long long)j->id);
+        return ms_error_set(err, MS_EINVAL,
+                            "job %lld: its owner's name cannot name a folder "
+                            "of log-dir",
+                            (long long)j->id);
     memcpy(folder, name, fl);
     folder[fl] = '\0';
     int dfd = open(log_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -113,7 +115,7 @@ static int open_owner_dir(const md_engine *e, const md_job *j, const char *path,
     int rc = MS_OK;
     if (ufd < 0)
         rc = ms_error_set(err, MS_EIO, "log-dir %s/%s: %s", log_dir, folder,
-                          !made && made_errno != EEXIST ? strerror(made_errno)
+                          !made && made_errno != EEXIST      ? strerror(made_errno)
                           : oerr == ELOOP || oerr == ENOTDIR ? "not a folder (a symbolic link?)"
                                                              : strerror(oerr));
     else if (made && fchown(ufd, j->owner.uid, j->owner.gid) != 0)
@@ -122,7 +124,8 @@ static int open_owner_dir(const md_engine *e, const md_job *j, const char *path,
     else if (fstat(ufd, &st) != 0 || !S_ISDIR(st.st_mode) ||
              (st.st_uid != 0 && st.st_uid != geteuid() && st.st_uid != j->owner.uid) ||
              (st.st_mode & (S_IWGRP | S_IWOTH)))
-        rc = ms_error_set(err, MS_EIO, "log-dir %s/%s: owned by uid %u with mode %04o: it must "
+        rc = ms_error_set(err, MS_EIO,
+                          "log-dir %s/%s: owned by uid %u with mode %04o: it must "
                           "be a folder of root's or uid %u's that nobody else can write",
                           log_dir, folder, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777),
                           (unsigned)j->owner.uid);
@@ -161,8 +164,10 @@ static int open_log(const md_engine *e, const md_job *j, const char *ext, int *f
 static int job_identity(const md_engine *e, const md_job *j, exec_identity *id, ms_error *err)
 {
     if (j->owner.uid == 0 && !e->c->allow_root_jobs)
-        return ms_error_set(err, MS_EINVAL, "job %lld would run as root (uid 0): refused "
-                            "(allow-root-jobs is false)", (long long)j->id);
+        return ms_error_set(err, MS_EINVAL,
+                            "job %lld would run as root (uid 0): refused "
+                            "(allow-root-jobs is false)",
+                            (long long)j->id);
     int rc = exec_identity_init(id, j->owner.uid, j->owner.gid, err);
     if (rc)
         ms_error_prefix(err, "job %lld: its owner", (long long)j->id);
@@ -180,10 +185,15 @@ static int job_isolation(md_engine *e, const ei_run *r, ms_devplan **iso, int re
         return MS_OK;
     const ei_gpu *gp = &e->gpu[r->gpu];
     const ms_mig_instance *in = &gp->inst[r->slot].mig;
-    ms_devplan_target t = {.dev_dir = e->c->dev_dir, .mig_minors = e->c->mig_minors,
-                           .gi_id = in->gi_id, .ci_id = in->ci_id, .close_fds = true};
-    int rc = in->nci < 1 ? ms_error_set(err, MS_EBACKEND, "GPU instance %u has no compute "
-                                        "instance", in->gi_id)
+    ms_devplan_target t = {.dev_dir = e->c->dev_dir,
+                           .mig_minors = e->c->mig_minors,
+                           .gi_id = in->gi_id,
+                           .ci_id = in->ci_id,
+                           .close_fds = true};
+    int rc = in->nci < 1 ? ms_error_set(err, MS_EBACKEND,
+                                        "GPU instance %u has no compute "
+                                        "instance",
+                                        in->gi_id)
                          : ms_backend_gpu_minor(gp->be, &t.gpu_minor, err);
     if (!rc)
         rc = ms_devplan_make(&t, iso, err);
@@ -224,8 +234,7 @@ static void remove_cgroup(const char *path)
     ms_error err = {0};
     char q[MS_ERR_LEN + 64];
     if (ms_cgroup_remove(path, &err))
-        md_log(MD_LOG_WARN, "cgroup.remove_failed", "error=%s",
-               md_log_quote(err.msg, q, sizeof q));
+        md_log(MD_LOG_WARN, "cgroup.remove_failed", "error=%s", md_log_quote(err.msg, q, sizeof q));
 }
 
 /* r's emptied cgroup, removed and forgotten. */
@@ -239,7 +248,7 @@ int ei_spawn(md_engine *e, ei_run *r, const char *mig_uuid, ms_error *err)
 {
     const md_job *j = &r->job;
     int out = -1, errfd = -1, gate = -1, report[2] = {-1, -1};
-    int fault = 0;  /* the job's own fault: the exit status it fails with */
+    int fault = 0; /* the job's own fault: the exit status it fails with */
     ms_devplan *iso = NULL;
     exec_identity id = {0};
     char *cmd = NULL, **envp = NULL;
@@ -259,9 +268,14 @@ int ei_spawn(md_engine *e, ei_run *r, const char *mig_uuid, ms_error *err)
         fault = EXEC_EXIT_ISOLATION;
     /* A daemon that is not root can only run its own user's jobs, as itself. */
     bool same = geteuid() != 0 && id.uid == geteuid() && id.gid == getegid();
-    exec_spawn_opts o = {.command = cmd, .cwd = j->spec.cwd ? j->spec.cwd : id.home,
-                         .envp = envp, .out_fd = out, .err_fd = errfd, .sleep_s = -1,
-                         .iso = iso, .as = same ? NULL : &id};
+    exec_spawn_opts o = {.command = cmd,
+                         .cwd = j->spec.cwd ? j->spec.cwd : id.home,
+                         .envp = envp,
+                         .out_fd = out,
+                         .err_fd = errfd,
+                         .sleep_s = -1,
+                         .iso = iso,
+                         .as = same ? NULL : &id};
     if (!rc)
         rc = job_cgroup(e, r, err);
     pid_t pid = rc ? -1 : exec_spawn(&o, &gate);
@@ -279,10 +293,10 @@ int ei_spawn(md_engine *e, ei_run *r, const char *mig_uuid, ms_error *err)
             rc = ms_journal_task(e->journal, e->gpu[r->gpu].device, pid, started, (int)j->id,
                                  r->cgroup, err);
         if (rc)
-            kill(-pid, SIGKILL);  /* unrecorded: it must not run */
+            kill(-pid, SIGKILL); /* unrecorded: it must not run */
         exec_release(gate);
         if (rc)
-            waitpid(pid, NULL, 0);  /* killed at its gate: it ran nothing */
+            waitpid(pid, NULL, 0); /* killed at its gate: it ran nothing */
         else
             r->pid = r->pgid = pid, r->pstart = started;
         /* Not confined: it ran nothing and has exited; it never started. */
@@ -293,12 +307,12 @@ int ei_spawn(md_engine *e, ei_run *r, const char *mig_uuid, ms_error *err)
             fault = EXEC_EXIT_ISOLATION;
         }
     }
-    if (rc && r->cgroup[0])  /* nothing runs in it */
+    if (rc && r->cgroup[0]) /* nothing runs in it */
         drop_cgroup(r);
     /* What ran nothing through no fault of the job's own is the node's: it is tried again. */
     r->exit_status = fault;
     r->node_fault = rc && !fault;
-    if (rc && errfd >= 0)  /* the owner reads why in the job's stderr file */
+    if (rc && errfd >= 0) /* the owner reads why in the job's stderr file */
         dprintf(errfd, "migschedd: %s\n", err->msg);
     if (report[0] >= 0)
         close(report[0]);
@@ -354,7 +368,8 @@ bool ei_leftovers(md_engine *e, ei_run *r, ei_inst *in, double now)
         return false;
     }
     char uid[16], user[160];
-    md_log(MD_LOG_INFO, "job.leftovers", "id=%lld user=%s reason=\"its process exited, leaving "
+    md_log(MD_LOG_INFO, "job.leftovers",
+           "id=%lld user=%s reason=\"its process exited, leaving "
            "processes in its cgroup: stopped before its instance is used again\"",
            (long long)r->job.id, md_log_quote(md_job_user(&r->job.owner, uid), user, sizeof user));
     ms_cgroup_signal(r->cgroup, SIGTERM);
@@ -364,7 +379,9 @@ bool ei_leftovers(md_engine *e, ei_run *r, ei_inst *in, double now)
     in->drain_pgid = r->pgid;
     in->drain_pstart = r->pstart;
     /* A cancel's grace runs on; its SIGKILL already sent: again at once. */
-    in->drain_kill_at = r->kill_at == 0 ? now + e->stop_grace : isinf(r->kill_at) ? now : r->kill_at;
+    in->drain_kill_at = r->kill_at == 0     ? now + e->stop_grace
+                        : isinf(r->kill_at) ? now
+                                            : r->kill_at;
     r->cgroup[0] = '\0';
     return true;
 }

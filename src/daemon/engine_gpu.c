@@ -67,9 +67,8 @@ int ei_foreign(md_engine *e, int g, const ms_mig_instance *in, ms_error *err)
     ei_gpu *gp = &e->gpu[g];
     int rc = e->journal ? ms_journal_foreign(e->journal, gp->device, in, err) : MS_OK;
     gp->foreign_slots |= listed_slots(in);
-    if (in->profile >= 0)  /* a profile the model lacks takes no slice we count */
-        gp->foreign_slices |= ms_gpu_slice_mask(e->m, (ms_placement){in->profile,
-                                                                     in->start_slot});
+    if (in->profile >= 0) /* a profile the model lacks takes no slice we count */
+        gp->foreign_slices |= ms_gpu_slice_mask(e->m, (ms_placement){in->profile, in->start_slot});
     return rc;
 }
 
@@ -87,7 +86,7 @@ static int lost(md_engine *e, int g, int slot, const ms_mig_instance *was, int64
     int n = 0;
     ms_error ignore = {0};
     if (ms_backend_list(gp->be, list, &n, &ignore))
-        n = 0;  /* unknown: the slots are free to us only once a later list shows them */
+        n = 0; /* unknown: the slots are free to us only once a later list shows them */
     if (e->journal)
         ms_journal_destroyed(e->journal, gp->device, was->gi_id, NULL);
     pthread_mutex_lock(&e->smu);
@@ -97,12 +96,12 @@ static int lost(md_engine *e, int g, int slot, const ms_mig_instance *was, int64
     for (int i = 0; i < n; i++) {
         if (listed_slots(&list[i]) & listed_slots(was)) {
             ei_foreign(e, g, &list[i], NULL);
-            md_log(MD_LOG_WARN, "instance.foreign", "gpu=%d gi=%u start=%d size=%d",
-                   gp->device, list[i].gi_id, list[i].start_slot, list[i].size_slots);
+            md_log(MD_LOG_WARN, "instance.foreign", "gpu=%d gi=%u start=%d size=%d", gp->device,
+                   list[i].gi_id, list[i].start_slot, list[i].size_slots);
         }
     }
-    md_log(MD_LOG_WARN, "instance.lost", "gpu=%d start=%d gi=%u error=\"%s\"", gp->device,
-           slot, was->gi_id, why.msg);
+    md_log(MD_LOG_WARN, "instance.lost", "gpu=%d start=%d gi=%u error=\"%s\"", gp->device, slot,
+           was->gi_id, why.msg);
     gp->inst[slot] = (ei_inst){.profile = -1};
     *err = why;
     return MS_ECHANGED;
@@ -130,8 +129,8 @@ int ei_destroy(md_engine *e, int g, int slot, ms_error *err)
         return lost(e, g, slot, &was, sid, err);
     pthread_mutex_lock(&e->mu);
     if (rc) {
-        in->state = EI_IDLE;  /* kept: tried again when next in the way, or at stop */
-        in->mig = was;        /* without its MIG device if the compute instance went */
+        in->state = EI_IDLE; /* kept: tried again when next in the way, or at stop */
+        in->mig = was;       /* without its MIG device if the compute instance went */
         char why[MS_ERR_LEN + 64];
         snprintf(why, sizeof why, "gpu %d start %d gi %u: %s", gp->device, slot, was.gi_id,
                  err->msg);
@@ -140,8 +139,7 @@ int ei_destroy(md_engine *e, int g, int slot, ms_error *err)
     }
     md_backoff_ok(&e->destroys);
     e->destructions_total++;
-    ei_observe(&e->destruction_seconds, md_engine_reconf_bounds, MD_ENGINE_RECONF_BUCKETS,
-               took);
+    ei_observe(&e->destruction_seconds, md_engine_reconf_bounds, MD_ENGINE_RECONF_BUCKETS, took);
     md_log(MD_LOG_INFO, "instance.destroy", "gpu=%d profile=%s start=%d gi=%u seconds=%.3f",
            gp->device, e->m->profiles[in->profile].name, slot, was.gi_id, took);
     *in = (ei_inst){.profile = -1};
@@ -175,7 +173,7 @@ int ei_create(md_engine *e, int g, ms_placement p, int64_t job, ms_error *err)
         rc = md_store_add_instance(e->st, &row, err);
         pthread_mutex_unlock(&e->smu);
         if (rc)
-            ms_backend_destroy(gp->be, mig.gi_id, NULL);  /* unrecorded: not kept */
+            ms_backend_destroy(gp->be, mig.gi_id, NULL); /* unrecorded: not kept */
     }
     pthread_mutex_lock(&e->mu);
     if (rc) {
@@ -208,10 +206,11 @@ static int still_ours(md_engine *e, int g, int slot, ms_error *err)
         return rc;
     ms_mig_instance was = gp->inst[slot].mig;
     int64_t sid = gp->inst[slot].store_id;
-    ms_error_set(err, MS_ECHANGED, "device %d changed: GPU instance %u at slot %d is no longer "
-                 "the one migsched created (%s) and is left alone", gp->device, was.gi_id,
-                 slot, was.uuid[0] ? was.uuid : "no MIG device");
-    gp->inst[slot].state = EI_DESTROYING;  /* what lost() ends; nothing else may take it */
+    ms_error_set(err, MS_ECHANGED,
+                 "device %d changed: GPU instance %u at slot %d is no longer "
+                 "the one migsched created (%s) and is left alone",
+                 gp->device, was.gi_id, slot, was.uuid[0] ? was.uuid : "no MIG device");
+    gp->inst[slot].state = EI_DESTROYING; /* what lost() ends; nothing else may take it */
     pthread_mutex_unlock(&e->mu);
     return lost(e, g, slot, &was, sid, err);
 }
@@ -253,9 +252,10 @@ static int make(md_engine *e, int g, ms_placement p, int64_t job, ms_error *err)
     }
     uint32_t mask = ms_gpu_slot_mask(e->m, p);
     if (mask & e->gpu[g].foreign_slots)
-        return ms_error_set(err, MS_ECHANGED, "device %d: slots of %s at %d hold an instance "
-                            "not ours", e->gpu[g].device, e->m->profiles[p.profile].name,
-                            p.start);
+        return ms_error_set(err, MS_ECHANGED,
+                            "device %d: slots of %s at %d hold an instance "
+                            "not ours",
+                            e->gpu[g].device, e->m->profiles[p.profile].name, p.start);
     for (int k = 0; k < e->m->slots; k++) {
         ei_inst *o = &e->gpu[g].inst[k];
         if (o->profile >= 0 && (ms_gpu_slot_mask(e->m, (ms_placement){o->profile, k}) & mask)) {
@@ -318,9 +318,11 @@ static void run_started(md_engine *e, const ei_starting *s, md_job *next)
     double seconds = next->spec.profile >= 0 ? next->spec.seconds
                                              : next->spec.times[e->m->profiles[p.profile].slices];
     ei_run *r = &e->run[e->nrun++];
-    *r = (ei_run){.job = *next, .gpu = g, .slot = p.start, .cancel = s->cancel,
-                  .end_mono = e->nvml || alloc ? INFINITY
-                                               : ei_mono() + seconds / e->time_scale};
+    *r = (ei_run){.job = *next,
+                  .gpu = g,
+                  .slot = p.start,
+                  .cancel = s->cancel,
+                  .end_mono = e->nvml || alloc ? INFINITY : ei_mono() + seconds / e->time_scale};
     ei_mapping(e, g, p.start, &r->job);
     ms_error err = {0};
     if (e->nvml && !alloc && ei_spawn(e, r, in->mig.uuid, &err) && r->pid == 0) {
@@ -362,7 +364,7 @@ int ei_start_flush(md_engine *e, ms_error *err)
     md_job_transition *ts = malloc(n * sizeof *ts);
     const md_job **ptr = malloc(n * sizeof *ptr);
     int rc = next && ts && ptr ? MS_OK : ms_error_set(err, MS_ENOMEM, "out of memory");
-    if (!rc && ei_grow_run(e, n))  /* no failure once the starts are durable */
+    if (!rc && ei_grow_run(e, n)) /* no failure once the starts are durable */
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
     size_t k = 0;
     double now = ei_now();
@@ -382,27 +384,26 @@ int ei_start_flush(md_engine *e, ms_error *err)
             char uid[16], user[160];
             md_log(MD_LOG_ERROR, "job.start_failed", "id=%lld user=%s error=\"%s\"",
                    (long long)st->id,
-                   md_log_quote(md_job_user(&next[k].owner, uid), user, sizeof user),
-                   err->msg);
+                   md_log_quote(md_job_user(&next[k].owner, uid), user, sizeof user), err->msg);
         }
         ei_release(e, st->gpu, st->at.start);
         st->id = 0;
     }
     if (!rc && k) {
-        e->flushing = true;  /* a cancel meanwhile marks the start instead (engine_api.c) */
+        e->flushing = true; /* a cancel meanwhile marks the start instead (engine_api.c) */
         rc = ei_commit(e, ptr, ts, k, true, err);
     }
     for (size_t s = 0, i = 0; s < n; s++) {
         if (e->starting[s].id == 0)
             continue;
-        if (rc)  /* not durable: the jobs stay queued, their instances idle */
+        if (rc) /* not durable: the jobs stay queued, their instances idle */
             ei_release(e, e->starting[s].gpu, e->starting[s].at.start);
         else
             run_started(e, &e->starting[s], &next[i++]);
     }
     e->nstarting = 0;
     e->flushing = false;
-    pthread_cond_broadcast(&e->changed);  /* a cancel or a view may wait for these */
+    pthread_cond_broadcast(&e->changed); /* a cancel or a view may wait for these */
     free(next);
     free(ts);
     free(ptr);
@@ -425,7 +426,6 @@ int ei_destroy_all(md_engine *e, ms_error *err)
             }
     return first;
 }
-
 
 void ei_mapping(md_engine *e, int g, int slot, const md_job *j)
 {

@@ -30,61 +30,61 @@ typedef enum { EI_NONE = 0, EI_CREATING, EI_IDLE, EI_BUSY, EI_DESTROYING, EI_DRA
 /* One MIG instance the engine created, by start slot (at most one instance starts at a
  * slot). */
 typedef struct ei_inst {
-    int profile;                /* -1: none starts here */
+    int profile; /* -1: none starts here */
     ei_state state;
-    int64_t job;                /* the job it holds (or is created for), 0 when idle */
-    ms_mig_instance mig;        /* as the backend reported it */
-    int64_t store_id;           /* its row in the store's instances table */
+    int64_t job;                       /* the job it holds (or is created for), 0 when idle */
+    ms_mig_instance mig;               /* as the backend reported it */
+    int64_t store_id;                  /* its row in the store's instances table */
     char drain[MS_JOURNAL_CGROUP_LEN]; /* draining: the ended job's cgroup */
-    int drain_pgid;             /* draining: that job's process group and leader's start */
-    unsigned long long drain_pstart; /*   time, as journalled */
-    double drain_kill_at;       /* draining: SIGKILL what is left then (monotonic) */
+    int drain_pgid;                    /* draining: that job's process group and leader's start */
+    unsigned long long drain_pstart;   /*   time, as journalled */
+    double drain_kill_at;              /* draining: SIGKILL what is left then (monotonic) */
 } ei_inst;
 
 typedef struct ei_gpu {
     ms_backend *be;
-    ms_device_lock *lock;       /* nvml: this process owns the device */
-    int device;                 /* sim: 0..gpus-1; nvml: the device index */
+    ms_device_lock *lock; /* nvml: this process owns the device */
+    int device;           /* sim: 0..gpus-1; nvml: the device index */
     char uuid[96];
-    uint32_t foreign_slots;     /* nvml: slots of instances not ours: never used */
-    uint32_t foreign_slices;    /*   and their compute slices (F counts them taken) */
+    uint32_t foreign_slots;  /* nvml: slots of instances not ours: never used */
+    uint32_t foreign_slices; /*   and their compute slices (F counts them taken) */
     ei_inst inst[MS_MAX_SLOTS];
 } ei_gpu;
 
 /* A job the engine started (running in the store), or is starting. */
 typedef struct ei_run {
-    md_job job;                 /* the engine's copy, as the store has it */
+    md_job job; /* the engine's copy, as the store has it */
     int gpu, slot;
-    double end_mono;            /* sim: when its hold ends (monotonic seconds) */
-    bool cancel;                /* a client asked to cancel it */
-    bool release;               /* an allocation's last step ended: it is done */
-    pid_t pid;                  /* nvml: its process (group leader), 0 once reaped */
-    pid_t pgid;                 /* nvml: its process group, as journalled */
-    unsigned long long pstart;  /* nvml: its leader's start time, as journalled */
+    double end_mono;                    /* sim: when its hold ends (monotonic seconds) */
+    bool cancel;                        /* a client asked to cancel it */
+    bool release;                       /* an allocation's last step ended: it is done */
+    pid_t pid;                          /* nvml: its process (group leader), 0 once reaped */
+    pid_t pgid;                         /* nvml: its process group, as journalled */
+    unsigned long long pstart;          /* nvml: its leader's start time, as journalled */
     char cgroup[MS_JOURNAL_CGROUP_LEN]; /* nvml: the cgroup of all its processes ("" none,
                                    or removed once empty) */
-    double kill_at;             /* nvml: SIGKILL the group then (monotonic); 0 = not signalled */
-    bool exited;                /* nvml: the process ended with exit_status (what it left in
-                                   its cgroup is stopped while its instance drains) */
-    int exit_status;            /* 128 + n for a signal */
-    bool node_fault;            /* nvml: its start ran nothing for the node's reason (the
-                                   error in job.start_error): it is requeued, not failed */
+    double kill_at;  /* nvml: SIGKILL the group then (monotonic); 0 = not signalled */
+    bool exited;     /* nvml: the process ended with exit_status (what it left in
+                        its cgroup is stopped while its instance drains) */
+    int exit_status; /* 128 + n for a signal */
+    bool node_fault; /* nvml: its start ran nothing for the node's reason (the
+                        error in job.start_error): it is requeued, not failed */
 } ei_run;
 
 /* A job whose start keeps failing for the node's reason waits 1 s, doubling to a minute
  * (md_backoff_delay over its job.start_failures). */
 #define EI_START_FIRST 1.0
-#define EI_START_MAX 60.0
+#define EI_START_MAX   60.0
 
-typedef struct ei_batch ei_batch;  /* engine_batch.c */
+typedef struct ei_batch ei_batch; /* engine_batch.c */
 
 /* Online: the start whose instance is being made (reused, or created after the idle
  * instances in its way are destroyed). */
 typedef struct ei_making {
-    int64_t job;                /* 0: none */
+    int64_t job; /* 0: none */
     int gpu;
     ms_placement at;
-    double ready;               /* when it is expected to start (monotonic, ei_ready) */
+    double ready; /* when it is expected to start (monotonic, ei_ready) */
 } ei_making;
 
 /* A start whose instance is claimed but whose transition is not yet durable: the pass's
@@ -93,7 +93,7 @@ typedef struct ei_starting {
     int64_t id;
     int gpu;
     ms_placement at;
-    bool cancel;                /* a client cancelled it while its start was committed */
+    bool cancel; /* a client cancelled it while its start was committed */
 } ei_starting;
 
 /* One user's queued jobs (and submissions in flight), against user-queue-limit and
@@ -101,7 +101,7 @@ typedef struct ei_starting {
 typedef struct ei_tally {
     uint32_t uid;
     size_t jobs;
-    uint64_t bytes;             /* of their specs (md_job.spec_bytes) */
+    uint64_t bytes; /* of their specs (md_job.spec_bytes) */
 } ei_tally;
 
 /* A submission (job) or n transitions of other jobs (jobs, ts) waiting for their group
@@ -122,7 +122,7 @@ struct md_engine {
     const md_config *c;
     const ms_gpu_model *m;
     bool nvml;
-    ms_journal *journal;        /* nvml: what the engine creates and runs, like migsched run */
+    ms_journal *journal; /* nvml: what the engine creates and runs, like migsched run */
     char cgroup[MS_JOURNAL_CGROUP_LEN]; /* nvml: the folder of its jobs' cgroups ("" none:
                                    process groups only) */
     md_store *st;
@@ -133,14 +133,14 @@ struct md_engine {
     /* mu guards everything below it but the store (smu) and the commit queue (cmu).
      * Lock order: mu, then cmu, then smu. */
     pthread_mutex_t mu;
-    pthread_cond_t wake;        /* the scheduling thread has something to do */
-    pthread_cond_t changed;     /* a running job ended (cancel waits on it) */
+    pthread_cond_t wake;    /* the scheduling thread has something to do */
+    pthread_cond_t changed; /* a running job ended (cancel waits on it) */
     pthread_t thread;
     bool thread_started, stopping, quit;
-    double stop_mono;           /* when the stop began (monotonic) */
-    size_t abandoned;           /* jobs a stop left running: their ends could not be stored */
-    bool kicked;                /* woken: the scheduling thread passes again before waiting
-                                   (the wake-up may come while it has mu dropped) */
+    double stop_mono; /* when the stop began (monotonic) */
+    size_t abandoned; /* jobs a stop left running: their ends could not be stored */
+    bool kicked;      /* woken: the scheduling thread passes again before waiting
+                         (the wake-up may come while it has mu dropped) */
     /* the live keys (SIGHUP) */
     double time_scale, stop_grace, tau, batch_period;
     int queue_limit, batch_size, batch_concat;
@@ -149,36 +149,35 @@ struct md_engine {
     long long user_queue_bytes;
     md_engine_access access;
 
-    md_job *held;               /* open only: allocations running when the last process */
-    size_t nheld;               /*   ended (engine_alloc.c adopts their instances) */
+    md_job *held; /* open only: allocations running when the last process */
+    size_t nheld; /*   ended (engine_alloc.c adopts their instances) */
 
-    md_job **queue;             /* queued jobs, by id (FIFO) */
+    md_job **queue; /* queued jobs, by id (FIFO) */
     size_t nqueue, capqueue;
-    size_t inflight;            /* submissions counted against the limit, not yet queued */
-    ei_tally *tally;            /* per owner with queued jobs (allocations not counted) */
+    size_t inflight; /* submissions counted against the limit, not yet queued */
+    ei_tally *tally; /* per owner with queued jobs (allocations not counted) */
     size_t ntally, captally;
-    ei_run *run;                /* running jobs */
+    ei_run *run; /* running jobs */
     size_t nrun, caprun;
-    ei_starting *starting;      /* claimed this pass, to be committed by ei_start_flush */
+    ei_starting *starting; /* claimed this pass, to be committed by ei_start_flush */
     size_t nstarting, capstarting;
-    ei_making making;           /* the claim whose backend calls have mu dropped */
-    bool flushing;              /* transitions committed with mu dropped and not yet acted on
-                                   (starts or ends): the views wait for them (ei_settle) */
-    md_backoff ends, schedule;  /* the scheduling thread's failing steps (backoff.h) */
+    ei_making making;            /* the claim whose backend calls have mu dropped */
+    bool flushing;               /* transitions committed with mu dropped and not yet acted on
+                                    (starts or ends): the views wait for them (ei_settle) */
+    md_backoff ends, schedule;   /* the scheduling thread's failing steps (backoff.h) */
     md_backoff starts, destroys; /* logging only: starts that failed for the node's reason
                                    (each job waits out its own not_before), destructions */
-    ei_batch *batch;            /* batch mode: the running plan's execution */
-    ms_schedule *plan;          /* batch mode: the batches' work not done at the last join, */
-    ms_workload *plan_w;        /*   their jobs as its workload */
-    double plan_t0;             /* when its time 0 was (seconds since the epoch) */
-    md_backoff plan_retry;      /* batch mode: a failed planning is tried again later */
+    ei_batch *batch;             /* batch mode: the running plan's execution */
+    ms_schedule *plan;           /* batch mode: the batches' work not done at the last join, */
+    ms_workload *plan_w;         /*   their jobs as its workload */
+    double plan_t0;              /* when its time 0 was (seconds since the epoch) */
+    md_backoff plan_retry;       /* batch mode: a failed planning is tried again later */
 
     /* metrics */
-    uint64_t jobs[MD_JOB_NSTATES];  /* by state: under smu, counted as commits make them durable */
-    double prune_at;            /* retention's next pass (monotonic; under smu) */
+    uint64_t jobs[MD_JOB_NSTATES]; /* by state: under smu, counted as commits make them durable */
+    double prune_at;               /* retention's next pass (monotonic; under smu) */
     uint64_t submitted_total, creations_total, destructions_total;
-    md_engine_histogram creation_seconds, destruction_seconds, wait_seconds,
-        turnaround_seconds;
+    md_engine_histogram creation_seconds, destruction_seconds, wait_seconds, turnaround_seconds;
 
     pthread_mutex_t cmu;
     pthread_cond_t committed;
@@ -217,8 +216,8 @@ ei_tally ei_tally_get(const md_engine *e, uint32_t uid);
 /* Counts (1) or uncounts (-1) queued job j in its owner's tally; allocations are Slurm's
  * (limited by Slurm): they count in no user's tally. */
 int ei_tally_job(md_engine *e, const md_job *j, int delta);
-double ei_now(void);            /* seconds since the epoch */
-double ei_mono(void);           /* monotonic seconds */
+double ei_now(void);  /* seconds since the epoch */
+double ei_mono(void); /* monotonic seconds */
 void ei_observe(md_engine_histogram *h, const double *bounds, int nb, double v);
 /* Where queued job id is in the queue; nqueue when it is not there. */
 size_t ei_queued_at(const md_engine *e, int64_t id);
@@ -240,8 +239,8 @@ void ei_group_commit(md_engine *e, ei_submit *r);
 
 /* engine_api.c */
 /* A job's GET /v1/jobs/{id} JSON from the store, as who may see it (NULL: every field). */
-md_engine_outcome ei_get_job(md_engine *e, int64_t id, const md_engine_actor *who,
-                             json_t **job, ms_error *err);
+md_engine_outcome ei_get_job(md_engine *e, int64_t id, const md_engine_actor *who, json_t **job,
+                             ms_error *err);
 /* Whether who may see job j's spec and logs, and cancel it: its owner or an admin. */
 static inline bool ei_may_manage(const md_engine_actor *who, const md_job *j)
 {
@@ -253,10 +252,7 @@ int ei_cancel_queued(md_engine *e, size_t i, ms_error *err);
 void ei_wait_ended(md_engine *e, int64_t id);
 
 /* engine_alloc.c: Slurm jobs' allocations (mu held unless said) */
-static inline bool ei_is_alloc(const md_job *j)
-{
-    return j->spec.slurm_job_id > 0;
-}
+static inline bool ei_is_alloc(const md_job *j) { return j->spec.slurm_job_id > 0; }
 /* Running jobs that are not allocations (a stop waits for these only: an allocation's
  * instance stays held through a restart). */
 size_t ei_jobs_running(const md_engine *e);
@@ -265,8 +261,7 @@ int ei_alloc_load_held(md_engine *e, ms_error *err);
 /* nvml open: whether in, found on GPU g and created by the last process, is a held
  * allocation's instance (*adopted); if so it becomes that allocation's (busy) and is
  * journalled as ours. */
-int ei_alloc_adopt(md_engine *e, int g, const ms_mig_instance *in, bool *adopted,
-                   ms_error *err);
+int ei_alloc_adopt(md_engine *e, int g, const ms_mig_instance *in, bool *adopted, ms_error *err);
 /* Open: whether the store's live instance row is an adopted one (its row is kept). */
 bool ei_alloc_keeps_row(md_engine *e, const md_store_instance *row);
 /* Open: running allocation j holds its instance again (nvml: adopted; sim: made anew at

@@ -27,8 +27,10 @@ static int open_device(md_engine *e, int g, int device, ms_error *err)
     if ((rc = ms_backend_mig_mode(gp->be, &on, err)))
         return rc;
     if (!on)
-        return ms_error_set(err, MS_EINVAL, "device %d: MIG mode is off (enable it, e.g. with "
-                            "migsched run --enable-mig or nvidia-smi -mig 1)", device);
+        return ms_error_set(err, MS_EINVAL,
+                            "device %d: MIG mode is off (enable it, e.g. with "
+                            "migsched run --enable-mig or nvidia-smi -mig 1)",
+                            device);
     snprintf(gp->uuid, sizeof gp->uuid, "%s", ms_backend_gpu_uuid(gp->be));
     return ms_device_lock_open(NULL, gp->uuid, &gp->lock, err);
 }
@@ -75,8 +77,7 @@ static void sweep_cgroups(const char *root)
     DIR *d = opendir(root);
     for (struct dirent *de; d && (de = readdir(d));) {
         char path[MS_JOURNAL_CGROUP_LEN + 256], *end;
-        long pid = !strncmp(de->d_name, "migschedd-", 10) ? strtol(de->d_name + 10, &end, 10)
-                                                           : 0;
+        long pid = !strncmp(de->d_name, "migschedd-", 10) ? strtol(de->d_name + 10, &end, 10) : 0;
         if (pid > 0 && !*end && pid != getpid() && !daemon_alive(pid) &&
             (size_t)snprintf(path, sizeof path, "%s/%s", root, de->d_name) < sizeof path)
             ms_cgroup_prune(path);
@@ -114,7 +115,8 @@ static int open_cgroups(md_engine *e, ms_error *err)
     e->cgroup[0] = '\0';
     if (conf[0] && !off)
         return ms_error_set(err, rc, "cgroup-root %s: %s", conf, why.msg);
-    md_log(MD_LOG_WARN, "cgroup.unavailable", "reason=%s warning=\"jobs are tracked by "
+    md_log(MD_LOG_WARN, "cgroup.unavailable",
+           "reason=%s warning=\"jobs are tracked by "
            "process group: a child that leaves it (setsid) outlives its job\"",
            md_log_quote(why.msg, q, sizeof q));
     return MS_OK;
@@ -146,7 +148,7 @@ int ei_nvml_open(md_engine *e, ms_error *err)
 
 void ei_nvml_close(md_engine *e, bool clean)
 {
-    if (e->cgroup[0])  /* busy only with jobs a failing stop left: the next start's */
+    if (e->cgroup[0]) /* busy only with jobs a failing stop left: the next start's */
         ms_cgroup_remove(e->cgroup, NULL);
     if (e->journal)
         ms_journal_close(e->journal, clean, NULL);

@@ -26,7 +26,7 @@ void ei_view(const md_engine *e, int g, ms_online_gpu_view *v)
             continue;
         }
         v->locked_slots |= mask;
-        if (in->job) {  /* holding a job, or being created for one */
+        if (in->job) { /* holding a job, or being created for one */
             v->job_slots |= mask;
             v->frag_slots |= mask;
             v->frag_slices |= ms_gpu_slice_mask(m, p);
@@ -67,7 +67,7 @@ int ei_place_queued(md_engine *e, ms_error *err)
         }
         int64_t id = e->queue[i]->id;
         if ((rc = ei_start(e, i, g, (ms_placement){profile, st}, err)))
-            break;  /* queue[i] is still queued; the loop tries again later */
+            break; /* queue[i] is still queued; the loop tries again later */
         /* It stays queued until the flush; submissions may have come before it meanwhile. */
         size_t at = ei_queued_at(e, id);
         i = at < e->nqueue ? at + 1 : i;

@@ -40,9 +40,11 @@ static bool stop_leftover(md_engine *e, const ms_journal_rec *r)
     if (!proc_group_ours_alive(r->pgid, r->pstart))
         return true;
     if (!proc_group_leader_is(r->pgid, r->pstart)) {
-        md_log(MD_LOG_WARN, "recover.unproven_group", "pgid=%d job=%d reason=\"its leader "
+        md_log(MD_LOG_WARN, "recover.unproven_group",
+               "pgid=%d job=%d reason=\"its leader "
                "is gone: the group cannot be told from another that took its id; left "
-               "alone\"", r->pgid, r->task);
+               "alone\"",
+               r->pgid, r->task);
         return true;
     }
     md_log(MD_LOG_WARN, "recover.stop_process", "pgid=%d job=%d", r->pgid, r->task);
@@ -52,8 +54,10 @@ static bool stop_leftover(md_engine *e, const ms_journal_rec *r)
     kill(-r->pgid, SIGKILL);
     if (group_gone(r, 2.0))
         return true;
-    md_log(MD_LOG_ERROR, "recover.survived", "pgid=%d job=%d reason=\"survived SIGKILL: its "
-           "record stays open\"", r->pgid, r->task);
+    md_log(MD_LOG_ERROR, "recover.survived",
+           "pgid=%d job=%d reason=\"survived SIGKILL: its "
+           "record stays open\"",
+           r->pgid, r->task);
     return false;
 }
 
@@ -78,7 +82,8 @@ static void stop_leftovers(md_engine *e, const ms_journal_state *old, bool *sett
             md_log(MD_LOG_WARN, "recover.stop_cgroup", "cgroup=%s job=%d",
                    md_log_quote(r->cgroup, q, sizeof q), r->task);
         if (!gone[k])
-            md_log(MD_LOG_ERROR, "recover.survived", "cgroup=%s job=%d reason=\"a process "
+            md_log(MD_LOG_ERROR, "recover.survived",
+                   "cgroup=%s job=%d reason=\"a process "
                    "survived SIGKILL: its record stays open\"",
                    md_log_quote(r->cgroup, q, sizeof q), r->task);
     }
@@ -104,15 +109,15 @@ static int not_ours(md_engine *e, int g, const ms_mig_instance *in, ms_claim c,
 {
     ei_gpu *gp = &e->gpu[g];
     md_log(MD_LOG_WARN, "recover.not_ours",
-           "gpu=%d gi=%u start=%d size=%d mig_uuid=%s journal_line=%d reason=\"%s\"",
-           gp->device, in->gi_id, in->start_slot, in->size_slots, in->uuid[0] ? in->uuid : "-",
-           r->line, c == MS_CLAIM_STRANGER
-                         ? "not the instance the journal recorded at this id: someone else's"
-                         : r->kind == MS_JOURNAL_GI_MADE
-                         ? "being made at the crash, with a compute instance the journal does "
-                           "not name: it cannot be told from someone else's"
-                         : "the recorded id and slots without a MIG device, and no destroy of "
-                           "ours was under way: it cannot be told from someone else's");
+           "gpu=%d gi=%u start=%d size=%d mig_uuid=%s journal_line=%d reason=\"%s\"", gp->device,
+           in->gi_id, in->start_slot, in->size_slots, in->uuid[0] ? in->uuid : "-", r->line,
+           c == MS_CLAIM_STRANGER
+               ? "not the instance the journal recorded at this id: someone else's"
+           : r->kind == MS_JOURNAL_GI_MADE
+               ? "being made at the crash, with a compute instance the journal does "
+                 "not name: it cannot be told from someone else's"
+               : "the recorded id and slots without a MIG device, and no destroy of "
+                 "ours was under way: it cannot be told from someone else's");
     return c == MS_CLAIM_STRANGER ? ms_journal_destroyed(e->journal, gp->device, r->gi_id, err)
                                   : MS_OK;
 }
@@ -133,7 +138,7 @@ static int reconcile_device(md_engine *e, int g, const ms_journal_state *old, ms
         const ms_journal_rec *r = NULL;
         ms_claim c = old ? ms_journal_claim(old, gp->device, m, &list[i], &r) : MS_CLAIM_NONE;
         if (c == MS_CLAIM_OURS) {
-            bool adopted = false;  /* a Slurm job's allocation still uses it */
+            bool adopted = false; /* a Slurm job's allocation still uses it */
             ms_mig_instance was = list[i];
             if ((rc = ei_alloc_adopt(e, g, &list[i], &adopted, err)) || adopted ||
                 (rc = ms_backend_destroy_owned(gp->be, e->journal, &was, err)) ||
@@ -141,12 +146,12 @@ static int reconcile_device(md_engine *e, int g, const ms_journal_state *old, ms
                 continue;
             /* Which of our steps the crash cut short, if any: what made the instance ours. */
             md_log(MD_LOG_INFO, "recover.destroy",
-                   "gpu=%d gi=%u start=%d interrupted=%s mig_device=%s", gp->device,
-                   was.gi_id, was.start_slot,
-                   r->kind == MS_JOURNAL_GI_MADE     ? "create"
+                   "gpu=%d gi=%u start=%d interrupted=%s mig_device=%s", gp->device, was.gi_id,
+                   was.start_slot,
+                   r->kind == MS_JOURNAL_GI_MADE      ? "create"
                    : r->kind == MS_JOURNAL_DESTROYING ? "destroy"
-                                                       : "no",
-                    list[i].uuid[0] ? "yes" : "no");
+                                                      : "no",
+                   list[i].uuid[0] ? "yes" : "no");
             continue;
         }
         if (c != MS_CLAIM_NONE && (rc = not_ours(e, g, &list[i], c, r, err)))
@@ -191,9 +196,10 @@ int ei_recover(md_engine *e, const char *path, ms_error *err)
     }
     char q[600];
     if (!rc && old && old->torn_line)
-        md_log(MD_LOG_WARN, "journal.torn_record", "journal=%s line=%d reason=\"cut short by "
-               "a crash mid-write: dropped\"", md_log_quote(path, q, sizeof q),
-               old->torn_line);
+        md_log(MD_LOG_WARN, "journal.torn_record",
+               "journal=%s line=%d reason=\"cut short by "
+               "a crash mid-write: dropped\"",
+               md_log_quote(path, q, sizeof q), old->torn_line);
     if (!rc && old)
         stop_leftovers(e, old, settled);
     if (!rc)

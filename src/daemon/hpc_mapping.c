@@ -18,8 +18,7 @@ int md_hpc_mapping_set(const char *dir, int gpu, unsigned gi, const int64_t *job
     snprintf(path, sizeof path, "%s/%d.%u", dir, gpu, gi);
     if (n == 0) {
         if (unlink(path) && errno != ENOENT)
-            return ms_error_set(err, MS_EIO, "hpc-job-mapping-dir: %s: %s", path,
-                                strerror(errno));
+            return ms_error_set(err, MS_EIO, "hpc-job-mapping-dir: %s: %s", path, strerror(errno));
         return MS_OK;
     }
     ms_output o;

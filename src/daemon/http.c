@@ -31,8 +31,8 @@ struct md_http {
     struct server s[MD_MAX_LISTEN];
     md_api api;
     md_conns *conns;
-    pthread_rwlock_t tokens_mu;   /* the tokens change on SIGHUP */
-    md_tokens *tokens;            /* NULL without a TCP listener */
+    pthread_rwlock_t tokens_mu; /* the tokens change on SIGHUP */
+    md_tokens *tokens;          /* NULL without a TCP listener */
 };
 
 /* One connection (MHD's socket context): its entry in conns and, on the Unix socket, its
@@ -41,7 +41,7 @@ struct sock {
     md_conn *slot;
     bool named;
     char name[MD_USER_NAME_MAX];
-    bool nul_in_url;   /* the request's URL decoded to a NUL byte (until it completes) */
+    bool nul_in_url; /* the request's URL decoded to a NUL byte (until it completes) */
 };
 
 /* One request's state across MHD's calls: the body as it arrives, or why it is refused. */
@@ -51,7 +51,7 @@ struct conn {
     char *body;
     size_t len, cap;
     bool too_big;
-    bool early;        /* answered before its body was read: the rest is drained */
+    bool early; /* answered before its body was read: the rest is drained */
 };
 
 /* The tokens of path, replacing the old ones only once the file has been read whole. */
@@ -103,8 +103,8 @@ static md_api_caller caller_of(struct server *s, struct MHD_Connection *c, struc
 
 static enum MHD_Result send_response(struct MHD_Connection *c, md_api_response *rs)
 {
-    struct MHD_Response *r =
-        MHD_create_response_from_buffer(rs->len, rs->body, MHD_RESPMEM_MUST_FREE);
+    struct MHD_Response *r = MHD_create_response_from_buffer(rs->len, rs->body,
+                                                             MHD_RESPMEM_MUST_FREE);
     if (!r) {
         free(rs->body);
         return MHD_NO;
@@ -116,8 +116,7 @@ static enum MHD_Result send_response(struct MHD_Connection *c, md_api_response *
     if (*rs->location)
         MHD_add_response_header(r, MHD_HTTP_HEADER_LOCATION, rs->location);
     if (rs->status == 401)
-        MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
-                                "Bearer realm=\"migschedd\"");
+        MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"migschedd\"");
     MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
     enum MHD_Result ok = MHD_queue_response(c, rs->status, r);
     MHD_destroy_response(r);
@@ -152,7 +151,7 @@ static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const cha
 {
     md_api_request *rq = cls;
     if (rq->nargs == MD_API_MAX_ARGS) {
-        rq->nargs++;  /* one over: too many */
+        rq->nargs++; /* one over: too many */
         return MHD_NO;
     }
     rq->arg_key[rq->nargs] = key;
@@ -177,7 +176,7 @@ static void take_body(struct conn *k, const char *data, size_t n)
         while (cap < k->len + n + 1)
             cap *= 2;
         char *b = realloc(k->body, cap);
-        if (!b) {  /* treated as too big: the client gets an answer, not a crash */
+        if (!b) { /* treated as too big: the client gets an answer, not a crash */
             k->too_big = true;
             return;
         }
@@ -241,8 +240,8 @@ static size_t unescape(void *cls, struct MHD_Connection *c, char *uri)
 {
     size_t n = MHD_http_unescape(uri);
     if (strlen(uri) != n) {
-        const union MHD_ConnectionInfo *ci =
-            MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+        const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
+            c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
         struct sock *sk = ci ? ci->socket_context : NULL;
         if (sk)
             sk->nul_in_url = true;
@@ -264,8 +263,9 @@ static enum MHD_Result begin(struct MHD_Connection *c, const char *url, const ch
     if (why)
         md_api_error(&rs, 400, why);
     else if (!k->caller.authenticated && !public_request(method, url))
-        md_api_error(&rs, 401, "missing or wrong bearer token (Authorization: Bearer <a token "
-                               "of the token-file>)");
+        md_api_error(&rs, 401,
+                     "missing or wrong bearer token (Authorization: Bearer <a token "
+                     "of the token-file>)");
     else if (cl && strtoull(cl, NULL, 10) > MD_JOB_BODY_MAX)
         too_big(&rs);
     else
@@ -282,8 +282,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     struct server *s = cls;
     struct conn *k = *con_cls;
     if (!k) {
-        const union MHD_ConnectionInfo *ci =
-            MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+        const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
+            c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
         struct sock *sk = ci ? ci->socket_context : NULL;
         if (!sk || !(k = calloc(1, sizeof *k)))
             return MHD_NO;
@@ -300,8 +300,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     /* The whole request is in: answering it has no deadline (a submission may wait for
      * its group commit). */
     md_conns_deadline(s->h->conns, k->sock->slot, false);
-    md_api_request rq = {.caller = k->caller, .method = method, .path = url,
-                         .body = k->body, .len = k->len};
+    md_api_request rq = {
+        .caller = k->caller, .method = method, .path = url, .body = k->body, .len = k->len};
     md_api_response rs;
     if (k->too_big) {
         too_big(&rs);
@@ -353,8 +353,8 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
     struct conn *k = *con_cls;
     if (k) {
         if (k->early && toe == MHD_REQUEST_TERMINATED_COMPLETED_OK) {
-            const union MHD_ConnectionInfo *ci =
-                MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+            const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
+                c, MHD_CONNECTION_INFO_CONNECTION_FD);
             if (ci)
                 drain(s->h->conns, k->sock, ci->connect_fd);
         }
@@ -383,7 +383,8 @@ static void notify(void *cls, struct MHD_Connection *c, void **socket_context,
         *socket_context = NULL;
         return;
     }
-    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c,
+                                                                 MHD_CONNECTION_INFO_CONNECTION_FD);
     if (!ci)
         return;
     int fd = ci->connect_fd;
@@ -452,16 +453,14 @@ int md_http_start(md_http *h, md_engine *e, const ms_gpu_model *m, const char *s
         snprintf(h->api.hostname, sizeof h->api.hostname, "localhost");
     for (int i = 0; i < h->n; i++) {
         struct server *s = &h->s[i];
-        s->d = MHD_start_daemon(
-            MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
-                MHD_USE_ERROR_LOG,
-            0, NULL, NULL, handle, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
-            MHD_OPTION_LISTEN_SOCKET, s->l.fd,
-            MHD_OPTION_CONNECTION_LIMIT, (unsigned)MD_HTTP_CONNECTION_LIMIT,
-            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)MD_HTTP_TIMEOUT_SECONDS,
-            MHD_OPTION_NOTIFY_CONNECTION, notify, s,
-            MHD_OPTION_NOTIFY_COMPLETED, completed, s,
-            MHD_OPTION_UNESCAPE_CALLBACK, unescape, s, MHD_OPTION_END);
+        s->d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+                                    MHD_USE_POLL | MHD_USE_ERROR_LOG,
+                                0, NULL, NULL, handle, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+                                MHD_OPTION_LISTEN_SOCKET, s->l.fd, MHD_OPTION_CONNECTION_LIMIT,
+                                (unsigned)MD_HTTP_CONNECTION_LIMIT, MHD_OPTION_CONNECTION_TIMEOUT,
+                                (unsigned)MD_HTTP_TIMEOUT_SECONDS, MHD_OPTION_NOTIFY_CONNECTION,
+                                notify, s, MHD_OPTION_NOTIFY_COMPLETED, completed, s,
+                                MHD_OPTION_UNESCAPE_CALLBACK, unescape, s, MHD_OPTION_END);
         if (!s->d)
             return ms_error_set(err, MS_EIO, "listen %s: the HTTP server did not start",
                                 s->l.tcp ? "tcp" : s->l.path);
@@ -481,7 +480,7 @@ void md_http_close(md_http *h)
     for (int i = 0; i < h->n; i++) {
         struct server *s = &h->s[i];
         if (s->d)
-            MHD_stop_daemon(s->d);  /* closes the listening socket it was given */
+            MHD_stop_daemon(s->d); /* closes the listening socket it was given */
         md_listener_close(&s->l, s->d != NULL);
     }
     md_conns_free(h->conns);

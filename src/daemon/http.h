@@ -10,7 +10,7 @@
 #include "engine.h"
 
 #define MD_HTTP_CONNECTION_LIMIT MD_CONNECTION_LIMIT
-#define MD_HTTP_TIMEOUT_SECONDS 30   /* idle while an answer is sent: the connection is closed */
+#define MD_HTTP_TIMEOUT_SECONDS  30 /* idle while an answer is sent: the connection is closed */
 
 typedef struct md_http md_http;
 

@@ -66,8 +66,10 @@ int md_identity_user(const char *name, md_job_owner *out, ms_error *err)
     if (!found)
         return ms_error_set(err, MS_EINVAL, "no user \"%.63s\" on this node", name);
     if (!fits)
-        return ms_error_set(err, MS_EINVAL, "user \"%.63s...\": names of %zu bytes or more are "
-                            "not supported", name, sizeof out->name);
+        return ms_error_set(err, MS_EINVAL,
+                            "user \"%.63s...\": names of %zu bytes or more are "
+                            "not supported",
+                            name, sizeof out->name);
     return MS_OK;
 }
 

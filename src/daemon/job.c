@@ -8,9 +8,9 @@
 
 #include "migsched/io.h"
 
-static const char *const FIELDS[] = {"name", "command", "cwd", "env", "on_interrupt",
-                                      "profile", "slices", "seconds", "times",
-                                      "slurm_job_id", "user", NULL};
+static const char *const FIELDS[] = {"name",         "command",      "cwd",    "env",
+                                     "on_interrupt", "profile",      "slices", "seconds",
+                                     "times",        "slurm_job_id", "user",   NULL};
 
 static int bad(ms_error *err, const char *field, const char *fmt, const char *detail)
 {
@@ -59,7 +59,8 @@ static int parse_command(json_t *v, md_job_spec *s, ms_error *err)
         return ms_error_set(err, MS_ENOMEM, "job: out of memory");
     size_t i;
     json_t *a;
-    json_array_foreach(v, i, a) {
+    json_array_foreach(v, i, a)
+    {
         char field[32];
         snprintf(field, sizeof field, "command[%zu]", i);
         int rc = get_string(a, field, MD_JOB_STRING_MAX, &s->argv[i], err);
@@ -95,12 +96,14 @@ static int parse_env(json_t *v, md_job_spec *s, ms_error *err)
         return ms_error_set(err, MS_ENOMEM, "job: out of memory");
     const char *k;
     json_t *val;
-    json_object_foreach(v, k, val) {
+    json_object_foreach(v, k, val)
+    {
         char field[200];
         snprintf(field, sizeof field, "env.%.120s", k);
         if (strlen(k) > 128 || !env_name_ok(k))
-            return bad(err, field, "%s", "is not a variable name ([A-Za-z_][A-Za-z0-9_]*, "
-                                         "at most 128 bytes)");
+            return bad(err, field, "%s",
+                       "is not a variable name ([A-Za-z_][A-Za-z0-9_]*, "
+                       "at most 128 bytes)");
         if (!json_is_string(val))
             return bad(err, field, "%s", "must be a string");
         if (json_string_length(val) > MD_JOB_STRING_MAX)
@@ -130,21 +133,25 @@ static int parse_times(json_t *v, const ms_gpu_model *gpu, md_job_spec *s, ms_er
         return bad(err, "times", "%s", "must be a non-empty object {\"size\": seconds}");
     const char *k;
     json_t *val;
-    json_object_foreach(v, k, val) {
+    json_object_foreach(v, k, val)
+    {
         char field[80];
         snprintf(field, sizeof field, "times.%.40s", k);
         long size;
         if (!md_canonical_integer(k) && ms_parse_long(k, LONG_MIN, LONG_MAX, &size))
-            return ms_error_set(err, MS_EINVAL, "job: %s: a size is written canonically "
-                                "(\"%ld\", not \"%.40s\")", field, size, k);
-        if (!ms_parse_long(k, 1, MS_MAX_SLICES, &size) ||
-            ms_gpu_size_index(gpu, (int)size) < 0) {
+            return ms_error_set(err, MS_EINVAL,
+                                "job: %s: a size is written canonically "
+                                "(\"%ld\", not \"%.40s\")",
+                                field, size, k);
+        if (!ms_parse_long(k, 1, MS_MAX_SLICES, &size) || ms_gpu_size_index(gpu, (int)size) < 0) {
             char sizes[64] = "";
             for (int i = 0; i < gpu->nsizes; i++)
-                snprintf(sizes + strlen(sizes), sizeof sizes - strlen(sizes), "%s%d",
-                         i ? ", " : "", gpu->sizes[i]);
-            return ms_error_set(err, MS_EINVAL, "job: %s: %s has no instance size \"%.40s\" "
-                                "(sizes: %s)", field, gpu->name, k, sizes);
+                snprintf(sizes + strlen(sizes), sizeof sizes - strlen(sizes), "%s%d", i ? ", " : "",
+                         gpu->sizes[i]);
+            return ms_error_set(err, MS_EINVAL,
+                                "job: %s: %s has no instance size \"%.40s\" "
+                                "(sizes: %s)",
+                                field, gpu->name, k, sizes);
         }
         int rc = get_time(val, field, &s->times[size], err);
         if (rc)
@@ -161,16 +168,19 @@ static int parse_placement_request(json_t *root, const ms_gpu_model *gpu, md_job
     if (prof && sl)
         return ms_error_set(err, MS_EINVAL, "job: give \"profile\" or \"slices\", not both");
     if ((prof || sl) && times)
-        return ms_error_set(err, MS_EINVAL, "job: give \"profile\"/\"slices\" with "
+        return ms_error_set(err, MS_EINVAL,
+                            "job: give \"profile\"/\"slices\" with "
                             "\"seconds\", or \"times\", not both");
     if (times) {
         if (sec)
-            return ms_error_set(err, MS_EINVAL, "job: seconds: goes with \"profile\" or "
+            return ms_error_set(err, MS_EINVAL,
+                                "job: seconds: goes with \"profile\" or "
                                 "\"slices\"; \"times\" already gives a time per size");
         return parse_times(times, gpu, s, err);
     }
     if (!prof && !sl)
-        return ms_error_set(err, MS_EINVAL, "job: missing field: \"profile\" or \"slices\" "
+        return ms_error_set(err, MS_EINVAL,
+                            "job: missing field: \"profile\" or \"slices\" "
                             "(with \"seconds\"), or \"times\"");
     if (prof) {
         if (!json_is_string(prof))
@@ -182,12 +192,15 @@ static int parse_placement_request(json_t *root, const ms_gpu_model *gpu, md_job
     } else {
         json_int_t n = json_is_integer(sl) ? json_integer_value(sl) : -1;
         if (n < 1 || n > MS_MAX_SLICES || gpu->base_profile[n] < 0)
-            return ms_error_set(err, MS_EINVAL, "job: slices: %s has no instance with that "
-                                "many compute slices (an integer is expected)", gpu->name);
+            return ms_error_set(err, MS_EINVAL,
+                                "job: slices: %s has no instance with that "
+                                "many compute slices (an integer is expected)",
+                                gpu->name);
         s->profile = gpu->base_profile[n];
     }
     if (!sec)
-        return ms_error_set(err, MS_EINVAL, "job: missing field: \"seconds\" (the expected "
+        return ms_error_set(err, MS_EINVAL,
+                            "job: missing field: \"seconds\" (the expected "
                             "run time on the profile)");
     return get_time(sec, "seconds", &s->seconds, err);
 }
@@ -198,12 +211,14 @@ static int parse_placement_request(json_t *root, const ms_gpu_model *gpu, md_job
 static int parse_allocation(json_t *root, json_t *id, const ms_gpu_model *gpu, md_job_spec *s,
                             ms_error *err)
 {
-    static const char *const NOT[] = {"command", "cwd", "env", "on_interrupt", "seconds",
-                                      "times", NULL};
+    static const char *const NOT[] = {"command", "cwd",   "env", "on_interrupt",
+                                      "seconds", "times", NULL};
     for (int i = 0; NOT[i]; i++)
         if (json_object_get(root, NOT[i]))
-            return ms_error_set(err, MS_EINVAL, "job: %s: an allocation (slurm_job_id) takes "
-                                "only name, slurm_job_id and profile or slices", NOT[i]);
+            return ms_error_set(err, MS_EINVAL,
+                                "job: %s: an allocation (slurm_job_id) takes "
+                                "only name, slurm_job_id and profile or slices",
+                                NOT[i]);
     json_int_t n = json_is_integer(id) ? json_integer_value(id) : 0;
     if (n < 1 || n > MD_SLURM_JOB_ID_MAX)
         return bad(err, "slurm_job_id", "%s", "must be an integer 1..4294967295");
@@ -235,7 +250,7 @@ static int parse_root(json_t *root, const ms_gpu_model *gpu, md_job_spec *s, ms_
     json_t *v;
     json_t *name = json_object_get(root, "name"), *cmd = json_object_get(root, "command");
     if ((v = json_object_get(root, "user")) &&
-        (rc = get_string(v, "user", sizeof ((md_job_owner *)0)->name - 1, &s->user, err)))
+        (rc = get_string(v, "user", sizeof((md_job_owner *)0)->name - 1, &s->user, err)))
         return rc;
     if (!name)
         return ms_error_set(err, MS_EINVAL, "job: missing field: \"name\"");
@@ -279,8 +294,8 @@ int md_job_spec_parse(const char *text, size_t len, const ms_gpu_model *gpu, md_
     json_error_t je;
     json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
     if (!root)
-        return ms_error_set(err, MS_EINVAL, "job: malformed JSON at line %d column %d: %s",
-                            je.line, je.column, je.text);
+        return ms_error_set(err, MS_EINVAL, "job: malformed JSON at line %d column %d: %s", je.line,
+                            je.column, je.text);
     int rc = parse_root(root, gpu, out, err);
     json_decref(root);
     if (rc)
@@ -363,21 +378,14 @@ void md_job_init(md_job *j, md_job_spec *spec)
     j->placement.profile = -1;
 }
 
-void md_job_free(md_job *j)
-{
-    md_job_spec_free(&j->spec);
-}
+void md_job_free(md_job *j) { md_job_spec_free(&j->spec); }
 
-static json_t *time_or_null(double t)
-{
-    return isnan(t) ? json_null() : json_real(t);
-}
+static json_t *time_or_null(double t) { return isnan(t) ? json_null() : json_real(t); }
 
 json_t *md_job_transition_to_json(const md_job_transition *t)
 {
-    return json_pack("{s:f, s:s, s:s, s:s, s:o}", "at", t->at, "event",
-                     md_job_event_name(t->event), "from", md_job_state_name(t->from), "to",
-                     md_job_state_name(t->to), "reason",
+    return json_pack("{s:f, s:s, s:s, s:s, s:o}", "at", t->at, "event", md_job_event_name(t->event),
+                     "from", md_job_state_name(t->from), "to", md_job_state_name(t->to), "reason",
                      t->reason[0] ? json_string(t->reason) : json_null());
 }
 
@@ -392,7 +400,7 @@ const char *md_job_user(const md_job_owner *o, char uid[16])
 /* {"stdout": PATH, "stderr": PATH} of the latest attempt, or null (see md_job_to_json). */
 static json_t *logs_json(const md_job *j, const char *log_dir)
 {
-    char out[4400], errp[4400];  /* log-dir's 4096 bytes, then OWNER/job-ID.N.ext */
+    char out[4400], errp[4400]; /* log-dir's 4096 bytes, then OWNER/job-ID.N.ext */
     ms_error ignored;
     if (!log_dir || j->attempts < 1 || j->spec.slurm_job_id > 0 ||
         md_job_log_path(log_dir, j, j->attempts, "out", out, sizeof out, &ignored) ||
@@ -401,8 +409,7 @@ static json_t *logs_json(const md_job *j, const char *log_dir)
     return json_pack("{s:s, s:s}", "stdout", out, "stderr", errp);
 }
 
-json_t *md_job_to_json(const md_job *j, const ms_gpu_model *gpu, bool detail,
-                       const char *log_dir)
+json_t *md_job_to_json(const md_job *j, const ms_gpu_model *gpu, bool detail, const char *log_dir)
 {
     json_t *o = json_object();
     char uid[16];
@@ -419,17 +426,16 @@ json_t *md_job_to_json(const md_job *j, const ms_gpu_model *gpu, bool detail,
     json_object_set_new(o, "gpu", j->gpu >= 0 ? json_integer(j->gpu) : json_null());
     /* The instance's profile once placed, else the one asked for (null with times). */
     int prof = j->placement.profile >= 0 ? j->placement.profile : j->spec.profile;
-    json_object_set_new(o, "profile", prof >= 0 ? json_string(gpu->profiles[prof].name)
-                                                : json_null());
-    json_object_set_new(o, "placement", j->placement.profile >= 0
-                                            ? json_pack("{s:i}", "start", j->placement.start)
-                                            : json_null());
+    json_object_set_new(o, "profile",
+                        prof >= 0 ? json_string(gpu->profiles[prof].name) : json_null());
+    json_object_set_new(o, "placement",
+                        j->placement.profile >= 0 ? json_pack("{s:i}", "start", j->placement.start)
+                                                  : json_null());
     json_object_set_new(o, "mig_uuid", j->mig_uuid[0] ? json_string(j->mig_uuid) : json_null());
-    json_object_set_new(o, "exit_status", j->has_exit ? json_integer(j->exit_status)
-                                                      : json_null());
-    json_object_set_new(o, "slurm_job_id", j->spec.slurm_job_id > 0
-                                               ? json_integer(j->spec.slurm_job_id)
-                                               : json_null());
+    json_object_set_new(o, "exit_status", j->has_exit ? json_integer(j->exit_status) : json_null());
+    json_object_set_new(o, "slurm_job_id",
+                        j->spec.slurm_job_id > 0 ? json_integer(j->spec.slurm_job_id)
+                                                 : json_null());
     if (detail) {
         json_object_set_new(o, "spec", md_job_spec_to_json(&j->spec, gpu));
         json_object_set_new(o, "logs", logs_json(j, log_dir));
@@ -437,8 +443,8 @@ json_t *md_job_to_json(const md_job *j, const ms_gpu_model *gpu, bool detail,
     return o;
 }
 
-int md_job_log_path(const char *log_dir, const md_job *j, int attempt, const char *ext,
-                    char *buf, size_t len, ms_error *err)
+int md_job_log_path(const char *log_dir, const md_job *j, int attempt, const char *ext, char *buf,
+                    size_t len, ms_error *err)
 {
     char uid[16];
     int n = snprintf(buf, len, "%s/%s/job-%lld.%d.%s", log_dir, md_job_user(&j->owner, uid),

@@ -14,12 +14,12 @@
 #include "migsched/gpu.h"
 
 /* Size limits of a submission: beyond them a client is mistaken or hostile. */
-#define MD_JOB_BODY_MAX (64 * 1024)  /* bytes of one JSON job */
-#define MD_JOB_NAME_MAX 128          /* bytes of the name */
-#define MD_JOB_ARGS_MAX 256          /* command arguments */
-#define MD_JOB_STRING_MAX 4096       /* bytes of one argument, the cwd, one env value */
-#define MD_JOB_ENV_MAX 128           /* environment variables */
-#define MD_JOB_REASON_MAX 256        /* bytes of a reason, with its NUL */
+#define MD_JOB_BODY_MAX   (64 * 1024) /* bytes of one JSON job */
+#define MD_JOB_NAME_MAX   128         /* bytes of the name */
+#define MD_JOB_ARGS_MAX   256         /* command arguments */
+#define MD_JOB_STRING_MAX 4096        /* bytes of one argument, the cwd, one env value */
+#define MD_JOB_ENV_MAX    128         /* environment variables */
+#define MD_JOB_REASON_MAX 256         /* bytes of a reason, with its NUL */
 
 /* MD_JOB_NEW is a job not yet submitted: the "from" of the submit transition. */
 typedef enum md_job_state {
@@ -48,13 +48,13 @@ typedef enum md_on_interrupt { MD_ON_INTERRUPT_RETRY = 0, MD_ON_INTERRUPT_FAIL }
 typedef struct md_job_spec {
     char *name;
     int argc;
-    char **argv;             /* argc strings: the command and its arguments (no shell) */
-    char *cwd;               /* NULL: the daemon's working directory */
+    char **argv; /* argc strings: the command and its arguments (no shell) */
+    char *cwd;   /* NULL: the daemon's working directory */
     int nenv;
     char **env_keys, **env_values;
     md_on_interrupt on_interrupt;
-    int profile;             /* index into the GPU model, -1 with times */
-    double seconds;          /* expected run time on profile */
+    int profile;                     /* index into the GPU model, -1 with times */
+    double seconds;                  /* expected run time on profile */
     double times[MS_MAX_SLICES + 1]; /* by compute slices; 0 = cannot run at that size */
     /* > 0: a Slurm job's allocation (docs/daemon.md, Allocations): it runs no command and
      * holds its instance (profile) until released; argc 0, seconds 0, on_interrupt fail. */
@@ -72,19 +72,19 @@ typedef struct md_job_owner {
 
 /* The daemon's record of a job. Times are seconds since the epoch, NAN while unset. */
 typedef struct md_job {
-    int64_t id;              /* 0 until the store assigns one */
+    int64_t id; /* 0 until the store assigns one */
     md_job_spec spec;
     md_job_owner owner;
-    size_t spec_bytes;       /* of the spec's JSON as the store keeps it (md_job_spec_text) */
+    size_t spec_bytes; /* of the spec's JSON as the store keeps it (md_job_spec_text) */
     md_job_state state;
-    int attempts;            /* starts so far */
+    int attempts; /* starts so far */
     double submitted, started, ended;
-    int gpu;                 /* -1 unless running or ended after running */
-    ms_placement placement;  /* profile -1 when unplaced */
-    char mig_uuid[96];       /* "" when none */
+    int gpu;                /* -1 unless running or ended after running */
+    ms_placement placement; /* profile -1 when unplaced */
+    char mig_uuid[96];      /* "" when none */
     bool has_exit;
     int exit_status;
-    int crashes;             /* runs lost to a daemon crash (md_job_recover) */
+    int crashes; /* runs lost to a daemon crash (md_job_recover) */
     /* Why it is in its state: failed, interrupted, requeued or waiting; "" when it needs
      * no explanation (submitted, running, done). Set by each transition. */
     char reason[MD_JOB_REASON_MAX];
@@ -143,8 +143,7 @@ const char *md_job_user(const md_job_owner *o, char uid[16]);
  * admins' view (detail true) adds the spec and "logs": the latest attempt's output files
  * under log_dir (md_job_log_path), null before the first start, for an allocation or when
  * log_dir is NULL (the sim backend writes none). */
-json_t *md_job_to_json(const md_job *j, const ms_gpu_model *gpu, bool detail,
-                       const char *log_dir);
+json_t *md_job_to_json(const md_job *j, const ms_gpu_model *gpu, bool detail, const char *log_dir);
 
 /* One transition as GET /v1/jobs/{id}/history lists it: {"at", "event", "from", "to",
  * "reason"} (reason null when it has none). */
@@ -153,8 +152,8 @@ json_t *md_job_transition_to_json(const md_job_transition *t);
 /* Where attempt `attempt` of job j writes its output: LOG_DIR/OWNER/job-ID.ATTEMPT.EXT (OWNER:
  * the owner's name, or the uid where the uid has none; ext "out" or "err"). MS_EINVAL when
  * it does not fit len. */
-int md_job_log_path(const char *log_dir, const md_job *j, int attempt, const char *ext,
-                    char *buf, size_t len, ms_error *err);
+int md_job_log_path(const char *log_dir, const md_job *j, int attempt, const char *ext, char *buf,
+                    size_t len, ms_error *err);
 
 /* The state machine (job_state.c): one function per event, called by the API and by the
  * recovery path alike. Each checks the transition is legal (else MS_EINVAL naming the job,
@@ -178,8 +177,7 @@ int md_job_cancel(md_job *j, double now, md_job_transition *t, ms_error *err);
 /* The recovery path's interrupt: the job was running when the daemon died. After
  * max_attempts such losses the job is poison (it may be what kills the daemon): it fails
  * with the reason "interrupted N times" whatever its on_interrupt. */
-int md_job_recover(md_job *j, double now, int max_attempts, md_job_transition *t,
-                   ms_error *err);
+int md_job_recover(md_job *j, double now, int max_attempts, md_job_transition *t, ms_error *err);
 /* Replaces the reason a transition just gave j (and t, its record), truncated to fit. */
 void md_job_set_reason(md_job *j, md_job_transition *t, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

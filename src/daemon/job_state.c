@@ -11,10 +11,10 @@
 
 #include "job.h"
 
-static const char *const STATE_NAMES[MD_JOB_NSTATES] = {"new", "queued", "running", "done",
-                                                        "failed", "cancelled"};
-static const char *const EVENT_NAMES[] = {"submit", "start", "finish", "interrupt", "cancel",
-                                          "requeue"};
+static const char *const STATE_NAMES[MD_JOB_NSTATES] = {"new",  "queued", "running",
+                                                        "done", "failed", "cancelled"};
+static const char *const EVENT_NAMES[] = {"submit",    "start",  "finish",
+                                          "interrupt", "cancel", "requeue"};
 #define NEVENTS ((int)(sizeof EVENT_NAMES / sizeof *EVENT_NAMES))
 
 const char *md_job_state_name(md_job_state s)
@@ -149,8 +149,7 @@ int md_job_interrupt(md_job *j, double now, md_job_transition *t, ms_error *err)
     return MS_OK;
 }
 
-int md_job_recover(md_job *j, double now, int max_attempts, md_job_transition *t,
-                   ms_error *err)
+int md_job_recover(md_job *j, double now, int max_attempts, md_job_transition *t, ms_error *err)
 {
     md_on_interrupt asked = j->spec.on_interrupt;
     bool poison = j->crashes + 1 >= max_attempts;
@@ -176,7 +175,7 @@ int md_job_requeue(md_job *j, double now, const char *why, double delay, md_job_
     int rc = expect(j, MD_JOB_EV_REQUEUE, MD_JOB_RUNNING, MD_JOB_RUNNING, now, t, err);
     if (rc)
         return rc;
-    char copy[sizeof j->start_error];  /* why may be j->start_error itself */
+    char copy[sizeof j->start_error]; /* why may be j->start_error itself */
     snprintf(copy, sizeof copy, "%s", why);
     unplace(j);
     j->started = NAN;

@@ -35,8 +35,8 @@ static int clear_stale(const md_listen *l, ms_error *err)
         return ms_error_set(err, MS_EIO, "%s: listen unix:%s: %s", w, l->path, strerror(errno));
     }
     if (!S_ISSOCK(st.st_mode))
-        return ms_error_set(err, MS_EINVAL, "%s: listen unix:%s: exists and is not a socket",
-                            w, l->path);
+        return ms_error_set(err, MS_EINVAL, "%s: listen unix:%s: exists and is not a socket", w,
+                            l->path);
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return ms_error_set(err, MS_EIO, "socket: %s", strerror(errno));
@@ -46,13 +46,15 @@ static int clear_stale(const md_listen *l, ms_error *err)
     int e = errno;
     close(fd);
     if (rc == 0)
-        return ms_error_set(err, MS_EBUSY, "%s: listen unix:%s: another migschedd is "
-                            "listening there", w, l->path);
+        return ms_error_set(err, MS_EBUSY,
+                            "%s: listen unix:%s: another migschedd is "
+                            "listening there",
+                            w, l->path);
     if (e != ECONNREFUSED)
         return ms_error_set(err, MS_EIO, "%s: listen unix:%s: %s", w, l->path, strerror(e));
     if (unlink(l->path) && errno != ENOENT)
-        return ms_error_set(err, MS_EIO, "%s: listen unix:%s: removing the stale socket: %s",
-                            w, l->path, strerror(errno));
+        return ms_error_set(err, MS_EIO, "%s: listen unix:%s: removing the stale socket: %s", w,
+                            l->path, strerror(errno));
     return MS_OK;
 }
 
@@ -96,8 +98,8 @@ static int open_tcp(const md_listen *l, md_listener *out, ms_error *err)
     struct addrinfo *ai;
     int g = getaddrinfo(l->host, port, &hints, &ai);
     if (g)
-        return ms_error_set(err, MS_EINVAL, "%s: listen tcp:%s:%d: %s", l->where, l->host,
-                            l->port, gai_strerror(g));
+        return ms_error_set(err, MS_EINVAL, "%s: listen tcp:%s:%d: %s", l->where, l->host, l->port,
+                            gai_strerror(g));
     int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     int one = 1;
     if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) ||
@@ -124,9 +126,8 @@ void md_listener_close(md_listener *l, bool fd_closed)
         close(l->fd);
     l->fd = -1;
     struct stat st;
-    if (!l->tcp && *l->path && !lstat(l->path, &st) && st.st_dev == l->dev &&
-        st.st_ino == l->ino && st.st_ctim.tv_sec == l->made.tv_sec &&
-        st.st_ctim.tv_nsec == l->made.tv_nsec)
+    if (!l->tcp && *l->path && !lstat(l->path, &st) && st.st_dev == l->dev && st.st_ino == l->ino &&
+        st.st_ctim.tv_sec == l->made.tv_sec && st.st_ctim.tv_nsec == l->made.tv_nsec)
         unlink(l->path);
     *l->path = '\0';
 }

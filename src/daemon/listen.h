@@ -15,9 +15,9 @@
 typedef struct md_listener {
     int fd;
     bool tcp;
-    char path[108];   /* unix: the socket's path, removed by md_listener_close */
-    dev_t dev;        /* unix: the socket file we made (an inode number alone may be reused */
-    ino_t ino;        /* by the next daemon's socket), so that we never remove another's */
+    char path[108]; /* unix: the socket's path, removed by md_listener_close */
+    dev_t dev;      /* unix: the socket file we made (an inode number alone may be reused */
+    ino_t ino;      /* by the next daemon's socket), so that we never remove another's */
     struct timespec made;
 } md_listener;
 
@@ -25,8 +25,8 @@ typedef struct md_listener {
  * (SO_PEERCRED, which the peer cannot forge), on TCP its address. */
 typedef struct md_peer {
     bool tcp;
-    uint32_t uid, gid;          /* unix */
-    unsigned char addr[16];     /* tcp: IPv6, an IPv4 address as ::ffff:A.B.C.D */
+    uint32_t uid, gid;      /* unix */
+    unsigned char addr[16]; /* tcp: IPv6, an IPv4 address as ::ffff:A.B.C.D */
 } md_peer;
 
 /* Binds and listens on l. Errors name the address (l->where) and the problem: a path

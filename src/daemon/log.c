@@ -36,7 +36,7 @@ const char *md_log_quote(const char *s, char *buf, size_t n)
     }
     size_t k = 0;
     buf[k++] = '"';
-    for (; *s && k + 6 < n; s++) {  /* room for the longest escape and the closing quote */
+    for (; *s && k + 6 < n; s++) { /* room for the longest escape and the closing quote */
         unsigned char c = (unsigned char)*s;
         if (c == '"' || c == '\\') {
             buf[k++] = '\\';
@@ -65,8 +65,8 @@ void md_log(md_log_level level, const char *event, const char *fmt, ...)
     struct tm tm;
     gmtime_r(&ts.tv_sec, &tm);
     int k = snprintf(line, sizeof line, "ts=%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ level=%s event=%s",
-                     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
-                     tm.tm_sec, ts.tv_nsec / 1000000, LEVEL_NAMES[level], event);
+                     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                     ts.tv_nsec / 1000000, LEVEL_NAMES[level], event);
     if (fmt && *fmt && k < (int)sizeof line - 2) {
         line[k++] = ' ';
         va_list ap;
@@ -76,8 +76,8 @@ void md_log(md_log_level level, const char *event, const char *fmt, ...)
         k = m < 0 ? k : k + m;
     }
     if (k > (int)sizeof line - 2)
-        k = (int)sizeof line - 2;  /* truncated: still one whole line */
+        k = (int)sizeof line - 2; /* truncated: still one whole line */
     line[k++] = '\n';
     ssize_t w = write(STDERR_FILENO, line, (size_t)k);
-    (void)w;  /* nowhere to report a failed log write */
+    (void)w; /* nowhere to report a failed log write */
 }

@@ -89,8 +89,8 @@ static void per_instance(FILE *f, const md_engine_metrics *m, const ms_gpu_model
         }
 }
 
-char *md_metrics_render(const md_engine_metrics *m, const ms_gpu_model *model,
-                        const char *hostname, size_t *len)
+char *md_metrics_render(const md_engine_metrics *m, const ms_gpu_model *model, const char *hostname,
+                        size_t *len)
 {
     char *text = NULL;
     FILE *f = open_memstream(&text, len);
@@ -98,8 +98,7 @@ char *md_metrics_render(const md_engine_metrics *m, const ms_gpu_model *model,
         return NULL;
     head(f, "migsched_jobs", "gauge", "Jobs by state (queued: the queue's length)");
     for (int s = MD_JOB_QUEUED; s < MD_JOB_NSTATES; s++)
-        fprintf(f, "migsched_jobs{state=\"%s\"} %" PRIu64 "\n", md_job_state_name(s),
-                m->jobs[s]);
+        fprintf(f, "migsched_jobs{state=\"%s\"} %" PRIu64 "\n", md_job_state_name(s), m->jobs[s]);
     head(f, "migsched_running_jobs", "gauge", "Jobs running now");
     fprintf(f, "migsched_running_jobs %" PRIu64 "\n", m->jobs[MD_JOB_RUNNING]);
     counter(f, "migsched_jobs_submitted_total", "Jobs submitted since this process started",
@@ -114,8 +113,8 @@ char *md_metrics_render(const md_engine_metrics *m, const ms_gpu_model *model,
     histogram(f, "migsched_job_wait_seconds", "Time from a job's submission to its start",
               &m->wait_seconds, md_engine_time_bounds, MD_ENGINE_TIME_BUCKETS);
     histogram(f, "migsched_job_turnaround_seconds",
-              "Time from a job's submission to its end (done or failed)",
-              &m->turnaround_seconds, md_engine_time_bounds, MD_ENGINE_TIME_BUCKETS);
+              "Time from a job's submission to its end (done or failed)", &m->turnaround_seconds,
+              md_engine_time_bounds, MD_ENGINE_TIME_BUCKETS);
     per_gpu(f, m, hostname);
     per_instance(f, m, model, hostname);
     if (fclose(f)) {

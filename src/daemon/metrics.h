@@ -12,7 +12,7 @@
 #define MD_METRICS_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
 
 /* The exposition text (malloc'd, *len bytes), NULL when out of memory. */
-char *md_metrics_render(const md_engine_metrics *m, const ms_gpu_model *model,
-                        const char *hostname, size_t *len);
+char *md_metrics_render(const md_engine_metrics *m, const ms_gpu_model *model, const char *hostname,
+                        size_t *len);
 
 #endif

@@ -22,27 +22,26 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: migschedd [--config FILE] [--KEY VALUE | --KEY=VALUE]...\n"
-            "       migschedd --help | --version\n\n"
-            "Accepts jobs over HTTP, places them onto MIG GPUs and runs them as their owners.\n"
-            "Every configuration key is also a flag; flags override the file:\n"
-            "  --backend nvml|sim      --gpu MODEL           --gpus N (sim)\n"
-            "  --devices 0,1 (nvml)    --listen unix:PATH | tcp:127.0.0.1:PORT (repeatable)\n"
-            "  --token-file FILE       --db PATH             --init-store true|false\n"
-            "  --mode online|batch\n"
-            "  --time-scale X (sim)    --log-level debug|info|warn|error\n"
-            "  --on-stop wait|requeue  --batch-size N        --batch-period S\n"
-            "  --batch-concat trivial|reverse|overlap\n"
-            "  --slurm-reconcile S     --slurm-gres NAME|none --hpc-job-mapping-dir DIR\n"
-            "  --allow-root-jobs true|false  --admin-group GROUP  --slurm-user USER\n"
-            "  --isolation devices|none  --dev-dir DIR  --mig-minors FILE\n"
-            "  --cgroup-root DIR|none (nvml)\n"
-            "  --user-queue-limit N    --user-queue-bytes B  --peer-connections N\n"
-            "  --request-timeout S\n"
-            "and the engine's keys listed in docs/daemon.md (\"Configuration\").\n"
-            "SIGTERM or SIGINT stops cleanly; SIGHUP re-reads the configuration (live keys).\n"
-            "Exit status: 0 clean stop, 1 error, 2 bad usage.\n");
+    fprintf(f, "usage: migschedd [--config FILE] [--KEY VALUE | --KEY=VALUE]...\n"
+               "       migschedd --help | --version\n\n"
+               "Accepts jobs over HTTP, places them onto MIG GPUs and runs them as their owners.\n"
+               "Every configuration key is also a flag; flags override the file:\n"
+               "  --backend nvml|sim      --gpu MODEL           --gpus N (sim)\n"
+               "  --devices 0,1 (nvml)    --listen unix:PATH | tcp:127.0.0.1:PORT (repeatable)\n"
+               "  --token-file FILE       --db PATH             --init-store true|false\n"
+               "  --mode online|batch\n"
+               "  --time-scale X (sim)    --log-level debug|info|warn|error\n"
+               "  --on-stop wait|requeue  --batch-size N        --batch-period S\n"
+               "  --batch-concat trivial|reverse|overlap\n"
+               "  --slurm-reconcile S     --slurm-gres NAME|none --hpc-job-mapping-dir DIR\n"
+               "  --allow-root-jobs true|false  --admin-group GROUP  --slurm-user USER\n"
+               "  --isolation devices|none  --dev-dir DIR  --mig-minors FILE\n"
+               "  --cgroup-root DIR|none (nvml)\n"
+               "  --user-queue-limit N    --user-queue-bytes B  --peer-connections N\n"
+               "  --request-timeout S\n"
+               "and the engine's keys listed in docs/daemon.md (\"Configuration\").\n"
+               "SIGTERM or SIGINT stops cleanly; SIGHUP re-reads the configuration (live keys).\n"
+               "Exit status: 0 clean stop, 1 error, 2 bad usage.\n");
 }
 
 static int load_config(int argc, char **argv, md_config *c, ms_error *err)
@@ -81,7 +80,7 @@ static int check_folders(const md_config *c, ms_error *err)
         rc = ms_dir_check("hpc-job-mapping-dir", c->hpc_job_mapping_dir, 0755, err);
     if (!rc && c->backend == MD_NVML)
         rc = ms_dir_check("log-dir", c->log_dir, 0750, err);
-    if (!rc && c->backend == MD_NVML)  /* device locks and the journal */
+    if (!rc && c->backend == MD_NVML) /* device locks and the journal */
         rc = ms_runtime_dir(dir, sizeof dir, err);
     return rc;
 }
@@ -89,14 +88,14 @@ static int check_folders(const md_config *c, ms_error *err)
 /* A flag problem (not the file's, not a rule between keys) is bad usage: exit 2. */
 static bool usage_error(const ms_error *err)
 {
-    return !strncmp(err->msg, "unknown flag", 12) || !strncmp(err->msg, "unexpected argument", 19) ||
+    return !strncmp(err->msg, "unknown flag", 12) ||
+           !strncmp(err->msg, "unexpected argument", 19) ||
            (!strncmp(err->msg, "--", 2) && strstr(err->msg, ": missing "));
 }
 
 /* SIGHUP: the new configuration applies only if every changed key is live; a refused
  * reload changes nothing. */
-static void reload(int argc, char **argv, const md_config *cur, md_engine *e,
-                   md_http *h)
+static void reload(int argc, char **argv, const md_config *cur, md_engine *e, md_http *h)
 {
     md_config *next = malloc(sizeof *next);
     ms_error err = {0};
@@ -118,8 +117,7 @@ static void reload(int argc, char **argv, const md_config *cur, md_engine *e,
 }
 
 /* Reads signals until SIGTERM or SIGINT. */
-static int serve(int sfd, int argc, char **argv, const md_config *c, md_engine *e,
-                 md_http *h)
+static int serve(int sfd, int argc, char **argv, const md_config *c, md_engine *e, md_http *h)
 {
     for (;;) {
         struct signalfd_siginfo si;
@@ -150,13 +148,10 @@ static int run(int argc, char **argv, const md_config *c, int sfd)
     md_slurm_reconciler *rec = NULL;
     const ms_gpu_model *model = c->has_model ? &c->model : NULL;
     if (md_http_open(c, &h, &err) || (c->init_store && md_store_init(c->db, &err)) ||
-        md_store_open(c->db, model, &st, &err) ||
-        md_engine_open(c, st, &e, &err) || md_engine_prune(e, &err) ||
-        md_http_start(h, e, model, c->slurm_gres, &err) ||
-        (c->slurm_reconcile > 0 &&
-         md_slurm_reconciler_start(e, c->slurm_reconcile, &rec, &err))) {
-        md_log(MD_LOG_ERROR, "daemon.start_failed", "error=%s",
-               md_log_quote(err.msg, q, sizeof q));
+        md_store_open(c->db, model, &st, &err) || md_engine_open(c, st, &e, &err) ||
+        md_engine_prune(e, &err) || md_http_start(h, e, model, c->slurm_gres, &err) ||
+        (c->slurm_reconcile > 0 && md_slurm_reconciler_start(e, c->slurm_reconcile, &rec, &err))) {
+        md_log(MD_LOG_ERROR, "daemon.start_failed", "error=%s", md_log_quote(err.msg, q, sizeof q));
         if (e) {
             md_http_close(h);
             h = NULL;
@@ -175,8 +170,7 @@ static int run(int argc, char **argv, const md_config *c, int sfd)
     /* Submissions are refused first (503) while status requests are still answered; the
      * listeners close once the engine has stopped. */
     if (md_engine_stop(e, &err)) {
-        md_log(MD_LOG_ERROR, "daemon.stop_failed", "error=%s",
-               md_log_quote(err.msg, q, sizeof q));
+        md_log(MD_LOG_ERROR, "daemon.stop_failed", "error=%s", md_log_quote(err.msg, q, sizeof q));
         rc = 1;
     }
     md_http_close(h);

@@ -8,7 +8,7 @@
 
 #include "migsched/error.h"
 
-#define MD_USER_NAME_MAX 64   /* with the NUL; Linux names are at most 32 bytes */
+#define MD_USER_NAME_MAX 64 /* with the NUL; Linux names are at most 32 bytes */
 
 typedef struct md_user {
     uint32_t uid, gid;

@@ -15,7 +15,7 @@
 
 extern char **environ;
 
-#define OUTPUT_MAX (16u << 20)  /* a cluster's running job ids fit many times over */
+#define OUTPUT_MAX (16u << 20) /* a cluster's running job ids fit many times over */
 
 /* Runs argv (argv[0] looked up on PATH) with stdout and stderr into one pipe; *out is what
  * it printed (malloc'd, NUL-terminated) when it exits 0, else an error quoting its first
@@ -96,14 +96,13 @@ int md_slurm_parse_job_ids(const char *text, int64_t **ids, size_t *n, ms_error 
         while (used && (line[lead + used - 1] == ' ' || line[lead + used - 1] == '\r'))
             used--;
         long id;
-        if (used && (used >= sizeof buf ||
-                     (memcpy(buf, line + lead, used), buf[used] = '\0',
-                      !ms_parse_long(buf, 1, MD_SLURM_JOB_ID_MAX, &id)))) {
+        if (used && (used >= sizeof buf || (memcpy(buf, line + lead, used), buf[used] = '\0',
+                                            !ms_parse_long(buf, 1, MD_SLURM_JOB_ID_MAX, &id)))) {
             free(*ids);
             *ids = NULL;
             *n = 0;
-            return ms_error_set(err, MS_EINVAL, "squeue: line %zu: not a job id: \"%.*s\"",
-                                lineno, (int)(len > 60 ? 60 : len), line);
+            return ms_error_set(err, MS_EINVAL, "squeue: line %zu: not a job id: \"%.*s\"", lineno,
+                                (int)(len > 60 ? 60 : len), line);
         }
         if (used) {
             if (*n == cap) {
@@ -128,8 +127,12 @@ int md_slurm_parse_job_ids(const char *text, int64_t **ids, size_t *n, ms_error 
 int md_slurm_running_jobs(int64_t **ids, size_t *n, ms_error *err)
 {
     /* --all: jobs in hidden partitions too (missing one would release its allocation). */
-    char *const argv[] = {"squeue", "--all", "--noheader", "--format=%A",
-                          "--states=RUNNING,COMPLETING,SUSPENDED,CONFIGURING,STOPPED", NULL};
+    char *const argv[] = {"squeue",
+                          "--all",
+                          "--noheader",
+                          "--format=%A",
+                          "--states=RUNNING,COMPLETING,SUSPENDED,CONFIGURING,STOPPED",
+                          NULL};
     char *text;
     int rc = capture(argv, &text, err);
     if (rc)
@@ -146,7 +149,7 @@ int md_slurm_parse_gres(const char *text, const char *gres, long *count, ms_erro
     while (f && f != text && f[-1] != ' ' && f[-1] != '\n')
         f = strstr(f + 1, "TresPerNode=");
     if (!f)
-        return MS_OK;  /* the job asks no GRES */
+        return MS_OK; /* the job asks no GRES */
     f += strlen("TresPerNode=");
     size_t glen = strlen(gres);
     for (const char *item = f; *item && *item != ' ' && *item != '\n';) {

@@ -69,8 +69,7 @@ static void *reconcile_loop(void *arg)
     return NULL;
 }
 
-int md_slurm_reconciler_start(md_engine *e, double period, md_slurm_reconciler **out,
-                              ms_error *err)
+int md_slurm_reconciler_start(md_engine *e, double period, md_slurm_reconciler **out, ms_error *err)
 {
     *out = NULL;
     md_slurm_reconciler *r = calloc(1, sizeof *r);

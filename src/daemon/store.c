@@ -61,10 +61,7 @@ static const char *const MIGRATIONS[] = {
 };
 #define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof *MIGRATIONS))
 
-int md_store_migration_count(void)
-{
-    return NMIGRATIONS;
-}
+int md_store_migration_count(void) { return NMIGRATIONS; }
 
 const char *md_store_migration_sql(int i)
 {
@@ -123,9 +120,10 @@ static int migrate(md_store *st, ms_error *err)
     if (rc)
         return rc;
     if (version > NMIGRATIONS)
-        return ms_error_set(err, MS_EINVAL, "%s: schema version %d is newer than this "
-                            "migschedd knows (%d); use a newer migschedd", st->path, version,
-                            NMIGRATIONS);
+        return ms_error_set(err, MS_EINVAL,
+                            "%s: schema version %d is newer than this "
+                            "migschedd knows (%d); use a newer migschedd",
+                            st->path, version, NMIGRATIONS);
     for (int v = version; v < NMIGRATIONS; v++) {
         char bump[48];
         snprintf(bump, sizeof bump, "PRAGMA user_version = %d", v + 1);
@@ -161,8 +159,8 @@ static int private_files(const char *path, off_t *size, ms_error *err)
         struct stat sb;
         if (i == 0)
             *size = lstat(name, &sb) == 0 ? sb.st_size : -1;
-        int rc = ms_open_regular(AT_FDCWD, name, name, O_RDWR | (i == 0 ? O_CREAT : 0), 0600,
-                                 &fd, err);
+        int rc = ms_open_regular(AT_FDCWD, name, name, O_RDWR | (i == 0 ? O_CREAT : 0), 0600, &fd,
+                                 err);
         if (!rc && fchmod(fd, 0600) != 0)
             rc = ms_error_set(err, MS_EIO, "%s: %s", name, strerror(errno));
         if (fd >= 0)
@@ -177,7 +175,7 @@ int md_store_init(const char *path, ms_error *err)
 {
     struct stat sb;
     if (lstat(path, &sb) != 0 || sb.st_size != 0)
-        return MS_OK;  /* missing: md_store_open creates it; with content: never touched */
+        return MS_OK; /* missing: md_store_open creates it; with content: never touched */
     sqlite3 *db = NULL;
     char sql[64];
     snprintf(sql, sizeof sql, "PRAGMA application_id = %d", STORE_APPLICATION_ID);
@@ -199,27 +197,37 @@ static int check_marker(md_store *st, off_t size, ms_error *err)
     int rc = pragma_int(st, "PRAGMA application_id", &id, err);
     if (rc) {
         if (sqlite3_errcode(st->db) == SQLITE_NOTADB)
-            return ms_error_set(err, MS_EINVAL, "%s: not a migschedd store (not a SQLite "
-                                "database)", st->path);
+            return ms_error_set(err, MS_EINVAL,
+                                "%s: not a migschedd store (not a SQLite "
+                                "database)",
+                                st->path);
         return rc;
     }
     if (id == STORE_APPLICATION_ID)
         return MS_OK;
     if (size == 0)
-        return ms_error_set(err, MS_EINVAL, "%s: the file is empty (zero length), not a "
+        return ms_error_set(err, MS_EINVAL,
+                            "%s: the file is empty (zero length), not a "
                             "store: restore it, remove it for a new store, or start once with "
-                            "init-store true", st->path);
+                            "init-store true",
+                            st->path);
     if (id != 0)
-        return ms_error_set(err, MS_EINVAL, "%s: not a migschedd store (a SQLite database of "
-                            "application id %#x)", st->path, (unsigned)id);
-    if (size > 0) {  /* no marker: a store from before it has a schema version and our tables */
+        return ms_error_set(err, MS_EINVAL,
+                            "%s: not a migschedd store (a SQLite database of "
+                            "application id %#x)",
+                            st->path, (unsigned)id);
+    if (size > 0) { /* no marker: a store from before it has a schema version and our tables */
         if ((rc = pragma_int(st, "PRAGMA user_version", &version, err)) ||
-            (rc = pragma_int(st, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND"
-                                 " name IN ('jobs', 'transitions', 'instances')", &tables, err)))
+            (rc = pragma_int(st,
+                             "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND"
+                             " name IN ('jobs', 'transitions', 'instances')",
+                             &tables, err)))
             return rc;
         if (version < 1 || tables != 3)
-            return ms_error_set(err, MS_EINVAL, "%s: not a migschedd store (a SQLite database "
-                                "without its marker)", st->path);
+            return ms_error_set(err, MS_EINVAL,
+                                "%s: not a migschedd store (a SQLite database "
+                                "without its marker)",
+                                st->path);
     }
     char sql[64];
     snprintf(sql, sizeof sql, "PRAGMA application_id = %d", STORE_APPLICATION_ID);
@@ -276,12 +284,16 @@ int md_store_open(const char *path, const ms_gpu_model *gpu, md_store **out, ms_
     if (sqlite3_busy_timeout(st->db, 5000) != SQLITE_OK)
         rc = db_error(st, "busy timeout", err);
     else if (!(rc = check_marker(st, size, err)) && !(rc = quick_check(st, err)) &&
-             !(rc = exec(st, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;"
-                             " PRAGMA foreign_keys = ON", err)) &&
+             !(rc = exec(st,
+                         "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;"
+                         " PRAGMA foreign_keys = ON",
+                         err)) &&
              !(rc = migrate(st, err)) &&
              !(rc = md_store_settings(st, &version, mode, &sync, err)) && strcmp(mode, "wal"))
-        rc = ms_error_set(err, MS_EIO, "%s: journal mode is %s, not wal (a file system "
-                          "without shared memory?)", path, mode);
+        rc = ms_error_set(err, MS_EIO,
+                          "%s: journal mode is %s, not wal (a file system "
+                          "without shared memory?)",
+                          path, mode);
     if (rc) {
         md_store_close(st);
         return rc;
@@ -332,14 +344,15 @@ static int bind_job_state(md_store *st, sqlite3_stmt *s, const md_job *j)
     rc = rc ? rc : bind_time(s, 4, j->started);
     rc = rc ? rc : bind_time(s, 5, j->ended);
     rc = rc ? rc : j->gpu >= 0 ? sqlite3_bind_int(s, 6, j->gpu) : sqlite3_bind_null(s, 6);
-    rc = rc ? rc : placed ? sqlite3_bind_text(s, 7, st->gpu->profiles[j->placement.profile].name,
-                                              -1, SQLITE_STATIC)
-                          : sqlite3_bind_null(s, 7);
+    rc = rc       ? rc
+         : placed ? sqlite3_bind_text(s, 7, st->gpu->profiles[j->placement.profile].name, -1,
+                                      SQLITE_STATIC)
+                  : sqlite3_bind_null(s, 7);
     rc = rc ? rc : placed ? sqlite3_bind_int(s, 8, j->placement.start) : sqlite3_bind_null(s, 8);
-    rc = rc ? rc : j->mig_uuid[0] ? sqlite3_bind_text(s, 9, j->mig_uuid, -1, SQLITE_STATIC)
-                                  : sqlite3_bind_null(s, 9);
-    rc = rc ? rc : j->has_exit ? sqlite3_bind_int(s, 10, j->exit_status)
-                               : sqlite3_bind_null(s, 10);
+    rc = rc               ? rc
+         : j->mig_uuid[0] ? sqlite3_bind_text(s, 9, j->mig_uuid, -1, SQLITE_STATIC)
+                          : sqlite3_bind_null(s, 9);
+    rc = rc ? rc : j->has_exit ? sqlite3_bind_int(s, 10, j->exit_status) : sqlite3_bind_null(s, 10);
     rc = rc ? rc : sqlite3_bind_text(s, 11, j->reason, -1, SQLITE_STATIC);
     rc = rc ? rc : sqlite3_bind_int(s, 12, j->crashes);
     return rc;
@@ -348,8 +361,10 @@ static int bind_job_state(md_store *st, sqlite3_stmt *s, const md_job *j)
 static int insert_transition(md_store *st, const md_job_transition *t, ms_error *err)
 {
     sqlite3_stmt *s;
-    int rc = prepare(st, "INSERT INTO transitions(job, at, event, from_state, to_state,"
-                         " reason) VALUES(?, ?, ?, ?, ?, ?)", &s, err);
+    int rc = prepare(st,
+                     "INSERT INTO transitions(job, at, event, from_state, to_state,"
+                     " reason) VALUES(?, ?, ?, ?, ?, ?)",
+                     &s, err);
     if (rc)
         return rc;
     if (sqlite3_bind_int64(s, 1, t->job) || sqlite3_bind_double(s, 2, t->at) ||
@@ -378,23 +393,23 @@ static int finish_txn(md_store *st, int rc, ms_error *err)
 static int insert_job(md_store *st, md_job *j, md_job_transition *t, ms_error *err)
 {
     if (j->state != MD_JOB_QUEUED || t->event != MD_JOB_EV_SUBMIT)
-        return ms_error_set(err, MS_EINVAL, "%s: a job is stored when it is submitted",
-                            st->path);
+        return ms_error_set(err, MS_EINVAL, "%s: a job is stored when it is submitted", st->path);
     char *spec = md_job_spec_text(&j->spec, st->gpu);
     if (!spec)
         return ms_error_set(err, MS_ENOMEM, "%s: out of memory", st->path);
     j->spec_bytes = strlen(spec);
     sqlite3_stmt *s = NULL;
-    int rc = prepare(st, "INSERT INTO jobs(state, attempts, submitted, started, ended, gpu,"
-                         " profile, start_slot, mig_uuid, exit_status, reason, crashes, name,"
-                         " spec, owner_uid, owner_gid, owner_name) VALUES(?, ?, ?, ?, ?, ?, ?,"
-                         " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &s, err);
-    if (!rc && (bind_job_state(st, s, j) ||
-                sqlite3_bind_text(s, 13, j->spec.name, -1, SQLITE_STATIC) ||
-                sqlite3_bind_text(s, 14, spec, -1, SQLITE_STATIC) ||
-                sqlite3_bind_int64(s, 15, j->owner.uid) ||
-                sqlite3_bind_int64(s, 16, j->owner.gid) ||
-                sqlite3_bind_text(s, 17, j->owner.name, -1, SQLITE_STATIC))) {
+    int rc = prepare(st,
+                     "INSERT INTO jobs(state, attempts, submitted, started, ended, gpu,"
+                     " profile, start_slot, mig_uuid, exit_status, reason, crashes, name,"
+                     " spec, owner_uid, owner_gid, owner_name) VALUES(?, ?, ?, ?, ?, ?, ?,"
+                     " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                     &s, err);
+    if (!rc &&
+        (bind_job_state(st, s, j) || sqlite3_bind_text(s, 13, j->spec.name, -1, SQLITE_STATIC) ||
+         sqlite3_bind_text(s, 14, spec, -1, SQLITE_STATIC) ||
+         sqlite3_bind_int64(s, 15, j->owner.uid) || sqlite3_bind_int64(s, 16, j->owner.gid) ||
+         sqlite3_bind_text(s, 17, j->owner.name, -1, SQLITE_STATIC))) {
         sqlite3_finalize(s);
         rc = db_error(st, "bind job", err);
     } else if (!rc) {
@@ -420,27 +435,28 @@ int md_store_submit(md_store *st, md_job *j, md_job_transition *t, ms_error *err
 }
 
 /* Writes one job's new state and its transition inside the caller's transaction. */
-static int update_job(md_store *st, const md_job *j, const md_job_transition *t,
-                      ms_error *err)
+static int update_job(md_store *st, const md_job *j, const md_job_transition *t, ms_error *err)
 {
     if (t->job != j->id || t->to != j->state || t->event == MD_JOB_EV_SUBMIT)
-        return ms_error_set(err, MS_EINVAL, "%s: job %lld: the transition is not the "
-                            "job's last", st->path, (long long)j->id);
+        return ms_error_set(err, MS_EINVAL,
+                            "%s: job %lld: the transition is not the "
+                            "job's last",
+                            st->path, (long long)j->id);
     sqlite3_stmt *s;
-    int rc = prepare(st, "UPDATE jobs SET state = ?, attempts = ?, submitted = ?, started = ?,"
-                         " ended = ?, gpu = ?, profile = ?, start_slot = ?, mig_uuid = ?,"
-                         " exit_status = ?, reason = ?, crashes = ? WHERE id = ? AND state = ?",
+    int rc = prepare(st,
+                     "UPDATE jobs SET state = ?, attempts = ?, submitted = ?, started = ?,"
+                     " ended = ?, gpu = ?, profile = ?, start_slot = ?, mig_uuid = ?,"
+                     " exit_status = ?, reason = ?, crashes = ? WHERE id = ? AND state = ?",
                      &s, err);
     if (!rc && (bind_job_state(st, s, j) || sqlite3_bind_int64(s, 13, j->id) ||
                 sqlite3_bind_text(s, 14, md_job_state_name(t->from), -1, SQLITE_STATIC))) {
         sqlite3_finalize(s);
         rc = db_error(st, "bind job", err);
-    } else if (!rc && !(rc = step_done(st, s, "update job", err)) &&
-               sqlite3_changes(st->db) != 1) {
+    } else if (!rc && !(rc = step_done(st, s, "update job", err)) && sqlite3_changes(st->db) != 1) {
         /* The row is not in the state the transition starts from: a second writer, or a
          * caller whose copy of the job is stale. */
-        rc = ms_error_set(err, MS_EINVAL, "%s: job %lld is not %s in the database",
-                          st->path, (long long)j->id, md_job_state_name(t->from));
+        rc = ms_error_set(err, MS_EINVAL, "%s: job %lld is not %s in the database", st->path,
+                          (long long)j->id, md_job_state_name(t->from));
     }
     return rc ? rc : insert_transition(st, t, err);
 }
@@ -452,8 +468,7 @@ int md_store_transitions(md_store *st, const md_job *const *jobs, const md_job_t
 }
 
 int md_store_commit(md_store *st, md_job *const *subs, md_job_transition *sts, size_t nsub,
-                    const md_job *const *jobs, const md_job_transition *ts, size_t n,
-                    ms_error *err)
+                    const md_job *const *jobs, const md_job_transition *ts, size_t n, ms_error *err)
 {
     int rc = exec(st, "BEGIN IMMEDIATE", err);
     for (size_t i = 0; !rc && i < nsub; i++)
@@ -466,8 +481,7 @@ int md_store_commit(md_store *st, md_job *const *subs, md_job_transition *sts, s
     return rc;
 }
 
-int md_store_transition(md_store *st, const md_job *j, const md_job_transition *t,
-                        ms_error *err)
+int md_store_transition(md_store *st, const md_job *j, const md_job_transition *t, ms_error *err)
 {
     return md_store_transitions(st, &j, t, 1, err);
 }
@@ -477,9 +491,10 @@ static double column_time(sqlite3_stmt *s, int i)
     return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
 }
 
-#define JOB_COLUMNS "id, spec, state, attempts, submitted, started, ended, gpu, profile," \
-                    " start_slot, mig_uuid, exit_status, owner_uid, owner_gid, owner_name," \
-                    " reason, crashes"
+#define JOB_COLUMNS                                                         \
+    "id, spec, state, attempts, submitted, started, ended, gpu, profile,"   \
+    " start_slot, mig_uuid, exit_status, owner_uid, owner_gid, owner_name," \
+    " reason, crashes"
 
 /* One row of JOB_COLUMNS into a job; a row this build cannot read is an error naming it. */
 static int read_job(md_store *st, sqlite3_stmt *s, md_job *j, ms_error *err)
@@ -575,13 +590,13 @@ static int grow(void **arr, size_t *cap, size_t n, size_t elem)
 /* Reads the rows of s (prepared and bound) into *out, at most max; *more: whether a row
  * beyond max was there (NULL: none is asked for). Finalizes s. */
 /* Up to max jobs and, past the first, max_bytes of their specs (0: no byte bound). */
-static int collect_jobs(md_store *st, sqlite3_stmt *s, size_t max, size_t max_bytes,
-                        md_job **out, size_t *n, bool *more, ms_error *err)
+static int collect_jobs(md_store *st, sqlite3_stmt *s, size_t max, size_t max_bytes, md_job **out,
+                        size_t *n, bool *more, ms_error *err)
 {
     size_t cap = 0, bytes = 0;
     int step, rc = MS_OK;
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        bytes += (size_t)sqlite3_column_bytes(s, 1);  /* the spec's JSON text */
+        bytes += (size_t)sqlite3_column_bytes(s, 1); /* the spec's JSON text */
         if (*n == max || (max_bytes && *n && bytes > max_bytes)) {
             if (more)
                 *more = true;
@@ -612,8 +627,10 @@ int md_store_list_jobs(md_store *st, int state, md_job **out, size_t *n, ms_erro
     *n = 0;
     sqlite3_stmt *s;
     int rc = state < 0 ? prepare(st, "SELECT " JOB_COLUMNS " FROM jobs ORDER BY id", &s, err)
-                       : prepare(st, "SELECT " JOB_COLUMNS " FROM jobs WHERE state = ?"
-                                     " ORDER BY id", &s, err);
+                       : prepare(st,
+                                 "SELECT " JOB_COLUMNS " FROM jobs WHERE state = ?"
+                                 " ORDER BY id",
+                                 &s, err);
     if (rc)
         return rc;
     if (state >= 0 && sqlite3_bind_text(s, 1, md_job_state_name((md_job_state)state), -1,
@@ -639,7 +656,8 @@ int md_store_job_page(md_store *st, const md_store_job_query *q, md_job **out, s
     long uid = -1;
     bool by_uid = q->user && ms_parse_long(q->user, 0, UINT32_MAX, &uid);
     char sql[512];
-    snprintf(sql, sizeof sql, "SELECT " JOB_COLUMNS " FROM jobs WHERE id > ?1%s%s"
+    snprintf(sql, sizeof sql,
+             "SELECT " JOB_COLUMNS " FROM jobs WHERE id > ?1%s%s"
              " ORDER BY id LIMIT ?2",
              q->state >= 0 ? " AND state = ?3" : "",
              !q->user ? ""
@@ -650,8 +668,8 @@ int md_store_job_page(md_store *st, const md_store_job_query *q, md_job **out, s
     if (rc)
         return rc;
     if (sqlite3_bind_int64(s, 1, q->after) || sqlite3_bind_int64(s, 2, (int64_t)q->limit + 1) ||
-        (q->state >= 0 && sqlite3_bind_text(s, 3, md_job_state_name((md_job_state)q->state), -1,
-                                            SQLITE_STATIC)) ||
+        (q->state >= 0 &&
+         sqlite3_bind_text(s, 3, md_job_state_name((md_job_state)q->state), -1, SQLITE_STATIC)) ||
         (q->user && sqlite3_bind_text(s, 4, q->user, -1, SQLITE_STATIC)) ||
         (by_uid && sqlite3_bind_int64(s, 5, uid))) {
         sqlite3_finalize(s);
@@ -685,13 +703,12 @@ int md_store_count_jobs(md_store *st, uint64_t counts[MD_JOB_NSTATES], ms_error 
 }
 
 /* The jobs retention deletes: finished before the cut (?1). */
-#define PRUNED \
-    "SELECT id FROM jobs WHERE ended < ?1 AND state IN ('done', 'failed', 'cancelled')"
+#define PRUNED "SELECT id FROM jobs WHERE ended < ?1 AND state IN ('done', 'failed', 'cancelled')"
 
 /* Runs one statement of the prune with the cut bound; counts[] gets the rows of a
  * "SELECT state, count(*)" one. */
-static int prune_step(md_store *st, const char *sql, double before,
-                      uint64_t counts[MD_JOB_NSTATES], ms_error *err)
+static int prune_step(md_store *st, const char *sql, double before, uint64_t counts[MD_JOB_NSTATES],
+                      ms_error *err)
 {
     sqlite3_stmt *s;
     int rc = prepare(st, sql, &s, err);
@@ -714,21 +731,24 @@ static int prune_step(md_store *st, const char *sql, double before,
     return rc;
 }
 
-int md_store_prune(md_store *st, double before, uint64_t counts[MD_JOB_NSTATES],
-                   ms_error *err)
+int md_store_prune(md_store *st, double before, uint64_t counts[MD_JOB_NSTATES], ms_error *err)
 {
     memset(counts, 0, MD_JOB_NSTATES * sizeof *counts);
     int rc = exec(st, "BEGIN IMMEDIATE", err);
     /* The rows that refer to a job go first: the jobs they name are the same set until
      * the last statement deletes them. */
-    rc = rc ? rc : prune_step(st, "SELECT state, count(*) FROM jobs WHERE id IN (" PRUNED ")"
-                              " GROUP BY state", before, counts, err);
-    rc = rc ? rc : prune_step(st, "DELETE FROM transitions WHERE job IN (" PRUNED ")", before,
-                              NULL, err);
-    rc = rc ? rc : prune_step(st, "DELETE FROM allocation_steps WHERE job IN (" PRUNED ")",
-                              before, NULL, err);
-    rc = rc ? rc : prune_step(st, "DELETE FROM jobs WHERE id IN (" PRUNED ")", before, NULL,
-                              err);
+    rc = rc ? rc
+            : prune_step(st,
+                         "SELECT state, count(*) FROM jobs WHERE id IN (" PRUNED ")"
+                         " GROUP BY state",
+                         before, counts, err);
+    rc = rc ? rc
+            : prune_step(st, "DELETE FROM transitions WHERE job IN (" PRUNED ")", before, NULL,
+                         err);
+    rc = rc ? rc
+            : prune_step(st, "DELETE FROM allocation_steps WHERE job IN (" PRUNED ")", before, NULL,
+                         err);
+    rc = rc ? rc : prune_step(st, "DELETE FROM jobs WHERE id IN (" PRUNED ")", before, NULL, err);
     rc = finish_txn(st, rc, err);
     if (rc)
         memset(counts, 0, MD_JOB_NSTATES * sizeof *counts);
@@ -740,14 +760,15 @@ int md_store_running_jobs(md_store *st, md_job **out, size_t *n, ms_error *err)
     return md_store_list_jobs(st, MD_JOB_RUNNING, out, n, err);
 }
 
-int md_store_history(md_store *st, int64_t job, md_job_transition **out, size_t *n,
-                     ms_error *err)
+int md_store_history(md_store *st, int64_t job, md_job_transition **out, size_t *n, ms_error *err)
 {
     *out = NULL;
     *n = 0;
     sqlite3_stmt *s;
-    int rc = prepare(st, "SELECT at, event, from_state, to_state, reason FROM transitions"
-                         " WHERE job = ? ORDER BY seq", &s, err);
+    int rc = prepare(st,
+                     "SELECT at, event, from_state, to_state, reason FROM transitions"
+                     " WHERE job = ? ORDER BY seq",
+                     &s, err);
     if (rc)
         return rc;
     if (sqlite3_bind_int64(s, 1, job) != SQLITE_OK)
@@ -793,8 +814,8 @@ int md_store_add_plan(md_store *st, double now, const char *schedule_json, int64
     int rc = prepare(st, "INSERT INTO plans(created, schedule) VALUES(?, ?)", &s, err);
     if (rc)
         return rc;
-    if (sqlite3_bind_double(s, 1, now) || sqlite3_bind_text(s, 2, schedule_json, -1,
-                                                            SQLITE_STATIC)) {
+    if (sqlite3_bind_double(s, 1, now) ||
+        sqlite3_bind_text(s, 2, schedule_json, -1, SQLITE_STATIC)) {
         sqlite3_finalize(s);
         return db_error(st, "bind plan", err);
     }
@@ -827,11 +848,12 @@ int md_store_latest_plan(md_store *st, int64_t *id, char **schedule_json, ms_err
 int md_store_add_instance(md_store *st, md_store_instance *inst, ms_error *err)
 {
     if (inst->at.profile < 0 || inst->at.profile >= st->gpu->nprofiles || !inst->uuid[0])
-        return ms_error_set(err, MS_EINVAL, "%s: an instance needs a profile and a UUID",
-                            st->path);
+        return ms_error_set(err, MS_EINVAL, "%s: an instance needs a profile and a UUID", st->path);
     sqlite3_stmt *s;
-    int rc = prepare(st, "INSERT INTO instances(gpu, profile, start_slot, gi_id, ci_id, uuid,"
-                         " created) VALUES(?, ?, ?, ?, ?, ?, ?)", &s, err);
+    int rc = prepare(st,
+                     "INSERT INTO instances(gpu, profile, start_slot, gi_id, ci_id, uuid,"
+                     " created) VALUES(?, ?, ?, ?, ?, ?, ?)",
+                     &s, err);
     if (rc)
         return rc;
     if (sqlite3_bind_int(s, 1, inst->gpu) ||
@@ -869,8 +891,10 @@ int md_store_live_instances(md_store *st, md_store_instance **out, size_t *n, ms
     *out = NULL;
     *n = 0;
     sqlite3_stmt *s;
-    int rc = prepare(st, "SELECT id, gpu, profile, start_slot, gi_id, ci_id, uuid, created"
-                         " FROM instances WHERE destroyed IS NULL ORDER BY id", &s, err);
+    int rc = prepare(st,
+                     "SELECT id, gpu, profile, start_slot, gi_id, ci_id, uuid, created"
+                     " FROM instances WHERE destroyed IS NULL ORDER BY id",
+                     &s, err);
     if (rc)
         return rc;
     size_t cap = 0;
@@ -880,9 +904,11 @@ int md_store_live_instances(md_store *st, md_store_instance **out, size_t *n, ms
         const char *uuid = (const char *)sqlite3_column_text(s, 6);
         int p = prof ? ms_gpu_profile_by_name(st->gpu, prof) : -1;
         if (p < 0 || !uuid) {
-            rc = ms_error_set(err, MS_EINVAL, "%s: instance %lld: profile \"%.40s\" unknown "
-                              "to %s", st->path, (long long)sqlite3_column_int64(s, 0),
-                              prof ? prof : "", st->gpu->name);
+            rc = ms_error_set(err, MS_EINVAL,
+                              "%s: instance %lld: profile \"%.40s\" unknown "
+                              "to %s",
+                              st->path, (long long)sqlite3_column_int64(s, 0), prof ? prof : "",
+                              st->gpu->name);
         } else if (grow((void **)out, &cap, *n, sizeof **out)) {
             rc = ms_error_set(err, MS_ENOMEM, "%s: out of memory", st->path);
         } else {
@@ -932,8 +958,7 @@ int md_store_step_add(md_store *st, int64_t job, int64_t step, ms_error *err)
 
 int md_store_step_remove(md_store *st, int64_t job, int64_t step, ms_error *err)
 {
-    return step_stmt(st, "DELETE FROM allocation_steps WHERE job = ? AND step = ?", job, step,
-                     err);
+    return step_stmt(st, "DELETE FROM allocation_steps WHERE job = ? AND step = ?", job, step, err);
 }
 
 int md_store_steps_clear(md_store *st, int64_t job, ms_error *err)
@@ -946,8 +971,7 @@ int md_store_steps(md_store *st, int64_t job, int64_t **out, size_t *n, ms_error
     *out = NULL;
     *n = 0;
     sqlite3_stmt *s;
-    int rc = prepare(st, "SELECT step FROM allocation_steps WHERE job = ? ORDER BY step", &s,
-                     err);
+    int rc = prepare(st, "SELECT step FROM allocation_steps WHERE job = ? ORDER BY step", &s, err);
     if (rc)
         return rc;
     if (sqlite3_bind_int64(s, 1, job)) {

@@ -43,8 +43,7 @@ int md_store_settings(md_store *st, int *version, char journal_mode[16], int *sy
  * j must have just been through md_job_submit. */
 int md_store_submit(md_store *st, md_job *j, md_job_transition *t, ms_error *err);
 /* Writes the job's new state and the transition that led to it in one transaction. */
-int md_store_transition(md_store *st, const md_job *j, const md_job_transition *t,
-                        ms_error *err);
+int md_store_transition(md_store *st, const md_job *j, const md_job_transition *t, ms_error *err);
 /* Group commit: n submissions (or n transitions) in one transaction, so one fsync makes
  * them all durable; all or none (on failure no job keeps an id). */
 int md_store_submit_many(md_store *st, md_job *const *jobs, md_job_transition *ts, size_t n,
@@ -83,13 +82,11 @@ int md_store_count_jobs(md_store *st, uint64_t counts[MD_JOB_NSTATES], ms_error 
 /* Retention: deletes the jobs that finished (done, failed, cancelled) before `before`
  * (seconds since the epoch) with their transitions and allocation steps, in one
  * transaction; counts[state] gets how many of each state went. */
-int md_store_prune(md_store *st, double before, uint64_t counts[MD_JOB_NSTATES],
-                   ms_error *err);
+int md_store_prune(md_store *st, double before, uint64_t counts[MD_JOB_NSTATES], ms_error *err);
 /* The recovery query: jobs that were running when the daemon stopped (or crashed). */
 int md_store_running_jobs(md_store *st, md_job **out, size_t *n, ms_error *err);
 /* A job's transitions in the order they happened. */
-int md_store_history(md_store *st, int64_t job, md_job_transition **out, size_t *n,
-                     ms_error *err);
+int md_store_history(md_store *st, int64_t job, md_job_transition **out, size_t *n, ms_error *err);
 
 /* A plan the daemon executes (the migsched-schedule/1 JSON text); *id is its number. */
 int md_store_add_plan(md_store *st, double now, const char *schedule_json, int64_t *id,

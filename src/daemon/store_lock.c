@@ -29,8 +29,8 @@ int md_store_lock(const char *path, int *fd, ms_error *err)
             ssize_t n = pread(f, pid, sizeof pid - 1, 0);
             pid[n > 0 ? n : 0] = '\0';
             pid[strspn(pid, "0123456789")] = '\0';
-            rc = ms_error_set(err, MS_EINVAL, "db %s: in use by migschedd pid %s (lock %s)",
-                              path, *pid ? pid : "unknown", name);
+            rc = ms_error_set(err, MS_EINVAL, "db %s: in use by migschedd pid %s (lock %s)", path,
+                              *pid ? pid : "unknown", name);
         } else {
             rc = ms_error_set(err, MS_EIO, "%s: flock: %s", name, strerror(errno));
         }

@@ -59,23 +59,29 @@ static int add_line(md_tokens *t, const char *path, int line, const char *text, 
     const char *tok = field(&text, &tlen);
     field(&text, &rest);
     if (!tlen || rest)
-        return ms_error_set(err, MS_EINVAL, "%s:%d: expected USER TOKEN (a local user's name, "
-                            "then the token)", path, line);
+        return ms_error_set(err, MS_EINVAL,
+                            "%s:%d: expected USER TOKEN (a local user's name, "
+                            "then the token)",
+                            path, line);
     if (tlen < MD_TOKEN_MIN || tlen > MD_TOKEN_MAX)
-        return ms_error_set(err, MS_EINVAL, "%s:%d: a token of %zu bytes: expected %d to %d",
-                            path, line, tlen, MD_TOKEN_MIN, MD_TOKEN_MAX);
+        return ms_error_set(err, MS_EINVAL, "%s:%d: a token of %zu bytes: expected %d to %d", path,
+                            line, tlen, MD_TOKEN_MIN, MD_TOKEN_MAX);
     for (size_t i = 0; i < tlen; i++)
         if (tok[i] < 0x21 || tok[i] > 0x7e)
-            return ms_error_set(err, MS_EINVAL, "%s:%d: the token holds a byte that is not "
-                                "printable ASCII", path, line);
+            return ms_error_set(err, MS_EINVAL,
+                                "%s:%d: the token holds a byte that is not "
+                                "printable ASCII",
+                                path, line);
     for (int i = 0; i < t->n; i++)
         if (t->e[i].len == tlen && !memcmp(t->e[i].token, tok, tlen))
-            return ms_error_set(err, MS_EINVAL, "%s:%d: the token of line %d listed again "
-                                "(each token names one user)", path, line, t->e[i].line);
+            return ms_error_set(err, MS_EINVAL,
+                                "%s:%d: the token of line %d listed again "
+                                "(each token names one user)",
+                                path, line, t->e[i].line);
     char name[MD_USER_NAME_MAX];
     if (ulen >= sizeof name)
-        return ms_error_set(err, MS_EINVAL, "%s:%d: a user name of %zu bytes (at most %d)",
-                            path, line, ulen, MD_USER_NAME_MAX - 1);
+        return ms_error_set(err, MS_EINVAL, "%s:%d: a user name of %zu bytes (at most %d)", path,
+                            line, ulen, MD_USER_NAME_MAX - 1);
     memcpy(name, user, ulen);
     name[ulen] = '\0';
     struct entry e = {.line = line, .len = tlen};
@@ -126,8 +132,7 @@ int md_tokens_read(const char *path, md_tokens **out, ms_error *err)
         p = last ? end : end + 1;
     }
     if (!rc && !t->n)
-        rc = ms_error_set(err, MS_EINVAL, "%s: no token in it (expected USER TOKEN lines)",
-                          path);
+        rc = ms_error_set(err, MS_EINVAL, "%s: no token in it (expected USER TOKEN lines)", path);
     memset(text, 0, len);
     free(text);
     if (rc) {

@@ -124,8 +124,8 @@ int ms_env_future_key(const ms_env *e, double *key)
         key[n++] = e->class_task[j];
         key[n++] = e->class_count[j];
     }
-    double scalars[] = {e->next_queued, e->batch_sizes, e->part, e->now, e->reconfig_until,
-                        e->last_end, e->last_reconfig, e->done, e->failed, e->nreconf};
+    double scalars[] = {e->next_queued, e->batch_sizes,   e->part, e->now,    e->reconfig_until,
+                        e->last_end,    e->last_reconfig, e->done, e->failed, e->nreconf};
     for (size_t i = 0; i < sizeof scalars / sizeof scalars[0]; i++)
         key[n++] = scalars[i];
     for (int i = 0; i < e->K; i++)
@@ -252,7 +252,8 @@ int ms_env_reset(ms_env *e, const ms_workload *w, ms_error *err)
     for (int i = 0; i < w->n; i++) {
         bool runs = false;
         for (int k = 0; k < e->S; k++)
-            runs |= w->tasks[i].time[e->gpu.sizes[k]] > 0 && isfinite(w->tasks[i].time[e->gpu.sizes[k]]);
+            runs |= w->tasks[i].time[e->gpu.sizes[k]] > 0 &&
+                    isfinite(w->tasks[i].time[e->gpu.sizes[k]]);
         if (!runs)
             return ms_error_set(err, MS_EINVAL, "environment: task %d (%s) runs on no size of %s",
                                 i, w->tasks[i].name, e->gpu.name);
@@ -283,8 +284,10 @@ int ms_env_copy(ms_env *dst, const ms_env *src, ms_error *err)
     if (dst == src)
         return MS_OK;
     if (memcmp(&dst->cfg, &src->cfg, sizeof src->cfg) || strcmp(dst->gpu.name, src->gpu.name))
-        return ms_error_set(err, MS_EINVAL, "environment: a copy needs the same GPU (%s, %s) and "
-                                            "settings", dst->gpu.name, src->gpu.name);
+        return ms_error_set(err, MS_EINVAL,
+                            "environment: a copy needs the same GPU (%s, %s) and "
+                            "settings",
+                            dst->gpu.name, src->gpu.name);
     int n = src->w ? src->w->n : 0;
     if (grow_tasks(dst, n) || grow_log(dst, src->log_cap))
         return ms_error_set(err, MS_ENOMEM, "environment: out of memory");
@@ -317,20 +320,21 @@ int ms_env_copy(ms_env *dst, const ms_env *src, ms_error *err)
     return MS_OK;
 }
 
-int ms_env_reset_from(ms_env *e, const ms_workload *w, int part, const double *busy,
-                      ms_error *err)
+int ms_env_reset_from(ms_env *e, const ms_workload *w, int part, const double *busy, ms_error *err)
 {
     if (part >= e->gpu.npartitions || (part >= 0 && e->canon.canon_of[part] < 0))
-        return ms_error_set(err, MS_EINVAL, "environment: partition %d is not one of the %d "
-                                            "configurations of %s", part, e->C, e->gpu.name);
+        return ms_error_set(err, MS_EINVAL,
+                            "environment: partition %d is not one of the %d "
+                            "configurations of %s",
+                            part, e->C, e->gpu.name);
     int rc = ms_env_reset(e, w, err);
     if (rc || part < 0)
         return rc;
     const ms_partition *p = &e->gpu.partitions[part];
     for (int k = 0; k < p->n; k++) {
         if (!(busy[k] >= 0) || !isfinite(busy[k]))
-            return ms_error_set(err, MS_EINVAL, "environment: busy time %g of instance %d",
-                                busy[k], k);
+            return ms_error_set(err, MS_EINVAL, "environment: busy time %g of instance %d", busy[k],
+                                k);
         env_log_inst *l = &e->log[e->nlog];
         l->profile = p->inst[k].profile;
         l->start = p->inst[k].start;

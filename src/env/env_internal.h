@@ -9,8 +9,8 @@
 
 /* Going from a real partition to a canonical configuration (paper 001 4.2, through σ⁻¹). */
 typedef struct env_trans {
-    int target;          /* real partition reached */
-    uint32_t changed;    /* real slices destroyed or created */
+    int target;       /* real partition reached */
+    uint32_t changed; /* real slices destroyed or created */
     int ndestroy, ncreate;
     uint8_t destroy[MS_MAX_INSTANCES]; /* instance indices in the source partition */
     uint8_t create[MS_MAX_INSTANCES];  /* instance indices in the target partition */
@@ -34,12 +34,12 @@ struct ms_env {
     int K, S, C, nact, obs_size;
     /* Static tables. */
     env_trans trans[MS_MAX_PARTITIONS + 1][MS_MAX_PARTITIONS];
-    int ninst[MS_MAX_PARTITIONS];                     /* instances of each partition */
-    uint8_t cinst[MS_MAX_PARTITIONS][MS_MAX_INSTANCES]; /* canonical order -> instance */
+    int ninst[MS_MAX_PARTITIONS];                        /* instances of each partition */
+    uint8_t cinst[MS_MAX_PARTITIONS][MS_MAX_INSTANCES];  /* canonical order -> instance */
     uint32_t imask[MS_MAX_PARTITIONS][MS_MAX_INSTANCES]; /* real slice masks */
     int isize[MS_MAX_PARTITIONS][MS_MAX_INSTANCES];      /* compute slices */
-    uint32_t csizes[MS_MAX_PARTITIONS];                /* bit s: canonical config has size s */
-    int ident[MS_MAX_SLICES];                          /* σ of the empty GPU */
+    uint32_t csizes[MS_MAX_PARTITIONS];                  /* bit s: canonical config has size s */
+    int ident[MS_MAX_SLICES];                            /* σ of the empty GPU */
 
     /* Episode (ms_env_copy copies every field from here on, buffers by content and not
      * their capacities: add a new field there too): the
@@ -47,18 +47,18 @@ struct ms_env {
     const ms_workload *w;
     double scale;
     int task_cap;
-    uint8_t *level;      /* task * S + size index */
-    uint64_t *key;       /* Num of each task's class */
-    int next_queued;     /* first task not yet in the batch */
+    uint8_t *level;  /* task * S + size index */
+    uint64_t *key;   /* Num of each task's class */
+    int next_queued; /* first task not yet in the batch */
     int nbatch, batch[ENV_MAX_N];
     int nclass, class_task[ENV_MAX_N], class_count[ENV_MAX_N];
-    uint32_t batch_sizes;  /* bit s: some batch task can run on s slices */
+    uint32_t batch_sizes; /* bit s: some batch task can run on s slices */
 
     /* GPU. */
-    int part;            /* real partition, -1 = empty */
+    int part;                   /* real partition, -1 = empty */
     int live[MS_MAX_INSTANCES]; /* log id of each instance of part */
     double now, reconfig_until;
-    double last_end;     /* latest task end so far */
+    double last_end; /* latest task end so far */
     double free_at[MS_MAX_SLICES];
     bool last_reconfig, done, failed;
     int nreconf, nsteps;

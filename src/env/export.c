@@ -3,8 +3,7 @@
 
 #include "env_internal.h"
 
-int ms_env_to_schedule(const ms_env *e, const char *algorithm, ms_schedule **out,
-                       ms_error *err)
+int ms_env_to_schedule(const ms_env *e, const char *algorithm, ms_schedule **out, ms_error *err)
 {
     *out = NULL;
     if (e->failed)
@@ -14,8 +13,8 @@ int ms_env_to_schedule(const ms_env *e, const char *algorithm, ms_schedule **out
         return ms_error_set(err, MS_ENOMEM, "environment: out of memory");
     for (int i = 0; i < e->nlog; i++) {
         const env_log_inst *l = &e->log[i];
-        if (ms_schedule_add_instance(s, 0, l->profile, l->start, l->create_start,
-                                     l->create_end, l->destroy_start, l->destroy_end) < 0)
+        if (ms_schedule_add_instance(s, 0, l->profile, l->start, l->create_start, l->create_end,
+                                     l->destroy_start, l->destroy_end) < 0)
             goto oom;
     }
     for (int t = 0; e->w && t < e->w->n; t++)

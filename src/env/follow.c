@@ -22,14 +22,17 @@ int ms_env_follow_start(ms_env_follow *f, const ms_env *e, const ms_schedule *s,
     memset(f, 0, sizeof *f);
     const ms_workload *w = e->w;
     if (!w || e->done || e->part >= 0 || e->nsteps)
-        return ms_error_set(err, MS_EINVAL, "follow: the episode must be at its start, on an "
-                                            "empty GPU");
+        return ms_error_set(err, MS_EINVAL,
+                            "follow: the episode must be at its start, on an "
+                            "empty GPU");
     if (e->cfg.online || w->n > e->cfg.n_batch)
         return ms_error_set(err, MS_EINVAL, "follow: only an offline episode of one batch");
     if (s->gpus != 1 || s->ntasks != w->n || s->ninst > MS_FOLLOW_MAX_INST ||
         strcmp(s->gpu.name, e->gpu.name))
-        return ms_error_set(err, MS_EINVAL, "follow: the plan is not one of this episode's %d "
-                                            "tasks on one %s", w->n, e->gpu.name);
+        return ms_error_set(err, MS_EINVAL,
+                            "follow: the plan is not one of this episode's %d "
+                            "tasks on one %s",
+                            w->n, e->gpu.name);
     /* Phases: the instances alive after each run of creations that a destruction (or the
      * plan's end) closes; a phase opens with the first operation after the last closed. */
     int op[2 * MS_FOLLOW_MAX_INST], nops = ms_schedule_ops(s, 0, op);
@@ -47,8 +50,10 @@ int ms_env_follow_start(ms_env_follow *f, const ms_env *e, const ms_schedule *s,
                 if (!alive[k])
                     continue;
                 if (ph->n == MS_MAX_INSTANCES)
-                    return ms_error_set(err, MS_EINVAL, "follow: the plan holds over %d "
-                                                        "instances at once", MS_MAX_INSTANCES);
+                    return ms_error_set(err, MS_EINVAL,
+                                        "follow: the plan holds over %d "
+                                        "instances at once",
+                                        MS_MAX_INSTANCES);
                 ph->size[ph->n] = (int8_t)s->gpu.profiles[s->inst[k].profile].slices;
                 ph->start[ph->n++] = (int8_t)s->inst[k].start_slot;
             }
@@ -75,8 +80,10 @@ int ms_env_follow_start(ms_env_follow *f, const ms_env *e, const ms_schedule *s,
             if (member[p][st->instance] && (x->phase < 0 || open_at[p] <= st->start))
                 x->phase = p;
         if (x->phase < 0 || st->index < 0 || st->index >= w->n)
-            return ms_error_set(err, MS_EINVAL, "follow: task %d of the plan is on no "
-                                                "instance of its partitions", st->index);
+            return ms_error_set(err, MS_EINVAL,
+                                "follow: task %d of the plan is on no "
+                                "instance of its partitions",
+                                st->index);
         x->key = e->key[st->index];
         x->size = s->gpu.profiles[s->inst[st->instance].profile].slices;
         x->slot = s->inst[st->instance].start_slot;
@@ -88,10 +95,11 @@ int ms_env_follow_start(ms_env_follow *f, const ms_env *e, const ms_schedule *s,
     for (int i = 1; i < f->n; i++) {
         ms_follow_entry x = f->entry[i];
         int j = i;
-        while (j > 0 && (f->entry[j - 1].phase > x.phase ||
-                         (f->entry[j - 1].phase == x.phase &&
-                          (f->entry[j - 1].start > x.start ||
-                           (f->entry[j - 1].start == x.start && f->entry[j - 1].index > x.index))))) {
+        while (j > 0 &&
+               (f->entry[j - 1].phase > x.phase ||
+                (f->entry[j - 1].phase == x.phase &&
+                 (f->entry[j - 1].start > x.start ||
+                  (f->entry[j - 1].start == x.start && f->entry[j - 1].index > x.index))))) {
             f->entry[j] = f->entry[j - 1];
             j--;
         }
@@ -167,7 +175,8 @@ static int enter_phase(ms_env_follow *f, const ms_env *e, int p, const uint8_t *
         int k = 0;
         while (k < 3 && cost[k] == best_cost[k])
             k++;
-        if (best < 0 || wait < best_wait || (wait == best_wait && k < 3 && cost[k] < best_cost[k])) {
+        if (best < 0 || wait < best_wait ||
+            (wait == best_wait && k < 3 && cost[k] < best_cost[k])) {
             best = a;
             best_wait = wait;
             memcpy(best_cost, cost, sizeof cost);

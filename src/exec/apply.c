@@ -26,8 +26,8 @@ typedef struct apply_ctx {
     const ms_migparted_config *cfg;
     const ms_apply_options *o;
     FILE *out;
-    bool dry;                    /* --dry-run or --check: print, change nothing */
-    int changes;                 /* made so far (a failure after some is reported so) */
+    bool dry;    /* --dry-run or --check: print, change nothing */
+    int changes; /* made so far (a failure after some is reported so) */
     int n;
     device dev[MS_RUN_MAX_GPUS];
 } apply_ctx;
@@ -82,15 +82,18 @@ static int select_devices(apply_ctx *c, int count, ms_error *err)
                 want[nwant++] = d;
     }
     if (nwant > MS_RUN_MAX_GPUS)
-        return ms_error_set(err, MS_EINVAL, "config '%s' covers %d GPUs; apply handles %d at a time "
-                            "(choose with --devices)", cfg->name, nwant, MS_RUN_MAX_GPUS);
+        return ms_error_set(err, MS_EINVAL,
+                            "config '%s' covers %d GPUs; apply handles %d at a time "
+                            "(choose with --devices)",
+                            cfg->name, nwant, MS_RUN_MAX_GPUS);
     for (int k = 0; k < nwant; k++) {
         const ms_migparted_entry *e = ms_migparted_entry_for(cfg, want[k]);
         if (e->device_filter)
             return ms_error_set(err, MS_EINVAL,
                                 "%s:%d:%d: device-filter is not supported by migsched apply (it "
                                 "matches profiles by name against each GPU's model); list the GPUs "
-                                "in 'devices'", f->source, e->line, e->column);
+                                "in 'devices'",
+                                f->source, e->line, e->column);
         c->dev[c->n++] = (device){.index = want[k], .entry = e};
     }
     return MS_OK;
@@ -106,7 +109,8 @@ static int open_device(apply_ctx *c, device *d, ms_error *err)
     if (rc == MS_OK && d->mig_on)
         rc = ms_backend_list(d->b, d->cur, &d->ncur, err);
     for (int i = 0; rc == MS_OK && i < d->ncur; i++) {
-        rc = ms_backend_processes(d->b, d->cur[i].gi_id, d->pids[i], MS_MAX_PIDS, &d->npids[i], err);
+        rc = ms_backend_processes(d->b, d->cur[i].gi_id, d->pids[i], MS_MAX_PIDS, &d->npids[i],
+                                  err);
         d->busy[i] = d->npids[i] > 0;
     }
     return rc;
@@ -125,10 +129,9 @@ static int target_counts(apply_ctx *c, device *d, int count[MS_MAX_PROFILES], ms
             for (int k = 0; k < m->nprofiles; k++)
                 snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? ", " : "",
                          m->profiles[k].name);
-            return ms_error_set(err, MS_EINVAL,
-                                "%s:%d:%d: mig-devices: '%s' is not a profile of GPU %d (%s: %s)",
-                                c->cfgs->source, t->line, t->column, t->profile, d->index, m->name,
-                                names);
+            return ms_error_set(
+                err, MS_EINVAL, "%s:%d:%d: mig-devices: '%s' is not a profile of GPU %d (%s: %s)",
+                c->cfgs->source, t->line, t->column, t->profile, d->index, m->name, names);
         }
         count[p] = t->count;
     }
@@ -172,7 +175,8 @@ static int plan_device(apply_ctx *c, device *d, ms_error *err)
     d->enable = !d->mig_on;
     if (c->o->mode_only)
         return MS_OK;
-    rc = ms_apply_plan_device(ms_backend_model(d->b), d->cur, d->ncur, d->busy, count, &d->plan, err);
+    rc = ms_apply_plan_device(ms_backend_model(d->b), d->cur, d->ncur, d->busy, count, &d->plan,
+                              err);
     if (rc == MS_EBUSY)
         return refuse_busy(c, d, d->plan.blocking, "needs the slots of", err);
     if (rc)
@@ -190,7 +194,8 @@ static int do_destroy(apply_ctx *c, device *d, int i, ms_error *err)
             d->index, what);
     if (c->dry)
         return MS_OK;
-    int rc = ms_backend_processes(d->b, d->cur[i].gi_id, d->pids[i], MS_MAX_PIDS, &d->npids[i], err);
+    int rc = ms_backend_processes(d->b, d->cur[i].gi_id, d->pids[i], MS_MAX_PIDS, &d->npids[i],
+                                  err);
     if (rc)
         return rc;
     if (d->npids[i]) {
@@ -230,7 +235,8 @@ static int change_device(apply_ctx *c, device *d, ms_error *err)
     int rc = MS_OK;
     for (int k = 0; k < d->plan.nkeep; k++) {
         describe(d, d->plan.keep[k], what, sizeof what);
-        fprintf(c->out, "GPU %d: keep %s%s\n", d->index, what, d->busy[d->plan.keep[k]] ? " (busy)" : "");
+        fprintf(c->out, "GPU %d: keep %s%s\n", d->index, what,
+                d->busy[d->plan.keep[k]] ? " (busy)" : "");
     }
     if (d->enable) {
         fprintf(c->out, "GPU %d: enable MIG mode: nvmlDeviceSetMigMode(ENABLE)\n", d->index);
@@ -256,8 +262,7 @@ static int change_device(apply_ctx *c, device *d, ms_error *err)
     return rc;
 }
 
-int ms_apply(const ms_migparted *cfgs, const char *name, const ms_apply_options *o,
-             ms_error *err)
+int ms_apply(const ms_migparted *cfgs, const char *name, const ms_apply_options *o, ms_error *err)
 {
     apply_ctx *c = calloc(1, sizeof *c);
     if (!c)
@@ -273,8 +278,8 @@ int ms_apply(const ms_migparted *cfgs, const char *name, const ms_apply_options 
         for (int i = 0; i < cfgs->nconfigs; i++)
             snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
                      cfgs->configs[i].name);
-        rc = ms_error_set(err, MS_EINVAL, "%s: no config '%s' (it has: %.300s)", cfgs->source,
-                          name, names);
+        rc = ms_error_set(err, MS_EINVAL, "%s: no config '%s' (it has: %.300s)", cfgs->source, name,
+                          names);
     }
     if (rc == MS_OK)
         rc = ms_backend_device_count(o->backend, &o->backend_opt, &count, err);
@@ -290,9 +295,11 @@ int ms_apply(const ms_migparted *cfgs, const char *name, const ms_apply_options 
         const device *d = &c->dev[k];
         int todo = d->enable + d->disable + d->plan.ndestroy + d->plan.ncreate;
         if (todo)
-            rc = ms_error_set(err, MS_ECHANGED, "GPU %d does not hold %sconfig '%s' (%d change%s "
-                              "needed)", d->index, o->mode_only ? "the MIG mode of " : "",
-                              c->cfg->name, todo, todo == 1 ? "" : "s");
+            rc = ms_error_set(err, MS_ECHANGED,
+                              "GPU %d does not hold %sconfig '%s' (%d change%s "
+                              "needed)",
+                              d->index, o->mode_only ? "the MIG mode of " : "", c->cfg->name, todo,
+                              todo == 1 ? "" : "s");
     }
     if (rc && c->changes)
         ms_error_prefix(err, "stopped after %d change%s (run apply again to finish)", c->changes,
@@ -321,8 +328,10 @@ int ms_export(const char *backend, const ms_backend_options *bo, const ms_gpu_mo
         rc = ms_error_set(err, MS_EINVAL, "the %s backend sees no GPU", backend);
     if (rc)
         return rc;
-    fprintf(f, "# The MIG layout of %d GPU%s as the %s backend reports it (migsched export).\n"
-               "version: v1\nmig-configs:\n  %s:\n", n, n == 1 ? "" : "s", backend, name);
+    fprintf(f,
+            "# The MIG layout of %d GPU%s as the %s backend reports it (migsched export).\n"
+            "version: v1\nmig-configs:\n  %s:\n",
+            n, n == 1 ? "" : "s", backend, name);
     for (int k = 0; rc == MS_OK && k < n; k++) {
         int index = ndevices ? devices[k] : k;
         ms_backend *b = NULL;
@@ -337,11 +346,12 @@ int ms_export(const char *backend, const ms_backend_options *bo, const ms_gpu_mo
             rc = ms_backend_list(b, cur, &ncur, err);
         for (int i = 0; rc == MS_OK && i < ncur; i++) {
             if (cur[i].profile < 0 || p.n == MS_MAX_INSTANCES)
-                rc = ms_error_set(err, MS_EINVAL,
-                                  "GPU %d: GPU instance %u (slots %d-%d) has a profile the %s model "
-                                  "does not list; a mig-parted config cannot name it",
-                                  index, cur[i].gi_id, cur[i].start_slot,
-                                  cur[i].start_slot + cur[i].size_slots - 1, ms_backend_model(b)->name);
+                rc = ms_error_set(
+                    err, MS_EINVAL,
+                    "GPU %d: GPU instance %u (slots %d-%d) has a profile the %s model "
+                    "does not list; a mig-parted config cannot name it",
+                    index, cur[i].gi_id, cur[i].start_slot,
+                    cur[i].start_slot + cur[i].size_slots - 1, ms_backend_model(b)->name);
             else
                 p.inst[p.n++] = (ms_placement){cur[i].profile, cur[i].start_slot};
         }

@@ -11,9 +11,9 @@ typedef struct search {
     const ms_mig_instance *cur;
     int ncur;
     const bool *busy;
-    int n;                              /* instances to place */
-    int profile[MS_MAX_INSTANCES];      /* largest first */
-    ms_placement at[MS_MAX_INSTANCES];  /* the arrangement being built */
+    int n;                             /* instances to place */
+    int profile[MS_MAX_INSTANCES];     /* largest first */
+    ms_placement at[MS_MAX_INSTANCES]; /* the arrangement being built */
     bool found;
     int best_busy, best_kept;
     ms_placement best[MS_MAX_INSTANCES];
@@ -96,7 +96,8 @@ int ms_apply_plan_device(const ms_gpu_model *m, const ms_mig_instance *cur, int 
     if (!s.found)
         return ms_error_set(err, MS_EINFEASIBLE,
                             "the target does not fit on a %s (no arrangement of its instances "
-                            "at allowed placements)", m->name);
+                            "at allowed placements)",
+                            m->name);
     memcpy(s.at, s.best, sizeof s.at);
     int nbusy = 0;
     for (int i = 0; i < ncur; i++) {

@@ -16,8 +16,7 @@ static const exec_backend_ops *backend_ops(const char *kind, ms_error *err)
     return NULL;
 }
 
-int ms_backend_device_count(const char *kind, const ms_backend_options *opt, int *n,
-                            ms_error *err)
+int ms_backend_device_count(const char *kind, const ms_backend_options *opt, int *n, ms_error *err)
 {
     const exec_backend_ops *ops = backend_ops(kind, err);
     ms_backend_options none = {0};
@@ -122,11 +121,12 @@ int ms_backend_list(ms_backend *b, ms_mig_instance out[MS_MAX_MIG], int *n, ms_e
     return rc;
 }
 
-int ms_backend_create_journaled(ms_backend *b, ms_journal *j, ms_placement p,
-                                ms_mig_instance *out, ms_error *err)
+int ms_backend_create_journaled(ms_backend *b, ms_journal *j, ms_placement p, ms_mig_instance *out,
+                                ms_error *err)
 {
     if (!ms_gpu_placement_allowed(&b->model, p))
-        return ms_error_set(err, MS_EINVAL, "device %d: profile %d at slot %d is not an allowed placement",
+        return ms_error_set(err, MS_EINVAL,
+                            "device %d: profile %d at slot %d is not an allowed placement",
                             b->device, p.profile, p.start);
     memset(out, 0, sizeof *out);
     return b->ops->create(b, p, j, out, err);
@@ -153,9 +153,11 @@ bool ms_mig_same_instance(const ms_mig_instance *was, const ms_mig_instance *now
 static void describe(const ms_backend *b, const ms_mig_instance *in, char *buf, size_t len)
 {
     snprintf(buf, len, "%s at slots %d-%d, %s",
-             in->profile >= 0 && in->profile < b->model.nprofiles ? b->model.profiles[in->profile].name
-                                                                  : "unknown profile",
-             in->start_slot, in->start_slot + in->size_slots - 1, in->uuid[0] ? in->uuid : "no MIG device");
+             in->profile >= 0 && in->profile < b->model.nprofiles
+                 ? b->model.profiles[in->profile].name
+                 : "unknown profile",
+             in->start_slot, in->start_slot + in->size_slots - 1,
+             in->uuid[0] ? in->uuid : "no MIG device");
 }
 
 /* A failed destroy may have removed the compute instances (and with them the MIG device
@@ -174,8 +176,7 @@ static void forget_compute_instances(ms_backend *b, ms_mig_instance *was)
             was->uuid[0] = '\0';
 }
 
-int ms_backend_destroy_owned(ms_backend *b, ms_journal *j, ms_mig_instance *was,
-                             ms_error *err)
+int ms_backend_destroy_owned(ms_backend *b, ms_journal *j, ms_mig_instance *was, ms_error *err)
 {
     ms_mig_instance list[MS_MAX_MIG];
     int n = 0;

@@ -17,8 +17,7 @@ typedef struct exec_backend_ops {
     int (*create)(ms_backend *b, ms_placement p, ms_journal *j, ms_mig_instance *out,
                   ms_error *err);
     int (*destroy)(ms_backend *b, unsigned gi_id, ms_error *err);
-    int (*processes)(ms_backend *b, unsigned gi_id, unsigned *pids, int max, int *n,
-                     ms_error *err);
+    int (*processes)(ms_backend *b, unsigned gi_id, unsigned *pids, int max, int *n, ms_error *err);
     int (*count)(const ms_backend_options *opt, int *n, ms_error *err);
     int (*gpu_minor)(const ms_backend *b, unsigned *minor, ms_error *err);
 } exec_backend_ops;
@@ -26,9 +25,9 @@ typedef struct exec_backend_ops {
 struct ms_backend {
     const exec_backend_ops *ops;
     int device;
-    ms_gpu_model model;      /* filled by open */
-    char name[96];           /* device name as reported */
-    char uuid[96];           /* the physical GPU's UUID (nvml), "" if none */
+    ms_gpu_model model; /* filled by open */
+    char name[96];      /* device name as reported */
+    char uuid[96];      /* the physical GPU's UUID (nvml), "" if none */
     void *impl;
 };
 

@@ -23,7 +23,7 @@ typedef struct nvml_impl {
     nvml_api api;
     nvmlDevice_t dev;
     bool initialized;
-    int minor_rc;             /* the GPU's minor number, or why NVML gave none */
+    int minor_rc; /* the GPU's minor number, or why NVML gave none */
     unsigned minor;
     ms_error minor_err;
 } nvml_impl;
@@ -62,7 +62,9 @@ static int nvml_fail(const ms_backend *b, nvmlReturn_t r, const char *call, ms_e
         return ms_error_set(err, MS_EBACKEND,
                             "device %d: %s: %s does not export %s (driver too old?)", b->device,
                             what, n->path, call);
-    const char *hint = r == NVML_ERROR_NO_PERMISSION ? " (MIG changes need root or the mig/config capability)" : "";
+    const char *hint = r == NVML_ERROR_NO_PERMISSION
+                           ? " (MIG changes need root or the mig/config capability)"
+                           : "";
     return ms_error_set(err, MS_EBACKEND, "device %d: %s: %s failed: %s (NVML error %d)%s",
                         b->device, what, call, nvml_strerror(n, r), r, hint);
 }
@@ -159,8 +161,8 @@ static int open_device(ms_backend *b, const ms_gpu_model *model, ms_error *err)
     read_minor(b);
     const ms_gpu_model *seen = ms_gpu_model_from_device_name(b->name);
     if (model && seen && !same_geometry(seen, model))
-        return ms_error_set(err, MS_EINVAL, "device %d is a %s (%s), not a %s", b->device,
-                            b->name, seen->name, model->name);
+        return ms_error_set(err, MS_EINVAL, "device %d is a %s (%s), not a %s", b->device, b->name,
+                            seen->name, model->name);
     if (!model && !seen)
         return ms_error_set(err, MS_EINVAL,
                             "device %d (%s) is not a known MIG model; name one with --gpu",
@@ -226,7 +228,7 @@ static int nvml_set_mig(ms_backend *b, bool on, ms_error *err)
     int rc = nvml_mig_mode(b, &now, err);
     if (rc)
         return rc;
-    read_minor(b);  /* the change may have reset the GPU */
+    read_minor(b); /* the change may have reset the GPU */
     if (now != on)
         return ms_error_set(err, MS_EBACKEND,
                             "device %d: MIG mode %s is pending (activation: %s); stop every GPU "
@@ -276,7 +278,8 @@ static int nvml_list(ms_backend *b, ms_mig_instance out[MS_MAX_MIG], int *n_out,
         if (r == NVML_ERROR_NOT_SUPPORTED)
             continue;
         if (r != NVML_SUCCESS)
-            return nvml_fail(b, r, "nvmlDeviceGetGpuInstanceProfileInfo", err, "listing GPU instances");
+            return nvml_fail(b, r, "nvmlDeviceGetGpuInstanceProfileInfo", err,
+                             "listing GPU instances");
         int profile = -1;
         for (int p = 0; p < b->model.nprofiles; p++)
             if (b->model.profiles[p].nvml_index == (int)idx)
@@ -300,8 +303,7 @@ static int nvml_list(ms_backend *b, ms_mig_instance out[MS_MAX_MIG], int *n_out,
  * (NOT_FOUND holes are normal). fn returns MS_OK to go on, MS_STOP to end the walk, or an
  * error. */
 #define MS_STOP (-1)
-typedef int (*mig_visit)(ms_backend *b, nvmlDevice_t mig, unsigned ci_id, void *arg,
-                         ms_error *err);
+typedef int (*mig_visit)(ms_backend *b, nvmlDevice_t mig, unsigned ci_id, void *arg, ms_error *err);
 
 static int each_mig(ms_backend *b, unsigned gi_id, const char *what, mig_visit fn, void *arg,
                     ms_error *err)
@@ -466,8 +468,8 @@ static int nvml_create(ms_backend *b, ms_placement p, ms_journal *j, ms_mig_inst
     snprintf(what, sizeof what, "creating %s at slot %d", pr->name, p.start);
     nvmlGpuInstancePlacement_t place = {(unsigned)p.start, (unsigned)pr->size_slots};
     nvmlGpuInstance_t gi;
-    nvmlReturn_t r = NVML_CALL(n, nvmlDeviceCreateGpuInstanceWithPlacement, n->dev, info.id,
-                               &place, &gi);
+    nvmlReturn_t r = NVML_CALL(n, nvmlDeviceCreateGpuInstanceWithPlacement, n->dev, info.id, &place,
+                               &gi);
     if (r != NVML_SUCCESS)
         return nvml_fail(b, r, "nvmlDeviceCreateGpuInstanceWithPlacement", err, what);
     /* Recorded before its compute instance is made: a crash from here on leaves a GPU
@@ -479,12 +481,12 @@ static int nvml_create(ms_backend *b, ms_placement p, ms_journal *j, ms_mig_inst
     nvmlComputeInstanceProfileInfo_t ci_info;
     nvmlComputeInstance_t ci;
     int ci_index = nvml_ci_profile_index(pr->slices);
-    if (!rc && (r = NVML_CALL(n, nvmlGpuInstanceGetComputeInstanceProfileInfo, gi,
-                              (unsigned)ci_index, NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED,
-                              &ci_info)) != NVML_SUCCESS)
+    if (!rc &&
+        (r = NVML_CALL(n, nvmlGpuInstanceGetComputeInstanceProfileInfo, gi, (unsigned)ci_index,
+                       NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED, &ci_info)) != NVML_SUCCESS)
         rc = nvml_fail(b, r, "nvmlGpuInstanceGetComputeInstanceProfileInfo", err, what);
-    else if (!rc && (r = NVML_CALL(n, nvmlGpuInstanceCreateComputeInstance, gi, ci_info.id,
-                                   &ci)) != NVML_SUCCESS)
+    else if (!rc && (r = NVML_CALL(n, nvmlGpuInstanceCreateComputeInstance, gi, ci_info.id, &ci)) !=
+                        NVML_SUCCESS)
         rc = nvml_fail(b, r, "nvmlGpuInstanceCreateComputeInstance", err, what);
     else if (!rc)
         rc = describe_gi(b, gi, p.profile, out, err);
@@ -495,8 +497,7 @@ static int nvml_create(ms_backend *b, ms_placement p, ms_journal *j, ms_mig_inst
             if (err) {
                 char first[MS_ERR_LEN];
                 memcpy(first, err->msg, sizeof first);
-                ms_error_set(err, rc, "%.240s; cleaning up also failed: %.240s", first,
-                             second.msg);
+                ms_error_set(err, rc, "%.240s; cleaning up also failed: %.240s", first, second.msg);
             }
         } else if (recorded) {
             ms_journal_destroyed(j, b->device, made.gi_id, NULL);
@@ -524,8 +525,7 @@ typedef struct pid_list {
 
 /* Appends the compute processes of one MIG device; the count is asked first and asked
  * again if processes started in between (INSUFFICIENT_SIZE). */
-static int mig_processes(ms_backend *b, nvmlDevice_t mig, unsigned ci_id, void *arg,
-                         ms_error *err)
+static int mig_processes(ms_backend *b, nvmlDevice_t mig, unsigned ci_id, void *arg, ms_error *err)
 {
     nvml_impl *nv = b->impl;
     pid_list *l = arg;
@@ -534,10 +534,10 @@ static int mig_processes(ms_backend *b, nvmlDevice_t mig, unsigned ci_id, void *
         unsigned count = 0;
         nvmlReturn_t r = NVML_CALL(nv, nvmlDeviceGetComputeRunningProcesses_v3, mig, &count, NULL);
         if (r == NVML_SUCCESS)
-            return MS_OK;  /* none */
+            return MS_OK; /* none */
         if (r != NVML_ERROR_INSUFFICIENT_SIZE)
             return nvml_fail(b, r, call, err, what);
-        count += 8;  /* room for processes starting meanwhile */
+        count += 8; /* room for processes starting meanwhile */
         nvmlProcessInfo_t *info = calloc(count, sizeof *info);
         if (!info)
             return ms_error_set(err, MS_ENOMEM, "out of memory listing processes");

@@ -35,9 +35,10 @@ static int sim_add(ms_backend *b, ms_placement p, ms_mig_instance *out, ms_error
     for (int i = 0; i < s->n; i++) {
         ms_placement q = {s->inst[i].profile, s->inst[i].start_slot};
         if (ms_gpu_slot_mask(&b->model, q) & mask)
-            return ms_error_set(err, MS_EBACKEND,
-                                "device %d: creating %s at slot %d: slots taken by GPU instance %u (sim)",
-                                b->device, pr->name, p.start, s->inst[i].gi_id);
+            return ms_error_set(
+                err, MS_EBACKEND,
+                "device %d: creating %s at slot %d: slots taken by GPU instance %u (sim)",
+                b->device, pr->name, p.start, s->inst[i].gi_id);
     }
     if (s->n == MS_MAX_MIG)
         return ms_error_set(err, MS_EBACKEND, "device %d: too many GPU instances (sim)", b->device);
@@ -98,9 +99,9 @@ static int sim_set_mig(ms_backend *b, bool on, ms_error *err)
 {
     sim_impl *s = b->impl;
     if (!on && s->n)
-        return ms_error_set(err, MS_EBACKEND,
-                            "device %d: MIG mode cannot be disabled while GPU instances exist (sim)",
-                            b->device);
+        return ms_error_set(
+            err, MS_EBACKEND,
+            "device %d: MIG mode cannot be disabled while GPU instances exist (sim)", b->device);
     s->mig = on;
     return MS_OK;
 }

@@ -99,18 +99,22 @@ int ms_cgroup_root(const char *configured, char *out, size_t len, ms_error *err)
     }
     char point[1024], root[1024], own[1024];
     if (!unified_mount(point, sizeof point, root, sizeof root))
-        return ms_error_set(err, MS_EINVAL, "no cgroup v2 (unified) hierarchy is mounted "
+        return ms_error_set(err, MS_EINVAL,
+                            "no cgroup v2 (unified) hierarchy is mounted "
                             "(/proc/self/mountinfo lists no cgroup2)");
     if (!own_cgroup(own, sizeof own))
-        return ms_error_set(err, MS_EINVAL, "this process has no cgroup v2 entry in "
+        return ms_error_set(err, MS_EINVAL,
+                            "this process has no cgroup v2 entry in "
                             "/proc/self/cgroup");
     /* A mount of a sub-tree (a container's) shows paths below its root. */
     const char *rel = own;
     size_t rl = strlen(root);
     if (strcmp(root, "/")) {
         if (strncmp(own, root, rl) || (own[rl] != '/' && own[rl] != '\0'))
-            return ms_error_set(err, MS_EINVAL, "%s: the cgroup v2 mount at %s shows %s, not "
-                                "this process's cgroup", own, point, root);
+            return ms_error_set(err, MS_EINVAL,
+                                "%s: the cgroup v2 mount at %s shows %s, not "
+                                "this process's cgroup",
+                                own, point, root);
         rel = own + rl;
     }
     if ((size_t)snprintf(out, len, "%s%s", point, strcmp(rel, "/") ? rel : "") >= len)
@@ -183,7 +187,7 @@ static bool kill_all(const char *path)
 {
     char file[MS_CGROUP_PATH_LEN + 32];
     int fd = file_of(path, "cgroup.kill", file, sizeof file) ? open(file, O_WRONLY | O_CLOEXEC)
-                                                              : -1;
+                                                             : -1;
     bool ok = fd >= 0 && write(fd, "1", 1) == 1;
     if (fd >= 0)
         close(fd);
@@ -272,7 +276,7 @@ int ms_cgroup_probe(const char *dir, ms_error *err)
     if (rc)
         return rc;
     pid_t pid = pipe2(gate, O_CLOEXEC) == 0 ? fork() : -1;
-    if (pid == 0) {  /* waits until killed or its parent goes (the pipe's end) */
+    if (pid == 0) { /* waits until killed or its parent goes (the pipe's end) */
         char c;
         close(gate[1]);
         _exit(read(gate[0], &c, 1) < 0 ? 1 : 0);
@@ -285,11 +289,13 @@ int ms_cgroup_probe(const char *dir, ms_error *err)
     if (!rc && !ms_cgroup_populated(path))
         rc = ms_error_set(err, MS_EIO, "cgroup %s: a process moved into it is not seen there",
                           path);
-    if (!rc) {  /* how many it signalled may be 0: the kill can beat the listing */
+    if (!rc) { /* how many it signalled may be 0: the kill can beat the listing */
         ms_cgroup_signal(path, SIGKILL);
         if (!wait_empty(one, 1, 2.0))
-            rc = ms_error_set(err, MS_EIO, "cgroup %s: its process cannot be killed through "
-                              "it", path);
+            rc = ms_error_set(err, MS_EIO,
+                              "cgroup %s: its process cannot be killed through "
+                              "it",
+                              path);
     }
     if (pid > 0) {
         kill(pid, SIGKILL);

@@ -1,6 +1,6 @@
 /* cleanup.c: `migsched run --cleanup`: after a crashed run, stop the tasks it left (by
- * their cgroups, else their process groups), then destroy the instances it created, each only if it is still the very
- * instance the journal recorded. */
+ * their cgroups, else their process groups), then destroy the instances it created, each only if it
+ * is still the very instance the journal recorded. */
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -19,7 +19,7 @@ typedef struct cleaner {
     const ms_journal_state *st;
     ms_cleanup_report *rep;
     ms_journal *j;
-    bool ours[MS_JOURNAL_MAX_RECORDS];  /* task groups proved the run's: only those signalled */
+    bool ours[MS_JOURNAL_MAX_RECORDS]; /* task groups proved the run's: only those signalled */
     ms_backend *b[MS_RUN_MAX_GPUS];
     ms_device_lock *lock[MS_RUN_MAX_GPUS];
     int dev[MS_RUN_MAX_GPUS], ndev;
@@ -73,8 +73,8 @@ static void signal_groups(cleaner *c, int sig)
 {
     for (int i = 0; i < c->st->n; i++) {
         const ms_journal_rec *r = &c->st->rec[i];
-        if (c->ours[i] && proc_group_ours_alive(r->pgid, r->pstart) &&
-            kill(-r->pgid, sig) == 0 && sig == SIGTERM)
+        if (c->ours[i] && proc_group_ours_alive(r->pgid, r->pstart) && kill(-r->pgid, sig) == 0 &&
+            sig == SIGTERM)
             c->rep->killed++;
     }
 }
@@ -91,9 +91,11 @@ static void prove_groups(cleaner *c)
             continue;
         c->ours[i] = proc_group_leader_is(r->pgid, r->pstart);
         if (!c->ours[i])
-            left(c, "task process group %d (task #%d, device %d): its leader is gone, so it "
-                    "cannot be told from another group that took its id: left alone (see `ps "
-                    "-o pid,lstart,args -g %d`)", r->pgid, r->task, r->device, r->pgid);
+            left(c,
+                 "task process group %d (task #%d, device %d): its leader is gone, so it "
+                 "cannot be told from another group that took its id: left alone (see `ps "
+                 "-o pid,lstart,args -g %d`)",
+                 r->pgid, r->task, r->device, r->pgid);
     }
 }
 
@@ -180,7 +182,8 @@ static int take_devices(cleaner *c, ms_error *err)
                                 MS_RUN_MAX_GPUS);
         int k = c->ndev++;
         c->dev[k] = r->device;
-        int rc = ms_backend_open(c->st->backend, r->device, model, &c->o->backend_opt, &c->b[k], err);
+        int rc = ms_backend_open(c->st->backend, r->device, model, &c->o->backend_opt, &c->b[k],
+                                 err);
         if (rc)
             return rc;
         const char *uuid = ms_backend_gpu_uuid(c->b[k]);
@@ -211,7 +214,7 @@ static void destroy(cleaner *c, ms_backend *b, const ms_mig_instance *in, const 
 {
     int dev = ms_backend_device(b);
     ms_error e;
-    ms_mig_instance was = *in;  /* journalled "destroying": a crash here is recoverable too */
+    ms_mig_instance was = *in; /* journalled "destroying": a crash here is recoverable too */
     int rc = ms_backend_destroy_owned(b, c->j, &was, &e);
     if (rc) {
         left(c, "device %d: GPU instance %u (slots %d-%d): %s", dev, in->gi_id, in->start_slot,
@@ -221,7 +224,8 @@ static void destroy(cleaner *c, ms_backend *b, const ms_mig_instance *in, const 
     ms_journal_destroyed(c->j, dev, in->gi_id, NULL);
     c->rep->destroyed++;
     say(c, "device %d: destroyed leftover GPU instance %u (slots %d-%d, %s)%s", dev, in->gi_id,
-        in->start_slot, in->start_slot + in->size_slots - 1, in->uuid[0] ? in->uuid : "no MIG device", why);
+        in->start_slot, in->start_slot + in->size_slots - 1,
+        in->uuid[0] ? in->uuid : "no MIG device", why);
 }
 
 /* An instance that may be the journal's but whose identity cannot be proved: removed only
@@ -233,9 +237,10 @@ static void unsure(cleaner *c, ms_backend *b, const ms_mig_instance *in, const c
         destroy(c, b, in, " (identity unknown; --force)");
         return;
     }
-    left(c, "device %d: GPU instance %u (slots %d-%d, %s) %s (%s line %d): it may be migsched's "
-            "or someone else's. Remove it with `migsched run --cleanup --journal %s --force` or "
-            "`nvidia-smi mig -i %d -gi %u -dci && nvidia-smi mig -i %d -gi %u -dgi`",
+    left(c,
+         "device %d: GPU instance %u (slots %d-%d, %s) %s (%s line %d): it may be migsched's "
+         "or someone else's. Remove it with `migsched run --cleanup --journal %s --force` or "
+         "`nvidia-smi mig -i %d -gi %u -dci && nvidia-smi mig -i %d -gi %u -dgi`",
          dev, in->gi_id, in->start_slot, in->start_slot + in->size_slots - 1,
          in->uuid[0] ? in->uuid : "no compute instance", why, c->o->journal, line, c->o->journal,
          dev, in->gi_id, dev, in->gi_id);
@@ -254,26 +259,28 @@ static int clean_device(cleaner *c, ms_backend *b, ms_error *err)
         const ms_journal_rec *cr;
         ms_claim claim = ms_journal_claim(c->st, dev, ms_backend_model(b), in, &cr);
         if (claim == MS_CLAIM_OURS) {
-            destroy(c, b, in, cr->kind == MS_JOURNAL_GI_MADE
-                                  ? " (its creation was under way at the crash)"
-                              : in->uuid[0] ? "" : " (its destroy was under way at the crash)");
+            destroy(c, b, in,
+                    cr->kind == MS_JOURNAL_GI_MADE ? " (its creation was under way at the crash)"
+                    : in->uuid[0]                  ? ""
+                                                   : " (its destroy was under way at the crash)");
             continue;
         }
-        if (claim == MS_CLAIM_UNPROVEN) {  /* not ours for sure */
-            unsure(c, b, in, cr->kind == MS_JOURNAL_GI_MADE
-                                 ? "was being made at the crash but has a compute instance "
-                                   "the journal does not name"
-                                 : "has the recorded id and slots but lost its MIG device",
+        if (claim == MS_CLAIM_UNPROVEN) { /* not ours for sure */
+            unsure(c, b, in,
+                   cr->kind == MS_JOURNAL_GI_MADE
+                       ? "was being made at the crash but has a compute instance "
+                         "the journal does not name"
+                       : "has the recorded id and slots but lost its MIG device",
                    cr->line);
             continue;
         }
         if (claim == MS_CLAIM_STRANGER)
-            say(c, "device %d: GPU instance %u is not the one the journal recorded (line %d: "
-                   "%s%sslots %d-%d, %s; now slots %d-%d, %s): not migsched's, left alone",
+            say(c,
+                "device %d: GPU instance %u is not the one the journal recorded (line %d: "
+                "%s%sslots %d-%d, %s; now slots %d-%d, %s): not migsched's, left alone",
                 dev, in->gi_id, cr->line, cr->profile, cr->profile[0] ? " at " : "", cr->start,
-                cr->start + cr->size - 1, cr->uuid[0] ? cr->uuid : "no MIG device",
-                in->start_slot, in->start_slot + in->size_slots - 1,
-                in->uuid[0] ? in->uuid : "no MIG device");
+                cr->start + cr->size - 1, cr->uuid[0] ? cr->uuid : "no MIG device", in->start_slot,
+                in->start_slot + in->size_slots - 1, in->uuid[0] ? in->uuid : "no MIG device");
         /* A creation in flight at the crash may have made this instance, or someone else
          * may have: its identity was never recorded. */
         for (int k = 0; k < c->st->n; k++) {
@@ -319,8 +326,8 @@ int ms_run_cleanup(const ms_cleanup_options *o, ms_cleanup_report *rep, ms_error
     cleaner c = {.o = o, .st = st, .rep = rep};
     int rc = read_journal(o->journal, st, err);
     if (rc == MS_OK && st->torn_line)
-        say(&c, "%s:%d: the last record was cut short by a crash mid-write: dropped",
-            o->journal, st->torn_line);
+        say(&c, "%s:%d: the last record was cut short by a crash mid-write: dropped", o->journal,
+            st->torn_line);
     if (rc == MS_OK)
         rc = check_owner(st, o->journal, err);
     if (rc == MS_OK && st->n)

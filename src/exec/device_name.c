@@ -11,9 +11,8 @@ const ms_gpu_model *ms_gpu_model_from_device_name(const char *name)
     static const struct {
         const char *family, *memory, *model;
     } rules[] = {
-        {"A30", NULL, "A30-24GB"},     {"A100", "80GB", "A100-80GB"},
-        {"A100", NULL, "A100-40GB"},   {"H100", "80GB", "H100-80GB"},
-        {"H200", NULL, "H200-141GB"},  {"B200", NULL, "B200"},
+        {"A30", NULL, "A30-24GB"},     {"A100", "80GB", "A100-80GB"}, {"A100", NULL, "A100-40GB"},
+        {"H100", "80GB", "H100-80GB"}, {"H200", NULL, "H200-141GB"},  {"B200", NULL, "B200"},
     };
     const char *bare = strncmp(name, "NVIDIA ", 7) ? name : name + 7;
     const ms_gpu_model *m = ms_gpu_builtin(bare);

@@ -81,8 +81,7 @@ static long holder_pid(int fd)
     return 0;
 }
 
-int ms_device_lock_open(const char *dir, const char *gpu_uuid, ms_device_lock **out,
-                        ms_error *err)
+int ms_device_lock_open(const char *dir, const char *gpu_uuid, ms_device_lock **out, ms_error *err)
 {
     *out = NULL;
     char def[400];
@@ -92,14 +91,14 @@ int ms_device_lock_open(const char *dir, const char *gpu_uuid, ms_device_lock **
     if (!dir)
         dir = def;
     if (!gpu_uuid || !*gpu_uuid || strchr(gpu_uuid, '/'))
-        return ms_error_set(err, MS_EINVAL, "'%s' is not a GPU UUID to lock", gpu_uuid ? gpu_uuid : "");
+        return ms_error_set(err, MS_EINVAL, "'%s' is not a GPU UUID to lock",
+                            gpu_uuid ? gpu_uuid : "");
     ms_device_lock *l = calloc(1, sizeof *l);
     if (!l)
         return ms_error_set(err, MS_ENOMEM, "out of memory");
     snprintf(l->path, sizeof l->path, "%s/%s.lock", dir, gpu_uuid);
     /* Never through a link nor on a FIFO, and only a lock of ours or root's. */
-    if ((rc = ms_open_regular(AT_FDCWD, l->path, l->path, O_RDWR | O_CREAT, 0644, &l->fd,
-                              err)) ||
+    if ((rc = ms_open_regular(AT_FDCWD, l->path, l->path, O_RDWR | O_CREAT, 0644, &l->fd, err)) ||
         (rc = ms_file_check_ours(l->fd, l->path, err))) {
         if (l->fd >= 0)
             close(l->fd);
@@ -120,8 +119,9 @@ int ms_device_lock_open(const char *dir, const char *gpu_uuid, ms_device_lock **
             rc = ms_error_set(err, MS_EBUSY, "GPU %s is in use by migsched process %ld (lock %s)",
                               gpu_uuid, pid, l->path);
         else
-            rc = ms_error_set(err, MS_EBUSY, "GPU %s is in use by another migsched process (lock %s)",
-                              gpu_uuid, l->path);
+            rc = ms_error_set(err, MS_EBUSY,
+                              "GPU %s is in use by another migsched process (lock %s)", gpu_uuid,
+                              l->path);
         free(l);
         return rc;
     }
@@ -132,7 +132,7 @@ int ms_device_lock_open(const char *dir, const char *gpu_uuid, ms_device_lock **
     int n = snprintf(text, sizeof text, "%ld %llu\n", (long)getpid(), start);
     if (ftruncate(l->fd, 0) != 0 || pwrite(l->fd, text, (size_t)n, 0) != n) {
         rc = ms_error_set(err, MS_EIO, "%s: cannot write the device lock: %s", l->path,
-                              strerror(errno));
+                          strerror(errno));
         ms_device_lock_close(l);
         return rc;
     }

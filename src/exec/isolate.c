@@ -62,11 +62,15 @@ static int add(ms_devplan *p, size_t *cap, ms_iso_kind kind, const char *name,
         *cap = nc;
     }
     ms_iso_entry *e = &p->entry[p->n];
-    *e = (ms_iso_entry){.kind = kind, .dir = S_ISDIR(st->st_mode), .mode = st->st_mode,
-                        .uid = st->st_uid, .gid = st->st_gid, .rdev = st->st_rdev};
+    *e = (ms_iso_entry){.kind = kind,
+                        .dir = S_ISDIR(st->st_mode),
+                        .mode = st->st_mode,
+                        .uid = st->st_uid,
+                        .gid = st->st_gid,
+                        .rdev = st->st_rdev};
     e->name = strdup(name);
     e->path = join(p->dev_dir, name);
-    p->n++;  /* counted as soon as it holds anything to free */
+    p->n++; /* counted as soon as it holds anything to free */
     if (!e->name || !e->path)
         return ms_error_set(err, MS_ENOMEM, "out of memory");
     if (kind == MS_ISO_LINK) {
@@ -75,16 +79,17 @@ static int add(ms_devplan *p, size_t *cap, ms_iso_kind kind, const char *name,
         e->target = malloc(cap_t);
         ssize_t got = e->target ? readlink(e->path, e->target, cap_t) : -1;
         if (got < 0 || (size_t)got >= cap_t)
-            return ms_error_set(err, e->target ? MS_EIO : MS_ENOMEM, "%s: cannot read the "
-                                "link: %s", e->path, got < 0 ? strerror(errno) : "changed");
+            return ms_error_set(err, e->target ? MS_EIO : MS_ENOMEM,
+                                "%s: cannot read the "
+                                "link: %s",
+                                e->path, got < 0 ? strerror(errno) : "changed");
         e->target[got] = '\0';
     }
     return MS_OK;
 }
 
 /* An allowed NVIDIA node: there, and a character device. */
-static int add_node(ms_devplan *p, size_t *cap, const char *name, const char *why,
-                    ms_error *err)
+static int add_node(ms_devplan *p, size_t *cap, const char *name, const char *why, ms_error *err)
 {
     char *path = join(p->dev_dir, name);
     struct stat st;
@@ -163,15 +168,15 @@ static int list_names(const char *dir, char ***out, size_t *n, ms_error *err)
 
 /* One entry of the device folder: NVIDIA's by name (only the allowed ones, copied),
  * everything else as it is. */
-static int add_entry(ms_devplan *p, size_t *cap, const char *name, unsigned gpu_minor,
-                     bool *caps, bool *gpu, ms_error *err)
+static int add_entry(ms_devplan *p, size_t *cap, const char *name, unsigned gpu_minor, bool *caps,
+                     bool *gpu, ms_error *err)
 {
     char *path = join(p->dev_dir, name);
     if (!path)
         return ms_error_set(err, MS_ENOMEM, "out of memory");
     struct stat st;
     int rc = MS_OK;
-    if (lstat(path, &st))  /* gone since readdir: nothing to give */
+    if (lstat(path, &st)) /* gone since readdir: nothing to give */
         rc = errno == ENOENT ? MS_OK : ms_error_set(err, MS_EIO, "%s: %s", path, strerror(errno));
     else if (!strncmp(name, "nvidia", 6)) {
         char gpu_node[32];
@@ -210,8 +215,10 @@ static int plan_entries(ms_devplan *p, unsigned gpu_minor, ms_error *err)
         rc = ms_error_set(err, MS_EINVAL, "%s/nvidia%u (the GPU's node) is missing", p->dev_dir,
                           gpu_minor);
     if (!rc && !caps)
-        rc = ms_error_set(err, MS_EINVAL, "%s/" CAPS_DIR " is missing: no MIG capability nodes "
-                          "(nvidia-smi or nvidia-modprobe makes them)", p->dev_dir);
+        rc = ms_error_set(err, MS_EINVAL,
+                          "%s/" CAPS_DIR " is missing: no MIG capability nodes "
+                          "(nvidia-smi or nvidia-modprobe makes them)",
+                          p->dev_dir);
     return rc;
 }
 
@@ -222,8 +229,7 @@ int ms_devplan_make(const ms_devplan_target *t, ms_devplan **out, ms_error *err)
         return ms_error_set(err, MS_EINVAL, "dev-dir %s: expected an absolute path",
                             t->dev_dir ? t->dev_dir : "(none)");
     unsigned gim, cim;
-    int rc = ms_mig_minors_find(t->mig_minors, t->gpu_minor, t->gi_id, t->ci_id, &gim, &cim,
-                                err);
+    int rc = ms_mig_minors_find(t->mig_minors, t->gpu_minor, t->gi_id, t->ci_id, &gim, &cim, err);
     if (rc)
         return rc;
     ms_devplan *p = calloc(1, sizeof *p);
@@ -276,8 +282,8 @@ static void append(char *buf, size_t *n, size_t cap, const char *s)
 
 /* Reports "migsched: device isolation: WHAT PATH: REASON" (strerrordesc_np is a table
  * lookup: no locale, no allocation, unlike strerror). */
-static int fail(const ms_devplan *p, const char *what, const char *path, int errnum,
-                char *msg, size_t len)
+static int fail(const ms_devplan *p, const char *what, const char *path, int errnum, char *msg,
+                size_t len)
 {
     static const char prefix[] = "migsched: ";
     char line[1024];
@@ -309,7 +315,7 @@ static void close_on_exec_from(int first, int limit)
     if (close_range((unsigned)first, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
         return;
     for (int fd = first; fd < limit; fd++)
-        fcntl(fd, F_SETFD, FD_CLOEXEC);  /* EBADF for the closed ones */
+        fcntl(fd, F_SETFD, FD_CLOEXEC); /* EBADF for the closed ones */
 }
 
 /* One entry (the cwd is the covered original folder, which relative names reach). */
@@ -331,14 +337,14 @@ static int make(const ms_devplan *p, const ms_iso_entry *e, char *msg, size_t le
         break;
     case MS_ISO_BIND: {
         int fd = -1;
-        if (e->dir ? mkdir(e->path, 0755) : (fd = open(e->path, O_WRONLY | O_CREAT | O_EXCL |
-                                                       O_CLOEXEC, 0644)) < 0)
+        if (e->dir ? mkdir(e->path, 0755)
+                   : (fd = open(e->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) < 0)
             return fail(p, "cannot make", e->path, errno, msg, len);
         if (fd >= 0)
             close(fd);
         if (mount(e->name, e->path, NULL, MS_BIND | MS_REC, NULL) == 0)
             return 0;
-        if (errno != ENOENT)  /* else gone since the plan: nothing to give */
+        if (errno != ENOENT) /* else gone since the plan: nothing to give */
             return fail(p, "cannot bind", e->path, errno, msg, len);
         if (e->dir ? rmdir(e->path) : unlink(e->path))
             return fail(p, "cannot remove", e->path, errno, msg, len);
@@ -377,7 +383,7 @@ static int confine(const ms_devplan *p, char *msg, size_t len)
 
 int ms_devplan_apply(const ms_devplan *p, char *msg, size_t len)
 {
-    mode_t mask = umask(0);  /* the nodes get the originals' modes exactly */
+    mode_t mask = umask(0); /* the nodes get the originals' modes exactly */
     int rc = confine(p, msg, len);
     umask(mask);
     if (rc == 0 && p->report_fd >= 0) {

@@ -18,9 +18,9 @@
 struct ms_journal {
     int fd;
     char path[512];
-    pthread_mutex_t lock;   /* op threads and the main loop write it */
-    char failed[MS_ERR_LEN];  /* the first write error; every later write fails with it */
-    size_t bytes;           /* the file's size: past MS_JOURNAL_COMPACT_BYTES it is compacted */
+    pthread_mutex_t lock;    /* op threads and the main loop write it */
+    char failed[MS_ERR_LEN]; /* the first write error; every later write fails with it */
+    size_t bytes;            /* the file's size: past MS_JOURNAL_COMPACT_BYTES it is compacted */
 };
 
 static int compact_locked(ms_journal *j, ms_error *err);
@@ -99,7 +99,7 @@ static int cut_torn(int fd, const char *path, size_t *size, ms_error *err)
     if (n == 0 || tail[n - 1] == '\n')
         return MS_OK;
     const char *nl = memrchr(tail, '\n', (size_t)n);
-    if (!nl && from > 0)  /* longer than any record: damage, for the reader to report */
+    if (!nl && from > 0) /* longer than any record: damage, for the reader to report */
         return MS_OK;
     size_t keep = nl ? from + (size_t)(nl - tail) + 1 : 0;
     if (ftruncate(fd, (off_t)keep) != 0 || fsync(fd) != 0)
@@ -127,9 +127,9 @@ int ms_journal_open(const char *path, const char *backend, const char *model, ms
     pthread_mutex_init(&j->lock, NULL);
     unsigned long long start = 0;
     proc_start_time(getpid(), &start);
-    rc = backend ? record(j, true, err, "run %s %s %ld %llu\n", backend, model,
-                          (long)getpid(), start)
-                 : MS_OK;
+    rc = backend
+             ? record(j, true, err, "run %s %s %ld %llu\n", backend, model, (long)getpid(), start)
+             : MS_OK;
     if (rc) {
         ms_journal_close(j, false, NULL);
         return rc;
@@ -149,7 +149,7 @@ int ms_journal_load(const char *path, ms_journal_state *st, bool *found, ms_erro
     char *text = NULL;
     size_t len = 0;
     if (!rc) {
-        close(fd);  /* read by name: the folder is ours, so the name is still this file */
+        close(fd); /* read by name: the folder is ours, so the name is still this file */
         rc = ms_read_file(path, &text, &len, err);
     }
     if (!rc)
@@ -172,10 +172,7 @@ int ms_journal_close(ms_journal *j, bool finished, ms_error *err)
     return rc;
 }
 
-int ms_journal_clean(ms_journal *j, ms_error *err)
-{
-    return record(j, true, err, "clean\n");
-}
+int ms_journal_clean(ms_journal *j, ms_error *err) { return record(j, true, err, "clean\n"); }
 
 int ms_journal_device(ms_journal *j, int device, const char *gpu_uuid, ms_error *err)
 {
@@ -201,12 +198,14 @@ static const char *profile_name(const ms_gpu_model *m, int profile)
 
 /* Synced: a crash from here to "created" leaves a GPU instance without (or with a just
  * made) compute instance that only this record tells from a stranger's at that place. */
-int ms_journal_gi_made(ms_journal *j, int device, const ms_gpu_model *m,
-                       const ms_mig_instance *in, ms_error *err)
+int ms_journal_gi_made(ms_journal *j, int device, const ms_gpu_model *m, const ms_mig_instance *in,
+                       ms_error *err)
 {
     if (in->profile < 0 || in->profile >= m->nprofiles)
-        return ms_error_set(err, MS_EINVAL, "device %d: GPU instance %u: profile %d is not one "
-                            "of %s's: not journalled", device, in->gi_id, in->profile, m->name);
+        return ms_error_set(err, MS_EINVAL,
+                            "device %d: GPU instance %u: profile %d is not one "
+                            "of %s's: not journalled",
+                            device, in->gi_id, in->profile, m->name);
     return record(j, true, err, "gi %d %u %d %d %s\n", device, in->gi_id, in->start_slot,
                   in->size_slots, m->profiles[in->profile].name);
 }
@@ -241,9 +240,12 @@ int ms_journal_destroyed(ms_journal *j, int device, unsigned gi_id, ms_error *er
 int ms_journal_task(ms_journal *j, int device, int pgid, unsigned long long start, int index,
                     const char *cgroup, ms_error *err)
 {
-    if (cgroup && cgroup[0] && (strlen(cgroup) >= MS_JOURNAL_CGROUP_LEN || strpbrk(cgroup, " \t\n")))
-        return ms_error_set(err, MS_EINVAL, "cgroup %.300s: a journal records a path shorter than "
-                            "%d characters without whitespace", cgroup, MS_JOURNAL_CGROUP_LEN);
+    if (cgroup && cgroup[0] &&
+        (strlen(cgroup) >= MS_JOURNAL_CGROUP_LEN || strpbrk(cgroup, " \t\n")))
+        return ms_error_set(err, MS_EINVAL,
+                            "cgroup %.300s: a journal records a path shorter than "
+                            "%d characters without whitespace",
+                            cgroup, MS_JOURNAL_CGROUP_LEN);
     return record(j, true, err, "task %d %d %llu %d%s%s\n", device, pgid, start, index,
                   cgroup && cgroup[0] ? " " : "", cgroup ? cgroup : "");
 }
@@ -272,7 +274,8 @@ static int jstate_add(ms_journal_state *st, ms_journal_rec r, const char *source
 }
 
 /* Drops the open records `match` selects. */
-static void jstate_drop(ms_journal_state *st, bool (*match)(const ms_journal_rec *, const ms_journal_rec *),
+static void jstate_drop(ms_journal_state *st,
+                        bool (*match)(const ms_journal_rec *, const ms_journal_rec *),
                         const ms_journal_rec *key)
 {
     for (int i = 0; i < st->n; i++)
@@ -326,10 +329,7 @@ static int tokens(char *line, char **tok, int most)
 }
 
 /* Whether a record has exactly `want` tokens. */
-static bool split(char *line, char **tok, int want)
-{
-    return tokens(line, tok, want) == want;
-}
+static bool split(char *line, char **tok, int want) { return tokens(line, tok, want) == want; }
 
 /* A decimal integer in [lo, hi]. */
 static bool num(const char *t, long long lo, long long hi, long long *out)
@@ -370,7 +370,7 @@ static int replay_run(ms_journal_state *st, char **tok, const char *source, int 
         return bad(source, lineno, "'run': unknown GPU model", err);
     if (!num(tok[3], 1, 0x7fffffff, &pid) || !num(tok[4], 0, (long long)1 << 62, &start))
         return bad(source, lineno, "'run': bad process id or start time", err);
-    jstate_drop(st, is_foreign, NULL);  /* foreign lists belong to one run */
+    jstate_drop(st, is_foreign, NULL); /* foreign lists belong to one run */
     snprintf(st->backend, sizeof st->backend, "%s", tok[1]);
     snprintf(st->model, sizeof st->model, "%s", tok[2]);
     st->owner_pid = (int)pid;
@@ -405,8 +405,8 @@ static bool profile_placed(const ms_gpu_model *m, int p, long long start, long l
 
 /* "gi DEV GI START SIZE PROFILE": the GPU instance of a creation in flight; it ends the
  * "begin" at its place (the creation now has an id). */
-static int replay_gi(ms_journal_state *st, const ms_gpu_model *m, char *line,
-                     const char *source, int lineno, ms_error *err)
+static int replay_gi(ms_journal_state *st, const ms_gpu_model *m, char *line, const char *source,
+                     int lineno, ms_error *err)
 {
     char *tok[6] = {0};
     long long dev, gi, start, size;
@@ -414,10 +414,13 @@ static int replay_gi(ms_journal_state *st, const ms_gpu_model *m, char *line,
         !num(tok[3], 0, MS_MAX_SLOTS, &start) || !num(tok[4], 1, MS_MAX_SLOTS, &size))
         return bad(source, lineno, "'gi' needs DEV GI START SIZE PROFILE with ids >= 0", err);
     if (!profile_placed(m, ms_gpu_profile_by_name(m, tok[5]), start, size))
-        return bad(source, lineno, "'gi': the profile has no such placement on the GPU model",
-                   err);
-    ms_journal_rec r = {.kind = MS_JOURNAL_GI_MADE, .device = (int)dev, .gi_id = (unsigned)gi,
-                        .start = (int)start, .size = (int)size, .ci = -1};
+        return bad(source, lineno, "'gi': the profile has no such placement on the GPU model", err);
+    ms_journal_rec r = {.kind = MS_JOURNAL_GI_MADE,
+                        .device = (int)dev,
+                        .gi_id = (unsigned)gi,
+                        .start = (int)start,
+                        .size = (int)size,
+                        .ci = -1};
     snprintf(r.profile, sizeof r.profile, "%s", tok[5]);
     jstate_drop(st, begun_at, &r);
     jstate_drop(st, instance_as, &r);
@@ -432,16 +435,24 @@ static int replay_destroying(ms_journal_state *st, const ms_gpu_model *m, char *
     if (!split(line, tok, 8) || !num(tok[1], 0, 255, &dev) || !num(tok[2], 0, 0xffffffffLL, &gi) ||
         !num(tok[3], 0, MS_MAX_SLOTS, &start) || !num(tok[4], 1, MS_MAX_SLOTS, &size) ||
         (strcmp(tok[6], "-") && !num(tok[6], 0, 0xffffffffLL, &ci)) || !token_ok(tok[7]))
-        return bad(source, lineno, "'destroying' needs DEV GI START SIZE PROFILE CI|- UUID|- "
-                   "with ids >= 0", err);
+        return bad(source, lineno,
+                   "'destroying' needs DEV GI START SIZE PROFILE CI|- UUID|- "
+                   "with ids >= 0",
+                   err);
     int p = ms_gpu_profile_by_name(m, tok[5]);
     if (strcmp(tok[5], "-") && !profile_placed(m, p, start, size))
-        return bad(source, lineno, "'destroying': the profile has no such placement on the GPU "
-                   "model", err);
+        return bad(source, lineno,
+                   "'destroying': the profile has no such placement on the GPU "
+                   "model",
+                   err);
     if (!strcmp(tok[5], "-") && !placement_ok(m, start, size))
         return bad(source, lineno, "placement outside the GPU model", err);
-    ms_journal_rec r = {.kind = MS_JOURNAL_DESTROYING, .device = (int)dev, .gi_id = (unsigned)gi,
-                        .start = (int)start, .size = (int)size, .ci = (int)ci};
+    ms_journal_rec r = {.kind = MS_JOURNAL_DESTROYING,
+                        .device = (int)dev,
+                        .gi_id = (unsigned)gi,
+                        .start = (int)start,
+                        .size = (int)size,
+                        .ci = (int)ci};
     snprintf(r.profile, sizeof r.profile, "%s", p >= 0 ? tok[5] : "");
     snprintf(r.uuid, sizeof r.uuid, "%s", strcmp(tok[7], "-") ? tok[7] : "");
     jstate_drop(st, instance_as, &r);
@@ -457,8 +468,9 @@ static int replay_line(ms_journal_state *st, char *line, const char *source, int
     snprintf(first, sizeof first, "%.15s", line);
     first[strcspn(first, " ")] = '\0';
     if (!strcmp(first, "run"))
-        return split(line, tok, 5) ? replay_run(st, tok, source, lineno, err)
-                                   : bad(source, lineno, "'run' needs BACKEND MODEL PID START", err);
+        return split(line, tok, 5)
+                   ? replay_run(st, tok, source, lineno, err)
+                   : bad(source, lineno, "'run' needs BACKEND MODEL PID START", err);
     if (!strcmp(first, "finished") || !strcmp(first, "clean")) {
         if (!split(line, tok, 1))
             return bad(source, lineno, "junk after the record", err);
@@ -477,18 +489,20 @@ static int replay_line(ms_journal_state *st, char *line, const char *source, int
         return split(line, tok, 3) ? replay_device(st, tok, source, lineno, err)
                                    : bad(source, lineno, "'device' needs DEV GPU-UUID", err);
     if (!strcmp(first, "foreign") || !strcmp(first, "created")) {
-        if (!split(line, tok, 6) || !num(tok[1], 0, 255, &dev) || !num(tok[2], 0, 0xffffffffLL, &gi) ||
-            !num(tok[3], 0, MS_MAX_SLOTS, &start) || !num(tok[4], 1, MS_MAX_SLOTS, &size) ||
-            !token_ok(tok[5]))
+        if (!split(line, tok, 6) || !num(tok[1], 0, 255, &dev) ||
+            !num(tok[2], 0, 0xffffffffLL, &gi) || !num(tok[3], 0, MS_MAX_SLOTS, &start) ||
+            !num(tok[4], 1, MS_MAX_SLOTS, &size) || !token_ok(tok[5]))
             return bad(source, lineno, "needs DEV GI START SIZE UUID with ids >= 0", err);
         bool foreign = first[0] == 'f';
-        if (!foreign && !strcmp(tok[5], "-"))  /* confirmed only with its compute instance */
+        if (!foreign && !strcmp(tok[5], "-")) /* confirmed only with its compute instance */
             return bad(source, lineno, "'created' without a MIG device UUID", err);
         /* Foreign instances may use profiles migsched does not schedule: the slots must fit. */
         if (foreign ? start + size > m->slots : !placement_ok(m, start, size))
             return bad(source, lineno, "placement outside the GPU model", err);
         r = (ms_journal_rec){.kind = foreign ? MS_JOURNAL_FOREIGN : MS_JOURNAL_CREATED,
-                             .device = (int)dev, .gi_id = (unsigned)gi, .start = (int)start,
+                             .device = (int)dev,
+                             .gi_id = (unsigned)gi,
+                             .start = (int)start,
                              .size = (int)size};
         snprintf(r.uuid, sizeof r.uuid, "%s", strcmp(tok[5], "-") ? tok[5] : "");
         if (!foreign) {
@@ -507,12 +521,13 @@ static int replay_line(ms_journal_state *st, char *line, const char *source, int
             return bad(source, lineno, "'begin' needs DEV START SIZE", err);
         if (!placement_ok(m, start, size))
             return bad(source, lineno, "placement outside the GPU model", err);
-        r = (ms_journal_rec){.kind = MS_JOURNAL_BEGUN, .device = (int)dev, .start = (int)start,
-                             .size = (int)size};
+        r = (ms_journal_rec){
+            .kind = MS_JOURNAL_BEGUN, .device = (int)dev, .start = (int)start, .size = (int)size};
         return jstate_add(st, r, source, lineno, err);
     }
     if (!strcmp(first, "destroyed")) {
-        if (!split(line, tok, 3) || !num(tok[1], 0, 255, &dev) || !num(tok[2], 0, 0xffffffffLL, &gi))
+        if (!split(line, tok, 3) || !num(tok[1], 0, 255, &dev) ||
+            !num(tok[2], 0, 0xffffffffLL, &gi))
             return bad(source, lineno, "'destroyed' needs DEV GI with ids >= 0", err);
         r = (ms_journal_rec){.device = (int)dev, .gi_id = (unsigned)gi};
         jstate_drop(st, instance_as, &r);
@@ -520,13 +535,19 @@ static int replay_line(ms_journal_state *st, char *line, const char *source, int
     }
     if (!strcmp(first, "task")) {
         int n = tokens(line, tok, 6);
-        if ((n != 5 && n != 6) || !num(tok[1], 0, 255, &dev) || !num(tok[2], 2, 0x7fffffff, &pgid) ||
-            !num(tok[3], 0, (long long)1 << 62, &pstart) || !num(tok[4], 0, 0x7fffffff, &index) ||
+        if ((n != 5 && n != 6) || !num(tok[1], 0, 255, &dev) ||
+            !num(tok[2], 2, 0x7fffffff, &pgid) || !num(tok[3], 0, (long long)1 << 62, &pstart) ||
+            !num(tok[4], 0, 0x7fffffff, &index) ||
             (n == 6 && (tok[5][0] != '/' || strlen(tok[5]) >= MS_JOURNAL_CGROUP_LEN)))
-            return bad(source, lineno, "'task' needs DEV PGID START INDEX [CGROUP] (PGID > 1, "
-                       "CGROUP an absolute path)", err);
-        r = (ms_journal_rec){.kind = MS_JOURNAL_TASK, .device = (int)dev, .pgid = (int)pgid,
-                             .pstart = (unsigned long long)pstart, .task = (int)index};
+            return bad(source, lineno,
+                       "'task' needs DEV PGID START INDEX [CGROUP] (PGID > 1, "
+                       "CGROUP an absolute path)",
+                       err);
+        r = (ms_journal_rec){.kind = MS_JOURNAL_TASK,
+                             .device = (int)dev,
+                             .pgid = (int)pgid,
+                             .pstart = (unsigned long long)pstart,
+                             .task = (int)index};
         if (n == 6)
             snprintf(r.cgroup, sizeof r.cgroup, "%s", tok[5]);
         return jstate_add(st, r, source, lineno, err);
@@ -607,8 +628,8 @@ static size_t write_state(const ms_journal_state *st, char *buf, size_t cap)
     for (int k = 0; k < st->ndev; k++)
         PUT("device %d %s\n", st->dev[k].device, st->dev[k].uuid);
     static const ms_journal_kind order[] = {MS_JOURNAL_DESTROYING, MS_JOURNAL_CREATED,
-                                            MS_JOURNAL_GI_MADE, MS_JOURNAL_BEGUN,
-                                            MS_JOURNAL_FOREIGN, MS_JOURNAL_TASK};
+                                            MS_JOURNAL_GI_MADE,    MS_JOURNAL_BEGUN,
+                                            MS_JOURNAL_FOREIGN,    MS_JOURNAL_TASK};
     for (size_t o = 0; o < sizeof order / sizeof order[0]; o++)
         for (int i = 0; i < st->n; i++) {
             const ms_journal_rec *r = &st->rec[i];
@@ -642,7 +663,7 @@ static size_t write_state(const ms_journal_state *st, char *buf, size_t cap)
  * Once renamed, *fd is the new file, open for appending (-1 before). */
 static int replace_file(const char *path, const char *text, size_t len, int *fd, ms_error *err)
 {
-    char tmp[sizeof ((ms_journal *)0)->path + 16], dir[sizeof tmp];
+    char tmp[sizeof((ms_journal *)0)->path + 16], dir[sizeof tmp];
     snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
     const char *slash = strrchr(path, '/');
     snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
@@ -667,14 +688,15 @@ static int replace_file(const char *path, const char *text, size_t len, int *fd,
         close(f);
         return ms_error_set(err, MS_EIO, "%s: cannot compact the journal (%s): %s", path, step,
                             w >= 0 && (size_t)w != len && step[0] == 'w' ? "short write"
-                                                                          : strerror(e));
+                                                                         : strerror(e));
     }
-    *fd = f;  /* in place now, synced or not: later records go to it */
+    *fd = f; /* in place now, synced or not: later records go to it */
     int d = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    int rc = d < 0 || fsync(d) != 0
-                 ? ms_error_set(err, MS_EIO, "%s: cannot sync the journal's folder after "
-                                "compacting the journal: %s", dir, strerror(errno))
-                 : MS_OK;
+    int rc = d < 0 || fsync(d) != 0 ? ms_error_set(err, MS_EIO,
+                                                   "%s: cannot sync the journal's folder after "
+                                                   "compacting the journal: %s",
+                                                   dir, strerror(errno))
+                                    : MS_OK;
     if (d >= 0)
         close(d);
     return rc;
@@ -733,7 +755,8 @@ static ms_claim rec_claim(const ms_journal_rec *r, const ms_gpu_model *m,
         return place && !now->uuid[0] ? MS_CLAIM_UNPROVEN : MS_CLAIM_STRANGER;
     }
     const char *profile = now->profile >= 0 && now->profile < m->nprofiles
-                              ? m->profiles[now->profile].name : "";
+                              ? m->profiles[now->profile].name
+                              : "";
     bool same = place && !strcmp(r->profile, profile);
     /* Made by us at the crash, before its compute instance: ours while it has none. One
      * with a compute instance may be the one we were making or someone else's, made after
@@ -742,8 +765,8 @@ static ms_claim rec_claim(const ms_journal_rec *r, const ms_gpu_model *m,
         return !same ? MS_CLAIM_STRANGER : now->uuid[0] ? MS_CLAIM_UNPROVEN : MS_CLAIM_OURS;
     /* Its compute instance is either still the recorded one (the crash came before it was
      * removed) or gone (after): one of someone else's, or another profile, is not ours. */
-    same = same && (!now->uuid[0] || (r->uuid[0] && !strcmp(r->uuid, now->uuid) &&
-                                     r->ci == (int)now->ci_id));
+    same = same && (!now->uuid[0] ||
+                    (r->uuid[0] && !strcmp(r->uuid, now->uuid) && r->ci == (int)now->ci_id));
     return same ? MS_CLAIM_OURS : MS_CLAIM_STRANGER;
 }
 

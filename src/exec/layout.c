@@ -42,8 +42,8 @@ static int layout_or_fail(const ms_schedule *s, int g, double t, ms_partition *p
     return MS_OK;
 }
 
-int ms_layout_write_mig_parted(const ms_schedule *s, double t, const char *config_name,
-                               FILE *f, ms_error *err)
+int ms_layout_write_mig_parted(const ms_schedule *s, double t, const char *config_name, FILE *f,
+                               ms_error *err)
 {
     fprintf(f, "# MIG layout of a plan for %s (algorithm %s) %s, for nvidia-mig-parted.\n",
             s->gpu.name, s->algorithm, isnan(t) ? "at its start" : "at the requested time");
@@ -76,7 +76,8 @@ int ms_layout_write_json(const ms_schedule *s, double t, FILE *f, ms_error *err)
         json_array_append_new(gpus, json_pack("{s:i, s:o}", "gpu", g, "instances", inst));
     }
     json_t *root = json_pack("{s:s, s:s, s:o, s:o}", "format", "migsched-layout/1", "gpu_model",
-                             s->gpu.name, "at", isnan(t) ? json_null() : json_real(t), "gpus", gpus);
+                             s->gpu.name, "at", isnan(t) ? json_null() : json_real(t), "gpus",
+                             gpus);
     if (rc == MS_OK && (json_dumpf(root, f, JSON_INDENT(2)) || fputc('\n', f) == EOF))
         rc = ms_error_set(err, MS_EIO, "cannot write the layout");
     json_decref(root);

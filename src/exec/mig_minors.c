@@ -8,11 +8,11 @@
 #include "migsched/io.h"
 #include "migsched/isolate.h"
 
-#define MINOR_MAX 0xFFFFFu  /* Linux minors have 20 bits */
+#define MINOR_MAX 0xFFFFFu /* Linux minors have 20 bits */
 
 /* One line (without its newline): its name into name[], its minor. */
-static int parse_line(const char *s, size_t n, const char *path, int line, char *name,
-                      size_t cap, unsigned *minor, ms_error *err)
+static int parse_line(const char *s, size_t n, const char *path, int line, char *name, size_t cap,
+                      unsigned *minor, ms_error *err)
 {
     size_t k = 0;
     while (k < n && s[k] != ' ' && s[k] != '\t')
@@ -23,17 +23,18 @@ static int parse_line(const char *s, size_t n, const char *path, int line, char 
     size_t digits = gap;
     unsigned long v = 0;
     for (; digits < n && s[digits] >= '0' && s[digits] <= '9'; digits++)
-        if (v <= MINOR_MAX)  /* past it, only that it is too big matters */
+        if (v <= MINOR_MAX) /* past it, only that it is too big matters */
             v = v * 10 + (unsigned long)(s[digits] - '0');
     if (k == 0 || gap == k || digits == gap || digits != n)
-        return ms_error_set(err, MS_EINVAL, "%s:%d: expected NAME MINOR (e.g. gpu0/gi1/access "
-                            "21), got \"%.*s\"", path, line, (int)(n < 80 ? n : 80), s);
+        return ms_error_set(err, MS_EINVAL,
+                            "%s:%d: expected NAME MINOR (e.g. gpu0/gi1/access "
+                            "21), got \"%.*s\"",
+                            path, line, (int)(n < 80 ? n : 80), s);
     if (v > MINOR_MAX)
         return ms_error_set(err, MS_EINVAL, "%s:%d: minor %.*s is over %u", path, line,
                             (int)(n - gap < 20 ? n - gap : 20), s + gap, MINOR_MAX);
     if (k >= cap)
-        return ms_error_set(err, MS_EINVAL, "%s:%d: name of %zu bytes is too long", path, line,
-                            k);
+        return ms_error_set(err, MS_EINVAL, "%s:%d: name of %zu bytes is too long", path, line, k);
     memcpy(name, s, k);
     name[k] = '\0';
     *minor = (unsigned)v;
@@ -69,17 +70,21 @@ int ms_mig_minors_parse(const char *text, size_t len, const char *path, unsigned
             if (strcmp(name, want[w]))
                 continue;
             if (found_on[w])
-                return ms_error_set(err, MS_EINVAL, "%s:%d: %s is listed again (first on line "
-                                    "%d)", path, line, name, found_on[w]);
+                return ms_error_set(err, MS_EINVAL,
+                                    "%s:%d: %s is listed again (first on line "
+                                    "%d)",
+                                    path, line, name, found_on[w]);
             found_on[w] = line;
             *out[w] = minor;
         }
     }
     for (int w = 0; w < 2; w++)
         if (!found_on[w])
-            return ms_error_set(err, MS_EINVAL, "%s lists no %s: no capability node for the "
+            return ms_error_set(err, MS_EINVAL,
+                                "%s lists no %s: no capability node for the "
                                 "MIG instance (GPU minor %u, GPU instance %u, compute instance "
-                                "%u)", path, want[w], gpu_minor, gi_id, ci_id);
+                                "%u)",
+                                path, want[w], gpu_minor, gi_id, ci_id);
     return MS_OK;
 }
 
@@ -90,8 +95,7 @@ int ms_mig_minors_find(const char *path, unsigned gpu_minor, unsigned gi_id, uns
     size_t len = 0;
     int rc = ms_read_file(path, &text, &len, err);
     if (rc == MS_OK)
-        rc = ms_mig_minors_parse(text, len, path, gpu_minor, gi_id, ci_id, gi_minor, ci_minor,
-                                 err);
+        rc = ms_mig_minors_parse(text, len, path, gpu_minor, gi_id, ci_id, gi_minor, ci_minor, err);
     free(text);
     return rc;
 }

@@ -11,10 +11,10 @@
 #include "migsched/io.h"
 
 /* Bounds that keep a hostile file (aliases repeating big nodes) cheap to walk. */
-#define MAX_CONFIGS 256
-#define MAX_ENTRIES 64
+#define MAX_CONFIGS      256
+#define MAX_ENTRIES      64
 #define MAX_DEVICE_INDEX 255
-#define MAX_COUNT 64
+#define MAX_COUNT        64
 
 typedef struct reader {
     yaml_document_t *doc;
@@ -32,8 +32,8 @@ static int fail_at(reader *r, const yaml_node_t *n, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return ms_error_set(r->err, MS_EINVAL, "%s:%zu:%zu: %s", r->source,
-                        n->start_mark.line + 1, n->start_mark.column + 1, msg);
+    return ms_error_set(r->err, MS_EINVAL, "%s:%zu:%zu: %s", r->source, n->start_mark.line + 1,
+                        n->start_mark.column + 1, msg);
 }
 
 static yaml_node_t *node(reader *r, int id) { return yaml_document_get_node(r->doc, id); }
@@ -52,8 +52,9 @@ static bool plain(const yaml_node_t *n)
 static bool is_null(const yaml_node_t *n)
 {
     const char *v = scalar(n);
-    return v && plain(n) && (!*v || !strcmp(v, "~") || !strcmp(v, "null") || !strcmp(v, "Null") ||
-                             !strcmp(v, "NULL"));
+    return v && plain(n) &&
+           (!*v || !strcmp(v, "~") || !strcmp(v, "null") || !strcmp(v, "Null") ||
+            !strcmp(v, "NULL"));
 }
 
 static int parse_int(reader *r, const yaml_node_t *n, const char *field, int max, int *out)
@@ -63,8 +64,8 @@ static int parse_int(reader *r, const yaml_node_t *n, const char *field, int max
     errno = 0;
     long x = v && plain(n) && *v >= '0' && *v <= '9' ? strtol(v, &end, 10) : -1;
     if (x < 0 || errno || *end || x > max)
-        return fail_at(r, n, "%s: '%s' is not a whole number from 0 to %d", field, v ? v : "(not a scalar)",
-                       max);
+        return fail_at(r, n, "%s: '%s' is not a whole number from 0 to %d", field,
+                       v ? v : "(not a scalar)", max);
     *out = (int)x;
     return MS_OK;
 }
@@ -72,8 +73,10 @@ static int parse_int(reader *r, const yaml_node_t *n, const char *field, int max
 /* YAML 1.1 booleans, as mig-parted's Go YAML reader takes them. */
 static int parse_bool(reader *r, const yaml_node_t *n, const char *field, bool *out)
 {
-    static const char *const yes[] = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON", "y", "Y"};
-    static const char *const no[] = {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF", "n", "N"};
+    static const char *const yes[] = {"true", "True", "TRUE", "yes", "Yes", "YES",
+                                      "on",   "On",   "ON",   "y",   "Y"};
+    static const char *const no[] = {"false", "False", "FALSE", "no", "No", "NO",
+                                     "off",   "Off",   "OFF",   "n",  "N"};
     const char *v = scalar(n);
     for (size_t i = 0; v && plain(n) && i < sizeof yes / sizeof yes[0]; i++) {
         if (!strcmp(v, yes[i]))
@@ -111,7 +114,8 @@ static int read_devices(reader *r, const yaml_node_t *n, ms_migparted_entry *e)
     }
     if (n->type != YAML_SEQUENCE_NODE)
         return fail_at(r, n, "devices: must be 'all' or a list of GPU indices");
-    for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+    for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
+         it++) {
         const yaml_node_t *d = node(r, *it);
         int idx;
         if (e->ndevices == MS_MIGPARTED_MAX_DEVICES)
@@ -158,7 +162,8 @@ static int read_filter(reader *r, const yaml_node_t *n, ms_migparted_entry *e)
     bool ok = n->type == YAML_SCALAR_NODE;
     if (n->type == YAML_SEQUENCE_NODE) {
         ok = true;
-        for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++)
+        for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
+             it++)
             ok &= node(r, *it)->type == YAML_SCALAR_NODE;
     }
     if (!ok)
@@ -188,7 +193,8 @@ static int read_entry(reader *r, const yaml_node_t *n, ms_migparted_entry *e)
         else if (!strcmp(key, "device-filter"))
             rc = read_filter(r, v, e);
         else
-            rc = fail_at(r, k, "unexpected field '%s' (devices, mig-enabled, mig-devices, device-filter)",
+            rc = fail_at(r, k,
+                         "unexpected field '%s' (devices, mig-enabled, mig-devices, device-filter)",
                          key);
         if (rc)
             return rc;
@@ -220,14 +226,17 @@ static int check_overlap(reader *r, const yaml_node_t *entries, const ms_migpart
                 if (shared >= 0)
                     return fail_at(r, bn, "config '%s': GPU %d is also in the entry at line %d",
                                    c->name, shared, a->line);
-                return fail_at(r, bn, "config '%s': 'devices: all' leaves no GPU for another entry "
-                               "(line %d)", c->name, a->line);
+                return fail_at(r, bn,
+                               "config '%s': 'devices: all' leaves no GPU for another entry "
+                               "(line %d)",
+                               c->name, a->line);
             }
         }
     return MS_OK;
 }
 
-static int read_config(reader *r, const yaml_node_t *k, const yaml_node_t *v, ms_migparted_config *c)
+static int read_config(reader *r, const yaml_node_t *k, const yaml_node_t *v,
+                       ms_migparted_config *c)
 {
     snprintf(c->name, sizeof c->name, "%s", scalar(k));
     c->line = (int)k->start_mark.line + 1;
@@ -259,7 +268,8 @@ static int read_root(reader *r, const yaml_node_t *root, ms_migparted *out)
     if (rc)
         return rc;
     const yaml_node_t *version = NULL, *configs = NULL;
-    for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
+    for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
+         p++) {
         const yaml_node_t *k = node(r, p->key);
         if (!strcmp(scalar(k), "version"))
             version = node(r, p->value);
@@ -271,7 +281,8 @@ static int read_root(reader *r, const yaml_node_t *root, ms_migparted *out)
     if (!version)
         return fail_at(r, root, "missing required field 'version'");
     if (!scalar(version) || strcmp(scalar(version), "v1"))
-        return fail_at(r, version, "version: '%s' is not v1", scalar(version) ? scalar(version) : "");
+        return fail_at(r, version, "version: '%s' is not v1",
+                       scalar(version) ? scalar(version) : "");
     if (!configs)
         return fail_at(r, root, "missing required field 'mig-configs'");
     if ((rc = check_mapping(r, configs, "mig-configs")))
@@ -394,7 +405,8 @@ const ms_migparted_entry *ms_migparted_entry_for(const ms_migparted_config *cfg,
 void ms_migparted_write_entry(FILE *f, const ms_gpu_model *m, int device, bool mig_enabled,
                               const ms_partition *p)
 {
-    fprintf(f, "    - devices: [%d]\n      mig-enabled: %s\n", device, mig_enabled ? "true" : "false");
+    fprintf(f, "    - devices: [%d]\n      mig-enabled: %s\n", device,
+            mig_enabled ? "true" : "false");
     if (!mig_enabled)
         return;
     if (p->n == 0) {

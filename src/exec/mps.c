@@ -33,7 +33,8 @@ int ms_mps_plan_read(const char *path, const ms_schedule *s, ms_mps_plan **out, 
     json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
     free(text);
     if (!root)
-        return ms_error_set(err, MS_EINVAL, "%s: line %d: invalid JSON: %s", path, je.line, je.text);
+        return ms_error_set(err, MS_EINVAL, "%s: line %d: invalid JSON: %s", path, je.line,
+                            je.text);
     ms_mps_plan *p = calloc(1, sizeof *p);
     if (p)
         p->daemon = calloc((size_t)s->ninst + 1, sizeof *p->daemon);
@@ -44,15 +45,18 @@ int ms_mps_plan_read(const char *path, const ms_schedule *s, ms_mps_plan **out, 
     else if (!fmt || strcmp(fmt, "migsched-mps/1"))
         rc = ms_error_set(err, MS_EINVAL, "%s: field 'format' must be \"migsched-mps/1\"", path);
     else if (!json_is_array(ids))
-        rc = ms_error_set(err, MS_EINVAL, "%s: field 'instances' must be an array of plan instance ids", path);
+        rc = ms_error_set(err, MS_EINVAL,
+                          "%s: field 'instances' must be an array of plan instance ids", path);
     for (size_t i = 0; !rc && i < json_array_size(ids); i++) {
         json_t *v = json_array_get(ids, i);
         json_int_t k = json_is_integer(v) ? json_integer_value(v) : -1;
         if (k < 0 || k >= s->ninst)
-            rc = ms_error_set(err, MS_EINVAL, "%s: instances[%zu]: must be an instance id of the plan (0..%d)",
+            rc = ms_error_set(err, MS_EINVAL,
+                              "%s: instances[%zu]: must be an instance id of the plan (0..%d)",
                               path, i, s->ninst - 1);
         else if (p->daemon[k])
-            rc = ms_error_set(err, MS_EINVAL, "%s: instances[%zu]: instance %lld listed twice", path, i, (long long)k);
+            rc = ms_error_set(err, MS_EINVAL, "%s: instances[%zu]: instance %lld listed twice",
+                              path, i, (long long)k);
         else
             p->daemon[k] = true;
     }
@@ -63,7 +67,8 @@ int ms_mps_plan_read(const char *path, const ms_schedule *s, ms_mps_plan **out, 
     }
     p->ninst = s->ninst;
     const char *control = getenv("MIGSCHED_MPS_CONTROL");
-    snprintf(p->control, sizeof p->control, "%s", control && *control ? control : "nvidia-cuda-mps-control");
+    snprintf(p->control, sizeof p->control, "%s",
+             control && *control ? control : "nvidia-cuda-mps-control");
     snprintf(p->root, sizeof p->root, "/tmp/migsched-mps");
     *out = p;
     return MS_OK;
@@ -82,10 +87,7 @@ int ms_mps_plan_write_json(const int *daemon, int ninst, FILE *f, ms_error *err)
     return ferror(f) ? ms_error_set(err, MS_EIO, "cannot write the MPS plan") : MS_OK;
 }
 
-bool exec_mps_wanted(const ms_mps_plan *p, int k)
-{
-    return p && k < p->ninst && p->daemon[k];
-}
+bool exec_mps_wanted(const ms_mps_plan *p, int k) { return p && k < p->ninst && p->daemon[k]; }
 
 static void dir_of(const exec_mps_site *s, const char *leaf, char *buf, size_t len)
 {
@@ -136,8 +138,10 @@ static int control(const exec_mps_site *s, const char *command, char *why, size_
     if (mkdirs(pipe_dir) || mkdirs(log_dir)) {
         snprintf(why, len, "cannot create %s or %s: %s", pipe_dir, log_dir, strerror(errno));
     } else {
-        pid_t pid = exec_spawn(&(exec_spawn_opts){.command = command, .envp = envp, .out_fd = -1,
-                                                   .err_fd = -1, .sleep_s = -1}, NULL);
+        pid_t pid = exec_spawn(
+            &(exec_spawn_opts){
+                .command = command, .envp = envp, .out_fd = -1, .err_fd = -1, .sleep_s = -1},
+            NULL);
         if (pid < 0)
             snprintf(why, len, "cannot start '%s': %s", command, strerror(errno));
         else if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
@@ -168,7 +172,8 @@ int exec_mps_start(const exec_mps_site *s, FILE *dry, char *why, size_t len)
     if (dry) {
         dir_of(s, "pipe", pipe_dir, sizeof pipe_dir);
         dir_of(s, "log", log_dir, sizeof log_dir);
-        fprintf(dry, "device %d: start MPS in instance %d: CUDA_VISIBLE_DEVICES=%s "
+        fprintf(dry,
+                "device %d: start MPS in instance %d: CUDA_VISIBLE_DEVICES=%s "
                 "CUDA_MPS_PIPE_DIRECTORY=%s CUDA_MPS_LOG_DIRECTORY=%s %s\n",
                 s->device, s->instance, s->uuid, pipe_dir, log_dir, cmd);
         return 0;
@@ -183,8 +188,10 @@ int exec_mps_stop(const exec_mps_site *s, FILE *dry, char *why, size_t len)
     if (dry) {
         char pipe_dir[600];
         dir_of(s, "pipe", pipe_dir, sizeof pipe_dir);
-        fprintf(dry, "device %d: stop MPS in instance %d: echo quit | "
-                "CUDA_MPS_PIPE_DIRECTORY=%s %s\n", s->device, s->instance, pipe_dir, ctl);
+        fprintf(dry,
+                "device %d: stop MPS in instance %d: echo quit | "
+                "CUDA_MPS_PIPE_DIRECTORY=%s %s\n",
+                s->device, s->instance, pipe_dir, ctl);
         return 0;
     }
     snprintf(cmd, sizeof cmd, "echo quit | %s", ctl);

@@ -11,10 +11,10 @@
 
 /* Where the daemon of plan instance `instance` runs. */
 typedef struct exec_mps_site {
-    const ms_mps_plan *plan;  /* the control binary and the root of the daemons' folders */
-    int device;               /* the device that holds the instance */
-    int instance;             /* its index in the plan */
-    const char *uuid;         /* its MIG device */
+    const ms_mps_plan *plan; /* the control binary and the root of the daemons' folders */
+    int device;              /* the device that holds the instance */
+    int instance;            /* its index in the plan */
+    const char *uuid;        /* its MIG device */
 } exec_mps_site;
 
 /* Whether the MPS plan p (NULL: none) gives plan instance k a daemon. */

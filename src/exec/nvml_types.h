@@ -6,25 +6,25 @@
 
 typedef int nvmlReturn_t;
 
-#define NVML_SUCCESS 0
-#define NVML_ERROR_UNINITIALIZED 1
-#define NVML_ERROR_INVALID_ARGUMENT 2
-#define NVML_ERROR_NOT_SUPPORTED 3
-#define NVML_ERROR_NO_PERMISSION 4
-#define NVML_ERROR_NOT_FOUND 6
-#define NVML_ERROR_INSUFFICIENT_SIZE 7
-#define NVML_ERROR_DRIVER_NOT_LOADED 9
-#define NVML_ERROR_FUNCTION_NOT_FOUND 13
-#define NVML_ERROR_GPU_IS_LOST 15
-#define NVML_ERROR_IN_USE 19
+#define NVML_SUCCESS                      0
+#define NVML_ERROR_UNINITIALIZED          1
+#define NVML_ERROR_INVALID_ARGUMENT       2
+#define NVML_ERROR_NOT_SUPPORTED          3
+#define NVML_ERROR_NO_PERMISSION          4
+#define NVML_ERROR_NOT_FOUND              6
+#define NVML_ERROR_INSUFFICIENT_SIZE      7
+#define NVML_ERROR_DRIVER_NOT_LOADED      9
+#define NVML_ERROR_FUNCTION_NOT_FOUND     13
+#define NVML_ERROR_GPU_IS_LOST            15
+#define NVML_ERROR_IN_USE                 19
 #define NVML_ERROR_INSUFFICIENT_RESOURCES 23
-#define NVML_ERROR_UNKNOWN 999
+#define NVML_ERROR_UNKNOWN                999
 
-#define NVML_DEVICE_MIG_DISABLE 0
-#define NVML_DEVICE_MIG_ENABLE 1
+#define NVML_DEVICE_MIG_DISABLE                     0
+#define NVML_DEVICE_MIG_ENABLE                      1
 #define NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED 0
-#define NVML_DEVICE_NAME_V2_BUFFER_SIZE 96
-#define NVML_DEVICE_UUID_V2_BUFFER_SIZE 96
+#define NVML_DEVICE_NAME_V2_BUFFER_SIZE             96
+#define NVML_DEVICE_UUID_V2_BUFFER_SIZE             96
 
 /* Opaque handles (pointers in NVML's ABI). */
 typedef struct nvmlDevice_st *nvmlDevice_t;
@@ -32,11 +32,11 @@ typedef struct nvmlGpuInstance_st *nvmlGpuInstance_t;
 typedef struct nvmlComputeInstance_st *nvmlComputeInstance_t;
 
 typedef struct nvmlGpuInstancePlacement_st {
-    unsigned int start;  /* first memory slice */
-    unsigned int size;   /* memory slices */
+    unsigned int start; /* first memory slice */
+    unsigned int size;  /* memory slices */
 } nvmlGpuInstancePlacement_t;
 
-typedef struct nvmlGpuInstanceProfileInfo_st {  /* v1, 48 bytes */
+typedef struct nvmlGpuInstanceProfileInfo_st { /* v1, 48 bytes */
     unsigned int id;
     unsigned int isP2pSupported;
     unsigned int sliceCount;
@@ -50,14 +50,14 @@ typedef struct nvmlGpuInstanceProfileInfo_st {  /* v1, 48 bytes */
     unsigned long long memorySizeMB;
 } nvmlGpuInstanceProfileInfo_t;
 
-typedef struct nvmlGpuInstanceInfo_st {  /* 24 bytes */
+typedef struct nvmlGpuInstanceInfo_st { /* 24 bytes */
     nvmlDevice_t device;
     unsigned int id;
     unsigned int profileId;
     nvmlGpuInstancePlacement_t placement;
 } nvmlGpuInstanceInfo_t;
 
-typedef struct nvmlComputeInstanceProfileInfo_st {  /* v1, 36 bytes */
+typedef struct nvmlComputeInstanceProfileInfo_st { /* v1, 36 bytes */
     unsigned int id;
     unsigned int sliceCount;
     unsigned int instanceCount;
@@ -74,7 +74,7 @@ typedef struct nvmlComputeInstancePlacement_st {
     unsigned int size;
 } nvmlComputeInstancePlacement_t;
 
-typedef struct nvmlComputeInstanceInfo_st {  /* layout of nvmlComputeInstanceGetInfo_v2 */
+typedef struct nvmlComputeInstanceInfo_st { /* layout of nvmlComputeInstanceGetInfo_v2 */
     nvmlDevice_t device;
     nvmlGpuInstance_t gpuInstance;
     unsigned int id;
@@ -86,56 +86,56 @@ typedef struct nvmlComputeInstanceInfo_st {  /* layout of nvmlComputeInstanceGet
 typedef struct nvmlProcessInfo_st {
     unsigned int pid;
     unsigned long long usedGpuMemory;
-    unsigned int gpuInstanceId;      /* 0xFFFFFFFF when not a MIG device */
+    unsigned int gpuInstanceId; /* 0xFFFFFFFF when not a MIG device */
     unsigned int computeInstanceId;
 } nvmlProcessInfo_t;
 
 /* X-macro of every entry point: (return type, versioned name to dlsym, parameters).
  * The nvml backend builds its function-pointer table from it; the fake defines them. */
-#define MS_NVML_ENTRY_POINTS(X)                                                              \
-    X(nvmlReturn_t, nvmlInit_v2, (void))                                                     \
-    X(nvmlReturn_t, nvmlShutdown, (void))                                                    \
-    X(const char *, nvmlErrorString, (nvmlReturn_t result))                                  \
-    X(nvmlReturn_t, nvmlDeviceGetCount_v2, (unsigned int *count))                            \
-    X(nvmlReturn_t, nvmlDeviceGetHandleByIndex_v2, (unsigned int index, nvmlDevice_t *device)) \
-    X(nvmlReturn_t, nvmlDeviceGetName, (nvmlDevice_t device, char *name, unsigned int length)) \
-    X(nvmlReturn_t, nvmlDeviceGetUUID, (nvmlDevice_t device, char *uuid, unsigned int length)) \
-    X(nvmlReturn_t, nvmlDeviceGetMinorNumber, (nvmlDevice_t device, unsigned int *minorNumber)) \
-    X(nvmlReturn_t, nvmlDeviceGetMigMode,                                                    \
-      (nvmlDevice_t device, unsigned int *currentMode, unsigned int *pendingMode))           \
-    X(nvmlReturn_t, nvmlDeviceSetMigMode,                                                    \
-      (nvmlDevice_t device, unsigned int mode, nvmlReturn_t *activationStatus))              \
-    X(nvmlReturn_t, nvmlDeviceGetGpuInstanceProfileInfo,                                     \
-      (nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_t *info))       \
-    X(nvmlReturn_t, nvmlDeviceCreateGpuInstanceWithPlacement,                                \
-      (nvmlDevice_t device, unsigned int profileId,                                          \
-       const nvmlGpuInstancePlacement_t *placement, nvmlGpuInstance_t *gpuInstance))         \
-    X(nvmlReturn_t, nvmlDeviceGetGpuInstances,                                               \
-      (nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t *gpuInstances,         \
-       unsigned int *count))                                                                 \
-    X(nvmlReturn_t, nvmlDeviceGetGpuInstanceById,                                            \
-      (nvmlDevice_t device, unsigned int id, nvmlGpuInstance_t *gpuInstance))                \
-    X(nvmlReturn_t, nvmlGpuInstanceGetInfo,                                                  \
-      (nvmlGpuInstance_t gpuInstance, nvmlGpuInstanceInfo_t *info))                          \
-    X(nvmlReturn_t, nvmlGpuInstanceDestroy, (nvmlGpuInstance_t gpuInstance))                 \
-    X(nvmlReturn_t, nvmlGpuInstanceGetComputeInstanceProfileInfo,                            \
-      (nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile,         \
-       nvmlComputeInstanceProfileInfo_t *info))                                              \
-    X(nvmlReturn_t, nvmlGpuInstanceCreateComputeInstance,                                    \
-      (nvmlGpuInstance_t gpuInstance, unsigned int profileId,                                \
-       nvmlComputeInstance_t *computeInstance))                                              \
-    X(nvmlReturn_t, nvmlGpuInstanceGetComputeInstances,                                      \
-      (nvmlGpuInstance_t gpuInstance, unsigned int profileId,                                \
-       nvmlComputeInstance_t *computeInstances, unsigned int *count))                        \
-    X(nvmlReturn_t, nvmlComputeInstanceGetInfo_v2,                                           \
-      (nvmlComputeInstance_t computeInstance, nvmlComputeInstanceInfo_t *info))              \
-    X(nvmlReturn_t, nvmlComputeInstanceDestroy, (nvmlComputeInstance_t computeInstance))     \
-    X(nvmlReturn_t, nvmlDeviceGetMaxMigDeviceCount, (nvmlDevice_t device, unsigned int *count)) \
-    X(nvmlReturn_t, nvmlDeviceGetMigDeviceHandleByIndex,                                     \
-      (nvmlDevice_t device, unsigned int index, nvmlDevice_t *migDevice))                    \
-    X(nvmlReturn_t, nvmlDeviceGetGpuInstanceId, (nvmlDevice_t device, unsigned int *id))     \
-    X(nvmlReturn_t, nvmlDeviceGetComputeInstanceId, (nvmlDevice_t device, unsigned int *id)) \
-    X(nvmlReturn_t, nvmlDeviceGetComputeRunningProcesses_v3,                                 \
+#define MS_NVML_ENTRY_POINTS(X)                                                                  \
+    X(nvmlReturn_t, nvmlInit_v2, (void))                                                         \
+    X(nvmlReturn_t, nvmlShutdown, (void))                                                        \
+    X(const char *, nvmlErrorString, (nvmlReturn_t result))                                      \
+    X(nvmlReturn_t, nvmlDeviceGetCount_v2, (unsigned int *count))                                \
+    X(nvmlReturn_t, nvmlDeviceGetHandleByIndex_v2, (unsigned int index, nvmlDevice_t *device))   \
+    X(nvmlReturn_t, nvmlDeviceGetName, (nvmlDevice_t device, char *name, unsigned int length))   \
+    X(nvmlReturn_t, nvmlDeviceGetUUID, (nvmlDevice_t device, char *uuid, unsigned int length))   \
+    X(nvmlReturn_t, nvmlDeviceGetMinorNumber, (nvmlDevice_t device, unsigned int *minorNumber))  \
+    X(nvmlReturn_t, nvmlDeviceGetMigMode,                                                        \
+      (nvmlDevice_t device, unsigned int *currentMode, unsigned int *pendingMode))               \
+    X(nvmlReturn_t, nvmlDeviceSetMigMode,                                                        \
+      (nvmlDevice_t device, unsigned int mode, nvmlReturn_t *activationStatus))                  \
+    X(nvmlReturn_t, nvmlDeviceGetGpuInstanceProfileInfo,                                         \
+      (nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_t *info))           \
+    X(nvmlReturn_t, nvmlDeviceCreateGpuInstanceWithPlacement,                                    \
+      (nvmlDevice_t device, unsigned int profileId, const nvmlGpuInstancePlacement_t *placement, \
+       nvmlGpuInstance_t *gpuInstance))                                                          \
+    X(nvmlReturn_t, nvmlDeviceGetGpuInstances,                                                   \
+      (nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t *gpuInstances,             \
+       unsigned int *count))                                                                     \
+    X(nvmlReturn_t, nvmlDeviceGetGpuInstanceById,                                                \
+      (nvmlDevice_t device, unsigned int id, nvmlGpuInstance_t *gpuInstance))                    \
+    X(nvmlReturn_t, nvmlGpuInstanceGetInfo,                                                      \
+      (nvmlGpuInstance_t gpuInstance, nvmlGpuInstanceInfo_t * info))                             \
+    X(nvmlReturn_t, nvmlGpuInstanceDestroy, (nvmlGpuInstance_t gpuInstance))                     \
+    X(nvmlReturn_t, nvmlGpuInstanceGetComputeInstanceProfileInfo,                                \
+      (nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile,             \
+       nvmlComputeInstanceProfileInfo_t *info))                                                  \
+    X(nvmlReturn_t, nvmlGpuInstanceCreateComputeInstance,                                        \
+      (nvmlGpuInstance_t gpuInstance, unsigned int profileId,                                    \
+       nvmlComputeInstance_t *computeInstance))                                                  \
+    X(nvmlReturn_t, nvmlGpuInstanceGetComputeInstances,                                          \
+      (nvmlGpuInstance_t gpuInstance, unsigned int profileId,                                    \
+       nvmlComputeInstance_t *computeInstances, unsigned int *count))                            \
+    X(nvmlReturn_t, nvmlComputeInstanceGetInfo_v2,                                               \
+      (nvmlComputeInstance_t computeInstance, nvmlComputeInstanceInfo_t * info))                 \
+    X(nvmlReturn_t, nvmlComputeInstanceDestroy, (nvmlComputeInstance_t computeInstance))         \
+    X(nvmlReturn_t, nvmlDeviceGetMaxMigDeviceCount, (nvmlDevice_t device, unsigned int *count))  \
+    X(nvmlReturn_t, nvmlDeviceGetMigDeviceHandleByIndex,                                         \
+      (nvmlDevice_t device, unsigned int index, nvmlDevice_t *migDevice))                        \
+    X(nvmlReturn_t, nvmlDeviceGetGpuInstanceId, (nvmlDevice_t device, unsigned int *id))         \
+    X(nvmlReturn_t, nvmlDeviceGetComputeInstanceId, (nvmlDevice_t device, unsigned int *id))     \
+    X(nvmlReturn_t, nvmlDeviceGetComputeRunningProcesses_v3,                                     \
       (nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos))
 
 /* Compute-instance profile index (NVML_COMPUTE_INSTANCE_PROFILE_*) for a slice count,

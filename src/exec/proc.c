@@ -24,7 +24,8 @@ static bool read_stat(pid_t pid, char *state, pid_t *pgrp, unsigned long long *s
         return false;
     int pg = 0;
     unsigned long long st = 0;
-    if (sscanf(p + 1, " %c %*d %d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+    if (sscanf(p + 1,
+               " %c %*d %d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
                state, &pg, &st) != 3)
         return false;
     *pgrp = pg;
@@ -55,7 +56,7 @@ bool proc_group_ours_alive(pid_t pgid, unsigned long long leader_start)
     if (pgid <= 1)
         return false;
     if (read_stat(pgid, &state, &pgrp, &st) && st != leader_start)
-        return false;  /* the pid now names another process */
+        return false; /* the pid now names another process */
     DIR *d = opendir("/proc");
     if (!d)
         return false;

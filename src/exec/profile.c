@@ -34,7 +34,7 @@ typedef struct prof {
     int nenv;
     char visible[160], slices[32];
     bool have_instance;
-    ms_mig_instance mi;      /* the instance up now, as created */
+    ms_mig_instance mi; /* the instance up now, as created */
 } prof;
 
 /* Waits for the task; a SIGINT/SIGTERM kills it and returns MS_EINTR. */
@@ -53,7 +53,8 @@ static int wait_task(pid_t pid, int *status, ms_error *err)
         if (sig == SIGINT || sig == SIGTERM) {
             kill(-pid, SIGKILL);
             waitpid(pid, status, 0);
-            return ms_error_set(err, MS_EINTR, "interrupted by %s", sig == SIGINT ? "SIGINT" : "SIGTERM");
+            return ms_error_set(err, MS_EINTR, "interrupted by %s",
+                                sig == SIGINT ? "SIGINT" : "SIGTERM");
         }
     }
 }
@@ -65,8 +66,8 @@ static int run_once(prof *p, const ms_task *t, int size, int rep, double *second
     if (p->o->logs_dir) {
         char path[600];
         snprintf(path, sizeof path, "%s/%s-size%d-rep%d.log", p->o->logs_dir, t->name, size, rep);
-        int rc = ms_open_regular(AT_FDCWD, path, path, O_WRONLY | O_CREAT | O_TRUNC, 0644,
-                                 &out_fd, err);
+        int rc = ms_open_regular(AT_FDCWD, path, path, O_WRONLY | O_CREAT | O_TRUNC, 0644, &out_fd,
+                                 err);
         if (rc)
             return rc;
     } else {
@@ -76,9 +77,13 @@ static int run_once(prof *p, const ms_task *t, int size, int rep, double *second
     p->envp[p->nenv - 2] = p->visible;
     p->envp[p->nenv - 1] = p->slices;
     double t0 = mono();
-    pid_t pid = exec_spawn(&(exec_spawn_opts){.command = t->command, .cwd = t->cwd,
-                                              .envp = p->envp, .out_fd = out_fd,
-                                              .err_fd = out_fd, .sleep_s = -1}, NULL);
+    pid_t pid = exec_spawn(&(exec_spawn_opts){.command = t->command,
+                                              .cwd = t->cwd,
+                                              .envp = p->envp,
+                                              .out_fd = out_fd,
+                                              .err_fd = out_fd,
+                                              .sleep_s = -1},
+                           NULL);
     if (out_fd >= 0)
         close(out_fd);
     if (pid < 0)
@@ -114,7 +119,8 @@ static int pick_placement(prof *p, int size, ms_placement *out, ms_error *err)
             return MS_OK;
         }
     }
-    return ms_error_set(err, MS_EINVAL, "device %d: no free placement for %s (other instances hold its slots)",
+    return ms_error_set(err, MS_EINVAL,
+                        "device %d: no free placement for %s (other instances hold its slots)",
                         ms_backend_device(p->b), m->profiles[pr].name);
 }
 
@@ -138,12 +144,12 @@ static int profile_size(prof *p, const ms_workload *tasks, int size, ms_workload
         p->have_instance = true;
         p->mi = mi;
         if ((rc = ms_journal_created(p->j, o->device, &mi, err)))
-            break;  /* the caller destroys it */
+            break; /* the caller destroys it */
         snprintf(p->visible, sizeof p->visible, "CUDA_VISIBLE_DEVICES=%s", mi.uuid);
         for (int i = 0; rc == MS_OK && i < tasks->n; i++) {
             double s = INFINITY;
             rc = run_once(p, &tasks->tasks[i], size, rep + 1, &s, err);
-            out->tasks[i].time[size] += s / o->reps;  /* INFINITY stays INFINITY */
+            out->tasks[i].time[size] += s / o->reps; /* INFINITY stays INFINITY */
             if (o->progress && rc == MS_OK)
                 fprintf(o->progress, "size %d rep %d: %-20s %.3f s\n", size, rep + 1,
                         tasks->tasks[i].name, s);
@@ -156,7 +162,7 @@ static int profile_size(prof *p, const ms_workload *tasks, int size, ms_workload
             p->have_instance = false;
             drc = ms_journal_destroyed(p->j, o->device, mi.gi_id, rc ? &derr : err);
         }
-        p->have_instance &= drc != MS_ECHANGED;  /* not ours any more */
+        p->have_instance &= drc != MS_ECHANGED; /* not ours any more */
         if (rc == MS_OK)
             rc = drc;
     }
@@ -232,11 +238,11 @@ int ms_profile_run(const ms_workload *tasks, const ms_profile_options *o, ms_wor
     sigaddset(&set, SIGCHLD);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGPIPE);  /* a closed progress pipe must not skip the cleanup */
+    sigaddset(&set, SIGPIPE); /* a closed progress pipe must not skip the cleanup */
     pthread_sigmask(SIG_BLOCK, &set, &old);
     bool on = false;
     ms_workload *w = ms_workload_new();
-    p.envp = exec_env(2, &p.nenv);  /* CUDA_VISIBLE_DEVICES, MIGSCHED_SLICES */
+    p.envp = exec_env(2, &p.nenv); /* CUDA_VISIBLE_DEVICES, MIGSCHED_SLICES */
     if (!w || !p.envp)
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
     if (rc == MS_OK && (rc = ms_backend_mig_mode(p.b, &on, err)) == MS_OK && !on)
@@ -251,7 +257,7 @@ int ms_profile_run(const ms_workload *tasks, const ms_profile_options *o, ms_wor
     if (rc == MS_OK)
         rc = profile_all(&p, tasks, w, measured, err);
     if (p.have_instance && ms_backend_destroy_owned(p.b, p.j, &p.mi, NULL) == MS_OK)
-        ms_journal_destroyed(p.j, o->device, p.mi.gi_id, NULL);  /* interrupted or failed */
+        ms_journal_destroyed(p.j, o->device, p.mi.gi_id, NULL); /* interrupted or failed */
     ms_journal_close(p.j, rc == MS_OK, NULL);
     struct timespec zero = {0, 0};
     while (sigtimedwait(&set, NULL, &zero) > 0)
@@ -276,16 +282,17 @@ int ms_profile_write_model_json(const ms_gpu_model *m, FILE *f, ms_error *err)
         json_t *starts = json_array();
         for (int k = 0; k < pr->nstarts; k++)
             json_array_append_new(starts, json_integer(pr->starts[k]));
-        json_array_append_new(profiles, json_pack("{s:s, s:i, s:f, s:i, s:o, s:i}", "name", pr->name,
-                                                  "slices", pr->slices, "memory_gb", pr->memory_gb,
-                                                  "size_slots", pr->size_slots, "starts", starts,
-                                                  "nvml_index", pr->nvml_index));
+        json_array_append_new(profiles, json_pack("{s:s, s:i, s:f, s:i, s:o, s:i}", "name",
+                                                  pr->name, "slices", pr->slices, "memory_gb",
+                                                  pr->memory_gb, "size_slots", pr->size_slots,
+                                                  "starts", starts, "nvml_index", pr->nvml_index));
     }
     for (int k = 0; k < m->nsizes; k++) {
         char key[8];
         snprintf(key, sizeof key, "%d", m->sizes[k]);
-        json_object_set_new(reconfig, key, json_pack("{s:f, s:f}", "create", m->create_s[m->sizes[k]],
-                                                     "destroy", m->destroy_s[m->sizes[k]]));
+        json_object_set_new(reconfig, key,
+                            json_pack("{s:f, s:f}", "create", m->create_s[m->sizes[k]], "destroy",
+                                      m->destroy_s[m->sizes[k]]));
     }
     json_t *root = json_pack("{s:s, s:i, s:i, s:o, s:o}", "name", m->name, "slots", m->slots,
                              "slices", m->slices, "profiles", profiles, "reconfig", reconfig);

@@ -29,9 +29,9 @@ static json_t *tasks_json(const ms_run_report *r, const ms_workload *w)
         const ms_run_task *t = &r->tasks[i];
         json_t *o = json_pack("{s:s, s:i, s:i, s:i, s:o, s:o, s:o, s:o, s:s, s:o, s:o}", "name",
                               w->tasks[t->index].name, "index", t->index, "instance", t->instance,
-                              "gpu", t->gpu, "planned_start", num(t->planned_start),
-                              "planned_end", num(t->planned_end), "start", num(t->start), "end",
-                              num(t->end), "state", state_name(t->state), "exit_status",
+                              "gpu", t->gpu, "planned_start", num(t->planned_start), "planned_end",
+                              num(t->planned_end), "start", num(t->start), "end", num(t->end),
+                              "state", state_name(t->state), "exit_status",
                               t->exit_status == -1000 ? json_null() : json_integer(t->exit_status),
                               "deviation_percent", num(deviation(t)));
         if (t->log[0])
@@ -77,7 +77,8 @@ int ms_run_report_write_json(const ms_run_report *r, const ms_workload *w, FILE 
         "stopped", r->stopped[0] ? json_string(r->stopped) : json_null(), "makespan_planned",
         num(r->makespan_planned), "makespan", num(r->makespan), "tasks", tasks_json(r, w),
         "reconfigurations", ops_json(r), "left_behind", left);
-    int rc = json_dumpf(root, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) == 0 && fputc('\n', f) != EOF
+    int rc = json_dumpf(root, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) == 0 &&
+                     fputc('\n', f) != EOF
                  ? MS_OK
                  : ms_error_set(err, MS_EIO, "cannot write the run report");
     json_decref(root);
@@ -114,7 +115,9 @@ void ms_run_report_print(const ms_run_report *r, const ms_workload *w, FILE *f)
         else if (t->state == MS_RUN_FAILED)
             snprintf(outcome, sizeof outcome, "exit %d", t->exit_status);
         else
-            snprintf(outcome, sizeof outcome, "%s", t->state == MS_RUN_OK ? "ok" : (t->state == MS_RUN_SKIPPED ? "skipped" : "not run"));
+            snprintf(outcome, sizeof outcome, "%s",
+                     t->state == MS_RUN_OK ? "ok"
+                                           : (t->state == MS_RUN_SKIPPED ? "skipped" : "not run"));
         fprintf(f, "%-20.20s %6d %12.2f ", w->tasks[t->index].name, t->index, t->planned_end);
         if (isfinite(t->end))
             fprintf(f, "%12.2f ", t->end);

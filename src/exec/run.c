@@ -42,8 +42,8 @@ static int check_inputs(const ms_schedule *s, const ms_workload *w, const ms_run
         return ms_error_set(err, MS_EINVAL, "the plan uses %d GPUs (1..%d supported)", s->gpus,
                             MS_RUN_MAX_GPUS);
     if (o->ndevices < s->gpus)
-        return ms_error_set(err, MS_EINVAL, "the plan uses %d GPUs but %d device%s given",
-                            s->gpus, o->ndevices, o->ndevices == 1 ? " was" : "s were");
+        return ms_error_set(err, MS_EINVAL, "the plan uses %d GPUs but %d device%s given", s->gpus,
+                            o->ndevices, o->ndevices == 1 ? " was" : "s were");
     for (int g = 0; g < o->ndevices; g++)
         for (int h = 0; h < g; h++)
             if (o->devices[g] == o->devices[h])
@@ -52,27 +52,31 @@ static int check_inputs(const ms_schedule *s, const ms_workload *w, const ms_run
                                     o->devices[g]);
     for (int k = 0; k < s->ninst; k++)
         if (s->inst[k].gpu < 0 || s->inst[k].gpu >= s->gpus ||
-            !ms_gpu_placement_allowed(&s->gpu, (ms_placement){s->inst[k].profile, s->inst[k].start_slot}))
+            !ms_gpu_placement_allowed(&s->gpu,
+                                      (ms_placement){s->inst[k].profile, s->inst[k].start_slot}))
             return ms_error_set(err, MS_EINVAL, "plan instance %d: bad GPU or placement", k);
     for (int i = 0; i < s->ntasks; i++) {
         const ms_sched_task *t = &s->task[i];
         if (t->index < 0 || t->index >= w->n)
-            return ms_error_set(err, MS_EINVAL, "plan task %d has index %d; the workload has %d tasks",
-                                i, t->index, w->n);
+            return ms_error_set(err, MS_EINVAL,
+                                "plan task %d has index %d; the workload has %d tasks", i, t->index,
+                                w->n);
         if (t->instance < 0 || t->instance >= s->ninst)
-            return ms_error_set(err, MS_EINVAL, "plan task %d names instance %d, which does not exist",
-                                i, t->instance);
+            return ms_error_set(err, MS_EINVAL,
+                                "plan task %d names instance %d, which does not exist", i,
+                                t->instance);
         const ms_task *wt = &w->tasks[t->index];
         bool needs_command = !o->dry_run && strcmp(o->backend, "sim");
         if (needs_command && !wt->command)
-            return ms_error_set(err, MS_EINVAL,
-                                "task %s (#%d) has no command: give the workload a 'command' column",
-                                wt->name, t->index);
+            return ms_error_set(
+                err, MS_EINVAL,
+                "task %s (#%d) has no command: give the workload a 'command' column", wt->name,
+                t->index);
         /* Found out now, not when the task's turn comes with instances already made. */
         struct stat st;
         if (needs_command && wt->cwd && stat(wt->cwd, &st) != 0)
-            return ms_error_set(err, MS_EINVAL, "task %s (#%d): its cwd %s: %s", wt->name,
-                                t->index, wt->cwd, strerror(errno));
+            return ms_error_set(err, MS_EINVAL, "task %s (#%d): its cwd %s: %s", wt->name, t->index,
+                                wt->cwd, strerror(errno));
         if (needs_command && wt->cwd && !S_ISDIR(st.st_mode))
             return ms_error_set(err, MS_EINVAL, "task %s (#%d): its cwd %s is not a folder",
                                 wt->name, t->index, wt->cwd);
@@ -92,30 +96,42 @@ static int build(run_ctx *c, ms_error *err)
         return ms_error_set(err, MS_ENOMEM, "out of memory laying out the run");
     for (int i = 0; i < s->ntasks; i++) {
         const ms_sched_task *t = &s->task[i];
-        r->tasks[r->ntasks++] = (ms_run_task){
-            .index = t->index, .instance = t->instance, .gpu = s->inst[t->instance].gpu,
-            .planned_start = t->start, .planned_end = t->end, .start = NAN, .end = NAN,
-            .exit_status = -1000};
+        r->tasks[r->ntasks++] = (ms_run_task){.index = t->index,
+                                              .instance = t->instance,
+                                              .gpu = s->inst[t->instance].gpu,
+                                              .planned_start = t->start,
+                                              .planned_end = t->end,
+                                              .start = NAN,
+                                              .end = NAN,
+                                              .exit_status = -1000};
     }
     qsort(r->tasks, (size_t)r->ntasks, sizeof *r->tasks, cmp_task);
     for (int k = 0; k < s->ninst; k++) {
         const ms_sched_instance *si = &s->inst[k];
         bool initial = isnan(si->create_start);
-        c->inst[k] = (run_inst){.gpu = si->gpu, .profile = si->profile,
-                                .start_slot = si->start_slot, .running = -1,
+        c->inst[k] = (run_inst){.gpu = si->gpu,
+                                .profile = si->profile,
+                                .start_slot = si->start_slot,
+                                .running = -1,
                                 .initial = initial};
         /* An initial instance is there already; one alive at the plan's end is destroyed
          * last unless kept, or initial (not this run's). */
         if (!initial)
-            r->ops[r->nops++] = (ms_run_op){.kind = MS_OP_CREATE, .instance = k, .gpu = si->gpu,
+            r->ops[r->nops++] = (ms_run_op){.kind = MS_OP_CREATE,
+                                            .instance = k,
+                                            .gpu = si->gpu,
                                             .planned_start = si->create_start,
-                                            .planned_end = si->create_end, .start = NAN,
+                                            .planned_end = si->create_end,
+                                            .start = NAN,
                                             .end = NAN};
         if (!isnan(si->destroy_start) || !(c->o->keep_final || initial))
-            r->ops[r->nops++] = (ms_run_op){.kind = MS_OP_DESTROY, .instance = k, .gpu = si->gpu,
+            r->ops[r->nops++] = (ms_run_op){.kind = MS_OP_DESTROY,
+                                            .instance = k,
+                                            .gpu = si->gpu,
                                             .planned_start = or_inf(si->destroy_start, INFINITY),
                                             .planned_end = or_inf(si->destroy_end, INFINITY),
-                                            .start = NAN, .end = NAN};
+                                            .start = NAN,
+                                            .end = NAN};
         c->inst[k].tasks = calloc((size_t)s->ntasks + 1, sizeof(int));
         if (!c->inst[k].tasks)
             return ms_error_set(err, MS_ENOMEM, "out of memory laying out the run");
@@ -147,8 +163,8 @@ static int check_foreign(run_ctx *c, int g, ms_error *err)
     uint32_t needed = 0;
     for (int k = 0; k < c->s->ninst; k++)
         if (c->s->inst[k].gpu == g)
-            needed |= ms_gpu_slot_mask(&c->s->gpu, (ms_placement){c->s->inst[k].profile,
-                                                                   c->s->inst[k].start_slot});
+            needed |= ms_gpu_slot_mask(
+                &c->s->gpu, (ms_placement){c->s->inst[k].profile, c->s->inst[k].start_slot});
     char in_way[MS_ERR_LEN / 2] = "";
     for (int i = 0; i < n; i++) {
         rc = ms_journal_foreign(c->journal, ms_backend_device(b), &list[i], err);
@@ -162,7 +178,8 @@ static int check_foreign(run_ctx *c, int g, ms_error *err)
         size_t len = strlen(in_way);
         snprintf(in_way + len, sizeof in_way - len, "%sGPU instance %u (%s, slots %d-%d)",
                  len ? ", " : "", list[i].gi_id,
-                 list[i].profile >= 0 ? c->s->gpu.profiles[list[i].profile].name : "unknown profile",
+                 list[i].profile >= 0 ? c->s->gpu.profiles[list[i].profile].name
+                                      : "unknown profile",
                  list[i].start_slot, list[i].start_slot + list[i].size_slots - 1);
     }
     if (in_way[0])
@@ -180,12 +197,12 @@ static int own_devices(run_ctx *c, const ms_partition *sim_holds, ms_error *err)
     const ms_run_options *o = c->o;
     ms_backend_options bo = o->backend_opt;
     if (c->sim_tasks && o->time_scale > 0)
-        bo.sim_delay_scale = o->time_scale;  /* scaled time: reconfigurations too */
+        bo.sim_delay_scale = o->time_scale; /* scaled time: reconfigurations too */
     for (int g = 0; g < c->ngpus; g++) {
         if (c->sim_tasks)
             bo.sim_holds = &sim_holds[g];
-        int rc = ms_backend_open(o->backend, o->devices[g], &c->s->gpu, &bo,
-                                 &c->gpu[g].backend, err);
+        int rc = ms_backend_open(o->backend, o->devices[g], &c->s->gpu, &bo, &c->gpu[g].backend,
+                                 err);
         const char *uuid = rc ? "" : ms_backend_gpu_uuid(c->gpu[g].backend);
         if (rc == MS_OK && uuid[0])
             rc = ms_device_lock_open(o->lock_dir, uuid, &c->locks[g], err);
@@ -217,7 +234,8 @@ static int ready_devices(run_ctx *c, ms_error *err)
         if (rc == MS_OK && !on && !o->enable_mig)
             rc = ms_error_set(err, MS_EINVAL,
                               "device %d: MIG mode is off; rerun with --enable-mig (needs root; "
-                              "stop every GPU client first, the GPU may be reset)", o->devices[g]);
+                              "stop every GPU client first, the GPU may be reset)",
+                              o->devices[g]);
         if (rc == MS_OK && !on)
             rc = ms_backend_enable_mig(c->gpu[g].backend, err);
         if (rc == MS_OK)
@@ -230,7 +248,8 @@ static int ready_devices(run_ctx *c, ms_error *err)
 static int ready_logs(const char *dir, ms_error *err)
 {
     if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-        return ms_error_set(err, MS_EIO, "%s: cannot create the log folder: %s", dir, strerror(errno));
+        return ms_error_set(err, MS_EIO, "%s: cannot create the log folder: %s", dir,
+                            strerror(errno));
     if (access(dir, W_OK | X_OK) != 0)
         return ms_error_set(err, MS_EIO, "%s: cannot write in the log folder: %s", dir,
                             strerror(errno));
@@ -239,7 +258,7 @@ static int ready_logs(const char *dir, ms_error *err)
 
 static int build_env(run_ctx *c, ms_error *err)
 {
-    c->envp = exec_env(5, &c->nenv);  /* the last five are filled per task */
+    c->envp = exec_env(5, &c->nenv); /* the last five are filled per task */
     return c->envp ? MS_OK : ms_error_set(err, MS_ENOMEM, "out of memory");
 }
 
@@ -263,7 +282,7 @@ static int prepare(run_ctx *c, ms_error *err)
     ms_partition sim_holds[MS_RUN_MAX_GPUS];
     int rc = exec_initial_layout(c, sim_holds, err);
     if (rc || o->dry_run)
-        return rc;  /* a dry run's listing is the output: no progress lines */
+        return rc; /* a dry run's listing is the output: no progress lines */
     rc = o->logs_dir && !c->sim_tasks ? ready_logs(o->logs_dir, err) : MS_OK;
     if (rc == MS_OK)
         rc = own_devices(c, sim_holds, err);
@@ -291,8 +310,8 @@ static void release(run_ctx *c)
     pthread_mutex_destroy(&c->lock);
 }
 
-int ms_run(const ms_schedule *s, const ms_workload *w, const ms_run_options *o,
-           ms_run_report **out, ms_error *err)
+int ms_run(const ms_schedule *s, const ms_workload *w, const ms_run_options *o, ms_run_report **out,
+           ms_error *err)
 {
     *out = NULL;
     int rc = check_inputs(s, w, o, err);

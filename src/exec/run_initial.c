@@ -30,8 +30,10 @@ static int check_plan(const run_ctx *c, const ms_initial *l, const char *name, m
             n++;
         }
     ms_validation_fini(&v);
-    return n ? ms_error_set(err, MS_EINVAL, "--initial %s: the plan does not start from that "
-                            "layout: %s", name, why)
+    return n ? ms_error_set(err, MS_EINVAL,
+                            "--initial %s: the plan does not start from that "
+                            "layout: %s",
+                            name, why)
              : MS_OK;
 }
 
@@ -42,7 +44,9 @@ static void stand_ins(run_ctx *c)
         run_inst *in = &c->inst[k];
         if (!in->initial)
             continue;
-        in->mi = (ms_mig_instance){.gi_id = (unsigned)k + 1, .nci = 1, .profile = in->profile,
+        in->mi = (ms_mig_instance){.gi_id = (unsigned)k + 1,
+                                   .nci = 1,
+                                   .profile = in->profile,
                                    .start_slot = in->start_slot,
                                    .size_slots = c->s->gpu.profiles[in->profile].size_slots};
         snprintf(in->mi.uuid, sizeof in->mi.uuid, "MIG-<instance %d>", k);
@@ -58,7 +62,7 @@ int exec_initial_layout(run_ctx *c, ms_partition sim_holds[MS_RUN_MAX_GPUS], ms_
         return c->o->dry_run ? ms_error_set(err, MS_EINVAL,
                                             "--initial device: a dry run reads no device; name "
                                             "the layout the devices hold (e.g. --initial 4-3)")
-                             : MS_OK;  /* the plan is checked against the devices */
+                             : MS_OK; /* the plan is checked against the devices */
     ms_initial l;
     int rc = ms_initial_parse(text, &c->s->gpu, c->s->gpus, &l, err);
     if (rc)
@@ -83,8 +87,8 @@ static uint32_t plan_slots(const run_ctx *c, int g)
     uint32_t mask = 0;
     for (int k = 0; k < c->s->ninst; k++)
         if (c->s->inst[k].gpu == g)
-            mask |= ms_gpu_slot_mask(&c->s->gpu, (ms_placement){c->s->inst[k].profile,
-                                                                 c->s->inst[k].start_slot});
+            mask |= ms_gpu_slot_mask(
+                &c->s->gpu, (ms_placement){c->s->inst[k].profile, c->s->inst[k].start_slot});
     return mask;
 }
 
@@ -111,9 +115,10 @@ static int read_gpu(run_ctx *c, int g, bool everything, ms_mig_instance *list, i
             continue;
         }
         char one[160];
-        snprintf(one, sizeof one, "GPU %d: GPU instance %u of a profile %s lacks, at slots %d-%d, "
-                 "is on the device, not in the plan's layout", g, d->gi_id, c->s->gpu.name,
-                 d->start_slot, d->start_slot + d->size_slots - 1);
+        snprintf(one, sizeof one,
+                 "GPU %d: GPU instance %u of a profile %s lacks, at slots %d-%d, "
+                 "is on the device, not in the plan's layout",
+                 g, d->gi_id, c->s->gpu.name, d->start_slot, d->start_slot + d->size_slots - 1);
         append(unknown, len, one);
         (*nunknown)++;
     }
@@ -133,8 +138,8 @@ static int take_identities(run_ctx *c, int g, const ms_mig_instance *list, int n
         if (in->ntasks && !in->mi.uuid[0])
             return ms_error_set(err, MS_EINVAL,
                                 "GPU %d: %s at slot %d (GPU instance %u) has no compute instance: "
-                                "its tasks have no MIG device to run on", g,
-                                c->s->gpu.profiles[in->profile].name, in->start_slot,
+                                "its tasks have no MIG device to run on",
+                                g, c->s->gpu.profiles[in->profile].name, in->start_slot,
                                 in->mi.gi_id);
         in->alive = true;
     }
@@ -164,12 +169,12 @@ int exec_initial_find(run_ctx *c, ms_error *err)
     int rc = ms_initial_of_schedule(c->s, &want, err);
     if (rc)
         return rc;
-    if (want.n == 0 && !everything) {  /* empty: what is in the way is foreign (run.c) */
+    if (want.n == 0 && !everything) { /* empty: what is in the way is foreign (run.c) */
         ms_initial_fini(&want);
         return MS_OK;
     }
     ms_initial_init(&have);
-    ms_mig_instance (*list)[MS_MAX_MIG] = calloc(MS_RUN_MAX_GPUS, sizeof *list);
+    ms_mig_instance(*list)[MS_MAX_MIG] = calloc(MS_RUN_MAX_GPUS, sizeof *list);
     int nlist[MS_RUN_MAX_GPUS] = {0}, nunknown = 0;
     char unknown[MS_ERR_LEN / 2] = "", diff[MS_ERR_LEN / 2], names[160];
     if (!list)
@@ -177,9 +182,9 @@ int exec_initial_find(run_ctx *c, ms_error *err)
     for (int g = 0; rc == MS_OK && g < c->ngpus; g++)
         rc = read_gpu(c, g, everything, list[g], &nlist[g], &have, unknown, sizeof unknown,
                       &nunknown, err);
-    if (rc == MS_OK &&
-        ms_initial_diff(&want, &have, &c->s->gpu, "in the plan's layout", "on the device", diff,
-                        sizeof diff) + nunknown) {
+    if (rc == MS_OK && ms_initial_diff(&want, &have, &c->s->gpu, "in the plan's layout",
+                                       "on the device", diff, sizeof diff) +
+                           nunknown) {
         gpu_names(c, names, sizeof names);
         rc = ms_error_set(err, MS_EINVAL,
                           "the devices do not hold the layout the plan starts from (--initial "

@@ -9,8 +9,10 @@
 
 static exec_mps_site site_of(const run_ctx *c, int k)
 {
-    return (exec_mps_site){.plan = c->o->mps, .device = c->o->devices[c->inst[k].gpu],
-                           .instance = k, .uuid = c->inst[k].mi.uuid};
+    return (exec_mps_site){.plan = c->o->mps,
+                           .device = c->o->devices[c->inst[k].gpu],
+                           .instance = k,
+                           .uuid = c->inst[k].mi.uuid};
 }
 
 /* Where a dry run lists the commands; NULL when the run is for real. */

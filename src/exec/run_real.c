@@ -17,7 +17,7 @@
 #include "proc.h"
 #include "spawn.h"
 
-#define KILL_GRACE_S 5.0   /* real seconds between SIGTERM and SIGKILL */
+#define KILL_GRACE_S 5.0 /* real seconds between SIGTERM and SIGKILL */
 
 static double mono(void)
 {
@@ -88,11 +88,11 @@ static void real_start_task(run_ctx *c, int task)
     char err_path[300];
     int out_fd = -1, err_fd = -1;
     ms_error lerr = {0};
-    if (c->o->logs_dir && !c->sim_tasks) {  /* sim tasks only sleep: nothing to log */
+    if (c->o->logs_dir && !c->sim_tasks) { /* sim tasks only sleep: nothing to log */
         log_path(c, task, "out", t->log, sizeof t->log);
         log_path(c, task, "err", err_path, sizeof err_path);
-        if (ms_open_regular(AT_FDCWD, t->log, t->log, O_WRONLY | O_CREAT | O_TRUNC, 0644,
-                            &out_fd, &lerr) == MS_OK)
+        if (ms_open_regular(AT_FDCWD, t->log, t->log, O_WRONLY | O_CREAT | O_TRUNC, 0644, &out_fd,
+                            &lerr) == MS_OK)
             ms_open_regular(AT_FDCWD, err_path, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644,
                             &err_fd, &lerr);
     }
@@ -111,8 +111,10 @@ static void real_start_task(run_ctx *c, int task)
     int gate = -1;
     pid_t pid = lerr.msg[0] ? -1
                             : exec_spawn(&(exec_spawn_opts){.command = wt->command,
-                                                            .cwd = wt->cwd, .envp = c->envp,
-                                                            .out_fd = out_fd, .err_fd = err_fd,
+                                                            .cwd = wt->cwd,
+                                                            .envp = c->envp,
+                                                            .out_fd = out_fd,
+                                                            .err_fd = err_fd,
                                                             .sleep_s = sleep_s},
                                          c->journal ? &gate : NULL);
     if (out_fd >= 0)
@@ -136,7 +138,7 @@ static void real_start_task(run_ctx *c, int task)
     ms_error jerr;
     if (ms_journal_task(c->journal, ms_backend_device(c->gpu[t->gpu].backend), pid, started,
                         t->index, NULL, &jerr))
-        run_fatal(c, jerr.msg);  /* the stop kills it */
+        run_fatal(c, jerr.msg); /* the stop kills it */
     if (gate >= 0)
         exec_release(gate);
     run_progress(c, "task %s (#%d) started on instance %d (%s)", c->w->tasks[t->index].name,
@@ -195,11 +197,11 @@ static void real_wait(run_ctx *c)
     sigaddset(&set, SIGUSR1);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
-    struct timespec timeout = {0, 200 * 1000 * 1000};  /* a lost wake-up costs 0.2 s */
+    struct timespec timeout = {0, 200 * 1000 * 1000}; /* a lost wake-up costs 0.2 s */
     int sig = sigtimedwait(&set, NULL, &timeout);
     if (sig == SIGINT || sig == SIGTERM) {
         if (c->stopping) {
-            real_kill_tasks(c, SIGKILL);  /* asked twice: no more waiting */
+            real_kill_tasks(c, SIGKILL); /* asked twice: no more waiting */
         } else {
             c->stop_signal = sig;
             run_stop(c, sig == SIGINT ? "interrupted (SIGINT)" : "terminated (SIGTERM)");

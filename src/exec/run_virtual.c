@@ -47,7 +47,8 @@ static void virtual_start_task(run_ctx *c, int task)
     char mps[1400];
     run_mps_task_env(c, t->instance, (char *[2]){0}, mps, sizeof mps);
     if (c->o->dry_run)
-        fprintf(dry_out(c), "run task %s (#%d) on instance %d: cd %s && CUDA_VISIBLE_DEVICES=%s %s%s\n",
+        fprintf(dry_out(c),
+                "run task %s (#%d) on instance %d: cd %s && CUDA_VISIBLE_DEVICES=%s %s%s\n",
                 wt->name, t->index, t->instance, wt->cwd ? wt->cwd : ".",
                 c->inst[t->instance].mi.uuid, mps, wt->command ? wt->command : "<no command>");
     t->start = c->vclock;

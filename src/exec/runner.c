@@ -6,7 +6,6 @@
  * here looks at the clock. */
 #include "runner.h"
 
-
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +21,8 @@ void run_stop(run_ctx *c, const char *why)
         return;
     c->stopping = true;
     snprintf(c->r->stopped, sizeof c->r->stopped, "%s", why);
-    run_progress(c, "stopping: %s; %s running tasks, then destroying what this run created",
-                 why, c->o->wait_on_stop ? "waiting for" : "killing");
+    run_progress(c, "stopping: %s; %s running tasks, then destroying what this run created", why,
+                 c->o->wait_on_stop ? "waiting for" : "killing");
     if (!c->o->wait_on_stop)
         c->driver->kill_tasks(c, SIGTERM);
 }
@@ -61,9 +60,8 @@ static int check_idle(ms_backend *b, const run_ctx *c, const run_inst *in, ms_er
     return ms_error_set(err, MS_EBUSY,
                         "device %d: GPU instance %u (%s at slot %d, there before the plan) runs "
                         "compute process%s %s that migsched did not start: not destroyed",
-                        ms_backend_device(b), in->mi.gi_id,
-                        c->s->gpu.profiles[in->profile].name, in->start_slot, n == 1 ? "" : "es",
-                        list);
+                        ms_backend_device(b), in->mi.gi_id, c->s->gpu.profiles[in->profile].name,
+                        in->start_slot, n == 1 ? "" : "es", list);
 }
 
 void run_do_op(run_ctx *c, int op)
@@ -82,15 +80,14 @@ void run_do_op(run_ctx *c, int op)
         if (rc)
             run_fatal(c, err.msg);
         else
-            rc = ms_backend_create_journaled(b, c->journal,
-                                             (ms_placement){in->profile, in->start_slot}, &mi,
-                                             &err);
+            rc = ms_backend_create_journaled(
+                b, c->journal, (ms_placement){in->profile, in->start_slot}, &mi, &err);
         if (rc == MS_OK) {
-            in->mi = mi;  /* read by the main loop only once this op is done */
+            in->mi = mi; /* read by the main loop only once this op is done */
             o->gi_id = mi.gi_id;
             snprintf(o->uuid, sizeof o->uuid, "%s", mi.uuid);
             if (ms_journal_created(c->journal, dev, &mi, &jerr))
-                run_fatal(c, jerr.msg);  /* the stop destroys it: this run knows it is its own */
+                run_fatal(c, jerr.msg); /* the stop destroys it: this run knows it is its own */
         }
     } else {
         rc = in->initial ? check_idle(b, c, in, &err) : MS_OK;
@@ -115,9 +112,9 @@ void run_op_done(run_ctx *c, int op)
     run_inst *in = &c->inst[o->instance];
     c->gpu[o->gpu].busy = false;
     if (o->kind == MS_OP_CREATE && o->state == MS_RUN_OK) {
-        if (c->o->dry_run)  /* no device: a stand-in identity */
-            in->mi = (ms_mig_instance){.gi_id = o->gi_id, .profile = in->profile,
-                                       .start_slot = in->start_slot};
+        if (c->o->dry_run) /* no device: a stand-in identity */
+            in->mi = (ms_mig_instance){
+                .gi_id = o->gi_id, .profile = in->profile, .start_slot = in->start_slot};
         snprintf(in->mi.uuid, sizeof in->mi.uuid, "%s", o->uuid);
         if (run_mps_start(c, o->instance, o->error, sizeof o->error)) {
             in->alive = true; /* still this run's to destroy; its tasks are skipped below */
@@ -134,7 +131,7 @@ void run_op_done(run_ctx *c, int op)
             skip_tasks(c, in);
         }
         if (in->changed)
-            in->alive = false;  /* what it was is gone; what is there is not ours */
+            in->alive = false; /* what it was is gone; what is there is not ours */
         if (c->o->on_failure == MS_ON_FAILURE_ABORT) {
             char why[160];
             snprintf(why, sizeof why, "%s of instance %d failed", what, o->instance);
@@ -145,9 +142,8 @@ void run_op_done(run_ctx *c, int op)
     in->alive = o->kind == MS_OP_CREATE;
 
     run_progress(c, "%s instance %d: %s at slot %d on device %d (GPU instance %u%s%s)", done,
-                 o->instance, profile_name(c, o->instance), in->start_slot,
-                 c->o->devices[o->gpu], o->gi_id, o->uuid[0] ? ", " : "",
-                 o->uuid);
+                 o->instance, profile_name(c, o->instance), in->start_slot, c->o->devices[o->gpu],
+                 o->gi_id, o->uuid[0] ? ", " : "", o->uuid);
 }
 
 void run_task_done(run_ctx *c, int task)
@@ -163,7 +159,10 @@ void run_task_done(run_ctx *c, int task)
     }
 }
 
-static bool tasks_finished(const run_inst *in) { return in->running < 0 && in->next_task == in->ntasks; }
+static bool tasks_finished(const run_inst *in)
+{
+    return in->running < 0 && in->next_task == in->ntasks;
+}
 
 /* Starts the next op of a GPU if its dependencies allow; returns true if it moved on. */
 static bool advance_gpu(run_ctx *c, run_gpu *g)
@@ -264,7 +263,7 @@ static void sweep(run_ctx *c)
             in->alive = false;
             run_progress(c, "destroyed instance %d (cleanup)", k);
         } else {
-            in->alive = rc != MS_ECHANGED;  /* changed: nothing of ours is left there */
+            in->alive = rc != MS_ECHANGED; /* changed: nothing of ours is left there */
             run_progress(c, "cleanup of instance %d failed: %s", k, err.msg);
         }
     }
@@ -288,14 +287,17 @@ static void start_initial(run_ctx *c)
         char why[MS_ERR_LEN];
         if (!in->initial || !in->alive)
             continue;
-        run_progress(c, "instance %d: %s at slot %d on device %d is there before the plan (GPU "
-                     "instance %u%s%s)", k, profile_name(c, k), in->start_slot,
-                     c->o->devices[in->gpu], in->mi.gi_id, in->mi.uuid[0] ? ", " : "",
-                     in->mi.uuid);
+        run_progress(c,
+                     "instance %d: %s at slot %d on device %d is there before the plan (GPU "
+                     "instance %u%s%s)",
+                     k, profile_name(c, k), in->start_slot, c->o->devices[in->gpu], in->mi.gi_id,
+                     in->mi.uuid[0] ? ", " : "", in->mi.uuid);
         if (run_mps_start(c, k, why, sizeof why) == 0)
             continue;
-        run_progress(c, "instance %d (%s at slot %d, there before the plan): %s; its tasks are "
-                     "skipped", k, profile_name(c, k), in->start_slot, why);
+        run_progress(c,
+                     "instance %d (%s at slot %d, there before the plan): %s; its tasks are "
+                     "skipped",
+                     k, profile_name(c, k), in->start_slot, why);
         skip_tasks(c, in);
     }
 }

@@ -13,23 +13,23 @@
 
 typedef struct run_inst {
     int gpu, profile, start_slot;
-    int ntasks, *tasks;      /* report task indices in planned order */
-    int next_task;           /* first task not started */
-    int running;             /* report task index running on it, -1 if none */
-    bool alive;              /* exists (created by this run, or initial) and not destroyed */
-    bool initial;            /* held before the plan: never created, never this run's */
-    bool failed;             /* its creation failed or was skipped */
-    bool changed;            /* someone else destroyed or replaced it (set by its op) */
-    ms_mig_instance mi;      /* what was created (or found, initial): the identity every
-                              * destroy checks */
-    bool mps_up;             /* an MPS control daemon of this run serves it */
+    int ntasks, *tasks; /* report task indices in planned order */
+    int next_task;      /* first task not started */
+    int running;        /* report task index running on it, -1 if none */
+    bool alive;         /* exists (created by this run, or initial) and not destroyed */
+    bool initial;       /* held before the plan: never created, never this run's */
+    bool failed;        /* its creation failed or was skipped */
+    bool changed;       /* someone else destroyed or replaced it (set by its op) */
+    ms_mig_instance mi; /* what was created (or found, initial): the identity every
+                         * destroy checks */
+    bool mps_up;        /* an MPS control daemon of this run serves it */
 } run_inst;
 
 typedef struct run_gpu {
     ms_backend *backend;
-    int first, count;        /* its ops: report->ops[first .. first+count) */
-    int next;                /* first op not started */
-    bool busy;               /* an op is in flight */
+    int first, count; /* its ops: report->ops[first .. first+count) */
+    int next;         /* first op not started */
+    bool busy;        /* an op is in flight */
 } run_gpu;
 
 typedef struct run_ctx run_ctx;
@@ -56,29 +56,29 @@ struct run_ctx {
     const run_driver *driver;
     ms_journal *journal;
     ms_device_lock *locks[MS_RUN_MAX_GPUS];
-    char fatal[MS_ERR_LEN];  /* why the run must stop whatever --on-failure says (journal
-                              * write failed, device changed); guarded by lock */
+    char fatal[MS_ERR_LEN]; /* why the run must stop whatever --on-failure says (journal
+                             * write failed, device changed); guarded by lock */
     bool stopping;
-    int stop_signal;         /* SIGINT/SIGTERM that stopped the run, 0 if none */
+    int stop_signal; /* SIGINT/SIGTERM that stopped the run, 0 if none */
     /* real driver */
     double t0;
     pthread_t main_thread;
     pthread_mutex_t lock;
-    pid_t *pids;             /* per report task, 0 if not running */
+    pid_t *pids;                 /* per report task, 0 if not running */
     unsigned long long *pstarts; /* per report task, its leader's start time (journalled) */
-    char **envp;             /* environment for tasks; the last five slots are ours */
+    char **envp;                 /* environment for tasks; the last five slots are ours */
     int nenv;
-    char env_visible[160], env_index[48], env_slices[32];  /* what those slots point to */
-    char env_mps_pipe[640], env_mps_log[640];  /* the two MPS slots (run_mps.c) */
-    bool sim_tasks;          /* tasks sleep their planned time instead of running */
-    double time_unit;        /* real seconds per plan second (sim scaled time), else 1 */
-    double kill_at;          /* when stopping: SIGKILL what still runs after this time */
+    char env_visible[160], env_index[48], env_slices[32]; /* what those slots point to */
+    char env_mps_pipe[640], env_mps_log[640];             /* the two MPS slots (run_mps.c) */
+    bool sim_tasks;   /* tasks sleep their planned time instead of running */
+    double time_unit; /* real seconds per plan second (sim scaled time), else 1 */
+    double kill_at;   /* when stopping: SIGKILL what still runs after this time */
     pthread_t op_thread[MS_RUN_MAX_GPUS];
-    bool op_finished[MS_RUN_MAX_GPUS];  /* set by the op thread, taken by the main loop */
-    int op_running[MS_RUN_MAX_GPUS];    /* op in flight per GPU */
+    bool op_finished[MS_RUN_MAX_GPUS]; /* set by the op thread, taken by the main loop */
+    int op_running[MS_RUN_MAX_GPUS];   /* op in flight per GPU */
     /* virtual driver */
     double vclock;
-    double *op_done_at, *task_done_at;  /* NAN when not in flight */
+    double *op_done_at, *task_done_at; /* NAN when not in flight */
 };
 
 /* run_log.c */

@@ -42,7 +42,7 @@ int exec_identity_init(exec_identity *id, uid_t uid, gid_t gid, ms_error *err)
             id->ngroups = want;
             break;
         }
-        if (want <= n) {  /* refused without asking for more room */
+        if (want <= n) { /* refused without asking for more room */
             exec_identity_fini(id);
             return ms_error_set(err, MS_EINVAL, "uid %u (%s): cannot list its groups",
                                 (unsigned)uid, pw.pw_name);
@@ -53,8 +53,9 @@ int exec_identity_init(exec_identity *id, uid_t uid, gid_t gid, ms_error *err)
         exec_identity_fini(id);
         return ms_error_set(err, MS_ENOMEM, "out of memory");
     }
-    snprintf(id->failed, sizeof id->failed, "migsched: cannot run as %.64s (uid %u, gid %u): ",
-             id->name, (unsigned)uid, (unsigned)gid);
+    snprintf(id->failed, sizeof id->failed,
+             "migsched: cannot run as %.64s (uid %u, gid %u): ", id->name, (unsigned)uid,
+             (unsigned)gid);
     return MS_OK;
 }
 
@@ -109,8 +110,8 @@ static void take_identity(const exec_identity *id)
 static void child(const exec_spawn_opts *o, const int gate[2])
 {
     setpgid(0, 0);
-    if (gate[0] >= 0) {  /* wait for the go; EOF means the parent died before recording us */
-        close(gate[1]);  /* else our own copy would keep the EOF from coming */
+    if (gate[0] >= 0) { /* wait for the go; EOF means the parent died before recording us */
+        close(gate[1]); /* else our own copy would keep the EOF from coming */
         char go;
         ssize_t n;
         while ((n = read(gate[0], &go, 1)) < 0 && errno == EINTR)
@@ -128,7 +129,7 @@ static void child(const exec_spawn_opts *o, const int gate[2])
         dup2(o->out_fd, 1);
     if (o->err_fd >= 0)
         dup2(o->err_fd, 2);
-    if (o->iso && ms_devplan_apply(o->iso, NULL, 0))  /* still root: before the identity */
+    if (o->iso && ms_devplan_apply(o->iso, NULL, 0)) /* still root: before the identity */
         _exit(EXEC_EXIT_ISOLATION);
     if (o->sleep_s >= 0) {
         double s = o->sleep_s;
@@ -157,7 +158,7 @@ pid_t exec_spawn(const exec_spawn_opts *o, int *gate)
     if (pid == 0)
         child(o, fds);
     if (pid > 0)
-        setpgid(pid, pid);  /* also done in the child: whichever runs first */
+        setpgid(pid, pid); /* also done in the child: whichever runs first */
     if (gate) {
         close(fds[0]);
         if (pid > 0)
@@ -171,7 +172,7 @@ pid_t exec_spawn(const exec_spawn_opts *o, int *gate)
 void exec_release(int gate)
 {
     ssize_t ignored = write(gate, "", 1);
-    (void)ignored;  /* a child that is gone needs no go */
+    (void)ignored; /* a child that is gone needs no go */
     close(gate);
 }
 

@@ -66,9 +66,11 @@ static int parse_far_list(const char *text, size_t len, const char *source, ms_w
         if (n == 0)
             continue;
         if (n != 3)
-            return ms_error_set(err, MS_EINVAL, n < 0 ? "%s: line %d: a field is longer than %d characters"
-                                                      : "%s: line %d: expected 'name dir script' (3 fields), found %d",
-                                source, lineno, n < 0 ? FIELD_MAX - 1 : n);
+            return ms_error_set(
+                err, MS_EINVAL,
+                n < 0 ? "%s: line %d: a field is longer than %d characters"
+                      : "%s: line %d: expected 'name dir script' (3 fields), found %d",
+                source, lineno, n < 0 ? FIELD_MAX - 1 : n);
         int rc = add_far_task(source, lineno, f, w, err);
         if (rc)
             return rc;

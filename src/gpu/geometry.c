@@ -74,10 +74,7 @@ static int cmp_placement(const void *a, const void *b)
     return x->start - y->start;
 }
 
-void ms_placements_sort(ms_placement *p, int n)
-{
-    qsort(p, (size_t)n, sizeof *p, cmp_placement);
-}
+void ms_placements_sort(ms_placement *p, int n) { qsort(p, (size_t)n, sizeof *p, cmp_placement); }
 
 /* Descending lexicographic order of the sizes in slot order: the papers' Fig. 1 order. */
 static int cmp_partition_desc(const void *a, const void *b, void *model)
@@ -185,16 +182,15 @@ int ms_gpu_model_finish(ms_gpu_model *m, ms_error *err)
     for (int i = 0; i < m->nprofiles; i++) {
         const ms_profile *p = &m->profiles[i];
         if (p->slices < 1 || p->slices > m->slices)
-            return ms_error_set(err, MS_EINVAL, "%s: profile %s: slices %d not in 1..%d",
-                                m->name, p->name, p->slices, m->slices);
+            return ms_error_set(err, MS_EINVAL, "%s: profile %s: slices %d not in 1..%d", m->name,
+                                p->name, p->slices, m->slices);
         if (p->size_slots < 1 || p->size_slots > m->slots || p->nstarts < 1)
             return ms_error_set(err, MS_EINVAL, "%s: profile %s: bad placement size or starts",
                                 m->name, p->name);
         for (int j = 0; j < p->nstarts; j++)
             if (p->starts[j] < 0 || p->starts[j] + p->size_slots > m->slots)
-                return ms_error_set(err, MS_EINVAL,
-                                    "%s: profile %s: start %d runs past slot %d", m->name,
-                                    p->name, p->starts[j], m->slots);
+                return ms_error_set(err, MS_EINVAL, "%s: profile %s: start %d runs past slot %d",
+                                    m->name, p->name, p->starts[j], m->slots);
         int *b = &m->base_profile[p->slices];
         if (*b < 0 || p->memory_gb < m->profiles[*b].memory_gb ||
             (p->memory_gb == m->profiles[*b].memory_gb &&
@@ -207,8 +203,9 @@ int ms_gpu_model_finish(ms_gpu_model *m, ms_error *err)
         if (m->base_profile[s] >= 0)
             m->sizes[m->nsizes++] = s;
     if (full < 0)
-        return ms_error_set(err, MS_EINVAL, "%s: no profile spans the whole GPU (%d slices, %d slots)",
-                            m->name, m->slices, m->slots);
+        return ms_error_set(err, MS_EINVAL,
+                            "%s: no profile spans the whole GPU (%d slices, %d slots)", m->name,
+                            m->slices, m->slots);
     for (int k = 0; k < m->nsizes; k++) {
         int s = m->sizes[k];
         if (!(m->create_s[s] >= 0) || !(m->destroy_s[s] >= 0))

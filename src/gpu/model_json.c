@@ -14,7 +14,7 @@
 #include "migsched/io.h"
 
 /* Bounds beyond which a field is a typo, not a GPU. */
-#define MEMORY_GB_MAX 1e6
+#define MEMORY_GB_MAX  1e6
 #define NVML_INDEX_MAX 63
 
 static int get_int(json_t *obj, const char *key, int lo, int hi, int *out, const char *where,
@@ -81,10 +81,10 @@ static int parse_profile(json_t *jp, ms_profile *p, int slots, const char *where
                                 slots - 1);
         p->starts[i] = (int)json_integer_value(s);
         if (i && p->starts[i] <= p->starts[i - 1])
-            return ms_error_set(err, MS_EINVAL, "%s: starts[%d]: slot %d %s", where, i,
-                                p->starts[i], p->starts[i] == p->starts[i - 1]
-                                                  ? "appears twice"
-                                                  : "is below the one before (list them ascending)");
+            return ms_error_set(
+                err, MS_EINVAL, "%s: starts[%d]: slot %d %s", where, i, p->starts[i],
+                p->starts[i] == p->starts[i - 1] ? "appears twice"
+                                                 : "is below the one before (list them ascending)");
     }
     return MS_OK;
 }
@@ -93,13 +93,15 @@ static int parse_reconfig(json_t *reconf, ms_gpu_model *m, ms_error *err)
 {
     static const char *const keys[] = {"create", "destroy", NULL};
     if (!json_is_object(reconf))
-        return ms_error_set(err, MS_EINVAL, "field 'reconfig' must be an object keyed by size "
+        return ms_error_set(err, MS_EINVAL,
+                            "field 'reconfig' must be an object keyed by size "
                             "(the create/destroy times of each)");
     const char *key;
     json_t *val;
     int rc;
     bool seen[MS_MAX_SLICES + 1] = {false};
-    json_object_foreach(reconf, key, val) {
+    json_object_foreach(reconf, key, val)
+    {
         char *end;
         long s = isdigit((unsigned char)key[0]) ? strtol(key, &end, 10) : 0;
         char where[48];
@@ -119,8 +121,10 @@ static int parse_reconfig(json_t *reconf, ms_gpu_model *m, ms_error *err)
     }
     for (int k = 0; k < m->nsizes; k++)
         if (!seen[m->sizes[k]])
-            return ms_error_set(err, MS_EINVAL, "reconfig: times of size %d are missing (every "
-                                "profile size needs create and destroy)", m->sizes[k]);
+            return ms_error_set(err, MS_EINVAL,
+                                "reconfig: times of size %d are missing (every "
+                                "profile size needs create and destroy)",
+                                m->sizes[k]);
     return MS_OK;
 }
 
@@ -141,9 +145,11 @@ static int check_builtin_name(const ms_gpu_model *m, ms_error *err)
                !memcmp(b->profiles[j].starts, p->starts, sizeof(int) * (size_t)p->nstarts);
     }
     if (!same)
-        return ms_error_set(err, MS_EINVAL, "field 'name': '%s' is the built-in %s, but the "
+        return ms_error_set(err, MS_EINVAL,
+                            "field 'name': '%s' is the built-in %s, but the "
                             "slots, slices or profiles differ from it (give the model another "
-                            "name)", m->name, b->name);
+                            "name)",
+                            m->name, b->name);
     return MS_OK;
 }
 

@@ -31,13 +31,14 @@ static size_t sets_of(const int *jobs, int n, int c, int families, int from, int
     }
     for (int i = from; i < n; i++) {
         pick[depth] = jobs[i];
-        count = sets_of(jobs, n, c, families, i + 1, pick, depth + 1, setups, nsetups, out, cap, count);
+        count = sets_of(jobs, n, c, families, i + 1, pick, depth + 1, setups, nsetups, out, cap,
+                        count);
     }
     return count;
 }
 
-size_t ms_hier_choices(unsigned long long free_jobs, int cmax, int families,
-                       ms_hier_choice *out, size_t cap)
+size_t ms_hier_choices(unsigned long long free_jobs, int cmax, int families, ms_hier_choice *out,
+                       size_t cap)
 {
     int jobs[64], n = 0, pick[MS_HIER_MAX_C];
     for (int j = 0; j < 64; j++)
@@ -46,7 +47,8 @@ size_t ms_hier_choices(unsigned long long free_jobs, int cmax, int families,
     size_t count = 0;
     ms_hier_setup setups[128];
     for (int c = 1; c <= cmax && c <= MS_HIER_MAX_C && c <= n; c++) {
-        size_t ns = ms_hier_setups_for(c, c == 1 ? MS_HIER_FAM_SOLO : families & ~MS_HIER_FAM_SOLO, setups, 128);
+        size_t ns = ms_hier_setups_for(c, c == 1 ? MS_HIER_FAM_SOLO : families & ~MS_HIER_FAM_SOLO,
+                                       setups, 128);
         count = sets_of(jobs, n, c, families, 0, pick, 0, setups, ns, out, cap, count);
     }
     return count;

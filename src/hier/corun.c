@@ -22,15 +22,9 @@ void ms_hier_corun_free(ms_hier_corun *cr)
     free(cr);
 }
 
-int ms_hier_corun_measured(const ms_hier_corun *cr)
-{
-    return cr->measured;
-}
+int ms_hier_corun_measured(const ms_hier_corun *cr) { return cr->measured; }
 
-const ms_hier_params *ms_hier_corun_params(const ms_hier_corun *cr)
-{
-    return &cr->par;
-}
+const ms_hier_params *ms_hier_corun_params(const ms_hier_corun *cr) { return &cr->par; }
 
 void hier_corun_key(const char *setup_id, const char *const *names, int c, char *key, size_t len)
 {
@@ -44,10 +38,7 @@ static int row_cmp(const void *a, const void *b)
     return strcmp(((const hier_corun_row *)a)->key, ((const hier_corun_row *)b)->key);
 }
 
-void hier_corun_sort(ms_hier_corun *cr)
-{
-    qsort(cr->rows, cr->n, sizeof *cr->rows, row_cmp);
-}
+void hier_corun_sort(ms_hier_corun *cr) { qsort(cr->rows, cr->n, sizeof *cr->rows, row_cmp); }
 
 const hier_corun_row *hier_corun_find(const ms_hier_corun *cr, const char *key)
 {

@@ -37,7 +37,9 @@ static int parse_row(const csv_record *rec, const char *path, hier_corun_row *ro
     ms_hier_setup s;
     const char *id = csv_field(rec, 0);
     if (ms_hier_setup_by_id(id, &s) || s.c < 2)
-        return ms_error_set(err, MS_EINVAL, "%s:%ld: field 'setup': '%s' is not a setup id of 2 to %d jobs (docs/hier.md lists them)",
+        return ms_error_set(err, MS_EINVAL,
+                            "%s:%ld: field 'setup': '%s' is not a setup id of 2 to %d jobs "
+                            "(docs/hier.md lists them)",
                             path, rec->line, id, MS_HIER_MAX_C);
     char jobs[MS_HIER_MAX_C * MS_HIER_NAME_LEN + 64], times[512];
     char *names[MS_HIER_MAX_C], *tv[MS_HIER_MAX_C];
@@ -48,26 +50,32 @@ static int parse_row(const csv_record *rec, const char *path, hier_corun_row *ro
     snprintf(times, sizeof times, "%s", csv_field(rec, 2));
     int nj = split(jobs, names, MS_HIER_MAX_C), nt = split(times, tv, MS_HIER_MAX_C);
     if (nj != s.c)
-        return ms_error_set(err, MS_EINVAL, "%s:%ld: field 'jobs': %s%d job names, setup %s has %d slots",
-                            path, rec->line, nj > MS_HIER_MAX_C ? "more than " : "",
+        return ms_error_set(err, MS_EINVAL,
+                            "%s:%ld: field 'jobs': %s%d job names, setup %s has %d slots", path,
+                            rec->line, nj > MS_HIER_MAX_C ? "more than " : "",
                             nj > MS_HIER_MAX_C ? MS_HIER_MAX_C : nj, id, s.c);
     if (nt != s.c)
-        return ms_error_set(err, MS_EINVAL, "%s:%ld: field 'times': %s%d times, setup %s has %d slots",
-                            path, rec->line, nt > MS_HIER_MAX_C ? "more than " : "",
+        return ms_error_set(err, MS_EINVAL,
+                            "%s:%ld: field 'times': %s%d times, setup %s has %d slots", path,
+                            rec->line, nt > MS_HIER_MAX_C ? "more than " : "",
                             nt > MS_HIER_MAX_C ? MS_HIER_MAX_C : nt, id, s.c);
     for (int k = 0; k < s.c; k++) {
         if (!*names[k] || strlen(names[k]) >= MS_HIER_NAME_LEN || strchr(names[k], '|'))
-            return ms_error_set(err, MS_EINVAL, "%s:%ld: field 'jobs': job %d ('%s') must be a name of 1 to %d characters without '|'",
+            return ms_error_set(err, MS_EINVAL,
+                                "%s:%ld: field 'jobs': job %d ('%s') must be a name of 1 to %d "
+                                "characters without '|'",
                                 path, rec->line, k + 1, names[k], MS_HIER_NAME_LEN - 1);
         for (int i = 0; i < k; i++)
             if (!strcmp(names[i], names[k]))
-                return ms_error_set(err, MS_EINVAL, "%s:%ld: field 'jobs': '%s' appears twice", path, rec->line, names[k]);
+                return ms_error_set(err, MS_EINVAL, "%s:%ld: field 'jobs': '%s' appears twice",
+                                    path, rec->line, names[k]);
         char *end;
         double t = strtod(tv[k], &end);
         if (!*tv[k] || *end || t <= 0 || ms_time_check(t))
-            return ms_error_set(err, MS_EINVAL, "%s:%ld: field 'times': time %d ('%s') must be a "
-                                "positive number of seconds, at most %g", path, rec->line, k + 1,
-                                tv[k], MS_TIME_MAX);
+            return ms_error_set(err, MS_EINVAL,
+                                "%s:%ld: field 'times': time %d ('%s') must be a "
+                                "positive number of seconds, at most %g",
+                                path, rec->line, k + 1, tv[k], MS_TIME_MAX);
         row->times[k] = t;
     }
     hier_corun_key(s.id, (const char *const *)names, s.c, row->key, sizeof row->key);
@@ -97,12 +105,14 @@ int ms_hier_corun_read(const char *path, const ms_hier_params *par, ms_hier_coru
         goto done;
     if (!got || rec.n != 3 || strcasecmp(csv_field(&rec, 0), "setup") ||
         strcasecmp(csv_field(&rec, 1), "jobs") || strcasecmp(csv_field(&rec, 2), "times")) {
-        rc = ms_error_set(err, MS_EINVAL, "%s:%ld: header must be 'setup,jobs,times'", path, got ? rec.line : 1L);
+        rc = ms_error_set(err, MS_EINVAL, "%s:%ld: header must be 'setup,jobs,times'", path,
+                          got ? rec.line : 1L);
         goto done;
     }
     while (!(rc = csv_next_record(&lx, &rec, &got, err)) && got) {
         if (rec.n != 3) {
-            rc = ms_error_set(err, MS_EINVAL, "%s:%ld: %d fields, expected 3 (setup,jobs,times)", path, rec.line, rec.n);
+            rc = ms_error_set(err, MS_EINVAL, "%s:%ld: %d fields, expected 3 (setup,jobs,times)",
+                              path, rec.line, rec.n);
             break;
         }
         hier_corun_row *nr = realloc(cr->rows, (cr->n + 1) * sizeof *nr);

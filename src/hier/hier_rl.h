@@ -14,9 +14,9 @@
 #define HIER_RL_FEATURES (MS_HIER_NCOUNTERS + 5)
 /* With gains (ours, not Table VI's): 3 more per row, the co-run gains of rl_gain.c. */
 #define HIER_RL_GAIN_FEATURES 3
-#define HIER_RL_GAIN_CACHE 4096 /* job sets remembered per episode (793 at W 12, C_max 4) */
-#define HIER_RL_MAX_SETUPS 128
-#define HIER_RL_MAX_W 64
+#define HIER_RL_GAIN_CACHE    4096 /* job sets remembered per episode (793 at W 12, C_max 4) */
+#define HIER_RL_MAX_SETUPS    128
+#define HIER_RL_MAX_W         64
 /* Rewards reach the network in hundredths: r_f / 100 is the throughput gain over time
  * sharing, which keeps Q values near 1 for the Huber loss. */
 #define HIER_RL_REWARD_SCALE 0.01
@@ -28,16 +28,16 @@ typedef struct hier_rl_group {
 } hier_rl_group;
 
 typedef struct hier_rl_env {
-    int W, cmax;          /* state rows; largest group in the action space */
-    int cmax_now;         /* largest group allowed in this episode (<= cmax) */
-    int nsetups;          /* action W + k closes the open group with setups[k] */
+    int W, cmax;  /* state rows; largest group in the action space */
+    int cmax_now; /* largest group allowed in this episode (<= cmax) */
+    int nsetups;  /* action W + k closes the open group with setups[k] */
     ms_hier_setup setups[HIER_RL_MAX_SETUPS];
-    double ri_weight;     /* weight of the intermediate rewards r_i beside r_f */
-    double saved_weight;  /* weight of the time saved per closed group */
-    double rf_weight;     /* weight of r_f, paid at the last close */
-    bool best_setup;      /* one close action; the group gets its best Table VII setup */
-    bool gains;           /* the state's rows carry the co-run gains of rl_gain.c */
-    long expert_updates;  /* supervised steps on exact values (rl_expert.c), for model files */
+    double ri_weight;    /* weight of the intermediate rewards r_i beside r_f */
+    double saved_weight; /* weight of the time saved per closed group */
+    double rf_weight;    /* weight of r_f, paid at the last close */
+    bool best_setup;     /* one close action; the group gets its best Table VII setup */
+    bool gains;          /* the state's rows carry the co-run gains of rl_gain.c */
+    long expert_updates; /* supervised steps on exact values (rl_expert.c), for model files */
     const ms_hier_corun *cr;
     /* Training: windows drawn from the seen programs of cat, or always `fixed`. */
     const ms_hier_catalog *cat;
@@ -125,8 +125,8 @@ int hier_rl_decide(hier_rl_decider *d, hier_rl_env *e);
 
 /* Plans w with the network (W jobs at a time when w is longer), appending to out. */
 int hier_rl_plan(const ms_mlp *net, hier_rl_env *e, const ms_hier_window *w,
-                 const ms_hier_corun *cr, int cmax, ms_hier_lookahead lookahead,
-                 ms_hier_plan *out, ms_error *err);
+                 const ms_hier_corun *cr, int cmax, ms_hier_lookahead lookahead, ms_hier_plan *out,
+                 ms_error *err);
 
 /* The environment's description stored in model files (with the programs trained on when
  * cat is not NULL), and its check on load. */

@@ -13,10 +13,7 @@ ms_hier_params ms_hier_params_default(void)
     return (ms_hier_params){.gamma = 0.4};
 }
 
-int ms_hier_n_gi(const ms_hier_setup *s)
-{
-    return s->layout == MS_HIER_PRIVATE ? 2 : 1;
-}
+int ms_hier_n_gi(const ms_hier_setup *s) { return s->layout == MS_HIER_PRIVATE ? 2 : 1; }
 
 double ms_hier_gi_mem(const ms_hier_setup *s, int gi)
 {

@@ -8,10 +8,7 @@
 #include <string.h>
 
 /* CoRunTime <= SoloRunTime, with room for rounding. */
-static int no_slower(double corun, double solo)
-{
-    return corun <= solo * (1 + 1e-9);
-}
+static int no_slower(double corun, double solo) { return corun <= solo * (1 + 1e-9); }
 
 static double solo_sum(const ms_hier_window *w, const int *jobs, int c)
 {
@@ -140,14 +137,16 @@ int ms_hier_plan_add(ms_hier_plan *p, const ms_hier_window *w, const ms_hier_cor
     g.setup = *s;
     for (int k = 0; k < s->c; k++) {
         if (jobs[k] < 0 || (size_t)jobs[k] >= w->n)
-            return ms_error_set(err, MS_EINVAL, "job index %d outside the window of %zu", jobs[k], w->n);
+            return ms_error_set(err, MS_EINVAL, "job index %d outside the window of %zu", jobs[k],
+                                w->n);
         g.job[k] = jobs[k];
     }
     if (group_times(w, cr, g.job, s, g.time, &g.corun))
         return ms_error_set(err, MS_EINVAL, "no co-run time for setup %s with these jobs", s->id);
     if (!no_slower(g.corun, solo_sum(w, g.job, g.c)))
-        return ms_error_set(err, MS_EINVAL, "setup %s: CoRunTime %.6g s exceeds time sharing %.6g s",
-                            s->id, g.corun, solo_sum(w, g.job, g.c));
+        return ms_error_set(err, MS_EINVAL,
+                            "setup %s: CoRunTime %.6g s exceeds time sharing %.6g s", s->id,
+                            g.corun, solo_sum(w, g.job, g.c));
     ms_hier_group *ng = realloc(p->groups, (p->n + 1) * sizeof *ng);
     if (!ng)
         return ms_error_set(err, MS_ENOMEM, "out of memory");
@@ -168,25 +167,31 @@ int ms_hier_plan_check(const ms_hier_plan *p, const ms_hier_window *w, const ms_
     for (size_t i = 0; i < p->n && !rc; i++) {
         const ms_hier_group *g = &p->groups[i];
         if (g->c < 1 || g->c > cmax || g->c != g->setup.c) {
-            rc = ms_error_set(err, MS_EINVAL, "group %zu: %d jobs (C_max %d, setup for %d)", i, g->c, cmax, g->setup.c);
+            rc = ms_error_set(err, MS_EINVAL, "group %zu: %d jobs (C_max %d, setup for %d)", i,
+                              g->c, cmax, g->setup.c);
             break;
         }
         for (int k = 0; k < g->c && !rc; k++) {
             if (g->job[k] < 0 || (size_t)g->job[k] >= w->n || seen[g->job[k]]++)
-                rc = ms_error_set(err, MS_EINVAL, "group %zu: job %d is outside the window or in two groups", i, g->job[k]);
+                rc = ms_error_set(err, MS_EINVAL,
+                                  "group %zu: job %d is outside the window or in two groups", i,
+                                  g->job[k]);
         }
         if (rc)
             break;
         double times[MS_HIER_MAX_C], corun;
         if (group_times(w, cr, g->job, &g->setup, times, &corun)) {
-            rc = ms_error_set(err, MS_EINVAL, "group %zu: no co-run time for setup %s", i, g->setup.id);
+            rc = ms_error_set(err, MS_EINVAL, "group %zu: no co-run time for setup %s", i,
+                              g->setup.id);
             break;
         }
         for (int k = 0; k < g->c; k++)
             if (fabs(times[k] - g->time[k]) > 1e-9 * fmax(1.0, times[k]))
-                rc = ms_error_set(err, MS_EINVAL, "group %zu: job %d's time %.9g differs from %.9g", i, g->job[k], g->time[k], times[k]);
+                rc = ms_error_set(err, MS_EINVAL, "group %zu: job %d's time %.9g differs from %.9g",
+                                  i, g->job[k], g->time[k], times[k]);
         if (!rc && fabs(corun - g->corun) > 1e-9 * fmax(1.0, corun))
-            rc = ms_error_set(err, MS_EINVAL, "group %zu: CoRunTime %.9g differs from %.9g", i, g->corun, corun);
+            rc = ms_error_set(err, MS_EINVAL, "group %zu: CoRunTime %.9g differs from %.9g", i,
+                              g->corun, corun);
         if (!rc && !no_slower(corun, solo_sum(w, g->job, g->c)))
             rc = ms_error_set(err, MS_EINVAL, "group %zu: slower than time sharing", i);
         total += corun;
@@ -195,7 +200,8 @@ int ms_hier_plan_check(const ms_hier_plan *p, const ms_hier_window *w, const ms_
         if (!seen[j])
             rc = ms_error_set(err, MS_EINVAL, "job %zu (%s) is in no group", j, w->jobs[j].name);
     if (!rc && fabs(total - p->total) > 1e-9 * fmax(1.0, total))
-        rc = ms_error_set(err, MS_EINVAL, "total %.9g differs from the groups' sum %.9g", p->total, total);
+        rc = ms_error_set(err, MS_EINVAL, "total %.9g differs from the groups' sum %.9g", p->total,
+                          total);
     free(seen);
     return rc;
 }

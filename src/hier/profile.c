@@ -9,9 +9,10 @@
 #include <string.h>
 
 const char *const ms_hier_counter_names[MS_HIER_NCOUNTERS] = {
-    "duration", "memory_pct", "elapsed_cycles", "grid_size", "registers_per_thread",
-    "dram_throughput", "l1tex_throughput", "l2_throughput", "sm_active_cycles",
-    "compute_pct", "waves_per_sm", "achieved_active_warps"};
+    "duration",         "memory_pct",           "elapsed_cycles",
+    "grid_size",        "registers_per_thread", "dram_throughput",
+    "l1tex_throughput", "l2_throughput",        "sm_active_cycles",
+    "compute_pct",      "waves_per_sm",         "achieved_active_warps"};
 
 const char *ms_hier_class_name(ms_hier_class c)
 {
@@ -47,8 +48,10 @@ int ms_hier_profile_check(const ms_hier_profile *p, ms_error *err)
     if (!p->name[0])
         return ms_error_set(err, MS_EINVAL, "empty job name");
     if (!(p->solo > 0) || ms_time_check(p->solo))
-        return ms_error_set(err, MS_EINVAL, "job %s: solo must be a positive number of seconds "
-                                            "(at most %g)", p->name, MS_TIME_MAX);
+        return ms_error_set(err, MS_EINVAL,
+                            "job %s: solo must be a positive number of seconds "
+                            "(at most %g)",
+                            p->name, MS_TIME_MAX);
     if (!(p->serial >= 0 && p->serial <= 1))
         return ms_error_set(err, MS_EINVAL, "job %s: serial must be in [0, 1]", p->name);
     if (!(p->mem >= 0 && p->mem <= 1))
@@ -56,8 +59,10 @@ int ms_hier_profile_check(const ms_hier_profile *p, ms_error *err)
     if (!(p->cache >= 0) || !isfinite(p->cache))
         return ms_error_set(err, MS_EINVAL, "job %s: cache must be a finite number >= 0", p->name);
     if (!(p->t_1gpc >= 0) || ms_time_check(p->t_1gpc))
-        return ms_error_set(err, MS_EINVAL, "job %s: t_1gpc must be >= 0 (0 = modelled) and at "
-                                            "most %g s", p->name, MS_TIME_MAX);
+        return ms_error_set(err, MS_EINVAL,
+                            "job %s: t_1gpc must be >= 0 (0 = modelled) and at "
+                            "most %g s",
+                            p->name, MS_TIME_MAX);
     for (int i = 0; i < MS_HIER_NCOUNTERS; i++)
         if (!(p->counters[i] >= 0) || !isfinite(p->counters[i]))
             return ms_error_set(err, MS_EINVAL, "job %s: counter %s must be a finite number >= 0",

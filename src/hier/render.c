@@ -78,8 +78,8 @@ static char *quote(const char *s)
 /* The launch line of the jobs `slots` of group g: each job in the background with its
  * thread percentage, then a wait on each, failing if any failed. NULL command when a job
  * has none. */
-static int batch_command(const ms_hier_group *g, const ms_hier_window *w, const int *slots,
-                         int n, char **out)
+static int batch_command(const ms_hier_group *g, const ms_hier_window *w, const int *slots, int n,
+                         char **out)
 {
     *out = NULL;
     if (!w->commands)
@@ -98,7 +98,8 @@ static int batch_command(const ms_hier_group *g, const ms_hier_window *w, const 
         if (!q)
             rc = -1;
         else if (pct > 0)
-            rc = appendf(&buf, &len, "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=%d sh -c %s & p%d=$!; ", pct, q, i);
+            rc = appendf(&buf, &len, "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=%d sh -c %s & p%d=$!; ",
+                         pct, q, i);
         else
             rc = appendf(&buf, &len, "sh -c %s & p%d=$!; ", q, i);
         free(q);
@@ -123,8 +124,10 @@ int ms_hier_render(const ms_hier_plan *p, const ms_hier_window *w, const ms_gpu_
     memset(out, 0, sizeof *out);
     int p7 = profile_of(gpu, 7), p4 = profile_of(gpu, 4), p3 = profile_of(gpu, 3);
     if (p7 < 0 || p4 < 0 || p3 < 0)
-        return ms_error_set(err, MS_EINVAL, "GPU %s has no 7-, 4- and 3-slice profiles: paper 004's setups need an A100-class GPU",
-                            gpu->name);
+        return ms_error_set(
+            err, MS_EINVAL,
+            "GPU %s has no 7-, 4- and 3-slice profiles: paper 004's setups need an A100-class GPU",
+            gpu->name);
     /* 4g and 3g side by side: the first allowed starts whose slots do not overlap. */
     ms_placement pl4 = {p4, gpu->profiles[p4].starts[0]}, pl3 = {p3, -1};
     for (int i = 0; i < gpu->profiles[p3].nstarts && pl3.start < 0; i++) {
@@ -133,7 +136,8 @@ int ms_hier_render(const ms_hier_plan *p, const ms_hier_window *w, const ms_gpu_
             pl3 = t;
     }
     if (pl3.start < 0)
-        return ms_error_set(err, MS_EINVAL, "GPU %s: no 3-slice placement beside the 4-slice one", gpu->name);
+        return ms_error_set(err, MS_EINVAL, "GPU %s: no 3-slice placement beside the 4-slice one",
+                            gpu->name);
     ms_placement pl7 = {p7, gpu->profiles[p7].starts[0]};
     out->schedule = ms_schedule_new(gpu, 1, "hier");
     out->workload = ms_workload_new();
@@ -156,7 +160,8 @@ int ms_hier_render(const ms_hier_plan *p, const ms_hier_window *w, const ms_gpu_
             int slices = gpu->profiles[pl.profile].slices;
             double c0 = t, c1 = t + ms_gpu_create_time(gpu, slices);
             t = c1;
-            ids[k] = ms_schedule_add_instance(out->schedule, 0, pl.profile, pl.start, c0, c1, NAN, NAN);
+            ids[k] = ms_schedule_add_instance(out->schedule, 0, pl.profile, pl.start, c0, c1, NAN,
+                                              NAN);
             int slots[MS_HIER_MAX_C], n = 0;
             double dur = 0;
             char name[MS_HIER_MAX_C * MS_HIER_NAME_LEN + 16];
@@ -169,7 +174,8 @@ int ms_hier_render(const ms_hier_plan *p, const ms_hier_window *w, const ms_gpu_
                 at += (size_t)snprintf(name + at, sizeof name - at, "%s%s", n > 1 ? "+" : "",
                                        w->jobs[g->job[s]].name);
             }
-            out->mps_daemon[ids[k]] = n > 1 || (n == 1 && ms_hier_render_pct(&g->setup, slots[0]) > 0);
+            out->mps_daemon[ids[k]] = n > 1 ||
+                                      (n == 1 && ms_hier_render_pct(&g->setup, slots[0]) > 0);
             double times[MS_MAX_SLICES + 1];
             for (int s = 0; s <= MS_MAX_SLICES; s++)
                 times[s] = INFINITY;
@@ -180,7 +186,8 @@ int ms_hier_render(const ms_hier_plan *p, const ms_hier_window *w, const ms_gpu_
             if (!rc)
                 rc = ms_workload_add(out->workload, name, times, cmd, NULL, err);
             free(cmd);
-            if (!rc && ms_schedule_add_task(out->schedule, out->workload->n - 1, ids[k], c1, c1 + dur))
+            if (!rc &&
+                ms_schedule_add_task(out->schedule, out->workload->n - 1, ids[k], c1, c1 + dur))
                 rc = ms_error_set(err, MS_ENOMEM, "out of memory");
             end = fmax(end, c1 + dur);
         }

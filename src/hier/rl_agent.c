@@ -8,7 +8,7 @@
 #include "hier_rl.h"
 
 #define HIER_RL_FEATURES_ID "table3-share-ratio-log+5/1"
-#define HIER_RL_GAINS_ID "table3-share-ratio-log+5+gains3/1" /* with --gains */
+#define HIER_RL_GAINS_ID    "table3-share-ratio-log+5+gains3/1" /* with --gains */
 
 struct ms_hier_agent {
     ms_dqn_model model;
@@ -16,12 +16,14 @@ struct ms_hier_agent {
 };
 
 int hier_rl_plan(const ms_mlp *net, hier_rl_env *e, const ms_hier_window *w,
-                 const ms_hier_corun *cr, int cmax, ms_hier_lookahead lookahead,
-                 ms_hier_plan *out, ms_error *err)
+                 const ms_hier_corun *cr, int cmax, ms_hier_lookahead lookahead, ms_hier_plan *out,
+                 ms_error *err)
 {
     if (cmax < 1 || cmax > e->cmax)
-        return ms_error_set(err, MS_EINVAL, "hier rl: the model plans groups of up to %d jobs, "
-                                            "C_max %d asked", e->cmax, cmax);
+        return ms_error_set(err, MS_EINVAL,
+                            "hier rl: the model plans groups of up to %d jobs, "
+                            "C_max %d asked",
+                            e->cmax, cmax);
     hier_rl_decider d;
     int rc = hier_rl_decider_init(&d, net, e, lookahead, err);
     for (size_t off = 0; off < w->n && !rc; off += (size_t)e->W) {
@@ -53,8 +55,8 @@ char *hier_rl_env_json(const hier_rl_env *e, const ms_hier_catalog *cat)
     json_t *j = json_pack("{s:i, s:i, s:f, s:f, s:f, s:b, s:f, s:s, s:o, s:o}", "window", e->W,
                           "cmax", e->cmax, "ri_weight", e->ri_weight, "saved_weight",
                           e->saved_weight, "rf_weight", e->rf_weight, "best_setup", e->best_setup,
-                          "reward_scale", HIER_RL_REWARD_SCALE, "features", feat, "setups",
-                          setups, "trained_on", progs);
+                          "reward_scale", HIER_RL_REWARD_SCALE, "features", feat, "setups", setups,
+                          "trained_on", progs);
     if (j && e->expert_updates) /* only then, so DQN-only files keep their bytes */
         json_object_set_new(j, "expert_pretrain", json_integer(e->expert_updates));
     char *text = j ? json_dumps(j, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
@@ -72,9 +74,9 @@ int hier_rl_env_from_json(const char *path, const char *text, hier_rl_env *e, ms
     c.rf_weight = 1; /* files from before --rf-weight paid r_f in full */
     const char *feat = NULL;
     if (!j || json_unpack_ex(j, &je, 0, "{s:i, s:i, s:F, s:F, s?F, s:b, s:s, s:o}", "window",
-                             &c.window, "cmax", &c.cmax, "ri_weight", &c.ri_weight,
-                             "saved_weight", &c.saved_weight, "rf_weight", &c.rf_weight,
-                             "best_setup", &best, "features", &feat, "setups", &setups)) {
+                             &c.window, "cmax", &c.cmax, "ri_weight", &c.ri_weight, "saved_weight",
+                             &c.saved_weight, "rf_weight", &c.rf_weight, "best_setup", &best,
+                             "features", &feat, "setups", &setups)) {
         ms_error_set(err, rc, "%s: env: %s", path, je.text);
         goto out;
     }
@@ -97,8 +99,8 @@ int hier_rl_env_from_json(const char *path, const char *text, hier_rl_env *e, ms
     for (int k = 0; k < e->nsetups; k++) {
         const char *id = json_string_value(json_array_get(setups, (size_t)k));
         if (!id || strcmp(id, e->setups[k].id)) {
-            ms_error_set(err, rc, "%s: env: action setup %d is '%s', this build's is '%s'", path,
-                         k, id ? id : "(not a string)", e->setups[k].id);
+            ms_error_set(err, rc, "%s: env: action setup %d is '%s', this build's is '%s'", path, k,
+                         id ? id : "(not a string)", e->setups[k].id);
             goto out;
         }
     }
@@ -126,9 +128,10 @@ int ms_hier_agent_load(const char *path, ms_hier_agent **out, ms_error *err)
         rc = hier_rl_env_from_json(path, a->model.env_json, &a->env, err);
     if (!rc && (a->model.mlp.in != hier_rl_obs_size(&a->env) ||
                 a->model.mlp.nact != hier_rl_num_actions(&a->env)))
-        rc = ms_error_set(err, MS_EINVAL, "%s: the network has %d inputs and %d actions, the "
-                                          "environment %d and %d", path, a->model.mlp.in,
-                          a->model.mlp.nact, hier_rl_obs_size(&a->env),
+        rc = ms_error_set(err, MS_EINVAL,
+                          "%s: the network has %d inputs and %d actions, the "
+                          "environment %d and %d",
+                          path, a->model.mlp.in, a->model.mlp.nact, hier_rl_obs_size(&a->env),
                           hier_rl_num_actions(&a->env));
     if (rc) {
         ms_hier_agent_free(a);
@@ -150,9 +153,8 @@ void ms_hier_agent_free(ms_hier_agent *a)
 int ms_hier_agent_window(const ms_hier_agent *a) { return a->env.W; }
 int ms_hier_agent_cmax(const ms_hier_agent *a) { return a->env.cmax; }
 
-int ms_hier_agent_plan(ms_hier_agent *a, const ms_hier_window *w, const ms_hier_corun *cr,
-                       int cmax, ms_hier_lookahead lookahead, ms_hier_plan *out,
-                       ms_error *err)
+int ms_hier_agent_plan(ms_hier_agent *a, const ms_hier_window *w, const ms_hier_corun *cr, int cmax,
+                       ms_hier_lookahead lookahead, ms_hier_plan *out, ms_error *err)
 {
     memset(out, 0, sizeof *out);
     int rc = hier_rl_plan(&a->model.mlp, &a->env, w, cr, cmax, lookahead, out, err);

@@ -6,8 +6,9 @@
  * sequence of decisions. Closing pays r_i for every job of the group (Table VI) and the
  * time the group saves over time sharing, in percent of the window's solo time (ours: the
  * sum over an episode falls as the total co-run time grows, like r_f, so the optimum stays
- * and credit comes at once); the last close pays r_f. A group whose best co-run is slower than time sharing (or unknown to a measured
- * table) runs as solo jobs instead, so every plan keeps IV-A's first constraint. */
+ * and credit comes at once); the last close pays r_f. A group whose best co-run is slower than time
+ * sharing (or unknown to a measured table) runs as solo jobs instead, so every plan keeps IV-A's
+ * first constraint. */
 #include <math.h>
 #include <string.h>
 
@@ -20,8 +21,7 @@ int hier_rl_env_init(hier_rl_env *e, const ms_hier_rl_config *c, ms_error *err)
     if (W < 1 || W > HIER_RL_MAX_W)
         return ms_error_set(err, MS_EINVAL, "hier rl: window %d out of 1..%d", W, HIER_RL_MAX_W);
     if (cmax < 1 || cmax > MS_HIER_MAX_C)
-        return ms_error_set(err, MS_EINVAL, "hier rl: C_max %d out of 1..%d", cmax,
-                            MS_HIER_MAX_C);
+        return ms_error_set(err, MS_EINVAL, "hier rl: C_max %d out of 1..%d", cmax, MS_HIER_MAX_C);
     if (!(c->ri_weight >= 0) || !(c->saved_weight >= 0) || !(c->rf_weight >= 0))
         return ms_error_set(err, MS_EINVAL, "hier rl: reward weights must be >= 0");
     e->W = W;
@@ -62,7 +62,7 @@ static const struct {
     int kind;
     double scale;
 } FEAT[MS_HIER_NCOUNTERS] = {
-    {F_RATIO, 1}, {F_SHARE, 100}, {F_RATIO, 1}, {F_LOG, 5},     {F_LOG, 5},   {F_SHARE, 100},
+    {F_RATIO, 1},   {F_SHARE, 100}, {F_RATIO, 1}, {F_LOG, 5},     {F_LOG, 5}, {F_SHARE, 100},
     {F_SHARE, 100}, {F_SHARE, 100}, {F_RATIO, 1}, {F_SHARE, 100}, {F_LOG, 5}, {F_SHARE, 64},
 };
 
@@ -217,8 +217,7 @@ static int group_under(const hier_rl_env *e, int *k, ms_hier_group *g)
 {
     if (*k >= 0)
         return ms_hier_group_setup(e->win, e->cr, e->group, e->gsize, &e->setups[*k], g);
-    if (ms_hier_group_best(e->win, e->cr, e->group, e->gsize, MS_HIER_FAM_TABLE7, MS_HIER_NOMIG,
-                           g))
+    if (ms_hier_group_best(e->win, e->cr, e->group, e->gsize, MS_HIER_FAM_TABLE7, MS_HIER_NOMIG, g))
         return 1;
     for (*k = 0; strcmp(e->setups[*k].id, g->setup.id); ++*k)
         ; /* the action space holds every Table VII setup up to cmax */

@@ -14,11 +14,14 @@ int hier_rl_expert_init(hier_rl_expert *x, const hier_rl_env *e, ms_error *err)
 {
     memset(x, 0, sizeof *x);
     if (e->W > MS_HIER_MAX_W)
-        return ms_error_set(err, MS_EINVAL, "--expert-pretrain: window %d, the exact values "
-                                            "take at most %d jobs", e->W, MS_HIER_MAX_W);
+        return ms_error_set(err, MS_EINVAL,
+                            "--expert-pretrain: window %d, the exact values "
+                            "take at most %d jobs",
+                            e->W, MS_HIER_MAX_W);
     if (e->ri_weight != 0)
-        return ms_error_set(err, MS_EINVAL, "--expert-pretrain needs --ri-weight 0 (the exact "
-                                            "values cover the time saved and r_f, not r_i)");
+        return ms_error_set(err, MS_EINVAL,
+                            "--expert-pretrain needs --ri-weight 0 (the exact "
+                            "values cover the time saved and r_f, not r_i)");
     size_t n = (size_t)1 << e->W;
     x->saved = malloc(n * sizeof *x->saved);
     x->future = malloc(n * sizeof *x->future);
@@ -115,8 +118,8 @@ void hier_rl_expert_q(const hier_rl_expert *x, hier_rl_env *e, const uint8_t *ma
         } else {
             /* Setup a - W as it is: slower than time sharing means solo jobs (rl_env.c). */
             ms_hier_group g;
-            double s = ms_hier_group_setup(e->win, e->cr, e->group, e->gsize,
-                                           &e->setups[a - e->W], &g)
+            double s = ms_hier_group_setup(e->win, e->cr, e->group, e->gsize, &e->setups[a - e->W],
+                                           &g)
                            ? 0
                            : group_solo - g.corun;
             ahead = s + x->future[pending];

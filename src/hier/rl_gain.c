@@ -32,8 +32,7 @@ static double compute_saved(const hier_rl_env *e, uint64_t set)
             solo += e->win->jobs[i].solo;
         }
     ms_hier_group g;
-    if (c < 2 || ms_hier_group_best(e->win, e->cr, jobs, c, MS_HIER_FAM_TABLE7, MS_HIER_NOMIG,
-                                    &g))
+    if (c < 2 || ms_hier_group_best(e->win, e->cr, jobs, c, MS_HIER_FAM_TABLE7, MS_HIER_NOMIG, &g))
         return 0;
     return fmax(solo - g.corun, 0);
 }
@@ -93,8 +92,8 @@ bool hier_rl_setup_fits(hier_rl_env *e, int k)
         for (int s = 0; s < e->nsetups; s++) {
             ms_hier_group g;
             e->fit[s] = e->setups[s].c == e->gsize &&
-                        ms_hier_group_setup(e->win, e->cr, e->group, e->gsize, &e->setups[s],
-                                            &g) == 0;
+                        ms_hier_group_setup(e->win, e->cr, e->group, e->gsize, &e->setups[s], &g) ==
+                            0;
         }
     }
     return e->fit[k];

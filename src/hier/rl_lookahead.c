@@ -21,8 +21,8 @@ int hier_rl_decider_init(hier_rl_decider *d, const ms_mlp *net, const hier_rl_en
 {
     memset(d, 0, sizeof *d);
     if (lookahead.width < 1 || lookahead.width > MS_HIER_MAX_LOOKAHEAD)
-        return ms_error_set(err, MS_EINVAL, "hier rl: lookahead %d out of 1..%d",
-                            lookahead.width, MS_HIER_MAX_LOOKAHEAD);
+        return ms_error_set(err, MS_EINVAL, "hier rl: lookahead %d out of 1..%d", lookahead.width,
+                            MS_HIER_MAX_LOOKAHEAD);
     if (lookahead.depth < 1 || lookahead.depth > MS_HIER_MAX_LOOKAHEAD_DEPTH)
         return ms_error_set(err, MS_EINVAL, "hier rl: lookahead depth %d out of 1..%d",
                             lookahead.depth, MS_HIER_MAX_LOOKAHEAD_DEPTH);

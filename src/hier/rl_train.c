@@ -10,9 +10,9 @@
 /* Pre-training from the exact action values: episodes on a second environment, acted
  * epsilon-greedily by the network being trained (so it learns the values of the states it
  * reaches), their states labelled with Q* and kept in a ring that minibatches are drawn from. */
-#define PRE_RING 16384
-#define PRE_COLLECT 16 /* states labelled per update */
-#define PRE_EPSILON 0.2
+#define PRE_RING     16384
+#define PRE_COLLECT  16 /* states labelled per update */
+#define PRE_EPSILON  0.2
 #define PRE_EPISODES 8 /* episodes per drawn window: its exact values cost ~800 co-run searches */
 typedef struct pretrainer {
     hier_rl_env env;
@@ -61,8 +61,10 @@ ms_hier_trainer *ms_hier_trainer_new(const ms_hier_rl_config *cfg, const ms_hier
     if (hier_rl_env_init(&t->env, cfg, err))
         goto fail;
     if (fixed && (fixed->n < 1 || fixed->n > (size_t)cfg->window)) {
-        ms_error_set(err, MS_EINVAL, "hier rl: the training window has %zu jobs, the agent's "
-                                     "state %d rows", fixed->n, cfg->window);
+        ms_error_set(err, MS_EINVAL,
+                     "hier rl: the training window has %zu jobs, the agent's "
+                     "state %d rows",
+                     fixed->n, cfg->window);
         goto fail;
     }
     t->env.cat = cat;
@@ -216,8 +218,7 @@ int ms_hier_trainer_save(ms_hier_trainer *t, const char *path, ms_error *err)
 }
 
 int ms_hier_trainer_plan(ms_hier_trainer *t, const ms_hier_window *w, const ms_hier_corun *cr,
-                         int cmax, ms_hier_lookahead lookahead, ms_hier_plan *out,
-                         ms_error *err)
+                         int cmax, ms_hier_lookahead lookahead, ms_hier_plan *out, ms_error *err)
 {
     /* A second environment: the training episode in t->env goes on untouched. */
     hier_rl_env *e = malloc(sizeof *e);

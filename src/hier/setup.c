@@ -37,7 +37,9 @@ static void add_client(ms_hier_setup *s, int ci, int pct)
 static void make_id(ms_hier_setup *s)
 {
     size_t len = sizeof s->id, at = 0;
-    const char *head = s->family == MS_HIER_FAM_SOLO ? "solo" : s->layout == MS_HIER_NOMIG ? "mps" : ms_hier_layout_name(s->layout);
+    const char *head = s->family == MS_HIER_FAM_SOLO ? "solo"
+                       : s->layout == MS_HIER_NOMIG  ? "mps"
+                                                     : ms_hier_layout_name(s->layout);
     at += (size_t)snprintf(s->id + at, len - at, "%s", head);
     if (s->family == MS_HIER_FAM_SOLO)
         return;
@@ -50,7 +52,8 @@ static void make_id(ms_hier_setup *s)
             if (s->slot[k].ci != ci)
                 continue;
             if (s->slot[k].pct > 0)
-                at += (size_t)snprintf(s->id + at, len - at, "%s%d", first ? "" : "+", s->slot[k].pct);
+                at += (size_t)snprintf(s->id + at, len - at, "%s%d", first ? "" : "+",
+                                       s->slot[k].pct);
             else
                 at += (size_t)snprintf(s->id + at, len - at, "%sdef", first ? "" : "+");
             first = 0;
@@ -161,7 +164,8 @@ size_t ms_hier_setups_for(int c, int families, ms_hier_setup *out, size_t cap)
     }
     if (families & MS_HIER_FAM_DEFAULT)
         for (ms_hier_layout l = MS_HIER_NOMIG; l <= MS_HIER_PRIVATE; l++) {
-            size_t k = ms_hier_default_setups(c, l, out ? out + (n < cap ? n : cap) : NULL, n < cap ? cap - n : 0);
+            size_t k = ms_hier_default_setups(c, l, out ? out + (n < cap ? n : cap) : NULL,
+                                              n < cap ? cap - n : 0);
             n += k;
         }
     return n;

@@ -26,18 +26,11 @@ int ms_hier_policy_parse(const char *name, ms_hier_policy *out)
 static int policy_families(ms_hier_policy p, int *cmax)
 {
     switch (p) {
-    case MS_HIER_TIMESHARE:
-        *cmax = 1;
-        return MS_HIER_FAM_SOLO;
-    case MS_HIER_MIG2:
-        *cmax = *cmax < 2 ? *cmax : 2;
-        return MS_HIER_FAM_MIG;
-    case MS_HIER_MPS:
-        return MS_HIER_FAM_MPS;
-    case MS_HIER_DEFAULT:
-        return MS_HIER_FAM_DEFAULT;
-    default:
-        return MS_HIER_FAM_TABLE7;
+    case MS_HIER_TIMESHARE: *cmax = 1; return MS_HIER_FAM_SOLO;
+    case MS_HIER_MIG2: *cmax = *cmax < 2 ? *cmax : 2; return MS_HIER_FAM_MIG;
+    case MS_HIER_MPS: return MS_HIER_FAM_MPS;
+    case MS_HIER_DEFAULT: return MS_HIER_FAM_DEFAULT;
+    default: return MS_HIER_FAM_TABLE7;
     }
 }
 
@@ -59,8 +52,8 @@ typedef struct dp_ctx {
 } dp_ctx;
 
 /* Subsets of `mask` holding its lowest job and up to cmax - 1 of the others `rest[from..]`. */
-static void dp_extend(dp_ctx *x, unsigned mask, unsigned sub, const int *rest, int nrest,
-                      int from, int size)
+static void dp_extend(dp_ctx *x, unsigned mask, unsigned sub, const int *rest, int nrest, int from,
+                      int size)
 {
     double v = x->best[sub] + x->dp[mask & ~sub];
     if (v < x->dp[mask]) {
@@ -80,8 +73,9 @@ int ms_hier_solve(const ms_hier_window *w, const ms_hier_corun *cr, int cmax, ms
     if (p == MS_HIER_RL)
         return ms_error_set(err, MS_EINVAL, "policy rl is planned by ms_hier_rl_plan");
     if (w->n == 0 || w->n > MS_HIER_MAX_W)
-        return ms_error_set(err, MS_EINVAL, "window of %zu jobs: the exhaustive policies take 1 to %d",
-                            w->n, MS_HIER_MAX_W);
+        return ms_error_set(err, MS_EINVAL,
+                            "window of %zu jobs: the exhaustive policies take 1 to %d", w->n,
+                            MS_HIER_MAX_W);
     if (cmax < 1 || cmax > MS_HIER_MAX_C)
         return ms_error_set(err, MS_EINVAL, "C_max %d: Table VII defines setups for 1 to %d jobs",
                             cmax, MS_HIER_MAX_C);
@@ -128,8 +122,8 @@ done:
     return rc;
 }
 
-int ms_hier_default_layout(const ms_hier_window *ws, size_t n, const ms_hier_corun *cr,
-                           int cmax, ms_hier_layout *out, ms_error *err)
+int ms_hier_default_layout(const ms_hier_window *ws, size_t n, const ms_hier_corun *cr, int cmax,
+                           ms_hier_layout *out, ms_error *err)
 {
     double best = -1;
     /* Candidates are MIG partitions (paper 004: "the MIG partitioning is selected"). */

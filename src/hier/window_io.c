@@ -14,7 +14,8 @@
 
 /* Profile fields a file may give, besides the name and the Table III counters. */
 enum { F_SOLO, F_SERIAL, F_MEM, F_CACHE, F_T1GPC, F_UNSEEN, NPARAM };
-static const char *const PARAM_NAMES[NPARAM] = {"solo", "serial", "mem", "cache", "t_1gpc", "unseen"};
+static const char *const PARAM_NAMES[NPARAM] = {"solo",  "serial", "mem",
+                                                "cache", "t_1gpc", "unseen"};
 #define NFIELDS (NPARAM + MS_HIER_NCOUNTERS)
 
 static const char *field_name(int f)
@@ -59,8 +60,10 @@ static int build_job(const job_in *in, const ms_hier_catalog *cat, const ms_hier
     }
     for (int f = F_SOLO; f <= F_MEM; f++)
         if (!in->given[f])
-            return ms_error_set(err, MS_EINVAL, "job '%s': field '%s' missing (a job with a profile needs solo, serial and mem)",
-                                in->name, field_name(f));
+            return ms_error_set(
+                err, MS_EINVAL,
+                "job '%s': field '%s' missing (a job with a profile needs solo, serial and mem)",
+                in->name, field_name(f));
     memset(out, 0, sizeof *out);
     snprintf(out->name, sizeof out->name, "%s", in->name);
     out->solo = in->v[F_SOLO];
@@ -99,9 +102,12 @@ static int set_name(job_in *j, const char *name, ms_error *err)
     if (!*name)
         return ms_error_set(err, MS_EINVAL, "field 'name' is empty");
     if (strlen(name) >= sizeof j->name)
-        return ms_error_set(err, MS_EINVAL, "field 'name' is longer than %d characters", MS_HIER_NAME_LEN - 1);
+        return ms_error_set(err, MS_EINVAL, "field 'name' is longer than %d characters",
+                            MS_HIER_NAME_LEN - 1);
     if (strpbrk(name, ";|"))
-        return ms_error_set(err, MS_EINVAL, "field 'name' ('%s') must not hold ';' or '|' (co-run table separators)", name);
+        return ms_error_set(
+            err, MS_EINVAL,
+            "field 'name' ('%s') must not hold ';' or '|' (co-run table separators)", name);
     snprintf(j->name, sizeof j->name, "%s", name);
     return MS_OK;
 }
@@ -119,7 +125,8 @@ static int parse_csv(const char *text, size_t len, const char *path, job_in **jo
     if ((rc = csv_next_record(&lx, &rec, &got, err)))
         goto done;
     if (!got) {
-        rc = ms_error_set(err, MS_EINVAL, "%s: empty file (expected a header starting with 'name')", path);
+        rc = ms_error_set(err, MS_EINVAL, "%s: empty file (expected a header starting with 'name')",
+                          path);
         goto done;
     }
     ncol = rec.n;
@@ -141,7 +148,8 @@ static int parse_csv(const char *text, size_t len, const char *path, job_in **jo
         if (f < 0) {
             rc = ms_error_set(err, MS_EINVAL, "%s:%ld: header column %d ('%s'): %s", path, rec.line,
                               i + 1, csv_field(&rec, i),
-                              f == -2 ? "column appears twice" : "unknown column (see docs/hier.md)");
+                              f == -2 ? "column appears twice"
+                                      : "unknown column (see docs/hier.md)");
             goto done;
         }
         col[i] = f;
@@ -150,7 +158,8 @@ static int parse_csv(const char *text, size_t len, const char *path, job_in **jo
         if ((rc = csv_next_record(&lx, &rec, &got, err)) || !got)
             break;
         if (rec.n != ncol) {
-            rc = ms_error_set(err, MS_EINVAL, "%s:%ld: %d fields, the header has %d", path, rec.line, rec.n, ncol);
+            rc = ms_error_set(err, MS_EINVAL, "%s:%ld: %d fields, the header has %d", path,
+                              rec.line, rec.n, ncol);
             break;
         }
         job_in *nj = realloc(*jobs, (*n + 1) * sizeof *nj);
@@ -166,7 +175,8 @@ static int parse_csv(const char *text, size_t len, const char *path, job_in **jo
             ms_error_prefix(err, "%s:%ld", path, rec.line);
             break;
         }
-        if (cmd_col > 0 && *csv_field(&rec, cmd_col) && !(j->command = strdup(csv_field(&rec, cmd_col)))) {
+        if (cmd_col > 0 && *csv_field(&rec, cmd_col) &&
+            !(j->command = strdup(csv_field(&rec, cmd_col)))) {
             rc = ms_error_set(err, MS_ENOMEM, "out of memory");
             break;
         }
@@ -194,7 +204,8 @@ static int parse_json(const char *text, const char *path, job_in **jobs, size_t 
     *jobs = NULL;
     *n = 0;
     if (!root)
-        return ms_error_set(err, MS_EINVAL, "%s: line %d: invalid JSON: %s", path, je.line, je.text);
+        return ms_error_set(err, MS_EINVAL, "%s: line %d: invalid JSON: %s", path, je.line,
+                            je.text);
     json_t *arr = json_object_get(root, "jobs");
     int rc = MS_OK;
     if (!json_is_object(root) || !json_is_array(arr)) {
@@ -212,7 +223,9 @@ static int parse_json(const char *text, const char *path, job_in **jobs, size_t 
         const char *name = json_is_string(e) ? json_string_value(e)
                                              : json_string_value(json_object_get(e, "name"));
         if (!name) {
-            rc = ms_error_set(err, MS_EINVAL, "%s: jobs[%zu]: must be a name or an object with a string 'name'", path, i);
+            rc = ms_error_set(err, MS_EINVAL,
+                              "%s: jobs[%zu]: must be a name or an object with a string 'name'",
+                              path, i);
             break;
         }
         if ((rc = set_name(j, name, err))) {
@@ -223,12 +236,14 @@ static int parse_json(const char *text, const char *path, job_in **jobs, size_t 
             continue;
         const char *key;
         json_t *v;
-        json_object_foreach(e, key, v) {
+        json_object_foreach(e, key, v)
+        {
             if (!strcmp(key, "name"))
                 continue;
             if (!strcmp(key, "command")) {
                 if (!json_is_string(v) || !*json_string_value(v)) {
-                    rc = ms_error_set(err, MS_EINVAL, "%s: jobs[%zu].command: must be a non-empty string", path, i);
+                    rc = ms_error_set(err, MS_EINVAL,
+                                      "%s: jobs[%zu].command: must be a non-empty string", path, i);
                     break;
                 }
                 if (!(j->command = strdup(json_string_value(v)))) {
@@ -239,11 +254,14 @@ static int parse_json(const char *text, const char *path, job_in **jobs, size_t 
             }
             int f = field_by_name(key);
             if (f < 0) {
-                rc = ms_error_set(err, MS_EINVAL, "%s: jobs[%zu].%s: unknown field (see docs/hier.md)", path, i, key);
+                rc = ms_error_set(err, MS_EINVAL,
+                                  "%s: jobs[%zu].%s: unknown field (see docs/hier.md)", path, i,
+                                  key);
                 break;
             }
             if (!json_is_number(v)) {
-                rc = ms_error_set(err, MS_EINVAL, "%s: jobs[%zu].%s: must be a number", path, i, key);
+                rc = ms_error_set(err, MS_EINVAL, "%s: jobs[%zu].%s: must be a number", path, i,
+                                  key);
                 break;
             }
             j->v[f] = json_number_value(v);
@@ -278,7 +296,8 @@ static int read_jobs(const char *path, const ms_hier_catalog *cat, ms_hier_profi
     const char *p = text;
     while (isspace((unsigned char)*p))
         p++;
-    rc = *p == '{' ? parse_json(text, path, &jobs, n, err) : parse_csv(text, len, path, &jobs, n, err);
+    rc = *p == '{' ? parse_json(text, path, &jobs, n, err)
+                   : parse_csv(text, len, path, &jobs, n, err);
     free(text);
     if (!rc && *n == 0)
         rc = ms_error_set(err, MS_EINVAL, "%s: no jobs", path);
@@ -330,8 +349,8 @@ int ms_hier_catalog_read(const char *path, ms_hier_catalog *out, ms_error *err)
     for (size_t i = 0; i < out->n && !rc; i++)
         for (size_t k = 0; k < i; k++)
             if (!strcmp(out->jobs[i].name, out->jobs[k].name)) {
-                rc = ms_error_set(err, MS_EINVAL, "%s: job %zu: name '%s' already used by job %zu", path,
-                                  i + 1, out->jobs[i].name, k + 1);
+                rc = ms_error_set(err, MS_EINVAL, "%s: job %zu: name '%s' already used by job %zu",
+                                  path, i + 1, out->jobs[i].name, k + 1);
                 ms_hier_catalog_fini(out);
                 break;
             }

@@ -25,8 +25,8 @@ static void load(void)
         snprintf(why, sizeof why, "%s", dlerror());
         return;
     }
-    __typeof__(openblas_set_num_threads) *threads =
-        (__typeof__(openblas_set_num_threads) *)dlsym(lib, "openblas_set_num_threads");
+    __typeof__(openblas_set_num_threads) *threads = (__typeof__(openblas_set_num_threads) *)dlsym(
+        lib, "openblas_set_num_threads");
     sgemm = (__typeof__(cblas_sgemm) *)dlsym(lib, "cblas_sgemm");
     if (!sgemm || !threads) {
         sgemm = NULL;
@@ -45,6 +45,6 @@ int learn_blas_load(ms_error *err)
 void learn_blas_sgemm(bool ta, bool tb, int m, int n, int k, const float *a, int lda,
                       const float *b, int ldb, float *c, int ldc)
 {
-    sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n,
-          k, 1.0f, a, lda, b, ldb, 1.0f, c, ldc);
+    sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k,
+          1.0f, a, lda, b, ldb, 1.0f, c, ldc);
 }

@@ -66,8 +66,7 @@ void ms_dqn_q(const ms_mlp *m, ms_mlp_work *w, const float *x, int rows, float *
     }
 }
 
-int ms_dqn_greedy(const ms_mlp *m, ms_mlp_work *w, const float *obs, const uint8_t *mask,
-                  float *q)
+int ms_dqn_greedy(const ms_mlp *m, ms_mlp_work *w, const float *obs, const uint8_t *mask, float *q)
 {
     ms_dqn_q(m, w, obs, 1, q);
     return ms_policy_argmax(q, mask, m->nact);
@@ -137,8 +136,8 @@ static float learn(ms_dqn *d, double *qsum)
     /* Double DQN: the online network picks the next action, the target network values it. */
     ms_dqn_q(&d->net, &d->workb, d->xn, B, d->qb);
     for (int r = 0; r < B; r++)
-        d->best[r] = ms_policy_argmax(d->qb + (size_t)r * A,
-                                      d->next_mask + (size_t)d->idx[r] * A, A);
+        d->best[r] = ms_policy_argmax(d->qb + (size_t)r * A, d->next_mask + (size_t)d->idx[r] * A,
+                                      A);
     ms_dqn_q(&d->target, &d->workb, d->xn, B, d->qb);
     for (int r = 0; r < B; r++) {
         int i = d->idx[r];
@@ -185,8 +184,7 @@ static double margin_loss(const float *q, const float *y, const uint8_t *m, int 
     return q[top] + y[e] - y[top] - q[e];
 }
 
-float ms_dqn_fit(ms_dqn *d, const float *x, const uint8_t *mask, const float *target,
-                 int rows)
+float ms_dqn_fit(ms_dqn *d, const float *x, const uint8_t *mask, const float *target, int rows)
 {
     int A = d->nact;
     ms_dqn_q(&d->net, &d->workb, x, rows, d->qb);
@@ -298,16 +296,17 @@ static int alloc_all(ms_dqn *d, ms_error *err)
     return MS_OK;
 }
 
-ms_dqn *ms_dqn_new(const ms_dqn_config *cfg, const ms_rl_env_ops *ops, void *env,
-                   int obs_size, int nact, long total_steps, uint64_t seed, ms_error *err)
+ms_dqn *ms_dqn_new(const ms_dqn_config *cfg, const ms_rl_env_ops *ops, void *env, int obs_size,
+                   int nact, long total_steps, uint64_t seed, ms_error *err)
 {
     if (cfg->batch < 1 || cfg->replay < cfg->batch || cfg->train_every < 1 ||
         cfg->target_every < 1 || cfg->learn_start < 0 || !(cfg->gamma >= 0 && cfg->gamma <= 1) ||
         !(cfg->lr > 0) || cfg->huber < 0 || cfg->eps_start < cfg->eps_end || cfg->eps_end < 0 ||
         cfg->eps_start > 1) {
-        ms_error_set(err, MS_EINVAL, "dqn: need batch >= 1, replay >= batch, train_every, "
-                                     "target_every >= 1, 0 <= gamma <= 1, lr > 0, huber >= 0 "
-                                     "and 1 >= eps_start >= eps_end >= 0");
+        ms_error_set(err, MS_EINVAL,
+                     "dqn: need batch >= 1, replay >= batch, train_every, "
+                     "target_every >= 1, 0 <= gamma <= 1, lr > 0, huber >= 0 "
+                     "and 1 >= eps_start >= eps_end >= 0");
         return NULL;
     }
     ms_dqn *d = calloc(1, sizeof *d);
@@ -346,9 +345,9 @@ void ms_dqn_free(ms_dqn *d)
     ms_adam_fini(&d->adam);
     ms_mlp_work_fini(&d->work1);
     ms_mlp_work_fini(&d->workb);
-    void *bufs[] = {d->obs, d->next, d->rew, d->next_mask, d->done, d->act, d->cur, d->q1,
-                    d->cur_mask, d->x, d->xn, d->qb, d->dadv, d->dval, d->y, d->idx, d->best,
-                    d->grad};
+    void *bufs[] = {d->obs,  d->next, d->rew,      d->next_mask, d->done, d->act,
+                    d->cur,  d->q1,   d->cur_mask, d->x,         d->xn,   d->qb,
+                    d->dadv, d->dval, d->y,        d->idx,       d->best, d->grad};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         free(bufs[i]);
     free(d);

@@ -19,8 +19,9 @@ static json_t *header_json(const ms_dqn_model *m, ms_error *err)
     json_t *env = json_loads(m->env_json ? m->env_json : "{}", 0, &je);
     if (!json_is_object(env)) {
         json_decref(env);
-        ms_error_set(err, MS_EINVAL, "dqn model: the environment description is not a JSON "
-                                     "object");
+        ms_error_set(err, MS_EINVAL,
+                     "dqn model: the environment description is not a JSON "
+                     "object");
         return NULL;
     }
     json_t *hidden = json_array();
@@ -37,7 +38,8 @@ static json_t *header_json(const ms_dqn_model *m, ms_error *err)
         "batch", c->batch, "replay", c->replay, "learn_start", c->learn_start, "train_every",
         c->train_every, "target_every", c->target_every, "eps_start", (double)c->eps_start,
         "eps_end", (double)c->eps_end, "eps_steps", (json_int_t)c->eps_steps, "steps",
-        (json_int_t)m->steps, "seed", (json_int_t)m->seed, "git_commit", m->commit[0] ? m->commit : MIGSCHED_GIT_COMMIT);
+        (json_int_t)m->steps, "seed", (json_int_t)m->seed, "git_commit",
+        m->commit[0] ? m->commit : MIGSCHED_GIT_COMMIT);
     if (!h)
         ms_error_set(err, MS_ENOMEM, "dqn model: cannot build the header");
     return h;
@@ -55,8 +57,7 @@ int ms_dqn_model_save(const char *path, const ms_dqn_model *m, ms_error *err)
     return rc;
 }
 
-static int parse_header(const char *path, json_t *h, size_t body, ms_dqn_model *m,
-                        ms_error *err)
+static int parse_header(const char *path, json_t *h, size_t body, ms_dqn_model *m, ms_error *err)
 {
     const char *format = json_string_value(json_object_get(h, "format"));
     if (!format || strcmp(format, DQN_FORMAT))
@@ -73,20 +74,21 @@ static int parse_header(const char *path, json_t *h, size_t body, ms_dqn_model *
                        "{s:{s:i, s:o, s:i, s:s, s:s}, s:s, s:o, s:{s:F, s:F, s:F, s:F, s:i, s:i,"
                        " s:i, s:i, s:i, s:F, s:F, s:I}, s:I, s:I, s?s}",
                        "arch", "in", &in, "hidden", &hidden, "actions", &nact, "activation", &act,
-                       "heads", &heads, "env_kind", &kind, "env", &env, "train", "lr", &lr,
-                       "gamma", &gamma, "max_grad_norm", &gn, "huber", &huber, "batch",
-                       &c->batch, "replay", &c->replay, "learn_start", &c->learn_start,
-                       "train_every", &c->train_every, "target_every", &c->target_every,
-                       "eps_start", &e0, "eps_end", &e1, "eps_steps", &esteps, "steps", &steps,
-                       "seed", &seed, "git_commit", &commit))
+                       "heads", &heads, "env_kind", &kind, "env", &env, "train", "lr", &lr, "gamma",
+                       &gamma, "max_grad_norm", &gn, "huber", &huber, "batch", &c->batch, "replay",
+                       &c->replay, "learn_start", &c->learn_start, "train_every", &c->train_every,
+                       "target_every", &c->target_every, "eps_start", &e0, "eps_end", &e1,
+                       "eps_steps", &esteps, "steps", &steps, "seed", &seed, "git_commit", &commit))
         return ms_error_set(err, MS_EINVAL, "%s: header: %s", path, je.text);
     if (strcmp(act, "relu") || strcmp(heads, "dueling"))
-        return ms_error_set(err, MS_EINVAL, "%s: header: arch is %s with %s heads, this build "
-                                            "reads relu with dueling heads", path, act, heads);
+        return ms_error_set(err, MS_EINVAL,
+                            "%s: header: arch is %s with %s heads, this build "
+                            "reads relu with dueling heads",
+                            path, act, heads);
     if (!json_is_array(hidden) || json_array_size(hidden) < 1 ||
         json_array_size(hidden) > MS_MLP_MAX_HIDDEN)
-        return ms_error_set(err, MS_EINVAL, "%s: header: arch.hidden must list 1..%d widths",
-                            path, MS_MLP_MAX_HIDDEN);
+        return ms_error_set(err, MS_EINVAL, "%s: header: arch.hidden must list 1..%d widths", path,
+                            MS_MLP_MAX_HIDDEN);
     if (!json_is_object(env))
         return ms_error_set(err, MS_EINVAL, "%s: header: env must be an object", path);
     c->lr = (float)lr;
@@ -114,9 +116,10 @@ static int parse_header(const char *path, json_t *h, size_t body, ms_dqn_model *
         return err ? err->code : MS_EINVAL;
     }
     if (body != shape.nparams * sizeof(float)) /* checked before allocating */
-        return ms_error_set(err, MS_EINVAL, "%s: %zu bytes of parameters, the header's "
-                                            "architecture needs %zu", path, body,
-                            shape.nparams * sizeof(float));
+        return ms_error_set(err, MS_EINVAL,
+                            "%s: %zu bytes of parameters, the header's "
+                            "architecture needs %zu",
+                            path, body, shape.nparams * sizeof(float));
     ms_rng dummy;
     ms_rng_seed(&dummy, 0);
     if (ms_mlp_init(&m->mlp, in, c->nhidden, c->hidden, nact, &dummy, err)) {

@@ -3,8 +3,7 @@
  * (rollout.c). */
 #include "migsched/learn.h"
 
-int ms_rl_greedy_action(const ms_mlp *m, ms_mlp_work *w, const ms_env *e, float *obs,
-                        uint8_t *mask)
+int ms_rl_greedy_action(const ms_mlp *m, ms_mlp_work *w, const ms_env *e, float *obs, uint8_t *mask)
 {
     ms_env_observe(e, obs);
     ms_env_mask(e, mask);

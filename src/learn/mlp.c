@@ -25,8 +25,8 @@ static void layer_dims(const ms_mlp *m, int l, int *in, int *out)
     }
 }
 
-int ms_mlp_shape_sep(ms_mlp *m, int in, int nhidden, const int *hidden, int nact,
-                     bool separate, ms_error *err)
+int ms_mlp_shape_sep(ms_mlp *m, int in, int nhidden, const int *hidden, int nact, bool separate,
+                     ms_error *err)
 {
     memset(m, 0, sizeof *m);
     if (in < 1 || nact < 1 || nhidden < 1 || nhidden > MS_MLP_MAX_HIDDEN)

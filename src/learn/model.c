@@ -24,15 +24,13 @@ static json_t *header_json(const ms_rl_model *m)
     json_t *h = json_pack(
         "{s:s, s:{s:i, s:o, s:i, s:s}, s:{s:i, s:i, s:s, s:b, s:b, s:b}, s:s, s:s, s:I, s:s,"
         " s:I, s:b, s:I, s:[s,s,s,s]}",
-        "format", "migsched-rl-model/1",
-        "arch", "in", m->mlp.in, "hidden", hidden, "actions", m->mlp.nact, "activation", "tanh",
-        "env", "n_batch", m->env.n_batch, "levels", m->env.levels, "encoding",
-        ms_env_encoding_name(m->env.encoding), "direct_reconfig",
-        m->env.direct_reconfig, "online", m->env.online, "keep_useless", m->env.keep_useless,
-        "gpu", m->gpu, "preset", m->preset, "steps", (json_int_t)m->steps, "git_commit",
-        m->commit[0] ? m->commit : MIGSCHED_GIT_COMMIT, "seed",
-        (json_int_t)m->seed, "adam", m->has_adam, "adam_t", (json_int_t)m->adam.t, "rng",
-        rng[0], rng[1], rng[2], rng[3]);
+        "format", "migsched-rl-model/1", "arch", "in", m->mlp.in, "hidden", hidden, "actions",
+        m->mlp.nact, "activation", "tanh", "env", "n_batch", m->env.n_batch, "levels",
+        m->env.levels, "encoding", ms_env_encoding_name(m->env.encoding), "direct_reconfig",
+        m->env.direct_reconfig, "online", m->env.online, "keep_useless", m->env.keep_useless, "gpu",
+        m->gpu, "preset", m->preset, "steps", (json_int_t)m->steps, "git_commit",
+        m->commit[0] ? m->commit : MIGSCHED_GIT_COMMIT, "seed", (json_int_t)m->seed, "adam",
+        m->has_adam, "adam_t", (json_int_t)m->adam.t, "rng", rng[0], rng[1], rng[2], rng[3]);
     /* Only when set: files of a shared trunk keep the header they always had. */
     if (h && m->mlp.separate)
         json_object_set_new(json_object_get(h, "arch"), "separate", json_true());
@@ -44,13 +42,13 @@ static json_t *header_json(const ms_rl_model *m)
         json_object_set_new(json_object_get(h, "env"), "soonest_placement", json_true());
     if (h && m->has_train) {
         const ms_ppo_config *c = &m->ppo;
-        json_object_set_new(
-            h, "train",
-            json_pack("{s:i, s:i, s:i, s:i, s:f, s:[f,f,f,f], s:b}", "envs", c->n_envs,
-                      "rollout", c->n_steps, "epochs", c->n_epochs, "minibatch", c->minibatch,
-                      "lr", (double)c->lr, "ent_coef", (double)c->ent_coef[0],
-                      (double)c->ent_coef[1], (double)c->ent_coef[2], (double)c->ent_coef[3],
-                      "paper_episodes", m->paper_episodes));
+        json_object_set_new(h, "train",
+                            json_pack("{s:i, s:i, s:i, s:i, s:f, s:[f,f,f,f], s:b}", "envs",
+                                      c->n_envs, "rollout", c->n_steps, "epochs", c->n_epochs,
+                                      "minibatch", c->minibatch, "lr", (double)c->lr, "ent_coef",
+                                      (double)c->ent_coef[0], (double)c->ent_coef[1],
+                                      (double)c->ent_coef[2], (double)c->ent_coef[3],
+                                      "paper_episodes", m->paper_episodes));
         json_t *t = json_object_get(h, "train");
         /* Only when set: files of a constant rate keep the header they always had. */
         if (c->lr_decay != MS_LR_CONSTANT) {
@@ -93,8 +91,8 @@ static int parse_train(const char *path, json_t *t, ms_rl_model *m, ms_error *er
     json_error_t je;
     if (json_unpack_ex(t, &je, JSON_STRICT,
                        "{s:i, s:i, s:i, s:i, s:F, s:[FFFF], s:b, s?s, s?F, s?F, s?i, s?F, s?i,"
-                       " s?F, s?F, s?s}", "envs",
-                       &c->n_envs, "rollout", &c->n_steps, "epochs", &c->n_epochs,
+                       " s?F, s?F, s?s}",
+                       "envs", &c->n_envs, "rollout", &c->n_steps, "epochs", &c->n_epochs,
                        "minibatch", &c->minibatch, "lr", &lr, "ent_coef", &e[0], &e[1], &e[2],
                        &e[3], "paper_episodes", &paper, "lr_decay", &decay, "lr_min", &lr_min,
                        "sorted_share", &share, "sorted_tasks", &sorted_tasks, "imitate_share",
@@ -105,8 +103,8 @@ static int parse_train(const char *path, json_t *t, ms_rl_model *m, ms_error *er
         return ms_error_set(err, MS_EINVAL, "%s: header: train: lr_decay: unknown '%s'", path,
                             decay);
     if (ms_demo_source_parse(demonstrator, &m->demo_source))
-        return ms_error_set(err, MS_EINVAL, "%s: header: train: demonstrator: unknown '%s'",
-                            path, demonstrator);
+        return ms_error_set(err, MS_EINVAL, "%s: header: train: demonstrator: unknown '%s'", path,
+                            demonstrator);
     c->lr_min = (float)lr_min;
     bool ok = c->n_envs >= 1 && c->n_steps >= 1 && c->n_epochs >= 1 && c->minibatch >= 1 &&
               c->minibatch <= c->n_envs * c->n_steps && lr > 0 && lr < 1 && lr_min >= 0 &&
@@ -140,8 +138,7 @@ int ms_model_save(const char *path, const ms_rl_model *m, ms_error *err)
 }
 
 /* body: the bytes after the header, which must hold exactly the parameters it describes. */
-static int parse_header(const char *path, json_t *h, size_t body, ms_rl_model *m,
-                        ms_error *err)
+static int parse_header(const char *path, json_t *h, size_t body, ms_rl_model *m, ms_error *err)
 {
     json_t *hidden = NULL, *train = NULL, *cpu = NULL, *gap = NULL;
     const char *enc = NULL, *gpu = NULL, *preset = "", *commit = "", *rng[4] = {0};
@@ -151,45 +148,48 @@ static int parse_header(const char *path, json_t *h, size_t body, ms_rl_model *m
     json_error_t je;
     const char *format = json_string_value(json_object_get(h, "format"));
     if (format && strcmp(format, "migsched-rl-model/1"))
-        return ms_error_set(err, MS_EINVAL, "%s: a %s file, not a PPO policy "
-                                            "(migsched-rl-model/1)", path, format);
+        return ms_error_set(err, MS_EINVAL,
+                            "%s: a %s file, not a PPO policy "
+                            "(migsched-rl-model/1)",
+                            path, format);
     if (json_unpack_ex(h, &je, 0,
                        "{s:{s:i, s:o, s:i, s?b},"
                        " s:{s:i, s:i, s:s, s:b, s:b, s:b, s?b, s?b, s?b},"
                        " s:s, s?s, s:I, s?s, s:I, s:b, s?I, s?[ssss], s?o, s?o, s?o}",
                        "arch", "in", &in, "hidden", &hidden, "actions", &nact, "separate",
-                       &separate, "env", "n_batch",
-                       &m->env.n_batch, "levels", &m->env.levels, "encoding", &enc,
-                       "direct_reconfig", &direct, "online", &online, "keep_useless", &useless,
-                       "async_reconfig", &async, "longest_first", &longest,
-                       "soonest_placement", &soonest, "gpu", &gpu,
-                       "preset", &preset, "steps", &steps, "git_commit", &commit,
-                       "seed", &seed, "adam", &adam, "adam_t", &adam_t, "rng", &rng[0], &rng[1],
-                       &rng[2], &rng[3], "train", &train, "cpu_seconds", &cpu, "rollout_gap",
-                       &gap))
+                       &separate, "env", "n_batch", &m->env.n_batch, "levels", &m->env.levels,
+                       "encoding", &enc, "direct_reconfig", &direct, "online", &online,
+                       "keep_useless", &useless, "async_reconfig", &async, "longest_first",
+                       &longest, "soonest_placement", &soonest, "gpu", &gpu, "preset", &preset,
+                       "steps", &steps, "git_commit", &commit, "seed", &seed, "adam", &adam,
+                       "adam_t", &adam_t, "rng", &rng[0], &rng[1], &rng[2], &rng[3], "train",
+                       &train, "cpu_seconds", &cpu, "rollout_gap", &gap))
         return ms_error_set(err, MS_EINVAL, "%s: header: %s", path, je.text);
-    if (cpu && !(json_is_number(cpu) && json_number_value(cpu) >= 0 &&
-                 isfinite(json_number_value(cpu))))
-        return ms_error_set(err, MS_EINVAL, "%s: header: cpu_seconds must be a number >= 0",
+    if (cpu &&
+        !(json_is_number(cpu) && json_number_value(cpu) >= 0 && isfinite(json_number_value(cpu))))
+        return ms_error_set(err, MS_EINVAL, "%s: header: cpu_seconds must be a number >= 0", path);
+    if (gap &&
+        !(json_is_number(gap) && json_number_value(gap) >= 0 && json_number_value(gap) <= 1000))
+        return ms_error_set(err, MS_EINVAL,
+                            "%s: header: rollout_gap must be a number in "
+                            "0..1000",
                             path);
-    if (gap && !(json_is_number(gap) && json_number_value(gap) >= 0 &&
-                 json_number_value(gap) <= 1000))
-        return ms_error_set(err, MS_EINVAL, "%s: header: rollout_gap must be a number in "
-                                            "0..1000", path);
     m->has_rollout_gap = gap != NULL;
     m->rollout_gap = gap ? (float)json_number_value(gap) : 0;
     m->has_cpu = cpu != NULL;
     m->cpu_seconds = cpu ? json_number_value(cpu) : 0;
     if (!json_is_array(hidden) || json_array_size(hidden) < 1 ||
         json_array_size(hidden) > MS_MLP_MAX_HIDDEN)
-        return ms_error_set(err, MS_EINVAL, "%s: header: arch.hidden must list 1..%d widths",
-                            path, MS_MLP_MAX_HIDDEN);
+        return ms_error_set(err, MS_EINVAL, "%s: header: arch.hidden must list 1..%d widths", path,
+                            MS_MLP_MAX_HIDDEN);
     int rc = parse_train(path, train, m, err);
     if (rc)
         return rc;
     if (ms_env_encoding_parse(enc, &m->env.encoding))
-        return ms_error_set(err, MS_EINVAL, "%s: header: env.encoding '%s' is not float, "
-                                            "one-hot or exact", path, enc);
+        return ms_error_set(err, MS_EINVAL,
+                            "%s: header: env.encoding '%s' is not float, "
+                            "one-hot or exact",
+                            path, enc);
     m->env.direct_reconfig = direct;
     m->env.online = online;
     m->env.keep_useless = useless;
@@ -216,8 +216,10 @@ static int parse_header(const char *path, json_t *h, size_t body, ms_rl_model *m
     /* Checked before allocating: a forged header must not make us allocate gigabytes. */
     size_t need = (m->has_adam ? 3 : 1) * m->mlp.nparams * sizeof(float);
     if (body != need)
-        return ms_error_set(err, MS_EINVAL, "%s: %zu bytes of parameters, the header's "
-                                            "architecture needs %zu", path, body, need);
+        return ms_error_set(err, MS_EINVAL,
+                            "%s: %zu bytes of parameters, the header's "
+                            "architecture needs %zu",
+                            path, body, need);
     /* No random initialisation: the body overwrites every parameter (drawing them took
      * half of loading a 256x256 policy). */
     if (!(m->mlp.params = malloc(m->mlp.nparams * sizeof(float))))

@@ -52,8 +52,10 @@ static int check_arrays(const char *path, const char *body, size_t body_len, flo
     for (int i = 0; i < n; i++)
         need += counts[i] * sizeof(float);
     if (body_len != need)
-        return ms_error_set(err, MS_EINVAL, "%s: %zu bytes of parameters, the header's "
-                                            "architecture needs %zu", path, body_len, need);
+        return ms_error_set(err, MS_EINVAL,
+                            "%s: %zu bytes of parameters, the header's "
+                            "architecture needs %zu",
+                            path, body_len, need);
     for (int i = 0; i < n; i++) {
         memcpy(arrays[i], body, counts[i] * sizeof(float));
         body += counts[i] * sizeof(float);

@@ -18,7 +18,7 @@ int modelfile_write(const char *path, json_t *header, const float *const *arrays
  * before allocating anything (a forged header must not make the reader allocate
  * gigabytes). A non-zero return is an error already set in err. */
 typedef int (*modelfile_parse_fn)(const char *path, json_t *header, size_t body, void *ctx,
-                                     float **arrays, size_t *counts, int *n, ms_error *err);
+                                  float **arrays, size_t *counts, int *n, ms_error *err);
 
 /* Checks magic and version, parses the header with parse, then copies the arrays it named
  * out of the body, which must hold exactly their sizes of finite values. On failure the

@@ -92,8 +92,7 @@ float ms_adam_begin(ms_adam *a, float norm, float max_norm)
     return max_norm > 0 && norm > max_norm ? max_norm / (norm + 1e-6f) : 1.0f;
 }
 
-void ms_adam_apply(ms_adam *a, float *params, const float *grad, float scale, size_t lo,
-                   size_t hi)
+void ms_adam_apply(ms_adam *a, float *params, const float *grad, float scale, size_t lo, size_t hi)
 {
     float c1 = 1.0f - powf(a->beta1, (float)a->t), c2 = 1.0f - powf(a->beta2, (float)a->t);
     float step = a->lr * sqrtf(c2) / c1, eps = a->eps * sqrtf(c2);

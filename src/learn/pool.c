@@ -16,8 +16,8 @@ struct learn_pool {
     pthread_mutex_t mu;
     pthread_cond_t go, done;
     void *(*fn)(void *);
-    long gen;          /* bumped for every run */
-    int pending;       /* started threads still running this generation */
+    long gen;    /* bumped for every run */
+    int pending; /* started threads still running this generation */
     bool quit;
 };
 
@@ -25,7 +25,6 @@ typedef struct pool_arg {
     learn_pool *p;
     int k;
 } pool_arg;
-
 
 static void *worker(void *arg)
 {

@@ -44,7 +44,7 @@ struct ms_ppo {
     float *obs, *logp, *val, *rew, *adv, *ret, *last_val, *cur_obs;
     uint8_t *mask, *done, *cur_mask;
     int *act, *perm, *mb;
-    int *target; /* the improved action of a labelled state, else -1 (imitation only) */
+    int *target;      /* the improved action of a labelled state, else -1 (imitation only) */
     uint8_t *demo;    /* the row's action is a demonstration's (demonstrations only) */
     uint8_t *ep_demo; /* per environment: its episode's demo_state */
     double *ep_ret;
@@ -443,9 +443,9 @@ static int alloc_all(ms_ppo *p, ms_error *err)
         return ms_error_set(err, MS_ENOMEM, "ppo: out of memory");
     if (p->cfg.demo_share > 0 && (!(p->demo = malloc(N)) || !(p->ep_demo = calloc(E, 1))))
         return ms_error_set(err, MS_ENOMEM, "ppo: out of memory");
-    if (!p->obs || !p->mask || !p->act || !p->perm || !p->logp || !p->val || !p->rew ||
-        !p->adv || !p->ret || !p->done || !p->last_val || !p->cur_obs || !p->cur_mask ||
-        !p->ep_ret || !p->ep_len || !p->w)
+    if (!p->obs || !p->mask || !p->act || !p->perm || !p->logp || !p->val || !p->rew || !p->adv ||
+        !p->ret || !p->done || !p->last_val || !p->cur_obs || !p->cur_mask || !p->ep_ret ||
+        !p->ep_len || !p->w)
         return ms_error_set(err, MS_ENOMEM, "ppo: out of memory");
     for (size_t i = 0; i < N; i++)
         p->perm[i] = (int)i;
@@ -474,25 +474,28 @@ static int alloc_all(ms_ppo *p, ms_error *err)
     return MS_OK;
 }
 
-ms_ppo *ms_ppo_new(const ms_ppo_config *cfg, const ms_rl_env_ops *ops, void **envs,
-                   int obs_size, int nact, long total_steps, uint64_t seed, ms_error *err)
+ms_ppo *ms_ppo_new(const ms_ppo_config *cfg, const ms_rl_env_ops *ops, void **envs, int obs_size,
+                   int nact, long total_steps, uint64_t seed, ms_error *err)
 {
     if (cfg->n_envs < 1 || cfg->n_steps < 1 || cfg->minibatch < 1 || cfg->n_epochs < 1 ||
         cfg->minibatch > cfg->n_envs * cfg->n_steps) {
-        ms_error_set(err, MS_EINVAL, "ppo: need n_envs, n_steps, epochs >= 1 and "
-                                     "1 <= minibatch <= n_envs * n_steps");
+        ms_error_set(err, MS_EINVAL,
+                     "ppo: need n_envs, n_steps, epochs >= 1 and "
+                     "1 <= minibatch <= n_envs * n_steps");
         return NULL;
     }
     if (!(cfg->imitate_share >= 0 && cfg->imitate_share <= 1) || cfg->imitate_width < 0 ||
         !(cfg->imitate_coef >= 0) || (cfg->imitate_share > 0 && !ops->improve)) {
-        ms_error_set(err, MS_EINVAL, "ppo: imitation needs a share in [0, 1], a width >= 0, "
-                                     "a coefficient >= 0 and environments with improve");
+        ms_error_set(err, MS_EINVAL,
+                     "ppo: imitation needs a share in [0, 1], a width >= 0, "
+                     "a coefficient >= 0 and environments with improve");
         return NULL;
     }
     if (!(cfg->demo_share >= 0 && cfg->demo_share <= 1) ||
         (cfg->demo_share > 0 && !ops->demonstrate)) {
-        ms_error_set(err, MS_EINVAL, "ppo: demonstrations need a share in [0, 1] and "
-                                     "environments with demonstrate");
+        ms_error_set(err, MS_EINVAL,
+                     "ppo: demonstrations need a share in [0, 1] and "
+                     "environments with demonstrate");
         return NULL;
     }
     ms_ppo *p = calloc(1, sizeof *p);
@@ -510,8 +513,8 @@ ms_ppo *ms_ppo_new(const ms_ppo_config *cfg, const ms_rl_env_ops *ops, void **en
     if (p->nt > cfg->n_envs)
         p->nt = cfg->n_envs;
     ms_rng_seed(&p->rng, seed);
-    if (ms_mlp_init_sep(&p->mlp, obs_size, cfg->nhidden, cfg->hidden, nact, cfg->separate,
-                        &p->rng, err) ||
+    if (ms_mlp_init_sep(&p->mlp, obs_size, cfg->nhidden, cfg->hidden, nact, cfg->separate, &p->rng,
+                        err) ||
         ms_adam_init(&p->adam, p->mlp.nparams, cfg->lr, err) || alloc_all(p, err)) {
         ms_ppo_free(p);
         return NULL;

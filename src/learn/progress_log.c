@@ -37,8 +37,8 @@ static int malformed(reader *r, const char *what, const char *at)
     int n = 0;
     while (at[n] && at[n] != ' ' && n < 24)
         n++;
-    return ms_error_set(r->err, MS_EINVAL, "%s:%d: malformed %s '%.*s'", r->path, r->line,
-                        what, n, at);
+    return ms_error_set(r->err, MS_EINVAL, "%s:%d: malformed %s '%.*s'", r->path, r->line, what, n,
+                        at);
 }
 
 /* The value after "key" in the line, or NAN when the key is absent. */
@@ -56,9 +56,11 @@ static int add_point(reader *r, const ms_progress_point *pt)
 {
     ms_progress_log *log = r->log;
     if (log->n && pt->steps < log->pts[log->n - 1].steps)
-        return ms_error_set(r->err, MS_EINVAL, "%s:%d: steps %ld after %ld at line %d, with no "
-                            "'resuming' line between (two runs in one log?)", r->path, r->line,
-                            pt->steps, log->pts[log->n - 1].steps, log->pts[log->n - 1].line);
+        return ms_error_set(r->err, MS_EINVAL,
+                            "%s:%d: steps %ld after %ld at line %d, with no "
+                            "'resuming' line between (two runs in one log?)",
+                            r->path, r->line, pt->steps, log->pts[log->n - 1].steps,
+                            log->pts[log->n - 1].line);
     if (log->n == r->cap) {
         int cap = r->cap ? 2 * r->cap : 64;
         ms_progress_point *p = realloc(log->pts, (size_t)cap * sizeof *p);
@@ -93,8 +95,10 @@ static int progress_line(reader *r, const char *s, const char *key, double wrapp
     if (rc)
         return rc;
     if (isnan(pt.p_opt) && isnan(pt.throughput))
-        return ms_error_set(r->err, MS_EINVAL, "%s:%d: a progress line with neither p_opt nor "
-                            "throughput", r->path, r->line);
+        return ms_error_set(r->err, MS_EINVAL,
+                            "%s:%d: a progress line with neither p_opt nor "
+                            "throughput",
+                            r->path, r->line);
     /* train's own count spans its resumed runs; the wrapper's is this process's alone. */
     double raw = isnan(own) ? wrapper_cpu : own;
     pt.cpu = isnan(raw) ? NAN : r->cpu_offset + raw;
@@ -174,15 +178,16 @@ int ms_progress_log_parse(const char *buf, size_t len, const char *source, ms_pr
         memcpy(line, buf + i, n);
         line[n] = '\0';
         if (n && memchr(line, '\0', n))
-            rc = ms_error_set(err, MS_EINVAL, "%s:%d: a NUL byte (not a text log)", source,
-                              r.line);
+            rc = ms_error_set(err, MS_EINVAL, "%s:%d: a NUL byte (not a text log)", source, r.line);
         else
             rc = read_line(&r, line);
         i = j + 1;
     }
     if (!rc && !out->n)
-        rc = ms_error_set(err, MS_EINVAL, "%s: no progress lines ('steps N/TOTAL ...' as "
-                                          "migsched train or hier train prints them)", source);
+        rc = ms_error_set(err, MS_EINVAL,
+                          "%s: no progress lines ('steps N/TOTAL ...' as "
+                          "migsched train or hier train prints them)",
+                          source);
     if (rc)
         ms_progress_log_fini(out);
     return rc;

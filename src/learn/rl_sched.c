@@ -11,9 +11,9 @@ static int check_model(const ms_rl_model *model, const ms_env *e, ms_error *err)
     if (model->mlp.in != ms_env_obs_size(e) || model->mlp.nact != ms_env_num_actions(e))
         return ms_error_set(err, MS_EINVAL,
                             "rl: the model (%d inputs, %d actions, trained on %s) does not fit "
-                            "%s (%d inputs, %d actions)", model->mlp.in, model->mlp.nact,
-                            model->gpu, ms_env_gpu(e)->name, ms_env_obs_size(e),
-                            ms_env_num_actions(e));
+                            "%s (%d inputs, %d actions)",
+                            model->mlp.in, model->mlp.nact, model->gpu, ms_env_gpu(e)->name,
+                            ms_env_obs_size(e), ms_env_num_actions(e));
     return MS_OK;
 }
 
@@ -57,8 +57,8 @@ static void runner_free(runner *r)
     free(r->mask);
 }
 
-static int runner_init(runner *r, const ms_rl_model *model, const ms_gpu_model *gpu,
-                       bool online, bool rollout, ms_error *err)
+static int runner_init(runner *r, const ms_rl_model *model, const ms_gpu_model *gpu, bool online,
+                       bool rollout, ms_error *err)
 {
     memset(r, 0, sizeof *r);
     ms_env_config cfg = model->env;
@@ -93,9 +93,9 @@ int ms_rl_schedule(const ms_rl_model *model, const ms_gpu_model *gpu, const ms_w
     return ms_rl_schedule_from(model, gpu, w, online, rollout, gap, -1, NULL, out, err);
 }
 
-int ms_rl_schedule_from(const ms_rl_model *model, const ms_gpu_model *gpu,
-                        const ms_workload *w, bool online, int rollout, float gap, int part,
-                        const double *busy, ms_schedule **out, ms_error *err)
+int ms_rl_schedule_from(const ms_rl_model *model, const ms_gpu_model *gpu, const ms_workload *w,
+                        bool online, int rollout, float gap, int part, const double *busy,
+                        ms_schedule **out, ms_error *err)
 {
     *out = NULL;
     runner r;

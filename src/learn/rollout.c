@@ -34,7 +34,7 @@ struct ms_rl_rollout {
     ms_mlp_work work; /* one row */
     float *obs;
     uint8_t *mask, *root; /* the completion's, the state's */
-    int *cand;        /* allowed actions of the state, highest logit first */
+    int *cand;            /* allowed actions of the state, highest logit first */
     /* ms_rl_rollout_decide's: the kept completion, whose state pos is the episode's state
      * at its decision step0 + pos; a candidate's completion being played; the best so far. */
     trajectory kept, play, won;
@@ -261,8 +261,8 @@ static int play(ms_rl_rollout *r, const ms_env *env, int a, double cutoff, traje
     return MS_OK;
 }
 
-int ms_rl_rollout_decide(ms_rl_rollout *r, const ms_env *env, int width, float gap,
-                         int *action, ms_error *err)
+int ms_rl_rollout_decide(ms_rl_rollout *r, const ms_env *env, int width, float gap, int *action,
+                         ms_error *err)
 {
     int rc = check_env(r, env, err);
     if (rc)

@@ -12,8 +12,8 @@ typedef struct mig_slot {
     ms_workload *w;
     const ms_gpu_model *gpu;
     const ms_train_config *cfg;
-    ms_rl_rollout *ro; /* for the imitation term and demonstrations (made on first use) */
-    ms_env *scratch;   /* where a demonstration is tried out (made on first use) */
+    ms_rl_rollout *ro;    /* for the imitation term and demonstrations (made on first use) */
+    ms_env *scratch;      /* where a demonstration is tried out (made on first use) */
     ms_env_follow follow; /* the demonstration being given */
 } mig_slot;
 
@@ -24,7 +24,7 @@ struct ms_trainer {
     mig_slot *slots;
     void **ptrs;
     ms_ppo *ppo;
-    char commit[32];  /* of the code that started the training ("" = this build) */
+    char commit[32]; /* of the code that started the training ("" = this build) */
     double cpu_seconds;
 };
 
@@ -132,8 +132,7 @@ static int try_plan(mig_slot *s, double *makespan, ms_error *err)
 
 /* At the episode's start the demonstration is given only if it ends before the greedy
  * policy's episode: the policy is taught what it does not already do. */
-static int slot_demonstrate(void *arg, const ms_mlp *mlp, bool start, int *action,
-                            ms_error *err)
+static int slot_demonstrate(void *arg, const ms_mlp *mlp, bool start, int *action, ms_error *err)
 {
     mig_slot *s = arg;
     *action = -1;
@@ -149,8 +148,8 @@ static int slot_demonstrate(void *arg, const ms_mlp *mlp, bool start, int *actio
     return MS_OK;
 }
 
-static const ms_rl_env_ops mig_ops = {slot_reset, slot_observe, slot_mask, slot_step,
-                                      slot_improve, slot_demonstrate};
+static const ms_rl_env_ops mig_ops = {slot_reset, slot_observe, slot_mask,
+                                      slot_step,  slot_improve, slot_demonstrate};
 
 static bool same_arch(const ms_mlp *a, const ms_mlp *b)
 {
@@ -167,8 +166,9 @@ static int apply_resume(ms_trainer *t, const ms_rl_model *r, ms_error *err)
 {
     ms_mlp *m = ms_ppo_mlp(t->ppo);
     if (!same_arch(m, &r->mlp))
-        return ms_error_set(err, MS_EINVAL, "resume: the checkpoint's network does not match "
-                                            "the requested architecture and environment");
+        return ms_error_set(err, MS_EINVAL,
+                            "resume: the checkpoint's network does not match "
+                            "the requested architecture and environment");
     memcpy(m->params, r->mlp.params, m->nparams * sizeof(float));
     if (r->has_adam) {
         ms_adam *a = ms_ppo_adam(t->ppo);
@@ -195,14 +195,16 @@ ms_trainer *ms_trainer_new(const ms_gpu_model *gpu, const ms_train_config *cfg,
     t->gpu = *gpu;
     t->cfg = *cfg;
     if (cfg->sorted.share > 0 && (cfg->env.online || cfg->sorted.tasks < 1)) {
-        ms_error_set(err, MS_EINVAL, "train: sorted episodes need an offline policy and a "
-                                     "dataset of at least 1 task");
+        ms_error_set(err, MS_EINVAL,
+                     "train: sorted episodes need an offline policy and a "
+                     "dataset of at least 1 task");
         free(t);
         return NULL;
     }
     if (cfg->ppo.demo_share > 0 && (cfg->env.online || !cfg->demonstrator)) {
-        ms_error_set(err, MS_EINVAL, "train: demonstrations need an offline policy and a "
-                                     "demonstrator");
+        ms_error_set(err, MS_EINVAL,
+                     "train: demonstrations need an offline policy and a "
+                     "demonstrator");
         free(t);
         return NULL;
     }

@@ -10,8 +10,8 @@ bool ms_baseline_known(const char *algo)
     return !strncmp(algo, FIXPART_PREFIX, sizeof FIXPART_PREFIX - 1);
 }
 
-int ms_baseline_schedule(const char *algo, const ms_workload *w, const ms_gpu_model *gpu,
-                         int gpus, const ms_initial *initial, ms_schedule **out, ms_error *err)
+int ms_baseline_schedule(const char *algo, const ms_workload *w, const ms_gpu_model *gpu, int gpus,
+                         const ms_initial *initial, ms_schedule **out, ms_error *err)
 {
     *out = NULL;
     if (!strncmp(algo, FIXPART_PREFIX, sizeof FIXPART_PREFIX - 1)) {

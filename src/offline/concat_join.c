@@ -22,18 +22,18 @@
  * (instance << 1 | destroy) in run order. */
 typedef struct jn_batch {
     int ninst, ntasks;
-    int *tasks;               /* [inst_first[i] .. + inst_n[i]): next's task indices */
+    int *tasks; /* [inst_first[i] .. + inst_n[i]): next's task indices */
     int *inst_first, *inst_n;
-    bool *destroyed;          /* per instance: the batch destroys it */
-    int *ops, nops;           /* every GPU's operations, GPU by GPU */
+    bool *destroyed; /* per instance: the batch destroys it */
+    int *ops, nops;  /* every GPU's operations, GPU by GPU */
 } jn_batch;
 
 /* Times of the join: the batch's instances and tasks, the running plan's instances left
  * alive that the batch needs destroyed. */
 typedef struct jn_times {
-    double *cs, *ce, *ds, *de;   /* per batch instance (ds = NAN: alive at the end) */
-    double *ts;                  /* per batch task (by next's index in s->task) */
-    double *run_ds;              /* per running instance: its new destruction (NAN: none) */
+    double *cs, *ce, *ds, *de; /* per batch instance (ds = NAN: alive at the end) */
+    double *ts;                /* per batch task (by next's index in s->task) */
+    double *run_ds;            /* per running instance: its new destruction (NAN: none) */
     double makespan;
 } jn_times;
 
@@ -109,15 +109,12 @@ static int find_live(jn_ctx *c)
                                                   run->task[t].end);
     c->nlive = 0;
     for (int i = 0; i < n; i++)
-        if (!(run->inst[i].destroy_end <= c->now))  /* NAN: alive at the plan's end */
+        if (!(run->inst[i].destroy_end <= c->now)) /* NAN: alive at the plan's end */
             c->live[c->nlive++] = i;
     return MS_OK;
 }
 
-static bool is_initial(const ms_sched_instance *in)
-{
-    return isnan(in->create_start);
-}
+static bool is_initial(const ms_sched_instance *in) { return isnan(in->create_start); }
 
 /* The running plan's instance each of the batch's initial ones is (c->same). */
 static int find_same(jn_ctx *c)
@@ -153,7 +150,8 @@ static void retime(jn_ctx *c, const jn_batch *b, double floor, jn_times *x)
         x->run_ds[i] = NAN;
     x->makespan = run ? ms_schedule_makespan(run) : 0;
     for (int k = 0; k < b->nops; k++) {
-        int i = b->ops[k] >> 1, g = s->inst[i].gpu, slices = s->gpu.profiles[s->inst[i].profile].slices;
+        int i = b->ops[k] >> 1, g = s->inst[i].gpu,
+            slices = s->gpu.profiles[s->inst[i].profile].slices;
         /* emptied by moves: not created at all; an initial one without tasks is left as it
          * is, or destroyed where a creation of the batch needs its slots (below) */
         if (b->inst_n[i] == 0)
@@ -170,7 +168,7 @@ static void retime(jn_ctx *c, const jn_batch *b, double floor, jn_times *x)
                 x->run_ds[same] = x->ds[i];
             continue;
         }
-        if (same >= 0) {  /* already there: its tasks after the running plan's */
+        if (same >= 0) { /* already there: its tasks after the running plan's */
             double t = fmax(floor, c->last_end[same]);
             for (int j = 0; j < b->inst_n[i]; j++) {
                 int task = b->tasks[b->inst_first[i] + j];
@@ -180,8 +178,8 @@ static void retime(jn_ctx *c, const jn_batch *b, double floor, jn_times *x)
             }
             continue;
         }
-        uint32_t mask = ms_gpu_slot_mask(&s->gpu, (ms_placement){s->inst[i].profile,
-                                                                 s->inst[i].start_slot});
+        uint32_t mask = ms_gpu_slot_mask(&s->gpu,
+                                         (ms_placement){s->inst[i].profile, s->inst[i].start_slot});
         double ready = floor;
         for (int l = 0; l < c->nlive; l++) {
             int j = c->live[l];
@@ -194,12 +192,13 @@ static void retime(jn_ctx *c, const jn_batch *b, double floor, jn_times *x)
                                        ms_gpu_destroy_time(&run->gpu, sl));
             }
             double de = isnan(run->inst[j].destroy_end)
-                            ? x->run_ds[j] + ms_gpu_destroy_time(&run->gpu,
-                                  run->gpu.profiles[run->inst[j].profile].slices)
+                            ? x->run_ds[j] +
+                                  ms_gpu_destroy_time(
+                                      &run->gpu, run->gpu.profiles[run->inst[j].profile].slices)
                             : run->inst[j].destroy_end;
             ready = fmax(ready, de);
         }
-        for (int j = 0; j < s->ninst; j++)  /* the batch's own, done before in its order */
+        for (int j = 0; j < s->ninst; j++) /* the batch's own, done before in its order */
             if (j != i && !isnan(x->de[j]) && overlaps(s, &s->inst[j], g, mask))
                 ready = fmax(ready, x->de[j]);
         x->cs[i] = reserve(c, g, ready, ms_gpu_create_time(&s->gpu, slices));
@@ -277,13 +276,14 @@ static int batch_build(const ms_schedule *s, bool mirror, jn_batch *b)
     int nk = 0, *out = b->ops;
     for (int j = 0; j < k; j++) {
         int i = m[j] >> 1;
-        uint32_t mask = ms_gpu_slot_mask(&s->gpu, (ms_placement){s->inst[i].profile,
-                                                                 s->inst[i].start_slot});
+        uint32_t mask = ms_gpu_slot_mask(&s->gpu,
+                                         (ms_placement){s->inst[i].profile, s->inst[i].start_slot});
         for (int p = 0; p < j; p++) {
             int o = m[p] >> 1;
             if (!b->destroyed[o] && o != i && s->inst[o].gpu == s->inst[i].gpu &&
-                (ms_gpu_slot_mask(&s->gpu, (ms_placement){s->inst[o].profile,
-                                                          s->inst[o].start_slot}) & mask)) {
+                (ms_gpu_slot_mask(&s->gpu,
+                                  (ms_placement){s->inst[o].profile, s->inst[o].start_slot}) &
+                 mask)) {
                 b->destroyed[o] = true;
                 out[nk++] = o << 1 | 1;
             }
@@ -378,7 +378,7 @@ static int improve(jn_ctx *c, jn_batch *b, jn_times *x, double *omega)
         if (b->inst_n[i] > 0)
             cand[nc++] = i;
     }
-    for (int i = 1; i < nc; i++)  /* latest end first (insertion sort: few instances) */
+    for (int i = 1; i < nc; i++) /* latest end first (insertion sort: few instances) */
         for (int j = i; j > 0 && end[cand[j]] > end[cand[j - 1]]; j--) {
             int t = cand[j];
             cand[j] = cand[j - 1], cand[j - 1] = t;
@@ -457,17 +457,17 @@ static int emit(const jn_ctx *c, const jn_batch *b, const jn_times *x, int base_
     for (int i = 0; c->run && i < c->run->ninst; i++)
         if (!isnan(x->run_ds[i])) {
             out->inst[i].destroy_start = x->run_ds[i];
-            out->inst[i].destroy_end = x->run_ds[i] + ms_gpu_destroy_time(
-                &s->gpu, s->gpu.profiles[out->inst[i].profile].slices);
+            out->inst[i].destroy_end = x->run_ds[i] +
+                                       ms_gpu_destroy_time(
+                                           &s->gpu, s->gpu.profiles[out->inst[i].profile].slices);
         }
     for (int i = 0; i < s->ninst; i++) {
         if (b->inst_n[i] == 0)
             continue;
-        int id = c->same[i] >= 0
-                     ? c->same[i]
-                     : ms_schedule_add_instance(out, s->inst[i].gpu, s->inst[i].profile,
-                                                s->inst[i].start_slot, x->cs[i], x->ce[i],
-                                                x->ds[i], x->de[i]);
+        int id = c->same[i] >= 0 ? c->same[i]
+                                 : ms_schedule_add_instance(out, s->inst[i].gpu, s->inst[i].profile,
+                                                            s->inst[i].start_slot, x->cs[i],
+                                                            x->ce[i], x->ds[i], x->de[i]);
         if (id < 0)
             return MS_ENOMEM;
         for (int j = 0; j < b->inst_n[i]; j++) {
@@ -486,8 +486,10 @@ int ms_schedule_join(const ms_schedule *run, double now, const ms_schedule *next
 {
     *out = NULL;
     if (run && (run->gpus != next->gpus || strcmp(run->gpu.name, next->gpu.name)))
-        return ms_error_set(err, MS_EINVAL, "join: the plans are for different GPUs (%d x %s, "
-                            "%d x %s)", run->gpus, run->gpu.name, next->gpus, next->gpu.name);
+        return ms_error_set(err, MS_EINVAL,
+                            "join: the plans are for different GPUs (%d x %s, "
+                            "%d x %s)",
+                            run->gpus, run->gpu.name, next->gpus, next->gpu.name);
     jn_ctx c = {.run = run, .next = next, .w = next_w, .now = now};
     int rc = find_live(&c);
     if (!rc)
@@ -497,7 +499,7 @@ int ms_schedule_join(const ms_schedule *run, double now, const ms_schedule *next
     bool mirror = true;
     for (int i = 0; !rc && i < next->ninst; i++)
         mirror = mirror && c.same[i] < 0;
-    c.cap = 3 * c.nlive + 2 * next->ninst + 1;  /* intervals per GPU at most */
+    c.cap = 3 * c.nlive + 2 * next->ninst + 1; /* intervals per GPU at most */
     c.busy = malloc((size_t)next->gpus * c.cap * 2 * sizeof *c.busy);
     c.nbusy = calloc((size_t)next->gpus, sizeof *c.nbusy);
     jn_batch fwd = {0}, rev = {0};
@@ -511,10 +513,11 @@ int ms_schedule_join(const ms_schedule *run, double now, const ms_schedule *next
         rc = batch_build(next, true, &rev);
     if (!rc)
         rc = times_init(&x, next->ninst, next->ntasks, nrun);
-    double run_end = 0;  /* trivial: after the running plan's last task and operation */
+    double run_end = 0; /* trivial: after the running plan's last task and operation */
     for (int i = 0; run && i < run->ninst; i++)
-        run_end = fmax(run_end, fmax(run->inst[i].create_end,
-                                     isnan(run->inst[i].destroy_end) ? 0 : run->inst[i].destroy_end));
+        run_end = fmax(run_end,
+                       fmax(run->inst[i].create_end,
+                            isnan(run->inst[i].destroy_end) ? 0 : run->inst[i].destroy_end));
     run_end = fmax(fmax(now, run_end), run ? ms_schedule_makespan(run) : 0);
     double w_trivial = NAN, w_reverse = NAN, w_overlap = NAN;
     int moves = 0, swaps = 0;
@@ -549,7 +552,8 @@ int ms_schedule_join(const ms_schedule *run, double now, const ms_schedule *next
     ms_schedule *joint = NULL;
     if (!rc) {
         joined(&c, pick, pick_floor, &x);
-        joint = run ? ms_schedule_clone(run) : ms_schedule_new(&next->gpu, next->gpus, next->algorithm);
+        joint = run ? ms_schedule_clone(run)
+                    : ms_schedule_new(&next->gpu, next->gpus, next->algorithm);
         rc = joint ? emit(&c, pick, &x, base_task, joint) : MS_ENOMEM;
     }
     if (!rc) {
@@ -562,7 +566,8 @@ int ms_schedule_join(const ms_schedule *run, double now, const ms_schedule *next
         if (opt->far.concat != MS_CONCAT_TRIVIAL)
             ms_schedule_set_stat(joint, "makespan_reverse", w_reverse);
         if (opt->far.concat == MS_CONCAT_OVERLAP) {
-            ms_schedule_set_stat(joint, "makespan_overlap", isnan(w_overlap) ? w_reverse : w_overlap);
+            ms_schedule_set_stat(joint, "makespan_overlap",
+                                 isnan(w_overlap) ? w_reverse : w_overlap);
             ms_schedule_set_stat(joint, "concat_moves", moves);
             ms_schedule_set_stat(joint, "concat_swaps", swaps);
         }
@@ -582,16 +587,15 @@ int ms_schedule_join(const ms_schedule *run, double now, const ms_schedule *next
     return rc;
 }
 
-int ms_schedule_join_layout(const ms_schedule *run, double now, ms_initial *out,
-                            ms_error *err)
+int ms_schedule_join_layout(const ms_schedule *run, double now, ms_initial *out, ms_error *err)
 {
     jn_ctx c = {.run = run, .now = now};
     int rc = find_live(&c) ? ms_error_set(err, MS_ENOMEM, "out of memory") : MS_OK;
     for (int l = 0; !rc && l < c.nlive; l++) {
         const ms_sched_instance *in = &run->inst[c.live[l]];
         if (isnan(in->destroy_end))
-            rc = ms_initial_add(out, &run->gpu, in->gpu, (ms_placement){in->profile,
-                                                                        in->start_slot},
+            rc = ms_initial_add(out, &run->gpu, in->gpu,
+                                (ms_placement){in->profile, in->start_slot},
                                 fmax(0, c.last_end[c.live[l]] - now), err);
     }
     free(c.live);

@@ -10,8 +10,7 @@
 #include "migsched/io.h"
 #include "migsched/parallel.h"
 
-int ms_experiment_init(ms_experiment *e, const char *table, const ms_gpu_model *gpu,
-                       ms_error *err)
+int ms_experiment_init(ms_experiment *e, const char *table, const ms_gpu_model *gpu, ms_error *err)
 {
     const exp_table *t = exp_table_find(table);
     if (!t)
@@ -61,7 +60,8 @@ int ms_experiment_set_rows(ms_experiment *e, const char *list, ms_error *err)
         if (tmp.nrows == MS_EXP_MAX_ROWS || len == 0 || len >= MS_EXP_ROW_LEN)
             return ms_error_set(err, MS_EINVAL,
                                 "workloads: give 1..%d non-empty rows of < %d characters, "
-                                "separated by ';'", MS_EXP_MAX_ROWS, MS_EXP_ROW_LEN);
+                                "separated by ';'",
+                                MS_EXP_MAX_ROWS, MS_EXP_ROW_LEN);
         memcpy(tmp.rows[tmp.nrows], c, len);
         tmp.rows[tmp.nrows][len] = '\0';
         ms_gen_params p;
@@ -85,8 +85,8 @@ int ms_experiment_set_n(ms_experiment *e, const char *list, ms_error *err)
         long v = strtol(c, &end, 10);
         if (end == c || (*end && *end != ',') || v < 1 || v > 100000 || k == MS_EXP_MAX_COLS)
             return ms_error_set(err, MS_EINVAL,
-                                "n: '%s' is not a list of 1..%d task counts in 1..100000",
-                                list, MS_EXP_MAX_COLS);
+                                "n: '%s' is not a list of 1..%d task counts in 1..100000", list,
+                                MS_EXP_MAX_COLS);
         n[k++] = (int)v;
         c = *end ? end + 1 : end;
     }
@@ -175,8 +175,10 @@ static int alloc_result(const ms_experiment *e, const exp_table *t, ms_experimen
     r->value_names = t->value_names;
     size_t units = (size_t)r->ncells * e->reps;
     if (units > INT_MAX) /* units are indices of one ms_parallel_for */
-        return ms_error_set(err, MS_EINVAL, "experiment: %zu units (cells x repetitions), more "
-                            "than %d", units, INT_MAX);
+        return ms_error_set(err, MS_EINVAL,
+                            "experiment: %zu units (cells x repetitions), more "
+                            "than %d",
+                            units, INT_MAX);
     r->values = malloc(units * t->nvalues * sizeof *r->values);
     r->done = calloc(units, 1);
     if (!r->values || !r->done) {
@@ -222,8 +224,8 @@ int ms_experiment_run(const ms_experiment *e, ms_experiment_progress progress, v
     if (rc && err)
         *err = p->err;
     else if (!rc && p->finished < p->total)
-        rc = ms_error_set(err, MS_EINTR, "interrupted after %ld of %ld repetitions",
-                          p->finished, p->total);
+        rc = ms_error_set(err, MS_EINTR, "interrupted after %ld of %ld repetitions", p->finished,
+                          p->total);
     free(p);
     return rc;
 }
@@ -264,7 +266,7 @@ int ms_experiment_write_csv(const ms_experiment *e, const ms_experiment_result *
     }
     /* Flushed here so that a failed write is this writer's error, named as such. */
     return fflush(f) || ferror(f) ? ms_error_set(err, MS_EIO, "cannot write the experiment table")
-                                : MS_OK;
+                                  : MS_OK;
 }
 
 void ms_experiment_result_fini(ms_experiment_result *r)

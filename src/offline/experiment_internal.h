@@ -5,16 +5,16 @@
 #include "migsched/offline.h"
 
 /* Computes one repetition of one cell into vals[0..nvalues). */
-typedef int (*exp_unit_fn)(const ms_experiment *e, const ms_gen_params *params, int n,
-                           ms_rng *rng, double *vals, ms_error *err);
+typedef int (*exp_unit_fn)(const ms_experiment *e, const ms_gen_params *params, int n, ms_rng *rng,
+                           double *vals, ms_error *err);
 
 typedef struct exp_table {
     const char *name;
     int nvalues;
     const char *const *value_names;
     exp_unit_fn unit;
-    const char *rows;    /* default rows, ';'-separated */
-    const char *n;       /* default task counts, ','-separated */
+    const char *rows; /* default rows, ';'-separated */
+    const char *n;    /* default task counts, ','-separated */
     int reps, batch, batches;
 } exp_table;
 

@@ -114,7 +114,7 @@ static int unit_refine(const ms_experiment *e, const ms_gen_params *p, int n, ms
 typedef struct batches {
     int n;
     ms_workload **b;
-    double *lb;   /* l_bound_paper of each batch */
+    double *lb; /* l_bound_paper of each batch */
 } batches;
 
 static void batches_free(batches *bs)
@@ -252,8 +252,7 @@ static void gaps(const batches *bs, const double *ms, const double *opt, const d
 static int unit_search(const ms_experiment *e, const ms_gen_params *p, int n, ms_rng *rng,
                        double *vals, ms_error *err)
 {
-    static const char *const algos[] = {"far", "fixpartbest", "miso", "miso-eager", "rl",
-                                        "search"};
+    static const char *const algos[] = {"far", "fixpartbest", "miso", "miso-eager", "rl", "search"};
     ms_workload *w = NULL;
     batches bs = {0};
     double *ms = NULL;
@@ -350,21 +349,29 @@ static const char *const RHO_NAMES[] = {"rho"};
 static const char *const SIGMA_NAMES[] = {"miso", "fixpart_ones", "fixpartbest", "fixpart_whole",
                                           "miso_eager"};
 static const char *const REFINE_NAMES[] = {"p_ref", "moves", "swaps"};
-static const char *const POPT_NAMES[] = {"far",   "miso",           "fixbest",
-                                         "nomig", "fixbest_dataset", "miso_eager"};
-static const char *const SEARCH_NAMES[] = {
-    "far",          "fixbest",           "miso",      "miso_eager",    "rl",
-    "search",       "search_gap",        "worst_search_gap", "search_share_optimal",
-    "far_gap",      "worst_far_gap",     "far_share_optimal"};
+static const char *const POPT_NAMES[] = {"far",       "miso", "fixbest", "nomig", "fixbest_dataset",
+                                         "miso_eager"};
+static const char *const SEARCH_NAMES[] = {"far",
+                                           "fixbest",
+                                           "miso",
+                                           "miso_eager",
+                                           "rl",
+                                           "search",
+                                           "search_gap",
+                                           "worst_search_gap",
+                                           "search_share_optimal",
+                                           "far_gap",
+                                           "worst_far_gap",
+                                           "far_share_optimal"};
 static const char *const CONCAT_NAMES[] = {"p_rev", "p_move_swap", "moves", "swaps"};
 static const char *const MULTI_NAMES[] = {"p_multibatch"};
 
 #define SCALINGS_WIDE "POORSCALING,WIDETIMES;MIXEDSCALING,WIDETIMES;GOODSCALING,WIDETIMES"
-#define SCALINGS_BOTH                                                                         \
-    "POORSCALING,NARROWTIMES;POORSCALING,WIDETIMES;MIXEDSCALING,NARROWTIMES;"                 \
+#define SCALINGS_BOTH                                                         \
+    "POORSCALING,NARROWTIMES;POORSCALING,WIDETIMES;MIXEDSCALING,NARROWTIMES;" \
     "MIXEDSCALING,WIDETIMES;GOODSCALING,NARROWTIMES;GOODSCALING,WIDETIMES"
 /* Paper 001 5.1.3 (the presets carry its p_sup and its [90, 100] s default times). */
-#define POPT_ROWS                                                                             \
+#define POPT_ROWS \
     "POORSCALING;GOODSCALING;MIXSCALINGUNIFORM;MIXSCALINGEXTREME;MIXSCALINGUNIFORM,WIDETIMES"
 
 static const exp_table TABLES[] = {
@@ -372,8 +379,7 @@ static const exp_table TABLES[] = {
     {"sigma", 5, SIGMA_NAMES, unit_sigma, SCALINGS_BOTH, "15", 1000, 0, 0},
     {"refine", 3, REFINE_NAMES, unit_refine, SCALINGS_BOTH, "10,20,30", 1000, 0, 0},
     {"concat", 4, CONCAT_NAMES, unit_concat, SCALINGS_BOTH, "10,20,30", 1000, 0, 0},
-    {"multibatch", 1, MULTI_NAMES, unit_multibatch, SCALINGS_WIDE, "10,15,20,25,30,35", 1, 0,
-     1001},
+    {"multibatch", 1, MULTI_NAMES, unit_multibatch, SCALINGS_WIDE, "10,15,20,25,30,35", 1, 0, 1001},
     {"popt", 6, POPT_NAMES, unit_popt, POPT_ROWS, "100", 1000, 14, 0},
     {"search", 12, SEARCH_NAMES, unit_search, POPT_ROWS, "100", 1000, 14, 0},
 };
@@ -393,7 +399,4 @@ void exp_table_rows(const exp_table *t, const ms_gpu_model *gpu, char *buf, size
     snprintf(buf, len, "%s%s", t->rows, patho ? ";PATHO4;PATHO2;PATHOMIX" : "");
 }
 
-const char *exp_table_names(void)
-{
-    return "rho, sigma, refine, concat, multibatch, popt, search";
-}
+const char *exp_table_names(void) { return "rho, sigma, refine, concat, multibatch, popt, search"; }

@@ -11,9 +11,9 @@
 
 typedef struct far_totals {
     int allocations, evaluated;
-    int whole_gpu;           /* batches whose plan is the whole-GPU allocation */
+    int whole_gpu; /* batches whose plan is the whole-GPU allocation */
     far_refine_stats refine;
-    double phase2;           /* makespan before refinement (one batch) */
+    double phase2; /* makespan before refinement (one batch) */
 } far_totals;
 
 /* Phase 3 on batch b of p, when asked for; *st gets its counts. */
@@ -30,9 +30,9 @@ static int refine_batch(far_plan *p, int b, const ms_offline_options *opt, far_e
  * scale well. That allocation, refined like the family's best, replaces batch b's plan
  * (and *st) when it ends earlier; a cheap lower bound skips it almost always otherwise.
  * *alt is scratch space, set up on first use. */
-static int try_whole_gpu(far_search *srch, far_plan *p, far_plan **alt, int b, int first,
-                         int n, const ms_offline_options *opt, far_engine *e,
-                         far_refine_stats *st, far_totals *tot, ms_error *err)
+static int try_whole_gpu(far_search *srch, far_plan *p, far_plan **alt, int b, int first, int n,
+                         const ms_offline_options *opt, far_engine *e, far_refine_stats *st,
+                         far_totals *tot, ms_error *err)
 {
     int rc = far_engine_run(e, p, b, b + 1, false, true);
     if (rc)
@@ -62,7 +62,7 @@ static int try_whole_gpu(far_search *srch, far_plan *p, far_plan **alt, int b, i
     *st = alt_st;
     tot->whole_gpu++;
     return far_plan_copy_batch(p, b, *alt, b) ? ms_error_set(err, MS_ENOMEM, "out of memory")
-                                               : MS_OK;
+                                              : MS_OK;
 }
 
 static int schedule_batches(far_plan *p, int per_batch, const ms_offline_options *opt,
@@ -120,8 +120,8 @@ static int check_input(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
             if (!(t > 0) || (t > FAR_MAX_TIME && t != INFINITY))
                 return ms_error_set(err, MS_EINVAL,
                                     "FAR: task %d (%s): time %g at size %d must be positive and "
-                                    "at most %g s, or inf", i, w->tasks[i].name, t, gpu->sizes[k],
-                                    FAR_MAX_TIME);
+                                    "at most %g s, or inf",
+                                    i, w->tasks[i].name, t, gpu->sizes[k], FAR_MAX_TIME);
         }
     return MS_OK;
 }
@@ -187,8 +187,7 @@ int ms_far_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
     return MS_OK;
 }
 
-int ms_far_plan(const ms_workload *w, const ms_gpu_model *gpu, ms_schedule **out,
-                ms_error *err)
+int ms_far_plan(const ms_workload *w, const ms_gpu_model *gpu, ms_schedule **out, ms_error *err)
 {
     ms_offline_options opt;
     ms_offline_options_init(&opt);

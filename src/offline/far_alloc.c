@@ -38,12 +38,12 @@ static int reserve(far_search *s, int n)
     int cap = s->cap ? s->cap : 64;
     while (cap < n)
         cap *= 2;
-#define GROW(p, k)                                                                         \
-    do {                                                                                   \
-        void *q_ = realloc(p, (size_t)(k) * sizeof *(p));                                  \
-        if (!q_)                                                                           \
-            return MS_ENOMEM;                                                              \
-        p = q_;                                                                            \
+#define GROW(p, k)                                        \
+    do {                                                  \
+        void *q_ = realloc(p, (size_t)(k) * sizeof *(p)); \
+        if (!q_)                                          \
+            return MS_ENOMEM;                             \
+        p = q_;                                           \
     } while (0)
     GROW(s->alloc, cap);
     GROW(s->heap, cap);
@@ -160,8 +160,8 @@ static int first_allocation(far_search *s, double *area, ms_error *err)
         int z = min_area_size(s, i, 0);
         if (!z)
             return ms_error_set(err, MS_EINFEASIBLE,
-                                "task %d (%s) cannot run on any instance size of %s",
-                                s->first + i, s->w->tasks[s->first + i].name, s->gpu->name);
+                                "task %d (%s) cannot run on any instance size of %s", s->first + i,
+                                s->w->tasks[s->first + i].name, s->gpu->name);
         s->alloc[i] = (unsigned char)z;
         far_group *g = &s->group[z];
         g->task[g->n++] = i;
@@ -290,8 +290,7 @@ static int whole_gpu_search(far_search *s, ms_error *err)
 {
     double area;
     if (!whole_gpu_allocation(s, &area))
-        return ms_error_set(err, MS_EINFEASIBLE, "a task cannot run on the whole %s",
-                            s->gpu->name);
+        return ms_error_set(err, MS_EINFEASIBLE, "a task cannot run on the whole %s", s->gpu->name);
     far_place(s, area, INFINITY);
     keep_best(s);
     return MS_OK;

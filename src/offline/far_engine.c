@@ -10,7 +10,7 @@
 typedef struct far_op {
     double key;
     int gpu, seq, inst;
-    int destroy;            /* 0 = create, 1 = destroy */
+    int destroy; /* 0 = create, 1 = destroy */
 } far_op;
 
 static bool op_less(const far_op *a, const far_op *b)
@@ -62,7 +62,7 @@ typedef struct far_init {
     ms_placement at;
     uint32_t slots;
     double busy;
-    int kept_by;                   /* the engine instance that is it, -1: none */
+    int kept_by;                       /* the engine instance that is it, -1: none */
     double destroy_start, destroy_end; /* NAN: not destroyed */
 } far_init;
 
@@ -88,8 +88,8 @@ static int match_initial(far_engine *e, const far_plan *p, int b0)
         if (x->gpu >= p->gpus)
             continue;
         far_init *f = &e->init[e->ninit];
-        *f = (far_init){x->gpu, x->at, ms_gpu_slot_mask(p->gpu, x->at), x->busy_until, -1, NAN,
-                        NAN};
+        *f = (far_init){x->gpu, x->at, ms_gpu_slot_mask(p->gpu, x->at), x->busy_until, -1,
+                        NAN,    NAN};
         for (int i = 0; i < e->n && f->kept_by < 0; i++) {
             far_inst *in = &e->inst[i];
             ms_placement at = p->gpu->tree.node[in->node].at;
@@ -114,8 +114,8 @@ static void clear_initial(far_engine *e, const ms_gpu_model *gpu, int g, uint32_
         if (f->gpu != g || f->kept_by >= 0 || !isnan(f->destroy_start) || !(f->slots & slots))
             continue;
         f->destroy_start = fmax(*clock, f->busy);
-        f->destroy_end = *clock =
-            f->destroy_start + gpu->destroy_s[gpu->profiles[f->at.profile].slices];
+        f->destroy_end = *clock = f->destroy_start +
+                                  gpu->destroy_s[gpu->profiles[f->at.profile].slices];
     }
 }
 
@@ -269,8 +269,7 @@ static double run_tasks(const far_plan *p, const far_inst *in, bool exact)
 
 /* A creation whose predecessors are gone: queued, or held (pending = -1) while an earlier
  * batch is still being placed under the barrier. */
-static void ready(far_engine *e, int i, bool barrier, int done_batch, double start_at,
-                  int *nh)
+static void ready(far_engine *e, int i, bool barrier, int done_batch, double start_at, int *nh)
 {
     far_inst *r = &e->inst[i];
     int bi = r->batch - e->b0;
@@ -352,10 +351,9 @@ int far_engine_run(far_engine *e, const far_plan *p, int b0, int b1, bool barrie
             if (in->end > batch_end)
                 batch_end = in->end;
             if (barrier)
-                release_batches(e, in->batch - b0, b1 - b0, &done_batch, &start_at, batch_end,
-                                &nh);
+                release_batches(e, in->batch - b0, b1 - b0, &done_batch, &start_at, batch_end, &nh);
         } else {
-            in->destroy_start = fmax(*rc, op.key);  /* after its last task, so once free */
+            in->destroy_start = fmax(*rc, op.key); /* after its last task, so once free */
             in->destroy_end = *rc = in->destroy_start + gpu->destroy_s[size];
             for (int k = e->succ_start[op.inst]; k < e->succ_start[op.inst + 1]; k++) {
                 far_inst *s = &e->inst[e->succ[k]];

@@ -12,13 +12,13 @@
 typedef struct far_list {
     int *task;
     int n, cap;
-    double sum;            /* total run time of the tasks at the node's size */
+    double sum; /* total run time of the tasks at the node's size */
 } far_list;
 
 /* The tree of a GPU model, flattened: what every phase needs per node. */
 typedef struct far_tree {
-    int n;                             /* nodes; 0 is the root, ids in DFS preorder */
-    int size[MS_MAX_TREE_NODES];       /* compute slices */
+    int n;                       /* nodes; 0 is the root, ids in DFS preorder */
+    int size[MS_MAX_TREE_NODES]; /* compute slices */
     int parent[MS_MAX_TREE_NODES];
     int depth[MS_MAX_TREE_NODES];
     int maxdepth;
@@ -26,11 +26,11 @@ typedef struct far_tree {
     bool has_size[MS_MAX_SLICES + 1];  /* some node of this size exists */
     int order[2][MS_MAX_TREE_NODES];   /* by depth then id; [1]: deepest first (reversed) */
     /* Rules set by far_plan_set_rules (defaults: the paper's reading, preorder ties). */
-    int rank[MS_MAX_TREE_NODES];       /* tie order of equal times in Algorithm 1 and the
-                                          engine: preorder, or right branch first */
-    int extra[MS_MAX_TREE_NODES];      /* a smaller size this node also runs (its tasks then
-                                          take this node's time), 0 if none */
-    int runs_on[MS_MAX_SLICES + 1];    /* per size: the larger size whose node also runs it */
+    int rank[MS_MAX_TREE_NODES];    /* tie order of equal times in Algorithm 1 and the
+                                       engine: preorder, or right branch first */
+    int extra[MS_MAX_TREE_NODES];   /* a smaller size this node also runs (its tasks then
+                                       take this node's time), 0 if none */
+    int runs_on[MS_MAX_SLICES + 1]; /* per size: the larger size whose node also runs it */
 } far_tree;
 
 void far_tree_init(far_tree *t, const ms_gpu_model *gpu);
@@ -41,8 +41,8 @@ typedef struct far_plan {
     const ms_gpu_model *gpu;
     far_tree tree;
     int gpus, batches;
-    far_list *list;        /* [(batch * gpus + g) * tree.n + node] */
-    bool *reversed;        /* per batch: leaves first (paper 000 4.2) */
+    far_list *list; /* [(batch * gpus + g) * tree.n + node] */
+    bool *reversed; /* per batch: leaves first (paper 000 4.2) */
 } far_plan;
 
 int far_plan_init(far_plan *p, const ms_workload *w, const ms_gpu_model *gpu, int gpus,
@@ -61,8 +61,7 @@ static inline double far_time(const far_plan *p, int task, int node)
 int far_list_push(far_list *l, int task, double time);
 /* The first position from lo whose time is below t, or at most t when at_most (the list's
  * times decrease: a binary search). */
-int far_list_bound(const far_plan *p, const far_list *l, int node, double t, bool at_most,
-                   int lo);
+int far_list_bound(const far_plan *p, const far_list *l, int node, double t, bool at_most, int lo);
 /* Inserts keeping decreasing time order (after equal times). */
 int far_list_insert_sorted(far_plan *p, far_list *l, int node, int task);
 /* Inserts seq[0..k) into l with the very result (order and running sum) of k calls of
@@ -87,30 +86,30 @@ int far_plan_put_batch(far_plan *p, int b, int first, far_plan *one);
  * before the first creation on its slots; one the plan never touches stays. */
 typedef struct far_inst {
     int batch, gpu, node;
-    int keeps;                     /* the initial instance it is (no creation), -1: none */
-    int seq;                       /* tie-break order (node id, reversed in reversed batches) */
+    int keeps; /* the initial instance it is (no creation), -1: none */
+    int seq;   /* tie-break order (node id, reversed in reversed batches) */
     const far_list *list;
     int npred, pending;
     int pred[MS_MAX_SLOTS];
     bool has_succ;
-    int cont, cont_by;             /* same instance kept across batches: the one it continues,
-                                      the one continuing it (-1 if none) */
-    double ready;                  /* latest last-task end among predecessors */
+    int cont, cont_by; /* same instance kept across batches: the one it continues,
+                          the one continuing it (-1 if none) */
+    double ready;      /* latest last-task end among predecessors */
     double create_start, create_end, task_start, end, destroy_start, destroy_end;
 } far_inst;
 
 typedef struct far_engine {
     int n, cap;
     far_inst *inst;
-    int *order;                    /* scratch: CSR fill pointers, emitted ids */
-    int *succ_start, *succ;        /* CSR successor lists */
+    int *order;             /* scratch: CSR fill pointers, emitted ids */
+    int *succ_start, *succ; /* CSR successor lists */
     struct far_op *heap;
-    int *held;                     /* per batch: instances waiting for the barrier */
+    int *held; /* per batch: instances waiting for the barrier */
     int held_cap;
-    int b0;                        /* first batch of the last run */
-    const ms_initial *initial;     /* set by the caller: what the GPUs hold before batch 0
-                                      (NULL: empty) */
-    int ninit, init_cap;           /* the last run's view of it (far_engine.c) */
+    int b0;                    /* first batch of the last run */
+    const ms_initial *initial; /* set by the caller: what the GPUs hold before batch 0
+                                  (NULL: empty) */
+    int ninit, init_cap;       /* the last run's view of it (far_engine.c) */
     struct far_init *init;
     double makespan;
 } far_engine;
@@ -126,13 +125,13 @@ int far_engine_emit(const far_engine *e, const far_plan *p, ms_schedule *s);
  * buffers are kept between calls and grown only when n grows. Tasks are positions
  * 0..n-1 standing for workload tasks first..first+n-1. */
 typedef struct far_group {
-    int *task;             /* LPT order: decreasing time, then input order */
-    double *time;          /* time of task[i] at the group's size (read in order, not from
-                              the workload's scattered tasks) */
-    double *up;            /* ... and at the larger size whose node also runs this group
-                              (tree.runs_on, four_runs_three); unset when there is none */
-    int head, n, cap;      /* live entries are task[head .. head + n) */
-    double sum;            /* total time of the live entries */
+    int *task;        /* LPT order: decreasing time, then input order */
+    double *time;     /* time of task[i] at the group's size (read in order, not from
+                         the workload's scattered tasks) */
+    double *up;       /* ... and at the larger size whose node also runs this group
+                         (tree.runs_on, four_runs_three); unset when there is none */
+    int head, n, cap; /* live entries are task[head .. head + n) */
+    double sum;       /* total time of the live entries */
 } far_group;
 /* A group's arrays hold FAR_GROUP_CAP(cap) entries for at most cap live ones: room to
  * insert on either side of them (far_alloc.c, regroup). */
@@ -141,19 +140,19 @@ typedef struct far_group {
 /* What the last run of Algorithm 1 (far_place) saw, so that the next allocations of the
  * family, which change a few tasks, can be cut without running it again (docs/far.md). */
 typedef struct far_trace {
-    int events, cap;               /* loop iterations recorded; 0: nothing usable */
-    double *bound;                 /* per iteration: max so far of the lower bound checked
-                                      there, minus the allocation's total area */
-    double *end;                   /* per iteration: max so far of the task ends it placed */
-    int *look[MS_MAX_SLICES + 1];  /* per size: the iteration that first looked at each
-                                      position of the group (the head is position 0) */
+    int events, cap;              /* loop iterations recorded; 0: nothing usable */
+    double *bound;                /* per iteration: max so far of the lower bound checked
+                                     there, minus the allocation's total area */
+    double *end;                  /* per iteration: max so far of the task ends it placed */
+    int *look[MS_MAX_SLICES + 1]; /* per size: the iteration that first looked at each
+                                     position of the group (the head is position 0) */
     int nlook[MS_MAX_SLICES + 1], lookcap[MS_MAX_SLICES + 1];
-    int changed[MS_MAX_SLICES + 1];/* per size: first group position changed since the run
-                                      (INT_MAX: none) */
-    double sum0[MS_MAX_SLICES + 1];/* per size: the group's total time at the run */
-    double coef[MS_MAX_SLICES + 1];/* per size: how fast the recorded idle-ahead terms
-                                      fall as that total falls (0: none recorded) */
-    double rise[MS_MAX_SLICES + 1];/* ... and as it rises */
+    int changed[MS_MAX_SLICES + 1]; /* per size: first group position changed since the run
+                                       (INT_MAX: none) */
+    double sum0[MS_MAX_SLICES + 1]; /* per size: the group's total time at the run */
+    double coef[MS_MAX_SLICES + 1]; /* per size: how fast the recorded idle-ahead terms
+                                       fall as that total falls (0: none recorded) */
+    double rise[MS_MAX_SLICES + 1]; /* ... and as it rises */
 } far_trace;
 
 typedef struct far_lpt_entry {
@@ -169,14 +168,14 @@ typedef struct far_search {
     const far_tree *tree;
     const ms_gpu_model *gpu;
     int gpus, first, n, cap;
-    unsigned char *alloc;          /* current size per task */
-    int *heap;                     /* max-heap of tasks by (time, -index): the longest */
+    unsigned char *alloc; /* current size per task */
+    int *heap;            /* max-heap of tasks by (time, -index): the longest */
     far_group group[MS_MAX_SLICES + 1];
-    int *order, *best_order;       /* Algorithm 1 output: tasks in placement order */
-    int *node_of, *best_node_of;   /* ... and the key gpu * MS_MAX_TREE_NODES + node of
-                                      each, by placement position */
-    int *pos;                      /* heap position per task */
-    far_lpt_entry *lpt, *lpt_tmp;  /* scratch of a group's sort */
+    int *order, *best_order;      /* Algorithm 1 output: tasks in placement order */
+    int *node_of, *best_node_of;  /* ... and the key gpu * MS_MAX_TREE_NODES + node of
+                                     each, by placement position */
+    int *pos;                     /* heap position per task */
+    far_lpt_entry *lpt, *lpt_tmp; /* scratch of a group's sort */
     far_trace trace;
 } far_search;
 
@@ -235,7 +234,7 @@ bool far_pick_swap(const far_plan *p, const far_list *li, const far_list *la, in
 int far_do_swap(far_plan *p, far_list *li, far_list *la, int node, int k, int j);
 
 /* Multi-batch concatenation (paper 000 section 4) over an already scheduled plan. */
-int far_concat_run(far_plan *p, far_engine *e, const ms_offline_options *opt,
-                   ms_schedule *s, ms_error *err);
+int far_concat_run(far_plan *p, far_engine *e, const ms_offline_options *opt, ms_schedule *s,
+                   ms_error *err);
 
 #endif

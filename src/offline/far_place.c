@@ -189,8 +189,8 @@ static void check_place(const place_state *st, const far_tree *t, double work, d
         scale += fabs(size * st->end[k]);
     }
     if (sizes != cover || fabs(sum - work) > 1e-6 * scale)
-        ms_invariant_failed("far_place", "cover %g and work %g, the heap holds %g and %g",
-                            cover, work, sizes, sum);
+        ms_invariant_failed("far_place", "cover %g and work %g, the heap holds %g and %g", cover,
+                            work, sizes, sum);
     if (st->nh > 0 && st->end[st->heap[0]] < *last_now)
         ms_invariant_failed("far_place", "the top time went back from %g to %g", *last_now,
                             st->end[st->heap[0]]);
@@ -231,8 +231,8 @@ static void idle_slices(const far_tree *t, int slices, int *idle)
  * clock is at most that far ahead of the top), so it ends by T + D + tmax; each node j
  * takes its share after max(now, end_j). Hence rem <= m (T + D + tmax - now) - sum over
  * the alive nodes of this size of (end_j - now). `slack`: the idle slices of those. */
-static double split_time(const place_state *st, const far_tree *t, const int *idle, int size,
-                         int m, double D, double now, double rem, double tmax, int *slack)
+static double split_time(const place_state *st, const far_tree *t, const int *idle, int size, int m,
+                         double D, double now, double rem, double tmax, int *slack)
 {
     double late = 0;
     *slack = 0;
@@ -332,8 +332,8 @@ double far_place(far_search *s, double area, double cutoff)
                 (c == v ? false : t->parent[c] != v || t->extra[v] || t->runs_on[size]))
                 continue;
             rec = rec && trace_look(tr, cz, next[cz] - cg->head, ev);
-            double T = split_time(&st, t, idle, cz, count[cz], D, now, rem[cz],
-                                  cg->time[next[cz]], &slack);
+            double T = split_time(&st, t, idle, cz, count[cz], D, now, rem[cz], cg->time[next[cz]],
+                                  &slack);
             double from = c == v ? now : now + D + rem[size];
             int n_idle = c == v ? slack : idle[c];
             if (T > from) {

@@ -61,8 +61,7 @@ void far_plan_set_rules(far_plan *p, const ms_offline_options *opt)
     }
 }
 
-int far_plan_init(far_plan *p, const ms_workload *w, const ms_gpu_model *gpu, int gpus,
-                  int batches)
+int far_plan_init(far_plan *p, const ms_workload *w, const ms_gpu_model *gpu, int gpus, int batches)
 {
     memset(p, 0, sizeof *p);
     p->w = w;
@@ -113,8 +112,7 @@ int far_list_push(far_list *l, int task, double time)
     return MS_OK;
 }
 
-int far_list_bound(const far_plan *p, const far_list *l, int node, double t, bool at_most,
-                   int lo)
+int far_list_bound(const far_plan *p, const far_list *l, int node, double t, bool at_most, int lo)
 {
     int hi = l->n;
     while (lo < hi) {
@@ -154,7 +152,7 @@ int far_list_insert_seq(far_plan *p, far_list *l, int node, const int *seq, int 
     }
     for (int i = 0; i < k; i++)
         e[i] = (far_lpt_entry){far_time(p, seq[i], node), i}; /* .task: place in seq */
-    far_sort_lpt(e, e + k, k); /* decreasing time, then seq order */
+    far_sort_lpt(e, e + k, k);                                /* decreasing time, then seq order */
     int i = 0, j = 0, m = 0; /* equal times: the list's own tasks first */
     while (i < l->n || j < k) {
         if (j == k || (i < l->n && far_time(p, l->task[i], node) >= e[j].time))

@@ -15,7 +15,7 @@ int far_pick_move(const far_plan *p, const far_list *l, int node, double margin)
 {
     int first = far_list_bound(p, l, node, margin, false, 0); /* time < margin */
     double half = margin / 2;
-    int lo = far_list_bound(p, l, node, half, true, first);   /* then time <= half */
+    int lo = far_list_bound(p, l, node, half, true, first); /* then time <= half */
     int best = -1;
     double dist = INFINITY;
     for (int c = lo - 1; c <= lo; c++) { /* the neighbours of margin / 2; ties: the longer */
@@ -105,8 +105,7 @@ static double region_end(const far_view *rv, const far_tree *t, int g, int v)
     return m;
 }
 
-int far_alternative(const far_view *rv, const far_tree *t, int gpus, int base, int key,
-                    double *end)
+int far_alternative(const far_view *rv, const far_tree *t, int gpus, int base, int key, double *end)
 {
     int nn = t->n, best = -1;
     *end = INFINITY;
@@ -123,8 +122,7 @@ int far_alternative(const far_view *rv, const far_tree *t, int gpus, int base, i
 }
 
 /* Tries a move, then a swap, from instance `key` to its alternative. 1 = move, 2 = swap. */
-static int improve_node(far_plan *p, int b, const far_view *rv, int key, double omega,
-                        int *err)
+static int improve_node(far_plan *p, int b, const far_view *rv, int key, double omega, int *err)
 {
     int nn = p->tree.n, v = key % nn;
     far_list *li = far_plan_list(p, b, key / nn, v);
@@ -151,8 +149,8 @@ static int improve_node(far_plan *p, int b, const far_view *rv, int key, double 
 
 /* One iteration of Algorithm 2 (lines 5-30); returns MS_ENOMEM or MS_OK, sets *stop when
  * the root was opened. */
-static int iterate(far_plan *p, int b, far_engine *e, far_view *rv, int *queue,
-                   bool *opened, far_refine_stats *it, bool *stop)
+static int iterate(far_plan *p, int b, far_engine *e, far_view *rv, int *queue, bool *opened,
+                   far_refine_stats *it, bool *stop)
 {
     int nn = p->tree.n, total = p->gpus * nn, qh = 0, qt = 0, err = MS_OK;
     double omega = rv->makespan;

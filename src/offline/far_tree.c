@@ -15,8 +15,7 @@ static int node_of(const ms_gpu_model *m, const ms_sched_instance *in)
     return -1;
 }
 
-static void print_instance(const ms_schedule *s, const ms_workload *w, int id, int depth,
-                           FILE *f)
+static void print_instance(const ms_schedule *s, const ms_workload *w, int id, int depth, FILE *f)
 {
     const ms_sched_instance *in = &s->inst[id];
     fprintf(f, "%*sNode(start=%d, size=%d, tasks=[", 2 * depth, "", in->start_slot,

@@ -73,9 +73,9 @@ static int list_schedule(const ms_workload *w, const ms_gpu_model *gpu, const ms
 }
 
 /* The makespan of list scheduling on every partition of gpu (fits[k] false where a task
- * fits no instance of partition k), in one pass over the tasks: a pass per partition read a million-task workload
- * 19 times on an A100, and as often again to check that the tasks fit. Each partition
- * takes the same steps in the same order as list_schedule. */
+ * fits no instance of partition k), in one pass over the tasks: a pass per partition read a
+ * million-task workload 19 times on an A100, and as often again to check that the tasks fit. Each
+ * partition takes the same steps in the same order as list_schedule. */
 static int all_makespans(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                          const ms_initial *initial, double *ms, bool *fits)
 {
@@ -133,8 +133,7 @@ static int fixpart_run(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
     if (gpus < 1)
         return ms_error_set(err, MS_EINVAL, "%s: need at least one GPU (got %d)", algo, gpus);
     if (part < 0 || part >= gpu->npartitions)
-        return ms_error_set(err, MS_EINVAL, "%s: no partition %d on %s", algo, part + 1,
-                            gpu->name);
+        return ms_error_set(err, MS_EINVAL, "%s: no partition %d on %s", algo, part + 1, gpu->name);
     const ms_partition *p = &gpu->partitions[part];
     int rc = check_fits(w, gpu, p, algo, err);
     if (rc)
@@ -163,8 +162,7 @@ oom:
 }
 
 int ms_fixpart_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
-                        const ms_initial *initial, int partition, ms_schedule **out,
-                        ms_error *err)
+                        const ms_initial *initial, int partition, ms_schedule **out, ms_error *err)
 {
     *out = NULL;
     char name[MS_NAME_LEN + 16] = "fixpart";

@@ -17,7 +17,7 @@ int setup_partition(const ms_gpu_model *gpu, const ms_initial *initial, int g,
     uint32_t wanted = 0;
     for (int i = 0; i < p->n; i++)
         wanted |= ms_gpu_slot_mask(gpu, p->inst[i]);
-    int kept_by[MS_MAX_INSTANCES];   /* p's instance i: the initial one it keeps, -1: none */
+    int kept_by[MS_MAX_INSTANCES]; /* p's instance i: the initial one it keeps, -1: none */
     bool kept[MS_MAX_SLOTS] = {false}, in_way[MS_MAX_SLOTS];
     for (int i = 0; i < p->n; i++) {
         kept_by[i] = -1;
@@ -49,8 +49,8 @@ int setup_partition(const ms_gpu_model *gpu, const ms_initial *initial, int g,
         int k = order[j];
         double d0 = fmax(clock, busy[k]);
         clock = d0 + ms_gpu_destroy_time(gpu, gpu->profiles[at[k].profile].slices);
-        if (s && ms_schedule_add_instance(s, g, at[k].profile, at[k].start, NAN, NAN, d0,
-                                          clock) < 0)
+        if (s &&
+            ms_schedule_add_instance(s, g, at[k].profile, at[k].start, NAN, NAN, d0, clock) < 0)
             return -1;
     }
     for (int i = 0; i < p->n; i++) {
@@ -58,8 +58,8 @@ int setup_partition(const ms_gpu_model *gpu, const ms_initial *initial, int g,
         if (kept_by[i] >= 0) {
             ready[i] = busy[kept_by[i]];
             if (s)
-                sid = ms_schedule_add_instance(s, g, p->inst[i].profile, p->inst[i].start, NAN,
-                                               NAN, NAN, NAN);
+                sid = ms_schedule_add_instance(s, g, p->inst[i].profile, p->inst[i].start, NAN, NAN,
+                                               NAN, NAN);
         } else {
             double c0 = clock;
             clock += ms_gpu_create_time(gpu, gpu->profiles[p->inst[i].profile].slices);

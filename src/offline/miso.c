@@ -26,9 +26,9 @@ static double speedup(const ms_task *t, const ms_gpu_model *gpu, int s)
 /* One round's decision for one partition. */
 typedef struct choice {
     int part;
-    int m;                          /* window tasks placed */
-    bool full;                      /* the whole window was placed */
-    int group[MS_MAX_INSTANCES];    /* window task j -> size group */
+    int m;                       /* window tasks placed */
+    bool full;                   /* the whole window was placed */
+    int group[MS_MAX_INSTANCES]; /* window task j -> size group */
     double score, reconfig;
 } choice;
 
@@ -247,8 +247,8 @@ static int apply(ms_schedule *s, const ms_workload *w, const ms_gpu_model *gpu, 
             continue;
         double t0 = clock;
         clock += gpu->create_s[gpu->profiles[p->inst[k].profile].slices];
-        int id = ms_schedule_add_instance(s, gi, p->inst[k].profile, p->inst[k].start, t0,
-                                          clock, NAN, NAN);
+        int id = ms_schedule_add_instance(s, gi, p->inst[k].profile, p->inst[k].start, t0, clock,
+                                          NAN, NAN);
         if (id < 0)
             return MS_ENOMEM;
         ready[k] = clock;
@@ -274,8 +274,8 @@ static int apply(ms_schedule *s, const ms_workload *w, const ms_gpu_model *gpu, 
 static int no_fit(const ms_workload *w, const ms_gpu_model *gpu, int next, const char *algo,
                   ms_error *err)
 {
-    return ms_error_set(err, MS_EINFEASIBLE, "%s: task %d (%s) fits no partition of %s", algo,
-                        next, w->tasks[next].name, gpu->name);
+    return ms_error_set(err, MS_EINFEASIBLE, "%s: task %d (%s) fits no partition of %s", algo, next,
+                        w->tasks[next].name, gpu->name);
 }
 
 /* A new schedule named algo on gpus GPUs, each holding its initial instances (listed
@@ -292,8 +292,8 @@ static int begin(const ms_gpu_model *gpu, int gpus, const ms_initial *initial, c
         gpu_state *x = &(*st)[g];
         x->nalive = ms_initial_on_gpu(initial, g, x->alive, x->busy_until);
         for (int a = 0; a < x->nalive && !oom; a++) {
-            x->alive_id[a] = ms_schedule_add_instance(*s, g, x->alive[a].profile,
-                                                      x->alive[a].start, NAN, NAN, NAN, NAN);
+            x->alive_id[a] = ms_schedule_add_instance(*s, g, x->alive[a].profile, x->alive[a].start,
+                                                      NAN, NAN, NAN, NAN);
             oom = x->alive_id[a] < 0;
         }
     }

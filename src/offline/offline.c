@@ -8,8 +8,10 @@
 
 /* One line per algorithm; "fixpart:P" (any partition P) is handled by ms_baseline_*. */
 static const ms_offline_algo algos[] = {
-    {"search", "local search over sizes, order and reconfigurations from the best of FAR "
-     "and the baselines (--time-budget MS, --threads N)", ms_search_schedule},
+    {"search",
+     "local search over sizes, order and reconfigurations from the best of FAR "
+     "and the baselines (--time-budget MS, --threads N)",
+     ms_search_schedule},
     {"far", "FAR (paper 000): allocation family, repartitioning tree, refinement", offline_far},
     {"far-norefine", "FAR without phase 3 (refinement)", offline_far_norefine},
     {"miso", "MISO-OPT: FIFO rounds on the partition maximising summed speedups", offline_miso},
@@ -37,13 +39,10 @@ const ms_offline_algo *ms_offline_find(const char *name)
     return NULL;
 }
 
-bool ms_offline_known(const char *name)
-{
-    return ms_offline_find(name) || ms_baseline_known(name);
-}
+bool ms_offline_known(const char *name) { return ms_offline_find(name) || ms_baseline_known(name); }
 
-int ms_offline_schedule(const char *algo, const ms_workload *w, const ms_gpu_model *gpu,
-                        int gpus, const ms_offline_options *opt, ms_schedule **out, ms_error *err)
+int ms_offline_schedule(const char *algo, const ms_workload *w, const ms_gpu_model *gpu, int gpus,
+                        const ms_offline_options *opt, ms_schedule **out, ms_error *err)
 {
     *out = NULL;
     const ms_offline_algo *a = ms_offline_find(algo);
@@ -53,8 +52,8 @@ int ms_offline_schedule(const char *algo, const ms_workload *w, const ms_gpu_mod
             strncat(names, i ? ", " : "", sizeof names - strlen(names) - 1);
             strncat(names, algos[i].name, sizeof names - strlen(names) - 1);
         }
-        return ms_error_set(err, MS_EINVAL, "unknown algorithm '%s' (known: %s, fixpart:P)",
-                            algo, names);
+        return ms_error_set(err, MS_EINVAL, "unknown algorithm '%s' (known: %s, fixpart:P)", algo,
+                            names);
     }
     ms_offline_options defaults;
     if (!opt) {

@@ -25,8 +25,7 @@ int offline_nomig(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
 int offline_run(ms_offline_fn run, const ms_workload *w, const ms_gpu_model *gpu, int gpus,
                 const ms_offline_options *opt, ms_schedule **out, ms_error *err);
 /* The same for the FIXPART baseline named `algo` ("fixpart:4-2-1"; ms_baseline_schedule). */
-int offline_run_baseline(const char *algo, const ms_workload *w, const ms_gpu_model *gpu,
-                         int gpus, const ms_offline_options *opt, ms_schedule **out,
-                         ms_error *err);
+int offline_run_baseline(const char *algo, const ms_workload *w, const ms_gpu_model *gpu, int gpus,
+                         const ms_offline_options *opt, ms_schedule **out, ms_error *err);
 
 #endif

@@ -55,7 +55,4 @@ const char *ms_rl_queue_name(ms_rl_queue_mode m)
     return m >= 0 && m < 3 ? rl_queue_names[m] : "?";
 }
 
-const char *ms_concat_name(ms_concat_mode m)
-{
-    return m >= 0 && m < 3 ? concat_names[m] : "?";
-}
+const char *ms_concat_name(ms_concat_mode m) { return m >= 0 && m < 3 ? concat_names[m] : "?"; }

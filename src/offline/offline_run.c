@@ -15,16 +15,16 @@ static int list_untouched(ms_schedule *s, const ms_initial *l)
         for (int k = 0; k < s->ninst && !listed; k++)
             listed = isnan(s->inst[k].create_start) && s->inst[k].gpu == x->gpu &&
                      s->inst[k].profile == x->at.profile && s->inst[k].start_slot == x->at.start;
-        if (!listed && ms_schedule_add_instance(s, x->gpu, x->at.profile, x->at.start, NAN, NAN,
-                                                NAN, NAN) < 0)
+        if (!listed &&
+            ms_schedule_add_instance(s, x->gpu, x->at.profile, x->at.start, NAN, NAN, NAN, NAN) < 0)
             return MS_ENOMEM;
     }
     return MS_OK;
 }
 
 /* After a run that began at t0 and returned rc: completes *out, or frees it on an error. */
-static int finish(int rc, const struct timespec *t0, const ms_initial *initial,
-                  ms_schedule **out, ms_error *err)
+static int finish(int rc, const struct timespec *t0, const ms_initial *initial, ms_schedule **out,
+                  ms_error *err)
 {
     struct timespec t1;
     clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -50,9 +50,8 @@ int offline_run(ms_offline_fn run, const ms_workload *w, const ms_gpu_model *gpu
     return finish(rc, &t0, opt->initial, out, err);
 }
 
-int offline_run_baseline(const char *algo, const ms_workload *w, const ms_gpu_model *gpu,
-                         int gpus, const ms_offline_options *opt, ms_schedule **out,
-                         ms_error *err)
+int offline_run_baseline(const char *algo, const ms_workload *w, const ms_gpu_model *gpu, int gpus,
+                         const ms_offline_options *opt, ms_schedule **out, ms_error *err)
 {
     *out = NULL;
     struct timespec t0;

@@ -11,9 +11,9 @@
 /* The starting incumbent: every heuristic that is deterministic and fast (far, fixpartbest,
  * miso, miso-eager, nomig, search); search at its default budget is usually at or near the
  * optimum, which leaves the branch and bound little more than the proof. */
-static const ms_offline_fn incumbents[] = {offline_far, offline_fixpartbest, offline_miso,
-                                           offline_miso_eager, offline_nomig,
-                                           ms_search_schedule};
+static const ms_offline_fn incumbents[] = {offline_far,   offline_fixpartbest,
+                                           offline_miso,  offline_miso_eager,
+                                           offline_nomig, ms_search_schedule};
 
 static ms_schedule *best_heuristic(const ms_workload *w, const ms_gpu_model *gpu,
                                    const ms_offline_options *opt)
@@ -82,8 +82,8 @@ int ms_optimal_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
     free(o);
     if (!s)
         return rc || found ? ms_error_set(err, MS_ENOMEM, "optimal: out of memory")
-                     : ms_error_set(err, MS_EINFEASIBLE, "optimal: no valid schedule found%s",
-                                    stopped ? " within the budget" : "");
+                           : ms_error_set(err, MS_EINFEASIBLE, "optimal: no valid schedule found%s",
+                                          stopped ? " within the budget" : "");
     ms_schedule_normalize(s);
     double makespan = ms_schedule_makespan(s);
     ms_schedule_set_stat(s, "proved", stopped ? 0 : 1);

@@ -76,8 +76,7 @@ int opt_search_below(opt_problem *o, double incumbent, ms_schedule **out)
 }
 
 int opt_improve(const ms_workload *w, const ms_gpu_model *gpu, const ms_initial *initial,
-                double incumbent, long node_limit, ms_schedule **out, long *nodes,
-                ms_error *err)
+                double incumbent, long node_limit, ms_schedule **out, long *nodes, ms_error *err)
 {
     *out = NULL;
     *nodes = 0;

@@ -9,8 +9,7 @@
 /* The most placements of at least `least` slices that hold no slot in common, among the
  * candidates from `from` on, counted one each or (by_slices) by their slices (each
  * placement holds a candidate's slots with its size, so no set of instances holds more). */
-static int most_disjoint(const opt_problem *o, int least, bool by_slices, int from,
-                         uint32_t held)
+static int most_disjoint(const opt_problem *o, int least, bool by_slices, int from, uint32_t held)
 {
     int best = 0;
     for (int p = from; p < o->ncand; p++)
@@ -93,8 +92,7 @@ static const double dff_eps[] = {0.1, 0.2, 0.3, 0.4, 0.5};
  * the bins. Every function and weighting in one pass over the jobs: most calls cut, but
  * under different ones. */
 static bool slot_bins_overflow(const opt_problem *o, const int *task, const unsigned *fits,
-                               int ntasks, const opt_live *live, int nlive, double first,
-                               double c)
+                               int ntasks, const opt_live *live, int nlive, double first, double c)
 {
     const ms_gpu_model *g = o->g;
     double H = c - first, lo[NEPS], hi[NEPS], load[2][NEPS] = {{0}};
@@ -142,8 +140,8 @@ static bool slot_bins_overflow(const opt_problem *o, const int *task, const unsi
     return false;
 }
 
-bool opt_pack_cuts(const opt_problem *o, const double *ready, uint64_t rem,
-                   const opt_live *live, int nlive, double c)
+bool opt_pack_cuts(const opt_problem *o, const double *ready, uint64_t rem, const opt_live *live,
+                   int nlive, double c)
 {
     const ms_gpu_model *g = o->g;
     /* per remaining task: the sizes (bit k: g->sizes[k]) on which it can end before c, the

@@ -11,13 +11,13 @@
 
 #include "optimal_internal.h"
 
-#define CHECK_EVERY 1024  /* nodes between clock reads */
+#define CHECK_EVERY 1024 /* nodes between clock reads */
 
 typedef struct state {
-    double R;        /* when the last reconfiguration ends */
-    double ms;       /* latest task end so far */
-    uint64_t rem;    /* tasks not yet on an instance */
-    int init_next;   /* the layout's next instance to get its tasks (ninit: all have) */
+    double R;      /* when the last reconfiguration ends */
+    double ms;     /* latest task end so far */
+    uint64_t rem;  /* tasks not yet on an instance */
+    int init_next; /* the layout's next instance to get its tasks (ninit: all have) */
     /* the last creation, when it destroyed instances: its slots and theirs, the R it
      * started from, and the latest R that would not have delayed it */
     uint32_t last_block;
@@ -39,10 +39,7 @@ double opt_now_s(void)
 
 /* Only schedules shorter than this are looked for: ties with the best known, within a
  * relative 1e-9, do not count as improvements. */
-static double cutoff(const opt_problem *o)
-{
-    return o->best - 1e-9 * dmax(1.0, o->best);
-}
+static double cutoff(const opt_problem *o) { return o->best - 1e-9 * dmax(1.0, o->best); }
 
 /* ---- tables --------------------------------------------------------------------------- */
 
@@ -65,8 +62,8 @@ static void find_placements(opt_problem *o)
         int sa = g->profiles[all[a].profile].slices;
         bool dominated = false;
         for (int b = 0; b < na && !dominated; b++)
-            dominated = b != a && g->profiles[all[b].profile].slices == sa &&
-                        !(m[b] & ~m[a]) && (m[b] != m[a] || b < a);
+            dominated = b != a && g->profiles[all[b].profile].slices == sa && !(m[b] & ~m[a]) &&
+                        (m[b] != m[a] || b < a);
         if (dominated)
             continue;
         o->pl[o->npl] = all[a];
@@ -87,11 +84,13 @@ static int find_layout(opt_problem *o, const ms_initial *initial, ms_error *err)
         if (in->gpu != 0)
             return ms_error_set(err, MS_EINVAL,
                                 "optimal: the layout before the plan holds an instance on GPU "
-                                "%d; the exact scheduler plans GPU 0 only", in->gpu);
+                                "%d; the exact scheduler plans GPU 0 only",
+                                in->gpu);
         if (!ms_gpu_placement_allowed(g, in->at))
             return ms_error_set(err, MS_EINVAL,
                                 "optimal: the layout's instance at slot %d is not a placement "
-                                "of %s", in->at.start, g->name);
+                                "of %s",
+                                in->at.start, g->name);
         int p = 0;
         while (p < o->npl && (o->pl[p].profile != in->at.profile || o->pl[p].start != in->at.start))
             p++;
@@ -448,8 +447,7 @@ static bool lex_leader(const opt_problem *o, int upto)
 }
 
 /* The child of base where the instance at placement p runs the tasks T, free from f. */
-static void descend(opt_problem *o, const state *base, int p, bool initial, uint64_t T,
-                    double f)
+static void descend(opt_problem *o, const state *base, int p, bool initial, uint64_t T, double f)
 {
     state c = *base;
     c.rem &= ~T;
@@ -477,8 +475,8 @@ static void descend(opt_problem *o, const state *base, int p, bool initial, uint
  * in ascending index from `from`, each non-empty set a child node. base holds the state
  * after the instance's creation (or, for the layout's, without it), before its tasks are
  * taken out of rem. */
-static void choose(opt_problem *o, const state *base, int p, bool initial, double e,
-                   uint64_t T, double load, int from)
+static void choose(opt_problem *o, const state *base, int p, bool initial, double e, uint64_t T,
+                   double load, int from)
 {
     int s = o->size[p];
     for (int i = from; i < o->n && !o->stopped; i++) {
@@ -520,8 +518,7 @@ static void place(opt_problem *o, const state *st, int p)
     /* independent of the previous creation and done before that one would have started
      * waiting for its destructions: the order with this one first is no later anywhere */
     if (!o->no_rules && st->last_block && !(o->mask[p] & st->last_block) &&
-        chain_end(o, st, p, st->R_prev) + c <=
-            st->slack - 1e-9 * (st->slack > 1 ? st->slack : 1))
+        chain_end(o, st, p, st->R_prev) + c <= st->slack - 1e-9 * (st->slack > 1 ? st->slack : 1))
         return;
     double chain = st->R, destroy = 0.0; /* chain_end's loop, splitting the live set */
     base.last_block = o->mask[p];

@@ -85,17 +85,17 @@ static int policy_plan(const ms_rl_model *m, const ms_gpu_model *gpu, const ms_w
                        ms_schedule **out, ms_error *err)
 {
     if (!initial || initial->n == 0)
-        return ms_rl_schedule(m, gpu, w, online, opt->rl.rollout, opt->rl.rollout_gap, out,
-                              err);
+        return ms_rl_schedule(m, gpu, w, online, opt->rl.rollout, opt->rl.rollout_gap, out, err);
     double busy[MS_MAX_INSTANCES];
     int part = held_partition(gpu, initial, busy);
-    if (part >= 0 && ms_rl_schedule_from(m, gpu, w, online, opt->rl.rollout,
-                                         opt->rl.rollout_gap, part, busy, out, NULL) == MS_OK)
+    if (part >= 0 && ms_rl_schedule_from(m, gpu, w, online, opt->rl.rollout, opt->rl.rollout_gap,
+                                         part, busy, out, NULL) == MS_OK)
         return MS_OK;
     for (int i = 0; i < initial->n; i++)
         if (initial->inst[i].busy_until > 0)
-            return ms_error_set(err, MS_EINVAL, "rl: the policy cannot plan around busy "
-                                                "instances outside its configurations");
+            return ms_error_set(err, MS_EINVAL,
+                                "rl: the policy cannot plan around busy "
+                                "instances outside its configurations");
     ms_schedule *fresh = NULL, *held = ms_schedule_new(gpu, 1, "rl");
     int rc = held ? MS_OK : ms_error_set(err, MS_ENOMEM, "out of memory");
     for (int i = 0; i < initial->n && !rc; i++)
@@ -103,8 +103,7 @@ static int policy_plan(const ms_rl_model *m, const ms_gpu_model *gpu, const ms_w
                                      initial->inst[i].at.start, NAN, NAN, NAN, NAN) < 0)
             rc = ms_error_set(err, MS_ENOMEM, "out of memory");
     if (!rc)
-        rc = ms_rl_schedule(m, gpu, w, online, opt->rl.rollout, opt->rl.rollout_gap, &fresh,
-                            err);
+        rc = ms_rl_schedule(m, gpu, w, online, opt->rl.rollout, opt->rl.rollout_gap, &fresh, err);
     if (!rc && !(*out = append(held, fresh, 0)))
         rc = ms_error_set(err, MS_ENOMEM, "out of memory");
     if (!rc) { /* the agent's own counters (decisions, passes) */
@@ -126,8 +125,9 @@ static int put_batch(far_plan *p, int b, int first, const ms_workload *wb,
     far_plan_set_rules(&one, opt);
     int rc = MS_OK;
     if (!search_plan_from_schedule(&one, s))
-        rc = ms_error_set(err, MS_EINVAL, "rl: batch %d's plan uses an instance off the "
-                                          "repartitioning tree of %s (use --rl-queue fill)",
+        rc = ms_error_set(err, MS_EINVAL,
+                          "rl: batch %d's plan uses an instance off the "
+                          "repartitioning tree of %s (use --rl-queue fill)",
                           b + 1, p->gpu->name);
     else if ((rc = far_plan_put_batch(p, b, first, &one)))
         ms_error_set(err, rc, "out of memory");
@@ -235,8 +235,8 @@ static int guard(const ms_rl_model *m, const ms_workload *w, const ms_gpu_model 
 
 /* The agent's plan in the queue mode asked for; MS_RL_QUEUE_BEST plans both ways. */
 static int agent_plan(const ms_rl_model *m, const ms_workload *w, const ms_gpu_model *gpu,
-                      const ms_offline_options *opt, bool online, ms_schedule **out,
-                      int *used, ms_error *err)
+                      const ms_offline_options *opt, bool online, ms_schedule **out, int *used,
+                      ms_error *err)
 {
     bool longer = !online && w->n > m->env.n_batch;
     *used = MS_RL_QUEUE_FILL;

@@ -37,8 +37,7 @@ static double run_algo(const eval_ctx *c, int k, const ms_workload *w, int batch
     return checked(s, w, c->err, c->e->compare[k]);
 }
 
-static double run_policy(const eval_ctx *c, const ms_rl_model *m, const ms_workload *w,
-                         bool online)
+static double run_policy(const eval_ctx *c, const ms_rl_model *m, const ms_workload *w, bool online)
 {
     ms_schedule *s = NULL;
     if (ms_rl_schedule(m, c->gpu, w, online, c->e->rollout, c->e->gap, &s, c->err))
@@ -112,11 +111,13 @@ int ms_rl_eval_run(const ms_gpu_model *gpu, const ms_rl_eval *e, ms_rl_eval_resu
     memset(out, 0, sizeof *out);
     bool online = e->model->env.online;
     if (e->ncompare < 0 || e->ncompare > MS_RL_EVAL_MAX_COMPARE || e->sets < 1 || e->tasks < 1)
-        return ms_error_set(err, MS_EINVAL, "rl evaluation: %d compared algorithms (0..%d), "
-                            "%ld sets and %d tasks (1 or more)", e->ncompare,
-                            MS_RL_EVAL_MAX_COMPARE, e->sets, e->tasks);
+        return ms_error_set(err, MS_EINVAL,
+                            "rl evaluation: %d compared algorithms (0..%d), "
+                            "%ld sets and %d tasks (1 or more)",
+                            e->ncompare, MS_RL_EVAL_MAX_COMPARE, e->sets, e->tasks);
     if (e->by_batch && online)
-        return ms_error_set(err, MS_EINVAL, "an online policy plans each dataset as one queue, "
+        return ms_error_set(err, MS_EINVAL,
+                            "an online policy plans each dataset as one queue, "
                             "not in batches");
     if (e->by_batch) {
         int n = e->model->env.n_batch;

@@ -91,8 +91,8 @@ static int search_batch(far_plan *p, int b, int first, int n, const search_start
     far_plan *seeds[8], best;
     int nseeds = 0;
     bool have_best = false;
-    if (!rc && (rc = make_seeds(st, wb, p->gpu, p->gpus, search_start_threads(threads, n),
-                                seeds, &nseeds)))
+    if (!rc && (rc = make_seeds(st, wb, p->gpu, p->gpus, search_start_threads(threads, n), seeds,
+                                &nseeds)))
         ms_error_set(err, rc, "out of memory");
     if (!rc && nseeds == 0)
         rc = ms_error_set(err, MS_EINVAL, "search: no starting schedule on the tree of %s",
@@ -162,9 +162,9 @@ static void put_stats(ms_schedule *s, const search_totals *tot, const search_sta
                       int batches, double budget_ms, int threads, bool from_start)
 {
     /* The concatenation's figures stay; a starting schedule's own counters would mislead. */
-    static const char *const keep[] = {"batches", "makespan_trivial", "makespan_reverse",
-                                       "p_rev", "concat_used", "makespan_overlap",
-                                       "p_move_swap", "concat_moves", "concat_swaps",
+    static const char *const keep[] = {"batches",       "makespan_trivial", "makespan_reverse",
+                                       "p_rev",         "concat_used",      "makespan_overlap",
+                                       "p_move_swap",   "concat_moves",     "concat_swaps",
                                        "concat_seconds"};
     int n = 0;
     for (int i = 0; i < s->nstats; i++)
@@ -191,8 +191,8 @@ int ms_search_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
     search_starts whole = {0};
     if (rc || (rc = search_starts_run(&whole, w, gpu, gpus, opt, err)))
         return rc; /* FAR, the first starting algorithm, checks the input */
-    double budget_ms =
-        opt->search.time_budget_ms > 0 ? opt->search.time_budget_ms : SEARCH_DEFAULT_BUDGET_MS;
+    double budget_ms = opt->search.time_budget_ms > 0 ? opt->search.time_budget_ms
+                                                      : SEARCH_DEFAULT_BUDGET_MS;
     int threads = opt->search.threads > 1 ? opt->search.threads : 1;
     int per_batch = opt->batch > 0 && opt->batch < w->n ? opt->batch : (w->n > 0 ? w->n : 1);
     int batches = w->n > 0 ? (w->n + per_batch - 1) / per_batch : 0;
@@ -226,8 +226,8 @@ int ms_search_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
     if (!rc && exact) { /* below the best so far: a shorter schedule of any shape */
         ms_schedule *x = NULL;
         long limit = (long)(budget_ms * SEARCH_EXACT_NODES_PER_MS);
-        rc = opt_improve(w, gpu, opt->initial, ms_schedule_makespan(s), limit > 0 ? limit : 1,
-                         &x, &tot.nodes, err);
+        rc = opt_improve(w, gpu, opt->initial, ms_schedule_makespan(s), limit > 0 ? limit : 1, &x,
+                         &tot.nodes, err);
         if (x) {
             ms_schedule_free(s);
             s = x;
@@ -245,8 +245,7 @@ int ms_search_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
     return rc;
 }
 
-int ms_search_plan(const ms_workload *w, const ms_gpu_model *gpu, ms_schedule **out,
-                   ms_error *err)
+int ms_search_plan(const ms_workload *w, const ms_gpu_model *gpu, ms_schedule **out, ms_error *err)
 {
     ms_offline_options opt;
     ms_offline_options_init(&opt);

@@ -22,12 +22,12 @@ typedef struct ls_worker {
     far_plan cur, best;
     far_engine e;
     ms_rng rng;
-    int *loc;                 /* key (gpu * tree nodes + node) per task, NOWHERE if out */
+    int *loc; /* key (gpu * tree nodes + node) per task, NOWHERE if out */
     int *scratch;
     ls_move *undo;
     int nundo, undo_cap;
     int crit[MS_MAX_TREE_NODES];
-    int ncrit;                /* keys on the critical chain of the current plan */
+    int ncrit; /* keys on the critical chain of the current plan */
     double mk, sec, best_mk, best_sec;
     long evals;
     double units, budget;
@@ -211,10 +211,10 @@ static int random_task(ls_worker *wk, bool critical)
 }
 
 /* A random key other than `not` where every task of `tasks` can run; -1 after a few misses. */
-static int random_key(ls_worker *wk, const int *tasks, int n, int not)
+static int random_key(ls_worker *wk, const int *tasks, int n, int not )
 {
     for (int tries = 0; tries < 8; tries++) {
-        int k = (int)ms_rng_below(&wk->rng, nkeys(&wk->cur)), ok = k != not;
+        int k = (int)ms_rng_below(&wk->rng, nkeys(&wk->cur)), ok = k != not ;
         for (int i = 0; i < n && ok; i++)
             ok = fits(&wk->cur, tasks[i], k);
         if (ok)
@@ -283,8 +283,8 @@ static int split_group(ls_worker *wk)
         int t = l->task[i], pick = -1;
         for (int c = 0; c < nk; c++)
             if (fits(p, t, base + kid[c]) &&
-                (pick < 0 || load[c] + far_time(p, t, kid[c]) <
-                                 load[pick] + far_time(p, t, kid[pick])))
+                (pick < 0 ||
+                 load[c] + far_time(p, t, kid[c]) < load[pick] + far_time(p, t, kid[pick])))
                 pick = c;
         if (pick < 0)
             return MS_OK;
@@ -497,9 +497,9 @@ static int worker_init(ls_worker *wk, const far_plan *like, const ms_initial *in
     return a || b || !wk->loc || !wk->scratch ? MS_ENOMEM : MS_OK;
 }
 
-int search_improve(far_plan *best, far_plan *const *seeds, int nseeds,
-                   const ms_initial *initial, uint64_t seed, double budget_units, int threads,
-                   bool one_batch, long *evaluations, double *units)
+int search_improve(far_plan *best, far_plan *const *seeds, int nseeds, const ms_initial *initial,
+                   uint64_t seed, double budget_units, int threads, bool one_batch,
+                   long *evaluations, double *units)
 {
     if (threads < 1)
         threads = 1;

@@ -60,8 +60,8 @@ int search_start_threads(int threads, int ntasks)
     return threads > floor ? threads : floor;
 }
 
-int search_starts_run(search_starts *st, const ms_workload *w, const ms_gpu_model *gpu,
-                      int gpus, const ms_offline_options *opt, ms_error *err)
+int search_starts_run(search_starts *st, const ms_workload *w, const ms_gpu_model *gpu, int gpus,
+                      const ms_offline_options *opt, ms_error *err)
 {
     st->n = 0;
     start_pool *p = malloc(sizeof *p);
@@ -71,7 +71,7 @@ int search_starts_run(search_starts *st, const ms_workload *w, const ms_gpu_mode
     for (size_t a = 0; a < NSTART_ALGOS; a++) {
         const char *algo = start_algos[a].algo;
         ms_offline_options o = *opt; /* -1: as the caller set it */
-        o.rl.no_guard = 1;              /* the agent's own plan: FAR is a start of its own */
+        o.rl.no_guard = 1;           /* the agent's own plan: FAR is a start of its own */
         if (start_algos[a].four_runs_three >= 0)
             o.far.four_runs_three = start_algos[a].four_runs_three;
         if (start_algos[a].tie_right_first >= 0)

@@ -24,19 +24,14 @@ static const struct {
     const char *name;
     int service;
     double mean;
-} loads[MS_ABLATION_LOADS] = {
-    {"Normal(25)", MS_SERVICE_NORMAL, 25}, {"Long(25)", MS_SERVICE_LONG, 25},
-    {"Normal(50)", MS_SERVICE_NORMAL, 50}, {"Long(50)", MS_SERVICE_LONG, 50}};
+} loads[MS_ABLATION_LOADS] = {{"Normal(25)", MS_SERVICE_NORMAL, 25},
+                              {"Long(25)", MS_SERVICE_LONG, 25},
+                              {"Normal(50)", MS_SERVICE_NORMAL, 50},
+                              {"Long(50)", MS_SERVICE_LONG, 50}};
 
-const char *ms_online_ablation_row_name(int row)
-{
-    return rows[row].name;
-}
+const char *ms_online_ablation_row_name(int row) { return rows[row].name; }
 
-const char *ms_online_ablation_load_name(int load)
-{
-    return loads[load].name;
-}
+const char *ms_online_ablation_load_name(int load) { return loads[load].name; }
 
 /* One cell: the row on one workload, averaged over the seeds. A static row's layout is
  * chosen out of sample (training seeds). MS_EINFEASIBLE: no static layout holds the mix. */
@@ -52,9 +47,9 @@ static int run_cell(const ms_gpu_model *m, const ms_online_ablation *a, int load
     c.balance = row->balance;
     c.dynamic = row->dynamic;
     c.migration = row->migration;
-    int rc = row->dynamic ? MS_OK
-                          : ms_online_choose_layout(m, &g, &c, MS_ONLINE_TRAIN_SEED(a->seed),
-                                                    a->seeds, err);
+    int rc = row->dynamic
+                 ? MS_OK
+                 : ms_online_choose_layout(m, &g, &c, MS_ONLINE_TRAIN_SEED(a->seed), a->seeds, err);
     for (int s = 0; s < a->seeds && !rc; s++) {
         ms_online_workload w;
         ms_online_result r;

@@ -11,8 +11,10 @@
 
 static int fail(ms_error *err, const msi_sim *s, const char *what, int a, int b)
 {
-    return ms_error_set(err, MS_EINVAL, "online simulator invariant violated at t=%.6f: %s "
-                        "(%d, %d)", s->now, what, a, b);
+    return ms_error_set(err, MS_EINVAL,
+                        "online simulator invariant violated at t=%.6f: %s "
+                        "(%d, %d)",
+                        s->now, what, a, b);
 }
 
 static bool holds(const msi_sim *s, int g, int k, int j)
@@ -91,9 +93,9 @@ static int check_queue_ends(const msi_sim *s, ms_error *err)
 {
     for (int p = 0; p < s->m->nprofiles; p++) {
         int h = s->qhead[p], t = s->qtail[p];
-        if ((h < 0) != (t < 0) || (h >= 0 && (s->job[h].state != MSI_J_QUEUED ||
-                                              s->w->jobs[h].profile != p || h > t ||
-                                              s->job[t].next >= 0)))
+        if ((h < 0) != (t < 0) ||
+            (h >= 0 && (s->job[h].state != MSI_J_QUEUED || s->w->jobs[h].profile != p || h > t ||
+                        s->job[t].next >= 0)))
             return fail(err, s, "queue ends disagree with their jobs", p, h);
     }
     if (s->queued < 0 || s->done < 0 || s->queued + s->done > s->next_arrival)
@@ -124,7 +126,7 @@ static int check_reservation(const msi_sim *s, ms_error *err)
             continue;
         const msi_job *jb = &s->job[j];
         if (jb->tgpu >= 0 && jb->gpu == g && jb->slot == k)
-            continue;  /* the source of a migration away: its claim was the target's */
+            continue; /* the source of a migration away: its claim was the target's */
         if (ms_gpu_slot_mask(s->m, (ms_placement){in->profile, k}) & s->resv_mask)
             return fail(err, s, "a job took the reserved slots", j, r);
         if (jb->tgpu == g && jb->tslot == k)
@@ -169,8 +171,7 @@ static int check_jobs(const msi_sim *s, const int *refs, ms_error *err)
     int inqueue = 0;
     for (int p = 0; p < s->m->nprofiles; p++)
         for (int j = s->qhead[p]; j >= 0; j = s->job[j].next) {
-            if (s->job[j].state != MSI_J_QUEUED || s->w->jobs[j].profile != p ||
-                ++inqueue > queued)
+            if (s->job[j].state != MSI_J_QUEUED || s->w->jobs[j].profile != p || ++inqueue > queued)
                 return fail(err, s, "queue holds a job twice or in the wrong state", j, p);
         }
     if (inqueue != queued)

@@ -24,8 +24,9 @@ double msi_slots_free_at(const msi_sim *s, int g, uint32_t mask)
         const msi_inst *in = &gp->inst[k];
         if (in->profile < 0 || !(ms_gpu_slot_mask(s->m, (ms_placement){in->profile, k}) & mask))
             continue;
-        double e = in->job >= 0 ? msi_expected_end(s, in->job)
-                 : in->state == MSI_I_CREATING ? in->ready_at : s->now;
+        double e = in->job >= 0                  ? msi_expected_end(s, in->job)
+                   : in->state == MSI_I_CREATING ? in->ready_at
+                                                 : s->now;
         t = e > t ? e : t;
     }
     return t;

@@ -6,8 +6,7 @@
 
 static uint32_t all_bits(int n) { return (1u << n) - 1u; }
 
-int ms_online_ideal(const ms_gpu_model *m, int profile, uint32_t free_slots,
-                    uint32_t free_slices)
+int ms_online_ideal(const ms_gpu_model *m, int profile, uint32_t free_slots, uint32_t free_slices)
 {
     const ms_profile *p = &m->profiles[profile];
     int by_slices = __builtin_popcount(free_slices & all_bits(m->slices)) / p->slices;

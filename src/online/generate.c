@@ -64,8 +64,7 @@ void ms_online_gen_set_load(const ms_gpu_model *m, ms_online_gen *g, int gpus, d
     g->arrival_mean = ms_online_gen_load(m, g, gpus) / load;
 }
 
-int ms_online_parse_mix(const ms_gpu_model *m, const char *text, ms_online_gen *g,
-                        ms_error *err)
+int ms_online_parse_mix(const ms_gpu_model *m, const char *text, ms_online_gen *g, ms_error *err)
 {
     char buf[512];
     if (strlen(text) >= sizeof buf)
@@ -118,16 +117,19 @@ int ms_online_generate(const ms_gpu_model *m, const ms_online_gen *g, ms_rng *rn
 {
     memset(w, 0, sizeof *w);
     if (g->jobs < 1 || g->jobs > 100000000)
-        return ms_error_set(err, MS_EINVAL, "generator: jobs %d not in 1..100000000 (an empty "
-                            "workload simulates nothing)", g->jobs);
-    if (!(g->arrival_mean > 0) || g->nmix < 1 ||
-        !(g->service_median > 0) || !(g->service_sigma >= 0))
-        return ms_error_set(err, MS_EINVAL, "generator: jobs, arrival mean, mix or service "
+        return ms_error_set(err, MS_EINVAL,
+                            "generator: jobs %d not in 1..100000000 (an empty "
+                            "workload simulates nothing)",
+                            g->jobs);
+    if (!(g->arrival_mean > 0) || g->nmix < 1 || !(g->service_median > 0) ||
+        !(g->service_sigma >= 0))
+        return ms_error_set(err, MS_EINVAL,
+                            "generator: jobs, arrival mean, mix or service "
                             "parameters out of range");
     for (int i = 0; i < g->nmix; i++)
         if (g->mix_profile[i] < 0 || g->mix_profile[i] >= m->nprofiles || !(g->mix_weight[i] > 0))
-            return ms_error_set(err, MS_EINVAL, "generator: mix entry %d is not a profile of %s",
-                                i, m->name);
+            return ms_error_set(err, MS_EINVAL, "generator: mix entry %d is not a profile of %s", i,
+                                m->name);
     w->jobs = malloc((size_t)g->jobs * sizeof *w->jobs);
     if (!w->jobs)
         return ms_error_set(err, MS_ENOMEM, "generator: out of memory");
@@ -139,7 +141,7 @@ int ms_online_generate(const ms_gpu_model *m, const ms_online_gen *g, ms_rng *rn
         int p = draw_profile(g, rng);
         double z = ms_rng_normal(rng, 0.0, 1.0);
         if (g->service == MS_SERVICE_LONG)
-            z = fabs(z);  /* the upper half of the distribution: above its median */
+            z = fabs(z); /* the upper half of the distribution: above its median */
         double work = g->service_median * scale_of(m, g, p) * exp(g->service_sigma * z);
         w->jobs[j] = (ms_online_job){t, p, work, -1};
     }

@@ -24,8 +24,8 @@ static inline bool msi_frag_equal(double a, double b) { return fabs(a - b) <= 1e
 
 /* Leftmost-minimum tree over n slots of 64-bit keys (UINT64_MAX = absent). */
 typedef struct msi_mintree {
-    int n;              /* leaves, a power of two */
-    uint64_t *key;      /* 2n: key[1] is the root, leaves at n..2n-1 */
+    int n;         /* leaves, a power of two */
+    uint64_t *key; /* 2n: key[1] is the root, leaves at n..2n-1 */
 } msi_mintree;
 
 int msi_mintree_init(msi_mintree *t, int n);
@@ -40,23 +40,23 @@ uint64_t msi_mintree_get(const msi_mintree *t, int i);
 enum { MSI_I_NONE = 0, MSI_I_CREATING = 1, MSI_I_READY = 2 };
 
 typedef struct msi_inst {
-    int8_t profile;     /* -1: no instance starts at this slot */
+    int8_t profile; /* -1: no instance starts at this slot */
     int8_t state;
-    int job;            /* job holding (or reserved for) it, -1 if idle */
+    int job; /* job holding (or reserved for) it, -1 if idle */
     double ready_at;
 } msi_inst;
 
 typedef struct msi_gpu {
-    msi_inst inst[MS_MAX_SLOTS];  /* by start slot */
-    uint32_t used;       /* slots of every instance */
-    uint32_t lock;       /* slots that cannot be destroyed now: held or being created */
-    uint32_t jobslots;   /* slots of instances holding a job now */
-    uint32_t keepslots;  /* ... once pending migrations end (what F is measured on) */
+    msi_inst inst[MS_MAX_SLOTS]; /* by start slot */
+    uint32_t used;               /* slots of every instance */
+    uint32_t lock;               /* slots that cannot be destroyed now: held or being created */
+    uint32_t jobslots;           /* slots of instances holding a job now */
+    uint32_t keepslots;          /* ... once pending migrations end (what F is measured on) */
     uint32_t keepslices;
-    int load;            /* committed busy compute slices (migrating job on its target) */
-    int nrunning;        /* jobs executing here (contention) */
+    int load;     /* committed busy compute slices (migrating job on its target) */
+    int nrunning; /* jobs executing here (contention) */
     int ninst, nbusy;
-    double reconf_free;  /* the GPU runs one creation/destruction at a time */
+    double reconf_free; /* the GPU runs one creation/destruction at a time */
     double frag;
 } msi_gpu;
 
@@ -64,14 +64,14 @@ enum { MSI_J_PENDING = 0, MSI_J_QUEUED, MSI_J_STARTING, MSI_J_RUNNING, MSI_J_DON
 
 typedef struct msi_job {
     double remaining, rate, last;
-    int gpu, tgpu;              /* executing GPU; migration target (-1 none) */
+    int gpu, tgpu; /* executing GPU; migration target (-1 none) */
     int8_t slot, tslot, state;
-    uint32_t version;           /* bumps when the finish time changes */
-    uint32_t mversion;          /* bumps when a migration starts or is called off */
-    int next;                   /* FIFO link while queued */
-    uint64_t claim_seq;         /* decision that last gave it an instance (msi_sim.claims) */
-    double admit_slack;         /* admitted onto a reserved GPU: how long before the reserved
-                                 * slots free it was expected to end (-INFINITY: not admitted) */
+    uint32_t version;   /* bumps when the finish time changes */
+    uint32_t mversion;  /* bumps when a migration starts or is called off */
+    int next;           /* FIFO link while queued */
+    uint64_t claim_seq; /* decision that last gave it an instance (msi_sim.claims) */
+    double admit_slack; /* admitted onto a reserved GPU: how long before the reserved
+                         * slots free it was expected to end (-INFINITY: not admitted) */
 } msi_job;
 
 /* Kinds in the order events of equal time run: instances become ready before jobs leave,
@@ -95,7 +95,7 @@ typedef struct msi_sim {
     msi_gpu *gpu;
     msi_job *job;
     /* candidate placement per (gpu, profile), and trees choosing the GPU */
-    int8_t *cand_start;                  /* G * nprofiles */
+    int8_t *cand_start; /* G * nprofiles */
     msi_mintree place[MS_MAX_PROFILES];
     msi_mintree source[MS_MAX_PROFILES]; /* migration sources: most loaded first */
     int qhead[MS_MAX_PROFILES], qtail[MS_MAX_PROFILES], queued;
@@ -103,16 +103,16 @@ typedef struct msi_sim {
     int nheap, capheap;
     uint64_t seq;
     double now, frag_area, last_t;
-    int64_t frag_sum;                    /* sum of F(g) in units of 1e-12: exact updates */
+    int64_t frag_sum; /* sum of F(g) in units of 1e-12: exact updates */
     int next_arrival, done, instances, busy;
-    int in_node[MS_MAX_PROFILES];        /* jobs arrived and not done, by profile */
+    int in_node[MS_MAX_PROFILES]; /* jobs arrived and not done, by profile */
     bool static_layout;
-    int failed;                          /* MS_ENOMEM once an allocation failed */
-    uint64_t claims;                     /* instance claims so far (placements, migrations) */
+    int failed;      /* MS_ENOMEM once an allocation failed */
+    uint64_t claims; /* instance claims so far (placements, migrations) */
     /* the aging reservation (queue.c): one queued job holds slots of one GPU */
-    int resv_job, resv_gpu;              /* -1: none */
-    uint32_t resv_mask;                  /* the slots it waits for */
-    uint64_t resv_since;                 /* claims made before it was taken */
+    int resv_job, resv_gpu; /* -1: none */
+    uint32_t resv_mask;     /* the slots it waits for */
+    uint64_t resv_since;    /* claims made before it was taken */
     /* GPUs the current event changed, for the incremental check (check.c) */
     int *dirty, ndirty;
     uint8_t *is_dirty;
@@ -158,8 +158,8 @@ void msi_dispatch_queue(msi_sim *s);
 void msi_on_departure(msi_sim *s, int g);
 void msi_migration_end(msi_sim *s, int j);
 /* layout.c */
-int msi_build_layout(const ms_gpu_model *m, const ms_online_workload *w,
-                     const ms_online_config *c, int layout, ms_partition *out, ms_error *err);
+int msi_build_layout(const ms_gpu_model *m, const ms_online_workload *w, const ms_online_config *c,
+                     int layout, ms_partition *out, ms_error *err);
 /* sim.c: one run (layout: per-GPU static instances, NULL for dynamic) */
 int msi_run(const ms_gpu_model *m, const ms_online_workload *w, const ms_online_config *c,
             const ms_partition *layout, ms_online_result *r, ms_error *err);

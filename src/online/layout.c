@@ -10,7 +10,7 @@
 #include <string.h>
 
 static const char *const layout_names[MS_LAYOUT_COUNT] = {"packed", "small-first", "spread",
-                                                         "grouped"};
+                                                          "grouped"};
 
 const char *ms_online_layout_name(int layout)
 {
@@ -72,7 +72,7 @@ static int instance_order(const ms_gpu_model *m, const int *want, int layout, in
     for (int p = 0; p < m->nprofiles; p++)
         if (want[p] > 0)
             firsts[nf++] = p;
-    for (int i = 0; i < nf; i++) {  /* largest first: they are the hardest to fit */
+    for (int i = 0; i < nf; i++) { /* largest first: they are the hardest to fit */
         int best = i;
         for (int k = i + 1; k < nf; k++)
             if (m->profiles[firsts[k]].slices > m->profiles[firsts[best]].slices)
@@ -131,13 +131,13 @@ static int place_all(const ms_gpu_model *m, const int *want, int gpus, int layou
     return rc;
 }
 
-int msi_build_layout(const ms_gpu_model *m, const ms_online_workload *w,
-                     const ms_online_config *c, int layout, ms_partition *parts, ms_error *err)
+int msi_build_layout(const ms_gpu_model *m, const ms_online_workload *w, const ms_online_config *c,
+                     int layout, ms_partition *parts, ms_error *err)
 {
     double share[MS_MAX_PROFILES] = {0}, slices = 0, slots = 0, sum = 0;
     for (int p = 0; p < m->nprofiles; p++)
         sum += c->layout_share[p];
-    for (int p = 0; p < m->nprofiles; p++)  /* the given shares, else the workload's counts */
+    for (int p = 0; p < m->nprofiles; p++) /* the given shares, else the workload's counts */
         share[p] = sum > 0 ? c->layout_share[p] / sum : 0;
     for (int j = 0; sum <= 0 && j < w->n; j++)
         share[w->jobs[j].profile] += 1.0 / w->n;
@@ -157,7 +157,8 @@ int msi_build_layout(const ms_gpu_model *m, const ms_online_workload *w,
                 goto found;
         }
     }
-    return ms_error_set(err, MS_EINFEASIBLE, "static layout '%s': no room for a %s instance "
+    return ms_error_set(err, MS_EINFEASIBLE,
+                        "static layout '%s': no room for a %s instance "
                         "on %d GPU(s) beside one of every other requested profile",
                         ms_online_layout_name(layout), m->profiles[missing].name, c->gpus);
 found:;
@@ -165,7 +166,8 @@ found:;
     if (rc == MS_ENOMEM)
         return ms_error_set(err, rc, "out of memory building a static layout");
     if (rc)
-        return ms_error_set(err, MS_EINFEASIBLE, "static layout '%s': no room for every "
+        return ms_error_set(err, MS_EINFEASIBLE,
+                            "static layout '%s': no room for every "
                             "instance of the multiset on %d GPU(s) (a %s is left over)",
                             ms_online_layout_name(layout), c->gpus, m->profiles[missing].name);
     return MS_OK;

@@ -8,7 +8,7 @@
 
 #include <stdlib.h>
 
-#define MSI_MAX_MOVES 64  /* per departure; each move strictly improves, this only guards */
+#define MSI_MAX_MOVES 64 /* per departure; each move strictly improves, this only guards */
 
 static const char *const rule_names[] = {"cost-aware", "always"};
 
@@ -42,8 +42,7 @@ static double throughput(const msi_sim *s, int g, int dn, int dc)
     int slices = dc, n = gp->nrunning + dn;
     for (int k = 0; k < s->m->slots; k++) {
         int j = gp->inst[k].profile >= 0 ? gp->inst[k].job : -1;
-        if (j >= 0 && s->job[j].state == MSI_J_RUNNING && s->job[j].gpu == g &&
-            s->job[j].slot == k)
+        if (j >= 0 && s->job[j].state == MSI_J_RUNNING && s->job[j].gpu == g && s->job[j].slot == k)
             slices += s->m->profiles[gp->inst[k].profile].slices;
     }
     return n > 0 ? slices / (1.0 + s->c.kappa * (n - 1)) : 0.0;
@@ -63,13 +62,13 @@ static move_value value(const msi_sim *s, int j, int tg, int tstart, double f_to
     } else {
         rate = usable(s, tg, c, f_to) - usable(s, tg, 0, s->gpu[tg].frag) +
                usable(s, g, -c, f_from) - usable(s, g, 0, s->gpu[g].frag) +
-               throughput(s, tg, 1, c) - throughput(s, tg, 0, 0) +
-               throughput(s, g, -1, -c) - throughput(s, g, 0, 0);
+               throughput(s, tg, 1, c) - throughput(s, tg, 0, 0) + throughput(s, g, -1, -c) -
+               throughput(s, g, 0, 0);
     }
     double t_switch = msi_claim_ready(s, tg, tstart, p) + s->c.migration_cost;
     double window = msi_expected_end(s, j) - t_switch;
-    return (move_value){.gain = window > 0 ? rate * window : 0.0,
-                        .cost = c * (t_switch - s->now), .rate = rate};
+    return (move_value){
+        .gain = window > 0 ? rate * window : 0.0, .cost = c * (t_switch - s->now), .rate = rate};
 }
 
 static bool worth_it(const msi_sim *s, const move_value *v)
@@ -103,8 +102,8 @@ static void start_migration(msi_sim *s, int j, int tg, int tstart, const move_va
         s->failed = MS_ENOMEM;
         return;
     }
-    r->mig[r->nmig++] = (ms_online_migration){s->now, j, g, tg, before, msi_system_frag(s),
-                                              v->gain, v->cost, v->rate};
+    r->mig[r->nmig++] = (ms_online_migration){
+        s->now, j, g, tg, before, msi_system_frag(s), v->gain, v->cost, v->rate};
 }
 
 /* The move of one running job of g to a free placement on g that lowers F(g) most (among
@@ -200,7 +199,7 @@ static bool best_inter(const msi_sim *s, int g, int *job, int *to, move_value *v
 
 void msi_on_departure(msi_sim *s, int g)
 {
-    if (g == s->resv_gpu)  /* the reserved GPU takes no replica: it would delay the reservation */
+    if (g == s->resv_gpu) /* the reserved GPU takes no replica: it would delay the reservation */
         return;
     bool lazy = msi_lazy(s, g);
     for (int moves = 0; moves < MSI_MAX_MOVES && !s->failed; moves++) {

@@ -32,7 +32,7 @@ void msi_mintree_set(msi_mintree *t, int i, uint64_t key)
     for (k /= 2; k >= 1; k /= 2) {
         uint64_t a = t->key[2 * k], b = t->key[2 * k + 1], v = a < b ? a : b;
         if (t->key[k] == v)
-            break;  /* ancestors are unchanged too */
+            break; /* ancestors are unchanged too */
         t->key[k] = v;
     }
 }

@@ -9,9 +9,8 @@
 #include "migsched/chart.h"
 #include "migsched/io.h"
 
-int ms_online_write_jobs_csv(const char *path, const ms_gpu_model *m,
-                             const ms_online_workload *w, const ms_online_result *r,
-                             ms_error *err)
+int ms_online_write_jobs_csv(const char *path, const ms_gpu_model *m, const ms_online_workload *w,
+                             const ms_online_result *r, ms_error *err)
 {
     ms_output o;
     int rc = ms_output_open(&o, path, err);
@@ -54,8 +53,8 @@ static int need_timeline(const char *path, const ms_online_result *r, ms_error *
     return MS_OK;
 }
 
-int ms_online_write_timeline_csv(const char *path, const ms_gpu_model *m,
-                                 const ms_online_result *r, ms_error *err)
+int ms_online_write_timeline_csv(const char *path, const ms_gpu_model *m, const ms_online_result *r,
+                                 ms_error *err)
 {
     ms_output o;
     int rc = need_timeline(path, r, err);
@@ -122,8 +121,8 @@ static int thin(const ms_online_result *r, const int *shown, int ns, timeline_da
 static ms_chart_series step_line(const timeline_data *d, int i, const char *label,
                                  const char *colour, unsigned style)
 {
-    return (ms_chart_series){label, d->t, d->v + (size_t)i * (size_t)d->n, d->n, colour,
-                             MS_CHART_STEPS | style};
+    return (ms_chart_series){label, d->t,   d->v + (size_t)i * (size_t)d->n,
+                             d->n,  colour, MS_CHART_STEPS | style};
 }
 
 /* Paper 002 Figs. 6 and 8: fragmentation with the migrations marked, the instance counts,
@@ -150,15 +149,33 @@ static int write_svg(const char *path, const ms_gpu_model *m, const ms_online_re
         prof[i] = step_line(&d, 4 + i, names[i], ms_chart_colour(i / 2),
                             i % 2 ? 0 : MS_CHART_DASHED);
     }
-    ms_chart_axis time = {"time (s)", "t", MS_CHART_LINEAR, r->samples[0].t,
-                          r->samples[r->nsamples - 1].t, true};
+    ms_chart_axis time = {
+        "time (s)", "t", MS_CHART_LINEAR, r->samples[0].t, r->samples[r->nsamples - 1].t, true};
     ms_chart_panel p[3] = {
-        {"system fragmentation (mean F(g)); red marks: migrations", time,
-         {NULL, "F", MS_CHART_LINEAR, 0, 1, true}, sys, 1, d.marks, r->nmig, "migration"},
-        {"instances, busy instances and queued jobs", time,
-         {NULL, "count", MS_CHART_LINEAR, 0, 1, false}, sys + 1, 3, NULL, 0, NULL},
-        {"desired (dashed) and actual (solid) instances per profile", time,
-         {NULL, "instances", MS_CHART_LINEAR, 0, 1, false}, prof, 2 * ns, NULL, 0, NULL},
+        {"system fragmentation (mean F(g)); red marks: migrations",
+         time,
+         {NULL, "F", MS_CHART_LINEAR, 0, 1, true},
+         sys,
+         1,
+         d.marks,
+         r->nmig,
+         "migration"},
+        {"instances, busy instances and queued jobs",
+         time,
+         {NULL, "count", MS_CHART_LINEAR, 0, 1, false},
+         sys + 1,
+         3,
+         NULL,
+         0,
+         NULL},
+        {"desired (dashed) and actual (solid) instances per profile",
+         time,
+         {NULL, "instances", MS_CHART_LINEAR, 0, 1, false},
+         prof,
+         2 * ns,
+         NULL,
+         0,
+         NULL},
     };
     char note[160];
     snprintf(note, sizeof note, "time %.0f s to %.0f s; %ld migrations, %ld reconfigurations",

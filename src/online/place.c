@@ -26,17 +26,23 @@ static bool reusable(const msi_gpu *gp, int profile, int start)
 static void view(const msi_sim *s, int g, ms_online_gpu_view *v, ms_online_rule *r)
 {
     const msi_gpu *gp = &s->gpu[g];
-    *v = (ms_online_gpu_view){.job_slots = gp->jobslots, .frag_slots = gp->keepslots,
-                              .frag_slices = gp->keepslices, .locked_slots = gp->lock,
+    *v = (ms_online_gpu_view){.job_slots = gp->jobslots,
+                              .frag_slots = gp->keepslots,
+                              .frag_slices = gp->keepslices,
+                              .locked_slots = gp->lock,
                               .load = gp->load};
     for (int k = 0; k < MS_MAX_SLOTS; k++)
         v->idle[k] = (int8_t)(k < s->m->slots && reusable(gp, gp->inst[k].profile, k)
-                                  ? gp->inst[k].profile : -1);
-    int fit = s->c.policy == MS_POLICY_OWP ? MS_FIT_BEST
-              : s->c.policy == MS_POLICY_ELASTICBATCH ? MS_FIT_WORST : MS_FIT_FIRST;
-    *r = (ms_online_rule){.frag = s->c.policy == MS_POLICY_FRAG, .fit = fit,
+                                  ? gp->inst[k].profile
+                                  : -1);
+    int fit = s->c.policy == MS_POLICY_OWP            ? MS_FIT_BEST
+              : s->c.policy == MS_POLICY_ELASTICBATCH ? MS_FIT_WORST
+                                                      : MS_FIT_FIRST;
+    *r = (ms_online_rule){.frag = s->c.policy == MS_POLICY_FRAG,
+                          .fit = fit,
                           .balance = s->c.balance,
-                          .dynamic = !s->static_layout, .tau = s->c.tau};
+                          .dynamic = !s->static_layout,
+                          .tau = s->c.tau};
 }
 
 bool msi_target_ok(const msi_sim *s, int g, int profile, int start)
@@ -81,7 +87,7 @@ void msi_update_keys(msi_sim *s, int g)
 void msi_gpu_changed(msi_sim *s, int g)
 {
     msi_gpu *gp = &s->gpu[g];
-    if (!s->is_dirty[g]) {  /* for the incremental check */
+    if (!s->is_dirty[g]) { /* for the incremental check */
         s->is_dirty[g] = 1;
         s->dirty[s->ndirty++] = g;
     }

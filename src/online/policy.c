@@ -22,7 +22,7 @@ double ms_online_frag_lookup(const ms_online_frag_table *t, const ms_gpu_model *
                              uint32_t taken_slots, uint32_t taken_slices)
 {
     return t->f[~taken_slots & bits(m->slots)]
-                [m->slices - __builtin_popcount(taken_slices & bits(m->slices))];
+               [m->slices - __builtin_popcount(taken_slices & bits(m->slices))];
 }
 
 static bool reusable(const ms_online_gpu_view *g, int profile, int start)
@@ -30,8 +30,8 @@ static bool reusable(const ms_online_gpu_view *g, int profile, int start)
     return g->idle[start] == profile;
 }
 
-bool ms_online_can_take(const ms_gpu_model *m, const ms_online_rule *r,
-                        const ms_online_gpu_view *g, int profile, int start)
+bool ms_online_can_take(const ms_gpu_model *m, const ms_online_rule *r, const ms_online_gpu_view *g,
+                        int profile, int start)
 {
     uint32_t mask = ms_gpu_slot_mask(m, (ms_placement){profile, start});
     if (mask & g->job_slots)
@@ -66,7 +66,7 @@ uint64_t ms_online_place_key(const ms_gpu_model *m, const ms_online_rule *r,
     if (best == MS_ONLINE_NO_FIT)
         return best;
     if (r->balance && !(g->load < r->tau * m->slices))
-        best |= 1ull << 40;  /* Busy GPUs only when no Lazy GPU can host the job */
+        best |= 1ull << 40; /* Busy GPUs only when no Lazy GPU can host the job */
     if (r->fit == MS_FIT_BEST)
         best |= (uint64_t)(m->slices - g->load) << 41;
     else if (r->fit == MS_FIT_WORST)
@@ -74,9 +74,8 @@ uint64_t ms_online_place_key(const ms_gpu_model *m, const ms_online_rule *r,
     return best;
 }
 
-bool ms_online_place(const ms_gpu_model *m, const ms_online_rule *r,
-                     const ms_online_frag_table *ft, const ms_online_gpu_view *gpus, int ngpus,
-                     int profile, int *gpu, int *start)
+bool ms_online_place(const ms_gpu_model *m, const ms_online_rule *r, const ms_online_frag_table *ft,
+                     const ms_online_gpu_view *gpus, int ngpus, int profile, int *gpu, int *start)
 {
     uint64_t best = MS_ONLINE_NO_FIT;
     for (int g = 0; g < ngpus; g++) {

@@ -65,8 +65,7 @@ static bool soonest_slots(const msi_sim *s, int profile, int *gpu, int *start)
             int st = pr->starts[i];
             if (s->static_layout && s->gpu[g].inst[st].profile != profile)
                 continue;
-            double t =
-                msi_slots_free_at(s, g, ms_gpu_slot_mask(s->m, (ms_placement){profile, st}));
+            double t = msi_slots_free_at(s, g, ms_gpu_slot_mask(s->m, (ms_placement){profile, st}));
             if (t < best) {
                 best = t;
                 *gpu = g;
@@ -104,7 +103,7 @@ void msi_on_arrival_queue(msi_sim *s, int j)
     bool behind = s->c.queue == MS_QUEUE_FCFS ? s->queued > 0 : s->qhead[p] >= 0;
     if (behind || !msi_try_place(s, j)) {
         enqueue(s, j);
-        resv_update(s);  /* reserve_after 0: it may reserve at once */
+        resv_update(s); /* reserve_after 0: it may reserve at once */
     }
 }
 

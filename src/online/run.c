@@ -21,10 +21,17 @@ int ms_online_policy_parse(const char *text)
 
 void ms_online_config_defaults(ms_online_config *c)
 {
-    *c = (ms_online_config){.policy = MS_POLICY_FRAG, .gpus = 4, .tau = 0.4, .kappa = 0.05,
-                            .balance = true, .dynamic = true, .migration = true,
-                            .migration_cost = 15.0, .migration_rule = MS_MIGRATE_COST_AWARE,
-                            .queue = MS_QUEUE_RESERVE, .reserve_after = 7200.0,
+    *c = (ms_online_config){.policy = MS_POLICY_FRAG,
+                            .gpus = 4,
+                            .tau = 0.4,
+                            .kappa = 0.05,
+                            .balance = true,
+                            .dynamic = true,
+                            .migration = true,
+                            .migration_cost = 15.0,
+                            .migration_rule = MS_MIGRATE_COST_AWARE,
+                            .queue = MS_QUEUE_RESERVE,
+                            .reserve_after = 7200.0,
                             .layout = MS_LAYOUT_BEST};
 }
 
@@ -74,7 +81,7 @@ static void tpot_means(ms_online_result *r, const ms_gpu_model *m, const ms_onli
     int n[MS_MAX_PROFILES] = {0};
     for (int j = 0; j < w->n; j++) {
         int p = w->jobs[j].profile;
-        if (w->jobs[j].work > 0) {  /* a zero-work job has no tokens */
+        if (w->jobs[j].work > 0) { /* a zero-work job has no tokens */
             sum[p] += (r->end[j] - r->start[j]) / w->jobs[j].work;
             n[p]++;
         }
@@ -147,10 +154,11 @@ static int check_config(const ms_gpu_model *m, const ms_online_workload *w,
         (c->migration_rule != MS_MIGRATE_COST_AWARE && c->migration_rule != MS_MIGRATE_ALWAYS))
         return ms_error_set(err, MS_EINVAL, "unknown queue discipline or migration rule");
     if (!(c->reserve_after >= 0 && c->reserve_after < 1e9) || c->check_full_every < 0)
-        return ms_error_set(err, MS_EINVAL, "--reserve-after must be in [0, 1e9) s and the "
+        return ms_error_set(err, MS_EINVAL,
+                            "--reserve-after must be in [0, 1e9) s and the "
                             "full-check period >= 0");
-    if (c->policy < 0 || c->policy >= MS_POLICY_COUNT ||
-        c->layout < MS_LAYOUT_BEST || c->layout >= MS_LAYOUT_COUNT)
+    if (c->policy < 0 || c->policy >= MS_POLICY_COUNT || c->layout < MS_LAYOUT_BEST ||
+        c->layout >= MS_LAYOUT_COUNT)
         return ms_error_set(err, MS_EINVAL, "unknown policy or layout");
     if (w->n < 1)
         return ms_error_set(err, MS_EINVAL, "the workload has no jobs");
@@ -169,7 +177,7 @@ int ms_online_simulate(const ms_gpu_model *m, const ms_online_workload *w,
     if (rc)
         return rc;
     ms_online_config c = *cfg;
-    if (c.policy != MS_POLICY_FRAG) {  /* the baselines use none of paper 002's techniques */
+    if (c.policy != MS_POLICY_FRAG) { /* the baselines use none of paper 002's techniques */
         c.balance = c.migration = false;
         c.dynamic = c.policy != MS_POLICY_FF_STATIC;
     }
@@ -180,7 +188,7 @@ int ms_online_simulate(const ms_gpu_model *m, const ms_online_workload *w,
         ms_online_result t;
         ms_error e;
         int lrc = run_one(m, w, &c, l, &t, &e);
-        if (lrc == MS_EINFEASIBLE) {  /* a layout without room for some profile */
+        if (lrc == MS_EINFEASIBLE) { /* a layout without room for some profile */
             if (err && rc)
                 *err = e;
             ms_online_result_fini(&t);

@@ -45,7 +45,7 @@ static void on_finish(msi_sim *s, int j)
     s->r->end[j] = s->now;
     s->r->gpu[j] = g;
     s->gpu[g].inst[jb->slot].job = -1;
-    if (tg >= 0) {  /* finished before its migration did: call the migration off */
+    if (tg >= 0) { /* finished before its migration did: call the migration off */
         s->gpu[tg].inst[jb->tslot].job = -1;
         jb->tgpu = -1;
         jb->mversion++;
@@ -64,10 +64,13 @@ static void on_finish(msi_sim *s, int j)
 static void sample(msi_sim *s)
 {
     ms_online_result *r = s->r;
-    ms_online_sample v = {.t = s->now, .frag = msi_system_frag(s), .instances = s->instances,
-                          .busy = s->busy, .queued = s->queued};
+    ms_online_sample v = {.t = s->now,
+                          .frag = msi_system_frag(s),
+                          .instances = s->instances,
+                          .busy = s->busy,
+                          .queued = s->queued};
     memcpy(v.desired, s->in_node, sizeof v.desired);
-    for (int g = 0; g < s->G; g++)  /* a scan per event, paid only for a timeline */
+    for (int g = 0; g < s->G; g++) /* a scan per event, paid only for a timeline */
         for (int k = 0; k < s->m->slots; k++)
             if (s->gpu[g].inst[k].profile >= 0)
                 v.actual[s->gpu[g].inst[k].profile]++;
@@ -195,14 +198,14 @@ static int sim_init(msi_sim *s, const ms_gpu_model *m, const ms_online_workload 
     for (int p = 0; p < MS_MAX_PROFILES; p++)
         s->qhead[p] = s->qtail[p] = -1;
     for (int j = 0; j < w->n; j++)
-        s->job[j] = (msi_job){.gpu = -1, .tgpu = -1, .slot = -1, .tslot = -1, .next = -1,
-                              .admit_slack = -INFINITY};
+        s->job[j] = (msi_job){
+            .gpu = -1, .tgpu = -1, .slot = -1, .tslot = -1, .next = -1, .admit_slack = -INFINITY};
     for (int g = 0; g < s->G; g++) {
         for (int k = 0; k < MS_MAX_SLOTS; k++)
             s->gpu[g].inst[k] = (msi_inst){-1, MSI_I_NONE, -1, 0.0};
-        for (int i = 0; layout && i < layout[g].n; i++)  /* present before the run starts */
-            s->gpu[g].inst[layout[g].inst[i].start] =
-                (msi_inst){(int8_t)layout[g].inst[i].profile, MSI_I_READY, -1, 0.0};
+        for (int i = 0; layout && i < layout[g].n; i++) /* present before the run starts */
+            s->gpu[g].inst[layout[g].inst[i].start] = (msi_inst){(int8_t)layout[g].inst[i].profile,
+                                                                 MSI_I_READY, -1, 0.0};
         msi_gpu_changed(s, g);
     }
     return MS_OK;

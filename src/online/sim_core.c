@@ -127,7 +127,7 @@ void msi_rerate(msi_sim *s, int g)
         msi_job *jb = &s->job[j];
         progress(s, jb);
         if (jb->rate == rate && jb->version > 0)
-            continue;  /* its finish event still holds */
+            continue; /* its finish event still holds */
         jb->rate = rate;
         jb->version++;
         msi_push(s, s->now + jb->remaining / rate, MSI_EV_FINISH, j, 0, jb->version);

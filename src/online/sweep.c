@@ -19,8 +19,10 @@ int ms_online_sweep_parse_loads(const char *text, ms_online_sweep *s, ms_error *
             return ms_error_set(err, MS_EINVAL, "--load '%s': at most LO:HI:STEP", text);
         v[n] = strtod(p, &end);
         if (end == p || (*end && *end != ':'))
-            return ms_error_set(err, MS_EINVAL, "--load '%s': expected LO:HI:STEP or one "
-                                "load, numbers separated by ':'", text);
+            return ms_error_set(err, MS_EINVAL,
+                                "--load '%s': expected LO:HI:STEP or one "
+                                "load, numbers separated by ':'",
+                                text);
         if (!*end) {
             n++;
             break;
@@ -38,7 +40,7 @@ int ms_online_sweep_parse_loads(const char *text, ms_online_sweep *s, ms_error *
         return ms_error_set(err, MS_EINVAL, "--load '%s': more than %d loads", text,
                             MS_SWEEP_MAX_LOADS);
     s->nloads = (int)count;
-    for (int i = 0; i < s->nloads; i++)  /* by multiplication: no drift from adding */
+    for (int i = 0; i < s->nloads; i++) /* by multiplication: no drift from adding */
         s->loads[i] = lo + i * step;
     return MS_OK;
 }
@@ -56,8 +58,10 @@ int ms_online_sweep_parse_policies(const char *text, ms_online_sweep *s, ms_erro
         if (slash) {
             *slash = '\0';
             if ((q = ms_online_queue_parse(slash + 1)) < 0)
-                return ms_error_set(err, MS_EINVAL, "--policies: unknown queue discipline '%s' "
-                                    "(fcfs-profile, fcfs or reserve)", slash + 1);
+                return ms_error_set(err, MS_EINVAL,
+                                    "--policies: unknown queue discipline '%s' "
+                                    "(fcfs-profile, fcfs or reserve)",
+                                    slash + 1);
         }
         int p = ms_online_policy_parse(t);
         if (p < 0)
@@ -123,8 +127,11 @@ static int run_point(const ms_gpu_model *m, const ms_online_sweep *s, int which,
     c.policy = policy;
     c.queue = s->queues[which] >= 0 ? s->queues[which] : c.queue;
     c.layout = MS_LAYOUT_BEST;
-    *pt = (ms_online_point){.policy = policy, .queue = c.queue, .load = load,
-                            .arrival_mean = g.arrival_mean, .layout = -1};
+    *pt = (ms_online_point){.policy = policy,
+                            .queue = c.queue,
+                            .load = load,
+                            .arrival_mean = g.arrival_mean,
+                            .layout = -1};
     snprintf(pt->label, sizeof pt->label, "%s%s%s", ms_online_policy_name(policy),
              s->queues[which] >= 0 ? "/" : "",
              s->queues[which] >= 0 ? ms_online_queue_name(c.queue) : "");
@@ -132,8 +139,7 @@ static int run_point(const ms_gpu_model *m, const ms_online_sweep *s, int which,
         pt->p50_wait[p] = pt->p99_wait[p] = pt->tpot[p] = NAN;
     int rc = MS_OK, tpot_n[MS_MAX_PROFILES] = {0};
     if (policy == MS_POLICY_FF_STATIC) {
-        if ((rc = ms_online_choose_layout(m, &g, &c, MS_ONLINE_TRAIN_SEED(s->seed), s->seeds,
-                                          err)))
+        if ((rc = ms_online_choose_layout(m, &g, &c, MS_ONLINE_TRAIN_SEED(s->seed), s->seeds, err)))
             return rc;
         pt->layout = c.layout;
     }
@@ -212,9 +218,9 @@ int ms_online_sweep_write_csv(const char *path, const ms_gpu_model *m, const ms_
     fprintf(o.f, "\n");
     for (int k = 0; k < s->npolicies * s->nloads; k++) {
         const ms_online_point *pt = &pts[k];
-        fprintf(o.f, "%s,%.4f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%s",
-                pt->label, pt->load, pt->arrival_mean, pt->turnaround,
-                pt->makespan, pt->wait, pt->execution, pt->utilisation, pt->fragmentation,
+        fprintf(o.f, "%s,%.4f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%s", pt->label, pt->load,
+                pt->arrival_mean, pt->turnaround, pt->makespan, pt->wait, pt->execution,
+                pt->utilisation, pt->fragmentation,
                 pt->layout >= 0 ? ms_online_layout_name(pt->layout) : "");
         for (int i = 0; i < s->gen.nmix; i++) {
             int p = s->gen.mix_profile[i];

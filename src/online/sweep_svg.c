@@ -30,10 +30,9 @@ enum { NMETRICS = 5 };
 int ms_online_sweep_write_svg(const ms_online_sweep *s, const ms_online_point *pts,
                               const char *path, const char *title, ms_error *err)
 {
-    static const char *const labels[NMETRICS] = {"mean turnaround (s)", "mean wait (s)",
-                                                 "p99 wait of the worst profile (s)",
-                                                 "utilisation (busy slice-s / available)",
-                                                 "fragmentation (mean F)"};
+    static const char *const labels[NMETRICS] = {
+        "mean turnaround (s)", "mean wait (s)", "p99 wait of the worst profile (s)",
+        "utilisation (busy slice-s / available)", "fragmentation (mean F)"};
     int npts = s->npolicies * s->nloads;
     double *v = malloc(sizeof(double) * (size_t)npts * (NMETRICS + 1));
     ms_chart_series *ser = malloc(sizeof *ser * (size_t)(NMETRICS * s->npolicies));
@@ -47,22 +46,28 @@ int ms_online_sweep_write_svg(const ms_online_sweep *s, const ms_online_point *p
             v[(size_t)(m + 1) * (size_t)npts + (size_t)k] = metric(&pts[k], m);
     }
     ms_chart_panel p[NMETRICS];
-    ms_chart_axis load = {"offered load", "load", MS_CHART_LINEAR, s->loads[0],
+    ms_chart_axis load = {"offered load",          "load", MS_CHART_LINEAR, s->loads[0],
                           s->loads[s->nloads - 1], true};
     for (int m = 0; m < NMETRICS; m++) {
         for (int i = 0; i < s->npolicies; i++)
-            ser[m * s->npolicies + i] = (ms_chart_series){
-                pts[i * s->nloads].label, v + i * s->nloads,
-                v + (size_t)(m + 1) * (size_t)npts + (size_t)(i * s->nloads), s->nloads,
-                NULL, MS_CHART_POINTS};
+            ser[m * s->npolicies + i] = (ms_chart_series){pts[i * s->nloads].label,
+                                                          v + i * s->nloads,
+                                                          v + (size_t)(m + 1) * (size_t)npts +
+                                                              (size_t)(i * s->nloads),
+                                                          s->nloads,
+                                                          NULL,
+                                                          MS_CHART_POINTS};
         /* Utilisation and fragmentation are fractions: their axes reach 1 at least. */
         ms_chart_axis y = {NULL, "y", MS_CHART_LINEAR, 0, m >= 3 ? 1 : NAN, false};
-        p[m] = (ms_chart_panel){labels[m], load, y, ser + m * s->npolicies, s->npolicies,
-                                NULL, 0, NULL};
+        p[m] = (ms_chart_panel){labels[m],    load, y, ser + m * s->npolicies,
+                                s->npolicies, NULL, 0, NULL};
     }
     char full[256];
     snprintf(full, sizeof full, "%s (x: offered load)", title);
-    ms_chart c = {.title = full, .columns = 2, .panel_width = 420, .panel_height = 220,
+    ms_chart c = {.title = full,
+                  .columns = 2,
+                  .panel_width = 420,
+                  .panel_height = 220,
                   .shared_legend = true};
     int rc = ms_chart_write_file(path, &c, p, NMETRICS, err);
     free(v), free(ser);

@@ -61,7 +61,7 @@ static int sort_or_free(ms_online_workload *w, int rc)
         ms_online_workload_fini(w);
         return rc;
     }
-    if (w->n > 1)  /* qsort must not see the NULL of an empty list */
+    if (w->n > 1) /* qsort must not see the NULL of an empty list */
         qsort(w->jobs, (size_t)w->n, sizeof *w->jobs, cmp_arrival);
     return MS_OK;
 }
@@ -128,8 +128,7 @@ static int parse_trace_line(char *line, int lineno, const char *source, const ms
         return ms_error_set(err, MS_EINVAL, "%s:%d: expected %d fields, found %d", source, lineno,
                             want, n > 4 ? 5 : n);
     if (!parse_time(f[0], false, &arrival, &why))
-        return ms_error_set(err, MS_EINVAL, "%s:%d: arrival '%.40s' %s", source, lineno, f[0],
-                            why);
+        return ms_error_set(err, MS_EINVAL, "%s:%d: arrival '%.40s' %s", source, lineno, f[0], why);
     int p = ms_gpu_profile_by_name(m, f[1]);
     if (p < 0)
         return ms_error_set(err, MS_EINVAL, "%s:%d: profile '%s' is not a profile of %s", source,
@@ -141,8 +140,8 @@ static int parse_trace_line(char *line, int lineno, const char *source, const ms
     return MS_OK;
 }
 
-int ms_online_trace_parse(const char *text, size_t len, const char *source,
-                          const ms_gpu_model *m, ms_online_workload *w, ms_error *err)
+int ms_online_trace_parse(const char *text, size_t len, const char *source, const ms_gpu_model *m,
+                          ms_online_workload *w, ms_error *err)
 {
     memset(w, 0, sizeof *w);
     char *buf = malloc(len + 1), *cur = buf, *line;
@@ -230,9 +229,8 @@ int ms_online_alibaba_read(const char *path, const ms_gpu_model *m, int limit,
     return rc;
 }
 
-int ms_online_alibaba_parse(const char *data, size_t len, const char *path,
-                            const ms_gpu_model *m, int limit, ms_online_workload *w,
-                            ms_error *err)
+int ms_online_alibaba_parse(const char *data, size_t len, const char *path, const ms_gpu_model *m,
+                            int limit, ms_online_workload *w, ms_error *err)
 {
     char *line, *f[ALI_MAX_COLS + 1];
     memset(w, 0, sizeof *w);
@@ -255,8 +253,10 @@ int ms_online_alibaba_parse(const char *data, size_t len, const char *path,
     int c_cre = ms_name_index(head, nc, "creation_time");
     int c_del = ms_name_index(head, nc, "deletion_time"), lineno = 1;
     if (c_name < 0 || c_num < 0 || c_milli < 0 || c_cre < 0 || c_del < 0)
-        rc = ms_error_set(err, MS_EINVAL, "%s:1: header lacks name, num_gpu, gpu_milli, "
-                          "creation_time or deletion_time", path);
+        rc = ms_error_set(err, MS_EINVAL,
+                          "%s:1: header lacks name, num_gpu, gpu_milli, "
+                          "creation_time or deletion_time",
+                          path);
     while (!rc && (line = next_line(&cur, text + len)) && (limit <= 0 || w->n < limit)) {
         lineno++;
         if (!*line)
@@ -266,8 +266,8 @@ int ms_online_alibaba_parse(const char *data, size_t len, const char *path,
         if (split(line, f, ALI_MAX_COLS) != nc) {
             rc = ms_error_set(err, MS_EINVAL, "%s:%d: expected %d fields", path, lineno, nc);
         } else if (!parse_num(f[c_num], &num) || !parse_num(f[c_milli], &milli)) {
-            rc = ms_error_set(err, MS_EINVAL, "%s:%d: num_gpu or gpu_milli is not a number",
-                              path, lineno);
+            rc = ms_error_set(err, MS_EINVAL, "%s:%d: num_gpu or gpu_milli is not a number", path,
+                              lineno);
         } else if (num < 0 || num != floor(num) || num > 1e6) {
             rc = ms_error_set(err, MS_EINVAL, "%s:%d: num_gpu %g is not a GPU count", path, lineno,
                               num);
@@ -284,7 +284,7 @@ int ms_online_alibaba_parse(const char *data, size_t len, const char *path,
             rc = ms_error_set(err, MS_EINVAL, "%s:%d: deletion_time '%.40s' %s", path, lineno,
                               f[c_del], why);
         } else if (!*f[c_cre] || !*f[c_del] || del <= cre) {
-            w->skipped++;  /* missing or empty lifetime */
+            w->skipped++; /* missing or empty lifetime */
             w->skipped_bad_time++;
         } else if (add_job(w, cre, profile_for_fraction(m, milli / 1000.0), del - cre, f[c_name],
                            strlen(f[c_name]))) {
@@ -293,9 +293,11 @@ int ms_online_alibaba_parse(const char *data, size_t len, const char *path,
     }
     free(text);
     if (!rc && w->n == 0)
-        rc = ms_error_set(err, MS_EINVAL, "%s: no usable pods (%d skipped: %d without a GPU, %d "
-                          "on several GPUs, %d without a lifetime)", path, w->skipped,
-                          w->skipped_no_gpu, w->skipped_multi_gpu, w->skipped_bad_time);
+        rc = ms_error_set(err, MS_EINVAL,
+                          "%s: no usable pods (%d skipped: %d without a GPU, %d "
+                          "on several GPUs, %d without a lifetime)",
+                          path, w->skipped, w->skipped_no_gpu, w->skipped_multi_gpu,
+                          w->skipped_bad_time);
     if ((rc = sort_or_free(w, rc)))
         return rc;
     double t0 = w->n ? w->jobs[0].arrival : 0;

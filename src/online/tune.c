@@ -15,7 +15,7 @@ int ms_online_run_seed(const ms_gpu_model *m, const ms_online_gen *g, const ms_o
     memset(r, 0, sizeof *r);
     int rc = ms_online_generate(m, g, &rng, w, err);
     if (!rc && (rc = ms_online_simulate(m, w, c, r, err))) {
-        ms_online_result_fini(r);  /* a failed run may hold its per-job arrays */
+        ms_online_result_fini(r); /* a failed run may hold its per-job arrays */
         ms_online_workload_fini(w);
     }
     return rc;
@@ -38,8 +38,7 @@ int ms_online_choose_layout(const ms_gpu_model *m, const ms_online_gen *g, ms_on
         for (int s = 0; s < seeds && !rc; s++) {
             ms_online_workload w;
             ms_online_result r;
-            if ((rc = ms_online_run_seed(m, g, &t, seed + (unsigned long long)s, &w, &r,
-                                         &last)))
+            if ((rc = ms_online_run_seed(m, g, &t, seed + (unsigned long long)s, &w, &r, &last)))
                 break;
             sum += r.mean_turnaround;
             ms_online_workload_fini(&w);

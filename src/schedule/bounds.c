@@ -102,8 +102,8 @@ static void area_bounds(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
     }
 }
 
-static double area_bound(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
-                         bool with_destroy, unsigned present)
+static double area_bound(const ms_workload *w, const ms_gpu_model *gpu, int gpus, bool with_destroy,
+                         unsigned present)
 {
     double b;
     area_bounds(w, gpu, gpus, 1, &with_destroy, &present, &b);
@@ -132,8 +132,8 @@ double ms_bound_lbound_paper(const ms_workload *w, const ms_gpu_model *gpu, int 
     return area_bound(w, gpu, gpus, true, 0);
 }
 
-void ms_bound_lbound_both(const ms_workload *w, const ms_gpu_model *gpu, int gpus,
-                          unsigned present, double *l_bound, double *l_bound_paper)
+void ms_bound_lbound_both(const ms_workload *w, const ms_gpu_model *gpu, int gpus, unsigned present,
+                          double *l_bound, double *l_bound_paper)
 {
     const bool with_destroy[2] = {false, true};
     const unsigned pres[2] = {present, 0};

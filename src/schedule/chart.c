@@ -7,11 +7,11 @@
 #include "migsched/io.h"
 
 enum {
-    LEFT = 72,       /* left of each plot area: tick labels and the rotated y label */
-    HEAD = 26,       /* above it: the panel's title */
-    BELOW = 46,      /* under it: tick labels and the x label */
-    RIGHT = 24,      /* right of it when its legend is elsewhere */
-    GAP = 20,        /* between it and its legend */
+    LEFT = 72,  /* left of each plot area: tick labels and the rotated y label */
+    HEAD = 26,  /* above it: the panel's title */
+    BELOW = 46, /* under it: tick labels and the x label */
+    RIGHT = 24, /* right of it when its legend is elsewhere */
+    GAP = 20,   /* between it and its legend */
     LEGEND_W = 220,
     LEGEND_ROW = 18,
     TITLE_H = 34,
@@ -115,8 +115,8 @@ static void draw_axes(FILE *f, const placed *q, const layout *l)
     for (int k = 0; k < q->tx.n; k++) {
         double x = px(q, l, q->tx.at[k]);
         chart_tick_text(&q->p->x, &q->tx, q->tx.at[k], t, sizeof t);
-        fprintf(f, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#e4e4e4\"/>",
-                x, q->y0, x, q->y0 + l->ph);
+        fprintf(f, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#e4e4e4\"/>", x,
+                q->y0, x, q->y0 + l->ph);
         text_at(f, x, q->y0 + l->ph + 16, " font-size=\"11\" text-anchor=\"middle\"", t);
     }
     for (int k = 0; k < q->ty.n; k++) {
@@ -126,8 +126,10 @@ static void draw_axes(FILE *f, const placed *q, const layout *l)
                 q->x0, y, q->x0 + l->pw, y);
         text_at(f, q->x0 - 6, y + 4, " font-size=\"11\" text-anchor=\"end\"", t);
     }
-    fprintf(f, "<rect class=\"frame\" x=\"%.2f\" y=\"%.2f\" width=\"%d\" height=\"%d\" "
-               "fill=\"none\" stroke=\"#444\"/>\n", q->x0, q->y0, l->pw, l->ph);
+    fprintf(f,
+            "<rect class=\"frame\" x=\"%.2f\" y=\"%.2f\" width=\"%d\" height=\"%d\" "
+            "fill=\"none\" stroke=\"#444\"/>\n",
+            q->x0, q->y0, l->pw, l->ph);
     if (q->p->title)
         text_at(f, q->x0, q->y0 - 8, " font-size=\"13\" font-weight=\"bold\"", q->p->title);
     if (q->p->x.label)
@@ -136,8 +138,10 @@ static void draw_axes(FILE *f, const placed *q, const layout *l)
     if (q->p->y.label) {
         char rot[96];
         double x = q->x0 - LEFT + 16, y = q->y0 + l->ph / 2.0;
-        snprintf(rot, sizeof rot, " font-size=\"12\" text-anchor=\"middle\" "
-                 "transform=\"rotate(-90 %.2f %.2f)\"", x, y);
+        snprintf(rot, sizeof rot,
+                 " font-size=\"12\" text-anchor=\"middle\" "
+                 "transform=\"rotate(-90 %.2f %.2f)\"",
+                 x, y);
         text_at(f, x, y, rot, q->p->y.label);
     }
 }
@@ -150,9 +154,10 @@ static const char *colour_of(const ms_chart_series *s, int i)
 static void draw_series(FILE *f, const placed *q, const layout *l, int i)
 {
     const ms_chart_series *s = &q->p->series[i];
-    fprintf(f, "<polyline class=\"curve\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s "
-               "points=\"", colour_of(s, i),
-            s->style & MS_CHART_DASHED ? " stroke-dasharray=\"5 3\"" : "");
+    fprintf(f,
+            "<polyline class=\"curve\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s "
+            "points=\"",
+            colour_of(s, i), s->style & MS_CHART_DASHED ? " stroke-dasharray=\"5 3\"" : "");
     const char *sep = "";
     double prev_y = NAN;
     for (int k = 0; k < s->n; k++) {
@@ -193,18 +198,20 @@ static void draw_marks(FILE *f, const placed *q, const layout *l)
         double v = q->p->marks[k];
         if (!chart_drawable(&q->p->x, v) || v < q->tx.lo || v > q->tx.hi)
             continue;
-        fprintf(f, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"%s\" "
-                   "stroke-opacity=\"0.5\"/>\n", px(q, l, v), q->y0 + l->ph - 12, px(q, l, v),
-                q->y0 + l->ph, MARK_COLOUR);
+        fprintf(f,
+                "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"%s\" "
+                "stroke-opacity=\"0.5\"/>\n",
+                px(q, l, v), q->y0 + l->ph - 12, px(q, l, v), q->y0 + l->ph, MARK_COLOUR);
     }
 }
 
 static void legend_entry(FILE *f, double x, double y, const char *colour, bool dashed,
                          const char *label)
 {
-    fprintf(f, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"%s\" "
-               "stroke-width=\"3\"%s/>", x, y, x + 26, y, colour,
-            dashed ? " stroke-dasharray=\"5 3\"" : "");
+    fprintf(f,
+            "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"%s\" "
+            "stroke-width=\"3\"%s/>",
+            x, y, x + 26, y, colour, dashed ? " stroke-dasharray=\"5 3\"" : "");
     text_at(f, x + 32, y + 4, " font-size=\"12\"", label);
 }
 
@@ -251,10 +258,11 @@ int ms_chart_svg(const ms_chart *c, const ms_chart_panel *p, int np, FILE *f, ms
     layout l;
     set_layout(c, p, np, &l);
     fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-               "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\">\n<rect width=\"%d\" "
-               "height=\"%d\" fill=\"#fff\"/>\n", l.width, l.height, l.width, l.height,
-            l.width, l.height);
+    fprintf(f,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+            "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\">\n<rect width=\"%d\" "
+            "height=\"%d\" fill=\"#fff\"/>\n",
+            l.width, l.height, l.width, l.height, l.width, l.height);
     if (c->title)
         text_at(f, LEFT, 22, " font-size=\"14\" font-weight=\"bold\"", c->title);
     int top = TITLE_H;

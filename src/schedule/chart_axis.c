@@ -41,8 +41,7 @@ static void add_tick(ms_chart_ticks *t, double v)
         t->at[t->n++] = v;
 }
 
-static void fit_linear(const ms_chart_axis *a, double min, double max, int ticks,
-                       ms_chart_ticks *t)
+static void fit_linear(const ms_chart_axis *a, double min, double max, int ticks, ms_chart_ticks *t)
 {
     if (isnan(min))
         min = 0, max = 1;
@@ -59,8 +58,7 @@ static void fit_linear(const ms_chart_axis *a, double min, double max, int ticks
         add_tick(t, fabs(k) < 0.5 ? 0 : k * step);
 }
 
-static void fit_log(const ms_chart_axis *a, double min, double max, int ticks,
-                    ms_chart_ticks *t)
+static void fit_log(const ms_chart_axis *a, double min, double max, int ticks, ms_chart_ticks *t)
 {
     if (isnan(min))
         min = 1, max = 10;
@@ -85,8 +83,7 @@ static void fit_log(const ms_chart_axis *a, double min, double max, int ticks,
             add_tick(t, pow(10, e));
 }
 
-void ms_chart_fit(const ms_chart_axis *a, double min, double max, int ticks,
-                  ms_chart_ticks *out)
+void ms_chart_fit(const ms_chart_axis *a, double min, double max, int ticks, ms_chart_ticks *out)
 {
     hold_hints(a, &min, &max);
     ticks = ticks > 2 ? ticks : 2;

@@ -26,16 +26,16 @@ int ms_initial_add(ms_initial *l, const ms_gpu_model *gpu, int g, ms_placement a
     if (g < 0 || !ms_gpu_placement_allowed(gpu, at))
         return ms_error_set(err, MS_EINVAL, "GPU %d: no instance of %s can start at slot %d", g,
                             at.profile >= 0 && at.profile < gpu->nprofiles
-                                ? gpu->profiles[at.profile].name : "that profile",
+                                ? gpu->profiles[at.profile].name
+                                : "that profile",
                             at.start);
     if (!(busy_until >= 0) || !isfinite(busy_until))
-        return ms_error_set(err, MS_EINVAL, "GPU %d: busy time %g of the instance at slot %d",
-                            g, busy_until, at.start);
+        return ms_error_set(err, MS_EINVAL, "GPU %d: busy time %g of the instance at slot %d", g,
+                            busy_until, at.start);
     uint32_t mask = ms_gpu_slot_mask(gpu, at);
     for (int i = 0; i < l->n; i++)
         if (l->inst[i].gpu == g && (ms_gpu_slot_mask(gpu, l->inst[i].at) & mask))
-            return ms_error_set(err, MS_EINVAL,
-                                "GPU %d: %s at slot %d overlaps %s at slot %d", g,
+            return ms_error_set(err, MS_EINVAL, "GPU %d: %s at slot %d overlaps %s at slot %d", g,
                                 gpu->profiles[at.profile].name, at.start,
                                 gpu->profiles[l->inst[i].at.profile].name, l->inst[i].at.start);
     if (l->n == l->cap) {
@@ -69,7 +69,8 @@ static int parse_item(const char *item, const ms_gpu_model *gpu, int g, ms_initi
         return ms_error_set(err, MS_EINVAL,
                             "--initial: '%s' is not a partition of %s (sizes in slot order "
                             "like 4-2-1, a 1-based index as `migsched partitions` lists, "
-                            "empty or device)", item, gpu->name);
+                            "empty or device)",
+                            item, gpu->name);
     const ms_partition *p = &gpu->partitions[k];
     for (int i = 0; i < p->n; i++) {
         int rc = ms_initial_add(out, gpu, g, p->inst[i], 0, err);
@@ -89,8 +90,10 @@ int ms_initial_parse(const char *text, const ms_gpu_model *gpu, int gpus, ms_ini
                             "devices, can read what they hold");
     char buf[512];
     if (!text || !*text || strlen(text) >= sizeof buf)
-        return ms_error_set(err, MS_EINVAL, "--initial: expected empty, device or a partition "
-                                            "per GPU (got '%s')", text ? text : "");
+        return ms_error_set(err, MS_EINVAL,
+                            "--initial: expected empty, device or a partition "
+                            "per GPU (got '%s')",
+                            text ? text : "");
     snprintf(buf, sizeof buf, "%s", text);
     int items = 1;
     for (const char *c = buf; *c; c++)
@@ -98,7 +101,8 @@ int ms_initial_parse(const char *text, const ms_gpu_model *gpu, int gpus, ms_ini
     if (items != 1 && items != gpus) {
         return ms_error_set(err, MS_EINVAL,
                             "--initial '%s': %d layouts for %d GPU%s (give one for every GPU, "
-                            "or one for each)", text, items, gpus, gpus == 1 ? "" : "s");
+                            "or one for each)",
+                            text, items, gpus, gpus == 1 ? "" : "s");
     }
     char *save = NULL;
     int g = 0, rc = MS_OK;
@@ -131,8 +135,7 @@ int ms_initial_on_gpu(const ms_initial *l, int g, ms_placement *at, double *busy
 }
 
 /* GPU g's layout as "4-3", "empty" when it holds nothing. */
-static void format_gpu(const ms_initial *l, const ms_gpu_model *gpu, int g, char *buf,
-                       size_t len)
+static void format_gpu(const ms_initial *l, const ms_gpu_model *gpu, int g, char *buf, size_t len)
 {
     ms_partition p = {0};
     p.n = ms_initial_on_gpu(l, g, p.inst, NULL);

@@ -21,8 +21,7 @@ void ms_schedule_metrics(const ms_schedule *s, const ms_workload *w, ms_metrics 
     ms_metrics m = {0};
     m.makespan = ms_schedule_makespan(s);
     m.baseline = ms_bound_baseline(w, g, s->gpus);
-    ms_bound_lbound_both(w, g, s->gpus, ms_schedule_present_sizes(s), &m.l_bound,
-                         &m.l_bound_paper);
+    ms_bound_lbound_both(w, g, s->gpus, ms_schedule_present_sizes(s), &m.l_bound, &m.l_bound_paper);
     m.rho = m.baseline > 0 ? m.makespan / m.baseline : NAN;
     m.p_opt = m.l_bound_paper > 0 ? (m.makespan / m.l_bound_paper - 1.0) * 100.0 : NAN;
     for (int k = 0; k < s->ninst; k++) {

@@ -18,44 +18,44 @@ __extension__ typedef unsigned __int128 u128;
  * per real, millions of reals per schedule. */
 #define P10(hi, lo) (((u128)(hi) << 64) | (lo))
 static const u128 pow10_table[39] = {
-    P10(0x0ULL, 0x1ULL), /* 1e0 */
-    P10(0x0ULL, 0xaULL), /* 1e1 */
-    P10(0x0ULL, 0x64ULL), /* 1e2 */
-    P10(0x0ULL, 0x3e8ULL), /* 1e3 */
-    P10(0x0ULL, 0x2710ULL), /* 1e4 */
-    P10(0x0ULL, 0x186a0ULL), /* 1e5 */
-    P10(0x0ULL, 0xf4240ULL), /* 1e6 */
-    P10(0x0ULL, 0x989680ULL), /* 1e7 */
-    P10(0x0ULL, 0x5f5e100ULL), /* 1e8 */
-    P10(0x0ULL, 0x3b9aca00ULL), /* 1e9 */
-    P10(0x0ULL, 0x2540be400ULL), /* 1e10 */
-    P10(0x0ULL, 0x174876e800ULL), /* 1e11 */
-    P10(0x0ULL, 0xe8d4a51000ULL), /* 1e12 */
-    P10(0x0ULL, 0x9184e72a000ULL), /* 1e13 */
-    P10(0x0ULL, 0x5af3107a4000ULL), /* 1e14 */
-    P10(0x0ULL, 0x38d7ea4c68000ULL), /* 1e15 */
-    P10(0x0ULL, 0x2386f26fc10000ULL), /* 1e16 */
-    P10(0x0ULL, 0x16345785d8a0000ULL), /* 1e17 */
-    P10(0x0ULL, 0xde0b6b3a7640000ULL), /* 1e18 */
-    P10(0x0ULL, 0x8ac7230489e80000ULL), /* 1e19 */
-    P10(0x5ULL, 0x6bc75e2d63100000ULL), /* 1e20 */
-    P10(0x36ULL, 0x35c9adc5dea00000ULL), /* 1e21 */
-    P10(0x21eULL, 0x19e0c9bab2400000ULL), /* 1e22 */
-    P10(0x152dULL, 0x2c7e14af6800000ULL), /* 1e23 */
-    P10(0xd3c2ULL, 0x1bcecceda1000000ULL), /* 1e24 */
-    P10(0x84595ULL, 0x161401484a000000ULL), /* 1e25 */
-    P10(0x52b7d2ULL, 0xdcc80cd2e4000000ULL), /* 1e26 */
-    P10(0x33b2e3cULL, 0x9fd0803ce8000000ULL), /* 1e27 */
-    P10(0x204fce5eULL, 0x3e25026110000000ULL), /* 1e28 */
-    P10(0x1431e0faeULL, 0x6d7217caa0000000ULL), /* 1e29 */
-    P10(0xc9f2c9cd0ULL, 0x4674edea40000000ULL), /* 1e30 */
-    P10(0x7e37be2022ULL, 0xc0914b2680000000ULL), /* 1e31 */
-    P10(0x4ee2d6d415bULL, 0x85acef8100000000ULL), /* 1e32 */
-    P10(0x314dc6448d93ULL, 0x38c15b0a00000000ULL), /* 1e33 */
-    P10(0x1ed09bead87c0ULL, 0x378d8e6400000000ULL), /* 1e34 */
-    P10(0x13426172c74d82ULL, 0x2b878fe800000000ULL), /* 1e35 */
-    P10(0xc097ce7bc90715ULL, 0xb34b9f1000000000ULL), /* 1e36 */
-    P10(0x785ee10d5da46d9ULL, 0xf436a000000000ULL), /* 1e37 */
+    P10(0x0ULL, 0x1ULL),                              /* 1e0 */
+    P10(0x0ULL, 0xaULL),                              /* 1e1 */
+    P10(0x0ULL, 0x64ULL),                             /* 1e2 */
+    P10(0x0ULL, 0x3e8ULL),                            /* 1e3 */
+    P10(0x0ULL, 0x2710ULL),                           /* 1e4 */
+    P10(0x0ULL, 0x186a0ULL),                          /* 1e5 */
+    P10(0x0ULL, 0xf4240ULL),                          /* 1e6 */
+    P10(0x0ULL, 0x989680ULL),                         /* 1e7 */
+    P10(0x0ULL, 0x5f5e100ULL),                        /* 1e8 */
+    P10(0x0ULL, 0x3b9aca00ULL),                       /* 1e9 */
+    P10(0x0ULL, 0x2540be400ULL),                      /* 1e10 */
+    P10(0x0ULL, 0x174876e800ULL),                     /* 1e11 */
+    P10(0x0ULL, 0xe8d4a51000ULL),                     /* 1e12 */
+    P10(0x0ULL, 0x9184e72a000ULL),                    /* 1e13 */
+    P10(0x0ULL, 0x5af3107a4000ULL),                   /* 1e14 */
+    P10(0x0ULL, 0x38d7ea4c68000ULL),                  /* 1e15 */
+    P10(0x0ULL, 0x2386f26fc10000ULL),                 /* 1e16 */
+    P10(0x0ULL, 0x16345785d8a0000ULL),                /* 1e17 */
+    P10(0x0ULL, 0xde0b6b3a7640000ULL),                /* 1e18 */
+    P10(0x0ULL, 0x8ac7230489e80000ULL),               /* 1e19 */
+    P10(0x5ULL, 0x6bc75e2d63100000ULL),               /* 1e20 */
+    P10(0x36ULL, 0x35c9adc5dea00000ULL),              /* 1e21 */
+    P10(0x21eULL, 0x19e0c9bab2400000ULL),             /* 1e22 */
+    P10(0x152dULL, 0x2c7e14af6800000ULL),             /* 1e23 */
+    P10(0xd3c2ULL, 0x1bcecceda1000000ULL),            /* 1e24 */
+    P10(0x84595ULL, 0x161401484a000000ULL),           /* 1e25 */
+    P10(0x52b7d2ULL, 0xdcc80cd2e4000000ULL),          /* 1e26 */
+    P10(0x33b2e3cULL, 0x9fd0803ce8000000ULL),         /* 1e27 */
+    P10(0x204fce5eULL, 0x3e25026110000000ULL),        /* 1e28 */
+    P10(0x1431e0faeULL, 0x6d7217caa0000000ULL),       /* 1e29 */
+    P10(0xc9f2c9cd0ULL, 0x4674edea40000000ULL),       /* 1e30 */
+    P10(0x7e37be2022ULL, 0xc0914b2680000000ULL),      /* 1e31 */
+    P10(0x4ee2d6d415bULL, 0x85acef8100000000ULL),     /* 1e32 */
+    P10(0x314dc6448d93ULL, 0x38c15b0a00000000ULL),    /* 1e33 */
+    P10(0x1ed09bead87c0ULL, 0x378d8e6400000000ULL),   /* 1e34 */
+    P10(0x13426172c74d82ULL, 0x2b878fe800000000ULL),  /* 1e35 */
+    P10(0xc097ce7bc90715ULL, 0xb34b9f1000000000ULL),  /* 1e36 */
+    P10(0x785ee10d5da46d9ULL, 0xf436a000000000ULL),   /* 1e37 */
     P10(0x4b3b4ca85a86c47aULL, 0x98a224000000000ULL), /* 1e38 */
 };
 #undef P10
@@ -80,7 +80,7 @@ static bool exact_digits(double x, int p, uint64_t *D, int *X)
     double f = frexp(x, &ex);
     uint64_t m = (uint64_t)ldexp(f, 53); /* x = m * 2^e, exactly */
     int e = ex - 53;
-    int x10 = (int)floor(log10(x));      /* may be one off: corrected below */
+    int x10 = (int)floor(log10(x)); /* may be one off: corrected below */
     for (int tries = 0; tries < 4; tries++) {
         int q = p - 1 - x10;
         int up2 = e > 0 ? e : 0, down2 = e < 0 ? -e : 0;
@@ -101,7 +101,7 @@ static bool exact_digits(double x, int p, uint64_t *D, int *X)
             r = num - d * den;
         }
         if (d >= pow10_128(p)) { /* x10 too small or too large: x * 10^q truncated */
-            x10++;                /* must have p digits */
+            x10++;               /* must have p digits */
             continue;
         }
         if (d < pow10_128(p - 1)) {
@@ -237,7 +237,7 @@ int real_text(double x, int p, char *out)
     for (int z = p - len; z > 0; z--)
         D /= 10;
     char s[24];
-    put_uint(s, D); /* len digits */
+    put_uint(s, D);         /* len digits */
     if (X < -4 || X >= p) { /* style e */
         *o++ = s[0];
         if (len > 1) {

@@ -78,7 +78,7 @@ int ms_schedule_add_instance(ms_schedule *s, int gpu, int profile, int start_slo
     if (grow((void **)&s->inst, &s->inst_cap, s->ninst, sizeof *s->inst))
         return -1;
     int id = s->ninst++;
-    s->inst[id] = (ms_sched_instance){id, gpu, profile, start_slot,
+    s->inst[id] = (ms_sched_instance){id,           gpu,        profile,       start_slot,
                                       create_start, create_end, destroy_start, destroy_end};
     return id;
 }
@@ -118,7 +118,8 @@ void ms_schedule_drop_timings(ms_schedule *s)
     int kept = 0;
     for (int i = 0; i < s->nstats; i++) {
         size_t len = strlen(s->stats[i].key);
-        if (len >= sizeof suffix - 1 && !strcmp(s->stats[i].key + len - (sizeof suffix - 1), suffix))
+        if (len >= sizeof suffix - 1 &&
+            !strcmp(s->stats[i].key + len - (sizeof suffix - 1), suffix))
             continue;
         s->stats[kept++] = s->stats[i];
     }

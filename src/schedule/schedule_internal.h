@@ -18,7 +18,7 @@ int real_text(double x, int p, char *out);
 
 /* ms_schedule_write_json with the task lines formatted in blocks of `block` tasks, two
  * blocks at a time on two threads when two_threads is set: the same bytes either way. */
-int schedule_write_json_blocks(const ms_schedule *s, const ms_workload *w, FILE *f,
-                               int block, bool two_threads, ms_error *err);
+int schedule_write_json_blocks(const ms_schedule *s, const ms_workload *w, FILE *f, int block,
+                               bool two_threads, ms_error *err);
 
 #endif

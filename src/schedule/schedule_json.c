@@ -15,7 +15,7 @@
 #include "schedule_internal.h"
 
 #define FORMAT_NAME "migsched-schedule/1"
-#define MAX_GPUS 4096
+#define MAX_GPUS    4096
 
 /* ---- writer ---------------------------------------------------------------------- */
 
@@ -27,14 +27,16 @@ static int max_digits(const json_t *v)
     } else if (json_is_object(v)) {
         const char *k;
         json_t *m;
-        json_object_foreach((json_t *)v, k, m) {
+        json_object_foreach((json_t *)v, k, m)
+        {
             int e = max_digits(m);
             d = e > d ? e : d;
         }
     } else if (json_is_array(v)) {
         size_t i;
         json_t *m;
-        json_array_foreach(v, i, m) {
+        json_array_foreach(v, i, m)
+        {
             int e = max_digits(m);
             d = e > d ? e : d;
         }
@@ -223,8 +225,7 @@ static void format_tasks(int k, void *ctx)
         b->rc = flush_lines(&b->l, b->out);
 }
 
-static int write_tasks(const ms_schedule *s, const ms_workload *w, FILE *f, int block,
-                       bool two)
+static int write_tasks(const ms_schedule *s, const ms_workload *w, FILE *f, int block, bool two)
 {
     task_block b[2] = {{.s = s, .w = w, .out = f}, {.s = s, .w = w}};
     int rc = 0;
@@ -248,11 +249,14 @@ static int emit_header(const ms_schedule *s, const ms_workload *w, FILE *f)
         ms_bound_lbound_both(w, g, s->gpus, ms_schedule_present_sizes(s), &lb, &lbp);
     int rc = fprintf(f, "{\n") < 0;
     rc |= emit(f, json_pack("{s:s}", "format", FORMAT_NAME), "  ", true, ",\n");
-    rc |= emit(f, json_pack("{s:s, s:i, s:s}", "gpu_model", g->name, "gpus", s->gpus,
-                            "algorithm", s->algorithm), "  ", true, ",\n");
-    rc |= emit(f, json_pack("{s:o, s:o, s:o, s:o}", "makespan", num(ms_schedule_makespan(s)),
-                            "baseline", num(w ? ms_bound_baseline(w, g, s->gpus) : NAN),
-                            "l_bound", num(lb), "l_bound_paper", num(lbp)),
+    rc |= emit(f,
+               json_pack("{s:s, s:i, s:s}", "gpu_model", g->name, "gpus", s->gpus, "algorithm",
+                         s->algorithm),
+               "  ", true, ",\n");
+    rc |= emit(f,
+               json_pack("{s:o, s:o, s:o, s:o}", "makespan", num(ms_schedule_makespan(s)),
+                         "baseline", num(w ? ms_bound_baseline(w, g, s->gpus) : NAN), "l_bound",
+                         num(lb), "l_bound_paper", num(lbp)),
                "  ", true, ",\n");
     if (s->nstats) {
         json_t *st = json_object();
@@ -279,13 +283,12 @@ int ms_schedule_write_json(const ms_schedule *s, const ms_workload *w, FILE *f, 
     return schedule_write_json_blocks(s, w, f, BLOCK_TASKS, ms_online_cpus() >= 2, err);
 }
 
-int schedule_write_json_blocks(const ms_schedule *s, const ms_workload *w, FILE *f,
-                               int block, bool two_threads, ms_error *err)
+int schedule_write_json_blocks(const ms_schedule *s, const ms_workload *w, FILE *f, int block,
+                               bool two_threads, ms_error *err)
 {
     for (int k = 0; k < s->ninst; k++)
         if (s->inst[k].profile < 0 || s->inst[k].profile >= s->gpu.nprofiles)
-            return ms_error_set(err, MS_EINVAL, "instance %d has no profile of %s", k,
-                                s->gpu.name);
+            return ms_error_set(err, MS_EINVAL, "instance %d has no profile of %s", k, s->gpu.name);
     int rc = emit_header(s, w, f);
     rc |= fprintf(f, "  \"instances\": [%s", s->ninst ? "\n" : "") < 0;
     line l = {0};
@@ -324,8 +327,7 @@ static int fail(rctx *r, const char *fmt, ...)
 }
 
 /* An integer member that fits an int; a missing one is an error when required. */
-static int get_int(rctx *r, json_t *o, const char *path, const char *key, bool required,
-                   int *out)
+static int get_int(rctx *r, json_t *o, const char *path, const char *key, bool required, int *out)
 {
     json_t *v = json_object_get(o, key);
     if (!v) {
@@ -378,14 +380,13 @@ static int get_string(rctx *r, json_t *o, const char *path, const char *key, boo
 }
 
 /* The model: the caller's (the names must agree) or the built-in one named. */
-static int resolve_gpu(rctx *r, const char *name, const ms_gpu_model *gpu,
-                       const ms_gpu_model **out)
+static int resolve_gpu(rctx *r, const char *name, const ms_gpu_model *gpu, const ms_gpu_model **out)
 {
     const ms_gpu_model *named = ms_gpu_builtin(name);
     if (gpu) {
         if (strcasecmp(name, gpu->name) && !(named && !strcmp(named->name, gpu->name)))
-            return fail(r, "gpu_model: the schedule is for '%s' but the model given is %s",
-                        name, gpu->name);
+            return fail(r, "gpu_model: the schedule is for '%s' but the model given is %s", name,
+                        gpu->name);
         *out = gpu;
         return MS_OK;
     }
@@ -462,7 +463,8 @@ static int read_array(rctx *r, ms_schedule *s, json_t *root, const char *key,
         return fail(r, "%s: expected an array", key);
     size_t i;
     json_t *v;
-    json_array_foreach(a, i, v) {
+    json_array_foreach(a, i, v)
+    {
         int rc = one(r, s, v, i);
         if (rc)
             return rc;
@@ -479,7 +481,8 @@ static int read_stats(rctx *r, ms_schedule *s, json_t *root)
         return fail(r, "stats: expected an object");
     const char *key;
     json_t *v;
-    json_object_foreach(st, key, v) {
+    json_object_foreach(st, key, v)
+    {
         if (strlen(key) >= MS_NAME_LEN)
             return fail(r, "stats.%.40s...: name longer than %d bytes", key, MS_NAME_LEN - 1);
         if (!json_is_number(v) && !json_is_null(v))
@@ -503,15 +506,16 @@ static int read_initial(rctx *r, ms_schedule *s, json_t *root)
     int rc = MS_OK;
     size_t i;
     json_t *v;
-    json_array_foreach(a, i, v) {
+    json_array_foreach(a, i, v)
+    {
         json_int_t id = json_is_integer(v) ? json_integer_value(v) : -1;
         if (id < 0 || id >= s->ninst)
             rc = fail(r, "initial[%zu]: not an instance id", i);
         else if (listed[id]++)
             rc = fail(r, "initial[%zu]: instance %lld listed twice", i, (long long)id);
         else if (!isnan(s->inst[id].create_start) || !isnan(s->inst[id].create_end))
-            rc = fail(r, "initial[%zu]: instance %lld has creation times, so it is not initial",
-                      i, (long long)id);
+            rc = fail(r, "initial[%zu]: instance %lld has creation times, so it is not initial", i,
+                      (long long)id);
         if (rc)
             break;
     }

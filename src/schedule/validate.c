@@ -16,8 +16,8 @@ typedef struct vctx {
     const ms_workload *w;
     ms_validation *out;
     int count;
-    bool *inst_ok;  /* times and placement usable by the cross-instance checks */
-    bool *task_ok;  /* times, index and instance usable */
+    bool *inst_ok; /* times and placement usable by the cross-instance checks */
+    bool *task_ok; /* times, index and instance usable */
 } vctx;
 
 /* Comparisons forgive rounding: a is after b when a > b + tol(a, b). */
@@ -60,8 +60,8 @@ static const char *inst_label(const vctx *c, int k, char *buf, size_t len)
     const ms_sched_instance *in = &c->s->inst[k];
     const ms_gpu_model *g = &c->s->gpu;
     if (in->profile >= 0 && in->profile < g->nprofiles)
-        snprintf(buf, len, "instance %d (gpu %d, %s@%d)", k, in->gpu,
-                 g->profiles[in->profile].name, in->start_slot);
+        snprintf(buf, len, "instance %d (gpu %d, %s@%d)", k, in->gpu, g->profiles[in->profile].name,
+                 in->start_slot);
     else
         snprintf(buf, len, "instance %d (gpu %d, profile #%d@%d)", k, in->gpu, in->profile,
                  in->start_slot);
@@ -195,8 +195,8 @@ static void check_task(vctx *c, int j, int *seen)
                task_label(c, j, l, sizeof l), sl, inst_label(c, t->instance, il, sizeof il));
     else if (fabs(got - want) > 1e-9 * want + 4 * DBL_EPSILON * fabs(t->end))
         report(c, MS_RULE_TASK_DURATION, "%s on %s: %.9g-%.9g lasts %.12g s, not %.12g s",
-               task_label(c, j, l, sizeof l), inst_label(c, t->instance, il, sizeof il),
-               t->start, t->end, got, want);
+               task_label(c, j, l, sizeof l), inst_label(c, t->instance, il, sizeof il), t->start,
+               t->end, got, want);
 }
 
 /* A task lies inside [create_end, destroy_start]; one still running at destroy_start
@@ -216,8 +216,7 @@ static void check_lifetime(vctx *c, int j)
                task_label(c, j, l, sizeof l), t->start, inst_label(c, t->instance, il, sizeof il),
                in->destroy_start);
     else if (isfinite(in->destroy_start) && after(t->end, in->destroy_start))
-        report(c, MS_RULE_DESTROY_BEFORE_TASK,
-               "%s destroyed from %.9g while %s runs until %.9g",
+        report(c, MS_RULE_DESTROY_BEFORE_TASK, "%s destroyed from %.9g while %s runs until %.9g",
                inst_label(c, t->instance, il, sizeof il), in->destroy_start,
                task_label(c, j, l, sizeof l), t->end);
 }
@@ -263,9 +262,9 @@ static int check_task_overlap(vctx *c)
 
 /* An interval of one GPU resource: a memory slot's occupancy or a reconfiguration. */
 typedef struct span {
-    int key;       /* gpu * MS_MAX_SLOTS + slot, or gpu */
+    int key; /* gpu * MS_MAX_SLOTS + slot, or gpu */
     int inst;
-    int kind;      /* 0 creation, 1 destruction (reconfiguration spans) */
+    int kind; /* 0 creation, 1 destruction (reconfiguration spans) */
     double lo, hi;
 } span;
 
@@ -354,8 +353,7 @@ static int check_slot_conflicts(vctx *c)
         if (i && a == pairs[2 * i - 2] && b == pairs[2 * i - 1])
             continue;
         const ms_sched_instance *ia = &s->inst[a], *ib = &s->inst[b];
-        report(c, MS_RULE_SLOT_CONFLICT,
-               "%s alive %s-%s and %s alive %s-%s share memory slots",
+        report(c, MS_RULE_SLOT_CONFLICT, "%s alive %s-%s and %s alive %s-%s share memory slots",
                inst_label(c, a, l1, sizeof l1), when(ia->create_start, "start", t[0], 32),
                when(ia->destroy_end, "end", t[1], 32), inst_label(c, b, l2, sizeof l2),
                when(ib->create_start, "start", t[2], 32), when(ib->destroy_end, "end", t[3], 32));
@@ -388,9 +386,9 @@ static int check_reconfig_serial(vctx *c)
     for (int i = 0; i < np; i++) {
         const span *a = &sp[pairs[2 * i]], *b = &sp[pairs[2 * i + 1]];
         report(c, MS_RULE_RECONFIG_SERIAL,
-               "gpu %d: %s of %s (%.9g-%.9g) overlaps %s of %s (%.9g-%.9g)",
-               s->inst[a->inst].gpu, what[a->kind], inst_label(c, a->inst, l1, sizeof l1), a->lo,
-               a->hi, what[b->kind], inst_label(c, b->inst, l2, sizeof l2), b->lo, b->hi);
+               "gpu %d: %s of %s (%.9g-%.9g) overlaps %s of %s (%.9g-%.9g)", s->inst[a->inst].gpu,
+               what[a->kind], inst_label(c, a->inst, l1, sizeof l1), a->lo, a->hi, what[b->kind],
+               inst_label(c, b->inst, l2, sizeof l2), b->lo, b->hi);
     }
     free(sp);
     free(pairs);
@@ -425,12 +423,14 @@ static void check_initial(vctx *c, const ms_initial *l)
             continue;
         int at = -1;
         for (int i = 0; l && i < l->n && at < 0; i++)
-            if (!matched[i] && l->inst[i].gpu == in->gpu &&
-                l->inst[i].at.profile == in->profile && l->inst[i].at.start == in->start_slot)
+            if (!matched[i] && l->inst[i].gpu == in->gpu && l->inst[i].at.profile == in->profile &&
+                l->inst[i].at.start == in->start_slot)
                 at = i;
         if (at < 0) {
-            report(c, MS_RULE_INITIAL, "%s has no creation, but the GPUs do not hold it before "
-                   "the plan", inst_label(c, k, lab, sizeof lab));
+            report(c, MS_RULE_INITIAL,
+                   "%s has no creation, but the GPUs do not hold it before "
+                   "the plan",
+                   inst_label(c, k, lab, sizeof lab));
             continue;
         }
         matched[at] = true;
@@ -448,9 +448,11 @@ static void check_initial(vctx *c, const ms_initial *l)
     }
     for (int i = 0; l && i < l->n; i++)
         if (!matched[i])
-            report(c, MS_RULE_INITIAL, "gpu %d holds %s at slot %d before the plan, which the "
-                   "plan does not list", l->inst[i].gpu,
-                   s->gpu.profiles[l->inst[i].at.profile].name, l->inst[i].at.start);
+            report(c, MS_RULE_INITIAL,
+                   "gpu %d holds %s at slot %d before the plan, which the "
+                   "plan does not list",
+                   l->inst[i].gpu, s->gpu.profiles[l->inst[i].at.profile].name,
+                   l->inst[i].at.start);
     free(matched);
     free(busy);
 }

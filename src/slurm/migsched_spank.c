@@ -41,17 +41,17 @@ static int mig_option_cb(int val, const char *optarg, int remote)
 }
 
 static struct spank_option mig_option = {
-    "mig", "PROFILE|SLICES",
+    "mig",
+    "PROFILE|SLICES",
     "Run in a MIG instance of this profile (e.g. 3g.20gb) or this many compute slices "
     "(e.g. 3), placed by the node's migschedd; ask --gres=migslice:N with N at least its "
     "compute slices.",
-    1, 0, mig_option_cb};
+    1,
+    0,
+    mig_option_cb};
 
 /* A request retried while migschedd restarts: once per retry, at verbose level. */
-static void note_retry(const char *msg)
-{
-    slurm_verbose("migsched: %s", msg);
-}
+static void note_retry(const char *msg) { slurm_verbose("migsched: %s", msg); }
 
 /* The plugin's arguments, parsed in each callback: slurmd runs the job epilog in a process
  * where slurm_spank_init did not run. */
@@ -154,8 +154,8 @@ int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
         slurm_error("migsched: job %u step %u: %s", job, step, err);
         return -1;
     }
-    slurm_verbose("migsched: job %u step %u: %s on GPU %d (%s)", job, step, in.mig_uuid,
-                  in.gpu, in.profile);
+    slurm_verbose("migsched: job %u step %u: %s on GPU %d (%s)", job, step, in.mig_uuid, in.gpu,
+                  in.profile);
     return 0;
 }
 
@@ -170,7 +170,7 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
         return 0;
     if (msp_release(&conf, job, step, 0, err, sizeof err))
         slurm_error("migsched: job %u step %u: release: %s", job, step, err);
-    return 0;  /* the step is over either way; the epilog releases the job */
+    return 0; /* the step is over either way; the epilog releases the job */
 }
 
 /* In slurmd after the job, also when slurmstepd died: every step's hold ends. A failure

@@ -8,13 +8,11 @@
 #include <string.h>
 
 /* NAME=PATH into buf: absolute and fitting. */
-static int path_arg(const char *a, size_t skip, char *buf, size_t len, char *err,
-                    size_t errlen)
+static int path_arg(const char *a, size_t skip, char *buf, size_t len, char *err, size_t errlen)
 {
     const char *p = a + skip;
     if (p[0] != '/' || strlen(p) >= len) {
-        snprintf(err, errlen, "%.80s: expected an absolute path of at most %zu bytes", a,
-                 len - 1);
+        snprintf(err, errlen, "%.80s: expected an absolute path of at most %zu bytes", a, len - 1);
         return -1;
     }
     snprintf(buf, len, "%s", p);
@@ -46,8 +44,10 @@ int msp_parse_args(int argc, char *const argv[], msp_conf *out, char *err, size_
         } else if (!strncmp(a, "socket=", 7)) {
             const char *p = a + 7;
             if (p[0] != '/' || strlen(p) >= sizeof out->socket) {
-                snprintf(err, errlen, "%s: expected an absolute socket path of at most %d "
-                         "bytes", a, MSP_SOCKET_LEN - 1);
+                snprintf(err, errlen,
+                         "%s: expected an absolute socket path of at most %d "
+                         "bytes",
+                         a, MSP_SOCKET_LEN - 1);
                 return -1;
             }
             snprintf(out->socket, sizeof out->socket, "%s", p);
@@ -61,8 +61,10 @@ int msp_parse_args(int argc, char *const argv[], msp_conf *out, char *err, size_
             }
             out->timeout = t;
         } else {
-            snprintf(err, errlen, "unknown argument \"%.80s\" (socket=PATH, timeout=SECONDS, "
-                     "isolation=devices|none, dev_dir=PATH, mig_minors=PATH)", a);
+            snprintf(err, errlen,
+                     "unknown argument \"%.80s\" (socket=PATH, timeout=SECONDS, "
+                     "isolation=devices|none, dev_dir=PATH, mig_minors=PATH)",
+                     a);
             return -1;
         }
     }
@@ -73,7 +75,8 @@ int msp_parse_mig(const char *value, char *body, size_t bodylen, char *err, size
 {
     size_t n = value ? strlen(value) : 0;
     if (n == 0) {
-        snprintf(err, errlen, "--mig needs a profile (e.g. 3g.20gb) or a number of compute "
+        snprintf(err, errlen,
+                 "--mig needs a profile (e.g. 3g.20gb) or a number of compute "
                  "slices (e.g. 3)");
         return -1;
     }
@@ -90,8 +93,10 @@ int msp_parse_mig(const char *value, char *body, size_t bodylen, char *err, size
      * GPU model has. Only these characters reach the JSON text. */
     const char *g = strchr(value, 'g');
     if (n > 32 || strspn(value, "0123456789g.b+me") != n || !g || g == value || g[1] != '.') {
-        snprintf(err, errlen, "--mig=%.40s: expected a MIG profile such as 1g.5gb or 3g.20gb, "
-                 "or a number of compute slices 1..7", value);
+        snprintf(err, errlen,
+                 "--mig=%.40s: expected a MIG profile such as 1g.5gb or 3g.20gb, "
+                 "or a number of compute slices 1..7",
+                 value);
         return -1;
     }
     snprintf(body, bodylen, "{\"profile\": \"%s\"}", value);
@@ -102,10 +107,13 @@ int msp_body_user(char *body, size_t bodylen, const char *user, char *err, size_
 {
     size_t n = strlen(user), len = strlen(body);
     /* Only these characters reach the JSON text (a name as useradd makes it). */
-    if (!n || n > 64 || strspn(user, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                     "0123456789._-") != n) {
-        snprintf(err, errlen, "the job's user name \"%.64s\" is not one migsched takes "
-                 "([A-Za-z0-9._-], at most 64 bytes)", user);
+    if (!n || n > 64 ||
+        strspn(user, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                     "0123456789._-") != n) {
+        snprintf(err, errlen,
+                 "the job's user name \"%.64s\" is not one migsched takes "
+                 "([A-Za-z0-9._-], at most 64 bytes)",
+                 user);
         return -1;
     }
     if (len < 2 || body[len - 1] != '}' || len + n + 12 > bodylen) {

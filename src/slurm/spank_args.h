@@ -11,10 +11,10 @@
 
 #include "migsched/isolate.h"
 
-#define MSP_DEFAULT_SOCKET "/run/migschedd/migschedd.sock"
-#define MSP_DEFAULT_TIMEOUT 60.0   /* seconds to wait for an instance */
-#define MSP_SOCKET_LEN 108         /* sockaddr_un's sun_path */
-#define MSP_PATH_LEN 1024
+#define MSP_DEFAULT_SOCKET  "/run/migschedd/migschedd.sock"
+#define MSP_DEFAULT_TIMEOUT 60.0 /* seconds to wait for an instance */
+#define MSP_SOCKET_LEN      108  /* sockaddr_un's sun_path */
+#define MSP_PATH_LEN        1024
 
 typedef struct msp_conf {
     char socket[MSP_SOCKET_LEN];   /* migschedd's Unix socket */

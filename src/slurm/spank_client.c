@@ -9,8 +9,8 @@
 
 #include "migsched/client.h"
 
-#define FIRST_POLL_SECONDS 0.005
-#define POLL_SECONDS 0.1
+#define FIRST_POLL_SECONDS    0.005
+#define POLL_SECONDS          0.1
 #define REQUEST_SLACK_SECONDS 30
 
 static double mono(void)
@@ -31,7 +31,7 @@ const char *msp_retry_reason(long status, long connect_errno)
     if (status == 503)
         return "migschedd is stopping (HTTP 503)";
     if (status)
-        return NULL;  /* migschedd answered: its refusal stands */
+        return NULL; /* migschedd answered: its refusal stands */
     if (connect_errno == ECONNREFUSED)
         return "connection refused";
     if (connect_errno == ENOENT)
@@ -105,13 +105,13 @@ static int placed(json_t *a, msp_instance *out, char *err, size_t errlen)
  * deadline allows. Returns 0 with *reply, or -1 with the error in err (the client's; when
  * the deadline ran out, also the last reason and the time waited). status: as
  * ms_client_call's. */
-static int call(ms_client *cl, const msp_conf *c, msp_backoff *b, uint32_t job,
-                const char *method, const char *path, const char *body, json_t **reply,
-                long *status, char *err, size_t errlen)
+static int call(ms_client *cl, const msp_conf *c, msp_backoff *b, uint32_t job, const char *method,
+                const char *path, const char *body, json_t **reply, long *status, char *err,
+                size_t errlen)
 {
     for (;;) {
         if (!ms_client_call(cl, method, path, body, reply, status)) {
-            b->pause = MSP_RETRY_FIRST;  /* a later outage starts short again */
+            b->pause = MSP_RETRY_FIRST; /* a later outage starts short again */
             return 0;
         }
         const char *why = msp_retry_reason(*status, ms_client_connect_errno(cl));
@@ -120,22 +120,22 @@ static int call(ms_client *cl, const msp_conf *c, msp_backoff *b, uint32_t job,
         double now = mono(), wait = msp_backoff_next(b, now);
         if (wait < 0) {
             size_t n = strlen(err);
-            snprintf(err + n, errlen - n, " (%s; gave up after %.1f s, the plugin's timeout)",
-                     why, now - b->start);
+            snprintf(err + n, errlen - n, " (%s; gave up after %.1f s, the plugin's timeout)", why,
+                     now - b->start);
             return -1;
         }
         if (c->note) {
             char msg[256];
-            snprintf(msg, sizeof msg, "job %u: %s %s: %s; retrying in %.1f s", job, method,
-                     path, why, wait);
+            snprintf(msg, sizeof msg, "job %u: %s %s: %s; retrying in %.1f s", job, method, path,
+                     why, wait);
             c->note(msg);
         }
         pause_for(wait);
     }
 }
 
-int msp_acquire(const msp_conf *c, uint32_t job, uint32_t step, const char *body,
-                msp_instance *out, char *err, size_t errlen)
+int msp_acquire(const msp_conf *c, uint32_t job, uint32_t step, const char *body, msp_instance *out,
+                char *err, size_t errlen)
 {
     ms_client *cl = connect_to(c, err, errlen);
     if (!cl)
@@ -147,13 +147,16 @@ int msp_acquire(const msp_conf *c, uint32_t job, uint32_t step, const char *body
     json_t *a = NULL;
     long status;
     int rc = call(cl, c, &b, job, "PUT", path, body, &a, &status, err, errlen)
-                 ? -1 : placed(a, out, err, errlen);
+                 ? -1
+                 : placed(a, out, err, errlen);
     double pause = FIRST_POLL_SECONDS;
     snprintf(path, sizeof path, "/v1/allocations/%u", job);
     while (rc == 1) {
         if (mono() >= b.until) {
-            snprintf(err, errlen, "no MIG instance for job %u within %g s (its allocation is "
-                     "still queued: the node's GPUs are busy)", job, c->timeout);
+            snprintf(err, errlen,
+                     "no MIG instance for job %u within %g s (its allocation is "
+                     "still queued: the node's GPUs are busy)",
+                     job, c->timeout);
             rc = -1;
             break;
         }
@@ -164,7 +167,8 @@ int msp_acquire(const msp_conf *c, uint32_t job, uint32_t step, const char *body
         json_decref(a);
         a = NULL;
         rc = call(cl, c, &b, job, "GET", path, NULL, &a, &status, err, errlen)
-                 ? -1 : placed(a, out, err, errlen);
+                 ? -1
+                 : placed(a, out, err, errlen);
     }
     json_decref(a);
     ms_client_close(cl);
@@ -186,8 +190,9 @@ int msp_release(const msp_conf *c, uint32_t job, uint32_t step, int all_steps, c
     msp_backoff_init(&b, mono(), c->timeout);
     json_t *a = NULL;
     long status = 0;
-    int rc = call(cl, c, &b, job, "DELETE", path, NULL, &a, &status, err, errlen) &&
-             status != 404 ? -1 : 0;
+    int rc = call(cl, c, &b, job, "DELETE", path, NULL, &a, &status, err, errlen) && status != 404
+                 ? -1
+                 : 0;
     if (rc == 0)
         err[0] = '\0';
     json_decref(a);

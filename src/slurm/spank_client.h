@@ -12,12 +12,12 @@
 
 /* What a placed allocation tells the task. */
 typedef struct msp_instance {
-    char mig_uuid[96];     /* MIG-<uuid>: CUDA_VISIBLE_DEVICES */
-    long long allocation;  /* migschedd's job id of the allocation */
-    int gpu;               /* the GPU (NVML index; sim: 0..gpus-1) */
+    char mig_uuid[96];    /* MIG-<uuid>: CUDA_VISIBLE_DEVICES */
+    long long allocation; /* migschedd's job id of the allocation */
+    int gpu;              /* the GPU (NVML index; sim: 0..gpus-1) */
     char profile[32];
-    long gpu_minor;        /* the GPU's minor number (/dev/nvidia<minor>); -1: unknown */
-    long gi_id, ci_id;     /* the MIG instance's GPU and compute instance ids; -1: none */
+    long gpu_minor;    /* the GPU's minor number (/dev/nvidia<minor>); -1: unknown */
+    long gi_id, ci_id; /* the MIG instance's GPU and compute instance ids; -1: none */
 } msp_instance;
 
 /* The retry policy of every request: what a restarting migschedd answers (nothing listens
@@ -25,7 +25,7 @@ typedef struct msp_instance {
  * pause that doubles from MSP_RETRY_FIRST to MSP_RETRY_CAP seconds, until the plugin's
  * timeout has passed; any other failure is final at once. */
 #define MSP_RETRY_FIRST 0.1
-#define MSP_RETRY_CAP 2.0
+#define MSP_RETRY_CAP   2.0
 
 /* Why a failed request is worth trying again ("connection refused", "no socket file",
  * "migschedd is stopping (HTTP 503)"), or NULL when its failure is final. status: the
@@ -34,8 +34,8 @@ const char *msp_retry_reason(long status, long connect_errno);
 
 /* The pauses between the tries of requests that share one deadline. */
 typedef struct msp_backoff {
-    double start, until;  /* monotonic seconds: the first try, the deadline */
-    double pause;         /* the next pause */
+    double start, until; /* monotonic seconds: the first try, the deadline */
+    double pause;        /* the next pause */
 } msp_backoff;
 
 void msp_backoff_init(msp_backoff *b, double now, double timeout);
@@ -49,8 +49,8 @@ double msp_backoff_next(msp_backoff *b, double now);
  * policy above says, each retry told to c->note.
  * Returns 0, or -1 with migschedd's error, the unreachable socket (with the last reason
  * and the time waited) or the timeout in err. */
-int msp_acquire(const msp_conf *c, uint32_t job, uint32_t step, const char *body,
-                msp_instance *out, char *err, size_t errlen);
+int msp_acquire(const msp_conf *c, uint32_t job, uint32_t step, const char *body, msp_instance *out,
+                char *err, size_t errlen);
 /* DELETE /v1/allocations/{job}/steps/{step}, or (all_steps) /v1/allocations/{job},
  * retried as the policy above says for up to c->timeout seconds. A job with no allocation
  * is not an error (another step released it, or it never got one).

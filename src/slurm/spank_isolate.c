@@ -8,13 +8,16 @@ int msp_isolate(const msp_conf *c, const msp_instance *in, char *err, size_t err
     if (!c->isolate)
         return 0;
     if (in->gpu_minor < 0 || in->gi_id < 0 || in->ci_id < 0) {
-        snprintf(err, errlen, "device isolation: migschedd gave no %s for the allocation (its "
+        snprintf(err, errlen,
+                 "device isolation: migschedd gave no %s for the allocation (its "
                  "log says why; isolation=none in plugstack.conf runs tasks unconfined)",
                  in->gpu_minor < 0 ? "GPU minor number" : "GPU and compute instance ids");
         return -1;
     }
-    ms_devplan_target t = {.dev_dir = c->dev_dir, .mig_minors = c->mig_minors,
-                           .gpu_minor = (unsigned)in->gpu_minor, .gi_id = (unsigned)in->gi_id,
+    ms_devplan_target t = {.dev_dir = c->dev_dir,
+                           .mig_minors = c->mig_minors,
+                           .gpu_minor = (unsigned)in->gpu_minor,
+                           .gi_id = (unsigned)in->gi_id,
                            .ci_id = (unsigned)in->ci_id};
     ms_devplan *p;
     ms_error e;

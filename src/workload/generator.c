@@ -26,8 +26,10 @@ static int check_params(const ms_gpu_model *gpu, const ms_gen_params *pa, int n,
             return ms_error_set(err, MS_EINVAL, "share p[%d] must be in [0, 1] (got %g)", s,
                                 pa->p[s]);
         if (pa->p[s] > 0 && ms_gpu_size_index(gpu, s) < 0)
-            return ms_error_set(err, MS_EINVAL, "share p[%d] = %g but %s has no %d-slice "
-                                "instances", s, pa->p[s], gpu->name, s);
+            return ms_error_set(err, MS_EINVAL,
+                                "share p[%d] = %g but %s has no %d-slice "
+                                "instances",
+                                s, pa->p[s], gpu->name, s);
         sum += pa->p[s];
     }
     if (fabs(sum - 1) > 1e-6)
@@ -103,8 +105,8 @@ static void gen_task(const ms_gpu_model *gpu, const ms_gen_params *pa, int good,
 
 /* A pathological task (paper 001 6.7, Rodinia's CFD): fastest at size `best`, near-linear
  * up to it, 3 slices 2-8 % slower than `best`, and every larger size no faster. */
-static void gen_patho_task(const ms_gpu_model *gpu, const ms_gen_params *pa, int best,
-                           ms_rng *rng, double *time)
+static void gen_patho_task(const ms_gpu_model *gpu, const ms_gen_params *pa, int best, ms_rng *rng,
+                           double *time)
 {
     int largest = gpu->sizes[gpu->nsizes - 1];
     double t[MS_MAX_SLICES + 1];
@@ -130,15 +132,14 @@ static bool any_patho(const ms_gen_params *pa)
     return false;
 }
 
-static int add_tasks(const double *times, const int *order, int n, ms_workload *w,
-                     ms_error *err)
+static int add_tasks(const double *times, const int *order, int n, ms_workload *w, ms_error *err)
 {
     int width = 4;
     for (int m = n; m >= 10000; m /= 10)
         width++;
     for (int i = 0; i < n; i++) {
         char name[32];
-        snprintf(name, sizeof name, "t%0*d", width & 15, i + 1);  /* width <= 10 */
+        snprintf(name, sizeof name, "t%0*d", width & 15, i + 1); /* width <= 10 */
         int rc = ms_workload_add(w, name, &times[(size_t)order[i] * (MS_MAX_SLICES + 1)], NULL,
                                  NULL, err);
         if (rc)

@@ -58,14 +58,14 @@ static void uniform_shares(const ms_gpu_model *gpu, ms_gen_params *out)
 }
 
 /* A pathological preset needs the 3-slice size and the sizes its tasks are best at. */
-static int apply_patho(const ms_gpu_model *gpu, const preset *pr, ms_gen_params *out,
-                       ms_error *err)
+static int apply_patho(const ms_gpu_model *gpu, const preset *pr, ms_gen_params *out, ms_error *err)
 {
     if (ms_gpu_size_index(gpu, 3) < 0 || (pr->patho2 > 0 && ms_gpu_size_index(gpu, 2) < 0) ||
         (pr->patho4 > 0 && ms_gpu_size_index(gpu, 4) < 0))
-        return ms_error_set(err, MS_EINVAL, "preset %s needs instances of 3 slices and of the "
-                            "size its tasks are best at (2 or 4); %s lacks one", pr->name,
-                            gpu->name);
+        return ms_error_set(err, MS_EINVAL,
+                            "preset %s needs instances of 3 slices and of the "
+                            "size its tasks are best at (2 or 4); %s lacks one",
+                            pr->name, gpu->name);
     out->patho[2] = pr->patho2;
     out->patho[4] = pr->patho4;
     return MS_OK;
@@ -126,8 +126,8 @@ int ms_gen_preset(const ms_gpu_model *gpu, const char *list, ms_gen_params *out,
         if (!pr) {
             char known[256] = "";
             for (int i = 0; i < NPRESETS; i++)
-                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
-                         i ? ", " : "", presets[i].name);
+                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "",
+                         presets[i].name);
             return ms_error_set(err, MS_EINVAL, "unknown preset '%.*s' (known: %s)",
                                 (int)(len > 64 ? 64 : len), p, known);
         }

@@ -94,7 +94,7 @@ double ms_task_min_area(const ms_task *t, const ms_gpu_model *gpu, int *best_siz
     for (int k = 0; k < gpu->nsizes; k++) {
         int s = gpu->sizes[k];
         double a = s * t->time[s];
-        if (a < best) {  /* strict: ties keep the smaller size */
+        if (a < best) { /* strict: ties keep the smaller size */
             best = a;
             arg = s;
         }

@@ -16,7 +16,7 @@ enum { COL_NAME = 0, COL_COMMAND = -1, COL_CWD = -2 };
 typedef struct csv_header {
     int ncols;
     int col[1 + MS_MAX_SLICES + 2];
-    int command_col, cwd_col;   /* -1 when absent */
+    int command_col, cwd_col; /* -1 when absent */
 } csv_header;
 
 static int header_error(const csv_lexer *lx, const csv_record *rec, const ms_gpu_model *gpu,
@@ -97,8 +97,8 @@ static int parse_row(const csv_lexer *lx, const csv_record *rec, const csv_heade
                             lx->source, rec->line, rec->n, h->ncols);
     const char *name = csv_field(rec, 0);
     if (!*name)
-        return ms_error_set(err, MS_EINVAL, "%s:%ld: column 'name': empty task name",
-                            lx->source, rec->line);
+        return ms_error_set(err, MS_EINVAL, "%s:%ld: column 'name': empty task name", lx->source,
+                            rec->line);
     double time[MS_MAX_SLICES + 1];
     for (int s = 0; s <= MS_MAX_SLICES; s++)
         time[s] = INFINITY;
@@ -172,8 +172,7 @@ static const char *split_point(const csv_lexer *lx, size_t split_min)
 }
 
 /* The first task, in input order, whose name an earlier one has. */
-static int check_names(const ms_workload *w, const long *line, const char *source,
-                       ms_error *err)
+static int check_names(const ms_workload *w, const long *line, const char *source, ms_error *err)
 {
     enum { AHEAD = 8 }; /* slots prefetched ahead: at 10^6 names each one is a cache miss */
     wl_name_set names;
@@ -190,9 +189,9 @@ static int check_names(const ms_workload *w, const long *line, const char *sourc
         if (dup < 0)
             rc = ms_error_set(err, MS_ENOMEM, "%s: out of memory", source);
         else if (dup)
-            rc = ms_error_set(err, MS_EINVAL, "%s:%ld: duplicate task name '%s' (first on line %ld)",
-                              source, line[i], wl_quote(w->tasks[i].name, shown, sizeof shown),
-                              first);
+            rc = ms_error_set(err, MS_EINVAL,
+                              "%s:%ld: duplicate task name '%s' (first on line %ld)", source,
+                              line[i], wl_quote(w->tasks[i].name, shown, sizeof shown), first);
     }
     wl_name_set_free(&names);
     return rc;
@@ -201,8 +200,8 @@ static int check_names(const ms_workload *w, const long *line, const char *sourc
 /* The rows into w: split in two and parsed on two threads when large (the same tasks and
  * the same first error: the rows after a bad one are dropped, and a duplicate name, which
  * lies before any bad row, comes first, as in one pass). */
-static int parse_rows(csv_lexer *lx, const csv_header *h, const ms_gpu_model *gpu,
-                      size_t split_min, ms_workload *w, ms_error *err)
+static int parse_rows(csv_lexer *lx, const csv_header *h, const ms_gpu_model *gpu, size_t split_min,
+                      ms_workload *w, ms_error *err)
 {
     const char *mid = split_point(lx, split_min);
     size_t lines = count_lines(lx->p, lx->end) + 1; /* at most one task per line */
@@ -248,8 +247,8 @@ static int parse_rows(csv_lexer *lx, const csv_header *h, const ms_gpu_model *gp
 /* Rows from this many bytes on are parsed on two threads where two CPUs are online. */
 #define SPLIT_MIN_BYTES (1 << 20)
 
-int ms_workload_parse_csv(const char *text, size_t len, const char *source,
-                          const ms_gpu_model *gpu, ms_workload **out, ms_error *err)
+int ms_workload_parse_csv(const char *text, size_t len, const char *source, const ms_gpu_model *gpu,
+                          ms_workload **out, ms_error *err)
 {
     *out = NULL;
     size_t split_min = ms_online_cpus() >= 2 ? SPLIT_MIN_BYTES : SIZE_MAX;
@@ -295,8 +294,7 @@ static void write_field(FILE *f, const char *s)
         fputs(s, f);
 }
 
-int ms_workload_write_csv(const ms_workload *w, const ms_gpu_model *gpu, FILE *f,
-                          ms_error *err)
+int ms_workload_write_csv(const ms_workload *w, const ms_gpu_model *gpu, FILE *f, ms_error *err)
 {
     int size[MS_MAX_SLICES], nsizes = wl_columns(w, gpu, size);
     bool command = false, cwd = false;
@@ -304,7 +302,7 @@ int ms_workload_write_csv(const ms_workload *w, const ms_gpu_model *gpu, FILE *f
         command |= w->tasks[i].command != NULL;
         cwd |= w->tasks[i].cwd != NULL;
     }
-    command |= cwd;  /* cwd is only ever after command */
+    command |= cwd; /* cwd is only ever after command */
     fputs("name", f);
     for (int k = 0; k < nsizes; k++)
         fprintf(f, ",%d", size[k]);

@@ -15,7 +15,7 @@ typedef struct wl_name_set {
         uint64_t hash;   /* of key: compared before the strings, kept when growing */
         const char *key; /* borrowed: the strings must outlive the set; NULL: free */
         long where;
-    } *slot;             /* one cache line touched per probe */
+    } * slot; /* one cache line touched per probe */
 } wl_name_set;
 
 void wl_name_set_init(wl_name_set *s);

@@ -12,8 +12,8 @@
 typedef struct json_ctx {
     const char *source;
     const ms_gpu_model *gpu;
-    int index;       /* task index */
-    char shown[48];  /* scratch for quoting a value */
+    int index;      /* task index */
+    char shown[48]; /* scratch for quoting a value */
 } json_ctx;
 
 static int bad_key(json_ctx *c, const char *where, const char *key, const char *allowed,
@@ -33,8 +33,8 @@ static int parse_time(json_ctx *c, const char *key, json_t *v, double *time, ms_
     if (strlen(key) == 1 && key[0] >= '1' && key[0] <= '0' + MS_MAX_SLICES)
         size = key[0] - '0';
     if (!size)
-        return ms_error_set(err, MS_EINVAL, "%s: %s: key is not a compute size (1..%d)",
-                            c->source, path, MS_MAX_SLICES);
+        return ms_error_set(err, MS_EINVAL, "%s: %s: key is not a compute size (1..%d)", c->source,
+                            path, MS_MAX_SLICES);
     if (c->gpu && ms_gpu_size_index(c->gpu, size) < 0)
         return ms_error_set(err, MS_EINVAL, "%s: %s: %d is not a compute size of %s (%s)",
                             c->source, path, size, c->gpu->name,
@@ -67,12 +67,14 @@ static int parse_times(json_ctx *c, json_t *times, double *time, ms_error *err)
     for (int s = 0; s <= MS_MAX_SLICES; s++)
         time[s] = INFINITY;
     if (!json_is_object(times))
-        return ms_error_set(err, MS_EINVAL,
-                            "%s: tasks[%d].times: must be an object like {\"1\": 22.3, \"2\": 11.5}",
-                            c->source, c->index);
+        return ms_error_set(
+            err, MS_EINVAL,
+            "%s: tasks[%d].times: must be an object like {\"1\": 22.3, \"2\": 11.5}", c->source,
+            c->index);
     const char *key;
     json_t *v;
-    json_object_foreach(times, key, v) {
+    json_object_foreach(times, key, v)
+    {
         int rc = parse_time(c, key, v, time, err);
         if (rc)
             return rc;
@@ -89,8 +91,8 @@ static int optional_string(json_ctx *c, json_t *task, const char *key, const cha
     if (!v || json_is_null(v))
         return MS_OK;
     if (!json_is_string(v))
-        return ms_error_set(err, MS_EINVAL, "%s: tasks[%d].%s: must be a string or null",
-                            c->source, c->index, key);
+        return ms_error_set(err, MS_EINVAL, "%s: tasks[%d].%s: must be a string or null", c->source,
+                            c->index, key);
     *out = json_string_value(v);
     return MS_OK;
 }
@@ -103,7 +105,8 @@ static int parse_task(json_ctx *c, json_t *task, ms_workload *w, ms_error *err)
         return ms_error_set(err, MS_EINVAL, "%s: %s: must be an object", c->source, where);
     const char *key;
     json_t *v;
-    json_object_foreach(task, key, v) {
+    json_object_foreach(task, key, v)
+    {
         if (strcmp(key, "name") && strcmp(key, "times") && strcmp(key, "command") &&
             strcmp(key, "cwd"))
             return bad_key(c, where, key, "name, times, command, cwd", err);
@@ -153,10 +156,11 @@ static int parse_tasks(json_ctx *c, json_t *tasks, ms_workload *w, ms_error *err
         if (dup < 0)
             rc = ms_error_set(err, MS_ENOMEM, "%s: out of memory", c->source);
         else if (dup)
-            rc = ms_error_set(err, MS_EINVAL, "%s: tasks[%zu].name: duplicate task name \"%s\" "
-                              "(first at tasks[%ld])", c->source, i,
-                              wl_quote(w->tasks[w->n - 1].name, c->shown, sizeof c->shown),
-                              first);
+            rc = ms_error_set(err, MS_EINVAL,
+                              "%s: tasks[%zu].name: duplicate task name \"%s\" "
+                              "(first at tasks[%ld])",
+                              c->source, i,
+                              wl_quote(w->tasks[w->n - 1].name, c->shown, sizeof c->shown), first);
     }
     wl_name_set_free(&names);
     return rc;
@@ -170,15 +174,18 @@ static int parse_root(json_ctx *c, json_t *root, ms_workload *w, ms_error *err)
                             c->source);
     const char *key;
     json_t *v;
-    json_object_foreach(root, key, v) {
+    json_object_foreach(root, key, v)
+    {
         if (strcmp(key, "gpu") && strcmp(key, "tasks"))
             return bad_key(c, "top level", key, "gpu, tasks", err);
     }
     json_t *gpu = json_object_get(root, "gpu");
     if (gpu && !json_is_null(gpu)) {
         if (!json_is_string(gpu) || strlen(json_string_value(gpu)) >= sizeof w->gpu)
-            return ms_error_set(err, MS_EINVAL, "%s: gpu: must be a model name of at most %zu "
-                                "characters", c->source, sizeof w->gpu - 1);
+            return ms_error_set(err, MS_EINVAL,
+                                "%s: gpu: must be a model name of at most %zu "
+                                "characters",
+                                c->source, sizeof w->gpu - 1);
         strcpy(w->gpu, json_string_value(gpu));
     }
     return parse_tasks(c, json_object_get(root, "tasks"), w, err);
@@ -190,7 +197,7 @@ int ms_workload_parse_json(const char *text, size_t len, const char *source,
     *out = NULL;
     json_ctx c = {.source = source ? source : "<json>", .gpu = gpu};
     json_error_t je;
-    if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3)) {  /* jansson rejects a BOM */
+    if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3)) { /* jansson rejects a BOM */
         text += 3;
         len -= 3;
     }
@@ -243,8 +250,7 @@ static int real_precision(const ms_workload *w, const int *size, int nsizes)
     return 15;
 }
 
-int ms_workload_write_json(const ms_workload *w, const ms_gpu_model *gpu, FILE *f,
-                           ms_error *err)
+int ms_workload_write_json(const ms_workload *w, const ms_gpu_model *gpu, FILE *f, ms_error *err)
 {
     int size[MS_MAX_SLICES], nsizes = wl_columns(w, gpu, size);
     json_t *root = json_object(), *tasks = json_array();
@@ -256,9 +262,10 @@ int ms_workload_write_json(const ms_workload *w, const ms_gpu_model *gpu, FILE *
     for (int i = 0; i < w->n && !rc; i++)
         if (json_array_append_new(tasks, task_json(&w->tasks[i], size, nsizes))) {
             char shown[48];
-            rc = ms_error_set(err, MS_EINVAL, "task %d ('%s'): its name, command or cwd is not "
-                              "valid UTF-8 (or memory ran out)", i,
-                              wl_quote(w->tasks[i].name, shown, sizeof shown));
+            rc = ms_error_set(err, MS_EINVAL,
+                              "task %d ('%s'): its name, command or cwd is not "
+                              "valid UTF-8 (or memory ran out)",
+                              i, wl_quote(w->tasks[i].name, shown, sizeof shown));
         }
     int flags = JSON_INDENT(2) | JSON_REAL_PRECISION(real_precision(w, size, nsizes));
     if (!rc && (json_dumpf(root, f, flags) || fputc('\n', f) == EOF))

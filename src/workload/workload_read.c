@@ -7,8 +7,7 @@
 
 #include "migsched/io.h"
 
-int ms_workload_read(const char *path, const ms_gpu_model *gpu, ms_workload **out,
-                     ms_error *err)
+int ms_workload_read(const char *path, const ms_gpu_model *gpu, ms_workload **out, ms_error *err)
 {
     *out = NULL;
     char *text;

@@ -21,7 +21,7 @@ void wl_name_set_free(wl_name_set *s)
 
 static uint64_t hash_name(const char *s)
 {
-    uint64_t h = 1469598103934665603ULL;  /* FNV-1a */
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
     for (; *s; s++)
         h = (h ^ (unsigned char)*s) * 1099511628211ULL;
     return h;
@@ -118,10 +118,10 @@ static bool fast_decimal(const char *text, double *out)
         return true;
     }
 #if defined(__x86_64__) && LDBL_MANT_DIG == 64
-    static const long double p10l[] = {
-        1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,  1e7L,  1e8L,  1e9L,
-        1e10L, 1e11L, 1e12L, 1e13L, 1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L,
-        1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L};
+    static const long double p10l[] = {1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,
+                                       1e7L,  1e8L,  1e9L,  1e10L, 1e11L, 1e12L, 1e13L,
+                                       1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L, 1e20L,
+                                       1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L};
     if (frac <= 27 && m) {
         long double q = (long double)m / p10l[frac];
         uint64_t sig; /* the 64-bit significand: the first 8 bytes of x86's format */
@@ -144,8 +144,8 @@ int wl_parse_time(const char *text, double *out, const char **why)
         *out = INFINITY;
         return 0;
     }
-    if (word && (!strcasecmp(text, "nan") || !strcasecmp(text, "-nan") ||
-                 !strcasecmp(text, "+nan"))) {
+    if (word &&
+        (!strcasecmp(text, "nan") || !strcasecmp(text, "-nan") || !strcasecmp(text, "+nan"))) {
         *why = "is not a number (NaN)";
         return -1;
     }
@@ -186,7 +186,8 @@ const char *wl_quote(const char *text, char *buf, size_t len)
 {
     size_t n = 0, max = len > 8 ? len - 4 : 0;
     for (const char *c = text; *c && n < max; c++)
-        buf[n++] = isprint((unsigned char)*c) || (unsigned char)*c >= 0x80 ? *c : '?';  /* keep UTF-8 */
+        buf[n++] = isprint((unsigned char)*c) || (unsigned char)*c >= 0x80 ? *c
+                                                                           : '?'; /* keep UTF-8 */
     if (n == max && text[n]) {
         memcpy(buf + n, "...", 4);
         return buf;

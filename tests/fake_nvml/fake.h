@@ -8,20 +8,20 @@
 #include "migsched/gpu.h"
 
 #define FAKE_MAX_GPUS 8
-#define FAKE_MAX_GI 16
-#define FAKE_MAX_CI 8
+#define FAKE_MAX_GI   16
+#define FAKE_MAX_CI   8
 #define FAKE_MAX_PIDS 8
 
 typedef struct fake_ci {
     unsigned id;
-    unsigned profile_index;   /* NVML_COMPUTE_INSTANCE_PROFILE_* (= its id here) */
+    unsigned profile_index; /* NVML_COMPUTE_INSTANCE_PROFILE_* (= its id here) */
 } fake_ci;
 
 typedef struct fake_gi {
     unsigned id;
-    int profile;              /* index into the model's profiles */
+    int profile; /* index into the model's profiles */
     unsigned start;
-    unsigned serial;          /* makes every created instance's UUID new */
+    unsigned serial; /* makes every created instance's UUID new */
     int nci;
     fake_ci ci[FAKE_MAX_CI];
     /* Compute processes "running" on the instance (busy): set only by writing "proc"
@@ -31,7 +31,7 @@ typedef struct fake_gi {
 } fake_gi;
 
 typedef struct fake_gpu {
-    unsigned mig;             /* current MIG mode */
+    unsigned mig; /* current MIG mode */
     int ngi;
     fake_gi gi[FAKE_MAX_GI];
 } fake_gpu;
@@ -45,9 +45,9 @@ typedef struct fake_config {
     ms_gpu_model model;
     int ngpus;
     double delay_scale;
-    char state_path[512];     /* "" = state lives in this process only */
+    char state_path[512]; /* "" = state lives in this process only */
     bool mig_initially;
-    unsigned minor_base;      /* GPU g's minor number is minor_base + g */
+    unsigned minor_base; /* GPU g's minor number is minor_base + g */
 } fake_config;
 
 /* Reads FAKE_NVML_GPU, FAKE_NVML_GPUS, FAKE_NVML_DELAY_SCALE, FAKE_NVML_STATE, FAKE_NVML_MIG,

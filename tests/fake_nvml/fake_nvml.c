@@ -324,9 +324,9 @@ static unsigned free_gi_id(const fake_gpu *gpu)
     }
 }
 
-API nvmlReturn_t nvmlDeviceCreateGpuInstanceWithPlacement(nvmlDevice_t device, unsigned int profileId,
-                                                          const nvmlGpuInstancePlacement_t *placement,
-                                                          nvmlGpuInstance_t *gpuInstance)
+API nvmlReturn_t nvmlDeviceCreateGpuInstanceWithPlacement(
+    nvmlDevice_t device, unsigned int profileId, const nvmlGpuInstancePlacement_t *placement,
+    nvmlGpuInstance_t *gpuInstance)
 {
     ENTER(nvmlDeviceCreateGpuInstanceWithPlacement);
     if (!placement || !gpuInstance)
@@ -352,8 +352,8 @@ API nvmlReturn_t nvmlDeviceCreateGpuInstanceWithPlacement(nvmlDevice_t device, u
         /* The driver works one reconfiguration at a time: sleep holding the lock. */
         pause_for(ms_gpu_create_time(&cfg.model, cfg.model.profiles[p].slices) * cfg.delay_scale);
         fake_gi *gi = &gpu->gi[gpu->ngi++];
-        *gi = (fake_gi){.id = free_gi_id(gpu), .profile = p, .start = placement->start,
-                        .serial = ++st->serial};
+        *gi = (fake_gi){
+            .id = free_gi_id(gpu), .profile = p, .start = placement->start, .serial = ++st->serial};
         *gpuInstance = encode(K_GI, g, gi->id, 0);
     }
     fake_state_end(&cfg, r == NVML_SUCCESS);
@@ -428,7 +428,8 @@ API nvmlReturn_t nvmlGpuInstanceDestroy(nvmlGpuInstance_t gpuInstance)
     fake_state *st = fake_state_begin(&cfg);
     unsigned g, ci;
     fake_gi *gi = gi_of(st, gpuInstance, K_GI, &g, &ci);
-    nvmlReturn_t r = !gi ? NVML_ERROR_INVALID_ARGUMENT : (gi->nci ? NVML_ERROR_IN_USE : NVML_SUCCESS);
+    nvmlReturn_t r = !gi ? NVML_ERROR_INVALID_ARGUMENT
+                         : (gi->nci ? NVML_ERROR_IN_USE : NVML_SUCCESS);
     if (r == NVML_SUCCESS) {
         pause_for(ms_gpu_destroy_time(&cfg.model, cfg.model.profiles[gi->profile].slices) *
                   cfg.delay_scale);
@@ -439,10 +440,9 @@ API nvmlReturn_t nvmlGpuInstanceDestroy(nvmlGpuInstance_t gpuInstance)
     return r;
 }
 
-API nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfo(nvmlGpuInstance_t gpuInstance,
-                                                              unsigned int profile,
-                                                              unsigned int engProfile,
-                                                              nvmlComputeInstanceProfileInfo_t *info)
+API nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfo(
+    nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile,
+    nvmlComputeInstanceProfileInfo_t *info)
 {
     ENTER(nvmlGpuInstanceGetComputeInstanceProfileInfo);
     if (!info || profile > 8 || engProfile != NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED)
@@ -547,7 +547,9 @@ API nvmlReturn_t nvmlComputeInstanceDestroy(nvmlComputeInstance_t computeInstanc
     fake_gi *gi = gi_of(st, computeInstance, K_CI, &g, &ci_id);
     fake_ci *ci = gi ? ci_by_id(gi, ci_id) : NULL;
     /* Processes still running on it: the driver refuses. */
-    nvmlReturn_t r = !ci ? NVML_ERROR_INVALID_ARGUMENT : gi->npid ? NVML_ERROR_IN_USE : NVML_SUCCESS;
+    nvmlReturn_t r = !ci        ? NVML_ERROR_INVALID_ARGUMENT
+                     : gi->npid ? NVML_ERROR_IN_USE
+                                : NVML_SUCCESS;
     if (r == NVML_SUCCESS)
         *ci = gi->ci[--gi->nci];
     fake_state_end(&cfg, r == NVML_SUCCESS);
@@ -636,8 +638,9 @@ static unsigned add_procs(const fake_gi *gi, nvmlProcessInfo_t *infos, unsigned 
 /* On a MIG device handle: the processes of its GPU instance, all shown on the instance's
  * first compute instance. On the parent device: every instance's, as a privileged caller
  * sees them. */
-API nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount,
-                                                        nvmlProcessInfo_t *infos)
+API nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device,
+                                                         unsigned int *infoCount,
+                                                         nvmlProcessInfo_t *infos)
 {
     ENTER(nvmlDeviceGetComputeRunningProcesses_v3);
     if (!infoCount)

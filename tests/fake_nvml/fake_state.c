@@ -13,7 +13,7 @@
 #include "fake.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static fake_state memory_state;   /* used when no state file is set */
+static fake_state memory_state; /* used when no state file is set */
 static bool memory_ready;
 static fake_state file_state;
 static int state_fd = -1;
@@ -68,8 +68,10 @@ static void parse(const fake_config *c, FILE *f, fake_state *st)
                  g < FAKE_MAX_GPUS && st->gpu[g].ngi < FAKE_MAX_GI &&
                  ms_gpu_profile_by_name(&c->model, name) >= 0) {
             fake_gi *gi = &st->gpu[g].gi[st->gpu[g].ngi++];
-            *gi = (fake_gi){.id = a, .profile = ms_gpu_profile_by_name(&c->model, name),
-                            .start = d, .serial = e};
+            *gi = (fake_gi){.id = a,
+                            .profile = ms_gpu_profile_by_name(&c->model, name),
+                            .start = d,
+                            .serial = e};
         } else if (sscanf(line, "proc %u %u %u", &g, &a, &b) == 3 && g < FAKE_MAX_GPUS) {
             for (int i = 0; i < st->gpu[g].ngi; i++) {
                 fake_gi *gi = &st->gpu[g].gi[i];
@@ -147,12 +149,12 @@ void fake_state_end(const fake_config *c, bool changed)
         if (changed)
             save(c, &file_state);
         if (state_fd >= 0)
-            close(state_fd);  /* releases the flock */
+            close(state_fd); /* releases the flock */
         state_fd = -1;
     }
     pthread_mutex_unlock(&lock);
     if (kill_after)
-        raise(SIGKILL);  /* a crash right after the call's effect, before its caller knew */
+        raise(SIGKILL); /* a crash right after the call's effect, before its caller knew */
 }
 
 int fake_fault(const char *entry)
@@ -191,12 +193,12 @@ int fake_fault(const char *entry)
         if (strcmp(item, entry) || atol(k) != calls)
             continue;
         if (code && !strcmp(code, "kill"))
-            raise(SIGKILL);  /* a crash in the middle of a call, for journal tests */
+            raise(SIGKILL); /* a crash in the middle of a call, for journal tests */
         if (code && !strcmp(code, "killafter")) {
             kill_after = true;
             return 0;
         }
-        return code ? atoi(code) : 999;  /* NVML_ERROR_UNKNOWN */
+        return code ? atoi(code) : 999; /* NVML_ERROR_UNKNOWN */
     }
     return 0;
 }

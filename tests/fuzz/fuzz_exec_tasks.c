@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (!w->tasks[i].command)
                 abort();
     } else if (w) {
-        abort();  /* nothing half-loaded */
+        abort(); /* nothing half-loaded */
     }
     ms_workload_free(w);
     return 0;

@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (ms_online_simulate(m, &w, &c, &r, &err) == MS_OK)
             ms_online_result_fini(&r);
         else if (err.code != MS_EINFEASIBLE)
-            __builtin_trap();  /* an invariant broke */
+            __builtin_trap(); /* an invariant broke */
     }
     ms_online_workload_fini(&w);
     return 0;

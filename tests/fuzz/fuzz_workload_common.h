@@ -23,7 +23,7 @@ static inline void fuzz_round_trip(const ms_workload *w, const ms_gpu_model *gpu
     int rc = json ? ms_workload_write_json(w, gpu, f, &werr)
                   : ms_workload_write_csv(w, gpu, f, &werr);
     fclose(f);
-    if (rc == MS_OK) {  /* JSON refuses names that are not UTF-8: not a bug */
+    if (rc == MS_OK) { /* JSON refuses names that are not UTF-8: not a bug */
         ms_workload *back = NULL;
         ms_error err;
         fuzz_parse_fn parse = json ? ms_workload_parse_json : ms_workload_parse_csv;
@@ -48,7 +48,7 @@ static inline void fuzz_workload_input(const char *data, size_t size, fuzz_parse
         if (parse(data, size, "fuzz", gpus[g], &w, &err) != MS_OK)
             continue;
         if (gpus[g] && ms_workload_check_gpu(w, gpus[g], &err) != MS_OK)
-            abort();  /* the reader promised every task fits the GPU */
+            abort(); /* the reader promised every task fits the GPU */
         fuzz_round_trip(w, gpus[g], 0);
         fuzz_round_trip(w, gpus[g], 1);
         ms_workload_free(w);
