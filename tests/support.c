@@ -152,5 +152,5 @@ int test_task_class(const ms_task *t, const ms_gpu_model *gpu)
 bool test_process_running(int pid)
 {
     unsigned long long start;
-    return proc_start_time(pid, &start) && proc_alive(pid, start);
+    return ms_proc_start_time(pid, &start) && proc_alive(pid, start);
 }

@@ -173,7 +173,7 @@ static void test_root_refused(void **state)
     ei_run r = job(8, root, argv, NULL);
     ms_error e = {0};
     int rc;
-    assert_int_equal(run_job(f, &r, &rc, &e), EXEC_EXIT_IDENTITY);
+    assert_int_equal(run_job(f, &r, &rc, &e), MS_EXEC_EXIT_IDENTITY);
     assert_int_not_equal(rc, MS_OK);
     assert_false(r.node_fault); /* the job's own fault: it fails */
     assert_int_equal(r.pid, 0);
@@ -198,7 +198,7 @@ static void test_no_passwd_entry(void **state)
     ei_run r = job(10, nobody, argv, NULL);
     ms_error e = {0};
     int rc;
-    assert_int_equal(run_job(f, &r, &rc, &e), EXEC_EXIT_IDENTITY);
+    assert_int_equal(run_job(f, &r, &rc, &e), MS_EXEC_EXIT_IDENTITY);
     assert_int_equal(r.pid, 0);
     assert_false(exists(f->dir, "ran"));
     char *text = output(f, &r, "err", NULL);
@@ -237,7 +237,7 @@ static void test_setgroups_fails(void **state)
     int ws;
     assert_int_equal(waitpid(p, &ws, 0), p);
     assert_true(WIFEXITED(ws));
-    assert_int_equal(WEXITSTATUS(ws), EXEC_EXIT_IDENTITY);
+    assert_int_equal(WEXITSTATUS(ws), MS_EXEC_EXIT_IDENTITY);
     assert_false(exists(f->dir, "ran"));
     ei_run r = {.job = {.id = 11, .owner = f->owner}};
     char *text = output(f, &r, "err", NULL);

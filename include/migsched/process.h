@@ -16,63 +16,63 @@
 
 /* The exit statuses of a child that ran nothing (a shell's are 126 and 127 too). */
 enum {
-    EXEC_EXIT_ISOLATION = 123, /* it could not confine itself to its device nodes */
-    EXEC_EXIT_IDENTITY = 124,  /* it could not take its owner's groups, gid or uid */
-    EXEC_EXIT_GATE = 125,      /* the parent died before releasing it */
-    EXEC_EXIT_CWD = 126,       /* it could not change to its cwd */
-    EXEC_EXIT_EXEC = 127,      /* /bin/sh could not be executed */
+    MS_EXEC_EXIT_ISOLATION = 123, /* it could not confine itself to its device nodes */
+    MS_EXEC_EXIT_IDENTITY = 124,  /* it could not take its owner's groups, gid or uid */
+    MS_EXEC_EXIT_GATE = 125,      /* the parent died before releasing it */
+    MS_EXEC_EXIT_CWD = 126,       /* it could not change to its cwd */
+    MS_EXEC_EXIT_EXEC = 127,      /* /bin/sh could not be executed */
 };
 
-/* Whom a child runs as: filled before fork (exec_identity_init), taken in the child. */
-typedef struct exec_identity {
+/* Whom a child runs as: filled before fork (ms_exec_identity_init), taken in the child. */
+typedef struct ms_exec_identity {
     uid_t uid;
     gid_t gid;
     gid_t *groups; /* the supplementary groups, from getgrouplist */
     int ngroups;
     char *name, *home, *shell; /* the passwd entry's */
     char failed[160];          /* the child's message prefix when a call fails */
-} exec_identity;
+} ms_exec_identity;
 
 /* The passwd entry of uid (MS_EINVAL when it has none) and its groups with gid. */
-int exec_identity_init(exec_identity *id, uid_t uid, gid_t gid, ms_error *err);
-void exec_identity_fini(exec_identity *id);
+int ms_exec_identity_init(ms_exec_identity *id, uid_t uid, gid_t gid, ms_error *err);
+void ms_exec_identity_fini(ms_exec_identity *id);
 
 /* How a child starts: everything computed before fork, so that the child (the parent has
  * threads) makes only async-signal-safe calls. */
-typedef struct exec_spawn_opts {
+typedef struct ms_exec_spawn_opts {
     const char *command; /* run as `sh -c command` */
     const char *cwd;     /* NULL = the parent's */
     char *const *envp;
-    int out_fd, err_fd;      /* stdout and stderr; -1 = inherited */
-    double sleep_s;          /* >= 0: sleep that long and exit 0 instead (sim tasks) */
-    const ms_devplan *iso;   /* NULL: not confined; else its device nodes only, set up first,
-                                as root (exit EXEC_EXIT_ISOLATION if it cannot:
-                                ms_devplan_apply reports why) */
-    const exec_identity *as; /* NULL: the parent's identity; else taken before cwd and exec */
-} exec_spawn_opts;
+    int out_fd, err_fd;         /* stdout and stderr; -1 = inherited */
+    double sleep_s;             /* >= 0: sleep that long and exit 0 instead (sim tasks) */
+    const ms_devplan *iso;      /* NULL: not confined; else its device nodes only, set up first,
+                                   as root (exit MS_EXEC_EXIT_ISOLATION if it cannot:
+                                   ms_devplan_apply reports why) */
+    const ms_exec_identity *as; /* NULL: the parent's identity; else taken before cwd and exec */
+} ms_exec_spawn_opts;
 
 /* Forks a child in its own process group that runs o's command. Returns the pid, -1 on
  * failure. With gate non-NULL the child waits, in its process group, until
- * exec_release(*gate): the caller records the group first, and a child whose parent died
+ * ms_exec_release(*gate): the caller records the group first, and a child whose parent died
  * before that never runs. A child that cannot take o->as writes why to its stderr and
- * exits EXEC_EXIT_IDENTITY having run nothing. */
-pid_t exec_spawn(const exec_spawn_opts *o, int *gate);
-void exec_release(int gate);
+ * exits MS_EXEC_EXIT_IDENTITY having run nothing. */
+pid_t ms_exec_spawn(const ms_exec_spawn_opts *o, int *gate);
+void ms_exec_release(int gate);
 
 /* ---- Process identity (pid + start time, so that a reused pid is not mistaken) ------ */
 
 /* Start time of pid in clock ticks since boot (/proc/PID/stat field 22); false if pid does
  * not exist. */
-bool proc_start_time(pid_t pid, unsigned long long *ticks);
+bool ms_proc_start_time(pid_t pid, unsigned long long *ticks);
 /* Whether process group pgid recorded with its leader's start time has a live
  * (non-zombie) member and is not provably someone else's: a leader that exists must have
  * that start time (else the pid was reused). With the leader gone it cannot tell: once the
  * group emptied, its id may have been reused by another group whose leader left too. So it
- * only follows a group already proved ours (proc_group_leader_is) while it is signalled. */
-bool proc_group_ours_alive(pid_t pgid, unsigned long long leader_start);
+ * only follows a group already proved ours (ms_proc_group_leader_is) while it is signalled. */
+bool ms_proc_group_ours_alive(pid_t pgid, unsigned long long leader_start);
 /* Whether the leader of process group pgid still exists (a zombie too) with the recorded
  * start time: the only proof that a signal to the group reaches the recorded group. */
-bool proc_group_leader_is(pid_t pgid, unsigned long long leader_start);
+bool ms_proc_group_leader_is(pid_t pgid, unsigned long long leader_start);
 
 /* ---- Cgroups ---------------------------------------------------------------------- */
 

@@ -67,7 +67,7 @@ static void env_free(char **env)
 
 /* A clean environment, never the daemon's: the owner's HOME, USER, LOGNAME and SHELL, a
  * default PATH, then the job's variables, then CUDA_VISIBLE_DEVICES=<its MIG UUID>. */
-static char **job_env(const md_job_spec *s, const exec_identity *id, const char *mig_uuid)
+static char **job_env(const md_job_spec *s, const ms_exec_identity *id, const char *mig_uuid)
 {
     char **env = calloc((size_t)s->nenv + 7, sizeof *env);
     int n = 0;
@@ -161,14 +161,14 @@ static int open_log(const md_engine *e, const md_job *j, const char *ext, int *f
 }
 
 /* Whom job j runs as: its owner, refused as root unless allow-root-jobs. */
-static int job_identity(const md_engine *e, const md_job *j, exec_identity *id, ms_error *err)
+static int job_identity(const md_engine *e, const md_job *j, ms_exec_identity *id, ms_error *err)
 {
     if (j->owner.uid == 0 && !e->c->allow_root_jobs)
         return ms_error_set(err, MS_EINVAL,
                             "job %lld would run as root (uid 0): refused "
                             "(allow-root-jobs is false)",
                             (long long)j->id);
-    int rc = exec_identity_init(id, j->owner.uid, j->owner.gid, err);
+    int rc = ms_exec_identity_init(id, j->owner.uid, j->owner.gid, err);
     if (rc)
         ms_error_prefix(err, "job %lld: its owner", (long long)j->id);
     return rc;
@@ -250,13 +250,13 @@ int ei_spawn(md_engine *e, ei_run *r, const char *mig_uuid, ms_error *err)
     int out = -1, errfd = -1, gate = -1, report[2] = {-1, -1};
     int fault = 0; /* the job's own fault: the exit status it fails with */
     ms_devplan *iso = NULL;
-    exec_identity id = {0};
+    ms_exec_identity id = {0};
     char *cmd = NULL, **envp = NULL;
     int rc = open_log(e, j, "out", &out, err);
     if (!rc)
         rc = open_log(e, j, "err", &errfd, err);
     if (!rc && (rc = job_identity(e, j, &id, err)))
-        fault = EXEC_EXIT_IDENTITY;
+        fault = MS_EXEC_EXIT_IDENTITY;
     if (!rc) {
         cmd = shell_command(&j->spec);
         envp = job_env(&j->spec, &id, mig_uuid);
@@ -265,20 +265,20 @@ int ei_spawn(md_engine *e, ei_run *r, const char *mig_uuid, ms_error *err)
     }
     bool refused = false;
     if (!rc && (rc = job_isolation(e, r, &iso, report, &refused, err)) && refused)
-        fault = EXEC_EXIT_ISOLATION;
+        fault = MS_EXEC_EXIT_ISOLATION;
     /* A daemon that is not root can only run its own user's jobs, as itself. */
     bool same = geteuid() != 0 && id.uid == geteuid() && id.gid == getegid();
-    exec_spawn_opts o = {.command = cmd,
-                         .cwd = j->spec.cwd ? j->spec.cwd : id.home,
-                         .envp = envp,
-                         .out_fd = out,
-                         .err_fd = errfd,
-                         .sleep_s = -1,
-                         .iso = iso,
-                         .as = same ? NULL : &id};
+    ms_exec_spawn_opts o = {.command = cmd,
+                            .cwd = j->spec.cwd ? j->spec.cwd : id.home,
+                            .envp = envp,
+                            .out_fd = out,
+                            .err_fd = errfd,
+                            .sleep_s = -1,
+                            .iso = iso,
+                            .as = same ? NULL : &id};
     if (!rc)
         rc = job_cgroup(e, r, err);
-    pid_t pid = rc ? -1 : exec_spawn(&o, &gate);
+    pid_t pid = rc ? -1 : ms_exec_spawn(&o, &gate);
     if (!rc && pid < 0)
         rc = ms_error_set(err, MS_EIO, "cannot start a process: %s", strerror(errno));
     if (report[1] >= 0)
@@ -287,14 +287,14 @@ int ei_spawn(md_engine *e, ei_run *r, const char *mig_uuid, ms_error *err)
         /* In its cgroup and recorded before the command runs (it waits at the gate): after
          * a crash everything it started is found and stopped. */
         unsigned long long started = 0;
-        proc_start_time(pid, &started);
+        ms_proc_start_time(pid, &started);
         rc = r->cgroup[0] ? ms_cgroup_enter(r->cgroup, pid, err) : MS_OK;
         if (!rc)
             rc = ms_journal_task(e->journal, e->gpu[r->gpu].device, pid, started, (int)j->id,
                                  r->cgroup, err);
         if (rc)
             kill(-pid, SIGKILL); /* unrecorded: it must not run */
-        exec_release(gate);
+        ms_exec_release(gate);
         if (rc)
             waitpid(pid, NULL, 0); /* killed at its gate: it ran nothing */
         else
@@ -304,7 +304,7 @@ int ei_spawn(md_engine *e, ei_run *r, const char *mig_uuid, ms_error *err)
             waitpid(pid, NULL, 0);
             ms_journal_task_ended(e->journal, pid, started, NULL);
             r->pid = 0;
-            fault = EXEC_EXIT_ISOLATION;
+            fault = MS_EXEC_EXIT_ISOLATION;
         }
     }
     if (rc && r->cgroup[0]) /* nothing runs in it */
@@ -321,7 +321,7 @@ int ei_spawn(md_engine *e, ei_run *r, const char *mig_uuid, ms_error *err)
         close(out);
     if (errfd >= 0)
         close(errfd);
-    exec_identity_fini(&id);
+    ms_exec_identity_fini(&id);
     env_free(envp);
     free(cmd);
     return rc;

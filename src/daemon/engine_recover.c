@@ -21,7 +21,7 @@ static void pause_s(double s)
 /* Waits up to `seconds` for the group to go; true if it did. */
 static bool group_gone(const ms_journal_rec *r, double seconds)
 {
-    for (double waited = 0; proc_group_ours_alive(r->pgid, r->pstart); waited += 0.05) {
+    for (double waited = 0; ms_proc_group_ours_alive(r->pgid, r->pstart); waited += 0.05) {
         if (waited >= seconds)
             return false;
         pause_s(0.05);
@@ -37,9 +37,9 @@ static bool group_gone(const ms_journal_rec *r, double seconds)
  * (the group gone, stopped, or not provably ours), so that its end is journalled. */
 static bool stop_leftover(md_engine *e, const ms_journal_rec *r)
 {
-    if (!proc_group_ours_alive(r->pgid, r->pstart))
+    if (!ms_proc_group_ours_alive(r->pgid, r->pstart))
         return true;
-    if (!proc_group_leader_is(r->pgid, r->pstart)) {
+    if (!ms_proc_group_leader_is(r->pgid, r->pstart)) {
         md_log(MD_LOG_WARN, "recover.unproven_group",
                "pgid=%d job=%d reason=\"its leader "
                "is gone: the group cannot be told from another that took its id; left "

@@ -63,7 +63,7 @@ static bool any_alive(const cleaner *c)
 {
     for (int i = 0; i < c->st->n; i++) {
         const ms_journal_rec *r = &c->st->rec[i];
-        if (c->ours[i] && proc_group_ours_alive(r->pgid, r->pstart))
+        if (c->ours[i] && ms_proc_group_ours_alive(r->pgid, r->pstart))
             return true;
     }
     return false;
@@ -73,8 +73,8 @@ static void signal_groups(cleaner *c, int sig)
 {
     for (int i = 0; i < c->st->n; i++) {
         const ms_journal_rec *r = &c->st->rec[i];
-        if (c->ours[i] && proc_group_ours_alive(r->pgid, r->pstart) && kill(-r->pgid, sig) == 0 &&
-            sig == SIGTERM)
+        if (c->ours[i] && ms_proc_group_ours_alive(r->pgid, r->pstart) &&
+            kill(-r->pgid, sig) == 0 && sig == SIGTERM)
             c->rep->killed++;
     }
 }
@@ -87,9 +87,9 @@ static void prove_groups(cleaner *c)
     for (int i = 0; i < c->st->n; i++) {
         const ms_journal_rec *r = &c->st->rec[i];
         if (r->kind != MS_JOURNAL_TASK || r->cgroup[0] ||
-            !proc_group_ours_alive(r->pgid, r->pstart))
+            !ms_proc_group_ours_alive(r->pgid, r->pstart))
             continue;
-        c->ours[i] = proc_group_leader_is(r->pgid, r->pstart);
+        c->ours[i] = ms_proc_group_leader_is(r->pgid, r->pstart);
         if (!c->ours[i])
             left(c,
                  "task process group %d (task #%d, device %d): its leader is gone, so it "
@@ -149,7 +149,7 @@ static void stop_tasks(cleaner *c)
         return;
     for (int i = 0; i < c->st->n; i++) {
         const ms_journal_rec *r = &c->st->rec[i];
-        if (c->ours[i] && proc_group_ours_alive(r->pgid, r->pstart))
+        if (c->ours[i] && ms_proc_group_ours_alive(r->pgid, r->pstart))
             left(c, "task process group %d (task #%d, device %d) survived SIGKILL", r->pgid,
                  r->task, r->device);
     }

@@ -127,7 +127,7 @@ int ms_device_lock_open(const char *dir, const char *gpu_uuid, ms_device_lock **
     }
     /* "PID START": who holds it, for the refusal message and for humans. */
     unsigned long long start = 0;
-    proc_start_time(getpid(), &start);
+    ms_proc_start_time(getpid(), &start);
     char text[64];
     int n = snprintf(text, sizeof text, "%ld %llu\n", (long)getpid(), start);
     if (ftruncate(l->fd, 0) != 0 || pwrite(l->fd, text, (size_t)n, 0) != n) {

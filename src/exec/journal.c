@@ -126,7 +126,7 @@ int ms_journal_open(const char *path, const char *backend, const char *model, ms
     snprintf(j->path, sizeof j->path, "%s", path);
     pthread_mutex_init(&j->lock, NULL);
     unsigned long long start = 0;
-    proc_start_time(getpid(), &start);
+    ms_proc_start_time(getpid(), &start);
     rc = backend
              ? record(j, true, err, "run %s %s %ld %llu\n", backend, model, (long)getpid(), start)
              : MS_OK;

@@ -138,8 +138,8 @@ static int control(const exec_mps_site *s, const char *command, char *why, size_
     if (mkdirs(pipe_dir) || mkdirs(log_dir)) {
         snprintf(why, len, "cannot create %s or %s: %s", pipe_dir, log_dir, strerror(errno));
     } else {
-        pid_t pid = exec_spawn(
-            &(exec_spawn_opts){
+        pid_t pid = ms_exec_spawn(
+            &(ms_exec_spawn_opts){
                 .command = command, .envp = envp, .out_fd = -1, .err_fd = -1, .sleep_s = -1},
             NULL);
         if (pid < 0)

@@ -33,7 +33,7 @@ static bool read_stat(pid_t pid, char *state, pid_t *pgrp, unsigned long long *s
     return true;
 }
 
-bool proc_start_time(pid_t pid, unsigned long long *ticks)
+bool ms_proc_start_time(pid_t pid, unsigned long long *ticks)
 {
     char state;
     pid_t pgrp;
@@ -48,7 +48,7 @@ bool proc_alive(pid_t pid, unsigned long long start)
     return pid > 0 && read_stat(pid, &state, &pgrp, &st) && state != 'Z' && st == start;
 }
 
-bool proc_group_ours_alive(pid_t pgid, unsigned long long leader_start)
+bool ms_proc_group_ours_alive(pid_t pgid, unsigned long long leader_start)
 {
     char state;
     pid_t pgrp;
@@ -72,7 +72,7 @@ bool proc_group_ours_alive(pid_t pgid, unsigned long long leader_start)
     return alive;
 }
 
-bool proc_group_leader_is(pid_t pgid, unsigned long long leader_start)
+bool ms_proc_group_leader_is(pid_t pgid, unsigned long long leader_start)
 {
     char state;
     pid_t pgrp;

@@ -77,13 +77,13 @@ static int run_once(prof *p, const ms_task *t, int size, int rep, double *second
     p->envp[p->nenv - 2] = p->visible;
     p->envp[p->nenv - 1] = p->slices;
     double t0 = mono();
-    pid_t pid = exec_spawn(&(exec_spawn_opts){.command = t->command,
-                                              .cwd = t->cwd,
-                                              .envp = p->envp,
-                                              .out_fd = out_fd,
-                                              .err_fd = out_fd,
-                                              .sleep_s = -1},
-                           NULL);
+    pid_t pid = ms_exec_spawn(&(ms_exec_spawn_opts){.command = t->command,
+                                                    .cwd = t->cwd,
+                                                    .envp = p->envp,
+                                                    .out_fd = out_fd,
+                                                    .err_fd = out_fd,
+                                                    .sleep_s = -1},
+                              NULL);
     if (out_fd >= 0)
         close(out_fd);
     if (pid < 0)

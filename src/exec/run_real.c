@@ -110,13 +110,13 @@ static void real_start_task(run_ctx *c, int task)
     t->start = run_now(c);
     int gate = -1;
     pid_t pid = lerr.msg[0] ? -1
-                            : exec_spawn(&(exec_spawn_opts){.command = wt->command,
-                                                            .cwd = wt->cwd,
-                                                            .envp = c->envp,
-                                                            .out_fd = out_fd,
-                                                            .err_fd = err_fd,
-                                                            .sleep_s = sleep_s},
-                                         c->journal ? &gate : NULL);
+                            : ms_exec_spawn(&(ms_exec_spawn_opts){.command = wt->command,
+                                                                  .cwd = wt->cwd,
+                                                                  .envp = c->envp,
+                                                                  .out_fd = out_fd,
+                                                                  .err_fd = err_fd,
+                                                                  .sleep_s = sleep_s},
+                                            c->journal ? &gate : NULL);
     if (out_fd >= 0)
         close(out_fd);
     if (err_fd >= 0)
@@ -133,14 +133,14 @@ static void real_start_task(run_ctx *c, int task)
     /* Recorded (with the leader's start time, against pid reuse) before the command runs,
      * so that a cleanup after a crash of this process can stop the group. */
     unsigned long long started = 0;
-    proc_start_time(pid, &started);
+    ms_proc_start_time(pid, &started);
     c->pstarts[task] = started;
     ms_error jerr;
     if (ms_journal_task(c->journal, ms_backend_device(c->gpu[t->gpu].backend), pid, started,
                         t->index, NULL, &jerr))
         run_fatal(c, jerr.msg); /* the stop kills it */
     if (gate >= 0)
-        exec_release(gate);
+        ms_exec_release(gate);
     run_progress(c, "task %s (#%d) started on instance %d (%s)", c->w->tasks[t->index].name,
                  t->index, t->instance, in->mi.uuid);
 }

@@ -16,9 +16,9 @@
 
 extern char **environ;
 
-int exec_identity_init(exec_identity *id, uid_t uid, gid_t gid, ms_error *err)
+int ms_exec_identity_init(ms_exec_identity *id, uid_t uid, gid_t gid, ms_error *err)
 {
-    *id = (exec_identity){.uid = uid, .gid = gid};
+    *id = (ms_exec_identity){.uid = uid, .gid = gid};
     struct passwd pw, *found = NULL;
     char buf[16384];
     int e = getpwuid_r(uid, &pw, buf, sizeof buf, &found);
@@ -43,14 +43,14 @@ int exec_identity_init(exec_identity *id, uid_t uid, gid_t gid, ms_error *err)
             break;
         }
         if (want <= n) { /* refused without asking for more room */
-            exec_identity_fini(id);
+            ms_exec_identity_fini(id);
             return ms_error_set(err, MS_EINVAL, "uid %u (%s): cannot list its groups",
                                 (unsigned)uid, pw.pw_name);
         }
         n = want;
     }
     if (!id->name || !id->home || !id->shell || !id->groups) {
-        exec_identity_fini(id);
+        ms_exec_identity_fini(id);
         return ms_error_set(err, MS_ENOMEM, "out of memory");
     }
     snprintf(id->failed, sizeof id->failed,
@@ -59,13 +59,13 @@ int exec_identity_init(exec_identity *id, uid_t uid, gid_t gid, ms_error *err)
     return MS_OK;
 }
 
-void exec_identity_fini(exec_identity *id)
+void ms_exec_identity_fini(ms_exec_identity *id)
 {
     free(id->groups);
     free(id->name);
     free(id->home);
     free(id->shell);
-    *id = (exec_identity){0};
+    *id = (ms_exec_identity){0};
 }
 
 static void say(const char *s)
@@ -75,7 +75,7 @@ static void say(const char *s)
 }
 
 /* "<prefix>CALL: errno N\n" on stderr (strerror is not async-signal-safe), then exit. */
-static void identity_failed(const exec_identity *id, const char *call, int e)
+static void identity_failed(const ms_exec_identity *id, const char *call, int e)
 {
     char digits[12], *p = digits + sizeof digits;
     *--p = '\0';
@@ -87,12 +87,12 @@ static void identity_failed(const exec_identity *id, const char *call, int e)
     say(" failed: errno ");
     say(p);
     say(" (nothing was run)\n");
-    _exit(EXEC_EXIT_IDENTITY);
+    _exit(MS_EXEC_EXIT_IDENTITY);
 }
 
 /* Groups, then gid, then uid (each needs the privilege the next one drops), each checked;
  * and root cannot be taken back. */
-static void take_identity(const exec_identity *id)
+static void take_identity(const ms_exec_identity *id)
 {
     if (setgroups((size_t)id->ngroups, id->groups) != 0)
         identity_failed(id, "setgroups", errno);
@@ -107,7 +107,7 @@ static void take_identity(const exec_identity *id)
 /* The child's one path from fork to exec: its process group and go, signals and standard
  * streams; then, while it still has the parent's privileges, whatever needs them; then its
  * identity; then cwd and command, with that identity's rights. */
-static void child(const exec_spawn_opts *o, const int gate[2])
+static void child(const ms_exec_spawn_opts *o, const int gate[2])
 {
     setpgid(0, 0);
     if (gate[0] >= 0) { /* wait for the go; EOF means the parent died before recording us */
@@ -117,7 +117,7 @@ static void child(const exec_spawn_opts *o, const int gate[2])
         while ((n = read(gate[0], &go, 1)) < 0 && errno == EINTR)
             ;
         if (n != 1)
-            _exit(EXEC_EXIT_GATE);
+            _exit(MS_EXEC_EXIT_GATE);
         close(gate[0]);
     }
     signal(SIGINT, SIG_DFL);
@@ -130,7 +130,7 @@ static void child(const exec_spawn_opts *o, const int gate[2])
     if (o->err_fd >= 0)
         dup2(o->err_fd, 2);
     if (o->iso && ms_devplan_apply(o->iso, NULL, 0)) /* still root: before the identity */
-        _exit(EXEC_EXIT_ISOLATION);
+        _exit(MS_EXEC_EXIT_ISOLATION);
     if (o->sleep_s >= 0) {
         double s = o->sleep_s;
         struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
@@ -142,14 +142,14 @@ static void child(const exec_spawn_opts *o, const int gate[2])
         take_identity(o->as);
     if (o->cwd && chdir(o->cwd) != 0) {
         say("migsched: cannot change to the task's cwd\n");
-        _exit(EXEC_EXIT_CWD);
+        _exit(MS_EXEC_EXIT_CWD);
     }
     char *argv[] = {"sh", "-c", (char *)o->command, NULL};
     execve("/bin/sh", argv, o->envp);
-    _exit(EXEC_EXIT_EXEC);
+    _exit(MS_EXEC_EXIT_EXEC);
 }
 
-pid_t exec_spawn(const exec_spawn_opts *o, int *gate)
+pid_t ms_exec_spawn(const ms_exec_spawn_opts *o, int *gate)
 {
     int fds[2] = {-1, -1};
     if (gate && pipe2(fds, O_CLOEXEC) != 0)
@@ -169,7 +169,7 @@ pid_t exec_spawn(const exec_spawn_opts *o, int *gate)
     return pid;
 }
 
-void exec_release(int gate)
+void ms_exec_release(int gate)
 {
     ssize_t ignored = write(gate, "", 1);
     (void)ignored; /* a child that is gone needs no go */

@@ -1,4 +1,4 @@
-/* spawn.h: the environment a task process starts with (exec_spawn is in
+/* spawn.h: the environment a task process starts with (ms_exec_spawn is in
  * migsched/process.h). Private to src/exec. */
 #ifndef MIGSCHED_EXEC_SPAWN_H
 #define MIGSCHED_EXEC_SPAWN_H
