@@ -176,11 +176,7 @@ int cmd_hier(int argc, char **argv)
                                          CLI_LONG_JSON,
                                          {"exec-out", required_argument, 0, 'x'},
                                          CLI_LONG_GPU,
-                                         {"catalogue", required_argument, 0, 'C'},
-                                         {"corun", required_argument, 0, 'r'},
-                                         {"gamma", required_argument, 0, 'G'},
-                                         {"lookahead", required_argument, 0, 'L'},
-                                         {"lookahead-depth", required_argument, 0, 'D'},
+                                         HIER_LONG_WINDOW_OPTIONS,
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *window = NULL, *model = NULL, *exec_out = NULL;
@@ -207,19 +203,13 @@ int cmd_hier(int argc, char **argv)
             break;
         case 'm': model = optarg; break;
         case 'x': exec_out = optarg; break;
-        case 'L':
-        case 'D':
-            if (hier_lookahead_option(o, optarg, &lookahead))
-                return 2;
-            break;
-        case 'C':
-        case 'r':
-        case 'G':
-            if (hier_source_option(o, optarg, &src))
-                return 2;
-            break;
         case 'h': return hier_help();
-        default: return cli_usage_error("hier", hier_usage, "unknown option");
+        default:
+            if ((rc = hier_window_option(o, optarg, &lookahead, &src)) < 0)
+                return cli_usage_error("hier", hier_usage, "unknown option");
+            if (rc)
+                return rc;
+            break;
         }
     }
     if (co.status)

@@ -199,11 +199,7 @@ int hier_experiment(int argc, char **argv)
                                          CLI_LONG_SEED,
                                          {"model", required_argument, 0, 'm'},
                                          CLI_LONG_JSON,
-                                         {"catalogue", required_argument, 0, 'C'},
-                                         {"corun", required_argument, 0, 'r'},
-                                         {"gamma", required_argument, 0, 'G'},
-                                         {"lookahead", required_argument, 0, 'L'},
-                                         {"lookahead-depth", required_argument, 0, 'D'},
+                                         HIER_LONG_WINDOW_OPTIONS,
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     int ws[MAX_POINTS] = {12}, nw = 1, cs[MAX_POINTS] = {4}, nc = 1, per = 0, o, rc;
@@ -234,19 +230,13 @@ int hier_experiment(int argc, char **argv)
                 return cli_usage_error("hier", hier_usage, "--mixes must be an integer in 1..1000");
             break;
         case 'm': model = optarg; break;
-        case 'L':
-        case 'D':
-            if (hier_lookahead_option(o, optarg, &lookahead))
-                return 2;
-            break;
-        case 'C':
-        case 'r':
-        case 'G':
-            if (hier_source_option(o, optarg, &src))
-                return 2;
-            break;
         case 'h': return hier_help();
-        default: return cli_usage_error("hier", hier_usage, "unknown option");
+        default:
+            if ((rc = hier_window_option(o, optarg, &lookahead, &src)) < 0)
+                return cli_usage_error("hier", hier_usage, "unknown option");
+            if (rc)
+                return rc;
+            break;
         }
     }
     if (co.status)

@@ -47,17 +47,6 @@ int hier_help(void)
     return 0;
 }
 
-int hier_source_option(int opt, const char *arg, hier_sources *src)
-{
-    if (opt == 'C')
-        src->catalogue = arg;
-    else if (opt == 'r')
-        src->corun = arg;
-    else if (!cli_parse_double(arg, 0, 100, &src->gamma))
-        return cli_usage_error("hier", hier_usage, "--gamma must be a number in [0, 100]");
-    return 0;
-}
-
 int hier_load_sources(const hier_sources *src, ms_hier_catalog *cat, ms_hier_corun **cr)
 {
     ms_error err;
@@ -79,14 +68,26 @@ int hier_load_sources(const hier_sources *src, ms_hier_catalog *cat, ms_hier_cor
     return 0;
 }
 
-int hier_lookahead_option(int opt, const char *arg, ms_hier_lookahead *la)
+int hier_window_option(int opt, const char *arg, ms_hier_lookahead *la, hier_sources *src)
 {
-    if (opt == 'L' && !cli_parse_int(arg, 1, MS_HIER_MAX_LOOKAHEAD, &la->width))
-        return cli_usage_error("hier", hier_usage,
-                               "--lookahead must be an integer in 1..8 (1: the greedy agent)");
-    if (opt == 'D' && !cli_parse_int(arg, 1, MS_HIER_MAX_LOOKAHEAD_DEPTH, &la->depth))
-        return cli_usage_error("hier", hier_usage,
-                               "--lookahead-depth must be an integer in 1..3 (1: the tried "
-                               "actions are finished by the greedy agent)");
-    return 0;
+    switch (opt) {
+    case 'L':
+        if (!cli_parse_int(arg, 1, MS_HIER_MAX_LOOKAHEAD, &la->width))
+            return cli_usage_error("hier", hier_usage,
+                                   "--lookahead must be an integer in 1..8 (1: the greedy agent)");
+        return 0;
+    case 'D':
+        if (!cli_parse_int(arg, 1, MS_HIER_MAX_LOOKAHEAD_DEPTH, &la->depth))
+            return cli_usage_error("hier", hier_usage,
+                                   "--lookahead-depth must be an integer in 1..3 (1: the tried "
+                                   "actions are finished by the greedy agent)");
+        return 0;
+    case 'C': src->catalogue = arg; return 0;
+    case 'r': src->corun = arg; return 0;
+    case 'G':
+        if (!cli_parse_double(arg, 0, 100, &src->gamma))
+            return cli_usage_error("hier", hier_usage, "--gamma must be a number in [0, 100]");
+        return 0;
+    default: return -1;
+    }
 }

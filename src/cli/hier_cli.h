@@ -17,13 +17,20 @@ typedef struct hier_sources {
 void hier_usage(FILE *f);
 /* Prints the usage on stdout; returns 0. */
 int hier_help(void);
-/* Handles --catalogue ('C'), --corun ('r') and --gamma ('G'); 0, or 2 after a usage message. */
-int hier_source_option(int opt, const char *arg, hier_sources *src);
+/* Reads the options of a window's planning that hier and hier experiment share: --lookahead
+ * K (1..8, the actions the agent tries per decision; 'L'), --lookahead-depth D (1..3, 'D'),
+ * --catalogue ('C'), --corun ('r') and --gamma ('G'). -1: opt is none of them; 0: read;
+ * 2 after a usage message. */
+int hier_window_option(int opt, const char *arg, ms_hier_lookahead *la, hier_sources *src);
+/* Their entries for a command's table of long options. */
+/* clang-format off */
+#define HIER_LONG_WINDOW_OPTIONS                                                       \
+    {"catalogue", required_argument, 0, 'C'}, {"corun", required_argument, 0, 'r'},    \
+    {"gamma", required_argument, 0, 'G'}, {"lookahead", required_argument, 0, 'L'},    \
+    {"lookahead-depth", required_argument, 0, 'D'}
+/* clang-format on */
 /* Loads the catalogue and the co-run source; prints the error and returns 1 on failure. */
 int hier_load_sources(const hier_sources *src, ms_hier_catalog *cat, ms_hier_corun **cr);
-/* Parses --lookahead K (1..8, the actions the agent tries per decision; opt 'L') and
- * --lookahead-depth D (1..3, opt 'D') into *la; 0, or 2 after a usage message. */
-int hier_lookahead_option(int opt, const char *arg, ms_hier_lookahead *la);
 /* Writes DIR/plan.json, DIR/workload.json and DIR/mps.json for `migsched run`. */
 int hier_write_exec(const ms_hier_plan *p, const ms_hier_window *w, const char *gpu_name,
                     const char *dir, ms_error *err);
