@@ -8,7 +8,8 @@
 #  2. A cancel stops a setsid child too.
 #  3. After a SIGKILL of the daemon, the restart stops a running job's setsid child by the
 #     cgroup its journal record names, and removes the dead daemon's folder; so does
-#     `migsched run --cleanup` on the journal a killed daemon left.
+#     `migsched run --cleanup` on the journal a killed daemon left; a start leaves the
+#     folder of a live process alone, whatever its name.
 #  4. A clean stop leaves no cgroup; `cgroup-root none` says jobs are tracked by process
 #     group; a cgroup-root that is not on cgroup v2, or where no process can be moved (a
 #     threaded subtree), stops the start naming the key.
@@ -42,8 +43,18 @@ submit() {  # submit PROFILE NAME SHELL-COMMAND: prints the job's id
 state() { ucurl "http://d/v1/jobs/$1" | sed '$d' | python3 -c 'import json,sys; print(json.load(sys.stdin)["state"])'; }
 field() { ucurl "http://d/v1/jobs/$1" | sed '$d' | python3 -c 'import json,sys; print(json.load(sys.stdin)['"\"$2\""'])'; }
 
+# A start sweeps only the folders of processes that are gone: that of a live engine in
+# another program (a test binary embeds the engine) keeps its empty job cgroup, which that
+# engine may be about to move a job into.
+sleep 98$TAG &
+other=$!
+mkdir -p "$ROOT/migschedd-$other/job-1.1" || fail "a live process's folder"
 start_daemon "${DARGS[@]}"
 grep -q "event=cgroup.root path=$ROOT/migschedd-$DPID\$" "$T/daemon.log" || fail "no cgroup.root"
+[ -d "$ROOT/migschedd-$other/job-1.1" ] || fail "the start removed live process $other's job cgroup"
+kill "$other"
+wait "$other" 2>/dev/null
+rmdir "$ROOT/migschedd-$other/job-1.1" "$ROOT/migschedd-$other"
 
 # 1. Leftovers: the job's process exits at once. The whole GPU's profile, so that the
 #    second job is given the same instance.
