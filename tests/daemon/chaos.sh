@@ -234,8 +234,8 @@ def no_instances():
     if left:
         problems.append("instances left after a clean stop: %s" % sorted(left))
 
-def check_common(label, jobs, by_tok, overlaps, final):
-    acc = accepted()
+def check_common(label, acc, jobs, by_tok, overlaps, final):
+    # acc is read before jobs: a job accepted between the two reads is not yet in jobs.
     for tok, jid in sorted(acc.items(), key=lambda x: x[1]):
         if jid not in jobs or jobs[jid]["name"] != tok:
             problems.append("%s: job %d (%s) was accepted but is not in the store"
@@ -261,7 +261,7 @@ def check_common(label, jobs, by_tok, overlaps, final):
     if left:
         problems.append("%s: processes of %d ended jobs left: %s"
                         % (label, len(left), " | ".join(l for _, l in left[:4])))
-    return acc, {tok for tok, _ in left}
+    return {tok for tok, _ in left}
 
 def journal_lines():
     path = T + "/rt/run-dev0.journal"
@@ -286,10 +286,11 @@ def check_journal(st, label, since, n, by_tok):
 def check(label, since):
     st = stats()
     n = journal_lines()
+    acc = accepted()
     jobs = store_jobs()
     by_tok, overlaps = runs()
     check_journal(st, label, since, n, by_tok)
-    _, left = check_common(label, jobs, by_tok, overlaps, False)
+    left = check_common(label, acc, jobs, by_tok, overlaps, False)
     check_instances(label, st)
     st["leftovers"] = sorted(set(st["leftovers"]) | left)
     json.dump(st, open(STATS, "w"))
@@ -302,9 +303,10 @@ def journal(label, since):
 
 def final():
     st = stats()
+    acc = accepted()
     jobs = store_jobs()
     by_tok, overlaps = runs()
-    acc, left = check_common("end", jobs, by_tok, overlaps, True)
+    left = check_common("end", acc, jobs, by_tok, overlaps, True)
     cancels = {int(l.split()[0]) for f in glob.glob(T + "/cancels.*") for l in open(f)}
     count = collections.Counter()
     for tok, jid in acc.items():
