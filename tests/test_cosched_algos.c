@@ -186,11 +186,12 @@ static void test_three_partition_direct(void **state)
     assert_true(fabs(ms_cosched_makespan(s) - 100.0) < 1e-6);
     assert_int_equal(ms_cosched_preemptions(s, NULL), 0);
     ms_cosched_schedule_free(s);
-    /* The sum must be m*B. */
+    ms_cosched_instance_free(in);
+    /* The sum must be m*B; a refused instance is NULL. */
     int bad[] = {3, 3, 4, 2, 4, 5};
     assert_int_not_equal(ms_cosched_three_partition(bad, 2, 10, &in, &err), 0);
     assert_non_null(strstr(err.msg, "sum"));
-    ms_cosched_instance_free(in);
+    assert_null(in);
 }
 
 /* Fig. 10: MAXPAIR needs 2k - 1 where k is optimal (ratio -> 2). */
