@@ -132,7 +132,7 @@ void mcs_release(mcs_slurm *s, int node, int job)
 void mcs_reserve(const mcs_slurm *s, int res, int amount, double now, mcs_resv *out)
 {
     *out = (mcs_resv){.node = -1, .res = res, .amount = amount, .start = INFINITY};
-    for (int n = 0; n < s->nodes; n++) {
+    for (int n = 0; n < s->nodes && out->start > now; n++) { /* none starts before now */
         const mcs_node *nd = &s->node[n];
         int have = nd->free[res];
         double t = now;
