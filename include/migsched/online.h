@@ -417,8 +417,9 @@ typedef struct ms_online_cluster_result {
     double utilisation; /* instance slice-seconds held by jobs / (slices x makespan) */
     long plugin_waits;  /* jobs admitted whose instance could not be placed at once */
     double plugin_wait_total, plugin_wait_mean; /* over those jobs (mean NAN when none) */
-    long held;                                  /* jobs Slurm left pending when they arrived */
-    long backfilled;                            /* jobs started while an older one was blocked */
+    double plugin_wait_max;
+    long held;       /* jobs Slurm left pending when they arrived */
+    long backfilled; /* jobs started while an older one was blocked */
     long creations, destructions, migrations, events;
 } ms_online_cluster_result;
 

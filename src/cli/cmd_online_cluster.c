@@ -65,12 +65,13 @@ static void print_text(const ms_gpu_model *m, const char *label, const ms_online
     for (int p = 0; p < m->nprofiles; p++)
         if (r->by_profile[p].n)
             print_stat_text(m->profiles[p].name, &r->by_profile[p]);
-    printf("  makespan %.3f s, utilisation %.4f, plugin waits %ld (total %.3f s, mean %.3f s), "
+    printf("  makespan %.3f s, utilisation %.4f, plugin waits %ld (total %.3f s, mean %.3f s, max "
+           "%.3f s), "
            "held by Slurm %ld, backfilled %ld, creations %ld, destructions %ld, migrations %ld, "
            "events %ld\n",
            r->makespan, r->utilisation, r->plugin_waits, r->plugin_wait_total,
-           r->plugin_waits ? r->plugin_wait_mean : 0.0, r->held, r->backfilled, r->creations,
-           r->destructions, r->migrations, r->events);
+           r->plugin_waits ? r->plugin_wait_mean : 0.0, r->plugin_wait_max, r->held, r->backfilled,
+           r->creations, r->destructions, r->migrations, r->events);
 }
 
 static void print_summary_line(double load, const char *label, const ms_online_cluster_result *r)
@@ -99,11 +100,12 @@ static json_t *result_json(const ms_gpu_model *m, const char *label, const char 
         if (r->by_profile[p].n)
             json_object_set_new(profiles, m->profiles[p].name, stat_json(&r->by_profile[p]));
     json_t *o = json_pack(
-        "{s:s, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I}", "policy", label,
-        "all", stat_json(&r->all), "profiles", profiles, "makespan", cli_json_real(r->makespan),
-        "utilisation", cli_json_real(r->utilisation), "plugin_waits", (json_int_t)r->plugin_waits,
-        "plugin_wait_total", cli_json_real(r->plugin_wait_total), "plugin_wait_mean",
-        cli_json_real(r->plugin_wait_mean), "held", (json_int_t)r->held, "backfilled",
+        "{s:s, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I}", "policy",
+        label, "all", stat_json(&r->all), "profiles", profiles, "makespan",
+        cli_json_real(r->makespan), "utilisation", cli_json_real(r->utilisation), "plugin_waits",
+        (json_int_t)r->plugin_waits, "plugin_wait_total", cli_json_real(r->plugin_wait_total),
+        "plugin_wait_mean", cli_json_real(r->plugin_wait_mean), "plugin_wait_max",
+        cli_json_real(r->plugin_wait_max), "held", (json_int_t)r->held, "backfilled",
         (json_int_t)r->backfilled, "creations", (json_int_t)r->creations, "destructions",
         (json_int_t)r->destructions, "migrations", (json_int_t)r->migrations, "events",
         (json_int_t)r->events);

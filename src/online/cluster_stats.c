@@ -82,13 +82,15 @@ int mcl_aggregate(const ms_gpu_model *m, const ms_online_workload *w, int64_t sl
     free(turn);
     double last = 0, held = 0;
     r->plugin_waits = 0;
-    r->plugin_wait_total = 0;
+    r->plugin_wait_total = r->plugin_wait_max = 0;
     for (int j = 0; j < w->n; j++) {
         last = r->end[j] > last ? r->end[j] : last;
         held += m->profiles[r->type[j]].slices * (r->end[j] - r->start[j]);
         if (r->plugin_wait[j] > 0) {
             r->plugin_waits++;
             r->plugin_wait_total += r->plugin_wait[j];
+            if (r->plugin_wait[j] > r->plugin_wait_max)
+                r->plugin_wait_max = r->plugin_wait[j];
         }
     }
     r->makespan = last - w->jobs[0].arrival;
