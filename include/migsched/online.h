@@ -431,7 +431,7 @@ int ms_online_cluster_simulate(const ms_gpu_model *m, const ms_online_workload *
                                ms_error *err);
 void ms_online_cluster_result_fini(ms_online_cluster_result *r);
 
-/* A static layout: one partition ("3-2-1-1", ms_partition_parse) for every GPU, or a
+/* A static layout: one partition ("3-2-1", ms_partition_parse) for every GPU, or a
  * comma-separated list of `gpus` partitions, GPU 0 first. */
 int ms_online_cluster_layout_parse(const ms_gpu_model *m, const char *text, int gpus,
                                    ms_partition *out, ms_error *err);

@@ -20,10 +20,11 @@ int ms_online_cluster_layout_parse(const ms_gpu_model *m, const char *text, int 
     for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         int p = ms_partition_parse(m, tok);
         if (p < 0)
-            return ms_error_set(err, MS_EINVAL,
-                                "static layout '%s': '%s' is not a valid partition of %s "
-                                "(instance sizes in slot order, e.g. 3-2-1-1)",
-                                text, tok, m->name);
+            return ms_error_set(
+                err, MS_EINVAL,
+                "static layout '%s': '%s' is not a valid partition of %s "
+                "(instance sizes in slot order as `migsched partitions` lists them, e.g. 3-2-1)",
+                text, tok, m->name);
         if (n == gpus)
             return ms_error_set(err, MS_EINVAL, "static layout '%s' names more than %d GPUs", text,
                                 gpus);
