@@ -380,4 +380,114 @@ int ms_online_ablation_run(const ms_gpu_model *m, const ms_online_ablation *a,
                            void (*row_done)(void *arg, int row, const ms_online_ablation_table *t),
                            void *arg, ms_online_ablation_table *out, ms_error *err);
 
+/* ---- A cluster of nodes under Slurm (docs/online.md, "Cluster simulation") ---- */
+
+/* How Slurm sees the MIG GPUs of a node. */
+enum ms_online_cluster_policy {
+    MS_CLUSTER_DYNAMIC = 0, /* a count-only GRES of compute slices; migsched places on the node */
+    MS_CLUSTER_STATIC = 1,  /* every GPU partitioned once; a typed GRES per instance type */
+};
+#define MS_CLUSTER_MAX_GPUS 64
+
+typedef struct ms_online_cluster_config {
+    int policy; /* enum ms_online_cluster_policy */
+    int nodes;
+    int node_cpus;         /* CPUs of a node; a job asks one (cons_tres fits by free CPUs) */
+    ms_online_config node; /* each node's placement (dynamic); node.gpus = GPUs per node */
+    ms_partition layout[MS_CLUSTER_MAX_GPUS]; /* static: GPU g of every node */
+} ms_online_cluster_config;
+
+/* One node, 64 CPUs, migsched's default placement on 1 GPU, no layout. */
+void ms_online_cluster_config_defaults(ms_online_cluster_config *c);
+
+typedef struct ms_online_cluster_stat {
+    int n; /* jobs (NAN means when 0) */
+    double mean_wait, p50_wait, p99_wait, mean_turnaround, p50_turnaround, p99_turnaround;
+} ms_online_cluster_stat;
+
+typedef struct ms_online_cluster_result {
+    int n;
+    double *start, *end; /* per job of the workload */
+    double *admitted;    /* when Slurm gave it a node */
+    double *plugin_wait; /* admitted -> given an instance on the node; 0: at once */
+    int *node;
+    int *type; /* profile of the instance it ran on (static: its typed request) */
+    ms_online_cluster_stat all, by_profile[MS_MAX_PROFILES]; /* by the job's own profile */
+    double makespan;                                         /* last end - first arrival */
+    double utilisation; /* instance slice-seconds held by jobs / (slices x makespan) */
+    long plugin_waits;  /* jobs admitted whose instance could not be placed at once */
+    double plugin_wait_total, plugin_wait_mean; /* over those jobs (mean NAN when none) */
+    double plugin_wait_max;
+    long held;       /* jobs Slurm left pending when they arrived */
+    long backfilled; /* jobs started while an older one was blocked */
+    long creations, destructions, migrations, events;
+} ms_online_cluster_result;
+
+/* Runs the workload on the cluster: Slurm's FIFO with backfill and select/cons_tres's node
+ * choice, then each node's own placement. Static: every job asks the type
+ * ms_online_cluster_type gives, and fails with MS_EINFEASIBLE when there is none. */
+int ms_online_cluster_simulate(const ms_gpu_model *m, const ms_online_workload *w,
+                               const ms_online_cluster_config *c, ms_online_cluster_result *r,
+                               ms_error *err);
+void ms_online_cluster_result_fini(ms_online_cluster_result *r);
+
+/* A static layout: one partition ("3-2-1", ms_partition_parse) for every GPU, or a
+ * comma-separated list of `gpus` partitions, GPU 0 first. */
+int ms_online_cluster_layout_parse(const ms_gpu_model *m, const char *text, int gpus,
+                                   ms_partition *out, ms_error *err);
+/* The list form, "4-3,4-3,7" (one partition when every GPU holds the same). */
+void ms_online_cluster_layout_format(const ms_gpu_model *m, const ms_partition *layout, int gpus,
+                                     char *buf, int len);
+/* The typed request of a job of `profile`: the smallest profile of the layout (fewest
+ * compute slices, then least memory, then lowest index) with at least its compute slices
+ * and memory; -1 when none. */
+int ms_online_cluster_type(const ms_gpu_model *m, const ms_partition *layout, int gpus,
+                           int profile);
+/* The static layout with the lowest mean turnaround on `train` among every GPU holding one
+ * partition of the model and that partition on the first GPUs with k whole GPUs after it
+ * (k = 1 .. gpus - 1), in the model's partition order (the first on ties). Layouts some job
+ * of `train` or `eval` cannot run on are skipped. Writes c->layout; *candidates counts the
+ * layouts simulated. */
+int ms_online_cluster_best_layout(const ms_gpu_model *m, const ms_online_workload *train,
+                                  const ms_online_workload *eval, ms_online_cluster_config *c,
+                                  double *turnaround, int *candidates, ms_error *err);
+
+/* Offered load of a workload on `slices` compute slices: sum of c_p x work over
+ * slices x (last arrival - first arrival); NAN for a span of 0. */
+double ms_online_offered_load(const ms_gpu_model *m, const ms_online_workload *w, int64_t slices);
+/* The factor by which w's arrival gaps must stretch for its offered load to become `load`. */
+int ms_online_load_scale(const ms_gpu_model *m, const ms_online_workload *w, int64_t slices,
+                         double load, double *scale, ms_error *err);
+/* Multiplies every arrival's distance from the first by `scale`. */
+void ms_online_scale_arrivals(ms_online_workload *w, double scale);
+/* A copy of jobs [from, to) of w (names kept). */
+int ms_online_workload_range(const ms_online_workload *w, int from, int to, ms_online_workload *out,
+                             ms_error *err);
+
+/* What `online simulate --nodes` runs: the workload scaled to an offered load, split into
+ * a training part (static best only) and the evaluated rest, then each policy asked for. */
+typedef struct ms_online_cluster_spec {
+    ms_online_cluster_config cfg; /* nodes, GPUs, node placement, a given static layout */
+    bool dynamic, statik;         /* the policies to run */
+    bool static_best;             /* choose the layout on the training part */
+    double train_fraction;        /* static_best: the first floor(F x jobs) jobs train */
+    double load; /* > 0: the arrivals time-scaled so that the evaluated jobs' offered load
+                  * on the cluster's slices is this (the training part shares the scale) */
+} ms_online_cluster_spec;
+
+typedef struct ms_online_cluster_outcome {
+    ms_online_workload eval;             /* the evaluated jobs, as scaled */
+    double offered_load;                 /* of eval on the cluster */
+    int train_jobs;                      /* static_best: the jobs the layout was chosen on */
+    int candidates;                      /* static_best: the layouts simulated */
+    double train_turnaround;             /* static_best: the chosen layout's mean there */
+    ms_online_cluster_config statik_cfg; /* its layout */
+    ms_online_cluster_result dynamic, statik;
+} ms_online_cluster_outcome;
+
+int ms_online_cluster_compare(const ms_gpu_model *m, const ms_online_workload *w,
+                              const ms_online_cluster_spec *spec, ms_online_cluster_outcome *out,
+                              ms_error *err);
+void ms_online_cluster_outcome_fini(ms_online_cluster_outcome *o);
+
 #endif

@@ -8,6 +8,7 @@
 
 #include "cli_common.h"
 #include "cli_util.h"
+#include "cmd_online_cluster.h"
 #include "commands.h"
 #include "migsched/online.h"
 
@@ -25,6 +26,10 @@ static void simulate_usage(FILE *f)
         "         [--queue fcfs-profile|fcfs|reserve] [--reserve-after S]\n"
         "         [--layout tuned|best|packed|small-first|spread|grouped] [--seed S] [--check]\n"
         "         [--csv FILE] [--timeline FILE] [--plot FILE.svg] [--save-trace FILE] [--json]\n"
+        "       migsched online simulate --nodes N --gpu MODEL --gpus G (a workload as above)\n"
+        "         [--cluster-policy dynamic,static] [--static-layout best|4-3|P,P,...]\n"
+        "         [--train-fraction F] [--load X] [--node-cpus C] [node options as above]\n"
+        "         [--save-trace FILE] [--json | --summary-line]\n"
         "  Simulates jobs arriving on a node of G MIG GPUs. --trace reads a CSV with header\n"
         "  arrival,profile,work[,name]; --alibaba reads the Alibaba GPU-sharing pod list.\n"
         "  --csv writes one line per job, --timeline the fragmentation, instance counts and\n"
@@ -34,7 +39,14 @@ static void simulate_usage(FILE *f)
         "  --reserve-after seconds reserves a GPU. --migration-rule cost-aware migrates only\n"
         "  when the expected gain exceeds the cost (docs/online.md).\n"
         "  --json prints the summary as JSON. Output files are checked writable before the\n"
-        "  simulation and written after the summary was printed.\n");
+        "  simulation and written after the summary was printed.\n"
+        "  --nodes N simulates a cluster of N nodes of G GPUs under Slurm (FIFO, backfill,\n"
+        "  cons_tres node choice): dynamic counts compute slices and migsched places on the\n"
+        "  node; static partitions every GPU once (--static-layout; best: chosen on the first\n"
+        "  --train-fraction of the jobs, default 0.5, and evaluated on the rest) and each job\n"
+        "  asks the smallest instance type that holds it. --load time-scales the arrivals\n"
+        "  to an offered load; --summary-line prints one cluster_compare line per policy;\n"
+        "  --save-trace writes the evaluated stream (docs/online.md).\n");
 }
 
 static void ablation_usage(FILE *f)
@@ -63,6 +75,7 @@ typedef struct online_opts {
     bool tuned, layout_set;
     bool arrival_set, jobs_set;
     ms_online_config cfg;
+    cluster_opts cluster; /* --nodes and the options of the cluster mode */
 } online_opts;
 
 static int num(const char *cmd, const char *opt, const char *s, double lo, double hi, double *out)
@@ -99,40 +112,55 @@ enum {
     O_TIMES,
     O_MIGRULE,
     O_QUEUE,
-    O_RESERVE
+    O_RESERVE,
+    O_NODES,
+    O_NODE_CPUS,
+    O_CLUSTER_POLICY,
+    O_STATIC_LAYOUT,
+    O_TRAIN,
+    O_LOAD,
+    O_SUMMARY
 };
 
-static const struct option long_opts[] = {CLI_LONG_GPU,
-                                          {"gpus", required_argument, 0, O_GPUS},
-                                          {"trace", required_argument, 0, O_TRACE},
-                                          {"alibaba", required_argument, 0, O_ALIBABA},
-                                          {"limit", required_argument, 0, O_LIMIT},
-                                          {"arrival-mean", required_argument, 0, O_ARRIVAL},
-                                          {"jobs", required_argument, 0, O_JOBS},
-                                          {"mix", required_argument, 0, O_MIX},
-                                          {"service", required_argument, 0, O_SERVICE},
-                                          {"policy", required_argument, 0, O_POLICY},
-                                          {"tau", required_argument, 0, O_TAU},
-                                          {"kappa", required_argument, 0, O_KAPPA},
-                                          {"no-migration", no_argument, 0, O_NOMIG},
-                                          {"no-balance", no_argument, 0, O_NOBAL},
-                                          {"no-dynamic", no_argument, 0, O_NODYN},
-                                          {"migration-cost", required_argument, 0, O_MIGCOST},
-                                          {"layout", required_argument, 0, O_LAYOUT},
-                                          {"seed", required_argument, 0, O_SEED},
-                                          {"check", no_argument, 0, O_CHECK},
-                                          {"csv", required_argument, 0, O_CSV},
-                                          {"plot", required_argument, 0, O_PLOT},
-                                          {"save-trace", required_argument, 0, O_SAVE},
-                                          {"seeds", required_argument, 0, O_SEEDS},
-                                          CLI_LONG_JSON,
-                                          {"timeline", required_argument, 0, O_TIMELINE},
-                                          {"service-times", required_argument, 0, O_TIMES},
-                                          {"migration-rule", required_argument, 0, O_MIGRULE},
-                                          {"queue", required_argument, 0, O_QUEUE},
-                                          {"reserve-after", required_argument, 0, O_RESERVE},
-                                          {"help", no_argument, 0, 'h'},
-                                          {0, 0, 0, 0}};
+static const struct option long_opts[] = {
+    CLI_LONG_GPU,
+    {"gpus", required_argument, 0, O_GPUS},
+    {"trace", required_argument, 0, O_TRACE},
+    {"alibaba", required_argument, 0, O_ALIBABA},
+    {"limit", required_argument, 0, O_LIMIT},
+    {"arrival-mean", required_argument, 0, O_ARRIVAL},
+    {"jobs", required_argument, 0, O_JOBS},
+    {"mix", required_argument, 0, O_MIX},
+    {"service", required_argument, 0, O_SERVICE},
+    {"policy", required_argument, 0, O_POLICY},
+    {"tau", required_argument, 0, O_TAU},
+    {"kappa", required_argument, 0, O_KAPPA},
+    {"no-migration", no_argument, 0, O_NOMIG},
+    {"no-balance", no_argument, 0, O_NOBAL},
+    {"no-dynamic", no_argument, 0, O_NODYN},
+    {"migration-cost", required_argument, 0, O_MIGCOST},
+    {"layout", required_argument, 0, O_LAYOUT},
+    {"seed", required_argument, 0, O_SEED},
+    {"check", no_argument, 0, O_CHECK},
+    {"csv", required_argument, 0, O_CSV},
+    {"plot", required_argument, 0, O_PLOT},
+    {"save-trace", required_argument, 0, O_SAVE},
+    {"seeds", required_argument, 0, O_SEEDS},
+    CLI_LONG_JSON,
+    {"timeline", required_argument, 0, O_TIMELINE},
+    {"service-times", required_argument, 0, O_TIMES},
+    {"migration-rule", required_argument, 0, O_MIGRULE},
+    {"queue", required_argument, 0, O_QUEUE},
+    {"reserve-after", required_argument, 0, O_RESERVE},
+    {"nodes", required_argument, 0, O_NODES},
+    {"node-cpus", required_argument, 0, O_NODE_CPUS},
+    {"cluster-policy", required_argument, 0, O_CLUSTER_POLICY},
+    {"static-layout", required_argument, 0, O_STATIC_LAYOUT},
+    {"train-fraction", required_argument, 0, O_TRAIN},
+    {"load", required_argument, 0, O_LOAD},
+    {"summary-line", no_argument, 0, O_SUMMARY},
+    {"help", no_argument, 0, 'h'},
+    {0, 0, 0, 0}};
 
 /* Parses every option both subcommands know; returns -1 to go on, else an exit status. */
 static int parse(int argc, char **argv, online_opts *o, void (*usage)(FILE *))
@@ -214,6 +242,23 @@ static int parse(int argc, char **argv, online_opts *o, void (*usage)(FILE *))
             rc = num(cmd, "--seeds", optarg, 1, 1000, &v);
             o->seeds = (int)v;
             break;
+        case O_NODES:
+            rc = num(cmd, "--nodes", optarg, 1, 1e6, &v);
+            o->cluster.nodes = (int)v;
+            o->cluster.on = true;
+            break;
+        case O_NODE_CPUS:
+            rc = num(cmd, "--node-cpus", optarg, 1, 1e6, &v);
+            o->cluster.node_cpus = (int)v;
+            break;
+        case O_CLUSTER_POLICY: o->cluster.policies = optarg; break;
+        case O_STATIC_LAYOUT: o->cluster.layout = optarg; break;
+        case O_TRAIN:
+            rc = num(cmd, "--train-fraction", optarg, 1e-9, 1 - 1e-9, &o->cluster.train_fraction);
+            o->cluster.train_set = true;
+            break;
+        case O_LOAD: rc = num(cmd, "--load", optarg, 1e-6, 1e3, &o->cluster.load); break;
+        case O_SUMMARY: o->cluster.summary_line = true; break;
         case O_CHECK: o->cfg.check = true; break;
         case O_CSV: o->csv = optarg; break;
         case O_PLOT: o->plot = optarg; break;
@@ -225,9 +270,14 @@ static int parse(int argc, char **argv, online_opts *o, void (*usage)(FILE *))
         }
         if (rc)
             return rc;
+        if (c >= O_NODE_CPUS && c <= O_SUMMARY)
+            o->cluster.extra = argv[optind - 1 - (c != O_SUMMARY)];
     }
     if (o->co.status)
         return o->co.status;
+    if (o->cluster.extra && !o->cluster.on)
+        return cli_usage_error(cmd, NULL, "%s goes with --nodes (the cluster mode)",
+                               o->cluster.extra);
     if (optind < argc)
         return cli_usage_error(cmd, NULL, "unexpected argument '%s'", argv[optind]);
     return -1;
@@ -405,6 +455,7 @@ static int simulate(int argc, char **argv)
 {
     online_opts o = {.co = {.cmd = "online simulate", .takes = CLI_GPU | CLI_JSON}};
     ms_online_config_defaults(&o.cfg);
+    cluster_opts_defaults(&o.cluster);
     o.cfg.gpus = 0;
     int rc = parse(argc, argv, &o, simulate_usage);
     if (rc >= 0)
@@ -419,10 +470,19 @@ static int simulate(int argc, char **argv)
     const char *outputs[] = {o.csv, o.plot, o.save, o.timeline};
     if (cli_check_outputs("online simulate", outputs, 4))
         return 1;
+    if (o.cluster.on && (o.csv || o.plot || o.timeline || o.layout_set))
+        return cli_usage_error("online simulate", NULL,
+                               "--csv, --plot, --timeline and --layout are for one node; "
+                               "with --nodes the static layout is --static-layout");
     ms_online_workload w;
     memset(&w, 0, sizeof w);
     if ((rc = load_workload(&o, &m, &w, &err)))
         return rc;
+    if (o.cluster.on) {
+        rc = cluster_simulate(&o.cluster, &m, &w, &o.cfg, o.co.json, o.save);
+        ms_online_workload_fini(&w);
+        return rc;
+    }
     ms_online_result r;
     o.cfg.timeline = o.plot || o.timeline;
     if ((rc = tune_layout(&o, &m, &err))) {

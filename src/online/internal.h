@@ -72,6 +72,7 @@ typedef struct msi_job {
     uint64_t claim_seq; /* decision that last gave it an instance (msi_sim.claims) */
     double admit_slack; /* admitted onto a reserved GPU: how long before the reserved
                          * slots free it was expected to end (-INFINITY: not admitted) */
+    double placed;      /* when it was given an instance (a queued job: after its wait) */
 } msi_job;
 
 /* Kinds in the order events of equal time run: instances become ready before jobs leave,
@@ -107,8 +108,13 @@ typedef struct msi_sim {
     int next_arrival, done, instances, busy;
     int in_node[MS_MAX_PROFILES]; /* jobs arrived and not done, by profile */
     bool static_layout;
-    int failed;      /* MS_ENOMEM once an allocation failed */
-    uint64_t claims; /* instance claims so far (placements, migrations) */
+    bool own_ft;   /* ft is freed with the state (not shared between nodes) */
+    bool fed;      /* jobs come by msi_sim_admit (a node of the cluster), not from w's arrivals */
+    int cap_jobs;  /* room in job[] and the result's per-job arrays */
+    bool checking; /* the invariant check after each event, and the whole state every */
+    long check_every; /*   check_every events (0: at the end only) */
+    int failed;       /* MS_ENOMEM once an allocation failed */
+    uint64_t claims;  /* instance claims so far (placements, migrations) */
     /* the aging reservation (queue.c): one queued job holds slots of one GPU */
     int resv_job, resv_gpu; /* -1: none */
     uint32_t resv_mask;     /* the slots it waits for */
@@ -160,7 +166,20 @@ void msi_migration_end(msi_sim *s, int j);
 /* layout.c */
 int msi_build_layout(const ms_gpu_model *m, const ms_online_workload *w, const ms_online_config *c,
                      int layout, ms_partition *out, ms_error *err);
-/* sim.c: one run (layout: per-GPU static instances, NULL for dynamic) */
+/* sim.c: the state and its events (layout: per-GPU static instances, NULL for dynamic).
+ * A fed simulator (fed true, the node of a cluster) starts with no job: the caller appends
+ * job j to w and hands it over with msi_sim_admit at time t, and grows nothing else.
+ * shared_ft: an F table the caller keeps for several simulators (NULL: one of its own). */
+int msi_sim_init(msi_sim *s, const ms_gpu_model *m, const ms_online_workload *w,
+                 const ms_online_config *c, const ms_partition *layout, bool fed,
+                 msi_frag_table *shared_ft, ms_online_result *r);
+void msi_sim_free(msi_sim *s);
+/* Runs the earliest event (the heap holds one); *finished: the job it ended, else -1. */
+int msi_sim_step(msi_sim *s, int *finished, ms_error *err);
+int msi_sim_admit(msi_sim *s, int j, double t, ms_error *err);
+/* After the last event: every job done, and the whole state checked when checking. */
+int msi_sim_finish(msi_sim *s, ms_error *err);
+/* One run of w's jobs at their arrivals. */
 int msi_run(const ms_gpu_model *m, const ms_online_workload *w, const ms_online_config *c,
             const ms_partition *layout, ms_online_result *r, ms_error *err);
 /* check.c: the whole state, or only what the last event changed (its job, dirty GPUs) */

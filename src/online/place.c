@@ -193,6 +193,7 @@ bool msi_try_place(msi_sim *s, int j)
     }
     msi_job *jb = &s->job[j];
     jb->state = MSI_J_STARTING;
+    jb->placed = s->now;
     jb->gpu = g;
     jb->slot = (int8_t)start;
     double ready;

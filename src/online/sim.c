@@ -21,7 +21,8 @@ static void job_begin(msi_sim *s, int j)
 static void on_arrival(msi_sim *s, int j)
 {
     s->in_node[s->w->jobs[j].profile]++;
-    if (++s->next_arrival < s->w->n)
+    s->next_arrival++;
+    if (!s->fed && s->next_arrival < s->w->n)
         msi_push(s, s->w->jobs[s->next_arrival].arrival, MSI_EV_ARRIVAL, s->next_arrival, 0, 0);
     msi_on_arrival_queue(s, j);
 }
@@ -122,30 +123,90 @@ static int check_event(msi_sim *s, int job, long every, ms_error *err)
     return rc;
 }
 
-static int run_loop(msi_sim *s, ms_error *err)
+/* The time-weighted fragmentation up to t, which becomes now. */
+static void advance(msi_sim *s, double t)
 {
-    long every = s->c.check_full_every;
-#ifdef MIGSCHED_DEBUG_CHECKS
-    bool check = true;
-    every = every > 0 && every < 1024 ? every : 1024;
-#else
-    bool check = s->c.check;
-#endif
-    if (s->w->n > 0)
-        msi_push(s, s->w->jobs[0].arrival, MSI_EV_ARRIVAL, 0, 0, 0);
-    s->last_t = s->w->n > 0 ? s->w->jobs[0].arrival : 0.0;
-    while (s->nheap > 0 && !s->failed) {
-        msi_event e = msi_pop(s);
-        s->frag_area += msi_system_frag(s) * (e.t - s->last_t);
-        s->now = s->last_t = e.t;
-        if (!handle(s, &e))
-            continue;
-        s->r->events++;
-        if (check && check_event(s, e.kind == MSI_EV_RECONF_END ? -1 : e.id, every, err))
-            return err ? err->code : MS_EINVAL;
-        if (s->c.timeline)
-            sample(s);
-    }
+    s->frag_area += msi_system_frag(s) * (t - s->last_t);
+    s->now = s->last_t = t;
+}
+
+/* What follows every event that ran: its count, the check, the timeline. */
+static int after_event(msi_sim *s, int job, ms_error *err)
+{
+    s->r->events++;
+    if (s->checking && check_event(s, job, s->check_every, err))
+        return err ? err->code : MS_EINVAL;
+    if (s->c.timeline)
+        sample(s);
+    return MS_OK;
+}
+
+int msi_sim_step(msi_sim *s, int *finished, ms_error *err)
+{
+    msi_event e = msi_pop(s);
+    advance(s, e.t);
+    *finished = -1;
+    if (!handle(s, &e))
+        return MS_OK;
+    if (e.kind == MSI_EV_FINISH)
+        *finished = e.id;
+    return after_event(s, e.kind == MSI_EV_RECONF_END ? -1 : e.id, err);
+}
+
+/* Room for job j in the state and the result of a fed simulator. */
+static bool grow_jobs(msi_sim *s, int j)
+{
+    if (j < s->cap_jobs)
+        return true;
+    ms_online_result *r = s->r;
+    int cap = s->cap_jobs ? 2 * s->cap_jobs : 16;
+    msi_job *job = realloc(s->job, (size_t)cap * sizeof *job);
+    if (job)
+        s->job = job;
+    double *start = realloc(r->start, (size_t)cap * sizeof *start);
+    if (start)
+        r->start = start;
+    double *end = realloc(r->end, (size_t)cap * sizeof *end);
+    if (end)
+        r->end = end;
+    int *gpu = realloc(r->gpu, (size_t)cap * sizeof *gpu);
+    if (gpu)
+        r->gpu = gpu;
+    int *mig = realloc(r->migrations, (size_t)cap * sizeof *mig);
+    if (mig)
+        r->migrations = mig;
+    if (!job || !start || !end || !gpu || !mig)
+        return false;
+    s->cap_jobs = cap;
+    return true;
+}
+
+static msi_job fresh_job(void)
+{
+    return (msi_job){
+        .gpu = -1, .tgpu = -1, .slot = -1, .tslot = -1, .next = -1, .admit_slack = -INFINITY};
+}
+
+int msi_sim_admit(msi_sim *s, int j, double t, ms_error *err)
+{
+    if (!grow_jobs(s, j))
+        return ms_error_set(err, MS_ENOMEM, "out of memory in the online simulator");
+    s->job[j] = fresh_job();
+    s->r->start[j] = s->r->end[j] = 0;
+    s->r->gpu[j] = s->r->migrations[j] = 0;
+    s->r->n = j + 1;
+    if (j == 0)
+        s->last_t = t;
+    advance(s, t);
+    on_arrival(s, j);
+    int rc = after_event(s, j, err);
+    if (!rc && s->failed)
+        rc = ms_error_set(err, MS_ENOMEM, "out of memory in the online simulator");
+    return rc;
+}
+
+int msi_sim_finish(msi_sim *s, ms_error *err)
+{
     if (s->failed)
         return ms_error_set(err, MS_ENOMEM, "out of memory in the online simulator");
     if (s->done < s->w->n)
@@ -153,10 +214,24 @@ static int run_loop(msi_sim *s, ms_error *err)
                             "%d of %d jobs could never start (no GPU can ever hold their "
                             "profile, e.g. a static layout without it)",
                             s->w->n - s->done, s->w->n);
-    return check ? msi_check(s, err) : MS_OK;
+    return s->checking ? msi_check(s, err) : MS_OK;
 }
 
-static void sim_free(msi_sim *s)
+static int run_loop(msi_sim *s, ms_error *err)
+{
+    if (s->w->n > 0)
+        msi_push(s, s->w->jobs[0].arrival, MSI_EV_ARRIVAL, 0, 0, 0);
+    s->last_t = s->w->n > 0 ? s->w->jobs[0].arrival : 0.0;
+    while (s->nheap > 0 && !s->failed) {
+        int finished;
+        int rc = msi_sim_step(s, &finished, err);
+        if (rc)
+            return rc;
+    }
+    return msi_sim_finish(s, err);
+}
+
+void msi_sim_free(msi_sim *s)
 {
     for (int p = 0; p < MS_MAX_PROFILES; p++) {
         msi_mintree_free(&s->place[p]);
@@ -166,13 +241,15 @@ static void sim_free(msi_sim *s)
     free(s->job);
     free(s->cand_start);
     free(s->heap);
-    free(s->ft);
+    if (s->own_ft)
+        free(s->ft);
     free(s->dirty);
     free(s->is_dirty);
 }
 
-static int sim_init(msi_sim *s, const ms_gpu_model *m, const ms_online_workload *w,
-                    const ms_online_config *c, const ms_partition *layout, ms_online_result *r)
+int msi_sim_init(msi_sim *s, const ms_gpu_model *m, const ms_online_workload *w,
+                 const ms_online_config *c, const ms_partition *layout, bool fed,
+                 msi_frag_table *shared_ft, ms_online_result *r)
 {
     memset(s, 0, sizeof *s);
     s->m = m;
@@ -182,24 +259,35 @@ static int sim_init(msi_sim *s, const ms_gpu_model *m, const ms_online_workload 
     s->G = c->gpus;
     s->S = m->slices;
     s->static_layout = layout != NULL;
+    s->fed = fed;
+    s->cap_jobs = fed ? 0 : w->n;
+#ifdef MIGSCHED_DEBUG_CHECKS
+    s->checking = true;
+    s->check_every = c->check_full_every > 0 && c->check_full_every < 1024 ? c->check_full_every
+                                                                           : 1024;
+#else
+    s->checking = c->check;
+    s->check_every = c->check_full_every;
+#endif
     s->gpu = calloc((size_t)s->G, sizeof *s->gpu);
-    s->job = malloc((size_t)(w->n ? w->n : 1) * sizeof *s->job);
+    s->job = fed ? NULL : malloc((size_t)(w->n ? w->n : 1) * sizeof *s->job);
     s->cand_start = malloc((size_t)s->G * m->nprofiles);
-    s->ft = malloc(sizeof *s->ft);
+    s->own_ft = !shared_ft;
+    s->ft = shared_ft ? shared_ft : malloc(sizeof *s->ft);
     s->dirty = malloc((size_t)s->G * sizeof *s->dirty);
     s->is_dirty = calloc((size_t)s->G, 1);
     s->resv_job = s->resv_gpu = -1;
-    if (!s->gpu || !s->job || !s->cand_start || !s->ft || !s->dirty || !s->is_dirty)
+    if (!s->gpu || (!fed && !s->job) || !s->cand_start || !s->ft || !s->dirty || !s->is_dirty)
         return MS_ENOMEM;
     for (int p = 0; p < m->nprofiles; p++)
         if (msi_mintree_init(&s->place[p], s->G) || msi_mintree_init(&s->source[p], s->G))
             return MS_ENOMEM;
-    msi_frag_table_init(s->ft, m);
+    if (s->own_ft)
+        msi_frag_table_init(s->ft, m);
     for (int p = 0; p < MS_MAX_PROFILES; p++)
         s->qhead[p] = s->qtail[p] = -1;
-    for (int j = 0; j < w->n; j++)
-        s->job[j] = (msi_job){
-            .gpu = -1, .tgpu = -1, .slot = -1, .tslot = -1, .next = -1, .admit_slack = -INFINITY};
+    for (int j = 0; !fed && j < w->n; j++)
+        s->job[j] = fresh_job();
     for (int g = 0; g < s->G; g++) {
         for (int k = 0; k < MS_MAX_SLOTS; k++)
             s->gpu[g].inst[k] = (msi_inst){-1, MSI_I_NONE, -1, 0.0};
@@ -215,7 +303,7 @@ int msi_run(const ms_gpu_model *m, const ms_online_workload *w, const ms_online_
             const ms_partition *layout, ms_online_result *r, ms_error *err)
 {
     msi_sim s;
-    int rc = sim_init(&s, m, w, c, layout, r);
+    int rc = msi_sim_init(&s, m, w, c, layout, false, NULL, r);
     if (rc)
         ms_error_set(err, rc, "out of memory setting up the online simulator");
     else
@@ -224,6 +312,6 @@ int msi_run(const ms_gpu_model *m, const ms_online_workload *w, const ms_online_
         r->mean_frag = s.now > (w->n ? w->jobs[0].arrival : 0.0)
                            ? s.frag_area / (s.now - w->jobs[0].arrival)
                            : msi_system_frag(&s);
-    sim_free(&s);
+    msi_sim_free(&s);
     return rc;
 }
