@@ -15,6 +15,8 @@
 #   two 3g.20gb running (slots 4-7 of both GPUs) it is 8 (a 2g.10gb fits), so Slurm keeps a third --mig=3
 #   job PENDING (Reason=Resources) and never sends it to the node, still runs a --mig=1, and
 #   runs the third once the others end.
+# - Placements keep room for the sizes of Slurm's pending jobs (a held 3g.20gb): the unit
+#   test's hand-checked case on the real Slurm.
 # $1 = migsched, $2 = migschedd, $3 = source dir, $4 = migsched_spank.so; FAKE_NVML_DIR set by ctest.
 M=$1 DD=$2 PLUGIN=${4:-}
 . "$3/tests/slurm/lib.sh"
@@ -96,4 +98,27 @@ scancel "$one" "$two"
 await "[ \"\$(field $three JobState)\" = COMPLETED ]" 60
 grep -q "allocation.new .*slurm_job=$three " "$T/daemon.log" || fail "job $three did not run in migschedd"
 echo "slurm-node: migslice 7 idle, 8 with two 3g.20gb running: a 1g ran, a third 3g was kept PENDING (Resources) and ran after them"
+
+# Placements keep room for Slurm's pending sizes: the unit test's hand-checked case, with
+# someone else's 1g.5gb at GPU 0 slot 4 and GPU 1 slots 0 and 4, and a 3g.20gb job held
+# pending in Slurm (squeue lists it PENDING). The policy alone puts a 2g.10gb at GPU 0 slot
+# 0, the node's last room for a 3g; it goes to GPU 1 slots 2-3.
+end_pid "$DPID" 30
+DPID=
+printf '%s\n' "serial 10" "gpu 0 mig 1" "gi 0 9 1g.5gb 4 1" "ci 0 9 0 0" \
+              "gpu 1 mig 1" "gi 1 9 1g.5gb 0 2" "ci 1 9 0 0" "gi 1 10 1g.5gb 4 3" "ci 1 10 0 0" \
+    > "$FAKE_NVML_STATE"
+start_migschedd --slurm-reconcile 0 --slurm-node "$NODE" --slurm-sync 1
+held=$(env "$TAG" sbatch --parsable --hold --mig=3 --gres=migslice:3 -o /dev/null --wrap true) ||
+    fail "sbatch --hold"
+[ "$(squeue -h -t PD -o '%i %b' | grep "^$held ")" = "$held gres:migslice:3" ] ||
+    fail "squeue does not list job $held pending: $(squeue -h -t PD -o '%i %b')"
+sleep 3  # the Slurm agent reads the pending jobs every second
+two=$(env "$TAG" sbatch --parsable --mig=2 --gres=migslice:2 -o /dev/null --wrap true) || fail "sbatch --mig=2"
+await "[ \"\$(field $two JobState)\" = COMPLETED ]" 60
+at=$(api '/v1/jobs?state=done&limit=100' |
+    jq -r --argjson j "$two" '.jobs[] | select(.slurm_job_id == $j) | "\(.gpu) \(.placement.start)"')
+[ "$at" = "1 2" ] || fail "job $two's 2g.10gb went to GPU and start \"$at\", not 1 2"
+scancel "$held"
+echo "a 3g.20gb pending in Slurm: the 2g.10gb went to GPU 1 slot 2, keeping GPU 0's slots 0-3"
 echo "slurm_admission: ok"
