@@ -140,6 +140,7 @@ static const struct {
     {"allow-root-jobs yes\n", {0}, "@:1: allow-root-jobs \"yes\": expected true or false"},
     {"admin-group -wheel\n", {0}, "@:1: admin-group \"-wheel\": expected a user or group name"},
     {"slurm-user a/b\n", {0}, "@:1: slurm-user \"a/b\": expected a user or group name"},
+    {"slurm-node a/b\n", {0}, "@:1: slurm-node \"a/b\": expected a node name"},
     {"isolation cgroup\n", {0}, "@:1: isolation \"cgroup\": expected devices or none"},
     {"user-queue-limit 0\n", {0}, "@:1: user-queue-limit \"0\": expected an integer"},
     {"user-queue-bytes 100\n", {0}, "@:1: user-queue-bytes \"100\": expected bytes"},
@@ -397,7 +398,8 @@ static void test_write_round_trip(void **state)
              "slurm-user slurm\nisolation devices\ndev-dir /dev\n"
              "mig-minors /proc/driver/nvidia-caps/mig-minors\nuser-queue-limit 10000\n"
              "user-queue-bytes 16777216\npeer-connections 32\nrequest-timeout 10\n"
-             "max-attempts 3\nretention 604800\n",
+             "max-attempts 3\nretention 604800\nslurm-node none\n"
+             "slurm-admin-comment true\nslurm-sync 10\n",
              f->token);
     assert_string_equal(text, want);
     write_conf(f, text);

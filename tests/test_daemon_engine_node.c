@@ -139,7 +139,7 @@ static md_engine *bare_engine(const ms_gpu_model *m)
 static double placed(md_engine *e, const char *name, int *start)
 {
     int p = ms_gpu_profile_by_name(e->m, name), g;
-    assert_true(ei_place(e, p, &g, start));
+    assert_true(ei_place(e, p, NULL, &g, start));
     assert_int_equal(g, 0);
     return ei_ready(e, g, (ms_placement){p, *start});
 }

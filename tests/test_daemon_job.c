@@ -309,11 +309,12 @@ static void test_render(void **state)
     /* The owner's and admins' view: the spec and the latest attempt's output files. */
     json_t *o = md_job_to_json(&j, a100(), true, "/var/log/migschedd");
     char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
-    const char *pub =
-        "{\"id\":7,\"name\":\"j\",\"user\":\"alice\",\"state\":\"failed\","
-        "\"reason\":\"exit status 3\",\"attempts\":1,\"submitted\":100.0,\"started\":101.5,"
-        "\"ended\":111.5,\"gpu\":1,\"profile\":\"2g.10gb\",\"placement\":{\"start\":4},"
-        "\"mig_uuid\":\"MIG-1234\",\"exit_status\":3,\"slurm_job_id\":null";
+    const char *pub = "{\"id\":7,\"name\":\"j\",\"user\":\"alice\",\"state\":\"failed\","
+                      "\"reason\":\"exit status "
+                      "3\",\"attempts\":1,\"submitted\":100.0,\"started\":101.5,"
+                      "\"ended\":111.5,\"wait_seconds\":1.5,\"gpu\":1,\"profile\":\"2g.10gb\","
+                      "\"placement\":{\"start\":4},"
+                      "\"mig_uuid\":\"MIG-1234\",\"exit_status\":3,\"slurm_job_id\":null";
     char want[1024];
     snprintf(want, sizeof want,
              "%s,\"spec\":{\"name\":\"j\",\"command\":[\"sleep\",\"1\"],"

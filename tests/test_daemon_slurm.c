@@ -1,5 +1,6 @@
-/* test_daemon_slurm.c: what migschedd reads from Slurm's commands (squeue's job ids,
- * scontrol's TresPerNode) and the DCGM exporter's job-mapping files it writes. */
+/* test_daemon_slurm.c: what migschedd reads from Slurm's commands (squeue's job ids and
+ * pending jobs' GRES, scontrol's TresPerNode), the scontrol updates it builds (a job's
+ * AdminComment, the node's GRES count) and the DCGM exporter's job-mapping files it writes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,9 +114,66 @@ static void test_mapping(void **state)
     assert_non_null(strstr(e.msg, "hpc-job-mapping-dir /nonexistent/dir"));
 }
 
+/* squeue --states=PENDING --format="%i %b": the jobs asking the GRES, by their count. */
+static void test_pending(void **state)
+{
+    (void)state;
+    long *slices;
+    size_t n;
+    ms_error e = {0};
+    assert_int_equal(md_slurm_parse_pending("12 gres:migslice:3\n13 N/A\n14_[1-4] gres/migslice:7\n"
+                                            "15 gres:gpu:1,gres:migslice:2\n\n16\n",
+                                            "migslice", &slices, &n, &e),
+                     MS_OK);
+    assert_int_equal(n, 3);
+    assert_true(slices[0] == 3 && slices[1] == 7 && slices[2] == 2);
+    free(slices);
+    assert_int_equal(md_slurm_parse_pending("", "migslice", &slices, &n, &e), MS_OK);
+    assert_int_equal(n, 0);
+    char longer[400] = "9 ";
+    memset(longer + 2, 'x', 300);
+    assert_int_equal(md_slurm_parse_pending(longer, "migslice", &slices, &n, &e), MS_EINVAL);
+    assert_non_null(strstr(e.msg, "squeue: line 1: "));
+    assert_null(slices);
+}
+
+/* The argument vectors run without a shell: scontrol update TARGET VALUE, each one word. */
+static void test_updates(void **state)
+{
+    (void)state;
+    md_slurm_update u;
+    ms_error e = {0};
+    assert_int_equal(
+        md_slurm_comment_update(&u, 42, "3g.20gb", 1, "GPU-5f1d-aa", "MIG-9c2e-bb", &e), MS_OK);
+    assert_string_equal(u.argv[0], "scontrol");
+    assert_string_equal(u.argv[1], "update");
+    assert_string_equal(u.argv[2], "JobId=42");
+    assert_string_equal(u.argv[3], "AdminComment=migsched:profile=3g.20gb,gpu=1,"
+                                   "gpu_uuid=GPU-5f1d-aa,mig_uuid=MIG-9c2e-bb");
+    assert_null(u.argv[4]);
+    assert_int_equal(md_slurm_comment_update(&u, 42, "1g.5gb+me", 0, "GPU-1", "MIG-2", &e), MS_OK);
+    /* Nothing that Slurm's parser or a reader would split: a blank, '=', ',', a quote. */
+    static const char *const BAD[] = {"MIG-1 x", "MIG-1,gpu=7", "MIG=1", "MIG\"1", "", "MIG-1\n"};
+    for (size_t i = 0; i < sizeof BAD / sizeof *BAD; i++) {
+        assert_int_equal(md_slurm_comment_update(&u, 42, "3g.20gb", 0, "GPU-1", BAD[i], &e),
+                         MS_EINVAL);
+        assert_non_null(strstr(e.msg, "Slurm job 42: the instance's names are not plain words"));
+        assert_int_equal(md_slurm_comment_update(&u, 42, BAD[i], 0, "GPU-1", "MIG-1", &e),
+                         MS_EINVAL);
+    }
+    assert_int_equal(md_slurm_comment_update(&u, 0, "3g.20gb", 0, "GPU-1", "MIG-1", &e), MS_EINVAL);
+    assert_int_equal(md_slurm_node_update(&u, "gpu01", "migslice", 11, &e), MS_OK);
+    assert_string_equal(u.argv[2], "NodeName=gpu01");
+    assert_string_equal(u.argv[3], "Gres=migslice:11");
+    assert_null(u.argv[4]);
+    assert_int_equal(md_slurm_node_update(&u, "gpu01 State=DOWN", "migslice", 11, &e), MS_EINVAL);
+    assert_int_equal(md_slurm_node_update(&u, "gpu01", "migslice", -1, &e), MS_EINVAL);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_job_ids), cmocka_unit_test(test_gres),
-                                       cmocka_unit_test(test_mapping)};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_job_ids), cmocka_unit_test(test_gres), cmocka_unit_test(test_pending),
+        cmocka_unit_test(test_updates), cmocka_unit_test(test_mapping)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -26,9 +26,11 @@ static void test_args(void **state)
     assert_true(c.isolate);
     assert_string_equal(c.dev_dir, "/dev");
     assert_string_equal(c.mig_minors, "/proc/driver/nvidia-caps/mig-minors");
-    char *ok[] = {"socket=/tmp/m.sock", "timeout=2.5", "isolation=none", "dev_dir=/tmp/dev",
-                  "mig_minors=/tmp/minors"};
-    assert_int_equal(msp_parse_args(5, ok, &c, err, sizeof err), 0);
+    assert_int_equal(c.requeue_exit, 0);
+    char *ok[] = {"socket=/tmp/m.sock",     "timeout=2.5",    "isolation=none", "dev_dir=/tmp/dev",
+                  "mig_minors=/tmp/minors", "requeue_exit=75"};
+    assert_int_equal(msp_parse_args(6, ok, &c, err, sizeof err), 0);
+    assert_int_equal(c.requeue_exit, 75);
     assert_string_equal(c.socket, "/tmp/m.sock");
     assert_true(c.timeout == 2.5);
     assert_false(c.isolate);
@@ -45,10 +47,13 @@ static void test_args(void **state)
         {"timeout=86401", "at most 86400"},
         {"timeout=nan", "expected seconds"},
         {"colour=red", "unknown argument \"colour=red\" (socket=PATH, timeout=SECONDS, "
-                       "isolation=devices|none, dev_dir=PATH, mig_minors=PATH)"},
+                       "isolation=devices|none, dev_dir=PATH, mig_minors=PATH, requeue_exit=N)"},
         {"isolation=cgroup", "isolation=cgroup: expected isolation=devices or isolation=none"},
         {"dev_dir=dev", "dev_dir=dev: expected an absolute path"},
         {"mig_minors=", "mig_minors=: expected an absolute path"},
+        {"requeue_exit=0", "requeue_exit=0: expected an exit status 1..255"},
+        {"requeue_exit=256", "expected an exit status 1..255"},
+        {"requeue_exit=7x", "expected an exit status 1..255"},
     };
     for (size_t i = 0; i < sizeof BAD / sizeof *BAD; i++) {
         char *one[] = {(char *)BAD[i].arg};
@@ -203,6 +208,7 @@ static void stand_in_start(stand_in *s, const char *path, const char *const *rep
 
 static void stand_in_stop(stand_in *s, const char *path)
 {
+    shutdown(s->fd, SHUT_RDWR); /* wakes the thread's accept when the client asked less */
     if (s->n)
         pthread_join(s->thread, NULL);
     close(s->fd);
@@ -263,6 +269,22 @@ static void test_stand_in_replies(void **state)
     stand_in_stop(&s, path);
     assert_int_equal(notes, 0);
     assert_string_equal(err, "holds an allocation of 3g (HTTP 409)");
+
+    /* Accepted but never placed: the timeout is told apart from a refusal (the plugin
+     * turns it into requeue_exit's status). */
+    static const char *const QUEUED[] = {
+        "200 {\"id\": 7, \"state\": \"queued\"}", "200 {\"id\": 7, \"state\": \"queued\"}",
+        "200 {\"id\": 7, \"state\": \"queued\"}", "200 {\"id\": 7, \"state\": \"queued\"}",
+        "200 {\"id\": 7, \"state\": \"queued\"}", "200 {\"id\": 7, \"state\": \"queued\"}",
+        "200 {\"id\": 7, \"state\": \"queued\"}", "200 {\"id\": 7, \"state\": \"queued\"}"};
+    stand_in_start(&s, path, QUEUED, 8);
+    stand_in_conf(&c, path, 0.05);
+    assert_int_equal(msp_acquire(&c, 12, 2, "{\"slices\": 2}", &in, err, sizeof err),
+                     MSP_STILL_QUEUED);
+    stand_in_stop(&s, path);
+    assert_true(s.served >= 2 && s.served < 8);
+    assert_non_null(strstr(err, "no MIG instance for job 12 within 0.05 s (its allocation is "
+                                "still queued"));
 
     static const char *const RELEASED[] = {"503 {\"error\": \"migschedd is stopping\"}",
                                            "404 {\"error\": \"Slurm job 12 holds no allocation\"}"};

@@ -72,6 +72,9 @@ enum md_key {
     MD_KEY_REQUEST_TIMEOUT,
     MD_KEY_MAX_ATTEMPTS,
     MD_KEY_RETENTION,
+    MD_KEY_SLURM_NODE,
+    MD_KEY_SLURM_ADMIN_COMMENT,
+    MD_KEY_SLURM_SYNC,
     MD_NKEYS
 };
 
@@ -115,6 +118,9 @@ typedef struct md_config {
     double request_timeout;        /* seconds a request may take to send headers and body */
     int max_attempts;              /* runs lost to daemon crashes before a job fails */
     double retention;              /* seconds a finished job is kept before it is pruned */
+    char slurm_node[64];           /* this node's Slurm name: its GRES count kept truthful */
+    bool slurm_admin_comment;      /* placed allocations named in their jobs' AdminComment */
+    double slurm_sync;             /* seconds between the Slurm agent's passes; 0 off */
     /* Where each key was set ("" = the default), for messages. */
     char where[MD_NKEYS][MD_WHERE_LEN];
     /* Filled by md_config_check when gpu is set. */

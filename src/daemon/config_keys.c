@@ -75,6 +75,12 @@ const md_key_row md_keys[MD_NKEYS] = {
     /* Seven days. */
     [MD_KEY_RETENTION] = {"retention", MD_VALUE_SECONDS, FIELD(retention), .lo = 0,
                           .hi = MS_TIME_MAX, .def = "604800"},
+    /* Changes Slurm's node state (its GRES count), so off unless named. */
+    [MD_KEY_SLURM_NODE] = {"slurm-node", MD_VALUE_NAME, FIELD(slurm_node)},
+    [MD_KEY_SLURM_ADMIN_COMMENT] = {"slurm-admin-comment", MD_VALUE_BOOL,
+                                    FIELD(slurm_admin_comment), .def = "true"},
+    [MD_KEY_SLURM_SYNC] = {"slurm-sync", MD_VALUE_SECONDS, FIELD(slurm_sync), .zero_off = true,
+                           .lo = 0, .hi = 86400, .def = "10"},
 };
 
 void md_config_defaults(md_config *c)

@@ -217,9 +217,9 @@ static int parse_name(const md_key_row *row, md_config *c, const char *v, const 
         strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != n) {
         char why[128];
         snprintf(why, sizeof why,
-                 "expected a user or group name ([A-Za-z0-9_.-], at most %zu "
+                 "expected a %s name ([A-Za-z0-9_.-], at most %zu "
                  "bytes, not starting with '-') or none",
-                 row->size - 1);
+                 strstr(row->name, "node") ? "node" : "user or group", row->size - 1);
         return bad(err, where, row, v, why);
     }
     snprintf(dst, row->size, "%s", v);

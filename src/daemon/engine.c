@@ -32,6 +32,7 @@ static int after_end(md_engine *e, size_t i, md_job *next, md_job_event ev, ms_e
            md_log_quote(md_job_user(&next->owner, uid), user, sizeof user), md_job_event_name(ev),
            md_job_state_name(next->state));
     ei_job_ended(e, next);
+    ei_slurm_changed(e);
     ei_mapping(e, r->gpu, r->slot, NULL);
     /* Its instance is free once nothing the job started is left. */
     if (!ei_leftovers(e, r, &e->gpu[r->gpu].inst[r->slot], ei_mono()))
@@ -313,6 +314,7 @@ static void free_engine(md_engine *e)
         md_job_free(&e->run[i].job);
     free(e->run);
     free(e->starting);
+    free(e->placed);
     ei_batch_free(e->batch);
     ms_schedule_free(e->plan);
     ms_workload_free(e->plan_w);

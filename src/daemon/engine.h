@@ -139,6 +139,35 @@ int md_engine_alloc_reconcile(md_engine *e, const int64_t *alive, size_t n, doub
 /* Live allocations (the reconciler asks Slurm only when there are some). */
 size_t md_engine_alloc_count(md_engine *e);
 
+/* ---- Slurm's view of the node (engine_slurm.c; slurm_agent.c keeps Slurm in step) ---- */
+
+/* An allocation placed since the last md_engine_slurm_take: what its Slurm job's
+ * AdminComment names. */
+typedef struct md_engine_placed {
+    int64_t slurm_job_id;
+    char profile[32];
+    int gpu; /* the device index */
+    char gpu_uuid[96], mig_uuid[96];
+} md_engine_placed;
+
+typedef struct md_engine_slurm_view {
+    /* The count-only GRES that keeps Slurm's admission truthful (md_slurm_count): the
+     * compute slices of the running allocations plus the most one instance could have if
+     * placed now, at least the model's largest instance. */
+    long node_slices;
+    md_engine_placed *placed; /* malloc'd; the caller frees it */
+    size_t nplaced;
+} md_engine_slurm_view;
+
+/* The node as Slurm should see it, and the placements not yet told (taken: told once). */
+int md_engine_slurm_take(md_engine *e, md_engine_slurm_view *out, ms_error *err);
+/* The count-only slices each pending Slurm job asks (squeue), replacing the last ones:
+ * placements keep room for their sizes (placement.h). */
+void md_engine_slurm_pending(md_engine *e, const long *slices, size_t n);
+/* fn(ctx) is called (with the engine's lock held: it must only wake someone) when an
+ * allocation is placed or a running job ends, so that Slurm hears of it soon. */
+void md_engine_slurm_hook(md_engine *e, void (*fn)(void *ctx), void *ctx);
+
 /* ---- Metrics: a consistent snapshot; the HTTP layer renders the exposition. ---- */
 
 #define MD_ENGINE_TIME_BUCKETS   12 /* job wait and turnaround, seconds */
@@ -182,6 +211,10 @@ typedef struct md_engine_metrics {
     md_engine_histogram destruction_seconds;
     md_engine_histogram wait_seconds;       /* md_engine_time_bounds: submit to start */
     md_engine_histogram turnaround_seconds; /* submit to end, jobs done or failed */
+    /* Slurm allocations: from the plugin's first ask to the placement, and how many found no
+     * room at their first try (they waited for a release) or were released unplaced. */
+    md_engine_histogram alloc_wait_seconds; /* md_engine_time_bounds */
+    uint64_t alloc_blocked_total, alloc_unplaced_total;
     int ngpus;
     md_engine_gpu_metrics gpu[MD_MAX_DEVICES];
 } md_engine_metrics;

@@ -322,7 +322,10 @@ static int release(md_engine *e, md_job *j, ei_run *run, bool wait, ms_error *er
     size_t i = 0;
     while (e->queue[i] != j)
         i++;
-    return ei_cancel_queued(e, i, err);
+    int rc = ei_cancel_queued(e, i, err);
+    if (!rc)
+        e->alloc_unplaced_total++;
+    return rc;
 }
 
 md_engine_outcome md_engine_alloc_release(md_engine *e, int64_t slurm_id, int64_t step,

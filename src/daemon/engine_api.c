@@ -212,7 +212,7 @@ static void waiting_reason(md_engine *e, md_job *j, double *batch_due)
         int profile, g, start;
         double seconds;
         ei_job_size(e->m, &q->spec, &profile, &seconds);
-        if (profile >= 0 && !ei_place(e, profile, &g, &start))
+        if (profile >= 0 && !ei_place(e, profile, NULL, &g, &start))
             say(j, "no GPU has room for %s now; %zu queued %s ahead of it",
                 e->m->profiles[profile].name, at, at == 1 ? "job" : "jobs");
     }
@@ -532,6 +532,9 @@ md_engine_outcome md_engine_metrics_snapshot(md_engine *e, md_engine_metrics *ou
     out->destruction_seconds = e->destruction_seconds;
     out->wait_seconds = e->wait_seconds;
     out->turnaround_seconds = e->turnaround_seconds;
+    out->alloc_wait_seconds = e->alloc_wait_seconds;
+    out->alloc_blocked_total = e->alloc_blocked_total;
+    out->alloc_unplaced_total = e->alloc_unplaced_total;
     out->ngpus = e->ngpus;
     for (int g = 0; g < e->ngpus; g++)
         gpu_metrics(e, g, &out->gpu[g]);

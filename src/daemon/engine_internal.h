@@ -178,6 +178,15 @@ struct md_engine {
     double prune_at;               /* retention's next pass (monotonic; under smu) */
     uint64_t submitted_total, creations_total, destructions_total;
     md_engine_histogram creation_seconds, destruction_seconds, wait_seconds, turnaround_seconds;
+    md_engine_histogram alloc_wait_seconds;
+    uint64_t alloc_blocked_total, alloc_unplaced_total;
+
+    /* Slurm (engine_slurm.c) */
+    int slurm_pending[MS_MAX_PROFILES]; /* pending Slurm jobs by the profile they likely ask */
+    md_engine_placed *placed;           /* allocations placed, not yet told to Slurm */
+    size_t nplaced, capplaced;
+    void (*slurm_hook)(void *ctx);
+    void *slurm_hook_ctx;
 
     pthread_mutex_t cmu;
     pthread_cond_t committed;
@@ -194,6 +203,13 @@ static inline void ei_settle(md_engine *e)
 {
     while (e->flushing)
         pthread_cond_wait(&e->changed, &e->mu);
+}
+
+/* Slurm's view changed (mu held): an allocation placed or a job ended. */
+static inline void ei_slurm_changed(md_engine *e)
+{
+    if (e->slurm_hook)
+        e->slurm_hook(e->slurm_hook_ctx);
 }
 
 /* Wakes the scheduling thread (mu held). */
@@ -346,9 +362,9 @@ int ei_busy_slices(const md_engine *e, int g);
 
 /* engine_online.c (online mode; the scheduling thread, mu held) */
 void ei_view(const md_engine *e, int g, ms_online_gpu_view *v);
-/* Where paper 002's policy puts a job of profile now (GPU g, start slot); false when no GPU
- * has room for it. */
-bool ei_place(const md_engine *e, int profile, int *g, int *start);
+/* Where paper 002's policy puts a job of profile now (GPU g, start slot), keeping room for
+ * the sizes demand[] asks (placement.h; NULL: none); false when no GPU has room for it. */
+bool ei_place(const md_engine *e, int profile, const int *demand, int *g, int *start);
 /* Places and starts what the queue allows (FCFS per profile, paper 002's policy). */
 int ei_place_queued(md_engine *e, ms_error *err);
 

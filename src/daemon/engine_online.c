@@ -1,10 +1,12 @@
 /* engine_online.c: online mode's placement: each GPU seen as paper 002's policy
  * (src/online/policy.c) sees it, and the FCFS queue placed on them (engine_gpu.c makes
- * the instances). */
+ * the instances), keeping room for the sizes the queue and Slurm's pending jobs ask
+ * (placement.h). */
 #include <string.h>
 
 #include "engine_internal.h"
 #include "migsched/online.h"
+#include "placement.h"
 
 void ei_view(const md_engine *e, int g, ms_online_gpu_view *v)
 {
@@ -35,13 +37,13 @@ void ei_view(const md_engine *e, int g, ms_online_gpu_view *v)
     }
 }
 
-bool ei_place(const md_engine *e, int profile, int *g, int *start)
+bool ei_place(const md_engine *e, int profile, const int *demand, int *g, int *start)
 {
     ms_online_rule rule = {.frag = true, .balance = true, .dynamic = true, .tau = e->tau};
     ms_online_gpu_view views[MD_MAX_DEVICES];
     for (int k = 0; k < e->ngpus; k++)
         ei_view(e, k, &views[k]);
-    return ms_online_place(e->m, &rule, e->ft, views, e->ngpus, profile, g, start);
+    return md_place_for_demand(e->m, &rule, e->ft, views, e->ngpus, profile, demand, g, start);
 }
 
 int ei_place_queued(md_engine *e, ms_error *err)
@@ -49,19 +51,35 @@ int ei_place_queued(md_engine *e, ms_error *err)
     bool blocked[MS_MAX_PROFILES] = {false};
     int rc = MS_OK;
     double now = ei_mono();
+    /* What waits: Slurm's pending jobs and this queue, by profile. */
+    int demand[MS_MAX_PROFILES];
+    memcpy(demand, e->slurm_pending, sizeof demand);
+    for (size_t i = 0; i < e->nqueue; i++) {
+        int profile;
+        double seconds;
+        ei_job_size(e->m, &e->queue[i]->spec, &profile, &seconds);
+        demand[profile]++;
+    }
     for (size_t i = 0; i < e->nqueue && !e->stopping;) {
         int profile, g, st;
         double seconds;
-        ei_job_size(e->m, &e->queue[i]->spec, &profile, &seconds);
+        md_job *q = e->queue[i];
+        ei_job_size(e->m, &q->spec, &profile, &seconds);
         /* FCFS per profile: a job that cannot be placed holds back the later jobs of its
          * profile (they need the same room) but not the others; one waiting out its
          * backoff after a node failure holds back none. */
-        if (blocked[profile] || e->queue[i]->not_before > now) {
+        if (blocked[profile] || q->not_before > now) {
             i++;
             continue;
         }
-        if (!ei_place(e, profile, &g, &st)) {
+        demand[profile]--; /* its own room is not one to keep */
+        if (!ei_place(e, profile, demand, &g, &st)) {
+            demand[profile]++;
             blocked[profile] = true;
+            if (ei_is_alloc(q) && !q->found_no_room) {
+                q->found_no_room = true;
+                e->alloc_blocked_total++;
+            }
             i++;
             continue;
         }

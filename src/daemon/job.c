@@ -423,6 +423,11 @@ json_t *md_job_to_json(const md_job *j, const ms_gpu_model *gpu, bool detail, co
     json_object_set_new(o, "submitted", time_or_null(j->submitted));
     json_object_set_new(o, "started", time_or_null(j->started));
     json_object_set_new(o, "ended", time_or_null(j->ended));
+    /* From its submission (an allocation: the plugin's first ask) to its latest start. */
+    json_object_set_new(o, "wait_seconds",
+                        !isnan(j->started) && !isnan(j->submitted)
+                            ? json_real(j->started - j->submitted)
+                            : json_null());
     json_object_set_new(o, "gpu", j->gpu >= 0 ? json_integer(j->gpu) : json_null());
     /* The instance's profile once placed, else the one asked for (null with times). */
     int prof = j->placement.profile >= 0 ? j->placement.profile : j->spec.profile;

@@ -90,10 +90,12 @@ typedef struct md_job {
     char reason[MD_JOB_REASON_MAX];
     /* The engine's, in memory only (never stored; zero when read from the store): starts
      * in a row that ran nothing for the node's reason (md_job_requeue), the last one's
-     * error, and the monotonic time before which it is not placed again. */
+     * error, and the monotonic time before which it is not placed again; whether it
+     * found no room once. */
     int start_failures;
     char start_error[MD_JOB_REASON_MAX];
     double not_before;
+    bool found_no_room; /* an allocation that found no room at a placement pass */
 } md_job;
 
 /* One state change, as the store records it. */

@@ -115,6 +115,15 @@ char *md_metrics_render(const md_engine_metrics *m, const ms_gpu_model *model, c
     histogram(f, "migsched_job_turnaround_seconds",
               "Time from a job's submission to its end (done or failed)", &m->turnaround_seconds,
               md_engine_time_bounds, MD_ENGINE_TIME_BUCKETS);
+    histogram(f, "migsched_allocation_wait_seconds",
+              "Time from the SPANK plugin's first ask for a Slurm job's instance to its placement",
+              &m->alloc_wait_seconds, md_engine_time_bounds, MD_ENGINE_TIME_BUCKETS);
+    counter(f, "migsched_allocations_no_room_total",
+            "Slurm allocations that found no room on the node at their first placement try",
+            m->alloc_blocked_total);
+    counter(f, "migsched_allocations_unplaced_total",
+            "Slurm allocations released before they were placed (the step gave up or ended)",
+            m->alloc_unplaced_total);
     per_gpu(f, m, hostname);
     per_instance(f, m, model, hostname);
     if (fclose(f)) {

@@ -14,6 +14,7 @@
 #include "log.h"
 #include "migsched/exec.h"
 #include "migsched/io.h"
+#include "slurm_agent.h"
 #include "slurm_reconcile.h"
 
 #ifndef MIGSCHED_VERSION
@@ -34,6 +35,7 @@ static void usage(FILE *f)
                "  --on-stop wait|requeue  --batch-size N        --batch-period S\n"
                "  --batch-concat trivial|reverse|overlap\n"
                "  --slurm-reconcile S     --slurm-gres NAME|none --hpc-job-mapping-dir DIR\n"
+               "  --slurm-node NAME|none  --slurm-admin-comment true|false  --slurm-sync S\n"
                "  --allow-root-jobs true|false  --admin-group GROUP  --slurm-user USER\n"
                "  --isolation devices|none  --dev-dir DIR  --mig-minors FILE\n"
                "  --cgroup-root DIR|none (nvml)\n"
@@ -146,12 +148,15 @@ static int run(int argc, char **argv, const md_config *c, int sfd)
     md_store *st = NULL;
     md_engine *e = NULL;
     md_slurm_reconciler *rec = NULL;
+    md_slurm_agent *agent = NULL;
     const ms_gpu_model *model = c->has_model ? &c->model : NULL;
     if (md_http_open(c, &h, &err) || (c->init_store && md_store_init(c->db, &err)) ||
         md_store_open(c->db, model, &st, &err) || md_engine_open(c, st, &e, &err) ||
         md_engine_prune(e, &err) || md_http_start(h, e, model, c->slurm_gres, &err) ||
-        (c->slurm_reconcile > 0 && md_slurm_reconciler_start(e, c->slurm_reconcile, &rec, &err))) {
+        (c->slurm_reconcile > 0 && md_slurm_reconciler_start(e, c->slurm_reconcile, &rec, &err)) ||
+        md_slurm_agent_start(e, c, &agent, &err)) {
         md_log(MD_LOG_ERROR, "daemon.start_failed", "error=%s", md_log_quote(err.msg, q, sizeof q));
+        md_slurm_reconciler_stop(rec);
         if (e) {
             md_http_close(h);
             h = NULL;
@@ -166,6 +171,7 @@ static int run(int argc, char **argv, const md_config *c, int sfd)
     md_log(MD_LOG_INFO, "daemon.start", "version=%s backend=%s pid=%ld", MIGSCHED_VERSION,
            c->backend == MD_SIM ? "sim" : "nvml", (long)getpid());
     int rc = serve(sfd, argc, argv, c, e, h);
+    md_slurm_agent_stop(agent);
     md_slurm_reconciler_stop(rec);
     /* Submissions are refused first (503) while status requests are still answered; the
      * listeners close once the engine has stopped. */

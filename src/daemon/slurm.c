@@ -142,21 +142,16 @@ int md_slurm_running_jobs(int64_t **ids, size_t *n, ms_error *err)
     return rc;
 }
 
-int md_slurm_parse_gres(const char *text, const char *gres, long *count, ms_error *err)
+/* The count of `gres` in a TRES list (items up to a blank or the line's end). */
+static int tres_count(const char *f, const char *gres, long *count, ms_error *err)
 {
     *count = 0;
-    const char *f = strstr(text, "TresPerNode=");
-    while (f && f != text && f[-1] != ' ' && f[-1] != '\n')
-        f = strstr(f + 1, "TresPerNode=");
-    if (!f)
-        return MS_OK; /* the job asks no GRES */
-    f += strlen("TresPerNode=");
     size_t glen = strlen(gres);
     for (const char *item = f; *item && *item != ' ' && *item != '\n';) {
         size_t len = strcspn(item, ", \n");
         char buf[256];
         if (len >= sizeof buf)
-            return ms_error_set(err, MS_EINVAL, "scontrol: TresPerNode item too long");
+            return ms_error_set(err, MS_EINVAL, "a TRES item of over 255 bytes");
         memcpy(buf, item, len);
         buf[len] = '\0';
         char *p = buf;
@@ -172,6 +167,131 @@ int md_slurm_parse_gres(const char *text, const char *gres, long *count, ms_erro
         item += len + (item[len] == ',');
     }
     return MS_OK;
+}
+
+int md_slurm_parse_gres(const char *text, const char *gres, long *count, ms_error *err)
+{
+    *count = 0;
+    const char *f = strstr(text, "TresPerNode=");
+    while (f && f != text && f[-1] != ' ' && f[-1] != '\n')
+        f = strstr(f + 1, "TresPerNode=");
+    if (!f)
+        return MS_OK; /* the job asks no GRES */
+    ms_error why = {0};
+    if (tres_count(f + strlen("TresPerNode="), gres, count, &why))
+        return ms_error_set(err, MS_EINVAL, "scontrol: TresPerNode: %s", why.msg);
+    return MS_OK;
+}
+
+int md_slurm_parse_pending(const char *text, const char *gres, long **slices, size_t *n,
+                           ms_error *err)
+{
+    *slices = NULL;
+    *n = 0;
+    size_t cap = 0, lineno = 0;
+    for (const char *line = text; *line;) {
+        size_t len = strcspn(line, "\n");
+        lineno++;
+        const char *tres = line + strspn(line, " \t");
+        tres += strcspn(tres, " \t\n"); /* the job id */
+        tres += strspn(tres, " \t");    /* then its TRES per node */
+        long count = 0;
+        ms_error why = {0};
+        if (tres < line + len && tres_count(tres, gres, &count, &why)) {
+            free(*slices);
+            *slices = NULL;
+            *n = 0;
+            return ms_error_set(err, MS_EINVAL, "squeue: line %zu: %s", lineno, why.msg);
+        }
+        if (count > 0) {
+            if (*n == cap) {
+                size_t c = cap ? 2 * cap : 64;
+                long *b = realloc(*slices, c * sizeof *b);
+                if (!b) {
+                    free(*slices);
+                    *slices = NULL;
+                    *n = 0;
+                    return ms_error_set(err, MS_ENOMEM, "out of memory");
+                }
+                *slices = b;
+                cap = c;
+            }
+            (*slices)[(*n)++] = count;
+        }
+        line += len + (line[len] == '\n');
+    }
+    return MS_OK;
+}
+
+int md_slurm_pending_jobs(const char *gres, long **slices, size_t *n, ms_error *err)
+{
+    char *const argv[] = {"squeue",           "--all",          "--noheader",
+                          "--states=PENDING", "--format=%i %b", NULL};
+    char *text;
+    int rc = capture(argv, &text, err);
+    if (rc)
+        return rc;
+    rc = md_slurm_parse_pending(text, gres, slices, n, err);
+    free(text);
+    return rc;
+}
+
+/* Whether s is one word Slurm's parser takes as it is: no blank, quote, '=' or comma of its
+ * own, only what the names migschedd writes are made of. */
+static bool plain(const char *s)
+{
+    size_t n = strlen(s);
+    return n &&
+           strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-") == n;
+}
+
+static void update_argv(md_slurm_update *u)
+{
+    u->argv[0] = "scontrol";
+    u->argv[1] = "update";
+    u->argv[2] = u->target;
+    u->argv[3] = u->value;
+    u->argv[4] = NULL;
+}
+
+int md_slurm_comment_update(md_slurm_update *u, int64_t job, const char *profile, int gpu,
+                            const char *gpu_uuid, const char *mig_uuid, ms_error *err)
+{
+    if (job < 1 || job > MD_SLURM_JOB_ID_MAX || gpu < 0 || !plain(profile) || !plain(gpu_uuid) ||
+        !plain(mig_uuid))
+        return ms_error_set(err, MS_EINVAL,
+                            "Slurm job %lld: the instance's names are not plain words "
+                            "([A-Za-z0-9._+-]): no AdminComment",
+                            (long long)job);
+    snprintf(u->target, sizeof u->target, "JobId=%lld", (long long)job);
+    int len = snprintf(u->value, sizeof u->value,
+                       "AdminComment=migsched:profile=%s,gpu=%d,gpu_uuid=%s,mig_uuid=%s", profile,
+                       gpu, gpu_uuid, mig_uuid);
+    if (len < 0 || (size_t)len >= sizeof u->value)
+        return ms_error_set(err, MS_EINVAL, "Slurm job %lld: AdminComment too long",
+                            (long long)job);
+    update_argv(u);
+    return MS_OK;
+}
+
+int md_slurm_node_update(md_slurm_update *u, const char *node, const char *gres, long count,
+                         ms_error *err)
+{
+    if (!plain(node) || !plain(gres) || count < 0)
+        return ms_error_set(err, MS_EINVAL, "node \"%.64s\", GRES \"%.64s\": not plain names", node,
+                            gres);
+    snprintf(u->target, sizeof u->target, "NodeName=%s", node);
+    snprintf(u->value, sizeof u->value, "Gres=%s:%ld", gres, count);
+    update_argv(u);
+    return MS_OK;
+}
+
+int md_slurm_run_update(const md_slurm_update *u, ms_error *err)
+{
+    char *text;
+    int rc = capture(u->argv, &text, err);
+    free(text);
+    return rc;
 }
 
 int md_slurm_job_gres(int64_t job, const char *gres, long *count, ms_error *err)

@@ -11,6 +11,7 @@
 #include <pwd.h>
 #include <string.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 /* Slurm finds the plugin's symbols by name: these are the only ones exported (the client
  * code linked in is built hidden). */
@@ -121,9 +122,10 @@ static int step_context(spank_t sp, int ac, char **av, msp_conf *conf, uint32_t 
     return load_conf(ac, av, conf) || job_and_step(sp, job, step) ? -1 : 1;
 }
 
-/* Once per task, as root, before the task runs: the task waits for its instance, then is
- * confined to its device nodes. A refusal, a timeout or a confinement that cannot be set
- * up fails the step (FAILED, exit 1:0; the node is not drained). */
+/* Once per task, as root, in the task's process before its exec: the task waits for its
+ * instance, then is confined to its device nodes. A refusal, a timeout or a confinement
+ * that cannot be set up fails the step (FAILED, exit 1:0; the node is not drained); with
+ * requeue_exit=N a timeout ends the task with status N instead. */
 int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
 {
     uint32_t job, step;
@@ -133,10 +135,20 @@ int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
         return ctx;
     char body[256], err[1024], user[128];
     msp_instance in;
-    if (msp_parse_mig(mig_value, body, sizeof body, err, sizeof err) ||
-        job_user(sp, user, sizeof user, err, sizeof err) ||
-        msp_body_user(body, sizeof body, user, err, sizeof err) ||
-        msp_acquire(&conf, job, step, body, &in, err, sizeof err)) {
+    int rc = msp_parse_mig(mig_value, body, sizeof body, err, sizeof err) ||
+                     job_user(sp, user, sizeof user, err, sizeof err) ||
+                     msp_body_user(body, sizeof body, user, err, sizeof err)
+                 ? -1
+                 : msp_acquire(&conf, job, step, body, &in, err, sizeof err);
+    if (rc == MSP_STILL_QUEUED && conf.requeue_exit) {
+        /* This is the task's own process, before its exec: its exit status is the task's,
+         * which RequeueExit= turns into a requeue (slurm_spank_exit still releases the
+         * step, so the queued allocation goes). */
+        slurm_error("migsched: job %u --mig=%s: %s; the task exits %d for RequeueExit", job,
+                    mig_value, err, conf.requeue_exit);
+        _exit(conf.requeue_exit);
+    }
+    if (rc) {
         slurm_error("migsched: job %u --mig=%s: %s", job, mig_value, err);
         return -1;
     }

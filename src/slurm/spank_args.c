@@ -25,6 +25,7 @@ int msp_parse_args(int argc, char *const argv[], msp_conf *out, char *err, size_
     out->timeout = MSP_DEFAULT_TIMEOUT;
     out->isolate = true;
     out->note = NULL;
+    out->requeue_exit = 0;
     snprintf(out->dev_dir, sizeof out->dev_dir, "%s", MS_DEFAULT_DEV_DIR);
     snprintf(out->mig_minors, sizeof out->mig_minors, "%s", MS_DEFAULT_MIG_MINORS);
     for (int i = 0; i < argc; i++) {
@@ -51,6 +52,16 @@ int msp_parse_args(int argc, char *const argv[], msp_conf *out, char *err, size_
                 return -1;
             }
             snprintf(out->socket, sizeof out->socket, "%s", p);
+        } else if (!strncmp(a, "requeue_exit=", 13)) {
+            long v;
+            char *end;
+            errno = 0;
+            v = strtol(a + 13, &end, 10);
+            if (end == a + 13 || *end || errno || v < 1 || v > 255) {
+                snprintf(err, errlen, "%.80s: expected an exit status 1..255", a);
+                return -1;
+            }
+            out->requeue_exit = (int)v;
         } else if (!strncmp(a, "timeout=", 8)) {
             char *end;
             errno = 0;
@@ -63,7 +74,7 @@ int msp_parse_args(int argc, char *const argv[], msp_conf *out, char *err, size_
         } else {
             snprintf(err, errlen,
                      "unknown argument \"%.80s\" (socket=PATH, timeout=SECONDS, "
-                     "isolation=devices|none, dev_dir=PATH, mig_minors=PATH)",
+                     "isolation=devices|none, dev_dir=PATH, mig_minors=PATH, requeue_exit=N)",
                      a);
             return -1;
         }

@@ -1,6 +1,6 @@
 /* spank_args.h: the SPANK plugin's words, apart from Slurm so they are tested without it:
  * its plugstack.conf arguments (socket=PATH timeout=SECONDS isolation=devices|none
- * dev_dir=PATH mig_minors=PATH) and the job option
+ * dev_dir=PATH mig_minors=PATH requeue_exit=N) and the job option
  * --mig=PROFILE|SLICES made the body of migschedd's PUT /v1/allocations/{job}/steps/{step}.
  * See docs/daemon.md ("Slurm"). */
 #ifndef MIGSCHED_SLURM_SPANK_ARGS_H
@@ -22,6 +22,10 @@ typedef struct msp_conf {
     bool isolate;                  /* isolation=devices: a task sees only its instance's nodes */
     char dev_dir[MSP_PATH_LEN];    /* where the NVIDIA device nodes are (absolute) */
     char mig_minors[MSP_PATH_LEN]; /* the driver's MIG capability minors (absolute) */
+    /* 1..255: a task whose instance is still queued at the timeout exits with this status
+     * before it runs anything, for slurm.conf's RequeueExit= to requeue its job; 0: the
+     * step fails (the default). */
+    int requeue_exit;
     /* Told each retry of a request that migschedd could not take (the plugin logs it at
      * verbose level); NULL: nobody. Not an argument: msp_parse_args sets it to NULL. */
     void (*note)(const char *msg);

@@ -157,7 +157,7 @@ int msp_acquire(const msp_conf *c, uint32_t job, uint32_t step, const char *body
                      "no MIG instance for job %u within %g s (its allocation is "
                      "still queued: the node's GPUs are busy)",
                      job, c->timeout);
-            rc = -1;
+            rc = MSP_STILL_QUEUED;
             break;
         }
         /* Placement often takes milliseconds (an idle instance reused): look soon, then

@@ -47,8 +47,10 @@ double msp_backoff_next(msp_backoff *b, double now);
  * /v1/allocations/{job} (after 5 ms, doubling to every 100 ms) until it runs or c->timeout
  * seconds have passed since the PUT was first tried; each request is retried as the
  * policy above says, each retry told to c->note.
- * Returns 0, or -1 with migschedd's error, the unreachable socket (with the last reason
- * and the time waited) or the timeout in err. */
+ * Returns 0; MSP_STILL_QUEUED with the timeout in err when the allocation was accepted
+ * but not placed in time; or -1 with migschedd's error or the unreachable socket (with
+ * the last reason and the time waited) in err. */
+#define MSP_STILL_QUEUED (-2)
 int msp_acquire(const msp_conf *c, uint32_t job, uint32_t step, const char *body, msp_instance *out,
                 char *err, size_t errlen);
 /* DELETE /v1/allocations/{job}/steps/{step}, or (all_steps) /v1/allocations/{job},
