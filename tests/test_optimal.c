@@ -301,9 +301,9 @@ static void test_node_limit_deterministic(void **st)
     assert_int_equal(ms_generate(g, &p, 12, &r, &w, &err), 0);
     char *text[2];
     for (int k = 0; k < 2; k++) {
-        ms_schedule *s = run_optimal(w, g, NULL, 5000, 0);
+        ms_schedule *s = run_optimal(w, g, NULL, 300, 0); /* far below its proof's nodes */
         assert_near(ms_schedule_stat(s, "proved"), 0, 0);
-        assert_near(ms_schedule_stat(s, "nodes"), 5000, 0);
+        assert_near(ms_schedule_stat(s, "nodes"), 300, 0);
         ms_schedule *far = NULL;
         assert_int_equal(ms_offline_schedule("far", w, g, 1, NULL, &far, &err), 0);
         assert_true(ms_schedule_makespan(s) <= ms_schedule_makespan(far) + EPS);
