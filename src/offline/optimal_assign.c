@@ -14,28 +14,66 @@
  * depends only on the node, never on the clock. */
 #define ASSIGN_TRIES 2048
 
+/* One slot's time line so far: the tasks' lengths, and what the placements they run on cost
+ * at least (each placement is at least one instance: every creation, and every destruction
+ * but the last one's). */
+typedef struct slot_line {
+    double tasks;
+    uint64_t used;
+    double create, create_max, destroy, destroy_max;
+} slot_line;
+
 typedef struct assign {
     const opt_problem *o;
+    double limit; /* every task ends below it */
     int ntasks;
     int task[OPT_MAX_TASKS];             /* the remaining tasks, largest least slot-area first */
     bool same[OPT_MAX_TASKS];            /* identical to the previous one in that order */
     double rest_area[OPT_MAX_TASKS + 1]; /* least slot-area of the tasks from each on */
     int nopt[OPT_MAX_TASKS];
     int opt[OPT_MAX_TASKS][OPT_MAX_PL]; /* placements each can end on before the cut-off */
-    double cap[MS_MAX_SLOTS];           /* per slot: the time from its earliest new instance to c */
-    double load[MS_MAX_SLOTS];
-    uint64_t used[MS_MAX_SLOTS]; /* the placements with a task on each slot */
-    double gap;                  /* least destruction plus creation between two instances */
+    /* per slot, over the placements holding it: the least destruction chain, and the
+     * earliest a new instance runs a task there (chain and creation) */
+    double chain_least[MS_MAX_SLOTS], ready[MS_MAX_SLOTS];
+    slot_line line[MS_MAX_SLOTS];
     long tries;
 } assign;
 
-/* The free time left on the slots, each its window less its load. */
+/* When slot b's last task ends at the earliest: its first instance waits for a destruction
+ * chain and its creation, each later one for the destruction before it and its own
+ * creation. Never less when the line grows (the search prunes on it): the first instance's
+ * chain is the least over every placement holding b, not only over those on the line. */
+static double line_end(const assign *a, int b, const slot_line *l)
+{
+    double first = fmax(a->chain_least[b] + l->create, a->ready[b] + l->create - l->create_max);
+    return first + l->destroy - l->destroy_max + l->tasks;
+}
+
+/* The slot's line with one more task of length len at placement p. */
+static slot_line line_add(const opt_problem *o, const slot_line *l, int p, double len)
+{
+    slot_line n = *l;
+    n.tasks += len;
+    if (!(n.used & 1ull << p)) {
+        n.create += o->create[p];
+        n.create_max = fmax(n.create_max, o->create[p]);
+        n.destroy += o->destroy[p];
+        n.destroy_max = fmax(n.destroy_max, o->destroy[p]);
+        n.used |= 1ull << p;
+    }
+    return n;
+}
+
+/* The time left on the slots before the limit, each from its line's end (from its earliest
+ * new instance while it has none). */
 static double free_time(const assign *a)
 {
     double f = 0;
-    for (int b = 0; b < a->o->g->slots; b++)
-        if (a->cap[b] > a->load[b])
-            f += a->cap[b] - a->load[b];
+    for (int b = 0; b < a->o->g->slots; b++) {
+        double end = a->line[b].used ? line_end(a, b, &a->line[b]) : a->ready[b];
+        if (end < a->limit)
+            f += a->limit - end;
+    }
     return f;
 }
 
@@ -55,28 +93,25 @@ static bool fits(assign *a, int k, int from)
         if (p < from)
             continue;
         double len = t[o->size[p]];
-        uint64_t bit = 1ull << p;
+        slot_line next[MS_MAX_SLOTS];
         bool ok = true;
         for (uint32_t m = o->mask[p]; m && ok; m &= m - 1) {
             int b = __builtin_ctz(m);
-            ok = a->load[b] + len + (a->used[b] && !(a->used[b] & bit) ? a->gap : 0) < a->cap[b];
+            next[b] = line_add(o, &a->line[b], p, len);
+            ok = line_end(a, b, &next[b]) < a->limit;
         }
         if (!ok)
             continue;
-        double saved[MS_MAX_SLOTS];
-        uint64_t saved_used[MS_MAX_SLOTS];
+        slot_line saved[MS_MAX_SLOTS];
         for (uint32_t m = o->mask[p]; m; m &= m - 1) {
             int b = __builtin_ctz(m);
-            saved[b] = a->load[b];
-            saved_used[b] = a->used[b];
-            a->load[b] += len + (a->used[b] && !(a->used[b] & bit) ? a->gap : 0);
-            a->used[b] |= bit;
+            saved[b] = a->line[b];
+            a->line[b] = next[b];
         }
         bool done = fits(a, k + 1, k + 1 < a->ntasks && a->same[k + 1] ? p : 0);
         for (uint32_t m = o->mask[p]; m; m &= m - 1) {
             int b = __builtin_ctz(m);
-            a->load[b] = saved[b];
-            a->used[b] = saved_used[b];
+            a->line[b] = saved[b];
         }
         if (done)
             return true;
@@ -88,23 +123,17 @@ bool opt_assign_cuts(const opt_problem *o, const double *chain, uint64_t rem, do
 {
     if (o->ncand > 64 || !isfinite(c))
         return false; /* the placements on a slot are a 64-bit set; no cut-off yet */
-    assign a = {.o = o};
-    double dmin = INFINITY, cmin = INFINITY;
-    for (int b = 0; b < o->g->slots; b++)
-        a.cap[b] = -INFINITY;
     /* a task may end just below c by the search's arithmetic, a little above it by this
      * sum's: only a clear overflow cuts */
-    double tol = 1e-9 * (c > 1 ? c : 1);
-    for (int p = 0; p < o->ncand; p++) {
-        double ready = chain[p] + o->create[p];
+    assign a = {.o = o, .limit = c + 1e-9 * (c > 1 ? c : 1)};
+    for (int b = 0; b < o->g->slots; b++)
+        a.chain_least[b] = a.ready[b] = INFINITY;
+    for (int p = 0; p < o->ncand; p++)
         for (uint32_t m = o->mask[p]; m; m &= m - 1) {
             int b = __builtin_ctz(m);
-            a.cap[b] = a.cap[b] > c - ready + tol ? a.cap[b] : c - ready + tol;
+            a.chain_least[b] = fmin(a.chain_least[b], chain[p]);
+            a.ready[b] = fmin(a.ready[b], chain[p] + o->create[p]);
         }
-        dmin = dmin < o->destroy[p] ? dmin : o->destroy[p];
-        cmin = cmin < o->create[p] ? cmin : o->create[p];
-    }
-    a.gap = dmin + cmin;
     /* the remaining tasks by least slot-area, largest first (stable: identical tasks end
      * up next to each other) */
     double area[OPT_MAX_TASKS];
@@ -128,7 +157,7 @@ bool opt_assign_cuts(const opt_problem *o, const double *chain, uint64_t rem, do
         a.nopt[k] = 0;
         for (int p = 0; p < o->ncand; p++) {
             double len = t[o->size[p]];
-            if (isfinite(len) && chain[p] + o->create[p] + len < c + tol) {
+            if (isfinite(len) && chain[p] + o->create[p] + len < a.limit) {
                 a.opt[k][a.nopt[k]++] = p;
                 least = fmin(least, o->nslots[p] * len);
             }
