@@ -12,7 +12,7 @@
 
 /* Tries in the search for an assignment before it gives up (and cuts nothing): the result
  * depends only on the node, never on the clock. */
-#define ASSIGN_TRIES 2048
+#define ASSIGN_TRIES (1L << 20)
 
 /* One slot's time line so far: the tasks' lengths, and what the placements they run on cost
  * at least (each placement is at least one instance: every creation, and every destruction
