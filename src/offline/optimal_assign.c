@@ -13,6 +13,7 @@
 /* Tries in the search for an assignment before it gives up (and cuts nothing): the result
  * depends only on the node, never on the clock. */
 #define ASSIGN_TRIES (1L << 20)
+#define ASSIGN_SYMS  64 /* symmetries kept (a subset prunes less, never wrongly) */
 
 /* One slot's time line so far: the tasks' lengths, and what the placements they run on cost
  * at least (each placement is at least one instance: every creation, and every destruction
@@ -37,6 +38,11 @@ typedef struct assign {
     double chain_least[MS_MAX_SLOTS], ready[MS_MAX_SLOTS];
     slot_line line[MS_MAX_SLOTS];
     long tries;
+    /* geometry symmetries (not the identity) that fix every chain end, each with its slot
+     * permutation: those that also fix the slots' lines map assignments onto assignments */
+    int nsym;
+    int sym[ASSIGN_SYMS];
+    uint8_t sym_slot[ASSIGN_SYMS][MS_MAX_SLOTS];
 } assign;
 
 /* When slot b's last task ends at the earliest: its first instance waits for a destruction
@@ -77,10 +83,59 @@ static double free_time(const assign *a)
     return f;
 }
 
+/* The image of a set of placements under symmetry `a`. */
+static uint64_t map_placements(const opt_problem *o, int a, uint64_t set)
+{
+    uint64_t r = 0;
+    for (; set; set &= set - 1)
+        r |= 1ull << o->auto_pl[a][__builtin_ctzll(set)];
+    return r;
+}
+
+/* Whether symmetry s maps every slot's line onto its image's. */
+static bool sym_fixes_lines(const assign *a, int s)
+{
+    for (int b = 0; b < a->o->g->slots; b++) {
+        const slot_line *x = &a->line[b], *y = &a->line[a->sym_slot[s][b]];
+        if (x->tasks != y->tasks || x->create != y->create || x->destroy != y->destroy ||
+            x->create_max != y->create_max || x->destroy_max != y->destroy_max ||
+            map_placements(a->o, a->sym[s], x->used) != y->used)
+            return false;
+    }
+    return true;
+}
+
+/* The symmetries of a->sym, from the geometry's: those fixing every candidate's chain end,
+ * each with the slot permutation that maps the placements holding a slot onto the
+ * placements holding its image. */
+static void find_syms(assign *a, const double *chain)
+{
+    const opt_problem *o = a->o;
+    uint64_t holders[MS_MAX_SLOTS] = {0};
+    for (int p = 0; p < o->ncand; p++)
+        for (uint32_t m = o->mask[p]; m; m &= m - 1)
+            holders[__builtin_ctz(m)] |= 1ull << p;
+    for (int s = 1; s < o->nauto && a->nsym < ASSIGN_SYMS; s++) {
+        bool ok = true;
+        for (int p = 0; p < o->ncand && ok; p++)
+            ok = chain[o->auto_pl[s][p]] == chain[p];
+        for (int b = 0; b < o->g->slots && ok; b++) {
+            uint64_t image = map_placements(o, s, holders[b]);
+            int q = 0;
+            while (q < o->g->slots && holders[q] != image)
+                q++;
+            ok = q < o->g->slots;
+            a->sym_slot[a->nsym][b] = (uint8_t)q;
+        }
+        if (ok)
+            a->sym[a->nsym++] = s;
+    }
+}
+
 /* Places tasks k.. (in the order of a->task); true when all fit (or the tries ran out:
  * then nothing is claimed). `from`: the least placement index task k may take (identical
  * tasks take placements in ascending order). */
-static bool fits(assign *a, int k, int from)
+static bool fits(assign *a, int k, int from, const int *stab, int nstab)
 {
     if (k == a->ntasks || ++a->tries > ASSIGN_TRIES)
         return true;
@@ -90,7 +145,10 @@ static bool fits(assign *a, int k, int from)
     const double *t = o->t[a->task[k]];
     for (int j = 0; j < a->nopt[k]; j++) {
         int p = a->opt[k][j];
-        if (p < from)
+        bool twin = p < from;
+        for (int s = 0; s < nstab && !twin; s++)
+            twin = o->auto_pl[a->sym[stab[s]]][p] < p; /* its image is tried instead */
+        if (twin)
             continue;
         double len = t[o->size[p]];
         slot_line next[MS_MAX_SLOTS];
@@ -108,7 +166,11 @@ static bool fits(assign *a, int k, int from)
             saved[b] = a->line[b];
             a->line[b] = next[b];
         }
-        bool done = fits(a, k + 1, k + 1 < a->ntasks && a->same[k + 1] ? p : 0);
+        int child[ASSIGN_SYMS], nchild = 0;
+        for (int s = 0; s < nstab; s++)
+            if (sym_fixes_lines(a, stab[s]))
+                child[nchild++] = stab[s];
+        bool done = fits(a, k + 1, k + 1 < a->ntasks && a->same[k + 1] ? p : 0, child, nchild);
         for (uint32_t m = o->mask[p]; m; m &= m - 1) {
             int b = __builtin_ctz(m);
             a->line[b] = saved[b];
@@ -167,5 +229,15 @@ bool opt_assign_cuts(const opt_problem *o, const double *chain, uint64_t rem, do
         a.rest_area[k] = a.rest_area[k + 1] + least;
         a.same[k] = k > 0 && !memcmp(t, o->t[a.task[k - 1]], sizeof o->t[0]);
     }
-    return !fits(&a, 0, 0);
+    /* identical tasks already take placements in order: the symmetries only without them
+     * (both at once could skip every image of a solution) */
+    bool identical = false;
+    for (int k = 0; k < a.ntasks; k++)
+        identical |= a.same[k];
+    if (!identical)
+        find_syms(&a, chain);
+    int all[ASSIGN_SYMS];
+    for (int s = 0; s < a.nsym; s++)
+        all[s] = s;
+    return !fits(&a, 0, 0, all, a.nsym);
 }
