@@ -75,8 +75,9 @@ typedef struct opt_problem {
     /* its bins (two weightings of the slots): how many, per size index the least an
      * instance holds, per placement what it holds */
     int bin_count[2], bin_weight[2][MS_MAX_SLICES], bin_held[2][OPT_MAX_PL];
-    bool no_rules; /* tests: bounds only, no dominance or symmetry pruning */
-    bool no_pack;  /* tests: without the packing bound */
+    bool no_rules;  /* tests: bounds only, no dominance or symmetry pruning */
+    bool no_pack;   /* tests: without the packing bound */
+    bool no_assign; /* tests: without the slot-assignment bound */
     /* limits and results */
     long node_limit;
     double deadline; /* CLOCK_MONOTONIC seconds; 0 = none */
@@ -106,6 +107,11 @@ void opt_pack_init(opt_problem *o);
  * instances whose task sets are fixed, busy until their f. */
 bool opt_pack_cuts(const opt_problem *o, const double *ready, uint64_t rem, const opt_live *live,
                    int nlive, double c);
+
+/* optimal_assign.c: the slot-assignment bound under the cut-off c, once every remaining task
+ * (rem) runs on an instance still to be created: true when no completion ends before c.
+ * chain[p]: when the destructions before a creation at candidate p can end at the earliest. */
+bool opt_assign_cuts(const opt_problem *o, const double *chain, uint64_t rem, double c);
 
 /* Runs the branch and bound below o->best; improves best/best_path. */
 void opt_search(opt_problem *o);

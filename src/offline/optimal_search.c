@@ -403,6 +403,9 @@ static double bound(const opt_problem *o, const state *st, double c)
     /* the packing bounds cost most: tried only when no other bound prunes */
     if (lb < c && !o->no_pack && opt_pack_cuts(o, ready, st->rem, st->live, st->nlive, c))
         return c;
+    /* the slot assignment, dearer still, once every remaining task waits for a creation */
+    if (lb < c && !open && !o->no_assign && opt_assign_cuts(o, chain, st->rem, c))
+        return c;
     return lb;
 }
 
