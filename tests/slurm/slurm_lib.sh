@@ -41,12 +41,16 @@ tagged_pids() {
     done
 }
 
-# A free TCP port from a random start (bash's /dev/tcp connects when one is in use).
+# A TCP port p, with p + 1, that no socket uses (listening, connected or in TIME_WAIT, as
+# /proc/net/tcp lists them: a listener's bind fails on each), from a random start below the
+# ephemeral ports, so that no outgoing connection takes it meanwhile.
 free_port() {
-    local p=$(( 20000 + (RANDOM * 7 + $$) % 40000 ))
-    while (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || (exec 3<>"/dev/tcp/127.0.0.1/$((p + 1))") 2>/dev/null; do
-        p=$(( p + 2 ))
-    done
+    local lo used p _ a
+    read -r lo _ < /proc/sys/net/ipv4/ip_local_port_range
+    used=" $(cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | while read -r _ a _; do
+        printf '%d ' "0x${a##*:}" 2>/dev/null; done) "
+    p=$(( 10000 + (RANDOM * 7 + $$) % (lo - 10100) ))
+    while [[ $used == *" $p "* || $used == *" $((p + 1)) "* ]]; do p=$(( p + 2 )); done
     echo "$p"
 }
 
