@@ -245,13 +245,20 @@ pick_names() {
 
 # --- stopping ---
 
+# The parent of process $1 (read without a fork: this runs over every process).
+ppid_of() {
+    local line f
+    read -r line 2>/dev/null < "/proc/$1/stat" || return 1
+    f=(${line##*) })  # past the command name, which may hold spaces
+    PPID_OF=${f[1]}
+}
 # Every process carrying $TAG and every descendant of one (a job's tasks carry the
 # submitter's environment, not slurmd's), never this script or its callers.
 cluster_pids() {
-    local tagged p ppid mine=" $$ " more=1
+    local tagged p mine=" $$ " more=1
     p=$$
-    while [ "$p" -gt 1 ]; do
-        p=$(awk '{ print $4 }' "/proc/$p/stat" 2>/dev/null) || break
+    while [ "$p" -gt 1 ] && ppid_of "$p"; do
+        p=$PPID_OF
         mine="$mine$p "
     done
     tagged=" $(tagged_pids | tr '\n' ' ') "
@@ -260,8 +267,8 @@ cluster_pids() {
         for p in /proc/[0-9]*; do
             p=${p#/proc/}
             case $tagged in *" $p "*) continue ;; esac
-            ppid=$(awk '{ print $4 }' "/proc/$p/stat" 2>/dev/null) || continue
-            case $tagged in *" $ppid "*) tagged="$tagged$p "; more=1 ;; esac
+            ppid_of "$p" || continue
+            case $tagged in *" $PPID_OF "*) tagged="$tagged$p "; more=1 ;; esac
         done
     done
     for p in $tagged; do

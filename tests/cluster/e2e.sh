@@ -39,8 +39,10 @@ trap 'exit 141' PIPE
 fail() {
     echo "FAIL: $*" >&2
     local f
-    echo "--- squeue" >&2
-    squeue -o '%i %j %T %r %N %b' 2>&1 | head -20 >&2
+    if [ -n "${SLURM_CONF:-}" ]; then
+        echo "--- squeue" >&2
+        squeue -o '%i %j %T %r %N %b' 2>&1 | head -20 >&2
+    fi
     for f in "$C/ctld/slurmctld.log" "$C"/node*/slurmd.log "$C"/node*/migschedd.log; do
         [ -s "$f" ] && { echo "--- $f (tail)" >&2; tail -8 "$f" >&2; }
     done
