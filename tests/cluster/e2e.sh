@@ -14,7 +14,8 @@
 # node (the jobs' stamps and a poll of squeue) never above its 14; instance UUIDs differ
 # between nodes; the plugin logged no error; at the end no allocation is held and, after
 # each migschedd stops, no instance is left on any node's fake GPUs. Before, a start whose
-# migschedd fails leaves nothing; after, the stop leaves no process, namespace, link or file.
+# migschedd fails leaves nothing; after, the stop ends a job step whose slurmd was killed,
+# and leaves no process, namespace, link or file.
 # $1 = migsched, $2 = migschedd, $3 = source dir, $4 = migsched_spank.so; FAKE_NVML_DIR set by ctest.
 set -u
 DD=$2 S=$3 PLUGIN=${4:-}
@@ -270,9 +271,17 @@ for n in $(seq "$K"); do
     [ "$(sqlite3 "$C/node$n/d.db" "SELECT count(*) FROM instances WHERE destroyed IS NULL")" = 0 ] ||
         fail "node$n: the store has instances alive after the stop"
 done
-# The stop leaves nothing of the cluster: no process, namespace, link or file; a second
-# stop finds nothing to do.
+# A job step that outlives its slurmd (SIGKILL), its task not carrying the cluster's tag:
+# the stop ends them too, and leaves nothing of the cluster: no process, namespace, link or
+# file; a second stop finds nothing to do.
+sbatch -Q -w node1 -o /dev/null --wrap "echo \$\$ > '$T/orphan.pid'; exec sleep 600" > /dev/null ||
+    fail "sbatch of the long job"
+await "[ -s '$T/orphan.pid' ]" 60
+bash "$CL" halt "$C" 1 slurmd KILL
+orphan=$(cat "$T/orphan.pid")
+kill -0 "$orphan" 2>/dev/null || fail "the long job ended with its slurmd"
 bash "$CL" stop "$C" || fail "stop"
+! kill -0 "$orphan" 2>/dev/null || fail "the long job's task $orphan outlived the stop"
 [ -z "$(tagged_pids)" ] || fail "processes left after the stop: $(tagged_pids)"
 [ -z "$(ip netns list | grep "^$NS")" ] || fail "namespaces left: $(ip netns list | grep "^$NS")"
 [ -z "$(ip -o link show | grep -F " $BRIDGE")" ] || fail "links left: $(ip -o link show | grep -F " $BRIDGE")"
