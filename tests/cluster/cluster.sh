@@ -276,20 +276,15 @@ cluster_pids() {
     done
 }
 
-# end_daemons SIGNAL GRACE NAME...: sends SIGNAL to the daemons of these PID files at
-# once, SIGKILL to those still there after GRACE s; returns when all are gone.
+# end_daemons SIGNAL GRACE NAME...: end_pids on the daemons of these PID files.
 end_daemons() {
-    local sig=$1 n=$(( $2 * 10 )) name pids=
+    local sig=$1 grace=$2 name pids=()
     shift 2
     for name in "$@"; do
-        [ -f "$(pid_file "$name")" ] && pids="$pids $(cat "$(pid_file "$name")")"
+        [ -f "$(pid_file "$name")" ] && pids+=("$(cat "$(pid_file "$name")")")
         rm -f "$(pid_file "$name")"
     done
-    [ -n "$pids" ] || return 0
-    kill "-$sig" $pids 2>/dev/null
-    for _ in $(seq "$n"); do kill -0 $pids 2>/dev/null || break; sleep 0.1; done
-    kill -9 $pids 2>/dev/null
-    for _ in $(seq 50); do kill -0 $pids 2>/dev/null || break; sleep 0.1; done
+    end_pids "$sig" "$grace" "${pids[@]}"
 }
 nodes_of() { for n in $(seq "$K"); do echo "node$n.$1"; done; }
 

@@ -19,15 +19,23 @@ slurm_require() {
     command -v sqlite3 >/dev/null || { echo "FAIL: sqlite3 is missing (make deps)" >&2; exit 1; }
 }
 
+# end_pids SIGNAL GRACE PID...: sends SIGNAL to the processes at once, SIGKILL to those
+# still there after GRACE s; returns when all are gone (ours reaped).
+end_pids() {
+    local sig=$1 n=$(( $2 * 10 )) p
+    shift 2
+    [ $# -gt 0 ] || return 0
+    kill "-$sig" "$@" 2>/dev/null
+    for _ in $(seq "$n"); do kill -0 "$@" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$@" 2>/dev/null
+    for p in "$@"; do wait "$p" 2>/dev/null; done
+    for _ in $(seq 50); do kill -0 "$@" 2>/dev/null || break; sleep 0.1; done
+    return 0
+}
 # Ends one of our daemons: SIGTERM, then SIGKILL after $2 s (default 10).
 end_pid() {
-    local pid=$1 n=$(( ${2:-10} * 10 ))
-    [ -n "$pid" ] || return 0
-    kill "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
-    for _ in $(seq "$n"); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$pid" 2>/dev/null
-    wait "$pid" 2>/dev/null
-    return 0
+    [ -n "$1" ] || return 0
+    end_pids TERM "${2:-10}" "$1"
 }
 # The PIDs of processes carrying $TAG in their environment (not this shell or its
 # subshells): every process of a private Slurm carries it, so that what is left of it (a
