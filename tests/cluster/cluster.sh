@@ -134,7 +134,8 @@ start_ctld() {
 }
 
 # migschedd of node $1 on its fake GPUs: state, runtime folder, store and socket in
-# DIR/nodeN, UUIDs beginning c<N in hex>. Waits until it answers.
+# DIR/nodeN, UUIDs beginning with c and N in three hex digits (c001...); await_migschedd
+# waits until it answers.
 launch_migschedd() {
     local n=$1 d=$DIR/node$1 devices
     devices=$(seq -s, 0 $((G - 1)))
