@@ -9,8 +9,16 @@
 # node: only networks and host names are separated.
 #
 #   cluster.sh start DIR [--nodes K] [--gpus G] [--gpu MODEL] [--timeout S]
+#                  [--slurm-node] [--requeue-exit N] [--static CONFIG.yaml:NAME]
 #       K nodes (4) of G GPUs (2) of MODEL (A100-40GB), the plugin waiting S s (300) for a
 #       placement; DIR must not exist or be empty. Then `. DIR/env` and use srun, sbatch...
+#       --slurm-node: each migschedd keeps its node's migslice count at what it can place
+#       (slurm-node, slurm-sync 1); --requeue-exit N: the plugin's requeue_exit=N and
+#       slurm.conf's RequeueExit=N. --static: Slurm's own MIG instead: every GPU of every
+#       node partitioned once by `migsched apply -f CONFIG.yaml -c NAME` on the node's fake
+#       NVML, no migschedd and no plugin, and the instances as typed GRES (gpu:TYPE:N, one
+#       gres.conf File per instance, as AutoDetect=nvml counts them); jobs ask
+#       --gres=gpu:TYPE:1 and Slurm binds each to one instance (CUDA_VISIBLE_DEVICES).
 #   cluster.sh stop DIR
 #       ends every process of the cluster by PID (job steps that outlived their slurmd
 #       too), removes its namespaces, bridge and veths, and DIR. Idempotent.
@@ -100,7 +108,7 @@ write_configs() {
         echo "SlurmdPidFile=$DIR/%n/slurmd.pid"
         echo "SlurmdLogFile=$DIR/%n/slurmd.log"
         echo "PlugStackConfig=$DIR/plugstack.conf"
-        slurm_conf_common
+        slurm_conf_common | grep -v '^GresTypes='
         # What the cluster's jobs were, for the test to hold against migschedd's records.
         echo "JobCompType=jobcomp/filetxt"
         echo "JobCompLoc=$DIR/jobcomp.txt"
@@ -109,20 +117,39 @@ write_configs() {
         # Jobs of seconds: backfill often, so that a large pending job does not hold back
         # the small ones behind it for long.
         echo "SchedulerParameters=bf_interval=2,bf_continue"
+        [ -z "$REQUEUE_EXIT" ] || echo "RequeueExit=$REQUEUE_EXIT"
+        if [ -n "$STATIC" ]; then
+            echo "GresTypes=gpu"
+        else
+            echo "GresTypes=migslice"
+        fi
         for n in $(seq "$K"); do
-            echo "NodeName=node$n NodeAddr=$NET.$((10 + n)) CPUs=64 Gres=migslice:$SLICES State=UNKNOWN"
+            echo "NodeName=node$n NodeAddr=$NET.$((10 + n)) CPUs=64 Gres=$GRES State=UNKNOWN"
         done
         echo "PartitionName=mig Nodes=$nodes Default=YES DefaultTime=10 MaxTime=60 State=UP OverSubscribe=YES"
     } > "$DIR/slurm.conf"
-    echo "NodeName=$nodes Name=migslice Count=$SLICES Flags=CountOnly" > "$DIR/gres.conf"
+    if [ -n "$STATIC" ]; then
+        cat "$DIR"/node*/gres.lines > "$DIR/gres.conf"
+    else
+        echo "NodeName=$nodes Name=migslice Count=$SLICES Flags=CountOnly" > "$DIR/gres.conf"
+    fi
+    local requeue=${REQUEUE_EXIT:+ requeue_exit=$REQUEUE_EXIT}
     # srun and sbatch only read the plugin's arguments (for --mig); steps run on the nodes.
-    echo "required $PLUGIN socket=$DIR/node1/d.sock timeout=$TIMEOUT" > "$DIR/plugstack.conf"
+    if [ -n "$STATIC" ]; then
+        : > "$DIR/plugstack.conf"
+    else
+        echo "required $PLUGIN socket=$DIR/node1/d.sock timeout=$TIMEOUT$requeue" > "$DIR/plugstack.conf"
+    fi
     for n in $(seq "$K"); do
         local d=$DIR/node$n
         sed "s|^PlugStackConfig=.*|PlugStackConfig=$d/plugstack.conf|" "$DIR/slurm.conf" > "$d/slurm.conf"
         cp "$DIR/gres.conf" "$d/gres.conf"
-        echo "required $PLUGIN socket=$d/d.sock timeout=$TIMEOUT dev_dir=$d/dev mig_minors=$d/mig-minors" \
-            > "$d/plugstack.conf"
+        if [ -n "$STATIC" ]; then
+            : > "$d/plugstack.conf"
+        else
+            echo "required $PLUGIN socket=$d/d.sock timeout=$TIMEOUT dev_dir=$d/dev mig_minors=$d/mig-minors$requeue" \
+                > "$d/plugstack.conf"
+        fi
     done
 }
 
@@ -136,15 +163,42 @@ start_ctld() {
 # migschedd of node $1 on its fake GPUs: state, runtime folder, store and socket in
 # DIR/nodeN, UUIDs beginning with c and N in three hex digits (c001...); await_migschedd
 # waits until it answers.
+# The environment of node $1's fake NVML (its GPUs' state file and UUIDs), one word each.
+nvml_env() {
+    echo "LD_LIBRARY_PATH=$FAKE_NVML_DIR FAKE_NVML_STATE=$DIR/node$1/nvml.state FAKE_NVML_GPU=$GPU" \
+        "FAKE_NVML_GPUS=$G FAKE_NVML_DELAY_SCALE=0.05 FAKE_NVML_MINOR_BASE=2" \
+        "FAKE_NVML_UUID_PREFIX=$(printf 'c%03x' "$1")"
+}
 launch_migschedd() {
-    local n=$1 d=$DIR/node$1 devices
+    local n=$1 d=$DIR/node$1 devices node_args=()
     devices=$(seq -s, 0 $((G - 1)))
-    SLURM_CONF=$d/slurm.conf LD_LIBRARY_PATH=$FAKE_NVML_DIR FAKE_NVML_STATE=$d/nvml.state \
-    FAKE_NVML_GPU=$GPU FAKE_NVML_GPUS=$G FAKE_NVML_DELAY_SCALE=0.05 FAKE_NVML_MINOR_BASE=2 \
-    FAKE_NVML_UUID_PREFIX=$(printf 'c%03x' "$n") MIGSCHED_RUNTIME_DIR=$d/rt \
-        in_node "$n" "$d/migschedd.log" "node$n.migschedd" \
+    [ -z "$SLURM_NODE" ] || node_args=(--slurm-node "node$n" --slurm-sync 1)
+    in_node "$n" "$d/migschedd.log" "node$n.migschedd" \
+        env $(nvml_env "$n") "SLURM_CONF=$d/slurm.conf" "MIGSCHED_RUNTIME_DIR=$d/rt" \
         "$MIGSCHEDD" --backend nvml --devices "$devices" --gpu "$GPU" --listen "unix:$d/d.sock" \
-        --db "$d/d.db" --log-dir "$d/logs" --stop-grace 2 --slurm-reconcile 5
+        --db "$d/d.db" --log-dir "$d/logs" --stop-grace 2 --slurm-reconcile 5 "${node_args[@]}"
+}
+# Static mode: partitions node $1's GPUs by the config and writes DIR/nodeN/gres.lines,
+# one gres.conf line per GPU instance, as AutoDetect=nvml would see it: its type and its
+# GPU instance's capability device (a fake one, from the node's mig-minors), so that
+# Slurm binds each job to one instance (gres/gpu of 22.05.8 drops a record without File).
+partition_node() {
+    local n=$1 d=$DIR/node$1
+    env $(nvml_env "$n") "$MIGSCHED" apply -f "$STATIC_FILE" -c "$STATIC_NAME" --backend nvml \
+        > "$d/apply.out" 2>&1 || fail "node$n: migsched apply: $(tail -n 3 "$d/apply.out")"
+    # "GPU g: create PROFILE at slot s: ..." then "GPU g: created GPU instance ID, MIG-...".
+    awk -v node="node$n" -v dev="$d/dev" -v minors="$d/mig-minors" '
+        BEGIN { while ((getline l < minors) > 0) { split(l, f, " "); cap[f[1]] = f[2] } }
+        $1 == "GPU" && $3 == "create" { sub(":", "", $2); type[$2] = $4 }
+        $1 == "GPU" && $3 == "created" { sub(":", "", $2); gi = $6; sub(",", "", gi)
+            k = cap["gpu" ($2 + 2) "/gi" gi "/access"]
+            printf "NodeName=%s Name=gpu Type=%s File=%s/nvidia-caps/nvidia-cap%s\n", node, type[$2], dev, k }
+    ' "$d/apply.out" > "$d/gres.lines"
+}
+# The node's typed GRES from its gres.lines: gpu:TYPE:N,... (types sorted).
+typed_gres() {
+    sed 's/.* Type=\([^ ]*\) .*/\1/' "$DIR/node$1/gres.lines" | sort | uniq -c |
+        awk '{ print "gpu:" $2 ":" $1 }' | paste -sd,
 }
 await_migschedd() {
     local d=$DIR/node$1
@@ -168,27 +222,40 @@ cmd_start() {
     local dir=${1:-} n
     [ -n "$dir" ] || usage
     shift
-    K=4 G=2 GPU=A100-40GB TIMEOUT=300
+    K=4 G=2 GPU=A100-40GB TIMEOUT=300 REQUEUE_EXIT= STATIC= SLURM_NODE=
     while [ $# -gt 0 ]; do
         case $1 in
         --nodes) K=${2:-} ;;
         --gpus) G=${2:-} ;;
         --gpu) GPU=${2:-} ;;
         --timeout) TIMEOUT=${2:-} ;;
+        --requeue-exit) REQUEUE_EXIT=${2:-} ;;
+        --static) STATIC=${2:-} ;;
+        --slurm-node) SLURM_NODE=1; shift; continue ;;
         *) usage ;;
         esac
         shift 2 || usage
     done
+    [ -z "$REQUEUE_EXIT" ] || [[ $REQUEUE_EXIT =~ ^([1-9][0-9]?|1[0-9][0-9]|2[0-4][0-9]|25[0-5])$ ]] ||
+        fail "--requeue-exit: 1..255 (got \"$REQUEUE_EXIT\")"
+    if [ -n "$STATIC" ]; then
+        STATIC_FILE=${STATIC%:*} STATIC_NAME=${STATIC##*:}
+        [[ $STATIC == *:* ]] && [ -n "$STATIC_NAME" ] && [ -f "$STATIC_FILE" ] ||
+            fail "--static: CONFIG.yaml:NAME, an existing file and a config name (got \"$STATIC\")"
+        STATIC_FILE=$(cd "$(dirname "$STATIC_FILE")" && pwd)/$(basename "$STATIC_FILE")
+    fi
     [[ $K =~ ^[1-9][0-9]?$ ]] || fail "--nodes: 1..99 (got \"$K\")"
     [[ $G =~ ^[1-8]$ ]] || fail "--gpus: 1..8, the fake NVML's most (got \"$G\")"
     [[ $TIMEOUT =~ ^[1-9][0-9]*$ ]] || fail "--timeout: seconds (got \"$TIMEOUT\")"
     BUILD=${BUILD:-$HERE/../../build}
     MIGSCHEDD=${MIGSCHEDD:-$BUILD/migschedd}
+    MIGSCHED=${MIGSCHED:-$BUILD/migsched}
     PLUGIN=${PLUGIN:-$BUILD/src/slurm/migsched_spank.so}
     FAKE_NVML_DIR=${FAKE_NVML_DIR:-$BUILD/tests/fake_nvml}
     [ -f "$FAKE_NVML_DIR/libnvidia-ml.so.1" ] || FAKE_NVML_DIR=
     slurm_require ip nsenter unshare curl
     [ -x "$MIGSCHEDD" ] || fail "no migschedd at $MIGSCHEDD (build it, or set MIGSCHEDD)"
+    [ -z "$STATIC" ] || [ -x "$MIGSCHED" ] || fail "no migsched at $MIGSCHED (build it, or set MIGSCHED)"
     # Compute slices per GPU: 4 on an A30, 7 on every other model (migschedd refuses an
     # unknown one at its start).
     case $GPU in A30*) SLICES=$((4 * G)) ;; *) SLICES=$((7 * G)) ;; esac
@@ -202,7 +269,8 @@ cmd_start() {
     TAG="MIGSCHED_CLUSTER=$DIR"
     printf '%s=%q\n' K "$K" G "$G" GPU "$GPU" SLICES "$SLICES" TIMEOUT "$TIMEOUT" NET "$NET" \
         BRIDGE "$BRIDGE" NS "$NS" PORT "$PORT" TAG "$TAG" MIGSCHEDD "$MIGSCHEDD" \
-        PLUGIN "$PLUGIN" FAKE_NVML_DIR "$FAKE_NVML_DIR" > "$DIR/cluster.env"
+        PLUGIN "$PLUGIN" FAKE_NVML_DIR "$FAKE_NVML_DIR" STATIC "$STATIC" \
+        SLURM_NODE "$SLURM_NODE" > "$DIR/cluster.env"
     : > "$DIR/made"
     mkdir -p "$DIR/pids" "$DIR/ctld/state"
     for n in $(seq "$K"); do
@@ -214,18 +282,29 @@ cmd_start() {
         echo "# . this file to use the cluster: slurmctld at $NET.1:$PORT, nodes node1..node$K"
         printf 'export SLURM_CONF=%q\n' "$DIR/slurm.conf"
     } > "$DIR/env"
+    GRES=migslice:$SLICES
+    if [ -n "$STATIC" ]; then
+        for n in $(seq "$K"); do partition_node "$n"; done
+        GRES=$(typed_gres 1)
+        [ -n "$GRES" ] || fail "--static: config $STATIC_NAME makes no instance"
+        for n in $(seq 2 "$K"); do
+            [ "$(typed_gres "$n")" = "$GRES" ] || fail "node$n: the config made other instances than on node1"
+        done
+    fi
     write_configs
     start_network
     start_munged "$DIR/munge" "$DIR/munge/munged.out"
     echo "$MUNGE_PID" > "$(pid_file munged)"
     start_ctld
-    for n in $(seq "$K"); do launch_migschedd "$n"; done
-    for n in $(seq "$K"); do await_migschedd "$n"; done
+    if [ -z "$STATIC" ]; then
+        for n in $(seq "$K"); do launch_migschedd "$n"; done
+        for n in $(seq "$K"); do await_migschedd "$n"; done
+    fi
     for n in $(seq "$K"); do launch_slurmd "$n"; done
     for n in $(seq "$K"); do await_slurmd "$n"; done
     UP=1
     echo "cluster up in $DIR: slurmctld at $NET.1:$PORT; node1..node$K at $NET.11..$NET.$((10 + K))," \
-        "$G $GPU each ($SLICES migslice); . $DIR/env to use it"
+        "$G $GPU each (Gres=$GRES); . $DIR/env to use it"
 }
 
 # Names no one uses on this machine now: a 4-hex-digit id for the bridge (msc<id>, its
