@@ -65,6 +65,7 @@ test-long: deps build
 bench: deps build
 	cmake --build $(BUILD) -j $(JOBS) --target benches
 	@for b in $(BUILD)/bench/bench_*; do [ -x $$b ] && $$b; done
+	@BUILD=$(abspath $(BUILD)) bash bench/cluster_compare.sh
 
 asan: deps
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DMIGSCHED_SANITIZE=ON
