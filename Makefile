@@ -11,7 +11,7 @@ PREFIX     ?= /usr/local
 DEB_PACKAGES = cmake pkg-config gcc libglpk-dev libopenblas-dev libjansson-dev \
                libmicrohttpd-dev libsqlite3-dev libcmocka-dev libyaml-dev clang libclang-rt-14-dev \
                libcurl4-openssl-dev curl sqlite3 jq prometheus \
-               libslurm-dev slurmctld slurmd slurm-client munge
+               libslurm-dev slurmctld slurmd slurm-client munge iproute2
 # Only tests need these, and chromium is large: installed by `make test` (deps-test).
 # chromium renders the status page; clang-format checks the code's format.
 TEST_DEB_PACKAGES = chromium clang-format
@@ -65,6 +65,7 @@ test-long: deps build
 bench: deps build
 	cmake --build $(BUILD) -j $(JOBS) --target benches
 	@for b in $(BUILD)/bench/bench_*; do [ -x $$b ] && $$b; done
+	@BUILD=$(abspath $(BUILD)) bash bench/cluster_compare.sh
 
 asan: deps
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DMIGSCHED_SANITIZE=ON

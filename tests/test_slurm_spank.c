@@ -118,14 +118,17 @@ static void test_mig(void **state)
 static void test_retry_reason(void **state)
 {
     (void)state;
-    assert_string_equal(msp_retry_reason(0, ECONNREFUSED), "connection refused");
-    assert_string_equal(msp_retry_reason(0, ENOENT), "no socket file");
-    assert_string_equal(msp_retry_reason(503, 0), "migschedd is stopping (HTTP 503)");
+    assert_string_equal(msp_retry_reason(0, ECONNREFUSED, false), "connection refused");
+    assert_string_equal(msp_retry_reason(0, ENOENT, false), "no socket file");
+    assert_string_equal(msp_retry_reason(503, 0, false), "migschedd is stopping (HTTP 503)");
+    assert_string_equal(msp_retry_reason(0, 0, true),
+                        "migschedd closed the connection without a reply");
     static const long FINAL[] = {400, 403, 404, 409, 429, 500};
     for (size_t i = 0; i < sizeof FINAL / sizeof *FINAL; i++)
-        assert_null(msp_retry_reason(FINAL[i], 0));
-    assert_null(msp_retry_reason(0, 0));      /* a timeout, a reply cut short */
-    assert_null(msp_retry_reason(0, EACCES)); /* the socket's mode: waiting changes nothing */
+        assert_null(msp_retry_reason(FINAL[i], 0, false));
+    assert_null(msp_retry_reason(0, 0, false)); /* a timeout */
+    assert_null(
+        msp_retry_reason(0, EACCES, false)); /* the socket's mode: waiting changes nothing */
 }
 
 /* Pauses double from 0.1 s to the 2 s cap; the last is cut at the deadline, then none. */
@@ -149,7 +152,8 @@ static void test_backoff(void **state)
     assert_near(msp_backoff_next(&b, 5), 0.05, 1e-12);
 }
 
-/* A stand-in for migschedd: answers each connection with the next of its replies. */
+/* A stand-in for migschedd: answers each connection with the next of its replies; a reply
+ * of status 0 closes the connection unanswered, as a migschedd killed mid-request does. */
 typedef struct stand_in {
     int fd;
     const char *const *replies; /* "STATUS BODY" each */
@@ -178,6 +182,10 @@ static void *serve(void *arg)
         }
         int status = atoi(s->replies[s->served]);
         const char *body = strchr(s->replies[s->served], ' ') + 1;
+        if (!status) {
+            close(c);
+            continue;
+        }
         char out[1024];
         int len = snprintf(out, sizeof out,
                            "HTTP/1.1 %d X\r\nContent-Type: application/json\r\n"
@@ -238,7 +246,8 @@ static void stand_in_conf(msp_conf *c, const char *path, double timeout)
     "200 {\"id\": 7, \"state\": \"running\", \"mig_uuid\": \"MIG-x\", " \
     "\"profile\": \"2g.10gb\", \"gpu\": 1}"
 
-/* 503 while stopping and a queued allocation are waited out; a refusal is final at once. */
+/* 503 while stopping, a connection closed unanswered and a queued allocation are waited
+ * out; a refusal is final at once. */
 static void test_stand_in_replies(void **state)
 {
     (void)state;
@@ -285,6 +294,16 @@ static void test_stand_in_replies(void **state)
     assert_true(s.served >= 2 && s.served < 8);
     assert_non_null(strstr(err, "no MIG instance for job 12 within 0.05 s (its allocation is "
                                 "still queued"));
+
+    /* Killed mid-request: every request of the plugin is idempotent, so it is sent again. */
+    static const char *const KILLED[] = {"0 ", RUNNING};
+    stand_in_start(&s, path, KILLED, 2);
+    stand_in_conf(&c, path, 30);
+    assert_int_equal(msp_acquire(&c, 12, 2, "{\"slices\": 2}", &in, err, sizeof err), 0);
+    stand_in_stop(&s, path);
+    assert_int_equal(notes, 1);
+    assert_string_equal(last_note, "job 12: PUT /v1/allocations/12/steps/2: migschedd closed the "
+                                   "connection without a reply; retrying in 0.1 s");
 
     static const char *const RELEASED[] = {"503 {\"error\": \"migschedd is stopping\"}",
                                            "404 {\"error\": \"Slurm job 12 holds no allocation\"}"};

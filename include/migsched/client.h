@@ -38,6 +38,10 @@ int ms_client_call(ms_client *c, const char *method, const char *path, const cha
  * socket; ENOENT: the socket file is gone), 0 when it connected or failed otherwise. */
 long ms_client_connect_errno(const ms_client *c);
 
+/* Whether the last call's connection was closed, or reset, before a reply came (the
+ * daemon ended during the request; a timeout is not this). */
+bool ms_client_dropped(const ms_client *c);
+
 /* Checks a reply's shape: 0 when o has every field the caller relies on, else 1 with the
  * first that does not, and why, in msg (len bytes). */
 typedef int ms_client_reply_check(json_t *o, char *msg, size_t len);

@@ -31,6 +31,7 @@ struct ms_client {
     size_t errlen;
     double timeout;     /* seconds, for messages */
     long connect_errno; /* the last call's failed connect(2), else 0 */
+    bool dropped;       /* the last call's connection closed before a reply */
 };
 
 static void verror(const char *cmd, const char *fmt, va_list ap)
@@ -239,6 +240,7 @@ int ms_client_call(ms_client *c, const char *method, const char *path, const cha
     c->len = 0;
     c->oom = c->too_big = false;
     c->connect_errno = 0;
+    c->dropped = false;
     if (status)
         *status = 0;
     *reply = NULL;
@@ -261,6 +263,7 @@ int ms_client_call(ms_client *c, const char *method, const char *path, const cha
     free(url);
     if (rc == CURLE_COULDNT_CONNECT)
         curl_easy_getinfo(c->curl, CURLINFO_OS_ERRNO, &c->connect_errno);
+    c->dropped = rc == CURLE_GOT_NOTHING || rc == CURLE_SEND_ERROR || rc == CURLE_RECV_ERROR;
     if (rc == CURLE_OPERATION_TIMEDOUT) {
         call_error(c, "%s %s: no complete reply from migschedd at %s within %g s (the timeout)",
                    method, path, c->where, c->timeout);
@@ -312,6 +315,8 @@ int ms_client_call(ms_client *c, const char *method, const char *path, const cha
 }
 
 long ms_client_connect_errno(const ms_client *c) { return c->connect_errno; }
+
+bool ms_client_dropped(const ms_client *c) { return c->dropped; }
 
 int ms_client_call_checked(ms_client *c, const char *method, const char *path, const char *body,
                            ms_client_reply_check *check, json_t **reply)

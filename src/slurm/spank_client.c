@@ -26,7 +26,7 @@ static void pause_for(double seconds)
     nanosleep(&ts, NULL);
 }
 
-const char *msp_retry_reason(long status, long connect_errno)
+const char *msp_retry_reason(long status, long connect_errno, bool dropped)
 {
     if (status == 503)
         return "migschedd is stopping (HTTP 503)";
@@ -36,6 +36,8 @@ const char *msp_retry_reason(long status, long connect_errno)
         return "connection refused";
     if (connect_errno == ENOENT)
         return "no socket file";
+    if (dropped)
+        return "migschedd closed the connection without a reply";
     return NULL;
 }
 
@@ -114,7 +116,8 @@ static int call(ms_client *cl, const msp_conf *c, msp_backoff *b, uint32_t job, 
             b->pause = MSP_RETRY_FIRST; /* a later outage starts short again */
             return 0;
         }
-        const char *why = msp_retry_reason(*status, ms_client_connect_errno(cl));
+        const char *why = msp_retry_reason(*status, ms_client_connect_errno(cl),
+                                           ms_client_dropped(cl));
         if (!why)
             return -1;
         double now = mono(), wait = msp_backoff_next(b, now);

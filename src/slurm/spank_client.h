@@ -28,9 +28,12 @@ typedef struct msp_instance {
 #define MSP_RETRY_CAP   2.0
 
 /* Why a failed request is worth trying again ("connection refused", "no socket file",
- * "migschedd is stopping (HTTP 503)"), or NULL when its failure is final. status: the
- * HTTP status received (0: none); connect_errno: the failed connection's errno (0: none). */
-const char *msp_retry_reason(long status, long connect_errno);
+ * "migschedd is stopping (HTTP 503)", "migschedd closed the connection without a reply"),
+ * or NULL when its failure is final. status: the HTTP status received (0: none);
+ * connect_errno: the failed connection's errno (0: none); dropped: the connection was
+ * closed before a reply (migschedd killed mid-request; every request of the plugin is
+ * idempotent, so sending it again is safe). */
+const char *msp_retry_reason(long status, long connect_errno, bool dropped);
 
 /* The pauses between the tries of requests that share one deadline. */
 typedef struct msp_backoff {

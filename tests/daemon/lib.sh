@@ -2,6 +2,7 @@
 # migschedd and waiting for it, curl over its Unix socket or TCP, and checks.
 # Sourced by tests/daemon/*.sh with $M (migsched) and $DD (migschedd) set.
 set -u
+. "$(dirname "${BASH_SOURCE[0]}")/fixtures_lib.sh"
 T=$(mktemp -d)
 DPID=
 cleanup() {
@@ -13,12 +14,6 @@ fail() {
     echo "FAIL: $*" >&2
     [ -f "$T/daemon.log" ] && { echo "--- daemon log (tail)" >&2; tail -20 "$T/daemon.log" >&2; }
     exit 1
-}
-# Waits (up to $2 s, default 30) until a shell condition holds.
-await() {
-    local n=$(( ${2:-30} * 10 ))
-    for _ in $(seq "$n"); do eval "$1" && return 0; sleep 0.1; done
-    fail "timed out: $1"
 }
 SOCK=$T/d.sock
 # A TCP port for this run: free when the test starts (bind tells if not).
@@ -69,44 +64,6 @@ check_history() {
               print "interrupted runs requeued: " interrupts + 0; exit bad }' > "$T/history" \
             || fail "history: $(head -5 "$T/history")"
 }
-# fake_device_tree DIR MINORS GPU_MINOR...: a device folder of harmless character devices
-# (the numbers of /dev/null and /dev/zero) named as the NVIDIA driver names its nodes:
-# nvidiactl, nvidia-uvm, nvidia-uvm-tools, nvidia<m> per GPU minor, nvidia-modeset, and
-# nvidia-caps/nvidia-cap<k> for every line of a mig-minors file written to MINORS that
-# lists each GPU's GPU instances 1..16 with compute instances 0..7 (every id the fake NVML
-# gives); beside them an unrelated node, a folder with a file and a symlink, which a
-# confined job must still see. Needs root (mknod).
-fake_device_tree() {
-    local dir=$1 minors=$2 m gi ci k=3 null zero
-    shift 2
-    null=$(stat -c '0x%t 0x%T' /dev/null)
-    zero=$(stat -c '0x%t 0x%T' /dev/zero)
-    mkdir -p "$dir/nvidia-caps" "$dir/sub"
-    chmod 755 "$dir" "$dir/nvidia-caps"
-    for n in nvidiactl nvidia-uvm nvidia-uvm-tools nvidia-modeset unrelated; do
-        mknod -m 666 "$dir/$n" c $null
-    done
-    echo kept > "$dir/sub/inside"
-    ln -s /proc/self/fd "$dir/fd"
-    printf 'config 1\nmonitor 2\n' > "$minors"
-    mknod -m 400 "$dir/nvidia-caps/nvidia-cap1" c $zero
-    mknod -m 444 "$dir/nvidia-caps/nvidia-cap2" c $zero
-    for m in "$@"; do
-        mknod -m 666 "$dir/nvidia$m" c $zero
-        for gi in $(seq 1 16); do
-            printf 'gpu%s/gi%s/access %s\n' "$m" "$gi" "$k" >> "$minors"
-            mknod -m 444 "$dir/nvidia-caps/nvidia-cap$k" c $zero
-            k=$((k + 1))
-            for ci in $(seq 0 7); do
-                printf 'gpu%s/gi%s/ci%s/access %s\n' "$m" "$gi" "$ci" "$k" >> "$minors"
-                mknod -m 444 "$dir/nvidia-caps/nvidia-cap$k" c $zero
-                k=$((k + 1))
-            done
-        done
-    done
-}
-# The capability minor of NAME (gpu0/gi1/access) in a mig-minors file.
-cap_minor() { awk -v n="$2" '$1 == n { print $2 }' "$1"; }
 # The nvml backend on the fake NVML (one A30 whose state lives in $T/nvml.state, fast
 # reconfigurations, journals and locks in $T/rt); the test is skipped when it was not built.
 use_fake_nvml() {

@@ -48,10 +48,11 @@ typedef struct fake_config {
     char state_path[512]; /* "" = state lives in this process only */
     bool mig_initially;
     unsigned minor_base; /* GPU g's minor number is minor_base + g */
+    char uuid_prefix[5]; /* the UUIDs' first 4 hex digits: distinct per emulated node */
 } fake_config;
 
 /* Reads FAKE_NVML_GPU, FAKE_NVML_GPUS, FAKE_NVML_DELAY_SCALE, FAKE_NVML_STATE, FAKE_NVML_MIG,
- * FAKE_NVML_MINOR_BASE;
+ * FAKE_NVML_MINOR_BASE, FAKE_NVML_UUID_PREFIX;
  * returns false (and prints why on stderr) when they are wrong. */
 bool fake_config_load(fake_config *c);
 

@@ -206,10 +206,10 @@ API nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned int
     nvmlReturn_t r = NVML_SUCCESS;
     fake_gi *gi = gi_of(st, device, K_MIG, &g, &ci_id);
     if (gpu_of(st, device, K_DEV, &g))
-        snprintf(buf, sizeof buf, "GPU-fa4e0000-0000-4000-8000-%012u", g);
+        snprintf(buf, sizeof buf, "GPU-%s0000-0000-4000-8000-%012u", cfg.uuid_prefix, g);
     else if (gi && ci_by_id(gi, ci_id))
-        snprintf(buf, sizeof buf, "MIG-fa4e%04x-%04x-4%03x-8%03x-%012u", g, gi->id, ci_id,
-                 gi->start, gi->serial);
+        snprintf(buf, sizeof buf, "MIG-%s%04x-%04x-4%03x-8%03x-%012u", cfg.uuid_prefix, g, gi->id,
+                 ci_id, gi->start, gi->serial);
     else
         r = NVML_ERROR_INVALID_ARGUMENT;
     fake_state_end(&cfg, false);

@@ -42,6 +42,18 @@ bool fake_config_load(fake_config *c)
     /* Not the index by default on hardware either: code that mixes them up fails. */
     const char *b = getenv("FAKE_NVML_MINOR_BASE");
     c->minor_base = b && *b ? (unsigned)atoi(b) : 0;
+    /* Several emulated nodes on one machine: their GPUs and instances must not share UUIDs,
+     * as real ones never do. */
+    const char *u = getenv("FAKE_NVML_UUID_PREFIX");
+    if (!u || !*u)
+        u = "fa4e";
+    if (strlen(u) != 4 || strspn(u, "0123456789abcdef") != 4) {
+        fprintf(stderr,
+                "fake NVML: FAKE_NVML_UUID_PREFIX must be 4 lower-case hex digits (got \"%s\")\n",
+                u);
+        return false;
+    }
+    memcpy(c->uuid_prefix, u, 5);
     return true;
 }
 

@@ -7,23 +7,13 @@
 # process it starts is ended, and the folder removed, on every exit path. Builds on the
 # daemon tests' lib.sh (the folder $T, await, start_daemon, ucurl).
 set -u
-skip() { echo "SKIP: $*"; exit 77; }
-[ "$(id -u)" = 0 ] || skip "the Slurm test runs slurmctld/slurmd as root (run as root)"
-for b in munged slurmctld slurmd sbatch srun squeue scontrol sinfo scancel; do
-    command -v "$b" >/dev/null || skip "$b is missing (make deps installs Debian's Slurm and munge)"
-done
-[ -n "${PLUGIN:-}" ] && [ -f "$PLUGIN" ] ||
-    skip "migsched_spank.so was not built (libslurm-dev's slurm/spank.h was not found)"
-[ -n "${FAKE_NVML_DIR:-}" ] || skip "the fake NVML was not built"
-command -v sqlite3 >/dev/null || { echo "FAIL: sqlite3 is missing (make deps)" >&2; exit 1; }
-
+. "$(dirname "${BASH_SOURCE[0]}")/slurm_lib.sh"
+slurm_require
 . "$(dirname "${BASH_SOURCE[0]}")/../daemon/lib.sh"
-# munged wants the socket's folder readable by all (mode 755), as slurmstepd runs the
-# plugin and the jobs as root anyway.
+# The folder readable by all, as munged wants its socket's (start_munged).
 chmod 755 "$T"
-mkdir -p "$T/munge" "$T/state" "$T/spool" "$T/log" "$T/out" "$T/rt" "$T/logs"
-# Every process of this cluster (daemons, slurmstepd, job tasks) carries this variable, so
-# that the clean-up can find what is left of it (a job step survives its slurmd) by PID.
+mkdir -p "$T/state" "$T/spool" "$T/log" "$T/out" "$T/rt" "$T/logs"
+# Every process of this cluster (daemons, slurmstepd, job tasks) carries it (tagged_pids).
 TAG="MIGSCHED_SLURM_TEST=$T"
 MUNGE_PID= CTLD_PID= SLURMD_PID=
 export SLURM_CONF=$T/slurm.conf
@@ -34,25 +24,6 @@ unset FAKE_NVML_FAIL FAKE_NVML_MIG MIGSCHED_NVML_LIBRARY
 DEVDIR=$T/dev MINORS=$T/mig-minors
 fake_device_tree "$DEVDIR" "$MINORS" 2 3
 
-# Ends one of our daemons: SIGTERM, then SIGKILL after $2 s (default 10).
-end_pid() {
-    local pid=$1 n=$(( ${2:-10} * 10 ))
-    [ -n "$pid" ] || return 0
-    kill "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
-    for _ in $(seq "$n"); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$pid" 2>/dev/null
-    wait "$pid" 2>/dev/null
-    return 0
-}
-# The PIDs of processes carrying $TAG (not this shell or its subshells).
-tagged_pids() {
-    local p
-    for p in /proc/[0-9]*; do
-        p=${p#/proc/}
-        [ "$p" = $$ ] || [ "$p" = "$BASHPID" ] && continue
-        tr '\0' '\n' 2>/dev/null < "/proc/$p/environ" | grep -qxF "$TAG" && echo "$p"
-    done
-}
 # Replaces the daemon tests' cleanup (the EXIT trap calls it by name). SIGPIPE ignored from
 # here: a write to a pipe nobody reads must not end the clean-up half-way.
 cleanup() {
@@ -92,15 +63,6 @@ fail() {
 # A JSON answer of migschedd (ucurl's body, without the status line).
 api() { body_of "$(ucurl "http://d$1")"; }
 
-# A free TCP port from a random start (bash's /dev/tcp connects when one is in use).
-free_port() {
-    local p=$(( 20000 + (RANDOM * 7 + $$) % 40000 ))
-    while (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || (exec 3<>"/dev/tcp/127.0.0.1/$((p + 1))") 2>/dev/null; do
-        p=$(( p + 2 ))
-    done
-    echo "$p"
-}
-
 # Writes slurm.conf, gres.conf and plugstack.conf for a node of $1 slices whose plugin
 # waits $2 s for a placement. The node is this host (slurmd finds its NodeName by it).
 write_slurm_conf() {
@@ -113,30 +75,15 @@ ClusterName=migschedtest
 SlurmctldHost=$host(127.0.0.1)
 SlurmctldPort=$port
 SlurmdPort=$((port + 1))
-AuthType=auth/munge
 AuthInfo=socket=$T/munge/munge.socket
-CredType=cred/munge
-SlurmUser=root
-SlurmdUser=root
 StateSaveLocation=$T/state
 SlurmdSpoolDir=$T/spool
 SlurmctldPidFile=$T/slurmctld.pid
 SlurmdPidFile=$T/slurmd.pid
 SlurmctldLogFile=$T/log/slurmctld.log
 SlurmdLogFile=$T/log/slurmd.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-MpiDefault=none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-MailProg=/bin/true
-ReturnToService=2
-MinJobAge=600
-GresTypes=migslice
 PlugStackConfig=$T/plugstack.conf
-SlurmdParameters=config_overrides
+$(slurm_conf_common)
 NodeName=$host NodeAddr=127.0.0.1 CPUs=64 Gres=migslice:$slices State=UNKNOWN
 PartitionName=mig Nodes=$host Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
 EOF
@@ -147,15 +94,7 @@ EOF
 
 # Starts munged, slurmctld and slurmd and waits for the node to be idle.
 start_slurm() {
-    dd if=/dev/urandom of="$T/munge/key" bs=1024 count=1 2>/dev/null
-    chmod 400 "$T/munge/key"
-    chmod 755 "$T/munge"
-    env "$TAG" munged -F -f "--socket=$T/munge/munge.socket" "--key-file=$T/munge/key" \
-        "--log-file=$T/munge/log" "--pid-file=$T/munge/pid" "--seed-file=$T/munge/seed" \
-        > "$T/log/munged.out" 2>&1 &
-    MUNGE_PID=$!
-    await "[ -S '$T/munge/munge.socket' ] || ! kill -0 $MUNGE_PID 2>/dev/null" 60
-    kill -0 "$MUNGE_PID" 2>/dev/null || fail "munged did not start: $(cat "$T/log/munged.out")"
+    start_munged "$T/munge" "$T/log/munged.out"
     env "$TAG" slurmctld -D > "$T/log/slurmctld.out" 2>&1 &
     CTLD_PID=$!
     await "scontrol ping 2>/dev/null | grep -q UP || ! kill -0 $CTLD_PID 2>/dev/null" 60
