@@ -30,13 +30,7 @@ static int check(const ms_gpu_model *m, const ms_online_workload *w,
         return ms_error_set(err, MS_EINVAL,
                             "the dynamic cluster policy needs a node policy that partitions "
                             "dynamically");
-    if (w->n < 1)
-        return ms_error_set(err, MS_EINVAL, "the workload has no jobs");
-    for (int j = 0; j < w->n; j++)
-        if (w->jobs[j].profile < 0 || w->jobs[j].profile >= m->nprofiles ||
-            !(w->jobs[j].work >= 0) || (j && w->jobs[j].arrival < w->jobs[j - 1].arrival))
-            return ms_error_set(err, MS_EINVAL, "job %d: bad profile, work or arrival order", j);
-    return MS_OK;
+    return msi_workload_check(m, w, err);
 }
 
 /* The node's own placement: migsched's policy for dynamic (the baselines without paper

@@ -164,6 +164,9 @@ void msi_dispatch_queue(msi_sim *s);
 void msi_on_departure(msi_sim *s, int g);
 void msi_migration_end(msi_sim *s, int j);
 /* layout.c */
+/* A workload the simulators take: at least one job, each of a profile of m, with work >= 0,
+ * in arrival order (trace.c). */
+int msi_workload_check(const ms_gpu_model *m, const ms_online_workload *w, ms_error *err);
 int msi_build_layout(const ms_gpu_model *m, const ms_online_workload *w, const ms_online_config *c,
                      int layout, ms_partition *out, ms_error *err);
 /* sim.c: the state and its events (layout: per-GPU static instances, NULL for dynamic).

@@ -160,13 +160,7 @@ static int check_config(const ms_gpu_model *m, const ms_online_workload *w,
     if (c->policy < 0 || c->policy >= MS_POLICY_COUNT || c->layout < MS_LAYOUT_BEST ||
         c->layout >= MS_LAYOUT_COUNT)
         return ms_error_set(err, MS_EINVAL, "unknown policy or layout");
-    if (w->n < 1)
-        return ms_error_set(err, MS_EINVAL, "the workload has no jobs");
-    for (int j = 0; j < w->n; j++)
-        if (w->jobs[j].profile < 0 || w->jobs[j].profile >= m->nprofiles ||
-            !(w->jobs[j].work >= 0) || (j && w->jobs[j].arrival < w->jobs[j - 1].arrival))
-            return ms_error_set(err, MS_EINVAL, "job %d: bad profile, work or arrival order", j);
-    return MS_OK;
+    return msi_workload_check(m, w, err);
 }
 
 int ms_online_simulate(const ms_gpu_model *m, const ms_online_workload *w,

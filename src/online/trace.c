@@ -15,6 +15,17 @@ void ms_online_workload_fini(ms_online_workload *w)
     memset(w, 0, sizeof *w);
 }
 
+int msi_workload_check(const ms_gpu_model *m, const ms_online_workload *w, ms_error *err)
+{
+    if (w->n < 1)
+        return ms_error_set(err, MS_EINVAL, "the workload has no jobs");
+    for (int j = 0; j < w->n; j++)
+        if (w->jobs[j].profile < 0 || w->jobs[j].profile >= m->nprofiles ||
+            !(w->jobs[j].work >= 0) || (j && w->jobs[j].arrival < w->jobs[j - 1].arrival))
+            return ms_error_set(err, MS_EINVAL, "job %d: bad profile, work or arrival order", j);
+    return MS_OK;
+}
+
 const char *ms_online_job_name(const ms_online_workload *w, int i)
 {
     return w->jobs[i].name >= 0 ? w->names + w->jobs[i].name : NULL;
