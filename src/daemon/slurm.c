@@ -83,6 +83,25 @@ static int capture(char *const argv[], char **out, ms_error *err)
     return MS_OK;
 }
 
+/* Makes room for one more element in *arr (n used of *cap, elem bytes each), doubling from
+ * 64; on failure frees it, leaving *arr NULL and *n 0 (a parser's result on any error). */
+static int room_for_one(void **arr, size_t *n, size_t *cap, size_t elem)
+{
+    if (*n < *cap)
+        return 0;
+    size_t c = *cap ? 2 * *cap : 64;
+    void *b = realloc(*arr, c * elem);
+    if (!b) {
+        free(*arr);
+        *arr = NULL;
+        *n = 0;
+        return -1;
+    }
+    *arr = b;
+    *cap = c;
+    return 0;
+}
+
 int md_slurm_parse_job_ids(const char *text, int64_t **ids, size_t *n, ms_error *err)
 {
     *ids = NULL;
@@ -105,18 +124,8 @@ int md_slurm_parse_job_ids(const char *text, int64_t **ids, size_t *n, ms_error 
                                 (int)(len > 60 ? 60 : len), line);
         }
         if (used) {
-            if (*n == cap) {
-                size_t c = cap ? 2 * cap : 64;
-                int64_t *b = realloc(*ids, c * sizeof *b);
-                if (!b) {
-                    free(*ids);
-                    *ids = NULL;
-                    *n = 0;
-                    return ms_error_set(err, MS_ENOMEM, "out of memory");
-                }
-                *ids = b;
-                cap = c;
-            }
+            if (room_for_one((void **)ids, n, &cap, sizeof **ids))
+                return ms_error_set(err, MS_ENOMEM, "out of memory");
             (*ids)[(*n)++] = id;
         }
         line += len + (line[len] == '\n');
@@ -204,18 +213,8 @@ int md_slurm_parse_pending(const char *text, const char *gres, long **slices, si
             return ms_error_set(err, MS_EINVAL, "squeue: line %zu: %s", lineno, why.msg);
         }
         if (count > 0) {
-            if (*n == cap) {
-                size_t c = cap ? 2 * cap : 64;
-                long *b = realloc(*slices, c * sizeof *b);
-                if (!b) {
-                    free(*slices);
-                    *slices = NULL;
-                    *n = 0;
-                    return ms_error_set(err, MS_ENOMEM, "out of memory");
-                }
-                *slices = b;
-                cap = c;
-            }
+            if (room_for_one((void **)slices, n, &cap, sizeof **slices))
+                return ms_error_set(err, MS_ENOMEM, "out of memory");
             (*slices)[(*n)++] = count;
         }
         line += len + (line[len] == '\n');

@@ -29,13 +29,6 @@ printf '%s\n' "gpu 0 mig 1" "gi 0 9 1g.5gb 0 1" "ci 0 9 0 0" \
 start_migschedd --slurm-reconcile 0
 field() { scontrol show job -o "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 node_gres() { scontrol show node -o "$NODE" | tr ' ' '\n' | sed -n 's/^Gres=//p'; }
-live_allocs() {
-    local st n=0
-    for st in queued running; do
-        n=$(( n + $(api "/v1/jobs?state=$st" | jq '[.jobs[] | select(.slurm_job_id != null)] | length') ))
-    done
-    echo "$n"
-}
 metric() { api /metrics | awk -v k="$1" '$1 == k { print $2 }'; }
 
 # Admitted by the count, unplaceable: the task exits 75 and Slurm requeues the job.

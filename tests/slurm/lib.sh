@@ -62,6 +62,14 @@ fail() {
 }
 # A JSON answer of migschedd (ucurl's body, without the status line).
 api() { body_of "$(ucurl "http://d$1")"; }
+# The allocations migschedd holds (queued or running).
+live_allocs() {
+    local st n=0
+    for st in queued running; do
+        n=$(( n + $(api "/v1/jobs?state=$st" | jq '[.jobs[] | select(.slurm_job_id != null)] | length') ))
+    done
+    echo "$n"
+}
 
 # Writes slurm.conf, gres.conf and plugstack.conf for a node of $1 slices whose plugin
 # waits $2 s for a placement. The node is this host (slurmd finds its NodeName by it).

@@ -18,14 +18,6 @@ printf '%s\n' "gpu 0 mig 1" "gi 0 9 1g.5gb 0 1" "ci 0 9 0 0" \
 # No reconciliation: what releases an allocation here is the plugin alone.
 start_migschedd --slurm-reconcile 0
 node_state() { sinfo -h -n "$NODE" -o %T; }
-# Allocations held (queued or running) in migschedd.
-live_allocs() {
-    local st n=0
-    for st in queued running; do
-        n=$(( n + $(api "/v1/jobs?state=$st" | jq '[.jobs[] | select(.slurm_job_id != null)] | length') ))
-    done
-    echo "$n"
-}
 
 # --mig above the job's slices: refused, and nothing allocated.
 rc=0
