@@ -12,11 +12,15 @@ DEB_PACKAGES = cmake pkg-config gcc libglpk-dev libopenblas-dev libjansson-dev \
                libmicrohttpd-dev libsqlite3-dev libcmocka-dev libyaml-dev clang libclang-rt-14-dev \
                libcurl4-openssl-dev curl sqlite3 jq prometheus \
                libslurm-dev slurmctld slurmd slurm-client munge iproute2
+# What `make deb` builds the Debian packages with (debian/).
+DEB_BUILD_PACKAGES = build-essential debhelper lintian fakeroot dpkg-dev
 # Only tests need these, and chromium is large: installed by `make test` (deps-test).
-# chromium renders the status page; clang-format checks the code's format.
-TEST_DEB_PACKAGES = chromium clang-format
+# chromium renders the status page; clang-format checks the code's format; the package
+# test (deb_package) builds the packages and reads the manual pages with man.
+TEST_DEB_PACKAGES = chromium clang-format $(DEB_BUILD_PACKAGES) man-db
+DEB_DIR    ?= $(BUILD)/deb
 
-.PHONY: all deps deps-test apt-install build install run test test-long bench asan fuzz clean check-render
+.PHONY: all deps deps-test apt-install build install deb run test test-long bench asan fuzz clean check-render
 
 all: build
 
@@ -47,12 +51,20 @@ run: deps build
 	./$(BUILD)/migsched schedule $(SAMPLE) --gpu A30-24GB --algo search --tree
 	./$(BUILD)/migsched compare $(SAMPLE) --gpu A30-24GB
 
-# migsched, migschedd, the systemd unit, an example configuration and (with libslurm-dev)
-# the SPANK plugin PREFIX/lib/slurm/migsched_spank.so under PREFIX.
+# migsched, migschedd, the systemd unit, an example configuration, the manual pages,
+# libmigsched.a with its headers and migsched.pc, and (with libslurm-dev) the SPANK plugin
+# PREFIX/lib/slurm/migsched_spank.so under PREFIX.
 install: $(BUILD)/CMakeCache.txt
 	cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX)
 	cmake --build $(BUILD) -j $(JOBS)
 	cmake --install $(BUILD)
+
+# The Debian packages migsched_VERSION_ARCH.deb and libmigsched-dev_VERSION_ARCH.deb in
+# DEB_DIR (debian/; dist/build-deb.sh builds them from a copy of the tree, nocheck, on 2
+# jobs, and fails on any lintian error or warning).
+deb:
+	@$(MAKE) --no-print-directory apt-install PKGS="$(DEB_PACKAGES) $(DEB_BUILD_PACKAGES)"
+	bash dist/build-deb.sh $(DEB_DIR)
 
 test: deps deps-test build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

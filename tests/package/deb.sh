@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# deb.sh: the Debian packages end to end, as root: builds them (dist/build-deb.sh: debhelper,
+# lintian clean), installs both with apt-get, checks where each file went (the daemon in
+# /usr/sbin, the plugin in Debian's Slurm plugin folder, the conffile, the unit enabled, the
+# migsched group, the manual pages), starts migschedd from the installed conffile on the
+# sim backend, submits a job as a member of the group and waits for it to complete, builds
+# a small program against libmigsched-dev with pkg-config --static, then purges both
+# packages and checks that nothing of them is left. The migsched group stays after a purge
+# (debian/migsched.postrm says why): the test removes it when it made it.
+# $1 = source dir, $2 = the folder the packages are built in.
+set -u
+S=$1
+OUT=$2
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "SKIP: $*"; exit 77; }
+[ "$(id -u)" = 0 ] || skip "needs root (apt-get install, a system group)"
+for c in dpkg-buildpackage dh lintian apt-get useradd runuser pkg-config cc; do
+    command -v "$c" > /dev/null || skip "$c missing (make deb installs the build tools)"
+done
+for p in migsched libmigsched-dev; do
+    if dpkg-query -W -f='${Status}' "$p" 2> /dev/null | grep -q "installed\|config-files"; then
+        skip "$p is already on this machine: the test would remove it"
+    fi
+done
+[ ! -e /etc/migschedd ] || skip "/etc/migschedd exists (a migschedd installed by hand?)"
+
+T=$(mktemp -d)
+PID="" USER_MADE="" INSTALLED=""
+GROUP_BEFORE=0
+getent group migsched > /dev/null && GROUP_BEFORE=1
+cleanup() {
+    [ -z "$PID" ] || { kill "$PID" 2> /dev/null; wait "$PID" 2> /dev/null; }
+    [ -z "$INSTALLED" ] || DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq \
+        migsched libmigsched-dev > /dev/null 2>&1
+    [ -z "$USER_MADE" ] || userdel "$USER_MADE" 2> /dev/null
+    [ "$GROUP_BEFORE" = 1 ] || groupdel migsched 2> /dev/null
+    rm -rf "$T"
+}
+trap cleanup EXIT
+
+version=$(sed -n 's/^project(migsched VERSION \([0-9.]*\).*/\1/p' "$S/CMakeLists.txt")
+arch=$(dpkg-architecture -qDEB_HOST_ARCH)
+multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+command -v ccache > /dev/null && export MIGSCHED_CCACHE=1
+bash "$S/dist/build-deb.sh" "$OUT" || fail "dist/build-deb.sh (the build or lintian)"
+DEB=$OUT/migsched_${version}_$arch.deb
+DEV=$OUT/libmigsched-dev_${version}_$arch.deb
+[ -f "$DEB" ] && [ -f "$DEV" ] || fail "no $DEB or $DEV"
+
+INSTALLED=1
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$DEB" "$DEV" > "$T/apt.log" 2>&1 ||
+    fail "apt-get install: $(tail -5 "$T/apt.log")"
+dpkg -L migsched libmigsched-dev > "$T/files" || fail "dpkg -L"
+
+# Where things went.
+[ "$(migsched --version)" = "migsched $(dpkg-query -W -f='${Version}' migsched)" ] ||
+    fail "migsched --version ($(migsched --version)) is not the package's version"
+[ "$(command -v migsched)" = /usr/bin/migsched ] || fail "migsched is $(command -v migsched)"
+[ -x /usr/sbin/migschedd ] || fail "no /usr/sbin/migschedd"
+[ "$(/usr/sbin/migschedd --version)" = "migschedd $version" ] || fail "migschedd --version"
+PLUGIN_DIR=/usr/lib/$multiarch/slurm-wlm
+[ -f "$PLUGIN_DIR/migsched_spank.so" ] || fail "no $PLUGIN_DIR/migsched_spank.so"
+# Slurm's own plugins are there (Debian's slurm-wlm-basic-plugins), when Slurm is installed.
+if command -v slurmd > /dev/null; then
+    ls "$PLUGIN_DIR"/select_cons_tres.so > /dev/null 2>&1 ||
+        fail "$PLUGIN_DIR holds no select_cons_tres.so: not Slurm's plugin folder"
+fi
+grep -qx /etc/migschedd/migschedd.conf /var/lib/dpkg/info/migsched.conffiles ||
+    fail "/etc/migschedd/migschedd.conf is not a conffile"
+getent group migsched > /dev/null || fail "postinst made no migsched group"
+[ -L /etc/systemd/system/multi-user.target.wants/migschedd.service ] ||
+    fail "migschedd.service is not enabled"
+grep -qx 'ExecStart=/usr/sbin/migschedd --config /etc/migschedd/migschedd.conf' \
+    /lib/systemd/system/migschedd.service || fail "the unit does not start /usr/sbin/migschedd"
+for p in man1/migsched.1 man5/migschedd.conf.5 man8/migschedd.8 man8/migsched_spank.8; do
+    [ -f "/usr/share/man/$p.gz" ] || fail "no /usr/share/man/$p.gz"
+done
+if migsched completion bash > /dev/null 2>&1; then
+    [ -f /usr/share/bash-completion/completions/migsched ] ||
+        fail "migsched completion bash works but the package has no completion (debian/rules BASH_COMPLETION)"
+fi
+
+# migschedd from the installed conffile, made a sim node as an operator would edit it; the
+# socket's folder as the unit makes it (root:migsched 0750).
+CONF=/etc/migschedd/migschedd.conf
+sed -i 's/^backend nvml$/backend sim/; s/^devices 0$/gpus 1/; s/^# gpu A100-40GB$/gpu A100-40GB/' "$CONF"
+grep -qx "backend sim" "$CONF" && grep -qx "gpus 1" "$CONF" && grep -qx "gpu A100-40GB" "$CONF" ||
+    fail "the conffile lacks the lines a sim node edits: $(cat "$CONF")"
+install -d -m 0750 -g migsched /run/migschedd
+/usr/sbin/migschedd --config "$CONF" 2> "$T/daemon.log" &
+PID=$!
+SOCK=/run/migschedd/migschedd.sock
+for _ in $(seq 100); do [ -S "$SOCK" ] && break; kill -0 "$PID" 2> /dev/null || break; sleep 0.1; done
+[ -S "$SOCK" ] || fail "migschedd made no socket: $(cat "$T/daemon.log")"
+
+USER_MADE=mspkg$$
+useradd --no-create-home --groups migsched "$USER_MADE" || fail "useradd"
+cd /
+runuser -u "$USER_MADE" -- migsched submit --profile 1g.5gb --seconds 1 --name pkg-check \
+    -- /bin/true > "$T/submit" || fail "submit as a member of migsched: $(cat "$T/daemon.log")"
+grep -q "^submitted job 1 pkg-check" "$T/submit" || fail "submit said: $(cat "$T/submit")"
+# Outside the group the socket's folder is closed.
+if runuser -u nobody -- migsched jobs > /dev/null 2> "$T/nobody"; then
+    fail "nobody reached migschedd outside the migsched group"
+fi
+state=""
+for _ in $(seq 100); do
+    state=$(migsched jobs --json | jq -r '.jobs[0].state')
+    [ "$state" = done ] && break
+    sleep 0.2
+done
+[ "$state" = done ] || fail "job 1 is $state, not done: $(migsched jobs)"
+kill -TERM "$PID"
+wait "$PID" || fail "migschedd exited $? after SIGTERM: $(cat "$T/daemon.log")"
+PID=""
+
+# libmigsched-dev: a program linked with pkg-config --static alone.
+cat > "$T/gpu.c" << 'C'
+#include <migsched/error.h>
+#include <migsched/gpu.h>
+#include <stdio.h>
+
+int main(void)
+{
+    ms_gpu_model m;
+    ms_error err;
+    if (ms_gpu_lookup("A100-40GB", &m, &err) != 0) {
+        fprintf(stderr, "%s\n", err.msg);
+        return 1;
+    }
+    printf("%s %d\n", m.name, m.nprofiles);
+    return 0;
+}
+C
+# shellcheck disable=SC2046
+cc -o "$T/gpu" "$T/gpu.c" $(pkg-config --cflags migsched) $(pkg-config --static --libs migsched) \
+    2> "$T/cc.log" || fail "compiling against libmigsched-dev: $(cat "$T/cc.log")"
+"$T/gpu" | grep -q "^A100-40GB [0-9]" || fail "the program said: $("$T/gpu" 2>&1)"
+# Every object of the archive linked: migsched.pc names all that the library calls.
+libs=$(pkg-config --static --libs migsched | sed 's/-lmigsched/-Wl,--whole-archive -lmigsched -Wl,--no-whole-archive/')
+# shellcheck disable=SC2086
+cc -o "$T/gpu_all" "$T/gpu.c" $(pkg-config --cflags migsched) $libs 2> "$T/cc.log" ||
+    fail "libmigsched.a whole with migsched.pc's libraries: $(cat "$T/cc.log")"
+
+# Purge: nothing of either package is left.
+DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq migsched libmigsched-dev > "$T/apt.log" 2>&1 ||
+    fail "apt-get purge: $(tail -5 "$T/apt.log")"
+INSTALLED=""
+if dpkg-query -W -f='${Status}' migsched libmigsched-dev 2> /dev/null | grep -q "installed\|config-files"; then
+    fail "dpkg still knows the packages after the purge"
+fi
+while read -r f; do
+    [ -d "$f" ] || [ ! -e "$f" ] || echo "$f"
+done < "$T/files" > "$T/left"
+for f in /etc/migschedd /var/lib/migschedd /var/log/migschedd /run/migschedd /run/migsched \
+    /etc/systemd/system/multi-user.target.wants/migschedd.service \
+    /var/lib/systemd/deb-systemd-helper-enabled/migschedd.service \
+    /usr/share/doc/migsched /usr/include/migsched; do
+    [ ! -e "$f" ] && [ ! -L "$f" ] || echo "$f"
+done >> "$T/left"
+[ ! -s "$T/left" ] || fail "left after the purge: $(cat "$T/left")"
+getent group migsched > /dev/null || fail "the purge removed the migsched group (it stays)"
+echo "packages built, installed, used and purged: $(basename "$DEB"), $(basename "$DEV")"
