@@ -16,8 +16,9 @@ DEB_PACKAGES = cmake pkg-config gcc libglpk-dev libopenblas-dev libjansson-dev \
 DEB_BUILD_PACKAGES = build-essential debhelper lintian fakeroot dpkg-dev
 # Only tests need these, and chromium is large: installed by `make test` (deps-test).
 # chromium renders the status page; clang-format checks the code's format; the package
-# test (deb_package) builds the packages and reads the manual pages with man.
-TEST_DEB_PACKAGES = chromium clang-format $(DEB_BUILD_PACKAGES) man-db
+# test (deb_package) builds the packages, reads the manual pages with man and installs
+# migsched, which needs adduser.
+TEST_DEB_PACKAGES = chromium clang-format $(DEB_BUILD_PACKAGES) man-db adduser
 DEB_DIR    ?= $(BUILD)/deb
 
 .PHONY: all deps deps-test apt-install build install deb run test test-long bench asan fuzz clean check-render
