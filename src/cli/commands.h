@@ -37,11 +37,17 @@ int cmd_status(int argc, char **argv);
 /* The common flags of the client commands, for their --help texts. */
 #define CLI_STR_(x) #x
 #define CLI_STR(x)  CLI_STR_(x)
-#define CLI_CLIENT_FLAGS_HELP                                                        \
-    "  --connect unix:PATH | http://127.0.0.1:PORT   the daemon "                    \
-    "(default " MS_CLIENT_DEFAULT_CONNECT ")\n"                                      \
-    "  --token-file FILE   the bearer token for http:// (the daemon's token-file)\n" \
-    "  --timeout S         give up on a request after S seconds (default " CLI_STR(  \
-        MS_CLIENT_DEFAULT_TIMEOUT) ")\n"
+#define CLI_CLIENT_FLAGS_HELP                                                                    \
+    "  --connect unix:PATH | http://127.0.0.1:PORT   the daemon "                                \
+    "(default " MS_CLIENT_DEFAULT_CONNECT ")\n"                                                  \
+    "  --token-file FILE   the bearer token for http:// (mode 0600: the token alone)\n"          \
+    "  --timeout S         give up on a request after S seconds (default " CLI_STR(              \
+        MS_CLIENT_DEFAULT_TIMEOUT) ")\n"                                                         \
+                                   "  Unless given, --connect and --token-file come from "       \
+                                   "MIGSCHED_CONNECT and\n"                                      \
+                                   "  MIGSCHED_TOKEN_FILE, then from "                           \
+                                   "${XDG_CONFIG_HOME:-~/.config}/migsched/client.conf\n"        \
+                                   "  (connect = ..., token-file = ..., timeout = S), then the " \
+                                   "defaults.\n"
 
 #endif
