@@ -48,17 +48,26 @@ static bool jobs_option(const char *cmd, int opt, const char *arg, struct client
     }
 }
 
-/* At most max_args arguments after the options. Returns -1 to go on, else the exit
- * status (help printed, or bad usage). */
-static int parse_opts(const char *cmd, int argc, char **argv, bool filters, int max_args,
-                      const char *help, struct client_opts *o)
+/* The options of cancel and status, and of jobs with its own. */
+#define CLIENT_LONG_OPTIONS                                                            \
+    {"connect", required_argument, 0, 'c'}, {"token-file", required_argument, 0, 'T'}, \
+        {"timeout", required_argument, 0, 't'}, CLI_LONG_JSON,                         \
+    {                                                                                  \
+        "help", no_argument, 0, 'h'                                                    \
+    }
+const struct option cmd_client_options[] = {CLIENT_LONG_OPTIONS, {0, 0, 0, 0}};
+const struct option cmd_jobs_options[] = {CLIENT_LONG_OPTIONS,
+                                          {"state", required_argument, 0, 's'},
+                                          {"user", required_argument, 0, 'u'},
+                                          {"watch", no_argument, 0, 'w'},
+                                          {"interval", required_argument, 0, 'i'},
+                                          {0, 0, 0, 0}};
+
+/* The options of table opts, and at most max_args arguments after them. Returns -1 to go
+ * on, else the exit status (help printed, or bad usage). */
+static int parse_opts(const char *cmd, int argc, char **argv, const struct option *opts,
+                      int max_args, const char *help, struct client_opts *o)
 {
-    static const struct option opts[] = {
-        {"connect", required_argument, 0, 'c'}, {"token-file", required_argument, 0, 'T'},
-        {"timeout", required_argument, 0, 't'}, CLI_LONG_JSON,
-        {"state", required_argument, 0, 's'},   {"user", required_argument, 0, 'u'},
-        {"watch", no_argument, 0, 'w'},         {"interval", required_argument, 0, 'i'},
-        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->interval = CLI_WATCH_DEFAULT_INTERVAL;
     cli_common co = {.cmd = cmd, .takes = CLI_JSON};
@@ -76,13 +85,9 @@ static int parse_opts(const char *cmd, int argc, char **argv, bool filters, int 
         case 'u':
         case 'w':
         case 'i':
-            if (filters) {
-                if (!jobs_option(cmd, opt, optarg, o))
-                    return 2;
-                break;
-            }
-            /* only jobs takes --state, --user, --watch and --interval */
-            __attribute__((fallthrough));
+            if (!jobs_option(cmd, opt, optarg, o))
+                return 2;
+            break;
         default:
             ms_client_error(cmd, "unknown or incomplete option '%s'", argv[optind - 1]);
             fputs(help, stderr);
@@ -271,7 +276,7 @@ static int list_jobs(void *arg)
 int cmd_jobs(int argc, char **argv)
 {
     struct client_opts o;
-    int rc = parse_opts("jobs", argc, argv, true, 0, JOBS_HELP, &o);
+    int rc = parse_opts("jobs", argc, argv, cmd_jobs_options, 0, JOBS_HELP, &o);
     if (rc >= 0)
         return rc;
     if (o.state && !known_state(o.state)) {
@@ -314,7 +319,7 @@ static const char CANCEL_HELP[] =
 int cmd_cancel(int argc, char **argv)
 {
     struct client_opts o;
-    int rc = parse_opts("cancel", argc, argv, false, 1, CANCEL_HELP, &o);
+    int rc = parse_opts("cancel", argc, argv, cmd_client_options, 1, CANCEL_HELP, &o);
     if (rc >= 0)
         return rc;
     long id;
@@ -383,7 +388,7 @@ static void print_gpu(json_t *g)
 int cmd_status(int argc, char **argv)
 {
     struct client_opts o;
-    int rc = parse_opts("status", argc, argv, false, 0, STATUS_HELP, &o);
+    int rc = parse_opts("status", argc, argv, cmd_client_options, 0, STATUS_HELP, &o);
     if (rc >= 0)
         return rc;
     ms_client *c = open_client("status", &o, &rc);

@@ -2,6 +2,8 @@
 #ifndef MIGSCHED_CLI_COMMANDS_H
 #define MIGSCHED_CLI_COMMANDS_H
 
+#include <getopt.h>
+
 #include "migsched/client.h"
 
 /* Each returns the process exit status; argv[0] is the subcommand name. */
@@ -33,6 +35,18 @@ int cmd_submit(int argc, char **argv);
 int cmd_jobs(int argc, char **argv);
 int cmd_cancel(int argc, char **argv);
 int cmd_status(int argc, char **argv);
+
+/* Each command's long options, its getopt_long table: the command reads them, and
+ * `migsched completion` completes them. */
+extern const struct option cmd_gpus_options[], cmd_partitions_options[], cmd_generate_options[],
+    cmd_bounds_options[], cmd_schedule_options[], cmd_validate_options[], cmd_compare_options[],
+    cmd_experiment_options[], cmd_train_options[], cmd_rl_eval_options[],
+    cmd_rl_calibrate_options[], cmd_plot_options[], cmd_plot_curves_options[], cmd_run_options[],
+    cmd_layout_options[], cmd_apply_options[], cmd_export_options[], cmd_profile_options[],
+    cmd_online_options[], cmd_online_sweep_options[], cmd_cosched_options[],
+    cmd_cosched_generate_options[], cmd_cosched_experiment_options[], cmd_hier_options[],
+    cmd_hier_experiment_options[], cmd_hier_setups_options[], cmd_hier_train_options[],
+    cmd_submit_options[], cmd_jobs_options[], cmd_client_options[];
 
 /* The common flags of the client commands, for their --help texts. */
 #define CLI_STR_(x) #x
