@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "migsched/io.h"
 
@@ -36,7 +37,8 @@ static char *trim(char *s)
 static int conf_line(const char *path, int line, char *text, unsigned *seen, ms_client_conf *out,
                      ms_error *err)
 {
-    static const char *const KEYS[] = {"connect", "token-file", "timeout"};
+    enum { CONNECT, TOKEN_FILE, TIMEOUT, NKEYS };
+    static const char *const KEYS[NKEYS] = {"connect", "token-file", "timeout"};
     char *eq = strchr(text, '=');
     if (!eq)
         return ms_error_set(err, MS_EINVAL,
@@ -46,9 +48,9 @@ static int conf_line(const char *path, int line, char *text, unsigned *seen, ms_
     *eq = '\0';
     char *key = trim(text), *value = trim(eq + 1);
     int k = 0;
-    while (k < 3 && strcmp(key, KEYS[k]))
+    while (k < NKEYS && strcmp(key, KEYS[k]))
         k++;
-    if (k == 3)
+    if (k == NKEYS)
         return ms_error_set(err, MS_EINVAL,
                             "%s:%d: unknown key \"%.40s\" (connect, token-file, "
                             "timeout)",
@@ -58,14 +60,14 @@ static int conf_line(const char *path, int line, char *text, unsigned *seen, ms_
     *seen |= 1u << k;
     if (!*value)
         return ms_error_set(err, MS_EINVAL, "%s:%d: %s: no value", path, line, key);
-    if (k == 0) {
+    if (k == CONNECT) {
         if (!ms_client_connect_valid(value))
             return ms_error_set(err, MS_EINVAL,
                                 "%s:%d: connect: expected unix:PATH or "
                                 "http://127.0.0.1:PORT, not \"%.80s\"",
                                 path, line, value);
         snprintf(out->connect, sizeof out->connect, "%s", value);
-    } else if (k == 1) {
+    } else if (k == TOKEN_FILE) {
         const char *home = getenv("HOME");
         bool tilde = !strncmp(value, "~/", 2);
         int n = tilde && home && home[0] == '/'
@@ -89,11 +91,9 @@ static int conf_line(const char *path, int line, char *text, unsigned *seen, ms_
 int ms_client_conf_read(const char *path, ms_client_conf *out, ms_error *err)
 {
     memset(out, 0, sizeof *out);
-    FILE *probe = fopen(path, "r");
-    if (!probe && errno == ENOENT)
+    struct stat st;
+    if (stat(path, &st) && errno == ENOENT) /* no file: no settings */
         return MS_OK;
-    if (probe)
-        fclose(probe);
     char *text;
     size_t len;
     int rc = ms_read_file(path, &text, &len, err);
