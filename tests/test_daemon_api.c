@@ -25,6 +25,7 @@ struct md_engine {
     int njobs;
     int queue_limit;
     bool stopping;
+    bool batch; /* mode batch: no allocations */
     md_engine_metrics m;
     md_engine_access access;
     md_engine_actor last;     /* who the last job call came from */
@@ -146,6 +147,14 @@ md_engine_outcome md_engine_metrics_snapshot(md_engine *e, md_engine_metrics *ou
 {
     *out = e->m;
     return MD_ENGINE_OK;
+}
+
+md_engine_outcome md_engine_alloc_mode(const md_engine *e, ms_error *err)
+{
+    if (!e->batch)
+        return MD_ENGINE_OK;
+    ms_error_set(err, MS_EINVAL, "allocations need mode online (this migschedd plans batches)");
+    return MD_ENGINE_BAD_REQUEST;
 }
 
 /* Allocations: the stand-in echoes what the route passed (job, step, profile). */
@@ -295,7 +304,8 @@ static void test_allocation_routes(void **state)
     expect(call(&e, "PUT", "/v1/allocations/1/steps/-1", "{\"slices\": 1}"), 404,
            "not a Slurm step id");
     expect(call(&e, "PUT", "/v1/allocations/1/steps/0", "{\"slices\": 5}"), 400,
-           "job: slices: A100-40GB has no instance with that many compute slices");
+           "job: slices: A100-40GB has no instance of 5 compute slices (its sizes: 1, 2, 3, "
+           "4, 7)");
     expect(call(&e, "PUT", "/v1/allocations/1/steps/0", "{\"profile\": \"3g.40gb\"}"), 400,
            "A100-40GB has no profile");
     expect(call(&e, "PUT", "/v1/allocations/1/steps/0", "{\"seconds\": 3}"), 400,
@@ -310,6 +320,25 @@ static void test_allocation_routes(void **state)
     expect(call(&e, "GET", "/v1/allocations/1/steps/2/x", NULL), 404, "no route");
     expect(call(&e, "POST", "/v1/jobs", "{\"name\": \"x\", \"slurm_job_id\": 5, \"slices\": 1}"),
            400, "allocations are made with PUT");
+    engine_free(&e);
+}
+
+/* Mode batch refuses an allocation before Slurm is asked for the job's GRES (asking here,
+ * where scontrol knows no job 42, would be a 500). */
+static void test_allocation_batch_mode(void **state)
+{
+    md_engine e = {.queue_limit = 2, .batch = true};
+    md_api api = api_of(&e);
+    api.slurm_gres = "migslice";
+    static const char body[] = "{\"slices\": 3}";
+    md_api_request rq = {.caller = ROOT,
+                         .method = "PUT",
+                         .path = "/v1/allocations/42/steps/0",
+                         .body = body,
+                         .len = sizeof body - 1};
+    md_api_response rs;
+    md_api_handle(&api, &rq, &rs);
+    expect(rs, 400, "allocations need mode online (this migschedd plans batches)");
     engine_free(&e);
 }
 
@@ -620,10 +649,15 @@ static void test_canonical(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_routes),    cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_query),     cmocka_unit_test(test_metrics),
-        cmocka_unit_test(test_listeners), cmocka_unit_test(test_allocation_routes),
-        cmocka_unit_test(test_pages),     cmocka_unit_test(test_authorization),
+        cmocka_unit_test(test_routes),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_query),
+        cmocka_unit_test(test_metrics),
+        cmocka_unit_test(test_listeners),
+        cmocka_unit_test(test_allocation_routes),
+        cmocka_unit_test(test_allocation_batch_mode),
+        cmocka_unit_test(test_pages),
+        cmocka_unit_test(test_authorization),
         cmocka_unit_test(test_canonical),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

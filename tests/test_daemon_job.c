@@ -177,11 +177,12 @@ static const struct {
      " \"seconds\": 1}",
      "on_interrupt: must be \"retry\" or \"fail\""},
     {"{\"name\": \"a\", \"command\": [\"x\"], \"profile\": \"3g.40gb\", \"seconds\": 1}",
-     "profile: A100-40GB has no profile \"3g.40gb\""},
+     "profile: A100-40GB has no profile \"3g.40gb\" (its profiles: 1g.5gb, 1g.10gb, 2g.10gb, "
+     "3g.20gb, 4g.20gb, 7g.40gb)"},
     {"{\"name\": \"a\", \"command\": [\"x\"], \"slices\": 5, \"seconds\": 1}",
-     "slices: A100-40GB has no instance with that many"},
+     "slices: A100-40GB has no instance of 5 compute slices (its sizes: 1, 2, 3, 4, 7)"},
     {"{\"name\": \"a\", \"command\": [\"x\"], \"slices\": 2.5, \"seconds\": 1}",
-     "slices: A100-40GB has no instance"},
+     "slices: must be a number of compute slices, one of A100-40GB's sizes (1, 2, 3, 4, 7)"},
     {"{\"name\": \"a\", \"command\": [\"x\"], \"slices\": 1, \"profile\": \"1g.5gb\","
      " \"seconds\": 1}",
      "not both"},

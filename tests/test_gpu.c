@@ -359,10 +359,27 @@ static void test_custom_model_strict(void **state)
     assert_near(m.create_s[4], 2, 0);
 }
 
+/* The lists the refusals of a size or a profile print: every size or name once, in order,
+ * and cut short (still terminated) when the buffer is small. */
+static void test_model_text(void **state)
+{
+    char buf[MS_GPU_LIST_LEN];
+    ms_gpu_sizes_text(ms_gpu_builtin("A100-40GB"), buf, sizeof buf);
+    assert_string_equal(buf, "1, 2, 3, 4, 7");
+    ms_gpu_sizes_text(ms_gpu_builtin("A30-24GB"), buf, sizeof buf);
+    assert_string_equal(buf, "1, 2, 4");
+    ms_gpu_profiles_text(ms_gpu_builtin("A100-40GB"), buf, sizeof buf);
+    assert_string_equal(buf, "1g.5gb, 1g.10gb, 2g.10gb, 3g.20gb, 4g.20gb, 7g.40gb");
+    char small[8];
+    ms_gpu_profiles_text(ms_gpu_builtin("A30-24GB"), small, sizeof small);
+    assert_string_equal(small, "1g.6gb,");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_partition_counts),
+        cmocka_unit_test(test_model_text),
         cmocka_unit_test(test_partitions_are_maximal_and_feasible),
         cmocka_unit_test(test_partition_order_matches_paper),
         cmocka_unit_test(test_trees),

@@ -13,6 +13,7 @@
 
 #include "spank_args.h"
 #include "spank_client.h"
+#include "spank_mig_check.h"
 #include "support.h"
 
 static void test_args(void **state)
@@ -47,7 +48,12 @@ static void test_args(void **state)
         {"timeout=86401", "at most 86400"},
         {"timeout=nan", "expected seconds"},
         {"colour=red", "unknown argument \"colour=red\" (socket=PATH, timeout=SECONDS, "
-                       "isolation=devices|none, dev_dir=PATH, mig_minors=PATH, requeue_exit=N)"},
+                       "isolation=devices|none, dev_dir=PATH, mig_minors=PATH, requeue_exit=N, "
+                       "gpu_model=NAME[,NAME...])"},
+        {"gpu_model=V100", "gpu_model=V100: unknown GPU model \"V100\" (built-in: A30-24GB, "
+                           "A100-40GB, A100-80GB, H100-80GB, H200-141GB, B200)"},
+        {"gpu_model=", "gpu_model=: expected gpu_model=NAME[,NAME...]"},
+        {"gpu_model=,", "expected gpu_model=NAME[,NAME...]"},
         {"isolation=cgroup", "isolation=cgroup: expected isolation=devices or isolation=none"},
         {"dev_dir=dev", "dev_dir=dev: expected an absolute path"},
         {"mig_minors=", "mig_minors=: expected an absolute path"},
@@ -341,13 +347,52 @@ static void test_stand_in_down(void **state)
     assert_non_null(strstr(err, "(no socket file; gave up after "));
 }
 
+/* gpu_model=: names as migsched spells them, each once, over repeated arguments; --mig
+ * checked against them (any model that has it will do), the refusal listing every model's
+ * sizes and profiles; no model: nothing checked here. */
+static void test_mig_check(void **state)
+{
+    (void)state;
+    msp_conf c;
+    char err[1024];
+    assert_int_equal(msp_parse_args(0, NULL, &c, err, sizeof err), 0);
+    assert_int_equal(c.nmodels, 0);
+    assert_int_equal(msp_check_mig(&c, "5", err, sizeof err), 0);
+    char *one[] = {"gpu_model=a100"};
+    assert_int_equal(msp_parse_args(1, one, &c, err, sizeof err), 0);
+    assert_int_equal(c.nmodels, 1);
+    assert_string_equal(c.models[0], "A100-40GB");
+    assert_int_equal(msp_check_mig(&c, "3", err, sizeof err), 0);
+    assert_int_equal(msp_check_mig(&c, "3g.20gb", err, sizeof err), 0);
+    assert_int_equal(msp_check_mig(&c, "5", err, sizeof err), -1);
+    assert_string_equal(err, "--mig=5: no GPU model of this cluster has an instance of 5 compute "
+                             "slices; valid: A100-40GB: 1, 2, 3, 4, 7 or a profile 1g.5gb, "
+                             "1g.10gb, 2g.10gb, 3g.20gb, 4g.20gb, 7g.40gb");
+    assert_int_equal(msp_check_mig(&c, "3g.40gb", err, sizeof err), -1);
+    assert_non_null(strstr(err, "--mig=3g.40gb: no GPU model of this cluster has the profile "
+                                "3g.40gb; valid: A100-40GB: "));
+    char *two[] = {"gpu_model=A30-24GB,A100-80GB", "gpu_model=A30-24GB"};
+    assert_int_equal(msp_parse_args(2, two, &c, err, sizeof err), 0);
+    assert_int_equal(c.nmodels, 2);
+    assert_int_equal(msp_check_mig(&c, "7", err, sizeof err), 0);      /* the A100's */
+    assert_int_equal(msp_check_mig(&c, "1g.6gb", err, sizeof err), 0); /* the A30's */
+    assert_int_equal(msp_check_mig(&c, "3g.20gb", err, sizeof err), -1);
+    assert_string_equal(err, "--mig=3g.20gb: no GPU model of this cluster has the profile "
+                             "3g.20gb; valid: A30-24GB: 1, 2, 4 or a profile 1g.6gb, 2g.12gb, "
+                             "4g.24gb; A100-80GB: 1, 2, 3, 4, 7 or a profile 1g.10gb, 1g.20gb, "
+                             "2g.20gb, 3g.40gb, 4g.40gb, 7g.80gb");
+    assert_int_equal(msp_check_mig(&c, "6", err, sizeof err), -1);
+    char small[32];
+    assert_int_equal(msp_check_mig(&c, "6", small, sizeof small), -1); /* cut short, ended */
+    assert_int_equal(strlen(small), sizeof small - 1);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_args),
-                                       cmocka_unit_test(test_mig),
-                                       cmocka_unit_test(test_retry_reason),
-                                       cmocka_unit_test(test_backoff),
-                                       cmocka_unit_test(test_stand_in_replies),
-                                       cmocka_unit_test(test_stand_in_down)};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_args),         cmocka_unit_test(test_mig),
+        cmocka_unit_test(test_mig_check),    cmocka_unit_test(test_retry_reason),
+        cmocka_unit_test(test_backoff),      cmocka_unit_test(test_stand_in_replies),
+        cmocka_unit_test(test_stand_in_down)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,7 +17,13 @@
 #define MS_CLIENT_DEFAULT_TIMEOUT 30
 #define MS_CLIENT_MAX_TIMEOUT     86400
 
+/* The longest --connect taken, its NUL included. */
+#define MS_CLIENT_CONNECT_LEN 200
+
 typedef struct ms_client ms_client;
+
+/* Whether connect is unix:PATH (a socket path that fits) or http://... */
+bool ms_client_connect_valid(const char *connect);
 
 /* --connect unix:PATH | http://HOST:PORT (NULL: the default socket) and --token-file
  * (http only). Returns NULL after printing the problem; *usage is set when it was bad
@@ -59,6 +65,8 @@ void ms_client_capture_errors(ms_client *c, char *buf, size_t len);
  * connecting, sending and receiving the whole reply, however slowly it comes. */
 void ms_client_timeout(ms_client *c, double seconds);
 
+/* Whether arg is a timeout in seconds, (0, MS_CLIENT_MAX_TIMEOUT]: true with *seconds. */
+bool ms_client_timeout_valid(const char *arg, double *seconds);
 /* --timeout S: true with *seconds, else false after printing the problem (bad usage). */
 bool ms_client_parse_timeout(const char *cmd, const char *arg, double *seconds);
 

@@ -4,6 +4,7 @@
 #define MIGSCHED_GPU_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "migsched/error.h"
@@ -93,6 +94,13 @@ uint32_t ms_gpu_slot_mask(const ms_gpu_model *m, ms_placement p);
 uint32_t ms_gpu_slice_mask(const ms_gpu_model *m, ms_placement p);
 double ms_gpu_create_time(const ms_gpu_model *m, int slices);
 double ms_gpu_destroy_time(const ms_gpu_model *m, int slices);
+
+/* Room for the lists below: every profile's name and its separator. */
+#define MS_GPU_LIST_LEN (MS_MAX_PROFILES * (MS_NAME_LEN + 2))
+/* "1, 2, 3, 4, 7": m's compute sizes, ascending (for messages that list the valid ones). */
+void ms_gpu_sizes_text(const ms_gpu_model *m, char *buf, size_t len);
+/* "1g.5gb, 1g.10gb, ...": m's profile names in the model's order. */
+void ms_gpu_profiles_text(const ms_gpu_model *m, char *buf, size_t len);
 
 /* Sorts placements by start slot (the order partitions are kept in). */
 void ms_placements_sort(ms_placement *p, int n);

@@ -88,20 +88,21 @@ static int load_model(const char *cmd, const char *backend, const char *gpu, ms_
     return 0;
 }
 
+const struct option cmd_apply_options[] = {
+    {"file", required_argument, 0, 'f'},    {"config", required_argument, 0, 'c'},
+    {"devices", required_argument, 0, 'd'}, {"dry-run", no_argument, 0, 'n'},
+    {"check", no_argument, 0, 'k'},         {"mode-only", no_argument, 0, 'm'},
+    {"backend", required_argument, 0, 'b'}, CLI_LONG_GPU,
+    {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+
 int cmd_apply(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"file", required_argument, 0, 'f'},    {"config", required_argument, 0, 'c'},
-        {"devices", required_argument, 0, 'd'}, {"dry-run", no_argument, 0, 'n'},
-        {"check", no_argument, 0, 'k'},         {"mode-only", no_argument, 0, 'm'},
-        {"backend", required_argument, 0, 'b'}, CLI_LONG_GPU,
-        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
     ms_apply_options o = {.backend = "nvml"};
     cli_common co = {.cmd = "apply", .takes = CLI_GPU};
     const char *file = NULL, *name = NULL;
     int c, rc;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "f:c:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "f:c:h", cmd_apply_options, NULL)) != -1) {
         if ((rc = device_option(&co, c, &o.backend, o.devices, &o.ndevices)) >= 0) {
             if (rc)
                 return rc;
@@ -139,20 +140,21 @@ int cmd_apply(int argc, char **argv)
     return rc ? 1 : 0;
 }
 
+const struct option cmd_export_options[] = {{"devices", required_argument, 0, 'd'},
+                                            {"name", required_argument, 0, 'N'},
+                                            {"backend", required_argument, 0, 'b'},
+                                            CLI_LONG_GPU,
+                                            CLI_LONG_OUTPUT,
+                                            {"help", no_argument, 0, 'h'},
+                                            {0, 0, 0, 0}};
+
 int cmd_export(int argc, char **argv)
 {
-    static const struct option opts[] = {{"devices", required_argument, 0, 'd'},
-                                         {"name", required_argument, 0, 'N'},
-                                         {"backend", required_argument, 0, 'b'},
-                                         CLI_LONG_GPU,
-                                         CLI_LONG_OUTPUT,
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
     cli_common co = {.cmd = "export", .takes = CLI_GPU | CLI_OUTPUT, .output = "-"};
     const char *backend = "nvml", *name = "current";
     int devices[MS_RUN_MAX_GPUS], ndevices = 0, c, rc;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:h", cmd_export_options, NULL)) != -1) {
         if ((rc = device_option(&co, c, &backend, devices, &ndevices)) >= 0) {
             if (rc)
                 return rc;

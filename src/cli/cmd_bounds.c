@@ -19,20 +19,21 @@ static void usage(FILE *f)
                "  \"baseline\", \"l_bound\", \"l_bound_paper\"} instead.\n");
 }
 
+const struct option cmd_bounds_options[] = {CLI_LONG_GPU,
+                                            CLI_LONG_GPUS,
+                                            CLI_LONG_JSON,
+                                            {"initial", required_argument, 0, 'i'},
+                                            {"help", no_argument, 0, 'h'},
+                                            {0, 0, 0, 0}};
+
 int cmd_bounds(int argc, char **argv)
 {
-    static const struct option opts[] = {CLI_LONG_GPU,
-                                         CLI_LONG_GPUS,
-                                         CLI_LONG_JSON,
-                                         {"initial", required_argument, 0, 'i'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
     cli_common co = {
         .cmd = "bounds", .takes = CLI_GPU | CLI_GPUS | CLI_JSON, .gpus_max = 4096, .gpus = 1};
     const char *initial = "empty";
     int c;
     optind = 1;
-    while ((c = cli_next_option(&co, argc, argv, "g:h", opts, NULL)) != -1) {
+    while ((c = cli_next_option(&co, argc, argv, "g:h", cmd_bounds_options, NULL)) != -1) {
         switch (c) {
         case 'i': initial = optarg; break;
         case 'h': usage(stdout); return 0;

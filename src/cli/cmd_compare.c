@@ -244,28 +244,29 @@ typedef struct compare_args {
     ms_offline_options opt;
 } compare_args;
 
+const struct option cmd_compare_options[] = {CLI_LONG_GPU,
+                                             CLI_LONG_GPUS,
+                                             {"algos", required_argument, 0, 'a'},
+                                             {"model", required_argument, 0, 'm'},
+                                             {"csv", required_argument, 0, 'c'},
+                                             CLI_LONG_JSON,
+                                             {"plot-dir", required_argument, 0, 'p'},
+                                             {"no-time", no_argument, 0, 'T'},
+                                             {"four-runs-three", no_argument, 0, 'F'},
+                                             {"tie-right-first", no_argument, 0, 'R'},
+                                             {"time-budget", required_argument, 0, 'B'},
+                                             {"node-limit", required_argument, 0, 'N'},
+                                             {"rl-queue", required_argument, 0, 'Q'},
+                                             {"no-guard", no_argument, 0, 'U'},
+                                             {"rl-rollout", required_argument, 0, 'L'},
+                                             {"rl-rollout-gap", required_argument, 0, 'D'},
+                                             {"initial", required_argument, 0, 'I'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {0, 0, 0, 0}};
+
 /* Returns -1 when the arguments are good, else the exit status (0 after --help). */
 static int parse_args(int argc, char **argv, compare_args *a)
 {
-    static const struct option opts[] = {CLI_LONG_GPU,
-                                         CLI_LONG_GPUS,
-                                         {"algos", required_argument, 0, 'a'},
-                                         {"model", required_argument, 0, 'm'},
-                                         {"csv", required_argument, 0, 'c'},
-                                         CLI_LONG_JSON,
-                                         {"plot-dir", required_argument, 0, 'p'},
-                                         {"no-time", no_argument, 0, 'T'},
-                                         {"four-runs-three", no_argument, 0, 'F'},
-                                         {"tie-right-first", no_argument, 0, 'R'},
-                                         {"time-budget", required_argument, 0, 'B'},
-                                         {"node-limit", required_argument, 0, 'N'},
-                                         {"rl-queue", required_argument, 0, 'Q'},
-                                         {"no-guard", no_argument, 0, 'U'},
-                                         {"rl-rollout", required_argument, 0, 'L'},
-                                         {"rl-rollout-gap", required_argument, 0, 'D'},
-                                         {"initial", required_argument, 0, 'I'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
     cli_common co = {.cmd = "compare",
                      .takes = CLI_GPU | CLI_GPUS | CLI_JSON,
                      .gpus_max = 1024,
@@ -273,7 +274,7 @@ static int parse_args(int argc, char **argv, compare_args *a)
                      .gpus = a->gpus};
     int c;
     optind = 1;
-    while ((c = cli_next_option(&co, argc, argv, "g:G:a:h", opts, NULL)) != -1) {
+    while ((c = cli_next_option(&co, argc, argv, "g:G:a:h", cmd_compare_options, NULL)) != -1) {
         switch (c) {
         case 'a': snprintf(a->algos, sizeof a->algos, "%s", optarg); break;
         case 'm': a->opt.rl.model = optarg; break;

@@ -43,15 +43,16 @@ static int load_catalogue(const char *path, uint64_t seed, ms_cosched_instance *
     return *cat ? 0 : cli_fail("cosched", "out of memory");
 }
 
+const struct option cmd_cosched_generate_options[] = {{"setting", required_argument, 0, 'T'},
+                                                      {"n", required_argument, 0, 'n'},
+                                                      CLI_LONG_SEED,
+                                                      {"catalogue", required_argument, 0, 'c'},
+                                                      CLI_LONG_OUTPUT,
+                                                      {"help", no_argument, 0, 'h'},
+                                                      {0, 0, 0, 0}};
+
 static int cosched_generate(int argc, char **argv)
 {
-    static const struct option opts[] = {{"setting", required_argument, 0, 'T'},
-                                         {"n", required_argument, 0, 'n'},
-                                         CLI_LONG_SEED,
-                                         {"catalogue", required_argument, 0, 'c'},
-                                         CLI_LONG_OUTPUT,
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
     cli_common co = {.cmd = "cosched",
                      .takes = CLI_SEED | CLI_OUTPUT,
                      .say = CLI_SAY_MUST_BE_USAGE,
@@ -61,7 +62,8 @@ static int cosched_generate(int argc, char **argv)
     int setting = -1, n = 0, c, rc;
     const char *catpath = NULL;
     optind = 1;
-    while ((c = cli_next_option(&co, argc, argv, "o:h", opts, NULL)) != -1) {
+    while ((c = cli_next_option(&co, argc, argv, "o:h", cmd_cosched_generate_options, NULL)) !=
+           -1) {
         switch (c) {
         case 'T':
             if ((setting = ms_cosched_setting_lookup(optarg)) < 0)
@@ -111,19 +113,20 @@ static int parse_sizes(char *list, int *ns, int max)
     return k;
 }
 
+const struct option cmd_cosched_experiment_options[] = {{"setting", required_argument, 0, 'T'},
+                                                        {"n", required_argument, 0, 'n'},
+                                                        {"instances", required_argument, 0, 'i'},
+                                                        CLI_LONG_SEED,
+                                                        {"direct-limit", required_argument, 0, 'l'},
+                                                        {"direct-max-n", required_argument, 0, 'm'},
+                                                        {"catalogue", required_argument, 0, 'c'},
+                                                        CLI_LONG_OUTPUT,
+                                                        {"svg", required_argument, 0, 'g'},
+                                                        {"help", no_argument, 0, 'h'},
+                                                        {0, 0, 0, 0}};
+
 static int cosched_experiment(int argc, char **argv)
 {
-    static const struct option opts[] = {{"setting", required_argument, 0, 'T'},
-                                         {"n", required_argument, 0, 'n'},
-                                         {"instances", required_argument, 0, 'i'},
-                                         CLI_LONG_SEED,
-                                         {"direct-limit", required_argument, 0, 'l'},
-                                         {"direct-max-n", required_argument, 0, 'm'},
-                                         {"catalogue", required_argument, 0, 'c'},
-                                         CLI_LONG_OUTPUT,
-                                         {"svg", required_argument, 0, 'g'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
     int ns[64], c, rc;
     ms_cosched_experiment e = {-1, ns, 0, 5, 1, 2.0, 30, NULL, "-", NULL, stderr, 0, NULL};
     cli_common co = {.cmd = "cosched",
@@ -134,7 +137,8 @@ static int cosched_experiment(int argc, char **argv)
                      .output = e.csv_path};
     const char *catpath = NULL;
     optind = 1;
-    while ((c = cli_next_option(&co, argc, argv, "o:h", opts, NULL)) != -1) {
+    while ((c = cli_next_option(&co, argc, argv, "o:h", cmd_cosched_experiment_options, NULL)) !=
+           -1) {
         switch (c) {
         case 'T':
             if ((e.setting = ms_cosched_setting_lookup(optarg)) < 0)
@@ -198,18 +202,19 @@ static int cosched_experiment(int argc, char **argv)
     return rc ? cli_fail("cosched", "%s", err.msg) : 0;
 }
 
+const struct option cmd_cosched_options[] = {
+    {"algo", required_argument, 0, 'a'}, CLI_LONG_JSON,
+    {"plot", required_argument, 0, 'p'}, {"time-limit", required_argument, 0, 't'},
+    {"help", no_argument, 0, 'h'},       {0, 0, 0, 0}};
+
 static int cosched_schedule(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"algo", required_argument, 0, 'a'}, CLI_LONG_JSON,
-        {"plot", required_argument, 0, 'p'}, {"time-limit", required_argument, 0, 't'},
-        {"help", no_argument, 0, 'h'},       {0, 0, 0, 0}};
     cli_common co = {.cmd = "cosched", .takes = CLI_JSON};
     int algo = -1, c, rc;
     double limit = 10;
     const char *plot = NULL;
     optind = 1;
-    while ((c = cli_next_option(&co, argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = cli_next_option(&co, argc, argv, "h", cmd_cosched_options, NULL)) != -1) {
         switch (c) {
         case 'a':
             /* an unknown algorithm is bad input (1), as in every command */

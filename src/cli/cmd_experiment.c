@@ -93,23 +93,24 @@ static int write_result(const char *path, const ms_experiment *e, const ms_exper
     return 0;
 }
 
+const struct option cmd_experiment_options[] = {{"table", required_argument, 0, 't'},
+                                                CLI_LONG_GPU,
+                                                {"presets", required_argument, 0, 'p'},
+                                                {"n", required_argument, 0, 'n'},
+                                                {"reps", required_argument, 0, 'r'},
+                                                CLI_LONG_SEED,
+                                                CLI_LONG_THREADS,
+                                                {"batch", required_argument, 0, 'b'},
+                                                {"batches", required_argument, 0, 'B'},
+                                                CLI_LONG_OUTPUT,
+                                                {"paper-family", no_argument, 0, 'P'},
+                                                {"help", no_argument, 0, 'h'},
+                                                {"model", required_argument, 0, 'M'},
+                                                {"initial", required_argument, 0, 'I'},
+                                                {0, 0, 0, 0}};
+
 int cmd_experiment(int argc, char **argv)
 {
-    static const struct option opts[] = {{"table", required_argument, 0, 't'},
-                                         CLI_LONG_GPU,
-                                         {"presets", required_argument, 0, 'p'},
-                                         {"n", required_argument, 0, 'n'},
-                                         {"reps", required_argument, 0, 'r'},
-                                         CLI_LONG_SEED,
-                                         CLI_LONG_THREADS,
-                                         {"batch", required_argument, 0, 'b'},
-                                         {"batches", required_argument, 0, 'B'},
-                                         CLI_LONG_OUTPUT,
-                                         {"paper-family", no_argument, 0, 'P'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {"model", required_argument, 0, 'M'},
-                                         {"initial", required_argument, 0, 'I'},
-                                         {0, 0, 0, 0}};
     const char *table = NULL, *presets = NULL, *ns = NULL;
     const char *policy = NULL, *initial = "empty";
     long reps = 0, batch = 0, batches = 0;
@@ -121,7 +122,8 @@ int cmd_experiment(int argc, char **argv)
                      .seed = 1};
     int c, rc;
     optind = 1;
-    while ((c = cli_next_option(&co, argc, argv, "t:g:p:n:r:s:j:b:B:o:M:Ph", opts, NULL)) != -1) {
+    while ((c = cli_next_option(&co, argc, argv, "t:g:p:n:r:s:j:b:B:o:M:Ph", cmd_experiment_options,
+                                NULL)) != -1) {
         int bad = 0;
         switch (c) {
         case 't': table = optarg; break;

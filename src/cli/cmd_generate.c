@@ -79,22 +79,23 @@ struct gen_args {
     int json, verbose;
 };
 
+const struct option cmd_generate_options[] = {CLI_LONG_GPU,
+                                              {"preset", required_argument, 0, 'P'},
+                                              {"n", required_argument, 0, 'n'},
+                                              CLI_LONG_SEED,
+                                              {"p-sup", required_argument, 0, 'S'},
+                                              {"tmin", required_argument, 0, 'a'},
+                                              {"tmax", required_argument, 0, 'b'},
+                                              {"p", required_argument, 0, 'p'},
+                                              {"p-stop", required_argument, 0, 'x'},
+                                              CLI_LONG_JSON,
+                                              CLI_LONG_OUTPUT,
+                                              {"verbose", no_argument, 0, 'v'},
+                                              {"help", no_argument, 0, 'h'},
+                                              {0, 0, 0, 0}};
+
 static int parse_args(int argc, char **argv, struct gen_args *a)
 {
-    static const struct option opts[] = {CLI_LONG_GPU,
-                                         {"preset", required_argument, 0, 'P'},
-                                         {"n", required_argument, 0, 'n'},
-                                         CLI_LONG_SEED,
-                                         {"p-sup", required_argument, 0, 'S'},
-                                         {"tmin", required_argument, 0, 'a'},
-                                         {"tmax", required_argument, 0, 'b'},
-                                         {"p", required_argument, 0, 'p'},
-                                         {"p-stop", required_argument, 0, 'x'},
-                                         CLI_LONG_JSON,
-                                         CLI_LONG_OUTPUT,
-                                         {"verbose", no_argument, 0, 'v'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
     memset(a, 0, sizeof *a);
     a->n = -1;
     cli_common co = {.cmd = "generate",
@@ -103,7 +104,7 @@ static int parse_args(int argc, char **argv, struct gen_args *a)
                      .output = "-"};
     int c;
     optind = 1;
-    while ((c = cli_next_option(&co, argc, argv, "o:vh", opts, NULL)) != -1) {
+    while ((c = cli_next_option(&co, argc, argv, "o:vh", cmd_generate_options, NULL)) != -1) {
         switch (c) {
         case 'P': a->preset = optarg; break;
         case 'n':

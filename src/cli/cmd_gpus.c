@@ -28,15 +28,16 @@ static int gpus_json(void)
     return 0;
 }
 
+const struct option cmd_gpus_options[] = {
+    CLI_LONG_JSON, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+
 int cmd_gpus(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        CLI_LONG_JSON, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     cli_common co = {.cmd = "gpus", .takes = CLI_JSON};
     int c;
     optind = 1;
     opterr = 0;
-    while ((c = cli_next_option(&co, argc, argv, "+h", opts, NULL)) != -1) {
+    while ((c = cli_next_option(&co, argc, argv, "+h", cmd_gpus_options, NULL)) != -1) {
         if (c == 'h') {
             printf("usage: migsched gpus [--json]\n"
                    "  Lists the built-in GPU models with their profiles; --json prints each model\n"
@@ -81,15 +82,16 @@ static void partitions_usage(FILE *f)
                "  (paper 001 Definition 1) and drops the useless ones unless --keep-useless.\n");
 }
 
+const struct option cmd_partitions_options[] = {
+    CLI_LONG_GPU,  {"canonical", no_argument, 0, 'c'}, {"keep-useless", no_argument, 0, 'k'},
+    CLI_LONG_JSON, {"help", no_argument, 0, 'h'},      {0, 0, 0, 0}};
+
 int cmd_partitions(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        CLI_LONG_GPU,  {"canonical", no_argument, 0, 'c'}, {"keep-useless", no_argument, 0, 'k'},
-        CLI_LONG_JSON, {"help", no_argument, 0, 'h'},      {0, 0, 0, 0}};
     cli_common co = {.cmd = "partitions", .takes = CLI_GPU | CLI_JSON};
     int canonical = 0, keep_useless = 0, c;
     optind = 1;
-    while ((c = cli_next_option(&co, argc, argv, "g:h", opts, NULL)) != -1) {
+    while ((c = cli_next_option(&co, argc, argv, "g:h", cmd_partitions_options, NULL)) != -1) {
         switch (c) {
         case 'c': canonical = 1; break;
         case 'k': keep_useless = 1; break;

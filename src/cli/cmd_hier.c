@@ -104,16 +104,15 @@ static void plan_text(const ms_hier_plan *p, const ms_hier_window *w, const ms_h
     free(sd);
 }
 
+const struct option cmd_hier_setups_options[] = {
+    {"c", required_argument, 0, 'c'}, CLI_LONG_JSON, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+
 static int hier_setups(int argc, char **argv)
 {
-    static const struct option opts[] = {{"c", required_argument, 0, 'c'},
-                                         CLI_LONG_JSON,
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
     cli_common co = {.cmd = "hier", .takes = CLI_JSON};
     int c0 = 1, c1 = MS_HIER_MAX_C, o;
     optind = 1;
-    while ((o = cli_next_option(&co, argc, argv, "h", opts, NULL)) != -1) {
+    while ((o = cli_next_option(&co, argc, argv, "h", cmd_hier_setups_options, NULL)) != -1) {
         if (o == 'c') {
             if (!cli_parse_int(optarg, 1, MS_HIER_MAX_C, &c0))
                 return cli_usage_error("hier", hier_usage, "--c must be an integer in 1..4");
@@ -161,6 +160,17 @@ static int hier_setups(int argc, char **argv)
     return 0;
 }
 
+const struct option cmd_hier_options[] = {{"window", required_argument, 0, 'w'},
+                                          {"policy", required_argument, 0, 'p'},
+                                          {"cmax", required_argument, 0, 'c'},
+                                          {"model", required_argument, 0, 'm'},
+                                          CLI_LONG_JSON,
+                                          {"exec-out", required_argument, 0, 'x'},
+                                          CLI_LONG_GPU,
+                                          HIER_LONG_WINDOW_OPTIONS,
+                                          {"help", no_argument, 0, 'h'},
+                                          {0, 0, 0, 0}};
+
 int cmd_hier(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "experiment"))
@@ -169,16 +179,6 @@ int cmd_hier(int argc, char **argv)
         return hier_setups(argc - 1, argv + 1);
     if (argc > 1 && !strcmp(argv[1], "train"))
         return hier_train(argc - 1, argv + 1);
-    static const struct option opts[] = {{"window", required_argument, 0, 'w'},
-                                         {"policy", required_argument, 0, 'p'},
-                                         {"cmax", required_argument, 0, 'c'},
-                                         {"model", required_argument, 0, 'm'},
-                                         CLI_LONG_JSON,
-                                         {"exec-out", required_argument, 0, 'x'},
-                                         CLI_LONG_GPU,
-                                         HIER_LONG_WINDOW_OPTIONS,
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
     const char *window = NULL, *model = NULL, *exec_out = NULL;
     cli_common co = {.cmd = "hier", .takes = CLI_GPU | CLI_JSON, .gpu = "A100-40GB"};
     hier_sources src = {NULL, NULL, ms_hier_params_default().gamma};
@@ -186,7 +186,7 @@ int cmd_hier(int argc, char **argv)
     ms_hier_lookahead lookahead = {MS_HIER_LOOKAHEAD_DEFAULT, 1};
     ms_hier_policy pol = MS_HIER_OPTIMAL;
     optind = 1;
-    while ((o = cli_next_option(&co, argc, argv, "h", opts, NULL)) != -1) {
+    while ((o = cli_next_option(&co, argc, argv, "h", cmd_hier_options, NULL)) != -1) {
         switch (o) {
         case 'w': window = optarg; break;
         case 'p':

@@ -191,17 +191,18 @@ static void point_text(int wsize, int cmax, const mix *mixes, int n, const ms_hi
     }
 }
 
+const struct option cmd_hier_experiment_options[] = {{"window", required_argument, 0, 'w'},
+                                                     {"cmax", required_argument, 0, 'c'},
+                                                     {"mixes", required_argument, 0, 'n'},
+                                                     CLI_LONG_SEED,
+                                                     {"model", required_argument, 0, 'm'},
+                                                     CLI_LONG_JSON,
+                                                     HIER_LONG_WINDOW_OPTIONS,
+                                                     {"help", no_argument, 0, 'h'},
+                                                     {0, 0, 0, 0}};
+
 int hier_experiment(int argc, char **argv)
 {
-    static const struct option opts[] = {{"window", required_argument, 0, 'w'},
-                                         {"cmax", required_argument, 0, 'c'},
-                                         {"mixes", required_argument, 0, 'n'},
-                                         CLI_LONG_SEED,
-                                         {"model", required_argument, 0, 'm'},
-                                         CLI_LONG_JSON,
-                                         HIER_LONG_WINDOW_OPTIONS,
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
     int ws[MAX_POINTS] = {12}, nw = 1, cs[MAX_POINTS] = {4}, nc = 1, per = 0, o, rc;
     ms_hier_lookahead lookahead = {MS_HIER_LOOKAHEAD_DEFAULT, 1};
     cli_common co = {.cmd = "hier",
@@ -212,7 +213,7 @@ int hier_experiment(int argc, char **argv)
     const char *model = NULL;
     hier_sources src = {NULL, NULL, ms_hier_params_default().gamma};
     optind = 1;
-    while ((o = cli_next_option(&co, argc, argv, "h", opts, NULL)) != -1) {
+    while ((o = cli_next_option(&co, argc, argv, "h", cmd_hier_experiment_options, NULL)) != -1) {
         switch (o) {
         case 'w':
             if (parse_list(optarg, 2, MS_HIER_MAX_W, ws, &nw))

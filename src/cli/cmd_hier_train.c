@@ -54,37 +54,38 @@ typedef struct opts {
     ms_hier_rl_config cfg;
 } opts;
 
+const struct option cmd_hier_train_options[] = {{"out", 1, 0, 'o'},
+                                                {"steps", 1, 0, 's'},
+                                                {"seed", 1, 0, 'S'},
+                                                {"window", 1, 0, 'w'},
+                                                {"cmax", 1, 0, 'c'},
+                                                {"catalogue", 1, 0, 'C'},
+                                                {"corun", 1, 0, 'R'},
+                                                {"ri-weight", 1, 0, 'i'},
+                                                {"hidden", 1, 0, 'H'},
+                                                {"lr", 1, 0, 'l'},
+                                                {"batch", 1, 0, 'b'},
+                                                {"replay", 1, 0, 'r'},
+                                                {"learn-start", 1, 0, 'L'},
+                                                {"train-every", 1, 0, 't'},
+                                                {"target-every", 1, 0, 'T'},
+                                                {"eps-steps", 1, 0, 'e'},
+                                                {"eval-every", 1, 0, 'v'},
+                                                {"best-setup", 0, 0, 'B'},
+                                                {"saved-weight", 1, 0, 'W'},
+                                                {"gamma", 1, 0, 'g'},
+                                                {"help", 0, 0, 'h'},
+                                                {"gains", 0, 0, 'G'},
+                                                {"rf-weight", 1, 0, 'F'},
+                                                {"expert-pretrain", 1, 0, 'P'},
+                                                {0, 0, 0, 0}};
+
 static int parse_args(int argc, char **argv, opts *o)
 {
-    static const struct option longopts[] = {{"out", 1, 0, 'o'},
-                                             {"steps", 1, 0, 's'},
-                                             {"seed", 1, 0, 'S'},
-                                             {"window", 1, 0, 'w'},
-                                             {"cmax", 1, 0, 'c'},
-                                             {"catalogue", 1, 0, 'C'},
-                                             {"corun", 1, 0, 'R'},
-                                             {"ri-weight", 1, 0, 'i'},
-                                             {"hidden", 1, 0, 'H'},
-                                             {"lr", 1, 0, 'l'},
-                                             {"batch", 1, 0, 'b'},
-                                             {"replay", 1, 0, 'r'},
-                                             {"learn-start", 1, 0, 'L'},
-                                             {"train-every", 1, 0, 't'},
-                                             {"target-every", 1, 0, 'T'},
-                                             {"eps-steps", 1, 0, 'e'},
-                                             {"eval-every", 1, 0, 'v'},
-                                             {"best-setup", 0, 0, 'B'},
-                                             {"saved-weight", 1, 0, 'W'},
-                                             {"gamma", 1, 0, 'g'},
-                                             {"help", 0, 0, 'h'},
-                                             {"gains", 0, 0, 'G'},
-                                             {"rf-weight", 1, 0, 'F'},
-                                             {"expert-pretrain", 1, 0, 'P'},
-                                             {0, 0, 0, 0}};
     ms_dqn_config *d = &o->cfg.dqn;
     optind = 1;
     int ch;
-    while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "h", cmd_hier_train_options, NULL)) != -1) {
         double x;
         bool ok = true;
         switch (ch) {

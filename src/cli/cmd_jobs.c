@@ -10,54 +10,84 @@
 
 #include "cli_common.h"
 #include "cli_util.h"
+#include "cli_watch.h"
 #include "commands.h"
 #include "daemon_reply.h"
 #include "migsched/client.h"
+#include "migsched/client_conf.h"
 #include "migsched/io.h"
 
 /* The most pages `jobs` follows: a daemon that always has one more is not believed. */
 #define MAX_PAGES    100000
 #define MAX_USER_LEN 256
 
-/* The options every client command takes, and --state and --user for jobs. */
+/* The options every client command takes, and --state, --user, --watch and --interval
+ * for jobs. */
 struct client_opts {
-    const char *connect, *token, *state, *user;
-    double timeout;
-    bool json;
+    ms_client_flags client;
+    const char *state, *user;
+    bool json, watch, interval_given;
+    double interval; /* --watch: seconds between snapshots */
     int first_arg;
 };
 
-/* At most max_args arguments after the options. Returns -1 to go on, else the exit
- * status (help printed, or bad usage). */
-static int parse_opts(const char *cmd, int argc, char **argv, bool filters, int max_args,
-                      const char *help, struct client_opts *o)
+/* One of the options only jobs takes; false after printing why its value is bad. */
+static bool jobs_option(const char *cmd, int opt, const char *arg, struct client_opts *o)
 {
-    static const struct option opts[] = {
-        {"connect", required_argument, 0, 'c'}, {"token-file", required_argument, 0, 'T'},
-        {"timeout", required_argument, 0, 't'}, CLI_LONG_JSON,
-        {"state", required_argument, 0, 's'},   {"user", required_argument, 0, 'u'},
-        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+    switch (opt) {
+    case 's': o->state = arg; return true;
+    case 'u': o->user = arg; return true;
+    case 'w': o->watch = true; return true;
+    default:
+        o->interval_given = true;
+        if (cli_parse_double(arg, CLI_WATCH_MIN_INTERVAL, CLI_WATCH_MAX_INTERVAL, &o->interval))
+            return true;
+        ms_client_error(cmd, "--interval: expected seconds in [%g, %g], not \"%.40s\"",
+                        CLI_WATCH_MIN_INTERVAL, CLI_WATCH_MAX_INTERVAL, arg);
+        return false;
+    }
+}
+
+/* The options of cancel and status, and of jobs with its own. */
+#define CLIENT_LONG_OPTIONS                                                            \
+    {"connect", required_argument, 0, 'c'}, {"token-file", required_argument, 0, 'T'}, \
+        {"timeout", required_argument, 0, 't'}, CLI_LONG_JSON,                         \
+    {                                                                                  \
+        "help", no_argument, 0, 'h'                                                    \
+    }
+const struct option cmd_client_options[] = {CLIENT_LONG_OPTIONS, {0, 0, 0, 0}};
+const struct option cmd_jobs_options[] = {CLIENT_LONG_OPTIONS,
+                                          {"state", required_argument, 0, 's'},
+                                          {"user", required_argument, 0, 'u'},
+                                          {"watch", no_argument, 0, 'w'},
+                                          {"interval", required_argument, 0, 'i'},
+                                          {0, 0, 0, 0}};
+
+/* The options of table opts, and at most max_args arguments after them. Returns -1 to go
+ * on, else the exit status (help printed, or bad usage). */
+static int parse_opts(const char *cmd, int argc, char **argv, const struct option *opts,
+                      int max_args, const char *help, struct client_opts *o)
+{
     memset(o, 0, sizeof *o);
-    o->timeout = MS_CLIENT_DEFAULT_TIMEOUT;
+    o->interval = CLI_WATCH_DEFAULT_INTERVAL;
     cli_common co = {.cmd = cmd, .takes = CLI_JSON};
     opterr = 0;
     int opt;
     while ((opt = cli_next_option(&co, argc, argv, "h", opts, NULL)) != -1) {
         switch (opt) {
-        case 'c': o->connect = optarg; break;
-        case 'T': o->token = optarg; break;
+        case 'c': o->client.connect = optarg; break;
+        case 'T': o->client.token_file = optarg; break;
         case 't':
-            if (!ms_client_parse_timeout(cmd, optarg, &o->timeout))
+            if (!ms_client_parse_timeout(cmd, optarg, &o->client.timeout))
                 return 2;
             break;
         case 's':
         case 'u':
-            if (filters) {
-                *(opt == 's' ? &o->state : &o->user) = optarg;
-                break;
-            }
-            /* only jobs takes --state and --user */
-            __attribute__((fallthrough));
+        case 'w':
+        case 'i':
+            if (!jobs_option(cmd, opt, optarg, o))
+                return 2;
+            break;
         default:
             ms_client_error(cmd, "unknown or incomplete option '%s'", argv[optind - 1]);
             fputs(help, stderr);
@@ -81,11 +111,9 @@ static int parse_opts(const char *cmd, int argc, char **argv, bool filters, int 
 static ms_client *open_client(const char *cmd, const struct client_opts *o, int *rc)
 {
     bool usage;
-    ms_client *c = ms_client_open(cmd, o->connect, o->token, &usage);
+    ms_client *c = ms_client_open_configured(cmd, &o->client, &usage);
     if (!c)
         *rc = usage ? 2 : 1;
-    else
-        ms_client_timeout(c, o->timeout);
     return c;
 }
 
@@ -210,17 +238,45 @@ static char *jobs_path(const char *user, const char *state)
 
 static const char JOBS_HELP[] =
     "usage: migsched jobs [--user NAME] [--state queued|running|done|failed|cancelled]\n"
-    "                     [--json] [--connect ...] [--token-file FILE] [--timeout S]\n"
+    "                     [--watch [--interval S]] [--json] [--connect ...]\n"
+    "                     [--token-file FILE] [--timeout S]\n"
     "  The daemon's jobs by id, every page of them: user, state, attempts, GPU@slot,\n"
     "  profile, exit status, name, reason (why it failed, was interrupted or waits; --json:\n"
     "  {\"jobs\": [...]} of all the pages). --user and --state: only that user's jobs, only\n"
-    "  jobs in that state. What the daemon sent is printed with control characters\n"
-    "  escaped (\\x1b, \\n, ...).\n" CLI_CLIENT_FLAGS_HELP;
+    "  jobs in that state. --watch: the list again every --interval seconds (default 2)\n"
+    "  until Ctrl-C or SIGTERM, redrawn on a terminal, else each list after an empty line.\n"
+    "  What the daemon sent is printed with control characters escaped (\\x1b, \\n, "
+    "...).\n" CLI_CLIENT_FLAGS_HELP;
+
+/* One listing of the jobs: the table, or {"jobs": [...]} with --json. */
+struct listing {
+    ms_client *c;
+    const char *path;
+    bool json;
+};
+
+static int list_jobs(void *arg)
+{
+    const struct listing *l = arg;
+    json_t *all = l->json ? json_array() : NULL;
+    if (l->json && !all) {
+        ms_client_error("jobs", "out of memory");
+        return 1;
+    }
+    if (!l->json)
+        printf(JOBS_ROW, "id", "user", "state", "attempts", "gpu@slot", "profile", "exit", "name",
+               "reason");
+    int rc = each_job(l->c, "jobs", l->path, l->json ? append_job : print_job_row, all);
+    if (l->json && !rc)
+        return cli_reply_print_json("jobs", json_pack("{s:o}", "jobs", all));
+    json_decref(all);
+    return rc;
+}
 
 int cmd_jobs(int argc, char **argv)
 {
     struct client_opts o;
-    int rc = parse_opts("jobs", argc, argv, true, 0, JOBS_HELP, &o);
+    int rc = parse_opts("jobs", argc, argv, cmd_jobs_options, 0, JOBS_HELP, &o);
     if (rc >= 0)
         return rc;
     if (o.state && !known_state(o.state)) {
@@ -234,25 +290,23 @@ int cmd_jobs(int argc, char **argv)
         ms_client_error("jobs", "--user: expected a user name (1 to %d bytes)", MAX_USER_LEN);
         return 2;
     }
+    if (o.interval_given && !o.watch) {
+        ms_client_error("jobs", "--interval goes with --watch");
+        return 2;
+    }
     ms_client *c = open_client("jobs", &o, &rc);
     if (!c)
         return rc;
     char *path = jobs_path(o.user, o.state);
-    json_t *all = o.json ? json_array() : NULL;
-    if (!path || (o.json && !all)) {
+    struct listing l = {c, path, o.json};
+    if (!path) {
         ms_client_error("jobs", "out of memory");
         rc = 1;
     } else {
-        if (!o.json)
-            printf(JOBS_ROW, "id", "user", "state", "attempts", "gpu@slot", "profile", "exit",
-                   "name", "reason");
-        rc = each_job(c, "jobs", path, o.json ? append_job : print_job_row, all);
+        rc = o.watch ? cli_watch("migsched jobs", o.interval, list_jobs, &l) : list_jobs(&l);
     }
     free(path);
     ms_client_close(c);
-    if (o.json && !rc)
-        return cli_reply_print_json("jobs", json_pack("{s:o}", "jobs", all));
-    json_decref(all);
     return rc;
 }
 
@@ -265,7 +319,7 @@ static const char CANCEL_HELP[] =
 int cmd_cancel(int argc, char **argv)
 {
     struct client_opts o;
-    int rc = parse_opts("cancel", argc, argv, false, 1, CANCEL_HELP, &o);
+    int rc = parse_opts("cancel", argc, argv, cmd_client_options, 1, CANCEL_HELP, &o);
     if (rc >= 0)
         return rc;
     long id;
@@ -334,7 +388,7 @@ static void print_gpu(json_t *g)
 int cmd_status(int argc, char **argv)
 {
     struct client_opts o;
-    int rc = parse_opts("status", argc, argv, false, 0, STATUS_HELP, &o);
+    int rc = parse_opts("status", argc, argv, cmd_client_options, 0, STATUS_HELP, &o);
     if (rc >= 0)
         return rc;
     ms_client *c = open_client("status", &o, &rc);

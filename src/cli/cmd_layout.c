@@ -28,22 +28,23 @@ static void usage(FILE *f)
                "  -o        output file (default stdout)\n");
 }
 
+const struct option cmd_layout_options[] = {{"at", required_argument, 0, 'a'},
+                                            {"format", required_argument, 0, 'f'},
+                                            {"json", no_argument, 0, 'j'},
+                                            {"name", required_argument, 0, 'n'},
+                                            CLI_LONG_GPU,
+                                            CLI_LONG_OUTPUT,
+                                            {"help", no_argument, 0, 'h'},
+                                            {0, 0, 0, 0}};
+
 int cmd_layout(int argc, char **argv)
 {
-    static const struct option opts[] = {{"at", required_argument, 0, 'a'},
-                                         {"format", required_argument, 0, 'f'},
-                                         {"json", no_argument, 0, 'j'},
-                                         {"name", required_argument, 0, 'n'},
-                                         CLI_LONG_GPU,
-                                         CLI_LONG_OUTPUT,
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
     double at = NAN;
     const char *format = "mig-parted", *name = "migsched";
     cli_common co = {.cmd = "layout", .takes = CLI_GPU | CLI_OUTPUT, .output = "-"};
     int c, rc;
     optind = 1;
-    while ((c = cli_next_option(&co, argc, argv, "a:f:n:g:o:h", opts, NULL)) != -1) {
+    while ((c = cli_next_option(&co, argc, argv, "a:f:n:g:o:h", cmd_layout_options, NULL)) != -1) {
         switch (c) {
         case 'a':
             if (!cli_parse_double(optarg, -DBL_MAX, DBL_MAX, &at)) {

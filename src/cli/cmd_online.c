@@ -122,7 +122,7 @@ enum {
     O_SUMMARY
 };
 
-static const struct option long_opts[] = {
+const struct option cmd_online_options[] = {
     CLI_LONG_GPU,
     {"gpus", required_argument, 0, O_GPUS},
     {"trace", required_argument, 0, O_TRACE},
@@ -169,7 +169,7 @@ static int parse(int argc, char **argv, online_opts *o, void (*usage)(FILE *))
     double v = 0;
     int c;
     optind = 1;
-    while ((c = cli_next_option(&o->co, argc, argv, "g:h", long_opts, NULL)) != -1) {
+    while ((c = cli_next_option(&o->co, argc, argv, "g:h", cmd_online_options, NULL)) != -1) {
         int rc;
         rc = 0;
         switch (c) {

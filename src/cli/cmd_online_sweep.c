@@ -87,23 +87,24 @@ enum {
     O_PLOT
 };
 
-static const struct option opts[] = {CLI_LONG_GPU,
-                                     {"gpus", required_argument, 0, O_GPUS},
-                                     {"jobs", required_argument, 0, O_JOBS},
-                                     {"seeds", required_argument, 0, O_SEEDS},
-                                     {"seed", required_argument, 0, O_SEED},
-                                     {"mix", required_argument, 0, O_MIX},
-                                     {"service", required_argument, 0, O_SERVICE},
-                                     {"service-times", required_argument, 0, O_TIMES},
-                                     {"policies", required_argument, 0, O_POLICIES},
-                                     {"load", required_argument, 0, O_LOAD},
-                                     {"tau", required_argument, 0, O_TAU},
-                                     {"kappa", required_argument, 0, O_KAPPA},
-                                     {"migration-cost", required_argument, 0, O_MIGCOST},
-                                     {"csv", required_argument, 0, O_CSV},
-                                     {"plot", required_argument, 0, O_PLOT},
-                                     {"help", no_argument, 0, 'h'},
-                                     {0, 0, 0, 0}};
+const struct option cmd_online_sweep_options[] = {
+    CLI_LONG_GPU,
+    {"gpus", required_argument, 0, O_GPUS},
+    {"jobs", required_argument, 0, O_JOBS},
+    {"seeds", required_argument, 0, O_SEEDS},
+    {"seed", required_argument, 0, O_SEED},
+    {"mix", required_argument, 0, O_MIX},
+    {"service", required_argument, 0, O_SERVICE},
+    {"service-times", required_argument, 0, O_TIMES},
+    {"policies", required_argument, 0, O_POLICIES},
+    {"load", required_argument, 0, O_LOAD},
+    {"tau", required_argument, 0, O_TAU},
+    {"kappa", required_argument, 0, O_KAPPA},
+    {"migration-cost", required_argument, 0, O_MIGCOST},
+    {"csv", required_argument, 0, O_CSV},
+    {"plot", required_argument, 0, O_PLOT},
+    {"help", no_argument, 0, 'h'},
+    {0, 0, 0, 0}};
 
 typedef struct sweep_opts {
     cli_common co; /* --gpu */
@@ -117,7 +118,7 @@ static int parse(int argc, char **argv, sweep_opts *o)
 {
     int c, at = -1;
     optind = 1;
-    while ((c = cli_next_option(&o->co, argc, argv, "g:h", opts, &at)) != -1) {
+    while ((c = cli_next_option(&o->co, argc, argv, "g:h", cmd_online_sweep_options, &at)) != -1) {
         bool ok = true;
         switch (c) {
         case O_GPUS: ok = cli_parse_int(optarg, 1, 1 << 20, &o->gpus); break;
@@ -138,7 +139,7 @@ static int parse(int argc, char **argv, sweep_opts *o)
         default: usage(stderr); return 2;
         }
         if (!ok)
-            return bad_value(at >= 0 ? opts[at].name : "?", optarg);
+            return bad_value(at >= 0 ? cmd_online_sweep_options[at].name : "?", optarg);
     }
     if (o->co.status)
         return o->co.status;

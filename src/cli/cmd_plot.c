@@ -72,14 +72,15 @@ static int read_file_labels(const char *path, const ms_schedule *s, file_labels 
     return MS_OK;
 }
 
+const struct option cmd_plot_options[] = {CLI_LONG_OUTPUT,
+                                          {"workload", required_argument, 0, 'w'},
+                                          CLI_LONG_GPU,
+                                          {"title", required_argument, 0, 't'},
+                                          {"help", no_argument, 0, 'h'},
+                                          {0, 0, 0, 0}};
+
 int cmd_plot(int argc, char **argv)
 {
-    static const struct option opts[] = {CLI_LONG_OUTPUT,
-                                         {"workload", required_argument, 0, 'w'},
-                                         CLI_LONG_GPU,
-                                         {"title", required_argument, 0, 't'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--curves") || !strncmp(argv[i], "--curves=", 9))
             return cmd_plot_curves(argc, argv);
@@ -87,7 +88,7 @@ int cmd_plot(int argc, char **argv)
     cli_common co = {.cmd = "plot", .takes = CLI_GPU | CLI_OUTPUT};
     int c, rc;
     optind = 1;
-    while ((c = cli_next_option(&co, argc, argv, "o:w:g:t:h", opts, NULL)) != -1) {
+    while ((c = cli_next_option(&co, argc, argv, "o:w:g:t:h", cmd_plot_options, NULL)) != -1) {
         switch (c) {
         case 'w': wpath = optarg; break;
         case 't': title = optarg; break;

@@ -62,15 +62,16 @@ typedef struct curve_args {
     const char *out, *title;
 } curve_args;
 
+const struct option cmd_plot_curves_options[] = {
+    {"curves", 1, 0, 'c'}, CLI_LONG_OUTPUT,      {"x", 1, 0, 'x'},    {"y", 1, 0, 'y'},
+    {"label", 1, 0, 'l'},  {"title", 1, 0, 't'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+
 static int parse_args(int argc, char **argv, curve_args *a)
 {
-    static const struct option opts[] = {
-        {"curves", 1, 0, 'c'}, CLI_LONG_OUTPUT,      {"x", 1, 0, 'x'},    {"y", 1, 0, 'y'},
-        {"label", 1, 0, 'l'},  {"title", 1, 0, 't'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
     cli_common co = {.cmd = "plot", .takes = CLI_OUTPUT};
     optind = 1;
     int ch;
-    while ((ch = cli_next_option(&co, argc, argv, "o:h", opts, NULL)) != -1) {
+    while ((ch = cli_next_option(&co, argc, argv, "o:h", cmd_plot_curves_options, NULL)) != -1) {
         const char *bad = NULL;
         switch (ch) {
         case 'c':

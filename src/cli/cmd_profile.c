@@ -69,25 +69,27 @@ static int write_outputs(const ms_workload *w, const ms_gpu_model *m, const char
     return rc;
 }
 
+const struct option cmd_profile_options[] = {{"device", required_argument, 0, 'd'},
+                                             {"reps", required_argument, 0, 'r'},
+                                             CLI_LONG_OUTPUT,
+                                             {"gpu-model-out", required_argument, 0, 'm'},
+                                             {"backend", required_argument, 0, 'b'},
+                                             {"sizes", required_argument, 0, 's'},
+                                             CLI_LONG_GPU,
+                                             {"logs", required_argument, 0, 'l'},
+                                             {"journal", required_argument, 0, 'j'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {0, 0, 0, 0}};
+
 int cmd_profile(int argc, char **argv)
 {
-    static const struct option opts[] = {{"device", required_argument, 0, 'd'},
-                                         {"reps", required_argument, 0, 'r'},
-                                         CLI_LONG_OUTPUT,
-                                         {"gpu-model-out", required_argument, 0, 'm'},
-                                         {"backend", required_argument, 0, 'b'},
-                                         {"sizes", required_argument, 0, 's'},
-                                         CLI_LONG_GPU,
-                                         {"logs", required_argument, 0, 'l'},
-                                         {"journal", required_argument, 0, 'j'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
     ms_profile_options o = {.backend = "nvml", .reps = 1};
     const char *model_out = NULL;
     cli_common co = {.cmd = "profile", .takes = CLI_GPU | CLI_OUTPUT};
     int c, rc;
     optind = 1;
-    while ((c = cli_next_option(&co, argc, argv, "d:r:o:m:b:s:g:l:j:h", opts, NULL)) != -1) {
+    while ((c = cli_next_option(&co, argc, argv, "d:r:o:m:b:s:g:l:j:h", cmd_profile_options,
+                                NULL)) != -1) {
         switch (c) {
         case 'd':
             if (!cli_parse_int(optarg, 0, INT_MAX, &o.device))

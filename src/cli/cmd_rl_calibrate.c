@@ -91,18 +91,19 @@ static int measure(const ms_rl_model *m, const ms_gpu_model *gpu, ms_gen_params 
     return MS_OK;
 }
 
+const struct option cmd_rl_calibrate_options[] = {
+    {"model", 1, 0, 'm'}, {"passes", 1, 0, 'p'}, {"rollout", 1, 0, 'r'},
+    {"sets", 1, 0, 'd'},  CLI_LONG_SEED,         {"help", 0, 0, 'h'},
+    {0, 0, 0, 0}};
+
 /* Returns -1 when the arguments are good, else the exit status (0 after --help). */
 static int parse_args(int argc, char **argv, calib_args *a)
 {
-    static const struct option longopts[] = {
-        {"model", 1, 0, 'm'}, {"passes", 1, 0, 'p'}, {"rollout", 1, 0, 'r'},
-        {"sets", 1, 0, 'd'},  CLI_LONG_SEED,         {"help", 0, 0, 'h'},
-        {0, 0, 0, 0}};
     /* -o has no long form here */
     cli_common co = {.cmd = "rl-calibrate", .takes = CLI_SEED | CLI_OUTPUT, .seed = a->seed};
     int ch, li = -1;
     optind = 1;
-    while ((ch = cli_next_option(&co, argc, argv, "o:h", longopts, &li)) != -1) {
+    while ((ch = cli_next_option(&co, argc, argv, "o:h", cmd_rl_calibrate_options, &li)) != -1) {
         const char *bad = NULL; /* what the option's value should have been */
         switch (ch) {
         case 'm': a->model = optarg; break;
@@ -122,8 +123,8 @@ static int parse_args(int argc, char **argv, calib_args *a)
         default: usage(stderr); return 2;
         }
         if (bad)
-            return cli_usage_error("rl-calibrate", NULL, "--%s: '%s' is not %s", longopts[li].name,
-                                   optarg, bad);
+            return cli_usage_error("rl-calibrate", NULL, "--%s: '%s' is not %s",
+                                   cmd_rl_calibrate_options[li].name, optarg, bad);
     }
     if (co.status)
         return co.status;

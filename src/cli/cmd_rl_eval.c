@@ -165,10 +165,7 @@ static int split_list(char *list, ms_rl_eval *e)
     return 0;
 }
 
-/* Returns -1 when the arguments are good, else the exit status (0 after --help). */
-static int parse_args(int argc, char **argv, eval_args *a)
-{
-    static const struct option longopts[] = {{"model", 1, 0, 'm'},
+const struct option cmd_rl_eval_options[] = {{"model", 1, 0, 'm'},
                                              CLI_LONG_GPU,
                                              {"preset", 1, 0, 'p'},
                                              {"sets", 1, 0, 'd'},
@@ -183,10 +180,14 @@ static int parse_args(int argc, char **argv, eval_args *a)
                                              {"by-batch", 0, 0, 'b'},
                                              {"help", 0, 0, 'h'},
                                              {0, 0, 0, 0}};
+
+/* Returns -1 when the arguments are good, else the exit status (0 after --help). */
+static int parse_args(int argc, char **argv, eval_args *a)
+{
     cli_common co = {.cmd = "rl-eval", .takes = CLI_GPU | CLI_SEED | CLI_JSON, .seed = a->seed};
     int ch, li = -1;
     optind = 1;
-    while ((ch = cli_next_option(&co, argc, argv, "h", longopts, &li)) != -1) {
+    while ((ch = cli_next_option(&co, argc, argv, "h", cmd_rl_eval_options, &li)) != -1) {
         switch (ch) {
         case 'm': a->model = optarg; break;
         case 'p': a->preset = optarg; break;
@@ -217,7 +218,7 @@ static int parse_args(int argc, char **argv, eval_args *a)
                 return cli_usage_error("rl-eval", NULL,
                                        "--%s: '%s' is not an integer in "
                                        "1..1000000",
-                                       longopts[li].name, optarg);
+                                       cmd_rl_eval_options[li].name, optarg);
             break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;

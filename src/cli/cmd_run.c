@@ -201,9 +201,7 @@ static int run(const char *plan, const char *workload, const char *gpu, const ch
     return status;
 }
 
-int cmd_run(int argc, char **argv)
-{
-    static const struct option opts[] = {{"workload", required_argument, 0, 'w'},
+const struct option cmd_run_options[] = {{"workload", required_argument, 0, 'w'},
                                          {"device", required_argument, 0, 'd'},
                                          {"backend", required_argument, 0, 'b'},
                                          {"dry-run", no_argument, 0, 'n'},
@@ -226,6 +224,9 @@ int cmd_run(int argc, char **argv)
                                          {"force", no_argument, 0, 'F'},
                                          {"initial", required_argument, 0, 'I'},
                                          {0, 0, 0, 0}};
+
+int cmd_run(int argc, char **argv)
+{
     const char *mps[3] = {NULL, NULL, NULL};
     ms_run_options o = {.backend = "nvml", .progress = stderr};
     const char *workload = NULL, *report = NULL;
@@ -233,7 +234,8 @@ int cmd_run(int argc, char **argv)
     bool do_cleanup = false, force = false;
     int c;
     optind = 1;
-    while ((c = cli_next_option(&co, argc, argv, "w:d:b:nl:f:r:j:t:g:qh", opts, NULL)) != -1) {
+    while ((c = cli_next_option(&co, argc, argv, "w:d:b:nl:f:r:j:t:g:qh", cmd_run_options, NULL)) !=
+           -1) {
         switch (c) {
         case 'w': workload = optarg; break;
         case 'd':

@@ -191,35 +191,36 @@ typedef struct schedule_args {
     ms_offline_options opt;
 } schedule_args;
 
+const struct option cmd_schedule_options[] = {CLI_LONG_GPU,
+                                              CLI_LONG_GPUS,
+                                              {"algo", required_argument, 0, 'a'},
+                                              {"batch", required_argument, 0, 'b'},
+                                              {"concat", required_argument, 0, 'c'},
+                                              {"refine-iters", required_argument, 0, 'k'},
+                                              {"refine-min-gain", required_argument, 0, 'm'},
+                                              CLI_LONG_SEED,
+                                              {"tree", no_argument, 0, 't'},
+                                              CLI_LONG_JSON,
+                                              {"model", required_argument, 0, 'M'},
+                                              {"online", no_argument, 0, 'O'},
+                                              {"timings", no_argument, 0, 'T'},
+                                              {"paper-family", no_argument, 0, 'P'},
+                                              {"four-runs-three", no_argument, 0, 'F'},
+                                              {"tie-right-first", no_argument, 0, 'R'},
+                                              {"time-budget", required_argument, 0, 'B'},
+                                              CLI_LONG_THREADS,
+                                              {"node-limit", required_argument, 0, 'N'},
+                                              {"rl-queue", required_argument, 0, 'Q'},
+                                              {"no-guard", no_argument, 0, 'U'},
+                                              {"rl-rollout", required_argument, 0, 'L'},
+                                              {"rl-rollout-gap", required_argument, 0, 'D'},
+                                              {"help", no_argument, 0, 'h'},
+                                              {"initial", required_argument, 0, 'I'},
+                                              {0, 0, 0, 0}};
+
 /* Returns -1 when the arguments are good, else the exit status (0 after --help). */
 static int parse_args(int argc, char **argv, schedule_args *a)
 {
-    static const struct option opts[] = {CLI_LONG_GPU,
-                                         CLI_LONG_GPUS,
-                                         {"algo", required_argument, 0, 'a'},
-                                         {"batch", required_argument, 0, 'b'},
-                                         {"concat", required_argument, 0, 'c'},
-                                         {"refine-iters", required_argument, 0, 'k'},
-                                         {"refine-min-gain", required_argument, 0, 'm'},
-                                         CLI_LONG_SEED,
-                                         {"tree", no_argument, 0, 't'},
-                                         CLI_LONG_JSON,
-                                         {"model", required_argument, 0, 'M'},
-                                         {"online", no_argument, 0, 'O'},
-                                         {"timings", no_argument, 0, 'T'},
-                                         {"paper-family", no_argument, 0, 'P'},
-                                         {"four-runs-three", no_argument, 0, 'F'},
-                                         {"tie-right-first", no_argument, 0, 'R'},
-                                         {"time-budget", required_argument, 0, 'B'},
-                                         CLI_LONG_THREADS,
-                                         {"node-limit", required_argument, 0, 'N'},
-                                         {"rl-queue", required_argument, 0, 'Q'},
-                                         {"no-guard", no_argument, 0, 'U'},
-                                         {"rl-rollout", required_argument, 0, 'L'},
-                                         {"rl-rollout-gap", required_argument, 0, 'D'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {"initial", required_argument, 0, 'I'},
-                                         {0, 0, 0, 0}};
     cli_common co = {.cmd = "schedule",
                      .takes = CLI_GPU | CLI_GPUS | CLI_SEED | CLI_JSON | CLI_THREADS | CLI_OUTPUT,
                      .say = CLI_SAY_MUST_BE,
@@ -232,7 +233,8 @@ static int parse_args(int argc, char **argv, schedule_args *a)
     int c, bad = 0;
     const char *rl_only = NULL;
     optind = 1;
-    while (!bad && (c = cli_next_option(&co, argc, argv, "g:o:h", opts, NULL)) != -1) {
+    while (!bad &&
+           (c = cli_next_option(&co, argc, argv, "g:o:h", cmd_schedule_options, NULL)) != -1) {
         switch (c) {
         case 'a': a->algo = optarg; break;
         case 'b': bad = parse_int("--batch", optarg, 1, INT_MAX, &a->opt.batch); break;

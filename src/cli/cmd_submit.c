@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "daemon_reply.h"
 #include "migsched/client.h"
+#include "migsched/client_conf.h"
 #include "migsched/io.h"
 #include "migsched/workload.h"
 
@@ -225,30 +226,31 @@ static int post_all(ms_client *c, json_t *jobs, const char *file, bool as_json)
     return rc;
 }
 
+const struct option cmd_submit_options[] = {{"profile", required_argument, 0, 'p'},
+                                            {"slices", required_argument, 0, 's'},
+                                            {"seconds", required_argument, 0, 'S'},
+                                            {"times", required_argument, 0, 't'},
+                                            {"name", required_argument, 0, 'n'},
+                                            {"cwd", required_argument, 0, 'd'},
+                                            {"env", required_argument, 0, 'e'},
+                                            {"on-interrupt", required_argument, 0, 'i'},
+                                            {"file", required_argument, 0, 'f'},
+                                            {"connect", required_argument, 0, 'c'},
+                                            {"token-file", required_argument, 0, 'T'},
+                                            CLI_LONG_JSON,
+                                            {"timeout", required_argument, 0, 'o'},
+                                            {"help", no_argument, 0, 'h'},
+                                            {0, 0, 0, 0}};
+
 int cmd_submit(int argc, char **argv)
 {
-    static const struct option opts[] = {{"profile", required_argument, 0, 'p'},
-                                         {"slices", required_argument, 0, 's'},
-                                         {"seconds", required_argument, 0, 'S'},
-                                         {"times", required_argument, 0, 't'},
-                                         {"name", required_argument, 0, 'n'},
-                                         {"cwd", required_argument, 0, 'd'},
-                                         {"env", required_argument, 0, 'e'},
-                                         {"on-interrupt", required_argument, 0, 'i'},
-                                         {"file", required_argument, 0, 'f'},
-                                         {"connect", required_argument, 0, 'c'},
-                                         {"token-file", required_argument, 0, 'T'},
-                                         CLI_LONG_JSON,
-                                         {"timeout", required_argument, 0, 'o'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
     struct one_job f = {.env = json_object()};
-    const char *file = NULL, *connect = NULL, *token = NULL;
-    double timeout = MS_CLIENT_DEFAULT_TIMEOUT;
+    const char *file = NULL;
+    ms_client_flags cf = {0};
     int opt, rc = 2;
     cli_common co = {.cmd = CMD, .takes = CLI_JSON};
     opterr = 0;
-    while ((opt = cli_next_option(&co, argc, argv, "+h", opts, NULL)) != -1) {
+    while ((opt = cli_next_option(&co, argc, argv, "+h", cmd_submit_options, NULL)) != -1) {
         switch (opt) {
         case 'p': f.profile = optarg; break;
         case 's':
@@ -289,10 +291,10 @@ int cmd_submit(int argc, char **argv)
             f.on_interrupt = optarg;
             break;
         case 'f': file = optarg; break;
-        case 'c': connect = optarg; break;
-        case 'T': token = optarg; break;
+        case 'c': cf.connect = optarg; break;
+        case 'T': cf.token_file = optarg; break;
         case 'o':
-            if (!ms_client_parse_timeout(CMD, optarg, &timeout))
+            if (!ms_client_parse_timeout(CMD, optarg, &cf.timeout))
                 goto out;
             break;
         case 'h':
@@ -321,9 +323,7 @@ int cmd_submit(int argc, char **argv)
         goto out;
     }
     bool usage_err;
-    ms_client *c = ms_client_open(CMD, connect, token, &usage_err);
-    if (c)
-        ms_client_timeout(c, timeout);
+    ms_client *c = ms_client_open_configured(CMD, &cf, &usage_err);
     rc = c ? post_all(c, jobs, file, co.json) : usage_err ? 2 : 1;
     ms_client_close(c);
     json_decref(jobs);

@@ -118,52 +118,53 @@ typedef struct train_opts {
     bool given[TUNE_N];
 } train_opts;
 
+const struct option cmd_train_options[] = {CLI_LONG_GPU,
+                                           {"preset", 1, 0, 'p'},
+                                           {"steps", 1, 0, 's'},
+                                           {"out", 1, 0, 'o'},
+                                           {"n-batch", 1, 0, 'N'},
+                                           {"levels", 1, 0, 'M'},
+                                           {"encoding", 1, 0, 'E'},
+                                           {"no-direct", 0, 0, 'D'},
+                                           {"online", 0, 0, 'O'},
+                                           {"hidden", 1, 0, 'H'},
+                                           {"envs", 1, 0, 'e'},
+                                           {"rollout", 1, 0, 'T'},
+                                           {"epochs", 1, 0, 'k'},
+                                           {"minibatch", 1, 0, 'b'},
+                                           {"lr", 1, 0, 'l'},
+                                           {"threads", 1, 0, 'j'},
+                                           {"seed", 1, 0, 'S'},
+                                           {"eval-every", 1, 0, 'v'},
+                                           {"eval-sets", 1, 0, 'd'},
+                                           {"eval-tasks", 1, 0, 't'},
+                                           {"resume", 0, 0, 'r'},
+                                           {"slim", 0, 0, 'L'},
+                                           {"separate", 0, 0, 'P'},
+                                           {"ent-coef", 1, 0, 'C'},
+                                           {"paper-ppo", 0, 0, 'A'},
+                                           {"paper-episodes", 0, 0, 'Y'},
+                                           {"lr-decay", 1, 0, 'y'},
+                                           {"lr-min", 1, 0, 'm'},
+                                           {"fine-tune", 0, 0, 'F'},
+                                           {"sorted-share", 1, 0, 'x'},
+                                           {"sorted-tasks", 1, 0, 'X'},
+                                           {"async-reconfig", 0, 0, 'Z'},
+                                           {"help", 0, 0, 'h'},
+                                           {"longest-first", 0, 0, 'G'},
+                                           {"soonest-placement", 0, 0, 'Q'},
+                                           {"imitate-share", 1, 0, 'i'},
+                                           {"imitate-width", 1, 0, 'w'},
+                                           {"imitate-coef", 1, 0, 'c'},
+                                           {"demonstrate-share", 1, 0, 'W'},
+                                           {"demonstrator", 1, 0, 'R'},
+                                           {0, 0, 0, 0}};
+
 static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
 {
-    static const struct option longopts[] = {CLI_LONG_GPU,
-                                             {"preset", 1, 0, 'p'},
-                                             {"steps", 1, 0, 's'},
-                                             {"out", 1, 0, 'o'},
-                                             {"n-batch", 1, 0, 'N'},
-                                             {"levels", 1, 0, 'M'},
-                                             {"encoding", 1, 0, 'E'},
-                                             {"no-direct", 0, 0, 'D'},
-                                             {"online", 0, 0, 'O'},
-                                             {"hidden", 1, 0, 'H'},
-                                             {"envs", 1, 0, 'e'},
-                                             {"rollout", 1, 0, 'T'},
-                                             {"epochs", 1, 0, 'k'},
-                                             {"minibatch", 1, 0, 'b'},
-                                             {"lr", 1, 0, 'l'},
-                                             {"threads", 1, 0, 'j'},
-                                             {"seed", 1, 0, 'S'},
-                                             {"eval-every", 1, 0, 'v'},
-                                             {"eval-sets", 1, 0, 'd'},
-                                             {"eval-tasks", 1, 0, 't'},
-                                             {"resume", 0, 0, 'r'},
-                                             {"slim", 0, 0, 'L'},
-                                             {"separate", 0, 0, 'P'},
-                                             {"ent-coef", 1, 0, 'C'},
-                                             {"paper-ppo", 0, 0, 'A'},
-                                             {"paper-episodes", 0, 0, 'Y'},
-                                             {"lr-decay", 1, 0, 'y'},
-                                             {"lr-min", 1, 0, 'm'},
-                                             {"fine-tune", 0, 0, 'F'},
-                                             {"sorted-share", 1, 0, 'x'},
-                                             {"sorted-tasks", 1, 0, 'X'},
-                                             {"async-reconfig", 0, 0, 'Z'},
-                                             {"help", 0, 0, 'h'},
-                                             {"longest-first", 0, 0, 'G'},
-                                             {"soonest-placement", 0, 0, 'Q'},
-                                             {"imitate-share", 1, 0, 'i'},
-                                             {"imitate-width", 1, 0, 'w'},
-                                             {"imitate-coef", 1, 0, 'c'},
-                                             {"demonstrate-share", 1, 0, 'W'},
-                                             {"demonstrator", 1, 0, 'R'},
-                                             {0, 0, 0, 0}};
     optind = 1;
     int ch, li = -1;
-    while ((li = -1, ch = cli_next_option(&o->co, argc, argv, "h", longopts, &li)) != -1) {
+    while ((li = -1, ch = cli_next_option(&o->co, argc, argv, "h", cmd_train_options, &li)) != -1) {
         char *end = NULL;
         long v = optarg ? strtol(optarg, &end, 10) : 0;
         bool num_ok = optarg && *optarg && end && !*end && v >= 0;
@@ -316,7 +317,7 @@ static int parse_args(int argc, char **argv, train_opts *o, ms_train_config *c)
         continue;
     bad:
         return cli_usage_error("train", NULL, "--%s: bad value '%s' (see --help)",
-                               li >= 0 ? longopts[li].name : "?", optarg);
+                               li >= 0 ? cmd_train_options[li].name : "?", optarg);
     }
     if (o->co.status)
         return o->co.status;

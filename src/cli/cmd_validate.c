@@ -114,21 +114,18 @@ static int check(const validate_args *a)
     return rc;
 }
 
+const struct option cmd_validate_options[] = {
+    {"workload", required_argument, 0, 'w'}, CLI_LONG_GPU,  {"gantt", no_argument, 0, 'T'},
+    {"width", required_argument, 0, 'W'},    CLI_LONG_JSON, {"initial", required_argument, 0, 'i'},
+    {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
+
 int cmd_validate(int argc, char **argv)
 {
-    static const struct option opts[] = {{"workload", required_argument, 0, 'w'},
-                                         CLI_LONG_GPU,
-                                         {"gantt", no_argument, 0, 'T'},
-                                         {"width", required_argument, 0, 'W'},
-                                         CLI_LONG_JSON,
-                                         {"initial", required_argument, 0, 'i'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
     validate_args a = {.width = 80, .initial = "empty"};
     cli_common co = {.cmd = "validate", .takes = CLI_GPU | CLI_JSON};
     int c;
     optind = 1;
-    while ((c = cli_next_option(&co, argc, argv, "w:g:h", opts, NULL)) != -1) {
+    while ((c = cli_next_option(&co, argc, argv, "w:g:h", cmd_validate_options, NULL)) != -1) {
         switch (c) {
         case 'w': a.workload = optarg; break;
         case 'T': a.gantt = true; break;

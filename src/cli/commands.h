@@ -2,6 +2,8 @@
 #ifndef MIGSCHED_CLI_COMMANDS_H
 #define MIGSCHED_CLI_COMMANDS_H
 
+#include <getopt.h>
+
 #include "migsched/client.h"
 
 /* Each returns the process exit status; argv[0] is the subcommand name. */
@@ -34,14 +36,32 @@ int cmd_jobs(int argc, char **argv);
 int cmd_cancel(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 
+/* Each command's long options, its getopt_long table: the command reads them, and
+ * `migsched completion` completes them. */
+extern const struct option cmd_gpus_options[], cmd_partitions_options[], cmd_generate_options[],
+    cmd_bounds_options[], cmd_schedule_options[], cmd_validate_options[], cmd_compare_options[],
+    cmd_experiment_options[], cmd_train_options[], cmd_rl_eval_options[],
+    cmd_rl_calibrate_options[], cmd_plot_options[], cmd_plot_curves_options[], cmd_run_options[],
+    cmd_layout_options[], cmd_apply_options[], cmd_export_options[], cmd_profile_options[],
+    cmd_online_options[], cmd_online_sweep_options[], cmd_cosched_options[],
+    cmd_cosched_generate_options[], cmd_cosched_experiment_options[], cmd_hier_options[],
+    cmd_hier_experiment_options[], cmd_hier_setups_options[], cmd_hier_train_options[],
+    cmd_submit_options[], cmd_jobs_options[], cmd_client_options[];
+
 /* The common flags of the client commands, for their --help texts. */
 #define CLI_STR_(x) #x
 #define CLI_STR(x)  CLI_STR_(x)
-#define CLI_CLIENT_FLAGS_HELP                                                        \
-    "  --connect unix:PATH | http://127.0.0.1:PORT   the daemon "                    \
-    "(default " MS_CLIENT_DEFAULT_CONNECT ")\n"                                      \
-    "  --token-file FILE   the bearer token for http:// (the daemon's token-file)\n" \
-    "  --timeout S         give up on a request after S seconds (default " CLI_STR(  \
-        MS_CLIENT_DEFAULT_TIMEOUT) ")\n"
+#define CLI_CLIENT_FLAGS_HELP                                                                    \
+    "  --connect unix:PATH | http://127.0.0.1:PORT   the daemon "                                \
+    "(default " MS_CLIENT_DEFAULT_CONNECT ")\n"                                                  \
+    "  --token-file FILE   the bearer token for http:// (mode 0600: the token alone)\n"          \
+    "  --timeout S         give up on a request after S seconds (default " CLI_STR(              \
+        MS_CLIENT_DEFAULT_TIMEOUT) ")\n"                                                         \
+                                   "  Unless given, --connect and --token-file come from "       \
+                                   "MIGSCHED_CONNECT and\n"                                      \
+                                   "  MIGSCHED_TOKEN_FILE, then from "                           \
+                                   "${XDG_CONFIG_HOME:-~/.config}/migsched/client.conf\n"        \
+                                   "  (connect = ..., token-file = ..., timeout = S), then the " \
+                                   "defaults.\n"
 
 #endif

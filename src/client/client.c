@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <curl/curl.h>
 
@@ -64,19 +65,26 @@ void ms_client_timeout(ms_client *c, double seconds)
     curl_easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT_MS, ms);
 }
 
-bool ms_client_parse_timeout(const char *cmd, const char *arg, double *seconds)
+bool ms_client_timeout_valid(const char *arg, double *seconds)
 {
     char *end;
     errno = 0;
     double v = strtod(arg, &end);
-    if (end == arg || *end || errno || !(v > 0 && v <= MS_CLIENT_MAX_TIMEOUT)) {
+    if (end == arg || *end || errno || !(v > 0 && v <= MS_CLIENT_MAX_TIMEOUT))
+        return false;
+    *seconds = v;
+    return true;
+}
+
+bool ms_client_parse_timeout(const char *cmd, const char *arg, double *seconds)
+{
+    if (!ms_client_timeout_valid(arg, seconds)) {
         ms_client_error(cmd,
                         "--timeout: expected a number of seconds in (0, %d], not "
                         "\"%.40s\"",
                         MS_CLIENT_MAX_TIMEOUT, arg);
         return false;
     }
-    *seconds = v;
     return true;
 }
 
@@ -118,24 +126,53 @@ static size_t on_data(char *p, size_t size, size_t n, void *cls)
     return k;
 }
 
-/* "Authorization: Bearer TOKEN" from the token file's first line: the token alone (a
- * user's own file), or `USER TOKEN` (a line of the daemon's token-file). */
+/* A token file others may read or write is refused, as ssh refuses such a key: the token
+ * is a password. */
+static int token_file_private(const ms_client *c, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st)) {
+        ms_client_error(c->cmd, "cannot read the token file %s: %s", path, strerror(errno));
+        return 1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        ms_client_error(c->cmd, "the token file %s is not a regular file", path);
+        return 1;
+    }
+    if (st.st_mode & 077) {
+        ms_client_error(c->cmd,
+                        "the token file %s is open to others (mode %04o): it must be readable "
+                        "by its owner only (chmod 600 %s)",
+                        path, (unsigned)(st.st_mode & 07777), path);
+        return 1;
+    }
+    return 0;
+}
+
+/* "Authorization: Bearer TOKEN" from the token file, which holds one line and nothing
+ * else: the token alone (a user's own file), or `USER TOKEN` (that user's line of the
+ * daemon's token-file, never the whole file). */
 static int token_header(ms_client *c, const char *path)
 {
     ms_error err;
     char *text;
     size_t len;
+    if (token_file_private(c, path))
+        return 1;
     if (ms_read_file(path, &text, &len, &err)) {
         ms_client_error(c->cmd, "%s", err.msg);
         return 1;
     }
-    text[strcspn(text, "\r\n")] = '\0';
+    char *rest = text + strcspn(text, "\r\n");
+    bool more = rest[strspn(rest, " \t\r\n")] != '\0';
+    *rest = '\0';
     char *save;
     const char *first = strtok_r(text, " \t", &save);
     const char *second = first ? strtok_r(NULL, " \t", &save) : NULL;
-    if (!first || (second && strtok_r(NULL, " \t", &save))) {
+    if (!first || more || (second && strtok_r(NULL, " \t", &save))) {
         free(text);
-        ms_client_error(c->cmd, "%s: expected a token (or USER TOKEN) on the first line", path);
+        ms_client_error(c->cmd, "%s: expected only the token (or one USER TOKEN line), on one line",
+                        path);
         return 1;
     }
     const char *token = second ? second : first;
@@ -154,14 +191,22 @@ static int token_header(ms_client *c, const char *path)
     return 0;
 }
 
+bool ms_client_connect_valid(const char *connect)
+{
+    if (strlen(connect) >= MS_CLIENT_CONNECT_LEN)
+        return false;
+    if (!strncmp(connect, "unix:", 5))
+        return connect[5] && strlen(connect + 5) < 108; /* sockaddr_un's sun_path */
+    return !strncmp(connect, "http://", 7);
+}
+
 ms_client *ms_client_open(const char *cmd, const char *connect, const char *token_file, bool *usage)
 {
     *usage = false;
     if (!connect)
         connect = MS_CLIENT_DEFAULT_CONNECT;
     bool unix_sock = !strncmp(connect, "unix:", 5);
-    if ((unix_sock && (!connect[5] || strlen(connect + 5) >= 108)) ||
-        (!unix_sock && strncmp(connect, "http://", 7)) || strlen(connect) >= 200) {
+    if (!ms_client_connect_valid(connect)) {
         ms_client_error(cmd,
                         "--connect: expected unix:PATH or http://127.0.0.1:PORT, not "
                         "\"%.80s\"",

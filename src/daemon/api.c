@@ -419,6 +419,12 @@ static void alloc_step(const md_api *api, const md_api_request *rq, const char *
         reply(rs, out, 200, o, &err);
         return;
     }
+    /* Mode batch refuses before Slurm is asked anything: the refusal, not Slurm's state. */
+    md_engine_outcome out = md_engine_alloc_mode(api->engine, &err);
+    if (out != MD_ENGINE_OK) {
+        md_api_error(rs, outcome_status(out), err.msg);
+        return;
+    }
     md_job_spec spec;
     if (alloc_spec(api, rq, job, &spec, &err)) {
         md_api_error(rs, 400, err.msg);
@@ -435,7 +441,7 @@ static void alloc_step(const md_api *api, const md_api_request *rq, const char *
     }
     free(spec.user);
     spec.user = NULL;
-    md_engine_outcome out = gres_check(api, &spec, &err);
+    out = gres_check(api, &spec, &err);
     if (out != MD_ENGINE_OK) {
         md_job_spec_free(&spec);
         md_api_error(rs, outcome_status(out), err.msg);

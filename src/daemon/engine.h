@@ -119,6 +119,9 @@ md_engine_outcome md_engine_plan(md_engine *e, char **schedule_json, ms_error *e
  * *alloc is the allocation's job JSON (GET /v1/jobs/{id}) with "steps" (the Slurm steps
  * holding it) and "gi_id" (its GPU instance id, null until placed). ---- */
 
+/* Whether this migschedd makes allocations: OK in mode online, else BAD_REQUEST with the
+ * reason in err (the mode is fixed at start: asked before anything else of a request). */
+md_engine_outcome md_engine_alloc_mode(const md_engine *e, ms_error *err);
 /* Adds `step` to the live (queued or running) allocation of Slurm job spec->slurm_job_id,
  * making one from spec (its profile) owned by owner when there is none: idempotent. Takes
  * the spec. CONFLICT: the live allocation has another profile; BAD_REQUEST: mode batch. */

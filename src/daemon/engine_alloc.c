@@ -245,22 +245,29 @@ static int alloc_new(md_engine *e, md_job_spec *spec, const md_job_owner *owner,
     return MS_OK;
 }
 
+md_engine_outcome md_engine_alloc_mode(const md_engine *e, ms_error *err)
+{
+    if (e->c->mode == MD_ONLINE)
+        return MD_ENGINE_OK;
+    ms_error_set(err, MS_EINVAL, "allocations need mode online (this migschedd plans batches)");
+    return MD_ENGINE_BAD_REQUEST;
+}
+
 md_engine_outcome md_engine_alloc_step(md_engine *e, md_job_spec *spec, const md_job_owner *owner,
                                        int64_t step, json_t **alloc, ms_error *err)
 {
     *alloc = NULL;
     int64_t slurm_id = spec->slurm_job_id;
-    md_engine_outcome o = MD_ENGINE_OK;
+    md_engine_outcome o = md_engine_alloc_mode(e, err);
+    if (o != MD_ENGINE_OK) {
+        md_job_spec_free(spec);
+        return o;
+    }
     pthread_mutex_lock(&e->mu);
     ei_settle(e); /* no start or end half done: the queue and the running set are stable */
     ei_run *run;
     md_job *j = find_live(e, slurm_id, &run);
-    if (e->c->mode != MD_ONLINE) {
-        ms_error_set(err, MS_EINVAL,
-                     "allocations need mode online (this migschedd plans "
-                     "batches)");
-        o = MD_ENGINE_BAD_REQUEST;
-    } else if (e->stopping) {
+    if (e->stopping) {
         ms_error_set(err, MS_EINVAL, "migschedd is stopping: no new allocations");
         o = MD_ENGINE_STOPPING;
     } else if (j && j->spec.profile != spec->profile) {

@@ -186,16 +186,26 @@ static int parse_placement_request(json_t *root, const ms_gpu_model *gpu, md_job
         if (!json_is_string(prof))
             return bad(err, "profile", "%s", "must be a string such as \"3g.20gb\"");
         s->profile = ms_gpu_profile_by_name(gpu, json_string_value(prof));
+        char names[MS_GPU_LIST_LEN];
+        ms_gpu_profiles_text(gpu, names, sizeof names);
         if (s->profile < 0)
-            return ms_error_set(err, MS_EINVAL, "job: profile: %s has no profile \"%.40s\"",
-                                gpu->name, json_string_value(prof));
+            return ms_error_set(err, MS_EINVAL,
+                                "job: profile: %s has no profile \"%.40s\" (its profiles: %s)",
+                                gpu->name, json_string_value(prof), names);
     } else {
-        json_int_t n = json_is_integer(sl) ? json_integer_value(sl) : -1;
+        char sizes[MS_GPU_LIST_LEN];
+        ms_gpu_sizes_text(gpu, sizes, sizeof sizes);
+        if (!json_is_integer(sl))
+            return ms_error_set(err, MS_EINVAL,
+                                "job: slices: must be a number of compute slices, one of %s's "
+                                "sizes (%s)",
+                                gpu->name, sizes);
+        json_int_t n = json_integer_value(sl);
         if (n < 1 || n > MS_MAX_SLICES || gpu->base_profile[n] < 0)
             return ms_error_set(err, MS_EINVAL,
-                                "job: slices: %s has no instance with that "
-                                "many compute slices (an integer is expected)",
-                                gpu->name);
+                                "job: slices: %s has no instance of %lld compute slices (its "
+                                "sizes: %s)",
+                                gpu->name, (long long)n, sizes);
         s->profile = gpu->base_profile[n];
     }
     if (!sec)

@@ -1,6 +1,7 @@
 /* migsched_spank.c: the SPANK plugin (migsched_spank.so). It adds the job option
- * --mig=PROFILE|SLICES; each task of a step asks the node's migschedd for the job's
- * instance and waits until it is placed (slurm_spank_task_init_privileged), the step's end
+ * --mig=PROFILE|SLICES, checked against the cluster's GPU models before sbatch, srun or
+ * salloc submit (slurm_spank_init_post_opt); each task of a step asks the node's migschedd for the
+ * job's instance and waits until it is placed (slurm_spank_task_init_privileged), the step's end
  * releases the step (slurm_spank_exit), the job's epilog the whole job
  * (slurm_spank_job_epilog, which runs even when slurmstepd died). It holds no scheduling
  * logic: migschedd keys the allocation by Slurm job id, counts the steps holding it and
@@ -21,6 +22,7 @@
 #include "spank_args.h"
 #include "spank_client.h"
 #include "spank_isolate.h"
+#include "spank_mig_check.h"
 
 SPANK_PLUGIN(migsched, 1)
 
@@ -77,6 +79,25 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
     spank_err_t rc = spank_option_register(sp, &mig_option);
     if (rc != ESPANK_SUCCESS) {
         slurm_error("migsched_spank: cannot register --mig: %s", spank_strerror(rc));
+        return -1;
+    }
+    return 0;
+}
+
+/* After the options, in sbatch, srun and salloc (before they submit): a --mig no GPU model
+ * of gpu_model= has is refused here, listing the valid sizes and profiles, instead of
+ * failing the job on its node after Slurm allocated it. */
+int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
+{
+    spank_context_t ctx = spank_context();
+    if (!mig_given || (ctx != S_CTX_LOCAL && ctx != S_CTX_ALLOCATOR))
+        return 0;
+    msp_conf conf;
+    char err[1024];
+    if (load_conf(ac, av, &conf))
+        return -1;
+    if (msp_check_mig(&conf, mig_value, err, sizeof err)) {
+        slurm_error("migsched: %s", err);
         return -1;
     }
     return 0;

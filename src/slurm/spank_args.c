@@ -19,6 +19,41 @@ static int path_arg(const char *a, size_t skip, char *buf, size_t len, char *err
     return 0;
 }
 
+/* gpu_model=NAME[,NAME...]: built-in models, each kept once. */
+static int models_arg(const char *a, msp_conf *out, char *err, size_t errlen)
+{
+    char list[256];
+    snprintf(list, sizeof list, "%s", a + 10);
+    char *save = NULL;
+    for (char *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+        const ms_gpu_model *m = ms_gpu_builtin(name);
+        if (!m) {
+            char names[256] = "";
+            for (int i = 0; i < ms_gpu_builtin_count(); i++)
+                snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
+                         ms_gpu_builtin_at(i)->name);
+            snprintf(err, errlen, "%.80s: unknown GPU model \"%.40s\" (built-in: %s)", a, name,
+                     names);
+            return -1;
+        }
+        int k = 0;
+        while (k < out->nmodels && strcmp(out->models[k], m->name))
+            k++;
+        if (k < out->nmodels)
+            continue;
+        if (out->nmodels == MSP_MAX_MODELS) {
+            snprintf(err, errlen, "%.80s: more than %d GPU models", a, MSP_MAX_MODELS);
+            return -1;
+        }
+        snprintf(out->models[out->nmodels++], MS_NAME_LEN, "%s", m->name);
+    }
+    if (!out->nmodels) {
+        snprintf(err, errlen, "%.80s: expected gpu_model=NAME[,NAME...] (e.g. A100-40GB)", a);
+        return -1;
+    }
+    return 0;
+}
+
 int msp_parse_args(int argc, char *const argv[], msp_conf *out, char *err, size_t errlen)
 {
     snprintf(out->socket, sizeof out->socket, "%s", MSP_DEFAULT_SOCKET);
@@ -26,6 +61,7 @@ int msp_parse_args(int argc, char *const argv[], msp_conf *out, char *err, size_
     out->isolate = true;
     out->note = NULL;
     out->requeue_exit = 0;
+    out->nmodels = 0;
     snprintf(out->dev_dir, sizeof out->dev_dir, "%s", MS_DEFAULT_DEV_DIR);
     snprintf(out->mig_minors, sizeof out->mig_minors, "%s", MS_DEFAULT_MIG_MINORS);
     for (int i = 0; i < argc; i++) {
@@ -52,6 +88,9 @@ int msp_parse_args(int argc, char *const argv[], msp_conf *out, char *err, size_
                 return -1;
             }
             snprintf(out->socket, sizeof out->socket, "%s", p);
+        } else if (!strncmp(a, "gpu_model=", 10)) {
+            if (models_arg(a, out, err, errlen))
+                return -1;
         } else if (!strncmp(a, "requeue_exit=", 13)) {
             long v;
             char *end;
@@ -74,7 +113,8 @@ int msp_parse_args(int argc, char *const argv[], msp_conf *out, char *err, size_
         } else {
             snprintf(err, errlen,
                      "unknown argument \"%.80s\" (socket=PATH, timeout=SECONDS, "
-                     "isolation=devices|none, dev_dir=PATH, mig_minors=PATH, requeue_exit=N)",
+                     "isolation=devices|none, dev_dir=PATH, mig_minors=PATH, requeue_exit=N, "
+                     "gpu_model=NAME[,NAME...])",
                      a);
             return -1;
         }

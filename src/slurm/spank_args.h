@@ -1,6 +1,6 @@
 /* spank_args.h: the SPANK plugin's words, apart from Slurm so they are tested without it:
  * its plugstack.conf arguments (socket=PATH timeout=SECONDS isolation=devices|none
- * dev_dir=PATH mig_minors=PATH requeue_exit=N) and the job option
+ * dev_dir=PATH mig_minors=PATH requeue_exit=N gpu_model=NAME[,NAME...]) and the job option
  * --mig=PROFILE|SLICES made the body of migschedd's PUT /v1/allocations/{job}/steps/{step}.
  * See docs/daemon.md ("Slurm"). */
 #ifndef MIGSCHED_SLURM_SPANK_ARGS_H
@@ -9,12 +9,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "migsched/gpu.h"
 #include "migsched/isolate.h"
 
 #define MSP_DEFAULT_SOCKET  "/run/migschedd/migschedd.sock"
 #define MSP_DEFAULT_TIMEOUT 60.0 /* seconds to wait for an instance */
 #define MSP_SOCKET_LEN      108  /* sockaddr_un's sun_path */
 #define MSP_PATH_LEN        1024
+#define MSP_MAX_MODELS      8 /* gpu_model= names: the GPU models of a cluster's nodes */
 
 typedef struct msp_conf {
     char socket[MSP_SOCKET_LEN];   /* migschedd's Unix socket */
@@ -26,6 +28,11 @@ typedef struct msp_conf {
      * before it runs anything, for slurm.conf's RequeueExit= to requeue its job; 0: the
      * step fails (the default). */
     int requeue_exit;
+    /* gpu_model=: the built-in GPU models the nodes have (their names as migsched spells
+     * them), against which sbatch, srun and salloc check --mig before they submit; none:
+     * --mig's size is checked by migschedd on the node only. */
+    int nmodels;
+    char models[MSP_MAX_MODELS][MS_NAME_LEN];
     /* Told each retry of a request that migschedd could not take (the plugin logs it at
      * verbose level); NULL: nobody. Not an argument: msp_parse_args sets it to NULL. */
     void (*note)(const char *msg);

@@ -36,6 +36,13 @@ printf '[{"name": "ok", "command": ["true"], "slices": 1, "seconds": 1}, {"name"
 "$M" submit "${C[@]}" --file mixed.json > /dev/null 2> err
 [ $? = 1 ] && grep -q '^migsched: submit: job: slices' err && grep -q 'mixed.json: job 2 (bad) refused; 1 before it were queued' err \
     || fail "refused file job: $(cat err)"
+# A size or a profile the GPU lacks: the refusal lists the ones it has.
+"$M" submit "${C[@]}" --slices 5 --seconds 1 -- true 2> err
+[ $? = 1 ] && grep -q 'job: slices: A100-40GB has no instance of 5 compute slices (its sizes: 1, 2, 3, 4, 7)' err ||
+    fail "--slices 5: $(cat err)"
+"$M" submit "${C[@]}" --profile 3g.40gb --seconds 1 -- true 2> err
+[ $? = 1 ] && grep -q 'has no profile "3g.40gb" (its profiles: 1g.5gb, 1g.10gb, 2g.10gb, 3g.20gb, 4g.20gb, 7g.40gb)' err ||
+    fail "--profile 3g.40gb: $(cat err)"
 
 # 3. jobs, cancel, status. Job 1 runs once its instance is made (the sim backend takes the
 # modelled creation time, about a quarter of a second at --time-scale 1).

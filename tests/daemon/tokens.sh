@@ -42,13 +42,15 @@ who_of() { grep "event=http.request .*path=$1 " "$T/daemon.log" | tail -1 | grep
 [ "$(who_of /v1/plan)" = "user=$UB uid=$(id -u "$UB")" ] || fail "B's request logged as $(who_of /v1/plan)"
 printf '%s\n' "$TA" > "$T/a.token"
 printf '%s %s\n' "$UB" "$TB" > "$T/b.line"
+chmod 600 "$T/a.token" "$T/b.line"
 "$M" jobs --connect "$URL" --token-file "$T/a.token" > /dev/null || fail "migsched with A's own token file"
 [ "$(who_of /v1/jobs)" = "user=$UA uid=$(id -u "$UA")" ] || fail "migsched as A logged as $(who_of /v1/jobs)"
 "$M" jobs --connect "$URL" --token-file "$T/b.line" > /dev/null || fail "migsched with a USER TOKEN line"
 [ "$(who_of /v1/jobs)" = "user=$UB uid=$(id -u "$UB")" ] || fail "migsched as B logged as $(who_of /v1/jobs)"
 printf 'x y z\n' > "$T/bad.token"
+chmod 600 "$T/bad.token"
 "$M" jobs --connect "$URL" --token-file "$T/bad.token" 2> "$T/err"
-[ $? = 1 ] && grep -q 'bad.token: expected a token (or USER TOKEN) on the first line' "$T/err" || fail "3 fields: $(cat "$T/err")"
+[ $? = 1 ] && grep -q 'bad.token: expected only the token (or one USER TOKEN line), on one line' "$T/err" || fail "3 fields: $(cat "$T/err")"
 
 # 2. Without a valid token only the page and the probe are served.
 for p in /v1/jobs /v1/gpus /v1/plan /metrics /v1/allocations/7; do

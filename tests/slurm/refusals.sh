@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# refusals.sh: the real single-node Slurm of lib.sh with a plugin timeout of 3 s. A --mig
-# larger than the job's --gres=migslice:N is refused with a message saying so; a --mig that
+# refusals.sh: the real single-node Slurm of lib.sh with a plugin timeout of 3 s and
+# gpu_model=A100-40GB in plugstack.conf. A --mig size or profile the A100-40GB lacks is
+# refused by srun and sbatch before they submit, listing the valid ones (Slurm makes no
+# job); a --mig larger than the job's --gres=migslice:N is refused with a message saying so; a --mig that
 # cannot be placed (someone else's instances hold slot 0 of both GPUs, so no 7g.40gb fits)
 # fails its step after the timeout with a clear message, holds nothing in migschedd, does
 # not drain the node, and leaves the foreign instances alone; a job that fits still runs; a
@@ -11,6 +13,7 @@
 M=$1 DD=$2 PLUGIN=${4:-}
 . "$3/tests/slurm/lib.sh"
 write_slurm_conf 14 3
+sed -i 's/$/ gpu_model=A100-40GB/' "$T/plugstack.conf"
 start_slurm
 # Foreign 1g.5gb instances at slot 0 of each GPU (GPU instance 9, made by "someone else").
 printf '%s\n' "gpu 0 mig 1" "gi 0 9 1g.5gb 0 1" "ci 0 9 0 0" \
@@ -18,6 +21,22 @@ printf '%s\n' "gpu 0 mig 1" "gi 0 9 1g.5gb 0 1" "ci 0 9 0 0" \
 # No reconciliation: what releases an allocation here is the plugin alone.
 start_migschedd --slurm-reconcile 0
 node_state() { sinfo -h -n "$NODE" -o %T; }
+
+# A size or a profile the node's GPU model lacks: refused before submission, no job made.
+jobs_made() { scontrol -o show jobs 2>/dev/null | grep -c '^JobId=' || true; }
+made=$(jobs_made)
+rc=0
+env "$TAG" srun -Q --mig=5 --gres=migslice:5 true > "$T/five.out" 2>&1 || rc=$?
+[ "$rc" != 0 ] || fail "srun --mig=5 ran"
+grep -q 'migsched: --mig=5: no GPU model of this cluster has an instance of 5 compute slices; valid: A100-40GB: 1, 2, 3, 4, 7 or a profile 1g.5gb, 1g.10gb, 2g.10gb, 3g.20gb, 4g.20gb, 7g.40gb' "$T/five.out" ||
+    fail "srun --mig=5 was not refused with the valid sizes: $(cat "$T/five.out")"
+rc=0
+env "$TAG" sbatch --mig=3g.40gb --gres=migslice:3 -o /dev/null --wrap true > "$T/prof.out" 2>&1 || rc=$?
+[ "$rc" != 0 ] || fail "sbatch --mig=3g.40gb was submitted: $(cat "$T/prof.out")"
+grep -q 'migsched: --mig=3g.40gb: no GPU model of this cluster has the profile 3g.40gb; valid: A100-40GB' "$T/prof.out" ||
+    fail "sbatch --mig=3g.40gb was not refused with the valid profiles: $(cat "$T/prof.out")"
+[ "$(jobs_made)" = "$made" ] || fail "Slurm made a job for a refused --mig: $(scontrol -o show jobs)"
+echo "refused at submission: $(grep -m1 -o 'migsched: --mig=5: [^;]*' "$T/five.out")"
 
 # --mig above the job's slices: refused, and nothing allocated.
 rc=0
