@@ -200,7 +200,7 @@ static void test_owners(void **state)
         assert_true(json_is_null(json_object_get(job, "logs"))); /* sim: no files */
         json_decref(job);
     }
-    md_store_job_query q = {.limit = 10, .state = -1};
+    md_store_job_query q = {.limit = 10};
     int64_t next;
     assert_int_equal(md_engine_jobs(f->e, &q, &bob, &job, &next, &e), MD_ENGINE_OK);
     text = json_dumps(job, JSON_COMPACT);
@@ -674,7 +674,7 @@ static void test_group_commit(void **state)
     assert_int_equal(m.jobs[MD_JOB_QUEUED] + m.jobs[MD_JOB_RUNNING], T * N);
     /* FIFO: the job running is the lowest id after the blocker's. */
     json_t *jobs;
-    md_store_job_query q = {.limit = 1000, .state = MD_JOB_RUNNING};
+    md_store_job_query q = {.limit = 1000, .states = MD_STORE_STATE(MD_JOB_RUNNING)};
     int64_t next;
     assert_int_equal(md_engine_jobs(f->e, &q, &ROOT_ACTOR, &jobs, &next, &e), MD_ENGINE_OK);
     assert_int_equal(
