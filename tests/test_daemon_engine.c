@@ -820,8 +820,9 @@ static void test_batch_overlap(void **state)
 
 /* A daemon running for months: forty batches one after another, each joined once the
  * last has finished. The running plan holds only what is not done (the batch just joined,
- * and instances of earlier ones still alive with no task left), and every stored plan is
- * as small: the plans table grows linearly with the batches. */
+ * and instances of earlier ones still alive with no task left), its live view not even
+ * the batch once it has ended, and every stored plan is as small: the plans table grows
+ * linearly with the batches. */
 static void test_batch_prune(void **state)
 {
     fixture *f = *state;
@@ -844,6 +845,12 @@ static void test_batch_prune(void **state)
         assert_int_equal(plan->ntasks, SIZE);
         assert_true(plan->ninst <= SIZE + f->c.model.slots);
         ms_schedule_free(plan);
+        /* The live view leaves out the ended tasks the running plan keeps until a join. */
+        json_t *live;
+        assert_int_equal(md_engine_plan_live(f->e, &live, &e), MD_ENGINE_OK);
+        assert_int_equal(json_array_size(json_object_get(live, "tasks")), 0);
+        assert_true(json_real_value(json_object_get(json_object_get(live, "clock"), "t0")) > 0);
+        json_decref(live);
     }
     stop_engine(f);
     check_all_done(f, BATCHES * SIZE);
