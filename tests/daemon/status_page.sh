@@ -44,8 +44,11 @@ has() {
         grep -qF -- "$text" "$f" || fail "$(basename "$f") lacks '$text' ($(grep -o 'id="status"[^<]*<' "$f"))"
     done
 }
-# The rendered timeline alone (the SVG), for what must and must not be on it.
-timeline() { python3 -c 'import re,sys; m=re.search(r"<svg[^>]*id=\"timeline\".*?</svg>", open(sys.argv[1]).read(), re.S); print(m.group(0) if m else "")' "$1"; }
+# The rendered timeline (the SVG) or history (its table) alone, for what must and must not
+# be there.
+part() { python3 -c 'import re,sys; m=re.search(sys.argv[1], open(sys.argv[2]).read(), re.S); print(m.group(0) if m else "")' "$1" "$2"; }
+timeline() { part '<svg[^>]*id="timeline".*?</svg>' "$1"; }
+history_of() { part '<table id="history">.*?</table>' "$1"; }
 URL=http://127.0.0.1:$PORT
 
 # ---- online, nvml on the fake A30 (4 slots), real commands
@@ -116,6 +119,19 @@ has "$T/online.svg" 'class="axis"' 'class="tick"' 'id="now-line"' '>now<' 'class
     '>slot 3<' 'render-two (root)' 'render-one (root)'
 grep -q 'to-cancel\|quick-done' "$T/online.svg" && fail "the online timeline shows ended jobs"
 shot online "$URL/#token=$TOKEN"
+# The history's filter and page size from the address: pages of 2 (the newest two, an older
+# page), the failed jobs, a user with none.
+chrome paged "$URL/#token=$TOKEN&limit=2"
+history_of "$T/paged.html" > "$T/paged.hist"
+has "$T/paged.hist" '<td>to-cancel</td>' '<td>crashing-job</td>'
+grep -q 'quick-done' "$T/paged.hist" && fail "a page of 2 holds a third job"
+has "$T/paged.html" '<button type="button" id="history-older">'
+chrome failed "$URL/#token=$TOKEN&state=failed"
+history_of "$T/failed.html" > "$T/failed.hist"
+has "$T/failed.hist" '<td>crashing-job</td>'
+grep -q 'quick-done\|to-cancel' "$T/failed.hist" && fail "the failed jobs' history holds others"
+chrome nobody "$URL/#token=$TOKEN&user=nobody-here"
+has "$T/nobody.html" 'no finished job matches'
 
 # ---- without the token: the prompt
 chrome notoken "$URL/"
