@@ -850,6 +850,7 @@ static void test_batch_prune(void **state)
         assert_int_equal(md_engine_plan_live(f->e, &live, &e), MD_ENGINE_OK);
         assert_int_equal(json_array_size(json_object_get(live, "tasks")), 0);
         assert_true(json_real_value(json_object_get(json_object_get(live, "clock"), "t0")) > 0);
+        assert_string_equal(json_string_value(json_object_get(live, "mode")), "batch");
         json_decref(live);
     }
     stop_engine(f);

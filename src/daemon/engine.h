@@ -117,8 +117,9 @@ md_engine_outcome md_engine_gpus(md_engine *e, json_t **gpus, ms_error *err);
 md_engine_outcome md_engine_plan(md_engine *e, char **schedule_json, ms_error *err);
 /* The plan as the status page draws it (GET /v1/plan?live=true): md_engine_plan's without
  * the tasks whose jobs have ended, each task with "job" (its id) and "state" ("running",
- * "planned"), and "clock": {"t0": the plan's time 0 in seconds since the epoch (online: 0,
- * its times are such seconds already), "now": the plan's time now}. */
+ * "planned"), "clock": {"t0": the plan's time 0 in seconds since the epoch (online, or
+ * before a batch's first plan: 0, the times are such seconds already), "now": the plan's
+ * time now}, and "mode": "online"|"batch". */
 md_engine_outcome md_engine_plan_live(md_engine *e, json_t **plan, ms_error *err);
 
 /* ---- Allocations: Slurm jobs holding an instance (online mode; docs/daemon.md). Each

@@ -648,6 +648,10 @@ md_engine_outcome md_engine_plan_live(md_engine *e, json_t **plan, ms_error *err
             json_object_set_new(*plan, "clock",
                                 json_pack("{s:f, s:f}", "t0", 0.0, "now", ei_now()));
     }
+    /* The mode, which the plan's algorithm does not tell before a batch's first plan. */
+    if (*plan)
+        json_object_set_new(*plan, "mode",
+                            json_string(e->c->mode == MD_BATCH ? "batch" : "online"));
     pthread_mutex_unlock(&e->mu);
     if (!*plan) {
         ms_error_set(err, MS_ENOMEM, "out of memory");

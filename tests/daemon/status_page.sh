@@ -147,6 +147,8 @@ rm -f "$T/nvml.state"
 start_daemon --backend sim --gpu A100-40GB --gpus 1 --listen "unix:$SOCK" \
     --listen "tcp:127.0.0.1:$PORT" --token-file "$T/token" --db "$T/b.db" --mode batch \
     --batch-size 2 --batch-period 1000000 --allow-root-jobs true --on-stop requeue
+r=$(ucurl 'http://d/v1/plan?live=true')
+grep -q '"mode":"batch"' <<<"$r" || fail "before its first plan, the live view does not say batch mode: $r"
 sub --profile 1g.5gb --seconds 1 --name batch-short -- true
 sub --profile 4g.20gb --seconds 100000 --name batch-long -- true
 await '[ "$(count_state done)" = 1 ] && [ "$(count_state running)" = 1 ]' 60
