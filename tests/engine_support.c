@@ -150,7 +150,7 @@ const char *state_of(fixture *f, int64_t id)
 
 size_t count_state(md_engine *e, int state)
 {
-    md_store_job_query q = {.after = 0, .limit = 1000, .state = state};
+    md_store_job_query q = {.limit = 1000, .states = state < 0 ? 0 : MD_STORE_STATE(state)};
     size_t n = 0;
     do {
         json_t *jobs;

@@ -107,7 +107,8 @@ md_engine_outcome md_engine_history(md_engine *e, int64_t id, const md_engine_ac
     return MD_ENGINE_OK;
 }
 
-/* The page the query asks for (state and after; the user filter is the store's). */
+/* The page the query asks for (states, after and before, oldest first; the user filter and
+ * the order are the store's). */
 md_engine_outcome md_engine_jobs(md_engine *e, const md_store_job_query *q,
                                  const md_engine_actor *who, json_t **jobs, int64_t *next,
                                  ms_error *err)
@@ -117,7 +118,8 @@ md_engine_outcome md_engine_jobs(md_engine *e, const md_store_job_query *q,
     json_t *a = json_array();
     for (int i = 0; i < e->njobs; i++) {
         const md_job *j = &e->jobs[i];
-        if (j->id <= q->after || (q->state >= 0 && (int)j->state != q->state))
+        if (j->id <= q->after || (q->before && j->id >= q->before) ||
+            (q->states && !(q->states & MD_STORE_STATE(j->state))))
             continue;
         if ((int)json_array_size(a) == q->limit) {
             *next = json_integer_value(json_object_get(json_array_get(a, q->limit - 1), "id"));
@@ -140,6 +142,13 @@ md_engine_outcome md_engine_gpus(md_engine *e, json_t **gpus, ms_error *err)
 md_engine_outcome md_engine_plan(md_engine *e, char **schedule_json, ms_error *err)
 {
     *schedule_json = strdup("{\"format\": \"migsched-schedule/1\"}\n");
+    return MD_ENGINE_OK;
+}
+
+md_engine_outcome md_engine_plan_live(md_engine *e, json_t **plan, ms_error *err)
+{
+    *plan = json_pack("{s:s, s:[], s:{s:f, s:f}}", "format", "migsched-schedule/1", "tasks",
+                      "clock", "t0", 0.0, "now", 1.0);
     return MD_ENGINE_OK;
 }
 
@@ -242,6 +251,26 @@ static void test_routes(void **state)
     expect(call(&e, "GET", "/v1/jobs", NULL), 200, "\"id\":1");
     expect(call(&e, "GET", "/v1/gpus", NULL), 200, "\"size_slots\":4");
     expect(call(&e, "GET", "/v1/plan", NULL), 200, "migsched-schedule/1");
+    md_api api = api_of(&e);
+    md_api_request rq = {.caller = ROOT, .method = "GET", .path = "/v1/plan", .nargs = 1};
+    rq.arg_key[0] = "live";
+    rq.arg_value[0] = "true";
+    md_api_handle(&api, &rq, &rs);
+    expect(rs, 200, "\"clock\":{\"t0\":0.0,\"now\":1.0}");
+    rq.arg_value[0] = "false";
+    md_api_handle(&api, &rq, &rs);
+    expect(rs, 200, "migsched-schedule/1");
+    rq.arg_value[0] = "yes";
+    md_api_handle(&api, &rq, &rs);
+    expect(rs, 400, "live: must be true or false (got \\\"yes\\\")");
+    rq.arg_key[0] = "at";
+    md_api_handle(&api, &rq, &rs);
+    expect(rs, 400, "unknown query argument \\\"at\\\" (allowed: live)");
+    rq.nargs = 2;
+    rq.arg_key[0] = rq.arg_key[1] = "live";
+    rq.arg_value[0] = rq.arg_value[1] = "true";
+    md_api_handle(&api, &rq, &rs);
+    expect(rs, 400, "live: is given twice");
     expect(call(&e, "GET", "/healthz", NULL), 200, "\"status\":\"ok\"");
     rs = call(&e, "GET", "/", NULL);
     assert_string_equal(rs.content_type, "text/html; charset=utf-8");
@@ -373,12 +402,12 @@ static void test_query(void **state)
     expect(rs, 200, "");
     expect(call_args(&e, "state", "queued"), 200, "\"id\":1");
     expect(call_args(&e, "state", "new"), 400,
-           "state: unknown state \\\"new\\\" (queued, "
+           "state: unknown state \\\"new\\\" (a comma-separated list of queued, "
            "running, done, failed, cancelled)");
     expect(call_args(&e, "state", NULL), 400, "state: unknown state");
     expect(call_args(&e, "colour", "red"), 400,
            "unknown query argument \\\"colour\\\" "
-           "(allowed: limit, after, user, state)");
+           "(allowed: limit, after, before, user, state, order)");
     md_api api = api_of(&e);
     md_api_request rq = {.caller = ROOT, .method = "GET", .path = "/v1/gpus", .nargs = 1};
     rq.arg_key[0] = "state";
@@ -419,6 +448,45 @@ static void test_pages(void **state)
     expect(call_args(&e, "user", ""), 400, "user: must be a user name");
     expect(call_argv(&e, 2, (const char *const[]){"limit", "1", "limit", "2"}), 400,
            "limit: is given twice");
+    engine_free(&e);
+}
+
+/* The history's arguments: several states, newest first below `before`, and "next"
+ * carrying them on; each bad one a 400 naming it. */
+static void test_history_pages(void **state)
+{
+    md_engine e = {.queue_limit = 8};
+    for (int i = 0; i < 5; i++)
+        expect(call(&e, "POST", "/v1/jobs", JOB), 201, "");
+    expect(call(&e, "DELETE", "/v1/jobs/2", NULL), 200, "");
+    expect(call(&e, "DELETE", "/v1/jobs/4", NULL), 200, "");
+    md_api_response rs = call_args(&e, "state", "cancelled,queued");
+    expect(rs, 200, "\"id\":5");
+    rs = call_args(&e, "state", "cancelled,done");
+    assert_null(strstr(rs.body, "\"id\":1,"));
+    expect(rs, 200, "\"id\":4");
+    expect(call_argv(&e, 3,
+                     (const char *const[]){"order", "desc", "limit", "1", "state",
+                                           "done,failed,cancelled"}),
+           200,
+           "\"next\":\"/v1/jobs?before=2&limit=1&order=desc&state=done%2Cfailed%2Ccancelled\"");
+    expect(call_argv(&e, 3, (const char *const[]){"order", "desc", "after", "1", "limit", "1"}),
+           200, "\"next\":\"/v1/jobs?before=2&limit=1&after=1&order=desc\"");
+    expect(call_argv(&e, 2, (const char *const[]){"before", "4", "limit", "2"}), 200,
+           "\"next\":\"/v1/jobs?after=2&limit=2&before=4\"");
+    expect(call_args(&e, "before", "3"), 200, "\"next\":null");
+    expect(call_args(&e, "before", "0"), 400, "before: must be a job id (an integer from 1)");
+    expect(call_args(&e, "before", "03"), 400, "before: must be a job id");
+    expect(call_args(&e, "order", "newest"), 400,
+           "order: must be asc (oldest first) or desc (newest first) (got \\\"newest\\\")");
+    expect(call_args(&e, "order", NULL), 400, "order: must be asc");
+    expect(call_args(&e, "state", "done,"), 400, "state: unknown state \\\"\\\"");
+    expect(call_args(&e, "state", ",done"), 400, "state: unknown state \\\"\\\"");
+    expect(call_args(&e, "state", "done,sleeping"), 400, "state: unknown state \\\"sleeping\\\"");
+    expect(call_args(&e, "state", "done,failed,done"), 400, "state: repeated state \\\"done\\\"");
+    expect(call_args(&e, "state", "doneandmoremoremore"), 400, "state: unknown state");
+    expect(call_argv(&e, 2, (const char *const[]){"order", "asc", "order", "desc"}), 400,
+           "order: is given twice");
     engine_free(&e);
 }
 
@@ -657,6 +725,7 @@ int main(void)
         cmocka_unit_test(test_allocation_routes),
         cmocka_unit_test(test_allocation_batch_mode),
         cmocka_unit_test(test_pages),
+        cmocka_unit_test(test_history_pages),
         cmocka_unit_test(test_authorization),
         cmocka_unit_test(test_canonical),
     };

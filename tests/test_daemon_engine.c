@@ -200,7 +200,7 @@ static void test_owners(void **state)
         assert_true(json_is_null(json_object_get(job, "logs"))); /* sim: no files */
         json_decref(job);
     }
-    md_store_job_query q = {.limit = 10, .state = -1};
+    md_store_job_query q = {.limit = 10};
     int64_t next;
     assert_int_equal(md_engine_jobs(f->e, &q, &bob, &job, &next, &e), MD_ENGINE_OK);
     text = json_dumps(job, JSON_COMPACT);
@@ -674,7 +674,7 @@ static void test_group_commit(void **state)
     assert_int_equal(m.jobs[MD_JOB_QUEUED] + m.jobs[MD_JOB_RUNNING], T * N);
     /* FIFO: the job running is the lowest id after the blocker's. */
     json_t *jobs;
-    md_store_job_query q = {.limit = 1000, .state = MD_JOB_RUNNING};
+    md_store_job_query q = {.limit = 1000, .states = MD_STORE_STATE(MD_JOB_RUNNING)};
     int64_t next;
     assert_int_equal(md_engine_jobs(f->e, &q, &ROOT_ACTOR, &jobs, &next, &e), MD_ENGINE_OK);
     assert_int_equal(
@@ -820,8 +820,9 @@ static void test_batch_overlap(void **state)
 
 /* A daemon running for months: forty batches one after another, each joined once the
  * last has finished. The running plan holds only what is not done (the batch just joined,
- * and instances of earlier ones still alive with no task left), and every stored plan is
- * as small: the plans table grows linearly with the batches. */
+ * and instances of earlier ones still alive with no task left), its live view not even
+ * the batch once it has ended, and every stored plan is as small: the plans table grows
+ * linearly with the batches. */
 static void test_batch_prune(void **state)
 {
     fixture *f = *state;
@@ -844,6 +845,13 @@ static void test_batch_prune(void **state)
         assert_int_equal(plan->ntasks, SIZE);
         assert_true(plan->ninst <= SIZE + f->c.model.slots);
         ms_schedule_free(plan);
+        /* The live view leaves out the ended tasks the running plan keeps until a join. */
+        json_t *live;
+        assert_int_equal(md_engine_plan_live(f->e, &live, &e), MD_ENGINE_OK);
+        assert_int_equal(json_array_size(json_object_get(live, "tasks")), 0);
+        assert_true(json_real_value(json_object_get(json_object_get(live, "clock"), "t0")) > 0);
+        assert_string_equal(json_string_value(json_object_get(live, "mode")), "batch");
+        json_decref(live);
     }
     stop_engine(f);
     check_all_done(f, BATCHES * SIZE);

@@ -398,7 +398,7 @@ static void test_migration_owners(void **state)
 }
 
 /* Pages: ids above after, at most limit, *more while jobs match beyond; filtered by state
- * and by owner (a name, or the uid of an owner without one). The counts by state. */
+ * and by owner (a name, or the uid of an owner without one). */
 static void test_job_pages(void **state)
 {
     fixture *f = *state;
@@ -412,7 +412,7 @@ static void test_job_pages(void **state)
     size_t n;
     bool more;
     ms_error e = {0};
-    md_store_job_query q = {.after = 0, .limit = 3, .state = -1};
+    md_store_job_query q = {.after = 0, .limit = 3};
     assert_int_equal(md_store_job_page(st, &q, &page, &n, &more, &e), MS_OK);
     assert_int_equal(n, 3);
     assert_true(more);
@@ -425,31 +425,117 @@ static void test_job_pages(void **state)
     assert_false(more);
     assert_int_equal(page[0].id, 7);
     md_store_free_jobs(page, n);
-    q = (md_store_job_query){.after = 1, .limit = 2, .state = -1, .user = "alice"};
+    q = (md_store_job_query){.after = 1, .limit = 2, .user = "alice"};
     assert_int_equal(md_store_job_page(st, &q, &page, &n, &more, &e), MS_OK);
     assert_int_equal(n, 2);
     assert_true(more);
     assert_int_equal(page[0].id, 3);
     assert_int_equal(page[1].id, 5);
     md_store_free_jobs(page, n);
-    q = (md_store_job_query){.after = 0, .limit = 10, .state = MD_JOB_QUEUED, .user = "alice"};
+    q = (md_store_job_query){
+        .after = 0, .limit = 10, .states = MD_STORE_STATE(MD_JOB_QUEUED), .user = "alice"};
     assert_int_equal(md_store_job_page(st, &q, &page, &n, &more, &e), MS_OK);
     assert_int_equal(n, 3); /* 1, 5, 7: 3 is cancelled */
     assert_false(more);
     assert_int_equal(page[1].id, 5);
     md_store_free_jobs(page, n);
-    q = (md_store_job_query){.after = 0, .limit = 10, .state = -1, .user = "5151"};
+    q = (md_store_job_query){.after = 0, .limit = 10, .user = "5151"};
     assert_int_equal(md_store_job_page(st, &q, &page, &n, &more, &e), MS_OK);
     assert_int_equal(n, 3);
     assert_int_equal(page[0].id, 2);
     assert_int_equal(page[0].owner.uid, 5151);
     md_store_free_jobs(page, n);
-    q = (md_store_job_query){.after = 0, .limit = 10, .state = -1, .user = "nobody-here"};
+    q = (md_store_job_query){.after = 0, .limit = 10, .user = "nobody-here"};
     assert_int_equal(md_store_job_page(st, &q, &page, &n, &more, &e), MS_OK);
     assert_int_equal(n, 0);
     md_store_free_jobs(page, n);
     q.limit = 0;
     assert_int_equal(md_store_job_page(st, &q, &page, &n, &more, &e), MS_EINVAL);
+    md_store_close(st);
+}
+
+/* The ids of a page, "1,5,7", and whether more match. */
+static const char *page_ids(md_store *st, const md_store_job_query *q)
+{
+    static char buf[128];
+    md_job *page;
+    size_t n;
+    bool more;
+    ms_error e = {0};
+    if (md_store_job_page(st, q, &page, &n, &more, &e))
+        fail_msg("%s", e.msg);
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%lld", i ? "," : "",
+                                (long long)page[i].id);
+    snprintf(buf + len, sizeof buf - len, "%s", more ? " more" : "");
+    md_store_free_jobs(page, n);
+    return buf;
+}
+
+/* The history's pages: several states at once, merged by id across the states' parts
+ * (each cut at the limit), newest first, below `before`. */
+static void test_job_pages_states(void **state)
+{
+    fixture *f = *state;
+    md_store *st = open_ok(f->path);
+    md_job_owner alice = {.uid = 4242, .gid = 4242, .name = "alice"},
+                 bob = {.uid = 4343, .gid = 4343, .name = "bob"};
+    for (int i = 1; i <= 9; i++)
+        submit_as(st, "p", "retry", 10 + i, i % 3 ? &alice : &bob);
+    /* 1, 4, 7 done; 2, 5, 8 failed; 3 cancelled; 6, 9 queued */
+    for (int64_t id = 1; id <= 8; id++) {
+        if (id % 3 == 0) {
+            if (id == 3)
+                event(st, id, MD_JOB_EV_CANCEL, 30, 0);
+            continue;
+        }
+        event(st, id, MD_JOB_EV_START, 20, 0);
+        event(st, id, MD_JOB_EV_FINISH, 30, id % 3 == 1 ? 0 : 3);
+    }
+    const unsigned ended = MD_STORE_STATE(MD_JOB_DONE) | MD_STORE_STATE(MD_JOB_FAILED) |
+                           MD_STORE_STATE(MD_JOB_CANCELLED);
+    md_store_job_query q = {.limit = 10, .states = ended};
+    assert_string_equal(page_ids(st, &q), "1,2,3,4,5,7,8");
+    q.limit = 3;
+    assert_string_equal(page_ids(st, &q), "1,2,3 more");
+    q.after = 3;
+    assert_string_equal(page_ids(st, &q), "4,5,7 more");
+    q.after = 5;
+    assert_string_equal(page_ids(st, &q), "7,8");
+    q = (md_store_job_query){.limit = 3, .states = ended, .newest_first = true};
+    assert_string_equal(page_ids(st, &q), "8,7,5 more");
+    q.before = 5;
+    assert_string_equal(page_ids(st, &q), "4,3,2 more");
+    q.before = 2;
+    assert_string_equal(page_ids(st, &q), "1");
+    q = (md_store_job_query){.limit = 10, .states = ended, .newest_first = true, .user = "alice"};
+    assert_string_equal(page_ids(st, &q), "8,7,5,4,2,1");
+    q.states = MD_STORE_STATE(MD_JOB_FAILED) | MD_STORE_STATE(MD_JOB_QUEUED);
+    q.user = NULL;
+    assert_string_equal(page_ids(st, &q), "9,8,6,5,2");
+    q = (md_store_job_query){.limit = 2, .after = 1, .before = 8, .newest_first = true};
+    assert_string_equal(page_ids(st, &q), "7,6 more");
+    q.before = -1;
+    md_job *page;
+    size_t n;
+    bool more;
+    ms_error e = {0};
+    assert_int_equal(md_store_job_page(st, &q, &page, &n, &more, &e), MS_EINVAL);
+    md_store_close(st);
+}
+
+/* The counts by state, by SQL. */
+static void test_job_counts(void **state)
+{
+    fixture *f = *state;
+    md_store *st = open_ok(f->path);
+    md_job_owner alice = {.uid = 4242, .gid = 4242, .name = "alice"};
+    for (int i = 0; i < 7; i++)
+        submit_as(st, "p", "retry", 10 + i, &alice);
+    event(st, 3, MD_JOB_EV_CANCEL, 30, 0);
+    ms_error e = {0};
     uint64_t counts[MD_JOB_NSTATES];
     assert_int_equal(md_store_count_jobs(st, counts, &e), MS_OK);
     assert_int_equal(counts[MD_JOB_QUEUED], 6);
@@ -797,6 +883,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_migration, setup, teardown),
         cmocka_unit_test_setup_teardown(test_migration_owners, setup, teardown),
         cmocka_unit_test_setup_teardown(test_job_pages, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_job_pages_states, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_job_counts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_newer_version_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_open_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lock, setup, teardown),

@@ -197,21 +197,45 @@ static void jobs_post(const md_api *api, const md_api_request *rq, md_api_respon
 
 #define JOBS_PAGE_MAX 1000
 
+/* state=S[,S...]: the states' mask; false with the 400 in rs. */
+static bool states_arg(const char *value, unsigned *mask, md_api_response *rs)
+{
+    *mask = 0;
+    const char *s = value ? value : "";
+    do {
+        size_t n = strcspn(s, ",");
+        char name[16] = "";
+        int k = n < sizeof name ? (memcpy(name, s, n), md_job_state_parse(name)) : -1;
+        if (k <= MD_JOB_NEW || (*mask & MD_STORE_STATE(k))) {
+            char msg[256];
+            snprintf(msg, sizeof msg,
+                     "state: %s state \"%.*s\" (a comma-separated list of queued, running, "
+                     "done, failed, cancelled)",
+                     k > MD_JOB_NEW ? "repeated" : "unknown", (int)(n < 64 ? n : 64), s);
+            md_api_error(rs, 400, msg);
+            return false;
+        }
+        *mask |= MD_STORE_STATE(k);
+        s += n;
+    } while (*s++ == ',');
+    return true;
+}
+
 /* One query argument of GET /v1/jobs into q; false with the 400 in rs. */
-static bool jobs_arg(const char *key, const char *value, md_store_job_query *q, bool seen[4],
+static bool jobs_arg(const char *key, const char *value, md_store_job_query *q, bool seen[6],
                      md_api_response *rs)
 {
-    static const char *const ARGS[] = {"limit", "after", "user", "state"};
+    static const char *const ARGS[] = {"limit", "after", "before", "user", "state", "order"};
     char msg[256];
     int k = 0;
-    while (k < 4 && strcmp(key, ARGS[k]))
+    while (k < 6 && strcmp(key, ARGS[k]))
         k++;
     long v = 0;
     const char *why = NULL;
-    if (k == 4) {
+    if (k == 6) {
         snprintf(msg, sizeof msg,
-                 "unknown query argument \"%.64s\" (allowed: limit, after, "
-                 "user, state)",
+                 "unknown query argument \"%.64s\" (allowed: limit, after, before, "
+                 "user, state, order)",
                  key);
         md_api_error(rs, 400, msg);
         return false;
@@ -221,33 +245,32 @@ static bool jobs_arg(const char *key, const char *value, md_store_job_query *q, 
     else if (k == 0 &&
              !(value && md_canonical_integer(value) && ms_parse_long(value, 1, JOBS_PAGE_MAX, &v)))
         why = "must be an integer 1..1000";
-    else if (k == 1 &&
-             !(value && md_canonical_integer(value) && ms_parse_long(value, 0, INT64_MAX, &v)))
-        why = "must be a job id (an integer from 0)";
-    else if (k == 2 && !(value && *value && strlen(value) < sizeof((md_job_owner *)0)->name))
+    else if ((k == 1 || k == 2) &&
+             !(value && md_canonical_integer(value) && ms_parse_long(value, k - 1, INT64_MAX, &v)))
+        why = k == 1 ? "must be a job id (an integer from 0)"
+                     : "must be a job id (an integer from 1)";
+    else if (k == 3 && !(value && *value && strlen(value) < sizeof((md_job_owner *)0)->name))
         why = "must be a user name (1..63 bytes)";
-    if (!why && k == 3 && (!value || md_job_state_parse(value) <= MD_JOB_NEW)) {
-        snprintf(msg, sizeof msg,
-                 "state: unknown state \"%.64s\" (queued, running, done, "
-                 "failed, cancelled)",
-                 value ? value : "");
-        md_api_error(rs, 400, msg);
-        return false;
-    }
+    else if (k == 5 && !(value && (!strcmp(value, "asc") || !strcmp(value, "desc"))))
+        why = "must be asc (oldest first) or desc (newest first)";
     if (why) {
         snprintf(msg, sizeof msg, "%s: %s (got \"%.64s\")", key, why, value ? value : "");
         md_api_error(rs, 400, msg);
         return false;
     }
+    if (k == 4 && !states_arg(value, &q->states, rs))
+        return false;
     seen[k] = true;
     if (k == 0)
         q->limit = (int)v;
     else if (k == 1)
         q->after = v;
     else if (k == 2)
+        q->before = v;
+    else if (k == 3)
         q->user = value;
-    else
-        q->state = md_job_state_parse(value);
+    else if (k == 5)
+        q->newest_first = !strcmp(value, "desc");
     return true;
 }
 
@@ -268,22 +291,33 @@ static void add_arg(char *buf, size_t len, const char *key, const char *value)
 
 static void jobs_list(const md_api *api, const md_api_request *rq, md_api_response *rs)
 {
-    md_store_job_query q = {.after = 0, .limit = JOBS_PAGE_MAX, .state = -1};
-    bool seen[4] = {false};
-    for (int i = 0; i < rq->nargs; i++)
+    md_store_job_query q = {.limit = JOBS_PAGE_MAX};
+    bool seen[6] = {false};
+    const char *states = NULL;
+    for (int i = 0; i < rq->nargs; i++) {
         if (!jobs_arg(rq->arg_key[i], rq->arg_value[i], &q, seen, rs))
             return;
+        if (!strcmp(rq->arg_key[i], "state"))
+            states = rq->arg_value[i];
+    }
     ms_error err = {0};
     json_t *jobs = NULL;
     int64_t next = 0;
     md_engine_actor a = actor(api, rq);
     md_engine_outcome out = md_engine_jobs(api->engine, &q, &a, &jobs, &next, &err);
     if (out == MD_ENGINE_OK) {
-        /* The next page: the same filters, from the last id of this one. */
-        char link[256];
-        snprintf(link, sizeof link, "/v1/jobs?after=%lld&limit=%d", (long long)next, q.limit);
-        if (q.state >= 0)
-            add_arg(link, sizeof link, "state", md_job_state_name((md_job_state)q.state));
+        /* The next page: the same filters and order, on from the last id of this one. */
+        char link[512];
+        int64_t other = q.newest_first ? q.after : q.before; /* the bound kept */
+        int len = snprintf(link, sizeof link, "/v1/jobs?%s=%lld&limit=%d",
+                           q.newest_first ? "before" : "after", (long long)next, q.limit);
+        if (other)
+            snprintf(link + len, sizeof link - (size_t)len, "&%s=%lld",
+                     q.newest_first ? "after" : "before", (long long)other);
+        if (q.newest_first)
+            add_arg(link, sizeof link, "order", "desc");
+        if (states)
+            add_arg(link, sizeof link, "state", states);
         if (q.user)
             add_arg(link, sizeof link, "user", q.user);
         json_object_set_new(jobs, "next", next ? json_string(link) : json_null());
@@ -488,9 +522,33 @@ static void gpus(const md_api *api, md_api_response *rs)
     reply(rs, out, 200, o, &err);
 }
 
-static void plan(const md_api *api, md_api_response *rs)
+/* GET /v1/plan[?live=true|false]; the live view is the status page's. */
+static void plan(const md_api *api, const md_api_request *rq, md_api_response *rs)
 {
+    bool live = false;
+    for (int i = 0; i < rq->nargs; i++) {
+        const char *k = rq->arg_key[i], *v = rq->arg_value[i];
+        char msg[160];
+        if (strcmp(k, "live"))
+            snprintf(msg, sizeof msg, "unknown query argument \"%.64s\" (allowed: live)", k);
+        else if (i)
+            snprintf(msg, sizeof msg, "live: is given twice");
+        else if (!v || (strcmp(v, "true") && strcmp(v, "false")))
+            snprintf(msg, sizeof msg, "live: must be true or false (got \"%.64s\")", v ? v : "");
+        else {
+            live = !strcmp(v, "true");
+            continue;
+        }
+        md_api_error(rs, 400, msg);
+        return;
+    }
     ms_error err = {0};
+    if (live) {
+        json_t *o = NULL;
+        md_engine_outcome out = md_engine_plan_live(api->engine, &o, &err);
+        reply(rs, out, 200, o, &err);
+        return;
+    }
     char *text = NULL;
     md_engine_outcome out = md_engine_plan(api->engine, &text, &err);
     if (out != MD_ENGINE_OK) {
@@ -647,7 +705,7 @@ void md_api_handle(const md_api *api, const md_api_request *rq, md_api_response 
         rs->allow = ROUTES[r].allow;
         return;
     }
-    if (rq->nargs && (r != R_JOBS || strcmp(rq->method, "GET"))) {
+    if (rq->nargs && ((r != R_JOBS && r != R_PLAN) || strcmp(rq->method, "GET"))) {
         md_api_error(rs, 400, "this route takes no query arguments");
         return;
     }
@@ -666,7 +724,7 @@ void md_api_handle(const md_api *api, const md_api_request *rq, md_api_response 
     case R_JOB: job_one(api, rq, ids[0], false, rs); break;
     case R_JOB_HISTORY: job_one(api, rq, ids[0], true, rs); break;
     case R_GPUS: gpus(api, rs); break;
-    case R_PLAN: plan(api, rs); break;
+    case R_PLAN: plan(api, rq, rs); break;
     case R_ALLOC: alloc_one(api, rq, ids[0], rs); break;
     case R_ALLOC_STEP: alloc_step(api, rq, ids[0], ids[1], rs); break;
     }

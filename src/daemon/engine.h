@@ -107,13 +107,20 @@ md_engine_outcome md_engine_jobs(md_engine *e, const md_store_job_query *q,
                                  ms_error *err);
 /* {"gpus": [{"gpu", "uuid", "model", "slots", "slices", "instances": [{"profile",
  * "placement": {"start"}, "gi_id", "mig_uuid", "state": "creating"|"idle"|"busy"|
- * "destroying", "job"}], "fragmentation", "busy_slices"}], "isolation": "devices"|"none"}
- * (what confines jobs: the configuration's isolation) */
+ * "destroying", "job", "job_name", "user"}], "fragmentation", "busy_slices"}], "isolation":
+ * "devices"|"none"} (what confines jobs: the configuration's isolation; a running job's
+ * name and owner are public fields) */
 md_engine_outcome md_engine_gpus(md_engine *e, json_t **gpus, ms_error *err);
 /* The current plan as migsched-schedule/1 JSON text (malloc'd; the caller frees it): online,
  * the running jobs; batch, the running plan as of the last batch's join (finished work
  * dropped), with their instances and times. */
 md_engine_outcome md_engine_plan(md_engine *e, char **schedule_json, ms_error *err);
+/* The plan as the status page draws it (GET /v1/plan?live=true): md_engine_plan's without
+ * the tasks whose jobs have ended, each task with "job" (its id) and "state" ("running",
+ * "planned"), "clock": {"t0": the plan's time 0 in seconds since the epoch (online, or
+ * before a batch's first plan: 0, the times are such seconds already), "now": the plan's
+ * time now}, and "mode": "online"|"batch". */
+md_engine_outcome md_engine_plan_live(md_engine *e, json_t **plan, ms_error *err);
 
 /* ---- Allocations: Slurm jobs holding an instance (online mode; docs/daemon.md). Each
  * *alloc is the allocation's job JSON (GET /v1/jobs/{id}) with "steps" (the Slurm steps

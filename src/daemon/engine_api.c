@@ -218,6 +218,24 @@ static void waiting_reason(md_engine *e, md_job *j, double *batch_due)
     }
 }
 
+/* A running job's expected end (seconds since the epoch; null when unknown: not running, an
+ * allocation): its start plus its time at the size it runs at (its declared seconds, or
+ * its times at the instance's size: the plan's task in batch mode), over `scale` (the sim
+ * backend's time-scale; nvml: 1). Public, as the plan's times are. */
+static void expected_end(const ms_gpu_model *m, double scale, const md_job *j, json_t *o)
+{
+    double t = NAN;
+    if (j->state == MD_JOB_RUNNING && j->placement.profile >= 0 && !j->spec.slurm_job_id)
+        t = j->spec.profile >= 0 ? j->spec.seconds
+                                 : j->spec.times[m->profiles[j->placement.profile].slices];
+    json_object_set_new(o, "expected_end",
+                        t > 0 && isfinite(t / scale) ? json_real(j->started + t / scale)
+                                                     : json_null());
+}
+
+/* The time-scale a job's run time is over (mu held). */
+static double run_scale(const md_engine *e) { return e->nvml ? 1 : e->time_scale; }
+
 md_engine_outcome ei_get_job(md_engine *e, int64_t id, const md_engine_actor *who, json_t **job,
                              ms_error *err)
 {
@@ -228,8 +246,11 @@ md_engine_outcome ei_get_job(md_engine *e, int64_t id, const md_engine_actor *wh
     double due = NAN;
     pthread_mutex_lock(&e->mu);
     waiting_reason(e, &j, &due);
+    double scale = run_scale(e);
     pthread_mutex_unlock(&e->mu);
     *job = md_job_to_json(&j, e->m, ei_may_manage(who, &j), log_dir(e));
+    if (*job)
+        expected_end(e->m, scale, &j, *job);
     md_job_free(&j);
     if (!*job) {
         ms_error_set(err, MS_ENOMEM, "out of memory");
@@ -400,13 +421,15 @@ md_engine_outcome md_engine_jobs(md_engine *e, const md_store_job_query *q,
     pthread_mutex_lock(&e->mu);
     for (size_t i = 0; i < n; i++)
         waiting_reason(e, &page[i], &due);
+    double scale = run_scale(e);
     pthread_mutex_unlock(&e->mu);
     /* Each job is freed once rendered: the page is held once, not twice. */
     json_t *arr = json_array();
     for (size_t i = 0; i < n; i++) {
-        if (arr &&
-            json_array_append_new(
-                arr, md_job_to_json(&page[i], e->m, ei_may_manage(who, &page[i]), log_dir(e)))) {
+        json_t *o = md_job_to_json(&page[i], e->m, ei_may_manage(who, &page[i]), log_dir(e));
+        if (o)
+            expected_end(e->m, scale, &page[i], o);
+        if (arr && json_array_append_new(arr, o)) {
             json_decref(arr);
             arr = NULL;
         }
@@ -421,16 +444,21 @@ md_engine_outcome md_engine_jobs(md_engine *e, const md_store_job_query *q,
     return MD_ENGINE_OK;
 }
 
+/* The running job id (mu held), NULL when it is not running. */
+static const md_job *running_job(const md_engine *e, int64_t id)
+{
+    for (size_t i = 0; i < e->nrun; i++)
+        if (e->run[i].job.id == id)
+            return &e->run[i].job;
+    return NULL;
+}
+
 /* The owner of the running job id, for the metrics' user label ("" when not running). */
 static void running_user(const md_engine *e, int64_t id, char user[64])
 {
-    *user = '\0';
-    for (size_t i = 0; i < e->nrun; i++)
-        if (e->run[i].job.id == id) {
-            char uid[16];
-            snprintf(user, 64, "%s", md_job_user(&e->run[i].job.owner, uid));
-            return;
-        }
+    const md_job *j = running_job(e, id);
+    char uid[16];
+    snprintf(user, 64, "%s", j ? md_job_user(&j->owner, uid) : "");
 }
 
 static const char *inst_state(ei_state s)
@@ -484,11 +512,15 @@ md_engine_outcome md_engine_gpus(md_engine *e, json_t **gpus, ms_error *err)
             const ei_inst *in = &e->gpu[g].inst[k];
             if (in->profile < 0)
                 continue;
-            json_t *o = json_pack("{s:s, s:{s:i}, s:i, s:s, s:s, s:o}", "profile",
+            const md_job *j = in->job ? running_job(e, in->job) : NULL;
+            char uid[16];
+            json_t *o = json_pack("{s:s, s:{s:i}, s:i, s:s, s:s, s:o, s:o, s:o}", "profile",
                                   e->m->profiles[in->profile].name, "placement", "start", k,
                                   "gi_id", (int)in->mig.gi_id, "mig_uuid", in->mig.uuid, "state",
                                   inst_state(in->state), "job",
-                                  in->job ? json_integer(in->job) : json_null());
+                                  in->job ? json_integer(in->job) : json_null(), "job_name",
+                                  j ? json_string(j->spec.name) : json_null(), "user",
+                                  j ? json_string(md_job_user(&j->owner, uid)) : json_null());
             if (!o || json_array_append_new(insts, o)) {
                 json_decref(insts);
                 insts = NULL;
@@ -543,8 +575,9 @@ md_engine_outcome md_engine_metrics_snapshot(md_engine *e, md_engine_metrics *ou
 }
 
 /* Online mode plans nothing ahead: the plan is what runs now, one task per running job on
- * its instance, from its start to its expected end. */
-static json_t *running_plan(md_engine *e)
+ * its instance, from its start to its expected end (live: each task with its "job" and
+ * "state", as ei_plan_live's). */
+static json_t *running_plan(md_engine *e, bool live)
 {
     json_t *insts = json_array(), *tasks = json_array();
     int id = 0;
@@ -556,7 +589,7 @@ static json_t *running_plan(md_engine *e)
         int profile;
         double seconds;
         ei_job_size(e->m, &r->job.spec, &profile, &seconds);
-        double end = r->job.started + seconds;
+        double end = r->job.started + seconds / run_scale(e);
         makespan = fmax(makespan, end);
         json_array_append_new(insts, json_pack("{s:i, s:i, s:s, s:i, s:i, s:i, s:n, s:n, "
                                                "s:n, s:n}",
@@ -564,10 +597,13 @@ static json_t *running_plan(md_engine *e)
                                                "start_slot", r->slot, "size_slots", p->size_slots,
                                                "slices", p->slices, "create_start", "create_end",
                                                "destroy_start", "destroy_end"));
-        json_array_append_new(tasks,
-                              json_pack("{s:s, s:I, s:i, s:f, s:f}", "name", r->job.spec.name,
-                                        "index", (json_int_t)r->job.id, "instance", id, "start",
-                                        r->job.started, "end", end));
+        json_t *k = json_pack("{s:s, s:I, s:i, s:f, s:f}", "name", r->job.spec.name, "index",
+                              (json_int_t)r->job.id, "instance", id, "start", r->job.started, "end",
+                              end);
+        if (live && k)
+            json_object_update_new(
+                k, json_pack("{s:I, s:s}", "job", (json_int_t)r->job.id, "state", "running"));
+        json_array_append_new(tasks, k);
     }
     if (!insts || !tasks) {
         json_decref(insts);
@@ -587,13 +623,37 @@ md_engine_outcome md_engine_plan(md_engine *e, char **schedule_json, ms_error *e
     if (e->c->mode == MD_BATCH && e->plan) {
         *schedule_json = ei_plan_text(e);
     } else {
-        json_t *o = running_plan(e);
+        json_t *o = running_plan(e, false);
         if (o)
             *schedule_json = json_dumps(o, JSON_INDENT(2));
         json_decref(o);
     }
     pthread_mutex_unlock(&e->mu);
     if (!*schedule_json) {
+        ms_error_set(err, MS_ENOMEM, "out of memory");
+        return MD_ENGINE_INTERNAL;
+    }
+    return MD_ENGINE_OK;
+}
+
+md_engine_outcome md_engine_plan_live(md_engine *e, json_t **plan, ms_error *err)
+{
+    pthread_mutex_lock(&e->mu);
+    ei_settle(e);
+    if (e->c->mode == MD_BATCH && e->plan) {
+        *plan = ei_plan_live(e);
+    } else {
+        *plan = running_plan(e, true);
+        if (*plan)
+            json_object_set_new(*plan, "clock",
+                                json_pack("{s:f, s:f}", "t0", 0.0, "now", ei_now()));
+    }
+    /* The mode, which the plan's algorithm does not tell before a batch's first plan. */
+    if (*plan)
+        json_object_set_new(*plan, "mode",
+                            json_string(e->c->mode == MD_BATCH ? "batch" : "online"));
+    pthread_mutex_unlock(&e->mu);
+    if (!*plan) {
         ms_error_set(err, MS_ENOMEM, "out of memory");
         return MD_ENGINE_INTERNAL;
     }

@@ -627,3 +627,39 @@ char *ei_plan_text(md_engine *e)
     }
     return text;
 }
+
+json_t *ei_plan_live(md_engine *e)
+{
+    char *text = ei_plan_text(e);
+    json_t *o = text ? json_loads(text, 0, NULL) : NULL;
+    free(text);
+    json_t *tasks = json_object_get(o, "tasks"), *live = json_array();
+    for (int t = 0; live && t < e->plan->ntasks && t < (int)json_array_size(tasks); t++) {
+        int64_t id = e->batch->job[e->plan->task[t].index];
+        bool run = running(e, id);
+        if (!run && queue_index(e, id) == (size_t)-1)
+            continue; /* ended: ran, or cancelled before it ran */
+        json_t *k = json_array_get(tasks, (size_t)t);
+        if (json_object_set_new(k, "job", json_integer(id)) ||
+            json_object_set_new(k, "state", json_string(run ? "running" : "planned")) ||
+            json_array_append(live, k)) {
+            json_decref(live);
+            live = NULL;
+        }
+    }
+    double now = ei_now();
+    json_t *clock = json_pack("{s:f, s:f}", "t0", e->plan_t0, "now", now - e->plan_t0);
+    if (!o || !live || !clock) {
+        json_decref(o);
+        json_decref(live);
+        json_decref(clock);
+        return NULL;
+    }
+    int bad = json_object_set_new(o, "tasks", live); /* each takes its reference */
+    bad |= json_object_set_new(o, "clock", clock);
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}

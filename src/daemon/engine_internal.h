@@ -329,6 +329,10 @@ double ei_batch_due(const md_engine *e);
 void ei_batch_free(ei_batch *b);
 /* The running plan as migsched-schedule/1 (malloc'd), NULL when none. */
 char *ei_plan_text(md_engine *e);
+/* The running plan's live view (mu held; NULL when out of memory or no plan): the plan
+ * without the tasks whose jobs have ended, each task left with its "job" (id) and "state"
+ * ("running", "planned"), and "clock" (md_engine_plan_live). */
+json_t *ei_plan_live(md_engine *e);
 
 /* engine_gpu.c (the scheduling thread only, mu held; it drops mu around backend calls) */
 /* The profile and run time a job runs at in online mode. */

@@ -641,41 +641,110 @@ int md_store_list_jobs(md_store *st, int state, md_job **out, size_t *n, ms_erro
     return collect_jobs(st, s, SIZE_MAX, 0, out, n, NULL, err);
 }
 
+/* One state's part of a page (state -1: any state) appended to *out: the rows of q's
+ * bounds, order and owner, at most limit and one more, read with LIMIT on an index (the
+ * state's, the owner's) in id order. *more when the part was cut. */
+static int page_part(md_store *st, const md_store_job_query *q, int state, md_job **out, size_t *n,
+                     bool *more, ms_error *err)
+{
+    /* An owner without a name is listed by its uid in decimal, as it is shown. */
+    long uid = -1;
+    bool by_uid = q->user && ms_parse_long(q->user, 0, UINT32_MAX, &uid);
+    char sql[512];
+    snprintf(sql, sizeof sql,
+             "SELECT " JOB_COLUMNS " FROM jobs WHERE id > ?1 AND id < ?6%s%s"
+             " ORDER BY id%s LIMIT ?2",
+             state >= 0 ? " AND state = ?3" : "",
+             !q->user ? ""
+             : by_uid ? " AND (owner_name = ?4 OR (owner_name = '' AND owner_uid = ?5))"
+                      : " AND owner_name = ?4",
+             q->newest_first ? " DESC" : "");
+    sqlite3_stmt *s;
+    int rc = prepare(st, sql, &s, err);
+    if (rc)
+        return rc;
+    if (sqlite3_bind_int64(s, 1, q->after) || sqlite3_bind_int64(s, 2, (int64_t)q->limit + 1) ||
+        (state >= 0 &&
+         sqlite3_bind_text(s, 3, md_job_state_name((md_job_state)state), -1, SQLITE_STATIC)) ||
+        (q->user && sqlite3_bind_text(s, 4, q->user, -1, SQLITE_STATIC)) ||
+        (by_uid && sqlite3_bind_int64(s, 5, uid)) ||
+        sqlite3_bind_int64(s, 6, q->before > 0 ? q->before : INT64_MAX)) {
+        sqlite3_finalize(s);
+        return db_error(st, "bind", err);
+    }
+    md_job *part = NULL;
+    size_t k = 0;
+    rc = collect_jobs(st, s, (size_t)q->limit, MD_STORE_PAGE_BYTES, &part, &k, more, err);
+    md_job *all = rc ? NULL : realloc(*out, (*n + k + 1) * sizeof *all);
+    if (!rc && !all)
+        rc = ms_error_set(err, MS_ENOMEM, "%s: out of memory", st->path);
+    if (rc) {
+        md_store_free_jobs(part, k);
+        return rc;
+    }
+    memcpy(all + *n, part, k * sizeof *part);
+    free(part);
+    *out = all;
+    *n += k;
+    return MS_OK;
+}
+
+static int by_id(const void *a, const void *b)
+{
+    int64_t x = ((const md_job *)a)->id, y = ((const md_job *)b)->id;
+    return (x > y) - (x < y);
+}
+
+static int by_id_desc(const void *a, const void *b) { return by_id(b, a); }
+
 int md_store_job_page(md_store *st, const md_store_job_query *q, md_job **out, size_t *n,
                       bool *more, ms_error *err)
 {
     *out = NULL;
     *n = 0;
     *more = false;
-    if (q->limit < 1 || q->after < 0)
-        return ms_error_set(err, MS_EINVAL, "%s: a page needs a limit above 0 and an id from 0",
+    if (q->limit < 1 || q->after < 0 || q->before < 0)
+        return ms_error_set(err, MS_EINVAL, "%s: a page needs a limit above 0 and ids from 0",
                             st->path);
-    /* One statement per filter, each served by an index (the state's, the owner's) in id
-     * order: a page reads its rows and one more, never the whole table. An owner without
-     * a name is listed by its uid in decimal, as it is shown. */
-    long uid = -1;
-    bool by_uid = q->user && ms_parse_long(q->user, 0, UINT32_MAX, &uid);
-    char sql[512];
-    snprintf(sql, sizeof sql,
-             "SELECT " JOB_COLUMNS " FROM jobs WHERE id > ?1%s%s"
-             " ORDER BY id LIMIT ?2",
-             q->state >= 0 ? " AND state = ?3" : "",
-             !q->user ? ""
-             : by_uid ? " AND (owner_name = ?4 OR (owner_name = '' AND owner_uid = ?5))"
-                      : " AND owner_name = ?4");
-    sqlite3_stmt *s;
-    int rc = prepare(st, sql, &s, err);
-    if (rc)
-        return rc;
-    if (sqlite3_bind_int64(s, 1, q->after) || sqlite3_bind_int64(s, 2, (int64_t)q->limit + 1) ||
-        (q->state >= 0 &&
-         sqlite3_bind_text(s, 3, md_job_state_name((md_job_state)q->state), -1, SQLITE_STATIC)) ||
-        (q->user && sqlite3_bind_text(s, 4, q->user, -1, SQLITE_STATIC)) ||
-        (by_uid && sqlite3_bind_int64(s, 5, uid))) {
-        sqlite3_finalize(s);
-        return db_error(st, "bind", err);
+    /* Several states: one part per state, merged by id. A part that was cut holds every
+     * match up to its last id only, so the page stops at the first such id. */
+    md_job *all = NULL;
+    size_t nall = 0;
+    bool cut = false, first = true;
+    int64_t stop = 0;
+    int rc = MS_OK;
+    for (int state = q->states ? MD_JOB_QUEUED : -1; !rc && state < MD_JOB_NSTATES; state++) {
+        if (q->states && !(q->states & MD_STORE_STATE(state)))
+            continue;
+        size_t before = nall;
+        bool part_cut = false;
+        rc = page_part(st, q, state, &all, &nall, &part_cut, err);
+        if (!rc && part_cut && nall > before) {
+            int64_t last = all[nall - 1].id;
+            if (first || (q->newest_first ? last > stop : last < stop))
+                stop = last;
+            first = false;
+            cut = true;
+        }
+        if (!q->states)
+            break;
     }
-    return collect_jobs(st, s, (size_t)q->limit, MD_STORE_PAGE_BYTES, out, n, more, err);
+    if (rc) {
+        md_store_free_jobs(all, nall);
+        return rc;
+    }
+    qsort(all, nall, sizeof *all, q->newest_first ? by_id_desc : by_id);
+    size_t keep = 0, bytes = 0;
+    while (keep < nall && keep < (size_t)q->limit &&
+           (!cut || (q->newest_first ? all[keep].id >= stop : all[keep].id <= stop)) &&
+           (!keep || bytes + all[keep].spec_bytes <= MD_STORE_PAGE_BYTES))
+        bytes += all[keep++].spec_bytes;
+    *more = cut || keep < nall;
+    for (size_t i = keep; i < nall; i++)
+        md_job_free(&all[i]);
+    *out = all;
+    *n = keep;
+    return MS_OK;
 }
 
 int md_store_count_jobs(md_store *st, uint64_t counts[MD_JOB_NSTATES], ms_error *err)

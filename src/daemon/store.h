@@ -61,20 +61,24 @@ int md_store_get_job(md_store *st, int64_t id, md_job *out, ms_error *err);
  * job then the array (md_store_free_jobs). */
 int md_store_list_jobs(md_store *st, int state, md_job **out, size_t *n, ms_error *err);
 void md_store_free_jobs(md_job *jobs, size_t n);
-/* A page of jobs (GET /v1/jobs): ids above after, by id, at most limit (>= 1), in state
- * (-1: any), owned by user (NULL: anyone; an owner's name, or the uid in decimal of one
- * that has none). */
+/* A page of jobs (GET /v1/jobs): ids above after and below before (0: no bound), by id
+ * (newest_first: descending), at most limit (>= 1), in one of the states of the mask
+ * states (MD_STORE_STATE(s) for each; 0: any), owned by user (NULL: anyone; an owner's
+ * name, or the uid in decimal of one that has none). */
 typedef struct md_store_job_query {
-    int64_t after;
+    int64_t after, before;
     int limit;
-    int state;
+    unsigned states;
     const char *user;
+    bool newest_first;
 } md_store_job_query;
+#define MD_STORE_STATE(s) (1u << (s))
 /* A page ends early once its jobs' specs pass this many bytes (it always holds one job):
  * a page of 1000 jobs of 64 KiB specs would hold 64 MiB, many times over once rendered. */
 #define MD_STORE_PAGE_BYTES (4u << 20)
 /* *more: whether jobs beyond the page match. The page is read with SQL's LIMIT on an
- * index, never the whole table. *out as md_store_list_jobs's. */
+ * index (one statement per state asked for), never the whole table. *out as
+ * md_store_list_jobs's. */
 int md_store_job_page(md_store *st, const md_store_job_query *q, md_job **out, size_t *n,
                       bool *more, ms_error *err);
 /* How many jobs are in each state (counts[MD_JOB_NEW] is 0), counted by SQL. */

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # authz_users.sh: who may do what, over the Unix socket with two throwaway users A and B, a
 # member C of a throwaway admin group, and root (sim backend): A's job shows A as its user;
-# B sees its public fields but not its spec (the secret in its env) nor its history, and
-# cannot cancel it (403 naming A); A, root and C can see the spec and the history, C and
-# root can cancel it; an admin submits for
+# B sees its public fields but not its spec (the secret in its env) nor its history, also
+# in the history's listing (several states, newest first), and cannot cancel it (403 naming
+# A); A, root and C can see the spec and the history, C and root can cancel it; an admin submits for
 # another user, a user cannot; allocations are refused to users (403, nothing made or
 # released); a root job is refused unless --allow-root-jobs true; the log names each job's
 # user.
@@ -62,6 +62,13 @@ for u in "$UA" root "$UC"; do
     expect 200 '"transitions":[{"at":' "$(ucurl_as "$u" "http://d/v1/jobs/$ID/history")"
 done
 expect 200 '"state":"cancelled"' "$(ucurl_as "$UC" -X DELETE "http://d/v1/jobs/$ID")"
+# The history (the status page's query): B sees A's finished job's public fields, A its spec.
+H='http://d/v1/jobs?state=done,failed,cancelled&order=desc'
+r=$(ucurl_as "$UB" "$H")
+expect 200 "\"name\":\"a1\",\"user\":\"$UA\",\"state\":\"cancelled\"" "$r"
+lacks "$SECRET" "$r"
+lacks '"spec"' "$r"
+expect 200 "$SECRET" "$(ucurl_as "$UA" "$H&user=$UA")"
 # The owner cancels their own.
 r=$(ucurl_as "$UA" -X POST -d "$(job a2)" http://d/v1/jobs)
 expect 201 "" "$r"
