@@ -229,8 +229,37 @@ static int do_create(apply_ctx *c, device *d, ms_placement p, ms_error *err)
     return rc;
 }
 
+/* --check: one line per GPU, naming only what differs from the layout. */
+static void print_differences(apply_ctx *c, const device *d)
+{
+    const ms_gpu_model *m = ms_backend_model(d->b);
+    int todo = 0;
+    fprintf(c->out, "GPU %d: ", d->index);
+    if (d->enable)
+        fprintf(c->out, "%senable MIG mode", todo++ ? "; " : "");
+    for (int k = 0; k < d->plan.ndestroy; k++) {
+        const ms_mig_instance *in = &d->cur[d->plan.destroy[k]];
+        fprintf(c->out, "%sdestroy %s at %d", todo++ ? "; " : "",
+                in->profile >= 0 ? m->profiles[in->profile].name : "an unknown profile",
+                in->start_slot);
+    }
+    for (int k = 0; k < d->plan.ncreate; k++)
+        fprintf(c->out, "%screate %s at %d", todo++ ? "; " : "",
+                m->profiles[d->plan.create[k].profile].name, d->plan.create[k].start);
+    if (d->disable)
+        fprintf(c->out, "%sdisable MIG mode", todo++ ? "; " : "");
+    fprintf(c->out, "%s\n",
+            todo              ? ""
+            : c->o->mode_only ? "already holds the MIG mode of the layout"
+                              : "already holds the layout");
+}
+
 static int change_device(apply_ctx *c, device *d, ms_error *err)
 {
+    if (c->o->check) {
+        print_differences(c, d);
+        return MS_OK;
+    }
     char what[160];
     int rc = MS_OK;
     for (int k = 0; k < d->plan.nkeep; k++) {
