@@ -121,21 +121,29 @@ static int target_counts(apply_ctx *c, device *d, int count[MS_MAX_PROFILES], ms
 {
     const ms_gpu_model *m = ms_backend_model(d->b);
     memset(count, 0, MS_MAX_PROFILES * sizeof *count);
+    char others[200] = ""; /* the unknown profiles after the first, each with its place */
+    const ms_migparted_count *first = NULL;
     for (int i = 0; i < d->entry->ncounts; i++) {
         const ms_migparted_count *t = &d->entry->counts[i];
         int p = ms_gpu_profile_by_name(m, t->profile);
-        if (p < 0) {
-            char names[256] = "";
-            for (int k = 0; k < m->nprofiles; k++)
-                snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? ", " : "",
-                         m->profiles[k].name);
-            return ms_error_set(
-                err, MS_EINVAL, "%s:%d:%d: mig-devices: '%s' is not a profile of GPU %d (%s: %s)",
-                c->cfgs->source, t->line, t->column, t->profile, d->index, m->name, names);
-        }
-        count[p] = t->count;
+        if (p >= 0)
+            count[p] = t->count;
+        else if (!first)
+            first = t;
+        else
+            snprintf(others + strlen(others), sizeof others - strlen(others), "; %d:%d: '%s'",
+                     t->line, t->column, t->profile);
     }
-    return MS_OK;
+    if (!first)
+        return MS_OK;
+    char names[256] = "";
+    for (int k = 0; k < m->nprofiles; k++)
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? ", " : "",
+                 m->profiles[k].name);
+    return ms_error_set(err, MS_EINVAL,
+                        "%s:%d:%d: mig-devices: '%s' is not a profile of GPU %d (%s: %s)%s%s",
+                        c->cfgs->source, first->line, first->column, first->profile, d->index,
+                        m->name, names, others[0] ? "; nor are" : "", others + (others[0] ? 1 : 0));
 }
 
 static int refuse_busy(apply_ctx *c, device *d, uint32_t blocking, const char *why, ms_error *err)
