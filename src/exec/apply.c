@@ -241,23 +241,23 @@ static int do_create(apply_ctx *c, device *d, ms_placement p, ms_error *err)
 static void print_differences(apply_ctx *c, const device *d)
 {
     const ms_gpu_model *m = ms_backend_model(d->b);
-    int todo = 0;
+    int changes = 0;
     fprintf(c->out, "GPU %d: ", d->index);
     if (d->enable)
-        fprintf(c->out, "%senable MIG mode", todo++ ? "; " : "");
+        fprintf(c->out, "%senable MIG mode", changes++ ? "; " : "");
     for (int k = 0; k < d->plan.ndestroy; k++) {
         const ms_mig_instance *in = &d->cur[d->plan.destroy[k]];
-        fprintf(c->out, "%sdestroy %s at %d", todo++ ? "; " : "",
+        fprintf(c->out, "%sdestroy %s at %d", changes++ ? "; " : "",
                 in->profile >= 0 ? m->profiles[in->profile].name : "an unknown profile",
                 in->start_slot);
     }
     for (int k = 0; k < d->plan.ncreate; k++)
-        fprintf(c->out, "%screate %s at %d", todo++ ? "; " : "",
+        fprintf(c->out, "%screate %s at %d", changes++ ? "; " : "",
                 m->profiles[d->plan.create[k].profile].name, d->plan.create[k].start);
     if (d->disable)
-        fprintf(c->out, "%sdisable MIG mode", todo++ ? "; " : "");
+        fprintf(c->out, "%sdisable MIG mode", changes++ ? "; " : "");
     fprintf(c->out, "%s\n",
-            todo              ? ""
+            changes           ? ""
             : c->o->mode_only ? "already holds the MIG mode of the layout"
                               : "already holds the layout");
 }
