@@ -200,6 +200,14 @@ static const struct {
      {0},
      "@:2: token-file /nonexistent/token: No such file"},
     {"backend sim\ngpus 1\ngpu Z80\n", {0}, "@:3: gpu: "},
+    {"devices 0\nsim-state /tmp/s.json\n", {0}, "@:2: sim-state is for backend sim"},
+    {"backend sim\ngpus 17\ngpu A30-24GB\nsim-state /tmp/s.json\n",
+     {0},
+     "@:4: sim-state holds at most 16 GPUs (gpus is 17)"},
+    {"backend sim\ngpus 1\ngpu " MIGSCHED_SOURCE_DIR
+     "/tests/fuzz/seeds/fuzz_gpu_model/a30.json\nsim-state s\n",
+     {0},
+     "@:4: sim-state needs gpu to name a built-in model"},
 };
 
 static void test_errors(void **state)

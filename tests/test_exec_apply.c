@@ -157,7 +157,33 @@ static void test_plan_refuses_for_busy_and_infeasible(void **unused)
     memset(count, 0, sizeof count);
     count[at("4g.20gb", 0).profile] = 2;
     assert_int_equal(ms_apply_plan_device(a100(), cur, 0, busy, count, &p, &err), MS_EINFEASIBLE);
-    assert_non_null(strstr(err.msg, "does not fit on a A100-40GB"));
+    assert_string_equal(err.msg, "the target does not fit on a A100-40GB: 2 x 4g.20gb: at most 1 "
+                                 "fit on the GPU; compute slices: 8 needed, the GPU has 7");
+    memset(count, 0, sizeof count);
+    count[at("3g.20gb", 0).profile] = 2;
+    count[at("1g.5gb", 0).profile] = 1;
+    assert_int_equal(ms_apply_plan_device(a100(), cur, 0, busy, count, &p, &err), MS_EINFEASIBLE);
+    assert_string_equal(err.msg,
+                        "the target does not fit on a A100-40GB: memory slices: 9 needed, the "
+                        "GPU has 8");
+}
+
+/* When the totals fit but no arrangement does, each instance left out is named with what
+ * each of its placements would overlap (a model whose 3g.20gb may start at 0 only). */
+static void test_plan_names_overlaps(void **unused)
+{
+    ms_gpu_model m = *a100();
+    int p3 = ms_gpu_profile_by_name(&m, "3g.20gb"), p4 = ms_gpu_profile_by_name(&m, "4g.20gb");
+    m.profiles[p3].nstarts = 1;
+    int count[MS_MAX_PROFILES] = {0};
+    count[p3] = 1;
+    count[p4] = 1;
+    ms_apply_plan p;
+    ms_error err;
+    bool busy[1] = {false};
+    assert_int_equal(ms_apply_plan_device(&m, NULL, 0, busy, count, &p, &err), MS_EINFEASIBLE);
+    assert_string_equal(err.msg, "the target does not fit on a A100-40GB: 4g.20gb does not fit: "
+                                 "at 0 overlaps 3g.20gb at 0");
 }
 
 /* A GPU instance split into two compute instances, or of a profile the model lacks, is
@@ -415,6 +441,7 @@ int main(void)
         cmocka_unit_test(test_plan_keeps_and_moves),
         cmocka_unit_test(test_plan_prefers_the_arrangement_keeping_most),
         cmocka_unit_test(test_plan_refuses_for_busy_and_infeasible),
+        cmocka_unit_test(test_plan_names_overlaps),
         cmocka_unit_test(test_plan_odd_instances),
         cmocka_unit_test_setup_teardown(test_all_pairs_of_partitions, setup, teardown),
         cmocka_unit_test_setup_teardown(test_random_busy_instances, setup, teardown),

@@ -11,5 +11,6 @@
 #include "migsched/exec_migparted.h"
 #include "migsched/exec_profile.h"
 #include "migsched/exec_run.h"
+#include "migsched/exec_sim_state.h"
 
 #endif

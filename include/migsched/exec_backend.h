@@ -21,6 +21,9 @@ typedef struct ms_backend_options {
     double sim_delay_scale;
     /* sim: the instances the simulated GPU holds when opened (NULL: none). */
     const ms_partition *sim_holds;
+    /* sim: the state file holding the GPUs (exec_sim_state.h; it must exist); NULL: one
+     * GPU of the given model living in the process. */
+    const char *sim_state;
 } ms_backend_options;
 
 /* A GPU instance (with its compute instances) as the device reports it. */
@@ -47,7 +50,7 @@ const ms_gpu_model *ms_backend_model(const ms_backend *b);
 const char *ms_backend_device_name(const ms_backend *b);
 int ms_backend_device(const ms_backend *b);
 
-/* GPUs the backend sees (nvml: nvmlDeviceGetCount_v2; sim: one). */
+/* GPUs the backend sees (nvml: nvmlDeviceGetCount_v2; sim: the state file's, else one). */
 int ms_backend_device_count(const char *kind, const ms_backend_options *opt, int *n, ms_error *err);
 
 int ms_backend_mig_mode(ms_backend *b, bool *enabled, ms_error *err);
@@ -79,7 +82,8 @@ int ms_backend_destroy(ms_backend *b, unsigned gi_id, ms_error *err);
 int ms_backend_processes(ms_backend *b, unsigned gi_id, unsigned *pids, int max, int *n,
                          ms_error *err);
 
-/* The physical GPU's UUID ("GPU-..."; nvml), "" for the sim backend (nothing to own). */
+/* The physical GPU's UUID ("GPU-..."; nvml, or a sim state file's), "" for a sim GPU living
+ * in the process (nothing to own). */
 const char *ms_backend_gpu_uuid(const ms_backend *b);
 /* The GPU's minor number: its node is /dev/nvidia<minor> and mig-minors lists its MIG
  * capabilities under gpu<minor> (nvml: nvmlDeviceGetMinorNumber, read at open and after a

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "config_keys.h"
+#include "migsched/exec_backend.h"
 #include "migsched/io.h"
 #include "tokens.h"
 
@@ -198,6 +199,9 @@ int md_config_check(md_config *c, ms_error *err)
                                 "%s: gpus is for backend sim (nvml uses "
                                 "devices)",
                                 c->where[MD_KEY_GPUS]);
+        if (*c->sim_state)
+            return ms_error_set(err, MS_EINVAL, "%s: sim-state is for backend sim",
+                                c->where[MD_KEY_SIM_STATE]);
         if (*c->where[MD_KEY_TIME_SCALE])
             return ms_error_set(err, MS_EINVAL, "%s: time-scale is for backend sim",
                                 c->where[MD_KEY_TIME_SCALE]);
@@ -227,6 +231,14 @@ int md_config_check(md_config *c, ms_error *err)
         }
         c->has_model = true;
     }
+    if (*c->sim_state && c->gpus > MS_RUN_MAX_GPUS)
+        return ms_error_set(err, MS_EINVAL, "%s: sim-state holds at most %d GPUs (gpus is %d)",
+                            c->where[MD_KEY_SIM_STATE], MS_RUN_MAX_GPUS, c->gpus);
+    if (*c->sim_state && !ms_gpu_builtin(c->gpu))
+        return ms_error_set(err, MS_EINVAL,
+                            "%s: sim-state needs gpu to name a built-in model (a state file "
+                            "holds built-in models only)",
+                            c->where[MD_KEY_SIM_STATE]);
     return MS_OK;
 }
 

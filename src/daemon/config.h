@@ -75,13 +75,16 @@ enum md_key {
     MD_KEY_SLURM_NODE,
     MD_KEY_SLURM_ADMIN_COMMENT,
     MD_KEY_SLURM_SYNC,
+    MD_KEY_SIM_STATE,
     MD_NKEYS
 };
 
 typedef struct md_config {
     md_backend backend;
-    char gpu[MD_PATH_LEN]; /* a built-in model name or a model JSON path */
-    int gpus;              /* sim: GPUs simulated */
+    char gpu[MD_PATH_LEN];       /* a built-in model name or a model JSON path */
+    int gpus;                    /* sim: GPUs simulated */
+    char sim_state[MD_PATH_LEN]; /* sim: the state file holding them ("" they live in the
+                                    process): exec_sim_state.h */
     int ndevices;
     int devices[MD_MAX_DEVICES]; /* nvml: device indices, distinct */
     int nlisten;
@@ -151,11 +154,11 @@ int md_config_load(md_config *c, const char *path, ms_error *err);
  * is an error naming it. Does not check the whole: call md_config_check. */
 int md_config_from_args(md_config *c, int argc, char **argv, ms_error *err);
 /* The rules between keys, each error naming where the key was set: sim needs gpu and gpus
- * (not devices); nvml needs devices (not gpus, not time-scale); tcp listening needs a
- * token-file, not accessible to group or others, of valid `USER TOKEN` lines (tokens.h);
- * batch-size and batch-period go with mode batch. Loads the GPU model (c->model). A db
- * not given is the default one only while listen is the default; otherwise it is the first
- * unix socket's path with ".db" added (ad-hoc daemons never share a store), and a daemon
+ * (not devices), sim-state goes with sim and a built-in gpu; nvml needs devices (not gpus, not
+ * time-scale); tcp listening needs a token-file, not accessible to group or others, of valid `USER
+ * TOKEN` lines (tokens.h); batch-size and batch-period go with mode batch. Loads the GPU model
+ * (c->model). A db not given is the default one only while listen is the default; otherwise it is
+ * the first unix socket's path with ".db" added (ad-hoc daemons never share a store), and a daemon
  * listening on TCP alone must be given one. */
 int md_config_check(md_config *c, ms_error *err);
 /* For SIGHUP: next (checked) may differ from cur only in reloadable keys; else an error

@@ -81,6 +81,8 @@ const md_key_row md_keys[MD_NKEYS] = {
                                     FIELD(slurm_admin_comment), .def = "true"},
     [MD_KEY_SLURM_SYNC] = {"slurm-sync", MD_VALUE_SECONDS, FIELD(slurm_sync), .zero_off = true,
                            .lo = 0, .hi = 86400, .def = "10"},
+    /* Made from gpu and gpus when missing; an existing one must hold them. */
+    [MD_KEY_SIM_STATE] = {"sim-state", MD_VALUE_PATH, FIELD(sim_state)},
 };
 
 void md_config_defaults(md_config *c)

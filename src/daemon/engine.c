@@ -333,6 +333,8 @@ static int open_backends(md_engine *e, ms_error *err)
     const md_config *c = e->c;
     if (c->backend == MD_NVML)
         return ei_nvml_open(e, err);
+    if (*c->sim_state)
+        return ei_sim_state_open(e, err);
     /* Creations and destructions take the model's times, scaled like the jobs. */
     ms_backend_options opt = {.sim_delay_scale = 1.0 / c->time_scale};
     e->ngpus = c->gpus;

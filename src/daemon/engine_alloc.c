@@ -87,7 +87,7 @@ int ei_alloc_resume(md_engine *e, md_job *j, bool *resumed, ms_error *err)
     if (g == e->ngpus || j->placement.profile < 0)
         return MS_OK;
     ei_inst *in = &e->gpu[g].inst[j->placement.start];
-    if (!e->nvml) {
+    if (!e->nvml && !*e->c->sim_state) {
         /* Nothing survives a sim process: the instance is made again where it was. */
         ms_error cerr = {0};
         if (ei_create(e, g, j->placement, j->id, &cerr)) {

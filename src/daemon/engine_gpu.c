@@ -189,8 +189,8 @@ int ei_create(md_engine *e, int g, ms_placement p, int64_t job, ms_error *err)
     return MS_OK;
 }
 
-/* nvml: the idle instance at slot is still the one we made. Someone may have destroyed or
- * replaced it since (same profile and place, another MIG UUID): then it is lost, as
+/* nvml or a sim state file: the idle instance at slot is still the one we made. Someone may have
+ * destroyed or replaced it since (same profile and place, another MIG UUID): then it is lost, as
  * ei_destroy finds out, and the start fails. The listing is quick: mu stays held unless the
  * instance is lost. */
 static int still_ours(md_engine *e, int g, int slot, ms_error *err)
@@ -243,7 +243,7 @@ static int make(md_engine *e, int g, ms_placement p, int64_t job, ms_error *err)
 {
     ei_inst *in = &e->gpu[g].inst[p.start];
     if (in->profile == p.profile && in->state == EI_IDLE) {
-        int rc = e->nvml ? still_ours(e, g, p.start, err) : MS_OK;
+        int rc = e->nvml || *e->c->sim_state ? still_ours(e, g, p.start, err) : MS_OK;
         if (rc)
             return rc;
         in->state = EI_BUSY;

@@ -9,6 +9,7 @@
  *   engine_alloc.c    Slurm jobs' allocations and the steps holding them
  *   engine_recover.c  the nvml start after a previous owner: its processes and instances
  *   engine_nvml.c     the nvml side's open and close: devices, log folder, cgroups, journal
+ *   engine_sim_state.c the open of sim GPUs kept in a state file (sim-state)
  *   engine.c          the lifecycle (open, stop, close) and the scheduling thread
  * Private to src/daemon. */
 #ifndef MIGSCHED_DAEMON_ENGINE_INTERNAL_H
@@ -43,7 +44,7 @@ typedef struct ei_inst {
 
 typedef struct ei_gpu {
     ms_backend *be;
-    ms_device_lock *lock; /* nvml: this process owns the device */
+    ms_device_lock *lock; /* nvml, sim-state: this process owns the device */
     int device;           /* sim: 0..gpus-1; nvml: the device index */
     char uuid[96];
     uint32_t foreign_slots;  /* nvml: slots of instances not ours: never used */
@@ -274,14 +275,14 @@ static inline bool ei_is_alloc(const md_job *j) { return j->spec.slurm_job_id > 
 size_t ei_jobs_running(const md_engine *e);
 /* Open: the allocations the store says are running (before the backends open). */
 int ei_alloc_load_held(md_engine *e, ms_error *err);
-/* nvml open: whether in, found on GPU g and created by the last process, is a held
+/* nvml, sim-state open: whether in, found on GPU g and created by the last process, is a held
  * allocation's instance (*adopted); if so it becomes that allocation's (busy) and is
  * journalled as ours. */
 int ei_alloc_adopt(md_engine *e, int g, const ms_mig_instance *in, bool *adopted, ms_error *err);
 /* Open: whether the store's live instance row is an adopted one (its row is kept). */
 bool ei_alloc_keeps_row(md_engine *e, const md_store_instance *row);
-/* Open: running allocation j holds its instance again (nvml: adopted; sim: made anew at
- * its placement) and runs on (*resumed; j's spec then belongs to the engine), or could
+/* Open: running allocation j holds its instance again (nvml, sim-state: adopted; sim: made
+ * anew at its placement) and runs on (*resumed; j's spec then belongs to the engine), or could
  * not (the caller interrupts it: an allocation fails). */
 int ei_alloc_resume(md_engine *e, md_job *j, bool *resumed, ms_error *err);
 /* Open, at the end: the mapping files of the held instances, stale ones removed. */
@@ -310,6 +311,14 @@ bool ei_drained(md_engine *e, ei_inst *in, double now);
  * still the very ones (a held allocation's adopted), every other instance foreign; then
  * opens e->journal there, compacted to what is live. */
 int ei_recover(md_engine *e, const char *path, ms_error *err);
+
+/* engine_sim_state.c */
+/* Opens the sim GPUs of the sim-state file (made from gpu and gpus when missing, else
+ * holding them), locked like nvml devices so that `migsched apply` and `run` keep off
+ * them while the daemon runs; every instance the file holds is foreign, never used or
+ * destroyed (a held allocation's is adopted), and a GPU with MIG mode off refuses the
+ * start. */
+int ei_sim_state_open(md_engine *e, ms_error *err);
 
 /* engine_nvml.c */
 /* Opens and locks the devices, starts the journal, and reconciles with what the previous

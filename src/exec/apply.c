@@ -121,21 +121,29 @@ static int target_counts(apply_ctx *c, device *d, int count[MS_MAX_PROFILES], ms
 {
     const ms_gpu_model *m = ms_backend_model(d->b);
     memset(count, 0, MS_MAX_PROFILES * sizeof *count);
+    char others[200] = ""; /* the unknown profiles after the first, each with its place */
+    const ms_migparted_count *first = NULL;
     for (int i = 0; i < d->entry->ncounts; i++) {
         const ms_migparted_count *t = &d->entry->counts[i];
         int p = ms_gpu_profile_by_name(m, t->profile);
-        if (p < 0) {
-            char names[256] = "";
-            for (int k = 0; k < m->nprofiles; k++)
-                snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? ", " : "",
-                         m->profiles[k].name);
-            return ms_error_set(
-                err, MS_EINVAL, "%s:%d:%d: mig-devices: '%s' is not a profile of GPU %d (%s: %s)",
-                c->cfgs->source, t->line, t->column, t->profile, d->index, m->name, names);
-        }
-        count[p] = t->count;
+        if (p >= 0)
+            count[p] = t->count;
+        else if (!first)
+            first = t;
+        else
+            snprintf(others + strlen(others), sizeof others - strlen(others), "; %d:%d: '%s'",
+                     t->line, t->column, t->profile);
     }
-    return MS_OK;
+    if (!first)
+        return MS_OK;
+    char names[256] = "";
+    for (int k = 0; k < m->nprofiles; k++)
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? ", " : "",
+                 m->profiles[k].name);
+    return ms_error_set(err, MS_EINVAL,
+                        "%s:%d:%d: mig-devices: '%s' is not a profile of GPU %d (%s: %s)%s%s",
+                        c->cfgs->source, first->line, first->column, first->profile, d->index,
+                        m->name, names, others[0] ? "; nor are" : "", others + (others[0] ? 1 : 0));
 }
 
 static int refuse_busy(apply_ctx *c, device *d, uint32_t blocking, const char *why, ms_error *err)
@@ -229,8 +237,37 @@ static int do_create(apply_ctx *c, device *d, ms_placement p, ms_error *err)
     return rc;
 }
 
+/* --check: one line per GPU, naming only what differs from the layout. */
+static void print_differences(apply_ctx *c, const device *d)
+{
+    const ms_gpu_model *m = ms_backend_model(d->b);
+    int changes = 0;
+    fprintf(c->out, "GPU %d: ", d->index);
+    if (d->enable)
+        fprintf(c->out, "%senable MIG mode", changes++ ? "; " : "");
+    for (int k = 0; k < d->plan.ndestroy; k++) {
+        const ms_mig_instance *in = &d->cur[d->plan.destroy[k]];
+        fprintf(c->out, "%sdestroy %s at %d", changes++ ? "; " : "",
+                in->profile >= 0 ? m->profiles[in->profile].name : "an unknown profile",
+                in->start_slot);
+    }
+    for (int k = 0; k < d->plan.ncreate; k++)
+        fprintf(c->out, "%screate %s at %d", changes++ ? "; " : "",
+                m->profiles[d->plan.create[k].profile].name, d->plan.create[k].start);
+    if (d->disable)
+        fprintf(c->out, "%sdisable MIG mode", changes++ ? "; " : "");
+    fprintf(c->out, "%s\n",
+            changes           ? ""
+            : c->o->mode_only ? "already holds the MIG mode of the layout"
+                              : "already holds the layout");
+}
+
 static int change_device(apply_ctx *c, device *d, ms_error *err)
 {
+    if (c->o->check) {
+        print_differences(c, d);
+        return MS_OK;
+    }
     char what[160];
     int rc = MS_OK;
     for (int k = 0; k < d->plan.nkeep; k++) {

@@ -4,6 +4,7 @@
  * and then the most instances wins. */
 #include <string.h>
 
+#include "apply_fit.h"
 #include "migsched/exec.h"
 
 typedef struct search {
@@ -67,6 +68,14 @@ static void place(search *s, int k, uint32_t used)
     }
 }
 
+static int misfit(const ms_gpu_model *m, const int count[MS_MAX_PROFILES], ms_error *err)
+{
+    char why[400];
+    exec_apply_explain_misfit(m, count, why, sizeof why);
+    return ms_error_set(err, MS_EINFEASIBLE, "the target does not fit on a %s: %s", m->name,
+                        why[0] ? why : "no arrangement of its instances at allowed placements");
+}
+
 int ms_apply_plan_device(const ms_gpu_model *m, const ms_mig_instance *cur, int ncur,
                          const bool *busy, const int count[MS_MAX_PROFILES], ms_apply_plan *plan,
                          ms_error *err)
@@ -77,7 +86,7 @@ int ms_apply_plan_device(const ms_gpu_model *m, const ms_mig_instance *cur, int 
     for (int p = 0; p < m->nprofiles; p++) {
         slots += count[p] * m->profiles[p].size_slots;
         if (count[p] < 0 || slots > m->slots || s.n + count[p] > MS_MAX_INSTANCES)
-            return ms_error_set(err, MS_EINFEASIBLE, "the target does not fit on a %s", m->name);
+            return misfit(m, count, err);
         for (int i = 0; i < count[p]; i++)
             s.profile[s.n++] = p;
     }
@@ -94,10 +103,7 @@ int ms_apply_plan_device(const ms_gpu_model *m, const ms_mig_instance *cur, int 
         }
     place(&s, 0, 0);
     if (!s.found)
-        return ms_error_set(err, MS_EINFEASIBLE,
-                            "the target does not fit on a %s (no arrangement of its instances "
-                            "at allowed placements)",
-                            m->name);
+        return misfit(m, count, err);
     memcpy(s.at, s.best, sizeof s.at);
     int nbusy = 0;
     for (int i = 0; i < ncur; i++) {

@@ -31,6 +31,10 @@ struct ms_backend {
     void *impl;
 };
 
+/* A model loaded from JSON (e.g. with profiled times) fits a device whose built-in model has
+ * the same slots, slices and profiles. */
+bool exec_same_geometry(const ms_gpu_model *a, const ms_gpu_model *b);
+
 extern const exec_backend_ops exec_backend_nvml_ops;
 extern const exec_backend_ops exec_backend_sim_ops;
 

@@ -102,22 +102,6 @@ static int load_library(nvml_impl *n, const ms_backend_options *opt, ms_error *e
     return MS_OK;
 }
 
-/* A model loaded from JSON (e.g. with profiled times) fits a device whose built-in model has
- * the same slots, slices and profiles. */
-static bool same_geometry(const ms_gpu_model *a, const ms_gpu_model *b)
-{
-    if (a->slots != b->slots || a->slices != b->slices || a->nprofiles != b->nprofiles)
-        return false;
-    for (int i = 0; i < b->nprofiles; i++) {
-        int k = ms_gpu_profile_by_name(a, b->profiles[i].name);
-        if (k < 0 || a->profiles[k].slices != b->profiles[i].slices ||
-            a->profiles[k].size_slots != b->profiles[i].size_slots ||
-            a->profiles[k].nvml_index != b->profiles[i].nvml_index)
-            return false;
-    }
-    return true;
-}
-
 /* Kept for ms_backend_gpu_minor: only device isolation needs it, so its failure fails
  * nothing else. */
 static void read_minor(ms_backend *b)
@@ -160,7 +144,7 @@ static int open_device(ms_backend *b, const ms_gpu_model *model, ms_error *err)
         return nvml_fail(b, r, "nvmlDeviceGetUUID", err, "reading the GPU UUID");
     read_minor(b);
     const ms_gpu_model *seen = ms_gpu_model_from_device_name(b->name);
-    if (model && seen && !same_geometry(seen, model))
+    if (model && seen && !exec_same_geometry(seen, model))
         return ms_error_set(err, MS_EINVAL, "device %d is a %s (%s), not a %s", b->device, b->name,
                             seen->name, model->name);
     if (!model && !seen)
