@@ -28,7 +28,7 @@ static int after_end(md_engine *e, size_t i, md_job *next, md_job_event ev, ms_e
         ei_observe(&e->turnaround_seconds, md_engine_time_bounds, MD_ENGINE_TIME_BUCKETS,
                    next->ended - next->submitted);
     char uid[16], user[160];
-    md_log(MD_LOG_INFO, "job.end", "id=%lld user=%s event=%s state=%s", (long long)next->id,
+    md_log(MD_LOG_INFO, "job.end", "id=%lld user=%s transition=%s state=%s", (long long)next->id,
            md_log_quote(md_job_user(&next->owner, uid), user, sizeof user), md_job_event_name(ev),
            md_job_state_name(next->state));
     ei_job_ended(e, next);
@@ -218,8 +218,10 @@ static void *loop(void *arg)
         }
     }
     ms_error err = {0};
+    char q[MS_ERR_LEN + 64];
     if (ei_destroy_all(e, &err))
-        md_log(MD_LOG_ERROR, "instance.destroy_failed", "error=\"%s\"", err.msg);
+        md_log(MD_LOG_ERROR, "instance.destroy_failed", "error=%s",
+               md_log_quote(err.msg, q, sizeof q));
     pthread_mutex_unlock(&e->mu);
     return NULL;
 }
@@ -411,8 +413,10 @@ int md_engine_open(const md_config *c, md_store *st, md_engine **out, ms_error *
         return rc;
     }
     e->thread_started = true;
+    char qm[sizeof e->m->name + 64];
     md_log(MD_LOG_INFO, "engine.open", "backend=%s gpus=%d model=%s queued=%zu",
-           c->backend == MD_SIM ? "sim" : "nvml", e->ngpus, e->m->name, e->nqueue);
+           c->backend == MD_SIM ? "sim" : "nvml", e->ngpus, md_log_quote(e->m->name, qm, sizeof qm),
+           e->nqueue);
     *out = e;
     return MS_OK;
 }

@@ -42,8 +42,8 @@ static md_engine_outcome admit(md_engine *e, const md_job_owner *owner, size_t b
     return MD_ENGINE_QUEUE_FULL;
 }
 
-md_engine_outcome md_engine_submit(md_engine *e, md_job_spec *spec, const md_job_owner *owner,
-                                   json_t **job, ms_error *err)
+static md_engine_outcome submit(md_engine *e, md_job_spec *spec, const md_job_owner *owner,
+                                json_t **job, ms_error *err)
 {
     *job = NULL;
     int profile;
@@ -140,6 +140,21 @@ md_engine_outcome md_engine_submit(md_engine *e, md_job_spec *spec, const md_job
         return fail(rc);
     }
     return *job ? MD_ENGINE_OK : MD_ENGINE_INTERNAL;
+}
+
+/* Every submission gets a line: job.submit once it is queued (submit()), job.submit_refused
+ * with the reason when it is not. */
+md_engine_outcome md_engine_submit(md_engine *e, md_job_spec *spec, const md_job_owner *owner,
+                                   json_t **job, ms_error *err)
+{
+    md_engine_outcome o = submit(e, spec, owner, job, err);
+    if (o != MD_ENGINE_OK) {
+        char uid[16], user[160], q[MS_ERR_LEN + 64];
+        md_log(MD_LOG_INFO, "job.submit_refused", "user=%s error=%s",
+               md_log_quote(md_job_user(owner, uid), user, sizeof user),
+               md_log_quote(err->msg, q, sizeof q));
+    }
+    return o;
 }
 
 /* A job from the store: NOT_FOUND when there is none. */
@@ -291,6 +306,17 @@ md_engine_outcome md_engine_history(md_engine *e, int64_t id, const md_engine_ac
     return MD_ENGINE_OK;
 }
 
+/* The one line of a cancellation: whose job, who asked (an API call's caller; "migschedd"
+ * for the daemon's own), in which state it was. */
+static void log_cancel(int64_t id, const md_job_owner *owner, const md_engine_actor *who,
+                       const char *was)
+{
+    char uid[16], byuid[16], user[160], by[160];
+    md_log(MD_LOG_INFO, "job.cancel", "id=%lld user=%s by=%s state=%s", (long long)id,
+           md_log_quote(md_job_user(owner, uid), user, sizeof user),
+           md_log_quote(who ? md_job_user(&who->who, byuid) : "migschedd", by, sizeof by), was);
+}
+
 int ei_cancel_queued(md_engine *e, size_t i, ms_error *err)
 {
     md_job next = *e->queue[i];
@@ -298,9 +324,6 @@ int ei_cancel_queued(md_engine *e, size_t i, ms_error *err)
     int rc = md_job_cancel(&next, ei_now(), &t, err);
     if (rc || (rc = ei_commit(e, (const md_job *const[]){&next}, &t, 1, false, err)))
         return rc;
-    char uid[16], user[160];
-    md_log(MD_LOG_INFO, "job.cancel", "id=%lld user=%s state=queued", (long long)next.id,
-           md_log_quote(md_job_user(&next.owner, uid), user, sizeof user));
     ei_job_ended(e, &next);
     md_job *q = ei_queue_remove(e, i);
     md_job_free(q);
@@ -332,6 +355,7 @@ md_engine_outcome md_engine_cancel(md_engine *e, int64_t id, const md_engine_act
     /* An allocation's owner is the Slurm job's user, but only Slurm releases it (an
      * instance freed under its running steps would go to someone else's job). */
     bool alloc = ei_is_alloc(&owned) && who && !who->admin;
+    md_job_owner owner = owned.owner;
     if (alloc)
         ms_error_set(err, MS_EINVAL,
                      "job %lld is Slurm job %lld's allocation: Slurm releases "
@@ -343,11 +367,13 @@ md_engine_outcome md_engine_cancel(md_engine *e, int64_t id, const md_engine_act
         return MD_ENGINE_FORBIDDEN;
     pthread_mutex_lock(&e->mu);
     int rc = MS_OK;
+    const char *was = NULL; /* the state it was cancelled in */
     bool found = false;
     /* Its start is being committed: it is cancelled once it runs (like a running job). */
     for (size_t i = 0; e->flushing && i < e->nstarting && !found; i++)
         if (e->starting[i].id == id) {
             found = true;
+            was = "starting";
             e->starting[i].cancel = true;
             while (e->flushing)
                 pthread_cond_wait(&e->changed, &e->mu);
@@ -356,12 +382,14 @@ md_engine_outcome md_engine_cancel(md_engine *e, int64_t id, const md_engine_act
         if (e->queue[i]->id != id)
             continue;
         found = true;
+        was = "queued";
         rc = ei_cancel_queued(e, i, err);
     }
     for (size_t i = 0; i < e->nrun; i++) {
         if (e->run[i].job.id != id)
             continue;
         found = true;
+        was = "running";
         e->run[i].cancel = true;
         /* The scheduling thread stops it and frees its instance. */
         ei_wait_ended(e, id);
@@ -369,6 +397,8 @@ md_engine_outcome md_engine_cancel(md_engine *e, int64_t id, const md_engine_act
     pthread_mutex_unlock(&e->mu);
     if (rc)
         return fail(rc);
+    if (was)
+        log_cancel(id, &owner, who, was);
     o = ei_get_job(e, id, who, job, err);
     if (o != MD_ENGINE_OK || found)
         return o;
