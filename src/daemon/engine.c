@@ -351,6 +351,27 @@ static int open_backends(md_engine *e, ms_error *err)
     return MS_OK;
 }
 
+/* What the metrics label each GPU with besides its UUID. Only labels depend on it, so a
+ * backend that cannot tell is logged and the label left empty. */
+static void read_identity(ei_gpu *gp)
+{
+    char q[MS_ERR_LEN + 64];
+    ms_error err = {0};
+    unsigned minor;
+    gp->minor = -1;
+    if (ms_backend_gpu_minor(gp->be, &minor, &err))
+        md_log(MD_LOG_WARN, "gpu.identity_unknown", "gpu=%d label=device error=%s", gp->device,
+               md_log_quote(err.msg, q, sizeof q));
+    else
+        gp->minor = (int)minor;
+    if (ms_backend_gpu_pci_bus_id(gp->be, gp->pci_bus_id, &err)) {
+        *gp->pci_bus_id = '\0';
+        md_log(MD_LOG_WARN, "gpu.identity_unknown", "gpu=%d label=pci_bus_id error=%s", gp->device,
+               md_log_quote(err.msg, q, sizeof q));
+    }
+    snprintf(gp->model_name, sizeof gp->model_name, "%s", ms_backend_device_name(gp->be));
+}
+
 int md_engine_open(const md_config *c, md_store *st, md_engine **out, ms_error *err)
 {
     *out = NULL;
@@ -397,6 +418,8 @@ int md_engine_open(const md_config *c, md_store *st, md_engine **out, ms_error *
         rc = ei_alloc_load_held(e, err);
     if (!rc)
         rc = open_backends(e, err);
+    for (int g = 0; !rc && g < e->ngpus; g++)
+        read_identity(&e->gpu[g]);
     pthread_mutex_lock(&e->mu); /* a resumed sim allocation creates its instance */
     if (!rc)
         rc = reconcile_store(e, err);

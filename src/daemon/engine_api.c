@@ -452,15 +452,20 @@ md_engine_outcome md_engine_jobs(md_engine *e, const md_store_job_query *q,
 }
 
 /* The owner of the running job id, for the metrics' user label ("" when not running). */
-static void running_user(const md_engine *e, int64_t id, char user[64])
+/* The owner, name, Slurm job and start of the running job im->job ("", 0 when none). */
+static void running_job(const md_engine *e, md_engine_instance_metrics *im)
 {
-    *user = '\0';
-    for (size_t i = 0; i < e->nrun; i++)
-        if (e->run[i].job.id == id) {
-            char uid[16];
-            snprintf(user, 64, "%s", md_job_user(&e->run[i].job.owner, uid));
-            return;
-        }
+    for (size_t i = 0; im->job && i < e->nrun; i++) {
+        const md_job *j = &e->run[i].job;
+        if (j->id != im->job)
+            continue;
+        char uid[16];
+        snprintf(im->user, sizeof im->user, "%s", md_job_user(&j->owner, uid));
+        snprintf(im->name, sizeof im->name, "%s", j->spec.name ? j->spec.name : "");
+        im->slurm_job = ei_is_alloc(j) ? j->spec.slurm_job_id : 0;
+        im->started = j->started;
+        return;
+    }
 }
 
 static const char *inst_state(ei_state s)
@@ -482,6 +487,9 @@ static void gpu_metrics(const md_engine *e, int g, md_engine_gpu_metrics *out)
     memset(out, 0, sizeof *out);
     out->gpu = gp->device;
     snprintf(out->uuid, sizeof out->uuid, "%s", gp->uuid);
+    snprintf(out->pci_bus_id, sizeof out->pci_bus_id, "%s", gp->pci_bus_id);
+    out->minor = gp->minor;
+    snprintf(out->model_name, sizeof out->model_name, "%s", gp->model_name);
     /* F(g) over the instances holding jobs (DESIGN.md), as the online policy measures it. */
     ei_view(e, g, &v);
     out->fragmentation = ms_online_frag_lookup(e->ft, e->m, v.frag_slots, v.frag_slices);
@@ -497,7 +505,7 @@ static void gpu_metrics(const md_engine *e, int g, md_engine_gpu_metrics *out)
         snprintf(im->mig_uuid, sizeof im->mig_uuid, "%s", in->mig.uuid);
         im->busy = in->state == EI_BUSY;
         im->job = in->state == EI_BUSY ? in->job : 0;
-        running_user(e, im->job, im->user);
+        running_job(e, im);
     }
 }
 
