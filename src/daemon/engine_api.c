@@ -367,13 +367,12 @@ md_engine_outcome md_engine_cancel(md_engine *e, int64_t id, const md_engine_act
         return MD_ENGINE_FORBIDDEN;
     pthread_mutex_lock(&e->mu);
     int rc = MS_OK;
-    const char *was = NULL; /* the state it was cancelled in */
-    bool found = false;
+    bool found = false; /* and logged: one job.cancel line, before the wait for its end */
     /* Its start is being committed: it is cancelled once it runs (like a running job). */
     for (size_t i = 0; e->flushing && i < e->nstarting && !found; i++)
         if (e->starting[i].id == id) {
             found = true;
-            was = "starting";
+            log_cancel(id, &owner, who, "starting");
             e->starting[i].cancel = true;
             while (e->flushing)
                 pthread_cond_wait(&e->changed, &e->mu);
@@ -382,14 +381,15 @@ md_engine_outcome md_engine_cancel(md_engine *e, int64_t id, const md_engine_act
         if (e->queue[i]->id != id)
             continue;
         found = true;
-        was = "queued";
-        rc = ei_cancel_queued(e, i, err);
+        if (!(rc = ei_cancel_queued(e, i, err)))
+            log_cancel(id, &owner, who, "queued");
     }
     for (size_t i = 0; i < e->nrun; i++) {
         if (e->run[i].job.id != id)
             continue;
+        if (!found) /* else it was logged starting */
+            log_cancel(id, &owner, who, "running");
         found = true;
-        was = "running";
         e->run[i].cancel = true;
         /* The scheduling thread stops it and frees its instance. */
         ei_wait_ended(e, id);
@@ -397,8 +397,6 @@ md_engine_outcome md_engine_cancel(md_engine *e, int64_t id, const md_engine_act
     pthread_mutex_unlock(&e->mu);
     if (rc)
         return fail(rc);
-    if (was)
-        log_cancel(id, &owner, who, was);
     o = ei_get_job(e, id, who, job, err);
     if (o != MD_ENGINE_OK || found)
         return o;

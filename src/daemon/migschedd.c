@@ -29,6 +29,7 @@ static void usage(FILE *f)
                "Every configuration key is also a flag; flags override the file:\n"
                "  --backend nvml|sim      --gpu MODEL           --gpus N (sim)\n"
                "  --devices 0,1 (nvml)    --listen unix:PATH | tcp:127.0.0.1:PORT (repeatable)\n"
+               "  --listen-metrics HOST:PORT|none (GET /metrics only, no token, any address)\n"
                "  --token-file FILE       --db PATH             --init-store true|false\n"
                "  --mode online|batch\n"
                "  --time-scale X (sim)    --log-level debug|info|warn|error\n"
