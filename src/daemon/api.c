@@ -669,13 +669,14 @@ void md_api_handle(const md_api *api, const md_api_request *rq, md_api_response 
 void md_api_handle_metrics_only(const md_api *api, const md_api_request *rq, md_api_response *rs)
 {
     memset(rs, 0, sizeof *rs);
-    if (strcmp(rq->path, ROUTES[R_METRICS].path))
+    if (strcmp(rq->path, ROUTES[R_METRICS].path)) {
         md_api_error(rs, 404, "this listener serves GET /metrics only");
-    else if (strcmp(rq->method, "GET")) {
+    } else if (strcmp(rq->method, "GET")) {
         md_api_error(rs, 405, "GET /metrics only");
         rs->allow = ROUTES[R_METRICS].allow;
-    } else if (rq->nargs)
+    } else if (rq->nargs) {
         md_api_error(rs, 400, "this route takes no query arguments");
-    else
+    } else {
         metrics(api, rs);
+    }
 }
