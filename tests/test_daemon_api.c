@@ -581,12 +581,23 @@ static void test_metrics(void **state)
     for (int g = 0; g < 2; g++) {
         m.gpu[g].gpu = g;
         snprintf(m.gpu[g].uuid, sizeof m.gpu[g].uuid, "GPU-%d", g);
+        snprintf(m.gpu[g].pci_bus_id, sizeof m.gpu[g].pci_bus_id, "00000000:%02X:00.0", 0x3b + g);
+        m.gpu[g].minor = g + 4;
+        snprintf(m.gpu[g].model_name, sizeof m.gpu[g].model_name, "NVIDIA A100-SXM4-40GB");
     }
+    m.gpu[0].minor = -1; /* unknown: an empty device label */
     m.gpu[1].fragmentation = 0.25;
     m.gpu[1].busy_slices = 3;
     m.gpu[1].ninstances = 2;
-    m.gpu[1].instance[0] = (md_engine_instance_metrics){
-        .profile = 3, .start = 4, .gi_id = 2, .busy = true, .job = 7, .user = "al\"ice"};
+    m.gpu[1].instance[0] = (md_engine_instance_metrics){.profile = 3,
+                                                        .start = 4,
+                                                        .gi_id = 2,
+                                                        .busy = true,
+                                                        .job = 7,
+                                                        .user = "al\"ice",
+                                                        .name = "train \"big\"",
+                                                        .slurm_job = 1234,
+                                                        .started = 1700000000.5};
     m.gpu[1].instance[1] = (md_engine_instance_metrics){.profile = 0, .start = 0, .gi_id = 9};
     size_t len;
     char *text = md_metrics_render(&m, a100(), "h\"x\\y\n", &len);
@@ -606,16 +617,30 @@ static void test_metrics(void **state)
         "migsched_job_wait_seconds_sum 7000.5\nmigsched_job_wait_seconds_count 4\n",
         "migsched_job_turnaround_seconds_count 0\n",
         "migsched_instance_creation_seconds_bucket{le=\"0.05\"} 0\n",
-        "migsched_gpu_fragmentation{gpu=\"1\",UUID=\"GPU-1\",Hostname=\"h\\\"x\\\\y\\n\"} 0.25\n",
-        "migsched_gpu_busy_slices{gpu=\"0\",UUID=\"GPU-0\",Hostname=\"h\\\"x\\\\y\\n\"} 0\n",
-        "migsched_instance_busy{gpu=\"1\",UUID=\"GPU-1\",Hostname=\"h\\\"x\\\\y\\n\",GPU_I_PROFILE="
-        "\"3g.20gb\",GPU_I_ID=\"2\",start=\"4\",user=\"al\\\"ice\"} 1\n",
-        "GPU_I_PROFILE=\"1g.5gb\",GPU_I_ID=\"9\",start=\"0\",user=\"\"} 0\n",
+        "migsched_gpu_fragmentation{gpu=\"1\",UUID=\"GPU-1\",pci_bus_id=\"00000000:3C:00.0\","
+        "device=\"nvidia5\",modelName=\"NVIDIA A100-SXM4-40GB\",Hostname=\"h\\\"x\\\\y\\n\"} "
+        "0.25\n",
+        "migsched_gpu_busy_slices{gpu=\"0\",UUID=\"GPU-0\",pci_bus_id=\"00000000:3B:00.0\","
+        "device=\"\",modelName=\"NVIDIA A100-SXM4-40GB\",Hostname=\"h\\\"x\\\\y\\n\"} 0\n",
+        "migsched_instance_busy{gpu=\"1\",UUID=\"GPU-1\",pci_bus_id=\"00000000:3C:00.0\","
+        "device=\"nvidia5\",modelName=\"NVIDIA A100-SXM4-40GB\",GPU_I_PROFILE=\"3g.20gb\","
+        "GPU_I_ID=\"2\",Hostname=\"h\\\"x\\\\y\\n\",start=\"4\",user=\"al\\\"ice\"} 1\n",
+        "GPU_I_PROFILE=\"1g.5gb\",GPU_I_ID=\"9\",Hostname=\"h\\\"x\\\\y\\n\",start=\"0\",user=\"\"}"
+        " 0\n",
+        "# TYPE migsched_job_start_time_seconds gauge\n",
+        "migsched_job_start_time_seconds{gpu=\"1\",UUID=\"GPU-1\",pci_bus_id=\"00000000:3C:00.0\","
+        "device=\"nvidia5\",modelName=\"NVIDIA A100-SXM4-40GB\",GPU_I_PROFILE=\"3g.20gb\","
+        "GPU_I_ID=\"2\",Hostname=\"h\\\"x\\\\y\\n\",id=\"7\",user=\"al\\\"ice\","
+        "job=\"train \\\"big\\\"\",slurm_job=\"1234\"} 1700000000.500\n",
     };
     for (size_t i = 0; i < sizeof want / sizeof *want; i++)
         if (!strstr(text, want[i]))
             fail_msg("no \"%s\" in:\n%s", want[i], text);
     assert_null(strstr(text, "state=\"new\""));
+    /* One job series per running job: the idle instance has none. */
+    const char *first = strstr(text, "\nmigsched_job_start_time_seconds{");
+    assert_non_null(first);
+    assert_null(strstr(first + 1, "\nmigsched_job_start_time_seconds{"));
     free(text);
 }
 

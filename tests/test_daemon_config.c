@@ -88,6 +88,7 @@ static void test_file_and_flags(void **state)
     assert_int_equal(c.gpus, 4); /* the flag wins */
     assert_true(c.time_scale == 60);
     assert_int_equal(c.nlisten, 2);
+    assert_int_equal(c.listen_metrics.port, 0); /* none unless named */
     assert_false(c.listen[0].tcp);
     assert_string_equal(c.listen[0].path, "/tmp/a.sock");
     assert_true(c.listen[1].tcp);
@@ -159,7 +160,10 @@ static const struct {
     {"listen tcp:0.0.0.0:80\n", {0}, "tcp listens only on a loopback address"},
     {"listen tcp:127.0.0.1:0\n", {0}, "the port must be 1..65535"},
     {"listen tcp:127.0.0.1:99999\n", {0}, "the port must be 1..65535"},
-    {"listen tcp:[::1:80\n", {0}, "expected tcp:[::1]:PORT"},
+    {"listen tcp:[::1:80\n", {0}, "expected [IPV6]:PORT"},
+    {"listen-metrics 9400\n", {0}, "@:1: listen-metrics \"9400\": expected HOST:PORT"},
+    {"listen-metrics tcp:0.0.0.0:0\n", {0}, "the port must be 1..65535"},
+    {"listen-metrics [::1:80\n", {0}, "expected [IPV6]:PORT"},
     {"listen unix:\n", {0}, "the socket path must be 1 to 107 bytes"},
     {"listen unix:/a\nlisten unix:/b\nlisten unix:/c\nlisten unix:/d\nlisten unix:/e\n"
      "listen unix:/f\nlisten unix:/g\nlisten unix:/h\nlisten unix:/i\n",
@@ -378,6 +382,29 @@ static void test_reload_check(void **state)
 }
 
 /* The effective configuration, written and read back, is the same configuration. */
+/* listen-metrics takes any address and needs no token file: it serves /metrics alone. */
+static void test_listen_metrics(void **state)
+{
+    (void)state;
+    md_config c;
+    ms_error e = {0};
+    assert_int_equal(run(&c, &e,
+                         ARGS("--backend", "sim", "--gpu", "A30", "--gpus", "1", "--listen",
+                              "unix:/tmp/m.sock", "--listen-metrics", "0.0.0.0:9400")),
+                     MS_OK);
+    assert_int_equal(c.nlisten, 1);
+    assert_true(c.listen_metrics.tcp && c.listen_metrics.metrics_only);
+    assert_string_equal(c.listen_metrics.host, "0.0.0.0");
+    assert_int_equal(c.listen_metrics.port, 9400);
+    assert_string_equal(c.listen_metrics.where, "--listen-metrics");
+    assert_int_equal(run(&c, &e,
+                         ARGS("--backend", "sim", "--gpu", "A30", "--gpus", "1", "--listen-metrics",
+                              "[fd00::7]:9400")),
+                     MS_OK);
+    assert_string_equal(c.listen_metrics.host, "fd00::7");
+    assert_false(c.listen[0].metrics_only); /* the default socket stays the API's */
+}
+
 static void test_write_round_trip(void **state)
 {
     fixture *f = *state;
@@ -386,9 +413,9 @@ static void test_write_round_trip(void **state)
     assert_int_equal(
         run(&c, &e,
             ARGS("--backend", "sim", "--gpu", "H100", "--gpus", "3", "--listen", "unix:/tmp/x.sock",
-                 "--listen", "tcp:[::1]:7000", "--token-file", f->token, "--mode", "batch",
-                 "--batch-period", "2.5", "--time-scale", "0.125", "--slurm-reconcile", "0",
-                 "--hpc-job-mapping-dir", "/run/dcgm-map")),
+                 "--listen", "tcp:[::1]:7000", "--listen-metrics", "[::]:9400", "--token-file",
+                 f->token, "--mode", "batch", "--batch-period", "2.5", "--time-scale", "0.125",
+                 "--slurm-reconcile", "0", "--hpc-job-mapping-dir", "/run/dcgm-map")),
         MS_OK);
     char *text;
     size_t len;
@@ -396,19 +423,20 @@ static void test_write_round_trip(void **state)
     md_config_write(&c, out);
     fclose(out);
     char want[2048];
-    snprintf(want, sizeof want,
-             "backend sim\ngpu H100\ngpus 3\nlisten unix:/tmp/x.sock\nlisten tcp:[::1]:7000\n"
-             "token-file %s\ndb /tmp/x.sock.db\ninit-store false\nmode batch\n"
-             "time-scale 0.125\nlog-level info\non-stop wait\nbatch-size 16\n"
-             "batch-period 2.5\nbatch-concat overlap\nqueue-limit 100000\nstop-grace 10\n"
-             "tau 0.4\nlog-dir /var/log/migschedd\nslurm-reconcile 0\nslurm-gres migslice\n"
-             "hpc-job-mapping-dir /run/dcgm-map\nallow-root-jobs false\nadmin-group none\n"
-             "slurm-user slurm\nisolation devices\ndev-dir /dev\n"
-             "mig-minors /proc/driver/nvidia-caps/mig-minors\nuser-queue-limit 10000\n"
-             "user-queue-bytes 16777216\npeer-connections 32\nrequest-timeout 10\n"
-             "max-attempts 3\nretention 604800\nslurm-node none\n"
-             "slurm-admin-comment true\nslurm-sync 10\n",
-             f->token);
+    snprintf(
+        want, sizeof want,
+        "backend sim\ngpu H100\ngpus 3\nlisten unix:/tmp/x.sock\nlisten tcp:[::1]:7000\n"
+        "listen-metrics [::]:9400\ntoken-file %s\ndb /tmp/x.sock.db\ninit-store false\nmode batch\n"
+        "time-scale 0.125\nlog-level info\non-stop wait\nbatch-size 16\n"
+        "batch-period 2.5\nbatch-concat overlap\nqueue-limit 100000\nstop-grace 10\n"
+        "tau 0.4\nlog-dir /var/log/migschedd\nslurm-reconcile 0\nslurm-gres migslice\n"
+        "hpc-job-mapping-dir /run/dcgm-map\nallow-root-jobs false\nadmin-group none\n"
+        "slurm-user slurm\nisolation devices\ndev-dir /dev\n"
+        "mig-minors /proc/driver/nvidia-caps/mig-minors\nuser-queue-limit 10000\n"
+        "user-queue-bytes 16777216\npeer-connections 32\nrequest-timeout 10\n"
+        "max-attempts 3\nretention 604800\nslurm-node none\n"
+        "slurm-admin-comment true\nslurm-sync 10\n",
+        f->token);
     assert_string_equal(text, want);
     write_conf(f, text);
     assert_int_equal(run(&back, &e, ARGS("--config", f->conf)), MS_OK);
@@ -431,6 +459,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_reloadable_keys, setup, teardown),
         cmocka_unit_test_setup_teardown(test_integer_bounds_from_rows, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reload_check, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_listen_metrics, setup, teardown),
         cmocka_unit_test_setup_teardown(test_write_round_trip, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,6 @@
 /* test_exec_backend.c: the nvml backend against the fake NVML (placement rules, overlap,
  * persistence across opens, model checks, missing library and symbol, the GPU's minor
- * number) and the sim backend. */
+ * number and PCI bus id) and the sim backend. */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -226,6 +226,30 @@ static void test_minor_number(void **unused)
     ms_backend_close(b);
 }
 
+/* The GPU's PCI bus id in NVML's spelling, per device; a failure of
+ * nvmlDeviceGetPciInfo_v3 is an error naming it. The sim backend makes one up per index. */
+static void test_pci_bus_id(void **unused)
+{
+    setenv("FAKE_NVML_GPUS", "2", 1);
+    ms_backend_options opt = {.nvml_library = FAKE_LIB};
+    ms_backend *b = NULL;
+    ms_error err;
+    char id[MS_PCI_BUS_ID_LEN];
+    assert_int_equal(ms_backend_open("nvml", 1, NULL, &opt, &b, &err), MS_OK);
+    assert_int_equal(ms_backend_gpu_pci_bus_id(b, id, &err), MS_OK);
+    assert_string_equal(id, "00000000:11:00.0");
+    setenv("FAKE_NVML_FAIL", "nvmlDeviceGetPciInfo_v3:1", 1);
+    assert_int_equal(ms_backend_gpu_pci_bus_id(b, id, &err), MS_EBACKEND);
+    assert_non_null(strstr(err.msg, "device 1: reading the GPU's PCI bus id: "
+                                    "nvmlDeviceGetPciInfo_v3 failed: Unknown Error"));
+    ms_backend_close(b);
+    unsetenv("FAKE_NVML_FAIL");
+    assert_int_equal(ms_backend_open("sim", 2, ms_gpu_builtin("A30-24GB"), NULL, &b, &err), MS_OK);
+    assert_int_equal(ms_backend_gpu_pci_bus_id(b, id, &err), MS_OK);
+    assert_string_equal(id, "00000000:03:00.0");
+    ms_backend_close(b);
+}
+
 /* The fake's own rules, called directly: placements, IN_USE, overlap. */
 static void test_fake_rules(void **unused)
 {
@@ -323,6 +347,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_create_failure_cleans_up, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fake_rules, setup, teardown),
         cmocka_unit_test_setup_teardown(test_minor_number, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pci_bus_id, setup, teardown),
         cmocka_unit_test(test_sim_backend),
         cmocka_unit_test(test_device_names),
     };

@@ -89,6 +89,11 @@ const char *ms_backend_gpu_uuid(const ms_backend *b);
  * capabilities under gpu<minor> (nvml: nvmlDeviceGetMinorNumber, read at open and after a
  * MIG mode change; its failure is reported here, not by the open; sim: the device index). */
 int ms_backend_gpu_minor(const ms_backend *b, unsigned *minor, ms_error *err);
+/* The GPU's PCI bus id, domain:bus:device.function as NVML and DCGM write it
+ * ("00000000:3B:00.0"; nvml: nvmlDeviceGetPciInfo_v3's busId; sim: a made-up one,
+ * "00000000:<device + 1>:00.0" in hex, distinct per device). */
+#define MS_PCI_BUS_ID_LEN 32
+int ms_backend_gpu_pci_bus_id(const ms_backend *b, char id[MS_PCI_BUS_ID_LEN], ms_error *err);
 /* Name of the built-in model whose geometry the device has (what journals record). */
 const char *ms_backend_geometry_name(const ms_backend *b);
 

@@ -729,3 +729,18 @@ void md_api_handle(const md_api *api, const md_api_request *rq, md_api_response 
     case R_ALLOC_STEP: alloc_step(api, rq, ids[0], ids[1], rs); break;
     }
 }
+
+void md_api_handle_metrics_only(const md_api *api, const md_api_request *rq, md_api_response *rs)
+{
+    memset(rs, 0, sizeof *rs);
+    if (strcmp(rq->path, ROUTES[R_METRICS].path)) {
+        md_api_error(rs, 404, "this listener serves GET /metrics only");
+    } else if (strcmp(rq->method, "GET")) {
+        md_api_error(rs, 405, "GET /metrics only");
+        rs->allow = ROUTES[R_METRICS].allow;
+    } else if (rq->nargs) {
+        md_api_error(rs, 400, "this route takes no query arguments");
+    } else {
+        metrics(api, rs);
+    }
+}

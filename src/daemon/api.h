@@ -52,6 +52,9 @@ typedef struct md_api {
 
 /* Serves one request; never fails (an allocation failure is a 500 with a fixed body). */
 void md_api_handle(const md_api *api, const md_api_request *rq, md_api_response *rs);
+/* The same on the metrics-only listener (listen-metrics), for anyone: GET /metrics, 405
+ * for its other methods, 404 for every other path (none is named). */
+void md_api_handle_metrics_only(const md_api *api, const md_api_request *rq, md_api_response *rs);
 
 /* rs as the JSON error {"error": msg} with status. */
 void md_api_error(md_api_response *rs, unsigned status, const char *msg);

@@ -26,9 +26,11 @@ typedef enum md_on_stop { MD_ON_STOP_WAIT = 0, MD_ON_STOP_REQUEUE } md_on_stop;
  * nodes are its own instance's only, or nothing (CUDA_VISIBLE_DEVICES alone, a hint). */
 typedef enum md_isolation { MD_ISOLATION_DEVICES = 0, MD_ISOLATION_NONE } md_isolation;
 
-/* One listening address: unix:PATH or tcp:HOST:PORT (HOST a loopback address). */
+/* One listening address: unix:PATH or tcp:HOST:PORT (HOST a loopback address); or
+ * listen-metrics' HOST:PORT (any address), which serves GET /metrics alone, to anyone. */
 typedef struct md_listen {
     bool tcp;
+    bool metrics_only;
     char path[108]; /* unix: a socket path fits sockaddr_un's sun_path */
     char host[64];  /* tcp: "127.0.0.1", "::1" */
     int port;
@@ -42,6 +44,7 @@ enum md_key {
     MD_KEY_GPUS,
     MD_KEY_DEVICES,
     MD_KEY_LISTEN,
+    MD_KEY_LISTEN_METRICS,
     MD_KEY_TOKEN_FILE,
     MD_KEY_DB,
     MD_KEY_INIT_STORE,
@@ -89,6 +92,7 @@ typedef struct md_config {
     int devices[MD_MAX_DEVICES]; /* nvml: device indices, distinct */
     int nlisten;
     md_listen listen[MD_MAX_LISTEN];
+    md_listen listen_metrics; /* port 0: none */
     char token_file[MD_PATH_LEN];
     char db[MD_PATH_LEN];
     bool init_store; /* an empty db file may be made a new store */

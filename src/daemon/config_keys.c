@@ -24,6 +24,9 @@ const md_key_row md_keys[MD_NKEYS] = {
     [MD_KEY_GPUS] = {"gpus", MD_VALUE_INT, FIELD(gpus), .lo = 1, .hi = MD_MAX_DEVICES},
     [MD_KEY_DEVICES] = {"devices", MD_VALUE_DEVICES, .lo = 0, .hi = MD_MAX_DEVICES - 1},
     [MD_KEY_LISTEN] = {"listen", MD_VALUE_LISTEN, .def = "unix:" MD_DEFAULT_SOCKET},
+    /* Unauthenticated and on any address: off unless named (docs/daemon.md says what it
+     * exposes). */
+    [MD_KEY_LISTEN_METRICS] = {"listen-metrics", MD_VALUE_METRICS_LISTEN},
     [MD_KEY_TOKEN_FILE] = {"token-file", MD_VALUE_PATH, FIELD(token_file), LIVE},
     [MD_KEY_DB] = {"db", MD_VALUE_PATH, FIELD(db), .def = "/var/lib/migschedd/migschedd.db"},
     [MD_KEY_INIT_STORE] = {"init-store", MD_VALUE_BOOL, FIELD(init_store), .def = "false"},

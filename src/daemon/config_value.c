@@ -312,6 +312,37 @@ static bool loopback(const char *host)
     return inet_pton(AF_INET6, host, &a6) == 1 && IN6_IS_ADDR_LOOPBACK(&a6);
 }
 
+/* hp ("HOST:PORT" or "[IPV6]:PORT", the end of value) into l's host and port; messages
+ * quote the whole value. */
+static int parse_host_port(const md_key_row *row, md_listen *l, const char *value, const char *hp,
+                           const char *where, ms_error *err)
+{
+    const char *h = hp, *colon;
+    size_t hlen;
+    if (*h == '[') { /* [::1]:PORT */
+        const char *close = strchr(h, ']');
+        if (!close || close[1] != ':')
+            return bad(err, where, row, value, "expected [IPV6]:PORT");
+        h++;
+        hlen = (size_t)(close - h);
+        colon = close + 1;
+    } else {
+        colon = strrchr(h, ':');
+        if (!colon)
+            return bad(err, where, row, value, "expected HOST:PORT");
+        hlen = (size_t)(colon - h);
+    }
+    if (hlen == 0 || hlen >= sizeof l->host)
+        return bad(err, where, row, value, "expected HOST:PORT");
+    memcpy(l->host, h, hlen);
+    l->host[hlen] = '\0';
+    long port;
+    if (!ms_parse_long(colon + 1, 1, 65535, &port))
+        return bad(err, where, row, value, "the port must be 1..65535");
+    l->port = (int)port;
+    return MS_OK;
+}
+
 static int parse_address(const md_key_row *row, md_listen *l, const char *value, const char *where,
                          ms_error *err)
 {
@@ -325,33 +356,14 @@ static int parse_address(const md_key_row *row, md_listen *l, const char *value,
     }
     if (strncmp(value, "tcp:", 4))
         return bad(err, where, row, value, "expected unix:PATH or tcp:127.0.0.1:PORT");
-    const char *h = value + 4, *colon;
-    size_t hlen;
-    if (*h == '[') { /* tcp:[::1]:PORT */
-        const char *close = strchr(h, ']');
-        if (!close || close[1] != ':')
-            return bad(err, where, row, value, "expected tcp:[::1]:PORT");
-        h++;
-        hlen = (size_t)(close - h);
-        colon = close + 1;
-    } else {
-        colon = strrchr(h, ':');
-        if (!colon)
-            return bad(err, where, row, value, "expected tcp:HOST:PORT");
-        hlen = (size_t)(colon - h);
-    }
-    if (hlen == 0 || hlen >= sizeof l->host)
-        return bad(err, where, row, value, "expected tcp:HOST:PORT");
-    memcpy(l->host, h, hlen);
-    l->host[hlen] = '\0';
-    long port;
-    if (!ms_parse_long(colon + 1, 1, 65535, &port))
-        return bad(err, where, row, value, "the port must be 1..65535");
-    l->port = (int)port;
+    int rc = parse_host_port(row, l, value, value + 4, where, err);
+    if (rc)
+        return rc;
     if (!loopback(l->host))
         return bad(err, where, row, value,
                    "tcp listens only on a loopback address "
-                   "(127.0.0.1, ::1, localhost): the API has no TLS");
+                   "(127.0.0.1, ::1, localhost): the API has no TLS "
+                   "(listen-metrics serves /metrics on any address)");
     l->tcp = true;
     return MS_OK;
 }
@@ -370,6 +382,14 @@ static int parse_listen(const md_key_row *row, md_config *c, const char *v, cons
     return rc;
 }
 
+/* HOST:PORT, or [IPV6]:PORT, after prefix. */
+static size_t text_host_port(const md_listen *l, const char *prefix, char *buf, size_t len)
+{
+    const char *fmt = strchr(l->host, ':') ? "%s[%s]:%d" : "%s%s:%d";
+    int n = snprintf(buf, len, fmt, prefix, l->host, l->port);
+    return n < 0 ? 0 : (size_t)n;
+}
+
 static void text_listen(const md_key_row *row, const md_config *c, char *buf, size_t len)
 {
     (void)row;
@@ -377,14 +397,42 @@ static void text_listen(const md_key_row *row, const md_config *c, char *buf, si
     for (int i = 0; i < c->nlisten && used < len; i++) {
         const md_listen *l = &c->listen[i];
         const char *sep = i ? "\n" : "";
-        if (!l->tcp)
+        if (!l->tcp) {
             used += (size_t)snprintf(buf + used, len - used, "%sunix:%s", sep, l->path);
-        else if (strchr(l->host, ':'))
-            used += (size_t)snprintf(buf + used, len - used, "%stcp:[%s]:%d", sep, l->host,
-                                     l->port);
-        else
-            used += (size_t)snprintf(buf + used, len - used, "%stcp:%s:%d", sep, l->host, l->port);
+        } else {
+            used += (size_t)snprintf(buf + used, len - used, "%s", sep);
+            if (used < len)
+                used += text_host_port(l, "tcp:", buf + used, len - used);
+        }
     }
+}
+
+/* listen-metrics: one TCP address, any host (it serves /metrics and nothing else), or
+ * none. */
+static int parse_listen_metrics(const md_key_row *row, md_config *c, const char *v,
+                                const char *where, ms_error *err)
+{
+    md_listen *l = &c->listen_metrics;
+    memset(l, 0, sizeof *l);
+    if (!strcmp(v, "none"))
+        return MS_OK;
+    int rc = parse_host_port(row, l, v, v, where, err);
+    if (rc) {
+        memset(l, 0, sizeof *l);
+        return rc;
+    }
+    snprintf(l->where, sizeof l->where, "%s", where);
+    l->tcp = l->metrics_only = true;
+    return MS_OK;
+}
+
+static void text_listen_metrics(const md_key_row *row, const md_config *c, char *buf, size_t len)
+{
+    (void)row;
+    if (c->listen_metrics.port)
+        text_host_port(&c->listen_metrics, "", buf, len);
+    else
+        snprintf(buf, len, "none");
 }
 
 typedef int (*parse_fn)(const md_key_row *, md_config *, const char *, const char *, ms_error *);
@@ -407,6 +455,7 @@ static const struct {
     [MD_VALUE_CGROUP] = {parse_cgroup, text_path},
     [MD_VALUE_DEVICES] = {parse_devices, text_devices},
     [MD_VALUE_LISTEN] = {parse_listen, text_listen},
+    [MD_VALUE_METRICS_LISTEN] = {parse_listen_metrics, text_listen_metrics},
 };
 
 int md_value_parse(const md_key_row *row, md_config *c, const char *text, const char *where,

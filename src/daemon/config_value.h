@@ -11,19 +11,20 @@
 #include "config.h"
 
 typedef enum md_value_kind {
-    MD_VALUE_INT,     /* an int in [lo, hi] */
-    MD_VALUE_BYTES,   /* a long long count of bytes in [lo, hi] */
-    MD_VALUE_NUMBER,  /* a double in (lo, hi] */
-    MD_VALUE_SECONDS, /* a double in (lo, hi]; also exactly "0" (off) when zero_off */
-    MD_VALUE_CHOICE,  /* one of names, stored as its index in an enum */
-    MD_VALUE_BOOL,    /* true or false */
-    MD_VALUE_CONCAT,  /* how batches join (ms_concat_parse's names) */
-    MD_VALUE_PATH,    /* any text shorter than the field */
-    MD_VALUE_NAME,    /* a user or group name, or none (stored as "") */
-    MD_VALUE_GRES,    /* a Slurm GRES name, or none (stored as written) */
-    MD_VALUE_CGROUP,  /* none, "" or an absolute path without whitespace, at most hi bytes */
-    MD_VALUE_DEVICES, /* distinct device indices in [lo, hi], comma-separated */
-    MD_VALUE_LISTEN,  /* one more listening address (unix:PATH or tcp:HOST:PORT) */
+    MD_VALUE_INT,            /* an int in [lo, hi] */
+    MD_VALUE_BYTES,          /* a long long count of bytes in [lo, hi] */
+    MD_VALUE_NUMBER,         /* a double in (lo, hi] */
+    MD_VALUE_SECONDS,        /* a double in (lo, hi]; also exactly "0" (off) when zero_off */
+    MD_VALUE_CHOICE,         /* one of names, stored as its index in an enum */
+    MD_VALUE_BOOL,           /* true or false */
+    MD_VALUE_CONCAT,         /* how batches join (ms_concat_parse's names) */
+    MD_VALUE_PATH,           /* any text shorter than the field */
+    MD_VALUE_NAME,           /* a user or group name, or none (stored as "") */
+    MD_VALUE_GRES,           /* a Slurm GRES name, or none (stored as written) */
+    MD_VALUE_CGROUP,         /* none, "" or an absolute path without whitespace, at most hi bytes */
+    MD_VALUE_DEVICES,        /* distinct device indices in [lo, hi], comma-separated */
+    MD_VALUE_LISTEN,         /* one more listening address (unix:PATH or tcp:HOST:PORT) */
+    MD_VALUE_METRICS_LISTEN, /* HOST:PORT or [IPV6]:PORT, any address; "none" */
     MD_VALUE_NKINDS
 } md_value_kind;
 

@@ -28,7 +28,7 @@ static int after_end(md_engine *e, size_t i, md_job *next, md_job_event ev, ms_e
         ei_observe(&e->turnaround_seconds, md_engine_time_bounds, MD_ENGINE_TIME_BUCKETS,
                    next->ended - next->submitted);
     char uid[16], user[160];
-    md_log(MD_LOG_INFO, "job.end", "id=%lld user=%s event=%s state=%s", (long long)next->id,
+    md_log(MD_LOG_INFO, "job.end", "id=%lld user=%s transition=%s state=%s", (long long)next->id,
            md_log_quote(md_job_user(&next->owner, uid), user, sizeof user), md_job_event_name(ev),
            md_job_state_name(next->state));
     ei_job_ended(e, next);
@@ -218,8 +218,10 @@ static void *loop(void *arg)
         }
     }
     ms_error err = {0};
+    char q[MS_ERR_LEN + 64];
     if (ei_destroy_all(e, &err))
-        md_log(MD_LOG_ERROR, "instance.destroy_failed", "error=\"%s\"", err.msg);
+        md_log(MD_LOG_ERROR, "instance.destroy_failed", "error=%s",
+               md_log_quote(err.msg, q, sizeof q));
     pthread_mutex_unlock(&e->mu);
     return NULL;
 }
@@ -351,6 +353,27 @@ static int open_backends(md_engine *e, ms_error *err)
     return MS_OK;
 }
 
+/* What the metrics label each GPU with besides its UUID. Only labels depend on it, so a
+ * backend that cannot tell is logged and the label left empty. */
+static void read_identity(ei_gpu *gp)
+{
+    char q[MS_ERR_LEN + 64];
+    ms_error err = {0};
+    unsigned minor;
+    gp->minor = -1;
+    if (ms_backend_gpu_minor(gp->be, &minor, &err))
+        md_log(MD_LOG_WARN, "gpu.identity_unknown", "gpu=%d label=device error=%s", gp->device,
+               md_log_quote(err.msg, q, sizeof q));
+    else
+        gp->minor = (int)minor;
+    if (ms_backend_gpu_pci_bus_id(gp->be, gp->pci_bus_id, &err)) {
+        *gp->pci_bus_id = '\0';
+        md_log(MD_LOG_WARN, "gpu.identity_unknown", "gpu=%d label=pci_bus_id error=%s", gp->device,
+               md_log_quote(err.msg, q, sizeof q));
+    }
+    snprintf(gp->model_name, sizeof gp->model_name, "%s", ms_backend_device_name(gp->be));
+}
+
 int md_engine_open(const md_config *c, md_store *st, md_engine **out, ms_error *err)
 {
     *out = NULL;
@@ -397,6 +420,8 @@ int md_engine_open(const md_config *c, md_store *st, md_engine **out, ms_error *
         rc = ei_alloc_load_held(e, err);
     if (!rc)
         rc = open_backends(e, err);
+    for (int g = 0; !rc && g < e->ngpus; g++)
+        read_identity(&e->gpu[g]);
     pthread_mutex_lock(&e->mu); /* a resumed sim allocation creates its instance */
     if (!rc)
         rc = reconcile_store(e, err);
@@ -413,8 +438,10 @@ int md_engine_open(const md_config *c, md_store *st, md_engine **out, ms_error *
         return rc;
     }
     e->thread_started = true;
+    char qm[sizeof e->m->name + 64];
     md_log(MD_LOG_INFO, "engine.open", "backend=%s gpus=%d model=%s queued=%zu",
-           c->backend == MD_SIM ? "sim" : "nvml", e->ngpus, e->m->name, e->nqueue);
+           c->backend == MD_SIM ? "sim" : "nvml", e->ngpus, md_log_quote(e->m->name, qm, sizeof qm),
+           e->nqueue);
     *out = e;
     return MS_OK;
 }

@@ -201,11 +201,21 @@ typedef struct md_engine_instance_metrics {
     bool busy;     /* holds a running job */
     int64_t job;   /* 0 when idle */
     char user[64]; /* the job's owner (md_job_user); "" when idle */
+    /* The running job's name, Slurm job id (0: not an allocation) and start (epoch s). */
+    char name[MD_JOB_NAME_MAX + 1];
+    int64_t slurm_job;
+    double started;
 } md_engine_instance_metrics;
 
 typedef struct md_engine_gpu_metrics {
-    int gpu;              /* sim: 0..gpus-1; nvml: the device index */
-    char uuid[96];        /* the physical GPU's UUID; sim: a stable made-up one */
+    int gpu;       /* sim: 0..gpus-1; nvml: the device index */
+    char uuid[96]; /* the physical GPU's UUID; sim: a stable made-up one */
+    /* "00000000:3B:00.0" and the minor number of /dev/nvidia<minor> ("" and -1: unknown);
+     * the device's name as NVML reports it ("NVIDIA A100-SXM4-40GB"; sim: "simulated
+     * A100-40GB"). */
+    char pci_bus_id[MS_PCI_BUS_ID_LEN];
+    int minor;
+    char model_name[96];
     double fragmentation; /* F(g) of DESIGN.md over its busy instances */
     int busy_slices;      /* compute slices of instances holding a running job */
     int ninstances;

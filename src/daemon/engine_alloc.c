@@ -91,8 +91,9 @@ int ei_alloc_resume(md_engine *e, md_job *j, bool *resumed, ms_error *err)
         /* Nothing survives a sim process: the instance is made again where it was. */
         ms_error cerr = {0};
         if (ei_create(e, g, j->placement, j->id, &cerr)) {
-            md_log(MD_LOG_WARN, "recover.allocation_lost", "slurm_job=%lld error=\"%s\"",
-                   (long long)j->spec.slurm_job_id, cerr.msg);
+            char q[MS_ERR_LEN + 64];
+            md_log(MD_LOG_WARN, "recover.allocation_lost", "slurm_job=%lld error=%s",
+                   (long long)j->spec.slurm_job_id, md_log_quote(cerr.msg, q, sizeof q));
             return MS_OK;
         }
         in->state = EI_BUSY;
@@ -237,10 +238,11 @@ static int alloc_new(md_engine *e, md_job_spec *spec, const md_job_owner *owner,
     }
     e->jobs[MD_JOB_QUEUED]++;
     e->submitted_total++;
-    char uid[16], user[160];
+    char uid[16], user[160], prof[MS_NAME_LEN + 64];
     md_log(MD_LOG_INFO, "allocation.new", "id=%lld user=%s slurm_job=%lld profile=%s",
            (long long)j->id, md_log_quote(md_job_user(&j->owner, uid), user, sizeof user),
-           (long long)j->spec.slurm_job_id, e->m->profiles[j->spec.profile].name);
+           (long long)j->spec.slurm_job_id,
+           md_log_quote(e->m->profiles[j->spec.profile].name, prof, sizeof prof));
     *out = j;
     return MS_OK;
 }

@@ -42,8 +42,8 @@ static md_engine_outcome admit(md_engine *e, const md_job_owner *owner, size_t b
     return MD_ENGINE_QUEUE_FULL;
 }
 
-md_engine_outcome md_engine_submit(md_engine *e, md_job_spec *spec, const md_job_owner *owner,
-                                   json_t **job, ms_error *err)
+static md_engine_outcome submit(md_engine *e, md_job_spec *spec, const md_job_owner *owner,
+                                json_t **job, ms_error *err)
 {
     *job = NULL;
     int profile;
@@ -140,6 +140,21 @@ md_engine_outcome md_engine_submit(md_engine *e, md_job_spec *spec, const md_job
         return fail(rc);
     }
     return *job ? MD_ENGINE_OK : MD_ENGINE_INTERNAL;
+}
+
+/* Every submission gets a line: job.submit once it is queued (submit()), job.submit_refused
+ * with the reason when it is not. */
+md_engine_outcome md_engine_submit(md_engine *e, md_job_spec *spec, const md_job_owner *owner,
+                                   json_t **job, ms_error *err)
+{
+    md_engine_outcome o = submit(e, spec, owner, job, err);
+    if (o != MD_ENGINE_OK) {
+        char uid[16], user[160], q[MS_ERR_LEN + 64];
+        md_log(MD_LOG_INFO, "job.submit_refused", "user=%s error=%s",
+               md_log_quote(md_job_user(owner, uid), user, sizeof user),
+               md_log_quote(err->msg, q, sizeof q));
+    }
+    return o;
 }
 
 /* A job from the store: NOT_FOUND when there is none. */
@@ -312,6 +327,17 @@ md_engine_outcome md_engine_history(md_engine *e, int64_t id, const md_engine_ac
     return MD_ENGINE_OK;
 }
 
+/* The one line of a cancellation: whose job, who asked (an API call's caller; "migschedd"
+ * for the daemon's own), in which state it was. */
+static void log_cancel(int64_t id, const md_job_owner *owner, const md_engine_actor *who,
+                       const char *was)
+{
+    char uid[16], byuid[16], user[160], by[160];
+    md_log(MD_LOG_INFO, "job.cancel", "id=%lld user=%s by=%s state=%s", (long long)id,
+           md_log_quote(md_job_user(owner, uid), user, sizeof user),
+           md_log_quote(who ? md_job_user(&who->who, byuid) : "migschedd", by, sizeof by), was);
+}
+
 int ei_cancel_queued(md_engine *e, size_t i, ms_error *err)
 {
     md_job next = *e->queue[i];
@@ -319,9 +345,6 @@ int ei_cancel_queued(md_engine *e, size_t i, ms_error *err)
     int rc = md_job_cancel(&next, ei_now(), &t, err);
     if (rc || (rc = ei_commit(e, (const md_job *const[]){&next}, &t, 1, false, err)))
         return rc;
-    char uid[16], user[160];
-    md_log(MD_LOG_INFO, "job.cancel", "id=%lld user=%s state=queued", (long long)next.id,
-           md_log_quote(md_job_user(&next.owner, uid), user, sizeof user));
     ei_job_ended(e, &next);
     md_job *q = ei_queue_remove(e, i);
     md_job_free(q);
@@ -353,6 +376,7 @@ md_engine_outcome md_engine_cancel(md_engine *e, int64_t id, const md_engine_act
     /* An allocation's owner is the Slurm job's user, but only Slurm releases it (an
      * instance freed under its running steps would go to someone else's job). */
     bool alloc = ei_is_alloc(&owned) && who && !who->admin;
+    md_job_owner owner = owned.owner;
     if (alloc)
         ms_error_set(err, MS_EINVAL,
                      "job %lld is Slurm job %lld's allocation: Slurm releases "
@@ -364,11 +388,12 @@ md_engine_outcome md_engine_cancel(md_engine *e, int64_t id, const md_engine_act
         return MD_ENGINE_FORBIDDEN;
     pthread_mutex_lock(&e->mu);
     int rc = MS_OK;
-    bool found = false;
+    bool found = false; /* and logged: one job.cancel line, before the wait for its end */
     /* Its start is being committed: it is cancelled once it runs (like a running job). */
     for (size_t i = 0; e->flushing && i < e->nstarting && !found; i++)
         if (e->starting[i].id == id) {
             found = true;
+            log_cancel(id, &owner, who, "starting");
             e->starting[i].cancel = true;
             while (e->flushing)
                 pthread_cond_wait(&e->changed, &e->mu);
@@ -377,11 +402,14 @@ md_engine_outcome md_engine_cancel(md_engine *e, int64_t id, const md_engine_act
         if (e->queue[i]->id != id)
             continue;
         found = true;
-        rc = ei_cancel_queued(e, i, err);
+        if (!(rc = ei_cancel_queued(e, i, err)))
+            log_cancel(id, &owner, who, "queued");
     }
     for (size_t i = 0; i < e->nrun; i++) {
         if (e->run[i].job.id != id)
             continue;
+        if (!found) /* else it was logged starting */
+            log_cancel(id, &owner, who, "running");
         found = true;
         e->run[i].cancel = true;
         /* The scheduling thread stops it and frees its instance. */
@@ -453,12 +481,17 @@ static const md_job *running_job(const md_engine *e, int64_t id)
     return NULL;
 }
 
-/* The owner of the running job id, for the metrics' user label ("" when not running). */
-static void running_user(const md_engine *e, int64_t id, char user[64])
+/* The owner, name, Slurm job and start of the running job im->job ("", 0 when none). */
+static void instance_job_labels(const md_engine *e, md_engine_instance_metrics *im)
 {
-    const md_job *j = running_job(e, id);
+    const md_job *j = im->job ? running_job(e, im->job) : NULL;
+    if (!j)
+        return;
     char uid[16];
-    snprintf(user, 64, "%s", j ? md_job_user(&j->owner, uid) : "");
+    snprintf(im->user, sizeof im->user, "%s", md_job_user(&j->owner, uid));
+    snprintf(im->name, sizeof im->name, "%s", j->spec.name ? j->spec.name : "");
+    im->slurm_job = ei_is_alloc(j) ? j->spec.slurm_job_id : 0;
+    im->started = j->started;
 }
 
 static const char *inst_state(ei_state s)
@@ -480,6 +513,9 @@ static void gpu_metrics(const md_engine *e, int g, md_engine_gpu_metrics *out)
     memset(out, 0, sizeof *out);
     out->gpu = gp->device;
     snprintf(out->uuid, sizeof out->uuid, "%s", gp->uuid);
+    snprintf(out->pci_bus_id, sizeof out->pci_bus_id, "%s", gp->pci_bus_id);
+    out->minor = gp->minor;
+    snprintf(out->model_name, sizeof out->model_name, "%s", gp->model_name);
     /* F(g) over the instances holding jobs (DESIGN.md), as the online policy measures it. */
     ei_view(e, g, &v);
     out->fragmentation = ms_online_frag_lookup(e->ft, e->m, v.frag_slots, v.frag_slices);
@@ -495,7 +531,7 @@ static void gpu_metrics(const md_engine *e, int g, md_engine_gpu_metrics *out)
         snprintf(im->mig_uuid, sizeof im->mig_uuid, "%s", in->mig.uuid);
         im->busy = in->state == EI_BUSY;
         im->job = in->state == EI_BUSY ? in->job : 0;
-        running_user(e, im->job, im->user);
+        instance_job_labels(e, im);
     }
 }
 

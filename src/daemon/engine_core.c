@@ -210,8 +210,10 @@ void ei_group_commit(md_engine *e, ei_submit *r)
                 }
             }
             ms_error perr = {0};
+            char q[MS_ERR_LEN + 64];
             if (ei_mono() >= e->prune_at && prune(e, &perr)) /* tried again when next due */
-                md_log(MD_LOG_WARN, "store.prune_failed", "error=\"%s\"", perr.msg);
+                md_log(MD_LOG_WARN, "store.prune_failed", "error=%s",
+                       md_log_quote(perr.msg, q, sizeof q));
             pthread_mutex_unlock(&e->smu);
             i = 0;
             for (ei_submit *s = batch; s; s = s->next)
@@ -261,9 +263,10 @@ void ei_job_ended(md_engine *e, const md_job *j)
     pthread_mutex_lock(&e->smu);
     int rc = md_store_steps_clear(e->st, j->id, &err);
     pthread_mutex_unlock(&e->smu);
+    char uid[16], user[160], q[MS_ERR_LEN + 64];
     if (rc) /* stale step rows name an ended job: no allocation is found by them */
-        md_log(MD_LOG_WARN, "allocation.steps_failed", "error=\"%s\"", err.msg);
-    char uid[16], user[160];
+        md_log(MD_LOG_WARN, "allocation.steps_failed", "error=%s",
+               md_log_quote(err.msg, q, sizeof q));
     md_log(MD_LOG_INFO, "allocation.end", "id=%lld user=%s slurm_job=%lld state=%s",
            (long long)j->id, md_log_quote(md_job_user(&j->owner, uid), user, sizeof user),
            (long long)j->spec.slurm_job_id, md_job_state_name(j->state));

@@ -100,8 +100,9 @@ static int lost(md_engine *e, int g, int slot, const ms_mig_instance *was, int64
                    list[i].gi_id, list[i].start_slot, list[i].size_slots);
         }
     }
-    md_log(MD_LOG_WARN, "instance.lost", "gpu=%d start=%d gi=%u error=\"%s\"", gp->device, slot,
-           was->gi_id, why.msg);
+    char q[MS_ERR_LEN + 64];
+    md_log(MD_LOG_WARN, "instance.lost", "gpu=%d start=%d gi=%u error=%s", gp->device, slot,
+           was->gi_id, md_log_quote(why.msg, q, sizeof q));
     gp->inst[slot] = (ei_inst){.profile = -1};
     *err = why;
     return MS_ECHANGED;
@@ -140,8 +141,10 @@ int ei_destroy(md_engine *e, int g, int slot, ms_error *err)
     md_backoff_ok(&e->destroys);
     e->destructions_total++;
     ei_observe(&e->destruction_seconds, md_engine_reconf_bounds, MD_ENGINE_RECONF_BUCKETS, took);
+    char prof[MS_NAME_LEN + 64];
     md_log(MD_LOG_INFO, "instance.destroy", "gpu=%d profile=%s start=%d gi=%u seconds=%.3f",
-           gp->device, e->m->profiles[in->profile].name, slot, was.gi_id, took);
+           gp->device, md_log_quote(e->m->profiles[in->profile].name, prof, sizeof prof), slot,
+           was.gi_id, took);
     *in = (ei_inst){.profile = -1};
     return MS_OK;
 }
@@ -184,8 +187,10 @@ int ei_create(md_engine *e, int g, ms_placement p, int64_t job, ms_error *err)
     in->store_id = row.id;
     e->creations_total++;
     ei_observe(&e->creation_seconds, md_engine_reconf_bounds, MD_ENGINE_RECONF_BUCKETS, took);
+    char prof[MS_NAME_LEN + 64];
     md_log(MD_LOG_INFO, "instance.create", "gpu=%d profile=%s start=%d gi=%u seconds=%.3f",
-           gp->device, e->m->profiles[p.profile].name, p.start, mig.gi_id, took);
+           gp->device, md_log_quote(e->m->profiles[p.profile].name, prof, sizeof prof), p.start,
+           mig.gi_id, took);
     return MS_OK;
 }
 
@@ -357,10 +362,11 @@ static void run_started(md_engine *e, const ei_starting *s, md_job *next)
         } else {
             /* The job's own: it fails with the status ei_spawn gave (an identity or a
              * device isolation refused). */
-            char uid[16], user[160];
-            md_log(MD_LOG_ERROR, "job.spawn_failed", "id=%lld user=%s error=\"%s\"",
+            char uid[16], user[160], q[MS_ERR_LEN + 64];
+            md_log(MD_LOG_ERROR, "job.spawn_failed", "id=%lld user=%s error=%s",
                    (long long)next->id,
-                   md_log_quote(md_job_user(&next->owner, uid), user, sizeof user), err.msg);
+                   md_log_quote(md_job_user(&next->owner, uid), user, sizeof user),
+                   md_log_quote(err.msg, q, sizeof q));
             r->exited = true;
         }
     } else if (e->nvml && !alloc) {
@@ -375,11 +381,11 @@ static void run_started(md_engine *e, const ei_starting *s, md_job *next)
         placed_for_slurm(e, g, p.start, next);
         ei_slurm_changed(e);
     }
-    char name[160], uid[16], user[160];
+    char name[160], uid[16], user[160], prof[MS_NAME_LEN + 64];
     md_log(MD_LOG_INFO, "job.start", "id=%lld user=%s name=%s gpu=%d profile=%s start=%d",
            (long long)next->id, md_log_quote(md_job_user(&next->owner, uid), user, sizeof user),
            md_log_quote(next->spec.name, name, sizeof name), e->gpu[g].device,
-           e->m->profiles[p.profile].name, p.start);
+           md_log_quote(e->m->profiles[p.profile].name, prof, sizeof prof), p.start);
     /* its spec now belongs to the running copy */
     free(ei_queue_remove(e, ei_queued_at(e, s->id)));
 }
@@ -410,10 +416,10 @@ int ei_start_flush(md_engine *e, ms_error *err)
                 k++;
                 continue;
             }
-            char uid[16], user[160];
-            md_log(MD_LOG_ERROR, "job.start_failed", "id=%lld user=%s error=\"%s\"",
-                   (long long)st->id,
-                   md_log_quote(md_job_user(&next[k].owner, uid), user, sizeof user), err->msg);
+            char uid[16], user[160], q[MS_ERR_LEN + 64];
+            md_log(MD_LOG_ERROR, "job.start_failed", "id=%lld user=%s error=%s", (long long)st->id,
+                   md_log_quote(md_job_user(&next[k].owner, uid), user, sizeof user),
+                   md_log_quote(err->msg, q, sizeof q));
         }
         ei_release(e, st->gpu, st->at.start);
         st->id = 0;
@@ -464,7 +470,8 @@ void ei_mapping(md_engine *e, int g, int slot, const md_job *j)
     /* DCGM's hpc_job label: the Slurm job id for an allocation, else migschedd's. */
     int64_t id = j ? (ei_is_alloc(j) ? j->spec.slurm_job_id : j->id) : 0;
     ms_error err = {0};
+    char q[MS_ERR_LEN + 64];
     if (md_hpc_mapping_set(dir, e->gpu[g].device, e->gpu[g].inst[slot].mig.gi_id, &id, j ? 1 : 0,
                            &err))
-        md_log(MD_LOG_WARN, "mapping.failed", "error=\"%s\"", err.msg);
+        md_log(MD_LOG_WARN, "mapping.failed", "error=%s", md_log_quote(err.msg, q, sizeof q));
 }

@@ -47,6 +47,11 @@ typedef struct ei_gpu {
     ms_device_lock *lock; /* nvml, sim-state: this process owns the device */
     int device;           /* sim: 0..gpus-1; nvml: the device index */
     char uuid[96];
+    /* Its identity in DCGM's labels (pci_bus_id, device, modelName): read once at open; ""
+     * and -1 when the backend could not tell (logged). */
+    char pci_bus_id[MS_PCI_BUS_ID_LEN];
+    int minor;
+    char model_name[96];
     uint32_t foreign_slots;  /* nvml: slots of instances not ours: never used */
     uint32_t foreign_slices; /*   and their compute slices (F counts them taken) */
     ei_inst inst[MS_MAX_SLOTS];

@@ -54,9 +54,12 @@ static void note_isolation(const md_engine *e)
             md_log(MD_LOG_WARN, "isolation.unavailable", "gpu=%d error=%s", e->gpu[g].device,
                    md_log_quote(err.msg, q, sizeof q));
     }
-    if (access(e->c->mig_minors, R_OK))
+    if (access(e->c->mig_minors, R_OK)) {
+        char qe[160];
         md_log(MD_LOG_WARN, "isolation.unavailable", "mig_minors=%s error=%s",
-               md_log_quote(e->c->mig_minors, q, sizeof q), strerror(errno));
+               md_log_quote(e->c->mig_minors, q, sizeof q),
+               md_log_quote(strerror(errno), qe, sizeof qe));
+    }
 }
 
 /* Whether pid is a live process, whatever its name: the engine also runs inside other

@@ -23,12 +23,13 @@
 struct server {
     md_http *h;
     md_listener l;
+    bool metrics_only; /* listen-metrics: GET /metrics for anyone, nothing else */
     struct MHD_Daemon *d;
 };
 
 struct md_http {
     int n;
-    struct server s[MD_MAX_LISTEN];
+    struct server s[MD_MAX_LISTEN + 1]; /* the listen addresses, then listen-metrics' */
     md_api api;
     md_conns *conns;
     pthread_rwlock_t tokens_mu; /* the tokens change on SIGHUP */
@@ -77,6 +78,8 @@ static int load_tokens(md_http *h, const char *path, ms_error *err)
 static md_api_caller caller_of(struct server *s, struct MHD_Connection *c, struct sock *k)
 {
     md_api_caller who = {0};
+    if (s->metrics_only) /* nobody: a token sent there is not even looked at */
+        return who;
     if (!s->l.tcp) {
         const md_peer *p = md_conn_peer(k->slot);
         if (!k->named) {
@@ -252,8 +255,8 @@ static size_t unescape(void *cls, struct MHD_Connection *c, char *uri)
 /* The first call, once the headers are in: who is asking, and whether the request is
  * refused before its body is read (an ambiguous request; no credentials; an announced
  * length over the limit). */
-static enum MHD_Result begin(struct MHD_Connection *c, const char *url, const char *method,
-                             struct conn *k)
+static enum MHD_Result begin(const struct server *s, struct MHD_Connection *c, const char *url,
+                             const char *method, struct conn *k)
 {
     md_api_response rs;
     memset(&rs, 0, sizeof rs);
@@ -262,7 +265,7 @@ static enum MHD_Result begin(struct MHD_Connection *c, const char *url, const ch
     const char *why = ambiguous(c, k->sock);
     if (why)
         md_api_error(&rs, 400, why);
-    else if (!k->caller.authenticated && !public_request(method, url))
+    else if (!s->metrics_only && !k->caller.authenticated && !public_request(method, url))
         md_api_error(&rs, 401,
                      "missing or wrong bearer token (Authorization: Bearer <a token "
                      "of the token-file>)");
@@ -290,7 +293,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         k->sock = sk;
         k->caller = caller_of(s, c, sk);
         *con_cls = k;
-        return begin(c, url, method, k);
+        return begin(s, c, url, method, k);
     }
     if (*upload_size) {
         take_body(k, upload, *upload_size);
@@ -310,6 +313,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         if (rq.nargs > MD_API_MAX_ARGS) {
             memset(&rs, 0, sizeof rs);
             md_api_error(&rs, 400, "too many query arguments");
+        } else if (s->metrics_only) {
+            md_api_handle_metrics_only(&s->h->api, &rq, &rs);
         } else {
             md_api_handle(&s->h->api, &rq, &rs);
         }
@@ -424,14 +429,19 @@ int md_http_open(const md_config *c, md_http **out, ms_error *err)
     if (!h)
         return ms_error_set(err, MS_ENOMEM, "out of memory");
     pthread_rwlock_init(&h->tokens_mu, NULL);
-    int rc = md_conns_new(c->nlisten * MD_HTTP_CONNECTION_LIMIT, c->peer_connections,
+    bool metrics = c->listen_metrics.port > 0;
+    /* The metrics listener shares the per-peer limits and deadlines: a scraper that opens
+     * connections or trickles is cut like any client, and never starves the API. */
+    int rc = md_conns_new((c->nlisten + metrics) * MD_HTTP_CONNECTION_LIMIT, c->peer_connections,
                           c->request_timeout, &h->conns, err);
     bool tcp = false;
-    for (int i = 0; i < c->nlisten && !rc; i++) {
+    for (int i = 0; i < c->nlisten + metrics && !rc; i++) {
+        const md_listen *l = i < c->nlisten ? &c->listen[i] : &c->listen_metrics;
         h->s[i].h = h;
-        if (!(rc = md_listener_open(&c->listen[i], &h->s[i].l, err)))
+        h->s[i].metrics_only = l->metrics_only;
+        if (!(rc = md_listener_open(l, &h->s[i].l, err)))
             h->n++;
-        tcp |= c->listen[i].tcp;
+        tcp |= l->tcp && !l->metrics_only;
     }
     if (!rc && tcp)
         rc = load_tokens(h, c->token_file, err);
@@ -463,7 +473,9 @@ int md_http_start(md_http *h, md_engine *e, const ms_gpu_model *m, const char *s
                                 MHD_OPTION_UNESCAPE_CALLBACK, unescape, s, MHD_OPTION_END);
         if (!s->d)
             return ms_error_set(err, MS_EIO, "listen %s: the HTTP server did not start",
-                                s->l.tcp ? "tcp" : s->l.path);
+                                s->metrics_only ? "metrics"
+                                : s->l.tcp      ? "tcp"
+                                                : s->l.path);
     }
     return MS_OK;
 }

@@ -1,9 +1,10 @@
 /* http.h: migschedd's HTTP server on libmicrohttpd: one server per listener (thread per
  * connection, so a submission waiting for its group commit never holds up others; per-peer
  * limits and request deadlines from conns.h, so a slow client cannot either), the caller
- * of each request (the peer's uid and gid on the Unix socket, a token's user on TCP),
- * refusals before the body is read (no credentials: 401; an announced length over
- * MD_JOB_BODY_MAX: 413), bodies, then api.c's routes. Private to the daemon. */
+ * of each request (the peer's uid and gid on the Unix socket, a token's user on TCP, nobody
+ * on the metrics-only listener), refusals before the body is read (no credentials: 401; an
+ * announced length over MD_JOB_BODY_MAX: 413), bodies, then api.c's routes (the metrics-only
+ * listener's: GET /metrics alone). Private to the daemon. */
 #ifndef MIGSCHED_DAEMON_HTTP_H
 #define MIGSCHED_DAEMON_HTTP_H
 

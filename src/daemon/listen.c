@@ -1,4 +1,5 @@
-/* listen.c: migschedd's listening sockets (Unix and loopback TCP) and their peers. */
+/* listen.c: migschedd's listening sockets (Unix, loopback TCP, the metrics-only TCP one) and
+ * their peers. */
 #include "listen.h"
 
 #include <arpa/inet.h>
@@ -19,8 +20,9 @@ static int fail(int fd, ms_error *err, const md_listen *l, const char *what)
     int e = errno;
     if (fd >= 0)
         close(fd);
-    return ms_error_set(err, MS_EIO, "%s: listen %s: %s: %s", *l->where ? l->where : "default",
-                        l->tcp ? l->host : l->path, what, strerror(e));
+    return ms_error_set(err, MS_EIO, "%s: %s %s: %s: %s", *l->where ? l->where : "default",
+                        l->metrics_only ? "listen-metrics" : "listen", l->tcp ? l->host : l->path,
+                        what, strerror(e));
 }
 
 /* An existing socket file: a daemon still accepting on it keeps it; a stale one (nobody
@@ -98,7 +100,8 @@ static int open_tcp(const md_listen *l, md_listener *out, ms_error *err)
     struct addrinfo *ai;
     int g = getaddrinfo(l->host, port, &hints, &ai);
     if (g)
-        return ms_error_set(err, MS_EINVAL, "%s: listen tcp:%s:%d: %s", l->where, l->host, l->port,
+        return ms_error_set(err, MS_EINVAL, "%s: %s%s:%d: %s", l->where,
+                            l->metrics_only ? "listen-metrics " : "listen tcp:", l->host, l->port,
                             gai_strerror(g));
     int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     int one = 1;

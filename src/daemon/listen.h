@@ -1,7 +1,8 @@
 /* listen.h: migschedd's listening sockets, made before the HTTP server takes them over
  * (MHD_OPTION_LISTEN_SOCKET): a Unix socket at a path (mode 0660; refused while a live
- * daemon answers on it, a stale one replaced) or a TCP socket on a loopback address; and
- * who is at the other end of a connection accepted on one. Private to the daemon. */
+ * daemon answers on it, a stale one replaced), a TCP socket on a loopback address, or
+ * listen-metrics' TCP socket on any address; and who is at the other end of a connection
+ * accepted on one. Private to the daemon. */
 #ifndef MIGSCHED_DAEMON_LISTEN_H
 #define MIGSCHED_DAEMON_LISTEN_H
 

@@ -1,4 +1,4 @@
-/* log.c: migschedd's key=value event lines on stderr. Each line is formatted into one buffer
+/* log.c: migschedd's logfmt event lines on stderr. Each line is formatted into one buffer
  * and written with a single write(2), so lines of concurrent threads never interleave. */
 #include "log.h"
 
@@ -55,11 +55,30 @@ const char *md_log_quote(const char *s, char *buf, size_t n)
     return buf;
 }
 
+/* The end of the last whole key=value pair in line[0..n): the last blank outside quotes. */
+static size_t last_pair_end(const char *line, size_t n)
+{
+    size_t end = 0;
+    bool quoted = false;
+    for (size_t i = 0; i < n; i++) {
+        if (quoted && line[i] == '\\')
+            i++;
+        else if (line[i] == '"')
+            quoted = !quoted;
+        else if (!quoted && line[i] == ' ')
+            end = i;
+    }
+    return end;
+}
+
 void md_log(md_log_level level, const char *event, const char *fmt, ...)
 {
     if ((int)level < atomic_load(&current_level))
         return;
+    static const char CUT[] = " truncated=true";
     char line[4096];
+    /* Room for the newline and for CUT after the pairs that fit. */
+    const size_t room = sizeof line - sizeof CUT - 1;
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     struct tm tm;
@@ -67,17 +86,21 @@ void md_log(md_log_level level, const char *event, const char *fmt, ...)
     int k = snprintf(line, sizeof line, "ts=%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ level=%s event=%s",
                      tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
                      ts.tv_nsec / 1000000, LEVEL_NAMES[level], event);
-    if (fmt && *fmt && k < (int)sizeof line - 2) {
-        line[k++] = ' ';
+    size_t n = k < 0 ? 0 : (size_t)k;
+    if (fmt && *fmt && n < room) {
+        line[n++] = ' ';
         va_list ap;
         va_start(ap, fmt);
-        int m = vsnprintf(line + k, sizeof line - (size_t)k, fmt, ap);
+        int m = vsnprintf(line + n, sizeof line - n, fmt, ap);
         va_end(ap);
-        k = m < 0 ? k : k + m;
+        n = m < 0 ? n - 1 : n + (size_t)m;
     }
-    if (k > (int)sizeof line - 2)
-        k = (int)sizeof line - 2; /* truncated: still one whole line */
-    line[k++] = '\n';
-    ssize_t w = write(STDERR_FILENO, line, (size_t)k);
+    if (n > room) { /* cut after the last whole pair: the line still parses */
+        n = last_pair_end(line, room);
+        memcpy(line + n, CUT, sizeof CUT - 1);
+        n += sizeof CUT - 1;
+    }
+    line[n++] = '\n';
+    ssize_t w = write(STDERR_FILENO, line, n);
     (void)w; /* nowhere to report a failed log write */
 }

@@ -26,11 +26,31 @@ static void label_value(FILE *f, const char *s)
     fputc('"', f);
 }
 
-/* {gpu="0",UUID="...",Hostname="..."}: DCGM's labels of a GPU. */
-static void gpu_labels(FILE *f, const md_engine_gpu_metrics *g, const char *host)
+/* The labels DCGM exporter 4.x puts on a GPU's series, in its order:
+ * {gpu="0",UUID="GPU-...",pci_bus_id="00000000:3B:00.0",device="nvidia0",modelName="...",
+ * then GPU_I_PROFILE and GPU_I_ID for an instance (in != NULL), then Hostname. Left open
+ * for more labels. */
+static void dcgm_labels(FILE *f, const md_engine_gpu_metrics *g,
+                        const md_engine_instance_metrics *in, const ms_gpu_model *model,
+                        const char *host)
 {
     fprintf(f, "{gpu=\"%d\",UUID=", g->gpu);
     label_value(f, g->uuid);
+    fputs(",pci_bus_id=", f);
+    label_value(f, g->pci_bus_id);
+    if (g->minor >= 0)
+        fprintf(f, ",device=\"nvidia%d\"", g->minor);
+    else
+        fputs(",device=\"\"", f);
+    fputs(",modelName=", f);
+    label_value(f, g->model_name);
+    if (in) {
+        fputs(",GPU_I_PROFILE=", f);
+        label_value(f, in->profile >= 0 && in->profile < model->nprofiles
+                           ? model->profiles[in->profile].name
+                           : "");
+        fprintf(f, ",GPU_I_ID=\"%u\"", in->gi_id);
+    }
     fputs(",Hostname=", f);
     label_value(f, host);
 }
@@ -51,20 +71,21 @@ static void counter(FILE *f, const char *name, const char *help, uint64_t v)
     fprintf(f, "%s %" PRIu64 "\n", name, v);
 }
 
-static void per_gpu(FILE *f, const md_engine_metrics *m, const char *host)
+static void per_gpu(FILE *f, const md_engine_metrics *m, const ms_gpu_model *model,
+                    const char *host)
 {
     head(f, "migsched_gpu_fragmentation", "gauge",
          "Fragmentation F(g) of the GPU's free slots (0: every free slice usable)");
     for (int i = 0; i < m->ngpus; i++) {
         fputs("migsched_gpu_fragmentation", f);
-        gpu_labels(f, &m->gpu[i], host);
+        dcgm_labels(f, &m->gpu[i], NULL, model, host);
         fprintf(f, "} %.6g\n", m->gpu[i].fragmentation);
     }
     head(f, "migsched_gpu_busy_slices", "gauge",
          "Compute slices of the GPU's instances that hold a running job");
     for (int i = 0; i < m->ngpus; i++) {
         fputs("migsched_gpu_busy_slices", f);
-        gpu_labels(f, &m->gpu[i], host);
+        dcgm_labels(f, &m->gpu[i], NULL, model, host);
         fprintf(f, "} %d\n", m->gpu[i].busy_slices);
     }
 }
@@ -78,14 +99,36 @@ static void per_instance(FILE *f, const md_engine_metrics *m, const ms_gpu_model
         for (int k = 0; k < m->gpu[i].ninstances; k++) {
             const md_engine_instance_metrics *in = &m->gpu[i].instance[k];
             fputs("migsched_instance_busy", f);
-            gpu_labels(f, &m->gpu[i], host);
-            fputs(",GPU_I_PROFILE=", f);
-            label_value(f, in->profile >= 0 && in->profile < model->nprofiles
-                               ? model->profiles[in->profile].name
-                               : "");
-            fprintf(f, ",GPU_I_ID=\"%u\",start=\"%d\",user=", in->gi_id, in->start);
+            dcgm_labels(f, &m->gpu[i], in, model, host);
+            fprintf(f, ",start=\"%d\",user=", in->start);
             label_value(f, in->user);
             fprintf(f, "} %d\n", in->busy);
+        }
+}
+
+/* One series per running job, on its instance's labels: who runs what where. */
+static void per_job(FILE *f, const md_engine_metrics *m, const ms_gpu_model *model,
+                    const char *host)
+{
+    head(f, "migsched_job_start_time_seconds", "gauge",
+         "Start of each running job (Unix seconds), on its MIG instance; id: migschedd's job id, "
+         "user: its owner, job: its name, slurm_job: its Slurm job (\"\" if none)");
+    for (int i = 0; i < m->ngpus; i++)
+        for (int k = 0; k < m->gpu[i].ninstances; k++) {
+            const md_engine_instance_metrics *in = &m->gpu[i].instance[k];
+            if (!in->busy || !in->job)
+                continue;
+            fputs("migsched_job_start_time_seconds", f);
+            dcgm_labels(f, &m->gpu[i], in, model, host);
+            fprintf(f, ",id=\"%" PRId64 "\",user=", in->job);
+            label_value(f, in->user);
+            fputs(",job=", f);
+            label_value(f, in->name);
+            if (in->slurm_job)
+                fprintf(f, ",slurm_job=\"%" PRId64 "\"", in->slurm_job);
+            else
+                fputs(",slurm_job=\"\"", f);
+            fprintf(f, "} %.3f\n", in->started);
         }
 }
 
@@ -124,8 +167,9 @@ char *md_metrics_render(const md_engine_metrics *m, const ms_gpu_model *model, c
     counter(f, "migsched_allocations_unplaced_total",
             "Slurm allocations released before they were placed (the step gave up or ended)",
             m->alloc_unplaced_total);
-    per_gpu(f, m, hostname);
+    per_gpu(f, m, model, hostname);
     per_instance(f, m, model, hostname);
+    per_job(f, m, model, hostname);
     if (fclose(f)) {
         free(text);
         return NULL;

@@ -1,7 +1,8 @@
 /* metrics.h: migschedd's /metrics: Prometheus text exposition (format 0.0.4) of an engine
- * metrics snapshot. Names are prefixed migsched_; GPU and instance series carry the labels
- * NVIDIA's DCGM exporter uses (gpu, UUID, GPU_I_PROFILE, GPU_I_ID, Hostname) so dashboards
- * can join the two. Private to the daemon; the series are listed in docs/daemon.md. */
+ * metrics snapshot. Names are prefixed migsched_; GPU, instance and running-job series carry
+ * the labels NVIDIA's DCGM exporter 4.x puts on its MIG series (gpu, UUID, pci_bus_id,
+ * device, modelName, GPU_I_PROFILE, GPU_I_ID, Hostname) so dashboards can join the two.
+ * Private to the daemon; the series are listed in docs/daemon.md. */
 #ifndef MIGSCHED_DAEMON_METRICS_H
 #define MIGSCHED_DAEMON_METRICS_H
 

@@ -29,6 +29,7 @@ static void usage(FILE *f)
                "Every configuration key is also a flag; flags override the file:\n"
                "  --backend nvml|sim      --gpu MODEL           --gpus N (sim)\n"
                "  --devices 0,1 (nvml)    --listen unix:PATH | tcp:127.0.0.1:PORT (repeatable)\n"
+               "  --listen-metrics HOST:PORT|none (GET /metrics only, no token, any address)\n"
                "  --token-file FILE       --db PATH             --init-store true|false\n"
                "  --mode online|batch\n"
                "  --time-scale X (sim)    --log-level debug|info|warn|error\n"
@@ -95,6 +96,19 @@ static bool usage_error(const ms_error *err)
            (!strncmp(err->msg, "--", 2) && strstr(err->msg, ": missing "));
 }
 
+/* A start refused before the service runs: one log line like every other (hint: what to do,
+ * or NULL); returns status. */
+static int refused(const char *event, const ms_error *err, const char *hint, int status)
+{
+    char q[MS_ERR_LEN + 64], qh[128];
+    if (hint)
+        md_log(MD_LOG_ERROR, event, "error=%s hint=%s", md_log_quote(err->msg, q, sizeof q),
+               md_log_quote(hint, qh, sizeof qh));
+    else
+        md_log(MD_LOG_ERROR, event, "error=%s", md_log_quote(err->msg, q, sizeof q));
+    return status;
+}
+
 /* SIGHUP: the new configuration applies only if every changed key is live; a refused
  * reload changes nothing. */
 static void reload(int argc, char **argv, const md_config *cur, md_engine *e, md_http *h)
@@ -127,7 +141,9 @@ static int serve(int sfd, int argc, char **argv, const md_config *c, md_engine *
         if (n != (ssize_t)sizeof si) {
             if (n < 0 && errno == EINTR)
                 continue;
-            md_log(MD_LOG_ERROR, "daemon.signalfd", "error=%s", strerror(errno));
+            char q[160];
+            md_log(MD_LOG_ERROR, "daemon.signalfd", "error=%s",
+                   md_log_quote(strerror(errno), q, sizeof q));
             return 1;
         }
         if (si.ssi_signo == SIGHUP) {
@@ -199,33 +215,30 @@ int main(int argc, char **argv)
         }
     }
     md_config *c = malloc(sizeof *c);
-    if (!c) {
-        fprintf(stderr, "migschedd: out of memory\n");
-        return 1;
-    }
     ms_error err = {0};
+    if (!c) {
+        ms_error_set(&err, MS_ENOMEM, "out of memory");
+        return refused("daemon.start_failed", &err, NULL, 1);
+    }
     if (load_config(argc, argv, c, &err)) {
-        fprintf(stderr, "migschedd: %s\n", err.msg);
         bool usage_err = usage_error(&err);
-        if (usage_err)
-            fprintf(stderr, "(migschedd --help for the flags)\n");
         free(c);
-        return usage_err ? 2 : 1;
+        return usage_err ? refused("config.invalid", &err, "migschedd --help lists the flags", 2)
+                         : refused("config.invalid", &err, NULL, 1);
     }
     md_log_set_level(c->log_level);
     /* The store's lock comes before anything else is touched (the devices, the socket, the
      * store): a second daemon on the store stops here, held for the process's life. */
     int lock = -1;
     if (check_folders(c, &err) || md_store_lock(c->db, &lock, &err)) {
-        fprintf(stderr, "migschedd: %s\n", err.msg);
         free(c);
-        return 1;
+        return refused("daemon.start_failed", &err, NULL, 1);
     }
     if (identify_model(c, &err)) {
-        fprintf(stderr, "migschedd: device %d: %s\n", c->devices[0], err.msg);
+        ms_error_prefix(&err, "device %d", c->devices[0]);
         close(lock);
         free(c);
-        return 1;
+        return refused("daemon.start_failed", &err, NULL, 1);
     }
     /* Blocked before any thread starts, so every thread inherits the mask and the signals
      * arrive only through the signalfd. SIGPIPE (a client gone mid-reply) is blocked too,
@@ -239,10 +252,10 @@ int main(int argc, char **argv)
     sigaddset(&blocked, SIGPIPE);
     int sfd = -1;
     if (sigprocmask(SIG_BLOCK, &blocked, NULL) || (sfd = signalfd(-1, &set, SFD_CLOEXEC)) < 0) {
-        fprintf(stderr, "migschedd: signalfd: %s\n", strerror(errno));
+        ms_error_set(&err, MS_EIO, "signalfd: %s", strerror(errno));
         close(lock);
         free(c);
-        return 1;
+        return refused("daemon.start_failed", &err, NULL, 1);
     }
     int rc = run(argc, argv, c, sfd);
     close(sfd);

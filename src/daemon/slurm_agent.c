@@ -36,14 +36,15 @@ static void tell_comments(const md_engine_slurm_view *v)
         const md_engine_placed *p = &v->placed[i];
         md_slurm_update u;
         ms_error err = {0};
-        char what[64];
+        char what[64], q[sizeof u.value + 64];
         snprintf(what, sizeof what, "slurm_job=%lld", (long long)p->slurm_job_id);
         if (md_slurm_comment_update(&u, p->slurm_job_id, p->profile, p->gpu, p->gpu_uuid,
                                     p->mig_uuid, &err) ||
             md_slurm_run_update(&u, &err))
             warn("slurm.comment_failed", what, &err);
         else
-            md_log(MD_LOG_DEBUG, "slurm.comment", "%s %s", what, u.value);
+            md_log(MD_LOG_DEBUG, "slurm.comment", "%s comment=%s", what,
+                   md_log_quote(u.value, q, sizeof q));
     }
 }
 

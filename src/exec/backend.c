@@ -64,6 +64,11 @@ int ms_backend_gpu_minor(const ms_backend *b, unsigned *minor, ms_error *err)
     return b->ops->gpu_minor(b, minor, err);
 }
 
+int ms_backend_gpu_pci_bus_id(const ms_backend *b, char id[MS_PCI_BUS_ID_LEN], ms_error *err)
+{
+    return b->ops->gpu_pci_bus_id(b, id, err);
+}
+
 const char *ms_backend_geometry_name(const ms_backend *b)
 {
     const ms_gpu_model *seen = ms_gpu_model_from_device_name(b->name);

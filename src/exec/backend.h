@@ -20,6 +20,7 @@ typedef struct exec_backend_ops {
     int (*processes)(ms_backend *b, unsigned gi_id, unsigned *pids, int max, int *n, ms_error *err);
     int (*count)(const ms_backend_options *opt, int *n, ms_error *err);
     int (*gpu_minor)(const ms_backend *b, unsigned *minor, ms_error *err);
+    int (*gpu_pci_bus_id)(const ms_backend *b, char id[MS_PCI_BUS_ID_LEN], ms_error *err);
 } exec_backend_ops;
 
 struct ms_backend {

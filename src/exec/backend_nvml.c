@@ -122,6 +122,19 @@ static int nvml_gpu_minor(const ms_backend *b, unsigned *minor, ms_error *err)
     return MS_OK;
 }
 
+static int nvml_gpu_pci_bus_id(const ms_backend *b, char id[MS_PCI_BUS_ID_LEN], ms_error *err)
+{
+    const nvml_impl *n = b->impl;
+    nvmlPciInfo_t pci;
+    memset(&pci, 0, sizeof pci);
+    nvmlReturn_t r = NVML_CALL(n, nvmlDeviceGetPciInfo_v3, n->dev, &pci);
+    if (r != NVML_SUCCESS)
+        return nvml_fail(b, r, "nvmlDeviceGetPciInfo_v3", err, "reading the GPU's PCI bus id");
+    pci.busId[sizeof pci.busId - 1] = '\0'; /* documented as terminated; not relied on */
+    snprintf(id, MS_PCI_BUS_ID_LEN, "%s", pci.busId);
+    return MS_OK;
+}
+
 static int open_device(ms_backend *b, const ms_gpu_model *model, ms_error *err)
 {
     nvml_impl *n = b->impl;
@@ -583,4 +596,5 @@ const exec_backend_ops exec_backend_nvml_ops = {
     .processes = nvml_processes,
     .count = nvml_count,
     .gpu_minor = nvml_gpu_minor,
+    .gpu_pci_bus_id = nvml_gpu_pci_bus_id,
 };

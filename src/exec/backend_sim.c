@@ -267,6 +267,13 @@ static int sim_gpu_minor(const ms_backend *b, unsigned *minor, ms_error *err)
     return MS_OK;
 }
 
+/* No bus to read: one id per device index, in NVML's format. */
+static int sim_gpu_pci_bus_id(const ms_backend *b, char id[MS_PCI_BUS_ID_LEN], ms_error *err)
+{
+    snprintf(id, MS_PCI_BUS_ID_LEN, "00000000:%02X:00.0", (unsigned)(b->device + 1) & 0xff);
+    return MS_OK;
+}
+
 static int sim_list(ms_backend *b, ms_mig_instance out[MS_MAX_MIG], int *n, ms_error *err)
 {
     ms_sim_gpu *g = &((sim_impl *)b->impl)->gpu;
@@ -321,4 +328,5 @@ const exec_backend_ops exec_backend_sim_ops = {
     .processes = sim_processes,
     .count = sim_count,
     .gpu_minor = sim_gpu_minor,
+    .gpu_pci_bus_id = sim_gpu_pci_bus_id,
 };

@@ -25,6 +25,8 @@ typedef int nvmlReturn_t;
 #define NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED 0
 #define NVML_DEVICE_NAME_V2_BUFFER_SIZE             96
 #define NVML_DEVICE_UUID_V2_BUFFER_SIZE             96
+#define NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE          32
+#define NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE       16
 
 /* Opaque handles (pointers in NVML's ABI). */
 typedef struct nvmlDevice_st *nvmlDevice_t;
@@ -82,6 +84,18 @@ typedef struct nvmlComputeInstanceInfo_st { /* layout of nvmlComputeInstanceGetI
     nvmlComputeInstancePlacement_t placement;
 } nvmlComputeInstanceInfo_t;
 
+/* PCI information of a GPU (nvmlPciInfo_t as nvmlDeviceGetPciInfo_v3 fills it, 68 bytes:
+ * NVML's nvmlDeviceStructs reference). */
+typedef struct nvmlPciInfo_st {
+    char busIdLegacy[NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE]; /* "0000:3B:00.0" */
+    unsigned int domain;
+    unsigned int bus;
+    unsigned int device;
+    unsigned int pciDeviceId; /* device id << 16 | vendor id */
+    unsigned int pciSubSystemId;
+    char busId[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE]; /* "00000000:3B:00.0", NUL-terminated */
+} nvmlPciInfo_t;
+
 /* One process of a running-process query (the _v2/_v3 layout, 24 bytes). */
 typedef struct nvmlProcessInfo_st {
     unsigned int pid;
@@ -101,6 +115,7 @@ typedef struct nvmlProcessInfo_st {
     X(nvmlReturn_t, nvmlDeviceGetName, (nvmlDevice_t device, char *name, unsigned int length))   \
     X(nvmlReturn_t, nvmlDeviceGetUUID, (nvmlDevice_t device, char *uuid, unsigned int length))   \
     X(nvmlReturn_t, nvmlDeviceGetMinorNumber, (nvmlDevice_t device, unsigned int *minorNumber))  \
+    X(nvmlReturn_t, nvmlDeviceGetPciInfo_v3, (nvmlDevice_t device, nvmlPciInfo_t * pci))         \
     X(nvmlReturn_t, nvmlDeviceGetMigMode,                                                        \
       (nvmlDevice_t device, unsigned int *currentMode, unsigned int *pendingMode))               \
     X(nvmlReturn_t, nvmlDeviceSetMigMode,                                                        \

@@ -21,7 +21,9 @@
 #       --gres=gpu:TYPE:1 and Slurm binds each to one instance (CUDA_VISIBLE_DEVICES).
 #   cluster.sh stop DIR
 #       ends every process of the cluster by PID (job steps that outlived their slurmd
-#       too), removes its namespaces, bridge and veths, and DIR. Idempotent.
+#       too), removes its namespaces, bridge and veths, and DIR. Idempotent. With
+#       MIGSCHED_CLUSTER_LOGS=FOLDER, each node's migschedd log is first copied there
+#       (nodeN.migschedd.log).
 #   cluster.sh restart DIR NODE migschedd|slurmd [SIGNAL]
 #       ends one daemon of node NODE (1..K) with SIGNAL (TERM) and starts it again.
 #   cluster.sh halt DIR NODE migschedd|slurmd [SIGNAL]
@@ -394,6 +396,13 @@ stop_cluster() {
         kill -9 $left 2>/dev/null
         sleep 0.2
     done
+    # A test that checks the daemons' logs asks for them (every daemon has stopped).
+    if [ -n "${MIGSCHED_CLUSTER_LOGS:-}" ]; then
+        local f
+        for f in "$DIR"/node*/migschedd.log; do
+            [ -e "$f" ] && cp "$f" "$MIGSCHED_CLUSTER_LOGS/$(basename "$(dirname "$f")").migschedd.log"
+        done
+    fi
     if [ -f "$DIR/made" ]; then
         tac "$DIR/made" | while read -r kind name; do
             case $kind in

@@ -30,7 +30,14 @@ cleanup() {
     local rc=$?
     trap - EXIT
     trap '' PIPE INT TERM
-    bash "$CL" stop "$C"
+    mkdir -p "$T/logs"
+    MIGSCHED_CLUSTER_LOGS=$T/logs bash "$CL" stop "$C"
+    # Every line each node's migschedd wrote is logfmt (as in the daemon tests).
+    local logs=("$T"/logs/*.migschedd.log)
+    if [ -e "${logs[0]}" ] && ! python3 "$S/tests/daemon/logfmt_check.py" "${logs[@]}" >&2; then
+        echo "FAIL: a migschedd log is not logfmt" >&2
+        rc=1
+    fi
     rm -rf "$T"
     exit "$rc"
 }

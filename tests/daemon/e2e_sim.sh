@@ -80,6 +80,7 @@ check 200 '"gpus"' http://d/v1/gpus
 # 2. A second daemon on the same socket is refused and leaves the first alone.
 "$DD" --config "$T/d.conf" --db "$T/other.db" 2> "$T/err2"
 [ $? = 1 ] && grep -q 'another migschedd is listening' "$T/err2" || fail "second daemon: $(cat "$T/err2")"
+check_log "$T/err2"
 check 200 '"status":"ok"' http://d/healthz
 
 # 3. SIGHUP: a live key applies; a key that needs a restart is refused and changes nothing.

@@ -43,6 +43,7 @@ refused() {
     wait "$pid" || rc=$?
     [ "$rc" = 1 ] || fail "migschedd exited $rc with $want, expected 1: $(tail -3 "$T/refused.log")"
     grep -qF -- "$want" "$T/refused.log" || fail "no '$want' in: $(tail -3 "$T/refused.log")"
+    check_log "$T/refused.log"
 }
 mkdir -m 1777 "$T/open"
 chmod 1777 "$T/open"

@@ -43,6 +43,7 @@ rc=0
 timeout 30 "$DD" "${DARGS[@]}" > "$T/nul.out" 2>&1 || rc=$?
 [ "$rc" != 0 ] && [ "$rc" != 124 ] || fail "migschedd started or hung ($rc) despite the NUL"
 grep -q "$J:$line: NUL byte" "$T/nul.out" || fail "NUL: $(cat "$T/nul.out")"
+check_log "$T/nul.out"
 
 # 4. A reader that may not read the journal: refused, never taken for no journal.
 if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null &&

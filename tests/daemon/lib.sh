@@ -5,9 +5,24 @@ set -u
 . "$(dirname "${BASH_SOURCE[0]}")/fixtures_lib.sh"
 T=$(mktemp -d)
 DPID=
+LOGFMT_CHECK=$(dirname "${BASH_SOURCE[0]}")/logfmt_check.py
+# Whether every line in the files (by default $T/daemon.log, where start_daemon sends the
+# daemon's stderr) is strict logfmt; says which lines are not.
+log_ok() {
+    local f=("$@")
+    [ $# -gt 0 ] || { [ -f "$T/daemon.log" ] || return 0; f=("$T/daemon.log"); }
+    python3 "$LOGFMT_CHECK" "${f[@]}" >&2 || { echo "FAIL: migschedd's log is not logfmt" >&2; return 1; }
+}
+# A test that captured the daemon's stderr elsewhere checks it too.
+check_log() { log_ok "$@" || exit 1; }
+# At every exit: the daemon killed, its log checked (a bad line fails the test), the folder
+# removed.
 cleanup() {
     [ -n "$DPID" ] && kill -9 "$DPID" 2>/dev/null
+    local bad=0
+    log_ok || bad=1
     rm -rf "$T"
+    [ "$bad" = 0 ] || exit 1
 }
 trap cleanup EXIT
 fail() {

@@ -15,10 +15,11 @@ expect() {  # $1 exit status, $2 text on stderr, then the arguments
     local rc=$?
     [ "$rc" = "$want" ] || fail "migschedd $* exited $rc, expected $want: $(cat "$T/err")"
     grep -qF -- "$text" "$T/err" || fail "migschedd $*: stderr lacks '$text': $(cat "$T/err")"
+    check_log "$T/err"
 }
-expect 2 'unknown flag "--colour"' --colour red
+expect 2 'unknown flag \"--colour\"' --colour red
 expect 2 '--db: missing value' --backend sim --gpu A30-24GB --gpus 1 --db
-expect 2 'unexpected argument "stray"' stray
+expect 2 'unexpected argument \"stray\"' stray
 printf 'backend sim\ngpu A30-24GB\ngpus 1\nmode sideways\n' > "$T/bad.conf"
 expect 1 "$T/bad.conf:4" --config "$T/bad.conf"
 expect 1 'backend sim needs gpu MODEL and gpus N' --backend sim

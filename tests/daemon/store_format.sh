@@ -15,6 +15,7 @@ refused() {  # $1 db, $2 text on stderr, then more flags
     [ "$rc" = 1 ] || fail "db $db: exited $rc, expected 1: $(cat "$T/err")"
     grep -qF -- "$text" "$T/err" || fail "db $db: stderr lacks '$text': $(cat "$T/err")"
     grep -qF -- "$db" "$T/err" || fail "db $db: the message does not name it: $(cat "$T/err")"
+    check_log "$T/err"
 }
 : > "$T/empty.db"
 refused "$T/empty.db" "is empty"

@@ -14,6 +14,7 @@ timeout 20 "$DD" "${SIM[@]}" --listen "unix:$T/other.sock" --db "$T/d.db" > /dev
 rc=$?
 [ "$rc" = 1 ] || fail "a second daemon on the store exited $rc, expected 1: $(cat "$T/err")"
 grep -qF "db $T/d.db: in use by migschedd pid $DPID" "$T/err" || fail "second daemon: $(cat "$T/err")"
+check_log "$T/err"
 [ ! -e "$T/other.sock" ] || fail "the refused daemon left its socket"
 [ "$(status_of "$(ucurl http://d/healthz)")" = 200 ] || fail "the first daemon stopped answering"
 stop_daemon TERM 0
@@ -23,6 +24,7 @@ ln -s "$T/target" "$T/l.db.lock"
 timeout 20 "$DD" "${SIM[@]}" --listen "unix:$SOCK" --db "$T/l.db" > /dev/null 2> "$T/err"
 rc=$?
 [ "$rc" = 1 ] && grep -qF "$T/l.db.lock" "$T/err" || fail "a linked lock file: rc $rc: $(cat "$T/err")"
+check_log "$T/err"
 [ "$(cat "$T/target")" = keep ] || fail "the lock's link target was written"
 # No shared default store for ad-hoc runs.
 start_daemon "${SIM[@]}" --listen "unix:$SOCK"
@@ -42,4 +44,5 @@ stop_daemon TERM 0
 printf 'root %s\n' "0123456789abcdef0123456789abcdef" > "$T/tokens"; chmod 600 "$T/tokens"
 timeout 20 "$DD" "${SIM[@]}" --listen "tcp:127.0.0.1:$PORT" --token-file "$T/tokens" > /dev/null 2> "$T/err"
 [ $? = 1 ] && grep -q "db" "$T/err" || fail "tcp only without db: $(cat "$T/err")"
+check_log "$T/err"
 echo "store_lock: ok"

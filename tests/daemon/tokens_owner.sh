@@ -24,6 +24,7 @@ if kill -0 $DPID 2>/dev/null; then
     fail "migschedd started with $UA's token file (its root token: GET /v1/allocations/1 -> $code)"
 fi
 grep -qF "owned by uid $(id -u "$UA")" "$T/start.log" || fail "no reason naming the owner: $(cat "$T/start.log")"
+check_log "$T/start.log"
 DPID=
 # The same on SIGHUP: a root-owned file first, then one of the user's.
 chown root "$T/tokens"

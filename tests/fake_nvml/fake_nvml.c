@@ -230,6 +230,26 @@ API nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int *min
     return gpu ? NVML_SUCCESS : NVML_ERROR_INVALID_ARGUMENT;
 }
 
+/* GPU g sits on bus 0x10 + g of domain 0 (distinct, and in NVML's two spellings). */
+API nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci)
+{
+    ENTER(nvmlDeviceGetPciInfo_v3);
+    if (!pci)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    fake_state *st = fake_state_begin(&cfg);
+    unsigned g = 0;
+    fake_gpu *gpu = gpu_of(st, device, K_DEV, &g);
+    if (gpu) {
+        memset(pci, 0, sizeof *pci);
+        pci->bus = 0x10 + g;
+        pci->pciDeviceId = 0x20B010DE;
+        snprintf(pci->busIdLegacy, sizeof pci->busIdLegacy, "0000:%02X:00.0", pci->bus);
+        snprintf(pci->busId, sizeof pci->busId, "00000000:%02X:00.0", pci->bus);
+    }
+    fake_state_end(&cfg, false);
+    return gpu ? NVML_SUCCESS : NVML_ERROR_INVALID_ARGUMENT;
+}
+
 API nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *current,
                                       unsigned int *pending)
 {

@@ -45,6 +45,7 @@ cleanup() {
     local left
     left=$(tagged_pids)
     [ -n "$left" ] && { echo "clean-up: ending left-over processes $left" >&2; kill -9 $left 2>/dev/null; }
+    log_ok || rc=1
     rm -rf "$T"
     exit "$rc"
 }
