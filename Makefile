@@ -11,7 +11,8 @@ PREFIX     ?= /usr/local
 DEB_PACKAGES = cmake pkg-config gcc libglpk-dev libopenblas-dev libjansson-dev \
                libmicrohttpd-dev libsqlite3-dev libcmocka-dev libyaml-dev clang libclang-rt-14-dev \
                libcurl4-openssl-dev curl sqlite3 jq prometheus \
-               libslurm-dev slurmctld slurmd slurm-client munge iproute2
+               libslurm-dev slurmctld slurmd slurm-client munge iproute2 \
+               slurmdbd mariadb-server
 # What `make deb` builds the Debian packages with (debian/).
 DEB_BUILD_PACKAGES = build-essential debhelper lintian fakeroot dpkg-dev
 # Only tests need these, and chromium is large: installed by `make test` (deps-test).

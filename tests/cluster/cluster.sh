@@ -9,7 +9,7 @@
 # node: only networks and host names are separated.
 #
 #   cluster.sh start DIR [--nodes K] [--gpus G] [--gpu MODEL] [--timeout S]
-#                  [--slurm-node] [--requeue-exit N] [--static CONFIG.yaml:NAME]
+#                  [--slurm-node] [--requeue-exit N] [--static CONFIG.yaml:NAME] [--accounting]
 #       K nodes (4) of G GPUs (2) of MODEL (A100-40GB), the plugin waiting S s (300) for a
 #       placement; DIR must not exist or be empty. Then `. DIR/env` and use srun, sbatch...
 #       --slurm-node: each migschedd keeps its node's migslice count at what it can place
@@ -19,6 +19,8 @@
 #       NVML, no migschedd and no plugin, and the instances as typed GRES (gpu:TYPE:N, one
 #       gres.conf File per instance, as AutoDetect=nvml counts them); jobs ask
 #       --gres=gpu:TYPE:1 and Slurm binds each to one instance (CUDA_VISIBLE_DEVICES).
+#       --accounting: Slurm's accounting, for sacct: slurmdbd and a MariaDB server of the
+#       cluster's own in DIR/acct (tests/slurm/accounting_lib.sh; a few seconds more).
 #   cluster.sh stop DIR
 #       ends every process of the cluster by PID (job steps that outlived their slurmd
 #       too), removes its namespaces, bridge and veths, and DIR. Idempotent. With
@@ -155,6 +157,13 @@ write_configs() {
     done
 }
 
+# slurmdbd and its MariaDB server (accounting_lib.sh), their PIDs in pids/.
+start_cluster_accounting() {
+    start_accounting "$DIR/slurm.conf"
+    echo "$DB_PID" > "$(pid_file mariadbd)"
+    echo "$DBD_PID" > "$(pid_file slurmdbd)"
+}
+
 start_ctld() {
     env "$TAG" SLURM_CONF="$DIR/slurm.conf" slurmctld -D < /dev/null > "$DIR/ctld/slurmctld.out" 2>&1 &
     echo $! > "$(pid_file ctld)"
@@ -224,7 +233,7 @@ cmd_start() {
     local dir=${1:-} n
     [ -n "$dir" ] || usage
     shift
-    K=4 G=2 GPU=A100-40GB TIMEOUT=300 REQUEUE_EXIT= STATIC= SLURM_NODE=
+    K=4 G=2 GPU=A100-40GB TIMEOUT=300 REQUEUE_EXIT= STATIC= SLURM_NODE= ACCOUNTING=
     while [ $# -gt 0 ]; do
         case $1 in
         --nodes) K=${2:-} ;;
@@ -234,6 +243,7 @@ cmd_start() {
         --requeue-exit) REQUEUE_EXIT=${2:-} ;;
         --static) STATIC=${2:-} ;;
         --slurm-node) SLURM_NODE=1; shift; continue ;;
+        --accounting) ACCOUNTING=1; shift; continue ;;
         *) usage ;;
         esac
         shift 2 || usage
@@ -294,9 +304,12 @@ cmd_start() {
         done
     fi
     write_configs
+    [ -z "$ACCOUNTING" ] || accounting_enable "$DIR/acct" "$DIR/munge/munge.socket" \
+        "$DIR/slurm.conf" "$DIR"/node*/slurm.conf
     start_network
     start_munged "$DIR/munge" "$DIR/munge/munged.out"
     echo "$MUNGE_PID" > "$(pid_file munged)"
+    [ -z "$ACCOUNTING" ] || start_cluster_accounting
     start_ctld
     if [ -z "$STATIC" ]; then
         for n in $(seq "$K"); do launch_migschedd "$n"; done
@@ -386,8 +399,9 @@ stop_cluster() {
         done
     fi
     end_daemons TERM 10 $(nodes_of slurmd)
-    end_daemons TERM 10 ctld
-    end_daemons TERM 30 $(nodes_of migschedd)
+    # slurmdbd with slurmctld, mariadbd after them: each end_daemons waits for PID 1 to reap.
+    end_daemons TERM 10 ctld slurmdbd
+    end_daemons TERM 30 $(nodes_of migschedd) mariadbd
     end_daemons TERM 10 munged
     for _ in 1 2 3; do
         left=$(cluster_pids)

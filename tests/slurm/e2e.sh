@@ -11,10 +11,14 @@
 # disjoint nodes, the host's device tree was left as it was, Slurm never ran more slices than the
 # node has (the jobs' stamps and a poll of squeue), every allocation was released, and after
 # migschedd stops no instance is left (the online idle policy keeps released instances idle
-# for reuse until then).
+# for reuse until then). With Slurm's accounting on (slurmdbd, MariaDB): each job's
+# AdminComment names the instance it ran in (profile, GPU index and UUID, MIG UUID; none
+# only for a job that ended before migschedd's update, which Slurm refuses then, as
+# migschedd logs), and sacct shows every job's AdminComment as scontrol show job does.
 # $1 = migsched, $2 = migschedd, $3 = source dir, $4 = migsched_spank.so; FAKE_NVML_DIR set by ctest.
 M=$1 DD=$2 PLUGIN=${4:-}
 T0=$(date +%s.%N)
+SLURM_ACCOUNTING=1
 . "$3/tests/slurm/lib.sh"
 command -v python3 >/dev/null || fail "python3 is missing"
 SLICES=14
@@ -88,12 +92,15 @@ scontrol show job -o > "$T/slurm_jobs.txt"
 [ "$(grep -c 'JobState=COMPLETED.*ExitCode=0:0' "$T/slurm_jobs.txt")" = 24 ] ||
     fail "not every job completed: $(grep -v 'JobState=COMPLETED' "$T/slurm_jobs.txt" | cut -c1-300)"
 await '[ "$(sinfo -h -n "$NODE" -o %T)" = idle ]' 60
+# What an operator reads in sacct: each job's AdminComment, as scontrol shows it.
+await_sacct_comments 60 "$T"
 # The plugin's step-end and epilog releases reached migschedd (errors are logged by slurmd).
 grep -qE 'error: (migsched|spank)' "$T/log/slurmd.log" &&
     fail "the plugin logged errors: $(grep -E 'error: (migsched|spank)' "$T/log/slurmd.log" | head -5)"
 # Allocations are released at step end: wait for the last release to be recorded.
 await '[ "$(api "/v1/jobs?state=running" | jq ".jobs | length")" = 0 ]' 60
 api /v1/jobs > "$T/alloc.json"
+api /v1/gpus > "$T/gpus.json"
 sqlite3 -separator ' ' "$T/d.db" \
     "SELECT uuid, gpu, profile, start_slot, gi_id, created, coalesce(destroyed, 'alive') FROM instances" > "$T/instances.txt"
 cat "$T"/out/*.out > "$T/runs.txt"
@@ -102,7 +109,7 @@ host_view > "$T/host.after"
 cmp -s "$T/host.before" "$T/host.after" || fail "the host's device tree changed: $(diff "$T/host.before" "$T/host.after")"
 
 python3 - "$T" $SLICES "$MINORS" "$FAKE_NVML_MINOR_BASE" <<'PY' || fail "checks"
-import json, sys, collections
+import json, re, sys, collections
 T, slices, minors_path, minor_base = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
 minors = dict(l.split() for l in open(minors_path))
 # A100-40GB: profile -> (compute slices, placement size in slots)
@@ -190,6 +197,20 @@ for job, rs in runs.items():
     assert a, "job %d has no allocation in GET /v1/jobs" % job
     assert a["mig_uuid"] == rs[0]["cvd"] and a["state"] == "done", "job %d: allocation %s" % (job, a)
 assert len(allocs) == 24, "%d allocations" % len(allocs)
+# Slurm's AdminComment (sacct's, equal to scontrol's) names each job's instance; Slurm
+# refuses it for a job that has already finished, as migschedd logs (a job that ended
+# before migschedd's update).
+gpu_uuid = {g["gpu"]: g["uuid"] for g in json.load(open(T + "/gpus.json"))["gpus"]}
+comments = dict(l.split() for l in open(T + "/sacct.comments"))
+assert len(comments) == 24, "sacct lists %d jobs" % len(comments)
+too_late = {int(m.group(1)) for m in re.finditer(
+    r'event=slurm\.comment_failed slurm_job=(\d+) .*Job has already finished', open(T + "/daemon.log").read())}
+for job, rs in runs.items():
+    if comments.get(str(job)) == "-" and job in too_late:
+        continue
+    i = inst[rs[0]["cvd"]]
+    want = "migsched:profile=%s,gpu=%d,gpu_uuid=%s,mig_uuid=%s" % (i["prof"], i["gpu"], gpu_uuid[i["gpu"]], rs[0]["cvd"])
+    assert comments.get(str(job)) == want, "job %d: AdminComment %s, expected %s" % (job, comments.get(str(job)), want)
 assert open(T + "/hpc_left.txt").read() == "", "job-mapping files left: " + open(T + "/hpc_left.txt").read()
 # DCGM's job mapping: each job was seen listed in its instance's <gpu>.<GPU_I_ID> file.
 mapped = {tuple(l.split()) for l in open(T + "/hpc_poll.txt") if len(l.split()) == 2}

@@ -3,12 +3,15 @@
 # migschedd on the fake NVML (2 A100-40GB) whose Unix socket the SPANK plugin talks to; the
 # plugin confines each task to a fake device tree ($DEVDIR, minors in $MINORS; the GPUs'
 # minor numbers are 2 and 3).
+# With SLURM_ACCOUNTING=1, slurmdbd and a MariaDB server of the test's own record the jobs
+# for sacct (accounting_lib.sh; a few seconds more at the start).
 # Sourced with $M (migsched), $DD (migschedd), $PLUGIN (migsched_spank.so) set; every
 # process it starts is ended, and the folder removed, on every exit path. Builds on the
 # daemon tests' lib.sh (the folder $T, await, start_daemon, ucurl).
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/slurm_lib.sh"
 slurm_require
+[ "${SLURM_ACCOUNTING:-0}" = 0 ] || accounting_require
 . "$(dirname "${BASH_SOURCE[0]}")/../daemon/lib.sh"
 # The folder readable by all, as munged wants its socket's (start_munged).
 chmod 755 "$T"
@@ -39,6 +42,8 @@ cleanup() {
     fi
     end_pid "$SLURMD_PID"
     end_pid "$CTLD_PID"
+    end_pid "$DBD_PID"
+    end_pid "$DB_PID" 30
     end_pid "$DPID"
     end_pid "$MUNGE_PID"
     # What outlived its daemon: job steps of a killed slurmd, their tasks.
@@ -56,7 +61,7 @@ trap 'exit 141' PIPE
 fail() {
     echo "FAIL: $*" >&2
     local f
-    for f in "$T/daemon.log" "$T/log/slurmctld.log" "$T/log/slurmd.log"; do
+    for f in "$T/daemon.log" "$T/log/slurmctld.log" "$T/log/slurmd.log" "$T/acct/slurmdbd.log"; do
         [ -s "$f" ] && { echo "--- $f (tail)" >&2; tail -15 "$f" >&2; }
     done
     exit 1
@@ -97,13 +102,16 @@ NodeName=$host NodeAddr=127.0.0.1 CPUs=64 Gres=migslice:$slices State=UNKNOWN
 PartitionName=mig Nodes=$host Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
 EOF
     echo "NodeName=$host Name=migslice Count=$slices Flags=CountOnly" > "$T/gres.conf"
+    [ "${SLURM_ACCOUNTING:-0}" = 0 ] || accounting_enable "$T/acct" "$T/munge/munge.socket" "$T/slurm.conf"
     echo "required $PLUGIN socket=$SOCK timeout=$timeout dev_dir=$DEVDIR mig_minors=$MINORS" \
         > "$T/plugstack.conf"
 }
 
-# Starts munged, slurmctld and slurmd and waits for the node to be idle.
+# Starts munged, slurmdbd's accounting when enabled, slurmctld and slurmd and waits for the
+# node to be idle.
 start_slurm() {
     start_munged "$T/munge" "$T/log/munged.out"
+    [ -z "$ACCT_PORT" ] || start_accounting "$T/slurm.conf"
     env "$TAG" slurmctld -D > "$T/log/slurmctld.out" 2>&1 &
     CTLD_PID=$!
     await "scontrol ping 2>/dev/null | grep -q UP || ! kill -0 $CTLD_PID 2>/dev/null" 60

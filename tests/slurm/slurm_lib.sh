@@ -80,8 +80,9 @@ start_munged() {
 }
 
 # The slurm.conf lines every private Slurm has (no paths, hosts or ports): root runs the
-# daemons, no cgroups, accounting or MPI, slices as the count-only GRES migslice, and
-# slurm.conf's CPUs, not the machine's, so that slices alone limit the jobs.
+# daemons, no cgroups or MPI, no accounting unless accounting_enable replaces its line
+# (accounting_lib.sh), slices as the count-only GRES migslice, and slurm.conf's CPUs, not
+# the machine's, so that slices alone limit the jobs.
 slurm_conf_common() {
     cat <<'EOF_CONF'
 AuthType=auth/munge
@@ -102,3 +103,5 @@ GresTypes=migslice
 SlurmdParameters=config_overrides
 EOF_CONF
 }
+
+. "$(dirname "${BASH_SOURCE[0]}")/accounting_lib.sh"
