@@ -92,7 +92,9 @@ int ms_client_conf_read(const char *path, ms_client_conf *out, ms_error *err)
 {
     memset(out, 0, sizeof *out);
     struct stat st;
-    if (stat(path, &st) && errno == ENOENT) /* no file: no settings */
+    /* No file, or one this user cannot even see (a HOME left over from root, as after
+       setpriv or su without -l): no settings. A file seen but unreadable is an error. */
+    if (stat(path, &st) && (errno == ENOENT || errno == ENOTDIR || errno == EACCES))
         return MS_OK;
     char *text;
     size_t len;
