@@ -214,6 +214,35 @@ static void test_backfill_interval_by_hand(void **state)
     ms_online_workload_fini(&w);
 }
 
+/* Time limits, dynamic, 1 node x 1 GPU: A (4g, 100 s) runs; B (7g, t = 1) is blocked and
+ * reserves the GPU from A's planned end; C (3g, t = 2, 70 s) backfills by its work (ends
+ * at 72 < 100), but not with limits in whole minutes plus one: A's is 180 s, C's 180 s
+ * from t = 2, past B's reserved start, so C starts after B. */
+static void test_time_limit_unit_by_hand(void **state)
+{
+    (void)state;
+    ms_online_workload w = {0};
+    add(&w, 0, "4g.20gb", 100);
+    add(&w, 1, "7g.40gb", 10);
+    add(&w, 2, "3g.20gb", 70);
+    ms_online_cluster_config c = config(MS_CLUSTER_DYNAMIC, 1, 1, MS_POLICY_FRAG);
+    ms_online_cluster_result r;
+    for (int with = 0; with < 2; with++) {
+        c.slurm.limit_unit = with ? 60 : 0;
+        assert_int_equal(ms_online_cluster_simulate(a100(), &w, &c, &r, NULL), 0);
+        if (with) {
+            assert_true(r.admitted[2] > r.admitted[1]);
+            assert_near(r.admitted[2], r.end[1], 1e-9);
+            assert_int_equal(r.backfilled, 0);
+        } else {
+            assert_near(r.admitted[2], 2, 1e-9);
+            assert_int_equal(r.backfilled, 1);
+        }
+        ms_online_cluster_result_fini(&r);
+    }
+    ms_online_workload_fini(&w);
+}
+
 /* slurm-node's count, 1 node x 2 GPUs, first fit: A (7g) takes GPU 0, B (4g) and C (1g)
  * GPU 1 at slots 0 and 4. D (2g, t = 1) finds 2 free slices, but no 2g placement is left.
  * By the whole count Slurm admits it to wait in the plugin until A ends; with the count
@@ -403,6 +432,7 @@ static void test_deterministic(void **state)
         c.slurm = timed ? (ms_online_slurm_timing){.launch = 0.7,
                                                    .tick = 1.3,
                                                    .backfill = 2.9,
+                                                   .limit_unit = 5,
                                                    .node_count = true}
                         : (ms_online_slurm_timing){0};
         ms_online_cluster_result a, b;
@@ -481,6 +511,7 @@ int main(void)
         cmocka_unit_test(test_launch_overhead_by_hand),
         cmocka_unit_test(test_slurm_tick_by_hand),
         cmocka_unit_test(test_backfill_interval_by_hand),
+        cmocka_unit_test(test_time_limit_unit_by_hand),
         cmocka_unit_test(test_slurm_node_count_by_hand),
         cmocka_unit_test(test_cons_tres_node_order),
         cmocka_unit_test(test_random_clusters_valid),

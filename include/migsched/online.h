@@ -392,10 +392,11 @@ enum ms_online_cluster_policy {
 /* Slurm's own delays, in the workload's seconds; 0 leaves each out (docs/online.md,
  * "Slurm's delays"). */
 typedef struct ms_online_slurm_timing {
-    double launch;   /* a job holds its resources this long past its work (launch, end) */
-    double tick;     /* a submission waits for the next multiple of this, or a job's end */
-    double backfill; /* a job behind a blocked one starts only at multiples of this */
-    bool node_count; /* dynamic: each node's slice count as migschedd's slurm-node keeps it */
+    double launch;     /* a job holds its resources this long past its work (launch, end) */
+    double tick;       /* a submission waits for the next multiple of this, or a job's end */
+    double backfill;   /* a job behind a blocked one starts only at multiples of this */
+    double limit_unit; /* > 0: a job's time limit is its work in whole units plus one */
+    bool node_count;   /* dynamic: each node's slice count as migschedd's slurm-node keeps it */
 } ms_online_slurm_timing;
 
 typedef struct ms_online_cluster_config {

@@ -30,6 +30,7 @@ static void simulate_usage(FILE *f)
         "         [--cluster-policy dynamic,static] [--static-layout best|4-3|P,P,...]\n"
         "         [--train-fraction F] [--load X] [--node-cpus C] [node options as above]\n"
         "         [--launch-overhead S] [--slurm-tick S] [--backfill-interval S] [--slurm-node]\n"
+        "         [--time-limit-unit S]\n"
         "         [--save-trace FILE] [--json | --summary-line]\n"
         "  Simulates jobs arriving on a node of G MIG GPUs. --trace reads a CSV with header\n"
         "  arrival,profile,work[,name]; --alibaba reads the Alibaba GPU-sharing pod list.\n"
@@ -51,6 +52,7 @@ static void simulate_usage(FILE *f)
         "  --launch-overhead past its work, a submission is scheduled at the next multiple of\n"
         "  --slurm-tick (or at a job's end), backfill runs at multiples of --backfill-interval;\n"
         "  --slurm-node keeps each node's slice count as migschedd's slurm-node does (dynamic);\n"
+        "  --time-limit-unit U plans with time limits of the work in whole U plus one U;\n"
         "  --save-trace writes the evaluated stream (docs/online.md).\n");
 }
 
@@ -128,6 +130,7 @@ enum {
     O_TICK,
     O_BACKFILL,
     O_SLURM_NODE,
+    O_LIMIT_UNIT,
     O_SUMMARY
 };
 
@@ -171,6 +174,7 @@ static const struct option long_opts[] = {
     {"slurm-tick", required_argument, 0, O_TICK},
     {"backfill-interval", required_argument, 0, O_BACKFILL},
     {"slurm-node", no_argument, 0, O_SLURM_NODE},
+    {"time-limit-unit", required_argument, 0, O_LIMIT_UNIT},
     {"summary-line", no_argument, 0, O_SUMMARY},
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0}};
@@ -279,6 +283,9 @@ static int parse(int argc, char **argv, online_opts *o, void (*usage)(FILE *))
             rc = num(cmd, "--backfill-interval", optarg, 0, 1e12, &o->cluster.slurm.backfill);
             break;
         case O_SLURM_NODE: o->cluster.slurm.node_count = true; break;
+        case O_LIMIT_UNIT:
+            rc = num(cmd, "--time-limit-unit", optarg, 0, 1e12, &o->cluster.slurm.limit_unit);
+            break;
         case O_SUMMARY: o->cluster.summary_line = true; break;
         case O_CHECK: o->cfg.check = true; break;
         case O_CSV: o->csv = optarg; break;

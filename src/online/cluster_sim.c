@@ -112,6 +112,14 @@ static bool slurm_node_count(mcl *x, int n)
 /* How long job j holds what Slurm gave it: its work and Slurm's launch and end. */
 static double held_for(const mcl *x, int j) { return x->w->jobs[j].work + x->c->slurm.launch; }
 
+/* Job j's time limit as Slurm plans with it: what it holds, or with a limit unit U its work
+ * in whole units plus one (sbatch --time in whole minutes). */
+static double limit_of(const mcl *x, int j)
+{
+    double u = x->c->slurm.limit_unit;
+    return u > 0 ? u * (ceil(x->w->jobs[j].work / u) + 1) : held_for(x, j);
+}
+
 /* Slurm starts job j on node n: its counts are taken until its time limit (its work), and
  * the node's simulator receives it. */
 static int admit(mcl *x, int j, int n, ms_error *err)
@@ -120,7 +128,7 @@ static int admit(mcl *x, int j, int n, ms_error *err)
     int l = nd->w.n;
     if (!msi_reserve(&nd->w.jobs, l, &nd->w.cap, sizeof *nd->w.jobs, 16) ||
         !msi_reserve(&nd->global, l, &nd->cap_global, sizeof *nd->global, 16) ||
-        mcs_allocate(&x->sl, n, j, x->res[j], x->amount[j], x->now + held_for(x, j)))
+        mcs_allocate(&x->sl, n, j, x->res[j], x->amount[j], x->now + limit_of(x, j)))
         return oom(err);
     nd->w.jobs[nd->w.n++] = (ms_online_job){x->now, x->type[j], held_for(x, j), -1};
     nd->global[l] = j;
@@ -158,7 +166,7 @@ static int schedule(mcl *x, bool backfill, ms_error *err)
                 continue;
             }
         } else {
-            bool bound = rv.node >= 0 && res == rv.res && x->now + held_for(x, j) > rv.start;
+            bool bound = rv.node >= 0 && res == rv.res && x->now + limit_of(x, j) > rv.start;
             if ((n = mcs_select(&x->sl, res, amt, bound && amt > rv.extra ? rv.node : -1)) < 0)
                 continue;
             if (bound && n == rv.node)
