@@ -32,7 +32,8 @@
 #       the node daemon's mean instance creation time, from its /metrics)
 #   uptime at the first submission and the last end (the machine is shared)
 #   cluster_compare ... source=sim-timed   (the simulator with Slurm's delays: the hold
-#       overhead just measured x F, --slurm-tick F, --backfill-interval 2F, --slurm-node)
+#       overhead just measured x F, --slurm-tick F, --backfill-interval 2F,
+#       --time-limit-unit 60F, and --slurm-node under dynamic)
 #   cluster_compare_check load=L policy=P cluster_mean_wait=... sim_mean_wait=...
 #       ratio=cluster/sim within_15pct=yes|no sim_untimed_mean_wait=... untimed_ratio=...
 # (the static layout's policy named static-best, as the simulator names its choice), with
@@ -40,16 +41,19 @@
 #
 # usage (as root): bench/cluster_compare.sh [--jobs N] [--minutes M] [--cap S] [--loads "L..."]
 #                                           [--policies "static-best dynamic"] [--out DIR]
+#                                           [--records DIR]
 # Defaults: 250 jobs, 4 minutes, cap 3600 s, loads 0.6 0.8 1.0, both policies. The trace is
 # $MIGSCHED_ALIBABA or shared/data next to (or above) the source tree; --out keeps every
-# run's records (jobcomp, migschedd's jobs, the stream) in DIR. Skips (exit 0, saying why)
-# when not root or without Slurm or the trace.
+# run's records (jobcomp, slurmctld.log, migschedd's jobs, the stream) in DIR; --records DIR
+# takes the cluster's records from such a DIR (made with the same --jobs, --minutes, --cap
+# and loads) instead of running the cluster, and analyses them again. Skips (exit 0, saying
+# why) when not root or without Slurm or the trace.
 set -u
 S=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$S/build}
 M=${MIGSCHED:-$BUILD/migsched}
 CLUSTER=$S/tests/cluster/cluster.sh
-JOBS=250 MINUTES=4 CAP=3600 LOADS="0.6 0.8 1.0" POLICIES="static-best dynamic" OUTDIR=
+JOBS=250 MINUTES=4 CAP=3600 LOADS="0.6 0.8 1.0" POLICIES="static-best dynamic" OUTDIR= RECORDS=
 NODES=4 GPUS=2 GPU=A100-40GB
 while [ $# -gt 0 ]; do
     case $1 in
@@ -59,6 +63,7 @@ while [ $# -gt 0 ]; do
     --loads) LOADS=$2 ;;
     --policies) POLICIES=$2 ;;
     --out) OUTDIR=$2 ;;
+    --records) RECORDS=$2 ;;
     *) sed -n '/^# usage/,/^# Defaults/p' "$0" >&2; exit 2 ;;
     esac
     shift 2 || exit 2
@@ -267,7 +272,12 @@ for L in $LOADS; do
         "the first of the evaluated half, time factor $f"
     for P in $POLICIES; do
         grep "policy=$P " "$d/sim.lines"
-        if run_cluster "$P" "$d/stream.csv" "$f" "$layout" "$d/$P"; then
+        if [ -n "$RECORDS" ]; then
+            cp -r "$RECORDS/load$L/$P" "$d/$P" || exit 1
+            cmp -s "$RECORDS/load$L/stream.csv" "$d/stream.csv" ||
+                { echo "cluster_compare: $RECORDS/load$L holds another stream" >&2; exit 1; }
+        fi
+        if [ -n "$RECORDS" ] || run_cluster "$P" "$d/stream.csv" "$f" "$layout" "$d/$P"; then
             cluster_line "$L" "$P" "$f" "$d/$P" | tee "$d/$P/line"
             sed 's/^/  uptime (UTC, at the first submission and the last end) /' "$d/$P/uptime.txt"
         else
@@ -280,9 +290,11 @@ for L in $LOADS; do
         # The simulator with Slurm's delays as the cluster had them, in the trace's seconds:
         # the hold overhead measured above (a job's launch and end, and the hand-over of its
         # resources to the next job), slurmctld's once-a-second pass for submissions,
-        # bf_interval=2, and under dynamic slurm-node's count.
+        # bf_interval=2, the jobs' time limits in whole minutes plus one, and under dynamic
+        # slurm-node's count.
         timing=(--launch-overhead "$(awk -v o="$ov" -v f="$f" 'BEGIN { print (o > 0 ? o : 0) * f }')"
             --slurm-tick "$f" --backfill-interval "$(awk -v f="$f" 'BEGIN { print 2 * f }')")
+        timing+=(--time-limit-unit "$(awk -v f="$f" 'BEGIN { print 60 * f }')")
         [ "$P" != dynamic ] || timing+=(--slurm-node)
         sim --trace "$d/window.csv" --load "$L" --static-layout "$layout" --summary-line "${timing[@]}" \
             --cluster-policy "$([ "$P" = dynamic ] && echo dynamic || echo static)" |
