@@ -3,7 +3,8 @@
  * instance, every node's plan valid (the online simulator's invariant check after every
  * event) on random traces, Slurm's counts never over a node's capacity, one node equal to
  * the single-node simulator whenever Slurm holds no job, determinism, the static best
- * layout, and the offered-load scale. */
+ * layout, the offered-load scale, and Slurm's delays (launch overhead, tick, backfill
+ * interval, time limits, slurm-node's count) on hand-checked instances. */
 #include "support.h"
 
 #include <stdlib.h>
