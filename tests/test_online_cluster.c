@@ -3,7 +3,8 @@
  * instance, every node's plan valid (the online simulator's invariant check after every
  * event) on random traces, Slurm's counts never over a node's capacity, one node equal to
  * the single-node simulator whenever Slurm holds no job, determinism, the static best
- * layout, and the offered-load scale. */
+ * layout, the offered-load scale, and Slurm's delays (launch overhead, tick, backfill
+ * interval, time limits, slurm-node's count) on hand-checked instances. */
 #include "support.h"
 
 #include <stdlib.h>
@@ -140,6 +141,136 @@ static void test_plugin_wait_by_hand(void **state)
     assert_near(r.plugin_wait_total, 99 + c4, 1e-9);
     assert_int_equal(r.held, 0);
     ms_online_cluster_result_fini(&r);
+    ms_online_workload_fini(&w);
+}
+
+/* Slurm's launch overhead, static, 1 node x 1 whole GPU: A (t = 0, 100 s) holds the GPU
+ * 100 + 5 s, so B (t = 10, 50 s) starts at 105 and ends at 160. */
+static void test_launch_overhead_by_hand(void **state)
+{
+    (void)state;
+    ms_online_workload w = {0};
+    add(&w, 0, "7g.40gb", 100);
+    add(&w, 10, "7g.40gb", 50);
+    ms_online_cluster_config c = config(MS_CLUSTER_STATIC, 1, 1, MS_POLICY_FRAG);
+    assert_int_equal(ms_online_cluster_layout_parse(a100(), "7", 1, c.layout, NULL), 0);
+    c.slurm.launch = 5;
+    ms_online_cluster_result r;
+    assert_int_equal(ms_online_cluster_simulate(a100(), &w, &c, &r, NULL), 0);
+    const double start[] = {0, 105}, end[] = {105, 160};
+    for (int j = 0; j < 2; j++) {
+        assert_near(r.start[j], start[j], 1e-9);
+        assert_near(r.end[j], end[j], 1e-9);
+    }
+    assert_near(r.all.mean_wait, 95.0 / 2, 1e-9);
+    assert_near(r.all.mean_turnaround, (105 + 150) / 2.0, 1e-9);
+    ms_online_cluster_result_fini(&r);
+    ms_online_workload_fini(&w);
+}
+
+/* Slurm's tick, static, 1 node x 1 whole GPU, tick 30: A (t = 10) starts at the tick 30;
+ * B (t = 125) at A's end, 130, before the next tick; C (t = 200) at the tick 210. */
+static void test_slurm_tick_by_hand(void **state)
+{
+    (void)state;
+    ms_online_workload w = {0};
+    add(&w, 10, "7g.40gb", 100);
+    add(&w, 125, "7g.40gb", 20);
+    add(&w, 200, "7g.40gb", 10);
+    ms_online_cluster_config c = config(MS_CLUSTER_STATIC, 1, 1, MS_POLICY_FRAG);
+    assert_int_equal(ms_online_cluster_layout_parse(a100(), "7", 1, c.layout, NULL), 0);
+    c.slurm.tick = 30;
+    ms_online_cluster_result r;
+    assert_int_equal(ms_online_cluster_simulate(a100(), &w, &c, &r, NULL), 0);
+    const double start[] = {30, 130, 210};
+    for (int j = 0; j < 3; j++) {
+        assert_near(r.start[j], start[j], 1e-9);
+        assert_near(r.end[j], start[j] + w.jobs[j].work, 1e-9);
+    }
+    assert_int_equal(r.held, 0); /* each job starts at the first pass after its arrival */
+    ms_online_cluster_result_fini(&r);
+    ms_online_workload_fini(&w);
+}
+
+/* The backfill interval, dynamic, 1 node x 1 GPU: A (4g, 100 s) runs; B (7g, t = 1) is
+ * blocked; C (3g, t = 2, 10 s) fits beside A and ends before B's reserved start, so the
+ * backfill admits it: at once without an interval, at its multiple 50 with one. */
+static void test_backfill_interval_by_hand(void **state)
+{
+    (void)state;
+    ms_online_workload w = {0};
+    add(&w, 0, "4g.20gb", 100);
+    add(&w, 1, "7g.40gb", 10);
+    add(&w, 2, "3g.20gb", 10);
+    ms_online_cluster_config c = config(MS_CLUSTER_DYNAMIC, 1, 1, MS_POLICY_FRAG);
+    ms_online_cluster_result r;
+    for (int with = 0; with < 2; with++) {
+        c.slurm.backfill = with ? 50 : 0;
+        assert_int_equal(ms_online_cluster_simulate(a100(), &w, &c, &r, NULL), 0);
+        assert_near(r.admitted[0], 0, 1e-9);
+        assert_near(r.admitted[2], with ? 50 : 2, 1e-9);
+        assert_int_equal(r.backfilled, 1);
+        ms_online_cluster_result_fini(&r);
+    }
+    ms_online_workload_fini(&w);
+}
+
+/* Time limits, dynamic, 1 node x 1 GPU: A (4g, 100 s) runs; B (7g, t = 1) is blocked and
+ * reserves the GPU from A's planned end; C (3g, t = 2, 70 s) backfills by its work (ends
+ * at 72 < 100), but not with limits in whole minutes plus one: A's is 180 s, C's 180 s
+ * from t = 2, past B's reserved start, so C starts after B. */
+static void test_time_limit_unit_by_hand(void **state)
+{
+    (void)state;
+    ms_online_workload w = {0};
+    add(&w, 0, "4g.20gb", 100);
+    add(&w, 1, "7g.40gb", 10);
+    add(&w, 2, "3g.20gb", 70);
+    ms_online_cluster_config c = config(MS_CLUSTER_DYNAMIC, 1, 1, MS_POLICY_FRAG);
+    ms_online_cluster_result r;
+    for (int with = 0; with < 2; with++) {
+        c.slurm.limit_unit = with ? 60 : 0;
+        assert_int_equal(ms_online_cluster_simulate(a100(), &w, &c, &r, NULL), 0);
+        if (with) {
+            assert_true(r.admitted[2] > r.admitted[1]);
+            assert_near(r.admitted[2], r.end[1], 1e-9);
+            assert_int_equal(r.backfilled, 0);
+        } else {
+            assert_near(r.admitted[2], 2, 1e-9);
+            assert_int_equal(r.backfilled, 1);
+        }
+        ms_online_cluster_result_fini(&r);
+    }
+    ms_online_workload_fini(&w);
+}
+
+/* slurm-node's count, 1 node x 2 GPUs, first fit: A (7g) takes GPU 0, B (4g) and C (1g)
+ * GPU 1 at slots 0 and 4. D (2g, t = 1) finds 2 free slices, but no 2g placement is left.
+ * By the whole count Slurm admits it to wait in the plugin until A ends; with the count
+ * kept at what the node can place (12 held + 1g = 13: 1 free), Slurm holds D until A's
+ * end frees GPU 0, and D waits in no plugin. */
+static void test_slurm_node_count_by_hand(void **state)
+{
+    (void)state;
+    const ms_gpu_model *m = a100();
+    ms_online_workload w = {0};
+    add(&w, 0, "7g.40gb", 100);
+    add(&w, 0, "4g.20gb", 200);
+    add(&w, 0, "1g.5gb", 200);
+    add(&w, 1, "2g.10gb", 10);
+    ms_online_cluster_config c = config(MS_CLUSTER_DYNAMIC, 1, 2, MS_POLICY_FF_DYNAMIC);
+    ms_online_cluster_result r;
+    double a_end = ms_gpu_create_time(m, 7) + 100;
+    for (int with = 0; with < 2; with++) {
+        c.slurm.node_count = with;
+        assert_int_equal(ms_online_cluster_simulate(m, &w, &c, &r, NULL), 0);
+        assert_near(r.end[0], a_end, 1e-9);
+        assert_near(r.admitted[3], with ? a_end : 1, 1e-9);
+        assert_near(r.plugin_wait[3], with ? 0 : a_end - 1, 1e-9);
+        assert_int_equal(r.plugin_waits, with ? 0 : 1);
+        assert_int_equal(r.held, with);
+        ms_online_cluster_result_fini(&r);
+    }
     ms_online_workload_fini(&w);
 }
 
@@ -298,14 +429,22 @@ static void test_deterministic(void **state)
     ms_online_cluster_config_defaults(&c);
     c.nodes = 4;
     c.node.gpus = 2;
-    ms_online_cluster_result a, b;
-    assert_int_equal(ms_online_cluster_simulate(m, &w, &c, &a, NULL), 0);
-    assert_int_equal(ms_online_cluster_simulate(m, &w, &c, &b, NULL), 0);
-    assert_memory_equal(a.start, b.start, (size_t)w.n * sizeof *a.start);
-    assert_memory_equal(a.end, b.end, (size_t)w.n * sizeof *a.end);
-    assert_memory_equal(a.node, b.node, (size_t)w.n * sizeof *a.node);
-    ms_online_cluster_result_fini(&a);
-    ms_online_cluster_result_fini(&b);
+    for (int timed = 0; timed < 2; timed++) { /* and with all of Slurm's delays */
+        c.slurm = timed ? (ms_online_slurm_timing){.launch = 0.7,
+                                                   .tick = 1.3,
+                                                   .backfill = 2.9,
+                                                   .limit_unit = 5,
+                                                   .node_count = true}
+                        : (ms_online_slurm_timing){0};
+        ms_online_cluster_result a, b;
+        assert_int_equal(ms_online_cluster_simulate(m, &w, &c, &a, NULL), 0);
+        assert_int_equal(ms_online_cluster_simulate(m, &w, &c, &b, NULL), 0);
+        assert_memory_equal(a.start, b.start, (size_t)w.n * sizeof *a.start);
+        assert_memory_equal(a.end, b.end, (size_t)w.n * sizeof *a.end);
+        assert_memory_equal(a.node, b.node, (size_t)w.n * sizeof *a.node);
+        ms_online_cluster_result_fini(&a);
+        ms_online_cluster_result_fini(&b);
+    }
     ms_online_workload_fini(&w);
 }
 
@@ -370,6 +509,11 @@ int main(void)
         cmocka_unit_test(test_static_two_nodes_by_hand),
         cmocka_unit_test(test_dynamic_backfill_by_hand),
         cmocka_unit_test(test_plugin_wait_by_hand),
+        cmocka_unit_test(test_launch_overhead_by_hand),
+        cmocka_unit_test(test_slurm_tick_by_hand),
+        cmocka_unit_test(test_backfill_interval_by_hand),
+        cmocka_unit_test(test_time_limit_unit_by_hand),
+        cmocka_unit_test(test_slurm_node_count_by_hand),
         cmocka_unit_test(test_cons_tres_node_order),
         cmocka_unit_test(test_random_clusters_valid),
         cmocka_unit_test(test_one_node_equals_single_node),

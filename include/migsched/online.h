@@ -389,12 +389,23 @@ enum ms_online_cluster_policy {
 };
 #define MS_CLUSTER_MAX_GPUS 64
 
+/* Slurm's own delays, in the workload's seconds; 0 leaves each out (docs/online.md,
+ * "Slurm's delays"). */
+typedef struct ms_online_slurm_timing {
+    double launch;     /* a job holds its resources this long past its work (launch, end) */
+    double tick;       /* a submission waits for the next multiple of this, or a job's end */
+    double backfill;   /* a job behind a blocked one starts only at multiples of this */
+    double limit_unit; /* > 0: a job's time limit is its work in whole units plus one */
+    bool node_count;   /* dynamic: each node's slice count as migschedd's slurm-node keeps it */
+} ms_online_slurm_timing;
+
 typedef struct ms_online_cluster_config {
     int policy; /* enum ms_online_cluster_policy */
     int nodes;
     int node_cpus;         /* CPUs of a node; a job asks one (cons_tres fits by free CPUs) */
     ms_online_config node; /* each node's placement (dynamic); node.gpus = GPUs per node */
     ms_partition layout[MS_CLUSTER_MAX_GPUS]; /* static: GPU g of every node */
+    ms_online_slurm_timing slurm;
 } ms_online_cluster_config;
 
 /* One node, 64 CPUs, migsched's default placement on 1 GPU, no layout. */
@@ -418,7 +429,7 @@ typedef struct ms_online_cluster_result {
     long plugin_waits;  /* jobs admitted whose instance could not be placed at once */
     double plugin_wait_total, plugin_wait_mean; /* over those jobs (mean NAN when none) */
     double plugin_wait_max;
-    long held;       /* jobs Slurm left pending when they arrived */
+    long held;       /* jobs Slurm left pending by the first pass after their arrival */
     long backfilled; /* jobs started while an older one was blocked */
     long creations, destructions, migrations, events;
 } ms_online_cluster_result;

@@ -29,6 +29,8 @@ static void simulate_usage(FILE *f)
         "       migsched online simulate --nodes N --gpu MODEL --gpus G (a workload as above)\n"
         "         [--cluster-policy dynamic,static] [--static-layout best|4-3|P,P,...]\n"
         "         [--train-fraction F] [--load X] [--node-cpus C] [node options as above]\n"
+        "         [--launch-overhead S] [--slurm-tick S] [--backfill-interval S] [--slurm-node]\n"
+        "         [--time-limit-unit S]\n"
         "         [--save-trace FILE] [--json | --summary-line]\n"
         "  Simulates jobs arriving on a node of G MIG GPUs. --trace reads a CSV with header\n"
         "  arrival,profile,work[,name]; --alibaba reads the Alibaba GPU-sharing pod list.\n"
@@ -46,6 +48,11 @@ static void simulate_usage(FILE *f)
         "  --train-fraction of the jobs, default 0.5, and evaluated on the rest) and each job\n"
         "  asks the smallest instance type that holds it. --load time-scales the arrivals\n"
         "  to an offered load; --summary-line prints one cluster_compare line per policy;\n"
+        "  Slurm's delays, in the workload's seconds (0: none): a job holds its resources\n"
+        "  --launch-overhead past its work, a submission is scheduled at the next multiple of\n"
+        "  --slurm-tick (or at a job's end), backfill runs at multiples of --backfill-interval;\n"
+        "  --slurm-node keeps each node's slice count as migschedd's slurm-node does (dynamic);\n"
+        "  --time-limit-unit U plans with time limits of the work in whole U plus one U;\n"
         "  --save-trace writes the evaluated stream (docs/online.md).\n");
 }
 
@@ -119,6 +126,11 @@ enum {
     O_STATIC_LAYOUT,
     O_TRAIN,
     O_LOAD,
+    O_LAUNCH,
+    O_TICK,
+    O_BACKFILL,
+    O_SLURM_NODE,
+    O_LIMIT_UNIT,
     O_SUMMARY
 };
 
@@ -158,6 +170,11 @@ const struct option cmd_online_options[] = {
     {"static-layout", required_argument, 0, O_STATIC_LAYOUT},
     {"train-fraction", required_argument, 0, O_TRAIN},
     {"load", required_argument, 0, O_LOAD},
+    {"launch-overhead", required_argument, 0, O_LAUNCH},
+    {"slurm-tick", required_argument, 0, O_TICK},
+    {"backfill-interval", required_argument, 0, O_BACKFILL},
+    {"slurm-node", no_argument, 0, O_SLURM_NODE},
+    {"time-limit-unit", required_argument, 0, O_LIMIT_UNIT},
     {"summary-line", no_argument, 0, O_SUMMARY},
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0}};
@@ -258,6 +275,17 @@ static int parse(int argc, char **argv, online_opts *o, void (*usage)(FILE *))
             o->cluster.train_set = true;
             break;
         case O_LOAD: rc = num(cmd, "--load", optarg, 1e-6, 1e3, &o->cluster.load); break;
+        case O_LAUNCH:
+            rc = num(cmd, "--launch-overhead", optarg, 0, 1e12, &o->cluster.slurm.launch);
+            break;
+        case O_TICK: rc = num(cmd, "--slurm-tick", optarg, 0, 1e12, &o->cluster.slurm.tick); break;
+        case O_BACKFILL:
+            rc = num(cmd, "--backfill-interval", optarg, 0, 1e12, &o->cluster.slurm.backfill);
+            break;
+        case O_SLURM_NODE: o->cluster.slurm.node_count = true; break;
+        case O_LIMIT_UNIT:
+            rc = num(cmd, "--time-limit-unit", optarg, 0, 1e12, &o->cluster.slurm.limit_unit);
+            break;
         case O_SUMMARY: o->cluster.summary_line = true; break;
         case O_CHECK: o->cfg.check = true; break;
         case O_CSV: o->csv = optarg; break;
@@ -271,7 +299,7 @@ static int parse(int argc, char **argv, online_opts *o, void (*usage)(FILE *))
         if (rc)
             return rc;
         if (c >= O_NODE_CPUS && c <= O_SUMMARY)
-            o->cluster.extra = argv[optind - 1 - (c != O_SUMMARY)];
+            o->cluster.extra = argv[optind - 1 - (c != O_SUMMARY && c != O_SLURM_NODE)];
     }
     if (o->co.status)
         return o->co.status;

@@ -183,6 +183,7 @@ int cluster_simulate(const cluster_opts *o, const ms_gpu_model *m, const ms_onli
     s.cfg.nodes = o->nodes;
     s.cfg.node_cpus = o->node_cpus;
     s.cfg.node = *node;
+    s.cfg.slurm = o->slurm;
     int rc = read_policies(o->policies, &s);
     if (rc)
         return rc;

@@ -14,9 +14,10 @@ typedef struct cluster_opts {
     const char *layout;    /* --static-layout SPEC|best */
     double train_fraction; /* --train-fraction */
     bool train_set;
-    double load;       /* --load, 0: as is */
-    bool summary_line; /* --summary-line */
-    const char *extra; /* the last cluster option given (refused without --nodes) */
+    double load;                  /* --load, 0: as is */
+    ms_online_slurm_timing slurm; /* --launch-overhead, --slurm-tick, --backfill-interval */
+    bool summary_line;            /* --summary-line */
+    const char *extra;            /* the last cluster option given (refused without --nodes) */
 } cluster_opts;
 
 void cluster_opts_defaults(cluster_opts *o);

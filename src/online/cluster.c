@@ -23,6 +23,13 @@ static int check(const ms_gpu_model *m, const ms_online_workload *w,
         return ms_error_set(err, MS_EINVAL, "a node holds 1 to %d GPUs", MS_CLUSTER_MAX_GPUS);
     if (c->node_cpus < 1 || c->node_cpus > 1000000)
         return ms_error_set(err, MS_EINVAL, "--node-cpus must be between 1 and 1000000");
+    const ms_online_slurm_timing *t = &c->slurm;
+    if (!(t->launch >= 0 && t->launch < 1e12 && t->tick >= 0 && t->tick < 1e12 &&
+          t->backfill >= 0 && t->backfill < 1e12 && t->limit_unit >= 0 && t->limit_unit < 1e12))
+        return ms_error_set(err, MS_EINVAL,
+                            "Slurm's delays (--launch-overhead, --slurm-tick, --backfill-interval, "
+                            "--time-limit-unit) "
+                            "must be between 0 and 1e12 s");
     if (c->policy != MS_CLUSTER_DYNAMIC && c->policy != MS_CLUSTER_STATIC)
         return ms_error_set(err, MS_EINVAL, "unknown cluster policy %d", c->policy);
     if (c->policy == MS_CLUSTER_DYNAMIC && (c->node.policy == MS_POLICY_FF_STATIC ||

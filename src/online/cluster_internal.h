@@ -44,6 +44,9 @@ bool mcs_anything_free(const mcs_slurm *s);
 int mcs_select(const mcs_slurm *s, int res, int amount, int exclude);
 int mcs_allocate(mcs_slurm *s, int node, int job, int res, int amount, double end);
 void mcs_release(mcs_slurm *s, int node, int job);
+/* The node's count of res is now `total` (slurm-node's update): free is it less what the
+ * node's jobs were given, below 0 while it is under that. */
+void mcs_set_count(mcs_slurm *s, int node, int res, int total);
 /* Where and when `amount` of res frees first from the time limits of the jobs there (a job
  * past its limit counts as ending now). */
 void mcs_reserve(const mcs_slurm *s, int res, int amount, double now, mcs_resv *out);

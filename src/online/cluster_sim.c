@@ -3,7 +3,11 @@
  * select/cons_tres chooses by counts (cluster_slurm.c); each node is the online
  * simulator, fed its jobs as Slurm admits them, placing them itself and queueing those it
  * cannot place yet (a plugin wait). Events run in time order over the nodes (the earliest
- * node first, by a tree), and before an arrival at the same time. */
+ * node first, by a tree), and before an arrival at the same time. Slurm's delays
+ * (ms_online_slurm_timing): a job holds its counts and instance `launch` past its work; an
+ * arrival is scheduled at the next `tick` (a job's end schedules at once), after the node
+ * events and arrivals of that time; with `backfill`, a pass at a job's end or a tick stops
+ * at the first blocked job and the backfill runs at multiples of `backfill` alone. */
 #include "cluster_internal.h"
 
 #include <stdlib.h>
@@ -31,7 +35,11 @@ typedef struct mcl {
     int *local;                       /* each job's index on its node, -1 before */
     bool *waited;                     /* queued on its node when admitted */
     int arrivals;
+    int unseen; /* the first arrival no pass has run after */
     double now;
+    double tick_due;      /* the tick that schedules the last arrivals; INFINITY: none */
+    double backfill_last; /* the last backfill pass; -INFINITY before the first */
+    bool changed;         /* an arrival or an end since the last backfill pass */
 } mcl;
 
 static double node_next(const mcl_node *nd) { return nd->sim.nheap ? nd->sim.heap[0].t : INFINITY; }
@@ -74,18 +82,55 @@ static int oom(ms_error *err)
     return ms_error_set(err, MS_ENOMEM, "out of memory in the cluster simulator");
 }
 
+/* slurm-node (dynamic): node n's slice count as migschedd keeps it, the slices its jobs'
+ * instances hold plus the largest instance it can place now, at least the largest profile
+ * (the daemon's md_slurm_count); free is that less what Slurm gave the node's jobs. */
+static bool slurm_node_count(mcl *x, int n)
+{
+    if (!x->c->slurm.node_count || x->c->policy != MS_CLUSTER_DYNAMIC)
+        return false;
+    const msi_sim *s = &x->node[n].sim;
+    const ms_gpu_model *m = s->m;
+    int held = 0, placeable = 0, floor = 0;
+    for (int g = 0; g < s->G; g++)
+        for (int k = 0; k < m->slots; k++) {
+            const msi_inst *in = &s->gpu[g].inst[k];
+            if (in->profile >= 0 && in->job >= 0)
+                held += m->profiles[in->profile].slices;
+        }
+    for (int p = 0; p < m->nprofiles; p++) {
+        int sl = m->profiles[p].slices;
+        floor = sl > floor ? sl : floor;
+        if (sl > placeable && msi_mintree_argmin(&s->place[p]) >= 0)
+            placeable = sl;
+    }
+    int before = x->sl.node[n].free[0];
+    mcs_set_count(&x->sl, n, 0, held + placeable > floor ? held + placeable : floor);
+    return x->sl.node[n].free[0] != before;
+}
+
+/* How long job j holds what Slurm gave it: its work and Slurm's launch and end. */
+static double held_for(const mcl *x, int j) { return x->w->jobs[j].work + x->c->slurm.launch; }
+
+/* Job j's time limit as Slurm plans with it: what it holds, or with a limit unit U its work
+ * in whole units plus one (sbatch --time in whole minutes). */
+static double limit_of(const mcl *x, int j)
+{
+    double u = x->c->slurm.limit_unit;
+    return u > 0 ? u * (ceil(x->w->jobs[j].work / u) + 1) : held_for(x, j);
+}
+
 /* Slurm starts job j on node n: its counts are taken until its time limit (its work), and
  * the node's simulator receives it. */
 static int admit(mcl *x, int j, int n, ms_error *err)
 {
     mcl_node *nd = &x->node[n];
     int l = nd->w.n;
-    const ms_online_job *job = &x->w->jobs[j];
     if (!msi_reserve(&nd->w.jobs, l, &nd->w.cap, sizeof *nd->w.jobs, 16) ||
         !msi_reserve(&nd->global, l, &nd->cap_global, sizeof *nd->global, 16) ||
-        mcs_allocate(&x->sl, n, j, x->res[j], x->amount[j], x->now + job->work))
+        mcs_allocate(&x->sl, n, j, x->res[j], x->amount[j], x->now + limit_of(x, j)))
         return oom(err);
-    nd->w.jobs[nd->w.n++] = (ms_online_job){x->now, x->type[j], job->work, -1};
+    nd->w.jobs[nd->w.n++] = (ms_online_job){x->now, x->type[j], held_for(x, j), -1};
     nd->global[l] = j;
     x->local[j] = l;
     unpend(x, j);
@@ -94,6 +139,7 @@ static int admit(mcl *x, int j, int n, ms_error *err)
     int rc = msi_sim_admit(&nd->sim, l, x->now, err);
     x->waited[j] = nd->sim.job[l].state == MSI_J_QUEUED;
     rekey(x, n);
+    slurm_node_count(x, n);
     return rc;
 }
 
@@ -102,7 +148,7 @@ static int admit(mcl *x, int j, int n, ms_error *err)
  * reservation), a later job starts only where it does not delay that reservation: off the
  * reserved node or resource, ending before the reserved start, or within what the
  * reservation leaves free. */
-static int schedule(mcl *x, ms_error *err)
+static int schedule(mcl *x, bool backfill, ms_error *err)
 {
     int blocked = -1;
     mcs_resv rv = {.node = -1};
@@ -113,12 +159,14 @@ static int schedule(mcl *x, ms_error *err)
         int res = x->res[j], amt = x->amount[j], n;
         if (blocked < 0) {
             if ((n = mcs_select(&x->sl, res, amt, -1)) < 0) {
+                if (!backfill)
+                    break;
                 blocked = j;
                 mcs_reserve(&x->sl, res, amt, x->now, &rv);
                 continue;
             }
         } else {
-            bool bound = rv.node >= 0 && res == rv.res && x->now + x->w->jobs[j].work > rv.start;
+            bool bound = rv.node >= 0 && res == rv.res && x->now + limit_of(x, j) > rv.start;
             if ((n = mcs_select(&x->sl, res, amt, bound && amt > rv.extra ? rv.node : -1)) < 0)
                 continue;
             if (bound && n == rv.node)
@@ -129,15 +177,56 @@ static int schedule(mcl *x, ms_error *err)
         if (rc)
             return rc;
     }
+    for (; x->unseen < x->arrivals; x->unseen++)
+        x->r->held += x->local[x->unseen] < 0;
     return MS_OK;
 }
 
-/* The earliest event: a node's (before an arrival at the same time), or an arrival. */
+/* The first multiple of `period` at or after t. */
+static double next_multiple(double t, double period)
+{
+    double v = ceil(t / period) * period;
+    return v < t ? v + period : v;
+}
+
+/* The next backfill pass: while jobs are pending and anything may still change (an event
+ * to come, or one since the last pass). */
+static double backfill_next(const mcl *x, bool events_left)
+{
+    double b = x->c->slurm.backfill;
+    if (b <= 0 || x->phead < 0 || (!events_left && !x->changed))
+        return INFINITY;
+    double t = next_multiple(x->now, b);
+    return t > x->backfill_last ? t : t + b;
+}
+
+/* A pass at a tick: the main scheduler's for the arrivals it was due for, the backfill's
+ * at its multiples. */
+static int tick(mcl *x, double t, double tb, ms_error *err)
+{
+    x->now = t;
+    bool backfill = t == tb;
+    if (t == x->tick_due)
+        x->tick_due = INFINITY;
+    if (backfill) {
+        x->backfill_last = t;
+        x->changed = false;
+    }
+    return x->phead >= 0 ? schedule(x, backfill, err) : MS_OK;
+}
+
+/* The earliest event: a node's (before an arrival at the same time), an arrival, or a
+ * tick (after both). */
 static int step(mcl *x, ms_error *err)
 {
     int n = msi_mintree_argmin(&x->next);
     double tn = n >= 0 ? node_next(&x->node[n]) : INFINITY;
     double ta = x->arrivals < x->w->n ? x->w->jobs[x->arrivals].arrival : INFINITY;
+    double tb = backfill_next(x, isfinite(tn) || isfinite(ta));
+    double tt = x->tick_due < tb ? x->tick_due : tb;
+    bool no_backfill_at_once = x->c->slurm.backfill <= 0;
+    if (tt < tn && tt < ta)
+        return tick(x, tt, tb, err);
     if (tn <= ta) {
         mcl_node *nd = &x->node[n];
         int fin, rc;
@@ -147,16 +236,25 @@ static int step(mcl *x, ms_error *err)
         if (nd->sim.failed)
             return oom(err);
         rekey(x, n);
-        if (fin < 0)
+        if (fin >= 0)
+            mcs_release(&x->sl, n, nd->global[fin]);
+        /* Slurm schedules at a job's end and at a node's new count (an update_node). */
+        if (!slurm_node_count(x, n) && fin < 0)
             return MS_OK;
-        mcs_release(&x->sl, n, nd->global[fin]);
-        return x->phead >= 0 ? schedule(x, err) : MS_OK;
+        x->changed = true;
+        return x->phead >= 0 ? schedule(x, no_backfill_at_once, err) : MS_OK;
     }
     int j = x->arrivals++;
     x->now = ta;
     pend(x, j);
-    int rc = schedule(x, err);
-    x->r->held += x->local[j] < 0;
+    x->changed = true;
+    int rc = MS_OK;
+    if (x->c->slurm.tick > 0) {
+        if (!isfinite(x->tick_due))
+            x->tick_due = next_multiple(ta, x->c->slurm.tick);
+    } else {
+        rc = schedule(x, no_backfill_at_once, err);
+    }
     return rc;
 }
 
@@ -194,6 +292,8 @@ static int setup(mcl *x, const ms_gpu_model *m, ms_error *err)
         if (msi_sim_init(&x->node[k].sim, m, &x->node[k].w, &c->node, is_static ? c->layout : NULL,
                          true, x->ft, &x->node[k].r))
             return oom(err);
+    for (int k = 0; k < x->N; k++)
+        slurm_node_count(x, k);
     return MS_OK;
 }
 
@@ -243,9 +343,17 @@ int mcl_run(const ms_gpu_model *m, const ms_online_workload *w, const ms_online_
             const int *res, const int *amount, const int *type, ms_online_cluster_result *r,
             ms_error *err)
 {
-    mcl x = {.w = w, .c = c, .res = res, .amount = amount, .type = type, .r = r};
+    mcl x = {.w = w,
+             .c = c,
+             .res = res,
+             .amount = amount,
+             .type = type,
+             .r = r,
+             .tick_due = INFINITY,
+             .backfill_last = -INFINITY};
     int rc = setup(&x, m, err);
-    while (!rc && (x.arrivals < w->n || msi_mintree_argmin(&x.next) >= 0))
+    while (!rc && (x.arrivals < w->n || msi_mintree_argmin(&x.next) >= 0 || isfinite(x.tick_due) ||
+                   isfinite(backfill_next(&x, false))))
         rc = step(&x, err);
     if (!rc && x.phead >= 0)
         rc = ms_error_set(err, MS_EINFEASIBLE, "job %d was never admitted to a node", x.phead);

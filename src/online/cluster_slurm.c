@@ -12,9 +12,10 @@
 static void set_key(mcs_slurm *s, int n)
 {
     const mcs_node *nd = &s->node[n];
-    for (int r = 0; r < s->nres; r++)
-        msi_mintree_set(&s->most[r], n,
-                        nd->cpus > 0 ? (uint64_t)(MOST_BASE - (uint32_t)nd->free[r]) : MSI_NONE);
+    for (int r = 0; r < s->nres; r++) {
+        uint32_t free = nd->free[r] > 0 ? (uint32_t)nd->free[r] : 0;
+        msi_mintree_set(&s->most[r], n, nd->cpus > 0 ? (uint64_t)(MOST_BASE - free) : MSI_NONE);
+    }
 }
 
 int mcs_init(mcs_slurm *s, int nodes, int nres, const int *free, int cpus)
@@ -126,6 +127,17 @@ void mcs_release(mcs_slurm *s, int node, int job)
     nd->cpus++;
     memmove(nd->alloc + i, nd->alloc + i + 1, (size_t)(nd->nalloc - i - 1) * sizeof *nd->alloc);
     nd->nalloc--;
+    set_key(s, node);
+}
+
+void mcs_set_count(mcs_slurm *s, int node, int res, int total)
+{
+    mcs_node *nd = &s->node[node];
+    int given = 0;
+    for (int i = 0; i < nd->nalloc; i++)
+        if (nd->alloc[i].res == res)
+            given += nd->alloc[i].amount;
+    nd->free[res] = total - given;
     set_key(s, node);
 }
 
