@@ -169,6 +169,8 @@ int cmd_hier(int argc, char **argv)
         return hier_setups(argc - 1, argv + 1);
     if (argc > 1 && !strcmp(argv[1], "train"))
         return hier_train(argc - 1, argv + 1);
+    if (argc > 1 && !strcmp(argv[1], "fit"))
+        return hier_fit(argc - 1, argv + 1);
     static const struct option opts[] = {{"window", required_argument, 0, 'w'},
                                          {"policy", required_argument, 0, 'p'},
                                          {"cmax", required_argument, 0, 'c'},

@@ -19,6 +19,8 @@ void hier_usage(FILE *f)
         "                     [--catalogue FILE]\n"
         "                     [--corun FILE] [--gamma G]\n"
         "       migsched hier setups [--c C] [--json]\n"
+        "       migsched hier fit [--out CATALOGUE] [--requests N] [--gamma G] PROFILE.csv...\n"
+        "                     (the model fitted to measured runs; migsched hier fit --help)\n"
         "       migsched hier train --out FILE [--steps N] [--seed S] [--window W] [--cmax C]\n"
         "                     (the DQN agent; migsched hier train --help)\n"
         "  Co-schedules a window of jobs with hierarchical MIG+MPS partitioning (paper 004):\n"

@@ -36,5 +36,6 @@ int hier_write_exec(const ms_hier_plan *p, const ms_hier_window *w, const char *
                     const char *dir, ms_error *err);
 int hier_experiment(int argc, char **argv);
 int hier_train(int argc, char **argv); /* cmd_hier_train.c */
+int hier_fit(int argc, char **argv);   /* cmd_hier_fit.c */
 
 #endif

@@ -1,0 +1,156 @@
+/* cmd_hier_fit.c: `migsched hier fit`: the co-run model fitted to measured MPS-inside-MIG
+ * profiles; writes the fitted jobs as a catalogue for `hier` and prints the fit's errors in
+ * sample and leaving one model out (docs/hier.md, "Fitting the model to measurements"). */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli_common.h"
+#include "cli_util.h"
+#include "hier_cli.h"
+#include "migsched/files.h"
+#include "migsched/hier_fit.h"
+
+static void fit_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: migsched hier fit [--out CATALOGUE] [--requests N] [--gamma G] PROFILE.csv...\n"
+            "  Fits the co-run model to measured profiles (CSV 'Mig instance,Batch size,Workload\n"
+            "  Number,Throughput,Latency': each process's throughput with 1..8 identical MPS\n"
+            "  processes in MIG instances of 1, 2, 3, 4 or 7 compute slices; one file per model,\n"
+            "  named after it). Per job (model and batch size): T, s, m from its one-process\n"
+            "  runs; gamma from the multi-process runs (--gamma G fixes it instead). Prints the\n"
+            "  mean absolute error of the rates by MIG size and process count, in sample and\n"
+            "  leaving one model out; --out writes the jobs as a catalogue for\n"
+            "  `migsched hier --catalogue` (run it with the --gamma printed), each job being N\n"
+            "  requests (default 1): solo = N x T.\n");
+}
+
+static void print_errors(const char *title, const ms_hier_fit_errors *e)
+{
+    int maxp = 0;
+    for (int s = 0; s < MS_HIER_FIT_NSIZES; s++)
+        for (int p = 0; p < MS_HIER_FIT_MAX_PROCS; p++)
+            if (e->n[s][p])
+                maxp = p + 1 > maxp ? p + 1 : maxp;
+    printf("%s\n  MIG size", title);
+    for (int p = 0; p < maxp; p++)
+        printf("   %d proc%s     ", p + 1, p ? "s" : " ");
+    printf("   2+ procs\n");
+    double col_sum[MS_HIER_FIT_MAX_PROCS] = {0};
+    int col_n[MS_HIER_FIT_MAX_PROCS] = {0};
+    for (int s = 0; s <= MS_HIER_FIT_NSIZES; s++) {
+        if (s < MS_HIER_FIT_NSIZES)
+            printf("  %dg      ", ms_hier_fit_sizes[s]);
+        else
+            printf("  all     ");
+        double multi = 0;
+        int multi_n = 0;
+        for (int p = 0; p < maxp; p++) {
+            double sum = s < MS_HIER_FIT_NSIZES ? e->sum[s][p] : col_sum[p];
+            int n = s < MS_HIER_FIT_NSIZES ? e->n[s][p] : col_n[p];
+            if (s < MS_HIER_FIT_NSIZES) {
+                col_sum[p] += sum;
+                col_n[p] += n;
+            }
+            if (p > 0) {
+                multi += sum;
+                multi_n += n;
+            }
+            if (n)
+                printf("  %5.1f%% (%3d)", 100 * sum / n, n);
+            else
+                printf("  %12s", "-");
+        }
+        if (multi_n)
+            printf("  %5.1f%% (%3d)\n", 100 * multi / multi_n, multi_n);
+        else
+            printf("  %12s\n", "-");
+    }
+}
+
+/* The fitted jobs as a catalogue file (docs/hier.md's window format, full profiles). */
+static int write_catalogue(const char *path, const ms_hier_fit_result *r, double requests,
+                           ms_error *err)
+{
+    ms_output o;
+    int rc = ms_output_open(&o, path, err);
+    if (rc)
+        return rc;
+    fprintf(o.f, "name,solo,serial,mem,cache,t_1gpc\n");
+    for (size_t j = 0; j < r->n_jobs; j++) {
+        const ms_hier_profile *p = &r->jobs[j];
+        if (r->fitted[j])
+            fprintf(o.f, "%s,%.9g,%.9g,%.9g,%.9g,%.9g\n", p->name, requests * p->solo, p->serial,
+                    p->mem, p->cache, requests * p->t_1gpc);
+    }
+    return ms_output_commit(&o, err);
+}
+
+int hier_fit(int argc, char **argv)
+{
+    static const struct option opts[] = {{"out", required_argument, 0, 'o'},
+                                         {"gamma", required_argument, 0, 'G'},
+                                         {"requests", required_argument, 0, 'n'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    const char *out = NULL;
+    double gamma = -1, requests = 1;
+    int o;
+    optind = 1;
+    while ((o = getopt_long(argc, argv, "o:G:n:h", opts, NULL)) != -1) {
+        switch (o) {
+        case 'o': out = optarg; break;
+        case 'G':
+            if (!cli_parse_double(optarg, 0, 100, &gamma))
+                return cli_usage_error("hier fit", fit_usage,
+                                       "--gamma must be a number in [0, 100]");
+            break;
+        case 'n':
+            if (!cli_parse_double(optarg, 1, 1e9, &requests))
+                return cli_usage_error("hier fit", fit_usage,
+                                       "--requests must be a number in [1, 1e9]");
+            break;
+        case 'h': fit_usage(stdout); return 0;
+        default: return cli_usage_error("hier fit", fit_usage, "unknown option");
+        }
+    }
+    if (optind >= argc)
+        return cli_usage_error("hier fit", fit_usage, "no profile file given");
+    ms_hier_obs_set set = {0};
+    ms_hier_fit_result all;
+    ms_hier_fit_errors ins, cv;
+    ms_error err;
+    for (int i = optind; i < argc; i++)
+        if (ms_hier_obs_read(&set, argv[i], &err)) {
+            ms_hier_obs_fini(&set);
+            return cli_fail("hier fit", "%s", err.msg);
+        }
+    if (ms_hier_fit_cv(&set, gamma, &all, &ins, &cv, &err)) {
+        ms_hier_obs_fini(&set);
+        return cli_fail("hier fit", "%s", err.msg);
+    }
+    for (size_t j = 0; j < all.n_jobs; j++)
+        if (!all.fitted[j])
+            fprintf(stderr,
+                    "migsched hier fit: note: %s:%ld: %s: one-process runs in fewer than 3 MIG "
+                    "sizes (T, s and m need 3); not fitted\n",
+                    set.files[set.jobs[j].model], set.jobs[j].line, set.jobs[j].name);
+    int rc = out ? write_catalogue(out, &all, requests, &err) : 0;
+    if (rc) {
+        cli_fail("hier fit", "%s", err.msg);
+    } else {
+        size_t fitted = 0;
+        for (size_t j = 0; j < all.n_jobs; j++)
+            fitted += (size_t)all.fitted[j];
+        printf("%zu models, %zu jobs (model x batch size), %zu fitted\n", set.n_models, set.n_jobs,
+               fitted);
+        printf("gamma %.4f (%s); c = 1 for every job\n", all.par.gamma,
+               gamma >= 0 ? "fixed by --gamma" : "fitted on the multi-process runs");
+        print_errors("mean absolute error of each process's rate, in sample (runs):", &ins);
+        print_errors("leave one model out (gamma fitted on the other models):", &cv);
+    }
+    ms_hier_fit_result_fini(&all);
+    ms_hier_obs_fini(&set);
+    return rc ? 1 : 0;
+}

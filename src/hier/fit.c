@@ -1,0 +1,226 @@
+/* fit.c: the co-run model fitted to measured MPS-inside-MIG runs by least squares on the
+ * relative error of each process's rate: per job T, s, m from its one-process runs (T in
+ * closed form for given s, m: the model's times scale with T), then the global gamma from
+ * the multi-process runs; and the fit's errors in sample and leaving one model out. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hier_internal.h"
+#include "migsched/hier_fit.h"
+
+static int size_index(int slices)
+{
+    for (int i = 0; i < MS_HIER_FIT_NSIZES; i++)
+        if (ms_hier_fit_sizes[i] == slices)
+            return i;
+    return -1;
+}
+
+double ms_hier_fit_rate(const ms_hier_params *par, const ms_hier_profile *p, int slices, int procs)
+{
+    int i = size_index(slices);
+    if (i < 0 || procs < 1)
+        return NAN;
+    /* Default MPS: the copies divide the instance's compute equally; their demands are equal,
+     * so they divide its bandwidth equally too. */
+    double beta = slices / 8.0 / procs, alpha = ms_hier_fit_mem_slices[i] / 8.0 / procs;
+    double tc = p->solo * (p->serial + (1.0 - p->serial) / beta), tm = 0;
+    if (p->mem > 0)
+        tm = p->solo * p->mem / alpha * (1.0 + par->gamma * p->cache * (procs - 1) * p->mem);
+    return 1.0 / fmax(tc, tm);
+}
+
+/* ---- Per job: s, m by Levenberg-Marquardt from a grid start, T projected out ---- */
+
+typedef struct job_ctx {
+    const ms_hier_obs *obs[MS_HIER_FIT_NSIZES];
+    int n;
+    double solo; /* the last T computed */
+} job_ctx;
+
+/* The T minimising the squared relative errors for s, m: the rate is 1/(T f), so the
+ * residual u a_i - 1 (u = 1/T, a_i = 1 / (f_i rate_i)) is linear in u. */
+static void job_resid(const double *p, double *r, void *vctx)
+{
+    job_ctx *ctx = vctx;
+    ms_hier_profile unit = {.solo = 1, .serial = p[0], .mem = p[1], .cache = 1};
+    ms_hier_params par = {.gamma = 0};
+    double a[MS_HIER_FIT_NSIZES], sa = 0, saa = 0;
+    for (int i = 0; i < ctx->n; i++) {
+        const ms_hier_obs *o = ctx->obs[i];
+        a[i] = ms_hier_fit_rate(&par, &unit, o->slices, 1) / o->rate;
+        sa += a[i];
+        saa += a[i] * a[i];
+    }
+    double u = sa / saa;
+    ctx->solo = 1.0 / u;
+    for (int i = 0; i < ctx->n; i++)
+        r[i] = u * a[i] - 1.0;
+}
+
+static void fit_job(const ms_hier_obs_set *set, int j, ms_hier_profile *out, int *fitted)
+{
+    job_ctx ctx = {.n = 0};
+    for (size_t i = 0; i < set->n && ctx.n < MS_HIER_FIT_NSIZES; i++)
+        if (set->obs[i].job == j && set->obs[i].procs == 1)
+            ctx.obs[ctx.n++] = &set->obs[i];
+    memset(out, 0, sizeof *out);
+    snprintf(out->name, sizeof out->name, "%s", set->jobs[j].name);
+    out->cache = 1;
+    *fitted = ctx.n >= 3;
+    if (!*fitted)
+        return;
+    for (int i = 0; i < ctx.n; i++)
+        if (ctx.obs[i]->slices == 1)
+            out->t_1gpc = 1.0 / ctx.obs[i]->rate;
+    double best[2] = {0, 0}, best_cost = INFINITY, r[MS_HIER_FIT_NSIZES];
+    for (int si = 0; si <= 50; si++)
+        for (int mi = 0; mi <= 50; mi++) {
+            double p[2] = {si / 50.0, mi / 50.0}, c = 0;
+            job_resid(p, r, &ctx);
+            for (int i = 0; i < ctx.n; i++)
+                c += r[i] * r[i];
+            if (c < best_cost) {
+                best_cost = c;
+                best[0] = p[0];
+                best[1] = p[1];
+            }
+        }
+    static const double lo[2] = {0, 0}, hi[2] = {1, 1};
+    hier_lm(job_resid, &ctx, 2, ctx.n, best, lo, hi);
+    job_resid(best, r, &ctx); /* sets ctx.solo for the final s, m */
+    out->solo = ctx.solo;
+    out->serial = best[0];
+    out->mem = best[1];
+}
+
+/* ---- Global: gamma from the multi-process runs ---- */
+
+typedef struct global_ctx {
+    const ms_hier_obs_set *set;
+    const ms_hier_fit_result *fit;
+    const size_t *idx; /* the runs used */
+    int n;
+} global_ctx;
+
+static void global_resid(const double *p, double *r, void *vctx)
+{
+    const global_ctx *ctx = vctx;
+    ms_hier_params par = {.gamma = p[0]};
+    for (int i = 0; i < ctx->n; i++) {
+        const ms_hier_obs *o = &ctx->set->obs[ctx->idx[i]];
+        r[i] = ms_hier_fit_rate(&par, &ctx->fit->jobs[o->job], o->slices, o->procs) / o->rate - 1.0;
+    }
+}
+
+static double fit_gamma(const ms_hier_obs_set *set, const ms_hier_fit_result *fit, int leave_out,
+                        ms_error *err, int *rc)
+{
+    global_ctx ctx = {.set = set, .fit = fit};
+    size_t *idx = malloc((set->n + 1) * sizeof *idx);
+    double *r = malloc((set->n + 1) * sizeof *r);
+    *rc = MS_OK;
+    if (!idx || !r) {
+        free(idx);
+        free(r);
+        *rc = ms_error_set(err, MS_ENOMEM, "out of memory");
+        return 0;
+    }
+    for (size_t i = 0; i < set->n; i++) {
+        const ms_hier_obs *o = &set->obs[i];
+        if (o->procs > 1 && fit->fitted[o->job] && set->jobs[o->job].model != leave_out)
+            idx[ctx.n++] = i;
+    }
+    ctx.idx = idx;
+    double g = 0;
+    if (ctx.n) {
+        double best_cost = INFINITY;
+        for (int k = 0; k <= 100; k++) { /* grid start over [0, 2] */
+            double p = k / 50.0, c = 0;
+            global_resid(&p, r, &ctx);
+            for (int i = 0; i < ctx.n; i++)
+                c += r[i] * r[i];
+            if (c < best_cost) {
+                best_cost = c;
+                g = p;
+            }
+        }
+        static const double lo[1] = {0}, hi[1] = {100};
+        hier_lm(global_resid, &ctx, 1, ctx.n, &g, lo, hi);
+    }
+    free(idx);
+    free(r);
+    return g;
+}
+
+int ms_hier_fit(const ms_hier_obs_set *set, int leave_out, double fix_gamma,
+                ms_hier_fit_result *out, ms_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->n_jobs = set->n_jobs;
+    out->jobs = calloc(set->n_jobs + 1, sizeof *out->jobs);
+    out->fitted = calloc(set->n_jobs + 1, sizeof *out->fitted);
+    if (!out->jobs || !out->fitted) {
+        ms_hier_fit_result_fini(out);
+        return ms_error_set(err, MS_ENOMEM, "out of memory");
+    }
+    int any = 0;
+    for (size_t j = 0; j < set->n_jobs; j++) {
+        fit_job(set, (int)j, &out->jobs[j], &out->fitted[j]);
+        any |= out->fitted[j];
+    }
+    if (!any) {
+        ms_hier_fit_result_fini(out);
+        return ms_error_set(err, MS_EINVAL,
+                            "no job has one-process runs in 3 or more MIG sizes (T, s and m "
+                            "need 3)");
+    }
+    int rc = MS_OK;
+    out->par.gamma = fix_gamma >= 0 ? fix_gamma : fit_gamma(set, out, leave_out, err, &rc);
+    if (rc)
+        ms_hier_fit_result_fini(out);
+    return rc;
+}
+
+void ms_hier_fit_result_fini(ms_hier_fit_result *r)
+{
+    free(r->jobs);
+    free(r->fitted);
+    memset(r, 0, sizeof *r);
+}
+
+void ms_hier_fit_errors_add(const ms_hier_obs_set *set, const ms_hier_fit_result *r, int model,
+                            ms_hier_fit_errors *e)
+{
+    for (size_t i = 0; i < set->n; i++) {
+        const ms_hier_obs *o = &set->obs[i];
+        if (!r->fitted[o->job] || (model >= 0 && set->jobs[o->job].model != model))
+            continue;
+        double pred = ms_hier_fit_rate(&r->par, &r->jobs[o->job], o->slices, o->procs);
+        int s = size_index(o->slices);
+        e->sum[s][o->procs - 1] += fabs(pred / o->rate - 1.0);
+        e->n[s][o->procs - 1]++;
+    }
+}
+
+int ms_hier_fit_cv(const ms_hier_obs_set *set, double fix_gamma, ms_hier_fit_result *all,
+                   ms_hier_fit_errors *in_sample, ms_hier_fit_errors *cv, ms_error *err)
+{
+    memset(in_sample, 0, sizeof *in_sample);
+    memset(cv, 0, sizeof *cv);
+    int rc = ms_hier_fit(set, -1, fix_gamma, all, err);
+    if (rc)
+        return rc;
+    ms_hier_fit_errors_add(set, all, -1, in_sample);
+    for (size_t m = 0; m < set->n_models; m++) {
+        ms_hier_fit_result one;
+        if ((rc = ms_hier_fit(set, (int)m, fix_gamma, &one, err))) {
+            ms_hier_fit_result_fini(all);
+            return rc;
+        }
+        ms_hier_fit_errors_add(set, &one, (int)m, cv);
+        ms_hier_fit_result_fini(&one);
+    }
+    return MS_OK;
+}
