@@ -16,6 +16,8 @@
 #define MS_HIER_FIT_NSIZES 5
 extern const int ms_hier_fit_sizes[MS_HIER_FIT_NSIZES];      /* 1 2 3 4 7 */
 extern const int ms_hier_fit_mem_slices[MS_HIER_FIT_NSIZES]; /* 1 2 4 4 8 */
+/* The index of a MIG size in the tables above; -1 if it is none of them. */
+int ms_hier_fit_size_index(int slices);
 
 /* One measured run: `procs` identical processes of job `job` in a MIG instance of `slices`
  * compute slices, each at `rate` per second. */

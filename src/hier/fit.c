@@ -9,17 +9,9 @@
 #include "hier_internal.h"
 #include "migsched/hier_fit.h"
 
-static int size_index(int slices)
-{
-    for (int i = 0; i < MS_HIER_FIT_NSIZES; i++)
-        if (ms_hier_fit_sizes[i] == slices)
-            return i;
-    return -1;
-}
-
 double ms_hier_fit_rate(const ms_hier_params *par, const ms_hier_profile *p, int slices, int procs)
 {
-    int i = size_index(slices);
+    int i = ms_hier_fit_size_index(slices);
     if (i < 0 || procs < 1)
         return NAN;
     /* Default MPS: the copies divide the instance's compute equally; their demands are equal,
@@ -198,7 +190,7 @@ void ms_hier_fit_errors_add(const ms_hier_obs_set *set, const ms_hier_fit_result
         if (!r->fitted[o->job] || (model >= 0 && set->jobs[o->job].model != model))
             continue;
         double pred = ms_hier_fit_rate(&r->par, &r->jobs[o->job], o->slices, o->procs);
-        int s = size_index(o->slices);
+        int s = ms_hier_fit_size_index(o->slices);
         e->sum[s][o->procs - 1] += fabs(pred / o->rate - 1.0);
         e->n[s][o->procs - 1]++;
     }

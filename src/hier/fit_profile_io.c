@@ -1,14 +1,13 @@
 /* fit_profile_io.c: measured MPS-inside-MIG profiles (ParvaGPU's CSV shape: per MIG size,
  * batch size and number of identical MPS processes, each process's throughput) read into an
  * observation set. Nothing is half-read: a bad file leaves the set as it was. */
-#include <ctype.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "migsched/csv_lexer.h"
+#include "hier_internal.h"
 #include "migsched/files.h"
 #include "migsched/hier_fit.h"
 
@@ -20,20 +19,7 @@ enum { C_MIG, C_BATCH, C_PROCS, C_RATE, C_LATENCY, NCOLS };
 static const char *const COLUMNS[NCOLS] = {"Mig instance", "Batch size", "Workload Number",
                                            "Throughput", "Latency"};
 
-static int parse_number(const char *s, double *v)
-{
-    char *end;
-    while (isspace((unsigned char)*s))
-        s++;
-    if (!*s)
-        return -1;
-    *v = strtod(s, &end);
-    while (isspace((unsigned char)*end))
-        end++;
-    return *end || !isfinite(*v) ? -1 : 0;
-}
-
-static int size_index(int slices)
+int ms_hier_fit_size_index(int slices)
 {
     for (int i = 0; i < MS_HIER_FIT_NSIZES; i++)
         if (ms_hier_fit_sizes[i] == slices)
@@ -64,10 +50,10 @@ static int model_name(const char *path, char *out, ms_error *err)
 static int parse_row(const csv_record *rec, const char *path, double v[NCOLS], ms_error *err)
 {
     for (int c = 0; c < NCOLS; c++)
-        if (parse_number(csv_field(rec, c), &v[c]) || v[c] < 0)
+        if (hier_parse_number(csv_field(rec, c), &v[c]) || v[c] < 0)
             return ms_error_set(err, MS_EINVAL, "%s:%ld: field '%s' ('%s') is not a number >= 0",
                                 path, rec->line, COLUMNS[c], csv_field(rec, c));
-    if (size_index((int)v[C_MIG]) < 0 || v[C_MIG] != (int)v[C_MIG])
+    if (ms_hier_fit_size_index((int)v[C_MIG]) < 0 || v[C_MIG] != (int)v[C_MIG])
         return ms_error_set(err, MS_EINVAL,
                             "%s:%ld: field 'Mig instance' (%g) is not a MIG size of the "
                             "A100 (1, 2, 3, 4 or 7 compute slices)",
