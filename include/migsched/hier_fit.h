@@ -89,4 +89,16 @@ void ms_hier_fit_errors_add(const ms_hier_obs_set *set, const ms_hier_fit_result
 int ms_hier_fit_cv(const ms_hier_obs_set *set, double fix_gamma, ms_hier_fit_result *all,
                    ms_hier_fit_errors *in_sample, ms_hier_fit_errors *cv, ms_error *err);
 
+/* The fit to a measured co-run table (docs/hier.md's setup,jobs,times): each job of the
+ * table gets s and m (T stays its catalogue solo time: the table holds sets of 2 or more
+ * jobs only; c = 1), and gamma is fitted unless fix_gamma >= 0 (then fixed to it); out holds
+ * every catalogue job, fitted[j] = 1 for those in the table. e: the mean absolute relative
+ * error of the co-run times by layout (ms_hier_layout) and set size (index c - 1). */
+typedef struct ms_hier_corun_errors {
+    double sum[3][MS_HIER_MAX_C];
+    int n[3][MS_HIER_MAX_C];
+} ms_hier_corun_errors;
+int ms_hier_fit_corun(const ms_hier_catalog *cat, const ms_hier_corun *table, double fix_gamma,
+                      ms_hier_fit_result *out, ms_hier_corun_errors *e, ms_error *err);
+
 #endif

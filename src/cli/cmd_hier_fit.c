@@ -13,17 +13,22 @@
 
 static void fit_usage(FILE *f)
 {
-    fprintf(f,
-            "usage: migsched hier fit [--out CATALOGUE] [--requests N] [--gamma G] PROFILE.csv...\n"
-            "  Fits the co-run model to measured profiles (CSV 'Mig instance,Batch size,Workload\n"
-            "  Number,Throughput,Latency': each process's throughput with 1..8 identical MPS\n"
-            "  processes in MIG instances of 1, 2, 3, 4 or 7 compute slices; one file per model,\n"
-            "  named after it). Per job (model and batch size): T, s, m from its one-process\n"
-            "  runs; gamma from the multi-process runs (--gamma G fixes it instead). Prints the\n"
-            "  mean absolute error of the rates by MIG size and process count, in sample and\n"
-            "  leaving one model out; --out writes the jobs as a catalogue for\n"
-            "  `migsched hier --catalogue` (run it with the --gamma printed), each job being N\n"
-            "  requests (default 1): solo = N x T.\n");
+    fprintf(
+        f,
+        "usage: migsched hier fit [--out CATALOGUE] [--requests N] [--gamma G] PROFILE.csv...\n"
+        "       migsched hier fit --corun TABLE [--catalogue FILE] [--out CATALOGUE] [--gamma G]\n"
+        "  Fits the co-run model to measured profiles (CSV 'Mig instance,Batch size,Workload\n"
+        "  Number,Throughput,Latency': each process's throughput with 1..8 identical MPS\n"
+        "  processes in MIG instances of 1, 2, 3, 4 or 7 compute slices; one file per model,\n"
+        "  named after it). Per job (model and batch size): T, s, m from its one-process\n"
+        "  runs; gamma from the multi-process runs (--gamma G fixes it instead). Prints the\n"
+        "  mean absolute error of the rates by MIG size and process count, in sample and\n"
+        "  leaving one model out; --out writes the jobs as a catalogue for\n"
+        "  `migsched hier --catalogue` (run it with the --gamma printed), each job being N\n"
+        "  requests (default 1): solo = N x T.\n"
+        "  --corun TABLE: fits instead each job's s and m (T = its solo time in the catalogue,\n"
+        "  the built-in one or --catalogue FILE) and gamma to a measured co-run table (CSV\n"
+        "  setup,jobs,times) and prints the error by layout and set size, in sample.\n");
 }
 
 static void print_errors(const char *title, const ms_hier_fit_errors *e)
@@ -69,9 +74,10 @@ static void print_errors(const char *title, const ms_hier_fit_errors *e)
     }
 }
 
-/* The fitted jobs as a catalogue file (docs/hier.md's window format, full profiles). */
+/* The jobs as a catalogue file (docs/hier.md's window format, full profiles): the fitted
+ * ones, or all of them (a co-run table's fit keeps the catalogue's other jobs). */
 static int write_catalogue(const char *path, const ms_hier_fit_result *r, double requests,
-                           ms_error *err)
+                           int only_fitted, ms_error *err)
 {
     ms_output o;
     int rc = ms_output_open(&o, path, err);
@@ -80,11 +86,61 @@ static int write_catalogue(const char *path, const ms_hier_fit_result *r, double
     fprintf(o.f, "name,solo,serial,mem,cache,t_1gpc\n");
     for (size_t j = 0; j < r->n_jobs; j++) {
         const ms_hier_profile *p = &r->jobs[j];
-        if (r->fitted[j])
+        if (r->fitted[j] || !only_fitted)
             fprintf(o.f, "%s,%.9g,%.9g,%.9g,%.9g,%.9g\n", p->name, requests * p->solo, p->serial,
                     p->mem, p->cache, requests * p->t_1gpc);
     }
     return ms_output_commit(&o, err);
+}
+
+static void print_corun_errors(const ms_hier_corun_errors *e)
+{
+    printf("mean absolute error of the co-run times, in sample (times):\n  layout  ");
+    for (int c = 2; c <= MS_HIER_MAX_C; c++)
+        printf("   %d jobs      ", c);
+    printf("\n");
+    for (int l = 0; l < 3; l++) {
+        printf("  %-8s", ms_hier_layout_name((ms_hier_layout)l));
+        for (int c = 2; c <= MS_HIER_MAX_C; c++)
+            if (e->n[l][c - 1])
+                printf("  %5.1f%% (%3d)", 100 * e->sum[l][c - 1] / e->n[l][c - 1], e->n[l][c - 1]);
+            else
+                printf("  %12s", "-");
+        printf("\n");
+    }
+}
+
+/* Fits the catalogue's jobs to a measured co-run table; writes them to out when given. */
+static int fit_corun(const char *table, const char *catalogue, const char *out, double gamma)
+{
+    hier_sources src = {.catalogue = catalogue, .corun = table, .gamma = 0.4};
+    ms_hier_catalog cat;
+    ms_hier_corun *cr;
+    if (hier_load_sources(&src, &cat, &cr))
+        return 1;
+    ms_hier_fit_result r;
+    ms_hier_corun_errors e;
+    ms_error err;
+    int rc = ms_hier_fit_corun(&cat, cr, gamma, &r, &e, &err);
+    if (!rc && out)
+        rc = write_catalogue(out, &r, 1, 0, &err);
+    if (rc) {
+        cli_fail("hier fit", "%s", err.msg);
+    } else {
+        size_t fitted = 0;
+        for (size_t j = 0; j < r.n_jobs; j++)
+            fitted += (size_t)r.fitted[j];
+        printf("%zu jobs of the catalogue in the co-run table, s and m fitted (T = solo)\n",
+               fitted);
+        printf("gamma %.4f (%s); c = 1 for every job\n", r.par.gamma,
+               gamma >= 0 ? "fixed by --gamma" : "fitted");
+        print_corun_errors(&e);
+    }
+    if (!rc)
+        ms_hier_fit_result_fini(&r);
+    ms_hier_corun_free(cr);
+    ms_hier_catalog_fini(&cat);
+    return rc ? 1 : 0;
 }
 
 int hier_fit(int argc, char **argv)
@@ -92,13 +148,15 @@ int hier_fit(int argc, char **argv)
     static const struct option opts[] = {{"out", required_argument, 0, 'o'},
                                          {"gamma", required_argument, 0, 'G'},
                                          {"requests", required_argument, 0, 'n'},
+                                         {"corun", required_argument, 0, 'r'},
+                                         {"catalogue", required_argument, 0, 'C'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    const char *out = NULL;
+    const char *out = NULL, *corun = NULL, *catalogue = NULL;
     double gamma = -1, requests = 1;
     int o;
     optind = 1;
-    while ((o = getopt_long(argc, argv, "o:G:n:h", opts, NULL)) != -1) {
+    while ((o = getopt_long(argc, argv, "o:G:n:r:C:h", opts, NULL)) != -1) {
         switch (o) {
         case 'o': out = optarg; break;
         case 'G':
@@ -111,10 +169,19 @@ int hier_fit(int argc, char **argv)
                 return cli_usage_error("hier fit", fit_usage,
                                        "--requests must be a number in [1, 1e9]");
             break;
+        case 'r': corun = optarg; break;
+        case 'C': catalogue = optarg; break;
         case 'h': fit_usage(stdout); return 0;
         default: return cli_usage_error("hier fit", fit_usage, "unknown option");
         }
     }
+    if (corun && optind < argc)
+        return cli_usage_error("hier fit", fit_usage,
+                               "--corun fits a co-run table; profile files go without it");
+    if (catalogue && !corun)
+        return cli_usage_error("hier fit", fit_usage, "--catalogue goes with --corun");
+    if (corun)
+        return fit_corun(corun, catalogue, out, gamma);
     if (optind >= argc)
         return cli_usage_error("hier fit", fit_usage, "no profile file given");
     ms_hier_obs_set set = {0};
@@ -136,7 +203,7 @@ int hier_fit(int argc, char **argv)
                     "migsched hier fit: note: %s:%ld: %s: one-process runs in fewer than 3 MIG "
                     "sizes (T, s and m need 3); not fitted\n",
                     set.files[set.jobs[j].model], set.jobs[j].line, set.jobs[j].name);
-    int rc = out ? write_catalogue(out, &all, requests, &err) : 0;
+    int rc = out ? write_catalogue(out, &all, requests, 1, &err) : 0;
     if (rc) {
         cli_fail("hier fit", "%s", err.msg);
     } else {

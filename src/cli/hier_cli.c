@@ -20,6 +20,7 @@ void hier_usage(FILE *f)
         "                     [--corun FILE] [--gamma G]\n"
         "       migsched hier setups [--c C] [--json]\n"
         "       migsched hier fit [--out CATALOGUE] [--requests N] [--gamma G] PROFILE.csv...\n"
+        "       migsched hier fit --corun TABLE [--catalogue FILE] [--out CATALOGUE] [--gamma G]\n"
         "                     (the model fitted to measured runs; migsched hier fit --help)\n"
         "       migsched hier train --out FILE [--steps N] [--seed S] [--window W] [--cmax C]\n"
         "                     (the DQN agent; migsched hier train --help)\n"

@@ -39,7 +39,7 @@ int hier_parse_number(const char *s, double *v);
 /* Least squares by Levenberg-Marquardt (fit_lm.c): minimises the sum of the squares of the
  * nr residuals f(p) over np <= HIER_LM_MAX_P parameters within [lo, hi]; p holds the start
  * and receives the result; returns the final sum of squares. */
-#define HIER_LM_MAX_P 4
+#define HIER_LM_MAX_P 16
 typedef void (*hier_lm_fn)(const double *p, double *r, void *ctx);
 double hier_lm(hier_lm_fn f, void *ctx, int np, int nr, double *p, const double *lo,
                const double *hi);

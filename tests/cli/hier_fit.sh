@@ -94,4 +94,24 @@ grep -q "few.csv:2: few_b1: one-process runs in fewer than 3 MIG sizes" err.txt 
 bad missing.csv "missing.csv"
 "$M" hier fit alpha.csv alpha.csv > /dev/null 2> err.txt
 [ $? = 1 ] && grep -q "model 'alpha' given twice" err.txt || fail "a model given twice"
+# 5. A co-run table (docs/hier.md's format; here the model's own times for the plans of
+# the built-in catalogue's jobs): s, m and gamma fitted, every catalogue job written out.
+{ echo "name"; printf '%s\n' lavaMD stream kmeans sp_solver_B qs_Coral_P1 bt_solver_C; } > w6.csv
+for p in mps mig2 default optimal; do for c in 2 3 4; do
+    "$M" hier --window w6.csv --policy $p --cmax $c --json \
+        | jq -r '.groups[] | select((.jobs | length) > 1)
+                 | [.setup, ([.jobs[].name] | join(";")), ([.jobs[].time | tostring] | join(";"))]
+                 | join(",")' >> rows.txt || fail "policy $p, C_max $c"
+done; done
+{ echo "setup,jobs,times"; sort -u rows.txt; } > table.csv
+"$M" hier fit --corun table.csv --out tcat.csv > tfit.txt || fail "fit to a co-run table"
+grep -q "^6 jobs of the catalogue in the co-run table" tfit.txt || fail "co-run fit: $(cat tfit.txt)"
+grep -q "^  private " tfit.txt || fail "no error by layout"
+[ "$(($(wc -l < tcat.csv) - 1))" = 27 ] || fail "the written catalogue lacks the other jobs"
+"$M" hier --catalogue tcat.csv --window w6.csv --policy optimal > /dev/null || fail "tcat.csv does not plan"
+printf 'setup,jobs,times\nmps:50+50,lavaMD;nope,1;2\n' > unk.csv
+"$M" hier fit --corun unk.csv > /dev/null 2> err.txt
+[ $? = 1 ] && grep -q "line 2: job 'nope' is not in the catalogue" err.txt || fail "unknown job: $(cat err.txt)"
+"$M" hier fit --corun table.csv alpha.csv > /dev/null 2>&1
+[ $? = 2 ] || fail "--corun with profile files is not a usage error"
 echo "hier_fit: ok"
