@@ -32,7 +32,7 @@ static double model_rate(const ms_hier_params *par, const ms_hier_profile *p, in
 static void test_rate_is_the_model(void **state)
 {
     (void)state;
-    ms_hier_params par = {.gamma = 0.4};
+    ms_hier_params par = {.gamma = 0.4, .serial_width = 0.7};
     const double sm[][2] = {{0.5, 0.6}, {0.2, 0.9}, {0.95, 0.05}, {0, 1}, {1, 0}};
     for (size_t j = 0; j < sizeof sm / sizeof sm[0]; j++) {
         ms_hier_profile p = {.solo = 2, .serial = sm[j][0], .mem = sm[j][1], .cache = 0.7};
@@ -75,45 +75,56 @@ static void test_recovery(void **state)
     (void)state;
     char dir[256];
     test_temp_dir("hier_fit", dir, sizeof dir);
-    const ms_hier_params par = {.gamma = 0.25};
-    /* memory-bound in the small instances, compute-bound in the large: s, m identified */
-    const double a[][4] = {{1, 0.01, 0.5, 0.6}, {16, 0.003, 0.2, 0.9}};
-    const double b[][4] = {{2, 0.02, 0.7, 0.45}};
-    char *pa = synthetic(dir, "a", a, 2, &par), *pb = synthetic(dir, "b", b, 1, &par);
+    const ms_hier_params par = {.gamma = 0.25, .serial_width = 0.5};
+    /* memory-bound in the small instances, compute-bound in the large: s, m identified; the
+     * last of each model is latency-bound, so its copies show the serial width, also when
+     * the other model is left out (its m is only bounded: it is compute-bound everywhere) */
+    const double a[][4] = {{1, 0.01, 0.5, 0.6}, {16, 0.003, 0.2, 0.9}, {4, 0.008, 0.85, 0.05}};
+    const double b[][4] = {{2, 0.02, 0.7, 0.45}, {8, 0.01, 0.9, 0.05}};
+    char *pa = synthetic(dir, "a", a, 3, &par), *pb = synthetic(dir, "b", b, 2, &par);
     ms_hier_obs_set set = {0};
     ms_error err;
     assert_int_equal(ms_hier_obs_read(&set, pa, &err), 0);
     assert_int_equal(ms_hier_obs_read(&set, pb, &err), 0);
     assert_int_equal(set.n_models, 2);
-    assert_int_equal(set.n_jobs, 3);
-    assert_int_equal(set.n, 75);
+    assert_int_equal(set.n_jobs, 5);
+    assert_int_equal(set.n, 125);
     /* a failed read leaves the set as it was */
     assert_int_not_equal(ms_hier_obs_read(&set, pa, &err), 0);
-    assert_int_equal(set.n, 75);
+    assert_int_equal(set.n, 125);
 
     ms_hier_fit_result all;
     ms_hier_fit_errors ins, cv;
-    assert_int_equal(ms_hier_fit_cv(&set, -1, &all, &ins, &cv, &err), 0);
+    const ms_hier_params fit_both = {.gamma = -1, .serial_width = -1};
+    assert_int_equal(ms_hier_fit_cv(&set, fit_both, &all, &ins, &cv, &err), 0);
     assert_true(fabs(all.par.gamma - par.gamma) < 1e-6);
-    const double(*want[3])[4] = {&a[0], &a[1], &b[0]};
-    for (int j = 0; j < 3; j++) {
+    assert_true(fabs(all.par.serial_width - par.serial_width) < 1e-6);
+    const double(*want[5])[4] = {&a[0], &a[1], &a[2], &b[0], &b[1]};
+    for (int j = 0; j < 5; j++) {
         assert_true(all.fitted[j]);
         assert_true(fabs(all.jobs[j].solo / (*want[j])[1] - 1) < 1e-6);
         assert_true(fabs(all.jobs[j].serial - (*want[j])[2]) < 1e-6);
-        assert_true(fabs(all.jobs[j].mem - (*want[j])[3]) < 1e-6);
+        if (j != 2 && j != 4)
+            assert_true(fabs(all.jobs[j].mem - (*want[j])[3]) < 1e-6);
     }
     for (int s = 0; s < MS_HIER_FIT_NSIZES; s++)
         for (int p = 0; p < 5; p++) {
-            assert_int_equal(ins.n[s][p], 3);
+            assert_int_equal(ins.n[s][p], 5);
             assert_true(ins.sum[s][p] < 1e-6 && cv.sum[s][p] < 1e-6);
         }
-    /* gamma fixed away from the truth: the multi-process runs are mispredicted */
+    /* the globals fixed away from the truth: the multi-process runs are mispredicted */
     ms_hier_fit_result g0;
-    assert_int_equal(ms_hier_fit(&set, -1, 0, &g0, &err), 0);
+    assert_int_equal(ms_hier_fit(&set, -1, (ms_hier_params){0, par.serial_width}, &g0, &err), 0);
     ms_hier_fit_errors e0 = {0};
     ms_hier_fit_errors_add(&set, &g0, -1, &e0);
     assert_true(e0.sum[0][4] / e0.n[0][4] > 0.05);
-    assert_true(e0.sum[0][0] < 1e-6); /* the one-process runs do not see gamma */
+    assert_true(e0.sum[0][0] < 1e-6); /* the one-process runs see neither */
+    ms_hier_fit_result_fini(&g0);
+    assert_int_equal(ms_hier_fit(&set, -1, (ms_hier_params){par.gamma, 0}, &g0, &err), 0);
+    memset(&e0, 0, sizeof e0);
+    ms_hier_fit_errors_add(&set, &g0, -1, &e0);
+    assert_true(e0.sum[0][4] / e0.n[0][4] > 0.01);
+    assert_true(e0.sum[4][4] < 1e-6); /* 7g: the copies never run short of the width */
     ms_hier_fit_result_fini(&g0);
     ms_hier_fit_result_fini(&all);
     ms_hier_obs_fini(&set);

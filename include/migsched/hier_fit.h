@@ -56,7 +56,8 @@ void ms_hier_obs_fini(ms_hier_obs_set *set);
  * MPS: hier.h's model for identical jobs, which all finish together (one phase). */
 double ms_hier_fit_rate(const ms_hier_params *par, const ms_hier_profile *p, int slices, int procs);
 
-/* The fit: per job, T (solo), s and m from its one-process runs (c = 1); then gamma from the
+/* The fit: per job, T (solo), s and m from its one-process runs (c = 1); then gamma and the
+ * serial width (hier.h) from the
  * multi-process runs of the jobs whose model is not left out. A job with one-process runs in
  * fewer than 3 MIG sizes is not identified (fitted[j] = 0) and takes no part. */
 typedef struct ms_hier_fit_result {
@@ -66,9 +67,10 @@ typedef struct ms_hier_fit_result {
     int *fitted;
 } ms_hier_fit_result;
 
-/* Fits on every model except `leave_out` (-1: none). When fix_gamma >= 0, gamma is fixed to
- * it instead of fitted. */
-int ms_hier_fit(const ms_hier_obs_set *set, int leave_out, double fix_gamma,
+/* Fits on every model except `leave_out` (-1: none). A global of fix (gamma, serial_width)
+ * that is >= 0 is fixed to that value, one < 0 is fitted (the serial width within [0, 1]:
+ * it then never slows a job alone, so the one-process fit does not depend on it). */
+int ms_hier_fit(const ms_hier_obs_set *set, int leave_out, ms_hier_params fix,
                 ms_hier_fit_result *out, ms_error *err);
 void ms_hier_fit_result_fini(ms_hier_fit_result *r);
 
@@ -86,12 +88,13 @@ void ms_hier_fit_errors_add(const ms_hier_obs_set *set, const ms_hier_fit_result
 /* Errors in sample (fit on all, judged on all) and in leave-one-model-out cross-validation
  * (each model judged by the fit on the others, with its own one-process runs for its T, s,
  * m), and the fit on all models. */
-int ms_hier_fit_cv(const ms_hier_obs_set *set, double fix_gamma, ms_hier_fit_result *all,
+int ms_hier_fit_cv(const ms_hier_obs_set *set, ms_hier_params fix, ms_hier_fit_result *all,
                    ms_hier_fit_errors *in_sample, ms_hier_fit_errors *cv, ms_error *err);
 
 /* The fit to a measured co-run table (docs/hier.md's setup,jobs,times): each job of the
  * table gets s and m (T stays its catalogue solo time: the table holds sets of 2 or more
- * jobs only; c = 1), and gamma is fitted unless fix_gamma >= 0 (then fixed to it); out holds
+ * jobs only; c = 1), and gamma is fitted unless fix_gamma >= 0 (then fixed to it); the
+ * serial width stays the table's (ms_hier_corun_params); out holds
  * every catalogue job, fitted[j] = 1 for those in the table. e: the mean absolute relative
  * error of the co-run times by layout (ms_hier_layout) and set size (index c - 1). */
 typedef struct ms_hier_corun_errors {

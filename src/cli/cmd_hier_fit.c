@@ -15,17 +15,19 @@ static void fit_usage(FILE *f)
 {
     fprintf(
         f,
-        "usage: migsched hier fit [--out CATALOGUE] [--requests N] [--gamma G] PROFILE.csv...\n"
+        "usage: migsched hier fit [--out CATALOGUE] [--requests N] [--gamma G] [--serial-width W]\n"
+        "                         PROFILE.csv...\n"
         "       migsched hier fit --corun TABLE [--catalogue FILE] [--out CATALOGUE] [--gamma G]\n"
         "  Fits the co-run model to measured profiles (CSV 'Mig instance,Batch size,Workload\n"
         "  Number,Throughput,Latency': each process's throughput with 1..8 identical MPS\n"
         "  processes in MIG instances of 1, 2, 3, 4 or 7 compute slices; one file per model,\n"
         "  named after it). Per job (model and batch size): T, s, m from its one-process\n"
-        "  runs; gamma from the multi-process runs (--gamma G fixes it instead). Prints the\n"
+        "  runs; gamma and the serial width (the GPCs a job's serial part needs, 0..1) from\n"
+        "  the multi-process runs (--gamma G, --serial-width W fix them instead). Prints the\n"
         "  mean absolute error of the rates by MIG size and process count, in sample and\n"
         "  leaving one model out; --out writes the jobs as a catalogue for\n"
-        "  `migsched hier --catalogue` (run it with the --gamma printed), each job being N\n"
-        "  requests (default 1): solo = N x T.\n"
+        "  `migsched hier --catalogue` (run it with the --gamma and --serial-width printed),\n"
+        "  each job being N requests (default 1): solo = N x T.\n"
         "  --corun TABLE: fits instead each job's s and m (T = its solo time in the catalogue,\n"
         "  the built-in one or --catalogue FILE) and gamma to a measured co-run table (CSV\n"
         "  setup,jobs,times) and prints the error by layout and set size, in sample.\n");
@@ -111,9 +113,13 @@ static void print_corun_errors(const ms_hier_corun_errors *e)
 }
 
 /* Fits the catalogue's jobs to a measured co-run table; writes them to out when given. */
-static int fit_corun(const char *table, const char *catalogue, const char *out, double gamma)
+static int fit_corun(const char *table, const char *catalogue, const char *out, ms_hier_params fix)
 {
-    hier_sources src = {.catalogue = catalogue, .corun = table, .gamma = 0.4};
+    double gamma = fix.gamma;
+    hier_sources src = {.catalogue = catalogue,
+                        .corun = table,
+                        .gamma = 0.4,
+                        .serial_width = fix.serial_width > 0 ? fix.serial_width : 0};
     ms_hier_catalog cat;
     ms_hier_corun *cr;
     if (hier_load_sources(&src, &cat, &cr))
@@ -147,20 +153,22 @@ int hier_fit(int argc, char **argv)
 {
     static const struct option opts[] = {{"out", required_argument, 0, 'o'},
                                          {"gamma", required_argument, 0, 'G'},
+                                         {"serial-width", required_argument, 0, 'W'},
                                          {"requests", required_argument, 0, 'n'},
                                          {"corun", required_argument, 0, 'r'},
                                          {"catalogue", required_argument, 0, 'C'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *out = NULL, *corun = NULL, *catalogue = NULL;
-    double gamma = -1, requests = 1;
+    ms_hier_params fix = {.gamma = -1, .serial_width = -1}; /* < 0: fitted */
+    double requests = 1;
     int o;
     optind = 1;
-    while ((o = getopt_long(argc, argv, "o:G:n:r:C:h", opts, NULL)) != -1) {
+    while ((o = getopt_long(argc, argv, "o:G:W:n:r:C:h", opts, NULL)) != -1) {
         switch (o) {
         case 'o': out = optarg; break;
         case 'G':
-            if (!cli_parse_double(optarg, 0, 100, &gamma))
+            if (!cli_parse_double(optarg, 0, 100, &fix.gamma))
                 return cli_usage_error("hier fit", fit_usage,
                                        "--gamma must be a number in [0, 100]");
             break;
@@ -168,6 +176,11 @@ int hier_fit(int argc, char **argv)
             if (!cli_parse_double(optarg, 1, 1e9, &requests))
                 return cli_usage_error("hier fit", fit_usage,
                                        "--requests must be a number in [1, 1e9]");
+            break;
+        case 'W':
+            if (!cli_parse_double(optarg, 0, 1, &fix.serial_width))
+                return cli_usage_error("hier fit", fit_usage,
+                                       "--serial-width must be a number of GPCs in [0, 1]");
             break;
         case 'r': corun = optarg; break;
         case 'C': catalogue = optarg; break;
@@ -181,7 +194,7 @@ int hier_fit(int argc, char **argv)
     if (catalogue && !corun)
         return cli_usage_error("hier fit", fit_usage, "--catalogue goes with --corun");
     if (corun)
-        return fit_corun(corun, catalogue, out, gamma);
+        return fit_corun(corun, catalogue, out, fix);
     if (optind >= argc)
         return cli_usage_error("hier fit", fit_usage, "no profile file given");
     ms_hier_obs_set set = {0};
@@ -193,7 +206,7 @@ int hier_fit(int argc, char **argv)
             ms_hier_obs_fini(&set);
             return cli_fail("hier fit", "%s", err.msg);
         }
-    if (ms_hier_fit_cv(&set, gamma, &all, &ins, &cv, &err)) {
+    if (ms_hier_fit_cv(&set, fix, &all, &ins, &cv, &err)) {
         ms_hier_obs_fini(&set);
         return cli_fail("hier fit", "%s", err.msg);
     }
@@ -213,9 +226,12 @@ int hier_fit(int argc, char **argv)
         printf("%zu models, %zu jobs (model x batch size), %zu fitted\n", set.n_models, set.n_jobs,
                fitted);
         printf("gamma %.4f (%s); c = 1 for every job\n", all.par.gamma,
-               gamma >= 0 ? "fixed by --gamma" : "fitted on the multi-process runs");
+               fix.gamma >= 0 ? "fixed by --gamma" : "fitted on the multi-process runs");
+        printf("serial width %.4f GPC (%s)\n", all.par.serial_width,
+               fix.serial_width >= 0 ? "fixed by --serial-width"
+                                     : "fitted on the multi-process runs");
         print_errors("mean absolute error of each process's rate, in sample (runs):", &ins);
-        print_errors("leave one model out (gamma fitted on the other models):", &cv);
+        print_errors("leave one model out (the globals fitted on the other models):", &cv);
     }
     ms_hier_fit_result_fini(&all);
     ms_hier_obs_fini(&set);

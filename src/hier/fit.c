@@ -17,7 +17,9 @@ double ms_hier_fit_rate(const ms_hier_params *par, const ms_hier_profile *p, int
     /* Default MPS: the copies divide the instance's compute equally; their demands are equal,
      * so they divide its bandwidth equally too. */
     double beta = slices / 8.0 / procs, alpha = ms_hier_fit_mem_slices[i] / 8.0 / procs;
-    double tc = p->solo * (p->serial + (1.0 - p->serial) / beta), tm = 0;
+    double tc = p->solo * (p->serial * fmax(1.0, par->serial_width / (8.0 * beta)) +
+                           (1.0 - p->serial) / beta),
+           tm = 0;
     if (p->mem > 0)
         tm = p->solo * p->mem / alpha * (1.0 + par->gamma * p->cache * (procs - 1) * p->mem);
     return 1.0 / fmax(tc, tm);
@@ -87,37 +89,52 @@ static void fit_job(const ms_hier_obs_set *set, int j, ms_hier_profile *out, int
     out->mem = best[1];
 }
 
-/* ---- Global: gamma from the multi-process runs ---- */
+/* ---- Global: gamma and the serial width from the multi-process runs ---- */
+
+/* The serial width stays within [0, 1] GPC: then it never slows a job alone in an
+ * instance (of 1 GPC or more), and the one-process fit of T, s, m does not depend on it. */
+#define MAX_SERIAL_WIDTH 1.0
 
 typedef struct global_ctx {
     const ms_hier_obs_set *set;
     const ms_hier_fit_result *fit;
     const size_t *idx; /* the runs used */
     int n;
+    ms_hier_params par; /* the globals held fixed, and where the free ones are put */
+    int free_gamma, free_width;
 } global_ctx;
 
 static void global_resid(const double *p, double *r, void *vctx)
 {
-    const global_ctx *ctx = vctx;
-    ms_hier_params par = {.gamma = p[0]};
+    global_ctx *ctx = vctx;
+    int k = 0;
+    if (ctx->free_gamma)
+        ctx->par.gamma = p[k++];
+    if (ctx->free_width)
+        ctx->par.serial_width = p[k];
     for (int i = 0; i < ctx->n; i++) {
         const ms_hier_obs *o = &ctx->set->obs[ctx->idx[i]];
-        r[i] = ms_hier_fit_rate(&par, &ctx->fit->jobs[o->job], o->slices, o->procs) / o->rate - 1.0;
+        r[i] = ms_hier_fit_rate(&ctx->par, &ctx->fit->jobs[o->job], o->slices, o->procs) / o->rate -
+               1.0;
     }
 }
 
-static double fit_gamma(const ms_hier_obs_set *set, const ms_hier_fit_result *fit, int leave_out,
-                        ms_error *err, int *rc)
+/* The globals fix leaves free (< 0), on a grid start (gamma over [0, 2], the width over
+ * [0, 1], steps of 0.05), then by Levenberg-Marquardt. */
+static int fit_globals(const ms_hier_obs_set *set, const ms_hier_fit_result *fit, int leave_out,
+                       ms_hier_params fix, ms_hier_params *out, ms_error *err)
 {
-    global_ctx ctx = {.set = set, .fit = fit};
+    global_ctx ctx = {
+        .set = set, .fit = fit, .free_gamma = fix.gamma < 0, .free_width = fix.serial_width < 0};
+    ctx.par = (ms_hier_params){.gamma = ctx.free_gamma ? 0 : fix.gamma,
+                               .serial_width = ctx.free_width ? 0 : fix.serial_width};
+    int np = ctx.free_gamma + ctx.free_width;
     size_t *idx = malloc((set->n + 1) * sizeof *idx);
     double *r = malloc((set->n + 1) * sizeof *r);
-    *rc = MS_OK;
     if (!idx || !r) {
         free(idx);
         free(r);
-        *rc = ms_error_set(err, MS_ENOMEM, "out of memory");
-        return 0;
+        return ms_error_set(err, MS_ENOMEM, "out of memory");
     }
     for (size_t i = 0; i < set->n; i++) {
         const ms_hier_obs *o = &set->obs[i];
@@ -125,28 +142,36 @@ static double fit_gamma(const ms_hier_obs_set *set, const ms_hier_fit_result *fi
             idx[ctx.n++] = i;
     }
     ctx.idx = idx;
-    double g = 0;
-    if (ctx.n) {
-        double best_cost = INFINITY;
-        for (int k = 0; k <= 100; k++) { /* grid start over [0, 2] */
-            double p = k / 50.0, c = 0;
-            global_resid(&p, r, &ctx);
-            for (int i = 0; i < ctx.n; i++)
-                c += r[i] * r[i];
-            if (c < best_cost) {
-                best_cost = c;
-                g = p;
+    if (ctx.n && np) {
+        double best[2] = {0, 0}, best_cost = INFINITY;
+        for (int a = 0; a <= (ctx.free_gamma ? 40 : 0); a++)
+            for (int b = 0; b <= (ctx.free_width ? 20 : 0); b++) {
+                double p[2], c = 0;
+                int k = 0;
+                if (ctx.free_gamma)
+                    p[k++] = a / 20.0;
+                if (ctx.free_width)
+                    p[k] = b / 20.0;
+                global_resid(p, r, &ctx);
+                for (int i = 0; i < ctx.n; i++)
+                    c += r[i] * r[i];
+                if (c < best_cost) {
+                    best_cost = c;
+                    best[0] = p[0];
+                    best[1] = np == 2 ? p[1] : 0;
+                }
             }
-        }
-        static const double lo[1] = {0}, hi[1] = {100};
-        hier_lm(global_resid, &ctx, 1, ctx.n, &g, lo, hi);
+        double lo[2] = {0, 0}, hi[2] = {ctx.free_gamma ? 100 : MAX_SERIAL_WIDTH, MAX_SERIAL_WIDTH};
+        hier_lm(global_resid, &ctx, np, ctx.n, best, lo, hi);
+        global_resid(best, r, &ctx); /* leaves ctx.par at the result */
     }
+    *out = ctx.par;
     free(idx);
     free(r);
-    return g;
+    return MS_OK;
 }
 
-int ms_hier_fit(const ms_hier_obs_set *set, int leave_out, double fix_gamma,
+int ms_hier_fit(const ms_hier_obs_set *set, int leave_out, ms_hier_params fix,
                 ms_hier_fit_result *out, ms_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -168,8 +193,12 @@ int ms_hier_fit(const ms_hier_obs_set *set, int leave_out, double fix_gamma,
                             "no job has one-process runs in 3 or more MIG sizes (T, s and m "
                             "need 3)");
     }
-    int rc = MS_OK;
-    out->par.gamma = fix_gamma >= 0 ? fix_gamma : fit_gamma(set, out, leave_out, err, &rc);
+    if (fix.serial_width > MAX_SERIAL_WIDTH) {
+        ms_hier_fit_result_fini(out);
+        return ms_error_set(err, MS_EINVAL, "the serial width must be at most %g GPC",
+                            MAX_SERIAL_WIDTH);
+    }
+    int rc = fit_globals(set, out, leave_out, fix, &out->par, err);
     if (rc)
         ms_hier_fit_result_fini(out);
     return rc;
@@ -196,18 +225,18 @@ void ms_hier_fit_errors_add(const ms_hier_obs_set *set, const ms_hier_fit_result
     }
 }
 
-int ms_hier_fit_cv(const ms_hier_obs_set *set, double fix_gamma, ms_hier_fit_result *all,
+int ms_hier_fit_cv(const ms_hier_obs_set *set, ms_hier_params fix, ms_hier_fit_result *all,
                    ms_hier_fit_errors *in_sample, ms_hier_fit_errors *cv, ms_error *err)
 {
     memset(in_sample, 0, sizeof *in_sample);
     memset(cv, 0, sizeof *cv);
-    int rc = ms_hier_fit(set, -1, fix_gamma, all, err);
+    int rc = ms_hier_fit(set, -1, fix, all, err);
     if (rc)
         return rc;
     ms_hier_fit_errors_add(set, all, -1, in_sample);
     for (size_t m = 0; m < set->n_models; m++) {
         ms_hier_fit_result one;
-        if ((rc = ms_hier_fit(set, (int)m, fix_gamma, &one, err))) {
+        if ((rc = ms_hier_fit(set, (int)m, fix, &one, err))) {
             ms_hier_fit_result_fini(all);
             return rc;
         }

@@ -200,7 +200,9 @@ int ms_hier_fit_corun(const ms_hier_catalog *cat, const ms_hier_corun *table, do
     if (!rc) {
         memcpy(out->jobs, cat->jobs, cat->n * sizeof *out->jobs);
         corun_ctx ctx = {.rows = rows, .n_rows = table->n, .jobs = out->jobs, .used = used};
-        ctx.par.gamma = fix_gamma >= 0 ? fix_gamma : ms_hier_corun_params(table)->gamma;
+        ctx.par = *ms_hier_corun_params(table); /* the serial width stays the table's */
+        if (fix_gamma >= 0)
+            ctx.par.gamma = fix_gamma;
         for (size_t i = 0; i < table->n; i++)
             for (int k = 0; k < rows[i].setup.c; k++) {
                 out->jobs[rows[i].job[k]].cache = 1;

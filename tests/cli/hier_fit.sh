@@ -58,7 +58,7 @@ grep -q '"throughput"' plan.json || fail "no plan from the fitted catalogue"
 
 # The DNN-inference workload shipped in data/hier-dnn: its plan is what the catalogue gives.
 D=$2/data/hier-dnn
-"$M" hier --catalogue "$D/catalogue.csv" --window "$D/window.csv" --policy optimal --gamma 0 \
+"$M" hier --catalogue "$D/catalogue.csv" --window "$D/window.csv" --policy optimal --gamma 0 --serial-width 0.5858 \
     --exec-out dnn > /dev/null || fail "the data/hier-dnn window does not plan"
 for f in plan.json workload.json mps.json; do
     cmp -s "dnn/$f" "$D/plan-optimal/$f" || fail "data/hier-dnn/plan-optimal/$f is not what hier writes"
@@ -68,6 +68,10 @@ done
 "$M" hier fit --gamma 0 alpha.csv beta.csv > g0.txt || fail "--gamma 0"
 grep -q "^gamma 0.0000 (fixed" g0.txt || fail "--gamma 0 not fixed"
 ! grep -q '^  all .*  0\.0% ( *[0-9]*)$' g0.txt || fail "gamma 0 fits data made with gamma 0.3"
+
+"$M" hier fit --serial-width 2 alpha.csv > /dev/null 2>&1
+[ $? = 2 ] || fail "--serial-width 2 is not a usage error"
+grep -q "^serial width 0.0000 GPC (fitted" fit.txt || fail "serial width of data without it: $(grep serial fit.txt)"
 
 # 4. Bad input: file, line and field named, exit 1, nothing written.
 bad() { # bad FILE WANT
