@@ -47,6 +47,10 @@ typedef struct ms_hier_profile {
 /* The model's parameters (docs/hier.md gives their sources and limits). */
 typedef struct ms_hier_params {
     double gamma; /* interference per unit of co-runner memory intensity in one memory system */
+    /* GPCs a job's serial part needs: with a compute share of fewer (8 beta < serial_width)
+     * it slows in proportion, as when MPS copies of a latency-bound job fill an instance;
+     * 0 = none, the default (docs/hier.md, "Fitting the model to measurements"). */
+    double serial_width;
 } ms_hier_params;
 ms_hier_params ms_hier_params_default(void);
 

@@ -179,9 +179,11 @@ int cmd_hier(int argc, char **argv)
         return hier_setups(argc - 1, argv + 1);
     if (argc > 1 && !strcmp(argv[1], "train"))
         return hier_train(argc - 1, argv + 1);
+    if (argc > 1 && !strcmp(argv[1], "fit"))
+        return hier_fit(argc - 1, argv + 1);
     const char *window = NULL, *model = NULL, *exec_out = NULL;
     cli_common co = {.cmd = "hier", .takes = CLI_GPU | CLI_JSON, .gpu = "A100-40GB"};
-    hier_sources src = {NULL, NULL, ms_hier_params_default().gamma};
+    hier_sources src = {NULL, NULL, ms_hier_params_default().gamma, 0};
     int cmax = 4, have_policy = 0, o, rc;
     ms_hier_lookahead lookahead = {MS_HIER_LOOKAHEAD_DEFAULT, 1};
     ms_hier_policy pol = MS_HIER_OPTIMAL;

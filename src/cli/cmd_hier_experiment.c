@@ -211,7 +211,7 @@ int hier_experiment(int argc, char **argv)
                      .usage = hier_usage,
                      .seed = 1};
     const char *model = NULL;
-    hier_sources src = {NULL, NULL, ms_hier_params_default().gamma};
+    hier_sources src = {NULL, NULL, ms_hier_params_default().gamma, 0};
     optind = 1;
     while ((o = cli_next_option(&co, argc, argv, "h", cmd_hier_experiment_options, NULL)) != -1) {
         switch (o) {

@@ -46,7 +46,7 @@ extern const struct option cmd_gpus_options[], cmd_partitions_options[], cmd_gen
     cmd_online_options[], cmd_online_sweep_options[], cmd_cosched_options[],
     cmd_cosched_generate_options[], cmd_cosched_experiment_options[], cmd_hier_options[],
     cmd_hier_experiment_options[], cmd_hier_setups_options[], cmd_hier_train_options[],
-    cmd_submit_options[], cmd_jobs_options[], cmd_client_options[];
+    cmd_hier_fit_options[], cmd_submit_options[], cmd_jobs_options[], cmd_client_options[];
 
 /* The common flags of the client commands, for their --help texts. */
 #define CLI_STR_(x) #x

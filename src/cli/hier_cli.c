@@ -14,11 +14,15 @@ void hier_usage(FILE *f)
         "                     [--cmax C] [--model FILE] [--lookahead K] [--lookahead-depth D]\n"
         "                     [--json] [--exec-out DIR]\n"
         "                     [--gpu MODEL] [--catalogue FILE] [--corun FILE] [--gamma G]\n"
+        "                     [--serial-width W]\n"
         "       migsched hier experiment [--window W] [--cmax C] [--mixes N] [--seed S]\n"
         "                     [--model FILE] [--lookahead K] [--lookahead-depth D] [--json]\n"
         "                     [--catalogue FILE]\n"
-        "                     [--corun FILE] [--gamma G]\n"
+        "                     [--corun FILE] [--gamma G] [--serial-width W]\n"
         "       migsched hier setups [--c C] [--json]\n"
+        "       migsched hier fit [--out CATALOGUE] [--requests N] [--gamma G] PROFILE.csv...\n"
+        "       migsched hier fit --corun TABLE [--catalogue FILE] [--out CATALOGUE] [--gamma G]\n"
+        "                     (the model fitted to measured runs; migsched hier fit --help)\n"
         "       migsched hier train --out FILE [--steps N] [--seed S] [--window W] [--cmax C]\n"
         "                     (the DQN agent; migsched hier train --help)\n"
         "  Co-schedules a window of jobs with hierarchical MIG+MPS partitioning (paper 004):\n"
@@ -26,7 +30,8 @@ void hier_usage(FILE *f)
         "  WINDOW is CSV (a 'name' column, optional profile columns and 'command') or JSON\n"
         "  {\"jobs\": [...]}; names are looked up in the catalogue: the built-in MODELLED one of\n"
         "  Table IV, or --catalogue FILE (same format, full profiles). Co-run times come from\n"
-        "  the model (--gamma sets its interference, default 0.4) or from a measured table\n"
+        "  the model (--gamma sets its interference, default 0.4; --serial-width the GPCs a\n"
+        "  job's serial part needs, default 0) or from a measured table\n"
         "  --corun FILE (CSV setup,jobs,times). --exec-out DIR writes plan.json, workload.json\n"
         "  and mps.json for `migsched run` (GPU model default A100-40GB).\n"
         "  experiment: W and C may be lists or ranges (8,12 or 8-16); at W = 12 without\n"
@@ -52,6 +57,7 @@ int hier_load_sources(const hier_sources *src, ms_hier_catalog *cat, ms_hier_cor
     ms_error err;
     ms_hier_params par = ms_hier_params_default();
     par.gamma = src->gamma;
+    par.serial_width = src->serial_width;
     int rc = src->catalogue ? ms_hier_catalog_read(src->catalogue, cat, &err)
                             : ms_hier_catalog_builtin(cat, &err);
     if (rc)
@@ -87,6 +93,11 @@ int hier_window_option(int opt, const char *arg, ms_hier_lookahead *la, hier_sou
     case 'G':
         if (!cli_parse_double(arg, 0, 100, &src->gamma))
             return cli_usage_error("hier", hier_usage, "--gamma must be a number in [0, 100]");
+        return 0;
+    case 'W':
+        if (!cli_parse_double(arg, 0, 1, &src->serial_width))
+            return cli_usage_error("hier", hier_usage,
+                                   "--serial-width must be a number of GPCs in [0, 1]");
         return 0;
     default: return -1;
     }

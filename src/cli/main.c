@@ -27,6 +27,7 @@ static const cli_command cosched_subcommands[] = {SUB("generate", cmd_cosched_ge
 static const cli_command hier_subcommands[] = {SUB("experiment", cmd_hier_experiment_options),
                                                SUB("setups", cmd_hier_setups_options),
                                                SUB("train", cmd_hier_train_options),
+                                               SUB("fit", cmd_hier_fit_options),
                                                {0}};
 static const cli_command completion_subcommands[] = {SUB("bash", NULL), {0}};
 

@@ -33,4 +33,15 @@ int hier_order_redundant(const ms_hier_setup *s, const int *perm);
 /* Table III counters derived from the model parameters (catalogue.c; docs/hier.md). */
 void hier_model_counters(ms_hier_profile *p, double grid, double regs);
 
+/* A CSV field as a finite number, blanks around it allowed (number.c); -1 if it is not. */
+int hier_parse_number(const char *s, double *v);
+
+/* Least squares by Levenberg-Marquardt (fit_lm.c): minimises the sum of the squares of the
+ * nr residuals f(p) over np <= HIER_LM_MAX_P parameters within [lo, hi]; p holds the start
+ * and receives the result; returns the final sum of squares. */
+#define HIER_LM_MAX_P 16
+typedef void (*hier_lm_fn)(const double *p, double *r, void *ctx);
+double hier_lm(hier_lm_fn f, void *ctx, int np, int nr, double *p, const double *lo,
+               const double *hi);
+
 #endif

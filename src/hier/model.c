@@ -61,7 +61,8 @@ static void durations(const ms_hier_params *par, const ms_hier_profile *const *j
             continue;
         const ms_hier_profile *p = jobs[k];
         double beta = compute_share(s, k, active);
-        tc[k] = p->solo * (p->serial + (1.0 - p->serial) / beta);
+        tc[k] = p->solo * (p->serial * fmax(1.0, par->serial_width / (8.0 * beta)) +
+                           (1.0 - p->serial) / beta);
         /* Bandwidth (share of the GPU's) the job would draw running compute-bound. */
         demand[k] = p->mem * p->solo / tc[k];
     }

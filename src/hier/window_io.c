@@ -84,19 +84,6 @@ static int build_job(const job_in *in, const ms_hier_catalog *cat, const ms_hier
     return rc;
 }
 
-static int parse_number(const char *s, double *v)
-{
-    char *end;
-    while (isspace((unsigned char)*s))
-        s++;
-    if (!*s)
-        return -1;
-    *v = strtod(s, &end);
-    while (isspace((unsigned char)*end))
-        end++;
-    return *end || !isfinite(*v) ? -1 : 0;
-}
-
 static int set_name(job_in *j, const char *name, ms_error *err)
 {
     if (!*name)
@@ -184,7 +171,7 @@ static int parse_csv(const char *text, size_t len, const char *path, job_in **jo
             const char *t = csv_field(&rec, i);
             if (!*t || i == cmd_col)
                 continue;
-            if (parse_number(t, &j->v[col[i]]))
+            if (hier_parse_number(t, &j->v[col[i]]))
                 rc = ms_error_set(err, MS_EINVAL, "%s:%ld: field '%s' ('%s') is not a number", path,
                                   rec.line, field_name(col[i]), t);
             j->given[col[i]] = 1;
