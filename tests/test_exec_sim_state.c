@@ -186,7 +186,7 @@ static void test_backend_on_a_state(void **unused)
     assert_int_equal(ms_backend_open("sim", 0, NULL, &opt, &b, &err), MS_OK);
     assert_string_equal(ms_backend_model(b)->name, "A100-40GB");
     assert_true(ms_backend_gpu_uuid(b)[0]);
-    const ms_gpu_model *m = ms_backend_model(b);
+    const ms_gpu_model *m = ms_gpu_builtin("A100-40GB"); /* outlives the opens below */
     ms_mig_instance a, c;
     assert_int_equal(
         ms_backend_create(b, (ms_placement){ms_gpu_profile_by_name(m, "3g.20gb"), 4}, &a, &err),
