@@ -652,22 +652,35 @@ static void allocate(fixture *f, int64_t slurm_id, const char *profile)
     json_decref(a);
 }
 
-/* With AdminComments on, a placed allocation is taken once for its comment and shown not
- * yet ready (its tasks wait) until the comment was tried, or for MD_ENGINE_COMMENT_WAIT
- * at most; with them off it is ready at once and nothing is kept for Slurm. */
+/* With AdminComments on, a placed allocation (or one running when they are turned on) is
+ * taken once for its comment and shown not yet ready (its tasks wait) until the comment
+ * was tried, or for MD_ENGINE_COMMENT_WAIT at most; with them off it is ready at once and
+ * nothing is kept for Slurm. */
 static void test_allocation_waits_for_comment(void **state)
 {
     fixture *f = *state;
-    configure(f, "sim", "gpu", "A100-40GB", "gpus", "1", NULL);
+    configure(f, "sim", "gpu", "A100-40GB", "gpus", "2", NULL);
     open_engine(f);
+    /* Running before comments are on (recovered at open): taken when they are. */
+    allocate(f, 80, "1g.5gb");
+    wait_count(f->e, MD_JOB_RUNNING, 1);
+    assert_false(comment_pending(f->e, 80));
     hook_calls = 0;
     md_engine_slurm_hook(f->e, count_hook, NULL, true);
-    allocate(f, 81, "3g.20gb");
-    wait_count(f->e, MD_JOB_RUNNING, 1);
-    assert_true(hook_calls > 0);
-    assert_true(comment_pending(f->e, 81));
+    assert_int_equal(hook_calls, 1);
+    assert_true(comment_pending(f->e, 80));
     md_engine_slurm_view v;
     ms_error e = {0};
+    assert_int_equal(md_engine_slurm_take(f->e, &v, &e), MS_OK);
+    assert_int_equal(v.nplaced, 1);
+    assert_int_equal(v.placed[0].slurm_job_id, 80);
+    free(v.placed);
+    assert_true(md_engine_slurm_commented(f->e, 80));
+
+    allocate(f, 81, "3g.20gb");
+    wait_count(f->e, MD_JOB_RUNNING, 2);
+    assert_true(hook_calls > 1);
+    assert_true(comment_pending(f->e, 81));
     assert_int_equal(md_engine_slurm_take(f->e, &v, &e), MS_OK);
     assert_int_equal(v.nplaced, 1);
     assert_int_equal(v.placed[0].slurm_job_id, 81);
@@ -685,7 +698,7 @@ static void test_allocation_waits_for_comment(void **state)
 
     /* Never told (the agent stuck on Slurm): ready once the wait is over. */
     allocate(f, 82, "3g.20gb");
-    wait_count(f->e, MD_JOB_RUNNING, 2);
+    wait_count(f->e, MD_JOB_RUNNING, 3);
     assert_int_equal(md_engine_slurm_take(f->e, &v, &e), MS_OK);
     assert_int_equal(v.nplaced, 1);
     free(v.placed);
@@ -699,7 +712,7 @@ static void test_allocation_waits_for_comment(void **state)
     /* Comments off: ready at once, nothing kept. */
     md_engine_slurm_hook(f->e, count_hook, NULL, false);
     allocate(f, 83, "1g.5gb");
-    wait_count(f->e, MD_JOB_RUNNING, 2);
+    wait_count(f->e, MD_JOB_RUNNING, 3);
     assert_false(comment_pending(f->e, 83));
     assert_int_equal(md_engine_slurm_take(f->e, &v, &e), MS_OK);
     assert_int_equal(v.nplaced, 0);

@@ -187,7 +187,8 @@ void md_engine_slurm_pending(md_engine *e, const long *slices, size_t n);
  * allocation is placed or a running job ends, so that Slurm hears of it soon. comments:
  * fn's owner sets each placed allocation's AdminComment (md_engine_slurm_take's placed),
  * and the allocation is shown ready only once md_engine_slurm_commented says it was
- * tried, or MD_ENGINE_COMMENT_WAIT after its start: its job starts with its comment. */
+ * tried, or MD_ENGINE_COMMENT_WAIT after its start: its job starts with its comment.
+ * Turning comments on also takes the allocations running then (recovered at open). */
 void md_engine_slurm_hook(md_engine *e, void (*fn)(void *ctx), void *ctx, bool comments);
 
 /* ---- Metrics: a consistent snapshot; the HTTP layer renders the exposition. ---- */

@@ -311,10 +311,7 @@ int ei_start(md_engine *e, size_t i, int g, ms_placement p, ms_error *err)
     return MS_OK;
 }
 
-/* Allocation r was placed: kept for its Slurm job's AdminComment (slurm_agent.c), which
- * its job waits for (md_engine_slurm_hook); memory short, the comment is left out
- * (logged), never the job. */
-static void placed_for_slurm(md_engine *e, ei_run *r)
+void ei_placed_for_slurm(md_engine *e, ei_run *r)
 {
     const md_job *j = &r->job;
     if (!e->slurm_comments)
@@ -384,7 +381,7 @@ static void run_started(md_engine *e, const ei_starting *s, md_job *next)
     if (alloc) {
         ei_observe(&e->alloc_wait_seconds, md_engine_time_bounds, MD_ENGINE_TIME_BUCKETS,
                    next->started - next->submitted);
-        placed_for_slurm(e, r);
+        ei_placed_for_slurm(e, r);
         ei_slurm_changed(e);
     }
     char name[160], uid[16], user[160], prof[MS_NAME_LEN + 64];

@@ -361,6 +361,10 @@ int ei_create(md_engine *e, int g, ms_placement p, int64_t job, ms_error *err);
 int ei_destroy(md_engine *e, int g, int slot, ms_error *err);
 /* Records an instance that is not ours on GPU g (journal, slots): never used or touched. */
 int ei_foreign(md_engine *e, int g, const ms_mig_instance *in, ms_error *err);
+/* Running allocation r is kept for its Slurm job's AdminComment (slurm_agent.c), which its
+ * tasks wait for (md_engine_slurm_hook); memory short, the comment is left out (logged),
+ * never the job. mu held. */
+void ei_placed_for_slurm(md_engine *e, ei_run *r);
 /* Claims (g, p) for queue[i] (the instance reused when idle there, else created); the job
  * stays queued until ei_start_flush. */
 int ei_start(md_engine *e, size_t i, int g, ms_placement p, ms_error *err);

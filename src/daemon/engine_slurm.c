@@ -66,6 +66,14 @@ void md_engine_slurm_hook(md_engine *e, void (*fn)(void *ctx), void *ctx, bool c
     pthread_mutex_lock(&e->mu);
     e->slurm_hook = fn;
     e->slurm_hook_ctx = ctx;
+    bool start = fn && comments && !e->slurm_comments;
     e->slurm_comments = fn && comments;
+    /* The allocations already running (recovered at open, placed before a crash took
+     * their comment with it) are told again: the comment is only ever the same. */
+    for (size_t i = 0; start && i < e->nrun; i++)
+        if (ei_is_alloc(&e->run[i].job) && !e->run[i].release)
+            ei_placed_for_slurm(e, &e->run[i]);
+    if (start && e->nplaced)
+        ei_slurm_changed(e);
     pthread_mutex_unlock(&e->mu);
 }
