@@ -41,7 +41,8 @@ static double mono(void)
 
 /* Sets p's AdminComment, then lets its allocation's tasks start (they wait for it, even
  * when it fails: Slurm down delays no job). Returns whether to try it again at the next
- * pass: Slurm refused it while the allocation still runs. */
+ * pass: Slurm refused it while the allocation still runs, and not because its job has
+ * finished (its allocation not yet released then). */
 static bool tell_comment(md_slurm_agent *a, const md_engine_placed *p)
 {
     md_slurm_update u;
@@ -56,7 +57,7 @@ static bool tell_comment(md_slurm_agent *a, const md_engine_placed *p)
                (long long)p->slurm_job_id, mono() - p->placed, md_log_quote(u.value, q, sizeof q));
         return false;
     }
-    bool again = !bad && running;
+    bool again = !bad && running && !strstr(err.msg, "already finished");
     snprintf(what, sizeof what, "slurm_job=%lld retry=%s", (long long)p->slurm_job_id,
              again ? "next_pass" : "no");
     warn("slurm.comment_failed", what, &err);
