@@ -129,9 +129,17 @@ echo "$JOBS jobs submitted after $(since) s"
 # Mid-stream, while jobs run there: node 2's migschedd killed and started again, then node
 # 3's slurmd restarted. The moments go to the checks ("KILL_AT RESTART_AT").
 done_jobs() { ls "$T/rec" | wc -l; }
+# The Slurm jobs whose tasks node N's migschedd has let start: running, comment set.
+started_on() {
+    node_api "$1" '/v1/jobs?state=running' | jq -r '.jobs[].slurm_job_id // empty' |
+        while read -r j; do
+            node_api "$1" "/v1/allocations/$j" | jq -e '.comment_pending == false' >/dev/null &&
+                echo "$j"
+        done
+}
 now() { date +%s.%N; }
 await "[ \$(done_jobs) -ge $MIDKILL ]" 300
-await "[ \"\$(node_api 2 '/v1/jobs?state=running' | jq '.jobs | length')\" -gt 0 ]" 120
+await '[ -n "$(started_on 2)" ]' 120
 echo "$(done_jobs) jobs done at $(since) s: SIGKILL to node2's migschedd, started again"
 KILL_AT=$(now)
 bash "$CL" restart "$C" 2 migschedd KILL || fail "restarting node2's migschedd"
