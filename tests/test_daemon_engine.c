@@ -620,6 +620,107 @@ static void test_sim_allocation_restart(void **state)
     check_no_instance_left(f);
 }
 
+static int hook_calls;
+static void count_hook(void *ctx)
+{
+    (void)ctx;
+    hook_calls++;
+}
+
+static bool comment_pending(md_engine *e, int64_t slurm_id)
+{
+    json_t *a;
+    ms_error err = {0};
+    assert_int_equal(md_engine_alloc_get(e, slurm_id, &a, &err), MD_ENGINE_OK);
+    json_t *v = json_object_get(a, "comment_pending");
+    assert_true(json_is_boolean(v));
+    bool pending = json_is_true(v);
+    json_decref(a);
+    return pending;
+}
+
+static void allocate(fixture *f, int64_t slurm_id, const char *profile)
+{
+    char text[128];
+    snprintf(text, sizeof text, "{\"name\": \"a\", \"slurm_job_id\": %lld, \"profile\": \"%s\"}",
+             (long long)slurm_id, profile);
+    md_job_spec s;
+    json_t *a;
+    ms_error e = {0};
+    assert_int_equal(md_job_spec_parse(text, strlen(text), &f->c.model, &s, &e), MS_OK);
+    assert_int_equal(md_engine_alloc_step(f->e, &s, &f->owner, 0, &a, &e), MD_ENGINE_OK);
+    json_decref(a);
+}
+
+/* With AdminComments on, a placed allocation (or one running when they are turned on) is
+ * taken once for its comment and shown not yet ready (its tasks wait) until the comment
+ * was tried, or for MD_ENGINE_COMMENT_WAIT at most; with them off it is ready at once and
+ * nothing is kept for Slurm. */
+static void test_allocation_waits_for_comment(void **state)
+{
+    fixture *f = *state;
+    configure(f, "sim", "gpu", "A100-40GB", "gpus", "2", NULL);
+    open_engine(f);
+    /* Running before comments are on (recovered at open): taken when they are. */
+    allocate(f, 80, "1g.5gb");
+    wait_count(f->e, MD_JOB_RUNNING, 1);
+    assert_false(comment_pending(f->e, 80));
+    hook_calls = 0;
+    md_engine_slurm_hook(f->e, count_hook, NULL, true);
+    assert_int_equal(hook_calls, 1);
+    assert_true(comment_pending(f->e, 80));
+    md_engine_slurm_view v;
+    ms_error e = {0};
+    assert_int_equal(md_engine_slurm_take(f->e, &v, &e), MS_OK);
+    assert_int_equal(v.nplaced, 1);
+    assert_int_equal(v.placed[0].slurm_job_id, 80);
+    free(v.placed);
+    assert_true(md_engine_slurm_commented(f->e, 80));
+
+    allocate(f, 81, "3g.20gb");
+    wait_count(f->e, MD_JOB_RUNNING, 2);
+    assert_true(hook_calls > 1);
+    assert_true(comment_pending(f->e, 81));
+    assert_int_equal(md_engine_slurm_take(f->e, &v, &e), MS_OK);
+    assert_int_equal(v.nplaced, 1);
+    assert_int_equal(v.placed[0].slurm_job_id, 81);
+    assert_string_equal(v.placed[0].profile, "3g.20gb");
+    char uuid[96];
+    assert_string_equal(v.placed[0].mig_uuid, alloc_text(f->e, 81, "mig_uuid", uuid, sizeof uuid));
+    free(v.placed);
+    assert_int_equal(md_engine_slurm_take(f->e, &v, &e), MS_OK);
+    assert_int_equal(v.nplaced, 0); /* told once */
+    free(v.placed);
+    assert_true(comment_pending(f->e, 81));
+    assert_true(md_engine_slurm_commented(f->e, 81));
+    assert_false(comment_pending(f->e, 81));
+    assert_false(md_engine_slurm_commented(f->e, 82)); /* none runs */
+
+    /* Never told (the agent stuck on Slurm): ready once the wait is over. */
+    allocate(f, 82, "3g.20gb");
+    wait_count(f->e, MD_JOB_RUNNING, 3);
+    assert_int_equal(md_engine_slurm_take(f->e, &v, &e), MS_OK);
+    assert_int_equal(v.nplaced, 1);
+    free(v.placed);
+    while (comment_pending(f->e, 82))
+        usleep(100 * 1000);
+    json_t *a;
+    assert_int_equal(md_engine_alloc_release(f->e, 82, -1, &a, &e), MD_ENGINE_OK);
+    json_decref(a);
+    assert_false(md_engine_slurm_commented(f->e, 82)); /* released: not tried again */
+
+    /* Comments off: ready at once, nothing kept. */
+    md_engine_slurm_hook(f->e, count_hook, NULL, false);
+    allocate(f, 83, "1g.5gb");
+    wait_count(f->e, MD_JOB_RUNNING, 3);
+    assert_false(comment_pending(f->e, 83));
+    assert_int_equal(md_engine_slurm_take(f->e, &v, &e), MS_OK);
+    assert_int_equal(v.nplaced, 0);
+    free(v.placed);
+    md_engine_slurm_hook(f->e, NULL, NULL, false);
+    stop_engine(f);
+}
+
 typedef struct submitter {
     fixture *f;
     int n;
@@ -892,6 +993,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_online_all_once, setup, teardown),
         cmocka_unit_test_setup_teardown(test_times_job_size, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_allocation_waits_for_comment, setup, teardown),
         cmocka_unit_test_setup_teardown(test_queue_full, setup, teardown),
         cmocka_unit_test_setup_teardown(test_owners, setup, teardown),
         cmocka_unit_test_setup_teardown(test_user_limits, setup, teardown),

@@ -252,8 +252,8 @@ static void stand_in_conf(msp_conf *c, const char *path, double timeout)
     "200 {\"id\": 7, \"state\": \"running\", \"mig_uuid\": \"MIG-x\", " \
     "\"profile\": \"2g.10gb\", \"gpu\": 1}"
 
-/* 503 while stopping, a connection closed unanswered and a queued allocation are waited
- * out; a refusal is final at once. */
+/* 503 while stopping, a connection closed unanswered, a queued allocation and one whose
+ * AdminComment is being set are waited out; a refusal is final at once. */
 static void test_stand_in_replies(void **state)
 {
     (void)state;
@@ -276,6 +276,19 @@ static void test_stand_in_replies(void **state)
                                    "stopping (HTTP 503); retrying in 0.2 s");
     assert_string_equal(in.mig_uuid, "MIG-x");
     assert_int_equal(in.allocation, 7);
+
+    /* Placed, its AdminComment not yet set: the task waits for it. */
+    static const char *const COMMENTING[] = {
+        "200 {\"id\": 7, \"state\": \"running\", \"mig_uuid\": \"MIG-x\", "
+        "\"profile\": \"2g.10gb\", \"gpu\": 1, \"comment_pending\": true}",
+        "200 {\"id\": 7, \"state\": \"running\", \"mig_uuid\": \"MIG-x\", "
+        "\"profile\": \"2g.10gb\", \"gpu\": 1, \"comment_pending\": false}"};
+    stand_in_start(&s, path, COMMENTING, 2);
+    stand_in_conf(&c, path, 30);
+    assert_int_equal(msp_acquire(&c, 12, 0, "{\"slices\": 2}", &in, err, sizeof err), 0);
+    stand_in_stop(&s, path);
+    assert_int_equal(s.served, 2);
+    assert_int_equal(notes, 0);
 
     static const char *const CONFLICT[] = {"409 {\"error\": \"holds an allocation of 3g\"}"};
     stand_in_start(&s, path, CONFLICT, 1);

@@ -158,6 +158,7 @@ typedef struct md_engine_placed {
     char profile[32];
     int gpu; /* the device index */
     char gpu_uuid[96], mig_uuid[96];
+    double placed; /* when it started (monotonic seconds) */
 } md_engine_placed;
 
 typedef struct md_engine_slurm_view {
@@ -169,14 +170,26 @@ typedef struct md_engine_slurm_view {
     size_t nplaced;
 } md_engine_slurm_view;
 
+/* The longest a placed allocation is shown not yet ready ("comment_pending") while its
+ * AdminComment is being set: Slurm slow or down delays a job's start by this at most. */
+#define MD_ENGINE_COMMENT_WAIT 5.0
+
 /* The node as Slurm should see it, and the placements not yet told (taken: told once). */
 int md_engine_slurm_take(md_engine *e, md_engine_slurm_view *out, ms_error *err);
+/* The AdminComment of Slurm job slurm_job's allocation was tried (set, or refused): the
+ * allocation is ready. Returns whether it still runs (a refused comment may be tried
+ * again while it does). */
+bool md_engine_slurm_commented(md_engine *e, int64_t slurm_job);
 /* The count-only slices each pending Slurm job asks (squeue), replacing the last ones:
  * placements keep room for their sizes (placement.h). */
 void md_engine_slurm_pending(md_engine *e, const long *slices, size_t n);
 /* fn(ctx) is called (with the engine's lock held: it must only wake someone) when an
- * allocation is placed or a running job ends, so that Slurm hears of it soon. */
-void md_engine_slurm_hook(md_engine *e, void (*fn)(void *ctx), void *ctx);
+ * allocation is placed or a running job ends, so that Slurm hears of it soon. comments:
+ * fn's owner sets each placed allocation's AdminComment (md_engine_slurm_take's placed),
+ * and the allocation is shown ready only once md_engine_slurm_commented says it was
+ * tried, or MD_ENGINE_COMMENT_WAIT after its start: its job starts with its comment.
+ * Turning comments on also takes the allocations running then (recovered at open). */
+void md_engine_slurm_hook(md_engine *e, void (*fn)(void *ctx), void *ctx, bool comments);
 
 /* ---- Metrics: a consistent snapshot; the HTTP layer renders the exposition. ---- */
 

@@ -151,9 +151,11 @@ static md_job *find_live(md_engine *e, int64_t slurm_id, ei_run **run)
 }
 
 /* Where a held allocation's instance is: what the SPANK plugin confines its tasks to.
- * gi -1: not holding one; gpu_minor -1: the GPU's minor number is unknown. */
+ * gi -1: not holding one; gpu_minor -1: the GPU's minor number is unknown.
+ * comment_pending: its AdminComment is being set, which its tasks wait for. */
 typedef struct held {
     long gi, ci, gpu_minor;
+    bool comment_pending;
 } held;
 
 /* Asked after the store's view of the job: one the store says runs is in the running set
@@ -161,7 +163,7 @@ typedef struct held {
  * comes with its instance. */
 static held held_now(md_engine *e, int64_t id)
 {
-    held h = {-1, -1, -1};
+    held h = {-1, -1, -1, false};
     pthread_mutex_lock(&e->mu);
     ei_settle(e);
     for (size_t i = 0; i < e->nrun; i++) {
@@ -174,6 +176,7 @@ static held held_now(md_engine *e, int64_t id)
         h.gi = (long)in->gi_id;
         h.ci = in->nci > 0 ? (long)in->ci_id : -1;
         h.gpu_minor = ms_backend_gpu_minor(gp->be, &minor, NULL) == MS_OK ? (long)minor : -1;
+        h.comment_pending = r->comment_due > 0 && ei_mono() < r->comment_due;
     }
     pthread_mutex_unlock(&e->mu);
     return h;
@@ -182,7 +185,8 @@ static held held_now(md_engine *e, int64_t id)
 static json_t *or_null(long v) { return v >= 0 ? json_integer(v) : json_null(); }
 
 /* The allocation's JSON: its job (GET /v1/jobs/{id}) with its steps and, once placed, its
- * GPU instance id (DCGM's GPU_I_ID), compute instance id and the GPU's minor number. */
+ * GPU instance id (DCGM's GPU_I_ID), compute instance id and the GPU's minor number;
+ * comment_pending while its Slurm job's AdminComment is being set. */
 static md_engine_outcome alloc_json(md_engine *e, int64_t id, json_t **out, ms_error *err)
 {
     md_engine_outcome o = ei_get_job(e, id, NULL, out, err);
@@ -201,7 +205,8 @@ static md_engine_outcome alloc_json(md_engine *e, int64_t id, json_t **out, ms_e
     if (!arr || json_object_set_new(*out, "steps", arr) ||
         json_object_set_new(*out, "gi_id", or_null(h.gi)) ||
         json_object_set_new(*out, "ci_id", or_null(h.ci)) ||
-        json_object_set_new(*out, "gpu_minor", or_null(h.gpu_minor))) {
+        json_object_set_new(*out, "gpu_minor", or_null(h.gpu_minor)) ||
+        json_object_set_new(*out, "comment_pending", json_boolean(h.comment_pending))) {
         json_decref(*out);
         *out = NULL;
         if (!rc)

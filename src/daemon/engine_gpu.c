@@ -311,10 +311,11 @@ int ei_start(md_engine *e, size_t i, int g, ms_placement p, ms_error *err)
     return MS_OK;
 }
 
-/* Allocation j was placed at (g, slot): kept for its Slurm job's AdminComment (slurm_agent.c);
- * memory short, the comment is left out (logged), never the job. */
-static void placed_for_slurm(md_engine *e, int g, int slot, const md_job *j)
+void ei_placed_for_slurm(md_engine *e, ei_run *r)
 {
+    const md_job *j = &r->job;
+    if (!e->slurm_comments)
+        return;
     if (e->nplaced == e->capplaced) {
         size_t cap = e->capplaced ? 2 * e->capplaced : 8;
         md_engine_placed *b = realloc(e->placed, cap * sizeof *b);
@@ -326,12 +327,14 @@ static void placed_for_slurm(md_engine *e, int g, int slot, const md_job *j)
         e->placed = b;
         e->capplaced = cap;
     }
-    const ei_gpu *gp = &e->gpu[g];
+    const ei_gpu *gp = &e->gpu[r->gpu];
     md_engine_placed *p = &e->placed[e->nplaced++];
-    *p = (md_engine_placed){.slurm_job_id = j->spec.slurm_job_id, .gpu = gp->device};
-    snprintf(p->profile, sizeof p->profile, "%s", e->m->profiles[gp->inst[slot].profile].name);
+    double now = ei_mono();
+    r->comment_due = now + MD_ENGINE_COMMENT_WAIT;
+    *p = (md_engine_placed){.slurm_job_id = j->spec.slurm_job_id, .gpu = gp->device, .placed = now};
+    snprintf(p->profile, sizeof p->profile, "%s", e->m->profiles[gp->inst[r->slot].profile].name);
     snprintf(p->gpu_uuid, sizeof p->gpu_uuid, "%s", gp->uuid);
-    snprintf(p->mig_uuid, sizeof p->mig_uuid, "%s", gp->inst[slot].mig.uuid);
+    snprintf(p->mig_uuid, sizeof p->mig_uuid, "%s", gp->inst[r->slot].mig.uuid);
 }
 
 /* The start is durable: the job runs (a hold, or its process) and leaves the queue. */
@@ -378,7 +381,7 @@ static void run_started(md_engine *e, const ei_starting *s, md_job *next)
     if (alloc) {
         ei_observe(&e->alloc_wait_seconds, md_engine_time_bounds, MD_ENGINE_TIME_BUCKETS,
                    next->started - next->submitted);
-        placed_for_slurm(e, g, p.start, next);
+        ei_placed_for_slurm(e, r);
         ei_slurm_changed(e);
     }
     char name[160], uid[16], user[160], prof[MS_NAME_LEN + 64];

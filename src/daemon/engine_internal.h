@@ -69,12 +69,14 @@ typedef struct ei_run {
     unsigned long long pstart;          /* nvml: its leader's start time, as journalled */
     char cgroup[MS_JOURNAL_CGROUP_LEN]; /* nvml: the cgroup of all its processes ("" none,
                                    or removed once empty) */
-    double kill_at;  /* nvml: SIGKILL the group then (monotonic); 0 = not signalled */
-    bool exited;     /* nvml: the process ended with exit_status (what it left in
-                        its cgroup is stopped while its instance drains) */
-    int exit_status; /* 128 + n for a signal */
-    bool node_fault; /* nvml: its start ran nothing for the node's reason (the
-                        error in job.start_error): it is requeued, not failed */
+    double kill_at;     /* nvml: SIGKILL the group then (monotonic); 0 = not signalled */
+    bool exited;        /* nvml: the process ended with exit_status (what it left in
+                           its cgroup is stopped while its instance drains) */
+    int exit_status;    /* 128 + n for a signal */
+    bool node_fault;    /* nvml: its start ran nothing for the node's reason (the
+                           error in job.start_error): it is requeued, not failed */
+    double comment_due; /* an allocation whose AdminComment is being set: shown not yet
+                           ready until then (monotonic) or until it was tried (0) */
 } ei_run;
 
 /* A job whose start keeps failing for the node's reason waits 1 s, doubling to a minute
@@ -193,6 +195,7 @@ struct md_engine {
     size_t nplaced, capplaced;
     void (*slurm_hook)(void *ctx);
     void *slurm_hook_ctx;
+    bool slurm_comments; /* the hook's owner sets placed allocations' AdminComment */
 
     pthread_mutex_t cmu;
     pthread_cond_t committed;
@@ -358,6 +361,10 @@ int ei_create(md_engine *e, int g, ms_placement p, int64_t job, ms_error *err);
 int ei_destroy(md_engine *e, int g, int slot, ms_error *err);
 /* Records an instance that is not ours on GPU g (journal, slots): never used or touched. */
 int ei_foreign(md_engine *e, int g, const ms_mig_instance *in, ms_error *err);
+/* Running allocation r is kept for its Slurm job's AdminComment (slurm_agent.c), which its
+ * tasks wait for (md_engine_slurm_hook); memory short, the comment is left out (logged),
+ * never the job. mu held. */
+void ei_placed_for_slurm(md_engine *e, ei_run *r);
 /* Claims (g, p) for queue[i] (the instance reused when idle there, else created); the job
  * stays queued until ei_start_flush. */
 int ei_start(md_engine *e, size_t i, int g, ms_placement p, ms_error *err);

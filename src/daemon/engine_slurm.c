@@ -1,6 +1,7 @@
 /* engine_slurm.c: the node as Slurm should see it (engine.h, "Slurm's view of the node"):
  * the count-only slices that keep its admission truthful, the placements whose jobs'
- * AdminComment is still to be set, and the sizes Slurm's pending jobs ask. */
+ * AdminComment is still to be set (their jobs wait for it), and the sizes Slurm's pending
+ * jobs ask. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,10 +48,32 @@ void md_engine_slurm_pending(md_engine *e, const long *slices, size_t n)
     pthread_mutex_unlock(&e->mu);
 }
 
-void md_engine_slurm_hook(md_engine *e, void (*fn)(void *ctx), void *ctx)
+bool md_engine_slurm_commented(md_engine *e, int64_t slurm_job)
+{
+    bool running = false;
+    pthread_mutex_lock(&e->mu);
+    for (size_t i = 0; i < e->nrun; i++)
+        if (e->run[i].job.spec.slurm_job_id == slurm_job && !e->run[i].release) {
+            e->run[i].comment_due = 0;
+            running = true;
+        }
+    pthread_mutex_unlock(&e->mu);
+    return running;
+}
+
+void md_engine_slurm_hook(md_engine *e, void (*fn)(void *ctx), void *ctx, bool comments)
 {
     pthread_mutex_lock(&e->mu);
     e->slurm_hook = fn;
     e->slurm_hook_ctx = ctx;
+    bool start = fn && comments && !e->slurm_comments;
+    e->slurm_comments = fn && comments;
+    /* The allocations already running (recovered at open, placed before a crash took
+     * their comment with it) are told again: the comment is only ever the same. */
+    for (size_t i = 0; start && i < e->nrun; i++)
+        if (ei_is_alloc(&e->run[i].job) && !e->run[i].release)
+            ei_placed_for_slurm(e, &e->run[i]);
+    if (start && e->nplaced)
+        ei_slurm_changed(e);
     pthread_mutex_unlock(&e->mu);
 }

@@ -22,6 +22,8 @@ struct md_slurm_agent {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     bool quit, kicked;
+    md_engine_placed *retry; /* comments Slurm refused while their allocation runs */
+    size_t nretry, capretry;
 };
 
 static void warn(const char *event, const char *what, const ms_error *err)
@@ -30,46 +32,84 @@ static void warn(const char *event, const char *what, const ms_error *err)
     md_log(MD_LOG_WARN, event, "%s error=%s", what, md_log_quote(err->msg, q, sizeof q));
 }
 
-static void tell_comments(const md_engine_slurm_view *v)
+static double mono(void)
 {
-    for (size_t i = 0; i < v->nplaced; i++) {
-        const md_engine_placed *p = &v->placed[i];
-        md_slurm_update u;
-        ms_error err = {0};
-        char what[64], q[sizeof u.value + 64];
-        snprintf(what, sizeof what, "slurm_job=%lld", (long long)p->slurm_job_id);
-        if (md_slurm_comment_update(&u, p->slurm_job_id, p->profile, p->gpu, p->gpu_uuid,
-                                    p->mig_uuid, &err) ||
-            md_slurm_run_update(&u, &err))
-            warn("slurm.comment_failed", what, &err);
-        else
-            md_log(MD_LOG_DEBUG, "slurm.comment", "%s comment=%s", what,
-                   md_log_quote(u.value, q, sizeof q));
-    }
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* Sets p's AdminComment, then lets its allocation's tasks start (they wait for it, even
+ * when it fails: Slurm down delays no job). Returns whether to try it again at the next
+ * pass: Slurm refused it while the allocation still runs, and not because its job has
+ * finished (its allocation not yet released then). */
+static bool tell_comment(md_slurm_agent *a, const md_engine_placed *p)
+{
+    md_slurm_update u;
+    ms_error err = {0};
+    char what[96], q[sizeof u.value + 64];
+    bool bad = md_slurm_comment_update(&u, p->slurm_job_id, p->profile, p->gpu, p->gpu_uuid,
+                                       p->mig_uuid, &err) != MS_OK;
+    bool failed = bad || md_slurm_run_update(&u, &err);
+    bool running = md_engine_slurm_commented(a->e, p->slurm_job_id);
+    if (!failed) {
+        md_log(MD_LOG_INFO, "slurm.comment", "slurm_job=%lld held=%.3f comment=%s",
+               (long long)p->slurm_job_id, mono() - p->placed, md_log_quote(u.value, q, sizeof q));
+        return false;
+    }
+    bool again = !bad && running && !strstr(err.msg, "already finished");
+    snprintf(what, sizeof what, "slurm_job=%lld retry=%s", (long long)p->slurm_job_id,
+             again ? "next_pass" : "no");
+    warn("slurm.comment_failed", what, &err);
+    return again;
+}
+
+/* The new placements' comments first (their jobs wait), then the refused ones again. */
+static void tell_comments(md_slurm_agent *a, const md_engine_slurm_view *v)
+{
+    size_t old = a->nretry;
+    for (size_t i = 0; i < v->nplaced; i++) {
+        if (!tell_comment(a, &v->placed[i]))
+            continue;
+        if (a->nretry == a->capretry) {
+            size_t cap = a->capretry ? 2 * a->capretry : 8;
+            md_engine_placed *b = realloc(a->retry, cap * sizeof *b);
+            if (!b)
+                continue; /* logged as refused; not tried again */
+            a->retry = b;
+            a->capretry = cap;
+        }
+        a->retry[a->nretry++] = v->placed[i];
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < a->nretry; i++)
+        if (i >= old || tell_comment(a, &a->retry[i]))
+            a->retry[kept++] = a->retry[i];
+    a->nretry = kept;
+}
+
+/* The placements' comments first: their jobs wait for them. */
 static void pass(md_slurm_agent *a)
 {
     ms_error err = {0};
-    if (*a->node) {
-        long *slices;
-        size_t n;
-        if (md_slurm_pending_jobs(a->gres, &slices, &n, &err)) {
-            warn("slurm.pending_failed", "pending=unknown", &err);
-        } else {
-            md_engine_slurm_pending(a->e, slices, n);
-            free(slices);
-        }
-    }
     md_engine_slurm_view v;
     if (md_engine_slurm_take(a->e, &v, &err)) {
         warn("slurm.sync_failed", "step=view", &err);
         return;
     }
-    if (a->comment)
-        tell_comments(&v);
+    tell_comments(a, &v);
     free(v.placed);
-    if (!*a->node || v.node_slices == a->told)
+    if (!*a->node)
+        return;
+    long *slices;
+    size_t n;
+    if (md_slurm_pending_jobs(a->gres, &slices, &n, &err)) {
+        warn("slurm.pending_failed", "pending=unknown", &err);
+    } else {
+        md_engine_slurm_pending(a->e, slices, n);
+        free(slices);
+    }
+    if (v.node_slices == a->told)
         return;
     md_slurm_update u;
     char what[160];
@@ -143,7 +183,7 @@ int md_slurm_agent_start(md_engine *e, const md_config *c, md_slurm_agent **out,
         free(a);
         return rc;
     }
-    md_engine_slurm_hook(e, kick, a);
+    md_engine_slurm_hook(e, kick, a, a->comment);
     *out = a;
     return MS_OK;
 }
@@ -152,7 +192,7 @@ void md_slurm_agent_stop(md_slurm_agent *a)
 {
     if (!a)
         return;
-    md_engine_slurm_hook(a->e, NULL, NULL);
+    md_engine_slurm_hook(a->e, NULL, NULL, false);
     pthread_mutex_lock(&a->mu);
     a->quit = true;
     pthread_cond_broadcast(&a->cv);
@@ -160,5 +200,6 @@ void md_slurm_agent_stop(md_slurm_agent *a)
     pthread_join(a->thread, NULL);
     pthread_mutex_destroy(&a->mu);
     pthread_cond_destroy(&a->cv);
+    free(a->retry);
     free(a);
 }

@@ -2,8 +2,10 @@
  * allocation's Slurm job gets an AdminComment naming its instance (`slurm-admin-comment`),
  * and, with `slurm-node` set, the node's count-only GRES is kept at what it can really place
  * and Slurm's pending jobs' sizes are read for the placements to keep room for. It runs when
- * the engine says something changed and every `slurm-sync` seconds; a failed command is
- * logged and tried again at the next pass, never failing a job. Private to the daemon. */
+ * the engine says something changed and every `slurm-sync` seconds. A placed allocation's
+ * tasks wait until its comment was tried (md_engine_slurm_hook), so that a job that ends at
+ * once has it too. A failed command is logged and tried again at the next pass (a comment
+ * while its allocation runs), never failing a job. Private to the daemon. */
 #ifndef MIGSCHED_DAEMON_SLURM_AGENT_H
 #define MIGSCHED_DAEMON_SLURM_AGENT_H
 

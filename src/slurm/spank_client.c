@@ -79,12 +79,13 @@ static long id_or_none(json_t *a, const char *key)
     return json_is_integer(v) && json_integer_value(v) >= 0 ? (long)json_integer_value(v) : -1;
 }
 
-/* Fills out from a running allocation's JSON; 0 when it runs, 1 while queued, -1 when it
- * is neither (err says). */
+/* Fills out from a running allocation's JSON; 0 when it runs, 1 while queued or while
+ * migschedd sets the job's AdminComment (so that a job that ends at once has it too), -1
+ * when it is neither (err says). */
 static int placed(json_t *a, msp_instance *out, char *err, size_t errlen)
 {
     const char *state = json_string_value(json_object_get(a, "state"));
-    if (state && !strcmp(state, "queued"))
+    if ((state && !strcmp(state, "queued")) || json_is_true(json_object_get(a, "comment_pending")))
         return 1;
     const char *uuid = json_string_value(json_object_get(a, "mig_uuid"));
     const char *profile = json_string_value(json_object_get(a, "profile"));

@@ -13,9 +13,9 @@
 # the job ran; no two jobs running at once on a node shared an instance; slices in use on a
 # node (the jobs' stamps and a poll of squeue) never above its 14; instance UUIDs differ
 # between nodes; each job's AdminComment names its instance (profile, GPU index and UUID,
-# MIG UUID; none only for a job that ended before migschedd's update, which Slurm refuses
-# then, as migschedd logs) and sacct (the cluster runs slurmdbd) shows it as scontrol show
-# job does; the plugin logged no error; at the end no allocation is held and, after each
+# MIG UUID; set before its task starts, and by the restarted migschedd for the jobs it
+# placed before the SIGKILL) and sacct (the cluster runs slurmdbd) shows it as scontrol
+# show job does; the plugin logged no error; at the end no allocation is held and, after each
 # migschedd stops, no instance is left on any node's fake GPUs. Before, a start whose
 # migschedd fails leaves nothing; after, the stop ends a job step whose slurmd was killed,
 # and leaves no process, namespace, link or file.
@@ -129,9 +129,17 @@ echo "$JOBS jobs submitted after $(since) s"
 # Mid-stream, while jobs run there: node 2's migschedd killed and started again, then node
 # 3's slurmd restarted. The moments go to the checks ("KILL_AT RESTART_AT").
 done_jobs() { ls "$T/rec" | wc -l; }
+# The Slurm jobs whose tasks node N's migschedd has let start: running, comment set.
+started_on() {
+    node_api "$1" '/v1/jobs?state=running' | jq -r '.jobs[].slurm_job_id // empty' |
+        while read -r j; do
+            node_api "$1" "/v1/allocations/$j" | jq -e '.comment_pending == false' >/dev/null &&
+                echo "$j"
+        done
+}
 now() { date +%s.%N; }
 await "[ \$(done_jobs) -ge $MIDKILL ]" 300
-await "[ \"\$(node_api 2 '/v1/jobs?state=running' | jq '.jobs | length')\" -gt 0 ]" 120
+await '[ -n "$(started_on 2)" ]' 120
 echo "$(done_jobs) jobs done at $(since) s: SIGKILL to node2's migschedd, started again"
 KILL_AT=$(now)
 bash "$CL" restart "$C" 2 migschedd KILL || fail "restarting node2's migschedd"
@@ -244,29 +252,15 @@ for job, rs in runs.items():
     assert i["created"] <= s and e <= i["destroyed"], \
         "job %d ran %.3f..%.3f outside its instance's life %.3f..%.3f" % (job, s, e, i["created"], i["destroyed"])
     spans[node].append((s, e, job, cvd, size))
-# Slurm's AdminComment, sacct's (equal to scontrol's), names each job's instance. Slurm
-# refuses it for a job that has already finished: a job that ended before migschedd's
-# update has none, and its node's migschedd logged the refusal; or it was placed by
-# node2's migschedd just before the SIGKILL, which took the update with it.
+# Slurm's AdminComment, sacct's (equal to scontrol's), names each job's instance.
 comments = dict(l.split() for l in open(T + "/sacct.comments"))
 assert set(map(int, comments)) == set(comp), "sacct lists jobs %s" % sorted(comments)
-too_late = set()
-for node in nodes:
-    for line in open("%s/%s.log" % (T, node)):
-        m = re.search(r'event=slurm\.comment_failed slurm_job=(\d+) .*Job has already finished', line)
-        if m:
-            too_late.add(int(m.group(1)))
 for job, rs in runs.items():
     node, (_, a) = comp[job][0]["NodeList"], allocs[job][0]
-    if comments[str(job)] == "-":
-        assert job in too_late or (node == "node2" and a["started"] < kill_at), \
-            "job %d has no AdminComment, and Slurm did not refuse one" % job
-        continue
     gpu_uuid = {g["gpu"]: g["uuid"] for g in json.load(open("%s/%s.gpus.json" % (T, node)))["gpus"]}
     want = "migsched:profile=%s,gpu=%d,gpu_uuid=%s,mig_uuid=%s" % (
         inst[node][a["mig_uuid"]]["prof"], a["gpu"], gpu_uuid[a["gpu"]], a["mig_uuid"])
     assert comments[str(job)] == want, "job %d: AdminComment %s, expected %s" % (job, comments[str(job)], want)
-commented = sum(1 for c in comments.values() if c != "-")
 # Per node: no two jobs at once on an instance, slices in use never above the node's.
 together, peaks = 0, {}
 for node, sp in spans.items():
@@ -297,10 +291,10 @@ across = lambda node, t: sum(1 for s, e, *_ in spans[node] if s < t < e)
 assert across("node2", kill_at) and across("node3", restart_at), "no job ran across a restart"
 print("%d jobs (%s); %d pairs at once on a node; peak slices by the stamps %s, by squeue %s; "
       "%d instances made; %d jobs ran across node2's migschedd SIGKILL, %d across node3's slurmd restart; "
-      "%d AdminComments in sacct (%d jobs ended first)"
+      "%d AdminComments in sacct"
       % (len(runs), ", ".join("%s %d" % (n, len(spans[n])) for n in nodes), together,
          [peaks[n] for n in nodes], [polled[n] for n in nodes], sum(len(v) for v in inst.values()),
-         across("node2", kill_at), across("node3", restart_at), commented, len(runs) - commented))
+         across("node2", kill_at), across("node3", restart_at), len(comments)))
 PY
 
 # Each migschedd's clean stop removes every instance it made, idle ones too.
