@@ -165,7 +165,8 @@ int hier_fit(int argc, char **argv)
     double requests = 1;
     int o;
     optind = 1;
-    while ((o = getopt_long(argc, argv, "o:G:W:n:r:C:h", cmd_hier_fit_options, NULL)) != -1) {
+    opterr = 0;
+    while ((o = getopt_long(argc, argv, ":o:G:W:n:r:C:h", cmd_hier_fit_options, NULL)) != -1) {
         switch (o) {
         case 'o': out = optarg; break;
         case 'G':
@@ -186,7 +187,10 @@ int hier_fit(int argc, char **argv)
         case 'r': corun = optarg; break;
         case 'C': catalogue = optarg; break;
         case 'h': fit_usage(stdout); return 0;
-        default: return cli_usage_error("hier fit", fit_usage, "unknown option");
+        case ':':
+            return cli_usage_error("hier fit", fit_usage, "%s needs a value", argv[optind - 1]);
+        default:
+            return cli_usage_error("hier fit", fit_usage, "unknown option '%s'", argv[optind - 1]);
         }
     }
     if (corun && optind < argc)

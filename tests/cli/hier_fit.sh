@@ -118,4 +118,7 @@ printf 'setup,jobs,times\nmps:50+50,lavaMD;nope,1;2\n' > unk.csv
 [ $? = 1 ] && grep -q "line 2: job 'nope' is not in the catalogue" err.txt || fail "unknown job: $(cat err.txt)"
 "$M" hier fit --corun table.csv alpha.csv > /dev/null 2>&1
 [ $? = 2 ] || fail "--corun with profile files is not a usage error"
+"$M" hier fit --corun > /dev/null 2> err.txt
+[ $? = 2 ] && head -1 err.txt | grep -qx "migsched hier fit: --corun needs a value" \
+    || fail "--corun without a value: $(cat err.txt)"
 echo "hier_fit: ok"
