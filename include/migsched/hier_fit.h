@@ -95,13 +95,17 @@ int ms_hier_fit_cv(const ms_hier_obs_set *set, ms_hier_params fix, ms_hier_fit_r
  * table gets s and m (T stays its catalogue solo time: the table holds sets of 2 or more
  * jobs only; c = 1), and gamma is fitted unless fix_gamma >= 0 (then fixed to it); the
  * serial width stays the table's (ms_hier_corun_params); out holds
- * every catalogue job, fitted[j] = 1 for those in the table. e: the mean absolute relative
- * error of the co-run times by layout (ms_hier_layout) and set size (index c - 1). */
+ * every catalogue job, fitted[j] = 1 for those in the table. in_sample: the mean absolute
+ * relative error of the co-run times by layout (ms_hier_layout) and set size (index c - 1).
+ * cv (NULL: not computed): leaving one job out, each job's times predicted by a fit on the
+ * rows without it (gamma and the other jobs' s, m); its own s, m stay its catalogue values,
+ * since every row holding it is a co-run of it. Each time is judged once in both. */
 typedef struct ms_hier_corun_errors {
     double sum[3][MS_HIER_MAX_C];
     int n[3][MS_HIER_MAX_C];
 } ms_hier_corun_errors;
 int ms_hier_fit_corun(const ms_hier_catalog *cat, const ms_hier_corun *table, double fix_gamma,
-                      ms_hier_fit_result *out, ms_hier_corun_errors *e, ms_error *err);
+                      ms_hier_fit_result *out, ms_hier_corun_errors *in_sample,
+                      ms_hier_corun_errors *cv, ms_error *err);
 
 #endif

@@ -30,7 +30,9 @@ static void fit_usage(FILE *f)
         "  each job being N requests (default 1): solo = N x T.\n"
         "  --corun TABLE: fits instead each job's s and m (T = its solo time in the catalogue,\n"
         "  the built-in one or --catalogue FILE) and gamma to a measured co-run table (CSV\n"
-        "  setup,jobs,times) and prints the error by layout and set size, in sample.\n");
+        "  setup,jobs,times) and prints the error by layout and set size, in sample and\n"
+        "  leaving one job out (its rows predicted by gamma and the other jobs' s, m fitted\n"
+        "  on the rows without it, with its own s, m from the catalogue).\n");
 }
 
 static void print_errors(const char *title, const ms_hier_fit_errors *e)
@@ -95,19 +97,39 @@ static int write_catalogue(const char *path, const ms_hier_fit_result *r, double
     return ms_output_commit(&o, err);
 }
 
-static void print_corun_errors(const ms_hier_corun_errors *e)
+static void print_cell(double sum, int n)
 {
-    printf("mean absolute error of the co-run times, in sample (times):\n  layout  ");
+    if (n)
+        printf("  %5.1f%% (%3d)", 100 * sum / n, n);
+    else
+        printf("  %12s", "-");
+}
+
+/* By layout (rows, then all of them) and set size (columns, then all of them). */
+static void print_corun_errors(const char *title, const ms_hier_corun_errors *e)
+{
+    printf("%s\n  layout  ", title);
     for (int c = 2; c <= MS_HIER_MAX_C; c++)
         printf("   %d jobs      ", c);
-    printf("\n");
-    for (int l = 0; l < 3; l++) {
-        printf("  %-8s", ms_hier_layout_name((ms_hier_layout)l));
-        for (int c = 2; c <= MS_HIER_MAX_C; c++)
-            if (e->n[l][c - 1])
-                printf("  %5.1f%% (%3d)", 100 * e->sum[l][c - 1] / e->n[l][c - 1], e->n[l][c - 1]);
-            else
-                printf("  %12s", "-");
+    printf("   all\n");
+    double col_sum[MS_HIER_MAX_C + 1] = {0};
+    int col_n[MS_HIER_MAX_C + 1] = {0};
+    for (int l = 0; l <= 3; l++) {
+        printf("  %-8s", l < 3 ? ms_hier_layout_name((ms_hier_layout)l) : "all");
+        double row_sum = 0;
+        int row_n = 0;
+        for (int c = 2; c <= MS_HIER_MAX_C; c++) {
+            double sum = l < 3 ? e->sum[l][c - 1] : col_sum[c];
+            int n = l < 3 ? e->n[l][c - 1] : col_n[c];
+            if (l < 3) {
+                col_sum[c] += sum;
+                col_n[c] += n;
+            }
+            row_sum += sum;
+            row_n += n;
+            print_cell(sum, n);
+        }
+        print_cell(row_sum, row_n);
         printf("\n");
     }
 }
@@ -125,9 +147,9 @@ static int fit_corun(const char *table, const char *catalogue, const char *out, 
     if (hier_load_sources(&src, &cat, &cr))
         return 1;
     ms_hier_fit_result r;
-    ms_hier_corun_errors e;
+    ms_hier_corun_errors ins, cv;
     ms_error err;
-    int rc = ms_hier_fit_corun(&cat, cr, gamma, &r, &e, &err);
+    int rc = ms_hier_fit_corun(&cat, cr, gamma, &r, &ins, &cv, &err);
     if (!rc && out)
         rc = write_catalogue(out, &r, 1, 0, &err);
     if (rc) {
@@ -140,7 +162,12 @@ static int fit_corun(const char *table, const char *catalogue, const char *out, 
                fitted);
         printf("gamma %.4f (%s); c = 1 for every job\n", r.par.gamma,
                gamma >= 0 ? "fixed by --gamma" : "fitted");
-        print_corun_errors(&e);
+        print_corun_errors("mean absolute error of the co-run times, in sample (times):", &ins);
+        print_corun_errors("leave one job out (gamma and the other jobs' s, m fitted on the "
+                           "rows without it):",
+                           &cv);
+        printf("  (a job's own s, m are not identified without its co-run rows: the held-out\n"
+               "  job keeps its catalogue values)\n");
     }
     if (!rc)
         ms_hier_fit_result_fini(&r);

@@ -3,7 +3,8 @@
  * of sets of 2 or more jobs does not hold; c = 1) and the global gamma, by least squares on
  * the relative error of every co-run time. Jobs interact, so the fit goes round the jobs
  * (Levenberg-Marquardt on one job's s, m with the others held, from a grid start on the
- * first round) and gamma until the sum of squares stops falling. */
+ * first round) and gamma until the sum of squares stops falling. Leaving one job out, the
+ * same fit runs on the rows without it. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,16 +89,21 @@ static double cost_of(corun_ctx *ctx, const double *p, int nr, double *r)
     return c;
 }
 
+static int row_has(const table_row *r, int job)
+{
+    for (int k = 0; k < r->setup.c; k++)
+        if (r->job[k] == job)
+            return 1;
+    return 0;
+}
+
 /* The rows holding job j (j < 0: every row) into used; returns their residual count. */
 static int rows_of(const corun_ctx *ctx, int j, size_t *used, int *n_used)
 {
     int nr = 0;
     *n_used = 0;
     for (size_t i = 0; i < ctx->n_rows; i++) {
-        int has = j < 0;
-        for (int k = 0; k < ctx->rows[i].setup.c; k++)
-            has |= ctx->rows[i].job[k] == j;
-        if (has) {
+        if (j < 0 || row_has(&ctx->rows[i], j)) {
             used[(*n_used)++] = i;
             nr += ctx->rows[i].setup.c;
         }
@@ -181,85 +187,144 @@ static int resolve(const ms_hier_corun *table, const ms_hier_catalog *cat, table
     return MS_OK;
 }
 
-int ms_hier_fit_corun(const ms_hier_catalog *cat, const ms_hier_corun *table, double fix_gamma,
-                      ms_hier_fit_result *out, ms_hier_corun_errors *e, ms_error *err)
+/* Fits the jobs of rows (n of them) from cat's values: s, m of every job in them, and
+ * gamma unless fix_gamma >= 0; jobs not in rows keep cat's values. Returns the context
+ * left at the fit, on jobs and used (buffers of cat->n and n). */
+static corun_ctx fit_rows(const table_row *rows, size_t n, const ms_hier_catalog *cat,
+                          const ms_hier_params *start, double fix_gamma, ms_hier_profile *jobs,
+                          int *fitted, size_t *used, double *r)
 {
-    memset(out, 0, sizeof *out);
-    memset(e, 0, sizeof *e);
-    if (!ms_hier_corun_measured(table) || !table->n)
-        return ms_error_set(err, MS_EINVAL, "the co-run table has no rows");
-    table_row *rows = calloc(table->n, sizeof *rows);
-    size_t *used = calloc(table->n, sizeof *used);
-    double *r = calloc(table->n * MS_HIER_MAX_C, sizeof *r);
-    out->n_jobs = cat->n;
-    out->jobs = calloc(cat->n + 1, sizeof *out->jobs);
-    out->fitted = calloc(cat->n + 1, sizeof *out->fitted);
-    int rc = !rows || !used || !r || !out->jobs || !out->fitted
-                 ? ms_error_set(err, MS_ENOMEM, "out of memory")
-                 : resolve(table, cat, rows, err);
-    if (!rc) {
-        memcpy(out->jobs, cat->jobs, cat->n * sizeof *out->jobs);
-        corun_ctx ctx = {.rows = rows, .n_rows = table->n, .jobs = out->jobs, .used = used};
-        ctx.par = *ms_hier_corun_params(table); /* the serial width stays the table's */
-        if (fix_gamma >= 0)
-            ctx.par.gamma = fix_gamma;
-        for (size_t i = 0; i < table->n; i++)
-            for (int k = 0; k < rows[i].setup.c; k++) {
-                out->jobs[rows[i].job[k]].cache = 1;
-                out->fitted[rows[i].job[k]] = 1;
-            }
-        double last = INFINITY;
-        for (int round = 0; round < ROUNDS; round++) {
-            for (size_t j = 0; j < cat->n; j++)
-                if (out->fitted[j])
-                    fit_one_job(&ctx, (int)j, r);
-            if (fix_gamma < 0)
-                fit_gamma_table(&ctx, r);
-            int nr = rows_of(&ctx, -1, used, &ctx.n_used);
-            ctx.job = -1;
-            double g = ctx.par.gamma, c = cost_of(&ctx, &g, nr, r);
-            if (!(c < last * (1 - 1e-12)))
-                break;
-            last = c;
+    memcpy(jobs, cat->jobs, cat->n * sizeof *jobs);
+    memset(fitted, 0, cat->n * sizeof *fitted);
+    corun_ctx ctx = {.rows = rows, .n_rows = n, .jobs = jobs, .used = used, .par = *start};
+    if (fix_gamma >= 0)
+        ctx.par.gamma = fix_gamma;
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < rows[i].setup.c; k++) {
+            jobs[rows[i].job[k]].cache = 1;
+            fitted[rows[i].job[k]] = 1;
         }
-        /* Then all at once, when the parameters are few enough. */
-        int idx[HIER_LM_MAX_P], nj = 0, ok = 1;
-        for (size_t j = 0; j < cat->n && ok; j++)
-            if (out->fitted[j]) {
-                ok = 2 * (nj + 1) + (fix_gamma < 0) <= HIER_LM_MAX_P;
-                if (ok)
-                    idx[nj++] = (int)j;
-            }
-        if (ok) {
-            joint_ctx jc = {.c = &ctx, .idx = idx, .n_jobs = nj, .gamma = fix_gamma < 0};
-            double p[HIER_LM_MAX_P], lo[HIER_LM_MAX_P], hi[HIER_LM_MAX_P];
-            int np = 2 * nj + jc.gamma, nr = rows_of(&ctx, -1, used, &ctx.n_used);
-            for (int i = 0; i < nj; i++) {
-                p[2 * i] = out->jobs[idx[i]].serial;
-                p[2 * i + 1] = out->jobs[idx[i]].mem;
-            }
-            for (int i = 0; i < np; i++) {
-                lo[i] = 0;
-                hi[i] = i < 2 * nj ? 1 : 100;
-            }
-            if (jc.gamma)
-                p[2 * nj] = ctx.par.gamma;
-            hier_lm(joint_resid, &jc, np, nr, p, lo, hi);
-            joint_resid(p, r, &jc);
+    if (!n)
+        return ctx;
+    double last = INFINITY;
+    for (int round = 0; round < ROUNDS; round++) {
+        for (size_t j = 0; j < cat->n; j++)
+            if (fitted[j])
+                fit_one_job(&ctx, (int)j, r);
+        if (fix_gamma < 0)
+            fit_gamma_table(&ctx, r);
+        int nr = rows_of(&ctx, -1, used, &ctx.n_used);
+        ctx.job = -1;
+        double g = ctx.par.gamma, c = cost_of(&ctx, &g, nr, r);
+        if (!(c < last * (1 - 1e-12)))
+            break;
+        last = c;
+    }
+    /* Then all at once, when the parameters are few enough. */
+    int idx[HIER_LM_MAX_P], nj = 0, ok = 1;
+    for (size_t j = 0; j < cat->n && ok; j++)
+        if (fitted[j]) {
+            ok = 2 * (nj + 1) + (fix_gamma < 0) <= HIER_LM_MAX_P;
+            if (ok)
+                idx[nj++] = (int)j;
         }
-        out->par = ctx.par;
-        for (size_t i = 0; i < table->n; i++) {
-            double res[MS_HIER_MAX_C];
-            int c = row_resid(&ctx, &rows[i], res);
-            for (int k = 0; k < c; k++) {
+    if (ok) {
+        joint_ctx jc = {.c = &ctx, .idx = idx, .n_jobs = nj, .gamma = fix_gamma < 0};
+        double p[HIER_LM_MAX_P], lo[HIER_LM_MAX_P], hi[HIER_LM_MAX_P];
+        int np = 2 * nj + jc.gamma, nr = rows_of(&ctx, -1, used, &ctx.n_used);
+        for (int i = 0; i < nj; i++) {
+            p[2 * i] = jobs[idx[i]].serial;
+            p[2 * i + 1] = jobs[idx[i]].mem;
+        }
+        for (int i = 0; i < np; i++) {
+            lo[i] = 0;
+            hi[i] = i < 2 * nj ? 1 : 100;
+        }
+        if (jc.gamma)
+            p[2 * nj] = ctx.par.gamma;
+        hier_lm(joint_resid, &jc, np, nr, p, lo, hi);
+        joint_resid(p, r, &jc);
+    }
+    return ctx;
+}
+
+/* Adds the errors of the fit in ctx on job's times (-1: every time), so that leaving each
+ * job out in turn judges every time once. */
+static void errors_add(const corun_ctx *ctx, const table_row *rows, size_t n, int job,
+                       ms_hier_corun_errors *e)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (job >= 0 && !row_has(&rows[i], job))
+            continue;
+        double res[MS_HIER_MAX_C];
+        int c = row_resid(ctx, &rows[i], res);
+        for (int k = 0; k < c; k++)
+            if (job < 0 || rows[i].job[k] == job) {
                 e->sum[rows[i].setup.layout][c - 1] += fabs(res[k]);
                 e->n[rows[i].setup.layout][c - 1]++;
             }
-        }
+    }
+}
+
+/* Each job's times judged by a fit without its rows: gamma and the other jobs' s, m
+ * from the rows that do not hold it, its own s, m its catalogue values (every row holding
+ * it is a co-run of it, so nothing else identifies them). */
+static void leave_one_job_out(const table_row *rows, size_t n, const ms_hier_catalog *cat,
+                              const ms_hier_params *start, double fix_gamma, const int *in_table,
+                              ms_hier_profile *jobs, int *fitted, table_row *kept, size_t *used,
+                              double *r, ms_hier_corun_errors *cv)
+{
+    for (size_t j = 0; j < cat->n; j++) {
+        if (!in_table[j])
+            continue;
+        size_t nk = 0;
+        for (size_t i = 0; i < n; i++)
+            if (!row_has(&rows[i], (int)j))
+                kept[nk++] = rows[i];
+        corun_ctx ctx = fit_rows(kept, nk, cat, start, fix_gamma, jobs, fitted, used, r);
+        errors_add(&ctx, rows, n, (int)j, cv);
+    }
+}
+
+int ms_hier_fit_corun(const ms_hier_catalog *cat, const ms_hier_corun *table, double fix_gamma,
+                      ms_hier_fit_result *out, ms_hier_corun_errors *in_sample,
+                      ms_hier_corun_errors *cv, ms_error *err)
+{
+    memset(out, 0, sizeof *out);
+    memset(in_sample, 0, sizeof *in_sample);
+    if (cv)
+        memset(cv, 0, sizeof *cv);
+    if (!ms_hier_corun_measured(table) || !table->n)
+        return ms_error_set(err, MS_EINVAL, "the co-run table has no rows");
+    table_row *rows = calloc(table->n, sizeof *rows);
+    table_row *kept = calloc(table->n, sizeof *kept);
+    size_t *used = calloc(table->n, sizeof *used);
+    double *r = calloc(table->n * MS_HIER_MAX_C, sizeof *r);
+    ms_hier_profile *cv_jobs = calloc(cat->n + 1, sizeof *cv_jobs);
+    int *cv_fitted = calloc(cat->n + 1, sizeof *cv_fitted);
+    out->n_jobs = cat->n;
+    out->jobs = calloc(cat->n + 1, sizeof *out->jobs);
+    out->fitted = calloc(cat->n + 1, sizeof *out->fitted);
+    int rc = !rows || !kept || !used || !r || !cv_jobs || !cv_fitted || !out->jobs || !out->fitted
+                 ? ms_error_set(err, MS_ENOMEM, "out of memory")
+                 : resolve(table, cat, rows, err);
+    if (!rc) {
+        /* the serial width stays the table's */
+        const ms_hier_params *start = ms_hier_corun_params(table);
+        corun_ctx ctx = fit_rows(rows, table->n, cat, start, fix_gamma, out->jobs, out->fitted,
+                                 used, r);
+        out->par = ctx.par;
+        errors_add(&ctx, rows, table->n, -1, in_sample);
+        if (cv)
+            leave_one_job_out(rows, table->n, cat, start, fix_gamma, out->fitted, cv_jobs,
+                              cv_fitted, kept, used, r, cv);
     }
     free(rows);
+    free(kept);
     free(used);
     free(r);
+    free(cv_jobs);
+    free(cv_fitted);
     if (rc)
         ms_hier_fit_result_fini(out);
     return rc;

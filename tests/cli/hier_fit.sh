@@ -111,6 +111,10 @@ done; done
 "$M" hier fit --corun table.csv --out tcat.csv > tfit.txt || fail "fit to a co-run table"
 grep -q "^6 jobs of the catalogue in the co-run table" tfit.txt || fail "co-run fit: $(cat tfit.txt)"
 grep -q "^  private " tfit.txt || fail "no error by layout"
+grep -q "^leave one job out" tfit.txt || fail "no error leaving one job out: $(cat tfit.txt)"
+[ "$(grep -c '^  private ' tfit.txt)" = 2 ] || fail "the two co-run tables are not both printed"
+"$M" hier fit --corun table.csv > tfit2.txt && cmp -s tfit.txt tfit2.txt \
+    || fail "the co-run fit differs between two runs"
 [ "$(($(wc -l < tcat.csv) - 1))" = 27 ] || fail "the written catalogue lacks the other jobs"
 "$M" hier --catalogue tcat.csv --window w6.csv --policy optimal > /dev/null || fail "tcat.csv does not plan"
 printf 'setup,jobs,times\nmps:50+50,lavaMD;nope,1;2\n' > unk.csv
