@@ -17,8 +17,8 @@
 #   dynamic: migschedd on every node with slurm-node (--slurm-node) and the plugin's
 #     timeout=60 requeue_exit=75 with RequeueExit=75 (docs/cluster.md); a job asks
 #     --mig=PROFILE --gres=migslice:C.
-# Both deployments run a job epilog (tests/cluster/cluster.sh: Epilog=/bin/true, and the
-# plugin's under dynamic), so that slurmctld schedules at each job's end.
+# Both deployments run one job epilog (tests/cluster/cluster.sh: Epilog=/bin/true under
+# static, the plugin's under dynamic), so that slurmctld schedules at each job's end.
 # From slurmctld.log (each job's submission, start and end, in milliseconds; jobcomp's
 # whole seconds where the log lacks one), jobcomp/filetxt's states and nodes and, under
 # dynamic, each allocation's wait in the plugin (migschedd's /v1/jobs wait_seconds, added
@@ -44,7 +44,8 @@
 #                                           [--records DIR]
 # Defaults: 250 jobs, 4 minutes, cap 3600 s, loads 0.6 0.8 1.0, both policies. The trace is
 # $MIGSCHED_ALIBABA or shared/data next to (or above) the source tree; --out keeps every
-# run's records (jobcomp, slurmctld.log, migschedd's jobs, the stream) in DIR; --records DIR
+# run's records (jobcomp, slurmctld.log, each node's slurmd and migschedd log, migschedd's
+# jobs, the stream) in DIR; --records DIR
 # takes the cluster's records from such a DIR (made with the same --jobs, --minutes, --cap
 # and loads) instead of running the cluster, and analyses them again. Skips (exit 0, saying
 # why) when not root or without Slurm or the trace.
@@ -174,6 +175,12 @@ run_cluster() {
     done
     cp "$C/jobcomp.txt" "$out/jobcomp.txt"
     cp "$C/ctld/slurmctld.log" "$out/ctld.log"
+    # Each node's slurmd log (slurmstepd's and the plugin's lines, the epilogs) and under
+    # dynamic its migschedd log: where a job's hold goes between Slurm's stamps.
+    for n in $(seq "$NODES"); do
+        cp "$C/node$n/slurmd.log" "$out/node$n.slurmd.log"
+        [ "$policy" != dynamic ] || cp "$C/node$n/migschedd.log" "$out/node$n.migschedd.log"
+    done
     : > "$out/plugin.txt"
     : > "$out/creation.txt"
     if [ "$policy" = dynamic ]; then
