@@ -572,6 +572,19 @@ static const char *alloc_text(md_engine *e, int64_t slurm_id, const char *field,
     return buf;
 }
 
+static void allocate(fixture *f, int64_t slurm_id, const char *profile)
+{
+    char text[128];
+    snprintf(text, sizeof text, "{\"name\": \"a\", \"slurm_job_id\": %lld, \"profile\": \"%s\"}",
+             (long long)slurm_id, profile);
+    md_job_spec s;
+    json_t *a;
+    ms_error e = {0};
+    assert_int_equal(md_job_spec_parse(text, strlen(text), &f->c.model, &s, &e), MS_OK);
+    assert_int_equal(md_engine_alloc_step(f->e, &s, &f->owner, 0, &a, &e), MD_ENGINE_OK);
+    json_decref(a);
+}
+
 /* A Slurm allocation held through two restarts of a sim engine: nothing survives a sim
  * process, so its instance is made again, and the sim numbers its MIG UUIDs afresh in each
  * process: here the allocation's was the second instance made, its remake the first, so
@@ -584,13 +597,7 @@ static void test_sim_allocation_restart(void **state)
     configure(f, "sim", "gpu", "A100-40GB", "gpus", "1", NULL);
     open_engine(f);
     wait_state(f, submit_ok(f, "\"profile\": \"1g.10gb\", \"seconds\": 1", NULL), "done");
-    const char *text = "{\"name\": \"a\", \"slurm_job_id\": 77, \"profile\": \"3g.20gb\"}";
-    md_job_spec s;
-    json_t *a;
-    ms_error e = {0};
-    assert_int_equal(md_job_spec_parse(text, strlen(text), &f->c.model, &s, &e), MS_OK);
-    assert_int_equal(md_engine_alloc_step(f->e, &s, &f->owner, 0, &a, &e), MD_ENGINE_OK);
-    json_decref(a);
+    allocate(f, 77, "3g.20gb");
     wait_count(f->e, MD_JOB_RUNNING, 1);
     char told[96], now[96];
     alloc_text(f->e, 77, "mig_uuid", told, sizeof told);
@@ -600,7 +607,8 @@ static void test_sim_allocation_restart(void **state)
     }
     assert_string_equal(alloc_text(f->e, 77, "state", now, sizeof now), "running");
     assert_string_equal(alloc_text(f->e, 77, "mig_uuid", now, sizeof now), told);
-    json_t *gpus;
+    ms_error e = {0};
+    json_t *gpus, *a;
     assert_int_equal(md_engine_gpus(f->e, &gpus, &e), MD_ENGINE_OK);
     json_t *insts = json_object_get(json_array_get(json_object_get(gpus, "gpus"), 0), "instances");
     assert_int_equal(json_array_size(insts), 1);
@@ -637,19 +645,6 @@ static bool comment_pending(md_engine *e, int64_t slurm_id)
     bool pending = json_is_true(v);
     json_decref(a);
     return pending;
-}
-
-static void allocate(fixture *f, int64_t slurm_id, const char *profile)
-{
-    char text[128];
-    snprintf(text, sizeof text, "{\"name\": \"a\", \"slurm_job_id\": %lld, \"profile\": \"%s\"}",
-             (long long)slurm_id, profile);
-    md_job_spec s;
-    json_t *a;
-    ms_error e = {0};
-    assert_int_equal(md_job_spec_parse(text, strlen(text), &f->c.model, &s, &e), MS_OK);
-    assert_int_equal(md_engine_alloc_step(f->e, &s, &f->owner, 0, &a, &e), MD_ENGINE_OK);
-    json_decref(a);
 }
 
 /* With AdminComments on, a placed allocation (or one running when they are turned on) is
