@@ -35,7 +35,7 @@ static int after_end(md_engine *e, size_t i, md_job *next, md_job_event ev, ms_e
     ei_slurm_changed(e);
     ei_mapping(e, r->gpu, r->slot, NULL);
     /* Its instance is free once nothing the job started is left. */
-    if (!ei_leftovers(e, r, &e->gpu[r->gpu].inst[r->slot], ei_mono()))
+    if (!ei_leftovers(e, r, &e->gpu[r->gpu].inst[r->slot], ms_monotonic_seconds()))
         ei_release(e, r->gpu, r->slot);
     int rc = MS_OK;
     if (next->state == MD_JOB_QUEUED) { /* interrupted under retry: back in line, by id */
@@ -71,7 +71,7 @@ static int end_runs(md_engine *e, const ending *en, size_t n, ms_error *err)
             /* Not placed again before its wait, which doubles with each failure in a row. */
             double wait = md_backoff_delay(EI_START_FIRST, EI_START_MAX,
                                            next[k].start_failures + 1);
-            next[k].not_before = ei_mono() + wait;
+            next[k].not_before = ms_monotonic_seconds() + wait;
             rc = md_job_requeue(&next[k], now, next[k].start_error, wait, &ts[k], err);
             continue;
         }
@@ -122,7 +122,7 @@ static bool draining(const md_engine *e)
 static double step(md_engine *e)
 {
     ms_error err = {0};
-    double now = ei_mono(), next = INFINITY;
+    double now = ms_monotonic_seconds(), next = INFINITY;
     drain(e, now);
     ending *en = malloc((e->nrun ? e->nrun : 1) * sizeof *en);
     size_t nen = 0;
@@ -151,7 +151,7 @@ static double step(md_engine *e)
     /* On a store failure the jobs stay as they are, to be ended at the next try. */
     if ((nen || !en) && md_backoff_due(&e->ends, now)) {
         if (!en || end_runs(e, en, nen, &err))
-            md_backoff_fail(&e->ends, ei_mono(), en ? err.msg : "out of memory");
+            md_backoff_fail(&e->ends, ms_monotonic_seconds(), en ? err.msg : "out of memory");
         else
             md_backoff_ok(&e->ends);
     }
@@ -160,7 +160,7 @@ static double step(md_engine *e)
     if (md_backoff_due(&e->schedule, now)) {
         int rc = batch ? ei_batch_step(e, &err) : e->stopping ? MS_OK : ei_place_queued(e, &err);
         if (rc)
-            md_backoff_fail(&e->schedule, ei_mono(), err.msg);
+            md_backoff_fail(&e->schedule, ms_monotonic_seconds(), err.msg);
         else
             md_backoff_ok(&e->schedule);
     }
@@ -196,7 +196,7 @@ static void *loop(void *arg)
             /* The store keeps failing: the stop ends at stop-grace all the same, and the
              * jobs it could not end are left to the next start's recovery, as after a crash. */
             double give_up = e->stop_mono + e->stop_grace;
-            if (ei_mono() >= give_up) {
+            if (ms_monotonic_seconds() >= give_up) {
                 e->abandoned = ei_jobs_running(e);
                 char q[MS_ERR_LEN + 32];
                 md_log(MD_LOG_ERROR, "engine.stop_abandoned", "jobs=%zu error=%s repeated=%lu",
@@ -451,7 +451,7 @@ int md_engine_stop(md_engine *e, ms_error *err)
     pthread_mutex_lock(&e->mu);
     bool first = !e->stopping;
     if (first)
-        e->stop_mono = ei_mono();
+        e->stop_mono = ms_monotonic_seconds();
     e->stopping = true;
     ei_wake(e);
     pthread_mutex_unlock(&e->mu);

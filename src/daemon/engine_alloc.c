@@ -176,7 +176,7 @@ static held held_now(md_engine *e, int64_t id)
         h.gi = (long)in->gi_id;
         h.ci = in->nci > 0 ? (long)in->ci_id : -1;
         h.gpu_minor = ms_backend_gpu_minor(gp->be, &minor, NULL) == MS_OK ? (long)minor : -1;
-        h.comment_pending = r->comment_due > 0 && ei_mono() < r->comment_due;
+        h.comment_pending = r->comment_due > 0 && ms_monotonic_seconds() < r->comment_due;
     }
     pthread_mutex_unlock(&e->mu);
     return h;

@@ -199,7 +199,7 @@ static void waiting_reason(md_engine *e, md_job *j, double *batch_due)
     if (j->state != MD_JOB_QUEUED || at == e->nqueue)
         return; /* not in the queue: its start or cancel is being committed */
     const md_job *q = e->queue[at];
-    double mono = ei_mono();
+    double mono = ms_monotonic_seconds();
     const ei_making *mk = &e->making;
     if (mk->job == j->id) {
         say(j, "its instance is being made (%s at slot %d of GPU %d): starts in about %.0f s",

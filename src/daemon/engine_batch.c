@@ -332,7 +332,7 @@ static int plan_batch(md_engine *e, ms_error *err)
     ms_workload *w = ms_workload_new();
     int64_t *jobs = malloc((size_t)e->batch_size * sizeof *jobs);
     int n = 0, rc = w && jobs ? MS_OK : ms_error_set(err, MS_ENOMEM, "out of memory");
-    double mono = ei_mono();
+    double mono = ms_monotonic_seconds();
     for (size_t i = 0; !rc && i < e->nqueue && n < e->batch_size; i++) {
         if (!plannable(e, e->queue[i], mono))
             continue;
@@ -570,7 +570,7 @@ static size_t unplanned_jobs(const md_engine *e, double *oldest)
 {
     size_t n = 0;
     *oldest = INFINITY;
-    double mono = ei_mono();
+    double mono = ms_monotonic_seconds();
     for (size_t i = 0; i < e->nqueue; i++)
         if (plannable(e, e->queue[i], mono)) {
             n++;
@@ -587,7 +587,7 @@ int ei_batch_step(md_engine *e, ms_error *err)
     if (due <= ei_now()) {
         ms_error perr = {0};
         if (plan_batch(e, &perr))
-            md_backoff_fail(&e->plan_retry, ei_mono(), perr.msg);
+            md_backoff_fail(&e->plan_retry, ms_monotonic_seconds(), perr.msg);
         else
             md_backoff_ok(&e->plan_retry);
     }
@@ -603,7 +603,7 @@ double ei_batch_due(const md_engine *e)
     if (n == 0)
         return INFINITY;
     const md_backoff *b = &e->plan_retry; /* after a failure */
-    double retry = ei_now() + (b->delay > 0 ? fmax(0, b->retry_at - ei_mono()) : 0);
+    double retry = ei_now() + (b->delay > 0 ? fmax(0, b->retry_at - ms_monotonic_seconds()) : 0);
     if (n >= (size_t)e->batch_size)
         return retry; /* due now: e.g. jobs that came while the last batch ran */
     return fmax(oldest + e->batch_period, retry);

@@ -22,13 +22,6 @@ double ei_now(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-double ei_mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 void ei_observe(md_engine_histogram *h, const double *bounds, int nb, double v)
 {
     for (int i = 0; i < nb; i++)
@@ -142,7 +135,7 @@ int ei_grow_run(md_engine *e, size_t more)
 /* md_engine_prune with smu held. */
 static int prune(md_engine *e, ms_error *err)
 {
-    e->prune_at = ei_mono() + fmin(3600, e->c->retention / 10);
+    e->prune_at = ms_monotonic_seconds() + fmin(3600, e->c->retention / 10);
     uint64_t gone[MD_JOB_NSTATES], n = 0;
     int rc = md_store_prune(e->st, ei_now() - e->c->retention, gone, err);
     for (int k = 0; !rc && k < MD_JOB_NSTATES; k++) {
@@ -211,7 +204,8 @@ void ei_group_commit(md_engine *e, ei_submit *r)
             }
             ms_error perr = {0};
             char q[MS_ERR_LEN + 64];
-            if (ei_mono() >= e->prune_at && prune(e, &perr)) /* tried again when next due */
+            if (ms_monotonic_seconds() >= e->prune_at &&
+                prune(e, &perr)) /* tried again when next due */
                 md_log(MD_LOG_WARN, "store.prune_failed", "error=%s",
                        md_log_quote(perr.msg, q, sizeof q));
             pthread_mutex_unlock(&e->smu);

@@ -116,9 +116,9 @@ int ei_destroy(md_engine *e, int g, int slot, ms_error *err)
     ms_mig_instance was = in->mig;
     int64_t sid = in->store_id;
     pthread_mutex_unlock(&e->mu);
-    double t0 = ei_mono();
+    double t0 = ms_monotonic_seconds();
     int rc = ms_backend_destroy_owned(gp->be, e->journal, &was, err);
-    double took = ei_mono() - t0;
+    double took = ms_monotonic_seconds() - t0;
     if (!rc && e->journal)
         rc = ms_journal_destroyed(e->journal, gp->device, was.gi_id, err);
     if (!rc) {
@@ -135,7 +135,7 @@ int ei_destroy(md_engine *e, int g, int slot, ms_error *err)
         char why[MS_ERR_LEN + 64];
         snprintf(why, sizeof why, "gpu %d start %d gi %u: %s", gp->device, slot, was.gi_id,
                  err->msg);
-        md_backoff_fail(&e->destroys, ei_mono(), why);
+        md_backoff_fail(&e->destroys, ms_monotonic_seconds(), why);
         return rc;
     }
     md_backoff_ok(&e->destroys);
@@ -155,7 +155,7 @@ int ei_create(md_engine *e, int g, ms_placement p, int64_t job, ms_error *err)
     ei_inst *in = &gp->inst[p.start];
     *in = (ei_inst){.profile = p.profile, .state = EI_CREATING, .job = job};
     pthread_mutex_unlock(&e->mu);
-    double t0 = ei_mono();
+    double t0 = ms_monotonic_seconds();
     ms_mig_instance mig;
     /* No journal record, no creation: a cleanup could not know of it. */
     int rc = e->journal ? ms_journal_create_begin(e->journal, gp->device, p.start,
@@ -163,7 +163,7 @@ int ei_create(md_engine *e, int g, ms_placement p, int64_t job, ms_error *err)
                         : MS_OK;
     if (!rc)
         rc = ms_backend_create_journaled(gp->be, e->journal, p, &mig, err);
-    double took = ei_mono() - t0;
+    double took = ms_monotonic_seconds() - t0;
     if (!rc && e->journal && (rc = ms_journal_created(e->journal, gp->device, &mig, err)))
         ms_backend_destroy(gp->be, mig.gi_id, NULL);
     md_store_instance row = {.gpu = gp->device, .at = p};
@@ -280,7 +280,7 @@ static int claim(md_engine *e, int g, ms_placement p, int64_t job, ms_error *err
 {
     /* sim: reconfigurations take the model's times over time-scale, fixed at open */
     double scale = e->nvml ? 1 : e->c->time_scale;
-    e->making = (ei_making){job, g, p, ei_mono() + ei_ready(e, g, p) / scale};
+    e->making = (ei_making){job, g, p, ms_monotonic_seconds() + ei_ready(e, g, p) / scale};
     int rc = make(e, g, p, job, err);
     e->making.job = 0;
     return rc;
@@ -329,7 +329,7 @@ void ei_placed_for_slurm(md_engine *e, ei_run *r)
     }
     const ei_gpu *gp = &e->gpu[r->gpu];
     md_engine_placed *p = &e->placed[e->nplaced++];
-    double now = ei_mono();
+    double now = ms_monotonic_seconds();
     r->comment_due = now + MD_ENGINE_COMMENT_WAIT;
     *p = (md_engine_placed){.slurm_job_id = j->spec.slurm_job_id, .gpu = gp->device, .placed = now};
     snprintf(p->profile, sizeof p->profile, "%s", e->m->profiles[gp->inst[r->slot].profile].name);
@@ -353,7 +353,8 @@ static void run_started(md_engine *e, const ei_starting *s, md_job *next)
                   .gpu = g,
                   .slot = p.start,
                   .cancel = s->cancel,
-                  .end_mono = e->nvml || alloc ? INFINITY : ei_mono() + seconds / e->time_scale};
+                  .end_mono = e->nvml || alloc ? INFINITY
+                                               : ms_monotonic_seconds() + seconds / e->time_scale};
     ei_mapping(e, g, p.start, &r->job);
     ms_error err = {0};
     if (e->nvml && !alloc && ei_spawn(e, r, in->mig.uuid, &err) && r->pid == 0) {
@@ -361,7 +362,7 @@ static void run_started(md_engine *e, const ei_starting *s, md_job *next)
             /* The node's fault: requeued (step()), logged once per distinct error. */
             snprintf(r->job.start_error, sizeof r->job.start_error, "%.*s",
                      (int)sizeof r->job.start_error - 1, err.msg);
-            md_backoff_fail(&e->starts, ei_mono(), err.msg);
+            md_backoff_fail(&e->starts, ms_monotonic_seconds(), err.msg);
         } else {
             /* The job's own: it fails with the status ei_spawn gave (an identity or a
              * device isolation refused). */

@@ -19,6 +19,7 @@
 
 #include "backoff.h"
 #include "engine.h"
+#include "migsched/clock.h"
 #include "migsched/exec.h"
 #include "migsched/online.h"
 #include "migsched/schedule.h"
@@ -241,8 +242,7 @@ ei_tally ei_tally_get(const md_engine *e, uint32_t uid);
 /* Counts (1) or uncounts (-1) queued job j in its owner's tally; allocations are Slurm's
  * (limited by Slurm): they count in no user's tally. */
 int ei_tally_job(md_engine *e, const md_job *j, int delta);
-double ei_now(void);  /* seconds since the epoch */
-double ei_mono(void); /* monotonic seconds */
+double ei_now(void); /* seconds since the epoch */
 void ei_observe(md_engine_histogram *h, const double *bounds, int nb, double v);
 /* Where queued job id is in the queue; nqueue when it is not there. */
 size_t ei_queued_at(const md_engine *e, int64_t id);

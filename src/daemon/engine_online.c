@@ -50,7 +50,7 @@ int ei_place_queued(md_engine *e, ms_error *err)
 {
     bool blocked[MS_MAX_PROFILES] = {false};
     int rc = MS_OK;
-    double now = ei_mono();
+    double now = ms_monotonic_seconds();
     /* What waits: Slurm's pending jobs and this queue, by profile. */
     int demand[MS_MAX_PROFILES];
     memcpy(demand, e->slurm_pending, sizeof demand);

@@ -1,4 +1,5 @@
 /* slurm_agent.c: the thread that tells Slurm what migschedd placed (slurm_agent.h). */
+#include "migsched/clock.h"
 #include "slurm_agent.h"
 
 #include <errno.h>
@@ -32,13 +33,6 @@ static void warn(const char *event, const char *what, const ms_error *err)
     md_log(MD_LOG_WARN, event, "%s error=%s", what, md_log_quote(err->msg, q, sizeof q));
 }
 
-static double mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* Sets p's AdminComment, then lets its allocation's tasks start (they wait for it, even
  * when it fails: Slurm down delays no job). Returns whether to try it again at the next
  * pass: Slurm refused it while the allocation still runs, and not because its job has
@@ -54,7 +48,8 @@ static bool tell_comment(md_slurm_agent *a, const md_engine_placed *p)
     bool running = md_engine_slurm_commented(a->e, p->slurm_job_id);
     if (!failed) {
         md_log(MD_LOG_INFO, "slurm.comment", "slurm_job=%lld held=%.3f comment=%s",
-               (long long)p->slurm_job_id, mono() - p->placed, md_log_quote(u.value, q, sizeof q));
+               (long long)p->slurm_job_id, ms_monotonic_seconds() - p->placed,
+               md_log_quote(u.value, q, sizeof q));
         return false;
     }
     bool again = !bad && running && !strstr(err.msg, "already finished");

@@ -12,16 +12,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "migsched/clock.h"
 #include "migsched/exec.h"
 #include "migsched/io.h"
 #include "spawn.h"
-
-static double mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* ---- Profiling -------------------------------------------------------------------- */
 
@@ -76,7 +70,7 @@ static int run_once(prof *p, const ms_task *t, int size, int rep, double *second
     snprintf(p->slices, sizeof p->slices, "MIGSCHED_SLICES=%d", size);
     p->envp[p->nenv - 2] = p->visible;
     p->envp[p->nenv - 1] = p->slices;
-    double t0 = mono();
+    double t0 = ms_monotonic_seconds();
     pid_t pid = ms_exec_spawn(&(ms_exec_spawn_opts){.command = t->command,
                                                     .cwd = t->cwd,
                                                     .envp = p->envp,
@@ -90,7 +84,7 @@ static int run_once(prof *p, const ms_task *t, int size, int rep, double *second
         return ms_error_set(err, MS_EIO, "cannot start task %s: %s", t->name, strerror(errno));
     int status = 0;
     int rc = wait_task(pid, &status, err);
-    double t1 = mono();
+    double t1 = ms_monotonic_seconds();
     bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
     *seconds = ok ? t1 - t0 : INFINITY;
     if (rc == MS_OK && !ok && p->o->progress)
@@ -137,10 +131,10 @@ static int profile_size(prof *p, const ms_workload *tasks, int size, ms_workload
         if ((rc = ms_journal_create_begin(p->j, o->device, at.start,
                                           m->profiles[at.profile].size_slots, err)))
             break;
-        double t0 = mono();
+        double t0 = ms_monotonic_seconds();
         if ((rc = ms_backend_create_journaled(p->b, p->j, at, &mi, err)))
             break;
-        created += mono() - t0;
+        created += ms_monotonic_seconds() - t0;
         p->have_instance = true;
         p->mi = mi;
         if ((rc = ms_journal_created(p->j, o->device, &mi, err)))
@@ -155,10 +149,10 @@ static int profile_size(prof *p, const ms_workload *tasks, int size, ms_workload
                         tasks->tasks[i].name, s);
         }
         ms_error derr;
-        t0 = mono();
+        t0 = ms_monotonic_seconds();
         int drc = ms_backend_destroy_owned(p->b, p->j, &p->mi, rc ? &derr : err);
         if (drc == MS_OK) {
-            destroyed += mono() - t0;
+            destroyed += ms_monotonic_seconds() - t0;
             p->have_instance = false;
             drc = ms_journal_destroyed(p->j, o->device, mi.gi_id, rc ? &derr : err);
         }

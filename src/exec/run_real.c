@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "migsched/clock.h"
 #include "migsched/io.h"
 #include "runner.h"
 #include "proc.h"
@@ -19,14 +20,7 @@
 
 #define KILL_GRACE_S 5.0 /* real seconds between SIGTERM and SIGKILL */
 
-static double mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static double real_now(run_ctx *c) { return (mono() - c->t0) / c->time_unit; }
+static double real_now(run_ctx *c) { return (ms_monotonic_seconds() - c->t0) / c->time_unit; }
 
 typedef struct op_arg {
     run_ctx *c;
@@ -151,7 +145,7 @@ static void real_kill_tasks(run_ctx *c, int sig)
         if (c->pids[i] > 0)
             kill(-c->pids[i], sig);
     if (sig == SIGTERM)
-        c->kill_at = mono() + KILL_GRACE_S;
+        c->kill_at = ms_monotonic_seconds() + KILL_GRACE_S;
 }
 
 static void reap(run_ctx *c)
@@ -207,7 +201,7 @@ static void real_wait(run_ctx *c)
             run_stop(c, sig == SIGINT ? "interrupted (SIGINT)" : "terminated (SIGTERM)");
         }
     }
-    if (c->stopping && c->kill_at > 0 && mono() > c->kill_at)
+    if (c->stopping && c->kill_at > 0 && ms_monotonic_seconds() > c->kill_at)
         real_kill_tasks(c, SIGKILL);
     reap(c);
     take_ops(c);

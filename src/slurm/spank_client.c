@@ -7,18 +7,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "migsched/clock.h"
 #include "migsched/client.h"
 
 #define FIRST_POLL_SECONDS    0.005
 #define POLL_SECONDS          0.1
 #define REQUEST_SLACK_SECONDS 30
-
-static double mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static void pause_for(double seconds)
 {
@@ -121,7 +115,7 @@ static int call(ms_client *cl, const msp_conf *c, msp_backoff *b, uint32_t job, 
                                            ms_client_dropped(cl));
         if (!why)
             return -1;
-        double now = mono(), wait = msp_backoff_next(b, now);
+        double now = ms_monotonic_seconds(), wait = msp_backoff_next(b, now);
         if (wait < 0) {
             size_t n = strlen(err);
             snprintf(err + n, errlen - n, " (%s; gave up after %.1f s, the plugin's timeout)", why,
@@ -145,7 +139,7 @@ int msp_acquire(const msp_conf *c, uint32_t job, uint32_t step, const char *body
     if (!cl)
         return -1;
     msp_backoff b;
-    msp_backoff_init(&b, mono(), c->timeout);
+    msp_backoff_init(&b, ms_monotonic_seconds(), c->timeout);
     char path[96];
     snprintf(path, sizeof path, "/v1/allocations/%u/steps/%u", job, step);
     json_t *a = NULL;
@@ -156,7 +150,7 @@ int msp_acquire(const msp_conf *c, uint32_t job, uint32_t step, const char *body
     double pause = FIRST_POLL_SECONDS;
     snprintf(path, sizeof path, "/v1/allocations/%u", job);
     while (rc == 1) {
-        if (mono() >= b.until) {
+        if (ms_monotonic_seconds() >= b.until) {
             snprintf(err, errlen,
                      "no MIG instance for job %u within %g s (its allocation is "
                      "still queued: the node's GPUs are busy)",
@@ -191,7 +185,7 @@ int msp_release(const msp_conf *c, uint32_t job, uint32_t step, int all_steps, c
     else
         snprintf(path, sizeof path, "/v1/allocations/%u/steps/%u", job, step);
     msp_backoff b;
-    msp_backoff_init(&b, mono(), c->timeout);
+    msp_backoff_init(&b, ms_monotonic_seconds(), c->timeout);
     json_t *a = NULL;
     long status = 0;
     int rc = call(cl, c, &b, job, "DELETE", path, NULL, &a, &status, err, errlen) && status != 404
