@@ -19,10 +19,13 @@ DEB_BUILD_PACKAGES = build-essential debhelper lintian fakeroot dpkg-dev
 # chromium renders the status page; clang-format checks the code's format; the package
 # test (deb_package) builds the packages, reads the manual pages with man and installs
 # migsched, which needs adduser.
-TEST_DEB_PACKAGES = chromium clang-format $(DEB_BUILD_PACKAGES) man-db adduser
+TEST_DEB_PACKAGES = chromium clang-format $(DEB_BUILD_PACKAGES) man-db adduser \
+                    $(PY_DEB_PACKAGES) python3-pytest
 DEB_DIR    ?= $(BUILD)/deb
+# The Python package (python/) runs on Debian's python3 with these.
+PY_DEB_PACKAGES = python3 python3-cffi python3-numpy
 
-.PHONY: all deps deps-test apt-install build install deb run test test-long bench asan fuzz clean check-render
+.PHONY: all deps deps-test apt-install build install deb python run test test-long bench asan fuzz clean check-render
 
 all: build
 
@@ -48,6 +51,12 @@ $(BUILD)/CMakeCache.txt:
 
 build: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
+
+# The Python package importable from the checkout (PYTHONPATH=python) and installable with
+# pip install --no-build-isolation ./python: libmigsched.so.0 built and put beside it.
+python: deps build
+	@$(MAKE) --no-print-directory apt-install PKGS="$(PY_DEB_PACKAGES)"
+	cp -L $(BUILD)/libmigsched.so.0 python/migsched/libmigsched.so.0
 
 run: deps build
 	./$(BUILD)/migsched schedule $(SAMPLE) --gpu A30-24GB --algo search --tree

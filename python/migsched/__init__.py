@@ -1,0 +1,13 @@
+"""migsched from Python: MIG GPU scheduling (planners, the validator, lower bounds, the
+online simulator and the learning environment) through libmigsched.so.0.
+
+See docs/python.md for the API and a worked example."""
+from ._native import ffi as _ffi
+from ._native import lib as _lib
+from ._native import library_path
+from .errors import FileError, Infeasible, Interrupted, InvalidInput, MigschedError, OutOfMemory
+
+
+def version():
+    """libmigsched's version, "0.1.0"."""
+    return _ffi.string(_lib.msc_version()).decode()
