@@ -8,6 +8,7 @@
 
 #include "migsched/error.h"
 #include "migsched/gpu.h"
+#include "migsched/rng.h"
 #include "migsched/schedule.h"
 #include "migsched/workload.h"
 
@@ -136,6 +137,58 @@ typedef struct ms_env_follow {
 } ms_env_follow;
 int ms_env_follow_start(ms_env_follow *f, const ms_env *e, const ms_schedule *s, ms_error *err);
 int ms_env_follow_action(ms_env_follow *f, const ms_env *e);
+
+/* The index of a uniformly random allowed action: the pick-th set entry of mask (n_allowed
+ * of its num_actions entries are set, n_allowed >= 1). */
+int ms_env_random_action(const uint8_t *mask, int num_actions, int n_allowed, ms_rng *rng);
+
+/* ---- Vector environment (ours): n environments of one GPU and settings stepped in one
+ * call, writing into the caller's buffers; an episode that ends is followed at once by the
+ * environment's next one (same-step autoreset) and its schedule goes through the
+ * validator. ---- */
+typedef struct ms_vec_config {
+    int n; /* environments, 1..MS_VEC_MAX_ENVS */
+    /* Every episode on this workload (kept by the caller while the vector lives), or NULL:
+     * each episode's workload drawn by the generator, tasks of gen, environment i from its
+     * own stream of the seed given to ms_vec_env_reset. */
+    const ms_workload *fixed;
+    ms_gen_params gen;
+    int tasks;
+} ms_vec_config;
+#define MS_VEC_MAX_ENVS 65536
+
+/* What a reset or step writes, row i for environment i. */
+typedef struct ms_vec_out {
+    float *obs;          /* n x obs_size: the observation (of the next episode's start, after
+                          * an end) */
+    uint8_t *mask;       /* n x num_actions: the allowed actions there */
+    double *reward;      /* n: the step's reward (of the ended episode's last step) */
+    uint8_t *terminated; /* n: 1 where an episode ended at this step */
+    double *ep_return;   /* n: where terminated, the ended episode's return (its rewards' sum) */
+    double *ep_makespan; /* n: where terminated, its makespan in seconds */
+} ms_vec_out;
+
+typedef struct ms_vec_env ms_vec_env;
+
+ms_vec_env *ms_vec_env_new(const ms_gpu_model *gpu, const ms_env_config *cfg,
+                           const ms_vec_config *vc, ms_error *err);
+void ms_vec_env_free(ms_vec_env *v);
+/* Environment i (its sizes, state and the schedule of its episode so far). */
+const ms_env *ms_vec_env_get(const ms_vec_env *v, int i);
+int ms_vec_env_size(const ms_vec_env *v);
+/* Starts every environment's first episode, generated ones from seed's streams; writes obs
+ * and mask (reward 0, nothing terminated). */
+int ms_vec_env_reset(ms_vec_env *v, uint64_t seed, const ms_vec_out *out, ms_error *err);
+/* Takes actions[i] in environment i. An action out of range or not allowed by the mask
+ * last written is MS_EINVAL naming the environment, before any environment moves. */
+int ms_vec_env_step(ms_vec_env *v, const int32_t *actions, const ms_vec_out *out, ms_error *err);
+/* Episodes ended since the reset, and those of them whose schedule the validator refused
+ * (a bug in the environment: always 0), with the first refusal's message ("" if none). */
+long ms_vec_env_episodes(const ms_vec_env *v);
+long ms_vec_env_invalid(const ms_vec_env *v);
+const char *ms_vec_env_invalid_message(const ms_vec_env *v);
+/* Steps taken since the reset (one per environment per ms_vec_env_step). */
+long ms_vec_env_steps(const ms_vec_env *v);
 
 /* Discretisation of a time t >= 0 against scale: 0 for 0, else the nearest of the levels
  * 1..M (times above the scale map to M), M + 1 for infinity. */
