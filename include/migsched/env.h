@@ -89,7 +89,8 @@ double ms_env_step(ms_env *e, int action, bool *done);
 void ms_env_observe(const ms_env *e, float *obs);
 
 bool ms_env_done(const ms_env *e);
-double ms_env_now(const ms_env *e); /* seconds since the episode started */
+const ms_workload *ms_env_workload(const ms_env *e); /* the episode's (NULL before a reset) */
+double ms_env_now(const ms_env *e);                  /* seconds since the episode started */
 /* A lower bound on the episode's makespan from this state on, whatever the actions: no task
  * ends before the latest end so far, a task not yet placed not before now plus its shortest
  * time, and the unplaced tasks' least slice-seconds need room on the slices after each is

@@ -102,6 +102,7 @@ const ms_canon_set *ms_env_canon(const ms_env *e) { return &e->canon; }
 int ms_env_action_reconfig(const ms_env *e, int canon) { return 1 + canon; }
 int ms_env_action_exec(const ms_env *e, int j, int m) { return 1 + e->C + j * e->K + m; }
 bool ms_env_done(const ms_env *e) { return e->done; }
+const ms_workload *ms_env_workload(const ms_env *e) { return e->w; }
 double ms_env_now(const ms_env *e) { return e->now; }
 double ms_env_scale(const ms_env *e) { return e->scale; }
 
