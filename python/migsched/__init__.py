@@ -12,6 +12,8 @@ def version():
     """libmigsched's version, "0.1.0"."""
     return _ffi.string(_lib.msc_version()).decode()
 from .chart import chart_svg
+from .env import Env, VectorEnv
 from .gpu import GPU, Profile, as_gpu, builtin_gpus
 from .schedule import Schedule, algorithms, bounds, compare, schedule, validate
+from .spaces import Box, Discrete, MultiDiscrete
 from .workload import Workload, as_workload, preset_names

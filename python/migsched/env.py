@@ -14,7 +14,10 @@ import json
 import numpy as np
 
 from ._native import call_text, check, cstr, ffi, lib
+from .gpu import as_gpu
+from .schedule import Schedule
 from .spaces import Box, Discrete, MultiDiscrete
+from .workload import Workload, as_workload
 
 _SETTINGS = (
     "n_batch",
@@ -37,13 +40,6 @@ def _settings_json(presets, tasks, direct_reconfig, settings):
     if tasks is not None:
         out["tasks"] = int(tasks)
     return json.dumps(out).encode()
-
-
-def _gpu(gpu):
-    """A GPU object from a GPU or its name or file."""
-    from .gpu import GPU
-
-    return gpu if isinstance(gpu, GPU) else GPU(gpu)
 
 
 def _seed_stream(seed):
@@ -93,8 +89,8 @@ class Env(_Described):
         soonest_placement=False,
         keep_useless=False,
     ):
-        self.gpu = _gpu(gpu)
-        self.workload = workload
+        self.gpu = as_gpu(gpu)
+        self.workload = None if workload is None else as_workload(workload, self.gpu)
         values = locals()
         config = _settings_json(
             presets, tasks, direct_reconfig, {k: values[k] for k in _SETTINGS}
@@ -122,6 +118,7 @@ class Env(_Described):
             self._seeds = _seed_stream(seed)
         w = (options or {}).get("workload", self.workload)
         if w is not None:
+            w = as_workload(w, self.gpu)
             check(lib.msc_env_reset(self._ptr, w._ptr))
         else:
             episode_seed = seed if seed is not None else int(self._seeds.integers(2**63))
@@ -179,13 +176,14 @@ class Env(_Described):
         """The episode's workload, as a Workload of its own (a copy)."""
         out = ffi.new("ms_workload **")
         check(lib.msc_env_workload(self._ptr, out))
-        return _adopt_workload(out[0])
+        return Workload._wrap(out[0])
 
     def to_schedule(self, algorithm="rl"):
         """The episode so far (all of it once done) as a migsched Schedule."""
         out = ffi.new("ms_schedule **")
         check(lib.msc_env_to_schedule(self._ptr, cstr(algorithm), out))
-        return _adopt_schedule(out[0], self._episode or self.episode_workload(), self.gpu)
+        w = self._episode if self._episode is not None else self.episode_workload()
+        return Schedule(out[0], w, self.gpu)
 
     def follow(self, schedule):
         """Starts carrying out a plan of this episode's workload (a Schedule on one GPU,
@@ -227,15 +225,15 @@ class VectorEnv(_Described):
         unknown = set(settings) - set(_SETTINGS)
         if unknown:
             raise TypeError(f"VectorEnv: unknown settings {sorted(unknown)}")
-        self.gpu = _gpu(gpu)
-        self.workload = workload
+        self.gpu = as_gpu(gpu)
+        self.workload = None if workload is None else as_workload(workload, self.gpu)
         self.num_envs = int(num_envs)
         config = _settings_json(presets, tasks, direct_reconfig, settings)
         out = ffi.new("msc_vec_env **")
         check(
             lib.msc_vec_env_new(
                 self.gpu._ptr, config, self.num_envs,
-                workload._ptr if workload is not None else ffi.NULL, out,
+                self.workload._ptr if self.workload is not None else ffi.NULL, out,
             )
         )
         self._ptr = ffi.gc(out[0], lib.msc_vec_env_free)
@@ -318,13 +316,13 @@ class VectorEnv(_Described):
         """Environment i's episode so far as a migsched Schedule."""
         out = ffi.new("ms_schedule **")
         check(lib.msc_vec_env_to_schedule(self._ptr, int(i), out))
-        return _adopt_schedule(out[0], self.episode_workload(i), self.gpu)
+        return Schedule(out[0], self.episode_workload(i), self.gpu)
 
     def episode_workload(self, i):
         """The workload of environment i's episode (a copy)."""
         out = ffi.new("ms_workload **")
         check(lib.msc_vec_env_workload(self._ptr, int(i), out))
-        return _adopt_workload(out[0])
+        return Workload._wrap(out[0])
 
     def random_steps(self, steps, seed=0):
         """Resets with seed and plays `steps` vector steps of uniformly random allowed
