@@ -86,8 +86,10 @@ test-long: deps build
 	MS_RL_QUEUES=10000 ./$(BUILD)/tests/test_rl_queue
 
 bench: deps build
+	@$(MAKE) --no-print-directory apt-install PKGS="$(PY_DEB_PACKAGES)"
 	cmake --build $(BUILD) -j $(JOBS) --target benches
 	@for b in $(BUILD)/bench/bench_*; do [ -x $$b ] && $$b; done
+	PYTHONPATH=python MIGSCHED_LIBRARY=$(BUILD)/libmigsched.so.0 /usr/bin/python3 bench/python_env.py
 	@BUILD=$(abspath $(BUILD)) bash bench/cluster_compare.sh
 
 asan: deps
