@@ -19,32 +19,37 @@ from .schedule import Schedule
 from .spaces import Box, Discrete, MultiDiscrete
 from .workload import Workload, as_workload
 
-_SETTINGS = (
-    "n_batch",
-    "levels",
-    "encoding",
-    "online",
-    "async_reconfig",
-    "longest_first",
-    "soonest_placement",
-    "keep_useless",
-)
 
-
-def _settings_json(presets, tasks, direct_reconfig, settings):
-    """The library's settings object: `migsched train`'s option names."""
-    out = {k.replace("_", "-"): v for k, v in settings.items()}
-    out["no-direct"] = not direct_reconfig
+def _settings_json(
+    tasks=None,
+    presets=None,
+    n_batch=14,
+    levels=14,
+    encoding="float",
+    direct_reconfig=True,
+    online=False,
+    async_reconfig=False,
+    longest_first=False,
+    soonest_placement=False,
+    keep_useless=False,
+):
+    """The library's settings object, under `migsched train`'s option names."""
+    out = {
+        "n-batch": int(n_batch),
+        "levels": int(levels),
+        "encoding": encoding,
+        "no-direct": not direct_reconfig,
+        "online": bool(online),
+        "async-reconfig": bool(async_reconfig),
+        "longest-first": bool(longest_first),
+        "soonest-placement": bool(soonest_placement),
+        "keep-useless": bool(keep_useless),
+    }
     if presets is not None:
         out["preset"] = presets
     if tasks is not None:
         out["tasks"] = int(tasks)
     return json.dumps(out).encode()
-
-
-def _seed_stream(seed):
-    """The seeds of the episodes of reset(seed=None) calls: random unless a seed was given."""
-    return np.random.default_rng(seed)
 
 
 class _Described:
@@ -91,9 +96,11 @@ class Env(_Described):
     ):
         self.gpu = as_gpu(gpu)
         self.workload = None if workload is None else as_workload(workload, self.gpu)
-        values = locals()
         config = _settings_json(
-            presets, tasks, direct_reconfig, {k: values[k] for k in _SETTINGS}
+            tasks=tasks, presets=presets, n_batch=n_batch, levels=levels, encoding=encoding,
+            direct_reconfig=direct_reconfig, online=online, async_reconfig=async_reconfig,
+            longest_first=longest_first, soonest_placement=soonest_placement,
+            keep_useless=keep_useless,
         )
         out = ffi.new("msc_env **")
         check(lib.msc_env_new(self.gpu._ptr, config, out))
@@ -108,14 +115,14 @@ class Env(_Described):
         self._reward = ffi.new("double *")
         self._done = ffi.new("int *")
         self._episode = None  # the workload of the episode going on (kept alive here)
-        self._seeds = _seed_stream(None)
+        self._seeds = np.random.default_rng()  # reset(seed=None)'s seeds, until a seed is given
 
     def reset(self, seed=None, options=None):
         """Starts an episode: on options["workload"], the environment's workload, or one
         drawn from seed (None: the next of the stream the last seed started). Returns
         (observation, info)."""
         if seed is not None:
-            self._seeds = _seed_stream(seed)
+            self._seeds = np.random.default_rng(seed)
         w = (options or {}).get("workload", self.workload)
         if w is not None:
             w = as_workload(w, self.gpu)
@@ -198,9 +205,10 @@ class Env(_Described):
 
     def random_steps(self, steps, seed=0):
         """Plays `steps` uniformly random allowed actions inside the library (episodes
-        generated from seed) and returns (seconds, episodes ended): the environment's
-        own speed."""
+        generated from seed, the last one left going on) and returns (seconds, episodes
+        ended): the environment's own speed."""
         seconds, episodes = ffi.new("double *"), ffi.new("long *")
+        self._episode = None  # the episodes are generated ones
         check(lib.msc_env_random_steps(self._ptr, int(steps), int(seed), seconds, episodes))
         return seconds[0], episodes[0]
 
@@ -209,8 +217,8 @@ class Env(_Described):
 
 
 class VectorEnv(_Described):
-    """`num_envs` environments of one GPU and settings (Env's arguments), stepped in one
-    call. Observations (num_envs x obs_size float32) and masks are NumPy arrays over the
+    """`num_envs` environments of one GPU and settings (Env's arguments: gpu, workload and
+    the keyword settings), stepped in one call. Observations (num_envs x obs_size float32) and masks are NumPy arrays over the
     buffers the library writes: every step returns the same arrays, overwritten (copy what
     you keep). An environment whose episode ends is at once on its next one (its row of
     the observations is the new episode's start); infos["episode_return"] and
@@ -220,15 +228,11 @@ class VectorEnv(_Described):
 
     metadata = {"autoreset_mode": "same-step"}
 
-    def __init__(self, num_envs, gpu, workload=None, *, tasks=None, presets=None,
-                 direct_reconfig=True, **settings):
-        unknown = set(settings) - set(_SETTINGS)
-        if unknown:
-            raise TypeError(f"VectorEnv: unknown settings {sorted(unknown)}")
+    def __init__(self, num_envs, gpu, workload=None, **settings):
+        config = _settings_json(**settings)
         self.gpu = as_gpu(gpu)
         self.workload = None if workload is None else as_workload(workload, self.gpu)
         self.num_envs = int(num_envs)
-        config = _settings_json(presets, tasks, direct_reconfig, settings)
         out = ffi.new("msc_vec_env **")
         check(
             lib.msc_vec_env_new(
@@ -267,7 +271,7 @@ class VectorEnv(_Described):
             "_episode_return": self.terminated,
             "_episode_makespan": self.terminated,
         }
-        self._seeds = _seed_stream(None)
+        self._seeds = np.random.default_rng()  # reset(seed=None)'s seeds, until a seed is given
 
     def reset(self, seed=None, options=None):
         """Starts every environment's first episode (environment i draws its workloads
