@@ -184,6 +184,24 @@ static void test_seeded_and_deterministic(void **state)
     }
 }
 
+/* Environment i's episodes do not depend on how many environments the vector holds. */
+static void test_streams_independent_of_the_count(void **state)
+{
+    ms_vec_env *two = make_vec(2, NULL, 9, false), *five = make_vec(5, NULL, 9, false);
+    bufs b2, b5;
+    bufs_init(&b2, two);
+    bufs_init(&b5, five);
+    assert_int_equal(ms_vec_env_reset(two, 8, &b2.out, NULL), MS_OK);
+    assert_int_equal(ms_vec_env_reset(five, 8, &b5.out, NULL), MS_OK);
+    size_t row = (size_t)b2.obs_size * sizeof(float);
+    assert_memory_equal(b2.out.obs, b5.out.obs, 2 * row);
+    assert_memory_not_equal(b5.out.obs, b5.out.obs + b5.obs_size, row);
+    bufs_fini(&b2);
+    bufs_fini(&b5);
+    ms_vec_env_free(two);
+    ms_vec_env_free(five);
+}
+
 /* On a fixed workload every environment starts alike and goes on to it again after an
  * end. */
 static void test_fixed_workload(void **state)
@@ -274,6 +292,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_environments_play_as_lone_ones),
         cmocka_unit_test(test_seeded_and_deterministic),
+        cmocka_unit_test(test_streams_independent_of_the_count),
         cmocka_unit_test(test_fixed_workload),
         cmocka_unit_test(test_refused_actions),
         cmocka_unit_test(test_settings_checked),

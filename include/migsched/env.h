@@ -177,11 +177,13 @@ void ms_vec_env_free(ms_vec_env *v);
 /* Environment i (its sizes, state and the schedule of its episode so far). */
 const ms_env *ms_vec_env_get(const ms_vec_env *v, int i);
 int ms_vec_env_size(const ms_vec_env *v);
-/* Starts every environment's first episode, generated ones from seed's streams; writes obs
- * and mask (reward 0, nothing terminated). */
+/* Starts every environment's first episode, generated ones from seed's streams (environment
+ * i's stream depends on seed and i only, not on n); writes obs and mask (reward 0, nothing
+ * terminated). */
 int ms_vec_env_reset(ms_vec_env *v, uint64_t seed, const ms_vec_out *out, ms_error *err);
 /* Takes actions[i] in environment i. An action out of range or not allowed by the mask
- * last written is MS_EINVAL naming the environment, before any environment moves. */
+ * last written is MS_EINVAL naming the environment, before any environment moves. A failure
+ * after that (out of memory) leaves the vector to be reset. */
 int ms_vec_env_step(ms_vec_env *v, const int32_t *actions, const ms_vec_out *out, ms_error *err);
 /* Episodes ended since the reset, and those of them whose schedule the validator refused
  * (a bug in the environment: always 0), with the first refusal's message ("" if none). */
