@@ -6,7 +6,8 @@ bound, lower is better). Needs PyTorch (Debian: apt-get install python3-torch).
         /usr/bin/python3 python/examples/train_ppo.py --minutes 5
 
 The policy and value share a 256x256 trunk; illegal actions get -inf logits, so the
-policy only ever samples allowed ones. Rewards are the environment's (minus the time each
+policy only ever samples allowed ones. The entropy bonus and the learning rate fall
+linearly to 0 over the time given. Rewards are the environment's (minus the time each
 step took, in the episode's scale), undiscounted."""
 import argparse
 import time
@@ -51,9 +52,15 @@ def train(args):
     buf_val = torch.zeros(T + 1, N)
     buf_rew = torch.zeros(T, N)
     buf_done = torch.zeros(T, N)
-    t_end = time.time() + 60 * args.minutes
+    t_start = time.time()
+    t_end = t_start + 60 * args.minutes
     update, makespans = 0, []
     while time.time() < t_end:
+        # The entropy bonus and the learning rate fall linearly to 0 over the run.
+        left = max(0.0, (t_end - time.time()) / (t_end - t_start))
+        for g in opt.param_groups:
+            g["lr"] = args.lr * left
+        ent = args.ent * left
         with torch.no_grad():
             for t in range(T):
                 obs = torch.from_numpy(obs_np.copy())
@@ -88,7 +95,7 @@ def train(args):
                 a_n = (b_adv[idx] - b_adv[idx].mean()) / (b_adv[idx].std() + 1e-8)
                 pg = -torch.min(ratio * a_n, ratio.clamp(1 - args.clip, 1 + args.clip) * a_n)
                 loss = pg.mean() + 0.5 * (value - b_ret[idx]).pow(2).mean()
-                loss = loss - args.ent * dist.entropy().mean()
+                loss = loss - ent * dist.entropy().mean()
                 opt.zero_grad()
                 loss.backward()
                 nn.utils.clip_grad_norm_(agent.parameters(), 0.5)
