@@ -8,7 +8,8 @@ set(CAPI_CDEF_C ${CMAKE_BINARY_DIR}/capi_cdef.c)
 add_custom_command(OUTPUT ${CAPI_CDEF_C}
   COMMAND ${CMAKE_COMMAND} "-DIN=${capi_header_list}" -DOUT=${CAPI_CDEF_C}
           -DNAME=msc_cdef_text -DHEADER=capi_internal.h -P ${CMAKE_SOURCE_DIR}/cmake/embed.cmake
-  DEPENDS ${CAPI_HEADERS} ${CMAKE_SOURCE_DIR}/cmake/embed.cmake)
+  DEPENDS ${CAPI_HEADERS} ${CMAKE_SOURCE_DIR}/cmake/embed.cmake
+  VERBATIM)  # the list's "|" reaches cmake, not the shell as a pipe
 target_sources(ms_capi PRIVATE ${CAPI_CDEF_C})
 target_compile_definitions(ms_capi PRIVATE MIGSCHED_VERSION="${PROJECT_VERSION}")
 

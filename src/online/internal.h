@@ -112,12 +112,10 @@ typedef struct msi_sim {
     bool fed;      /* jobs come by msi_sim_admit (a node of the cluster), not from w's arrivals */
     int cap_jobs;  /* room in job[] and the result's per-job arrays */
     bool checking; /* the invariant check after each event, and the whole state every */
-    long check_every;          /*   check_every events (0: at the end only) */
-    int failed;                /* MS_ENOMEM once an allocation failed, or the placement callback's
-                                * failure (MS_EINVAL, MS_EINTR) */
-    ms_error fail_err;         /* the callback's failure: its message */
-    ms_online_gpu_view *views; /* with a placement callback: what it is shown of each GPU */
-    uint64_t claims;           /* instance claims so far (placements, migrations) */
+    long check_every; /*   check_every events (0: at the end only) */
+    int failed;       /* MS_ENOMEM once an allocation failed, or the placement callback's
+                       * failure (MS_EINVAL, MS_EINTR) */
+    uint64_t claims;  /* instance claims so far (placements, migrations) */
     /* the aging reservation (queue.c): one queued job holds slots of one GPU */
     int resv_job, resv_gpu; /* -1: none */
     uint32_t resv_mask;     /* the slots it waits for */
@@ -125,7 +123,15 @@ typedef struct msi_sim {
     /* GPUs the current event changed, for the incremental check (check.c) */
     int *dirty, ndirty;
     uint8_t *is_dirty;
+    struct msi_custom *custom; /* with a placement callback, NULL otherwise */
 } msi_sim;
+
+/* What a placement callback (place_custom.c) needs beside the state: its failure's message
+ * and the views it is shown, one per GPU (kept apart: a cluster holds a state per node). */
+typedef struct msi_custom {
+    ms_error err;
+    ms_online_gpu_view views[];
+} msi_custom;
 
 /* sim_core.c: the primitives below placement, queue and migration */
 /* Room for one more element in the array *arr_ptr (n used of *cap, `size` bytes each),

@@ -19,8 +19,8 @@ static bool fail(msi_sim *s, int code, int j, const char *fmt, ...)
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
     const ms_profile *pr = &s->m->profiles[s->w->jobs[j].profile];
-    ms_error_set(&s->fail_err, code, "placement callback, job %d (%s) at t=%.6g s: %s", j, pr->name,
-                 s->now, what);
+    ms_error_set(&s->custom->err, code, "placement callback, job %d (%s) at t=%.6g s: %s", j,
+                 pr->name, s->now, what);
     s->failed = code;
     return false;
 }
@@ -69,9 +69,9 @@ bool msi_try_place_custom(msi_sim *s, int j)
         return false; /* the run is stopping: no more questions */
     for (int g = 0; g < s->G; g++) {
         ms_online_rule r;
-        msi_view(s, g, &s->views[g], &r);
+        msi_view(s, g, &s->custom->views[g], &r);
     }
-    ms_online_place_query q = {s->now, j, s->w->jobs[j].profile, s->G, s->views};
+    ms_online_place_query q = {s->now, j, s->w->jobs[j].profile, s->G, s->custom->views};
     int g = -1, start = -1;
     int answer = s->c.place(s->c.place_arg, &q, &g, &start);
     switch (answer) {

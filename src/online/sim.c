@@ -193,7 +193,7 @@ static int failure(const msi_sim *s, ms_error *err)
     if (s->failed == MS_ENOMEM)
         return ms_error_set(err, MS_ENOMEM, "out of memory in the online simulator");
     if (err)
-        *err = s->fail_err;
+        *err = s->custom->err;
     return s->failed;
 }
 
@@ -253,7 +253,7 @@ void msi_sim_free(msi_sim *s)
         free(s->ft);
     free(s->dirty);
     free(s->is_dirty);
-    free(s->views);
+    free(s->custom);
 }
 
 int msi_sim_init(msi_sim *s, const ms_gpu_model *m, const ms_online_workload *w,
@@ -285,10 +285,11 @@ int msi_sim_init(msi_sim *s, const ms_gpu_model *m, const ms_online_workload *w,
     s->ft = shared_ft ? shared_ft : malloc(sizeof *s->ft);
     s->dirty = malloc((size_t)s->G * sizeof *s->dirty);
     s->is_dirty = calloc((size_t)s->G, 1);
-    s->views = c->place ? malloc((size_t)s->G * sizeof *s->views) : NULL;
+    s->custom = c->place ? malloc(sizeof *s->custom + (size_t)s->G * sizeof *s->custom->views)
+                         : NULL;
     s->resv_job = s->resv_gpu = -1;
     if (!s->gpu || (!fed && !s->job) || !s->cand_start || !s->ft || !s->dirty || !s->is_dirty ||
-        (c->place && !s->views))
+        (c->place && !s->custom))
         return MS_ENOMEM;
     for (int p = 0; p < m->nprofiles; p++)
         if (msi_mintree_init(&s->place[p], s->G) || msi_mintree_init(&s->source[p], s->G))
