@@ -15,3 +15,5 @@ from .chart import chart_svg
 from .gpu import GPU, Profile, as_gpu, builtin_gpus
 from .schedule import Schedule, algorithms, bounds, compare, schedule, validate
 from .workload import Workload, as_workload, preset_names
+from .online import POLICIES, OnlineResult, OnlineWorkload, simulate
+from .placement import PlacementState
