@@ -109,6 +109,13 @@ class OnlineWorkload:
     def __len__(self):
         return len(self.arrival)
 
+    def __getitem__(self, jobs):
+        """The jobs of a slice (w[100:]) as a workload of their own, arrivals as they were."""
+        if not isinstance(jobs, slice):
+            raise TypeError(f"an OnlineWorkload is sliced (w[a:b]), not indexed by {type(jobs).__name__}")
+        return OnlineWorkload.from_arrays(self.gpu, self.arrival[jobs], self.profile[jobs], self.work[jobs],
+                                          names=self.names[jobs])
+
     @property
     def names(self):
         """Each job's name (None where it has none)."""

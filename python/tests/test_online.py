@@ -3,12 +3,15 @@ simulator's own firstfit-dynamic run job for job, the built-in policies give the
 bytes, and bad answers, exceptions and bad input come back as exceptions with the
 library's messages."""
 import json
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 
 import migsched
-from conftest import cli, shared
+from conftest import SOURCE, cli, shared
 
 ALIBABA = ("data", "alibaba-openb-2023", "openb_pod_list_default.csv")
 
@@ -257,3 +260,17 @@ def test_timeline_files(small, tmp_path):
     assert (tmp_path / "t.csv").read_text().startswith("t,fragmentation,instances,busy,queued")
     with pytest.raises(migsched.InvalidInput, match="kept no timeline"):
         migsched.simulate(small, gpus=2).write_svg(tmp_path / "u.svg")
+
+
+def test_the_example_runs_and_draws(tmp_path):
+    out = tmp_path / "policy.svg"
+    example = os.path.join(SOURCE, "python", "examples", "online_policy.py")
+    done = subprocess.run([sys.executable, example, "--pods", shared(*ALIBABA), "--gpus", "4", "--limit", "1500",
+                           "--loads", "0.4,0.8", "--at", "0.8", "--out", str(out)], capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    for name in ("pack-frag (Python)", "frag", "firstfit-dynamic", "owp"):
+        assert f"\n{name} " in done.stdout
+    svg = out.read_text()
+    assert svg.startswith("<?xml") and "<svg" in svg and svg.rstrip().endswith("</svg>")
+    assert "pack-frag (Python)" in svg
