@@ -220,7 +220,7 @@ static void test_bad_answers_are_refused(void **state)
     /* first fit put job 0 on GPU 0 slot 0: a 1g there, or a 3g over it, is refused */
     expect_refusal(1, MS_PLACE_PLACED, 0, 0, MS_EINVAL,
                    (const char *[]){"job 1 (1g.5gb) at t=1 s", "GPU 0 slot 0 cannot take it",
-                                    "hold a job", "slots 0-0", NULL});
+                                    "hold a job (slot 0)", NULL});
     expect_refusal(2, MS_PLACE_PLACED, 0, 0, MS_EINVAL,
                    (const char *[]){"job 2", "GPU 0 slot 0", "hold a job", "slots 0-3", NULL});
     expect_refusal(1, 7, 0, 0, MS_EINVAL, (const char *[]){"job 1", "answer 7", NULL});

@@ -57,8 +57,10 @@ static bool check_answer(msi_sim *s, int j, int g, int start)
     const char *why = refusal(s, g, p, start);
     if (why) {
         int last = start + m->profiles[p].size_slots - 1;
-        return fail(s, MS_EINVAL, j, "GPU %d slot %d cannot take it: %s (slots %d-%d)", g, start,
-                    why, start, last);
+        char slots[32];
+        snprintf(slots, sizeof slots, last > start ? "slots %d-%d" : "slot %d", start, last);
+        return fail(s, MS_EINVAL, j, "GPU %d slot %d cannot take it: %s (%s)", g, start, why,
+                    slots);
     }
     return true;
 }
