@@ -66,11 +66,39 @@ static int named(const char *key, const char *value, int v, const char *choices,
     return 0;
 }
 
-static const char *const keys[] = {"policy",         "gpus",    "tau",           "kappa",
-                                   "migration",      "balance", "dynamic",       "migration-cost",
-                                   "migration-rule", "queue",   "reserve-after", "layout",
-                                   "check",          "timeline"};
-enum { NKEYS = sizeof keys / sizeof keys[0] };
+enum {
+    K_POLICY,
+    K_GPUS,
+    K_TAU,
+    K_KAPPA,
+    K_MIGRATION,
+    K_BALANCE,
+    K_DYNAMIC,
+    K_MIGRATION_COST,
+    K_MIGRATION_RULE,
+    K_QUEUE,
+    K_RESERVE_AFTER,
+    K_LAYOUT,
+    K_CHECK,
+    K_TIMELINE,
+    NKEYS
+};
+static const char *const keys[NKEYS] = {
+    [K_POLICY] = "policy",
+    [K_GPUS] = "gpus",
+    [K_TAU] = "tau",
+    [K_KAPPA] = "kappa",
+    [K_MIGRATION] = "migration",
+    [K_BALANCE] = "balance",
+    [K_DYNAMIC] = "dynamic",
+    [K_MIGRATION_COST] = "migration-cost",
+    [K_MIGRATION_RULE] = "migration-rule",
+    [K_QUEUE] = "queue",
+    [K_RESERVE_AFTER] = "reserve-after",
+    [K_LAYOUT] = "layout",
+    [K_CHECK] = "check",
+    [K_TIMELINE] = "timeline",
+};
 
 int msc_online_config_set(msc_online_config *cfg, const char *key, const char *value)
 {
@@ -81,34 +109,34 @@ int msc_online_config_set(msc_online_config *cfg, const char *key, const char *v
     double v = 0;
     int rc;
     switch (ms_name_index(keys, NKEYS, key)) {
-    case 0:
+    case K_POLICY:
         return named(key, value, ms_online_policy_parse(value),
                      "frag, firstfit-static, firstfit-dynamic, owp or elasticbatch", &c->policy);
-    case 1:
+    case K_GPUS:
         rc = number(key, value, 1, 1 << 20, &v);
         if (!rc && v != floor(v))
             rc = msc_failf(MS_EINVAL, "online option gpus must be a whole number, got '%s'", value);
         c->gpus = rc ? c->gpus : (int)v;
         return rc;
-    case 2: return number(key, value, 0, 1, &c->tau);
-    case 3: return number(key, value, 0, 1e6, &c->kappa);
-    case 4: return onoff(key, value, &c->migration);
-    case 5: return onoff(key, value, &c->balance);
-    case 6: return onoff(key, value, &c->dynamic);
-    case 7: return number(key, value, 0, 1e9, &c->migration_cost);
-    case 8:
+    case K_TAU: return number(key, value, 0, 1, &c->tau);
+    case K_KAPPA: return number(key, value, 0, 1e6, &c->kappa);
+    case K_MIGRATION: return onoff(key, value, &c->migration);
+    case K_BALANCE: return onoff(key, value, &c->balance);
+    case K_DYNAMIC: return onoff(key, value, &c->dynamic);
+    case K_MIGRATION_COST: return number(key, value, 0, 1e9, &c->migration_cost);
+    case K_MIGRATION_RULE:
         return named(key, value, ms_online_migration_rule_parse(value), "cost-aware or always",
                      &c->migration_rule);
-    case 9:
+    case K_QUEUE:
         return named(key, value, ms_online_queue_parse(value), "fcfs-profile, fcfs or reserve",
                      &c->queue);
-    case 10: return number(key, value, 0, 1e8, &c->reserve_after);
-    case 11:
+    case K_RESERVE_AFTER: return number(key, value, 0, 1e8, &c->reserve_after);
+    case K_LAYOUT:
         return named(key, value,
                      !strcmp(value, "best") ? MS_LAYOUT_BEST : ms_online_layout_parse(value),
                      "best, packed, small-first, spread or grouped", &c->layout);
-    case 12: return onoff(key, value, &c->check);
-    case 13: return onoff(key, value, &c->timeline);
+    case K_CHECK: return onoff(key, value, &c->check);
+    case K_TIMELINE: return onoff(key, value, &c->timeline);
     default:
         return msc_failf(MS_EINVAL,
                          "unknown online option '%s' (policy, gpus, tau, kappa, migration, "
