@@ -66,11 +66,13 @@ run: deps build
 # migsched, migschedd, the systemd unit, an example configuration, the manual pages,
 # libmigsched.so.0 (and the libmigsched.so link), libmigsched.a, the headers and migsched.pc,
 # and (with libslurm-dev) the SPANK plugin
-# PREFIX/lib/slurm/migsched_spank.so under PREFIX.
+# PREFIX/lib/slurm/migsched_spank.so under PREFIX. As root (no DESTDIR), ldconfig then
+# caches the library, so that programs and the Python package find libmigsched.so.0.
 install: $(BUILD)/CMakeCache.txt
 	cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX)
 	cmake --build $(BUILD) -j $(JOBS)
 	cmake --install $(BUILD)
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then ldconfig; fi
 
 # The Debian packages migsched, libmigsched0, libmigsched-dev (VERSION_ARCH.deb) and
 # python3-migsched (VERSION_all.deb) in DEB_DIR (debian/; dist/build-deb.sh builds them
