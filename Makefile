@@ -21,7 +21,7 @@ DEB_BUILD_PACKAGES = build-essential debhelper lintian fakeroot dpkg-dev \
 # test (deb_package) builds the packages, reads the manual pages with man and installs
 # migsched, which needs adduser.
 TEST_DEB_PACKAGES = chromium clang-format $(DEB_BUILD_PACKAGES) man-db adduser \
-                    $(PY_DEB_PACKAGES) python3-pytest
+                    $(PY_DEB_PACKAGES) python3-pytest python3-pip python3-setuptools python3-wheel
 DEB_DIR    ?= $(BUILD)/deb
 # The Python package (python/) runs on Debian's python3 with these.
 PY_DEB_PACKAGES = python3 python3-cffi python3-numpy

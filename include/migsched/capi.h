@@ -82,7 +82,7 @@ int msc_schedule(const ms_workload *w, const ms_gpu_model *gpu, int gpus, const 
                  int batch, uint64_t seed, double budget_ms, int threads, const char *initial,
                  const char *model, const char *concat, ms_schedule **out);
 void msc_schedule_free(ms_schedule *s);
-/* migsched-schedule/1 JSON, the bytes `migsched schedule --format json` writes (with
+/* migsched-schedule/1 JSON, the bytes `migsched schedule --json` writes (with
  * timings: the measured durations kept, as --timings). */
 int msc_schedule_to_json(const ms_schedule *s, const ms_workload *w, int timings, char **json);
 /* A plan file's text for the GPU (NULL: the model the file names must be built in). */

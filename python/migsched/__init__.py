@@ -11,3 +11,7 @@ from .errors import FileError, Infeasible, Interrupted, InvalidInput, MigschedEr
 def version():
     """libmigsched's version, "0.1.0"."""
     return _ffi.string(_lib.msc_version()).decode()
+from .chart import chart_svg
+from .gpu import GPU, Profile, as_gpu, builtin_gpus
+from .schedule import Schedule, algorithms, bounds, compare, schedule, validate
+from .workload import Workload, as_workload, preset_names
