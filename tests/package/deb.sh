@@ -149,12 +149,14 @@ import migsched
 
 mapped = sorted({line.split()[-1] for line in open("/proc/self/maps") if "libmigsched" in line})
 print(migsched.__file__, migsched.library_path, ",".join(mapped), migsched.version())
+gpu = migsched.GPU("A100-40GB")
+print(gpu.name, len(gpu.profiles))
 PY
 (cd / && env -i PATH=/usr/bin:/bin /usr/bin/python3 "$T/import.py") > "$T/import" 2>&1 ||
     fail "import migsched in /usr/bin/python3: $(cat "$T/import")"
 want="/usr/lib/python3/dist-packages/migsched/__init__.py libmigsched.so.0"
 want="$want $SHARED $(dpkg-query -W -f='${Version}' python3-migsched)"
-[ "$(cat "$T/import")" = "$want" ] || fail "import migsched said: $(cat "$T/import"), not $want"
+[ "$(head -1 "$T/import")" = "$want" ] || fail "import migsched said: $(cat "$T/import"), not $want"
 
 # libmigsched-dev: a program linked with pkg-config alone runs on the shared library; with
 # pkg-config --static and the archive by name (migsched.pc) it holds the library itself.
@@ -179,6 +181,9 @@ C
 cc -o "$T/gpu" "$T/gpu.c" $(pkg-config --cflags --libs migsched) 2> "$T/cc.log" ||
     fail "compiling against libmigsched-dev: $(cat "$T/cc.log")"
 "$T/gpu" | grep -q "^A100-40GB [0-9]" || fail "the program said: $("$T/gpu" 2>&1)"
+# The Python package saw the same model through the library.
+[ "$("$T/gpu")" = "$(sed -n 2p "$T/import")" ] ||
+    fail "the program said $("$T/gpu"), python3-migsched $(sed -n 2p "$T/import")"
 [ "$(lib_of "$T/gpu")" = "$SHARED" ] || fail "the program is not on $SHARED: $(ldd "$T/gpu")"
 static=$(pkg-config --static --libs migsched | sed 's/-lmigsched\b/-l:libmigsched.a/')
 # shellcheck disable=SC2046,SC2086
