@@ -27,3 +27,8 @@ set_target_properties(migsched_shared PROPERTIES OUTPUT_NAME migsched
   VERSION ${PROJECT_VERSION} SOVERSION 0 LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}
   LINK_DEPENDS ${CMAKE_SOURCE_DIR}/cmake/libmigsched.map)
 install(TARGETS migsched_shared LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# What a program linking the library sees: its headers and what they include (jansson.h).
+add_library(migsched_shared_api INTERFACE)
+target_link_libraries(migsched_shared_api INTERFACE migsched_shared PkgConfig::JANSSON
+                      Threads::Threads m)
+target_include_directories(migsched_shared_api INTERFACE ${CMAKE_SOURCE_DIR}/include)
