@@ -13,8 +13,9 @@ DEB_PACKAGES = cmake pkg-config gcc libglpk-dev libopenblas-dev libjansson-dev \
                libcurl4-openssl-dev curl sqlite3 jq prometheus \
                libslurm-dev slurmctld slurmd slurm-client munge iproute2 \
                slurmdbd mariadb-server
-# What `make deb` builds the Debian packages with (debian/).
-DEB_BUILD_PACKAGES = build-essential debhelper lintian fakeroot dpkg-dev
+# What `make deb` builds the Debian packages with (debian/; the Python package with pybuild).
+DEB_BUILD_PACKAGES = build-essential debhelper lintian fakeroot dpkg-dev \
+                     dh-python pybuild-plugin-pyproject python3-all python3-setuptools
 # Only tests need these, and chromium is large: installed by `make test` (deps-test).
 # chromium renders the status page; clang-format checks the code's format; the package
 # test (deb_package) builds the packages, reads the manual pages with man and installs
@@ -63,16 +64,19 @@ run: deps build
 	./$(BUILD)/migsched compare $(SAMPLE) --gpu A30-24GB
 
 # migsched, migschedd, the systemd unit, an example configuration, the manual pages,
-# libmigsched.a with its headers and migsched.pc, and (with libslurm-dev) the SPANK plugin
-# PREFIX/lib/slurm/migsched_spank.so under PREFIX.
+# libmigsched.so.0 (and the libmigsched.so link), libmigsched.a, the headers and migsched.pc,
+# and (with libslurm-dev) the SPANK plugin
+# PREFIX/lib/slurm/migsched_spank.so under PREFIX. As root (no DESTDIR), ldconfig then
+# caches the library, so that programs and the Python package find libmigsched.so.0.
 install: $(BUILD)/CMakeCache.txt
 	cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX)
 	cmake --build $(BUILD) -j $(JOBS)
 	cmake --install $(BUILD)
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then ldconfig; fi
 
-# The Debian packages migsched_VERSION_ARCH.deb and libmigsched-dev_VERSION_ARCH.deb in
-# DEB_DIR (debian/; dist/build-deb.sh builds them from a copy of the tree, nocheck, on 2
-# jobs, and fails on any lintian error or warning).
+# The Debian packages migsched, libmigsched0, libmigsched-dev (VERSION_ARCH.deb) and
+# python3-migsched (VERSION_all.deb) in DEB_DIR (debian/; dist/build-deb.sh builds them
+# from a copy of the tree, nocheck, on 2 jobs, and fails on any lintian error or warning).
 deb:
 	@$(MAKE) --no-print-directory apt-install PKGS="$(DEB_PACKAGES) $(DEB_BUILD_PACKAGES)"
 	bash dist/build-deb.sh $(DEB_DIR)

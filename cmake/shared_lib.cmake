@@ -8,7 +8,8 @@ set(CAPI_CDEF_C ${CMAKE_BINARY_DIR}/capi_cdef.c)
 add_custom_command(OUTPUT ${CAPI_CDEF_C}
   COMMAND ${CMAKE_COMMAND} "-DIN=${capi_header_list}" -DOUT=${CAPI_CDEF_C}
           -DNAME=msc_cdef_text -DHEADER=capi_internal.h -P ${CMAKE_SOURCE_DIR}/cmake/embed.cmake
-  DEPENDS ${CAPI_HEADERS} ${CMAKE_SOURCE_DIR}/cmake/embed.cmake VERBATIM)
+  DEPENDS ${CAPI_HEADERS} ${CMAKE_SOURCE_DIR}/cmake/embed.cmake
+  VERBATIM)  # the list's "|" reaches cmake, not the shell as a pipe
 target_sources(ms_capi PRIVATE ${CAPI_CDEF_C})
 target_compile_definitions(ms_capi PRIVATE MIGSCHED_VERSION="${PROJECT_VERSION}")
 
@@ -26,3 +27,8 @@ set_target_properties(migsched_shared PROPERTIES OUTPUT_NAME migsched
   VERSION ${PROJECT_VERSION} SOVERSION 0 LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}
   LINK_DEPENDS ${CMAKE_SOURCE_DIR}/cmake/libmigsched.map)
 install(TARGETS migsched_shared LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# What a program linking the library sees: its headers and what they include (jansson.h).
+add_library(migsched_shared_api INTERFACE)
+target_link_libraries(migsched_shared_api INTERFACE migsched_shared PkgConfig::JANSSON
+                      Threads::Threads m)
+target_include_directories(migsched_shared_api INTERFACE ${CMAKE_SOURCE_DIR}/include)

@@ -198,6 +198,28 @@ enum ms_online_migration_rule {
 const char *ms_online_migration_rule_name(int rule);
 int ms_online_migration_rule_parse(const char *text);
 
+/* ---- A placement policy of the caller's (the Python package's) ---- */
+
+/* What a placement callback is asked: where a job that may start now goes, with the GPUs
+ * as the decision sees them (gpus[g] for g < ngpus, valid during the call only). */
+typedef struct ms_online_place_query {
+    double now;
+    int job;     /* index into the workload */
+    int profile; /* the job's profile */
+    int ngpus;
+    const ms_online_gpu_view *gpus;
+} ms_online_place_query;
+
+enum ms_online_place_answer {
+    MS_PLACE_PLACED = 0, /* *gpu and *start hold the job's place */
+    MS_PLACE_WAIT = 1,   /* the job waits in its queue until something frees */
+    MS_PLACE_ABORT = 2,  /* the simulation stops (MS_EINTR) */
+};
+
+/* The simulator checks every answer (a GPU in range, a start the profile allows,
+ * ms_online_can_take under dynamic partitioning) and fails with MS_EINVAL on a bad one. */
+typedef int (*ms_online_place_fn)(void *arg, const ms_online_place_query *q, int *gpu, int *start);
+
 typedef struct ms_online_config {
     int policy;
     int gpus;
@@ -214,9 +236,13 @@ typedef struct ms_online_config {
     double layout_share[MS_MAX_PROFILES]; /* requests' shares by profile the static
                                            * multiset follows; all 0: the workload's job counts */
     bool check;                           /* invariant check after every event (what it changed) */
-    int check_full_every; /* with check: also the whole state every N events (0: at the
-                           * end only; Debug builds: at least every 1024 events) */
-    bool timeline;        /* record fragmentation/instances over time */
+    int check_full_every;     /* with check: also the whole state every N events (0: at the
+                               * end only; Debug builds: at least every 1024 events) */
+    bool timeline;            /* record fragmentation/instances over time */
+    ms_online_place_fn place; /* non-NULL: it chooses every job's GPU and start in place of
+                               * the policy's (dynamic partitioning; no migration, no
+                               * reserve queue); policy and balance are not used */
+    void *place_arg;          /* its first argument */
 } ms_online_config;
 
 void ms_online_config_defaults(ms_online_config *c);

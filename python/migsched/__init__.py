@@ -17,3 +17,5 @@ from .gpu import GPU, Profile, as_gpu, builtin_gpus
 from .schedule import Schedule, algorithms, bounds, compare, schedule, validate
 from .spaces import Box, Discrete, MultiDiscrete
 from .workload import Workload, as_workload, preset_names
+from .online import POLICIES, OnlineResult, OnlineWorkload, simulate
+from .placement import PlacementState

@@ -6,12 +6,21 @@
 #include <stdio.h>
 
 #include "migsched/capi.h"
+#include "migsched/capi_online.h"
 #include "migsched/error.h"
 #include "migsched/gpu.h"
+#include "migsched/online.h"
 
 _Static_assert(MSC_MAX_SLICES == MS_MAX_SLICES, "capi.h's size count is gpu.h's");
 
 extern const char msc_cdef_text[];
+
+/* An online workload with the model its profile indices refer to (capi_online_workload.c,
+ * read by capi_online.c). */
+struct msc_online_workload {
+    ms_gpu_model m;
+    ms_online_workload w;
+};
 
 /* Keeps err's message as the thread's last error; returns its code (MS_EINVAL when err
  * carries none). */

@@ -30,6 +30,10 @@ static int check(const ms_gpu_model *m, const ms_online_workload *w,
                             "Slurm's delays (--launch-overhead, --slurm-tick, --backfill-interval, "
                             "--time-limit-unit) "
                             "must be between 0 and 1e12 s");
+    if (c->node.place)
+        return ms_error_set(err, MS_EINVAL,
+                            "the cluster's nodes place with the built-in policies, not a "
+                            "placement callback");
     if (c->policy != MS_CLUSTER_DYNAMIC && c->policy != MS_CLUSTER_STATIC)
         return ms_error_set(err, MS_EINVAL, "unknown cluster policy %d", c->policy);
     if (c->policy == MS_CLUSTER_DYNAMIC && (c->node.policy == MS_POLICY_FF_STATIC ||

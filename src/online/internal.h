@@ -113,7 +113,8 @@ typedef struct msi_sim {
     int cap_jobs;  /* room in job[] and the result's per-job arrays */
     bool checking; /* the invariant check after each event, and the whole state every */
     long check_every; /*   check_every events (0: at the end only) */
-    int failed;       /* MS_ENOMEM once an allocation failed */
+    int failed;       /* MS_ENOMEM once an allocation failed, or the placement callback's
+                       * failure (MS_EINVAL, MS_EINTR) */
     uint64_t claims;  /* instance claims so far (placements, migrations) */
     /* the aging reservation (queue.c): one queued job holds slots of one GPU */
     int resv_job, resv_gpu; /* -1: none */
@@ -122,7 +123,15 @@ typedef struct msi_sim {
     /* GPUs the current event changed, for the incremental check (check.c) */
     int *dirty, ndirty;
     uint8_t *is_dirty;
+    struct msi_custom *custom; /* with a placement callback, NULL otherwise */
 } msi_sim;
+
+/* What a placement callback (place_custom.c) needs beside the state: its failure's message
+ * and the views it is shown, one per GPU (kept apart: a cluster holds a state per node). */
+typedef struct msi_custom {
+    ms_error err;
+    ms_online_gpu_view views[];
+} msi_custom;
 
 /* sim_core.c: the primitives below placement, queue and migration */
 /* Room for one more element in the array *arr_ptr (n used of *cap, `size` bytes each),
@@ -150,6 +159,10 @@ void msi_claim(msi_sim *s, int g, int start, int profile, int j, double *ready);
 /* When an instance of `profile` at (g, start) could run a job if claimed now. */
 double msi_claim_ready(const msi_sim *s, int g, int start, int profile);
 bool msi_try_place(msi_sim *s, int j);
+/* Gives job j (g, start) now: claims the instance and starts the job once it is ready. */
+void msi_place_at(msi_sim *s, int j, int g, int start);
+/* The simulator's state of g as the placement decision sees it, and its rule. */
+void msi_view(const msi_sim *s, int g, ms_online_gpu_view *v, ms_online_rule *r);
 double msi_frag_with(const msi_sim *s, int g, uint32_t add_slots, uint32_t add_slices,
                      uint32_t drop_slots, uint32_t drop_slices);
 bool msi_target_ok(const msi_sim *s, int g, int profile, int start);
@@ -157,6 +170,10 @@ bool msi_target_ok(const msi_sim *s, int g, int profile, int start);
  * reserved slots: only when it is expected to end before they free (recorded in j for the
  * check). */
 bool msi_resv_admit(msi_sim *s, int j, int g, int start);
+/* place_custom.c */
+/* msi_try_place with the caller's placement callback choosing; false when it lets the job
+ * wait, or when it failed (s->failed then says how). */
+bool msi_try_place_custom(msi_sim *s, int j);
 /* queue.c: the queue disciplines and the aging reservation */
 void msi_on_arrival_queue(msi_sim *s, int j);
 void msi_dispatch_queue(msi_sim *s);

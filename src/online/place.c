@@ -45,6 +45,11 @@ static void view(const msi_sim *s, int g, ms_online_gpu_view *v, ms_online_rule 
                           .tau = s->c.tau};
 }
 
+void msi_view(const msi_sim *s, int g, ms_online_gpu_view *v, ms_online_rule *r)
+{
+    view(s, g, v, r);
+}
+
 bool msi_target_ok(const msi_sim *s, int g, int profile, int start)
 {
     ms_online_gpu_view v;
@@ -172,6 +177,23 @@ static int start_outside(const msi_sim *s, int g, int profile, uint32_t avoid)
     return ms_online_place_key(s->m, &r, s->ft, &v, profile, &st) == MS_ONLINE_NO_FIT ? -1 : st;
 }
 
+static void place_at(msi_sim *s, int j, int g, int start)
+{
+    int p = s->w->jobs[j].profile;
+    msi_job *jb = &s->job[j];
+    jb->state = MSI_J_STARTING;
+    jb->placed = s->now;
+    jb->gpu = g;
+    jb->slot = (int8_t)start;
+    double ready;
+    msi_claim(s, g, start, p, j, &ready);
+    msi_gpu_changed(s, g);
+    if (s->gpu[g].inst[start].state == MSI_I_READY)
+        msi_push(s, s->now, MSI_EV_START, j, 0, 0);
+}
+
+void msi_place_at(msi_sim *s, int j, int g, int start) { place_at(s, j, g, start); }
+
 bool msi_try_place(msi_sim *s, int j)
 {
     int p = s->w->jobs[j].profile;
@@ -191,15 +213,6 @@ bool msi_try_place(msi_sim *s, int j)
         g = other;
         start = s->cand_start[(size_t)g * s->m->nprofiles + p];
     }
-    msi_job *jb = &s->job[j];
-    jb->state = MSI_J_STARTING;
-    jb->placed = s->now;
-    jb->gpu = g;
-    jb->slot = (int8_t)start;
-    double ready;
-    msi_claim(s, g, start, p, j, &ready);
-    msi_gpu_changed(s, g);
-    if (s->gpu[g].inst[start].state == MSI_I_READY)
-        msi_push(s, s->now, MSI_EV_START, j, 0, 0);
+    place_at(s, j, g, start);
     return true;
 }

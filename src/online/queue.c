@@ -96,12 +96,18 @@ static void resv_update(msi_sim *s)
     s->resv_since = s->claims;
 }
 
+/* The policy's placement, or the caller's callback when one is set. */
+static bool try_place(msi_sim *s, int j)
+{
+    return s->c.place ? msi_try_place_custom(s, j) : msi_try_place(s, j);
+}
+
 void msi_on_arrival_queue(msi_sim *s, int j)
 {
     resv_update(s);
     int p = s->w->jobs[j].profile;
     bool behind = s->c.queue == MS_QUEUE_FCFS ? s->queued > 0 : s->qhead[p] >= 0;
-    if (behind || !msi_try_place(s, j)) {
+    if (behind || !try_place(s, j)) {
         enqueue(s, j);
         resv_update(s); /* reserve_after 0: it may reserve at once */
     }
@@ -118,7 +124,7 @@ void msi_dispatch_queue(msi_sim *s)
         int p = oldest_head(s, blocked);
         if (p < 0)
             break;
-        if (!msi_try_place(s, s->qhead[p])) {
+        if (!try_place(s, s->qhead[p])) {
             if (s->c.queue == MS_QUEUE_FCFS)
                 break;
             blocked[p] = true;

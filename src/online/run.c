@@ -160,6 +160,15 @@ static int check_config(const ms_gpu_model *m, const ms_online_workload *w,
     if (c->policy < 0 || c->policy >= MS_POLICY_COUNT || c->layout < MS_LAYOUT_BEST ||
         c->layout >= MS_LAYOUT_COUNT)
         return ms_error_set(err, MS_EINVAL, "unknown policy or layout");
+    if (c->place) { /* migration and the reservation place by the built-in decision */
+        const char *what = c->migration                   ? "departure migration (turn it off)"
+                           : c->queue == MS_QUEUE_RESERVE ? "the reserve queue (take fcfs-profile "
+                                                            "or fcfs)"
+                           : !c->dynamic ? "a static layout (it partitions dynamically)"
+                                         : NULL;
+        if (what)
+            return ms_error_set(err, MS_EINVAL, "a placement callback does not go with %s", what);
+    }
     return msi_workload_check(m, w, err);
 }
 
@@ -171,6 +180,8 @@ int ms_online_simulate(const ms_gpu_model *m, const ms_online_workload *w,
     if (rc)
         return rc;
     ms_online_config c = *cfg;
+    if (c.place) /* the callback decides; the policy's keys, kept up to date, go unused */
+        c.policy = MS_POLICY_FF_DYNAMIC;
     if (c.policy != MS_POLICY_FRAG) { /* the baselines use none of paper 002's techniques */
         c.balance = c.migration = false;
         c.dynamic = c.policy != MS_POLICY_FF_STATIC;

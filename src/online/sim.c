@@ -187,6 +187,16 @@ static msi_job fresh_job(void)
         .gpu = -1, .tgpu = -1, .slot = -1, .tslot = -1, .next = -1, .admit_slack = -INFINITY};
 }
 
+/* What stopped the run: an allocation, or the placement callback (its message). */
+static int failure(const msi_sim *s, ms_error *err)
+{
+    if (s->failed == MS_ENOMEM)
+        return ms_error_set(err, MS_ENOMEM, "out of memory in the online simulator");
+    if (err)
+        *err = s->custom->err;
+    return s->failed;
+}
+
 int msi_sim_admit(msi_sim *s, int j, double t, ms_error *err)
 {
     if (!grow_jobs(s, j))
@@ -200,15 +210,13 @@ int msi_sim_admit(msi_sim *s, int j, double t, ms_error *err)
     advance(s, t);
     on_arrival(s, j);
     int rc = after_event(s, j, err);
-    if (!rc && s->failed)
-        rc = ms_error_set(err, MS_ENOMEM, "out of memory in the online simulator");
-    return rc;
+    return !rc && s->failed ? failure(s, err) : rc;
 }
 
 int msi_sim_finish(msi_sim *s, ms_error *err)
 {
     if (s->failed)
-        return ms_error_set(err, MS_ENOMEM, "out of memory in the online simulator");
+        return failure(s, err);
     if (s->done < s->w->n)
         return ms_error_set(err, MS_EINFEASIBLE,
                             "%d of %d jobs could never start (no GPU can ever hold their "
@@ -245,6 +253,7 @@ void msi_sim_free(msi_sim *s)
         free(s->ft);
     free(s->dirty);
     free(s->is_dirty);
+    free(s->custom);
 }
 
 int msi_sim_init(msi_sim *s, const ms_gpu_model *m, const ms_online_workload *w,
@@ -276,8 +285,11 @@ int msi_sim_init(msi_sim *s, const ms_gpu_model *m, const ms_online_workload *w,
     s->ft = shared_ft ? shared_ft : malloc(sizeof *s->ft);
     s->dirty = malloc((size_t)s->G * sizeof *s->dirty);
     s->is_dirty = calloc((size_t)s->G, 1);
+    s->custom = c->place ? malloc(sizeof *s->custom + (size_t)s->G * sizeof *s->custom->views)
+                         : NULL;
     s->resv_job = s->resv_gpu = -1;
-    if (!s->gpu || (!fed && !s->job) || !s->cand_start || !s->ft || !s->dirty || !s->is_dirty)
+    if (!s->gpu || (!fed && !s->job) || !s->cand_start || !s->ft || !s->dirty || !s->is_dirty ||
+        (c->place && !s->custom))
         return MS_ENOMEM;
     for (int p = 0; p < m->nprofiles; p++)
         if (msi_mintree_init(&s->place[p], s->G) || msi_mintree_init(&s->source[p], s->G))
