@@ -1,5 +1,6 @@
 /* validate.c: the schedule validator: every validity rule of DESIGN.md (Formats), each
- * violation named by its rule. Sorting makes it O(n log n) in tasks and instances. */
+ * violation named by its rule. Sorting makes it O(n log n) in tasks and instances; one
+ * allocation holds all its scratch, since environments validate every episode they end. */
 #include <float.h>
 #include <math.h>
 #include <stdarg.h>
@@ -16,8 +17,11 @@ typedef struct vctx {
     const ms_workload *w;
     ms_validation *out;
     int count;
-    bool *inst_ok; /* times and placement usable by the cross-instance checks */
-    bool *task_ok; /* times, index and instance usable */
+    bool *inst_ok;            /* times and placement usable by the cross-instance checks */
+    bool *task_ok;            /* times, index and instance usable */
+    int *ord;                 /* ntasks + 1: task order of check_task_overlap */
+    struct span *sp, *sp_tmp; /* room for every slot span (and a sort's merge buffer) */
+    int *pairs;               /* room for 2 per span: the sweep's overlaps */
 } vctx;
 
 /* Comparisons forgive rounding: a is after b when a > b + tol(a, b). */
@@ -233,11 +237,9 @@ static int cmp_task_on_instance(const void *pa, const void *pb, void *arg)
 }
 
 /* Tasks of one instance, sorted by start, never overlap (compare with the latest end). */
-static int check_task_overlap(vctx *c)
+static void check_task_overlap(vctx *c)
 {
-    int n = 0, *ord = malloc((size_t)(c->s->ntasks ? c->s->ntasks : 1) * sizeof *ord);
-    if (!ord)
-        return MS_ENOMEM;
+    int n = 0, *ord = c->ord;
     for (int j = 0; j < c->s->ntasks; j++)
         if (c->task_ok[j] && c->inst_ok[c->s->task[j].instance])
             ord[n++] = j;
@@ -256,8 +258,6 @@ static int check_task_overlap(vctx *c)
         if (q->end > p->end)
             last = ord[a];
     }
-    free(ord);
-    return MS_OK;
 }
 
 /* An interval of one GPU resource: a memory slot's occupancy or a reconfiguration. */
@@ -268,9 +268,8 @@ typedef struct span {
     double lo, hi;
 } span;
 
-static int cmp_span(const void *pa, const void *pb)
+static int cmp_span(const span *a, const span *b)
 {
-    const span *a = pa, *b = pb;
     if (a->key != b->key)
         return a->key < b->key ? -1 : 1;
     if (a->lo != b->lo)
@@ -286,11 +285,39 @@ static int cmp_pair(const void *pa, const void *pb)
     return a[0] != b[0] ? a[0] - b[0] : a[1] - b[1];
 }
 
+/* Sorts a[0..n) stably (as glibc's merge sort qsort does, so ties keep their order):
+ * insertion-sorted runs merged through tmp, a merge skipped where its halves are already in
+ * order, so the nearly sorted spans of a plan cost about n comparisons. */
+static void sort_spans(span *a, int n, span *tmp)
+{
+    enum { RUN = 16 };
+    for (int lo = 0; lo < n; lo += RUN)
+        for (int i = lo + 1; i < n && i < lo + RUN; i++) {
+            span x = a[i];
+            int j = i;
+            for (; j > lo && cmp_span(&a[j - 1], &x) > 0; j--)
+                a[j] = a[j - 1];
+            a[j] = x;
+        }
+    for (int w = RUN; w < n; w *= 2)
+        for (int lo = 0; lo + w < n; lo += 2 * w) {
+            int mid = lo + w, hi = mid + w < n ? mid + w : n;
+            if (cmp_span(&a[mid - 1], &a[mid]) <= 0)
+                continue;
+            memcpy(tmp, a + lo, (size_t)w * sizeof *a);
+            int i = 0, j = mid, k = lo;
+            while (i < w && j < hi)
+                a[k++] = cmp_span(&a[j], &tmp[i]) < 0 ? a[j++] : tmp[i++];
+            while (i < w)
+                a[k++] = tmp[i++];
+        }
+}
+
 /* Sorts spans and, per key, finds each span starting before the latest end so far:
  * pairs[2i], pairs[2i+1] are the positions (in the sorted sp) of such an overlap. */
-static int sweep(span *sp, int n, int *pairs)
+static int sweep(span *sp, int n, span *tmp, int *pairs)
 {
-    qsort(sp, (size_t)n, sizeof *sp, cmp_span);
+    sort_spans(sp, n, tmp);
     int np = 0;
     for (int a = 1, last = 0; a < n; a++) {
         if (sp[a].key != sp[last].key) {
@@ -308,39 +335,28 @@ static int sweep(span *sp, int n, int *pairs)
     return np;
 }
 
-/* Room for n spans and their overlap pairs. */
-static int alloc_spans(int n, span **sp, int **pairs)
-{
-    *sp = malloc((size_t)(n + 1) * sizeof **sp);
-    *pairs = malloc((size_t)(n + 1) * 2 * sizeof **pairs);
-    if (*sp && *pairs)
-        return MS_OK;
-    free(*sp);
-    free(*pairs);
-    return MS_ENOMEM;
-}
-
 /* Instances whose slots overlap on one GPU have disjoint [create_start, destroy_end).
- * A pair sharing several slots is found once per slot and reported once. */
-static int check_slot_conflicts(vctx *c)
+ * A pair sharing several slots is found once per slot and reported once. The spans go in
+ * slot by slot (instances usually come in creation order), so they are nearly sorted. */
+static void check_slot_conflicts(vctx *c)
 {
     const ms_schedule *s = c->s;
-    span *sp;
-    int *pairs, n = 0;
-    if (alloc_spans(s->ninst * MS_MAX_SLOTS, &sp, &pairs))
-        return MS_ENOMEM;
-    for (int k = 0; k < s->ninst; k++) {
-        const ms_sched_instance *in = &s->inst[k];
-        if (!c->inst_ok[k])
-            continue;
-        uint32_t mask = ms_gpu_slot_mask(&s->gpu, (ms_placement){in->profile, in->start_slot});
-        for (int q = 0; q < s->gpu.slots; q++)
-            if (mask & (1u << q))
+    span *sp = c->sp;
+    int *pairs = c->pairs, n = 0;
+    uint32_t *mask = (uint32_t *)c->sp_tmp; /* free until the sweep */
+    for (int k = 0; k < s->ninst; k++)
+        mask[k] = c->inst_ok[k] ? ms_gpu_slot_mask(&s->gpu, (ms_placement){s->inst[k].profile,
+                                                                           s->inst[k].start_slot})
+                                : 0;
+    for (int q = 0; q < s->gpu.slots; q++)
+        for (int k = 0; k < s->ninst; k++) {
+            const ms_sched_instance *in = &s->inst[k];
+            if (mask[k] & (1u << q))
                 sp[n++] = (span){in->gpu * MS_MAX_SLOTS + q, k, 0,
                                  isnan(in->create_start) ? -INFINITY : in->create_start,
                                  isnan(in->destroy_end) ? INFINITY : in->destroy_end};
-    }
-    int np = sweep(sp, n, pairs);
+        }
+    int np = sweep(sp, n, c->sp_tmp, pairs);
     for (int i = 0; i < np; i++) {
         int a = sp[pairs[2 * i]].inst, b = sp[pairs[2 * i + 1]].inst;
         pairs[2 * i] = a < b ? a : b;
@@ -358,19 +374,14 @@ static int check_slot_conflicts(vctx *c)
                when(ia->destroy_end, "end", t[1], 32), inst_label(c, b, l2, sizeof l2),
                when(ib->create_start, "start", t[2], 32), when(ib->destroy_end, "end", t[3], 32));
     }
-    free(sp);
-    free(pairs);
-    return MS_OK;
 }
 
 /* On each GPU the driver runs creations and destructions one at a time (paper 000 2.1). */
-static int check_reconfig_serial(vctx *c)
+static void check_reconfig_serial(vctx *c)
 {
     const ms_schedule *s = c->s;
-    span *sp;
-    int *pairs, n = 0;
-    if (alloc_spans(2 * s->ninst, &sp, &pairs))
-        return MS_ENOMEM;
+    span *sp = c->sp;
+    int *pairs = c->pairs, n = 0;
     for (int k = 0; k < s->ninst; k++) {
         const ms_sched_instance *in = &s->inst[k];
         if (!c->inst_ok[k])
@@ -380,7 +391,7 @@ static int check_reconfig_serial(vctx *c)
         if (isfinite(in->destroy_start))
             sp[n++] = (span){in->gpu, k, 1, in->destroy_start, in->destroy_end};
     }
-    int np = sweep(sp, n, pairs);
+    int np = sweep(sp, n, c->sp_tmp, pairs);
     static const char *what[2] = {"creation", "destruction"};
     char l1[96], l2[96];
     for (int i = 0; i < np; i++) {
@@ -390,9 +401,6 @@ static int check_reconfig_serial(vctx *c)
                what[a->kind], inst_label(c, a->inst, l1, sizeof l1), a->lo, a->hi, what[b->kind],
                inst_label(c, b->inst, l2, sizeof l2), b->lo, b->hi);
     }
-    free(sp);
-    free(pairs);
-    return MS_OK;
 }
 
 static void check_missing(vctx *c, const int *seen)
@@ -457,33 +465,57 @@ static void check_initial(vctx *c, const ms_initial *l)
     free(busy);
 }
 
+/* One block for all of c's scratch and seen (per workload task, zeroed with the flags);
+ * NULL when out of memory. Spans: MS_MAX_SLOTS per instance covers both sweeps (2 per
+ * instance at most). */
+static void *alloc_scratch(vctx *c, int **seen)
+{
+    size_t nsp = (size_t)c->s->ninst * MS_MAX_SLOTS + 1;
+    size_t o_tmp = nsp * sizeof(span), o_pairs = 2 * o_tmp;
+    size_t o_ord = o_pairs + 2 * nsp * sizeof(int);
+    size_t o_seen = o_ord + ((size_t)c->s->ntasks + 1) * sizeof(int);
+    size_t o_inst = o_seen + ((size_t)c->w->n + 1) * sizeof(int);
+    size_t o_task = o_inst + (size_t)c->s->ninst + 1;
+    size_t end = o_task + (size_t)c->s->ntasks + 1;
+    char *b = malloc(end);
+    if (!b)
+        return NULL;
+    memset(b + o_seen, 0, end - o_seen);
+    c->sp = (span *)b;
+    c->sp_tmp = (span *)(b + o_tmp);
+    c->pairs = (int *)(b + o_pairs);
+    c->ord = (int *)(b + o_ord);
+    *seen = (int *)(b + o_seen);
+    c->inst_ok = (bool *)(b + o_inst);
+    c->task_ok = (bool *)(b + o_task);
+    return b;
+}
+
 static int validate(const ms_schedule *s, const ms_workload *w, const ms_initial *initial,
                     bool check_layout, ms_validation *out)
 {
-    vctx c = {s, w, out, 0, NULL, NULL};
+    vctx c = {.s = s, .w = w, .out = out};
     if (out)
         *out = (ms_validation){0, 0, NULL};
-    int *seen = calloc((size_t)w->n + 1, sizeof *seen);
-    c.inst_ok = calloc((size_t)s->ninst + 1, sizeof *c.inst_ok);
-    c.task_ok = calloc((size_t)s->ntasks + 1, sizeof *c.task_ok);
-    bool oom = !seen || !c.inst_ok || !c.task_ok;
-    if (!oom) {
-        check_instances(&c);
-        for (int j = 0; j < s->ntasks; j++) {
-            check_task(&c, j, seen);
-            if (c.task_ok[j] && c.inst_ok[s->task[j].instance])
-                check_lifetime(&c, j);
-        }
-        check_missing(&c, seen);
-        oom = check_task_overlap(&c) || check_slot_conflicts(&c) || check_reconfig_serial(&c);
-        if (check_layout)
-            check_initial(&c, initial);
-    }
-    if (oom) /* a schedule that cannot be checked is not accepted */
+    int *seen;
+    void *scratch = alloc_scratch(&c, &seen);
+    if (!scratch) { /* a schedule that cannot be checked is not accepted */
         report(&c, "out-of-memory", "out of memory while validating");
-    free(seen);
-    free(c.inst_ok);
-    free(c.task_ok);
+        return c.count;
+    }
+    check_instances(&c);
+    for (int j = 0; j < s->ntasks; j++) {
+        check_task(&c, j, seen);
+        if (c.task_ok[j] && c.inst_ok[s->task[j].instance])
+            check_lifetime(&c, j);
+    }
+    check_missing(&c, seen);
+    check_task_overlap(&c);
+    check_slot_conflicts(&c);
+    check_reconfig_serial(&c);
+    if (check_layout)
+        check_initial(&c, initial);
+    free(scratch);
     return c.count;
 }
 
