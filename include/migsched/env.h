@@ -109,6 +109,9 @@ int ms_env_steps(const ms_env *e);            /* decisions taken (forced Advance
 
 /* The episode so far as a schedule with real times (call when done for a full one). */
 int ms_env_to_schedule(const ms_env *e, const char *algorithm, ms_schedule **out, ms_error *err);
+/* The same into s, a schedule of e's GPU (ms_schedule_new with ms_env_gpu(e), 1 GPU),
+ * cleared first: no allocation once s has room (for callers that convert every episode). */
+int ms_env_fill_schedule(const ms_env *e, ms_schedule *s, ms_error *err);
 
 /* ---- A plan as actions (ours; demonstrations for imitation): ms_env_follow_start takes a
  * single-GPU plan of the workload of e's offline one-batch episode, at its start; each

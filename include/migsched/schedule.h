@@ -50,6 +50,9 @@ typedef struct ms_schedule {
 ms_schedule *ms_schedule_new(const ms_gpu_model *gpu, int gpus, const char *algorithm);
 void ms_schedule_free(ms_schedule *s);
 ms_schedule *ms_schedule_clone(const ms_schedule *s);
+/* Removes every instance, task and stat, keeping the GPU, algorithm and the room already
+ * allocated: for a caller that refills one schedule again and again. */
+void ms_schedule_clear(ms_schedule *s);
 /* Returns the new instance id (or -1 on allocation failure). */
 int ms_schedule_add_instance(ms_schedule *s, int gpu, int profile, int start_slot,
                              double create_start, double create_end, double destroy_start,

@@ -13,10 +13,11 @@ struct ms_vec_env {
     int n, obs_size, nact;
     bool started;
     ms_env **env;
-    ms_workload **own; /* each environment's generated workload (NULL with a fixed one) */
-    ms_rng *rng;       /* each environment's stream of generated workloads */
-    double *ret;       /* each episode's return so far */
-    uint8_t *mask;     /* n x nact: the masks last written, which steps are checked against */
+    ms_workload **own;  /* each environment's generated workload (NULL with a fixed one) */
+    ms_rng *rng;        /* each environment's stream of generated workloads */
+    double *ret;        /* each episode's return so far */
+    uint8_t *mask;      /* n x nact: the masks last written, which steps are checked against */
+    ms_schedule *ended; /* the episode being validated, refilled for each one */
     long episodes, invalid, steps;
     char invalid_msg[MS_ERR_LEN];
 };
@@ -58,7 +59,9 @@ ms_vec_env *ms_vec_env_new(const ms_gpu_model *gpu, const ms_env_config *cfg,
         }
     v->obs_size = ms_env_obs_size(v->env[0]);
     v->nact = ms_env_num_actions(v->env[0]);
-    if (!(v->mask = calloc((size_t)v->n, (size_t)v->nact)))
+    v->mask = calloc((size_t)v->n, (size_t)v->nact);
+    v->ended = ms_schedule_new(ms_env_gpu(v->env[0]), 1, "environment");
+    if (!v->mask || !v->ended)
         goto oom;
     return v;
 oom:
@@ -80,6 +83,7 @@ void ms_vec_env_free(ms_vec_env *v)
     free(v->rng);
     free(v->ret);
     free(v->mask);
+    ms_schedule_free(v->ended);
     free(v);
 }
 
@@ -138,16 +142,14 @@ int ms_vec_env_reset(ms_vec_env *v, uint64_t seed, const ms_vec_out *out, ms_err
 /* The ended episode of environment i through the validator; counts it. */
 static int check_episode(ms_vec_env *v, int i, ms_error *err)
 {
-    ms_schedule *s;
-    int rc = ms_env_to_schedule(v->env[i], "environment", &s, err);
+    int rc = ms_env_fill_schedule(v->env[i], v->ended, err);
     if (rc)
         return rc;
     ms_validation val = {0};
-    if (ms_schedule_validate(s, v->env[i]->w, &val) && v->invalid++ == 0)
+    if (ms_schedule_validate(v->ended, v->env[i]->w, &val) && v->invalid++ == 0)
         snprintf(v->invalid_msg, sizeof v->invalid_msg, "environment %d, episode %ld: %s: %s", i,
                  v->episodes, val.n ? val.v[0].rule : "?", val.n ? val.v[0].msg : "");
     ms_validation_fini(&val);
-    ms_schedule_free(s);
     v->episodes++;
     return MS_OK;
 }

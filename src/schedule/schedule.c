@@ -16,13 +16,19 @@ ms_schedule *ms_schedule_new(const ms_gpu_model *gpu, int gpus, const char *algo
     return s;
 }
 
+void ms_schedule_clear(ms_schedule *s)
+{
+    for (int i = 0; i < s->ntasks; i++)
+        free(s->task[i].name);
+    s->ninst = s->ntasks = s->nstats = 0;
+}
+
 void ms_schedule_free(ms_schedule *s)
 {
     if (!s)
         return;
+    ms_schedule_clear(s);
     free(s->inst);
-    for (int i = 0; i < s->ntasks; i++)
-        free(s->task[i].name);
     free(s->task);
     free(s);
 }
