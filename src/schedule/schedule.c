@@ -106,7 +106,10 @@ void ms_schedule_set_stat(ms_schedule *s, const char *key, double value)
         }
     if (s->nstats == MS_MAX_STATS)
         return; /* a fixed table: the algorithms report a handful of numbers */
-    snprintf(s->stats[s->nstats].key, sizeof s->stats[0].key, "%s", key);
+    /* snprintf's "%s" without its cost (environments set stats on every episode). */
+    size_t len = strnlen(key, sizeof s->stats[0].key - 1);
+    memcpy(s->stats[s->nstats].key, key, len);
+    s->stats[s->nstats].key[len] = 0;
     s->stats[s->nstats++].value = value;
 }
 

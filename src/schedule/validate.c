@@ -24,10 +24,11 @@ typedef struct vctx {
     int *pairs;               /* room for 2 per span: the sweep's overlaps */
 } vctx;
 
-/* Comparisons forgive rounding: a is after b when a > b + tol(a, b). */
+/* Comparisons forgive rounding: a is after b when a > b + tol(a, b). (Not fmax, a call:
+ * where b is NaN, m differs from fmax's, but after is false either way.) */
 static double tol(double a, double b)
 {
-    double m = fmax(fabs(a), fabs(b));
+    double fa = fabs(a), fb = fabs(b), m = fa > fb ? fa : fb;
     return 1e-9 * (isfinite(m) && m > 1.0 ? m : 1.0);
 }
 
@@ -243,7 +244,15 @@ static void check_task_overlap(vctx *c)
     for (int j = 0; j < c->s->ntasks; j++)
         if (c->task_ok[j] && c->inst_ok[c->s->task[j].instance])
             ord[n++] = j;
-    qsort_r(ord, (size_t)n, sizeof *ord, cmp_task_on_instance, (void *)c->s);
+    if (n > 32)
+        qsort_r(ord, (size_t)n, sizeof *ord, cmp_task_on_instance, (void *)c->s);
+    else /* an episode's few tasks: insertion, stable like glibc's merge sort, no calls */
+        for (int i = 1; i < n; i++) {
+            int x = ord[i], j = i;
+            for (; j > 0 && cmp_task_on_instance(&ord[j - 1], &x, (void *)c->s) > 0; j--)
+                ord[j] = ord[j - 1];
+            ord[j] = x;
+        }
     char l1[96], l2[96], il[96];
     for (int a = 1, last = n ? ord[0] : 0; a < n; a++) {
         const ms_sched_task *p = &c->s->task[last], *q = &c->s->task[ord[a]];
