@@ -1,6 +1,7 @@
 /* test_env_vector.c: the vector environment: each environment plays what a lone environment
  * plays on the same workloads (same bytes), ended episodes are reset at once and all
- * validate, steps are checked against the masks, and the settings are checked. */
+ * validate, steps are checked against the masks, its random picks are allowed, uniform and
+ * seeded, and the settings are checked. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -268,6 +269,96 @@ static void test_refused_actions(void **state)
     ms_vec_env_free(v);
 }
 
+/* ms_vec_env_sample: only allowed actions, uniform among them, the same picks from the same
+ * seed (other ones from another), refused before a reset. */
+static void test_sample(void **state)
+{
+    enum { N = 4, DRAWS = 20000 };
+    ms_vec_env *v = make_vec(N, NULL, 8, false);
+    bufs b;
+    bufs_init(&b, v);
+    int32_t a[N], first[2][N];
+    ms_error err;
+    assert_int_equal(ms_vec_env_sample(v, a, &err), MS_EINVAL);
+    assert_non_null(strstr(err.msg, "before reset"));
+    for (int seed = 0; seed < 3; seed++) {
+        assert_int_equal(ms_vec_env_reset(v, seed % 2 ? 6 : 5, &b.out, NULL), MS_OK);
+        int32_t seq[30][N];
+        for (int s = 0; s < 30; s++) {
+            assert_int_equal(ms_vec_env_sample(v, seq[s], NULL), MS_OK);
+            for (int i = 0; i < N; i++)
+                assert_true(b.out.mask[(size_t)i * (size_t)b.nact + (size_t)seq[s][i]]);
+            assert_int_equal(ms_vec_env_step(v, seq[s], &b.out, NULL), MS_OK);
+        }
+        if (seed < 2)
+            memcpy(first[seed], seq[29], sizeof seq[29]);
+        else /* seed 5 again */
+            assert_memory_equal(first[0], seq[29], sizeof seq[29]);
+    }
+    assert_memory_not_equal(first[0], first[1], sizeof first[0]);
+    /* Environment 0's mask stays while only sampling: each allowed action ~ DRAWS / k. */
+    int *count = calloc((size_t)b.nact, sizeof *count), k = 0;
+    for (int d = 0; d < DRAWS; d++) {
+        assert_int_equal(ms_vec_env_sample(v, a, NULL), MS_OK);
+        count[a[0]]++;
+    }
+    for (int x = 0; x < b.nact; x++)
+        k += b.out.mask[x];
+    assert_true(k >= 2);
+    for (int x = 0; x < b.nact; x++)
+        if (b.out.mask[x])
+            assert_true(abs(count[x] - DRAWS / k) < DRAWS / k / 5);
+        else
+            assert_int_equal(count[x], 0);
+    free(count);
+    bufs_fini(&b);
+    ms_vec_env_free(v);
+}
+
+/* ms_env_fill_schedule into one schedule, reused from episode to episode (larger ones and
+ * smaller ones), gives what ms_env_to_schedule gives. */
+static void test_fill_schedule_reused(void **state)
+{
+    enum { N = 3 };
+    ms_vec_env *v = make_vec(N, NULL, 12, false);
+    bufs b;
+    bufs_init(&b, v);
+    assert_int_equal(ms_vec_env_reset(v, 11, &b.out, NULL), MS_OK);
+    ms_schedule *reused = ms_schedule_new(a100(), 1, "environment");
+    assert_non_null(reused);
+    int32_t a[N];
+    int compared = 0, sizes = 0, last = -1;
+    for (int s = 0; s < 400; s++) {
+        for (int i = 0; i < N; i++) {
+            ms_schedule *fresh;
+            const ms_env *e = ms_vec_env_get(v, i);
+            assert_int_equal(ms_env_to_schedule(e, "environment", &fresh, NULL), MS_OK);
+            assert_int_equal(ms_env_fill_schedule(e, reused, NULL), MS_OK);
+            assert_int_equal(reused->ninst, fresh->ninst);
+            assert_int_equal(reused->ntasks, fresh->ntasks);
+            assert_int_equal(reused->nstats, fresh->nstats);
+            if (fresh->ninst)
+                assert_memory_equal(reused->inst, fresh->inst,
+                                    (size_t)fresh->ninst * sizeof *fresh->inst);
+            if (fresh->ntasks)
+                assert_memory_equal(reused->task, fresh->task,
+                                    (size_t)fresh->ntasks * sizeof *fresh->task);
+            assert_memory_equal(reused->stats, fresh->stats,
+                                (size_t)fresh->nstats * sizeof *fresh->stats);
+            sizes += fresh->ninst != last;
+            last = fresh->ninst;
+            compared++;
+            ms_schedule_free(fresh);
+        }
+        assert_int_equal(ms_vec_env_sample(v, a, NULL), MS_OK);
+        assert_int_equal(ms_vec_env_step(v, a, &b.out, NULL), MS_OK);
+    }
+    assert_true(compared == 400 * N && sizes > 50);
+    ms_schedule_free(reused);
+    bufs_fini(&b);
+    ms_vec_env_free(v);
+}
+
 static void test_settings_checked(void **state)
 {
     ms_env_config c;
@@ -295,6 +386,8 @@ int main(void)
         cmocka_unit_test(test_streams_independent_of_the_count),
         cmocka_unit_test(test_fixed_workload),
         cmocka_unit_test(test_refused_actions),
+        cmocka_unit_test(test_sample),
+        cmocka_unit_test(test_fill_schedule_reused),
         cmocka_unit_test(test_settings_checked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -85,6 +85,10 @@ int msc_vec_env_reset(msc_vec_env *v, uint64_t seed, float *obs, uint8_t *mask);
 int msc_vec_env_step(msc_vec_env *v, const int32_t *actions, float *obs, uint8_t *mask,
                      double *reward, uint8_t *terminated, double *episode_return,
                      double *episode_makespan);
+/* A uniformly random allowed action per environment, of the masks last written, into
+ * actions (n): the random policy in one call, drawn from a stream of the reset's seed that
+ * no environment uses (the same seed, the same picks). MS_EINVAL before a reset. */
+int msc_vec_env_sample_actions(msc_vec_env *v, int32_t *actions);
 /* Episodes ended since the reset; those whose schedule the validator refused (always 0:
  * another count is a bug, described by msc_vec_env_invalid_message); steps since the reset,
  * one per environment per msc_vec_env_step. */
@@ -95,8 +99,8 @@ int64_t msc_vec_env_steps(const msc_vec_env *v);
 /* Environment i's episode so far as a schedule, and a copy of its workload. */
 int msc_vec_env_to_schedule(const msc_vec_env *v, int i, ms_schedule **out);
 int msc_vec_env_workload(const msc_vec_env *v, int i, ms_workload **out);
-/* Resets with seed, then plays steps vector steps of uniformly random allowed actions
- * picked in C from the masks: *seconds the steps took (the vector's own speed). */
+/* Resets with seed, then plays steps vector steps of msc_vec_env_sample_actions' picks:
+ * *seconds the steps took (the vector's own speed). */
 int msc_vec_env_random_steps(msc_vec_env *v, long steps, uint64_t seed, double *seconds);
 
 #endif

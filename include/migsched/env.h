@@ -195,6 +195,10 @@ long ms_vec_env_invalid(const ms_vec_env *v);
 const char *ms_vec_env_invalid_message(const ms_vec_env *v);
 /* Steps taken since the reset (one per environment per ms_vec_env_step). */
 long ms_vec_env_steps(const ms_vec_env *v);
+/* A uniformly random allowed action per environment (of the masks last written) into
+ * actions[0..n): the random policy without a caller's loop over the masks. Drawn from a
+ * stream of the reset's seed that no environment uses: the same seed, the same picks. */
+int ms_vec_env_sample(ms_vec_env *v, int32_t *actions, ms_error *err);
 
 /* Discretisation of a time t >= 0 against scale: 0 for 0, else the nearest of the levels
  * 1..M (times above the scale map to M), M + 1 for infinity. */

@@ -90,6 +90,14 @@ int msc_vec_env_step(msc_vec_env *v, const int32_t *actions, float *obs, uint8_t
                &(ms_vec_out){obs, mask, reward, terminated, episode_return, episode_makespan});
 }
 
+int msc_vec_env_sample_actions(msc_vec_env *v, int32_t *actions)
+{
+    MSC_NEED(v);
+    MSC_NEED(actions);
+    ms_error err;
+    return ms_vec_env_sample(v->v, actions, &err) ? msc_fail(&err) : MS_OK;
+}
+
 int64_t msc_vec_env_episodes(const msc_vec_env *v) { return ms_vec_env_episodes(v->v); }
 int64_t msc_vec_env_invalid(const msc_vec_env *v) { return ms_vec_env_invalid(v->v); }
 const char *msc_vec_env_invalid_message(const msc_vec_env *v)
@@ -150,20 +158,12 @@ int msc_vec_env_random_steps(msc_vec_env *v, long steps, uint64_t seed, double *
                  ? MS_OK
                  : msc_failf(MS_ENOMEM, "out of memory");
     const ms_vec_out out = {obs, mask, reward, terminated, ret, makespan};
-    ms_rng rng;
-    ms_rng_seed(&rng, seed);
     if (!rc)
         rc = run(v, NULL, seed, &out);
     double t0 = ms_monotonic_seconds();
-    for (long s = 0; s < steps && !rc; s++) {
-        for (size_t i = 0; i < n; i++) {
-            int allowed = 0;
-            for (size_t a = 0; a < A; a++)
-                allowed += mask[i * A + a];
-            actions[i] = ms_env_random_action(mask + i * A, (int)A, allowed, &rng);
-        }
-        rc = run(v, actions, 0, &out);
-    }
+    for (long s = 0; s < steps && !rc; s++)
+        if (!(rc = msc_vec_env_sample_actions(v, actions)))
+            rc = run(v, actions, 0, &out);
     *seconds = ms_monotonic_seconds() - t0;
     free(obs);
     free(mask);

@@ -18,6 +18,8 @@ struct ms_vec_env {
     double *ret;        /* each episode's return so far */
     uint8_t *mask;      /* n x nact: the masks last written, which steps are checked against */
     ms_schedule *ended; /* the episode being validated, refilled for each one */
+    int *allowed;       /* n: how many actions each of those masks allows */
+    ms_rng sampler;     /* ms_vec_env_sample's stream */
     long episodes, invalid, steps;
     char invalid_msg[MS_ERR_LEN];
 };
@@ -46,7 +48,8 @@ ms_vec_env *ms_vec_env_new(const ms_gpu_model *gpu, const ms_env_config *cfg,
     v->own = calloc((size_t)v->n, sizeof *v->own);
     v->rng = calloc((size_t)v->n, sizeof *v->rng);
     v->ret = calloc((size_t)v->n, sizeof *v->ret);
-    if (!v->env || !v->own || !v->rng || !v->ret)
+    v->allowed = calloc((size_t)v->n, sizeof *v->allowed);
+    if (!v->env || !v->own || !v->rng || !v->ret || !v->allowed)
         goto oom;
     if (!(v->env[0] = ms_env_new(gpu, cfg, err))) {
         ms_vec_env_free(v);
@@ -82,6 +85,7 @@ void ms_vec_env_free(ms_vec_env *v)
     free(v->own);
     free(v->rng);
     free(v->ret);
+    free(v->allowed);
     free(v->mask);
     ms_schedule_free(v->ended);
     free(v);
@@ -114,7 +118,7 @@ static int next_episode(ms_vec_env *v, int i, ms_error *err)
 static void write_state(ms_vec_env *v, int i, const ms_vec_out *out)
 {
     uint8_t *mask = v->mask + (size_t)i * (size_t)v->nact;
-    ms_env_mask(v->env[i], mask);
+    v->allowed[i] = ms_env_mask(v->env[i], mask);
     memcpy(out->mask + (size_t)i * (size_t)v->nact, mask, (size_t)v->nact);
     ms_env_observe(v->env[i], out->obs + (size_t)i * (size_t)v->obs_size);
 }
@@ -123,6 +127,8 @@ int ms_vec_env_reset(ms_vec_env *v, uint64_t seed, const ms_vec_out *out, ms_err
 {
     ms_rng base;
     ms_rng_seed(&base, seed);
+    ms_rng first = base; /* base's first draw, on a stream no environment uses */
+    v->sampler = ms_rng_split(&first, MS_VEC_MAX_ENVS);
     v->started = false;
     v->episodes = v->invalid = v->steps = 0;
     v->invalid_msg[0] = 0;
@@ -183,5 +189,15 @@ int ms_vec_env_step(ms_vec_env *v, const int32_t *actions, const ms_vec_out *out
         write_state(v, i, out);
     }
     v->steps += v->n;
+    return MS_OK;
+}
+
+int ms_vec_env_sample(ms_vec_env *v, int32_t *actions, ms_error *err)
+{
+    if (!v->started)
+        return ms_error_set(err, MS_EINVAL, "vector environment: sample before reset");
+    for (int i = 0; i < v->n; i++)
+        actions[i] = ms_env_random_action(v->mask + (size_t)i * (size_t)v->nact, v->nact,
+                                          v->allowed[i], &v->sampler);
     return MS_OK;
 }
