@@ -218,8 +218,8 @@ class Env(_Described):
 
 class VectorEnv(_Described):
     """`num_envs` environments of one GPU and settings (Env's arguments: gpu, workload and
-    the keyword settings), stepped in one call. Observations (num_envs x obs_size float32) and masks are NumPy arrays over the
-    buffers the library writes: every step returns the same arrays, overwritten (copy what
+    the keyword settings), stepped in one call. Observations (num_envs x obs_size float32)
+    and masks are NumPy arrays over the buffers the library writes: every step returns the same arrays, overwritten (copy what
     you keep). An environment whose episode ends is at once on its next one (its row of
     the observations is the new episode's start); infos["episode_return"] and
     infos["episode_makespan"] hold the ended episodes' figures where terminated is True.
@@ -256,6 +256,8 @@ class VectorEnv(_Described):
         self.episode_return = np.zeros(n, np.float64)
         self.episode_makespan = np.zeros(n, np.float64)
         self._actions = np.zeros(n, np.int32)
+        self._sampled = np.zeros(n, np.int32)
+        self._sampled_c = ffi.from_buffer("int32_t[]", self._sampled)
         self._c = [
             ffi.from_buffer("int32_t[]", self._actions),
             ffi.from_buffer("float[]", self.obs),
@@ -288,8 +290,19 @@ class VectorEnv(_Described):
         """actions[i] (allowed by masks[i]) in environment i. Returns (observations,
         rewards, terminated, truncated, infos), arrays the next step overwrites."""
         self._actions[:] = actions
-        check(lib.msc_vec_env_step(self._ptr, *self._c))
+        rc = lib.msc_vec_env_step(self._ptr, *self._c)
+        if rc:
+            check(rc)
         return self.obs, self.rewards, self.terminated, self.truncated, self._infos
+
+    def sample_actions(self):
+        """A uniformly random allowed action per environment (of the current masks), drawn
+        in the library from a stream of the reset's seed: the random policy without a
+        Python loop over the masks. Returns an int32 array the next call overwrites."""
+        rc = lib.msc_vec_env_sample_actions(self._ptr, self._sampled_c)
+        if rc:
+            check(rc)
+        return self._sampled
 
     def action_masks(self):
         """The allowed actions, num_envs x num_actions (1 = allowed; the array the library

@@ -1,7 +1,7 @@
 """The scheduling environment from Python: FAR's plan followed reproduces its makespan, the
 vector environment validates every episode it ends and writes into the same arrays at
-every step, returns have Gymnasium's shapes, masks are enforced with errors, and a seed
-gives the same episodes."""
+every step, its sampled actions are allowed, uniform and seeded, returns have Gymnasium's
+shapes, masks are enforced with errors, and a seed gives the same episodes."""
 import numpy as np
 import pytest
 
@@ -149,6 +149,33 @@ def test_masks_are_enforced_with_errors():
     with pytest.raises(migsched.InvalidInput, match="environment 2"):
         v.step(actions)
     assert np.array_equal(before, v.obs) and v.steps == 0
+
+
+def test_vector_sample_actions_are_allowed_uniform_and_seeded():
+    v = migsched.VectorEnv(6, GPU, tasks=8)
+    with pytest.raises(migsched.InvalidInput, match="before reset"):
+        v.sample_actions()
+
+    def picks(seed):
+        v.reset(seed=seed)
+        out = []
+        for _ in range(50):
+            a = v.sample_actions()
+            assert a.dtype == np.int32 and a.shape == (6,)
+            assert v.action_masks()[np.arange(6), a].all()
+            out.append(a.copy())
+            v.step(a)
+        return np.array(out)
+
+    assert np.array_equal(picks(3), picks(3))
+    assert not np.array_equal(picks(3), picks(4))
+    assert v.invalid_episodes == 0 and v.episodes > 0
+    # Without stepping, the masks stay: each allowed action of environment 0 about as often.
+    allowed = np.flatnonzero(v.action_masks()[0])
+    counts = np.bincount([v.sample_actions()[0] for _ in range(6000)], minlength=v.num_actions)
+    assert set(np.flatnonzero(counts)) == set(allowed) and len(allowed) >= 2
+    expected = 6000 / len(allowed)
+    assert np.all(np.abs(counts[allowed] - expected) < expected / 4)
 
 
 def play(v, seed, steps):
