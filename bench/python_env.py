@@ -1,16 +1,23 @@
 """Steps per second of the scheduling environment through Python (migsched.Env and
 migsched.VectorEnv with 64 environments) beside the C environment alone, all under one
 action rule: a uniformly random allowed action, on generated episodes
-(MIXEDSCALING,WIDETIMES, 14 tasks, A100-40GB, N = M = 14). The C figures are loops inside
-the library: one environment with mask, observation and step at each decision (as
-bench_env's), and the vector environment itself (which also validates every episode it
-ends). The Python vector is timed in all (the NumPy action choice included) and inside
-VectorEnv.step alone (what the environment costs a caller whose policy picks the
-actions). Times are CPU seconds of this process (time.process_time), which other load on the
-machine does not inflate as it does wall time. Run by `make bench`:
+(MIXEDSCALING,WIDETIMES, 14 tasks, A100-40GB, N = M = 14).
+
+What is counted: one step is one decision of one environment. The C figures are loops
+inside the library: one environment with mask, observation and step at each decision (as
+bench_env's), and the vector environment stepped in C (which also validates every episode
+it ends, as the Python vector does). The Python vector is an honest Python loop: at each
+call it chooses the actions, then calls VectorEnv.step; its time includes the choice, made
+either with NumPy from the masks or by VectorEnv.sample_actions (the library's draw), and
+is also given inside VectorEnv.step alone (what the environment costs a caller whose policy
+picks the actions). Times are CPU seconds of this process (time.process_time), which other
+load on the machine inflates less than wall time; the measurements run interleaved in
+rounds and each ratio is taken within a round, so the medians printed compare figures
+measured under the same load. Run by `make bench`:
     PYTHONPATH=python MIGSCHED_LIBRARY=build/libmigsched.so.0 /usr/bin/python3 bench/python_env.py
 """
 import os
+import statistics
 import time
 
 # NumPy's BLAS threads would spin beside the loops and count in the process's CPU time.
@@ -22,15 +29,22 @@ import migsched  # noqa: E402
 
 GPU = "A100-40GB"
 NUM_ENVS = 64
+ROUNDS = int(os.environ.get("BENCH_ROUNDS", "5"))
 
 
-def best_of(runs, fn):
-    """The best steps/s of `runs` runs of fn (returning steps, CPU seconds)."""
-    return max(steps / seconds for steps, seconds in (fn() for _ in range(runs)))
+def c_single(env, steps=300_000):
+    t0 = time.process_time()
+    env.random_steps(steps, seed=1)
+    return steps / (time.process_time() - t0)
 
 
-def python_single(steps=100_000):
-    env = migsched.Env(GPU)
+def c_vector(v, calls=4_000):
+    t0 = time.process_time()
+    v.random_steps(calls, seed=1)
+    return calls * NUM_ENVS / (time.process_time() - t0)
+
+
+def python_single(env, steps=60_000):
     rng = np.random.default_rng(1)
     env.reset(seed=1)
     done = False
@@ -40,62 +54,77 @@ def python_single(steps=100_000):
             env.reset()
         allowed = np.flatnonzero(env.action_masks())
         _, _, done, _, _ = env.step(int(allowed[rng.integers(allowed.size)]))
-    return steps, time.process_time() - t0
+    return steps / (time.process_time() - t0)
 
 
-def python_vector(calls=3_000):
-    """(steps, CPU seconds in all, CPU seconds inside VectorEnv.step alone)."""
-    v = migsched.VectorEnv(NUM_ENVS, GPU)
-    rng = np.random.default_rng(1)
-    keys = np.empty((NUM_ENVS, v.num_actions), np.float32)
-    v.reset(seed=1)
+def numpy_choice(v, rng):
+    """A function giving a uniformly random allowed action per row of v's masks: the
+    pick-th allowed entry of each row, pick uniform below the row's count of them."""
     masks = v.action_masks()
+    allowed = masks.view(np.bool_)
+    row_start = np.arange(v.num_envs) * v.num_actions
+
+    def choose():
+        flat = np.flatnonzero(allowed)  # allowed entries, row after row
+        counts = np.add.reduce(masks, axis=1, dtype=np.intp)
+        ends = np.cumsum(counts)
+        pick = (rng.random(v.num_envs) * counts).astype(np.intp)
+        return flat[ends - counts + pick] - row_start
+
+    return choose
+
+
+def python_vector(v, choice, calls=3_000):
+    """(steps/s in all, steps/s counting only the time inside VectorEnv.step), actions
+    chosen by choice() before each step."""
+    v.reset(seed=1)
     in_step = 0.0
     t0 = time.process_time()
     for _ in range(calls):
-        # Uniform among the allowed: the largest of independent uniform keys.
-        rng.random(out=keys, dtype=np.float32)
-        np.multiply(keys, masks, out=keys)
-        actions = keys.argmax(axis=1)
+        actions = choice()
         t1 = time.process_time()
         v.step(actions)
         in_step += time.process_time() - t1
     seconds = time.process_time() - t0
     assert v.invalid_episodes == 0, v.invalid_message
-    return calls * NUM_ENVS, seconds, in_step
-
-
-def c_single(steps=400_000):
-    env = migsched.Env(GPU)
-    t0 = time.process_time()
-    env.random_steps(steps, seed=1)
-    return steps, time.process_time() - t0
-
-
-def c_vector(calls=6_000):
-    v = migsched.VectorEnv(NUM_ENVS, GPU)
-    t0 = time.process_time()
-    v.random_steps(calls, seed=1)
-    return calls * NUM_ENVS, time.process_time() - t0
+    return calls * NUM_ENVS / seconds, calls * NUM_ENVS / in_step
 
 
 def main():
-    c1 = best_of(3, c_single)
-    cv = best_of(3, c_vector)
-    p1 = best_of(3, python_single)
-    runs = [python_vector() for _ in range(3)]
-    pv = max(steps / seconds for steps, seconds, _ in runs)
-    pv_env = max(steps / in_step for steps, _, in_step in runs)
-    print(f"env steps/s, {GPU}, N=M=14, 14-task MIXEDSCALING,WIDETIMES episodes, uniformly "
-          "random allowed action (per CPU second, best of 3):")
-    print(f"  C environment alone (mask + observation + step):     {c1:10.0f}")
-    print(f"  C vector environment, {NUM_ENVS} envs, stepped in C:      {cv:10.0f}")
-    print(f"  Python Env (one step per call):                      {p1:10.0f}")
-    print(f"  Python VectorEnv, {NUM_ENVS} envs, with the NumPy choice:  {pv:10.0f}")
-    print(f"  Python VectorEnv, {NUM_ENVS} envs, inside step() alone:    {pv_env:10.0f}")
-    print(f"  ratio Python vector / C environment: {pv / c1:.2f} with the choice, "
-          f"{pv_env / c1:.2f} inside step(); / C vector environment: {pv / cv:.2f}, "
-          f"{pv_env / cv:.2f}")
+    env = migsched.Env(GPU)
+    vec = migsched.VectorEnv(NUM_ENVS, GPU)
+    choose = numpy_choice(vec, np.random.default_rng(1))
+    figures = {k: [] for k in ("c1", "cv", "p1", "pn", "pn_step", "ps", "ps_step")}
+    ratios = {k: [] for k in ("pn", "pn_step", "ps", "ps_step", "cv")}
+    for _ in range(ROUNDS):
+        r = {"c1": c_single(env), "cv": c_vector(vec), "p1": python_single(env)}
+        r["pn"], r["pn_step"] = python_vector(vec, choose)
+        r["ps"], r["ps_step"] = python_vector(vec, vec.sample_actions)
+        for k, x in r.items():
+            figures[k].append(x)
+        for k in ratios:
+            ratios[k].append(r[k] / r["c1"])
+    med = {k: statistics.median(x) for k, x in figures.items()}
+    rat = {k: statistics.median(x) for k, x in ratios.items()}
+    print(f"env steps/s (one step = one decision of one environment), {GPU}, N=M=14, "
+          "14-task MIXEDSCALING,WIDETIMES episodes, uniformly random allowed action; per "
+          f"CPU second, single-threaded, median of {ROUNDS} interleaved rounds (ratios to the "
+          "C environment within each round):")
+    rows = [
+        ("C environment alone (mask + observation + step)", "c1", None),
+        (f"C vector environment, {NUM_ENVS} envs, stepped in C (validates each episode)",
+         "cv", "cv"),
+        ("Python Env (one step per call, NumPy choice)", "p1", None),
+        (f"Python VectorEnv, {NUM_ENVS} envs, NumPy choice + step()", "pn", "pn"),
+        ("  the same, time inside step() alone", "pn_step", "pn_step"),
+        (f"Python VectorEnv, {NUM_ENVS} envs, sample_actions() + step()", "ps", "ps"),
+        ("  the same, time inside step() alone", "ps_step", "ps_step"),
+    ]
+    for label, k, rk in rows:
+        ratio = f"  {rat[rk]:.2f} x C env" if rk else ""
+        print(f"  {label:<74} {med[k]:10.0f}{ratio}")
+    print(f"  Python vector with the action choice / C environment alone: {rat['pn']:.2f} "
+          f"(NumPy choice), {rat['ps']:.2f} (sample_actions); target >= 0.5")
 
 
 if __name__ == "__main__":
