@@ -9,11 +9,11 @@ bench_env's), and the vector environment stepped in C (which also validates ever
 it ends, as the Python vector does). The Python vector is an honest Python loop: at each
 call it chooses the actions, then calls VectorEnv.step; its time includes the choice, made
 either with NumPy from the masks or by VectorEnv.sample_actions (the library's draw), and
-is also given inside VectorEnv.step alone (what the environment costs a caller whose policy
-picks the actions). Times are CPU seconds of this process (time.process_time), which other
-load on the machine inflates less than wall time; the measurements run interleaved in
-rounds and each ratio is taken within a round, so the medians printed compare figures
-measured under the same load. Run by `make bench`:
+is also given inside VectorEnv.step alone (what the environment costs a caller whose
+policy picks the actions; timed in runs of their own). Times are CPU seconds of this
+process (time.process_time), which other load on the machine inflates less than wall
+time; the measurements run interleaved in rounds and each ratio is taken within a round,
+so the medians printed compare figures measured under the same load. Run by `make bench`:
     PYTHONPATH=python MIGSCHED_LIBRARY=build/libmigsched.so.0 /usr/bin/python3 bench/python_env.py
 """
 import os
@@ -60,34 +60,42 @@ def python_single(env, steps=60_000):
 def numpy_choice(v, rng):
     """A function giving a uniformly random allowed action per row of v's masks: the
     pick-th allowed entry of each row, pick uniform below the row's count of them."""
-    masks = v.action_masks()
-    allowed = masks.view(np.bool_)
-    row_start = np.arange(v.num_envs) * v.num_actions
+    allowed = v.action_masks().view(np.bool_).ravel()
+    row_start = np.arange(v.num_envs + 1) * v.num_actions
 
     def choose():
-        flat = np.flatnonzero(allowed)  # allowed entries, row after row
-        counts = np.add.reduce(masks, axis=1, dtype=np.intp)
-        ends = np.cumsum(counts)
-        pick = (rng.random(v.num_envs) * counts).astype(np.intp)
-        return flat[ends - counts + pick] - row_start
+        flat = allowed.nonzero()[0]  # the allowed entries, row after row
+        bounds = flat.searchsorted(row_start)  # where each row's entries begin in flat
+        first = bounds[:-1]
+        pick = first + (rng.random(v.num_envs) * (bounds[1:] - first)).astype(np.intp)
+        return flat.take(pick) - row_start[:-1]
 
     return choose
 
 
 def python_vector(v, choice, calls=3_000):
-    """(steps/s in all, steps/s counting only the time inside VectorEnv.step), actions
-    chosen by choice() before each step."""
+    """Steps/s of a loop choosing the actions with choice() and stepping."""
+    v.reset(seed=1)
+    t0 = time.process_time()
+    for _ in range(calls):
+        v.step(choice())
+    seconds = time.process_time() - t0
+    assert v.invalid_episodes == 0, v.invalid_message
+    return calls * NUM_ENVS / seconds
+
+
+def python_vector_in_step(v, choice, calls=3_000):
+    """Steps/s counting only the time inside VectorEnv.step (timed apart from
+    python_vector, whose figure the timers would slow)."""
     v.reset(seed=1)
     in_step = 0.0
-    t0 = time.process_time()
     for _ in range(calls):
         actions = choice()
         t1 = time.process_time()
         v.step(actions)
         in_step += time.process_time() - t1
-    seconds = time.process_time() - t0
     assert v.invalid_episodes == 0, v.invalid_message
-    return calls * NUM_ENVS / seconds, calls * NUM_ENVS / in_step
+    return calls * NUM_ENVS / in_step
 
 
 def main():
@@ -98,8 +106,9 @@ def main():
     ratios = {k: [] for k in ("pn", "pn_step", "ps", "ps_step", "cv")}
     for _ in range(ROUNDS):
         r = {"c1": c_single(env), "cv": c_vector(vec), "p1": python_single(env)}
-        r["pn"], r["pn_step"] = python_vector(vec, choose)
-        r["ps"], r["ps_step"] = python_vector(vec, vec.sample_actions)
+        r["pn"], r["pn_step"] = python_vector(vec, choose), python_vector_in_step(vec, choose)
+        r["ps"] = python_vector(vec, vec.sample_actions)
+        r["ps_step"] = python_vector_in_step(vec, vec.sample_actions)
         for k, x in r.items():
             figures[k].append(x)
         for k in ratios:
