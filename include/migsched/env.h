@@ -33,6 +33,10 @@ typedef struct ms_env_config {
     bool soonest_placement; /* ours: a reconfiguration builds its configuration at the
                              * placement whose destroyed instances free soonest, not at the
                              * one fixed by the current partition's symmetry */
+    bool every_partition;   /* ours: every partition is a configuration of its own (the
+                             * reconfiguration actions name placements, not symmetry classes);
+                             * with keep_useless the follower then carries a plan out as it
+                             * is (ms_env_follow_start) */
 } ms_env_config;
 
 /* "float", "one-hot", "exact" and back; parse returns MS_EINVAL for another name. */

@@ -49,7 +49,10 @@ ms_env *ms_env_new(const ms_gpu_model *gpu, const ms_env_config *cfg, ms_error *
     }
     e->gpu = *gpu;
     e->cfg = *cfg;
-    ms_gpu_canonical(gpu, !cfg->keep_useless, &e->canon);
+    if (cfg->every_partition)
+        ms_gpu_every_partition(gpu, !cfg->keep_useless, &e->canon);
+    else
+        ms_gpu_canonical(gpu, !cfg->keep_useless, &e->canon);
     e->K = gpu->slices;
     e->S = gpu->nsizes;
     e->C = e->canon.n;

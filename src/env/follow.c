@@ -8,7 +8,14 @@
  * dropped, e.g. a 3g on slots 0-3) and can be reached soonest from the environment's
  * partition, at the plan's slots where it can. The environment keeps its
  * own clock and a class of equal discretised times stands for each task, so the episode's
- * makespan is near the plan's, not always equal to it. */
+ * makespan is near the plan's, not always equal to it.
+ * Where every partition is an action (every_partition with keep_useless), the follower is
+ * strict instead: a phase is entered only at a partition with its instances at their own
+ * slots and sizes, and a task waits for its own instance. With async_reconfig, the exact
+ * encoding, longest_first and fine levels, the episode then repeats FAR's plans exactly:
+ * a larger stand-in or another free instance runs a task sooner or later than the plan,
+ * and a symmetric placement of a canonical class is not the plan's, which the strict steps
+ * later need (tests/test_env_follow.c). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +116,9 @@ int ms_env_follow_start(ms_env_follow *f, const ms_env *e, const ms_schedule *s,
     return MS_OK;
 }
 
+/* Whether the follower carries the plan out as it is (file comment). */
+static bool strict(const ms_env *e) { return e->cfg.every_partition && e->cfg.keep_useless; }
+
 /* Whether partition q holds phase ph's instances, each on an instance of its size or
  * larger: first those q has at the plan's own slots and size (an instance kept where the
  * plan keeps it can be kept through its later phases too), then the rest on the smallest
@@ -118,12 +128,13 @@ int ms_env_follow_start(ms_env_follow *f, const ms_env *e, const ms_schedule *s,
 static bool holds(const ms_env *e, int q, const ms_follow_phase *ph, uint32_t *on, int *moved,
                   int *larger, int *spare)
 {
+    int passes = strict(e) ? 1 : 2;
     const ms_partition *part = &e->gpu.partitions[q];
     bool used[MS_MAX_INSTANCES] = {false}, placed[MS_MAX_INSTANCES] = {false};
     memset(on, 0, (MS_MAX_SLICES + 1) * sizeof *on);
     *moved = *larger = 0;
     *spare = part->n - ph->n;
-    for (int pass = 0; pass < 2; pass++)
+    for (int pass = 0; pass < passes; pass++)
         for (int sl = MS_MAX_SLICES; sl >= 1; sl--)
             for (int i = 0; i < ph->n; i++) {
                 if (ph->size[i] != sl || placed[i])
@@ -221,12 +232,14 @@ static int exec_for(const ms_env_follow *f, const ms_env *e, const ms_follow_ent
             continue;
         if (mask[ms_env_action_exec(e, j, m)])
             return ms_env_action_exec(e, j, m);
+        if (strict(e))
+            return -1;
         double wait = env_instance_free_at(e, p, k) - e->now;
         if (wait <= OWN_INSTANCE_WAIT * e->w->tasks[e->class_task[j]].time[e->isize[p][k]])
             return -1;
         break;
     }
-    for (int m = 0; m < e->ninst[p]; m++)
+    for (int m = 0; m < e->ninst[p] && !strict(e); m++)
         if (fits_entry(f, e, x, j, m) && mask[ms_env_action_exec(e, j, m)])
             return ms_env_action_exec(e, j, m);
     return -1;
