@@ -37,6 +37,11 @@ typedef struct ms_env_config {
                              * reconfiguration actions name placements, not symmetry classes);
                              * with keep_useless the follower then carries a plan out as it
                              * is (ms_env_follow_start) */
+    bool create_on_use;     /* ours, with async_reconfig: a reconfiguration destroys at once but
+                             * creates an instance it adds only when a first task is placed on
+                             * it (on the one reconfiguration clock; the task starts at the
+                             * creation's end), so an instance never used costs nothing, as in
+                             * FAR's plans, which hold only the instances they use */
 } ms_env_config;
 
 /* "float", "one-hot", "exact" and back; parse returns MS_EINVAL for another name. */
@@ -127,7 +132,7 @@ typedef struct ms_follow_entry {
     int slot;     /* its instance's start slot in the plan */
     int phase;    /* the partition it starts in */
     int index;    /* in the workload */
-    double start; /* planned */
+    double start; /* planned (strictly, for an instance's first task: its creation's) */
 } ms_follow_entry;
 typedef struct ms_follow_phase {
     int n;                                                  /* instances the plan holds */

@@ -33,6 +33,7 @@ def _settings_json(
     soonest_placement=False,
     keep_useless=False,
     every_partition=False,
+    create_on_use=False,
 ):
     """The library's settings object, under `migsched train`'s option names."""
     out = {
@@ -46,6 +47,7 @@ def _settings_json(
         "soonest-placement": bool(soonest_placement),
         "keep-useless": bool(keep_useless),
         "every-partition": bool(every_partition),
+        "create-on-use": bool(create_on_use),
     }
     if presets is not None:
         out["preset"] = presets
@@ -76,7 +78,8 @@ class Env(_Described):
     of `migsched train`: n_batch, levels, encoding ("float", "one-hot", "exact"),
     direct_reconfig (False: --no-direct), online, async_reconfig, longest_first,
     soonest_placement, keep_useless, every_partition (every partition its own configuration;
-    with keep_useless, follow() carries a plan out as it is)."""
+    with keep_useless, follow() carries a plan out as it is), create_on_use (an instance a
+    reconfiguration adds is created when its first task is placed)."""
 
     metadata = {"render_modes": []}
 
@@ -97,6 +100,7 @@ class Env(_Described):
         soonest_placement=False,
         keep_useless=False,
         every_partition=False,
+        create_on_use=False,
     ):
         self.gpu = as_gpu(gpu)
         self.workload = None if workload is None else as_workload(workload, self.gpu)
@@ -105,6 +109,7 @@ class Env(_Described):
             direct_reconfig=direct_reconfig, online=online, async_reconfig=async_reconfig,
             longest_first=longest_first, soonest_placement=soonest_placement,
             keep_useless=keep_useless, every_partition=every_partition,
+            create_on_use=create_on_use,
         )
         out = ffi.new("msc_env **")
         check(lib.msc_env_new(self.gpu._ptr, config, out))

@@ -24,6 +24,9 @@
 
 _Static_assert(MS_FOLLOW_MAX_TASKS == ENV_MAX_N, "a follower holds a whole batch");
 
+/* Whether the follower carries the plan out as it is (file comment). */
+static bool strict(const ms_env *e) { return e->cfg.every_partition && e->cfg.keep_useless; }
+
 int ms_env_follow_start(ms_env_follow *f, const ms_env *e, const ms_schedule *s, ms_error *err)
 {
     memset(f, 0, sizeof *f);
@@ -78,13 +81,17 @@ int ms_env_follow_start(ms_env_follow *f, const ms_env *e, const ms_schedule *s,
         alive[op[i] >> 1] = !destroy;
         created |= !destroy;
     }
-    /* A task belongs to the last phase that holds its instance and opened by its start. */
+    /* A task belongs to the last phase that holds its instance and opened by its start;
+     * strictly, opened before it: one starting as the next phase opens starts on an
+     * instance created before that phase's first destruction. */
+    bool before = strict(e);
     for (int t = 0; t < s->ntasks; t++) {
         const ms_sched_task *st = &s->task[t];
         ms_follow_entry *x = &f->entry[t];
         x->phase = -1;
         for (int p = 0; p < f->nphases && st->instance >= 0 && st->instance < s->ninst; p++)
-            if (member[p][st->instance] && (x->phase < 0 || open_at[p] <= st->start))
+            if (member[p][st->instance] &&
+                (x->phase < 0 || open_at[p] < st->start || (!before && open_at[p] == st->start)))
                 x->phase = p;
         if (x->phase < 0 || st->index < 0 || st->index >= w->n)
             return ms_error_set(err, MS_EINVAL,
@@ -96,6 +103,15 @@ int ms_env_follow_start(ms_env_follow *f, const ms_env *e, const ms_schedule *s,
         x->slot = s->inst[st->instance].start_slot;
         x->start = st->start;
         x->index = st->index;
+        /* Strictly, an instance's first task is taken when the plan creates the instance
+         * (create_on_use creates it then), before tasks that start in between. */
+        const ms_sched_instance *in = &s->inst[st->instance];
+        bool first = true;
+        for (int u = 0; u < s->ntasks; u++)
+            first &= s->task[u].instance != st->instance || s->task[u].start > st->start ||
+                     (s->task[u].start == st->start && s->task[u].index >= st->index);
+        if (before && first && !isnan(in->create_start))
+            x->start = in->create_start;
     }
     f->n = s->ntasks;
     /* In phase order, then the plan's start order. */
@@ -115,9 +131,6 @@ int ms_env_follow_start(ms_env_follow *f, const ms_env *e, const ms_schedule *s,
     f->phase = -1;
     return MS_OK;
 }
-
-/* Whether the follower carries the plan out as it is (file comment). */
-static bool strict(const ms_env *e) { return e->cfg.every_partition && e->cfg.keep_useless; }
 
 /* Whether partition q holds phase ph's instances, each on an instance of its size or
  * larger: first those q has at the plan's own slots and size (an instance kept where the
@@ -251,14 +264,20 @@ int ms_env_follow_action(ms_env_follow *f, const ms_env *e)
     if (e->done || f->n == 0)
         return -1;
     ms_env_mask(e, mask);
-    /* The next phase once this one's tasks have all started. */
+    /* The next phase once this one's tasks have all started. Strictly, a phase without
+     * tasks is entered too (its creations come before the next phase's destructions in the
+     * plan), after an Advance where a reconfiguration has just been taken. */
     if (f->phase < 0 || f->entry[0].phase > f->phase) {
-        f->phase = f->entry[0].phase;
+        if (strict(e) && e->last_reconfig)
+            return mask[MS_ACTION_ADVANCE] ? MS_ACTION_ADVANCE : -1;
+        f->phase = strict(e) ? f->phase + 1 : f->entry[0].phase;
         int a = enter_phase(f, e, f->phase, mask);
         if (a != 0)
             return a;
     }
-    for (int i = 0; i < f->n && f->entry[i].phase == f->phase; i++) {
+    /* Strictly, in the plan's start order: an instance created for a later task must not
+     * take the reconfiguration clock before an earlier task's. */
+    for (int i = 0; i < f->n && f->entry[i].phase == f->phase && (i == 0 || !strict(e)); i++) {
         int a = exec_for(f, e, &f->entry[i], mask);
         if (a >= 0) {
             memmove(&f->entry[i], &f->entry[i + 1], (size_t)(f->n - i - 1) * sizeof *f->entry);
