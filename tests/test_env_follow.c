@@ -1,7 +1,8 @@
 /* test_env_follow.c: FAR's plans carried out in the environment by the follower (the
  * demonstrations of `train --demonstrate-share`): every action it gives is allowed, the
  * episode it plays validates and ends near FAR's makespan, and with every partition an
- * action repeats FAR's plan exactly, task by task, on every preset of the A100 and the A30;
+ * action and instances created on use it repeats FAR's plan exactly, task by task, on
+ * every preset of the A100 and the A30;
  * a static plan of distinct tasks is replayed exactly (checked by hand); plans it cannot
  * follow are refused by name. */
 #include <math.h>
@@ -118,8 +119,9 @@ static void test_far_plans_followed(void **state)
 }
 
 /* The settings under which the follower carries a plan out as it is: every partition an
- * action, the useless ones kept, reconfigurations that do not stop the clock, and classes
- * fine enough that no two of a batch's tasks share one. */
+ * action, the useless ones kept, reconfigurations that do not stop the clock, instances
+ * created when a task is placed on them, and classes fine enough that no two of a batch's
+ * tasks share one. */
 static ms_env *make_exact_env(const ms_gpu_model *g)
 {
     ms_env_config c;
@@ -135,9 +137,10 @@ static ms_env *make_exact_env(const ms_gpu_model *g)
 /* FAR's plans of 1..14 tasks of every preset the GPU takes (the pathological ones need a
  * 3g, which the A30 lacks), followed under those settings: each task starts on an instance
  * of its plan's size and slot at its plan's start, so the makespans are equal (1e-9
- * relative), and every episode validates (follow). Under the default settings, or without
- * every_partition (a 3g@0 stood for by a 4g, a placement of a symmetry class that is not
- * the plan's), most of these differ. */
+ * relative), and every episode validates (follow). Without every_partition (a 3g@0 stood
+ * for by a 4g, a placement of a symmetry class that is not the plan's) many of these
+ * differ, and without create_on_use a few (a full partition's instances beyond the plan's
+ * created first). */
 static void test_far_plans_repeated_exactly(void **state)
 {
     (void)state;
@@ -192,7 +195,7 @@ static void test_far_plans_repeated_exactly(void **state)
     assert_int_equal(runs, 2 * 14 * 3 * 10 - 14 * 3 * 3); /* the A30 takes 7 presets of 10 */
 }
 
-/* Without every_partition the follower stands in: FAR's plans of these MIXEDSCALING
+/* Without every_partition the follower stands in: FAR's plans of these GOODSCALING
  * batches end elsewhere for some. */
 static void test_far_plans_not_exact_by_default(void **state)
 {

@@ -36,12 +36,13 @@ typedef struct ms_env_config {
     bool every_partition;   /* ours: every partition is a configuration of its own (the
                              * reconfiguration actions name placements, not symmetry classes);
                              * with keep_useless the follower then carries a plan out as it
-                             * is (ms_env_follow_start) */
-    bool create_on_use;     /* ours, with async_reconfig: a reconfiguration destroys at once but
-                             * creates an instance it adds only when a first task is placed on
-                             * it (on the one reconfiguration clock; the task starts at the
-                             * creation's end), so an instance never used costs nothing, as in
-                             * FAR's plans, which hold only the instances they use */
+                             * is (ms_env_follow_start: with async_reconfig, create_on_use
+                             * and levels 250 it repeats FAR's plans exactly) */
+    bool create_on_use;     /* ours, with async_reconfig: a reconfiguration destroys as it
+                             * would but creates an instance it adds only when a first task is
+                             * placed on it (on the one reconfiguration clock; the task starts
+                             * at the creation's end), so an instance never used costs nothing,
+                             * as in FAR's plans, which hold only the instances they use */
 } ms_env_config;
 
 /* "float", "one-hot", "exact" and back; parse returns MS_EINVAL for another name. */
@@ -122,7 +123,10 @@ int ms_env_to_schedule(const ms_env *e, const char *algorithm, ms_schedule **out
 /* ---- A plan as actions (ours; demonstrations for imitation): ms_env_follow_start takes a
  * single-GPU plan of the workload of e's offline one-batch episode, at its start; each
  * ms_env_follow_action then gives the action that carries the plan on at e's state (the
- * caller takes it), or -1 where the plan cannot go on or is complete. ---- */
+ * caller takes it), or -1 where the plan cannot go on or is complete. The episode ends near
+ * the plan's makespan; with every_partition and keep_useless the follower is strict (the
+ * plan's own instances, in its order), and with async_reconfig, create_on_use and levels
+ * 250 as well a FAR plan's episode is that plan, task by task. ---- */
 #define MS_FOLLOW_MAX_TASKS  64
 #define MS_FOLLOW_MAX_INST   128
 #define MS_FOLLOW_MAX_PHASES 64

@@ -11,11 +11,13 @@
  * makespan is near the plan's, not always equal to it.
  * Where every partition is an action (every_partition with keep_useless), the follower is
  * strict instead: a phase is entered only at a partition with its instances at their own
- * slots and sizes, and a task waits for its own instance. With async_reconfig, the exact
- * encoding, longest_first and fine levels, the episode then repeats FAR's plans exactly:
- * a larger stand-in or another free instance runs a task sooner or later than the plan,
- * and a symmetric placement of a canonical class is not the plan's, which the strict steps
- * later need (tests/test_env_follow.c). */
+ * slots and sizes, a task waits for its own instance, and tasks start in the plan's order
+ * (an instance's first task at its creation's start). With async_reconfig, create_on_use
+ * and levels fine enough that a batch's tasks are classes of their own (250), the episode
+ * repeats FAR's plans task by task (tests/test_env_follow.c): otherwise a larger stand-in
+ * or another free instance runs a task sooner or later than the plan, the canonical
+ * placement is a symmetric one and not the plan's, and the instances a full partition
+ * holds beyond the plan's take the reconfiguration clock. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -264,19 +266,15 @@ int ms_env_follow_action(ms_env_follow *f, const ms_env *e)
     if (e->done || f->n == 0)
         return -1;
     ms_env_mask(e, mask);
-    /* The next phase once this one's tasks have all started. Strictly, a phase without
-     * tasks is entered too (its creations come before the next phase's destructions in the
-     * plan), after an Advance where a reconfiguration has just been taken. */
+    /* The next phase once this one's tasks have all started. */
     if (f->phase < 0 || f->entry[0].phase > f->phase) {
-        if (strict(e) && e->last_reconfig)
-            return mask[MS_ACTION_ADVANCE] ? MS_ACTION_ADVANCE : -1;
-        f->phase = strict(e) ? f->phase + 1 : f->entry[0].phase;
+        f->phase = f->entry[0].phase;
         int a = enter_phase(f, e, f->phase, mask);
         if (a != 0)
             return a;
     }
-    /* Strictly, in the plan's start order: an instance created for a later task must not
-     * take the reconfiguration clock before an earlier task's. */
+    /* Strictly, in the plan's order: an instance created for a later task must not take
+     * the reconfiguration clock before an earlier one's. */
     for (int i = 0; i < f->n && f->entry[i].phase == f->phase && (i == 0 || !strict(e)); i++) {
         int a = exec_for(f, e, &f->entry[i], mask);
         if (a >= 0) {
