@@ -306,7 +306,7 @@ static void random_episodes(const char *gpu, bool direct, bool online, ms_encodi
     if (soonest || on_use) {
         ms_env_config c = *ms_env_get_config(e);
         c.soonest_placement = soonest;
-        c.every_partition = c.keep_useless = c.create_on_use = on_use;
+        c.every_partition = c.keep_useless = c.create_on_use = c.task_classes = on_use;
         ms_env_free(e);
         assert_non_null(e = ms_env_new(ms_gpu_builtin(gpu), &c, NULL));
     }
@@ -403,7 +403,7 @@ static void test_random_policies(void **state)
         for (int mode = 0; mode < 10; mode++) {
             /* 4, 5: direct and asynchronous; 6: those with the soonest placement, 7: the 4.2
              * reconfigurations with it; 8, 9: asynchronous, every partition, instances
-             * created on use, offline and online. */
+             * created on use, a class per task, offline and online. */
             bool async = mode >= 4 && mode != 7, online = mode < 4 ? mode & 2 : mode % 4 == 1;
             random_episodes(gpus[g], (mode & 1 || async) && mode != 7, online,
                             async      ? MS_ENC_EXACT
@@ -503,6 +503,12 @@ static void test_create_on_use(void **state)
     test_add_only_task(w, "b", 7, 5);
     double c1 = ms_gpu_create_time(m, 1), c7 = ms_gpu_create_time(m, 7);
     double d1 = ms_gpu_destroy_time(m, 1);
+    ms_env_config stop;
+    ms_env_config_default(&stop);
+    stop.create_on_use = true; /* direct reconfigurations that stop the clock: refused */
+    ms_error err;
+    assert_null(ms_env_new(m, &stop, &err));
+    assert_non_null(strstr(err.msg, "create-on-use needs async-reconfig"));
     for (int on_use = 0; on_use < 2; on_use++) {
         ms_env_config c;
         ms_env_config_default(&c);
@@ -536,6 +542,44 @@ static void test_create_on_use(void **state)
         }
         ms_schedule *s = checked_schedule(e, w, (on_use ? c1 : 4 * c1) + 10 + d1 + c7 + 5);
         assert_int_equal(s->ninst, on_use ? 2 : 8);
+        ms_schedule_free(s);
+        ms_env_free(e);
+    }
+    ms_workload_free(w);
+}
+
+/* task_classes: a (10 s) and b (9.9 s), 1 slice only, share a class at 14 levels (b runs
+ * as it, the class's earliest being a); with a class per task b can be named, and runs on
+ * the instance it is given. */
+static void test_task_classes(void **state)
+{
+    (void)state;
+    const ms_gpu_model *m = ms_gpu_builtin("A100-40GB");
+    ms_workload *w = ms_workload_new();
+    test_add_only_task(w, "a", 1, 10);
+    test_add_only_task(w, "b", 1, 9.9);
+    for (int own = 0; own < 2; own++) {
+        ms_env_config c;
+        ms_env_config_default(&c);
+        c.task_classes = own;
+        ms_env *e = ms_env_new(m, &c, NULL);
+        assert_non_null(e);
+        assert_int_equal(ms_env_reset(e, w, NULL), 0);
+        bool done;
+        int seven = ms_env_canon(e)->canon_of[ms_partition_parse(m, "1-1-1-1-1-1-1")];
+        ms_env_step(e, ms_env_action_reconfig(e, seven), &done);
+        uint8_t mask[256];
+        ms_env_mask(e, mask);
+        assert_int_equal(mask[ms_env_action_exec(e, 1, 0)], own);
+        ms_env_step(e, ms_env_action_exec(e, own, 0), &done); /* b, or a as the class */
+        ms_env_step(e, ms_env_action_exec(e, 0, 1), &done);
+        assert_true(done);
+        ms_schedule *s;
+        assert_int_equal(ms_env_to_schedule(e, "rl", &s, NULL), 0);
+        assert_int_equal(ms_schedule_validate(s, w, NULL), 0);
+        for (int t = 0; t < s->ntasks; t++)
+            if (s->task[t].index == 1) /* b on the first instance only when named */
+                assert_int_equal(s->inst[s->task[t].instance].start_slot, own ? 0 : 1);
         ms_schedule_free(s);
         ms_env_free(e);
     }
@@ -653,6 +697,7 @@ int main(void)
         cmocka_unit_test(test_soonest_placement),   cmocka_unit_test(test_random_policies),
         cmocka_unit_test(test_observation_layout),  cmocka_unit_test(test_copy),
         cmocka_unit_test(test_every_partition),     cmocka_unit_test(test_create_on_use),
+        cmocka_unit_test(test_task_classes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

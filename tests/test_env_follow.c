@@ -120,15 +120,13 @@ static void test_far_plans_followed(void **state)
 
 /* The settings under which the follower carries a plan out as it is: every partition an
  * action, the useless ones kept, reconfigurations that do not stop the clock, instances
- * created when a task is placed on them, and classes fine enough that no two of a batch's
- * tasks share one. */
+ * created when a task is placed on them, and a class per task (the levels and the
+ * encoding do not matter: 14, FLOAT). */
 static ms_env *make_exact_env(const ms_gpu_model *g)
 {
     ms_env_config c;
     ms_env_config_default(&c);
-    c.every_partition = c.keep_useless = c.async_reconfig = c.create_on_use = true;
-    c.encoding = MS_ENC_EXACT;
-    c.levels = 250;
+    c.every_partition = c.keep_useless = c.async_reconfig = c.create_on_use = c.task_classes = true;
     ms_env *e = ms_env_new(g, &c, NULL);
     assert_non_null(e);
     return e;
@@ -139,8 +137,8 @@ static ms_env *make_exact_env(const ms_gpu_model *g)
  * of its plan's size and slot at its plan's start, so the makespans are equal (1e-9
  * relative), and every episode validates (follow). Without every_partition (a 3g@0 stood
  * for by a 4g, a placement of a symmetry class that is not the plan's) many of these
- * differ, and without create_on_use a few (a full partition's instances beyond the plan's
- * created first). */
+ * differ, and without create_on_use (a full partition's instances beyond the plan's
+ * created first) or task_classes (two tasks of equal levels swapped) a few. */
 static void test_far_plans_repeated_exactly(void **state)
 {
     (void)state;

@@ -37,12 +37,16 @@ typedef struct ms_env_config {
                              * reconfiguration actions name placements, not symmetry classes);
                              * with keep_useless the follower then carries a plan out as it
                              * is (ms_env_follow_start: with async_reconfig, create_on_use
-                             * and levels 250 it repeats FAR's plans exactly) */
-    bool create_on_use;     /* ours, with async_reconfig: a reconfiguration destroys as it
+                             * and task_classes it repeats FAR's plans exactly) */
+    bool create_on_use;     /* ours, with async_reconfig (or 4.2 reconfigurations; refused with
+                             * direct ones that stop the clock): a reconfiguration destroys as it
                              * would but creates an instance it adds only when a first task is
                              * placed on it (on the one reconfiguration clock; the task starts
                              * at the creation's end), so an instance never used costs nothing,
                              * as in FAR's plans, which hold only the instances they use */
+    bool task_classes;      /* ours: every task is a class of its own (paper 001 4.1 makes one
+                             * of the tasks of equal levels), so an action names the task; the
+                             * classes of equal levels go by runs_before (batch.c) */
 } ms_env_config;
 
 /* "float", "one-hot", "exact" and back; parse returns MS_EINVAL for another name. */
@@ -125,8 +129,8 @@ int ms_env_to_schedule(const ms_env *e, const char *algorithm, ms_schedule **out
  * ms_env_follow_action then gives the action that carries the plan on at e's state (the
  * caller takes it), or -1 where the plan cannot go on or is complete. The episode ends near
  * the plan's makespan; with every_partition and keep_useless the follower is strict (the
- * plan's own instances, in its order), and with async_reconfig, create_on_use and levels
- * 250 as well a FAR plan's episode is that plan, task by task. ---- */
+ * plan's own instances, in its order), and with async_reconfig, create_on_use and
+ * task_classes as well a FAR plan's episode is that plan, task by task. ---- */
 #define MS_FOLLOW_MAX_TASKS  64
 #define MS_FOLLOW_MAX_INST   128
 #define MS_FOLLOW_MAX_PHASES 64

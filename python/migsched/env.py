@@ -34,6 +34,7 @@ def _settings_json(
     keep_useless=False,
     every_partition=False,
     create_on_use=False,
+    task_classes=False,
 ):
     """The library's settings object, under `migsched train`'s option names."""
     out = {
@@ -48,6 +49,7 @@ def _settings_json(
         "keep-useless": bool(keep_useless),
         "every-partition": bool(every_partition),
         "create-on-use": bool(create_on_use),
+        "task-classes": bool(task_classes),
     }
     if presets is not None:
         out["preset"] = presets
@@ -79,7 +81,8 @@ class Env(_Described):
     direct_reconfig (False: --no-direct), online, async_reconfig, longest_first,
     soonest_placement, keep_useless, every_partition (every partition its own configuration;
     with keep_useless, follow() carries a plan out as it is), create_on_use (an instance a
-    reconfiguration adds is created when its first task is placed)."""
+    reconfiguration adds is created when its first task is placed), task_classes (every task
+    a class of its own)."""
 
     metadata = {"render_modes": []}
 
@@ -101,6 +104,7 @@ class Env(_Described):
         keep_useless=False,
         every_partition=False,
         create_on_use=False,
+        task_classes=False,
     ):
         self.gpu = as_gpu(gpu)
         self.workload = None if workload is None else as_workload(workload, self.gpu)
@@ -109,7 +113,7 @@ class Env(_Described):
             direct_reconfig=direct_reconfig, online=online, async_reconfig=async_reconfig,
             longest_first=longest_first, soonest_placement=soonest_placement,
             keep_useless=keep_useless, every_partition=every_partition,
-            create_on_use=create_on_use,
+            create_on_use=create_on_use, task_classes=task_classes,
         )
         out = ffi.new("msc_env **")
         check(lib.msc_env_new(self.gpu._ptr, config, out))

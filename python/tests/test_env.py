@@ -13,9 +13,10 @@ GPU = migsched.GPU("A100-40GB")
 EXACT = dict(async_reconfig=True, encoding="exact", longest_first=True, soonest_placement=True, levels=250)
 # Those under which a followed plan is carried out as it is: every partition its own
 # configuration (the plan's placement, not a symmetric one), the 3g on slots 0-3 kept (no
-# larger stand-in) and each instance created when its first task is placed (none that the
-# plan does not hold).
-AS_PLANNED = dict(EXACT, every_partition=True, keep_useless=True, create_on_use=True)
+# larger stand-in), each instance created when its first task is placed (none that the
+# plan does not hold) and every task a class of its own (not one of equal levels).
+AS_PLANNED = dict(async_reconfig=True, every_partition=True, keep_useless=True, create_on_use=True,
+                  task_classes=True)
 # Every preset on each GPU that takes it (the pathological ones need a 3g: not the A30).
 PRESETS = ["POORSCALING", "MIXEDSCALING", "MIXSCALINGUNIFORM", "GOODSCALING", "MIXSCALINGEXTREME",
            "WIDETIMES", "NARROWTIMES", "PATHO4", "PATHO2", "PATHOMIX"]
@@ -217,9 +218,12 @@ def test_settings_by_their_names():
     assert env.spec["n_batch"] == 8 and env.spec["levels"] == 10 and env.spec["no_direct"]
     assert env.num_actions == 1 + env.spec["configurations"] + 8 * env.spec["slices"]
     assert env.spec["configurations"] == 13 and not env.spec["every_partition"]
-    every = migsched.Env(GPU, every_partition=True, keep_useless=True, create_on_use=True)
+    every = migsched.Env(GPU, every_partition=True, keep_useless=True, create_on_use=True,
+                         async_reconfig=True, task_classes=True)
     assert every.spec["configurations"] == 19  # A100-40GB's partitions, none merged
-    assert every.spec["every_partition"] and every.spec["create_on_use"]
+    assert every.spec["every_partition"] and every.spec["create_on_use"] and every.spec["task_classes"]
+    with pytest.raises(migsched.InvalidInput, match="create-on-use needs async-reconfig"):
+        migsched.Env(GPU, create_on_use=True)  # direct reconfigurations that stop the clock
     with pytest.raises(migsched.InvalidInput, match="encoding"):
         migsched.Env(GPU, encoding="binary")
     with pytest.raises(migsched.InvalidInput, match="n-batch"):

@@ -42,6 +42,12 @@ ms_env *ms_env_new(const ms_gpu_model *gpu, const ms_env_config *cfg, ms_error *
                      ENV_MAX_N);
         return NULL;
     }
+    if (cfg->create_on_use && cfg->direct_reconfig && !cfg->async_reconfig) {
+        /* a creation at a task's placement cannot stop the clock as a reconfiguration does */
+        ms_error_set(err, MS_EINVAL,
+                     "environment: create-on-use needs async-reconfig (or no-direct)");
+        return NULL;
+    }
     ms_env *e = calloc(1, sizeof *e);
     if (!e) {
         ms_error_set(err, MS_ENOMEM, "environment: out of memory");

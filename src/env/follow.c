@@ -13,11 +13,11 @@
  * strict instead: a phase is entered only at a partition with its instances at their own
  * slots and sizes, a task waits for its own instance, and tasks start in the plan's order
  * (an instance's first task at its creation's start). With async_reconfig, create_on_use
- * and levels fine enough that a batch's tasks are classes of their own (250), the episode
- * repeats FAR's plans task by task (tests/test_env_follow.c): otherwise a larger stand-in
- * or another free instance runs a task sooner or later than the plan, the canonical
- * placement is a symmetric one and not the plan's, and the instances a full partition
- * holds beyond the plan's take the reconfiguration clock. */
+ * and task_classes as well, the episode repeats FAR's plans task by task
+ * (tests/test_env_follow.c): otherwise a larger stand-in or another free instance runs a
+ * task sooner or later than the plan, the canonical placement is a symmetric one and not
+ * the plan's, the instances a full partition holds beyond the plan's take the
+ * reconfiguration clock, and a task of equal levels runs for another. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,9 +236,15 @@ static bool fits_entry(const ms_env_follow *f, const ms_env *e, const ms_follow_
 static int exec_for(const ms_env_follow *f, const ms_env *e, const ms_follow_entry *x,
                     const uint8_t *mask)
 {
+    /* x's class: the one x runs as (its own with task_classes), else the one of its key */
     int j = 0, p = e->part;
-    while (j < e->nclass && e->key[e->class_task[j]] != x->key)
+    while (j < e->nclass && e->class_task[j] != x->index)
         j++;
+    if (j == e->nclass) {
+        j = 0;
+        while (j < e->nclass && e->key[e->class_task[j]] != x->key)
+            j++;
+    }
     if (j == e->nclass)
         return -1;
     for (int m = 0; m < e->ninst[p]; m++) {
