@@ -1,0 +1,24 @@
+"""docs/python.md stays true: the worked example's output is what the example prints, and
+the first-fit policy it shows gives the simulator's own first fit."""
+import os
+import re
+import subprocess
+import sys
+
+from conftest import SOURCE
+
+DOC = open(os.path.join(SOURCE, "docs", "python.md")).read()
+
+
+def test_the_worked_examples_output_is_what_it_prints(tmp_path):
+    want = re.search(r"<!-- quickstart output -->\n```\n(.*?)```\n<!-- end quickstart output -->", DOC, re.S).group(1)
+    done = subprocess.run([sys.executable, os.path.join(SOURCE, "python", "examples", "quickstart.py")],
+                          cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == want
+    assert (tmp_path / "quickstart.svg").read_text().startswith("<?xml")
+
+
+def test_the_first_fit_shown_is_the_simulators():
+    block = re.search(r"```python\n(def first_fit\(state\):.*?)```", DOC, re.S).group(1)
+    exec(compile(block, "docs/python.md", "exec"), {"migsched": __import__("migsched")})
