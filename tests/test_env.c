@@ -300,12 +300,13 @@ static ms_workload *random_workload(const ms_gpu_model *m, int n, ms_rng *rng)
 }
 
 static void random_episodes(const char *gpu, bool direct, bool online, ms_encoding enc, bool async,
-                            bool soonest, int episodes, uint64_t seed)
+                            bool soonest, bool on_use, int episodes, uint64_t seed)
 {
     ms_env *e = remake_env(make_env(gpu, direct, online, MS_ENC_FLOAT, online ? 5 : 7), async, enc);
-    if (soonest) {
+    if (soonest || on_use) {
         ms_env_config c = *ms_env_get_config(e);
-        c.soonest_placement = true;
+        c.soonest_placement = soonest;
+        c.every_partition = c.keep_useless = c.create_on_use = c.task_classes = on_use;
         ms_env_free(e);
         assert_non_null(e = ms_env_new(ms_gpu_builtin(gpu), &c, NULL));
     }
@@ -399,15 +400,17 @@ static void test_random_policies(void **state)
 
     const char *gpus[] = {"A30-24GB", "A100-40GB", "H100-80GB"};
     for (int g = 0; g < 3; g++)
-        for (int mode = 0; mode < 8; mode++) {
+        for (int mode = 0; mode < 10; mode++) {
             /* 4, 5: direct and asynchronous; 6: those with the soonest placement, 7: the 4.2
-             * reconfigurations with it. */
-            bool async = mode >= 4 && mode != 7, online = mode < 4 ? mode & 2 : mode == 5;
+             * reconfigurations with it; 8, 9: asynchronous, every partition, instances
+             * created on use, a class per task, offline and online. */
+            bool async = mode >= 4 && mode != 7, online = mode < 4 ? mode & 2 : mode % 4 == 1;
             random_episodes(gpus[g], (mode & 1 || async) && mode != 7, online,
                             async      ? MS_ENC_EXACT
                             : mode & 1 ? MS_ENC_FLOAT
                                        : MS_ENC_ONEHOT,
-                            async, mode >= 6, 150, 17 + (uint64_t)(g * 8 + mode));
+                            async, mode == 6 || mode == 7, mode >= 8, 150,
+                            17 + (uint64_t)(g * 8 + mode));
         }
 }
 
@@ -441,6 +444,143 @@ static void test_soonest_placement(void **state)
         assert_int_equal(ms_env_canon_config(e), canon);
         double created = 2 * ms_gpu_destroy_time(m, 1) + ms_gpu_create_time(m, 2);
         assert_true(fabs(ms_env_now(e) - ((soonest ? 0 : 100) + created)) < 1e-9);
+        ms_env_free(e);
+    }
+    ms_workload_free(w);
+}
+
+/* every_partition: each kept partition is its own configuration (19 on the A100 with the
+ * useless ones, 13 without, as many as the canonical classes are not), and a
+ * reconfiguration reaches exactly the partition it names, of two symmetric placements too. */
+static void test_every_partition(void **state)
+{
+    (void)state;
+    const ms_gpu_model *m = ms_gpu_builtin("A100-40GB");
+    int at0 = ms_partition_parse(m, "2-1-1-1-1-1"), at2 = ms_partition_parse(m, "1-1-2-1-1-1");
+    for (int keep = 0; keep < 2; keep++) {
+        ms_env_config c;
+        ms_env_config_default(&c);
+        c.every_partition = true;
+        c.keep_useless = keep;
+        ms_env *e = ms_env_new(m, &c, NULL);
+        assert_non_null(e);
+        const ms_canon_set *cs = ms_env_canon(e);
+        int kept = 0;
+        for (int p = 0; p < m->npartitions; p++)
+            kept += !ms_partition_useless(m, &m->partitions[p]);
+        assert_int_equal(cs->n, keep ? m->npartitions : kept);
+        assert_int_equal(m->npartitions, 19);
+        assert_int_not_equal(cs->canon_of[at0], cs->canon_of[at2]);
+        ms_rng rng;
+        ms_rng_seed(&rng, 3);
+        ms_workload *w = random_workload(m, 4, &rng);
+        for (int c0 = 0; c0 < cs->n; c0++) {
+            assert_int_equal(cs->canon_of[cs->partition[c0]], c0);
+            assert_int_equal(ms_env_reset_from(e, w, at0, (double[MS_MAX_INSTANCES]){0}, NULL), 0);
+            if (cs->partition[c0] == at0)
+                continue;
+            bool done;
+            ms_env_step(e, ms_env_action_reconfig(e, c0), &done);
+            assert_int_equal(ms_env_real_partition(e), cs->partition[c0]);
+        }
+        ms_workload_free(w);
+        ms_env_free(e);
+    }
+}
+
+/* create_on_use, by hand on the A100: a (10 s, 1 slice only) and b (5 s, 7 slices only).
+ * To seven 1g instances, a on 1g@3 creates that one alone (at 0) and starts when it exists;
+ * then to the whole GPU: only 1g@3 is destroyed (once a ends), and b's 7g is created when
+ * b is placed: makespan c1 + 10 + d1 + c7 + 5, two instances in the schedule. Creating
+ * every instance at the reconfiguration, a's exists after four creations (4 c1, and eight
+ * instances). */
+static void test_create_on_use(void **state)
+{
+    (void)state;
+    const ms_gpu_model *m = ms_gpu_builtin("A100-40GB");
+    ms_workload *w = ms_workload_new();
+    test_add_only_task(w, "a", 1, 10);
+    test_add_only_task(w, "b", 7, 5);
+    double c1 = ms_gpu_create_time(m, 1), c7 = ms_gpu_create_time(m, 7);
+    double d1 = ms_gpu_destroy_time(m, 1);
+    ms_env_config stop;
+    ms_env_config_default(&stop);
+    stop.create_on_use = true; /* direct reconfigurations that stop the clock: refused */
+    ms_error err;
+    assert_null(ms_env_new(m, &stop, &err));
+    assert_non_null(strstr(err.msg, "create-on-use needs async-reconfig"));
+    for (int on_use = 0; on_use < 2; on_use++) {
+        ms_env_config c;
+        ms_env_config_default(&c);
+        c.async_reconfig = c.every_partition = c.keep_useless = true;
+        c.create_on_use = on_use;
+        c.encoding = MS_ENC_EXACT;
+        ms_env *e = ms_env_new(m, &c, NULL);
+        assert_non_null(e);
+        const ms_canon_set *cs = ms_env_canon(e);
+        int seven = cs->canon_of[ms_partition_parse(m, "1-1-1-1-1-1-1")];
+        int whole = cs->canon_of[ms_partition_parse(m, "7")];
+        assert_int_equal(ms_env_reset(e, w, NULL), 0);
+        bool done;
+        ms_env_step(e, ms_env_action_reconfig(e, seven), &done);
+        uint8_t mask[256];
+        assert_true(ms_env_num_actions(e) <= (int)sizeof mask);
+        for (bool placed = false; !placed;) { /* a on 1g@3 once it may run there */
+            ms_env_mask(e, mask);
+            int a = MS_ACTION_ADVANCE;
+            for (int j = 0; j < 2; j++)
+                if (mask[ms_env_action_exec(e, j, 3)])
+                    a = ms_env_action_exec(e, j, 3);
+            placed = a != MS_ACTION_ADVANCE;
+            ms_env_step(e, a, &done);
+        }
+        ms_env_step(e, ms_env_action_reconfig(e, whole), &done);
+        while (!done) { /* then b once it may run */
+            ms_env_mask(e, mask);
+            int b = ms_env_action_exec(e, 0, 0);
+            ms_env_step(e, mask[b] ? b : MS_ACTION_ADVANCE, &done);
+        }
+        ms_schedule *s = checked_schedule(e, w, (on_use ? c1 : 4 * c1) + 10 + d1 + c7 + 5);
+        assert_int_equal(s->ninst, on_use ? 2 : 8);
+        ms_schedule_free(s);
+        ms_env_free(e);
+    }
+    ms_workload_free(w);
+}
+
+/* task_classes: a (10 s) and b (9.9 s), 1 slice only, share a class at 14 levels (b runs
+ * as it, the class's earliest being a); with a class per task b can be named, and runs on
+ * the instance it is given. */
+static void test_task_classes(void **state)
+{
+    (void)state;
+    const ms_gpu_model *m = ms_gpu_builtin("A100-40GB");
+    ms_workload *w = ms_workload_new();
+    test_add_only_task(w, "a", 1, 10);
+    test_add_only_task(w, "b", 1, 9.9);
+    for (int own = 0; own < 2; own++) {
+        ms_env_config c;
+        ms_env_config_default(&c);
+        c.task_classes = own;
+        ms_env *e = ms_env_new(m, &c, NULL);
+        assert_non_null(e);
+        assert_int_equal(ms_env_reset(e, w, NULL), 0);
+        bool done;
+        int seven = ms_env_canon(e)->canon_of[ms_partition_parse(m, "1-1-1-1-1-1-1")];
+        ms_env_step(e, ms_env_action_reconfig(e, seven), &done);
+        uint8_t mask[256];
+        ms_env_mask(e, mask);
+        assert_int_equal(mask[ms_env_action_exec(e, 1, 0)], own);
+        ms_env_step(e, ms_env_action_exec(e, own, 0), &done); /* b, or a as the class */
+        ms_env_step(e, ms_env_action_exec(e, 0, 1), &done);
+        assert_true(done);
+        ms_schedule *s;
+        assert_int_equal(ms_env_to_schedule(e, "rl", &s, NULL), 0);
+        assert_int_equal(ms_schedule_validate(s, w, NULL), 0);
+        for (int t = 0; t < s->ntasks; t++)
+            if (s->task[t].index == 1) /* b on the first instance only when named */
+                assert_int_equal(s->inst[s->task[t].instance].start_slot, own ? 0 : 1);
+        ms_schedule_free(s);
         ms_env_free(e);
     }
     ms_workload_free(w);
@@ -556,6 +696,8 @@ int main(void)
         cmocka_unit_test(test_exact_times),         cmocka_unit_test(test_longest_first),
         cmocka_unit_test(test_soonest_placement),   cmocka_unit_test(test_random_policies),
         cmocka_unit_test(test_observation_layout),  cmocka_unit_test(test_copy),
+        cmocka_unit_test(test_every_partition),     cmocka_unit_test(test_create_on_use),
+        cmocka_unit_test(test_task_classes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

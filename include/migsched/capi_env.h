@@ -5,8 +5,9 @@
  *
  * Settings are a JSON object whose keys are `migsched train`'s option names (all optional):
  * "n-batch" (14), "levels" (14), "encoding" ("float", "one-hot", "exact"), "no-direct",
- * "online", "async-reconfig", "longest-first", "soonest-placement", "keep-useless"
- * (booleans, false), and for generated episodes "preset" (the generator's presets,
+ * "online", "async-reconfig", "longest-first", "soonest-placement", "keep-useless",
+ * "every-partition", "create-on-use", "task-classes" (booleans, false; the last four are
+ * not `train` options), and for generated episodes "preset" (the generator's presets,
  * "MIXEDSCALING,WIDETIMES" by default) and "tasks" (tasks per episode, default n-batch).
  * NULL or "" is {}. */
 #ifndef MIGSCHED_CAPI_ENV_H
@@ -26,9 +27,10 @@ int msc_env_new(const ms_gpu_model *gpu, const char *config_json, msc_env **out)
 void msc_env_free(msc_env *e);
 /* {"obs_size","num_actions","configurations","slices","sizes","n_batch","levels",
  * "encoding","no_direct","online","async_reconfig","longest_first","soonest_placement",
- * "keep_useless","preset","tasks","obs_low","obs_high"}: action a is 0 Advance,
- * 1..configurations a reconfiguration, then 1 + configurations + j * slices + m a task
- * of class j on instance m; every observation entry lies in [obs_low, obs_high]. */
+ * "keep_useless","every_partition","create_on_use","task_classes","preset","tasks",
+ * "obs_low","obs_high"}: action a is 0 Advance, 1..configurations a reconfiguration, then
+ * 1 + configurations + j * slices + m a task of class j on instance m; every observation
+ * entry lies in [obs_low, obs_high]. */
 int msc_env_describe(const msc_env *e, char **json);
 int msc_env_obs_size(const msc_env *e);
 int msc_env_num_actions(const msc_env *e);

@@ -33,6 +33,20 @@ typedef struct ms_env_config {
     bool soonest_placement; /* ours: a reconfiguration builds its configuration at the
                              * placement whose destroyed instances free soonest, not at the
                              * one fixed by the current partition's symmetry */
+    bool every_partition;   /* ours: every partition is a configuration of its own (the
+                             * reconfiguration actions name placements, not symmetry classes);
+                             * with keep_useless the follower then carries a plan out as it
+                             * is (ms_env_follow_start: with async_reconfig, create_on_use
+                             * and task_classes it repeats FAR's plans exactly) */
+    bool create_on_use;     /* ours, with async_reconfig (or 4.2 reconfigurations; refused with
+                             * direct ones that stop the clock): a reconfiguration destroys as it
+                             * would but creates an instance it adds only when a first task is
+                             * placed on it (on the one reconfiguration clock; the task starts
+                             * at the creation's end), so an instance never used costs nothing,
+                             * as in FAR's plans, which hold only the instances they use */
+    bool task_classes;      /* ours: every task is a class of its own (paper 001 4.1 makes one
+                             * of the tasks of equal levels), so an action names the task; the
+                             * classes of equal levels go by runs_before (batch.c) */
 } ms_env_config;
 
 /* "float", "one-hot", "exact" and back; parse returns MS_EINVAL for another name. */
@@ -116,7 +130,10 @@ int ms_env_fill_schedule(const ms_env *e, ms_schedule *s, ms_error *err);
 /* ---- A plan as actions (ours; demonstrations for imitation): ms_env_follow_start takes a
  * single-GPU plan of the workload of e's offline one-batch episode, at its start; each
  * ms_env_follow_action then gives the action that carries the plan on at e's state (the
- * caller takes it), or -1 where the plan cannot go on or is complete. ---- */
+ * caller takes it), or -1 where the plan cannot go on or is complete. The episode ends near
+ * the plan's makespan; with every_partition and keep_useless the follower is strict (the
+ * plan's own instances, in its order), and with async_reconfig, create_on_use and
+ * task_classes as well a FAR plan's episode is that plan, task by task. ---- */
 #define MS_FOLLOW_MAX_TASKS  64
 #define MS_FOLLOW_MAX_INST   128
 #define MS_FOLLOW_MAX_PHASES 64
@@ -126,7 +143,7 @@ typedef struct ms_follow_entry {
     int slot;     /* its instance's start slot in the plan */
     int phase;    /* the partition it starts in */
     int index;    /* in the workload */
-    double start; /* planned */
+    double start; /* planned (strictly, for an instance's first task: its creation's) */
 } ms_follow_entry;
 typedef struct ms_follow_phase {
     int n;                                                  /* instances the plan holds */

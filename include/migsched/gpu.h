@@ -126,6 +126,9 @@ typedef struct ms_canon_set {
 } ms_canon_set;
 
 void ms_gpu_canonical(const ms_gpu_model *m, bool drop_useless, ms_canon_set *out);
+/* The same shape with every (kept) partition a class of its own, identity sigmas: symmetric
+ * placements stay apart. */
+void ms_gpu_every_partition(const ms_gpu_model *m, bool drop_useless, ms_canon_set *out);
 /* Definition 1 between two model partitions over the given valid set (a bitmask of model
  * partitions); fills sigma (canonical/b position -> a slice) when equivalent. */
 bool ms_partition_equivalent(const ms_gpu_model *m, int a, int b, uint64_t valid,

@@ -32,6 +32,9 @@ def _settings_json(
     longest_first=False,
     soonest_placement=False,
     keep_useless=False,
+    every_partition=False,
+    create_on_use=False,
+    task_classes=False,
 ):
     """The library's settings object, under `migsched train`'s option names."""
     out = {
@@ -44,6 +47,9 @@ def _settings_json(
         "longest-first": bool(longest_first),
         "soonest-placement": bool(soonest_placement),
         "keep-useless": bool(keep_useless),
+        "every-partition": bool(every_partition),
+        "create-on-use": bool(create_on_use),
+        "task-classes": bool(task_classes),
     }
     if presets is not None:
         out["preset"] = presets
@@ -73,7 +79,10 @@ class Env(_Described):
     reset's seed; reset(options={"workload": w}) takes another one. The settings are those
     of `migsched train`: n_batch, levels, encoding ("float", "one-hot", "exact"),
     direct_reconfig (False: --no-direct), online, async_reconfig, longest_first,
-    soonest_placement, keep_useless."""
+    soonest_placement, keep_useless, every_partition (every partition its own configuration;
+    with keep_useless, follow() carries a plan out as it is), create_on_use (an instance a
+    reconfiguration adds is created when its first task is placed), task_classes (every task
+    a class of its own)."""
 
     metadata = {"render_modes": []}
 
@@ -93,6 +102,9 @@ class Env(_Described):
         longest_first=False,
         soonest_placement=False,
         keep_useless=False,
+        every_partition=False,
+        create_on_use=False,
+        task_classes=False,
     ):
         self.gpu = as_gpu(gpu)
         self.workload = None if workload is None else as_workload(workload, self.gpu)
@@ -100,7 +112,8 @@ class Env(_Described):
             tasks=tasks, presets=presets, n_batch=n_batch, levels=levels, encoding=encoding,
             direct_reconfig=direct_reconfig, online=online, async_reconfig=async_reconfig,
             longest_first=longest_first, soonest_placement=soonest_placement,
-            keep_useless=keep_useless,
+            keep_useless=keep_useless, every_partition=every_partition,
+            create_on_use=create_on_use, task_classes=task_classes,
         )
         out = ffi.new("msc_env **")
         check(lib.msc_env_new(self.gpu._ptr, config, out))

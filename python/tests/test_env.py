@@ -1,4 +1,4 @@
-"""The scheduling environment from Python: FAR's plan followed reproduces its makespan, the
+"""The scheduling environment from Python: FAR's plan followed reproduces it task by task, the
 vector environment validates every episode it ends and writes into the same arrays at
 every step, its sampled actions are allowed, uniform and seeded, returns have Gymnasium's
 shapes, masks are enforced with errors, and a seed gives the same episodes."""
@@ -8,9 +8,20 @@ import pytest
 import migsched
 
 GPU = migsched.GPU("A100-40GB")
-# The settings under which FAR's plans of POORSCALING batches are carried out exactly:
-# reconfigurations that do not stop the clock, unrounded times and fine classes.
+# The settings of the follower's earlier tests: reconfigurations that do not stop the clock,
+# unrounded times and fine classes.
 EXACT = dict(async_reconfig=True, encoding="exact", longest_first=True, soonest_placement=True, levels=250)
+# Those under which a followed plan is carried out as it is: every partition its own
+# configuration (the plan's placement, not a symmetric one), the 3g on slots 0-3 kept (no
+# larger stand-in), each instance created when its first task is placed (none that the
+# plan does not hold) and every task a class of its own (not one of equal levels).
+AS_PLANNED = dict(async_reconfig=True, every_partition=True, keep_useless=True, create_on_use=True,
+                  task_classes=True)
+# Every preset on each GPU that takes it (the pathological ones need a 3g: not the A30).
+PRESETS = ["POORSCALING", "MIXEDSCALING", "MIXSCALINGUNIFORM", "GOODSCALING", "MIXSCALINGEXTREME",
+           "WIDETIMES", "NARROWTIMES", "PATHO4", "PATHO2", "PATHOMIX"]
+CASES = [(g, p) for g in ("A100-40GB", "A30-24GB") for p in PRESETS
+         if g == "A100-40GB" or not p.startswith("PATHO")]
 
 
 def follow(env, w, plan):
@@ -27,30 +38,45 @@ def follow(env, w, plan):
     return info
 
 
-@pytest.mark.parametrize("seed", range(8))
-def test_following_fars_plan_reproduces_its_makespan(seed):
-    env = migsched.Env(GPU, **EXACT)
-    w = migsched.Workload.generate(GPU, 14, presets="POORSCALING", seed=seed)
-    far = migsched.schedule(w, GPU, algo="far")
-    info = follow(env, w, far)
-    assert info["makespan"] == pytest.approx(far.makespan, rel=1e-9)
-    got = env.to_schedule("followed")
-    assert migsched.validate(got) == []
-    assert got.makespan == pytest.approx(far.makespan, rel=1e-9)
+@pytest.mark.parametrize("gpu,presets", CASES)
+def test_following_fars_plan_reproduces_it(gpu, presets):
+    """Each task starts at FAR's start on an instance of FAR's size and slot, so the
+    makespans agree to 1e-9, on batches of 1..14 tasks; every episode validates."""
+    g = migsched.GPU(gpu)
+    env = migsched.Env(g, **AS_PLANNED)
+    for n in range(1, 15):
+        for seed in range(6):
+            w = migsched.Workload.generate(g, n, presets=presets, seed=seed)
+            far = migsched.schedule(w, g, algo="far")
+            info = follow(env, w, far)
+            assert info["makespan"] == pytest.approx(far.makespan, rel=1e-9)
+            got = env.to_schedule("followed")
+            assert migsched.validate(got) == []
+            assert got.makespan == pytest.approx(far.makespan, rel=1e-9)
+            slots = {i["id"]: (i["slices"], i["start_slot"]) for i in far.instances}
+            planned = {t["index"]: (t["start"], slots[t["instance"]]) for t in far.tasks}
+            placed = {i["id"]: (i["slices"], i["start_slot"]) for i in got.instances}
+            for t in got.tasks:
+                start, where = planned[t["index"]]
+                assert t["start"] == pytest.approx(start, rel=1e-9, abs=1e-9)
+                assert placed[t["instance"]] == where
 
 
-@pytest.mark.parametrize("presets", ["MIXEDSCALING,WIDETIMES", "GOODSCALING", "NARROWTIMES"])
-def test_following_fars_plan_elsewhere_is_allowed_and_valid(presets):
-    """Where FAR's instances change in more places the follower's phases differ from the
-    plan (the makespan is near FAR's, not equal), but every action it gives is allowed and
-    the episode validates."""
+def test_following_fars_plan_otherwise_is_allowed_and_valid():
+    """Without those settings the follower stands larger instances in and takes the
+    canonical placement: the makespan is near FAR's, often not equal, but every action it
+    gives is allowed and the episode validates."""
     env = migsched.Env(GPU, **EXACT)
-    for seed in range(4):
-        w = migsched.Workload.generate(GPU, 12, presets=presets, seed=seed)
-        far = migsched.schedule(w, GPU, algo="far")
-        info = follow(env, w, far)
-        assert 0.8 < info["makespan"] / far.makespan < 1.7
-        assert migsched.validate(env.to_schedule()) == []
+    differ = 0
+    for presets in ("MIXEDSCALING,WIDETIMES", "GOODSCALING", "NARROWTIMES"):
+        for seed in range(4):
+            w = migsched.Workload.generate(GPU, 12, presets=presets, seed=seed)
+            far = migsched.schedule(w, GPU, algo="far")
+            info = follow(env, w, far)
+            assert 0.8 < info["makespan"] / far.makespan < 1.7
+            differ += abs(info["makespan"] / far.makespan - 1) > 1e-9
+            assert migsched.validate(env.to_schedule()) == []
+    assert differ > 0
 
 
 def random_actions(masks, rng):
@@ -218,6 +244,13 @@ def test_settings_by_their_names():
     env = migsched.Env(GPU, n_batch=8, levels=10, encoding="one-hot", direct_reconfig=False)
     assert env.spec["n_batch"] == 8 and env.spec["levels"] == 10 and env.spec["no_direct"]
     assert env.num_actions == 1 + env.spec["configurations"] + 8 * env.spec["slices"]
+    assert env.spec["configurations"] == 13 and not env.spec["every_partition"]
+    every = migsched.Env(GPU, every_partition=True, keep_useless=True, create_on_use=True,
+                         async_reconfig=True, task_classes=True)
+    assert every.spec["configurations"] == 19  # A100-40GB's partitions, none merged
+    assert every.spec["every_partition"] and every.spec["create_on_use"] and every.spec["task_classes"]
+    with pytest.raises(migsched.InvalidInput, match="create-on-use needs async-reconfig"):
+        migsched.Env(GPU, create_on_use=True)  # direct reconfigurations that stop the clock
     with pytest.raises(migsched.InvalidInput, match="encoding"):
         migsched.Env(GPU, encoding="binary")
     with pytest.raises(migsched.InvalidInput, match="n-batch"):

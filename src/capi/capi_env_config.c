@@ -10,10 +10,21 @@
 
 #define DEFAULT_PRESET "MIXEDSCALING,WIDETIMES"
 
-static const char *const keys[] = {
-    "n-batch",      "levels",         "encoding",      "no-direct",
-    "online",       "async-reconfig", "longest-first", "soonest-placement",
-    "keep-useless", "preset",         "tasks",         NULL};
+static const char *const keys[] = {"n-batch",
+                                   "levels",
+                                   "encoding",
+                                   "no-direct",
+                                   "online",
+                                   "async-reconfig",
+                                   "longest-first",
+                                   "soonest-placement",
+                                   "keep-useless",
+                                   "every-partition",
+                                   "create-on-use",
+                                   "task-classes",
+                                   "preset",
+                                   "tasks",
+                                   NULL};
 
 /* An integer setting in [lo, hi], left as it is when absent. */
 static int get_int(json_t *o, const char *key, int lo, int hi, int *out)
@@ -75,6 +86,9 @@ static int read_settings(const ms_gpu_model *gpu, json_t *o, msc_env_settings *s
         (rc = get_bool(o, "longest-first", &s->env.longest_first)) ||
         (rc = get_bool(o, "soonest-placement", &s->env.soonest_placement)) ||
         (rc = get_bool(o, "keep-useless", &s->env.keep_useless)) ||
+        (rc = get_bool(o, "every-partition", &s->env.every_partition)) ||
+        (rc = get_bool(o, "create-on-use", &s->env.create_on_use)) ||
+        (rc = get_bool(o, "task-classes", &s->env.task_classes)) ||
         (rc = get_string(o, "preset", s->preset, sizeof s->preset)))
         return rc;
     s->env.direct_reconfig = !no_direct;
@@ -111,13 +125,14 @@ int msc_env_settings_describe(const msc_env_settings *s, const ms_env *e, int nu
         json_array_append_new(sizes, json_integer(gpu->sizes[k]));
     const ms_env_config *c = &s->env;
     json_t *o = json_pack(
-        "{si si si si so si si ss sb sb sb sb sb sb ss si sf sf}", "obs_size", ms_env_obs_size(e),
-        "num_actions", ms_env_num_actions(e), "configurations", ms_env_canon(e)->n, "slices",
-        gpu->slices, "sizes", sizes, "n_batch", c->n_batch, "levels", c->levels, "encoding",
-        ms_env_encoding_name(c->encoding), "no_direct", !c->direct_reconfig, "online", c->online,
-        "async_reconfig", c->async_reconfig, "longest_first", c->longest_first, "soonest_placement",
-        c->soonest_placement, "keep_useless", c->keep_useless, "preset", s->preset, "tasks",
-        s->tasks, "obs_low", -1.0, "obs_high", 1.0);
+        "{si si si si so si si ss sb sb sb sb sb sb sb sb sb ss si sf sf}", "obs_size",
+        ms_env_obs_size(e), "num_actions", ms_env_num_actions(e), "configurations",
+        ms_env_canon(e)->n, "slices", gpu->slices, "sizes", sizes, "n_batch", c->n_batch, "levels",
+        c->levels, "encoding", ms_env_encoding_name(c->encoding), "no_direct", !c->direct_reconfig,
+        "online", c->online, "async_reconfig", c->async_reconfig, "longest_first", c->longest_first,
+        "soonest_placement", c->soonest_placement, "keep_useless", c->keep_useless,
+        "every_partition", c->every_partition, "create_on_use", c->create_on_use, "task_classes",
+        c->task_classes, "preset", s->preset, "tasks", s->tasks, "obs_low", -1.0, "obs_high", 1.0);
     if (o && num_envs >= 1)
         json_object_set_new(o, "num_envs", json_integer(num_envs));
     char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;

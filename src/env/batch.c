@@ -36,7 +36,7 @@ void env_rebuild_classes(ms_env *e)
         for (int k = 0; k < e->S; k++)
             if (e->level[t * e->S + k] <= e->cfg.levels)
                 e->batch_sizes |= 1u << e->gpu.sizes[k];
-        while (j < e->nclass && e->key[e->class_task[j]] != e->key[t])
+        while (j < e->nclass && (e->cfg.task_classes || e->key[e->class_task[j]] != e->key[t]))
             j++;
         if (j == e->nclass) {
             e->class_task[j] = t;
@@ -47,10 +47,12 @@ void env_rebuild_classes(ms_env *e)
         }
         e->class_count[j]++;
     }
-    /* Insertion sort by Num, descending. */
+    /* Insertion sort by Num, descending (task classes of one Num as their tasks run). */
     for (int j = 1; j < e->nclass; j++) {
         int t = e->class_task[j], c = e->class_count[j], i = j;
-        while (i > 0 && e->key[e->class_task[i - 1]] < e->key[t]) {
+        while (i > 0 && (e->key[e->class_task[i - 1]] < e->key[t] ||
+                         (e->cfg.task_classes && e->key[e->class_task[i - 1]] == e->key[t] &&
+                          runs_before(e, t, e->class_task[i - 1])))) {
             e->class_task[i] = e->class_task[i - 1];
             e->class_count[i] = e->class_count[i - 1];
             i--;

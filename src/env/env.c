@@ -42,6 +42,12 @@ ms_env *ms_env_new(const ms_gpu_model *gpu, const ms_env_config *cfg, ms_error *
                      ENV_MAX_N);
         return NULL;
     }
+    if (cfg->create_on_use && cfg->direct_reconfig && !cfg->async_reconfig) {
+        /* a creation at a task's placement cannot stop the clock as a reconfiguration does */
+        ms_error_set(err, MS_EINVAL,
+                     "environment: create-on-use needs async-reconfig (or no-direct)");
+        return NULL;
+    }
     ms_env *e = calloc(1, sizeof *e);
     if (!e) {
         ms_error_set(err, MS_ENOMEM, "environment: out of memory");
@@ -49,7 +55,10 @@ ms_env *ms_env_new(const ms_gpu_model *gpu, const ms_env_config *cfg, ms_error *
     }
     e->gpu = *gpu;
     e->cfg = *cfg;
-    ms_gpu_canonical(gpu, !cfg->keep_useless, &e->canon);
+    if (cfg->every_partition)
+        ms_gpu_every_partition(gpu, !cfg->keep_useless, &e->canon);
+    else
+        ms_gpu_canonical(gpu, !cfg->keep_useless, &e->canon);
     e->K = gpu->slices;
     e->S = gpu->nsizes;
     e->C = e->canon.n;
@@ -108,7 +117,7 @@ double ms_env_scale(const ms_env *e) { return e->scale; }
 
 int ms_env_future_key(const ms_env *e, double *key)
 {
-    _Static_assert(14 + 3 * ENV_MAX_N + MS_MAX_SLICES <= MS_ENV_KEY_MAX, "key room");
+    _Static_assert(15 + 3 * ENV_MAX_N + MS_MAX_SLICES <= MS_ENV_KEY_MAX, "key room");
     int n = 0;
     key[n++] = e->nbatch;
     int first = n;
@@ -131,6 +140,12 @@ int ms_env_future_key(const ms_env *e, double *key)
         key[n++] = scalars[i];
     for (int i = 0; i < e->K; i++)
         key[n++] = e->free_at[i];
+    if (e->cfg.create_on_use) { /* which of the partition's instances exist */
+        uint32_t created = 0;
+        for (int k = 0; e->part >= 0 && k < e->gpu.partitions[e->part].n; k++)
+            created |= (uint32_t)(e->live[k] >= 0) << k;
+        key[n++] = created;
+    }
     return n;
 }
 
@@ -484,9 +499,29 @@ static double advance(ms_env *e)
     return -dt / e->scale;
 }
 
+/* Creates instance k of e's partition at the reconfiguration clock, from at the earliest;
+ * returns the creation's end. */
+static double create(ms_env *e, int k, double at)
+{
+    const ms_gpu_model *m = &e->gpu;
+    const ms_placement *x = &m->partitions[e->part].inst[k];
+    env_log_inst *l = &e->log[e->nlog];
+    l->profile = x->profile;
+    l->start = x->start;
+    l->create_start = fmax(at, e->reconfig_until);
+    l->create_end = l->create_start + ms_gpu_create_time(m, m->profiles[x->profile].slices);
+    l->destroy_start = l->destroy_end = NAN;
+    e->live[k] = e->nlog++;
+    for (int i = 0; i < e->K; i++)
+        if (e->imask[e->part][k] & (1u << i))
+            e->free_at[i] = l->create_end;
+    return e->reconfig_until = l->create_end;
+}
+
 /* Destroys then creates one at a time (the driver serialises them, paper 000 2.1); a
  * destruction waits for the instance's task to end (only possible with direct
- * reconfiguration). Returns the time the last operation ends. */
+ * reconfiguration). With create_on_use the creations wait for a task (execute) and an
+ * instance never created is not destroyed. Returns the time the last operation ends. */
 static double reconfigure(ms_env *e, const env_trans *t)
 {
     const ms_gpu_model *m = &e->gpu;
@@ -494,17 +529,20 @@ static double reconfigure(ms_env *e, const env_trans *t)
     int old = e->part;
     int order[MS_MAX_INSTANCES];
     double ready[MS_MAX_INSTANCES];
+    int ndestroy = 0;
     for (int d = 0; d < t->ndestroy; d++) {
         int k = t->destroy[d];
+        if (e->live[k] < 0)
+            continue;
         ready[d] = env_instance_free_at(e, old, k);
-        int pos = d;
+        int pos = ndestroy++;
         while (pos > 0 && ready[order[pos - 1]] > ready[d]) {
             order[pos] = order[pos - 1];
             pos--;
         }
         order[pos] = d;
     }
-    for (int d = 0; d < t->ndestroy; d++) {
+    for (int d = 0; d < ndestroy; d++) {
         int k = t->destroy[order[d]];
         if (ready[order[d]] > clock)
             clock = ready[order[d]];
@@ -526,24 +564,11 @@ static double reconfigure(ms_env *e, const env_trans *t)
                 m->partitions[old].inst[j].start == dst->inst[k].start)
                 live[k] = e->live[j];
     }
-    for (int c = 0; c < t->ncreate; c++) {
-        int k = t->create[c];
-        env_log_inst *l = &e->log[e->nlog];
-        l->profile = dst->inst[k].profile;
-        l->start = dst->inst[k].start;
-        l->create_start = clock;
-        clock += ms_gpu_create_time(m, m->profiles[l->profile].slices);
-        l->create_end = clock;
-        l->destroy_start = l->destroy_end = NAN;
-        live[k] = e->nlog++;
-        uint32_t mask = ms_gpu_slice_mask(m, dst->inst[k]);
-        for (int i = 0; i < e->K; i++)
-            if (mask & (1u << i))
-                e->free_at[i] = clock;
-    }
     memcpy(e->live, live, sizeof live);
     e->part = t->target;
     e->reconfig_until = clock;
+    for (int c = 0; c < t->ncreate && !e->cfg.create_on_use; c++)
+        clock = create(e, t->create[c], clock);
     return clock;
 }
 
@@ -551,8 +576,9 @@ static void execute(ms_env *e, int j, int mi)
 {
     int k = e->cinst[e->part][mi];
     int task = e->class_task[j];
-    double end = e->now + e->w->tasks[task].time[e->isize[e->part][k]];
-    e->tlog[task] = (env_log_task){e->live[k], e->now, end};
+    double start = e->live[k] < 0 ? create(e, k, e->now) : e->now;
+    double end = start + e->w->tasks[task].time[e->isize[e->part][k]];
+    e->tlog[task] = (env_log_task){e->live[k], start, end};
     if (end > e->last_end)
         e->last_end = end;
     for (int i = 0; i < e->K; i++)

@@ -8,7 +8,16 @@
  * dropped, e.g. a 3g on slots 0-3) and can be reached soonest from the environment's
  * partition, at the plan's slots where it can. The environment keeps its
  * own clock and a class of equal discretised times stands for each task, so the episode's
- * makespan is near the plan's, not always equal to it. */
+ * makespan is near the plan's, not always equal to it.
+ * Where every partition is an action (every_partition with keep_useless), the follower is
+ * strict instead: a phase is entered only at a partition with its instances at their own
+ * slots and sizes, a task waits for its own instance, and tasks start in the plan's order
+ * (an instance's first task at its creation's start). With async_reconfig, create_on_use
+ * and task_classes as well, the episode repeats FAR's plans task by task
+ * (tests/test_env_follow.c): otherwise a larger stand-in or another free instance runs a
+ * task sooner or later than the plan, the canonical placement is a symmetric one and not
+ * the plan's, the instances a full partition holds beyond the plan's take the
+ * reconfiguration clock, and a task of equal levels runs for another. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +25,9 @@
 #include "env_internal.h"
 
 _Static_assert(MS_FOLLOW_MAX_TASKS == ENV_MAX_N, "a follower holds a whole batch");
+
+/* Whether the follower carries the plan out as it is (file comment). */
+static bool strict(const ms_env *e) { return e->cfg.every_partition && e->cfg.keep_useless; }
 
 int ms_env_follow_start(ms_env_follow *f, const ms_env *e, const ms_schedule *s, ms_error *err)
 {
@@ -71,13 +83,17 @@ int ms_env_follow_start(ms_env_follow *f, const ms_env *e, const ms_schedule *s,
         alive[op[i] >> 1] = !destroy;
         created |= !destroy;
     }
-    /* A task belongs to the last phase that holds its instance and opened by its start. */
+    /* A task belongs to the last phase that holds its instance and opened by its start;
+     * strictly, opened before it: one starting as the next phase opens starts on an
+     * instance created before that phase's first destruction. */
+    bool before = strict(e);
     for (int t = 0; t < s->ntasks; t++) {
         const ms_sched_task *st = &s->task[t];
         ms_follow_entry *x = &f->entry[t];
         x->phase = -1;
         for (int p = 0; p < f->nphases && st->instance >= 0 && st->instance < s->ninst; p++)
-            if (member[p][st->instance] && (x->phase < 0 || open_at[p] <= st->start))
+            if (member[p][st->instance] &&
+                (x->phase < 0 || open_at[p] < st->start || (!before && open_at[p] == st->start)))
                 x->phase = p;
         if (x->phase < 0 || st->index < 0 || st->index >= w->n)
             return ms_error_set(err, MS_EINVAL,
@@ -89,6 +105,15 @@ int ms_env_follow_start(ms_env_follow *f, const ms_env *e, const ms_schedule *s,
         x->slot = s->inst[st->instance].start_slot;
         x->start = st->start;
         x->index = st->index;
+        /* Strictly, an instance's first task is taken when the plan creates the instance
+         * (create_on_use creates it then), before tasks that start in between. */
+        const ms_sched_instance *in = &s->inst[st->instance];
+        bool first = true;
+        for (int u = 0; u < s->ntasks; u++)
+            first &= s->task[u].instance != st->instance || s->task[u].start > st->start ||
+                     (s->task[u].start == st->start && s->task[u].index >= st->index);
+        if (before && first && !isnan(in->create_start))
+            x->start = in->create_start;
     }
     f->n = s->ntasks;
     /* In phase order, then the plan's start order. */
@@ -118,12 +143,13 @@ int ms_env_follow_start(ms_env_follow *f, const ms_env *e, const ms_schedule *s,
 static bool holds(const ms_env *e, int q, const ms_follow_phase *ph, uint32_t *on, int *moved,
                   int *larger, int *spare)
 {
+    int passes = strict(e) ? 1 : 2;
     const ms_partition *part = &e->gpu.partitions[q];
     bool used[MS_MAX_INSTANCES] = {false}, placed[MS_MAX_INSTANCES] = {false};
     memset(on, 0, (MS_MAX_SLICES + 1) * sizeof *on);
     *moved = *larger = 0;
     *spare = part->n - ph->n;
-    for (int pass = 0; pass < 2; pass++)
+    for (int pass = 0; pass < passes; pass++)
         for (int sl = MS_MAX_SLICES; sl >= 1; sl--)
             for (int i = 0; i < ph->n; i++) {
                 if (ph->size[i] != sl || placed[i])
@@ -210,9 +236,15 @@ static bool fits_entry(const ms_env_follow *f, const ms_env *e, const ms_follow_
 static int exec_for(const ms_env_follow *f, const ms_env *e, const ms_follow_entry *x,
                     const uint8_t *mask)
 {
+    /* x's class: the one x runs as (its own with task_classes), else the one of its key */
     int j = 0, p = e->part;
-    while (j < e->nclass && e->key[e->class_task[j]] != x->key)
+    while (j < e->nclass && e->class_task[j] != x->index)
         j++;
+    if (j == e->nclass) {
+        j = 0;
+        while (j < e->nclass && e->key[e->class_task[j]] != x->key)
+            j++;
+    }
     if (j == e->nclass)
         return -1;
     for (int m = 0; m < e->ninst[p]; m++) {
@@ -221,12 +253,14 @@ static int exec_for(const ms_env_follow *f, const ms_env *e, const ms_follow_ent
             continue;
         if (mask[ms_env_action_exec(e, j, m)])
             return ms_env_action_exec(e, j, m);
+        if (strict(e))
+            return -1;
         double wait = env_instance_free_at(e, p, k) - e->now;
         if (wait <= OWN_INSTANCE_WAIT * e->w->tasks[e->class_task[j]].time[e->isize[p][k]])
             return -1;
         break;
     }
-    for (int m = 0; m < e->ninst[p]; m++)
+    for (int m = 0; m < e->ninst[p] && !strict(e); m++)
         if (fits_entry(f, e, x, j, m) && mask[ms_env_action_exec(e, j, m)])
             return ms_env_action_exec(e, j, m);
     return -1;
@@ -245,7 +279,9 @@ int ms_env_follow_action(ms_env_follow *f, const ms_env *e)
         if (a != 0)
             return a;
     }
-    for (int i = 0; i < f->n && f->entry[i].phase == f->phase; i++) {
+    /* Strictly, in the plan's order: an instance created for a later task must not take
+     * the reconfiguration clock before an earlier one's. */
+    for (int i = 0; i < f->n && f->entry[i].phase == f->phase && (i == 0 || !strict(e)); i++) {
         int a = exec_for(f, e, &f->entry[i], mask);
         if (a >= 0) {
             memmove(&f->entry[i], &f->entry[i + 1], (size_t)(f->n - i - 1) * sizeof *f->entry);

@@ -106,6 +106,19 @@ static int cmp_vectors(const ms_gpu_model *m, int a, int b)
     return 0;
 }
 
+void ms_gpu_every_partition(const ms_gpu_model *m, bool drop_useless, ms_canon_set *out)
+{
+    memset(out, 0, sizeof *out);
+    for (int p = 0; p < m->npartitions; p++) {
+        bool kept = !drop_useless || !ms_partition_useless(m, &m->partitions[p]);
+        out->canon_of[p] = kept ? out->n : -1;
+        if (kept)
+            out->partition[out->n++] = p;
+        for (int i = 0; i < MS_MAX_SLICES; i++)
+            out->sigma[p][i] = i;
+    }
+}
+
 void ms_gpu_canonical(const ms_gpu_model *m, bool drop_useless, ms_canon_set *out)
 {
     memset(out, 0, sizeof *out);
