@@ -22,3 +22,10 @@ def test_the_worked_examples_output_is_what_it_prints(tmp_path):
 def test_the_first_fit_shown_is_the_simulators():
     block = re.search(r"```python\n(def first_fit\(state\):.*?)```", DOC, re.S).group(1)
     exec(compile(block, "docs/python.md", "exec"), {"migsched": __import__("migsched")})
+
+
+def test_the_followed_plan_shown_ends_at_fars_makespan():
+    block = re.search(r"```python\n(gpu = migsched\.GPU\(\"A100-40GB\"\)\nenv = migsched\.Env.*?)```", DOC, re.S).group(1)
+    scope = {"migsched": __import__("migsched")}
+    exec(compile(block, "docs/python.md", "exec"), scope)
+    assert scope["env"].done
