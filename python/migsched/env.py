@@ -20,37 +20,40 @@ from .spaces import Box, Discrete, MultiDiscrete
 from .workload import Workload, as_workload
 
 
-def _settings_json(
-    tasks=None,
-    presets=None,
-    n_batch=14,
-    levels=14,
-    encoding="float",
-    direct_reconfig=True,
-    online=False,
-    async_reconfig=False,
-    longest_first=False,
-    soonest_placement=False,
-    keep_useless=False,
-    every_partition=False,
-    create_on_use=False,
-    task_classes=False,
-):
+SETTINGS = {
+    "tasks": None,
+    "presets": None,
+    "n_batch": 14,
+    "levels": 14,
+    "encoding": "float",
+    "direct_reconfig": True,
+    "online": False,
+    "async_reconfig": False,
+    "longest_first": False,
+    "soonest_placement": False,
+    "keep_useless": False,
+    "every_partition": False,
+    "create_on_use": False,
+    "task_classes": False,
+}
+
+
+def _settings_json(**given):
     """The library's settings object, under `migsched train`'s option names."""
+    unknown = sorted(set(given) - set(SETTINGS))
+    if unknown:
+        raise TypeError(f"unknown setting {unknown[0]!r}; the settings are {', '.join(SETTINGS)}")
+    settings = {**SETTINGS, **given}
+    tasks, presets = settings["tasks"], settings["presets"]
     out = {
-        "n-batch": int(n_batch),
-        "levels": int(levels),
-        "encoding": encoding,
-        "no-direct": not direct_reconfig,
-        "online": bool(online),
-        "async-reconfig": bool(async_reconfig),
-        "longest-first": bool(longest_first),
-        "soonest-placement": bool(soonest_placement),
-        "keep-useless": bool(keep_useless),
-        "every-partition": bool(every_partition),
-        "create-on-use": bool(create_on_use),
-        "task-classes": bool(task_classes),
+        "n-batch": int(settings["n_batch"]),
+        "levels": int(settings["levels"]),
+        "encoding": settings["encoding"],
+        "no-direct": not settings["direct_reconfig"],
     }
+    for switch in ("online", "async_reconfig", "longest_first", "soonest_placement", "keep_useless",
+                   "every_partition", "create_on_use", "task_classes"):
+        out[switch.replace("_", "-")] = bool(settings[switch])
     if presets is not None:
         out["preset"] = presets
     if tasks is not None:
@@ -86,35 +89,10 @@ class Env(_Described):
 
     metadata = {"render_modes": []}
 
-    def __init__(
-        self,
-        gpu,
-        workload=None,
-        *,
-        tasks=None,
-        presets=None,
-        n_batch=14,
-        levels=14,
-        encoding="float",
-        direct_reconfig=True,
-        online=False,
-        async_reconfig=False,
-        longest_first=False,
-        soonest_placement=False,
-        keep_useless=False,
-        every_partition=False,
-        create_on_use=False,
-        task_classes=False,
-    ):
+    def __init__(self, gpu, workload=None, **settings):
         self.gpu = as_gpu(gpu)
         self.workload = None if workload is None else as_workload(workload, self.gpu)
-        config = _settings_json(
-            tasks=tasks, presets=presets, n_batch=n_batch, levels=levels, encoding=encoding,
-            direct_reconfig=direct_reconfig, online=online, async_reconfig=async_reconfig,
-            longest_first=longest_first, soonest_placement=soonest_placement,
-            keep_useless=keep_useless, every_partition=every_partition,
-            create_on_use=create_on_use, task_classes=task_classes,
-        )
+        config = _settings_json(**settings)
         out = ffi.new("msc_env **")
         check(lib.msc_env_new(self.gpu._ptr, config, out))
         self._ptr = ffi.gc(out[0], lib.msc_env_free)
