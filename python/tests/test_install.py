@@ -6,6 +6,7 @@ import shutil
 import subprocess
 import sys
 
+import migsched
 from conftest import SOURCE, data
 
 PROBE = (
@@ -16,10 +17,10 @@ PROBE = (
 
 
 def _checkout_copy(tmp_path):
-    """python/ as `make python` leaves it (the tests' library standing in for build/'s)."""
+    """python/ as `make python` leaves it (the library the tests loaded standing in for build/'s)."""
     pkg = tmp_path / "python"
     shutil.copytree(os.path.join(SOURCE, "python"), pkg, ignore=shutil.ignore_patterns("__pycache__", "tests"))
-    shutil.copy(os.environ["MIGSCHED_LIBRARY"], pkg / "migsched" / "libmigsched.so.0")
+    shutil.copy(migsched.library_path, pkg / "migsched" / "libmigsched.so.0")
     return pkg
 
 
