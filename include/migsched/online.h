@@ -310,6 +310,12 @@ void ms_online_result_fini(ms_online_result *r);
  * - x[floor h]). p95_turnaround is ms_online_quantile(turnarounds, n, 0.95). */
 double ms_online_quantile(const double *sorted, int n, double q);
 
+/* The run's summary as a JSON object (the caller's, NULL when out of memory): the policy
+ * ("callback" when c->place was set) and the options that shaped it, the means, counts and,
+ * with tpot, "tpot_ms" by profile; what `online simulate --json` prints. */
+struct json_t;
+struct json_t *ms_online_summary_json(const ms_gpu_model *m, const ms_online_config *c,
+                                      const ms_online_result *r, bool tpot);
 /* Per-job CSV: name,arrival,profile,work,start,end,wait,exec,turnaround,gpu,migrations. */
 int ms_online_write_jobs_csv(const char *path, const ms_gpu_model *m, const ms_online_workload *w,
                              const ms_online_result *r, ms_error *err);

@@ -135,8 +135,5 @@ int msc_env_settings_describe(const msc_env_settings *s, const ms_env *e, int nu
         c->task_classes, "preset", s->preset, "tasks", s->tasks, "obs_low", -1.0, "obs_high", 1.0);
     if (o && num_envs >= 1)
         json_object_set_new(o, "num_envs", json_integer(num_envs));
-    char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
-    json_decref(o);
-    *json = text;
-    return text ? MS_OK : msc_failf(MS_ENOMEM, "out of memory");
+    return msc_json_text(o, json);
 }

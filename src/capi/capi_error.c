@@ -1,5 +1,6 @@
 /* capi_error.c: the flat API's ground floor: its version and declarations, the calling
- * thread's last error, and the strings it hands to callers. */
+ * thread's last error, and the strings (plain and JSON) it hands to callers. */
+#include <jansson.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -60,4 +61,11 @@ void msc_text_drop(msc_text *t)
 {
     fclose(t->f);
     free(t->buf);
+}
+
+int msc_json_text(struct json_t *o, char **json)
+{
+    *json = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    return *json ? 0 : msc_failf(MS_ENOMEM, "out of memory");
 }

@@ -96,7 +96,5 @@ int msc_gpu_describe(const ms_gpu_model *g, char **json)
     *json = NULL;
     MSC_NEED(g);
     json_t *o = describe(g);
-    *json = o ? json_dumps(o, JSON_COMPACT) : NULL;
-    json_decref(o);
-    return *json ? 0 : msc_failf(MS_ENOMEM, "out of memory");
+    return msc_json_text(o, json);
 }

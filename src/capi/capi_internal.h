@@ -34,6 +34,11 @@ int msc_failf(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3
             return msc_failf(MS_EINVAL, "%s: %s must not be NULL", __func__, #p); \
     } while (0)
 
+/* The compact text of o (which it releases) into *json, the caller's to msc_free; MS_ENOMEM
+ * recorded when o is NULL or cannot be written. */
+struct json_t;
+int msc_json_text(struct json_t *o, char **json);
+
 /* A text being written: open_memstream's, handed to the caller by msc_text_take. */
 typedef struct msc_text {
     FILE *f;

@@ -18,8 +18,8 @@ struct msc_online_config {
 
 struct msc_online_result {
     ms_gpu_model m;
-    ms_online_config c; /* as asked (the summary names the policy and options) */
-    bool callback;
+    ms_online_config c; /* the run's (the summary names the policy and options); place is
+                         * set where a callback placed, place_arg no longer valid */
     ms_online_result r;
 };
 
@@ -164,9 +164,7 @@ int msc_online_config_describe(const msc_online_config *cfg, char **json)
         c->migration_cost, "migration-rule", ms_online_migration_rule_name(c->migration_rule),
         "queue", ms_online_queue_name(c->queue), "reserve-after", c->reserve_after, "layout",
         layout_name(c->layout), "check", c->check, "timeline", c->timeline);
-    *json = o ? json_dumps(o, JSON_COMPACT) : NULL;
-    json_decref(o);
-    return *json ? 0 : msc_failf(MS_ENOMEM, "out of memory");
+    return msc_json_text(o, json);
 }
 
 /* The caller's callback and the flat arrays it is shown, one block for the run. */
@@ -240,12 +238,11 @@ int msc_online_simulate(const msc_online_workload *w, const ms_gpu_model *gpu,
     }
     h->m = w->m;
     h->c = c->c;
-    h->callback = place != NULL;
-    ms_online_config run = c->c;
-    run.place = place ? place_flat : NULL;
-    run.place_arg = &x;
+    h->c.place = place ? place_flat : NULL;
+    h->c.place_arg = &x;
     ms_error err;
-    rc = ms_online_simulate(&h->m, &w->w, &run, &h->r, &err);
+    rc = ms_online_simulate(&h->m, &w->w, &h->c, &h->r, &err);
+    h->c.place_arg = NULL;
     free(x.job_slots);
     if (rc) {
         ms_online_result_fini(&h->r);
@@ -266,55 +263,12 @@ void msc_online_result_free(msc_online_result *r)
 
 int msc_online_result_size(const msc_online_result *r) { return r ? r->r.n : 0; }
 
-static json_t *real(double v) { return isfinite(v) ? json_real(v) : json_null(); }
-
-/* The options that shaped the run, as `online simulate --json` names them. */
-static json_t *summary_options(const msc_online_result *h)
-{
-    const ms_online_config *c = &h->c;
-    json_t *o = json_pack("{s:s}", "policy",
-                          h->callback ? "callback" : ms_online_policy_name(c->policy));
-    if (!h->callback && c->policy == MS_POLICY_FRAG)
-        json_object_update_new(o,
-                               json_pack("{s:b, s:b, s:b, s:s}", "balance", c->balance, "dynamic",
-                                         c->dynamic, "migration", c->migration, "migration_rule",
-                                         ms_online_migration_rule_name(c->migration_rule)));
-    if (h->r.layout >= 0)
-        json_object_set_new(o, "static_layout", json_string(ms_online_layout_name(h->r.layout)));
-    json_object_set_new(o, "queue", json_string(ms_online_queue_name(c->queue)));
-    if (c->queue == MS_QUEUE_RESERVE)
-        json_object_set_new(o, "reserve_after", real(c->reserve_after));
-    return o;
-}
-
 int msc_online_result_summary(const msc_online_result *h, char **json)
 {
     MSC_NEED(json);
     *json = NULL;
     MSC_NEED(h);
-    const ms_online_result *r = &h->r;
-    json_t *o = summary_options(h);
-    json_object_update_new(
-        o, json_pack(
-               "{s:o, s:o, s:i, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I, "
-               "s:I, s:I, s:I, s:o, s:I}",
-               "tau", real(h->c.tau), "kappa", real(h->c.kappa), "gpus", h->c.gpus, "gpu_model",
-               h->m.name, "jobs", r->n, "mean_wait", real(r->mean_wait), "mean_execution",
-               real(r->mean_exec), "mean_turnaround", real(r->mean_turnaround), "p95_turnaround",
-               real(r->p95_turnaround), "max_wait", real(r->max_wait), "makespan",
-               real(r->makespan), "migrations", (json_int_t)r->total_migrations, "intra_migrations",
-               (json_int_t)r->intra_migrations, "inter_migrations", (json_int_t)r->inter_migrations,
-               "reconfigurations", (json_int_t)r->reconfigurations, "creations",
-               (json_int_t)r->creations, "destructions", (json_int_t)r->destructions,
-               "mean_fragmentation", real(r->mean_frag), "events", (json_int_t)r->events));
-    json_t *t = json_object();
-    for (int p = 0; p < h->m.nprofiles; p++)
-        if (!isnan(r->tpot[p]))
-            json_object_set_new(t, h->m.profiles[p].name, real(1000 * r->tpot[p]));
-    json_object_set_new(o, "tpot_ms", t);
-    *json = o ? json_dumps(o, JSON_COMPACT) : NULL;
-    json_decref(o);
-    return *json ? 0 : msc_failf(MS_ENOMEM, "out of memory");
+    return msc_json_text(ms_online_summary_json(&h->m, &h->c, &h->r, true), json);
 }
 
 void msc_online_result_jobs(const msc_online_result *h, double *start, double *end, int *gpu,
@@ -373,6 +327,6 @@ int msc_online_write_svg(const msc_online_result *r, const char *title, const ch
     if (timeline_kept(r, path))
         return MS_EINVAL;
     if (!title)
-        title = r->callback ? "callback" : ms_online_policy_name(r->c.policy);
+        title = r->c.place ? "callback" : ms_online_policy_name(r->c.policy);
     return ms_online_write_svg(path, &r->m, &r->r, title, &err) ? msc_fail(&err) : 0;
 }

@@ -266,9 +266,7 @@ int msc_online_workload_describe(const msc_online_workload *w, char **json)
                           "skipped", x->skipped, "skipped_multi_gpu", x->skipped_multi_gpu,
                           "skipped_no_gpu", x->skipped_no_gpu, "skipped_bad_time",
                           x->skipped_bad_time);
-    *json = o ? json_dumps(o, JSON_COMPACT) : NULL;
-    json_decref(o);
-    return *json ? 0 : msc_failf(MS_ENOMEM, "out of memory");
+    return msc_json_text(o, json);
 }
 
 int msc_online_workload_load(const msc_online_workload *w, int gpus, double *load)

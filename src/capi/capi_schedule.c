@@ -17,9 +17,7 @@ int msc_algorithms(char **json)
         const ms_offline_algo *al = ms_offline_algo_at(i);
         json_array_append_new(a, json_pack("{s:s, s:s}", "name", al->name, "summary", al->summary));
     }
-    *json = json_dumps(a, JSON_COMPACT);
-    json_decref(a);
-    return *json ? 0 : msc_failf(MS_ENOMEM, "out of memory");
+    return msc_json_text(a, json);
 }
 
 /* The options of `migsched schedule` that the call names; what it does not name keeps
@@ -28,7 +26,6 @@ static int options(const char *algo, int batch, uint64_t seed, double budget_ms,
                    const char *model, const char *concat, ms_offline_options *o)
 {
     ms_offline_options_init(o);
-    bool rl = !strcmp(algo, "rl");
     if (!ms_offline_known(algo))
         return msc_failf(MS_EINVAL, "algorithm '%s' is not known (msc_algorithms lists them)",
                          algo);
@@ -37,9 +34,7 @@ static int options(const char *algo, int batch, uint64_t seed, double budget_ms,
                          "batch %d, threads %d, budget %g ms: give batch >= 0, "
                          "threads 0-64 and a finite budget >= 0",
                          batch, threads, budget_ms);
-    if (rl && !model)
-        return msc_failf(MS_EINVAL, "algorithm rl needs a policy file (model)");
-    if (model && !rl && strcmp(algo, "search"))
+    if (model && strcmp(algo, "rl") && strcmp(algo, "search"))
         return msc_failf(MS_EINVAL, "a model goes with algorithm rl or search, not %s", algo);
     int mode = concat ? ms_concat_parse(concat) : (int)o->far.concat;
     if (mode < 0)
@@ -136,13 +131,6 @@ int msc_schedule_parse_json(const char *text, size_t len, const char *source,
                : 0;
 }
 
-static int dump(json_t *o, char **json)
-{
-    *json = o ? json_dumps(o, JSON_COMPACT) : NULL;
-    json_decref(o);
-    return *json ? 0 : msc_failf(MS_ENOMEM, "out of memory");
-}
-
 int msc_schedule_validate(const ms_schedule *s, const ms_workload *w, const char *initial,
                           char **json)
 {
@@ -166,7 +154,7 @@ int msc_schedule_validate(const ms_schedule *s, const ms_workload *w, const char
                               json_pack("{s:s, s:s}", "rule", v.v[i].rule, "message", v.v[i].msg));
     ms_validation_fini(&v);
     ms_initial_fini(&init);
-    return dump(a, json);
+    return msc_json_text(a, json);
 }
 
 /* null for NAN and infinities, which JSON cannot hold. */
@@ -198,7 +186,7 @@ int msc_schedule_metrics(const ms_schedule *s, const ms_workload *w, char **json
     for (int i = 0; i < s->nstats; i++)
         json_object_set_new(stats, s->stats[i].key, number(s->stats[i].value));
     json_object_set_new(o, "stats", stats);
-    return dump(o, json);
+    return msc_json_text(o, json);
 }
 
 int msc_schedule_svg(const ms_schedule *s, const ms_workload *w, const char *title, char **svg)
@@ -243,7 +231,8 @@ int msc_bounds(const ms_workload *w, const ms_gpu_model *gpu, int gpus, const ch
     double lb, lbp;
     ms_bound_lbound_both(w, gpu, gpus, ms_initial_present_sizes(&init, gpu), &lb, &lbp);
     ms_initial_fini(&init);
-    return dump(json_pack("{s:o, s:o, s:o}", "baseline", number(ms_bound_baseline(w, gpu, gpus)),
-                          "l_bound", number(lb), "l_bound_paper", number(lbp)),
-                json);
+    return msc_json_text(json_pack("{s:o, s:o, s:o}", "baseline",
+                                   number(ms_bound_baseline(w, gpu, gpus)), "l_bound", number(lb),
+                                   "l_bound_paper", number(lbp)),
+                         json);
 }

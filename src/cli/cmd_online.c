@@ -399,52 +399,13 @@ static void print_result(const ms_gpu_model *m, const ms_online_config *c,
     printf("\n");
 }
 
-/* The same numbers as print_result; the techniques only where the policy has them. */
-static int print_json(const ms_gpu_model *m, const ms_online_config *c, const ms_online_workload *w,
-                      const ms_online_result *r, bool tpot)
-{
-    json_t *o = json_pack("{s:s}", "policy", ms_online_policy_name(c->policy));
-    if (c->policy == MS_POLICY_FRAG)
-        json_object_update_new(o,
-                               json_pack("{s:b, s:b, s:b, s:s}", "balance", c->balance, "dynamic",
-                                         c->dynamic, "migration", c->migration, "migration_rule",
-                                         ms_online_migration_rule_name(c->migration_rule)));
-    if (r->layout >= 0)
-        json_object_set_new(o, "static_layout", json_string(ms_online_layout_name(r->layout)));
-    json_object_set_new(o, "queue", json_string(ms_online_queue_name(c->queue)));
-    if (c->queue == MS_QUEUE_RESERVE)
-        json_object_set_new(o, "reserve_after", cli_json_real(c->reserve_after));
-    json_object_update_new(
-        o, json_pack(
-               "{s:o, s:o, s:i, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I, "
-               "s:I, s:I, s:I, s:o, s:I}",
-               "tau", cli_json_real(c->tau), "kappa", cli_json_real(c->kappa), "gpus", c->gpus,
-               "gpu_model", m->name, "jobs", w->n, "mean_wait", cli_json_real(r->mean_wait),
-               "mean_execution", cli_json_real(r->mean_exec), "mean_turnaround",
-               cli_json_real(r->mean_turnaround), "p95_turnaround",
-               cli_json_real(r->p95_turnaround), "max_wait", cli_json_real(r->max_wait), "makespan",
-               cli_json_real(r->makespan), "migrations", (json_int_t)r->total_migrations,
-               "intra_migrations", (json_int_t)r->intra_migrations, "inter_migrations",
-               (json_int_t)r->inter_migrations, "reconfigurations", (json_int_t)r->reconfigurations,
-               "creations", (json_int_t)r->creations, "destructions", (json_int_t)r->destructions,
-               "mean_fragmentation", cli_json_real(r->mean_frag), "events", (json_int_t)r->events));
-    if (tpot) {
-        json_t *t = json_object();
-        for (int p = 0; p < m->nprofiles; p++)
-            if (!isnan(r->tpot[p]))
-                json_object_set_new(t, m->profiles[p].name, cli_json_real(1000 * r->tpot[p]));
-        json_object_set_new(o, "tpot_ms", t);
-    }
-    return cli_json_print("online simulate", o);
-}
-
 /* The summary first: the files are written only once it arrived, the plot before the
  * others because it alone can fail on its content (no timeline). */
 static int emit(const online_opts *o, const ms_gpu_model *m, const ms_online_workload *w,
                 const ms_online_result *r, ms_error *err)
 {
     if (o->co.json) {
-        if (print_json(m, &o->cfg, w, r, have_gen(o)))
+        if (cli_json_print("online simulate", ms_online_summary_json(m, &o->cfg, r, have_gen(o))))
             return 1;
     } else {
         print_result(m, &o->cfg, w, r, have_gen(o));

@@ -29,6 +29,19 @@ _Static_assert(MS_FOLLOW_MAX_TASKS == ENV_MAX_N, "a follower holds a whole batch
 /* Whether the follower carries the plan out as it is (file comment). */
 static bool strict(const ms_env *e) { return e->cfg.every_partition && e->cfg.keep_useless; }
 
+/* Whether task t of s is the first its instance runs (by start, then index). */
+static bool first_on_instance(const ms_schedule *s, int t)
+{
+    const ms_sched_task *st = &s->task[t];
+    for (int u = 0; u < s->ntasks; u++) {
+        const ms_sched_task *o = &s->task[u];
+        if (o->instance == st->instance &&
+            !(o->start > st->start || (o->start == st->start && o->index >= st->index)))
+            return false;
+    }
+    return true;
+}
+
 int ms_env_follow_start(ms_env_follow *f, const ms_env *e, const ms_schedule *s, ms_error *err)
 {
     memset(f, 0, sizeof *f);
@@ -108,11 +121,7 @@ int ms_env_follow_start(ms_env_follow *f, const ms_env *e, const ms_schedule *s,
         /* Strictly, an instance's first task is taken when the plan creates the instance
          * (create_on_use creates it then), before tasks that start in between. */
         const ms_sched_instance *in = &s->inst[st->instance];
-        bool first = true;
-        for (int u = 0; u < s->ntasks; u++)
-            first &= s->task[u].instance != st->instance || s->task[u].start > st->start ||
-                     (s->task[u].start == st->start && s->task[u].index >= st->index);
-        if (before && first && !isnan(in->create_start))
+        if (before && !isnan(in->create_start) && first_on_instance(s, t))
             x->start = in->create_start;
     }
     f->n = s->ntasks;
