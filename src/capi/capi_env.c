@@ -141,11 +141,22 @@ double msc_env_scale(const msc_env *e) { return ms_env_scale(e->e); }
 int msc_env_steps(const msc_env *e) { return ms_env_steps(e->e); }
 int msc_env_reconfigurations(const msc_env *e) { return ms_env_reconfigurations(e->e); }
 
-/* The workload of env's episode, or a failure when none was started. */
-static int episode_workload(const ms_env *env, const ms_workload **w)
+int msc_env_episode_schedule(const ms_env *env, const char *algorithm, ms_schedule **out)
 {
-    *w = ms_env_workload(env);
-    return *w ? MS_OK : msc_failf(MS_EINVAL, "environment: no episode (reset first)");
+    *out = NULL;
+    if (!ms_env_workload(env))
+        return msc_failf(MS_EINVAL, "environment: no episode (reset first)");
+    ms_error err;
+    return ms_env_to_schedule(env, algorithm ? algorithm : "rl", out, &err) ? msc_fail(&err) : 0;
+}
+
+int msc_env_episode_workload(const ms_env *env, ms_workload **out)
+{
+    const ms_workload *w = ms_env_workload(env);
+    *out = NULL;
+    if (!w)
+        return msc_failf(MS_EINVAL, "environment: no episode (reset first)");
+    return (*out = ms_workload_slice(w, 0, w->n)) ? 0 : msc_failf(MS_ENOMEM, "out of memory");
 }
 
 int msc_env_to_schedule(const msc_env *e, const char *algorithm, ms_schedule **out)
@@ -153,12 +164,7 @@ int msc_env_to_schedule(const msc_env *e, const char *algorithm, ms_schedule **o
     MSC_NEED(out);
     *out = NULL;
     MSC_NEED(e);
-    const ms_workload *w;
-    int rc = episode_workload(e->e, &w);
-    ms_error err;
-    if (!rc && ms_env_to_schedule(e->e, algorithm ? algorithm : "rl", out, &err))
-        rc = msc_fail(&err);
-    return rc;
+    return msc_env_episode_schedule(e->e, algorithm, out);
 }
 
 int msc_env_workload(const msc_env *e, ms_workload **out)
@@ -166,11 +172,7 @@ int msc_env_workload(const msc_env *e, ms_workload **out)
     MSC_NEED(out);
     *out = NULL;
     MSC_NEED(e);
-    const ms_workload *w;
-    int rc = episode_workload(e->e, &w);
-    if (!rc && !(*out = ms_workload_slice(w, 0, w->n)))
-        rc = msc_failf(MS_ENOMEM, "out of memory");
-    return rc;
+    return msc_env_episode_workload(e->e, out);
 }
 
 int msc_env_follow_start(msc_env *e, const ms_schedule *s)

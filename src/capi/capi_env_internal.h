@@ -20,4 +20,9 @@ int msc_env_settings_parse(const ms_gpu_model *gpu, const char *json, msc_env_se
 int msc_env_settings_describe(const msc_env_settings *s, const ms_env *e, int num_envs,
                               char **json);
 
+/* The episode of env as a schedule (algorithm NULL: "rl"), and a copy of its workload; a
+ * failure when no episode was started. */
+int msc_env_episode_schedule(const ms_env *env, const char *algorithm, ms_schedule **out);
+int msc_env_episode_workload(const ms_env *env, ms_workload **out);
+
 #endif

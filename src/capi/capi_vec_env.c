@@ -113,8 +113,6 @@ static int member(const msc_vec_env *v, int i, const ms_env **e)
         return msc_failf(MS_EINVAL, "vector environment: no environment %d (%d of them)", i,
                          ms_vec_env_size(v->v));
     *e = ms_vec_env_get(v->v, i);
-    if (!ms_env_workload(*e))
-        return msc_failf(MS_EINVAL, "vector environment: no episode (reset first)");
     return MS_OK;
 }
 
@@ -124,11 +122,7 @@ int msc_vec_env_to_schedule(const msc_vec_env *v, int i, ms_schedule **out)
     *out = NULL;
     MSC_NEED(v);
     const ms_env *e = NULL;
-    int rc = member(v, i, &e);
-    ms_error err;
-    if (!rc && ms_env_to_schedule(e, "rl", out, &err))
-        rc = msc_fail(&err);
-    return rc;
+    return member(v, i, &e) ? MS_EINVAL : msc_env_episode_schedule(e, "rl", out);
 }
 
 int msc_vec_env_workload(const msc_vec_env *v, int i, ms_workload **out)
@@ -137,10 +131,7 @@ int msc_vec_env_workload(const msc_vec_env *v, int i, ms_workload **out)
     *out = NULL;
     MSC_NEED(v);
     const ms_env *e = NULL;
-    int rc = member(v, i, &e);
-    if (!rc && !(*out = ms_workload_slice(ms_env_workload(e), 0, ms_env_workload(e)->n)))
-        rc = msc_failf(MS_ENOMEM, "out of memory");
-    return rc;
+    return member(v, i, &e) ? MS_EINVAL : msc_env_episode_workload(e, out);
 }
 
 int msc_vec_env_random_steps(msc_vec_env *v, long steps, uint64_t seed, double *seconds)
