@@ -13,10 +13,7 @@ add_custom_command(OUTPUT ${CAPI_CDEF_C}
 target_sources(ms_capi PRIVATE ${CAPI_CDEF_C})
 target_compile_definitions(ms_capi PRIVATE MIGSCHED_VERSION="${PROJECT_VERSION}")
 
-set(module_archives)
-foreach(m ${MIGSCHED_MODULES})
-  list(APPEND module_archives ms_${m})
-endforeach()
+list(TRANSFORM MIGSCHED_MODULES PREPEND ms_ OUTPUT_VARIABLE module_archives)
 # CMake wants a source of the library's own; the modules are its code.
 add_library(migsched_shared SHARED ${CMAKE_SOURCE_DIR}/cmake/shared_lib_unit.c)
 target_link_libraries(migsched_shared PRIVATE -Wl,--whole-archive ${module_archives}
